@@ -1,0 +1,110 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The qpu device: lifetime of struct qpu_dev and its character device.
+ *
+ * Backends (qpu_hw.c, qpu_sim.c) allocate a device, make its registers
+ * reachable, read its identification and register it. Nodes are named from
+ * an IDA: the first V3D is /dev/qpu, later ones /dev/qpu1, /dev/qpu2...
+ */
+
+#include <linux/device.h>
+#include <linux/idr.h>
+#include <linux/slab.h>
+
+#include "qpu_drv.h"
+
+static DEFINE_IDA(qpu_dev_ida);
+
+/**
+ * qpu_dev_alloc() - allocate a device for a probing backend
+ * @dev: the platform device
+ * @backend: what stands behind the registers
+ *
+ * Return: the device with one reference, owned by the caller, or NULL.
+ */
+struct qpu_dev *qpu_dev_alloc(struct device *dev, enum qpu_backend backend)
+{
+	struct qpu_dev *qdev;
+
+	qdev = kzalloc(sizeof(*qdev), GFP_KERNEL);
+	if (!qdev)
+		return NULL;
+
+	kref_init(&qdev->ref);
+	qdev->dev = get_device(dev);
+	qdev->backend = backend;
+	qdev->index = -1;
+	return qdev;
+}
+
+static void qpu_dev_release(struct kref *ref)
+{
+	struct qpu_dev *qdev = container_of(ref, struct qpu_dev, ref);
+
+	if (qdev->index >= 0)
+		ida_free(&qpu_dev_ida, qdev->index);
+	put_device(qdev->dev);
+	kfree(qdev);
+}
+
+void qpu_dev_get(struct qpu_dev *qdev)
+{
+	kref_get(&qdev->ref);
+}
+
+void qpu_dev_put(struct qpu_dev *qdev)
+{
+	kref_put(&qdev->ref, qpu_dev_release);
+}
+
+/**
+ * qpu_dev_register() - create the character device of an identified V3D
+ * @qdev: the device, after qpu_v3d_ident_read() succeeded
+ *
+ * Return: 0 or a negative errno; on failure nothing is left registered.
+ */
+int qpu_dev_register(struct qpu_dev *qdev)
+{
+	const struct qpu_v3d_ident *id = &qdev->ident;
+	int ret;
+
+	ret = ida_alloc(&qpu_dev_ida, GFP_KERNEL);
+	if (ret < 0)
+		return ret;
+	qdev->index = ret;
+
+	if (qdev->index)
+		snprintf(qdev->name, sizeof(qdev->name), "qpu%d", qdev->index);
+	else
+		strscpy(qdev->name, "qpu", sizeof(qdev->name));
+
+	qdev->misc.minor = MISC_DYNAMIC_MINOR;
+	qdev->misc.name = qdev->name;
+	qdev->misc.fops = &qpu_fops;
+	qdev->misc.parent = qdev->dev;
+	qdev->misc.mode = 0600;
+
+	ret = misc_register(&qdev->misc);
+	if (ret)
+		return ret;	/* the index is freed with the device */
+
+	dev_info(qdev->dev,
+		 "/dev/%s: %s V3D rev %u, %u QPUs in %u slices, %u KiB VPM\n",
+		 qdev->name,
+		 qdev->backend == QPU_BACKEND_SIM ? "simulated" : "hardware",
+		 id->revision, id->num_slices * id->qpus_per_slice,
+		 id->num_slices, id->vpm_size / 1024);
+	return 0;
+}
+
+/**
+ * qpu_dev_unregister() - remove the character device
+ * @qdev: a registered device
+ *
+ * After this returns no new file can be opened; files already open keep the
+ * device structure alive through their reference.
+ */
+void qpu_dev_unregister(struct qpu_dev *qdev)
+{
+	misc_deregister(&qdev->misc);
+}

@@ -1,0 +1,262 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * qpu.ko: module parameters, load and unload, and the file operations of the
+ * /dev/qpu nodes with their ioctl table.
+ *
+ * The ioctl dispatcher copies in the size the caller's command encodes and
+ * zero-fills the rest, refusing unknown non-zero trailing bytes, then copies
+ * back only what the caller can hold: structs can grow at their end without
+ * breaking old binaries, and new binaries get -E2BIG from old kernels.
+ */
+
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/compat.h>
+#include <linux/fs.h>
+#include <linux/module.h>
+#include <linux/nospec.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <linux/uaccess.h>
+
+#include "qpu_drv.h"
+
+static unsigned int qpu_sim_count;
+
+static int qpu_param_set_sim(const char *val, const struct kernel_param *kp)
+{
+	unsigned int n;
+
+	if (kstrtouint(val, 0, &n) || n > QPU_SIM_MAX_DEVICES) {
+		pr_err("sim=%s: expected a number of simulated V3Ds from 0 to %u\n",
+		       val, QPU_SIM_MAX_DEVICES);
+		return -EINVAL;
+	}
+	*(unsigned int *)kp->arg = n;
+	return 0;
+}
+
+static const struct kernel_param_ops qpu_param_ops_sim = {
+	.set = qpu_param_set_sim,
+	.get = param_get_uint,
+};
+
+module_param_cb(sim, &qpu_param_ops_sim, &qpu_sim_count, 0444);
+MODULE_PARM_DESC(sim, "Number of simulated V3Ds to create (0-4, default 0)");
+
+/*
+ * The kernel only warns about a parameter it does not know and loads the
+ * module anyway, so a misspelt "sim" would give a module without its device.
+ * Refuse the load instead. dyndbg and async_probe are the kernel's own.
+ */
+static int qpu_check_args(const char *args)
+{
+	static const char * const known[] = { "sim", "dyndbg", "async_probe" };
+	char *copy, *next, *param, *val;
+	int ret = 0;
+	size_t i;
+
+	if (!args || !*args)
+		return 0;
+	copy = kstrdup(args, GFP_KERNEL);
+	if (!copy)
+		return -ENOMEM;
+
+	next = skip_spaces(copy);
+	while (*next) {
+		next = next_arg(next, &param, &val);
+		for (i = 0; i < ARRAY_SIZE(known); i++)
+			if (!strcmp(param, known[i]))
+				break;
+		if (i == ARRAY_SIZE(known)) {
+			pr_err("unknown parameter '%s'; known: sim\n", param);
+			ret = -EINVAL;
+			break;
+		}
+	}
+	kfree(copy);
+	return ret;
+}
+
+/* --- file operations ----------------------------------------------------- */
+
+static int qpu_open(struct inode *inode, struct file *file)
+{
+	struct qpu_dev *qdev = container_of(file->private_data,
+					    struct qpu_dev, misc);
+	struct qpu_file *qf;
+
+	qf = kzalloc(sizeof(*qf), GFP_KERNEL);
+	if (!qf)
+		return -ENOMEM;
+
+	qpu_dev_get(qdev);
+	qf->qdev = qdev;
+	file->private_data = qf;
+	return nonseekable_open(inode, file);
+}
+
+static int qpu_release(struct inode *inode, struct file *file)
+{
+	struct qpu_file *qf = file->private_data;
+
+	qpu_dev_put(qf->qdev);
+	kfree(qf);
+	return 0;
+}
+
+static int qpu_ioctl_get_param(struct qpu_file *qf, void *data)
+{
+	const struct qpu_v3d_ident *id = &qf->qdev->ident;
+	struct qpu_get_param *args = data;
+
+	if (args->pad)
+		return -EINVAL;
+
+	switch (args->param) {
+	case QPU_PARAM_ABI_VERSION:
+		args->value = QPU_ABI_VERSION;
+		break;
+	case QPU_PARAM_BACKEND:
+		args->value = qf->qdev->backend;
+		break;
+	case QPU_PARAM_V3D_IDENT0:
+	case QPU_PARAM_V3D_IDENT1:
+	case QPU_PARAM_V3D_IDENT2:
+		args->value = id->raw[args->param - QPU_PARAM_V3D_IDENT0];
+		break;
+	case QPU_PARAM_NUM_QPUS:
+		args->value = id->num_slices * id->qpus_per_slice;
+		break;
+	case QPU_PARAM_NUM_SLICES:
+		args->value = id->num_slices;
+		break;
+	case QPU_PARAM_NUM_SEMAPHORES:
+		args->value = id->num_semaphores;
+		break;
+	case QPU_PARAM_VPM_SIZE:
+		args->value = id->vpm_size;
+		break;
+	case QPU_PARAM_FEATURES:
+		args->value = 0;
+		break;
+	default:
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/**
+ * struct qpu_ioctl_desc - one entry of the ioctl table.
+ * @cmd: the command with the kernel's struct size.
+ * @min_size: size of the struct's first version; shorter ones are refused.
+ * @handler: works on a kernel copy of the struct.
+ */
+struct qpu_ioctl_desc {
+	unsigned int cmd;
+	size_t min_size;
+	int (*handler)(struct qpu_file *qf, void *data);
+};
+
+#define QPU_IOCTL_DEF(name, handler_fn, type, last_v1_member)		\
+	[QPU_IOCTL_NR_##name] = {					\
+		.cmd = QPU_IOCTL_##name,				\
+		.min_size = offsetofend(type, last_v1_member),		\
+		.handler = handler_fn,					\
+	}
+
+static const struct qpu_ioctl_desc qpu_ioctls[] = {
+	QPU_IOCTL_DEF(GET_PARAM, qpu_ioctl_get_param, struct qpu_get_param, value),
+};
+
+/* Every ioctl struct, so the on-stack copy is as large as the largest. */
+union qpu_ioctl_args {
+	struct qpu_get_param get_param;
+};
+
+static long qpu_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
+{
+	void __user *uarg = (void __user *)arg;
+	const struct qpu_ioctl_desc *desc;
+	union qpu_ioctl_args kdata;
+	unsigned int nr = _IOC_NR(cmd);
+	size_t usize = _IOC_SIZE(cmd);
+	size_t ksize;
+	int ret;
+
+	if (_IOC_TYPE(cmd) != QPU_IOCTL_BASE || nr >= ARRAY_SIZE(qpu_ioctls))
+		return -ENOTTY;
+	nr = array_index_nospec(nr, ARRAY_SIZE(qpu_ioctls));
+	desc = &qpu_ioctls[nr];
+	if (!desc->handler || _IOC_DIR(cmd) != _IOC_DIR(desc->cmd))
+		return -ENOTTY;
+
+	ksize = _IOC_SIZE(desc->cmd);
+	if (WARN_ON_ONCE(ksize > sizeof(kdata)))
+		return -EINVAL;
+	if (usize < desc->min_size)
+		return -EINVAL;
+
+	if (_IOC_DIR(cmd) & _IOC_WRITE) {
+		ret = copy_struct_from_user(&kdata, ksize, uarg, usize);
+		if (ret)
+			return ret;
+	} else {
+		memset(&kdata, 0, ksize);
+	}
+
+	ret = desc->handler(file->private_data, &kdata);
+	if (ret)
+		return ret;
+
+	if ((_IOC_DIR(cmd) & _IOC_READ) &&
+	    copy_to_user(uarg, &kdata, min(usize, ksize)))
+		return -EFAULT;
+	return 0;
+}
+
+const struct file_operations qpu_fops = {
+	.owner = THIS_MODULE,
+	.open = qpu_open,
+	.release = qpu_release,
+	.unlocked_ioctl = qpu_ioctl,
+	.compat_ioctl = compat_ptr_ioctl,
+	.llseek = no_llseek,
+};
+
+/* --- module -------------------------------------------------------------- */
+
+static int __init qpu_init(void)
+{
+	int ret;
+
+	ret = qpu_check_args(THIS_MODULE->args);
+	if (ret)
+		return ret;
+
+	ret = qpu_hw_init();
+	if (ret)
+		return ret;
+
+	ret = qpu_sim_init(qpu_sim_count);
+	if (ret)
+		goto err_hw_exit;
+	return 0;
+
+err_hw_exit:
+	qpu_hw_exit();
+	return ret;
+}
+
+static void __exit qpu_exit(void)
+{
+	qpu_sim_exit();
+	qpu_hw_exit();
+}
+
+module_init(qpu_init);
+module_exit(qpu_exit);
+
+MODULE_DESCRIPTION("User programs on the QPUs of the VideoCore IV V3D");
+MODULE_AUTHOR("The qpu developers");
+MODULE_LICENSE("GPL");

@@ -1,0 +1,108 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The real V3D of the BCM2835/6/7 (Raspberry Pi 1, 2, 3 and Zero), bound
+ * through its device-tree node.
+ *
+ * Probing maps the registers, powers the block through runtime PM (its power
+ * domain belongs to the firmware on these SoCs) and checks that a V3D answers
+ * before a /dev/qpu node appears. When nothing answers, as under QEMU, which
+ * does not model the block, probing fails with one log line saying so.
+ */
+
+#include <linux/mod_devicetable.h>
+#include <linux/platform_device.h>
+#include <linux/pm_runtime.h>
+
+#include "qpu_drv.h"
+#include "qpu_v3d_regs.h"
+
+static int qpu_hw_probe(struct platform_device *pdev)
+{
+	struct device *dev = &pdev->dev;
+	struct resource *res;
+	void __iomem *regs;
+	struct qpu_dev *qdev;
+	int ret;
+
+	regs = devm_platform_get_and_ioremap_resource(pdev, 0, &res);
+	if (IS_ERR(regs))
+		return PTR_ERR(regs);
+	if (resource_size(res) < V3D_REGS_SIZE)
+		return dev_err_probe(dev, -EINVAL, "register window too small: %pR\n",
+				     res);
+
+	ret = devm_pm_runtime_enable(dev);
+	if (ret)
+		return ret;
+	ret = pm_runtime_resume_and_get(dev);
+	if (ret)
+		return dev_err_probe(dev, ret, "cannot power the V3D\n");
+
+	qdev = qpu_dev_alloc(dev, QPU_BACKEND_HW);
+	if (!qdev) {
+		ret = -ENOMEM;
+		goto err_pm_put;
+	}
+	qdev->regs = regs;
+
+	ret = qpu_v3d_ident_read(qdev);
+	if (ret) {
+		dev_err(dev, "no V3D answers at %pa: IDENT0 reads %#010x, expected %#010x\n",
+			&res->start, qdev->ident.raw[0], V3D_IDENT0_EXPECTED);
+		goto err_put;
+	}
+
+	ret = qpu_dev_register(qdev);
+	if (ret)
+		goto err_put;
+
+	platform_set_drvdata(pdev, qdev);
+	return 0;
+
+err_put:
+	qpu_dev_put(qdev);
+err_pm_put:
+	pm_runtime_put(dev);
+	return ret;
+}
+
+static int qpu_hw_remove(struct platform_device *pdev)
+{
+	struct qpu_dev *qdev = platform_get_drvdata(pdev);
+
+	qpu_dev_unregister(qdev);
+	/* The mapping is device-managed and goes away after this. */
+	qdev->regs = NULL;
+	qpu_dev_put(qdev);
+	pm_runtime_put(&pdev->dev);
+	return 0;
+}
+
+static const struct of_device_id qpu_hw_of_match[] = {
+	{ .compatible = "brcm,bcm2835-v3d" },
+	{ }
+};
+
+/*
+ * No MODULE_DEVICE_TABLE: vc4 matches the same node, and autoloading qpu.ko
+ * on every Pi would race it for the V3D. qpu.ko is loaded on purpose.
+ */
+
+static struct platform_driver qpu_hw_driver = {
+	.probe = qpu_hw_probe,
+	.remove = qpu_hw_remove,
+	.driver = {
+		.name = "qpu-v3d",
+		.of_match_table = qpu_hw_of_match,
+	},
+};
+
+int qpu_hw_init(void)
+{
+	return platform_driver_register(&qpu_hw_driver);
+}
+
+void qpu_hw_exit(void)
+{
+	platform_driver_unregister(&qpu_hw_driver);
+}

@@ -1,0 +1,65 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * V3D register programming shared by the real and the simulated V3D.
+ *
+ * Every register access of the driver goes through qpu_v3d_read() and
+ * qpu_v3d_write(): the narrow waist behind which the simulated V3D sits, so
+ * the code that runs on a Pi is the code the selftests exercise.
+ */
+
+#include <linux/bitfield.h>
+#include <linux/device.h>
+#include <linux/io.h>
+
+#include "qpu_drv.h"
+#include "qpu_v3d_regs.h"
+
+u32 qpu_v3d_read(struct qpu_dev *qdev, u32 reg)
+{
+	if (qdev->sim)
+		return qpu_sim_reg_read(qdev->sim, reg);
+	return readl(qdev->regs + reg);
+}
+
+void qpu_v3d_write(struct qpu_dev *qdev, u32 reg, u32 val)
+{
+	if (qdev->sim)
+		qpu_sim_reg_write(qdev->sim, reg, val);
+	else
+		writel(val, qdev->regs + reg);
+}
+
+/**
+ * qpu_v3d_ident_read() - read and decode the identification registers
+ * @qdev: the device, with its registers reachable
+ *
+ * Return: 0, or -ENODEV when IDENT0 is not a VideoCore IV V3D's (nothing
+ * answers at the address, or the block is powered down) or IDENT1 describes
+ * a shape this driver cannot drive. The caller reports it: only it knows
+ * where it looked.
+ */
+int qpu_v3d_ident_read(struct qpu_dev *qdev)
+{
+	struct qpu_v3d_ident *id = &qdev->ident;
+	u32 ident1, vpm_kib;
+
+	id->raw[0] = qpu_v3d_read(qdev, V3D_IDENT0);
+	if (id->raw[0] != V3D_IDENT0_EXPECTED)
+		return -ENODEV;
+
+	ident1 = qpu_v3d_read(qdev, V3D_IDENT1);
+	id->raw[1] = ident1;
+	id->raw[2] = qpu_v3d_read(qdev, V3D_IDENT2);
+
+	id->revision = FIELD_GET(V3D_IDENT1_REV, ident1);
+	id->num_slices = FIELD_GET(V3D_IDENT1_NSLC, ident1);
+	id->qpus_per_slice = FIELD_GET(V3D_IDENT1_QUPS, ident1);
+	id->tmus_per_slice = FIELD_GET(V3D_IDENT1_TUPS, ident1);
+	id->num_semaphores = FIELD_GET(V3D_IDENT1_NSEM, ident1);
+	vpm_kib = FIELD_GET(V3D_IDENT1_VPMSZ, ident1);
+	id->vpm_size = (vpm_kib ? vpm_kib : 16) * 1024;
+
+	if (!id->num_slices || !id->qpus_per_slice)
+		return -ENODEV;
+	return 0;
+}

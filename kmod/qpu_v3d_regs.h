@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * V3D register offsets and fields that qpu.ko programs, from the VideoCore IV
+ * 3D Architecture Reference Guide (section 10). The real V3D and the
+ * simulated one share these: the simulator models exactly this list.
+ */
+#ifndef QPU_V3D_REGS_H
+#define QPU_V3D_REGS_H
+
+#include <linux/bits.h>
+
+#define V3D_IDENT0			0x0000
+#define   V3D_IDENT0_EXPECTED		0x02443356	/* "V3D", version 2 */
+#define V3D_IDENT1			0x0004
+#define   V3D_IDENT1_VPMSZ		GENMASK(31, 28)	/* KiB; 0 means 16 */
+#define   V3D_IDENT1_NSEM		GENMASK(23, 16)
+#define   V3D_IDENT1_TUPS		GENMASK(15, 12)
+#define   V3D_IDENT1_QUPS		GENMASK(11, 8)
+#define   V3D_IDENT1_NSLC		GENMASK(7, 4)
+#define   V3D_IDENT1_REV		GENMASK(3, 0)
+#define V3D_IDENT2			0x0008
+#define V3D_SCRATCH			0x0010
+
+/* End of the register window: the device tree gives 4 KiB. */
+#define V3D_REGS_SIZE			0x1000
+
+#endif /* QPU_V3D_REGS_H */
