@@ -1,0 +1,147 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# qpu: the one entry point. `make help` lists the targets.
+#
+# Userspace objects go to $(BUILD); the kernel module is built per kernel
+# ("flavour") in $(BUILD)/mod/<flavour>, a tree of symlinks to the sources, so
+# builds for the host, the VM and the Pi kernels never overwrite each other and
+# the source tree stays clean.
+
+BUILD ?= $(CURDIR)/build
+PREFIX ?= /usr/local
+DESTDIR ?=
+V ?= 0
+
+# The kernel to build qpu.ko against: the running kernel's build directory
+# when it exists, else Debian's newest installed 6.1 amd64 headers.
+KVER ?= $(shell uname -r)
+DEBIAN_KDIR := $(lastword $(sort $(wildcard /usr/src/linux-headers-6.1.*-amd64)))
+KDIR ?= $(firstword $(wildcard /lib/modules/$(KVER)/build) $(DEBIAN_KDIR))
+
+CC ?= cc
+AR ?= ar
+CFLAGS ?= -O2 -g
+QPU_CFLAGS := -std=gnu11 -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes \
+	-Wmissing-prototypes -Wno-unused-parameter -D_GNU_SOURCE \
+	-I$(CURDIR)/uapi -I$(CURDIR)/libqpu/include -I$(CURDIR)/libqpu/core
+ifeq ($(SANITIZE),1)
+QPU_CFLAGS += -fsanitize=address,undefined -fno-sanitize-recover=all \
+	-fno-omit-frame-pointer
+LDFLAGS += -fsanitize=address,undefined
+endif
+ALL_CFLAGS = $(QPU_CFLAGS) $(CFLAGS)
+
+ifeq ($(V),1)
+Q :=
+else
+Q := @
+endif
+
+.PHONY: all module lib tools selftests check check-host check-asan check-vm \
+	check-pi check-install lint demo bench cross install clean deps help
+.DEFAULT_GOAL := all
+
+all: module lib tools selftests
+
+help:
+	@echo 'Targets:'
+	@echo '  all        qpu.ko (host kernel), libqpu, tools, selftests'
+	@echo '  check      everything below: lint, host tests, ASan tests, VM, Pi'
+	@echo '  check-host library and tool tests on this machine'
+	@echo '  check-asan the same under AddressSanitizer and UBSan'
+	@echo '  check-vm   qpu.ko selftests in a QEMU VM (simulated V3D)'
+	@echo '  check-pi   cross builds and the raspi0 smoke test'
+	@echo '  lint       checkpatch --strict, sparse, kernel-doc'
+	@echo '  demo       the demo in the VM (or on a Pi with qpu.ko loaded)'
+	@echo '  bench      benchmarks'
+	@echo '  cross      qpu.ko for the Raspberry Pi (armel rpi) and arm64 kernels'
+	@echo '  install    module, library, headers, pkg-config file, tools'
+	@echo '  deps       install the Debian packages the targets need'
+	@echo 'Variables: KDIR=<kernel build dir> BUILD=<dir> PREFIX DESTDIR V=1'
+
+deps:
+	$(Q)$(CURDIR)/tools/deps.sh all
+
+# --- the kernel module ------------------------------------------------------
+
+# $(call kmod_build,flavour,kernel dir,extra make arguments)
+define kmod_build
+	$(Q)test -n "$(2)" -a -d "$(2)" || \
+		{ echo "no kernel build directory for '$(1)' (KDIR='$(2)'): run 'make deps'" >&2; exit 1; }
+	$(Q)mkdir -p $(BUILD)/mod/$(1)
+	$(Q)cd $(BUILD)/mod/$(1) && cp -rsf $(CURDIR)/Kbuild $(CURDIR)/kmod \
+		$(CURDIR)/libqpu $(CURDIR)/uapi .
+	$(Q)$(MAKE) -C $(2) M=$(BUILD)/mod/$(1) W=1 $(3) modules
+endef
+
+module:
+	$(call kmod_build,host,$(KDIR))
+	$(Q)cp $(BUILD)/mod/host/qpu.ko $(BUILD)/qpu.ko
+
+# --- static checks of the kernel side ---------------------------------------
+
+# checkpatch.pl and its data files come from Debian's linux-source-6.1 (the
+# headers package lacks them); extracted once, never committed.
+LINUX_SOURCE_TAR ?= $(lastword $(sort $(wildcard /usr/src/linux-source-6.1*.tar.xz)))
+LINUX_SCRIPTS := $(BUILD)/linux-scripts
+KERNEL_STYLE_FILES := $(sort $(wildcard kmod/*.[ch] libqpu/core/*.[ch])) uapi/linux/qpu.h
+
+$(LINUX_SCRIPTS)/.stamp:
+	$(Q)test -f "$(LINUX_SOURCE_TAR)" || \
+		{ echo "linux-source-6.1 is missing: run 'make deps'" >&2; exit 1; }
+	$(Q)mkdir -p $(LINUX_SCRIPTS)
+	$(Q)tar -xJf $(LINUX_SOURCE_TAR) -C $(LINUX_SCRIPTS) --strip-components=2 \
+		--wildcards '*/scripts/checkpatch.pl' '*/scripts/spelling.txt' \
+		'*/scripts/const_structs.checkpatch' '*/scripts/kernel-doc'
+	$(Q)touch $@
+
+lint: $(LINUX_SCRIPTS)/.stamp
+	$(Q)echo '  CHECKPATCH --strict'
+	$(Q)$(LINUX_SCRIPTS)/checkpatch.pl --strict --no-tree --quiet \
+		-f $(KERNEL_STYLE_FILES)
+	$(Q)echo '  KERNEL-DOC'
+	$(Q)$(LINUX_SCRIPTS)/kernel-doc -none -Werror uapi/linux/qpu.h kmod/*.h kmod/*.c
+	$(Q)echo '  SPARSE'
+	$(call kmod_build,sparse,$(KDIR),C=2 CF=-Wsparse-error) > $(BUILD)/sparse.log 2>&1 || \
+		{ cat $(BUILD)/sparse.log; exit 1; }
+	$(Q)! grep -E 'warning:|error:' $(BUILD)/sparse.log || \
+		{ echo 'sparse is not clean' >&2; exit 1; }
+	$(Q)echo 'lint: clean'
+
+include libqpu/libqpu.mk
+include tools/tools.mk
+include selftests/selftests.mk
+
+# Each suite prints its own closing line; check.sh adds them up at the end.
+CHECK_SUITES := lint check-host check-asan check-install check-vm check-pi
+
+check:
+	$(Q)$(CURDIR)/tools/deps.sh all
+	$(Q)BUILD=$(BUILD) MAKE="$(MAKE)" $(CURDIR)/selftests/check.sh $(CHECK_SUITES)
+
+# --- install ----------------------------------------------------------------
+
+LIBDIR ?= $(PREFIX)/lib
+INCLUDEDIR ?= $(PREFIX)/include
+BINDIR ?= $(PREFIX)/bin
+KRELEASE = $(shell cat $(KDIR)/include/config/kernel.release 2>/dev/null)
+MODDIR = /lib/modules/$(KRELEASE)/updates
+
+install: all $(BUILD)/libqpu.pc
+	$(Q)test -n "$(KRELEASE)" || { echo "cannot tell the kernel release of KDIR='$(KDIR)'" >&2; exit 1; }
+	install -D -m 644 $(BUILD)/qpu.ko $(DESTDIR)$(MODDIR)/qpu.ko
+	install -D -m 644 uapi/linux/qpu.h $(DESTDIR)$(INCLUDEDIR)/linux/qpu.h
+	install -D -m 644 libqpu/include/qpu.h $(DESTDIR)$(INCLUDEDIR)/qpu.h
+	install -D -m 644 $(LIBQPU_A) $(DESTDIR)$(LIBDIR)/libqpu.a
+	install -D -m 755 $(LIBQPU_SO) $(DESTDIR)$(LIBDIR)/$(LIBQPU_SONAME)
+	ln -sf $(LIBQPU_SONAME) $(DESTDIR)$(LIBDIR)/libqpu.so
+	install -D -m 644 $(BUILD)/libqpu.pc $(DESTDIR)$(LIBDIR)/pkgconfig/libqpu.pc
+	install -D -m 755 -t $(DESTDIR)$(BINDIR) $(TOOLS)
+	$(Q)if [ -z "$(DESTDIR)" ]; then depmod -a $(KRELEASE) && ldconfig; fi
+
+# A newcomer's install tree must be usable: build a program against it.
+check-install:
+	$(Q)$(CURDIR)/selftests/install_test.sh
+
+clean:
+	rm -rf $(BUILD)

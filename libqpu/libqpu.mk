@@ -1,0 +1,32 @@
+# SPDX-License-Identifier: GPL-2.0
+# libqpu: static and shared library from libqpu/*.c and the freestanding core.
+
+include libqpu/core/sources.mk
+
+LIBQPU_VERSION := 0.1.0
+LIBQPU_SONAME := libqpu.so.0
+LIBQPU_SRCS := $(wildcard libqpu/*.c) $(QPU_CORE_SRCS)
+LIBQPU_OBJS := $(LIBQPU_SRCS:%.c=$(BUILD)/%.o)
+LIBQPU_A := $(BUILD)/libqpu.a
+LIBQPU_SO := $(BUILD)/$(LIBQPU_SONAME)
+
+lib: $(LIBQPU_A) $(LIBQPU_SO)
+
+$(BUILD)/libqpu/%.o: libqpu/%.c
+	$(Q)mkdir -p $(dir $@)
+	$(Q)$(CC) $(ALL_CFLAGS) -fPIC -fvisibility=hidden \
+		-DLIBQPU_VERSION='"$(LIBQPU_VERSION)"' -MMD -MP -c -o $@ $<
+
+$(LIBQPU_A): $(LIBQPU_OBJS)
+	$(Q)rm -f $@
+	$(Q)$(AR) rcs $@ $^
+
+$(LIBQPU_SO): $(LIBQPU_OBJS) libqpu/libqpu.map
+	$(Q)$(CC) -shared -Wl,-soname,$(LIBQPU_SONAME) \
+		-Wl,--version-script=libqpu/libqpu.map $(LDFLAGS) -o $@ $(LIBQPU_OBJS)
+	$(Q)ln -sf $(LIBQPU_SONAME) $(BUILD)/libqpu.so
+
+-include $(LIBQPU_OBJS:.o=.d)
+
+$(BUILD)/libqpu.pc: libqpu/libqpu.pc.in libqpu/libqpu.mk
+	$(Q)sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(LIBQPU_VERSION)|' $< > $@

@@ -1,0 +1,6 @@
+# SPDX-License-Identifier: GPL-2.0
+# Test suites: each fragment owns one runner and its check-* target.
+-include selftests/kmod/kmod.mk
+-include selftests/lib/lib.mk
+-include selftests/vm/vm.mk
+-include selftests/pi/pi.mk

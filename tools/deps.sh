@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Installs the Debian 12 packages a make target needs, and nothing when they
+# are all there already. Usage: deps.sh GROUP... (build lint vm pi netlink all)
+# Needs root to install; otherwise it prints the command to run and fails.
+set -euo pipefail
+
+declare -A groups=(
+	[build]="build-essential pkg-config linux-headers-amd64"
+	[lint]="linux-source-6.1 sparse"
+	[vm]="qemu-system-x86 busybox-static cpio linux-image-amd64 linux-headers-amd64 linux-source-6.1"
+	[pi]="gcc-arm-linux-gnueabi gcc-aarch64-linux-gnu qemu-system-arm cpio"
+	[netlink]="libnl-3-dev libnl-genl-3-dev"
+)
+
+want=()
+for group in "$@"; do
+	if [ "$group" = all ]; then
+		for g in "${!groups[@]}"; do
+			read -ra pkgs <<<"${groups[$g]}"
+			want+=("${pkgs[@]}")
+		done
+	elif [ -n "${groups[$group]:-}" ]; then
+		read -ra pkgs <<<"${groups[$group]}"
+		want+=("${pkgs[@]}")
+	else
+		echo "deps.sh: unknown group '$group' (known: ${!groups[*]} all)" >&2
+		exit 2
+	fi
+done
+
+missing=()
+for pkg in $(printf '%s\n' "${want[@]}" | sort -u); do
+	status=$(dpkg-query -W -f='${db:Status-Status}' "$pkg" 2>/dev/null || true)
+	[ "$status" = installed ] || missing+=("$pkg")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+if [ "$(id -u)" -ne 0 ]; then
+	echo "deps.sh: missing Debian packages: ${missing[*]}" >&2
+	echo "deps.sh: as root, run: apt-get install -y ${missing[*]}" >&2
+	exit 1
+fi
+
+echo "deps.sh: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -q
+apt-get install -y -q --no-install-recommends "${missing[@]}"

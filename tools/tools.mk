@@ -1,0 +1,12 @@
+# SPDX-License-Identifier: GPL-2.0
+# Developer tools: every tools/<name>.c is one program linked with libqpu.
+TOOL_SRCS := $(wildcard tools/*.c)
+TOOLS := $(TOOL_SRCS:tools/%.c=$(BUILD)/tools/%)
+
+tools: $(TOOLS)
+
+$(BUILD)/tools/%: tools/%.c $(LIBQPU_A)
+	$(Q)mkdir -p $(dir $@)
+	$(Q)$(CC) $(ALL_CFLAGS) -MMD -MP -o $@ $< $(LIBQPU_A) $(LDFLAGS)
+
+-include $(TOOLS:=.d)
