@@ -1,0 +1,118 @@
+// SPDX-License-Identifier: MIT
+/*
+ * qpu-info: print what a qpu device reports about itself (GET_PARAM), one
+ * "name: value" line each. For admin views with statistics, see qpuctl.
+ */
+
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <linux/qpu.h>
+
+#include "qpu.h"
+
+static const struct {
+	uint32_t param;
+	const char *name;
+	const char *format;	/* how the value reads best */
+} params[] = {
+	{ QPU_PARAM_ABI_VERSION, "abi_version", "%" PRIu64 },
+	{ QPU_PARAM_BACKEND, "backend", NULL },
+	{ QPU_PARAM_V3D_IDENT0, "v3d_ident0", "0x%08" PRIx64 },
+	{ QPU_PARAM_V3D_IDENT1, "v3d_ident1", "0x%08" PRIx64 },
+	{ QPU_PARAM_V3D_IDENT2, "v3d_ident2", "0x%08" PRIx64 },
+	{ QPU_PARAM_NUM_QPUS, "qpus", "%" PRIu64 },
+	{ QPU_PARAM_NUM_SLICES, "slices", "%" PRIu64 },
+	{ QPU_PARAM_NUM_SEMAPHORES, "semaphores", "%" PRIu64 },
+	{ QPU_PARAM_VPM_SIZE, "vpm_bytes", "%" PRIu64 },
+	{ QPU_PARAM_FEATURES, "features", "0x%" PRIx64 },
+};
+
+static const char *backend_name(uint64_t backend)
+{
+	switch (backend) {
+	case QPU_BACKEND_HW:
+		return "hardware";
+	case QPU_BACKEND_SIM:
+		return "simulated";
+	default:
+		return "unknown";
+	}
+}
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+		"Usage: qpu-info [-d DEVICE]\n"
+		"Print what a qpu device reports about itself.\n\n"
+		"  -d, --device=PATH  the device node (default $QPU_DEVICE or /dev/qpu)\n"
+		"  -h, --help         this text\n"
+		"  -V, --version      the libqpu version\n");
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "device", required_argument, NULL, 'd' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ }
+	};
+	const char *path = NULL;
+	struct qpu_dev *dev;
+	uint64_t value;
+	size_t i;
+	int opt, ret;
+
+	while ((opt = getopt_long(argc, argv, "+d:hV", longopts, NULL)) != -1) {
+		switch (opt) {
+		case 'd':
+			path = optarg;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		case 'V':
+			printf("qpu-info (libqpu) %s\n", qpu_version());
+			return 0;
+		default:
+			usage(stderr);
+			return 1;
+		}
+	}
+	if (optind != argc) {
+		fprintf(stderr, "qpu-info: unexpected argument '%s'\n", argv[optind]);
+		return 1;
+	}
+
+	dev = qpu_dev_open(path);
+	if (!dev) {
+		fprintf(stderr, "qpu-info: %s: %s%s\n",
+			path ? path : "the qpu device", strerror(errno),
+			errno == ENOENT ? " (is qpu.ko loaded?)" : "");
+		return 1;
+	}
+
+	printf("device: %s\n", qpu_dev_get_path(dev));
+	for (i = 0; i < sizeof(params) / sizeof(params[0]); i++) {
+		ret = qpu_dev_get_param(dev, params[i].param, &value);
+		if (ret) {
+			fprintf(stderr, "qpu-info: %s: %s\n", params[i].name,
+				strerror(-ret));
+			qpu_dev_close(dev);
+			return 1;
+		}
+		printf("%s: ", params[i].name);
+		if (params[i].param == QPU_PARAM_BACKEND)
+			fputs(backend_name(value), stdout);
+		else
+			printf(params[i].format, value);
+		putchar('\n');
+	}
+	qpu_dev_close(dev);
+	return 0;
+}
