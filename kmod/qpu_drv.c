@@ -44,40 +44,6 @@ static const struct kernel_param_ops qpu_param_ops_sim = {
 module_param_cb(sim, &qpu_param_ops_sim, &qpu_sim_count, 0444);
 MODULE_PARM_DESC(sim, "Number of simulated V3Ds to create (0-4, default 0)");
 
-/*
- * The kernel only warns about a parameter it does not know and loads the
- * module anyway, so a misspelt "sim" would give a module without its device.
- * Refuse the load instead. dyndbg and async_probe are the kernel's own.
- */
-static int qpu_check_args(const char *args)
-{
-	static const char * const known[] = { "sim", "dyndbg", "async_probe" };
-	char *copy, *next, *param, *val;
-	int ret = 0;
-	size_t i;
-
-	if (!args || !*args)
-		return 0;
-	copy = kstrdup(args, GFP_KERNEL);
-	if (!copy)
-		return -ENOMEM;
-
-	next = skip_spaces(copy);
-	while (*next) {
-		next = next_arg(next, &param, &val);
-		for (i = 0; i < ARRAY_SIZE(known); i++)
-			if (!strcmp(param, known[i]))
-				break;
-		if (i == ARRAY_SIZE(known)) {
-			pr_err("unknown parameter '%s'; known: sim\n", param);
-			ret = -EINVAL;
-			break;
-		}
-	}
-	kfree(copy);
-	return ret;
-}
-
 /* --- file operations ----------------------------------------------------- */
 
 static int qpu_open(struct inode *inode, struct file *file)
@@ -229,10 +195,6 @@ const struct file_operations qpu_fops = {
 static int __init qpu_init(void)
 {
 	int ret;
-
-	ret = qpu_check_args(THIS_MODULE->args);
-	if (ret)
-		return ret;
 
 	ret = qpu_hw_init();
 	if (ret)
