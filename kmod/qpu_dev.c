@@ -5,9 +5,13 @@
  * Backends (qpu_hw.c, qpu_sim.c) allocate a device, make its registers
  * reachable, read its identification and register it. Nodes are named from
  * an IDA: the first V3D is /dev/qpu, later ones /dev/qpu1, /dev/qpu2...
+ * Each device has a debugfs directory, qpu/<node name>/, whose "stats" file
+ * tells what the device holds (the selftests' leak check reads it).
  */
 
+#include <linux/debugfs.h>
 #include <linux/device.h>
+#include <linux/seq_file.h>
 #include <linux/idr.h>
 #include <linux/slab.h>
 
@@ -19,10 +23,12 @@ static DEFINE_IDA(qpu_dev_ida);
  * qpu_dev_alloc() - allocate a device for a probing backend
  * @dev: the platform device
  * @backend: what stands behind the registers
+ * @ops: the backend's operations
  *
  * Return: the device with one reference, owned by the caller, or NULL.
  */
-struct qpu_dev *qpu_dev_alloc(struct device *dev, enum qpu_backend backend)
+struct qpu_dev *qpu_dev_alloc(struct device *dev, enum qpu_backend backend,
+			      const struct qpu_backend_ops *ops)
 {
 	struct qpu_dev *qdev;
 
@@ -33,6 +39,7 @@ struct qpu_dev *qpu_dev_alloc(struct device *dev, enum qpu_backend backend)
 	kref_init(&qdev->ref);
 	qdev->dev = get_device(dev);
 	qdev->backend = backend;
+	qdev->ops = ops;
 	qdev->index = -1;
 	return qdev;
 }
@@ -41,6 +48,8 @@ static void qpu_dev_release(struct kref *ref)
 {
 	struct qpu_dev *qdev = container_of(ref, struct qpu_dev, ref);
 
+	if (qdev->ops->release)
+		qdev->ops->release(qdev);
 	if (qdev->index >= 0)
 		ida_free(&qpu_dev_ida, qdev->index);
 	put_device(qdev->dev);
@@ -56,6 +65,16 @@ void qpu_dev_put(struct qpu_dev *qdev)
 {
 	kref_put(&qdev->ref, qpu_dev_release);
 }
+
+static int qpu_dev_stats_show(struct seq_file *m, void *unused)
+{
+	struct qpu_dev *qdev = m->private;
+
+	seq_printf(m, "bo_count: %d\n", atomic_read(&qdev->bo_count));
+	seq_printf(m, "bo_bytes: %lld\n", (long long)atomic64_read(&qdev->bo_bytes));
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(qpu_dev_stats);
 
 /**
  * qpu_dev_register() - create the character device of an identified V3D
@@ -84,9 +103,16 @@ int qpu_dev_register(struct qpu_dev *qdev)
 	qdev->misc.parent = qdev->dev;
 	qdev->misc.mode = 0600;
 
+	/* Without debugfs the device still works; errors are not fatal. */
+	qdev->debugfs = debugfs_create_dir(qdev->name, qpu_debugfs_root);
+	debugfs_create_file("stats", 0400, qdev->debugfs, qdev,
+			    &qpu_dev_stats_fops);
+
 	ret = misc_register(&qdev->misc);
-	if (ret)
+	if (ret) {
+		debugfs_remove_recursive(qdev->debugfs);
 		return ret;	/* the index is freed with the device */
+	}
 
 	dev_info(qdev->dev,
 		 "/dev/%s: %s V3D rev %u, %u QPUs in %u slices, %u KiB VPM\n",
@@ -107,4 +133,5 @@ int qpu_dev_register(struct qpu_dev *qdev)
 void qpu_dev_unregister(struct qpu_dev *qdev)
 {
 	misc_deregister(&qdev->misc);
+	debugfs_remove_recursive(qdev->debugfs);
 }

@@ -12,6 +12,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/compat.h>
+#include <linux/debugfs.h>
 #include <linux/fs.h>
 #include <linux/module.h>
 #include <linux/nospec.h>
@@ -51,10 +52,17 @@ static int qpu_open(struct inode *inode, struct file *file)
 	struct qpu_dev *qdev = container_of(file->private_data,
 					    struct qpu_dev, misc);
 	struct qpu_file *qf;
+	int ret;
 
 	qf = kzalloc(sizeof(*qf), GFP_KERNEL);
 	if (!qf)
 		return -ENOMEM;
+
+	ret = qpu_bo_file_init(qf);
+	if (ret) {
+		kfree(qf);
+		return ret;
+	}
 
 	qpu_dev_get(qdev);
 	qf->qdev = qdev;
@@ -66,6 +74,7 @@ static int qpu_release(struct inode *inode, struct file *file)
 {
 	struct qpu_file *qf = file->private_data;
 
+	qpu_bo_file_fini(qf);
 	qpu_dev_put(qf->qdev);
 	kfree(qf);
 	return 0;
@@ -106,6 +115,9 @@ static int qpu_ioctl_get_param(struct qpu_file *qf, void *data)
 	case QPU_PARAM_FEATURES:
 		args->value = 0;
 		break;
+	case QPU_PARAM_MAX_BO_SIZE:
+		args->value = qpu_bo_max_size();
+		break;
 	default:
 		return -EINVAL;
 	}
@@ -133,11 +145,17 @@ struct qpu_ioctl_desc {
 
 static const struct qpu_ioctl_desc qpu_ioctls[] = {
 	QPU_IOCTL_DEF(GET_PARAM, qpu_ioctl_get_param, struct qpu_get_param, value),
+	QPU_IOCTL_DEF(BO_CREATE, qpu_ioctl_bo_create, struct qpu_bo_create,
+		      mmap_offset),
+	QPU_IOCTL_DEF(BO_DESTROY, qpu_ioctl_bo_destroy, struct qpu_bo_destroy,
+		      pad),
 };
 
 /* Every ioctl struct, so the on-stack copy is as large as the largest. */
 union qpu_ioctl_args {
 	struct qpu_get_param get_param;
+	struct qpu_bo_create bo_create;
+	struct qpu_bo_destroy bo_destroy;
 };
 
 static long qpu_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
@@ -187,18 +205,24 @@ const struct file_operations qpu_fops = {
 	.release = qpu_release,
 	.unlocked_ioctl = qpu_ioctl,
 	.compat_ioctl = compat_ptr_ioctl,
+	.mmap = qpu_bo_mmap,
 	.llseek = no_llseek,
 };
 
 /* --- module -------------------------------------------------------------- */
 
+/* debugfs: qpu/<node name>/ per device; see qpu_dev.c and qpu_sim.c. */
+struct dentry *qpu_debugfs_root;
+
 static int __init qpu_init(void)
 {
 	int ret;
 
+	qpu_debugfs_root = debugfs_create_dir(KBUILD_MODNAME, NULL);
+
 	ret = qpu_hw_init();
 	if (ret)
-		return ret;
+		goto err_debugfs_remove;
 
 	ret = qpu_sim_init(qpu_sim_count);
 	if (ret)
@@ -207,6 +231,8 @@ static int __init qpu_init(void)
 
 err_hw_exit:
 	qpu_hw_exit();
+err_debugfs_remove:
+	debugfs_remove_recursive(qpu_debugfs_root);
 	return ret;
 }
 
@@ -214,6 +240,7 @@ static void __exit qpu_exit(void)
 {
 	qpu_sim_exit();
 	qpu_hw_exit();
+	debugfs_remove_recursive(qpu_debugfs_root);
 }
 
 module_init(qpu_init);

@@ -9,12 +9,47 @@
  * does not model the block, probing fails with one log line saying so.
  */
 
+#include <linux/dma-mapping.h>
 #include <linux/mod_devicetable.h>
 #include <linux/platform_device.h>
 #include <linux/pm_runtime.h>
 
 #include "qpu_drv.h"
 #include "qpu_v3d_regs.h"
+
+/*
+ * BOs are coherent DMA memory: CMA on a Pi, at the bus address the device
+ * tree's dma-ranges give (the right alias for each SoC), mapped
+ * write-combined for the CPU.
+ */
+static int qpu_hw_bo_alloc(struct qpu_dev *qdev, struct qpu_bo *bo)
+{
+	bo->vaddr = dma_alloc_wc(qdev->dev, bo->size, &bo->dma_addr,
+				 GFP_KERNEL | __GFP_NOWARN);
+	if (!bo->vaddr)
+		return -ENOMEM;
+	bo->bus_addr = bo->dma_addr;
+	return 0;
+}
+
+static void qpu_hw_bo_free(struct qpu_dev *qdev, struct qpu_bo *bo)
+{
+	dma_free_wc(qdev->dev, bo->size, bo->vaddr, bo->dma_addr);
+}
+
+static int qpu_hw_bo_mmap(struct qpu_dev *qdev, struct qpu_bo *bo,
+			  struct vm_area_struct *vma, unsigned long pgoff)
+{
+	/* dma_mmap_wc() takes the BO's page offset from vm_pgoff. */
+	vma->vm_pgoff = pgoff;
+	return dma_mmap_wc(qdev->dev, vma, bo->vaddr, bo->dma_addr, bo->size);
+}
+
+static const struct qpu_backend_ops qpu_hw_ops = {
+	.bo_alloc = qpu_hw_bo_alloc,
+	.bo_free = qpu_hw_bo_free,
+	.bo_mmap = qpu_hw_bo_mmap,
+};
 
 static int qpu_hw_probe(struct platform_device *pdev)
 {
@@ -38,7 +73,7 @@ static int qpu_hw_probe(struct platform_device *pdev)
 	if (ret)
 		return dev_err_probe(dev, ret, "cannot power the V3D\n");
 
-	qdev = qpu_dev_alloc(dev, QPU_BACKEND_HW);
+	qdev = qpu_dev_alloc(dev, QPU_BACKEND_HW, &qpu_hw_ops);
 	if (!qdev) {
 		ret = -ENOMEM;
 		goto err_pm_put;

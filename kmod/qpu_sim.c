@@ -9,11 +9,20 @@
  * identifies itself as the BCM2835's V3D: 3 slices of 4 QPUs, 2 TMUs per
  * slice, 16 semaphores and a 12 KiB VPM. Registers it does not model read as
  * zero and ignore writes, as QEMU does for the real block.
+ *
+ * Memory: BOs are vmalloc'ed (nothing contiguous is needed) and placed in a
+ * simulated 32-bit bus address space from 0xc0000000, each followed by an
+ * unmapped guard gap, so a QPU access past a BO's end hits no other BO.
  */
 
 #include <linux/bitfield.h>
-#include <linux/dma-mapping.h>
+#include <linux/genalloc.h>
+#include <linux/maple_tree.h>
+#include <linux/mm.h>
 #include <linux/platform_device.h>
+#include <linux/sizes.h>
+#include <linux/slab.h>
+#include <linux/vmalloc.h>
 
 #include "qpu_drv.h"
 #include "qpu_v3d_regs.h"
@@ -25,12 +34,27 @@
 	 FIELD_PREP(V3D_IDENT1_TUPS, 2) | FIELD_PREP(V3D_IDENT1_QUPS, 4) | \
 	 FIELD_PREP(V3D_IDENT1_NSLC, 3) | FIELD_PREP(V3D_IDENT1_REV, 1))
 
+/*
+ * The bus address space: 1 GiB from 0xc0000000 (the top 64 KiB unused) in
+ * 4 KiB bus pages, and the unmapped gap after each BO.
+ */
+#define QPU_SIM_BUS_PAGE_SHIFT	12
+#define QPU_SIM_BUS_START	0xc0000000UL
+#define QPU_SIM_BUS_SIZE	(SZ_1G - SZ_64K)
+#define QPU_SIM_BUS_GUARD	SZ_64K
+
 /**
  * struct qpu_sim - state of one simulated V3D.
  * @scratch: the SCRATCH register, which software may use freely.
+ * @bus_space: allocator of bus addresses, each BO's range with its gap.
+ * @bus: bus page -> struct qpu_bo for each page of a BO (not the gaps), to
+ *	translate QPU addresses. Its own lock serialises it; entries hold no
+ *	reference, they live from the BO's allocation to its free.
  */
 struct qpu_sim {
 	u32 scratch;
+	struct gen_pool *bus_space;
+	struct maple_tree bus;
 };
 
 u32 qpu_sim_reg_read(struct qpu_sim *sim, u32 reg)
@@ -55,26 +79,97 @@ void qpu_sim_reg_write(struct qpu_sim *sim, u32 reg, u32 val)
 		WRITE_ONCE(sim->scratch, val);
 }
 
+static int qpu_sim_bo_alloc(struct qpu_dev *qdev, struct qpu_bo *bo)
+{
+	struct qpu_sim *sim = qdev->sim;
+	unsigned long addr;
+	int ret;
+
+	bo->vaddr = vmalloc_user(bo->size);
+	if (!bo->vaddr)
+		return -ENOMEM;
+
+	addr = gen_pool_alloc(sim->bus_space, bo->size + QPU_SIM_BUS_GUARD);
+	if (!addr) {
+		ret = -ENOSPC;
+		goto err_vfree;
+	}
+	ret = mtree_insert_range(&sim->bus, addr >> QPU_SIM_BUS_PAGE_SHIFT,
+				 (addr + bo->size - 1) >> QPU_SIM_BUS_PAGE_SHIFT,
+				 bo, GFP_KERNEL);
+	if (ret)
+		goto err_free_addr;
+
+	bo->bus_addr = addr;
+	return 0;
+
+err_free_addr:
+	gen_pool_free(sim->bus_space, addr, bo->size + QPU_SIM_BUS_GUARD);
+err_vfree:
+	vfree(bo->vaddr);
+	return ret;
+}
+
+static void qpu_sim_bo_free(struct qpu_dev *qdev, struct qpu_bo *bo)
+{
+	struct qpu_sim *sim = qdev->sim;
+
+	mtree_erase(&sim->bus, bo->bus_addr >> QPU_SIM_BUS_PAGE_SHIFT);
+	gen_pool_free(sim->bus_space, bo->bus_addr, bo->size + QPU_SIM_BUS_GUARD);
+	vfree(bo->vaddr);
+}
+
+static int qpu_sim_bo_mmap(struct qpu_dev *qdev, struct qpu_bo *bo,
+			   struct vm_area_struct *vma, unsigned long pgoff)
+{
+	return remap_vmalloc_range(vma, bo->vaddr, pgoff);
+}
+
+static void qpu_sim_release(struct qpu_dev *qdev)
+{
+	struct qpu_sim *sim = qdev->sim;
+
+	if (!sim)
+		return;
+	/* Every BO held a device reference, so all were freed before. */
+	mtree_destroy(&sim->bus);
+	if (sim->bus_space)
+		gen_pool_destroy(sim->bus_space);
+	kfree(sim);
+}
+
+static const struct qpu_backend_ops qpu_sim_ops = {
+	.bo_alloc = qpu_sim_bo_alloc,
+	.bo_free = qpu_sim_bo_free,
+	.bo_mmap = qpu_sim_bo_mmap,
+	.release = qpu_sim_release,
+};
+
 static int qpu_sim_probe(struct platform_device *pdev)
 {
 	struct device *dev = &pdev->dev;
 	struct qpu_dev *qdev;
 	int ret;
 
-	/* The V3D is a 32-bit bus master; the simulated one keeps that. */
-	ret = dma_coerce_mask_and_coherent(dev, DMA_BIT_MASK(32));
-	if (ret)
-		return ret;
-
-	qdev = qpu_dev_alloc(dev, QPU_BACKEND_SIM);
+	qdev = qpu_dev_alloc(dev, QPU_BACKEND_SIM, &qpu_sim_ops);
 	if (!qdev)
 		return -ENOMEM;
 
-	qdev->sim = devm_kzalloc(dev, sizeof(*qdev->sim), GFP_KERNEL);
+	qdev->sim = kzalloc(sizeof(*qdev->sim), GFP_KERNEL);
 	if (!qdev->sim) {
 		ret = -ENOMEM;
 		goto err_put;
 	}
+	mt_init(&qdev->sim->bus);
+	qdev->sim->bus_space = gen_pool_create(QPU_SIM_BUS_PAGE_SHIFT, -1);
+	if (!qdev->sim->bus_space) {
+		ret = -ENOMEM;
+		goto err_put;
+	}
+	ret = gen_pool_add(qdev->sim->bus_space, QPU_SIM_BUS_START,
+			   QPU_SIM_BUS_SIZE, -1);
+	if (ret)
+		goto err_put;
 
 	ret = qpu_v3d_ident_read(qdev);
 	if (ret) {
@@ -100,10 +195,6 @@ static int qpu_sim_remove(struct platform_device *pdev)
 	struct qpu_dev *qdev = platform_get_drvdata(pdev);
 
 	qpu_dev_unregister(qdev);
-	/* @sim is device-managed and freed after this; open files no longer
-	 * reach the registers once the device is unregistered.
-	 */
-	qdev->sim = NULL;
 	qpu_dev_put(qdev);
 	return 0;
 }

@@ -1,0 +1,319 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Buffer objects: handles, CPU mappings, lifetime and accounting.
+ *
+ * The memory itself comes from the backend (vmalloc for the simulated V3D,
+ * which needs nothing contiguous; the DMA API, so CMA, for the real one).
+ * This file owns what is common: per-file handles and mmap offsets, the
+ * reference counting that keeps memory alive while a handle, a mapping or a
+ * job uses it, and the limits on sizes per BO, per file and per device.
+ */
+
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/fs.h>
+#include <linux/genalloc.h>
+#include <linux/mm.h>
+#include <linux/module.h>
+#include <linux/overflow.h>
+#include <linux/sizes.h>
+#include <linux/slab.h>
+
+#include "qpu_drv.h"
+
+/*
+ * Limits, writable at run time through /sys/module/qpu/parameters. They are
+ * read once per request, so a change applies to the next allocation.
+ */
+static u64 qpu_max_bo_size = SZ_32M;
+static u64 qpu_client_mem_limit = SZ_256M;
+static u64 qpu_dev_mem_limit = SZ_512M;
+
+static int qpu_param_set_bytes(const char *val, const struct kernel_param *kp)
+{
+	u64 n;
+
+	if (kstrtou64(val, 0, &n) || n < PAGE_SIZE || n > SZ_1G) {
+		pr_err("%s=%s: expected bytes from %lu to %u\n", kp->name, val,
+		       PAGE_SIZE, SZ_1G);
+		return -EINVAL;
+	}
+	WRITE_ONCE(*(u64 *)kp->arg, n);
+	return 0;
+}
+
+static const struct kernel_param_ops qpu_param_ops_bytes = {
+	.set = qpu_param_set_bytes,
+	.get = param_get_ullong,
+};
+
+module_param_cb(max_bo_size, &qpu_param_ops_bytes, &qpu_max_bo_size, 0644);
+MODULE_PARM_DESC(max_bo_size, "Largest buffer object in bytes (default 32 MiB)");
+module_param_cb(client_mem_limit, &qpu_param_ops_bytes, &qpu_client_mem_limit, 0644);
+MODULE_PARM_DESC(client_mem_limit,
+		 "Bytes of buffer objects one open file may hold (default 256 MiB)");
+module_param_cb(dev_mem_limit, &qpu_param_ops_bytes, &qpu_dev_mem_limit, 0644);
+MODULE_PARM_DESC(dev_mem_limit,
+		 "Bytes of buffer objects one device may hold (default 512 MiB)");
+
+/*
+ * Each file's mmap offsets come from [PAGE_SIZE, 2 GiB), so a 32-bit off_t
+ * can carry them; that is twice the most a file may hold. A gen_pool hands
+ * out the ranges (the maple tree's range allocation is unreliable in 6.1)
+ * and a maple tree finds the BO under any page of its range.
+ */
+#define QPU_MMAP_SPACE_START	PAGE_SIZE
+#define QPU_MMAP_SPACE_SIZE	(SZ_2G - PAGE_SIZE)
+
+u64 qpu_bo_max_size(void)
+{
+	return READ_ONCE(qpu_max_bo_size);
+}
+
+int qpu_bo_file_init(struct qpu_file *qf)
+{
+	int ret;
+
+	qf->mmap_space = gen_pool_create(PAGE_SHIFT, -1);
+	if (!qf->mmap_space)
+		return -ENOMEM;
+	ret = gen_pool_add(qf->mmap_space, QPU_MMAP_SPACE_START,
+			   QPU_MMAP_SPACE_SIZE, -1);
+	if (ret) {
+		gen_pool_destroy(qf->mmap_space);
+		return ret;
+	}
+
+	mutex_init(&qf->lock);
+	xa_init_flags(&qf->handles, XA_FLAGS_ALLOC1);
+	mt_init(&qf->mmap_offsets);
+	return 0;
+}
+
+static void qpu_bo_release(struct kref *ref)
+{
+	struct qpu_bo *bo = container_of(ref, struct qpu_bo, ref);
+	struct qpu_dev *qdev = bo->qdev;
+
+	qdev->ops->bo_free(qdev, bo);
+	atomic64_sub(bo->size, &qdev->bo_bytes);
+	atomic_dec(&qdev->bo_count);
+	kfree(bo);
+	qpu_dev_put(qdev);
+}
+
+void qpu_bo_put(struct qpu_bo *bo)
+{
+	kref_put(&bo->ref, qpu_bo_release);
+}
+
+/* Takes a device-wide charge and allocates; the caller owns the result. */
+static struct qpu_bo *qpu_bo_create(struct qpu_dev *qdev, size_t size)
+{
+	struct qpu_bo *bo;
+	int ret;
+
+	if (atomic64_add_return(size, &qdev->bo_bytes) >
+	    READ_ONCE(qpu_dev_mem_limit)) {
+		ret = -ENOSPC;
+		goto err_uncharge;
+	}
+
+	bo = kzalloc(sizeof(*bo), GFP_KERNEL);
+	if (!bo) {
+		ret = -ENOMEM;
+		goto err_uncharge;
+	}
+	kref_init(&bo->ref);
+	bo->size = size;
+
+	ret = qdev->ops->bo_alloc(qdev, bo);
+	if (ret)
+		goto err_free;
+
+	qpu_dev_get(qdev);
+	bo->qdev = qdev;
+	atomic_inc(&qdev->bo_count);
+	return bo;
+
+err_free:
+	kfree(bo);
+err_uncharge:
+	atomic64_sub(size, &qdev->bo_bytes);
+	return ERR_PTR(ret);
+}
+
+/* Drops @bo's handle and mmap range; the caller puts the reference. */
+static void qpu_bo_unpublish_locked(struct qpu_file *qf, u32 handle,
+				    struct qpu_bo *bo)
+{
+	lockdep_assert_held(&qf->lock);
+
+	xa_erase(&qf->handles, handle);
+	mtree_erase(&qf->mmap_offsets, bo->mmap_pgoff);
+	gen_pool_free(qf->mmap_space, bo->mmap_pgoff << PAGE_SHIFT, bo->size);
+	qf->bo_bytes -= bo->size;
+}
+
+int qpu_ioctl_bo_create(struct qpu_file *qf, void *data)
+{
+	struct qpu_bo_create *args = data;
+	unsigned long offset;
+	struct qpu_bo *bo;
+	u32 handle;
+	u64 size;
+	int ret;
+
+	if (args->flags || args->pad)
+		return -EINVAL;
+	if (!args->size || args->size > qpu_bo_max_size())
+		return -EINVAL;
+	size = PAGE_ALIGN(args->size);
+
+	mutex_lock(&qf->lock);
+	if (qf->bo_bytes + size > READ_ONCE(qpu_client_mem_limit)) {
+		ret = -EDQUOT;
+		goto out_unlock;
+	}
+
+	bo = qpu_bo_create(qf->qdev, size);
+	if (IS_ERR(bo)) {
+		ret = PTR_ERR(bo);
+		goto out_unlock;
+	}
+
+	offset = gen_pool_alloc(qf->mmap_space, size);
+	if (!offset) {
+		ret = -ENOSPC;
+		goto err_put;
+	}
+	bo->mmap_pgoff = offset >> PAGE_SHIFT;
+	ret = mtree_insert_range(&qf->mmap_offsets, bo->mmap_pgoff,
+				 bo->mmap_pgoff + (size >> PAGE_SHIFT) - 1, bo,
+				 GFP_KERNEL);
+	if (ret)
+		goto err_free_offset;
+
+	/* The handle's reference is the one qpu_bo_create() returned. */
+	ret = xa_alloc(&qf->handles, &handle, bo, xa_limit_32b, GFP_KERNEL);
+	if (ret) {
+		ret = ret == -EBUSY ? -ENOSPC : ret;
+		goto err_erase_offset;
+	}
+	qf->bo_bytes += size;
+
+	args->size = size;
+	args->handle = handle;
+	args->bus_addr = bo->bus_addr;
+	args->mmap_offset = (u64)bo->mmap_pgoff << PAGE_SHIFT;
+	ret = 0;
+	goto out_unlock;
+
+err_erase_offset:
+	mtree_erase(&qf->mmap_offsets, bo->mmap_pgoff);
+err_free_offset:
+	gen_pool_free(qf->mmap_space, offset, size);
+err_put:
+	qpu_bo_put(bo);
+out_unlock:
+	mutex_unlock(&qf->lock);
+	return ret;
+}
+
+int qpu_ioctl_bo_destroy(struct qpu_file *qf, void *data)
+{
+	struct qpu_bo_destroy *args = data;
+	struct qpu_bo *bo;
+
+	if (args->pad)
+		return -EINVAL;
+
+	mutex_lock(&qf->lock);
+	bo = xa_load(&qf->handles, args->handle);
+	if (bo)
+		qpu_bo_unpublish_locked(qf, args->handle, bo);
+	mutex_unlock(&qf->lock);
+
+	if (!bo)
+		return -ENOENT;
+	qpu_bo_put(bo);
+	return 0;
+}
+
+/* Called when the file goes: every handle is dropped. */
+void qpu_bo_file_fini(struct qpu_file *qf)
+{
+	struct qpu_bo *bo;
+	unsigned long handle;
+
+	mutex_lock(&qf->lock);
+	xa_for_each(&qf->handles, handle, bo) {
+		qpu_bo_unpublish_locked(qf, handle, bo);
+		qpu_bo_put(bo);
+	}
+	mutex_unlock(&qf->lock);
+
+	WARN_ON(qf->bo_bytes);
+	xa_destroy(&qf->handles);
+	mtree_destroy(&qf->mmap_offsets);
+	gen_pool_destroy(qf->mmap_space);
+	mutex_destroy(&qf->lock);
+}
+
+/* Each VMA holds a BO reference; fork and splits open new ones. */
+static void qpu_bo_vm_open(struct vm_area_struct *vma)
+{
+	struct qpu_bo *bo = vma->vm_private_data;
+
+	kref_get(&bo->ref);
+}
+
+static void qpu_bo_vm_close(struct vm_area_struct *vma)
+{
+	qpu_bo_put(vma->vm_private_data);
+}
+
+static const struct vm_operations_struct qpu_bo_vm_ops = {
+	.open = qpu_bo_vm_open,
+	.close = qpu_bo_vm_close,
+};
+
+int qpu_bo_mmap(struct file *file, struct vm_area_struct *vma)
+{
+	struct qpu_file *qf = file->private_data;
+	unsigned long npages = vma_pages(vma);
+	unsigned long pgoff;
+	struct qpu_bo *bo;
+	int ret;
+
+	/* A private copy would stop being what the QPUs see. */
+	if (!(vma->vm_flags & VM_SHARED))
+		return -EINVAL;
+
+	mutex_lock(&qf->lock);
+	bo = mtree_load(&qf->mmap_offsets, vma->vm_pgoff);
+	if (bo)
+		kref_get(&bo->ref);
+	mutex_unlock(&qf->lock);
+	if (!bo)
+		return -EINVAL;
+
+	pgoff = vma->vm_pgoff - bo->mmap_pgoff;
+	if (npages > (bo->size >> PAGE_SHIFT) - pgoff) {
+		ret = -EINVAL;
+		goto err_put;
+	}
+
+	/* Both backends' helpers set VM_DONTEXPAND and VM_DONTDUMP. */
+	ret = bo->qdev->ops->bo_mmap(bo->qdev, bo, vma, pgoff);
+	if (ret)
+		goto err_put;
+
+	vma->vm_private_data = bo;
+	vma->vm_ops = &qpu_bo_vm_ops;
+	return 0;	/* the reference now belongs to the VMA */
+
+err_put:
+	qpu_bo_put(bo);
+	return ret;
+}
