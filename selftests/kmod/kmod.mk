@@ -1,0 +1,46 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# qpu: builds the driver's kselftests. Each selftests/kmod/*_test.c is one
+# test program, built static (the VM's initramfs has no libc) into
+# $(BUILD)/selftests/kmod/<name>; any other selftests/kmod/*.c is a helper
+# linked into every test. The kselftest harness headers are extracted once
+# from Debian's linux-source-6.1 tarball into $(BUILD)/kselftest (never
+# committed).
+
+KSFT_TARBALL ?= $(lastword $(sort $(wildcard /usr/src/linux-source-6.1.tar.*)))
+KSFT_DIR := $(BUILD)/kselftest
+KSFT_STAMP := $(KSFT_DIR)/.extracted
+KSFT_HEADERS := kselftest_harness.h kselftest.h
+
+KMOD_TEST_SRCS := $(sort $(wildcard selftests/kmod/*_test.c))
+KMOD_TEST_HELPERS := $(filter-out $(KMOD_TEST_SRCS),$(sort $(wildcard selftests/kmod/*.c)))
+KMOD_TESTS := $(patsubst selftests/kmod/%.c,$(BUILD)/selftests/kmod/%,$(KMOD_TEST_SRCS))
+
+# The 6.1 harness defines global functions without prototypes
+# (__run_test, __wait_for_test, and those of FIXTURE_SETUP/TEARDOWN), and
+# its EXPECT_EQ(0, u64_value) idiom compares across signedness (upstream
+# selftests build with -Wall only, where -Wsign-compare is off for C).
+# Static binaries cannot carry the sanitizer runtimes: drop SANITIZE flags.
+KMOD_TEST_CFLAGS = $(filter-out -fsanitize%,$(ALL_CFLAGS)) \
+	-Wno-missing-prototypes -Wno-sign-compare -I$(KSFT_DIR)
+
+selftests: $(KMOD_TESTS)
+
+$(KSFT_STAMP):
+	$(Q)test -n "$(KSFT_TARBALL)" -a -r "$(KSFT_TARBALL)" || \
+		{ echo "kselftest harness: no /usr/src/linux-source-6.1.tar.xz: install package linux-source-6.1 ('make deps')" >&2; exit 1; }
+	@echo "  EXTRACT $(KSFT_HEADERS) from $(KSFT_TARBALL)"
+	$(Q)rm -rf $(KSFT_DIR) && mkdir -p $(KSFT_DIR)
+	$(Q)tar -xf $(KSFT_TARBALL) -C $(KSFT_DIR) --strip-components=4 \
+		--wildcards $(addprefix */tools/testing/selftests/,$(KSFT_HEADERS))
+	$(Q)for h in $(KSFT_HEADERS); do test -f $(KSFT_DIR)/$$h || \
+		{ echo "kselftest harness: $$h not found in $(KSFT_TARBALL)" >&2; exit 1; }; done
+	$(Q)touch $@
+
+$(KMOD_TESTS): $(BUILD)/selftests/kmod/%: selftests/kmod/%.c \
+		$(KMOD_TEST_HELPERS) $(KSFT_STAMP)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) -static $(KMOD_TEST_CFLAGS) -MMD -MP -MF $@.d -o $@ \
+		$< $(KMOD_TEST_HELPERS) $(LDFLAGS:-fsanitize%=)
+
+-include $(KMOD_TESTS:=.d)

@@ -1,0 +1,298 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# qpu: the VM runner. Owns the host side of a VM run: a busybox initramfs
+# with the modules and a payload, a qemu-system-x86_64 (TCG) boot under a
+# host time limit, the console log, and the verdict (summary.awk). The
+# guest side is init.sh. `make check-vm` is one use of it, `make demo`
+# another; `make vm-shell` boots the same VM interactively.
+#
+# Usage: run-vm.sh --kernel <bzImage> --workdir <dir> [options]
+#   --module <file.ko>     load it in the guest before the steps (repeatable;
+#                          its dependencies come from the guest kernel's
+#                          /lib/modules/<release>); unloaded at the end
+#                          and the unload must succeed
+#   --module-args <args>   parameters for the preceding --module ("sim=1")
+#   --copy <file>          put <file> in the guest's /payload (repeatable;
+#                          executables must be static: there is no libc)
+#   --run <command>        a step: a shell command run in /payload under the
+#                          step time limit (repeatable, in order). A step
+#                          that prints TAP is judged per test case, any
+#                          other by its exit status (0 pass, 4 skip).
+#   --test <file>          --copy <file> --run <its name>
+#   --timeout <s>          host time limit for the whole run (default 600)
+#   --step-timeout <s>     guest time limit per step (default 120)
+#   --hung-task <s>        kernel.hung_task_timeout_secs (default 30)
+#   --append <args>        extra kernel command line
+#   --memory <size>        guest memory (default 512M)
+#   --smp <n>              guest CPUs (default 2)
+#   --log <file>           console log (default <workdir>/console.log)
+#   --quiet                do not stream the console, print only the summary
+#   --verbose              all kernel messages on the console, live
+#   --shell                interactive: run the steps, then a shell in the
+#                          guest ('exit' or Ctrl-A x ends it); no verdict
+#
+# The verdict ends with the line "N passed, N failed, N skipped"; the exit
+# status is 0 only when nothing failed.
+#
+# Guest markers (lines starting "### QPU-VM: ", printed by init.sh):
+#   BEGIN ...                     /init started
+#   INSMOD BEGIN <name>           a module load starts
+#   INSMOD END <name> rc=<n>      and ends
+#   STEP BEGIN <n> <command>      a step starts; its output follows
+#   STEP END <n> rc=<n> secs=<n> timeout=<0|1> limit=<s>
+#   DMESG BEGIN|END <where>       the kernel log since the previous dump
+#   RMMOD <name> rc=<n>           a module unload (rc=255: still loaded)
+#   END                           all done, powering off
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+prog=${0##*/}
+
+die() {
+	echo "$prog: $*" >&2
+	exit 2
+}
+
+need() {
+	command -v "$1" >/dev/null 2>&1 ||
+		die "'$1' not found: install package $2 ('make deps')"
+}
+
+kernel=
+workdir=
+log=
+timeout=600
+step_timeout=120
+hung_task=30
+append=
+memory=512M
+smp=2
+quiet=0
+verbose=0
+mode=run
+busybox=${BUSYBOX:-/bin/busybox}
+modules=()
+module_args=()
+copies=()
+steps=()
+
+while [ $# -gt 0 ]; do
+	opt=$1
+	case "$opt" in
+	--quiet | --verbose | --shell | -h | --help) ;;
+	*) [ $# -ge 2 ] || die "$opt needs an argument" ;;
+	esac
+	case "$opt" in
+	--kernel) kernel=$2 ;;
+	--workdir) workdir=$2 ;;
+	--module)
+		modules+=("$2")
+		module_args+=("")
+		;;
+	--module-args)
+		[ ${#modules[@]} -gt 0 ] || die "--module-args must follow a --module"
+		module_args[${#modules[@]} - 1]=$2
+		;;
+	--copy) copies+=("$2") ;;
+	--run) steps+=("$2") ;;
+	--test)
+		copies+=("$2")
+		steps+=("${2##*/}")
+		;;
+	--timeout) timeout=$2 ;;
+	--step-timeout) step_timeout=$2 ;;
+	--hung-task) hung_task=$2 ;;
+	--append) append=$2 ;;
+	--memory) memory=$2 ;;
+	--smp) smp=$2 ;;
+	--log) log=$2 ;;
+	--quiet) quiet=1 ;;
+	--verbose) verbose=1 ;;
+	--shell) mode=shell ;;
+	-h | --help)
+		sed -n '/^# Usage:/,/^set -euo/{/^set/d;s/^# \{0,1\}//;p}' "$0"
+		exit 0
+		;;
+	*) die "unknown option '$opt' (see --help)" ;;
+	esac
+	case "$opt" in
+	--quiet | --verbose | --shell | -h | --help) shift ;;
+	*) shift 2 ;;
+	esac
+done
+
+[ -n "$kernel" ] || die "--kernel is required"
+[ -n "$workdir" ] || die "--workdir is required"
+[ -r "$kernel" ] || die "cannot read kernel image '$kernel'"
+for n in "$timeout" "$step_timeout" "$hung_task" "$smp"; do
+	case "$n" in
+	'' | *[!0-9]*) die "'$n' is not a number of seconds/CPUs" ;;
+	esac
+done
+log=${log:-$workdir/console.log}
+
+need qemu-system-x86_64 qemu-system-x86
+need cpio cpio
+need gzip gzip
+need timeout coreutils
+[ -x "$busybox" ] || die "no $busybox: install package busybox-static ('make deps')"
+
+# Everything in the initramfs runs without a libc.
+is_dynamic() {
+	command -v readelf >/dev/null 2>&1 || return 1
+	readelf -l "$1" 2>/dev/null | grep -q 'program interpreter'
+}
+is_dynamic "$busybox" &&
+	die "$busybox is dynamically linked: install busybox-static, or set BUSYBOX=<static busybox>"
+
+release=$("$here/vm-kernel.sh" release "$kernel")
+
+# Modules: check each was built for this kernel; add the dependencies the
+# kernel has as modules (qpu.ko normally needs none).
+declare -A have_mod=()
+load_list=()
+load_args=()
+moddir=/lib/modules/$release
+
+add_dep() {
+	local name=$1 line path p i deps
+	name=${name//-/_}
+	[ -z "${have_mod[$name]:-}" ] || return 0
+	[ -r "$moddir/modules.dep" ] ||
+		die "a module needs '$name' but $moddir/modules.dep does not exist: install the guest kernel's modules (linux-image-$release)"
+	line=$(awk -v n="$name" '{ p = $1; sub(/:$/, "", p); b = p; sub(/.*\//, "", b); sub(/\.ko.*/, "", b); gsub(/-/, "_", b); if (b == n) { print; exit } }' "$moddir/modules.dep")
+	[ -n "$line" ] || die "module '$name' is not in $moddir/modules.dep"
+	path=${line%%:*}
+	read -r -a deps <<<"${line#*:}"
+	# modules.dep lists the full closure, the deepest last: load backwards.
+	for ((i = ${#deps[@]} - 1; i >= 0; i--)); do
+		p=${deps[i]##*/}
+		p=${p%%.ko*}
+		add_dep "$p"
+	done
+	case "$path" in
+	*.ko) ;;
+	*) die "$moddir/$path is compressed: not supported (busybox insmod)" ;;
+	esac
+	have_mod[$name]=1
+	load_list+=("$moddir/$path")
+	load_args+=("")
+}
+
+for i in "${!modules[@]}"; do
+	ko=${modules[i]}
+	[ -r "$ko" ] || die "no module '$ko' (build it first)"
+	if command -v modinfo >/dev/null 2>&1; then
+		vermagic=$(modinfo -F vermagic "$ko")
+		[ "${vermagic%% *}" = "$release" ] ||
+			die "$ko is built for ${vermagic%% *}, the VM boots $release ($kernel): rebuild it against that kernel's headers"
+		IFS=, read -r -a deps <<<"$(modinfo -F depends "$ko")"
+		for d in "${deps[@]}"; do
+			[ -z "$d" ] || add_dep "$d"
+		done
+	fi
+	name=$(basename "$ko" .ko)
+	have_mod[${name//-/_}]=1
+	load_list+=("$ko")
+	load_args+=("${module_args[i]}")
+done
+
+# The initramfs.
+root=$workdir/root
+initrd=$workdir/initramfs.cpio.gz
+# Remove only a tree this script made (a wrong --workdir must not cost data).
+if [ -e "$root" ]; then
+	[ -e "$root/.qpu-vm-root" ] ||
+		die "$root exists and was not made by $prog: choose another --workdir"
+	rm -rf "$root"
+fi
+mkdir -p "$root"/{bin,sbin,usr/bin,usr/sbin,proc,sys,dev,tmp,root,payload,etc/qpu-vm}
+: >"$root/.qpu-vm-root"
+cp "$busybox" "$root/bin/busybox"
+"$busybox" --list-full | while read -r applet; do
+	[ -e "$root/$applet" ] || ln -s /bin/busybox "$root/$applet"
+done
+cp "$here/init.sh" "$root/init"
+chmod 755 "$root/init"
+
+: >"$root/etc/qpu-vm/modules"
+for i in "${!load_list[@]}"; do
+	ko=${load_list[i]}
+	base=${ko##*/}
+	[ ! -e "$root/$base" ] || die "two modules named $base"
+	cp "$ko" "$root/$base"
+	printf '/%s %s\n' "$base" "${load_args[i]}" >>"$root/etc/qpu-vm/modules"
+done
+for f in "${copies[@]}"; do
+	[ -r "$f" ] || die "no payload file '$f' (build it first)"
+	is_dynamic "$f" &&
+		die "$f is dynamically linked: the initramfs has no libc, link it with -static"
+	[ ! -e "$root/payload/${f##*/}" ] || die "two payload files named ${f##*/}"
+	cp -L "$f" "$root/payload/"
+done
+: >"$root/etc/qpu-vm/steps"
+for s in "${steps[@]}"; do
+	case "$s" in
+	*$'\n'*) die "a --run command must be one line" ;;
+	esac
+	printf '%s\n' "$s" >>"$root/etc/qpu-vm/steps"
+done
+echo "$step_timeout" >"$root/etc/qpu-vm/step-timeout"
+echo "$hung_task" >"$root/etc/qpu-vm/hung-task"
+echo "$mode" >"$root/etc/qpu-vm/mode"
+
+(cd "$root" && find . -mindepth 1 | LC_ALL=C sort |
+	cpio --quiet -o -H newc -R 0:0 --reproducible) | gzip -1 >"$initrd.tmp"
+mv "$initrd.tmp" "$initrd"
+
+# The kernel command line: errors (and oopses, which raise the console level
+# themselves) appear live; everything else reaches the log through the
+# dmesg dumps after each step. A panic (also from the hung-task and
+# soft-lockup detectors) replays the whole kernel log (panic_print=0x20) and
+# ends QEMU at once (panic=-1 with -no-reboot).
+cmdline="console=ttyS0,115200 printk.time=1 panic=-1 panic_print=0x20"
+cmdline+=" softlockup_panic=1 hung_task_panic=1"
+if [ "$verbose" = 1 ]; then
+	cmdline+=" loglevel=8"
+else
+	cmdline+=" quiet"
+fi
+[ -z "$append" ] || cmdline+=" $append"
+
+qemu=(qemu-system-x86_64 -accel tcg -m "$memory" -smp "$smp"
+	-nodefaults -no-user-config -display none -no-reboot
+	-kernel "$kernel" -initrd "$initrd" -append "$cmdline")
+
+if [ "$mode" = shell ]; then
+	echo "$prog: booting $release interactively; 'exit' in the guest or Ctrl-A x ends it"
+	exec "${qemu[@]}" -serial mon:stdio
+fi
+
+printf '%s\n' "${steps[@]}" >"$workdir/steps"
+echo "$prog: booting $release (TCG, ${smp} CPUs, $memory), time limit ${timeout} s, log $log"
+start=$(date +%s)
+rc=0
+if [ "$quiet" = 1 ]; then
+	timeout --foreground -k 10 "$timeout" "${qemu[@]}" -serial stdio -monitor none \
+		</dev/null >"$log" 2>&1 || rc=$?
+else
+	# The boot part of the kernel log is long and goes only to the log.
+	timeout --foreground -k 10 "$timeout" "${qemu[@]}" -serial stdio -monitor none \
+		</dev/null 2>&1 | tee "$log" |
+		sed -u -e '/### QPU-VM: DMESG BEGIN boot/,/### QPU-VM: DMESG END boot/{
+			/DMESG BEGIN boot/!d
+			s/.*/### QPU-VM: DMESG boot: see the log/
+		}' || rc=$?
+fi
+elapsed=$(($(date +%s) - start))
+timed_out=0
+case "$rc" in
+0) ;;
+124 | 137) timed_out=1 ;;
+*) echo "$prog: qemu-system-x86_64 exited with status $rc" >&2 ;;
+esac
+echo "$prog: the VM ran for ${elapsed} s"
+
+awk -v steps="$workdir/steps" -v timed_out="$timed_out" -v limit="$timeout" \
+	-v logfile="$log" -f "$here/summary.awk" "$log"
