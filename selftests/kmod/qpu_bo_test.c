@@ -98,9 +98,9 @@ FIXTURE_SETUP(bo)
 {
 	page_size = sysconf(_SC_PAGESIZE);
 	self->fd = open(QPU_NODE, O_RDWR | O_CLOEXEC);
-	if (self->fd < 0 && errno == ENOENT)
-		SKIP(return, QPU_NODE " does not exist: is qpu.ko loaded with sim=1?");
-	ASSERT_LE(0, self->fd) TH_LOG("open " QPU_NODE ": %s", strerror(errno));
+	/* 6.1's harness runs the test body after a SKIP() in setup: assert. */
+	ASSERT_LE(0, self->fd) TH_LOG("open " QPU_NODE ": %s (is qpu.ko loaded with sim=1?)",
+				      strerror(errno));
 	ASSERT_EQ(0, stat_read("bo_count")) TH_LOG("BOs left over from before, or no " STATS);
 }
 

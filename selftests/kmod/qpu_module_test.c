@@ -55,10 +55,10 @@ FIXTURE(module) {
 
 FIXTURE_SETUP(module)
 {
-	if (getuid() != 0)
-		SKIP(return, "loading modules needs root");
-	if (access(module_path(), R_OK))
-		SKIP(return, "%s not found: set QPU_KO", module_path());
+	/* 6.1's harness runs the test body after a SKIP() in setup: assert. */
+	ASSERT_EQ(0, getuid()) TH_LOG("loading modules needs root");
+	ASSERT_EQ(0, access(module_path(), R_OK)) TH_LOG("%s not found: set QPU_KO",
+							  module_path());
 	if (unload() && errno != ENOENT)
 		ASSERT_EQ(0, -errno) TH_LOG("cannot unload qpu: %s", strerror(errno));
 }
