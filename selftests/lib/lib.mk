@@ -1,0 +1,23 @@
+# SPDX-License-Identifier: MIT
+# Library and tool tests: every selftests/lib/test-*.c is one program linked
+# with libqpu, every test-*.sh a script; run-tests.sh runs them all.
+# check-asan repeats the run in $(BUILD)/asan with ASan and UBSan. Set
+# VC4ASM=/path/to/vc4asm to run test-vc4asm, which skips otherwise.
+
+LIBTEST_SRCS := $(wildcard selftests/lib/test-*.c)
+LIBTEST_BINS := $(LIBTEST_SRCS:selftests/lib/%.c=$(BUILD)/selftests/lib/%)
+LIBTEST_SCRIPTS := $(wildcard selftests/lib/test-*.sh)
+
+$(BUILD)/selftests/lib/%: selftests/lib/%.c $(LIBQPU_A)
+	$(Q)mkdir -p $(dir $@)
+	$(Q)$(CC) $(ALL_CFLAGS) -MMD -MP -o $@ $< $(LIBQPU_A) $(LDFLAGS) -lm
+
+check-host: $(LIBTEST_BINS) $(BUILD)/tools/qpu-dis
+	$(Q)QPU_DIS=$(BUILD)/tools/qpu-dis QPU_TEST_DATA=$(CURDIR)/selftests/lib/data \
+		QPU_TEST_BIN=$(BUILD)/selftests/lib \
+		sh selftests/lib/run-tests.sh $(LIBTEST_BINS) $(LIBTEST_SCRIPTS)
+
+check-asan:
+	$(Q)$(MAKE) --no-print-directory BUILD=$(BUILD)/asan SANITIZE=1 check-host
+
+-include $(LIBTEST_BINS:=.d)
