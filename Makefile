@@ -38,7 +38,7 @@ Q := @
 endif
 
 .PHONY: all module lib tools selftests check check-host check-asan check-vm \
-	check-pi check-install lint demo bench cross install clean deps help
+	check-pi check-install lint demo demo-here demo-vm bench cross install clean deps help
 .DEFAULT_GOAL := all
 
 all: module lib tools selftests
@@ -118,6 +118,31 @@ CHECK_SUITES := lint check-host check-asan check-install check-vm check-pi
 check:
 	$(Q)$(CURDIR)/tools/deps.sh all
 	$(Q)BUILD=$(BUILD) MAKE="$(MAKE)" $(CURDIR)/selftests/check.sh $(CHECK_SUITES)
+
+# --- the demo ---------------------------------------------------------------
+
+# Where qpu.ko is loaded (a Pi, or a machine where someone loaded it), the
+# demo runs on that device; anywhere else it boots the VM with the simulated
+# V3D and runs there.
+DEMO_TOOLS := qpu-info
+DEMO_STEPS := "qpu-info"
+
+demo:
+	$(Q)$(CURDIR)/tools/deps.sh build vm
+	$(Q)if [ -d /sys/module/qpu ] && [ -c /dev/qpu ]; then \
+		$(MAKE) --no-print-directory demo-here; \
+	else \
+		$(MAKE) --no-print-directory demo-vm; \
+	fi
+
+demo-here: tools
+	$(Q)echo '=== demo on this machine: /dev/qpu'
+	$(Q)$(BUILD)/tools/qpu-info
+
+demo-vm: vm-module $(DEMO_TOOLS:%=$(BUILD)/static/%)
+	$(Q)echo '=== demo in a VM: qpu.ko with one simulated V3D'
+	$(call vm_run,demo,$(DEMO_TOOLS:%=--copy $(BUILD)/static/%) \
+		$(addprefix --run ,$(DEMO_STEPS)))
 
 # --- install ----------------------------------------------------------------
 

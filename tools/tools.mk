@@ -9,4 +9,9 @@ $(BUILD)/tools/%: tools/%.c $(LIBQPU_A)
 	$(Q)mkdir -p $(dir $@)
 	$(Q)$(CC) $(ALL_CFLAGS) -MMD -MP -o $@ $< $(LIBQPU_A) $(LDFLAGS)
 
+# Static builds, for the VM's initramfs, which has no libc.
+$(BUILD)/static/%: tools/%.c $(LIBQPU_A)
+	$(Q)mkdir -p $(dir $@)
+	$(Q)$(CC) $(filter-out -fsanitize%,$(ALL_CFLAGS)) -static -o $@ $< $(LIBQPU_A)
+
 -include $(TOOLS:=.d)
