@@ -1,0 +1,210 @@
+/* SPDX-License-Identifier: (GPL-2.0 OR MIT) */
+/*
+ * The QPU emulator: the 12 QPUs of a V3D, their shared semaphores, mutex,
+ * VPM, VCD DMA and TMU memory path, executing encoded programs with the
+ * hardware's semantics. Freestanding: libqpu runs it in-process and qpu.ko's
+ * simulated V3D runs it in kernel context, in slices, behind the user-program
+ * request queue registers. No FPU: floats are computed with integers.
+ *
+ * Memory is reached only through the caller's translate() callback, so the
+ * caller decides what a job may touch; an access it refuses stops the whole
+ * job with a fault naming the QPU, the PC, the address and the access kind.
+ *
+ * The emulator allocates nothing: the caller provides qpu_emu_size() bytes.
+ */
+#ifndef QPU_EMU_H
+#define QPU_EMU_H
+
+#include "qpu_types.h"
+
+#define QPU_EMU_NUM_QPUS	12
+#define QPU_EMU_NUM_SEMAPHORES	16
+
+/* Negative return values; the numbers are the Linux errno ones. */
+#define QPU_EMU_EBUSY		16	/* no idle QPU to start a program on */
+#define QPU_EMU_EINVAL		22	/* bad argument */
+
+/* What a memory access is for, as reported in faults and traces. */
+enum qpu_emu_access {
+	QPU_EMU_ACCESS_FETCH,		/* instruction fetch */
+	QPU_EMU_ACCESS_UNIFORM,		/* uniform stream read */
+	QPU_EMU_ACCESS_TMU,		/* TMU (texture/direct memory) read */
+	QPU_EMU_ACCESS_DMA_LOAD,	/* VCD DMA from memory into the VPM */
+	QPU_EMU_ACCESS_DMA_STORE,	/* VCD DMA from the VPM into memory */
+};
+
+/**
+ * struct qpu_emu_ops - how the emulator reaches the world
+ * @translate: the host address of @len bytes at bus address @addr for an
+ *	access of @kind, or NULL when the job may not touch all of them (the
+ *	job then stops with a fault). @len is never zero.
+ * @host_interrupt: a program wrote the host_int register (optional).
+ * @trace: called before each instruction a QPU issues, with its bus address
+ *	and word (optional; added by the emulator for qpu-run --trace).
+ */
+struct qpu_emu_ops {
+	void *(*translate)(void *ctx, u32 addr, u32 len,
+			   enum qpu_emu_access kind);
+	void (*host_interrupt)(void *ctx, unsigned int qpu);
+	void (*trace)(void *ctx, unsigned int qpu, u32 pc, u64 word);
+};
+
+/* Outcome of qpu_emu_run(). */
+enum qpu_emu_status {
+	QPU_EMU_IDLE,		/* no program is running or waiting */
+	QPU_EMU_RUNNING,	/* the budget ran out; call again */
+	QPU_EMU_FAULT,		/* stopped: see qpu_emu_get_fault() */
+	QPU_EMU_DEADLOCK,	/* stopped: every live QPU waits forever */
+};
+
+/* Why a job stopped with QPU_EMU_FAULT. */
+enum qpu_emu_fault_reason {
+	QPU_EMU_FAULT_MEMORY,		/* translate() refused an access */
+	QPU_EMU_FAULT_MISALIGNED,	/* address not aligned for its access */
+	QPU_EMU_FAULT_INSTRUCTION,	/* an encoding the hardware cannot run */
+	QPU_EMU_FAULT_VPM,		/* VPM access outside its size */
+};
+
+/**
+ * struct qpu_emu_fault - where and why a job stopped
+ * @reason: a QPU_EMU_FAULT_* value
+ * @qpu: the QPU (0..11)
+ * @pc: bus address of the instruction
+ * @addr: the address refused (bus address, or VPM address for VPM faults)
+ * @access: what the access was for
+ */
+struct qpu_emu_fault {
+	enum qpu_emu_fault_reason reason;
+	u32 qpu;
+	u32 pc;
+	u32 addr;
+	enum qpu_emu_access access;
+};
+
+/**
+ * struct qpu_emu_stats - counters since qpu_emu_init() or qpu_emu_reset()
+ * @instructions: instructions issued per QPU
+ * @both_units: instructions where both the add and the mul unit did work
+ * @stall_tmu: cycles waiting for a TMU result (ldtmu with nothing ready)
+ * @stall_sfu: instructions delayed by the SFU's r4 latency
+ * @stall_vpm: cycles waiting on the VPM or VCD DMA
+ * @stall_sync: cycles waiting on semaphores or the mutex
+ * @tmu_bytes: bytes read through the TMUs
+ * @dma_load_bytes: bytes VCD DMA read from memory
+ * @dma_store_bytes: bytes VCD DMA wrote to memory
+ * @programs_done: programs that reached thread end
+ */
+struct qpu_emu_stats {
+	u64 instructions[QPU_EMU_NUM_QPUS];
+	u64 both_units;
+	u64 stall_tmu;
+	u64 stall_sfu;
+	u64 stall_vpm;
+	u64 stall_sync;
+	u64 tmu_bytes;
+	u64 dma_load_bytes;
+	u64 dma_store_bytes;
+	u64 programs_done;
+};
+
+struct qpu_emu;
+
+/* Bytes the caller must provide for one emulator, suitably aligned (8). */
+size_t qpu_emu_size(void);
+
+/**
+ * qpu_emu_init() - make @emu an idle V3D
+ * @emu: qpu_emu_size() bytes
+ * @ops: memory and interrupt callbacks, kept by reference
+ * @ctx: passed to every callback
+ * @seed: 0 for the deterministic interleaving of the QPUs; any other value
+ *	seeds a pseudo-random interleaving that shakes out races
+ */
+void qpu_emu_init(struct qpu_emu *emu, const struct qpu_emu_ops *ops,
+		  void *ctx, u32 seed);
+
+/**
+ * qpu_emu_start() - start one program, as a write to the V3D's SRQPC does
+ * @emu: the emulator
+ * @code_addr: bus address of the first instruction (8-byte aligned)
+ * @unif_addr: bus address of the uniform stream (4-byte aligned)
+ *
+ * Return: the QPU (0..11) now running it, -QPU_EMU_EBUSY when every QPU is
+ * busy, -QPU_EMU_EINVAL for a misaligned address.
+ */
+int qpu_emu_start(struct qpu_emu *emu, u32 code_addr, u32 unif_addr);
+
+/**
+ * qpu_emu_run() - run the started programs
+ * @emu: the emulator
+ * @budget: at most this many instructions, over all QPUs
+ *
+ * Return: QPU_EMU_IDLE when no program is left (all reached thread end),
+ * QPU_EMU_RUNNING when the budget ran out first, or a stop status; after a
+ * stop nothing runs until qpu_emu_reset().
+ */
+enum qpu_emu_status qpu_emu_run(struct qpu_emu *emu, u64 budget);
+
+/* Stop every program and forget all state but the callbacks and seed. */
+void qpu_emu_reset(struct qpu_emu *emu);
+
+/* Programs that reached thread end since init or reset (SRQCS's count). */
+u32 qpu_emu_completed(const struct qpu_emu *emu);
+
+/* Valid after QPU_EMU_FAULT, until the next reset. */
+const struct qpu_emu_fault *qpu_emu_get_fault(const struct qpu_emu *emu);
+
+const struct qpu_emu_stats *qpu_emu_get_stats(const struct qpu_emu *emu);
+
+/* --- inspection (tests, tools, deadlock reports) ------------------------ */
+
+/* Register files of qpu_emu_get_reg(). */
+enum qpu_emu_file {
+	QPU_EMU_FILE_A,		/* regfile A, 0..31 */
+	QPU_EMU_FILE_B,		/* regfile B, 0..31 */
+	QPU_EMU_FILE_ACC,	/* accumulators r0..r5 */
+};
+
+/* What a QPU is doing, from qpu_emu_get_qpu_state(). */
+enum qpu_emu_qpu_state {
+	QPU_EMU_QPU_IDLE,	/* no program (or it reached thread end) */
+	QPU_EMU_QPU_RUNNING,	/* issuing instructions */
+	QPU_EMU_QPU_WAIT_SEM,	/* semaphore acquire at 0 or release at 15 */
+	QPU_EMU_QPU_WAIT_MUTEX,	/* mutex held by another QPU (or itself) */
+	QPU_EMU_QPU_WAIT_VPM,	/* VPM read with no vector set up */
+	QPU_EMU_QPU_WAIT_TMU,	/* ldtmu with an empty TMU FIFO */
+};
+
+/* Size of the VPM in 32-bit words (the Pi's 12 KiB, IDENT1 VPMSZ=12). */
+#define QPU_EMU_VPM_WORDS	(12 * 1024 / 4)
+
+/*
+ * Copy the 16 lanes of register @reg of @file of QPU @qpu into @out.
+ * Return: 0, or -QPU_EMU_EINVAL for an argument out of range.
+ */
+int qpu_emu_get_reg(const struct qpu_emu *emu, unsigned int qpu,
+		    enum qpu_emu_file file, unsigned int reg, u32 out[16]);
+
+/* The Z, N and C flags of QPU @qpu, one bit per lane (bit i = lane i). */
+int qpu_emu_get_flags(const struct qpu_emu *emu, unsigned int qpu,
+		      u16 *z, u16 *n, u16 *c);
+
+/* The QPU's state; *@pc (if not NULL) gets the next instruction's address. */
+enum qpu_emu_qpu_state qpu_emu_get_qpu_state(const struct qpu_emu *emu,
+					     unsigned int qpu, u32 *pc);
+
+/* Semaphore @sem's counter (0..15), or -QPU_EMU_EINVAL. */
+int qpu_emu_get_semaphore(const struct qpu_emu *emu, unsigned int sem);
+
+/* The shared VPM, QPU_EMU_VPM_WORDS words. */
+const u32 *qpu_emu_get_vpm(const struct qpu_emu *emu);
+
+/*
+ * qpu_emu_describe() - one line per busy QPU (PC, state, what it waits on)
+ * plus the semaphores and mutex, NUL-terminated and truncated to @len
+ * (@buf may be NULL when @len is 0).
+ * Return: the length the whole text needs (without the NUL), like snprintf.
+ */
+size_t qpu_emu_describe(const struct qpu_emu *emu, char *buf, size_t len);
+
+#endif /* QPU_EMU_H */
