@@ -1,0 +1,340 @@
+// SPDX-License-Identifier: MIT
+/*
+ * test-emu-float: the emulator's integer float operations against the
+ * host's floats on millions of random inputs (normal numbers, results
+ * outside the denormal range; fadd/fsub/fmul with the host rounding toward
+ * zero like the QPU, itof to nearest), then the documented rules where the QPU
+ * differs by design: denormal flushing, NaN, Inf, ftoi saturation, the
+ * pack/unpack conversions, and the SFU functions within 1 ulp of a double
+ * reference (recip exactly rounded).
+ */
+#include "qpu_emu_float.h"
+#include "test-emu.h"
+
+#define RANDOM_SEED	0x13198a2e03707344ull
+#define RANDOM_PAIRS	3000000
+#define SFU_SAMPLES	300000
+
+static uint64_t rng = RANDOM_SEED;
+
+static uint32_t rnd32(void)
+{
+	return (uint32_t)(t_rand(&rng) >> 16);
+}
+
+/* A random normal float; exponents biased toward a window around 1. */
+static uint32_t rnd_normal(void)
+{
+	uint32_t r = rnd32(), e;
+
+	if (r & 1)
+		e = 1 + (r >> 1) % 254;
+	else
+		e = 127 - 30 + (r >> 1) % 61;
+	return (rnd32() & 0x80000000u) | e << 23 | (rnd32() & 0x7fffff);
+}
+
+static bool is_denormal_or_zero(float f)
+{
+	return !(t_f2u(f) & 0x7f800000u);
+}
+
+static bool is_special(float f)
+{
+	return (t_f2u(f) & 0x7f800000u) == 0x7f800000u;
+}
+
+static void report(const char *op, uint32_t a, uint32_t b, uint32_t exp,
+		   uint32_t got)
+{
+	char m[160];
+
+	snprintf(m, sizeof(m), "%s(%08x, %08x): expected %08x got %08x", op,
+		 a, b, exp, got);
+	t_report(__FILE__, __LINE__, m);
+}
+
+static void check(const char *op, uint32_t a, uint32_t b, uint32_t exp,
+		  uint32_t got)
+{
+	t_checks++;
+	if (exp != got)
+		report(op, a, b, exp, got);
+}
+
+static void test_random_binary(void)
+{
+	if (!t_host_rtz(true)) {
+		printf("no round-toward-zero on this host: fadd/fmul skipped\n");
+		return;
+	}
+	for (long k = 0; k < RANDOM_PAIRS; k++) {
+		uint32_t a = rnd_normal(), b = rnd_normal();
+		float x = t_u2f(a), y = t_u2f(b), r;
+
+		if (k & 1)	/* close exponents: cancellation */
+			b = (b & 0x807fffffu) | (a & 0x7f800000u);
+		y = t_u2f(b);
+		r = x + y;
+		if (!is_denormal_or_zero(r) || r == 0.0f)
+			if (!is_special(r) || r == r)
+				check("fadd", a, b, t_f2u(r),
+				      qpu_emu_fadd(a, b));
+		r = x - y;
+		if (!is_denormal_or_zero(r) || r == 0.0f)
+			check("fsub", a, b, t_f2u(r), qpu_emu_fsub(a, b));
+		r = x * y;
+		if (!is_denormal_or_zero(r))
+			check("fmul", a, b, t_f2u(r), qpu_emu_fmul(a, b));
+		check("fmin", a, b, t_f2u(x < y ? x : y), qpu_emu_fmin(a, b));
+		check("fmax", a, b, t_f2u(x > y ? x : y), qpu_emu_fmax(a, b));
+		if ((k & 15) == 0) {
+			int32_t i = (int32_t)rnd32();
+
+			check("itof", (uint32_t)i, 0, t_host_itof(i),
+			      qpu_emu_itof((uint32_t)i));
+			if (x > -2147483648.0f && x < 2147483648.0f)
+				check("ftoi", a, 0, (uint32_t)(int32_t)x,
+				      qpu_emu_ftoi(a));
+		}
+	}
+	t_host_rtz(false);
+}
+
+static void test_rules(void)
+{
+	const uint32_t dn = 0x00000123u, ndn = 0x80400000u;
+	const uint32_t one = 0x3f800000u, inf = 0x7f800000u;
+
+	/* denormal inputs are zeros; tiny results flush to a signed zero */
+	check("fadd", dn, dn, 0, qpu_emu_fadd(dn, dn));
+	check("fadd", one, dn, one, qpu_emu_fadd(one, dn));
+	check("fmul", ndn, one, 0x80000000u, qpu_emu_fmul(ndn, one));
+	check("fmul", 0x1f800000u, 0x1f800000u, 0,
+	      qpu_emu_fmul(0x1f800000u, 0x1f800000u));	/* 2^-128 */
+	check("fmul", 0x9f800000u, 0x1f800000u, 0x80000000u,
+	      qpu_emu_fmul(0x9f800000u, 0x1f800000u));
+	check("fsub", 0x00800001u, 0x00800000u, 0,
+	      qpu_emu_fsub(0x00800001u, 0x00800000u));
+	check("fmin", dn, 0x80000000u, 0x80000000u,
+	      qpu_emu_fmin(dn, 0x80000000u));
+	check("fmax", 0x80000000u, 0, 0, qpu_emu_fmax(0x80000000u, 0));
+	/* NaN and Inf */
+	check("fadd", inf, inf | 0x80000000u, QPU_EMU_F_QNAN,
+	      qpu_emu_fadd(inf, inf | 0x80000000u));
+	check("fmul", inf, 0, QPU_EMU_F_QNAN, qpu_emu_fmul(inf, 0));
+	check("fadd", 0x7f800001u, one, QPU_EMU_F_QNAN,
+	      qpu_emu_fadd(0x7f800001u, one));
+	/* round toward zero: overflow gives the largest finite value */
+	check("fmul", 0x7f000000u, 0x7f000000u, 0x7f7fffffu,
+	      qpu_emu_fmul(0x7f000000u, 0x7f000000u));
+	check("fadd", 0xff7fffffu, 0xff7fffffu, 0xff7fffffu,
+	      qpu_emu_fadd(0xff7fffffu, 0xff7fffffu));
+	check("fmul", inf, t_f2u(-2.0f), inf | 0x80000000u,
+	      qpu_emu_fmul(inf, t_f2u(-2.0f)));
+	/* and truncates where nearest would round up: 1 + 1.5 ulp / 2 */
+	check("fadd", one, 0x33c00000u, one, qpu_emu_fadd(one, 0x33c00000u));
+	check("fsub", t_f2u(-1.0f), 0x33c00000u, t_f2u(-1.0f),
+	      qpu_emu_fsub(t_f2u(-1.0f), 0x33c00000u));
+	check("fmul", 0x3fc00000u, 0x3f800001u, 0x3fc00001u,
+	      qpu_emu_fmul(0x3fc00000u, 0x3f800001u));
+	/* ftoi: truncation, saturation, NaN */
+	check("ftoi", t_f2u(-2.75f), 0, (uint32_t)-2,
+	      qpu_emu_ftoi(t_f2u(-2.75f)));
+	check("ftoi", t_f2u(3e9f), 0, 0x7fffffffu, qpu_emu_ftoi(t_f2u(3e9f)));
+	check("ftoi", t_f2u(-3e9f), 0, 0x80000000u,
+	      qpu_emu_ftoi(t_f2u(-3e9f)));
+	check("ftoi", t_f2u(-2147483648.0f), 0, 0x80000000u,
+	      qpu_emu_ftoi(t_f2u(-2147483648.0f)));
+	check("ftoi", QPU_EMU_F_QNAN, 0, 0, qpu_emu_ftoi(QPU_EMU_F_QNAN));
+	/* itof rounds to nearest even */
+	check("itof", 16777217, 0, t_f2u(16777216.0f), qpu_emu_itof(16777217));
+	check("itof", 16777219, 0, t_f2u(16777220.0f), qpu_emu_itof(16777219));
+	check("itof", 0x80000000u, 0, 0xcf000000u,
+	      qpu_emu_itof(0x80000000u));
+	/* half and unorm8 conversions */
+	check("f16", one, 0, 0x3c00, qpu_emu_f32_to_f16(one));
+	check("f16", t_f2u(65520.0f), 0, 0x7c00,
+	      qpu_emu_f32_to_f16(t_f2u(65520.0f)));
+	check("f16", t_f2u(-0.1f), 0, 0xae66, qpu_emu_f32_to_f16(t_f2u(-0.1f)));
+	check("f16>f32", 0xc500, 0, t_f2u(-5.0f), qpu_emu_f16_to_f32(0xc500));
+	for (uint32_t h = 0; h < 0x7c00; h++) {
+		uint32_t f = qpu_emu_f16_to_f32(h);
+
+		if (h >= 0x400)
+			check("f16 round trip", h, f, h, qpu_emu_f32_to_f16(f));
+	}
+	for (uint32_t b = 0; b < 256; b++) {
+		float f = (float)((double)b / 255.0);
+
+		check("unorm8>f32", b, 0, t_f2u(f), qpu_emu_unorm8_to_f32(b));
+		check("f32>unorm8", t_f2u(f), 0, b,
+		      qpu_emu_f32_to_unorm8(t_f2u(f)));
+	}
+	check("f32>unorm8", t_f2u(-1.0f), 0, 0,
+	      qpu_emu_f32_to_unorm8(t_f2u(-1.0f)));
+	check("f32>unorm8", t_f2u(7.0f), 0, 255,
+	      qpu_emu_f32_to_unorm8(t_f2u(7.0f)));
+}
+
+/* --- double references without libm ------------------------------------- */
+
+static double ref_log2(double y)
+{
+	int e = 0;
+	double t, t2, s = 0, p;
+
+	while (y >= 2) {
+		y /= 2;
+		e++;
+	}
+	while (y < 1) {
+		y *= 2;
+		e--;
+	}
+	t = (y - 1) / (y + 1);
+	t2 = t * t;
+	p = t;
+	for (int k = 1; k < 60; k += 2) {
+		s += p / k;
+		p *= t2;
+	}
+	return e + 2 * s / 0.69314718055994530942;
+}
+
+static double ref_exp2(double x)
+{
+	double i = (double)(long)x, f, term = 1, s = 1;
+
+	if (x < i)
+		i -= 1;
+	f = (x - i) * 0.69314718055994530942;
+	for (int k = 1; k < 30; k++) {
+		term *= f / k;
+		s += term;
+	}
+	while (i > 0) {
+		s *= 2;
+		i--;
+	}
+	while (i < 0) {
+		s /= 2;
+		i++;
+	}
+	return s;
+}
+
+static double ref_rsqrt(double x)
+{
+	double y = 1;
+
+	while (y * y * x > 2)
+		y /= 2;
+	while (y * y * x < 0.5)
+		y *= 2;
+	for (int k = 0; k < 60; k++)
+		y = y * (1.5 - 0.5 * x * y * y);
+	return y;
+}
+
+/* Error of @got against @exact in units of the last place of @got. */
+static double ulps(uint32_t got, double exact)
+{
+	float g = t_u2f(got);
+	uint32_t e = (got >> 23) & 0xff;
+	double ulp = 1;
+	double d = g - exact;
+
+	for (int k = (int)e - 150; k > 0; k--)
+		ulp *= 2;
+	for (int k = (int)e - 150; k < 0; k++)
+		ulp /= 2;
+	return (d < 0 ? -d : d) / ulp;
+}
+
+static void check_ulp(const char *op, uint32_t a, uint32_t got, double exact,
+		      double max)
+{
+	t_checks++;
+	if (ulps(got, exact) > max) {
+		char m[160];
+
+		snprintf(m, sizeof(m), "%s(%08x) = %08x: %.3f ulp from %.9g",
+			 op, a, got, ulps(got, exact), exact);
+		t_report(__FILE__, __LINE__, m);
+	}
+}
+
+static void test_sfu(void)
+{
+	double worst[4] = { 0 };
+
+	for (long k = 0; k < SFU_SAMPLES; k++) {
+		uint32_t a = rnd_normal();
+		float x = t_u2f(a);
+		uint32_t pos = a & 0x7fffffffu;
+		float px = t_u2f(pos);
+		uint32_t r;
+		float e;
+
+		/* recip: correctly rounded, unless the result is denormal */
+		e = 1.0f / x;
+		if (!is_denormal_or_zero(e))
+			check("recip", a, 0, t_f2u(e), qpu_emu_recip(a));
+		r = qpu_emu_recipsqrt(pos);
+		check_ulp("recipsqrt", pos, r, ref_rsqrt(px), 1.0);
+		if (ulps(r, ref_rsqrt(px)) > worst[0])
+			worst[0] = ulps(r, ref_rsqrt(px));
+		r = qpu_emu_log2(pos);
+		if (px != 1.0f) {
+			check_ulp("log2", pos, r, ref_log2(px), 1.0);
+			if (ulps(r, ref_log2(px)) > worst[1])
+				worst[1] = ulps(r, ref_log2(px));
+		}
+		/* exp2 over its useful range, -126 < x < 128 */
+		a = (rnd32() & 0x80000000u) | ((117 + rnd32() % 13) << 23) |
+			(rnd32() & 0x7fffff);
+		x = t_u2f(a);
+		if (x > -126.0f && x < 128.0f) {
+			r = qpu_emu_exp2(a);
+			check_ulp("exp2", a, r, ref_exp2(x), 1.0);
+			if (ulps(r, ref_exp2(x)) > worst[2])
+				worst[2] = ulps(r, ref_exp2(x));
+		}
+	}
+	printf("sfu worst errors (ulp): recipsqrt %.3f log2 %.3f exp2 %.3f\n",
+	       worst[0], worst[1], worst[2]);
+	/* exact points and special values */
+	check("recip", t_f2u(4.0f), 0, t_f2u(0.25f), qpu_emu_recip(t_f2u(4.0f)));
+	check("recip", 0x80000000u, 0, 0xff800000u, qpu_emu_recip(0x80000000u));
+	check("recip", 0x7f800000u, 0, 0, qpu_emu_recip(0x7f800000u));
+	check("recipsqrt", t_f2u(16.0f), 0, t_f2u(0.25f),
+	      qpu_emu_recipsqrt(t_f2u(16.0f)));
+	check("recipsqrt", t_f2u(-1.0f), 0, QPU_EMU_F_QNAN,
+	      qpu_emu_recipsqrt(t_f2u(-1.0f)));
+	check("recipsqrt", 0, 0, 0x7f800000u, qpu_emu_recipsqrt(0));
+	check("exp2", t_f2u(10.0f), 0, t_f2u(1024.0f),
+	      qpu_emu_exp2(t_f2u(10.0f)));
+	check("exp2", t_f2u(-3.0f), 0, t_f2u(0.125f),
+	      qpu_emu_exp2(t_f2u(-3.0f)));
+	check("exp2", t_f2u(0.5f), 0, 0x3fb504f3u, qpu_emu_exp2(t_f2u(0.5f)));
+	check("exp2", t_f2u(200.0f), 0, 0x7f800000u,
+	      qpu_emu_exp2(t_f2u(200.0f)));
+	check("exp2", t_f2u(-200.0f), 0, 0, qpu_emu_exp2(t_f2u(-200.0f)));
+	check("log2", t_f2u(1.0f), 0, 0, qpu_emu_log2(t_f2u(1.0f)));
+	check("log2", t_f2u(0.25f), 0, t_f2u(-2.0f),
+	      qpu_emu_log2(t_f2u(0.25f)));
+	check("log2", t_f2u(1024.0f), 0, t_f2u(10.0f),
+	      qpu_emu_log2(t_f2u(1024.0f)));
+	check("log2", 0, 0, 0xff800000u, qpu_emu_log2(0));
+	check("log2", t_f2u(-1.0f), 0, QPU_EMU_F_QNAN,
+	      qpu_emu_log2(t_f2u(-1.0f)));
+}
+
+int main(void)
+{
+	test_random_binary();
+	test_rules();
+	test_sfu();
+	return t_done("test-emu-float");
+}

@@ -1,0 +1,214 @@
+// SPDX-License-Identifier: MIT
+/*
+ * test-emu-fuzz: random programs on all 12 QPUs. Words are random, or
+ * random fields of valid kinds, over code that may branch anywhere and
+ * memory addresses aimed at the mapped regions and their edges. Every run
+ * must end in a defined status within its budget, touch memory only
+ * through translate() (ASan watches the rest), and repeat exactly: same
+ * seed, same statistics, fault and memory.
+ */
+#include "test-emu.h"
+
+#define RANDOM_SEED	0xa4093822299f31d0ull
+#define PROGRAMS	3000
+#define WORDS		48
+
+static uint64_t rng = RANDOM_SEED;
+
+static uint32_t rnd(uint32_t n)
+{
+	return (uint32_t)(t_rand(&rng) >> 33) % n;
+}
+
+/* Addresses near the regions' starts and ends, or anywhere. */
+static uint32_t rnd_addr(void)
+{
+	static const uint32_t bases[] = {
+		CODE_BASE, UNIF_BASE, DATA_BASE, OUT_BASE,
+	};
+	uint32_t b = bases[rnd(4)];
+
+	switch (rnd(4)) {
+	case 0:
+		return (uint32_t)t_rand(&rng);
+	case 1:
+		return b + REGION_BYTES - 4 * rnd(64);
+	default:
+		return b + 4 * rnd(256);
+	}
+}
+
+/* Mostly addresses a user program may use; now and then any. */
+static unsigned int rnd_raddr(void)
+{
+	static const unsigned char ok[] = { 32, 38, 39, 48, 49, 50, 51 };
+
+	if (!rnd(16))
+		return rnd(64);
+	return rnd(2) ? rnd(32) : ok[rnd(sizeof(ok))];
+}
+
+static unsigned int rnd_waddr(void)
+{
+	static const unsigned char ok[] = {
+		32, 33, 34, 35, 36, 37, 38, 39, 40, 48, 49, 50, 51, 52, 53,
+		54, 55, 56, 60,
+	};
+
+	if (!rnd(16))
+		return rnd(64);
+	return rnd(3) ? ok[rnd(sizeof(ok))] : rnd(32);
+}
+
+static unsigned int rnd_sig(void)
+{
+	static const unsigned char ok[] = { 1, 1, 1, 1, 2, 3, 10, 11 };
+
+	return rnd(16) ? ok[rnd(sizeof(ok))] : rnd(13);
+}
+
+static uint64_t rnd_word(void)
+{
+	struct qpu_isa_instr in = i_nop();
+	uint64_t w;
+
+	switch (rnd(16)) {
+	case 0:
+		return t_rand(&rng);
+	case 1:
+		in = i_ldi(rnd_waddr(),
+			   rnd(4) ? rnd_addr() : (uint32_t)t_rand(&rng));
+		in.kind = rnd(4) ? QPU_ISA_KIND_LDI :
+			(rnd(2) ? QPU_ISA_KIND_LDI_PES : QPU_ISA_KIND_LDI_PEU);
+		in.ws = rnd(2);
+		in.sf = rnd(2);
+		in.waddr_mul = rnd_waddr();
+		in.cond_mul = rnd(8);
+		in.cond_add = rnd(8);
+		in.pm = rnd(2);
+		in.pack = in.pm ? 3 + rnd(5) : rnd(16);
+		break;
+	case 2:
+		in = i_sema(rnd(16), rnd(2));
+		break;
+	case 3:
+		in = i_branch(rnd(4) ? QPU_ISA_BR_ALWAYS : rnd(12), rnd(2),
+			      rnd(2) ? 8 * (rnd(WORDS) - WORDS / 2) :
+			      CODE_BASE + 8 * rnd(WORDS));
+		in.waddr_add = rnd(64);
+		in.br_reg = !rnd(4);
+		if (in.br_reg)
+			in.raddr_a = rnd(32);
+		break;
+	default:
+		in.kind = rnd(3) ? QPU_ISA_KIND_ALU : QPU_ISA_KIND_ALU_SMALL_IMM;
+		in.sig = in.kind == QPU_ISA_KIND_ALU ? rnd_sig() : 0;
+		do {
+			in.op_add = rnd(QPU_ISA_NUM_ADD_OPS);
+		} while (!qpu_isa_add_ops[in.op_add].name);
+		in.op_mul = rnd(8);
+		in.cond_add = rnd(8);
+		in.cond_mul = rnd(8);
+		in.waddr_add = rnd_waddr();
+		in.waddr_mul = rnd_waddr();
+		in.raddr_a = rnd_raddr();
+		in.raddr_b = in.kind == QPU_ISA_KIND_ALU ? rnd_raddr() : rnd(64);
+		in.add_a = rnd(8);
+		in.add_b = rnd(8);
+		in.mul_a = rnd(8);
+		in.mul_b = rnd(8);
+		in.sf = rnd(2);
+		in.ws = rnd(2);
+		in.unpack = rnd(8);
+		in.pm = rnd(2);
+		in.pack = in.pm ? (rnd(2) ? 0 : 3 + rnd(5)) : rnd(16);
+		break;
+	}
+	if (qpu_isa_encode(&in, &w))
+		return t_rand(&rng);
+	return w;
+}
+
+struct outcome {
+	enum qpu_emu_status status;
+	struct qpu_emu_stats stats;
+	struct qpu_emu_fault fault;
+	uint32_t out_sum;
+};
+
+static uint32_t checksum(void)
+{
+	uint32_t s = 0, *o = t_words(OUT_BASE), *d = t_words(DATA_BASE);
+
+	for (unsigned int i = 0; i < REGION_BYTES / 4; i++)
+		s = s * 31 + o[i] + d[i] * 7;
+	return s;
+}
+
+static void run(uint32_t seed, const uint64_t *code, struct outcome *o)
+{
+	struct qpu_emu *emu = t_emu_new(seed);
+	uint32_t *u = t_words(UNIF_BASE);
+
+	for (unsigned int i = 0; i < WORDS; i++) {
+		uint32_t *w = t_words(CODE_BASE + 8 * i);
+
+		w[0] = (uint32_t)code[i];
+		w[1] = (uint32_t)(code[i] >> 32);
+	}
+	memset(t_words(OUT_BASE), 0, REGION_BYTES);
+	for (unsigned int i = 0; i < REGION_BYTES / 4; i++) {
+		t_words(DATA_BASE)[i] = i * 0x01000193u;
+		u[i] = i & 1 ? DATA_BASE + 4 * (i & 255) : OUT_BASE + 64 * i;
+	}
+	for (unsigned int k = 0; k < QPU_EMU_NUM_QPUS; k++)
+		T_EQ_U64(k, qpu_emu_start(emu, CODE_BASE + 8 * (k % 4),
+					  UNIF_BASE + 256 * k));
+	o->status = qpu_emu_run(emu, 20000);
+	o->stats = *qpu_emu_get_stats(emu);
+	o->fault = *qpu_emu_get_fault(emu);
+	o->out_sum = checksum();
+	{
+		char text[1024];
+
+		T_CHECK(qpu_emu_describe(emu, text, sizeof(text)) <
+			sizeof(text));
+	}
+	free(emu);
+}
+
+int main(void)
+{
+	unsigned int counts[4] = { 0 };
+	uint64_t code[WORDS], thrend;
+	struct qpu_isa_instr end = i_sig(QPU_ISA_SIG_THREND);
+	int ret = qpu_isa_encode(&end, &thrend);
+
+	T_EQ_U64(0, ret);
+
+	for (unsigned int n = 0; n < PROGRAMS; n++) {
+		struct outcome a, b;
+		uint32_t seed = n % 3 ? (uint32_t)t_rand(&rng) | 1 : 0;
+
+		for (unsigned int i = 0; i < WORDS; i++)
+			code[i] = rnd_word();
+		if (n % 2)	/* let some programs end */
+			code[WORDS - 3] = thrend;
+		run(seed, code, &a);
+		run(seed, code, &b);
+		T_CHECK(a.status <= QPU_EMU_DEADLOCK);
+		T_EQ_U64(a.status, b.status);
+		T_CHECK(!memcmp(&a.stats, &b.stats, sizeof(a.stats)));
+		T_EQ_U64(a.out_sum, b.out_sum);
+		if (a.status == QPU_EMU_FAULT) {
+			T_EQ_U64(a.fault.pc, b.fault.pc);
+			T_EQ_U64(a.fault.addr, b.fault.addr);
+			T_EQ_U64(a.fault.reason, b.fault.reason);
+			T_CHECK(a.fault.qpu < QPU_EMU_NUM_QPUS);
+		}
+		counts[a.status]++;
+	}
+	printf("outcomes: %u idle, %u running, %u fault, %u deadlock\n",
+	       counts[0], counts[1], counts[2], counts[3]);
+	return t_done("test-emu-fuzz");
+}

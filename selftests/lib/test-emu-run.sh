@@ -1,0 +1,78 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+#
+# test-emu-run: the qpu-run tool end to end on a 9-instruction program
+# (r0 = elem_num + uniform 0, one VPM row stored by VCD DMA to uniform 1):
+# the dumped memory, the trace, and the exit status and report of a fault,
+# a deadlock and a spent budget. qpu-run is looked up next to QPU_DIS.
+
+: "${QPU_DIS:?QPU_DIS must name the qpu-dis binary}"
+run=$(dirname "$QPU_DIS")/qpu-run
+if [ ! -x "$run" ]; then
+	echo "$run not built (make tools)"
+	exit 77
+fi
+
+tmp=$(mktemp -d) || exit 1
+trap 'rm -rf "$tmp"' EXIT
+failed=0
+
+fail() {
+	echo "FAIL: $*" >&2
+	failed=1
+}
+
+# The program, as encoded by qpu_isa_encode() (see test-emu-sys.c).
+printf '\300\015\232\014\047\010\002\020\000\032\000\000\147\034\002\340'\
+'\000\160\236\025\047\014\002\020\000\100\220\200\147\034\002\340'\
+'\300\017\236\025\247\034\002\020\000\040\237\000\347\011\000\020'\
+'\000\160\236\000\347\011\000\060\000\160\236\000\347\011\000\020'\
+'\000\160\236\000\347\011\000\020' >"$tmp/prog.bin"
+
+# expect NAME STATUS -- COMMAND...: the exit status must be STATUS.
+expect() {
+	name=$1 want=$2
+	shift 3
+	"$@" >"$tmp/out" 2>"$tmp/err"
+	status=$?
+	[ "$status" -eq "$want" ] ||
+		fail "$name: exit status $status, expected $want ($(cat "$tmp/err"))"
+}
+
+expect run 0 -- "$run" -u 100 -u 0x20000 -z 64@0x20000 -d 64@0x20000 \
+	"$tmp/prog.bin"
+cat >"$tmp/want" <<'EOW'
+00000064 00000065 00000066 00000067 00000068 00000069 0000006a 0000006b
+0000006c 0000006d 0000006e 0000006f 00000070 00000071 00000072 00000073
+EOW
+cmp -s "$tmp/want" "$tmp/out" || fail "run: dump differs: $(cat "$tmp/out")"
+
+expect dump-file 0 -- "$run" -u 7 -u 0x20000 -z 64@0x20000 \
+	-d "64@0x20000=$tmp/dump.bin" "$tmp/prog.bin"
+[ "$(wc -c <"$tmp/dump.bin")" -eq 64 ] || fail "dump-file: size"
+
+expect trace 0 -- "$run" -t -u 1 -u 0x20000 -z 64@0x20000 "$tmp/prog.bin"
+[ "$(grep -c '^qpu0 ' "$tmp/out")" -eq 9 ] || fail "trace: 9 lines expected"
+grep -q '^qpu0  00010020: 10021ca7159e0fc0  mov vw_addr, rb32$' "$tmp/out" ||
+	fail "trace: line for 0x10020 missing: $(cat "$tmp/out")"
+
+expect fault 2 -- "$run" -u 1 -u 0x30000 -z 64@0x20000 "$tmp/prog.bin"
+grep -q 'fault on qpu 0 at pc 0x00010020: memory outside every mapped region, DMA store of 0x00030000' \
+	"$tmp/err" || fail "fault: report: $(cat "$tmp/err")"
+
+expect budget 4 -- "$run" -b 3 -u 1 -u 0x20000 -z 64@0x20000 "$tmp/prog.bin"
+grep -q 'qpu 0: pc 0x10018, running' "$tmp/err" ||
+	fail "budget: report: $(cat "$tmp/err")"
+
+# sacq 0 (counter 0): waits forever
+printf '\020\000\000\000\347\011\000\350' >"$tmp/sacq.bin"
+expect deadlock 3 -- "$run" "$tmp/sacq.bin"
+grep -q 'qpu 0: pc 0x10000, waits on a semaphore (acquire 0)' "$tmp/err" ||
+	fail "deadlock: report: $(cat "$tmp/err")"
+
+expect usage 1 -- "$run" -z 64@0x10000 "$tmp/prog.bin"
+grep -q 'overlaps' "$tmp/err" || fail "usage: overlap not refused"
+printf 'abc' >"$tmp/odd.bin"
+expect odd-size 1 -- "$run" "$tmp/odd.bin"
+
+exit $failed

@@ -1,0 +1,543 @@
+// SPDX-License-Identifier: MIT
+/*
+ * qpu-run: run a QPU program on the emulator of libqpu's core. The program
+ * is a file of raw little-endian 64-bit words; data files and zeroed areas
+ * are mapped at chosen bus addresses, every access outside them stops the
+ * run with a fault report; regions can be dumped afterwards. The exit
+ * status says how the run ended: 0 all programs ended, 2 fault, 3 deadlock,
+ * 4 instruction budget spent, 1 usage or I/O error.
+ */
+
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "qpu.h"
+#include "qpu_disasm.h"
+#include "qpu_emu.h"
+
+#define MAX_REGIONS	32
+#define MAX_UNIFORMS	4096
+#define MAX_DUMPS	16
+#define DEFAULT_CODE	0x10000u
+#define DEFAULT_UNIF	0x8000u
+#define DEFAULT_BUDGET	100000000ull
+
+enum exit_code {
+	EXIT_DONE = 0,
+	EXIT_USAGE = 1,
+	EXIT_FAULT = 2,
+	EXIT_DEADLOCK = 3,
+	EXIT_BUDGET = 4,
+};
+
+struct region {
+	uint32_t base;
+	uint32_t size;
+	uint8_t *mem;
+	const char *name;
+};
+
+struct dump {
+	uint32_t addr;
+	uint32_t size;
+	const char *path;	/* NULL: hex words on standard output */
+};
+
+struct config {
+	uint32_t code_addr;
+	uint32_t unif_addr;
+	uint32_t unif_stride;
+	unsigned int qpus;
+	uint32_t seed;
+	uint64_t budget;
+	bool trace;
+	bool stats;
+	struct region regions[MAX_REGIONS];
+	unsigned int nregions;
+	uint32_t uniforms[MAX_UNIFORMS];
+	unsigned int nuniforms;
+	struct dump dumps[MAX_DUMPS];
+	unsigned int ndumps;
+};
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+		"Usage: qpu-run [OPTION]... PROGRAM\n"
+		"Run PROGRAM (raw little-endian 64-bit QPU words) on the emulator.\n\n"
+		"  -c, --code=ADDR          bus address of the program (default 0x%x)\n"
+		"  -m, --map=FILE@ADDR      map FILE's bytes at ADDR (read and write)\n"
+		"  -z, --zero=SIZE@ADDR     map SIZE zeroed bytes at ADDR\n"
+		"  -u, --uniform=VALUE      append a 32-bit uniform (repeatable; floats\n"
+		"                           as 1.5f); the stream is mapped at --unif-addr\n"
+		"  -U, --unif-addr=ADDR     uniform stream address (default 0x%x)\n"
+		"  -S, --unif-stride=BYTES  QPU k reads uniforms at ADDR + k * BYTES\n"
+		"  -n, --qpus=N             start the program on N QPUs (default 1)\n"
+		"  -s, --seed=N             interleave QPUs pseudo-randomly (0: in order)\n"
+		"  -b, --budget=N           stop after N instructions (default %llu)\n"
+		"  -d, --dump=SIZE@ADDR[=FILE]  after the run, write SIZE bytes at ADDR\n"
+		"                           to FILE, or as hex words to standard output\n"
+		"  -t, --trace              print each instruction as a QPU issues it\n"
+		"      --stats              print the emulator's counters\n"
+		"  -h, --help               this text\n"
+		"  -V, --version            the libqpu version\n\n"
+		"Exit status: 0 all programs ended, 2 fault, 3 deadlock, 4 budget\n"
+		"spent, 1 usage or I/O error.\n",
+		DEFAULT_CODE, DEFAULT_UNIF, DEFAULT_BUDGET);
+}
+
+static void __attribute__((noreturn, format(printf, 1, 2)))
+die(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "qpu-run: ");
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	exit(EXIT_USAGE);
+}
+
+static uint64_t parse_num(const char *s, const char *what, uint64_t max)
+{
+	char *end;
+	unsigned long long v;
+
+	errno = 0;
+	v = strtoull(s, &end, 0);
+	if (errno || end == s || *end || v > max || *s == '-')
+		die("bad %s '%s'", what, s);
+	return v;
+}
+
+/* "A@B" into its two parts; @buf receives a copy that is split. */
+static char *split_at(const char *arg, char sep, char *buf, size_t len,
+		      const char *what)
+{
+	char *p;
+
+	if (strlen(arg) >= len)
+		die("%s too long: '%s'", what, arg);
+	strcpy(buf, arg);
+	p = strrchr(buf, sep);
+	if (!p || p == buf || !p[1])
+		die("bad %s '%s'", what, arg);
+	*p = 0;
+	return p + 1;
+}
+
+static uint32_t parse_uniform(const char *s)
+{
+	size_t n = strlen(s);
+
+	if (n > 1 && (s[n - 1] == 'f' || s[n - 1] == 'F') &&
+	    strncmp(s, "0x", 2) && strncmp(s, "0X", 2)) {
+		char *end;
+		float f;
+		uint32_t u;
+
+		errno = 0;
+		f = strtof(s, &end);
+		if (errno || end != s + n - 1)
+			die("bad uniform '%s'", s);
+		memcpy(&u, &f, 4);
+		return u;
+	}
+	if (*s == '-')
+		return (uint32_t)-(int64_t)parse_num(s + 1, "uniform",
+						     0x80000000ull);
+	return (uint32_t)parse_num(s, "uniform", 0xffffffffull);
+}
+
+static void add_region(struct config *cfg, uint32_t base, uint32_t size,
+		       uint8_t *mem, const char *name)
+{
+	struct region *r;
+	unsigned int i;
+
+	if (!size)
+		die("%s: empty region", name);
+	if ((uint64_t)base + size > 0x100000000ull)
+		die("%s: 0x%" PRIx32 "+0x%" PRIx32 " is beyond 4 GiB", name,
+		    base, size);
+	for (i = 0; i < cfg->nregions; i++) {
+		r = &cfg->regions[i];
+		if (base < r->base + r->size && r->base < base + size)
+			die("%s overlaps %s", name, r->name);
+	}
+	if (cfg->nregions == MAX_REGIONS)
+		die("too many regions (at most %d)", MAX_REGIONS);
+	r = &cfg->regions[cfg->nregions++];
+	r->base = base;
+	r->size = size;
+	r->mem = mem;
+	r->name = name;
+}
+
+static uint8_t *read_file(const char *path, uint32_t *size)
+{
+	FILE *f = fopen(path, "rb");
+	uint8_t *buf = NULL;
+	size_t len = 0, cap = 0, n;
+
+	if (!f)
+		die("%s: %s", path, strerror(errno));
+	for (;;) {
+		if (len == cap) {
+			cap = cap ? cap * 2 : 65536;
+			if (cap > 0x40000000u)
+				die("%s: too large", path);
+			buf = realloc(buf, cap);
+			if (!buf)
+				die("out of memory");
+		}
+		n = fread(buf + len, 1, cap - len, f);
+		len += n;
+		if (n == 0)
+			break;
+	}
+	if (ferror(f))
+		die("%s: read error", path);
+	fclose(f);
+	*size = (uint32_t)len;
+	return buf;
+}
+
+static void *translate(void *ctx, uint32_t addr, uint32_t len,
+		       enum qpu_emu_access kind)
+{
+	struct config *cfg = ctx;
+	unsigned int i;
+
+	(void)kind;
+	for (i = 0; i < cfg->nregions; i++) {
+		struct region *r = &cfg->regions[i];
+
+		if (addr >= r->base && len <= r->size &&
+		    addr - r->base <= r->size - len)
+			return r->mem + (addr - r->base);
+	}
+	return NULL;
+}
+
+static void trace(void *ctx, unsigned int qpu, uint32_t pc, uint64_t word)
+{
+	char text[QPU_DISASM_BUF_SIZE];
+
+	(void)ctx;
+	if (qpu_disasm(word, pc, QPU_DISASM_TARGET, text, sizeof(text)) < 0)
+		snprintf(text, sizeof(text), "(undecodable)");
+	printf("qpu%-2u %08" PRIx32 ": %016" PRIx64 "  %s\n", qpu, pc, word,
+	       text);
+}
+
+static void host_interrupt(void *ctx, unsigned int qpu)
+{
+	(void)ctx;
+	printf("qpu%u: host interrupt\n", qpu);
+}
+
+static void parse_args(struct config *cfg, int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "code", required_argument, NULL, 'c' },
+		{ "map", required_argument, NULL, 'm' },
+		{ "zero", required_argument, NULL, 'z' },
+		{ "uniform", required_argument, NULL, 'u' },
+		{ "unif-addr", required_argument, NULL, 'U' },
+		{ "unif-stride", required_argument, NULL, 'S' },
+		{ "qpus", required_argument, NULL, 'n' },
+		{ "seed", required_argument, NULL, 's' },
+		{ "budget", required_argument, NULL, 'b' },
+		{ "dump", required_argument, NULL, 'd' },
+		{ "trace", no_argument, NULL, 't' },
+		{ "stats", no_argument, NULL, 1 },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 },
+	};
+	char buf[4096];
+	const char *rest;
+	int opt;
+
+	while ((opt = getopt_long(argc, argv, "c:m:z:u:U:S:n:s:b:d:thV",
+				  longopts, NULL)) != -1) {
+		switch (opt) {
+		case 'c':
+			cfg->code_addr = parse_num(optarg, "address",
+						   0xffffffffull);
+			break;
+		case 'm': {
+			uint32_t size, base;
+			uint8_t *mem;
+			char *path;
+
+			rest = split_at(optarg, '@', buf, sizeof(buf), "map");
+			base = parse_num(rest, "address", 0xffffffffull);
+			path = strdup(buf);
+			if (!path)
+				die("out of memory");
+			mem = read_file(path, &size);
+			add_region(cfg, base, size, mem, path);
+			break;
+		}
+		case 'z': {
+			uint32_t size, base;
+			uint8_t *mem;
+
+			rest = split_at(optarg, '@', buf, sizeof(buf), "zero");
+			base = parse_num(rest, "address", 0xffffffffull);
+			size = parse_num(buf, "size", 0x40000000ull);
+			mem = calloc(1, size ? size : 1);
+			if (!mem)
+				die("out of memory");
+			add_region(cfg, base, size, mem, "--zero area");
+			break;
+		}
+		case 'u':
+			if (cfg->nuniforms == MAX_UNIFORMS)
+				die("too many uniforms");
+			cfg->uniforms[cfg->nuniforms++] = parse_uniform(optarg);
+			break;
+		case 'U':
+			cfg->unif_addr = parse_num(optarg, "address",
+						   0xffffffffull);
+			break;
+		case 'S':
+			cfg->unif_stride = parse_num(optarg, "stride",
+						     0x10000000ull);
+			break;
+		case 'n':
+			cfg->qpus = parse_num(optarg, "QPU count",
+					      QPU_EMU_NUM_QPUS);
+			if (!cfg->qpus)
+				die("at least one QPU");
+			break;
+		case 's':
+			cfg->seed = parse_num(optarg, "seed", 0xffffffffull);
+			break;
+		case 'b':
+			cfg->budget = parse_num(optarg, "budget", ~0ull);
+			break;
+		case 'd': {
+			struct dump *d;
+			char *eq, *at;
+
+			if (cfg->ndumps == MAX_DUMPS)
+				die("too many dumps");
+			d = &cfg->dumps[cfg->ndumps++];
+			if (strlen(optarg) >= sizeof(buf))
+				die("dump too long");
+			strcpy(buf, optarg);
+			eq = strchr(buf, '=');
+			if (eq) {
+				*eq = 0;
+				d->path = strdup(eq + 1);
+				if (!d->path || !*d->path)
+					die("bad dump '%s'", optarg);
+			}
+			at = strchr(buf, '@');
+			if (!at)
+				die("bad dump '%s'", optarg);
+			*at = 0;
+			d->size = parse_num(buf, "size", 0x40000000ull);
+			d->addr = parse_num(at + 1, "address", 0xffffffffull);
+			break;
+		}
+		case 't':
+			cfg->trace = true;
+			break;
+		case 1:
+			cfg->stats = true;
+			break;
+		case 'h':
+			usage(stdout);
+			exit(EXIT_DONE);
+		case 'V':
+			printf("qpu-run (libqpu) %s\n", qpu_version());
+			exit(EXIT_DONE);
+		default:
+			usage(stderr);
+			exit(EXIT_USAGE);
+		}
+	}
+	if (optind != argc - 1) {
+		usage(stderr);
+		exit(EXIT_USAGE);
+	}
+}
+
+static const char *access_name(enum qpu_emu_access a)
+{
+	static const char *const names[] = {
+		"instruction fetch", "uniform read", "TMU read",
+		"DMA load", "DMA store",
+	};
+
+	return (unsigned int)a < 5 ? names[a] : "access";
+}
+
+static void report_fault(struct config *cfg, const struct qpu_emu_fault *f)
+{
+	static const char *const reasons[] = {
+		"memory outside every mapped region",
+		"misaligned address", "instruction the QPU cannot run",
+		"VPM address beyond the VPM",
+	};
+	uint8_t *p = translate(cfg, f->pc & ~7u, 8, QPU_EMU_ACCESS_FETCH);
+
+	fprintf(stderr, "qpu-run: fault on qpu %" PRIu32 " at pc 0x%08" PRIx32
+		": %s, %s of 0x%08" PRIx32 "\n", f->qpu, f->pc,
+		(unsigned int)f->reason < 4 ? reasons[f->reason] : "fault",
+		access_name(f->access), f->addr);
+	if (p) {
+		char text[QPU_DISASM_BUF_SIZE];
+		uint64_t w;
+
+		memcpy(&w, p, 8);
+		if (qpu_disasm(w, f->pc, QPU_DISASM_TARGET, text,
+			       sizeof(text)) >= 0)
+			fprintf(stderr, "qpu-run:   %016" PRIx64 "  %s\n", w,
+				text);
+	}
+}
+
+static int write_dumps(struct config *cfg)
+{
+	unsigned int i;
+
+	for (i = 0; i < cfg->ndumps; i++) {
+		struct dump *d = &cfg->dumps[i];
+		uint8_t *p = translate(cfg, d->addr, d->size,
+				       QPU_EMU_ACCESS_DMA_LOAD);
+
+		if (!p) {
+			fprintf(stderr, "qpu-run: dump 0x%" PRIx32 "@0x%" PRIx32
+				" is not inside one region\n", d->size,
+				d->addr);
+			return EXIT_USAGE;
+		}
+		if (d->path) {
+			FILE *f = fopen(d->path, "wb");
+
+			if (!f || fwrite(p, 1, d->size, f) != d->size ||
+			    fclose(f)) {
+				fprintf(stderr, "qpu-run: %s: %s\n", d->path,
+					strerror(errno));
+				return EXIT_USAGE;
+			}
+			continue;
+		}
+		for (uint32_t k = 0; k + 4 <= d->size; k += 4) {
+			uint32_t w;
+
+			memcpy(&w, p + k, 4);
+			printf("%s%08" PRIx32, k % 32 ? " " : "", w);
+			if (k % 32 == 28 || k + 8 > d->size)
+				putchar('\n');
+		}
+	}
+	return EXIT_DONE;
+}
+
+static void print_stats(const struct qpu_emu_stats *st)
+{
+	unsigned int i;
+
+	printf("instructions:");
+	for (i = 0; i < QPU_EMU_NUM_QPUS; i++)
+		printf(" %" PRIu64, st->instructions[i]);
+	printf("\nboth units %" PRIu64 ", stalls: tmu %" PRIu64 " sfu %"
+	       PRIu64 " vpm %" PRIu64 " sync %" PRIu64 "\n", st->both_units,
+	       st->stall_tmu, st->stall_sfu, st->stall_vpm, st->stall_sync);
+	printf("bytes: tmu %" PRIu64 ", dma load %" PRIu64 ", dma store %"
+	       PRIu64 "; programs done %" PRIu64 "\n", st->tmu_bytes,
+	       st->dma_load_bytes, st->dma_store_bytes, st->programs_done);
+}
+
+int main(int argc, char **argv)
+{
+	static struct config cfg = {
+		.code_addr = DEFAULT_CODE, .unif_addr = DEFAULT_UNIF,
+		.qpus = 1, .budget = DEFAULT_BUDGET,
+	};
+	struct qpu_emu_ops ops = {
+		.translate = translate, .host_interrupt = host_interrupt,
+	};
+	enum qpu_emu_status st;
+	struct qpu_emu *emu;
+	uint32_t size;
+	uint8_t *code;
+	unsigned int i;
+	int ret = EXIT_DONE;
+
+	parse_args(&cfg, argc, argv);
+	code = read_file(argv[optind], &size);
+	if (!size || size % 8)
+		die("%s: %" PRIu32 " bytes is not a whole number of 64-bit words",
+		    argv[optind], size);
+	add_region(&cfg, cfg.code_addr, size, code, argv[optind]);
+	if (cfg.nuniforms) {
+		uint8_t *u = malloc(cfg.nuniforms * 4);
+
+		if (!u)
+			die("out of memory");
+		memcpy(u, cfg.uniforms, cfg.nuniforms * 4);
+		add_region(&cfg, cfg.unif_addr, cfg.nuniforms * 4, u,
+			   "the uniforms");
+	}
+	if (cfg.trace)
+		ops.trace = trace;
+	emu = aligned_alloc(8, (qpu_emu_size() + 7) & ~(size_t)7);
+	if (!emu)
+		die("out of memory");
+	qpu_emu_init(emu, &ops, &cfg, cfg.seed);
+	for (i = 0; i < cfg.qpus; i++) {
+		int q = qpu_emu_start(emu, cfg.code_addr,
+				      cfg.unif_addr + i * cfg.unif_stride);
+
+		if (q < 0)
+			die("cannot start at code 0x%" PRIx32 ", uniforms 0x%"
+			    PRIx32 " (misaligned?)", cfg.code_addr,
+			    cfg.unif_addr + i * cfg.unif_stride);
+	}
+	st = qpu_emu_run(emu, cfg.budget);
+	switch (st) {
+	case QPU_EMU_IDLE:
+		break;
+	case QPU_EMU_FAULT:
+		report_fault(&cfg, qpu_emu_get_fault(emu));
+		ret = EXIT_FAULT;
+		break;
+	case QPU_EMU_DEADLOCK:
+	case QPU_EMU_RUNNING: {
+		size_t need = qpu_emu_describe(emu, NULL, 0);
+		char *text = malloc(need + 1);
+
+		fprintf(stderr, "qpu-run: %s\n", st == QPU_EMU_DEADLOCK ?
+			"deadlock: every running QPU waits forever" :
+			"instruction budget spent");
+		if (text) {
+			qpu_emu_describe(emu, text, need + 1);
+			fputs(text, stderr);
+			free(text);
+		}
+		ret = st == QPU_EMU_DEADLOCK ? EXIT_DEADLOCK : EXIT_BUDGET;
+		break;
+	}
+	}
+	if (cfg.stats)
+		print_stats(qpu_emu_get_stats(emu));
+	if (ret == EXIT_DONE)
+		ret = write_dumps(&cfg);
+	free(emu);
+	return ret;
+}
