@@ -95,6 +95,8 @@ static void qpu_bo_release(struct kref *ref)
 	struct qpu_bo *bo = container_of(ref, struct qpu_bo, ref);
 	struct qpu_dev *qdev = bo->qdev;
 
+	if (bo->last_job)
+		qpu_job_put(bo->last_job);
 	qdev->ops->bo_free(qdev, bo);
 	atomic64_sub(bo->size, &qdev->bo_bytes);
 	atomic_dec(&qdev->bo_count);

@@ -72,6 +72,15 @@ static int qpu_dev_stats_show(struct seq_file *m, void *unused)
 
 	seq_printf(m, "bo_count: %d\n", atomic_read(&qdev->bo_count));
 	seq_printf(m, "bo_bytes: %lld\n", (long long)atomic64_read(&qdev->bo_bytes));
+	seq_printf(m, "jobs_submitted: %lld\n",
+		   (long long)atomic64_read(&qdev->sched.jobs_submitted));
+	seq_printf(m, "jobs_done: %lld\n", (long long)atomic64_read(&qdev->sched.jobs_done));
+	seq_printf(m, "jobs_failed: %lld\n", (long long)atomic64_read(&qdev->sched.jobs_failed));
+	seq_printf(m, "jobs_timeout: %lld\n",
+		   (long long)atomic64_read(&qdev->sched.jobs_timeout));
+	seq_printf(m, "jobs_canceled: %lld\n",
+		   (long long)atomic64_read(&qdev->sched.jobs_canceled));
+	seq_printf(m, "resets: %lld\n", (long long)atomic64_read(&qdev->sched.resets));
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(qpu_dev_stats);
@@ -103,6 +112,10 @@ int qpu_dev_register(struct qpu_dev *qdev)
 	qdev->misc.parent = qdev->dev;
 	qdev->misc.mode = 0600;
 
+	ret = qpu_sched_init(qdev);
+	if (ret)
+		return ret;
+
 	/* Without debugfs the device still works; errors are not fatal. */
 	qdev->debugfs = debugfs_create_dir(qdev->name, qpu_debugfs_root);
 	debugfs_create_file("stats", 0400, qdev->debugfs, qdev,
@@ -111,6 +124,7 @@ int qpu_dev_register(struct qpu_dev *qdev)
 	ret = misc_register(&qdev->misc);
 	if (ret) {
 		debugfs_remove_recursive(qdev->debugfs);
+		qpu_sched_fini(qdev);
 		return ret;	/* the index is freed with the device */
 	}
 
@@ -134,4 +148,5 @@ void qpu_dev_unregister(struct qpu_dev *qdev)
 {
 	misc_deregister(&qdev->misc);
 	debugfs_remove_recursive(qdev->debugfs);
+	qpu_sched_fini(qdev);
 }

@@ -63,6 +63,7 @@ static int qpu_open(struct inode *inode, struct file *file)
 		kfree(qf);
 		return ret;
 	}
+	qpu_job_file_init(qf);
 
 	qpu_dev_get(qdev);
 	qf->qdev = qdev;
@@ -74,6 +75,8 @@ static int qpu_release(struct inode *inode, struct file *file)
 {
 	struct qpu_file *qf = file->private_data;
 
+	/* Jobs first: a running one keeps its BOs after the handles go. */
+	qpu_job_file_fini(qf);
 	qpu_bo_file_fini(qf);
 	qpu_dev_put(qf->qdev);
 	kfree(qf);
@@ -118,6 +121,12 @@ static int qpu_ioctl_get_param(struct qpu_file *qf, void *data)
 	case QPU_PARAM_MAX_BO_SIZE:
 		args->value = qpu_bo_max_size();
 		break;
+	case QPU_PARAM_DEFAULT_TIMEOUT_MS:
+		args->value = qpu_job_default_timeout_ms();
+		break;
+	case QPU_PARAM_MAX_TIMEOUT_MS:
+		args->value = qpu_job_max_timeout_ms();
+		break;
 	default:
 		return -EINVAL;
 	}
@@ -149,6 +158,8 @@ static const struct qpu_ioctl_desc qpu_ioctls[] = {
 		      mmap_offset),
 	QPU_IOCTL_DEF(BO_DESTROY, qpu_ioctl_bo_destroy, struct qpu_bo_destroy,
 		      pad),
+	QPU_IOCTL_DEF(SUBMIT, qpu_ioctl_submit, struct qpu_submit, seqno),
+	QPU_IOCTL_DEF(WAIT, qpu_ioctl_wait, struct qpu_wait, pad),
 };
 
 /* Every ioctl struct, so the on-stack copy is as large as the largest. */
@@ -156,6 +167,8 @@ union qpu_ioctl_args {
 	struct qpu_get_param get_param;
 	struct qpu_bo_create bo_create;
 	struct qpu_bo_destroy bo_destroy;
+	struct qpu_submit submit;
+	struct qpu_wait wait;
 };
 
 static long qpu_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
@@ -214,10 +227,16 @@ const struct file_operations qpu_fops = {
 /* debugfs: qpu/<node name>/ per device; see qpu_dev.c and qpu_sim.c. */
 struct dentry *qpu_debugfs_root;
 
+/* Work of the module's objects that outlives a device (fence callbacks). */
+struct workqueue_struct *qpu_wq;
+
 static int __init qpu_init(void)
 {
 	int ret;
 
+	qpu_wq = alloc_workqueue(KBUILD_MODNAME, 0, 0);
+	if (!qpu_wq)
+		return -ENOMEM;
 	qpu_debugfs_root = debugfs_create_dir(KBUILD_MODNAME, NULL);
 
 	ret = qpu_hw_init();
@@ -233,6 +252,7 @@ err_hw_exit:
 	qpu_hw_exit();
 err_debugfs_remove:
 	debugfs_remove_recursive(qpu_debugfs_root);
+	destroy_workqueue(qpu_wq);
 	return ret;
 }
 
@@ -241,6 +261,7 @@ static void __exit qpu_exit(void)
 	qpu_sim_exit();
 	qpu_hw_exit();
 	debugfs_remove_recursive(qpu_debugfs_root);
+	destroy_workqueue(qpu_wq);
 }
 
 module_init(qpu_init);

@@ -7,16 +7,25 @@
 #define QPU_DRV_H
 
 #include <linux/atomic.h>
+#include <linux/dma-fence.h>
 #include <linux/kref.h>
+#include <linux/ktime.h>
+#include <linux/list.h>
 #include <linux/maple_tree.h>
 #include <linux/miscdevice.h>
 #include <linux/mutex.h>
+#include <linux/spinlock.h>
 #include <linux/types.h>
+#include <linux/workqueue.h>
 #include <linux/xarray.h>
 #include <linux/qpu.h>
 
+/* The V3D runs at most one program per QPU; a job at most this many. */
+#define QPU_MAX_PROGRAMS	16
+
 struct qpu_bo;
 struct qpu_dev;
+struct qpu_job;
 struct qpu_sim;
 struct gen_pool;
 struct vm_area_struct;
@@ -28,6 +37,12 @@ struct vm_area_struct;
  * @bo_free: give back what @bo_alloc got; the BO is no longer in use.
  * @bo_mmap: map @bo's pages into @vma, from page @pgoff of the BO; the
  *	caller has checked that the range lies within the BO.
+ * @job_begin: a job is about to be programmed into the queue (optional;
+ *	the simulated V3D learns which BOs the job may touch).
+ * @job_end: the job has ended, whatever its status (optional).
+ * @job_fault: fill @fault when the queue's error flag is up (optional).
+ * @reset: bring a wedged V3D back to its state after probe, discarding
+ *	every program; may sleep.
  * @release: free the backend's state at the device's last reference.
  */
 struct qpu_backend_ops {
@@ -35,7 +50,62 @@ struct qpu_backend_ops {
 	void (*bo_free)(struct qpu_dev *qdev, struct qpu_bo *bo);
 	int (*bo_mmap)(struct qpu_dev *qdev, struct qpu_bo *bo,
 		       struct vm_area_struct *vma, unsigned long pgoff);
+	void (*job_begin)(struct qpu_dev *qdev, struct qpu_job *job);
+	void (*job_end)(struct qpu_dev *qdev, struct qpu_job *job);
+	void (*job_fault)(struct qpu_dev *qdev, struct qpu_job *job);
+	int (*reset)(struct qpu_dev *qdev);
 	void (*release)(struct qpu_dev *qdev);
+};
+
+/**
+ * struct qpu_sched - runs jobs on one V3D, one at a time.
+ * @lock: protects @clients, every client's queue and each queued job's
+ *	@ready; taken from fence callbacks, so with interrupts off.
+ * @clients: clients with queued jobs, in turn order; struct qpu_client.node.
+ * @wq: ordered workqueue running @work, the only context that starts, polls
+ *	and ends jobs, so @running needs no lock.
+ * @work: starts the next job, polls the running one, handles its timeout.
+ * @running: the job on the V3D, or NULL.
+ * @stopped: set at device removal; queued jobs are canceled, none starts.
+ * @jobs_submitted: counters of the device's life, read without a lock.
+ * @jobs_done: jobs that ended with QPU_JOB_DONE.
+ * @jobs_failed: jobs that ended with a fault.
+ * @jobs_timeout: jobs that ran past their timeout.
+ * @jobs_canceled: jobs that never started.
+ * @resets: V3D resets.
+ */
+struct qpu_sched {
+	spinlock_t lock;		/* @clients, client queues, job readiness */
+	struct list_head clients;
+	struct workqueue_struct *wq;
+	struct delayed_work work;
+	struct qpu_job *running;
+	bool stopped;
+	atomic64_t jobs_submitted;
+	atomic64_t jobs_done;
+	atomic64_t jobs_failed;
+	atomic64_t jobs_timeout;
+	atomic64_t jobs_canceled;
+	atomic64_t resets;
+};
+
+/**
+ * struct qpu_client - one file's view of the scheduler.
+ * @queue: its jobs that have not started, oldest first; under the
+ *	scheduler's lock. Only the oldest can start, so a file's jobs run in
+ *	submission order and its fences signal in order.
+ * @node: on &qpu_sched.clients while @queue holds a job.
+ * @fence_context: the dma_fence context of this file's jobs.
+ * @next_seqno: the next job's number (under the file's lock).
+ * @jobs: seqno -> struct qpu_job, the file's last jobs for QPU_IOCTL_WAIT;
+ *	each entry holds a job reference (under the file's lock).
+ */
+struct qpu_client {
+	struct list_head queue;
+	struct list_head node;
+	u64 fence_context;
+	u64 next_seqno;
+	struct xarray jobs;
 };
 
 /**
@@ -78,6 +148,7 @@ struct qpu_v3d_ident {
  * @debugfs: the device's debugfs directory, qpu/<name>/.
  * @bo_count: BOs alive on this device, whoever holds them.
  * @bo_bytes: bytes of those BOs, checked against the device limit.
+ * @sched: the job scheduler.
  */
 struct qpu_dev {
 	struct kref ref;
@@ -93,6 +164,7 @@ struct qpu_dev {
 	struct dentry *debugfs;
 	atomic_t bo_count;
 	atomic64_t bo_bytes;
+	struct qpu_sched sched;
 };
 
 /**
@@ -106,6 +178,7 @@ struct qpu_dev {
  *	an entry lives exactly as long as the BO's handle.
  * @bo_bytes: bytes of the BOs this file has handles to, checked against
  *	the per-file limit.
+ * @client: the file's jobs.
  */
 struct qpu_file {
 	struct qpu_dev *qdev;
@@ -114,6 +187,7 @@ struct qpu_file {
 	struct gen_pool *mmap_space;
 	struct maple_tree mmap_offsets;
 	u64 bo_bytes;
+	struct qpu_client client;
 };
 
 /**
@@ -125,6 +199,8 @@ struct qpu_file {
  * @dma_addr: the DMA address, for the real V3D's backend.
  * @bus_addr: where QPU programs see the first byte.
  * @mmap_pgoff: first page of the BO's range in its file's mmap space.
+ * @last_job: the last job submitted on the BO's file that uses it, for
+ *	QPU_IOCTL_WAIT by BO; a job reference, under that file's lock.
  */
 struct qpu_bo {
 	struct kref ref;
@@ -134,11 +210,68 @@ struct qpu_bo {
 	dma_addr_t dma_addr;
 	u32 bus_addr;
 	unsigned long mmap_pgoff;
+	struct qpu_job *last_job;
+};
+
+/**
+ * struct qpu_job - one submission: up to one program per QPU.
+ * @ref: held by the file's job table, by the scheduler from submit to the
+ *	job's end, by a pending in-fence callback (with a device reference),
+ *	and by BOs' @last_job.
+ * @qdev: the device; no reference: the device's removal ends every job it
+ *	scheduled, and an ended job no longer uses it.
+ * @client: the submitting file's client while the job is queued; NULL once
+ *	it started or was canceled, as the file may go away.
+ * @node: on @client->queue.
+ * @seqno: the job's number in its file.
+ * @done: the fence signalled when the job ends.
+ * @in_fence: the fence to wait for first, or NULL.
+ * @in_cb: callback on @in_fence.
+ * @ready_work: the callback's work, run on qpu_wq.
+ * @ready: @in_fence signalled (or none); under the scheduler's lock.
+ * @program_count: programs in @code_addr and @unif_addr.
+ * @code_addr: bus address of each program's first instruction.
+ * @unif_addr: bus address of each program's uniforms.
+ * @bos: the BOs the job may touch, sorted by bus address; references held
+ *	until the job ends.
+ * @bo_count: entries in @bos.
+ * @timeout: how long the job may run once started.
+ * @deadline: when it started plus @timeout.
+ * @status: an enum qpu_job_status once the job ended, else 0; written once
+ *	before @done signals.
+ * @fault: where a QPU_JOB_FAULT happened.
+ */
+struct qpu_job {
+	struct kref ref;
+	struct qpu_dev *qdev;
+	struct qpu_client *client;
+	struct list_head node;
+	u64 seqno;
+	struct dma_fence *done;
+	struct dma_fence *in_fence;
+	struct dma_fence_cb in_cb;
+	struct work_struct ready_work;
+	bool ready;
+	unsigned int program_count;
+	u32 code_addr[QPU_MAX_PROGRAMS];
+	u32 unif_addr[QPU_MAX_PROGRAMS];
+	struct qpu_bo **bos;
+	unsigned int bo_count;
+	ktime_t timeout;
+	ktime_t deadline;
+	u32 status;
+	struct {
+		u32 qpu;
+		u32 pc;
+		u32 addr;
+		u32 access;
+	} fault;
 };
 
 /* qpu_drv.c */
 extern const struct file_operations qpu_fops;
 extern struct dentry *qpu_debugfs_root;
+extern struct workqueue_struct *qpu_wq;
 
 /* qpu_bo.c */
 u64 qpu_bo_max_size(void);
@@ -148,6 +281,28 @@ int qpu_ioctl_bo_create(struct qpu_file *qf, void *data);
 int qpu_ioctl_bo_destroy(struct qpu_file *qf, void *data);
 int qpu_bo_mmap(struct file *file, struct vm_area_struct *vma);
 void qpu_bo_put(struct qpu_bo *bo);
+
+/* qpu_job.c */
+int qpu_job_file_init(struct qpu_file *qf);
+void qpu_job_file_fini(struct qpu_file *qf);
+int qpu_ioctl_submit(struct qpu_file *qf, void *data);
+int qpu_ioctl_wait(struct qpu_file *qf, void *data);
+void qpu_job_put(struct qpu_job *job);
+void qpu_job_end(struct qpu_job *job, u32 status);
+bool qpu_job_wait_in_fence(struct qpu_job *job);
+void qpu_job_forget_in_fence(struct qpu_job *job);
+struct qpu_bo *qpu_job_find_bo(const struct qpu_job *job, u32 addr, u32 len);
+u32 qpu_job_default_timeout_ms(void);
+u32 qpu_job_max_timeout_ms(void);
+
+/* qpu_sched.c */
+int qpu_sched_init(struct qpu_dev *qdev);
+void qpu_sched_fini(struct qpu_dev *qdev);
+void qpu_sched_push(struct qpu_dev *qdev, struct qpu_client *client,
+		    struct qpu_job *job);
+void qpu_sched_job_ready(struct qpu_dev *qdev, struct qpu_job *job);
+void qpu_sched_client_fini(struct qpu_dev *qdev, struct qpu_client *client);
+void qpu_sched_kick(struct qpu_dev *qdev);
 
 /* qpu_dev.c */
 struct qpu_dev *qpu_dev_alloc(struct device *dev, enum qpu_backend backend,
@@ -161,6 +316,8 @@ void qpu_dev_put(struct qpu_dev *qdev);
 u32 qpu_v3d_read(struct qpu_dev *qdev, u32 reg);
 void qpu_v3d_write(struct qpu_dev *qdev, u32 reg, u32 val);
 int qpu_v3d_ident_read(struct qpu_dev *qdev);
+void qpu_v3d_job_start(struct qpu_dev *qdev, const struct qpu_job *job);
+u32 qpu_v3d_job_poll(struct qpu_dev *qdev, struct qpu_job *job);
 
 /* qpu_sim.c */
 #define QPU_SIM_MAX_DEVICES 4

@@ -45,10 +45,30 @@ static int qpu_hw_bo_mmap(struct qpu_dev *qdev, struct qpu_bo *bo,
 	return dma_mmap_wc(qdev->dev, vma, bo->vaddr, bo->dma_addr, bo->size);
 }
 
+/*
+ * The V3D has no reset of its own that stops QPUs: cycle its power domain,
+ * as vc4 does, then check that it answers again.
+ */
+static int qpu_hw_reset(struct qpu_dev *qdev)
+{
+	int ret;
+
+	ret = pm_runtime_put_sync_suspend(qdev->dev);
+	if (ret < 0)
+		dev_warn(qdev->dev, "could not power the V3D down: %d\n", ret);
+	ret = pm_runtime_resume_and_get(qdev->dev);
+	if (ret)
+		return ret;
+	if (qpu_v3d_read(qdev, V3D_IDENT0) != qdev->ident.raw[0])
+		return -EIO;
+	return 0;
+}
+
 static const struct qpu_backend_ops qpu_hw_ops = {
 	.bo_alloc = qpu_hw_bo_alloc,
 	.bo_free = qpu_hw_bo_free,
 	.bo_mmap = qpu_hw_bo_mmap,
+	.reset = qpu_hw_reset,
 };
 
 static int qpu_hw_probe(struct platform_device *pdev)

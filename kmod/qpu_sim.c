@@ -13,11 +13,21 @@
  * Memory: BOs are vmalloc'ed (nothing contiguous is needed) and placed in a
  * simulated 32-bit bus address space from 0xc0000000, each followed by an
  * unmapped guard gap, so a QPU access past a BO's end hits no other BO.
+ *
+ * Programs: an SRQPC write queues a program; a work item hands queued
+ * programs to idle QPUs of the shared emulator (libqpu/core/qpu_emu.h) and
+ * runs them a slice at a time, checking every memory access against the
+ * running job's BOs. A stray access stops the job with SRQCS's error flag,
+ * before anything is written. Completed programs count in SRQCS as on the
+ * hardware, and the scheduler is kicked as an interrupt would.
+ *
+ * debugfs knobs in qpu/<node>/: "hang" (completed programs are not counted,
+ * so jobs time out) and "latency_us" (each program waits before starting).
  */
 
 #include <linux/bitfield.h>
+#include <linux/debugfs.h>
 #include <linux/genalloc.h>
-#include <linux/maple_tree.h>
 #include <linux/mm.h>
 #include <linux/platform_device.h>
 #include <linux/sizes.h>
@@ -25,6 +35,7 @@
 #include <linux/vmalloc.h>
 
 #include "qpu_drv.h"
+#include "qpu_emu.h"
 #include "qpu_v3d_regs.h"
 
 #define QPU_SIM_DRV_NAME "qpu-sim"
@@ -35,87 +46,311 @@
 	 FIELD_PREP(V3D_IDENT1_NSLC, 3) | FIELD_PREP(V3D_IDENT1_REV, 1))
 
 /*
- * The bus address space: 1 GiB from 0xc0000000 (the top 64 KiB unused) in
- * 4 KiB bus pages, and the unmapped gap after each BO.
+ * The bus address space: 1 GiB from 0xc0000000 (the top 64 KiB unused), and
+ * the unmapped gap after each BO.
  */
 #define QPU_SIM_BUS_PAGE_SHIFT	12
 #define QPU_SIM_BUS_START	0xc0000000UL
 #define QPU_SIM_BUS_SIZE	(SZ_1G - SZ_64K)
 #define QPU_SIM_BUS_GUARD	SZ_64K
 
+/* Depth of the user-program request queue, as on the hardware. */
+#define QPU_SIM_QUEUE_DEPTH	16
+/* Instructions run between two chances for the rest of the system. */
+#define QPU_SIM_SLICE		20000
+
 /**
  * struct qpu_sim - state of one simulated V3D.
- * @scratch: the SCRATCH register, which software may use freely.
+ * @qdev: the device, to tell its scheduler when programs end.
  * @bus_space: allocator of bus addresses, each BO's range with its gap.
- * @bus: bus page -> struct qpu_bo for each page of a BO (not the gaps), to
- *	translate QPU addresses. Its own lock serialises it; entries hold no
- *	reference, they live from the BO's allocation to its free.
+ * @lock: the registers below; taken by register accesses and by @exec.
+ * @scratch: the SCRATCH register.
+ * @srqua: the latched SRQUA, used by the next SRQPC write.
+ * @reqs: SRQCS's requests count.
+ * @done: SRQCS's completed count.
+ * @error: SRQCS's error flag: a program faulted or the queue overflowed.
+ * @queue_pc: programs queued by SRQPC and not yet on a QPU: code...
+ * @queue_ua: ...and uniforms addresses.
+ * @queue_len: entries in the queue, from index 0.
+ * @emu_lock: the emulator, @job, @emu_done and @fault; held while a slice
+ *	runs, so a reset waits for the slice to end.
+ * @emu: the 12 QPUs.
+ * @job: the job whose BOs programs may touch; NULL between jobs, when
+ *	every access faults.
+ * @emu_done: the emulator's completed count already added to @done.
+ * @fault: where the last fault happened.
+ * @wq: ordered workqueue of @exec.
+ * @exec: feeds queued programs to the QPUs and runs them a slice at a time.
+ * @hang: debugfs knob: programs that end are not counted, so the running
+ *	job looks hung and meets its timeout.
+ * @latency_us: debugfs knob: each program waits this long before it starts.
  */
 struct qpu_sim {
-	u32 scratch;
+	struct qpu_dev *qdev;
 	struct gen_pool *bus_space;
-	struct maple_tree bus;
+
+	spinlock_t lock;		/* the registers */
+	u32 scratch;
+	u32 srqua;
+	u32 reqs;
+	u32 done;
+	bool error;
+	u32 queue_pc[QPU_SIM_QUEUE_DEPTH];
+	u32 queue_ua[QPU_SIM_QUEUE_DEPTH];
+	unsigned int queue_len;
+
+	struct mutex emu_lock;		/* the emulator and the running job */
+	struct qpu_emu *emu;
+	struct qpu_job *job;
+	u32 emu_done;
+	struct qpu_emu_fault fault;
+
+	struct workqueue_struct *wq;
+	struct delayed_work exec;
+	bool hang;
+	u32 latency_us;
 };
 
 u32 qpu_sim_reg_read(struct qpu_sim *sim, u32 reg)
 {
+	unsigned long flags;
+	u32 val = 0;
+
+	spin_lock_irqsave(&sim->lock, flags);
 	switch (reg) {
 	case V3D_IDENT0:
-		return V3D_IDENT0_EXPECTED;
+		val = V3D_IDENT0_EXPECTED;
+		break;
 	case V3D_IDENT1:
-		return QPU_SIM_IDENT1;
-	case V3D_IDENT2:
-		return 0;
+		val = QPU_SIM_IDENT1;
+		break;
 	case V3D_SCRATCH:
-		return READ_ONCE(sim->scratch);
-	default:
-		return 0;
+		val = sim->scratch;
+		break;
+	case V3D_SRQUA:
+		val = sim->srqua;
+		break;
+	case V3D_SRQCS:
+		val = FIELD_PREP(V3D_SRQCS_QLEN, sim->queue_len) |
+		      (sim->error ? V3D_SRQCS_ERR : 0) |
+		      FIELD_PREP(V3D_SRQCS_REQS, sim->reqs) |
+		      FIELD_PREP(V3D_SRQCS_DONE, sim->done);
+		break;
 	}
+	spin_unlock_irqrestore(&sim->lock, flags);
+	return val;
+}
+
+/* Queues a program, as the hardware does on an SRQPC write. */
+static void qpu_sim_queue_program_locked(struct qpu_sim *sim, u32 pc)
+{
+	lockdep_assert_held(&sim->lock);
+	if (sim->queue_len == QPU_SIM_QUEUE_DEPTH) {
+		sim->error = true;
+		return;
+	}
+	sim->queue_pc[sim->queue_len] = pc;
+	sim->queue_ua[sim->queue_len] = sim->srqua;
+	sim->queue_len++;
+	sim->reqs = (sim->reqs + 1) & 0xff;
+	queue_delayed_work(sim->wq, &sim->exec,
+			   usecs_to_jiffies(READ_ONCE(sim->latency_us)));
 }
 
 void qpu_sim_reg_write(struct qpu_sim *sim, u32 reg, u32 val)
 {
-	if (reg == V3D_SCRATCH)
-		WRITE_ONCE(sim->scratch, val);
+	unsigned long flags;
+
+	spin_lock_irqsave(&sim->lock, flags);
+	switch (reg) {
+	case V3D_SCRATCH:
+		sim->scratch = val;
+		break;
+	case V3D_SRQUA:
+		sim->srqua = val;
+		break;
+	case V3D_SRQPC:
+		qpu_sim_queue_program_locked(sim, val);
+		break;
+	case V3D_SRQCS:
+		if (val & V3D_SRQCS_ERR)
+			sim->error = false;
+		if (val & V3D_SRQCS_REQS_CLR)
+			sim->reqs = 0;
+		if (val & V3D_SRQCS_DONE_CLR)
+			sim->done = 0;
+		break;
+	}
+	spin_unlock_irqrestore(&sim->lock, flags);
+}
+
+/* Every memory access of a program: inside one of the running job's BOs. */
+static void *qpu_sim_translate(void *ctx, u32 addr, u32 len,
+			       enum qpu_emu_access access)
+{
+	struct qpu_sim *sim = ctx;
+	struct qpu_bo *bo;
+
+	lockdep_assert_held(&sim->emu_lock);
+	if (!sim->job)
+		return NULL;
+	bo = qpu_job_find_bo(sim->job, addr, len);
+	return bo ? bo->vaddr + (addr - bo->bus_addr) : NULL;
+}
+
+static const struct qpu_emu_ops qpu_sim_emu_ops = {
+	.translate = qpu_sim_translate,
+};
+
+/* Moves queued programs onto idle QPUs; emu_lock held. */
+static void qpu_sim_start_programs(struct qpu_sim *sim)
+{
+	unsigned long flags;
+	int ret;
+
+	spin_lock_irqsave(&sim->lock, flags);
+	while (sim->queue_len && !sim->error) {
+		ret = qpu_emu_start(sim->emu, sim->queue_pc[0], sim->queue_ua[0]);
+		if (ret == -QPU_EMU_EBUSY)
+			break;
+		if (ret < 0) {
+			/* A misaligned start address: the program faults. */
+			sim->fault = (struct qpu_emu_fault){
+				.reason = QPU_EMU_FAULT_MISALIGNED,
+				.pc = sim->queue_pc[0],
+				.addr = sim->queue_pc[0],
+				.access = QPU_EMU_ACCESS_FETCH,
+			};
+			sim->error = true;
+		}
+		sim->queue_len--;
+		memmove(sim->queue_pc, sim->queue_pc + 1,
+			sim->queue_len * sizeof(sim->queue_pc[0]));
+		memmove(sim->queue_ua, sim->queue_ua + 1,
+			sim->queue_len * sizeof(sim->queue_ua[0]));
+	}
+	spin_unlock_irqrestore(&sim->lock, flags);
+}
+
+static void qpu_sim_exec(struct work_struct *work)
+{
+	struct qpu_sim *sim = container_of(to_delayed_work(work),
+					   struct qpu_sim, exec);
+	enum qpu_emu_status status;
+	bool more, changed = false;
+	unsigned long flags;
+	u32 done;
+
+	mutex_lock(&sim->emu_lock);
+	qpu_sim_start_programs(sim);
+	status = qpu_emu_run(sim->emu, QPU_SIM_SLICE);
+	done = qpu_emu_completed(sim->emu);
+
+	spin_lock_irqsave(&sim->lock, flags);
+	if (status == QPU_EMU_FAULT && !sim->error) {
+		sim->fault = *qpu_emu_get_fault(sim->emu);
+		sim->error = true;
+		changed = true;
+	}
+	if (done != sim->emu_done && !READ_ONCE(sim->hang)) {
+		sim->done = (sim->done + done - sim->emu_done) & 0xff;
+		changed = true;
+	}
+	sim->emu_done = done;
+	/* A deadlock, like a fault, runs nothing more until a reset. */
+	more = !sim->error && status != QPU_EMU_DEADLOCK &&
+	       (status == QPU_EMU_RUNNING || sim->queue_len);
+	spin_unlock_irqrestore(&sim->lock, flags);
+	mutex_unlock(&sim->emu_lock);
+
+	if (status == QPU_EMU_DEADLOCK)
+		dev_dbg(sim->qdev->dev, "every running QPU waits forever\n");
+	if (more)
+		queue_delayed_work(sim->wq, &sim->exec, 0);
+	if (changed)
+		qpu_sched_kick(sim->qdev);
+}
+
+static void qpu_sim_job_begin(struct qpu_dev *qdev, struct qpu_job *job)
+{
+	mutex_lock(&qdev->sim->emu_lock);
+	qdev->sim->job = job;
+	mutex_unlock(&qdev->sim->emu_lock);
+}
+
+static void qpu_sim_job_end(struct qpu_dev *qdev, struct qpu_job *job)
+{
+	mutex_lock(&qdev->sim->emu_lock);
+	qdev->sim->job = NULL;
+	mutex_unlock(&qdev->sim->emu_lock);
+}
+
+static void qpu_sim_job_fault(struct qpu_dev *qdev, struct qpu_job *job)
+{
+	static const u32 access[] = {
+		[QPU_EMU_ACCESS_FETCH] = QPU_FAULT_FETCH,
+		[QPU_EMU_ACCESS_UNIFORM] = QPU_FAULT_UNIFORM,
+		[QPU_EMU_ACCESS_TMU] = QPU_FAULT_TMU,
+		[QPU_EMU_ACCESS_DMA_LOAD] = QPU_FAULT_DMA_LOAD,
+		[QPU_EMU_ACCESS_DMA_STORE] = QPU_FAULT_DMA_STORE,
+	};
+	struct qpu_sim *sim = qdev->sim;
+	unsigned long flags;
+
+	spin_lock_irqsave(&sim->lock, flags);
+	job->fault.qpu = sim->fault.qpu;
+	job->fault.pc = sim->fault.pc;
+	job->fault.addr = sim->fault.addr;
+	if ((sim->fault.reason == QPU_EMU_FAULT_MEMORY ||
+	     sim->fault.reason == QPU_EMU_FAULT_MISALIGNED) &&
+	    sim->fault.access < ARRAY_SIZE(access))
+		job->fault.access = access[sim->fault.access];
+	else
+		job->fault.access = QPU_FAULT_OTHER;
+	spin_unlock_irqrestore(&sim->lock, flags);
+}
+
+/* Stops every program and empties the queue, as a power cycle would. */
+static int qpu_sim_reset(struct qpu_dev *qdev)
+{
+	struct qpu_sim *sim = qdev->sim;
+	unsigned long flags;
+
+	cancel_delayed_work_sync(&sim->exec);
+	mutex_lock(&sim->emu_lock);
+	qpu_emu_reset(sim->emu);
+	sim->emu_done = 0;
+	spin_lock_irqsave(&sim->lock, flags);
+	sim->queue_len = 0;
+	sim->reqs = 0;
+	sim->done = 0;
+	sim->error = false;
+	spin_unlock_irqrestore(&sim->lock, flags);
+	mutex_unlock(&sim->emu_lock);
+	return 0;
 }
 
 static int qpu_sim_bo_alloc(struct qpu_dev *qdev, struct qpu_bo *bo)
 {
-	struct qpu_sim *sim = qdev->sim;
 	unsigned long addr;
-	int ret;
 
 	bo->vaddr = vmalloc_user(bo->size);
 	if (!bo->vaddr)
 		return -ENOMEM;
 
-	addr = gen_pool_alloc(sim->bus_space, bo->size + QPU_SIM_BUS_GUARD);
+	addr = gen_pool_alloc(qdev->sim->bus_space, bo->size + QPU_SIM_BUS_GUARD);
 	if (!addr) {
-		ret = -ENOSPC;
-		goto err_vfree;
+		vfree(bo->vaddr);
+		return -ENOSPC;
 	}
-	ret = mtree_insert_range(&sim->bus, addr >> QPU_SIM_BUS_PAGE_SHIFT,
-				 (addr + bo->size - 1) >> QPU_SIM_BUS_PAGE_SHIFT,
-				 bo, GFP_KERNEL);
-	if (ret)
-		goto err_free_addr;
-
 	bo->bus_addr = addr;
 	return 0;
-
-err_free_addr:
-	gen_pool_free(sim->bus_space, addr, bo->size + QPU_SIM_BUS_GUARD);
-err_vfree:
-	vfree(bo->vaddr);
-	return ret;
 }
 
 static void qpu_sim_bo_free(struct qpu_dev *qdev, struct qpu_bo *bo)
 {
-	struct qpu_sim *sim = qdev->sim;
-
-	mtree_erase(&sim->bus, bo->bus_addr >> QPU_SIM_BUS_PAGE_SHIFT);
-	gen_pool_free(sim->bus_space, bo->bus_addr, bo->size + QPU_SIM_BUS_GUARD);
+	gen_pool_free(qdev->sim->bus_space, bo->bus_addr,
+		      bo->size + QPU_SIM_BUS_GUARD);
 	vfree(bo->vaddr);
 }
 
@@ -132,9 +367,9 @@ static void qpu_sim_release(struct qpu_dev *qdev)
 	if (!sim)
 		return;
 	/* Every BO held a device reference, so all were freed before. */
-	mtree_destroy(&sim->bus);
 	if (sim->bus_space)
 		gen_pool_destroy(sim->bus_space);
+	kvfree(sim->emu);
 	kfree(sim);
 }
 
@@ -142,34 +377,55 @@ static const struct qpu_backend_ops qpu_sim_ops = {
 	.bo_alloc = qpu_sim_bo_alloc,
 	.bo_free = qpu_sim_bo_free,
 	.bo_mmap = qpu_sim_bo_mmap,
+	.job_begin = qpu_sim_job_begin,
+	.job_end = qpu_sim_job_end,
+	.job_fault = qpu_sim_job_fault,
+	.reset = qpu_sim_reset,
 	.release = qpu_sim_release,
 };
+
+static struct qpu_sim *qpu_sim_create(struct qpu_dev *qdev)
+{
+	struct qpu_sim *sim;
+
+	sim = kzalloc(sizeof(*sim), GFP_KERNEL);
+	if (!sim)
+		return NULL;
+	/* From here on, qpu_sim_release() frees what was made. */
+	qdev->sim = sim;
+	sim->qdev = qdev;
+	spin_lock_init(&sim->lock);
+	mutex_init(&sim->emu_lock);
+	INIT_DELAYED_WORK(&sim->exec, qpu_sim_exec);
+
+	sim->emu = kvzalloc(qpu_emu_size(), GFP_KERNEL);
+	if (!sim->emu)
+		return NULL;
+	qpu_emu_init(sim->emu, &qpu_sim_emu_ops, sim, 0);
+
+	sim->bus_space = gen_pool_create(QPU_SIM_BUS_PAGE_SHIFT, -1);
+	if (!sim->bus_space ||
+	    gen_pool_add(sim->bus_space, QPU_SIM_BUS_START, QPU_SIM_BUS_SIZE, -1))
+		return NULL;
+	return sim;
+}
 
 static int qpu_sim_probe(struct platform_device *pdev)
 {
 	struct device *dev = &pdev->dev;
 	struct qpu_dev *qdev;
+	struct qpu_sim *sim;
 	int ret;
 
 	qdev = qpu_dev_alloc(dev, QPU_BACKEND_SIM, &qpu_sim_ops);
 	if (!qdev)
 		return -ENOMEM;
 
-	qdev->sim = kzalloc(sizeof(*qdev->sim), GFP_KERNEL);
-	if (!qdev->sim) {
+	sim = qpu_sim_create(qdev);
+	if (!sim) {
 		ret = -ENOMEM;
 		goto err_put;
 	}
-	mt_init(&qdev->sim->bus);
-	qdev->sim->bus_space = gen_pool_create(QPU_SIM_BUS_PAGE_SHIFT, -1);
-	if (!qdev->sim->bus_space) {
-		ret = -ENOMEM;
-		goto err_put;
-	}
-	ret = gen_pool_add(qdev->sim->bus_space, QPU_SIM_BUS_START,
-			   QPU_SIM_BUS_SIZE, -1);
-	if (ret)
-		goto err_put;
 
 	ret = qpu_v3d_ident_read(qdev);
 	if (ret) {
@@ -178,13 +434,23 @@ static int qpu_sim_probe(struct platform_device *pdev)
 		goto err_put;
 	}
 
+	sim->wq = alloc_ordered_workqueue("%s-sim", 0, dev_name(dev));
+	if (!sim->wq) {
+		ret = -ENOMEM;
+		goto err_put;
+	}
+
 	ret = qpu_dev_register(qdev);
 	if (ret)
-		goto err_put;
+		goto err_destroy_wq;
 
+	debugfs_create_bool("hang", 0600, qdev->debugfs, &sim->hang);
+	debugfs_create_u32("latency_us", 0600, qdev->debugfs, &sim->latency_us);
 	platform_set_drvdata(pdev, qdev);
 	return 0;
 
+err_destroy_wq:
+	destroy_workqueue(sim->wq);
 err_put:
 	qpu_dev_put(qdev);
 	return ret;
@@ -194,7 +460,10 @@ static int qpu_sim_remove(struct platform_device *pdev)
 {
 	struct qpu_dev *qdev = platform_get_drvdata(pdev);
 
+	/* Ends every job, so nothing queues simulator work any more. */
 	qpu_dev_unregister(qdev);
+	cancel_delayed_work_sync(&qdev->sim->exec);
+	destroy_workqueue(qdev->sim->wq);
 	qpu_dev_put(qdev);
 	return 0;
 }

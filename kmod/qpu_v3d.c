@@ -63,3 +63,50 @@ int qpu_v3d_ident_read(struct qpu_dev *qdev)
 		return -ENODEV;
 	return 0;
 }
+
+/**
+ * qpu_v3d_job_start() - hand a job's programs to the user-program queue
+ * @qdev: the device, idle
+ * @job: the job
+ *
+ * The caches are cleared first so the QPUs see what the CPU wrote, and the
+ * queue's counters so that its completed count is this job's.
+ */
+void qpu_v3d_job_start(struct qpu_dev *qdev, const struct qpu_job *job)
+{
+	unsigned int i;
+
+	qpu_v3d_write(qdev, V3D_L2CACTL, V3D_L2CACTL_L2CCLR);
+	qpu_v3d_write(qdev, V3D_SLCACTL, V3D_SLCACTL_ALL);
+	qpu_v3d_write(qdev, V3D_SRQCS, V3D_SRQCS_ERR | V3D_SRQCS_REQS_CLR |
+		      V3D_SRQCS_DONE_CLR);
+
+	/* The SRQPC write queues the program with the latched SRQUA. */
+	for (i = 0; i < job->program_count; i++) {
+		qpu_v3d_write(qdev, V3D_SRQUA, job->unif_addr[i]);
+		qpu_v3d_write(qdev, V3D_SRQPC, job->code_addr[i]);
+	}
+}
+
+/**
+ * qpu_v3d_job_poll() - has the running job ended?
+ * @qdev: the device
+ * @job: the job on the V3D
+ *
+ * Return: 0 while programs are still running, QPU_JOB_DONE when all have
+ * ended, QPU_JOB_FAULT when the queue raised its error flag (the backend
+ * then says where, in @job->fault).
+ */
+u32 qpu_v3d_job_poll(struct qpu_dev *qdev, struct qpu_job *job)
+{
+	u32 srqcs = qpu_v3d_read(qdev, V3D_SRQCS);
+
+	if (srqcs & V3D_SRQCS_ERR) {
+		if (qdev->ops->job_fault)
+			qdev->ops->job_fault(qdev, job);
+		return QPU_JOB_FAULT;
+	}
+	if (FIELD_GET(V3D_SRQCS_DONE, srqcs) >= job->program_count)
+		return QPU_JOB_DONE;
+	return 0;
+}

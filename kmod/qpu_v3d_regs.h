@@ -20,6 +20,22 @@
 #define   V3D_IDENT1_REV		GENMASK(3, 0)
 #define V3D_IDENT2			0x0008
 #define V3D_SCRATCH			0x0010
+#define V3D_L2CACTL			0x0020
+#define   V3D_L2CACTL_L2CCLR		BIT(2)
+#define V3D_SLCACTL			0x0024
+#define   V3D_SLCACTL_ALL		(GENMASK(27, 24) | GENMASK(19, 16) | \
+					 GENMASK(11, 8) | GENMASK(3, 0))
+/* User-program request queue: the QPUs' entry point for compute. */
+#define V3D_SRQPC			0x0430	/* write: enqueue a program */
+#define V3D_SRQUA			0x0434	/* its uniforms address */
+#define V3D_SRQUL			0x0438	/* its uniforms length */
+#define V3D_SRQCS			0x043c
+#define   V3D_SRQCS_QLEN		GENMASK(5, 0)
+#define   V3D_SRQCS_ERR			BIT(7)	/* write 1 to clear */
+#define   V3D_SRQCS_REQS		GENMASK(15, 8)	/* write bit 8 to clear */
+#define   V3D_SRQCS_REQS_CLR		BIT(8)
+#define   V3D_SRQCS_DONE		GENMASK(23, 16)	/* write bit 16 to clear */
+#define   V3D_SRQCS_DONE_CLR		BIT(16)
 
 /* End of the register window: the device tree gives 4 KiB. */
 #define V3D_REGS_SIZE			0x1000

@@ -99,7 +99,7 @@ TEST_F(param, unknown_param_einval)
 {
 	__u64 v;
 
-	EXPECT_EQ(-1, get_param(self->fd, QPU_PARAM_MAX_BO_SIZE + 1, &v));
+	EXPECT_EQ(-1, get_param(self->fd, QPU_PARAM_MAX_TIMEOUT_MS + 1, &v));
 	EXPECT_EQ(EINVAL, errno);
 	EXPECT_EQ(-1, get_param(self->fd, 0xffffffff, &v));
 	EXPECT_EQ(EINVAL, errno);

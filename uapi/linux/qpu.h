@@ -53,6 +53,8 @@ extern "C" {
  * @QPU_IOCTL_NR_GET_PARAM: see &struct qpu_get_param.
  * @QPU_IOCTL_NR_BO_CREATE: see &struct qpu_bo_create.
  * @QPU_IOCTL_NR_BO_DESTROY: see &struct qpu_bo_destroy.
+ * @QPU_IOCTL_NR_SUBMIT: see &struct qpu_submit.
+ * @QPU_IOCTL_NR_WAIT: see &struct qpu_wait.
  *
  * New entries go at the end; nothing is ever reordered or reused.
  */
@@ -60,6 +62,8 @@ enum qpu_ioctl_nr {
 	QPU_IOCTL_NR_GET_PARAM = 0x00,
 	QPU_IOCTL_NR_BO_CREATE = 0x01,
 	QPU_IOCTL_NR_BO_DESTROY = 0x02,
+	QPU_IOCTL_NR_SUBMIT = 0x03,
+	QPU_IOCTL_NR_WAIT = 0x04,
 };
 
 /**
@@ -82,6 +86,8 @@ enum qpu_ioctl_nr {
  *	is defined when its feature lands and keeps its meaning forever.
  * @QPU_PARAM_MAX_BO_SIZE: the largest buffer object, in bytes, that
  *	&QPU_IOCTL_BO_CREATE accepts now (the administrator may change it).
+ * @QPU_PARAM_DEFAULT_TIMEOUT_MS: the timeout of a job that asks for none.
+ * @QPU_PARAM_MAX_TIMEOUT_MS: the longest timeout a job may have.
  *
  * New entries go at the end; nothing is ever reordered or reused.
  */
@@ -97,6 +103,8 @@ enum qpu_param {
 	QPU_PARAM_VPM_SIZE = 8,
 	QPU_PARAM_FEATURES = 9,
 	QPU_PARAM_MAX_BO_SIZE = 10,
+	QPU_PARAM_DEFAULT_TIMEOUT_MS = 11,
+	QPU_PARAM_MAX_TIMEOUT_MS = 12,
 };
 
 /**
@@ -189,6 +197,179 @@ struct qpu_bo_destroy {
 
 #define QPU_IOCTL_BO_DESTROY \
 	_IOW(QPU_IOCTL_BASE, QPU_IOCTL_NR_BO_DESTROY, struct qpu_bo_destroy)
+
+/**
+ * DOC: jobs
+ *
+ * A job runs up to one program per QPU at once, as the V3D's user-program
+ * queue does: each program starts at an address inside a code BO and reads
+ * its uniforms from an address inside a uniforms BO. The job lists every BO
+ * its programs touch; on the simulated V3D an access to any other address
+ * stops the job with a fault. &QPU_IOCTL_SUBMIT never blocks: the job waits
+ * for its in-fence, then for the jobs submitted before it on the same file,
+ * then for its turn on the V3D (files take turns, so one file cannot starve
+ * another), and runs until every program has ended or its timeout passes.
+ * A job past its timeout is stopped by resetting the V3D; jobs queued behind
+ * it run on.
+ *
+ * Completion is seen three ways: the out-fence (a sync_file fd, pollable),
+ * &QPU_IOCTL_WAIT on the job's sequence number, or &QPU_IOCTL_WAIT on any BO
+ * the job used. Closing the file cancels its jobs that have not started;
+ * a running job runs to its end, and its BOs live until then.
+ *
+ * On real hardware, submitting needs CAP_SYS_RAWIO unless the administrator
+ * allowed otherwise: QPU programs there can read and write all memory.
+ */
+
+/**
+ * struct qpu_program - one program of a job, an element of
+ * &qpu_submit.programs.
+ * @code_handle: Input: the BO holding the code.
+ * @code_offset: Input: offset of the first instruction, a multiple of 8.
+ * @unif_handle: Input: the BO holding the uniforms.
+ * @unif_offset: Input: offset of the first uniform, a multiple of 4.
+ */
+struct qpu_program {
+	__u32 code_handle;
+	__u32 code_offset;
+	__u32 unif_handle;
+	__u32 unif_offset;
+};
+
+/**
+ * enum qpu_submit_flags - bits of &qpu_submit.flags.
+ * @QPU_SUBMIT_IN_FENCE: wait for the sync_file in &qpu_submit.in_fence_fd.
+ * @QPU_SUBMIT_OUT_FENCE: return a sync_file in &qpu_submit.out_fence_fd.
+ */
+enum qpu_submit_flags {
+	QPU_SUBMIT_IN_FENCE = 1 << 0,
+	QPU_SUBMIT_OUT_FENCE = 1 << 1,
+};
+
+/**
+ * struct qpu_submit - argument of &QPU_IOCTL_SUBMIT.
+ * @programs: Input: pointer to @program_count elements of @program_size
+ *	bytes, each a &struct qpu_program (bytes past the ones this kernel
+ *	knows must be zero).
+ * @bo_handles: Input: pointer to @bo_count __u32 handles of the BOs the
+ *	programs read or write, besides their code and uniforms BOs (which
+ *	are always included).
+ * @program_count: Input: 1 to &QPU_PARAM_NUM_QPUS.
+ * @program_size: Input: sizeof(struct qpu_program) as the caller knows it,
+ *	at least 16.
+ * @bo_count: Input: entries in @bo_handles, at most 4096.
+ * @flags: Input: &enum qpu_submit_flags.
+ * @in_fence_fd: Input: a sync_file fd, with &QPU_SUBMIT_IN_FENCE.
+ * @out_fence_fd: Output: a new sync_file fd (close-on-exec), with
+ *	&QPU_SUBMIT_OUT_FENCE; signalled when the job ends, whatever its status.
+ * @timeout_ms: Input: the job's timeout from its start on the V3D; 0 for
+ *	&QPU_PARAM_DEFAULT_TIMEOUT_MS; longer than &QPU_PARAM_MAX_TIMEOUT_MS is
+ *	cut to it.
+ * @pad: Input: must be zero.
+ * @seqno: Output: the job's number in this file, for &QPU_IOCTL_WAIT.
+ *
+ * Errors: -EINVAL for a bad count, size, offset, flag, pad or fence fd;
+ * -ENOENT for a handle this file does not have; -EFAULT for bad pointers;
+ * -EPERM when the caller may not run programs on this V3D.
+ */
+struct qpu_submit {
+	__u64 programs;
+	__u64 bo_handles;
+	__u32 program_count;
+	__u32 program_size;
+	__u32 bo_count;
+	__u32 flags;
+	__s32 in_fence_fd;
+	__s32 out_fence_fd;
+	__u32 timeout_ms;
+	__u32 pad;
+	__u64 seqno;
+};
+
+#define QPU_IOCTL_SUBMIT \
+	_IOWR(QPU_IOCTL_BASE, QPU_IOCTL_NR_SUBMIT, struct qpu_submit)
+
+/**
+ * enum qpu_job_status - how a job ended, in &qpu_wait.status.
+ * @QPU_JOB_DONE: every program reached its end.
+ * @QPU_JOB_TIMEOUT: the job ran past its timeout; the V3D was reset.
+ * @QPU_JOB_FAULT: a program touched memory outside the job's BOs
+ *	(simulated V3D only); &qpu_wait.fault_qpu and the next fields say
+ *	where. Nothing was written after the fault.
+ * @QPU_JOB_CANCELED: the job never started: its file was closed, its
+ *	in-fence failed, or the device went away; or it was running when an
+ *	administrator reset the V3D (&QPU_CMD_DEV_RESET).
+ */
+enum qpu_job_status {
+	QPU_JOB_DONE = 1,
+	QPU_JOB_TIMEOUT = 2,
+	QPU_JOB_FAULT = 3,
+	QPU_JOB_CANCELED = 4,
+};
+
+/**
+ * enum qpu_wait_flags - bits of &qpu_wait.flags.
+ * @QPU_WAIT_BO: &qpu_wait.handle names a BO: wait for the last job
+ *	submitted on this file that uses it; without it, &qpu_wait.seqno
+ *	names the job.
+ */
+enum qpu_wait_flags {
+	QPU_WAIT_BO = 1 << 0,
+};
+
+/**
+ * enum qpu_fault_access - what a faulting access was for.
+ * @QPU_FAULT_FETCH: instruction fetch.
+ * @QPU_FAULT_UNIFORM: uniform read.
+ * @QPU_FAULT_TMU: TMU read.
+ * @QPU_FAULT_DMA_LOAD: VCD DMA from memory.
+ * @QPU_FAULT_DMA_STORE: VCD DMA to memory.
+ * @QPU_FAULT_OTHER: not a memory access (an instruction the V3D cannot run,
+ *	a VPM access out of range).
+ */
+enum qpu_fault_access {
+	QPU_FAULT_FETCH = 1,
+	QPU_FAULT_UNIFORM = 2,
+	QPU_FAULT_TMU = 3,
+	QPU_FAULT_DMA_LOAD = 4,
+	QPU_FAULT_DMA_STORE = 5,
+	QPU_FAULT_OTHER = 6,
+};
+
+/**
+ * struct qpu_wait - argument of &QPU_IOCTL_WAIT.
+ * @seqno: Input: the job (&qpu_submit.seqno), unless &QPU_WAIT_BO.
+ * @timeout_ns: Input: absolute CLOCK_MONOTONIC deadline in ns; a time in
+ *	the past only polls. -ETIME when the job has not ended by then.
+ * @handle: Input: the BO, with &QPU_WAIT_BO.
+ * @flags: Input: &enum qpu_wait_flags.
+ * @status: Output: an &enum qpu_job_status.
+ * @fault_qpu: Output: for &QPU_JOB_FAULT, the QPU (0-based).
+ * @fault_pc: Output: for &QPU_JOB_FAULT, bus address of the instruction.
+ * @fault_addr: Output: for &QPU_JOB_FAULT, the address refused.
+ * @fault_access: Output: for &QPU_JOB_FAULT, an &enum qpu_fault_access.
+ * @pad: Input: must be zero.
+ *
+ * Errors: -ENOENT for a job this file never submitted or has forgotten (the
+ * last 1024 are kept) or a BO it does not have; -ETIME; -EINTR when a
+ * signal came first (the absolute deadline makes a restart safe).
+ * Waiting on a BO no job has used answers &QPU_JOB_DONE at once.
+ */
+struct qpu_wait {
+	__u64 seqno;
+	__s64 timeout_ns;
+	__u32 handle;
+	__u32 flags;
+	__u32 status;
+	__u32 fault_qpu;
+	__u32 fault_pc;
+	__u32 fault_addr;
+	__u32 fault_access;
+	__u32 pad;
+};
+
+#define QPU_IOCTL_WAIT \
+	_IOWR(QPU_IOCTL_BASE, QPU_IOCTL_NR_WAIT, struct qpu_wait)
 
 #if defined(__cplusplus)
 }

@@ -1,0 +1,607 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Jobs: the SUBMIT and WAIT ioctls, job lifetime and fences.
+ *
+ * SUBMIT validates everything and takes a reference on every BO the job may
+ * touch before the job is queued, so nothing a client does later can pull
+ * memory from under it. Each file is one dma_fence context: its jobs run in
+ * submission order (struct qpu_client), so its fences signal in order.
+ * The in-fence callback only queues work: the job's references are dropped
+ * in process context, never from the signalling path.
+ */
+
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/capability.h>
+#include <linux/fcntl.h>
+#include <linux/file.h>
+#include <linux/module.h>
+#include <linux/slab.h>
+#include <linux/sort.h>
+#include <linux/sync_file.h>
+#include <linux/uaccess.h>
+
+#include "qpu_drv.h"
+
+static unsigned int qpu_default_timeout_ms = 2000;
+static unsigned int qpu_max_timeout_ms = 60000;
+static bool qpu_allow_unprivileged_hw;
+
+static int qpu_param_set_ms(const char *val, const struct kernel_param *kp)
+{
+	unsigned int ms;
+
+	if (kstrtouint(val, 0, &ms) || !ms || ms > 3600 * 1000) {
+		pr_err("%s=%s: expected milliseconds from 1 to 3600000\n",
+		       kp->name, val);
+		return -EINVAL;
+	}
+	WRITE_ONCE(*(unsigned int *)kp->arg, ms);
+	return 0;
+}
+
+static const struct kernel_param_ops qpu_param_ops_ms = {
+	.set = qpu_param_set_ms,
+	.get = param_get_uint,
+};
+
+module_param_cb(default_timeout_ms, &qpu_param_ops_ms, &qpu_default_timeout_ms, 0644);
+MODULE_PARM_DESC(default_timeout_ms, "Timeout of a job that asks for none (default 2000)");
+module_param_cb(max_timeout_ms, &qpu_param_ops_ms, &qpu_max_timeout_ms, 0644);
+MODULE_PARM_DESC(max_timeout_ms, "Longest timeout a job may ask for (default 60000)");
+
+static int qpu_param_set_unprivileged(const char *val, const struct kernel_param *kp)
+{
+	int ret = param_set_bool(val, kp);
+
+	if (!ret && qpu_allow_unprivileged_hw)
+		pr_warn("allow_unprivileged_hw: any user who can open a real V3D's node can now read and write all memory\n");
+	return ret;
+}
+
+static const struct kernel_param_ops qpu_param_ops_unprivileged = {
+	.set = qpu_param_set_unprivileged,
+	.get = param_get_bool,
+};
+
+module_param_cb(allow_unprivileged_hw, &qpu_param_ops_unprivileged,
+		&qpu_allow_unprivileged_hw, 0644);
+MODULE_PARM_DESC(allow_unprivileged_hw,
+		 "Let users without CAP_SYS_RAWIO run programs on a real V3D (root-equivalent; default N)");
+
+/* A file keeps this many of its last jobs for QPU_IOCTL_WAIT by seqno. */
+#define QPU_JOBS_KEPT		1024
+#define QPU_MAX_JOB_BOS		4096
+
+u32 qpu_job_default_timeout_ms(void)
+{
+	return READ_ONCE(qpu_default_timeout_ms);
+}
+
+u32 qpu_job_max_timeout_ms(void)
+{
+	return READ_ONCE(qpu_max_timeout_ms);
+}
+
+/* --- fences -------------------------------------------------------------- */
+
+/*
+ * Fences can outlive the file and the device (a sync_file fd held by anyone),
+ * so each carries its own lock and pins the module until it is released.
+ */
+struct qpu_fence {
+	struct dma_fence base;
+	spinlock_t lock;		/* the fence's own */
+};
+
+static const char *qpu_fence_get_driver_name(struct dma_fence *fence)
+{
+	return KBUILD_MODNAME;
+}
+
+static const char *qpu_fence_get_timeline_name(struct dma_fence *fence)
+{
+	return "qpu-job";
+}
+
+static void qpu_fence_release(struct dma_fence *fence)
+{
+	dma_fence_free(fence);
+	module_put(THIS_MODULE);
+}
+
+static const struct dma_fence_ops qpu_fence_ops = {
+	.get_driver_name = qpu_fence_get_driver_name,
+	.get_timeline_name = qpu_fence_get_timeline_name,
+	.release = qpu_fence_release,
+};
+
+static struct dma_fence *qpu_fence_create(u64 context, u64 seqno)
+{
+	struct qpu_fence *fence;
+
+	if (!try_module_get(THIS_MODULE))
+		return NULL;
+	fence = kzalloc(sizeof(*fence), GFP_KERNEL);
+	if (!fence) {
+		module_put(THIS_MODULE);
+		return NULL;
+	}
+	spin_lock_init(&fence->lock);
+	dma_fence_init(&fence->base, &qpu_fence_ops, &fence->lock, context, seqno);
+	return &fence->base;
+}
+
+/* --- job lifetime -------------------------------------------------------- */
+
+static void qpu_job_release(struct kref *ref)
+{
+	struct qpu_job *job = container_of(ref, struct qpu_job, ref);
+
+	/* The BOs went at the job's end, or at the failed submit. */
+	WARN_ON(job->bos);
+	if (job->in_fence)
+		dma_fence_put(job->in_fence);
+	if (job->done)
+		dma_fence_put(job->done);
+	kfree(job);
+}
+
+void qpu_job_put(struct qpu_job *job)
+{
+	kref_put(&job->ref, qpu_job_release);
+}
+
+static void qpu_job_put_bos(struct qpu_job *job)
+{
+	unsigned int i;
+
+	for (i = 0; i < job->bo_count; i++)
+		qpu_bo_put(job->bos[i]);
+	kfree(job->bos);
+	job->bos = NULL;
+	job->bo_count = 0;
+}
+
+/**
+ * qpu_job_end() - record how a job ended and let everything go
+ * @job: a job the scheduler held, now off the V3D or never started
+ * @status: an enum qpu_job_status
+ *
+ * Signals the job's fence, drops its BOs and the scheduler's reference.
+ * Process context.
+ */
+void qpu_job_end(struct qpu_job *job, u32 status)
+{
+	static const int fence_errors[] = {
+		[QPU_JOB_TIMEOUT] = -ETIMEDOUT,
+		[QPU_JOB_FAULT] = -EFAULT,
+		[QPU_JOB_CANCELED] = -ECANCELED,
+	};
+
+	job->status = status;
+	if (status < ARRAY_SIZE(fence_errors) && fence_errors[status])
+		dma_fence_set_error(job->done, fence_errors[status]);
+	dma_fence_signal(job->done);
+	qpu_job_put_bos(job);
+	qpu_job_put(job);
+}
+
+/* The in-fence signalled: tell the scheduler from process context. */
+static void qpu_job_ready_work(struct work_struct *work)
+{
+	struct qpu_job *job = container_of(work, struct qpu_job, ready_work);
+	struct qpu_dev *qdev = job->qdev;
+
+	qpu_sched_job_ready(qdev, job);
+	qpu_dev_put(qdev);
+	qpu_job_put(job);
+}
+
+static void qpu_job_in_fence_cb(struct dma_fence *fence, struct dma_fence_cb *cb)
+{
+	struct qpu_job *job = container_of(cb, struct qpu_job, in_cb);
+
+	queue_work(qpu_wq, &job->ready_work);
+}
+
+/**
+ * qpu_job_wait_in_fence() - arrange for the job to become ready
+ * @job: a job being pushed, with its in-fence (or none)
+ *
+ * Return: true when the job is ready already (no in-fence, or signalled).
+ */
+bool qpu_job_wait_in_fence(struct qpu_job *job)
+{
+	if (!job->in_fence)
+		return true;
+
+	/* The callback's references, dropped by qpu_job_ready_work(). */
+	kref_get(&job->ref);
+	qpu_dev_get(job->qdev);
+	INIT_WORK(&job->ready_work, qpu_job_ready_work);
+	if (!dma_fence_add_callback(job->in_fence, &job->in_cb,
+				    qpu_job_in_fence_cb))
+		return false;
+
+	qpu_dev_put(job->qdev);
+	qpu_job_put(job);
+	return true;
+}
+
+/* A queued job is canceled: take its callback back if it has not run. */
+void qpu_job_forget_in_fence(struct qpu_job *job)
+{
+	if (job->in_fence &&
+	    dma_fence_remove_callback(job->in_fence, &job->in_cb)) {
+		qpu_dev_put(job->qdev);
+		qpu_job_put(job);
+	}
+}
+
+/* --- submit -------------------------------------------------------------- */
+
+static int qpu_job_cmp_bo(const void *a, const void *b)
+{
+	const struct qpu_bo *x = *(const struct qpu_bo * const *)a;
+	const struct qpu_bo *y = *(const struct qpu_bo * const *)b;
+
+	if (x->bus_addr != y->bus_addr)
+		return x->bus_addr < y->bus_addr ? -1 : 1;
+	return 0;
+}
+
+/**
+ * qpu_job_find_bo() - the job's BO holding [@addr, @addr + @len)
+ * @job: the job
+ * @addr: bus address
+ * @len: bytes, at least one
+ *
+ * Return: the BO, or NULL when the range is not all inside one of the job's
+ * BOs. The simulated V3D checks every access of a program with this.
+ */
+struct qpu_bo *qpu_job_find_bo(const struct qpu_job *job, u32 addr, u32 len)
+{
+	unsigned int lo = 0, hi = job->bo_count;
+
+	while (lo < hi) {
+		unsigned int mid = lo + (hi - lo) / 2;
+		struct qpu_bo *bo = job->bos[mid];
+
+		if (addr < bo->bus_addr) {
+			hi = mid;
+		} else if (addr - bo->bus_addr >= bo->size) {
+			lo = mid + 1;
+		} else {
+			if (len > bo->size - (addr - bo->bus_addr))
+				return NULL;
+			return bo;
+		}
+	}
+	return NULL;
+}
+
+/* Adds a referenced BO of this file to the job; caller holds qf->lock. */
+static int qpu_job_add_bo_locked(struct qpu_file *qf, struct qpu_job *job,
+				 u32 handle, struct qpu_bo **bop)
+{
+	struct qpu_bo *bo;
+
+	lockdep_assert_held(&qf->lock);
+	bo = xa_load(&qf->handles, handle);
+	if (!bo)
+		return -ENOENT;
+	kref_get(&bo->ref);
+	job->bos[job->bo_count++] = bo;
+	if (bop)
+		*bop = bo;
+	return 0;
+}
+
+static int qpu_job_lookup_bos(struct qpu_file *qf, struct qpu_job *job,
+			      const struct qpu_program *programs,
+			      const u32 *handles, unsigned int handle_count)
+{
+	unsigned int i, j;
+	struct qpu_bo *code, *unif;
+	int ret = 0;
+
+	mutex_lock(&qf->lock);
+	for (i = 0; i < job->program_count && !ret; i++) {
+		const struct qpu_program *p = &programs[i];
+
+		ret = qpu_job_add_bo_locked(qf, job, p->code_handle, &code);
+		if (!ret)
+			ret = qpu_job_add_bo_locked(qf, job, p->unif_handle, &unif);
+		if (ret)
+			break;
+		if (p->code_offset % 8 || p->code_offset >= code->size ||
+		    p->unif_offset % 4 || p->unif_offset >= unif->size) {
+			ret = -EINVAL;
+			break;
+		}
+		job->code_addr[i] = code->bus_addr + p->code_offset;
+		job->unif_addr[i] = unif->bus_addr + p->unif_offset;
+	}
+	for (i = 0; i < handle_count && !ret; i++)
+		ret = qpu_job_add_bo_locked(qf, job, handles[i], NULL);
+	mutex_unlock(&qf->lock);
+	if (ret)
+		return ret;
+
+	/* Sorted and unique, for qpu_job_find_bo(). */
+	sort(job->bos, job->bo_count, sizeof(*job->bos), qpu_job_cmp_bo, NULL);
+	for (i = 1, j = 1; i < job->bo_count; i++) {
+		if (job->bos[i] == job->bos[j - 1])
+			qpu_bo_put(job->bos[i]);
+		else
+			job->bos[j++] = job->bos[i];
+	}
+	job->bo_count = j;
+	return 0;
+}
+
+static int qpu_job_copy_programs(const struct qpu_submit *args,
+				 struct qpu_program *programs)
+{
+	const u8 __user *src = u64_to_user_ptr(args->programs);
+	unsigned int i;
+	int ret;
+
+	for (i = 0; i < args->program_count; i++) {
+		ret = copy_struct_from_user(&programs[i], sizeof(programs[i]),
+					    src + (size_t)i * args->program_size,
+					    args->program_size);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+static bool qpu_job_may_submit(const struct qpu_dev *qdev)
+{
+	/* The simulated V3D checks every access; the real one cannot. */
+	if (qdev->backend == QPU_BACKEND_SIM)
+		return true;
+	return capable(CAP_SYS_RAWIO) || READ_ONCE(qpu_allow_unprivileged_hw);
+}
+
+/* Records the job in its file; the caller holds qf->lock. */
+static void qpu_job_publish_locked(struct qpu_file *qf, struct qpu_job *job)
+{
+	struct qpu_job *old;
+	unsigned int i;
+
+	lockdep_assert_held(&qf->lock);
+
+	/* The table's reference; the slot was reserved, so this cannot fail. */
+	kref_get(&job->ref);
+	xa_store(&qf->client.jobs, job->seqno, job, GFP_NOWAIT);
+	if (job->seqno > QPU_JOBS_KEPT) {
+		old = xa_erase(&qf->client.jobs, job->seqno - QPU_JOBS_KEPT);
+		if (old)
+			qpu_job_put(old);
+	}
+
+	for (i = 0; i < job->bo_count; i++) {
+		struct qpu_bo *bo = job->bos[i];
+
+		kref_get(&job->ref);
+		if (bo->last_job)
+			qpu_job_put(bo->last_job);
+		bo->last_job = job;
+	}
+}
+
+int qpu_ioctl_submit(struct qpu_file *qf, void *data)
+{
+	struct qpu_submit *args = data;
+	struct qpu_dev *qdev = qf->qdev;
+	struct qpu_program programs[QPU_MAX_PROGRAMS];
+	const u32 known_flags = QPU_SUBMIT_IN_FENCE | QPU_SUBMIT_OUT_FENCE;
+	u32 num_qpus = qdev->ident.num_slices * qdev->ident.qpus_per_slice;
+	struct sync_file *sync_file = NULL;
+	struct qpu_job *job;
+	u32 *handles = NULL;
+	unsigned int timeout_ms;
+	int out_fd = -1;
+	int ret;
+
+	if (args->pad || args->flags & ~known_flags)
+		return -EINVAL;
+	if (!args->program_count || args->program_count > num_qpus ||
+	    args->program_count > QPU_MAX_PROGRAMS)
+		return -EINVAL;
+	if (args->program_size < offsetofend(struct qpu_program, unif_offset) ||
+	    args->program_size > PAGE_SIZE || args->bo_count > QPU_MAX_JOB_BOS)
+		return -EINVAL;
+	if (!(args->flags & QPU_SUBMIT_IN_FENCE) && args->in_fence_fd)
+		return -EINVAL;
+	if (!qpu_job_may_submit(qdev))
+		return -EPERM;
+
+	ret = qpu_job_copy_programs(args, programs);
+	if (ret)
+		return ret;
+
+	job = kzalloc(sizeof(*job), GFP_KERNEL);
+	if (!job)
+		return -ENOMEM;
+	kref_init(&job->ref);
+	job->qdev = qdev;
+	job->program_count = args->program_count;
+	timeout_ms = args->timeout_ms ? args->timeout_ms : qpu_job_default_timeout_ms();
+	job->timeout = ms_to_ktime(min(timeout_ms, qpu_job_max_timeout_ms()));
+
+	job->bos = kmalloc_array(args->bo_count + 2 * args->program_count,
+				 sizeof(*job->bos), GFP_KERNEL);
+	if (!job->bos) {
+		ret = -ENOMEM;
+		goto err_put_job;
+	}
+	if (args->bo_count) {
+		handles = memdup_user(u64_to_user_ptr(args->bo_handles),
+				      args->bo_count * sizeof(*handles));
+		if (IS_ERR(handles)) {
+			ret = PTR_ERR(handles);
+			handles = NULL;
+			goto err_put_job;
+		}
+	}
+	ret = qpu_job_lookup_bos(qf, job, programs, handles, args->bo_count);
+	if (ret)
+		goto err_put_job;
+
+	if (args->flags & QPU_SUBMIT_IN_FENCE) {
+		job->in_fence = sync_file_get_fence(args->in_fence_fd);
+		if (!job->in_fence) {
+			ret = -EINVAL;
+			goto err_put_job;
+		}
+	}
+	if (args->flags & QPU_SUBMIT_OUT_FENCE) {
+		out_fd = get_unused_fd_flags(O_CLOEXEC);
+		if (out_fd < 0) {
+			ret = out_fd;
+			goto err_put_job;
+		}
+	}
+
+	mutex_lock(&qf->lock);
+	/* Reserve the table slot first: nothing may fail after the seqno. */
+	ret = xa_reserve(&qf->client.jobs, qf->client.next_seqno, GFP_KERNEL);
+	if (ret)
+		goto err_unlock;
+	job->seqno = qf->client.next_seqno;
+	job->done = qpu_fence_create(qf->client.fence_context, job->seqno);
+	if (!job->done) {
+		ret = -ENOMEM;
+		goto err_release_slot;
+	}
+	if (out_fd >= 0) {
+		sync_file = sync_file_create(job->done);
+		if (!sync_file) {
+			ret = -ENOMEM;
+			goto err_release_slot;
+		}
+	}
+	qf->client.next_seqno++;
+	qpu_job_publish_locked(qf, job);
+	mutex_unlock(&qf->lock);
+
+	args->seqno = job->seqno;
+	args->out_fence_fd = out_fd;
+	if (sync_file)
+		fd_install(out_fd, sync_file->file);
+	kfree(handles);
+
+	atomic64_inc(&qdev->sched.jobs_submitted);
+	qpu_sched_push(qdev, &qf->client, job);	/* takes our reference */
+	return 0;
+
+err_release_slot:
+	xa_release(&qf->client.jobs, qf->client.next_seqno);
+err_unlock:
+	mutex_unlock(&qf->lock);
+	if (out_fd >= 0)
+		put_unused_fd(out_fd);
+err_put_job:
+	kfree(handles);
+	qpu_job_put_bos(job);
+	qpu_job_put(job);
+	return ret;
+}
+
+/* --- wait ---------------------------------------------------------------- */
+
+static struct qpu_job *qpu_job_lookup(struct qpu_file *qf, const struct qpu_wait *args)
+{
+	struct qpu_job *job = NULL;
+	struct qpu_bo *bo;
+
+	mutex_lock(&qf->lock);
+	if (args->flags & QPU_WAIT_BO) {
+		bo = xa_load(&qf->handles, args->handle);
+		if (!bo)
+			job = ERR_PTR(-ENOENT);
+		else
+			job = bo->last_job;	/* NULL: no job used it */
+	} else {
+		job = xa_load(&qf->client.jobs, args->seqno);
+		if (!job)
+			job = ERR_PTR(-ENOENT);
+	}
+	if (!IS_ERR_OR_NULL(job))
+		kref_get(&job->ref);
+	mutex_unlock(&qf->lock);
+	return job;
+}
+
+int qpu_ioctl_wait(struct qpu_file *qf, void *data)
+{
+	struct qpu_wait *args = data;
+	struct qpu_job *job;
+	s64 left_ns;
+	long ret;
+
+	if (args->pad || args->flags & ~QPU_WAIT_BO)
+		return -EINVAL;
+	if (args->flags & QPU_WAIT_BO ? args->seqno : args->handle)
+		return -EINVAL;
+
+	job = qpu_job_lookup(qf, args);
+	if (IS_ERR(job))
+		return PTR_ERR(job);
+	if (!job) {
+		args->status = QPU_JOB_DONE;
+		return 0;
+	}
+
+	left_ns = args->timeout_ns - ktime_get_ns();
+	ret = dma_fence_wait_timeout(job->done, true,
+				     left_ns > 0 ? nsecs_to_jiffies(left_ns) : 0);
+	if (ret == 0)
+		ret = dma_fence_is_signaled(job->done) ? 1 : -ETIME;
+	if (ret > 0) {
+		/* Written before the fence signalled. */
+		args->status = READ_ONCE(job->status);
+		if (args->status == QPU_JOB_FAULT) {
+			args->fault_qpu = job->fault.qpu;
+			args->fault_pc = job->fault.pc;
+			args->fault_addr = job->fault.addr;
+			args->fault_access = job->fault.access;
+		}
+		ret = 0;
+	}
+	qpu_job_put(job);
+	return ret;
+}
+
+/* --- per file ------------------------------------------------------------ */
+
+int qpu_job_file_init(struct qpu_file *qf)
+{
+	INIT_LIST_HEAD(&qf->client.queue);
+	INIT_LIST_HEAD(&qf->client.node);
+	xa_init(&qf->client.jobs);
+	qf->client.fence_context = dma_fence_context_alloc(1);
+	qf->client.next_seqno = 1;
+	return 0;
+}
+
+/* The file goes: cancel its jobs that have not started, forget the rest. */
+void qpu_job_file_fini(struct qpu_file *qf)
+{
+	struct qpu_job *job;
+	unsigned long seqno;
+
+	qpu_sched_client_fini(qf->qdev, &qf->client);
+
+	mutex_lock(&qf->lock);
+	xa_for_each(&qf->client.jobs, seqno, job) {
+		xa_erase(&qf->client.jobs, seqno);
+		qpu_job_put(job);
+	}
+	mutex_unlock(&qf->lock);
+	xa_destroy(&qf->client.jobs);
+}

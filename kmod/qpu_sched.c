@@ -1,0 +1,287 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The scheduler: which job runs on the V3D next, and when it has ended.
+ */
+
+/**
+ * DOC: one job at a time, files take turns
+ *
+ * The V3D's user-program queue counts completed programs without saying
+ * whose they are, so only one job runs at a time. Each file (client) has a
+ * FIFO of jobs; the files with queued jobs take turns, one job each, so a
+ * file flooding the queue delays the others by at most one job per turn.
+ * A job whose in-fence has not signalled does not hold up other files.
+ *
+ * Everything that starts, polls or ends a job runs in one delayed work item
+ * on an ordered workqueue: a running job is polled every tick (the
+ * simulated V3D kicks the work as soon as its programs end) until its
+ * programs have all ended, it faulted, or its deadline passed. A job past
+ * its deadline, or one that faulted, is ended and the V3D reset; the next
+ * job then starts on a clean V3D.
+ */
+#include <linux/device.h>
+#include <linux/jiffies.h>
+
+#include "qpu_drv.h"
+
+static struct qpu_dev *qpu_sched_to_dev(struct qpu_sched *sched)
+{
+	return container_of(sched, struct qpu_dev, sched);
+}
+
+/* Runs the work now, unless the scheduler is stopped. */
+void qpu_sched_kick(struct qpu_dev *qdev)
+{
+	struct qpu_sched *sched = &qdev->sched;
+	unsigned long flags;
+
+	spin_lock_irqsave(&sched->lock, flags);
+	if (!sched->stopped)
+		mod_delayed_work(sched->wq, &sched->work, 0);
+	spin_unlock_irqrestore(&sched->lock, flags);
+}
+
+/* Takes the caller's job reference. */
+void qpu_sched_push(struct qpu_dev *qdev, struct qpu_client *client,
+		    struct qpu_job *job)
+{
+	struct qpu_sched *sched = &qdev->sched;
+	bool ready = qpu_job_wait_in_fence(job);
+	unsigned long flags;
+	bool stopped;
+
+	spin_lock_irqsave(&sched->lock, flags);
+	stopped = sched->stopped;
+	if (!stopped) {
+		job->ready |= ready;
+		job->client = client;
+		list_add_tail(&job->node, &client->queue);
+		if (list_empty(&client->node))
+			list_add_tail(&client->node, &sched->clients);
+		if (job->ready)
+			mod_delayed_work(sched->wq, &sched->work, 0);
+	}
+	spin_unlock_irqrestore(&sched->lock, flags);
+
+	if (stopped) {
+		qpu_job_forget_in_fence(job);
+		atomic64_inc(&sched->jobs_canceled);
+		qpu_job_end(job, QPU_JOB_CANCELED);
+	}
+}
+
+/* The job's in-fence signalled (process context). */
+void qpu_sched_job_ready(struct qpu_dev *qdev, struct qpu_job *job)
+{
+	struct qpu_sched *sched = &qdev->sched;
+	unsigned long flags;
+
+	spin_lock_irqsave(&sched->lock, flags);
+	job->ready = true;
+	if (job->client && !sched->stopped)
+		mod_delayed_work(sched->wq, &sched->work, 0);
+	spin_unlock_irqrestore(&sched->lock, flags);
+}
+
+/* Takes @job off its client's queue; the caller holds the lock. */
+static void qpu_sched_unqueue_locked(struct qpu_sched *sched, struct qpu_job *job)
+{
+	struct qpu_client *client = job->client;
+
+	lockdep_assert_held(&sched->lock);
+	list_del_init(&job->node);
+	job->client = NULL;
+	if (list_empty(&client->queue))
+		list_del_init(&client->node);
+}
+
+/*
+ * The next job to run: the oldest of the first client in turn whose oldest
+ * job is ready. That client goes to the back of the line.
+ */
+static struct qpu_job *qpu_sched_pick(struct qpu_sched *sched)
+{
+	struct qpu_client *client;
+	struct qpu_job *job = NULL;
+	unsigned long flags;
+
+	spin_lock_irqsave(&sched->lock, flags);
+	list_for_each_entry(client, &sched->clients, node) {
+		struct qpu_job *head = list_first_entry(&client->queue,
+							struct qpu_job, node);
+
+		if (head->ready) {
+			job = head;
+			break;
+		}
+	}
+	if (job) {
+		client = job->client;
+		qpu_sched_unqueue_locked(sched, job);
+		if (!list_empty(&client->node))
+			list_move_tail(&client->node, &sched->clients);
+	}
+	spin_unlock_irqrestore(&sched->lock, flags);
+	return job;
+}
+
+static void qpu_sched_reset(struct qpu_dev *qdev)
+{
+	int ret;
+
+	atomic64_inc(&qdev->sched.resets);
+	ret = qdev->ops->reset(qdev);
+	if (ret)
+		dev_err(qdev->dev, "V3D reset failed: %d\n", ret);
+}
+
+/* Ends the running job; the V3D is reset unless it ended cleanly. */
+static void qpu_sched_finish(struct qpu_dev *qdev, struct qpu_job *job, u32 status)
+{
+	struct qpu_sched *sched = &qdev->sched;
+
+	if (status != QPU_JOB_DONE)
+		qpu_sched_reset(qdev);
+	if (qdev->ops->job_end)
+		qdev->ops->job_end(qdev, job);
+	sched->running = NULL;
+
+	switch (status) {
+	case QPU_JOB_DONE:
+		atomic64_inc(&sched->jobs_done);
+		break;
+	case QPU_JOB_TIMEOUT:
+		atomic64_inc(&sched->jobs_timeout);
+		break;
+	case QPU_JOB_FAULT:
+		atomic64_inc(&sched->jobs_failed);
+		break;
+	default:
+		atomic64_inc(&sched->jobs_canceled);
+		break;
+	}
+	qpu_job_end(job, status);
+}
+
+static void qpu_sched_work(struct work_struct *work)
+{
+	struct qpu_sched *sched = container_of(to_delayed_work(work),
+					       struct qpu_sched, work);
+	struct qpu_dev *qdev = qpu_sched_to_dev(sched);
+	struct qpu_job *job;
+	ktime_t now;
+	u32 status;
+
+	job = sched->running;
+	if (job) {
+		status = qpu_v3d_job_poll(qdev, job);
+		now = ktime_get();
+		if (!status && ktime_after(now, job->deadline)) {
+			dev_err_ratelimited(qdev->dev,
+					    "job %llu timed out after %lld ms; resetting the V3D\n",
+					    job->seqno, ktime_to_ms(job->timeout));
+			status = QPU_JOB_TIMEOUT;
+		}
+		if (!status) {
+			/* Poll again next tick; the deadline is checked then. */
+			queue_delayed_work(sched->wq, &sched->work, 1);
+			return;
+		}
+		if (status == QPU_JOB_FAULT)
+			dev_err_ratelimited(qdev->dev,
+					    "job %llu stopped: QPU %u at %#x touched %#x outside its buffers\n",
+					    job->seqno, job->fault.qpu, job->fault.pc,
+					    job->fault.addr);
+		qpu_sched_finish(qdev, job, status);
+	}
+
+	job = qpu_sched_pick(sched);
+	if (!job)
+		return;
+
+	/* An in-fence that failed takes its job down with it. */
+	if (job->in_fence && dma_fence_get_status(job->in_fence) < 0) {
+		atomic64_inc(&sched->jobs_canceled);
+		qpu_job_end(job, QPU_JOB_CANCELED);
+		queue_delayed_work(sched->wq, &sched->work, 0);
+		return;
+	}
+
+	sched->running = job;
+	job->deadline = ktime_add(ktime_get(), job->timeout);
+	if (qdev->ops->job_begin)
+		qdev->ops->job_begin(qdev, job);
+	qpu_v3d_job_start(qdev, job);
+	queue_delayed_work(sched->wq, &sched->work, 1);
+}
+
+int qpu_sched_init(struct qpu_dev *qdev)
+{
+	struct qpu_sched *sched = &qdev->sched;
+
+	spin_lock_init(&sched->lock);
+	INIT_LIST_HEAD(&sched->clients);
+	INIT_DELAYED_WORK(&sched->work, qpu_sched_work);
+	sched->wq = alloc_ordered_workqueue("%s-sched", 0, qdev->name);
+	if (!sched->wq)
+		return -ENOMEM;
+	return 0;
+}
+
+/* Cancels the queued jobs of @client, which is going away. */
+void qpu_sched_client_fini(struct qpu_dev *qdev, struct qpu_client *client)
+{
+	struct qpu_sched *sched = &qdev->sched;
+	struct qpu_job *job, *tmp;
+	unsigned long flags;
+	LIST_HEAD(canceled);
+
+	spin_lock_irqsave(&sched->lock, flags);
+	list_for_each_entry_safe(job, tmp, &client->queue, node) {
+		qpu_sched_unqueue_locked(sched, job);
+		list_add_tail(&job->node, &canceled);
+	}
+	spin_unlock_irqrestore(&sched->lock, flags);
+
+	list_for_each_entry_safe(job, tmp, &canceled, node) {
+		list_del(&job->node);
+		qpu_job_forget_in_fence(job);
+		atomic64_inc(&sched->jobs_canceled);
+		qpu_job_end(job, QPU_JOB_CANCELED);
+	}
+}
+
+/*
+ * The device goes: no job starts any more, queued ones are canceled and a
+ * running one is stopped. Files may stay open; their later submissions are
+ * canceled at once.
+ */
+void qpu_sched_fini(struct qpu_dev *qdev)
+{
+	struct qpu_sched *sched = &qdev->sched;
+	struct qpu_client *client;
+	unsigned long flags;
+
+	if (!sched->wq)
+		return;
+
+	spin_lock_irqsave(&sched->lock, flags);
+	sched->stopped = true;
+	spin_unlock_irqrestore(&sched->lock, flags);
+
+	cancel_delayed_work_sync(&sched->work);
+	if (sched->running)
+		qpu_sched_finish(qdev, sched->running, QPU_JOB_CANCELED);
+
+	spin_lock_irqsave(&sched->lock, flags);
+	while (!list_empty(&sched->clients)) {
+		client = list_first_entry(&sched->clients, struct qpu_client, node);
+		spin_unlock_irqrestore(&sched->lock, flags);
+		qpu_sched_client_fini(qdev, client);
+		spin_lock_irqsave(&sched->lock, flags);
+	}
+	spin_unlock_irqrestore(&sched->lock, flags);
+
+	destroy_workqueue(sched->wq);
+	sched->wq = NULL;
+}

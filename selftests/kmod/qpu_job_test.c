@@ -1,0 +1,639 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Jobs on the simulated V3D: SUBMIT and WAIT with their errors, out-fences
+ * and in-fence chaining, timeouts with a V3D reset, faults on accesses
+ * outside the job's BOs, cancellation when a file closes, a killed process,
+ * fairness between files, and many threads submitting at once.
+ *
+ * The programs are hand-encoded QPU instructions (the comments give them in
+ * assembler): an empty program, an infinite loop and a TMU read.
+ */
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <linux/qpu.h>
+#include <linux/sync_file.h>
+
+#include "kselftest_harness.h"
+
+#define QPU_NODE "/dev/qpu"
+#define DEBUGFS "/sys/kernel/debug/qpu/qpu/"
+#define PARAMS "/sys/module/qpu/parameters/"
+
+#define NOP		0x100009e7009e7000ull	/* nop */
+#define THREND		0x300009e7009e7000ull	/* nop; thrend */
+#define LOOP		0xf0f809e7ffffffe0ull	/* brr -, -4 (itself) */
+#define TMU_FROM_UNIF	0x10020e2715827d80ull	/* or tmu0_s, unif, unif */
+#define LDTMU0		0xa00009e7009e7000ull	/* nop; ldtmu0 */
+
+static const __u64 prog_end[] = { THREND, NOP, NOP };
+static const __u64 prog_loop[] = { LOOP, NOP, NOP, NOP, THREND, NOP, NOP };
+static const __u64 prog_tmu[] = { TMU_FROM_UNIF, LDTMU0, THREND, NOP, NOP };
+
+struct bo {
+	__u32 handle;
+	__u32 bus_addr;
+	void *map;
+	size_t size;
+};
+
+static int bo_new(int fd, size_t size, const void *data, size_t len, struct bo *bo)
+{
+	struct qpu_bo_create args = { .size = size };
+
+	if (ioctl(fd, QPU_IOCTL_BO_CREATE, &args))
+		return -1;
+	bo->handle = args.handle;
+	bo->bus_addr = args.bus_addr;
+	bo->size = args.size;
+	bo->map = mmap(NULL, args.size, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
+		       args.mmap_offset);
+	if (bo->map == MAP_FAILED)
+		return -1;
+	if (data)
+		memcpy(bo->map, data, len);
+	return 0;
+}
+
+/* A job of @count copies of one program; returns the ioctl's result. */
+static int submit(int fd, const struct bo *code, const struct bo *unif,
+		  unsigned int count, __u32 timeout_ms, __u32 flags,
+		  int in_fd, struct qpu_submit *out)
+{
+	struct qpu_program progs[16];
+	struct qpu_submit args = {
+		.programs = (uintptr_t)progs,
+		.program_count = count,
+		.program_size = sizeof(progs[0]),
+		.flags = flags,
+		.in_fence_fd = in_fd,
+		.timeout_ms = timeout_ms,
+	};
+	unsigned int i;
+	int ret;
+
+	for (i = 0; i < 16; i++)
+		progs[i] = (struct qpu_program){ code->handle, 0, unif->handle, 0 };
+	ret = ioctl(fd, QPU_IOCTL_SUBMIT, &args);
+	if (out)
+		*out = args;
+	return ret;
+}
+
+static __s64 now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000ll + ts.tv_nsec;
+}
+
+/* Waits up to @ms for job @seqno; returns its status, or -errno. */
+static int wait_job(int fd, __u64 seqno, int ms, struct qpu_wait *out)
+{
+	struct qpu_wait args = {
+		.seqno = seqno,
+		.timeout_ns = now_ns() + ms * 1000000ll,
+	};
+
+	if (ioctl(fd, QPU_IOCTL_WAIT, &args))
+		return -errno;
+	if (out)
+		*out = args;
+	return args.status;
+}
+
+static long long stat_read(const char *name)
+{
+	char key[64];
+	long long value, found = -1;
+	FILE *f = fopen(DEBUGFS "stats", "r");
+
+	if (!f)
+		return -1;
+	while (fscanf(f, "%63[^:]: %lld\n", key, &value) == 2)
+		if (!strcmp(key, name))
+			found = value;
+	fclose(f);
+	return found;
+}
+
+static int knob_write(const char *path, const char *value)
+{
+	int fd = open(path, O_WRONLY), ret;
+
+	if (fd < 0)
+		return -1;
+	ret = write(fd, value, strlen(value)) == (ssize_t)strlen(value) ? 0 : -1;
+	close(fd);
+	return ret;
+}
+
+/* The status a sync_file reports: 1 signalled, 0 pending, <0 error. */
+static int fence_status(int fence_fd)
+{
+	struct sync_file_info info = { 0 };
+
+	if (ioctl(fence_fd, SYNC_IOC_FILE_INFO, &info))
+		return -1000;
+	return info.status;
+}
+
+FIXTURE(job) {
+	int fd;
+	struct bo end, loop, tmu, unif, data;
+};
+
+FIXTURE_SETUP(job)
+{
+	self->fd = open(QPU_NODE, O_RDWR | O_CLOEXEC);
+	ASSERT_LE(0, self->fd) TH_LOG("open " QPU_NODE ": %s", strerror(errno));
+	ASSERT_EQ(0, bo_new(self->fd, 4096, prog_end, sizeof(prog_end), &self->end));
+	ASSERT_EQ(0, bo_new(self->fd, 4096, prog_loop, sizeof(prog_loop), &self->loop));
+	ASSERT_EQ(0, bo_new(self->fd, 4096, prog_tmu, sizeof(prog_tmu), &self->tmu));
+	ASSERT_EQ(0, bo_new(self->fd, 4096, NULL, 0, &self->unif));
+	ASSERT_EQ(0, bo_new(self->fd, 4096, NULL, 0, &self->data));
+	ASSERT_EQ(0, knob_write(DEBUGFS "hang", "0"));
+	ASSERT_EQ(0, knob_write(DEBUGFS "latency_us", "0"));
+}
+
+FIXTURE_TEARDOWN(job)
+{
+	knob_write(DEBUGFS "hang", "0");
+	knob_write(DEBUGFS "latency_us", "0");
+	knob_write(PARAMS "max_timeout_ms", "60000");
+	close(self->fd);
+}
+
+TEST_F(job, one_program_done)
+{
+	struct qpu_submit s;
+
+	ASSERT_EQ(0, submit(self->fd, &self->end, &self->unif, 1, 0, 0, 0, &s));
+	EXPECT_EQ(1, s.seqno);
+	EXPECT_EQ(QPU_JOB_DONE, wait_job(self->fd, s.seqno, 5000, NULL));
+	/* Asking again gives the same answer. */
+	EXPECT_EQ(QPU_JOB_DONE, wait_job(self->fd, s.seqno, 0, NULL));
+}
+
+TEST_F(job, twelve_programs_done_thirteen_refused)
+{
+	struct qpu_submit s;
+
+	ASSERT_EQ(0, submit(self->fd, &self->end, &self->unif, 12, 0, 0, 0, &s));
+	EXPECT_EQ(QPU_JOB_DONE, wait_job(self->fd, s.seqno, 5000, NULL));
+	EXPECT_EQ(-1, submit(self->fd, &self->end, &self->unif, 13, 0, 0, 0, NULL));
+	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(-1, submit(self->fd, &self->end, &self->unif, 0, 0, 0, 0, NULL));
+	EXPECT_EQ(EINVAL, errno);
+}
+
+TEST_F(job, out_fence_polls_and_signals)
+{
+	struct pollfd pfd = { .events = POLLIN };
+	struct qpu_submit s;
+
+	ASSERT_EQ(0, submit(self->fd, &self->end, &self->unif, 4, 0,
+			    QPU_SUBMIT_OUT_FENCE, 0, &s));
+	ASSERT_LE(0, s.out_fence_fd);
+	EXPECT_TRUE(fcntl(s.out_fence_fd, F_GETFD) & FD_CLOEXEC);
+	pfd.fd = s.out_fence_fd;
+	EXPECT_EQ(1, poll(&pfd, 1, 5000));
+	EXPECT_EQ(1, fence_status(s.out_fence_fd));
+	close(s.out_fence_fd);
+}
+
+/* An infinite loop is stopped at its deadline and the V3D works after. */
+TEST_F_TIMEOUT(job, infinite_loop_times_out_and_resets, 30)
+{
+	long long resets = stat_read("resets");
+	struct qpu_submit s, t;
+	__s64 start = now_ns();
+
+	ASSERT_EQ(0, submit(self->fd, &self->loop, &self->unif, 12, 200,
+			    QPU_SUBMIT_OUT_FENCE, 0, &s));
+	ASSERT_EQ(0, submit(self->fd, &self->end, &self->unif, 12, 0, 0, 0, &t));
+	EXPECT_EQ(QPU_JOB_TIMEOUT, wait_job(self->fd, s.seqno, 10000, NULL));
+	EXPECT_LE(200 * 1000000ll, now_ns() - start);
+	EXPECT_EQ(-ETIMEDOUT, fence_status(s.out_fence_fd));
+	EXPECT_EQ(resets + 1, stat_read("resets"));
+	EXPECT_EQ(QPU_JOB_DONE, wait_job(self->fd, t.seqno, 5000, NULL));
+	close(s.out_fence_fd);
+}
+
+/* A hang of another client's job does not stop ours. */
+TEST_F_TIMEOUT(job, other_clients_hang_does_not_stop_us, 30)
+{
+	int fd2 = open(QPU_NODE, O_RDWR | O_CLOEXEC);
+	struct bo loop2, unif2;
+	struct qpu_submit s, t;
+
+	ASSERT_LE(0, fd2);
+	ASSERT_EQ(0, bo_new(fd2, 4096, prog_loop, sizeof(prog_loop), &loop2));
+	ASSERT_EQ(0, bo_new(fd2, 4096, NULL, 0, &unif2));
+	ASSERT_EQ(0, submit(fd2, &loop2, &unif2, 12, 300, 0, 0, &s));
+	ASSERT_EQ(0, submit(self->fd, &self->end, &self->unif, 1, 0, 0, 0, &t));
+	EXPECT_EQ(QPU_JOB_DONE, wait_job(self->fd, t.seqno, 10000, NULL));
+	EXPECT_EQ(QPU_JOB_TIMEOUT, wait_job(fd2, s.seqno, 10000, NULL));
+	close(fd2);
+}
+
+/* The hang knob makes a good job look hung: it times out. */
+TEST_F_TIMEOUT(job, hang_knob_times_out, 30)
+{
+	struct qpu_submit s;
+
+	ASSERT_EQ(0, knob_write(DEBUGFS "hang", "1"));
+	ASSERT_EQ(0, submit(self->fd, &self->end, &self->unif, 1, 100, 0, 0, &s));
+	EXPECT_EQ(QPU_JOB_TIMEOUT, wait_job(self->fd, s.seqno, 10000, NULL));
+	ASSERT_EQ(0, knob_write(DEBUGFS "hang", "0"));
+	ASSERT_EQ(0, submit(self->fd, &self->end, &self->unif, 1, 0, 0, 0, &s));
+	EXPECT_EQ(QPU_JOB_DONE, wait_job(self->fd, s.seqno, 5000, NULL));
+}
+
+/* A timeout above the administrator's maximum is cut to it. */
+TEST_F_TIMEOUT(job, timeout_capped_by_max, 30)
+{
+	struct qpu_get_param p = { .param = QPU_PARAM_MAX_TIMEOUT_MS };
+	struct qpu_submit s;
+	__s64 start;
+
+	ASSERT_EQ(0, knob_write(PARAMS "max_timeout_ms", "150"));
+	ASSERT_EQ(0, ioctl(self->fd, QPU_IOCTL_GET_PARAM, &p));
+	EXPECT_EQ(150, p.value);
+	start = now_ns();
+	ASSERT_EQ(0, submit(self->fd, &self->loop, &self->unif, 1, 100000, 0, 0, &s));
+	EXPECT_EQ(QPU_JOB_TIMEOUT, wait_job(self->fd, s.seqno, 10000, NULL));
+	EXPECT_GT(5000 * 1000000ll, now_ns() - start);
+}
+
+/* A TMU read outside the job's BOs stops the job; inside, it runs. */
+TEST_F(job, access_outside_job_faults)
+{
+	struct qpu_wait w;
+	struct qpu_submit s;
+	__u32 *unif = self->unif.map;
+	struct qpu_submit args;
+	struct qpu_program prog = { self->tmu.handle, 0, self->unif.handle, 0 };
+	__u32 handles[1] = { self->data.handle };
+
+	/* data is a BO of this file, but the job does not list it. */
+	unif[0] = self->data.bus_addr;
+	ASSERT_EQ(0, submit(self->fd, &self->tmu, &self->unif, 1, 0, 0, 0, &s));
+	ASSERT_EQ(QPU_JOB_FAULT, wait_job(self->fd, s.seqno, 5000, &w));
+	EXPECT_EQ(0, w.fault_qpu);
+	EXPECT_EQ(QPU_FAULT_TMU, w.fault_access);
+	EXPECT_EQ(self->data.bus_addr, w.fault_addr);
+	EXPECT_LE(self->tmu.bus_addr, w.fault_pc);
+	EXPECT_GT(self->tmu.bus_addr + 4096, w.fault_pc);
+
+	/* Listed, the same read is allowed. */
+	args = (struct qpu_submit){
+		.programs = (uintptr_t)&prog, .program_count = 1,
+		.program_size = sizeof(prog), .bo_handles = (uintptr_t)handles,
+		.bo_count = 1,
+	};
+	ASSERT_EQ(0, ioctl(self->fd, QPU_IOCTL_SUBMIT, &args));
+	EXPECT_EQ(QPU_JOB_DONE, wait_job(self->fd, args.seqno, 5000, NULL));
+
+	/* Past the end of a listed BO, into its guard gap, faults. */
+	unif[0] = self->data.bus_addr + self->data.size;
+	ASSERT_EQ(0, ioctl(self->fd, QPU_IOCTL_SUBMIT, &args));
+	EXPECT_EQ(QPU_JOB_FAULT, wait_job(self->fd, args.seqno, 5000, NULL));
+}
+
+/* Another file's BO is out of reach even at its real bus address. */
+TEST_F(job, other_files_bo_faults)
+{
+	int fd2 = open(QPU_NODE, O_RDWR | O_CLOEXEC);
+	__u32 *unif = self->unif.map;
+	struct qpu_submit s;
+	struct qpu_wait w;
+	struct bo secret;
+
+	ASSERT_LE(0, fd2);
+	ASSERT_EQ(0, bo_new(fd2, 4096, "secret", 6, &secret));
+	unif[0] = secret.bus_addr;
+	ASSERT_EQ(0, submit(self->fd, &self->tmu, &self->unif, 1, 0, 0, 0, &s));
+	EXPECT_EQ(QPU_JOB_FAULT, wait_job(self->fd, s.seqno, 5000, &w));
+	EXPECT_EQ(secret.bus_addr, w.fault_addr);
+	close(fd2);
+}
+
+/* Job B waits for job A's out-fence. */
+TEST_F_TIMEOUT(job, in_fence_chains_jobs, 30)
+{
+	struct qpu_submit a, b;
+	int fd2 = open(QPU_NODE, O_RDWR | O_CLOEXEC);
+	struct bo end2, unif2;
+
+	ASSERT_LE(0, fd2);
+	ASSERT_EQ(0, bo_new(fd2, 4096, prog_end, sizeof(prog_end), &end2));
+	ASSERT_EQ(0, bo_new(fd2, 4096, NULL, 0, &unif2));
+
+	/* A is slow; B, on another file, would otherwise run first. */
+	ASSERT_EQ(0, knob_write(DEBUGFS "latency_us", "300000"));
+	ASSERT_EQ(0, submit(self->fd, &self->end, &self->unif, 1, 5000,
+			    QPU_SUBMIT_OUT_FENCE, 0, &a));
+	ASSERT_EQ(0, submit(fd2, &end2, &unif2, 1, 0, QPU_SUBMIT_IN_FENCE,
+			    a.out_fence_fd, &b));
+	EXPECT_EQ(-ETIME, wait_job(fd2, b.seqno, 50, NULL));
+	EXPECT_EQ(0, fence_status(a.out_fence_fd));
+	EXPECT_EQ(QPU_JOB_DONE, wait_job(self->fd, a.seqno, 10000, NULL));
+	ASSERT_EQ(0, knob_write(DEBUGFS "latency_us", "0"));
+	EXPECT_EQ(QPU_JOB_DONE, wait_job(fd2, b.seqno, 10000, NULL));
+	close(a.out_fence_fd);
+	close(fd2);
+}
+
+/* A failed in-fence cancels the job that waits on it. */
+TEST_F_TIMEOUT(job, failed_in_fence_cancels, 30)
+{
+	struct qpu_submit a, b;
+
+	ASSERT_EQ(0, submit(self->fd, &self->loop, &self->unif, 1, 100,
+			    QPU_SUBMIT_OUT_FENCE, 0, &a));
+	ASSERT_EQ(0, submit(self->fd, &self->end, &self->unif, 1, 0,
+			    QPU_SUBMIT_IN_FENCE, a.out_fence_fd, &b));
+	EXPECT_EQ(QPU_JOB_TIMEOUT, wait_job(self->fd, a.seqno, 10000, NULL));
+	EXPECT_EQ(QPU_JOB_CANCELED, wait_job(self->fd, b.seqno, 10000, NULL));
+	close(a.out_fence_fd);
+}
+
+/* Closing a file cancels what has not started; fences say so. */
+TEST_F_TIMEOUT(job, close_cancels_queued_jobs, 30)
+{
+	int fd2 = open(QPU_NODE, O_RDWR | O_CLOEXEC);
+	struct pollfd pfd = { .events = POLLIN };
+	struct qpu_submit a, b;
+	struct bo loop2, end2, unif2;
+
+	ASSERT_LE(0, fd2);
+	ASSERT_EQ(0, bo_new(fd2, 4096, prog_loop, sizeof(prog_loop), &loop2));
+	ASSERT_EQ(0, bo_new(fd2, 4096, prog_end, sizeof(prog_end), &end2));
+	ASSERT_EQ(0, bo_new(fd2, 4096, NULL, 0, &unif2));
+	ASSERT_EQ(0, submit(fd2, &loop2, &unif2, 1, 300, QPU_SUBMIT_OUT_FENCE, 0, &a));
+	ASSERT_EQ(0, submit(fd2, &end2, &unif2, 1, 0, QPU_SUBMIT_OUT_FENCE, 0, &b));
+	/* Let the scheduler start the first (it does at once; this is slack). */
+	EXPECT_EQ(-ETIME, wait_job(fd2, a.seqno, 100, NULL));
+	munmap(loop2.map, 4096);
+	munmap(end2.map, 4096);
+	munmap(unif2.map, 4096);
+	close(fd2);
+
+	EXPECT_EQ(-ECANCELED, fence_status(b.out_fence_fd));
+	/* The running one runs to its end, and its BOs with it. */
+	pfd.fd = a.out_fence_fd;
+	EXPECT_EQ(1, poll(&pfd, 1, 10000));
+	EXPECT_EQ(-ETIMEDOUT, fence_status(a.out_fence_fd));
+	close(a.out_fence_fd);
+	close(b.out_fence_fd);
+}
+
+/* A process killed mid-job leaves nothing behind once the job ends. */
+TEST_F_TIMEOUT(job, killed_process_leaks_nothing, 30)
+{
+	long long bos = stat_read("bo_count");
+	int pipefd[2];
+	pid_t pid;
+	char c;
+	int i;
+
+	ASSERT_EQ(0, pipe(pipefd));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		int fd = open(QPU_NODE, O_RDWR | O_CLOEXEC);
+		struct bo loop, unif;
+
+		if (fd < 0 || bo_new(fd, 4096, prog_loop, sizeof(prog_loop), &loop) ||
+		    bo_new(fd, 4096, NULL, 0, &unif) ||
+		    submit(fd, &loop, &unif, 12, 300, 0, 0, NULL) ||
+		    submit(fd, &loop, &unif, 12, 300, 0, 0, NULL))
+			_exit(1);
+		if (write(pipefd[1], "r", 1) != 1)
+			_exit(1);
+		pause();
+		_exit(0);
+	}
+	close(pipefd[1]);
+	ASSERT_EQ(1, read(pipefd[0], &c, 1));
+	close(pipefd[0]);
+	kill(pid, SIGKILL);
+	ASSERT_EQ(pid, waitpid(pid, NULL, 0));
+	for (i = 0; i < 100 && stat_read("bo_count") != bos; i++)
+		usleep(50000);
+	EXPECT_EQ(bos, stat_read("bo_count"));
+}
+
+/* A file with many slow jobs does not keep another file waiting. */
+TEST_F_TIMEOUT(job, files_take_turns, 60)
+{
+	int fd2 = open(QPU_NODE, O_RDWR | O_CLOEXEC);
+	struct qpu_submit flood[20], mine;
+	struct bo end2, unif2;
+	int i, pending = 0;
+
+	ASSERT_LE(0, fd2);
+	ASSERT_EQ(0, bo_new(fd2, 4096, prog_end, sizeof(prog_end), &end2));
+	ASSERT_EQ(0, bo_new(fd2, 4096, NULL, 0, &unif2));
+	ASSERT_EQ(0, knob_write(DEBUGFS "latency_us", "20000"));
+	for (i = 0; i < 20; i++)
+		ASSERT_EQ(0, submit(fd2, &end2, &unif2, 1, 0, 0, 0, &flood[i]));
+	ASSERT_EQ(0, submit(self->fd, &self->end, &self->unif, 1, 0, 0, 0, &mine));
+	EXPECT_EQ(QPU_JOB_DONE, wait_job(self->fd, mine.seqno, 20000, NULL));
+	for (i = 0; i < 20; i++)
+		pending += wait_job(fd2, flood[i].seqno, 0, NULL) == -ETIME;
+	EXPECT_LE(10, pending) TH_LOG("only %d of the other file's 20 jobs were still queued", pending);
+	ASSERT_EQ(0, knob_write(DEBUGFS "latency_us", "0"));
+	EXPECT_EQ(QPU_JOB_DONE, wait_job(fd2, flood[19].seqno, 20000, NULL));
+	close(fd2);
+}
+
+struct thread_arg {
+	int fd;
+	const struct bo *code, *unif;
+	int done;
+};
+
+static void *submitter(void *p)
+{
+	struct thread_arg *t = p;
+	struct qpu_submit s;
+	int i;
+
+	for (i = 0; i < 25; i++) {
+		if (submit(t->fd, t->code, t->unif, 3, 0, 0, 0, &s))
+			break;
+		if (wait_job(t->fd, s.seqno, 10000, NULL) == QPU_JOB_DONE)
+			t->done++;
+	}
+	return NULL;
+}
+
+/* Threads of one file and several files submitting at once. */
+TEST_F_TIMEOUT(job, many_threads_submit, 120)
+{
+	struct thread_arg args[4];
+	pthread_t threads[4];
+	int fd2 = open(QPU_NODE, O_RDWR | O_CLOEXEC);
+	struct bo end2, unif2;
+	int i;
+
+	ASSERT_LE(0, fd2);
+	ASSERT_EQ(0, bo_new(fd2, 4096, prog_end, sizeof(prog_end), &end2));
+	ASSERT_EQ(0, bo_new(fd2, 4096, NULL, 0, &unif2));
+	for (i = 0; i < 4; i++) {
+		args[i] = (struct thread_arg){
+			.fd = i % 2 ? fd2 : self->fd,
+			.code = i % 2 ? &end2 : &self->end,
+			.unif = i % 2 ? &unif2 : &self->unif,
+		};
+		ASSERT_EQ(0, pthread_create(&threads[i], NULL, submitter, &args[i]));
+	}
+	for (i = 0; i < 4; i++) {
+		pthread_join(threads[i], NULL);
+		EXPECT_EQ(25, args[i].done);
+	}
+	close(fd2);
+}
+
+TEST_F(job, wait_by_bo)
+{
+	struct qpu_wait w = { .flags = QPU_WAIT_BO, .handle = self->data.handle,
+			      .timeout_ns = now_ns() + 5000000000ll };
+	struct qpu_submit s;
+
+	/* No job used it yet. */
+	ASSERT_EQ(0, ioctl(self->fd, QPU_IOCTL_WAIT, &w));
+	EXPECT_EQ(QPU_JOB_DONE, w.status);
+
+	ASSERT_EQ(0, submit(self->fd, &self->loop, &self->unif, 1, 100, 0, 0, &s));
+	w.handle = self->loop.handle;
+	ASSERT_EQ(0, ioctl(self->fd, QPU_IOCTL_WAIT, &w));
+	EXPECT_EQ(QPU_JOB_TIMEOUT, w.status);
+
+	w.handle = 9999;
+	EXPECT_EQ(-1, ioctl(self->fd, QPU_IOCTL_WAIT, &w));
+	EXPECT_EQ(ENOENT, errno);
+}
+
+TEST_F(job, wait_errors)
+{
+	struct qpu_wait w = { .seqno = 12345, .timeout_ns = now_ns() };
+	struct qpu_submit s;
+
+	EXPECT_EQ(-1, ioctl(self->fd, QPU_IOCTL_WAIT, &w));
+	EXPECT_EQ(ENOENT, errno);
+	w = (struct qpu_wait){ .seqno = 1, .pad = 1 };
+	EXPECT_EQ(-1, ioctl(self->fd, QPU_IOCTL_WAIT, &w));
+	EXPECT_EQ(EINVAL, errno);
+	w = (struct qpu_wait){ .seqno = 1, .flags = 2 };
+	EXPECT_EQ(-1, ioctl(self->fd, QPU_IOCTL_WAIT, &w));
+	EXPECT_EQ(EINVAL, errno);
+	/* A seqno and a BO handle at once is ambiguous. */
+	w = (struct qpu_wait){ .seqno = 1, .handle = 1, .flags = QPU_WAIT_BO };
+	EXPECT_EQ(-1, ioctl(self->fd, QPU_IOCTL_WAIT, &w));
+	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(-1, ioctl(self->fd, QPU_IOCTL_WAIT, NULL));
+	EXPECT_EQ(EFAULT, errno);
+
+	/* A deadline in the past only polls. */
+	ASSERT_EQ(0, submit(self->fd, &self->loop, &self->unif, 1, 200, 0, 0, &s));
+	EXPECT_EQ(-ETIME, wait_job(self->fd, s.seqno, -1000, NULL));
+	EXPECT_EQ(QPU_JOB_TIMEOUT, wait_job(self->fd, s.seqno, 10000, NULL));
+}
+
+TEST_F(job, submit_errors)
+{
+	struct qpu_program prog = { self->end.handle, 0, self->unif.handle, 0 };
+	struct qpu_program big[2] = { { self->end.handle, 0, self->unif.handle, 0 } };
+	__u32 handles[2] = { self->data.handle, 777 };
+	struct qpu_submit base = {
+		.programs = (uintptr_t)&prog, .program_count = 1,
+		.program_size = sizeof(prog),
+	};
+	struct qpu_submit a;
+	int devnull = open("/dev/null", O_RDONLY);
+
+#define EXPECT_SUBMIT_ERRNO(err) do {					\
+		EXPECT_EQ(-1, ioctl(self->fd, QPU_IOCTL_SUBMIT, &a));	\
+		EXPECT_EQ(err, errno);					\
+	} while (0)
+
+	a = base; a.pad = 1;
+	EXPECT_SUBMIT_ERRNO(EINVAL);
+	a = base; a.flags = 1 << 7;
+	EXPECT_SUBMIT_ERRNO(EINVAL);
+	a = base; a.program_size = 12;
+	EXPECT_SUBMIT_ERRNO(EINVAL);
+	a = base; a.program_size = 1 << 20;
+	EXPECT_SUBMIT_ERRNO(EINVAL);
+	a = base; a.bo_count = 100000;
+	EXPECT_SUBMIT_ERRNO(EINVAL);
+	a = base; a.programs = 8;
+	EXPECT_SUBMIT_ERRNO(EFAULT);
+	a = base; a.bo_count = 1; a.bo_handles = 8;
+	EXPECT_SUBMIT_ERRNO(EFAULT);
+	a = base; a.bo_count = 2; a.bo_handles = (uintptr_t)handles;
+	EXPECT_SUBMIT_ERRNO(ENOENT);
+	prog.code_handle = 555;
+	a = base;
+	EXPECT_SUBMIT_ERRNO(ENOENT);
+	prog.code_handle = self->end.handle;
+	prog.code_offset = 4;
+	EXPECT_SUBMIT_ERRNO(EINVAL);
+	prog.code_offset = 4096;
+	EXPECT_SUBMIT_ERRNO(EINVAL);
+	prog.code_offset = 0;
+	prog.unif_offset = 2;
+	EXPECT_SUBMIT_ERRNO(EINVAL);
+	prog.unif_offset = 0;
+	/* A longer element is fine while its extra bytes are zero. */
+	a = base; a.programs = (uintptr_t)big; a.program_size = 20;
+	EXPECT_EQ(0, ioctl(self->fd, QPU_IOCTL_SUBMIT, &a));
+	((__u32 *)big)[4] = 1;
+	EXPECT_SUBMIT_ERRNO(E2BIG);
+	/* Fences: not a sync_file, closed, given without the flag. */
+	a = base; a.flags = QPU_SUBMIT_IN_FENCE; a.in_fence_fd = devnull;
+	EXPECT_SUBMIT_ERRNO(EINVAL);
+	a = base; a.flags = QPU_SUBMIT_IN_FENCE; a.in_fence_fd = 999;
+	EXPECT_SUBMIT_ERRNO(EINVAL);
+	a = base; a.in_fence_fd = devnull;
+	EXPECT_SUBMIT_ERRNO(EINVAL);
+	EXPECT_EQ(-1, ioctl(self->fd, QPU_IOCTL_SUBMIT, NULL));
+	EXPECT_EQ(EFAULT, errno);
+	close(devnull);
+#undef EXPECT_SUBMIT_ERRNO
+}
+
+/* BOs a job uses live until it ends, even when their handles go first. */
+TEST_F_TIMEOUT(job, bos_outlive_destroy_while_running, 30)
+{
+	struct qpu_bo_destroy d = { .handle = self->loop.handle };
+	long long bos;
+	struct qpu_submit s;
+
+	ASSERT_EQ(0, submit(self->fd, &self->loop, &self->unif, 1, 300, 0, 0, &s));
+	munmap(self->loop.map, 4096);
+	bos = stat_read("bo_count");
+	ASSERT_EQ(0, ioctl(self->fd, QPU_IOCTL_BO_DESTROY, &d));
+	EXPECT_EQ(bos, stat_read("bo_count"));
+	EXPECT_EQ(QPU_JOB_TIMEOUT, wait_job(self->fd, s.seqno, 10000, NULL));
+	EXPECT_EQ(bos - 1, stat_read("bo_count"));
+}
+
+TEST_HARNESS_MAIN
