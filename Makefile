@@ -149,12 +149,14 @@ demo-vm: vm-module $(DEMO_TOOLS:%=$(BUILD)/static/%)
 LIBDIR ?= $(PREFIX)/lib
 INCLUDEDIR ?= $(PREFIX)/include
 BINDIR ?= $(PREFIX)/bin
+UDEVRULESDIR ?= /etc/udev/rules.d
 KRELEASE = $(shell cat $(KDIR)/include/config/kernel.release 2>/dev/null)
 MODDIR = /lib/modules/$(KRELEASE)/updates
 
 install: all $(BUILD)/libqpu.pc
 	$(Q)test -n "$(KRELEASE)" || { echo "cannot tell the kernel release of KDIR='$(KDIR)'" >&2; exit 1; }
 	install -D -m 644 $(BUILD)/qpu.ko $(DESTDIR)$(MODDIR)/qpu.ko
+	install -D -m 644 kmod/60-qpu.rules $(DESTDIR)$(UDEVRULESDIR)/60-qpu.rules
 	install -D -m 644 uapi/linux/qpu.h $(DESTDIR)$(INCLUDEDIR)/linux/qpu.h
 	install -D -m 644 libqpu/include/qpu.h $(DESTDIR)$(INCLUDEDIR)/qpu.h
 	install -D -m 644 $(LIBQPU_A) $(DESTDIR)$(LIBDIR)/libqpu.a

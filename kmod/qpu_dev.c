@@ -110,7 +110,13 @@ int qpu_dev_register(struct qpu_dev *qdev)
 	qdev->misc.name = qdev->name;
 	qdev->misc.fops = &qpu_fops;
 	qdev->misc.parent = qdev->dev;
-	qdev->misc.mode = 0600;
+	/*
+	 * Programs on a real V3D reach all memory: root only, unless a udev
+	 * rule (kmod/60-qpu.rules) opens queries and buffers to a group;
+	 * submitting still needs CAP_SYS_RAWIO. The simulated V3D checks
+	 * every access, so anyone may use it.
+	 */
+	qdev->misc.mode = qdev->backend == QPU_BACKEND_SIM ? 0666 : 0600;
 
 	ret = qpu_sched_init(qdev);
 	if (ret)

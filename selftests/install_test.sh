@@ -33,6 +33,7 @@ for f in include/qpu.h include/linux/qpu.h lib/libqpu.a lib/libqpu.so \
 	check "file_${f//\//_}" test -e "$dest/root$prefix/$f"
 done
 check module_installed sh -c "ls '$dest'/root/lib/modules/*/updates/qpu.ko"
+check udev_rule_installed test -f "$dest/root/etc/udev/rules.d/60-qpu.rules"
 
 export PKG_CONFIG_SYSROOT_DIR=$dest/root
 export PKG_CONFIG_LIBDIR=$dest/root$prefix/lib/pkgconfig

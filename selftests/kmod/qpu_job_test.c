@@ -511,6 +511,37 @@ TEST_F_TIMEOUT(job, many_threads_submit, 120)
 	close(fd2);
 }
 
+/* The simulated V3D checks every access, so anyone may use it. */
+TEST_F(job, unprivileged_user_runs_on_sim)
+{
+	struct stat st;
+	pid_t pid;
+	int status;
+
+	ASSERT_EQ(0, stat(QPU_NODE, &st));
+	EXPECT_EQ(0666, st.st_mode & 0777);
+
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		struct bo code, unif;
+		struct qpu_submit s;
+		int fd;
+
+		if (setgid(65534) || setuid(65534))
+			_exit(2);
+		fd = open(QPU_NODE, O_RDWR | O_CLOEXEC);
+		if (fd < 0 || bo_new(fd, 4096, prog_end, sizeof(prog_end), &code) ||
+		    bo_new(fd, 4096, NULL, 0, &unif) ||
+		    submit(fd, &code, &unif, 12, 0, 0, 0, &s))
+			_exit(3);
+		_exit(wait_job(fd, s.seqno, 5000, NULL) == QPU_JOB_DONE ? 0 : 4);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_TRUE(WIFEXITED(status));
+	EXPECT_EQ(0, WEXITSTATUS(status));
+}
+
 TEST_F(job, wait_by_bo)
 {
 	struct qpu_wait w = { .flags = QPU_WAIT_BO, .handle = self->data.handle,
