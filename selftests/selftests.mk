@@ -4,3 +4,4 @@
 -include selftests/lib/lib.mk
 -include selftests/vm/vm.mk
 -include selftests/pi/pi.mk
+-include selftests/bench/bench.mk

@@ -1,0 +1,275 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Driver benchmarks, run inside the VM on the simulated V3D (make bench):
+ * the round trip of an empty job from submit to its fence signalling,
+ * against an eventfd ping-pong between two threads on the same machine in
+ * the same run; BO create+mmap+destroy per second; jobs per second with 1
+ * and 4 clients. Each figure is a median of 5 runs, so noise shows less.
+ */
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <linux/qpu.h>
+
+#define NODE		"/dev/qpu"
+#define RUNS		5
+#define THREND		0x300009e7009e7000ull	/* nop; thrend */
+#define NOP		0x100009e7009e7000ull	/* nop */
+
+static const uint64_t prog_end[] = { THREND, NOP, NOP };
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static double median(double *v, int n)
+{
+	qsort(v, n, sizeof(*v), cmp_double);
+	return v[n / 2];
+}
+
+static void die(const char *what)
+{
+	fprintf(stderr, "bench-vm: %s: %s\n", what, strerror(errno));
+	exit(1);
+}
+
+/* --- eventfd ping-pong --------------------------------------------------- */
+
+static int ping_fd, pong_fd;
+
+static void *ponger(void *arg)
+{
+	long n = (long)arg;
+	uint64_t v;
+
+	while (n--) {
+		if (read(ping_fd, &v, sizeof(v)) != sizeof(v) ||
+		    write(pong_fd, &v, sizeof(v)) != sizeof(v))
+			break;
+	}
+	return NULL;
+}
+
+static double eventfd_round_trip_us(long n)
+{
+	pthread_t t;
+	uint64_t v = 1;
+	double start, end;
+	long i;
+
+	ping_fd = eventfd(0, 0);
+	pong_fd = eventfd(0, 0);
+	if (ping_fd < 0 || pong_fd < 0)
+		die("eventfd");
+	pthread_create(&t, NULL, ponger, (void *)n);
+	start = now_s();
+	for (i = 0; i < n; i++) {
+		if (write(ping_fd, &v, sizeof(v)) != sizeof(v) ||
+		    read(pong_fd, &v, sizeof(v)) != sizeof(v))
+			die("eventfd ping-pong");
+	}
+	end = now_s();
+	pthread_join(t, NULL);
+	close(ping_fd);
+	close(pong_fd);
+	return (end - start) / n * 1e6;
+}
+
+/* --- jobs ---------------------------------------------------------------- */
+
+struct client {
+	int fd;
+	uint32_t code, unif;
+};
+
+static uint32_t bo_create(int fd, size_t size, const void *data, size_t len)
+{
+	struct qpu_bo_create args = { .size = size };
+	void *map;
+
+	if (ioctl(fd, QPU_IOCTL_BO_CREATE, &args))
+		die("BO_CREATE");
+	if (data) {
+		map = mmap(NULL, args.size, PROT_READ | PROT_WRITE, MAP_SHARED,
+			   fd, args.mmap_offset);
+		if (map == MAP_FAILED)
+			die("mmap");
+		memcpy(map, data, len);
+		munmap(map, args.size);
+	}
+	return args.handle;
+}
+
+static void client_open(struct client *c)
+{
+	c->fd = open(NODE, O_RDWR | O_CLOEXEC);
+	if (c->fd < 0)
+		die("open " NODE);
+	c->code = bo_create(c->fd, 4096, prog_end, sizeof(prog_end));
+	c->unif = bo_create(c->fd, 4096, NULL, 0);
+}
+
+/* Submits a job of @programs empty programs; returns its fence fd or -1. */
+static int submit(const struct client *c, unsigned int programs, uint64_t *seqno)
+{
+	struct qpu_program progs[12];
+	struct qpu_submit args = {
+		.programs = (uintptr_t)progs,
+		.program_count = programs,
+		.program_size = sizeof(progs[0]),
+		.flags = seqno ? 0 : QPU_SUBMIT_OUT_FENCE,
+	};
+	unsigned int i;
+
+	for (i = 0; i < programs; i++)
+		progs[i] = (struct qpu_program){ c->code, 0, c->unif, 0 };
+	if (ioctl(c->fd, QPU_IOCTL_SUBMIT, &args))
+		die("SUBMIT");
+	if (seqno)
+		*seqno = args.seqno;
+	return seqno ? -1 : args.out_fence_fd;
+}
+
+static void wait_seqno(const struct client *c, uint64_t seqno)
+{
+	struct qpu_wait w = { .seqno = seqno, .timeout_ns = INT64_MAX };
+
+	if (ioctl(c->fd, QPU_IOCTL_WAIT, &w) || w.status != QPU_JOB_DONE)
+		die("WAIT");
+}
+
+static double job_round_trip_us(const struct client *c, long n)
+{
+	struct pollfd pfd = { .events = POLLIN };
+	double start = now_s();
+	long i;
+
+	for (i = 0; i < n; i++) {
+		pfd.fd = submit(c, 1, NULL);
+		if (poll(&pfd, 1, 10000) != 1)
+			die("poll on the out-fence");
+		close(pfd.fd);
+	}
+	return (now_s() - start) / n * 1e6;
+}
+
+static double bo_cycles_per_s(const struct client *c, long n)
+{
+	double start = now_s();
+	long i;
+
+	for (i = 0; i < n; i++) {
+		struct qpu_bo_create args = { .size = 4096 };
+		struct qpu_bo_destroy d;
+		void *map;
+
+		if (ioctl(c->fd, QPU_IOCTL_BO_CREATE, &args))
+			die("BO_CREATE");
+		map = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, c->fd,
+			   args.mmap_offset);
+		if (map == MAP_FAILED)
+			die("mmap");
+		*(volatile char *)map = 1;
+		munmap(map, 4096);
+		d = (struct qpu_bo_destroy){ .handle = args.handle };
+		if (ioctl(c->fd, QPU_IOCTL_BO_DESTROY, &d))
+			die("BO_DESTROY");
+	}
+	return n / (now_s() - start);
+}
+
+/* Each client keeps 8 jobs of 12 programs in flight. */
+static void client_stream(long jobs)
+{
+	struct client c;
+	uint64_t seqno[8];
+	long i;
+
+	client_open(&c);
+	for (i = 0; i < jobs; i++) {
+		if (i >= 8)
+			wait_seqno(&c, seqno[i % 8]);
+		submit(&c, 12, &seqno[i % 8]);
+	}
+	for (i = jobs > 8 ? jobs - 8 : 0; i < jobs; i++)
+		wait_seqno(&c, seqno[i % 8]);
+	close(c.fd);
+}
+
+static double jobs_per_s(int clients, long jobs_each)
+{
+	double start = now_s();
+	int i, status;
+
+	for (i = 0; i < clients; i++) {
+		pid_t pid = fork();
+
+		if (pid < 0)
+			die("fork");
+		if (pid == 0) {
+			client_stream(jobs_each);
+			_exit(0);
+		}
+	}
+	for (i = 0; i < clients; i++)
+		if (wait(&status) < 0 || !WIFEXITED(status) || WEXITSTATUS(status))
+			die("client");
+	return clients * jobs_each / (now_s() - start);
+}
+
+int main(void)
+{
+	double ev[RUNS], job[RUNS], bo[RUNS], j1[RUNS], j4[RUNS];
+	double ev_us, job_us;
+	struct client c;
+	int r;
+
+	client_open(&c);
+	for (r = 0; r < RUNS; r++) {
+		ev[r] = eventfd_round_trip_us(2000);
+		job[r] = job_round_trip_us(&c, 300);
+		bo[r] = bo_cycles_per_s(&c, 1000);
+		j1[r] = jobs_per_s(1, 200);
+		j4[r] = jobs_per_s(4, 50);
+	}
+	ev_us = median(ev, RUNS);
+	job_us = median(job, RUNS);
+
+	printf("qpu driver benchmarks (simulated V3D, in the VM; median of %d runs)\n", RUNS);
+	printf("  %-46s %10.1f us\n", "eventfd ping-pong round trip, 2 threads", ev_us);
+	printf("  %-46s %10.1f us\n", "empty job: submit to out-fence poll", job_us);
+	printf("  %-46s %10.2f x   (goal: at most 3)\n", "ratio job / eventfd", job_us / ev_us);
+	printf("  %-46s %10.0f /s\n", "BO create + mmap + touch + destroy, 4 KiB",
+	       median(bo, RUNS));
+	printf("  %-46s %10.0f /s\n", "jobs of 12 empty programs, 1 client",
+	       median(j1, RUNS));
+	printf("  %-46s %10.0f /s\n", "jobs of 12 empty programs, 4 clients",
+	       median(j4, RUNS));
+	close(c.fd);
+	return 0;
+}

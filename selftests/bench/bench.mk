@@ -1,0 +1,22 @@
+# SPDX-License-Identifier: GPL-2.0
+# make bench: benchmarks print what they measured and how; nothing here
+# passes or fails on a speed. bench-vm runs in the VM on the simulated V3D;
+# every other bench-*.c runs on this machine, linked with libqpu.
+
+BENCH_VM := $(BUILD)/selftests/bench/bench-vm
+BENCH_HOST_SRCS := $(filter-out selftests/bench/bench-vm.c,$(wildcard selftests/bench/bench-*.c))
+BENCH_HOST := $(BENCH_HOST_SRCS:selftests/bench/%.c=$(BUILD)/selftests/bench/%)
+
+$(BENCH_VM): selftests/bench/bench-vm.c
+	$(Q)mkdir -p $(dir $@)
+	$(Q)$(CC) $(filter-out -fsanitize%,$(ALL_CFLAGS)) -static -pthread -o $@ $<
+
+$(BUILD)/selftests/bench/%: selftests/bench/%.c $(LIBQPU_A)
+	$(Q)mkdir -p $(dir $@)
+	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $< $(LIBQPU_A) $(LDFLAGS) -lm
+
+bench: $(BENCH_HOST) vm-module $(BENCH_VM)
+	$(Q)for b in $(BENCH_HOST); do $$b || exit 1; done
+	$(call vm_run,bench,--copy $(BENCH_VM) --run bench-vm,--quiet)
+	$(Q)sed -n '/^qpu driver benchmarks/,/jobs of 12 empty programs, 4 clients/p' \
+		$(BUILD)/vm/bench/console.log
