@@ -168,8 +168,8 @@ static void qpu_job_put_bos(struct qpu_job *job)
  * @job: a job the scheduler held, now off the V3D or never started
  * @status: an enum qpu_job_status
  *
- * Signals the job's fence, drops its BOs and the scheduler's reference.
- * Process context.
+ * Drops the job's BOs, signals its fence and drops the scheduler's
+ * reference. Process context.
  */
 void qpu_job_end(struct qpu_job *job, u32 status)
 {
@@ -179,11 +179,12 @@ void qpu_job_end(struct qpu_job *job, u32 status)
 		[QPU_JOB_CANCELED] = -ECANCELED,
 	};
 
+	/* BOs first: whoever the fence wakes sees the memory accounted back. */
+	qpu_job_put_bos(job);
 	job->status = status;
 	if (status < ARRAY_SIZE(fence_errors) && fence_errors[status])
 		dma_fence_set_error(job->done, fence_errors[status]);
 	dma_fence_signal(job->done);
-	qpu_job_put_bos(job);
 	qpu_job_put(job);
 }
 
