@@ -1,0 +1,192 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * A real program through /dev/qpu: each of the 12 QPUs adds a 16-float
+ * slice of A and B, read with TMU lookups, and writes its slice of C
+ * through the VPM with a VCD DMA store. The results are checked against
+ * the CPU. Without C in the job's BO list, the DMA store is stopped with a
+ * fault before it writes anything.
+ *
+ * Uniforms of QPU k: A + 64k, B + 64k, C + 64k, k (its VPM row).
+ */
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <linux/qpu.h>
+
+#include "kselftest_harness.h"
+
+#define QPU_NODE	"/dev/qpu"
+#define QPUS		12
+#define FLOATS		(QPUS * 16)
+
+static const uint64_t vector_add[] = {
+	0xd002086711982dc0ull,	/* shl r1, elem_num, 2 */
+	0x10020e270c827380ull,	/* add t0s, r1, unif */
+	0x10020e270c827380ull,	/* add t0s, r1, unif */
+	0xa00009e7009e7000ull,	/* nop; ldtmu0 */
+	0xa00208a7159e7900ull,	/* mov r2, r4; ldtmu0 */
+	0x100208e7019e7500ull,	/* fadd r3, r2, r4 */
+	0x1002006715827d80ull,	/* mov ra1, unif */
+	0x100200a715827d80ull,	/* mov ra2, unif */
+	0xe00208a700001a00ull,	/* ldi r2, 0x1a00 */
+	0x10021c670c0a7580ull,	/* add vw_setup, r2, ra2 */
+	0x10020c27159e76c0ull,	/* mov vpm, r3 */
+	0xd002082711087dc0ull,	/* shl r0, ra2, 7 */
+	0xe00208a780904000ull,	/* ldi r2, 0x80904000 */
+	0x10021c670c9e7400ull,	/* add vw_setup, r2, r0 */
+	0x10021ca715067d80ull,	/* mov vw_addr, ra1 */
+	0x100009e7009f2000ull,	/* nop; read vw_wait */
+	0x300009e7009e7000ull,	/* nop; thrend */
+	0x100009e7009e7000ull,	/* nop */
+	0x100009e7009e7000ull,	/* nop */
+};
+
+struct bo {
+	uint32_t handle;
+	uint32_t bus_addr;
+	void *map;
+};
+
+static int bo_new(int fd, size_t size, struct bo *bo)
+{
+	struct qpu_bo_create args = { .size = size };
+
+	if (ioctl(fd, QPU_IOCTL_BO_CREATE, &args))
+		return -1;
+	bo->handle = args.handle;
+	bo->bus_addr = args.bus_addr;
+	bo->map = mmap(NULL, args.size, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
+		       args.mmap_offset);
+	return bo->map == MAP_FAILED ? -1 : 0;
+}
+
+static uint32_t bits(float f)
+{
+	uint32_t u;
+
+	memcpy(&u, &f, sizeof(u));
+	return u;
+}
+
+FIXTURE(vecadd) {
+	int fd;
+	struct bo code, unif, a, b, c;
+};
+
+FIXTURE_SETUP(vecadd)
+{
+	uint32_t *u;
+	float *a, *b;
+	int k, i;
+
+	self->fd = open(QPU_NODE, O_RDWR | O_CLOEXEC);
+	ASSERT_LE(0, self->fd) TH_LOG("open " QPU_NODE ": %s", strerror(errno));
+	ASSERT_EQ(0, bo_new(self->fd, 4096, &self->code));
+	ASSERT_EQ(0, bo_new(self->fd, 4096, &self->unif));
+	ASSERT_EQ(0, bo_new(self->fd, 4096, &self->a));
+	ASSERT_EQ(0, bo_new(self->fd, 4096, &self->b));
+	ASSERT_EQ(0, bo_new(self->fd, 4096, &self->c));
+	memcpy(self->code.map, vector_add, sizeof(vector_add));
+
+	u = self->unif.map;
+	a = self->a.map;
+	b = self->b.map;
+	for (k = 0; k < QPUS; k++) {
+		u[4 * k + 0] = self->a.bus_addr + 64 * k;
+		u[4 * k + 1] = self->b.bus_addr + 64 * k;
+		u[4 * k + 2] = self->c.bus_addr + 64 * k;
+		u[4 * k + 3] = k;
+	}
+	/* Sums of these are exact whatever the rounding mode. */
+	for (i = 0; i < FLOATS; i++) {
+		a[i] = (float)(i * 3 - 200) / 4.0f;
+		b[i] = (float)(1000 - i) / 2.0f;
+	}
+}
+
+FIXTURE_TEARDOWN(vecadd)
+{
+	close(self->fd);
+}
+
+static int run(int fd, const struct bo *code, const struct bo *unif,
+	       const uint32_t *handles, unsigned int count, struct qpu_wait *w)
+{
+	struct qpu_program progs[QPUS];
+	struct qpu_submit s = {
+		.programs = (uintptr_t)progs,
+		.program_count = QPUS,
+		.program_size = sizeof(progs[0]),
+		.bo_handles = (uintptr_t)handles,
+		.bo_count = count,
+	};
+	struct timespec now;
+	int k;
+
+	for (k = 0; k < QPUS; k++)
+		progs[k] = (struct qpu_program){ code->handle, 0, unif->handle, 16 * k };
+	if (ioctl(fd, QPU_IOCTL_SUBMIT, &s))
+		return -errno;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	*w = (struct qpu_wait){
+		.seqno = s.seqno,
+		.timeout_ns = (now.tv_sec + 10) * 1000000000ll + now.tv_nsec,
+	};
+	if (ioctl(fd, QPU_IOCTL_WAIT, w))
+		return -errno;
+	return w->status;
+}
+
+TEST_F(vecadd, twelve_qpus_add_vectors)
+{
+	uint32_t handles[] = { self->a.handle, self->b.handle, self->c.handle };
+	const float *a = self->a.map, *b = self->b.map;
+	const uint32_t *c = self->c.map;
+	struct qpu_wait w;
+	int round, i;
+
+	for (round = 0; round < 3; round++) {
+		memset(self->c.map, 0, 4096);
+		ASSERT_EQ(QPU_JOB_DONE, run(self->fd, &self->code, &self->unif,
+					    handles, 3, &w));
+		for (i = 0; i < FLOATS; i++)
+			ASSERT_EQ(bits(a[i] + b[i]), c[i]) TH_LOG("element %d", i);
+		/* Nothing past the 192 results was written. */
+		EXPECT_EQ(0, c[FLOATS]);
+	}
+}
+
+TEST_F(vecadd, store_outside_job_faults_and_writes_nothing)
+{
+	uint32_t handles[] = { self->a.handle, self->b.handle };
+	const uint32_t *c = self->c.map;
+	struct qpu_wait w;
+	int i;
+
+	ASSERT_EQ(QPU_JOB_FAULT, run(self->fd, &self->code, &self->unif,
+				     handles, 2, &w));
+	EXPECT_EQ(QPU_FAULT_DMA_STORE, w.fault_access);
+	EXPECT_GT(QPUS, w.fault_qpu);
+	EXPECT_EQ(self->c.bus_addr + 64 * w.fault_qpu, w.fault_addr);
+	EXPECT_LE(self->code.bus_addr, w.fault_pc);
+	EXPECT_GT(self->code.bus_addr + sizeof(vector_add), w.fault_pc);
+	for (i = 0; i < 1024; i++)
+		ASSERT_EQ(0, c[i]) TH_LOG("word %d written", i);
+
+	/* The V3D was reset and works: the same job with C listed runs. */
+	{
+		uint32_t all[] = { self->a.handle, self->b.handle, self->c.handle };
+
+		EXPECT_EQ(QPU_JOB_DONE, run(self->fd, &self->code, &self->unif,
+					    all, 3, &w));
+	}
+}
+
+TEST_HARNESS_MAIN
