@@ -22,8 +22,9 @@
 #include "qpu_drv.h"
 
 /*
- * Limits, writable at run time through /sys/module/qpu/parameters. They are
- * read once per request, so a change applies to the next allocation.
+ * Limits, writable at run time through /sys/module/qpu/parameters and
+ * through netlink (qpu_bo_set_*()). They are read once per request, so a
+ * change applies to the next allocation.
  */
 static u64 qpu_max_bo_size = SZ_32M;
 static u64 qpu_client_mem_limit = SZ_256M;
@@ -33,9 +34,9 @@ static int qpu_param_set_bytes(const char *val, const struct kernel_param *kp)
 {
 	u64 n;
 
-	if (kstrtou64(val, 0, &n) || n < PAGE_SIZE || n > SZ_1G) {
+	if (kstrtou64(val, 0, &n) || n < QPU_BO_LIMIT_MIN || n > QPU_BO_LIMIT_MAX) {
 		pr_err("%s=%s: expected bytes from %lu to %u\n", kp->name, val,
-		       PAGE_SIZE, SZ_1G);
+		       QPU_BO_LIMIT_MIN, QPU_BO_LIMIT_MAX);
 		return -EINVAL;
 	}
 	WRITE_ONCE(*(u64 *)kp->arg, n);
@@ -68,6 +69,40 @@ MODULE_PARM_DESC(dev_mem_limit,
 u64 qpu_bo_max_size(void)
 {
 	return READ_ONCE(qpu_max_bo_size);
+}
+
+u64 qpu_bo_client_mem_limit(void)
+{
+	return READ_ONCE(qpu_client_mem_limit);
+}
+
+u64 qpu_bo_dev_mem_limit(void)
+{
+	return READ_ONCE(qpu_dev_mem_limit);
+}
+
+static int qpu_bo_set_limit(u64 *limit, u64 bytes)
+{
+	if (bytes < QPU_BO_LIMIT_MIN || bytes > QPU_BO_LIMIT_MAX)
+		return -ERANGE;
+	WRITE_ONCE(*limit, bytes);
+	return 0;
+}
+
+/* The setters refuse values out of [QPU_BO_LIMIT_MIN, QPU_BO_LIMIT_MAX]. */
+int qpu_bo_set_max_size(u64 bytes)
+{
+	return qpu_bo_set_limit(&qpu_max_bo_size, bytes);
+}
+
+int qpu_bo_set_client_mem_limit(u64 bytes)
+{
+	return qpu_bo_set_limit(&qpu_client_mem_limit, bytes);
+}
+
+int qpu_bo_set_dev_mem_limit(u64 bytes)
+{
+	return qpu_bo_set_limit(&qpu_dev_mem_limit, bytes);
 }
 
 int qpu_bo_file_init(struct qpu_file *qf)
@@ -116,7 +151,7 @@ static struct qpu_bo *qpu_bo_create(struct qpu_dev *qdev, size_t size)
 	int ret;
 
 	if (atomic64_add_return(size, &qdev->bo_bytes) >
-	    READ_ONCE(qpu_dev_mem_limit)) {
+	    qpu_bo_dev_mem_limit()) {
 		ret = -ENOSPC;
 		goto err_uncharge;
 	}
@@ -173,7 +208,7 @@ int qpu_ioctl_bo_create(struct qpu_file *qf, void *data)
 	size = PAGE_ALIGN(args->size);
 
 	mutex_lock(&qf->lock);
-	if (qf->bo_bytes + size > READ_ONCE(qpu_client_mem_limit)) {
+	if (qf->bo_bytes + size > qpu_bo_client_mem_limit()) {
 		ret = -EDQUOT;
 		goto out_unlock;
 	}

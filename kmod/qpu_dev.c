@@ -7,17 +7,31 @@
  * an IDA: the first V3D is /dev/qpu, later ones /dev/qpu1, /dev/qpu2...
  * Each device has a debugfs directory, qpu/<node name>/, whose "stats" file
  * tells what the device holds (the selftests' leak check reads it).
+ *
+ * Registered devices are also kept in an xarray by index, for netlink, and
+ * each device lists its open files with the process that opened them.
  */
 
 #include <linux/debugfs.h>
 #include <linux/device.h>
 #include <linux/seq_file.h>
 #include <linux/idr.h>
+#include <linux/pid.h>
 #include <linux/slab.h>
 
 #include "qpu_drv.h"
 
 static DEFINE_IDA(qpu_dev_ida);
+
+/*
+ * Index -> registered device, without a reference: a device leaves before
+ * its probe's reference is dropped. Lookups take a reference under the
+ * xarray's lock.
+ */
+static DEFINE_XARRAY(qpu_devs);
+
+/* Bumped under a device's files_lock when a file opens or closes. */
+static atomic_t qpu_dev_files_gen = ATOMIC_INIT(1);
 
 /**
  * qpu_dev_alloc() - allocate a device for a probing backend
@@ -37,6 +51,8 @@ struct qpu_dev *qpu_dev_alloc(struct device *dev, enum qpu_backend backend,
 		return NULL;
 
 	kref_init(&qdev->ref);
+	mutex_init(&qdev->files_lock);
+	INIT_LIST_HEAD(&qdev->files);
 	qdev->dev = get_device(dev);
 	qdev->backend = backend;
 	qdev->ops = ops;
@@ -53,6 +69,7 @@ static void qpu_dev_release(struct kref *ref)
 	if (qdev->index >= 0)
 		ida_free(&qpu_dev_ida, qdev->index);
 	put_device(qdev->dev);
+	mutex_destroy(&qdev->files_lock);
 	kfree(qdev);
 }
 
@@ -64,6 +81,78 @@ void qpu_dev_get(struct qpu_dev *qdev)
 void qpu_dev_put(struct qpu_dev *qdev)
 {
 	kref_put(&qdev->ref, qpu_dev_release);
+}
+
+/**
+ * qpu_dev_lookup() - find a registered device by index
+ * @index: N in /dev/qpuN
+ *
+ * Return: the device with a reference the caller puts, or NULL.
+ */
+struct qpu_dev *qpu_dev_lookup(u32 index)
+{
+	struct qpu_dev *qdev;
+
+	xa_lock(&qpu_devs);
+	qdev = xa_load(&qpu_devs, index);
+	if (qdev)
+		qpu_dev_get(qdev);
+	xa_unlock(&qpu_devs);
+	return qdev;
+}
+
+/**
+ * qpu_dev_next() - the registered device of the lowest index from @index on
+ * @index: in: where to start; out: the index of the device found
+ *
+ * Return: the device with a reference the caller puts, or NULL.
+ */
+struct qpu_dev *qpu_dev_next(unsigned long *index)
+{
+	struct qpu_dev *qdev;
+
+	xa_lock(&qpu_devs);
+	qdev = xa_find(&qpu_devs, index, ULONG_MAX, XA_PRESENT);
+	if (qdev)
+		qpu_dev_get(qdev);
+	xa_unlock(&qpu_devs);
+	return qdev;
+}
+
+/* Changes whenever a file opens or closes on any device (for dumps). */
+u32 qpu_dev_files_generation(void)
+{
+	return atomic_read(&qpu_dev_files_gen);
+}
+
+/**
+ * qpu_dev_file_open() - list a new open file of the device
+ * @qdev: the device
+ * @qf: the file, ready for use; its opener is the current process
+ */
+void qpu_dev_file_open(struct qpu_dev *qdev, struct qpu_file *qf)
+{
+	qf->pid = get_pid(task_tgid(current));
+	get_task_comm(qf->comm, current);
+
+	mutex_lock(&qdev->files_lock);
+	list_add_tail(&qf->node, &qdev->files);
+	atomic_inc(&qpu_dev_files_gen);
+	mutex_unlock(&qdev->files_lock);
+}
+
+/**
+ * qpu_dev_file_close() - take a closing file off the device's list
+ * @qdev: the device
+ * @qf: the file, before its state is torn down
+ */
+void qpu_dev_file_close(struct qpu_dev *qdev, struct qpu_file *qf)
+{
+	mutex_lock(&qdev->files_lock);
+	list_del(&qf->node);
+	atomic_inc(&qpu_dev_files_gen);
+	mutex_unlock(&qdev->files_lock);
+	put_pid(qf->pid);
 }
 
 static int qpu_dev_stats_show(struct seq_file *m, void *unused)
@@ -127,12 +216,13 @@ int qpu_dev_register(struct qpu_dev *qdev)
 	debugfs_create_file("stats", 0400, qdev->debugfs, qdev,
 			    &qpu_dev_stats_fops);
 
+	ret = xa_insert(&qpu_devs, qdev->index, qdev, GFP_KERNEL);
+	if (ret)
+		goto err_debugfs_remove;
+
 	ret = misc_register(&qdev->misc);
-	if (ret) {
-		debugfs_remove_recursive(qdev->debugfs);
-		qpu_sched_fini(qdev);
-		return ret;	/* the index is freed with the device */
-	}
+	if (ret)
+		goto err_xa_erase;
 
 	dev_info(qdev->dev,
 		 "/dev/%s: %s V3D rev %u, %u QPUs in %u slices, %u KiB VPM\n",
@@ -141,6 +231,13 @@ int qpu_dev_register(struct qpu_dev *qdev)
 		 id->revision, id->num_slices * id->qpus_per_slice,
 		 id->num_slices, id->vpm_size / 1024);
 	return 0;
+
+err_xa_erase:
+	xa_erase(&qpu_devs, qdev->index);
+err_debugfs_remove:
+	debugfs_remove_recursive(qdev->debugfs);
+	qpu_sched_fini(qdev);
+	return ret;	/* the index is freed with the device */
 }
 
 /**
@@ -152,6 +249,7 @@ int qpu_dev_register(struct qpu_dev *qdev)
  */
 void qpu_dev_unregister(struct qpu_dev *qdev)
 {
+	xa_erase(&qpu_devs, qdev->index);
 	misc_deregister(&qdev->misc);
 	debugfs_remove_recursive(qdev->debugfs);
 	qpu_sched_fini(qdev);

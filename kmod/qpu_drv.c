@@ -67,6 +67,7 @@ static int qpu_open(struct inode *inode, struct file *file)
 
 	qpu_dev_get(qdev);
 	qf->qdev = qdev;
+	qpu_dev_file_open(qdev, qf);
 	file->private_data = qf;
 	return nonseekable_open(inode, file);
 }
@@ -75,6 +76,7 @@ static int qpu_release(struct inode *inode, struct file *file)
 {
 	struct qpu_file *qf = file->private_data;
 
+	qpu_dev_file_close(qf->qdev, qf);
 	/* Jobs first: a running one keeps its BOs after the handles go. */
 	qpu_job_file_fini(qf);
 	qpu_bo_file_fini(qf);
@@ -239,9 +241,14 @@ static int __init qpu_init(void)
 		return -ENOMEM;
 	qpu_debugfs_root = debugfs_create_dir(KBUILD_MODNAME, NULL);
 
-	ret = qpu_hw_init();
+	/* Before the devices, which send events from their first job on. */
+	ret = qpu_nl_init();
 	if (ret)
 		goto err_debugfs_remove;
+
+	ret = qpu_hw_init();
+	if (ret)
+		goto err_nl_exit;
 
 	ret = qpu_sim_init(qpu_sim_count);
 	if (ret)
@@ -250,6 +257,8 @@ static int __init qpu_init(void)
 
 err_hw_exit:
 	qpu_hw_exit();
+err_nl_exit:
+	qpu_nl_exit();
 err_debugfs_remove:
 	debugfs_remove_recursive(qpu_debugfs_root);
 	destroy_workqueue(qpu_wq);
@@ -260,6 +269,7 @@ static void __exit qpu_exit(void)
 {
 	qpu_sim_exit();
 	qpu_hw_exit();
+	qpu_nl_exit();
 	debugfs_remove_recursive(qpu_debugfs_root);
 	destroy_workqueue(qpu_wq);
 }

@@ -14,8 +14,11 @@
 #include <linux/maple_tree.h>
 #include <linux/miscdevice.h>
 #include <linux/mutex.h>
+#include <linux/sched.h>
+#include <linux/sizes.h>
 #include <linux/spinlock.h>
 #include <linux/types.h>
+#include <linux/wait.h>
 #include <linux/workqueue.h>
 #include <linux/xarray.h>
 #include <linux/qpu.h>
@@ -28,6 +31,7 @@ struct qpu_dev;
 struct qpu_job;
 struct qpu_sim;
 struct gen_pool;
+struct pid;
 struct vm_area_struct;
 
 /**
@@ -73,6 +77,9 @@ struct qpu_backend_ops {
  * @jobs_timeout: jobs that ran past their timeout.
  * @jobs_canceled: jobs that never started.
  * @resets: V3D resets.
+ * @resets_requested: administrator resets asked for (under @lock).
+ * @resets_handled: of those, resets done by @work (under @lock).
+ * @reset_wait: where qpu_sched_reset_request() waits for @resets_handled.
  */
 struct qpu_sched {
 	spinlock_t lock;		/* @clients, client queues, job readiness */
@@ -87,6 +94,9 @@ struct qpu_sched {
 	atomic64_t jobs_timeout;
 	atomic64_t jobs_canceled;
 	atomic64_t resets;
+	u64 resets_requested;
+	u64 resets_handled;
+	wait_queue_head_t reset_wait;
 };
 
 /**
@@ -149,6 +159,10 @@ struct qpu_v3d_ident {
  * @bo_count: BOs alive on this device, whoever holds them.
  * @bo_bytes: bytes of those BOs, checked against the device limit.
  * @sched: the job scheduler.
+ * @files_lock: protects @files. Taken by open and release, and by netlink
+ *	dumps, which take each file's &qpu_file.lock and then the scheduler's
+ *	lock under it: files_lock, then qpu_file.lock, then qpu_sched.lock.
+ * @files: the open files; struct qpu_file.node.
  */
 struct qpu_dev {
 	struct kref ref;
@@ -165,6 +179,8 @@ struct qpu_dev {
 	atomic_t bo_count;
 	atomic64_t bo_bytes;
 	struct qpu_sched sched;
+	struct mutex files_lock;	/* @files */
+	struct list_head files;
 };
 
 /**
@@ -179,6 +195,9 @@ struct qpu_dev {
  * @bo_bytes: bytes of the BOs this file has handles to, checked against
  *	the per-file limit.
  * @client: the file's jobs.
+ * @node: on &qpu_dev.files, under &qpu_dev.files_lock.
+ * @pid: the opening process (thread group), referenced until release.
+ * @comm: its command name at open.
  */
 struct qpu_file {
 	struct qpu_dev *qdev;
@@ -188,6 +207,9 @@ struct qpu_file {
 	struct maple_tree mmap_offsets;
 	u64 bo_bytes;
 	struct qpu_client client;
+	struct list_head node;
+	struct pid *pid;
+	char comm[TASK_COMM_LEN];
 };
 
 /**
@@ -240,6 +262,8 @@ struct qpu_bo {
  * @status: an enum qpu_job_status once the job ended, else 0; written once
  *	before @done signals.
  * @fault: where a QPU_JOB_FAULT happened.
+ * @pid: the submitting process in the initial pid namespace, for events.
+ * @comm: its command name at submission.
  */
 struct qpu_job {
 	struct kref ref;
@@ -266,6 +290,8 @@ struct qpu_job {
 		u32 addr;
 		u32 access;
 	} fault;
+	pid_t pid;
+	char comm[TASK_COMM_LEN];
 };
 
 /* qpu_drv.c */
@@ -274,7 +300,14 @@ extern struct dentry *qpu_debugfs_root;
 extern struct workqueue_struct *qpu_wq;
 
 /* qpu_bo.c */
+#define QPU_BO_LIMIT_MIN	PAGE_SIZE	/* bounds of the three limits */
+#define QPU_BO_LIMIT_MAX	SZ_1G
 u64 qpu_bo_max_size(void);
+u64 qpu_bo_client_mem_limit(void);
+u64 qpu_bo_dev_mem_limit(void);
+int qpu_bo_set_max_size(u64 bytes);
+int qpu_bo_set_client_mem_limit(u64 bytes);
+int qpu_bo_set_dev_mem_limit(u64 bytes);
 int qpu_bo_file_init(struct qpu_file *qf);
 void qpu_bo_file_fini(struct qpu_file *qf);
 int qpu_ioctl_bo_create(struct qpu_file *qf, void *data);
@@ -292,8 +325,11 @@ void qpu_job_end(struct qpu_job *job, u32 status);
 bool qpu_job_wait_in_fence(struct qpu_job *job);
 void qpu_job_forget_in_fence(struct qpu_job *job);
 struct qpu_bo *qpu_job_find_bo(const struct qpu_job *job, u32 addr, u32 len);
+#define QPU_JOB_TIMEOUT_MAX_MS	(3600 * 1000)	/* bound of both timeouts */
 u32 qpu_job_default_timeout_ms(void);
 u32 qpu_job_max_timeout_ms(void);
+int qpu_job_set_default_timeout_ms(u32 ms);
+int qpu_job_set_max_timeout_ms(u32 ms);
 
 /* qpu_sched.c */
 int qpu_sched_init(struct qpu_dev *qdev);
@@ -303,6 +339,7 @@ void qpu_sched_push(struct qpu_dev *qdev, struct qpu_client *client,
 void qpu_sched_job_ready(struct qpu_dev *qdev, struct qpu_job *job);
 void qpu_sched_client_fini(struct qpu_dev *qdev, struct qpu_client *client);
 void qpu_sched_kick(struct qpu_dev *qdev);
+int qpu_sched_reset_request(struct qpu_dev *qdev);
 
 /* qpu_dev.c */
 struct qpu_dev *qpu_dev_alloc(struct device *dev, enum qpu_backend backend,
@@ -311,6 +348,11 @@ int qpu_dev_register(struct qpu_dev *qdev);
 void qpu_dev_unregister(struct qpu_dev *qdev);
 void qpu_dev_get(struct qpu_dev *qdev);
 void qpu_dev_put(struct qpu_dev *qdev);
+struct qpu_dev *qpu_dev_lookup(u32 index);
+struct qpu_dev *qpu_dev_next(unsigned long *index);
+u32 qpu_dev_files_generation(void);
+void qpu_dev_file_open(struct qpu_dev *qdev, struct qpu_file *qf);
+void qpu_dev_file_close(struct qpu_dev *qdev, struct qpu_file *qf);
 
 /* qpu_v3d.c */
 u32 qpu_v3d_read(struct qpu_dev *qdev, u32 reg);
@@ -325,6 +367,13 @@ u32 qpu_sim_reg_read(struct qpu_sim *sim, u32 reg);
 void qpu_sim_reg_write(struct qpu_sim *sim, u32 reg, u32 val);
 int qpu_sim_init(unsigned int num_devices);
 void qpu_sim_exit(void);
+
+/* qpu_nl.c */
+int qpu_nl_init(void);
+void qpu_nl_exit(void);
+void qpu_nl_job_event(struct qpu_dev *qdev, const struct qpu_job *job,
+		      u32 status);
+void qpu_nl_reset_event(struct qpu_dev *qdev, u32 reason);
 
 /* qpu_hw.c */
 int qpu_hw_init(void);

@@ -31,9 +31,9 @@ static int qpu_param_set_ms(const char *val, const struct kernel_param *kp)
 {
 	unsigned int ms;
 
-	if (kstrtouint(val, 0, &ms) || !ms || ms > 3600 * 1000) {
-		pr_err("%s=%s: expected milliseconds from 1 to 3600000\n",
-		       kp->name, val);
+	if (kstrtouint(val, 0, &ms) || !ms || ms > QPU_JOB_TIMEOUT_MAX_MS) {
+		pr_err("%s=%s: expected milliseconds from 1 to %u\n",
+		       kp->name, val, QPU_JOB_TIMEOUT_MAX_MS);
 		return -EINVAL;
 	}
 	WRITE_ONCE(*(unsigned int *)kp->arg, ms);
@@ -81,6 +81,23 @@ u32 qpu_job_default_timeout_ms(void)
 u32 qpu_job_max_timeout_ms(void)
 {
 	return READ_ONCE(qpu_max_timeout_ms);
+}
+
+/* Netlink's setters; like the module parameters, from 1 ms to an hour. */
+int qpu_job_set_default_timeout_ms(u32 ms)
+{
+	if (!ms || ms > QPU_JOB_TIMEOUT_MAX_MS)
+		return -ERANGE;
+	WRITE_ONCE(qpu_default_timeout_ms, ms);
+	return 0;
+}
+
+int qpu_job_set_max_timeout_ms(u32 ms)
+{
+	if (!ms || ms > QPU_JOB_TIMEOUT_MAX_MS)
+		return -ERANGE;
+	WRITE_ONCE(qpu_max_timeout_ms, ms);
+	return 0;
 }
 
 /* --- fences -------------------------------------------------------------- */
@@ -430,6 +447,8 @@ int qpu_ioctl_submit(struct qpu_file *qf, void *data)
 		return -ENOMEM;
 	kref_init(&job->ref);
 	job->qdev = qdev;
+	job->pid = task_tgid_nr(current);
+	get_task_comm(job->comm, current);
 	job->program_count = args->program_count;
 	timeout_ms = args->timeout_ms ? args->timeout_ms : qpu_job_default_timeout_ms();
 	job->timeout = ms_to_ktime(min(timeout_ms, qpu_job_max_timeout_ms()));

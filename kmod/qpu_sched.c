@@ -17,7 +17,9 @@
  * simulated V3D kicks the work as soon as its programs end) until its
  * programs have all ended, it faulted, or its deadline passed. A job past
  * its deadline, or one that faulted, is ended and the V3D reset; the next
- * job then starts on a clean V3D.
+ * job then starts on a clean V3D. An administrator's reset (netlink) is
+ * done by the same work, so it never races a job being started or polled;
+ * the requester sleeps until the work has done it.
  */
 #include <linux/device.h>
 #include <linux/jiffies.h>
@@ -125,7 +127,8 @@ static struct qpu_job *qpu_sched_pick(struct qpu_sched *sched)
 	return job;
 }
 
-static void qpu_sched_reset(struct qpu_dev *qdev)
+/* @reason: an enum qpu_reset_reason, for the netlink event. */
+static void qpu_sched_reset(struct qpu_dev *qdev, u32 reason)
 {
 	int ret;
 
@@ -133,15 +136,21 @@ static void qpu_sched_reset(struct qpu_dev *qdev)
 	ret = qdev->ops->reset(qdev);
 	if (ret)
 		dev_err(qdev->dev, "V3D reset failed: %d\n", ret);
+	qpu_nl_reset_event(qdev, reason);
 }
 
-/* Ends the running job; the V3D is reset unless it ended cleanly. */
-static void qpu_sched_finish(struct qpu_dev *qdev, struct qpu_job *job, u32 status)
+/*
+ * Ends the running job; the V3D is reset, for @reason, unless it ended
+ * cleanly.
+ */
+static void qpu_sched_finish(struct qpu_dev *qdev, struct qpu_job *job,
+			     u32 status, u32 reason)
 {
 	struct qpu_sched *sched = &qdev->sched;
 
+	qpu_nl_job_event(qdev, job, status);
 	if (status != QPU_JOB_DONE)
-		qpu_sched_reset(qdev);
+		qpu_sched_reset(qdev, reason);
 	if (qdev->ops->job_end)
 		qdev->ops->job_end(qdev, job);
 	sched->running = NULL;
@@ -163,6 +172,78 @@ static void qpu_sched_finish(struct qpu_dev *qdev, struct qpu_job *job, u32 stat
 	qpu_job_end(job, status);
 }
 
+/* Has the work done reset number @seq, or stopped for good? */
+static bool qpu_sched_reset_done(struct qpu_sched *sched, u64 seq,
+				 bool *stopped)
+{
+	unsigned long flags;
+	bool done;
+
+	spin_lock_irqsave(&sched->lock, flags);
+	*stopped = sched->stopped && sched->resets_handled < seq;
+	done = sched->resets_handled >= seq || sched->stopped;
+	spin_unlock_irqrestore(&sched->lock, flags);
+	return done;
+}
+
+/**
+ * qpu_sched_reset_request() - reset the V3D from the scheduler's work
+ * @qdev: the device
+ *
+ * A running job ends with QPU_JOB_CANCELED; queued jobs run afterwards.
+ * Sleeps until the reset is done.
+ *
+ * Return: 0, -ENODEV when the device is going away, or -EINTR when a fatal
+ * signal came first (the reset still happens).
+ */
+int qpu_sched_reset_request(struct qpu_dev *qdev)
+{
+	struct qpu_sched *sched = &qdev->sched;
+	unsigned long flags;
+	bool stopped;
+	u64 seq;
+
+	spin_lock_irqsave(&sched->lock, flags);
+	stopped = sched->stopped;
+	if (!stopped) {
+		seq = ++sched->resets_requested;
+		mod_delayed_work(sched->wq, &sched->work, 0);
+	}
+	spin_unlock_irqrestore(&sched->lock, flags);
+	if (stopped)
+		return -ENODEV;
+
+	if (wait_event_killable(sched->reset_wait,
+				qpu_sched_reset_done(sched, seq, &stopped)))
+		return -EINTR;
+	return stopped ? -ENODEV : 0;
+}
+
+/* Does the administrators' resets asked for; the work's context. */
+static void qpu_sched_do_reset_requests(struct qpu_dev *qdev)
+{
+	struct qpu_sched *sched = &qdev->sched;
+	unsigned long flags;
+	u64 seq;
+
+	spin_lock_irqsave(&sched->lock, flags);
+	seq = sched->resets_requested;
+	spin_unlock_irqrestore(&sched->lock, flags);
+	if (seq == sched->resets_handled)	/* only this work writes it */
+		return;
+
+	if (sched->running)
+		qpu_sched_finish(qdev, sched->running, QPU_JOB_CANCELED,
+				 QPU_RESET_ADMIN);
+	else
+		qpu_sched_reset(qdev, QPU_RESET_ADMIN);
+
+	spin_lock_irqsave(&sched->lock, flags);
+	sched->resets_handled = seq;
+	spin_unlock_irqrestore(&sched->lock, flags);
+	wake_up_all(&sched->reset_wait);
+}
+
 static void qpu_sched_work(struct work_struct *work)
 {
 	struct qpu_sched *sched = container_of(to_delayed_work(work),
@@ -172,6 +253,7 @@ static void qpu_sched_work(struct work_struct *work)
 	ktime_t now;
 	u32 status;
 
+	qpu_sched_do_reset_requests(qdev);
 	job = sched->running;
 	if (job) {
 		status = qpu_v3d_job_poll(qdev, job);
@@ -192,7 +274,9 @@ static void qpu_sched_work(struct work_struct *work)
 					    "job %llu stopped: QPU %u at %#x touched %#x outside its buffers\n",
 					    job->seqno, job->fault.qpu, job->fault.pc,
 					    job->fault.addr);
-		qpu_sched_finish(qdev, job, status);
+		qpu_sched_finish(qdev, job, status,
+				 status == QPU_JOB_TIMEOUT ? QPU_RESET_TIMEOUT :
+							     QPU_RESET_FAULT);
 	}
 
 	job = qpu_sched_pick(sched);
@@ -221,6 +305,7 @@ int qpu_sched_init(struct qpu_dev *qdev)
 
 	spin_lock_init(&sched->lock);
 	INIT_LIST_HEAD(&sched->clients);
+	init_waitqueue_head(&sched->reset_wait);
 	INIT_DELAYED_WORK(&sched->work, qpu_sched_work);
 	sched->wq = alloc_ordered_workqueue("%s-sched", 0, qdev->name);
 	if (!sched->wq)
@@ -268,10 +353,12 @@ void qpu_sched_fini(struct qpu_dev *qdev)
 	spin_lock_irqsave(&sched->lock, flags);
 	sched->stopped = true;
 	spin_unlock_irqrestore(&sched->lock, flags);
+	wake_up_all(&sched->reset_wait);	/* requests now fail */
 
 	cancel_delayed_work_sync(&sched->work);
 	if (sched->running)
-		qpu_sched_finish(qdev, sched->running, QPU_JOB_CANCELED);
+		qpu_sched_finish(qdev, sched->running, QPU_JOB_CANCELED,
+				 QPU_RESET_REMOVE);
 
 	spin_lock_irqsave(&sched->lock, flags);
 	while (!list_empty(&sched->clients)) {

@@ -371,6 +371,291 @@ struct qpu_wait {
 #define QPU_IOCTL_WAIT \
 	_IOWR(QPU_IOCTL_BASE, QPU_IOCTL_NR_WAIT, struct qpu_wait)
 
+/**
+ * DOC: the qpu generic-netlink family
+ *
+ * Administration goes through the generic-netlink family &QPU_GENL_NAME,
+ * version &QPU_GENL_VERSION, in the initial network namespace only; the
+ * spec uapi/qpu.genl.yaml describes the same family. Every command is
+ * strictly validated: unknown attributes, wrong lengths and flags in the
+ * genetlink header's reserved field are refused with -EINVAL, and every
+ * refusal carries an extended-ack message. Devices are named by their
+ * index N in /dev/qpuN (0 for /dev/qpu).
+ *
+ * Commands (the reply carries the same command id):
+ *
+ * - &QPU_CMD_DEV_GET: do with &QPU_A_DEV_INDEX (required), or dump over
+ *   all devices. Replies: &QPU_A_DEV_INDEX, &QPU_A_DEV_NAME,
+ *   &QPU_A_DEV_BACKEND, &QPU_A_DEV_STATE, &QPU_A_DEV_IDENT0 to
+ *   &QPU_A_DEV_VPM_SIZE.
+ * - &QPU_CMD_STATS_GET: do with &QPU_A_STATS_DEV_INDEX (required), or dump
+ *   over all devices. Replies: every &enum qpu_a_stats attribute but PAD.
+ * - &QPU_CMD_CLIENT_GET: dump only, one message per open file of a device,
+ *   optionally only of the device &QPU_A_CLIENT_DEV_INDEX. Replies: every
+ *   &enum qpu_a_client attribute but PAD. Dumps interrupted by a file
+ *   opening or closing carry NLM_F_DUMP_INTR.
+ * - &QPU_CMD_CONFIG_GET: do, no attributes. Replies: every &enum
+ *   qpu_a_config attribute but PAD. The configuration is module-wide.
+ * - &QPU_CMD_CONFIG_SET: do, needs CAP_NET_ADMIN; at least one &enum
+ *   qpu_a_config attribute, each within the range its kernel-doc gives
+ *   (-ERANGE otherwise). No reply beyond the ack.
+ * - &QPU_CMD_DEV_RESET: do, needs CAP_NET_ADMIN, &QPU_A_DEV_INDEX
+ *   (required). Resets the V3D between two scheduler steps: a running job
+ *   ends with &QPU_JOB_CANCELED, queued jobs run on afterwards. Returns
+ *   when the reset is done.
+ *
+ * Events, sent to the multicast group &QPU_GENL_MCGRP_EVENTS (joining it
+ * needs CAP_NET_ADMIN, as events carry pids), all with &enum qpu_a_event
+ * attributes:
+ *
+ * - &QPU_CMD_JOB_TIMEOUT_NTF: a job ran past its timeout. DEV_INDEX, PID,
+ *   COMM, SEQNO, TIMEOUT_MS.
+ * - &QPU_CMD_JOB_FAULT_NTF: a program touched memory outside its job's
+ *   BOs. DEV_INDEX, PID, COMM, SEQNO, FAULT_QPU, FAULT_PC, FAULT_ADDR,
+ *   FAULT_ACCESS.
+ * - &QPU_CMD_DEV_RESET_NTF: the V3D was reset. DEV_INDEX, REASON.
+ *
+ * Counters and sizes are u64 attributes aligned with the set's PAD
+ * attribute; everything else is u32 or a NUL-terminated string. New
+ * attributes and commands go at the end of their enum; nothing is ever
+ * reordered or reused.
+ */
+
+/** QPU_GENL_NAME - the name of the generic-netlink family. */
+#define QPU_GENL_NAME		"qpu"
+/** QPU_GENL_VERSION - the version of the generic-netlink family. */
+#define QPU_GENL_VERSION	1
+/** QPU_GENL_MCGRP_EVENTS - the name of the multicast group of events. */
+#define QPU_GENL_MCGRP_EVENTS	"events"
+
+/**
+ * enum qpu_dev_state - values of &QPU_A_DEV_STATE.
+ * @QPU_DEV_STATE_IDLE: no job is running.
+ * @QPU_DEV_STATE_BUSY: a job is running.
+ * @QPU_DEV_STATE_STOPPED: the device is going away; no job starts.
+ */
+enum qpu_dev_state {
+	QPU_DEV_STATE_IDLE = 1,
+	QPU_DEV_STATE_BUSY = 2,
+	QPU_DEV_STATE_STOPPED = 3,
+};
+
+/**
+ * enum qpu_reset_reason - values of &QPU_A_EVENT_REASON.
+ * @QPU_RESET_TIMEOUT: a job ran past its timeout.
+ * @QPU_RESET_FAULT: a job faulted.
+ * @QPU_RESET_ADMIN: an administrator asked, with &QPU_CMD_DEV_RESET.
+ * @QPU_RESET_REMOVE: the device is going away with a job running.
+ */
+enum qpu_reset_reason {
+	QPU_RESET_TIMEOUT = 1,
+	QPU_RESET_FAULT = 2,
+	QPU_RESET_ADMIN = 3,
+	QPU_RESET_REMOVE = 4,
+};
+
+/**
+ * enum qpu_cmd - commands of the qpu family.
+ * @QPU_CMD_UNSPEC: not a command.
+ * @QPU_CMD_DEV_GET: identification and state of a device (do or dump).
+ * @QPU_CMD_STATS_GET: counters of a device (do or dump).
+ * @QPU_CMD_CLIENT_GET: the open files of the devices (dump).
+ * @QPU_CMD_CONFIG_GET: the module-wide configuration.
+ * @QPU_CMD_CONFIG_SET: change the configuration (CAP_NET_ADMIN).
+ * @QPU_CMD_DEV_RESET: reset a device's V3D (CAP_NET_ADMIN).
+ * @QPU_CMD_JOB_TIMEOUT_NTF: event: a job timed out.
+ * @QPU_CMD_JOB_FAULT_NTF: event: a job faulted.
+ * @QPU_CMD_DEV_RESET_NTF: event: a V3D was reset.
+ * @__QPU_CMD_MAX: sentinel.
+ * @QPU_CMD_MAX: the last command.
+ */
+enum qpu_cmd {
+	QPU_CMD_UNSPEC,
+	QPU_CMD_DEV_GET,
+	QPU_CMD_STATS_GET,
+	QPU_CMD_CLIENT_GET,
+	QPU_CMD_CONFIG_GET,
+	QPU_CMD_CONFIG_SET,
+	QPU_CMD_DEV_RESET,
+	QPU_CMD_JOB_TIMEOUT_NTF,
+	QPU_CMD_JOB_FAULT_NTF,
+	QPU_CMD_DEV_RESET_NTF,
+
+	__QPU_CMD_MAX,
+	QPU_CMD_MAX = __QPU_CMD_MAX - 1
+};
+
+/**
+ * enum qpu_a_dev - attributes of a device (&QPU_CMD_DEV_GET,
+ *	&QPU_CMD_DEV_RESET).
+ * @QPU_A_DEV_UNSPEC: not an attribute.
+ * @QPU_A_DEV_INDEX: u32, N in /dev/qpuN; the request's device.
+ * @QPU_A_DEV_NAME: string, the node's name ("qpu", "qpu1"...).
+ * @QPU_A_DEV_BACKEND: u32, an &enum qpu_backend.
+ * @QPU_A_DEV_STATE: u32, an &enum qpu_dev_state.
+ * @QPU_A_DEV_IDENT0: u32, the raw V3D IDENT0 register.
+ * @QPU_A_DEV_IDENT1: u32, the raw V3D IDENT1 register.
+ * @QPU_A_DEV_IDENT2: u32, the raw V3D IDENT2 register.
+ * @QPU_A_DEV_REVISION: u32, the V3D revision.
+ * @QPU_A_DEV_NUM_QPUS: u32, number of QPUs.
+ * @QPU_A_DEV_NUM_SLICES: u32, number of slices.
+ * @QPU_A_DEV_NUM_SEMAPHORES: u32, number of hardware semaphores.
+ * @QPU_A_DEV_VPM_SIZE: u32, VPM size in bytes.
+ * @__QPU_A_DEV_MAX: sentinel.
+ * @QPU_A_DEV_MAX: the last attribute.
+ */
+enum qpu_a_dev {
+	QPU_A_DEV_UNSPEC,
+	QPU_A_DEV_INDEX,
+	QPU_A_DEV_NAME,
+	QPU_A_DEV_BACKEND,
+	QPU_A_DEV_STATE,
+	QPU_A_DEV_IDENT0,
+	QPU_A_DEV_IDENT1,
+	QPU_A_DEV_IDENT2,
+	QPU_A_DEV_REVISION,
+	QPU_A_DEV_NUM_QPUS,
+	QPU_A_DEV_NUM_SLICES,
+	QPU_A_DEV_NUM_SEMAPHORES,
+	QPU_A_DEV_VPM_SIZE,
+
+	__QPU_A_DEV_MAX,
+	QPU_A_DEV_MAX = __QPU_A_DEV_MAX - 1
+};
+
+/**
+ * enum qpu_a_stats - attributes of a device's counters
+ *	(&QPU_CMD_STATS_GET); counters start at zero when the device appears.
+ * @QPU_A_STATS_UNSPEC: not an attribute.
+ * @QPU_A_STATS_DEV_INDEX: u32, the device; the request's device.
+ * @QPU_A_STATS_PAD: padding for the u64 attributes.
+ * @QPU_A_STATS_JOBS_SUBMITTED: u64, jobs submitted.
+ * @QPU_A_STATS_JOBS_DONE: u64, jobs that ended with &QPU_JOB_DONE.
+ * @QPU_A_STATS_JOBS_FAILED: u64, jobs that ended with &QPU_JOB_FAULT.
+ * @QPU_A_STATS_JOBS_TIMEOUT: u64, jobs that ended with &QPU_JOB_TIMEOUT.
+ * @QPU_A_STATS_JOBS_CANCELED: u64, jobs that ended with &QPU_JOB_CANCELED.
+ * @QPU_A_STATS_RESETS: u64, V3D resets.
+ * @QPU_A_STATS_BO_COUNT: u64, buffer objects alive now.
+ * @QPU_A_STATS_BO_BYTES: u64, bytes of those buffer objects.
+ * @__QPU_A_STATS_MAX: sentinel.
+ * @QPU_A_STATS_MAX: the last attribute.
+ */
+enum qpu_a_stats {
+	QPU_A_STATS_UNSPEC,
+	QPU_A_STATS_DEV_INDEX,
+	QPU_A_STATS_PAD,
+	QPU_A_STATS_JOBS_SUBMITTED,
+	QPU_A_STATS_JOBS_DONE,
+	QPU_A_STATS_JOBS_FAILED,
+	QPU_A_STATS_JOBS_TIMEOUT,
+	QPU_A_STATS_JOBS_CANCELED,
+	QPU_A_STATS_RESETS,
+	QPU_A_STATS_BO_COUNT,
+	QPU_A_STATS_BO_BYTES,
+
+	__QPU_A_STATS_MAX,
+	QPU_A_STATS_MAX = __QPU_A_STATS_MAX - 1
+};
+
+/**
+ * enum qpu_a_client - attributes of an open file (&QPU_CMD_CLIENT_GET).
+ * @QPU_A_CLIENT_UNSPEC: not an attribute.
+ * @QPU_A_CLIENT_DEV_INDEX: u32, the device the file is open on; in a
+ *	request, dump only that device's files.
+ * @QPU_A_CLIENT_PAD: padding for the u64 attributes.
+ * @QPU_A_CLIENT_PID: u32, the process that opened the file, in the
+ *	requester's pid namespace (0 when not visible there).
+ * @QPU_A_CLIENT_COMM: string, that process's command name at open.
+ * @QPU_A_CLIENT_BO_COUNT: u32, buffer objects the file has handles to.
+ * @QPU_A_CLIENT_BO_BYTES: u64, bytes of those buffer objects.
+ * @QPU_A_CLIENT_JOBS_SUBMITTED: u64, jobs the file submitted.
+ * @QPU_A_CLIENT_JOBS_QUEUED: u32, of those, jobs that have not started.
+ * @__QPU_A_CLIENT_MAX: sentinel.
+ * @QPU_A_CLIENT_MAX: the last attribute.
+ */
+enum qpu_a_client {
+	QPU_A_CLIENT_UNSPEC,
+	QPU_A_CLIENT_DEV_INDEX,
+	QPU_A_CLIENT_PAD,
+	QPU_A_CLIENT_PID,
+	QPU_A_CLIENT_COMM,
+	QPU_A_CLIENT_BO_COUNT,
+	QPU_A_CLIENT_BO_BYTES,
+	QPU_A_CLIENT_JOBS_SUBMITTED,
+	QPU_A_CLIENT_JOBS_QUEUED,
+
+	__QPU_A_CLIENT_MAX,
+	QPU_A_CLIENT_MAX = __QPU_A_CLIENT_MAX - 1
+};
+
+/**
+ * enum qpu_a_config - the module-wide configuration (&QPU_CMD_CONFIG_GET,
+ *	&QPU_CMD_CONFIG_SET); the module parameters of the same names show
+ *	the same values. A change applies to the next job or allocation.
+ * @QPU_A_CONFIG_UNSPEC: not an attribute.
+ * @QPU_A_CONFIG_PAD: padding for the u64 attributes.
+ * @QPU_A_CONFIG_DEFAULT_TIMEOUT_MS: u32, 1 to 3600000, the timeout of a
+ *	job that asks for none (&QPU_PARAM_DEFAULT_TIMEOUT_MS).
+ * @QPU_A_CONFIG_MAX_TIMEOUT_MS: u32, 1 to 3600000, the longest timeout a
+ *	job may have (&QPU_PARAM_MAX_TIMEOUT_MS).
+ * @QPU_A_CONFIG_MAX_BO_SIZE: u64, 4096 to 2^30, the largest buffer object
+ *	in bytes (&QPU_PARAM_MAX_BO_SIZE).
+ * @QPU_A_CONFIG_CLIENT_MEM_LIMIT: u64, 4096 to 2^30, the bytes of buffer
+ *	objects one open file may hold.
+ * @QPU_A_CONFIG_DEV_MEM_LIMIT: u64, 4096 to 2^30, the bytes of buffer
+ *	objects one device may hold.
+ * @__QPU_A_CONFIG_MAX: sentinel.
+ * @QPU_A_CONFIG_MAX: the last attribute.
+ */
+enum qpu_a_config {
+	QPU_A_CONFIG_UNSPEC,
+	QPU_A_CONFIG_PAD,
+	QPU_A_CONFIG_DEFAULT_TIMEOUT_MS,
+	QPU_A_CONFIG_MAX_TIMEOUT_MS,
+	QPU_A_CONFIG_MAX_BO_SIZE,
+	QPU_A_CONFIG_CLIENT_MEM_LIMIT,
+	QPU_A_CONFIG_DEV_MEM_LIMIT,
+
+	__QPU_A_CONFIG_MAX,
+	QPU_A_CONFIG_MAX = __QPU_A_CONFIG_MAX - 1
+};
+
+/**
+ * enum qpu_a_event - attributes of the events.
+ * @QPU_A_EVENT_UNSPEC: not an attribute.
+ * @QPU_A_EVENT_DEV_INDEX: u32, the device.
+ * @QPU_A_EVENT_PAD: padding for the u64 attributes.
+ * @QPU_A_EVENT_REASON: u32, an &enum qpu_reset_reason.
+ * @QPU_A_EVENT_PID: u32, the process that submitted the job, in the
+ *	initial pid namespace.
+ * @QPU_A_EVENT_COMM: string, its command name at submission.
+ * @QPU_A_EVENT_SEQNO: u64, the job's &qpu_submit.seqno in its file.
+ * @QPU_A_EVENT_TIMEOUT_MS: u32, the job's timeout.
+ * @QPU_A_EVENT_FAULT_QPU: u32, the QPU that faulted (0-based).
+ * @QPU_A_EVENT_FAULT_PC: u32, bus address of its instruction.
+ * @QPU_A_EVENT_FAULT_ADDR: u32, the address refused.
+ * @QPU_A_EVENT_FAULT_ACCESS: u32, an &enum qpu_fault_access.
+ * @__QPU_A_EVENT_MAX: sentinel.
+ * @QPU_A_EVENT_MAX: the last attribute.
+ */
+enum qpu_a_event {
+	QPU_A_EVENT_UNSPEC,
+	QPU_A_EVENT_DEV_INDEX,
+	QPU_A_EVENT_PAD,
+	QPU_A_EVENT_REASON,
+	QPU_A_EVENT_PID,
+	QPU_A_EVENT_COMM,
+	QPU_A_EVENT_SEQNO,
+	QPU_A_EVENT_TIMEOUT_MS,
+	QPU_A_EVENT_FAULT_QPU,
+	QPU_A_EVENT_FAULT_PC,
+	QPU_A_EVENT_FAULT_ADDR,
+	QPU_A_EVENT_FAULT_ACCESS,
+
+	__QPU_A_EVENT_MAX,
+	QPU_A_EVENT_MAX = __QPU_A_EVENT_MAX - 1
+};
+
 #if defined(__cplusplus)
 }
 #endif

@@ -1,0 +1,625 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The qpu generic-netlink family: device identification, counters, open
+ * files, the module-wide configuration, resets, and the events multicast
+ * group. uapi/linux/qpu.h holds the ids and documents each command;
+ * uapi/qpu.genl.yaml is the spec. The C is hand-written because 6.1 has no
+ * split ops: each struct genl_ops carries its own strict policy, and
+ * resv_start_op is 0, so every command is strictly validated. Requests only
+ * read the devices through a reference; writes go through the setters of
+ * qpu_bo.c and qpu_job.c and through the scheduler's work for resets.
+ */
+
+#include <linux/netlink.h>
+#include <linux/pid.h>
+#include <net/genetlink.h>
+
+#include "qpu_drv.h"
+
+/* Index of the events group in qpu_nl_mcgrps. */
+enum {
+	QPU_NL_MCGRP_EVENTS,
+};
+
+static struct genl_family qpu_nl_family;
+
+static const struct nla_policy qpu_nl_dev_policy[QPU_A_DEV_INDEX + 1] = {
+	[QPU_A_DEV_INDEX] = { .type = NLA_U32 },
+};
+
+static const struct nla_policy qpu_nl_stats_policy[QPU_A_STATS_DEV_INDEX + 1] = {
+	[QPU_A_STATS_DEV_INDEX] = { .type = NLA_U32 },
+};
+
+static const struct nla_policy qpu_nl_client_policy[QPU_A_CLIENT_DEV_INDEX + 1] = {
+	[QPU_A_CLIENT_DEV_INDEX] = { .type = NLA_U32 },
+};
+
+static struct netlink_range_validation qpu_nl_timeout_range = {
+	.min = 1,
+	.max = QPU_JOB_TIMEOUT_MAX_MS,
+};
+
+static struct netlink_range_validation qpu_nl_bytes_range = {
+	.min = QPU_BO_LIMIT_MIN,
+	.max = QPU_BO_LIMIT_MAX,
+};
+
+static const struct nla_policy qpu_nl_config_policy[QPU_A_CONFIG_MAX + 1] = {
+	[QPU_A_CONFIG_DEFAULT_TIMEOUT_MS] =
+		NLA_POLICY_FULL_RANGE(NLA_U32, &qpu_nl_timeout_range),
+	[QPU_A_CONFIG_MAX_TIMEOUT_MS] =
+		NLA_POLICY_FULL_RANGE(NLA_U32, &qpu_nl_timeout_range),
+	[QPU_A_CONFIG_MAX_BO_SIZE] =
+		NLA_POLICY_FULL_RANGE(NLA_U64, &qpu_nl_bytes_range),
+	[QPU_A_CONFIG_CLIENT_MEM_LIMIT] =
+		NLA_POLICY_FULL_RANGE(NLA_U64, &qpu_nl_bytes_range),
+	[QPU_A_CONFIG_DEV_MEM_LIMIT] =
+		NLA_POLICY_FULL_RANGE(NLA_U64, &qpu_nl_bytes_range),
+};
+
+/* The device a request names in attribute @type, referenced. */
+static struct qpu_dev *qpu_nl_dev_from_attr(struct genl_info *info, int type)
+{
+	struct nlattr *attr = info->attrs[type];
+	struct qpu_dev *qdev;
+
+	if (!attr) {
+		NL_SET_ERR_ATTR_MISS(info->extack, NULL, type);
+		NL_SET_ERR_MSG_MOD(info->extack, "missing device index");
+		return ERR_PTR(-EINVAL);
+	}
+	qdev = qpu_dev_lookup(nla_get_u32(attr));
+	if (!qdev) {
+		NL_SET_BAD_ATTR(info->extack, attr);
+		NL_SET_ERR_MSG_MOD(info->extack, "no such device");
+		return ERR_PTR(-ENODEV);
+	}
+	return qdev;
+}
+
+/* A snapshot: @running changes under the scheduler's work. */
+static u32 qpu_nl_dev_state(struct qpu_dev *qdev)
+{
+	struct qpu_sched *sched = &qdev->sched;
+	unsigned long flags;
+	bool stopped;
+
+	spin_lock_irqsave(&sched->lock, flags);
+	stopped = sched->stopped;
+	spin_unlock_irqrestore(&sched->lock, flags);
+	if (stopped)
+		return QPU_DEV_STATE_STOPPED;
+	return READ_ONCE(sched->running) ? QPU_DEV_STATE_BUSY : QPU_DEV_STATE_IDLE;
+}
+
+/* The reply of a device's GET: where it goes and how it is flagged. */
+struct qpu_nl_dest {
+	u32 portid;
+	u32 seq;
+	int flags;
+};
+
+typedef int (*qpu_nl_fill_fn)(struct sk_buff *skb, struct qpu_dev *qdev,
+			      const struct qpu_nl_dest *dest);
+
+static int qpu_nl_dev_fill(struct sk_buff *skb, struct qpu_dev *qdev,
+			   const struct qpu_nl_dest *dest)
+{
+	const struct qpu_v3d_ident *id = &qdev->ident;
+	void *hdr;
+
+	hdr = genlmsg_put(skb, dest->portid, dest->seq, &qpu_nl_family,
+			  dest->flags, QPU_CMD_DEV_GET);
+	if (!hdr)
+		return -EMSGSIZE;
+	if (nla_put_u32(skb, QPU_A_DEV_INDEX, qdev->index) ||
+	    nla_put_string(skb, QPU_A_DEV_NAME, qdev->name) ||
+	    nla_put_u32(skb, QPU_A_DEV_BACKEND, qdev->backend) ||
+	    nla_put_u32(skb, QPU_A_DEV_STATE, qpu_nl_dev_state(qdev)) ||
+	    nla_put_u32(skb, QPU_A_DEV_IDENT0, id->raw[0]) ||
+	    nla_put_u32(skb, QPU_A_DEV_IDENT1, id->raw[1]) ||
+	    nla_put_u32(skb, QPU_A_DEV_IDENT2, id->raw[2]) ||
+	    nla_put_u32(skb, QPU_A_DEV_REVISION, id->revision) ||
+	    nla_put_u32(skb, QPU_A_DEV_NUM_QPUS,
+			id->num_slices * id->qpus_per_slice) ||
+	    nla_put_u32(skb, QPU_A_DEV_NUM_SLICES, id->num_slices) ||
+	    nla_put_u32(skb, QPU_A_DEV_NUM_SEMAPHORES, id->num_semaphores) ||
+	    nla_put_u32(skb, QPU_A_DEV_VPM_SIZE, id->vpm_size)) {
+		genlmsg_cancel(skb, hdr);
+		return -EMSGSIZE;
+	}
+	genlmsg_end(skb, hdr);
+	return 0;
+}
+
+static int qpu_nl_put_counter(struct sk_buff *skb, int type, atomic64_t *v)
+{
+	return nla_put_u64_64bit(skb, type, atomic64_read(v), QPU_A_STATS_PAD);
+}
+
+static int qpu_nl_stats_fill(struct sk_buff *skb, struct qpu_dev *qdev,
+			     const struct qpu_nl_dest *dest)
+{
+	struct qpu_sched *sched = &qdev->sched;
+	void *hdr;
+
+	hdr = genlmsg_put(skb, dest->portid, dest->seq, &qpu_nl_family,
+			  dest->flags, QPU_CMD_STATS_GET);
+	if (!hdr)
+		return -EMSGSIZE;
+	if (nla_put_u32(skb, QPU_A_STATS_DEV_INDEX, qdev->index) ||
+	    qpu_nl_put_counter(skb, QPU_A_STATS_JOBS_SUBMITTED,
+			       &sched->jobs_submitted) ||
+	    qpu_nl_put_counter(skb, QPU_A_STATS_JOBS_DONE, &sched->jobs_done) ||
+	    qpu_nl_put_counter(skb, QPU_A_STATS_JOBS_FAILED, &sched->jobs_failed) ||
+	    qpu_nl_put_counter(skb, QPU_A_STATS_JOBS_TIMEOUT,
+			       &sched->jobs_timeout) ||
+	    qpu_nl_put_counter(skb, QPU_A_STATS_JOBS_CANCELED,
+			       &sched->jobs_canceled) ||
+	    qpu_nl_put_counter(skb, QPU_A_STATS_RESETS, &sched->resets) ||
+	    nla_put_u64_64bit(skb, QPU_A_STATS_BO_COUNT,
+			      atomic_read(&qdev->bo_count), QPU_A_STATS_PAD) ||
+	    qpu_nl_put_counter(skb, QPU_A_STATS_BO_BYTES, &qdev->bo_bytes)) {
+		genlmsg_cancel(skb, hdr);
+		return -EMSGSIZE;
+	}
+	genlmsg_end(skb, hdr);
+	return 0;
+}
+
+/* The doit of a per-device GET: one reply for the device named. */
+static int qpu_nl_get_doit(struct genl_info *info, int index_type,
+			   qpu_nl_fill_fn fill)
+{
+	struct qpu_nl_dest dest = {
+		.portid = info->snd_portid,
+		.seq = info->snd_seq,
+	};
+	struct qpu_dev *qdev;
+	struct sk_buff *msg;
+	int ret;
+
+	qdev = qpu_nl_dev_from_attr(info, index_type);
+	if (IS_ERR(qdev))
+		return PTR_ERR(qdev);
+
+	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
+	if (!msg) {
+		ret = -ENOMEM;
+		goto out_put;
+	}
+	ret = fill(msg, qdev, &dest);
+	if (ret) {
+		nlmsg_free(msg);
+		goto out_put;
+	}
+	ret = genlmsg_reply(msg, info);
+out_put:
+	qpu_dev_put(qdev);
+	return ret;
+}
+
+/*
+ * The dumps walk the devices by index: cb->args[0] is the next index,
+ * cb->args[1] a position inside that device (the client dump's next file).
+ * The attribute @index_type of the request, when present, keeps one device.
+ */
+typedef int (*qpu_nl_dump_fn)(struct sk_buff *skb, struct netlink_callback *cb,
+			      struct qpu_dev *qdev);
+
+static int qpu_nl_dump(struct sk_buff *skb, struct netlink_callback *cb,
+		       int index_type, qpu_nl_dump_fn dump)
+{
+	const struct genl_dumpit_info *info = genl_dumpit_info(cb);
+	struct nlattr *only = info->attrs ? info->attrs[index_type] : NULL;
+	unsigned long index = cb->args[0];
+	struct qpu_dev *qdev;
+	int ret = 0;
+
+	if (only && index < nla_get_u32(only))
+		index = nla_get_u32(only);
+	while ((qdev = qpu_dev_next(&index))) {
+		if (only && index != nla_get_u32(only)) {
+			qpu_dev_put(qdev);
+			break;
+		}
+		ret = dump(skb, cb, qdev);
+		qpu_dev_put(qdev);
+		if (ret)
+			break;
+		index++;
+		cb->args[1] = 0;
+	}
+	cb->args[0] = index;
+
+	/* A full part ends here; the next one resumes at the same place. */
+	if (ret == -EMSGSIZE && skb->len)
+		return skb->len;
+	return ret ?: skb->len;
+}
+
+static int qpu_nl_dump_one(struct sk_buff *skb, struct netlink_callback *cb,
+			   struct qpu_dev *qdev, qpu_nl_fill_fn fill)
+{
+	struct qpu_nl_dest dest = {
+		.portid = NETLINK_CB(cb->skb).portid,
+		.seq = cb->nlh->nlmsg_seq,
+		.flags = NLM_F_MULTI,
+	};
+
+	return fill(skb, qdev, &dest);
+}
+
+static int qpu_nl_dev_get_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	return qpu_nl_get_doit(info, QPU_A_DEV_INDEX, qpu_nl_dev_fill);
+}
+
+static int qpu_nl_dev_dump_one(struct sk_buff *skb, struct netlink_callback *cb,
+			       struct qpu_dev *qdev)
+{
+	return qpu_nl_dump_one(skb, cb, qdev, qpu_nl_dev_fill);
+}
+
+static int qpu_nl_dev_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
+{
+	return qpu_nl_dump(skb, cb, QPU_A_DEV_INDEX, qpu_nl_dev_dump_one);
+}
+
+static int qpu_nl_stats_get_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	return qpu_nl_get_doit(info, QPU_A_STATS_DEV_INDEX, qpu_nl_stats_fill);
+}
+
+static int qpu_nl_stats_dump_one(struct sk_buff *skb,
+				 struct netlink_callback *cb,
+				 struct qpu_dev *qdev)
+{
+	return qpu_nl_dump_one(skb, cb, qdev, qpu_nl_stats_fill);
+}
+
+static int qpu_nl_stats_get_dumpit(struct sk_buff *skb,
+				   struct netlink_callback *cb)
+{
+	return qpu_nl_dump(skb, cb, QPU_A_STATS_DEV_INDEX, qpu_nl_stats_dump_one);
+}
+
+/* One file's message; the caller holds qdev->files_lock. */
+static int qpu_nl_client_fill_locked(struct sk_buff *skb,
+				     struct netlink_callback *cb,
+				     struct qpu_dev *qdev, struct qpu_file *qf)
+{
+	struct qpu_sched *sched = &qdev->sched;
+	u32 bo_count = 0, queued = 0;
+	u64 bo_bytes, submitted;
+	unsigned long handle, flags;
+	struct qpu_job *job;
+	struct qpu_bo *bo;
+	void *hdr;
+
+	lockdep_assert_held(&qdev->files_lock);
+
+	mutex_lock(&qf->lock);
+	xa_for_each(&qf->handles, handle, bo)
+		bo_count++;
+	bo_bytes = qf->bo_bytes;
+	submitted = qf->client.next_seqno - 1;
+	spin_lock_irqsave(&sched->lock, flags);
+	list_for_each_entry(job, &qf->client.queue, node)
+		queued++;
+	spin_unlock_irqrestore(&sched->lock, flags);
+	mutex_unlock(&qf->lock);
+
+	hdr = genlmsg_put(skb, NETLINK_CB(cb->skb).portid, cb->nlh->nlmsg_seq,
+			  &qpu_nl_family, NLM_F_MULTI, QPU_CMD_CLIENT_GET);
+	if (!hdr)
+		return -EMSGSIZE;
+	genl_dump_check_consistent(cb, hdr);
+	if (nla_put_u32(skb, QPU_A_CLIENT_DEV_INDEX, qdev->index) ||
+	    nla_put_u32(skb, QPU_A_CLIENT_PID, pid_vnr(qf->pid)) ||
+	    nla_put_string(skb, QPU_A_CLIENT_COMM, qf->comm) ||
+	    nla_put_u32(skb, QPU_A_CLIENT_BO_COUNT, bo_count) ||
+	    nla_put_u64_64bit(skb, QPU_A_CLIENT_BO_BYTES, bo_bytes,
+			      QPU_A_CLIENT_PAD) ||
+	    nla_put_u64_64bit(skb, QPU_A_CLIENT_JOBS_SUBMITTED, submitted,
+			      QPU_A_CLIENT_PAD) ||
+	    nla_put_u32(skb, QPU_A_CLIENT_JOBS_QUEUED, queued)) {
+		genlmsg_cancel(skb, hdr);
+		return -EMSGSIZE;
+	}
+	genlmsg_end(skb, hdr);
+	return 0;
+}
+
+static int qpu_nl_client_dump_one(struct sk_buff *skb,
+				  struct netlink_callback *cb,
+				  struct qpu_dev *qdev)
+{
+	struct qpu_file *qf;
+	unsigned long pos = 0;
+	int ret = 0;
+
+	mutex_lock(&qdev->files_lock);
+	cb->seq = qpu_dev_files_generation();
+	list_for_each_entry(qf, &qdev->files, node) {
+		if (pos++ < cb->args[1])
+			continue;
+		ret = qpu_nl_client_fill_locked(skb, cb, qdev, qf);
+		if (ret)
+			break;
+		cb->args[1] = pos;
+	}
+	mutex_unlock(&qdev->files_lock);
+	return ret;
+}
+
+static int qpu_nl_client_get_dumpit(struct sk_buff *skb,
+				    struct netlink_callback *cb)
+{
+	return qpu_nl_dump(skb, cb, QPU_A_CLIENT_DEV_INDEX,
+			   qpu_nl_client_dump_one);
+}
+
+static int qpu_nl_config_get_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	struct sk_buff *msg;
+	void *hdr;
+
+	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
+	if (!msg)
+		return -ENOMEM;
+	hdr = genlmsg_put_reply(msg, info, &qpu_nl_family, 0, QPU_CMD_CONFIG_GET);
+	if (!hdr)
+		goto err_free;
+	if (nla_put_u32(msg, QPU_A_CONFIG_DEFAULT_TIMEOUT_MS,
+			qpu_job_default_timeout_ms()) ||
+	    nla_put_u32(msg, QPU_A_CONFIG_MAX_TIMEOUT_MS,
+			qpu_job_max_timeout_ms()) ||
+	    nla_put_u64_64bit(msg, QPU_A_CONFIG_MAX_BO_SIZE, qpu_bo_max_size(),
+			      QPU_A_CONFIG_PAD) ||
+	    nla_put_u64_64bit(msg, QPU_A_CONFIG_CLIENT_MEM_LIMIT,
+			      qpu_bo_client_mem_limit(), QPU_A_CONFIG_PAD) ||
+	    nla_put_u64_64bit(msg, QPU_A_CONFIG_DEV_MEM_LIMIT,
+			      qpu_bo_dev_mem_limit(), QPU_A_CONFIG_PAD))
+		goto err_free;
+	genlmsg_end(msg, hdr);
+	return genlmsg_reply(msg, info);
+
+err_free:
+	nlmsg_free(msg);
+	return -EMSGSIZE;
+}
+
+static int qpu_nl_config_set_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	struct nlattr **attrs = info->attrs;
+	struct nlattr *attr;
+	int type, ret = 0;
+
+	for (type = 1; type <= QPU_A_CONFIG_MAX; type++)
+		if (attrs[type])
+			break;
+	if (type > QPU_A_CONFIG_MAX) {
+		NL_SET_ERR_MSG_MOD(info->extack, "no configuration attribute given");
+		return -EINVAL;
+	}
+
+	/* The policy checked every range, so no setter below can fail. */
+	for (type = 1; type <= QPU_A_CONFIG_MAX && !ret; type++) {
+		attr = attrs[type];
+		if (!attr)
+			continue;
+		switch (type) {
+		case QPU_A_CONFIG_DEFAULT_TIMEOUT_MS:
+			ret = qpu_job_set_default_timeout_ms(nla_get_u32(attr));
+			break;
+		case QPU_A_CONFIG_MAX_TIMEOUT_MS:
+			ret = qpu_job_set_max_timeout_ms(nla_get_u32(attr));
+			break;
+		case QPU_A_CONFIG_MAX_BO_SIZE:
+			ret = qpu_bo_set_max_size(nla_get_u64(attr));
+			break;
+		case QPU_A_CONFIG_CLIENT_MEM_LIMIT:
+			ret = qpu_bo_set_client_mem_limit(nla_get_u64(attr));
+			break;
+		case QPU_A_CONFIG_DEV_MEM_LIMIT:
+			ret = qpu_bo_set_dev_mem_limit(nla_get_u64(attr));
+			break;
+		}
+		if (ret) {
+			NL_SET_BAD_ATTR(info->extack, attr);
+			NL_SET_ERR_MSG_MOD(info->extack, "value out of range");
+		}
+	}
+	return ret;
+}
+
+static int qpu_nl_dev_reset_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	struct qpu_dev *qdev;
+	int ret;
+
+	qdev = qpu_nl_dev_from_attr(info, QPU_A_DEV_INDEX);
+	if (IS_ERR(qdev))
+		return PTR_ERR(qdev);
+	ret = qpu_sched_reset_request(qdev);
+	if (ret == -ENODEV)
+		NL_SET_ERR_MSG_MOD(info->extack, "the device is going away");
+	qpu_dev_put(qdev);
+	return ret;
+}
+
+static const struct genl_ops qpu_nl_ops[] = {
+	{
+		.cmd = QPU_CMD_DEV_GET,
+		.doit = qpu_nl_dev_get_doit,
+		.dumpit = qpu_nl_dev_get_dumpit,
+		.policy = qpu_nl_dev_policy,
+		.maxattr = ARRAY_SIZE(qpu_nl_dev_policy) - 1,
+	},
+	{
+		.cmd = QPU_CMD_STATS_GET,
+		.doit = qpu_nl_stats_get_doit,
+		.dumpit = qpu_nl_stats_get_dumpit,
+		.policy = qpu_nl_stats_policy,
+		.maxattr = ARRAY_SIZE(qpu_nl_stats_policy) - 1,
+	},
+	{
+		.cmd = QPU_CMD_CLIENT_GET,
+		.dumpit = qpu_nl_client_get_dumpit,
+		.policy = qpu_nl_client_policy,
+		.maxattr = ARRAY_SIZE(qpu_nl_client_policy) - 1,
+	},
+	{
+		/* No policy: the core refuses every attribute. */
+		.cmd = QPU_CMD_CONFIG_GET,
+		.doit = qpu_nl_config_get_doit,
+	},
+	{
+		.cmd = QPU_CMD_CONFIG_SET,
+		.doit = qpu_nl_config_set_doit,
+		.policy = qpu_nl_config_policy,
+		.maxattr = ARRAY_SIZE(qpu_nl_config_policy) - 1,
+		.flags = GENL_ADMIN_PERM,
+	},
+	{
+		.cmd = QPU_CMD_DEV_RESET,
+		.doit = qpu_nl_dev_reset_doit,
+		.policy = qpu_nl_dev_policy,
+		.maxattr = ARRAY_SIZE(qpu_nl_dev_policy) - 1,
+		.flags = GENL_ADMIN_PERM,
+	},
+};
+
+/* Events carry pids and command names: privileged listeners only. */
+static const struct genl_multicast_group qpu_nl_mcgrps[] = {
+	[QPU_NL_MCGRP_EVENTS] = {
+		.name = QPU_GENL_MCGRP_EVENTS,
+#ifdef GENL_MCAST_CAP_NET_ADMIN
+		.flags = GENL_MCAST_CAP_NET_ADMIN,
+#endif
+	},
+};
+
+static struct genl_family qpu_nl_family __ro_after_init = {
+	.name = QPU_GENL_NAME,
+	.version = QPU_GENL_VERSION,
+	.module = THIS_MODULE,
+	/*
+	 * No op relies on genl_mutex, and DEV_RESET sleeps until the
+	 * scheduler's work has reset the V3D: do not hold every family up.
+	 */
+	.parallel_ops = true,
+	.ops = qpu_nl_ops,
+	.n_ops = ARRAY_SIZE(qpu_nl_ops),
+	.resv_start_op = 0,	/* strict validation of every command */
+	.mcgrps = qpu_nl_mcgrps,
+	.n_mcgrps = ARRAY_SIZE(qpu_nl_mcgrps),
+};
+
+/* Starts an event, or returns NULL when nobody listens or memory is short. */
+static struct sk_buff *qpu_nl_event_new(struct qpu_dev *qdev, u8 cmd,
+					void **hdr)
+{
+	struct sk_buff *msg;
+
+	if (!genl_has_listeners(&qpu_nl_family, &init_net, QPU_NL_MCGRP_EVENTS))
+		return NULL;
+	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
+	if (!msg)
+		return NULL;
+	*hdr = genlmsg_put(msg, 0, 0, &qpu_nl_family, 0, cmd);
+	if (!*hdr || nla_put_u32(msg, QPU_A_EVENT_DEV_INDEX, qdev->index)) {
+		nlmsg_free(msg);
+		return NULL;
+	}
+	return msg;
+}
+
+static void qpu_nl_event_send(struct sk_buff *msg, void *hdr)
+{
+	genlmsg_end(msg, hdr);
+	/* -ESRCH when the last listener just left: nothing to do. */
+	genlmsg_multicast(&qpu_nl_family, msg, 0, QPU_NL_MCGRP_EVENTS,
+			  GFP_KERNEL);
+}
+
+/**
+ * qpu_nl_job_event() - tell the listeners that a job timed out or faulted
+ * @qdev: the device
+ * @job: the job, ending with @status
+ * @status: an enum qpu_job_status; only timeouts and faults are sent
+ *
+ * Called by the scheduler's work; may sleep. Events are best effort: one
+ * that cannot be built is dropped.
+ */
+void qpu_nl_job_event(struct qpu_dev *qdev, const struct qpu_job *job,
+		      u32 status)
+{
+	struct sk_buff *msg;
+	void *hdr;
+	u8 cmd;
+
+	if (status == QPU_JOB_TIMEOUT)
+		cmd = QPU_CMD_JOB_TIMEOUT_NTF;
+	else if (status == QPU_JOB_FAULT)
+		cmd = QPU_CMD_JOB_FAULT_NTF;
+	else
+		return;
+
+	msg = qpu_nl_event_new(qdev, cmd, &hdr);
+	if (!msg)
+		return;
+	if (nla_put_u32(msg, QPU_A_EVENT_PID, job->pid) ||
+	    nla_put_string(msg, QPU_A_EVENT_COMM, job->comm) ||
+	    nla_put_u64_64bit(msg, QPU_A_EVENT_SEQNO, job->seqno,
+			      QPU_A_EVENT_PAD))
+		goto err_free;
+	if (status == QPU_JOB_TIMEOUT &&
+	    nla_put_u32(msg, QPU_A_EVENT_TIMEOUT_MS, ktime_to_ms(job->timeout)))
+		goto err_free;
+	if (status == QPU_JOB_FAULT &&
+	    (nla_put_u32(msg, QPU_A_EVENT_FAULT_QPU, job->fault.qpu) ||
+	     nla_put_u32(msg, QPU_A_EVENT_FAULT_PC, job->fault.pc) ||
+	     nla_put_u32(msg, QPU_A_EVENT_FAULT_ADDR, job->fault.addr) ||
+	     nla_put_u32(msg, QPU_A_EVENT_FAULT_ACCESS, job->fault.access)))
+		goto err_free;
+	qpu_nl_event_send(msg, hdr);
+	return;
+
+err_free:
+	nlmsg_free(msg);
+}
+
+/**
+ * qpu_nl_reset_event() - tell the listeners that a V3D was reset
+ * @qdev: the device
+ * @reason: an enum qpu_reset_reason
+ *
+ * Called by the scheduler; may sleep.
+ */
+void qpu_nl_reset_event(struct qpu_dev *qdev, u32 reason)
+{
+	struct sk_buff *msg;
+	void *hdr;
+
+	msg = qpu_nl_event_new(qdev, QPU_CMD_DEV_RESET_NTF, &hdr);
+	if (!msg)
+		return;
+	if (nla_put_u32(msg, QPU_A_EVENT_REASON, reason)) {
+		nlmsg_free(msg);
+		return;
+	}
+	qpu_nl_event_send(msg, hdr);
+}
+
+int qpu_nl_init(void)
+{
+	return genl_register_family(&qpu_nl_family);
+}
+
+void qpu_nl_exit(void)
+{
+	genl_unregister_family(&qpu_nl_family);
+}
