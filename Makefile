@@ -150,6 +150,8 @@ LIBDIR ?= $(PREFIX)/lib
 INCLUDEDIR ?= $(PREFIX)/include
 BINDIR ?= $(PREFIX)/bin
 UDEVRULESDIR ?= /etc/udev/rules.d
+MANDIR ?= $(PREFIX)/share/man
+BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
 KRELEASE = $(shell cat $(KDIR)/include/config/kernel.release 2>/dev/null)
 MODDIR = /lib/modules/$(KRELEASE)/updates
 
@@ -164,6 +166,8 @@ install: all $(BUILD)/libqpu.pc
 	ln -sf $(LIBQPU_SONAME) $(DESTDIR)$(LIBDIR)/libqpu.so
 	install -D -m 644 $(BUILD)/libqpu.pc $(DESTDIR)$(LIBDIR)/pkgconfig/libqpu.pc
 	install -D -m 755 -t $(DESTDIR)$(BINDIR) $(TOOLS)
+	install -D -m 644 tools/qpuctl/qpuctl.8 $(DESTDIR)$(MANDIR)/man8/qpuctl.8
+	install -D -m 644 tools/qpuctl/qpuctl.bash-completion $(DESTDIR)$(BASHCOMPDIR)/qpuctl
 	$(Q)if [ -z "$(DESTDIR)" ]; then depmod -a $(KRELEASE) && ldconfig; fi
 
 # A newcomer's install tree must be usable: build a program against it.

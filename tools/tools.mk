@@ -15,3 +15,4 @@ $(BUILD)/static/%: tools/%.c $(LIBQPU_A)
 	$(Q)$(CC) $(filter-out -fsanitize%,$(ALL_CFLAGS)) -static -o $@ $< $(LIBQPU_A)
 
 -include $(TOOLS:=.d)
+include tools/qpuctl/qpuctl.mk

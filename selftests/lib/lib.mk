@@ -6,14 +6,16 @@
 
 LIBTEST_SRCS := $(wildcard selftests/lib/test-*.c)
 LIBTEST_BINS := $(LIBTEST_SRCS:selftests/lib/%.c=$(BUILD)/selftests/lib/%)
-LIBTEST_SCRIPTS := $(wildcard selftests/lib/test-*.sh)
+# Other fragments add host test scripts (and what they need built) to
+# HOST_TEST_SCRIPTS and HOST_TEST_DEPS.
+LIBTEST_SCRIPTS := $(wildcard selftests/lib/test-*.sh) $(HOST_TEST_SCRIPTS)
 
 $(BUILD)/selftests/lib/%: selftests/lib/%.c $(LIBQPU_A)
 	$(Q)mkdir -p $(dir $@)
 	$(Q)$(CC) $(ALL_CFLAGS) -MMD -MP -o $@ $< $(LIBQPU_A) $(LDFLAGS) -lm
 
-check-host: $(LIBTEST_BINS) $(BUILD)/tools/qpu-dis $(BUILD)/tools/qpu-run
-	$(Q)QPU_DIS=$(BUILD)/tools/qpu-dis QPU_TEST_DATA=$(CURDIR)/selftests/lib/data \
+check-host: $(LIBTEST_BINS) $(BUILD)/tools/qpu-dis $(BUILD)/tools/qpu-run $(HOST_TEST_DEPS)
+	$(Q)QPU_DIS=$(BUILD)/tools/qpu-dis QPUCTL=$(BUILD)/tools/qpuctl QPU_TEST_DATA=$(CURDIR)/selftests/lib/data \
 		QPU_TEST_BIN=$(BUILD)/selftests/lib \
 		sh selftests/lib/run-tests.sh $(LIBTEST_BINS) $(LIBTEST_SCRIPTS)
 

@@ -40,9 +40,11 @@ vm-module:
 	$(Q)$(CURDIR)/selftests/vm/vm-kernel.sh check "$(VM_KERNEL)" "$(VM_KDIR)"
 	+$(call kmod_build,vm,$(VM_KDIR))
 
-check-vm: vm-module $(KMOD_TESTS)
+# Other fragments add their own VM tests: files to build first in
+# VM_CHECK_DEPS and run-vm.sh payload options in VM_CHECK_PAYLOAD.
+check-vm: vm-module $(KMOD_TESTS) $(VM_CHECK_DEPS)
 	$(Q)mkdir -p $(BUILD)/vm/check
-	$(call vm_run,check,$(addprefix --test ,$(KMOD_TESTS)),--log $(BUILD)/vm/console.log)
+	$(call vm_run,check,$(addprefix --test ,$(KMOD_TESTS)) $(VM_CHECK_PAYLOAD),--log $(BUILD)/vm/console.log)
 
 vm-shell: vm-module $(KMOD_TESTS)
 	$(Q)mkdir -p $(BUILD)/vm/shell

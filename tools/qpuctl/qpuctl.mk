@@ -1,0 +1,34 @@
+# SPDX-License-Identifier: GPL-2.0
+# qpuctl, the administration tool over the qpu generic-netlink family, built
+# from tools/qpuctl/*.c with libnl-3 (tools/deps.sh build). The static
+# build, for the VM's initramfs, links libnl-3.a and libnl-genl-3.a.
+# Its host test runs in check-host, its VM test in check-vm.
+
+QPUCTL_SRCS := $(sort $(wildcard tools/qpuctl/*.c))
+QPUCTL_HDRS := tools/qpuctl/qpuctl.h uapi/linux/qpu.h
+QPUCTL := $(BUILD)/tools/qpuctl
+QPUCTL_STATIC := $(BUILD)/static/qpuctl
+QPUCTL_NL_CFLAGS := $(shell pkg-config --cflags libnl-genl-3.0 2>/dev/null || echo -I/usr/include/libnl3)
+QPUCTL_NL_LIBS := $(shell pkg-config --libs libnl-genl-3.0 2>/dev/null || echo -lnl-genl-3 -lnl-3)
+
+TOOLS += $(QPUCTL)
+
+tools: $(QPUCTL)
+
+$(QPUCTL): $(QPUCTL_SRCS) $(QPUCTL_HDRS)
+	$(Q)mkdir -p $(dir $@)
+	$(Q)$(CC) $(ALL_CFLAGS) $(QPUCTL_NL_CFLAGS) -o $@ $(QPUCTL_SRCS) \
+		$(QPUCTL_NL_LIBS) $(LDFLAGS)
+
+$(QPUCTL_STATIC): $(QPUCTL_SRCS) $(QPUCTL_HDRS)
+	$(Q)mkdir -p $(dir $@)
+	$(Q)$(CC) $(filter-out -fsanitize%,$(ALL_CFLAGS)) $(QPUCTL_NL_CFLAGS) \
+		-static -o $@ $(QPUCTL_SRCS) -lnl-genl-3 -lnl-3 -lpthread -lm
+
+# The host test (arguments, usage, errors) runs with the library's tests;
+# the VM test runs against qpu.ko in check-vm.
+HOST_TEST_SCRIPTS += tools/qpuctl/test-qpuctl.sh
+HOST_TEST_DEPS += $(QPUCTL)
+VM_CHECK_DEPS += $(QPUCTL_STATIC)
+VM_CHECK_PAYLOAD += --copy $(QPUCTL_STATIC) \
+	--copy $(CURDIR)/tools/qpuctl/test-qpuctl-vm.sh --run test-qpuctl-vm.sh

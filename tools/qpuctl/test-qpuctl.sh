@@ -1,0 +1,117 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+#
+# test-qpuctl: qpuctl's command line on the host, without qpu.ko: usage and
+# help at every level (exit 0, stdout), unknown words named in the error,
+# bad values refused before anything is sent (exit 1, one "qpuctl: ..."
+# line on stderr, nothing on stdout), and the one-line report of a missing
+# module. The answers of a loaded module are checked in the VM by
+# test-qpuctl-vm.sh. Needs QPUCTL (the binary).
+
+: "${QPUCTL:?QPUCTL must name the qpuctl binary}"
+
+tmp=$(mktemp -d) || exit 1
+trap 'rm -rf "$tmp"' EXIT
+failed=0 n=0
+
+fail() {
+	echo "FAIL: $*" >&2
+	failed=1
+}
+
+# check_help NAME PATTERN ARGS...: exit 0, PATTERN on stdout, stderr empty.
+check_help() {
+	name=$1 pattern=$2
+	shift 2
+	n=$((n + 1))
+	"$QPUCTL" "$@" >"$tmp/out" 2>"$tmp/err"
+	status=$?
+	if [ "$status" -ne 0 ]; then
+		fail "$name: exit status $status"
+	elif ! grep -q -- "$pattern" "$tmp/out"; then
+		fail "$name: no '$pattern' in: $(cat "$tmp/out")"
+	elif [ -s "$tmp/err" ]; then
+		fail "$name: stderr: $(cat "$tmp/err")"
+	fi
+}
+
+# check_error NAME MESSAGE ARGS...: exit 1, stdout empty, stderr exactly
+# the one line MESSAGE.
+check_error() {
+	name=$1 message=$2
+	shift 2
+	n=$((n + 1))
+	"$QPUCTL" "$@" >"$tmp/out" 2>"$tmp/err"
+	status=$?
+	if [ "$status" -ne 1 ]; then
+		fail "$name: exit status $status, expected 1"
+	elif [ -s "$tmp/out" ]; then
+		fail "$name: stdout: $(cat "$tmp/out")"
+	elif [ "$(cat "$tmp/err")" != "$message" ]; then
+		fail "$name: stderr '$(cat "$tmp/err")', expected '$message'"
+	fi
+}
+
+check_help help_word 'OBJECT := { info' help
+check_help help_option 'OBJECT := { info' -h
+check_help help_long 'OPTIONS := ' --help
+check_help version 'family qpu version 1' -V
+check_help info_help 'info \[show\]' info help
+check_help stats_help 'stats \[show\]' -j stats help
+check_help clients_help 'clients \[show\]' clients help
+check_help config_help 'KEY := { default_timeout_ms' config help
+check_help config_set_help 'dev_mem_limit' config set help
+check_help reset_help 'qpuctl -d DEV reset' reset help
+check_help monitor_help 'monitor \[count N\]' monitor help
+check_help top_help 'top \[interval SECONDS\] \[count N\]' top help
+
+n=$((n + 1))
+"$QPUCTL" >"$tmp/out" 2>"$tmp/err"
+[ $? -eq 1 ] && grep -q '^Usage: qpuctl' "$tmp/err" && [ ! -s "$tmp/out" ] ||
+	fail "no_object: expected the usage on stderr and exit status 1"
+
+check_error unknown_object "qpuctl: unknown object 'frob': try 'qpuctl help'" frob
+check_error unknown_info_word \
+	"qpuctl: unknown info command 'frob': try 'qpuctl info help'" info frob
+check_error unknown_stats_word \
+	"qpuctl: unknown stats command 'show2': try 'qpuctl stats help'" stats show2
+check_error unknown_config_word \
+	"qpuctl: unknown config command 'frob': try 'qpuctl config help'" config frob
+check_error unknown_config_key \
+	"qpuctl: unknown config key 'frob': try 'qpuctl config help'" config set frob 1
+check_error config_value_missing "qpuctl: config set: max_bo_size needs a value" \
+	config set max_bo_size
+check_error config_value_bad "qpuctl: invalid value '12X' for max_bo_size" \
+	config set max_bo_size 12X
+check_error config_value_negative "qpuctl: invalid value '-1' for max_timeout_ms" \
+	config set max_timeout_ms -1
+check_error config_ms_too_big "qpuctl: invalid value '5000000000' for max_timeout_ms" \
+	config set max_timeout_ms 5000000000
+check_error config_set_empty "qpuctl: config set needs KEY VALUE: try 'qpuctl config help'" \
+	config set
+check_error reset_needs_dev "qpuctl: reset needs a device: qpuctl -d DEV reset" reset
+check_error reset_extra "qpuctl: unknown reset argument 'now': try 'qpuctl reset help'" \
+	-d 0 reset now
+check_error bad_dev "qpuctl: invalid device 'qpuX': expected N, qpuN or /dev/qpuN" \
+	-d qpuX info
+check_error bad_dev_number "qpuctl: invalid device '/dev/qpu-1': expected N, qpuN or /dev/qpuN" \
+	-d /dev/qpu-1 info
+check_error pretty_needs_json "qpuctl: -p needs -j" -p info
+check_error monitor_bad_count "qpuctl: invalid count 'x'" monitor count x
+check_error top_bad_interval \
+	"qpuctl: invalid interval '0': expected 0.1 to 3600 seconds" top interval 0
+check_error top_bad_count "qpuctl: invalid count '-2'" top count -2
+check_error top_extra "qpuctl: unknown top argument 'fast': try 'qpuctl top help'" top fast
+check_error monitor_extra \
+	"qpuctl: unknown monitor argument 'now': try 'qpuctl monitor help'" monitor now
+
+if [ ! -d /sys/module/qpu ]; then
+	for cmd in info stats clients config "-d 0 reset" monitor "top count 1"; do
+		# shellcheck disable=SC2086
+		check_error "no_module_$cmd" \
+			"qpuctl: qpu: generic netlink family not found: is qpu.ko loaded?" $cmd
+	done
+fi
+
+[ "$failed" -eq 0 ] && echo "test-qpuctl: $n cases passed"
+exit "$failed"

@@ -1,0 +1,201 @@
+// SPDX-License-Identifier: MIT
+/*
+ * qpuctl top: every interval, the job rates of each device (from the
+ * differences of its counters between two samples), its buffer memory,
+ * and the list of open files. On a terminal the screen is cleared before
+ * each sample; otherwise (and with -j, one JSON object per sample and
+ * line) samples follow each other, so scripts can read them.
+ * "count N" stops after N samples.
+ */
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <linux/qpu.h>
+#include <netlink/attr.h>
+
+#include "qpuctl.h"
+
+#define TOP_MAX_DEVS	16
+
+/* The counters top shows, in the order of its columns. */
+static const struct {
+	int attr;
+	const char *key;	/* JSON: the counter per second */
+	const char *head;	/* text column */
+} top_rates[] = {
+	{ QPU_A_STATS_JOBS_SUBMITTED, "submitted_per_s", " SUBMIT/S" },
+	{ QPU_A_STATS_JOBS_DONE, "done_per_s", "   DONE/S" },
+	{ QPU_A_STATS_JOBS_FAILED, "failed_per_s", " FAILED/S" },
+	{ QPU_A_STATS_JOBS_TIMEOUT, "timeout_per_s", "TIMEOUT/S" },
+	{ QPU_A_STATS_JOBS_CANCELED, "canceled_per_s", " CANCEL/S" },
+	{ QPU_A_STATS_RESETS, "resets_per_s", " RESETS/S" },
+};
+
+#define NUM_RATES (sizeof(top_rates) / sizeof(top_rates[0]))
+
+struct top_dev {
+	uint32_t dev;
+	uint64_t count[NUM_RATES];
+	uint64_t bo_count;
+	uint64_t bo_bytes;
+};
+
+struct top_sample {
+	struct top_dev devs[TOP_MAX_DEVS];
+	unsigned int ndevs;
+	double time;
+};
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static int top_stats_cb(struct nlattr **tb, void *arg)
+{
+	struct top_sample *s = arg;
+	struct top_dev *d;
+	unsigned int i;
+
+	if (s->ndevs == TOP_MAX_DEVS)
+		return 0;
+	d = &s->devs[s->ndevs++];
+	d->dev = qpu_nl_uint(tb[QPU_A_STATS_DEV_INDEX]);
+	for (i = 0; i < NUM_RATES; i++)
+		d->count[i] = qpu_nl_uint(tb[top_rates[i].attr]);
+	d->bo_count = qpu_nl_uint(tb[QPU_A_STATS_BO_COUNT]);
+	d->bo_bytes = qpu_nl_uint(tb[QPU_A_STATS_BO_BYTES]);
+	return 0;
+}
+
+static void top_sample(struct qpuctl *ctl, struct qpu_nl *nl, struct top_sample *s)
+{
+	bool dump = ctl->dev == QPUCTL_ANY_DEV;
+	struct nl_msg *msg;
+	int ret;
+
+	memset(s, 0, sizeof(*s));
+	msg = qpu_nl_msg(nl, QPU_CMD_STATS_GET, dump);
+	if (!dump)
+		qpu_nl_put_u32(msg, QPU_A_STATS_DEV_INDEX, ctl->dev);
+	ret = qpu_nl_request(nl, msg, QPU_A_STATS_MAX, top_stats_cb, s);
+	if (ret)
+		qpu_nl_die(nl, ret, "top");
+	s->time = now();
+}
+
+static const struct top_dev *top_find(const struct top_sample *s, uint32_t dev)
+{
+	unsigned int i;
+
+	for (i = 0; i < s->ndevs; i++)
+		if (s->devs[i].dev == dev)
+			return &s->devs[i];
+	return NULL;
+}
+
+static void top_print(struct qpuctl *ctl, const struct top_sample *prev,
+		      const struct top_sample *cur, unsigned long n, bool tty)
+{
+	double secs = cur->time - prev->time;
+	unsigned int i, j;
+
+	if (tty && !print_json())
+		fputs("\033[H\033[J", stdout);
+	print_open_object(NULL);
+	print_uint("sample", "qpuctl top: sample %" PRIu64, n);
+	print_uint("interval_ms", ", %" PRIu64 " ms\n", (uint64_t)(secs * 1000 + 0.5));
+	print_text("DEV");
+	for (j = 0; j < NUM_RATES; j++) {
+		print_text(" ");
+		print_text(top_rates[j].head);
+	}
+	print_text("  BOS   BO_BYTES\n");
+
+	print_open_array("devices");
+	for (i = 0; i < cur->ndevs; i++) {
+		const struct top_dev *d = &cur->devs[i], *p = top_find(prev, d->dev);
+
+		print_open_object(NULL);
+		print_uint("dev", "%-3" PRIu64, d->dev);
+		for (j = 0; j < NUM_RATES; j++) {
+			uint64_t delta = p && d->count[j] >= p->count[j] ?
+					 d->count[j] - p->count[j] : 0;
+
+			print_uint(top_rates[j].key, " %9" PRIu64,
+				   (uint64_t)(secs > 0 ? delta / secs + 0.5 : 0));
+		}
+		print_uint("bo_count", " %4" PRIu64, d->bo_count);
+		print_uint("bo_bytes", " %10" PRIu64 "\n", d->bo_bytes);
+		print_close_object();
+	}
+	print_close_array();
+	print_text("\n");
+	clients_print(ctl, "clients");
+	print_close_object();
+	print_flush();
+}
+
+int cmd_top(struct qpuctl *ctl, int argc, char **argv)
+{
+	struct top_sample a, b, *prev = &a, *cur = &b, *t;
+	unsigned long count = 0, n;
+	double interval = 1;
+	struct qpu_nl nl;
+	char *end;
+	bool tty;
+
+	if (argc && is_help(argv[0])) {
+		printf("Usage: qpuctl [-j [-p]] [-d DEV] top [interval SECONDS] [count N]\n"
+		       "Every interval (1 s), the job rates and buffer memory of every\n"
+		       "device, or of DEV, and the open files. Stops after N samples.\n");
+		return 0;
+	}
+	while (argc >= 2) {
+		if (!strcmp(argv[0], "interval")) {
+			interval = strtod(argv[1], &end);
+			if (*end || !(interval >= 0.1 && interval <= 3600))
+				die("invalid interval '%s': expected 0.1 to 3600 seconds",
+				    argv[1]);
+		} else if (!strcmp(argv[0], "count")) {
+			count = strtoul(argv[1], &end, 10);
+			if (!count || *end || argv[1][0] == '-')
+				die("invalid count '%s'", argv[1]);
+		} else {
+			break;
+		}
+		argc -= 2;
+		argv += 2;
+	}
+	if (argc)
+		die("unknown top argument '%s': try 'qpuctl top help'", argv[0]);
+
+	tty = isatty(STDOUT_FILENO);
+	qpu_nl_open(&nl);
+	top_sample(ctl, &nl, prev);
+	for (n = 1; !count || n <= count; n++) {
+		struct timespec ts = {
+			.tv_sec = (time_t)interval,
+			.tv_nsec = (long)((interval - (time_t)interval) * 1e9),
+		};
+
+		while (nanosleep(&ts, &ts) && errno == EINTR)
+			;
+		top_sample(ctl, &nl, cur);
+		top_print(ctl, prev, cur, n, tty);
+		t = prev;
+		prev = cur;
+		cur = t;
+	}
+	qpu_nl_close(&nl);
+	return 0;
+}
