@@ -25,13 +25,6 @@ static float abs_f(float v)
 
 static uint64_t rng = RANDOM_SEED;
 
-static struct qpu_isa_instr i_smi(struct qpu_isa_instr in, unsigned int smi)
-{
-	in.kind = QPU_ISA_KIND_ALU_SMALL_IMM;
-	in.raddr_b = smi;
-	return in;
-}
-
 /* Host float with denormals flushed, as the QPU sees them. */
 static float flushf(float f)
 {

@@ -40,28 +40,12 @@ static void expect_acc(struct qpu_emu *emu, unsigned int r, uint32_t v)
 		T_EQ_U64(v, got[i]);
 }
 
-static struct qpu_isa_instr i_smi(struct qpu_isa_instr in, unsigned int smi)
-{
-	in.kind = QPU_ISA_KIND_ALU_SMALL_IMM;
-	in.raddr_b = smi;
-	return in;
-}
-
 /* Write the B-side register @waddr (vw_setup, vw_addr) from an LDI. */
 static struct qpu_isa_instr i_ldi_b(unsigned int waddr, uint32_t imm)
 {
 	struct qpu_isa_instr in = i_ldi(waddr, imm);
 
 	in.ws = true;
-	return in;
-}
-
-static struct qpu_isa_instr i_read(unsigned int raddr_a, unsigned int raddr_b)
-{
-	struct qpu_isa_instr in = i_nop();
-
-	in.raddr_a = raddr_a;
-	in.raddr_b = raddr_b;
 	return in;
 }
 

@@ -128,6 +128,24 @@ static inline struct qpu_isa_instr i_mov(unsigned int waddr, unsigned int a)
 	return i_add(QPU_ISA_A_OR, waddr, a, a);
 }
 
+/* @in with its raddr_b slot holding small immediate @smi. */
+static inline struct qpu_isa_instr i_smi(struct qpu_isa_instr in, unsigned int smi)
+{
+	in.kind = QPU_ISA_KIND_ALU_SMALL_IMM;
+	in.raddr_b = smi;
+	return in;
+}
+
+/* A nop reading @raddr_a and @raddr_b (for their side effects). */
+static inline struct qpu_isa_instr i_read(unsigned int raddr_a, unsigned int raddr_b)
+{
+	struct qpu_isa_instr in = i_nop();
+
+	in.raddr_a = raddr_a;
+	in.raddr_b = raddr_b;
+	return in;
+}
+
 static inline struct qpu_isa_instr i_sig(unsigned int sig)
 {
 	struct qpu_isa_instr in = i_nop();
