@@ -8,6 +8,7 @@
 
 #include <linux/atomic.h>
 #include <linux/dma-fence.h>
+#include <linux/irqreturn.h>
 #include <linux/kref.h>
 #include <linux/ktime.h>
 #include <linux/list.h>
@@ -77,6 +78,7 @@ struct qpu_backend_ops {
  * @jobs_timeout: jobs that ran past their timeout.
  * @jobs_canceled: jobs that never started.
  * @resets: V3D resets.
+ * @host_irqs: host interrupts taken (module parameter host_irq).
  * @resets_requested: administrator resets asked for (under @lock).
  * @resets_handled: of those, resets done by @work (under @lock).
  * @reset_wait: where qpu_sched_reset_request() waits for @resets_handled.
@@ -94,6 +96,7 @@ struct qpu_sched {
 	atomic64_t jobs_timeout;
 	atomic64_t jobs_canceled;
 	atomic64_t resets;
+	atomic64_t host_irqs;
 	u64 resets_requested;
 	u64 resets_handled;
 	wait_queue_head_t reset_wait;
@@ -152,6 +155,7 @@ struct qpu_v3d_ident {
  * @ops: the backend's operations.
  * @regs: the real V3D's registers; NULL for the simulated one. Valid only
  *	while the device is bound.
+ * @irq: the real V3D's interrupt while requested, else 0.
  * @sim: the simulated V3D's state; NULL for the real one. Freed by
  *	@ops->release at the last reference, so BOs can outlive an unbind.
  * @ident: identification, read at probe and kept for the device's life.
@@ -173,6 +177,7 @@ struct qpu_dev {
 	enum qpu_backend backend;
 	const struct qpu_backend_ops *ops;
 	void __iomem *regs;
+	int irq;
 	struct qpu_sim *sim;
 	struct qpu_v3d_ident ident;
 	struct dentry *debugfs;
@@ -254,6 +259,7 @@ struct qpu_bo {
  * @program_count: programs in @code_addr and @unif_addr.
  * @code_addr: bus address of each program's first instruction.
  * @unif_addr: bus address of each program's uniforms.
+ * @unif_len: bytes of uniforms each program may read.
  * @bos: the BOs the job may touch, sorted by bus address; references held
  *	until the job ends.
  * @bo_count: entries in @bos.
@@ -279,6 +285,7 @@ struct qpu_job {
 	unsigned int program_count;
 	u32 code_addr[QPU_MAX_PROGRAMS];
 	u32 unif_addr[QPU_MAX_PROGRAMS];
+	u32 unif_len[QPU_MAX_PROGRAMS];
 	struct qpu_bo **bos;
 	unsigned int bo_count;
 	ktime_t timeout;
@@ -325,6 +332,7 @@ void qpu_job_end(struct qpu_job *job, u32 status);
 bool qpu_job_wait_in_fence(struct qpu_job *job);
 void qpu_job_forget_in_fence(struct qpu_job *job);
 struct qpu_bo *qpu_job_find_bo(const struct qpu_job *job, u32 addr, u32 len);
+bool qpu_job_may_read_uniforms(const struct qpu_job *job, u32 addr, u32 len);
 #define QPU_JOB_TIMEOUT_MAX_MS	(3600 * 1000)	/* bound of both timeouts */
 u32 qpu_job_default_timeout_ms(void);
 u32 qpu_job_max_timeout_ms(void);
@@ -360,6 +368,8 @@ void qpu_v3d_write(struct qpu_dev *qdev, u32 reg, u32 val);
 int qpu_v3d_ident_read(struct qpu_dev *qdev);
 void qpu_v3d_job_start(struct qpu_dev *qdev, const struct qpu_job *job);
 u32 qpu_v3d_job_poll(struct qpu_dev *qdev, struct qpu_job *job);
+bool qpu_v3d_host_irq_enabled(void);
+irqreturn_t qpu_v3d_irq(struct qpu_dev *qdev);
 
 /* qpu_sim.c */
 #define QPU_SIM_MAX_DEVICES 4

@@ -10,6 +10,7 @@
  */
 
 #include <linux/dma-mapping.h>
+#include <linux/interrupt.h>
 #include <linux/mod_devicetable.h>
 #include <linux/platform_device.h>
 #include <linux/pm_runtime.h>
@@ -71,6 +72,32 @@ static const struct qpu_backend_ops qpu_hw_ops = {
 	.reset = qpu_hw_reset,
 };
 
+static irqreturn_t qpu_hw_irq(int irq, void *data)
+{
+	return qpu_v3d_irq(data);
+}
+
+/*
+ * Host interrupts only speed completion up (module parameter host_irq);
+ * without the interrupt line the scheduler still polls, so a failure here
+ * is only worth a warning.
+ */
+static void qpu_hw_request_irq(struct platform_device *pdev, struct qpu_dev *qdev)
+{
+	int irq = platform_get_irq_optional(pdev, 0);
+	int ret;
+
+	if (irq <= 0)
+		return;
+	ret = request_irq(irq, qpu_hw_irq, 0, dev_name(&pdev->dev), qdev);
+	if (ret) {
+		dev_warn(&pdev->dev, "no host interrupts (irq %d: %d); polling only\n",
+			 irq, ret);
+		return;
+	}
+	qdev->irq = irq;
+}
+
 static int qpu_hw_probe(struct platform_device *pdev)
 {
 	struct device *dev = &pdev->dev;
@@ -111,6 +138,8 @@ static int qpu_hw_probe(struct platform_device *pdev)
 	if (ret)
 		goto err_put;
 
+	/* After registering: the handler kicks the scheduler. */
+	qpu_hw_request_irq(pdev, qdev);
 	platform_set_drvdata(pdev, qdev);
 	return 0;
 
@@ -125,6 +154,8 @@ static int qpu_hw_remove(struct platform_device *pdev)
 {
 	struct qpu_dev *qdev = platform_get_drvdata(pdev);
 
+	if (qdev->irq)
+		free_irq(qdev->irq, qdev);
 	qpu_dev_unregister(qdev);
 	/* The mapping is device-managed and goes away after this. */
 	qdev->regs = NULL;

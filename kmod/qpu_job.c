@@ -270,6 +270,28 @@ static int qpu_job_cmp_bo(const void *a, const void *b)
 }
 
 /**
+ * qpu_job_may_read_uniforms() - is [@addr, @addr + @len) in a program's
+ * uniforms window?
+ * @job: the job
+ * @addr: bus address
+ * @len: bytes, at least one
+ *
+ * Return: true when one of the job's programs may read those bytes as
+ * uniforms (programs of a job are not told apart: they share the V3D).
+ */
+bool qpu_job_may_read_uniforms(const struct qpu_job *job, u32 addr, u32 len)
+{
+	unsigned int i;
+
+	for (i = 0; i < job->program_count; i++)
+		if (addr >= job->unif_addr[i] &&
+		    len <= job->unif_len[i] &&
+		    addr - job->unif_addr[i] <= job->unif_len[i] - len)
+			return true;
+	return false;
+}
+
+/**
  * qpu_job_find_bo() - the job's BO holding [@addr, @addr + @len)
  * @job: the job
  * @addr: bus address
@@ -333,13 +355,17 @@ static int qpu_job_lookup_bos(struct qpu_file *qf, struct qpu_job *job,
 			ret = qpu_job_add_bo_locked(qf, job, p->unif_handle, &unif);
 		if (ret)
 			break;
-		if (p->code_offset % 8 || p->code_offset >= code->size ||
-		    p->unif_offset % 4 || p->unif_offset >= unif->size) {
+		if (p->pad || p->code_offset % 8 || p->code_offset >= code->size ||
+		    p->unif_offset % 4 || p->unif_offset >= unif->size ||
+		    p->unif_length % 4 ||
+		    p->unif_length > unif->size - p->unif_offset) {
 			ret = -EINVAL;
 			break;
 		}
 		job->code_addr[i] = code->bus_addr + p->code_offset;
 		job->unif_addr[i] = unif->bus_addr + p->unif_offset;
+		job->unif_len[i] = p->unif_length ? p->unif_length :
+				   unif->size - p->unif_offset;
 	}
 	for (i = 0; i < handle_count && !ret; i++)
 		ret = qpu_job_add_bo_locked(qf, job, handles[i], NULL);

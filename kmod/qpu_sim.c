@@ -22,7 +22,9 @@
  * hardware, and the scheduler is kicked as an interrupt would.
  *
  * debugfs knobs in qpu/<node>/: "hang" (completed programs are not counted,
- * so jobs time out) and "latency_us" (each program waits before starting).
+ * so jobs time out), "latency_us" (each program waits before starting) and
+ * "fault_next" (the next program faults as it starts). DBQITE/DBQITC model
+ * the QPUs' host interrupts; the interrupt line is a call to qpu_v3d_irq().
  */
 
 #include <linux/bitfield.h>
@@ -72,6 +74,8 @@
  * @queue_pc: programs queued by SRQPC and not yet on a QPU: code...
  * @queue_ua: ...and uniforms addresses.
  * @queue_len: entries in the queue, from index 0.
+ * @dbqite: DBQITE, the QPUs whose host interrupts are enabled.
+ * @dbqitc: DBQITC, the QPUs whose host interrupts are pending.
  * @emu_lock: the emulator, @job, @emu_done and @fault; held while a slice
  *	runs, so a reset waits for the slice to end.
  * @emu: the 12 QPUs.
@@ -84,6 +88,8 @@
  * @hang: debugfs knob: programs that end are not counted, so the running
  *	job looks hung and meets its timeout.
  * @latency_us: debugfs knob: each program waits this long before it starts.
+ * @fault_next: debugfs knob: the next program to start faults at once, as
+ *	if its first instruction could not run; the knob then clears itself.
  */
 struct qpu_sim {
 	struct qpu_dev *qdev;
@@ -98,6 +104,8 @@ struct qpu_sim {
 	u32 queue_pc[QPU_SIM_QUEUE_DEPTH];
 	u32 queue_ua[QPU_SIM_QUEUE_DEPTH];
 	unsigned int queue_len;
+	u32 dbqite;
+	u32 dbqitc;
 
 	struct mutex emu_lock;		/* the emulator and the running job */
 	struct qpu_emu *emu;
@@ -109,6 +117,7 @@ struct qpu_sim {
 	struct delayed_work exec;
 	bool hang;
 	u32 latency_us;
+	bool fault_next;
 };
 
 u32 qpu_sim_reg_read(struct qpu_sim *sim, u32 reg)
@@ -129,6 +138,12 @@ u32 qpu_sim_reg_read(struct qpu_sim *sim, u32 reg)
 		break;
 	case V3D_SRQUA:
 		val = sim->srqua;
+		break;
+	case V3D_DBQITE:
+		val = sim->dbqite;
+		break;
+	case V3D_DBQITC:
+		val = sim->dbqitc;
 		break;
 	case V3D_SRQCS:
 		val = FIELD_PREP(V3D_SRQCS_QLEN, sim->queue_len) |
@@ -172,6 +187,12 @@ void qpu_sim_reg_write(struct qpu_sim *sim, u32 reg, u32 val)
 	case V3D_SRQPC:
 		qpu_sim_queue_program_locked(sim, val);
 		break;
+	case V3D_DBQITE:
+		sim->dbqite = val;
+		break;
+	case V3D_DBQITC:
+		sim->dbqitc &= ~val;
+		break;
 	case V3D_SRQCS:
 		if (val & V3D_SRQCS_ERR)
 			sim->error = false;
@@ -184,7 +205,10 @@ void qpu_sim_reg_write(struct qpu_sim *sim, u32 reg, u32 val)
 	spin_unlock_irqrestore(&sim->lock, flags);
 }
 
-/* Every memory access of a program: inside one of the running job's BOs. */
+/*
+ * Every memory access of a program: inside one of the running job's BOs,
+ * and uniform reads inside a program's uniforms window.
+ */
 static void *qpu_sim_translate(void *ctx, u32 addr, u32 len,
 			       enum qpu_emu_access access)
 {
@@ -194,12 +218,27 @@ static void *qpu_sim_translate(void *ctx, u32 addr, u32 len,
 	lockdep_assert_held(&sim->emu_lock);
 	if (!sim->job)
 		return NULL;
+	if (access == QPU_EMU_ACCESS_UNIFORM &&
+	    !qpu_job_may_read_uniforms(sim->job, addr, len))
+		return NULL;
 	bo = qpu_job_find_bo(sim->job, addr, len);
 	return bo ? bo->vaddr + (addr - bo->bus_addr) : NULL;
 }
 
+/* A program wrote host_int: latch it; qpu_sim_exec() raises the line. */
+static void qpu_sim_host_interrupt(void *ctx, unsigned int qpu)
+{
+	struct qpu_sim *sim = ctx;
+	unsigned long flags;
+
+	spin_lock_irqsave(&sim->lock, flags);
+	sim->dbqitc |= BIT(qpu) & sim->dbqite;
+	spin_unlock_irqrestore(&sim->lock, flags);
+}
+
 static const struct qpu_emu_ops qpu_sim_emu_ops = {
 	.translate = qpu_sim_translate,
+	.host_interrupt = qpu_sim_host_interrupt,
 };
 
 /* Moves queued programs onto idle QPUs; emu_lock held. */
@@ -210,6 +249,16 @@ static void qpu_sim_start_programs(struct qpu_sim *sim)
 
 	spin_lock_irqsave(&sim->lock, flags);
 	while (sim->queue_len && !sim->error) {
+		if (READ_ONCE(sim->fault_next)) {
+			WRITE_ONCE(sim->fault_next, false);
+			sim->fault = (struct qpu_emu_fault){
+				.reason = QPU_EMU_FAULT_INSTRUCTION,
+				.pc = sim->queue_pc[0],
+				.addr = sim->queue_pc[0],
+			};
+			sim->error = true;
+			break;
+		}
 		ret = qpu_emu_start(sim->emu, sim->queue_pc[0], sim->queue_ua[0]);
 		if (ret == -QPU_EMU_EBUSY)
 			break;
@@ -237,7 +286,7 @@ static void qpu_sim_exec(struct work_struct *work)
 	struct qpu_sim *sim = container_of(to_delayed_work(work),
 					   struct qpu_sim, exec);
 	enum qpu_emu_status status;
-	bool more, changed = false;
+	bool more, irq, changed = false;
 	unsigned long flags;
 	u32 done;
 
@@ -247,6 +296,8 @@ static void qpu_sim_exec(struct work_struct *work)
 	done = qpu_emu_completed(sim->emu);
 
 	spin_lock_irqsave(&sim->lock, flags);
+	if (sim->error)		/* raised while starting programs */
+		changed = true;
 	if (status == QPU_EMU_FAULT && !sim->error) {
 		sim->fault = *qpu_emu_get_fault(sim->emu);
 		sim->error = true;
@@ -260,9 +311,13 @@ static void qpu_sim_exec(struct work_struct *work)
 	/* A deadlock, like a fault, runs nothing more until a reset. */
 	more = !sim->error && status != QPU_EMU_DEADLOCK &&
 	       (status == QPU_EMU_RUNNING || sim->queue_len);
+	irq = sim->dbqitc;
 	spin_unlock_irqrestore(&sim->lock, flags);
 	mutex_unlock(&sim->emu_lock);
 
+	/* The interrupt line, level-triggered on DBQITC. */
+	if (irq)
+		qpu_v3d_irq(sim->qdev);
 	if (status == QPU_EMU_DEADLOCK)
 		dev_dbg(sim->qdev->dev, "every running QPU waits forever\n");
 	if (more)
@@ -325,6 +380,7 @@ static int qpu_sim_reset(struct qpu_dev *qdev)
 	sim->reqs = 0;
 	sim->done = 0;
 	sim->error = false;
+	sim->dbqitc = 0;
 	spin_unlock_irqrestore(&sim->lock, flags);
 	mutex_unlock(&sim->emu_lock);
 	return 0;
@@ -446,6 +502,7 @@ static int qpu_sim_probe(struct platform_device *pdev)
 
 	debugfs_create_bool("hang", 0600, qdev->debugfs, &sim->hang);
 	debugfs_create_u32("latency_us", 0600, qdev->debugfs, &sim->latency_us);
+	debugfs_create_bool("fault_next", 0600, qdev->debugfs, &sim->fault_next);
 	platform_set_drvdata(pdev, qdev);
 	return 0;
 

@@ -9,10 +9,29 @@
 
 #include <linux/bitfield.h>
 #include <linux/device.h>
+#include <linux/interrupt.h>
 #include <linux/io.h>
+#include <linux/module.h>
 
 #include "qpu_drv.h"
 #include "qpu_v3d_regs.h"
+
+/*
+ * Completion is found by polling SRQCS's completed count. With host_irq,
+ * programs that write host_int also raise the V3D's interrupt, which makes
+ * the scheduler look at once instead of at its next tick. On real hardware
+ * this path is unproven (a user-QPU branch of vc4 reported the interrupt
+ * never arriving), hence off by default.
+ */
+static bool qpu_v3d_host_irq;
+module_param_named(host_irq, qpu_v3d_host_irq, bool, 0644);
+MODULE_PARM_DESC(host_irq,
+		 "Let programs' host_int writes signal completion early (default N)");
+
+bool qpu_v3d_host_irq_enabled(void)
+{
+	return READ_ONCE(qpu_v3d_host_irq);
+}
 
 u32 qpu_v3d_read(struct qpu_dev *qdev, u32 reg)
 {
@@ -80,6 +99,10 @@ void qpu_v3d_job_start(struct qpu_dev *qdev, const struct qpu_job *job)
 	qpu_v3d_write(qdev, V3D_SLCACTL, V3D_SLCACTL_ALL);
 	qpu_v3d_write(qdev, V3D_SRQCS, V3D_SRQCS_ERR | V3D_SRQCS_REQS_CLR |
 		      V3D_SRQCS_DONE_CLR);
+	qpu_v3d_write(qdev, V3D_DBQITC, ~0u);
+	qpu_v3d_write(qdev, V3D_DBQITE, qpu_v3d_host_irq_enabled() ?
+		      GENMASK(qdev->ident.num_slices * qdev->ident.qpus_per_slice - 1, 0) :
+		      0);
 
 	/* The SRQPC write queues the program with the latched SRQUA. */
 	for (i = 0; i < job->program_count; i++) {
@@ -109,4 +132,26 @@ u32 qpu_v3d_job_poll(struct qpu_dev *qdev, struct qpu_job *job)
 	if (FIELD_GET(V3D_SRQCS_DONE, srqcs) >= job->program_count)
 		return QPU_JOB_DONE;
 	return 0;
+}
+
+/**
+ * qpu_v3d_irq() - the V3D's interrupt: QPU host interrupts
+ * @qdev: the device
+ *
+ * Acknowledges the pending host interrupts and has the scheduler check the
+ * running job now. Called from the real V3D's interrupt handler and by the
+ * simulated V3D as its interrupt line.
+ *
+ * Return: IRQ_HANDLED, or IRQ_NONE when no host interrupt was pending.
+ */
+irqreturn_t qpu_v3d_irq(struct qpu_dev *qdev)
+{
+	u32 pending = qpu_v3d_read(qdev, V3D_DBQITC);
+
+	if (!pending)
+		return IRQ_NONE;
+	qpu_v3d_write(qdev, V3D_DBQITC, pending);
+	atomic64_inc(&qdev->sched.host_irqs);
+	qpu_sched_kick(qdev);
+	return IRQ_HANDLED;
 }

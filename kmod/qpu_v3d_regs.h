@@ -37,6 +37,10 @@
 #define   V3D_SRQCS_DONE		GENMASK(23, 16)	/* write bit 16 to clear */
 #define   V3D_SRQCS_DONE_CLR		BIT(16)
 
+/* QPU host interrupts: a program's write to host_int sets its QPU's bit. */
+#define V3D_DBQITE			0x0e2c	/* enable, one bit per QPU */
+#define V3D_DBQITC			0x0e30	/* pending; write 1 to clear */
+
 /* End of the register window: the device tree gives 4 KiB. */
 #define V3D_REGS_SIZE			0x1000
 

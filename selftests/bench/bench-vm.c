@@ -147,7 +147,7 @@ static int submit(const struct client *c, unsigned int programs, uint64_t *seqno
 	unsigned int i;
 
 	for (i = 0; i < programs; i++)
-		progs[i] = (struct qpu_program){ c->code, 0, c->unif, 0 };
+		progs[i] = (struct qpu_program){ .code_handle = c->code, .unif_handle = c->unif };
 	if (ioctl(c->fd, QPU_IOCTL_SUBMIT, &args))
 		die("SUBMIT");
 	if (seqno)

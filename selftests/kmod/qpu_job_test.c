@@ -15,6 +15,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -38,6 +39,7 @@
 #define LOOP		0xf0f809e7ffffffe0ull	/* brr -, -4 (itself) */
 #define TMU_FROM_UNIF	0x10020e2715827d80ull	/* or tmu0_s, unif, unif */
 #define LDTMU0		0xa00009e7009e7000ull	/* nop; ldtmu0 */
+#define LDI_IRQ_1	0xe00209a700000001ull	/* ldi irq, 1 (host_int) */
 
 static const __u64 prog_end[] = { THREND, NOP, NOP };
 static const __u64 prog_loop[] = { LOOP, NOP, NOP, NOP, THREND, NOP, NOP };
@@ -86,7 +88,8 @@ static int submit(int fd, const struct bo *code, const struct bo *unif,
 	int ret;
 
 	for (i = 0; i < 16; i++)
-		progs[i] = (struct qpu_program){ code->handle, 0, unif->handle, 0 };
+		progs[i] = (struct qpu_program){ .code_handle = code->handle,
+						 .unif_handle = unif->handle };
 	ret = ioctl(fd, QPU_IOCTL_SUBMIT, &args);
 	if (out)
 		*out = args;
@@ -174,7 +177,9 @@ FIXTURE_TEARDOWN(job)
 {
 	knob_write(DEBUGFS "hang", "0");
 	knob_write(DEBUGFS "latency_us", "0");
+	knob_write(DEBUGFS "fault_next", "0");
 	knob_write(PARAMS "max_timeout_ms", "60000");
+	knob_write(PARAMS "host_irq", "0");
 	close(self->fd);
 }
 
@@ -287,7 +292,8 @@ TEST_F(job, access_outside_job_faults)
 	struct qpu_submit s;
 	__u32 *unif = self->unif.map;
 	struct qpu_submit args;
-	struct qpu_program prog = { self->tmu.handle, 0, self->unif.handle, 0 };
+	struct qpu_program prog = { .code_handle = self->tmu.handle,
+				    .unif_handle = self->unif.handle };
 	__u32 handles[1] = { self->data.handle };
 
 	/* data is a BO of this file, but the job does not list it. */
@@ -542,6 +548,44 @@ TEST_F(job, unprivileged_user_runs_on_sim)
 	EXPECT_EQ(0, WEXITSTATUS(status));
 }
 
+/* The fault_next knob: the next program faults as it starts. */
+TEST_F(job, fault_next_knob)
+{
+	struct qpu_submit s;
+	struct qpu_wait w;
+
+	ASSERT_EQ(0, knob_write(DEBUGFS "fault_next", "1"));
+	ASSERT_EQ(0, submit(self->fd, &self->end, &self->unif, 3, 0, 0, 0, &s));
+	EXPECT_EQ(QPU_JOB_FAULT, wait_job(self->fd, s.seqno, 5000, &w));
+	EXPECT_EQ(QPU_FAULT_OTHER, w.fault_access);
+	EXPECT_EQ(self->end.bus_addr, w.fault_pc);
+	/* It fired once. */
+	ASSERT_EQ(0, submit(self->fd, &self->end, &self->unif, 3, 0, 0, 0, &s));
+	EXPECT_EQ(QPU_JOB_DONE, wait_job(self->fd, s.seqno, 5000, NULL));
+}
+
+/* With host_irq, a program's host_int write is taken as an interrupt. */
+TEST_F(job, host_interrupt_option)
+{
+	static const __u64 prog_irq[] = { LDI_IRQ_1, THREND, NOP, NOP };
+	long long irqs = stat_read("host_irqs");
+	struct qpu_submit s;
+	struct bo code;
+
+	ASSERT_EQ(0, bo_new(self->fd, 4096, prog_irq, sizeof(prog_irq), &code));
+	ASSERT_EQ(0, knob_write(PARAMS "host_irq", "1"));
+	ASSERT_EQ(0, submit(self->fd, &code, &self->unif, 12, 0, 0, 0, &s));
+	EXPECT_EQ(QPU_JOB_DONE, wait_job(self->fd, s.seqno, 5000, NULL));
+	EXPECT_LT(irqs, stat_read("host_irqs"));
+
+	/* Off: the writes are not enabled and raise nothing. */
+	irqs = stat_read("host_irqs");
+	ASSERT_EQ(0, knob_write(PARAMS "host_irq", "0"));
+	ASSERT_EQ(0, submit(self->fd, &code, &self->unif, 12, 0, 0, 0, &s));
+	EXPECT_EQ(QPU_JOB_DONE, wait_job(self->fd, s.seqno, 5000, NULL));
+	EXPECT_EQ(irqs, stat_read("host_irqs"));
+}
+
 TEST_F(job, wait_by_bo)
 {
 	struct qpu_wait w = { .flags = QPU_WAIT_BO, .handle = self->data.handle,
@@ -590,8 +634,9 @@ TEST_F(job, wait_errors)
 
 TEST_F(job, submit_errors)
 {
-	struct qpu_program prog = { self->end.handle, 0, self->unif.handle, 0 };
-	struct qpu_program big[2] = { { self->end.handle, 0, self->unif.handle, 0 } };
+	struct qpu_program prog = { .code_handle = self->end.handle,
+				    .unif_handle = self->unif.handle };
+	__u32 big[2][8] = { { self->end.handle, 0, self->unif.handle, 0 } };
 	__u32 handles[2] = { self->data.handle, 777 };
 	struct qpu_submit base = {
 		.programs = (uintptr_t)&prog, .program_count = 1,
@@ -633,11 +678,40 @@ TEST_F(job, submit_errors)
 	prog.unif_offset = 2;
 	EXPECT_SUBMIT_ERRNO(EINVAL);
 	prog.unif_offset = 0;
-	/* A longer element is fine while its extra bytes are zero. */
-	a = base; a.programs = (uintptr_t)big; a.program_size = 20;
+	prog.unif_length = 6;
+	EXPECT_SUBMIT_ERRNO(EINVAL);
+	prog.unif_length = 4096 + 4;
+	EXPECT_SUBMIT_ERRNO(EINVAL);
+	prog.unif_offset = 8;
+	prog.unif_length = 4096;
+	EXPECT_SUBMIT_ERRNO(EINVAL);
+	prog.unif_offset = 0;
+	prog.unif_length = 0;
+	prog.pad = 1;
+	EXPECT_SUBMIT_ERRNO(EINVAL);
+	prog.pad = 0;
+	/* The first version's 16-byte element, and a longer one whose extra
+	 * bytes are zero, are accepted; a non-zero extra byte is not.
+	 */
+	a = base; a.programs = (uintptr_t)big; a.program_size = 16;
 	EXPECT_EQ(0, ioctl(self->fd, QPU_IOCTL_SUBMIT, &a));
-	((__u32 *)big)[4] = 1;
+	a.program_size = sizeof(big[0]);
+	EXPECT_EQ(0, ioctl(self->fd, QPU_IOCTL_SUBMIT, &a));
+	big[0][7] = 1;
 	EXPECT_SUBMIT_ERRNO(E2BIG);
+	/* The submit struct itself: too short, and grown with a zero tail. */
+	{
+		struct { struct qpu_submit s; __u64 tail; } grown = { .s = base };
+
+		EXPECT_EQ(-1, ioctl(self->fd, _IOC(_IOC_READ | _IOC_WRITE,
+						   QPU_IOCTL_BASE, QPU_IOCTL_NR_SUBMIT,
+						   offsetof(struct qpu_submit, seqno)), &a));
+		EXPECT_EQ(EINVAL, errno);
+		EXPECT_EQ(0, ioctl(self->fd, _IOC(_IOC_READ | _IOC_WRITE,
+						  QPU_IOCTL_BASE, QPU_IOCTL_NR_SUBMIT,
+						  sizeof(grown)), &grown));
+		EXPECT_NE(0, grown.s.seqno);
+	}
 	/* Fences: not a sync_file, closed, given without the flag. */
 	a = base; a.flags = QPU_SUBMIT_IN_FENCE; a.in_fence_fd = devnull;
 	EXPECT_SUBMIT_ERRNO(EINVAL);

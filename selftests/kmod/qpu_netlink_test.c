@@ -375,7 +375,8 @@ static int bo_new(int fd, size_t size, const void *data, size_t len, struct bo *
 static int submit(int fd, const struct bo *code, const struct bo *unif,
 		  __u32 timeout_ms, struct qpu_submit *out)
 {
-	struct qpu_program prog = { code->handle, 0, unif->handle, 0 };
+	struct qpu_program prog = { .code_handle = code->handle,
+				    .unif_handle = unif->handle };
 	struct qpu_submit args = {
 		.programs = (uintptr_t)&prog,
 		.program_count = 1,

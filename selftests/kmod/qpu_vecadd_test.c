@@ -116,8 +116,10 @@ FIXTURE_TEARDOWN(vecadd)
 	close(self->fd);
 }
 
-static int run(int fd, const struct bo *code, const struct bo *unif,
-	       const uint32_t *handles, unsigned int count, struct qpu_wait *w)
+/* Runs the 12 programs, each allowed @unif_length bytes of uniforms. */
+static int run_limited(int fd, const struct bo *code, const struct bo *unif,
+		       const uint32_t *handles, unsigned int count,
+		       uint32_t unif_length, struct qpu_wait *w)
 {
 	struct qpu_program progs[QPUS];
 	struct qpu_submit s = {
@@ -131,7 +133,10 @@ static int run(int fd, const struct bo *code, const struct bo *unif,
 	int k;
 
 	for (k = 0; k < QPUS; k++)
-		progs[k] = (struct qpu_program){ code->handle, 0, unif->handle, 16 * k };
+		progs[k] = (struct qpu_program){
+			.code_handle = code->handle, .unif_handle = unif->handle,
+			.unif_offset = 16 * k, .unif_length = unif_length,
+		};
 	if (ioctl(fd, QPU_IOCTL_SUBMIT, &s))
 		return -errno;
 	clock_gettime(CLOCK_MONOTONIC, &now);
@@ -142,6 +147,12 @@ static int run(int fd, const struct bo *code, const struct bo *unif,
 	if (ioctl(fd, QPU_IOCTL_WAIT, w))
 		return -errno;
 	return w->status;
+}
+
+static int run(int fd, const struct bo *code, const struct bo *unif,
+	       const uint32_t *handles, unsigned int count, struct qpu_wait *w)
+{
+	return run_limited(fd, code, unif, handles, count, 0, w);
 }
 
 TEST_F(vecadd, twelve_qpus_add_vectors)
@@ -187,6 +198,56 @@ TEST_F(vecadd, store_outside_job_faults_and_writes_nothing)
 		EXPECT_EQ(QPU_JOB_DONE, run(self->fd, &self->code, &self->unif,
 					    all, 3, &w));
 	}
+}
+
+/* Each program reads 4 uniforms: a 12-byte window stops it at the 4th. */
+TEST_F(vecadd, uniforms_past_their_length_fault)
+{
+	uint32_t handles[] = { self->a.handle, self->b.handle, self->c.handle };
+	struct qpu_wait w;
+
+	ASSERT_EQ(QPU_JOB_FAULT, run_limited(self->fd, &self->code, &self->unif,
+					     handles, 3, 12, &w));
+	EXPECT_EQ(QPU_FAULT_UNIFORM, w.fault_access);
+	EXPECT_EQ(self->unif.bus_addr + 16 * w.fault_qpu + 12, w.fault_addr);
+	EXPECT_EQ(QPU_JOB_DONE, run_limited(self->fd, &self->code, &self->unif,
+					    handles, 3, 16, &w));
+}
+
+/* Another client's infinite loop is reset; our results are still right. */
+TEST_F_TIMEOUT(vecadd, correct_beside_a_hung_client, 30)
+{
+	static const uint64_t loop[] = {
+		0xf0f809e7ffffffe0ull,	/* brr -, -32 (itself) */
+		0x100009e7009e7000ull, 0x100009e7009e7000ull, 0x100009e7009e7000ull,
+	};
+	uint32_t handles[] = { self->a.handle, self->b.handle, self->c.handle };
+	const float *a = self->a.map, *b = self->b.map;
+	const uint32_t *c = self->c.map;
+	int fd2 = open(QPU_NODE, O_RDWR | O_CLOEXEC);
+	struct qpu_program prog;
+	struct qpu_submit s;
+	struct bo code2, unif2;
+	struct qpu_wait w;
+	int i;
+
+	ASSERT_LE(0, fd2);
+	ASSERT_EQ(0, bo_new(fd2, 4096, &code2));
+	ASSERT_EQ(0, bo_new(fd2, 4096, &unif2));
+	memcpy(code2.map, loop, sizeof(loop));
+	prog = (struct qpu_program){ .code_handle = code2.handle,
+				     .unif_handle = unif2.handle };
+	s = (struct qpu_submit){
+		.programs = (uintptr_t)&prog, .program_count = 1,
+		.program_size = sizeof(prog), .timeout_ms = 300,
+	};
+	ASSERT_EQ(0, ioctl(fd2, QPU_IOCTL_SUBMIT, &s));
+
+	ASSERT_EQ(QPU_JOB_DONE, run(self->fd, &self->code, &self->unif,
+				    handles, 3, &w));
+	for (i = 0; i < FLOATS; i++)
+		ASSERT_EQ(bits(a[i] + b[i]), c[i]) TH_LOG("element %d", i);
+	close(fd2);
 }
 
 TEST_HARNESS_MAIN

@@ -228,12 +228,21 @@ struct qpu_bo_destroy {
  * @code_offset: Input: offset of the first instruction, a multiple of 8.
  * @unif_handle: Input: the BO holding the uniforms.
  * @unif_offset: Input: offset of the first uniform, a multiple of 4.
+ * @unif_length: Input: bytes of uniforms the program may read, a multiple
+ *	of 4 within the BO; 0 for the rest of the BO. On the simulated V3D a
+ *	read past them stops the job with a fault.
+ * @pad: Input: must be zero.
+ *
+ * The first version was 16 bytes long, without @unif_length and @pad; a
+ * caller passing that size gets the rest of the BO.
  */
 struct qpu_program {
 	__u32 code_handle;
 	__u32 code_offset;
 	__u32 unif_handle;
 	__u32 unif_offset;
+	__u32 unif_length;
+	__u32 pad;
 };
 
 /**
@@ -256,7 +265,7 @@ enum qpu_submit_flags {
  *	are always included).
  * @program_count: Input: 1 to &QPU_PARAM_NUM_QPUS.
  * @program_size: Input: sizeof(struct qpu_program) as the caller knows it,
- *	at least 16.
+ *	at least 16 (the first version).
  * @bo_count: Input: entries in @bo_handles, at most 4096.
  * @flags: Input: &enum qpu_submit_flags.
  * @in_fence_fd: Input: a sync_file fd, with &QPU_SUBMIT_IN_FENCE.
