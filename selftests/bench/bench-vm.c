@@ -24,12 +24,10 @@
 
 #include <linux/qpu.h>
 
+#include "../kmod/qpu_programs.h"
+
 #define NODE		"/dev/qpu"
 #define RUNS		5
-#define THREND		0x300009e7009e7000ull	/* nop; thrend */
-#define NOP		0x100009e7009e7000ull	/* nop */
-
-static const uint64_t prog_end[] = { THREND, NOP, NOP };
 
 static double now_s(void)
 {
@@ -130,7 +128,7 @@ static void client_open(struct client *c)
 	c->fd = open(NODE, O_RDWR | O_CLOEXEC);
 	if (c->fd < 0)
 		die("open " NODE);
-	c->code = bo_create(c->fd, 4096, prog_end, sizeof(prog_end));
+	c->code = bo_create(c->fd, 4096, qpu_prog_end, sizeof(qpu_prog_end));
 	c->unif = bo_create(c->fd, 4096, NULL, 0);
 }
 

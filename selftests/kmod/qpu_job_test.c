@@ -5,8 +5,7 @@
  * outside the job's BOs, cancellation when a file closes, a killed process,
  * fairness between files, and many threads submitting at once.
  *
- * The programs are hand-encoded QPU instructions (the comments give them in
- * assembler): an empty program, an infinite loop and a TMU read.
+ * The programs are hand-encoded QPU instructions from qpu_programs.h.
  */
 
 #include <errno.h>
@@ -29,21 +28,12 @@
 #include <linux/sync_file.h>
 
 #include "kselftest_harness.h"
+#include "qpu_programs.h"
 
 #define QPU_NODE "/dev/qpu"
 #define DEBUGFS "/sys/kernel/debug/qpu/qpu/"
 #define PARAMS "/sys/module/qpu/parameters/"
 
-#define NOP		0x100009e7009e7000ull	/* nop */
-#define THREND		0x300009e7009e7000ull	/* nop; thrend */
-#define LOOP		0xf0f809e7ffffffe0ull	/* brr -, -4 (itself) */
-#define TMU_FROM_UNIF	0x10020e2715827d80ull	/* or tmu0_s, unif, unif */
-#define LDTMU0		0xa00009e7009e7000ull	/* nop; ldtmu0 */
-#define LDI_IRQ_1	0xe00209a700000001ull	/* ldi irq, 1 (host_int) */
-
-static const __u64 prog_end[] = { THREND, NOP, NOP };
-static const __u64 prog_loop[] = { LOOP, NOP, NOP, NOP, THREND, NOP, NOP };
-static const __u64 prog_tmu[] = { TMU_FROM_UNIF, LDTMU0, THREND, NOP, NOP };
 
 struct bo {
 	__u32 handle;
@@ -164,9 +154,9 @@ FIXTURE_SETUP(job)
 {
 	self->fd = open(QPU_NODE, O_RDWR | O_CLOEXEC);
 	ASSERT_LE(0, self->fd) TH_LOG("open " QPU_NODE ": %s", strerror(errno));
-	ASSERT_EQ(0, bo_new(self->fd, 4096, prog_end, sizeof(prog_end), &self->end));
-	ASSERT_EQ(0, bo_new(self->fd, 4096, prog_loop, sizeof(prog_loop), &self->loop));
-	ASSERT_EQ(0, bo_new(self->fd, 4096, prog_tmu, sizeof(prog_tmu), &self->tmu));
+	ASSERT_EQ(0, bo_new(self->fd, 4096, qpu_prog_end, sizeof(qpu_prog_end), &self->end));
+	ASSERT_EQ(0, bo_new(self->fd, 4096, qpu_prog_loop, sizeof(qpu_prog_loop), &self->loop));
+	ASSERT_EQ(0, bo_new(self->fd, 4096, qpu_prog_tmu_read, sizeof(qpu_prog_tmu_read), &self->tmu));
 	ASSERT_EQ(0, bo_new(self->fd, 4096, NULL, 0, &self->unif));
 	ASSERT_EQ(0, bo_new(self->fd, 4096, NULL, 0, &self->data));
 	ASSERT_EQ(0, knob_write(DEBUGFS "hang", "0"));
@@ -247,7 +237,7 @@ TEST_F_TIMEOUT(job, other_clients_hang_does_not_stop_us, 30)
 	struct qpu_submit s, t;
 
 	ASSERT_LE(0, fd2);
-	ASSERT_EQ(0, bo_new(fd2, 4096, prog_loop, sizeof(prog_loop), &loop2));
+	ASSERT_EQ(0, bo_new(fd2, 4096, qpu_prog_loop, sizeof(qpu_prog_loop), &loop2));
 	ASSERT_EQ(0, bo_new(fd2, 4096, NULL, 0, &unif2));
 	ASSERT_EQ(0, submit(fd2, &loop2, &unif2, 12, 300, 0, 0, &s));
 	ASSERT_EQ(0, submit(self->fd, &self->end, &self->unif, 1, 0, 0, 0, &t));
@@ -347,7 +337,7 @@ TEST_F_TIMEOUT(job, in_fence_chains_jobs, 30)
 	struct bo end2, unif2;
 
 	ASSERT_LE(0, fd2);
-	ASSERT_EQ(0, bo_new(fd2, 4096, prog_end, sizeof(prog_end), &end2));
+	ASSERT_EQ(0, bo_new(fd2, 4096, qpu_prog_end, sizeof(qpu_prog_end), &end2));
 	ASSERT_EQ(0, bo_new(fd2, 4096, NULL, 0, &unif2));
 
 	/* A is slow; B, on another file, would otherwise run first. */
@@ -388,8 +378,8 @@ TEST_F_TIMEOUT(job, close_cancels_queued_jobs, 30)
 	struct bo loop2, end2, unif2;
 
 	ASSERT_LE(0, fd2);
-	ASSERT_EQ(0, bo_new(fd2, 4096, prog_loop, sizeof(prog_loop), &loop2));
-	ASSERT_EQ(0, bo_new(fd2, 4096, prog_end, sizeof(prog_end), &end2));
+	ASSERT_EQ(0, bo_new(fd2, 4096, qpu_prog_loop, sizeof(qpu_prog_loop), &loop2));
+	ASSERT_EQ(0, bo_new(fd2, 4096, qpu_prog_end, sizeof(qpu_prog_end), &end2));
 	ASSERT_EQ(0, bo_new(fd2, 4096, NULL, 0, &unif2));
 	ASSERT_EQ(0, submit(fd2, &loop2, &unif2, 1, 300, QPU_SUBMIT_OUT_FENCE, 0, &a));
 	ASSERT_EQ(0, submit(fd2, &end2, &unif2, 1, 0, QPU_SUBMIT_OUT_FENCE, 0, &b));
@@ -425,7 +415,7 @@ TEST_F_TIMEOUT(job, killed_process_leaks_nothing, 30)
 		int fd = open(QPU_NODE, O_RDWR | O_CLOEXEC);
 		struct bo loop, unif;
 
-		if (fd < 0 || bo_new(fd, 4096, prog_loop, sizeof(prog_loop), &loop) ||
+		if (fd < 0 || bo_new(fd, 4096, qpu_prog_loop, sizeof(qpu_prog_loop), &loop) ||
 		    bo_new(fd, 4096, NULL, 0, &unif) ||
 		    submit(fd, &loop, &unif, 12, 300, 0, 0, NULL) ||
 		    submit(fd, &loop, &unif, 12, 300, 0, 0, NULL))
@@ -454,7 +444,7 @@ TEST_F_TIMEOUT(job, files_take_turns, 60)
 	int i, pending = 0;
 
 	ASSERT_LE(0, fd2);
-	ASSERT_EQ(0, bo_new(fd2, 4096, prog_end, sizeof(prog_end), &end2));
+	ASSERT_EQ(0, bo_new(fd2, 4096, qpu_prog_end, sizeof(qpu_prog_end), &end2));
 	ASSERT_EQ(0, bo_new(fd2, 4096, NULL, 0, &unif2));
 	ASSERT_EQ(0, knob_write(DEBUGFS "latency_us", "20000"));
 	for (i = 0; i < 20; i++)
@@ -500,7 +490,7 @@ TEST_F_TIMEOUT(job, many_threads_submit, 120)
 	int i;
 
 	ASSERT_LE(0, fd2);
-	ASSERT_EQ(0, bo_new(fd2, 4096, prog_end, sizeof(prog_end), &end2));
+	ASSERT_EQ(0, bo_new(fd2, 4096, qpu_prog_end, sizeof(qpu_prog_end), &end2));
 	ASSERT_EQ(0, bo_new(fd2, 4096, NULL, 0, &unif2));
 	for (i = 0; i < 4; i++) {
 		args[i] = (struct thread_arg){
@@ -537,7 +527,7 @@ TEST_F(job, unprivileged_user_runs_on_sim)
 		if (setgid(65534) || setuid(65534))
 			_exit(2);
 		fd = open(QPU_NODE, O_RDWR | O_CLOEXEC);
-		if (fd < 0 || bo_new(fd, 4096, prog_end, sizeof(prog_end), &code) ||
+		if (fd < 0 || bo_new(fd, 4096, qpu_prog_end, sizeof(qpu_prog_end), &code) ||
 		    bo_new(fd, 4096, NULL, 0, &unif) ||
 		    submit(fd, &code, &unif, 12, 0, 0, 0, &s))
 			_exit(3);
@@ -567,12 +557,11 @@ TEST_F(job, fault_next_knob)
 /* With host_irq, a program's host_int write is taken as an interrupt. */
 TEST_F(job, host_interrupt_option)
 {
-	static const __u64 prog_irq[] = { LDI_IRQ_1, THREND, NOP, NOP };
 	long long irqs = stat_read("host_irqs");
 	struct qpu_submit s;
 	struct bo code;
 
-	ASSERT_EQ(0, bo_new(self->fd, 4096, prog_irq, sizeof(prog_irq), &code));
+	ASSERT_EQ(0, bo_new(self->fd, 4096, qpu_prog_host_irq, sizeof(qpu_prog_host_irq), &code));
 	ASSERT_EQ(0, knob_write(PARAMS "host_irq", "1"));
 	ASSERT_EQ(0, submit(self->fd, &code, &self->unif, 12, 0, 0, 0, &s));
 	EXPECT_EQ(QPU_JOB_DONE, wait_job(self->fd, s.seqno, 5000, NULL));

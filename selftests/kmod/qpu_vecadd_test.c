@@ -21,32 +21,12 @@
 #include <linux/qpu.h>
 
 #include "kselftest_harness.h"
+#include "qpu_programs.h"
 
 #define QPU_NODE	"/dev/qpu"
 #define QPUS		12
 #define FLOATS		(QPUS * 16)
 
-static const uint64_t vector_add[] = {
-	0xd002086711982dc0ull,	/* shl r1, elem_num, 2 */
-	0x10020e270c827380ull,	/* add t0s, r1, unif */
-	0x10020e270c827380ull,	/* add t0s, r1, unif */
-	0xa00009e7009e7000ull,	/* nop; ldtmu0 */
-	0xa00208a7159e7900ull,	/* mov r2, r4; ldtmu0 */
-	0x100208e7019e7500ull,	/* fadd r3, r2, r4 */
-	0x1002006715827d80ull,	/* mov ra1, unif */
-	0x100200a715827d80ull,	/* mov ra2, unif */
-	0xe00208a700001a00ull,	/* ldi r2, 0x1a00 */
-	0x10021c670c0a7580ull,	/* add vw_setup, r2, ra2 */
-	0x10020c27159e76c0ull,	/* mov vpm, r3 */
-	0xd002082711087dc0ull,	/* shl r0, ra2, 7 */
-	0xe00208a780904000ull,	/* ldi r2, 0x80904000 */
-	0x10021c670c9e7400ull,	/* add vw_setup, r2, r0 */
-	0x10021ca715067d80ull,	/* mov vw_addr, ra1 */
-	0x100009e7009f2000ull,	/* nop; read vw_wait */
-	0x300009e7009e7000ull,	/* nop; thrend */
-	0x100009e7009e7000ull,	/* nop */
-	0x100009e7009e7000ull,	/* nop */
-};
 
 struct bo {
 	uint32_t handle;
@@ -93,7 +73,7 @@ FIXTURE_SETUP(vecadd)
 	ASSERT_EQ(0, bo_new(self->fd, 4096, &self->a));
 	ASSERT_EQ(0, bo_new(self->fd, 4096, &self->b));
 	ASSERT_EQ(0, bo_new(self->fd, 4096, &self->c));
-	memcpy(self->code.map, vector_add, sizeof(vector_add));
+	memcpy(self->code.map, qpu_prog_vector_add, sizeof(qpu_prog_vector_add));
 
 	u = self->unif.map;
 	a = self->a.map;
@@ -187,7 +167,7 @@ TEST_F(vecadd, store_outside_job_faults_and_writes_nothing)
 	EXPECT_GT(QPUS, w.fault_qpu);
 	EXPECT_EQ(self->c.bus_addr + 64 * w.fault_qpu, w.fault_addr);
 	EXPECT_LE(self->code.bus_addr, w.fault_pc);
-	EXPECT_GT(self->code.bus_addr + sizeof(vector_add), w.fault_pc);
+	EXPECT_GT(self->code.bus_addr + sizeof(qpu_prog_vector_add), w.fault_pc);
 	for (i = 0; i < 1024; i++)
 		ASSERT_EQ(0, c[i]) TH_LOG("word %d written", i);
 
@@ -217,10 +197,6 @@ TEST_F(vecadd, uniforms_past_their_length_fault)
 /* Another client's infinite loop is reset; our results are still right. */
 TEST_F_TIMEOUT(vecadd, correct_beside_a_hung_client, 30)
 {
-	static const uint64_t loop[] = {
-		0xf0f809e7ffffffe0ull,	/* brr -, -32 (itself) */
-		0x100009e7009e7000ull, 0x100009e7009e7000ull, 0x100009e7009e7000ull,
-	};
 	uint32_t handles[] = { self->a.handle, self->b.handle, self->c.handle };
 	const float *a = self->a.map, *b = self->b.map;
 	const uint32_t *c = self->c.map;
@@ -234,7 +210,7 @@ TEST_F_TIMEOUT(vecadd, correct_beside_a_hung_client, 30)
 	ASSERT_LE(0, fd2);
 	ASSERT_EQ(0, bo_new(fd2, 4096, &code2));
 	ASSERT_EQ(0, bo_new(fd2, 4096, &unif2));
-	memcpy(code2.map, loop, sizeof(loop));
+	memcpy(code2.map, qpu_prog_loop, sizeof(qpu_prog_loop));
 	prog = (struct qpu_program){ .code_handle = code2.handle,
 				     .unif_handle = unif2.handle };
 	s = (struct qpu_submit){

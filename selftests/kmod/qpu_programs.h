@@ -1,0 +1,68 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * QPU programs the tests and benchmarks run, as encoded instruction words
+ * with the disassembly beside each (qpu-dis prints the same text). Shared
+ * by the kselftests (static, no libqpu), the stress test and the library's
+ * runtime test, so each program exists once.
+ */
+#ifndef QPU_PROGRAMS_H
+#define QPU_PROGRAMS_H
+
+#include <stdint.h>
+
+#define QPU_PROG_NOP		0x100009e7009e7000ull	/* nop */
+#define QPU_PROG_THREND		0x300009e7009e7000ull	/* nop; thrend */
+#define QPU_PROG_LOOP		0xf0f809e7ffffffe0ull	/* brr -, -32 (itself) */
+
+/* Ends at once. */
+static const uint64_t qpu_prog_end[] __attribute__((unused)) = {
+	QPU_PROG_THREND, QPU_PROG_NOP, QPU_PROG_NOP,
+};
+
+/* Never ends: a branch to itself and its three delay slots. */
+static const uint64_t qpu_prog_loop[] __attribute__((unused)) = {
+	QPU_PROG_LOOP, QPU_PROG_NOP, QPU_PROG_NOP, QPU_PROG_NOP,
+};
+
+/* Reads the word at the address in its first uniform through TMU 0. */
+static const uint64_t qpu_prog_tmu_read[] __attribute__((unused)) = {
+	0x10020e2715827d80ull,	/* or t0s, unif, unif */
+	0xa00009e7009e7000ull,	/* nop; ldtmu0 */
+	QPU_PROG_THREND, QPU_PROG_NOP, QPU_PROG_NOP,
+};
+
+/* Raises its QPU's host interrupt, then ends. */
+static const uint64_t qpu_prog_host_irq[] __attribute__((unused)) = {
+	0xe00209a700000001ull,	/* ldi irq, 1 (host_int) */
+	QPU_PROG_THREND, QPU_PROG_NOP, QPU_PROG_NOP,
+};
+
+/*
+ * Each QPU adds a 16-float slice of A and B, read with TMU lookups, and
+ * stores its slice of C through VPM row k with a VCD DMA store. Uniforms of
+ * QPU k: A + 64k, B + 64k, C + 64k, k.
+ */
+#define QPU_PROG_VECTOR_ADD_UNIFORMS	4
+static const uint64_t qpu_prog_vector_add[] __attribute__((unused)) = {
+	0xd002086711982dc0ull,	/* shl r1, elem_num, 2 */
+	0x10020e270c827380ull,	/* add t0s, r1, unif */
+	0x10020e270c827380ull,	/* add t0s, r1, unif */
+	0xa00009e7009e7000ull,	/* nop; ldtmu0 */
+	0xa00208a7159e7900ull,	/* mov r2, r4; ldtmu0 */
+	0x100208e7019e7500ull,	/* fadd r3, r2, r4 */
+	0x1002006715827d80ull,	/* mov ra1, unif */
+	0x100200a715827d80ull,	/* mov ra2, unif */
+	0xe00208a700001a00ull,	/* ldi r2, 0x1a00 */
+	0x10021c670c0a7580ull,	/* add vw_setup, r2, ra2 */
+	0x10020c27159e76c0ull,	/* mov vpm, r3 */
+	0xd002082711087dc0ull,	/* shl r0, ra2, 7 */
+	0xe00208a780904000ull,	/* ldi r2, 0x80904000 */
+	0x10021c670c9e7400ull,	/* add vw_setup, r2, r0 */
+	0x10021ca715067d80ull,	/* mov vw_addr, ra1 */
+	0x100009e7009f2000ull,	/* nop; read vw_wait */
+	0x300009e7009e7000ull,	/* nop; thrend */
+	0x100009e7009e7000ull,	/* nop */
+	0x100009e7009e7000ull,	/* nop */
+};
+
+#endif /* QPU_PROGRAMS_H */
