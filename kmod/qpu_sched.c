@@ -271,7 +271,7 @@ static void qpu_sched_work(struct work_struct *work)
 		}
 		if (status == QPU_JOB_FAULT)
 			dev_err_ratelimited(qdev->dev,
-					    "job %llu stopped: QPU %u at %#x touched %#x outside its buffers\n",
+					    "job %llu stopped: QPU %u at %#x was refused access to %#x\n",
 					    job->seqno, job->fault.qpu, job->fault.pc,
 					    job->fault.addr);
 		qpu_sched_finish(qdev, job, status,
