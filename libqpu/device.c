@@ -1,24 +1,19 @@
 // SPDX-License-Identifier: MIT
 /*
- * struct qpu_dev: opening, identifying and closing a qpu device node.
+ * struct qpu_dev: opening a device of either kind (qpu.ko's node or the
+ * in-process emulator), querying and closing it.
  */
 
 #include <assert.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
-
-#include <linux/qpu.h>
 
 #include "internal.h"
 #include "qpu.h"
 
-struct qpu_dev {
-	int fd;
-	char *path;
-};
+/* The path that picks the in-process emulator. */
+#define QPU_EMULATOR_PATH "emu"
 
 QPU_API const char *qpu_version(void)
 {
@@ -28,7 +23,6 @@ QPU_API const char *qpu_version(void)
 QPU_API struct qpu_dev *qpu_dev_open(const char *path)
 {
 	struct qpu_dev *dev;
-	uint64_t abi;
 	int ret;
 
 	if (!path)
@@ -41,29 +35,22 @@ QPU_API struct qpu_dev *qpu_dev_open(const char *path)
 		return NULL;
 	dev->fd = -1;
 	dev->path = strdup(path);
-	if (!dev->path)
-		goto err;
-
-	dev->fd = open(path, O_RDWR | O_CLOEXEC);
-	if (dev->fd < 0)
-		goto err;
-
-	/* Anything that is not qpu.ko answers this with ENOTTY. */
-	ret = qpu_ioctl_get_param(dev->fd, QPU_PARAM_ABI_VERSION, &abi);
-	if (ret) {
-		errno = ret == -EINVAL ? ENOTTY : -ret;
+	if (!dev->path) {
+		ret = -ENOMEM;
 		goto err;
 	}
-	if (abi != QPU_ABI_VERSION) {
-		errno = EPROTO;
+
+	if (!strcmp(path, QPU_EMULATOR_PATH))
+		ret = qpu_emudev_open(dev);
+	else
+		ret = qpu_kdev_open(dev);
+	if (ret)
 		goto err;
-	}
 	return dev;
 
 err:
-	ret = errno;
 	qpu_dev_close(dev);
-	errno = ret;
+	errno = -ret;
 	return NULL;
 }
 
@@ -71,8 +58,8 @@ QPU_API void qpu_dev_close(struct qpu_dev *dev)
 {
 	if (!dev)
 		return;
-	if (dev->fd >= 0)
-		close(dev->fd);
+	if (dev->ops)
+		dev->ops->close(dev);
 	free(dev->path);
 	free(dev);
 }
@@ -83,9 +70,15 @@ QPU_API const char *qpu_dev_get_path(const struct qpu_dev *dev)
 	return dev->path;
 }
 
+QPU_API const char *qpu_dev_describe(const struct qpu_dev *dev)
+{
+	assert(dev);
+	return dev->ops->describe(dev);
+}
+
 QPU_API int qpu_dev_get_param(struct qpu_dev *dev, uint32_t param,
 			      uint64_t *value)
 {
 	assert(dev && value);
-	return qpu_ioctl_get_param(dev->fd, param, value);
+	return dev->ops->get_param(dev, param, value);
 }

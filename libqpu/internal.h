@@ -1,14 +1,69 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * libqpu's private interfaces, shared between its files. Only ioctl.c knows
- * the kernel's structs; the rest of the library calls these wrappers.
+ * libqpu's private interfaces, shared between its files: the device and
+ * buffer structs, the backend operations behind them (qpu.ko through
+ * kdev.c, the in-process emulator through emudev.c), and the ioctl
+ * wrappers. Only ioctl.c knows the kernel's structs.
  */
 #ifndef QPU_INTERNAL_H
 #define QPU_INTERNAL_H
 
+#include <stddef.h>
 #include <stdint.h>
+
+#include "qpu.h"
+
+/**
+ * struct qpu_dev_ops - what differs between the kinds of device.
+ * @describe: the qpu_dev_describe() string.
+ * @get_param: a QPU_PARAM_* value; 0 or -errno.
+ * @bo_alloc: zeroed, mapped memory of @bo->size bytes: set @bo->map,
+ *	@bo->bus_addr and @bo->handle; 0 or -errno.
+ * @bo_free: give back what @bo_alloc got.
+ * @submit: start a validated job; 0 or -errno.
+ * @wait: wait for a job until @timeout_ms (0: look, -1: forever).
+ * @close: free the backend's state.
+ */
+struct qpu_dev_ops {
+	const char *(*describe)(const struct qpu_dev *dev);
+	int (*get_param)(struct qpu_dev *dev, uint32_t param, uint64_t *value);
+	int (*bo_alloc)(struct qpu_dev *dev, struct qpu_bo *bo);
+	void (*bo_free)(struct qpu_dev *dev, struct qpu_bo *bo);
+	int (*submit)(struct qpu_dev *dev, const struct qpu_job_desc *desc,
+		      uint64_t *seqno);
+	int (*wait)(struct qpu_dev *dev, uint64_t seqno, int timeout_ms,
+		    struct qpu_job_result *result);
+	void (*close)(struct qpu_dev *dev);
+};
+
+struct qpu_dev {
+	const struct qpu_dev_ops *ops;
+	char *path;
+	int fd;			/* kdev.c: the open node; -1 otherwise */
+	void *priv;		/* emudev.c: the emulator's state */
+};
+
+struct qpu_bo {
+	struct qpu_dev *dev;
+	size_t size;
+	void *map;
+	uint32_t bus_addr;
+	uint32_t handle;	/* kdev.c: the kernel's handle */
+	uint64_t mmap_offset;	/* kdev.c: where it is mapped from */
+};
+
+/* kdev.c */
+int qpu_kdev_open(struct qpu_dev *dev);
+
+/* emudev.c */
+int qpu_emudev_open(struct qpu_dev *dev);
 
 /* ioctl.c */
 int qpu_ioctl_get_param(int fd, uint32_t param, uint64_t *value);
+int qpu_ioctl_bo_create(int fd, uint64_t size, struct qpu_bo *bo);
+int qpu_ioctl_bo_destroy(int fd, uint32_t handle);
+int qpu_ioctl_submit(int fd, const struct qpu_job_desc *desc, uint64_t *seqno);
+int qpu_ioctl_wait(int fd, uint64_t seqno, int64_t deadline_ns,
+		   struct qpu_job_result *result);
 
 #endif /* QPU_INTERNAL_H */

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * qpu-info: print what a qpu device reports about itself (GET_PARAM), one
- * "name: value" line each. For admin views with statistics, see qpuctl.
+ * "name: value" line each; parameters a device does not have (the
+ * emulator has no V3D registers) are left out. For statistics, see qpuctl.
  */
 
 #include <errno.h>
@@ -49,7 +50,8 @@ static void usage(FILE *out)
 	fprintf(out,
 		"Usage: qpu-info [-d DEVICE]\n"
 		"Print what a qpu device reports about itself.\n\n"
-		"  -d, --device=PATH  the device node (default $QPU_DEVICE or /dev/qpu)\n"
+		"  -d, --device=PATH  the device node, or \"emu\" for the in-process\n"
+		"                     emulator (default $QPU_DEVICE or /dev/qpu)\n"
 		"  -h, --help         this text\n"
 		"  -V, --version      the libqpu version\n");
 }
@@ -98,8 +100,11 @@ int main(int argc, char **argv)
 	}
 
 	printf("device: %s\n", qpu_dev_get_path(dev));
+	printf("kind: %s\n", qpu_dev_describe(dev));
 	for (i = 0; i < sizeof(params) / sizeof(params[0]); i++) {
 		ret = qpu_dev_get_param(dev, params[i].param, &value);
+		if (ret == -EINVAL)
+			continue;
 		if (ret) {
 			fprintf(stderr, "qpu-info: %s: %s\n", params[i].name,
 				strerror(-ret));

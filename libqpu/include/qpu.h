@@ -34,8 +34,14 @@ QPU_API const char *qpu_version(void);
 struct qpu_dev;
 
 /**
- * qpu_dev_open() - open a qpu device node
- * @path: the node, or NULL for $QPU_DEVICE, or /dev/qpu when that is unset
+ * qpu_dev_open() - open a qpu device
+ * @path: a device node such as "/dev/qpu", or "emu" for the in-process
+ *	emulator; NULL means $QPU_DEVICE, or /dev/qpu when that is unset
+ *
+ * The same program runs on all three kinds of device: a real V3D, qpu.ko's
+ * simulated V3D, and the emulator in this process (no kernel module needed;
+ * every memory access is checked as in the simulated V3D).
+ * qpu_dev_describe() says which one is in use.
  *
  * Return: a device the caller closes with qpu_dev_close(), or NULL with
  * errno set (ENOENT: no such node, is qpu.ko loaded?; ENOTTY: the node is
@@ -67,6 +73,145 @@ QPU_API const char *qpu_dev_get_path(const struct qpu_dev *dev);
  */
 QPU_API int qpu_dev_get_param(struct qpu_dev *dev, uint32_t param,
 			      uint64_t *value);
+
+/**
+ * qpu_dev_describe() - which kind of device this is, for people
+ * @dev: the device
+ *
+ * Return: a static string such as "qpu.ko, simulated V3D", "qpu.ko,
+ * hardware V3D" or "in-process emulator"; do not free it.
+ */
+QPU_API const char *qpu_dev_describe(const struct qpu_dev *dev);
+
+/**
+ * struct qpu_bo - a buffer shared by the CPU and QPU programs (opaque).
+ *
+ * Zeroed when made, mapped for the CPU for its whole life, seen by QPU
+ * programs at its bus address. Not thread-safe: one thread at a time.
+ */
+struct qpu_bo;
+
+/**
+ * qpu_bo_new() - make a buffer
+ * @dev: the device
+ * @size: bytes, at least one; rounded up to whole pages
+ *
+ * Return: a buffer the caller frees with qpu_bo_free(), or NULL with errno
+ * set (EINVAL: bad size; EDQUOT, ENOSPC: a limit was reached; ENOMEM).
+ */
+QPU_API struct qpu_bo *qpu_bo_new(struct qpu_dev *dev, size_t size);
+
+/**
+ * qpu_bo_free() - unmap and release a buffer
+ * @bo: the buffer, or NULL
+ *
+ * Memory a submitted job still uses stays alive until the job ends.
+ */
+QPU_API void qpu_bo_free(struct qpu_bo *bo);
+
+/**
+ * qpu_bo_get_map() - the CPU's view of a buffer
+ * @bo: the buffer
+ *
+ * Return: its first byte, valid until qpu_bo_free().
+ */
+QPU_API void *qpu_bo_get_map(const struct qpu_bo *bo);
+
+/** qpu_bo_get_bus_addr() - where QPU programs see the buffer's first byte */
+QPU_API uint32_t qpu_bo_get_bus_addr(const struct qpu_bo *bo);
+
+/** qpu_bo_get_size() - the buffer's size in bytes, a whole number of pages */
+QPU_API size_t qpu_bo_get_size(const struct qpu_bo *bo);
+
+/**
+ * struct qpu_program_ref - one program of a job
+ * @code: the buffer holding the code
+ * @code_offset: offset of the first instruction, a multiple of 8
+ * @uniforms: the buffer holding the uniforms
+ * @uniforms_offset: offset of the first uniform, a multiple of 4
+ * @uniforms_length: bytes of uniforms the program may read, 0 for the rest
+ *	of the buffer
+ */
+struct qpu_program_ref {
+	struct qpu_bo *code;
+	uint32_t code_offset;
+	struct qpu_bo *uniforms;
+	uint32_t uniforms_offset;
+	uint32_t uniforms_length;
+};
+
+/**
+ * struct qpu_job_desc - what qpu_submit() runs
+ * @programs: one per QPU used, 1 to QPU_PARAM_NUM_QPUS of them
+ * @program_count: entries in @programs
+ * @bos: the other buffers the programs read or write (their code and
+ *	uniforms buffers are included anyway)
+ * @bo_count: entries in @bos
+ * @timeout_ms: 0 for the device's default
+ * @in_fence_fd: a sync_file (or the emulator's fence) to wait for first, or
+ *	-1
+ * @out_fence_fd: NULL, or where to put a new fence fd that becomes
+ *	readable (poll) when the job ends; the caller closes it
+ */
+struct qpu_job_desc {
+	const struct qpu_program_ref *programs;
+	unsigned int program_count;
+	struct qpu_bo *const *bos;
+	unsigned int bo_count;
+	unsigned int timeout_ms;
+	int in_fence_fd;
+	int *out_fence_fd;
+};
+
+/**
+ * qpu_submit() - start a job; never waits for it
+ * @dev: the device
+ * @desc: the job
+ * @seqno: where the job's number goes, for qpu_wait()
+ *
+ * Return: 0, or -EINVAL (bad description, buffers of another device),
+ * -EPERM (real hardware needs CAP_SYS_RAWIO), -ENOENT, -ENOMEM.
+ */
+QPU_API int qpu_submit(struct qpu_dev *dev, const struct qpu_job_desc *desc,
+		       uint64_t *seqno);
+
+/**
+ * struct qpu_job_result - how a job ended
+ * @status: an enum qpu_job_status of <linux/qpu.h> (QPU_JOB_DONE...)
+ * @fault_qpu: for QPU_JOB_FAULT: the QPU
+ * @fault_pc: for QPU_JOB_FAULT: bus address of the instruction
+ * @fault_addr: for QPU_JOB_FAULT: the address refused
+ * @fault_access: for QPU_JOB_FAULT: an enum qpu_fault_access
+ */
+struct qpu_job_result {
+	uint32_t status;
+	uint32_t fault_qpu;
+	uint32_t fault_pc;
+	uint32_t fault_addr;
+	uint32_t fault_access;
+};
+
+/**
+ * qpu_wait() - wait for a job to end
+ * @dev: the device
+ * @seqno: the job, from qpu_submit()
+ * @timeout_ms: how long to wait; 0 only looks, -1 waits without limit
+ * @result: where its ending goes
+ *
+ * Return: 0 with @result filled, -ETIME when it has not ended in time,
+ * -ENOENT for a job this device does not know (or forgot: the last 1024
+ * are kept).
+ */
+QPU_API int qpu_wait(struct qpu_dev *dev, uint64_t seqno, int timeout_ms,
+		     struct qpu_job_result *result);
+
+/**
+ * qpu_job_status_str() - a job status for people
+ * @status: an enum qpu_job_status
+ *
+ * Return: a static string ("done", "timed out", "memory fault", ...).
+ */
+QPU_API const char *qpu_job_status_str(uint32_t status);
 
 #ifdef __cplusplus
 }

@@ -23,3 +23,12 @@ check-asan:
 	$(Q)$(MAKE) --no-print-directory BUILD=$(BUILD)/asan SANITIZE=1 check-host
 
 -include $(LIBTEST_BINS:=.d)
+
+# test-runtime also runs in the VM, statically linked, on qpu.ko's
+# simulated V3D: the same program on both kinds of device.
+RUNTIME_TEST_STATIC := $(BUILD)/static/test-runtime
+$(RUNTIME_TEST_STATIC): selftests/lib/test-runtime.c $(LIBQPU_A)
+	$(Q)mkdir -p $(dir $@)
+	$(Q)$(CC) $(filter-out -fsanitize%,$(ALL_CFLAGS)) -static -o $@ $< $(LIBQPU_A) -lm
+VM_CHECK_DEPS += $(RUNTIME_TEST_STATIC)
+VM_CHECK_PAYLOAD += --copy $(RUNTIME_TEST_STATIC) --run "QPU_DEVICE=/dev/qpu test-runtime"

@@ -1,0 +1,404 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The in-process backend of struct qpu_dev: the emulator of libqpu/core
+ * behind the same API as /dev/qpu, for machines without qpu.ko.
+ *
+ * Buffers are page-aligned heap memory placed in a 32-bit bus space from
+ * 0xc0000000, each followed by a 64 KiB gap, as in qpu.ko's simulated V3D;
+ * every access of a program is checked against its job's buffers and
+ * uniforms windows. A job runs to its end inside qpu_submit(), so an
+ * out-fence is an eventfd that is already readable. A job that deadlocks
+ * or outlives its timeout ends as QPU_JOB_TIMEOUT, as on the hardware.
+ */
+
+#include <errno.h>
+#include <poll.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <linux/qpu.h>
+
+#include "internal.h"
+#include "qpu_emu.h"
+
+#define EMU_BUS_START		0xc0000000u
+#define EMU_BUS_END		0xffff0000u
+#define EMU_BUS_GUARD		0x10000u
+#define EMU_PAGE		4096u
+#define EMU_MAX_BO_SIZE		(256u << 20)
+#define EMU_DEFAULT_TIMEOUT_MS	2000
+#define EMU_MAX_TIMEOUT_MS	60000
+#define EMU_JOBS_KEPT		1024
+#define EMU_SLICE		(1u << 20)
+
+struct emu_result {
+	uint64_t seqno;
+	struct qpu_job_result result;
+};
+
+struct emudev {
+	struct qpu_emu *emu;
+	struct qpu_bo **bos;		/* live buffers, sorted by bus address */
+	size_t bo_count, bo_cap;
+	uint64_t next_seqno;
+	struct emu_result results[EMU_JOBS_KEPT];
+	/* The running job, for translate(). */
+	const struct qpu_job_desc *job;
+};
+
+static struct emudev *emudev_of(const struct qpu_dev *dev)
+{
+	return dev->priv;
+}
+
+static const char *emudev_describe(const struct qpu_dev *dev)
+{
+	return "in-process emulator";
+}
+
+static int emudev_get_param(struct qpu_dev *dev, uint32_t param, uint64_t *value)
+{
+	switch (param) {
+	case QPU_PARAM_ABI_VERSION:
+		*value = QPU_ABI_VERSION;
+		return 0;
+	case QPU_PARAM_NUM_QPUS:
+		*value = QPU_EMU_NUM_QPUS;
+		return 0;
+	case QPU_PARAM_NUM_SLICES:
+		*value = QPU_EMU_NUM_QPUS / 4;
+		return 0;
+	case QPU_PARAM_NUM_SEMAPHORES:
+		*value = QPU_EMU_NUM_SEMAPHORES;
+		return 0;
+	case QPU_PARAM_VPM_SIZE:
+		*value = QPU_EMU_VPM_WORDS * 4;
+		return 0;
+	case QPU_PARAM_FEATURES:
+		*value = 0;
+		return 0;
+	case QPU_PARAM_MAX_BO_SIZE:
+		*value = EMU_MAX_BO_SIZE;
+		return 0;
+	case QPU_PARAM_DEFAULT_TIMEOUT_MS:
+		*value = EMU_DEFAULT_TIMEOUT_MS;
+		return 0;
+	case QPU_PARAM_MAX_TIMEOUT_MS:
+		*value = EMU_MAX_TIMEOUT_MS;
+		return 0;
+	default:
+		/* No V3D registers here: no backend kind, no ident words. */
+		return -EINVAL;
+	}
+}
+
+/* First gap of the bus space that holds @size bytes and the guard. */
+static int emudev_place(struct emudev *ed, size_t size, uint32_t *addr,
+			size_t *index)
+{
+	uint64_t next = EMU_BUS_START;
+	size_t i;
+
+	for (i = 0; i <= ed->bo_count; i++) {
+		uint64_t end = i < ed->bo_count ? ed->bos[i]->bus_addr : EMU_BUS_END;
+
+		if (end >= next && end - next >= size + EMU_BUS_GUARD) {
+			*addr = next;
+			*index = i;
+			return 0;
+		}
+		if (i < ed->bo_count)
+			next = (uint64_t)ed->bos[i]->bus_addr + ed->bos[i]->size +
+			       EMU_BUS_GUARD;
+	}
+	return -ENOSPC;
+}
+
+static int emudev_bo_alloc(struct qpu_dev *dev, struct qpu_bo *bo)
+{
+	struct emudev *ed = emudev_of(dev);
+	size_t index;
+	uint32_t addr;
+	int ret;
+
+	if (bo->size > EMU_MAX_BO_SIZE)
+		return -EINVAL;
+	bo->size = (bo->size + EMU_PAGE - 1) & ~(size_t)(EMU_PAGE - 1);
+	ret = emudev_place(ed, bo->size, &addr, &index);
+	if (ret)
+		return ret;
+	if (ed->bo_count == ed->bo_cap) {
+		size_t cap = ed->bo_cap ? 2 * ed->bo_cap : 16;
+		struct qpu_bo **bos = realloc(ed->bos, cap * sizeof(*bos));
+
+		if (!bos)
+			return -ENOMEM;
+		ed->bos = bos;
+		ed->bo_cap = cap;
+	}
+	bo->map = aligned_alloc(EMU_PAGE, bo->size);
+	if (!bo->map)
+		return -ENOMEM;
+	memset(bo->map, 0, bo->size);
+	bo->bus_addr = addr;
+	memmove(&ed->bos[index + 1], &ed->bos[index],
+		(ed->bo_count - index) * sizeof(*ed->bos));
+	ed->bos[index] = bo;
+	ed->bo_count++;
+	return 0;
+}
+
+static void emudev_bo_free(struct qpu_dev *dev, struct qpu_bo *bo)
+{
+	struct emudev *ed = emudev_of(dev);
+	size_t i;
+
+	for (i = 0; i < ed->bo_count; i++) {
+		if (ed->bos[i] == bo) {
+			memmove(&ed->bos[i], &ed->bos[i + 1],
+				(ed->bo_count - i - 1) * sizeof(*ed->bos));
+			ed->bo_count--;
+			break;
+		}
+	}
+	free(bo->map);
+}
+
+static bool emudev_in_bo(const struct qpu_bo *bo, uint32_t addr, uint32_t len)
+{
+	return addr >= bo->bus_addr && len <= bo->size &&
+	       addr - bo->bus_addr <= bo->size - len;
+}
+
+static bool emudev_may_read_uniforms(const struct qpu_job_desc *job,
+				     uint32_t addr, uint32_t len)
+{
+	unsigned int i;
+
+	for (i = 0; i < job->program_count; i++) {
+		const struct qpu_program_ref *p = &job->programs[i];
+		uint32_t start = p->uniforms->bus_addr + p->uniforms_offset;
+		uint32_t size = p->uniforms_length ? p->uniforms_length :
+				p->uniforms->size - p->uniforms_offset;
+
+		if (addr >= start && len <= size && addr - start <= size - len)
+			return true;
+	}
+	return false;
+}
+
+/* Every access of a program: inside one of its job's buffers. */
+static void *emudev_translate(void *ctx, uint32_t addr, uint32_t len,
+			      enum qpu_emu_access access)
+{
+	const struct qpu_job_desc *job = ctx;
+	const struct qpu_bo *bo = NULL;
+	unsigned int i;
+
+	if (access == QPU_EMU_ACCESS_UNIFORM &&
+	    !emudev_may_read_uniforms(job, addr, len))
+		return NULL;
+	for (i = 0; i < job->program_count && !bo; i++) {
+		if (emudev_in_bo(job->programs[i].code, addr, len))
+			bo = job->programs[i].code;
+		else if (emudev_in_bo(job->programs[i].uniforms, addr, len))
+			bo = job->programs[i].uniforms;
+	}
+	for (i = 0; i < job->bo_count && !bo; i++)
+		if (emudev_in_bo(job->bos[i], addr, len))
+			bo = job->bos[i];
+	return bo ? (char *)bo->map + (addr - bo->bus_addr) : NULL;
+}
+
+static const struct qpu_emu_ops emudev_emu_ops = {
+	.translate = emudev_translate,
+};
+
+static uint32_t emudev_fault_access(const struct qpu_emu_fault *f)
+{
+	static const uint32_t access[] = {
+		[QPU_EMU_ACCESS_FETCH] = QPU_FAULT_FETCH,
+		[QPU_EMU_ACCESS_UNIFORM] = QPU_FAULT_UNIFORM,
+		[QPU_EMU_ACCESS_TMU] = QPU_FAULT_TMU,
+		[QPU_EMU_ACCESS_DMA_LOAD] = QPU_FAULT_DMA_LOAD,
+		[QPU_EMU_ACCESS_DMA_STORE] = QPU_FAULT_DMA_STORE,
+	};
+
+	if ((f->reason == QPU_EMU_FAULT_MEMORY ||
+	     f->reason == QPU_EMU_FAULT_MISALIGNED) &&
+	    (unsigned int)f->access < sizeof(access) / sizeof(access[0]))
+		return access[f->access];
+	return QPU_FAULT_OTHER;
+}
+
+static int64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000ll + ts.tv_nsec / 1000000;
+}
+
+/* Runs @job to its end on a freshly reset emulator. */
+static void emudev_run(struct emudev *ed, const struct qpu_job_desc *job,
+		       struct qpu_job_result *result)
+{
+	unsigned int timeout = job->timeout_ms ? job->timeout_ms :
+			       EMU_DEFAULT_TIMEOUT_MS;
+	int64_t deadline = now_ms() + (timeout < EMU_MAX_TIMEOUT_MS ?
+				       timeout : EMU_MAX_TIMEOUT_MS);
+	enum qpu_emu_status status = QPU_EMU_IDLE;
+	unsigned int i;
+
+	qpu_emu_init(ed->emu, &emudev_emu_ops, (void *)job, 0);
+	memset(result, 0, sizeof(*result));
+	for (i = 0; i < job->program_count; i++) {
+		const struct qpu_program_ref *p = &job->programs[i];
+
+		if (qpu_emu_start(ed->emu, p->code->bus_addr + p->code_offset,
+				  p->uniforms->bus_addr + p->uniforms_offset) < 0) {
+			result->status = QPU_JOB_FAULT;
+			result->fault_qpu = i;
+			result->fault_pc = p->code->bus_addr + p->code_offset;
+			result->fault_addr = result->fault_pc;
+			result->fault_access = QPU_FAULT_FETCH;
+			return;
+		}
+	}
+	do {
+		status = qpu_emu_run(ed->emu, EMU_SLICE);
+	} while (status == QPU_EMU_RUNNING && now_ms() < deadline);
+
+	switch (status) {
+	case QPU_EMU_IDLE:
+		result->status = QPU_JOB_DONE;
+		break;
+	case QPU_EMU_FAULT: {
+		const struct qpu_emu_fault *f = qpu_emu_get_fault(ed->emu);
+
+		result->status = QPU_JOB_FAULT;
+		result->fault_qpu = f->qpu;
+		result->fault_pc = f->pc;
+		result->fault_addr = f->addr;
+		result->fault_access = emudev_fault_access(f);
+		break;
+	}
+	default:		/* out of time, or deadlocked: a hang */
+		result->status = QPU_JOB_TIMEOUT;
+		break;
+	}
+}
+
+static bool emudev_owns(const struct emudev *ed, const struct qpu_bo *bo)
+{
+	size_t i;
+
+	for (i = 0; i < ed->bo_count; i++)
+		if (ed->bos[i] == bo)
+			return true;
+	return false;
+}
+
+static int emudev_check(const struct emudev *ed, const struct qpu_job_desc *job)
+{
+	unsigned int i;
+
+	for (i = 0; i < job->program_count; i++) {
+		const struct qpu_program_ref *p = &job->programs[i];
+
+		if (!emudev_owns(ed, p->code) || !emudev_owns(ed, p->uniforms))
+			return -EINVAL;
+		if (p->code_offset % 8 || p->code_offset >= p->code->size ||
+		    p->uniforms_offset % 4 ||
+		    p->uniforms_offset >= p->uniforms->size ||
+		    p->uniforms_length % 4 ||
+		    p->uniforms_length > p->uniforms->size - p->uniforms_offset)
+			return -EINVAL;
+	}
+	for (i = 0; i < job->bo_count; i++)
+		if (!emudev_owns(ed, job->bos[i]))
+			return -EINVAL;
+	return 0;
+}
+
+static int emudev_submit(struct qpu_dev *dev, const struct qpu_job_desc *desc,
+			 uint64_t *seqno)
+{
+	struct emudev *ed = emudev_of(dev);
+	struct pollfd pfd = { .fd = desc->in_fence_fd, .events = POLLIN };
+	struct emu_result *slot;
+	int ret, fence = -1;
+
+	ret = emudev_check(ed, desc);
+	if (ret)
+		return ret;
+	if (desc->in_fence_fd >= 0 &&
+	    (poll(&pfd, 1, -1) != 1 || (pfd.revents & POLLNVAL)))
+		return -EINVAL;
+	if (desc->out_fence_fd) {
+		fence = eventfd(1, EFD_CLOEXEC);
+		if (fence < 0)
+			return -errno;
+	}
+
+	slot = &ed->results[ed->next_seqno % EMU_JOBS_KEPT];
+	slot->seqno = ed->next_seqno;
+	emudev_run(ed, desc, &slot->result);
+	*seqno = ed->next_seqno++;
+	if (desc->out_fence_fd)
+		*desc->out_fence_fd = fence;
+	return 0;
+}
+
+static int emudev_wait(struct qpu_dev *dev, uint64_t seqno, int timeout_ms,
+		       struct qpu_job_result *result)
+{
+	struct emudev *ed = emudev_of(dev);
+	const struct emu_result *slot = &ed->results[seqno % EMU_JOBS_KEPT];
+
+	/* Jobs end inside qpu_submit(): there is never anything to wait for. */
+	if (!seqno || slot->seqno != seqno)
+		return -ENOENT;
+	*result = slot->result;
+	return 0;
+}
+
+static void emudev_close(struct qpu_dev *dev)
+{
+	struct emudev *ed = emudev_of(dev);
+
+	if (!ed)
+		return;
+	free(ed->emu);
+	free(ed->bos);
+	free(ed);
+}
+
+static const struct qpu_dev_ops emudev_ops = {
+	.describe = emudev_describe,
+	.get_param = emudev_get_param,
+	.bo_alloc = emudev_bo_alloc,
+	.bo_free = emudev_bo_free,
+	.submit = emudev_submit,
+	.wait = emudev_wait,
+	.close = emudev_close,
+};
+
+int qpu_emudev_open(struct qpu_dev *dev)
+{
+	struct emudev *ed = calloc(1, sizeof(*ed));
+
+	dev->ops = &emudev_ops;
+	if (!ed)
+		return -ENOMEM;
+	dev->priv = ed;
+	ed->next_seqno = 1;
+	ed->emu = aligned_alloc(8, (qpu_emu_size() + 7) & ~(size_t)7);
+	if (!ed->emu)
+		return -ENOMEM;
+	return 0;
+}

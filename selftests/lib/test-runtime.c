@@ -1,0 +1,279 @@
+// SPDX-License-Identifier: MIT
+/*
+ * libqpu's device API end to end: buffers, submit, wait, fences, faults and
+ * timeouts, running the same programs on whatever device QPU_DEVICE names.
+ * check-host runs it on the in-process emulator ("emu"); check-vm runs the
+ * same binary, statically linked, on qpu.ko's simulated V3D (/dev/qpu).
+ */
+
+#include <errno.h>
+#include <poll.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <linux/qpu.h>
+
+#include "qpu.h"
+#include "testlib.h"
+#include "../kmod/qpu_programs.h"
+
+#define QPUS	12
+#define FLOATS	(QPUS * 16)
+
+struct vecadd {
+	struct qpu_bo *code, *unif, *a, *b, *c;
+	struct qpu_program_ref progs[QPUS];
+};
+
+static uint32_t bits(float f)
+{
+	uint32_t u;
+
+	memcpy(&u, &f, sizeof(u));
+	return u;
+}
+
+static struct qpu_bo *bo_or_die(struct qpu_dev *dev, size_t size)
+{
+	struct qpu_bo *bo = qpu_bo_new(dev, size);
+
+	if (!bo) {
+		fprintf(stderr, "qpu_bo_new(%zu): %s\n", size, strerror(errno));
+		exit(T_EXIT_FAIL);
+	}
+	return bo;
+}
+
+static void vecadd_init(struct qpu_dev *dev, struct vecadd *v)
+{
+	uint32_t *u;
+	float *a, *b;
+	int k, i;
+
+	v->code = bo_or_die(dev, sizeof(qpu_prog_vector_add));
+	v->unif = bo_or_die(dev, 4096);
+	v->a = bo_or_die(dev, 4096);
+	v->b = bo_or_die(dev, 4096);
+	v->c = bo_or_die(dev, 4096);
+	memcpy(qpu_bo_get_map(v->code), qpu_prog_vector_add,
+	       sizeof(qpu_prog_vector_add));
+	u = qpu_bo_get_map(v->unif);
+	a = qpu_bo_get_map(v->a);
+	b = qpu_bo_get_map(v->b);
+	for (k = 0; k < QPUS; k++) {
+		u[4 * k + 0] = qpu_bo_get_bus_addr(v->a) + 64 * k;
+		u[4 * k + 1] = qpu_bo_get_bus_addr(v->b) + 64 * k;
+		u[4 * k + 2] = qpu_bo_get_bus_addr(v->c) + 64 * k;
+		u[4 * k + 3] = k;
+		v->progs[k] = (struct qpu_program_ref){
+			.code = v->code, .uniforms = v->unif,
+			.uniforms_offset = 16 * k,
+			.uniforms_length = 4 * QPU_PROG_VECTOR_ADD_UNIFORMS,
+		};
+	}
+	/* Sums of these are exact in any rounding mode. */
+	for (i = 0; i < FLOATS; i++) {
+		a[i] = (float)(i * 3 - 200) / 4.0f;
+		b[i] = (float)(1000 - i) / 2.0f;
+	}
+}
+
+static void vecadd_fini(struct vecadd *v)
+{
+	qpu_bo_free(v->code);
+	qpu_bo_free(v->unif);
+	qpu_bo_free(v->a);
+	qpu_bo_free(v->b);
+	qpu_bo_free(v->c);
+}
+
+static void test_buffers(struct qpu_dev *dev)
+{
+	struct qpu_bo *x = qpu_bo_new(dev, 1), *y = qpu_bo_new(dev, 8192);
+	const unsigned char *m;
+	size_t i;
+	bool zero = true;
+
+	T_CHECK(x && y);
+	if (!x || !y)
+		return;
+	T_EQ_U64(4096, qpu_bo_get_size(x));
+	T_EQ_U64(8192, qpu_bo_get_size(y));
+	T_EQ_U64(0, qpu_bo_get_bus_addr(x) % 4096);
+	/* Disjoint, with a gap: neither starts inside or right after the other. */
+	T_CHECK(qpu_bo_get_bus_addr(y) >= qpu_bo_get_bus_addr(x) + 4096 + 4096 ||
+		qpu_bo_get_bus_addr(x) >= qpu_bo_get_bus_addr(y) + 8192 + 4096);
+	m = qpu_bo_get_map(y);
+	for (i = 0; i < 8192; i++)
+		zero &= !m[i];
+	T_CHECK(zero);
+	qpu_bo_free(x);
+	qpu_bo_free(y);
+	qpu_bo_free(NULL);
+
+	errno = 0;
+	T_CHECK(!qpu_bo_new(dev, 0));
+	T_EQ_U64(EINVAL, errno);
+}
+
+static void test_vector_add(struct qpu_dev *dev)
+{
+	struct vecadd v;
+	struct qpu_bo *bos[3];
+	struct qpu_job_desc job = { .program_count = QPUS, .in_fence_fd = -1 };
+	struct qpu_job_result r;
+	struct pollfd pfd = { .events = POLLIN };
+	const float *a, *b;
+	const uint32_t *c;
+	uint64_t seqno;
+	int fence = -1, i;
+
+	vecadd_init(dev, &v);
+	bos[0] = v.a;
+	bos[1] = v.b;
+	bos[2] = v.c;
+	job.programs = v.progs;
+	job.bos = bos;
+	job.bo_count = 3;
+	job.out_fence_fd = &fence;
+	T_EQ_U64(0, qpu_submit(dev, &job, &seqno));
+	T_CHECK(fence >= 0);
+	pfd.fd = fence;
+	T_EQ_U64(1, poll(&pfd, 1, 10000));
+	close(fence);
+	T_EQ_U64(0, qpu_wait(dev, seqno, 10000, &r));
+	T_EQ_U64(QPU_JOB_DONE, r.status);
+	T_CHECK(!strcmp("done", qpu_job_status_str(r.status)));
+
+	a = qpu_bo_get_map(v.a);
+	b = qpu_bo_get_map(v.b);
+	c = qpu_bo_get_map(v.c);
+	for (i = 0; i < FLOATS; i++)
+		T_EQ_U64(bits(a[i] + b[i]), c[i]);
+	T_EQ_U64(0, c[FLOATS]);
+
+	/* Without C among the job's buffers, the store is stopped. */
+	memset(qpu_bo_get_map(v.c), 0, 4096);
+	job.bo_count = 2;
+	job.out_fence_fd = NULL;
+	T_EQ_U64(0, qpu_submit(dev, &job, &seqno));
+	T_EQ_U64(0, qpu_wait(dev, seqno, 10000, &r));
+	T_EQ_U64(QPU_JOB_FAULT, r.status);
+	T_EQ_U64(QPU_FAULT_DMA_STORE, r.fault_access);
+	T_EQ_U64(qpu_bo_get_bus_addr(v.c) + 64 * r.fault_qpu, r.fault_addr);
+	for (i = 0; i < 1024; i++)
+		T_EQ_U64(0, c[i]);
+
+	/* A uniforms window one word short stops every program at its last. */
+	job.bo_count = 3;
+	for (i = 0; i < QPUS; i++)
+		v.progs[i].uniforms_length = 12;
+	T_EQ_U64(0, qpu_submit(dev, &job, &seqno));
+	T_EQ_U64(0, qpu_wait(dev, seqno, 10000, &r));
+	T_EQ_U64(QPU_JOB_FAULT, r.status);
+	T_EQ_U64(QPU_FAULT_UNIFORM, r.fault_access);
+	vecadd_fini(&v);
+}
+
+static void test_timeout(struct qpu_dev *dev)
+{
+	struct qpu_bo *code = bo_or_die(dev, 4096), *unif = bo_or_die(dev, 4096);
+	struct qpu_program_ref prog = { .code = code, .uniforms = unif };
+	struct qpu_job_desc job = {
+		.programs = &prog, .program_count = 1, .timeout_ms = 100,
+		.in_fence_fd = -1,
+	};
+	struct qpu_job_result r;
+	uint64_t seqno;
+
+	memcpy(qpu_bo_get_map(code), qpu_prog_loop, sizeof(qpu_prog_loop));
+	T_EQ_U64(0, qpu_submit(dev, &job, &seqno));
+	T_EQ_U64(0, qpu_wait(dev, seqno, 10000, &r));
+	T_EQ_U64(QPU_JOB_TIMEOUT, r.status);
+	T_CHECK(!strcmp("timed out", qpu_job_status_str(r.status)));
+
+	/* The device works after the reset. */
+	memcpy(qpu_bo_get_map(code), qpu_prog_end, sizeof(qpu_prog_end));
+	T_EQ_U64(0, qpu_submit(dev, &job, &seqno));
+	T_EQ_U64(0, qpu_wait(dev, seqno, 10000, &r));
+	T_EQ_U64(QPU_JOB_DONE, r.status);
+	qpu_bo_free(code);
+	qpu_bo_free(unif);
+}
+
+static void test_bad_jobs(struct qpu_dev *dev)
+{
+	struct qpu_bo *code = bo_or_die(dev, 4096), *unif = bo_or_die(dev, 4096);
+	struct qpu_program_ref progs[17];
+	struct qpu_job_desc job = { .programs = progs, .in_fence_fd = -1 };
+	struct qpu_job_result r;
+	struct qpu_dev *other = qpu_dev_open("emu");
+	struct qpu_bo *foreign = other ? qpu_bo_new(other, 4096) : NULL;
+	uint64_t seqno;
+	int i;
+
+	for (i = 0; i < 17; i++)
+		progs[i] = (struct qpu_program_ref){ .code = code, .uniforms = unif };
+	job.program_count = 0;
+	T_EQ_U64(-EINVAL, qpu_submit(dev, &job, &seqno));
+	job.program_count = 17;
+	T_EQ_U64(-EINVAL, qpu_submit(dev, &job, &seqno));
+	job.program_count = 1;
+	progs[0].code_offset = 4;
+	T_EQ_U64(-EINVAL, qpu_submit(dev, &job, &seqno));
+	progs[0].code_offset = 0;
+	progs[0].uniforms_length = 6;
+	T_EQ_U64(-EINVAL, qpu_submit(dev, &job, &seqno));
+	progs[0].uniforms_length = 0;
+	/* A buffer of another device is refused before anything runs. */
+	T_CHECK(foreign != NULL);
+	progs[0].code = foreign;
+	T_EQ_U64(-EINVAL, qpu_submit(dev, &job, &seqno));
+	progs[0].code = code;
+
+	T_EQ_U64(-ENOENT, qpu_wait(dev, 987654, 0, &r));
+	qpu_bo_free(foreign);
+	qpu_dev_close(other);
+	qpu_bo_free(code);
+	qpu_bo_free(unif);
+}
+
+static void test_params(struct qpu_dev *dev)
+{
+	uint64_t v = 0;
+
+	T_EQ_U64(0, qpu_dev_get_param(dev, QPU_PARAM_NUM_QPUS, &v));
+	T_EQ_U64(12, v);
+	T_EQ_U64(0, qpu_dev_get_param(dev, QPU_PARAM_ABI_VERSION, &v));
+	T_EQ_U64(QPU_ABI_VERSION, v);
+	T_EQ_U64(-EINVAL, qpu_dev_get_param(dev, 0xffff, &v));
+}
+
+int main(void)
+{
+	const char *path = getenv("QPU_DEVICE");
+	struct qpu_dev *dev;
+
+	/* The library's own tests run on the emulator unless told otherwise. */
+	dev = qpu_dev_open(path && *path ? path : "emu");
+	if (!dev) {
+		fprintf(stderr, "qpu_dev_open(%s): %s\n", path ? path : "emu",
+			strerror(errno));
+		return T_EXIT_FAIL;
+	}
+	printf("device: %s (%s)\n", qpu_dev_get_path(dev), qpu_dev_describe(dev));
+	test_params(dev);
+	test_buffers(dev);
+	test_vector_add(dev);
+	test_timeout(dev);
+	test_bad_jobs(dev);
+	qpu_dev_close(dev);
+
+	errno = 0;
+	T_CHECK(!qpu_dev_open("/nonexistent/qpu"));
+	T_EQ_U64(ENOENT, errno);
+	return t_done("test-runtime");
+}
