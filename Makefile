@@ -123,9 +123,11 @@ check:
 
 # Where qpu.ko is loaded (a Pi, or a machine where someone loaded it), the
 # demo runs on that device; anywhere else it boots the VM with the simulated
-# V3D and runs there.
+# V3D and runs there: what the device reports, then libqpu's runtime test,
+# which runs real programs (a 12-QPU vector add with TMU loads and VPM DMA,
+# a stray store, a hang) and checks each result against the CPU.
 DEMO_TOOLS := qpu-info
-DEMO_STEPS := "qpu-info"
+DEMO_STEPS := --run qpu-info --run "test-runtime /dev/qpu"
 
 demo:
 	$(Q)$(CURDIR)/tools/deps.sh build vm
@@ -135,14 +137,15 @@ demo:
 		$(MAKE) --no-print-directory demo-vm; \
 	fi
 
-demo-here: tools
+demo-here: tools $(BUILD)/selftests/lib/test-runtime
 	$(Q)echo '=== demo on this machine: /dev/qpu'
 	$(Q)$(BUILD)/tools/qpu-info
+	$(Q)$(BUILD)/selftests/lib/test-runtime /dev/qpu
 
-demo-vm: vm-module $(DEMO_TOOLS:%=$(BUILD)/static/%)
+demo-vm: vm-module $(DEMO_TOOLS:%=$(BUILD)/static/%) $(RUNTIME_TEST_STATIC)
 	$(Q)echo '=== demo in a VM: qpu.ko with one simulated V3D'
 	$(call vm_run,demo,$(DEMO_TOOLS:%=--copy $(BUILD)/static/%) \
-		$(addprefix --run ,$(DEMO_STEPS)))
+		--copy $(RUNTIME_TEST_STATIC) $(DEMO_STEPS))
 
 # --- install ----------------------------------------------------------------
 

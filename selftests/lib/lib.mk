@@ -31,4 +31,4 @@ $(RUNTIME_TEST_STATIC): selftests/lib/test-runtime.c $(LIBQPU_A)
 	$(Q)mkdir -p $(dir $@)
 	$(Q)$(CC) $(filter-out -fsanitize%,$(ALL_CFLAGS)) -static -o $@ $< $(LIBQPU_A) -lm
 VM_CHECK_DEPS += $(RUNTIME_TEST_STATIC)
-VM_CHECK_PAYLOAD += --copy $(RUNTIME_TEST_STATIC) --run "QPU_DEVICE=/dev/qpu test-runtime"
+VM_CHECK_PAYLOAD += --copy $(RUNTIME_TEST_STATIC) --run "test-runtime /dev/qpu"

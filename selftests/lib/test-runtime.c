@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: MIT
 /*
  * libqpu's device API end to end: buffers, submit, wait, fences, faults and
- * timeouts, running the same programs on whatever device QPU_DEVICE names.
- * check-host runs it on the in-process emulator ("emu"); check-vm runs the
- * same binary, statically linked, on qpu.ko's simulated V3D (/dev/qpu).
+ * timeouts, running the same programs on the device its argument names.
+ * check-host runs it on the in-process emulator (the default, "emu");
+ * check-vm runs the same binary, statically linked, on qpu.ko's simulated
+ * V3D ("test-runtime /dev/qpu").
  */
 
 #include <errno.h>
@@ -252,16 +253,14 @@ static void test_params(struct qpu_dev *dev)
 	T_EQ_U64(-EINVAL, qpu_dev_get_param(dev, 0xffff, &v));
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
-	const char *path = getenv("QPU_DEVICE");
+	const char *path = argc > 1 ? argv[1] : "emu";
 	struct qpu_dev *dev;
 
-	/* The library's own tests run on the emulator unless told otherwise. */
-	dev = qpu_dev_open(path && *path ? path : "emu");
+	dev = qpu_dev_open(path);
 	if (!dev) {
-		fprintf(stderr, "qpu_dev_open(%s): %s\n", path ? path : "emu",
-			strerror(errno));
+		fprintf(stderr, "qpu_dev_open(%s): %s\n", path, strerror(errno));
 		return T_EXIT_FAIL;
 	}
 	printf("device: %s (%s)\n", qpu_dev_get_path(dev), qpu_dev_describe(dev));
