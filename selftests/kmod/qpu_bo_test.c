@@ -20,10 +20,9 @@
 #include <linux/qpu.h>
 
 #include "kselftest_harness.h"
+#include "qpu_util.h"
 
-#define QPU_NODE "/dev/qpu"
-#define STATS "/sys/kernel/debug/qpu/qpu/stats"
-#define PARAMS "/sys/module/qpu/parameters/"
+#define STATS QPU_DEBUGFS "stats"
 
 static long page_size;
 
@@ -50,36 +49,6 @@ static void *bo_map(int fd, const struct qpu_bo_create *bo, size_t len)
 		    bo->mmap_offset);
 }
 
-/* Reads "name: value" from the device's debugfs stats; -1 when absent. */
-static long long stat_read(const char *name)
-{
-	char key[64];
-	long long value, found = -1;
-	FILE *f = fopen(STATS, "r");
-
-	if (!f)
-		return -1;
-	while (fscanf(f, "%63[^:]: %lld\n", key, &value) == 2)
-		if (!strcmp(key, name))
-			found = value;
-	fclose(f);
-	return found;
-}
-
-static int param_write(const char *name, const char *value)
-{
-	char path[128];
-	int fd, ret;
-
-	snprintf(path, sizeof(path), PARAMS "%s", name);
-	fd = open(path, O_WRONLY);
-	if (fd < 0)
-		return -1;
-	ret = write(fd, value, strlen(value)) == (ssize_t)strlen(value) ? 0 : -1;
-	close(fd);
-	return ret;
-}
-
 static bool all_zero(const unsigned char *p, size_t len)
 {
 	size_t i;
@@ -101,7 +70,7 @@ FIXTURE_SETUP(bo)
 	/* 6.1's harness runs the test body after a SKIP() in setup: assert. */
 	ASSERT_LE(0, self->fd) TH_LOG("open " QPU_NODE ": %s (is qpu.ko loaded with sim=1?)",
 				      strerror(errno));
-	ASSERT_EQ(0, stat_read("bo_count")) TH_LOG("BOs left over from before, or no " STATS);
+	ASSERT_EQ(0, qpu_test_stat("bo_count")) TH_LOG("BOs left over from before, or no " STATS);
 }
 
 /* Everything a test made is gone once its file and mappings are. */
@@ -110,8 +79,8 @@ FIXTURE_TEARDOWN(bo)
 	if (self->fd < 0)
 		return;
 	close(self->fd);
-	EXPECT_EQ(0, stat_read("bo_count"));
-	EXPECT_EQ(0, stat_read("bo_bytes"));
+	EXPECT_EQ(0, qpu_test_stat("bo_count"));
+	EXPECT_EQ(0, qpu_test_stat("bo_bytes"));
 }
 
 TEST_F(bo, create_rounds_to_pages_and_fills_outputs)
@@ -126,8 +95,8 @@ TEST_F(bo, create_rounds_to_pages_and_fills_outputs)
 	EXPECT_NE(0, bo.mmap_offset);
 	EXPECT_EQ(0, bo.mmap_offset % page_size);
 	EXPECT_GT(1ull << 31, bo.mmap_offset);
-	EXPECT_EQ(1, stat_read("bo_count"));
-	EXPECT_EQ(page_size, stat_read("bo_bytes"));
+	EXPECT_EQ(1, qpu_test_stat("bo_count"));
+	EXPECT_EQ(page_size, qpu_test_stat("bo_bytes"));
 }
 
 TEST_F(bo, memory_is_zeroed_and_shared)
@@ -200,7 +169,7 @@ TEST_F(bo, bad_create_einval)
 	EXPECT_EQ(0, args.handle);
 	EXPECT_EQ(-1, ioctl(self->fd, QPU_IOCTL_BO_CREATE, NULL));
 	EXPECT_EQ(EFAULT, errno);
-	EXPECT_EQ(0, stat_read("bo_count"));
+	EXPECT_EQ(0, qpu_test_stat("bo_count"));
 }
 
 TEST_F(bo, max_size_accepted)
@@ -211,7 +180,7 @@ TEST_F(bo, max_size_accepted)
 	ASSERT_EQ(0, ioctl(self->fd, QPU_IOCTL_GET_PARAM, &p));
 	ASSERT_EQ(0, bo_create(self->fd, p.value, &bo));
 	EXPECT_EQ(p.value, bo.size);
-	EXPECT_EQ((long long)p.value, stat_read("bo_bytes"));
+	EXPECT_EQ((long long)p.value, qpu_test_stat("bo_bytes"));
 }
 
 TEST_F(bo, destroy_errors)
@@ -228,7 +197,7 @@ TEST_F(bo, destroy_errors)
 	args.handle = bo.handle;
 	EXPECT_EQ(-1, ioctl(self->fd, QPU_IOCTL_BO_DESTROY, &args));
 	EXPECT_EQ(EINVAL, errno);
-	EXPECT_EQ(1, stat_read("bo_count"));	/* refused, so still there */
+	EXPECT_EQ(1, qpu_test_stat("bo_count"));	/* refused, so still there */
 	EXPECT_EQ(0, bo_destroy(self->fd, bo.handle));
 	EXPECT_EQ(-1, bo_destroy(self->fd, bo.handle));
 	EXPECT_EQ(ENOENT, errno);
@@ -301,9 +270,9 @@ TEST_F(bo, mapping_outlives_handle_and_file)
 
 	close(fd2);
 	EXPECT_EQ(8, p[8]);
-	EXPECT_EQ(1, stat_read("bo_count"));
+	EXPECT_EQ(1, qpu_test_stat("bo_count"));
 	munmap(p, page_size);
-	EXPECT_EQ(0, stat_read("bo_count"));
+	EXPECT_EQ(0, qpu_test_stat("bo_count"));
 }
 
 /* Closing a file frees what it held, whatever was left. */
@@ -315,10 +284,10 @@ TEST_F(bo, close_frees_everything)
 	ASSERT_LE(0, fd2);
 	for (i = 0; i < 64; i++)
 		ASSERT_EQ(0, bo_create(fd2, (i + 1) * 4096, NULL));
-	EXPECT_EQ(64, stat_read("bo_count"));
+	EXPECT_EQ(64, qpu_test_stat("bo_count"));
 	close(fd2);
-	EXPECT_EQ(0, stat_read("bo_count"));
-	EXPECT_EQ(0, stat_read("bo_bytes"));
+	EXPECT_EQ(0, qpu_test_stat("bo_count"));
+	EXPECT_EQ(0, qpu_test_stat("bo_bytes"));
 }
 
 /* Handles mean nothing outside their file, even in a child sharing it. */
@@ -378,10 +347,10 @@ TEST_F(bo, killed_process_leaks_nothing)
 	close(pipefd[1]);
 	ASSERT_EQ(1, read(pipefd[0], &c, 1));
 	close(pipefd[0]);
-	EXPECT_EQ(16, stat_read("bo_count"));
+	EXPECT_EQ(16, qpu_test_stat("bo_count"));
 	kill(pid, SIGKILL);
 	ASSERT_EQ(pid, waitpid(pid, NULL, 0));
-	EXPECT_EQ(0, stat_read("bo_count"));
+	EXPECT_EQ(0, qpu_test_stat("bo_count"));
 }
 
 /* The limits per file (EDQUOT) and per device (ENOSPC) hold. */
@@ -391,8 +360,8 @@ TEST_F(bo, limits)
 	struct qpu_bo_create bo;
 
 	ASSERT_LE(0, fd2);
-	ASSERT_EQ(0, param_write("client_mem_limit", "65536"));
-	ASSERT_EQ(0, param_write("dev_mem_limit", "98304"));
+	ASSERT_EQ(0, qpu_test_write(QPU_PARAMS "client_mem_limit", "65536"));
+	ASSERT_EQ(0, qpu_test_write(QPU_PARAMS "dev_mem_limit", "98304"));
 
 	ASSERT_EQ(0, bo_create(self->fd, 65536, &bo));
 	EXPECT_EQ(-1, bo_create(self->fd, 4096, NULL));
@@ -405,20 +374,20 @@ TEST_F(bo, limits)
 	EXPECT_EQ(0, bo_destroy(self->fd, bo.handle));
 	EXPECT_EQ(0, bo_create(fd2, 4096, NULL));
 
-	EXPECT_EQ(0, param_write("client_mem_limit", "268435456"));
-	EXPECT_EQ(0, param_write("dev_mem_limit", "536870912"));
+	EXPECT_EQ(0, qpu_test_write(QPU_PARAMS "client_mem_limit", "268435456"));
+	EXPECT_EQ(0, qpu_test_write(QPU_PARAMS "dev_mem_limit", "536870912"));
 	close(fd2);
 }
 
 TEST_F(bo, limit_parameters_validated)
 {
-	EXPECT_EQ(-1, param_write("max_bo_size", "0"));
-	EXPECT_EQ(-1, param_write("max_bo_size", "lots"));
-	EXPECT_EQ(-1, param_write("dev_mem_limit", "99999999999"));
-	EXPECT_EQ(0, param_write("max_bo_size", "8192"));
+	EXPECT_EQ(-1, qpu_test_write(QPU_PARAMS "max_bo_size", "0"));
+	EXPECT_EQ(-1, qpu_test_write(QPU_PARAMS "max_bo_size", "lots"));
+	EXPECT_EQ(-1, qpu_test_write(QPU_PARAMS "dev_mem_limit", "99999999999"));
+	EXPECT_EQ(0, qpu_test_write(QPU_PARAMS "max_bo_size", "8192"));
 	EXPECT_EQ(-1, bo_create(self->fd, 8193, NULL));
 	EXPECT_EQ(EINVAL, errno);
-	EXPECT_EQ(0, param_write("max_bo_size", "33554432"));
+	EXPECT_EQ(0, qpu_test_write(QPU_PARAMS "max_bo_size", "33554432"));
 	EXPECT_EQ(0, bo_create(self->fd, 8193, NULL));
 }
 

@@ -29,111 +29,11 @@
 
 #include "kselftest_harness.h"
 #include "qpu_programs.h"
+#include "qpu_util.h"
 
-#define QPU_NODE "/dev/qpu"
-#define DEBUGFS "/sys/kernel/debug/qpu/qpu/"
-#define PARAMS "/sys/module/qpu/parameters/"
+#define DEBUGFS QPU_DEBUGFS
+#define PARAMS QPU_PARAMS
 
-
-struct bo {
-	__u32 handle;
-	__u32 bus_addr;
-	void *map;
-	size_t size;
-};
-
-static int bo_new(int fd, size_t size, const void *data, size_t len, struct bo *bo)
-{
-	struct qpu_bo_create args = { .size = size };
-
-	if (ioctl(fd, QPU_IOCTL_BO_CREATE, &args))
-		return -1;
-	bo->handle = args.handle;
-	bo->bus_addr = args.bus_addr;
-	bo->size = args.size;
-	bo->map = mmap(NULL, args.size, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
-		       args.mmap_offset);
-	if (bo->map == MAP_FAILED)
-		return -1;
-	if (data)
-		memcpy(bo->map, data, len);
-	return 0;
-}
-
-/* A job of @count copies of one program; returns the ioctl's result. */
-static int submit(int fd, const struct bo *code, const struct bo *unif,
-		  unsigned int count, __u32 timeout_ms, __u32 flags,
-		  int in_fd, struct qpu_submit *out)
-{
-	struct qpu_program progs[16];
-	struct qpu_submit args = {
-		.programs = (uintptr_t)progs,
-		.program_count = count,
-		.program_size = sizeof(progs[0]),
-		.flags = flags,
-		.in_fence_fd = in_fd,
-		.timeout_ms = timeout_ms,
-	};
-	unsigned int i;
-	int ret;
-
-	for (i = 0; i < 16; i++)
-		progs[i] = (struct qpu_program){ .code_handle = code->handle,
-						 .unif_handle = unif->handle };
-	ret = ioctl(fd, QPU_IOCTL_SUBMIT, &args);
-	if (out)
-		*out = args;
-	return ret;
-}
-
-static __s64 now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000ll + ts.tv_nsec;
-}
-
-/* Waits up to @ms for job @seqno; returns its status, or -errno. */
-static int wait_job(int fd, __u64 seqno, int ms, struct qpu_wait *out)
-{
-	struct qpu_wait args = {
-		.seqno = seqno,
-		.timeout_ns = now_ns() + ms * 1000000ll,
-	};
-
-	if (ioctl(fd, QPU_IOCTL_WAIT, &args))
-		return -errno;
-	if (out)
-		*out = args;
-	return args.status;
-}
-
-static long long stat_read(const char *name)
-{
-	char key[64];
-	long long value, found = -1;
-	FILE *f = fopen(DEBUGFS "stats", "r");
-
-	if (!f)
-		return -1;
-	while (fscanf(f, "%63[^:]: %lld\n", key, &value) == 2)
-		if (!strcmp(key, name))
-			found = value;
-	fclose(f);
-	return found;
-}
-
-static int knob_write(const char *path, const char *value)
-{
-	int fd = open(path, O_WRONLY), ret;
-
-	if (fd < 0)
-		return -1;
-	ret = write(fd, value, strlen(value)) == (ssize_t)strlen(value) ? 0 : -1;
-	close(fd);
-	return ret;
-}
 
 /* The status a sync_file reports: 1 signalled, 0 pending, <0 error. */
 static int fence_status(int fence_fd)
@@ -147,29 +47,29 @@ static int fence_status(int fence_fd)
 
 FIXTURE(job) {
 	int fd;
-	struct bo end, loop, tmu, unif, data;
+	struct qpu_test_bo end, loop, tmu, unif, data;
 };
 
 FIXTURE_SETUP(job)
 {
 	self->fd = open(QPU_NODE, O_RDWR | O_CLOEXEC);
 	ASSERT_LE(0, self->fd) TH_LOG("open " QPU_NODE ": %s", strerror(errno));
-	ASSERT_EQ(0, bo_new(self->fd, 4096, qpu_prog_end, sizeof(qpu_prog_end), &self->end));
-	ASSERT_EQ(0, bo_new(self->fd, 4096, qpu_prog_loop, sizeof(qpu_prog_loop), &self->loop));
-	ASSERT_EQ(0, bo_new(self->fd, 4096, qpu_prog_tmu_read, sizeof(qpu_prog_tmu_read), &self->tmu));
-	ASSERT_EQ(0, bo_new(self->fd, 4096, NULL, 0, &self->unif));
-	ASSERT_EQ(0, bo_new(self->fd, 4096, NULL, 0, &self->data));
-	ASSERT_EQ(0, knob_write(DEBUGFS "hang", "0"));
-	ASSERT_EQ(0, knob_write(DEBUGFS "latency_us", "0"));
+	ASSERT_EQ(0, qpu_test_bo_new(self->fd, 4096, qpu_prog_end, sizeof(qpu_prog_end), &self->end));
+	ASSERT_EQ(0, qpu_test_bo_new(self->fd, 4096, qpu_prog_loop, sizeof(qpu_prog_loop), &self->loop));
+	ASSERT_EQ(0, qpu_test_bo_new(self->fd, 4096, qpu_prog_tmu_read, sizeof(qpu_prog_tmu_read), &self->tmu));
+	ASSERT_EQ(0, qpu_test_bo_new(self->fd, 4096, NULL, 0, &self->unif));
+	ASSERT_EQ(0, qpu_test_bo_new(self->fd, 4096, NULL, 0, &self->data));
+	ASSERT_EQ(0, qpu_test_write(DEBUGFS "hang", "0"));
+	ASSERT_EQ(0, qpu_test_write(DEBUGFS "latency_us", "0"));
 }
 
 FIXTURE_TEARDOWN(job)
 {
-	knob_write(DEBUGFS "hang", "0");
-	knob_write(DEBUGFS "latency_us", "0");
-	knob_write(DEBUGFS "fault_next", "0");
-	knob_write(PARAMS "max_timeout_ms", "60000");
-	knob_write(PARAMS "host_irq", "0");
+	qpu_test_write(DEBUGFS "hang", "0");
+	qpu_test_write(DEBUGFS "latency_us", "0");
+	qpu_test_write(DEBUGFS "fault_next", "0");
+	qpu_test_write(PARAMS "max_timeout_ms", "60000");
+	qpu_test_write(PARAMS "host_irq", "0");
 	close(self->fd);
 }
 
@@ -177,22 +77,22 @@ TEST_F(job, one_program_done)
 {
 	struct qpu_submit s;
 
-	ASSERT_EQ(0, submit(self->fd, &self->end, &self->unif, 1, 0, 0, 0, &s));
+	ASSERT_EQ(0, qpu_test_submit(self->fd, &self->end, &self->unif, 1, 0, 0, 0, &s));
 	EXPECT_EQ(1, s.seqno);
-	EXPECT_EQ(QPU_JOB_DONE, wait_job(self->fd, s.seqno, 5000, NULL));
+	EXPECT_EQ(QPU_JOB_DONE, qpu_test_wait(self->fd, s.seqno, 5000, NULL));
 	/* Asking again gives the same answer. */
-	EXPECT_EQ(QPU_JOB_DONE, wait_job(self->fd, s.seqno, 0, NULL));
+	EXPECT_EQ(QPU_JOB_DONE, qpu_test_wait(self->fd, s.seqno, 0, NULL));
 }
 
 TEST_F(job, twelve_programs_done_thirteen_refused)
 {
 	struct qpu_submit s;
 
-	ASSERT_EQ(0, submit(self->fd, &self->end, &self->unif, 12, 0, 0, 0, &s));
-	EXPECT_EQ(QPU_JOB_DONE, wait_job(self->fd, s.seqno, 5000, NULL));
-	EXPECT_EQ(-1, submit(self->fd, &self->end, &self->unif, 13, 0, 0, 0, NULL));
+	ASSERT_EQ(0, qpu_test_submit(self->fd, &self->end, &self->unif, 12, 0, 0, 0, &s));
+	EXPECT_EQ(QPU_JOB_DONE, qpu_test_wait(self->fd, s.seqno, 5000, NULL));
+	EXPECT_EQ(-1, qpu_test_submit(self->fd, &self->end, &self->unif, 13, 0, 0, 0, NULL));
 	EXPECT_EQ(EINVAL, errno);
-	EXPECT_EQ(-1, submit(self->fd, &self->end, &self->unif, 0, 0, 0, 0, NULL));
+	EXPECT_EQ(-1, qpu_test_submit(self->fd, &self->end, &self->unif, 0, 0, 0, 0, NULL));
 	EXPECT_EQ(EINVAL, errno);
 }
 
@@ -201,7 +101,7 @@ TEST_F(job, out_fence_polls_and_signals)
 	struct pollfd pfd = { .events = POLLIN };
 	struct qpu_submit s;
 
-	ASSERT_EQ(0, submit(self->fd, &self->end, &self->unif, 4, 0,
+	ASSERT_EQ(0, qpu_test_submit(self->fd, &self->end, &self->unif, 4, 0,
 			    QPU_SUBMIT_OUT_FENCE, 0, &s));
 	ASSERT_LE(0, s.out_fence_fd);
 	EXPECT_TRUE(fcntl(s.out_fence_fd, F_GETFD) & FD_CLOEXEC);
@@ -214,18 +114,18 @@ TEST_F(job, out_fence_polls_and_signals)
 /* An infinite loop is stopped at its deadline and the V3D works after. */
 TEST_F_TIMEOUT(job, infinite_loop_times_out_and_resets, 30)
 {
-	long long resets = stat_read("resets");
+	long long resets = qpu_test_stat("resets");
 	struct qpu_submit s, t;
-	__s64 start = now_ns();
+	__s64 start = qpu_test_now_ns();
 
-	ASSERT_EQ(0, submit(self->fd, &self->loop, &self->unif, 12, 200,
+	ASSERT_EQ(0, qpu_test_submit(self->fd, &self->loop, &self->unif, 12, 200,
 			    QPU_SUBMIT_OUT_FENCE, 0, &s));
-	ASSERT_EQ(0, submit(self->fd, &self->end, &self->unif, 12, 0, 0, 0, &t));
-	EXPECT_EQ(QPU_JOB_TIMEOUT, wait_job(self->fd, s.seqno, 10000, NULL));
-	EXPECT_LE(200 * 1000000ll, now_ns() - start);
+	ASSERT_EQ(0, qpu_test_submit(self->fd, &self->end, &self->unif, 12, 0, 0, 0, &t));
+	EXPECT_EQ(QPU_JOB_TIMEOUT, qpu_test_wait(self->fd, s.seqno, 10000, NULL));
+	EXPECT_LE(200 * 1000000ll, qpu_test_now_ns() - start);
 	EXPECT_EQ(-ETIMEDOUT, fence_status(s.out_fence_fd));
-	EXPECT_EQ(resets + 1, stat_read("resets"));
-	EXPECT_EQ(QPU_JOB_DONE, wait_job(self->fd, t.seqno, 5000, NULL));
+	EXPECT_EQ(resets + 1, qpu_test_stat("resets"));
+	EXPECT_EQ(QPU_JOB_DONE, qpu_test_wait(self->fd, t.seqno, 5000, NULL));
 	close(s.out_fence_fd);
 }
 
@@ -233,16 +133,16 @@ TEST_F_TIMEOUT(job, infinite_loop_times_out_and_resets, 30)
 TEST_F_TIMEOUT(job, other_clients_hang_does_not_stop_us, 30)
 {
 	int fd2 = open(QPU_NODE, O_RDWR | O_CLOEXEC);
-	struct bo loop2, unif2;
+	struct qpu_test_bo loop2, unif2;
 	struct qpu_submit s, t;
 
 	ASSERT_LE(0, fd2);
-	ASSERT_EQ(0, bo_new(fd2, 4096, qpu_prog_loop, sizeof(qpu_prog_loop), &loop2));
-	ASSERT_EQ(0, bo_new(fd2, 4096, NULL, 0, &unif2));
-	ASSERT_EQ(0, submit(fd2, &loop2, &unif2, 12, 300, 0, 0, &s));
-	ASSERT_EQ(0, submit(self->fd, &self->end, &self->unif, 1, 0, 0, 0, &t));
-	EXPECT_EQ(QPU_JOB_DONE, wait_job(self->fd, t.seqno, 10000, NULL));
-	EXPECT_EQ(QPU_JOB_TIMEOUT, wait_job(fd2, s.seqno, 10000, NULL));
+	ASSERT_EQ(0, qpu_test_bo_new(fd2, 4096, qpu_prog_loop, sizeof(qpu_prog_loop), &loop2));
+	ASSERT_EQ(0, qpu_test_bo_new(fd2, 4096, NULL, 0, &unif2));
+	ASSERT_EQ(0, qpu_test_submit(fd2, &loop2, &unif2, 12, 300, 0, 0, &s));
+	ASSERT_EQ(0, qpu_test_submit(self->fd, &self->end, &self->unif, 1, 0, 0, 0, &t));
+	EXPECT_EQ(QPU_JOB_DONE, qpu_test_wait(self->fd, t.seqno, 10000, NULL));
+	EXPECT_EQ(QPU_JOB_TIMEOUT, qpu_test_wait(fd2, s.seqno, 10000, NULL));
 	close(fd2);
 }
 
@@ -251,12 +151,12 @@ TEST_F_TIMEOUT(job, hang_knob_times_out, 30)
 {
 	struct qpu_submit s;
 
-	ASSERT_EQ(0, knob_write(DEBUGFS "hang", "1"));
-	ASSERT_EQ(0, submit(self->fd, &self->end, &self->unif, 1, 100, 0, 0, &s));
-	EXPECT_EQ(QPU_JOB_TIMEOUT, wait_job(self->fd, s.seqno, 10000, NULL));
-	ASSERT_EQ(0, knob_write(DEBUGFS "hang", "0"));
-	ASSERT_EQ(0, submit(self->fd, &self->end, &self->unif, 1, 0, 0, 0, &s));
-	EXPECT_EQ(QPU_JOB_DONE, wait_job(self->fd, s.seqno, 5000, NULL));
+	ASSERT_EQ(0, qpu_test_write(DEBUGFS "hang", "1"));
+	ASSERT_EQ(0, qpu_test_submit(self->fd, &self->end, &self->unif, 1, 100, 0, 0, &s));
+	EXPECT_EQ(QPU_JOB_TIMEOUT, qpu_test_wait(self->fd, s.seqno, 10000, NULL));
+	ASSERT_EQ(0, qpu_test_write(DEBUGFS "hang", "0"));
+	ASSERT_EQ(0, qpu_test_submit(self->fd, &self->end, &self->unif, 1, 0, 0, 0, &s));
+	EXPECT_EQ(QPU_JOB_DONE, qpu_test_wait(self->fd, s.seqno, 5000, NULL));
 }
 
 /* A timeout above the administrator's maximum is cut to it. */
@@ -266,13 +166,13 @@ TEST_F_TIMEOUT(job, timeout_capped_by_max, 30)
 	struct qpu_submit s;
 	__s64 start;
 
-	ASSERT_EQ(0, knob_write(PARAMS "max_timeout_ms", "150"));
+	ASSERT_EQ(0, qpu_test_write(PARAMS "max_timeout_ms", "150"));
 	ASSERT_EQ(0, ioctl(self->fd, QPU_IOCTL_GET_PARAM, &p));
 	EXPECT_EQ(150, p.value);
-	start = now_ns();
-	ASSERT_EQ(0, submit(self->fd, &self->loop, &self->unif, 1, 100000, 0, 0, &s));
-	EXPECT_EQ(QPU_JOB_TIMEOUT, wait_job(self->fd, s.seqno, 10000, NULL));
-	EXPECT_GT(5000 * 1000000ll, now_ns() - start);
+	start = qpu_test_now_ns();
+	ASSERT_EQ(0, qpu_test_submit(self->fd, &self->loop, &self->unif, 1, 100000, 0, 0, &s));
+	EXPECT_EQ(QPU_JOB_TIMEOUT, qpu_test_wait(self->fd, s.seqno, 10000, NULL));
+	EXPECT_GT(5000 * 1000000ll, qpu_test_now_ns() - start);
 }
 
 /* A TMU read outside the job's BOs stops the job; inside, it runs. */
@@ -288,8 +188,8 @@ TEST_F(job, access_outside_job_faults)
 
 	/* data is a BO of this file, but the job does not list it. */
 	unif[0] = self->data.bus_addr;
-	ASSERT_EQ(0, submit(self->fd, &self->tmu, &self->unif, 1, 0, 0, 0, &s));
-	ASSERT_EQ(QPU_JOB_FAULT, wait_job(self->fd, s.seqno, 5000, &w));
+	ASSERT_EQ(0, qpu_test_submit(self->fd, &self->tmu, &self->unif, 1, 0, 0, 0, &s));
+	ASSERT_EQ(QPU_JOB_FAULT, qpu_test_wait(self->fd, s.seqno, 5000, &w));
 	EXPECT_EQ(0, w.fault_qpu);
 	EXPECT_EQ(QPU_FAULT_TMU, w.fault_access);
 	EXPECT_EQ(self->data.bus_addr, w.fault_addr);
@@ -303,12 +203,12 @@ TEST_F(job, access_outside_job_faults)
 		.bo_count = 1,
 	};
 	ASSERT_EQ(0, ioctl(self->fd, QPU_IOCTL_SUBMIT, &args));
-	EXPECT_EQ(QPU_JOB_DONE, wait_job(self->fd, args.seqno, 5000, NULL));
+	EXPECT_EQ(QPU_JOB_DONE, qpu_test_wait(self->fd, args.seqno, 5000, NULL));
 
 	/* Past the end of a listed BO, into its guard gap, faults. */
 	unif[0] = self->data.bus_addr + self->data.size;
 	ASSERT_EQ(0, ioctl(self->fd, QPU_IOCTL_SUBMIT, &args));
-	EXPECT_EQ(QPU_JOB_FAULT, wait_job(self->fd, args.seqno, 5000, NULL));
+	EXPECT_EQ(QPU_JOB_FAULT, qpu_test_wait(self->fd, args.seqno, 5000, NULL));
 }
 
 /* Another file's BO is out of reach even at its real bus address. */
@@ -318,13 +218,13 @@ TEST_F(job, other_files_bo_faults)
 	__u32 *unif = self->unif.map;
 	struct qpu_submit s;
 	struct qpu_wait w;
-	struct bo secret;
+	struct qpu_test_bo secret;
 
 	ASSERT_LE(0, fd2);
-	ASSERT_EQ(0, bo_new(fd2, 4096, "secret", 6, &secret));
+	ASSERT_EQ(0, qpu_test_bo_new(fd2, 4096, "secret", 6, &secret));
 	unif[0] = secret.bus_addr;
-	ASSERT_EQ(0, submit(self->fd, &self->tmu, &self->unif, 1, 0, 0, 0, &s));
-	EXPECT_EQ(QPU_JOB_FAULT, wait_job(self->fd, s.seqno, 5000, &w));
+	ASSERT_EQ(0, qpu_test_submit(self->fd, &self->tmu, &self->unif, 1, 0, 0, 0, &s));
+	EXPECT_EQ(QPU_JOB_FAULT, qpu_test_wait(self->fd, s.seqno, 5000, &w));
 	EXPECT_EQ(secret.bus_addr, w.fault_addr);
 	close(fd2);
 }
@@ -334,23 +234,23 @@ TEST_F_TIMEOUT(job, in_fence_chains_jobs, 30)
 {
 	struct qpu_submit a, b;
 	int fd2 = open(QPU_NODE, O_RDWR | O_CLOEXEC);
-	struct bo end2, unif2;
+	struct qpu_test_bo end2, unif2;
 
 	ASSERT_LE(0, fd2);
-	ASSERT_EQ(0, bo_new(fd2, 4096, qpu_prog_end, sizeof(qpu_prog_end), &end2));
-	ASSERT_EQ(0, bo_new(fd2, 4096, NULL, 0, &unif2));
+	ASSERT_EQ(0, qpu_test_bo_new(fd2, 4096, qpu_prog_end, sizeof(qpu_prog_end), &end2));
+	ASSERT_EQ(0, qpu_test_bo_new(fd2, 4096, NULL, 0, &unif2));
 
 	/* A is slow; B, on another file, would otherwise run first. */
-	ASSERT_EQ(0, knob_write(DEBUGFS "latency_us", "300000"));
-	ASSERT_EQ(0, submit(self->fd, &self->end, &self->unif, 1, 5000,
+	ASSERT_EQ(0, qpu_test_write(DEBUGFS "latency_us", "300000"));
+	ASSERT_EQ(0, qpu_test_submit(self->fd, &self->end, &self->unif, 1, 5000,
 			    QPU_SUBMIT_OUT_FENCE, 0, &a));
-	ASSERT_EQ(0, submit(fd2, &end2, &unif2, 1, 0, QPU_SUBMIT_IN_FENCE,
+	ASSERT_EQ(0, qpu_test_submit(fd2, &end2, &unif2, 1, 0, QPU_SUBMIT_IN_FENCE,
 			    a.out_fence_fd, &b));
-	EXPECT_EQ(-ETIME, wait_job(fd2, b.seqno, 50, NULL));
+	EXPECT_EQ(-ETIME, qpu_test_wait(fd2, b.seqno, 50, NULL));
 	EXPECT_EQ(0, fence_status(a.out_fence_fd));
-	EXPECT_EQ(QPU_JOB_DONE, wait_job(self->fd, a.seqno, 10000, NULL));
-	ASSERT_EQ(0, knob_write(DEBUGFS "latency_us", "0"));
-	EXPECT_EQ(QPU_JOB_DONE, wait_job(fd2, b.seqno, 10000, NULL));
+	EXPECT_EQ(QPU_JOB_DONE, qpu_test_wait(self->fd, a.seqno, 10000, NULL));
+	ASSERT_EQ(0, qpu_test_write(DEBUGFS "latency_us", "0"));
+	EXPECT_EQ(QPU_JOB_DONE, qpu_test_wait(fd2, b.seqno, 10000, NULL));
 	close(a.out_fence_fd);
 	close(fd2);
 }
@@ -360,12 +260,12 @@ TEST_F_TIMEOUT(job, failed_in_fence_cancels, 30)
 {
 	struct qpu_submit a, b;
 
-	ASSERT_EQ(0, submit(self->fd, &self->loop, &self->unif, 1, 100,
+	ASSERT_EQ(0, qpu_test_submit(self->fd, &self->loop, &self->unif, 1, 100,
 			    QPU_SUBMIT_OUT_FENCE, 0, &a));
-	ASSERT_EQ(0, submit(self->fd, &self->end, &self->unif, 1, 0,
+	ASSERT_EQ(0, qpu_test_submit(self->fd, &self->end, &self->unif, 1, 0,
 			    QPU_SUBMIT_IN_FENCE, a.out_fence_fd, &b));
-	EXPECT_EQ(QPU_JOB_TIMEOUT, wait_job(self->fd, a.seqno, 10000, NULL));
-	EXPECT_EQ(QPU_JOB_CANCELED, wait_job(self->fd, b.seqno, 10000, NULL));
+	EXPECT_EQ(QPU_JOB_TIMEOUT, qpu_test_wait(self->fd, a.seqno, 10000, NULL));
+	EXPECT_EQ(QPU_JOB_CANCELED, qpu_test_wait(self->fd, b.seqno, 10000, NULL));
 	close(a.out_fence_fd);
 }
 
@@ -375,16 +275,16 @@ TEST_F_TIMEOUT(job, close_cancels_queued_jobs, 30)
 	int fd2 = open(QPU_NODE, O_RDWR | O_CLOEXEC);
 	struct pollfd pfd = { .events = POLLIN };
 	struct qpu_submit a, b;
-	struct bo loop2, end2, unif2;
+	struct qpu_test_bo loop2, end2, unif2;
 
 	ASSERT_LE(0, fd2);
-	ASSERT_EQ(0, bo_new(fd2, 4096, qpu_prog_loop, sizeof(qpu_prog_loop), &loop2));
-	ASSERT_EQ(0, bo_new(fd2, 4096, qpu_prog_end, sizeof(qpu_prog_end), &end2));
-	ASSERT_EQ(0, bo_new(fd2, 4096, NULL, 0, &unif2));
-	ASSERT_EQ(0, submit(fd2, &loop2, &unif2, 1, 300, QPU_SUBMIT_OUT_FENCE, 0, &a));
-	ASSERT_EQ(0, submit(fd2, &end2, &unif2, 1, 0, QPU_SUBMIT_OUT_FENCE, 0, &b));
+	ASSERT_EQ(0, qpu_test_bo_new(fd2, 4096, qpu_prog_loop, sizeof(qpu_prog_loop), &loop2));
+	ASSERT_EQ(0, qpu_test_bo_new(fd2, 4096, qpu_prog_end, sizeof(qpu_prog_end), &end2));
+	ASSERT_EQ(0, qpu_test_bo_new(fd2, 4096, NULL, 0, &unif2));
+	ASSERT_EQ(0, qpu_test_submit(fd2, &loop2, &unif2, 1, 300, QPU_SUBMIT_OUT_FENCE, 0, &a));
+	ASSERT_EQ(0, qpu_test_submit(fd2, &end2, &unif2, 1, 0, QPU_SUBMIT_OUT_FENCE, 0, &b));
 	/* Let the scheduler start the first (it does at once; this is slack). */
-	EXPECT_EQ(-ETIME, wait_job(fd2, a.seqno, 100, NULL));
+	EXPECT_EQ(-ETIME, qpu_test_wait(fd2, a.seqno, 100, NULL));
 	munmap(loop2.map, 4096);
 	munmap(end2.map, 4096);
 	munmap(unif2.map, 4096);
@@ -402,7 +302,7 @@ TEST_F_TIMEOUT(job, close_cancels_queued_jobs, 30)
 /* A process killed mid-job leaves nothing behind once the job ends. */
 TEST_F_TIMEOUT(job, killed_process_leaks_nothing, 30)
 {
-	long long bos = stat_read("bo_count");
+	long long bos = qpu_test_stat("bo_count");
 	int pipefd[2];
 	pid_t pid;
 	char c;
@@ -413,12 +313,12 @@ TEST_F_TIMEOUT(job, killed_process_leaks_nothing, 30)
 	ASSERT_LE(0, pid);
 	if (pid == 0) {
 		int fd = open(QPU_NODE, O_RDWR | O_CLOEXEC);
-		struct bo loop, unif;
+		struct qpu_test_bo loop, unif;
 
-		if (fd < 0 || bo_new(fd, 4096, qpu_prog_loop, sizeof(qpu_prog_loop), &loop) ||
-		    bo_new(fd, 4096, NULL, 0, &unif) ||
-		    submit(fd, &loop, &unif, 12, 300, 0, 0, NULL) ||
-		    submit(fd, &loop, &unif, 12, 300, 0, 0, NULL))
+		if (fd < 0 || qpu_test_bo_new(fd, 4096, qpu_prog_loop, sizeof(qpu_prog_loop), &loop) ||
+		    qpu_test_bo_new(fd, 4096, NULL, 0, &unif) ||
+		    qpu_test_submit(fd, &loop, &unif, 12, 300, 0, 0, NULL) ||
+		    qpu_test_submit(fd, &loop, &unif, 12, 300, 0, 0, NULL))
 			_exit(1);
 		if (write(pipefd[1], "r", 1) != 1)
 			_exit(1);
@@ -430,9 +330,9 @@ TEST_F_TIMEOUT(job, killed_process_leaks_nothing, 30)
 	close(pipefd[0]);
 	kill(pid, SIGKILL);
 	ASSERT_EQ(pid, waitpid(pid, NULL, 0));
-	for (i = 0; i < 100 && stat_read("bo_count") != bos; i++)
+	for (i = 0; i < 100 && qpu_test_stat("bo_count") != bos; i++)
 		usleep(50000);
-	EXPECT_EQ(bos, stat_read("bo_count"));
+	EXPECT_EQ(bos, qpu_test_stat("bo_count"));
 }
 
 /* A file with many slow jobs does not keep another file waiting. */
@@ -440,28 +340,28 @@ TEST_F_TIMEOUT(job, files_take_turns, 60)
 {
 	int fd2 = open(QPU_NODE, O_RDWR | O_CLOEXEC);
 	struct qpu_submit flood[20], mine;
-	struct bo end2, unif2;
+	struct qpu_test_bo end2, unif2;
 	int i, pending = 0;
 
 	ASSERT_LE(0, fd2);
-	ASSERT_EQ(0, bo_new(fd2, 4096, qpu_prog_end, sizeof(qpu_prog_end), &end2));
-	ASSERT_EQ(0, bo_new(fd2, 4096, NULL, 0, &unif2));
-	ASSERT_EQ(0, knob_write(DEBUGFS "latency_us", "20000"));
+	ASSERT_EQ(0, qpu_test_bo_new(fd2, 4096, qpu_prog_end, sizeof(qpu_prog_end), &end2));
+	ASSERT_EQ(0, qpu_test_bo_new(fd2, 4096, NULL, 0, &unif2));
+	ASSERT_EQ(0, qpu_test_write(DEBUGFS "latency_us", "20000"));
 	for (i = 0; i < 20; i++)
-		ASSERT_EQ(0, submit(fd2, &end2, &unif2, 1, 0, 0, 0, &flood[i]));
-	ASSERT_EQ(0, submit(self->fd, &self->end, &self->unif, 1, 0, 0, 0, &mine));
-	EXPECT_EQ(QPU_JOB_DONE, wait_job(self->fd, mine.seqno, 20000, NULL));
+		ASSERT_EQ(0, qpu_test_submit(fd2, &end2, &unif2, 1, 0, 0, 0, &flood[i]));
+	ASSERT_EQ(0, qpu_test_submit(self->fd, &self->end, &self->unif, 1, 0, 0, 0, &mine));
+	EXPECT_EQ(QPU_JOB_DONE, qpu_test_wait(self->fd, mine.seqno, 20000, NULL));
 	for (i = 0; i < 20; i++)
-		pending += wait_job(fd2, flood[i].seqno, 0, NULL) == -ETIME;
+		pending += qpu_test_wait(fd2, flood[i].seqno, 0, NULL) == -ETIME;
 	EXPECT_LE(10, pending) TH_LOG("only %d of the other file's 20 jobs were still queued", pending);
-	ASSERT_EQ(0, knob_write(DEBUGFS "latency_us", "0"));
-	EXPECT_EQ(QPU_JOB_DONE, wait_job(fd2, flood[19].seqno, 20000, NULL));
+	ASSERT_EQ(0, qpu_test_write(DEBUGFS "latency_us", "0"));
+	EXPECT_EQ(QPU_JOB_DONE, qpu_test_wait(fd2, flood[19].seqno, 20000, NULL));
 	close(fd2);
 }
 
 struct thread_arg {
 	int fd;
-	const struct bo *code, *unif;
+	const struct qpu_test_bo *code, *unif;
 	int done;
 };
 
@@ -472,9 +372,9 @@ static void *submitter(void *p)
 	int i;
 
 	for (i = 0; i < 25; i++) {
-		if (submit(t->fd, t->code, t->unif, 3, 0, 0, 0, &s))
+		if (qpu_test_submit(t->fd, t->code, t->unif, 3, 0, 0, 0, &s))
 			break;
-		if (wait_job(t->fd, s.seqno, 10000, NULL) == QPU_JOB_DONE)
+		if (qpu_test_wait(t->fd, s.seqno, 10000, NULL) == QPU_JOB_DONE)
 			t->done++;
 	}
 	return NULL;
@@ -486,12 +386,12 @@ TEST_F_TIMEOUT(job, many_threads_submit, 120)
 	struct thread_arg args[4];
 	pthread_t threads[4];
 	int fd2 = open(QPU_NODE, O_RDWR | O_CLOEXEC);
-	struct bo end2, unif2;
+	struct qpu_test_bo end2, unif2;
 	int i;
 
 	ASSERT_LE(0, fd2);
-	ASSERT_EQ(0, bo_new(fd2, 4096, qpu_prog_end, sizeof(qpu_prog_end), &end2));
-	ASSERT_EQ(0, bo_new(fd2, 4096, NULL, 0, &unif2));
+	ASSERT_EQ(0, qpu_test_bo_new(fd2, 4096, qpu_prog_end, sizeof(qpu_prog_end), &end2));
+	ASSERT_EQ(0, qpu_test_bo_new(fd2, 4096, NULL, 0, &unif2));
 	for (i = 0; i < 4; i++) {
 		args[i] = (struct thread_arg){
 			.fd = i % 2 ? fd2 : self->fd,
@@ -520,18 +420,18 @@ TEST_F(job, unprivileged_user_runs_on_sim)
 	pid = fork();
 	ASSERT_LE(0, pid);
 	if (pid == 0) {
-		struct bo code, unif;
+		struct qpu_test_bo code, unif;
 		struct qpu_submit s;
 		int fd;
 
 		if (setgid(65534) || setuid(65534))
 			_exit(2);
 		fd = open(QPU_NODE, O_RDWR | O_CLOEXEC);
-		if (fd < 0 || bo_new(fd, 4096, qpu_prog_end, sizeof(qpu_prog_end), &code) ||
-		    bo_new(fd, 4096, NULL, 0, &unif) ||
-		    submit(fd, &code, &unif, 12, 0, 0, 0, &s))
+		if (fd < 0 || qpu_test_bo_new(fd, 4096, qpu_prog_end, sizeof(qpu_prog_end), &code) ||
+		    qpu_test_bo_new(fd, 4096, NULL, 0, &unif) ||
+		    qpu_test_submit(fd, &code, &unif, 12, 0, 0, 0, &s))
 			_exit(3);
-		_exit(wait_job(fd, s.seqno, 5000, NULL) == QPU_JOB_DONE ? 0 : 4);
+		_exit(qpu_test_wait(fd, s.seqno, 5000, NULL) == QPU_JOB_DONE ? 0 : 4);
 	}
 	ASSERT_EQ(pid, waitpid(pid, &status, 0));
 	EXPECT_TRUE(WIFEXITED(status));
@@ -544,48 +444,48 @@ TEST_F(job, fault_next_knob)
 	struct qpu_submit s;
 	struct qpu_wait w;
 
-	ASSERT_EQ(0, knob_write(DEBUGFS "fault_next", "1"));
-	ASSERT_EQ(0, submit(self->fd, &self->end, &self->unif, 3, 0, 0, 0, &s));
-	EXPECT_EQ(QPU_JOB_FAULT, wait_job(self->fd, s.seqno, 5000, &w));
+	ASSERT_EQ(0, qpu_test_write(DEBUGFS "fault_next", "1"));
+	ASSERT_EQ(0, qpu_test_submit(self->fd, &self->end, &self->unif, 3, 0, 0, 0, &s));
+	EXPECT_EQ(QPU_JOB_FAULT, qpu_test_wait(self->fd, s.seqno, 5000, &w));
 	EXPECT_EQ(QPU_FAULT_OTHER, w.fault_access);
 	EXPECT_EQ(self->end.bus_addr, w.fault_pc);
 	/* It fired once. */
-	ASSERT_EQ(0, submit(self->fd, &self->end, &self->unif, 3, 0, 0, 0, &s));
-	EXPECT_EQ(QPU_JOB_DONE, wait_job(self->fd, s.seqno, 5000, NULL));
+	ASSERT_EQ(0, qpu_test_submit(self->fd, &self->end, &self->unif, 3, 0, 0, 0, &s));
+	EXPECT_EQ(QPU_JOB_DONE, qpu_test_wait(self->fd, s.seqno, 5000, NULL));
 }
 
 /* With host_irq, a program's host_int write is taken as an interrupt. */
 TEST_F(job, host_interrupt_option)
 {
-	long long irqs = stat_read("host_irqs");
+	long long irqs = qpu_test_stat("host_irqs");
 	struct qpu_submit s;
-	struct bo code;
+	struct qpu_test_bo code;
 
-	ASSERT_EQ(0, bo_new(self->fd, 4096, qpu_prog_host_irq, sizeof(qpu_prog_host_irq), &code));
-	ASSERT_EQ(0, knob_write(PARAMS "host_irq", "1"));
-	ASSERT_EQ(0, submit(self->fd, &code, &self->unif, 12, 0, 0, 0, &s));
-	EXPECT_EQ(QPU_JOB_DONE, wait_job(self->fd, s.seqno, 5000, NULL));
-	EXPECT_LT(irqs, stat_read("host_irqs"));
+	ASSERT_EQ(0, qpu_test_bo_new(self->fd, 4096, qpu_prog_host_irq, sizeof(qpu_prog_host_irq), &code));
+	ASSERT_EQ(0, qpu_test_write(PARAMS "host_irq", "1"));
+	ASSERT_EQ(0, qpu_test_submit(self->fd, &code, &self->unif, 12, 0, 0, 0, &s));
+	EXPECT_EQ(QPU_JOB_DONE, qpu_test_wait(self->fd, s.seqno, 5000, NULL));
+	EXPECT_LT(irqs, qpu_test_stat("host_irqs"));
 
 	/* Off: the writes are not enabled and raise nothing. */
-	irqs = stat_read("host_irqs");
-	ASSERT_EQ(0, knob_write(PARAMS "host_irq", "0"));
-	ASSERT_EQ(0, submit(self->fd, &code, &self->unif, 12, 0, 0, 0, &s));
-	EXPECT_EQ(QPU_JOB_DONE, wait_job(self->fd, s.seqno, 5000, NULL));
-	EXPECT_EQ(irqs, stat_read("host_irqs"));
+	irqs = qpu_test_stat("host_irqs");
+	ASSERT_EQ(0, qpu_test_write(PARAMS "host_irq", "0"));
+	ASSERT_EQ(0, qpu_test_submit(self->fd, &code, &self->unif, 12, 0, 0, 0, &s));
+	EXPECT_EQ(QPU_JOB_DONE, qpu_test_wait(self->fd, s.seqno, 5000, NULL));
+	EXPECT_EQ(irqs, qpu_test_stat("host_irqs"));
 }
 
 TEST_F(job, wait_by_bo)
 {
 	struct qpu_wait w = { .flags = QPU_WAIT_BO, .handle = self->data.handle,
-			      .timeout_ns = now_ns() + 5000000000ll };
+			      .timeout_ns = qpu_test_now_ns() + 5000000000ll };
 	struct qpu_submit s;
 
 	/* No job used it yet. */
 	ASSERT_EQ(0, ioctl(self->fd, QPU_IOCTL_WAIT, &w));
 	EXPECT_EQ(QPU_JOB_DONE, w.status);
 
-	ASSERT_EQ(0, submit(self->fd, &self->loop, &self->unif, 1, 100, 0, 0, &s));
+	ASSERT_EQ(0, qpu_test_submit(self->fd, &self->loop, &self->unif, 1, 100, 0, 0, &s));
 	w.handle = self->loop.handle;
 	ASSERT_EQ(0, ioctl(self->fd, QPU_IOCTL_WAIT, &w));
 	EXPECT_EQ(QPU_JOB_TIMEOUT, w.status);
@@ -597,7 +497,7 @@ TEST_F(job, wait_by_bo)
 
 TEST_F(job, wait_errors)
 {
-	struct qpu_wait w = { .seqno = 12345, .timeout_ns = now_ns() };
+	struct qpu_wait w = { .seqno = 12345, .timeout_ns = qpu_test_now_ns() };
 	struct qpu_submit s;
 
 	EXPECT_EQ(-1, ioctl(self->fd, QPU_IOCTL_WAIT, &w));
@@ -616,9 +516,9 @@ TEST_F(job, wait_errors)
 	EXPECT_EQ(EFAULT, errno);
 
 	/* A deadline in the past only polls. */
-	ASSERT_EQ(0, submit(self->fd, &self->loop, &self->unif, 1, 200, 0, 0, &s));
-	EXPECT_EQ(-ETIME, wait_job(self->fd, s.seqno, -1000, NULL));
-	EXPECT_EQ(QPU_JOB_TIMEOUT, wait_job(self->fd, s.seqno, 10000, NULL));
+	ASSERT_EQ(0, qpu_test_submit(self->fd, &self->loop, &self->unif, 1, 200, 0, 0, &s));
+	EXPECT_EQ(-ETIME, qpu_test_wait(self->fd, s.seqno, -1000, NULL));
+	EXPECT_EQ(QPU_JOB_TIMEOUT, qpu_test_wait(self->fd, s.seqno, 10000, NULL));
 }
 
 TEST_F(job, submit_errors)
@@ -721,13 +621,13 @@ TEST_F_TIMEOUT(job, bos_outlive_destroy_while_running, 30)
 	long long bos;
 	struct qpu_submit s;
 
-	ASSERT_EQ(0, submit(self->fd, &self->loop, &self->unif, 1, 300, 0, 0, &s));
+	ASSERT_EQ(0, qpu_test_submit(self->fd, &self->loop, &self->unif, 1, 300, 0, 0, &s));
 	munmap(self->loop.map, 4096);
-	bos = stat_read("bo_count");
+	bos = qpu_test_stat("bo_count");
 	ASSERT_EQ(0, ioctl(self->fd, QPU_IOCTL_BO_DESTROY, &d));
-	EXPECT_EQ(bos, stat_read("bo_count"));
-	EXPECT_EQ(QPU_JOB_TIMEOUT, wait_job(self->fd, s.seqno, 10000, NULL));
-	EXPECT_EQ(bos - 1, stat_read("bo_count"));
+	EXPECT_EQ(bos, qpu_test_stat("bo_count"));
+	EXPECT_EQ(QPU_JOB_TIMEOUT, qpu_test_wait(self->fd, s.seqno, 10000, NULL));
+	EXPECT_EQ(bos - 1, qpu_test_stat("bo_count"));
 }
 
 TEST_HARNESS_MAIN

@@ -27,20 +27,11 @@
 #include <linux/qpu.h>
 
 #include "kselftest_harness.h"
+#include "qpu_programs.h"
+#include "qpu_util.h"
 
-#define QPU_NODE "/dev/qpu"
-#define DEBUGFS "/sys/kernel/debug/qpu/qpu/"
-#define PARAMS "/sys/module/qpu/parameters/"
-
-#define NOP		0x100009e7009e7000ull	/* nop */
-#define THREND		0x300009e7009e7000ull	/* nop; thrend */
-#define LOOP		0xf0f809e7ffffffe0ull	/* brr -, -4 (itself) */
-#define TMU_FROM_UNIF	0x10020e2715827d80ull	/* or tmu0_s, unif, unif */
-#define LDTMU0		0xa00009e7009e7000ull	/* nop; ldtmu0 */
-
-static const __u64 prog_end[] = { THREND, NOP, NOP };
-static const __u64 prog_loop[] = { LOOP, NOP, NOP, NOP, THREND, NOP, NOP };
-static const __u64 prog_tmu[] = { TMU_FROM_UNIF, LDTMU0, THREND, NOP, NOP };
+#define DEBUGFS QPU_DEBUGFS
+#define PARAMS QPU_PARAMS
 
 /* --- raw generic netlink ------------------------------------------------- */
 
@@ -347,60 +338,6 @@ static int event_wait(int fd, __u8 cmd, struct reply *out)
 
 /* --- the device ---------------------------------------------------------- */
 
-struct bo {
-	__u32 handle;
-	__u32 bus_addr;
-	void *map;
-	size_t size;
-};
-
-static int bo_new(int fd, size_t size, const void *data, size_t len, struct bo *bo)
-{
-	struct qpu_bo_create args = { .size = size };
-
-	if (ioctl(fd, QPU_IOCTL_BO_CREATE, &args))
-		return -1;
-	bo->handle = args.handle;
-	bo->bus_addr = args.bus_addr;
-	bo->size = args.size;
-	bo->map = mmap(NULL, args.size, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
-		       args.mmap_offset);
-	if (bo->map == MAP_FAILED)
-		return -1;
-	if (data)
-		memcpy(bo->map, data, len);
-	return 0;
-}
-
-static int submit(int fd, const struct bo *code, const struct bo *unif,
-		  __u32 timeout_ms, struct qpu_submit *out)
-{
-	struct qpu_program prog = { .code_handle = code->handle,
-				    .unif_handle = unif->handle };
-	struct qpu_submit args = {
-		.programs = (uintptr_t)&prog,
-		.program_count = 1,
-		.program_size = sizeof(prog),
-		.timeout_ms = timeout_ms,
-	};
-	int ret = ioctl(fd, QPU_IOCTL_SUBMIT, &args);
-
-	*out = args;
-	return ret;
-}
-
-static int wait_job(int fd, __u64 seqno, int ms)
-{
-	struct timespec ts;
-	struct qpu_wait args = { .seqno = seqno };
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	args.timeout_ns = ts.tv_sec * 1000000000ll + ts.tv_nsec + ms * 1000000ll;
-	if (ioctl(fd, QPU_IOCTL_WAIT, &args))
-		return -errno;
-	return args.status;
-}
-
 static __u64 get_param(int fd, __u32 param)
 {
 	struct qpu_get_param p = { .param = param };
@@ -408,21 +345,6 @@ static __u64 get_param(int fd, __u32 param)
 	if (ioctl(fd, QPU_IOCTL_GET_PARAM, &p))
 		return NO_VALUE;
 	return p.value;
-}
-
-static long long stat_read(const char *name)
-{
-	char key[64];
-	long long value, found = -1;
-	FILE *f = fopen(DEBUGFS "stats", "r");
-
-	if (!f)
-		return -1;
-	while (fscanf(f, "%63[^:]: %lld\n", key, &value) == 2)
-		if (!strcmp(key, name))
-			found = value;
-	fclose(f);
-	return found;
 }
 
 static long long file_read_ll(const char *path)
@@ -456,7 +378,7 @@ FIXTURE(nl) {
 	int fd;
 	struct req q;
 	struct reply r;
-	struct bo end, loop, tmu, unif, data;
+	struct qpu_test_bo end, loop, tmu, unif, data;
 	long long saved[5];
 };
 
@@ -474,11 +396,11 @@ FIXTURE_SETUP(nl)
 	ASSERT_LE(0, self->fd) TH_LOG("open " QPU_NODE ": %s", strerror(errno));
 	ASSERT_EQ(0, nl_open(&self->nl))
 		TH_LOG("generic netlink family " QPU_GENL_NAME " not found");
-	ASSERT_EQ(0, bo_new(self->fd, 4096, prog_end, sizeof(prog_end), &self->end));
-	ASSERT_EQ(0, bo_new(self->fd, 4096, prog_loop, sizeof(prog_loop), &self->loop));
-	ASSERT_EQ(0, bo_new(self->fd, 4096, prog_tmu, sizeof(prog_tmu), &self->tmu));
-	ASSERT_EQ(0, bo_new(self->fd, 4096, NULL, 0, &self->unif));
-	ASSERT_EQ(0, bo_new(self->fd, 4096, NULL, 0, &self->data));
+	ASSERT_EQ(0, qpu_test_bo_new(self->fd, 4096, qpu_prog_end, sizeof(qpu_prog_end), &self->end));
+	ASSERT_EQ(0, qpu_test_bo_new(self->fd, 4096, qpu_prog_loop, sizeof(qpu_prog_loop), &self->loop));
+	ASSERT_EQ(0, qpu_test_bo_new(self->fd, 4096, qpu_prog_tmu_read, sizeof(qpu_prog_tmu_read), &self->tmu));
+	ASSERT_EQ(0, qpu_test_bo_new(self->fd, 4096, NULL, 0, &self->unif));
+	ASSERT_EQ(0, qpu_test_bo_new(self->fd, 4096, NULL, 0, &self->data));
 	ASSERT_EQ(0, knob_write(DEBUGFS "hang", "0"));
 	for (i = 0; i < 5; i++) {
 		snprintf(path, sizeof(path), PARAMS "%s", config_params[i]);
@@ -567,8 +489,8 @@ TEST_F(nl, stats_get_matches_debugfs)
 	struct nlmsghdr *m;
 	unsigned int i;
 
-	ASSERT_EQ(0, submit(self->fd, &self->end, &self->unif, 0, &s));
-	ASSERT_EQ(QPU_JOB_DONE, wait_job(self->fd, s.seqno, 5000));
+	ASSERT_EQ(0, qpu_test_submit(self->fd, &self->end, &self->unif, 1, 0, 0, 0, &s));
+	ASSERT_EQ(QPU_JOB_DONE, qpu_test_wait(self->fd, s.seqno, 5000, NULL));
 
 	req_start(&self->q, self->nl.family, 0, QPU_CMD_STATS_GET);
 	req_put_u32(&self->q, QPU_A_STATS_DEV_INDEX, 0);
@@ -577,7 +499,7 @@ TEST_F(nl, stats_get_matches_debugfs)
 	m = reply_msg(&self->r, 0);
 	EXPECT_EQ(QPU_CMD_STATS_GET, msg_cmd(m));
 	for (i = 0; i < sizeof(map) / sizeof(map[0]); i++)
-		EXPECT_EQ(stat_read(map[i].name), msg_uint(m, map[i].attr))
+		EXPECT_EQ(qpu_test_stat(map[i].name), msg_uint(m, map[i].attr))
 			TH_LOG("counter %u", i);
 	EXPECT_LE(1, msg_uint(m, QPU_A_STATS_JOBS_DONE));
 	EXPECT_LE(5, msg_uint(m, QPU_A_STATS_BO_COUNT));
@@ -594,8 +516,8 @@ TEST_F(nl, client_dump_lists_open_files)
 
 	ASSERT_LE(0, fd2);
 	ASSERT_EQ(0, prctl(PR_GET_NAME, comm));
-	ASSERT_EQ(0, submit(self->fd, &self->end, &self->unif, 0, &s));
-	ASSERT_EQ(QPU_JOB_DONE, wait_job(self->fd, s.seqno, 5000));
+	ASSERT_EQ(0, qpu_test_submit(self->fd, &self->end, &self->unif, 1, 0, 0, 0, &s));
+	ASSERT_EQ(QPU_JOB_DONE, qpu_test_wait(self->fd, s.seqno, 5000, NULL));
 
 	req_start(&self->q, self->nl.family, NLM_F_DUMP, QPU_CMD_CLIENT_GET);
 	ASSERT_EQ(0, nl_request(&self->nl, &self->q, &self->r)) TH_LOG("%s", self->r.msg);
@@ -862,8 +784,8 @@ TEST_F_TIMEOUT(nl, hang_sends_timeout_and_reset_events, 30)
 	ASSERT_LE(0, ev);
 	ASSERT_EQ(0, prctl(PR_GET_NAME, comm));
 	ASSERT_EQ(0, knob_write(DEBUGFS "hang", "1"));
-	ASSERT_EQ(0, submit(self->fd, &self->end, &self->unif, 100, &s));
-	EXPECT_EQ(QPU_JOB_TIMEOUT, wait_job(self->fd, s.seqno, 10000));
+	ASSERT_EQ(0, qpu_test_submit(self->fd, &self->end, &self->unif, 1, 100, 0, 0, &s));
+	EXPECT_EQ(QPU_JOB_TIMEOUT, qpu_test_wait(self->fd, s.seqno, 10000, NULL));
 
 	ASSERT_EQ(0, event_wait(ev, QPU_CMD_JOB_TIMEOUT_NTF, &self->r));
 	m = reply_msg(&self->r, 0);
@@ -890,8 +812,8 @@ TEST_F_TIMEOUT(nl, fault_sends_fault_event, 30)
 
 	ASSERT_LE(0, ev);
 	unif[0] = self->data.bus_addr;	/* not listed in the job */
-	ASSERT_EQ(0, submit(self->fd, &self->tmu, &self->unif, 0, &s));
-	EXPECT_EQ(QPU_JOB_FAULT, wait_job(self->fd, s.seqno, 10000));
+	ASSERT_EQ(0, qpu_test_submit(self->fd, &self->tmu, &self->unif, 1, 0, 0, 0, &s));
+	EXPECT_EQ(QPU_JOB_FAULT, qpu_test_wait(self->fd, s.seqno, 10000, NULL));
 
 	ASSERT_EQ(0, event_wait(ev, QPU_CMD_JOB_FAULT_NTF, &self->r));
 	m = reply_msg(&self->r, 0);
@@ -909,7 +831,7 @@ TEST_F_TIMEOUT(nl, fault_sends_fault_event, 30)
 /* 14. DEV_RESET resets an idle V3D: counted, announced, jobs run after. */
 TEST_F_TIMEOUT(nl, reset_idle_device, 30)
 {
-	long long resets = stat_read("resets");
+	long long resets = qpu_test_stat("resets");
 	int ev = events_open(&self->nl);
 	struct qpu_submit s;
 
@@ -917,27 +839,27 @@ TEST_F_TIMEOUT(nl, reset_idle_device, 30)
 	req_start(&self->q, self->nl.family, 0, QPU_CMD_DEV_RESET);
 	req_put_u32(&self->q, QPU_A_DEV_INDEX, 0);
 	ASSERT_EQ(0, nl_request(&self->nl, &self->q, &self->r)) TH_LOG("%s", self->r.msg);
-	EXPECT_EQ(resets + 1, stat_read("resets"));
+	EXPECT_EQ(resets + 1, qpu_test_stat("resets"));
 
 	ASSERT_EQ(0, event_wait(ev, QPU_CMD_DEV_RESET_NTF, &self->r));
 	EXPECT_EQ(0, msg_uint(reply_msg(&self->r, 0), QPU_A_EVENT_DEV_INDEX));
 	EXPECT_EQ(QPU_RESET_ADMIN, msg_uint(reply_msg(&self->r, 0), QPU_A_EVENT_REASON));
 
-	ASSERT_EQ(0, submit(self->fd, &self->end, &self->unif, 0, &s));
-	EXPECT_EQ(QPU_JOB_DONE, wait_job(self->fd, s.seqno, 5000));
+	ASSERT_EQ(0, qpu_test_submit(self->fd, &self->end, &self->unif, 1, 0, 0, 0, &s));
+	EXPECT_EQ(QPU_JOB_DONE, qpu_test_wait(self->fd, s.seqno, 5000, NULL));
 	close(ev);
 }
 
 /* 15. DEV_RESET during a running job cancels it; the next job runs. */
 TEST_F_TIMEOUT(nl, reset_cancels_running_job, 30)
 {
-	long long canceled = stat_read("jobs_canceled");
+	long long canceled = qpu_test_stat("jobs_canceled");
 	struct qpu_submit s, t;
 	struct nlmsghdr *m;
 	int i;
 
-	ASSERT_EQ(0, submit(self->fd, &self->loop, &self->unif, 20000, &s));
-	ASSERT_EQ(0, submit(self->fd, &self->end, &self->unif, 0, &t));
+	ASSERT_EQ(0, qpu_test_submit(self->fd, &self->loop, &self->unif, 1, 20000, 0, 0, &s));
+	ASSERT_EQ(0, qpu_test_submit(self->fd, &self->end, &self->unif, 1, 0, 0, 0, &t));
 	/* Wait until the loop runs. */
 	for (i = 0; i < 500; i++) {
 		req_start(&self->q, self->nl.family, 0, QPU_CMD_DEV_GET);
@@ -953,9 +875,9 @@ TEST_F_TIMEOUT(nl, reset_cancels_running_job, 30)
 	req_start(&self->q, self->nl.family, 0, QPU_CMD_DEV_RESET);
 	req_put_u32(&self->q, QPU_A_DEV_INDEX, 0);
 	ASSERT_EQ(0, nl_request(&self->nl, &self->q, &self->r)) TH_LOG("%s", self->r.msg);
-	EXPECT_EQ(QPU_JOB_CANCELED, wait_job(self->fd, s.seqno, 0));
-	EXPECT_EQ(canceled + 1, stat_read("jobs_canceled"));
-	EXPECT_EQ(QPU_JOB_DONE, wait_job(self->fd, t.seqno, 5000));
+	EXPECT_EQ(QPU_JOB_CANCELED, qpu_test_wait(self->fd, s.seqno, 0, NULL));
+	EXPECT_EQ(canceled + 1, qpu_test_stat("jobs_canceled"));
+	EXPECT_EQ(QPU_JOB_DONE, qpu_test_wait(self->fd, t.seqno, 5000, NULL));
 }
 
 TEST_HARNESS_MAIN

@@ -22,30 +22,11 @@
 
 #include "kselftest_harness.h"
 #include "qpu_programs.h"
+#include "qpu_util.h"
 
-#define QPU_NODE	"/dev/qpu"
 #define QPUS		12
 #define FLOATS		(QPUS * 16)
 
-
-struct bo {
-	uint32_t handle;
-	uint32_t bus_addr;
-	void *map;
-};
-
-static int bo_new(int fd, size_t size, struct bo *bo)
-{
-	struct qpu_bo_create args = { .size = size };
-
-	if (ioctl(fd, QPU_IOCTL_BO_CREATE, &args))
-		return -1;
-	bo->handle = args.handle;
-	bo->bus_addr = args.bus_addr;
-	bo->map = mmap(NULL, args.size, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
-		       args.mmap_offset);
-	return bo->map == MAP_FAILED ? -1 : 0;
-}
 
 static uint32_t bits(float f)
 {
@@ -57,7 +38,7 @@ static uint32_t bits(float f)
 
 FIXTURE(vecadd) {
 	int fd;
-	struct bo code, unif, a, b, c;
+	struct qpu_test_bo code, unif, a, b, c;
 };
 
 FIXTURE_SETUP(vecadd)
@@ -68,11 +49,11 @@ FIXTURE_SETUP(vecadd)
 
 	self->fd = open(QPU_NODE, O_RDWR | O_CLOEXEC);
 	ASSERT_LE(0, self->fd) TH_LOG("open " QPU_NODE ": %s", strerror(errno));
-	ASSERT_EQ(0, bo_new(self->fd, 4096, &self->code));
-	ASSERT_EQ(0, bo_new(self->fd, 4096, &self->unif));
-	ASSERT_EQ(0, bo_new(self->fd, 4096, &self->a));
-	ASSERT_EQ(0, bo_new(self->fd, 4096, &self->b));
-	ASSERT_EQ(0, bo_new(self->fd, 4096, &self->c));
+	ASSERT_EQ(0, qpu_test_bo_new(self->fd, 4096, NULL, 0, &self->code));
+	ASSERT_EQ(0, qpu_test_bo_new(self->fd, 4096, NULL, 0, &self->unif));
+	ASSERT_EQ(0, qpu_test_bo_new(self->fd, 4096, NULL, 0, &self->a));
+	ASSERT_EQ(0, qpu_test_bo_new(self->fd, 4096, NULL, 0, &self->b));
+	ASSERT_EQ(0, qpu_test_bo_new(self->fd, 4096, NULL, 0, &self->c));
 	memcpy(self->code.map, qpu_prog_vector_add, sizeof(qpu_prog_vector_add));
 
 	u = self->unif.map;
@@ -97,7 +78,7 @@ FIXTURE_TEARDOWN(vecadd)
 }
 
 /* Runs the 12 programs, each allowed @unif_length bytes of uniforms. */
-static int run_limited(int fd, const struct bo *code, const struct bo *unif,
+static int run_limited(int fd, const struct qpu_test_bo *code, const struct qpu_test_bo *unif,
 		       const uint32_t *handles, unsigned int count,
 		       uint32_t unif_length, struct qpu_wait *w)
 {
@@ -129,7 +110,7 @@ static int run_limited(int fd, const struct bo *code, const struct bo *unif,
 	return w->status;
 }
 
-static int run(int fd, const struct bo *code, const struct bo *unif,
+static int run(int fd, const struct qpu_test_bo *code, const struct qpu_test_bo *unif,
 	       const uint32_t *handles, unsigned int count, struct qpu_wait *w)
 {
 	return run_limited(fd, code, unif, handles, count, 0, w);
@@ -203,13 +184,13 @@ TEST_F_TIMEOUT(vecadd, correct_beside_a_hung_client, 30)
 	int fd2 = open(QPU_NODE, O_RDWR | O_CLOEXEC);
 	struct qpu_program prog;
 	struct qpu_submit s;
-	struct bo code2, unif2;
+	struct qpu_test_bo code2, unif2;
 	struct qpu_wait w;
 	int i;
 
 	ASSERT_LE(0, fd2);
-	ASSERT_EQ(0, bo_new(fd2, 4096, &code2));
-	ASSERT_EQ(0, bo_new(fd2, 4096, &unif2));
+	ASSERT_EQ(0, qpu_test_bo_new(fd2, 4096, NULL, 0, &code2));
+	ASSERT_EQ(0, qpu_test_bo_new(fd2, 4096, NULL, 0, &unif2));
 	memcpy(code2.map, qpu_prog_loop, sizeof(qpu_prog_loop));
 	prog = (struct qpu_program){ .code_handle = code2.handle,
 				     .unif_handle = unif2.handle };

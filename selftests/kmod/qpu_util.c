@@ -1,0 +1,109 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Helpers shared by the kselftests of qpu.ko; see qpu_util.h.
+ */
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "qpu_util.h"
+
+int qpu_test_bo_new(int fd, size_t size, const void *data, size_t len,
+		    struct qpu_test_bo *bo)
+{
+	struct qpu_bo_create args = { .size = size };
+
+	if (ioctl(fd, QPU_IOCTL_BO_CREATE, &args))
+		return -1;
+	bo->handle = args.handle;
+	bo->bus_addr = args.bus_addr;
+	bo->size = args.size;
+	bo->map = mmap(NULL, args.size, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
+		       args.mmap_offset);
+	if (bo->map == MAP_FAILED)
+		return -1;
+	if (data)
+		memcpy(bo->map, data, len);
+	return 0;
+}
+
+int qpu_test_submit(int fd, const struct qpu_test_bo *code,
+		    const struct qpu_test_bo *unif, unsigned int count,
+		    __u32 timeout_ms, __u32 flags, int in_fence_fd,
+		    struct qpu_submit *out)
+{
+	struct qpu_program progs[16];
+	struct qpu_submit args = {
+		.programs = (uintptr_t)progs,
+		.program_count = count,
+		.program_size = sizeof(progs[0]),
+		.flags = flags,
+		.in_fence_fd = in_fence_fd,
+		.timeout_ms = timeout_ms,
+	};
+	unsigned int i;
+	int ret;
+
+	for (i = 0; i < 16; i++)
+		progs[i] = (struct qpu_program){ .code_handle = code->handle,
+						 .unif_handle = unif->handle };
+	ret = ioctl(fd, QPU_IOCTL_SUBMIT, &args);
+	if (out)
+		*out = args;
+	return ret;
+}
+
+__s64 qpu_test_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000ll + ts.tv_nsec;
+}
+
+int qpu_test_wait(int fd, __u64 seqno, int ms, struct qpu_wait *out)
+{
+	struct qpu_wait args = {
+		.seqno = seqno,
+		.timeout_ns = qpu_test_now_ns() + ms * 1000000ll,
+	};
+
+	if (ioctl(fd, QPU_IOCTL_WAIT, &args))
+		return -errno;
+	if (out)
+		*out = args;
+	return args.status;
+}
+
+long long qpu_test_stat(const char *name)
+{
+	char key[64];
+	long long value, found = -1;
+	FILE *f = fopen(QPU_DEBUGFS "stats", "r");
+
+	if (!f)
+		return -1;
+	while (fscanf(f, "%63[^:]: %lld\n", key, &value) == 2)
+		if (!strcmp(key, name))
+			found = value;
+	fclose(f);
+	return found;
+}
+
+int qpu_test_write(const char *path, const char *value)
+{
+	int fd = open(path, O_WRONLY), ret;
+
+	if (fd < 0)
+		return -1;
+	ret = write(fd, value, strlen(value)) == (ssize_t)strlen(value) ? 0 : -1;
+	close(fd);
+	return ret;
+}

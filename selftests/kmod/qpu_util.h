@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Helpers shared by the kselftests of qpu.ko (linked into each of them by
+ * kmod.mk): buffers, jobs, waits, and the debugfs and sysfs files the tests
+ * read and write. Each returns what the ioctl returned (0 or -1 with errno)
+ * unless it says otherwise.
+ */
+#ifndef QPU_UTIL_H
+#define QPU_UTIL_H
+
+#include <stddef.h>
+
+#include <linux/qpu.h>
+
+#define QPU_NODE		"/dev/qpu"
+#define QPU_DEBUGFS		"/sys/kernel/debug/qpu/qpu/"
+#define QPU_PARAMS		"/sys/module/qpu/parameters/"
+
+/* A buffer object and its mapping. */
+struct qpu_test_bo {
+	__u32 handle;
+	__u32 bus_addr;
+	void *map;
+	size_t size;
+};
+
+/* Creates and maps a BO of @size bytes, then copies @len bytes of @data. */
+int qpu_test_bo_new(int fd, size_t size, const void *data, size_t len,
+		    struct qpu_test_bo *bo);
+
+/*
+ * Submits @count copies of one program (no other BOs); fills @out (if not
+ * NULL) with the kernel's answer.
+ */
+int qpu_test_submit(int fd, const struct qpu_test_bo *code,
+		    const struct qpu_test_bo *unif, unsigned int count,
+		    __u32 timeout_ms, __u32 flags, int in_fence_fd,
+		    struct qpu_submit *out);
+
+/* Waits up to @ms for job @seqno: its status, or -errno; fills @out. */
+int qpu_test_wait(int fd, __u64 seqno, int ms, struct qpu_wait *out);
+
+/* CLOCK_MONOTONIC in ns, as WAIT's deadlines are. */
+__s64 qpu_test_now_ns(void);
+
+/* A "name: value" line of debugfs qpu/qpu/stats; -1 when absent. */
+long long qpu_test_stat(const char *name);
+
+/* Writes @value to the file @path (a knob or a parameter); 0 or -1. */
+int qpu_test_write(const char *path, const char *value);
+
+#endif /* QPU_UTIL_H */
