@@ -240,6 +240,7 @@ static int __init qpu_init(void)
 	if (!qpu_wq)
 		return -ENOMEM;
 	qpu_debugfs_root = debugfs_create_dir(KBUILD_MODNAME, NULL);
+	qpu_float_check_init(qpu_debugfs_root);
 
 	/* Before the devices, which send events from their first job on. */
 	ret = qpu_nl_init();

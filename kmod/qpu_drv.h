@@ -385,6 +385,9 @@ void qpu_nl_job_event(struct qpu_dev *qdev, const struct qpu_job *job,
 		      u32 status);
 void qpu_nl_reset_event(struct qpu_dev *qdev, u32 reason);
 
+/* qpu_float_check.c */
+void qpu_float_check_init(struct dentry *dir);
+
 /* qpu_hw.c */
 int qpu_hw_init(void);
 void qpu_hw_exit(void);

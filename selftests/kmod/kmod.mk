@@ -37,10 +37,12 @@ $(KSFT_STAMP):
 		{ echo "kselftest harness: $$h not found in $(KSFT_TARBALL)" >&2; exit 1; }; done
 	$(Q)touch $@
 
+# Tests may call the freestanding core (qpu_float_test compares its user
+# build with the kernel's), so libqpu.a is linked in too.
 $(KMOD_TESTS): $(BUILD)/selftests/kmod/%: selftests/kmod/%.c \
-		$(KMOD_TEST_HELPERS) $(KSFT_STAMP)
+		$(KMOD_TEST_HELPERS) $(KSFT_STAMP) $(LIBQPU_A)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) -static $(KMOD_TEST_CFLAGS) -MMD -MP -MF $@.d -o $@ \
-		$< $(KMOD_TEST_HELPERS) $(LDFLAGS:-fsanitize%=)
+		$< $(KMOD_TEST_HELPERS) $(LIBQPU_A) $(LDFLAGS:-fsanitize%=)
 
 -include $(KMOD_TESTS:=.d)
