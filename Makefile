@@ -56,6 +56,9 @@ help:
 	@echo '  bench      benchmarks'
 	@echo '  cross      qpu.ko for the Raspberry Pi (armel rpi) and arm64 kernels'
 	@echo '  install    module, library, headers, pkg-config file, tools'
+	@echo '  dtbo       the qpu-v3d device-tree overlay (build/dts/qpu-v3d.dtbo)'
+	@echo '  install-pi overlay, modules-load.d and modprobe.d files (after install)'
+	@echo '  dkms-src   module sources and dkms.conf in /usr/src/qpu-<version>'
 	@echo '  deps       install the Debian packages the targets need'
 	@echo 'Variables: KDIR=<kernel build dir> BUILD=<dir> PREFIX DESTDIR V=1'
 

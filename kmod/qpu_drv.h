@@ -29,6 +29,7 @@
 
 struct qpu_bo;
 struct qpu_dev;
+struct qpu_hw;
 struct qpu_job;
 struct qpu_sim;
 struct gen_pool;
@@ -156,6 +157,8 @@ struct qpu_v3d_ident {
  * @regs: the real V3D's registers; NULL for the simulated one. Valid only
  *	while the device is bound.
  * @irq: the real V3D's interrupt while requested, else 0.
+ * @hw: the real V3D's backend state (qpu_hw.c); NULL for the simulated one.
+ *	Device-managed: valid only while the device is bound.
  * @sim: the simulated V3D's state; NULL for the real one. Freed by
  *	@ops->release at the last reference, so BOs can outlive an unbind.
  * @ident: identification, read at probe and kept for the device's life.
@@ -178,6 +181,7 @@ struct qpu_dev {
 	const struct qpu_backend_ops *ops;
 	void __iomem *regs;
 	int irq;
+	struct qpu_hw *hw;
 	struct qpu_sim *sim;
 	struct qpu_v3d_ident ident;
 	struct dentry *debugfs;
@@ -366,6 +370,7 @@ void qpu_dev_file_close(struct qpu_dev *qdev, struct qpu_file *qf);
 u32 qpu_v3d_read(struct qpu_dev *qdev, u32 reg);
 void qpu_v3d_write(struct qpu_dev *qdev, u32 reg, u32 val);
 int qpu_v3d_ident_read(struct qpu_dev *qdev);
+u32 qpu_v3d_user_setup(struct qpu_dev *qdev);
 void qpu_v3d_job_start(struct qpu_dev *qdev, const struct qpu_job *job);
 u32 qpu_v3d_job_poll(struct qpu_dev *qdev, struct qpu_job *job);
 bool qpu_v3d_host_irq_enabled(void);

@@ -3,20 +3,56 @@
  * The real V3D of the BCM2835/6/7 (Raspberry Pi 1, 2, 3 and Zero), bound
  * through its device-tree node.
  *
- * Probing maps the registers, powers the block through runtime PM (its power
- * domain belongs to the firmware on these SoCs) and checks that a V3D answers
- * before a /dev/qpu node appears. When nothing answers, as under QEMU, which
- * does not model the block, probing fails with one log line saying so.
+ * Probing maps the registers, turns on the V3D's clock when the device tree
+ * gives one, powers the block through runtime PM (its power domain belongs
+ * to the firmware on these SoCs) and, where no power domain is described,
+ * can ask the firmware to enable the QPUs (module parameter fw_qpu_enable).
+ * It then checks that a V3D answers before a /dev/qpu node appears. When
+ * nothing answers, as under QEMU, which does not model the block, probing
+ * fails with one log line saying so.
+ *
+ * vc4 binds the same node when its driver is loaded; the qpu-v3d overlay
+ * (kmod/dts/) gives the node the compatible only this driver matches. At
+ * module load, a V3D already bound to another driver is reported once.
  */
 
+#include <linux/clk.h>
+#include <linux/device.h>
 #include <linux/dma-mapping.h>
 #include <linux/interrupt.h>
 #include <linux/mod_devicetable.h>
+#include <linux/module.h>
+#include <linux/of.h>
+#include <linux/of_platform.h>
 #include <linux/platform_device.h>
 #include <linux/pm_runtime.h>
+#include <soc/bcm2835/raspberrypi-firmware.h>
 
+#include "qpu_compat.h"
 #include "qpu_drv.h"
 #include "qpu_v3d_regs.h"
+
+/*
+ * -1 (auto): enable the QPUs through the firmware when the device tree
+ * gives the V3D no power domain, so that nothing else powers it; 1: always
+ * (where the firmware needs it although a power domain exists); 0: never.
+ */
+static int qpu_hw_fw_qpu_enable = -1;
+module_param_named(fw_qpu_enable, qpu_hw_fw_qpu_enable, int, 0444);
+MODULE_PARM_DESC(fw_qpu_enable,
+		 "Enable the QPUs through the firmware mailbox: -1 when the V3D has no power domain (default), 1 always, 0 never");
+
+/**
+ * struct qpu_hw - the real V3D's state, device-managed.
+ * @fw: the firmware, referenced while it has the QPUs enabled for us;
+ *	NULL when the firmware is not used.
+ * @clk: the V3D's clock, enabled while bound; NULL when the device tree
+ *	has none (BCM2835's does not).
+ */
+struct qpu_hw {
+	struct rpi_firmware *fw;
+	struct clk *clk;
+};
 
 /*
  * BOs are coherent DMA memory: CMA on a Pi, at the bus address the device
@@ -27,8 +63,14 @@ static int qpu_hw_bo_alloc(struct qpu_dev *qdev, struct qpu_bo *bo)
 {
 	bo->vaddr = dma_alloc_wc(qdev->dev, bo->size, &bo->dma_addr,
 				 GFP_KERNEL | __GFP_NOWARN);
-	if (!bo->vaddr)
+	if (!bo->vaddr) {
+		/* A client can ask for this again and again: say it once. */
+		if (bo->size > PAGE_SIZE)
+			dev_warn_once(qdev->dev,
+				      "cannot allocate %zu contiguous bytes: CMA is too small or fragmented; raise it with cma=256M on the kernel command line or dtoverlay=cma,cma-256 in config.txt\n",
+				      bo->size);
 		return -ENOMEM;
+	}
 	bo->bus_addr = bo->dma_addr;
 	return 0;
 }
@@ -46,12 +88,87 @@ static int qpu_hw_bo_mmap(struct qpu_dev *qdev, struct qpu_bo *bo,
 	return dma_mmap_wc(qdev->dev, vma, bo->vaddr, bo->dma_addr, bo->size);
 }
 
+/* Presence only: newer kernels warn on of_property_read_bool() here. */
+static bool qpu_hw_has_power_domain(struct device *dev)
+{
+	return of_find_property(dev->of_node, "power-domains", NULL);
+}
+
+static int qpu_hw_fw_set_qpu(struct rpi_firmware *fw, bool enable)
+{
+	u32 val = enable;
+
+	return rpi_firmware_property(fw, RPI_FIRMWARE_SET_ENABLE_QPU, &val,
+				     sizeof(val));
+}
+
+static void qpu_hw_fw_release(void *data)
+{
+	struct qpu_hw *hw = data;
+
+	qpu_hw_fw_set_qpu(hw->fw, false);
+	rpi_firmware_put(hw->fw);
+	hw->fw = NULL;
+}
+
+/*
+ * Asks the firmware to enable the QPUs when fw_qpu_enable says so; the
+ * firmware disables them again at unbind. A firmware that does not answer
+ * is only worth a warning: the ident check says whether a V3D is there.
+ */
+static int qpu_hw_fw_init(struct device *dev, struct qpu_hw *hw)
+{
+	int mode = READ_ONCE(qpu_hw_fw_qpu_enable);
+	struct device_node *np;
+	struct rpi_firmware *fw;
+	int ret;
+
+	if (!IS_ENABLED(CONFIG_RASPBERRYPI_FIRMWARE) || !mode)
+		return 0;
+	if (mode < 0 && qpu_hw_has_power_domain(dev))
+		return 0;
+
+	np = of_find_compatible_node(NULL, NULL, "raspberrypi,bcm2835-firmware");
+	if (!np || !of_device_is_available(np)) {
+		of_node_put(np);
+		if (mode > 0)
+			dev_warn(dev, "fw_qpu_enable: no firmware node in the device tree\n");
+		return 0;
+	}
+	fw = rpi_firmware_get(np);
+	of_node_put(np);
+	if (!fw)
+		return dev_err_probe(dev, -EPROBE_DEFER, "waiting for the firmware\n");
+
+	ret = qpu_hw_fw_set_qpu(fw, true);
+	if (ret) {
+		dev_warn(dev, "the firmware did not enable the QPUs: %d\n", ret);
+		rpi_firmware_put(fw);
+		return 0;
+	}
+	hw->fw = fw;
+	return devm_add_action_or_reset(dev, qpu_hw_fw_release, hw);
+}
+
+/* What powers the V3D, for the probe's log line. */
+static const char *qpu_hw_power_source(struct device *dev, struct qpu_hw *hw)
+{
+	if (hw->fw)
+		return "firmware";
+	if (qpu_hw_has_power_domain(dev))
+		return "power domain";
+	return "none described";
+}
+
 /*
  * The V3D has no reset of its own that stops QPUs: cycle its power domain,
- * as vc4 does, then check that it answers again.
+ * as vc4 does, or have the firmware disable and enable the QPUs when it
+ * powers them. Then check that the V3D answers and give it back to user
+ * programs, since the power cycle forgot the reservations.
  */
 static int qpu_hw_reset(struct qpu_dev *qdev)
 {
+	struct qpu_hw *hw = qdev->hw;
 	int ret;
 
 	ret = pm_runtime_put_sync_suspend(qdev->dev);
@@ -60,8 +177,16 @@ static int qpu_hw_reset(struct qpu_dev *qdev)
 	ret = pm_runtime_resume_and_get(qdev->dev);
 	if (ret)
 		return ret;
+	if (hw->fw) {
+		ret = qpu_hw_fw_set_qpu(hw->fw, false);
+		if (!ret)
+			ret = qpu_hw_fw_set_qpu(hw->fw, true);
+		if (ret)
+			dev_warn(qdev->dev, "firmware QPU power cycle failed: %d\n", ret);
+	}
 	if (qpu_v3d_read(qdev, V3D_IDENT0) != qdev->ident.raw[0])
 		return -EIO;
+	qpu_v3d_user_setup(qdev);
 	return 0;
 }
 
@@ -101,10 +226,17 @@ static void qpu_hw_request_irq(struct platform_device *pdev, struct qpu_dev *qde
 static int qpu_hw_probe(struct platform_device *pdev)
 {
 	struct device *dev = &pdev->dev;
+	struct qpu_v3d_ident *id;
 	struct resource *res;
 	void __iomem *regs;
 	struct qpu_dev *qdev;
+	struct qpu_hw *hw;
+	u32 vpm_user;
 	int ret;
+
+	hw = devm_kzalloc(dev, sizeof(*hw), GFP_KERNEL);
+	if (!hw)
+		return -ENOMEM;
 
 	regs = devm_platform_get_and_ioremap_resource(pdev, 0, &res);
 	if (IS_ERR(regs))
@@ -113,6 +245,10 @@ static int qpu_hw_probe(struct platform_device *pdev)
 		return dev_err_probe(dev, -EINVAL, "register window too small: %pR\n",
 				     res);
 
+	hw->clk = devm_clk_get_optional_enabled(dev, NULL);
+	if (IS_ERR(hw->clk))
+		return dev_err_probe(dev, PTR_ERR(hw->clk), "cannot enable the V3D clock\n");
+
 	ret = devm_pm_runtime_enable(dev);
 	if (ret)
 		return ret;
@@ -120,19 +256,26 @@ static int qpu_hw_probe(struct platform_device *pdev)
 	if (ret)
 		return dev_err_probe(dev, ret, "cannot power the V3D\n");
 
+	ret = qpu_hw_fw_init(dev, hw);
+	if (ret)
+		goto err_pm_put;
+
 	qdev = qpu_dev_alloc(dev, QPU_BACKEND_HW, &qpu_hw_ops);
 	if (!qdev) {
 		ret = -ENOMEM;
 		goto err_pm_put;
 	}
 	qdev->regs = regs;
+	qdev->hw = hw;
 
 	ret = qpu_v3d_ident_read(qdev);
 	if (ret) {
-		dev_err(dev, "no V3D answers at %pa: IDENT0 reads %#010x, expected %#010x\n",
-			&res->start, qdev->ident.raw[0], V3D_IDENT0_EXPECTED);
+		dev_err(dev, "no V3D answers at %pa: IDENT0 reads %#010x, expected %#010x (power: %s)\n",
+			&res->start, qdev->ident.raw[0], V3D_IDENT0_EXPECTED,
+			qpu_hw_power_source(dev, hw));
 		goto err_put;
 	}
+	vpm_user = qpu_v3d_user_setup(qdev);
 
 	ret = qpu_dev_register(qdev);
 	if (ret)
@@ -141,6 +284,12 @@ static int qpu_hw_probe(struct platform_device *pdev)
 	/* After registering: the handler kicks the scheduler. */
 	qpu_hw_request_irq(pdev, qdev);
 	platform_set_drvdata(pdev, qdev);
+
+	id = &qdev->ident;
+	dev_info(dev, "V3D rev %u: %u QPUs, %u of %u VPM bytes for user programs, clock %lu Hz (0: unknown), power: %s\n",
+		 id->revision, id->num_slices * id->qpus_per_slice, vpm_user,
+		 id->vpm_size, clk_get_rate(hw->clk),
+		 qpu_hw_power_source(dev, hw));
 	return 0;
 
 err_put:
@@ -150,41 +299,78 @@ err_pm_put:
 	return ret;
 }
 
-static int qpu_hw_remove(struct platform_device *pdev)
+static void qpu_hw_remove(struct platform_device *pdev)
 {
 	struct qpu_dev *qdev = platform_get_drvdata(pdev);
 
 	if (qdev->irq)
 		free_irq(qdev->irq, qdev);
 	qpu_dev_unregister(qdev);
-	/* The mapping is device-managed and goes away after this. */
+	/* The mapping and the state are device-managed and go after this. */
 	qdev->regs = NULL;
+	qdev->hw = NULL;
 	qpu_dev_put(qdev);
 	pm_runtime_put(&pdev->dev);
-	return 0;
 }
 
+QPU_PLATFORM_REMOVE_WRAPPER(qpu_hw_remove)
+
+/*
+ * "brcm,bcm2835-v3d-qpu" is what the qpu-v3d overlay sets, so that vc4
+ * leaves the node alone; the others are the node's own compatibles in
+ * Debian's and in the Raspberry Pi kernels' device trees, for systems
+ * where vc4 is not loaded.
+ */
 static const struct of_device_id qpu_hw_of_match[] = {
+	{ .compatible = "brcm,bcm2835-v3d-qpu" },
 	{ .compatible = "brcm,bcm2835-v3d" },
+	{ .compatible = "brcm,vc4-v3d" },
 	{ }
 };
 
 /*
  * No MODULE_DEVICE_TABLE: vc4 matches the same node, and autoloading qpu.ko
- * on every Pi would race it for the V3D. qpu.ko is loaded on purpose.
+ * on every Pi would race it for the V3D. qpu.ko is loaded on purpose
+ * (kmod/qpu-modules-load.conf).
  */
 
 static struct platform_driver qpu_hw_driver = {
 	.probe = qpu_hw_probe,
-	.remove = qpu_hw_remove,
+	QPU_PLATFORM_REMOVE(qpu_hw_remove),
 	.driver = {
 		.name = "qpu-v3d",
 		.of_match_table = qpu_hw_of_match,
 	},
 };
 
+/*
+ * A V3D node that another driver (vc4) has bound never reaches our probe:
+ * say so, and how to hand it over, instead of staying silent.
+ */
+static void qpu_hw_report_owned(void)
+{
+	struct platform_device *pdev;
+	struct device_node *np;
+
+	for_each_matching_node(np, qpu_hw_of_match) {
+		if (!of_device_is_available(np))
+			continue;
+		pdev = of_find_device_by_node(np);
+		if (!pdev)
+			continue;
+		device_lock(&pdev->dev);
+		if (pdev->dev.driver)
+			dev_warn(&pdev->dev,
+				 "V3D at %pOF is owned by %s: add dtoverlay=qpu-v3d to config.txt and reboot to give it to qpu (see qpu's kmod/README.md)\n",
+				 np, pdev->dev.driver->name);
+		device_unlock(&pdev->dev);
+		put_device(&pdev->dev);
+	}
+}
+
 int qpu_hw_init(void)
 {
+	qpu_hw_report_owned();
 	return platform_driver_register(&qpu_hw_driver);
 }
 

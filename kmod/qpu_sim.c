@@ -36,6 +36,7 @@
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
 
+#include "qpu_compat.h"
 #include "qpu_drv.h"
 #include "qpu_emu.h"
 #include "qpu_v3d_regs.h"
@@ -513,7 +514,7 @@ err_put:
 	return ret;
 }
 
-static int qpu_sim_remove(struct platform_device *pdev)
+static void qpu_sim_remove(struct platform_device *pdev)
 {
 	struct qpu_dev *qdev = platform_get_drvdata(pdev);
 
@@ -522,12 +523,13 @@ static int qpu_sim_remove(struct platform_device *pdev)
 	cancel_delayed_work_sync(&qdev->sim->exec);
 	destroy_workqueue(qdev->sim->wq);
 	qpu_dev_put(qdev);
-	return 0;
 }
+
+QPU_PLATFORM_REMOVE_WRAPPER(qpu_sim_remove)
 
 static struct platform_driver qpu_sim_driver = {
 	.probe = qpu_sim_probe,
-	.remove = qpu_sim_remove,
+	QPU_PLATFORM_REMOVE(qpu_sim_remove),
 	.driver = {
 		.name = QPU_SIM_DRV_NAME,
 		/* qpu_sim_init() reads the probe's result right away. */

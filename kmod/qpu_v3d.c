@@ -84,6 +84,31 @@ int qpu_v3d_ident_read(struct qpu_dev *qdev)
 }
 
 /**
+ * qpu_v3d_user_setup() - give the V3D's resources to user programs
+ * @qdev: the device, identified and powered
+ *
+ * Called after probe and after every reset, since a power cycle forgets the
+ * settings. Nothing but user programs runs on a V3D this driver owns (no
+ * graphics pipeline), so every QPU may take them (SQRSV0/1 at 0, their
+ * reset value, which undoes what a previous owner may have reserved) and
+ * they get as much VPM as VPMBASE can reserve: 31 units of 256 bytes,
+ * 7936 of the 12 KiB on BCM2835/6/7, bounded by the VPM size. vc4 writes
+ * VPMBASE 0, leaving no VPM to user programs.
+ *
+ * Return: the bytes of VPM reserved.
+ */
+u32 qpu_v3d_user_setup(struct qpu_dev *qdev)
+{
+	u32 units = min_t(u32, qdev->ident.vpm_size / V3D_VPMBASE_UNIT,
+			  FIELD_MAX(V3D_VPMBASE_VPMURSV));
+
+	qpu_v3d_write(qdev, V3D_SQRSV0, 0);
+	qpu_v3d_write(qdev, V3D_SQRSV1, 0);
+	qpu_v3d_write(qdev, V3D_VPMBASE, FIELD_PREP(V3D_VPMBASE_VPMURSV, units));
+	return units * V3D_VPMBASE_UNIT;
+}
+
+/**
  * qpu_v3d_job_start() - hand a job's programs to the user-program queue
  * @qdev: the device, idle
  * @job: the job

@@ -2,10 +2,14 @@
 #
 # The Raspberry Pi targets: `cross` builds qpu.ko for Debian's armel rpi and
 # arm64 kernels, failing on any compiler or modpost warning; `check-pi` adds
-# the raspi0 smoke test (smoke.sh). Kernel headers, the rpi kernel image and
+# the raspi0 smoke test (smoke.sh): plain, with the qpu-v3d overlay, and
+# beside vc4. Kernel headers, the rpi kernel image and
 # busybox come from Debian's archive through fetch.sh, cached per ABI in
 # PI_CACHE, outside the tree so that `make clean` and fresh clones on this
 # machine reuse them. $(BUILD)/pi/kdir-<flavour> links to the headers used.
+
+# The qpu-v3d overlay (dtbo, install-pi): the smoke test boots with it too.
+include kmod/dts/dts.mk
 
 PI_CACHE ?= $(if $(HOME),$(or $(XDG_CACHE_HOME),$(HOME)/.cache)/qpu/pi,$(BUILD)/pi/cache)
 PI_DIR := $(BUILD)/pi
@@ -15,9 +19,9 @@ PI_FETCH := $(CURDIR)/selftests/pi/fetch.sh
 
 cross: pi-cross-rpi-armel pi-cross-arm64
 
-check-pi: cross
+check-pi: cross dtbo
 	$(Q)$(CURDIR)/selftests/pi/smoke.sh $(PI_CACHE) $(PI_DIR) \
-		$(BUILD)/mod/rpi-armel/qpu.ko $(PI_DIR)/kdir-rpi-armel
+		$(BUILD)/mod/rpi-armel/qpu.ko $(PI_DIR)/kdir-rpi-armel $(QPU_DTBO)
 
 # $(call pi_cross,flavour): fetch the flavour's headers, build qpu.ko through
 # pi-kmod-<flavour> with the output kept in $(PI_DIR)/build-<flavour>.log, and

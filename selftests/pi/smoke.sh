@@ -6,10 +6,19 @@
 # whose /init (init beside this file) loads qpu.ko, prints the kernel log and
 # unloads it. QEMU does not model the V3D, so the driver must refuse the
 # device with one "no V3D answers at" line. QEMU does not end on poweroff:
-# the run ends on the guest's sentinel line, or fails at PI_TIMEOUT seconds.
-# Prints one PASS/FAIL line per check, then "N passed, N failed".
+# each run ends on the guest's sentinel line, or fails at PI_TIMEOUT seconds.
 #
-# usage: smoke.sh CACHE OUTDIR QPU_KO KDIR
+# Three boots: "plain", the kernel's DTB as it is, where qpu.ko's default
+# (fw_qpu_enable=-1) asks QEMU's firmware model to enable the QPUs, since
+# the node has no power domain here; and, given the qpu-v3d overlay,
+# "overlay", the DTB with the overlay applied by fdtoverlay, loaded with
+# fw_qpu_enable=0, where the node must carry qpu's own compatible and still
+# bind to qpu.ko; and "vc4", the kernel's DTB with vc4 (and the modules it
+# needs) loaded first, where qpu.ko must report that vc4 owns the V3D and
+# leave it alone. Prints one PASS/FAIL line per check, then "N passed, N
+# failed".
+#
+# usage: smoke.sh CACHE OUTDIR QPU_KO KDIR [QPU_DTBO]
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -21,18 +30,23 @@ die() {
 	exit 1
 }
 
-[ $# = 4 ] || die "usage: smoke.sh CACHE OUTDIR QPU_KO KDIR"
+[ $# = 4 ] || [ $# = 5 ] || die "usage: smoke.sh CACHE OUTDIR QPU_KO KDIR [QPU_DTBO]"
 cache=$1
 out=$2
 ko=$3
 kdir=$4
+dtbo=${5:-}
 
 command -v qemu-system-arm >/dev/null ||
 	die "qemu-system-arm not found: apt-get install qemu-system-arm"
 command -v cpio >/dev/null || die "cpio not found: apt-get install cpio"
+command -v modinfo >/dev/null || die "modinfo not found: apt-get install kmod"
 command -v fdtput >/dev/null ||
 	die "fdtput not found: apt-get install device-tree-compiler"
 [ -f "$ko" ] || die "$ko not found: run 'make cross' first"
+[ -z "$dtbo" ] || [ -f "$dtbo" ] || die "$dtbo not found: run 'make dtbo' first"
+[ -z "$dtbo" ] || command -v fdtoverlay >/dev/null ||
+	die "fdtoverlay not found: apt-get install device-tree-compiler"
 abi=$(sed -n 's/^#define UTS_RELEASE "\(.*\)"$/\1/p' \
 	"$kdir/include/generated/utsrelease.h" 2>/dev/null) || true
 [ -n "$abi" ] || die "$kdir has no include/generated/utsrelease.h"
@@ -45,16 +59,6 @@ dtb=$image/usr/lib/linux-image-$abi/bcm2835-rpi-zero.dtb
 [ -f "$dtb" ] || die "$dtb is missing"
 
 mkdir -p "$out"
-cp "$dtb" "$out/bcm2835-rpi-zero.dtb"
-dtb=$out/bcm2835-rpi-zero.dtb
-# QEMU's firmware model lacks the power-domain interface, so
-# raspberrypi-power registers no V3D domain and the v3d node's probe would
-# be deferred for good: boot a DTB whose v3d node has no power-domains
-# (PI_KEEP_POWER_DOMAIN=1 keeps it, to see the deferral).
-if [ "${PI_KEEP_POWER_DOMAIN:-0}" != 1 ]; then
-	echo "selftests/pi: booting without /soc/v3d@7ec00000 power-domains (no such domain under QEMU)"
-	fdtput -d "$dtb" /soc/v3d@7ec00000 power-domains
-fi
 
 # the initramfs: busybox, /init, the module
 rm -rf "$out/initramfs"
@@ -62,47 +66,34 @@ mkdir -p "$out/initramfs/bin"
 cp "$busybox" "$out/initramfs/bin/busybox"
 cp "$here/init" "$out/initramfs/init"
 cp "$ko" "$out/initramfs/qpu.ko"
+# vc4 and the modules it needs, in load order (the image has no modules.dep),
+# for the boot where vc4 owns the V3D
+moddir=$image/lib/modules/$abi
+declare -A modpath=() modseen=()
+modorder=()
+while read -r p; do
+	n=$(basename "$p" .ko)
+	modpath[${n//-/_}]=$p
+done < <(find "$moddir" -name '*.ko')
+modvisit() {
+	local m=${1//-/_} d
+	[ -z "${modseen[$m]:-}" ] || return 0
+	modseen[$m]=1
+	[ -n "${modpath[$m]:-}" ] || die "module $m not found in $moddir"
+	for d in $(modinfo -F depends "${modpath[$m]}" | tr ',' ' '); do
+		modvisit "$d"
+	done
+	modorder+=("$m")
+}
+modvisit vc4
+mkdir -p "$out/initramfs/vc4"
+for m in "${modorder[@]}"; do
+	cp "${modpath[$m]}" "$out/initramfs/vc4/$m.ko"
+	echo "$m" >>"$out/initramfs/vc4/order"
+done
 chmod 0755 "$out/initramfs/init" "$out/initramfs/bin/busybox"
 (cd "$out/initramfs" && find . | LC_ALL=C sort |
 	cpio -o -H newc -R 0:0 --quiet | gzip -1) >"$out/initramfs.cpio.gz"
-
-log=$out/raspi0-console.log
-raw=$out/raspi0-console.raw
-rm -f "$log" "$raw" "$out/qemu.err"
-: >"$raw"
-
-echo "selftests/pi: booting $abi under qemu-system-arm -M raspi0 (limit ${timeout}s)"
-qemu-system-arm -M raspi0 -accel tcg \
-	-kernel "$kernel" -dtb "$dtb" -initrd "$out/initramfs.cpio.gz" \
-	-append "console=ttyAMA0 quiet rdinit=/init initcall_blacklist=bcm2835_pm_driver_init" \
-	-display none -monitor none -serial "file:$raw" </dev/null 2>"$out/qemu.err" &
-qemu=$!
-trap 'kill "$qemu" 2>/dev/null || true' EXIT
-
-start=$SECONDS
-ended="time limit"
-while [ $((SECONDS - start)) -lt "$timeout" ]; do
-	if grep -q "^$sentinel" "$raw"; then
-		ended="sentinel"
-		break
-	fi
-	if ! kill -0 "$qemu" 2>/dev/null; then
-		ended="qemu exit"
-		break
-	fi
-	sleep 0.5
-done
-elapsed=$((SECONDS - start))
-kill "$qemu" 2>/dev/null || true
-wait "$qemu" 2>/dev/null || true
-trap - EXIT
-tr -d '\r' <"$raw" >"$log"
-rm -f "$raw"
-echo "selftests/pi: QEMU ended by $ended after ${elapsed}s; console log: $log"
-if [ "$ended" != sentinel ] && [ -s "$out/qemu.err" ]; then
-	echo "selftests/pi: QEMU said:"
-	cat "$out/qemu.err"
-fi
 
 pass=0
 fail=0
@@ -117,6 +108,7 @@ check() {
 		fail=$((fail + 1))
 	fi
 }
+log=
 has() {
 	grep -qE "$1" "$log"
 }
@@ -125,20 +117,116 @@ log_clean() {
 	has '^qpu-pi: dmesg after rmmod$' &&
 		! grep -qE 'BUG:|WARNING:|Oops|Call Trace|Unable to handle' "$log"
 }
+# exactly one refusal line, saying what powers the V3D, in the kernel log
+# the guest printed after insmod
+refuses_once() {
+	local n
+	n=$(sed -n '/^qpu-pi: dmesg after insmod$/,/^qpu-pi: devices_deferred/p' "$log" |
+		grep -c "no V3D answers at 0x20c00000: .*(power: $1)\$" || true)
+	test "$n" = 1
+}
 
+# boot NAME DTB QPU_ARGS [VC4]: one raspi0 run, loading vc4 before qpu.ko
+# when VC4 is 1; sets $log to its console log
+boot() {
+	local name=$1 dtb=$2 args=$3 vc4=${4:-0} raw qemu start ended elapsed
+	log=$out/raspi0-$name-console.log
+	raw=$out/raspi0-$name-console.raw
+	rm -f "$log" "$raw" "$out/qemu.err"
+	: >"$raw"
+
+	echo "selftests/pi: booting $abi under qemu-system-arm -M raspi0, $name (limit ${timeout}s)"
+	qemu-system-arm -M raspi0 -accel tcg \
+		-kernel "$kernel" -dtb "$dtb" -initrd "$out/initramfs.cpio.gz" \
+		-append "console=ttyAMA0 quiet rdinit=/init initcall_blacklist=bcm2835_pm_driver_init qpu_args=$args qpu_vc4=$vc4" \
+		-display none -monitor none -serial "file:$raw" </dev/null 2>"$out/qemu.err" &
+	qemu=$!
+	trap 'kill "$qemu" 2>/dev/null || true' EXIT
+
+	start=$SECONDS
+	ended="time limit"
+	while [ $((SECONDS - start)) -lt "$timeout" ]; do
+		if grep -q "^$sentinel" "$raw"; then
+			ended="sentinel"
+			break
+		fi
+		if ! kill -0 "$qemu" 2>/dev/null; then
+			ended="qemu exit"
+			break
+		fi
+		sleep 0.5
+	done
+	elapsed=$((SECONDS - start))
+	kill "$qemu" 2>/dev/null || true
+	wait "$qemu" 2>/dev/null || true
+	trap - EXIT
+	tr -d '\r' <"$raw" >"$log"
+	rm -f "$raw"
+	echo "selftests/pi: QEMU ended by $ended after ${elapsed}s; console log: $log"
+	if [ "$ended" != sentinel ] && [ -s "$out/qemu.err" ]; then
+		echo "selftests/pi: QEMU said:"
+		cat "$out/qemu.err"
+	fi
+}
+
+# what went wrong in the last boot, when something did
+explain() {
+	[ "$fail" != "$1" ] || return 0
+	echo "--- qpu-pi lines and kernel complaints from $log:"
+	grep -E 'qpu|v3d|BUG:|WARNING:|Oops|Call Trace|Unable to handle|defer' "$log" || true
+}
+
+# QEMU's firmware model lacks the power-domain interface, so
+# raspberrypi-power registers no V3D domain and the v3d node's probe would
+# be deferred for good: boot DTBs whose v3d node has no power-domains
+# (PI_KEEP_POWER_DOMAIN=1 keeps it, to see the deferral).
+strip_power_domain() {
+	if [ "${PI_KEEP_POWER_DOMAIN:-0}" != 1 ]; then
+		fdtput -d "$1" /soc/v3d@7ec00000 power-domains
+	fi
+}
+echo "selftests/pi: booting without /soc/v3d@7ec00000 power-domains (no such domain under QEMU)"
+
+# 1. plain: the kernel's DTB; qpu.ko asks the firmware to enable the QPUs.
+cp "$dtb" "$out/bcm2835-rpi-zero.dtb"
+strip_power_domain "$out/bcm2835-rpi-zero.dtb"
+boot plain "$out/bcm2835-rpi-zero.dtb" ""
+failed=$fail
 check "pi_boot_kernel_$abi" has "^qpu-pi: kernel $abi\$"
 check pi_insmod has '^qpu-pi: insmod ok$'
-# exactly one refusal line in the kernel log the guest printed after insmod
-refusals=$(sed -n '/^qpu-pi: dmesg after insmod$/,/^qpu-pi: devices_deferred/p' "$log" |
-	grep -c 'no V3D answers at' || true)
-check pi_probe_refuses_absent_v3d test "$refusals" = 1
+check pi_probe_refuses_absent_v3d refuses_once firmware
 check pi_log_clean log_clean
 check pi_rmmod has '^qpu-pi: rmmod ok$'
 check pi_sentinel has "^$sentinel\$"
+explain "$failed"
 
-if [ "$fail" != 0 ]; then
-	echo "--- qpu-pi lines and kernel complaints from $log:"
-	grep -E 'qpu|v3d|BUG:|WARNING:|Oops|Call Trace|Unable to handle|defer' "$log" || true
+# 2. overlay: the qpu-v3d overlay applied, the firmware left alone.
+if [ -n "$dtbo" ]; then
+	fdtoverlay -i "$dtb" -o "$out/bcm2835-rpi-zero-qpu.dtb" "$dtbo"
+	strip_power_domain "$out/bcm2835-rpi-zero-qpu.dtb"
+	boot overlay "$out/bcm2835-rpi-zero-qpu.dtb" fw_qpu_enable=0
+	failed=$fail
+	check pi_overlay_compatible has '^qpu-pi: 20c00000.v3d compatible: brcm,bcm2835-v3d-qpu $'
+	check pi_overlay_insmod has '^qpu-pi: insmod fw_qpu_enable=0 ok$'
+	check pi_overlay_probe_refuses_absent_v3d refuses_once 'none described'
+	check pi_overlay_log_clean log_clean
+	check pi_overlay_rmmod has '^qpu-pi: rmmod ok$'
+	check pi_overlay_sentinel has "^$sentinel\$"
+	explain "$failed"
 fi
+
+# 3. vc4: vc4 loaded first takes the V3D; qpu.ko must say so and stay away.
+boot vc4 "$out/bcm2835-rpi-zero.dtb" "" 1
+failed=$fail
+check pi_vc4_loaded has '^qpu-pi: vc4 loaded$'
+check pi_vc4_insmod has '^qpu-pi: insmod ok$'
+check pi_vc4_owner_reported has 'V3D at /soc/v3d@7ec00000 is owned by vc4_v3d: add dtoverlay=qpu-v3d to config.txt'
+check pi_vc4_keeps_v3d has '^qpu-pi: 20c00000.v3d bound to: vc4_v3d$'
+check pi_vc4_no_probe sh -c "! grep -q 'no V3D answers' '$log'"
+check pi_vc4_log_clean log_clean
+check pi_vc4_rmmod has '^qpu-pi: rmmod ok$'
+check pi_vc4_sentinel has "^$sentinel\$"
+explain "$failed"
+
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]

@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Compatibility with kernels newer than the 6.1 this driver is built and
+ * tested against, by what the kernel's types say rather than by version
+ * number, so that distribution kernels with backports build too.
+ */
+#ifndef QPU_COMPAT_H
+#define QPU_COMPAT_H
+
+#include <linux/compiler.h>
+#include <linux/platform_device.h>
+
+/*
+ * A platform driver's remove callback returns int up to 6.10 and void from
+ * 6.11 (6.3 to 6.12 also had a void .remove_new, not needed here). Drivers
+ * write a void function, declare QPU_PLATFORM_REMOVE_WRAPPER(fn) after it
+ * and set QPU_PLATFORM_REMOVE(fn) in their struct platform_driver, which
+ * picks the function or its int-returning wrapper by the type of .remove.
+ */
+#define QPU_PLATFORM_REMOVE_WRAPPER(fn)					\
+static inline int fn##_int(struct platform_device *pdev)		\
+{									\
+	fn(pdev);							\
+	return 0;							\
+}
+
+#define QPU_PLATFORM_REMOVE(fn)						\
+	.remove = __builtin_choose_expr(				\
+		__same_type(((struct platform_driver *)NULL)->remove,	\
+			    &fn##_int), fn##_int, (fn))
+
+#endif /* QPU_COMPAT_H */
