@@ -30,7 +30,7 @@ check install "$make_cmd" -C "$top" --no-print-directory install DESTDIR="$dest/
 
 for f in include/qpu.h include/linux/qpu.h lib/libqpu.a lib/libqpu.so \
 	 lib/libqpu.so.0 lib/pkgconfig/libqpu.pc bin/qpu-info bin/qpu-dis \
-	 bin/qpu-run bin/qpuctl share/man/man8/qpuctl.8 \
+	 bin/qpu-run bin/qpu-as bin/qpuctl share/man/man8/qpuctl.8 \
 	 share/bash-completion/completions/qpuctl; do
 	check "file_${f//\//_}" test -e "$dest/root$prefix/$f"
 done
