@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
- * ISA core throughput on this machine (make bench): decode, encode, and
- * decode + disassemble to text, over the same seeded random words and over
+ * ISA throughput on this machine (make bench): decode, encode, decode +
+ * disassemble to text, and assembling that text back (one program of all
+ * the words, through libqpu's assembler), over seeded random words and over
  * a stream of common ALU words. Prints words per second, median of 5 runs.
  */
 
@@ -10,6 +11,9 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include <string.h>
+
+#include "../../libqpu/asm.h"
 #include "qpu_disasm.h"
 #include "qpu_isa.h"
 
@@ -37,6 +41,48 @@ static uint64_t xorshift(uint64_t *s)
 	*s ^= *s >> 7;
 	*s ^= *s << 17;
 	return *s;
+}
+
+/* The disassembly of @words as one program, one instruction a line. */
+static char *program_text(const uint64_t *words)
+{
+	char *text = malloc((size_t)WORDS * QPU_DISASM_BUF_SIZE), *p = text;
+	int i;
+
+	if (!text)
+		exit(1);
+	for (i = 0; i < WORDS; i++) {
+		p += qpu_disasm(words[i], 8 * i, 0, p, QPU_DISASM_BUF_SIZE);
+		*p++ = '\n';
+	}
+	*p = '\0';
+	return text;
+}
+
+/* Words per second assembling @text, median of RUNS; checks the result. */
+static double asm_rate(const uint64_t *words)
+{
+	char *text = program_text(words);
+	const uint64_t *out;
+	double r[RUNS];
+	int run;
+
+	for (run = 0; run < RUNS; run++) {
+		struct qpu_asm *as = qpu_asm_new();
+		double start = now_s();
+
+		if (!as || qpu_asm_string(as, "bench", text) ||
+		    qpu_asm_words(as, &out) != WORDS ||
+		    memcmp(out, words, WORDS * sizeof(*words))) {
+			fprintf(stderr, "bench-isa: the assembler did not give the words back\n");
+			exit(1);
+		}
+		r[run] = WORDS / (now_s() - start);
+		qpu_asm_free(as);
+	}
+	free(text);
+	qsort(r, RUNS, sizeof(r[0]), cmp_double);
+	return r[RUNS / 2];
 }
 
 /* Words per second of @what over @words, median of RUNS. */
@@ -100,6 +146,9 @@ int main(void)
 		printf("  %-30s %7.1f M words/s random, %7.1f M words/s ALU\n",
 		       names[i], rate(i, random_words) / 1e6,
 		       rate(i, alu_words) / 1e6);
+	printf("  %-30s %7.2f M words/s random, %7.2f M words/s ALU\n",
+	       "assemble (text to words)", asm_rate(random_words) / 1e6,
+	       asm_rate(alu_words) / 1e6);
 	free(random_words);
 	free(alu_words);
 	return 0;
