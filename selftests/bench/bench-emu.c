@@ -13,6 +13,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench.h"
 #include "test-emu.h"
 
 #define RUNS		5
@@ -20,21 +21,6 @@
 #define W_VPM_SETUP	49	/* B: vw_setup */
 #define W_DMA_ADDR	50	/* B: vw_addr */
 #define R_WAIT		50	/* B: vw_wait */
-
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
 
 /* sub.setf r0, r0, 1; brr.anyzc -, @loop; three delay-slot nops */
 static void emit_loop_end(struct prog *p, uint32_t loop)
@@ -125,7 +111,7 @@ static double rate(const char *name, void (*build)(struct prog *, uint32_t),
 {
 	const struct qpu_emu_stats *st;
 	struct prog p = prog_at(CODE_BASE);
-	double r[RUNS];
+	double r[RUNS], seconds;
 	uint64_t total = 0;
 	int run, k;
 
@@ -138,11 +124,11 @@ static double rate(const char *name, void (*build)(struct prog *, uint32_t),
 
 		for (k = 0; k < QPU_EMU_NUM_QPUS; k++)
 			qpu_emu_start(emu, CODE_BASE, UNIF_BASE);
-		start = now_s();
+		start = bench_now_s();
 		do {
 			status = qpu_emu_run(emu, 1 << 20);
 		} while (status == QPU_EMU_RUNNING);
-		r[run] = now_s() - start;
+		r[run] = bench_now_s() - start;
 		if (status != QPU_EMU_IDLE) {
 			fprintf(stderr, "bench-emu: %s: the program stopped (%d)\n",
 				name, status);
@@ -153,10 +139,10 @@ static double rate(const char *name, void (*build)(struct prog *, uint32_t),
 			total += st->instructions[k];
 		free(emu);
 	}
-	qsort(r, RUNS, sizeof(r[0]), cmp_double);
+	seconds = bench_median(r, RUNS);
 	printf("  %-44s %10llu instructions in %6.3f s: %6.2f M/s\n", name,
-	       (unsigned long long)total, r[RUNS / 2], total / r[RUNS / 2] / 1e6);
-	return total / r[RUNS / 2];
+	       (unsigned long long)total, seconds, total / seconds / 1e6);
+	return total / seconds;
 }
 
 int main(void)

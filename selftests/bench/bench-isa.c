@@ -14,26 +14,12 @@
 #include <string.h>
 
 #include "../../libqpu/asm.h"
+#include "bench.h"
 #include "qpu_disasm.h"
 #include "qpu_isa.h"
 
 #define WORDS	(1 << 18)
 #define RUNS	5
-
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
 
 static uint64_t xorshift(uint64_t *s)
 {
@@ -69,7 +55,7 @@ static double asm_rate(const uint64_t *words)
 
 	for (run = 0; run < RUNS; run++) {
 		struct qpu_asm *as = qpu_asm_new();
-		double start = now_s();
+		double start = bench_now_s();
 
 		if (!as || qpu_asm_string(as, "bench", text) ||
 		    qpu_asm_words(as, &out) != WORDS ||
@@ -77,12 +63,11 @@ static double asm_rate(const uint64_t *words)
 			fprintf(stderr, "bench-isa: the assembler did not give the words back\n");
 			exit(1);
 		}
-		r[run] = WORDS / (now_s() - start);
+		r[run] = WORDS / (bench_now_s() - start);
 		qpu_asm_free(as);
 	}
 	free(text);
-	qsort(r, RUNS, sizeof(r[0]), cmp_double);
-	return r[RUNS / 2];
+	return bench_median(r, RUNS);
 }
 
 /* Words per second of @what over @words, median of RUNS. */
@@ -96,7 +81,7 @@ static double rate(int what, const uint64_t *words)
 	int run, i;
 
 	for (run = 0; run < RUNS; run++) {
-		double start = now_s();
+		double start = bench_now_s();
 
 		for (i = 0; i < WORDS; i++) {
 			switch (what) {
@@ -114,11 +99,10 @@ static double rate(int what, const uint64_t *words)
 				break;
 			}
 		}
-		r[run] = WORDS / (now_s() - start);
+		r[run] = WORDS / (bench_now_s() - start);
 	}
 	(void)sink;
-	qsort(r, RUNS, sizeof(r[0]), cmp_double);
-	return r[RUNS / 2];
+	return bench_median(r, RUNS);
 }
 
 int main(void)

@@ -25,30 +25,10 @@
 #include <linux/qpu.h>
 
 #include "../kmod/qpu_programs.h"
+#include "bench.h"
 
 #define NODE		"/dev/qpu"
 #define RUNS		5
-
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-static double median(double *v, int n)
-{
-	qsort(v, n, sizeof(*v), cmp_double);
-	return v[n / 2];
-}
 
 static void die(const char *what)
 {
@@ -85,13 +65,13 @@ static double eventfd_round_trip_us(long n)
 	if (ping_fd < 0 || pong_fd < 0)
 		die("eventfd");
 	pthread_create(&t, NULL, ponger, (void *)n);
-	start = now_s();
+	start = bench_now_s();
 	for (i = 0; i < n; i++) {
 		if (write(ping_fd, &v, sizeof(v)) != sizeof(v) ||
 		    read(pong_fd, &v, sizeof(v)) != sizeof(v))
 			die("eventfd ping-pong");
 	}
-	end = now_s();
+	end = bench_now_s();
 	pthread_join(t, NULL);
 	close(ping_fd);
 	close(pong_fd);
@@ -164,7 +144,7 @@ static void wait_seqno(const struct client *c, uint64_t seqno)
 static double job_round_trip_us(const struct client *c, long n)
 {
 	struct pollfd pfd = { .events = POLLIN };
-	double start = now_s();
+	double start = bench_now_s();
 	long i;
 
 	for (i = 0; i < n; i++) {
@@ -173,12 +153,12 @@ static double job_round_trip_us(const struct client *c, long n)
 			die("poll on the out-fence");
 		close(pfd.fd);
 	}
-	return (now_s() - start) / n * 1e6;
+	return (bench_now_s() - start) / n * 1e6;
 }
 
 static double bo_cycles_per_s(const struct client *c, long n)
 {
-	double start = now_s();
+	double start = bench_now_s();
 	long i;
 
 	for (i = 0; i < n; i++) {
@@ -198,7 +178,7 @@ static double bo_cycles_per_s(const struct client *c, long n)
 		if (ioctl(c->fd, QPU_IOCTL_BO_DESTROY, &d))
 			die("BO_DESTROY");
 	}
-	return n / (now_s() - start);
+	return n / (bench_now_s() - start);
 }
 
 /* Each client keeps 8 jobs of 12 programs in flight. */
@@ -221,7 +201,7 @@ static void client_stream(long jobs)
 
 static double jobs_per_s(int clients, long jobs_each)
 {
-	double start = now_s();
+	double start = bench_now_s();
 	int i, status;
 
 	for (i = 0; i < clients; i++) {
@@ -237,7 +217,7 @@ static double jobs_per_s(int clients, long jobs_each)
 	for (i = 0; i < clients; i++)
 		if (wait(&status) < 0 || !WIFEXITED(status) || WEXITSTATUS(status))
 			die("client");
-	return clients * jobs_each / (now_s() - start);
+	return clients * jobs_each / (bench_now_s() - start);
 }
 
 int main(void)
@@ -255,19 +235,19 @@ int main(void)
 		j1[r] = jobs_per_s(1, 200);
 		j4[r] = jobs_per_s(4, 50);
 	}
-	ev_us = median(ev, RUNS);
-	job_us = median(job, RUNS);
+	ev_us = bench_median(ev, RUNS);
+	job_us = bench_median(job, RUNS);
 
 	printf("qpu driver benchmarks (simulated V3D, in the VM; median of %d runs)\n", RUNS);
 	printf("  %-46s %10.1f us\n", "eventfd ping-pong round trip, 2 threads", ev_us);
 	printf("  %-46s %10.1f us\n", "empty job: submit to out-fence poll", job_us);
 	printf("  %-46s %10.2f x   (goal: at most 3)\n", "ratio job / eventfd", job_us / ev_us);
 	printf("  %-46s %10.0f /s\n", "BO create + mmap + touch + destroy, 4 KiB",
-	       median(bo, RUNS));
+	       bench_median(bo, RUNS));
 	printf("  %-46s %10.0f /s\n", "jobs of 12 empty programs, 1 client",
-	       median(j1, RUNS));
+	       bench_median(j1, RUNS));
 	printf("  %-46s %10.0f /s\n", "jobs of 12 empty programs, 4 clients",
-	       median(j4, RUNS));
+	       bench_median(j4, RUNS));
 	close(c.fd);
 	return 0;
 }
