@@ -38,7 +38,7 @@ Q := @
 endif
 
 .PHONY: all module lib tools selftests check check-host check-asan check-vm \
-	check-pi check-install lint demo demo-here demo-vm bench cross install clean deps help
+	check-pi check-install check-stress check-debug lint demo demo-here demo-vm bench cross install clean deps help
 .DEFAULT_GOAL := all
 
 all: module lib tools selftests
@@ -50,6 +50,9 @@ help:
 	@echo '  check-host library and tool tests on this machine'
 	@echo '  check-asan the same under AddressSanitizer and UBSan'
 	@echo '  check-vm   qpu.ko selftests in a QEMU VM (simulated V3D)'
+	@echo '  check-stress the fuzzer and the stress test in the VM (seeded, bounded)'
+	@echo '  check-debug  every kselftest, fuzz, stress and fault injection on a'
+	@echo '             KASAN/lockdep/kmemleak kernel (built once, ~35 min, cached)'
 	@echo '  check-pi   cross builds and the raspi0 smoke test'
 	@echo '  lint       checkpatch --strict, sparse, kernel-doc'
 	@echo '  demo       the demo in the VM (or on a Pi with qpu.ko loaded)'
@@ -116,10 +119,11 @@ include tools/tools.mk
 include selftests/selftests.mk
 
 # Each suite prints its own closing line; check.sh adds them up at the end.
-CHECK_SUITES := lint check-host check-asan check-install check-vm check-pi
+CHECK_SUITES := lint check-host check-asan check-install check-vm check-stress check-pi
 
+# check-debug is not among them: its kernel takes ~35 minutes to build cold.
 check:
-	$(Q)$(CURDIR)/tools/deps.sh all
+	$(Q)$(CURDIR)/tools/deps.sh build lint vm pi netlink
 	$(Q)BUILD=$(BUILD) MAKE="$(MAKE)" $(CURDIR)/selftests/check.sh $(CHECK_SUITES)
 
 # --- the demo ---------------------------------------------------------------

@@ -5,3 +5,5 @@
 -include selftests/vm/vm.mk
 -include selftests/pi/pi.mk
 -include selftests/bench/bench.mk
+-include selftests/stress/stress.mk
+-include selftests/debug/debug.mk

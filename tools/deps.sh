@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Installs the Debian 12 packages a make target needs, and nothing when they
-# are all there already. Usage: deps.sh GROUP... (build lint vm pi netlink all)
+# are all there already. Usage: deps.sh GROUP... (build lint vm pi netlink
+# debug all)
 # Needs root to install; otherwise it prints the command to run and fails.
 set -euo pipefail
 
@@ -12,6 +13,7 @@ declare -A groups=(
 	[vm]="qemu-system-x86 busybox-static cpio linux-image-amd64 linux-headers-amd64 linux-source-6.1"
 	[pi]="gcc-arm-linux-gnueabi gcc-aarch64-linux-gnu qemu-system-arm cpio device-tree-compiler linux-kbuild-6.1 linux-source-6.1"
 	[netlink]="libnl-3-dev libnl-genl-3-dev"
+	[debug]="build-essential bc bison flex libelf-dev libssl-dev cpio xz-utils linux-source-6.1"
 )
 
 want=()

@@ -115,7 +115,7 @@ BEGIN {
 		if (line != "")
 			expected[++nexp] = line
 	close(steps)
-	kpat = "BUG:|WARNING:|Oops|Call Trace|KASAN|UBSAN|possible recursive locking|INFO: task .* blocked|kmemleak|general protection fault|Kernel panic"
+	kpat = "BUG:|WARNING:|Oops|Call Trace|KASAN|UBSAN|possible recursive locking|INFO: task .* blocked|kmemleak: [0-9]+ new suspected|general protection fault|Kernel panic"
 	where = "boot"
 	began = ended = in_step = nsteps = ended_steps = 0
 	npass = nfail = nskip = nres = nk = 0

@@ -1,0 +1,53 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# qpu: the debug-kernel run. Owns building (once, cached outside the
+# repository by selftests/debug/build-kernel.sh, keyed by debug.config) a
+# 6.1 kernel with KASAN, lockdep, kmemleak, debug objects and fault
+# injection, qpu.ko for it (flavour "debug"), and the target
+#   check-debug   every kselftest of selftests/kmod, the fuzzer, the stress
+#                 test and the fault-injection run (selftests/stress) in the
+#                 VM booted with that kernel; kmemleak is cleared before the
+#                 tests and scanned after them: any leak, KASAN, lockdep or
+#                 WARN report fails the run (selftests/vm/run-vm.sh)
+#   debug-kernel  only build (or find in the cache) the kernel
+# Variables: DEBUG_VM_TIMEOUT, DEBUG_STEP_TIMEOUT (s), DEBUG_VM_MEMORY,
+# DEBUG_RUNNER (another copy of run-vm.sh, for debugging the runner),
+# FAILINJ_MAX (the largest N of "fail the Nth allocation"), and those of
+# selftests/stress/stress.mk (FUZZ_*, STRESS_*). The lead's fragment list
+# must include selftests/stress/stress.mk before this file.
+
+DEBUG_KDIR = $(shell $(CURDIR)/selftests/debug/build-kernel.sh dir)
+DEBUG_KERNEL = $(DEBUG_KDIR)/arch/x86/boot/bzImage
+DEBUG_MODULE := $(BUILD)/mod/debug/qpu.ko
+DEBUG_VM_TIMEOUT ?= 1800
+DEBUG_STEP_TIMEOUT ?= 400
+DEBUG_VM_MEMORY ?= 1G
+FAILINJ_MAX ?= 100
+DEBUG_RUNNER ?= $(CURDIR)/selftests/vm/run-vm.sh
+
+# kmemleak: cleared after the module load, scanned after the tests.
+KMEMLEAK_CHECK := $(CURDIR)/selftests/debug/kmemleak-check.sh
+
+.PHONY: debug-kernel debug-module check-debug
+
+debug-kernel:
+	$(Q)$(CURDIR)/selftests/debug/build-kernel.sh build
+
+# "+": kmod_build runs $(MAKE), which needs the jobserver.
+debug-module: debug-kernel
+	$(Q)$(CURDIR)/selftests/vm/vm-kernel.sh check "$(DEBUG_KERNEL)" "$(DEBUG_KDIR)"
+	+$(call kmod_build,debug,$(DEBUG_KDIR))
+
+check-debug: debug-module $(KMOD_TESTS) $(STRESS_PROGS)
+	$(Q)mkdir -p $(BUILD)/vm/debug
+	$(Q)$(DEBUG_RUNNER) --kernel "$(DEBUG_KERNEL)" \
+		--workdir $(BUILD)/vm/debug --module $(DEBUG_MODULE) \
+		--module-args "$(VM_MODULE_ARGS)" --timeout $(DEBUG_VM_TIMEOUT) \
+		--step-timeout $(DEBUG_STEP_TIMEOUT) --memory $(DEBUG_VM_MEMORY) \
+		--copy $(KMEMLEAK_CHECK) --run "kmemleak-check.sh clear" \
+		$(addprefix --test ,$(KMOD_TESTS)) \
+		$(addprefix --copy ,$(STRESS_PROGS)) \
+		--run "$(FUZZ_RUN)" --run "$(STRESS_RUN)" \
+		--run "qpu_failinj -k $(FAILINJ_MAX)" \
+		--run "kmemleak-check.sh scan" \
+		--log $(BUILD)/vm/debug/console.log $(VM_ARGS)
