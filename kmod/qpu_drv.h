@@ -64,6 +64,36 @@ struct qpu_backend_ops {
 };
 
 /**
+ * struct qpu_hang - the device and its job when the last job timed out.
+ * @valid: a job has timed out since the device appeared.
+ * @time: when (CLOCK_MONOTONIC).
+ * @seqno: the job's number in its file.
+ * @pid: the submitting process, initial pid namespace.
+ * @comm: its command name at submission.
+ * @timeout_ms: the job's timeout.
+ * @programs: its programs.
+ * @code_addr: its first program's code.
+ * @unif_addr: its first program's uniforms.
+ * @srqcs: SRQCS before the reset.
+ * @dbqite: DBQITE before the reset.
+ * @dbqitc: DBQITC before the reset.
+ */
+struct qpu_hang {
+	bool valid;
+	ktime_t time;
+	u64 seqno;
+	pid_t pid;
+	char comm[TASK_COMM_LEN];
+	u32 timeout_ms;
+	u32 programs;
+	u32 code_addr;
+	u32 unif_addr;
+	u32 srqcs;
+	u32 dbqite;
+	u32 dbqitc;
+};
+
+/**
  * struct qpu_sched - runs jobs on one V3D, one at a time.
  * @lock: protects @clients, every client's queue and each queued job's
  *	@ready; taken from fence callbacks, so with interrupts off.
@@ -83,6 +113,8 @@ struct qpu_backend_ops {
  * @resets_requested: administrator resets asked for (under @lock).
  * @resets_handled: of those, resets done by @work (under @lock).
  * @reset_wait: where qpu_sched_reset_request() waits for @resets_handled.
+ * @hang_lock: @hang, written by @work and read by netlink.
+ * @hang: the last timeout's snapshot.
  */
 struct qpu_sched {
 	spinlock_t lock;		/* @clients, client queues, job readiness */
@@ -101,6 +133,8 @@ struct qpu_sched {
 	u64 resets_requested;
 	u64 resets_handled;
 	wait_queue_head_t reset_wait;
+	struct mutex hang_lock;		/* @hang */
+	struct qpu_hang hang;
 };
 
 /**
@@ -352,6 +386,7 @@ void qpu_sched_job_ready(struct qpu_dev *qdev, struct qpu_job *job);
 void qpu_sched_client_fini(struct qpu_dev *qdev, struct qpu_client *client);
 void qpu_sched_kick(struct qpu_dev *qdev);
 int qpu_sched_reset_request(struct qpu_dev *qdev);
+bool qpu_sched_get_hang(struct qpu_dev *qdev, struct qpu_hang *hang);
 
 /* qpu_dev.c */
 struct qpu_dev *qpu_dev_alloc(struct device *dev, enum qpu_backend backend,
@@ -372,6 +407,7 @@ void qpu_v3d_write(struct qpu_dev *qdev, u32 reg, u32 val);
 int qpu_v3d_ident_read(struct qpu_dev *qdev);
 u32 qpu_v3d_user_setup(struct qpu_dev *qdev);
 void qpu_v3d_job_start(struct qpu_dev *qdev, const struct qpu_job *job);
+void qpu_v3d_save_hang(struct qpu_dev *qdev, struct qpu_hang *hang);
 u32 qpu_v3d_job_poll(struct qpu_dev *qdev, struct qpu_job *job);
 bool qpu_v3d_host_irq_enabled(void);
 irqreturn_t qpu_v3d_irq(struct qpu_dev *qdev);

@@ -35,6 +35,10 @@ static const struct nla_policy qpu_nl_client_policy[QPU_A_CLIENT_DEV_INDEX + 1] 
 	[QPU_A_CLIENT_DEV_INDEX] = { .type = NLA_U32 },
 };
 
+static const struct nla_policy qpu_nl_hang_policy[QPU_A_HANG_DEV_INDEX + 1] = {
+	[QPU_A_HANG_DEV_INDEX] = { .type = NLA_U32 },
+};
+
 static struct netlink_range_validation qpu_nl_timeout_range = {
 	.min = 1,
 	.max = QPU_JOB_TIMEOUT_MAX_MS,
@@ -435,6 +439,65 @@ static int qpu_nl_config_set_doit(struct sk_buff *skb, struct genl_info *info)
 	return ret;
 }
 
+static int qpu_nl_hang_fill(struct sk_buff *skb, struct qpu_dev *qdev,
+			    const struct qpu_hang *hang, struct genl_info *info)
+{
+	void *hdr;
+
+	hdr = genlmsg_put_reply(skb, info, &qpu_nl_family, 0, QPU_CMD_HANG_GET);
+	if (!hdr)
+		return -EMSGSIZE;
+	if (nla_put_u32(skb, QPU_A_HANG_DEV_INDEX, qdev->index) ||
+	    nla_put_u64_64bit(skb, QPU_A_HANG_AGE_MS,
+			      ktime_ms_delta(ktime_get(), hang->time), QPU_A_HANG_PAD) ||
+	    nla_put_u32(skb, QPU_A_HANG_PID, hang->pid) ||
+	    nla_put_string(skb, QPU_A_HANG_COMM, hang->comm) ||
+	    nla_put_u64_64bit(skb, QPU_A_HANG_SEQNO, hang->seqno, QPU_A_HANG_PAD) ||
+	    nla_put_u32(skb, QPU_A_HANG_TIMEOUT_MS, hang->timeout_ms) ||
+	    nla_put_u32(skb, QPU_A_HANG_PROGRAMS, hang->programs) ||
+	    nla_put_u32(skb, QPU_A_HANG_CODE_ADDR, hang->code_addr) ||
+	    nla_put_u32(skb, QPU_A_HANG_UNIF_ADDR, hang->unif_addr) ||
+	    nla_put_u32(skb, QPU_A_HANG_SRQCS, hang->srqcs) ||
+	    nla_put_u32(skb, QPU_A_HANG_DBQITE, hang->dbqite) ||
+	    nla_put_u32(skb, QPU_A_HANG_DBQITC, hang->dbqitc)) {
+		genlmsg_cancel(skb, hdr);
+		return -EMSGSIZE;
+	}
+	genlmsg_end(skb, hdr);
+	return 0;
+}
+
+static int qpu_nl_hang_get_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	struct qpu_hang hang;
+	struct qpu_dev *qdev;
+	struct sk_buff *msg;
+	int ret;
+
+	qdev = qpu_nl_dev_from_attr(info, QPU_A_HANG_DEV_INDEX);
+	if (IS_ERR(qdev))
+		return PTR_ERR(qdev);
+	if (!qpu_sched_get_hang(qdev, &hang)) {
+		NL_SET_ERR_MSG_MOD(info->extack, "no job has timed out on this device");
+		ret = -ENOENT;
+		goto out_put;
+	}
+	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
+	if (!msg) {
+		ret = -ENOMEM;
+		goto out_put;
+	}
+	ret = qpu_nl_hang_fill(msg, qdev, &hang, info);
+	if (ret) {
+		nlmsg_free(msg);
+		goto out_put;
+	}
+	ret = genlmsg_reply(msg, info);
+out_put:
+	qpu_dev_put(qdev);
+	return ret;
+}
+
 static int qpu_nl_dev_reset_doit(struct sk_buff *skb, struct genl_info *info)
 {
 	struct qpu_dev *qdev;
@@ -488,6 +551,14 @@ static const struct genl_ops qpu_nl_ops[] = {
 		.doit = qpu_nl_dev_reset_doit,
 		.policy = qpu_nl_dev_policy,
 		.maxattr = ARRAY_SIZE(qpu_nl_dev_policy) - 1,
+		.flags = GENL_ADMIN_PERM,
+	},
+	{
+		/* Registers and pids: for administrators only. */
+		.cmd = QPU_CMD_HANG_GET,
+		.doit = qpu_nl_hang_get_doit,
+		.policy = qpu_nl_hang_policy,
+		.maxattr = ARRAY_SIZE(qpu_nl_hang_policy) - 1,
 		.flags = GENL_ADMIN_PERM,
 	},
 };

@@ -23,6 +23,7 @@
  */
 #include <linux/device.h>
 #include <linux/jiffies.h>
+#include <linux/string.h>
 
 #include "qpu_drv.h"
 
@@ -244,6 +245,40 @@ static void qpu_sched_do_reset_requests(struct qpu_dev *qdev)
 	wake_up_all(&sched->reset_wait);
 }
 
+/* Keeps what the V3D and @job looked like, for QPU_CMD_HANG_GET. */
+static void qpu_sched_save_hang(struct qpu_dev *qdev, const struct qpu_job *job)
+{
+	struct qpu_hang *hang = &qdev->sched.hang;
+
+	mutex_lock(&qdev->sched.hang_lock);
+	hang->valid = true;
+	hang->time = ktime_get();
+	hang->seqno = job->seqno;
+	hang->pid = job->pid;
+	memcpy(hang->comm, job->comm, sizeof(hang->comm));
+	hang->timeout_ms = ktime_to_ms(job->timeout);
+	hang->programs = job->program_count;
+	hang->code_addr = job->code_addr[0];
+	hang->unif_addr = job->unif_addr[0];
+	qpu_v3d_save_hang(qdev, hang);
+	mutex_unlock(&qdev->sched.hang_lock);
+}
+
+/**
+ * qpu_sched_get_hang() - the last timeout's snapshot
+ * @qdev: the device
+ * @hang: where it goes
+ *
+ * Return: false when no job has timed out on the device.
+ */
+bool qpu_sched_get_hang(struct qpu_dev *qdev, struct qpu_hang *hang)
+{
+	mutex_lock(&qdev->sched.hang_lock);
+	*hang = qdev->sched.hang;
+	mutex_unlock(&qdev->sched.hang_lock);
+	return hang->valid;
+}
+
 static void qpu_sched_work(struct work_struct *work)
 {
 	struct qpu_sched *sched = container_of(to_delayed_work(work),
@@ -262,6 +297,7 @@ static void qpu_sched_work(struct work_struct *work)
 			dev_err_ratelimited(qdev->dev,
 					    "job %llu timed out after %lld ms; resetting the V3D\n",
 					    job->seqno, ktime_to_ms(job->timeout));
+			qpu_sched_save_hang(qdev, job);
 			status = QPU_JOB_TIMEOUT;
 		}
 		if (!status) {
@@ -306,6 +342,7 @@ int qpu_sched_init(struct qpu_dev *qdev)
 	spin_lock_init(&sched->lock);
 	INIT_LIST_HEAD(&sched->clients);
 	init_waitqueue_head(&sched->reset_wait);
+	mutex_init(&sched->hang_lock);
 	INIT_DELAYED_WORK(&sched->work, qpu_sched_work);
 	sched->wq = alloc_ordered_workqueue("%s-sched", 0, qdev->name);
 	if (!sched->wq)

@@ -180,3 +180,11 @@ irqreturn_t qpu_v3d_irq(struct qpu_dev *qdev)
 	qpu_sched_kick(qdev);
 	return IRQ_HANDLED;
 }
+
+/* The registers a hang snapshot keeps, read before the reset. */
+void qpu_v3d_save_hang(struct qpu_dev *qdev, struct qpu_hang *hang)
+{
+	hang->srqcs = qpu_v3d_read(qdev, V3D_SRQCS);
+	hang->dbqite = qpu_v3d_read(qdev, V3D_DBQITE);
+	hang->dbqitc = qpu_v3d_read(qdev, V3D_DBQITC);
+}

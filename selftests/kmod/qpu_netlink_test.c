@@ -641,6 +641,7 @@ TEST_F(nl, missing_or_unknown_device)
 {
 	static const __u8 cmds[] = {
 		QPU_CMD_DEV_GET, QPU_CMD_STATS_GET, QPU_CMD_DEV_RESET,
+		QPU_CMD_HANG_GET,
 	};
 	unsigned int i;
 
@@ -764,6 +765,10 @@ TEST_F(nl, unprivileged_user_refused)
 		req_put_u32(&q, QPU_A_DEV_INDEX, 0);
 		fails += (nl_request(&nl, &q, &r) != -EPERM) << 4;
 
+		req_start(&q, nl.family, 0, QPU_CMD_HANG_GET);
+		req_put_u32(&q, QPU_A_HANG_DEV_INDEX, 0);
+		fails += (nl_request(&nl, &q, &r) != -EPERM) << 5;
+
 		fails += (events_open(&nl) != -EPERM) << 6;
 		_exit(fails);
 	}
@@ -800,6 +805,40 @@ TEST_F_TIMEOUT(nl, hang_sends_timeout_and_reset_events, 30)
 	EXPECT_EQ(0, msg_uint(m, QPU_A_EVENT_DEV_INDEX));
 	EXPECT_EQ(QPU_RESET_TIMEOUT, msg_uint(m, QPU_A_EVENT_REASON));
 	close(ev);
+}
+
+/* 12b. A real hang (an endless loop) leaves a snapshot for HANG_GET. */
+TEST_F_TIMEOUT(nl, hang_get_snapshot, 30)
+{
+	char comm[16] = "";
+	struct qpu_submit s;
+	struct nlmsghdr *m;
+	__u64 srqcs;
+
+	ASSERT_EQ(0, prctl(PR_GET_NAME, comm));
+	ASSERT_EQ(0, qpu_test_submit(self->fd, &self->loop, &self->unif, 2, 100, 0, 0, &s));
+	EXPECT_EQ(QPU_JOB_TIMEOUT, qpu_test_wait(self->fd, s.seqno, 10000, NULL));
+
+	req_start(&self->q, self->nl.family, 0, QPU_CMD_HANG_GET);
+	req_put_u32(&self->q, QPU_A_HANG_DEV_INDEX, 0);
+	ASSERT_EQ(0, nl_request(&self->nl, &self->q, &self->r));
+	m = reply_msg(&self->r, 0);
+	ASSERT_NE(NULL, m);
+	EXPECT_EQ(QPU_CMD_HANG_GET, msg_cmd(m));
+	EXPECT_EQ(0, msg_uint(m, QPU_A_HANG_DEV_INDEX));
+	EXPECT_GT(10000, msg_uint(m, QPU_A_HANG_AGE_MS));
+	EXPECT_EQ((__u64)getpid(), msg_uint(m, QPU_A_HANG_PID));
+	EXPECT_STREQ(comm, msg_str(m, QPU_A_HANG_COMM));
+	EXPECT_EQ(s.seqno, msg_uint(m, QPU_A_HANG_SEQNO));
+	EXPECT_EQ(100, msg_uint(m, QPU_A_HANG_TIMEOUT_MS));
+	EXPECT_EQ(2, msg_uint(m, QPU_A_HANG_PROGRAMS));
+	EXPECT_EQ(self->loop.bus_addr, msg_uint(m, QPU_A_HANG_CODE_ADDR));
+	EXPECT_EQ(self->unif.bus_addr, msg_uint(m, QPU_A_HANG_UNIF_ADDR));
+	/* Both programs were queued, neither ended. */
+	srqcs = msg_uint(m, QPU_A_HANG_SRQCS);
+	EXPECT_EQ(2, (srqcs >> 8) & 0xff);
+	EXPECT_EQ(0, (srqcs >> 16) & 0xff);
+	EXPECT_EQ(0, msg_uint(m, QPU_A_HANG_DBQITC));
 }
 
 /* 13. A fault sends a fault event naming the QPU and the address. */

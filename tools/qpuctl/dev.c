@@ -241,3 +241,43 @@ int cmd_reset(struct qpuctl *ctl, int argc, char **argv)
 	qpu_nl_close(&nl);
 	return 0;
 }
+
+static int hang_show(struct nlattr **tb, void *arg)
+{
+	print_open_object(NULL);
+	print_uint("dev", "dev %" PRIu64, qpu_nl_uint(tb[QPU_A_HANG_DEV_INDEX]));
+	print_uint("age_ms", " age_ms %" PRIu64, qpu_nl_uint(tb[QPU_A_HANG_AGE_MS]));
+	print_uint("pid", " pid %" PRIu64, qpu_nl_uint(tb[QPU_A_HANG_PID]));
+	print_string("comm", " comm %s", qpu_nl_str(tb[QPU_A_HANG_COMM]));
+	print_uint("seqno", " seqno %" PRIu64, qpu_nl_uint(tb[QPU_A_HANG_SEQNO]));
+	print_uint("timeout_ms", " timeout_ms %" PRIu64,
+		   qpu_nl_uint(tb[QPU_A_HANG_TIMEOUT_MS]));
+	print_text("\n   ");
+	print_uint("programs", " programs %" PRIu64, qpu_nl_uint(tb[QPU_A_HANG_PROGRAMS]));
+	print_uint("code_addr", " code_addr 0x%08" PRIx64,
+		   qpu_nl_uint(tb[QPU_A_HANG_CODE_ADDR]));
+	print_uint("unif_addr", " unif_addr 0x%08" PRIx64,
+		   qpu_nl_uint(tb[QPU_A_HANG_UNIF_ADDR]));
+	print_text("\n   ");
+	print_uint("srqcs", " srqcs 0x%08" PRIx64, qpu_nl_uint(tb[QPU_A_HANG_SRQCS]));
+	print_uint("dbqite", " dbqite 0x%08" PRIx64, qpu_nl_uint(tb[QPU_A_HANG_DBQITE]));
+	print_uint("dbqitc", " dbqitc 0x%08" PRIx64, qpu_nl_uint(tb[QPU_A_HANG_DBQITC]));
+	print_text("\n");
+	print_close_object();
+	return 0;
+}
+
+int cmd_hang(struct qpuctl *ctl, int argc, char **argv)
+{
+	if (dev_args("hang", "qpuctl [-j [-p]] -d DEV hang [show]\n"
+		     "What DEV and its job looked like when its last job timed\n"
+		     "out: the job, its process and the queue's registers.\n"
+		     "Needs CAP_NET_ADMIN.\n",
+		     argc, argv))
+		return 0;
+	if (ctl->dev == QPUCTL_ANY_DEV)
+		die("hang needs a device: qpuctl -d DEV hang");
+	dev_request(ctl, QPU_CMD_HANG_GET, QPU_A_HANG_DEV_INDEX, QPU_A_HANG_MAX,
+		    hang_show, "hang");
+	return 0;
+}

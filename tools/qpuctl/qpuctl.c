@@ -29,13 +29,14 @@ static void usage(FILE *out)
 		"       qpuctl [-j [-p]] config [get]            module-wide configuration\n"
 		"       qpuctl config set KEY VALUE [KEY VALUE]...\n"
 		"       qpuctl -d DEV reset                      reset a V3D\n"
+		"       qpuctl [-j [-p]] -d DEV hang             the last hang's snapshot\n"
 		"       qpuctl [-j [-p]] monitor [count N]       print events as they come\n"
 		"       qpuctl [-j [-p]] [-d DEV] top [interval S] [count N]   rates, memory, files\n"
 		"       qpuctl OBJECT help\n"
-		"OBJECT := { info | stats | clients | config | reset | monitor | top | help }\n"
+		"OBJECT := { info | stats | clients | config | reset | hang | monitor | top | help }\n"
 		"OPTIONS := { -j[son] | -p[retty] | -d[ev] DEV | -h[elp] | -V[ersion] }\n"
 		"DEV := { N | qpuN | /dev/qpuN }   (qpu and /dev/qpu are 0)\n"
-		"config set, reset and monitor need CAP_NET_ADMIN.\n");
+		"config set, reset, hang and monitor need CAP_NET_ADMIN.\n");
 }
 
 static void __attribute__((noreturn)) vdie(int err, const char *fmt, va_list ap)
@@ -106,6 +107,7 @@ static const struct {
 	{ "clients", cmd_clients },
 	{ "config", cmd_config },
 	{ "reset", cmd_reset },
+	{ "hang", cmd_hang },
 	{ "monitor", cmd_monitor },
 	{ "top", cmd_top },
 	{ "help", cmd_help },

@@ -85,6 +85,7 @@ int cmd_info(struct qpuctl *ctl, int argc, char **argv);
 int cmd_stats(struct qpuctl *ctl, int argc, char **argv);
 int cmd_clients(struct qpuctl *ctl, int argc, char **argv);
 int cmd_reset(struct qpuctl *ctl, int argc, char **argv);
+int cmd_hang(struct qpuctl *ctl, int argc, char **argv);
 void clients_print(struct qpuctl *ctl, const char *key);
 
 /* config.c */

@@ -148,6 +148,12 @@ result monitor_reset_event_json \
 	"$([ "$(cat "$tmp/monj")" = '{"event":"reset","dev":0,"reason":"admin"}' ]; echo $?)" \
 	"got '$(cat "$tmp/monj")'"
 
+# 7b. hang: the kselftests before this script made jobs time out.
+run -j -d 0 hang
+result hang_json "$([ "$rc" -eq 0 ] && grep -q '"dev":0,"age_ms":[0-9]*,"pid":[0-9]*,"comm":"[^"]*","seqno":[0-9]*,"timeout_ms":[0-9]*,"programs":[0-9]*,"code_addr":[0-9]*,"unif_addr":[0-9]*,"srqcs":[0-9]*,"dbqite":[0-9]*,"dbqitc":[0-9]*' "$tmp/out"; echo $?)" \
+	"exit $rc, got '$(cat "$tmp/out")'"
+expect_error hang_no_such_device "Error: qpu: no such device" -d 3 hang
+
 # 8. top: one sample of rates, memory and files, in JSON and in text.
 run -j top interval 0.2 count 1
 case $(cat "$tmp/out") in

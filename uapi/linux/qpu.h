@@ -408,6 +408,10 @@ struct qpu_wait {
  * - &QPU_CMD_CONFIG_SET: do, needs CAP_NET_ADMIN; at least one &enum
  *   qpu_a_config attribute, each within the range its kernel-doc gives
  *   (-ERANGE otherwise). No reply beyond the ack.
+ * - &QPU_CMD_HANG_GET: do, needs CAP_NET_ADMIN, &QPU_A_HANG_DEV_INDEX
+ *   (required). Replies: every &enum qpu_a_hang attribute but PAD, taken
+ *   when the device's last job timed out, before the reset; -ENOENT when
+ *   none has.
  * - &QPU_CMD_DEV_RESET: do, needs CAP_NET_ADMIN, &QPU_A_DEV_INDEX
  *   (required). Resets the V3D between two scheduler steps: a running job
  *   ends with &QPU_JOB_CANCELED, queued jobs run on afterwards. Returns
@@ -475,6 +479,7 @@ enum qpu_reset_reason {
  * @QPU_CMD_JOB_TIMEOUT_NTF: event: a job timed out.
  * @QPU_CMD_JOB_FAULT_NTF: event: a job faulted.
  * @QPU_CMD_DEV_RESET_NTF: event: a V3D was reset.
+ * @QPU_CMD_HANG_GET: the last hang's snapshot (CAP_NET_ADMIN).
  * @__QPU_CMD_MAX: sentinel.
  * @QPU_CMD_MAX: the last command.
  */
@@ -489,6 +494,7 @@ enum qpu_cmd {
 	QPU_CMD_JOB_TIMEOUT_NTF,
 	QPU_CMD_JOB_FAULT_NTF,
 	QPU_CMD_DEV_RESET_NTF,
+	QPU_CMD_HANG_GET,
 
 	__QPU_CMD_MAX,
 	QPU_CMD_MAX = __QPU_CMD_MAX - 1
@@ -663,6 +669,47 @@ enum qpu_a_event {
 
 	__QPU_A_EVENT_MAX,
 	QPU_A_EVENT_MAX = __QPU_A_EVENT_MAX - 1
+};
+
+/**
+ * enum qpu_a_hang - attributes of &QPU_CMD_HANG_GET.
+ * @QPU_A_HANG_UNSPEC: not an attribute.
+ * @QPU_A_HANG_DEV_INDEX: u32, the device.
+ * @QPU_A_HANG_PAD: padding for the u64 attributes.
+ * @QPU_A_HANG_AGE_MS: u64, how long ago the job timed out.
+ * @QPU_A_HANG_PID: u32, the process that submitted it, in the initial pid
+ *	namespace.
+ * @QPU_A_HANG_COMM: string, its command name at submission.
+ * @QPU_A_HANG_SEQNO: u64, the job's &qpu_submit.seqno in its file.
+ * @QPU_A_HANG_TIMEOUT_MS: u32, the job's timeout.
+ * @QPU_A_HANG_PROGRAMS: u32, its programs.
+ * @QPU_A_HANG_CODE_ADDR: u32, bus address of its first program's code.
+ * @QPU_A_HANG_UNIF_ADDR: u32, bus address of its first program's uniforms.
+ * @QPU_A_HANG_SRQCS: u32, the user-program queue's control and status
+ *	register: queue length, error, requests and completions.
+ * @QPU_A_HANG_DBQITE: u32, the QPU host interrupt enables.
+ * @QPU_A_HANG_DBQITC: u32, the QPU host interrupts pending.
+ * @__QPU_A_HANG_MAX: sentinel.
+ * @QPU_A_HANG_MAX: the last attribute.
+ */
+enum qpu_a_hang {
+	QPU_A_HANG_UNSPEC,
+	QPU_A_HANG_DEV_INDEX,
+	QPU_A_HANG_PAD,
+	QPU_A_HANG_AGE_MS,
+	QPU_A_HANG_PID,
+	QPU_A_HANG_COMM,
+	QPU_A_HANG_SEQNO,
+	QPU_A_HANG_TIMEOUT_MS,
+	QPU_A_HANG_PROGRAMS,
+	QPU_A_HANG_CODE_ADDR,
+	QPU_A_HANG_UNIF_ADDR,
+	QPU_A_HANG_SRQCS,
+	QPU_A_HANG_DBQITE,
+	QPU_A_HANG_DBQITC,
+
+	__QPU_A_HANG_MAX,
+	QPU_A_HANG_MAX = __QPU_A_HANG_MAX - 1
 };
 
 #if defined(__cplusplus)
