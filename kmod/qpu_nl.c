@@ -195,6 +195,8 @@ static int qpu_nl_get_doit(struct genl_info *info, int index_type,
 	}
 	ret = fill(msg, qdev, &dest);
 	if (ret) {
+		if (ret == -ENOENT)
+			NL_SET_ERR_MSG_MOD(info->extack, "nothing recorded on this device");
 		nlmsg_free(msg);
 		goto out_put;
 	}
@@ -439,27 +441,32 @@ static int qpu_nl_config_set_doit(struct sk_buff *skb, struct genl_info *info)
 	return ret;
 }
 
+/* -ENOENT when no job has timed out: qpu_nl_get_doit() says so. */
 static int qpu_nl_hang_fill(struct sk_buff *skb, struct qpu_dev *qdev,
-			    const struct qpu_hang *hang, struct genl_info *info)
+			    const struct qpu_nl_dest *dest)
 {
+	struct qpu_hang hang;
 	void *hdr;
 
-	hdr = genlmsg_put_reply(skb, info, &qpu_nl_family, 0, QPU_CMD_HANG_GET);
+	if (!qpu_sched_get_hang(qdev, &hang))
+		return -ENOENT;
+	hdr = genlmsg_put(skb, dest->portid, dest->seq, &qpu_nl_family,
+			  dest->flags, QPU_CMD_HANG_GET);
 	if (!hdr)
 		return -EMSGSIZE;
 	if (nla_put_u32(skb, QPU_A_HANG_DEV_INDEX, qdev->index) ||
 	    nla_put_u64_64bit(skb, QPU_A_HANG_AGE_MS,
-			      ktime_ms_delta(ktime_get(), hang->time), QPU_A_HANG_PAD) ||
-	    nla_put_u32(skb, QPU_A_HANG_PID, hang->pid) ||
-	    nla_put_string(skb, QPU_A_HANG_COMM, hang->comm) ||
-	    nla_put_u64_64bit(skb, QPU_A_HANG_SEQNO, hang->seqno, QPU_A_HANG_PAD) ||
-	    nla_put_u32(skb, QPU_A_HANG_TIMEOUT_MS, hang->timeout_ms) ||
-	    nla_put_u32(skb, QPU_A_HANG_PROGRAMS, hang->programs) ||
-	    nla_put_u32(skb, QPU_A_HANG_CODE_ADDR, hang->code_addr) ||
-	    nla_put_u32(skb, QPU_A_HANG_UNIF_ADDR, hang->unif_addr) ||
-	    nla_put_u32(skb, QPU_A_HANG_SRQCS, hang->srqcs) ||
-	    nla_put_u32(skb, QPU_A_HANG_DBQITE, hang->dbqite) ||
-	    nla_put_u32(skb, QPU_A_HANG_DBQITC, hang->dbqitc)) {
+			      ktime_ms_delta(ktime_get(), hang.time), QPU_A_HANG_PAD) ||
+	    nla_put_u32(skb, QPU_A_HANG_PID, hang.pid) ||
+	    nla_put_string(skb, QPU_A_HANG_COMM, hang.comm) ||
+	    nla_put_u64_64bit(skb, QPU_A_HANG_SEQNO, hang.seqno, QPU_A_HANG_PAD) ||
+	    nla_put_u32(skb, QPU_A_HANG_TIMEOUT_MS, hang.timeout_ms) ||
+	    nla_put_u32(skb, QPU_A_HANG_PROGRAMS, hang.programs) ||
+	    nla_put_u32(skb, QPU_A_HANG_CODE_ADDR, hang.code_addr) ||
+	    nla_put_u32(skb, QPU_A_HANG_UNIF_ADDR, hang.unif_addr) ||
+	    nla_put_u32(skb, QPU_A_HANG_SRQCS, hang.srqcs) ||
+	    nla_put_u32(skb, QPU_A_HANG_DBQITE, hang.dbqite) ||
+	    nla_put_u32(skb, QPU_A_HANG_DBQITC, hang.dbqitc)) {
 		genlmsg_cancel(skb, hdr);
 		return -EMSGSIZE;
 	}
@@ -469,33 +476,7 @@ static int qpu_nl_hang_fill(struct sk_buff *skb, struct qpu_dev *qdev,
 
 static int qpu_nl_hang_get_doit(struct sk_buff *skb, struct genl_info *info)
 {
-	struct qpu_hang hang;
-	struct qpu_dev *qdev;
-	struct sk_buff *msg;
-	int ret;
-
-	qdev = qpu_nl_dev_from_attr(info, QPU_A_HANG_DEV_INDEX);
-	if (IS_ERR(qdev))
-		return PTR_ERR(qdev);
-	if (!qpu_sched_get_hang(qdev, &hang)) {
-		NL_SET_ERR_MSG_MOD(info->extack, "no job has timed out on this device");
-		ret = -ENOENT;
-		goto out_put;
-	}
-	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
-	if (!msg) {
-		ret = -ENOMEM;
-		goto out_put;
-	}
-	ret = qpu_nl_hang_fill(msg, qdev, &hang, info);
-	if (ret) {
-		nlmsg_free(msg);
-		goto out_put;
-	}
-	ret = genlmsg_reply(msg, info);
-out_put:
-	qpu_dev_put(qdev);
-	return ret;
+	return qpu_nl_get_doit(info, QPU_A_HANG_DEV_INDEX, qpu_nl_hang_fill);
 }
 
 static int qpu_nl_dev_reset_doit(struct sk_buff *skb, struct genl_info *info)
