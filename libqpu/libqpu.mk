@@ -5,7 +5,12 @@ include libqpu/core/sources.mk
 
 LIBQPU_VERSION := 0.1.0
 LIBQPU_SONAME := libqpu.so.0
-LIBQPU_SRCS := $(wildcard libqpu/*.c) $(QPU_CORE_SRCS)
+# The base (device API, assembler, core) and the sample kernels, which the
+# base's assembler builds: see libqpu/kernels/kernels.mk.
+LIBQPU_BASE_SRCS := $(wildcard libqpu/*.c) $(QPU_CORE_SRCS)
+LIBQPU_BASE_OBJS := $(LIBQPU_BASE_SRCS:%.c=$(BUILD)/%.o)
+include libqpu/kernels/kernels.mk
+LIBQPU_SRCS := $(LIBQPU_BASE_SRCS) $(QPU_KERNEL_SRCS)
 LIBQPU_OBJS := $(LIBQPU_SRCS:%.c=$(BUILD)/%.o)
 LIBQPU_A := $(BUILD)/libqpu.a
 LIBQPU_SO := $(BUILD)/$(LIBQPU_SONAME)

@@ -1,0 +1,27 @@
+# SPDX-License-Identifier: GPL-2.0
+# Sample kernels: each libqpu/kernels/<name>.qasm is assembled at build time
+# by the tree's own qpu-as into $(BUILD)/libqpu/kernels/<name>.qasm.h (a C
+# array <name>_code of little-endian 32-bit halves), which the host wrapper
+# libqpu/kernels/<name>.c includes. The assembler used here is linked from
+# libqpu's objects without the kernels, so the library never needs itself
+# to be built. Included by libqpu.mk after LIBQPU_BASE_OBJS is set.
+
+QPU_KERNEL_SRCS := $(wildcard libqpu/kernels/*.c)
+QPU_KERNEL_QASM := $(wildcard libqpu/kernels/*.qasm)
+QPU_KERNEL_HDRS := $(QPU_KERNEL_QASM:libqpu/kernels/%.qasm=$(BUILD)/libqpu/kernels/%.qasm.h)
+QPU_KERNEL_OBJS := $(QPU_KERNEL_SRCS:%.c=$(BUILD)/%.o)
+# .include search path of the kernels: the helper files users include too.
+QPU_QASM_INCLUDES := $(wildcard libqpu/qasm/*.qinc libqpu/kernels/*.qinc)
+QPU_AS_BOOT := $(BUILD)/boot/qpu-as
+
+$(QPU_AS_BOOT): tools/qpu-as.c $(LIBQPU_BASE_OBJS)
+	$(Q)mkdir -p $(dir $@)
+	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $^ $(LDFLAGS)
+
+$(BUILD)/libqpu/kernels/%.qasm.h: libqpu/kernels/%.qasm $(QPU_AS_BOOT) $(QPU_QASM_INCLUDES)
+	$(Q)mkdir -p $(dir $@)
+	$(Q)$(QPU_AS_BOOT) -Werror -I libqpu/qasm -I libqpu/kernels -f c \
+		-n $(subst -,_,$*)_code -o $@ $<
+
+$(QPU_KERNEL_OBJS): QPU_CFLAGS += -I$(BUILD)/libqpu/kernels -Ilibqpu/kernels
+$(QPU_KERNEL_OBJS): | $(QPU_KERNEL_HDRS)
