@@ -11,8 +11,8 @@
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/bitmap.h>
 #include <linux/fs.h>
-#include <linux/genalloc.h>
 #include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/overflow.h>
@@ -59,12 +59,17 @@ MODULE_PARM_DESC(dev_mem_limit,
 
 /*
  * Each file's mmap offsets come from [PAGE_SIZE, 2 GiB), so a 32-bit off_t
- * can carry them; that is twice the most a file may hold. A gen_pool hands
- * out the ranges (the maple tree's range allocation is unreliable in 6.1)
- * and a maple tree finds the BO under any page of its range.
+ * can carry them; that is twice the most a file may hold. A bitmap of
+ * pages hands out the ranges, first fit. It covers only the start of the
+ * space, from none at open, and doubles when a BO does not fit: a file
+ * pays for the offsets it uses (128 bytes up to 4 MiB of BOs, 2 KiB for
+ * 64 MiB) instead of a bitmap of the whole space (64 KiB) at every open.
+ * The maple tree's range allocation is unreliable in 6.1, so a maple tree
+ * only finds the BO under any page of its range.
  */
-#define QPU_MMAP_SPACE_START	PAGE_SIZE
-#define QPU_MMAP_SPACE_SIZE	(SZ_2G - PAGE_SIZE)
+#define QPU_MMAP_FIRST_PGOFF	1UL
+#define QPU_MMAP_SPACE_PAGES	(SZ_2G / PAGE_SIZE - QPU_MMAP_FIRST_PGOFF)
+#define QPU_MMAP_MIN_PAGES	(SZ_4M / PAGE_SIZE)
 
 u64 qpu_bo_max_size(void)
 {
@@ -105,24 +110,74 @@ int qpu_bo_set_dev_mem_limit(u64 bytes)
 	return qpu_bo_set_limit(&qpu_dev_mem_limit, bytes);
 }
 
+/* Allocates nothing: the mmap space grows with the first BO. */
 int qpu_bo_file_init(struct qpu_file *qf)
 {
-	int ret;
-
-	qf->mmap_space = gen_pool_create(PAGE_SHIFT, -1);
-	if (!qf->mmap_space)
-		return -ENOMEM;
-	ret = gen_pool_add(qf->mmap_space, QPU_MMAP_SPACE_START,
-			   QPU_MMAP_SPACE_SIZE, -1);
-	if (ret) {
-		gen_pool_destroy(qf->mmap_space);
-		return ret;
-	}
-
 	mutex_init(&qf->lock);
 	xa_init_flags(&qf->handles, XA_FLAGS_ALLOC1);
 	mt_init(&qf->mmap_offsets);
+	qf->mmap_used = NULL;
+	qf->mmap_pages = 0;
 	return 0;
+}
+
+/* Makes the bitmap cover at least @pages pages: doubles it, or more. */
+static int qpu_bo_mmap_grow_locked(struct qpu_file *qf, unsigned long pages)
+{
+	unsigned long n = max(2 * qf->mmap_pages, QPU_MMAP_MIN_PAGES);
+	unsigned long *used;
+
+	lockdep_assert_held(&qf->lock);
+
+	while (n < pages)
+		n *= 2;
+	n = min(n, QPU_MMAP_SPACE_PAGES);
+	if (n < pages || n <= qf->mmap_pages)
+		return -ENOSPC;
+
+	used = kvcalloc(BITS_TO_LONGS(n), sizeof(*used), GFP_KERNEL);
+	if (!used)
+		return -ENOMEM;
+	if (qf->mmap_used)
+		bitmap_copy(used, qf->mmap_used, qf->mmap_pages);
+	kvfree(qf->mmap_used);
+	qf->mmap_used = used;
+	qf->mmap_pages = n;
+	return 0;
+}
+
+/* Finds @pages free pages of mmap space; returns 0 and the first in @pgoff. */
+static int qpu_bo_mmap_alloc_locked(struct qpu_file *qf, unsigned long pages,
+				    unsigned long *pgoff)
+{
+	unsigned long start;
+	int ret;
+
+	lockdep_assert_held(&qf->lock);
+
+	for (;;) {
+		start = qf->mmap_used ?
+			bitmap_find_next_zero_area(qf->mmap_used,
+						   qf->mmap_pages, 0, pages, 0) :
+			qf->mmap_pages;
+		if (start + pages <= qf->mmap_pages)
+			break;
+		/* Past the end the space is free: that much more is enough. */
+		ret = qpu_bo_mmap_grow_locked(qf, qf->mmap_pages + pages);
+		if (ret)
+			return ret;
+	}
+	bitmap_set(qf->mmap_used, start, pages);
+	*pgoff = QPU_MMAP_FIRST_PGOFF + start;
+	return 0;
+}
+
+static void qpu_bo_mmap_free_locked(struct qpu_file *qf, unsigned long pgoff,
+				    unsigned long pages)
+{
+	lockdep_assert_held(&qf->lock);
+
+	bitmap_clear(qf->mmap_used, pgoff - QPU_MMAP_FIRST_PGOFF, pages);
 }
 
 static void qpu_bo_release(struct kref *ref)
@@ -188,14 +243,13 @@ static void qpu_bo_unpublish_locked(struct qpu_file *qf, u32 handle,
 
 	xa_erase(&qf->handles, handle);
 	mtree_erase(&qf->mmap_offsets, bo->mmap_pgoff);
-	gen_pool_free(qf->mmap_space, bo->mmap_pgoff << PAGE_SHIFT, bo->size);
+	qpu_bo_mmap_free_locked(qf, bo->mmap_pgoff, bo->size >> PAGE_SHIFT);
 	qf->bo_bytes -= bo->size;
 }
 
 int qpu_ioctl_bo_create(struct qpu_file *qf, void *data)
 {
 	struct qpu_bo_create *args = data;
-	unsigned long offset;
 	struct qpu_bo *bo;
 	u32 handle;
 	u64 size;
@@ -219,12 +273,9 @@ int qpu_ioctl_bo_create(struct qpu_file *qf, void *data)
 		goto out_unlock;
 	}
 
-	offset = gen_pool_alloc(qf->mmap_space, size);
-	if (!offset) {
-		ret = -ENOSPC;
+	ret = qpu_bo_mmap_alloc_locked(qf, size >> PAGE_SHIFT, &bo->mmap_pgoff);
+	if (ret)
 		goto err_put;
-	}
-	bo->mmap_pgoff = offset >> PAGE_SHIFT;
 	ret = mtree_insert_range(&qf->mmap_offsets, bo->mmap_pgoff,
 				 bo->mmap_pgoff + (size >> PAGE_SHIFT) - 1, bo,
 				 GFP_KERNEL);
@@ -249,7 +300,7 @@ int qpu_ioctl_bo_create(struct qpu_file *qf, void *data)
 err_erase_offset:
 	mtree_erase(&qf->mmap_offsets, bo->mmap_pgoff);
 err_free_offset:
-	gen_pool_free(qf->mmap_space, offset, size);
+	qpu_bo_mmap_free_locked(qf, bo->mmap_pgoff, size >> PAGE_SHIFT);
 err_put:
 	qpu_bo_put(bo);
 out_unlock:
@@ -293,7 +344,7 @@ void qpu_bo_file_fini(struct qpu_file *qf)
 	WARN_ON(qf->bo_bytes);
 	xa_destroy(&qf->handles);
 	mtree_destroy(&qf->mmap_offsets);
-	gen_pool_destroy(qf->mmap_space);
+	kvfree(qf->mmap_used);
 	mutex_destroy(&qf->lock);
 }
 

@@ -229,10 +229,12 @@ struct qpu_dev {
 /**
  * struct qpu_file - state of one open file of a qpu device.
  * @qdev: the device, referenced for the life of the file.
- * @lock: serialises changes to @handles, @mmap_space and @mmap_offsets
+ * @lock: serialises changes to @handles, @mmap_used and @mmap_offsets
  *	together, so a BO's handle and its mmap range appear and vanish as one.
  * @handles: handle -> struct qpu_bo; each entry holds a BO reference.
- * @mmap_space: allocator of the file's mmap offsets, in bytes.
+ * @mmap_used: bitmap of the pages of the file's mmap space in use, from
+ *	its first page; NULL until the first BO (see qpu_bo.c).
+ * @mmap_pages: pages @mmap_used covers; it grows, never shrinks.
  * @mmap_offsets: page offset range -> struct qpu_bo, without a reference:
  *	an entry lives exactly as long as the BO's handle.
  * @bo_bytes: bytes of the BOs this file has handles to, checked against
@@ -246,7 +248,8 @@ struct qpu_file {
 	struct qpu_dev *qdev;
 	struct mutex lock;		/* @handles with the mmap space */
 	struct xarray handles;
-	struct gen_pool *mmap_space;
+	unsigned long *mmap_used;
+	unsigned long mmap_pages;
 	struct maple_tree mmap_offsets;
 	u64 bo_bytes;
 	struct qpu_client client;

@@ -7,12 +7,17 @@
 #   check-debug   every kselftest of selftests/kmod, the fuzzer, the stress
 #                 test and the fault-injection run (selftests/stress) in the
 #                 VM booted with that kernel; kmemleak is cleared before the
-#                 tests and scanned after them: any leak, KASAN, lockdep or
-#                 WARN report fails the run (selftests/vm/run-vm.sh)
+#                 tests and scanned after qpu.ko is unloaded (run-vm.sh
+#                 --after-unload), so an object the module leaked is found
+#                 even if the module's own data pointed at it: any leak,
+#                 KASAN, lockdep or WARN report fails the run, but for the
+#                 allocation-failure reports that the fault injection causes
+#                 (run-vm.sh --expect-log on that step alone)
 #   debug-kernel  only build (or find in the cache) the kernel
 # Variables: DEBUG_VM_TIMEOUT, DEBUG_STEP_TIMEOUT (s), DEBUG_VM_MEMORY,
 # DEBUG_RUNNER (another copy of run-vm.sh, for debugging the runner),
-# FAILINJ_MAX (the largest N of "fail the Nth allocation"), and those of
+# FAILINJ_MAX (the largest N of "fail the Nth allocation"), FAILINJ_WINDOW
+# (how many slab allocations the system-wide window fails), and those of
 # selftests/stress/stress.mk (FUZZ_*, STRESS_*). The lead's fragment list
 # must include selftests/stress/stress.mk before this file.
 
@@ -23,9 +28,15 @@ DEBUG_VM_TIMEOUT ?= 1800
 DEBUG_STEP_TIMEOUT ?= 400
 DEBUG_VM_MEMORY ?= 1G
 FAILINJ_MAX ?= 100
+FAILINJ_WINDOW ?= 40
+# What qpu_failinj's failures print (warn_alloc's header, then a stack dump,
+# allowed by --expect-log): vmalloc's and the page allocator's reports,
+# kmemleak's own metadata falling short, a user page fault retried.
+FAILINJ_LOG := vmalloc error|page allocation failure|vmap allocation for size|
+FAILINJ_LOG := $(FAILINJ_LOG)kmemleak: Cannot allocate a scan area|VM_FAULT_OOM leaked out
 DEBUG_RUNNER ?= $(CURDIR)/selftests/vm/run-vm.sh
 
-# kmemleak: cleared after the module load, scanned after the tests.
+# kmemleak: cleared after the module load, scanned after its unload.
 KMEMLEAK_CHECK := $(CURDIR)/selftests/debug/kmemleak-check.sh
 
 .PHONY: debug-kernel debug-module check-debug
@@ -48,6 +59,7 @@ check-debug: debug-module $(KMOD_TESTS) $(STRESS_PROGS)
 		$(addprefix --test ,$(KMOD_TESTS)) \
 		$(addprefix --copy ,$(STRESS_PROGS)) \
 		--run "$(FUZZ_RUN)" --run "$(STRESS_RUN)" \
-		--run "qpu_failinj -k $(FAILINJ_MAX)" \
-		--run "kmemleak-check.sh scan" \
+		--run "qpu_failinj -k $(FAILINJ_MAX) -w $(FAILINJ_WINDOW)" \
+		--expect-log "$(FAILINJ_LOG)" \
+		--after-unload "kmemleak-check.sh scan" \
 		--log $(BUILD)/vm/debug/console.log $(VM_ARGS)

@@ -25,13 +25,32 @@ int qpu_test_bo_new(int fd, size_t size, const void *data, size_t len,
 	bo->handle = args.handle;
 	bo->bus_addr = args.bus_addr;
 	bo->size = args.size;
+	bo->mmap_offset = args.mmap_offset;
 	bo->map = mmap(NULL, args.size, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
 		       args.mmap_offset);
-	if (bo->map == MAP_FAILED)
+	if (bo->map == MAP_FAILED) {
+		struct qpu_bo_destroy d = { .handle = args.handle };
+		int err = errno;
+
+		ioctl(fd, QPU_IOCTL_BO_DESTROY, &d);
+		memset(bo, 0, sizeof(*bo));
+		errno = err;
 		return -1;
+	}
 	if (data)
 		memcpy(bo->map, data, len);
 	return 0;
+}
+
+void qpu_test_bo_free(int fd, struct qpu_test_bo *bo)
+{
+	struct qpu_bo_destroy d = { .handle = bo->handle };
+
+	if (bo->map)
+		munmap(bo->map, bo->size);
+	if (bo->handle)
+		ioctl(fd, QPU_IOCTL_BO_DESTROY, &d);
+	memset(bo, 0, sizeof(*bo));
 }
 
 int qpu_test_submit(int fd, const struct qpu_test_bo *code,
@@ -97,9 +116,29 @@ long long qpu_test_stat(const char *name)
 	return found;
 }
 
+int qpu_test_stats_wait_bo(int ms, long long count, long long bytes,
+			   long long *count_now, long long *bytes_now)
+{
+	__s64 end = qpu_test_now_ns() + ms * 1000000ll;
+	long long c, b;
+
+	for (;;) {
+		c = qpu_test_stat("bo_count");
+		b = qpu_test_stat("bo_bytes");
+		if ((c == count && b == bytes) || qpu_test_now_ns() > end)
+			break;
+		usleep(10000);
+	}
+	if (count_now)
+		*count_now = c;
+	if (bytes_now)
+		*bytes_now = b;
+	return c == count && b == bytes ? 0 : -1;
+}
+
 int qpu_test_write(const char *path, const char *value)
 {
-	int fd = open(path, O_WRONLY), ret;
+	int fd = open(path, O_WRONLY | O_CLOEXEC), ret;
 
 	if (fd < 0)
 		return -1;

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Helpers shared by the kselftests of qpu.ko (linked into each of them by
- * kmod.mk): buffers, jobs, waits, and the debugfs and sysfs files the tests
+ * kmod.mk) and the programs of selftests/stress (stress.mk links them too):
+ * buffers, jobs, waits, clocks, and the debugfs and sysfs files the tests
  * read and write. Each returns what the ioctl returned (0 or -1 with errno)
  * unless it says otherwise.
  */
@@ -22,11 +23,18 @@ struct qpu_test_bo {
 	__u32 bus_addr;
 	void *map;
 	size_t size;
+	__u64 mmap_offset;
 };
 
-/* Creates and maps a BO of @size bytes, then copies @len bytes of @data. */
+/*
+ * Creates and maps a BO of @size bytes, then copies @len bytes of @data
+ * (none when NULL). When the mapping fails the BO is destroyed again.
+ */
 int qpu_test_bo_new(int fd, size_t size, const void *data, size_t len,
 		    struct qpu_test_bo *bo);
+
+/* Unmaps and destroys a BO of qpu_test_bo_new(), then clears @bo. */
+void qpu_test_bo_free(int fd, struct qpu_test_bo *bo);
 
 /*
  * Submits @count copies of one program (no other BOs); fills @out (if not
@@ -45,6 +53,14 @@ __s64 qpu_test_now_ns(void);
 
 /* A "name: value" line of debugfs qpu/qpu/stats; -1 when absent. */
 long long qpu_test_stat(const char *name);
+
+/*
+ * Waits up to @ms for the stats bo_count and bo_bytes to read @count and
+ * @bytes (jobs still running hold their BOs); 0 or -1. The last values read
+ * go to @count_now and @bytes_now when not NULL.
+ */
+int qpu_test_stats_wait_bo(int ms, long long count, long long bytes,
+			   long long *count_now, long long *bytes_now);
 
 /* Writes @value to the file @path (a knob or a parameter); 0 or -1. */
 int qpu_test_write(const char *path, const char *value);

@@ -494,7 +494,7 @@ static void do_wait(uint64_t *r)
 		w.timeout_ns = rng_one_in(r, 2) ? INT64_MIN : -1;
 		break;
 	default:
-		w.timeout_ns = now_ns() + (int64_t)rng_below(r, 60) * 1000000;
+		w.timeout_ns = qpu_test_now_ns() + (int64_t)rng_below(r, 60) * 1000000;
 		break;
 	}
 	if (!ioctl(fd, QPU_IOCTL_WAIT, rng_one_in(r, 40) ?
@@ -530,11 +530,10 @@ static void do_fence(uint64_t *r)
 /* Creates a BO holding qpu_prog_end on @fd; returns its handle or 0. */
 static uint32_t make_code(int fd)
 {
-	struct sbo b = { 0 };
+	struct qpu_test_bo b = { 0 };
 
-	if (sbo_new(fd, 4096, &b))
+	if (qpu_test_bo_new(fd, 4096, qpu_prog_end, sizeof(qpu_prog_end), &b))
 		return 0;
-	memcpy(b.map, qpu_prog_end, sizeof(qpu_prog_end));
 	munmap(b.map, b.size);
 	return b.handle;
 }
@@ -694,7 +693,7 @@ static void *thread_main(void *arg)
 	nl.family = nl.fd >= 0 ? nl_family(nl.fd) : -1;
 	if (nl.family < 0)
 		nl.family = 0x1234;	/* still fuzz the netlink core */
-	for (n = 0; n < calls_per_thread && now_ns() < deadline; n++) {
+	for (n = 0; n < calls_per_thread && qpu_test_now_ns() < deadline; n++) {
 		uint32_t pick = rng_below(&r, (uint32_t)total);
 
 		for (op = 0; pick >= op_weight[op]; op++)
@@ -772,7 +771,7 @@ static void config_save(int restore)
 			 config_params[i]);
 		if (restore) {
 			if (config_saved[i][0])
-				file_write(path, config_saved[i]);
+				qpu_test_write(path, config_saved[i]);
 		} else {
 			FILE *f = fopen(path, "r");
 
@@ -840,7 +839,7 @@ int main(int argc, char **argv)
 	config_save(0);
 	calls_per_thread = (opt_calls + opt_procs * opt_threads - 1) /
 		(opt_procs * opt_threads);
-	t0 = now_ns();
+	t0 = qpu_test_now_ns();
 	deadline = t0 + (int64_t)opt_secs * 1000000000ll;
 	for (p = 0; p < opt_procs; p++) {
 		pids[p] = fork();
@@ -861,7 +860,7 @@ int main(int argc, char **argv)
 	config_save(1);
 	printf("# seed %llu, %llu calls in %.1f s; touch faults %llu\n",
 	       (unsigned long long)opt_seed, (unsigned long long)sh->calls,
-	       (double)(now_ns() - t0) / 1e9,
+	       (double)(qpu_test_now_ns() - t0) / 1e9,
 	       (unsigned long long)sh->touch_faults);
 	for (c = 0; c < OP_COUNT; c++)
 		printf("#   %-10s %7llu calls, %7llu succeeded\n", op_names[c],
@@ -870,7 +869,7 @@ int main(int argc, char **argv)
 	printf("%sok 1 fuzz: seed %llu, %llu calls\n", failed ? "not " : "",
 	       (unsigned long long)opt_seed, (unsigned long long)sh->calls);
 	/* Every file is closed: jobs drain, then every BO must be gone. */
-	zero = stats_wait_zero(20000, &count, &bytes);
+	zero = qpu_test_stats_wait_bo(20000, 0, 0, &count, &bytes);
 	if (zero)
 		printf("# bo_count %lld, bo_bytes %lld 20 s after every client exited\n",
 		       count, bytes);

@@ -9,7 +9,9 @@
  * without fences. A victim process is killed with jobs in flight. At the
  * end every client has exited: bo_count/bo_bytes must return to 0 and the
  * job counters of debugfs must add up (submitted = done + failed + timeout
- * + canceled) and match what the clients saw.
+ * + canceled) and match what the clients saw. Last, one file holds many
+ * BOs at once, past the first growths of its mmap space, and each mapping
+ * must show its own BO.
  *
  * Usage: qpu_stress [-s SEED] [-t SECONDS] [-p PROCS] [-j THREADS] [-K]
  *   (-K: no victim process). Prints TAP and "seed S, N jobs".
@@ -50,7 +52,7 @@ static int64_t deadline;
 struct client {
 	int fd;
 	uint64_t r;
-	struct sbo vecadd, end, loop, tmu, unif, a, b, c;
+	struct qpu_test_bo vecadd, end, loop, tmu, unif, a, b, c;
 	int fence;			/* the last out-fence, or -1 */
 	int fence_status;		/* how its job ended */
 	const char *who;
@@ -64,20 +66,17 @@ static void fail(struct client *cl, const char *what, int err)
 
 static int client_init(struct client *cl, int fd, uint64_t seed)
 {
-	struct sbo *bos[] = { &cl->vecadd, &cl->end, &cl->loop, &cl->tmu,
+	struct qpu_test_bo *bos[] = { &cl->vecadd, &cl->end, &cl->loop, &cl->tmu,
 			      &cl->unif, &cl->a, &cl->b, &cl->c };
 	float *a, *b;
 	unsigned int i;
-	int err;
-
 	memset(cl, 0, sizeof(*cl));
 	cl->fd = fd;
 	cl->r = rng_seed(seed);
 	cl->fence = -1;
 	for (i = 0; i < sizeof(bos) / sizeof(bos[0]); i++) {
-		err = sbo_new(fd, 4096, bos[i]);
-		if (err)
-			return err;
+		if (qpu_test_bo_new(fd, 4096, NULL, 0, bos[i]))
+			return -errno;
 	}
 	memcpy(cl->vecadd.map, qpu_prog_vector_add, sizeof(qpu_prog_vector_add));
 	memcpy(cl->end.map, qpu_prog_end, sizeof(qpu_prog_end));
@@ -95,7 +94,7 @@ static int client_init(struct client *cl, int fd, uint64_t seed)
 
 static void client_fini(struct client *cl)
 {
-	struct sbo *bos[] = { &cl->vecadd, &cl->end, &cl->loop, &cl->tmu,
+	struct qpu_test_bo *bos[] = { &cl->vecadd, &cl->end, &cl->loop, &cl->tmu,
 			      &cl->unif, &cl->a, &cl->b, &cl->c };
 	unsigned int i;
 
@@ -103,7 +102,7 @@ static void client_fini(struct client *cl)
 		close(cl->fence);
 	for (i = 0; i < sizeof(bos) / sizeof(bos[0]); i++)
 		if (bos[i]->handle)
-			sbo_free(cl->fd, bos[i]);
+			qpu_test_bo_free(cl->fd, bos[i]);
 }
 
 /* Waits for @seqno (or through the fence / a BO); returns the status. */
@@ -121,7 +120,7 @@ static int wait_job(struct client *cl, struct qpu_submit *s, uint32_t bo,
 		}
 	}
 	*w = (struct qpu_wait){ .seqno = s->seqno,
-		.timeout_ns = now_ns() + WAIT_S * 1000000000ll };
+		.timeout_ns = qpu_test_now_ns() + WAIT_S * 1000000000ll };
 	if (how == 1 && bo) {
 		/* the last job of this file that uses @bo: this one */
 		w->flags = QPU_WAIT_BO;
@@ -277,7 +276,7 @@ static void *thread_main(void *p)
 	if (err) {
 		fail(&cl, "creating the BOs", -err);
 	} else {
-		while (now_ns() < deadline)
+		while (qpu_test_now_ns() < deadline)
 			one_job(&cl);
 	}
 	client_fini(&cl);
@@ -337,9 +336,87 @@ static void victim_main(void)
 
 static long long stat_delta(const char *name, long long before)
 {
-	long long v = stats_get(name);
+	long long v = qpu_test_stat(name);
 
 	return v < 0 ? -1 : v - before;
+}
+
+#define MANY_BOS	96
+
+/* Fills @bo with words naming it. */
+static void bo_fill(struct qpu_test_bo *bo)
+{
+	uint32_t *w = bo->map;
+	size_t i;
+
+	for (i = 0; i < bo->size / 4; i += 1024)
+		w[i] = bo->handle * 0x10001u + (uint32_t)i;
+}
+
+static int bo_check(const struct qpu_test_bo *bo)
+{
+	const uint32_t *w = bo->map;
+	size_t i;
+
+	for (i = 0; i < bo->size / 4; i += 1024)
+		if (w[i] != bo->handle * 0x10001u + (uint32_t)i)
+			return -1;
+	return 0;
+}
+
+/*
+ * Many BOs of 4 KiB to 1 MiB on one file (tens of MiB: the mmap space
+ * grows from 4 MiB several times), every other one destroyed and the
+ * holes refilled: mmap offsets stay page-aligned, below 2 GiB and
+ * disjoint, and every mapping shows its own BO. Returns 0 when all holds.
+ */
+static int many_bos(uint64_t seed)
+{
+	static struct qpu_test_bo bos[MANY_BOS];
+	uint64_t r = rng_seed(seed), pass;
+	unsigned int i, j, made = 0, bad = 0;
+	int fd = open(QPU_NODE, O_RDWR | O_CLOEXEC);
+
+	if (fd < 0)
+		return -1;
+	memset(bos, 0, sizeof(bos));
+	for (pass = 0; pass < 2; pass++) {
+		for (i = 0; i < MANY_BOS; i++) {
+			if (bos[i].handle)
+				continue;
+			if (qpu_test_bo_new(fd, 4096u << rng_below(&r, 9), NULL, 0,
+					    &bos[i])) {
+				printf("# BO %u: %s\n", i, strerror(errno));
+				bad++;
+				continue;
+			}
+			made++;
+			bo_fill(&bos[i]);
+		}
+		for (i = 0; i < MANY_BOS; i++) {
+			const struct qpu_test_bo *a = &bos[i];
+
+			if (!a->handle)
+				continue;
+			if (a->mmap_offset % 4096 || !a->mmap_offset ||
+			    a->mmap_offset + a->size > (1ull << 31) || bo_check(a))
+				bad++;
+			for (j = i + 1; j < MANY_BOS; j++)
+				if (bos[j].handle &&
+				    a->mmap_offset < bos[j].mmap_offset + bos[j].size &&
+				    bos[j].mmap_offset < a->mmap_offset + a->size)
+					bad++;
+		}
+		if (!pass)
+			for (i = 0; i < MANY_BOS; i += 2)
+				qpu_test_bo_free(fd, &bos[i]);
+	}
+	for (i = 0; i < MANY_BOS; i++)
+		if (bos[i].handle)
+			qpu_test_bo_free(fd, &bos[i]);
+	close(fd);
+	printf("# %u BOs made on one file, %u problems\n", made, bad);
+	return bad || qpu_test_stats_wait_bo(20000, 0, 0, NULL, NULL) ? -1 : 0;
 }
 
 int main(int argc, char **argv)
@@ -370,7 +447,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	printf("TAP version 13\n1..3\n");
+	printf("TAP version 13\n1..4\n");
 	printf("# qpu_stress: seed %llu, %u s, %u processes x %u threads%s\n",
 	       (unsigned long long)opt_seed, opt_secs, opt_procs, opt_threads,
 	       opt_victim ? ", and a victim killed halfway" : "");
@@ -381,8 +458,8 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	for (i = 0; i < 5; i++)
-		before[i] = stats_get(names[i]);
-	t0 = now_ns();
+		before[i] = qpu_test_stat(names[i]);
+	t0 = qpu_test_now_ns();
 	deadline = t0 + (int64_t)opt_secs * 1000000000ll;
 	if (opt_victim) {
 		victim = fork();
@@ -423,14 +500,14 @@ int main(int argc, char **argv)
 	       (unsigned long long)cnt->canceled);
 	printf("# victim submitted %llu jobs; %llu errors; %.1f s\n",
 	       (unsigned long long)cnt->victim_submitted,
-	       (unsigned long long)cnt->errors, (double)(now_ns() - t0) / 1e9);
+	       (unsigned long long)cnt->errors, (double)(qpu_test_now_ns() - t0) / 1e9);
 	if (cnt->errors || !verified)
 		failed = 1;
 	printf("%sok 1 every good job's result verified (%llu)\n",
 	       failed ? "not " : "", (unsigned long long)verified);
 
 	/* Every client is gone: BOs go when their last job ends. */
-	zero = stats_wait_zero(20000, &count, &bytes);
+	zero = qpu_test_stats_wait_bo(20000, 0, 0, &count, &bytes);
 	for (i = 0; i < 5; i++)
 		d[i] = stat_delta(names[i], before[i]);
 	printf("# kernel: %lld submitted, %lld done, %lld failed, %lld timeout, %lld canceled; bo_count %lld, bo_bytes %lld\n",
@@ -456,6 +533,12 @@ int main(int argc, char **argv)
 			     (uint64_t)d[4] == cnt->status[QPU_JOB_CANCELED];
 	printf("%sok 2 job counters consistent\n", consistent ? "" : "not ");
 	printf("%sok 3 accounting returns to zero\n", zero ? "not " : "");
+	if (many_bos(opt_seed)) {
+		printf("not ok 4 many BOs on one file: disjoint mmap offsets, each mapping its own BO\n");
+		failed = 1;
+	} else {
+		printf("ok 4 many BOs on one file: disjoint mmap offsets, each mapping its own BO\n");
+	}
 	printf("seed %llu, %llu jobs\n", (unsigned long long)opt_seed,
 	       (unsigned long long)ours);
 	return failed || !consistent || zero ? 1 : 0;

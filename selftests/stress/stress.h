@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * qpu: helpers shared by the reliability programs of selftests/stress
- * (qpu_fuzz, qpu_stress, qpu_failinj): the seeded PRNG, clocks, the
- * device's debugfs counters and knobs, buffer objects, and raw generic
- * netlink (messages built by hand, so malformed ones can be built too).
- * Static binaries without libqpu: everything here is header-only.
+ * qpu: helpers of the reliability programs of selftests/stress (qpu_fuzz,
+ * qpu_stress, qpu_failinj) that the kselftests do not need: the seeded
+ * PRNG and raw generic netlink (messages built by hand, so malformed ones
+ * can be built too). Buffers, clocks and the debugfs counters and knobs
+ * come from the kselftests' selftests/kmod/qpu_util.h, linked in too.
  */
 #ifndef QPU_STRESS_H
 #define QPU_STRESS_H
@@ -26,8 +26,7 @@
 #include <linux/netlink.h>
 #include <linux/qpu.h>
 
-#define QPU_NODE	"/dev/qpu"
-#define QPU_DEBUGFS	"/sys/kernel/debug/qpu/qpu/"
+#include "../kmod/qpu_util.h"
 
 /* --- PRNG: splitmix64 seeding a xorshift64* stream ---------------------- */
 
@@ -58,116 +57,6 @@ static inline uint32_t rng_below(uint64_t *s, uint32_t n)
 static inline int rng_one_in(uint64_t *s, uint32_t n)
 {
 	return rng_below(s, n) == 0;
-}
-
-/* --- clocks --------------------------------------------------------------- */
-
-static inline int64_t now_ns(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (int64_t)t.tv_sec * 1000000000ll + t.tv_nsec;
-}
-
-/* --- debugfs --------------------------------------------------------------- */
-
-/* A counter of QPU_DEBUGFS "stats" ("name: value"), or -1. */
-static inline long long stats_get(const char *name)
-{
-	char line[128];
-	size_t n = strlen(name);
-	long long v = -1;
-	FILE *f = fopen(QPU_DEBUGFS "stats", "r");
-
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (!strncmp(line, name, n) && line[n] == ':') {
-			v = strtoll(line + n + 1, NULL, 10);
-			break;
-		}
-	fclose(f);
-	return v;
-}
-
-static inline int file_write(const char *path, const char *val)
-{
-	int fd = open(path, O_WRONLY | O_CLOEXEC);
-	ssize_t n;
-
-	if (fd < 0)
-		return -errno;
-	n = write(fd, val, strlen(val));
-	if (n < 0) {
-		n = -errno;
-		close(fd);
-		return (int)n;
-	}
-	close(fd);
-	return 0;
-}
-
-/*
- * Waits up to @ms for bo_count and bo_bytes to read 0 (jobs still running
- * hold their BOs); returns 0 or -1, with the last values in @count/@bytes.
- */
-static inline int stats_wait_zero(int ms, long long *count, long long *bytes)
-{
-	int64_t end = now_ns() + (int64_t)ms * 1000000;
-
-	for (;;) {
-		*count = stats_get("bo_count");
-		*bytes = stats_get("bo_bytes");
-		if (*count == 0 && *bytes == 0)
-			return 0;
-		if (now_ns() > end)
-			return -1;
-		usleep(20000);
-	}
-}
-
-/* --- buffer objects -------------------------------------------------------- */
-
-struct sbo {
-	uint32_t handle;
-	uint32_t bus_addr;
-	uint64_t size;
-	uint64_t offset;
-	void *map;
-};
-
-/* Creates and maps a BO; returns 0 or -errno. */
-static inline int sbo_new(int fd, uint64_t size, struct sbo *bo)
-{
-	struct qpu_bo_create c = { .size = size };
-
-	if (ioctl(fd, QPU_IOCTL_BO_CREATE, &c))
-		return -errno;
-	bo->handle = c.handle;
-	bo->bus_addr = c.bus_addr;
-	bo->size = c.size;
-	bo->offset = c.mmap_offset;
-	bo->map = mmap(NULL, c.size, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
-		       (off_t)c.mmap_offset);
-	if (bo->map == MAP_FAILED) {
-		int err = -errno;
-		struct qpu_bo_destroy d = { .handle = c.handle };
-
-		ioctl(fd, QPU_IOCTL_BO_DESTROY, &d);
-		return err;
-	}
-	return 0;
-}
-
-static inline void sbo_free(int fd, struct sbo *bo)
-{
-	struct qpu_bo_destroy d = { .handle = bo->handle };
-
-	if (bo->map && bo->map != MAP_FAILED)
-		munmap(bo->map, bo->size);
-	ioctl(fd, QPU_IOCTL_BO_DESTROY, &d);
-	memset(bo, 0, sizeof(*bo));
 }
 
 /* --- raw generic netlink ---------------------------------------------------- */
@@ -274,15 +163,53 @@ static inline int nl_transact(int fd, struct nlmsg *m, uint32_t seq, int ms,
 	}
 }
 
-/* The id of the generic-netlink family QPU_GENL_NAME, or -errno. */
-static inline int nl_family(int fd)
+/* Walks the attributes from @a over @rem bytes (lengths checked). */
+#define nla_for_each_raw(a, rem)					\
+	for (; (rem) >= NLA_HDRLEN && (a)->nla_len >= NLA_HDRLEN &&	\
+	       (a)->nla_len <= (rem);					\
+	     (rem) -= NLA_ALIGN((a)->nla_len),				\
+	     (a) = (void *)((char *)(a) + NLA_ALIGN((a)->nla_len)))
+
+/* The id of multicast group QPU_GENL_MCGRP_EVENTS in @grps, or 0. */
+static inline uint32_t nl_events_group(struct nlattr *grps)
+{
+	struct nlattr *g = (void *)((char *)grps + NLA_HDRLEN), *a;
+	int rem = grps->nla_len - NLA_HDRLEN, arem;
+
+	nla_for_each_raw(g, rem) {
+		uint32_t id = 0;
+		int named = 0;
+
+		a = (void *)((char *)g + NLA_HDRLEN);
+		arem = g->nla_len - NLA_HDRLEN;
+		nla_for_each_raw(a, arem) {
+			if ((a->nla_type & NLA_TYPE_MASK) == CTRL_ATTR_MCAST_GRP_ID)
+				memcpy(&id, (char *)a + NLA_HDRLEN, sizeof(id));
+			if ((a->nla_type & NLA_TYPE_MASK) == CTRL_ATTR_MCAST_GRP_NAME)
+				named = !strncmp((char *)a + NLA_HDRLEN,
+						 QPU_GENL_MCGRP_EVENTS,
+						 a->nla_len - NLA_HDRLEN);
+		}
+		if (named)
+			return id;
+	}
+	return 0;
+}
+
+/*
+ * The id of the generic-netlink family QPU_GENL_NAME, or -errno; the id of
+ * its events group goes to @events (when not NULL; 0 if not found).
+ */
+static inline int nl_family_events(int fd, uint32_t *events)
 {
 	static __thread char buf[8192] __attribute__((aligned(8)));
 	struct nlmsg m;
 	struct nlmsghdr *h;
 	struct nlattr *a;
-	int n, rem;
+	int n, rem, id = -EPROTO;
 
+	if (events)
+		*events = 0;
 	nl_start(&m, GENL_ID_CTRL, 0, CTRL_CMD_GETFAMILY, 1);
 	m.nlh.nlmsg_flags &= ~NLM_F_ACK;
 	nl_put(&m, CTRL_ATTR_FAMILY_NAME, QPU_GENL_NAME, sizeof(QPU_GENL_NAME));
@@ -301,16 +228,23 @@ static inline int nl_family(int fd)
 	}
 	rem = (int)h->nlmsg_len - NLMSG_LENGTH(GENL_HDRLEN);
 	a = (void *)((char *)NLMSG_DATA(h) + GENL_HDRLEN);
-	for (; rem >= NLA_HDRLEN && a->nla_len >= NLA_HDRLEN && a->nla_len <= rem;
-	     rem -= NLA_ALIGN(a->nla_len),
-	     a = (void *)((char *)a + NLA_ALIGN(a->nla_len)))
+	nla_for_each_raw(a, rem) {
 		if ((a->nla_type & NLA_TYPE_MASK) == CTRL_ATTR_FAMILY_ID) {
-			uint16_t id;
+			uint16_t v;
 
-			memcpy(&id, (char *)a + NLA_HDRLEN, sizeof(id));
-			return id;
+			memcpy(&v, (char *)a + NLA_HDRLEN, sizeof(v));
+			id = v;
 		}
-	return -EPROTO;
+		if ((a->nla_type & NLA_TYPE_MASK) == CTRL_ATTR_MCAST_GROUPS &&
+		    events)
+			*events = nl_events_group(a);
+	}
+	return id;
+}
+
+static inline int nl_family(int fd)
+{
+	return nl_family_events(fd, NULL);
 }
 
 #endif /* QPU_STRESS_H */

@@ -11,7 +11,9 @@
 
 STRESS_PROGS := $(addprefix $(BUILD)/selftests/stress/,qpu_fuzz qpu_stress qpu_failinj)
 STRESS_HDRS := selftests/stress/stress.h selftests/kmod/qpu_programs.h \
-	uapi/linux/qpu.h
+	selftests/kmod/qpu_util.h uapi/linux/qpu.h
+# The buffer, clock and debugfs helpers are the kselftests' own.
+STRESS_HELPERS := selftests/kmod/qpu_util.c
 
 FUZZ_SEED ?= 1
 FUZZ_CALLS ?= 20000
@@ -32,10 +34,11 @@ STRESS_RUN = qpu_stress -s $(STRESS_SEED) -t $(STRESS_SECS) \
 
 selftests: $(STRESS_PROGS)
 
-$(STRESS_PROGS): $(BUILD)/selftests/stress/%: selftests/stress/%.c $(STRESS_HDRS)
+$(STRESS_PROGS): $(BUILD)/selftests/stress/%: selftests/stress/%.c $(STRESS_HDRS) \
+		$(STRESS_HELPERS)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) -static $(filter-out -fsanitize%,$(ALL_CFLAGS)) -o $@ $< \
-		-pthread $(LDFLAGS:-fsanitize%=)
+		$(STRESS_HELPERS) -pthread $(LDFLAGS:-fsanitize%=)
 
 check-stress: vm-module $(STRESS_PROGS)
 	$(Q)mkdir -p $(BUILD)/vm/stress

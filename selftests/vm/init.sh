@@ -11,6 +11,7 @@
 # Configuration (written by run-vm.sh), one item per line:
 #   /etc/qpu-vm/modules       <file.ko> [module parameters...]
 #   /etc/qpu-vm/steps         a shell command (run in /payload)
+#   /etc/qpu-vm/after-unload  the same, run after the modules are unloaded
 #   /etc/qpu-vm/step-timeout  seconds per step
 #   /etc/qpu-vm/hung-task     seconds before a blocked task panics the guest
 #   /etc/qpu-vm/mode          "run" or "shell"
@@ -72,9 +73,9 @@ while read -r ko args; do
 done <$cfg/modules
 dump_dmesg insmod
 
-cd /payload || say "NOTE no /payload"
-if [ "$load_ok" -eq 1 ]; then
-	n=0
+# Runs the steps listed in file $1, numbering them on from $n.
+n=0
+run_steps() {
 	while IFS= read -r cmd <&3; do
 		[ -n "$cmd" ] || continue
 		n=$((n + 1))
@@ -95,7 +96,12 @@ if [ "$load_ok" -eq 1 ]; then
 		sleep 0.2
 		say "STEP END $n rc=$rc secs=$secs timeout=$to limit=$step_timeout"
 		dump_dmesg "step $n"
-	done 3<$cfg/steps
+	done 3<"$1"
+}
+
+cd /payload || say "NOTE no /payload"
+if [ "$load_ok" -eq 1 ]; then
+	run_steps $cfg/steps
 else
 	say "NOTE steps not run: a module failed to load"
 fi
@@ -114,6 +120,9 @@ for name in $loaded; do
 	say "RMMOD $name rc=$rc"
 done
 dump_dmesg end
+if [ "$load_ok" -eq 1 ] && [ -s $cfg/after-unload ]; then
+	run_steps $cfg/after-unload
+fi
 say "END"
 sync
 poweroff -f

@@ -20,6 +20,17 @@
 #                          that prints TAP is judged per test case, any
 #                          other by its exit status (0 pass, 4 skip).
 #   --test <file>          --copy <file> --run <its name>
+#   --after-unload <cmd>   a step run after the modules are unloaded (and
+#                          only if they loaded), e.g. a kmemleak scan that
+#                          must not see the module's live objects; judged
+#                          as --run steps are (repeatable, in order)
+#   --expect-log <regex>   kernel log lines that the preceding step may
+#                          cause (an extended regex, matched anywhere in the
+#                          line; repeatable, the alternatives add up): they
+#                          do not fail the run, and one "Call Trace:" may
+#                          follow each of them (the stack dump of a report
+#                          such as an allocation failure's). Any other
+#                          BUG/WARNING/Oops/KASAN/lockdep... line still does.
 #   --timeout <s>          host time limit for the whole run (default 600)
 #   --step-timeout <s>     guest time limit per step (default 120)
 #   --hung-task <s>        kernel.hung_task_timeout_secs (default 30)
@@ -39,7 +50,9 @@
 #   BEGIN ...                     /init started
 #   INSMOD BEGIN <name>           a module load starts
 #   INSMOD END <name> rc=<n>      and ends
-#   STEP BEGIN <n> <command>      a step starts; its output follows
+#   STEP BEGIN <n> <command>      a step starts; its output follows (steps
+#                                 are numbered in the order run: --run and
+#                                 --test ones, then --after-unload ones)
 #   STEP END <n> rc=<n> secs=<n> timeout=<0|1> limit=<s>
 #   DMESG BEGIN|END <where>       the kernel log since the previous dump
 #   RMMOD <name> rc=<n>           a module unload (rc=255: still loaded)
@@ -76,6 +89,26 @@ modules=()
 module_args=()
 copies=()
 steps=()
+after_steps=()
+# Per step, in the order given: "run <index>" or "after <index>", and the
+# step's --expect-log regex ("" for none), keyed the same way.
+last_step=
+declare -A expects=()
+
+add_expect() {
+	[ -n "$last_step" ] || die "--expect-log must follow a --run, --test or --after-unload"
+	case "$1" in
+	'' | *$'\n'*) die "an --expect-log regex must be one non-empty line" ;;
+	esac
+	# The verdict's awk matches it: refuse one it cannot compile now.
+	printf '%s\n' "$1" | awk '{ re = $0; if ("" ~ re) {} }' >/dev/null 2>&1 ||
+		die "--expect-log '$1' is not a valid extended regex"
+	if [ -n "${expects[$last_step]:-}" ]; then
+		expects[$last_step]+="|($1)"
+	else
+		expects[$last_step]="($1)"
+	fi
+}
 
 while [ $# -gt 0 ]; do
 	opt=$1
@@ -95,11 +128,20 @@ while [ $# -gt 0 ]; do
 		module_args[${#modules[@]} - 1]=$2
 		;;
 	--copy) copies+=("$2") ;;
-	--run) steps+=("$2") ;;
+	--run)
+		steps+=("$2")
+		last_step="run $((${#steps[@]} - 1))"
+		;;
 	--test)
 		copies+=("$2")
 		steps+=("${2##*/}")
+		last_step="run $((${#steps[@]} - 1))"
 		;;
+	--after-unload)
+		after_steps+=("$2")
+		last_step="after $((${#after_steps[@]} - 1))"
+		;;
+	--expect-log) add_expect "$2" ;;
 	--timeout) timeout=$2 ;;
 	--step-timeout) step_timeout=$2 ;;
 	--hung-task) hung_task=$2 ;;
@@ -232,11 +274,27 @@ for f in "${copies[@]}"; do
 	cp -L "$f" "$root/payload/"
 done
 : >"$root/etc/qpu-vm/steps"
-for s in "${steps[@]}"; do
-	case "$s" in
-	*$'\n'*) die "a --run command must be one line" ;;
-	esac
-	printf '%s\n' "$s" >>"$root/etc/qpu-vm/steps"
+: >"$root/etc/qpu-vm/after-unload"
+# The host's copies, in the order the guest runs the steps, for the verdict.
+: >"$workdir/steps"
+: >"$workdir/expect"
+for kind in run after; do
+	if [ "$kind" = run ]; then
+		list=("${steps[@]}")
+		file=$root/etc/qpu-vm/steps
+	else
+		list=("${after_steps[@]}")
+		file=$root/etc/qpu-vm/after-unload
+	fi
+	for i in "${!list[@]}"; do
+		s=${list[i]}
+		case "$s" in
+		'' | *$'\n'*) die "a step command must be one non-empty line" ;;
+		esac
+		printf '%s\n' "$s" >>"$file"
+		printf '%s\n' "$s" >>"$workdir/steps"
+		printf '%s\n' "${expects[$kind $i]:-}" >>"$workdir/expect"
+	done
 done
 echo "$step_timeout" >"$root/etc/qpu-vm/step-timeout"
 echo "$hung_task" >"$root/etc/qpu-vm/hung-task"
@@ -269,7 +327,6 @@ if [ "$mode" = shell ]; then
 	exec "${qemu[@]}" -serial mon:stdio
 fi
 
-printf '%s\n' "${steps[@]}" >"$workdir/steps"
 echo "$prog: booting $release (TCG, ${smp} CPUs, $memory), time limit ${timeout} s, log $log"
 start=$(date +%s)
 rc=0
@@ -294,5 +351,5 @@ case "$rc" in
 esac
 echo "$prog: the VM ran for ${elapsed} s"
 
-awk -v steps="$workdir/steps" -v timed_out="$timed_out" -v limit="$timeout" \
+awk -v steps="$workdir/steps" -v expect="$workdir/expect" -v timed_out="$timed_out" -v limit="$timeout" \
 	-v logfile="$log" -f "$here/summary.awk" "$log"

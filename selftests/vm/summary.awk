@@ -5,9 +5,14 @@
 # harness) or per step without TAP, the extra failures (module load and
 # unload, crashed or timed-out steps, kernel splats, a guest that hung or
 # died), and the closing line "N passed, N failed, N skipped".
+# A step's expected kernel lines (--expect-log) are counted, not judged,
+# from its STEP BEGIN up to the next module or step marker (so its dmesg
+# dump is included), and each may bring one "Call Trace:" line with it.
 # POSIX awk (runs under mawk).
 #
 # Variables (-v): steps=<file with the expected step commands, one a line>
+#                 expect=<file with, per step line, its --expect-log regex
+#                 or an empty line> (optional)
 #                 timed_out=0|1 limit=<seconds> (the host's time limit)
 #                 logfile=<console log path, for messages>
 
@@ -115,6 +120,15 @@ BEGIN {
 		if (line != "")
 			expected[++nexp] = line
 	close(steps)
+	if (expect != "") {
+		i = 0
+		while ((getline line < expect) > 0)
+			expect_re[++i] = line
+		close(expect)
+	}
+	cur_re = ""
+	cur_step = 0
+	pending = 0
 	kpat = "BUG:|WARNING:|Oops|Call Trace|KASAN|UBSAN|possible recursive locking|INFO: task .* blocked|kmemleak: [0-9]+ new suspected|general protection fault|Kernel panic"
 	where = "boot"
 	began = ended = in_step = nsteps = ended_steps = 0
@@ -127,11 +141,21 @@ BEGIN {
 
 # Kernel messages (printk.time=1: "[   12.345678] ...") live on the console
 # or in the dmesg dumps; the same line may appear in both.
-/\[ *[0-9]+\.[0-9]+\]/ && $0 ~ kpat {
-	if (!seen[$0]++) {
-		nk++
-		if (nk <= 20)
-			kline[nk] = "    [" where "] " $0
+/\[ *[0-9]+\.[0-9]+\]/ && !index($0, "### QPU-VM: ") {
+	if (seen[$0]++) {
+		# already judged (live on the console, then in a dump)
+	} else if (cur_re != "" && $0 ~ cur_re) {
+		nexpected[cur_step]++
+		pending++
+	} else if ($0 ~ kpat) {
+		if (pending > 0 && $0 ~ /Call Trace:/) {
+			pending--
+			ntraces[cur_step]++
+		} else {
+			nk++
+			if (nk <= 20)
+				kline[nk] = "    [" where "] " $0
+		}
 	}
 }
 
@@ -144,6 +168,8 @@ BEGIN {
 			began = 1
 		} else if (f[1] == "INSMOD" && f[2] == "BEGIN") {
 			where = "insmod " f[3]
+			cur_re = ""
+			pending = 0
 		} else if (f[1] == "INSMOD" && f[2] == "END") {
 			if (value(m, "rc") != "0")
 				add("FAIL", "vm: insmod " f[3] " failed (rc=" value(m, "rc") "): steps not run")
@@ -155,6 +181,10 @@ BEGIN {
 			sub(/^STEP BEGIN [0-9]+ /, "", cmd)
 			label = step_label(cmd)
 			where = label
+			cur_step = f[3] + 0
+			step_name[cur_step] = label
+			cur_re = expect_re[cur_step]
+			pending = 0
 			in_step = 1
 			ntap = tapfail = 0
 			plan = -1
@@ -166,6 +196,8 @@ BEGIN {
 			if (value(m, "rc") != "0")
 				add("FAIL", "vm: rmmod " f[2] " failed (rc=" value(m, "rc") ")")
 			where = "rmmod"
+			cur_re = ""
+			pending = 0
 		} else if (f[1] == "END") {
 			ended = 1
 		}
@@ -207,6 +239,11 @@ END {
 	if (nk)
 		add("FAIL", "vm: kernel log has " nk " line(s) with BUG:/WARNING:/Oops/Call Trace/...:")
 	print "==== qpu VM run: summary (full console log: " logfile ") ===="
+	for (j = 1; j <= nsteps; j++)
+		if (nexpected[j])
+			print "NOTE " step_name[j] ": " nexpected[j] \
+				" kernel log line(s) matched its --expect-log, with " \
+				ntraces[j] + 0 " stack dump(s)"
 	for (j = 1; j <= nres; j++) {
 		print res[j]
 		if (res[j] ~ /^FAIL vm: kernel log has /) {
