@@ -47,6 +47,10 @@ struct vm_area_struct;
  *	the simulated V3D learns which BOs the job may touch).
  * @job_end: the job has ended, whatever its status (optional).
  * @job_fault: fill @fault when the queue's error flag is up (optional).
+ * @qpu_instructions: the instructions each of the first @n QPUs issued
+ *	since the device appeared, into @counts (optional: a backend that
+ *	cannot count per QPU leaves it NULL, and netlink leaves them out).
+ *	Any context that may sleep.
  * @reset: bring a wedged V3D back to its state after probe, discarding
  *	every program; may sleep.
  * @release: free the backend's state at the device's last reference.
@@ -59,6 +63,8 @@ struct qpu_backend_ops {
 	void (*job_begin)(struct qpu_dev *qdev, struct qpu_job *job);
 	void (*job_end)(struct qpu_dev *qdev, struct qpu_job *job);
 	void (*job_fault)(struct qpu_dev *qdev, struct qpu_job *job);
+	void (*qpu_instructions)(struct qpu_dev *qdev, u64 *counts,
+				 unsigned int n);
 	int (*reset)(struct qpu_dev *qdev);
 	void (*release)(struct qpu_dev *qdev);
 };
@@ -95,8 +101,9 @@ struct qpu_hang {
 
 /**
  * struct qpu_sched - runs jobs on one V3D, one at a time.
- * @lock: protects @clients, every client's queue and each queued job's
- *	@ready; taken from fence callbacks, so with interrupts off.
+ * @lock: protects @clients, every client's queue, each queued job's
+ *	@ready, @busy_ns and @busy_since; taken from fence callbacks, so with
+ *	interrupts off.
  * @clients: clients with queued jobs, in turn order; struct qpu_client.node.
  * @wq: ordered workqueue running @work, the only context that starts, polls
  *	and ends jobs, so @running needs no lock.
@@ -115,6 +122,9 @@ struct qpu_hang {
  * @reset_wait: where qpu_sched_reset_request() waits for @resets_handled.
  * @hang_lock: @hang, written by @work and read by netlink.
  * @hang: the last timeout's snapshot.
+ * @busy_ns: time the ended jobs ran, from start to end (under @lock).
+ * @busy_since: when the running job started, or 0 (under @lock); written
+ *	by @work with @running, read by netlink for the time so far.
  */
 struct qpu_sched {
 	spinlock_t lock;		/* @clients, client queues, job readiness */
@@ -135,6 +145,8 @@ struct qpu_sched {
 	wait_queue_head_t reset_wait;
 	struct mutex hang_lock;		/* @hang */
 	struct qpu_hang hang;
+	u64 busy_ns;
+	ktime_t busy_since;
 };
 
 /**
@@ -147,8 +159,11 @@ struct qpu_sched {
  * @next_seqno: the next job's number (under the file's lock).
  * @jobs: seqno -> struct qpu_job, the file's last jobs for QPU_IOCTL_WAIT;
  *	each entry holds a job reference (under the file's lock).
+ * @id: the file's number for netlink (QPU_A_CLIENT_ID), set at open and
+ *	never changed; unique since the module was loaded, never 0.
  */
 struct qpu_client {
+	u32 id;
 	struct list_head queue;
 	struct list_head node;
 	u64 fence_context;
@@ -196,6 +211,7 @@ struct qpu_v3d_ident {
  * @sim: the simulated V3D's state; NULL for the real one. Freed by
  *	@ops->release at the last reference, so BOs can outlive an unbind.
  * @ident: identification, read at probe and kept for the device's life.
+ * @clock_hz: the V3D's clock rate read at probe, or 0 when unknown.
  * @debugfs: the device's debugfs directory, qpu/<name>/.
  * @bo_count: BOs alive on this device, whoever holds them.
  * @bo_bytes: bytes of those BOs, checked against the device limit.
@@ -218,6 +234,7 @@ struct qpu_dev {
 	struct qpu_hw *hw;
 	struct qpu_sim *sim;
 	struct qpu_v3d_ident ident;
+	u32 clock_hz;
 	struct dentry *debugfs;
 	atomic_t bo_count;
 	atomic64_t bo_bytes;
@@ -309,6 +326,10 @@ struct qpu_bo {
  * @status: an enum qpu_job_status once the job ended, else 0; written once
  *	before @done signals.
  * @fault: where a QPU_JOB_FAULT happened.
+ * @instructions: instructions the job's programs issued, when
+ *	@instructions_known; both written by the backend's @job_end, before
+ *	@done signals.
+ * @instructions_known: the backend counted @instructions.
  * @pid: the submitting process in the initial pid namespace, for events.
  * @comm: its command name at submission.
  */
@@ -338,6 +359,8 @@ struct qpu_job {
 		u32 addr;
 		u32 access;
 	} fault;
+	u64 instructions;
+	bool instructions_known;
 	pid_t pid;
 	char comm[TASK_COMM_LEN];
 };
@@ -390,6 +413,7 @@ void qpu_sched_client_fini(struct qpu_dev *qdev, struct qpu_client *client);
 void qpu_sched_kick(struct qpu_dev *qdev);
 int qpu_sched_reset_request(struct qpu_dev *qdev);
 bool qpu_sched_get_hang(struct qpu_dev *qdev, struct qpu_hang *hang);
+u64 qpu_sched_busy_ns(struct qpu_dev *qdev);
 
 /* qpu_dev.c */
 struct qpu_dev *qpu_dev_alloc(struct device *dev, enum qpu_backend backend,

@@ -11,6 +11,12 @@
  * nothing answers, as under QEMU, which does not model the block, probing
  * fails with one log line saying so.
  *
+ * The clock rate netlink reports is read once here: from the device tree's
+ * clock when there is one, else from the firmware when it is in use (its
+ * GET_CLOCK_RATE property for the V3D clock), else it is unknown. Per-QPU
+ * instruction counts are not offered: the V3D's performance counters
+ * (PCTR) only sum events over all QPUs, and vc4 programs the same ones.
+ *
  * vc4 binds the same node when its driver is loaded; the qpu-v3d overlay
  * (kmod/dts/) gives the node the compatible only this driver matches. At
  * module load, a V3D already bound to another driver is reported once.
@@ -150,6 +156,28 @@ static int qpu_hw_fw_init(struct device *dev, struct qpu_hw *hw)
 	return devm_add_action_or_reset(dev, qpu_hw_fw_release, hw);
 }
 
+/* The firmware's clock id of the V3D, in its mailbox property interface. */
+#define QPU_HW_FW_CLK_V3D	5
+
+/* The V3D's clock rate in Hz, or 0 when nothing says. */
+static u32 qpu_hw_clock_hz(struct qpu_hw *hw)
+{
+	struct {
+		__le32 id;
+		__le32 rate;
+	} msg;
+	unsigned long rate = clk_get_rate(hw->clk);	/* 0 for no clock */
+
+	if (rate || !hw->fw)
+		return min_t(unsigned long, rate, U32_MAX);
+	msg.id = cpu_to_le32(QPU_HW_FW_CLK_V3D);
+	msg.rate = 0;
+	if (rpi_firmware_property(hw->fw, RPI_FIRMWARE_GET_CLOCK_RATE, &msg,
+				  sizeof(msg)))
+		return 0;
+	return le32_to_cpu(msg.rate);
+}
+
 /* What powers the V3D, for the probe's log line. */
 static const char *qpu_hw_power_source(struct device *dev, struct qpu_hw *hw)
 {
@@ -276,6 +304,7 @@ static int qpu_hw_probe(struct platform_device *pdev)
 		goto err_put;
 	}
 	vpm_user = qpu_v3d_user_setup(qdev);
+	qdev->clock_hz = qpu_hw_clock_hz(hw);
 
 	ret = qpu_dev_register(qdev);
 	if (ret)
@@ -286,10 +315,9 @@ static int qpu_hw_probe(struct platform_device *pdev)
 	platform_set_drvdata(pdev, qdev);
 
 	id = &qdev->ident;
-	dev_info(dev, "V3D rev %u: %u QPUs, %u of %u VPM bytes for user programs, clock %lu Hz (0: unknown), power: %s\n",
+	dev_info(dev, "V3D rev %u: %u QPUs, %u of %u VPM bytes for user programs, clock %u Hz (0: unknown), power: %s\n",
 		 id->revision, id->num_slices * id->qpus_per_slice, vpm_user,
-		 id->vpm_size, clk_get_rate(hw->clk),
-		 qpu_hw_power_source(dev, hw));
+		 id->vpm_size, qdev->clock_hz, qpu_hw_power_source(dev, hw));
 	return 0;
 
 err_put:

@@ -590,10 +590,13 @@ int qpu_ioctl_wait(struct qpu_file *qf, void *data)
 	s64 left_ns;
 	long ret;
 
-	if (args->pad || args->flags & ~QPU_WAIT_BO)
+	if (args->pad || args->pad2 || args->flags & ~QPU_WAIT_BO)
 		return -EINVAL;
 	if (args->flags & QPU_WAIT_BO ? args->seqno : args->handle)
 		return -EINVAL;
+	/* Outputs only: whatever the caller left there is not an answer. */
+	args->result_flags = 0;
+	args->instructions = 0;
 
 	job = qpu_job_lookup(qf, args);
 	if (IS_ERR(job))
@@ -617,6 +620,10 @@ int qpu_ioctl_wait(struct qpu_file *qf, void *data)
 			args->fault_addr = job->fault.addr;
 			args->fault_access = job->fault.access;
 		}
+		if (job->instructions_known) {
+			args->result_flags |= QPU_WAIT_RESULT_INSTRUCTIONS;
+			args->instructions = job->instructions;
+		}
 		ret = 0;
 	}
 	qpu_job_put(job);
@@ -625,8 +632,15 @@ int qpu_ioctl_wait(struct qpu_file *qf, void *data)
 
 /* --- per file ------------------------------------------------------------ */
 
+/* The last client id given out; one per open, module-wide. */
+static atomic_t qpu_client_last_id = ATOMIC_INIT(0);
+
 int qpu_job_file_init(struct qpu_file *qf)
 {
+	/* 2^32 opens wrap to 0: skip it, as 0 means "no id" on netlink. */
+	do {
+		qf->client.id = atomic_inc_return(&qpu_client_last_id);
+	} while (!qf->client.id);
 	INIT_LIST_HEAD(&qf->client.queue);
 	INIT_LIST_HEAD(&qf->client.node);
 	xa_init(&qf->client.jobs);

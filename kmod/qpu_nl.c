@@ -31,8 +31,10 @@ static const struct nla_policy qpu_nl_stats_policy[QPU_A_STATS_DEV_INDEX + 1] = 
 	[QPU_A_STATS_DEV_INDEX] = { .type = NLA_U32 },
 };
 
-static const struct nla_policy qpu_nl_client_policy[QPU_A_CLIENT_DEV_INDEX + 1] = {
+static const struct nla_policy qpu_nl_client_policy[QPU_A_CLIENT_ID + 1] = {
 	[QPU_A_CLIENT_DEV_INDEX] = { .type = NLA_U32 },
+	[QPU_A_CLIENT_PID] = NLA_POLICY_MIN(NLA_U32, 1),
+	[QPU_A_CLIENT_ID] = NLA_POLICY_MIN(NLA_U32, 1),
 };
 
 static const struct nla_policy qpu_nl_hang_policy[QPU_A_HANG_DEV_INDEX + 1] = {
@@ -129,7 +131,9 @@ static int qpu_nl_dev_fill(struct sk_buff *skb, struct qpu_dev *qdev,
 			id->num_slices * id->qpus_per_slice) ||
 	    nla_put_u32(skb, QPU_A_DEV_NUM_SLICES, id->num_slices) ||
 	    nla_put_u32(skb, QPU_A_DEV_NUM_SEMAPHORES, id->num_semaphores) ||
-	    nla_put_u32(skb, QPU_A_DEV_VPM_SIZE, id->vpm_size)) {
+	    nla_put_u32(skb, QPU_A_DEV_VPM_SIZE, id->vpm_size) ||
+	    (qdev->clock_hz &&
+	     nla_put_u32(skb, QPU_A_DEV_CLOCK_HZ, qdev->clock_hz))) {
 		genlmsg_cancel(skb, hdr);
 		return -EMSGSIZE;
 	}
@@ -140,6 +144,33 @@ static int qpu_nl_dev_fill(struct sk_buff *skb, struct qpu_dev *qdev,
 static int qpu_nl_put_counter(struct sk_buff *skb, int type, atomic64_t *v)
 {
 	return nla_put_u64_64bit(skb, type, atomic64_read(v), QPU_A_STATS_PAD);
+}
+
+/* One QPU_A_STATS_QPU nest per QPU, where the backend counts per QPU. */
+static int qpu_nl_put_qpus(struct sk_buff *skb, struct qpu_dev *qdev)
+{
+	const struct qpu_v3d_ident *id = &qdev->ident;
+	unsigned int i, n = min_t(unsigned int, QPU_MAX_PROGRAMS,
+				  id->num_slices * id->qpus_per_slice);
+	u64 counts[QPU_MAX_PROGRAMS];
+	struct nlattr *nest;
+
+	if (!qdev->ops->qpu_instructions)
+		return 0;
+	qdev->ops->qpu_instructions(qdev, counts, n);
+	for (i = 0; i < n; i++) {
+		nest = nla_nest_start(skb, QPU_A_STATS_QPU);
+		if (!nest)
+			return -EMSGSIZE;
+		if (nla_put_u32(skb, QPU_A_QPU_INDEX, i) ||
+		    nla_put_u64_64bit(skb, QPU_A_QPU_INSTRUCTIONS, counts[i],
+				      QPU_A_QPU_PAD)) {
+			nla_nest_cancel(skb, nest);
+			return -EMSGSIZE;
+		}
+		nla_nest_end(skb, nest);
+	}
+	return 0;
 }
 
 static int qpu_nl_stats_fill(struct sk_buff *skb, struct qpu_dev *qdev,
@@ -164,7 +195,10 @@ static int qpu_nl_stats_fill(struct sk_buff *skb, struct qpu_dev *qdev,
 	    qpu_nl_put_counter(skb, QPU_A_STATS_RESETS, &sched->resets) ||
 	    nla_put_u64_64bit(skb, QPU_A_STATS_BO_COUNT,
 			      atomic_read(&qdev->bo_count), QPU_A_STATS_PAD) ||
-	    qpu_nl_put_counter(skb, QPU_A_STATS_BO_BYTES, &qdev->bo_bytes)) {
+	    qpu_nl_put_counter(skb, QPU_A_STATS_BO_BYTES, &qdev->bo_bytes) ||
+	    nla_put_u64_64bit(skb, QPU_A_STATS_BUSY_NS, qpu_sched_busy_ns(qdev),
+			      QPU_A_STATS_PAD) ||
+	    qpu_nl_put_qpus(skb, qdev)) {
 		genlmsg_cancel(skb, hdr);
 		return -EMSGSIZE;
 	}
@@ -291,10 +325,48 @@ static int qpu_nl_stats_get_dumpit(struct sk_buff *skb,
 	return qpu_nl_dump(skb, cb, QPU_A_STATS_DEV_INDEX, qpu_nl_stats_dump_one);
 }
 
-/* One file's message; the caller holds qdev->files_lock. */
-static int qpu_nl_client_fill_locked(struct sk_buff *skb,
-				     struct netlink_callback *cb,
-				     struct qpu_dev *qdev, struct qpu_file *qf)
+/*
+ * Which open files a CLIENT_GET asks for, besides the device: 0 in a field
+ * matches any file.
+ */
+struct qpu_nl_client_filter {
+	u32 id;
+	u32 pid;
+};
+
+static void qpu_nl_client_filter_init(struct qpu_nl_client_filter *filter,
+				      struct nlattr **attrs)
+{
+	filter->id = 0;
+	filter->pid = 0;
+	if (!attrs)
+		return;
+	if (attrs[QPU_A_CLIENT_ID])
+		filter->id = nla_get_u32(attrs[QPU_A_CLIENT_ID]);
+	if (attrs[QPU_A_CLIENT_PID])
+		filter->pid = nla_get_u32(attrs[QPU_A_CLIENT_PID]);
+}
+
+/* The caller holds qdev->files_lock, so @qf stays open. */
+static bool qpu_nl_client_match_locked(struct qpu_dev *qdev,
+				       const struct qpu_nl_client_filter *filter,
+				       struct qpu_file *qf)
+{
+	lockdep_assert_held(&qdev->files_lock);
+	if (filter->id && qf->client.id != filter->id)
+		return false;
+	/* In the requester's pid namespace, as the replies are. */
+	return !filter->pid || pid_vnr(qf->pid) == filter->pid;
+}
+
+/*
+ * One file's message; the caller holds qdev->files_lock. @cb is the dump's
+ * callback, or NULL for a doit.
+ */
+static int qpu_nl_client_fill_locked(struct sk_buff *skb, struct qpu_dev *qdev,
+				     struct qpu_file *qf,
+				     const struct qpu_nl_dest *dest,
+				     struct netlink_callback *cb)
 {
 	struct qpu_sched *sched = &qdev->sched;
 	u32 bo_count = 0, queued = 0;
@@ -317,11 +389,12 @@ static int qpu_nl_client_fill_locked(struct sk_buff *skb,
 	spin_unlock_irqrestore(&sched->lock, flags);
 	mutex_unlock(&qf->lock);
 
-	hdr = genlmsg_put(skb, NETLINK_CB(cb->skb).portid, cb->nlh->nlmsg_seq,
-			  &qpu_nl_family, NLM_F_MULTI, QPU_CMD_CLIENT_GET);
+	hdr = genlmsg_put(skb, dest->portid, dest->seq, &qpu_nl_family,
+			  dest->flags, QPU_CMD_CLIENT_GET);
 	if (!hdr)
 		return -EMSGSIZE;
-	genl_dump_check_consistent(cb, hdr);
+	if (cb)
+		genl_dump_check_consistent(cb, hdr);
 	if (nla_put_u32(skb, QPU_A_CLIENT_DEV_INDEX, qdev->index) ||
 	    nla_put_u32(skb, QPU_A_CLIENT_PID, pid_vnr(qf->pid)) ||
 	    nla_put_string(skb, QPU_A_CLIENT_COMM, qf->comm) ||
@@ -330,7 +403,8 @@ static int qpu_nl_client_fill_locked(struct sk_buff *skb,
 			      QPU_A_CLIENT_PAD) ||
 	    nla_put_u64_64bit(skb, QPU_A_CLIENT_JOBS_SUBMITTED, submitted,
 			      QPU_A_CLIENT_PAD) ||
-	    nla_put_u32(skb, QPU_A_CLIENT_JOBS_QUEUED, queued)) {
+	    nla_put_u32(skb, QPU_A_CLIENT_JOBS_QUEUED, queued) ||
+	    nla_put_u32(skb, QPU_A_CLIENT_ID, qf->client.id)) {
 		genlmsg_cancel(skb, hdr);
 		return -EMSGSIZE;
 	}
@@ -338,20 +412,97 @@ static int qpu_nl_client_fill_locked(struct sk_buff *skb,
 	return 0;
 }
 
+/* The doit's answer from @qdev: its oldest matching file, or -ENOENT. */
+static int qpu_nl_client_get_one(struct sk_buff *skb, struct qpu_dev *qdev,
+				 const struct qpu_nl_client_filter *filter,
+				 const struct qpu_nl_dest *dest)
+{
+	struct qpu_file *qf;
+	int ret = -ENOENT;
+
+	mutex_lock(&qdev->files_lock);
+	list_for_each_entry(qf, &qdev->files, node) {
+		if (qpu_nl_client_match_locked(qdev, filter, qf)) {
+			ret = qpu_nl_client_fill_locked(skb, qdev, qf, dest, NULL);
+			break;
+		}
+	}
+	mutex_unlock(&qdev->files_lock);
+	return ret;
+}
+
+static int qpu_nl_client_get_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	struct qpu_nl_dest dest = {
+		.portid = info->snd_portid,
+		.seq = info->snd_seq,
+	};
+	struct qpu_nl_client_filter filter;
+	unsigned long index = 0;
+	struct qpu_dev *qdev;
+	struct sk_buff *msg;
+	int ret = -ENOENT;
+
+	qpu_nl_client_filter_init(&filter, info->attrs);
+	if (!filter.id && !filter.pid) {
+		NL_SET_ERR_ATTR_MISS(info->extack, NULL, QPU_A_CLIENT_ID);
+		NL_SET_ERR_MSG_MOD(info->extack, "missing client id or pid");
+		return -EINVAL;
+	}
+
+	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
+	if (!msg)
+		return -ENOMEM;
+	if (info->attrs[QPU_A_CLIENT_DEV_INDEX]) {
+		qdev = qpu_nl_dev_from_attr(info, QPU_A_CLIENT_DEV_INDEX);
+		if (IS_ERR(qdev)) {
+			ret = PTR_ERR(qdev);
+			goto err_free;
+		}
+		ret = qpu_nl_client_get_one(msg, qdev, &filter, &dest);
+		qpu_dev_put(qdev);
+	} else {
+		/* The devices in index order, until one has the file. */
+		while (ret == -ENOENT && (qdev = qpu_dev_next(&index))) {
+			ret = qpu_nl_client_get_one(msg, qdev, &filter, &dest);
+			qpu_dev_put(qdev);
+			index++;
+		}
+	}
+	if (ret == -ENOENT)
+		NL_SET_ERR_MSG_MOD(info->extack, "no such client");
+	if (ret)
+		goto err_free;
+	return genlmsg_reply(msg, info);
+
+err_free:
+	nlmsg_free(msg);
+	return ret;
+}
+
 static int qpu_nl_client_dump_one(struct sk_buff *skb,
 				  struct netlink_callback *cb,
 				  struct qpu_dev *qdev)
 {
+	const struct genl_dumpit_info *info = genl_dumpit_info(cb);
+	struct qpu_nl_dest dest = {
+		.portid = NETLINK_CB(cb->skb).portid,
+		.seq = cb->nlh->nlmsg_seq,
+		.flags = NLM_F_MULTI,
+	};
+	struct qpu_nl_client_filter filter;
 	struct qpu_file *qf;
 	unsigned long pos = 0;
 	int ret = 0;
 
+	qpu_nl_client_filter_init(&filter, info->attrs);
 	mutex_lock(&qdev->files_lock);
 	cb->seq = qpu_dev_files_generation();
 	list_for_each_entry(qf, &qdev->files, node) {
-		if (pos++ < cb->args[1])
+		if (pos++ < cb->args[1] ||
+		    !qpu_nl_client_match_locked(qdev, &filter, qf))
 			continue;
-		ret = qpu_nl_client_fill_locked(skb, cb, qdev, qf);
+		ret = qpu_nl_client_fill_locked(skb, qdev, qf, &dest, cb);
 		if (ret)
 			break;
 		cb->args[1] = pos;
@@ -367,34 +518,70 @@ static int qpu_nl_client_get_dumpit(struct sk_buff *skb,
 			   qpu_nl_client_dump_one);
 }
 
+static int qpu_nl_config_fill(struct sk_buff *skb,
+			      const struct qpu_nl_dest *dest)
+{
+	void *hdr;
+
+	hdr = genlmsg_put(skb, dest->portid, dest->seq, &qpu_nl_family,
+			  dest->flags, QPU_CMD_CONFIG_GET);
+	if (!hdr)
+		return -EMSGSIZE;
+	if (nla_put_u32(skb, QPU_A_CONFIG_DEFAULT_TIMEOUT_MS,
+			qpu_job_default_timeout_ms()) ||
+	    nla_put_u32(skb, QPU_A_CONFIG_MAX_TIMEOUT_MS,
+			qpu_job_max_timeout_ms()) ||
+	    nla_put_u64_64bit(skb, QPU_A_CONFIG_MAX_BO_SIZE, qpu_bo_max_size(),
+			      QPU_A_CONFIG_PAD) ||
+	    nla_put_u64_64bit(skb, QPU_A_CONFIG_CLIENT_MEM_LIMIT,
+			      qpu_bo_client_mem_limit(), QPU_A_CONFIG_PAD) ||
+	    nla_put_u64_64bit(skb, QPU_A_CONFIG_DEV_MEM_LIMIT,
+			      qpu_bo_dev_mem_limit(), QPU_A_CONFIG_PAD)) {
+		genlmsg_cancel(skb, hdr);
+		return -EMSGSIZE;
+	}
+	genlmsg_end(skb, hdr);
+	return 0;
+}
+
 static int qpu_nl_config_get_doit(struct sk_buff *skb, struct genl_info *info)
 {
+	struct qpu_nl_dest dest = {
+		.portid = info->snd_portid,
+		.seq = info->snd_seq,
+	};
 	struct sk_buff *msg;
-	void *hdr;
+	int ret;
 
 	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
 	if (!msg)
 		return -ENOMEM;
-	hdr = genlmsg_put_reply(msg, info, &qpu_nl_family, 0, QPU_CMD_CONFIG_GET);
-	if (!hdr)
-		goto err_free;
-	if (nla_put_u32(msg, QPU_A_CONFIG_DEFAULT_TIMEOUT_MS,
-			qpu_job_default_timeout_ms()) ||
-	    nla_put_u32(msg, QPU_A_CONFIG_MAX_TIMEOUT_MS,
-			qpu_job_max_timeout_ms()) ||
-	    nla_put_u64_64bit(msg, QPU_A_CONFIG_MAX_BO_SIZE, qpu_bo_max_size(),
-			      QPU_A_CONFIG_PAD) ||
-	    nla_put_u64_64bit(msg, QPU_A_CONFIG_CLIENT_MEM_LIMIT,
-			      qpu_bo_client_mem_limit(), QPU_A_CONFIG_PAD) ||
-	    nla_put_u64_64bit(msg, QPU_A_CONFIG_DEV_MEM_LIMIT,
-			      qpu_bo_dev_mem_limit(), QPU_A_CONFIG_PAD))
-		goto err_free;
-	genlmsg_end(msg, hdr);
+	ret = qpu_nl_config_fill(msg, &dest);
+	if (ret) {
+		nlmsg_free(msg);
+		return ret;
+	}
 	return genlmsg_reply(msg, info);
+}
 
-err_free:
-	nlmsg_free(msg);
-	return -EMSGSIZE;
+/* The configuration is module-wide: the dump is one message. */
+static int qpu_nl_config_get_dumpit(struct sk_buff *skb,
+				    struct netlink_callback *cb)
+{
+	struct qpu_nl_dest dest = {
+		.portid = NETLINK_CB(cb->skb).portid,
+		.seq = cb->nlh->nlmsg_seq,
+		.flags = NLM_F_MULTI,
+	};
+	int ret;
+
+	if (cb->args[0])
+		return 0;
+	ret = qpu_nl_config_fill(skb, &dest);
+	if (ret)
+		return ret;
+	cb->args[0] = 1;
+	return skb->len;
 }
 
 static int qpu_nl_config_set_doit(struct sk_buff *skb, struct genl_info *info)
@@ -479,6 +666,21 @@ static int qpu_nl_hang_get_doit(struct sk_buff *skb, struct genl_info *info)
 	return qpu_nl_get_doit(info, QPU_A_HANG_DEV_INDEX, qpu_nl_hang_fill);
 }
 
+/* A device on which no job has timed out has no message in the dump. */
+static int qpu_nl_hang_dump_one(struct sk_buff *skb, struct netlink_callback *cb,
+				struct qpu_dev *qdev)
+{
+	int ret = qpu_nl_dump_one(skb, cb, qdev, qpu_nl_hang_fill);
+
+	return ret == -ENOENT ? 0 : ret;
+}
+
+static int qpu_nl_hang_get_dumpit(struct sk_buff *skb,
+				  struct netlink_callback *cb)
+{
+	return qpu_nl_dump(skb, cb, QPU_A_HANG_DEV_INDEX, qpu_nl_hang_dump_one);
+}
+
 static int qpu_nl_dev_reset_doit(struct sk_buff *skb, struct genl_info *info)
 {
 	struct qpu_dev *qdev;
@@ -511,6 +713,7 @@ static const struct genl_ops qpu_nl_ops[] = {
 	},
 	{
 		.cmd = QPU_CMD_CLIENT_GET,
+		.doit = qpu_nl_client_get_doit,
 		.dumpit = qpu_nl_client_get_dumpit,
 		.policy = qpu_nl_client_policy,
 		.maxattr = ARRAY_SIZE(qpu_nl_client_policy) - 1,
@@ -519,6 +722,7 @@ static const struct genl_ops qpu_nl_ops[] = {
 		/* No policy: the core refuses every attribute. */
 		.cmd = QPU_CMD_CONFIG_GET,
 		.doit = qpu_nl_config_get_doit,
+		.dumpit = qpu_nl_config_get_dumpit,
 	},
 	{
 		.cmd = QPU_CMD_CONFIG_SET,
@@ -538,6 +742,7 @@ static const struct genl_ops qpu_nl_ops[] = {
 		/* Registers and pids: for administrators only. */
 		.cmd = QPU_CMD_HANG_GET,
 		.doit = qpu_nl_hang_get_doit,
+		.dumpit = qpu_nl_hang_get_dumpit,
 		.policy = qpu_nl_hang_policy,
 		.maxattr = ARRAY_SIZE(qpu_nl_hang_policy) - 1,
 		.flags = GENL_ADMIN_PERM,

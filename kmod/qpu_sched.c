@@ -20,6 +20,10 @@
  * job then starts on a clean V3D. An administrator's reset (netlink) is
  * done by the same work, so it never races a job being started or polled;
  * the requester sleeps until the work has done it.
+ *
+ * Busy time is counted here, from a job's start to its end as the work sees
+ * them, because only the scheduler knows both on every backend; it is an
+ * upper bound of the QPUs' running time by at most one poll tick per job.
  */
 #include <linux/device.h>
 #include <linux/jiffies.h>
@@ -128,6 +132,49 @@ static struct qpu_job *qpu_sched_pick(struct qpu_sched *sched)
 	return job;
 }
 
+/* The running job starts, or ends: its time goes to @busy_ns. */
+static void qpu_sched_busy_start(struct qpu_sched *sched)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&sched->lock, flags);
+	sched->busy_since = ktime_get();
+	spin_unlock_irqrestore(&sched->lock, flags);
+}
+
+static void qpu_sched_busy_end(struct qpu_sched *sched)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&sched->lock, flags);
+	if (sched->busy_since)
+		sched->busy_ns += ktime_to_ns(ktime_sub(ktime_get(),
+							sched->busy_since));
+	sched->busy_since = 0;
+	spin_unlock_irqrestore(&sched->lock, flags);
+}
+
+/**
+ * qpu_sched_busy_ns() - how long the V3D has run jobs
+ * @qdev: the device
+ *
+ * Return: nanoseconds from each job's start to its end, with the running
+ * job's time so far; never decreases.
+ */
+u64 qpu_sched_busy_ns(struct qpu_dev *qdev)
+{
+	struct qpu_sched *sched = &qdev->sched;
+	unsigned long flags;
+	u64 ns;
+
+	spin_lock_irqsave(&sched->lock, flags);
+	ns = sched->busy_ns;
+	if (sched->busy_since)
+		ns += ktime_to_ns(ktime_sub(ktime_get(), sched->busy_since));
+	spin_unlock_irqrestore(&sched->lock, flags);
+	return ns;
+}
+
 /* @reason: an enum qpu_reset_reason, for the netlink event. */
 static void qpu_sched_reset(struct qpu_dev *qdev, u32 reason)
 {
@@ -149,6 +196,8 @@ static void qpu_sched_finish(struct qpu_dev *qdev, struct qpu_job *job,
 {
 	struct qpu_sched *sched = &qdev->sched;
 
+	/* The reset that may follow is not the job's running time. */
+	qpu_sched_busy_end(sched);
 	qpu_nl_job_event(qdev, job, status);
 	if (status != QPU_JOB_DONE)
 		qpu_sched_reset(qdev, reason);
@@ -331,6 +380,7 @@ static void qpu_sched_work(struct work_struct *work)
 	job->deadline = ktime_add(ktime_get(), job->timeout);
 	if (qdev->ops->job_begin)
 		qdev->ops->job_begin(qdev, job);
+	qpu_sched_busy_start(sched);
 	qpu_v3d_job_start(qdev, job);
 	queue_delayed_work(sched->wq, &sched->work, 1);
 }

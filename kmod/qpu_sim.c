@@ -21,6 +21,12 @@
  * before anything is written. Completed programs count in SRQCS as on the
  * hardware, and the scheduler is kicked as an interrupt would.
  *
+ * Instruction counts come from the emulator's statistics, which a reset
+ * clears: after every slice and before every reset, what the emulator
+ * counted since the last look is added to per-QPU totals kept for the
+ * device's life. A job's count is the growth of their sum from its begin
+ * to its end; only one job runs at a time, so it is that job's alone.
+ *
  * debugfs knobs in qpu/<node>/: "hang" (completed programs are not counted,
  * so jobs time out), "latency_us" (each program waits before starting) and
  * "fault_next" (the next program faults as it starts). DBQITE/DBQITC model
@@ -77,13 +83,20 @@
  * @queue_len: entries in the queue, from index 0.
  * @dbqite: DBQITE, the QPUs whose host interrupts are enabled.
  * @dbqitc: DBQITC, the QPUs whose host interrupts are pending.
- * @emu_lock: the emulator, @job, @emu_done and @fault; held while a slice
- *	runs, so a reset waits for the slice to end.
+ * @instructions: instructions each QPU issued since the device appeared,
+ *	up to the last look at the emulator (under @lock, which netlink
+ *	takes to read them while a slice runs).
+ * @emu_lock: the emulator, @job, @emu_done, @fault, @emu_seen and
+ *	@job_start; held while a slice runs, so a reset waits for the slice
+ *	to end. Taken before @lock.
  * @emu: the 12 QPUs.
  * @job: the job whose BOs programs may touch; NULL between jobs, when
  *	every access faults.
  * @emu_done: the emulator's completed count already added to @done.
  * @fault: where the last fault happened.
+ * @emu_seen: each QPU's count in the emulator's statistics already added
+ *	to @instructions.
+ * @job_start: the sum of @instructions when @job began.
  * @wq: ordered workqueue of @exec.
  * @exec: feeds queued programs to the QPUs and runs them a slice at a time.
  * @hang: debugfs knob: programs that end are not counted, so the running
@@ -107,12 +120,15 @@ struct qpu_sim {
 	unsigned int queue_len;
 	u32 dbqite;
 	u32 dbqitc;
+	u64 instructions[QPU_EMU_NUM_QPUS];
 
 	struct mutex emu_lock;		/* the emulator and the running job */
 	struct qpu_emu *emu;
 	struct qpu_job *job;
 	u32 emu_done;
 	struct qpu_emu_fault fault;
+	u64 emu_seen[QPU_EMU_NUM_QPUS];
+	u64 job_start;
 
 	struct workqueue_struct *wq;
 	struct delayed_work exec;
@@ -242,6 +258,39 @@ static const struct qpu_emu_ops qpu_sim_emu_ops = {
 	.host_interrupt = qpu_sim_host_interrupt,
 };
 
+/*
+ * Adds what the emulator counted since the last look to the totals; the
+ * caller holds emu_lock and the register lock.
+ */
+static void qpu_sim_count_locked(struct qpu_sim *sim)
+{
+	const struct qpu_emu_stats *stats = qpu_emu_get_stats(sim->emu);
+	unsigned int i;
+
+	lockdep_assert_held(&sim->emu_lock);
+	lockdep_assert_held(&sim->lock);
+	for (i = 0; i < QPU_EMU_NUM_QPUS; i++) {
+		sim->instructions[i] += stats->instructions[i] - sim->emu_seen[i];
+		sim->emu_seen[i] = stats->instructions[i];
+	}
+}
+
+/* Counts, and returns the sum of the totals; the caller holds emu_lock. */
+static u64 qpu_sim_count(struct qpu_sim *sim)
+{
+	unsigned long flags;
+	unsigned int i;
+	u64 sum = 0;
+
+	lockdep_assert_held(&sim->emu_lock);
+	spin_lock_irqsave(&sim->lock, flags);
+	qpu_sim_count_locked(sim);
+	for (i = 0; i < QPU_EMU_NUM_QPUS; i++)
+		sum += sim->instructions[i];
+	spin_unlock_irqrestore(&sim->lock, flags);
+	return sum;
+}
+
 /* Moves queued programs onto idle QPUs; emu_lock held. */
 static void qpu_sim_start_programs(struct qpu_sim *sim)
 {
@@ -297,6 +346,7 @@ static void qpu_sim_exec(struct work_struct *work)
 	done = qpu_emu_completed(sim->emu);
 
 	spin_lock_irqsave(&sim->lock, flags);
+	qpu_sim_count_locked(sim);
 	if (sim->error)		/* raised while starting programs */
 		changed = true;
 	if (status == QPU_EMU_FAULT && !sim->error) {
@@ -329,16 +379,37 @@ static void qpu_sim_exec(struct work_struct *work)
 
 static void qpu_sim_job_begin(struct qpu_dev *qdev, struct qpu_job *job)
 {
-	mutex_lock(&qdev->sim->emu_lock);
-	qdev->sim->job = job;
-	mutex_unlock(&qdev->sim->emu_lock);
+	struct qpu_sim *sim = qdev->sim;
+
+	mutex_lock(&sim->emu_lock);
+	sim->job = job;
+	sim->job_start = qpu_sim_count(sim);
+	mutex_unlock(&sim->emu_lock);
 }
 
+/* Before the job's fence signals: its instruction count is final. */
 static void qpu_sim_job_end(struct qpu_dev *qdev, struct qpu_job *job)
 {
-	mutex_lock(&qdev->sim->emu_lock);
-	qdev->sim->job = NULL;
-	mutex_unlock(&qdev->sim->emu_lock);
+	struct qpu_sim *sim = qdev->sim;
+
+	mutex_lock(&sim->emu_lock);
+	sim->job = NULL;
+	job->instructions = qpu_sim_count(sim) - sim->job_start;
+	job->instructions_known = true;
+	mutex_unlock(&sim->emu_lock);
+}
+
+static void qpu_sim_qpu_instructions(struct qpu_dev *qdev, u64 *counts,
+				     unsigned int n)
+{
+	struct qpu_sim *sim = qdev->sim;
+	unsigned long flags;
+	unsigned int i;
+
+	spin_lock_irqsave(&sim->lock, flags);
+	for (i = 0; i < n; i++)
+		counts[i] = i < QPU_EMU_NUM_QPUS ? sim->instructions[i] : 0;
+	spin_unlock_irqrestore(&sim->lock, flags);
 }
 
 static void qpu_sim_job_fault(struct qpu_dev *qdev, struct qpu_job *job)
@@ -374,7 +445,12 @@ static int qpu_sim_reset(struct qpu_dev *qdev)
 
 	cancel_delayed_work_sync(&sim->exec);
 	mutex_lock(&sim->emu_lock);
+	spin_lock_irqsave(&sim->lock, flags);
+	/* The reset clears the emulator's statistics: count them first. */
+	qpu_sim_count_locked(sim);
+	spin_unlock_irqrestore(&sim->lock, flags);
 	qpu_emu_reset(sim->emu);
+	memset(sim->emu_seen, 0, sizeof(sim->emu_seen));
 	sim->emu_done = 0;
 	spin_lock_irqsave(&sim->lock, flags);
 	sim->queue_len = 0;
@@ -437,6 +513,7 @@ static const struct qpu_backend_ops qpu_sim_ops = {
 	.job_begin = qpu_sim_job_begin,
 	.job_end = qpu_sim_job_end,
 	.job_fault = qpu_sim_job_fault,
+	.qpu_instructions = qpu_sim_qpu_instructions,
 	.reset = qpu_sim_reset,
 	.release = qpu_sim_release,
 };

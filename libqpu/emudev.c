@@ -9,6 +9,8 @@
  * uniforms windows. A job runs to its end inside qpu_submit(), so an
  * out-fence is an eventfd that is already readable. A job that deadlocks
  * or outlives its timeout ends as QPU_JOB_TIMEOUT, as on the hardware.
+ * Each job runs on a freshly initialised emulator, so the emulator's
+ * statistics afterwards are the job's own: its instruction count.
  */
 
 #include <errno.h>
@@ -243,6 +245,18 @@ static int64_t now_ms(void)
 	return ts.tv_sec * 1000ll + ts.tv_nsec / 1000000;
 }
 
+/* The job ran on a fresh emulator: its statistics are the job's. */
+static void emudev_count(struct emudev *ed, struct qpu_job_result *result)
+{
+	const struct qpu_emu_stats *stats = qpu_emu_get_stats(ed->emu);
+	unsigned int i;
+
+	result->flags |= QPU_JOB_RESULT_INSTRUCTIONS;
+	result->instructions = 0;
+	for (i = 0; i < QPU_EMU_NUM_QPUS; i++)
+		result->instructions += stats->instructions[i];
+}
+
 /* Runs @job to its end on a freshly reset emulator. */
 static void emudev_run(struct emudev *ed, const struct qpu_job_desc *job,
 		       struct qpu_job_result *result)
@@ -266,6 +280,7 @@ static void emudev_run(struct emudev *ed, const struct qpu_job_desc *job,
 			result->fault_pc = p->code->bus_addr + p->code_offset;
 			result->fault_addr = result->fault_pc;
 			result->fault_access = QPU_FAULT_FETCH;
+			emudev_count(ed, result);
 			return;
 		}
 	}
@@ -291,6 +306,7 @@ static void emudev_run(struct emudev *ed, const struct qpu_job_desc *job,
 		result->status = QPU_JOB_TIMEOUT;
 		break;
 	}
+	emudev_count(ed, result);
 }
 
 static bool emudev_owns(const struct emudev *ed, const struct qpu_bo *bo)

@@ -128,5 +128,10 @@ int qpu_ioctl_wait(int fd, uint64_t seqno, int64_t deadline_ns,
 		.fault_addr = args.fault_addr,
 		.fault_access = args.fault_access,
 	};
+	/* An older kernel leaves result_flags zero: nothing more is known. */
+	if (args.result_flags & QPU_WAIT_RESULT_INSTRUCTIONS) {
+		result->flags |= QPU_JOB_RESULT_INSTRUCTIONS;
+		result->instructions = args.instructions;
+	}
 	return 0;
 }

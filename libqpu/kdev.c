@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * The qpu.ko backend of struct qpu_dev: a /dev/qpu node, real or simulated
- * V3D behind it. Buffers are mapped once, for their whole life.
+ * V3D behind it. Buffers are mapped once, for their whole life. The names
+ * of qpu.ko's backends (qpu_backend_name()) live here too.
  */
 
 #include <errno.h>
@@ -13,6 +14,18 @@
 #include <linux/qpu.h>
 
 #include "internal.h"
+
+QPU_API const char *qpu_backend_name(uint32_t backend)
+{
+	switch (backend) {
+	case QPU_BACKEND_HW:
+		return "hardware";
+	case QPU_BACKEND_SIM:
+		return "simulated";
+	default:
+		return "unknown";
+	}
+}
 
 static const char *qpu_kdev_describe(const struct qpu_dev *dev)
 {

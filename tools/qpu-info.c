@@ -33,18 +33,6 @@ static const struct {
 	{ QPU_PARAM_FEATURES, "features", "0x%" PRIx64 },
 };
 
-static const char *backend_name(uint64_t backend)
-{
-	switch (backend) {
-	case QPU_BACKEND_HW:
-		return "hardware";
-	case QPU_BACKEND_SIM:
-		return "simulated";
-	default:
-		return "unknown";
-	}
-}
-
 static void usage(FILE *out)
 {
 	fprintf(out,
@@ -113,7 +101,7 @@ int main(int argc, char **argv)
 		}
 		printf("%s: ", params[i].name);
 		if (params[i].param == QPU_PARAM_BACKEND)
-			fputs(backend_name(value), stdout);
+			fputs(qpu_backend_name(value), stdout);
 		else
 			printf(params[i].format, value);
 		putchar('\n');

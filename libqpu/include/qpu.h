@@ -75,6 +75,17 @@ QPU_API int qpu_dev_get_param(struct qpu_dev *dev, uint32_t param,
 			      uint64_t *value);
 
 /**
+ * qpu_backend_name() - a QPU_PARAM_BACKEND value for people and scripts
+ * @backend: an enum qpu_backend of <linux/qpu.h>
+ *
+ * The one mapping that qpu-info and qpuctl print.
+ *
+ * Return: a static string: "hardware", "simulated" or "unknown"; do not
+ * free it.
+ */
+QPU_API const char *qpu_backend_name(uint32_t backend);
+
+/**
  * qpu_dev_describe() - which kind of device this is, for people
  * @dev: the device
  *
@@ -176,12 +187,24 @@ QPU_API int qpu_submit(struct qpu_dev *dev, const struct qpu_job_desc *desc,
 		       uint64_t *seqno);
 
 /**
+ * QPU_JOB_RESULT_INSTRUCTIONS - bit of &qpu_job_result.flags: the
+ * instruction count is known.
+ */
+#define QPU_JOB_RESULT_INSTRUCTIONS	(1u << 0)
+
+/**
  * struct qpu_job_result - how a job ended
  * @status: an enum qpu_job_status of <linux/qpu.h> (QPU_JOB_DONE...)
  * @fault_qpu: for QPU_JOB_FAULT: the QPU
  * @fault_pc: for QPU_JOB_FAULT: bus address of the instruction
  * @fault_addr: for QPU_JOB_FAULT: the address refused
  * @fault_access: for QPU_JOB_FAULT: an enum qpu_fault_access
+ * @flags: QPU_JOB_RESULT_* bits saying which fields below hold a value
+ * @instructions: with QPU_JOB_RESULT_INSTRUCTIONS: the instructions the
+ *	job's programs issued, summed over the QPUs (for a job that stopped
+ *	early, those issued before it stopped). The emulator and qpu.ko's
+ *	simulated V3D count them; a real V3D cannot, so the bit stays clear
+ *	there and @instructions is 0.
  */
 struct qpu_job_result {
 	uint32_t status;
@@ -189,6 +212,8 @@ struct qpu_job_result {
 	uint32_t fault_pc;
 	uint32_t fault_addr;
 	uint32_t fault_access;
+	uint32_t flags;
+	uint64_t instructions;
 };
 
 /**

@@ -3,7 +3,8 @@
  * Jobs on the simulated V3D: SUBMIT and WAIT with their errors, out-fences
  * and in-fence chaining, timeouts with a V3D reset, faults on accesses
  * outside the job's BOs, cancellation when a file closes, a killed process,
- * fairness between files, and many threads submitting at once.
+ * fairness between files, many threads submitting at once, and the
+ * instruction count WAIT returns (and the first, shorter WAIT struct).
  *
  * The programs are hand-encoded QPU instructions from qpu_programs.h.
  */
@@ -628,6 +629,112 @@ TEST_F_TIMEOUT(job, bos_outlive_destroy_while_running, 30)
 	EXPECT_EQ(bos, qpu_test_stat("bo_count"));
 	EXPECT_EQ(QPU_JOB_TIMEOUT, qpu_test_wait(self->fd, s.seqno, 10000, NULL));
 	EXPECT_EQ(bos - 1, qpu_test_stat("bo_count"));
+}
+
+/* WAIT returns each job's instruction count: 3 per program of qpu_prog_end. */
+TEST_F(job, wait_returns_instructions)
+{
+	struct qpu_submit s;
+	struct qpu_wait w;
+
+	ASSERT_EQ(0, qpu_test_submit(self->fd, &self->end, &self->unif, 1, 0, 0, 0, &s));
+	ASSERT_EQ(QPU_JOB_DONE, qpu_test_wait(self->fd, s.seqno, 5000, &w));
+	EXPECT_EQ(QPU_WAIT_RESULT_INSTRUCTIONS, w.result_flags);
+	EXPECT_EQ(3, w.instructions);
+
+	/* Twelve programs: their sum, and only this job's. */
+	ASSERT_EQ(0, qpu_test_submit(self->fd, &self->end, &self->unif, 12, 0, 0, 0, &s));
+	ASSERT_EQ(QPU_JOB_DONE, qpu_test_wait(self->fd, s.seqno, 5000, &w));
+	EXPECT_EQ(QPU_WAIT_RESULT_INSTRUCTIONS, w.result_flags);
+	EXPECT_EQ(36, w.instructions);
+
+	/* Asked again: the same answer. */
+	ASSERT_EQ(QPU_JOB_DONE, qpu_test_wait(self->fd, s.seqno, 0, &w));
+	EXPECT_EQ(36, w.instructions);
+
+	/* By BO: the last job that used it. */
+	w = (struct qpu_wait){ .flags = QPU_WAIT_BO, .handle = self->end.handle,
+			       .timeout_ns = qpu_test_now_ns() + 5000000000ll,
+			       .result_flags = 0xff, .instructions = 7 };
+	ASSERT_EQ(0, ioctl(self->fd, QPU_IOCTL_WAIT, &w));
+	EXPECT_EQ(QPU_WAIT_RESULT_INSTRUCTIONS, w.result_flags);
+	EXPECT_EQ(36, w.instructions);
+
+	/* A BO no job used: nothing is known, whatever came in. */
+	w = (struct qpu_wait){ .flags = QPU_WAIT_BO, .handle = self->data.handle,
+			       .result_flags = 0xff, .instructions = 7 };
+	ASSERT_EQ(0, ioctl(self->fd, QPU_IOCTL_WAIT, &w));
+	EXPECT_EQ(0, w.result_flags);
+	EXPECT_EQ(0, w.instructions);
+}
+
+/* Jobs that stop early count what ran; jobs that never ran count nothing. */
+TEST_F_TIMEOUT(job, instructions_of_stopped_jobs, 30)
+{
+	struct qpu_submit a, b;
+	struct qpu_wait w;
+
+	/* A loop until its timeout: many instructions, all counted. */
+	ASSERT_EQ(0, qpu_test_submit(self->fd, &self->loop, &self->unif, 1, 100,
+				     QPU_SUBMIT_OUT_FENCE, 0, &a));
+	ASSERT_EQ(0, qpu_test_submit(self->fd, &self->end, &self->unif, 1, 0,
+				     QPU_SUBMIT_IN_FENCE, a.out_fence_fd, &b));
+	ASSERT_EQ(QPU_JOB_TIMEOUT, qpu_test_wait(self->fd, a.seqno, 10000, &w));
+	EXPECT_EQ(QPU_WAIT_RESULT_INSTRUCTIONS, w.result_flags);
+	EXPECT_LT(1000, w.instructions);
+	/* Its in-fence failed: it never started, so nothing is known. */
+	ASSERT_EQ(QPU_JOB_CANCELED, qpu_test_wait(self->fd, b.seqno, 10000, &w));
+	EXPECT_EQ(0, w.result_flags);
+	EXPECT_EQ(0, w.instructions);
+	close(a.out_fence_fd);
+
+	/* A fault as the first program starts: it ran, and ran nothing. */
+	ASSERT_EQ(0, qpu_test_write(DEBUGFS "fault_next", "1"));
+	ASSERT_EQ(0, qpu_test_submit(self->fd, &self->end, &self->unif, 1, 0, 0, 0, &a));
+	ASSERT_EQ(QPU_JOB_FAULT, qpu_test_wait(self->fd, a.seqno, 5000, &w));
+	EXPECT_EQ(QPU_WAIT_RESULT_INSTRUCTIONS, w.result_flags);
+	EXPECT_EQ(0, w.instructions);
+
+	/* The reset did not carry anything over to the next job. */
+	ASSERT_EQ(0, qpu_test_submit(self->fd, &self->end, &self->unif, 2, 0, 0, 0, &a));
+	ASSERT_EQ(QPU_JOB_DONE, qpu_test_wait(self->fd, a.seqno, 5000, &w));
+	EXPECT_EQ(6, w.instructions);
+}
+
+/* The second WAIT pad must be zero; the first version's size still works. */
+TEST_F(job, wait_struct_versions)
+{
+	/* struct qpu_wait as the first ABI had it: 48 bytes, up to pad. */
+	const unsigned long wait_v1 = _IOWR(QPU_IOCTL_BASE, QPU_IOCTL_NR_WAIT,
+					    char[48]);
+	struct qpu_wait w;
+	struct qpu_submit s;
+
+	ASSERT_EQ(48, offsetof(struct qpu_wait, result_flags));
+	ASSERT_EQ(0, qpu_test_submit(self->fd, &self->end, &self->unif, 1, 0, 0, 0, &s));
+
+	w = (struct qpu_wait){ .seqno = s.seqno, .pad2 = 1,
+			       .timeout_ns = qpu_test_now_ns() + 5000000000ll };
+	EXPECT_EQ(-1, ioctl(self->fd, QPU_IOCTL_WAIT, &w));
+	EXPECT_EQ(EINVAL, errno);
+
+	/* The kernel writes nothing past the 48 bytes an old caller has. */
+	memset(&w, 0xa5, sizeof(w));
+	w.seqno = s.seqno;
+	w.timeout_ns = qpu_test_now_ns() + 5000000000ll;
+	w.handle = 0;
+	w.flags = 0;
+	w.pad = 0;
+	ASSERT_EQ(0, ioctl(self->fd, wait_v1, &w));
+	EXPECT_EQ(QPU_JOB_DONE, w.status);
+	EXPECT_EQ(0xa5a5a5a5, w.result_flags);
+	EXPECT_EQ(0xa5a5a5a5, w.pad2);
+	EXPECT_EQ(0xa5a5a5a5a5a5a5a5ull, w.instructions);
+
+	/* Shorter than the first version: refused. */
+	EXPECT_EQ(-1, ioctl(self->fd, _IOWR(QPU_IOCTL_BASE, QPU_IOCTL_NR_WAIT,
+					    char[40]), &w));
+	EXPECT_EQ(EINVAL, errno);
 }
 
 TEST_HARNESS_MAIN

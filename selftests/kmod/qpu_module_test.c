@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Loading qpu.ko: its parameters' values are checked at load time (a bad
- * one refuses the load), "sim=N" creates N nodes, and unloading removes them. Each case unloads the module first and loads it back with
- * sim=1 afterwards, so the other selftests find it as they expect.
+ * one refuses the load), "sim=N" creates N nodes, and unloading removes
+ * them; a device fresh from a load has no hang to report and counters at
+ * zero on netlink. Each case unloads the module first and loads it back
+ * with sim=1 afterwards, so the other selftests find it as they expect.
  * QPU_KO names the module file (default /qpu.ko).
  */
 
@@ -10,9 +12,14 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
+
+#include <linux/genetlink.h>
+#include <linux/netlink.h>
+#include <linux/qpu.h>
 
 #include "kselftest_harness.h"
 
@@ -48,6 +55,112 @@ static bool node_exists(const char *path)
 
 	return stat(path, &st) == 0 && S_ISCHR(st.st_mode);
 }
+
+/* --- a minimal generic-netlink client ------------------------------------ */
+
+struct genl_buf {
+	union {
+		struct nlmsghdr nlh;
+		char buf[8192];
+	};
+};
+
+/* Starts a request of @cmd to family @family. */
+static void genl_start(struct genl_buf *q, __u16 family, __u8 cmd, __u16 flags)
+{
+	struct genlmsghdr *g;
+
+	memset(q, 0, sizeof(*q));
+	q->nlh.nlmsg_len = NLMSG_LENGTH(GENL_HDRLEN);
+	q->nlh.nlmsg_type = family;
+	q->nlh.nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK | flags;
+	g = NLMSG_DATA(&q->nlh);
+	g->cmd = cmd;
+	g->version = family == GENL_ID_CTRL ? 1 : QPU_GENL_VERSION;
+}
+
+static void genl_put(struct genl_buf *q, __u16 type, const void *data, __u16 len)
+{
+	struct nlattr *a = (void *)(q->buf + NLMSG_ALIGN(q->nlh.nlmsg_len));
+
+	a->nla_type = type;
+	a->nla_len = NLA_HDRLEN + len;
+	memcpy((char *)a + NLA_HDRLEN, data, len);
+	q->nlh.nlmsg_len = NLMSG_ALIGN(q->nlh.nlmsg_len) + NLA_ALIGN(a->nla_len);
+}
+
+/* The attribute @type of the data message @nlh, or NULL. */
+static struct nlattr *genl_attr(struct nlmsghdr *nlh, __u16 type)
+{
+	int len = nlh->nlmsg_len - NLMSG_LENGTH(GENL_HDRLEN);
+	struct nlattr *a = (void *)((char *)NLMSG_DATA(nlh) + GENL_HDRLEN);
+
+	for (; len >= NLA_HDRLEN && a->nla_len >= NLA_HDRLEN && a->nla_len <= len;
+	     len -= NLA_ALIGN(a->nla_len),
+	     a = (void *)((char *)a + NLA_ALIGN(a->nla_len)))
+		if ((a->nla_type & NLA_TYPE_MASK) == type)
+			return a;
+	return NULL;
+}
+
+/*
+ * Sends @q on @fd; the data messages go to @out (the first @out_size
+ * bytes), their number to *@count. Returns 0 or the -errno of the ack.
+ */
+static int genl_request(int fd, struct genl_buf *q, struct genl_buf *out,
+			int *count)
+{
+	static char buf[32768] __attribute__((aligned(4)));
+	struct nlmsghdr *nlh;
+	size_t used = 0;
+	int n, err;
+
+	*count = 0;
+	if (send(fd, q->buf, q->nlh.nlmsg_len, 0) < 0)
+		return -errno;
+	for (;;) {
+		n = recv(fd, buf, sizeof(buf), 0);
+		if (n < 0)
+			return -errno;
+		for (nlh = (void *)buf; NLMSG_OK(nlh, n); nlh = NLMSG_NEXT(nlh, n)) {
+			if (nlh->nlmsg_type == NLMSG_ERROR ||
+			    nlh->nlmsg_type == NLMSG_DONE) {
+				memcpy(&err, NLMSG_DATA(nlh), sizeof(err));
+				return err;
+			}
+			if (used + NLMSG_ALIGN(nlh->nlmsg_len) <= sizeof(out->buf))
+				memcpy(out->buf + used, nlh, nlh->nlmsg_len);
+			used += NLMSG_ALIGN(nlh->nlmsg_len);
+			(*count)++;
+		}
+	}
+}
+
+/* A socket and the qpu family's id, or -errno. */
+static int genl_open(int *fd, __u16 *family)
+{
+	struct timeval tv = { .tv_sec = 10 };
+	static struct genl_buf q, r;
+	struct nlattr *a;
+	int count, ret;
+
+	*fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_GENERIC);
+	if (*fd < 0)
+		return -errno;
+	setsockopt(*fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	genl_start(&q, GENL_ID_CTRL, CTRL_CMD_GETFAMILY, 0);
+	genl_put(&q, CTRL_ATTR_FAMILY_NAME, QPU_GENL_NAME, sizeof(QPU_GENL_NAME));
+	ret = genl_request(*fd, &q, &r, &count);
+	if (ret)
+		return ret;
+	a = count == 1 ? genl_attr(&r.nlh, CTRL_ATTR_FAMILY_ID) : NULL;
+	if (!a)
+		return -EPROTO;
+	memcpy(family, (char *)a + NLA_HDRLEN, sizeof(*family));
+	return 0;
+}
+
+/* --- tests --------------------------------------------------------------- */
 
 FIXTURE(module) {
 	int unused;
@@ -117,6 +230,68 @@ TEST_F(module, kernel_parameters_accepted)
 {
 	ASSERT_EQ(0, load("sim=1 dyndbg=+p async_probe"));
 	EXPECT_TRUE(node_exists("/dev/qpu"));
+}
+
+/*
+ * A device fresh from a load: no job has timed out, so HANG_GET has
+ * nothing (-ENOENT from the do, no message in the dump), and its busy time
+ * and per-QPU instruction counts start at zero.
+ */
+TEST_F(module, fresh_device_has_no_hang)
+{
+	/* Static: the harness's longjmp would clobber locals set below. */
+	static struct genl_buf q, r;
+	static __u32 dev;
+	static __u64 busy;
+	static __u16 family;
+	static int fd, count, qpus, len;
+	struct nlattr *a;
+
+	ASSERT_EQ(0, load("sim=1"));
+	ASSERT_EQ(0, genl_open(&fd, &family));
+
+	genl_start(&q, family, QPU_CMD_HANG_GET, 0);
+	genl_put(&q, QPU_A_HANG_DEV_INDEX, &dev, sizeof(dev));
+	EXPECT_EQ(-ENOENT, genl_request(fd, &q, &r, &count));
+	EXPECT_EQ(0, count);
+
+	genl_start(&q, family, QPU_CMD_HANG_GET, NLM_F_DUMP);
+	EXPECT_EQ(0, genl_request(fd, &q, &r, &count));
+	EXPECT_EQ(0, count);
+
+	genl_start(&q, family, QPU_CMD_STATS_GET, 0);
+	genl_put(&q, QPU_A_STATS_DEV_INDEX, &dev, sizeof(dev));
+	ASSERT_EQ(0, genl_request(fd, &q, &r, &count));
+	ASSERT_EQ(1, count);
+	a = genl_attr(&r.nlh, QPU_A_STATS_BUSY_NS);
+	ASSERT_NE(NULL, a);
+	memcpy(&busy, (char *)a + NLA_HDRLEN, sizeof(busy));
+	EXPECT_EQ(0, busy);
+	/* Every QPU nest says 0 instructions: INDEX, then INSTRUCTIONS. */
+	a = (void *)((char *)NLMSG_DATA(&r.nlh) + GENL_HDRLEN);
+	len = r.nlh.nlmsg_len - NLMSG_LENGTH(GENL_HDRLEN);
+	for (; len >= NLA_HDRLEN && a->nla_len >= NLA_HDRLEN && a->nla_len <= len;
+	     len -= NLA_ALIGN(a->nla_len),
+	     a = (void *)((char *)a + NLA_ALIGN(a->nla_len))) {
+		struct nlattr *in = (void *)((char *)a + NLA_HDRLEN);
+		int rem = a->nla_len - NLA_HDRLEN;
+		__u64 v;
+
+		if ((a->nla_type & NLA_TYPE_MASK) != QPU_A_STATS_QPU)
+			continue;
+		qpus++;
+		for (; rem >= NLA_HDRLEN && in->nla_len >= NLA_HDRLEN &&
+		       in->nla_len <= rem;
+		     rem -= NLA_ALIGN(in->nla_len),
+		     in = (void *)((char *)in + NLA_ALIGN(in->nla_len))) {
+			if (in->nla_type != QPU_A_QPU_INSTRUCTIONS)
+				continue;
+			memcpy(&v, (char *)in + NLA_HDRLEN, sizeof(v));
+			EXPECT_EQ(0, v);
+		}
+	}
+	EXPECT_EQ(12, qpus);
+	close(fd);
 }
 
 TEST_HARNESS_MAIN

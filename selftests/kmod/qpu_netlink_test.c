@@ -5,7 +5,9 @@
  * command and its answers against GET_PARAM, debugfs and the module
  * parameters; dumps; refusals with their errno and extended-ack text;
  * admin commands and the events group refused to an unprivileged user;
- * events on a forced hang, a fault and a reset asked over netlink.
+ * events on a forced hang, a fault and a reset asked over netlink; busy
+ * time and per-QPU instruction counts against WAIT's; a client found by
+ * id and by pid; the do and dump forms of every GET.
  */
 
 #include <errno.h>
@@ -144,6 +146,39 @@ static __u64 msg_uint(struct nlmsghdr *nlh, __u16 type)
 		return v64;
 	}
 	return NO_VALUE;
+}
+
+/*
+ * The QPU_A_STATS_QPU nests of a stats message: how many, whether their
+ * indexes run 0, 1, 2..., and the sum of their instruction counts.
+ */
+static int msg_qpus(struct nlmsghdr *nlh, __u64 *sum, int *in_order)
+{
+	int len = nlh->nlmsg_len - NLMSG_LENGTH(GENL_HDRLEN), n = 0, rem;
+	struct nlattr *a = (void *)((char *)NLMSG_DATA(nlh) + GENL_HDRLEN);
+	struct nlattr *idx, *ins;
+	__u64 v;
+	__u32 q;
+
+	*sum = 0;
+	*in_order = 1;
+	for (; attr_ok(a, len); a = attr_next(a, &len)) {
+		if ((a->nla_type & NLA_TYPE_MASK) != QPU_A_STATS_QPU)
+			continue;
+		rem = a->nla_len - NLA_HDRLEN;
+		idx = attr_find((char *)a + NLA_HDRLEN, rem, QPU_A_QPU_INDEX);
+		ins = attr_find((char *)a + NLA_HDRLEN, rem, QPU_A_QPU_INSTRUCTIONS);
+		if (!idx || idx->nla_len != NLA_HDRLEN + 4 ||
+		    !ins || ins->nla_len != NLA_HDRLEN + 8 ||
+		    !(a->nla_type & NLA_F_NESTED))
+			return -1;
+		memcpy(&q, (char *)idx + NLA_HDRLEN, 4);
+		memcpy(&v, (char *)ins + NLA_HDRLEN, 8);
+		*in_order &= q == (__u32)n;
+		*sum += v;
+		n++;
+	}
+	return n;
 }
 
 static const char *msg_str(struct nlmsghdr *nlh, __u16 type)
@@ -449,6 +484,8 @@ TEST_F(nl, dev_get_matches_get_param)
 		  msg_uint(m, QPU_A_DEV_NUM_SEMAPHORES));
 	EXPECT_EQ(get_param(self->fd, QPU_PARAM_VPM_SIZE), msg_uint(m, QPU_A_DEV_VPM_SIZE));
 	EXPECT_NE(NO_VALUE, msg_uint(m, QPU_A_DEV_REVISION));
+	/* The simulated V3D has no clock to report. */
+	EXPECT_EQ(NULL, msg_attr(m, QPU_A_DEV_CLOCK_HZ));
 }
 
 /* 2. A dump of DEV_GET and of STATS_GET lists the one simulated device. */
@@ -669,9 +706,6 @@ TEST_F(nl, unknown_command)
 	req_start(&self->q, self->nl.family, 0, QPU_CMD_JOB_TIMEOUT_NTF);
 	EXPECT_EQ(-EOPNOTSUPP, nl_request(&self->nl, &self->q, &self->r));
 	req_start(&self->q, self->nl.family, 0, QPU_CMD_UNSPEC);
-	EXPECT_EQ(-EOPNOTSUPP, nl_request(&self->nl, &self->q, &self->r));
-	/* CLIENT_GET is a dump only. */
-	req_start(&self->q, self->nl.family, 0, QPU_CMD_CLIENT_GET);
 	EXPECT_EQ(-EOPNOTSUPP, nl_request(&self->nl, &self->q, &self->r));
 }
 
@@ -917,6 +951,327 @@ TEST_F_TIMEOUT(nl, reset_cancels_running_job, 30)
 	EXPECT_EQ(QPU_JOB_CANCELED, qpu_test_wait(self->fd, s.seqno, 0, NULL));
 	EXPECT_EQ(canceled + 1, qpu_test_stat("jobs_canceled"));
 	EXPECT_EQ(QPU_JOB_DONE, qpu_test_wait(self->fd, t.seqno, 5000, NULL));
+}
+
+/* The counters a STATS_GET reply gives about time and instructions. */
+struct busy {
+	__u64 busy_ns;
+	__u64 instructions;
+	int qpus;
+	int in_order;
+};
+
+static int stats_busy(struct nl *nl, struct req *q, struct reply *r,
+		      struct busy *b)
+{
+	struct nlmsghdr *m;
+
+	req_start(q, nl->family, 0, QPU_CMD_STATS_GET);
+	req_put_u32(q, QPU_A_STATS_DEV_INDEX, 0);
+	if (nl_request(nl, q, r) || r->count != 1)
+		return -1;
+	m = reply_msg(r, 0);
+	b->busy_ns = msg_uint(m, QPU_A_STATS_BUSY_NS);
+	b->qpus = msg_qpus(m, &b->instructions, &b->in_order);
+	return b->busy_ns == NO_VALUE ? -1 : 0;
+}
+
+/* 16. Per-QPU instructions grow by what WAIT says each job issued. */
+TEST_F(nl, stats_qpu_instructions_match_wait)
+{
+	struct busy before, after;
+	struct qpu_submit s;
+	struct qpu_wait w;
+
+	ASSERT_EQ(0, stats_busy(&self->nl, &self->q, &self->r, &before));
+	EXPECT_EQ(12, before.qpus);
+	EXPECT_EQ(1, before.in_order);
+
+	ASSERT_EQ(0, qpu_test_submit(self->fd, &self->end, &self->unif, 12, 0, 0, 0, &s));
+	ASSERT_EQ(QPU_JOB_DONE, qpu_test_wait(self->fd, s.seqno, 5000, &w));
+	ASSERT_EQ(QPU_WAIT_RESULT_INSTRUCTIONS, w.result_flags);
+	EXPECT_EQ(36, w.instructions);
+
+	ASSERT_EQ(0, stats_busy(&self->nl, &self->q, &self->r, &after));
+	EXPECT_EQ(12, after.qpus);
+	EXPECT_EQ(before.instructions + w.instructions, after.instructions);
+	EXPECT_LT(before.busy_ns, after.busy_ns);
+}
+
+/* 17. Busy time counts a running job, and then its whole run. */
+TEST_F_TIMEOUT(nl, stats_busy_time, 30)
+{
+	struct busy before, during, after;
+	struct qpu_submit s;
+	struct nlmsghdr *m;
+	int i;
+
+	ASSERT_EQ(0, stats_busy(&self->nl, &self->q, &self->r, &before));
+	ASSERT_EQ(0, qpu_test_submit(self->fd, &self->loop, &self->unif, 1, 300, 0, 0, &s));
+	for (i = 0; i < 500; i++) {
+		req_start(&self->q, self->nl.family, 0, QPU_CMD_DEV_GET);
+		req_put_u32(&self->q, QPU_A_DEV_INDEX, 0);
+		ASSERT_EQ(0, nl_request(&self->nl, &self->q, &self->r));
+		m = reply_msg(&self->r, 0);
+		if (msg_uint(m, QPU_A_DEV_STATE) == QPU_DEV_STATE_BUSY)
+			break;
+		usleep(1000);
+	}
+	ASSERT_GT(500, i);
+	usleep(50000);
+	ASSERT_EQ(0, stats_busy(&self->nl, &self->q, &self->r, &during));
+	/* The running job's time so far is in, and the QPU is issuing. */
+	EXPECT_LE(before.busy_ns + 50000000ull, during.busy_ns);
+	ASSERT_EQ(QPU_JOB_TIMEOUT, qpu_test_wait(self->fd, s.seqno, 10000, NULL));
+	ASSERT_EQ(0, stats_busy(&self->nl, &self->q, &self->r, &after));
+	EXPECT_LE(before.busy_ns + 300000000ull, after.busy_ns);
+	EXPECT_LE(during.busy_ns, after.busy_ns);
+	EXPECT_LT(during.instructions, after.instructions);
+}
+
+/* Finds this process's file @fd among the dump's: its client id, or 0. */
+static __u32 my_client_id(struct nl *nl, struct req *q, struct reply *r,
+			  __u64 bo_count)
+{
+	struct nlmsghdr *m;
+	int i;
+
+	req_start(q, nl->family, NLM_F_DUMP, QPU_CMD_CLIENT_GET);
+	if (nl_request(nl, q, r))
+		return 0;
+	for (i = 0; i < r->count; i++) {
+		m = reply_msg(r, i);
+		if (msg_uint(m, QPU_A_CLIENT_PID) == (__u64)getpid() &&
+		    msg_uint(m, QPU_A_CLIENT_BO_COUNT) == bo_count)
+			return msg_uint(m, QPU_A_CLIENT_ID);
+	}
+	return 0;
+}
+
+/* 18. CLIENT_GET as a do: by id, by pid, on a device; -ENOENT for none. */
+TEST_F(nl, client_get_by_id_and_pid)
+{
+	int fd2 = open(QPU_NODE, O_RDWR | O_CLOEXEC);
+	__u32 id, id2;
+	struct nlmsghdr *m;
+
+	ASSERT_LE(0, fd2);
+	id = my_client_id(&self->nl, &self->q, &self->r, 5);
+	id2 = my_client_id(&self->nl, &self->q, &self->r, 0);
+	ASSERT_NE(0, id);
+	ASSERT_NE(0, id2);
+	/* Opened later: a larger number. */
+	EXPECT_LT(id, id2);
+
+	req_start(&self->q, self->nl.family, 0, QPU_CMD_CLIENT_GET);
+	req_put_u32(&self->q, QPU_A_CLIENT_ID, id2);
+	ASSERT_EQ(0, nl_request(&self->nl, &self->q, &self->r)) TH_LOG("%s", self->r.msg);
+	ASSERT_EQ(1, self->r.count);
+	m = reply_msg(&self->r, 0);
+	EXPECT_EQ(QPU_CMD_CLIENT_GET, msg_cmd(m));
+	EXPECT_EQ(id2, msg_uint(m, QPU_A_CLIENT_ID));
+	EXPECT_EQ((__u64)getpid(), msg_uint(m, QPU_A_CLIENT_PID));
+	EXPECT_EQ(0, msg_uint(m, QPU_A_CLIENT_BO_COUNT));
+
+	/* By pid: the process's oldest file. */
+	req_start(&self->q, self->nl.family, 0, QPU_CMD_CLIENT_GET);
+	req_put_u32(&self->q, QPU_A_CLIENT_PID, getpid());
+	req_put_u32(&self->q, QPU_A_CLIENT_DEV_INDEX, 0);
+	ASSERT_EQ(0, nl_request(&self->nl, &self->q, &self->r)) TH_LOG("%s", self->r.msg);
+	ASSERT_EQ(1, self->r.count);
+	EXPECT_EQ(id, msg_uint(reply_msg(&self->r, 0), QPU_A_CLIENT_ID));
+
+	/* Id and pid that do not go together. */
+	req_start(&self->q, self->nl.family, 0, QPU_CMD_CLIENT_GET);
+	req_put_u32(&self->q, QPU_A_CLIENT_ID, id2);
+	req_put_u32(&self->q, QPU_A_CLIENT_PID, getppid());
+	EXPECT_EQ(-ENOENT, nl_request(&self->nl, &self->q, &self->r));
+	EXPECT_STREQ("qpu: no such client", self->r.msg);
+
+	/* The dump filters by pid and by id too. */
+	req_start(&self->q, self->nl.family, NLM_F_DUMP, QPU_CMD_CLIENT_GET);
+	req_put_u32(&self->q, QPU_A_CLIENT_PID, getpid());
+	ASSERT_EQ(0, nl_request(&self->nl, &self->q, &self->r));
+	EXPECT_EQ(2, self->r.count);
+	req_start(&self->q, self->nl.family, NLM_F_DUMP, QPU_CMD_CLIENT_GET);
+	req_put_u32(&self->q, QPU_A_CLIENT_ID, id);
+	ASSERT_EQ(0, nl_request(&self->nl, &self->q, &self->r));
+	ASSERT_EQ(1, self->r.count);
+	EXPECT_EQ(5, msg_uint(reply_msg(&self->r, 0), QPU_A_CLIENT_BO_COUNT));
+
+	/* Closed, the file is gone: no such client. */
+	close(fd2);
+	req_start(&self->q, self->nl.family, 0, QPU_CMD_CLIENT_GET);
+	req_put_u32(&self->q, QPU_A_CLIENT_ID, id2);
+	EXPECT_EQ(-ENOENT, nl_request(&self->nl, &self->q, &self->r));
+	EXPECT_STREQ("qpu: no such client", self->r.msg);
+	req_start(&self->q, self->nl.family, NLM_F_DUMP, QPU_CMD_CLIENT_GET);
+	req_put_u32(&self->q, QPU_A_CLIENT_ID, id2);
+	ASSERT_EQ(0, nl_request(&self->nl, &self->q, &self->r));
+	EXPECT_EQ(0, self->r.count);
+}
+
+/* 19. CLIENT_GET's do refuses what names no file, or names it badly. */
+TEST_F(nl, client_get_refusals)
+{
+	__u64 big = 1;
+
+	/* Neither id nor pid. */
+	req_start(&self->q, self->nl.family, 0, QPU_CMD_CLIENT_GET);
+	EXPECT_EQ(-EINVAL, nl_request(&self->nl, &self->q, &self->r));
+	EXPECT_STREQ("qpu: missing client id or pid", self->r.msg);
+	EXPECT_EQ(QPU_A_CLIENT_ID, self->r.miss_type);
+	req_start(&self->q, self->nl.family, 0, QPU_CMD_CLIENT_GET);
+	req_put_u32(&self->q, QPU_A_CLIENT_DEV_INDEX, 0);
+	EXPECT_EQ(-EINVAL, nl_request(&self->nl, &self->q, &self->r));
+	EXPECT_STREQ("qpu: missing client id or pid", self->r.msg);
+
+	/* An id or a pid that no open file has. */
+	req_start(&self->q, self->nl.family, 0, QPU_CMD_CLIENT_GET);
+	req_put_u32(&self->q, QPU_A_CLIENT_ID, 0xfffffff0);
+	EXPECT_EQ(-ENOENT, nl_request(&self->nl, &self->q, &self->r));
+	EXPECT_STREQ("qpu: no such client", self->r.msg);
+	req_start(&self->q, self->nl.family, 0, QPU_CMD_CLIENT_GET);
+	req_put_u32(&self->q, QPU_A_CLIENT_PID, 0x7ffffff0);
+	EXPECT_EQ(-ENOENT, nl_request(&self->nl, &self->q, &self->r));
+
+	/* 0 is no id and no pid. */
+	req_start(&self->q, self->nl.family, 0, QPU_CMD_CLIENT_GET);
+	req_put_u32(&self->q, QPU_A_CLIENT_ID, 0);
+	EXPECT_EQ(-ERANGE, nl_request(&self->nl, &self->q, &self->r));
+	EXPECT_STREQ("integer out of range", self->r.msg);
+	req_start(&self->q, self->nl.family, NLM_F_DUMP, QPU_CMD_CLIENT_GET);
+	req_put_u32(&self->q, QPU_A_CLIENT_PID, 0);
+	EXPECT_EQ(-ERANGE, nl_request(&self->nl, &self->q, &self->r));
+
+	/* Wrong lengths. */
+	req_start(&self->q, self->nl.family, 0, QPU_CMD_CLIENT_GET);
+	req_put_u64(&self->q, QPU_A_CLIENT_ID, big);
+	EXPECT_EQ(-EINVAL, nl_request(&self->nl, &self->q, &self->r));
+	EXPECT_STREQ("invalid attribute length", self->r.msg);
+	req_start(&self->q, self->nl.family, 0, QPU_CMD_CLIENT_GET);
+	req_put(&self->q, QPU_A_CLIENT_PID, &big, 2);
+	EXPECT_EQ(-EINVAL, nl_request(&self->nl, &self->q, &self->r));
+	EXPECT_STREQ("invalid attribute length", self->r.msg);
+
+	/* Reply-only attributes are not requests. */
+	req_start(&self->q, self->nl.family, 0, QPU_CMD_CLIENT_GET);
+	req_put_u32(&self->q, QPU_A_CLIENT_ID, 1);
+	req_put_u32(&self->q, QPU_A_CLIENT_BO_COUNT, 1);
+	EXPECT_EQ(-EINVAL, nl_request(&self->nl, &self->q, &self->r));
+	EXPECT_STREQ("Unsupported attribute", self->r.msg);
+
+	/* A device that does not exist. */
+	req_start(&self->q, self->nl.family, 0, QPU_CMD_CLIENT_GET);
+	req_put_u32(&self->q, QPU_A_CLIENT_ID, 1);
+	req_put_u32(&self->q, QPU_A_CLIENT_DEV_INDEX, 7);
+	EXPECT_EQ(-ENODEV, nl_request(&self->nl, &self->q, &self->r));
+	EXPECT_STREQ("qpu: no such device", self->r.msg);
+}
+
+/* 20. The new attributes of STATS and DEV are answers, never requests. */
+TEST_F(nl, reply_attributes_refused_in_requests)
+{
+	req_start(&self->q, self->nl.family, 0, QPU_CMD_STATS_GET);
+	req_put_u32(&self->q, QPU_A_STATS_DEV_INDEX, 0);
+	req_put_u64(&self->q, QPU_A_STATS_BUSY_NS, 0);
+	EXPECT_EQ(-EINVAL, nl_request(&self->nl, &self->q, &self->r));
+	EXPECT_STREQ("Unknown attribute type", self->r.msg);
+
+	req_start(&self->q, self->nl.family, NLM_F_DUMP, QPU_CMD_STATS_GET);
+	req_put(&self->q, QPU_A_STATS_QPU | NLA_F_NESTED, "", 0);
+	EXPECT_EQ(-EINVAL, nl_request(&self->nl, &self->q, &self->r));
+	EXPECT_STREQ("Unknown attribute type", self->r.msg);
+
+	req_start(&self->q, self->nl.family, 0, QPU_CMD_DEV_GET);
+	req_put_u32(&self->q, QPU_A_DEV_INDEX, 0);
+	req_put_u32(&self->q, QPU_A_DEV_CLOCK_HZ, 250000000);
+	EXPECT_EQ(-EINVAL, nl_request(&self->nl, &self->q, &self->r));
+	EXPECT_STREQ("Unknown attribute type", self->r.msg);
+}
+
+/* 21. CONFIG_GET and HANG_GET answer as dumps too, as every GET does. */
+TEST_F_TIMEOUT(nl, config_and_hang_dumps, 30)
+{
+	struct nlmsghdr *m;
+	struct qpu_submit s;
+	__u64 timeout;
+
+	req_start(&self->q, self->nl.family, NLM_F_DUMP, QPU_CMD_CONFIG_GET);
+	ASSERT_EQ(0, nl_request(&self->nl, &self->q, &self->r)) TH_LOG("%s", self->r.msg);
+	ASSERT_EQ(1, self->r.count);
+	m = reply_msg(&self->r, 0);
+	EXPECT_EQ(QPU_CMD_CONFIG_GET, msg_cmd(m));
+	EXPECT_EQ(get_param(self->fd, QPU_PARAM_DEFAULT_TIMEOUT_MS),
+		  msg_uint(m, QPU_A_CONFIG_DEFAULT_TIMEOUT_MS));
+	EXPECT_EQ(get_param(self->fd, QPU_PARAM_MAX_BO_SIZE),
+		  msg_uint(m, QPU_A_CONFIG_MAX_BO_SIZE));
+	EXPECT_EQ(file_read_ll(PARAMS "dev_mem_limit"),
+		  msg_uint(m, QPU_A_CONFIG_DEV_MEM_LIMIT));
+	/* A dump takes no attribute either. */
+	req_start(&self->q, self->nl.family, NLM_F_DUMP, QPU_CMD_CONFIG_GET);
+	req_put_u32(&self->q, QPU_A_CONFIG_DEFAULT_TIMEOUT_MS, 10);
+	EXPECT_EQ(-EINVAL, nl_request(&self->nl, &self->q, &self->r));
+
+	/* A hang, then the dump of every device's last one. */
+	ASSERT_EQ(0, qpu_test_submit(self->fd, &self->loop, &self->unif, 1, 150, 0, 0, &s));
+	EXPECT_EQ(QPU_JOB_TIMEOUT, qpu_test_wait(self->fd, s.seqno, 10000, NULL));
+	req_start(&self->q, self->nl.family, NLM_F_DUMP, QPU_CMD_HANG_GET);
+	ASSERT_EQ(0, nl_request(&self->nl, &self->q, &self->r)) TH_LOG("%s", self->r.msg);
+	ASSERT_EQ(1, self->r.count);
+	m = reply_msg(&self->r, 0);
+	EXPECT_EQ(QPU_CMD_HANG_GET, msg_cmd(m));
+	EXPECT_EQ(0, msg_uint(m, QPU_A_HANG_DEV_INDEX));
+	EXPECT_EQ(s.seqno, msg_uint(m, QPU_A_HANG_SEQNO));
+	timeout = msg_uint(m, QPU_A_HANG_TIMEOUT_MS);
+	EXPECT_EQ(150, timeout);
+	/* Filtered on a device that does not exist: empty. */
+	req_start(&self->q, self->nl.family, NLM_F_DUMP, QPU_CMD_HANG_GET);
+	req_put_u32(&self->q, QPU_A_HANG_DEV_INDEX, 3);
+	ASSERT_EQ(0, nl_request(&self->nl, &self->q, &self->r));
+	EXPECT_EQ(0, self->r.count);
+}
+
+/* 22. Without CAP_NET_ADMIN: the new reads work, the HANG_GET dump not. */
+TEST_F(nl, unprivileged_new_commands)
+{
+	int status;
+	pid_t parent = getpid(), pid;
+
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		struct nl nl;
+		struct req q;
+		static struct reply r;
+		__u64 sum;
+		int fails = 0, in_order;
+
+		if (setgid(65534) || setuid(65534))
+			_exit(100);
+		if (nl_open(&nl))
+			_exit(101);
+
+		req_start(&q, nl.family, 0, QPU_CMD_STATS_GET);
+		req_put_u32(&q, QPU_A_STATS_DEV_INDEX, 0);
+		fails |= nl_request(&nl, &q, &r) != 0;
+		fails |= (r.count != 1 ||
+			  msg_qpus(reply_msg(&r, 0), &sum, &in_order) != 12) << 1;
+
+		req_start(&q, nl.family, 0, QPU_CMD_CLIENT_GET);
+		req_put_u32(&q, QPU_A_CLIENT_PID, parent);
+		fails |= (nl_request(&nl, &q, &r) != 0) << 2;
+
+		req_start(&q, nl.family, NLM_F_DUMP, QPU_CMD_CONFIG_GET);
+		fails |= (nl_request(&nl, &q, &r) != 0 || r.count != 1) << 3;
+
+		req_start(&q, nl.family, NLM_F_DUMP, QPU_CMD_HANG_GET);
+		fails |= (nl_request(&nl, &q, &r) != -EPERM) << 4;
+		_exit(fails);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_TRUE(WIFEXITED(status));
+	EXPECT_EQ(0, WEXITSTATUS(status));
 }
 
 TEST_HARNESS_MAIN

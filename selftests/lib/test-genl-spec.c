@@ -8,7 +8,8 @@
  * and compared, name by name and value by value, with the header's, which
  * are listed below. A name the header has and the spec lacks, or the
  * reverse, fails; so does a sentinel that disagrees, which catches an
- * entry added to the header without being added to this list.
+ * entry added to the header without being added to this list. Every GET
+ * command must offer both a do and a dump (STYLE.md, section 4).
  * The spec is $QPU_GENL_SPEC, else $QPU_TEST_DATA/../../../uapi/qpu.genl.yaml,
  * else uapi/qpu.genl.yaml.
  */
@@ -42,17 +43,22 @@ static const struct {
 	H(QPU_A_DEV_IDENT1), H(QPU_A_DEV_IDENT2), H(QPU_A_DEV_REVISION),
 	H(QPU_A_DEV_NUM_QPUS), H(QPU_A_DEV_NUM_SLICES),
 	H(QPU_A_DEV_NUM_SEMAPHORES), H(QPU_A_DEV_VPM_SIZE),
+	H(QPU_A_DEV_CLOCK_HZ),
 	H(__QPU_A_DEV_MAX), H(QPU_A_DEV_MAX),
 	H(QPU_A_STATS_UNSPEC), H(QPU_A_STATS_DEV_INDEX), H(QPU_A_STATS_PAD),
 	H(QPU_A_STATS_JOBS_SUBMITTED), H(QPU_A_STATS_JOBS_DONE),
 	H(QPU_A_STATS_JOBS_FAILED), H(QPU_A_STATS_JOBS_TIMEOUT),
 	H(QPU_A_STATS_JOBS_CANCELED), H(QPU_A_STATS_RESETS),
 	H(QPU_A_STATS_BO_COUNT), H(QPU_A_STATS_BO_BYTES),
+	H(QPU_A_STATS_BUSY_NS), H(QPU_A_STATS_QPU),
 	H(__QPU_A_STATS_MAX), H(QPU_A_STATS_MAX),
+	H(QPU_A_QPU_UNSPEC), H(QPU_A_QPU_INDEX), H(QPU_A_QPU_PAD),
+	H(QPU_A_QPU_INSTRUCTIONS),
+	H(__QPU_A_QPU_MAX), H(QPU_A_QPU_MAX),
 	H(QPU_A_CLIENT_UNSPEC), H(QPU_A_CLIENT_DEV_INDEX), H(QPU_A_CLIENT_PAD),
 	H(QPU_A_CLIENT_PID), H(QPU_A_CLIENT_COMM), H(QPU_A_CLIENT_BO_COUNT),
 	H(QPU_A_CLIENT_BO_BYTES), H(QPU_A_CLIENT_JOBS_SUBMITTED),
-	H(QPU_A_CLIENT_JOBS_QUEUED),
+	H(QPU_A_CLIENT_JOBS_QUEUED), H(QPU_A_CLIENT_ID),
 	H(__QPU_A_CLIENT_MAX), H(QPU_A_CLIENT_MAX),
 	H(QPU_A_CONFIG_UNSPEC), H(QPU_A_CONFIG_PAD),
 	H(QPU_A_CONFIG_DEFAULT_TIMEOUT_MS), H(QPU_A_CONFIG_MAX_TIMEOUT_MS),
@@ -84,6 +90,27 @@ static struct {
 static unsigned int nspec;
 
 static char spec_name[256], spec_mcgrp[256];
+
+/* The operation being read: its name and the forms it offers. */
+static char op_name[256];
+static bool op_do, op_dump;
+static unsigned int nget;
+
+/* An operation ends: a GET must work as a do and as a dump. */
+static void op_end(void)
+{
+	size_t len = strlen(op_name);
+
+	if (len > 4 && !strcmp(op_name + len - 4, "-get")) {
+		nget++;
+		if (!op_do || !op_dump)
+			fprintf(stderr, "operation %s lacks its %s\n", op_name,
+				op_do ? "dump" : "do");
+		T_CHECK(op_do && op_dump);
+	}
+	op_name[0] = '\0';
+	op_do = op_dump = false;
+}
 
 /* prefix + name in C: upper case, '-' to '_'. */
 static void add(const char *prefix, const char *name, long long value)
@@ -191,6 +218,9 @@ static void parse_spec(FILE *f)
 		    (l.dash && section == SETS && l.indent <= 6) ||
 		    (l.dash && section == OPS && l.indent <= 4))
 			flush(&g, pending);
+		if (section == OPS &&
+		    (l.indent == 0 || (l.dash && l.indent <= 4)))
+			op_end();
 		if (l.indent == 0) {
 			group_close(&g);
 			if (!strcmp(l.key, "definitions"))
@@ -243,6 +273,11 @@ static void parse_spec(FILE *f)
 				snprintf(g.max_name, sizeof(g.max_name), "%s", l.value);
 			} else if (l.indent == 6 && !strcmp(l.key, "name")) {
 				snprintf(pending, sizeof(pending), "%s", l.value);
+				snprintf(op_name, sizeof(op_name), "%s", l.value);
+			} else if (l.indent == 6 && !strcmp(l.key, "do")) {
+				op_do = true;
+			} else if (l.indent == 6 && !strcmp(l.key, "dump")) {
+				op_dump = true;
 			} else if (l.indent == 6 && !strcmp(l.key, "value")) {
 				g.next = atoll(l.value);
 			}
@@ -256,6 +291,8 @@ static void parse_spec(FILE *f)
 		}
 	}
 	flush(&g, pending);
+	if (section == OPS)
+		op_end();
 	group_close(&g);
 }
 
@@ -292,6 +329,8 @@ int main(void)
 	T_EQ_STR(QPU_GENL_NAME, spec_name);
 	T_EQ_STR(QPU_GENL_MCGRP_EVENTS, spec_mcgrp);
 	T_EQ_U64(NHEADER, nspec);
+	/* dev, stats, client, config and hang: each checked by op_end(). */
+	T_EQ_U64(5, nget);
 
 	for (i = 0; i < nspec; i++) {
 		for (j = 0; j < NHEADER; j++)

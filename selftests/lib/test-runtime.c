@@ -82,6 +82,13 @@ static void vecadd_init(struct qpu_dev *dev, struct vecadd *v)
 	}
 }
 
+/* Both devices count a job's instructions: expect exactly @n. */
+static void expect_instructions(const struct qpu_job_result *r, uint64_t n)
+{
+	T_EQ_U64(QPU_JOB_RESULT_INSTRUCTIONS, r->flags);
+	T_EQ_U64(n, r->instructions);
+}
+
 static void vecadd_fini(struct vecadd *v)
 {
 	qpu_bo_free(v->code);
@@ -148,6 +155,8 @@ static void test_vector_add(struct qpu_dev *dev)
 	T_EQ_U64(0, qpu_wait(dev, seqno, 10000, &r));
 	T_EQ_U64(QPU_JOB_DONE, r.status);
 	T_CHECK(!strcmp("done", qpu_job_status_str(r.status)));
+	/* 19 instructions each, the last two in thrend's delay slots. */
+	expect_instructions(&r, QPUS * 19);
 
 	a = qpu_bo_get_map(v.a);
 	b = qpu_bo_get_map(v.b);
@@ -165,6 +174,9 @@ static void test_vector_add(struct qpu_dev *dev)
 	T_EQ_U64(QPU_JOB_FAULT, r.status);
 	T_EQ_U64(QPU_FAULT_DMA_STORE, r.fault_access);
 	T_EQ_U64(qpu_bo_get_bus_addr(v.c) + 64 * r.fault_qpu, r.fault_addr);
+	/* Counted up to the fault: some, not all. */
+	T_EQ_U64(QPU_JOB_RESULT_INSTRUCTIONS, r.flags);
+	T_CHECK(r.instructions > 0 && r.instructions < QPUS * 19);
 	for (i = 0; i < 1024; i++)
 		T_EQ_U64(0, c[i]);
 
@@ -195,12 +207,15 @@ static void test_timeout(struct qpu_dev *dev)
 	T_EQ_U64(0, qpu_wait(dev, seqno, 10000, &r));
 	T_EQ_U64(QPU_JOB_TIMEOUT, r.status);
 	T_CHECK(!strcmp("timed out", qpu_job_status_str(r.status)));
+	T_EQ_U64(QPU_JOB_RESULT_INSTRUCTIONS, r.flags);
+	T_CHECK(r.instructions > 1000);
 
 	/* The device works after the reset. */
 	memcpy(qpu_bo_get_map(code), qpu_prog_end, sizeof(qpu_prog_end));
 	T_EQ_U64(0, qpu_submit(dev, &job, &seqno));
 	T_EQ_U64(0, qpu_wait(dev, seqno, 10000, &r));
 	T_EQ_U64(QPU_JOB_DONE, r.status);
+	expect_instructions(&r, 3);	/* thrend and its two delay slots */
 	qpu_bo_free(code);
 	qpu_bo_free(unif);
 }
@@ -251,6 +266,12 @@ static void test_params(struct qpu_dev *dev)
 	T_EQ_U64(0, qpu_dev_get_param(dev, QPU_PARAM_ABI_VERSION, &v));
 	T_EQ_U64(QPU_ABI_VERSION, v);
 	T_EQ_U64(-EINVAL, qpu_dev_get_param(dev, 0xffff, &v));
+
+	/* The names qpu-info and qpuctl print. */
+	T_EQ_STR("hardware", qpu_backend_name(QPU_BACKEND_HW));
+	T_EQ_STR("simulated", qpu_backend_name(QPU_BACKEND_SIM));
+	T_EQ_STR("unknown", qpu_backend_name(0));
+	T_EQ_STR("unknown", qpu_backend_name(99));
 }
 
 int main(int argc, char **argv)

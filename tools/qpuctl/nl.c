@@ -120,6 +120,24 @@ void qpu_nl_parse_ext_ack(struct qpu_nl *nl, void *tlvs, int len)
 	nl->ext_printed = true;
 }
 
+/* The reply message a qpu_nl_msg_fn is handling, for qpu_nl_attrs(). */
+static struct nlmsghdr *qpu_nl_cur;
+
+/**
+ * qpu_nl_attrs() - every attribute of the reply being handled
+ * @len: where their length in bytes goes
+ *
+ * For attributes that come more than once (tb holds only the last one).
+ * Valid only inside a qpu_nl_msg_fn.
+ *
+ * Return: the first attribute.
+ */
+struct nlattr *qpu_nl_attrs(int *len)
+{
+	*len = genlmsg_attrlen(nlmsg_data(qpu_nl_cur), 0);
+	return genlmsg_attrdata(nlmsg_data(qpu_nl_cur), 0);
+}
+
 static int qpu_nl_valid_cb(struct nl_msg *msg, void *arg)
 {
 	struct qpu_nl_req *req = arg;
@@ -129,7 +147,9 @@ static int qpu_nl_valid_cb(struct nl_msg *msg, void *arg)
 		req->err = -EPROTO;
 		return NL_STOP;
 	}
+	qpu_nl_cur = nlmsg_hdr(msg);
 	req->err = req->fn ? req->fn(tb, req->arg) : 0;
+	qpu_nl_cur = NULL;
 	return req->err ? NL_STOP : NL_OK;
 }
 

@@ -2,8 +2,14 @@
 /*
  * qpuctl: administration of qpu.ko over its generic-netlink family.
  * This file owns the command line: options, the table from the first
- * word to a command, the top-level usage, and how failures end the run
+ * word to an object, the top-level usage, and how failures end the run
  * (a "qpuctl: ..." line on stderr and exit status 1).
+ *
+ * The grammar is iproute2's, "qpuctl [OPTIONS] OBJECT [COMMAND [ARGS]]",
+ * with "show" the default command and an optional DEV handle: none lists
+ * every device, one asks for that device. The first release's flat words
+ * (info, clients, reset, hang) stay as aliases of the commands they became,
+ * so scripts written for them keep working.
  */
 
 #include <errno.h>
@@ -23,20 +29,22 @@ static void usage(FILE *out)
 {
 	fprintf(out,
 		"Usage: qpuctl [OPTIONS] OBJECT [COMMAND [ARGUMENTS]]\n"
-		"       qpuctl [-j [-p]] [-d DEV] info           identification and state\n"
-		"       qpuctl [-j [-p]] [-d DEV] stats          job, reset and memory counters\n"
-		"       qpuctl [-j [-p]] [-d DEV] clients        open files of the devices\n"
-		"       qpuctl [-j [-p]] config [get]            module-wide configuration\n"
+		"       qpuctl [-j [-p]] dev [show] [DEV]          identification and state\n"
+		"       qpuctl dev reset DEV                       reset a V3D\n"
+		"       qpuctl [-j [-p]] dev hang [DEV]            the last hang's snapshot\n"
+		"       qpuctl [-j [-p]] stats [show] [DEV]        counters, busy time, instructions\n"
+		"       qpuctl [-j [-p]] client [show] [DEV] [id ID] [pid PID]   open files\n"
+		"       qpuctl [-j [-p]] config [show]             module-wide configuration\n"
 		"       qpuctl config set KEY VALUE [KEY VALUE]...\n"
-		"       qpuctl -d DEV reset                      reset a V3D\n"
-		"       qpuctl [-j [-p]] -d DEV hang             the last hang's snapshot\n"
-		"       qpuctl [-j [-p]] monitor [count N]       print events as they come\n"
-		"       qpuctl [-j [-p]] [-d DEV] top [interval S] [count N]   rates, memory, files\n"
+		"       qpuctl [-j [-p]] monitor [count N]         print events as they come\n"
+		"       qpuctl [-j [-p]] top [DEV] [interval S] [count N]   live rates and use\n"
 		"       qpuctl OBJECT help\n"
-		"OBJECT := { info | stats | clients | config | reset | hang | monitor | top | help }\n"
+		"OBJECT := { dev | stats | client | config | monitor | top | help }\n"
 		"OPTIONS := { -j[son] | -p[retty] | -d[ev] DEV | -h[elp] | -V[ersion] }\n"
-		"DEV := { N | qpuN | /dev/qpuN }   (qpu and /dev/qpu are 0)\n"
-		"config set, reset, hang and monitor need CAP_NET_ADMIN.\n");
+		"DEV := { N | qpuN | /dev/qpuN }   (qpu and /dev/qpu are 0; -d DEV also names it)\n"
+		"Aliases of the first release: info = dev show, clients = client show,\n"
+		"reset = dev reset, hang = dev hang.\n"
+		"config set, dev reset, dev hang and monitor need CAP_NET_ADMIN.\n");
 }
 
 static void __attribute__((noreturn)) vdie(int err, const char *fmt, va_list ap)
@@ -71,8 +79,14 @@ bool is_help(const char *word)
 	       !strcmp(word, "--help");
 }
 
-/* N, qpuN, /dev/qpuN; "qpu" and "/dev/qpu" are 0. */
-static int parse_dev(const char *arg)
+/**
+ * parse_dev() - read a device handle
+ * @arg: N, qpuN or /dev/qpuN; "qpu" and "/dev/qpu" are 0
+ * @dev: where N goes
+ *
+ * Return: false when @arg is no device handle.
+ */
+bool parse_dev(const char *arg, int *dev)
 {
 	const char *p = arg;
 	char *end;
@@ -82,14 +96,37 @@ static int parse_dev(const char *arg)
 		p += 5;
 	if (!strncmp(p, "qpu", 3)) {
 		p += 3;
-		if (!*p)
-			return 0;
+		if (!*p) {
+			*dev = 0;
+			return true;
+		}
 	}
+	if (*p < '0' || *p > '9')
+		return false;
 	errno = 0;
 	n = strtol(p, &end, 10);
-	if (!*p || *end || errno || n < 0 || n > 255)
+	if (*end || errno || n > 255)
+		return false;
+	*dev = n;
+	return true;
+}
+
+/**
+ * set_dev() - the device a command names, from -d or its DEV argument
+ * @ctl: the command line
+ * @arg: the handle; must be one
+ *
+ * Both may be given only when they name the same device.
+ */
+void set_dev(struct qpuctl *ctl, const char *arg)
+{
+	int dev;
+
+	if (!parse_dev(arg, &dev))
 		die("invalid device '%s': expected N, qpuN or /dev/qpuN", arg);
-	return n;
+	if (ctl->dev != QPUCTL_ANY_DEV && ctl->dev != dev)
+		die("two devices given: %d and '%s'", ctl->dev, arg);
+	ctl->dev = dev;
 }
 
 static int cmd_help(struct qpuctl *ctl, int argc, char **argv)
@@ -102,15 +139,18 @@ static const struct {
 	const char *name;
 	int (*fn)(struct qpuctl *ctl, int argc, char **argv);
 } commands[] = {
-	{ "info", cmd_info },
+	{ "dev", cmd_dev },
 	{ "stats", cmd_stats },
-	{ "clients", cmd_clients },
+	{ "client", cmd_client },
 	{ "config", cmd_config },
-	{ "reset", cmd_reset },
-	{ "hang", cmd_hang },
 	{ "monitor", cmd_monitor },
 	{ "top", cmd_top },
 	{ "help", cmd_help },
+	/* The first release's words. */
+	{ "info", cmd_info },
+	{ "clients", cmd_clients },
+	{ "reset", cmd_reset },
+	{ "hang", cmd_hang },
 };
 
 int main(int argc, char **argv)
@@ -130,7 +170,8 @@ int main(int argc, char **argv)
 	while ((opt = getopt_long(argc, argv, "+d:hjpV", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'd':
-			ctl.dev = parse_dev(optarg);
+			ctl.dev = QPUCTL_ANY_DEV;	/* the last -d counts */
+			set_dev(&ctl, optarg);
 			break;
 		case 'h':
 			usage(stdout);

@@ -20,7 +20,8 @@ struct nlattr;
 
 /**
  * struct qpuctl - what the command line asked for.
- * @dev: the device of -d, or QPUCTL_ANY_DEV.
+ * @dev: the device of -d or of the command's DEV argument, or
+ *	QPUCTL_ANY_DEV.
  * @json: -j.
  * @pretty: -p.
  */
@@ -34,6 +35,8 @@ void die(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));
 void die_errno(int err, const char *fmt, ...)
 	__attribute__((noreturn, format(printf, 2, 3)));
 bool is_help(const char *word);
+bool parse_dev(const char *arg, int *dev);
+void set_dev(struct qpuctl *ctl, const char *arg);
 
 /* nl.c */
 
@@ -65,6 +68,7 @@ void qpu_nl_die(struct qpu_nl *nl, int err, const char *what)
 void qpu_nl_put_u32(struct nl_msg *msg, int type, uint32_t value);
 void qpu_nl_put_u64(struct nl_msg *msg, int type, uint64_t value);
 uint64_t qpu_nl_uint(const struct nlattr *attr);
+struct nlattr *qpu_nl_attrs(int *len);
 const char *qpu_nl_str(const struct nlattr *attr);
 void qpu_nl_parse_ext_ack(struct qpu_nl *nl, void *tlvs, int len);
 
@@ -80,9 +84,11 @@ void print_string(const char *key, const char *fmt, const char *value);
 void print_text(const char *text);
 void print_flush(void);
 
-/* dev.c */
-int cmd_info(struct qpuctl *ctl, int argc, char **argv);
+/* dev.c: the objects dev, stats and client, and the first grammar's words */
+int cmd_dev(struct qpuctl *ctl, int argc, char **argv);
 int cmd_stats(struct qpuctl *ctl, int argc, char **argv);
+int cmd_client(struct qpuctl *ctl, int argc, char **argv);
+int cmd_info(struct qpuctl *ctl, int argc, char **argv);
 int cmd_clients(struct qpuctl *ctl, int argc, char **argv);
 int cmd_reset(struct qpuctl *ctl, int argc, char **argv);
 int cmd_hang(struct qpuctl *ctl, int argc, char **argv);

@@ -1,11 +1,12 @@
 # SPDX-License-Identifier: GPL-2.0
 # qpuctl, the administration tool over the qpu generic-netlink family, built
-# from tools/qpuctl/*.c with libnl-3 (tools/deps.sh build). The static
-# build, for the VM's initramfs, links libnl-3.a and libnl-genl-3.a.
+# from tools/qpuctl/*.c with libnl-3 (tools/deps.sh build) and libqpu.a
+# (for the names it shares with qpu-info). The static build, for the VM's
+# initramfs, links libnl-3.a and libnl-genl-3.a.
 # Its host test runs in check-host, its VM test in check-vm.
 
 QPUCTL_SRCS := $(sort $(wildcard tools/qpuctl/*.c))
-QPUCTL_HDRS := tools/qpuctl/qpuctl.h uapi/linux/qpu.h
+QPUCTL_HDRS := tools/qpuctl/qpuctl.h uapi/linux/qpu.h libqpu/include/qpu.h
 QPUCTL := $(BUILD)/tools/qpuctl
 QPUCTL_STATIC := $(BUILD)/static/qpuctl
 QPUCTL_NL_CFLAGS := $(shell pkg-config --cflags libnl-genl-3.0 2>/dev/null || echo -I/usr/include/libnl3)
@@ -15,15 +16,16 @@ TOOLS += $(QPUCTL)
 
 tools: $(QPUCTL)
 
-$(QPUCTL): $(QPUCTL_SRCS) $(QPUCTL_HDRS)
+$(QPUCTL): $(QPUCTL_SRCS) $(QPUCTL_HDRS) $(LIBQPU_A)
 	$(Q)mkdir -p $(dir $@)
 	$(Q)$(CC) $(ALL_CFLAGS) $(QPUCTL_NL_CFLAGS) -o $@ $(QPUCTL_SRCS) \
-		$(QPUCTL_NL_LIBS) $(LDFLAGS)
+		$(LIBQPU_A) $(QPUCTL_NL_LIBS) $(LDFLAGS)
 
-$(QPUCTL_STATIC): $(QPUCTL_SRCS) $(QPUCTL_HDRS)
+$(QPUCTL_STATIC): $(QPUCTL_SRCS) $(QPUCTL_HDRS) $(LIBQPU_A)
 	$(Q)mkdir -p $(dir $@)
 	$(Q)$(CC) $(filter-out -fsanitize%,$(ALL_CFLAGS)) $(QPUCTL_NL_CFLAGS) \
-		-static -o $@ $(QPUCTL_SRCS) -lnl-genl-3 -lnl-3 -lpthread -lm
+		-static -o $@ $(QPUCTL_SRCS) $(LIBQPU_A) -lnl-genl-3 -lnl-3 \
+		-lpthread -lm
 
 # The host test (arguments, usage, errors) runs with the library's tests;
 # the VM test runs against qpu.ko in check-vm.

@@ -81,14 +81,36 @@ result info_json_pretty_one_device "$([ "$rc" -eq 0 ] && [ "$(sed -n 1p "$tmp/ou
 	[ "$(sed -n 2p "$tmp/out")" = "  {" ] && [ "$(sed -n 3p "$tmp/out")" = '    "dev": 0,' ] &&
 	[ "$(tail -n 1 "$tmp/out")" = "]" ]; echo $?)" "got '$(cat "$tmp/out")'"
 
-# 2. stats: the JSON counters are debugfs's.
+# 1b. The object grammar and the first release's words say the same.
+run info
+cp "$tmp/out" "$tmp/info"
+for words in "dev" "dev show" "dev show 0" "dev qpu" "-d 0 dev show" "info show /dev/qpu"; do
+	# shellcheck disable=SC2086
+	run $words
+	result "dev_show_same_as_info ($words)" "$([ "$rc" -eq 0 ] && cmp -s "$tmp/out" "$tmp/info"; echo $?)" \
+		"exit $rc, got '$(cat "$tmp/out")'"
+done
+expect_error dev_show_no_such_device "Error: qpu: no such device" dev show 5
+
+# 2. stats: the JSON counters are debugfs's; the busy time and the 12
+# QPUs' instruction counts follow.
 run -j -d 0 stats
-want="[{\"dev\":0,\"jobs_submitted\":$(counter jobs_submitted),\"jobs_done\":$(counter jobs_done),\"jobs_failed\":$(counter jobs_failed),\"jobs_timeout\":$(counter jobs_timeout),\"jobs_canceled\":$(counter jobs_canceled),\"resets\":$(counter resets),\"bo_count\":$(counter bo_count),\"bo_bytes\":$(counter bo_bytes)}]"
-result stats_json_matches_debugfs "$([ "$rc" -eq 0 ] && [ "$(cat "$tmp/out")" = "$want" ]; echo $?)" \
-	"got '$(cat "$tmp/out")', expected '$want'"
+want="[{\"dev\":0,\"jobs_submitted\":$(counter jobs_submitted),\"jobs_done\":$(counter jobs_done),\"jobs_failed\":$(counter jobs_failed),\"jobs_timeout\":$(counter jobs_timeout),\"jobs_canceled\":$(counter jobs_canceled),\"resets\":$(counter resets),\"bo_count\":$(counter bo_count),\"bo_bytes\":$(counter bo_bytes),\"busy_ns\":"
+case $(cat "$tmp/out") in
+"$want"[0-9]*',"qpus":[{"qpu":0,"instructions":'[0-9]*'},{"qpu":1,'*'{"qpu":11,"instructions":'[0-9]*'}]}]')
+	result stats_json_matches_debugfs "$([ "$rc" -eq 0 ] &&
+		[ "$(grep -o '"qpu":' "$tmp/out" | wc -l)" -eq 12 ]; echo $?)" "got '$(cat "$tmp/out")'" ;;
+*)
+	result stats_json_matches_debugfs 1 "got '$(cat "$tmp/out")', expected '$want...'" ;;
+esac
 run stats
-result stats_text_table "$([ "$rc" -eq 0 ] && [ "$(wc -l <"$tmp/out")" -eq 2 ] &&
-	head -n 1 "$tmp/out" | grep -q '^DEV  SUBMITTED'; echo $?)" "got '$(cat "$tmp/out")'"
+result stats_text_table "$([ "$rc" -eq 0 ] && [ "$(wc -l <"$tmp/out")" -eq 3 ] &&
+	head -n 1 "$tmp/out" | grep -q '^DEV  SUBMITTED.*BUSY_MS$' &&
+	sed -n 3p "$tmp/out" | grep -q '^     instructions per QPU: 0:[0-9]* 1:[0-9]*.* 11:[0-9]*$'; echo $?)" \
+	"got '$(cat "$tmp/out")'"
+run stats show qpu0
+result stats_show_dev "$([ "$rc" -eq 0 ] && [ "$(wc -l <"$tmp/out")" -eq 3 ]; echo $?)" \
+	"exit $rc, got '$(cat "$tmp/out")'"
 
 # 3. config get: the module parameters' values.
 want="default_timeout_ms $(cat $PARAMS/default_timeout_ms)
@@ -116,19 +138,33 @@ expect_error info_no_such_device "Error: qpu: no such device" -d 5 info
 expect_error stats_no_such_device "Error: qpu: no such device" -d qpu3 stats
 expect_error reset_no_such_device "Error: qpu: no such device" -d 3 reset
 
-# 6. clients: a file this shell holds open is listed with its pid.
+# 6. clients: a file this shell holds open is listed with its pid and id;
+# "client id N" gets that one file, "client pid P" lists that process's.
 exec 3<>/dev/qpu
 run -j clients
 case $(cat "$tmp/out") in
-*"{\"dev\":0,\"pid\":$$,\"comm\":\""*'","bo_count":0,"bo_bytes":0,"jobs_submitted":0,"jobs_queued":0}'*)
+*"{\"dev\":0,\"id\":"[0-9]*",\"pid\":$$,\"comm\":\""*'","bo_count":0,"bo_bytes":0,"jobs_submitted":0,"jobs_queued":0}'*)
 	result clients_lists_open_file "$rc" "exit status $rc" ;;
 *)
 	result clients_lists_open_file 1 "pid $$ not in '$(cat "$tmp/out")'" ;;
 esac
+id=$(sed -n "s/.*\"id\":\([0-9]*\),\"pid\":$$,.*/\1/p" "$tmp/out")
+run -j client id "$id"
+result client_get_by_id "$([ "$rc" -eq 0 ] && [ "$(grep -o '"id":' "$tmp/out" | wc -l)" -eq 1 ] &&
+	grep -q "^\[{\"dev\":0,\"id\":$id,\"pid\":$$," "$tmp/out"; echo $?)" \
+	"id '$id', exit $rc, got '$(cat "$tmp/out")'"
+run -j client pid $$
+result client_dump_by_pid "$([ "$rc" -eq 0 ] && [ "$(grep -o '"pid":' "$tmp/out" | wc -l)" -eq 1 ] &&
+	grep -q "\"id\":$id,\"pid\":$$," "$tmp/out"; echo $?)" "exit $rc, got '$(cat "$tmp/out")'"
+run clients show 0 pid $$
+result clients_text_by_pid "$([ "$rc" -eq 0 ] && [ "$(wc -l <"$tmp/out")" -eq 2 ] &&
+	head -n 1 "$tmp/out" | grep -q '^DEV  ID       PID'; echo $?)" "exit $rc, got '$(cat "$tmp/out")'"
 exec 3>&-
 run -j -d 0 clients
 result clients_closed_file_gone "$([ "$rc" -eq 0 ] && ! grep -q "\"pid\":$$," "$tmp/out"; echo $?)" \
 	"got '$(cat "$tmp/out")'"
+expect_error client_id_gone "Error: qpu: no such client" client id "$id"
+expect_error client_id_other_device "Error: qpu: no such device" client show 3 id 1
 
 # 7. reset: counted, and seen by monitor (text and JSON).
 resets=$(counter resets)
@@ -153,18 +189,38 @@ run -j -d 0 hang
 result hang_json "$([ "$rc" -eq 0 ] && grep -q '"dev":0,"age_ms":[0-9]*,"pid":[0-9]*,"comm":"[^"]*","seqno":[0-9]*,"timeout_ms":[0-9]*,"programs":[0-9]*,"code_addr":[0-9]*,"unif_addr":[0-9]*,"srqcs":[0-9]*,"dbqite":[0-9]*,"dbqitc":[0-9]*' "$tmp/out"; echo $?)" \
 	"exit $rc, got '$(cat "$tmp/out")'"
 expect_error hang_no_such_device "Error: qpu: no such device" -d 3 hang
+run -j dev hang
+result dev_hang_dump "$([ "$rc" -eq 0 ] && grep -q '^\[{"dev":0,"age_ms":[0-9]*,"pid":' "$tmp/out" &&
+	[ "$(grep -o '"dev":' "$tmp/out" | wc -l)" -eq 1 ]; echo $?)" "exit $rc, got '$(cat "$tmp/out")'"
+run dev hang 0
+result dev_hang_text "$([ "$rc" -eq 0 ] && head -n 1 "$tmp/out" | grep -q '^dev 0 age_ms [0-9]* pid'; echo $?)" \
+	"exit $rc, got '$(cat "$tmp/out")'"
 
-# 8. top: one sample of rates, memory and files, in JSON and in text.
+# 8. top: one sample of rates, memory, busy share, QPU use and files, in
+# JSON and in text; idle, everything is 0.
 run -j top interval 0.2 count 1
 case $(cat "$tmp/out") in
-'{"sample":1,"interval_ms":'*',"devices":[{"dev":0,"submitted_per_s":0,"done_per_s":0,"failed_per_s":0,"timeout_per_s":0,"canceled_per_s":0,"resets_per_s":0,"bo_count":0,"bo_bytes":0}],"clients":[]}')
+'{"sample":1,"interval_ms":'*',"devices":[{"dev":0,"submitted_per_s":0,"done_per_s":0,"failed_per_s":0,"timeout_per_s":0,"canceled_per_s":0,"resets_per_s":0,"bo_count":0,"bo_bytes":0,"busy_pct":0,"qpus":[{"qpu":0,"instructions_per_s":0,"util_pct":0},'*'{"qpu":11,"instructions_per_s":0,"util_pct":0}]}],"clients":[]}')
 	result top_json "$rc" "exit status $rc" ;;
 *)
 	result top_json 1 "got '$(cat "$tmp/out")'" ;;
 esac
 run top interval 0.2 count 2
 result top_text_two_samples "$([ "$rc" -eq 0 ] && [ "$(grep -c '^qpuctl top: sample' "$tmp/out")" -eq 2 ] &&
-	[ "$(grep -c '^DEV  SUBMIT/S' "$tmp/out")" -eq 2 ]; echo $?)" "got '$(cat "$tmp/out")'"
+	[ "$(grep -c '^DEV  SUBMIT/S.*BUSY%$' "$tmp/out")" -eq 2 ] &&
+	[ "$(grep -c '^    QPU     INSTR/S  UTIL%$' "$tmp/out")" -eq 2 ]; echo $?)" "got '$(cat "$tmp/out")'"
+
+# 8b. top while jobs run (libqpu's runtime test): some sample shows the
+# device busy and a QPU in use.
+if command -v test-runtime >/dev/null; then
+	test-runtime /dev/qpu >/dev/null 2>&1 &
+	job=$!
+	run -j top 0 interval 0.3 count 8
+	wait $job
+	result top_shows_use "$([ "$rc" -eq 0 ] && grep -q '"busy_pct":[1-9]' "$tmp/out" &&
+		grep -q '"util_pct":[1-9]' "$tmp/out" &&
+		grep -q '"instructions_per_s":[1-9]' "$tmp/out"; echo $?)" "exit $rc, got '$(cat "$tmp/out")'"
+fi
 
 echo "1..$n"
 exit "$failed"

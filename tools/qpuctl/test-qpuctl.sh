@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: MIT
 #
 # test-qpuctl: qpuctl's command line on the host, without qpu.ko: usage and
-# help at every level (exit 0, stdout), unknown words named in the error,
+# help at every level (exit 0, stdout), the object grammar and the first
+# release's words kept as its aliases, unknown words named in the error,
 # bad values refused before anything is sent (exit 1, one "qpuctl: ..."
 # line on stderr, nothing on stdout), and the one-line report of a missing
 # module. The answers of a loaded module are checked in the VM by
@@ -52,18 +53,25 @@ check_error() {
 	fi
 }
 
-check_help help_word 'OBJECT := { info' help
-check_help help_option 'OBJECT := { info' -h
+check_help help_word 'OBJECT := { dev | stats | client' help
+check_help help_option 'OBJECT := { dev' -h
 check_help help_long 'OPTIONS := ' --help
+check_help help_aliases 'info = dev show, clients = client show' help
 check_help version 'family qpu version 1' -V
-check_help info_help 'info \[show\]' info help
-check_help stats_help 'stats \[show\]' -j stats help
-check_help clients_help 'clients \[show\]' clients help
+check_help dev_help 'dev \[show\] \[DEV\]' dev help
+check_help dev_show_help 'qpuctl dev reset DEV' dev show help
+check_help dev_hang_help 'qpuctl \[-j \[-p\]\] dev hang \[DEV\]' dev hang help
+check_help stats_help 'stats \[show\] \[DEV\]' -j stats help
+check_help client_help 'client \[show\] \[DEV\] \[id ID\] \[pid PID\]' client help
 check_help config_help 'KEY := { default_timeout_ms' config help
 check_help config_set_help 'dev_mem_limit' config set help
-check_help reset_help 'qpuctl -d DEV reset' reset help
 check_help monitor_help 'monitor \[count N\]' monitor help
-check_help top_help 'top \[interval SECONDS\] \[count N\]' top help
+check_help top_help 'top \[DEV\] \[interval SECONDS\] \[count N\]' top help
+# The first release's words answer with the usage of what they became.
+check_help info_help 'dev \[show\] \[DEV\]' info help
+check_help clients_help 'Alias: clients = client show' clients help
+check_help reset_help 'qpuctl dev reset DEV' reset help
+check_help hang_help 'qpuctl \[-j \[-p\]\] dev hang \[DEV\]' hang help
 
 n=$((n + 1))
 "$QPUCTL" >"$tmp/out" 2>"$tmp/err"
@@ -89,9 +97,25 @@ check_error config_ms_too_big "qpuctl: invalid value '5000000000' for max_timeou
 	config set max_timeout_ms 5000000000
 check_error config_set_empty "qpuctl: config set needs KEY VALUE: try 'qpuctl config help'" \
 	config set
-check_error reset_needs_dev "qpuctl: reset needs a device: qpuctl -d DEV reset" reset
+check_error reset_needs_dev "qpuctl: reset needs a device: qpuctl dev reset DEV" reset
+check_error dev_reset_needs_dev "qpuctl: dev reset needs a device: qpuctl dev reset DEV" dev reset
 check_error reset_extra "qpuctl: unknown reset argument 'now': try 'qpuctl reset help'" \
 	-d 0 reset now
+check_error dev_reset_extra "qpuctl: unknown dev argument 'now': try 'qpuctl dev help'" \
+	dev reset 0 now
+check_error unknown_dev_word "qpuctl: unknown dev command 'frob': try 'qpuctl dev help'" \
+	dev frob
+check_error dev_two_handles "qpuctl: unknown dev argument '1': try 'qpuctl dev help'" \
+	dev show 0 1
+check_error dev_conflicts_with_d "qpuctl: two devices given: 1 and 'qpu2'" \
+	-d 1 dev show qpu2
+check_error unknown_client_word \
+	"qpuctl: unknown client argument 'uid': try 'qpuctl client help'" client show uid 3
+check_error client_id_zero "qpuctl: invalid id '0'" client id 0
+check_error client_id_too_big "qpuctl: invalid id '4294967296'" client show id 4294967296
+check_error client_pid_bad "qpuctl: invalid pid '12x'" clients pid 12x
+check_error client_id_missing "qpuctl: client: id needs a value" client show id
+check_error top_two_devices "qpuctl: two devices given: 0 and '1'" -d 0 top 1
 check_error bad_dev "qpuctl: invalid device 'qpuX': expected N, qpuN or /dev/qpuN" \
 	-d qpuX info
 check_error bad_dev_number "qpuctl: invalid device '/dev/qpu-1': expected N, qpuN or /dev/qpuN" \
@@ -106,7 +130,9 @@ check_error monitor_extra \
 	"qpuctl: unknown monitor argument 'now': try 'qpuctl monitor help'" monitor now
 
 if [ ! -d /sys/module/qpu ]; then
-	for cmd in info stats clients config "-d 0 reset" monitor "top count 1"; do
+	for cmd in info stats clients config "-d 0 reset" monitor "top count 1" \
+		"dev show 0" "dev 0" "stats qpu0" "client id 7" "client pid 1" \
+		"dev reset 0" "dev hang /dev/qpu" "dev hang" "hang show" "config show"; do
 		# shellcheck disable=SC2086
 		check_error "no_module_$cmd" \
 			"qpuctl: qpu: generic netlink family not found: is qpu.ko loaded?" $cmd

@@ -2,10 +2,16 @@
 /*
  * qpuctl top: every interval, the job rates of each device (from the
  * differences of its counters between two samples), its buffer memory,
- * and the list of open files. On a terminal the screen is cleared before
- * each sample; otherwise (and with -j, one JSON object per sample and
- * line) samples follow each other, so scripts can read them.
- * "count N" stops after N samples.
+ * how busy it was, how busy each of its QPUs was, and the list of open
+ * files. On a terminal the screen is cleared before each sample; otherwise
+ * (and with -j, one JSON object per sample and line) samples follow each
+ * other, so scripts can read them. "count N" stops after N samples.
+ *
+ * A device's BUSY% is the share of the interval it ran jobs (busy time).
+ * A QPU's UTIL% is that share scaled by the QPU's instructions over those
+ * of the interval's busiest QPU: a QPU that issued as much as the busiest
+ * one counts as busy whenever the device was. Devices that do not count
+ * instructions per QPU (a real V3D) show BUSY% only.
  */
 
 #include <errno.h>
@@ -22,6 +28,7 @@
 #include "qpuctl.h"
 
 #define TOP_MAX_DEVS	16
+#define TOP_MAX_QPUS	16
 
 /* The counters top shows, in the order of its columns. */
 static const struct {
@@ -44,6 +51,9 @@ struct top_dev {
 	uint64_t count[NUM_RATES];
 	uint64_t bo_count;
 	uint64_t bo_bytes;
+	uint64_t busy_ns;
+	unsigned int nqpus;	/* 0: no per-QPU counts */
+	uint64_t instructions[TOP_MAX_QPUS];
 };
 
 struct top_sample {
@@ -62,9 +72,12 @@ static double now(void)
 
 static int top_stats_cb(struct nlattr **tb, void *arg)
 {
+	struct nlattr *qpu[QPU_A_QPU_MAX + 1];
 	struct top_sample *s = arg;
+	struct nlattr *attr, *head;
 	struct top_dev *d;
 	unsigned int i;
+	int len, rem;
 
 	if (s->ndevs == TOP_MAX_DEVS)
 		return 0;
@@ -74,6 +87,23 @@ static int top_stats_cb(struct nlattr **tb, void *arg)
 		d->count[i] = qpu_nl_uint(tb[top_rates[i].attr]);
 	d->bo_count = qpu_nl_uint(tb[QPU_A_STATS_BO_COUNT]);
 	d->bo_bytes = qpu_nl_uint(tb[QPU_A_STATS_BO_BYTES]);
+	d->busy_ns = qpu_nl_uint(tb[QPU_A_STATS_BUSY_NS]);
+
+	head = qpu_nl_attrs(&len);
+	nla_for_each_attr(attr, head, len, rem) {
+		uint64_t q;
+
+		if (nla_type(attr) != QPU_A_STATS_QPU ||
+		    nla_parse_nested(qpu, QPU_A_QPU_MAX, attr, NULL) ||
+		    !qpu[QPU_A_QPU_INDEX])
+			continue;
+		q = qpu_nl_uint(qpu[QPU_A_QPU_INDEX]);
+		if (q >= TOP_MAX_QPUS)
+			continue;
+		d->instructions[q] = qpu_nl_uint(qpu[QPU_A_QPU_INSTRUCTIONS]);
+		if (q >= d->nqpus)
+			d->nqpus = q + 1;
+	}
 	return 0;
 }
 
@@ -103,6 +133,46 @@ static const struct top_dev *top_find(const struct top_sample *s, uint32_t dev)
 	return NULL;
 }
 
+/* @new - @old of a counter, or 0 when it went back (the device was new). */
+static uint64_t top_delta(uint64_t new, uint64_t old)
+{
+	return new >= old ? new - old : 0;
+}
+
+/* Percent, rounded, of @part in @whole; 0 for an empty whole. */
+static uint64_t top_pct(double part, double whole)
+{
+	double pct = whole > 0 ? 100 * part / whole : 0;
+
+	return (uint64_t)(pct > 100 ? 100 : pct + 0.5);
+}
+
+/* The QPU lines of a device: instructions per second and utilisation. */
+static void top_print_qpus(const struct top_dev *d, const struct top_dev *p,
+			   double secs, uint64_t busy)
+{
+	uint64_t delta[TOP_MAX_QPUS], max = 0;
+	unsigned int q;
+
+	for (q = 0; q < d->nqpus; q++) {
+		delta[q] = p ? top_delta(d->instructions[q], p->instructions[q]) : 0;
+		if (delta[q] > max)
+			max = delta[q];
+	}
+	print_text("    QPU     INSTR/S  UTIL%\n");
+	print_open_array("qpus");
+	for (q = 0; q < d->nqpus; q++) {
+		print_open_object(NULL);
+		print_uint("qpu", "    %3" PRIu64, q);
+		print_uint("instructions_per_s", " %11" PRIu64,
+			   (uint64_t)(secs > 0 ? delta[q] / secs + 0.5 : 0));
+		print_uint("util_pct", " %6" PRIu64 "\n",
+			   max ? top_pct((double)busy * delta[q] / max, 100) : 0);
+		print_close_object();
+	}
+	print_close_array();
+}
+
 static void top_print(struct qpuctl *ctl, const struct top_sample *prev,
 		      const struct top_sample *cur, unsigned long n, bool tty)
 {
@@ -119,11 +189,14 @@ static void top_print(struct qpuctl *ctl, const struct top_sample *prev,
 		print_text(" ");
 		print_text(top_rates[j].head);
 	}
-	print_text("  BOS   BO_BYTES\n");
+	print_text("  BOS   BO_BYTES  BUSY%\n");
 
 	print_open_array("devices");
 	for (i = 0; i < cur->ndevs; i++) {
 		const struct top_dev *d = &cur->devs[i], *p = top_find(prev, d->dev);
+		/* The share of the interval the device ran jobs, in percent. */
+		uint64_t busy = p ? top_pct(top_delta(d->busy_ns, p->busy_ns) / 1e9,
+					    secs) : 0;
 
 		print_open_object(NULL);
 		print_uint("dev", "%-3" PRIu64, d->dev);
@@ -135,7 +208,10 @@ static void top_print(struct qpuctl *ctl, const struct top_sample *prev,
 				   (uint64_t)(secs > 0 ? delta / secs + 0.5 : 0));
 		}
 		print_uint("bo_count", " %4" PRIu64, d->bo_count);
-		print_uint("bo_bytes", " %10" PRIu64 "\n", d->bo_bytes);
+		print_uint("bo_bytes", " %10" PRIu64, d->bo_bytes);
+		print_uint("busy_pct", " %6" PRIu64 "\n", busy);
+		if (d->nqpus)
+			top_print_qpus(d, p, secs, busy);
 		print_close_object();
 	}
 	print_close_array();
@@ -153,12 +229,20 @@ int cmd_top(struct qpuctl *ctl, int argc, char **argv)
 	struct qpu_nl nl;
 	char *end;
 	bool tty;
+	int dev;
 
 	if (argc && is_help(argv[0])) {
-		printf("Usage: qpuctl [-j [-p]] [-d DEV] top [interval SECONDS] [count N]\n"
-		       "Every interval (1 s), the job rates and buffer memory of every\n"
-		       "device, or of DEV, and the open files. Stops after N samples.\n");
+		printf("Usage: qpuctl [-j [-p]] top [DEV] [interval SECONDS] [count N]\n"
+		       "Every interval (1 s), the job rates, buffer memory and busy\n"
+		       "share of every device, or of DEV, the utilisation of each QPU\n"
+		       "where the device counts instructions per QPU, and the open\n"
+		       "files. Stops after N samples. DEV may also come from -d.\n");
 		return 0;
+	}
+	if (argc && parse_dev(argv[0], &dev)) {
+		set_dev(ctl, argv[0]);
+		argc--;
+		argv++;
 	}
 	while (argc >= 2) {
 		if (!strcmp(argv[0], "interval")) {

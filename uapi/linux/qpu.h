@@ -327,6 +327,17 @@ enum qpu_wait_flags {
 };
 
 /**
+ * enum qpu_wait_result_flags - bits of &qpu_wait.result_flags.
+ * @QPU_WAIT_RESULT_INSTRUCTIONS: &qpu_wait.instructions holds the job's
+ *	instruction count. The simulated V3D knows it for every job that
+ *	started; a real V3D has no per-job count (its performance counters
+ *	only sum over all QPUs and are shared with vc4), so never sets it.
+ */
+enum qpu_wait_result_flags {
+	QPU_WAIT_RESULT_INSTRUCTIONS = 1 << 0,
+};
+
+/**
  * enum qpu_fault_access - what a faulting access was for.
  * @QPU_FAULT_FETCH: instruction fetch.
  * @QPU_FAULT_UNIFORM: uniform read.
@@ -358,6 +369,16 @@ enum qpu_fault_access {
  * @fault_addr: Output: for &QPU_JOB_FAULT, the address refused.
  * @fault_access: Output: for &QPU_JOB_FAULT, an &enum qpu_fault_access.
  * @pad: Input: must be zero.
+ * @result_flags: Output: &enum qpu_wait_result_flags: which of the fields
+ *	below hold a value. Zero from a kernel that predates them, as the
+ *	struct's tail it does not know is never written.
+ * @pad2: Input: must be zero.
+ * @instructions: Output: with &QPU_WAIT_RESULT_INSTRUCTIONS, the
+ *	instructions the job's programs issued, summed over the QPUs; for a
+ *	job that timed out, faulted or was canceled while running, those issued
+ *	before it stopped.
+ *
+ * The first version was 48 bytes long, up to @pad.
  *
  * Errors: -ENOENT for a job this file never submitted or has forgotten (the
  * last 1024 are kept) or a BO it does not have; -ETIME; -EINTR when a
@@ -375,6 +396,9 @@ struct qpu_wait {
 	__u32 fault_addr;
 	__u32 fault_access;
 	__u32 pad;
+	__u32 result_flags;
+	__u32 pad2;
+	__u64 instructions;
 };
 
 #define QPU_IOCTL_WAIT \
@@ -396,22 +420,30 @@ struct qpu_wait {
  * - &QPU_CMD_DEV_GET: do with &QPU_A_DEV_INDEX (required), or dump over
  *   all devices. Replies: &QPU_A_DEV_INDEX, &QPU_A_DEV_NAME,
  *   &QPU_A_DEV_BACKEND, &QPU_A_DEV_STATE, &QPU_A_DEV_IDENT0 to
- *   &QPU_A_DEV_VPM_SIZE.
+ *   &QPU_A_DEV_VPM_SIZE, and &QPU_A_DEV_CLOCK_HZ when the clock is known.
  * - &QPU_CMD_STATS_GET: do with &QPU_A_STATS_DEV_INDEX (required), or dump
- *   over all devices. Replies: every &enum qpu_a_stats attribute but PAD.
- * - &QPU_CMD_CLIENT_GET: dump only, one message per open file of a device,
- *   optionally only of the device &QPU_A_CLIENT_DEV_INDEX. Replies: every
- *   &enum qpu_a_client attribute but PAD. Dumps interrupted by a file
- *   opening or closing carry NLM_F_DUMP_INTR.
- * - &QPU_CMD_CONFIG_GET: do, no attributes. Replies: every &enum
- *   qpu_a_config attribute but PAD. The configuration is module-wide.
+ *   over all devices. Replies: every &enum qpu_a_stats attribute but PAD;
+ *   &QPU_A_STATS_QPU only where the backend counts instructions (the
+ *   simulated V3D), then once per QPU, each a nest of &enum qpu_a_qpu.
+ * - &QPU_CMD_CLIENT_GET: do with &QPU_A_CLIENT_ID, or else
+ *   &QPU_A_CLIENT_PID (the first file that process has open, by device
+ *   index, then oldest first), optionally restricted to the device
+ *   &QPU_A_CLIENT_DEV_INDEX (-ENODEV when there is none); -EINVAL without
+ *   either attribute, -ENOENT when no open file matches. Or dump, one
+ *   message per open file, filtered by any of the same attributes.
+ *   Replies: every &enum qpu_a_client attribute but PAD. Dumps
+ *   interrupted by a file opening or closing carry NLM_F_DUMP_INTR.
+ * - &QPU_CMD_CONFIG_GET: do, or dump (one message), no attributes.
+ *   Replies: every &enum qpu_a_config attribute but PAD. The configuration
+ *   is module-wide.
  * - &QPU_CMD_CONFIG_SET: do, needs CAP_NET_ADMIN; at least one &enum
  *   qpu_a_config attribute, each within the range its kernel-doc gives
  *   (-ERANGE otherwise). No reply beyond the ack.
- * - &QPU_CMD_HANG_GET: do, needs CAP_NET_ADMIN, &QPU_A_HANG_DEV_INDEX
- *   (required). Replies: every &enum qpu_a_hang attribute but PAD, taken
- *   when the device's last job timed out, before the reset; -ENOENT when
- *   none has.
+ * - &QPU_CMD_HANG_GET: needs CAP_NET_ADMIN. Do with &QPU_A_HANG_DEV_INDEX
+ *   (required), or dump over all devices (optionally only that one).
+ *   Replies: every &enum qpu_a_hang attribute but PAD, taken when the
+ *   device's last job timed out, before the reset; -ENOENT from the do
+ *   when none has, and no message in the dump for such a device.
  * - &QPU_CMD_DEV_RESET: do, needs CAP_NET_ADMIN, &QPU_A_DEV_INDEX
  *   (required). Resets the V3D between two scheduler steps: a running job
  *   ends with &QPU_JOB_CANCELED, queued jobs run on afterwards. Returns
@@ -472,14 +504,14 @@ enum qpu_reset_reason {
  * @QPU_CMD_UNSPEC: not a command.
  * @QPU_CMD_DEV_GET: identification and state of a device (do or dump).
  * @QPU_CMD_STATS_GET: counters of a device (do or dump).
- * @QPU_CMD_CLIENT_GET: the open files of the devices (dump).
- * @QPU_CMD_CONFIG_GET: the module-wide configuration.
+ * @QPU_CMD_CLIENT_GET: the open files of the devices (do or dump).
+ * @QPU_CMD_CONFIG_GET: the module-wide configuration (do or dump).
  * @QPU_CMD_CONFIG_SET: change the configuration (CAP_NET_ADMIN).
  * @QPU_CMD_DEV_RESET: reset a device's V3D (CAP_NET_ADMIN).
  * @QPU_CMD_JOB_TIMEOUT_NTF: event: a job timed out.
  * @QPU_CMD_JOB_FAULT_NTF: event: a job faulted.
  * @QPU_CMD_DEV_RESET_NTF: event: a V3D was reset.
- * @QPU_CMD_HANG_GET: the last hang's snapshot (CAP_NET_ADMIN).
+ * @QPU_CMD_HANG_GET: the last hang's snapshot (do or dump; CAP_NET_ADMIN).
  * @__QPU_CMD_MAX: sentinel.
  * @QPU_CMD_MAX: the last command.
  */
@@ -516,6 +548,8 @@ enum qpu_cmd {
  * @QPU_A_DEV_NUM_SLICES: u32, number of slices.
  * @QPU_A_DEV_NUM_SEMAPHORES: u32, number of hardware semaphores.
  * @QPU_A_DEV_VPM_SIZE: u32, VPM size in bytes.
+ * @QPU_A_DEV_CLOCK_HZ: u32, the V3D's clock rate in Hz, as read when the
+ *	device appeared; absent when unknown (always on the simulated V3D).
  * @__QPU_A_DEV_MAX: sentinel.
  * @QPU_A_DEV_MAX: the last attribute.
  */
@@ -533,6 +567,7 @@ enum qpu_a_dev {
 	QPU_A_DEV_NUM_SLICES,
 	QPU_A_DEV_NUM_SEMAPHORES,
 	QPU_A_DEV_VPM_SIZE,
+	QPU_A_DEV_CLOCK_HZ,
 
 	__QPU_A_DEV_MAX,
 	QPU_A_DEV_MAX = __QPU_A_DEV_MAX - 1
@@ -552,6 +587,11 @@ enum qpu_a_dev {
  * @QPU_A_STATS_RESETS: u64, V3D resets.
  * @QPU_A_STATS_BO_COUNT: u64, buffer objects alive now.
  * @QPU_A_STATS_BO_BYTES: u64, bytes of those buffer objects.
+ * @QPU_A_STATS_BUSY_NS: u64, nanoseconds the V3D spent running jobs (from
+ *	a job's start to its end), including the running job's time so far.
+ * @QPU_A_STATS_QPU: nest of &enum qpu_a_qpu, one per QPU in QPU order;
+ *	absent when the backend cannot count per QPU (a real V3D: its
+ *	performance counters only sum over all QPUs).
  * @__QPU_A_STATS_MAX: sentinel.
  * @QPU_A_STATS_MAX: the last attribute.
  */
@@ -567,24 +607,49 @@ enum qpu_a_stats {
 	QPU_A_STATS_RESETS,
 	QPU_A_STATS_BO_COUNT,
 	QPU_A_STATS_BO_BYTES,
+	QPU_A_STATS_BUSY_NS,
+	QPU_A_STATS_QPU,
 
 	__QPU_A_STATS_MAX,
 	QPU_A_STATS_MAX = __QPU_A_STATS_MAX - 1
 };
 
 /**
+ * enum qpu_a_qpu - attributes of one QPU, nested in &QPU_A_STATS_QPU.
+ * @QPU_A_QPU_UNSPEC: not an attribute.
+ * @QPU_A_QPU_INDEX: u32, the QPU (0-based).
+ * @QPU_A_QPU_PAD: padding for the u64 attributes.
+ * @QPU_A_QPU_INSTRUCTIONS: u64, instructions the QPU issued since the
+ *	device appeared.
+ * @__QPU_A_QPU_MAX: sentinel.
+ * @QPU_A_QPU_MAX: the last attribute.
+ */
+enum qpu_a_qpu {
+	QPU_A_QPU_UNSPEC,
+	QPU_A_QPU_INDEX,
+	QPU_A_QPU_PAD,
+	QPU_A_QPU_INSTRUCTIONS,
+
+	__QPU_A_QPU_MAX,
+	QPU_A_QPU_MAX = __QPU_A_QPU_MAX - 1
+};
+
+/**
  * enum qpu_a_client - attributes of an open file (&QPU_CMD_CLIENT_GET).
  * @QPU_A_CLIENT_UNSPEC: not an attribute.
  * @QPU_A_CLIENT_DEV_INDEX: u32, the device the file is open on; in a
- *	request, dump only that device's files.
+ *	request, only that device's files.
  * @QPU_A_CLIENT_PAD: padding for the u64 attributes.
  * @QPU_A_CLIENT_PID: u32, the process that opened the file, in the
- *	requester's pid namespace (0 when not visible there).
+ *	requester's pid namespace (0 when not visible there); in a request
+ *	(at least 1), only that process's files.
  * @QPU_A_CLIENT_COMM: string, that process's command name at open.
  * @QPU_A_CLIENT_BO_COUNT: u32, buffer objects the file has handles to.
  * @QPU_A_CLIENT_BO_BYTES: u64, bytes of those buffer objects.
  * @QPU_A_CLIENT_JOBS_SUBMITTED: u64, jobs the file submitted.
  * @QPU_A_CLIENT_JOBS_QUEUED: u32, of those, jobs that have not started.
+ * @QPU_A_CLIENT_ID: u32, the file's number, unique among the files opened
+ *	since the module was loaded, never 0; in a request, that file.
  * @__QPU_A_CLIENT_MAX: sentinel.
  * @QPU_A_CLIENT_MAX: the last attribute.
  */
@@ -598,6 +663,7 @@ enum qpu_a_client {
 	QPU_A_CLIENT_BO_BYTES,
 	QPU_A_CLIENT_JOBS_SUBMITTED,
 	QPU_A_CLIENT_JOBS_QUEUED,
+	QPU_A_CLIENT_ID,
 
 	__QPU_A_CLIENT_MAX,
 	QPU_A_CLIENT_MAX = __QPU_A_CLIENT_MAX - 1
