@@ -171,6 +171,7 @@ install: all $(BUILD)/libqpu.pc
 	install -D -m 644 kmod/60-qpu.rules $(DESTDIR)$(UDEVRULESDIR)/60-qpu.rules
 	install -D -m 644 uapi/linux/qpu.h $(DESTDIR)$(INCLUDEDIR)/linux/qpu.h
 	install -D -m 644 libqpu/include/qpu.h $(DESTDIR)$(INCLUDEDIR)/qpu.h
+	install -D -m 644 libqpu/include/qpu_hazard.h $(DESTDIR)$(INCLUDEDIR)/qpu_hazard.h
 	install -D -m 644 $(LIBQPU_A) $(DESTDIR)$(LIBDIR)/libqpu.a
 	install -D -m 755 $(LIBQPU_SO) $(DESTDIR)$(LIBDIR)/$(LIBQPU_SONAME)
 	ln -sf $(LIBQPU_SONAME) $(DESTDIR)$(LIBDIR)/libqpu.so

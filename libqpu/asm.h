@@ -1,8 +1,46 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Private interface of the text assembler (asm.c): vc4asm-compatible source
+ * Private interface of the text assembler (asm*.c): vc4asm-compatible source
  * in, 64-bit instruction words and file:line:col diagnostics out. Used by
  * tools/qpu-as.c and the tests until libqpu's public header exports it.
+ *
+ * DOC: Syntax (vc4asm's, see its doc/directives.html; differences noted)
+ *
+ * One instruction per line: what qpu_disasm() prints ("add.setf ra1, r0,
+ * 1; fmul r2, r3, r4; thrend"), plus "mov" of any immediate (a load) and
+ * "mov -, sacq(n)". Comments: "#", "//", and C block comments that close on
+ * their line. Labels "name:", ":name", "::name" (also global), numeric ":1"
+ * used as "r:1f"/"r:1b"; "r:name" and "name" both refer to a label.
+ * Expressions are C's operators on integers, floats, labels (byte
+ * addresses) and registers ("ra0 + 2"), and vc4asm's VPM/VDW/VDR setup
+ * functions (vpm_setup(), h32(), dma_h32(), vdr_setup_0() ...).
+ * Registers: the core's names, "interrupt"/"host_int" (write),
+ * "mutex_acq" (read), "mutex_rel" (write). Suffixes: conditions, pack and
+ * unpack names with vc4asm's spellings ("16ai", "8888s", "8aclamp", "32");
+ * a name that does not say the unit ("8a", "8888") packs in regfile A for
+ * the add ALU or a mul ALU writing regfile A, else in the mul ALU.
+ * Rotation: an input "r1 << n", "r1 >> n", "r1 << r5"; a mul result
+ * "ra0 << n" (the same as the inputs ">> n") or "ra0 >> r5". An input
+ * "r1 >> r5" is refused, as vc4asm's code (not its manual) does.
+ *
+ * Directives: .set/.equ/.define/.const and .lset/.lconst (scoped to the
+ * file, macro call, loop or function call), .unset/.undef/.lunset;
+ * ".set f(x) expr" and .func f(x) ... .endf functions (their bodies may use
+ * .if, .set and friends, .assert and give one expression); .macro ... .endm
+ * (parameters are substituted as text); .rep [i,] n ... .endr;
+ * .foreach v, values... ... .endfor (or .endr); .if/.elif/.elseif/.else/
+ * .endif, .ifset/.ifnset/.ifdef/.ifndef; .include "file" or <file>; data
+ * .bit .int2 .int4 .byte .short/.word .int/.dword .long/.qword/.quad,
+ * .half .float .double (packed from bit 0 of a word up; an instruction
+ * after data starts a new word); .align bytes[, base]; .assert; .global
+ * (checked, no effect: we write no ELF); .back n ... .endb; .code/.text/
+ * .rodata (no effect); .error "text". Not supported: .local/.endloc,
+ * .clone, and .org (vc4asm has none).
+ *
+ * Errors: each gives up its line only; a run reports up to
+ * QPU_ASM_MAX_ERRORS of them, a line repeated by a loop once. A first pass
+ * with errors ends the run, so undefined symbols (found by the second)
+ * show once the other errors are fixed.
  */
 #ifndef LIBQPU_ASM_H
 #define LIBQPU_ASM_H
@@ -16,16 +54,43 @@
 #define QPU_ASM_MAX_REPEAT	65536		/* count of one .rep */
 #define QPU_ASM_MAX_WORDS	(1u << 20)	/* words of one program */
 #define QPU_ASM_MAX_INCLUDE_DIRS 32
+#define QPU_ASM_MAX_ERRORS	20		/* then the run stops */
+
+/**
+ * struct qpu_asm_loc - where a word (or a macro call) was written
+ * @file: source file name, as in diagnostics
+ * @line: 1-based line; inside a macro, the line of the macro's body
+ * @col: 1-based column of the instruction's first token (its mnemonic,
+ *	or the directive that emitted the word)
+ * @expanded_from: the macro call this line was expanded from, or NULL
+ *	outside macros; follow it for nested calls
+ * @macro: on a call site (a loc reached through @expanded_from), the name
+ *	of the macro called there; NULL on a word's own loc
+ *
+ * Locs and the strings they point to belong to the assembler and live
+ * until the next run or qpu_asm_free().
+ */
+struct qpu_asm_loc {
+	const char *file;
+	unsigned int line;
+	unsigned int col;
+	const struct qpu_asm_loc *expanded_from;
+	const char *macro;
+};
 
 /**
  * struct qpu_asm_diag - one diagnostic
  * @file: source file name as given (or as found on the search path)
  * @line: 1-based line
- * @col: 1-based column of the offending token
+ * @col: 1-based column of the offending token (in a macro body: of the
+ *	body as written, not as substituted)
  * @warning: a warning, not an error
  * @msg: text without location or "error:" prefix
+ * @expanded_from: for an error inside a macro body, the macro call (see
+ *	struct qpu_asm_loc), else NULL
  *
- * The strings belong to the assembler and live until qpu_asm_free().
+ * The strings belong to the assembler and live until the next run or
+ * qpu_asm_free().
  */
 struct qpu_asm_diag {
 	const char *file;
@@ -33,6 +98,7 @@ struct qpu_asm_diag {
 	unsigned int col;
 	bool warning;
 	const char *msg;
+	const struct qpu_asm_loc *expanded_from;
 };
 
 struct qpu_asm;
@@ -55,6 +121,11 @@ int qpu_asm_string(struct qpu_asm *as, const char *name, const char *text);
 
 /* The words of the last successful run; valid until the next run or free. */
 size_t qpu_asm_words(const struct qpu_asm *as, const uint64_t **words);
+/*
+ * Source locations of the words of the last successful run: one per word,
+ * in the order of qpu_asm_words(). Valid until the next run or free.
+ */
+size_t qpu_asm_locs(const struct qpu_asm *as, const struct qpu_asm_loc **locs);
 /* Diagnostics of the last run, in order. */
 size_t qpu_asm_diags(const struct qpu_asm *as, const struct qpu_asm_diag **diags);
 

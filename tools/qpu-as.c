@@ -16,8 +16,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 
 #include "../libqpu/asm.h"
+#include "qpu_hazard.h"
 
 enum output_format { OUT_BIN, OUT_HEX, OUT_C };
 
@@ -28,6 +30,7 @@ struct config {
 	enum output_format format;
 	const char *array_name;
 	bool werror;
+	uint64_t hazard_rules;	/* hazard checks to run, qpu_hazard.h */
 	const char *input;
 };
 
@@ -57,8 +60,18 @@ static void usage(FILE *fp)
 		"  -n NAME        name of the C array (default: qpu_code)\n"
 		"  -W             show warnings (the default)\n"
 		"  -Werror        treat warnings as errors\n"
+		"  -Wno-RULE      skip the hazard check RULE (qpu-check -l lists them)\n"
 		"  -h, --help     show this help\n"
 		"  -V, --version  show the version\n", prog);
+}
+
+static uint64_t hazard_rule_bit(const char *name)
+{
+	int rule = qpu_hazard_rule_find(name);
+
+	if (rule < 0)
+		die("unknown warning '-Wno-%s' (qpu-check -l lists the rules)", name);
+	return QPU_HAZARD_RULE_BIT(rule);
 }
 
 static void parse_config(int argc, char **argv, struct config *cfg)
@@ -70,12 +83,15 @@ static void parse_config(int argc, char **argv, struct config *cfg)
 	};
 	int i, j, opt;
 
-	/* -W and -Werror are not getopt-shaped: take them out first. */
+	/* -W, -Werror and -Wno-RULE are not getopt-shaped: take them out first. */
+	cfg->hazard_rules = QPU_HAZARD_ALL_RULES;
 	for (i = j = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--"))
 			break;
 		if (!strcmp(argv[i], "-Werror"))
 			cfg->werror = true;
+		else if (!strncmp(argv[i], "-Wno-", 5))
+			cfg->hazard_rules &= ~hazard_rule_bit(argv[i] + 5);
 		else if (strcmp(argv[i], "-W"))
 			argv[j++] = argv[i];
 	}
@@ -160,9 +176,47 @@ static int write_words(FILE *fp, const struct config *cfg, const uint64_t *words
 	return ferror(fp) ? -1 : 0;
 }
 
+struct hazard_ctx {
+	const struct qpu_asm_loc *locs;
+	size_t nlocs;
+	bool werror;
+};
+
+static void print_expansion(const struct qpu_asm_loc *loc)
+{
+	for (loc = loc->expanded_from; loc; loc = loc->expanded_from)
+		fprintf(stderr, "%s:%u:%u: note: in expansion of macro '%s'\n",
+			loc->file, loc->line, loc->col, loc->macro);
+}
+
+/* A hazard finding as a diagnostic at the source of the word. */
+static int print_hazard(const struct qpu_hazard *h, void *data)
+{
+	const struct hazard_ctx *ctx = data;
+	const struct qpu_asm_loc *loc;
+
+	if (h->word >= ctx->nlocs) {
+		fprintf(stderr, "%s: word %zu: %s: %s [%s]\n", prog, h->word,
+			ctx->werror ? "error" : "warning", h->message, h->name);
+		return 0;
+	}
+	loc = &ctx->locs[h->word];
+	fprintf(stderr, "%s:%u:%u: %s: %s [%s]\n", loc->file, loc->line, loc->col,
+		ctx->werror ? "error" : "warning", h->message, h->name);
+	print_expansion(loc);
+	if (h->ref < ctx->nlocs) {
+		loc = &ctx->locs[h->ref];
+		fprintf(stderr, "%s:%u:%u: note: word %zu is here\n", loc->file,
+			loc->line, loc->col, h->ref);
+		print_expansion(loc);
+	}
+	return 0;
+}
+
 /* Write through OUT.XXXXXX and rename it over OUT. */
 static void write_output(const struct config *cfg, const uint64_t *words, size_t n)
 {
+	struct stat st;
 	size_t len;
 	char *tmp;
 	FILE *fp;
@@ -171,6 +225,16 @@ static void write_output(const struct config *cfg, const uint64_t *words, size_t
 	if (!cfg->output || !strcmp(cfg->output, "-")) {
 		if (write_words(stdout, cfg, words, n) || fflush(stdout))
 			die("standard output: %s", strerror(errno));
+		return;
+	}
+	/*
+	 * Renaming over a device or a FIFO would replace it (as root, even
+	 * /dev/null) with a regular file: write into those directly.
+	 */
+	if (!stat(cfg->output, &st) && !S_ISREG(st.st_mode)) {
+		fp = fopen(cfg->output, "wb");
+		if (!fp || write_words(fp, cfg, words, n) || fclose(fp))
+			die("%s: %s", cfg->output, strerror(errno));
 		return;
 	}
 	len = strlen(cfg->output) + sizeof(".XXXXXX");
@@ -218,8 +282,13 @@ int main(int argc, char **argv)
 	ndiags = qpu_asm_diags(as, &diags);
 	failed = err != 0;
 	for (i = 0; i < ndiags; i++) {
+		const struct qpu_asm_loc *loc;
+
 		fprintf(stderr, "%s:%u:%u: %s: %s\n", diags[i].file, diags[i].line,
 			diags[i].col, diags[i].warning ? "warning" : "error", diags[i].msg);
+		for (loc = diags[i].expanded_from; loc; loc = loc->expanded_from)
+			fprintf(stderr, "%s:%u:%u: note: in expansion of macro '%s'\n",
+				loc->file, loc->line, loc->col, loc->macro);
 		if (diags[i].warning && cfg.werror)
 			failed = true;
 	}
@@ -227,11 +296,23 @@ int main(int argc, char **argv)
 		qpu_asm_free(as);
 		die("%s: %s", cfg.input, strerror(-err));
 	}
+	nwords = qpu_asm_words(as, &words);
+	if (!err && cfg.hazard_rules) {
+		struct hazard_ctx hctx = { .werror = cfg.werror };
+		int found;
+
+		hctx.nlocs = qpu_asm_locs(as, &hctx.locs);
+		found = qpu_hazard_check(words, nwords, cfg.hazard_rules, 0,
+					 print_hazard, &hctx);
+		if (found < 0)
+			die("hazard check: %s", strerror(-found));
+		if (found && cfg.werror)
+			failed = true;
+	}
 	if (failed) {
 		qpu_asm_free(as);
 		return 1;
 	}
-	nwords = qpu_asm_words(as, &words);
 	write_output(&cfg, words, nwords);
 	qpu_asm_free(as);
 	return 0;

@@ -236,6 +236,14 @@ const struct qpu_isa_reg qpu_isa_write_regs[2][64] = {
 	},
 };
 
+/* vc4asm's other spellings, each valid in one direction only. */
+const struct qpu_isa_reg_alias qpu_isa_reg_aliases[QPU_ISA_NUM_REG_ALIASES] = {
+	{ "interrupt", "irq", QPU_ISA_ALIAS_WRITE },
+	{ "host_int", "irq", QPU_ISA_ALIAS_WRITE },
+	{ "mutex_acq", "mutex", QPU_ISA_ALIAS_READ },
+	{ "mutex_rel", "mutex", QPU_ISA_ALIAS_WRITE },
+};
+
 #define SMI_I(v, t)	{ QPU_ISA_SMI_INT, (u32)(v), t }
 #define SMI_F(v, t)	{ QPU_ISA_SMI_FLOAT, v, t }
 #define SMI_R(n)	{ QPU_ISA_SMI_ROTATE, n, "" }

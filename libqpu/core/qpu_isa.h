@@ -319,6 +319,24 @@ struct qpu_isa_reg {
 extern const struct qpu_isa_reg qpu_isa_read_regs[2][64];
 extern const struct qpu_isa_reg qpu_isa_write_regs[2][64];
 
+#define QPU_ISA_ALIAS_READ	QPU_ISA_BIT(0)
+#define QPU_ISA_ALIAS_WRITE	QPU_ISA_BIT(1)
+
+/**
+ * struct qpu_isa_reg_alias - another name vc4asm accepts for a register
+ * @name: the other name, never printed by the disassembler
+ * @reg: the register's @name in qpu_isa_read_regs or qpu_isa_write_regs
+ * @flags: QPU_ISA_ALIAS_READ and/or QPU_ISA_ALIAS_WRITE: where it may stand
+ */
+struct qpu_isa_reg_alias {
+	const char *name;
+	const char *reg;
+	u32 flags;
+};
+
+#define QPU_ISA_NUM_REG_ALIASES	4
+extern const struct qpu_isa_reg_alias qpu_isa_reg_aliases[QPU_ISA_NUM_REG_ALIASES];
+
 /* Small immediate kinds. */
 enum qpu_isa_smi_kind {
 	QPU_ISA_SMI_INT,	/* 0..15, -16..-1 */

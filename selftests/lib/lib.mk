@@ -15,7 +15,7 @@ $(BUILD)/selftests/lib/%: selftests/lib/%.c $(LIBQPU_A)
 	$(Q)$(CC) $(ALL_CFLAGS) -MMD -MP -o $@ $< $(LIBQPU_A) $(LDFLAGS) -lm
 
 check-host: $(LIBTEST_BINS) $(BUILD)/tools/qpu-dis $(BUILD)/tools/qpu-run \
-		$(BUILD)/tools/qpu-as $(HOST_TEST_DEPS)
+		$(BUILD)/tools/qpu-as $(BUILD)/tools/qpu-check $(HOST_TEST_DEPS)
 	$(Q)QPU_DIS=$(BUILD)/tools/qpu-dis QPUCTL=$(BUILD)/tools/qpuctl QPU_TEST_DATA=$(CURDIR)/selftests/lib/data \
 		QPU_TEST_BIN=$(BUILD)/selftests/lib \
 		sh selftests/lib/run-tests.sh $(LIBTEST_BINS) $(LIBTEST_SCRIPTS)

@@ -327,6 +327,379 @@ static void test_vc4asm_forms(void)
 	T_ERROR("mov ra30+5, r0\n", "t.qasm:1:9: register number 35 out of range");
 }
 
+/* "file:line:col" of @loc, then " < site" for each macro call it is in. */
+static void loc_text(const struct qpu_asm_loc *loc, char *buf, size_t size)
+{
+	size_t len = 0;
+
+	buf[0] = '\0';
+	for (; loc && len < size; loc = loc->expanded_from)
+		len += snprintf(buf + len, size - len, "%s%s:%u:%u%s%s", len ? " < " : "",
+				loc->file, loc->line, loc->col, loc->macro ? " " : "",
+				loc->macro ? loc->macro : "");
+}
+
+/* Each word of @src must come from the location listed in @expected. */
+#define T_LOCS(src, ...) check_locs(__LINE__, src, (const char *const[]){ __VA_ARGS__, NULL })
+static void check_locs(int line, const char *src, const char *const *expected)
+{
+	struct qpu_asm *as = qpu_asm_new();
+	const struct qpu_asm_loc *locs;
+	const uint64_t *words;
+	char got[256], what[600];
+	size_t i, n, nexp = 0;
+	int err;
+
+	while (expected[nexp])
+		nexp++;
+	err = qpu_asm_string(as, "t.qasm", src);
+	n = qpu_asm_locs(as, &locs);
+	t_checks++;
+	if (err || n != nexp || qpu_asm_words(as, &words) != n) {
+		snprintf(what, sizeof(what), "locs: error %d, %zu locs, expected %zu",
+			 err, n, nexp);
+		t_report(__FILE__, line, what);
+		n = 0;
+	}
+	for (i = 0; i < n; i++) {
+		loc_text(&locs[i], got, sizeof(got));
+		t_checks++;
+		if (strcmp(got, expected[i])) {
+			snprintf(what, sizeof(what), "loc of word %zu: expected \"%s\", got \"%s\"",
+				 i, expected[i], got);
+			t_report(__FILE__, line, what);
+		}
+	}
+	qpu_asm_free(as);
+}
+
+static void test_locs(void)
+{
+	T_LOCS("nop\n  ldi r0, 1\nx: y: add r0, r0, 1 ; mov r1, r0\n\t.long 5\n",
+	       "t.qasm:1:1", "t.qasm:2:3", "t.qasm:3:7", "t.qasm:4:2");
+	/* .rep repeats the body's location; labels and directives give none */
+	T_LOCS(".set A, 1\n.rep 2\n nop\n.endr\n:1\n.if A\n thrend\n.endif\n",
+	       "t.qasm:3:2", "t.qasm:3:2", "t.qasm:7:2");
+	/* a macro's words: the body line, then the call, nested calls outward */
+	T_LOCS(".macro inner v\n  ldi r1, v\n.endm\n"
+	       ".macro outer\n nop\n inner 3\n.endm\n"
+	       "outer\n   inner 4\n.rep 2\nouter\n.endr\nnop\n",
+	       "t.qasm:5:2 < t.qasm:8:1 outer",
+	       "t.qasm:2:3 < t.qasm:6:2 inner < t.qasm:8:1 outer",
+	       "t.qasm:2:3 < t.qasm:9:4 inner",
+	       "t.qasm:5:2 < t.qasm:11:1 outer",
+	       "t.qasm:2:3 < t.qasm:6:2 inner < t.qasm:11:1 outer",
+	       "t.qasm:5:2 < t.qasm:11:1 outer",
+	       "t.qasm:2:3 < t.qasm:6:2 inner < t.qasm:11:1 outer",
+	       "t.qasm:13:1");
+	/* data words: the line that opened them; .back keeps each word's line */
+	T_LOCS(" .int 1, 2, 3\n.byte 4\nnop\nthrsw\n.back 1\n  thrend\n.endb\n",
+	       "t.qasm:1:2", "t.qasm:1:2", "t.qasm:3:1", "t.qasm:6:3", "t.qasm:4:1");
+	/* a function's body does not change the word's location */
+	T_LOCS(".set f(x) x + 1\n\tldi r0, f(2)\n", "t.qasm:2:2");
+	/* a .rep inside a macro keeps the call */
+	T_LOCS(".macro m\n.rep 2\nthrsw\n.endr\n.endm\n m\n",
+	       "t.qasm:3:1 < t.qasm:6:2 m", "t.qasm:3:1 < t.qasm:6:2 m");
+}
+
+/* All diagnostics of assembling @src, one per line, notes included. */
+static int diag_text(const char *src, char *buf, size_t size)
+{
+	struct qpu_asm *as = qpu_asm_new();
+	const struct qpu_asm_diag *d;
+	const struct qpu_asm_loc *loc;
+	size_t i, n, len = 0;
+	int err;
+
+	buf[0] = '\0';
+	err = qpu_asm_string(as, "t.qasm", src);
+	n = qpu_asm_diags(as, &d);
+	for (i = 0; i < n && len < size; i++) {
+		len += snprintf(buf + len, size - len, "%s%s:%u:%u: %s: %s", len ? "\n" : "",
+				d[i].file, d[i].line, d[i].col,
+				d[i].warning ? "warning" : "error", d[i].msg);
+		for (loc = d[i].expanded_from; loc && len < size; loc = loc->expanded_from)
+			len += snprintf(buf + len, size - len,
+					"\n%s:%u:%u: note: in expansion of macro '%s'",
+					loc->file, loc->line, loc->col, loc->macro);
+	}
+	qpu_asm_free(as);
+	return err;
+}
+
+/* Assembling @src must give exactly the diagnostics @expected, and @err. */
+#define T_DIAGS(src, err, expected) check_diags(__LINE__, src, err, expected)
+static void check_diags(int line, const char *src, int err, const char *expected)
+{
+	char got[4096], what[8800];
+	int got_err = diag_text(src, got, sizeof(got));
+
+	t_checks++;
+	if (got_err != err || strcmp(got, expected)) {
+		snprintf(what, sizeof(what), "diagnostics (error %d, expected %d):\n%s\n"
+			 "expected:\n%s", got_err, err, got, expected);
+		t_report(__FILE__, line, what);
+	}
+}
+
+/* Many errors per run, each once, with the macro calls they come from. */
+static void test_many_errors(void)
+{
+	char src[2048];
+	size_t len = 0;
+	int i;
+
+	T_DIAGS("nop\nfoo\nldi r0, (1\nthrend\nbar r0\n", -EINVAL,
+		"t.qasm:2:1: error: unknown instruction 'foo'\n"
+		"t.qasm:3:11: error: expected ')'\n"
+		"t.qasm:5:1: error: unknown instruction 'bar'");
+	/* the second pass's errors come together too */
+	T_DIAGS("ldi r0, a\nldi r1, b\nbrr -, c\n", -EINVAL,
+		"t.qasm:1:9: error: undefined symbol 'a'\n"
+		"t.qasm:2:9: error: undefined symbol 'b'\n"
+		"t.qasm:3:8: error: undefined symbol 'c'");
+	/* a loop's error is reported once */
+	T_DIAGS(".rep 3\nldi r0, 1 +\n.endr\n", -EINVAL,
+		"t.qasm:2:12: error: expected an expression");
+	/* inside macros: the body line, then each call outward */
+	T_DIAGS(".macro inner v\n  add r0, r0, v\n.endm\n"
+		".macro outer\n  inner 100\n.endm\nouter\n  inner 200\n", -EINVAL,
+		"t.qasm:2:15: error: value cannot be a small immediate\n"
+		"t.qasm:5:3: note: in expansion of macro 'inner'\n"
+		"t.qasm:7:1: note: in expansion of macro 'outer'\n"
+		"t.qasm:2:15: error: value cannot be a small immediate\n"
+		"t.qasm:8:3: note: in expansion of macro 'inner'");
+	/* columns are those of the macro body, whatever the arguments' length */
+	T_DIAGS(".set LONGNAME, r1\n.macro m, a, b\n  add r0, a, b\n.endm\nm LONGNAME, 100\n",
+		-EINVAL, "t.qasm:3:14: error: value cannot be a small immediate\n"
+		"t.qasm:5:1: note: in expansion of macro 'm'");
+	T_LOCS(".macro m, a\n a; fmul r0, r1, r2\n.endm\nm ldtmu0\n",
+	       "t.qasm:2:2 < t.qasm:4:1 m");
+	/* a bad .if condition takes no branch and leaves no stray .endif */
+	T_DIAGS(".if 1 +\nnop\n.else\nthrend\n.endif\nfoo\n", -EINVAL,
+		"t.qasm:1:8: error: expected an expression\n"
+		"t.qasm:6:1: error: unknown instruction 'foo'");
+	/* a block whose first line fails is skipped to its end */
+	T_DIAGS(".macro m, 1\nnop\n.endm\n.rep x +\nfoo\n.endr\nnop\n", -EINVAL,
+		"t.qasm:1:11: error: expected a parameter name\n"
+		"t.qasm:4:9: error: expected an expression");
+	T_DIAGS(".foreach v, 1, 2 +\nbar\n.endfor\n", -EINVAL,
+		"t.qasm:1:19: error: expected an expression");
+	/* warnings alone do not fail the run */
+	T_DIAGS(".byte 1\nnop\n", 0,
+		"t.qasm:2:1: warning: instruction after 8 bits of data: "
+		"the rest of the word is padded with zeros");
+	/* at most QPU_ASM_MAX_ERRORS, then one line saying so */
+	for (i = 0; i < 25; i++)
+		len += snprintf(src + len, sizeof(src) - len, "nop\n  bad%d\n", i);
+	{
+		char got[4096];
+		const char *last;
+
+		T_CHECK(diag_text(src, got, sizeof(got)) == -EINVAL);
+		last = strrchr(got, '\n');
+		T_EQ_STR("\nt.qasm:40:3: error: too many errors, stopping", last ? last : "");
+		T_CHECK(strstr(got, "t.qasm:40:3: error: unknown instruction 'bad19'\n") != NULL);
+		T_CHECK(strstr(got, "bad20") == NULL);
+	}
+}
+
+/* .const, .lset, .unset and friends; loop counters end with their loop. */
+static void test_constants(void)
+{
+	T_SAME(".const N, 4\n.define M, N + 1\nldi r0, N * M\n", "ldi r0, 20\n");
+	T_SAME(".set X, 1\n.unset X\n.ifset X\nnop\n.else\nthrend\n.endif\n", "thrend\n");
+	T_SAME(".set X, 1\n.undef X\n.set X, 2\nldi r0, X\n", "ldi r0, 2\n");
+	/* .lset lives in its macro call; the global one shows again after it */
+	T_SAME(".set V, 1\n.macro m\n.lset V, 7\nldi r0, V\n.endm\nm\nldi r1, V\n",
+	       "ldi r0, 7\nldi r1, 1\n");
+	T_SAME(".macro m\n.lset W, 3\n.lunset W\n.ifset W\nnop\n.endif\n.endm\nm\n"
+	       ".ifset W\nthrsw\n.endif\nthrend\n", "thrend\n");
+	T_SAME(".lconst C, ra3\nmov C, 1\n", "ldi ra3, 1\n");
+	/* a loop counter shadows a constant of the same name for the loop only */
+	T_SAME(".set i, 9\n.rep i, 2\nldi r0, i\n.endr\nldi r1, i\n",
+	       "ldi r0, 0\nldi r0, 1\nldi r1, 9\n");
+	T_ERROR(".const N, 1\n.const N, 2\n",
+		"t.qasm:2:8: constant 'N' redefined (defined at t.qasm:1)");
+	T_ERROR(".const N, 1\n.set N, 2\n",
+		"t.qasm:2:6: constant 'N' redefined (defined at t.qasm:1)");
+	T_ERROR("x: nop\n.set x, 1\n", "t.qasm:2:6: 'x' is already a label");
+	T_DIAGS(".unset Q\n.lunset Q\nnop\n", 0,
+		"t.qasm:1:8: warning: 'Q' is not defined globally\n"
+		"t.qasm:2:9: warning: 'Q' is not defined in this scope");
+}
+
+/* Functions: ".set f(x) expr" and .func ... .endf, evaluated at each call. */
+static void test_functions(void)
+{
+	T_SAME(".set twice(x) x * 2\nldi r0, twice(3) + twice(twice(1))\n", "ldi r0, 10\n");
+	T_SAME(".set reg(n) ra0 + n\nmov reg(5), r1\n", "mov ra5, r1\n");
+	T_SAME(".func clamp(v, lo, hi)\n  .if v < lo\n    lo\n  .elseif v > hi\n    hi\n"
+	       "  .else\n    v\n  .endif\n.endf\n"
+	       "ldi r0, clamp(-5, 0, 10)\nldi r1, clamp(50, 0, 10)\nldi r2, clamp(7, 0, 10)\n",
+	       "ldi r0, 0\nldi r1, 10\nldi r2, 7\n");
+	/* recursion, and .lset local to one call */
+	T_SAME(".func fact(n)\n  .lset r, 1\n  .if n > 1\n    .lset r, n * fact(n - 1)\n"
+	       "  .endif\n  r\n.endf\nldi r0, fact(5)\n", "ldi r0, 120\n");
+	/* vc4asm's vpm_setup written as a checked function overrides the builtin */
+	T_SAME(".func vpm_setup(num, stride, dma)\n  .assert num <= 16 && num > 0\n"
+	       "  (num & 0xf) << 20 | (stride & 0x3f) << 12 | dma\n.endf\n"
+	       "mov vw_setup, vpm_setup(15, 1, 0xa00)\n", "ldi vw_setup, 0x00f01a00\n");
+	T_ERROR(".set f(x) x\nldi r0, f(1, 2)\n",
+		"t.qasm:2:14: too many arguments for function 'f'");
+	T_ERROR(".set f(x, y) x\nldi r0, f(1)\n",
+		"t.qasm:2:12: function 'f' takes 2 arguments, not 1");
+	T_ERROR(".func f(n)\n  .assert n\n  n\n.endf\nnop\nldi r0, f(0)\n",
+		"t.qasm:2:3: assertion failed");
+	T_DIAGS(".func f(n)\n  n\n  n + 1\n.endf\nldi r0, f(0)\n", -EINVAL,
+		"t.qasm:3:3: error: a function has one result expression\n"
+		"t.qasm:5:9: note: in expansion of macro 'f'");
+	T_ERROR(".func f(n)\n  nop\n.endf\nldi r0, f(0)\n",
+		"t.qasm:2:3: undefined symbol 'nop'");
+	T_ERROR(".func f(n)\n  .if n\n  1\n.endf\nldi r0, f(1)\n",
+		"t.qasm:2:3: .if without .endif");
+	T_ERROR(".func f(n)\n  .rep 2\n  1\n.endf\nldi r0, f(1)\n",
+		"t.qasm:2:3: .rep cannot be used in a function");
+	T_ERROR(".func f(n)\n  f(n)\n.endf\nldi r0, f(1)\n",
+		"t.qasm:2:3: function calls nested deeper than 64");
+	T_ERROR(".func f(n\n  n\n.endf\nnop\n", "t.qasm:1:10: expected ',' or ')'");
+	T_ERROR(".func f(n)\n  n\n", "t.qasm:1:1: missing .endf for this .func");
+	T_ERROR(".lset g(x) x\n", "t.qasm:1:7: a function is defined with .set or .func");
+}
+
+/* .foreach: the body once per value, registers included. */
+static void test_foreach(void)
+{
+	T_SAME(".foreach reg, ra0, rb1, r2\n  mov reg, 0\n.endfor\n",
+	       "mov ra0, 0\nmov rb1, 0\nmov r2, 0\n");
+	T_SAME(".set B, 3\n.foreach v, 1, B * 2, 1.5\nldi r0, v\n.endr\n",
+	       "ldi r0, 1\nldi r0, 6\nldi r0, 1.5\n");
+	T_SAME(".foreach a, 1, 2\n.foreach b, 10, 20\nldi r0, a + b\n.endfor\n.endfor\n",
+	       "ldi r0, 11\nldi r0, 21\nldi r0, 12\nldi r0, 22\n");
+	T_ERROR(".foreach 1, 2\nnop\n.endfor\n", "t.qasm:1:10: expected a name");
+	T_ERROR(".foreach v, 1\nnop\n", "t.qasm:1:1: missing .endfor for this .foreach");
+	T_ERROR(".foreach v, ra1.16a\nnop\n.endfor\n",
+		"t.qasm:1:13: a register value takes no suffix");
+	T_ERROR(".endfor\n", "t.qasm:1:1: .endfor without its opening directive");
+	T_ERROR(".foreach v, srel(1)\nnop\n.endfor\n",
+		"t.qasm:1:13: a semaphore operation is not a value");
+}
+
+/* Data: little-endian fields packed from bit 0 of a word upwards. */
+static void test_data(void)
+{
+	T_SAME(".int 0x11223344, 0x55667788\n", ".long 0x5566778811223344\n");
+	T_SAME(".short 1, 2, 3, 4\n.word 5, 6, 7, 8\n",
+	       ".long 0x0004000300020001\n.long 0x0008000700060005\n");
+	T_SAME(".byte 1, 2, 3, 4, 5, 6, 7, 8\n", ".long 0x0807060504030201\n");
+	T_SAME(".bit 1, 0, 1, 1\n.int4 0xf\n", ".long 0xfd\n");
+	T_SAME(".float 1.0, -2\n", ".long 0xc00000003f800000\n");
+	T_SAME(".half 1.0, 0.5, 2\n", ".long 0x0000400038003c00\n");
+	T_SAME(".double 1.0\n", ".long 0x3ff0000000000000\n");
+	T_SAME(".dword -1, 0\n.qword 2\n.int64 3\n.quad 4\n",
+	       ".long 0xffffffff\n.long 2\n.long 3\n.long 4\n");
+	/* a field across a word boundary continues in the next word */
+	T_SAME(".short 1, 2, 3\n.int 0x44332211\n",
+	       ".long 0x2211000300020001\n.long 0x4433\n");
+	/* a label after data points at its byte */
+	T_SAME(".byte 1, 2, 3\nx:\n.byte 4\nldi r0, x\n",
+	       ".long 0x04030201\nldi r0, 3\n");
+	T_DIAGS(".byte 300, -129\n.short 65535\n.bit 2\n", 0,
+		"t.qasm:1:7: warning: 300 does not fit in 8 bits\n"
+		"t.qasm:1:12: warning: -129 does not fit in 8 bits\n"
+		"t.qasm:3:6: warning: a bit is 0 or 1, not 2");
+	T_DIAGS(".byte 1\n.int 2, 3\n", 0,
+		"t.qasm:2:6: warning: .int value not aligned: 24 bits short of 32-bit alignment");
+	T_DIAGS(".half 100000\n", 0,
+		"t.qasm:1:7: warning: 100000 is out of the range of a 16-bit float");
+	T_ERROR(".int 1.5\n", "t.qasm:1:6: .int needs integers; use .float");
+	T_ERROR(".int ra1\n", "t.qasm:1:6: .int needs numbers");
+	T_ERROR(".bit 1\nx: nop\n", "t.qasm:2:1: a label needs a byte boundary, not bit 1 of data");
+	T_ERROR(".bit 1\n:1\n", "t.qasm:2:2: a label needs a byte boundary, not bit 1 of data");
+}
+
+/* .align pads data with zero bits and code with nops; .assert; .global. */
+static void test_align_assert_global(void)
+{
+	T_SAME(".byte 1\n.align 4\n.byte 2\n", ".long 0x0200000001\n");
+	T_SAME(".byte 1\n.align 8\n.byte 2\n", ".long 1\n.long 2\n");
+	T_SAME("thrend\n.align 32\nthrsw\n", "thrend\nnop\nnop\nnop\nthrsw\n");
+	T_SAME("thrend\n.align 16, 8\nthrsw\n", "thrend\nthrsw\n");
+	T_SAME("nop\nx: nop\nnop\n.align 16, x\nthrsw\n", "nop\nnop\nnop\nthrsw\n");
+	T_SAME("nop\nx: nop\n.align 16, x\nthrsw\n", "nop\nnop\nnop\nthrsw\n");
+	T_SAME("x: nop\n.align 16, x\nthrsw\n", "nop\nnop\nthrsw\n");
+	T_SAME("nop\n.align 0\nthrend\n", "nop\nthrend\n");
+	T_ERROR(".align 3\n", "t.qasm:1:8: alignment 3 is not a power of 2 up to 64");
+	T_ERROR(".align 128\n", "t.qasm:1:8: alignment 128 is not a power of 2 up to 64");
+	T_SAME(".assert 1 + 1 == 2\nnop\n.assert end - start == 8\nstart: nop\nend:\n",
+	       "nop\nnop\n");
+	T_ERROR("nop\n  .assert 2 > 3\n", "t.qasm:2:3: assertion failed");
+	T_SAME(".global :start\n.global size, end - start\n::start\nnop\nend:\n", "nop\n");
+	T_ERROR(".global size, 1.5\n", "t.qasm:1:15: a global symbol is a label or an integer");
+	T_ERROR(".global :nothing\n", "t.qasm:1:10: undefined symbol 'nothing'");
+	T_SAME(".code\n.text\n.rodata\nnop\n", "nop\n");
+}
+
+/* .back n: the block goes before the last n instructions. */
+static void test_back(void)
+{
+	T_SAME("nop\nthrsw\nthrend\n.back 2\nldi r0, 1\nldi r1, 2\n.endb\nnop\n",
+	       "nop\nldi r0, 1\nldi r1, 2\nthrsw\nthrend\nnop\n");
+	/* a branch inside lands at its new place: relative targets follow */
+	T_SAME("nop\nnop\nnop\n.back 3\nbrr -, target\n.endb\ntarget: thrend\n",
+	       "brr -, 0\nnop\nnop\nnop\nthrend\n");
+	T_SAME("nop\n.back 0\nthrend\n.endb\n", "nop\nthrend\n");
+	T_ERROR("nop\n.back 2\n.endb\n",
+		"t.qasm:2:7: .back 2 goes before the start of the program");
+	T_ERROR(".back 11\n.endb\n", "t.qasm:1:7: .back count 11 out of range 0..10");
+	T_ERROR("nop\nnop\n.back 1\n.back 1\n.endb\n.endb\n",
+		"t.qasm:4:1: .back inside .back (at line 3)");
+	T_ERROR("nop\n .back 1\nnop\n", "t.qasm:2:2: missing .endb for this .back");
+	T_ERROR(".endb\n", "t.qasm:1:1: .endb without .back");
+	T_DIAGS("nop\nnop\nx: nop\n.back 2\nthrend\n.endb\n", 0,
+		"t.qasm:4:1: warning: .back moves code across label 'x'");
+}
+
+/* vc4asm's rotation of a result, pack names and register names. */
+static void test_vc4asm_spellings(void)
+{
+	T_EQ_U64(word_of("fmul r0, r1 << r5, r2 << r5"), word_of("fmul r0 >> r5, r1, r2"));
+	T_EQ_U64(word_of("fmul r0, r1 >> 3, r2 >> 3"), word_of("fmul r0 << 3, r1, r2"));
+	T_EQ_U64(word_of("fmul r0, r1 << 3, r2 << 3"), word_of("fmul r0 >> 3, r1, r2"));
+	T_EQ_U64(word_of("fmul r0, r1 >> 3, r2 >> 3"), word_of("fmul r0 << 3, r1 >> 3, r2"));
+	T_EQ_U64(word_of("add ra0.16a, r1, r2"), word_of("add ra0.16ai, r1, r2"));
+	T_EQ_U64(word_of("fadd ra0.16b, r1, r2"), word_of("fadd ra0.16bf, r1, r2"));
+	T_EQ_U64(word_of("add ra0.8abcdsi, r1, r2"), word_of("add ra0.8888s, r1, r2"));
+	T_EQ_U64(word_of("add ra0.8asi, r1, r2"), word_of("add ra0.8as, r1, r2"));
+	T_EQ_U64(word_of("add ra0.8dsi, r1, r2"), word_of("add ra0.8dclamp, r1, r2"));
+	T_EQ_U64(word_of("add ra0.32s, r1, r2"), word_of("add ra0.32si, r1, r2"));
+	T_EQ_U64(word_of("add ra0, r1, r2"), word_of("add ra0.32, r1, r2"));
+	T_EQ_U64(word_of("add r0, ra1.8a, r2"), word_of("add r0, ra1.8ai, r2"));
+	T_EQ_U64(word_of("fadd r0, r4.16b, r2"), word_of("fadd r0, r4.16bf, r2"));
+	/* no unit named: the add ALU packs in regfile A, the mul ALU in itself */
+	T_EQ_U64(word_of("add ra0.8abcd, r1, r2"), word_of("add ra0.8888, r1, r2"));
+	T_EQ_U64(word_of("fmul ra0.8abcd, r1, r2"), word_of("fmul ra0.8888, r1, r2"));
+	T_ERROR("fmul r0.8a, r1, r2\n", "t.qasm:1:6: pack needs a regfile A register");
+	T_EQ_U64(word_of("fmul r0.8888, r1, r2"), word_of("fmul r0.8abcd, r1, r2"));
+	T_EQ_U64(word_of("fmul rb0.8888, r1, r2"), word_of("fmul rb0.8ddupe, r1, r2"));
+	/* a mul ALU writing regfile A: pm 0, pack 4 */
+	T_EQ_U64(0x104059c0409e700aull, word_of("mul24 ra0.8a, r1, r2"));
+	T_EQ_U64(word_of("mov mutex, 1"), word_of("mov mutex_rel, 1"));
+	T_EQ_U64(word_of("mov r0, mutex"), word_of("mov r0, mutex_acq"));
+	T_EQ_U64(word_of("mov irq, r0"), word_of("mov host_int, r0"));
+	T_ERROR("fmul r0, r1 >> r5, r2\n", "t.qasm:1:13: an input is rotated by r5 with '<< r5'");
+	T_ERROR("fmul r0 << r5, r1, r2\n", "t.qasm:1:9: a result is rotated by r5 with '>> r5'");
+	T_ERROR("fmul r0 << 2, r1 << 2, r2\n",
+		"t.qasm:1:18: both mul inputs need the same rotation");
+	T_ERROR("mov mutex_acq, r0\n", "t.qasm:1:5: expected a destination register");
+	T_ERROR("mov r0, mutex_rel\n", "t.qasm:1:9: 'mutex_rel' cannot be read");
+	T_ERROR("add r0.8888sf, r1, r2\n", "t.qasm:1:5: the add ALU has no float pack");
+	/* ".8af" unpacks only, as in vc4asm */
+	T_ERROR("fmul r0.8af, r1, r2\n", "t.qasm:1:6: unknown destination suffix '.8af'");
+	T_EQ_U64(word_of("fmul r0, r4.8c, r2"), word_of("fmul r0, r4.8cf, r2"));
+	T_ERROR("add ra0.16x, r1, r2\n", "t.qasm:1:5: unknown destination suffix '.16x'");
+}
+
 static char tmpdir[64];
 
 static void write_file(const char *name, const char *text)
@@ -389,6 +762,9 @@ static void test_include(void)
 	write_file("self.qasm", "nop\n.include \"self.qasm\"\n");
 	write_file("bad.qinc", "nop\nldi r0, nothing\n");
 	write_file("usebad.qasm", "nop\n.include \"bad.qinc\"\n");
+	write_file("inc/which.qinc", "thrend\n");
+	write_file("which.qinc", "thrsw\n");
+	write_file("angle.qasm", ".include <which.qinc>\n.include \"which.qinc\"\n");
 
 	n = assemble_file("main.qasm", incdir, w, 16, err, sizeof(err));
 	T_EQ_U64(2, n);
@@ -406,6 +782,11 @@ static void test_include(void)
 	n = assemble_file("usebad.qasm", NULL, w, 16, err, sizeof(err));
 	T_CHECK(n < 0);
 	T_EQ_STR("bad.qinc:2:9: undefined symbol 'nothing'", err);
+	/* <name> tries the include directories first, "name" the file's own */
+	n = assemble_file("angle.qasm", incdir, w, 16, err, sizeof(err));
+	T_EQ_U64(2, n);
+	T_EQ_U64(word_of("thrend"), w[0]);
+	T_EQ_U64(word_of("thrsw"), w[1]);
 	n = assemble_file("missing.qasm", NULL, w, 16, err, sizeof(err));
 	T_EQ_U64((uint64_t)-ENOENT, (uint64_t)n);
 
@@ -467,6 +848,9 @@ static void test_errors(void)
 	T_ERROR("nop\n.endr\n", "t.qasm:2:1: .endr without its opening directive");
 	T_ERROR(".rep end / 8 + 1\nnop\n.endr\nend:\n",
 		"t.qasm:4:1: label 'end' moved between passes (a forward label in .if or .rep?)");
+	/* a label only the second pass sees (it used to crash) */
+	T_ERROR("nop\n.if fwd != 0\ny: nop\n.endif\nfwd: nop\n",
+		"t.qasm:3:1: label 'y' moved between passes (a forward label in .if or .rep?)");
 	/* the instruction limit: 2^20 words */
 	T_ERROR(".rep 1025\n.rep 1024\nnop\n.endr\n.endr\n",
 		"t.qasm:3:1: program longer than 1048576 instructions");
@@ -480,6 +864,15 @@ int main(void)
 	test_expressions();
 	test_register_aliases();
 	test_directives();
+	test_locs();
+	test_many_errors();
+	test_constants();
+	test_functions();
+	test_foreach();
+	test_data();
+	test_align_assert_global();
+	test_back();
+	test_vc4asm_spellings();
 	test_vc4asm_forms();
 	test_include();
 	test_errors();

@@ -3,9 +3,11 @@
 #
 # test-qpu-as: the qpu-as tool end to end. Exact output in each format
 # (GPU_FFT hex, C array, raw binary checked through qpu-dis), .include
-# through -I, and failures: exit 1, the exact file:line:col message on
-# stderr, and no output file (an old one left untouched, no temp file
-# left behind). qpu-as is looked up next to QPU_DIS; skips if absent.
+# through -I, vc4asm's directives against the words vc4asm gives
+# (data/asm-directives.*), and failures: exit 1, every file:line:col
+# message with its macro notes on stderr, and no output file (an old one
+# left untouched, no temp file left behind). qpu-as is looked up next to
+# QPU_DIS; skips if absent.
 
 : "${QPU_DIS:?QPU_DIS must name the qpu-dis binary}"
 QPU_AS=${QPU_AS:-$(dirname "$QPU_DIS")/qpu-as}
@@ -16,6 +18,7 @@ fi
 # the tests run in a temporary directory: make the paths absolute
 QPU_AS=$(cd "$(dirname "$QPU_AS")" && pwd)/$(basename "$QPU_AS")
 QPU_DIS=$(cd "$(dirname "$QPU_DIS")" && pwd)/$(basename "$QPU_DIS")
+data=${QPU_TEST_DATA:-$(cd "$(dirname "$0")" && pwd)/data}
 
 tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT
@@ -108,6 +111,21 @@ else
 		cmp -s bin.dis hex.dis || fail "bin: disassembly differs from the hex file's"
 fi
 
+# test_qpu_as_vc4asm_directives: data, .align, .back, .foreach, functions,
+# constants and vc4asm's spellings give the words vc4asm gives
+"$QPU_AS" -f hex -o out/directives.hex "$data/asm-directives.qasm" 2>err
+status=$?
+expected_err="$data/asm-directives.qasm:8:6: warning: .int value not aligned: 16 bits short of 32-bit alignment"
+if [ "$status" -ne 0 ]; then
+	fail "directives: exit status $status ($(cat err))"
+elif ! cmp -s "$data/asm-directives.hex" out/directives.hex; then
+	fail "directives: output differs from vc4asm's"
+	diff -u "$data/asm-directives.hex" out/directives.hex >&2
+elif [ "$(cat err)" != "$expected_err" ]; then
+	fail "directives: stderr \"$(cat err)\""
+fi
+rm -f out/directives.hex
+
 # check_error NAME EXPECTED_STDERR ARGS...: exit 1, exact stderr, no OUT
 check_error() {
 	name=$1 expected=$2
@@ -129,15 +147,24 @@ printf 'nop\nldi r0, nothing\n' >undef.qasm
 check_error undefined "undef.qasm:2:9: error: undefined symbol 'nothing'" \
 	-f hex -o out/fail.hex undef.qasm
 check_error no_include_dir \
-	"prog.qasm:2:10: error: cannot include 'defs.qinc': No such file or directory" \
+	"prog.qasm:2:10: error: cannot include 'defs.qinc': No such file or directory
+prog.qasm:6:2: error: unknown instruction 'bump'" \
 	-f hex -o out/fail.hex prog.qasm
 printf '.rep 1000000\nnop\n.endr\n' >huge.qasm
 check_error huge_repeat \
 	"huge.qasm:1:6: error: repeat count 1000000 out of range 0..65536" \
 	-o out/fail.hex huge.qasm
 printf '.macro m\n\tm\n.endm\nm\n' >rec.qasm
-check_error recursive_macro "rec.qasm:2:2: error: recursive call of macro 'm'" \
+check_error recursive_macro "rec.qasm:2:2: error: recursive call of macro 'm'
+rec.qasm:4:1: note: in expansion of macro 'm'" \
 	-o out/fail.hex rec.qasm
+# test_qpu_as_many_errors: every bad line, each with its macro calls
+printf '.macro m, v\n\tadd r0, r0, v\n.endm\nfoo\n\tm 100\nnop\n\tbar\n' >many.qasm
+check_error many_errors "many.qasm:4:1: error: unknown instruction 'foo'
+many.qasm:2:14: error: value cannot be a small immediate
+many.qasm:5:2: note: in expansion of macro 'm'
+many.qasm:7:2: error: unknown instruction 'bar'" \
+	-o out/fail.hex many.qasm
 printf 'nop\n.include "self.qasm"\n' >self.qasm
 check_error recursive_include \
 	"self.qasm:2:10: error: nesting deeper than 64 (recursive include or macro?)" \
@@ -152,6 +179,16 @@ echo "old contents" >out/keep.hex
 "$QPU_AS" -f hex -o out/keep.hex undef.qasm 2>/dev/null
 [ "$(cat out/keep.hex)" = "old contents" ] || fail "keep: old output was changed"
 [ "$(ls out | wc -l)" -eq 4 ] || fail "keep: stray files in out/: $(ls out)"
+
+# test_qpu_as_fifo_output: a FIFO (like /dev/null, not a regular file) is
+# written into, never replaced by a renamed temporary file
+mkfifo fifo
+cat fifo >fifo.out &
+# (a failed run never opens the FIFO: open it here so cat ends)
+"$QPU_AS" -I inc -f hex -o fifo prog.qasm || { fail "fifo: qpu-as failed"; : >fifo; }
+wait
+[ -p fifo ] || fail "fifo: the FIFO was replaced"
+[ -s fifo.out ] || fail "fifo: nothing arrived through the FIFO"
 
 # test_qpu_as_help: usage on stdout, exit 0; no file is a usage error
 "$QPU_AS" --help >help 2>&1

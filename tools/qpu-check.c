@@ -1,0 +1,196 @@
+// SPDX-License-Identifier: MIT
+/*
+ * qpu-check: run libqpu's hazard checker over assembled QPU code (raw
+ * little-endian words or GPU_FFT-style hex, read like qpu-dis reads
+ * them) and print each finding with the word it concerns. Exit 0 when the
+ * code is clean, 1 on findings or any failure.
+ */
+
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "qpu.h"
+#include "qpu_disasm.h"
+#include "qpu_hazard.h"
+#include "../libqpu/wordfile.h"
+
+struct config {
+	enum qpu_wordfile_format format;
+	unsigned int flags;
+	uint64_t rules;
+	bool quiet;
+	const char *path;	/* NULL or "-": standard input */
+};
+
+struct report_ctx {
+	const char *name;
+	const uint64_t *words;
+	bool quiet;
+};
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+		"Usage: qpu-check [OPTION]... [FILE]\n"
+		"Check VideoCore IV QPU code from FILE (default: standard input) for\n"
+		"hazards: sequences the QPU does not run as written.\n\n"
+		"  -b, --binary      input is little-endian 64-bit words\n"
+		"  -x, --hex         input is hex text: 0xLOW, 0xHIGH, per instruction\n"
+		"  -p, --partial     the code is part of a program: skip the rules\n"
+		"                    about its start and end\n"
+		"  -Wno-RULE         do not apply RULE\n"
+		"  -WRULE            apply only the rules named with -W (repeatable)\n"
+		"  -q, --quiet       print findings without the disassembly\n"
+		"  -l, --list-rules  list the rules and exit\n"
+		"  -h, --help        this text\n"
+		"  -V, --version     the libqpu version\n\n"
+		"Exit status: 0 clean, 1 findings or an error.\n");
+}
+
+static void __attribute__((noreturn, format(printf, 2, 3)))
+die(const char *path, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "qpu-check: ");
+	if (path)
+		fprintf(stderr, "%s: ", path);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	exit(EXIT_FAILURE);
+}
+
+static unsigned int rule_or_die(const char *name)
+{
+	int rule = qpu_hazard_rule_find(name);
+
+	if (rule < 0)
+		die(NULL, "unknown rule '%s' (see --list-rules)", name);
+	return (unsigned int)rule;
+}
+
+static void list_rules(void)
+{
+	for (unsigned int r = 0; r < QPU_HAZARD_NUM_RULES; r++)
+		printf("%-22s %s\n", qpu_hazard_rule_name(r), qpu_hazard_rule_summary(r));
+}
+
+static void parse_config(int argc, char **argv, struct config *cfg)
+{
+	static const struct option longopts[] = {
+		{ "binary", no_argument, NULL, 'b' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "hex", no_argument, NULL, 'x' },
+		{ "list-rules", no_argument, NULL, 'l' },
+		{ "partial", no_argument, NULL, 'p' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 },
+	};
+	uint64_t only = 0, off = 0;
+	int i, j, opt;
+
+	memset(cfg, 0, sizeof(*cfg));
+	/* -Wno-RULE and -WRULE are not getopt-shaped: take them out first. */
+	for (i = j = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--"))
+			break;
+		if (!strncmp(argv[i], "-Wno-", 5))
+			off |= QPU_HAZARD_RULE_BIT(rule_or_die(argv[i] + 5));
+		else if (!strncmp(argv[i], "-W", 2) && argv[i][2])
+			only |= QPU_HAZARD_RULE_BIT(rule_or_die(argv[i] + 2));
+		else
+			argv[j++] = argv[i];
+	}
+	while (i < argc)
+		argv[j++] = argv[i++];
+	argc = j;
+	argv[argc] = NULL;
+	cfg->rules = (only ? only : QPU_HAZARD_ALL_RULES) & ~off;
+
+	while ((opt = getopt_long(argc, argv, "bhlpqVx", longopts, NULL)) != -1) {
+		switch (opt) {
+		case 'b':
+			cfg->format = QPU_WORDFILE_BINARY;
+			break;
+		case 'h':
+			usage(stdout);
+			exit(EXIT_SUCCESS);
+		case 'l':
+			list_rules();
+			exit(EXIT_SUCCESS);
+		case 'p':
+			cfg->flags |= QPU_HAZARD_PARTIAL;
+			break;
+		case 'q':
+			cfg->quiet = true;
+			break;
+		case 'V':
+			printf("qpu-check (libqpu) %s\n", qpu_version());
+			exit(EXIT_SUCCESS);
+		case 'x':
+			cfg->format = QPU_WORDFILE_HEX;
+			break;
+		default:
+			usage(stderr);
+			exit(EXIT_FAILURE);
+		}
+	}
+	if (argc - optind > 1)
+		die(NULL, "one input file at most (got %d)", argc - optind);
+	if (optind < argc)
+		cfg->path = argv[optind];
+}
+
+static int print_finding(const struct qpu_hazard *h, void *ctx)
+{
+	const struct report_ctx *r = ctx;
+	char text[QPU_DISASM_BUF_SIZE];
+
+	printf("%s: word %zu (0x%04zx): warning: %s [%s]\n", r->name, h->word,
+	       h->word * 8, h->message, h->name);
+	if (!r->quiet) {
+		qpu_disasm(r->words[h->word], (uint32_t)(h->word * 8), QPU_DISASM_TARGET,
+			   text, sizeof(text));
+		printf("    %s\n", text);
+	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct report_ctx rctx;
+	struct config cfg;
+	uint64_t *words;
+	char err[256];
+	size_t n;
+	int found;
+
+	parse_config(argc, argv, &cfg);
+	rctx.name = cfg.path && strcmp(cfg.path, "-") ? cfg.path : "<stdin>";
+	rctx.quiet = cfg.quiet;
+	if (qpu_wordfile_read(cfg.path, cfg.format, &words, &n, err, sizeof(err)))
+		die(rctx.name, "%s", err);
+	if (!n)
+		die(rctx.name, "no instruction words");
+	rctx.words = words;
+	found = qpu_hazard_check(words, n, cfg.rules, cfg.flags, print_finding, &rctx);
+	free(words);
+	if (found < 0)
+		die(rctx.name, "%s", strerror(-found));
+	if (fflush(stdout) || ferror(stdout))
+		die(NULL, "write error: %s", strerror(errno));
+	if (found)
+		fprintf(stderr, "qpu-check: %s: %d finding%s in %zu words\n", rctx.name,
+			found, found == 1 ? "" : "s", n);
+	return found ? EXIT_FAILURE : EXIT_SUCCESS;
+}
