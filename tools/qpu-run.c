@@ -59,6 +59,7 @@ struct config {
 	uint64_t budget;
 	bool trace;
 	bool stats;
+	bool no_predecode;
 	struct region regions[MAX_REGIONS];
 	unsigned int nregions;
 	uint32_t uniforms[MAX_UNIFORMS];
@@ -86,6 +87,8 @@ static void usage(FILE *out)
 		"                           to FILE, or as hex words to standard output\n"
 		"  -t, --trace              print each instruction as a QPU issues it\n"
 		"      --stats              print the emulator's counters\n"
+		"      --no-predecode       decode every instruction at each fetch\n"
+		"                           (the emulator's slower reference path)\n"
 		"  -h, --help               this text\n"
 		"  -V, --version            the libqpu version\n\n"
 		"Exit status: 0 all programs ended, 2 fault, 3 deadlock, 4 budget\n"
@@ -260,6 +263,7 @@ static void parse_args(struct config *cfg, int argc, char **argv)
 		{ "dump", required_argument, NULL, 'd' },
 		{ "trace", no_argument, NULL, 't' },
 		{ "stats", no_argument, NULL, 1 },
+		{ "no-predecode", no_argument, NULL, 2 },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -357,6 +361,9 @@ static void parse_args(struct config *cfg, int argc, char **argv)
 			break;
 		case 1:
 			cfg->stats = true;
+			break;
+		case 2:
+			cfg->no_predecode = true;
 			break;
 		case 'h':
 			usage(stdout);
@@ -500,6 +507,7 @@ int main(int argc, char **argv)
 	if (!emu)
 		die("out of memory");
 	qpu_emu_init(emu, &ops, &cfg, cfg.seed);
+	qpu_emu_set_predecode(emu, !cfg.no_predecode);
 	for (i = 0; i < cfg.qpus; i++) {
 		int q = qpu_emu_start(emu, cfg.code_addr,
 				      cfg.unif_addr + i * cfg.unif_stride);

@@ -48,13 +48,55 @@
  *   loadcv, loadam), reads of varyings, coordinates, ms_flags/rev_flag and
  *   reserved addresses, and (with a true lane) writes of quad/ms/rev, TLB
  *   and texture parameter registers; a branch in a branch's delay slots; a
- *   TMU FIFO overflow; 8/16-bit VPM or DMA setups when used.
+ *   TMU FIFO overflow; the reserved VPM size 3 and VDW MODEW 1 when used.
+ * - 8/16-bit VPM and VCD DMA: see vpm_elem() and "DOC: VCD DMA widths".
+ * - Thread switches: the QPUs run user programs, one thread each (the
+ *   guide's second thread per QPU is for threaded fragment shaders, which
+ *   only the rendering pipeline starts). A thrsw or lthrsw then finds no
+ *   other thread: like the hardware it takes effect after its two delay
+ *   slots, and the same thread goes on with its registers, accumulators
+ *   and TMU FIFOs intact, so the program runs as if the signal were absent.
+ *   Programs that rely on a switch to wait for a TMU result still work: the
+ *   lookup has completed (see the next point).
+ * - TMU latency: lookups complete at the request, so results never depend
+ *   on timing; stall_tmu counts the instructions an ldtmu issued too early
+ *   would have waited for a result arriving TMU_LATENCY instructions after
+ *   its request (Mesa's vc4 scheduler assumes 10; the guide gives none).
  * - Not modelled: textures (t/r/b writes), TLB, varyings and coordinates,
- *   8/16-bit VPM and DMA modes, thread switches (thrsw and lthrsw, like
- *   bkpt, sbwait and sbdone, do nothing), the nop-register and mul-nop
+ *   bkpt, sbwait and sbdone (they do nothing), the nop-register and mul-nop
  *   read-back quirks (they read 0), the flag setting of branches with an
- *   odd raddr_a (such words fault as reserved). The stall counters count
- *   the scheduler's visits to waiting QPUs (once a round with seed 0).
+ *   odd raddr_a (such words fault as reserved). stall_vpm, stall_sync and
+ *   part of stall_tmu count the scheduler's visits to waiting QPUs (once a
+ *   round with seed 0).
+ * - Pack 32s (regfile A pack 8) saturates the exact sum or difference of
+ *   add and sub; any other result fits 32 bits and is kept as it is.
+ *
+ * DOC: predecoded instructions
+ * Each word is decoded once into a struct qpu_emu_op (the decode plus what
+ * step() needs: may it block, does it read a uniform, the mutex or r4,
+ * does it unpack), kept in a direct-mapped cache of OP_CACHE_ENTRIES
+ * indexed by PC. Code lives in the caller's buffers, which the program's
+ * own VCD DMA, the host or another device may rewrite at any time, so the
+ * cache is never trusted on its own: every fetch still reads the 8 bytes
+ * at the PC and uses the entry only if its tag holds the same PC and the
+ * same word. A write into code is therefore seen at the next fetch with no
+ * hook on any writer, at the cost of a 64-bit compare. What is saved is
+ * the translate() call of each fetch: a QPU keeps a window (the rest of
+ * the 4 KiB block around its PC, or one word where translate() refuses
+ * more) and fetches inside it directly. translate()'s answers are trusted
+ * only until qpu_emu_run() returns (the kernel's simulated V3D swaps jobs
+ * between calls), so each call starts with no window.
+ * qpu_emu_set_predecode(emu, false) turns both off, as a reference.
+ *
+ * DOC: speed
+ * The ALU works on whole vectors: one switch per instruction, then a plain
+ * 16-lane loop per op that the compiler unrolls or vectorises; inputs are
+ * read in place (registers, constant vectors) rather than copied; float
+ * add and multiply go through qpu_emu_fadd16() and qpu_emu_fmul16() (SIMD
+ * on hosts that have it); unpack, pack, peripheral writes and rotation
+ * take the general paths only when an instruction uses them. With one QPU
+ * live, round-robin is skipped: it runs until it waits or ends. Results are
+ * the same bit for bit as the plain per-lane code (test-emu-fuzz).
  */
 #include "qpu_isa.h"
 #include "qpu_emu.h"
@@ -63,8 +105,9 @@
 #define LANES			16
 #define ALL_LANES		0xffffu
 #define TMU_FIFO_DEPTH		4
-#define DCACHE_ENTRIES		512
-#define VPM_ROWS		(QPU_EMU_VPM_WORDS / 16)
+#define TMU_LATENCY		10	/* instructions, for stall_tmu only */
+#define OP_CACHE_ENTRIES	1024	/* predecoded instructions, a power of 2 */
+#define FETCH_WINDOW		4096	/* bytes translate() is asked for at once */
 
 /* Read addresses 32..63 used below. */
 #define RA_UNIF			32
@@ -97,6 +140,7 @@ struct qpu_emu_vpm_setup {
 	u32 stride;
 	u32 left;		/* vectors still to read */
 	u32 size;		/* 0 8-bit, 1 16-bit, 2 32-bit */
+	bool laned;		/* 8/16-bit: one byte/halfword lane per word */
 	bool horiz;
 };
 
@@ -133,15 +177,42 @@ struct qpu_emu_qpu {
 	u32 sfu_val[LANES];
 	u32 tmu[2][TMU_FIFO_DEPTH][LANES];
 	u8 tmu_head[2], tmu_count[2];
+	u64 tmu_ready[2][TMU_FIFO_DEPTH];	/* instruction count it arrives */
 	struct qpu_emu_vpm_setup vr, vw;
 	u32 vdr_setup, vdr_pitch;
 	u32 vdw_setup, vdw_stride;
+	/* code the QPU fetches from, translated once per qpu_emu_run() */
+	const u8 *win;
+	u32 win_addr, win_len;
 };
 
-struct qpu_emu_dcache {
-	u32 addr;
-	bool valid;
+/* What predecode() found out about an instruction (qpu_emu_op.flags). */
+#define OP_VALID	BIT_U8(0)	/* the entry holds a decoded word */
+#define OP_WAIT		BIT_U8(1)	/* may block: must_wait() decides */
+#define OP_UNIF		BIT_U8(2)	/* reads a uniform */
+#define OP_MUTEX	BIT_U8(3)	/* reads mutex_acq */
+#define OP_R4		BIT_U8(4)	/* an ALU input is r4 (for stall_sfu) */
+#define OP_UNPACK	BIT_U8(5)	/* an ALU input is unpacked */
+
+#define BIT_U8(n)	((u8)(1u << (n)))
+
+/* How step() runs an instruction (qpu_emu_op.exec). */
+enum qpu_emu_exec_kind {
+	EX_ALU,
+	EX_LDI,		/* load immediates and semaphores */
+	EX_BRANCH,
+	EX_BAD,		/* reserved encodings and the raw kind: fault */
+};
+
+/*
+ * One predecoded instruction: the word it was decoded from (the tag that
+ * proves it still describes memory), its bus address, and the decode.
+ */
+struct qpu_emu_op {
 	u64 word;
+	u32 addr;
+	u8 flags;
+	u8 exec;
 	struct qpu_isa_instr in;
 };
 
@@ -153,14 +224,18 @@ struct qpu_emu {
 	enum qpu_emu_status status;
 	u32 completed;
 	u32 rr_next;
+	u16 live;		/* QPUs with a program, bit per QPU */
+	u16 waiting;		/* ... of which in a QPU_EMU_QPU_WAIT_* state */
+	bool no_predecode;	/* qpu_emu_set_predecode(emu, false) */
 	int mutex_owner;
 	u8 sem[QPU_EMU_NUM_SEMAPHORES];
 	struct qpu_emu_fault fault;
 	struct qpu_emu_stats stats;
 	u32 vpm[QPU_EMU_VPM_WORDS];
 	struct qpu_emu_qpu qpu[QPU_EMU_NUM_QPUS];
-	struct qpu_emu_dcache dcache[DCACHE_ENTRIES];
 	struct qpu_emu_alu_scratch alu;
+	struct qpu_emu_op op_uncached;	/* the decode when predecoding is off */
+	struct qpu_emu_op icache[OP_CACHE_ENTRIES];
 };
 
 /* Per-instruction context. */
@@ -168,6 +243,7 @@ struct qpu_emu_exec {
 	struct qpu_emu *emu;
 	struct qpu_emu_qpu *q;
 	unsigned int qi;
+	const struct qpu_emu_op *op;
 	const struct qpu_isa_instr *in;
 	bool fault;
 	bool uses_r4;
@@ -216,9 +292,19 @@ static bool is_live(const struct qpu_emu_qpu *q)
 	return q->state != QPU_EMU_QPU_IDLE;
 }
 
-static bool is_waiting(const struct qpu_emu_qpu *q)
+/* Every state change goes through here, to keep the live/waiting masks. */
+static void set_state(struct qpu_emu *emu, unsigned int qi,
+		      enum qpu_emu_qpu_state state)
 {
-	return q->state >= QPU_EMU_QPU_WAIT_SEM;
+	u16 bit = (u16)(1u << qi);
+
+	emu->qpu[qi].state = state;
+	emu->live &= ~bit;
+	emu->waiting &= ~bit;
+	if (state != QPU_EMU_QPU_IDLE)
+		emu->live |= bit;
+	if (state >= QPU_EMU_QPU_WAIT_SEM)
+		emu->waiting |= bit;
 }
 
 /* --- faults and memory --------------------------------------------------- */
@@ -269,7 +355,7 @@ static void wake_sync(struct qpu_emu *emu)
 	for (i = 0; i < QPU_EMU_NUM_QPUS; i++)
 		if (emu->qpu[i].state == QPU_EMU_QPU_WAIT_SEM ||
 		    emu->qpu[i].state == QPU_EMU_QPU_WAIT_MUTEX)
-			emu->qpu[i].state = QPU_EMU_QPU_RUNNING;
+			set_state(emu, i, QPU_EMU_QPU_RUNNING);
 }
 
 static bool reads_raddr(const struct qpu_isa_instr *in, unsigned int addr)
@@ -311,24 +397,70 @@ static enum qpu_emu_qpu_state must_wait(struct qpu_emu *emu,
 
 /* --- VPM ----------------------------------------------------------------- */
 
-/* Word index of element @i of the vector at generic address @addr. */
-static u32 vpm_index(const struct qpu_emu_vpm_setup *s, unsigned int i)
+/*
+ * Word index of element @i of the generic-access vector at the setup's
+ * address, and in *@shift the bit where its 8 or 16 bits start (0 for
+ * 32-bit).
+ *
+ * DOC: VPM generic access widths
+ * The address fields follow the Reference Guide (section 7, the generic
+ * block setup tables): "the LS 1 or 2 bits select the Half-word or Byte
+ * sub-vector for 16 or 8-bit width", so an 8-bit address is {Y[5:0],
+ * B[1:0]} horizontal and {Y[5:4], X[3:0], B[1:0]} vertical, a 16-bit one
+ * {Y[5:0], H} and {Y[5:4], X[3:0], H}, a 32-bit one Y and {Y[5:4], X[3:0]}.
+ * Address bits above those the tables name extend Y (rows 64..191 of our
+ * 12 KiB), as the 32-bit modes already did. LANED ("0,1 = Packed, Laned.
+ * Ignored for 32-bit width"): laned, the vector is byte/halfword lane B/H
+ * of 16 words (a row, or a column of a 16-row block); packed, it is 16
+ * consecutive bytes/halfwords and B/H picks which 16 of the row's 64 bytes
+ * (horizontal) or of the column's (vertical, 4 bytes a row, from the top
+ * of the block). 8/16-bit reads are zero-extended; writes change only
+ * their byte or halfword. STRIDE is added to the whole address, so with
+ * stride 1 successive packed vectors fill a row. Our choice where the
+ * guide has only figures: the packed order within a word is little-endian
+ * (element 0 in bits 7:0), as VC4C's emulator also reads it.
+ */
+static u32 vpm_elem(const struct qpu_emu_vpm_setup *s, unsigned int i,
+		    u32 *shift)
 {
+	u32 a = s->addr, w = s->size ? 2 : 1, per = 4 / (s->size + 1);
+	u32 sel, x, row, pos;
+
+	*shift = 0;
+	if (s->size == 2) {
+		if (s->horiz)
+			return a * 16 + i;
+		return ((a >> 4) * 16 + i) * 16 + (a & 15);
+	}
+	sel = a & (per - 1);
+	a /= per;			/* now {Y} or {Y[..:4], X[3:0]} */
+	if (s->laned) {
+		*shift = sel * 8 * w;
+		if (s->horiz)
+			return a * 16 + i;
+		return ((a >> 4) * 16 + i) * 16 + (a & 15);
+	}
+	pos = (16 * sel + i) * w;	/* byte offset in the row or column */
+	*shift = (pos & 3) * 8;
 	if (s->horiz)
-		return s->addr * 16 + i;
-	return ((s->addr >> 4) * 16 + i) * 16 + (s->addr & 15);
+		return a * 16 + pos / 4;
+	x = a & 15;
+	row = (a >> 4) * 16 + pos / 4;
+	return row * 16 + x;
 }
 
 static bool vpm_check(struct qpu_emu_exec *x,
 		      const struct qpu_emu_vpm_setup *s)
 {
-	if (s->size != 2) {
-		bad_instr(x);	/* 8/16-bit VPM access: not modelled */
+	u32 sh;
+
+	if (s->size == 3) {
+		bad_instr(x);	/* the reserved size */
 		return false;
 	}
-	if (vpm_index(s, 0) >= QPU_EMU_VPM_WORDS ||
-	    vpm_index(s, 15) >= QPU_EMU_VPM_WORDS) {
-		set_fault(x, QPU_EMU_FAULT_VPM, vpm_index(s, 0) * 4,
+	/* Every layout's word index grows with the element number. */
+	if (vpm_elem(s, 15, &sh) >= QPU_EMU_VPM_WORDS) {
+		set_fault(x, QPU_EMU_FAULT_VPM, vpm_elem(s, 0, &sh) * 4,
 			  QPU_EMU_ACCESS_FETCH);
 		return false;
 	}
@@ -338,12 +470,21 @@ static bool vpm_check(struct qpu_emu_exec *x,
 static void vpm_read(struct qpu_emu_exec *x, u32 *out)
 {
 	struct qpu_emu_vpm_setup *s = &x->q->vr;
+	u32 sh, mask = s->size ? 0xffff : 0xff;
 	unsigned int i;
 
 	if (!vpm_check(x, s))
 		return;
-	for (i = 0; i < LANES; i++)
-		out[i] = x->emu->vpm[vpm_index(s, i)];
+	if (s->size == 2) {
+		for (i = 0; i < LANES; i++)
+			out[i] = x->emu->vpm[vpm_elem(s, i, &sh)];
+	} else {	/* 8 and 16 bits read zero-extended */
+		for (i = 0; i < LANES; i++) {
+			u32 w = vpm_elem(s, i, &sh);
+
+			out[i] = (x->emu->vpm[w] >> sh) & mask;
+		}
+	}
 	s->addr += s->stride;
 	s->left--;
 }
@@ -351,13 +492,22 @@ static void vpm_read(struct qpu_emu_exec *x, u32 *out)
 static void vpm_write(struct qpu_emu_exec *x, const u32 *v, u16 mask)
 {
 	struct qpu_emu_vpm_setup *s = &x->q->vw;
+	u32 sh, m = s->size ? 0xffff : 0xff;
 	unsigned int i;
 
 	if (!vpm_check(x, s))
 		return;
-	for (i = 0; i < LANES; i++)
-		if (mask & (1u << i))
-			x->emu->vpm[vpm_index(s, i)] = v[i];
+	for (i = 0; i < LANES; i++) {
+		u32 *w;
+
+		if (!(mask & (1u << i)))
+			continue;
+		w = &x->emu->vpm[vpm_elem(s, i, &sh)];
+		if (s->size == 2)
+			*w = v[i];
+		else
+			*w = (*w & ~(m << sh)) | (v[i] & m) << sh;
+	}
 	s->addr += s->stride;
 }
 
@@ -365,6 +515,7 @@ static void vpm_generic_setup(struct qpu_emu_vpm_setup *s, u32 v, bool rd)
 {
 	s->addr = v & 0xff;
 	s->size = (v >> 8) & 3;
+	s->laned = (v >> 10) & 1;
 	s->horiz = (v >> 11) & 1;
 	s->stride = (v >> 12) & 0x3f;
 	if (!s->stride)
@@ -378,19 +529,94 @@ static void vpm_generic_setup(struct qpu_emu_vpm_setup *s, u32 v, bool rd)
 
 /* --- VCD DMA ------------------------------------------------------------- */
 
-static bool dma_vpm_ok(struct qpu_emu_exec *x, u32 row, u32 col)
+/*
+ * DOC: VCD DMA widths
+ * MODEW (VDR bits 30:28, VDW bits 2:0) is 0 for 32-bit elements, 2-3 for
+ * 16-bit with halfword select MODEW[0], 4-7 for 8-bit with byte select
+ * MODEW[1:0]; 1 is the VDR extended pitch setup, and reserved in a VDW
+ * setup (a fault). The guide marks the selects "packed only" and VDW bit 15
+ * write-as-zero: DMA always uses the packed layout of the generic accesses,
+ * so a select picks the same 16 bytes/halfwords a generic address's B/H
+ * does. Positions below are in bytes of the VPM seen as 64-byte rows.
+ * - VDR: VPITCH is added to {Y, sel} horizontal, {X, sel} vertical, after
+ *   each memory row (the guide: "added to {Y[1:0], B[1:0]}" for 8 bits,
+ *   "{Y[2:0], H[0]}" for 16); element k of memory row r goes to byte
+ *   4X + 16*w*sel + k*w of row Y' (wrapping within the row, as 32-bit X
+ *   does), or vertical down column X' from byte 16*w*sel + k*w of the
+ *   column (4 bytes a row) starting at row Y.
+ * - VDW: unit u reads row Y+u from byte 4X + 16*w*sel (running on into the
+ *   next rows, as 32-bit DEPTH does), or column X+u from byte 16*w*sel of
+ *   the column starting at row Y.
+ * Memory rows need only be aligned to the element width.
+ */
+
+/* Word index in the VPM of byte @pos of row @row, or of column @col. */
+static u32 dma_word(bool vert, u32 row, u32 col, u32 pos)
 {
-	if (row < VPM_ROWS)
+	if (vert)
+		return (row + pos / 4) * 16 + col;
+	return row * 16 + pos / 4;
+}
+
+static bool dma_vpm_ok(struct qpu_emu_exec *x, u32 word)
+{
+	if (word < QPU_EMU_VPM_WORDS)
 		return true;
-	set_fault(x, QPU_EMU_FAULT_VPM, (row * 16 + col) * 4,
-		  QPU_EMU_ACCESS_FETCH);
+	set_fault(x, QPU_EMU_FAULT_VPM, word * 4, QPU_EMU_ACCESS_FETCH);
 	return false;
 }
 
+static u32 rd_n(const u8 *p, u32 w)
+{
+	if (w == 4)
+		return rd32(p);
+	return w == 2 ? (u32)(p[0] | p[1] << 8) : p[0];
+}
+
+static void wr_n(u8 *p, u32 v, u32 w)
+{
+	if (w == 4) {
+		wr32(p, v);
+		return;
+	}
+	p[0] = (u8)v;
+	if (w == 2)
+		p[1] = (u8)(v >> 8);
+}
+
+static void *dma_mem(struct qpu_emu_exec *x, u32 addr, u32 len, u32 w,
+		     enum qpu_emu_access kind)
+{
+	void *p;
+
+	if (x->fault)
+		return NULL;
+	if (addr & (w - 1)) {
+		set_fault(x, QPU_EMU_FAULT_MISALIGNED, addr, kind);
+		return NULL;
+	}
+	p = x->emu->ops->translate(x->emu->ctx, addr, len, kind);
+	if (!p)
+		set_fault(x, QPU_EMU_FAULT_MEMORY, addr, kind);
+	return p;
+}
+
+/* Element width in bytes and select of a MODEW value; 0 if reserved. */
+static u32 dma_width(u32 modew, u32 *sel)
+{
+	*sel = modew & 3;
+	if (!modew)
+		return 4;
+	if (modew >= 4)
+		return 1;
+	*sel &= 1;
+	return modew >= 2 ? 2 : 0;
+}
+
 /*
- * VDR: memory row r (ROWLEN words, rows PITCH bytes apart) goes to VPM row
- * Y + r * VPITCH from column X (horizontal), or down column X + r * VPITCH
- * from row Y (vertical).
+ * VDR: memory row r (ROWLEN elements, rows PITCH bytes apart) goes to VPM
+ * row Y + r * VPITCH from column X (horizontal), or down column X + r *
+ * VPITCH from row Y (vertical); narrower widths as the DOC above says.
  */
 static void dma_load(struct qpu_emu_exec *x, u32 addr)
 {
@@ -398,47 +624,56 @@ static void dma_load(struct qpu_emu_exec *x, u32 addr)
 	u32 s = q->vdr_setup, mpitch = (s >> 24) & 15, pitch;
 	u32 rowlen = (s >> 20) & 15, nrows = (s >> 16) & 15;
 	u32 vpitch = (s >> 12) & 15, base = s & 0x7ff;
+	u32 bx = base & 15, by = base >> 4, sel0, w, per;
 	bool vert = (s >> 11) & 1;
-	u32 r, w, pass;
+	u32 r, k, pass;
 
-	if ((s >> 28) & 7) {
-		bad_instr(x);	/* 8/16-bit DMA: not modelled */
+	w = dma_width((s >> 28) & 7, &sel0);
+	if (!w) {
+		bad_instr(x);	/* not reached: MODEW 1 is the pitch setup */
 		return;
 	}
+	per = 4 / w;
 	pitch = mpitch ? 8u << mpitch : q->vdr_pitch;
 	rowlen = rowlen ? rowlen : 16;
 	nrows = nrows ? nrows : 16;
 	vpitch = vpitch ? vpitch : 16;
 	for (pass = 0; pass < 2; pass++) {
 		for (r = 0; r < nrows; r++) {
-			u8 *p = mem(x, addr + r * pitch, rowlen * 4,
-				    QPU_EMU_ACCESS_DMA_LOAD);
+			u8 *p = dma_mem(x, addr + r * pitch, rowlen * w, w,
+					QPU_EMU_ACCESS_DMA_LOAD);
+			u32 v = (vert ? bx : by) * per + sel0 + r * vpitch;
+			u32 row, col, sel = v % per;
 
 			if (!p)
 				return;
-			for (w = 0; w < rowlen; w++) {
-				u32 row, col;
+			row = vert ? by : v / per;
+			col = vert ? (v / per) & 15 : bx;
+			for (k = 0; k < rowlen; k++) {
+				u32 pos = 16 * w * sel + k * w, word;
 
-				if (vert) {
-					row = (base >> 4) + w;
-					col = ((base & 15) + r * vpitch) & 15;
-				} else {
-					row = (base >> 4) + r * vpitch;
-					col = ((base & 15) + w) & 15;
-				}
-				if (!dma_vpm_ok(x, row, col))
+				if (!vert)
+					pos = (pos + 4 * col) & 63;
+				word = dma_word(vert, row, col, pos);
+				if (!dma_vpm_ok(x, word))
 					return;
-				if (pass)
-					x->emu->vpm[row * 16 + col] =
-						rd32(p + w * 4);
+				if (pass) {
+					u32 *d = &x->emu->vpm[word];
+					u32 sh = (pos & 3) * 8;
+					u32 m = w == 4 ? ~0u :
+						((1u << (8 * w)) - 1) << sh;
+
+					*d = (*d & ~m) |
+						(rd_n(p + k * w, w) << sh & m);
+				}
 			}
 		}
 	}
-	x->emu->stats.dma_load_bytes += nrows * rowlen * 4;
+	x->emu->stats.dma_load_bytes += nrows * rowlen * w;
 }
 
 /*
- * VDW: UNITS memory rows of DEPTH words, each followed by STRIDE bytes.
+ * VDW: UNITS memory rows of DEPTH elements, each followed by STRIDE bytes.
  * Horizontal: row u comes from VPM row Y + u from column X; vertical: from
  * column X + u from row Y down.
  */
@@ -446,39 +681,42 @@ static void dma_store(struct qpu_emu_exec *x, u32 addr)
 {
 	struct qpu_emu_qpu *q = x->q;
 	u32 s = q->vdw_setup, units = (s >> 23) & 127, depth = (s >> 16) & 127;
-	u32 base = (s >> 3) & 0x7ff, u, d, pass;
+	u32 base = (s >> 3) & 0x7ff, u, d, pass, sel, w;
 	bool horiz = (s >> 14) & 1;
 
-	if (s & 7) {
-		bad_instr(x);	/* 8/16-bit DMA: not modelled */
+	w = dma_width(s & 7, &sel);
+	if (!w) {
+		bad_instr(x);	/* MODEW 1 is reserved */
 		return;
 	}
 	units = units ? units : 128;
 	depth = depth ? depth : 128;
 	for (pass = 0; pass < 2; pass++) {
 		for (u = 0; u < units; u++) {
-			u8 *p = mem(x, addr + u * (depth * 4 + q->vdw_stride),
-				    depth * 4, QPU_EMU_ACCESS_DMA_STORE);
+			u8 *p = dma_mem(x, addr + u * (depth * w +
+						       q->vdw_stride),
+					depth * w, w,
+					QPU_EMU_ACCESS_DMA_STORE);
+			u32 row = (base >> 4) + (horiz ? u : 0);
+			u32 col = horiz ? base & 15 : ((base & 15) + u) & 15;
 
 			if (!p)
 				return;
 			for (d = 0; d < depth; d++) {
-				u32 idx;
+				u32 pos = 16 * w * sel + d * w, word;
 
 				if (horiz)
-					idx = ((base >> 4) + u) * 16 +
-						(base & 15) + d;
-				else
-					idx = ((base >> 4) + d) * 16 +
-						(((base & 15) + u) & 15);
-				if (!dma_vpm_ok(x, idx / 16, idx % 16))
+					pos += 4 * col;
+				word = dma_word(!horiz, row, col, pos);
+				if (!dma_vpm_ok(x, word))
 					return;
 				if (pass)
-					wr32(p + d * 4, x->emu->vpm[idx]);
+					wr_n(p + d * w, x->emu->vpm[word] >>
+					     ((pos & 3) * 8), w);
 			}
 		}
 	}
-	x->emu->stats.dma_store_bytes += units * depth * 4;
+	x->emu->stats.dma_store_bytes += units * depth * w;
 }
 
 /* --- TMU ----------------------------------------------------------------- */
@@ -508,12 +746,23 @@ static void tmu_request(struct qpu_emu_exec *x, unsigned int t, const u32 *v,
 		slot[i] = rd32(p);
 		x->emu->stats.tmu_bytes += 4;
 	}
+	q->tmu_ready[t][(q->tmu_head[t] + q->tmu_count[t]) % TMU_FIFO_DEPTH] =
+		x->emu->stats.instructions[x->qi] + TMU_LATENCY;
 	q->tmu_count[t]++;
 }
 
-static void tmu_pop(struct qpu_emu_qpu *q, unsigned int t)
+/*
+ * ldtmu: r4 gets the oldest result. The lookup itself completed at the
+ * request; the latency it would have had only counts in stall_tmu.
+ */
+static void tmu_pop(struct qpu_emu_exec *x, unsigned int t)
 {
+	struct qpu_emu_qpu *q = x->q;
 	unsigned int i, h = q->tmu_head[t];
+	u64 now = x->emu->stats.instructions[x->qi];
+
+	if (now < q->tmu_ready[t][h])
+		x->emu->stats.stall_tmu += q->tmu_ready[t][h] - now;
 
 	for (i = 0; i < LANES; i++)
 		q->acc[4][i] = q->tmu[t][h][i];
@@ -646,85 +895,132 @@ static u32 clz32(u32 v)
 	return v ? (u32)__builtin_clz(v) : 32;
 }
 
-/* One lane of the add ALU; *@c gets the carry flag, *@wide the exact sum. */
-static u32 alu_add(unsigned int op, u32 a, u32 b, bool *c, s64 *wide)
-{
-	u32 s = b & 31;
+#define LANE_LOOP(expr)				\
+	do {					\
+		for (i = 0; i < LANES; i++)	\
+			v[i] = (expr);		\
+	} while (0)
 
-	*c = false;
+#define CARRY_LOOP(expr)				\
+	do {						\
+		for (i = 0; i < LANES && want_c; i++)	\
+			c |= (u16)((expr) << i);	\
+	} while (0)
+
+/*
+ * The add ALU over 16 lanes: @v gets the results; the return value, the
+ * carry flags (bit per lane) when @want_c. One switch per instruction, a
+ * plain loop per op, so the compiler can unroll or vectorise it.
+ */
+static u16 alu_add_lanes(unsigned int op, const u32 *a, const u32 *b,
+			 u32 *__restrict v, bool want_c)
+{
+	unsigned int i;
+	u16 c = 0;
+
 	switch (op) {
 	case QPU_ISA_A_FADD:
-		return qpu_emu_fadd(a, b);
-	case QPU_ISA_A_FSUB:
-		return qpu_emu_fsub(a, b);
+		qpu_emu_fadd16(a, b, 0, v);
+		break;
+	case QPU_ISA_A_FSUB:	/* fsub(a, b) is fadd(a, -b), NaNs included */
+		qpu_emu_fadd16(a, b, 0x80000000u, v);
+		break;
 	case QPU_ISA_A_FMIN:
-		*c = qpu_emu_fgt(a, b);
-		return qpu_emu_fmin(a, b);
+		LANE_LOOP(qpu_emu_fmin(a[i], b[i]));
+		CARRY_LOOP(qpu_emu_fgt(a[i], b[i]));
+		break;
 	case QPU_ISA_A_FMAX:
-		*c = qpu_emu_fgt(a, b);
-		return qpu_emu_fmax(a, b);
+		LANE_LOOP(qpu_emu_fmax(a[i], b[i]));
+		CARRY_LOOP(qpu_emu_fgt(a[i], b[i]));
+		break;
 	case QPU_ISA_A_FMINABS:
-		*c = qpu_emu_fgt(a & 0x7fffffffu, b & 0x7fffffffu);
-		return qpu_emu_fminabs(a, b);
+		LANE_LOOP(qpu_emu_fminabs(a[i], b[i]));
+		CARRY_LOOP(qpu_emu_fgt(a[i] & 0x7fffffffu, b[i] & 0x7fffffffu));
+		break;
 	case QPU_ISA_A_FMAXABS:
-		*c = qpu_emu_fgt(a & 0x7fffffffu, b & 0x7fffffffu);
-		return qpu_emu_fmaxabs(a, b);
+		LANE_LOOP(qpu_emu_fmaxabs(a[i], b[i]));
+		CARRY_LOOP(qpu_emu_fgt(a[i] & 0x7fffffffu, b[i] & 0x7fffffffu));
+		break;
 	case QPU_ISA_A_FTOI:
-		return qpu_emu_ftoi(a);
+		LANE_LOOP(qpu_emu_ftoi(a[i]));
+		break;
 	case QPU_ISA_A_ITOF:
-		return qpu_emu_itof(a);
+		LANE_LOOP(qpu_emu_itof(a[i]));
+		break;
 	case QPU_ISA_A_ADD:
-		*c = (u64)a + b > 0xffffffffull;
-		*wide = (s64)(s32)a + (s32)b;
-		return a + b;
+		LANE_LOOP(a[i] + b[i]);
+		CARRY_LOOP(v[i] < a[i]);
+		break;
 	case QPU_ISA_A_SUB:
-		*c = a < b;
-		*wide = (s64)(s32)a - (s32)b;
-		return a - b;
+		LANE_LOOP(a[i] - b[i]);
+		CARRY_LOOP(a[i] < b[i]);
+		break;
 	case QPU_ISA_A_SHR:
-		return a >> s;
+		LANE_LOOP(a[i] >> (b[i] & 31));
+		break;
 	case QPU_ISA_A_ASR:
-		return (u32)((s32)a >> s);
+		LANE_LOOP((u32)((s32)a[i] >> (b[i] & 31)));
+		break;
 	case QPU_ISA_A_ROR:
-		return s ? (a >> s) | (a << (32 - s)) : a;
+		LANE_LOOP((a[i] >> (b[i] & 31)) | (a[i] << ((32 - b[i]) & 31)));
+		break;
 	case QPU_ISA_A_SHL:
-		return a << s;
+		LANE_LOOP(a[i] << (b[i] & 31));
+		break;
 	case QPU_ISA_A_MIN:
-		*c = (s32)a > (s32)b;
-		return (s32)a < (s32)b ? a : b;
+		LANE_LOOP((s32)a[i] < (s32)b[i] ? a[i] : b[i]);
+		CARRY_LOOP((s32)a[i] > (s32)b[i]);
+		break;
 	case QPU_ISA_A_MAX:
-		*c = (s32)a > (s32)b;
-		return (s32)a > (s32)b ? a : b;
+		LANE_LOOP((s32)a[i] > (s32)b[i] ? a[i] : b[i]);
+		CARRY_LOOP((s32)a[i] > (s32)b[i]);
+		break;
 	case QPU_ISA_A_AND:
-		return a & b;
+		LANE_LOOP(a[i] & b[i]);
+		break;
 	case QPU_ISA_A_OR:
-		return a | b;
+		LANE_LOOP(a[i] | b[i]);
+		break;
 	case QPU_ISA_A_XOR:
-		return a ^ b;
+		LANE_LOOP(a[i] ^ b[i]);
+		break;
 	case QPU_ISA_A_NOT:
-		return ~a;
+		LANE_LOOP(~a[i]);
+		break;
 	case QPU_ISA_A_CLZ:
-		return clz32(a);
+		LANE_LOOP(clz32(a[i]));
+		break;
 	case QPU_ISA_A_V8ADDS:
-		return v8(a, b, QPU_ISA_M_V8ADDS);
+		LANE_LOOP(v8(a[i], b[i], QPU_ISA_M_V8ADDS));
+		break;
 	case QPU_ISA_A_V8SUBS:
-		return v8(a, b, QPU_ISA_M_V8SUBS);
+		LANE_LOOP(v8(a[i], b[i], QPU_ISA_M_V8SUBS));
+		break;
 	default:
-		return 0;
+		LANE_LOOP(0);
+		break;
 	}
+	return c;
 }
 
-static u32 alu_mul(unsigned int op, u32 a, u32 b)
+static void alu_mul_lanes(unsigned int op, const u32 *a, const u32 *b,
+			  u32 *__restrict v)
 {
+	unsigned int i;
+
 	switch (op) {
 	case QPU_ISA_M_FMUL:
-		return qpu_emu_fmul(a, b);
+		qpu_emu_fmul16(a, b, v);
+		break;
 	case QPU_ISA_M_MUL24:
-		return (a & 0xffffff) * (b & 0xffffff);
+		LANE_LOOP((a[i] & 0xffffff) * (b[i] & 0xffffff));
+		break;
 	case QPU_ISA_M_NOP:
-		return 0;
+		LANE_LOOP(0);
+		break;
 	default:
-		return v8(a, b, op);
+		LANE_LOOP(v8(a[i], b[i], op));
+		break;
 	}
 }
 
@@ -751,21 +1047,21 @@ static u16 cond_mask(const struct qpu_emu_qpu *q, unsigned int cond)
 	}
 }
 
-static void set_flags(struct qpu_emu_qpu *q, const u32 *v, const bool *c,
-		      u16 mask, bool is_float)
+/* Z, N and C of the lanes in @mask from results @v and carries @c. */
+static void set_flags(struct qpu_emu_qpu *q, const u32 *v, u16 c, u16 mask,
+		      bool is_float)
 {
+	u32 zmask = is_float ? 0x7fffffffu : 0xffffffffu;
 	unsigned int i;
+	u16 z = 0, n = 0;
 
 	for (i = 0; i < LANES; i++) {
-		u16 bit = 1u << i;
-		bool z = is_float ? !(v[i] & 0x7fffffffu) : !v[i];
-
-		if (!(mask & bit))
-			continue;
-		q->zf = z ? q->zf | bit : q->zf & ~bit;
-		q->nf = (v[i] >> 31) ? q->nf | bit : q->nf & ~bit;
-		q->cf = (c && c[i]) ? q->cf | bit : q->cf & ~bit;
+		z |= (u16)(!(v[i] & zmask) << i);
+		n |= (u16)((v[i] >> 31) << i);
 	}
+	q->zf = (q->zf & ~mask) | (z & mask);
+	q->nf = (q->nf & ~mask) | (n & mask);
+	q->cf = (q->cf & ~mask) | (c & mask);
 }
 
 /* --- writes -------------------------------------------------------------- */
@@ -784,15 +1080,24 @@ static void write_reg(struct qpu_emu_exec *x, unsigned int waddr, bool file_b,
 		dst = file_b ? q->rb[waddr] : q->ra[waddr];
 	else if (waddr < WA_TMU_NOSWAP)
 		dst = q->acc[waddr - WA_ACC0];
+	if (dst && !in->pack) {
+		if (r->mask == ALL_LANES) {
+			__builtin_memcpy(dst, r->v, sizeof(r->v));
+		} else {
+			for (i = 0; i < LANES; i++)
+				dst[i] = (r->mask >> i) & 1 ? r->v[i] : dst[i];
+		}
+		return;
+	}
 	if (dst) {
 		for (i = 0; i < LANES; i++) {
 			u32 v = r->v[i];
 
 			if (!(r->mask & (1u << i)))
 				continue;
-			if (in->pm && r->is_mul && in->pack)
+			if (in->pm && r->is_mul)
 				v = pack_mul(dst[i], v, in->pack, r->is_float);
-			else if (!in->pm && in->pack && !file_b && waddr < 32)
+			else if (!in->pm && !file_b && waddr < 32)
 				v = pack_a(dst[i], v, r->wide[i], in->pack,
 					   r->is_float);
 			dst[i] = v;
@@ -894,44 +1199,76 @@ static void write_reg(struct qpu_emu_exec *x, unsigned int waddr, bool file_b,
 		bad_instr(x);
 }
 
+/* write_reg(), with the common case (a register, no pack) inlined. */
+static inline void write_result(struct qpu_emu_exec *x, unsigned int waddr,
+				bool file_b, const struct qpu_emu_result *r)
+{
+	struct qpu_emu_qpu *q = x->q;
+	u32 *dst;
+	unsigned int i;
+
+	if (waddr == WA_NOP)
+		return;
+	if (x->in->pack || waddr >= WA_TMU_NOSWAP) {
+		write_reg(x, waddr, file_b, r);
+		return;
+	}
+	if (waddr < 32)
+		dst = file_b ? q->rb[waddr] : q->ra[waddr];
+	else
+		dst = q->acc[waddr - WA_ACC0];
+	if (r->mask == ALL_LANES) {
+		__builtin_memcpy(dst, r->v, sizeof(r->v));
+		return;
+	}
+	for (i = 0; i < LANES; i++)
+		dst[i] = (r->mask >> i) & 1 ? r->v[i] : dst[i];
+}
+
 /* --- instruction kinds --------------------------------------------------- */
 
-static void read_file(struct qpu_emu_exec *x, bool file_b, unsigned int raddr,
-		      u32 unif, u32 *out)
+static const u32 zero_lanes[LANES];
+static const u32 elem_lanes[LANES] = {
+	0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15,
+};
+
+/*
+ * The 16 lanes register-file read @raddr gives: the register itself, a
+ * constant, or @buf filled in.
+ */
+static const u32 *read_file(struct qpu_emu_exec *x, bool file_b,
+			    unsigned int raddr, u32 unif, u32 *buf)
 {
 	struct qpu_emu_qpu *q = x->q;
 	unsigned int i;
 	u32 v = 0;
 
-	if (raddr < 32) {
-		const u32 *src = file_b ? q->rb[raddr] : q->ra[raddr];
-
-		for (i = 0; i < LANES; i++)
-			out[i] = src[i];
-		return;
-	}
+	if (raddr < 32)
+		return file_b ? q->rb[raddr] : q->ra[raddr];
 	switch (raddr) {
 	case RA_UNIF:
 		v = unif;
 		break;
 	case RA_ELEM_QPU:
-		for (i = 0; i < LANES; i++)
-			out[i] = file_b ? x->qi : i;
-		return;
+		if (!file_b)
+			return elem_lanes;
+		v = x->qi;
+		break;
 	case RA_NOP:
 	case RA_BUSY:
 	case RA_WAIT:
 	case RA_MUTEX:
-		break;
+		return zero_lanes;
 	case RA_VPM:
-		vpm_read(x, out);
-		return;
+		vpm_read(x, buf);
+		return buf;
 	default:	/* varyings, coordinates, reserved */
 		bad_instr(x);
-		break;
+		return zero_lanes;
 	}
 	for (i = 0; i < LANES; i++)
-		out[i] = v;
+		buf[i] = v;
+	return buf;
 }
 
 /*
@@ -939,29 +1276,45 @@ static void read_file(struct qpu_emu_exec *x, bool file_b, unsigned int raddr,
  * the unpack applied (regfile A with pm clear, r4 with pm set).
  */
 static const u32 *operand(struct qpu_emu_exec *x, unsigned int mux,
-			  bool is_float, u32 *buf)
+			  const u32 *ra, const u32 *rb, bool is_float,
+			  u32 *buf)
 {
 	const struct qpu_isa_instr *in = x->in;
-	struct qpu_emu_alu_scratch *s = &x->emu->alu;
 	const u32 *src;
 	unsigned int i, mode = 0;
 
 	if (mux == QPU_ISA_MUX_A) {
-		src = s->ra;
+		src = ra;
 		if (!in->pm)
 			mode = in->unpack;
 	} else if (mux == QPU_ISA_MUX_B) {
-		src = s->rb;
+		src = rb;
 	} else {
 		src = x->q->acc[mux];
 		if (mux == QPU_ISA_MUX_R4 && in->pm)
 			mode = in->unpack;
 	}
-	if (!mode)
+	if (!mode || !(x->op->flags & OP_UNPACK))
 		return src;
 	for (i = 0; i < LANES; i++)
 		buf[i] = unpack(src[i], mode, is_float);
 	return buf;
+}
+
+/* The exact integer result of add and sub, for the 32-bit saturating pack. */
+static void alu_wide(unsigned int op, const u32 *a, const u32 *b,
+		     const u32 *v, s64 *wide)
+{
+	unsigned int i;
+
+	for (i = 0; i < LANES; i++) {
+		if (op == QPU_ISA_A_ADD)
+			wide[i] = (s64)(s32)a[i] + (s32)b[i];
+		else if (op == QPU_ISA_A_SUB)
+			wide[i] = (s64)(s32)a[i] - (s32)b[i];
+		else
+			wide[i] = (s32)v[i];
+	}
 }
 
 static void exec_alu(struct qpu_emu_exec *x)
@@ -972,12 +1325,13 @@ static void exec_alu(struct qpu_emu_exec *x)
 	bool smi = in->kind == QPU_ISA_KIND_ALU_SMALL_IMM;
 	const struct qpu_isa_smi *imm = &qpu_isa_small_imms[in->raddr_b];
 	struct qpu_emu_alu_scratch *s = &emu->alu;
-	u32 *ra = s->ra, *rb = s->rb, unif = 0;
-	const u32 *opa = NULL, *opb = NULL, *opc = NULL, *opd = NULL;
+	const u32 *ra, *rb = s->rb, *src[8];
+	const u32 *opa, *opb, *opc, *opd;
 	struct qpu_emu_result *add = &s->add, *mul = &s->mul;
-	bool *carry = s->carry;
 	u32 addf = qpu_isa_add_ops[in->op_add].flags;
 	u32 mulf = qpu_isa_mul_ops[in->op_mul].flags;
+	u32 unif = 0;
+	u16 carry = 0;
 	unsigned int i;
 
 	if (in->sig == QPU_ISA_SIG_LOADCV || in->sig == QPU_ISA_SIG_LOADC ||
@@ -985,7 +1339,7 @@ static void exec_alu(struct qpu_emu_exec *x)
 		bad_instr(x);	/* TLB loads: not for user programs */
 		return;
 	}
-	if (in->raddr_a == RA_UNIF || (!smi && in->raddr_b == RA_UNIF)) {
+	if (x->op->flags & OP_UNIF) {
 		u8 *p = mem(x, q->unif, 4, QPU_EMU_ACCESS_UNIFORM);
 
 		if (!p)
@@ -993,50 +1347,70 @@ static void exec_alu(struct qpu_emu_exec *x)
 		unif = rd32(p);
 		q->unif += 4;
 	}
-	if (in->raddr_a == RA_MUTEX || (!smi && in->raddr_b == RA_MUTEX))
+	if (x->op->flags & OP_MUTEX)
 		emu->mutex_owner = (int)x->qi;
-	read_file(x, false, in->raddr_a, unif, ra);
+	/* Reads without side effects are used in place, not copied. */
+	if (in->raddr_a < 32)
+		ra = q->ra[in->raddr_a];
+	else if (in->raddr_a == RA_NOP)
+		ra = zero_lanes;
+	else
+		ra = read_file(x, false, in->raddr_a, unif, s->ra);
 	if (smi) {
+		u32 v = imm->kind == QPU_ISA_SMI_ROTATE ?
+			(u32)(in->raddr_b - 64) : imm->value;
+
 		for (i = 0; i < LANES; i++)
-			rb[i] = imm->kind == QPU_ISA_SMI_ROTATE ?
-				(u32)(in->raddr_b - 64) : imm->value;
+			s->rb[i] = v;
 	} else if (in->raddr_b == RA_VPM && in->raddr_a == RA_VPM) {
-		for (i = 0; i < LANES; i++)	/* one VPM read a cycle */
-			rb[i] = ra[i];
+		rb = ra;	/* one VPM read a cycle */
+	} else if (in->raddr_b < 32) {
+		rb = q->rb[in->raddr_b];
+	} else if (in->raddr_b == RA_NOP) {
+		rb = zero_lanes;
 	} else {
-		read_file(x, true, in->raddr_b, unif, rb);
+		rb = read_file(x, true, in->raddr_b, unif, s->rb);
 	}
 	if (x->fault)
 		return;
+	for (i = 0; i < 6; i++)
+		src[i] = q->acc[i];
+	src[QPU_ISA_MUX_A] = ra;
+	src[QPU_ISA_MUX_B] = rb;
+	x->uses_r4 = x->op->flags & OP_R4;
 
 	/* Inputs; unpack applies per consumer (float or integer). */
 	if (in->op_add) {
-		opa = operand(x, in->add_a, addf & QPU_ISA_OP_FLOAT_IN, s->aa);
-		opb = operand(x, in->add_b, addf & QPU_ISA_OP_FLOAT_IN, s->ab);
+		bool f = addf & QPU_ISA_OP_FLOAT_IN;
+
+		opa = src[in->add_a];
+		opb = src[in->add_b];
+		if (x->op->flags & OP_UNPACK) {
+			opa = operand(x, in->add_a, ra, rb, f, s->aa);
+			opb = operand(x, in->add_b, ra, rb, f, s->ab);
+		}
+		add->is_mul = false;
+		add->is_float = addf & QPU_ISA_OP_FLOAT_OUT;
+		add->mask = cond_mask(q, in->cond_add);
+		carry = alu_add_lanes(in->op_add, opa, opb, add->v, in->sf);
+		if (in->pack == 8 && !in->pm)
+			alu_wide(in->op_add, opa, opb, add->v, add->wide);
 	}
 	if (in->op_mul) {
-		opc = operand(x, in->mul_a, mulf & QPU_ISA_OP_FLOAT_IN, s->ma);
-		opd = operand(x, in->mul_b, mulf & QPU_ISA_OP_FLOAT_IN, s->mb);
-	}
-	x->uses_r4 = (in->op_add && (in->add_a == QPU_ISA_MUX_R4 ||
-		      in->add_b == QPU_ISA_MUX_R4)) ||
-		     (in->op_mul && (in->mul_a == QPU_ISA_MUX_R4 ||
-		      in->mul_b == QPU_ISA_MUX_R4));
+		bool f = mulf & QPU_ISA_OP_FLOAT_IN;
 
-	add->is_mul = false;
-	add->is_float = addf & QPU_ISA_OP_FLOAT_OUT;
-	add->mask = cond_mask(q, in->cond_add);
-	mul->is_mul = true;
-	mul->is_float = mulf & QPU_ISA_OP_FLOAT_OUT;
-	mul->mask = cond_mask(q, in->cond_mul);
-	for (i = 0; in->op_add && i < LANES; i++) {
-		add->wide[i] = 0;
-		add->v[i] = alu_add(in->op_add, opa[i], opb[i], &carry[i],
-				    &add->wide[i]);
-	}
-	for (i = 0; in->op_mul && i < LANES; i++) {
-		mul->v[i] = alu_mul(in->op_mul, opc[i], opd[i]);
-		mul->wide[i] = (s32)mul->v[i];
+		opc = src[in->mul_a];
+		opd = src[in->mul_b];
+		if (x->op->flags & OP_UNPACK) {
+			opc = operand(x, in->mul_a, ra, rb, f, s->ma);
+			opd = operand(x, in->mul_b, ra, rb, f, s->mb);
+		}
+		mul->is_mul = true;
+		mul->is_float = mulf & QPU_ISA_OP_FLOAT_OUT;
+		mul->mask = cond_mask(q, in->cond_mul);
+		alu_mul_lanes(in->op_mul, opc, opd, mul->v);
+		if (in->pack == 8 && !in->pm)
+			alu_wide(QPU_ISA_M_NOP, opc, opd, mul->v, mul->wide);
 	}
 	if (smi && imm->kind == QPU_ISA_SMI_ROTATE && in->op_mul) {
 		u32 n = imm->value ? imm->value : q->acc[5][0] & 15;
@@ -1054,20 +1428,20 @@ static void exec_alu(struct qpu_emu_exec *x)
 		if (in->op_add)
 			set_flags(q, add->v, carry, add->mask, add->is_float);
 		else if (in->op_mul)
-			set_flags(q, mul->v, NULL, mul->mask, mul->is_float);
+			set_flags(q, mul->v, 0, mul->mask, mul->is_float);
 	}
 	if (in->op_add)
-		write_reg(x, in->waddr_add, in->ws, add);
+		write_result(x, in->waddr_add, in->ws, add);
 	if (in->op_mul)
-		write_reg(x, in->waddr_mul, !in->ws, mul);
+		write_result(x, in->waddr_mul, !in->ws, mul);
 	if (in->op_add && in->op_mul)
 		emu->stats.both_units++;
 	if (x->fault)
 		return;
 	if (in->sig == QPU_ISA_SIG_LDTMU0)
-		tmu_pop(q, 0);
+		tmu_pop(x, 0);
 	else if (in->sig == QPU_ISA_SIG_LDTMU1)
-		tmu_pop(q, 1);
+		tmu_pop(x, 1);
 	else if (in->sig == QPU_ISA_SIG_THREND)
 		q->end_left = 3;
 }
@@ -1102,7 +1476,7 @@ static void exec_ldi(struct qpu_emu_exec *x)
 		r.wide[i] = (s32)r.v[i];
 	}
 	if (in->sf)
-		set_flags(q, r.v, NULL, cond_mask(q, in->cond_add), false);
+		set_flags(q, r.v, 0, cond_mask(q, in->cond_add), false);
 	r.is_mul = false;
 	r.mask = cond_mask(q, in->cond_add);
 	write_reg(x, in->waddr_add, in->ws, &r);
@@ -1159,23 +1533,119 @@ static void exec_branch(struct qpu_emu_exec *x)
 
 /* --- the scheduler ------------------------------------------------------- */
 
-static const struct qpu_isa_instr *decode(struct qpu_emu *emu, u32 pc,
-					  u64 word)
+static bool op_reads(const struct qpu_isa_instr *in, unsigned int addr)
 {
-	struct qpu_emu_dcache *d = &emu->dcache[(pc >> 3) % DCACHE_ENTRIES];
-
-	if (!d->valid || d->addr != pc || d->word != word) {
-		qpu_isa_decode(word, &d->in);
-		d->addr = pc;
-		d->word = word;
-		d->valid = true;
-	}
-	return &d->in;
+	return in->raddr_a == addr ||
+		(in->kind == QPU_ISA_KIND_ALU && in->raddr_b == addr);
 }
 
-static void finish(struct qpu_emu *emu, struct qpu_emu_qpu *q)
+/* Decode @word at @pc into @op, with the facts step() needs precomputed. */
+static void predecode(struct qpu_emu_op *op, u32 pc, u64 word)
 {
-	q->state = QPU_EMU_QPU_IDLE;
+	struct qpu_isa_instr *in = &op->in;
+	bool r4;
+
+	qpu_isa_decode(word, in);
+	op->word = word;
+	op->addr = pc;
+	op->flags = OP_VALID;
+	switch (in->kind) {
+	case QPU_ISA_KIND_ALU:
+	case QPU_ISA_KIND_ALU_SMALL_IMM:
+		op->exec = EX_ALU;
+		if (op_reads(in, RA_MUTEX) || op_reads(in, RA_VPM) ||
+		    in->sig == QPU_ISA_SIG_LDTMU0 ||
+		    in->sig == QPU_ISA_SIG_LDTMU1)
+			op->flags |= OP_WAIT;
+		if (op_reads(in, RA_UNIF))
+			op->flags |= OP_UNIF;
+		if (op_reads(in, RA_MUTEX))
+			op->flags |= OP_MUTEX;
+		r4 = (in->op_add && (in->add_a == QPU_ISA_MUX_R4 ||
+				     in->add_b == QPU_ISA_MUX_R4)) ||
+		     (in->op_mul && (in->mul_a == QPU_ISA_MUX_R4 ||
+				     in->mul_b == QPU_ISA_MUX_R4));
+		if (r4)
+			op->flags |= OP_R4;
+		if (in->unpack)
+			op->flags |= OP_UNPACK;
+		break;
+	case QPU_ISA_KIND_BRANCH:
+		op->exec = EX_BRANCH;
+		break;
+	case QPU_ISA_KIND_RAW:
+		op->exec = EX_BAD;
+		break;
+	case QPU_ISA_KIND_SEMA:
+		op->flags |= OP_WAIT;
+		op->exec = EX_LDI;
+		break;
+	default:
+		op->exec = EX_LDI;
+		break;
+	}
+	if (in->reserved)
+		op->exec = EX_BAD;
+}
+
+/*
+ * The instruction at the QPU's PC. The word is read from memory on every
+ * fetch, through a window translate() granted once per qpu_emu_run(), and
+ * compared with the word the cached decode was made from: any store into
+ * code (VCD DMA, the host, another device) is seen at the next fetch
+ * without hooks on the writers. NULL after a fault.
+ */
+static const struct qpu_emu_op *fetch(struct qpu_emu_exec *x, u64 *wordp)
+{
+	struct qpu_emu *emu = x->emu;
+	struct qpu_emu_qpu *q = x->q;
+	struct qpu_emu_op *op;
+	u32 pc = q->pc, off = pc - q->win_addr;
+	const u8 *p;
+	u64 word;
+
+	if (off < q->win_len && !(pc & 7)) {
+		p = q->win + off;
+	} else {
+		if (pc & 7) {
+			set_fault(x, QPU_EMU_FAULT_MISALIGNED, pc,
+				  QPU_EMU_ACCESS_FETCH);
+			return NULL;
+		}
+		/* The rest of the 4 KiB block if mapped, else one word. */
+		q->win_len = FETCH_WINDOW - (pc & (FETCH_WINDOW - 1));
+		q->win = emu->no_predecode ? NULL :
+			emu->ops->translate(emu->ctx, pc, q->win_len,
+					    QPU_EMU_ACCESS_FETCH);
+		if (!q->win) {
+			q->win_len = 8;
+			q->win = mem(x, pc, 8, QPU_EMU_ACCESS_FETCH);
+			if (!q->win) {
+				q->win_len = 0;
+				return NULL;
+			}
+		}
+		q->win_addr = pc;
+		if (emu->no_predecode)
+			q->win_len = 0;
+		p = q->win;
+	}
+	word = rd32(p) | (u64)rd32(p + 4) << 32;
+	*wordp = word;
+	if (emu->no_predecode) {
+		op = &emu->op_uncached;
+		predecode(op, pc, word);
+		return op;
+	}
+	op = &emu->icache[(pc >> 3) & (OP_CACHE_ENTRIES - 1)];
+	if (op->word != word || op->addr != pc || !op->flags)
+		predecode(op, pc, word);
+	return op;
+}
+
+static void finish(struct qpu_emu *emu, unsigned int qi)
+{
+	set_state(emu, qi, QPU_EMU_QPU_IDLE);
 	emu->completed++;
 	emu->stats.programs_done++;
 }
@@ -1186,28 +1656,25 @@ static bool step(struct qpu_emu *emu, unsigned int qi)
 	struct qpu_emu_qpu *q = &emu->qpu[qi];
 	struct qpu_emu_exec x = { .emu = emu, .q = q, .qi = qi };
 	enum qpu_emu_qpu_state wait;
-	const u8 *p;
+	const struct qpu_emu_op *op;
 	u64 word;
 	unsigned int i;
 
-	if (q->pc & 7) {
-		set_fault(&x, QPU_EMU_FAULT_MISALIGNED, q->pc,
-			  QPU_EMU_ACCESS_FETCH);
+	op = fetch(&x, &word);
+	if (!op)
 		goto out;
-	}
-	p = mem(&x, q->pc, 8, QPU_EMU_ACCESS_FETCH);
-	if (!p)
-		goto out;
-	word = rd32(p) | (u64)rd32(p + 4) << 32;
-	x.in = decode(emu, q->pc, word);
-	if (x.in->reserved) {
+	x.op = op;
+	x.in = &op->in;
+	if (op->exec == EX_BAD) {
 		bad_instr(&x);
 		goto out;
 	}
-	wait = must_wait(emu, q, x.in);
-	if (wait != QPU_EMU_QPU_RUNNING) {
-		q->state = wait;
-		return false;
+	if (op->flags & OP_WAIT) {
+		wait = must_wait(emu, q, x.in);
+		if (wait != QPU_EMU_QPU_RUNNING) {
+			set_state(emu, qi, wait);
+			return false;
+		}
 	}
 	if (emu->ops->trace)
 		emu->ops->trace(emu->ctx, qi, q->pc, word);
@@ -1215,23 +1682,19 @@ static bool step(struct qpu_emu *emu, unsigned int qi)
 	if (q->sfu_left && --q->sfu_left == 0)
 		for (i = 0; i < LANES; i++)
 			q->acc[4][i] = q->sfu_val[i];
-	switch (x.in->kind) {
-	case QPU_ISA_KIND_ALU:
-	case QPU_ISA_KIND_ALU_SMALL_IMM:
+	switch (op->exec) {
+	case EX_ALU:
 		exec_alu(&x);
 		break;
-	case QPU_ISA_KIND_BRANCH:
+	case EX_BRANCH:
 		exec_branch(&x);
-		break;
-	case QPU_ISA_KIND_RAW:
-		bad_instr(&x);
 		break;
 	default:
 		exec_ldi(&x);
 		break;
 	}
 	if (x.uses_r4 && q->sfu_left)
-		emu->stats.stall_sfu++;
+		emu->stats.stall_sfu++;	/* read r4 before the SFU result */
 out:
 	if (x.fault) {
 		emu->status = QPU_EMU_FAULT;
@@ -1242,7 +1705,7 @@ out:
 	else
 		q->pc += 8;
 	if (q->end_left && --q->end_left == 0)
-		finish(emu, q);
+		finish(emu, qi);
 	return true;
 }
 
@@ -1256,17 +1719,61 @@ static void count_stall(struct qpu_emu *emu, const struct qpu_emu_qpu *q)
 		emu->stats.stall_sync++;
 }
 
+/* The QPU seed 0 runs next; stalls of the waiting QPUs it passes count. */
+static unsigned int pick_round_robin(struct qpu_emu *emu)
+{
+	for (;;) {
+		unsigned int qi = emu->rr_next;
+
+		emu->rr_next = (qi + 1) % QPU_EMU_NUM_QPUS;
+		if (!(emu->live & (1u << qi)))
+			continue;
+		if (!(emu->waiting & (1u << qi)))
+			return qi;
+		count_stall(emu, &emu->qpu[qi]);
+	}
+}
+
+/* Set bits of @v (no libgcc in the kernel: no __builtin_popcount). */
+static unsigned int popcount16(u16 v)
+{
+	unsigned int n = 0;
+
+	for (; v; v &= v - 1)
+		n++;
+	return n;
+}
+
+/* A random ready QPU; stalls of the waiting QPUs before it count. */
+static unsigned int pick_random(struct qpu_emu *emu, unsigned int ready)
+{
+	unsigned int pick = emu_rand(emu) % ready, qi;
+
+	for (qi = 0; qi < QPU_EMU_NUM_QPUS; qi++) {
+		if (!(emu->live & (1u << qi)))
+			continue;
+		if (emu->waiting & (1u << qi)) {
+			count_stall(emu, &emu->qpu[qi]);
+			continue;
+		}
+		if (!pick--)
+			break;
+	}
+	return qi;
+}
+
 enum qpu_emu_status qpu_emu_run(struct qpu_emu *emu, u64 budget)
 {
-	while (emu->status == QPU_EMU_RUNNING || emu->status == QPU_EMU_IDLE) {
-		unsigned int i, live = 0, ready = 0, qi;
+	unsigned int i;
 
-		for (i = 0; i < QPU_EMU_NUM_QPUS; i++) {
-			live += is_live(&emu->qpu[i]);
-			ready += is_live(&emu->qpu[i]) &&
-				!is_waiting(&emu->qpu[i]);
-		}
-		if (!live) {
+	/* translate()'s answers hold for one call: forget the windows. */
+	for (i = 0; i < QPU_EMU_NUM_QPUS; i++)
+		emu->qpu[i].win_len = 0;
+	while (emu->status == QPU_EMU_RUNNING || emu->status == QPU_EMU_IDLE) {
+		u16 ready = emu->live & ~emu->waiting;
+		unsigned int qi;
+
+		if (!emu->live) {
 			emu->status = QPU_EMU_IDLE;
 			break;
 		}
@@ -1278,34 +1785,22 @@ enum qpu_emu_status qpu_emu_run(struct qpu_emu *emu, u64 budget)
 		if (!budget)
 			break;
 		if (emu->seed) {
-			unsigned int pick = emu_rand(emu) % ready;
-
-			for (qi = 0; qi < QPU_EMU_NUM_QPUS; qi++) {
-				struct qpu_emu_qpu *q = &emu->qpu[qi];
-
-				if (!is_live(q))
-					continue;
-				if (is_waiting(q)) {
-					count_stall(emu, q);
-					continue;
-				}
-				if (!pick--)
+			qi = pick_random(emu, popcount16(ready));
+		} else if (!(emu->live & (emu->live - 1))) {
+			/*
+			 * One QPU alone: round-robin would pick it every
+			 * time, so run it until it waits, ends or faults.
+			 */
+			qi = pick_round_robin(emu);
+			while (budget && emu->status == QPU_EMU_RUNNING &&
+			       emu->qpu[qi].state == QPU_EMU_QPU_RUNNING) {
+				if (!step(emu, qi))
 					break;
+				budget--;
 			}
+			continue;
 		} else {
-			/* The next QPU in order that is ready. */
-			for (;;) {
-				struct qpu_emu_qpu *q;
-
-				qi = emu->rr_next;
-				emu->rr_next = (qi + 1) % QPU_EMU_NUM_QPUS;
-				q = &emu->qpu[qi];
-				if (!is_live(q))
-					continue;
-				if (!is_waiting(q))
-					break;
-				count_stall(emu, q);
-			}
+			qi = pick_round_robin(emu);
 		}
 		if (step(emu, qi))
 			budget--;
@@ -1325,11 +1820,13 @@ static void reset_state(struct qpu_emu *emu)
 	const struct qpu_emu_ops *ops = emu->ops;
 	void *ctx = emu->ctx;
 	u32 seed = emu->seed;
+	bool no_predecode = emu->no_predecode;
 
 	emu_memset(emu, 0, sizeof(*emu));
 	emu->ops = ops;
 	emu->ctx = ctx;
 	emu->seed = seed;
+	emu->no_predecode = no_predecode;
 	emu->rng = seed;
 	emu->mutex_owner = -1;
 	emu->status = QPU_EMU_IDLE;
@@ -1341,7 +1838,19 @@ void qpu_emu_init(struct qpu_emu *emu, const struct qpu_emu_ops *ops,
 	emu->ops = ops;
 	emu->ctx = ctx;
 	emu->seed = seed;
+	emu->no_predecode = false;
 	reset_state(emu);
+}
+
+void qpu_emu_set_predecode(struct qpu_emu *emu, bool on)
+{
+	unsigned int i;
+
+	emu->no_predecode = !on;
+	for (i = 0; i < OP_CACHE_ENTRIES; i++)
+		emu->icache[i].flags = 0;
+	for (i = 0; i < QPU_EMU_NUM_QPUS; i++)
+		emu->qpu[i].win_len = 0;
 }
 
 void qpu_emu_reset(struct qpu_emu *emu)
@@ -1361,7 +1870,7 @@ int qpu_emu_start(struct qpu_emu *emu, u32 code_addr, u32 unif_addr)
 		if (is_live(q))
 			continue;
 		emu_memset(q, 0, sizeof(*q));
-		q->state = QPU_EMU_QPU_RUNNING;
+		set_state(emu, i, QPU_EMU_QPU_RUNNING);
 		q->pc = code_addr;
 		q->unif = unif_addr;
 		if (emu->status == QPU_EMU_IDLE)

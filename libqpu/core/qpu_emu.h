@@ -85,10 +85,12 @@ struct qpu_emu_fault {
  * struct qpu_emu_stats - counters since qpu_emu_init() or qpu_emu_reset()
  * @instructions: instructions issued per QPU
  * @both_units: instructions where both the add and the mul unit did work
- * @stall_tmu: cycles waiting for a TMU result (ldtmu with nothing ready)
- * @stall_sfu: instructions delayed by the SFU's r4 latency
- * @stall_vpm: cycles waiting on the VPM or VCD DMA
- * @stall_sync: cycles waiting on semaphores or the mutex
+ * @stall_tmu: instructions an ldtmu waited for its result (the modelled
+ *	TMU latency left when it issued), plus scheduler visits to a QPU whose
+ *	ldtmu found the FIFO empty
+ * @stall_sfu: instructions that read r4 before an SFU result arrived
+ * @stall_vpm: scheduler visits to a QPU waiting on a VPM read never set up
+ * @stall_sync: scheduler visits to QPUs waiting on semaphores or the mutex
  * @tmu_bytes: bytes read through the TMUs
  * @dma_load_bytes: bytes VCD DMA read from memory
  * @dma_store_bytes: bytes VCD DMA wrote to memory
@@ -144,6 +146,14 @@ int qpu_emu_start(struct qpu_emu *emu, u32 code_addr, u32 unif_addr);
  * stop nothing runs until qpu_emu_reset().
  */
 enum qpu_emu_status qpu_emu_run(struct qpu_emu *emu, u64 budget);
+
+/*
+ * qpu_emu_set_predecode() - turn the predecoded-instruction cache on (the
+ * default) or off. Off, every fetch goes through translate() and
+ * qpu_isa_decode(): the reference the tests compare the cache against.
+ * Results are the same either way; only the speed differs.
+ */
+void qpu_emu_set_predecode(struct qpu_emu *emu, bool on);
 
 /* Stop every program and forget all state but the callbacks and seed. */
 void qpu_emu_reset(struct qpu_emu *emu);

@@ -26,6 +26,10 @@
  *   recip is correctly rounded; recipsqrt, exp2 and log2 are computed in
  *   64-bit fixed point (errors below 2^-30 relative before the final
  *   rounding), so results are within 1 ulp of the exact value.
+ * - Speed: fadd and fmul also have inline fast paths (qpu_emu_float.h) and
+ *   16-lane forms (the end of this file); they compute normal numbers only
+ *   and hand every other case to the functions here, so the rules above
+ *   hold on every path (test-emu-float compares them bit for bit).
  */
 #include "qpu_emu_float.h"
 
@@ -509,4 +513,166 @@ u32 qpu_emu_unorm8_to_f32(u32 b)
 	q2 = (r1 << 24) / 255;
 	r2 = (r1 << 24) % 255;
 	return round_pack(0, -49, ((((u64)q1 << 24) | q2) << 1) | (r2 != 0));
+}
+
+/*
+ * 16 lanes at once, for the emulator's lane loops, with AVX2 where libqpu
+ * runs on an x86-64 host that has it (checked at run time; the kernel and
+ * other hosts run qpu_emu_fadd_fast() and qpu_emu_fmul_fast() lane by
+ * lane). Four lanes at a time in 64-bit elements, the same steps as those
+ * two without branches, and zero or denormal inputs (flushed: fmul gives a
+ * signed zero, fadd the other input) handled too: a lane they would hand
+ * to the full function (an Inf or NaN input, a result out of range, fadd
+ * of opposite signs with exponents less than 2 apart, whose result needs a
+ * leading-zero count) is marked in the returned mask and computed by it
+ * afterwards.
+ * test-emu-float compares every path bit for bit.
+ */
+#if !defined(__KERNEL__) && defined(__x86_64__)
+/*
+ * The vectors are of u64 (AVX2 shifts them natively; every value stays
+ * below 2^58). A comparison gives a mask of -1 or 0 per element.
+ */
+static __attribute__((target("avx2"))) u16
+fadd_avx2(const u32 *pa, const u32 *pb, u32 *out, u32 neg)
+{
+	unsigned int g, k;
+	u16 slow = 0;
+
+	for (g = 0; g < 16; g += 4) {
+		u32 __attribute__((vector_size(16))) a32, b32, r32;
+		u64 __attribute__((vector_size(32))) a, b, hi, lo, eh, el, d, sub;
+		u64 __attribute__((vector_size(32))) bad, mh, ml, big, sh, m, p;
+		u64 __attribute__((vector_size(32))) swap, e, r, za, zb, inf;
+
+		__builtin_memcpy(&a32, pa + g, sizeof(a32));
+		__builtin_memcpy(&b32, pb + g, sizeof(b32));
+		a = __builtin_convertvector(a32, __typeof__(a));
+		b = __builtin_convertvector(b32, __typeof__(b)) ^ neg;
+		swap = (__typeof__(a))((a & 0x7fffffff) < (b & 0x7fffffff));
+		hi = (b & swap) | (a & ~swap);
+		lo = (a & swap) | (b & ~swap);
+		eh = (hi >> 23) & 0xff;
+		el = (lo >> 23) & 0xff;
+		d = eh - el;
+		sub = (__typeof__(a))(((a ^ b) & 0x80000000u) != 0);
+		bad = (__typeof__(a))(eh - 1 > 253);
+		bad |= (__typeof__(a))(el - 1 > 253);
+		bad |= sub & (__typeof__(a))(d <= 1);
+		/* a zero or denormal input (flushed to zero): the other one */
+		za = (__typeof__(a))((a & 0x7f800000) == 0);
+		zb = (__typeof__(a))((b & 0x7f800000) == 0);
+		inf = (__typeof__(a))((a & 0x7f800000) == 0x7f800000);
+		inf |= (__typeof__(a))((b & 0x7f800000) == 0x7f800000);
+		mh = ((hi & 0x7fffff) | 0x800000) << 32;
+		ml = ((lo & 0x7fffff) | 0x800000) << 32;
+		big = (__typeof__(a))(d > 63);
+		d = (63 & big) | (d & ~big);
+		sh = ml >> d;
+		m = sh | ((__typeof__(a))((sh << d) != ml) & 1);	/* sticky */
+		m = ((mh - m) & sub) | ((mh + m) & ~sub);
+		p = 54 + (((m >> 55) & 1) | m >> 56) + (m >> 56);	/* msb */
+		e = eh + p - 55;
+		bad |= (__typeof__(a))(e - 1 > 253);
+		r = (hi & 0x80000000u) | e << 23 | ((m >> (p - 23)) & 0x7fffff);
+		r = (r & ~(za | zb)) | (b & za & ~zb) | (a & zb & ~za) |
+			(a & b & 0x80000000u & za & zb);
+		bad = (bad & ~(za | zb)) | inf;
+		r32 = __builtin_convertvector(r, __typeof__(r32));
+		__builtin_memcpy(out + g, &r32, sizeof(r32));
+		for (k = 0; k < 4; k++)
+			slow |= (u16)((bad[k] & 1) << (g + k));
+	}
+	return slow;
+}
+
+static __attribute__((target("avx2"))) u16
+fmul_avx2(const u32 *pa, const u32 *pb, u32 *out)
+{
+	unsigned int g, k;
+	u16 slow = 0;
+
+	for (g = 0; g < 16; g += 4) {
+		u32 __attribute__((vector_size(16))) a32, b32, r32;
+		u64 __attribute__((vector_size(32))) a, b, ea, eb, m, top, e;
+		u64 __attribute__((vector_size(32))) bad, r, z, inf;
+
+		__builtin_memcpy(&a32, pa + g, sizeof(a32));
+		__builtin_memcpy(&b32, pb + g, sizeof(b32));
+		a = __builtin_convertvector(a32, __typeof__(a));
+		b = __builtin_convertvector(b32, __typeof__(b));
+		ea = (a >> 23) & 0xff;
+		eb = (b >> 23) & 0xff;
+		m = ((a & 0x7fffff) | 0x800000) * ((b & 0x7fffff) | 0x800000);
+		top = m >> 47;
+		e = ea + eb - 127 + top;
+		bad = (__typeof__(a))(ea - 1 > 253);
+		bad |= (__typeof__(a))(eb - 1 > 253);
+		bad |= (__typeof__(a))(e - 1 > 253);
+		r = ((a ^ b) & 0x80000000u) | e << 23 |
+			((m >> (23 + top)) & 0x7fffff);
+		/* a zero or denormal times a finite number: a signed zero */
+		z = (__typeof__(a))(ea == 0) | (__typeof__(a))(eb == 0);
+		inf = (__typeof__(a))(ea == 255) | (__typeof__(a))(eb == 255);
+		r = (r & ~z) | ((a ^ b) & 0x80000000u & z);
+		bad = (bad & ~z) | inf;
+		r32 = __builtin_convertvector(r, __typeof__(r32));
+		__builtin_memcpy(out + g, &r32, sizeof(r32));
+		for (k = 0; k < 4; k++)
+			slow |= (u16)((bad[k] & 1) << (g + k));
+	}
+	return slow;
+}
+
+static bool simd_ok(void)
+{
+	return __builtin_cpu_supports("avx2");
+}
+#else
+static u16 fadd_avx2(const u32 *a, const u32 *b, u32 *out, u32 neg)
+{
+	return 0xffff;
+}
+
+static u16 fmul_avx2(const u32 *a, const u32 *b, u32 *out)
+{
+	return 0xffff;
+}
+
+static bool simd_ok(void)
+{
+	return false;
+}
+#endif
+
+void qpu_emu_fadd16(const u32 *a, const u32 *b, u32 neg, u32 *out)
+{
+	unsigned int i;
+	u16 slow;
+
+	if (!simd_ok()) {
+		for (i = 0; i < 16; i++)
+			out[i] = qpu_emu_fadd_fast(a[i], b[i] ^ neg);
+		return;
+	}
+	slow = fadd_avx2(a, b, out, neg);
+	for (i = 0; slow && i < 16; i++)
+		if (slow & (1u << i))
+			out[i] = qpu_emu_fadd(a[i], b[i] ^ neg);
+}
+
+void qpu_emu_fmul16(const u32 *a, const u32 *b, u32 *out)
+{
+	unsigned int i;
+	u16 slow;
+
+	if (!simd_ok()) {
+		for (i = 0; i < 16; i++)
+			out[i] = qpu_emu_fmul_fast(a[i], b[i]);
+		return;
+	}
+	slow = fmul_avx2(a, b, out);
+	for (i = 0; slow && i < 16; i++)
+		if (slow & (1u << i))
+			out[i] = qpu_emu_fmul(a[i], b[i]);
 }

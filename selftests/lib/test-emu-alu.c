@@ -596,6 +596,9 @@ static void test_pack_unpack(void)
 	in = i_add(QPU_ISA_A_ADD, 23, QPU_ISA_MUX_R2, QPU_ISA_MUX_R2);
 	in.pack = 8;	/* 32s */
 	body[k++] = in;
+	in = i_mov(24, QPU_ISA_MUX_R2);
+	in.pack = 8;	/* 32s of a result that is not a sum: as it is */
+	body[k++] = in;
 	/* mul pack 8888 of an fmul result (unorm8) */
 	in = i_mul(QPU_ISA_M_FMUL, W_R3, QPU_ISA_MUX_R4, QPU_ISA_MUX_R4);
 	in.pm = true;
@@ -632,6 +635,9 @@ static void test_pack_unpack(void)
 	T_EQ_U64(0x8000, r[0] & 0xffff);	/* huge negative saturates */
 	get(emu, QPU_EMU_FILE_A, 23, r);
 	T_EQ_U64(0x2244668cu, r[2]);		/* no overflow: plain sum */
+	get(emu, QPU_EMU_FILE_A, 24, r);
+	for (int i = 0; i < 16; i++)
+		T_EQ_U64(a[i], r[i]);
 	get(emu, QPU_EMU_FILE_ACC, 3, r);
 	for (int i = 0; i < 16; i++) {
 		float f = t_u2f(b[i]) * t_u2f(b[i]);

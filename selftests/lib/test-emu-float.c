@@ -6,7 +6,8 @@
  * zero like the QPU, itof to nearest), then the documented rules where the QPU
  * differs by design: denormal flushing, NaN, Inf, ftoi saturation, the
  * pack/unpack conversions, and the SFU functions within 1 ulp of a double
- * reference (recip exactly rounded).
+ * reference (recip exactly rounded). First, the emulator's inline fadd and
+ * fmul fast paths against the functions they stand in for.
  */
 #include "qpu_emu_float.h"
 #include "test-emu.h"
@@ -331,8 +332,69 @@ static void test_sfu(void)
 	      qpu_emu_log2(t_f2u(-1.0f)));
 }
 
+/*
+ * The emulator's fast paths (qpu_emu_fadd_fast, qpu_emu_fmul_fast and the
+ * 16-lane qpu_emu_fadd16, qpu_emu_fmul16, with AVX2 on hosts that have it)
+ * must agree bit for bit with the functions they fall back to: random
+ * words (every class: zeros, denormals, Inf, NaN), random normals, close
+ * exponents (cancellation), exponents near both ends of the range, and
+ * fsub as fadd of the negated operand, as the lane loops compute it.
+ */
+static void test_fast_paths(void)
+{
+	uint32_t va[16], vb[16], vs[16], vm[16];
+
+	for (long k = 0; k < RANDOM_PAIRS; k++) {
+		uint32_t a = k & 1 ? rnd32() : rnd_normal();
+		uint32_t b = k & 2 ? rnd32() : rnd_normal();
+
+		switch (k & 12) {
+		case 12:	/* zeros and denormals */
+			if (k & 16)
+				a &= 0x807fffffu;
+			if (k & 32)
+				b &= k & 64 ? 0x80000000u : 0x807fffffu;
+			break;
+		case 4:		/* same exponent */
+			b = (b & 0x807fffffu) | (a & 0x7f800000u);
+			break;
+		case 8:		/* near overflow or underflow */
+			a = (a & 0x807fffffu) | (k & 16 ? 0x7e800000u :
+						   0x00800000u);
+			b = (b & 0x807fffffu) | (rnd32() % 3 + 126) << 23;
+			break;
+		default:
+			break;
+		}
+		check("fadd fast", a, b, qpu_emu_fadd(a, b),
+		      qpu_emu_fadd_fast(a, b));
+		check("fsub fast", a, b, qpu_emu_fsub(a, b),
+		      qpu_emu_fadd_fast(a, b ^ 0x80000000u));
+		check("fmul fast", a, b, qpu_emu_fmul(a, b),
+		      qpu_emu_fmul_fast(a, b));
+		/* every 16 pairs, the 16-lane forms (SIMD where the host has it) */
+		va[k & 15] = a;
+		vb[k & 15] = b;
+		if ((k & 15) != 15)
+			continue;
+		qpu_emu_fadd16(va, vb, k & 16 ? 0x80000000u : 0, vs);
+		qpu_emu_fmul16(va, vb, vm);
+		for (int i = 0; i < 16; i++) {
+			if (k & 16)
+				check("fsub16", va[i], vb[i],
+				      qpu_emu_fsub(va[i], vb[i]), vs[i]);
+			else
+				check("fadd16", va[i], vb[i],
+				      qpu_emu_fadd(va[i], vb[i]), vs[i]);
+			check("fmul16", va[i], vb[i],
+			      qpu_emu_fmul(va[i], vb[i]), vm[i]);
+		}
+	}
+}
+
 int main(void)
 {
+	test_fast_paths();
 	test_random_binary();
 	test_rules();
 	test_sfu();

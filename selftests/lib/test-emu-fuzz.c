@@ -5,7 +5,10 @@
  * memory addresses aimed at the mapped regions and their edges. Every run
  * must end in a defined status within its budget, touch memory only
  * through translate() (ASan watches the rest), and repeat exactly: same
- * seed, same statistics, fault and memory.
+ * seed, same statistics, fault and memory. The repeat runs with the
+ * predecoded-instruction cache off (every fetch translated and decoded
+ * again), so it also proves the cache changes nothing: every register,
+ * flag, PC, state, semaphore and VPM word must match.
  */
 #include "test-emu.h"
 
@@ -134,7 +137,55 @@ struct outcome {
 	struct qpu_emu_stats stats;
 	struct qpu_emu_fault fault;
 	uint32_t out_sum;
+	uint64_t state_sum;
 };
+
+static void mix(uint64_t *h, const void *p, size_t n)
+{
+	const uint8_t *b = p;
+
+	while (n--) {
+		*h ^= *b++;
+		*h *= 1099511628211ull;
+	}
+}
+
+/* FNV-1a over everything qpu_emu's inspection calls show. */
+static uint64_t state_digest(const struct qpu_emu *emu)
+{
+	uint64_t h = 1469598103934665603ull;
+
+	for (unsigned int q = 0; q < QPU_EMU_NUM_QPUS; q++) {
+		uint32_t r[16], pc;
+		uint16_t z, n, c;
+		int st;
+
+		for (unsigned int i = 0; i < 32; i++) {
+			qpu_emu_get_reg(emu, q, QPU_EMU_FILE_A, i, r);
+			mix(&h, r, sizeof(r));
+			qpu_emu_get_reg(emu, q, QPU_EMU_FILE_B, i, r);
+			mix(&h, r, sizeof(r));
+		}
+		for (unsigned int i = 0; i < 6; i++) {
+			qpu_emu_get_reg(emu, q, QPU_EMU_FILE_ACC, i, r);
+			mix(&h, r, sizeof(r));
+		}
+		qpu_emu_get_flags(emu, q, &z, &n, &c);
+		mix(&h, &z, 2);
+		mix(&h, &n, 2);
+		mix(&h, &c, 2);
+		st = qpu_emu_get_qpu_state(emu, q, &pc);
+		mix(&h, &st, sizeof(st));
+		mix(&h, &pc, sizeof(pc));
+	}
+	for (unsigned int i = 0; i < QPU_EMU_NUM_SEMAPHORES; i++) {
+		int v = qpu_emu_get_semaphore(emu, i);
+
+		mix(&h, &v, sizeof(v));
+	}
+	mix(&h, qpu_emu_get_vpm(emu), QPU_EMU_VPM_WORDS * 4);
+	return h;
+}
 
 static uint32_t checksum(void)
 {
@@ -145,11 +196,13 @@ static uint32_t checksum(void)
 	return s;
 }
 
-static void run(uint32_t seed, const uint64_t *code, struct outcome *o)
+static void run(uint32_t seed, const uint64_t *code, bool predecode,
+		struct outcome *o)
 {
 	struct qpu_emu *emu = t_emu_new(seed);
 	uint32_t *u = t_words(UNIF_BASE);
 
+	qpu_emu_set_predecode(emu, predecode);
 	for (unsigned int i = 0; i < WORDS; i++) {
 		uint32_t *w = t_words(CODE_BASE + 8 * i);
 
@@ -168,6 +221,7 @@ static void run(uint32_t seed, const uint64_t *code, struct outcome *o)
 	o->stats = *qpu_emu_get_stats(emu);
 	o->fault = *qpu_emu_get_fault(emu);
 	o->out_sum = checksum();
+	o->state_sum = state_digest(emu);
 	{
 		char text[1024];
 
@@ -194,12 +248,13 @@ int main(void)
 			code[i] = rnd_word();
 		if (n % 2)	/* let some programs end */
 			code[WORDS - 3] = thrend;
-		run(seed, code, &a);
-		run(seed, code, &b);
+		run(seed, code, true, &a);
+		run(seed, code, false, &b);
 		T_CHECK(a.status <= QPU_EMU_DEADLOCK);
 		T_EQ_U64(a.status, b.status);
 		T_CHECK(!memcmp(&a.stats, &b.stats, sizeof(a.stats)));
 		T_EQ_U64(a.out_sum, b.out_sum);
+		T_EQ_U64(a.state_sum, b.state_sum);
 		if (a.status == QPU_EMU_FAULT) {
 			T_EQ_U64(a.fault.pc, b.fault.pc);
 			T_EQ_U64(a.fault.addr, b.fault.addr);

@@ -3,8 +3,9 @@
 #
 # test-emu-run: the qpu-run tool end to end on a 9-instruction program
 # (r0 = elem_num + uniform 0, one VPM row stored by VCD DMA to uniform 1):
-# the dumped memory, the trace, and the exit status and report of a fault,
-# a deadlock and a spent budget. qpu-run is looked up next to QPU_DIS.
+# the dumped memory, the same output with --no-predecode, the trace, and
+# the exit status and report of a fault, a deadlock and a spent budget.
+# qpu-run is looked up next to QPU_DIS.
 
 : "${QPU_DIS:?QPU_DIS must name the qpu-dis binary}"
 run=$(dirname "$QPU_DIS")/qpu-run
@@ -46,6 +47,16 @@ cat >"$tmp/want" <<'EOW'
 0000006c 0000006d 0000006e 0000006f 00000070 00000071 00000072 00000073
 EOW
 cmp -s "$tmp/want" "$tmp/out" || fail "run: dump differs: $(cat "$tmp/out")"
+
+# the reference path (no predecoded instructions): same dump, same counters
+expect stats 0 -- "$run" --stats -u 100 -u 0x20000 -z 64@0x20000 \
+	-d 64@0x20000 "$tmp/prog.bin"
+cp "$tmp/out" "$tmp/cached"
+expect no-predecode 0 -- "$run" --no-predecode --stats -u 100 -u 0x20000 \
+	-z 64@0x20000 -d 64@0x20000 "$tmp/prog.bin"
+cmp -s "$tmp/cached" "$tmp/out" ||
+	fail "no-predecode: output differs: $(cat "$tmp/out")"
+grep -q '00000064 00000065' "$tmp/out" || fail "no-predecode: no dump"
 
 expect dump-file 0 -- "$run" -u 7 -u 0x20000 -z 64@0x20000 \
 	-d "64@0x20000=$tmp/dump.bin" "$tmp/prog.bin"

@@ -1,0 +1,283 @@
+// SPDX-License-Identifier: MIT
+/*
+ * test-emu-cache: the predecoded-instruction cache and the fetch window.
+ * Code rewritten while it runs (by the program's own VCD DMA store, and by
+ * the host between two qpu_emu_run() calls) runs as rewritten; two
+ * programs whose addresses share a cache slot both run right; a window is
+ * translated once per run and block, falls back to single words where
+ * translate() refuses a long window, and is forgotten between runs (a
+ * buffer moved between calls is fetched from its new place). Each program
+ * also runs with the cache off and must leave the same state.
+ */
+#include "test-emu.h"
+
+#define W_VPM_SETUP	49	/* A: vr_setup, B: vw_setup */
+#define W_DMA_ADDR	50	/* A: vr_addr, B: vw_addr */
+#define R_WAIT		50
+
+#define VDR(rowlen, nrows, base) \
+	(0x80000000u | ((rowlen) & 15u) << 20 | ((nrows) & 15u) << 16 | \
+	 1u << 12 | (uint32_t)(base))
+#define VDW(units, depth, base) \
+	(0x80000000u | ((units) & 127u) << 23 | ((depth) & 127u) << 16 | \
+	 1u << 14 | (uint32_t)(base) << 3)
+
+static struct qpu_isa_instr i_ldi_b(unsigned int waddr, uint32_t imm)
+{
+	struct qpu_isa_instr in = i_ldi(waddr, imm);
+
+	in.ws = true;
+	return in;
+}
+
+static uint64_t encode(struct qpu_isa_instr in)
+{
+	uint64_t w = 0;
+
+	T_EQ_U64(0, qpu_isa_encode(&in, &w));
+	return w;
+}
+
+/* add r1, r1, @n (a small immediate) */
+static struct qpu_isa_instr i_add_r1(unsigned int n)
+{
+	return i_smi(i_add(QPU_ISA_A_ADD, W_R1, QPU_ISA_MUX_R1, QPU_ISA_MUX_B),
+		     n);
+}
+
+/* sub.setf r0, r0, 1; brr.anyzc @loop; three delay-slot nops */
+static void emit_loop_end(struct prog *p, uint32_t loop)
+{
+	struct qpu_isa_instr in = i_smi(i_add(QPU_ISA_A_SUB, W_R0,
+					      QPU_ISA_MUX_R0, QPU_ISA_MUX_B),
+					1);
+	uint32_t here;
+
+	in.sf = true;
+	emit(p, in);
+	here = p->addr + p->n * 8;
+	emit(p, i_branch(QPU_ISA_BR_ANYZC, true, loop - (here + 32)));
+	emit(p, i_nop());
+	emit(p, i_nop());
+	emit(p, i_nop());
+}
+
+static uint32_t r1_lane0(struct qpu_emu *emu, unsigned int qpu)
+{
+	uint32_t r[16];
+
+	T_EQ_U64(0, qpu_emu_get_reg(emu, qpu, QPU_EMU_FILE_ACC, 1, r));
+	return r[0];
+}
+
+/*
+ * Three iterations of a loop whose first instruction adds 1 to r1; the
+ * loop's body DMA-loads the two words of "add r1, r1, 8" from DATA_BASE
+ * into the VPM and DMA-stores them over that first instruction. The first
+ * iteration adds 1, the next two 8: r1 = 17. A stale decode would give 3.
+ */
+static void test_dma_rewrites_code(bool predecode)
+{
+	struct qpu_emu *emu = t_emu_new(0);
+	struct prog p = prog_at(CODE_BASE);
+	uint64_t patch = encode(i_add_r1(8));
+	uint32_t loop;
+
+	qpu_emu_set_predecode(emu, predecode);
+	t_words(DATA_BASE)[0] = (uint32_t)patch;
+	t_words(DATA_BASE)[1] = (uint32_t)(patch >> 32);
+	emit(&p, i_ldi(W_R0, 3));
+	emit(&p, i_ldi(W_R1, 0));
+	loop = p.addr + p.n * 8;
+	emit(&p, i_add_r1(1));
+	emit(&p, i_ldi(W_VPM_SETUP, VDR(2, 1, 0)));
+	emit(&p, i_ldi(W_DMA_ADDR, DATA_BASE));
+	emit(&p, i_read(R_WAIT, R_NOP));
+	emit(&p, i_ldi_b(W_VPM_SETUP, VDW(1, 2, 0)));
+	emit(&p, i_ldi_b(W_DMA_ADDR, loop));
+	emit(&p, i_read(R_NOP, R_WAIT));
+	emit_loop_end(&p, loop);
+	emit_end(&p);
+	T_EQ_U64(QPU_EMU_IDLE, t_run1(emu, CODE_BASE, UNIF_BASE));
+	T_EQ_U64(17, r1_lane0(emu, 0));
+	T_EQ_U64(patch, (uint64_t)t_words(loop)[1] << 32 | t_words(loop)[0]);
+	free(emu);
+}
+
+/*
+ * A 100-iteration loop adding 1; after 203 instructions (run in slices of
+ * 7, so decodes outlive many calls) the host rewrites the add to add 2.
+ */
+static void test_host_rewrites_code(bool predecode)
+{
+	struct qpu_emu *emu = t_emu_new(0);
+	struct prog p = prog_at(CODE_BASE);
+	uint64_t patch = encode(i_add_r1(2));
+	uint32_t loop, before;
+	enum qpu_emu_status st;
+
+	qpu_emu_set_predecode(emu, predecode);
+	emit(&p, i_ldi(W_R0, 100));
+	emit(&p, i_ldi(W_R1, 0));
+	loop = p.addr + p.n * 8;
+	emit(&p, i_add_r1(1));
+	emit_loop_end(&p, loop);
+	emit_end(&p);
+	T_EQ_U64(0, qpu_emu_start(emu, CODE_BASE, UNIF_BASE));
+	do {
+		st = qpu_emu_run(emu, 7);
+	} while (st == QPU_EMU_RUNNING &&
+		 qpu_emu_get_stats(emu)->instructions[0] < 200);
+	T_EQ_U64(QPU_EMU_RUNNING, st);
+	/*
+	 * 203 instructions: 2 set-up ones, 33 iterations of 6 and the add,
+	 * sub and branch of the 34th. The other 66 iterations add 2.
+	 */
+	T_EQ_U64(203, qpu_emu_get_stats(emu)->instructions[0]);
+	before = r1_lane0(emu, 0);
+	T_EQ_U64(34, before);
+	t_words(loop)[0] = (uint32_t)patch;
+	t_words(loop)[1] = (uint32_t)(patch >> 32);
+	T_EQ_U64(QPU_EMU_IDLE, qpu_emu_run(emu, 100000));
+	T_EQ_U64(before + 2 * (100 - before), r1_lane0(emu, 0));
+	free(emu);
+}
+
+/*
+ * Programs 8 KiB apart share every cache slot (1024 entries of 8 bytes):
+ * run together, round-robin, each must still run its own code.
+ */
+static void test_aliasing(void)
+{
+	struct qpu_emu *emu = t_emu_new(0);
+	struct prog a = prog_at(CODE_BASE), b = prog_at(CODE_BASE + 8192);
+	uint32_t loop;
+
+	emit(&a, i_ldi(W_R0, 50));
+	emit(&a, i_ldi(W_R1, 0));
+	loop = a.addr + a.n * 8;
+	emit(&a, i_add_r1(1));
+	emit_loop_end(&a, loop);
+	emit_end(&a);
+	emit(&b, i_ldi(W_R0, 50));
+	emit(&b, i_ldi(W_R1, 0));
+	loop = b.addr + b.n * 8;
+	emit(&b, i_add_r1(3));
+	emit_loop_end(&b, loop);
+	emit_end(&b);
+	T_EQ_U64(0, qpu_emu_start(emu, a.addr, UNIF_BASE));
+	T_EQ_U64(1, qpu_emu_start(emu, b.addr, UNIF_BASE));
+	T_EQ_U64(QPU_EMU_IDLE, qpu_emu_run(emu, 100000));
+	T_EQ_U64(50, r1_lane0(emu, 0));
+	T_EQ_U64(150, r1_lane0(emu, 1));
+	free(emu);
+}
+
+/*
+ * A translate() that counts fetch translations, refuses fetch windows
+ * longer than @max_fetch bytes, and maps CODE_BASE to @code_host (to move
+ * the code between runs).
+ */
+static unsigned int fetches;
+static uint32_t max_fetch = ~0u;
+static uint8_t *code_host;
+
+static void *counting_translate(void *ctx, uint32_t addr, uint32_t len,
+				enum qpu_emu_access kind)
+{
+	(void)ctx;
+	if (kind == QPU_EMU_ACCESS_FETCH) {
+		fetches++;
+		if (len > max_fetch)
+			return NULL;
+		if (code_host && addr >= CODE_BASE &&
+		    addr - CODE_BASE <= 4096 - len)
+			return code_host + (addr - CODE_BASE);
+	}
+	return t_translate(NULL, addr, len, kind);
+}
+
+static const struct qpu_emu_ops counting_ops = {
+	.translate = counting_translate,
+};
+
+/* A 100-iteration loop of 6 instructions at CODE_BASE: r1 = 100 * @n. */
+static void emit_counting_loop(unsigned int n)
+{
+	struct prog p = prog_at(CODE_BASE);
+	uint32_t loop;
+
+	emit(&p, i_ldi(W_R0, 100));
+	emit(&p, i_ldi(W_R1, 0));
+	loop = p.addr + p.n * 8;
+	emit(&p, i_add_r1(n));
+	emit_loop_end(&p, loop);
+	emit_end(&p);
+}
+
+static void test_fetch_window(void)
+{
+	struct qpu_emu *emu = t_emu_new(0);
+	static uint8_t moved[4096];
+	uint64_t total;
+
+	/* one run: one window translation for 605 instructions */
+	emit_counting_loop(1);
+	qpu_emu_init(emu, &counting_ops, NULL, 0);
+	fetches = 0;
+	T_EQ_U64(0, qpu_emu_start(emu, CODE_BASE, UNIF_BASE));
+	T_EQ_U64(QPU_EMU_IDLE, qpu_emu_run(emu, 100000));
+	total = qpu_emu_get_stats(emu)->instructions[0];
+	T_EQ_U64(2 + 100 * 6 + 3, total);
+	T_EQ_U64(1, fetches);
+	T_EQ_U64(100, r1_lane0(emu, 0));
+
+	/* windows refused: every instruction fetched by itself */
+	qpu_emu_reset(emu);
+	max_fetch = 8;
+	fetches = 0;
+	T_EQ_U64(0, qpu_emu_start(emu, CODE_BASE, UNIF_BASE));
+	T_EQ_U64(QPU_EMU_IDLE, qpu_emu_run(emu, 100000));
+	T_EQ_U64(100, r1_lane0(emu, 0));
+	/* each fetch asks for a window first, then for the word */
+	T_EQ_U64(2 * total, fetches);
+	max_fetch = ~0u;
+
+	/* cache off: translate() for every instruction */
+	qpu_emu_reset(emu);
+	qpu_emu_set_predecode(emu, false);
+	fetches = 0;
+	T_EQ_U64(0, qpu_emu_start(emu, CODE_BASE, UNIF_BASE));
+	T_EQ_U64(QPU_EMU_IDLE, qpu_emu_run(emu, 100000));
+	T_EQ_U64(total, fetches);
+	T_EQ_U64(100, r1_lane0(emu, 0));
+	qpu_emu_set_predecode(emu, true);
+
+	/*
+	 * The code moves between two runs (the caller remapped its buffer):
+	 * the second run fetches from the new copy, which adds 5.
+	 */
+	qpu_emu_reset(emu);
+	T_EQ_U64(0, qpu_emu_start(emu, CODE_BASE, UNIF_BASE));
+	T_EQ_U64(QPU_EMU_RUNNING, qpu_emu_run(emu, 2 + 6 * 10));
+	T_EQ_U64(10, r1_lane0(emu, 0));
+	emit_counting_loop(5);
+	memcpy(moved, t_words(CODE_BASE), sizeof(moved));
+	emit_counting_loop(1);
+	code_host = moved;
+	T_EQ_U64(QPU_EMU_IDLE, qpu_emu_run(emu, 100000));
+	code_host = NULL;
+	T_EQ_U64(10 + 5 * 90, r1_lane0(emu, 0));
+	free(emu);
+}
+
+int main(void)
+{
+	test_dma_rewrites_code(true);
+	test_dma_rewrites_code(false);
+	test_host_rewrites_code(true);
+	test_host_rewrites_code(false);
+	test_aliasing();
+	test_fetch_window();
+	return t_done("test-emu-cache");
+}
