@@ -91,12 +91,13 @@
  * DOC: speed
  * The ALU works on whole vectors: one switch per instruction, then a plain
  * 16-lane loop per op that the compiler unrolls or vectorises; inputs are
- * read in place (registers, constant vectors) rather than copied; float
- * add and multiply go through qpu_emu_fadd16() and qpu_emu_fmul16() (SIMD
- * on hosts that have it); unpack, pack, peripheral writes and rotation
- * take the general paths only when an instruction uses them. With one QPU
- * live, round-robin is skipped: it runs until it waits or ends. Results are
- * the same bit for bit as the plain per-lane code (test-emu-fuzz).
+ * read in place (registers, constant vectors) rather than copied; the
+ * float ops go through the 16-lane forms of qpu_emu_float.c (the host's
+ * SSE2 or AVX-512 in userspace on x86-64); unpack, pack, peripheral writes
+ * and rotation take the general paths only when an instruction uses them.
+ * With one QPU live, round-robin is skipped: it runs until it waits or
+ * ends. Results are the same bit for bit as the plain per-lane code
+ * (test-emu-fuzz).
  */
 #include "qpu_isa.h"
 #include "qpu_emu.h"
@@ -925,27 +926,23 @@ static u16 alu_add_lanes(unsigned int op, const u32 *a, const u32 *b,
 	case QPU_ISA_A_FSUB:	/* fsub(a, b) is fadd(a, -b), NaNs included */
 		qpu_emu_fadd16(a, b, 0x80000000u, v);
 		break;
-	case QPU_ISA_A_FMIN:
-		LANE_LOOP(qpu_emu_fmin(a[i], b[i]));
-		CARRY_LOOP(qpu_emu_fgt(a[i], b[i]));
+	case QPU_ISA_A_FMIN:	/* the carries come for free */
+		c = qpu_emu_fmin16(a, b, v);
 		break;
 	case QPU_ISA_A_FMAX:
-		LANE_LOOP(qpu_emu_fmax(a[i], b[i]));
-		CARRY_LOOP(qpu_emu_fgt(a[i], b[i]));
+		c = qpu_emu_fmax16(a, b, v);
 		break;
 	case QPU_ISA_A_FMINABS:
-		LANE_LOOP(qpu_emu_fminabs(a[i], b[i]));
-		CARRY_LOOP(qpu_emu_fgt(a[i] & 0x7fffffffu, b[i] & 0x7fffffffu));
+		c = qpu_emu_fminabs16(a, b, v);
 		break;
 	case QPU_ISA_A_FMAXABS:
-		LANE_LOOP(qpu_emu_fmaxabs(a[i], b[i]));
-		CARRY_LOOP(qpu_emu_fgt(a[i] & 0x7fffffffu, b[i] & 0x7fffffffu));
+		c = qpu_emu_fmaxabs16(a, b, v);
 		break;
 	case QPU_ISA_A_FTOI:
-		LANE_LOOP(qpu_emu_ftoi(a[i]));
+		qpu_emu_ftoi16(a, v);
 		break;
 	case QPU_ISA_A_ITOF:
-		LANE_LOOP(qpu_emu_itof(a[i]));
+		qpu_emu_itof16(a, v);
 		break;
 	case QPU_ISA_A_ADD:
 		LANE_LOOP(a[i] + b[i]);

@@ -26,10 +26,12 @@
  *   recip is correctly rounded; recipsqrt, exp2 and log2 are computed in
  *   64-bit fixed point (errors below 2^-30 relative before the final
  *   rounding), so results are within 1 ulp of the exact value.
- * - Speed: fadd and fmul also have inline fast paths (qpu_emu_float.h) and
- *   16-lane forms (the end of this file); they compute normal numbers only
- *   and hand every other case to the functions here, so the rules above
- *   hold on every path (test-emu-float compares them bit for bit).
+ * - Speed: fadd and fmul also have inline fast paths (qpu_emu_float.h),
+ *   which compute normal numbers only and hand every other case to the
+ *   functions here, and the ALU ops 16-lane forms (the end of this file),
+ *   in userspace on x86-64 with the host's SSE2 or AVX-512 float unit set
+ *   to round toward zero; the rules above hold on every path
+ *   (test-emu-float compares them bit for bit).
  */
 #include "qpu_emu_float.h"
 
@@ -516,130 +518,445 @@ u32 qpu_emu_unorm8_to_f32(u32 b)
 }
 
 /*
- * 16 lanes at once, for the emulator's lane loops, with AVX2 where libqpu
- * runs on an x86-64 host that has it (checked at run time; the kernel and
- * other hosts run qpu_emu_fadd_fast() and qpu_emu_fmul_fast() lane by
- * lane). Four lanes at a time in 64-bit elements, the same steps as those
- * two without branches, and zero or denormal inputs (flushed: fmul gives a
- * signed zero, fadd the other input) handled too: a lane they would hand
- * to the full function (an Inf or NaN input, a result out of range, fadd
- * of opposite signs with exponents less than 2 apart, whose result needs a
- * leading-zero count) is marked in the returned mask and computed by it
- * afterwards.
- * test-emu-float compares every path bit for bit.
+ * 16 lanes at once, for the emulator's lane loops. Userspace on an x86-64
+ * host runs them on the host's vector unit, in IEEE-754 arithmetic rounding
+ * toward zero, which is the rules above once denormal inputs are flushed to
+ * signed zeros before, denormal results after and NaN results replaced by
+ * QPU_EMU_F_QNAN: toward zero, the largest finite value on overflow, a
+ * signed zero below the normal range (when rounding toward zero a result is
+ * below it exactly when the exact value is), x - x = +0, Inf - Inf and
+ * 0 * Inf a NaN. ftoi truncates and fixes the lanes the host saturates
+ * differently (NaN, too large positive); itof rounds to nearest; min and
+ * max are integer operations. Two forms:
+ * - AVX-512 (checked at run time): 16 lanes in one register, the rounding
+ *   mode and exception suppression in the instruction, so whatever the
+ *   caller's MXCSR holds (a mode, FTZ, DAZ, unmasked exceptions) does not
+ *   matter; flushing is done by hand either way.
+ * - SSE2, which every x86-64 CPU has: MXCSR is set (toward zero, FTZ, all
+ *   exceptions masked; not DAZ, which the first x86-64 CPUs lack) and
+ *   restored around each call, with the operations pinned between.
+ * Elsewhere (the kernel, which keeps its hands off the FPU, other hosts, or
+ * qpu_emu_float_simd(0)) the same lane by lane with the functions above
+ * and the inline fast paths. test-emu-float compares every path bit for
+ * bit on every lane.
  */
+#define F_ABS		0x7fffffffu
+
+/* The min and max ops: bit 0 for max, bit 1 for the abs forms. */
+#define F_MIN		0u
+#define F_MAX		1u
+#define F_MINABS	2u
+#define F_MAXABS	3u
+
+/* A key ordering floats as signed ints: -NaN < -Inf < -0 < +0 < ... */
+static s32 f_skey(u32 a)
+{
+	return (s32)(a ^ ((u32)((s32)a >> 31) & F_ABS));
+}
+
 #if !defined(__KERNEL__) && defined(__x86_64__)
+#include <immintrin.h>
+
+enum { PATH_LANES, PATH_SSE2, PATH_AVX512, PATH_UNSET };
+
+static int simd_path = PATH_UNSET;
+
+int qpu_emu_float_simd(int level)
+{
+	int best = __builtin_cpu_supports("avx512f") ? PATH_AVX512 : PATH_SSE2;
+
+	if (level < 0 || level > best)
+		level = best;
+	__atomic_store_n(&simd_path, level, __ATOMIC_RELAXED);
+	return level;
+}
+
+static int simd_get(void)
+{
+	int path = __atomic_load_n(&simd_path, __ATOMIC_RELAXED);
+
+	return path == PATH_UNSET ? qpu_emu_float_simd(-1) : path;
+}
+
+/* --- AVX-512 --- */
+
+#define AVX512		__attribute__((target("avx512f")))
+#define RZ		(_MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC)
+
+/* Denormals to a zero of the same sign. */
+static inline AVX512 __m512i zflush(__m512i a)
+{
+	__mmask16 normal = _mm512_test_epi32_mask(a, _mm512_set1_epi32(F_EXP));
+
+	return _mm512_mask_mov_epi32(_mm512_and_si512(a,
+			_mm512_set1_epi32((int)F_SIGN)), normal, a);
+}
+
+static inline AVX512 __mmask16 znan(__m512i a)
+{
+	return _mm512_cmpgt_epi32_mask(_mm512_and_si512(a,
+			_mm512_set1_epi32(F_ABS)), _mm512_set1_epi32(F_INF));
+}
+
+/* Flush the result, and any NaN to QPU_EMU_F_QNAN. */
+static inline AVX512 void zstore(u32 *out, __m512 v)
+{
+	__m512i r = zflush(_mm512_castps_si512(v));
+
+	r = _mm512_mask_mov_epi32(r, znan(r),
+				  _mm512_set1_epi32(QPU_EMU_F_QNAN));
+	_mm512_storeu_si512(out, r);
+}
+
+static inline AVX512 __m512 zload(const u32 *p, u32 neg)
+{
+	__m512i v = _mm512_loadu_si512(p);
+
+	return _mm512_castsi512_ps(zflush(_mm512_xor_si512(v,
+			_mm512_set1_epi32((int)neg))));
+}
+
+static AVX512 void fadd_avx512(const u32 *a, const u32 *b, u32 neg,
+			       u32 *out)
+{
+	zstore(out, _mm512_add_round_ps(zload(a, 0), zload(b, neg), RZ));
+}
+
+static AVX512 void fmul_avx512(const u32 *a, const u32 *b, u32 *out)
+{
+	zstore(out, _mm512_mul_round_ps(zload(a, 0), zload(b, 0), RZ));
+}
+
+static AVX512 void ftoi_avx512(const u32 *pa, u32 *out)
+{
+	__m512i a = _mm512_loadu_si512(pa);
+	__m512i r = _mm512_cvtt_roundps_epi32(_mm512_castsi512_ps(a),
+					      _MM_FROUND_NO_EXC);
+	/* out of range or NaN gave 0x80000000 */
+	__mmask16 big = _mm512_cmpeq_epi32_mask(r,
+			_mm512_set1_epi32((int)F_SIGN));
+	__mmask16 pos = _mm512_cmpgt_epi32_mask(a, _mm512_set1_epi32(-1));
+
+	r = _mm512_mask_mov_epi32(r, big & pos, _mm512_set1_epi32(F_ABS));
+	r = _mm512_mask_mov_epi32(r, znan(a), _mm512_setzero_si512());
+	_mm512_storeu_si512(out, r);
+}
+
+static AVX512 void itof_avx512(const u32 *a, u32 *out)
+{
+	__m512 r = _mm512_cvt_roundepi32_ps(_mm512_loadu_si512(a),
+			_MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+
+	_mm512_storeu_si512(out, _mm512_castps_si512(r));
+}
+
+static inline AVX512 __m512i zkey(__m512i a)
+{
+	return _mm512_xor_si512(a, _mm512_and_si512(_mm512_srai_epi32(a, 31),
+			_mm512_set1_epi32(F_ABS)));
+}
+
+static inline AVX512 u16 fminmax_avx512(const u32 *pa, const u32 *pb,
+					u32 *out, bool max, bool abs)
+{
+	__m512i a = _mm512_loadu_si512(pa), b = _mm512_loadu_si512(pb);
+	__mmask16 gt;
+
+	if (abs) {
+		a = _mm512_and_si512(a, _mm512_set1_epi32(F_ABS));
+		b = _mm512_and_si512(b, _mm512_set1_epi32(F_ABS));
+	}
+	a = zflush(a);
+	b = zflush(b);
+	gt = _mm512_cmpgt_epi32_mask(zkey(a), zkey(b));
+	_mm512_storeu_si512(out, _mm512_mask_mov_epi32(max ? b : a, gt,
+						       max ? a : b));
+	return gt;
+}
+
+static AVX512 u16 fminmax_avx512_op(const u32 *a, const u32 *b, u32 *out,
+				    unsigned int op)
+{
+	switch (op) {
+	case F_MIN:
+		return fminmax_avx512(a, b, out, false, false);
+	case F_MAX:
+		return fminmax_avx512(a, b, out, true, false);
+	case F_MINABS:
+		return fminmax_avx512(a, b, out, false, true);
+	default:
+		return fminmax_avx512(a, b, out, true, true);
+	}
+}
+
+/* --- SSE2 --- */
+
+typedef u32 v4u __attribute__((vector_size(16)));
+typedef s32 v4s __attribute__((vector_size(16)));
+typedef float v4f __attribute__((vector_size(4 * sizeof(u32))));
+
+#define CSR_RZ_FTZ	0xff80u	/* exceptions masked, toward zero, FTZ */
+#define CSR_RN		0x1f80u	/* exceptions masked, to nearest (default) */
+
 /*
- * The vectors are of u64 (AVX2 shifts them natively; every value stays
- * below 2^58). A comparison gives a mask of -1 or 0 per element.
+ * The float operations must run between the two MXCSR writes: each input
+ * and result passes through an empty volatile asm, which the compiler
+ * moves neither across another one nor across ldmxcsr.
  */
-static __attribute__((target("avx2"))) u16
-fadd_avx2(const u32 *pa, const u32 *pb, u32 *out, u32 neg)
+static inline v4f fpin(v4f v)
 {
-	unsigned int g, k;
-	u16 slow = 0;
-
-	for (g = 0; g < 16; g += 4) {
-		u32 __attribute__((vector_size(16))) a32, b32, r32;
-		u64 __attribute__((vector_size(32))) a, b, hi, lo, eh, el, d, sub;
-		u64 __attribute__((vector_size(32))) bad, mh, ml, big, sh, m, p;
-		u64 __attribute__((vector_size(32))) swap, e, r, za, zb, inf;
-
-		__builtin_memcpy(&a32, pa + g, sizeof(a32));
-		__builtin_memcpy(&b32, pb + g, sizeof(b32));
-		a = __builtin_convertvector(a32, __typeof__(a));
-		b = __builtin_convertvector(b32, __typeof__(b)) ^ neg;
-		swap = (__typeof__(a))((a & 0x7fffffff) < (b & 0x7fffffff));
-		hi = (b & swap) | (a & ~swap);
-		lo = (a & swap) | (b & ~swap);
-		eh = (hi >> 23) & 0xff;
-		el = (lo >> 23) & 0xff;
-		d = eh - el;
-		sub = (__typeof__(a))(((a ^ b) & 0x80000000u) != 0);
-		bad = (__typeof__(a))(eh - 1 > 253);
-		bad |= (__typeof__(a))(el - 1 > 253);
-		bad |= sub & (__typeof__(a))(d <= 1);
-		/* a zero or denormal input (flushed to zero): the other one */
-		za = (__typeof__(a))((a & 0x7f800000) == 0);
-		zb = (__typeof__(a))((b & 0x7f800000) == 0);
-		inf = (__typeof__(a))((a & 0x7f800000) == 0x7f800000);
-		inf |= (__typeof__(a))((b & 0x7f800000) == 0x7f800000);
-		mh = ((hi & 0x7fffff) | 0x800000) << 32;
-		ml = ((lo & 0x7fffff) | 0x800000) << 32;
-		big = (__typeof__(a))(d > 63);
-		d = (63 & big) | (d & ~big);
-		sh = ml >> d;
-		m = sh | ((__typeof__(a))((sh << d) != ml) & 1);	/* sticky */
-		m = ((mh - m) & sub) | ((mh + m) & ~sub);
-		p = 54 + (((m >> 55) & 1) | m >> 56) + (m >> 56);	/* msb */
-		e = eh + p - 55;
-		bad |= (__typeof__(a))(e - 1 > 253);
-		r = (hi & 0x80000000u) | e << 23 | ((m >> (p - 23)) & 0x7fffff);
-		r = (r & ~(za | zb)) | (b & za & ~zb) | (a & zb & ~za) |
-			(a & b & 0x80000000u & za & zb);
-		bad = (bad & ~(za | zb)) | inf;
-		r32 = __builtin_convertvector(r, __typeof__(r32));
-		__builtin_memcpy(out + g, &r32, sizeof(r32));
-		for (k = 0; k < 4; k++)
-			slow |= (u16)((bad[k] & 1) << (g + k));
-	}
-	return slow;
+	__asm__ volatile("" : "+x"(v));
+	return v;
 }
 
-static __attribute__((target("avx2"))) u16
-fmul_avx2(const u32 *pa, const u32 *pb, u32 *out)
+static inline u32 csr_enter(u32 mode)
 {
-	unsigned int g, k;
-	u16 slow = 0;
+	u32 old = _mm_getcsr();
 
-	for (g = 0; g < 16; g += 4) {
-		u32 __attribute__((vector_size(16))) a32, b32, r32;
-		u64 __attribute__((vector_size(32))) a, b, ea, eb, m, top, e;
-		u64 __attribute__((vector_size(32))) bad, r, z, inf;
-
-		__builtin_memcpy(&a32, pa + g, sizeof(a32));
-		__builtin_memcpy(&b32, pb + g, sizeof(b32));
-		a = __builtin_convertvector(a32, __typeof__(a));
-		b = __builtin_convertvector(b32, __typeof__(b));
-		ea = (a >> 23) & 0xff;
-		eb = (b >> 23) & 0xff;
-		m = ((a & 0x7fffff) | 0x800000) * ((b & 0x7fffff) | 0x800000);
-		top = m >> 47;
-		e = ea + eb - 127 + top;
-		bad = (__typeof__(a))(ea - 1 > 253);
-		bad |= (__typeof__(a))(eb - 1 > 253);
-		bad |= (__typeof__(a))(e - 1 > 253);
-		r = ((a ^ b) & 0x80000000u) | e << 23 |
-			((m >> (23 + top)) & 0x7fffff);
-		/* a zero or denormal times a finite number: a signed zero */
-		z = (__typeof__(a))(ea == 0) | (__typeof__(a))(eb == 0);
-		inf = (__typeof__(a))(ea == 255) | (__typeof__(a))(eb == 255);
-		r = (r & ~z) | ((a ^ b) & 0x80000000u & z);
-		bad = (bad & ~z) | inf;
-		r32 = __builtin_convertvector(r, __typeof__(r32));
-		__builtin_memcpy(out + g, &r32, sizeof(r32));
-		for (k = 0; k < 4; k++)
-			slow |= (u16)((bad[k] & 1) << (g + k));
-	}
-	return slow;
+	if (old != mode)
+		_mm_setcsr(mode);
+	return old;
 }
 
-static bool simd_ok(void)
+/* Restored even when the mode was right: the exception flags may not be. */
+static inline void csr_leave(u32 old)
 {
-	return __builtin_cpu_supports("avx2");
+	_mm_setcsr(old);
+}
+
+static inline v4u vload(const u32 *p)
+{
+	v4u v;
+
+	__builtin_memcpy(&v, p, sizeof(v));
+	return v;
+}
+
+static inline void vstore(u32 *p, v4u v)
+{
+	__builtin_memcpy(p, &v, sizeof(v));
+}
+
+/* Denormals to a zero of the same sign. */
+static inline v4u vflush(v4u a)
+{
+	v4u z = (v4u)((a & F_EXP) == 0);
+
+	return a & (~z | F_SIGN);
+}
+
+static inline v4u vnan(v4u a)
+{
+	return (v4u)((v4s)(a & F_ABS) > (s32)F_INF);
+}
+
+/* Any NaN to QPU_EMU_F_QNAN (FTZ flushed the denormals). */
+static inline v4u vqnan(v4u r)
+{
+	v4u nan = vnan(r);
+
+	return (r & ~nan) | (QPU_EMU_F_QNAN & nan);
+}
+
+static void fadd_sse2(const u32 *pa, const u32 *pb, u32 neg, u32 *out)
+{
+	u32 csr = csr_enter(CSR_RZ_FTZ);
+	unsigned int g;
+
+	for (g = 0; g < 16; g += 4) {
+		v4f a = fpin((v4f)vflush(vload(pa + g)));
+		v4f b = fpin((v4f)vflush(vload(pb + g) ^ neg));
+
+		vstore(out + g, vqnan((v4u)fpin(a + b)));
+	}
+	csr_leave(csr);
+}
+
+static void fmul_sse2(const u32 *pa, const u32 *pb, u32 *out)
+{
+	u32 csr = csr_enter(CSR_RZ_FTZ);
+	unsigned int g;
+
+	for (g = 0; g < 16; g += 4) {
+		v4f a = fpin((v4f)vflush(vload(pa + g)));
+		v4f b = fpin((v4f)vflush(vload(pb + g)));
+
+		vstore(out + g, vqnan((v4u)fpin(a * b)));
+	}
+	csr_leave(csr);
+}
+
+static void ftoi_sse2(const u32 *pa, u32 *out)
+{
+	u32 csr = csr_enter(CSR_RN);
+	unsigned int g;
+
+	for (g = 0; g < 16; g += 4) {
+		v4u a = vload(pa + g);
+		v4u r = (v4u)_mm_cvttps_epi32((__m128)fpin((v4f)a));
+		v4u nan = vnan(a), pos;
+
+		r = (v4u)fpin((v4f)r);
+		/* out of range or NaN gave 0x80000000 */
+		pos = (v4u)(r == F_SIGN) & (v4u)((v4s)a >= 0) & ~nan;
+		vstore(out + g, (r & ~nan & ~pos) | (pos & F_ABS));
+	}
+	csr_leave(csr);
+}
+
+static void itof_sse2(const u32 *pa, u32 *out)
+{
+	u32 csr = csr_enter(CSR_RN);
+	unsigned int g;
+
+	for (g = 0; g < 16; g += 4) {
+		v4s a = (v4s)fpin((v4f)vload(pa + g));
+
+		vstore(out + g, (v4u)fpin((v4f)_mm_cvtepi32_ps((__m128i)a)));
+	}
+	csr_leave(csr);
+}
+
+/* fmin, fmax, fminabs, fmaxabs: integers only, no MXCSR. */
+static inline u16 fminmax_sse2(const u32 *pa, const u32 *pb, u32 *out,
+			       bool max, bool abs)
+{
+	unsigned int g;
+	u16 c = 0;
+
+	for (g = 0; g < 16; g += 4) {
+		v4u a = vload(pa + g), b = vload(pb + g), gt;
+		v4s ka, kb;
+
+		if (abs) {
+			a &= F_ABS;
+			b &= F_ABS;
+		}
+		a = vflush(a);
+		b = vflush(b);
+		ka = (v4s)a ^ (v4s)((v4u)((v4s)a >> 31) & F_ABS);
+		kb = (v4s)b ^ (v4s)((v4u)((v4s)b >> 31) & F_ABS);
+		gt = (v4u)(ka > kb);
+		if (max)
+			vstore(out + g, (a & gt) | (b & ~gt));
+		else
+			vstore(out + g, (b & gt) | (a & ~gt));
+		c |= (u16)(_mm_movemask_ps((__m128)gt) << g);
+	}
+	return c;
+}
+
+static u16 fminmax_sse2_op(const u32 *a, const u32 *b, u32 *out,
+			   unsigned int op)
+{
+	switch (op) {
+	case F_MIN:
+		return fminmax_sse2(a, b, out, false, false);
+	case F_MAX:
+		return fminmax_sse2(a, b, out, true, false);
+	case F_MINABS:
+		return fminmax_sse2(a, b, out, false, true);
+	default:
+		return fminmax_sse2(a, b, out, true, true);
+	}
+}
+
+/* Each computes on the host's vector unit and returns true, or false. */
+static bool simd_fadd(const u32 *a, const u32 *b, u32 neg, u32 *out)
+{
+	switch (simd_get()) {
+	case PATH_AVX512:
+		fadd_avx512(a, b, neg, out);
+		return true;
+	case PATH_SSE2:
+		fadd_sse2(a, b, neg, out);
+		return true;
+	}
+	return false;
+}
+
+static bool simd_fmul(const u32 *a, const u32 *b, u32 *out)
+{
+	switch (simd_get()) {
+	case PATH_AVX512:
+		fmul_avx512(a, b, out);
+		return true;
+	case PATH_SSE2:
+		fmul_sse2(a, b, out);
+		return true;
+	}
+	return false;
+}
+
+static bool simd_ftoi(const u32 *a, u32 *out)
+{
+	switch (simd_get()) {
+	case PATH_AVX512:
+		ftoi_avx512(a, out);
+		return true;
+	case PATH_SSE2:
+		ftoi_sse2(a, out);
+		return true;
+	}
+	return false;
+}
+
+static bool simd_itof(const u32 *a, u32 *out)
+{
+	switch (simd_get()) {
+	case PATH_AVX512:
+		itof_avx512(a, out);
+		return true;
+	case PATH_SSE2:
+		itof_sse2(a, out);
+		return true;
+	}
+	return false;
+}
+
+static bool simd_fminmax(const u32 *a, const u32 *b, u32 *out,
+			 unsigned int op, u16 *c)
+{
+	switch (simd_get()) {
+	case PATH_AVX512:
+		*c = fminmax_avx512_op(a, b, out, op);
+		return true;
+	case PATH_SSE2:
+		*c = fminmax_sse2_op(a, b, out, op);
+		return true;
+	}
+	return false;
 }
 #else
-static u16 fadd_avx2(const u32 *a, const u32 *b, u32 *out, u32 neg)
+#ifndef __KERNEL__
+int qpu_emu_float_simd(int level)
 {
-	return 0xffff;
+	return 0;
+}
+#endif
+
+static bool simd_fadd(const u32 *a, const u32 *b, u32 neg, u32 *out)
+{
+	return false;
 }
 
-static u16 fmul_avx2(const u32 *a, const u32 *b, u32 *out)
+static bool simd_fmul(const u32 *a, const u32 *b, u32 *out)
 {
-	return 0xffff;
+	return false;
 }
 
-static bool simd_ok(void)
+static bool simd_ftoi(const u32 *a, u32 *out)
+{
+	return false;
+}
+
+static bool simd_itof(const u32 *a, u32 *out)
+{
+	return false;
+}
+
+static bool simd_fminmax(const u32 *a, const u32 *b, u32 *out,
+			 unsigned int op, u16 *c)
 {
 	return false;
 }
@@ -648,31 +965,79 @@ static bool simd_ok(void)
 void qpu_emu_fadd16(const u32 *a, const u32 *b, u32 neg, u32 *out)
 {
 	unsigned int i;
-	u16 slow;
 
-	if (!simd_ok()) {
-		for (i = 0; i < 16; i++)
-			out[i] = qpu_emu_fadd_fast(a[i], b[i] ^ neg);
+	if (simd_fadd(a, b, neg, out))
 		return;
-	}
-	slow = fadd_avx2(a, b, out, neg);
-	for (i = 0; slow && i < 16; i++)
-		if (slow & (1u << i))
-			out[i] = qpu_emu_fadd(a[i], b[i] ^ neg);
+	for (i = 0; i < 16; i++)
+		out[i] = qpu_emu_fadd_fast(a[i], b[i] ^ neg);
 }
 
 void qpu_emu_fmul16(const u32 *a, const u32 *b, u32 *out)
 {
 	unsigned int i;
-	u16 slow;
 
-	if (!simd_ok()) {
-		for (i = 0; i < 16; i++)
-			out[i] = qpu_emu_fmul_fast(a[i], b[i]);
+	if (simd_fmul(a, b, out))
 		return;
+	for (i = 0; i < 16; i++)
+		out[i] = qpu_emu_fmul_fast(a[i], b[i]);
+}
+
+void qpu_emu_ftoi16(const u32 *a, u32 *out)
+{
+	unsigned int i;
+
+	if (simd_ftoi(a, out))
+		return;
+	for (i = 0; i < 16; i++)
+		out[i] = qpu_emu_ftoi(a[i]);
+}
+
+void qpu_emu_itof16(const u32 *a, u32 *out)
+{
+	unsigned int i;
+
+	if (simd_itof(a, out))
+		return;
+	for (i = 0; i < 16; i++)
+		out[i] = qpu_emu_itof(a[i]);
+}
+
+/* The four below, lane by lane: flushed keys compared, the carries. */
+static u16 fminmax16(const u32 *a, const u32 *b, u32 *out, unsigned int op)
+{
+	bool max = op & F_MAX, abs = op & F_MINABS;
+	unsigned int i;
+	u16 c = 0;
+
+	if (simd_fminmax(a, b, out, op, &c))
+		return c;
+	for (i = 0; i < 16; i++) {
+		u32 x = qpu_emu_fflush(abs ? a[i] & F_ABS : a[i]);
+		u32 y = qpu_emu_fflush(abs ? b[i] & F_ABS : b[i]);
+		bool gt = f_skey(x) > f_skey(y);
+
+		out[i] = gt == max ? x : y;
+		c |= (u16)(gt << i);
 	}
-	slow = fmul_avx2(a, b, out);
-	for (i = 0; slow && i < 16; i++)
-		if (slow & (1u << i))
-			out[i] = qpu_emu_fmul(a[i], b[i]);
+	return c;
+}
+
+u16 qpu_emu_fmin16(const u32 *a, const u32 *b, u32 *out)
+{
+	return fminmax16(a, b, out, F_MIN);
+}
+
+u16 qpu_emu_fmax16(const u32 *a, const u32 *b, u32 *out)
+{
+	return fminmax16(a, b, out, F_MAX);
+}
+
+u16 qpu_emu_fminabs16(const u32 *a, const u32 *b, u32 *out)
+{
+	return fminmax16(a, b, out, F_MINABS);
+}
+
+u16 qpu_emu_fmaxabs16(const u32 *a, const u32 *b, u32 *out)
+{
+	return fminmax16(a, b, out, F_MAXABS);
 }

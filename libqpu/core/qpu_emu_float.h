@@ -41,11 +41,29 @@ u32 qpu_emu_fflush(u32 a);
 
 /*
  * 16 lanes: @out[i] = fadd(@a[i], @b[i] ^ @neg) (@neg 0, or 0x80000000
- * for fsub), and @out[i] = fmul(@a[i], @b[i]); @out must not overlap the
- * inputs. Bit for bit the functions above, faster.
+ * for fsub), @out[i] = fmul(@a[i], @b[i]) and so on; @out must not overlap
+ * the inputs. The min and max forms return the carries, bit i set when
+ * lane i of @a orders after that of @b (after flushing, and for the abs
+ * forms after clearing the signs). Bit for bit the functions above, faster.
  */
 void qpu_emu_fadd16(const u32 *a, const u32 *b, u32 neg, u32 *out);
 void qpu_emu_fmul16(const u32 *a, const u32 *b, u32 *out);
+u16 qpu_emu_fmin16(const u32 *a, const u32 *b, u32 *out);
+u16 qpu_emu_fmax16(const u32 *a, const u32 *b, u32 *out);
+u16 qpu_emu_fminabs16(const u32 *a, const u32 *b, u32 *out);
+u16 qpu_emu_fmaxabs16(const u32 *a, const u32 *b, u32 *out);
+void qpu_emu_ftoi16(const u32 *a, u32 *out);
+void qpu_emu_itof16(const u32 *a, u32 *out);
+
+#ifndef __KERNEL__
+/*
+ * For tests: which form of the 16-lane functions userspace runs. 0 is
+ * the lane by lane code the kernel runs; on x86-64 hosts 1 is SSE2 and 2
+ * AVX-512. The default, and what a level below 0 or above what the host
+ * has selects, is the best the host has. Returns the level now in use.
+ */
+int qpu_emu_float_simd(int level);
+#endif
 
 /*
  * Inline fast paths of fadd and fmul for the emulator's lane loops: normal

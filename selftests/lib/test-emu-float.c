@@ -7,7 +7,9 @@
  * differs by design: denormal flushing, NaN, Inf, ftoi saturation, the
  * pack/unpack conversions, and the SFU functions within 1 ulp of a double
  * reference (recip exactly rounded). First, the emulator's inline fadd and
- * fmul fast paths against the functions they stand in for.
+ * fmul fast paths and its 16-lane forms (on every path the host has, every
+ * lane, under several caller MXCSR settings) against the functions they
+ * stand in for.
  */
 #include "qpu_emu_float.h"
 #include "test-emu.h"
@@ -392,9 +394,177 @@ static void test_fast_paths(void)
 	}
 }
 
+/* Words of every class, for the 16-lane forms below. */
+static const uint32_t specials[] = {
+	0x00000000u, 0x80000000u, 0x00000001u, 0x807fffffu, 0x00400000u,
+	0x00800000u, 0x80800000u, 0x00800001u, 0x01000000u, 0x3f800000u,
+	0xbf800000u, 0x3f7fffffu, 0x3f800001u, 0x33c00000u, 0x4effffffu,
+	0x4f000000u, 0xcf000000u, 0xcf000001u, 0x4f800000u, 0x7f7fffffu,
+	0xff7fffffu, 0x7f000000u, 0x7f800000u, 0xff800000u, 0x7f800001u,
+	0x7fc00000u, 0xffc00000u, 0x7fffffffu, 0xffffffffu, 0xff800001u,
+	0x1f800000u, 0x9f800000u, 0x00000123u, 0x80400000u, 0x7fffff80u,
+	0x80000001u,
+};
+
+#define NSPECIALS	(sizeof(specials) / sizeof(specials[0]))
+
+/* A word of a random class: a special, a normal, any bits, or near one. */
+static uint32_t rnd_any(uint32_t near)
+{
+	switch (rnd32() % 8) {
+	case 0:
+		return specials[rnd32() % NSPECIALS];
+	case 1:
+		return rnd32();
+	case 2:		/* zeros and denormals */
+		return rnd32() & 0x807fffffu;
+	case 3:		/* the exponent of @near: cancellation */
+		return (rnd32() & 0x807fffffu) | (near & 0x7f800000u);
+	case 4:		/* near the top or the bottom of the range */
+		return (rnd32() & 0x807fffffu) |
+			(rnd32() % 4 + (rnd32() & 1 ? 0 : 250)) << 23;
+	case 5:		/* one ulp away, either sign */
+		return ((near + (rnd32() % 3) - 1) ^ (rnd32() & 0x80000000u));
+	case 6:		/* ftoi and itof edges */
+		return (rnd32() & 0x80000000u) | (156 + rnd32() % 3) << 23 |
+			(rnd32() & 0x7fffffu);
+	default:
+		return rnd_normal();
+	}
+}
+
+#if defined(__x86_64__)
+static unsigned int csr_get(void)
+{
+	return __builtin_ia32_stmxcsr();
+}
+
+static void csr_set(unsigned int v)
+{
+	__builtin_ia32_ldmxcsr(v);
+}
+#else
+static unsigned int csr_get(void)
+{
+	return 0;
+}
+
+static void csr_set(unsigned int v)
+{
+	(void)v;
+}
+#endif
+
+static void check_lane(const char *path, const char *op, int lane,
+		       uint32_t a, uint32_t b, uint32_t exp, uint32_t got)
+{
+	char m[64];
+
+	t_checks++;
+	if (exp == got)
+		return;
+	snprintf(m, sizeof(m), "%s %s lane %d", op, path, lane);
+	report(m, a, b, exp, got);
+}
+
+/* All the 16-lane forms on @va, @vb against the scalar functions. */
+static void check16(const char *path, const uint32_t *va, const uint32_t *vb)
+{
+	uint32_t s[16], d[16], m[16], t[16], f[16], mm[4][16];
+	uint16_t c[4];
+
+	qpu_emu_fadd16(va, vb, 0, s);
+	qpu_emu_fadd16(va, vb, 0x80000000u, d);
+	qpu_emu_fmul16(va, vb, m);
+	qpu_emu_ftoi16(va, t);
+	qpu_emu_itof16(va, f);
+	c[0] = qpu_emu_fmin16(va, vb, mm[0]);
+	c[1] = qpu_emu_fmax16(va, vb, mm[1]);
+	c[2] = qpu_emu_fminabs16(va, vb, mm[2]);
+	c[3] = qpu_emu_fmaxabs16(va, vb, mm[3]);
+	for (int i = 0; i < 16; i++) {
+		uint32_t a = va[i], b = vb[i];
+		uint32_t gt = qpu_emu_fgt(a, b);
+		uint32_t gtabs = qpu_emu_fgt(a & 0x7fffffffu, b & 0x7fffffffu);
+
+		check_lane(path, "fadd16", i, a, b, qpu_emu_fadd(a, b), s[i]);
+		check_lane(path, "fsub16", i, a, b, qpu_emu_fsub(a, b), d[i]);
+		check_lane(path, "fmul16", i, a, b, qpu_emu_fmul(a, b), m[i]);
+		check_lane(path, "ftoi16", i, a, 0, qpu_emu_ftoi(a), t[i]);
+		check_lane(path, "itof16", i, a, 0, qpu_emu_itof(a), f[i]);
+		check_lane(path, "fmin16", i, a, b, qpu_emu_fmin(a, b),
+			   mm[0][i]);
+		check_lane(path, "fmax16", i, a, b, qpu_emu_fmax(a, b),
+			   mm[1][i]);
+		check_lane(path, "fminabs16", i, a, b, qpu_emu_fminabs(a, b),
+			   mm[2][i]);
+		check_lane(path, "fmaxabs16", i, a, b, qpu_emu_fmaxabs(a, b),
+			   mm[3][i]);
+		check_lane(path, "fmin16 carry", i, a, b, gt, c[0] >> i & 1);
+		check_lane(path, "fmax16 carry", i, a, b, gt, c[1] >> i & 1);
+		check_lane(path, "fminabs16 carry", i, a, b, gtabs,
+			   c[2] >> i & 1);
+		check_lane(path, "fmaxabs16 carry", i, a, b, gtabs,
+			   c[3] >> i & 1);
+	}
+}
+
+/*
+ * The 16-lane forms on every path this host has (lane by lane as the
+ * kernel runs them, SSE2, AVX-512), every class of input on every lane,
+ * and the caller's MXCSR (rounding mode, FTZ, DAZ, unmasked exceptions)
+ * neither changing a result nor changed.
+ */
+static void test_simd_paths(void)
+{
+	static const unsigned int csrs[] = {
+		0x1f80, 0x9fc0, 0x3f80, 0x5f80, 0x7f80, 0x0000,
+	};
+	int top = qpu_emu_float_simd(-1);
+
+	for (int level = 0; level <= top; level++) {
+		char path[16];
+		uint32_t va[16], vb[16];
+		unsigned int saved = csr_get();
+
+		snprintf(path, sizeof(path), "path %d", qpu_emu_float_simd(level));
+		/* every pair of specials in every lane, the others random */
+		for (unsigned int s = 0; s < NSPECIALS * NSPECIALS; s++) {
+			for (int i = 0; i < 16; i++) {
+				va[i] = rnd_any(0);
+				vb[i] = rnd_any(va[i]);
+			}
+			va[s % 16] = specials[s / NSPECIALS];
+			vb[s % 16] = specials[s % NSPECIALS];
+			va[(s + 5) % 16] = specials[s % NSPECIALS];
+			vb[(s + 5) % 16] = specials[(s / NSPECIALS + s) %
+						    NSPECIALS];
+			check16(path, va, vb);
+		}
+		/* random classes on every lane, under each MXCSR */
+		for (long k = 0; k < RANDOM_PAIRS / 16; k++) {
+			unsigned int csr = csrs[k % 6];
+
+			for (int i = 0; i < 16; i++) {
+				va[i] = rnd_any(0);
+				vb[i] = rnd_any(va[i]);
+			}
+			csr_set(csr);
+			check16(path, va, vb);
+			t_checks++;
+			if (csr_get() != csr)
+				report("mxcsr", csr, 0, csr, csr_get());
+			csr_set(saved);
+		}
+	}
+	qpu_emu_float_simd(-1);
+	printf("16-lane forms: paths 0..%d checked\n", top);
+}
+
 int main(void)
 {
 	test_fast_paths();
+	test_simd_paths();
 	test_random_binary();
 	test_rules();
 	test_sfu();
