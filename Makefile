@@ -38,7 +38,7 @@ Q := @
 endif
 
 .PHONY: all module lib tools selftests check check-host check-asan check-vm \
-	check-pi check-install check-stress check-debug lint demo demo-here demo-vm bench cross install clean deps help
+	check-pi check-install check-stress check-debug check-fuzz lint demo demo-here demo-vm bench cross install clean deps help
 .DEFAULT_GOAL := all
 
 all: module lib tools selftests
@@ -49,6 +49,7 @@ help:
 	@echo '  check      everything below: lint, host tests, ASan tests, VM, Pi'
 	@echo '  check-host library and tool tests on this machine'
 	@echo '  check-asan the same under AddressSanitizer and UBSan'
+	@echo '  check-fuzz the assembler, disassembler and emulator fuzzers (FUZZ_TIME=40 s each)'
 	@echo '  check-vm   qpu.ko selftests in a QEMU VM (simulated V3D)'
 	@echo '  check-stress the fuzzer and the stress test in the VM (seeded, bounded)'
 	@echo '  check-debug  every kselftest, fuzz, stress and fault injection on a'
@@ -115,11 +116,12 @@ lint: $(LINUX_SCRIPTS)/.stamp
 	$(Q)echo 'lint: clean'
 
 include libqpu/libqpu.mk
+include libqpu/examples/examples.mk
 include tools/tools.mk
 include selftests/selftests.mk
 
 # Each suite prints its own closing line; check.sh adds them up at the end.
-CHECK_SUITES := lint check-host check-asan check-install check-vm check-stress check-pi
+CHECK_SUITES := lint check-host check-asan check-fuzz check-install check-vm check-stress check-pi
 
 # check-debug is not among them: its kernel takes ~35 minutes to build cold.
 check:
@@ -171,6 +173,7 @@ install: all $(BUILD)/libqpu.pc
 	install -D -m 644 kmod/60-qpu.rules $(DESTDIR)$(UDEVRULESDIR)/60-qpu.rules
 	install -D -m 644 uapi/linux/qpu.h $(DESTDIR)$(INCLUDEDIR)/linux/qpu.h
 	install -D -m 644 libqpu/include/qpu.h $(DESTDIR)$(INCLUDEDIR)/qpu.h
+	install -D -m 644 libqpu/include/qpu_emit.h $(DESTDIR)$(INCLUDEDIR)/qpu_emit.h
 	install -D -m 644 libqpu/include/qpu_hazard.h $(DESTDIR)$(INCLUDEDIR)/qpu_hazard.h
 	install -D -m 644 $(LIBQPU_A) $(DESTDIR)$(LIBDIR)/libqpu.a
 	install -D -m 755 $(LIBQPU_SO) $(DESTDIR)$(LIBDIR)/$(LIBQPU_SONAME)

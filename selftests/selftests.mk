@@ -7,3 +7,4 @@
 -include selftests/bench/bench.mk
 -include selftests/stress/stress.mk
 -include selftests/debug/debug.mk
+-include selftests/fuzz/fuzz.mk

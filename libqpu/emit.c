@@ -1,0 +1,1288 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The C assembler API (qpu_emit.h). Calls fill in the instruction being
+ * built, which stays open so that dual-issue ops and modifiers can still
+ * change it; the next instruction (or qpu_emit_finish()) closes it: operands
+ * are placed on muxes and read ports with the text assembler's rules, and
+ * the word is made by the core's qpu_isa_encode(). Branches to labels are
+ * encoded at once with a zero offset and patched at the end. The first
+ * error is kept and turns every later call into a no-op.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "qpu_emit.h"
+#include "qpu_isa.h"
+#include "qpu_vpm.h"
+
+/* The public enums are the hardware's values, as the core's are. */
+#define SAME(a, b)	((int)(a) == (int)(b))
+_Static_assert(SAME(QPU_ADD_V8SUBS, QPU_ISA_A_V8SUBS) && SAME(QPU_ADD_ADD, QPU_ISA_A_ADD) &&
+	       SAME(QPU_ADD_CLZ, QPU_ISA_A_CLZ), "add opcodes");
+_Static_assert(SAME(QPU_MUL_V8SUBS, QPU_ISA_M_V8SUBS), "mul opcodes");
+_Static_assert(SAME(QPU_COND_CC, QPU_ISA_COND_CC), "conditions");
+_Static_assert(SAME(QPU_BR_ANY_CC, QPU_ISA_BR_ANYCC) &&
+	       SAME(QPU_BR_ALWAYS, QPU_ISA_BR_ALWAYS), "branch conditions");
+_Static_assert(SAME(QPU_SIG_LOADAM, QPU_ISA_SIG_LOADAM) &&
+	       SAME(QPU_SIG_NONE, QPU_ISA_SIG_NONE), "signals");
+_Static_assert(SAME(QPU_PACK_8D_SAT, QPU_ISA_PACK_A_8D_SAT) &&
+	       SAME(QPU_PACK_MUL_8D, 16 + QPU_ISA_PACK_MUL_8D), "packs");
+_Static_assert(SAME(QPU_UNPACK_8D, QPU_ISA_UNPACK_8D), "unpacks");
+_Static_assert(SAME(QPU_VPM_H32, 8 | QPU_VPM_SIZE_32) && SAME(QPU_VPM_V8L, 4 | QPU_VPM_SIZE_8),
+	       "vpm modes: 8 horizontal, 4 laned, then the size");
+
+#define MSG_SIZE	192
+#define ROT_R5		16
+#define NO_REG		(-1)
+
+enum pend_kind { PEND_NONE, PEND_ALU, PEND_LDI, PEND_SEMA, PEND_BRANCH, PEND_RAW };
+enum { ADD, MUL };
+
+/* One ALU (ALU instructions) or one destination (ldi, semaphore, branch). */
+struct side {
+	bool active;		/* an op, or a destination other than "-" */
+	u8 op;
+	struct qpu_reg d, a, b;
+	int cond;		/* -1: the default */
+};
+
+struct pending {
+	enum pend_kind kind;
+	struct side s[2];
+	int last;		/* the side modifiers apply to */
+	int setf;		/* the side that sets the flags, or -1 */
+	int sig;
+	struct qpu_reg reads[2];
+	unsigned int nreads;
+	struct qpu_isa_instr in;	/* ldi, semaphore and branch fields */
+	long label;		/* branch: the label, or -1 */
+	u64 raw;
+};
+
+struct label {
+	char *name;
+	long addr;		/* instruction index, -1 until defined */
+};
+
+struct fixup {
+	size_t index;
+	size_t label;
+};
+
+struct qpu_emit {
+	u64 *words;
+	size_t nwords, cap_words;
+	struct pending cur;
+	struct label *labels;
+	size_t nlabels, cap_labels;
+	struct fixup *fixups;
+	size_t nfixups, cap_fixups;
+	bool finished;
+	int err;		/* 0, -EINVAL or -ENOMEM */
+	size_t err_index;
+	char msg[MSG_SIZE];
+};
+
+/* ---- errors and storage ----------------------------------------------- */
+
+static void __attribute__((format(printf, 3, 4)))
+fail(struct qpu_emit *e, size_t index, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	if (e->err)
+		return;
+	e->err = -EINVAL;
+	e->err_index = index;
+	n = snprintf(e->msg, sizeof(e->msg), "instruction %zu: ", index);
+	va_start(ap, fmt);
+	vsnprintf(e->msg + n, sizeof(e->msg) - n, fmt, ap);
+	va_end(ap);
+}
+
+static void fail_nomem(struct qpu_emit *e)
+{
+	if (e->err)
+		return;
+	e->err = -ENOMEM;
+	e->err_index = e->nwords;
+	snprintf(e->msg, sizeof(e->msg), "instruction %zu: out of memory", e->nwords);
+}
+
+/*
+ * @arr with room for element @n of @size bytes: @arr itself, or moved;
+ * NULL (and the error recorded) when out of memory.
+ */
+static void *grow(struct qpu_emit *e, void *arr, size_t n, size_t *cap, size_t size)
+{
+	size_t want = *cap ? *cap * 2 : 64;
+	void *p;
+
+	if (n < *cap)
+		return arr;
+	p = realloc(arr, want * size);
+	if (!p) {
+		fail_nomem(e);
+		return NULL;
+	}
+	*cap = want;
+	return p;
+}
+
+/* ---- operands ------------------------------------------------------------ */
+
+/* A name for messages: the text assembler's spelling. */
+static const char *reg_name(const struct qpu_reg *r, char *buf, size_t size)
+{
+	const struct qpu_isa_reg (*table)[64];
+	int file;
+
+	switch (r->kind) {
+	case QPU_REG_ACC:
+		snprintf(buf, size, "r%u", r->addr);
+		return buf;
+	case QPU_REG_IMM:
+		return "a small immediate";
+	case QPU_REG_A:
+	case QPU_REG_B:
+	case QPU_REG_AB:
+		if (r->addr >= 64)
+			break;
+		file = r->kind == QPU_REG_B;
+		if (r->addr < 32) {
+			snprintf(buf, size, "r%c%u", file ? 'b' : 'a', r->addr);
+			return buf;
+		}
+		table = r->access & QPU_REG_READ ? qpu_isa_read_regs : qpu_isa_write_regs;
+		return table[file][r->addr].name;
+	}
+	snprintf(buf, size, "register %u/%u", r->kind, r->addr);
+	return buf;
+}
+
+/* Where @r can be written: per file the write address, or -1. */
+static bool write_addrs(struct qpu_emit *e, const struct qpu_reg *r, int waddr[2])
+{
+	char name[32];
+
+	waddr[0] = waddr[1] = NO_REG;
+	if (r->unpack || r->rot) {
+		fail(e, e->nwords, "a destination cannot be %s",
+		     r->unpack ? "unpacked" : "rotated");
+		return false;
+	}
+	if (r->kind == QPU_REG_IMM || !(r->access & QPU_REG_WRITE)) {
+		fail(e, e->nwords, "%s cannot be written", reg_name(r, name, sizeof(name)));
+		return false;
+	}
+	switch (r->kind) {
+	case QPU_REG_ACC:
+		if (r->addr < 4)
+			waddr[0] = waddr[1] = QPU_ISA_WADDR_R0 + r->addr;
+		break;
+	case QPU_REG_A:
+	case QPU_REG_B:
+		if (r->addr < 64)
+			waddr[r->kind == QPU_REG_B] = r->addr;
+		break;
+	case QPU_REG_AB:
+		if (r->addr >= 32 && r->addr < 64)
+			waddr[0] = waddr[1] = r->addr;
+		break;
+	}
+	if (waddr[0] == NO_REG && waddr[1] == NO_REG) {
+		fail(e, e->nwords, "%s is not a register", reg_name(r, name, sizeof(name)));
+		return false;
+	}
+	return true;
+}
+
+/* The state of the read ports while the sources of one word are placed. */
+struct ports {
+	int raddr_a, raddr_b;	/* -1 free */
+	bool smi;
+	int pm;			/* -1 free */
+	int rot;		/* -1 none */
+	u8 unpack;
+};
+
+static bool set_pm(struct qpu_emit *e, struct ports *p, int pm)
+{
+	if (p->pm >= 0 && p->pm != pm) {
+		fail(e, e->nwords, "pack and unpack need different pm modes");
+		return false;
+	}
+	p->pm = pm;
+	return true;
+}
+
+static bool use_raddr(struct qpu_emit *e, int *slot, int addr, char file)
+{
+	if (*slot >= 0 && *slot != addr) {
+		fail(e, e->nwords, "regfile %c is already read at another address", file);
+		return false;
+	}
+	*slot = addr;
+	return true;
+}
+
+/*
+ * Place one source and return its mux, or -1 on error or when it waits for
+ * the second pass: pass 0 places what has one place, pass 1 the names both
+ * regfiles have, where there is room (regfile A first).
+ */
+static int place_src(struct qpu_emit *e, struct ports *p, const struct qpu_reg *r,
+		     int pass, bool *placed)
+{
+	char name[32];
+	int mux;
+
+	*placed = false;
+	if (r->pack) {
+		fail(e, e->nwords, "a source cannot be packed");
+		return -1;
+	}
+	if (r->kind == QPU_REG_IMM) {
+		if (pass)
+			return -1;
+		if (r->addr >= QPU_ISA_SMALL_IMM_ROT) {
+			fail(e, e->nwords, "value cannot be a small immediate");
+			return -1;
+		}
+		if (p->smi && p->raddr_b != r->addr) {
+			fail(e, e->nwords, "only one small immediate per instruction");
+			return -1;
+		}
+		if (!p->smi && p->raddr_b >= 0) {
+			fail(e, e->nwords, "regfile B is already read");
+			return -1;
+		}
+		p->smi = true;
+		p->raddr_b = r->addr;
+		*placed = true;
+		return QPU_ISA_MUX_B;
+	}
+	if (!(r->access & QPU_REG_READ)) {
+		fail(e, e->nwords, "%s cannot be read", reg_name(r, name, sizeof(name)));
+		return -1;
+	}
+	if ((r->kind == QPU_REG_ACC && r->addr > 5) || r->addr >= 64 ||
+	    (r->kind == QPU_REG_AB && r->addr < 32) || r->kind > QPU_REG_AB) {
+		fail(e, e->nwords, "%s is not a register", reg_name(r, name, sizeof(name)));
+		return -1;
+	}
+	if ((r->kind == QPU_REG_AB) != (pass == 1))
+		return -1;
+	switch (r->kind) {
+	case QPU_REG_ACC:
+		mux = r->addr;
+		break;
+	case QPU_REG_A:
+		if (!use_raddr(e, &p->raddr_a, r->addr, 'A'))
+			return -1;
+		mux = QPU_ISA_MUX_A;
+		break;
+	case QPU_REG_B:
+		if (p->smi) {
+			fail(e, e->nwords, "regfile B is taken by a small immediate");
+			return -1;
+		}
+		if (!use_raddr(e, &p->raddr_b, r->addr, 'B'))
+			return -1;
+		mux = QPU_ISA_MUX_B;
+		break;
+	default:
+		if (p->raddr_a < 0 || p->raddr_a == r->addr) {
+			p->raddr_a = r->addr;
+			mux = QPU_ISA_MUX_A;
+		} else if (!p->smi && (p->raddr_b < 0 || p->raddr_b == r->addr)) {
+			p->raddr_b = r->addr;
+			mux = QPU_ISA_MUX_B;
+		} else {
+			fail(e, e->nwords, "no free register file to read %s",
+			     reg_name(r, name, sizeof(name)));
+			return -1;
+		}
+		break;
+	}
+	*placed = true;
+	if (r->unpack) {
+		if (r->unpack > QPU_UNPACK_8D) {
+			fail(e, e->nwords, "unknown unpack %u", r->unpack);
+			return -1;
+		}
+		if (mux != QPU_ISA_MUX_R4 && mux != QPU_ISA_MUX_A) {
+			fail(e, e->nwords, "unpack needs r4 or a regfile A register");
+			return -1;
+		}
+		if (!set_pm(e, p, mux == QPU_ISA_MUX_R4))
+			return -1;
+		if (p->unpack && p->unpack != r->unpack) {
+			fail(e, e->nwords, "only one unpack per instruction");
+			return -1;
+		}
+		p->unpack = r->unpack;
+	}
+	return mux;
+}
+
+/* ---- closing an instruction ---------------------------------------------- */
+
+struct dest {
+	bool present;
+	int waddr[2];
+	u8 pack;
+};
+
+static bool resolve_dest(struct qpu_emit *e, const struct side *s, struct dest *d)
+{
+	memset(d, 0, sizeof(*d));
+	d->waddr[0] = d->waddr[1] = NO_REG;
+	if (!s->active)
+		return true;
+	d->present = true;
+	d->pack = s->d.pack;
+	return write_addrs(e, &s->d, d->waddr);
+}
+
+/* Choose ws and the write addresses, then pm and the pack, as the text assembler does. */
+static bool place_dests(struct qpu_emit *e, struct qpu_isa_instr *in,
+			const struct dest *add, const struct dest *mul, int *pm)
+{
+	int ws;
+
+	for (ws = 0; ws < 2; ws++)
+		if ((!add->present || add->waddr[ws] >= 0) &&
+		    (!mul->present || mul->waddr[!ws] >= 0))
+			break;
+	if (ws == 2) {
+		fail(e, e->nwords, "the two destinations need different register files");
+		return false;
+	}
+	in->ws = ws;
+	in->waddr_add = add->present ? add->waddr[ws] : QPU_ISA_WADDR_NOP;
+	in->waddr_mul = mul->present ? mul->waddr[!ws] : QPU_ISA_WADDR_NOP;
+	*pm = -1;
+	if (add->pack) {
+		if (add->pack >= 16) {
+			fail(e, e->nwords, "the add ALU has no float pack");
+			return false;
+		}
+		if (in->ws || in->waddr_add >= 32) {
+			fail(e, e->nwords, "pack needs a regfile A register");
+			return false;
+		}
+		in->pack = add->pack;
+		*pm = 0;
+	}
+	if (mul->pack) {
+		if (add->pack) {
+			fail(e, e->nwords, "only one pack per instruction");
+			return false;
+		}
+		if (mul->pack >= 16) {
+			if (mul->pack >= 32 || !qpu_isa_pack_mul_names[mul->pack - 16] ||
+			    mul->pack == 16) {
+				fail(e, e->nwords, "unknown pack %u", mul->pack);
+				return false;
+			}
+			in->pack = mul->pack - 16;
+			*pm = 1;
+		} else {
+			if (!in->ws || in->waddr_mul >= 32) {
+				fail(e, e->nwords, "pack needs a regfile A register");
+				return false;
+			}
+			in->pack = mul->pack;
+			*pm = 0;
+		}
+	}
+	return true;
+}
+
+static u8 default_cond(const struct side *s, unsigned int waddr, bool sets_flags)
+{
+	if (s->cond >= 0)
+		return s->cond;
+	return waddr == QPU_ISA_WADDR_NOP && !sets_flags ? QPU_ISA_COND_NEVER :
+		QPU_ISA_COND_ALWAYS;
+}
+
+static bool encode(struct qpu_emit *e, const struct qpu_isa_instr *in, u64 *word)
+{
+	if (qpu_isa_encode(in, word)) {
+		fail(e, e->nwords, "instruction cannot be encoded");
+		return false;
+	}
+	return true;
+}
+
+static bool close_alu(struct qpu_emit *e, u64 *word)
+{
+	struct pending *c = &e->cur;
+	struct side *add = &c->s[ADD], *mul = &c->s[MUL];
+	struct qpu_isa_instr in = { .kind = QPU_ISA_KIND_ALU };
+	struct ports p = { .raddr_a = -1, .raddr_b = -1, .pm = -1, .rot = -1 };
+	const struct qpu_reg *srcs[4] = { NULL };
+	struct dest ad, md;
+	bool add_used = add->active && add->op, mul_used = mul->active && mul->op;
+	bool sets_add = c->setf == ADD, sets_mul = c->setf == MUL, placed;
+	int muxes[4] = { -1, -1, -1, -1 }, pm, pass, i;
+	unsigned int r;
+
+	if (sets_mul && add_used) {
+		fail(e, e->nwords, "the mul ALU sets flags only when the add ALU is idle");
+		return false;
+	}
+	in.sf = sets_add || sets_mul;
+	if (!resolve_dest(e, add, &ad) || !resolve_dest(e, mul, &md) ||
+	    !place_dests(e, &in, &ad, &md, &pm))
+		return false;
+	if (pm >= 0 && !set_pm(e, &p, pm))
+		return false;
+	in.op_add = add->op;
+	in.op_mul = mul->op;
+	if (add->active)
+		in.cond_add = default_cond(add, in.waddr_add, sets_add);
+	else
+		in.cond_add = in.sf && mul_used ? QPU_ISA_COND_ALWAYS : QPU_ISA_COND_NEVER;
+	in.cond_mul = mul->active ? default_cond(mul, in.waddr_mul, sets_mul) :
+		QPU_ISA_COND_NEVER;
+
+	if (add_used) {
+		srcs[0] = &add->a;
+		srcs[1] = qpu_isa_add_ops[add->op].flags & QPU_ISA_OP_UNARY ?
+			&add->a : &add->b;
+		if (add->a.rot || (srcs[1] != srcs[0] && add->b.rot)) {
+			fail(e, e->nwords, "only mul ALU inputs can be rotated");
+			return false;
+		}
+	}
+	if (mul_used) {
+		srcs[2] = &mul->a;
+		srcs[3] = &mul->b;
+		for (i = 2; i < 4; i++) {
+			int rot = srcs[i]->rot;
+
+			if (!rot)
+				continue;
+			if (rot > ROT_R5) {
+				fail(e, e->nwords, "rotation out of range");
+				return false;
+			}
+			if (p.rot >= 0 && p.rot != rot) {
+				fail(e, e->nwords, "both mul inputs need the same rotation");
+				return false;
+			}
+			p.rot = rot;
+		}
+	}
+	for (pass = 0; pass < 2; pass++) {
+		for (i = 0; i < 4; i++) {
+			if (!srcs[i] || muxes[i] >= 0)
+				continue;
+			if (i == 1 && srcs[1] == srcs[0]) {
+				muxes[1] = muxes[0];
+				continue;
+			}
+			muxes[i] = place_src(e, &p, srcs[i], pass, &placed);
+			if (e->err)
+				return false;
+		}
+		for (r = 0; r < c->nreads; r++) {
+			place_src(e, &p, &c->reads[r], pass, &placed);
+			if (e->err)
+				return false;
+		}
+	}
+	if (p.rot >= 0) {
+		if (p.smi || p.raddr_b >= 0) {
+			fail(e, e->nwords, "a rotation needs regfile B unused");
+			return false;
+		}
+		p.smi = true;
+		p.raddr_b = QPU_ISA_SMALL_IMM_ROT + (p.rot == ROT_R5 ? 0 : p.rot);
+	}
+	if (p.smi && c->sig != QPU_ISA_SIG_NONE) {
+		fail(e, e->nwords, "a signal cannot be used with a small immediate or rotation");
+		return false;
+	}
+	in.kind = p.smi ? QPU_ISA_KIND_ALU_SMALL_IMM : QPU_ISA_KIND_ALU;
+	in.sig = p.smi ? QPU_ISA_SIG_SMALL_IMM : c->sig;
+	in.raddr_a = p.raddr_a >= 0 ? p.raddr_a : QPU_ISA_RADDR_NOP;
+	in.raddr_b = p.raddr_b >= 0 ? p.raddr_b : QPU_ISA_RADDR_NOP;
+	in.pm = p.pm > 0;
+	in.unpack = p.unpack;
+	in.add_a = muxes[0] > 0 ? muxes[0] : 0;
+	in.add_b = muxes[1] > 0 ? muxes[1] : 0;
+	in.mul_a = muxes[2] > 0 ? muxes[2] : 0;
+	in.mul_b = muxes[3] > 0 ? muxes[3] : 0;
+	return encode(e, &in, word);
+}
+
+/* Load immediate, semaphore and branch: destinations and conditions. */
+static bool close_ldi(struct qpu_emit *e, u64 *word)
+{
+	struct pending *c = &e->cur;
+	struct qpu_isa_instr in = c->in;
+	struct dest ad, md;
+	int pm;
+
+	if (c->kind == PEND_BRANCH && c->s[ADD].d.pack) {
+		fail(e, e->nwords, "branch destinations take no pack");
+		return false;
+	}
+	if (!resolve_dest(e, &c->s[ADD], &ad) || !resolve_dest(e, &c->s[MUL], &md) ||
+	    !place_dests(e, &in, &ad, &md, &pm))
+		return false;
+	if (c->kind == PEND_BRANCH)
+		return encode(e, &in, word);
+	in.pm = pm > 0;
+	in.sf = c->setf >= 0;
+	in.cond_add = default_cond(&c->s[ADD], in.waddr_add, in.sf);
+	in.cond_mul = c->s[MUL].active ?
+		default_cond(&c->s[MUL], in.waddr_mul, false) : QPU_ISA_COND_NEVER;
+	return encode(e, &in, word);
+}
+
+/* Encode the open instruction and append it; false after an error. */
+static bool close_instr(struct qpu_emit *e)
+{
+	struct pending *c = &e->cur;
+	u64 word = 0, *words;
+	struct fixup *fixups;
+	bool ok;
+
+	if (c->kind == PEND_NONE)
+		return true;
+	words = grow(e, e->words, e->nwords, &e->cap_words, sizeof(*words));
+	if (!words)
+		return false;
+	e->words = words;
+	if (c->label >= 0) {
+		fixups = grow(e, e->fixups, e->nfixups, &e->cap_fixups, sizeof(*fixups));
+		if (!fixups)
+			return false;
+		e->fixups = fixups;
+	}
+	switch (c->kind) {
+	case PEND_ALU:
+		ok = close_alu(e, &word);
+		break;
+	case PEND_RAW:
+		word = c->raw;
+		ok = true;
+		break;
+	default:
+		ok = close_ldi(e, &word);
+		break;
+	}
+	if (!ok)
+		return false;
+	if (c->label >= 0)
+		e->fixups[e->nfixups++] = (struct fixup){ e->nwords, (size_t)c->label };
+	e->words[e->nwords++] = word;
+	c->kind = PEND_NONE;
+	return true;
+}
+
+/* Close the open instruction and open one of @kind; false after an error. */
+static bool begin(struct qpu_emit *e, enum pend_kind kind)
+{
+	struct pending *c = &e->cur;
+
+	if (e->err)
+		return false;
+	if (e->finished) {
+		fail(e, e->nwords, "the program is finished");
+		return false;
+	}
+	if (!close_instr(e))
+		return false;
+	memset(c, 0, sizeof(*c));
+	c->kind = kind;
+	c->s[ADD].cond = c->s[MUL].cond = -1;
+	c->setf = -1;
+	c->sig = QPU_ISA_SIG_NONE;
+	c->label = -1;
+	return true;
+}
+
+/* The open instruction, for a modifier; NULL (and an error) if none. */
+static struct pending *last(struct qpu_emit *e, const char *what)
+{
+	if (e->err)
+		return NULL;
+	if (e->finished) {
+		fail(e, e->nwords, "the program is finished");
+		return NULL;
+	}
+	if (e->cur.kind == PEND_NONE) {
+		fail(e, e->nwords, "%s: there is no instruction to change", what);
+		return NULL;
+	}
+	return &e->cur;
+}
+
+/* ---- the builder ------------------------------------------------------------ */
+
+QPU_API struct qpu_emit *qpu_emit_new(void)
+{
+	struct qpu_emit *e = calloc(1, sizeof(*e));
+
+	if (!e)
+		return NULL;
+	e->cap_words = 64;
+	e->words = malloc(e->cap_words * sizeof(*e->words));
+	if (!e->words) {
+		free(e);
+		errno = ENOMEM;
+		return NULL;
+	}
+	return e;
+}
+
+QPU_API void qpu_emit_free(struct qpu_emit *e)
+{
+	size_t i;
+
+	if (!e)
+		return;
+	for (i = 0; i < e->nlabels; i++)
+		free(e->labels[i].name);
+	free(e->labels);
+	free(e->fixups);
+	free(e->words);
+	free(e);
+}
+
+QPU_API int qpu_emit_finish(struct qpu_emit *e)
+{
+	size_t i;
+
+	if (e->finished || e->err)
+		return e->err;
+	if (!close_instr(e))
+		return e->err;
+	for (i = 0; i < e->nfixups; i++) {
+		const struct fixup *f = &e->fixups[i];
+		const struct label *l = &e->labels[f->label];
+		struct qpu_isa_instr in;
+		u64 word;
+
+		if (l->addr < 0) {
+			fail(e, f->index, "label '%s' is not defined", l->name);
+			return e->err;
+		}
+		qpu_isa_decode(e->words[f->index], &in);
+		in.imm = (u32)((l->addr - (long)f->index - 4) * 8);
+		if (qpu_isa_encode(&in, &word)) {
+			fail(e, f->index, "instruction cannot be encoded");
+			return e->err;
+		}
+		e->words[f->index] = word;
+	}
+	e->finished = true;
+	return 0;
+}
+
+QPU_API const uint64_t *qpu_emit_words(const struct qpu_emit *e, size_t *count)
+{
+	if (!e->finished || e->err) {
+		*count = 0;
+		return NULL;
+	}
+	*count = e->nwords;
+	return e->words;
+}
+
+QPU_API const char *qpu_emit_error(const struct qpu_emit *e, size_t *index)
+{
+	if (!e->err)
+		return NULL;
+	if (index)
+		*index = e->err_index;
+	return e->msg;
+}
+
+QPU_API size_t qpu_emit_count(const struct qpu_emit *e)
+{
+	return e->nwords + (e->cur.kind != PEND_NONE);
+}
+
+QPU_API struct qpu_reg qpu_immf(float value)
+{
+	unsigned int i;
+	u32 bits;
+
+	memcpy(&bits, &value, sizeof(bits));
+	for (i = 32; i < QPU_ISA_SMALL_IMM_ROT; i++)
+		if (qpu_isa_small_imms[i].value == bits)
+			return qpu_reg_make(QPU_REG_IMM, i, QPU_REG_READ);
+	return qpu_reg_make(QPU_REG_IMM, QPU_IMM_INVALID, QPU_REG_READ);
+}
+
+/* ---- ALU ---------------------------------------------------------------------- */
+
+static bool is_default_dest(const struct qpu_reg *d)
+{
+	return d->kind == QPU_REG_AB && d->addr == QPU_ISA_WADDR_NOP && !d->pack &&
+		!d->unpack && !d->rot;
+}
+
+static void put_op(struct qpu_emit *e, int side, unsigned int op,
+		   struct qpu_reg d, struct qpu_reg a, struct qpu_reg b)
+{
+	struct side *s = &e->cur.s[side];
+
+	if (side == ADD ? op >= QPU_ISA_NUM_ADD_OPS || !qpu_isa_add_ops[op].name :
+	    op >= QPU_ISA_NUM_MUL_OPS) {
+		fail(e, e->nwords, "unknown %s operation %u", side == ADD ? "add" : "mul", op);
+		return;
+	}
+	s->op = op;
+	s->d = d;
+	s->a = a;
+	s->b = b;
+	s->active = op || !is_default_dest(&d);
+	e->cur.last = side;
+}
+
+QPU_API void qpu_emit_add(struct qpu_emit *e, enum qpu_add_op op,
+			  struct qpu_reg d, struct qpu_reg a, struct qpu_reg b)
+{
+	if (begin(e, PEND_ALU))
+		put_op(e, ADD, op, d, a, b);
+}
+
+QPU_API void qpu_emit_mul(struct qpu_emit *e, enum qpu_mul_op op,
+			  struct qpu_reg d, struct qpu_reg a, struct qpu_reg b)
+{
+	if (begin(e, PEND_ALU))
+		put_op(e, MUL, op, d, a, b);
+}
+
+static void dual(struct qpu_emit *e, int side, unsigned int op,
+		 struct qpu_reg d, struct qpu_reg a, struct qpu_reg b)
+{
+	struct pending *c = last(e, side == ADD ? "dual add" : "dual mul");
+
+	if (!c)
+		return;
+	if (c->kind != PEND_ALU) {
+		fail(e, e->nwords, "the last instruction is no ALU instruction");
+		return;
+	}
+	if (c->s[side].active) {
+		fail(e, e->nwords, "the %s ALU of the last instruction is already used",
+		     side == ADD ? "add" : "mul");
+		return;
+	}
+	put_op(e, side, op, d, a, b);
+}
+
+QPU_API void qpu_emit_dual_add(struct qpu_emit *e, enum qpu_add_op op,
+			       struct qpu_reg d, struct qpu_reg a, struct qpu_reg b)
+{
+	dual(e, ADD, op, d, a, b);
+}
+
+QPU_API void qpu_emit_dual_mul(struct qpu_emit *e, enum qpu_mul_op op,
+			       struct qpu_reg d, struct qpu_reg a, struct qpu_reg b)
+{
+	dual(e, MUL, op, d, a, b);
+}
+
+QPU_API void qpu_emit_cond(struct qpu_emit *e, enum qpu_cond cond)
+{
+	struct pending *c = last(e, "cond");
+
+	if (!c)
+		return;
+	if ((unsigned int)cond >= QPU_ISA_NUM_CONDS) {
+		fail(e, e->nwords, "unknown condition %d", (int)cond);
+		return;
+	}
+	if (c->kind == PEND_BRANCH || c->kind == PEND_RAW) {
+		fail(e, e->nwords, "a %s has no write condition",
+		     c->kind == PEND_RAW ? "raw word" : "branch");
+		return;
+	}
+	if (!c->s[c->last].active) {
+		fail(e, e->nwords, "a condition needs a destination");
+		return;
+	}
+	c->s[c->last].cond = cond;
+}
+
+QPU_API void qpu_emit_setf(struct qpu_emit *e)
+{
+	struct pending *c = last(e, "setf");
+
+	if (!c)
+		return;
+	switch (c->kind) {
+	case PEND_ALU:
+		if (!c->s[c->last].active || !c->s[c->last].op) {
+			fail(e, e->nwords, "a nop cannot set flags");
+			return;
+		}
+		if (c->setf >= 0 && c->setf != c->last) {
+			fail(e, e->nwords, "only one ALU can set the flags");
+			return;
+		}
+		c->setf = c->last;
+		break;
+	case PEND_LDI:
+	case PEND_SEMA:
+		c->setf = ADD;
+		break;
+	default:
+		fail(e, e->nwords, "a %s cannot set flags",
+		     c->kind == PEND_RAW ? "raw word" : "branch");
+		break;
+	}
+}
+
+QPU_API void qpu_emit_sig(struct qpu_emit *e, enum qpu_sig sig)
+{
+	struct pending *c = last(e, "sig");
+
+	if (!c)
+		return;
+	if (c->kind != PEND_ALU) {
+		fail(e, e->nwords, "only an ALU instruction carries a signal");
+		return;
+	}
+	if ((unsigned int)sig >= QPU_ISA_SIG_SMALL_IMM) {
+		fail(e, e->nwords, "unknown signal %d", (int)sig);
+		return;
+	}
+	if (sig == QPU_SIG_NONE)
+		return;
+	if (c->sig != QPU_ISA_SIG_NONE) {
+		fail(e, e->nwords, "only one signal per instruction");
+		return;
+	}
+	c->sig = sig;
+}
+
+QPU_API void qpu_emit_read(struct qpu_emit *e, struct qpu_reg src)
+{
+	struct pending *c = last(e, "read");
+
+	if (!c)
+		return;
+	if (c->kind != PEND_ALU) {
+		fail(e, e->nwords, "only an ALU instruction can read");
+		return;
+	}
+	if (c->nreads == 2) {
+		fail(e, e->nwords, "too many reads");
+		return;
+	}
+	if (src.pack || src.unpack || src.rot) {
+		fail(e, e->nwords, "a read takes no pack, unpack or rotation");
+		return;
+	}
+	c->reads[c->nreads++] = src;
+}
+
+QPU_API void qpu_emit_nop(struct qpu_emit *e)
+{
+	begin(e, PEND_ALU);
+}
+
+QPU_API void qpu_emit_mov(struct qpu_emit *e, struct qpu_reg d, struct qpu_reg s)
+{
+	qpu_emit_add(e, QPU_ADD_OR, d, s, s);
+}
+
+QPU_API void qpu_emit_dual_mov(struct qpu_emit *e, struct qpu_reg d, struct qpu_reg s)
+{
+	qpu_emit_dual_mul(e, QPU_MUL_V8MIN, d, s, s);
+}
+
+QPU_API void qpu_emit_rotate(struct qpu_emit *e, struct qpu_reg d,
+			     struct qpu_reg s, unsigned int n)
+{
+	if (!e->err && (n < 1 || n > 15)) {
+		fail(e, e->nwords + (e->cur.kind != PEND_NONE), "rotation out of range");
+		return;
+	}
+	s = qpu_rot(s, n);
+	qpu_emit_mul(e, QPU_MUL_V8MIN, d, s, s);
+}
+
+QPU_API void qpu_emit_thrend(struct qpu_emit *e)
+{
+	qpu_emit_nop(e);
+	qpu_emit_sig(e, QPU_SIG_THREND);
+	qpu_emit_nop(e);
+	qpu_emit_nop(e);
+}
+
+QPU_API void qpu_emit_raw(struct qpu_emit *e, uint64_t word)
+{
+	if (begin(e, PEND_RAW))
+		e->cur.raw = word;
+}
+
+/* ---- load immediate and semaphores --------------------------------------------- */
+
+static void put_dest(struct pending *c, int side, struct qpu_reg d)
+{
+	c->s[side].active = true;
+	c->s[side].d = d;
+	c->last = side;
+}
+
+static void ldi(struct qpu_emit *e, enum qpu_isa_kind kind, struct qpu_reg d, u32 imm)
+{
+	if (!begin(e, PEND_LDI))
+		return;
+	e->cur.in.kind = kind;
+	e->cur.in.imm = imm;
+	put_dest(&e->cur, ADD, d);
+}
+
+QPU_API void qpu_emit_ldi(struct qpu_emit *e, struct qpu_reg d, uint32_t value)
+{
+	ldi(e, QPU_ISA_KIND_LDI, d, value);
+}
+
+QPU_API void qpu_emit_ldi_float(struct qpu_emit *e, struct qpu_reg d, float value)
+{
+	u32 bits;
+
+	memcpy(&bits, &value, sizeof(bits));
+	ldi(e, QPU_ISA_KIND_LDI, d, bits);
+}
+
+static void ldi_elems(struct qpu_emit *e, struct qpu_reg d, const int *values,
+		      bool is_signed)
+{
+	s32 elems[16];
+	unsigned int i;
+	u32 imm;
+
+	if (!begin(e, PEND_LDI))
+		return;
+	for (i = 0; i < 16; i++) {
+		if (values[i] < (is_signed ? -2 : 0) || values[i] > (is_signed ? 1 : 3)) {
+			fail(e, e->nwords, "element %u out of range: %d", i, values[i]);
+			return;
+		}
+		elems[i] = values[i];
+	}
+	if (qpu_isa_ldi_pack_elems(elems, is_signed, &imm)) {
+		fail(e, e->nwords, "elements out of range");
+		return;
+	}
+	e->cur.in.kind = is_signed ? QPU_ISA_KIND_LDI_PES : QPU_ISA_KIND_LDI_PEU;
+	e->cur.in.imm = imm;
+	put_dest(&e->cur, ADD, d);
+}
+
+QPU_API void qpu_emit_ldi_pes(struct qpu_emit *e, struct qpu_reg d,
+			      const int values[16])
+{
+	ldi_elems(e, d, values, true);
+}
+
+QPU_API void qpu_emit_ldi_peu(struct qpu_emit *e, struct qpu_reg d,
+			      const int values[16])
+{
+	ldi_elems(e, d, values, false);
+}
+
+QPU_API void qpu_emit_ldi_dest2(struct qpu_emit *e, struct qpu_reg d)
+{
+	struct pending *c = last(e, "second destination");
+
+	if (!c)
+		return;
+	if (c->kind != PEND_LDI && c->kind != PEND_SEMA) {
+		fail(e, e->nwords, "the last instruction is no load immediate or semaphore");
+		return;
+	}
+	if (c->s[MUL].active) {
+		fail(e, e->nwords, "the second destination is already set");
+		return;
+	}
+	put_dest(c, MUL, d);
+}
+
+static void sema(struct qpu_emit *e, unsigned int n, bool acquire)
+{
+	if (!begin(e, PEND_SEMA))
+		return;
+	if (n > 15) {
+		fail(e, e->nwords, "semaphore number out of range: %u", n);
+		return;
+	}
+	e->cur.in.kind = QPU_ISA_KIND_SEMA;
+	e->cur.in.sem = n;
+	e->cur.in.sem_acquire = acquire;
+	put_dest(&e->cur, ADD, QPU_NOP);
+}
+
+QPU_API void qpu_emit_sacq(struct qpu_emit *e, unsigned int n)
+{
+	sema(e, n, true);
+}
+
+QPU_API void qpu_emit_srel(struct qpu_emit *e, unsigned int n)
+{
+	sema(e, n, false);
+}
+
+/* ---- branches and labels ------------------------------------------------------ */
+
+static bool valid_name(struct qpu_emit *e, const char *name, size_t index)
+{
+	if (!name || !*name) {
+		fail(e, index, "a label needs a name");
+		return false;
+	}
+	return true;
+}
+
+/* The label called @name, made undefined if new; -1 on error. */
+static long find_label(struct qpu_emit *e, const char *name)
+{
+	struct label *l;
+	size_t i;
+
+	for (i = 0; i < e->nlabels; i++)
+		if (!strcmp(e->labels[i].name, name))
+			return (long)i;
+	l = grow(e, e->labels, e->nlabels, &e->cap_labels, sizeof(*l));
+	if (!l)
+		return -1;
+	e->labels = l;
+	l += e->nlabels;
+	l->name = strdup(name);
+	if (!l->name) {
+		fail_nomem(e);
+		return -1;
+	}
+	l->addr = -1;
+	return (long)e->nlabels++;
+}
+
+static bool branch(struct qpu_emit *e, enum qpu_br_cond cond, bool rel, u32 target)
+{
+	struct pending *c = &e->cur;
+
+	if (!begin(e, PEND_BRANCH))
+		return false;
+	if ((unsigned int)cond >= QPU_ISA_NUM_BR_CONDS || !qpu_isa_br_cond_names[cond]) {
+		fail(e, e->nwords, "unknown branch condition %d", (int)cond);
+		return false;
+	}
+	c->in.kind = QPU_ISA_KIND_BRANCH;
+	c->in.br_cond = cond;
+	c->in.br_rel = rel;
+	c->in.imm = target;
+	put_dest(c, ADD, QPU_NOP);
+	return true;
+}
+
+QPU_API void qpu_emit_brr(struct qpu_emit *e, enum qpu_br_cond cond, const char *label)
+{
+	if (!branch(e, cond, true, 0) || !valid_name(e, label, e->nwords))
+		return;
+	e->cur.label = find_label(e, label);
+}
+
+QPU_API void qpu_emit_brr_offset(struct qpu_emit *e, enum qpu_br_cond cond,
+				 int32_t offset)
+{
+	branch(e, cond, true, (u32)offset);
+}
+
+QPU_API void qpu_emit_bra(struct qpu_emit *e, enum qpu_br_cond cond, uint32_t target)
+{
+	branch(e, cond, false, target);
+}
+
+QPU_API void qpu_emit_branch_reg(struct qpu_emit *e, struct qpu_reg ra)
+{
+	struct pending *c = last(e, "branch register");
+
+	if (!c)
+		return;
+	if (c->kind != PEND_BRANCH) {
+		fail(e, e->nwords, "the last instruction is no branch");
+		return;
+	}
+	if (ra.kind != QPU_REG_A || ra.addr > 31 || ra.pack || ra.unpack || ra.rot) {
+		fail(e, e->nwords, "expected a regfile A register ra0..ra31");
+		return;
+	}
+	c->in.br_reg = true;
+	c->in.raddr_a = ra.addr;
+}
+
+QPU_API void qpu_emit_branch_link(struct qpu_emit *e, struct qpu_reg d)
+{
+	struct pending *c = last(e, "branch link");
+
+	if (!c)
+		return;
+	if (c->kind != PEND_BRANCH) {
+		fail(e, e->nwords, "the last instruction is no branch");
+		return;
+	}
+	put_dest(c, ADD, d);
+}
+
+QPU_API void qpu_emit_label(struct qpu_emit *e, const char *name)
+{
+	size_t index;
+	long l;
+
+	if (e->err)
+		return;
+	index = qpu_emit_count(e);
+	if (e->finished) {
+		fail(e, index, "the program is finished");
+		return;
+	}
+	if (!valid_name(e, name, index))
+		return;
+	l = find_label(e, name);
+	if (l < 0)
+		return;
+	if (e->labels[l].addr >= 0) {
+		fail(e, index, "label '%s' is already defined (instruction %ld)", name,
+		     e->labels[l].addr);
+		return;
+	}
+	e->labels[l].addr = (long)index;
+}
+
+/* ---- VPM and DMA setup ------------------------------------------------------------ */
+
+static bool check(struct qpu_emit *e, const char *what, unsigned int v,
+		  unsigned int min, unsigned int max)
+{
+	if (v >= min && v <= max)
+		return true;
+	fail(e, qpu_emit_count(e), "%s %u out of range %u..%u", what, v, min, max);
+	return false;
+}
+
+static bool check_mode(struct qpu_emit *e, enum qpu_vpm_mode mode, bool dma)
+{
+	unsigned int m = mode;
+
+	if (m > QPU_VPM_H16L || (m & 3) == 3 ||
+	    ((m & 4) && ((m & 3) == QPU_VPM_SIZE_32 || dma))) {
+		fail(e, qpu_emit_count(e), "VPM mode %u is not valid %s", m,
+		     dma ? "for DMA" : "here");
+		return false;
+	}
+	return true;
+}
+
+static bool check_part(struct qpu_emit *e, enum qpu_vpm_mode mode, unsigned int part)
+{
+	static const unsigned int max[] = {
+		[QPU_VPM_SIZE_8] = 3, [QPU_VPM_SIZE_16] = 1, [QPU_VPM_SIZE_32] = 0,
+	};
+
+	return check(e, "part", part, 0, max[mode & 3]);
+}
+
+/* The address of a generic block access; false after an error. */
+static bool block_addr(struct qpu_emit *e, enum qpu_vpm_mode mode, unsigned int y,
+		       unsigned int x, unsigned int part, u32 *addr)
+{
+	bool horiz = mode & 8;
+
+	if (!check_mode(e, mode, false) || !check_part(e, mode, part))
+		return false;
+	if (horiz ? !check(e, "y", y, 0, 63) || !check(e, "x", x, 0, 0) :
+	    !check(e, "x", x, 0, 15) || !check(e, "y", y, 0, 48))
+		return false;
+	if (!horiz && y % 16) {
+		fail(e, qpu_emit_count(e), "y %u of a vertical access is no multiple of 16", y);
+		return false;
+	}
+	*addr = qpu_vpm_addr(horiz, mode & 4, mode & 3, y, x, part);
+	return true;
+}
+
+QPU_API void qpu_emit_vpm_read_setup(struct qpu_emit *e, unsigned int num,
+				     unsigned int stride, enum qpu_vpm_mode mode,
+				     unsigned int y, unsigned int x,
+				     unsigned int part)
+{
+	u32 addr;
+
+	if (e->err || !check(e, "num", num, 1, 16) || !check(e, "stride", stride, 1, 64) ||
+	    !block_addr(e, mode, y, x, part, &addr))
+		return;
+	qpu_emit_ldi(e, QPU_VR_SETUP, qpu_vpm_setup(num, stride, addr));
+}
+
+QPU_API void qpu_emit_vpm_write_setup(struct qpu_emit *e, unsigned int stride,
+				      enum qpu_vpm_mode mode, unsigned int y,
+				      unsigned int x, unsigned int part)
+{
+	u32 addr;
+
+	if (e->err || !check(e, "stride", stride, 1, 64) ||
+	    !block_addr(e, mode, y, x, part, &addr))
+		return;
+	qpu_emit_ldi(e, QPU_VW_SETUP, qpu_vpm_setup(0, stride, addr));
+}
+
+static bool dma_args(struct qpu_emit *e, enum qpu_vpm_mode mode, unsigned int y,
+		     unsigned int x, unsigned int part)
+{
+	return !e->err && check_mode(e, mode, true) && check_part(e, mode, part) &&
+		check(e, "y", y, 0, 127) && check(e, "x", x, 0, 15);
+}
+
+QPU_API void qpu_emit_vdw_setup(struct qpu_emit *e, unsigned int units,
+				unsigned int depth, enum qpu_vpm_mode mode,
+				unsigned int y, unsigned int x, unsigned int part)
+{
+	if (!dma_args(e, mode, y, x, part) || !check(e, "units", units, 1, 128) ||
+	    !check(e, "depth", depth, 1, 128))
+		return;
+	qpu_emit_ldi(e, QPU_VW_SETUP, qpu_vdw_setup0(units, depth,
+			qpu_vdw_dma(mode & 8, mode & 3, y, x, part)));
+}
+
+QPU_API void qpu_emit_vdw_stride(struct qpu_emit *e, unsigned int stride)
+{
+	if (!e->err && check(e, "stride", stride, 0, QPU_VPM_DMA_STRIDE_MASK))
+		qpu_emit_ldi(e, QPU_VW_SETUP, qpu_vdw_setup1(stride));
+}
+
+QPU_API void qpu_emit_vdr_setup(struct qpu_emit *e, unsigned int mpitch,
+				unsigned int rowlen, unsigned int nrows,
+				unsigned int vpitch, enum qpu_vpm_mode mode,
+				unsigned int y, unsigned int x, unsigned int part)
+{
+	if (!dma_args(e, mode, y, x, part) || !check(e, "mpitch", mpitch, 0, 15) ||
+	    !check(e, "rowlen", rowlen, 1, 16) || !check(e, "nrows", nrows, 1, 16) ||
+	    !check(e, "vpitch", vpitch, 1, 16))
+		return;
+	qpu_emit_ldi(e, QPU_VR_SETUP, qpu_vdr_setup0(mpitch, rowlen, nrows,
+			qpu_vdr_dma(mode & 8, mode & 3, vpitch, y, x, part)));
+}
+
+QPU_API void qpu_emit_vdr_stride(struct qpu_emit *e, unsigned int stride)
+{
+	if (!e->err && check(e, "stride", stride, 0, QPU_VPM_DMA_STRIDE_MASK))
+		qpu_emit_ldi(e, QPU_VR_SETUP, qpu_vdr_setup1(stride));
+}

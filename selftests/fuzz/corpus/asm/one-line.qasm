@@ -1,0 +1,1 @@
+sub.setf ra1, ra1, 1

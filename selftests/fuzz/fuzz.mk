@@ -1,0 +1,93 @@
+# SPDX-License-Identifier: MIT
+#
+# Fuzzing the parsers of bad input (issue #3): libFuzzer-style harnesses.
+#
+#   fuzz-asm     the text assembler: any source (and, after a NUL byte, an
+#                ".include"d file); diagnostics must be complete, words must
+#                survive disassembly and reassembly
+#   fuzz-disasm  any words: decode/encode and disassemble/assemble must both
+#                give every word back
+#   fuzz-emu     any words run on 1..12 QPUs with an instruction budget:
+#                a defined ending, no access outside translate()
+#
+#   make check-fuzz                  each for FUZZ_TIME seconds (40), as CI does
+#   make check-fuzz FUZZ_TIME=600    longer; FUZZ_SEED=N fixes the seed
+#   make check-fuzz FUZZ_ENGINE=standalone   gcc and driver.c, no libFuzzer
+#   make fuzz-build FUZZ_ENGINE=libfuzzer    build only; then, by hand:
+#       build/fuzz/libfuzzer/fuzz-asm -dict=selftests/fuzz/asm.dict \
+#           build/fuzz/corpus/asm selftests/fuzz/corpus/asm
+#       build/fuzz/libfuzzer/fuzz-asm CRASH-FILE       (replay one input)
+#
+# Engines: with clang's -fsanitize=fuzzer (Debian: clang, which brings
+# libclang-rt-14-dev) the harnesses link with libFuzzer, coverage-guided; else
+# with $(CC) and driver.c, which mutates the seeds without coverage. Both
+# build libqpu's sources again with ASan and UBSan (no recovery), so any
+# report fails the run. Seeds are corpus/<harness>/; a reproducer of each
+# crash fixed is kept in crashes/<harness>/ and replayed first on every run,
+# those still open in crashes/open/ (see crashes/README); inputs found are
+# kept in $(BUILD)/fuzz/corpus, crashes written to $(BUILD)/fuzz/artifacts.
+# Inputs are at most FUZZ_MAX_LEN bytes (4096) to keep runs fast; bugs that
+# need longer inputs (the open deep-nesting crash needs 12 KB under ASan)
+# show with a larger FUZZ_MAX_LEN.
+
+FUZZ_TIME ?= 40
+FUZZ_MAX_LEN ?= 4096
+FUZZ_CLANG ?= clang
+FUZZ_NAMES := asm disasm emu
+
+.PHONY: check-fuzz fuzz-build fuzz-run
+
+# Pick the engine once, in the shell, so other targets never pay for it.
+check-fuzz:
+	$(Q)engine='$(FUZZ_ENGINE)'; \
+	if [ -z "$$engine" ]; then \
+		if printf 'int LLVMFuzzerTestOneInput(const char *d, unsigned long n)\n{ return 0; }\n' | \
+		    $(FUZZ_CLANG) -fsanitize=fuzzer -x c - -o /dev/null >/dev/null 2>&1; \
+		then engine=libfuzzer; else engine=standalone; fi; \
+	fi; \
+	echo "  FUZZ ($$engine, $(FUZZ_TIME)s each)"; \
+	$(MAKE) --no-print-directory FUZZ_ENGINE=$$engine fuzz-run
+
+ifneq ($(FUZZ_ENGINE),)
+FUZZ_OUT := $(BUILD)/fuzz/$(FUZZ_ENGINE)
+ifeq ($(FUZZ_ENGINE),libfuzzer)
+FUZZ_CC := $(FUZZ_CLANG)
+FUZZ_SAN := -fsanitize=fuzzer-no-link,address,undefined
+FUZZ_LINK := -fsanitize=fuzzer,address,undefined
+FUZZ_DRIVER :=
+else
+FUZZ_CC := $(CC)
+FUZZ_SAN := -fsanitize=address,undefined
+FUZZ_LINK := -fsanitize=address,undefined
+FUZZ_DRIVER := $(FUZZ_OUT)/obj/selftests/fuzz/driver.o
+endif
+FUZZ_CFLAGS := $(filter-out -fsanitize%,$(QPU_CFLAGS)) -g -O1 \
+	-fno-omit-frame-pointer -fno-sanitize-recover=all $(FUZZ_SAN)
+FUZZ_LIB_OBJS := $(LIBQPU_BASE_SRCS:%.c=$(FUZZ_OUT)/obj/%.o)
+FUZZ_BINS := $(FUZZ_NAMES:%=$(FUZZ_OUT)/fuzz-%)
+
+$(FUZZ_OUT)/obj/%.o: %.c
+	$(Q)mkdir -p $(dir $@)
+	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) -DLIBQPU_VERSION='"$(LIBQPU_VERSION)"' \
+		-MMD -MP -c -o $@ $<
+
+$(FUZZ_OUT)/fuzz-%: $(FUZZ_OUT)/obj/selftests/fuzz/fuzz-%.o $(FUZZ_DRIVER) $(FUZZ_LIB_OBJS)
+	$(Q)$(FUZZ_CC) $(FUZZ_LINK) -o $@ $^ -lm
+
+# Keep the objects: they are intermediates of the pattern rules above.
+.SECONDARY: $(FUZZ_LIB_OBJS) $(FUZZ_DRIVER) \
+	$(FUZZ_NAMES:%=$(FUZZ_OUT)/obj/selftests/fuzz/fuzz-%.o)
+
+fuzz-build: $(FUZZ_BINS)
+
+fuzz-run: fuzz-build
+	$(Q)FUZZ_TIME=$(FUZZ_TIME) FUZZ_SEED=$(FUZZ_SEED) FUZZ_MAX_LEN=$(FUZZ_MAX_LEN) \
+		ASAN_OPTIONS=detect_leaks=1 \
+		UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+		sh selftests/fuzz/run-fuzz.sh $(FUZZ_OUT) $(BUILD)/fuzz $(FUZZ_NAMES)
+
+-include $(FUZZ_LIB_OBJS:.o=.d) $(FUZZ_NAMES:%=$(FUZZ_OUT)/obj/selftests/fuzz/fuzz-%.d)
+else
+fuzz-build fuzz-run:
+	@echo 'set FUZZ_ENGINE=libfuzzer or FUZZ_ENGINE=standalone' >&2; exit 1
+endif
