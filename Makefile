@@ -132,11 +132,12 @@ check:
 
 # Where qpu.ko is loaded (a Pi, or a machine where someone loaded it), the
 # demo runs on that device; anywhere else it boots the VM with the simulated
-# V3D and runs there: what the device reports, then libqpu's runtime test,
-# which runs real programs (a 12-QPU vector add with TMU loads and VPM DMA,
-# a stray store, a hang) and checks each result against the CPU.
-DEMO_TOOLS := qpu-info
-DEMO_STEPS := --run qpu-info --run "test-runtime /dev/qpu"
+# V3D and runs there: what the device reports, then qpu-demo, which runs
+# every sample kernel of libqpu through /dev/qpu, checks each result against
+# the CPU and prints one table (kernel, size, result, QPU instructions,
+# time); it fails if any kernel does.
+DEMO_TOOLS := qpu-info qpu-demo
+DEMO_STEPS := --run qpu-info --run "qpu-demo --device /dev/qpu"
 
 demo:
 	$(Q)$(CURDIR)/tools/deps.sh build vm
@@ -146,21 +147,22 @@ demo:
 		$(MAKE) --no-print-directory demo-vm; \
 	fi
 
-demo-here: tools $(BUILD)/selftests/lib/test-runtime
+demo-here: $(BUILD)/tools/qpu-info $(BUILD)/tools/qpu-demo
 	$(Q)echo '=== demo on this machine: /dev/qpu'
 	$(Q)$(BUILD)/tools/qpu-info
-	$(Q)$(BUILD)/selftests/lib/test-runtime /dev/qpu
+	$(Q)$(BUILD)/tools/qpu-demo --device /dev/qpu
 
-demo-vm: vm-module $(DEMO_TOOLS:%=$(BUILD)/static/%) $(RUNTIME_TEST_STATIC)
+demo-vm: vm-module $(DEMO_TOOLS:%=$(BUILD)/static/%)
 	$(Q)echo '=== demo in a VM: qpu.ko with one simulated V3D'
-	$(call vm_run,demo,$(DEMO_TOOLS:%=--copy $(BUILD)/static/%) \
-		--copy $(RUNTIME_TEST_STATIC) $(DEMO_STEPS))
+	$(call vm_run,demo,$(DEMO_TOOLS:%=--copy $(BUILD)/static/%) $(DEMO_STEPS))
 
 # --- install ----------------------------------------------------------------
 
 LIBDIR ?= $(PREFIX)/lib
 INCLUDEDIR ?= $(PREFIX)/include
 BINDIR ?= $(PREFIX)/bin
+# The QPU assembler's include files (qpu-as -I $(QASMDIR)).
+QASMDIR ?= $(PREFIX)/share/qpu/qasm
 UDEVRULESDIR ?= /etc/udev/rules.d
 MANDIR ?= $(PREFIX)/share/man
 BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
@@ -173,6 +175,8 @@ install: all $(BUILD)/libqpu.pc
 	install -D -m 644 kmod/60-qpu.rules $(DESTDIR)$(UDEVRULESDIR)/60-qpu.rules
 	install -D -m 644 uapi/linux/qpu.h $(DESTDIR)$(INCLUDEDIR)/linux/qpu.h
 	install -D -m 644 libqpu/include/qpu.h $(DESTDIR)$(INCLUDEDIR)/qpu.h
+	install -D -m 644 libqpu/include/qpu_kernels.h $(DESTDIR)$(INCLUDEDIR)/qpu_kernels.h
+	install -D -m 644 -t $(DESTDIR)$(QASMDIR) libqpu/qasm/*.qinc
 	install -D -m 644 libqpu/include/qpu_emit.h $(DESTDIR)$(INCLUDEDIR)/qpu_emit.h
 	install -D -m 644 libqpu/include/qpu_hazard.h $(DESTDIR)$(INCLUDEDIR)/qpu_hazard.h
 	install -D -m 644 $(LIBQPU_A) $(DESTDIR)$(LIBDIR)/libqpu.a

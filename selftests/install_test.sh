@@ -28,9 +28,11 @@ check() {
 
 check install "$make_cmd" -C "$top" --no-print-directory install DESTDIR="$dest/root" PREFIX=$prefix
 
-for f in include/qpu.h include/linux/qpu.h lib/libqpu.a lib/libqpu.so \
+for f in include/qpu.h include/linux/qpu.h include/qpu_kernels.h \
+	 include/qpu_emit.h include/qpu_hazard.h lib/libqpu.a lib/libqpu.so \
 	 lib/libqpu.so.0 lib/pkgconfig/libqpu.pc bin/qpu-info bin/qpu-dis \
-	 bin/qpu-run bin/qpu-as bin/qpuctl share/man/man8/qpuctl.8 \
+	 bin/qpu-run bin/qpu-as bin/qpu-check bin/qpu-demo bin/qpuctl \
+	 share/qpu/qasm/vpm.qinc share/qpu/qasm/dma.qinc share/man/man8/qpuctl.8 \
 	 share/bash-completion/completions/qpuctl; do
 	check "file_${f//\//_}" test -e "$dest/root$prefix/$f"
 done
@@ -44,16 +46,23 @@ cat >"$dest/hello.c" <<'PROG'
 #include <string.h>
 #include <linux/qpu.h>
 #include <qpu.h>
+#include <qpu_emit.h>
+#include <qpu_hazard.h>
+#include <qpu_kernels.h>
 
 int main(void)
 {
 	/* A missing device must be a clean error, not a crash. */
 	struct qpu_dev *dev = qpu_dev_open("/nonexistent/qpu");
+	/* Every public header's symbols are exported. */
+	struct qpu_emit *e = qpu_emit_new();
 
 	printf("libqpu %s abi %d %s\n", qpu_version(), QPU_ABI_VERSION,
 	       dev ? "opened" : "absent");
 	qpu_dev_close(dev);
-	return strcmp(qpu_version(), "") == 0;
+	qpu_emit_free(e);
+	return strcmp(qpu_version(), "") == 0 || !e ||
+	       qpu_kernel_last_error()[0] || !qpu_hazard_rule_name(0);
 }
 PROG
 check pkg_config_flags pkg-config --cflags --libs libqpu

@@ -35,9 +35,8 @@ extern "C" {
  * @dma_store_bytes: bytes written by VCD DMA stores (VPM to memory)
  * @elapsed_ns: submit to completion, wall-clock nanoseconds
  *
- * The byte counts follow from the kernel's access pattern and the shape: the
- * wrapper computes them, the tests check them against the emulator's own
- * counters.
+ * The byte counts follow from the kernel's access pattern and the shape:
+ * the wrapper computes them (a TMU fetch counts 4 bytes a lane).
  */
 struct qpu_kernel_stats {
 	unsigned int qpus;
@@ -75,7 +74,216 @@ struct qpu_matrix {
 	size_t stride;
 };
 
+/**
+ * struct qpu_vector - a vector of 32-bit elements (floats) inside a buffer
+ * @bo: the buffer
+ * @offset: bytes from the buffer's start to element 0, a multiple of 4
+ * @length: number of elements
+ */
+struct qpu_vector {
+	struct qpu_bo *bo;
+	size_t offset;
+	size_t length;
+};
+
+/**
+ * struct qpu_image - an image of bytes inside a buffer
+ * @bo: the buffer
+ * @offset: bytes from the buffer's start to the first pixel, a multiple
+ *	of 4
+ * @width: pixels per row
+ * @height: rows
+ * @stride: bytes from the start of one row to the start of the next
+ *
+ * The pixel kernels (grayscale, threshold) treat the image as one run of
+ * pixels: its rows must be packed (@stride = @width * bytes per pixel).
+ */
+struct qpu_image {
+	struct qpu_bo *bo;
+	size_t offset;
+	unsigned int width;
+	unsigned int height;
+	size_t stride;
+};
+
 /* --- kernels: one section each, below ------------------------------------ */
+
+/* Vector kernels: every one spreads the vector over @qpus programs. */
+
+/**
+ * qpu_vector_add() - c = a + b, element by element, in single precision
+ * @dev: the device
+ * @qpus: QPUs to spread the work over (1 to the device's count)
+ * @a: the first operand
+ * @b: the second operand, as long as @a
+ * @c: the result, as long as @a (it may be @a or @b)
+ * @stats: what the job did, or NULL
+ *
+ * The length must be a positive multiple of 16. The sums are the QPU's:
+ * rounded toward zero, denormals flushed to zero.
+ *
+ * Return: 0, -EINVAL for bad vectors (see qpu_kernel_last_error()), -EIO
+ * if the job failed.
+ */
+QPU_API int qpu_vector_add(struct qpu_dev *dev, unsigned int qpus,
+			   const struct qpu_vector *a,
+			   const struct qpu_vector *b,
+			   const struct qpu_vector *c,
+			   struct qpu_kernel_stats *stats);
+
+/**
+ * qpu_saxpy() - y = alpha * x + y, element by element, in single precision
+ * @dev: the device
+ * @qpus: QPUs to spread the work over (1 to the device's count)
+ * @alpha: the scale of @x
+ * @x: the vector scaled
+ * @y: the vector added to, as long as @x, overwritten by the result
+ * @stats: what the job did, or NULL
+ *
+ * The length must be a positive multiple of 16. The product and the sum
+ * are rounded separately (no fused multiply-add), toward zero.
+ *
+ * Return: 0, -EINVAL for bad vectors, -EIO if the job failed.
+ */
+QPU_API int qpu_saxpy(struct qpu_dev *dev, unsigned int qpus, float alpha,
+		      const struct qpu_vector *x, const struct qpu_vector *y,
+		      struct qpu_kernel_stats *stats);
+
+/**
+ * struct qpu_reduce_result - what qpu_reduce() found
+ * @sum: the sum of the elements
+ * @min: the smallest element
+ * @max: the largest element
+ */
+struct qpu_reduce_result {
+	float sum;
+	float min;
+	float max;
+};
+
+/**
+ * qpu_reduce() - sum, minimum and maximum of a float vector, in one pass
+ * @dev: the device
+ * @qpus: QPUs to spread the work over (1 to the device's count)
+ * @x: the vector; its length a positive multiple of 16
+ * @result: where the three results go
+ * @stats: what the job did, or NULL
+ *
+ * Every QPU folds its part; the first gathers the others' partials through
+ * the VPM, synchronised by semaphore 0 (which the job leaves as it found
+ * it). The sum is added in another order than a loop on the CPU would, and
+ * rounded toward zero: expect it within (length - 1) units in the last
+ * place of the sum of the magnitudes. @min and @max are exact.
+ *
+ * Return: 0, -EINVAL for a bad vector, -EIO if the job failed.
+ */
+QPU_API int qpu_reduce(struct qpu_dev *dev, unsigned int qpus,
+		       const struct qpu_vector *x,
+		       struct qpu_reduce_result *result,
+		       struct qpu_kernel_stats *stats);
+
+/* Pixel kernels: packed 8-bit images, a positive multiple of 64 pixels. */
+
+/**
+ * qpu_rgb_to_gray() - RGB to 8-bit grayscale, BT.601 luma
+ * @dev: the device
+ * @qpus: QPUs to spread the work over (1 to the device's count)
+ * @rgb: the input, 3 bytes a pixel (R, G, B), stride = width * 3
+ * @gray: the output, 1 byte a pixel, stride = width, the size of @rgb
+ * @stats: what the job did, or NULL
+ *
+ * gray = (77 R + 150 G + 29 B + 128) >> 8 exactly, for every pixel.
+ *
+ * Return: 0, -EINVAL for bad images, -EIO if the job failed.
+ */
+QPU_API int qpu_rgb_to_gray(struct qpu_dev *dev, unsigned int qpus,
+			    const struct qpu_image *rgb,
+			    const struct qpu_image *gray,
+			    struct qpu_kernel_stats *stats);
+
+/**
+ * qpu_threshold() - binary threshold of an 8-bit image
+ * @dev: the device
+ * @qpus: QPUs to spread the work over (1 to the device's count)
+ * @in: the input, 1 byte a pixel, stride = width
+ * @out: the output, the size of @in (it may be @in)
+ * @t: the threshold
+ * @maxval: the value of pixels above @t
+ * @stats: what the job did, or NULL
+ *
+ * out = in > t ? maxval : 0 for every pixel (OpenCV's THRESH_BINARY).
+ *
+ * Return: 0, -EINVAL for bad images, -EIO if the job failed.
+ */
+QPU_API int qpu_threshold(struct qpu_dev *dev, unsigned int qpus,
+			  const struct qpu_image *in,
+			  const struct qpu_image *out, uint8_t t,
+			  uint8_t maxval, struct qpu_kernel_stats *stats);
+
+/**
+ * struct qpu_yuv420 - an I420 frame (YUV 4:2:0, three 8-bit planes)
+ * @bo: the buffer holding the three planes
+ * @y_offset: bytes from the buffer's start to the Y plane (any alignment)
+ * @u_offset: the same for the U (Cb) plane, width / 2 x height / 2
+ * @v_offset: the same for the V (Cr) plane
+ * @width: pixels per row, even
+ * @height: rows, even
+ * @y_stride: bytes between Y rows (at least @width)
+ * @uv_stride: bytes between U rows and between V rows (at least @width / 2)
+ */
+struct qpu_yuv420 {
+	struct qpu_bo *bo;
+	size_t y_offset;
+	size_t u_offset;
+	size_t v_offset;
+	unsigned int width;
+	unsigned int height;
+	size_t y_stride;
+	size_t uv_stride;
+};
+
+/**
+ * struct qpu_planar_rgb - three float planes R, G, B (a CHW tensor)
+ * @bo: the buffer
+ * @offset: bytes from the buffer's start to R's first value, a multiple
+ *	of 4; G follows R and B follows G, width * height floats each
+ * @width: values per row, a multiple of 16
+ * @height: rows
+ */
+struct qpu_planar_rgb {
+	struct qpu_bo *bo;
+	size_t offset;
+	unsigned int width;
+	unsigned int height;
+};
+
+/**
+ * qpu_yuv420_to_rgb() - camera frame to neural-network input, in one pass
+ * @dev: the device
+ * @qpus: QPUs to spread the rows over (1 to the device's count)
+ * @src: the frame, up to 4096 x 4096
+ * @dst: the tensor, its size the size the frame is resized to (at most a
+ *	255x reduction per side)
+ * @mean: per channel (R, G, B), subtracted after scaling to [0, 1]
+ * @std: per channel, divided by after subtracting @mean; not 0
+ * @stats: what the job did, or NULL
+ *
+ * Output pixel (x, y) takes source pixel (x * step_x >> 16, y * step_y >>
+ * 16), step = (source side << 16) / destination side (nearest neighbour),
+ * with chroma from (sx / 2, sy / 2); full-range BT.601 (JPEG) conversion,
+ * each channel clamped to [0, 255], then (c / 255 - mean) / std computed as
+ * c * a + b with a = 1 / (255 std) and b = -mean / std in single
+ * precision. The QPU rounds toward zero: each value is within a few units
+ * in the last place of that formula evaluated exactly.
+ *
+ * Return: 0, -EINVAL for bad shapes, strides, buffers or normalisation,
+ * -EIO if the job failed.
+ */
+QPU_API int qpu_yuv420_to_rgb(struct qpu_dev *dev, unsigned int qpus,
+			      const struct qpu_yuv420 *src,
+			      const struct qpu_planar_rgb *dst,
+			      const float mean[3], const float std[3],
+			      struct qpu_kernel_stats *stats);
 
 /**
  * qpu_sgemm() - C = alpha * A * B + beta * C in single precision
@@ -87,6 +295,14 @@ struct qpu_matrix {
  * @beta: scale of C's old contents (0: C is only written)
  * @c: M x N, read when @beta is not 0, written
  * @stats: what the job did, or NULL
+ *
+ * Any M, N, K from 1 to 2^20, strides (in elements) from the column count
+ * to 2^20, offsets a multiple of 4 bytes; the matrices may share buffers,
+ * but C must not overlap A or B. The wrapper packs alpha * A (or alpha *
+ * B^T) into a scratch buffer on the CPU (M x K or K x N copies) and
+ * submits one job; products are rounded toward zero as on the hardware.
+ * Stats: tmu_bytes and dma_store_bytes are exact; the panels the kernel
+ * reads as uniforms are not counted.
  *
  * Return: 0, -EINVAL for shapes that do not agree, misaligned matrices or
  * buffers too small (see qpu_kernel_last_error()), -EIO if the job failed.

@@ -66,6 +66,47 @@ int qpu_kernel_check_buf(const char *kernel, const char *what,
 	return 0;
 }
 
+int qpu_kernel_check_vector(const char *kernel, const char *what,
+			    const struct qpu_vector *v, size_t len,
+			    size_t multiple)
+{
+	if (!v)
+		return qpu_kernel_fail(EINVAL, kernel, "%s: no vector", what);
+	if (v->length != len)
+		return qpu_kernel_fail(EINVAL, kernel,
+				       "%s: has %zu elements, expected %zu",
+				       what, v->length, len);
+	if (!len || (multiple && len % multiple))
+		return qpu_kernel_fail(EINVAL, kernel,
+				       "%s: %zu elements; the kernel takes a positive multiple of %zu",
+				       what, len, multiple ? multiple : 1);
+	if (len > SIZE_MAX / 4)
+		return qpu_kernel_fail(EINVAL, kernel, "%s: too long", what);
+	return qpu_kernel_check_buf(kernel, what, v->bo, v->offset, len * 4, 4);
+}
+
+int qpu_kernel_check_image(const char *kernel, const char *what,
+			   const struct qpu_image *img, unsigned int bpp,
+			   size_t multiple)
+{
+	size_t pixels;
+
+	if (!img)
+		return qpu_kernel_fail(EINVAL, kernel, "%s: no image", what);
+	pixels = (size_t)img->width * img->height;
+	if (!pixels || (multiple && pixels % multiple))
+		return qpu_kernel_fail(EINVAL, kernel,
+				       "%s: %ux%u is %zu pixels; the kernel takes a positive multiple of %zu",
+				       what, img->width, img->height, pixels,
+				       multiple ? multiple : 1);
+	if (img->stride != (size_t)img->width * bpp)
+		return qpu_kernel_fail(EINVAL, kernel,
+				       "%s: rows must be packed: stride %zu, expected %zu",
+				       what, img->stride, (size_t)img->width * bpp);
+	return qpu_kernel_check_buf(kernel, what, img->bo, img->offset,
+				    pixels * bpp, 4);
+}
+
 static uint64_t now_ns(void)
 {
 	struct timespec ts;
@@ -74,20 +115,81 @@ static uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-static int check_launch(struct qpu_dev *dev, const struct qpu_kernel_launch *l)
+int qpu_kernel_check_qpus(struct qpu_dev *dev, const char *kernel,
+			  unsigned int qpus)
 {
-	const char *name = l->code->name;
-	uint64_t qpus;
+	uint64_t have;
 	int ret;
 
-	ret = qpu_dev_get_param(dev, QPU_PARAM_NUM_QPUS, &qpus);
+	ret = qpu_dev_get_param(dev, QPU_PARAM_NUM_QPUS, &have);
 	if (ret)
-		return qpu_kernel_fail(-ret, name, "cannot read the QPU count: %s",
+		return qpu_kernel_fail(-ret, kernel,
+				       "cannot read the QPU count: %s",
 				       strerror(-ret));
-	if (!l->qpus || l->qpus > qpus)
-		return qpu_kernel_fail(EINVAL, name,
+	if (!qpus || qpus > have)
+		return qpu_kernel_fail(EINVAL, kernel,
 				       "asked for %u QPUs, the device has %llu",
-				       l->qpus, (unsigned long long)qpus);
+				       qpus, (unsigned long long)have);
+	return 0;
+}
+
+/* The job's buffer list without repeats (a wrapper may pass c == a). */
+static unsigned int unique_bos(const struct qpu_kernel_launch *l,
+			       struct qpu_bo **out)
+{
+	unsigned int i, j, n = 0;
+
+	for (i = 0; i < l->bo_count; i++) {
+		for (j = 0; j < n; j++)
+			if (out[j] == l->bos[i])
+				break;
+		if (j == n)
+			out[n++] = l->bos[i];
+	}
+	return n;
+}
+
+/*
+ * A sample kernel always ends, but large inputs on the emulator or under
+ * TCG take longer than a device's default timeout: give it the longest.
+ */
+static unsigned int max_timeout_ms(struct qpu_dev *dev)
+{
+	uint64_t v;
+
+	if (qpu_dev_get_param(dev, QPU_PARAM_MAX_TIMEOUT_MS, &v) || v > UINT32_MAX)
+		return 0;
+	return (unsigned int)v;
+}
+
+int qpu_kernel_submit(struct qpu_dev *dev, const char *name,
+		      struct qpu_job_desc *job, struct qpu_kernel_stats *stats)
+{
+	struct qpu_job_result r;
+	uint64_t seqno, start;
+	int ret;
+
+	if (!job->timeout_ms)
+		job->timeout_ms = max_timeout_ms(dev);
+	start = now_ns();
+	ret = qpu_submit(dev, job, &seqno);
+	if (ret)
+		return qpu_kernel_fail(-ret, name, "submit: %s", strerror(-ret));
+	ret = qpu_wait(dev, seqno, QPU_KERNEL_WAIT_MS, &r);
+	if (ret)
+		return qpu_kernel_fail(-ret, name, "wait: %s", strerror(-ret));
+	if (stats) {
+		stats->elapsed_ns = now_ns() - start;
+		stats->qpus = job->program_count;
+		stats->instructions_known =
+			!!(r.flags & QPU_JOB_RESULT_INSTRUCTIONS);
+		stats->instructions = r.instructions;
+	}
+	if (r.status != QPU_JOB_DONE)
+		return qpu_kernel_fail(EIO, name,
+				       "job %s (QPU %u, PC 0x%x, address 0x%08x)",
+				       qpu_job_status_str(r.status), r.fault_qpu,
+				       r.fault_pc, r.fault_addr);
 	return 0;
 }
 
@@ -98,18 +200,19 @@ int qpu_kernel_run(struct qpu_dev *dev, const struct qpu_kernel_launch *l,
 	struct qpu_program_ref *progs;
 	struct qpu_job_desc job = { .in_fence_fd = -1 };
 	size_t unif_bytes = (size_t)l->qpus * l->uniforms_per_qpu * 4;
-	struct qpu_bo *code, *unif;
-	struct qpu_job_result r;
-	uint64_t seqno, start;
+	struct qpu_bo *code, *unif, **bos = NULL;
 	unsigned int i;
 	int ret;
 
-	ret = check_launch(dev, l);
+	ret = qpu_kernel_check_qpus(dev, name, l->qpus);
 	if (ret)
 		return ret;
 	progs = calloc(l->qpus, sizeof(*progs));
-	if (!progs)
-		return qpu_kernel_fail(ENOMEM, name, "out of memory");
+	bos = calloc(l->bo_count ? l->bo_count : 1, sizeof(*bos));
+	if (!progs || !bos) {
+		ret = qpu_kernel_fail(ENOMEM, name, "out of memory");
+		goto free_progs;
+	}
 	code = qpu_bo_new(dev, l->code->size);
 	if (!code) {
 		ret = qpu_kernel_fail(errno, name, "code buffer: %s",
@@ -135,37 +238,15 @@ int qpu_kernel_run(struct qpu_dev *dev, const struct qpu_kernel_launch *l,
 		};
 	job.programs = progs;
 	job.program_count = l->qpus;
-	job.bos = l->bos;
-	job.bo_count = l->bo_count;
+	job.bos = bos;
+	job.bo_count = unique_bos(l, bos);
 	job.timeout_ms = l->timeout_ms;
-
-	start = now_ns();
-	ret = qpu_submit(dev, &job, &seqno);
-	if (ret) {
-		ret = qpu_kernel_fail(-ret, name, "submit: %s", strerror(-ret));
-		goto free_unif;
-	}
-	ret = qpu_wait(dev, seqno, QPU_KERNEL_WAIT_MS, &r);
-	if (ret) {
-		ret = qpu_kernel_fail(-ret, name, "wait: %s", strerror(-ret));
-		goto free_unif;
-	}
-	if (stats) {
-		stats->elapsed_ns = now_ns() - start;
-		stats->qpus = l->qpus;
-		stats->instructions_known = 0;
-		stats->instructions = 0;
-	}
-	if (r.status != QPU_JOB_DONE)
-		ret = qpu_kernel_fail(EIO, name,
-				      "job %s (QPU %u, PC 0x%x, address 0x%08x)",
-				      qpu_job_status_str(r.status), r.fault_qpu,
-				      r.fault_pc, r.fault_addr);
-free_unif:
+	ret = qpu_kernel_submit(dev, name, &job, stats);
 	qpu_bo_free(unif);
 free_code:
 	qpu_bo_free(code);
 free_progs:
+	free(bos);
 	free(progs);
 	return ret;
 }

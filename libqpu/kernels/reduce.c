@@ -1,0 +1,105 @@
+// SPDX-License-Identifier: MIT
+/*
+ * qpu_reduce(): reduce.qasm on up to 12 QPUs. Program 0 is the master that
+ * gathers the others' partials through the VPM and semaphore 0; the three
+ * results land in a one-page buffer of the wrapper's, so callers need no
+ * output buffer.
+ */
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kernel.h"
+#include "reduce.qasm.h"
+
+#define REDUCE_UNIFORMS	11
+#define REDUCE_OUT_ROW	48	/* after the partials' rows 0..47 */
+
+static const struct qpu_kernel_code reduce_prog =
+	QPU_KERNEL_CODE("reduce", reduce_code);
+
+static uint32_t vr_rows(unsigned int n, unsigned int row)
+{
+	return qpu_vpm_setup(n, 1, qpu_vpm_addr(true, false, QPU_VPM_SIZE_32,
+						row, 0, 0));
+}
+
+int qpu_reduce(struct qpu_dev *dev, unsigned int qpus,
+	       const struct qpu_vector *x, struct qpu_reduce_result *result,
+	       struct qpu_kernel_stats *stats)
+{
+	const char *name = reduce_prog.name;
+	struct qpu_kernel_launch l = {
+		.code = &reduce_prog, .qpus = qpus,
+		.uniforms_per_qpu = REDUCE_UNIFORMS,
+	};
+	struct qpu_bo *bos[2], *out;
+	const float *r;
+	uint32_t *u;
+	size_t n, start, count;
+	unsigned int k;
+	int ret;
+
+	qpu_kernel_clear_error();
+	if (!x)
+		return qpu_kernel_fail(EINVAL, name, "x: no vector");
+	if (!result)
+		return qpu_kernel_fail(EINVAL, name, "no place for the result");
+	n = x->length;
+	ret = qpu_kernel_check_vector(name, "x", x, n, 16);
+	if (!ret)
+		ret = qpu_kernel_check_qpus(dev, name, qpus);
+	if (ret)
+		return ret;
+	if (qpus > 15)	/* semaphore 0 counts every program: up to 15 */
+		return qpu_kernel_fail(EINVAL, name, "at most 15 QPUs");
+
+	out = qpu_bo_new(dev, 4096);
+	if (!out)
+		return qpu_kernel_fail(errno, name, "result buffer: %s",
+				       strerror(errno));
+	u = calloc((size_t)qpus * REDUCE_UNIFORMS, sizeof(*u));
+	if (!u) {
+		qpu_bo_free(out);
+		return qpu_kernel_fail(ENOMEM, name, "out of memory");
+	}
+	for (k = 0; k < qpus; k++) {
+		uint32_t *p = u + k * REDUCE_UNIFORMS;
+
+		qpu_kernel_split(n / 16, qpus, k, &start, &count);
+		p[0] = qpu_kernel_addr(x->bo, x->offset + start * 64);
+		p[1] = (uint32_t)count;
+		p[2] = qpu_vpm_setup(0, 16, qpu_vpm_addr(true, false,
+							 QPU_VPM_SIZE_32, k,
+							 0, 0));
+		p[3] = k == 0;
+		p[4] = qpus;
+		p[5] = vr_rows(qpus, 0);
+		p[6] = vr_rows(qpus, 16);
+		p[7] = vr_rows(qpus, 32);
+		p[8] = qpu_kernel_vw_row(REDUCE_OUT_ROW);
+		p[9] = qpu_kernel_vdw_rows(3, 1, REDUCE_OUT_ROW);
+		p[10] = qpu_bo_get_bus_addr(out);
+	}
+	bos[0] = x->bo;
+	bos[1] = out;
+	l.uniforms = u;
+	l.bos = bos;
+	l.bo_count = 2;
+	ret = qpu_kernel_run(dev, &l, stats);
+	free(u);
+	if (!ret) {
+		r = qpu_bo_get_map(out);
+		result->sum = r[0];
+		result->min = r[1];
+		result->max = r[2];
+		if (stats) {
+			stats->tmu_bytes = n * 4;
+			stats->dma_load_bytes = 0;
+			stats->dma_store_bytes = 12;
+		}
+	}
+	qpu_bo_free(out);
+	return ret;
+}

@@ -1,0 +1,588 @@
+// SPDX-License-Identifier: MIT
+/*
+ * qpu_sgemm(): sgemm.qasm on up to 12 QPUs. The host picks the orientation
+ * (C, or C^T = B^T A^T, whichever loads fewer bytes), packs alpha * A (or
+ * alpha * B^T) into zero-padded panels of 64, 32 or 16 rows (k-major: the
+ * uniform stream the kernel broadcasts from), cuts the result into panel x
+ * 16-lane tiles, deals them to the programs (widest panels first, each to
+ * the least loaded program) and writes each program's tile list, all into
+ * one scratch buffer. The kernel and the list format are described at the
+ * top of sgemm.qasm. Packing costs the CPU M x K (or K x N) copies against
+ * the QPUs' M x N x K products; the other operand and C are used in place.
+ *
+ * The kernel reads its tile list and the packed panels as uniforms, and a
+ * device lets a program read uniforms only inside the job's uniforms
+ * windows: so the scratch buffer is every program's uniforms buffer (lists
+ * first, each program's window running from its list to the end of the
+ * buffer), and the job is submitted here rather than by qpu_kernel_run(),
+ * which copies uniforms into a buffer whose address the lists could not
+ * name.
+ */
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <linux/qpu.h>
+
+#include "kernel.h"
+#include "sgemm.qasm.h"
+
+#define SGEMM_U		8	/* k values per main-loop turn (.set U) */
+#define SGEMM_COLS	16	/* columns of a tile: the SIMD width */
+#define SGEMM_BATCH	8	/* VPM rows per program: rows per store batch */
+#define SGEMM_DUMMY	64	/* bytes: where stores past the last row go */
+/* Limits that keep the kernel's address arithmetic in 32 bits. */
+#define SGEMM_MAX_DIM	(1u << 20)
+
+static const struct qpu_kernel_code sgemm_prog =
+	QPU_KERNEL_CODE("sgemm", sgemm_code);
+
+struct sgemm_panel {
+	size_t row0;		/* first row of A and C */
+	unsigned int w;		/* rows in the panel: 64, 32 or 16 */
+	unsigned int valid;	/* rows below M */
+	size_t offset;		/* of the packed panel in the scratch buffer */
+};
+
+struct sgemm_tile {
+	unsigned int panel;
+	size_t col0;
+	unsigned int prog;
+	size_t seq;		/* dealing order, kept within a program */
+};
+
+/* A growing list of uniforms. */
+struct sgemm_words {
+	uint32_t *w;
+	size_t n, cap;
+	bool failed;
+};
+
+static void sgemm_push(struct sgemm_words *ws, uint32_t v)
+{
+	if (ws->n == ws->cap) {
+		size_t cap = ws->cap ? 2 * ws->cap : 1024;
+		uint32_t *w = realloc(ws->w, cap * sizeof(*w));
+
+		if (!w) {
+			ws->failed = true;
+			return;
+		}
+		ws->w = w;
+		ws->cap = cap;
+	}
+	ws->w[ws->n++] = v;
+}
+
+/* Variant number of sgemm.qasm's dispatch for a panel of @w rows. */
+static unsigned int sgemm_variant(unsigned int w)
+{
+	return w == 64 ? 0 : w == 32 ? 1 : 2;
+}
+
+/*
+ * Panels covering @m rows: 64-row panels, then the rest as one 64 (more
+ * than 48 left), 32 + 16 (33..48), 32 (17..32) or 16. Fewer rows waste
+ * less padding; wider panels issue fewer loop instructions per product.
+ */
+static unsigned int sgemm_panel_width(size_t left)
+{
+	return left > 48 ? 64 : left > 16 ? 32 : 16;
+}
+
+static unsigned int sgemm_panels(size_t m, struct sgemm_panel *p)
+{
+	unsigned int n = 0;
+	size_t row = 0;
+
+	while (row < m) {
+		size_t left = m - row;
+		unsigned int w = sgemm_panel_width(left);
+
+		p[n].row0 = row;
+		p[n].w = w;
+		p[n].valid = left < w ? (unsigned int)left : w;
+		row += p[n].valid;
+		n++;
+	}
+	return n;
+}
+
+static int sgemm_check_matrix(const char *name, const char *what,
+			      const struct qpu_matrix *x)
+{
+	uint64_t bytes;
+
+	if (!x)
+		return qpu_kernel_fail(EINVAL, name, "%s: no matrix", what);
+	if (!x->rows || !x->cols)
+		return qpu_kernel_fail(EINVAL, name, "%s is empty (%zu x %zu)",
+				       what, x->rows, x->cols);
+	if (x->rows > SGEMM_MAX_DIM || x->cols > SGEMM_MAX_DIM)
+		return qpu_kernel_fail(EINVAL, name,
+				       "%s: %zu x %zu is too large (at most %u)",
+				       what, x->rows, x->cols, SGEMM_MAX_DIM);
+	if (x->stride < x->cols)
+		return qpu_kernel_fail(EINVAL, name,
+				       "%s: stride %zu is less than its %zu columns",
+				       what, x->stride, x->cols);
+	if (x->stride > SGEMM_MAX_DIM)
+		return qpu_kernel_fail(EINVAL, name,
+				       "%s: stride %zu is too large (at most %u)",
+				       what, x->stride, SGEMM_MAX_DIM);
+	/* in 64 bits: the product overflows a 32-bit size_t */
+	bytes = ((uint64_t)(x->rows - 1) * x->stride + x->cols) * 4;
+	if (bytes > UINT32_MAX)
+		return qpu_kernel_fail(EINVAL, name,
+				       "%s: %llu bytes do not fit a buffer", what,
+				       (unsigned long long)bytes);
+	return qpu_kernel_check_buf(name, what, x->bo, x->offset,
+				    (size_t)bytes, 4);
+}
+
+static int sgemm_check(struct qpu_dev *dev, unsigned int qpus,
+		       const struct qpu_matrix *a, const struct qpu_matrix *b,
+		       const struct qpu_matrix *c)
+{
+	const char *name = sgemm_prog.name;
+	int ret;
+
+	ret = sgemm_check_matrix(name, "A", a);
+	if (!ret)
+		ret = sgemm_check_matrix(name, "B", b);
+	if (!ret)
+		ret = sgemm_check_matrix(name, "C", c);
+	if (ret)
+		return ret;
+	if (b->rows != a->cols)
+		return qpu_kernel_fail(EINVAL, name,
+				       "B has %zu rows, A has %zu columns",
+				       b->rows, a->cols);
+	if (c->rows != a->rows)
+		return qpu_kernel_fail(EINVAL, name,
+				       "C has %zu rows, A has %zu", c->rows,
+				       a->rows);
+	if (c->cols != b->cols)
+		return qpu_kernel_fail(EINVAL, name,
+				       "C has %zu columns, B has %zu", c->cols,
+				       b->cols);
+	return qpu_kernel_check_qpus(dev, name, qpus);
+}
+
+/*
+ * VDW setup of one memory row of @depth words: VPM row @y from column 0
+ * (horizontal), or VPM column @x from row @y down (vertical).
+ */
+static uint32_t sgemm_vdw(unsigned int depth, bool horiz, unsigned int y,
+			  unsigned int x)
+{
+	return 2u << 30 | 1u << 23 | (uint32_t)depth << 16 |
+	       (uint32_t)horiz << 14 | (uint32_t)(y * 16 + x) << 3;
+}
+
+/* Generic VPM write setup: 32-bit horizontal rows from @y, stride 1. */
+static uint32_t sgemm_vpm_write(unsigned int y)
+{
+	return 1u << 12 | 1u << 11 | 2u << 8 | y;
+}
+
+/*
+ * The orientation. Plain: panels are rows of A (and of C), lanes columns
+ * of B and C. Transposed (C^T = B^T A^T): panels are columns of B and C,
+ * lanes rows of A and C; the kernel then computes 16-row, W-column tiles
+ * of C and stores them a C row part at a time. The wrapper takes the one
+ * that loads fewer bytes.
+ */
+struct sgemm_ctx {
+	const struct qpu_matrix *a, *b, *c;
+	bool trans;
+	float beta;
+	size_t k;
+	size_t lanes;		/* N plain, M transposed */
+	uint32_t scratch_bus;
+	size_t dummy;		/* offset of the dummy store area */
+	const struct sgemm_panel *panels;
+	uint64_t stores;	/* bytes the DMA stores write */
+};
+
+static uint32_t sgemm_addr(const struct qpu_matrix *x, size_t row,
+			   size_t col)
+{
+	return qpu_kernel_addr(x->bo, x->offset + (row * x->stride + col) * 4);
+}
+
+/* Address of C's element at panel row @r, lane @l. */
+static uint32_t sgemm_c(const struct sgemm_ctx *x, size_t r, size_t l)
+{
+	return x->trans ? sgemm_addr(x->c, l, r) : sgemm_addr(x->c, r, l);
+}
+
+static void sgemm_store(struct sgemm_ctx *x, struct sgemm_words *ws,
+			uint32_t setup, uint32_t addr, unsigned int depth)
+{
+	sgemm_push(ws, setup);
+	sgemm_push(ws, addr);
+	x->stores += depth * 4;
+}
+
+/*
+ * One tile into @ws, whose word 0 is at bus address @list_bus; @more says
+ * whether another tile follows. The order is the kernel's: see the top of
+ * sgemm.qasm.
+ */
+static void sgemm_tile_words(struct sgemm_ctx *x, const struct sgemm_tile *t,
+			     struct sgemm_words *ws, uint32_t list_bus,
+			     bool more)
+{
+	const struct sgemm_panel *p = &x->panels[t->panel];
+	size_t l0 = t->col0, last_row = p->row0 + p->valid - 1;
+	unsigned int lanes = x->lanes - l0 < SGEMM_COLS ?
+			     (unsigned int)(x->lanes - l0) : SGEMM_COLS;
+	unsigned int y = t->prog * SGEMM_BATCH, i, r, u;
+	bool blend = x->beta != 0.0f;
+	uint32_t dummy = x->scratch_bus + (uint32_t)x->dummy;
+	size_t first = ws->n;
+
+	/* first part: the k loop (lane l, step k of the TMU operand) */
+	sgemm_push(ws, lanes - 1);
+	if (x->trans) {
+		sgemm_push(ws, (uint32_t)(x->a->stride * 4));
+		sgemm_push(ws, sgemm_addr(x->a, l0, 0));
+		sgemm_push(ws, 4);
+	} else {
+		sgemm_push(ws, 4);
+		sgemm_push(ws, sgemm_addr(x->b, 0, l0));
+		sgemm_push(ws, (uint32_t)(x->b->stride * 4));
+	}
+	sgemm_push(ws, (uint32_t)((x->k - 1) / SGEMM_U));
+	sgemm_push(ws, (uint32_t)((x->k - 1) % SGEMM_U));
+	sgemm_push(ws, list_bus + (uint32_t)(first + 9) * 4);
+	sgemm_push(ws, sgemm_variant(p->w));
+	sgemm_push(ws, x->scratch_bus + (uint32_t)p->offset);
+
+	/* second part: the stores */
+	sgemm_push(ws, x->trans);
+	sgemm_push(ws, blend ? qpu_unif_f(x->beta) : 0);
+	sgemm_push(ws, lanes - 1);
+	sgemm_push(ws, (uint32_t)(x->trans ? x->c->stride * 4 : 4));
+	sgemm_push(ws, sgemm_vpm_write(y));
+	for (i = 0; blend && i < 2 && i < p->w; i++)
+		sgemm_push(ws, sgemm_c(x, i < p->valid ? p->row0 + i : last_row,
+				       l0));
+	for (i = 0; i < p->w; i += SGEMM_BATCH) {
+		unsigned int valid = i < p->valid ? p->valid - i : 0;
+
+		if (valid > SGEMM_BATCH)
+			valid = SGEMM_BATCH;
+		for (r = 0; blend && r < SGEMM_BATCH; r++) {
+			unsigned int ahead = i + r + 2;
+
+			if (ahead < p->w)
+				sgemm_push(ws, sgemm_c(x, ahead < p->valid ?
+						       p->row0 + ahead :
+						       last_row, l0));
+		}
+		if (!x->trans) {
+			/* register row i + r: a C row part from VPM row y + r */
+			for (r = 0; r < SGEMM_BATCH; r++)
+				sgemm_store(x, ws, sgemm_vdw(lanes, true, y + r, 0),
+					    r < valid ?
+					    sgemm_c(x, p->row0 + i + r, l0) :
+					    dummy, lanes);
+			continue;
+		}
+		/*
+		 * lane u: a C row part of the batch's columns from VPM column
+		 * u; the kernel adds u to the first setup's column itself
+		 */
+		sgemm_push(ws, sgemm_vdw(valid ? valid : 1, false, y, 0));
+		for (u = 0; u < SGEMM_COLS; u++) {
+			bool ok = u < lanes && valid;
+
+			sgemm_push(ws, ok ? sgemm_c(x, p->row0 + i, l0 + u) :
+				   dummy);
+			x->stores += (valid ? valid : 1) * 4;
+		}
+	}
+	sgemm_push(ws, more);
+}
+
+/*
+ * alpha * A (plain) or alpha * B^T (transposed), panel by panel, k-major,
+ * zero rows past the end.
+ */
+static void sgemm_pack(const struct sgemm_ctx *x, float alpha, void *scratch,
+		       unsigned int npanels)
+{
+	const struct qpu_matrix *src = x->trans ? x->b : x->a;
+	const float *m = (const float *)((const char *)qpu_bo_get_map(src->bo) +
+					 src->offset);
+	size_t rs = x->trans ? 1 : src->stride, ks = x->trans ? src->stride : 1;
+	unsigned int p, i;
+	size_t k;
+
+	for (p = 0; p < npanels; p++) {
+		const struct sgemm_panel *pn = &x->panels[p];
+		float *out = (float *)((char *)scratch + pn->offset);
+
+		for (k = 0; k < x->k; k++)
+			for (i = 0; i < pn->w; i++)
+				*out++ = i < pn->valid ?
+					 alpha * m[(pn->row0 + i) * rs + k * ks] :
+					 0.0f;
+	}
+}
+
+/* Bytes the k loops load (uniforms and TMU): panels along @p, lanes along
+ * @l. */
+static double sgemm_traffic(size_t p, size_t l, size_t k)
+{
+	size_t row = 0, width = 0, count = 0;
+
+	while (row < p) {
+		unsigned int w = sgemm_panel_width(p - row);
+
+		width += w;
+		count++;
+		row += p - row < w ? p - row : w;
+	}
+	return (double)((l + 15) / 16) * k * (width + 16.0 * count) * 4;
+}
+
+/* Deal the tiles: widest panels first, each to the least loaded program. */
+static unsigned int sgemm_deal(const struct sgemm_panel *panels,
+			       unsigned int npanels, size_t coltiles,
+			       unsigned int qpus, struct sgemm_tile *tiles)
+{
+	uint64_t load[16] = { 0 };
+	unsigned int w, p, q, used = 0;
+	size_t n = 0, j;
+
+	for (w = 64; w >= 16; w /= 2) {
+		for (p = 0; p < npanels; p++) {
+			if (panels[p].w != w)
+				continue;
+			for (j = 0; j < coltiles; j++) {
+				unsigned int best = 0;
+
+				for (q = 1; q < qpus; q++)
+					if (load[q] < load[best])
+						best = q;
+				load[best] += w + 1;
+				tiles[n].panel = p;
+				tiles[n].col0 = j * SGEMM_COLS;
+				tiles[n].prog = best;
+				tiles[n].seq = n;
+				n++;
+			}
+		}
+	}
+	for (q = 0; q < qpus; q++)
+		used += load[q] != 0;
+	return used;	/* programs 0..used-1 got tiles (least loaded first) */
+}
+
+static int sgemm_cmp_tile(const void *l, const void *r)
+{
+	const struct sgemm_tile *x = l, *y = r;
+
+	if (x->prog != y->prog)
+		return x->prog < y->prog ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/*
+ * For selftests/bench/bench-sgemm.c, which runs the job on its own emulator
+ * to read the instruction counters the device API does not give: when set,
+ * called instead of submitting the job. Not exported from the shared
+ * library; returns 0 or a negative errno.
+ */
+extern int (*qpu_sgemm_run_hook)(struct qpu_dev *dev,
+				 const struct qpu_job_desc *job);
+int (*qpu_sgemm_run_hook)(struct qpu_dev *dev, const struct qpu_job_desc *job);
+
+static uint64_t sgemm_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* Submit one program per list and wait: see the top of this file. */
+static int sgemm_submit(struct qpu_dev *dev, struct qpu_bo *scratch,
+			const uint32_t *list_offsets, unsigned int progs,
+			struct qpu_bo *const *bos, unsigned int nbos,
+			struct qpu_kernel_stats *stats)
+{
+	const char *name = sgemm_prog.name;
+	struct qpu_program_ref refs[16];
+	struct qpu_job_desc job = { .in_fence_fd = -1 };
+	struct qpu_bo *code;
+	uint64_t start;
+	unsigned int i;
+	int ret;
+
+	code = qpu_bo_new(dev, sgemm_prog.size);
+	if (!code)
+		return qpu_kernel_fail(errno, name, "code buffer: %s",
+				       strerror(errno));
+	memcpy(qpu_bo_get_map(code), sgemm_prog.halves, sgemm_prog.size);
+	for (i = 0; i < progs; i++)
+		refs[i] = (struct qpu_program_ref){
+			.code = code,
+			.uniforms = scratch,
+			.uniforms_offset = list_offsets[i],
+		};
+	job.programs = refs;
+	job.program_count = progs;
+	job.bos = bos;
+	job.bo_count = nbos;
+
+	if (!qpu_sgemm_run_hook) {
+		ret = qpu_kernel_submit(dev, name, &job, stats);
+		goto out;
+	}
+	start = sgemm_now_ns();
+	ret = qpu_sgemm_run_hook(dev, &job);
+	if (ret)
+		ret = qpu_kernel_fail(-ret, name, "run hook: %s", strerror(-ret));
+	if (stats) {
+		stats->elapsed_ns = sgemm_now_ns() - start;
+		stats->qpus = progs;
+		stats->instructions_known = 0;
+		stats->instructions = 0;
+	}
+out:
+	qpu_bo_free(code);
+	return ret;
+}
+
+/* @bo unless @bos already has it; returns the new count. */
+static unsigned int sgemm_add_bo(struct qpu_bo **bos, unsigned int n,
+				 struct qpu_bo *bo)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		if (bos[i] == bo)
+			return n;
+	bos[n] = bo;
+	return n + 1;
+}
+
+int qpu_sgemm(struct qpu_dev *dev, unsigned int qpus, float alpha,
+	      const struct qpu_matrix *a, const struct qpu_matrix *b,
+	      float beta, const struct qpu_matrix *c,
+	      struct qpu_kernel_stats *stats)
+{
+	const char *name = sgemm_prog.name;
+	struct sgemm_panel *panels = NULL;
+	struct sgemm_tile *tiles = NULL;
+	struct sgemm_words ws = { 0 };
+	struct sgemm_ctx x;
+	struct qpu_bo *scratch = NULL, *bos[3];
+	uint32_t offsets[16];
+	size_t m, n, k, coltiles, ntiles, packed = 0, lists, t, tmu = 0;
+	unsigned int npanels, p, progs, prog, nbos;
+	int ret;
+
+	qpu_kernel_clear_error();
+	ret = sgemm_check(dev, qpus, a, b, c);
+	if (ret)
+		return ret;
+	m = a->rows;
+	k = a->cols;
+	n = b->cols;
+	if (qpus > 16)
+		qpus = 16;	/* checked against the device above */
+	x = (struct sgemm_ctx){
+		.a = a, .b = b, .c = c, .beta = beta, .k = k,
+		.trans = sgemm_traffic(n, m, k) < sgemm_traffic(m, n, k),
+	};
+	if (x.trans) {
+		size_t swap = m;
+
+		m = n;
+		n = swap;
+	}
+	/* from here on m counts panel rows, n lanes */
+	x.lanes = n;
+	coltiles = (n + SGEMM_COLS - 1) / SGEMM_COLS;
+
+	panels = calloc(m / 16 + 2, sizeof(*panels));
+	if (!panels)
+		return qpu_kernel_fail(ENOMEM, name, "out of memory");
+	x.panels = panels;
+	npanels = sgemm_panels(m, panels);
+	ntiles = npanels * coltiles;
+	tiles = calloc(ntiles, sizeof(*tiles));
+	if (!tiles) {
+		ret = qpu_kernel_fail(ENOMEM, name, "out of memory");
+		goto out;
+	}
+	progs = sgemm_deal(panels, npanels, coltiles, qpus, tiles);
+	qsort(tiles, ntiles, sizeof(*tiles), sgemm_cmp_tile);
+
+	/* First pass: the size of the lists (addresses do not change it). */
+	for (t = 0; t < ntiles; t++)
+		sgemm_tile_words(&x, &tiles[t], &ws, 0,
+				 t + 1 < ntiles && tiles[t + 1].prog == tiles[t].prog);
+	if (ws.failed) {
+		ret = qpu_kernel_fail(ENOMEM, name, "out of memory");
+		goto out;
+	}
+	/* Scratch: the lists, the dummy store area, the panels. */
+	lists = ws.n * 4;
+	x.dummy = lists;
+	packed = lists + SGEMM_DUMMY;
+	for (p = 0; p < npanels; p++) {
+		panels[p].offset = packed;
+		if ((uint64_t)panels[p].w * k * 4 > UINT32_MAX - packed) {
+			ret = qpu_kernel_fail(EINVAL, name,
+					      "the packed %s does not fit a buffer",
+					      x.trans ? "B" : "A");
+			goto out;
+		}
+		packed += (size_t)panels[p].w * k * 4;
+	}
+	scratch = qpu_bo_new(dev, packed);
+	if (!scratch) {
+		ret = qpu_kernel_fail(errno, name, "scratch buffer: %s",
+				      strerror(errno));
+		goto out;
+	}
+	x.scratch_bus = qpu_bo_get_bus_addr(scratch);
+	sgemm_pack(&x, alpha, qpu_bo_get_map(scratch), npanels);
+
+	/* Second pass: the lists, with their addresses. */
+	ws.n = 0;
+	x.stores = 0;
+	for (t = 0, prog = 0; t < ntiles; t++) {
+		if (t == 0 || tiles[t].prog != tiles[t - 1].prog)
+			offsets[prog++] = (uint32_t)ws.n * 4;
+		sgemm_tile_words(&x, &tiles[t], &ws, x.scratch_bus,
+				 t + 1 < ntiles && tiles[t + 1].prog == tiles[t].prog);
+		tmu += (k + (beta != 0.0f ? panels[tiles[t].panel].w : 0)) * 64;
+	}
+	memcpy(qpu_bo_get_map(scratch), ws.w, lists);
+
+	nbos = sgemm_add_bo(bos, 0, a->bo);
+	nbos = sgemm_add_bo(bos, nbos, b->bo);
+	nbos = sgemm_add_bo(bos, nbos, c->bo);
+	ret = sgemm_submit(dev, scratch, offsets, progs, bos, nbos, stats);
+	if (!ret && stats) {
+		stats->tmu_bytes = tmu;
+		stats->dma_load_bytes = 0;
+		stats->dma_store_bytes = x.stores;
+	}
+out:
+	qpu_bo_free(scratch);
+	free(ws.w);
+	free(tiles);
+	free(panels);
+	return ret;
+}

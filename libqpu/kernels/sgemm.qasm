@@ -1,0 +1,354 @@
+# SPDX-License-Identifier: MIT
+#
+# sgemm: C = alpha * A * B + beta * C on the 12 QPUs (host side: sgemm.c).
+#
+# DOC: blocking
+# A program owns tiles of W "panel rows" by 16 "lanes", W = 64, 32 or 16:
+# one SIMD lane per lane, one register per panel row (c(i) = ra(i/2) for
+# even i, rb(i/2) for odd i: the 64 registers hold a 64x16 tile). For each
+# k the TMU brings 16 elements of the lane operand into r4 and the uniform
+# stream brings the W elements of the panel operand, each broadcast to all
+# lanes; every instruction of the inner loop is
+#	fadd c(i-1), c(i-1), r0 ; fmul r0, r4, unif
+# so the mul unit makes one product while the add unit accumulates the one
+# before. Plain: panel rows are rows of C (panel operand alpha * A, lane
+# operand B, rows of B through the TMU). Transposed (C^T = B^T A^T):
+# panel rows are columns of C (panel operand alpha * B^T, lane operand
+# A^T: 16 rows of A gathered by the TMU); the wrapper takes the
+# orientation that loads fewer bytes (96x363x3072: transposed, 48 panels
+# of 64 columns, 6 lane tiles of 16 rows, no padding anywhere).
+#
+# The host packs the panel operand k-major, so a whole K x W panel is one
+# contiguous uniform stream: unif_addr is written once per tile, not once
+# per k (with its two-instruction latency, a pointer per k costs at least
+# three issue slots per k: PyVideoCore's 16x64 loop issues 67 instructions
+# for 64 products). Per k the loop adds one instruction (ask the TMU for
+# the next k, move the address on); per U = 8 values of k it adds the
+# counter and the branch, whose three delay slots are the last three
+# products. A W = 64 iteration issues 8 * 65 + 2 = 522 instructions for
+# 8 * 64 dual-issued products: 98.1% of the peak before per-tile costs.
+#
+# DOC: memory traffic
+# Per k and tile: W words of the panel operand (uniforms) and 16 of the
+# lane operand (TMU) for 2 * W * 16 FLOP: (W + 16) / (8 W) bytes per FLOP,
+# 0.156 for W = 64, as for a 16x64 tile of PyVideoCore's orientation
+# (64 uniforms and 16 TMU words per k). The uniform term (0.125) is the
+# floor for one broadcast operand per instruction; only the TMU term falls
+# with W, and 64 registers bound W. Through TMU + DMA alone: 0.03125 plus
+# C, as the 16x64 kernel. The store descriptors below add 0.0008.
+#
+# DOC: edges
+# Panel rows: the host pads the last panel with zero rows up to a multiple
+# of 16 and chooses W per panel (64, 32 + 16...) to waste the least; the
+# stores of rows past the end go to a 64-byte dummy area of the scratch
+# buffer, so the code has no branch for them. Lanes past the end read the
+# last valid element (clamped TMU addresses) and are never stored. K: the
+# loops never ask the TMU for an element past K - 1 (the last k has its
+# own copy of the body, without the request).
+#
+# DOC: storing C
+# Per batch of 8 registers the program writes 8 VPM rows of its own region
+# (rows 8p..8p+7 for program p: 96 rows, inside the 124 that VPMBASE can
+# give user programs) and stores them by VCD DMA, one memory row per store
+# (a C row pitch above 8191 bytes, as 3072 columns have, does not fit the
+# VDW stride setup): plain, 8 stores of a C row part from a VPM row;
+# transposed, 16 stores of a C row part from a VPM column. The setups,
+# starts and waits of a batch run under the mutex (the VCD is shared by the
+# QPUs); each store waits for the one before, folded into the next setup,
+# and the last wait frees the VPM rows. With beta != 0 the old C comes in
+# through the TMU, two registers ahead, and beta * C is added on the way to
+# the VPM; the zeroing of the registers for the next tile rides along.
+#
+# DOC: the uniform streams
+# A program's uniforms are its tile list in the host's scratch buffer, which
+# also holds the packed panels. Per tile, in reading order:
+#   last valid lane, TMU bytes per lane, TMU address of k = 0 and lane 0,
+#   TMU bytes per k, U-iterations of the main loop, iterations of the
+#   remainder loop, address of this tile's second part, variant (0: W = 64,
+#   1: 32, 2: 16), address of the panel;
+# then (second part, read after the k loop):
+#   1 if transposed, beta (0 selects the store-only path), last valid lane,
+#   bytes per lane of old C, VPM write setup, [beta != 0: two old-C
+#   addresses], per batch: [beta != 0: the old-C addresses two registers
+#   ahead], plain: 8 x (VDW setup, address), transposed: VDW setup of lane
+#   0, 16 addresses; and 1 if another tile follows (its first part is
+#   next), else 0.
+#
+# DOC: registers
+# r0 products, r1 TMU addresses (k loop) or lane offsets (stores), r2 loop
+# counters (lane 1 counts the remainder loop after the main one, so one
+# sub.setf per iteration serves both) or the VDW setup, r3 TMU bytes per k
+# or the VPM write setup, r4 TMU data, r5 the address of the tile's second
+# part, then beta.
+#
+# DOC: measured (make bench: emulator, 12 QPUs; issue = useful FLOP / (32 x
+# instructions), bytes per FLOP through TMU + DMA / also counting uniforms,
+# against a 16x64-blocked kernel's computed ones)
+#	96x363x3072 beta 0: issue 0.9648, 0.0368 / 0.1626 (16x64: 0.0368 / 0.1618)
+#	96x363x3072 beta 1: issue 0.9622, 0.0423 / 0.1684 (16x64: 0.0423 / 0.1673)
+#	256x256x256:        issue 0.9648, 0.0391 / 0.1652 (16x64: 0.0391 / 0.1641)
+#	64x1024x1024:       issue 0.9768, 0.0332 / 0.1585 (16x64: 0.0332 / 0.1582)
+# Per 64x16 tile of 96x363x3072: 23232 products in about 24080
+# instructions: the k loops 23696 (main loop 23490), the stores 360 (per
+# batch 16 DMA stores of 2 instructions), the tile's start 27.
+# The host's packing is CPU work outside these figures: for 96x363x3072
+# (transposed: all of B, 1.1 M floats) about 22 ms of this machine's CPU,
+# more than the QPUs' ~9 ms at 24 GFLOPS on a Pi; a QPU pass (TMU gather,
+# VPM, DMA) would move it onto the QPUs.
+
+.set U, 8				# k values per main-loop iteration
+
+# One inner-loop instruction: accumulate the product of register p, start
+# the product of register p + 1.
+.macro fma, p
+.if ((p) % 2) == 0
+	fadd ra0 + (p) / 2, ra0 + (p) / 2, r0; fmul r0, r4, unif
+.else
+	fadd rb0 + (p) / 2, rb0 + (p) / 2, r0; fmul r0, r4, unif
+.endif
+.endm
+
+# The same, loading the next k's lane operand into r4 at its end (the fmul
+# still reads the old r4).
+.macro fma_ld, p
+.if ((p) % 2) == 0
+	fadd ra0 + (p) / 2, ra0 + (p) / 2, r0; fmul r0, r4, unif; ldtmu0
+.else
+	fadd rb0 + (p) / 2, rb0 + (p) / 2, r0; fmul r0, r4, unif; ldtmu0
+.endif
+.endm
+
+# Products of registers from .. to - 1 of a W-register tile.
+.macro fmas, w, from, to
+.rep j, (to) - (from)
+	fma ((from) + j + (w) - 1) % (w)
+.endr
+.endm
+
+# Ask the TMU for the lane operand of the next k, move the addresses on.
+.macro next_row
+	add r1, r1, r3; mov t0s, r1
+.endm
+
+# One k of a loop: the request, W products, the last loads the next k.
+.macro kstep, w
+	next_row
+	fmas w, 0, (w) - 1
+	fma_ld (w) - 2
+.endm
+
+# The closing k of a loop: the branch goes three instructions before the
+# end, so its delay slots are the last three products.
+.macro kstep_close, w, target
+	next_row
+	fmas w, 0, (w) - 3
+	sub.setf r2, r2, 1
+	brr.allnz -, target
+	fmas w, (w) - 3, (w) - 1
+	fma_ld (w) - 2
+.endm
+
+# The tile's k loop for W registers: main loop (U values of k a turn),
+# remainder loop, last k (no request past k = K - 1).
+.macro kloop, w, main, rem, after_main, final
+	mov.setf -, r2
+	brr.anyz -, after_main
+	nop
+	nop
+	nop
+main:
+.rep u, U - 1
+	kstep w
+.endr
+	kstep_close w, main
+after_main:
+	# lane 1 is 0 too when the remainder loop has nothing to do
+	brr.allz -, final
+	nop
+	nop
+	nop
+rem:
+	kstep_close w, rem
+final:
+	fmas w, 0, w
+.endm
+
+# Store-only path (beta = 0): 8 registers into the VPM rows, zeroing them
+# for the next tile.
+.macro store_rows, first
+.rep j, 8
+.if (((first) + j) % 2) == 0
+	mov vpm, ra0 + ((first) + j) / 2; v8subs ra0 + ((first) + j) / 2, r0, r0
+.else
+	mov vpm, rb0 + ((first) + j) / 2; v8subs rb0 + ((first) + j) / 2, r0, r0
+.endif
+.endr
+.endm
+
+# beta != 0: VPM row = beta * old C (already in r4) + c(i), c(i) zeroed;
+# the add unit asks for the old C two registers ahead when @ask, ldtmu0
+# brings the next one when @load.
+.macro blend_row, i, ask, load
+.if ask
+	add t0s, r1, unif; fmul r0, r4, r5
+.else
+	nop; fmul r0, r4, r5
+.endif
+.if ((i) % 2) == 0
+.if load
+	fadd vpm, ra0 + (i) / 2, r0; v8subs ra0 + (i) / 2, r0, r0; ldtmu0
+.else
+	fadd vpm, ra0 + (i) / 2, r0; v8subs ra0 + (i) / 2, r0, r0
+.endif
+.else
+.if load
+	fadd vpm, rb0 + (i) / 2, r0; v8subs rb0 + (i) / 2, r0, r0; ldtmu0
+.else
+	fadd vpm, rb0 + (i) / 2, r0; v8subs rb0 + (i) / 2, r0, r0
+.endif
+.endif
+.endm
+
+# The DMA stores of one batch: @n stores of one memory row each (a row
+# stride over 8191 bytes does not fit the VDW stride setup, and a wide C
+# has them), setup and address from the stream, under the mutex, each
+# store waiting for the one before; the last wait frees the VPM rows.
+.macro store_batch, n
+	mov -, mutex
+.rep r, n
+	mov vw_setup, unif; mov -, vw_wait
+	mov vw_addr, unif
+.endr
+	mov -, vw_wait; mov mutex, r0
+.endm
+
+# The same for a transposed tile: 16 stores, one per lane, whose setups
+# differ only in the VPM column (setup + 8 each): only the first setup and
+# the addresses come from the stream.
+.macro store_batch_t
+	mov r2, unif; mov -, mutex
+.rep r, 16
+	mov vw_setup, r2; mov -, vw_wait
+	add r2, r2, 8; mov vw_addr, unif
+.endr
+	mov -, vw_wait; mov mutex, r0
+.endm
+
+# The start of the stores: the last product goes in, the stream moves to the
+# tile's second part, and the flags say transposed (then to @tstore) and,
+# after the branch, beta != 0.
+.macro wb_head, w, tstore
+.if (((w) - 1) % 2) == 0
+	fadd ra0 + ((w) - 1) / 2, ra0 + ((w) - 1) / 2, r0; mov unif_addr, r5
+.else
+	fadd rb0 + ((w) - 1) / 2, rb0 + ((w) - 1) / 2, r0; mov unif_addr, r5
+.endif
+	nop
+	nop
+	mov.setf -, unif			# 1: C transposed
+	brr.anynz -, tstore
+	mov.setf r5rep, unif			# beta
+	min r0, elem_num, unif			# last valid lane
+	mul24 r1, r0, unif			# lane offsets of old C
+.endm
+
+# The stores of a tile of @w registers, batches of 8 with @n = 8 row
+# stores each, or (@n = 16) transposed with a store per lane.
+.macro wb_body, w, n, blend
+	brr.anynz -, blend
+	mov r3, unif				# VPM write setup
+	nop
+	nop
+.rep b, (w) / 8
+	mov vw_setup, r3
+	store_rows 8 * b
+.if (n) == 16
+	store_batch_t
+.else
+	store_batch n
+.endif
+.endr
+	brr -, r:tile_next
+	nop
+	nop
+	nop
+blend:
+	add t0s, r1, unif			# old row 0
+	add t0s, r1, unif			# old row 1
+	nop; ldtmu0
+.rep b, (w) / 8
+	mov vw_setup, r3
+.rep j, 8
+	blend_row 8 * b + j, (8 * b + j + 2) < (w), (8 * b + j + 1) < (w)
+.endr
+.if (n) == 16
+	store_batch_t
+.else
+	store_batch n
+.endif
+.endr
+	brr -, r:tile_next
+	nop
+	nop
+	nop
+.endm
+
+# Everything after the k loop of a W-row tile: C as is (8 stores of a row
+# per batch) or transposed (16 stores of a column part per batch).
+.macro writeback, w, tstore, blend, tblend
+	wb_head w, tstore
+	wb_body w, 8, blend
+tstore:
+	wb_body w, 16, tblend
+.endm
+
+# --- program start ---------------------------------------------------------
+
+.rep i, 32
+	mov ra0 + i, 0; mov rb0 + i, 0
+.endr
+
+:tile
+	min r0, elem_num, unif			# last valid lane
+	mul24 r0, r0, unif			# x lane stride
+	add r1, r0, unif			# + address of k = 0, lane 0
+	mov r3, unif				# bytes from one k to the next
+	mov t0s, r1; mov r2, unif		# ask for k = 0; main iterations
+	add r1, r1, r3
+	sub.setf -, elem_num, 1
+	add.ifz r2, r2, unif			# lane 1: + remainder iterations
+	mov r5rep, unif				# second part
+	mov.setf r0, unif			# variant
+	mov unif_addr, unif; ldtmu0		# the panel; r4 = k = 0
+	brr.anyz -, r:w64
+	sub.setf -, r0, 1
+	mov r0, 0
+	nop
+	brr.anyz -, r:w32
+	nop
+	nop
+	nop
+	brr -, r:w16
+	nop
+	nop
+	nop
+
+:w64
+	kloop 64, w64_main, w64_rem, w64_after, w64_final
+	writeback 64, w64_t, w64_blend, w64_tblend
+:w32
+	kloop 32, w32_main, w32_rem, w32_after, w32_final
+	writeback 32, w32_t, w32_blend, w32_tblend
+:w16
+	kloop 16, w16_main, w16_rem, w16_after, w16_final
+	writeback 16, w16_t, w16_blend, w16_tblend
+
+:tile_next
+	mov.setf -, unif			# another tile?
+	brr.anynz -, r:tile
+	nop
+	nop
+	nop
+	nop; thrend
+	nop
+	nop

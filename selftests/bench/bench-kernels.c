@@ -1,0 +1,68 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The sample kernels on the in-process emulator (or the device named by the
+ * first argument), one line each: QPU instructions issued, bytes fetched by
+ * the TMUs and moved by VCD DMA, and the median wall time of a few runs.
+ * Every run is checked against the CPU (tools/kernel-cases.h); a wrong
+ * result fails the bench. On the emulator the time is the emulator's, not a
+ * QPU's: compare instruction counts across changes, times across machines.
+ */
+
+#include <stdio.h>
+#include <string.h>
+
+#include "qpu.h"
+#include "qpu_kernels.h"
+#include "bench.h"
+#include "../../tools/kernel-cases.h"
+
+#define RUNS	3
+
+int main(int argc, char **argv)
+{
+	const char *path = argc > 1 ? argv[1] : "emu";
+	struct qpu_dev *dev = qpu_dev_open(path);
+	size_t i;
+	int r, failed = 0;
+
+	if (!dev) {
+		fprintf(stderr, "bench-kernels: qpu_dev_open(%s): %s\n", path,
+			strerror(errno));
+		return 1;
+	}
+	printf("sample kernels on %s (12 QPUs, median of %d runs)\n",
+	       qpu_dev_describe(dev), RUNS);
+	printf("  %-14s %-16s %14s %12s %12s %12s %10s\n", "kernel", "size",
+	       "instructions", "TMU bytes", "DMA load", "DMA store", "time ms");
+	for (i = 0; i < sizeof(kcases) / sizeof(kcases[0]); i++) {
+		struct kcase_report rep;
+		double t[RUNS];
+		char instr[24];
+
+		for (r = 0; r < RUNS; r++) {
+			memset(&rep, 0, sizeof(rep));
+			if (kcases[i].run(dev, 12, 0, &rep) || !rep.ok) {
+				fprintf(stderr, "bench-kernels: %s: %s\n",
+					kcases[i].kernel, rep.msg);
+				failed = 1;
+				break;
+			}
+			t[r] = rep.stats.elapsed_ns / 1e6;
+		}
+		if (r < RUNS)
+			continue;
+		if (rep.stats.instructions_known)
+			snprintf(instr, sizeof(instr), "%llu",
+				 (unsigned long long)rep.stats.instructions);
+		else
+			snprintf(instr, sizeof(instr), "n/a");
+		printf("  %-14s %-16s %14s %12llu %12llu %12llu %10.3f\n",
+		       kcases[i].kernel, rep.size, instr,
+		       (unsigned long long)rep.stats.tmu_bytes,
+		       (unsigned long long)rep.stats.dma_load_bytes,
+		       (unsigned long long)rep.stats.dma_store_bytes,
+		       bench_median(t, RUNS));
+	}
+	qpu_dev_close(dev);
+	return failed;
+}

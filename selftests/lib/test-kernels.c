@@ -1,0 +1,361 @@
+// SPDX-License-Identifier: MIT
+/*
+ * libqpu's sample kernels on the in-process emulator (or the device named
+ * by the first argument): each against its CPU reference at several sizes
+ * and QPU counts (tools/kernel-cases.h), then every bad input a wrapper
+ * must refuse before submitting anything, with its message.
+ */
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "qpu.h"
+#include "qpu_kernels.h"
+#include "qpu_vpm.h"
+#include "testlib.h"
+#include "../../libqpu/asm.h"
+#include "../../tools/kernel-cases.h"
+
+static struct qpu_dev *dev;
+static bool counts_instructions;
+
+/* Run case @c; check it matched and that its byte counts are sane. */
+static void check_case(const struct kcase *c, unsigned int qpus, size_t scale)
+{
+	struct kcase_report r = { .ok = false };
+	int ret;
+
+	memset(&r, 0, sizeof(r));
+	ret = c->run(dev, qpus, scale, &r);
+	t_checks++;
+	if (ret || !r.ok) {
+		char m[400];
+
+		snprintf(m, sizeof(m), "%s, %u QPUs, size %s: %s", c->kernel,
+			 qpus, r.size, r.msg);
+		t_report(__FILE__, __LINE__, m);
+		return;
+	}
+	/* a wrapper may use fewer programs than there are QPUs (sgemm) */
+	T_CHECK(r.stats.qpus >= 1 && r.stats.qpus <= qpus);
+	/* the emulator and the simulated V3D count instructions */
+	if (counts_instructions && c->counted)
+		T_CHECK(r.stats.instructions_known && r.stats.instructions > 0);
+	T_CHECK(r.stats.tmu_bytes + r.stats.dma_load_bytes > 0);
+	T_CHECK(r.stats.dma_store_bytes > 0);
+}
+
+static void test_cases(void)
+{
+	static const unsigned int qpus[] = { 1, 5, 12 };
+	size_t i, q;
+
+	for (i = 0; i < T_ARRAY_SIZE(kcases); i++) {
+		for (q = 0; q < T_ARRAY_SIZE(qpus); q++)
+			check_case(&kcases[i], qpus[q], kcases[i].small);
+		check_case(&kcases[i], 12, 0);
+	}
+}
+
+/* @ret must be -EINVAL with a message containing @needle. */
+#define T_REFUSED(needle, ret) do {					\
+	int t_r_ = (ret);						\
+	T_EQ_U64((uint64_t)-EINVAL, (uint64_t)t_r_);			\
+	if (!strstr(qpu_kernel_last_error(), (needle))) {		\
+		char t_m_[400];						\
+		snprintf(t_m_, sizeof(t_m_),				\
+			 "message \"%s\" lacks \"%s\"",			\
+			 qpu_kernel_last_error(), (needle));		\
+		t_report(__FILE__, __LINE__, t_m_);			\
+	}								\
+	t_checks++;							\
+} while (0)
+
+static void test_bad_vector_add(void)
+{
+	struct qpu_bo *x = qpu_bo_new(dev, 4096), *y = qpu_bo_new(dev, 4096);
+	struct qpu_vector a = { x, 0, 1024 }, b = { y, 0, 1024 }, c = a;
+
+	T_CHECK(x && y);
+	T_EQ_U64(0, qpu_vector_add(dev, 12, &a, &b, &c, NULL));
+	T_EQ_STR("", qpu_kernel_last_error());
+	T_REFUSED("a: no vector", qpu_vector_add(dev, 12, NULL, &b, &c, NULL));
+	b.length = 1008;
+	T_REFUSED("b: has 1008 elements, expected 1024",
+		  qpu_vector_add(dev, 12, &a, &b, &c, NULL));
+	b.length = 1024;
+	a.length = b.length = c.length = 1000;
+	T_REFUSED("positive multiple of 16",
+		  qpu_vector_add(dev, 12, &a, &b, &c, NULL));
+	a.length = b.length = c.length = 0;
+	T_REFUSED("positive multiple of 16",
+		  qpu_vector_add(dev, 12, &a, &b, &c, NULL));
+	a.length = b.length = c.length = 1024;
+	b.offset = 2;
+	T_REFUSED("b: offset 2 is not a multiple of 4",
+		  qpu_vector_add(dev, 12, &a, &b, &c, NULL));
+	b.offset = 0;
+	c.offset = 64;
+	T_REFUSED("c: needs 4096 bytes from offset 64, the buffer has 4096",
+		  qpu_vector_add(dev, 12, &a, &b, &c, NULL));
+	c.offset = 0;
+	c.bo = NULL;
+	T_REFUSED("c: no buffer", qpu_vector_add(dev, 12, &a, &b, &c, NULL));
+	c.bo = x;
+	T_REFUSED("asked for 13 QPUs, the device has 12",
+		  qpu_vector_add(dev, 13, &a, &b, &c, NULL));
+	T_REFUSED("asked for 0 QPUs", qpu_vector_add(dev, 0, &a, &b, &c, NULL));
+	qpu_bo_free(x);
+	qpu_bo_free(y);
+}
+
+static void test_bad_saxpy(void)
+{
+	struct qpu_bo *x = qpu_bo_new(dev, 4096), *y = qpu_bo_new(dev, 8192);
+	struct qpu_vector vx = { x, 0, 1024 }, vy = { y, 4096, 1024 };
+
+	T_CHECK(x && y);
+	T_EQ_U64(0, qpu_saxpy(dev, 3, 2.0f, &vx, &vy, NULL));
+	T_REFUSED("x: no vector", qpu_saxpy(dev, 3, 2.0f, NULL, &vy, NULL));
+	T_REFUSED("y: no vector", qpu_saxpy(dev, 3, 2.0f, &vx, NULL, NULL));
+	vy.length = 512;
+	T_REFUSED("y: has 512 elements, expected 1024",
+		  qpu_saxpy(dev, 3, 2.0f, &vx, &vy, NULL));
+	vx.length = vy.length = 24;
+	T_REFUSED("x: 24 elements; the kernel takes a positive multiple of 16",
+		  qpu_saxpy(dev, 3, 2.0f, &vx, &vy, NULL));
+	vx.length = vy.length = 1024;
+	vy.offset = 4097;
+	T_REFUSED("y: offset 4097 is not a multiple of 4",
+		  qpu_saxpy(dev, 3, 2.0f, &vx, &vy, NULL));
+	vy.offset = 4100;
+	T_REFUSED("y: needs 4096 bytes from offset 4100, the buffer has 8192",
+		  qpu_saxpy(dev, 3, 2.0f, &vx, &vy, NULL));
+	vy.offset = 0;
+	T_REFUSED("asked for 40 QPUs", qpu_saxpy(dev, 40, 2.0f, &vx, &vy, NULL));
+	qpu_bo_free(x);
+	qpu_bo_free(y);
+}
+
+static void test_bad_reduce(void)
+{
+	struct qpu_bo *x = qpu_bo_new(dev, 4096);
+	struct qpu_vector vx = { x, 0, 1024 };
+	struct qpu_reduce_result res;
+
+	T_CHECK(x != NULL);
+	T_EQ_U64(0, qpu_reduce(dev, 12, &vx, &res, NULL));
+	T_CHECK(res.sum == 0 && res.min == 0 && res.max == 0);
+	T_REFUSED("x: no vector", qpu_reduce(dev, 12, NULL, &res, NULL));
+	T_REFUSED("no place for the result", qpu_reduce(dev, 12, &vx, NULL, NULL));
+	vx.length = 1025;
+	T_REFUSED("x: 1025 elements; the kernel takes a positive multiple of 16",
+		  qpu_reduce(dev, 12, &vx, &res, NULL));
+	vx.length = 1040;
+	T_REFUSED("x: needs 4160 bytes from offset 0, the buffer has 4096",
+		  qpu_reduce(dev, 12, &vx, &res, NULL));
+	vx.length = 1024;
+	vx.offset = 16;
+	T_REFUSED("x: needs 4096 bytes from offset 16, the buffer has 4096",
+		  qpu_reduce(dev, 12, &vx, &res, NULL));
+	vx.offset = 0;
+	T_REFUSED("asked for 13 QPUs", qpu_reduce(dev, 13, &vx, &res, NULL));
+	qpu_bo_free(x);
+}
+
+static void test_bad_pixels(void)
+{
+	struct qpu_bo *x = qpu_bo_new(dev, 3 * 4096), *y = qpu_bo_new(dev, 4096);
+	struct qpu_image rgb = { x, 0, 64, 64, 192 }, g = { y, 0, 64, 64, 64 };
+	struct qpu_image t = g;
+
+	T_CHECK(x && y);
+	T_EQ_U64(0, qpu_rgb_to_gray(dev, 12, &rgb, &g, NULL));
+	T_REFUSED("rgb: no image", qpu_rgb_to_gray(dev, 12, NULL, &g, NULL));
+	T_REFUSED("gray: no image", qpu_rgb_to_gray(dev, 12, &rgb, NULL, NULL));
+	rgb.width = rgb.height = 63;
+	T_REFUSED("rgb: 63x63 is 3969 pixels; the kernel takes a positive multiple of 64",
+		  qpu_rgb_to_gray(dev, 12, &rgb, &g, NULL));
+	rgb.width = rgb.height = 64;
+	rgb.stride = 256;
+	T_REFUSED("rgb: rows must be packed: stride 256, expected 192",
+		  qpu_rgb_to_gray(dev, 12, &rgb, &g, NULL));
+	rgb.stride = 192;
+	g.width = 32;
+	g.stride = 32;
+	T_REFUSED("gray is 32x64, rgb is 64x64",
+		  qpu_rgb_to_gray(dev, 12, &rgb, &g, NULL));
+	g.width = 64;
+	g.stride = 64;
+	rgb.offset = 6;
+	T_REFUSED("rgb: offset 6 is not a multiple of 4",
+		  qpu_rgb_to_gray(dev, 12, &rgb, &g, NULL));
+	rgb.offset = 8;
+	T_REFUSED("rgb: needs 12288 bytes from offset 8, the buffer has 12288",
+		  qpu_rgb_to_gray(dev, 12, &rgb, &g, NULL));
+	rgb.offset = 0;
+	rgb.height = g.height = 0;
+	T_REFUSED("rgb: 64x0 is 0 pixels",
+		  qpu_rgb_to_gray(dev, 12, &rgb, &g, NULL));
+	rgb.height = g.height = 64;
+	T_REFUSED("asked for 99 QPUs", qpu_rgb_to_gray(dev, 99, &rgb, &g, NULL));
+
+	T_EQ_U64(0, qpu_threshold(dev, 12, &t, &t, 10, 255, NULL));
+	T_REFUSED("in: no image", qpu_threshold(dev, 12, NULL, &t, 10, 255, NULL));
+	T_REFUSED("out: rows must be packed: stride 192, expected 64",
+		  qpu_threshold(dev, 12, &t, &rgb, 10, 255, NULL));
+	t.height = 65;
+	T_REFUSED("in: needs 4160 bytes from offset 0, the buffer has 4096",
+		  qpu_threshold(dev, 12, &t, &g, 10, 255, NULL));
+	t.height = 64;
+	t.width = t.stride = 16;
+	T_REFUSED("out is 64x64, in is 16x64",
+		  qpu_threshold(dev, 12, &t, &g, 10, 255, NULL));
+	t.width = t.stride = 64;
+	T_REFUSED("asked for 13 QPUs", qpu_threshold(dev, 13, &t, &g, 10, 255, NULL));
+	qpu_bo_free(x);
+	qpu_bo_free(y);
+}
+
+static void test_bad_yuv(void)
+{
+	static const float mean[3] = { 0.5f, 0.5f, 0.5f };
+	float std[3] = { 0.25f, 0.25f, 0.25f };
+	struct qpu_bo *x = qpu_bo_new(dev, 4096), *y = qpu_bo_new(dev, 8192);
+	/* 64x32: Y 2048 bytes, U and V 512 each */
+	struct qpu_yuv420 s = {
+		.bo = x, .y_offset = 0, .u_offset = 2048, .v_offset = 2560,
+		.width = 64, .height = 32, .y_stride = 64, .uv_stride = 32,
+	};
+	struct qpu_planar_rgb d = { .bo = y, .offset = 0, .width = 32,
+				    .height = 16 };
+
+	T_CHECK(x && y);
+	T_EQ_U64(0, qpu_yuv420_to_rgb(dev, 12, &s, &d, mean, std, NULL));
+	T_REFUSED("src: no image", qpu_yuv420_to_rgb(dev, 12, NULL, &d, mean, std, NULL));
+	T_REFUSED("dst: no image", qpu_yuv420_to_rgb(dev, 12, &s, NULL, mean, std, NULL));
+	T_REFUSED("no mean or std", qpu_yuv420_to_rgb(dev, 12, &s, &d, NULL, std, NULL));
+	s.width = 63;
+	T_REFUSED("src: 63x32; needs even sides",
+		  qpu_yuv420_to_rgb(dev, 12, &s, &d, mean, std, NULL));
+	s.width = 64;
+	d.width = 40;
+	T_REFUSED("dst: 40x16; needs a width that is a multiple of 16",
+		  qpu_yuv420_to_rgb(dev, 12, &s, &d, mean, std, NULL));
+	d.width = 32;
+	d.height = 0;
+	T_REFUSED("dst: 32x0", qpu_yuv420_to_rgb(dev, 12, &s, &d, mean, std, NULL));
+	d.height = 16;
+	std[1] = 0;
+	T_REFUSED("channel 1: mean 0.5, std 0",
+		  qpu_yuv420_to_rgb(dev, 12, &s, &d, mean, std, NULL));
+	std[1] = 0.25f;
+	s.y_stride = 60;
+	T_REFUSED("src Y: stride 60, needs 64",
+		  qpu_yuv420_to_rgb(dev, 12, &s, &d, mean, std, NULL));
+	s.y_stride = 64;
+	s.v_offset = 3600;
+	T_REFUSED("src V: needs 512 bytes from offset 3600, the buffer has 4096",
+		  qpu_yuv420_to_rgb(dev, 12, &s, &d, mean, std, NULL));
+	s.v_offset = 2560;
+	d.offset = 2;
+	T_REFUSED("dst: offset 2 is not a multiple of 4",
+		  qpu_yuv420_to_rgb(dev, 12, &s, &d, mean, std, NULL));
+	d.offset = 2048 + 4;
+	T_REFUSED("dst: needs 6144 bytes from offset 2052, the buffer has 8192",
+		  qpu_yuv420_to_rgb(dev, 12, &s, &d, mean, std, NULL));
+	d.offset = 0;
+	d.width = 16;
+	d.height = 16;
+	s.width = 4096;
+	T_REFUSED("4096x32 to 16x16: shrinks by 256 or more",
+		  qpu_yuv420_to_rgb(dev, 12, &s, &d, mean, std, NULL));
+	s.width = 4094;
+	T_REFUSED("src Y: stride 64, needs 4094",
+		  qpu_yuv420_to_rgb(dev, 12, &s, &d, mean, std, NULL));
+	s.width = 64;
+	T_REFUSED("asked for 14 QPUs",
+		  qpu_yuv420_to_rgb(dev, 14, &s, &d, mean, std, NULL));
+	qpu_bo_free(x);
+	qpu_bo_free(y);
+}
+
+/*
+ * The helpers' two sides agree: the words the include files of libqpu/qasm
+ * make (through the assembler's functions) are those qpu_vpm.h makes in C.
+ */
+static void test_helpers_agree(void)
+{
+	static const char prog[] =
+		".include \"vpm.qinc\"\n"
+		".include \"dma.qinc\"\n"
+		"vpm_wr_setup h32(5), 1\n"
+		"vpm_rd_setup 4, v32(16, 3), 2\n"
+		"vpm_wr_setup h16p(7, 1), 1\n"
+		"vpm_rd_setup 16, h8l(9, 2), 1\n"
+		"vpm_wr_setup v8p(32, 4, 3), 16\n"
+		"dma_st_setup 16, 16, dma_h32(16, 0)\n"
+		"dma_st_setup 4, 8, dma_v16p(40, 2, 1)\n"
+		"dma_st_stride 64\n"
+		"dma_ld_setup 0, 16, 16, vdr_h32(1, 0, 0)\n"
+		"dma_ld_setup 3, 8, 4, vdr_v8p(2, 20, 5, 3)\n"
+		"dma_ld_stride 128\n";
+	const uint32_t want[] = {
+		qpu_vpm_setup(0, 1, qpu_vpm_addr(true, false, QPU_VPM_SIZE_32, 5, 0, 0)),
+		qpu_vpm_setup(4, 2, qpu_vpm_addr(false, false, QPU_VPM_SIZE_32, 16, 3, 0)),
+		qpu_vpm_setup(0, 1, qpu_vpm_addr(true, false, QPU_VPM_SIZE_16, 7, 0, 1)),
+		qpu_vpm_setup(16, 1, qpu_vpm_addr(true, true, QPU_VPM_SIZE_8, 9, 0, 2)),
+		qpu_vpm_setup(0, 16, qpu_vpm_addr(false, false, QPU_VPM_SIZE_8, 32, 4, 3)),
+		qpu_vdw_setup0(16, 16, qpu_vdw_dma(true, QPU_VPM_SIZE_32, 16, 0, 0)),
+		qpu_vdw_setup0(4, 8, qpu_vdw_dma(false, QPU_VPM_SIZE_16, 40, 2, 1)),
+		qpu_vdw_setup1(64),
+		qpu_vdr_setup0(0, 16, 16, qpu_vdr_dma(true, QPU_VPM_SIZE_32, 1, 0, 0, 0)),
+		qpu_vdr_setup0(3, 8, 4, qpu_vdr_dma(false, QPU_VPM_SIZE_8, 2, 20, 5, 3)),
+		qpu_vdr_setup1(128),
+	};
+	const char *data = getenv("QPU_TEST_DATA");
+	const uint64_t *words;
+	struct qpu_asm *as;
+	char dir[4096];
+	size_t i, n;
+
+	if (!data)
+		return;		/* in the VM: no source tree */
+	snprintf(dir, sizeof(dir), "%s/../../../libqpu/qasm", data);
+	as = qpu_asm_new();
+	T_CHECK(as != NULL);
+	if (!as)
+		return;
+	T_EQ_U64(0, qpu_asm_add_include_dir(as, dir));
+	T_EQ_U64(0, qpu_asm_string(as, "helpers", prog));
+	n = qpu_asm_words(as, &words);
+	T_EQ_U64(T_ARRAY_SIZE(want), n);
+	for (i = 0; i < n && i < T_ARRAY_SIZE(want); i++)
+		T_EQ_U64(want[i], (uint32_t)words[i]);
+	qpu_asm_free(as);
+}
+
+int main(int argc, char **argv)
+{
+	const char *path = argc > 1 ? argv[1] : "emu";
+
+	dev = qpu_dev_open(path);
+	if (!dev) {
+		fprintf(stderr, "qpu_dev_open(%s): %s\n", path, strerror(errno));
+		return T_EXIT_FAIL;
+	}
+	printf("device: %s (%s)\n", qpu_dev_get_path(dev), qpu_dev_describe(dev));
+	counts_instructions = !strstr(qpu_dev_describe(dev), "hardware");
+	test_helpers_agree();
+	test_cases();
+	test_bad_vector_add();
+	test_bad_saxpy();
+	test_bad_reduce();
+	test_bad_pixels();
+	test_bad_yuv();
+	qpu_dev_close(dev);
+	return t_done("test-kernels");
+}

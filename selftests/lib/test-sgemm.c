@@ -1,0 +1,429 @@
+// SPDX-License-Identifier: MIT
+/*
+ * qpu_sgemm() on the in-process emulator against a CPU reference: shapes
+ * from 1x1x1 to 96x363x3072 (every panel width, column and row edges, every
+ * loop path of K), alpha and beta cases, strided submatrices inside larger
+ * buffers (whose other elements must not change), 1 to 12 QPUs, both
+ * orientations of the kernel (C or C^T tiles, whichever loads less), the
+ * byte counts of the stats against the emulator's own counters, and every
+ * input the wrapper must refuse before it submits anything.
+ *
+ * Tolerance: the QPU rounds every fmul and fadd toward zero (relative error
+ * below 2^-23, not 2^-24) and flushes denormals. Element (i, j) is the sum
+ * of K products accumulated in order (K - 1 additions), plus beta * C
+ * (one multiply, one addition) and alpha folded into A by the host (one
+ * round to nearest). The classic bound for recursive summation, first
+ * order in u = 2^-23, gives
+ *	|qpu - exact| <= (K + 3) * u * (|alpha| sum_k |a_ik b_kj| + |beta c_ij|)
+ *			 + (K + 2) * 2^-126
+ * (the last term for flushed denormals). Truncation always errs the same
+ * way, so the bound is linear in K and is what the errors approach; it is
+ * checked as is, against a reference computed in double.
+ */
+
+#include <errno.h>
+#include <math.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <linux/qpu.h>
+
+#include "qpu.h"
+#include "qpu_emu.h"
+#include "qpu_kernels.h"
+#include "testlib.h"
+
+#define U_RTZ	(1.0 / 8388608.0)		/* 2^-23 */
+#define TINY	1.1754943508222875e-38		/* 2^-126 */
+
+static uint64_t seed = 0x5eed5eed12345ull;
+
+static float rnd(void)
+{
+	/* [-1, 1) in steps of 2^-23 */
+	return (float)((int64_t)(t_rand(&seed) >> 40) - (1 << 23)) / (1 << 23);
+}
+
+struct mat {
+	struct qpu_bo *bo;
+	struct qpu_matrix m;
+	float *copy;		/* the whole buffer before the call */
+	size_t words;
+};
+
+static struct qpu_bo *bo_or_die(struct qpu_dev *dev, size_t size)
+{
+	struct qpu_bo *bo = qpu_bo_new(dev, size);
+
+	if (!bo) {
+		fprintf(stderr, "qpu_bo_new(%zu): %s\n", size, strerror(errno));
+		exit(T_EXIT_FAIL);
+	}
+	return bo;
+}
+
+/*
+ * A rows x cols matrix with @pad extra elements a row, @off elements into a
+ * buffer with @tail more elements after it, every word random.
+ */
+static void mat_init(struct qpu_dev *dev, struct mat *x, size_t rows,
+		     size_t cols, size_t pad, size_t off, size_t tail)
+{
+	float *p;
+	size_t i;
+
+	x->m.rows = rows;
+	x->m.cols = cols;
+	x->m.stride = cols + pad;
+	x->m.offset = off * 4;
+	x->words = off + (rows - 1) * x->m.stride + cols + tail;
+	x->bo = bo_or_die(dev, x->words * 4);
+	x->m.bo = x->bo;
+	p = qpu_bo_get_map(x->bo);
+	for (i = 0; i < x->words; i++)
+		p[i] = rnd();
+	x->copy = malloc(x->words * 4);
+	if (!x->copy)
+		exit(T_EXIT_FAIL);
+	memcpy(x->copy, p, x->words * 4);
+}
+
+static void mat_fini(struct mat *x)
+{
+	qpu_bo_free(x->bo);
+	free(x->copy);
+}
+
+static float at(const struct mat *x, const float *base, size_t r, size_t c)
+{
+	return base[x->m.offset / 4 + r * x->m.stride + c];
+}
+
+/* Compare C with the reference; count the elements out of bound. */
+static size_t check_result(const struct mat *a, const struct mat *b,
+			   const struct mat *c, float alpha, float beta,
+			   const char *what)
+{
+	const float *got = qpu_bo_get_map(c->bo);
+	size_t m = a->m.rows, n = b->m.cols, k = a->m.cols;
+	size_t i, j, l, bad = 0, w;
+	bool *inside = calloc(c->words, sizeof(*inside));
+
+	if (!inside)
+		exit(T_EXIT_FAIL);
+	for (i = 0; i < m; i++) {
+		for (j = 0; j < n; j++) {
+			double sum = 0, mag = 0, ref, tol, old;
+			float q = at(c, got, i, j);
+
+			for (l = 0; l < k; l++) {
+				double p = (double)at(a, a->copy, i, l) *
+					   at(b, b->copy, l, j);
+
+				sum += p;
+				mag += fabs(p);
+			}
+			old = at(c, c->copy, i, j);
+			ref = alpha * sum + (beta != 0.0f ? beta * old : 0.0);
+			tol = (k + 3) * U_RTZ * (fabs(alpha) * mag +
+						 fabs(beta * old)) +
+			      (k + 2) * TINY;
+			inside[c->m.offset / 4 + i * c->m.stride + j] = true;
+			if (!(fabs(q - ref) <= tol)) {
+				if (bad < 5)
+					fprintf(stderr,
+						"%s: C(%zu, %zu) = %.9g, expected %.9g (tolerance %.3g)\n",
+						what, i, j, q, ref, tol);
+				bad++;
+			}
+		}
+	}
+	for (w = 0; w < c->words; w++) {
+		if (!inside[w] && memcmp(&got[w], &c->copy[w], 4)) {
+			if (bad < 5)
+				fprintf(stderr, "%s: word %zu outside C changed\n",
+					what, w);
+			bad++;
+		}
+	}
+	free(inside);
+	return bad;
+}
+
+struct shape {
+	size_t m, n, k;
+	size_t pad, off;	/* stride padding and offset, in elements */
+	float alpha, beta;
+	unsigned int qpus;
+};
+
+/*
+ * Every fourth shape runs through qpu_sgemm_run_hook on this file's own
+ * emulator, so the stats' byte counts (the wrapper's model of the kernel)
+ * can be checked against the emulator's counters.
+ */
+extern int (*qpu_sgemm_run_hook)(struct qpu_dev *dev,
+				 const struct qpu_job_desc *job);
+
+static struct qpu_emu_stats hook_stats;
+
+static void *hook_bo(const struct qpu_bo *bo, uint32_t addr, uint32_t len)
+{
+	uint32_t bus = qpu_bo_get_bus_addr(bo);
+	size_t size = qpu_bo_get_size(bo);
+
+	if (addr < bus || len > size || addr - bus > size - len)
+		return NULL;
+	return (char *)qpu_bo_get_map(bo) + (addr - bus);
+}
+
+static void *hook_translate(void *ctx, uint32_t addr, uint32_t len,
+			    enum qpu_emu_access kind)
+{
+	const struct qpu_job_desc *job = ctx;
+	unsigned int i;
+	void *p = NULL;
+
+	for (i = 0; i < job->program_count && !p; i++) {
+		p = hook_bo(job->programs[i].code, addr, len);
+		if (!p)
+			p = hook_bo(job->programs[i].uniforms, addr, len);
+	}
+	for (i = 0; i < job->bo_count && !p; i++)
+		p = hook_bo(job->bos[i], addr, len);
+	return p;
+}
+
+static const struct qpu_emu_ops hook_ops = { .translate = hook_translate };
+
+static int hook_run(struct qpu_dev *dev, const struct qpu_job_desc *job)
+{
+	struct qpu_emu *emu = aligned_alloc(8, (qpu_emu_size() + 7) & ~(size_t)7);
+	enum qpu_emu_status st;
+	unsigned int i;
+
+	if (!emu)
+		return -ENOMEM;
+	qpu_emu_init(emu, &hook_ops, (void *)job, 0);
+	for (i = 0; i < job->program_count; i++)
+		if (qpu_emu_start(emu, qpu_bo_get_bus_addr(job->programs[i].code),
+				  qpu_bo_get_bus_addr(job->programs[i].uniforms) +
+				  job->programs[i].uniforms_offset) < 0)
+			break;
+	do
+		st = qpu_emu_run(emu, 1u << 24);
+	while (st == QPU_EMU_RUNNING);
+	hook_stats = *qpu_emu_get_stats(emu);
+	free(emu);
+	return i == job->program_count && st == QPU_EMU_IDLE ? 0 : -EIO;
+}
+
+static void run_shape(struct qpu_dev *dev, const struct shape *s,
+		      bool hook)
+{
+	struct mat a, b, c;
+	struct qpu_kernel_stats st;
+	char what[128];
+	int ret;
+
+	snprintf(what, sizeof(what), "%zux%zux%zu pad %zu off %zu alpha %g beta %g qpus %u",
+		 s->m, s->n, s->k, s->pad, s->off, s->alpha, s->beta, s->qpus);
+	mat_init(dev, &a, s->m, s->k, s->pad, s->off, s->pad);
+	mat_init(dev, &b, s->k, s->n, s->pad + 1, s->off, 3);
+	mat_init(dev, &c, s->m, s->n, s->pad * 2, s->off, 7);
+	memset(&st, 0, sizeof(st));
+	qpu_sgemm_run_hook = hook ? hook_run : NULL;
+	ret = qpu_sgemm(dev, s->qpus, s->alpha, &a.m, &b.m, s->beta, &c.m, &st);
+	qpu_sgemm_run_hook = NULL;
+	t_checks++;
+	if (ret) {
+		fprintf(stderr, "%s: qpu_sgemm: %s (%s)\n", what, strerror(-ret),
+			qpu_kernel_last_error());
+		t_failures++;
+	} else {
+		size_t bad = check_result(&a, &b, &c, s->alpha, s->beta, what);
+
+		t_checks++;
+		if (bad) {
+			fprintf(stderr, "%s: %zu bad elements\n", what, bad);
+			t_failures++;
+		}
+		if (hook) {
+			T_EQ_U64(hook_stats.tmu_bytes, st.tmu_bytes);
+			T_EQ_U64(hook_stats.dma_store_bytes, st.dma_store_bytes);
+			T_EQ_U64(hook_stats.dma_load_bytes, st.dma_load_bytes);
+			T_EQ_U64(st.qpus, hook_stats.programs_done);
+		}
+		T_EQ_U64(0, st.dma_load_bytes);
+		T_CHECK(st.qpus >= 1 && st.qpus <= s->qpus);
+		T_EQ_STR("", qpu_kernel_last_error());
+	}
+	mat_fini(&a);
+	mat_fini(&b);
+	mat_fini(&c);
+}
+
+static const struct shape shapes[] = {
+	/* m, n, k, pad, off, alpha, beta, qpus */
+	{ 1, 1, 1, 0, 0, 1.0f, 0.0f, 12 },
+	{ 1, 1, 1, 0, 0, 2.0f, 0.5f, 1 },
+	{ 1, 1, 2, 0, 0, 1.0f, 0.0f, 12 },
+	{ 2, 3, 4, 0, 0, 1.0f, 0.0f, 12 },
+	{ 3, 5, 5, 1, 1, 1.0f, 1.0f, 12 },
+	{ 15, 17, 6, 0, 0, 1.0f, 0.0f, 12 },
+	{ 16, 16, 16, 0, 0, 1.0f, 0.0f, 12 },
+	{ 17, 15, 7, 2, 3, 1.0f, 0.0f, 12 },
+	{ 31, 33, 8, 0, 0, -1.5f, 0.0f, 7 },
+	{ 32, 32, 9, 0, 0, 1.0f, -0.5f, 12 },
+	{ 33, 47, 10, 0, 0, 1.0f, 0.0f, 12 },
+	{ 40, 20, 3, 5, 2, 1.0f, 2.0f, 5 },
+	{ 48, 64, 13, 0, 0, 1.0f, 0.0f, 12 },
+	{ 49, 50, 11, 0, 0, 0.25f, 1.0f, 12 },
+	{ 63, 65, 12, 0, 0, 1.0f, 0.0f, 3 },
+	{ 64, 64, 64, 0, 0, 1.0f, 0.0f, 12 },
+	{ 65, 31, 2, 0, 0, 1.0f, 0.0f, 12 },
+	{ 100, 3, 100, 0, 0, 1.0f, 1.0f, 12 },
+	{ 3, 100, 100, 4, 0, 1.0f, 0.0f, 12 },
+	{ 129, 40, 5, 0, 0, 1.0f, 0.0f, 12 },
+	{ 200, 37, 17, 3, 1, 0.5f, -1.0f, 12 },
+	{ 16, 16, 1000, 0, 0, 1.0f, 0.0f, 2 },
+	{ 64, 48, 33, 0, 0, 0.0f, 1.0f, 12 },	/* alpha 0: C = beta * C */
+	{ 64, 48, 33, 0, 0, 0.0f, 0.0f, 12 },	/* C = 0 */
+	{ 64, 48, 33, 0, 0, 3.0f, 0.0f, 1 },
+	{ 24, 2048, 40, 0, 0, 1.0f, 0.0f, 12 },	/* C rows 8 KiB apart */
+};
+
+/* The benchmark's shape; scaled down under the sanitizers (slower). */
+#if defined(__SANITIZE_ADDRESS__)
+#define BIG_N	768
+#else
+#define BIG_N	3072
+#endif
+
+/* Every refused input: -EINVAL, a message, nothing written. */
+static void run_bad(struct qpu_dev *dev)
+{
+	struct mat a, b, c;
+	struct qpu_matrix ba, bb, bc;
+	struct qpu_bo *small;
+	const float *cm;
+	int ret;
+
+#define BAD(qpus, pa, pb, pc) do {					\
+	ret = qpu_sgemm(dev, (qpus), 1.0f, (pa), (pb), 1.0f, (pc), NULL);	\
+	T_EQ_U64((uint64_t)-EINVAL, (uint64_t)ret);			\
+	T_CHECK(qpu_kernel_last_error()[0] != '\0');			\
+	T_CHECK(!memcmp(cm, c.copy, c.words * 4));			\
+} while (0)
+
+	mat_init(dev, &a, 20, 10, 0, 0, 0);
+	mat_init(dev, &b, 10, 30, 0, 0, 0);
+	mat_init(dev, &c, 20, 30, 0, 0, 0);
+	cm = qpu_bo_get_map(c.bo);
+	small = bo_or_die(dev, 64);
+
+	BAD(12, NULL, &b.m, &c.m);
+	BAD(12, &a.m, NULL, &c.m);
+	BAD(12, &a.m, &b.m, NULL);
+	BAD(0, &a.m, &b.m, &c.m);
+	BAD(13, &a.m, &b.m, &c.m);
+	BAD(1000, &a.m, &b.m, &c.m);
+
+	/* shapes that disagree */
+	bb = b.m;
+	bb.rows = 9;
+	BAD(12, &a.m, &bb, &c.m);
+	bc = c.m;
+	bc.rows = 19;
+	BAD(12, &a.m, &b.m, &bc);
+	bc = c.m;
+	bc.cols = 29;
+	BAD(12, &a.m, &b.m, &bc);
+	/* empty */
+	ba = a.m;
+	ba.rows = 0;
+	BAD(12, &ba, &b.m, &c.m);
+	ba = a.m;
+	ba.cols = 0;
+	bb = b.m;
+	bb.rows = 0;
+	BAD(12, &ba, &bb, &c.m);
+	/* strides below the columns */
+	ba = a.m;
+	ba.stride = 9;
+	BAD(12, &ba, &b.m, &c.m);
+	bb = b.m;
+	bb.stride = 29;
+	BAD(12, &a.m, &bb, &c.m);
+	bc = c.m;
+	bc.stride = 1;
+	BAD(12, &a.m, &b.m, &bc);
+	/* misaligned offsets */
+	ba = a.m;
+	ba.offset = 2;
+	BAD(12, &ba, &b.m, &c.m);
+	bb = b.m;
+	bb.offset = 6;
+	BAD(12, &a.m, &bb, &c.m);
+	bc = c.m;
+	bc.offset = 1;
+	BAD(12, &a.m, &b.m, &bc);
+	/* buffers too small, or no buffer */
+	ba = a.m;
+	ba.bo = small;		/* one page; A needs (19 * 300 + 10) * 4 bytes */
+	ba.stride = 300;
+	BAD(12, &ba, &b.m, &c.m);
+	bb = b.m;
+	bb.offset = qpu_bo_get_size(b.bo) - 4;
+	BAD(12, &a.m, &bb, &c.m);
+	bc = c.m;
+	bc.stride = 1u << 12;
+	BAD(12, &a.m, &b.m, &bc);
+	bc = c.m;
+	bc.offset = (size_t)-4;
+	BAD(12, &a.m, &b.m, &bc);
+	bc = c.m;
+	bc.bo = NULL;
+	BAD(12, &a.m, &b.m, &bc);
+	/* too large for the kernel's 32-bit address arithmetic */
+	bb = b.m;
+	bb.stride = (size_t)1 << 40;
+	BAD(12, &a.m, &bb, &c.m);
+
+	/* and a good call on the same matrices still works */
+	ret = qpu_sgemm(dev, 12, 1.0f, &a.m, &b.m, 0.0f, &c.m, NULL);
+	T_EQ_U64(0, ret);
+	T_EQ_STR("", qpu_kernel_last_error());
+	T_EQ_U64(0, check_result(&a, &b, &c, 1.0f, 0.0f, "after refusals"));
+
+	qpu_bo_free(small);
+	mat_fini(&a);
+	mat_fini(&b);
+	mat_fini(&c);
+#undef BAD
+}
+
+int main(int argc, char **argv)
+{
+	const char *path = argc > 1 ? argv[1] : "emu";
+	struct shape big = { 96, BIG_N, 363, 0, 0, 1.0f, 0.0f, 12 };
+	struct qpu_dev *dev;
+	size_t i;
+
+	dev = qpu_dev_open(path);
+	if (!dev) {
+		fprintf(stderr, "qpu_dev_open(%s): %s\n", path, strerror(errno));
+		return T_EXIT_SKIP;
+	}
+	for (i = 0; i < T_ARRAY_SIZE(shapes); i++)
+		run_shape(dev, &shapes[i], i % 4 == 0);
+	run_shape(dev, &big, false);
+	big.beta = 0.75f;
+	big.alpha = -1.25f;
+	run_shape(dev, &big, true);
+	run_bad(dev);
+	qpu_dev_close(dev);
+	return t_done("test-sgemm");
+}
