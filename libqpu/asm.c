@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "asm_internal.h"
 
@@ -73,15 +74,62 @@ asm_fail_at(struct qpu_asm *as, unsigned int col, const char *fmt, ...)
 	longjmp(as->fail, 1);
 }
 
-/* Report a warning at column @col of the current line and go on. */
-void __attribute__((format(printf, 3, 4)))
-asm_warn_at(struct qpu_asm *as, unsigned int col, const char *fmt, ...)
+/* Add a diagnostic at the current line, whatever the limits. */
+static void __attribute__((format(printf, 4, 5)))
+add_diag_fmt(struct qpu_asm *as, unsigned int col, bool warning, const char *fmt, ...)
 {
 	va_list ap;
 
 	va_start(ap, fmt);
-	add_diag(as, col, true, fmt, ap);
+	add_diag(as, col, warning, fmt, ap);
 	va_end(ap);
+}
+
+/*
+ * Report a warning at column @col of the current line and go on. After
+ * QPU_ASM_MAX_WARNINGS of them in a pass, one says so and the rest are
+ * dropped: a loop could otherwise make millions, each compared with the
+ * ones before.
+ */
+void __attribute__((format(printf, 3, 4)))
+asm_warn_at(struct qpu_asm *as, unsigned int col, const char *fmt, ...)
+{
+	va_list ap;
+	bool added;
+
+	if (as->nwarnings > QPU_ASM_MAX_WARNINGS)
+		return;
+	if (as->nwarnings == QPU_ASM_MAX_WARNINGS) {
+		add_diag_fmt(as, col, true, "more than %d warnings, the rest are not shown",
+			     QPU_ASM_MAX_WARNINGS);
+		as->nwarnings++;
+		return;
+	}
+	va_start(ap, fmt);
+	added = add_diag(as, col, true, fmt, ap);
+	va_end(ap);
+	as->nwarnings += added;
+}
+
+/*
+ * Count a line of @len bytes read at column @col of the current line against
+ * the pass's work limits; one over them ends the run (run_pass()), as the
+ * lines still to come could be billions (loops nested in loops, functions
+ * calling themselves twice).
+ */
+void asm_count_line(struct qpu_asm *as, size_t len, unsigned int col)
+{
+	as->nbytes += len + 1;
+	if (++as->nlines > QPU_ASM_MAX_LINES) {
+		as->stop = true;
+		asm_fail_at(as, col, "more than %u lines in one pass (loops, macros, "
+			    "functions or includes repeat too much)", QPU_ASM_MAX_LINES);
+	}
+	if (as->nbytes > QPU_ASM_MAX_BYTES) {
+		as->stop = true;
+		asm_fail_at(as, col, "more than %u bytes of lines in one pass (loops, "
+			    "macros, functions or includes repeat too much)", QPU_ASM_MAX_BYTES);
+	}
 }
 
 const char *asm_intern(struct qpu_asm *as, const char *name)
@@ -158,44 +206,113 @@ struct frame *asm_push_frame(struct qpu_asm *as, enum frame_kind kind,
 	return f;
 }
 
-/* Read @path into a new FILE frame; returns -errno if it cannot be read. */
+/*
+ * Read the whole of @fp, at most QPU_ASM_MAX_FILE_SIZE bytes, into *@text
+ * (NUL-terminated); @size is its size if known, else 0. Returns 0, -EFBIG
+ * if longer, -EIO or -ENOMEM.
+ */
+static int read_all(FILE *fp, size_t size, char **text)
+{
+	const size_t limit = (size_t)QPU_ASM_MAX_FILE_SIZE + 2;
+	size_t len = 0, cap = size ? size + 2 : 65536, n;
+	char *buf = malloc(cap), *t;
+
+	/* grows by doubling: a stream as long as the limit costs no more */
+	for (;;) {
+		if (!buf)
+			return -ENOMEM;
+		if (len > QPU_ASM_MAX_FILE_SIZE) {
+			free(buf);
+			return -EFBIG;
+		}
+		if (cap - len < 2) {
+			cap = 2 * cap < limit ? 2 * cap : limit;
+			t = realloc(buf, cap);
+			if (!t)
+				free(buf);
+			buf = t;
+			continue;
+		}
+		n = fread(buf + len, 1, cap - len - 1, fp);
+		if (!n)
+			break;
+		len += n;
+	}
+	if (ferror(fp)) {
+		free(buf);
+		return -EIO;
+	}
+	buf[len] = '\0';
+	*text = buf;
+	return 0;
+}
+
+/*
+ * Read @path into a new FILE frame. Returns -errno if it cannot be read,
+ * -EISDIR for a directory, -EFBIG if larger than QPU_ASM_MAX_FILE_SIZE;
+ * for an included file (not the top one), -ASM_ENOTREG if it is not a
+ * regular file (/dev/zero would never end) and -ASM_ERECURSIVE if it is
+ * being included already (it would include itself again and again).
+ */
 int asm_push_file(struct qpu_asm *as, const char *path, unsigned int col)
 {
-	FILE *fp = fopen(path, "rb");
+	FILE *fp;
 	struct frame *f;
+	struct stat st;
 	const char *name;
 	char *text = NULL, *line, *next;
-	size_t len = 0, cap = 0, n;
 	unsigned int lineno = 1;
+	size_t i;
+	int err;
 
+	/* an include is looked at before it is opened: a FIFO would block */
+	if (as->nframes && stat(path, &st))
+		return -errno;
+	if (as->nframes && S_ISDIR(st.st_mode))
+		return -EISDIR;
+	if (as->nframes && !S_ISREG(st.st_mode))
+		return -ASM_ENOTREG;
+	fp = fopen(path, "rb");
 	if (!fp)
 		return -errno;
+	if (fstat(fileno(fp), &st)) {
+		err = -errno;
+		fclose(fp);
+		return err;
+	}
+	err = 0;
+	if (S_ISDIR(st.st_mode))
+		err = -EISDIR;
+	else if (as->nframes && !S_ISREG(st.st_mode))
+		err = -ASM_ENOTREG;
+	else if (S_ISREG(st.st_mode) && (uintmax_t)st.st_size > QPU_ASM_MAX_FILE_SIZE)
+		err = -EFBIG;
+	for (i = 0; !err && i < as->nframes; i++)
+		if (as->frames[i].kind == FRAME_FILE && as->frames[i].has_id &&
+		    as->frames[i].dev == (uint64_t)st.st_dev &&
+		    as->frames[i].ino == (uint64_t)st.st_ino)
+			err = -ASM_ERECURSIVE;
+	if (err) {
+		fclose(fp);
+		return err;
+	}
 	if (as->nframes > QPU_ASM_MAX_DEPTH) {
 		fclose(fp);
 		asm_push_frame(as, FRAME_FILE, col);	/* fails: too deep */
 	}
-	for (;;) {
-		if (cap - len < 4096) {
-			char *t = realloc(text, cap + 65536);
-
-			if (!t) {
-				free(text);
-				fclose(fp);
-				asm_xalloc(as, NULL);
-			}
-			text = t;
-			cap += 65536;
-		}
-		n = fread(text + len, 1, cap - len - 1, fp);
-		len += n;
-		if (!n)
-			break;
-	}
+	err = read_all(fp, S_ISREG(st.st_mode) ? (size_t)st.st_size : 0, &text);
 	fclose(fp);
-	text[len] = '\0';
+	if (err == -ENOMEM)
+		asm_xalloc(as, NULL);
+	if (err)
+		return err;
+	as->nbytes += strlen(text);	/* counted at the next line */
 	name = asm_intern(as, path);
 	f = asm_push_frame(as, FRAME_FILE, col);
 	f->file_text = text;
+	f->has_id = true;
+	f->dev = (uint64_t)st.st_dev;
+	f->ino = (uint64_t)st.st_ino;
 	f->body = asm_xalloc(as, calloc(1, sizeof(*f->body)));
 	for (line = text; line; line = next, lineno++) {
 		next = strchr(line, '\n');
@@ -239,6 +356,13 @@ static void substitute(struct qpu_asm *as, const struct frame *f, const char *te
 				q = p + 1;
 		}
 		n = rep == p ? (size_t)(q - p) : strlen(rep);
+		if (rep != p && len + n > QPU_ASM_MAX_LINE_LEN) {
+			/* arguments in arguments grow exponentially */
+			as->line[len] = '\0';
+			as->colmap_len = 0;
+			asm_fail_at(as, 1 + (unsigned int)(p - text),
+				    "macro expansion longer than %u bytes", QPU_ASM_MAX_LINE_LEN);
+		}
 		if (len + n + 1 > cap) {
 			cap = 2 * (len + n + 1);
 			as->line = asm_xalloc(as, realloc(as->line, cap));
@@ -309,6 +433,7 @@ bool asm_next_line(struct qpu_asm *as)
 			substitute(as, f, l->text);
 		else
 			as->line = asm_xalloc(as, strdup(l->text));
+		asm_count_line(as, strlen(as->line), 1);
 		return true;
 	}
 }
@@ -453,6 +578,12 @@ static void reset_run(struct qpu_asm *as)
 	as->data_bits = 0;
 	memset(&as->back, 0, sizeof(as->back));
 	as->func_depth = 0;
+	as->expr_depth = 0;
+	as->nlines = 0;
+	as->nbytes = 0;
+	as->nwarnings = 0;
+	as->nincludes = 0;
+	as->stop = false;
 	as->nifs = 0;
 	as->num_labels_seen = 0;
 	as->nwords = 0;
@@ -468,6 +599,8 @@ static void free_labels(struct qpu_asm *as)
 	free(as->num_labels);
 	as->num_labels = NULL;
 	as->nnum_labels = 0;
+	free(as->num_order);
+	as->num_order = NULL;
 	while ((s = as->labels)) {
 		as->labels = s->next;
 		free(s);
@@ -509,6 +642,7 @@ static void recover(struct qpu_asm *as)
 	const char *begin = as->opening;
 
 	free_pending(as);
+	as->expr_depth = 0;
 	if (as->func_depth) {
 		asm_drop_scopes(as, SCOPE_FUNC + 1);
 		as->nifs = as->func_nifs;
@@ -533,10 +667,11 @@ static int run_pass(struct qpu_asm *as)
 		case 0:
 			break;
 		case 1:
+			if (as->stop)
+				return -EINVAL;
 			if (as->nerrors == QPU_ASM_MAX_ERRORS) {
-				asm_warn_at(as, as->diags[as->ndiags - 1].col,
-					    "too many errors, stopping");
-				as->diags[as->ndiags - 1].warning = false;
+				add_diag_fmt(as, as->diags[as->ndiags - 1].col, false,
+					     "too many errors, stopping");
 				return -EINVAL;
 			}
 			recover(as);

@@ -40,7 +40,16 @@
  * Errors: each gives up its line only; a run reports up to
  * QPU_ASM_MAX_ERRORS of them, a line repeated by a loop once. A first pass
  * with errors ends the run, so undefined symbols (found by the second)
- * show once the other errors are fixed.
+ * show once the other errors are fixed. An .include of a file that is
+ * already being included (recursion) or of a directory is an error; so is
+ * one of a device, FIFO or socket, though the top file may be any of those.
+ * Work has limits (below): nested loops whose counts multiply past
+ * QPU_ASM_MAX_ITERATIONS, a pass reading more than QPU_ASM_MAX_LINES lines
+ * or QPU_ASM_MAX_BYTES bytes of them (function bodies included) or running
+ * more than QPU_ASM_MAX_INCLUDES includes, a file larger than
+ * QPU_ASM_MAX_FILE_SIZE, expressions nested deeper than
+ * QPU_ASM_MAX_EXPR_DEPTH and macro expansions longer than
+ * QPU_ASM_MAX_LINE_LEN are errors at the line that exceeds them.
  */
 #ifndef LIBQPU_ASM_H
 #define LIBQPU_ASM_H
@@ -55,6 +64,20 @@
 #define QPU_ASM_MAX_WORDS	(1u << 20)	/* words of one program */
 #define QPU_ASM_MAX_INCLUDE_DIRS 32
 #define QPU_ASM_MAX_ERRORS	20		/* then the run stops */
+#define QPU_ASM_MAX_WARNINGS	100		/* then they are dropped */
+/*
+ * Limits on the work of one pass, so that no source (fuzzed, or an include
+ * or loop gone wrong) runs for hours or exhausts memory. Exceeding
+ * QPU_ASM_MAX_LINES or QPU_ASM_MAX_BYTES (which counts the bytes of the
+ * files read too) stops the run.
+ */
+#define QPU_ASM_MAX_EXPR_DEPTH	256		/* nested (), unary ops, calls */
+#define QPU_ASM_MAX_FILE_SIZE	(16u << 20)	/* bytes of one source file */
+#define QPU_ASM_MAX_LINE_LEN	(64u << 10)	/* a line after macro arguments */
+#define QPU_ASM_MAX_ITERATIONS	(1u << 21)	/* product of nested loop counts */
+#define QPU_ASM_MAX_INCLUDES	4096		/* .include run in one pass */
+#define QPU_ASM_MAX_LINES	(1u << 21)	/* lines read in one pass */
+#define QPU_ASM_MAX_BYTES	(256u << 20)	/* bytes of those lines */
 
 /**
  * struct qpu_asm_loc - where a word (or a macro call) was written

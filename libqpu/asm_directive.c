@@ -98,6 +98,10 @@ static void directive_include(struct lexer *lx)
 
 	angle = include_name(lx, name, sizeof(name));
 	asm_expect_end(lx);
+	/* an include in a loop reads its file each time */
+	if (as->nincludes == QPU_ASM_MAX_INCLUDES)
+		asm_fail_at(as, col, "more than %d includes in one pass", QPU_ASM_MAX_INCLUDES);
+	as->nincludes++;
 	for (i = 0; angle && err == -ENOENT && name[0] != '/' && i < as->ninclude_dirs; i++) {
 		snprintf(path, sizeof(path), "%s/%s", as->include_dirs[i], name);
 		err = asm_push_file(as, path, col);
@@ -115,6 +119,14 @@ static void directive_include(struct lexer *lx)
 		snprintf(path, sizeof(path), "%s/%s", as->include_dirs[i], name);
 		err = asm_push_file(as, path, col);
 	}
+	if (err == -ASM_ERECURSIVE)
+		asm_fail_at(as, col, "cannot include '%s': it is being included already "
+			    "(recursive include)", name);
+	if (err == -ASM_ENOTREG)
+		asm_fail_at(as, col, "cannot include '%s': not a regular file", name);
+	if (err == -EFBIG)
+		asm_fail_at(as, col, "cannot include '%s': larger than %u bytes", name,
+			    QPU_ASM_MAX_FILE_SIZE);
 	if (err)
 		asm_fail_at(as, col, "cannot include '%s': %s", name, strerror(-err));
 }

@@ -15,7 +15,7 @@
 struct symbol *asm_find_symbol(struct symbol *list, const char *name)
 {
 	for (; list; list = list->next)
-		if (!strcmp(list->name, name))
+		if (list->name[0] == name[0] && !strcmp(list->name, name))
 			return list;
 	return NULL;
 }
@@ -37,6 +37,12 @@ bool asm_parse_numbered(const char *name, const char *prefix, unsigned int max,
 	return true;
 }
 
+/* strcmp(a, b) == 0, the first characters compared inline: most differ */
+static inline bool same_name(const char *a, const char *b)
+{
+	return a[0] == b[0] && !strcmp(a, b);
+}
+
 /*
  * The core's name for @name, if @name is one of vc4asm's other spellings
  * valid where @flags (QPU_ISA_ALIAS_READ, _WRITE) says; else @name.
@@ -46,7 +52,7 @@ const char *asm_canonical_reg(const char *name, u32 flags)
 	size_t i;
 
 	for (i = 0; i < QPU_ISA_NUM_REG_ALIASES; i++)
-		if (!strcmp(name, qpu_isa_reg_aliases[i].name) &&
+		if (same_name(name, qpu_isa_reg_aliases[i].name) &&
 		    (qpu_isa_reg_aliases[i].flags & flags))
 			return qpu_isa_reg_aliases[i].reg;
 	return name;
@@ -57,6 +63,12 @@ bool asm_is_register_name(const char *name)
 {
 	unsigned int n, f, a;
 
+	/*
+	 * Every name of the core's and every vc4asm alias is lowercase or
+	 * "-": spare the usual constant ("N", "SIZE") the search of them all.
+	 */
+	if (!(name[0] >= 'a' && name[0] <= 'z') && name[0] != '-')
+		return false;
 	name = asm_canonical_reg(name, QPU_ISA_ALIAS_READ | QPU_ISA_ALIAS_WRITE);
 	if (asm_parse_numbered(name, "ra", 63, &n) || asm_parse_numbered(name, "rb", 63, &n) ||
 	    asm_parse_numbered(name, "r", 5, &n) || !strcmp(name, "-"))
@@ -65,8 +77,8 @@ bool asm_is_register_name(const char *name)
 		for (a = 32; a < 64; a++)
 			if ((qpu_isa_read_regs[f][a].name &&
 			     !(qpu_isa_read_regs[f][a].flags & QPU_ISA_REG_NOP) &&
-			     !strcmp(qpu_isa_read_regs[f][a].name, name)) ||
-			    !strcmp(qpu_isa_write_regs[f][a].name, name))
+			     same_name(qpu_isa_read_regs[f][a].name, name)) ||
+			    same_name(qpu_isa_write_regs[f][a].name, name))
 				return true;
 	return false;
 }
@@ -254,6 +266,49 @@ static u32 setup_word(enum setup_func fn, const int64_t *a)
 	}
 }
 
+static int cmp_num_order(const void *a, const void *b)
+{
+	const struct num_order *x = a, *y = b;
+
+	if (x->num != y->num)
+		return x->num < y->num ? -1 : 1;
+	return x->idx < y->idx ? -1 : x->idx > y->idx;
+}
+
+/*
+ * The index of the first definition of local label @num at or after the
+ * current place (@forward), or of the last one before it; nnum_labels if
+ * none. A binary search of the definitions sorted by number, then place: a
+ * scan of them all for each reference took hours with a loop of labels.
+ */
+static size_t find_num_label(struct qpu_asm *as, unsigned long num, bool forward)
+{
+	size_t lo = 0, hi = as->nnum_labels, mid, i;
+	const struct num_order *e;
+
+	if (!as->num_order && as->nnum_labels) {
+		as->num_order = asm_xalloc(as, malloc(as->nnum_labels * sizeof(*as->num_order)));
+		for (i = 0; i < as->nnum_labels; i++) {
+			as->num_order[i].num = as->num_labels[i].num;
+			as->num_order[i].idx = i;
+		}
+		qsort(as->num_order, as->nnum_labels, sizeof(*as->num_order), cmp_num_order);
+	}
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		e = &as->num_order[mid];
+		if (e->num < num || (e->num == num && e->idx < as->num_labels_seen))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (forward)
+		return lo < as->nnum_labels && as->num_order[lo].num == num ?
+			as->num_order[lo].idx : as->nnum_labels;
+	return lo && as->num_order[lo - 1].num == num ? as->num_order[lo - 1].idx :
+		as->nnum_labels;
+}
+
 /* "r:1f" / "r:1b": the next or the last definition of local label 1. */
 static void num_label_ref(struct lexer *lx, const char *p, unsigned int col,
 			  struct value *v, bool plain_back)
@@ -277,15 +332,7 @@ static void num_label_ref(struct lexer *lx, const char *p, unsigned int col,
 	v->col = col;
 	if (as->pass == 1)
 		return;
-	if (forward) {
-		for (i = as->num_labels_seen; i < as->nnum_labels; i++)
-			if (as->num_labels[i].num == num)
-				break;
-	} else {
-		for (i = as->num_labels_seen; i-- > 0;)
-			if (as->num_labels[i].num == num)
-				break;
-	}
+	i = find_num_label(as, num, forward);
 	if (i >= as->nnum_labels)
 		asm_fail_at(as, col, "no %s definition of local label %lu",
 			    forward ? "following" : "preceding", num);
@@ -343,7 +390,9 @@ static bool setup_call(struct lexer *lx, struct value *v)
 	return true;
 }
 
-static void primary(struct lexer *lx, struct value *v)
+static void primary(struct lexer *lx, struct value *v);
+
+static void primary_value(struct lexer *lx, struct value *v)
 {
 	struct token t = lx->tok;
 
@@ -430,6 +479,23 @@ static void primary(struct lexer *lx, struct value *v)
 		return;
 	}
 	asm_fail_at(lx->as, t.col, "expected an expression");
+}
+
+/*
+ * A number, name, call, parenthesized expression or unary operation. Each
+ * nesting of those recurses through here, so this is where the depth is
+ * bounded: "((((...1...))))" 20000 deep would overflow the stack.
+ */
+static void primary(struct lexer *lx, struct value *v)
+{
+	struct qpu_asm *as = lx->as;
+
+	if (as->expr_depth >= QPU_ASM_MAX_EXPR_DEPTH)
+		asm_fail_at(as, lx->tok.col, "expression nested deeper than %d",
+			    QPU_ASM_MAX_EXPR_DEPTH);
+	as->expr_depth++;
+	primary_value(lx, v);
+	as->expr_depth--;
 }
 
 static int precedence(const struct lexer *lx)
@@ -713,9 +779,14 @@ void asm_define_num_label(struct qpu_asm *as, struct lexer *lx)
 		asm_fail_at(as, lx->tok.col, "a label needs a byte boundary, not bit %u of data",
 			    as->data_bits);
 	if (as->pass == 1) {
-		nl = asm_xalloc(as, realloc(as->num_labels,
-					    (as->nnum_labels + 1) * sizeof(*nl)));
-		as->num_labels = nl;
+		size_t n = as->nnum_labels;
+
+		if (!(n & (n - 1))) {	/* at 0, 1, 2, 4...: doubling */
+			nl = asm_xalloc(as, realloc(as->num_labels,
+						    (n ? 2 * n : 1) * sizeof(*nl)));
+			as->num_labels = nl;
+		}
+		nl = as->num_labels;
 		nl[as->nnum_labels].num = (unsigned long)lx->tok.i;
 		nl[as->nnum_labels].addr = asm_here(as);
 		as->nnum_labels++;

@@ -26,6 +26,9 @@
 #define MAX_MACRO_ARGS	32
 #define MAX_IF_DEPTH	64
 #define MAX_BACK	10	/* instructions .back can go back */
+/* asm_push_file()'s errors besides errno values (negated, as those) */
+#define ASM_ENOTREG	4096	/* an included file is not a regular file */
+#define ASM_ERECURSIVE	4097	/* it is being included already */
 /* symbol scopes: 0 global, 1.. a frame's depth, then function calls */
 #define SCOPE_FUNC	(QPU_ASM_MAX_DEPTH + 2)
 
@@ -72,6 +75,9 @@ struct frame {
 	size_t pos;
 	unsigned long rep_left;
 	unsigned long rep_index;
+	unsigned long rep_count;	/* iterations in all: rep_left at start */
+	bool has_id;		/* FRAME_FILE read from a file: its identity */
+	uint64_t dev, ino;
 	char rep_var[NAME_LEN];	/* ".rep i, N": i counts 0..N-1 */
 	struct value *values;	/* .foreach: rep_left values, owned */
 	struct macro *macro;
@@ -108,6 +114,12 @@ struct symbol {
 struct num_label {
 	unsigned long num;
 	int64_t addr;
+};
+
+/* num_labels[idx] in the order of (num, idx), for lookups in pass 2 */
+struct num_order {
+	unsigned long num;
+	size_t idx;
 };
 
 struct if_state {
@@ -157,6 +169,7 @@ struct qpu_asm {
 	struct num_label *num_labels;	/* ":1" definitions, in order (pass 1) */
 	size_t nnum_labels;
 	size_t num_labels_seen;		/* definitions passed in this pass */
+	struct num_order *num_order;	/* made by the first lookup of pass 2 */
 	struct macro *macros;
 	struct macro *funcs;
 	struct if_state ifs[MAX_IF_DEPTH];
@@ -174,6 +187,12 @@ struct qpu_asm {
 	struct back_state back;
 	unsigned int func_depth;	/* function calls being evaluated */
 	unsigned int func_nifs;		/* .if nesting before the outermost */
+	unsigned int expr_depth;	/* primary() calls being evaluated */
+	unsigned long nlines;		/* lines read in this pass */
+	unsigned long long nbytes;	/* and their bytes */
+	unsigned int nwarnings;		/* warnings recorded in this pass */
+	unsigned int nincludes;		/* .include run in this pass */
+	bool stop;			/* a work limit was hit: end the run */
 };
 
 enum tok_kind {
@@ -229,6 +248,7 @@ void __attribute__((noreturn, format(printf, 3, 4)))
 asm_fail_at(struct qpu_asm *as, unsigned int col, const char *fmt, ...);
 void __attribute__((format(printf, 3, 4)))
 asm_warn_at(struct qpu_asm *as, unsigned int col, const char *fmt, ...);
+void asm_count_line(struct qpu_asm *as, size_t len, unsigned int col);
 const char *asm_intern(struct qpu_asm *as, const char *name);
 void asm_body_add(struct qpu_asm *as, struct body *b, const char *text,
 		  const char *file, unsigned int lineno);

@@ -307,6 +307,8 @@ static void eval_body(struct qpu_asm *as, const struct macro *fn, struct value *
 		l = &fn->body.lines[i];
 		as->file = l->file;
 		as->lineno = l->lineno;
+		/* f(n) calling f(n - 1) twice: 2^64 calls */
+		asm_count_line(as, strlen(l->text), 1);
 		asm_lex_init(&lx, as, l->text);
 		active = as->nifs == nifs0 || as->ifs[as->nifs - 1].active;
 		if (lx.tok.kind == T_EOL)
@@ -420,11 +422,28 @@ static void start_loop(struct qpu_asm *as, const char *begin, unsigned int col,
 {
 	struct body *b;
 	struct frame *f;
+	unsigned long long total = count;
+	size_t i;
 
 	/* the body and the values are freed by recover() if this fails */
 	as->pending_values = values;
 	if (as->nframes > QPU_ASM_MAX_DEPTH)
 		asm_push_frame(as, FRAME_REP, col);	/* fails: too deep */
+	/*
+	 * The body runs as many times as the counts of the loops around it
+	 * multiply to: bound that, not just each count (.rep 65536 in .rep
+	 * 65536 is 2^32 runs of the body).
+	 */
+	for (i = 0; i < as->nframes && total; i++) {
+		if (as->frames[i].kind != FRAME_REP)
+			continue;
+		total *= as->frames[i].rep_count;
+		if (total > QPU_ASM_MAX_ITERATIONS)
+			break;
+	}
+	if (total > QPU_ASM_MAX_ITERATIONS)
+		asm_fail_at(as, col, "loops nested here repeat their body more than %u times",
+			    QPU_ASM_MAX_ITERATIONS);
 	b = as->pending = asm_xalloc(as, calloc(1, sizeof(*b)));
 	asm_collect_block(as, b, begin);
 	as->pending = NULL;
@@ -434,6 +453,7 @@ static void start_loop(struct qpu_asm *as, const char *begin, unsigned int col,
 	f->values = values;
 	f->pos = count ? 0 : b->count;
 	f->rep_left = count;
+	f->rep_count = count;
 	copy_str(f->rep_var, sizeof(f->rep_var), var);
 	if (var[0] && count)
 		asm_set_rep_var(as, f);
@@ -477,8 +497,10 @@ void asm_directive_foreach(struct lexer *lx)
 	for (;;) {
 		if (n == QPU_ASM_MAX_REPEAT)
 			asm_fail_at(as, lx->tok.col, "more than %d values", QPU_ASM_MAX_REPEAT);
-		nv = asm_xalloc(as, realloc(values, (n + 1) * sizeof(*values)));
-		values = as->pending_values = nv;
+		if (!(n & (n - 1))) {	/* doubling: 65536 values cost no 2^31 copies */
+			nv = asm_xalloc(as, realloc(values, (n ? 2 * n : 1) * sizeof(*values)));
+			values = as->pending_values = nv;
+		}
 		asm_expr(lx, &values[n], 0);
 		if (values[n].kind == V_REG && values[n].nsuffix)
 			asm_fail_at(as, values[n].col, "a register value takes no suffix");

@@ -743,6 +743,16 @@ static int assemble_file(const char *name, const char *incdir, uint64_t *words,
 	return ret;
 }
 
+/* qpu_asm_file() on @path: its return value */
+static int top_file(const char *path)
+{
+	struct qpu_asm *as = qpu_asm_new();
+	int ret = qpu_asm_file(as, path);
+
+	qpu_asm_free(as);
+	return ret;
+}
+
 static void test_include(void)
 {
 	char incdir[128], err[200];
@@ -765,6 +775,15 @@ static void test_include(void)
 	write_file("inc/which.qinc", "thrend\n");
 	write_file("which.qinc", "thrsw\n");
 	write_file("angle.qasm", ".include <which.qinc>\n.include \"which.qinc\"\n");
+	/* the fuzzer's hang-include-twice: a file including itself twice */
+	write_file("twice.qinc", ".include \"twice.qinc\"\n .include \"twice.qinc\"\n");
+	write_file("twice.qasm", ".include \"twice.qinc\"\n.include \"twice.qinc\"\n");
+	write_file("seq.qasm", ".include \"local.qinc\"\n.include \"local.qinc\"\n");
+	write_file("zero.qasm", "nop\n.include \"/dev/zero\"\n");
+	write_file("dir.qasm", ".include \"inc\"\n");
+	write_file("big.qasm", ".include \"big.qinc\"\n");
+	write_file("big.qinc", "");
+	write_file("loop.qasm", ".rep 5000\n  .include \"local.qinc\"\n.endr\n");
 
 	n = assemble_file("main.qasm", incdir, w, 16, err, sizeof(err));
 	T_EQ_U64(2, n);
@@ -777,8 +796,56 @@ static void test_include(void)
 		 err);
 	n = assemble_file("self.qasm", NULL, w, 16, err, sizeof(err));
 	T_CHECK(n < 0);
-	T_EQ_STR("self.qasm:2:10: nesting deeper than 64 (recursive include or macro?)",
-		 err);
+	T_EQ_STR("self.qasm:2:10: cannot include 'self.qasm': it is being included "
+		 "already (recursive include)", err);
+	/* it used to take 2^64 includes to reach the depth limit */
+	n = assemble_file("twice.qasm", NULL, w, 16, err, sizeof(err));
+	T_CHECK(n < 0);
+	T_EQ_STR("twice.qinc:1:10: cannot include 'twice.qinc': it is being included "
+		 "already (recursive include)", err);
+	/* one file after the other is no recursion */
+	n = assemble_file("seq.qasm", NULL, w, 16, err, sizeof(err));
+	T_EQ_U64(2, n);
+	/* a device would be read until memory runs out */
+	n = assemble_file("zero.qasm", NULL, w, 16, err, sizeof(err));
+	T_CHECK(n < 0);
+	T_EQ_STR("zero.qasm:2:10: cannot include '/dev/zero': not a regular file", err);
+	T_ERROR(".include \"/dev/zero\"\n",
+		"t.qasm:1:10: cannot include '/dev/zero': not a regular file");
+	/* a directory used to read as an empty file */
+	n = assemble_file("dir.qasm", NULL, w, 16, err, sizeof(err));
+	T_CHECK(n < 0);
+	T_EQ_STR("dir.qasm:1:10: cannot include 'inc': Is a directory", err);
+	T_ERROR(".include \"/\"\n", "t.qasm:1:10: cannot include '/': Is a directory");
+	/* a FIFO is refused before it is opened: the open would block */
+	{
+		char path[256];
+
+		snprintf(path, sizeof(path), "%s/fifo.qinc", tmpdir);
+		T_CHECK(!mkfifo(path, 0600));
+		write_file("fifo.qasm", ".include \"fifo.qinc\"\n");
+		n = assemble_file("fifo.qasm", NULL, w, 16, err, sizeof(err));
+		T_CHECK(n < 0);
+		T_EQ_STR("fifo.qasm:1:10: cannot include 'fifo.qinc': not a regular file", err);
+	}
+	{
+		char path[256];
+
+		snprintf(path, sizeof(path), "%s/big.qinc", tmpdir);
+		T_CHECK(!truncate(path, QPU_ASM_MAX_FILE_SIZE + 1));
+		n = assemble_file("big.qasm", NULL, w, 16, err, sizeof(err));
+		T_CHECK(n < 0);
+		T_EQ_STR("big.qasm:1:10: cannot include 'big.qinc': larger than 16777216 bytes",
+			 err);
+		/* the top file may be a device, but no larger than the limit */
+		T_EQ_U64((uint64_t)-EFBIG, (uint64_t)top_file("/dev/zero"));
+		T_EQ_U64((uint64_t)-EFBIG, (uint64_t)top_file(path));
+		T_EQ_U64((uint64_t)-EISDIR, (uint64_t)top_file(tmpdir));
+	}
+	/* an include in a loop reads its file each time: at most 4096 */
+	n = assemble_file("loop.qasm", NULL, w, 16, err, sizeof(err));
+	T_CHECK(n < 0);
+	T_EQ_STR("loop.qasm:2:12: more than 4096 includes in one pass", err);
 	n = assemble_file("usebad.qasm", NULL, w, 16, err, sizeof(err));
 	T_CHECK(n < 0);
 	T_EQ_STR("bad.qinc:2:9: undefined symbol 'nothing'", err);
@@ -856,6 +923,163 @@ static void test_errors(void)
 		"t.qasm:3:1: program longer than 1048576 instructions");
 }
 
+/* @n copies of @unit, then @mid, then @n copies of @tail, after @head */
+static char *repeated(const char *head, const char *unit, size_t n, const char *mid,
+		      const char *tail)
+{
+	size_t lu = strlen(unit), lt = strlen(tail), len = strlen(head), i;
+	char *s = malloc(len + n * (lu + lt) + strlen(mid) + 1), *p;
+
+	if (!s) {
+		perror("malloc");
+		exit(T_EXIT_FAIL);
+	}
+	p = s + len;
+	memcpy(s, head, len);
+	for (i = 0; i < n; i++, p += lu)
+		memcpy(p, unit, lu);
+	strcpy(p, mid);
+	p += strlen(mid);
+	for (i = 0; i < n; i++, p += lt)
+		memcpy(p, tail, lt);
+	*p = '\0';
+	return s;
+}
+
+/*
+ * Limits on work: what the fuzzer found running for hours or overflowing
+ * the stack (selftests/fuzz/crashes/asm/), and its relatives, now errors.
+ */
+static void test_limits(void)
+{
+	char *src, expected[200];
+	struct qpu_asm *as;
+	const struct qpu_asm_diag *d;
+	size_t n;
+
+	/* stack-overflow-parens: 256 levels at most, the innermost included */
+	src = repeated("ldi r0, ", "(", 255, "1", ")");
+	T_SAME(src, "ldi r0, 1\n");
+	free(src);
+	src = repeated("ldi r0, ", "(", 20000, "1", ")");
+	T_ERROR(src, "t.qasm:1:265: expression nested deeper than 256");
+	free(src);
+	src = repeated("ldi r0, ", "- ", 300, "1", "");
+	T_ERROR(src, "t.qasm:1:521: expression nested deeper than 256");
+	free(src);
+	/* function arguments nest too, and each call's body adds its own */
+	src = repeated(".set f(x) x\nldi r0, ", "f(", 300, "1", ")");
+	T_ERROR(src, "t.qasm:2:521: expression nested deeper than 256");
+	free(src);
+	src = repeated("mov r0, ", "h32(", 300, "0", ")");
+	T_ERROR(src, "t.qasm:1:1033: expression nested deeper than 256");
+	free(src);
+	/* a failed line leaves no depth behind */
+	src = repeated("ldi r0, ", "(", 300, "1", ")");
+	{
+		char *two = malloc(strlen(src) + 64);
+
+		T_CHECK(two != NULL);
+		sprintf(two, "%s\n.rep 2\nldi r0, ((1))\n.endr\n", src);
+		T_DIAGS(two, -EINVAL, "t.qasm:1:265: error: expression nested deeper than 256");
+		free(two);
+	}
+	free(src);
+
+	/* hang-nested-rep: the product of nested counts is bounded */
+	T_ERROR(".rep 65536\n.rep 65536\n.set A, 1\n.endr\n.endr\nnop; thrend\nnop\nnop\n",
+		"t.qasm:2:6: loops nested here repeat their body more than 2097152 times");
+	T_SAME(".rep 2048\n.rep 1024\n.endr\n.endr\nnop\n", "nop\n");
+	T_ERROR(".rep 2048\n.rep 1025\n.endr\n.endr\nnop\n",
+		"t.qasm:2:6: loops nested here repeat their body more than 2097152 times");
+	T_ERROR(".rep 65536\n.foreach v, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, "
+		"15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33\n"
+		".set A, v\n.endfor\n.endr\n",
+		"t.qasm:2:10: loops nested here repeat their body more than 2097152 times");
+	/* through a macro call */
+	T_ERROR(".macro m\n.rep 65536\n.set A, 1\n.endr\n.endm\n.rep 64\nm\n.endr\n",
+		"t.qasm:2:6: loops nested here repeat their body more than 2097152 times");
+	/* 22 loops of 2 */
+	src = repeated("", ".rep 2\n", 22, ".set A, 1\n", ".endr\n");
+	T_ERROR(src, "t.qasm:22:6: loops nested here repeat their body more than 2097152 times");
+	free(src);
+	/* a long body in allowed loops: the lines of a pass are bounded */
+	T_ERROR(".rep 65536\n.rep 32\n.set A, 1\n.set B, 2\n.endr\n.endr\n",
+		"t.qasm:3:1: more than 2097152 lines in one pass (loops, macros, "
+		"functions or includes repeat too much)");
+	/* a function calling itself twice: 2^40 calls */
+	T_ERROR(".func f(n)\n .if n\n  f(n - 1) + f(n - 1)\n .else\n  0\n .endif\n.endf\n"
+		"ldi r0, f(40)\n",
+		"t.qasm:5:1: more than 2097152 lines in one pass (loops, macros, "
+		"functions or includes repeat too much)");
+	/* and so are their bytes */
+	src = repeated(".rep 65536\n# ", "x", 60000, "\n.endr\n", "");
+	T_ERROR(src, "t.qasm:2:1: more than 268435456 bytes of lines in one pass (loops, "
+		"macros, functions or includes repeat too much)");
+	free(src);
+
+	/* arguments passed on double at each call: 8^7 bytes */
+	{
+		char text[1024];
+		size_t len = 0;
+		int i;
+
+		len += snprintf(text + len, sizeof(text) - len, ".macro m0 x\n.set A, x\n.endm\n");
+		for (i = 1; i < 8; i++)
+			len += snprintf(text + len, sizeof(text) - len,
+					".macro m%d x\nm%d x x x x x x x x\n.endm\n", i, i - 1);
+		snprintf(text + len, sizeof(text) - len, "m7 1\n");
+		T_ERROR(text, "t.qasm:11:18: macro expansion longer than 65536 bytes");
+	}
+
+	/* a warning in a loop, different each time: 100, then one line */
+	as = qpu_asm_new();
+	T_CHECK(as != NULL);
+	T_CHECK(!qpu_asm_string(as, "t.qasm", ".rep i, 5000\n.byte 256 + i\n.endr\n"));
+	n = qpu_asm_diags(as, &d);
+	T_EQ_U64(QPU_ASM_MAX_WARNINGS + 1, n);
+	if (n == QPU_ASM_MAX_WARNINGS + 1) {
+		T_CHECK(d[n - 1].warning);
+		T_EQ_STR("more than 100 warnings, the rest are not shown", d[n - 1].msg);
+		T_EQ_STR("355 does not fit in 8 bits", d[n - 2].msg);
+	}
+	qpu_asm_free(as);
+	/* errors are still reported once the warnings are no longer */
+	as = qpu_asm_new();
+	T_CHECK(as != NULL);
+	T_CHECK(qpu_asm_string(as, "t.qasm", ".rep i, 500\n.byte 256 + i\n.endr\n"
+			       "foo\n.rep i, 30\nldi r0, 1 / (i - i)\n.endr\n") == -EINVAL);
+	n = qpu_asm_diags(as, &d);
+	T_EQ_U64(QPU_ASM_MAX_WARNINGS + 1 + 2, n);
+	if (n == QPU_ASM_MAX_WARNINGS + 3) {
+		T_EQ_STR("unknown instruction 'foo'", d[n - 2].msg);
+		T_EQ_STR("division by zero", d[n - 1].msg);
+		T_CHECK(!d[n - 1].warning);
+	}
+	qpu_asm_free(as);
+
+	/* local labels: each reference looked through all definitions */
+	T_SAME(":1\nnop\n:1\nnop\n:2\nbrr -, r:1b\nbrr -, r:1f\n:1\nnop\nbrr -, r:2b\n"
+	       "brr -, r:1b\n", "nop\nnop\nbrr -, -40\nbrr -, -24\nnop\nbrr -, -56\n"
+	       "brr -, -48\n");
+	T_SAME(":1\n.rep 65536\n:2\n:2\n:2\n.set X, r:1b\n.endr\nnop\n", "nop\n");
+	T_ERROR(".rep 65536\n:2\n:2\n:2\n.set X, r:1b\n.endr\nnop\n",
+		"t.qasm:5:9: no preceding definition of local label 1");
+
+	/* .back, .align and .foreach were bounded already */
+	T_ERROR("nop\n.back 4294967296\n.endb\n",
+		"t.qasm:2:7: .back count 4294967296 out of range 0..10");
+	T_ERROR(".align 0x100000000\n",
+		"t.qasm:1:8: alignment 4294967296 is not a power of 2 up to 64");
+	T_ERROR(".align 64, 0x7fffffffffffffff\nnop\n.align 64, -0x7fffffffffffffff\n.rep 3\n",
+		"t.qasm:4:1: missing .endr for this .rep");
+	src = repeated(".foreach v", ", 0", QPU_ASM_MAX_REPEAT + 1, "\nnop\n.endfor\n", "");
+	snprintf(expected, sizeof(expected), "t.qasm:1:%u: more than 65536 values",
+		 (unsigned int)strlen(".foreach v") + 3 * QPU_ASM_MAX_REPEAT + 3);
+	T_ERROR(src, expected);
+	free(src);
+}
+
 int main(void)
 {
 	test_fixed_words();
@@ -876,5 +1100,6 @@ int main(void)
 	test_vc4asm_forms();
 	test_include();
 	test_errors();
+	test_limits();
 	return t_done("test-asm");
 }

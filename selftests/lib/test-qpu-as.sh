@@ -167,8 +167,25 @@ many.qasm:7:2: error: unknown instruction 'bar'" \
 	-o out/fail.hex many.qasm
 printf 'nop\n.include "self.qasm"\n' >self.qasm
 check_error recursive_include \
-	"self.qasm:2:10: error: nesting deeper than 64 (recursive include or macro?)" \
+	"self.qasm:2:10: error: cannot include 'self.qasm': it is being included already (recursive include)" \
 	-o out/fail.hex self.qasm
+# test_qpu_as_fuzz_limits: what the fuzzer found hanging or crashing ends
+# at once with an error (selftests/fuzz/crashes/asm/)
+printf '.include "/dev/zero"\n' >zero.qasm
+check_error include_device \
+	"zero.qasm:1:10: error: cannot include '/dev/zero': not a regular file" \
+	-o out/fail.hex zero.qasm
+check_error top_device "qpu-as: /dev/zero: File too large" -o out/fail.hex /dev/zero
+printf '.rep 65536\n.rep 65536\n.set A, 1\n.endr\n.endr\nnop; thrend\n' >nested.qasm
+check_error nested_rep \
+	"nested.qasm:2:6: error: loops nested here repeat their body more than 2097152 times" \
+	-o out/fail.hex nested.qasm
+awk 'BEGIN { s = "ldi r0, "; for (i = 0; i < 20000; i++) s = s "("; s = s "1";
+	for (i = 0; i < 20000; i++) s = s ")"; print s }' >parens.qasm
+check_error deep_parens \
+	"parens.qasm:1:265: error: expression nested deeper than 256" \
+	-o out/fail.hex parens.qasm
+rm -f zero.qasm nested.qasm parens.qasm
 check_error missing_file "qpu-as: nosuch.qasm: No such file or directory" \
 	-o out/fail.hex nosuch.qasm
 check_error bad_format "qpu-as: unknown output format 'elf' (bin, hex or c)" \
