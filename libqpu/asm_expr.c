@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "asm_internal.h"
+#include "qpu_vpm.h"
 
 struct symbol *asm_find_symbol(struct symbol *list, const char *name)
 {
@@ -179,18 +180,10 @@ static const struct { const char *name; unsigned int nargs; } setup_funcs[] = {
 	[F_VDR_V16P] = { "vdr_v16p", 4 }, [F_VDR_V8P] = { "vdr_v8p", 4 },
 };
 
-#define VPM_HORIZ	(1u << 11)
-#define VPM_LANED	(1u << 10)
-#define VPM_SIZE(s)	((u32)(s) << 8)		/* 0: 8, 1: 16, 2: 32 bit */
-#define VDW_ID		(2u << 30)
-#define VDW_STRIDE_ID	(3u << 30)
-#define VDW_HORIZ	(1u << 14)
-#define VDR_ID		(1u << 31)
-#define VDR_STRIDE_ID	(9u << 28)
-#define VDR_VERT	(1u << 11)
-
+/* The words come from the core's qpu_vpm.h, as the C API's do. */
 static u32 setup_word(enum setup_func fn, const int64_t *a)
 {
+	static const u8 sizes[] = { QPU_VPM_SIZE_32, QPU_VPM_SIZE_16, QPU_VPM_SIZE_8 };
 	u32 x[4];
 	unsigned int i;
 
@@ -198,69 +191,51 @@ static u32 setup_word(enum setup_func fn, const int64_t *a)
 		x[i] = (u32)a[i];
 	switch (fn) {
 	case F_VPM_SETUP:	/* num, stride, address */
-		return (x[0] & 15) << 20 | (x[1] & 63) << 12 | x[2];
+		return qpu_vpm_setup(x[0], x[1], x[2]);
 	case F_H32:		/* y */
-		return VPM_HORIZ | VPM_SIZE(2) | (x[0] & 63);
+		return qpu_vpm_addr(true, false, QPU_VPM_SIZE_32, x[0], 0, 0);
 	case F_H16:
-	case F_H16P:		/* y, half */
-		return VPM_HORIZ | VPM_SIZE(1) | (x[0] & 63) << 1 | (x[1] & 1);
-	case F_H16L:
-		return VPM_HORIZ | VPM_LANED | VPM_SIZE(1) | (x[0] & 63) << 1 | (x[1] & 1);
+	case F_H16P:
+	case F_H16L:		/* y, half */
+		return qpu_vpm_addr(true, fn == F_H16L, QPU_VPM_SIZE_16, x[0], 0, x[1]);
 	case F_H8:
-	case F_H8P:		/* y, byte */
-		return VPM_HORIZ | (x[0] & 63) << 2 | (x[1] & 3);
-	case F_H8L:
-		return VPM_HORIZ | VPM_LANED | (x[0] & 63) << 2 | (x[1] & 3);
+	case F_H8P:
+	case F_H8L:		/* y, byte */
+		return qpu_vpm_addr(true, fn == F_H8L, QPU_VPM_SIZE_8, x[0], 0, x[1]);
 	case F_V32:		/* y, x */
-		return VPM_SIZE(2) | (x[0] & 0x30) | (x[1] & 15);
+		return qpu_vpm_addr(false, false, QPU_VPM_SIZE_32, x[0], x[1], 0);
 	case F_V16:
-	case F_V16P:		/* y, x, half */
-		return VPM_SIZE(1) | (x[2] & 1) << 6 | (x[0] & 0x30) | (x[1] & 15);
-	case F_V16L:
-		return VPM_LANED | VPM_SIZE(1) | (x[2] & 1) << 6 | (x[0] & 0x30) |
-			(x[1] & 15);
+	case F_V16P:
+	case F_V16L:		/* y, x, half */
+		return qpu_vpm_addr(false, fn == F_V16L, QPU_VPM_SIZE_16, x[0], x[1], x[2]);
 	case F_V8:
-	case F_V8P:		/* y, x, byte */
-		return (x[2] & 3) << 6 | (x[0] & 0x30) | (x[1] & 15);
-	case F_V8L:
-		return VPM_LANED | (x[2] & 3) << 6 | (x[0] & 0x30) | (x[1] & 15);
+	case F_V8P:
+	case F_V8L:		/* y, x, byte */
+		return qpu_vpm_addr(false, fn == F_V8L, QPU_VPM_SIZE_8, x[0], x[1], x[2]);
 	case F_VDW_SETUP_0:	/* units, depth, dma */
-		return VDW_ID | (x[0] & 127) << 23 | (x[1] & 127) << 16 | x[2];
+		return qpu_vdw_setup0(x[0], x[1], x[2]);
 	case F_VDW_SETUP_1:	/* stride */
-		return VDW_STRIDE_ID | (x[0] & 0x1fff);
-	case F_DMA_H32:		/* y, x */
-		return VDW_HORIZ | (x[0] & 127) << 7 | (x[1] & 15) << 3;
-	case F_DMA_H16P:	/* y, x, half */
-		return VDW_HORIZ | (x[0] & 127) << 7 | (x[1] & 15) << 3 | 2 | (x[2] & 1);
-	case F_DMA_H8P:		/* y, x, byte */
-		return VDW_HORIZ | (x[0] & 127) << 7 | (x[1] & 15) << 3 | 4 | (x[2] & 3);
+		return qpu_vdw_setup1(x[0]);
+	case F_DMA_H32:
+	case F_DMA_H16P:
+	case F_DMA_H8P:		/* y, x[, half or byte] */
+		return qpu_vdw_dma(true, sizes[fn - F_DMA_H32], x[0], x[1], x[2]);
 	case F_DMA_V32:
-		return (x[0] & 127) << 7 | (x[1] & 15) << 3;
 	case F_DMA_V16P:
-		return (x[0] & 127) << 7 | (x[1] & 15) << 3 | 2 | (x[2] & 1);
 	case F_DMA_V8P:
-		return (x[0] & 127) << 7 | (x[1] & 15) << 3 | 4 | (x[2] & 3);
+		return qpu_vdw_dma(false, sizes[fn - F_DMA_V32], x[0], x[1], x[2]);
 	case F_VDR_SETUP_0:	/* mpitch, rowlen, nrows, address */
-		return VDR_ID | (x[0] & 15) << 24 | (x[1] & 15) << 20 |
-			(x[2] & 15) << 16 | x[3];
+		return qpu_vdr_setup0(x[0], x[1], x[2], x[3]);
 	case F_VDR_SETUP_1:	/* stride */
-		return VDR_STRIDE_ID | (x[0] & 0x1fff);
-	case F_VDR_H32:		/* vpitch, y, x */
-		return (x[0] & 15) << 12 | (x[1] & 127) << 4 | (x[2] & 15);
-	case F_VDR_H16P:	/* vpitch, y, x, half */
-		return (2 | (x[3] & 1)) << 28 | (x[0] & 15) << 12 | (x[1] & 127) << 4 |
-			(x[2] & 15);
-	case F_VDR_H8P:		/* vpitch, y, x, byte */
-		return (4 | (x[3] & 3)) << 28 | (x[0] & 15) << 12 | (x[1] & 127) << 4 |
-			(x[2] & 15);
+		return qpu_vdr_setup1(x[0]);
+	case F_VDR_H32:
+	case F_VDR_H16P:
+	case F_VDR_H8P:		/* vpitch, y, x[, half or byte] */
+		return qpu_vdr_dma(true, sizes[fn - F_VDR_H32], x[0], x[1], x[2], x[3]);
 	case F_VDR_V32:
-		return VDR_VERT | (x[0] & 15) << 12 | (x[1] & 127) << 4 | (x[2] & 15);
 	case F_VDR_V16P:
-		return VDR_VERT | (2 | (x[3] & 1)) << 28 | (x[0] & 15) << 12 |
-			(x[1] & 127) << 4 | (x[2] & 15);
 	case F_VDR_V8P:
-		return VDR_VERT | (4 | (x[3] & 3)) << 28 | (x[0] & 15) << 12 |
-			(x[1] & 127) << 4 | (x[2] & 15);
+		return qpu_vdr_dma(false, sizes[fn - F_VDR_V32], x[0], x[1], x[2], x[3]);
 	default:
 		return 0;
 	}
