@@ -85,8 +85,12 @@
  * the 4 KiB block around its PC, or one word where translate() refuses
  * more) and fetches inside it directly. translate()'s answers are trusted
  * only until qpu_emu_run() returns (the kernel's simulated V3D swaps jobs
- * between calls), so each call starts with no window.
- * qpu_emu_set_predecode(emu, false) turns both off, as a reference.
+ * between calls), so each call starts with no window. Uniform and TMU
+ * reads use windows the same way (one per QPU each, see win_mem()): each
+ * word is still checked to lie inside what translate() granted, and a
+ * word outside goes through translate() by itself, so faults name the
+ * same instruction, address and access as without windows.
+ * qpu_emu_set_predecode(emu, false) turns all of them off, as a reference.
  *
  * DOC: speed
  * The ALU works on whole vectors: one switch per instruction, then a plain
@@ -161,6 +165,18 @@ struct qpu_emu_alu_scratch {
 	bool carry[LANES];
 };
 
+/*
+ * A range of memory translate() granted for one kind of access, trusted
+ * until qpu_emu_run() returns. @refused is 1 + the 4 KiB block whose
+ * window translate() refused in this run (0: none): that block is then
+ * read one word at a time, as without a window.
+ */
+struct qpu_emu_win {
+	const u8 *p;
+	u32 addr, len;
+	u32 refused;
+};
+
 struct qpu_emu_qpu {
 	enum qpu_emu_qpu_state state;
 	u32 pc;
@@ -185,6 +201,8 @@ struct qpu_emu_qpu {
 	/* code the QPU fetches from, translated once per qpu_emu_run() */
 	const u8 *win;
 	u32 win_addr, win_len;
+	/* uniform stream and TMU memory, likewise */
+	struct qpu_emu_win uwin, twin;
 };
 
 /* What predecode() found out about an instruction (qpu_emu_op.flags). */
@@ -338,6 +356,66 @@ static void *mem(struct qpu_emu_exec *x, u32 addr, u32 len,
 	if (!p)
 		set_fault(x, QPU_EMU_FAULT_MEMORY, addr, kind);
 	return p;
+}
+
+/* Ask translate() for @len bytes at @addr as the window @w. */
+static const u8 *win_try(struct qpu_emu *emu, struct qpu_emu_win *w,
+			 u32 addr, u32 len, enum qpu_emu_access kind)
+{
+	const u8 *p = emu->ops->translate(emu->ctx, addr, len, kind);
+
+	if (p) {
+		w->p = p;
+		w->addr = addr;
+		w->len = len;
+	}
+	return p;
+}
+
+/*
+ * The host address of the 4 bytes at @addr for an access of @kind, through
+ * the window @w: the same answer and the same fault as mem(x, addr, 4,
+ * kind), with translate() asked once for the rest of the 4 KiB block (or,
+ * where it refuses that, of the 64-byte line) instead of once per word.
+ * Off (no window) without predecoding.
+ */
+static const u8 *win_miss(struct qpu_emu_exec *x, struct qpu_emu_win *w,
+			  u32 addr, enum qpu_emu_access kind)
+{
+	struct qpu_emu *emu = x->emu;
+	u32 block = addr & ~(u32)(FETCH_WINDOW - 1);
+	u32 len = FETCH_WINDOW - (addr & (FETCH_WINDOW - 1));
+	const u8 *p;
+
+	if (!(addr & 3) && !emu->no_predecode) {
+		if (w->refused != block + 1 && len > 64) {
+			p = win_try(emu, w, addr, len, kind);
+			if (p)
+				return p;
+			w->refused = block + 1;
+		}
+		len = 64 - (addr & 63);
+		if (len > 4) {
+			p = win_try(emu, w, addr, len, kind);
+			if (p)
+				return p;
+		}
+	}
+	return mem(x, addr, 4, kind);
+}
+
+static inline const u8 *win_mem(struct qpu_emu_exec *x,
+				struct qpu_emu_win *w, u32 addr,
+				enum qpu_emu_access kind)
+{
+	u32 off = addr - w->addr;
+
+	if (x->fault)
+		return NULL;
+	/* w->addr and w->len are multiples of 4: the word is inside */
+	if (off < w->len && !(addr & 3))
+		return w->p + off;
+	return win_miss(x, w, addr, kind);
 }
 
 static void bad_instr(struct qpu_emu_exec *x)
@@ -736,12 +814,12 @@ static void tmu_request(struct qpu_emu_exec *x, unsigned int t, const u32 *v,
 	}
 	slot = q->tmu[t][(q->tmu_head[t] + q->tmu_count[t]) % TMU_FIFO_DEPTH];
 	for (i = 0; i < LANES; i++) {
-		u8 *p;
+		const u8 *p;
 
 		slot[i] = 0;
 		if (!(mask & (1u << i)))
 			continue;
-		p = mem(x, v[i] & ~3u, 4, QPU_EMU_ACCESS_TMU);
+		p = win_mem(x, &q->twin, v[i] & ~3u, QPU_EMU_ACCESS_TMU);
 		if (!p)
 			return;
 		slot[i] = rd32(p);
@@ -1014,6 +1092,15 @@ static void alu_mul_lanes(unsigned int op, const u32 *a, const u32 *b,
 		break;
 	case QPU_ISA_M_NOP:
 		LANE_LOOP(0);
+		break;
+	case QPU_ISA_M_V8MIN:
+	case QPU_ISA_M_V8MAX:
+		/* the mul unit's mov: v8min/v8max of a value with itself */
+		if (a == b) {
+			LANE_LOOP(a[i]);
+			break;
+		}
+		LANE_LOOP(v8(a[i], b[i], op));
 		break;
 	default:
 		LANE_LOOP(v8(a[i], b[i], op));
@@ -1314,6 +1401,26 @@ static void alu_wide(unsigned int op, const u32 *a, const u32 *b,
 	}
 }
 
+static inline const u32 *splat(u32 *buf, u32 v)
+{
+	unsigned int i;
+
+	for (i = 0; i < LANES; i++)
+		buf[i] = v;
+	return buf;
+}
+
+/* The vector ALU input @mux selects: an accumulator, regfile A or B. */
+static inline const u32 *mux_src(struct qpu_emu_qpu *q, unsigned int mux,
+				 const u32 *ra, const u32 *rb)
+{
+	if (mux == QPU_ISA_MUX_A)
+		return ra;
+	if (mux == QPU_ISA_MUX_B)
+		return rb;
+	return q->acc[mux];
+}
+
 static void exec_alu(struct qpu_emu_exec *x)
 {
 	const struct qpu_isa_instr *in = x->in;
@@ -1322,7 +1429,7 @@ static void exec_alu(struct qpu_emu_exec *x)
 	bool smi = in->kind == QPU_ISA_KIND_ALU_SMALL_IMM;
 	const struct qpu_isa_smi *imm = &qpu_isa_small_imms[in->raddr_b];
 	struct qpu_emu_alu_scratch *s = &emu->alu;
-	const u32 *ra, *rb = s->rb, *src[8];
+	const u32 *ra, *rb = s->rb;
 	const u32 *opa, *opb, *opc, *opd;
 	struct qpu_emu_result *add = &s->add, *mul = &s->mul;
 	u32 addf = qpu_isa_add_ops[in->op_add].flags;
@@ -1337,7 +1444,8 @@ static void exec_alu(struct qpu_emu_exec *x)
 		return;
 	}
 	if (x->op->flags & OP_UNIF) {
-		u8 *p = mem(x, q->unif, 4, QPU_EMU_ACCESS_UNIFORM);
+		const u8 *p = win_mem(x, &q->uwin, q->unif,
+				      QPU_EMU_ACCESS_UNIFORM);
 
 		if (!p)
 			return;
@@ -1351,6 +1459,8 @@ static void exec_alu(struct qpu_emu_exec *x)
 		ra = q->ra[in->raddr_a];
 	else if (in->raddr_a == RA_NOP)
 		ra = zero_lanes;
+	else if (in->raddr_a == RA_UNIF)
+		ra = splat(s->ra, unif);
 	else
 		ra = read_file(x, false, in->raddr_a, unif, s->ra);
 	if (smi) {
@@ -1365,30 +1475,30 @@ static void exec_alu(struct qpu_emu_exec *x)
 		rb = q->rb[in->raddr_b];
 	} else if (in->raddr_b == RA_NOP) {
 		rb = zero_lanes;
+	} else if (in->raddr_b == RA_UNIF) {
+		for (i = 0; i < LANES; i++)
+			s->rb[i] = unif;
 	} else {
 		rb = read_file(x, true, in->raddr_b, unif, s->rb);
 	}
 	if (x->fault)
 		return;
-	for (i = 0; i < 6; i++)
-		src[i] = q->acc[i];
-	src[QPU_ISA_MUX_A] = ra;
-	src[QPU_ISA_MUX_B] = rb;
 	x->uses_r4 = x->op->flags & OP_R4;
 
 	/* Inputs; unpack applies per consumer (float or integer). */
 	if (in->op_add) {
 		bool f = addf & QPU_ISA_OP_FLOAT_IN;
 
-		opa = src[in->add_a];
-		opb = src[in->add_b];
+		opa = mux_src(q, in->add_a, ra, rb);
+		opb = mux_src(q, in->add_b, ra, rb);
 		if (x->op->flags & OP_UNPACK) {
 			opa = operand(x, in->add_a, ra, rb, f, s->aa);
 			opb = operand(x, in->add_b, ra, rb, f, s->ab);
 		}
 		add->is_mul = false;
 		add->is_float = addf & QPU_ISA_OP_FLOAT_OUT;
-		add->mask = cond_mask(q, in->cond_add);
+		add->mask = in->cond_add == QPU_ISA_COND_ALWAYS ? ALL_LANES :
+			    cond_mask(q, in->cond_add);
 		carry = alu_add_lanes(in->op_add, opa, opb, add->v, in->sf);
 		if (in->pack == 8 && !in->pm)
 			alu_wide(in->op_add, opa, opb, add->v, add->wide);
@@ -1396,15 +1506,16 @@ static void exec_alu(struct qpu_emu_exec *x)
 	if (in->op_mul) {
 		bool f = mulf & QPU_ISA_OP_FLOAT_IN;
 
-		opc = src[in->mul_a];
-		opd = src[in->mul_b];
+		opc = mux_src(q, in->mul_a, ra, rb);
+		opd = mux_src(q, in->mul_b, ra, rb);
 		if (x->op->flags & OP_UNPACK) {
 			opc = operand(x, in->mul_a, ra, rb, f, s->ma);
 			opd = operand(x, in->mul_b, ra, rb, f, s->mb);
 		}
 		mul->is_mul = true;
 		mul->is_float = mulf & QPU_ISA_OP_FLOAT_OUT;
-		mul->mask = cond_mask(q, in->cond_mul);
+		mul->mask = in->cond_mul == QPU_ISA_COND_ALWAYS ? ALL_LANES :
+			    cond_mask(q, in->cond_mul);
 		alu_mul_lanes(in->op_mul, opc, opd, mul->v);
 		if (in->pack == 8 && !in->pm)
 			alu_wide(QPU_ISA_M_NOP, opc, opd, mul->v, mul->wide);
@@ -1722,7 +1833,7 @@ static unsigned int pick_round_robin(struct qpu_emu *emu)
 	for (;;) {
 		unsigned int qi = emu->rr_next;
 
-		emu->rr_next = (qi + 1) % QPU_EMU_NUM_QPUS;
+		emu->rr_next = qi + 1 < QPU_EMU_NUM_QPUS ? qi + 1 : 0;
 		if (!(emu->live & (1u << qi)))
 			continue;
 		if (!(emu->waiting & (1u << qi)))
@@ -1759,13 +1870,23 @@ static unsigned int pick_random(struct qpu_emu *emu, unsigned int ready)
 	return qi;
 }
 
+/* translate()'s answers hold for one qpu_emu_run() call. */
+static void forget_windows(struct qpu_emu_qpu *q)
+{
+	q->win_len = 0;
+	q->uwin.len = 0;
+	q->uwin.refused = 0;
+	q->twin.len = 0;
+	q->twin.refused = 0;
+}
+
 enum qpu_emu_status qpu_emu_run(struct qpu_emu *emu, u64 budget)
 {
 	unsigned int i;
 
 	/* translate()'s answers hold for one call: forget the windows. */
 	for (i = 0; i < QPU_EMU_NUM_QPUS; i++)
-		emu->qpu[i].win_len = 0;
+		forget_windows(&emu->qpu[i]);
 	while (emu->status == QPU_EMU_RUNNING || emu->status == QPU_EMU_IDLE) {
 		u16 ready = emu->live & ~emu->waiting;
 		unsigned int qi;
@@ -1847,7 +1968,7 @@ void qpu_emu_set_predecode(struct qpu_emu *emu, bool on)
 	for (i = 0; i < OP_CACHE_ENTRIES; i++)
 		emu->icache[i].flags = 0;
 	for (i = 0; i < QPU_EMU_NUM_QPUS; i++)
-		emu->qpu[i].win_len = 0;
+		forget_windows(&emu->qpu[i]);
 }
 
 void qpu_emu_reset(struct qpu_emu *emu)

@@ -271,6 +271,157 @@ static void test_fetch_window(void)
 	free(emu);
 }
 
+/*
+ * Uniform and TMU reads go through windows like fetches. A translate()
+ * that grants uniforms and TMU data only below a limit inside a 4 KiB
+ * block (windows asked for the rest of the block are refused) must give
+ * the same fault (QPU, PC, address, access), stats and registers with the
+ * cache on as off, and with it on ask for far fewer uniform translations.
+ */
+static uint32_t limit_unif = ~0u, limit_tmu = ~0u;
+static unsigned int unif_calls;
+
+static void *limiting_translate(void *ctx, uint32_t addr, uint32_t len,
+				enum qpu_emu_access kind)
+{
+	(void)ctx;
+	if (kind == QPU_EMU_ACCESS_UNIFORM) {
+		unif_calls++;
+		if (addr + len > limit_unif)
+			return NULL;
+	}
+	if (kind == QPU_EMU_ACCESS_TMU && addr + len > limit_tmu)
+		return NULL;
+	return t_translate(NULL, addr, len, kind);
+}
+
+static const struct qpu_emu_ops limiting_ops = {
+	.translate = limiting_translate,
+};
+
+struct limited_run {
+	enum qpu_emu_status status;
+	struct qpu_emu_fault fault;
+	struct qpu_emu_stats stats;
+	uint32_t r1[16];
+	unsigned int unif_calls;
+};
+
+static void run_limited(struct qpu_emu *emu, bool cache, uint32_t code,
+			struct limited_run *out)
+{
+	qpu_emu_init(emu, &limiting_ops, NULL, 0);
+	qpu_emu_set_predecode(emu, cache);
+	unif_calls = 0;
+	T_EQ_U64(0, qpu_emu_start(emu, code, UNIF_BASE));
+	/* several calls: the windows are forgotten between them */
+	do
+		out->status = qpu_emu_run(emu, 37);
+	while (out->status == QPU_EMU_RUNNING);
+	memset(&out->fault, 0, sizeof(out->fault));
+	if (out->status == QPU_EMU_FAULT)
+		out->fault = *qpu_emu_get_fault(emu);
+	out->stats = *qpu_emu_get_stats(emu);
+	T_EQ_U64(0, qpu_emu_get_reg(emu, 0, QPU_EMU_FILE_ACC, 1, out->r1));
+	out->unif_calls = unif_calls;
+}
+
+static void check_limited(uint32_t code, enum qpu_emu_status want,
+			  uint32_t fault_addr, enum qpu_emu_access access,
+			  struct limited_run *on)
+{
+	struct qpu_emu *emu = t_emu_new(0);
+	struct limited_run off;
+
+	run_limited(emu, true, code, on);
+	run_limited(emu, false, code, &off);
+	T_EQ_U64(want, on->status);
+	T_EQ_U64(off.status, on->status);
+	T_EQ_U64(off.fault.reason, on->fault.reason);
+	T_EQ_U64(off.fault.qpu, on->fault.qpu);
+	T_EQ_U64(off.fault.pc, on->fault.pc);
+	T_EQ_U64(off.fault.addr, on->fault.addr);
+	T_EQ_U64(off.fault.access, on->fault.access);
+	if (want == QPU_EMU_FAULT) {
+		T_EQ_U64(fault_addr, on->fault.addr);
+		T_EQ_U64(access, on->fault.access);
+	}
+	T_CHECK(!memcmp(&off.stats, &on->stats, sizeof(off.stats)));
+	T_CHECK(!memcmp(off.r1, on->r1, sizeof(off.r1)));
+	free(emu);
+}
+
+static void test_data_windows(void)
+{
+	struct prog p = prog_at(CODE_BASE);
+	struct limited_run on;
+	uint32_t *u = t_words(UNIF_BASE), *d = t_words(DATA_BASE);
+	struct qpu_isa_instr in;
+	unsigned int i;
+
+	for (i = 0; i < 80; i++)
+		u[i] = i + 1;
+	for (i = 0; i < 256; i++)
+		d[i] = 1000 * i;
+
+	/* 80 uniforms added to r1 */
+	emit(&p, i_ldi(W_R1, 0));
+	for (i = 0; i < 80; i++) {
+		in = i_add(QPU_ISA_A_ADD, W_R1, QPU_ISA_MUX_R1, QPU_ISA_MUX_A);
+		in.raddr_a = R_UNIF;
+		emit(&p, in);
+	}
+	emit_end(&p);
+
+	/* all granted: 80 * 81 / 2, a few window translations */
+	check_limited(CODE_BASE, QPU_EMU_IDLE, 0, 0, &on);
+	T_EQ_U64(80 * 81 / 2, on.r1[0]);
+	T_CHECK(on.unif_calls < 10);
+
+	/* granted up to UNIF_BASE + 0x104: the 66th uniform faults */
+	limit_unif = UNIF_BASE + 0x104;
+	check_limited(CODE_BASE, QPU_EMU_FAULT, UNIF_BASE + 0x104,
+		      QPU_EMU_ACCESS_UNIFORM, &on);
+	T_EQ_U64(65 * 66 / 2, on.r1[0]);
+	limit_unif = ~0u;
+
+	/*
+	 * TMU: ra1 = elem_num * 4, r2 = 64; 8 times: request r1 + ra1,
+	 * ldtmu0, r1 += r4 lane sum stand-in (r3 += r4), r1 moves on.
+	 */
+	p = prog_at(CODE_BASE + 0x2000);
+	in = i_smi(i_add(QPU_ISA_A_SHL, 1, QPU_ISA_MUX_A, QPU_ISA_MUX_B), 2);
+	in.raddr_a = R_ELEM;
+	emit(&p, in);
+	emit(&p, i_ldi(W_R2, 64));
+	emit(&p, i_ldi(W_R0, DATA_BASE));
+	emit(&p, i_ldi(W_R1, 0));
+	for (i = 0; i < 8; i++) {
+		in = i_add(QPU_ISA_A_ADD, W_TMU0_S, QPU_ISA_MUX_R0,
+			   QPU_ISA_MUX_A);
+		in.raddr_a = 1;
+		emit(&p, in);
+		emit(&p, i_sig(QPU_ISA_SIG_LDTMU0));
+		emit(&p, i_add(QPU_ISA_A_ADD, W_R1, QPU_ISA_MUX_R1,
+			       QPU_ISA_MUX_R4));
+		emit(&p, i_add(QPU_ISA_A_ADD, W_R0, QPU_ISA_MUX_R0,
+			       QPU_ISA_MUX_R2));
+	}
+	emit_end(&p);
+
+	check_limited(CODE_BASE + 0x2000, QPU_EMU_IDLE, 0, 0, &on);
+	/* lane 0 reads d[16 k] for k = 0..7 */
+	T_EQ_U64(1000 * 16 * 28, on.r1[0]);
+
+	/* granted up to DATA_BASE + 0x108: lane 2 of request 4 faults */
+	limit_tmu = DATA_BASE + 0x108;
+	check_limited(CODE_BASE + 0x2000, QPU_EMU_FAULT, DATA_BASE + 0x108,
+		      QPU_EMU_ACCESS_TMU, &on);
+	T_EQ_U64(1000 * 16 * 6, on.r1[0]);
+	T_EQ_U64(4 * 16 * 4 + 2 * 4, on.stats.tmu_bytes);
+	limit_tmu = ~0u;
+}
+
 int main(void)
 {
 	test_dma_rewrites_code(true);
@@ -279,5 +430,6 @@ int main(void)
 	test_host_rewrites_code(false);
 	test_aliasing();
 	test_fetch_window();
+	test_data_windows();
 	return t_done("test-emu-cache");
 }
