@@ -1451,6 +1451,7 @@ static void exec_alu(struct qpu_emu_exec *x)
 			return;
 		unif = rd32(p);
 		q->unif += 4;
+		emu->stats.uniform_bytes += 4;
 	}
 	if (x->op->flags & OP_MUTEX)
 		emu->mutex_owner = (int)x->qi;

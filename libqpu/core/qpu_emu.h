@@ -92,6 +92,7 @@ struct qpu_emu_fault {
  * @stall_vpm: scheduler visits to a QPU waiting on a VPM read never set up
  * @stall_sync: scheduler visits to QPUs waiting on semaphores or the mutex
  * @tmu_bytes: bytes read through the TMUs
+ * @uniform_bytes: bytes read from the uniform streams (4 per uniform)
  * @dma_load_bytes: bytes VCD DMA read from memory
  * @dma_store_bytes: bytes VCD DMA wrote to memory
  * @programs_done: programs that reached thread end
@@ -104,6 +105,7 @@ struct qpu_emu_stats {
 	u64 stall_vpm;
 	u64 stall_sync;
 	u64 tmu_bytes;
+	u64 uniform_bytes;
 	u64 dma_load_bytes;
 	u64 dma_store_bytes;
 	u64 programs_done;

@@ -38,7 +38,6 @@ extern int (*qpu_sgemm_run_hook)(struct qpu_dev *dev,
 struct bench_run {
 	struct qpu_emu_stats stats;
 	double seconds, cpu_seconds;
-	uint64_t uniform_bytes;	/* uniforms read, counted in translate() */
 };
 
 static struct bench_run cur;
@@ -61,8 +60,6 @@ static void *bench_translate(void *ctx, uint32_t addr, uint32_t len,
 	unsigned int i;
 	void *p;
 
-	if (kind == QPU_EMU_ACCESS_UNIFORM)
-		cur.uniform_bytes += len;
 	for (i = 0; i < job->program_count; i++) {
 		p = bench_translate_bo(job->programs[i].code, addr, len);
 		if (!p)
@@ -102,7 +99,6 @@ static int bench_hook(struct qpu_dev *dev, const struct qpu_job_desc *job)
 	if (!emu)
 		return -ENOMEM;
 	qpu_emu_init(emu, &bench_ops, (void *)job, 0);
-	cur.uniform_bytes = 0;
 	for (i = 0; i < job->program_count; i++) {
 		const struct qpu_program_ref *p = &job->programs[i];
 
@@ -227,7 +223,7 @@ static int bench_shape(struct qpu_dev *dev, const struct bench_shape *s)
 	eff = flop / (32.0 * instr);
 	dma = (double)(cur.stats.tmu_bytes + cur.stats.dma_load_bytes +
 		       cur.stats.dma_store_bytes);
-	loaded = dma + cur.uniform_bytes;
+	loaded = dma + cur.stats.uniform_bytes;
 	printf("%4zux%4zux%4zu %-4g %9llu %6.4f %6.4f  %6.4f %6.4f  %6.4f %6.4f"
 	       "  %-3s %6.2f %6.2f %6.2f %6.1f %7.1e\n",
 	       s->m, s->k, s->n, s->beta, (unsigned long long)instr, eff,

@@ -377,6 +377,8 @@ static void test_data_windows(void)
 	check_limited(CODE_BASE, QPU_EMU_IDLE, 0, 0, &on);
 	T_EQ_U64(80 * 81 / 2, on.r1[0]);
 	T_CHECK(on.unif_calls < 10);
+	/* counted per uniform read, not per window granted */
+	T_EQ_U64(80 * 4, on.stats.uniform_bytes);
 
 	/* granted up to UNIF_BASE + 0x104: the 66th uniform faults */
 	limit_unif = UNIF_BASE + 0x104;

@@ -88,6 +88,7 @@ static void test_thread_switch(unsigned int sig, bool predecode)
 	T_EQ_U64(0, st->instructions[2]);
 	T_EQ_U64(1, st->both_units);
 	T_EQ_U64(64, st->tmu_bytes);
+	T_EQ_U64(0, st->uniform_bytes);
 	T_EQ_U64(13 - 7, st->stall_tmu);
 	T_EQ_U64(0, st->stall_sfu);
 	/*
