@@ -33,6 +33,8 @@
 #define SGEMM_U		8	/* k values per main-loop turn (.set U) */
 #define SGEMM_COLS	16	/* columns of a tile: the SIMD width */
 #define SGEMM_BATCH	8	/* VPM rows per program: rows per store batch */
+/* Programs of one job: their VPM rows, 8 each, must fit the 124 user rows. */
+#define SGEMM_MAX_PROGRAMS	12
 #define SGEMM_DUMMY	64	/* bytes: where stores past the last row go */
 /* Limits that keep the kernel's address arithmetic in 32 bits. */
 #define SGEMM_MAX_DIM	(1u << 20)
@@ -419,7 +421,7 @@ static int sgemm_submit(struct qpu_dev *dev, struct qpu_bo *scratch,
 			struct qpu_kernel_stats *stats)
 {
 	const char *name = sgemm_prog.name;
-	struct qpu_program_ref refs[16];
+	struct qpu_program_ref refs[SGEMM_MAX_PROGRAMS];
 	struct qpu_job_desc job = { .in_fence_fd = -1 };
 	struct qpu_bo *code;
 	uint64_t start;
@@ -497,8 +499,8 @@ int qpu_sgemm(struct qpu_dev *dev, unsigned int qpus, float alpha,
 	m = a->rows;
 	k = a->cols;
 	n = b->cols;
-	if (qpus > 16)
-		qpus = 16;	/* checked against the device above */
+	if (qpus > SGEMM_MAX_PROGRAMS)
+		qpus = SGEMM_MAX_PROGRAMS;
 	x = (struct sgemm_ctx){
 		.a = a, .b = b, .c = c, .beta = beta, .k = k,
 		.trans = sgemm_traffic(n, m, k) < sgemm_traffic(m, n, k),
