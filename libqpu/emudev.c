@@ -10,7 +10,8 @@
  * out-fence is an eventfd that is already readable. A job that deadlocks
  * or outlives its timeout ends as QPU_JOB_TIMEOUT, as on the hardware.
  * Each job runs on a freshly initialised emulator, so the emulator's
- * statistics afterwards are the job's own: its instruction count.
+ * statistics afterwards are the job's own: its instruction count and the
+ * counters of struct qpu_job_counters.
  */
 
 #include <errno.h>
@@ -245,16 +246,36 @@ static int64_t now_ms(void)
 	return ts.tv_sec * 1000ll + ts.tv_nsec / 1000000;
 }
 
-/* The job ran on a fresh emulator: its statistics are the job's. */
-static void emudev_count(struct emudev *ed, struct qpu_job_result *result)
+/* This thread's CPU time: the emulator runs the job in the caller. */
+static uint64_t thread_cpu_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+/*
+ * The job ran on a fresh emulator, started at @cpu0 of this thread's CPU
+ * time: its statistics are the job's.
+ */
+static void emudev_count(struct emudev *ed, uint64_t cpu0,
+			 struct qpu_job_result *result)
 {
 	const struct qpu_emu_stats *stats = qpu_emu_get_stats(ed->emu);
+	struct qpu_job_counters *c = &result->counters;
 	unsigned int i;
 
-	result->flags |= QPU_JOB_RESULT_INSTRUCTIONS;
+	result->flags |= QPU_JOB_RESULT_INSTRUCTIONS | QPU_JOB_RESULT_COUNTERS;
 	result->instructions = 0;
 	for (i = 0; i < QPU_EMU_NUM_QPUS; i++)
 		result->instructions += stats->instructions[i];
+	c->dual_issued = stats->both_units;
+	c->tmu_bytes = stats->tmu_bytes;
+	c->uniform_bytes = stats->uniform_bytes;
+	c->dma_load_bytes = stats->dma_load_bytes;
+	c->dma_store_bytes = stats->dma_store_bytes;
+	c->run_ns = thread_cpu_ns() - cpu0;
 }
 
 /* Runs @job to its end on a freshly reset emulator. */
@@ -266,6 +287,7 @@ static void emudev_run(struct emudev *ed, const struct qpu_job_desc *job,
 	int64_t deadline = now_ms() + (timeout < EMU_MAX_TIMEOUT_MS ?
 				       timeout : EMU_MAX_TIMEOUT_MS);
 	enum qpu_emu_status status = QPU_EMU_IDLE;
+	uint64_t cpu0 = thread_cpu_ns();
 	unsigned int i;
 
 	qpu_emu_init(ed->emu, &emudev_emu_ops, (void *)job, 0);
@@ -280,7 +302,7 @@ static void emudev_run(struct emudev *ed, const struct qpu_job_desc *job,
 			result->fault_pc = p->code->bus_addr + p->code_offset;
 			result->fault_addr = result->fault_pc;
 			result->fault_access = QPU_FAULT_FETCH;
-			emudev_count(ed, result);
+			emudev_count(ed, cpu0, result);
 			return;
 		}
 	}
@@ -306,7 +328,7 @@ static void emudev_run(struct emudev *ed, const struct qpu_job_desc *job,
 		result->status = QPU_JOB_TIMEOUT;
 		break;
 	}
-	emudev_count(ed, result);
+	emudev_count(ed, cpu0, result);
 }
 
 static bool emudev_owns(const struct emudev *ed, const struct qpu_bo *bo)

@@ -193,6 +193,37 @@ QPU_API int qpu_submit(struct qpu_dev *dev, const struct qpu_job_desc *desc,
 #define QPU_JOB_RESULT_INSTRUCTIONS	(1u << 0)
 
 /**
+ * QPU_JOB_RESULT_COUNTERS - bit of &qpu_job_result.flags: @counters holds
+ * the job's own counts.
+ */
+#define QPU_JOB_RESULT_COUNTERS		(1u << 1)
+
+/**
+ * struct qpu_job_counters - what a job's programs did, as the device saw it
+ * @dual_issued: instructions in which both the add and the mul unit did
+ *	work (issue efficiency: how many of @instructions were dual-issued)
+ * @tmu_bytes: bytes read through the TMUs (4 per lane fetched)
+ * @uniform_bytes: bytes read from the uniform streams (4 per uniform)
+ * @dma_load_bytes: bytes VCD DMA read from memory into the VPM
+ * @dma_store_bytes: bytes VCD DMA wrote from the VPM to memory
+ * @run_ns: host CPU time spent running the job, in nanoseconds
+ *
+ * Only the in-process emulator counts these: it runs every job on a fresh
+ * emulator in the submitting thread, so the counts and the CPU time are
+ * the job's alone. A kernel driver (simulated or real V3D) leaves
+ * QPU_JOB_RESULT_COUNTERS clear. A job that stopped early has the counts
+ * up to where it stopped.
+ */
+struct qpu_job_counters {
+	uint64_t dual_issued;
+	uint64_t tmu_bytes;
+	uint64_t uniform_bytes;
+	uint64_t dma_load_bytes;
+	uint64_t dma_store_bytes;
+	uint64_t run_ns;
+};
+
+/**
  * struct qpu_job_result - how a job ended
  * @status: an enum qpu_job_status of <linux/qpu.h> (QPU_JOB_DONE...)
  * @fault_qpu: for QPU_JOB_FAULT: the QPU
@@ -205,6 +236,8 @@ QPU_API int qpu_submit(struct qpu_dev *dev, const struct qpu_job_desc *desc,
  *	early, those issued before it stopped). The emulator and qpu.ko's
  *	simulated V3D count them; a real V3D cannot, so the bit stays clear
  *	there and @instructions is 0.
+ * @counters: with QPU_JOB_RESULT_COUNTERS: traffic and dual issue (the
+ *	in-process emulator only); zero otherwise
  */
 struct qpu_job_result {
 	uint32_t status;
@@ -214,6 +247,7 @@ struct qpu_job_result {
 	uint32_t fault_access;
 	uint32_t flags;
 	uint64_t instructions;
+	struct qpu_job_counters counters;
 };
 
 /**

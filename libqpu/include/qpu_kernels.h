@@ -31,21 +31,31 @@ extern "C" {
  *	@instructions_known (the device counts them); 0 otherwise
  * @instructions_known: 1 if @instructions is a count, 0 if unknown
  * @tmu_bytes: bytes the programs fetch through the TMUs
+ * @uniform_bytes: bytes the programs read as uniforms
  * @dma_load_bytes: bytes read by VCD DMA loads (memory to VPM)
  * @dma_store_bytes: bytes written by VCD DMA stores (VPM to memory)
  * @elapsed_ns: submit to completion, wall-clock nanoseconds
+ * @counters_known: 1 if @counters holds the device's counts (the in-process
+ *	emulator), 0 otherwise
+ * @counters: the job's counters as the device measured them (see struct
+ *	qpu_job_counters), when @counters_known
  *
  * The byte counts follow from the kernel's access pattern and the shape:
- * the wrapper computes them (a TMU fetch counts 4 bytes a lane).
+ * the wrapper computes them (a TMU fetch counts 4 bytes a lane), so they
+ * are known on every device. Where the device measures them too, the two
+ * agree (the library's tests check it for every kernel).
  */
 struct qpu_kernel_stats {
 	unsigned int qpus;
 	int instructions_known;
 	uint64_t instructions;
 	uint64_t tmu_bytes;
+	uint64_t uniform_bytes;
 	uint64_t dma_load_bytes;
 	uint64_t dma_store_bytes;
 	uint64_t elapsed_ns;
+	int counters_known;
+	struct qpu_job_counters counters;
 };
 
 /**
@@ -301,8 +311,8 @@ QPU_API int qpu_yuv420_to_rgb(struct qpu_dev *dev, unsigned int qpus,
  * but C must not overlap A or B. The wrapper packs alpha * A (or alpha *
  * B^T) into a scratch buffer on the CPU (M x K or K x N copies) and
  * submits one job; products are rounded toward zero as on the hardware.
- * Stats: tmu_bytes and dma_store_bytes are exact; the panels the kernel
- * reads as uniforms are not counted.
+ * Stats: the byte counts are exact; uniform_bytes counts the tile lists
+ * and the packed panels the kernel reads as uniforms.
  *
  * Return: 0, -EINVAL for shapes that do not agree, misaligned matrices or
  * buffers too small (see qpu_kernel_last_error()), -EIO if the job failed.

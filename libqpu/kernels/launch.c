@@ -184,6 +184,8 @@ int qpu_kernel_submit(struct qpu_dev *dev, const char *name,
 		stats->instructions_known =
 			!!(r.flags & QPU_JOB_RESULT_INSTRUCTIONS);
 		stats->instructions = r.instructions;
+		stats->counters_known = !!(r.flags & QPU_JOB_RESULT_COUNTERS);
+		stats->counters = r.counters;
 	}
 	if (r.status != QPU_JOB_DONE)
 		return qpu_kernel_fail(EIO, name,
@@ -242,6 +244,8 @@ int qpu_kernel_run(struct qpu_dev *dev, const struct qpu_kernel_launch *l,
 	job.bo_count = unique_bos(l, bos);
 	job.timeout_ms = l->timeout_ms;
 	ret = qpu_kernel_submit(dev, name, &job, stats);
+	if (stats)	/* every program reads all of its uniforms */
+		stats->uniform_bytes = unif_bytes;
 	qpu_bo_free(unif);
 free_code:
 	qpu_bo_free(code);

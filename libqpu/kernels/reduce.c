@@ -14,6 +14,7 @@
 #include "reduce.qasm.h"
 
 #define REDUCE_UNIFORMS	11
+#define REDUCE_LEAF_UNIFORMS	4	/* what a program other than the master reads */
 #define REDUCE_OUT_ROW	48	/* after the partials' rows 0..47 */
 
 static const struct qpu_kernel_code reduce_prog =
@@ -96,6 +97,8 @@ int qpu_reduce(struct qpu_dev *dev, unsigned int qpus,
 		result->max = r[2];
 		if (stats) {
 			stats->tmu_bytes = n * 4;
+			stats->uniform_bytes = (REDUCE_UNIFORMS +
+						(qpus - 1) * REDUCE_LEAF_UNIFORMS) * 4;
 			stats->dma_load_bytes = 0;
 			stats->dma_store_bytes = 12;
 		}

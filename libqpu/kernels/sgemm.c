@@ -23,7 +23,6 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include <linux/qpu.h>
 
@@ -396,24 +395,6 @@ static int sgemm_cmp_tile(const void *l, const void *r)
 	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
-/*
- * For selftests/bench/bench-sgemm.c, which runs the job on its own emulator
- * to read the instruction counters the device API does not give: when set,
- * called instead of submitting the job. Not exported from the shared
- * library; returns 0 or a negative errno.
- */
-extern int (*qpu_sgemm_run_hook)(struct qpu_dev *dev,
-				 const struct qpu_job_desc *job);
-int (*qpu_sgemm_run_hook)(struct qpu_dev *dev, const struct qpu_job_desc *job);
-
-static uint64_t sgemm_now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 /* Submit one program per list and wait: see the top of this file. */
 static int sgemm_submit(struct qpu_dev *dev, struct qpu_bo *scratch,
 			const uint32_t *list_offsets, unsigned int progs,
@@ -424,7 +405,6 @@ static int sgemm_submit(struct qpu_dev *dev, struct qpu_bo *scratch,
 	struct qpu_program_ref refs[SGEMM_MAX_PROGRAMS];
 	struct qpu_job_desc job = { .in_fence_fd = -1 };
 	struct qpu_bo *code;
-	uint64_t start;
 	unsigned int i;
 	int ret;
 
@@ -443,22 +423,7 @@ static int sgemm_submit(struct qpu_dev *dev, struct qpu_bo *scratch,
 	job.program_count = progs;
 	job.bos = bos;
 	job.bo_count = nbos;
-
-	if (!qpu_sgemm_run_hook) {
-		ret = qpu_kernel_submit(dev, name, &job, stats);
-		goto out;
-	}
-	start = sgemm_now_ns();
-	ret = qpu_sgemm_run_hook(dev, &job);
-	if (ret)
-		ret = qpu_kernel_fail(-ret, name, "run hook: %s", strerror(-ret));
-	if (stats) {
-		stats->elapsed_ns = sgemm_now_ns() - start;
-		stats->qpus = progs;
-		stats->instructions_known = 0;
-		stats->instructions = 0;
-	}
-out:
+	ret = qpu_kernel_submit(dev, name, &job, stats);
 	qpu_bo_free(code);
 	return ret;
 }
@@ -490,6 +455,7 @@ int qpu_sgemm(struct qpu_dev *dev, unsigned int qpus, float alpha,
 	uint32_t offsets[16];
 	size_t m, n, k, coltiles, ntiles, packed = 0, lists, t, tmu = 0;
 	unsigned int npanels, p, progs, prog, nbos;
+	uint64_t unif = 0;
 	int ret;
 
 	qpu_kernel_clear_error();
@@ -569,6 +535,7 @@ int qpu_sgemm(struct qpu_dev *dev, unsigned int qpus, float alpha,
 		sgemm_tile_words(&x, &tiles[t], &ws, x.scratch_bus,
 				 t + 1 < ntiles && tiles[t + 1].prog == tiles[t].prog);
 		tmu += (k + (beta != 0.0f ? panels[tiles[t].panel].w : 0)) * 64;
+		unif += (uint64_t)panels[tiles[t].panel].w * k * 4;
 	}
 	memcpy(qpu_bo_get_map(scratch), ws.w, lists);
 
@@ -578,6 +545,7 @@ int qpu_sgemm(struct qpu_dev *dev, unsigned int qpus, float alpha,
 	ret = sgemm_submit(dev, scratch, offsets, progs, bos, nbos, stats);
 	if (!ret && stats) {
 		stats->tmu_bytes = tmu;
+		stats->uniform_bytes = unif + lists;
 		stats->dma_load_bytes = 0;
 		stats->dma_store_bytes = x.stores;
 	}

@@ -2,12 +2,16 @@
 /*
  * The sample kernels on the in-process emulator (or the device named by the
  * first argument), one line each: QPU instructions issued, bytes fetched by
- * the TMUs and moved by VCD DMA, and the median wall time of a few runs.
+ * the TMUs, read as uniforms and moved by VCD DMA, and the median wall time
+ * of a few runs. The byte counts are the wrapper's; where the device
+ * measures them too (the emulator) the "measured" column says whether they
+ * agree, and a disagreement fails the bench.
  * Every run is checked against the CPU (tools/kernel-cases.h); a wrong
  * result fails the bench. On the emulator the time is the emulator's, not a
  * QPU's: compare instruction counts across changes, times across machines.
  */
 
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -32,11 +36,13 @@ int main(int argc, char **argv)
 	}
 	printf("sample kernels on %s (12 QPUs, median of %d runs)\n",
 	       qpu_dev_describe(dev), RUNS);
-	printf("  %-14s %-16s %14s %12s %12s %12s %10s\n", "kernel", "size",
-	       "instructions", "TMU bytes", "DMA load", "DMA store", "time ms");
+	printf("  %-14s %-16s %14s %12s %10s %10s %12s %9s %10s\n", "kernel",
+	       "size", "instructions", "TMU bytes", "uniforms", "DMA load",
+	       "DMA store", "measured", "time ms");
 	for (i = 0; i < sizeof(kcases) / sizeof(kcases[0]); i++) {
 		struct kcase_report rep;
 		double t[RUNS];
+		const char *measured;
 		char instr[24];
 
 		for (r = 0; r < RUNS; r++) {
@@ -56,12 +62,24 @@ int main(int argc, char **argv)
 				 (unsigned long long)rep.stats.instructions);
 		else
 			snprintf(instr, sizeof(instr), "n/a");
-		printf("  %-14s %-16s %14s %12llu %12llu %12llu %10.3f\n",
+		measured = "n/a";
+		if (rep.stats.counters_known) {
+			const struct qpu_job_counters *m = &rep.stats.counters;
+			bool same = m->tmu_bytes == rep.stats.tmu_bytes &&
+				    m->uniform_bytes == rep.stats.uniform_bytes &&
+				    m->dma_load_bytes == rep.stats.dma_load_bytes &&
+				    m->dma_store_bytes == rep.stats.dma_store_bytes;
+
+			measured = same ? "same" : "DIFFERENT";
+			failed |= !same;
+		}
+		printf("  %-14s %-16s %14s %12llu %10llu %10llu %12llu %9s %10.3f\n",
 		       kcases[i].kernel, rep.size, instr,
 		       (unsigned long long)rep.stats.tmu_bytes,
+		       (unsigned long long)rep.stats.uniform_bytes,
 		       (unsigned long long)rep.stats.dma_load_bytes,
 		       (unsigned long long)rep.stats.dma_store_bytes,
-		       bench_median(t, RUNS));
+		       measured, bench_median(t, RUNS));
 	}
 	qpu_dev_close(dev);
 	return failed;

@@ -6,13 +6,13 @@
  * loaded per FLOP (uniforms + TMU + DMA) against a 16x64-blocked kernel's,
  * computed analytically, and the emulator's speed.
  *
- * The device API does not report instruction counts yet, so the bench
- * sets qpu_sgemm_run_hook and runs the wrapper's job on its own emulator
- * (libqpu/core/qpu_emu.h), reading the emulator's counters; the buffers
- * are the "emu" device's, reached through their bus addresses. The results
- * are checked against a CPU reference (loosely: test-sgemm owns accuracy).
+ * The emulator device measures each job's instructions, traffic and
+ * emulation CPU time (struct qpu_job_counters), so the bench goes through
+ * the public API only. The results are checked against a CPU reference
+ * (loosely: test-sgemm owns accuracy).
  * Times are the median of 3 runs on one host core, wall clock and CPU time
- * (the machine may be shared); instructions per second use the CPU time.
+ * (the machine may be shared); instructions per second use the CPU time
+ * of the emulation alone, "host" the rest of the wrapper's CPU time.
  */
 
 #include <errno.h>
@@ -26,55 +26,9 @@
 
 #include "bench.h"
 #include "qpu.h"
-#include "qpu_emu.h"
 #include "qpu_kernels.h"
 
 #define RUNS	3
-
-/* libqpu/kernels/sgemm.c: runs a job instead of submitting it. */
-extern int (*qpu_sgemm_run_hook)(struct qpu_dev *dev,
-				 const struct qpu_job_desc *job);
-
-struct bench_run {
-	struct qpu_emu_stats stats;
-	double seconds, cpu_seconds;
-};
-
-static struct bench_run cur;
-
-static void *bench_translate_bo(const struct qpu_bo *bo, uint32_t addr,
-				uint32_t len)
-{
-	uint32_t bus = qpu_bo_get_bus_addr(bo);
-	size_t size = qpu_bo_get_size(bo);
-
-	if (addr < bus || len > size || addr - bus > size - len)
-		return NULL;
-	return (char *)qpu_bo_get_map(bo) + (addr - bus);
-}
-
-static void *bench_translate(void *ctx, uint32_t addr, uint32_t len,
-			     enum qpu_emu_access kind)
-{
-	const struct qpu_job_desc *job = ctx;
-	unsigned int i;
-	void *p;
-
-	for (i = 0; i < job->program_count; i++) {
-		p = bench_translate_bo(job->programs[i].code, addr, len);
-		if (!p)
-			p = bench_translate_bo(job->programs[i].uniforms, addr,
-					       len);
-		if (p)
-			return p;
-	}
-	for (i = 0; i < job->bo_count; i++) {
-		p = bench_translate_bo(job->bos[i], addr, len);
-		if (p)
-			return p;
-	}
-	return NULL;
-}
 
 /* This process's CPU time: the machine may be busy with other work. */
 static double bench_cpu_s(void)
@@ -83,48 +37,6 @@ static double bench_cpu_s(void)
 
 	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
 	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-static const struct qpu_emu_ops bench_ops = {
-	.translate = bench_translate,
-};
-
-static int bench_hook(struct qpu_dev *dev, const struct qpu_job_desc *job)
-{
-	struct qpu_emu *emu = aligned_alloc(8, (qpu_emu_size() + 7) & ~(size_t)7);
-	enum qpu_emu_status st;
-	unsigned int i;
-	double t0, c0;
-
-	if (!emu)
-		return -ENOMEM;
-	qpu_emu_init(emu, &bench_ops, (void *)job, 0);
-	for (i = 0; i < job->program_count; i++) {
-		const struct qpu_program_ref *p = &job->programs[i];
-
-		if (qpu_emu_start(emu, qpu_bo_get_bus_addr(p->code) + p->code_offset,
-				  qpu_bo_get_bus_addr(p->uniforms) +
-				  p->uniforms_offset) < 0) {
-			free(emu);
-			return -EINVAL;
-		}
-	}
-	t0 = bench_now_s();
-	c0 = bench_cpu_s();
-	do
-		st = qpu_emu_run(emu, 1u << 24);
-	while (st == QPU_EMU_RUNNING);
-	cur.seconds = bench_now_s() - t0;
-	cur.cpu_seconds = bench_cpu_s() - c0;
-	cur.stats = *qpu_emu_get_stats(emu);
-	if (st != QPU_EMU_IDLE) {
-		char buf[512];
-
-		qpu_emu_describe(emu, buf, sizeof(buf));
-		fprintf(stderr, "emulator stopped (%d):\n%s", st, buf);
-	}
-	free(emu);
-	return st == QPU_EMU_IDLE ? 0 : -EIO;
 }
 
 struct bench_shape {
@@ -199,7 +111,9 @@ static int bench_shape(struct qpu_dev *dev, const struct bench_shape *s)
 	double loaded, err;
 	double dma;
 	struct qpu_kernel_stats st;
-	uint64_t instr = 0;
+	const struct qpu_job_counters *jc = &st.counters;
+	uint64_t instr;
+	bool bytes_ok;
 	float *cm = qpu_bo_get_map(cbo);
 	size_t i;
 	int r, ret = 0;
@@ -209,33 +123,43 @@ static int bench_shape(struct qpu_dev *dev, const struct bench_shape *s)
 			cm[i] = 1.0f;
 		t0 = bench_cpu_s();
 		ret = qpu_sgemm(dev, 12, 1.0f, &a, &b, s->beta, &c, &st);
-		host[r] = bench_cpu_s() - t0 - cur.cpu_seconds;
 		if (ret) {
 			fprintf(stderr, "qpu_sgemm: %s\n", qpu_kernel_last_error());
 			goto out;
 		}
-		secs[r] = cur.seconds;
-		cpu[r] = cur.cpu_seconds;
+		if (!st.counters_known || !st.instructions_known) {
+			fprintf(stderr, "the device does not count\n");
+			ret = -ENODEV;
+			goto out;
+		}
+		cpu[r] = jc->run_ns / 1e9;
+		host[r] = bench_cpu_s() - t0 - cpu[r];
+		secs[r] = st.elapsed_ns / 1e9;
 	}
-	for (i = 0; i < QPU_EMU_NUM_QPUS; i++)
-		instr += cur.stats.instructions[i];
+	instr = st.instructions;
+	bytes_ok = st.tmu_bytes == jc->tmu_bytes &&
+		   st.uniform_bytes == jc->uniform_bytes &&
+		   st.dma_load_bytes == jc->dma_load_bytes &&
+		   st.dma_store_bytes == jc->dma_store_bytes;
 	err = bench_error(qpu_bo_get_map(abo), qpu_bo_get_map(bbo), cm, s);
 	eff = flop / (32.0 * instr);
-	dma = (double)(cur.stats.tmu_bytes + cur.stats.dma_load_bytes +
-		       cur.stats.dma_store_bytes);
-	loaded = dma + cur.stats.uniform_bytes;
+	dma = (double)(jc->tmu_bytes + jc->dma_load_bytes + jc->dma_store_bytes);
+	loaded = dma + jc->uniform_bytes;
 	printf("%4zux%4zux%4zu %-4g %9llu %6.4f %6.4f  %6.4f %6.4f  %6.4f %6.4f"
 	       "  %-3s %6.2f %6.2f %6.2f %6.1f %7.1e\n",
 	       s->m, s->k, s->n, s->beta, (unsigned long long)instr, eff,
-	       (double)cur.stats.both_units / instr, dma / flop,
+	       (double)jc->dual_issued / instr, dma / flop,
 	       bytes_16x64(s, false), loaded / flop, bytes_16x64(s, true),
-	       st.tmu_bytes == cur.stats.tmu_bytes &&
-	       st.dma_store_bytes == cur.stats.dma_store_bytes ? "ok" : "BAD",
+	       bytes_ok ? "ok" : "BAD",
 	       instr / bench_median(cpu, RUNS) / 1e6,
 	       bench_median(secs, RUNS), bench_median(cpu, RUNS),
 	       bench_median(host, RUNS) * 1e3, err);
 	if (err > 1e-4) {
 		fprintf(stderr, "results wrong\n");
+		ret = -EIO;
+	}
+	if (!bytes_ok) {
+		fprintf(stderr, "the wrapper's byte counts are wrong\n");
 		ret = -EIO;
 	}
 out:
@@ -262,12 +186,11 @@ int main(void)
 		perror("qpu_dev_open(emu)");
 		return 1;
 	}
-	qpu_sgemm_run_hook = bench_hook;
 	printf("sgemm on the emulator, 12 QPUs, alpha 1\n"
 	       "issue: 2MNK / (32 x instructions); dual: instructions using both "
 	       "ALUs;\nB/F: bytes per FLOP through TMU + DMA, then also "
 	       "counting uniforms; 16x64: the same for a 16x64-blocked kernel;\n"
-	       "bytes: the stats' TMU and DMA counts against the emulator's; "
+	       "bytes: the stats' byte counts against the device's; "
 	       "Mi/s: emulated instructions per CPU second;\n"
 	       "wall, cpu: seconds of emulation (median of %d); host: CPU ms "
 	       "of the wrapper's own work (packing, lists);\nerr: largest "

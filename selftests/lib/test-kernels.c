@@ -21,6 +21,7 @@
 
 static struct qpu_dev *dev;
 static bool counts_instructions;
+static bool emulated;		/* the device measures traffic too */
 
 /* Run case @c; check it matched and that its byte counts are sane. */
 static void check_case(const struct kcase *c, unsigned int qpus, size_t scale)
@@ -46,6 +47,17 @@ static void check_case(const struct kcase *c, unsigned int qpus, size_t scale)
 		T_CHECK(r.stats.instructions_known && r.stats.instructions > 0);
 	T_CHECK(r.stats.tmu_bytes + r.stats.dma_load_bytes > 0);
 	T_CHECK(r.stats.dma_store_bytes > 0);
+	T_CHECK(r.stats.uniform_bytes > 0);
+	/* the wrapper's byte counts are what the emulator measured */
+	if (r.stats.counters_known) {
+		const struct qpu_job_counters *m = &r.stats.counters;
+
+		T_EQ_U64(m->tmu_bytes, r.stats.tmu_bytes);
+		T_EQ_U64(m->uniform_bytes, r.stats.uniform_bytes);
+		T_EQ_U64(m->dma_load_bytes, r.stats.dma_load_bytes);
+		T_EQ_U64(m->dma_store_bytes, r.stats.dma_store_bytes);
+	}
+	T_CHECK(r.stats.counters_known == emulated);
 }
 
 static void test_cases(void)
@@ -349,6 +361,7 @@ int main(int argc, char **argv)
 	}
 	printf("device: %s (%s)\n", qpu_dev_get_path(dev), qpu_dev_describe(dev));
 	counts_instructions = !strstr(qpu_dev_describe(dev), "hardware");
+	emulated = strstr(qpu_dev_describe(dev), "emulator") != NULL;
 	test_helpers_agree();
 	test_cases();
 	test_bad_vector_add();
