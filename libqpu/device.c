@@ -58,6 +58,9 @@ QPU_API void qpu_dev_close(struct qpu_dev *dev)
 {
 	if (!dev)
 		return;
+	/* its buffers go back to the device before the device goes */
+	if (dev->kernel_cache_drop)
+		dev->kernel_cache_drop(dev);
 	if (dev->ops)
 		dev->ops->close(dev);
 	free(dev->path);

@@ -36,11 +36,19 @@ struct qpu_dev_ops {
 	void (*close)(struct qpu_dev *dev);
 };
 
+struct qpu_kernel_cache;
+
+/*
+ * @kernel_cache is the sample kernels' (kernels/cache.c); the base library
+ * frees it through @kernel_cache_drop, so it links without the kernels.
+ */
 struct qpu_dev {
 	const struct qpu_dev_ops *ops;
 	char *path;
 	int fd;			/* kdev.c: the open node; -1 otherwise */
 	void *priv;		/* emudev.c: the emulator's state */
+	struct qpu_kernel_cache *kernel_cache;
+	void (*kernel_cache_drop)(struct qpu_dev *dev);
 };
 
 struct qpu_bo {

@@ -68,6 +68,18 @@ struct qpu_kernel_stats {
 QPU_API const char *qpu_kernel_last_error(void);
 
 /**
+ * qpu_kernel_drop_cache() - free what the kernels keep on a device
+ * @dev: the device
+ *
+ * The first call of each kernel uploads its code to @dev, and the wrappers
+ * keep one scratch buffer there (uniforms, sgemm's packed operand), as
+ * large as the largest call so far needed: later calls allocate nothing.
+ * This frees all of it now (qpu_dev_close() does too); the next call
+ * starts again. Call it only when no wrapper call is running on @dev.
+ */
+QPU_API void qpu_kernel_drop_cache(struct qpu_dev *dev);
+
+/**
  * struct qpu_matrix - a row-major matrix of 32-bit elements inside a buffer
  * @bo: the buffer
  * @offset: bytes from the buffer's start to element (0, 0)

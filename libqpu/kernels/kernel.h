@@ -65,6 +65,20 @@ int qpu_kernel_run(struct qpu_dev *dev, const struct qpu_kernel_launch *l,
 int qpu_kernel_submit(struct qpu_dev *dev, const char *name,
 		      struct qpu_job_desc *job, struct qpu_kernel_stats *stats);
 
+/*
+ * The device's copy of @code, uploaded at the first call (kernels/cache.c);
+ * owned by the device: do not free. NULL with errno set on failure.
+ */
+struct qpu_bo *qpu_kernel_code_bo(struct qpu_dev *dev,
+				  const struct qpu_kernel_code *code);
+
+/*
+ * The device's scratch buffer, at least @size bytes, contents undefined
+ * (not zeroed); owned by the device and valid until the next call. NULL
+ * with errno set on failure.
+ */
+struct qpu_bo *qpu_kernel_scratch(struct qpu_dev *dev, size_t size);
+
 /* Set the thread's message ("<kernel>: <text>") and return -@err. */
 int qpu_kernel_fail(int err, const char *kernel, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));

@@ -1,9 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
- * One sample-kernel job: the program and the uniforms go into two fresh
- * buffers, every QPU gets the same code and its own uniforms window, and the
- * call waits for the end. A fresh code buffer per call keeps wrappers free of
- * per-device caches; it costs one buffer allocation per call.
+ * One sample-kernel job: the program (uploaded once per device) and the
+ * uniforms (in the device's scratch buffer, see cache.c), every QPU with the
+ * same code and its own uniforms window; the call waits for the end.
  */
 
 #include <errno.h>
@@ -215,19 +214,18 @@ int qpu_kernel_run(struct qpu_dev *dev, const struct qpu_kernel_launch *l,
 		ret = qpu_kernel_fail(ENOMEM, name, "out of memory");
 		goto free_progs;
 	}
-	code = qpu_bo_new(dev, l->code->size);
+	code = qpu_kernel_code_bo(dev, l->code);
 	if (!code) {
 		ret = qpu_kernel_fail(errno, name, "code buffer: %s",
 				      strerror(errno));
 		goto free_progs;
 	}
-	unif = qpu_bo_new(dev, unif_bytes ? unif_bytes : 4);
+	unif = qpu_kernel_scratch(dev, unif_bytes ? unif_bytes : 4);
 	if (!unif) {
 		ret = qpu_kernel_fail(errno, name, "uniforms buffer: %s",
 				      strerror(errno));
-		goto free_code;
+		goto free_progs;
 	}
-	memcpy(qpu_bo_get_map(code), l->code->halves, l->code->size);
 	if (unif_bytes)
 		memcpy(qpu_bo_get_map(unif), l->uniforms, unif_bytes);
 
@@ -246,9 +244,6 @@ int qpu_kernel_run(struct qpu_dev *dev, const struct qpu_kernel_launch *l,
 	ret = qpu_kernel_submit(dev, name, &job, stats);
 	if (stats)	/* every program reads all of its uniforms */
 		stats->uniform_bytes = unif_bytes;
-	qpu_bo_free(unif);
-free_code:
-	qpu_bo_free(code);
 free_progs:
 	free(bos);
 	free(progs);

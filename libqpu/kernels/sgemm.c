@@ -6,7 +6,7 @@
  * uniform stream the kernel broadcasts from), cuts the result into panel x
  * 16-lane tiles, deals them to the programs (widest panels first, each to
  * the least loaded program) and writes each program's tile list, all into
- * one scratch buffer. The kernel and the list format are described at the
+ * the device's scratch buffer (kept from call to call: cache.c). The kernel and the list format are described at the
  * top of sgemm.qasm. Packing costs the CPU M x K (or K x N) copies against
  * the QPUs' M x N x K products; the other operand and C are used in place.
  *
@@ -406,13 +406,11 @@ static int sgemm_submit(struct qpu_dev *dev, struct qpu_bo *scratch,
 	struct qpu_job_desc job = { .in_fence_fd = -1 };
 	struct qpu_bo *code;
 	unsigned int i;
-	int ret;
 
-	code = qpu_bo_new(dev, sgemm_prog.size);
+	code = qpu_kernel_code_bo(dev, &sgemm_prog);
 	if (!code)
 		return qpu_kernel_fail(errno, name, "code buffer: %s",
 				       strerror(errno));
-	memcpy(qpu_bo_get_map(code), sgemm_prog.halves, sgemm_prog.size);
 	for (i = 0; i < progs; i++)
 		refs[i] = (struct qpu_program_ref){
 			.code = code,
@@ -423,9 +421,7 @@ static int sgemm_submit(struct qpu_dev *dev, struct qpu_bo *scratch,
 	job.program_count = progs;
 	job.bos = bos;
 	job.bo_count = nbos;
-	ret = qpu_kernel_submit(dev, name, &job, stats);
-	qpu_bo_free(code);
-	return ret;
+	return qpu_kernel_submit(dev, name, &job, stats);
 }
 
 /* @bo unless @bos already has it; returns the new count. */
@@ -517,7 +513,7 @@ int qpu_sgemm(struct qpu_dev *dev, unsigned int qpus, float alpha,
 		}
 		packed += (size_t)panels[p].w * k * 4;
 	}
-	scratch = qpu_bo_new(dev, packed);
+	scratch = qpu_kernel_scratch(dev, packed);
 	if (!scratch) {
 		ret = qpu_kernel_fail(errno, name, "scratch buffer: %s",
 				      strerror(errno));
@@ -550,7 +546,6 @@ int qpu_sgemm(struct qpu_dev *dev, unsigned int qpus, float alpha,
 		stats->dma_store_bytes = x.stores;
 	}
 out:
-	qpu_bo_free(scratch);
 	free(ws.w);
 	free(tiles);
 	free(panels);

@@ -193,7 +193,8 @@ int main(void)
 	       "bytes: the stats' byte counts against the device's; "
 	       "Mi/s: emulated instructions per CPU second;\n"
 	       "wall, cpu: seconds of emulation (median of %d); host: CPU ms "
-	       "of the wrapper's own work (packing, lists);\nerr: largest "
+	       "of the wrapper's own work (packing, lists; the first call\n"
+	       "also allocates the scratch buffer the others reuse); err: largest "
 	       "error / sum |a b| on a sample\n"
 	       "    MxKxN       beta    instr  issue   dual   B/F   16x64   "
 	       "B/F+u  16x64 bytes  Mi/s   wall    cpu  host     err\n", RUNS);

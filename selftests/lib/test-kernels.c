@@ -350,6 +350,27 @@ static void test_helpers_agree(void)
 	qpu_asm_free(as);
 }
 
+/*
+ * The device keeps code and a scratch buffer between calls: dropping them
+ * at any point (twice, on no device) leaves every kernel working, and a
+ * scratch left dirty by a large call does not leak into a smaller one.
+ */
+static void test_cache(void)
+{
+	size_t i;
+
+	qpu_kernel_drop_cache(NULL);
+	for (i = 0; i < T_ARRAY_SIZE(kcases); i++) {
+		check_case(&kcases[i], 12, 0);
+		qpu_kernel_drop_cache(dev);
+		qpu_kernel_drop_cache(dev);
+		check_case(&kcases[i], 12, kcases[i].small);
+	}
+	/* leave a filled cache for qpu_dev_close() to free */
+	for (i = T_ARRAY_SIZE(kcases); i-- > 0;)
+		check_case(&kcases[i], 3, kcases[i].small);
+}
+
 int main(int argc, char **argv)
 {
 	const char *path = argc > 1 ? argv[1] : "emu";
@@ -364,6 +385,7 @@ int main(int argc, char **argv)
 	emulated = strstr(qpu_dev_describe(dev), "emulator") != NULL;
 	test_helpers_agree();
 	test_cases();
+	test_cache();
 	test_bad_vector_add();
 	test_bad_saxpy();
 	test_bad_reduce();
