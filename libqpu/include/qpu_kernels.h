@@ -321,8 +321,9 @@ QPU_API int qpu_yuv420_to_rgb(struct qpu_dev *dev, unsigned int qpus,
  * Any M, N, K from 1 to 2^20, strides (in elements) from the column count
  * to 2^20, offsets a multiple of 4 bytes; the matrices may share buffers,
  * but C must not overlap A or B. The wrapper packs alpha * A (or alpha *
- * B^T) into a scratch buffer on the CPU (M x K or K x N copies) and
- * submits one job; products are rounded toward zero as on the hardware.
+ * B^T) on the CPU (M x K or K x N copies) into the device's scratch buffer
+ * (see qpu_kernel_drop_cache()) and submits one job; products are rounded
+ * toward zero as on the hardware.
  * Stats: the byte counts are exact; uniform_bytes counts the tile lists
  * and the packed panels the kernel reads as uniforms.
  *

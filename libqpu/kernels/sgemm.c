@@ -34,7 +34,7 @@
 #define SGEMM_BATCH	8	/* VPM rows per program: rows per store batch */
 /* Programs of one job: their VPM rows, 8 each, must fit the 124 user rows. */
 #define SGEMM_MAX_PROGRAMS	12
-#define SGEMM_DUMMY	64	/* bytes: where stores past the last row go */
+#define SGEMM_DUMMY	64	/* bytes: where the stores of padding go */
 /* Limits that keep the kernel's address arithmetic in 32 bits. */
 #define SGEMM_MAX_DIM	(1u << 20)
 
@@ -221,14 +221,6 @@ static uint32_t sgemm_c(const struct sgemm_ctx *x, size_t r, size_t l)
 	return x->trans ? sgemm_addr(x->c, l, r) : sgemm_addr(x->c, r, l);
 }
 
-static void sgemm_store(struct sgemm_ctx *x, struct sgemm_words *ws,
-			uint32_t setup, uint32_t addr, unsigned int depth)
-{
-	sgemm_push(ws, setup);
-	sgemm_push(ws, addr);
-	x->stores += depth * 4;
-}
-
 /*
  * One tile into @ws, whose word 0 is at bus address @list_bus; @more says
  * whether another tile follows. The order is the kernel's: see the top of
@@ -239,12 +231,12 @@ static void sgemm_tile_words(struct sgemm_ctx *x, const struct sgemm_tile *t,
 			     bool more)
 {
 	const struct sgemm_panel *p = &x->panels[t->panel];
+	uint32_t dummy = x->scratch_bus + (uint32_t)x->dummy;
 	size_t l0 = t->col0, last_row = p->row0 + p->valid - 1;
 	unsigned int lanes = x->lanes - l0 < SGEMM_COLS ?
 			     (unsigned int)(x->lanes - l0) : SGEMM_COLS;
-	unsigned int y = t->prog * SGEMM_BATCH, i, r, u;
+	unsigned int y = t->prog * SGEMM_BATCH, i, r;
 	bool blend = x->beta != 0.0f;
-	uint32_t dummy = x->scratch_bus + (uint32_t)x->dummy;
 	size_t first = ws->n;
 
 	/* first part: the k loop (lane l, step k of the TMU operand) */
@@ -269,15 +261,26 @@ static void sgemm_tile_words(struct sgemm_ctx *x, const struct sgemm_tile *t,
 	sgemm_push(ws, blend ? qpu_unif_f(x->beta) : 0);
 	sgemm_push(ws, lanes - 1);
 	sgemm_push(ws, (uint32_t)(x->trans ? x->c->stride * 4 : 4));
-	sgemm_push(ws, sgemm_vpm_write(y));
+	/* VDW setup step: the next VPM column (transposed) or row */
+	sgemm_push(ws, x->trans ?
+		   sgemm_vdw(0, false, 0, 1) - sgemm_vdw(0, false, 0, 0) :
+		   sgemm_vdw(0, true, 1, 0) - sgemm_vdw(0, true, 0, 0));
 	for (i = 0; blend && i < 2 && i < p->w; i++)
 		sgemm_push(ws, sgemm_c(x, i < p->valid ? p->row0 + i : last_row,
 				       l0));
 	for (i = 0; i < p->w; i += SGEMM_BATCH) {
+		/*
+		 * Rows past the panel's end are copies of its last valid row
+		 * (see sgemm_pack()): in a batch with valid rows their stores
+		 * go to that row, the same values again. A batch of padding
+		 * only stores to the dummy area: its old C, read after that
+		 * row's store, is no longer the old one.
+		 */
 		unsigned int valid = i < p->valid ? p->valid - i : 0;
 
 		if (valid > SGEMM_BATCH)
 			valid = SGEMM_BATCH;
+		sgemm_push(ws, sgemm_vpm_write(y));
 		for (r = 0; blend && r < SGEMM_BATCH; r++) {
 			unsigned int ahead = i + r + 2;
 
@@ -286,34 +289,27 @@ static void sgemm_tile_words(struct sgemm_ctx *x, const struct sgemm_tile *t,
 						       p->row0 + ahead :
 						       last_row, l0));
 		}
+		/* VDW setup of store 0, last, pitch, first address */
 		if (!x->trans) {
-			/* register row i + r: a C row part from VPM row y + r */
-			for (r = 0; r < SGEMM_BATCH; r++)
-				sgemm_store(x, ws, sgemm_vdw(lanes, true, y + r, 0),
-					    r < valid ?
-					    sgemm_c(x, p->row0 + i + r, l0) :
-					    dummy, lanes);
-			continue;
+			sgemm_push(ws, sgemm_vdw(lanes, true, y, 0));
+			sgemm_push(ws, valid ? valid - 1 : 0);
+			sgemm_push(ws, (uint32_t)(x->c->stride * 4));
+			x->stores += (uint64_t)SGEMM_BATCH * lanes * 4;
+		} else {
+			sgemm_push(ws, sgemm_vdw(valid ? valid : 1, false, y, 0));
+			sgemm_push(ws, valid ? lanes - 1 : 0);
+			sgemm_push(ws, (uint32_t)(x->c->stride * 4));
+			x->stores += (uint64_t)SGEMM_COLS * (valid ? valid : 1) * 4;
 		}
-		/*
-		 * lane u: a C row part of the batch's columns from VPM column
-		 * u; the kernel adds u to the first setup's column itself
-		 */
-		sgemm_push(ws, sgemm_vdw(valid ? valid : 1, false, y, 0));
-		for (u = 0; u < SGEMM_COLS; u++) {
-			bool ok = u < lanes && valid;
-
-			sgemm_push(ws, ok ? sgemm_c(x, p->row0 + i, l0 + u) :
-				   dummy);
-			x->stores += (valid ? valid : 1) * 4;
-		}
+		sgemm_push(ws, valid ? sgemm_c(x, p->row0 + i, l0) : dummy);
 	}
 	sgemm_push(ws, more);
 }
 
 /*
- * alpha * A (plain) or alpha * B^T (transposed), panel by panel, k-major,
- * zero rows past the end.
+ * alpha * A (plain) or alpha * B^T (transposed), panel by panel, k-major;
+ * rows past the end repeat the last valid row, so the kernel's registers for
+ * them hold that row's results, which may then be stored over it again.
  */
 static void sgemm_pack(const struct sgemm_ctx *x, float alpha, void *scratch,
 		       unsigned int npanels)
@@ -330,10 +326,12 @@ static void sgemm_pack(const struct sgemm_ctx *x, float alpha, void *scratch,
 		float *out = (float *)((char *)scratch + pn->offset);
 
 		for (k = 0; k < x->k; k++)
-			for (i = 0; i < pn->w; i++)
-				*out++ = i < pn->valid ?
-					 alpha * m[(pn->row0 + i) * rs + k * ks] :
-					 0.0f;
+			for (i = 0; i < pn->w; i++) {
+				size_t row = pn->row0 +
+					     (i < pn->valid ? i : pn->valid - 1);
+
+				*out++ = alpha * m[row * rs + k * ks];
+			}
 	}
 }
 

@@ -35,14 +35,20 @@
 # (64 uniforms and 16 TMU words per k). The uniform term (0.125) is the
 # floor for one broadcast operand per instruction; only the TMU term falls
 # with W, and 64 registers bound W. Through TMU + DMA alone: 0.03125 plus
-# C, as the 16x64 kernel. The store descriptors below add 0.0008.
+# C, as the 16x64 kernel. What the k loops load is the 16x64 kernel's to
+# the byte; the tile lists add about 55 words per 64x16 tile (0.0003 for
+# 96x363x3072: the store addresses are computed, see "storing C").
 #
 # DOC: edges
-# Panel rows: the host pads the last panel with zero rows up to a multiple
-# of 16 and chooses W per panel (64, 32 + 16...) to waste the least; the
-# stores of rows past the end go to a 64-byte dummy area of the scratch
-# buffer, so the code has no branch for them. Lanes past the end read the
-# last valid element (clamped TMU addresses) and are never stored. K: the
+# Panel rows: the host pads the last panel up to a multiple of 16 with
+# copies of its last valid row and chooses W per panel (64, 32 + 16...) to
+# waste the least. Registers of padding rows then hold the last valid
+# row's results: in a batch with valid rows their stores go to that row
+# (the same values again); a batch of padding only (whose old C would be
+# read after that row's store) stores to a 64-byte dummy area of the
+# scratch buffer. So the code has no branch for them. Lanes past the end
+# read the last valid element (clamped TMU addresses) and store to the
+# last valid lane's place, the same values again. K: the
 # loops never ask the TMU for an element past K - 1 (the last k has its
 # own copy of the body, without the request).
 #
@@ -55,7 +61,11 @@
 # transposed, 16 stores of a C row part from a VPM column. The setups,
 # starts and waits of a batch run under the mutex (the VCD is shared by the
 # QPUs); each store waits for the one before, folded into the next setup,
-# and the last wait frees the VPM rows. With beta != 0 the old C comes in
+# and the last wait frees the VPM rows. The stream gives each batch only
+# its first setup and address, the pitch and the last valid row (or lane):
+# the setups step by r5, the 8 or 16 addresses are computed in the lanes
+# of r0, and each store takes its own by rotating r0, in the issue slot
+# the address used to be read in. With beta != 0 the old C comes in
 # through the TMU, two registers ahead, and beta * C is added on the way to
 # the VPM; the zeroing of the registers for the next tile rides along.
 #
@@ -68,33 +78,40 @@
 #   1: 32, 2: 16), address of the panel;
 # then (second part, read after the k loop):
 #   1 if transposed, beta (0 selects the store-only path), last valid lane,
-#   bytes per lane of old C, VPM write setup, [beta != 0: two old-C
-#   addresses], per batch: [beta != 0: the old-C addresses two registers
-#   ahead], plain: 8 x (VDW setup, address), transposed: VDW setup of lane
-#   0, 16 addresses; and 1 if another tile follows (its first part is
-#   next), else 0.
+#   bytes per lane of C, the VDW setup step (8: a VPM column; 128: a row),
+#   [beta != 0: two old-C addresses], per batch: the VPM write setup,
+#   [beta != 0: the old-C addresses two registers ahead], the VDW setup of
+#   store 0, the last lane of r0 to use (the batch's last valid row, plain;
+#   the tile's last valid lane, transposed; 0 for padding), the pitch
+#   between the stores' addresses and the first address (the dummy area
+#   for padding); and 1 if another tile follows (its first part is next),
+#   else 0.
 #
 # DOC: registers
-# r0 products, r1 TMU addresses (k loop) or lane offsets (stores), r2 loop
-# counters (lane 1 counts the remainder loop after the main one, so one
-# sub.setf per iteration serves both) or the VDW setup, r3 TMU bytes per k
-# or the VPM write setup, r4 TMU data, r5 the address of the tile's second
-# part, then beta.
+# r0 products (k loop) or store addresses, r1 TMU addresses (k loop) or
+# lane offsets of old C, r2 loop counters (lane 1 counts the remainder
+# loop after the main one, so one sub.setf per iteration serves both) or
+# the VDW setup, r3 TMU bytes per k or beta, r4 TMU data, r5 the address of
+# the tile's second part, then the VDW setup step.
 #
 # DOC: measured (make bench: emulator, 12 QPUs; issue = useful FLOP / (32 x
 # instructions), bytes per FLOP through TMU + DMA / also counting uniforms,
 # against a 16x64-blocked kernel's computed ones)
-#	96x363x3072 beta 0: issue 0.9648, 0.0368 / 0.1626 (16x64: 0.0368 / 0.1618)
-#	96x363x3072 beta 1: issue 0.9622, 0.0423 / 0.1684 (16x64: 0.0423 / 0.1673)
-#	256x256x256:        issue 0.9648, 0.0391 / 0.1652 (16x64: 0.0391 / 0.1641)
-#	64x1024x1024:       issue 0.9768, 0.0332 / 0.1585 (16x64: 0.0332 / 0.1582)
-# Per 64x16 tile of 96x363x3072: 23232 products in about 24080
-# instructions: the k loops 23696 (main loop 23490), the stores 360 (per
-# batch 16 DMA stores of 2 instructions), the tile's start 27.
+#	96x363x3072 beta 0: issue 0.9639, 0.0368 / 0.1621 (16x64: 0.0368 / 0.1618)
+#	96x363x3072 beta 1: issue 0.9612, 0.0423 / 0.1679 (16x64: 0.0423 / 0.1673)
+#	256x256x256:        issue 0.9634, 0.0391 / 0.1645 (16x64: 0.0391 / 0.1641)
+#	64x1024x1024:       issue 0.9764, 0.0332 / 0.1583 (16x64: 0.0332 / 0.1582)
+# Per 64x16 tile of 96x363x3072: 23232 products in about 24100
+# instructions: the k loops 23696 (main loop 23490), the stores 384 (per
+# batch 16 DMA stores of 2 instructions and 4 to compute their addresses),
+# the tile's start 27. The 16x64 figures count no setup word at all; the
+# difference in the last column is the tile lists.
 # The host's packing is CPU work outside these figures: for 96x363x3072
-# (transposed: all of B, 1.1 M floats) about 22 ms of this machine's CPU,
-# more than the QPUs' ~9 ms at 24 GFLOPS on a Pi; a QPU pass (TMU gather,
-# VPM, DMA) would move it onto the QPUs.
+# (transposed: all of B, 1.1 M floats) about 2 ms of this machine's CPU
+# once the device's scratch buffer exists. On a Pi the CPU reads B through
+# a write-combined mapping (uncached), which may cost more than the QPUs'
+# ~9 ms at 24 GFLOPS; a QPU pass would avoid that but load and store the
+# operand once more (+26% bytes for this shape) and issue ~1% more.
 
 .set U, 8				# k values per main-loop iteration
 
@@ -190,9 +207,9 @@ final:
 # brings the next one when @load.
 .macro blend_row, i, ask, load
 .if ask
-	add t0s, r1, unif; fmul r0, r4, r5
+	add t0s, r1, unif; fmul r0, r4, r3
 .else
-	nop; fmul r0, r4, r5
+	nop; fmul r0, r4, r3
 .endif
 .if ((i) % 2) == 0
 .if load
@@ -211,25 +228,25 @@ final:
 
 # The DMA stores of one batch: @n stores of one memory row each (a row
 # stride over 8191 bytes does not fit the VDW stride setup, and a wide C
-# has them), setup and address from the stream, under the mutex, each
-# store waiting for the one before; the last wait frees the VPM rows.
+# has them), under the mutex, each store waiting for the one before; the
+# last wait frees the VPM rows. Plain, @n = 8: store j writes row j of the
+# batch from VPM row y + j; transposed, @n = 16: store j writes lane j's C
+# row part from VPM column j. Setups step by r5 (a VPM row or column); the
+# addresses are computed into r0, lane j's being min(j, last) * pitch +
+# first (last: the batch's last valid row, or the tile's last valid lane),
+# and store j takes lane j's by rotation.
 .macro store_batch, n
-	mov -, mutex
-.rep r, n
-	mov vw_setup, unif; mov -, vw_wait
-	mov vw_addr, unif
-.endr
-	mov -, vw_wait; mov mutex, r0
-.endm
-
-# The same for a transposed tile: 16 stores, one per lane, whose setups
-# differ only in the VPM column (setup + 8 each): only the first setup and
-# the addresses come from the stream.
-.macro store_batch_t
-	mov r2, unif; mov -, mutex
-.rep r, 16
+	mov r2, unif; mov -, mutex		# VDW setup of store 0
+	min r0, elem_num, unif			# min(j, last)
+	mul24 r0, r0, unif			# x pitch
+	add r0, r0, unif			# + the first address
+.rep j, n
 	mov vw_setup, r2; mov -, vw_wait
-	add r2, r2, 8; mov vw_addr, unif
+.if j == 0
+	add r2, r2, r5; mov vw_addr, r0
+.else
+	add r2, r2, r5; mov vw_addr, r0 << j
+.endif
 .endr
 	mov -, vw_wait; mov mutex, r0
 .endm
@@ -247,26 +264,22 @@ final:
 	nop
 	mov.setf -, unif			# 1: C transposed
 	brr.anynz -, tstore
-	mov.setf r5rep, unif			# beta
+	mov.setf r3, unif			# beta
 	min r0, elem_num, unif			# last valid lane
-	mul24 r1, r0, unif			# lane offsets of old C
+	mul24 r1, r0, unif			# lane offsets in C
 .endm
 
 # The stores of a tile of @w registers, batches of 8 with @n = 8 row
 # stores each, or (@n = 16) transposed with a store per lane.
 .macro wb_body, w, n, blend
 	brr.anynz -, blend
-	mov r3, unif				# VPM write setup
+	mov r5rep, unif				# VDW setup step between stores
 	nop
 	nop
 .rep b, (w) / 8
-	mov vw_setup, r3
+	mov vw_setup, unif			# VPM write setup
 	store_rows 8 * b
-.if (n) == 16
-	store_batch_t
-.else
 	store_batch n
-.endif
 .endr
 	brr -, r:tile_next
 	nop
@@ -277,15 +290,11 @@ blend:
 	add t0s, r1, unif			# old row 1
 	nop; ldtmu0
 .rep b, (w) / 8
-	mov vw_setup, r3
+	mov vw_setup, unif			# VPM write setup
 .rep j, 8
 	blend_row 8 * b + j, (8 * b + j + 2) < (w), (8 * b + j + 1) < (w)
 .endr
-.if (n) == 16
-	store_batch_t
-.else
 	store_batch n
-.endif
 .endr
 	brr -, r:tile_next
 	nop
