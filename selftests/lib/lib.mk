@@ -25,11 +25,12 @@ check-asan:
 
 -include $(LIBTEST_BINS:=.d)
 
-# test-runtime also runs in the VM, statically linked, on qpu.ko's
-# simulated V3D: the same program on both kinds of device.
-RUNTIME_TEST_STATIC := $(BUILD)/static/test-runtime
-$(RUNTIME_TEST_STATIC): selftests/lib/test-runtime.c $(LIBQPU_A)
+# test-runtime and test-kernels also run in the VM, statically linked, on
+# qpu.ko's simulated V3D: the same programs on both kinds of device.
+VM_LIB_TESTS := test-runtime test-kernels
+VM_LIB_TESTS_STATIC := $(VM_LIB_TESTS:%=$(BUILD)/static/%)
+$(VM_LIB_TESTS_STATIC): $(BUILD)/static/%: selftests/lib/%.c $(LIBQPU_A)
 	$(Q)mkdir -p $(dir $@)
 	$(Q)$(CC) $(filter-out -fsanitize%,$(ALL_CFLAGS)) -static -o $@ $< $(LIBQPU_A) -lm
-VM_CHECK_DEPS += $(RUNTIME_TEST_STATIC)
-VM_CHECK_PAYLOAD += --copy $(RUNTIME_TEST_STATIC) --run "test-runtime /dev/qpu"
+VM_CHECK_DEPS += $(VM_LIB_TESTS_STATIC)
+VM_CHECK_PAYLOAD += $(foreach t,$(VM_LIB_TESTS),--copy $(BUILD)/static/$(t) --run "$(t) /dev/qpu")
