@@ -1,22 +1,28 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 #
-# Runs every example built in $(BUILD)/examples on the emulator ("emu"): each
-# must exit 0. check-host gives the test binaries' directory,
-# $(BUILD)/selftests/lib, as QPU_TEST_BIN; the examples sit beside it.
+# Runs every example of libqpu/examples on the emulator ("emu"): each must
+# have been built into $(BUILD)/examples and must exit 0, so an example
+# that stops building cannot drop out of the run unnoticed. check-host gives
+# the test binaries' directory, $(BUILD)/selftests/lib, as QPU_TEST_BIN and
+# the test data, selftests/lib/data, as QPU_TEST_DATA.
 
 bin=${QPU_TEST_BIN:?QPU_TEST_BIN is not set}/../../examples
+src=${QPU_TEST_DATA:?QPU_TEST_DATA is not set}/../../../libqpu/examples
 ran=0 failed=0
-for example in "$bin"/*; do
-	case $example in *.d) continue ;; esac
-	[ -x "$example" ] || continue
+for source in "$src"/*.c; do
+	name=$(basename "$source" .c)
+	example=$bin/$name
 	ran=$((ran + 1))
-	if "$example" emu; then
-		echo "ok: $(basename "$example")"
+	if [ ! -x "$example" ]; then
+		echo "FAILED: $name: not built ($example)"
+		failed=$((failed + 1))
+	elif "$example" emu; then
+		echo "ok: $name"
 	else
-		echo "FAILED: $(basename "$example")"
+		echo "FAILED: $name"
 		failed=$((failed + 1))
 	fi
 done
-[ "$ran" -gt 0 ] || { echo "no examples in $bin"; exit 1; }
+[ "$ran" -gt 0 ] || { echo "no examples in $src"; exit 1; }
 [ "$failed" -eq 0 ]

@@ -395,17 +395,6 @@ static long long file_read_ll(const char *path)
 	return v;
 }
 
-static int knob_write(const char *path, const char *value)
-{
-	int fd = open(path, O_WRONLY), ret;
-
-	if (fd < 0)
-		return -1;
-	ret = write(fd, value, strlen(value)) == (ssize_t)strlen(value) ? 0 : -1;
-	close(fd);
-	return ret;
-}
-
 /* --- tests --------------------------------------------------------------- */
 
 FIXTURE(nl) {
@@ -436,7 +425,7 @@ FIXTURE_SETUP(nl)
 	ASSERT_EQ(0, qpu_test_bo_new(self->fd, 4096, qpu_prog_tmu_read, sizeof(qpu_prog_tmu_read), &self->tmu));
 	ASSERT_EQ(0, qpu_test_bo_new(self->fd, 4096, NULL, 0, &self->unif));
 	ASSERT_EQ(0, qpu_test_bo_new(self->fd, 4096, NULL, 0, &self->data));
-	ASSERT_EQ(0, knob_write(DEBUGFS "hang", "0"));
+	ASSERT_EQ(0, qpu_test_write(DEBUGFS "hang", "0"));
 	for (i = 0; i < 5; i++) {
 		snprintf(path, sizeof(path), PARAMS "%s", config_params[i]);
 		self->saved[i] = file_read_ll(path);
@@ -449,11 +438,11 @@ FIXTURE_TEARDOWN(nl)
 	char path[128], value[32];
 	unsigned int i;
 
-	knob_write(DEBUGFS "hang", "0");
+	qpu_test_write(DEBUGFS "hang", "0");
 	for (i = 0; i < 5; i++) {
 		snprintf(path, sizeof(path), PARAMS "%s", config_params[i]);
 		snprintf(value, sizeof(value), "%lld", self->saved[i]);
-		knob_write(path, value);
+		qpu_test_write(path, value);
 	}
 	close(self->nl.fd);
 	close(self->fd);
@@ -822,7 +811,7 @@ TEST_F_TIMEOUT(nl, hang_sends_timeout_and_reset_events, 30)
 
 	ASSERT_LE(0, ev);
 	ASSERT_EQ(0, prctl(PR_GET_NAME, comm));
-	ASSERT_EQ(0, knob_write(DEBUGFS "hang", "1"));
+	ASSERT_EQ(0, qpu_test_write(DEBUGFS "hang", "1"));
 	ASSERT_EQ(0, qpu_test_submit(self->fd, &self->end, &self->unif, 1, 100, 0, 0, &s));
 	EXPECT_EQ(QPU_JOB_TIMEOUT, qpu_test_wait(self->fd, s.seqno, 10000, NULL));
 
