@@ -31,8 +31,8 @@
 
 #define SGEMM_U		8	/* k values per main-loop turn (.set U) */
 #define SGEMM_COLS	16	/* columns of a tile: the SIMD width */
-#define SGEMM_BATCH	8	/* VPM rows per program: rows per store batch */
-/* Programs of one job: their VPM rows, 8 each, must fit the 124 user rows. */
+#define SGEMM_BATCH	8	/* registers per store batch: VPM rows 0..7 */
+/* Programs of one job: one per QPU of a V3D. */
 #define SGEMM_MAX_PROGRAMS	12
 #define SGEMM_DUMMY	64	/* bytes: where the stores of padding go */
 /* Limits that keep the kernel's address arithmetic in 32 bits. */
@@ -235,7 +235,7 @@ static void sgemm_tile_words(struct sgemm_ctx *x, const struct sgemm_tile *t,
 	size_t l0 = t->col0, last_row = p->row0 + p->valid - 1;
 	unsigned int lanes = x->lanes - l0 < SGEMM_COLS ?
 			     (unsigned int)(x->lanes - l0) : SGEMM_COLS;
-	unsigned int y = t->prog * SGEMM_BATCH, i, r;
+	unsigned int y = 0, i, r;	/* the batch's VPM rows: see sgemm.qasm */
 	bool blend = x->beta != 0.0f;
 	size_t first = ws->n;
 

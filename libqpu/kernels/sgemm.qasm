@@ -53,15 +53,16 @@
 # own copy of the body, without the request).
 #
 # DOC: storing C
-# Per batch of 8 registers the program writes 8 VPM rows of its own region
-# (rows 8p..8p+7 for program p: 96 rows, inside the 124 that VPMBASE can
-# give user programs) and stores them by VCD DMA, one memory row per store
+# Per batch of 8 registers the program takes the mutex, writes VPM rows
+# 0..7 and stores them by VCD DMA, one memory row per store
 # (a C row pitch above 8191 bytes, as 3072 columns have, does not fit the
 # VDW stride setup): plain, 8 stores of a C row part from a VPM row;
-# transposed, 16 stores of a C row part from a VPM column. The setups,
-# starts and waits of a batch run under the mutex (the VCD is shared by the
-# QPUs); each store waits for the one before, folded into the next setup,
-# and the last wait frees the VPM rows. The stream gives each batch only
+# transposed, 16 stores of a C row part from a VPM column. The VPM writes,
+# setups, starts and waits of a batch run under the mutex: the VCD is
+# shared by the QPUs, and so are the rows, since a QPU's generic VPM
+# accesses reach rows 0..63 only (8 rows for each of 12 programs would not
+# fit). Each store waits for the one before, folded into the next setup,
+# and the last wait frees the rows. The stream gives each batch only
 # its first setup and address, the pitch and the last valid row (or lane):
 # the setups step by r5, the 8 or 16 addresses are computed in the lanes
 # of r0, and each store takes its own by rotating r0, in the issue slot
@@ -228,15 +229,15 @@ final:
 
 # The DMA stores of one batch: @n stores of one memory row each (a row
 # stride over 8191 bytes does not fit the VDW stride setup, and a wide C
-# has them), under the mutex, each store waiting for the one before; the
-# last wait frees the VPM rows. Plain, @n = 8: store j writes row j of the
+# has them), each store waiting for the one before; the last wait frees
+# the VPM rows and the mutex, taken before the batch's VPM writes. Plain, @n = 8: store j writes row j of the
 # batch from VPM row y + j; transposed, @n = 16: store j writes lane j's C
 # row part from VPM column j. Setups step by r5 (a VPM row or column); the
 # addresses are computed into r0, lane j's being min(j, last) * pitch +
 # first (last: the batch's last valid row, or the tile's last valid lane),
 # and store j takes lane j's by rotation.
 .macro store_batch, n
-	mov r2, unif; mov -, mutex		# VDW setup of store 0
+	mov r2, unif				# VDW setup of store 0
 	min r0, elem_num, unif			# min(j, last)
 	mul24 r0, r0, unif			# x pitch
 	add r0, r0, unif			# + the first address
@@ -277,7 +278,7 @@ final:
 	nop
 	nop
 .rep b, (w) / 8
-	mov vw_setup, unif			# VPM write setup
+	mov vw_setup, unif; mov -, mutex	# VPM write setup
 	store_rows 8 * b
 	store_batch n
 .endr
@@ -290,7 +291,7 @@ blend:
 	add t0s, r1, unif			# old row 1
 	nop; ldtmu0
 .rep b, (w) / 8
-	mov vw_setup, unif			# VPM write setup
+	mov vw_setup, unif; mov -, mutex	# VPM write setup
 .rep j, 8
 	blend_row 8 * b + j, (8 * b + j + 2) < (w), (8 * b + j + 1) < (w)
 .endr
