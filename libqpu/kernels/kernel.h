@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * What the sample kernels' wrappers share: one launch of the same program on
- * several QPUs, each with its own uniforms, and the error message helper.
+ * several QPUs, each with its own uniforms, the error message helper, and
+ * the whole wrapper of the streaming kernels.
  */
 #ifndef LIBQPU_KERNEL_H
 #define LIBQPU_KERNEL_H
@@ -120,6 +121,101 @@ int qpu_kernel_check_image(const char *kernel, const char *what,
 			   size_t multiple);
 
 /*
+ * DOC: streaming kernels
+ * vecadd, saxpy, gray and threshold share one shape: every operand is a
+ * run of equal pieces (16 floats of a vector, 64 pixels of an image),
+ * program k gets a run of consecutive pieces, reads its inputs through the
+ * TMUs and stores its outputs through its own VPM rows, several rows per
+ * VCD DMA store. struct qpu_kernel_stream describes one such call and
+ * qpu_kernel_stream_run() checks, splits, fills the uniforms and launches.
+ *
+ * Every program reads, in this order: one bus address per operand (of the
+ * program's first piece), the number of pieces (0 allowed), the vw_setup
+ * word of its first VPM row, the VDW setup word storing from that row with
+ * UNITS 0 (the program adds rows << 23 per store), the rows per store
+ * (its batch), then the kernel's own constants, the same for every
+ * program. stream.qinc holds the loop this layout serves.
+ *
+ * Program k owns VPM rows k * batch .. k * batch + batch - 1, batch being
+ * 8 (512 bytes a store) up to 8 programs, else what the 64 rows a generic
+ * write reaches allow: 7 for 9 programs... 5 (320 bytes) for 12. Every
+ * store but a program's last takes a whole batch; the last takes what is
+ * left, so any number of pieces works.
+ */
+
+/* What a program does with an operand; both for saxpy's y. */
+#define QPU_KERNEL_TMU_READ	1u	/* read through the TMUs */
+#define QPU_KERNEL_DMA_STORE	2u	/* written by VCD DMA stores */
+
+/**
+ * struct qpu_kernel_operand - one vector or image of a streaming kernel
+ * @name: for messages ("a", "rgb")
+ * @vector: the operand, for vector kernels; or
+ * @image: the operand, for pixel kernels (packed rows)
+ * @bpp: images: bytes a pixel; 0 for vectors
+ * @access: QPU_KERNEL_TMU_READ and/or QPU_KERNEL_DMA_STORE
+ */
+struct qpu_kernel_operand {
+	const char *name;
+	const struct qpu_vector *vector;
+	const struct qpu_image *image;
+	unsigned int bpp;
+	unsigned int access;
+};
+
+#define QPU_KERNEL_STREAM_MAX_OPS	4
+
+/**
+ * struct qpu_kernel_stream - one call of a streaming kernel
+ * @code: the program
+ * @piece: elements (vectors) or pixels (images) a piece: one VPM row of
+ *	output; lengths must be a positive multiple of it
+ * @ops: the operands, all of the first one's length (or size); vectors
+ *	or images (@bpp not 0), not both
+ * @op_count: entries in @ops (1 to QPU_KERNEL_STREAM_MAX_OPS)
+ * @consts: uniforms after the common ones, the same for every program
+ * @const_count: entries in @consts
+ */
+struct qpu_kernel_stream {
+	const struct qpu_kernel_code *code;
+	size_t piece;
+	const struct qpu_kernel_operand *ops;
+	unsigned int op_count;
+	const uint32_t *consts;
+	unsigned int const_count;
+};
+
+/*
+ * Check @s's operands and @qpus, split the pieces over @qpus programs, fill
+ * their uniforms (see "DOC: streaming kernels") and run the job. Fills all
+ * of @stats, the byte counts from the operands' accesses. Returns 0,
+ * -EINVAL with the message for bad operands, or qpu_kernel_run()'s errors.
+ */
+int qpu_kernel_stream_run(struct qpu_dev *dev, unsigned int qpus,
+			  const struct qpu_kernel_stream *s,
+			  struct qpu_kernel_stats *stats);
+
+/*
+ * The VPM rows a generic access can name (h32: rows 0..63; qpu_emit
+ * refuses more), shared out among the programs of a job, and the most
+ * rows one VCD DMA store of a streaming kernel takes (512 bytes).
+ */
+#define QPU_KERNEL_VPM_ROWS	64
+#define QPU_KERNEL_MAX_BATCH	8
+
+/*
+ * The VPM rows each of @qpus programs of a streaming kernel owns, its
+ * rows per store: as many as fit, at most QPU_KERNEL_MAX_BATCH; 0 if not
+ * even one fits.
+ */
+static inline unsigned int qpu_kernel_batch_rows(unsigned int qpus)
+{
+	unsigned int rows = QPU_KERNEL_VPM_ROWS / qpus;
+
+	return rows < QPU_KERNEL_MAX_BATCH ? rows : QPU_KERNEL_MAX_BATCH;
+}
+
+/*
  * Program @k's share of @total work units over @qpus programs: @start and
  * @count, as even as can be (the first total % qpus get one more).
  */
@@ -152,8 +248,9 @@ static inline uint32_t qpu_unif_f(float f)
  * Setup words for the VPM rows a wrapper gives a program (row k for
  * program k, or k * rows for several): a generic write of 32-bit rows from
  * @row with stride 1, and a VDW store of @units horizontal rows of @depth
- * words from column 0 of @row. Built by the core's qpu_vpm.h, as the
- * assembler builds them.
+ * words from column 0 of @row (@units 0 leaves the field for a program that
+ * adds its row count, see "DOC: streaming kernels"). Built by the core's
+ * qpu_vpm.h, as the assembler builds them.
  */
 static inline uint32_t qpu_kernel_vw_row(unsigned int row)
 {

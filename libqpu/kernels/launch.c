@@ -2,11 +2,13 @@
 /*
  * One sample-kernel job: the program (uploaded once per device) and the
  * uniforms (in the device's scratch buffer, see cache.c), every QPU with the
- * same code and its own uniforms window; the call waits for the end.
+ * same code and its own uniforms window; the call waits for the end. The
+ * streaming kernels' shared wrapper (checks, split, uniforms) is here too.
  */
 
 #include <errno.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -247,5 +249,141 @@ int qpu_kernel_run(struct qpu_dev *dev, const struct qpu_kernel_launch *l,
 free_progs:
 	free(bos);
 	free(progs);
+	return ret;
+}
+
+/* Elements or pixels of operand @op, checked. */
+static size_t stream_units(const struct qpu_kernel_operand *op)
+{
+	if (op->bpp)
+		return (size_t)op->image->width * op->image->height;
+	return op->vector->length;
+}
+
+/* Bytes of a piece of @op. */
+static size_t stream_piece_bytes(const struct qpu_kernel_stream *s,
+				 const struct qpu_kernel_operand *op)
+{
+	return s->piece * (op->bpp ? op->bpp : 4);
+}
+
+/* The buffer of @op and, in *@offset, where the operand starts in it. */
+static struct qpu_bo *stream_bo(const struct qpu_kernel_operand *op,
+				size_t *offset)
+{
+	if (op->bpp) {
+		*offset = op->image->offset;
+		return op->image->bo;
+	}
+	*offset = op->vector->offset;
+	return op->vector->bo;
+}
+
+/* Every operand as long as the first (vectors) or of its size (images). */
+static int stream_check(const struct qpu_kernel_stream *s)
+{
+	const char *name = s->code->name;
+	const struct qpu_kernel_operand *o0 = &s->ops[0];
+	bool vectors = !o0->bpp;
+	unsigned int i;
+	int ret = 0;
+
+	if (vectors && !o0->vector)
+		return qpu_kernel_fail(EINVAL, name, "%s: no vector", o0->name);
+	for (i = 0; i < s->op_count && !ret; i++) {
+		const struct qpu_kernel_operand *o = &s->ops[i];
+
+		if (vectors)
+			ret = qpu_kernel_check_vector(name, o->name, o->vector,
+						      o0->vector->length,
+						      s->piece);
+		else
+			ret = qpu_kernel_check_image(name, o->name, o->image,
+						     o->bpp, s->piece);
+	}
+	for (i = 1; i < s->op_count && !ret && !vectors; i++) {
+		const struct qpu_image *a = s->ops[i].image, *b = o0->image;
+
+		if (a->width != b->width || a->height != b->height)
+			ret = qpu_kernel_fail(EINVAL, name,
+					      "%s is %ux%u, %s is %ux%u",
+					      s->ops[i].name, a->width,
+					      a->height, o0->name, b->width,
+					      b->height);
+	}
+	return ret;
+}
+
+int qpu_kernel_stream_run(struct qpu_dev *dev, unsigned int qpus,
+			  const struct qpu_kernel_stream *s,
+			  struct qpu_kernel_stats *stats)
+{
+	const char *name = s->code->name;
+	unsigned int per = s->op_count + 4 + s->const_count;
+	struct qpu_kernel_launch l = {
+		.code = s->code, .qpus = qpus, .uniforms_per_qpu = per,
+	};
+	uint64_t tmu = 0, store = 0;
+	struct qpu_bo *bos[QPU_KERNEL_STREAM_MAX_OPS];
+	size_t pieces, start, count, offset;
+	unsigned int i, k, batch;
+	uint32_t *u;
+	int ret;
+
+	qpu_kernel_clear_error();
+	if (!s->op_count || s->op_count > QPU_KERNEL_STREAM_MAX_OPS)
+		return qpu_kernel_fail(EINVAL, name, "%u operands", s->op_count);
+	ret = stream_check(s);
+	if (!ret)
+		ret = qpu_kernel_check_qpus(dev, name, qpus);
+	if (ret)
+		return ret;
+	batch = qpu_kernel_batch_rows(qpus);
+	if (!batch)
+		return qpu_kernel_fail(EINVAL, name,
+				       "%u QPUs do not fit the VPM's %u rows",
+				       qpus, QPU_KERNEL_VPM_ROWS);
+
+	pieces = stream_units(&s->ops[0]) / s->piece;
+	u = calloc((size_t)qpus * per, sizeof(*u));
+	if (!u)
+		return qpu_kernel_fail(ENOMEM, name, "out of memory");
+	for (k = 0; k < qpus; k++) {
+		uint32_t *p = u + k * per;
+
+		qpu_kernel_split(pieces, qpus, k, &start, &count);
+		for (i = 0; i < s->op_count; i++) {
+			struct qpu_bo *bo = stream_bo(&s->ops[i], &offset);
+
+			*p++ = qpu_kernel_addr(bo, offset + start *
+					       stream_piece_bytes(s, &s->ops[i]));
+		}
+		*p++ = (uint32_t)count;
+		*p++ = qpu_kernel_vw_row(k * batch);
+		*p++ = qpu_kernel_vdw_rows(0, 16, k * batch);
+		*p++ = batch;
+		if (s->const_count)
+			memcpy(p, s->consts, s->const_count * sizeof(*p));
+	}
+	for (i = 0; i < s->op_count; i++) {
+		uint64_t bytes = (uint64_t)pieces *
+				 stream_piece_bytes(s, &s->ops[i]);
+
+		bos[i] = stream_bo(&s->ops[i], &offset);
+		if (s->ops[i].access & QPU_KERNEL_TMU_READ)
+			tmu += bytes;
+		if (s->ops[i].access & QPU_KERNEL_DMA_STORE)
+			store += bytes;
+	}
+	l.uniforms = u;
+	l.bos = bos;
+	l.bo_count = s->op_count;
+	ret = qpu_kernel_run(dev, &l, stats);
+	free(u);
+	if (!ret && stats) {
+		stats->tmu_bytes = tmu;
+		stats->dma_load_bytes = 0;
+		stats->dma_store_bytes = store;
+	}
 	return ret;
 }

@@ -7,7 +7,8 @@
 # master, ends. The master acquires the semaphore once per program, folds
 # the rows of every program, reduces the 16 lanes with vector rotations,
 # and stores sum, min and max (three floats) with one VCD DMA store from
-# VPM rows 48..50.
+# VPM rows 48..50 (three memory rows of one word, stride 0: set here, as
+# nothing says a QPU resets the last program's stride).
 #
 # Uniforms: x (bus address of this program's first vector), vectors
 # (0 allowed), vw_setup word of the partials (row k, stride 16), master
@@ -15,6 +16,7 @@
 # max rows, vw_setup word of rows 48.., VDW setup word (3 rows of 1 word),
 # result address.
 
+.include "dma.qinc"
 .include "exit.qinc"
 .include "sync.qinc"
 
@@ -90,6 +92,7 @@
 	mov vpm, r0
 	mov vpm, r1
 	mov vpm, r2
+	dma_st_stride 0			# the rows follow each other
 	mov vw_setup, unif
 	mov vw_addr, unif
 :done

@@ -23,14 +23,20 @@ static struct qpu_dev *dev;
 static bool counts_instructions;
 static bool emulated;		/* the device measures traffic too */
 
-/* Run case @c; check it matched and that its byte counts are sane. */
-static void check_case(const struct kcase *c, unsigned int qpus, size_t scale)
+/*
+ * Run case @c; check it matched and that its byte counts are sane. The
+ * report goes to @out too unless it is NULL.
+ */
+static void check_case(const struct kcase *c, unsigned int qpus, size_t scale,
+		       struct kcase_report *out)
 {
 	struct kcase_report r = { .ok = false };
 	int ret;
 
 	memset(&r, 0, sizeof(r));
 	ret = c->run(dev, qpus, scale, &r);
+	if (out)
+		*out = r;
 	t_checks++;
 	if (ret || !r.ok) {
 		char m[400];
@@ -67,9 +73,112 @@ static void test_cases(void)
 
 	for (i = 0; i < T_ARRAY_SIZE(kcases); i++) {
 		for (q = 0; q < T_ARRAY_SIZE(qpus); q++)
-			check_case(&kcases[i], qpus[q], kcases[i].small);
-		check_case(&kcases[i], 12, 0);
+			check_case(&kcases[i], qpus[q], kcases[i].small,
+				   NULL);
+		check_case(&kcases[i], 12, 0, NULL);
 	}
+}
+
+static const struct kcase *find_case(const char *kernel)
+{
+	size_t i;
+
+	for (i = 0; i < T_ARRAY_SIZE(kcases); i++)
+		if (!strcmp(kcases[i].kernel, kernel))
+			return &kcases[i];
+	return NULL;
+}
+
+/*
+ * The streaming kernels store a batch of up to 8 pieces (64 bytes of
+ * output each) per DMA, 5 when 12 QPUs share the VPM, and the last batch
+ * holds what is left: piece counts below one batch, at a batch, just past
+ * it and far from any multiple, on every QPU count, all checked against
+ * the CPU, with the byte counts the wrappers report exact.
+ */
+static void test_stream_tails(void)
+{
+	static const size_t pieces[] = { 1, 2, 4, 5, 7, 8, 9, 11, 13, 17, 23,
+					 61, 97 };
+	static const struct {
+		const char *kernel;
+		size_t piece;		/* elements or pixels */
+		unsigned int tmu, store;	/* bytes per element or pixel */
+	} ks[] = {
+		{ "vector_add", 16, 8, 4 },
+		{ "saxpy", 16, 8, 4 },
+		{ "rgb_to_gray", 64, 3, 1 },
+		{ "threshold", 64, 1, 1 },
+	};
+	unsigned int q;
+	size_t i, p;
+
+	for (i = 0; i < T_ARRAY_SIZE(ks); i++) {
+		const struct kcase *c = find_case(ks[i].kernel);
+
+		T_CHECK(c != NULL);
+		if (!c)
+			continue;
+		for (q = 1; q <= 12; q++) {
+			for (p = 0; p < T_ARRAY_SIZE(pieces); p++) {
+				size_t n = pieces[p] * ks[i].piece;
+				struct kcase_report r;
+
+				check_case(c, q, n, &r);
+				T_EQ_U64(n * ks[i].tmu, r.stats.tmu_bytes);
+				T_EQ_U64(0, r.stats.dma_load_bytes);
+				T_EQ_U64(n * ks[i].store, r.stats.dma_store_bytes);
+			}
+		}
+	}
+}
+
+/*
+ * A batch's store covers its own rows only: outputs in the middle of a
+ * buffer, with guard bytes around them that must keep their values, on
+ * every QPU count (so every program's last batch is a tail somewhere).
+ */
+static void test_stream_guard(void)
+{
+	const size_t n = 16 * 29, guard = 64;	/* floats; bytes */
+	const size_t size = n * 4 + 2 * guard, pixels = 64 * 29;
+	struct qpu_bo *x = qpu_bo_new(dev, size), *y = qpu_bo_new(dev, n * 4);
+	struct qpu_vector a = { y, 0, n }, c = { x, guard, n };
+	struct qpu_image in = { y, 0, 64, 29, 64 };
+	struct qpu_image out = { x, guard, 64, 29, 64 };
+	const float *fc, *fa;
+	unsigned int q, bad;
+	uint8_t *g;
+	size_t i;
+
+	T_CHECK(x && y);
+	if (!x || !y)
+		goto out;
+	g = qpu_bo_get_map(x);
+	fc = (const float *)(g + guard);
+	fa = qpu_bo_get_map(y);
+	memset(qpu_bo_get_map(y), 0x3c, n * 4);	/* floats 0.0115 */
+	for (q = 1; q <= 12; q++) {
+		memset(g, 0xa5, size);
+		T_EQ_U64(0, qpu_vector_add(dev, q, &a, &a, &c, NULL));
+		for (i = bad = 0; i < guard; i++)
+			bad += g[i] != 0xa5 || g[guard + n * 4 + i] != 0xa5;
+		for (i = 0; i < n; i++)
+			bad += fc[i] != 2 * fa[i];
+		T_EQ_U64(0, bad);
+
+		memset(g, 0xa5, size);
+		T_EQ_U64(0, qpu_threshold(dev, q, &in, &out, 0x3b, 7, NULL));
+		for (i = bad = 0; i < size; i++) {
+			bool inside = i >= guard && i < guard + pixels;
+
+			bad += g[i] != (inside ? 7 : 0xa5);
+		}
+		T_EQ_U64(0, bad);
+	}
+out:
+	qpu_bo_free(x);
+	qpu_bo_free(y);
 }
 
 /* @ret must be -EINVAL with a message containing @needle. */
@@ -361,14 +470,14 @@ static void test_cache(void)
 
 	qpu_kernel_drop_cache(NULL);
 	for (i = 0; i < T_ARRAY_SIZE(kcases); i++) {
-		check_case(&kcases[i], 12, 0);
+		check_case(&kcases[i], 12, 0, NULL);
 		qpu_kernel_drop_cache(dev);
 		qpu_kernel_drop_cache(dev);
-		check_case(&kcases[i], 12, kcases[i].small);
+		check_case(&kcases[i], 12, kcases[i].small, NULL);
 	}
 	/* leave a filled cache for qpu_dev_close() to free */
 	for (i = T_ARRAY_SIZE(kcases); i-- > 0;)
-		check_case(&kcases[i], 3, kcases[i].small);
+		check_case(&kcases[i], 3, kcases[i].small, NULL);
 }
 
 int main(int argc, char **argv)
@@ -386,6 +495,8 @@ int main(int argc, char **argv)
 	test_helpers_agree();
 	test_cases();
 	test_cache();
+	test_stream_tails();
+	test_stream_guard();
 	test_bad_vector_add();
 	test_bad_saxpy();
 	test_bad_reduce();
