@@ -230,12 +230,13 @@ final:
 # The DMA stores of one batch: @n stores of one memory row each (a row
 # stride over 8191 bytes does not fit the VDW stride setup, and a wide C
 # has them), each store waiting for the one before; the last wait frees
-# the VPM rows and the mutex, taken before the batch's VPM writes. Plain, @n = 8: store j writes row j of the
-# batch from VPM row y + j; transposed, @n = 16: store j writes lane j's C
-# row part from VPM column j. Setups step by r5 (a VPM row or column); the
-# addresses are computed into r0, lane j's being min(j, last) * pitch +
-# first (last: the batch's last valid row, or the tile's last valid lane),
-# and store j takes lane j's by rotation.
+# the VPM rows and the mutex, taken before the batch's VPM writes ("lock").
+# Plain, @n = 8: store j writes row j of the batch from VPM row j;
+# transposed, @n = 16: store j writes lane j's C row part from VPM column
+# j. Setups step by r5 (a VPM row or column); the addresses are computed
+# into r0, lane j's being min(j, last) * pitch + first (last: the batch's
+# last valid row, or the tile's last valid lane), and store j takes lane
+# j's by rotation.
 .macro store_batch, n
 	mov r2, unif				# VDW setup of store 0
 	min r0, elem_num, unif			# min(j, last)
@@ -250,6 +251,14 @@ final:
 .endif
 .endr
 	mov -, vw_wait; mov mutex, r0
+.endm
+
+# The start of a batch: the VPM write setup, and the mutex. The read goes to
+# r2 (free until store_batch) rather than to nowhere: an ALU writing nowhere
+# is assembled with condition never, and one report from hardware (vc4asm
+# issue 30) saw such a mutex read not lock; a write keeps the condition.
+.macro lock
+	mov vw_setup, unif; mov r2, mutex	# VPM write setup
 .endm
 
 # The start of the stores: the last product goes in, the stream moves to the
@@ -278,7 +287,7 @@ final:
 	nop
 	nop
 .rep b, (w) / 8
-	mov vw_setup, unif; mov -, mutex	# VPM write setup
+	lock
 	store_rows 8 * b
 	store_batch n
 .endr
@@ -291,7 +300,7 @@ blend:
 	add t0s, r1, unif			# old row 1
 	nop; ldtmu0
 .rep b, (w) / 8
-	mov vw_setup, unif; mov -, mutex	# VPM write setup
+	lock
 .rep j, 8
 	blend_row 8 * b + j, (8 * b + j + 2) < (w), (8 * b + j + 1) < (w)
 .endr
