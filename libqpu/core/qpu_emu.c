@@ -49,7 +49,8 @@
  *   reserved addresses, and (with a true lane) writes of quad/ms/rev, TLB
  *   and texture parameter registers; a branch in a branch's delay slots; a
  *   TMU FIFO overflow; the reserved VPM size 3 and VDW MODEW 1 when used.
- * - 8/16-bit VPM and VCD DMA: see vpm_elem() and "DOC: VCD DMA widths".
+ * - 8/16-bit VPM and VCD DMA: see qpu_emu_vpm.c, vpm_elem() and "DOC: VCD
+ *   DMA widths".
  * - Thread switches: the QPUs run user programs, one thread each (the
  *   guide's second thread per QPU is for threaded fragment shaders, which
  *   only the rendering pipeline starts). A thrsw or lthrsw then finds no
@@ -74,23 +75,28 @@
  * DOC: predecoded instructions
  * Each word is decoded once into a struct qpu_emu_op (the decode plus what
  * step() needs: may it block, does it read a uniform, the mutex or r4,
- * does it unpack), kept in a direct-mapped cache of OP_CACHE_ENTRIES
- * indexed by PC. Code lives in the caller's buffers, which the program's
- * own VCD DMA, the host or another device may rewrite at any time, so the
- * cache is never trusted on its own: every fetch still reads the 8 bytes
- * at the PC and uses the entry only if its tag holds the same PC and the
- * same word. A write into code is therefore seen at the next fetch with no
- * hook on any writer, at the cost of a 64-bit compare. What is saved is
- * the translate() call of each fetch: a QPU keeps a window (the rest of
- * the 4 KiB block around its PC, or one word where translate() refuses
- * more) and fetches inside it directly. translate()'s answers are trusted
- * only until qpu_emu_run() returns (the kernel's simulated V3D swaps jobs
- * between calls), so each call starts with no window. Uniform and TMU
- * reads use windows the same way (one per QPU each, see win_mem()): each
- * word is still checked to lie inside what translate() granted, and a
- * word outside goes through translate() by itself, so faults name the
- * same instruction, address and access as without windows.
- * qpu_emu_set_predecode(emu, false) turns all of them off, as a reference.
+ * does it unpack, may exec_alu_fast() run it), kept in a direct-mapped
+ * cache of OP_CACHE_ENTRIES indexed by PC. Code lives in the caller's
+ * buffers, which the program's own VCD DMA, the host or another device may
+ * rewrite at any time, so the cache is never trusted on its own: every
+ * fetch still reads the 8 bytes at the PC and uses the entry only if its
+ * tag holds the same PC and the same word. A write into code is therefore
+ * seen at the next fetch with no hook on any writer, at the cost of a
+ * 64-bit compare. What is saved is the translate() call of each fetch: a
+ * QPU keeps a window (the rest of the 4 KiB block around its PC, or one
+ * word where translate() refuses more) and fetches inside it directly.
+ * translate()'s answers are trusted only until qpu_emu_run() returns (the
+ * kernel's simulated V3D swaps jobs between calls), so each call starts
+ * with no window. Uniform and TMU reads use windows the same way (one per
+ * QPU each, see win_mem()), asked first for the rest of the 1 MiB region:
+ * a TMU read walking down a column of a wide matrix (sgemm's B, 12 KiB a
+ * row at N = 3072) leaves a 4 KiB block at every request, and translate()
+ * (a search through the job's buffers in the benches) took a sixth of the
+ * time there. Each word is still checked to lie inside what translate()
+ * granted, and a word outside goes through translate() by itself, so
+ * faults name the same instruction, address and access as without
+ * windows. qpu_emu_set_predecode(emu, false) turns all of them off, and
+ * exec_alu_fast() too, as a reference.
  *
  * DOC: speed
  * The ALU works on whole vectors: one switch per instruction, then a plain
@@ -101,18 +107,35 @@
  * and rotation take the general paths only when an instruction uses them.
  * With one QPU live, round-robin is skipped: it runs until it waits or
  * ends. Results are the same bit for bit as the plain per-lane code
- * (test-emu-fuzz).
+ * (test-emu-fuzz). Further:
+ * - Data layout: every register, accumulator, FIFO entry and scratch
+ *   vector starts on a 64-byte line (see emu_qpu(): the caller's memory is
+ *   only 8-byte aligned). At the old 4-byte alignment each 64-byte load or
+ *   store of the AVX-512 float code straddled two lines; aligning them
+ *   made sgemm about 10% faster.
+ * - A fast path: the float instructions of compute loops (registers,
+ *   uniforms or small immediates in, unconditional fadd and fmul into
+ *   registers, at most an ldtmu; see fast_ok()) run in exec_alu_fast(),
+ *   which writes the results straight into their registers instead of
+ *   through the result buffers and write_result(), and skips the tests
+ *   exec_alu() makes for everything they do not use. sgemm's
+ *   "fadd ra, ra, r0; fmul r0, r4, unif" is one. Integer ops stay in
+ *   exec_alu(): calling their lane loops from two places keeps GCC from
+ *   inlining them, which costs integer code more than the fast path gains.
+ *   Predecoding off, nothing takes the fast path, and test-emu-fuzz
+ *   compares the two on programs rich in such instructions.
+ * - With the 1 MiB TMU windows, these took bench-sgemm's 96x363x3072
+ *   from 28 to about 40 million emulated instructions per CPU second on
+ *   the machine they were measured on.
+ * - Watch what GCC makes of the 64-byte copies (copy_lanes()): while
+ *   trying layouts, it expanded one into rep movs (with the vectors'
+ *   alignment known from attributes) and copy loops into memmove() calls,
+ *   each time making integer code 15-50% slower.
+ * - In qpu_emu_float.c the 16-lane ops jump to their SIMD form with no
+ *   register saves (simd_get() inline).
  */
-#include "qpu_isa.h"
-#include "qpu_emu.h"
+#include "qpu_emu_internal.h"
 #include "qpu_emu_float.h"
-
-#define LANES			16
-#define ALL_LANES		0xffffu
-#define TMU_FIFO_DEPTH		4
-#define TMU_LATENCY		10	/* instructions, for stall_tmu only */
-#define OP_CACHE_ENTRIES	1024	/* predecoded instructions, a power of 2 */
-#define FETCH_WINDOW		4096	/* bytes translate() is asked for at once */
 
 /* Read addresses 32..63 used below. */
 #define RA_UNIF			32
@@ -140,132 +163,13 @@
 #define WA_TMU0_S		56
 #define WA_TMU1_S		60
 
-struct qpu_emu_vpm_setup {
-	u32 addr;
-	u32 stride;
-	u32 left;		/* vectors still to read */
-	u32 size;		/* 0 8-bit, 1 16-bit, 2 32-bit */
-	bool laned;		/* 8/16-bit: one byte/halfword lane per word */
-	bool horiz;
-};
-
-struct qpu_emu_result {
-	u32 v[LANES];
-	s64 wide[LANES];
-	u16 mask;		/* lanes whose condition holds */
-	bool is_mul;
-	bool is_float;
-};
-
-/* exec_alu()'s vectors, kept off the (kernel) stack. */
-struct qpu_emu_alu_scratch {
-	u32 ra[LANES], rb[LANES];
-	u32 aa[LANES], ab[LANES], ma[LANES], mb[LANES];
-	struct qpu_emu_result add, mul;
-	bool carry[LANES];
-};
-
-/*
- * A range of memory translate() granted for one kind of access, trusted
- * until qpu_emu_run() returns. @refused is 1 + the 4 KiB block whose
- * window translate() refused in this run (0: none): that block is then
- * read one word at a time, as without a window.
- */
-struct qpu_emu_win {
-	const u8 *p;
-	u32 addr, len;
-	u32 refused;
-};
-
-struct qpu_emu_qpu {
-	enum qpu_emu_qpu_state state;
-	u32 pc;
-	u32 unif;
-	u32 ra[32][LANES];
-	u32 rb[32][LANES];
-	u32 acc[6][LANES];
-	u16 zf, nf, cf;
-	u32 br_target;
-	u8 br_left;		/* instructions to the branch, 0 if none */
-	u8 end_left;		/* instructions to the thread end, 0 if none */
-	u8 wait_sem;		/* semaphore of QPU_EMU_QPU_WAIT_SEM */
-	bool wait_acquire;	/* ... and whether to acquire it */
-	u8 sfu_left;		/* instructions until sfu_val reaches r4 */
-	u32 sfu_val[LANES];
-	u32 tmu[2][TMU_FIFO_DEPTH][LANES];
-	u8 tmu_head[2], tmu_count[2];
-	u64 tmu_ready[2][TMU_FIFO_DEPTH];	/* instruction count it arrives */
-	struct qpu_emu_vpm_setup vr, vw;
-	u32 vdr_setup, vdr_pitch;
-	u32 vdw_setup, vdw_stride;
-	/* code the QPU fetches from, translated once per qpu_emu_run() */
-	const u8 *win;
-	u32 win_addr, win_len;
-	/* uniform stream and TMU memory, likewise */
-	struct qpu_emu_win uwin, twin;
-};
-
-/* What predecode() found out about an instruction (qpu_emu_op.flags). */
-#define OP_VALID	BIT_U8(0)	/* the entry holds a decoded word */
-#define OP_WAIT		BIT_U8(1)	/* may block: must_wait() decides */
-#define OP_UNIF		BIT_U8(2)	/* reads a uniform */
-#define OP_MUTEX	BIT_U8(3)	/* reads mutex_acq */
-#define OP_R4		BIT_U8(4)	/* an ALU input is r4 (for stall_sfu) */
-#define OP_UNPACK	BIT_U8(5)	/* an ALU input is unpacked */
-
-#define BIT_U8(n)	((u8)(1u << (n)))
-
 /* How step() runs an instruction (qpu_emu_op.exec). */
 enum qpu_emu_exec_kind {
 	EX_ALU,
+	EX_ALU_FAST,	/* common ALU shapes: see exec_alu_fast() */
 	EX_LDI,		/* load immediates and semaphores */
 	EX_BRANCH,
 	EX_BAD,		/* reserved encodings and the raw kind: fault */
-};
-
-/*
- * One predecoded instruction: the word it was decoded from (the tag that
- * proves it still describes memory), its bus address, and the decode.
- */
-struct qpu_emu_op {
-	u64 word;
-	u32 addr;
-	u8 flags;
-	u8 exec;
-	struct qpu_isa_instr in;
-};
-
-struct qpu_emu {
-	const struct qpu_emu_ops *ops;
-	void *ctx;
-	u32 seed;
-	u32 rng;
-	enum qpu_emu_status status;
-	u32 completed;
-	u32 rr_next;
-	u16 live;		/* QPUs with a program, bit per QPU */
-	u16 waiting;		/* ... of which in a QPU_EMU_QPU_WAIT_* state */
-	bool no_predecode;	/* qpu_emu_set_predecode(emu, false) */
-	int mutex_owner;
-	u8 sem[QPU_EMU_NUM_SEMAPHORES];
-	struct qpu_emu_fault fault;
-	struct qpu_emu_stats stats;
-	u32 vpm[QPU_EMU_VPM_WORDS];
-	struct qpu_emu_qpu qpu[QPU_EMU_NUM_QPUS];
-	struct qpu_emu_alu_scratch alu;
-	struct qpu_emu_op op_uncached;	/* the decode when predecoding is off */
-	struct qpu_emu_op icache[OP_CACHE_ENTRIES];
-};
-
-/* Per-instruction context. */
-struct qpu_emu_exec {
-	struct qpu_emu *emu;
-	struct qpu_emu_qpu *q;
-	unsigned int qi;
-	const struct qpu_emu_op *op;
-	const struct qpu_isa_instr *in;
-	bool fault;
-	bool uses_r4;
 };
 
 /* --- small helpers (no libc) --------------------------------------------- */
@@ -276,23 +180,6 @@ static void emu_memset(void *p, int c, size_t n)
 
 	while (n--)
 		*d++ = (u8)c;
-}
-
-static u32 rd32(const void *p)
-{
-	const u8 *b = p;
-
-	return b[0] | (u32)b[1] << 8 | (u32)b[2] << 16 | (u32)b[3] << 24;
-}
-
-static void wr32(void *p, u32 v)
-{
-	u8 *b = p;
-
-	b[0] = (u8)v;
-	b[1] = (u8)(v >> 8);
-	b[2] = (u8)(v >> 16);
-	b[3] = (u8)(v >> 24);
 }
 
 static u32 emu_rand(struct qpu_emu *emu)
@@ -317,7 +204,7 @@ static void set_state(struct qpu_emu *emu, unsigned int qi,
 {
 	u16 bit = (u16)(1u << qi);
 
-	emu->qpu[qi].state = state;
+	emu_qpu(emu, qi)->state = state;
 	emu->live &= ~bit;
 	emu->waiting &= ~bit;
 	if (state != QPU_EMU_QPU_IDLE)
@@ -328,8 +215,8 @@ static void set_state(struct qpu_emu *emu, unsigned int qi,
 
 /* --- faults and memory --------------------------------------------------- */
 
-static void set_fault(struct qpu_emu_exec *x, enum qpu_emu_fault_reason why,
-		      u32 addr, enum qpu_emu_access access)
+void qpu_emu_set_fault(struct qpu_emu_exec *x, enum qpu_emu_fault_reason why,
+		       u32 addr, enum qpu_emu_access access)
 {
 	if (x->fault)
 		return;
@@ -349,12 +236,12 @@ static void *mem(struct qpu_emu_exec *x, u32 addr, u32 len,
 	if (x->fault)
 		return NULL;
 	if (addr & 3) {
-		set_fault(x, QPU_EMU_FAULT_MISALIGNED, addr, kind);
+		qpu_emu_set_fault(x, QPU_EMU_FAULT_MISALIGNED, addr, kind);
 		return NULL;
 	}
 	p = x->emu->ops->translate(x->emu->ctx, addr, len, kind);
 	if (!p)
-		set_fault(x, QPU_EMU_FAULT_MEMORY, addr, kind);
+		qpu_emu_set_fault(x, QPU_EMU_FAULT_MEMORY, addr, kind);
 	return p;
 }
 
@@ -372,27 +259,40 @@ static const u8 *win_try(struct qpu_emu *emu, struct qpu_emu_win *w,
 	return p;
 }
 
+/* The window sizes win_miss() asks for, largest first (powers of 2). */
+static const u32 win_sizes[WIN_LEVELS] = { 1u << 20, 1u << 16, FETCH_WINDOW };
+
 /*
  * The host address of the 4 bytes at @addr for an access of @kind, through
  * the window @w: the same answer and the same fault as mem(x, addr, 4,
- * kind), with translate() asked once for the rest of the 4 KiB block (or,
- * where it refuses that, of the 64-byte line) instead of once per word.
- * Off (no window) without predecoding.
+ * kind), with translate() asked once for the rest of the 1 MiB region
+ * around @addr (or, where it refuses that, of the 64 KiB one, the 4 KiB
+ * block, the 64-byte line) instead of once per word. Strided TMU reads
+ * (a column of a wide matrix) leave a 4 KiB block at every request; they
+ * stay inside a megabyte for many. Off (no window) without predecoding.
  */
 static const u8 *win_miss(struct qpu_emu_exec *x, struct qpu_emu_win *w,
 			  u32 addr, enum qpu_emu_access kind)
 {
 	struct qpu_emu *emu = x->emu;
-	u32 block = addr & ~(u32)(FETCH_WINDOW - 1);
-	u32 len = FETCH_WINDOW - (addr & (FETCH_WINDOW - 1));
+	u32 len, tried = 0;
 	const u8 *p;
+	unsigned int i;
 
 	if (!(addr & 3) && !emu->no_predecode) {
-		if (w->refused != block + 1 && len > 64) {
+		for (i = 0; i < WIN_LEVELS; i++) {
+			u32 size = win_sizes[i];
+			u32 region = addr & ~(size - 1);
+
+			len = size - (addr & (size - 1));
+			if (len <= 64 || len == tried ||
+			    w->refused[i] == region + 1)
+				continue;
 			p = win_try(emu, w, addr, len, kind);
 			if (p)
 				return p;
-			w->refused = block + 1;
+			w->refused[i] = region + 1;
+			tried = len;
 		}
 		len = 64 - (addr & 63);
 		if (len > 4) {
@@ -418,10 +318,10 @@ static inline const u8 *win_mem(struct qpu_emu_exec *x,
 	return win_miss(x, w, addr, kind);
 }
 
-static void bad_instr(struct qpu_emu_exec *x)
+void qpu_emu_bad_instr(struct qpu_emu_exec *x)
 {
-	set_fault(x, QPU_EMU_FAULT_INSTRUCTION, x->q->pc,
-		  QPU_EMU_ACCESS_FETCH);
+	qpu_emu_set_fault(x, QPU_EMU_FAULT_INSTRUCTION, x->q->pc,
+			  QPU_EMU_ACCESS_FETCH);
 }
 
 /* --- waking and blocking ------------------------------------------------- */
@@ -432,8 +332,8 @@ static void wake_sync(struct qpu_emu *emu)
 	unsigned int i;
 
 	for (i = 0; i < QPU_EMU_NUM_QPUS; i++)
-		if (emu->qpu[i].state == QPU_EMU_QPU_WAIT_SEM ||
-		    emu->qpu[i].state == QPU_EMU_QPU_WAIT_MUTEX)
+		if (emu_qpu(emu, i)->state == QPU_EMU_QPU_WAIT_SEM ||
+		    emu_qpu(emu, i)->state == QPU_EMU_QPU_WAIT_MUTEX)
 			set_state(emu, i, QPU_EMU_QPU_RUNNING);
 }
 
@@ -474,330 +374,6 @@ static enum qpu_emu_qpu_state must_wait(struct qpu_emu *emu,
 	return QPU_EMU_QPU_RUNNING;
 }
 
-/* --- VPM ----------------------------------------------------------------- */
-
-/*
- * Word index of element @i of the generic-access vector at the setup's
- * address, and in *@shift the bit where its 8 or 16 bits start (0 for
- * 32-bit).
- *
- * DOC: VPM generic access widths
- * The address fields follow the Reference Guide (section 7, the generic
- * block setup tables): "the LS 1 or 2 bits select the Half-word or Byte
- * sub-vector for 16 or 8-bit width", so an 8-bit address is {Y[5:0],
- * B[1:0]} horizontal and {Y[5:4], X[3:0], B[1:0]} vertical, a 16-bit one
- * {Y[5:0], H} and {Y[5:4], X[3:0], H}, a 32-bit one Y and {Y[5:4], X[3:0]}.
- * Address bits above those the tables name extend Y (rows 64..191 of our
- * 12 KiB), as the 32-bit modes already did. LANED ("0,1 = Packed, Laned.
- * Ignored for 32-bit width"): laned, the vector is byte/halfword lane B/H
- * of 16 words (a row, or a column of a 16-row block); packed, it is 16
- * consecutive bytes/halfwords and B/H picks which 16 of the row's 64 bytes
- * (horizontal) or of the column's (vertical, 4 bytes a row, from the top
- * of the block). 8/16-bit reads are zero-extended; writes change only
- * their byte or halfword. STRIDE is added to the whole address, so with
- * stride 1 successive packed vectors fill a row. Our choice where the
- * guide has only figures: the packed order within a word is little-endian
- * (element 0 in bits 7:0), as VC4C's emulator also reads it.
- */
-static u32 vpm_elem(const struct qpu_emu_vpm_setup *s, unsigned int i,
-		    u32 *shift)
-{
-	u32 a = s->addr, w = s->size ? 2 : 1, per = 4 / (s->size + 1);
-	u32 sel, x, row, pos;
-
-	*shift = 0;
-	if (s->size == 2) {
-		if (s->horiz)
-			return a * 16 + i;
-		return ((a >> 4) * 16 + i) * 16 + (a & 15);
-	}
-	sel = a & (per - 1);
-	a /= per;			/* now {Y} or {Y[..:4], X[3:0]} */
-	if (s->laned) {
-		*shift = sel * 8 * w;
-		if (s->horiz)
-			return a * 16 + i;
-		return ((a >> 4) * 16 + i) * 16 + (a & 15);
-	}
-	pos = (16 * sel + i) * w;	/* byte offset in the row or column */
-	*shift = (pos & 3) * 8;
-	if (s->horiz)
-		return a * 16 + pos / 4;
-	x = a & 15;
-	row = (a >> 4) * 16 + pos / 4;
-	return row * 16 + x;
-}
-
-static bool vpm_check(struct qpu_emu_exec *x,
-		      const struct qpu_emu_vpm_setup *s)
-{
-	u32 sh;
-
-	if (s->size == 3) {
-		bad_instr(x);	/* the reserved size */
-		return false;
-	}
-	/* Every layout's word index grows with the element number. */
-	if (vpm_elem(s, 15, &sh) >= QPU_EMU_VPM_WORDS) {
-		set_fault(x, QPU_EMU_FAULT_VPM, vpm_elem(s, 0, &sh) * 4,
-			  QPU_EMU_ACCESS_FETCH);
-		return false;
-	}
-	return true;
-}
-
-static void vpm_read(struct qpu_emu_exec *x, u32 *out)
-{
-	struct qpu_emu_vpm_setup *s = &x->q->vr;
-	u32 sh, mask = s->size ? 0xffff : 0xff;
-	unsigned int i;
-
-	if (!vpm_check(x, s))
-		return;
-	if (s->size == 2) {
-		for (i = 0; i < LANES; i++)
-			out[i] = x->emu->vpm[vpm_elem(s, i, &sh)];
-	} else {	/* 8 and 16 bits read zero-extended */
-		for (i = 0; i < LANES; i++) {
-			u32 w = vpm_elem(s, i, &sh);
-
-			out[i] = (x->emu->vpm[w] >> sh) & mask;
-		}
-	}
-	s->addr += s->stride;
-	s->left--;
-}
-
-static void vpm_write(struct qpu_emu_exec *x, const u32 *v, u16 mask)
-{
-	struct qpu_emu_vpm_setup *s = &x->q->vw;
-	u32 sh, m = s->size ? 0xffff : 0xff;
-	unsigned int i;
-
-	if (!vpm_check(x, s))
-		return;
-	for (i = 0; i < LANES; i++) {
-		u32 *w;
-
-		if (!(mask & (1u << i)))
-			continue;
-		w = &x->emu->vpm[vpm_elem(s, i, &sh)];
-		if (s->size == 2)
-			*w = v[i];
-		else
-			*w = (*w & ~(m << sh)) | (v[i] & m) << sh;
-	}
-	s->addr += s->stride;
-}
-
-static void vpm_generic_setup(struct qpu_emu_vpm_setup *s, u32 v, bool rd)
-{
-	s->addr = v & 0xff;
-	s->size = (v >> 8) & 3;
-	s->laned = (v >> 10) & 1;
-	s->horiz = (v >> 11) & 1;
-	s->stride = (v >> 12) & 0x3f;
-	if (!s->stride)
-		s->stride = 64;
-	if (rd) {
-		s->left = (v >> 20) & 15;
-		if (!s->left)
-			s->left = 16;
-	}
-}
-
-/* --- VCD DMA ------------------------------------------------------------- */
-
-/*
- * DOC: VCD DMA widths
- * MODEW (VDR bits 30:28, VDW bits 2:0) is 0 for 32-bit elements, 2-3 for
- * 16-bit with halfword select MODEW[0], 4-7 for 8-bit with byte select
- * MODEW[1:0]; 1 is the VDR extended pitch setup, and reserved in a VDW
- * setup (a fault). The guide marks the selects "packed only" and VDW bit 15
- * write-as-zero: DMA always uses the packed layout of the generic accesses,
- * so a select picks the same 16 bytes/halfwords a generic address's B/H
- * does. Positions below are in bytes of the VPM seen as 64-byte rows.
- * - VDR: VPITCH is added to {Y, sel} horizontal, {X, sel} vertical, after
- *   each memory row (the guide: "added to {Y[1:0], B[1:0]}" for 8 bits,
- *   "{Y[2:0], H[0]}" for 16); element k of memory row r goes to byte
- *   4X + 16*w*sel + k*w of row Y' (wrapping within the row, as 32-bit X
- *   does), or vertical down column X' from byte 16*w*sel + k*w of the
- *   column (4 bytes a row) starting at row Y.
- * - VDW: unit u reads row Y+u from byte 4X + 16*w*sel (running on into the
- *   next rows, as 32-bit DEPTH does), or column X+u from byte 16*w*sel of
- *   the column starting at row Y.
- * Memory rows need only be aligned to the element width.
- */
-
-/* Word index in the VPM of byte @pos of row @row, or of column @col. */
-static u32 dma_word(bool vert, u32 row, u32 col, u32 pos)
-{
-	if (vert)
-		return (row + pos / 4) * 16 + col;
-	return row * 16 + pos / 4;
-}
-
-static bool dma_vpm_ok(struct qpu_emu_exec *x, u32 word)
-{
-	if (word < QPU_EMU_VPM_WORDS)
-		return true;
-	set_fault(x, QPU_EMU_FAULT_VPM, word * 4, QPU_EMU_ACCESS_FETCH);
-	return false;
-}
-
-static u32 rd_n(const u8 *p, u32 w)
-{
-	if (w == 4)
-		return rd32(p);
-	return w == 2 ? (u32)(p[0] | p[1] << 8) : p[0];
-}
-
-static void wr_n(u8 *p, u32 v, u32 w)
-{
-	if (w == 4) {
-		wr32(p, v);
-		return;
-	}
-	p[0] = (u8)v;
-	if (w == 2)
-		p[1] = (u8)(v >> 8);
-}
-
-static void *dma_mem(struct qpu_emu_exec *x, u32 addr, u32 len, u32 w,
-		     enum qpu_emu_access kind)
-{
-	void *p;
-
-	if (x->fault)
-		return NULL;
-	if (addr & (w - 1)) {
-		set_fault(x, QPU_EMU_FAULT_MISALIGNED, addr, kind);
-		return NULL;
-	}
-	p = x->emu->ops->translate(x->emu->ctx, addr, len, kind);
-	if (!p)
-		set_fault(x, QPU_EMU_FAULT_MEMORY, addr, kind);
-	return p;
-}
-
-/* Element width in bytes and select of a MODEW value; 0 if reserved. */
-static u32 dma_width(u32 modew, u32 *sel)
-{
-	*sel = modew & 3;
-	if (!modew)
-		return 4;
-	if (modew >= 4)
-		return 1;
-	*sel &= 1;
-	return modew >= 2 ? 2 : 0;
-}
-
-/*
- * VDR: memory row r (ROWLEN elements, rows PITCH bytes apart) goes to VPM
- * row Y + r * VPITCH from column X (horizontal), or down column X + r *
- * VPITCH from row Y (vertical); narrower widths as the DOC above says.
- */
-static void dma_load(struct qpu_emu_exec *x, u32 addr)
-{
-	struct qpu_emu_qpu *q = x->q;
-	u32 s = q->vdr_setup, mpitch = (s >> 24) & 15, pitch;
-	u32 rowlen = (s >> 20) & 15, nrows = (s >> 16) & 15;
-	u32 vpitch = (s >> 12) & 15, base = s & 0x7ff;
-	u32 bx = base & 15, by = base >> 4, sel0, w, per;
-	bool vert = (s >> 11) & 1;
-	u32 r, k, pass;
-
-	w = dma_width((s >> 28) & 7, &sel0);
-	if (!w) {
-		bad_instr(x);	/* not reached: MODEW 1 is the pitch setup */
-		return;
-	}
-	per = 4 / w;
-	pitch = mpitch ? 8u << mpitch : q->vdr_pitch;
-	rowlen = rowlen ? rowlen : 16;
-	nrows = nrows ? nrows : 16;
-	vpitch = vpitch ? vpitch : 16;
-	for (pass = 0; pass < 2; pass++) {
-		for (r = 0; r < nrows; r++) {
-			u8 *p = dma_mem(x, addr + r * pitch, rowlen * w, w,
-					QPU_EMU_ACCESS_DMA_LOAD);
-			u32 v = (vert ? bx : by) * per + sel0 + r * vpitch;
-			u32 row, col, sel = v % per;
-
-			if (!p)
-				return;
-			row = vert ? by : v / per;
-			col = vert ? (v / per) & 15 : bx;
-			for (k = 0; k < rowlen; k++) {
-				u32 pos = 16 * w * sel + k * w, word;
-
-				if (!vert)
-					pos = (pos + 4 * col) & 63;
-				word = dma_word(vert, row, col, pos);
-				if (!dma_vpm_ok(x, word))
-					return;
-				if (pass) {
-					u32 *d = &x->emu->vpm[word];
-					u32 sh = (pos & 3) * 8;
-					u32 m = w == 4 ? ~0u :
-						((1u << (8 * w)) - 1) << sh;
-
-					*d = (*d & ~m) |
-						(rd_n(p + k * w, w) << sh & m);
-				}
-			}
-		}
-	}
-	x->emu->stats.dma_load_bytes += nrows * rowlen * w;
-}
-
-/*
- * VDW: UNITS memory rows of DEPTH elements, each followed by STRIDE bytes.
- * Horizontal: row u comes from VPM row Y + u from column X; vertical: from
- * column X + u from row Y down.
- */
-static void dma_store(struct qpu_emu_exec *x, u32 addr)
-{
-	struct qpu_emu_qpu *q = x->q;
-	u32 s = q->vdw_setup, units = (s >> 23) & 127, depth = (s >> 16) & 127;
-	u32 base = (s >> 3) & 0x7ff, u, d, pass, sel, w;
-	bool horiz = (s >> 14) & 1;
-
-	w = dma_width(s & 7, &sel);
-	if (!w) {
-		bad_instr(x);	/* MODEW 1 is reserved */
-		return;
-	}
-	units = units ? units : 128;
-	depth = depth ? depth : 128;
-	for (pass = 0; pass < 2; pass++) {
-		for (u = 0; u < units; u++) {
-			u8 *p = dma_mem(x, addr + u * (depth * w +
-						       q->vdw_stride),
-					depth * w, w,
-					QPU_EMU_ACCESS_DMA_STORE);
-			u32 row = (base >> 4) + (horiz ? u : 0);
-			u32 col = horiz ? base & 15 : ((base & 15) + u) & 15;
-
-			if (!p)
-				return;
-			for (d = 0; d < depth; d++) {
-				u32 pos = 16 * w * sel + d * w, word;
-
-				if (horiz)
-					pos += 4 * col;
-				word = dma_word(!horiz, row, col, pos);
-				if (!dma_vpm_ok(x, word))
-					return;
-				if (pass)
-					wr_n(p + d * w, x->emu->vpm[word] >>
-					     ((pos & 3) * 8), w);
-			}
-		}
-	}
-	x->emu->stats.dma_store_bytes += units * depth * w;
-}
-
 /* --- TMU ----------------------------------------------------------------- */
 
 static void tmu_request(struct qpu_emu_exec *x, unsigned int t, const u32 *v,
@@ -808,8 +384,8 @@ static void tmu_request(struct qpu_emu_exec *x, unsigned int t, const u32 *v,
 	unsigned int i;
 
 	if (q->tmu_count[t] >= TMU_FIFO_DEPTH) {
-		set_fault(x, QPU_EMU_FAULT_INSTRUCTION, q->pc,
-			  QPU_EMU_ACCESS_TMU);
+		qpu_emu_set_fault(x, QPU_EMU_FAULT_INSTRUCTION, q->pc,
+				  QPU_EMU_ACCESS_TMU);
 		return;
 	}
 	slot = q->tmu[t][(q->tmu_head[t] + q->tmu_count[t]) % TMU_FIFO_DEPTH];
@@ -937,6 +513,15 @@ static u32 pack_mul(u32 old, u32 v, unsigned int mode, bool is_float)
 }
 
 /* --- ALU ----------------------------------------------------------------- */
+
+/*
+ * 64 bytes into a register or result. GCC expands this into four vector
+ * moves; a plain copy loop may become a call to memmove() instead.
+ */
+static inline void copy_lanes(u32 *dst, const u32 *src)
+{
+	__builtin_memcpy(dst, src, LANES * sizeof(*dst));
+}
 
 static u32 v8(u32 a, u32 b, unsigned int op)
 {
@@ -1097,7 +682,7 @@ static void alu_mul_lanes(unsigned int op, const u32 *a, const u32 *b,
 	case QPU_ISA_M_V8MAX:
 		/* the mul unit's mov: v8min/v8max of a value with itself */
 		if (a == b) {
-			LANE_LOOP(a[i]);
+			copy_lanes(v, a);
 			break;
 		}
 		LANE_LOOP(v8(a[i], b[i], op));
@@ -1166,7 +751,7 @@ static void write_reg(struct qpu_emu_exec *x, unsigned int waddr, bool file_b,
 		dst = q->acc[waddr - WA_ACC0];
 	if (dst && !in->pack) {
 		if (r->mask == ALL_LANES) {
-			__builtin_memcpy(dst, r->v, sizeof(r->v));
+			copy_lanes(dst, r->v);
 		} else {
 			for (i = 0; i < LANES; i++)
 				dst[i] = (r->mask >> i) & 1 ? r->v[i] : dst[i];
@@ -1211,7 +796,7 @@ static void write_reg(struct qpu_emu_exec *x, unsigned int waddr, bool file_b,
 		return;
 	case WA_VPM:
 		if (any)
-			vpm_write(x, r->v, r->mask);
+			qpu_emu_vpm_write(x, r->v, r->mask);
 		return;
 	case WA_VPM_SETUP:
 		if (!any)
@@ -1222,23 +807,23 @@ static void write_reg(struct qpu_emu_exec *x, unsigned int waddr, bool file_b,
 			else if (r->v[0] >> 31)
 				q->vdr_setup = r->v[0];
 			else
-				vpm_generic_setup(&q->vr, r->v[0], true);
+				qpu_emu_vpm_setup(&q->vr, r->v[0], true);
 		} else {
 			if ((r->v[0] >> 30) == 3)
 				q->vdw_stride = r->v[0] & 0xffff;
 			else if ((r->v[0] >> 30) == 2)
 				q->vdw_setup = r->v[0];
 			else
-				vpm_generic_setup(&q->vw, r->v[0], false);
+				qpu_emu_vpm_setup(&q->vw, r->v[0], false);
 		}
 		return;
 	case WA_DMA_ADDR:
 		if (!any)
 			return;
 		if (file_b)
-			dma_store(x, r->v[0]);
+			qpu_emu_dma_store(x, r->v[0]);
 		else
-			dma_load(x, r->v[0]);
+			qpu_emu_dma_load(x, r->v[0]);
 		return;
 	case WA_MUTEX:
 		if (any) {
@@ -1280,7 +865,7 @@ static void write_reg(struct qpu_emu_exec *x, unsigned int waddr, bool file_b,
 	}
 	/* quad/ms/rev, TLB, texture parameters: not for user programs */
 	if (any)
-		bad_instr(x);
+		qpu_emu_bad_instr(x);
 }
 
 /* write_reg(), with the common case (a register, no pack) inlined. */
@@ -1302,7 +887,7 @@ static inline void write_result(struct qpu_emu_exec *x, unsigned int waddr,
 	else
 		dst = q->acc[waddr - WA_ACC0];
 	if (r->mask == ALL_LANES) {
-		__builtin_memcpy(dst, r->v, sizeof(r->v));
+		copy_lanes(dst, r->v);
 		return;
 	}
 	for (i = 0; i < LANES; i++)
@@ -1344,10 +929,10 @@ static const u32 *read_file(struct qpu_emu_exec *x, bool file_b,
 	case RA_MUTEX:
 		return zero_lanes;
 	case RA_VPM:
-		vpm_read(x, buf);
+		qpu_emu_vpm_read(x, buf);
 		return buf;
 	default:	/* varyings, coordinates, reserved */
-		bad_instr(x);
+		qpu_emu_bad_instr(x);
 		return zero_lanes;
 	}
 	for (i = 0; i < LANES; i++)
@@ -1410,6 +995,15 @@ static inline const u32 *splat(u32 *buf, u32 v)
 	return buf;
 }
 
+/* Register @waddr (0..35) of a unit writing file B (@file_b) or A. */
+static inline u32 *dst_ptr(struct qpu_emu_qpu *q, unsigned int waddr,
+			   bool file_b)
+{
+	if (waddr < 32)
+		return file_b ? q->rb[waddr] : q->ra[waddr];
+	return q->acc[waddr - WA_ACC0];
+}
+
 /* The vector ALU input @mux selects: an accumulator, regfile A or B. */
 static inline const u32 *mux_src(struct qpu_emu_qpu *q, unsigned int mux,
 				 const u32 *ra, const u32 *rb)
@@ -1428,10 +1022,11 @@ static void exec_alu(struct qpu_emu_exec *x)
 	struct qpu_emu *emu = x->emu;
 	bool smi = in->kind == QPU_ISA_KIND_ALU_SMALL_IMM;
 	const struct qpu_isa_smi *imm = &qpu_isa_small_imms[in->raddr_b];
-	struct qpu_emu_alu_scratch *s = &emu->alu;
+	struct qpu_emu_alu_scratch *s = emu_alu(emu);
 	const u32 *ra, *rb = s->rb;
 	const u32 *opa, *opb, *opc, *opd;
-	struct qpu_emu_result *add = &s->add, *mul = &s->mul;
+	struct qpu_emu_result *add = emu_result(emu, false);
+	struct qpu_emu_result *mul = emu_result(emu, true);
 	u32 addf = qpu_isa_add_ops[in->op_add].flags;
 	u32 mulf = qpu_isa_mul_ops[in->op_mul].flags;
 	u32 unif = 0;
@@ -1440,7 +1035,7 @@ static void exec_alu(struct qpu_emu_exec *x)
 
 	if (in->sig == QPU_ISA_SIG_LOADCV || in->sig == QPU_ISA_SIG_LOADC ||
 	    in->sig == QPU_ISA_SIG_LDCEND || in->sig == QPU_ISA_SIG_LOADAM) {
-		bad_instr(x);	/* TLB loads: not for user programs */
+		qpu_emu_bad_instr(x);	/* TLB loads: not for user programs */
 		return;
 	}
 	if (x->op->flags & OP_UNIF) {
@@ -1555,6 +1150,73 @@ static void exec_alu(struct qpu_emu_exec *x)
 		q->end_left = 3;
 }
 
+/*
+ * exec_alu() for the instructions predecode() marks EX_ALU_FAST: register
+ * files read only as registers, uniforms, nop or a small immediate (not a
+ * rotation), no unpack, each unit absent or an fadd or fmul writing its
+ * register directly (so no pack, condition or flags), no signal but ldtmu
+ * or the ones that do nothing: see fast_ok(). Most of a float loop looks
+ * like that (the sgemm kernel's); every test exec_alu() makes for the rest
+ * is left out.
+ */
+static void exec_alu_fast(struct qpu_emu_exec *x)
+{
+	const struct qpu_isa_instr *in = x->in;
+	struct qpu_emu_qpu *q = x->q;
+	struct qpu_emu *emu = x->emu;
+	struct qpu_emu_alu_scratch *s = emu_alu(emu);
+	const u32 *ra, *rb, *a, *b;
+	u32 unif = 0;
+
+	if (x->op->flags & OP_UNIF) {
+		const u8 *p = win_mem(x, &q->uwin, q->unif,
+				      QPU_EMU_ACCESS_UNIFORM);
+
+		if (!p)
+			return;
+		unif = rd32(p);
+		q->unif += 4;
+		emu->stats.uniform_bytes += 4;
+	}
+	if (in->raddr_a < 32)
+		ra = q->ra[in->raddr_a];
+	else if (in->raddr_a == RA_UNIF)
+		ra = splat(s->ra, unif);
+	else
+		ra = zero_lanes;
+	if (in->kind == QPU_ISA_KIND_ALU_SMALL_IMM)
+		rb = splat(s->rb, qpu_isa_small_imms[in->raddr_b].value);
+	else if (in->raddr_b < 32)
+		rb = q->rb[in->raddr_b];
+	else if (in->raddr_b != RA_UNIF)
+		rb = zero_lanes;
+	else if (in->raddr_a == RA_UNIF)
+		rb = ra;
+	else
+		rb = splat(s->rb, unif);
+	x->uses_r4 = x->op->flags & OP_R4;
+	if (in->op_add) {
+		u32 *dst = dst_ptr(q, in->waddr_add, in->ws);
+
+		a = mux_src(q, in->add_a, ra, rb);
+		b = mux_src(q, in->add_b, ra, rb);
+		qpu_emu_fadd16(a, b, 0, dst);
+	}
+	if (in->op_mul) {
+		u32 *dst = dst_ptr(q, in->waddr_mul, !in->ws);
+
+		a = mux_src(q, in->mul_a, ra, rb);
+		b = mux_src(q, in->mul_b, ra, rb);
+		qpu_emu_fmul16(a, b, dst);
+		if (in->op_add)
+			emu->stats.both_units++;
+	}
+	if (in->sig == QPU_ISA_SIG_LDTMU0)
+		tmu_pop(x, 0);
+	else if (in->sig == QPU_ISA_SIG_LDTMU1)
+		tmu_pop(x, 1);
+}
+
 static void exec_ldi(struct qpu_emu_exec *x)
 {
 	const struct qpu_isa_instr *in = x->in;
@@ -1617,7 +1279,7 @@ static void exec_branch(struct qpu_emu_exec *x)
 	unsigned int i;
 
 	if (q->br_left) {
-		bad_instr(x);	/* a branch in a branch's delay slot */
+		qpu_emu_bad_instr(x);	/* a branch in a branch's delay slot */
 		return;
 	}
 	if (!branch_taken(q, in->br_cond))
@@ -1648,8 +1310,82 @@ static bool op_reads(const struct qpu_isa_instr *in, unsigned int addr)
 		(in->kind == QPU_ISA_KIND_ALU && in->raddr_b == addr);
 }
 
-/* Decode @word at @pc into @op, with the facts step() needs precomputed. */
-static void predecode(struct qpu_emu_op *op, u32 pc, u64 word)
+/*
+ * The register a unit writing @waddr in file B (@file_b) or A changes,
+ * numbered 0..31 for A, 32..63 for B and 64 + n for rn; -1 for anything
+ * else (peripherals, r5, nop).
+ */
+static int dst_reg(unsigned int waddr, bool file_b)
+{
+	if (waddr < 32)
+		return file_b ? 32 + (int)waddr : (int)waddr;
+	if (waddr < WA_TMU_NOSWAP)
+		return 64 + (int)(waddr - WA_ACC0);
+	return -1;
+}
+
+/* Does ALU input @mux of @in read register @reg (dst_reg()'s numbers)? */
+static bool mux_reads(const struct qpu_isa_instr *in, unsigned int mux,
+		      int reg)
+{
+	if (mux == QPU_ISA_MUX_A)
+		return in->raddr_a < 32 && reg == in->raddr_a;
+	if (mux == QPU_ISA_MUX_B)
+		return in->kind == QPU_ISA_KIND_ALU && in->raddr_b < 32 &&
+			reg == 32 + in->raddr_b;
+	return reg == 64 + (int)mux;
+}
+
+/*
+ * Can exec_alu_fast() run @in? Its units are absent or an fadd or fmul
+ * with condition always and a register or r0..r3 destination, nothing is
+ * packed, unpacked or flagged, the mul does not read what the add wrote
+ * (the add writes first; an fadd or fmul may read its own destination,
+ * their 16-lane forms read every lane before writing), the register files
+ * read registers, uniforms, nop or a small immediate that is no rotation,
+ * and the signal is ldtmu or one that does nothing.
+ */
+static bool fast_ok(const struct qpu_isa_instr *in)
+{
+	int add = in->op_add ? dst_reg(in->waddr_add, in->ws) : -1;
+	int mul = in->op_mul ? dst_reg(in->waddr_mul, !in->ws) : -1;
+
+	if (in->unpack || in->pack || in->sf)
+		return false;
+	if (in->op_add && (in->op_add != QPU_ISA_A_FADD || add < 0 ||
+			   in->cond_add != QPU_ISA_COND_ALWAYS))
+		return false;
+	if (in->op_mul && (in->op_mul != QPU_ISA_M_FMUL || mul < 0 ||
+			   in->cond_mul != QPU_ISA_COND_ALWAYS))
+		return false;
+	if (in->op_mul && (mux_reads(in, in->mul_a, add) ||
+			   mux_reads(in, in->mul_b, add)))
+		return false;
+	if (in->raddr_a >= 32 && in->raddr_a != RA_UNIF &&
+	    in->raddr_a != RA_NOP)
+		return false;
+	if (in->kind == QPU_ISA_KIND_ALU_SMALL_IMM ?
+	    qpu_isa_small_imms[in->raddr_b].kind == QPU_ISA_SMI_ROTATE :
+	    in->raddr_b >= 32 && in->raddr_b != RA_UNIF &&
+	    in->raddr_b != RA_NOP)
+		return false;
+	switch (in->sig) {
+	case QPU_ISA_SIG_THREND:
+	case QPU_ISA_SIG_LOADCV:
+	case QPU_ISA_SIG_LOADC:
+	case QPU_ISA_SIG_LDCEND:
+	case QPU_ISA_SIG_LOADAM:
+		return false;
+	default:
+		return true;
+	}
+}
+
+/*
+ * Decode @word at @pc into @op, with the facts step() needs precomputed;
+ * exec_alu_fast() only if @fast.
+ */
+static void predecode(struct qpu_emu_op *op, u32 pc, u64 word, bool fast)
 {
 	struct qpu_isa_instr *in = &op->in;
 	bool r4;
@@ -1678,6 +1414,8 @@ static void predecode(struct qpu_emu_op *op, u32 pc, u64 word)
 			op->flags |= OP_R4;
 		if (in->unpack)
 			op->flags |= OP_UNPACK;
+		if (fast && fast_ok(in))
+			op->exec = EX_ALU_FAST;
 		break;
 	case QPU_ISA_KIND_BRANCH:
 		op->exec = EX_BRANCH;
@@ -1717,8 +1455,8 @@ static const struct qpu_emu_op *fetch(struct qpu_emu_exec *x, u64 *wordp)
 		p = q->win + off;
 	} else {
 		if (pc & 7) {
-			set_fault(x, QPU_EMU_FAULT_MISALIGNED, pc,
-				  QPU_EMU_ACCESS_FETCH);
+			qpu_emu_set_fault(x, QPU_EMU_FAULT_MISALIGNED, pc,
+					  QPU_EMU_ACCESS_FETCH);
 			return NULL;
 		}
 		/* The rest of the 4 KiB block if mapped, else one word. */
@@ -1743,12 +1481,12 @@ static const struct qpu_emu_op *fetch(struct qpu_emu_exec *x, u64 *wordp)
 	*wordp = word;
 	if (emu->no_predecode) {
 		op = &emu->op_uncached;
-		predecode(op, pc, word);
+		predecode(op, pc, word, false);
 		return op;
 	}
 	op = &emu->icache[(pc >> 3) & (OP_CACHE_ENTRIES - 1)];
 	if (op->word != word || op->addr != pc || !op->flags)
-		predecode(op, pc, word);
+		predecode(op, pc, word, true);
 	return op;
 }
 
@@ -1762,7 +1500,7 @@ static void finish(struct qpu_emu *emu, unsigned int qi)
 /* Issue one instruction on QPU @qi; false if it had to wait instead. */
 static bool step(struct qpu_emu *emu, unsigned int qi)
 {
-	struct qpu_emu_qpu *q = &emu->qpu[qi];
+	struct qpu_emu_qpu *q = emu_qpu(emu, qi);
 	struct qpu_emu_exec x = { .emu = emu, .q = q, .qi = qi };
 	enum qpu_emu_qpu_state wait;
 	const struct qpu_emu_op *op;
@@ -1775,7 +1513,7 @@ static bool step(struct qpu_emu *emu, unsigned int qi)
 	x.op = op;
 	x.in = &op->in;
 	if (op->exec == EX_BAD) {
-		bad_instr(&x);
+		qpu_emu_bad_instr(&x);
 		goto out;
 	}
 	if (op->flags & OP_WAIT) {
@@ -1792,6 +1530,9 @@ static bool step(struct qpu_emu *emu, unsigned int qi)
 		for (i = 0; i < LANES; i++)
 			q->acc[4][i] = q->sfu_val[i];
 	switch (op->exec) {
+	case EX_ALU_FAST:
+		exec_alu_fast(&x);
+		break;
 	case EX_ALU:
 		exec_alu(&x);
 		break;
@@ -1839,7 +1580,7 @@ static unsigned int pick_round_robin(struct qpu_emu *emu)
 			continue;
 		if (!(emu->waiting & (1u << qi)))
 			return qi;
-		count_stall(emu, &emu->qpu[qi]);
+		count_stall(emu, emu_qpu(emu, qi));
 	}
 }
 
@@ -1862,7 +1603,7 @@ static unsigned int pick_random(struct qpu_emu *emu, unsigned int ready)
 		if (!(emu->live & (1u << qi)))
 			continue;
 		if (emu->waiting & (1u << qi)) {
-			count_stall(emu, &emu->qpu[qi]);
+			count_stall(emu, emu_qpu(emu, qi));
 			continue;
 		}
 		if (!pick--)
@@ -1875,10 +1616,8 @@ static unsigned int pick_random(struct qpu_emu *emu, unsigned int ready)
 static void forget_windows(struct qpu_emu_qpu *q)
 {
 	q->win_len = 0;
-	q->uwin.len = 0;
-	q->uwin.refused = 0;
-	q->twin.len = 0;
-	q->twin.refused = 0;
+	emu_memset(&q->uwin, 0, sizeof(q->uwin));
+	emu_memset(&q->twin, 0, sizeof(q->twin));
 }
 
 enum qpu_emu_status qpu_emu_run(struct qpu_emu *emu, u64 budget)
@@ -1887,7 +1626,7 @@ enum qpu_emu_status qpu_emu_run(struct qpu_emu *emu, u64 budget)
 
 	/* translate()'s answers hold for one call: forget the windows. */
 	for (i = 0; i < QPU_EMU_NUM_QPUS; i++)
-		forget_windows(&emu->qpu[i]);
+		forget_windows(emu_qpu(emu, i));
 	while (emu->status == QPU_EMU_RUNNING || emu->status == QPU_EMU_IDLE) {
 		u16 ready = emu->live & ~emu->waiting;
 		unsigned int qi;
@@ -1912,7 +1651,7 @@ enum qpu_emu_status qpu_emu_run(struct qpu_emu *emu, u64 budget)
 			 */
 			qi = pick_round_robin(emu);
 			while (budget && emu->status == QPU_EMU_RUNNING &&
-			       emu->qpu[qi].state == QPU_EMU_QPU_RUNNING) {
+			       emu_qpu(emu, qi)->state == QPU_EMU_QPU_RUNNING) {
 				if (!step(emu, qi))
 					break;
 				budget--;
@@ -1969,7 +1708,7 @@ void qpu_emu_set_predecode(struct qpu_emu *emu, bool on)
 	for (i = 0; i < OP_CACHE_ENTRIES; i++)
 		emu->icache[i].flags = 0;
 	for (i = 0; i < QPU_EMU_NUM_QPUS; i++)
-		forget_windows(&emu->qpu[i]);
+		forget_windows(emu_qpu(emu, i));
 }
 
 void qpu_emu_reset(struct qpu_emu *emu)
@@ -1984,7 +1723,7 @@ int qpu_emu_start(struct qpu_emu *emu, u32 code_addr, u32 unif_addr)
 	if ((code_addr & 7) || (unif_addr & 3))
 		return -QPU_EMU_EINVAL;
 	for (i = 0; i < QPU_EMU_NUM_QPUS; i++) {
-		struct qpu_emu_qpu *q = &emu->qpu[i];
+		struct qpu_emu_qpu *q = emu_qpu(emu, i);
 
 		if (is_live(q))
 			continue;
@@ -2023,7 +1762,7 @@ int qpu_emu_get_reg(const struct qpu_emu *emu, unsigned int qpu,
 
 	if (qpu >= QPU_EMU_NUM_QPUS)
 		return -QPU_EMU_EINVAL;
-	q = &emu->qpu[qpu];
+	q = emu_qpu(emu, qpu);
 	if (file == QPU_EMU_FILE_ACC && reg < 6)
 		src = q->acc[reg];
 	else if (file == QPU_EMU_FILE_A && reg < 32)
@@ -2042,9 +1781,9 @@ int qpu_emu_get_flags(const struct qpu_emu *emu, unsigned int qpu,
 {
 	if (qpu >= QPU_EMU_NUM_QPUS)
 		return -QPU_EMU_EINVAL;
-	*z = emu->qpu[qpu].zf;
-	*n = emu->qpu[qpu].nf;
-	*c = emu->qpu[qpu].cf;
+	*z = emu_qpu(emu, qpu)->zf;
+	*n = emu_qpu(emu, qpu)->nf;
+	*c = emu_qpu(emu, qpu)->cf;
 	return 0;
 }
 
@@ -2054,8 +1793,8 @@ enum qpu_emu_qpu_state qpu_emu_get_qpu_state(const struct qpu_emu *emu,
 	if (qpu >= QPU_EMU_NUM_QPUS)
 		return QPU_EMU_QPU_IDLE;
 	if (pc)
-		*pc = emu->qpu[qpu].pc;
-	return emu->qpu[qpu].state;
+		*pc = emu_qpu(emu, qpu)->pc;
+	return emu_qpu(emu, qpu)->state;
 }
 
 int qpu_emu_get_semaphore(const struct qpu_emu *emu, unsigned int sem)
@@ -2118,7 +1857,7 @@ size_t qpu_emu_describe(const struct qpu_emu *emu, char *buf, size_t len)
 	unsigned int i;
 
 	for (i = 0; i < QPU_EMU_NUM_QPUS; i++) {
-		const struct qpu_emu_qpu *q = &emu->qpu[i];
+		const struct qpu_emu_qpu *q = emu_qpu(emu, i);
 
 		if (!is_live(q))
 			continue;

@@ -571,7 +571,11 @@ int qpu_emu_float_simd(int level)
 	return level;
 }
 
-static int simd_get(void)
+/*
+ * Inline, so that a 16-lane op whose path is known ends in a jump to it
+ * without saving registers for the lane-by-lane loop first.
+ */
+static inline int simd_get(void)
 {
 	int path = __atomic_load_n(&simd_path, __ATOMIC_RELAXED);
 

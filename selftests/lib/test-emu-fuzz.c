@@ -8,7 +8,9 @@
  * seed, same statistics, fault and memory. The repeat runs with the
  * predecoded-instruction cache off (every fetch translated and decoded
  * again), so it also proves the cache changes nothing: every register,
- * flag, PC, state, semaphore and VPM word must match.
+ * flag, PC, state, semaphore and VPM word must match. That covers the
+ * float fast path the cache enables too, which compute-shaped words aim
+ * at.
  */
 #include "test-emu.h"
 
@@ -70,6 +72,47 @@ static unsigned int rnd_sig(void)
 	return rnd(16) ? ok[rnd(sizeof(ok))] : rnd(13);
 }
 
+/*
+ * The shape of compute loops, which the emulator runs on its fast path
+ * (exec_alu_fast(), writing registers directly) when predecoding:
+ * conditions always, no pack, unpack or flags (mostly), fadd and fmul
+ * (mostly), and few registers, so a destination often is an input of its
+ * own unit or of the other one.
+ */
+static void rnd_compute(struct qpu_isa_instr *in)
+{
+	static const unsigned char ra[] = { 0, 1, 2, 3, 32, 32, 39 };
+	static const unsigned char wa[] = { 0, 1, 2, 3, 32, 33, 34, 35, 39 };
+
+	in->kind = rnd(4) ? QPU_ISA_KIND_ALU : QPU_ISA_KIND_ALU_SMALL_IMM;
+	in->sig = QPU_ISA_SIG_NONE;
+	if (in->kind == QPU_ISA_KIND_ALU_SMALL_IMM)
+		in->sig = 0;
+	else if (!rnd(16))
+		in->sig = rnd_sig();
+	do {
+		in->op_add = rnd(2) ? QPU_ISA_A_FADD :
+			rnd(QPU_ISA_NUM_ADD_OPS);
+	} while (!qpu_isa_add_ops[in->op_add].name);
+	in->op_mul = rnd(2) ? QPU_ISA_M_FMUL : rnd(8);
+	in->cond_add = rnd(8) ? QPU_ISA_COND_ALWAYS : rnd(8);
+	in->cond_mul = rnd(8) ? QPU_ISA_COND_ALWAYS : rnd(8);
+	in->waddr_add = wa[rnd(sizeof(wa))];
+	in->waddr_mul = wa[rnd(sizeof(wa))];
+	in->raddr_a = ra[rnd(sizeof(ra))];
+	in->raddr_b = in->kind == QPU_ISA_KIND_ALU ? ra[rnd(sizeof(ra))] :
+		rnd(64);
+	in->add_a = rnd(8);
+	in->add_b = rnd(8);
+	in->mul_a = rnd(8);
+	in->mul_b = rnd(8);
+	in->sf = !rnd(8);
+	in->ws = rnd(2);
+	in->unpack = rnd(8) ? 0 : rnd(8);
+	in->pm = !rnd(8);
+	in->pack = rnd(8) ? 0 : (in->pm ? 3 + rnd(5) : rnd(16));
+}
+
 static uint64_t rnd_word(void)
 {
 	struct qpu_isa_instr in = i_nop();
@@ -102,6 +145,11 @@ static uint64_t rnd_word(void)
 		in.br_reg = !rnd(4);
 		if (in.br_reg)
 			in.raddr_a = rnd(32);
+		break;
+	case 4:
+	case 5:
+	case 6:
+		rnd_compute(&in);
 		break;
 	default:
 		in.kind = rnd(3) ? QPU_ISA_KIND_ALU : QPU_ISA_KIND_ALU_SMALL_IMM;

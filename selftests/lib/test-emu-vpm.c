@@ -4,7 +4,7 @@
  * horizontal and vertical, packed and laned, with strides, and VCD DMA
  * loads and stores in 8- and 16-bit widths with byte/halfword selects,
  * each against the VPM or memory image computed by hand from the layout
- * qpu_emu.c documents (vpm_elem() and "DOC: VCD DMA widths").
+ * qpu_emu_vpm.c documents (vpm_elem() and "DOC: VCD DMA widths").
  */
 #include "test-emu.h"
 

@@ -1,0 +1,218 @@
+/* SPDX-License-Identifier: (GPL-2.0 OR MIT) */
+/*
+ * The emulator's state, shared by its two halves: qpu_emu.c (the QPUs,
+ * their ALUs, the TMU and the scheduler) and qpu_emu_vpm.c (the VPM's
+ * generic accesses and VCD DMA). Private to the core: callers use
+ * qpu_emu.h.
+ */
+#ifndef QPU_EMU_INTERNAL_H
+#define QPU_EMU_INTERNAL_H
+
+#include "qpu_isa.h"
+#include "qpu_emu.h"
+
+#define LANES			16
+#define ALL_LANES		0xffffu
+#define TMU_FIFO_DEPTH		4
+#define TMU_LATENCY		10	/* instructions, for stall_tmu only */
+#define OP_CACHE_ENTRIES	1024	/* predecoded instructions, a power of 2 */
+#define FETCH_WINDOW		4096	/* bytes translate() is asked for at once */
+#define WIN_LEVELS		3	/* data window sizes tried before 64 bytes */
+
+struct qpu_emu_vpm_setup {
+	u32 addr;
+	u32 stride;
+	u32 left;		/* vectors still to read */
+	u32 size;		/* 0 8-bit, 1 16-bit, 2 32-bit */
+	bool laned;		/* 8/16-bit: one byte/halfword lane per word */
+	bool horiz;
+};
+
+struct qpu_emu_result {
+	u32 v[LANES];
+	s64 wide[LANES];
+	u16 mask;		/* lanes whose condition holds */
+	bool is_mul;
+	bool is_float;
+};
+
+/* exec_alu()'s vectors, kept off the (kernel) stack. */
+struct qpu_emu_alu_scratch {
+	u32 ra[LANES], rb[LANES];
+	u32 aa[LANES], ab[LANES], ma[LANES], mb[LANES];
+};
+
+/*
+ * A range of memory translate() granted for one kind of access, trusted
+ * until qpu_emu_run() returns. @refused[i] is 1 + the region of the i-th
+ * window size (1 MiB, 64 KiB, 4 KiB) whose window translate() refused in
+ * this run (0: none): the next size is tried there directly, and where
+ * every size was refused words are read one at a time, as without a window.
+ */
+struct qpu_emu_win {
+	const u8 *p;
+	u32 addr, len;
+	u32 refused[WIN_LEVELS];
+};
+
+/*
+ * One QPU: its scalars, then its vectors, which all start on cache lines
+ * (see emu_qpu()); @ra must stay the first vector.
+ */
+struct qpu_emu_qpu {
+	enum qpu_emu_qpu_state state;
+	u32 pc;
+	u32 unif;
+	u16 zf, nf, cf;
+	u32 br_target;
+	u8 br_left;		/* instructions to the branch, 0 if none */
+	u8 end_left;		/* instructions to the thread end, 0 if none */
+	u8 wait_sem;		/* semaphore of QPU_EMU_QPU_WAIT_SEM */
+	bool wait_acquire;	/* ... and whether to acquire it */
+	u8 sfu_left;		/* instructions until sfu_val reaches r4 */
+	u8 tmu_head[2], tmu_count[2];
+	u64 tmu_ready[2][TMU_FIFO_DEPTH];	/* instruction count it arrives */
+	struct qpu_emu_vpm_setup vr, vw;
+	u32 vdr_setup, vdr_pitch;
+	u32 vdw_setup, vdw_stride;
+	/* code the QPU fetches from, translated once per qpu_emu_run() */
+	const u8 *win;
+	u32 win_addr, win_len;
+	/* uniform stream and TMU memory, likewise */
+	struct qpu_emu_win uwin, twin;
+	u32 ra[32][LANES];
+	u32 rb[32][LANES];
+	u32 acc[6][LANES];
+	u32 sfu_val[LANES];
+	u32 tmu[2][TMU_FIFO_DEPTH][LANES];
+};
+
+/*
+ * The parts of struct qpu_emu the vector code reads and writes 64 bytes at
+ * a time (the QPUs' vectors, the ALU scratch and results) each start on a
+ * cache line of qpu_emu.vec: the caller's memory is only 8-byte aligned,
+ * so emu_qpu() and its siblings find them there, with arithmetic only. A
+ * QPU's scalars go on the lines before its first vector (VEC_HEAD bytes
+ * from where its VEC_QPU bytes start).
+ */
+#define VEC_ROUND(n)	(((n) + 63) & ~(size_t)63)
+#define VEC_HEAD	VEC_ROUND(offsetof(struct qpu_emu_qpu, ra))
+#define VEC_QPU		(VEC_HEAD + VEC_ROUND(sizeof(struct qpu_emu_qpu) - \
+					      offsetof(struct qpu_emu_qpu, ra)))
+#define VEC_ALU		VEC_ROUND(sizeof(struct qpu_emu_alu_scratch))
+#define VEC_RESULT	VEC_ROUND(sizeof(struct qpu_emu_result))
+#define VEC_BYTES	(QPU_EMU_NUM_QPUS * VEC_QPU + VEC_ALU + 2 * VEC_RESULT)
+
+/* What predecode() found out about an instruction (qpu_emu_op.flags). */
+#define OP_VALID	BIT_U8(0)	/* the entry holds a decoded word */
+#define OP_WAIT		BIT_U8(1)	/* may block: must_wait() decides */
+#define OP_UNIF		BIT_U8(2)	/* reads a uniform */
+#define OP_MUTEX	BIT_U8(3)	/* reads mutex_acq */
+#define OP_R4		BIT_U8(4)	/* an ALU input is r4 (for stall_sfu) */
+#define OP_UNPACK	BIT_U8(5)	/* an ALU input is unpacked */
+
+#define BIT_U8(n)	((u8)(1u << (n)))
+
+/*
+ * One predecoded instruction: the word it was decoded from (the tag that
+ * proves it still describes memory), its bus address, and the decode.
+ */
+struct qpu_emu_op {
+	u64 word;
+	u32 addr;
+	u8 flags;
+	u8 exec;
+	struct qpu_isa_instr in;
+};
+
+struct qpu_emu {
+	const struct qpu_emu_ops *ops;
+	void *ctx;
+	u32 seed;
+	u32 rng;
+	enum qpu_emu_status status;
+	u32 completed;
+	u32 rr_next;
+	u16 live;		/* QPUs with a program, bit per QPU */
+	u16 waiting;		/* ... of which in a QPU_EMU_QPU_WAIT_* state */
+	bool no_predecode;	/* qpu_emu_set_predecode(emu, false) */
+	int mutex_owner;
+	u8 sem[QPU_EMU_NUM_SEMAPHORES];
+	struct qpu_emu_fault fault;
+	struct qpu_emu_stats stats;
+	u32 vpm[QPU_EMU_VPM_WORDS];
+	struct qpu_emu_op op_uncached;	/* the decode when predecoding is off */
+	struct qpu_emu_op icache[OP_CACHE_ENTRIES];
+	u8 vec[VEC_BYTES + 63];	/* see emu_qpu() */
+};
+
+/* Per-instruction context. */
+struct qpu_emu_exec {
+	struct qpu_emu *emu;
+	struct qpu_emu_qpu *q;
+	unsigned int qi;
+	const struct qpu_emu_op *op;
+	const struct qpu_isa_instr *in;
+	bool fault;
+	bool uses_r4;
+};
+
+/* The 64-byte aligned start of @emu->vec. */
+static inline u8 *emu_vec(const struct qpu_emu *emu)
+{
+	return (u8 *)(((unsigned long)emu->vec + 63) & ~63ul);
+}
+
+static inline struct qpu_emu_qpu *emu_qpu(const struct qpu_emu *emu,
+					  unsigned int qi)
+{
+	return (struct qpu_emu_qpu *)(emu_vec(emu) + qi * VEC_QPU + VEC_HEAD -
+				      offsetof(struct qpu_emu_qpu, ra));
+}
+
+static inline struct qpu_emu_alu_scratch *emu_alu(const struct qpu_emu *emu)
+{
+	return (struct qpu_emu_alu_scratch *)(emu_vec(emu) +
+					      QPU_EMU_NUM_QPUS * VEC_QPU);
+}
+
+/* The add (@mul false) or mul unit's result. */
+static inline struct qpu_emu_result *emu_result(const struct qpu_emu *emu,
+						bool mul)
+{
+	return (struct qpu_emu_result *)(emu_vec(emu) +
+					 QPU_EMU_NUM_QPUS * VEC_QPU + VEC_ALU +
+					 mul * VEC_RESULT);
+}
+
+/* Little-endian words in the caller's memory, at any alignment (no libc). */
+static inline u32 rd32(const void *p)
+{
+	const u8 *b = p;
+
+	return b[0] | (u32)b[1] << 8 | (u32)b[2] << 16 | (u32)b[3] << 24;
+}
+
+static inline void wr32(void *p, u32 v)
+{
+	u8 *b = p;
+
+	b[0] = (u8)v;
+	b[1] = (u8)(v >> 8);
+	b[2] = (u8)(v >> 16);
+	b[3] = (u8)(v >> 24);
+}
+
+/* qpu_emu.c */
+void qpu_emu_set_fault(struct qpu_emu_exec *x, enum qpu_emu_fault_reason why,
+		       u32 addr, enum qpu_emu_access access);
+void qpu_emu_bad_instr(struct qpu_emu_exec *x);
+
+/* qpu_emu_vpm.c */
+void qpu_emu_vpm_read(struct qpu_emu_exec *x, u32 *out);
+void qpu_emu_vpm_write(struct qpu_emu_exec *x, const u32 *v, u16 mask);
+void qpu_emu_vpm_setup(struct qpu_emu_vpm_setup *s, u32 v, bool rd);
+void qpu_emu_dma_load(struct qpu_emu_exec *x, u32 addr);
+void qpu_emu_dma_store(struct qpu_emu_exec *x, u32 addr);
+
+#endif /* QPU_EMU_INTERNAL_H */

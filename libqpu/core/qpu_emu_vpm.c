@@ -1,0 +1,337 @@
+// SPDX-License-Identifier: (GPL-2.0 OR MIT)
+/*
+ * The emulator's VPM: the generic vector reads and writes a QPU sets up
+ * with vr_setup/vw_setup (32, 16 and 8 bits, packed or laned) and VCD DMA
+ * between the VPM and memory. Apart from the QPUs in qpu_emu.c because
+ * the layouts are a topic of their own; nothing here is on the hot path
+ * of compute code, so plain calls across the two files cost nothing
+ * measurable. Both DMA directions check every access before moving a
+ * byte, so a refused transfer changes nothing.
+ */
+#include "qpu_emu_internal.h"
+
+/* --- generic access ------------------------------------------------------ */
+
+/*
+ * Word index of element @i of the generic-access vector at the setup's
+ * address, and in *@shift the bit where its 8 or 16 bits start (0 for
+ * 32-bit).
+ *
+ * DOC: VPM generic access widths
+ * The address fields follow the Reference Guide (section 7, the generic
+ * block setup tables): "the LS 1 or 2 bits select the Half-word or Byte
+ * sub-vector for 16 or 8-bit width", so an 8-bit address is {Y[5:0],
+ * B[1:0]} horizontal and {Y[5:4], X[3:0], B[1:0]} vertical, a 16-bit one
+ * {Y[5:0], H} and {Y[5:4], X[3:0], H}, a 32-bit one Y and {Y[5:4], X[3:0]}.
+ * Address bits above those the tables name extend Y (rows 64..191 of our
+ * 12 KiB), as the 32-bit modes already did. LANED ("0,1 = Packed, Laned.
+ * Ignored for 32-bit width"): laned, the vector is byte/halfword lane B/H
+ * of 16 words (a row, or a column of a 16-row block); packed, it is 16
+ * consecutive bytes/halfwords and B/H picks which 16 of the row's 64 bytes
+ * (horizontal) or of the column's (vertical, 4 bytes a row, from the top
+ * of the block). 8/16-bit reads are zero-extended; writes change only
+ * their byte or halfword. STRIDE is added to the whole address, so with
+ * stride 1 successive packed vectors fill a row. Our choice where the
+ * guide has only figures: the packed order within a word is little-endian
+ * (element 0 in bits 7:0), as VC4C's emulator also reads it.
+ */
+static u32 vpm_elem(const struct qpu_emu_vpm_setup *s, unsigned int i,
+		    u32 *shift)
+{
+	u32 a = s->addr, w = s->size ? 2 : 1, per = 4 / (s->size + 1);
+	u32 sel, x, row, pos;
+
+	*shift = 0;
+	if (s->size == 2) {
+		if (s->horiz)
+			return a * 16 + i;
+		return ((a >> 4) * 16 + i) * 16 + (a & 15);
+	}
+	sel = a & (per - 1);
+	a /= per;			/* now {Y} or {Y[..:4], X[3:0]} */
+	if (s->laned) {
+		*shift = sel * 8 * w;
+		if (s->horiz)
+			return a * 16 + i;
+		return ((a >> 4) * 16 + i) * 16 + (a & 15);
+	}
+	pos = (16 * sel + i) * w;	/* byte offset in the row or column */
+	*shift = (pos & 3) * 8;
+	if (s->horiz)
+		return a * 16 + pos / 4;
+	x = a & 15;
+	row = (a >> 4) * 16 + pos / 4;
+	return row * 16 + x;
+}
+
+static bool vpm_check(struct qpu_emu_exec *x,
+		      const struct qpu_emu_vpm_setup *s)
+{
+	u32 sh;
+
+	if (s->size == 3) {
+		qpu_emu_bad_instr(x);	/* the reserved size */
+		return false;
+	}
+	/* Every layout's word index grows with the element number. */
+	if (vpm_elem(s, 15, &sh) >= QPU_EMU_VPM_WORDS) {
+		qpu_emu_set_fault(x, QPU_EMU_FAULT_VPM,
+				  vpm_elem(s, 0, &sh) * 4, QPU_EMU_ACCESS_FETCH);
+		return false;
+	}
+	return true;
+}
+
+void qpu_emu_vpm_read(struct qpu_emu_exec *x, u32 *out)
+{
+	struct qpu_emu_vpm_setup *s = &x->q->vr;
+	u32 sh, mask = s->size ? 0xffff : 0xff;
+	unsigned int i;
+
+	if (!vpm_check(x, s))
+		return;
+	if (s->size == 2) {
+		for (i = 0; i < LANES; i++)
+			out[i] = x->emu->vpm[vpm_elem(s, i, &sh)];
+	} else {	/* 8 and 16 bits read zero-extended */
+		for (i = 0; i < LANES; i++) {
+			u32 w = vpm_elem(s, i, &sh);
+
+			out[i] = (x->emu->vpm[w] >> sh) & mask;
+		}
+	}
+	s->addr += s->stride;
+	s->left--;
+}
+
+void qpu_emu_vpm_write(struct qpu_emu_exec *x, const u32 *v, u16 mask)
+{
+	struct qpu_emu_vpm_setup *s = &x->q->vw;
+	u32 sh, m = s->size ? 0xffff : 0xff;
+	unsigned int i;
+
+	if (!vpm_check(x, s))
+		return;
+	for (i = 0; i < LANES; i++) {
+		u32 *w;
+
+		if (!(mask & (1u << i)))
+			continue;
+		w = &x->emu->vpm[vpm_elem(s, i, &sh)];
+		if (s->size == 2)
+			*w = v[i];
+		else
+			*w = (*w & ~(m << sh)) | (v[i] & m) << sh;
+	}
+	s->addr += s->stride;
+}
+
+/* A generic block setup written to vr_setup (@rd) or vw_setup. */
+void qpu_emu_vpm_setup(struct qpu_emu_vpm_setup *s, u32 v, bool rd)
+{
+	s->addr = v & 0xff;
+	s->size = (v >> 8) & 3;
+	s->laned = (v >> 10) & 1;
+	s->horiz = (v >> 11) & 1;
+	s->stride = (v >> 12) & 0x3f;
+	if (!s->stride)
+		s->stride = 64;
+	if (rd) {
+		s->left = (v >> 20) & 15;
+		if (!s->left)
+			s->left = 16;
+	}
+}
+
+/* --- VCD DMA ------------------------------------------------------------- */
+
+/*
+ * DOC: VCD DMA widths
+ * MODEW (VDR bits 30:28, VDW bits 2:0) is 0 for 32-bit elements, 2-3 for
+ * 16-bit with halfword select MODEW[0], 4-7 for 8-bit with byte select
+ * MODEW[1:0]; 1 is the VDR extended pitch setup, and reserved in a VDW
+ * setup (a fault). The guide marks the selects "packed only" and VDW bit 15
+ * write-as-zero: DMA always uses the packed layout of the generic accesses,
+ * so a select picks the same 16 bytes/halfwords a generic address's B/H
+ * does. Positions below are in bytes of the VPM seen as 64-byte rows.
+ * - VDR: VPITCH is added to {Y, sel} horizontal, {X, sel} vertical, after
+ *   each memory row (the guide: "added to {Y[1:0], B[1:0]}" for 8 bits,
+ *   "{Y[2:0], H[0]}" for 16); element k of memory row r goes to byte
+ *   4X + 16*w*sel + k*w of row Y' (wrapping within the row, as 32-bit X
+ *   does), or vertical down column X' from byte 16*w*sel + k*w of the
+ *   column (4 bytes a row) starting at row Y.
+ * - VDW: unit u reads row Y+u from byte 4X + 16*w*sel (running on into the
+ *   next rows, as 32-bit DEPTH does), or column X+u from byte 16*w*sel of
+ *   the column starting at row Y.
+ * Memory rows need only be aligned to the element width.
+ */
+
+/* Word index in the VPM of byte @pos of row @row, or of column @col. */
+static u32 dma_word(bool vert, u32 row, u32 col, u32 pos)
+{
+	if (vert)
+		return (row + pos / 4) * 16 + col;
+	return row * 16 + pos / 4;
+}
+
+static bool dma_vpm_ok(struct qpu_emu_exec *x, u32 word)
+{
+	if (word < QPU_EMU_VPM_WORDS)
+		return true;
+	qpu_emu_set_fault(x, QPU_EMU_FAULT_VPM, word * 4, QPU_EMU_ACCESS_FETCH);
+	return false;
+}
+
+static u32 rd_n(const u8 *p, u32 w)
+{
+	if (w == 4)
+		return rd32(p);
+	return w == 2 ? (u32)(p[0] | p[1] << 8) : p[0];
+}
+
+static void wr_n(u8 *p, u32 v, u32 w)
+{
+	if (w == 4) {
+		wr32(p, v);
+		return;
+	}
+	p[0] = (u8)v;
+	if (w == 2)
+		p[1] = (u8)(v >> 8);
+}
+
+static void *dma_mem(struct qpu_emu_exec *x, u32 addr, u32 len, u32 w,
+		     enum qpu_emu_access kind)
+{
+	void *p;
+
+	if (x->fault)
+		return NULL;
+	if (addr & (w - 1)) {
+		qpu_emu_set_fault(x, QPU_EMU_FAULT_MISALIGNED, addr, kind);
+		return NULL;
+	}
+	p = x->emu->ops->translate(x->emu->ctx, addr, len, kind);
+	if (!p)
+		qpu_emu_set_fault(x, QPU_EMU_FAULT_MEMORY, addr, kind);
+	return p;
+}
+
+/* Element width in bytes and select of a MODEW value; 0 if reserved. */
+static u32 dma_width(u32 modew, u32 *sel)
+{
+	*sel = modew & 3;
+	if (!modew)
+		return 4;
+	if (modew >= 4)
+		return 1;
+	*sel &= 1;
+	return modew >= 2 ? 2 : 0;
+}
+
+/*
+ * VDR: memory row r (ROWLEN elements, rows PITCH bytes apart) goes to VPM
+ * row Y + r * VPITCH from column X (horizontal), or down column X + r *
+ * VPITCH from row Y (vertical); narrower widths as the DOC above says.
+ */
+void qpu_emu_dma_load(struct qpu_emu_exec *x, u32 addr)
+{
+	struct qpu_emu_qpu *q = x->q;
+	u32 s = q->vdr_setup, mpitch = (s >> 24) & 15, pitch;
+	u32 rowlen = (s >> 20) & 15, nrows = (s >> 16) & 15;
+	u32 vpitch = (s >> 12) & 15, base = s & 0x7ff;
+	u32 bx = base & 15, by = base >> 4, sel0, w, per;
+	bool vert = (s >> 11) & 1;
+	u32 r, k, pass;
+
+	w = dma_width((s >> 28) & 7, &sel0);
+	if (!w) {
+		/* not reached: MODEW 1 is the pitch setup */
+		qpu_emu_bad_instr(x);
+		return;
+	}
+	per = 4 / w;
+	pitch = mpitch ? 8u << mpitch : q->vdr_pitch;
+	rowlen = rowlen ? rowlen : 16;
+	nrows = nrows ? nrows : 16;
+	vpitch = vpitch ? vpitch : 16;
+	for (pass = 0; pass < 2; pass++) {
+		for (r = 0; r < nrows; r++) {
+			u8 *p = dma_mem(x, addr + r * pitch, rowlen * w, w,
+					QPU_EMU_ACCESS_DMA_LOAD);
+			u32 v = (vert ? bx : by) * per + sel0 + r * vpitch;
+			u32 row, col, sel = v % per;
+
+			if (!p)
+				return;
+			row = vert ? by : v / per;
+			col = vert ? (v / per) & 15 : bx;
+			for (k = 0; k < rowlen; k++) {
+				u32 pos = 16 * w * sel + k * w, word;
+
+				if (!vert)
+					pos = (pos + 4 * col) & 63;
+				word = dma_word(vert, row, col, pos);
+				if (!dma_vpm_ok(x, word))
+					return;
+				if (pass) {
+					u32 *d = &x->emu->vpm[word];
+					u32 sh = (pos & 3) * 8;
+					u32 m = w == 4 ? ~0u :
+						((1u << (8 * w)) - 1) << sh;
+
+					*d = (*d & ~m) |
+						(rd_n(p + k * w, w) << sh & m);
+				}
+			}
+		}
+	}
+	x->emu->stats.dma_load_bytes += nrows * rowlen * w;
+}
+
+/*
+ * VDW: UNITS memory rows of DEPTH elements, each followed by STRIDE bytes.
+ * Horizontal: row u comes from VPM row Y + u from column X; vertical: from
+ * column X + u from row Y down.
+ */
+void qpu_emu_dma_store(struct qpu_emu_exec *x, u32 addr)
+{
+	struct qpu_emu_qpu *q = x->q;
+	u32 s = q->vdw_setup, units = (s >> 23) & 127, depth = (s >> 16) & 127;
+	u32 base = (s >> 3) & 0x7ff, u, d, pass, sel, w;
+	bool horiz = (s >> 14) & 1;
+
+	w = dma_width(s & 7, &sel);
+	if (!w) {
+		qpu_emu_bad_instr(x);	/* MODEW 1 is reserved */
+		return;
+	}
+	units = units ? units : 128;
+	depth = depth ? depth : 128;
+	for (pass = 0; pass < 2; pass++) {
+		for (u = 0; u < units; u++) {
+			u8 *p = dma_mem(x, addr + u * (depth * w +
+						       q->vdw_stride),
+					depth * w, w,
+					QPU_EMU_ACCESS_DMA_STORE);
+			u32 row = (base >> 4) + (horiz ? u : 0);
+			u32 col = horiz ? base & 15 : ((base & 15) + u) & 15;
+
+			if (!p)
+				return;
+			for (d = 0; d < depth; d++) {
+				u32 pos = 16 * w * sel + d * w, word;
+
+				if (horiz)
+					pos += 4 * col;
+				word = dma_word(!horiz, row, col, pos);
+				if (!dma_vpm_ok(x, word))
+					return;
+				if (pass)
+					wr_n(p + d * w, x->emu->vpm[word] >>
+					     ((pos & 3) * 8), w);
+			}
+		}
+	}
+	x->emu->stats.dma_store_bytes += units * depth * w;
+}
