@@ -3,7 +3,8 @@
  * qpu-run: run a QPU program on the emulator of libqpu's core. The program
  * is a file of raw little-endian 64-bit words; data files and zeroed areas
  * are mapped at chosen bus addresses, every access outside them stops the
- * run with a fault report; regions can be dumped afterwards. The exit
+ * run with a fault report; regions can be dumped afterwards, and --trace
+ * shows each instruction of the chosen QPUs with the values it writes. The exit
  * status says how the run ended: 0 all programs ended, 2 fault, 3 deadlock,
  * 4 instruction budget spent, 1 usage or I/O error.
  */
@@ -21,6 +22,7 @@
 #include "qpu.h"
 #include "qpu_disasm.h"
 #include "qpu_emu.h"
+#include "qpu_isa.h"
 
 #define MAX_REGIONS	32
 #define MAX_UNIFORMS	4096
@@ -57,7 +59,7 @@ struct config {
 	unsigned int qpus;
 	uint32_t seed;
 	uint64_t budget;
-	bool trace;
+	uint16_t trace_qpus;	/* bit q: trace QPU q */
 	bool stats;
 	bool no_predecode;
 	struct region regions[MAX_REGIONS];
@@ -85,7 +87,9 @@ static void usage(FILE *out)
 		"  -b, --budget=N           stop after N instructions (default %llu)\n"
 		"  -d, --dump=SIZE@ADDR[=FILE]  after the run, write SIZE bytes at ADDR\n"
 		"                           to FILE, or as hex words to standard output\n"
-		"  -t, --trace              print each instruction as a QPU issues it\n"
+		"  -t, --trace[=QPUS]       print each instruction a QPU issues and the\n"
+		"                           values it writes; QPUS: a list such as 0,3-5\n"
+		"                           (default: every QPU)\n"
 		"      --stats              print the emulator's counters\n"
 		"      --no-predecode       decode every instruction at each fetch\n"
 		"                           (the emulator's slower reference path)\n"
@@ -233,13 +237,74 @@ static void *translate(void *ctx, uint32_t addr, uint32_t len,
 
 static void trace(void *ctx, unsigned int qpu, uint32_t pc, uint64_t word)
 {
+	const struct config *cfg = ctx;
 	char text[QPU_DISASM_BUF_SIZE];
 
-	(void)ctx;
+	if (!(cfg->trace_qpus >> qpu & 1))
+		return;
 	if (qpu_disasm(word, pc, QPU_DISASM_TARGET, text, sizeof(text)) < 0)
 		snprintf(text, sizeof(text), "(undecodable)");
 	printf("qpu%-2u %08" PRIx32 ": %016" PRIx64 "  %s\n", qpu, pc, word,
 	       text);
+}
+
+/*
+ * One write of the instruction just traced, under it: the register (or
+ * peripheral) and the 16 lanes as the ALU made them, "-" for lanes its
+ * condition kept; one value when every lane got the same.
+ */
+static void trace_write(void *ctx, unsigned int qpu, unsigned int waddr,
+			bool file_b, const uint32_t value[16], uint16_t lanes)
+{
+	const struct config *cfg = ctx;
+	const char *name = qpu_isa_write_regs[file_b][waddr].name;
+	bool same = lanes == 0xffff;
+	unsigned int i;
+
+	if (!(cfg->trace_qpus >> qpu & 1))
+		return;
+	for (i = 1; i < 16 && same; i++)
+		same = value[i] == value[0];
+	printf("%8s%s =", "", name);
+	if (same) {
+		printf(" %08" PRIx32 " (every lane)\n", value[0]);
+		return;
+	}
+	for (i = 0; i < 16; i++) {
+		if (lanes >> i & 1)
+			printf(" %08" PRIx32, value[i]);
+		else
+			printf(" -");
+	}
+	putchar('\n');
+}
+
+/* QPUs to trace: "0,3-5" -> bits 0, 3, 4, 5. */
+static uint16_t parse_qpu_list(const char *list)
+{
+	char buf[64], *item, *save = NULL;
+	uint16_t mask = 0;
+
+	if (strlen(list) >= sizeof(buf))
+		die("bad QPU list '%s'", list);
+	strcpy(buf, list);
+	for (item = strtok_r(buf, ",", &save); item;
+	     item = strtok_r(NULL, ",", &save)) {
+		char *dash = strchr(item, '-');
+		uint64_t lo, hi;
+
+		if (dash)
+			*dash = '\0';
+		lo = parse_num(item, "QPU", QPU_EMU_NUM_QPUS - 1);
+		hi = dash ? parse_num(dash + 1, "QPU", QPU_EMU_NUM_QPUS - 1) : lo;
+		if (lo > hi)
+			die("bad QPU range '%s-%s'", item, dash + 1);
+		for (; lo <= hi; lo++)
+			mask |= 1u << lo;
+	}
+	if (!mask)
+		die("bad QPU list '%s'", list);
+	return mask;
 }
 
 static void host_interrupt(void *ctx, unsigned int qpu)
@@ -261,7 +326,7 @@ static void parse_args(struct config *cfg, int argc, char **argv)
 		{ "seed", required_argument, NULL, 's' },
 		{ "budget", required_argument, NULL, 'b' },
 		{ "dump", required_argument, NULL, 'd' },
-		{ "trace", no_argument, NULL, 't' },
+		{ "trace", optional_argument, NULL, 't' },
 		{ "stats", no_argument, NULL, 1 },
 		{ "no-predecode", no_argument, NULL, 2 },
 		{ "help", no_argument, NULL, 'h' },
@@ -272,7 +337,7 @@ static void parse_args(struct config *cfg, int argc, char **argv)
 	const char *rest;
 	int opt;
 
-	while ((opt = getopt_long(argc, argv, "c:m:z:u:U:S:n:s:b:d:thV",
+	while ((opt = getopt_long(argc, argv, "c:m:z:u:U:S:n:s:b:d:t::hV",
 				  longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'c':
@@ -357,7 +422,8 @@ static void parse_args(struct config *cfg, int argc, char **argv)
 			break;
 		}
 		case 't':
-			cfg->trace = true;
+			cfg->trace_qpus = optarg ? parse_qpu_list(optarg) :
+				(1u << QPU_EMU_NUM_QPUS) - 1;
 			break;
 		case 1:
 			cfg->stats = true;
@@ -501,8 +567,10 @@ int main(int argc, char **argv)
 		add_region(&cfg, cfg.unif_addr, cfg.nuniforms * 4, u,
 			   "the uniforms");
 	}
-	if (cfg.trace)
+	if (cfg.trace_qpus) {
 		ops.trace = trace;
+		ops.trace_write = trace_write;
+	}
 	emu = aligned_alloc(8, (qpu_emu_size() + 7) & ~(size_t)7);
 	if (!emu)
 		die("out of memory");

@@ -868,16 +868,24 @@ static void write_reg(struct qpu_emu_exec *x, unsigned int waddr, bool file_b,
 		qpu_emu_bad_instr(x);
 }
 
-/* write_reg(), with the common case (a register, no pack) inlined. */
+/*
+ * write_reg(), with the common case (a register, no pack) inlined, and the
+ * tracer told. Tracing turns exec_alu_fast() off (see predecode()), which
+ * writes registers without this.
+ */
 static inline void write_result(struct qpu_emu_exec *x, unsigned int waddr,
 				bool file_b, const struct qpu_emu_result *r)
 {
+	const struct qpu_emu_ops *ops = x->emu->ops;
 	struct qpu_emu_qpu *q = x->q;
 	u32 *dst;
 	unsigned int i;
 
 	if (waddr == WA_NOP)
 		return;
+	if (ops->trace_write)
+		ops->trace_write(x->emu->ctx, x->qi, waddr, file_b, r->v,
+				 r->mask);
 	if (x->in->pack || waddr >= WA_TMU_NOSWAP) {
 		write_reg(x, waddr, file_b, r);
 		return;
@@ -1250,10 +1258,10 @@ static void exec_ldi(struct qpu_emu_exec *x)
 		set_flags(q, r.v, 0, cond_mask(q, in->cond_add), false);
 	r.is_mul = false;
 	r.mask = cond_mask(q, in->cond_add);
-	write_reg(x, in->waddr_add, in->ws, &r);
+	write_result(x, in->waddr_add, in->ws, &r);
 	r.is_mul = true;
 	r.mask = cond_mask(q, in->cond_mul);
-	write_reg(x, in->waddr_mul, !in->ws, &r);
+	write_result(x, in->waddr_mul, !in->ws, &r);
 }
 
 static bool branch_taken(const struct qpu_emu_qpu *q, unsigned int cond)
@@ -1297,9 +1305,9 @@ static void exec_branch(struct qpu_emu_exec *x)
 		r.wide[i] = 0;
 	}
 	r.is_mul = false;
-	write_reg(x, in->waddr_add, in->ws, &r);
+	write_result(x, in->waddr_add, in->ws, &r);
 	r.is_mul = true;
-	write_reg(x, in->waddr_mul, !in->ws, &r);
+	write_result(x, in->waddr_mul, !in->ws, &r);
 }
 
 /* --- the scheduler ------------------------------------------------------- */
@@ -1486,7 +1494,7 @@ static const struct qpu_emu_op *fetch(struct qpu_emu_exec *x, u64 *wordp)
 	}
 	op = &emu->icache[(pc >> 3) & (OP_CACHE_ENTRIES - 1)];
 	if (op->word != word || op->addr != pc || !op->flags)
-		predecode(op, pc, word, true);
+		predecode(op, pc, word, !emu->ops->trace_write);
 	return op;
 }
 

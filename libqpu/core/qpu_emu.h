@@ -41,12 +41,19 @@ enum qpu_emu_access {
  * @host_interrupt: a program wrote the host_int register (optional).
  * @trace: called before each instruction a QPU issues, with its bus address
  *	and word (optional; added by the emulator for qpu-run --trace).
+ * @trace_write: called for each write an instruction makes (ALU results,
+ *	load immediates, branch links; not to the nop address), after @trace
+ *	for it: the write address @waddr of regfile B if @file_b else A, the
+ *	16 lanes as computed (before any pack) and the lanes the condition
+ *	let through (optional; qpu-run --trace).
  */
 struct qpu_emu_ops {
 	void *(*translate)(void *ctx, u32 addr, u32 len,
 			   enum qpu_emu_access kind);
 	void (*host_interrupt)(void *ctx, unsigned int qpu);
 	void (*trace)(void *ctx, unsigned int qpu, u32 pc, u64 word);
+	void (*trace_write)(void *ctx, unsigned int qpu, unsigned int waddr,
+			    bool file_b, const u32 value[16], u16 lanes);
 };
 
 /* Outcome of qpu_emu_run(). */

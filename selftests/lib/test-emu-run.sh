@@ -3,7 +3,8 @@
 #
 # test-emu-run: the qpu-run tool end to end on a 9-instruction program
 # (r0 = elem_num + uniform 0, one VPM row stored by VCD DMA to uniform 1):
-# the dumped memory, the same output with --no-predecode, the trace, and
+# the dumped memory, the same output with --no-predecode, the trace (the
+# values written, the chosen QPUs, bad QPU lists), and
 # the exit status and report of a fault, a deadlock and a spent budget.
 # qpu-run is looked up next to QPU_DIS.
 
@@ -66,6 +67,30 @@ expect trace 0 -- "$run" -t -u 1 -u 0x20000 -z 64@0x20000 "$tmp/prog.bin"
 [ "$(grep -c '^qpu0 ' "$tmp/out")" -eq 9 ] || fail "trace: 9 lines expected"
 grep -q '^qpu0  00010020: 10021ca7159e0fc0  mov vw_addr, rb32$' "$tmp/out" ||
 	fail "trace: line for 0x10020 missing: $(cat "$tmp/out")"
+# the values written, under their instruction: r0 = elem_num + 1 lane by
+# lane, the DMA address in every lane
+grep -q '^ *r0 = 00000001 00000002 00000003 .* 0000000f 00000010$' \
+	"$tmp/out" || fail "trace: r0's lanes missing: $(cat "$tmp/out")"
+grep -A1 '^qpu0  00010020:' "$tmp/out" |
+	grep -q '^ *vw_addr = 00020000 (every lane)$' ||
+	fail "trace: the vw_addr write missing: $(cat "$tmp/out")"
+
+# chosen QPUs only: two programs, QPU 1 traced
+expect trace-qpus 0 -- "$run" --trace=1 -n 2 -S 0 -u 1 -u 0x20000 \
+	-z 64@0x20000 "$tmp/prog.bin"
+[ "$(grep -c '^qpu1 ' "$tmp/out")" -eq 9 ] &&
+	! grep -q '^qpu0 ' "$tmp/out" ||
+	fail "trace-qpus: QPU 1's 9 lines only expected: $(cat "$tmp/out")"
+expect trace-list 0 -- "$run" --trace=0,2-3 -n 4 -S 0 -u 1 -u 0x20000 \
+	-z 64@0x20000 "$tmp/prog.bin"
+[ "$(grep -c '^qpu[023] ' "$tmp/out")" -eq 27 ] &&
+	! grep -q '^qpu1 ' "$tmp/out" ||
+	fail "trace-list: QPUs 0, 2 and 3 expected: $(cat "$tmp/out")"
+for bad in 12 3-1 x 1- -1 '' 0,,x; do
+	expect "trace-bad-$bad" 1 -- "$run" "--trace=$bad" "$tmp/prog.bin"
+	grep -q 'qpu-run: bad' "$tmp/err" ||
+		fail "trace-bad-$bad: no message: $(cat "$tmp/err")"
+done
 
 expect fault 2 -- "$run" -u 1 -u 0x30000 -z 64@0x20000 "$tmp/prog.bin"
 grep -q 'fault on qpu 0 at pc 0x00010020: memory outside every mapped region, DMA store of 0x00030000' \
