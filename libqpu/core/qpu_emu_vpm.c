@@ -23,8 +23,12 @@
  * sub-vector for 16 or 8-bit width", so an 8-bit address is {Y[5:0],
  * B[1:0]} horizontal and {Y[5:4], X[3:0], B[1:0]} vertical, a 16-bit one
  * {Y[5:0], H} and {Y[5:4], X[3:0], H}, a 32-bit one Y and {Y[5:4], X[3:0]}.
- * Address bits above those the tables name extend Y (rows 64..191 of our
- * 12 KiB), as the 32-bit modes already did. LANED ("0,1 = Packed, Laned.
+ * So a QPU sees 64 rows of the VPM ("a maximum height of 64 words", as
+ * VC4C quotes the guide); only VCD DMA reaches the rest of our 12 KiB. An
+ * access past row 63 (address bits the tables do not name, or a stride
+ * walking off the end) stops the job with QPU_EMU_FAULT_VPM rather than
+ * guess what the hardware does: a program relying on it would not be
+ * portable. LANED ("0,1 = Packed, Laned.
  * Ignored for 32-bit width"): laned, the vector is byte/halfword lane B/H
  * of 16 words (a row, or a column of a 16-row block); packed, it is 16
  * consecutive bytes/halfwords and B/H picks which 16 of the row's 64 bytes
@@ -74,7 +78,7 @@ static bool vpm_check(struct qpu_emu_exec *x,
 		return false;
 	}
 	/* Every layout's word index grows with the element number. */
-	if (vpm_elem(s, 15, &sh) >= QPU_EMU_VPM_WORDS) {
+	if (vpm_elem(s, 15, &sh) >= QPU_EMU_VPM_QPU_ROWS * 16) {
 		qpu_emu_set_fault(x, QPU_EMU_FAULT_VPM,
 				  vpm_elem(s, 0, &sh) * 4, QPU_EMU_ACCESS_FETCH);
 		return false;

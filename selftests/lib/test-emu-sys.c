@@ -445,6 +445,66 @@ static void test_vpm(void)
 	free(emu);
 }
 
+/*
+ * A QPU's generic VPM accesses reach rows 0..63: row 63 works, row 64 (a
+ * setup past it, vertical block 4, or a stride walking off row 63) stops
+ * the job with a VPM fault and writes nothing.
+ */
+static void test_vpm_rows(void)
+{
+	static const struct {
+		uint32_t setup;		/* vw_setup, or vr_setup if @read */
+		unsigned int writes;
+		bool read;
+		bool fault;
+		uint32_t word;		/* the fault's, or the first written */
+	} cases[] = {
+		{ VPM_SETUP(0, 1, 1, 63), 1, false, false, 63 * 16 },
+		{ VPM_SETUP(0, 1, 1, 64), 1, false, true, 64 * 16 },
+		{ VPM_SETUP(0, 1, 1, 62), 3, false, true, 64 * 16 },
+		{ VPM_SETUP(0, 1, 0, 0x33), 1, false, false, 48 * 16 + 3 },
+		{ VPM_SETUP(0, 1, 0, 0x43), 1, false, true, 64 * 16 + 3 },
+		{ VPM_SETUP(1, 1, 1, 64), 0, true, true, 64 * 16 },
+	};
+	size_t c;
+
+	for (c = 0; c < T_ARRAY_SIZE(cases); c++) {
+		struct qpu_emu *emu = t_emu_new(0);
+		struct prog p = prog_at(CODE_BASE);
+		struct qpu_isa_instr in;
+		const uint32_t *vpm;
+		unsigned int i, nonzero = 0;
+
+		if (cases[c].read) {
+			emit(&p, i_ldi(W_VPM_SETUP, cases[c].setup));
+			emit(&p, i_nop());
+			emit(&p, i_nop());
+			in = i_mov(W_R2, QPU_ISA_MUX_A);
+			in.raddr_a = R_VPM;
+			emit(&p, in);
+		} else {
+			emit(&p, i_ldi_b(W_VPM_SETUP, cases[c].setup));
+			for (i = 0; i < cases[c].writes; i++)
+				emit(&p, i_ldi(W_VPM, 0x77));
+		}
+		emit_end(&p);
+		vpm = qpu_emu_get_vpm(emu);
+		if (!cases[c].fault) {
+			T_EQ_U64(QPU_EMU_IDLE, t_run1(emu, CODE_BASE, UNIF_BASE));
+			T_EQ_U64(0x77, vpm[cases[c].word]);
+		} else {
+			T_EQ_U64(QPU_EMU_FAULT, t_run1(emu, CODE_BASE, UNIF_BASE));
+			T_EQ_U64(QPU_EMU_FAULT_VPM, qpu_emu_get_fault(emu)->reason);
+			T_EQ_U64(cases[c].word * 4, qpu_emu_get_fault(emu)->addr);
+		}
+		/* nothing lands past row 63 */
+		for (i = 64 * 16; i < QPU_EMU_VPM_WORDS; i++)
+			nonzero += vpm[i] != 0;
+		T_EQ_U64(0, nonzero);
+		free(emu);
+	}
+}
+
 static void test_vpm_read_back(void)
 {
 	struct qpu_emu *emu = t_emu_new(0);
@@ -935,6 +995,7 @@ int main(void)
 	test_uniforms_sfu_irq();
 	test_tmu();
 	test_vpm();
+	test_vpm_rows();
 	test_vpm_read_back();
 	test_dma();
 	test_faults();
