@@ -86,12 +86,12 @@ static inline u32 qpu_vpm_addr(bool horiz, bool laned, enum qpu_vpm_size size,
 			return w | (y & 63) << 1 | (part & 1);
 		return w | (y & 63) << 2 | (part & 3);
 	}
-	w |= (y & 0x30) | (x & 15);
+	/* the guide: "the LS 1 or 2 bits select" the half or byte */
+	if (size == QPU_VPM_SIZE_32)
+		return w | (y & 0x30) | (x & 15);
 	if (size == QPU_VPM_SIZE_16)
-		w |= (part & 1) << 6;
-	else if (size == QPU_VPM_SIZE_8)
-		w |= (part & 3) << 6;
-	return w;
+		return w | ((y & 0x30) | (x & 15)) << 1 | (part & 1);
+	return w | ((y & 0x30) | (x & 15)) << 2 | (part & 3);
 }
 
 /**

@@ -284,6 +284,20 @@ static void test_directives(void)
 	T_SAME(".macro lbl\n.rep 2\nnop\n.endr\n.endm\nlbl\n", "nop\nnop\n");
 }
 
+/*
+ * The vertical 8/16-bit generic setups as vc4asm's vc4.qinc builds them
+ * (and the guide reads them: the low 1 or 2 bits select the half or byte):
+ * v16p(y, x, h) = 0x100 | (y | x) << 1 | h, v8l(y, x, b) = 0x400 |
+ * (y | x) << 2 | b; the emulator agrees (test-emu-vpm).
+ */
+static void test_vertical_sub_word_setups(void)
+{
+	T_EQ_U64(0x14b, word_of("ldi r0, v16p(32, 5, 1)") & 0xffffffffu);
+	T_EQ_U64(0x54f, word_of("ldi r0, v16l(32, 7, 1)") & 0xffffffffu);
+	T_EQ_U64(0x0d7, word_of("ldi r0, v8p(48, 5, 3)") & 0xffffffffu);
+	T_EQ_U64(0x44e, word_of("ldi r0, v8l(16, 3, 2)") & 0xffffffffu);
+}
+
 /* vc4asm forms GPU_FFT's sources use, with the words its hex files ship. */
 static void test_vc4asm_forms(void)
 {
@@ -1098,6 +1112,7 @@ int main(void)
 	test_back();
 	test_vc4asm_spellings();
 	test_vc4asm_forms();
+	test_vertical_sub_word_setups();
 	test_include();
 	test_errors();
 	test_limits();

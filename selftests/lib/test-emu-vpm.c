@@ -6,6 +6,7 @@
  * each against the VPM or memory image computed by hand from the layout
  * qpu_emu_vpm.c documents (vpm_elem() and "DOC: VCD DMA widths").
  */
+#include "qpu_vpm.h"
 #include "test-emu.h"
 
 #define W_VPM		48
@@ -248,6 +249,24 @@ static void test_vertical(void)
 	expect_lanes(emu, 5, want_e16);
 	expect_lanes(emu, 1, want_e16);
 	free(emu);
+
+	/*
+	 * The setup words of the assembler's v8l(), v8p(), v16l(), v16p() and
+	 * the C API (qpu_vpm.h) are the ones tested above: programs built
+	 * with them run here as the guide reads.
+	 */
+	T_EQ_U64(GEN(0, 1, 0, 1, 0, 1 << 6 | 3 << 2 | 2),
+		 qpu_vpm_setup(0, 1, qpu_vpm_addr(false, true, QPU_VPM_SIZE_8,
+						  16, 3, 2)));
+	T_EQ_U64(GEN(0, 1, 0, 0, 0, 1 << 6 | 5 << 2 | 3),
+		 qpu_vpm_setup(0, 1, qpu_vpm_addr(false, false, QPU_VPM_SIZE_8,
+						  16, 5, 3)));
+	T_EQ_U64(GEN(0, 1, 0, 1, 1, 2 << 5 | 7 << 1 | 1),
+		 qpu_vpm_setup(0, 1, qpu_vpm_addr(false, true, QPU_VPM_SIZE_16,
+						  32, 7, 1)));
+	T_EQ_U64(GEN(0, 1, 0, 0, 1, 2 << 5 | 9 << 1),
+		 qpu_vpm_setup(0, 1, qpu_vpm_addr(false, false, QPU_VPM_SIZE_16,
+						  32, 9, 0)));
 }
 
 static uint8_t mem_byte(unsigned int j)
