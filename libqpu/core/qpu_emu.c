@@ -228,14 +228,18 @@ void qpu_emu_set_fault(struct qpu_emu_exec *x, enum qpu_emu_fault_reason why,
 	x->emu->fault.access = access;
 }
 
-static void *mem(struct qpu_emu_exec *x, u32 addr, u32 len,
-		 enum qpu_emu_access kind)
+/*
+ * The host address of @len bytes at @addr for an access of @kind whose
+ * address must be a multiple of @align, or NULL after setting the fault.
+ */
+void *qpu_emu_mem(struct qpu_emu_exec *x, u32 addr, u32 len, u32 align,
+		  enum qpu_emu_access kind)
 {
 	void *p;
 
 	if (x->fault)
 		return NULL;
-	if (addr & 3) {
+	if (addr & (align - 1)) {
 		qpu_emu_set_fault(x, QPU_EMU_FAULT_MISALIGNED, addr, kind);
 		return NULL;
 	}
@@ -264,8 +268,8 @@ static const u32 win_sizes[WIN_LEVELS] = { 1u << 20, 1u << 16, FETCH_WINDOW };
 
 /*
  * The host address of the 4 bytes at @addr for an access of @kind, through
- * the window @w: the same answer and the same fault as mem(x, addr, 4,
- * kind), with translate() asked once for the rest of the 1 MiB region
+ * the window @w: the same answer and the same fault as qpu_emu_mem(x, addr,
+ * 4, 4, kind), with translate() asked once for the rest of the 1 MiB region
  * around @addr (or, where it refuses that, of the 64 KiB one, the 4 KiB
  * block, the 64-byte line) instead of once per word. Strided TMU reads
  * (a column of a wide matrix) leave a 4 KiB block at every request; they
@@ -301,7 +305,7 @@ static const u8 *win_miss(struct qpu_emu_exec *x, struct qpu_emu_win *w,
 				return p;
 		}
 	}
-	return mem(x, addr, 4, kind);
+	return qpu_emu_mem(x, addr, 4, 4, kind);
 }
 
 static inline const u8 *win_mem(struct qpu_emu_exec *x,
@@ -1474,7 +1478,8 @@ static const struct qpu_emu_op *fetch(struct qpu_emu_exec *x, u64 *wordp)
 					    QPU_EMU_ACCESS_FETCH);
 		if (!q->win) {
 			q->win_len = 8;
-			q->win = mem(x, pc, 8, QPU_EMU_ACCESS_FETCH);
+			q->win = qpu_emu_mem(x, pc, 8, 4,
+					     QPU_EMU_ACCESS_FETCH);
 			if (!q->win) {
 				q->win_len = 0;
 				return NULL;

@@ -207,6 +207,8 @@ static inline void wr32(void *p, u32 v)
 void qpu_emu_set_fault(struct qpu_emu_exec *x, enum qpu_emu_fault_reason why,
 		       u32 addr, enum qpu_emu_access access);
 void qpu_emu_bad_instr(struct qpu_emu_exec *x);
+void *qpu_emu_mem(struct qpu_emu_exec *x, u32 addr, u32 len, u32 align,
+		  enum qpu_emu_access kind);
 
 /* qpu_emu_vpm.c */
 void qpu_emu_vpm_read(struct qpu_emu_exec *x, u32 *out);

@@ -204,23 +204,6 @@ static void wr_n(u8 *p, u32 v, u32 w)
 		p[1] = (u8)(v >> 8);
 }
 
-static void *dma_mem(struct qpu_emu_exec *x, u32 addr, u32 len, u32 w,
-		     enum qpu_emu_access kind)
-{
-	void *p;
-
-	if (x->fault)
-		return NULL;
-	if (addr & (w - 1)) {
-		qpu_emu_set_fault(x, QPU_EMU_FAULT_MISALIGNED, addr, kind);
-		return NULL;
-	}
-	p = x->emu->ops->translate(x->emu->ctx, addr, len, kind);
-	if (!p)
-		qpu_emu_set_fault(x, QPU_EMU_FAULT_MEMORY, addr, kind);
-	return p;
-}
-
 /* Element width in bytes and select of a MODEW value; 0 if reserved. */
 static u32 dma_width(u32 modew, u32 *sel)
 {
@@ -261,7 +244,7 @@ void qpu_emu_dma_load(struct qpu_emu_exec *x, u32 addr)
 	vpitch = vpitch ? vpitch : 16;
 	for (pass = 0; pass < 2; pass++) {
 		for (r = 0; r < nrows; r++) {
-			u8 *p = dma_mem(x, addr + r * pitch, rowlen * w, w,
+			u8 *p = qpu_emu_mem(x, addr + r * pitch, rowlen * w, w,
 					QPU_EMU_ACCESS_DMA_LOAD);
 			u32 v = (vert ? bx : by) * per + sel0 + r * vpitch;
 			u32 row, col, sel = v % per;
@@ -314,7 +297,7 @@ void qpu_emu_dma_store(struct qpu_emu_exec *x, u32 addr)
 	depth = depth ? depth : 128;
 	for (pass = 0; pass < 2; pass++) {
 		for (u = 0; u < units; u++) {
-			u8 *p = dma_mem(x, addr + u * (depth * w +
+			u8 *p = qpu_emu_mem(x, addr + u * (depth * w +
 						       q->vdw_stride),
 					depth * w, w,
 					QPU_EMU_ACCESS_DMA_STORE);
