@@ -29,23 +29,6 @@
 #define W_DMA_ADDR	50	/* B: vw_addr */
 #define R_WAIT		50	/* B: vw_wait */
 
-/* sub.setf r0, r0, 1; brr.anyzc -, @loop; three delay-slot nops */
-static void emit_loop_end(struct prog *p, uint32_t loop)
-{
-	struct qpu_isa_instr in = i_smi(i_add(QPU_ISA_A_SUB, W_R0, QPU_ISA_MUX_R0,
-					      QPU_ISA_MUX_B), 1);
-	uint32_t here;
-
-	in.sf = true;
-	emit(p, in);
-	here = p->addr + p->n * 8;
-	emit(p, i_branch(QPU_ISA_BR_ANYZC, true, loop - (here + 32)));
-	emit(p, i_nop());
-	emit(p, i_nop());
-	emit(p, i_nop());
-	emit_end(p);
-}
-
 /* @add r3, r3, r1 and @mul r1, r1, r2 in one instruction. */
 static struct qpu_isa_instr i_both(unsigned int add, unsigned int mul)
 {
@@ -74,6 +57,7 @@ static void build_compute(struct prog *p, uint32_t iterations)
 	for (i = 0; i < 8; i++)
 		emit(p, i_both(QPU_ISA_A_FADD, QPU_ISA_M_FMUL));
 	emit_loop_end(p, loop);
+	emit_end(p);
 }
 
 /* 8 instructions each issuing add r3, r3, r1 and mul24 r1, r1, r2. */
@@ -90,6 +74,7 @@ static void build_integer(struct prog *p, uint32_t iterations)
 	for (i = 0; i < 8; i++)
 		emit(p, i_both(QPU_ISA_A_ADD, QPU_ISA_M_MUL24));
 	emit_loop_end(p, loop);
+	emit_end(p);
 }
 
 /*
@@ -118,6 +103,7 @@ static void build_sgemm(struct prog *p, uint32_t iterations)
 	for (i = 0; i < 4; i++)
 		emit(p, i_both(QPU_ISA_A_FADD, QPU_ISA_M_FMUL));
 	emit_loop_end(p, loop);
+	emit_end(p);
 }
 
 /*
@@ -160,6 +146,7 @@ static void build_memory(struct prog *p, uint32_t iterations)
 	emit(p, in);
 	emit(p, i_read(R_NOP, R_WAIT));
 	emit_loop_end(p, loop);
+	emit_end(p);
 }
 
 static bool no_cache;

@@ -207,6 +207,23 @@ static inline void emit_end(struct prog *p)
 	emit(p, i_nop());
 }
 
+/* sub.setf r0, r0, 1; brr.anyzc -, @loop; three delay-slot nops */
+static inline void emit_loop_end(struct prog *p, uint32_t loop)
+{
+	struct qpu_isa_instr in = i_smi(i_add(QPU_ISA_A_SUB, W_R0,
+					      QPU_ISA_MUX_R0, QPU_ISA_MUX_B),
+					1);
+	uint32_t here;
+
+	in.sf = true;
+	emit(p, in);
+	here = p->addr + p->n * 8;
+	emit(p, i_branch(QPU_ISA_BR_ANYZC, true, loop - (here + 32)));
+	emit(p, i_nop());
+	emit(p, i_nop());
+	emit(p, i_nop());
+}
+
 static inline struct prog prog_at(uint32_t addr)
 {
 	struct prog p = { addr, 0 };

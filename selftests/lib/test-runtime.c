@@ -37,28 +37,17 @@ static uint32_t bits(float f)
 	return u;
 }
 
-static struct qpu_bo *bo_or_die(struct qpu_dev *dev, size_t size)
-{
-	struct qpu_bo *bo = qpu_bo_new(dev, size);
-
-	if (!bo) {
-		fprintf(stderr, "qpu_bo_new(%zu): %s\n", size, strerror(errno));
-		exit(T_EXIT_FAIL);
-	}
-	return bo;
-}
-
 static void vecadd_init(struct qpu_dev *dev, struct vecadd *v)
 {
 	uint32_t *u;
 	float *a, *b;
 	int k, i;
 
-	v->code = bo_or_die(dev, sizeof(qpu_prog_vector_add));
-	v->unif = bo_or_die(dev, 4096);
-	v->a = bo_or_die(dev, 4096);
-	v->b = bo_or_die(dev, 4096);
-	v->c = bo_or_die(dev, 4096);
+	v->code = t_bo_or_die(dev, sizeof(qpu_prog_vector_add));
+	v->unif = t_bo_or_die(dev, 4096);
+	v->a = t_bo_or_die(dev, 4096);
+	v->b = t_bo_or_die(dev, 4096);
+	v->c = t_bo_or_die(dev, 4096);
 	memcpy(qpu_bo_get_map(v->code), qpu_prog_vector_add,
 	       sizeof(qpu_prog_vector_add));
 	u = qpu_bo_get_map(v->unif);
@@ -217,7 +206,7 @@ static void test_vector_add(struct qpu_dev *dev)
 
 static void test_timeout(struct qpu_dev *dev)
 {
-	struct qpu_bo *code = bo_or_die(dev, 4096), *unif = bo_or_die(dev, 4096);
+	struct qpu_bo *code = t_bo_or_die(dev, 4096), *unif = t_bo_or_die(dev, 4096);
 	struct qpu_program_ref prog = { .code = code, .uniforms = unif };
 	struct qpu_job_desc job = {
 		.programs = &prog, .program_count = 1, .timeout_ms = 100,
@@ -246,7 +235,7 @@ static void test_timeout(struct qpu_dev *dev)
 
 static void test_bad_jobs(struct qpu_dev *dev)
 {
-	struct qpu_bo *code = bo_or_die(dev, 4096), *unif = bo_or_die(dev, 4096);
+	struct qpu_bo *code = t_bo_or_die(dev, 4096), *unif = t_bo_or_die(dev, 4096);
 	struct qpu_program_ref progs[17];
 	struct qpu_job_desc job = { .programs = progs, .in_fence_fd = -1 };
 	struct qpu_job_result r;

@@ -52,17 +52,6 @@ struct mat {
 	size_t words;
 };
 
-static struct qpu_bo *bo_or_die(struct qpu_dev *dev, size_t size)
-{
-	struct qpu_bo *bo = qpu_bo_new(dev, size);
-
-	if (!bo) {
-		fprintf(stderr, "qpu_bo_new(%zu): %s\n", size, strerror(errno));
-		exit(T_EXIT_FAIL);
-	}
-	return bo;
-}
-
 /*
  * A rows x cols matrix with @pad extra elements a row, @off elements into a
  * buffer with @tail more elements after it, every word random.
@@ -78,7 +67,7 @@ static void mat_init(struct qpu_dev *dev, struct mat *x, size_t rows,
 	x->m.stride = cols + pad;
 	x->m.offset = off * 4;
 	x->words = off + (rows - 1) * x->m.stride + cols + tail;
-	x->bo = bo_or_die(dev, x->words * 4);
+	x->bo = t_bo_or_die(dev, x->words * 4);
 	x->m.bo = x->bo;
 	p = qpu_bo_get_map(x->bo);
 	for (i = 0; i < x->words; i++)
@@ -274,7 +263,7 @@ static void run_bad(struct qpu_dev *dev)
 	mat_init(dev, &b, 10, 30, 0, 0, 0);
 	mat_init(dev, &c, 20, 30, 0, 0, 0);
 	cm = qpu_bo_get_map(c.bo);
-	small = bo_or_die(dev, 64);
+	small = t_bo_or_die(dev, 64);
 
 	BAD(12, NULL, &b.m, &c.m);
 	BAD(12, &a.m, NULL, &c.m);

@@ -89,4 +89,20 @@ static inline uint64_t t_rand(uint64_t *state)
 	return x * 0x2545f4914f6cdd1dull;
 }
 
+#ifdef QPU_H
+#include <errno.h>
+
+/* A buffer of @dev, or the test program ends: nothing to test without it. */
+static inline struct qpu_bo *t_bo_or_die(struct qpu_dev *dev, size_t size)
+{
+	struct qpu_bo *bo = qpu_bo_new(dev, size);
+
+	if (!bo) {
+		fprintf(stderr, "qpu_bo_new(%zu): %s\n", size, strerror(errno));
+		exit(T_EXIT_FAIL);
+	}
+	return bo;
+}
+#endif
+
 #endif /* QPU_TESTLIB_H */
