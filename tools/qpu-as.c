@@ -18,6 +18,10 @@
 #include <unistd.h>
 #include <sys/stat.h>
 
+#define TOOL_NAME "qpu-as"
+
+#include "die.h"
+#include "qpu.h"
 #include "../libqpu/asm.h"
 #include "qpu_hazard.h"
 
@@ -34,20 +38,6 @@ struct config {
 	const char *input;
 };
 
-static const char *prog = "qpu-as";
-
-static void __attribute__((noreturn, format(printf, 1, 2))) die(const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(stderr, "%s: ", prog);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	exit(1);
-}
-
 static void usage(FILE *fp)
 {
 	fprintf(fp,
@@ -62,7 +52,7 @@ static void usage(FILE *fp)
 		"  -Werror        treat warnings as errors\n"
 		"  -Wno-RULE      skip the hazard check RULE (qpu-check -l lists them)\n"
 		"  -h, --help     show this help\n"
-		"  -V, --version  show the version\n", prog);
+		"  -V, --version  show the version\n", TOOL_NAME);
 }
 
 static uint64_t hazard_rule_bit(const char *name)
@@ -127,7 +117,7 @@ static void parse_config(int argc, char **argv, struct config *cfg)
 			usage(stdout);
 			exit(0);
 		case 'V':
-			printf("%s %s\n", prog, "0.1");
+			printf(TOOL_NAME " (libqpu) %s\n", qpu_version());
 			exit(0);
 		default:
 			usage(stderr);
@@ -196,7 +186,7 @@ static int print_hazard(const struct qpu_hazard *h, void *data)
 	const struct qpu_asm_loc *loc;
 
 	if (h->word >= ctx->nlocs) {
-		fprintf(stderr, "%s: word %zu: %s: %s [%s]\n", prog, h->word,
+		fprintf(stderr, "%s: word %zu: %s: %s [%s]\n", TOOL_NAME, h->word,
 			ctx->werror ? "error" : "warning", h->message, h->name);
 		return 0;
 	}

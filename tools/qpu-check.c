@@ -16,6 +16,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#define TOOL_NAME "qpu-check"
+
+#include "die.h"
 #include "qpu.h"
 #include "qpu_disasm.h"
 #include "qpu_hazard.h"
@@ -54,27 +57,12 @@ static void usage(FILE *out)
 		"Exit status: 0 clean, 1 findings or an error.\n");
 }
 
-static void __attribute__((noreturn, format(printf, 2, 3)))
-die(const char *path, const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(stderr, "qpu-check: ");
-	if (path)
-		fprintf(stderr, "%s: ", path);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	exit(EXIT_FAILURE);
-}
-
 static unsigned int rule_or_die(const char *name)
 {
 	int rule = qpu_hazard_rule_find(name);
 
 	if (rule < 0)
-		die(NULL, "unknown rule '%s' (see --list-rules)", name);
+		die("unknown rule '%s' (see --list-rules)", name);
 	return (unsigned int)rule;
 }
 
@@ -146,7 +134,7 @@ static void parse_config(int argc, char **argv, struct config *cfg)
 		}
 	}
 	if (argc - optind > 1)
-		die(NULL, "one input file at most (got %d)", argc - optind);
+		die("one input file at most (got %d)", argc - optind);
 	if (optind < argc)
 		cfg->path = argv[optind];
 }
@@ -179,16 +167,16 @@ int main(int argc, char **argv)
 	rctx.name = cfg.path && strcmp(cfg.path, "-") ? cfg.path : "<stdin>";
 	rctx.quiet = cfg.quiet;
 	if (qpu_wordfile_read(cfg.path, cfg.format, &words, &n, err, sizeof(err)))
-		die(rctx.name, "%s", err);
+		die("%s: %s", rctx.name, err);
 	if (!n)
-		die(rctx.name, "no instruction words");
+		die("%s: no instruction words", rctx.name);
 	rctx.words = words;
 	found = qpu_hazard_check(words, n, cfg.rules, cfg.flags, print_finding, &rctx);
 	free(words);
 	if (found < 0)
-		die(rctx.name, "%s", strerror(-found));
+		die("%s: %s", rctx.name, strerror(-found));
 	if (fflush(stdout) || ferror(stdout))
-		die(NULL, "write error: %s", strerror(errno));
+		die("write error: %s", strerror(errno));
 	if (found)
 		fprintf(stderr, "qpu-check: %s: %d finding%s in %zu words\n", rctx.name,
 			found, found == 1 ? "" : "s", n);

@@ -17,6 +17,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#define TOOL_NAME "qpu-dis"
+
+#include "die.h"
 #include "qpu.h"
 #include "qpu_disasm.h"
 #include "../libqpu/wordfile.h"
@@ -41,21 +44,6 @@ static void usage(FILE *out)
 		"  -V, --version    the libqpu version\n\n"
 		"Without -b or -x, text made of hex numbers is read as hex, anything\n"
 		"else as binary.\n");
-}
-
-static void __attribute__((noreturn, format(printf, 2, 3)))
-die(const char *path, const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(stderr, "qpu-dis: ");
-	if (path)
-		fprintf(stderr, "%s: ", path);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	exit(EXIT_FAILURE);
 }
 
 static void parse_config(int argc, char **argv, struct config *cfg)
@@ -98,7 +86,7 @@ static void parse_config(int argc, char **argv, struct config *cfg)
 		}
 	}
 	if (argc - optind > 1)
-		die(NULL, "one input file at most (got %d)", argc - optind);
+		die("one input file at most (got %d)", argc - optind);
 	if (optind < argc)
 		cfg->path = argv[optind];
 }
@@ -114,7 +102,7 @@ int main(int argc, char **argv)
 	parse_config(argc, argv, &cfg);
 	name = cfg.path && strcmp(cfg.path, "-") ? cfg.path : "<stdin>";
 	if (qpu_wordfile_read(cfg.path, cfg.format, &words, &n, err, sizeof(err)))
-		die(name, "%s", err);
+		die("%s: %s", name, err);
 
 	for (size_t i = 0; i < n; i++) {
 		uint32_t addr = (uint32_t)(i * 8);
@@ -129,6 +117,6 @@ int main(int argc, char **argv)
 	}
 	free(words);
 	if (fflush(stdout) || ferror(stdout))
-		die(NULL, "write error: %s", strerror(errno));
+		die("write error: %s", strerror(errno));
 	return EXIT_SUCCESS;
 }

@@ -19,6 +19,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#define TOOL_NAME "qpu-run"
+
+#include "die.h"
 #include "qpu.h"
 #include "qpu_disasm.h"
 #include "qpu_emu.h"
@@ -98,19 +101,6 @@ static void usage(FILE *out)
 		"Exit status: 0 all programs ended, 2 fault, 3 deadlock, 4 budget\n"
 		"spent, 1 usage or I/O error.\n",
 		DEFAULT_CODE, DEFAULT_UNIF, DEFAULT_BUDGET);
-}
-
-static void __attribute__((noreturn, format(printf, 1, 2)))
-die(const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(stderr, "qpu-run: ");
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	exit(EXIT_USAGE);
 }
 
 static uint64_t parse_num(const char *s, const char *what, uint64_t max)

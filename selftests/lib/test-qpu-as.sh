@@ -214,5 +214,13 @@ status=$?
 grep -q '^Usage: qpu-as' help || fail "help: no usage line"
 "$QPU_AS" >/dev/null 2>&1
 [ $? -eq 1 ] || fail "no file: expected exit 1"
+# the library's version, as every tool prints it
+"$QPU_AS" --version >version 2>&1 || fail "version: exit status $?"
+grep -q '^qpu-as (libqpu) [0-9]' version ||
+	fail "version: $(cat version)"
+# errors name the tool
+"$QPU_AS" -f nope prog.qasm 2>err
+grep -q "^qpu-as: unknown output format 'nope'" err ||
+	fail "bad format: message: $(cat err)"
 
 exit $failed
