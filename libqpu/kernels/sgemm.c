@@ -32,6 +32,8 @@
 #define SGEMM_U		8	/* k values per main-loop turn (.set U) */
 #define SGEMM_COLS	16	/* columns of a tile: the SIMD width */
 #define SGEMM_BATCH	8	/* registers per store batch: VPM rows 0..7 */
+/* The batches' first VPM row, the same for every program (sgemm.qasm). */
+#define SGEMM_VPM_ROW	0
 /* Programs of one job: one per QPU of a V3D. */
 #define SGEMM_MAX_PROGRAMS	12
 #define SGEMM_DUMMY	64	/* bytes: where the stores of padding go */
@@ -180,14 +182,8 @@ static int sgemm_check(struct qpu_dev *dev, unsigned int qpus,
 static uint32_t sgemm_vdw(unsigned int depth, bool horiz, unsigned int y,
 			  unsigned int x)
 {
-	return 2u << 30 | 1u << 23 | (uint32_t)depth << 16 |
-	       (uint32_t)horiz << 14 | (uint32_t)(y * 16 + x) << 3;
-}
-
-/* Generic VPM write setup: 32-bit horizontal rows from @y, stride 1. */
-static uint32_t sgemm_vpm_write(unsigned int y)
-{
-	return 1u << 12 | 1u << 11 | 2u << 8 | y;
+	return qpu_vdw_setup0(1, depth,
+			      qpu_vdw_dma(horiz, QPU_VPM_SIZE_32, y, x, 0));
 }
 
 /*
@@ -235,7 +231,7 @@ static void sgemm_tile_words(struct sgemm_ctx *x, const struct sgemm_tile *t,
 	size_t l0 = t->col0, last_row = p->row0 + p->valid - 1;
 	unsigned int lanes = x->lanes - l0 < SGEMM_COLS ?
 			     (unsigned int)(x->lanes - l0) : SGEMM_COLS;
-	unsigned int y = 0, i, r;	/* the batch's VPM rows: see sgemm.qasm */
+	unsigned int i, r;
 	bool blend = x->beta != 0.0f;
 	size_t first = ws->n;
 
@@ -262,9 +258,7 @@ static void sgemm_tile_words(struct sgemm_ctx *x, const struct sgemm_tile *t,
 	sgemm_push(ws, lanes - 1);
 	sgemm_push(ws, (uint32_t)(x->trans ? x->c->stride * 4 : 4));
 	/* VDW setup step: the next VPM column (transposed) or row */
-	sgemm_push(ws, x->trans ?
-		   sgemm_vdw(0, false, 0, 1) - sgemm_vdw(0, false, 0, 0) :
-		   sgemm_vdw(0, true, 1, 0) - sgemm_vdw(0, true, 0, 0));
+	sgemm_push(ws, x->trans ? 1u << QPU_VDW_X_SHIFT : 1u << QPU_VDW_Y_SHIFT);
 	for (i = 0; blend && i < 2 && i < p->w; i++)
 		sgemm_push(ws, sgemm_c(x, i < p->valid ? p->row0 + i : last_row,
 				       l0));
@@ -280,7 +274,7 @@ static void sgemm_tile_words(struct sgemm_ctx *x, const struct sgemm_tile *t,
 
 		if (valid > SGEMM_BATCH)
 			valid = SGEMM_BATCH;
-		sgemm_push(ws, sgemm_vpm_write(y));
+		sgemm_push(ws, qpu_kernel_vw_row(SGEMM_VPM_ROW));
 		for (r = 0; blend && r < SGEMM_BATCH; r++) {
 			unsigned int ahead = i + r + 2;
 
@@ -291,12 +285,13 @@ static void sgemm_tile_words(struct sgemm_ctx *x, const struct sgemm_tile *t,
 		}
 		/* VDW setup of store 0, last, pitch, first address */
 		if (!x->trans) {
-			sgemm_push(ws, sgemm_vdw(lanes, true, y, 0));
+			sgemm_push(ws, sgemm_vdw(lanes, true, SGEMM_VPM_ROW, 0));
 			sgemm_push(ws, valid ? valid - 1 : 0);
 			sgemm_push(ws, (uint32_t)(x->c->stride * 4));
 			x->stores += (uint64_t)SGEMM_BATCH * lanes * 4;
 		} else {
-			sgemm_push(ws, sgemm_vdw(valid ? valid : 1, false, y, 0));
+			sgemm_push(ws, sgemm_vdw(valid ? valid : 1, false,
+						 SGEMM_VPM_ROW, 0));
 			sgemm_push(ws, valid ? lanes - 1 : 0);
 			sgemm_push(ws, (uint32_t)(x->c->stride * 4));
 			x->stores += (uint64_t)SGEMM_COLS * (valid ? valid : 1) * 4;
