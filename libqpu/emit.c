@@ -1208,8 +1208,9 @@ static bool block_addr(struct qpu_emit *e, enum qpu_vpm_mode mode, unsigned int 
 
 	if (!check_mode(e, mode, false) || !check_part(e, mode, part))
 		return false;
-	if (horiz ? !check(e, "y", y, 0, 63) || !check(e, "x", x, 0, 0) :
-	    !check(e, "x", x, 0, 15) || !check(e, "y", y, 0, 48))
+	if (horiz ? !check(e, "y", y, 0, QPU_VPM_ROWS - 1) ||
+		    !check(e, "x", x, 0, 0) :
+	    !check(e, "x", x, 0, 15) || !check(e, "y", y, 0, QPU_VPM_ROWS - 16))
 		return false;
 	if (!horiz && y % 16) {
 		fail(e, qpu_emit_count(e), "y %u of a vertical access is no multiple of 16", y);

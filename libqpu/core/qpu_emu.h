@@ -196,8 +196,6 @@ enum qpu_emu_qpu_state {
 
 /* Size of the VPM in 32-bit words (the Pi's 12 KiB, IDENT1 VPMSZ=12). */
 #define QPU_EMU_VPM_WORDS	(12 * 1024 / 4)
-/* Rows of 16 words a QPU's generic VPM reads and writes reach (VCD DMA: all). */
-#define QPU_EMU_VPM_QPU_ROWS	64
 
 /*
  * Copy the 16 lanes of register @reg of @file of QPU @qpu into @out.

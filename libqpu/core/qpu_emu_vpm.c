@@ -9,6 +9,7 @@
  * byte, so a refused transfer changes nothing.
  */
 #include "qpu_emu_internal.h"
+#include "qpu_vpm.h"
 
 /* --- generic access ------------------------------------------------------ */
 
@@ -78,7 +79,7 @@ static bool vpm_check(struct qpu_emu_exec *x,
 		return false;
 	}
 	/* Every layout's word index grows with the element number. */
-	if (vpm_elem(s, 15, &sh) >= QPU_EMU_VPM_QPU_ROWS * 16) {
+	if (vpm_elem(s, 15, &sh) >= QPU_VPM_ROWS * 16) {
 		qpu_emu_set_fault(x, QPU_EMU_FAULT_VPM,
 				  vpm_elem(s, 0, &sh) * 4, QPU_EMU_ACCESS_FETCH);
 		return false;

@@ -6,7 +6,7 @@
  * stride setup. Layouts from the Reference Guide, section 7; each argument
  * is masked to its field, as vc4asm's functions of the same purpose do, so
  * the text assembler and the C assembler API build the same words from here.
- * Header only: the kernel build has no use for it and compiles nothing.
+ * Header only; the emulator (so qpu.ko too) takes QPU_VPM_ROWS from it.
  */
 #ifndef QPU_VPM_H
 #define QPU_VPM_H
@@ -20,7 +20,12 @@ enum qpu_vpm_size {
 	QPU_VPM_SIZE_32,
 };
 
-/* Generic block access (vr_setup, vw_setup). */
+/*
+ * Generic block access (vr_setup, vw_setup). A QPU sees QPU_VPM_ROWS rows
+ * of 16 words: the guide's addresses name Y[5:0] ("a maximum height of 64
+ * words"); VCD DMA reaches the rest of the VPM.
+ */
+#define QPU_VPM_ROWS		64
 #define QPU_VPM_NUM_SHIFT	20	/* reads only: vectors, 0 = 16 */
 #define QPU_VPM_STRIDE_SHIFT	12	/* address increment, 0 = 64 */
 #define QPU_VPM_HORIZ		QPU_ISA_BIT(11)

@@ -196,11 +196,10 @@ int qpu_kernel_stream_run(struct qpu_dev *dev, unsigned int qpus,
 			  struct qpu_kernel_stats *stats);
 
 /*
- * The VPM rows a generic access can name (h32: rows 0..63; qpu_emit
- * refuses more), shared out among the programs of a job, and the most
- * rows one VCD DMA store of a streaming kernel takes (512 bytes).
+ * The most rows one VCD DMA store of a streaming kernel takes (512 bytes);
+ * the programs of a job share out the QPU_VPM_ROWS a generic access
+ * reaches.
  */
-#define QPU_KERNEL_VPM_ROWS	64
 #define QPU_KERNEL_MAX_BATCH	8
 
 /*
@@ -210,7 +209,7 @@ int qpu_kernel_stream_run(struct qpu_dev *dev, unsigned int qpus,
  */
 static inline unsigned int qpu_kernel_batch_rows(unsigned int qpus)
 {
-	unsigned int rows = QPU_KERNEL_VPM_ROWS / qpus;
+	unsigned int rows = QPU_VPM_ROWS / qpus;
 
 	return rows < QPU_KERNEL_MAX_BATCH ? rows : QPU_KERNEL_MAX_BATCH;
 }

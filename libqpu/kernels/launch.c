@@ -342,7 +342,7 @@ int qpu_kernel_stream_run(struct qpu_dev *dev, unsigned int qpus,
 	if (!batch)
 		return qpu_kernel_fail(EINVAL, name,
 				       "%u QPUs do not fit the VPM's %u rows",
-				       qpus, QPU_KERNEL_VPM_ROWS);
+				       qpus, QPU_VPM_ROWS);
 
 	pieces = stream_units(&s->ops[0]) / s->piece;
 	u = calloc((size_t)qpus * per, sizeof(*u));
