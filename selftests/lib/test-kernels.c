@@ -464,9 +464,47 @@ static void test_helpers_agree(void)
  * at any point (twice, on no device) leaves every kernel working, and a
  * scratch left dirty by a large call does not leak into a smaller one.
  */
+/*
+ * Live buffers of qpu.ko's device node "qpu" (its debugfs stats, as in the
+ * VM), or -1 on another device or without debugfs.
+ */
+static long long live_bos(void)
+{
+	long long n = -1, v;
+	char key[64];
+	FILE *f;
+
+	if (strcmp(qpu_dev_get_path(dev), "/dev/qpu"))
+		return -1;
+	f = fopen("/sys/kernel/debug/qpu/qpu/stats", "r");
+	if (!f)
+		return -1;
+	while (fscanf(f, "%63[^:]: %lld\n", key, &v) == 2)
+		if (!strcmp(key, "bo_count"))
+			n = v;
+	fclose(f);
+	return n;
+}
+
 static void test_cache(void)
 {
+	long long base;
 	size_t i;
+
+	/*
+	 * Where the device's buffers can be counted: a call leaves its code
+	 * and the scratch buffer, a second call adds none, a drop frees both.
+	 */
+	qpu_kernel_drop_cache(dev);
+	base = live_bos();
+	if (base >= 0) {
+		check_case(&kcases[0], 12, kcases[0].small, NULL);
+		T_EQ_U64(base + 2, live_bos());
+		check_case(&kcases[0], 12, kcases[0].small, NULL);
+		T_EQ_U64(base + 2, live_bos());
+		qpu_kernel_drop_cache(dev);
+		T_EQ_U64(base, live_bos());
+	}
 
 	qpu_kernel_drop_cache(NULL);
 	for (i = 0; i < T_ARRAY_SIZE(kcases); i++) {
