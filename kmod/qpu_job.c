@@ -15,6 +15,7 @@
 #include <linux/capability.h>
 #include <linux/fcntl.h>
 #include <linux/file.h>
+#include <linux/jiffies.h>
 #include <linux/module.h>
 #include <linux/slab.h>
 #include <linux/sort.h>
@@ -583,11 +584,29 @@ static struct qpu_job *qpu_job_lookup(struct qpu_file *qf, const struct qpu_wait
 	return job;
 }
 
+/*
+ * WAIT's absolute deadline as the relative timeout dma_fence_wait_timeout()
+ * takes, as drm_timeout_abs_to_jiffies() does it: a deadline already past
+ * (or 0, or negative) polls, and a far one is clamped below
+ * MAX_SCHEDULE_TIMEOUT, since jiffies of a u64 do not fit a 32-bit long.
+ * The subtraction is done only when the deadline is ahead, so it cannot
+ * overflow.
+ */
+static long qpu_job_wait_jiffies(s64 deadline_ns)
+{
+	u64 now = ktime_get_ns();
+	u64 left;
+
+	if (deadline_ns <= 0 || (u64)deadline_ns <= now)
+		return 0;
+	left = nsecs_to_jiffies64((u64)deadline_ns - now);
+	return min_t(u64, left, MAX_SCHEDULE_TIMEOUT - 1);
+}
+
 int qpu_ioctl_wait(struct qpu_file *qf, void *data)
 {
 	struct qpu_wait *args = data;
 	struct qpu_job *job;
-	s64 left_ns;
 	long ret;
 
 	if (args->pad || args->pad2 || args->flags & ~QPU_WAIT_BO)
@@ -606,9 +625,8 @@ int qpu_ioctl_wait(struct qpu_file *qf, void *data)
 		return 0;
 	}
 
-	left_ns = args->timeout_ns - ktime_get_ns();
 	ret = dma_fence_wait_timeout(job->done, true,
-				     left_ns > 0 ? nsecs_to_jiffies(left_ns) : 0);
+				     qpu_job_wait_jiffies(args->timeout_ns));
 	if (ret == 0)
 		ret = dma_fence_is_signaled(job->done) ? 1 : -ETIME;
 	if (ret > 0) {

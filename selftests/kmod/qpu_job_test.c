@@ -16,6 +16,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -520,6 +521,51 @@ TEST_F(job, wait_errors)
 	ASSERT_EQ(0, qpu_test_submit(self->fd, &self->loop, &self->unif, 1, 200, 0, 0, &s));
 	EXPECT_EQ(-ETIME, qpu_test_wait(self->fd, s.seqno, -1000, NULL));
 	EXPECT_EQ(QPU_JOB_TIMEOUT, qpu_test_wait(self->fd, s.seqno, 10000, NULL));
+}
+
+/* WAIT with @deadline_ns on job @seqno: its status or -errno; @took_ms. */
+static int wait_deadline(int fd, __u64 seqno, __s64 deadline_ns, long long *took_ms)
+{
+	struct qpu_wait w = { .seqno = seqno, .timeout_ns = deadline_ns };
+	__s64 start = qpu_test_now_ns();
+	int ret = ioctl(fd, QPU_IOCTL_WAIT, &w);
+
+	*took_ms = (qpu_test_now_ns() - start) / 1000000;
+	return ret ? -errno : (int)w.status;
+}
+
+/*
+ * Deadlines as the uapi states them, on a running and on a finished job:
+ * the past (down to INT64_MIN), zero and now only poll, at once; a far one
+ * (INT64_MAX, libqpu's "forever") waits until the job ends. Once these
+ * overflowed: INT64_MIN wrapped into a long wait, and INT64_MAX became a
+ * negative timeout (EINVAL and a WARN) on a 32-bit kernel.
+ */
+TEST_F_TIMEOUT(job, wait_deadlines_past_zero_far, 60)
+{
+	const __s64 past[] = { INT64_MIN, -1, 0, 1, 0 /* now, below */ };
+	struct qpu_submit s, t;
+	long long took;
+	unsigned int i;
+
+	ASSERT_EQ(0, qpu_test_submit(self->fd, &self->loop, &self->unif, 12, 1500, 0, 0, &s));
+	for (i = 0; i < sizeof(past) / sizeof(past[0]); i++) {
+		__s64 deadline = i == 4 ? qpu_test_now_ns() : past[i];
+
+		EXPECT_EQ(-ETIME, wait_deadline(self->fd, s.seqno, deadline, &took))
+			TH_LOG("deadline %lld", (long long)deadline);
+		EXPECT_GT(300, took) TH_LOG("deadline %lld waited %lld ms",
+					    (long long)deadline, took);
+	}
+	EXPECT_EQ(QPU_JOB_TIMEOUT, wait_deadline(self->fd, s.seqno, INT64_MAX, &took));
+	EXPECT_LT(500, took);
+
+	ASSERT_EQ(0, qpu_test_submit(self->fd, &self->end, &self->unif, 12, 0, 0, 0, &t));
+	EXPECT_EQ(QPU_JOB_DONE, wait_deadline(self->fd, t.seqno, INT64_MAX, &took));
+	for (i = 0; i < sizeof(past) / sizeof(past[0]); i++) {
+		EXPECT_EQ(QPU_JOB_DONE, wait_deadline(self->fd, t.seqno, past[i], &took));
+		EXPECT_EQ(QPU_JOB_TIMEOUT, wait_deadline(self->fd, s.seqno, past[i], &took));
+	}
 }
 
 TEST_F(job, submit_errors)
