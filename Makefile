@@ -102,18 +102,24 @@ $(LINUX_SCRIPTS)/.stamp:
 		'*/scripts/const_structs.checkpatch' '*/scripts/kernel-doc'
 	$(Q)touch $@
 
-lint: $(LINUX_SCRIPTS)/.stamp
-	$(Q)echo '  CHECKPATCH --strict'
+LINT_CHECKS := lint-checkpatch lint-kernel-doc lint-sparse
+.PHONY: $(LINT_CHECKS)
+
+lint:
+	$(Q)MAKE="$(MAKE)" $(CURDIR)/selftests/lint.sh $(LINT_CHECKS)
+
+lint-checkpatch: $(LINUX_SCRIPTS)/.stamp
 	$(Q)$(LINUX_SCRIPTS)/checkpatch.pl --strict --no-tree --quiet \
 		-f $(KERNEL_STYLE_FILES)
-	$(Q)echo '  KERNEL-DOC'
+
+lint-kernel-doc: $(LINUX_SCRIPTS)/.stamp
 	$(Q)$(LINUX_SCRIPTS)/kernel-doc -none -Werror uapi/linux/qpu.h kmod/*.h kmod/*.c
-	$(Q)echo '  SPARSE'
+
+lint-sparse:
 	$(call kmod_build,sparse,$(KDIR),C=2 CF=-Wsparse-error) > $(BUILD)/sparse.log 2>&1 || \
 		{ cat $(BUILD)/sparse.log; exit 1; }
 	$(Q)! grep -E 'warning:|error:' $(BUILD)/sparse.log || \
 		{ echo 'sparse is not clean' >&2; exit 1; }
-	$(Q)echo 'lint: clean'
 
 include libqpu/libqpu.mk
 include libqpu/examples/examples.mk

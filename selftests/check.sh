@@ -3,8 +3,9 @@
 #
 # `make check`: runs every suite (each a make target with its own runner and
 # closing line), keeps going after a failure, and ends with one line adding
-# them all up. A suite that fails without a closing line counts as one
-# failure. Usage: check.sh SUITE... ; logs go to $BUILD/check/<suite>.log.
+# them all up. A suite without a closing line has failed, whatever its
+# exit status: it counts as one failure. Usage: check.sh SUITE... ; logs go
+# to $BUILD/check/<suite>.log.
 set -uo pipefail
 
 build=${BUILD:?BUILD must be set}
@@ -25,9 +26,8 @@ for suite in "$@"; do
 		pass=${BASH_REMATCH[2]} fail=${BASH_REMATCH[3]} skip=${BASH_REMATCH[5]:-0}
 		# A runner that counted no failure yet exited non-zero still failed.
 		[ "$rc" -ne 0 ] && [ "$fail" -eq 0 ] && fail=1
-	elif [ "$rc" -eq 0 ]; then
-		pass=1 fail=0 skip=0
 	else
+		echo "check: $suite printed no closing 'N passed, N failed' line (exit status $rc): counted as failed"
 		pass=0 fail=1 skip=0
 	fi
 	total_pass=$((total_pass + pass))
