@@ -170,6 +170,10 @@ static int qpu_dev_stats_show(struct seq_file *m, void *unused)
 	seq_printf(m, "jobs_canceled: %lld\n",
 		   (long long)atomic64_read(&qdev->sched.jobs_canceled));
 	seq_printf(m, "resets: %lld\n", (long long)atomic64_read(&qdev->sched.resets));
+	seq_printf(m, "isolation_resets: %lld\n",
+		   (long long)atomic64_read(&qdev->sched.isolation_resets));
+	seq_printf(m, "isolation_reset_ns: %lld\n",
+		   (long long)atomic64_read(&qdev->sched.isolation_reset_ns));
 	seq_printf(m, "host_irqs: %lld\n", (long long)atomic64_read(&qdev->sched.host_irqs));
 	return 0;
 }

@@ -44,7 +44,8 @@ struct vm_area_struct;
  * @bo_mmap: map @bo's pages into @vma, from page @pgoff of the BO; the
  *	caller has checked that the range lies within the BO.
  * @job_begin: a job is about to be programmed into the queue (optional;
- *	the simulated V3D learns which BOs the job may touch).
+ *	the simulated V3D learns which BOs the job may touch, and unless it
+ *	follows the hardware's policy, clears everything an earlier job left).
  * @job_end: the job has ended, whatever its status (optional).
  * @job_fault: fill @fault when the queue's error flag is up (optional).
  * @qpu_instructions: the instructions each of the first @n QPUs issued
@@ -52,7 +53,8 @@ struct vm_area_struct;
  *	cannot count per QPU leaves it NULL, and netlink leaves them out).
  *	Any context that may sleep.
  * @reset: bring a wedged V3D back to its state after probe, discarding
- *	every program; may sleep.
+ *	every program and everything programs left in the VPM, semaphores and
+ *	mutex; may sleep.
  * @release: free the backend's state at the device's last reference.
  */
 struct qpu_backend_ops {
@@ -115,7 +117,11 @@ struct qpu_hang {
  * @jobs_failed: jobs that ended with a fault.
  * @jobs_timeout: jobs that ran past their timeout.
  * @jobs_canceled: jobs that never started.
- * @resets: V3D resets.
+ * @resets: V3D resets after a timeout, a fault, or an administrator's or
+ *	the device's removal request.
+ * @isolation_resets: V3D resets before a file's job that followed another
+ *	file's (see qpu_sched_isolate()).
+ * @isolation_reset_ns: the time those took.
  * @host_irqs: host interrupts taken (module parameter host_irq).
  * @resets_requested: administrator resets asked for (under @lock).
  * @resets_handled: of those, resets done by @work (under @lock).
@@ -125,6 +131,8 @@ struct qpu_hang {
  * @busy_ns: time the ended jobs ran, from start to end (under @lock).
  * @busy_since: when the running job started, or 0 (under @lock); written
  *	by @work with @running, read by netlink for the time so far.
+ * @owner: the client id of the file whose jobs ran on the V3D since its
+ *	last reset, or 0 when none did; only @work reads and writes it.
  */
 struct qpu_sched {
 	spinlock_t lock;		/* @clients, client queues, job readiness */
@@ -139,6 +147,8 @@ struct qpu_sched {
 	atomic64_t jobs_timeout;
 	atomic64_t jobs_canceled;
 	atomic64_t resets;
+	atomic64_t isolation_resets;
+	atomic64_t isolation_reset_ns;
 	atomic64_t host_irqs;
 	u64 resets_requested;
 	u64 resets_handled;
@@ -147,6 +157,7 @@ struct qpu_sched {
 	struct qpu_hang hang;
 	u64 busy_ns;
 	ktime_t busy_since;
+	u32 owner;
 };
 
 /**
@@ -309,6 +320,8 @@ struct qpu_bo {
  *	it started or was canceled, as the file may go away.
  * @node: on @client->queue.
  * @seqno: the job's number in its file.
+ * @client_id: the submitting file's &qpu_client.id, kept after @client is
+ *	cleared: the scheduler resets the V3D between files' jobs by it.
  * @done: the fence signalled when the job ends.
  * @in_fence: the fence to wait for first, or NULL.
  * @in_cb: callback on @in_fence.
@@ -339,6 +352,7 @@ struct qpu_job {
 	struct qpu_client *client;
 	struct list_head node;
 	u64 seqno;
+	u32 client_id;
 	struct dma_fence *done;
 	struct dma_fence *in_fence;
 	struct dma_fence_cb in_cb;
@@ -441,6 +455,7 @@ irqreturn_t qpu_v3d_irq(struct qpu_dev *qdev);
 
 /* qpu_sim.c */
 #define QPU_SIM_MAX_DEVICES 4
+bool qpu_sim_follows_hw_policy(void);
 u32 qpu_sim_reg_read(struct qpu_sim *sim, u32 reg);
 void qpu_sim_reg_write(struct qpu_sim *sim, u32 reg, u32 val);
 int qpu_sim_init(unsigned int num_devices);

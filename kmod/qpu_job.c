@@ -405,10 +405,17 @@ static int qpu_job_copy_programs(const struct qpu_submit *args,
 
 static bool qpu_job_may_submit(const struct qpu_dev *qdev)
 {
-	/* The simulated V3D checks every access; the real one cannot. */
-	if (qdev->backend == QPU_BACKEND_SIM)
+	/*
+	 * The simulated V3D checks every access; the real one cannot. With
+	 * sim_hw_policy the simulated one is gated as the real one is, so
+	 * that the gate itself is tested.
+	 */
+	if (qdev->backend == QPU_BACKEND_SIM && !qpu_sim_follows_hw_policy())
 		return true;
-	return capable(CAP_SYS_RAWIO) || READ_ONCE(qpu_allow_unprivileged_hw);
+	if (capable(CAP_SYS_RAWIO) || READ_ONCE(qpu_allow_unprivileged_hw))
+		return true;
+	dev_dbg(qdev->dev, "submit refused: no CAP_SYS_RAWIO and allow_unprivileged_hw is off\n");
+	return false;
 }
 
 /* Records the job in its file; the caller holds qf->lock. */
@@ -474,6 +481,7 @@ int qpu_ioctl_submit(struct qpu_file *qf, void *data)
 		return -ENOMEM;
 	kref_init(&job->ref);
 	job->qdev = qdev;
+	job->client_id = qf->client.id;
 	job->pid = task_tgid_nr(current);
 	get_task_comm(job->comm, current);
 	job->program_count = args->program_count;

@@ -21,6 +21,9 @@
  * done by the same work, so it never races a job being started or polled;
  * the requester sleeps until the work has done it.
  *
+ * A file's job never finds what another file's jobs left on the V3D: see
+ * qpu_sched_isolate().
+ *
  * Busy time is counted here, from a job's start to its end as the work sees
  * them, because only the scheduler knows both on every backend; it is an
  * upper bound of the QPUs' running time by at most one poll tick per job.
@@ -184,7 +187,47 @@ static void qpu_sched_reset(struct qpu_dev *qdev, u32 reason)
 	ret = qdev->ops->reset(qdev);
 	if (ret)
 		dev_err(qdev->dev, "V3D reset failed: %d\n", ret);
+	qdev->sched.owner = 0;
 	qpu_nl_reset_event(qdev, reason);
+}
+
+/**
+ * qpu_sched_isolate() - keep another file's leftovers from @job
+ * @qdev: the device, idle
+ * @job: the job about to start
+ *
+ * A V3D keeps its VPM, its 16 semaphores and its mutex from one program to
+ * the next, and no host register clears them: a job could read what the
+ * last file's programs left in the VPM, or deadlock on a mutex they held or
+ * a semaphore they left at 15. A QPU program cannot undo that either (a
+ * semaphore's count cannot be read, and counting it to a known value blocks
+ * at 0 or 15). So when @job's file is not the one whose jobs ran since the
+ * last reset, the V3D is reset first, at the cost of one power cycle per
+ * change of file (isolation_resets and isolation_reset_ns in debugfs
+ * stats). Jobs of one file still see each other's state, as on hardware.
+ *
+ * Return: 0, or the reset's error: the V3D may hold another file's state,
+ * so @job must not run.
+ */
+static int qpu_sched_isolate(struct qpu_dev *qdev, struct qpu_job *job)
+{
+	struct qpu_sched *sched = &qdev->sched;
+	ktime_t start;
+	int ret;
+
+	if (sched->owner && sched->owner != job->client_id) {
+		start = ktime_get();
+		ret = qdev->ops->reset(qdev);
+		if (ret) {
+			dev_err(qdev->dev, "V3D reset between files failed: %d\n", ret);
+			return ret;
+		}
+		atomic64_inc(&sched->isolation_resets);
+		atomic64_add(ktime_to_ns(ktime_sub(ktime_get(), start)),
+			     &sched->isolation_reset_ns);
+	}
+	sched->owner = job->client_id;
+	return 0;
 }
 
 /*
@@ -370,6 +413,13 @@ static void qpu_sched_work(struct work_struct *work)
 
 	/* An in-fence that failed takes its job down with it. */
 	if (job->in_fence && dma_fence_get_status(job->in_fence) < 0) {
+		atomic64_inc(&sched->jobs_canceled);
+		qpu_job_end(job, QPU_JOB_CANCELED);
+		queue_delayed_work(sched->wq, &sched->work, 0);
+		return;
+	}
+
+	if (qpu_sched_isolate(qdev, job)) {
 		atomic64_inc(&sched->jobs_canceled);
 		qpu_job_end(job, QPU_JOB_CANCELED);
 		queue_delayed_work(sched->wq, &sched->work, 0);

@@ -27,6 +27,14 @@
  * device's life. A job's count is the growth of their sum from its begin
  * to its end; only one job runs at a time, so it is that job's alone.
  *
+ * Every job starts from a clean machine: VPM, semaphores, mutex, every
+ * QPU's registers and FIFOs and DMA setups are cleared before it, which a
+ * real V3D cannot do without a power cycle. The module parameter
+ * sim_hw_policy makes the model follow the hardware's rules instead, so
+ * the driver's answers to them are tested: submitting needs CAP_SYS_RAWIO
+ * (or allow_unprivileged_hw), and the machine keeps its state from job to
+ * job, cleared only by the scheduler's reset between files' jobs.
+ *
  * debugfs knobs in qpu/<node>/: "hang" (completed programs are not counted,
  * so jobs time out), "latency_us" (each program waits before starting) and
  * "fault_next" (the next program faults as it starts). DBQITE/DBQITC model
@@ -48,6 +56,17 @@
 #include "qpu_v3d_regs.h"
 
 #define QPU_SIM_DRV_NAME "qpu-sim"
+
+static bool qpu_sim_hw_policy;
+module_param_named(sim_hw_policy, qpu_sim_hw_policy, bool, 0644);
+MODULE_PARM_DESC(sim_hw_policy,
+		 "Simulated V3Ds follow a real one's rules: submitting needs CAP_SYS_RAWIO, and jobs start clean only after another file's (default N)");
+
+/* Read at each submit and each job's start: tests change it at run time. */
+bool qpu_sim_follows_hw_policy(void)
+{
+	return READ_ONCE(qpu_sim_hw_policy);
+}
 
 #define QPU_SIM_IDENT1 \
 	(FIELD_PREP(V3D_IDENT1_VPMSZ, 12) | FIELD_PREP(V3D_IDENT1_NSEM, 16) | \
@@ -377,11 +396,33 @@ static void qpu_sim_exec(struct work_struct *work)
 		qpu_sched_kick(sim->qdev);
 }
 
+/*
+ * Brings the QPUs, the VPM, the semaphores and the mutex back to their state
+ * at power-up, keeping what the emulator counted; the caller holds emu_lock
+ * and no program runs.
+ */
+static void qpu_sim_emu_clear(struct qpu_sim *sim)
+{
+	unsigned long flags;
+
+	lockdep_assert_held(&sim->emu_lock);
+	spin_lock_irqsave(&sim->lock, flags);
+	/* The reset clears the emulator's statistics: count them first. */
+	qpu_sim_count_locked(sim);
+	spin_unlock_irqrestore(&sim->lock, flags);
+	qpu_emu_reset(sim->emu);
+	memset(sim->emu_seen, 0, sizeof(sim->emu_seen));
+	sim->emu_done = 0;
+}
+
 static void qpu_sim_job_begin(struct qpu_dev *qdev, struct qpu_job *job)
 {
 	struct qpu_sim *sim = qdev->sim;
 
 	mutex_lock(&sim->emu_lock);
+	/* The last job's programs all ended, or a reset stopped them. */
+	if (!qpu_sim_follows_hw_policy())
+		qpu_sim_emu_clear(sim);
 	sim->job = job;
 	sim->job_start = qpu_sim_count(sim);
 	mutex_unlock(&sim->emu_lock);
@@ -445,13 +486,7 @@ static int qpu_sim_reset(struct qpu_dev *qdev)
 
 	cancel_delayed_work_sync(&sim->exec);
 	mutex_lock(&sim->emu_lock);
-	spin_lock_irqsave(&sim->lock, flags);
-	/* The reset clears the emulator's statistics: count them first. */
-	qpu_sim_count_locked(sim);
-	spin_unlock_irqrestore(&sim->lock, flags);
-	qpu_emu_reset(sim->emu);
-	memset(sim->emu_seen, 0, sizeof(sim->emu_seen));
-	sim->emu_done = 0;
+	qpu_sim_emu_clear(sim);
 	spin_lock_irqsave(&sim->lock, flags);
 	sim->queue_len = 0;
 	sim->reqs = 0;

@@ -21,8 +21,9 @@ KMOD_TESTS := $(patsubst selftests/kmod/%.c,$(BUILD)/selftests/kmod/%,$(KMOD_TES
 # its EXPECT_EQ(0, u64_value) idiom compares across signedness (upstream
 # selftests build with -Wall only, where -Wsign-compare is off for C).
 # Static binaries cannot carry the sanitizer runtimes: drop SANITIZE flags.
+# Tests may assemble programs at run time with libqpu's assembler (asm.h).
 KMOD_TEST_CFLAGS = $(filter-out -fsanitize%,$(ALL_CFLAGS)) \
-	-Wno-missing-prototypes -Wno-sign-compare -I$(KSFT_DIR)
+	-Wno-missing-prototypes -Wno-sign-compare -I$(KSFT_DIR) -I$(CURDIR)/libqpu
 
 selftests: $(KMOD_TESTS)
 

@@ -219,6 +219,12 @@ struct qpu_bo_destroy {
  *
  * On real hardware, submitting needs CAP_SYS_RAWIO unless the administrator
  * allowed otherwise: QPU programs there can read and write all memory.
+ *
+ * A job never finds what another file's jobs left on the V3D (VPM contents,
+ * semaphore counts, a held mutex, registers, FIFOs): the driver resets the
+ * V3D before a file's job that follows another file's. On the simulated V3D
+ * every job, even after one of its own file, starts on a clean machine; on
+ * real hardware jobs of one file see what the file's earlier jobs left.
  */
 
 /**
