@@ -6,10 +6,12 @@
  * once. Each process keeps lists of its live files, BO handles, mmap
  * offsets, mappings, fence fds and job seqnos, and builds calls whose
  * fields are mostly valid and sometimes at a boundary (0, 1, max, max+1,
- * ~0), with bad pads, flags, pointers and closed fds. The fuzzer itself
- * never crashes (faults on its own mappings are caught and counted); the
- * kernel's checkers (KASAN, lockdep, kmemleak, WARN) judge the driver, and
- * at the end the device's BO accounting must return to zero.
+ * ~0), with bad pads, flags, pointers and closed fds. The kernel's checkers
+ * (KASAN, lockdep, kmemleak, WARN) judge the driver, and so does the
+ * fuzzer: a mapping mmap() gave stays usable until it is unmapped, whatever
+ * happens to its BO, file or device, so a SIGSEGV or SIGBUS on one is a
+ * driver bug; it is caught, described and fails the run. At the end the
+ * device's BO accounting must return to zero.
  *
  * Usage: qpu_fuzz [-s SEED] [-n CALLS] [-t SECONDS] [-p PROCS] [-j THREADS]
  *                 [-c]   (-c: also CONFIG_SET/DEV_RESET over netlink)
@@ -53,6 +55,7 @@ struct shared {
 	uint64_t per_op[OP_COUNT];
 	uint64_t ok[OP_COUNT];
 	uint64_t touch_faults;
+	char first_fault[256];	/* the first fault's description */
 };
 
 struct bo_ent {
@@ -66,6 +69,8 @@ struct map_ent {
 	void *addr;
 	size_t len;
 	int prot;
+	int flags;
+	uint64_t offset;	/* the file offset of @addr */
 };
 
 struct seq_ent {
@@ -100,11 +105,17 @@ static int64_t deadline;
 static uint64_t calls_per_thread;
 static __thread sigjmp_buf touch_jmp;
 static __thread volatile sig_atomic_t touching;
+static __thread int fault_sig, fault_code;
+static __thread void *fault_addr;
 
-static void on_fault(int sig)
+static void on_fault(int sig, siginfo_t *info, void *uctx)
 {
-	if (touching)
+	if (touching) {
+		fault_sig = sig;
+		fault_code = info->si_code;
+		fault_addr = info->si_addr;
 		siglongjmp(touch_jmp, 1);
+	}
 	signal(sig, SIG_DFL);
 	raise(sig);
 }
@@ -293,7 +304,7 @@ static void do_mmap(uint64_t *r)
 	__atomic_fetch_add(&sh->ok[OP_MMAP], 1, __ATOMIC_RELAXED);
 	pthread_mutex_lock(&st.lock);
 	if (st.nmaps < MAX_MAPS) {
-		st.maps[st.nmaps++] = (struct map_ent){ p, len, prot };
+		st.maps[st.nmaps++] = (struct map_ent){ p, len, prot, flags, off };
 		p = NULL;
 	}
 	pthread_mutex_unlock(&st.lock);
@@ -314,6 +325,7 @@ static void do_munmap(uint64_t *r)
 			/* unmap the first page only, keep the rest */
 			st.maps[i].addr = (char *)m.addr + 4096;
 			st.maps[i].len -= 4096;
+			st.maps[i].offset += 4096;
 			m.len = 4096;
 		} else {
 			st.maps[i] = st.maps[--st.nmaps];
@@ -324,36 +336,71 @@ static void do_munmap(uint64_t *r)
 		__atomic_fetch_add(&sh->ok[OP_MUNMAP], 1, __ATOMIC_RELAXED);
 }
 
-/* Reads and writes a mapping; a fault is caught and counted. */
-static void do_touch(uint64_t *r)
+/*
+ * Reads (and, if writable, writes) byte @at of mapping @m. Returns 0, or 1
+ * after a fault, which is described in the shared report if it is the
+ * first; sh->touch_faults counts them.
+ */
+static int touch_map(const struct map_ent *m, size_t at)
 {
-	volatile uint8_t *p;
-	size_t at;
-	int i;
+	volatile uint8_t *p = m->addr;
+	volatile int faulted = 0;
 
-	/* Hold the lock: another thread must not unmap it meanwhile. */
-	pthread_mutex_lock(&st.lock);
-	if (!st.nmaps) {
-		pthread_mutex_unlock(&st.lock);
-		return;
-	}
-	i = rng_below(r, st.nmaps);
-	p = st.maps[i].addr;
-	at = rng_below(r, (uint32_t)st.maps[i].len);
 	touching = 1;
 	if (!sigsetjmp(touch_jmp, 1)) {
-		if (st.maps[i].prot & PROT_WRITE) {
+		if (m->prot & PROT_WRITE) {
 			p[at] = p[at] + 1;
 			p[0] = (uint8_t)at;
 		} else {
 			(void)p[at];
 		}
-		__atomic_fetch_add(&sh->ok[OP_TOUCH], 1, __ATOMIC_RELAXED);
 	} else {
-		__atomic_fetch_add(&sh->touch_faults, 1, __ATOMIC_RELAXED);
+		faulted = 1;
+		if (!__atomic_fetch_add(&sh->touch_faults, 1, __ATOMIC_RELAXED))
+			snprintf(sh->first_fault, sizeof(sh->first_fault),
+				 "%s (si_code %d) at %p, byte %zu of a %s %s mapping of %zu bytes at %p, file offset %#llx",
+				 strsignal(fault_sig), fault_code, fault_addr, at,
+				 m->flags & MAP_PRIVATE ? "private" : "shared",
+				 m->prot & PROT_WRITE ? "read-write" : "read-only",
+				 m->len, m->addr, (unsigned long long)m->offset);
 	}
 	touching = 0;
+	return faulted;
+}
+
+/* Touches a live mapping: a fault there is a driver bug. */
+static void do_touch(uint64_t *r)
+{
+	int i;
+
+	/* Hold the lock: another thread must not unmap it meanwhile. */
+	pthread_mutex_lock(&st.lock);
+	if (st.nmaps) {
+		i = rng_below(r, st.nmaps);
+		if (!touch_map(&st.maps[i], rng_below(r, (uint32_t)st.maps[i].len)))
+			__atomic_fetch_add(&sh->ok[OP_TOUCH], 1, __ATOMIC_RELAXED);
+	}
 	pthread_mutex_unlock(&st.lock);
+}
+
+/*
+ * The fault check itself must work: a page mapped without access has to be
+ * reported by touch_map(). Returns 0 when it is, and leaves no count behind.
+ */
+static int touch_self_check(void)
+{
+	struct map_ent m = { .len = 4096, .prot = PROT_READ, .flags = MAP_PRIVATE };
+	int ok;
+
+	m.addr = mmap(NULL, m.len, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (m.addr == MAP_FAILED)
+		return -1;
+	ok = touch_map(&m, 100) == 1 && sh->touch_faults == 1 &&
+	     strstr(sh->first_fault, "Segmentation fault");
+	munmap(m.addr, m.len);
+	sh->touch_faults = 0;
+	sh->first_fault[0] = 0;
+	return ok ? 0 : -1;
 }
 
 static void do_submit(uint64_t *r)
@@ -798,7 +845,8 @@ static unsigned long arg_num(const char *s, char opt)
 
 int main(int argc, char **argv)
 {
-	struct sigaction sa = { .sa_handler = on_fault, .sa_flags = SA_NODEFER };
+	struct sigaction sa = { .sa_sigaction = on_fault,
+				.sa_flags = SA_NODEFER | SA_SIGINFO };
 	long long count, bytes;
 	unsigned int p;
 	int c, status, failed = 0, zero;
@@ -823,7 +871,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	printf("TAP version 13\n1..2\n");
+	printf("TAP version 13\n1..3\n");
 	printf("# qpu_fuzz: seed %llu, up to %llu calls, %u s, %u processes x %u threads%s\n",
 	       (unsigned long long)opt_seed, (unsigned long long)opt_calls,
 	       opt_secs, opt_procs, opt_threads, opt_admin ? ", admin commands" : "");
@@ -836,6 +884,10 @@ int main(int argc, char **argv)
 	sigaction(SIGSEGV, &sa, NULL);
 	sigaction(SIGBUS, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
+	if (touch_self_check()) {
+		printf("Bail out! a fault on a mapping is not caught and reported\n");
+		return 1;
+	}
 	config_save(0);
 	calls_per_thread = (opt_calls + opt_procs * opt_threads - 1) /
 		(opt_procs * opt_threads);
@@ -874,7 +926,11 @@ int main(int argc, char **argv)
 		printf("# bo_count %lld, bo_bytes %lld 20 s after every client exited\n",
 		       count, bytes);
 	printf("%sok 2 accounting returns to zero\n", zero ? "not " : "");
+	if (sh->touch_faults)
+		printf("# first of %llu faults: %s\n",
+		       (unsigned long long)sh->touch_faults, sh->first_fault);
+	printf("%sok 3 no live mapping faults\n", sh->touch_faults ? "not " : "");
 	printf("seed %llu, %llu calls\n", (unsigned long long)opt_seed,
 	       (unsigned long long)sh->calls);
-	return failed || zero ? 1 : 0;
+	return failed || zero || sh->touch_faults ? 1 : 0;
 }
