@@ -3,8 +3,11 @@
  * Driver benchmarks, run inside the VM on the simulated V3D (make bench):
  * the round trip of an empty job from submit to its fence signalling,
  * against an eventfd ping-pong between two threads on the same machine in
- * the same run; BO create+mmap+destroy per second; jobs per second with 1
- * and 4 clients. Each figure is a median of 5 runs, so noise shows less.
+ * the same run, for one client and for two clients taking turns (each job
+ * then follows another file's, so the driver resets the V3D before it: the
+ * cost of isolating clients); BO create+mmap+destroy per second; jobs per
+ * second with 1 and 4 clients. Each figure is a median of 5 runs, so noise
+ * shows less.
  */
 
 #include <errno.h>
@@ -141,14 +144,15 @@ static void wait_seqno(const struct client *c, uint64_t seqno)
 		die("WAIT");
 }
 
-static double job_round_trip_us(const struct client *c, long n)
+/* Round trips of jobs submitted by @clients[0..count) in turn. */
+static double job_round_trip_us(const struct client *clients, int count, long n)
 {
 	struct pollfd pfd = { .events = POLLIN };
 	double start = bench_now_s();
 	long i;
 
 	for (i = 0; i < n; i++) {
-		pfd.fd = submit(c, 1, NULL);
+		pfd.fd = submit(&clients[i % count], 1, NULL);
 		if (poll(&pfd, 1, 10000) != 1)
 			die("poll on the out-fence");
 		close(pfd.fd);
@@ -220,34 +224,64 @@ static double jobs_per_s(int clients, long jobs_each)
 	return clients * jobs_each / (bench_now_s() - start);
 }
 
+/* A "name: value" line of the device's debugfs stats, or -1. */
+static long long dev_stat(const char *name)
+{
+	FILE *f = fopen("/sys/kernel/debug/qpu/qpu/stats", "r");
+	long long value, found = -1;
+	char key[64];
+
+	if (!f)
+		return -1;
+	while (fscanf(f, "%63[^:]: %lld\n", key, &value) == 2)
+		if (!strcmp(key, name))
+			found = value;
+	fclose(f);
+	return found;
+}
+
 int main(void)
 {
-	double ev[RUNS], job[RUNS], bo[RUNS], j1[RUNS], j4[RUNS];
-	double ev_us, job_us;
-	struct client c;
+	double ev[RUNS], job[RUNS], job2[RUNS], bo[RUNS], j1[RUNS], j4[RUNS];
+	long long resets0, ns0, resets, ns;
+	double ev_us, job_us, job2_us;
+	struct client c[2];
 	int r;
 
-	client_open(&c);
+	client_open(&c[0]);
+	client_open(&c[1]);
+	resets0 = dev_stat("isolation_resets");
+	ns0 = dev_stat("isolation_reset_ns");
 	for (r = 0; r < RUNS; r++) {
 		ev[r] = eventfd_round_trip_us(2000);
-		job[r] = job_round_trip_us(&c, 300);
-		bo[r] = bo_cycles_per_s(&c, 1000);
+		job[r] = job_round_trip_us(c, 1, 300);
+		job2[r] = job_round_trip_us(c, 2, 300);
+		bo[r] = bo_cycles_per_s(&c[0], 1000);
 		j1[r] = jobs_per_s(1, 200);
 		j4[r] = jobs_per_s(4, 50);
 	}
 	ev_us = bench_median(ev, RUNS);
 	job_us = bench_median(job, RUNS);
+	job2_us = bench_median(job2, RUNS);
+	resets = dev_stat("isolation_resets") - resets0;
+	ns = dev_stat("isolation_reset_ns") - ns0;
 
 	printf("qpu driver benchmarks (simulated V3D, in the VM; median of %d runs)\n", RUNS);
 	printf("  %-46s %10.1f us\n", "eventfd ping-pong round trip, 2 threads", ev_us);
 	printf("  %-46s %10.1f us\n", "empty job: submit to out-fence poll", job_us);
 	printf("  %-46s %10.2f x   (goal: at most 3)\n", "ratio job / eventfd", job_us / ev_us);
+	printf("  %-46s %10.1f us\n", "empty job, two clients taking turns", job2_us);
+	printf("  %-46s %10.2f x\n", "ratio two clients / one client", job2_us / job_us);
+	if (resets > 0)
+		printf("  %-46s %10.1f us   (%lld resets)\n", "V3D reset between clients, each",
+		       ns / 1e3 / resets, resets);
 	printf("  %-46s %10.0f /s\n", "BO create + mmap + touch + destroy, 4 KiB",
 	       bench_median(bo, RUNS));
 	printf("  %-46s %10.0f /s\n", "jobs of 12 empty programs, 1 client",
 	       bench_median(j1, RUNS));
 	printf("  %-46s %10.0f /s\n", "jobs of 12 empty programs, 4 clients",
 	       bench_median(j4, RUNS));
-	close(c.fd);
+	close(c[0].fd);
+	close(c[1].fd);
 	return 0;
 }
