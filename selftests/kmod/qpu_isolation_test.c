@@ -4,8 +4,8 @@
  * V3D (CAP_SYS_RAWIO or allow_unprivileged_hw), enforced by the simulated
  * one with sim_hw_policy; and a clean machine for every job: what one
  * client's programs leave in the VPM, the semaphores, the mutex, the
- * registers and the TMU FIFOs never reaches the next client's, who runs
- * under another uid with its own buffers only.
+ * registers, the TMU and VPM FIFOs and the DMA setups never reaches the
+ * next client's, who runs under another uid with its own buffers only.
  *
  * Both variants run every state test. "sim": the simulated V3D clears the
  * machine before each job, so even a file's own next job finds it clean.
@@ -98,6 +98,40 @@ static const char tmu_show[] =
 	"mov vpm, r4\n"
 	"ldi vw_setup, vdw_setup_0(1, 16, dma_h32(0, 0))\n"
 	"mov vw_addr, r0\n"
+	"mov -, vw_wait\n" END;
+
+/* Sets up a read of VPM row 0, which holds SECRET, and never reads it. */
+static const char vpm_fifo_leave[] =
+	"ldi vw_setup, vpm_setup(1, 1, h32(0))\n"
+	"ldi vpm, 0x5ec2e7\n"
+	"ldi vr_setup, vpm_setup(1, 1, h32(0))\n" END;
+/*
+ * Writes 0x0b0b to VPM row 1, reads row 1 back and stores what it read: a
+ * read set up earlier would answer first, with row 0.
+ */
+static const char vpm_fifo_show[] =
+	"ldi vw_setup, vpm_setup(1, 1, h32(1))\n"
+	"ldi vpm, 0x0b0b\n"
+	"ldi vr_setup, vpm_setup(1, 1, h32(1))\n"
+	"nop\nnop\nnop\n"
+	"mov r0, vpm\n"
+	"ldi vw_setup, vpm_setup(1, 1, h32(2))\n"
+	"mov vpm, r0\n"
+	"ldi vw_setup, vdw_setup_0(1, 16, dma_h32(2, 0))\n"
+	"mov vw_addr, unif\n"
+	"mov -, vw_wait\n" END;
+
+/* Leaves a DMA store stride of 64 bytes set up. */
+static const char dma_setup_leave[] = "ldi vw_setup, vdw_setup_1(64)\n" END;
+/*
+ * Stores VPM rows 0 and 1 (1s and 2s) without a stride setup of its own: a
+ * leftover stride would move the second row.
+ */
+static const char dma_setup_show[] =
+	"ldi vw_setup, vpm_setup(2, 1, h32(0))\n"
+	"ldi vpm, 1\nldi vpm, 2\n"
+	"ldi vw_setup, vdw_setup_0(2, 16, dma_h32(0, 0))\n"
+	"mov vw_addr, unif\n"
 	"mov -, vw_wait\n" END;
 
 /*
@@ -309,6 +343,30 @@ TEST_F(iso, tmu_fifo)
 	EXPECT_EQ(0x0b0b, other.scratch[0]);
 }
 
+/* 6. A VPM read another client set up and never read does not answer ours. */
+TEST_F(iso, vpm_fifo)
+{
+	struct sight other;
+
+	ASSERT_EQ(QPU_JOB_DONE, run_program(self->fd, vpm_fifo_leave, NULL, 0, 0, NULL));
+	ASSERT_EQ(0, run_as_other(vpm_fifo_show, unif_scratch, 1, ~0u, &other));
+	ASSERT_EQ(QPU_JOB_DONE, other.status);
+	EXPECT_EQ(0x0b0b, other.scratch[0]);
+}
+
+/* 7. DMA setups start at their reset values: no leftover stride. */
+TEST_F(iso, dma_setup)
+{
+	struct sight other;
+	unsigned int i;
+
+	ASSERT_EQ(QPU_JOB_DONE, run_program(self->fd, dma_setup_leave, NULL, 0, 0, NULL));
+	ASSERT_EQ(0, run_as_other(dma_setup_show, unif_scratch, 1, ~0u, &other));
+	ASSERT_EQ(QPU_JOB_DONE, other.status);
+	for (i = 0; i < 32; i++)
+		EXPECT_EQ(i < 16 ? 1 : 2, other.scratch[i]) TH_LOG("word %u", i);
+}
+
 /* Drops CAP_SYS_RAWIO from the effective set, keeping root's uid and the rest. */
 static int drop_rawio(void)
 {
@@ -348,7 +406,7 @@ static int submit_without_rawio(void)
 	return WEXITSTATUS(status) - 100;
 }
 
-/* 6. With sim_hw_policy the gate is a real V3D's: CAP_SYS_RAWIO, or the parameter. */
+/* 8. With sim_hw_policy the gate is a real V3D's: CAP_SYS_RAWIO, or the parameter. */
 TEST(submit_gate)
 {
 	int fd = open(QPU_NODE, O_RDWR | O_CLOEXEC);
