@@ -803,23 +803,8 @@ static void write_reg(struct qpu_emu_exec *x, unsigned int waddr, bool file_b,
 			qpu_emu_vpm_write(x, r->v, r->mask);
 		return;
 	case WA_VPM_SETUP:
-		if (!any)
-			return;
-		if (!file_b) {
-			if ((r->v[0] >> 28) == 9)
-				q->vdr_pitch = r->v[0] & 0x1fff;
-			else if (r->v[0] >> 31)
-				q->vdr_setup = r->v[0];
-			else
-				qpu_emu_vpm_setup(&q->vr, r->v[0], true);
-		} else {
-			if ((r->v[0] >> 30) == 3)
-				q->vdw_stride = r->v[0] & 0xffff;
-			else if ((r->v[0] >> 30) == 2)
-				q->vdw_setup = r->v[0];
-			else
-				qpu_emu_vpm_setup(&q->vw, r->v[0], false);
-		}
+		if (any)
+			qpu_emu_vpm_setup(q, r->v[0], file_b);
 		return;
 	case WA_DMA_ADDR:
 		if (!any)

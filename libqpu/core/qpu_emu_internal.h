@@ -213,7 +213,7 @@ void *qpu_emu_mem(struct qpu_emu_exec *x, u32 addr, u32 len, u32 align,
 /* qpu_emu_vpm.c */
 void qpu_emu_vpm_read(struct qpu_emu_exec *x, u32 *out);
 void qpu_emu_vpm_write(struct qpu_emu_exec *x, const u32 *v, u16 mask);
-void qpu_emu_vpm_setup(struct qpu_emu_vpm_setup *s, u32 v, bool rd);
+void qpu_emu_vpm_setup(struct qpu_emu_qpu *q, u32 v, bool vw);
 void qpu_emu_dma_load(struct qpu_emu_exec *x, u32 addr);
 void qpu_emu_dma_store(struct qpu_emu_exec *x, u32 addr);
 

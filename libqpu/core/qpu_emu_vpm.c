@@ -132,7 +132,7 @@ void qpu_emu_vpm_write(struct qpu_emu_exec *x, const u32 *v, u16 mask)
 }
 
 /* A generic block setup written to vr_setup (@rd) or vw_setup. */
-void qpu_emu_vpm_setup(struct qpu_emu_vpm_setup *s, u32 v, bool rd)
+static void vpm_block_setup(struct qpu_emu_vpm_setup *s, u32 v, bool rd)
 {
 	s->addr = v & 0xff;
 	s->size = (v >> 8) & 3;
@@ -146,6 +146,30 @@ void qpu_emu_vpm_setup(struct qpu_emu_vpm_setup *s, u32 v, bool rd)
 		if (!s->left)
 			s->left = 16;
 	}
+}
+
+/*
+ * A word written to vw_setup (@vw) or vr_setup: its ID bits pick the
+ * VDW stride (3 << 30) or basic (2 << 30) setup, the VDR extended pitch
+ * (9 << 28) or basic (1 << 31) setup, else a generic block setup.
+ */
+void qpu_emu_vpm_setup(struct qpu_emu_qpu *q, u32 v, bool vw)
+{
+	if (vw) {
+		if ((v & QPU_VDW_STRIDE_ID) == QPU_VDW_STRIDE_ID)
+			q->vdw_stride = v & QPU_VPM_DMA_STRIDE_MASK;
+		else if (v & QPU_VDW_ID)
+			q->vdw_setup = v;
+		else
+			vpm_block_setup(&q->vw, v, false);
+		return;
+	}
+	if ((v >> 28) == QPU_VDR_STRIDE_ID >> 28)
+		q->vdr_pitch = v & QPU_VPM_DMA_STRIDE_MASK;
+	else if (v & QPU_VDR_ID)
+		q->vdr_setup = v;
+	else
+		vpm_block_setup(&q->vr, v, true);
 }
 
 /* --- VCD DMA ------------------------------------------------------------- */
