@@ -183,12 +183,19 @@ void qpu_emu_vpm_setup(struct qpu_emu_qpu *q, u32 v, bool vw)
  * write-as-zero: DMA always uses the packed layout of the generic accesses,
  * so a select picks the same 16 bytes/halfwords a generic address's B/H
  * does. Positions below are in bytes of the VPM seen as 64-byte rows.
- * - VDR: VPITCH is added to {Y, sel} horizontal, {X, sel} vertical, after
- *   each memory row (the guide: "added to {Y[1:0], B[1:0]}" for 8 bits,
- *   "{Y[2:0], H[0]}" for 16); element k of memory row r goes to byte
+ * - VDR: VPITCH is added to {Y, sel} after each memory row, in both
+ *   orientations: the guide's VDR table says it is "added to the Y address
+ *   and Byte/Half-word sel after each row is loaded, for both horizontal
+ *   and vertical modes" ({Y[1:0], B[1:0]} for 8 bits, {Y[2:0], H[0]} for
+ *   16, Y for 32; carries reach the whole Y). Measured on a Pi for 32 bits
+ *   in published VPM notes ("VDR has VPITCH which adds to the Y address,
+ *   and does not touch the X address"), and relied on by PyVideoCore's
+ *   vertical load test (4 rows, VPITCH 16: rows 0, 16, 32, 48 of one
+ *   column). The narrower widths follow the guide's sentence, which has
+ *   no exception for them. Element k of memory row r goes to byte
  *   4X + 16*w*sel + k*w of row Y' (wrapping within the row, as 32-bit X
- *   does), or vertical down column X' from byte 16*w*sel + k*w of the
- *   column (4 bytes a row) starting at row Y.
+ *   does), or vertical down column X from byte 16*w*sel + k*w of the
+ *   column (4 bytes a row) starting at row Y'.
  * - VDW: unit u reads row Y+u from byte 4X + 16*w*sel (running on into the
  *   next rows, as 32-bit DEPTH does), or column X+u from byte 16*w*sel of
  *   the column starting at row Y.
@@ -243,8 +250,8 @@ static u32 dma_width(u32 modew, u32 *sel)
 
 /*
  * VDR: memory row r (ROWLEN elements, rows PITCH bytes apart) goes to VPM
- * row Y + r * VPITCH from column X (horizontal), or down column X + r *
- * VPITCH from row Y (vertical); narrower widths as the DOC above says.
+ * row Y + r * VPITCH, along it from column X (horizontal) or down column X
+ * (vertical); narrower widths as the DOC above says.
  */
 void qpu_emu_dma_load(struct qpu_emu_exec *x, u32 addr)
 {
@@ -271,19 +278,17 @@ void qpu_emu_dma_load(struct qpu_emu_exec *x, u32 addr)
 		for (r = 0; r < nrows; r++) {
 			u8 *p = qpu_emu_mem(x, addr + r * pitch, rowlen * w, w,
 					QPU_EMU_ACCESS_DMA_LOAD);
-			u32 v = (vert ? bx : by) * per + sel0 + r * vpitch;
-			u32 row, col, sel = v % per;
+			u32 v = by * per + sel0 + r * vpitch;
+			u32 row = v / per, sel = v % per;
 
 			if (!p)
 				return;
-			row = vert ? by : v / per;
-			col = vert ? (v / per) & 15 : bx;
 			for (k = 0; k < rowlen; k++) {
 				u32 pos = 16 * w * sel + k * w, word;
 
 				if (!vert)
-					pos = (pos + 4 * col) & 63;
-				word = dma_word(vert, row, col, pos);
+					pos = (pos + 4 * bx) & 63;
+				word = dma_word(vert, row, bx, pos);
 				if (!dma_vpm_ok(x, word))
 					return;
 				if (pass) {

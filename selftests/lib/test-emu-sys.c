@@ -571,9 +571,12 @@ static void test_dma(void)
 	emit(&p, i_ldi(W_VPM_SETUP, VDR(16, 4, 1, 0, 10 * 16)));
 	emit(&p, i_ldi(W_DMA_ADDR, DATA_BASE));
 	emit(&p, i_read(R_WAIT, R_NOP));
-	/* vertical: 2 rows of 16 words, 64 bytes apart, down columns 5, 6 */
+	/*
+	 * vertical: 2 rows of 16 words, 64 bytes apart, down column 5 from
+	 * rows 32 and 48: VPITCH 16 steps the row (see test-emu-vpm)
+	 */
 	emit(&p, i_ldi(W_VPM_SETUP, VDR_PITCH(64)));
-	emit(&p, i_ldi(W_VPM_SETUP, VDR(16, 2, 1, 1, 32 * 16 + 5)));
+	emit(&p, i_ldi(W_VPM_SETUP, VDR(16, 2, 16, 1, 32 * 16 + 5)));
 	emit(&p, i_ldi(W_DMA_ADDR, DATA_BASE + 4096));
 	emit(&p, i_read(R_WAIT, R_NOP));
 	/* store rows 10..13 as 4 rows of 16 words with a 64-byte gap */
@@ -585,6 +588,10 @@ static void test_dma(void)
 	emit(&p, i_ldi_b(W_VPM_SETUP, VDW_STRIDE(0)));
 	emit(&p, i_ldi_b(W_VPM_SETUP, VDW(2, 16, 0, 32 * 16 + 5)));
 	emit(&p, i_ldi_b(W_DMA_ADDR, OUT_BASE + 2048));
+	emit(&p, i_read(R_NOP, R_WAIT));
+	/* and column 5 rows 48..63 after them */
+	emit(&p, i_ldi_b(W_VPM_SETUP, VDW(1, 16, 0, 48 * 16 + 5)));
+	emit(&p, i_ldi_b(W_DMA_ADDR, OUT_BASE + 2048 + 128));
 	emit(&p, i_read(R_NOP, R_WAIT));
 	emit_end(&p);
 	T_EQ_U64(QPU_EMU_IDLE, t_run1(emu, CODE_BASE, UNIF_BASE));
@@ -599,12 +606,15 @@ static void test_dma(void)
 		for (int i = 0; i < 16; i++) {
 			uint32_t e = 0xd0000 + 1024 + r * 16 + i;
 
-			T_EQ_U64(e, vpm[(32 + i) * 16 + 5 + r]);
-			T_EQ_U64(e, o[512 + r * 16 + i]);
+			T_EQ_U64(e, vpm[(32 + 16 * r + i) * 16 + 5]);
+			T_EQ_U64(0, vpm[(32 + i) * 16 + 6]);
+			/* column 5, the untouched column 6, column 5 from 48 */
+			T_EQ_U64(e, o[512 + 32 * r + i]);
+			T_EQ_U64(0, o[512 + 16 + i]);
 		}
 	st = qpu_emu_get_stats(emu);
 	T_EQ_U64(4 * 64 + 128, st->dma_load_bytes);
-	T_EQ_U64(4 * 64 + 128, st->dma_store_bytes);
+	T_EQ_U64(4 * 64 + 128 + 64, st->dma_store_bytes);
 	free(emu);
 
 	/* a store whose last row leaves memory writes nothing at all */
