@@ -1677,12 +1677,14 @@ static void reset_state(struct qpu_emu *emu)
 	void *ctx = emu->ctx;
 	u32 seed = emu->seed;
 	bool no_predecode = emu->no_predecode;
+	bool strict_vpm = emu->strict_vpm;
 
 	emu_memset(emu, 0, sizeof(*emu));
 	emu->ops = ops;
 	emu->ctx = ctx;
 	emu->seed = seed;
 	emu->no_predecode = no_predecode;
+	emu->strict_vpm = strict_vpm;
 	emu->rng = seed;
 	emu->mutex_owner = -1;
 	emu->status = QPU_EMU_IDLE;
@@ -1695,7 +1697,13 @@ void qpu_emu_init(struct qpu_emu *emu, const struct qpu_emu_ops *ops,
 	emu->ctx = ctx;
 	emu->seed = seed;
 	emu->no_predecode = false;
+	emu->strict_vpm = false;
 	reset_state(emu);
+}
+
+void qpu_emu_set_strict_vpm(struct qpu_emu *emu, bool on)
+{
+	emu->strict_vpm = on;
 }
 
 void qpu_emu_set_predecode(struct qpu_emu *emu, bool on)

@@ -136,6 +136,7 @@ struct qpu_emu {
 	u16 live;		/* QPUs with a program, bit per QPU */
 	u16 waiting;		/* ... of which in a QPU_EMU_QPU_WAIT_* state */
 	bool no_predecode;	/* qpu_emu_set_predecode(emu, false) */
+	bool strict_vpm;	/* qpu_emu_set_strict_vpm(emu, true) */
 	int mutex_owner;
 	u8 sem[QPU_EMU_NUM_SEMAPHORES];
 	struct qpu_emu_fault fault;
