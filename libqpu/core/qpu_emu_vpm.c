@@ -103,6 +103,17 @@ static bool vpm_check(struct qpu_emu_exec *x,
 	return true;
 }
 
+/*
+ * A read right after its setup gets the vector set up. The guide (section
+ * 7, page 56) gives the data "a minimum latency of three QPU instructions"
+ * and says reads "made too early ... will return immediately with
+ * undefined data"; vc4asm's addendum measured on a Pi that they stall
+ * instead and return the right data. The set-up vector is one of the
+ * values "undefined" allows and the one a Pi gives, so the emulator
+ * returns it without modelling the stall (test-emu-vpm's emit_read()
+ * reads in the instruction after the setup); the hazard checker's
+ * vpm-read-latency flags such reads when their value is used.
+ */
 void qpu_emu_vpm_read(struct qpu_emu_exec *x, u32 *out)
 {
 	struct qpu_emu_vpm_setup *s = &x->q->vr;
