@@ -37,7 +37,9 @@
  *
  * debugfs knobs in qpu/<node>/: "hang" (completed programs are not counted,
  * so jobs time out), "latency_us" (each program waits before starting) and
- * "fault_next" (the next program faults as it starts). DBQITE/DBQITC model
+ * "fault_next" (the next program faults as it starts) and "strict_vpm" (a
+ * generic VPM access past row 63 faults instead of wrapping as on the
+ * hardware: qpu_emu_set_strict_vpm()). DBQITE/DBQITC model
  * the QPUs' host interrupts; the interrupt line is a call to qpu_v3d_irq().
  */
 
@@ -123,6 +125,8 @@ bool qpu_sim_follows_hw_policy(void)
  * @latency_us: debugfs knob: each program waits this long before it starts.
  * @fault_next: debugfs knob: the next program to start faults at once, as
  *	if its first instruction could not run; the knob then clears itself.
+ * @strict_vpm: debugfs knob: VPM addresses that would wrap fault instead
+ *	(read before each slice).
  */
 struct qpu_sim {
 	struct qpu_dev *qdev;
@@ -154,6 +158,7 @@ struct qpu_sim {
 	bool hang;
 	u32 latency_us;
 	bool fault_next;
+	bool strict_vpm;
 };
 
 u32 qpu_sim_reg_read(struct qpu_sim *sim, u32 reg)
@@ -361,6 +366,7 @@ static void qpu_sim_exec(struct work_struct *work)
 
 	mutex_lock(&sim->emu_lock);
 	qpu_sim_start_programs(sim);
+	qpu_emu_set_strict_vpm(sim->emu, READ_ONCE(sim->strict_vpm));
 	status = qpu_emu_run(sim->emu, QPU_SIM_SLICE);
 	done = qpu_emu_completed(sim->emu);
 
@@ -616,6 +622,7 @@ static int qpu_sim_probe(struct platform_device *pdev)
 	debugfs_create_bool("hang", 0600, qdev->debugfs, &sim->hang);
 	debugfs_create_u32("latency_us", 0600, qdev->debugfs, &sim->latency_us);
 	debugfs_create_bool("fault_next", 0600, qdev->debugfs, &sim->fault_next);
+	debugfs_create_bool("strict_vpm", 0600, qdev->debugfs, &sim->strict_vpm);
 	platform_set_drvdata(pdev, qdev);
 	return 0;
 

@@ -12,8 +12,9 @@
 #include "internal.h"
 #include "qpu.h"
 
-/* The path that picks the in-process emulator. */
+/* The path that picks the in-process emulator; "emu:" adds options. */
 #define QPU_EMULATOR_PATH "emu"
+#define QPU_EMULATOR_PREFIX QPU_EMULATOR_PATH ":"
 
 QPU_API const char *qpu_version(void)
 {
@@ -41,7 +42,9 @@ QPU_API struct qpu_dev *qpu_dev_open(const char *path)
 	}
 
 	if (!strcmp(path, QPU_EMULATOR_PATH))
-		ret = qpu_emudev_open(dev);
+		ret = qpu_emudev_open(dev, NULL);
+	else if (!strncmp(path, QPU_EMULATOR_PREFIX, strlen(QPU_EMULATOR_PREFIX)))
+		ret = qpu_emudev_open(dev, path + strlen(QPU_EMULATOR_PREFIX));
 	else
 		ret = qpu_kdev_open(dev);
 	if (ret)

@@ -12,6 +12,9 @@
  * Each job runs on a freshly initialised emulator, so the emulator's
  * statistics afterwards are the job's own: its instruction count and the
  * counters of struct qpu_job_counters.
+ *
+ * Options after "emu:" (comma-separated; see qpu_dev_open()): "strict-vpm"
+ * turns on the emulator's strict VPM check (qpu_emu_set_strict_vpm()).
  */
 
 #include <errno.h>
@@ -51,6 +54,7 @@ struct emudev {
 	struct emu_result results[EMU_JOBS_KEPT];
 	/* The running job, for translate(). */
 	const struct qpu_job_desc *job;
+	bool strict_vpm;		/* option "strict-vpm" */
 };
 
 static struct emudev *emudev_of(const struct qpu_dev *dev)
@@ -276,6 +280,7 @@ static void emudev_count(struct emudev *ed, uint64_t cpu0,
 	c->dma_load_bytes = stats->dma_load_bytes;
 	c->dma_store_bytes = stats->dma_store_bytes;
 	c->run_ns = thread_cpu_ns() - cpu0;
+	c->vpm_wrapped = stats->vpm_wrapped;
 }
 
 /* Runs @job to its end on a freshly reset emulator. */
@@ -291,6 +296,7 @@ static void emudev_run(struct emudev *ed, const struct qpu_job_desc *job,
 	unsigned int i;
 
 	qpu_emu_init(ed->emu, &emudev_emu_ops, (void *)job, 0);
+	qpu_emu_set_strict_vpm(ed->emu, ed->strict_vpm);
 	memset(result, 0, sizeof(*result));
 	for (i = 0; i < job->program_count; i++) {
 		const struct qpu_program_ref *p = &job->programs[i];
@@ -426,15 +432,39 @@ static const struct qpu_dev_ops emudev_ops = {
 	.close = emudev_close,
 };
 
-int qpu_emudev_open(struct qpu_dev *dev)
+/* The comma-separated options of "emu:OPTIONS"; -EINVAL for unknown ones. */
+static int emudev_parse(struct emudev *ed, const char *options)
+{
+	static const char strict_vpm[] = "strict-vpm";
+
+	while (options && *options) {
+		size_t len = strcspn(options, ",");
+
+		if (len == sizeof(strict_vpm) - 1 &&
+		    !strncmp(options, strict_vpm, len))
+			ed->strict_vpm = true;
+		else
+			return -EINVAL;
+		options += len;
+		if (*options)
+			options++;
+	}
+	return 0;
+}
+
+int qpu_emudev_open(struct qpu_dev *dev, const char *options)
 {
 	struct emudev *ed = calloc(1, sizeof(*ed));
+	int ret;
 
 	dev->ops = &emudev_ops;
 	if (!ed)
 		return -ENOMEM;
 	dev->priv = ed;
 	ed->next_seqno = 1;
+	ret = emudev_parse(ed, options);
+	if (ret)
+		return ret;
 	ed->emu = aligned_alloc(8, (qpu_emu_size() + 7) & ~(size_t)7);
 	if (!ed->emu)
 		return -ENOMEM;

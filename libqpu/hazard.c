@@ -143,6 +143,7 @@ struct word_info {
 	struct qpu_isa_instr in;
 	u64 rd[2];	/* addresses read per file, used or not (side effects) */
 	u64 used[2];	/* addresses whose value an ALU input or branch uses */
+	u64 kept[2];	/* ... of which an ALU op writes or sets flags from */
 	u64 wr[2];	/* addresses written per file */
 	u8 accs;	/* accumulators r0..r5 read by an input, bit per mux */
 	u8 rot;		/* mul rotation: 0 none, 1..15, 16 by r5 */
@@ -226,37 +227,55 @@ static void add_write(struct word_info *w, bool mul, unsigned int waddr)
 	w->wr[mul != w->in.ws ? FILE_B : FILE_A] |= BIT64(waddr);
 }
 
-static void add_input(struct word_info *w, unsigned int mux)
+/* An input of an ALU op whose result is @kept (written, or flags set). */
+static void add_input(struct word_info *w, unsigned int mux, bool kept)
 {
-	if (mux == QPU_ISA_MUX_A)
-		w->used[FILE_A] |= BIT64(w->in.raddr_a);
-	else if (mux == QPU_ISA_MUX_B)
-		w->used[FILE_B] |= w->in.kind == QPU_ISA_KIND_ALU ?
-				   BIT64(w->in.raddr_b) : 0;
-	else
+	u64 b = 0;
+	int f = -1;
+
+	if (mux == QPU_ISA_MUX_A) {
+		f = FILE_A;
+		b = BIT64(w->in.raddr_a);
+	} else if (mux == QPU_ISA_MUX_B) {
+		f = FILE_B;
+		b = w->in.kind == QPU_ISA_KIND_ALU ? BIT64(w->in.raddr_b) : 0;
+	} else {
 		w->accs |= 1u << mux;
+	}
+	if (f < 0)
+		return;
+	w->used[f] |= b;
+	if (kept)
+		w->kept[f] |= b;
 }
 
 static void decode_alu(struct word_info *w)
 {
 	const struct qpu_isa_instr *in = &w->in;
 	bool smi = in->kind == QPU_ISA_KIND_ALU_SMALL_IMM;
+	bool kept_add, kept_mul;
 
 	w->alu = true;
 	if (in->raddr_a != QPU_ISA_RADDR_NOP)
 		w->rd[FILE_A] |= BIT64(in->raddr_a);
 	if (!smi && in->raddr_b != QPU_ISA_RADDR_NOP)
 		w->rd[FILE_B] |= BIT64(in->raddr_b);
+	/* flags come from the add op, or the mul op when add is a nop */
+	kept_add = in->sf || (in->cond_add != QPU_ISA_COND_NEVER &&
+			      in->waddr_add != QPU_ISA_WADDR_NOP);
+	kept_mul = (in->sf && in->op_add == QPU_ISA_A_NOP) ||
+		   (in->cond_mul != QPU_ISA_COND_NEVER &&
+		    in->waddr_mul != QPU_ISA_WADDR_NOP);
 	if (in->op_add != QPU_ISA_A_NOP) {
-		add_input(w, in->add_a);
+		add_input(w, in->add_a, kept_add);
 		if (!(qpu_isa_add_ops[in->op_add].flags & QPU_ISA_OP_UNARY))
-			add_input(w, in->add_b);
+			add_input(w, in->add_b, kept_add);
 		if (in->cond_add != QPU_ISA_COND_NEVER)
 			add_write(w, false, in->waddr_add);
 	}
 	if (in->op_mul != QPU_ISA_M_NOP) {
-		add_input(w, in->mul_a);
-		add_input(w, in->mul_b);
+		add_input(w, in->mul_a, kept_mul);
+		add_input(w, in->mul_b, kept_mul);
 		if (in->cond_mul != QPU_ISA_COND_NEVER)
 			add_write(w, true, in->waddr_mul);
 		if (smi && in->raddr_b >= QPU_ISA_SMALL_IMM_ROT)
@@ -475,8 +494,9 @@ static void check_data(struct checker *c, const struct word_info *w)
 		       "reads ms_flags within 2 instructions after the tlbz write of word %zu",
 		       ref);
 
+	/* a read whose value is discarded (GPU_FFT's "mov -, vpm") only waits */
 	ref = back_writer(c, 2, FILE_A, BIT64(ADDR_VPM_SETUP));
-	if (ref != QPU_HAZARD_NO_REF && has(w->rd, ADDR_VPM))
+	if (ref != QPU_HAZARD_NO_REF && has(w->kept, ADDR_VPM))
 		report(c, QPU_HAZARD_VPM_READ_LATENCY, ref,
 		       "reads vpm within 2 instructions after the vr_setup write of word %zu",
 		       ref);

@@ -64,7 +64,8 @@ struct qpu_bo {
 int qpu_kdev_open(struct qpu_dev *dev);
 
 /* emudev.c */
-int qpu_emudev_open(struct qpu_dev *dev);
+/* @options: what follows "emu:" in the path (NULL for plain "emu") */
+int qpu_emudev_open(struct qpu_dev *dev, const char *options);
 
 /* ioctl.c */
 int qpu_ioctl_get_param(int fd, uint32_t param, uint64_t *value);

@@ -803,23 +803,8 @@ static void write_reg(struct qpu_emu_exec *x, unsigned int waddr, bool file_b,
 			qpu_emu_vpm_write(x, r->v, r->mask);
 		return;
 	case WA_VPM_SETUP:
-		if (!any)
-			return;
-		if (!file_b) {
-			if ((r->v[0] >> 28) == 9)
-				q->vdr_pitch = r->v[0] & 0x1fff;
-			else if (r->v[0] >> 31)
-				q->vdr_setup = r->v[0];
-			else
-				qpu_emu_vpm_setup(&q->vr, r->v[0], true);
-		} else {
-			if ((r->v[0] >> 30) == 3)
-				q->vdw_stride = r->v[0] & 0xffff;
-			else if ((r->v[0] >> 30) == 2)
-				q->vdw_setup = r->v[0];
-			else
-				qpu_emu_vpm_setup(&q->vw, r->v[0], false);
-		}
+		if (any)
+			qpu_emu_vpm_setup(q, r->v[0], file_b);
 		return;
 	case WA_DMA_ADDR:
 		if (!any)
@@ -1692,12 +1677,14 @@ static void reset_state(struct qpu_emu *emu)
 	void *ctx = emu->ctx;
 	u32 seed = emu->seed;
 	bool no_predecode = emu->no_predecode;
+	bool strict_vpm = emu->strict_vpm;
 
 	emu_memset(emu, 0, sizeof(*emu));
 	emu->ops = ops;
 	emu->ctx = ctx;
 	emu->seed = seed;
 	emu->no_predecode = no_predecode;
+	emu->strict_vpm = strict_vpm;
 	emu->rng = seed;
 	emu->mutex_owner = -1;
 	emu->status = QPU_EMU_IDLE;
@@ -1710,7 +1697,13 @@ void qpu_emu_init(struct qpu_emu *emu, const struct qpu_emu_ops *ops,
 	emu->ctx = ctx;
 	emu->seed = seed;
 	emu->no_predecode = false;
+	emu->strict_vpm = false;
 	reset_state(emu);
+}
+
+void qpu_emu_set_strict_vpm(struct qpu_emu *emu, bool on)
+{
+	emu->strict_vpm = on;
 }
 
 void qpu_emu_set_predecode(struct qpu_emu *emu, bool on)

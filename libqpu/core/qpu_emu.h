@@ -69,7 +69,7 @@ enum qpu_emu_fault_reason {
 	QPU_EMU_FAULT_MEMORY,		/* translate() refused an access */
 	QPU_EMU_FAULT_MISALIGNED,	/* address not aligned for its access */
 	QPU_EMU_FAULT_INSTRUCTION,	/* an encoding the hardware cannot run */
-	QPU_EMU_FAULT_VPM,		/* VPM access outside its size */
+	QPU_EMU_FAULT_VPM,		/* VPM access outside it, or wrapping */
 };
 
 /**
@@ -103,6 +103,10 @@ struct qpu_emu_fault {
  * @dma_load_bytes: bytes VCD DMA read from memory
  * @dma_store_bytes: bytes VCD DMA wrote to memory
  * @programs_done: programs that reached thread end
+ * @vpm_wrapped: generic VPM reads and writes whose address (as set up, plus
+ *	the strides since) lies past the 64 rows a QPU addresses, and so
+ *	wrapped onto the rows the hardware decodes (see
+ *	qpu_emu_set_strict_vpm())
  */
 struct qpu_emu_stats {
 	u64 instructions[QPU_EMU_NUM_QPUS];
@@ -116,6 +120,7 @@ struct qpu_emu_stats {
 	u64 dma_load_bytes;
 	u64 dma_store_bytes;
 	u64 programs_done;
+	u64 vpm_wrapped;
 };
 
 struct qpu_emu;
@@ -163,6 +168,19 @@ enum qpu_emu_status qpu_emu_run(struct qpu_emu *emu, u64 budget);
  * Results are the same either way; only the speed differs.
  */
 void qpu_emu_set_predecode(struct qpu_emu *emu, bool on);
+
+/*
+ * qpu_emu_set_strict_vpm() - fault on VPM addresses that wrap (off by default)
+ *
+ * A generic VPM access decodes only the address bits of its mode (the
+ * 64 rows a QPU sees), as the hardware does: an address past them wraps,
+ * and stats.vpm_wrapped counts it. Programs rely on it (a stride of 64
+ * that leaves the address where it is); a program of ours that gets
+ * there has usually miscomputed its address. With @on, such an access
+ * stops the job with QPU_EMU_FAULT_VPM instead: a debugging aid the
+ * hardware lacks. Kept by qpu_emu_reset(), cleared by qpu_emu_init().
+ */
+void qpu_emu_set_strict_vpm(struct qpu_emu *emu, bool on);
 
 /* Stop every program and forget all state but the callbacks and seed. */
 void qpu_emu_reset(struct qpu_emu *emu);

@@ -136,6 +136,7 @@ struct qpu_emu {
 	u16 live;		/* QPUs with a program, bit per QPU */
 	u16 waiting;		/* ... of which in a QPU_EMU_QPU_WAIT_* state */
 	bool no_predecode;	/* qpu_emu_set_predecode(emu, false) */
+	bool strict_vpm;	/* qpu_emu_set_strict_vpm(emu, true) */
 	int mutex_owner;
 	u8 sem[QPU_EMU_NUM_SEMAPHORES];
 	struct qpu_emu_fault fault;
@@ -213,7 +214,7 @@ void *qpu_emu_mem(struct qpu_emu_exec *x, u32 addr, u32 len, u32 align,
 /* qpu_emu_vpm.c */
 void qpu_emu_vpm_read(struct qpu_emu_exec *x, u32 *out);
 void qpu_emu_vpm_write(struct qpu_emu_exec *x, const u32 *v, u16 mask);
-void qpu_emu_vpm_setup(struct qpu_emu_vpm_setup *s, u32 v, bool rd);
+void qpu_emu_vpm_setup(struct qpu_emu_qpu *q, u32 v, bool vw);
 void qpu_emu_dma_load(struct qpu_emu_exec *x, u32 addr);
 void qpu_emu_dma_store(struct qpu_emu_exec *x, u32 addr);
 

@@ -14,9 +14,9 @@
 /* --- generic access ------------------------------------------------------ */
 
 /*
- * Word index of element @i of the generic-access vector at the setup's
- * address, and in *@shift the bit where its 8 or 16 bits start (0 for
- * 32-bit).
+ * Word index of element @i of the generic-access vector at the decoded
+ * address @a of setup @s, and in *@shift the bit where its 8 or 16 bits
+ * start (0 for 32-bit).
  *
  * DOC: VPM generic access widths
  * The address fields follow the Reference Guide (section 7, the generic
@@ -25,11 +25,18 @@
  * B[1:0]} horizontal and {Y[5:4], X[3:0], B[1:0]} vertical, a 16-bit one
  * {Y[5:0], H} and {Y[5:4], X[3:0], H}, a 32-bit one Y and {Y[5:4], X[3:0]}.
  * So a QPU sees 64 rows of the VPM ("a maximum height of 64 words", as
- * VC4C quotes the guide); only VCD DMA reaches the rest of our 12 KiB. An
- * access past row 63 (address bits the tables do not name, or a stride
- * walking off the end) stops the job with QPU_EMU_FAULT_VPM rather than
- * guess what the hardware does: a program relying on it would not be
- * portable. LANED ("0,1 = Packed, Laned.
+ * VC4C quotes the guide); only VCD DMA reaches the rest of our 12 KiB.
+ * The hardware decodes only those bits: the address 0x60 of a vertical
+ * 32-bit access is 0x20, so a stride of 64 ("0 => 64") leaves the address
+ * where it is, and generated programs that set up one vertical write with
+ * stride 0 and store a vector per write rely on it. An address past the
+ * 64 rows (a setup's ADDR bits the mode does not name, or strides walking
+ * off the end) therefore wraps: the low 6 (32-bit), 7 (16-bit) or 8
+ * (8-bit) bits are the address, and stats.vpm_wrapped counts the access.
+ * With qpu_emu_set_strict_vpm() it stops the job with QPU_EMU_FAULT_VPM
+ * instead (at the byte address it would have reached): our own kernels'
+ * tests turn that on, since in a kernel of ours a wrap is a bug.
+ * LANED ("0,1 = Packed, Laned.
  * Ignored for 32-bit width"): laned, the vector is byte/halfword lane B/H
  * of 16 words (a row, or a column of a 16-row block); packed, it is 16
  * consecutive bytes/halfwords and B/H picks which 16 of the row's 64 bytes
@@ -40,10 +47,10 @@
  * guide has only figures: the packed order within a word is little-endian
  * (element 0 in bits 7:0), as VC4C's emulator also reads it.
  */
-static u32 vpm_elem(const struct qpu_emu_vpm_setup *s, unsigned int i,
+static u32 vpm_elem(const struct qpu_emu_vpm_setup *s, u32 a, unsigned int i,
 		    u32 *shift)
 {
-	u32 a = s->addr, w = s->size ? 2 : 1, per = 4 / (s->size + 1);
+	u32 w = s->size ? 2 : 1, per = 4 / (s->size + 1);
 	u32 sel, x, row, pos;
 
 	*shift = 0;
@@ -69,38 +76,58 @@ static u32 vpm_elem(const struct qpu_emu_vpm_setup *s, unsigned int i,
 	return row * 16 + x;
 }
 
+/*
+ * The address the hardware decodes for the access @s sets up (its mode's
+ * 64 rows: 64 addresses a row's 1, 2 or 4 parts), in *@a; false when the
+ * job stops instead (the reserved size, or a wrap under strict checks).
+ */
 static bool vpm_check(struct qpu_emu_exec *x,
-		      const struct qpu_emu_vpm_setup *s)
+		      const struct qpu_emu_vpm_setup *s, u32 *a)
 {
-	u32 sh;
+	u32 per = 4 / (s->size + 1), sh;
 
 	if (s->size == 3) {
 		qpu_emu_bad_instr(x);	/* the reserved size */
 		return false;
 	}
-	/* Every layout's word index grows with the element number. */
-	if (vpm_elem(s, 15, &sh) >= QPU_VPM_ROWS * 16) {
+	*a = s->addr & (QPU_VPM_ROWS * per - 1);
+	if (*a == s->addr)
+		return true;
+	if (x->emu->strict_vpm) {
 		qpu_emu_set_fault(x, QPU_EMU_FAULT_VPM,
-				  vpm_elem(s, 0, &sh) * 4, QPU_EMU_ACCESS_FETCH);
+				  vpm_elem(s, s->addr, 0, &sh) * 4,
+				  QPU_EMU_ACCESS_FETCH);
 		return false;
 	}
+	x->emu->stats.vpm_wrapped++;
 	return true;
 }
 
+/*
+ * A read right after its setup gets the vector set up. The guide (section
+ * 7, page 56) gives the data "a minimum latency of three QPU instructions"
+ * and says reads "made too early ... will return immediately with
+ * undefined data"; vc4asm's addendum measured on a Pi that they stall
+ * instead and return the right data. The set-up vector is one of the
+ * values "undefined" allows and the one a Pi gives, so the emulator
+ * returns it without modelling the stall (test-emu-vpm's emit_read()
+ * reads in the instruction after the setup); the hazard checker's
+ * vpm-read-latency flags such reads when their value is used.
+ */
 void qpu_emu_vpm_read(struct qpu_emu_exec *x, u32 *out)
 {
 	struct qpu_emu_vpm_setup *s = &x->q->vr;
-	u32 sh, mask = s->size ? 0xffff : 0xff;
+	u32 a, sh, mask = s->size ? 0xffff : 0xff;
 	unsigned int i;
 
-	if (!vpm_check(x, s))
+	if (!vpm_check(x, s, &a))
 		return;
 	if (s->size == 2) {
 		for (i = 0; i < LANES; i++)
-			out[i] = x->emu->vpm[vpm_elem(s, i, &sh)];
+			out[i] = x->emu->vpm[vpm_elem(s, a, i, &sh)];
 	} else {	/* 8 and 16 bits read zero-extended */
 		for (i = 0; i < LANES; i++) {
-			u32 w = vpm_elem(s, i, &sh);
+			u32 w = vpm_elem(s, a, i, &sh);
 
 			out[i] = (x->emu->vpm[w] >> sh) & mask;
 		}
@@ -112,17 +139,17 @@ void qpu_emu_vpm_read(struct qpu_emu_exec *x, u32 *out)
 void qpu_emu_vpm_write(struct qpu_emu_exec *x, const u32 *v, u16 mask)
 {
 	struct qpu_emu_vpm_setup *s = &x->q->vw;
-	u32 sh, m = s->size ? 0xffff : 0xff;
+	u32 a, sh, m = s->size ? 0xffff : 0xff;
 	unsigned int i;
 
-	if (!vpm_check(x, s))
+	if (!vpm_check(x, s, &a))
 		return;
 	for (i = 0; i < LANES; i++) {
 		u32 *w;
 
 		if (!(mask & (1u << i)))
 			continue;
-		w = &x->emu->vpm[vpm_elem(s, i, &sh)];
+		w = &x->emu->vpm[vpm_elem(s, a, i, &sh)];
 		if (s->size == 2)
 			*w = v[i];
 		else
@@ -132,7 +159,7 @@ void qpu_emu_vpm_write(struct qpu_emu_exec *x, const u32 *v, u16 mask)
 }
 
 /* A generic block setup written to vr_setup (@rd) or vw_setup. */
-void qpu_emu_vpm_setup(struct qpu_emu_vpm_setup *s, u32 v, bool rd)
+static void vpm_block_setup(struct qpu_emu_vpm_setup *s, u32 v, bool rd)
 {
 	s->addr = v & 0xff;
 	s->size = (v >> 8) & 3;
@@ -148,6 +175,30 @@ void qpu_emu_vpm_setup(struct qpu_emu_vpm_setup *s, u32 v, bool rd)
 	}
 }
 
+/*
+ * A word written to vw_setup (@vw) or vr_setup: its ID bits pick the
+ * VDW stride (3 << 30) or basic (2 << 30) setup, the VDR extended pitch
+ * (9 << 28) or basic (1 << 31) setup, else a generic block setup.
+ */
+void qpu_emu_vpm_setup(struct qpu_emu_qpu *q, u32 v, bool vw)
+{
+	if (vw) {
+		if ((v & QPU_VDW_STRIDE_ID) == QPU_VDW_STRIDE_ID)
+			q->vdw_stride = v & QPU_VPM_DMA_STRIDE_MASK;
+		else if (v & QPU_VDW_ID)
+			q->vdw_setup = v;
+		else
+			vpm_block_setup(&q->vw, v, false);
+		return;
+	}
+	if ((v >> 28) == QPU_VDR_STRIDE_ID >> 28)
+		q->vdr_pitch = v & QPU_VPM_DMA_STRIDE_MASK;
+	else if (v & QPU_VDR_ID)
+		q->vdr_setup = v;
+	else
+		vpm_block_setup(&q->vr, v, true);
+}
+
 /* --- VCD DMA ------------------------------------------------------------- */
 
 /*
@@ -159,12 +210,19 @@ void qpu_emu_vpm_setup(struct qpu_emu_vpm_setup *s, u32 v, bool rd)
  * write-as-zero: DMA always uses the packed layout of the generic accesses,
  * so a select picks the same 16 bytes/halfwords a generic address's B/H
  * does. Positions below are in bytes of the VPM seen as 64-byte rows.
- * - VDR: VPITCH is added to {Y, sel} horizontal, {X, sel} vertical, after
- *   each memory row (the guide: "added to {Y[1:0], B[1:0]}" for 8 bits,
- *   "{Y[2:0], H[0]}" for 16); element k of memory row r goes to byte
+ * - VDR: VPITCH is added to {Y, sel} after each memory row, in both
+ *   orientations: the guide's VDR table says it is "added to the Y address
+ *   and Byte/Half-word sel after each row is loaded, for both horizontal
+ *   and vertical modes" ({Y[1:0], B[1:0]} for 8 bits, {Y[2:0], H[0]} for
+ *   16, Y for 32; carries reach the whole Y). Measured on a Pi for 32 bits
+ *   in published VPM notes ("VDR has VPITCH which adds to the Y address,
+ *   and does not touch the X address"), and relied on by PyVideoCore's
+ *   vertical load test (4 rows, VPITCH 16: rows 0, 16, 32, 48 of one
+ *   column). The narrower widths follow the guide's sentence, which has
+ *   no exception for them. Element k of memory row r goes to byte
  *   4X + 16*w*sel + k*w of row Y' (wrapping within the row, as 32-bit X
- *   does), or vertical down column X' from byte 16*w*sel + k*w of the
- *   column (4 bytes a row) starting at row Y.
+ *   does), or vertical down column X from byte 16*w*sel + k*w of the
+ *   column (4 bytes a row) starting at row Y'.
  * - VDW: unit u reads row Y+u from byte 4X + 16*w*sel (running on into the
  *   next rows, as 32-bit DEPTH does), or column X+u from byte 16*w*sel of
  *   the column starting at row Y.
@@ -219,8 +277,8 @@ static u32 dma_width(u32 modew, u32 *sel)
 
 /*
  * VDR: memory row r (ROWLEN elements, rows PITCH bytes apart) goes to VPM
- * row Y + r * VPITCH from column X (horizontal), or down column X + r *
- * VPITCH from row Y (vertical); narrower widths as the DOC above says.
+ * row Y + r * VPITCH, along it from column X (horizontal) or down column X
+ * (vertical); narrower widths as the DOC above says.
  */
 void qpu_emu_dma_load(struct qpu_emu_exec *x, u32 addr)
 {
@@ -247,19 +305,17 @@ void qpu_emu_dma_load(struct qpu_emu_exec *x, u32 addr)
 		for (r = 0; r < nrows; r++) {
 			u8 *p = qpu_emu_mem(x, addr + r * pitch, rowlen * w, w,
 					QPU_EMU_ACCESS_DMA_LOAD);
-			u32 v = (vert ? bx : by) * per + sel0 + r * vpitch;
-			u32 row, col, sel = v % per;
+			u32 v = by * per + sel0 + r * vpitch;
+			u32 row = v / per, sel = v % per;
 
 			if (!p)
 				return;
-			row = vert ? by : v / per;
-			col = vert ? (v / per) & 15 : bx;
 			for (k = 0; k < rowlen; k++) {
 				u32 pos = 16 * w * sel + k * w, word;
 
 				if (!vert)
-					pos = (pos + 4 * col) & 63;
-				word = dma_word(vert, row, col, pos);
+					pos = (pos + 4 * bx) & 63;
+				word = dma_word(vert, row, bx, pos);
 				if (!dma_vpm_ok(x, word))
 					return;
 				if (pass) {

@@ -52,8 +52,18 @@ enum qpu_vpm_size {
 #define QPU_VDR_VERT		QPU_ISA_BIT(11)
 #define QPU_VDR_Y_SHIFT		4
 
-/* The 13-bit stride of the VDW and VDR stride setup words. */
-#define QPU_VPM_DMA_STRIDE_MASK	0x1fff
+/*
+ * The stride of the VDW stride setup (bits 15:0) and the pitch of the VDR
+ * extended pitch setup (MPITCHB, bits 15:0 here). The guide's tables give
+ * both 13 bits (Table 35 STRIDE, Table 37 MPITCHB, bits 12:0); programs
+ * that run on a Pi need more: PyVideoCore's sgemm example, with C rows of
+ * 3072 floats, writes 12288 into the VDR pitch and 12224 into the VDW
+ * stride, and vc4asm's vc4.qinc notes that the VDW STRIDE is 16 bits "rather
+ * than 13 as documented" (bit 16 is BLOCKMODE, so 16 is its most). The VDR
+ * word has nothing else below its ID (bits 31:28); we give it the 16 bits
+ * of its VDW twin, the most any known program needs.
+ */
+#define QPU_VPM_DMA_STRIDE_MASK	0xffff
 
 /**
  * qpu_vpm_setup() - a generic block read or write setup word

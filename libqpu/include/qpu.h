@@ -36,7 +36,11 @@ struct qpu_dev;
 /**
  * qpu_dev_open() - open a qpu device
  * @path: a device node such as "/dev/qpu", or "emu" for the in-process
- *	emulator; NULL means $QPU_DEVICE, or /dev/qpu when that is unset
+ *	emulator; NULL means $QPU_DEVICE, or /dev/qpu when that is unset.
+ *	"emu:" takes comma-separated options: "emu:strict-vpm" stops a job
+ *	with a fault where its generic VPM access would wrap past row 63
+ *	(the hardware wraps it; a debugging aid, as qpu.ko's simulated V3D
+ *	offers in debugfs, qpu/<node>/strict_vpm)
  *
  * The same program runs on all three kinds of device: a real V3D, qpu.ko's
  * simulated V3D, and the emulator in this process (no kernel module needed;
@@ -45,7 +49,7 @@ struct qpu_dev;
  *
  * Return: a device the caller closes with qpu_dev_close(), or NULL with
  * errno set (ENOENT: no such node, is qpu.ko loaded?; ENOTTY: the node is
- * not a qpu device).
+ * not a qpu device; EINVAL: an unknown "emu:" option).
  */
 QPU_API struct qpu_dev *qpu_dev_open(const char *path);
 
@@ -207,6 +211,9 @@ QPU_API int qpu_submit(struct qpu_dev *dev, const struct qpu_job_desc *desc,
  * @dma_load_bytes: bytes VCD DMA read from memory into the VPM
  * @dma_store_bytes: bytes VCD DMA wrote from the VPM to memory
  * @run_ns: host CPU time spent running the job, in nanoseconds
+ * @vpm_wrapped: generic VPM reads and writes whose address lay past the
+ *	64 rows a QPU addresses and wrapped, as the hardware decodes it
+ *	(a device opened as "emu:strict-vpm" faults on them instead)
  *
  * Only the in-process emulator counts these: it runs every job on a fresh
  * emulator in the submitting thread, so the counts and the CPU time are
@@ -221,6 +228,7 @@ struct qpu_job_counters {
 	uint64_t dma_load_bytes;
 	uint64_t dma_store_bytes;
 	uint64_t run_ns;
+	uint64_t vpm_wrapped;
 };
 
 /**

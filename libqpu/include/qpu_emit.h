@@ -455,7 +455,7 @@ enum qpu_vpm_mode {
  *   dma_h32(y, x))": store @units rows (1..128) of @depth elements (1..128)
  *   from VPM row @y, column @x;
  * - qpu_emit_vdw_stride(): "ldi vw_setup, vdw_setup_1(stride)": bytes
- *   between the end of one stored row and the next (0..8191);
+ *   between the end of one stored row and the next (0..65535);
  * - qpu_emit_vdr_setup(): "ldi vr_setup, vdr_setup_0(mpitch, rowlen,
  *   nrows, vdr_h32(vpitch, y, x))": load @nrows rows (1..16) of @rowlen
  *   elements (1..16), 8 << @mpitch bytes apart in memory (0..15), @vpitch

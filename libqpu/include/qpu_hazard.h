@@ -73,11 +73,20 @@
  * ms-flags-after-tlbz   ms_flags read within 2 after a tlbz write [G V]
  * sbwait-at-start       scoreboard wait or TLB access in the first two
  *                       instructions [G V]
- * vpm-read-latency      vpm read within 2 after a vr_setup write: a
- *                       latency of three instructions, as the guide is
- *                       quoted in issue #3; PyVideoCore's hello_world
- *                       reads in the second, so this is the strict
- *                       reading [G]
+ * vpm-read-latency      vpm read within 2 after a vr_setup write whose
+ *                       value is used (an ALU op writes it or sets flags
+ *                       from it): "read data is available to read after
+ *                       a minimum latency of three QPU instructions", and
+ *                       "reads made too early ... will return immediately
+ *                       with undefined data" (the guide, section 7, page
+ *                       56). A read that discards its value (GPU_FFT's
+ *                       "mov -, vpm" one instruction after the setup, 53
+ *                       times in its shaders) is left alone: its data
+ *                       does not matter, and it consumes a vector as any
+ *                       read does. The emulator returns the set-up
+ *                       vector to an early read: "undefined" allows it,
+ *                       and vc4asm's addendum measured that early reads
+ *                       stall and return the right data on a Pi [G]
  * vpm-setup-conflict    vr_setup with vw_setup, or a setup with a VPM
  *                       access of the same direction, in one
  *                       instruction [V]

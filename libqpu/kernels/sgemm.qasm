@@ -55,8 +55,8 @@
 # DOC: storing C
 # Per batch of 8 registers the program takes the mutex, writes VPM rows
 # 0..7 and stores them by VCD DMA, one memory row per store
-# (a C row pitch above 8191 bytes, as 3072 columns have, does not fit the
-# VDW stride setup): plain, 8 stores of a C row part from a VPM row;
+# (a C row pitch can exceed the 16-bit VDW stride: C may have up to 2^20
+# columns): plain, 8 stores of a C row part from a VPM row;
 # transposed, 16 stores of a C row part from a VPM column. The VPM writes,
 # setups, starts and waits of a batch run under the mutex: the VCD is
 # shared by the QPUs, and so are the rows, since a QPU's generic VPM
@@ -228,7 +228,7 @@ final:
 .endm
 
 # The DMA stores of one batch: @n stores of one memory row each (a row
-# stride over 8191 bytes does not fit the VDW stride setup, and a wide C
+# stride over 65535 bytes does not fit the VDW stride setup, and a wide C
 # has them), each store waiting for the one before; the last wait frees
 # the VPM rows and the mutex, taken before the batch's VPM writes ("lock").
 # Plain, @n = 8: store j writes row j of the batch from VPM row j;

@@ -65,4 +65,41 @@ static const uint64_t qpu_prog_vector_add[] __attribute__((unused)) = {
 	0x100009e7009e7000ull,	/* nop */
 };
 
+/*
+ * Sets up vertical 32-bit VPM writes once at address 0x20 (column 0 of rows
+ * 32..47) with stride 0 (64) and writes 1, then 2: the second address,
+ * 0x60, decodes as 0x20 on the hardware (a QPU addresses 64 rows), so 2
+ * overwrites 1. Stores that column as 16 words at the address in its
+ * uniform. The emulators count one wrapped access, or fault on it with
+ * their strict VPM check.
+ */
+#define QPU_PROG_VPM_WRAP_UNIFORMS	1
+static const uint64_t qpu_prog_vpm_wrap[] __attribute__((unused)) = {
+	0xe0021c6700000220ull,	/* ldi vw_setup, 0x220 */
+	0xe0020c2700000001ull,	/* ldi vpm, 1 */
+	0xe0020c2700000002ull,	/* ldi vpm, 2 */
+	0xe0021c6780901000ull,	/* ldi vw_setup, vdw_setup_0(1, 16, dma_v32(32, 0)) */
+	0x10021ca715827d80ull,	/* or vw_addr, unif, unif */
+	0x100009e7159f2fc0ull,	/* or -, vw_wait, vw_wait */
+	QPU_PROG_THREND, QPU_PROG_NOP, QPU_PROG_NOP,
+};
+
+/*
+ * A vertical VCD DMA load of 16 memory rows of one word, 64 bytes apart
+ * (setup 0x80101800: VPITCH 1, column 0): the hardware adds VPITCH to the
+ * row, so the words fill rows 0..15 of column 0, which a vertical store
+ * writes back as 16 consecutive words. Uniforms: source, destination.
+ */
+#define QPU_PROG_VDR_COLUMN_UNIFORMS	2
+static const uint64_t qpu_prog_vdr_column[] __attribute__((unused)) = {
+	0xe0020c6790000040ull,	/* ldi vr_setup, vdr_setup_1(64) */
+	0xe0020c6780101800ull,	/* ldi vr_setup, 0x80101800 */
+	0x10020ca715827d80ull,	/* or vr_addr, unif, unif */
+	0x100009e715ca7d80ull,	/* or -, vr_wait, vr_wait */
+	0xe0021c6780900000ull,	/* ldi vw_setup, vdw_setup_0(1, 16, dma_v32(0, 0)) */
+	0x10021ca715827d80ull,	/* or vw_addr, unif, unif */
+	0x100009e7159f2fc0ull,	/* or -, vw_wait, vw_wait */
+	QPU_PROG_THREND, QPU_PROG_NOP, QPU_PROG_NOP,
+};
+
 #endif /* QPU_PROGRAMS_H */

@@ -327,6 +327,15 @@ static void test_vc4asm_forms(void)
 	T_EQ_U64(word_of("ldi r0, 0x80110000 | 1 << 12 | 2 << 4"),
 		 word_of("mov r0, vdr_setup_0(0, 1, 1, vdr_h32(1, 2, 0))"));
 	T_EQ_U64(word_of("ldi r0, 0x90000040"), word_of("mov r0, vdr_setup_1(64)"));
+	/*
+	 * Both DMA strides keep 16 bits (qpu_vpm.h): PyVideoCore's sgemm, run
+	 * on a Pi, writes 12288 into the VDR pitch and 12224 into the VDW
+	 * stride; vc4asm's vdw_setup_1 takes 16 bits "rather than 13".
+	 */
+	T_EQ_U64(word_of("ldi r0, 0x90003000"), word_of("mov r0, vdr_setup_1(12288)"));
+	T_EQ_U64(word_of("ldi r0, 0x9000ffff"), word_of("mov r0, vdr_setup_1(0xffff)"));
+	T_EQ_U64(word_of("ldi r0, 0xc0002fc0"), word_of("mov r0, vdw_setup_1(12224)"));
+	T_EQ_U64(word_of("ldi r0, 0xc000ffff"), word_of("mov r0, vdw_setup_1(0xffff)"));
 
 	T_SAME(".rep i, 3\nmov ra0+i, i + 16\n.endr\n",
 	       "ldi ra0, 16\nldi ra1, 17\nldi ra2, 18\n");

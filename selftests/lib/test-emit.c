@@ -449,7 +449,9 @@ static void test_vpm(void)
 	   qpu_emit_vdw_setup(e, 16, 4, QPU_VPM_V16, 16, 1, 1));
 	EQ("ldi vw_setup, vdw_setup_0(16, 4, dma_v8p(16, 1, 2))",
 	   qpu_emit_vdw_setup(e, 16, 4, QPU_VPM_V8, 16, 1, 2));
-	EQ("ldi vw_setup, vdw_setup_1(8191)", qpu_emit_vdw_stride(e, 8191));
+	/* 16-bit strides both ways: PyVideoCore's sgemm needs 12224, 12288 */
+	EQ("ldi vw_setup, vdw_setup_1(12224)", qpu_emit_vdw_stride(e, 12224));
+	EQ("ldi vw_setup, vdw_setup_1(65535)", qpu_emit_vdw_stride(e, 65535));
 	EQ("ldi vw_setup, vdw_setup_1(0)", qpu_emit_vdw_stride(e, 0));
 	EQ("ldi vr_setup, vdr_setup_0(3, 16, 16, vdr_h32(1, 0, 0))",
 	   qpu_emit_vdr_setup(e, 3, 16, 16, 1, QPU_VPM_H32, 0, 0, 0));
@@ -466,6 +468,8 @@ static void test_vpm(void)
 	EQ("ldi vr_setup, vdr_setup_0(0, 1, 1, vdr_v8p(2, 3, 4, 2))",
 	   qpu_emit_vdr_setup(e, 0, 1, 1, 2, QPU_VPM_V8, 3, 4, 2));
 	EQ("ldi vr_setup, vdr_setup_1(64)", qpu_emit_vdr_stride(e, 64));
+	EQ("ldi vr_setup, vdr_setup_1(12288)", qpu_emit_vdr_stride(e, 12288));
+	EQ("ldi vr_setup, vdr_setup_1(65535)", qpu_emit_vdr_stride(e, 65535));
 }
 
 /*
@@ -899,8 +903,8 @@ static void test_errors(void)
 	    qpu_emit_vdw_setup(e, 1, 16, QPU_VPM_H32, 128, 0, 0));
 	ERR(0, "x 16 out of range 0..15",
 	    qpu_emit_vdw_setup(e, 1, 16, QPU_VPM_H32, 0, 16, 0));
-	ERR(0, "stride 8192 out of range 0..8191", qpu_emit_vdw_stride(e, 8192));
-	ERR(0, "stride 9000 out of range 0..8191", qpu_emit_vdr_stride(e, 9000));
+	ERR(0, "stride 65536 out of range 0..65535", qpu_emit_vdw_stride(e, 65536));
+	ERR(0, "stride 70000 out of range 0..65535", qpu_emit_vdr_stride(e, 70000));
 	ERR(0, "mpitch 16 out of range 0..15",
 	    qpu_emit_vdr_setup(e, 16, 16, 1, 1, QPU_VPM_H32, 0, 0, 0));
 	ERR(0, "rowlen 0 out of range 1..16",

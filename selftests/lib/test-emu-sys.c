@@ -446,9 +446,15 @@ static void test_vpm(void)
 }
 
 /*
- * A QPU's generic VPM accesses reach rows 0..63: row 63 works, row 64 (a
- * setup past it, vertical block 4, or a stride walking off row 63) stops
- * the job with a VPM fault and writes nothing.
+ * A QPU's generic VPM accesses reach rows 0..63, and the hardware decodes
+ * only the address bits of that (6 for 32-bit, 7 for 16-bit, 8 for 8-bit):
+ * an address past them wraps onto row 0 and up, and stats.vpm_wrapped
+ * counts each such access. A generated program sets up vertical 32-bit
+ * writes once at 0x20 with stride 0 (64) and stores a vector per write:
+ * every store lands in column 0 of rows 32..47. With strict VPM checks
+ * (qpu_emu_set_strict_vpm()) the first wrapping access stops the job with
+ * a VPM fault at the byte address it would have reached instead, and
+ * nothing is written past row 63 either way.
  */
 static void test_vpm_rows(void)
 {
@@ -456,51 +462,68 @@ static void test_vpm_rows(void)
 		uint32_t setup;		/* vw_setup, or vr_setup if @read */
 		unsigned int writes;
 		bool read;
-		bool fault;
-		uint32_t word;		/* the fault's, or the first written */
+		unsigned int wraps;	/* accesses that wrap */
+		uint32_t word;		/* the last written (wrapped) */
+		uint32_t fault;		/* strict: the fault's word */
 	} cases[] = {
-		{ VPM_SETUP(0, 1, 1, 63), 1, false, false, 63 * 16 },
-		{ VPM_SETUP(0, 1, 1, 64), 1, false, true, 64 * 16 },
-		{ VPM_SETUP(0, 1, 1, 62), 3, false, true, 64 * 16 },
-		{ VPM_SETUP(0, 1, 0, 0x33), 1, false, false, 48 * 16 + 3 },
-		{ VPM_SETUP(0, 1, 0, 0x43), 1, false, true, 64 * 16 + 3 },
-		{ VPM_SETUP(1, 1, 1, 64), 0, true, true, 64 * 16 },
+		{ VPM_SETUP(0, 1, 1, 63), 1, false, 0, 63 * 16, 0 },
+		{ VPM_SETUP(0, 1, 1, 64), 1, false, 1, 0, 64 * 16 },
+		{ VPM_SETUP(0, 1, 1, 62), 3, false, 1, 0, 64 * 16 },
+		{ VPM_SETUP(0, 1, 0, 0x33), 1, false, 0, 48 * 16 + 3, 0 },
+		{ VPM_SETUP(0, 1, 0, 0x43), 1, false, 1, 3, 64 * 16 + 3 },
+		{ VPM_SETUP(0, 0, 0, 0x20), 4, false, 3, 32 * 16, 96 * 16 },
+		{ VPM_SETUP(1, 1, 1, 64), 0, true, 1, 0, 64 * 16 },
+		/* 16-bit packed: {Y, H} = 0x80 is {0, 0}; 8-bit: 0x100 is 0 */
+		{ VPM_SETUP(0, 1, 1, 0x7f) - (1u << 8), 2, false, 1, 0, 64 * 16 },
+		{ VPM_SETUP(0, 1, 1, 0xff) - (2u << 8), 2, false, 1, 0, 64 * 16 },
 	};
 	size_t c;
 
-	for (c = 0; c < T_ARRAY_SIZE(cases); c++) {
+	for (c = 0; c < 2 * T_ARRAY_SIZE(cases); c++) {
+		size_t k = c / 2;
+		bool strict = c % 2;
+		bool fault = strict && cases[k].wraps;
 		struct qpu_emu *emu = t_emu_new(0);
 		struct prog p = prog_at(CODE_BASE);
 		struct qpu_isa_instr in;
 		const uint32_t *vpm;
 		unsigned int i, nonzero = 0;
 
-		if (cases[c].read) {
-			emit(&p, i_ldi(W_VPM_SETUP, cases[c].setup));
+		qpu_emu_set_strict_vpm(emu, strict);
+		if (cases[k].read) {
+			emit(&p, i_ldi(W_VPM_SETUP, cases[k].setup));
 			emit(&p, i_nop());
 			emit(&p, i_nop());
 			in = i_mov(W_R2, QPU_ISA_MUX_A);
 			in.raddr_a = R_VPM;
 			emit(&p, in);
 		} else {
-			emit(&p, i_ldi_b(W_VPM_SETUP, cases[c].setup));
-			for (i = 0; i < cases[c].writes; i++)
-				emit(&p, i_ldi(W_VPM, 0x77));
+			emit(&p, i_ldi_b(W_VPM_SETUP, cases[k].setup));
+			for (i = 0; i < cases[k].writes; i++)
+				emit(&p, i_ldi(W_VPM, 0x70 + i + 1));
 		}
 		emit_end(&p);
 		vpm = qpu_emu_get_vpm(emu);
-		if (!cases[c].fault) {
+		if (!fault) {
 			T_EQ_U64(QPU_EMU_IDLE, t_run1(emu, CODE_BASE, UNIF_BASE));
-			T_EQ_U64(0x77, vpm[cases[c].word]);
+			if (!cases[k].read)
+				T_EQ_U64(0x70 + cases[k].writes,
+					 vpm[cases[k].word] & 0xff);
+			T_EQ_U64(cases[k].wraps,
+				 qpu_emu_get_stats(emu)->vpm_wrapped);
 		} else {
 			T_EQ_U64(QPU_EMU_FAULT, t_run1(emu, CODE_BASE, UNIF_BASE));
 			T_EQ_U64(QPU_EMU_FAULT_VPM, qpu_emu_get_fault(emu)->reason);
-			T_EQ_U64(cases[c].word * 4, qpu_emu_get_fault(emu)->addr);
+			T_EQ_U64(cases[k].fault * 4, qpu_emu_get_fault(emu)->addr);
+			T_EQ_U64(0, qpu_emu_get_stats(emu)->vpm_wrapped);
 		}
 		/* nothing lands past row 63 */
 		for (i = 64 * 16; i < QPU_EMU_VPM_WORDS; i++)
 			nonzero += vpm[i] != 0;
 		T_EQ_U64(0, nonzero);
+		/* the mode survives a reset, not an init */
+		qpu_emu_reset(emu);
+		T_EQ_U64(0, qpu_emu_get_stats(emu)->vpm_wrapped);
 		free(emu);
 	}
 }
@@ -571,9 +594,12 @@ static void test_dma(void)
 	emit(&p, i_ldi(W_VPM_SETUP, VDR(16, 4, 1, 0, 10 * 16)));
 	emit(&p, i_ldi(W_DMA_ADDR, DATA_BASE));
 	emit(&p, i_read(R_WAIT, R_NOP));
-	/* vertical: 2 rows of 16 words, 64 bytes apart, down columns 5, 6 */
+	/*
+	 * vertical: 2 rows of 16 words, 64 bytes apart, down column 5 from
+	 * rows 32 and 48: VPITCH 16 steps the row (see test-emu-vpm)
+	 */
 	emit(&p, i_ldi(W_VPM_SETUP, VDR_PITCH(64)));
-	emit(&p, i_ldi(W_VPM_SETUP, VDR(16, 2, 1, 1, 32 * 16 + 5)));
+	emit(&p, i_ldi(W_VPM_SETUP, VDR(16, 2, 16, 1, 32 * 16 + 5)));
 	emit(&p, i_ldi(W_DMA_ADDR, DATA_BASE + 4096));
 	emit(&p, i_read(R_WAIT, R_NOP));
 	/* store rows 10..13 as 4 rows of 16 words with a 64-byte gap */
@@ -585,6 +611,10 @@ static void test_dma(void)
 	emit(&p, i_ldi_b(W_VPM_SETUP, VDW_STRIDE(0)));
 	emit(&p, i_ldi_b(W_VPM_SETUP, VDW(2, 16, 0, 32 * 16 + 5)));
 	emit(&p, i_ldi_b(W_DMA_ADDR, OUT_BASE + 2048));
+	emit(&p, i_read(R_NOP, R_WAIT));
+	/* and column 5 rows 48..63 after them */
+	emit(&p, i_ldi_b(W_VPM_SETUP, VDW(1, 16, 0, 48 * 16 + 5)));
+	emit(&p, i_ldi_b(W_DMA_ADDR, OUT_BASE + 2048 + 128));
 	emit(&p, i_read(R_NOP, R_WAIT));
 	emit_end(&p);
 	T_EQ_U64(QPU_EMU_IDLE, t_run1(emu, CODE_BASE, UNIF_BASE));
@@ -599,12 +629,15 @@ static void test_dma(void)
 		for (int i = 0; i < 16; i++) {
 			uint32_t e = 0xd0000 + 1024 + r * 16 + i;
 
-			T_EQ_U64(e, vpm[(32 + i) * 16 + 5 + r]);
-			T_EQ_U64(e, o[512 + r * 16 + i]);
+			T_EQ_U64(e, vpm[(32 + 16 * r + i) * 16 + 5]);
+			T_EQ_U64(0, vpm[(32 + i) * 16 + 6]);
+			/* column 5, the untouched column 6, column 5 from 48 */
+			T_EQ_U64(e, o[512 + 32 * r + i]);
+			T_EQ_U64(0, o[512 + 16 + i]);
 		}
 	st = qpu_emu_get_stats(emu);
 	T_EQ_U64(4 * 64 + 128, st->dma_load_bytes);
-	T_EQ_U64(4 * 64 + 128, st->dma_store_bytes);
+	T_EQ_U64(4 * 64 + 128 + 64, st->dma_store_bytes);
 	free(emu);
 
 	/* a store whose last row leaves memory writes nothing at all */

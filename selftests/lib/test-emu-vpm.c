@@ -281,8 +281,9 @@ static uint8_t mem_byte(unsigned int j)
  * of quarter 2 gets the second memory row.
  * VDR 16-bit vertical, select 1, 2 rows of 8 halfwords 64 bytes apart, to
  * {Y=48, X=2}: row 0 goes to column 2 from byte 32 of the column (rows
- * 56..59), row 1 (VPITCH 1 moves {X, H} to X=3, H=0) to column 3 from
- * row 48 (rows 48..51).
+ * 56..59), row 1 (VPITCH 1 moves {Y, H} to Y=49, H=0: the guide adds it
+ * to Y and the select "for both horizontal and vertical modes") down the
+ * same column from row 49 (rows 49..52); column 3 stays 0.
  */
 static void test_dma_load(void)
 {
@@ -320,15 +321,123 @@ static void test_dma_load(void)
 			mem_byte(1088 + 2 * k + 1) << 8;
 
 		T_EQ_U64(h0, vpm_half(vpm, 56 + k / 2, 2, k % 2));
-		T_EQ_U64(h1, vpm_half(vpm, 48 + k / 2, 3, k % 2));
+		T_EQ_U64(h1, vpm_half(vpm, 49 + k / 2, 2, k % 2));
 	}
-	T_EQ_U64(0, vpm[52 * 16 + 3]);
+	T_EQ_U64(0, vpm[48 * 16 + 2]);
+	T_EQ_U64(0, vpm[53 * 16 + 2]);
 	T_EQ_U64(0, vpm[55 * 16 + 2]);
+	for (unsigned int y = 48; y < 64; y++)
+		T_EQ_U64(0, vpm[y * 16 + 3]);
 	T_EQ_U64(0, qpu_emu_get_reg(emu, 0, QPU_EMU_FILE_A, 3, r));
 	for (unsigned int i = 0; i < 16; i++)
 		T_EQ_U64(mem_byte(33 + i), r[i]);
 	st = qpu_emu_get_stats(emu);
 	T_EQ_U64(3 * 16 + 2 * 8 * 2, st->dma_load_bytes);
+	free(emu);
+}
+
+/* ra@reg = one vertical 32-bit vector read of column @x from row @y */
+static void emit_read_column(struct prog *p, unsigned int y, unsigned int x,
+			     unsigned int reg)
+{
+	emit_read(p, GEN(1, 1, 0, 0, 2, (y & 0x30) | x), reg);
+}
+
+static uint32_t mem_word(unsigned int j)
+{
+	return 0x1000u * j + 0x77;
+}
+
+/*
+ * VDR 32-bit vertical: VPITCH steps the VPM row, never the column.
+ * PyVideoCore's vertical load test, run on a Pi: 4 memory rows of 16
+ * words, VPITCH 0 (16), to {Y=0, X=5} fill rows 0..63 of column 5 (rows
+ * 0, 16, 32 and 48 start the memory rows). A generated program (a C++ code
+ * generator's: setup 0x80101800 | qpu, 16 rows of one word, VPITCH 1) loads a
+ * column of 16 words, 64 bytes apart, into rows 0..15 of column 9 and
+ * reads it back whole: every lane, not only lane 0.
+ */
+static void test_dma_load_vertical(void)
+{
+	struct qpu_emu *emu = t_emu_new(0);
+	struct prog p = prog_at(CODE_BASE);
+	uint32_t *d = t_words(DATA_BASE);
+	const uint32_t *vpm;
+	uint32_t r[16];
+
+	for (unsigned int j = 0; j < 2048; j++)
+		d[j] = mem_word(j);
+	emit(&p, i_ldi(W_VPM_SETUP, VDR(0, 16, 4, 0, 1, 5)
+		       | 3u << 24));	/* MPITCH 3: 64 bytes */
+	emit(&p, i_ldi(W_DMA_ADDR, DATA_BASE));
+	emit(&p, i_read(R_WAIT, R_NOP));
+	emit(&p, i_ldi(W_VPM_SETUP, VDR_PITCH(64)));
+	emit(&p, i_ldi(W_VPM_SETUP, 0x80101800u | 9));
+	emit(&p, i_ldi(W_DMA_ADDR, DATA_BASE + 4096));
+	emit(&p, i_read(R_WAIT, R_NOP));
+	emit_read_column(&p, 0, 9, 3);
+	emit_read_column(&p, 48, 5, 4);
+	emit_end(&p);
+	T_EQ_U64(QPU_EMU_IDLE, t_run1(emu, CODE_BASE, UNIF_BASE));
+	vpm = qpu_emu_get_vpm(emu);
+	for (unsigned int y = 0; y < 64; y++) {
+		T_EQ_U64(mem_word(y), vpm[y * 16 + 5]);
+		/* nothing spills into the next columns */
+		T_EQ_U64(0, vpm[y * 16 + 6]);
+	}
+	T_EQ_U64(0, qpu_emu_get_reg(emu, 0, QPU_EMU_FILE_A, 3, r));
+	for (unsigned int i = 0; i < 16; i++) {
+		T_EQ_U64(mem_word(1024 + 16 * i), r[i]);
+		T_EQ_U64(0, vpm[i * 16 + 10]);
+	}
+	T_EQ_U64(0, qpu_emu_get_reg(emu, 0, QPU_EMU_FILE_A, 4, r));
+	for (unsigned int i = 0; i < 16; i++)
+		T_EQ_U64(mem_word(48 + i), r[i]);
+	free(emu);
+}
+
+/*
+ * The DMA strides are 16 bits (qpu_vpm.h), not the guide's 13: the VDR
+ * pitch 12288 and the VDW stride 12224 that PyVideoCore's sgemm (C rows
+ * of 3072 floats) uses on a Pi. Three rows of 16 words 12288 bytes apart
+ * load into VPM rows 0..2; stored back with stride 12224 (12288 less the
+ * 64-byte row) they land 12288 bytes apart. Bits above 15 are not the
+ * stride: 0x10000 | 64 is a pitch of 64.
+ */
+static void test_dma_wide_strides(void)
+{
+	struct qpu_emu *emu = t_emu_new(0);
+	struct prog p = prog_at(CODE_BASE);
+	uint32_t *d = t_words(DATA_BASE), *o = t_words(OUT_BASE);
+	const uint32_t *vpm;
+
+	for (unsigned int j = 0; j < 3 * 3072; j++)
+		d[j] = mem_word(j);
+	/* the words of qpu_vpm.h's builders, which the assemblers use */
+	emit(&p, i_ldi(W_VPM_SETUP, qpu_vdr_setup1(12288)));
+	emit(&p, i_ldi(W_VPM_SETUP, VDR(0, 16, 3, 1, 0, 0)));
+	emit(&p, i_ldi(W_DMA_ADDR, DATA_BASE));
+	emit(&p, i_read(R_WAIT, R_NOP));
+	emit(&p, i_ldi_b(W_VPM_SETUP, qpu_vdw_setup1(12224)));
+	emit(&p, i_ldi_b(W_VPM_SETUP, VDW(3, 16, 1, 0, 0)));
+	emit(&p, i_ldi_b(W_DMA_ADDR, OUT_BASE));
+	emit(&p, i_read(R_NOP, R_WAIT));
+	emit(&p, i_ldi(W_VPM_SETUP, VDR_PITCH(0x10000 | 64)));
+	emit(&p, i_ldi(W_VPM_SETUP, VDR(0, 16, 2, 1, 0, 8 * 16)));
+	emit(&p, i_ldi(W_DMA_ADDR, DATA_BASE));
+	emit(&p, i_read(R_WAIT, R_NOP));
+	emit_end(&p);
+	T_EQ_U64(QPU_EMU_IDLE, t_run1(emu, CODE_BASE, UNIF_BASE));
+	vpm = qpu_emu_get_vpm(emu);
+	for (unsigned int r = 0; r < 3; r++) {
+		for (unsigned int k = 0; k < 16; k++) {
+			T_EQ_U64(mem_word(3072 * r + k), vpm[r * 16 + k]);
+			T_EQ_U64(mem_word(3072 * r + k), o[3072 * r + k]);
+		}
+		T_EQ_U64(0, o[3072 * r + 16]);
+	}
+	for (unsigned int k = 0; k < 16; k++)
+		T_EQ_U64(mem_word(16 + k), vpm[9 * 16 + k]);
 	free(emu);
 }
 
@@ -456,6 +565,8 @@ int main(void)
 	test_horizontal_16();
 	test_vertical();
 	test_dma_load();
+	test_dma_load_vertical();
+	test_dma_wide_strides();
 	test_dma_store();
 	test_vpm_faults();
 	return t_done("test-emu-vpm");

@@ -196,6 +196,22 @@ static void test_data_hazards(void)
 	HIT(VPM_READ_LATENCY, 2, 0, NULL, P, "mov vr_setup, r0\nnop\nmov r1, vpm\n");
 	CLEAN(P, "mov vr_setup, r0\nnop\nnop\nmov r1, vpm\n");
 	CLEAN(P, "mov vw_setup, r0\nmov r1, vpm\n");	/* the write setup */
+	/*
+	 * The guide: early reads return undefined data; a read that discards
+	 * it (GPU_FFT: "mov -, vpm" right after the setup) is harmless, one
+	 * whose value lands anywhere (a register, the flags, either unit) is
+	 * not.
+	 */
+	CLEAN(P, "mov vr_setup, r0\nmov -, vpm\n");
+	CLEAN(P, "mov vr_setup, r0\nnop; mov -, vpm\n");
+	CLEAN(P, "mov vr_setup, r0\nmov.never r1, vpm\n");
+	HIT(VPM_READ_LATENCY, 1, 0, NULL, P, "mov vr_setup, r0\nmov r1, vpm\n");
+	HIT(VPM_READ_LATENCY, 1, 0, NULL, P, "mov vr_setup, r0\nmov.setf -, vpm\n");
+	HIT(VPM_READ_LATENCY, 1, 0, NULL, P, "mov vr_setup, r0\nnop; mov r1, vpm\n");
+	HIT(VPM_READ_LATENCY, 2, 0, NULL, P,
+	    "mov vr_setup, r0\nnop\nmov -, vpm; mov r2, vpm\n");
+	HIT(VPM_READ_LATENCY, 1, 0, NULL, P,
+	    "mov vr_setup, r0\nadd r1, r0, vpm\n");
 }
 
 static void test_tmu(void)

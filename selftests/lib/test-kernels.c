@@ -520,7 +520,7 @@ static void test_cache(void)
 
 int main(int argc, char **argv)
 {
-	const char *path = argc > 1 ? argv[1] : "emu";
+	const char *path = argc > 1 ? argv[1] : "emu:strict-vpm";
 
 	dev = qpu_dev_open(path);
 	if (!dev) {

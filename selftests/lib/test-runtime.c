@@ -204,6 +204,92 @@ static void test_vector_add(struct qpu_dev *dev)
 	vecadd_fini(&v);
 }
 
+/*
+ * Runs one program (@words, @n of them) with uniforms @unif (@nunif) on
+ * @dev, the buffers @in and @out given to the job; its ending in @r.
+ */
+static void run_one(struct qpu_dev *dev, const uint64_t *words, size_t n,
+		    const uint32_t *unif, size_t nunif, struct qpu_bo *in,
+		    struct qpu_bo *out, struct qpu_job_result *r)
+{
+	struct qpu_bo *code = t_bo_or_die(dev, 4096), *u = t_bo_or_die(dev, 4096);
+	struct qpu_bo *bos[2] = { in, out };
+	struct qpu_program_ref prog = { .code = code, .uniforms = u };
+	struct qpu_job_desc job = {
+		.programs = &prog, .program_count = 1, .bos = bos, .bo_count = 2,
+		.in_fence_fd = -1,
+	};
+	uint64_t seqno;
+
+	memcpy(qpu_bo_get_map(code), words, n * sizeof(*words));
+	memcpy(qpu_bo_get_map(u), unif, nunif * sizeof(*unif));
+	T_EQ_U64(0, qpu_submit(dev, &job, &seqno));
+	T_EQ_U64(0, qpu_wait(dev, seqno, 10000, r));
+	qpu_bo_free(code);
+	qpu_bo_free(u);
+}
+
+/*
+ * The VPM as the hardware decodes it, on every device: a vertical DMA
+ * load steps rows by VPITCH (16 one-word rows fill one column), and a
+ * generic write whose address passes row 63 wraps (stride 64 keeps the
+ * address). The emulator counts the wrapped access; opened as
+ * "emu:strict-vpm" it faults there instead; unknown options are refused.
+ */
+static void test_vpm_decoding(struct qpu_dev *dev)
+{
+	struct qpu_bo *in = t_bo_or_die(dev, 4096), *out = t_bo_or_die(dev, 4096);
+	uint32_t *src = qpu_bo_get_map(in), *dst = qpu_bo_get_map(out);
+	uint32_t unif[2] = { qpu_bo_get_bus_addr(in), qpu_bo_get_bus_addr(out) };
+	struct qpu_job_result r;
+	struct qpu_dev *strict;
+	int i;
+
+	for (i = 0; i < 1024; i++)
+		src[i] = 0x5000 + i;
+	run_one(dev, qpu_prog_vdr_column, T_ARRAY_SIZE(qpu_prog_vdr_column),
+		unif, QPU_PROG_VDR_COLUMN_UNIFORMS, in, out, &r);
+	T_EQ_U64(QPU_JOB_DONE, r.status);
+	for (i = 0; i < 16; i++)
+		T_EQ_U64(0x5000 + 16 * i, dst[i]);
+
+	memset(dst, 0, 4096);
+	run_one(dev, qpu_prog_vpm_wrap, T_ARRAY_SIZE(qpu_prog_vpm_wrap),
+		unif + 1, QPU_PROG_VPM_WRAP_UNIFORMS, in, out, &r);
+	T_EQ_U64(QPU_JOB_DONE, r.status);
+	for (i = 0; i < 16; i++)
+		T_EQ_U64(2, dst[i]);
+	T_EQ_U64(emulated ? 1 : 0, r.counters.vpm_wrapped);
+	qpu_bo_free(in);
+	qpu_bo_free(out);
+	if (!emulated)
+		return;
+
+	strict = qpu_dev_open("emu:strict-vpm");
+	T_CHECK(strict != NULL);
+	if (!strict)
+		return;
+	in = t_bo_or_die(strict, 4096);
+	out = t_bo_or_die(strict, 4096);
+	unif[1] = qpu_bo_get_bus_addr(out);
+	run_one(strict, qpu_prog_vpm_wrap, T_ARRAY_SIZE(qpu_prog_vpm_wrap),
+		unif + 1, QPU_PROG_VPM_WRAP_UNIFORMS, in, out, &r);
+	T_EQ_U64(QPU_JOB_FAULT, r.status);
+	/* at the VPM byte address 0x60 reaches: row 96, column 0 */
+	T_EQ_U64(96 * 16 * 4, r.fault_addr);
+	T_EQ_U64(0, r.counters.vpm_wrapped);
+	qpu_bo_free(in);
+	qpu_bo_free(out);
+	qpu_dev_close(strict);
+
+	errno = 0;
+	T_CHECK(!qpu_dev_open("emu:strict-vpm,no-such-option"));
+	T_EQ_U64(EINVAL, errno);
+	strict = qpu_dev_open("emu:");	/* no options */
+	T_CHECK(strict != NULL);
+	qpu_dev_close(strict);
+}
+
 static void test_timeout(struct qpu_dev *dev)
 {
 	struct qpu_bo *code = t_bo_or_die(dev, 4096), *unif = t_bo_or_die(dev, 4096);
@@ -302,6 +388,7 @@ int main(int argc, char **argv)
 	test_params(dev);
 	test_buffers(dev);
 	test_vector_add(dev);
+	test_vpm_decoding(dev);
 	test_timeout(dev);
 	test_bad_jobs(dev);
 	qpu_dev_close(dev);

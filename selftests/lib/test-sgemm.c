@@ -348,7 +348,7 @@ static void run_bad(struct qpu_dev *dev)
 
 int main(int argc, char **argv)
 {
-	const char *path = argc > 1 ? argv[1] : "emu";
+	const char *path = argc > 1 ? argv[1] : "emu:strict-vpm";
 	struct shape big = { 96, BIG_N, 363, 0, 0, 1.0f, 0.0f, 12 };
 	struct qpu_dev *dev;
 	bool emulated;
