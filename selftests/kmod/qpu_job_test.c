@@ -70,6 +70,7 @@ FIXTURE_TEARDOWN(job)
 	qpu_test_write(DEBUGFS "hang", "0");
 	qpu_test_write(DEBUGFS "latency_us", "0");
 	qpu_test_write(DEBUGFS "fault_next", "0");
+	qpu_test_write(DEBUGFS "strict_vpm", "0");
 	qpu_test_write(PARAMS "max_timeout_ms", "60000");
 	qpu_test_write(PARAMS "host_irq", "0");
 	close(self->fd);
@@ -454,6 +455,33 @@ TEST_F(job, fault_next_knob)
 	/* It fired once. */
 	ASSERT_EQ(0, qpu_test_submit(self->fd, &self->end, &self->unif, 3, 0, 0, 0, &s));
 	EXPECT_EQ(QPU_JOB_DONE, qpu_test_wait(self->fd, s.seqno, 5000, NULL));
+}
+
+/*
+ * strict_vpm: a VPM address past the 64 rows a QPU decodes wraps, as on the
+ * hardware, unless the knob asks for a fault (a debugging aid).
+ */
+TEST_F(job, strict_vpm_knob)
+{
+	struct qpu_test_bo code;
+	struct qpu_submit s;
+	struct qpu_wait w;
+	__u32 *unif = self->unif.map, *out = unif + 256;
+
+	ASSERT_EQ(0, qpu_test_bo_new(self->fd, 4096, qpu_prog_vpm_wrap, sizeof(qpu_prog_vpm_wrap), &code));
+	unif[0] = self->unif.bus_addr + 1024;
+	ASSERT_EQ(0, qpu_test_write(DEBUGFS "strict_vpm", "0"));
+	ASSERT_EQ(0, qpu_test_submit(self->fd, &code, &self->unif, 1, 0, 0, 0, &s));
+	EXPECT_EQ(QPU_JOB_DONE, qpu_test_wait(self->fd, s.seqno, 5000, NULL));
+	EXPECT_EQ(2, out[0]);	/* the second write overwrote the first */
+
+	ASSERT_EQ(0, qpu_test_write(DEBUGFS "strict_vpm", "1"));
+	ASSERT_EQ(0, qpu_test_submit(self->fd, &code, &self->unif, 1, 0, 0, 0, &s));
+	EXPECT_EQ(QPU_JOB_FAULT, qpu_test_wait(self->fd, s.seqno, 5000, &w));
+	EXPECT_EQ(QPU_FAULT_OTHER, w.fault_access);
+	EXPECT_EQ(code.bus_addr + 16, w.fault_pc);	/* the second write */
+	qpu_test_write(DEBUGFS "strict_vpm", "0");
+	qpu_test_bo_free(self->fd, &code);
 }
 
 /* With host_irq, a program's host_int write is taken as an interrupt. */
