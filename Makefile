@@ -54,7 +54,7 @@ help:
 	@echo '  check-stress the fuzzer and the stress test in the VM (seeded, bounded)'
 	@echo '  check-debug  every kselftest, fuzz, stress and fault injection on a'
 	@echo '             KASAN/lockdep/kmemleak kernel (built once, ~35 min, cached)'
-	@echo '  check-pi   cross builds and the raspi0 smoke test'
+	@echo '  check-pi   cross builds, raspi0 boots, the kselftests on the 32-bit rpi kernel'
 	@echo '  lint       checkpatch --strict, sparse, kernel-doc'
 	@echo '  demo       the demo in the VM (or on a Pi with qpu.ko loaded)'
 	@echo '  bench      benchmarks'

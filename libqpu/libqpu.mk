@@ -17,10 +17,13 @@ LIBQPU_SO := $(BUILD)/$(LIBQPU_SONAME)
 
 lib: $(LIBQPU_A) $(LIBQPU_SO)
 
+# What every libqpu object is compiled with (also for the Pi's cross-built
+# tests, selftests/pi/pi.mk), besides ALL_CFLAGS.
+LIBQPU_OBJ_CFLAGS := -fPIC -fvisibility=hidden -DLIBQPU_VERSION='"$(LIBQPU_VERSION)"'
+
 $(BUILD)/libqpu/%.o: libqpu/%.c
 	$(Q)mkdir -p $(dir $@)
-	$(Q)$(CC) $(ALL_CFLAGS) -fPIC -fvisibility=hidden \
-		-DLIBQPU_VERSION='"$(LIBQPU_VERSION)"' -MMD -MP -c -o $@ $<
+	$(Q)$(CC) $(ALL_CFLAGS) $(LIBQPU_OBJ_CFLAGS) -MMD -MP -c -o $@ $<
 
 $(LIBQPU_A): $(LIBQPU_OBJS)
 	$(Q)rm -f $@

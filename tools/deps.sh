@@ -11,7 +11,7 @@ declare -A groups=(
 	[build]="build-essential pkg-config linux-headers-amd64 libnl-3-dev libnl-genl-3-dev"
 	[lint]="linux-source-6.1 sparse"
 	[vm]="qemu-system-x86 busybox-static cpio linux-image-amd64 linux-headers-amd64 linux-source-6.1"
-	[pi]="gcc-arm-linux-gnueabi gcc-aarch64-linux-gnu qemu-system-arm cpio device-tree-compiler linux-kbuild-6.1 linux-source-6.1"
+	[pi]="gcc-arm-linux-gnueabi libc6-dev-armel-cross gcc-aarch64-linux-gnu qemu-system-arm cpio device-tree-compiler linux-kbuild-6.1 linux-source-6.1"
 	[netlink]="libnl-3-dev libnl-genl-3-dev"
 	[debug]="build-essential bc bison flex libelf-dev libssl-dev cpio xz-utils linux-source-6.1"
 )

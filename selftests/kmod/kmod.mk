@@ -17,13 +17,17 @@ KMOD_TEST_HELPERS := $(filter-out $(KMOD_TEST_SRCS),$(sort $(wildcard selftests/
 KMOD_TESTS := $(patsubst selftests/kmod/%.c,$(BUILD)/selftests/kmod/%,$(KMOD_TEST_SRCS))
 
 # The 6.1 harness defines global functions without prototypes
-# (__run_test, __wait_for_test, and those of FIXTURE_SETUP/TEARDOWN), and
-# its EXPECT_EQ(0, u64_value) idiom compares across signedness (upstream
-# selftests build with -Wall only, where -Wsign-compare is off for C).
+# (__run_test, __wait_for_test, and those of FIXTURE_SETUP/TEARDOWN), its
+# EXPECT_EQ(0, u64_value) idiom compares across signedness (upstream
+# selftests build with -Wall only, where -Wsign-compare is off for C), and
+# its comparisons cast both sides to intmax_t, which for the pointers of
+# EXPECT_EQ(MAP_FAILED, p) is wider than a pointer on 32-bit targets (the
+# Pi's cross builds; both sides are widened alike, so they compare right).
 # Static binaries cannot carry the sanitizer runtimes: drop SANITIZE flags.
 # Tests may assemble programs at run time with libqpu's assembler (asm.h).
 KMOD_TEST_CFLAGS = $(filter-out -fsanitize%,$(ALL_CFLAGS)) \
-	-Wno-missing-prototypes -Wno-sign-compare -I$(KSFT_DIR) -I$(CURDIR)/libqpu
+	-Wno-missing-prototypes -Wno-sign-compare -Wno-pointer-to-int-cast \
+	-I$(KSFT_DIR) -I$(CURDIR)/libqpu
 
 selftests: $(KMOD_TESTS)
 
@@ -38,12 +42,18 @@ $(KSFT_STAMP):
 		{ echo "kselftest harness: $$h not found in $(KSFT_TARBALL)" >&2; exit 1; }; done
 	$(Q)touch $@
 
+# $(call kmod_test_link,compiler,libraries): the recipe of one test program
+# $@ from $<, also used by the Pi's cross builds (selftests/pi/pi.mk).
+define kmod_test_link
+	$(Q)mkdir -p $(@D)
+	$(Q)$(1) -static $(KMOD_TEST_CFLAGS) -MMD -MP -MF $@.d -o $@ \
+		$< $(KMOD_TEST_HELPERS) $(2) $(LDFLAGS:-fsanitize%=)
+endef
+
 # Tests may call the freestanding core (qpu_float_test compares its user
 # build with the kernel's), so libqpu.a is linked in too.
 $(KMOD_TESTS): $(BUILD)/selftests/kmod/%: selftests/kmod/%.c \
 		$(KMOD_TEST_HELPERS) $(KSFT_STAMP) $(LIBQPU_A)
-	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) -static $(KMOD_TEST_CFLAGS) -MMD -MP -MF $@.d -o $@ \
-		$< $(KMOD_TEST_HELPERS) $(LIBQPU_A) $(LDFLAGS:-fsanitize%=)
+	$(call kmod_test_link,$(CC),$(LIBQPU_A))
 
 -include $(KMOD_TESTS:=.d)

@@ -2,9 +2,10 @@
 #
 # The Raspberry Pi targets: `cross` builds qpu.ko for Debian's armel rpi and
 # arm64 kernels, failing on any compiler or modpost warning; `check-pi` adds
-# the raspi0 smoke test (smoke.sh): plain, with the qpu-v3d overlay, and
-# beside vc4. Kernel headers, the rpi kernel image and
-# busybox come from Debian's archive through fetch.sh, cached per ABI in
+# the raspi0 boots of smoke.sh: plain, with the qpu-v3d overlay, beside vc4,
+# and "sim", where the kselftests of selftests/kmod, cross-built below, run
+# on the simulated V3D of a 32-bit kernel. Kernel headers, the rpi kernel
+# image and busybox come from Debian's archive through fetch.sh, cached per ABI in
 # PI_CACHE, outside the tree so that `make clean` and fresh clones on this
 # machine reuse them. $(BUILD)/pi/kdir-<flavour> links to the headers used.
 
@@ -19,9 +20,43 @@ PI_FETCH := $(CURDIR)/selftests/pi/fetch.sh
 
 cross: pi-cross-rpi-armel pi-cross-arm64
 
-check-pi: cross dtbo
-	$(Q)$(CURDIR)/selftests/pi/smoke.sh $(PI_CACHE) $(PI_DIR) \
-		$(BUILD)/mod/rpi-armel/qpu.ko $(PI_DIR)/kdir-rpi-armel $(QPU_DTBO)
+# The kselftests of selftests/kmod that the "sim" boot runs on the rpi
+# kernel (qpu.ko with sim=1), cross-built for armel like the VM's: static,
+# with the same flags and helpers (kmod.mk's kmod_test_link). Those that
+# call libqpu (qpu_float_test the core, qpu_isolation_test the assembler)
+# find it in an archive of LIBQPU_BASE_SRCS (libqpu without its sample
+# kernels, which need the host's bootstrap assembler) built for the
+# target, from which the linker takes only what they call.
+PI_TEST_NAMES ?= $(patsubst selftests/kmod/%.c,%,$(KMOD_TEST_SRCS))
+# each program's time limit in the sim boot, as in the VM (selftests/kmod/settings)
+PI_SIM_STEP_TIMEOUT ?= $(VM_STEP_TIMEOUT)
+PI_TEST_CC := arm-linux-gnueabi-gcc
+PI_TEST_AR := arm-linux-gnueabi-ar
+PI_TEST_DIR := $(PI_DIR)/selftests
+PI_TESTS := $(PI_TEST_NAMES:%=$(PI_TEST_DIR)/%)
+PI_LIBQPU_OBJS := $(LIBQPU_BASE_SRCS:%.c=$(PI_TEST_DIR)/%.o)
+PI_LIBQPU_A := $(PI_TEST_DIR)/libqpu-base.a
+
+$(PI_LIBQPU_OBJS): $(PI_TEST_DIR)/%.o: %.c
+	$(Q)mkdir -p $(@D)
+	$(Q)$(PI_TEST_CC) $(filter-out -fsanitize%,$(ALL_CFLAGS)) $(LIBQPU_OBJ_CFLAGS) \
+		-MMD -MP -c -o $@ $<
+
+$(PI_LIBQPU_A): $(PI_LIBQPU_OBJS)
+	$(Q)rm -f $@
+	$(Q)$(PI_TEST_AR) rcs $@ $^
+
+$(PI_TESTS): $(PI_TEST_DIR)/%: selftests/kmod/%.c $(KMOD_TEST_HELPERS) \
+		$(KSFT_STAMP) $(PI_LIBQPU_A)
+	$(call kmod_test_link,$(PI_TEST_CC),$(PI_LIBQPU_A))
+
+-include $(PI_TESTS:=.d) $(PI_LIBQPU_OBJS:.o=.d)
+
+check-pi: cross dtbo $(PI_TESTS)
+	$(Q)PI_SIM_STEP_TIMEOUT=$(PI_SIM_STEP_TIMEOUT) \
+		$(CURDIR)/selftests/pi/smoke.sh $(PI_CACHE) $(PI_DIR) \
+		$(BUILD)/mod/rpi-armel/qpu.ko $(PI_DIR)/kdir-rpi-armel $(QPU_DTBO) \
+		$(PI_TESTS)
 
 # $(call pi_cross,flavour): fetch the flavour's headers, build qpu.ko through
 # pi-kmod-<flavour> with the output kept in $(PI_DIR)/build-<flavour>.log, and

@@ -15,14 +15,28 @@
 # fw_qpu_enable=0, where the node must carry qpu's own compatible and still
 # bind to qpu.ko; and "vc4", the kernel's DTB with vc4 (and the modules it
 # needs) loaded first, where qpu.ko must report that vc4 owns the V3D and
-# leave it alone. Prints one PASS/FAIL line per check, then "N passed, N
-# failed".
+# leave it alone. Given test programs (static armel builds of the
+# selftests/kmod kselftests), a fourth boot, "sim": the plain DTB, qpu.ko
+# loaded with sim=1, so that a simulated V3D becomes /dev/qpu beside the
+# refused real one (which never takes a node), and the programs run on it
+# on a 32-bit kernel. That boot is the VM runner's (selftests/vm/run-vm.sh
+# --machine raspi0: its /init, per-program time limit and verdict, which
+# fails on any kernel WARNING/BUG/Oops); it is limited to PI_SIM_TIMEOUT
+# seconds (default 300), each program to PI_SIM_STEP_TIMEOUT (default 120).
+# Prints one PASS/FAIL line per check and test case, then "N passed, N
+# failed, N skipped" over all boots.
 #
-# usage: smoke.sh CACHE OUTDIR QPU_KO KDIR [QPU_DTBO]
+# usage: smoke.sh CACHE OUTDIR QPU_KO KDIR [QPU_DTBO [TEST...]]
+#        (QPU_DTBO may be "" to skip the overlay boot)
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 timeout=${PI_TIMEOUT:-180}
+sim_timeout=${PI_SIM_TIMEOUT:-300}
+sim_step_timeout=${PI_SIM_STEP_TIMEOUT:-120}
+# raspi0 boots only without the power manager's driver: QEMU does not model
+# the PM block it waits for.
+raspi0_quirk=initcall_blacklist=bcm2835_pm_driver_init
 sentinel='qpu-pi: smoke done'
 
 die() {
@@ -30,12 +44,17 @@ die() {
 	exit 1
 }
 
-[ $# = 4 ] || [ $# = 5 ] || die "usage: smoke.sh CACHE OUTDIR QPU_KO KDIR [QPU_DTBO]"
+[ $# -ge 4 ] || die "usage: smoke.sh CACHE OUTDIR QPU_KO KDIR [QPU_DTBO [TEST...]]"
 cache=$1
 out=$2
 ko=$3
 kdir=$4
 dtbo=${5:-}
+shift $(($# < 5 ? $# : 5))
+tests=("$@")
+for t in "${tests[@]}"; do
+	[ -f "$t" ] || die "$t not found: build the Pi's kselftests first (make check-pi)"
+done
 
 command -v qemu-system-arm >/dev/null ||
 	die "qemu-system-arm not found: apt-get install qemu-system-arm"
@@ -97,6 +116,7 @@ chmod 0755 "$out/initramfs/init" "$out/initramfs/bin/busybox"
 
 pass=0
 fail=0
+skip=0
 check() {
 	local name=$1
 	shift
@@ -138,7 +158,7 @@ boot() {
 	echo "selftests/pi: booting $abi under qemu-system-arm -M raspi0, $name (limit ${timeout}s)"
 	qemu-system-arm -M raspi0 -accel tcg \
 		-kernel "$kernel" -dtb "$dtb" -initrd "$out/initramfs.cpio.gz" \
-		-append "console=ttyAMA0 quiet rdinit=/init initcall_blacklist=bcm2835_pm_driver_init qpu_args=$args qpu_vc4=$vc4" \
+		-append "console=ttyAMA0 quiet rdinit=/init $raspi0_quirk qpu_args=$args qpu_vc4=$vc4" \
 		-display none -monitor none -serial "file:$raw" </dev/null 2>"$out/qemu.err" &
 	qemu=$!
 	trap 'kill "$qemu" 2>/dev/null || true' EXIT
@@ -228,5 +248,39 @@ check pi_vc4_rmmod has '^qpu-pi: rmmod ok$'
 check pi_vc4_sentinel has "^$sentinel\$"
 explain "$failed"
 
-echo "$pass passed, $fail failed"
+# 4. sim: the kselftests on qpu.ko's simulated V3D, on this 32-bit kernel.
+# run-vm.sh prints a PASS/FAIL line per test case and its own closing
+# line, which is reworded here so that only the total below is one.
+if [ ${#tests[@]} -gt 0 ]; then
+	sim_args=()
+	for t in "${tests[@]}"; do
+		sim_args+=(--test "$t")
+	done
+	echo "selftests/pi: booting $abi under qemu-system-arm -M raspi0, sim (limit ${sim_timeout}s, ${sim_step_timeout}s per program)"
+	rc=0
+	"$here/../vm/run-vm.sh" --machine raspi0 --kernel "$kernel" \
+		--dtb "$out/bcm2835-rpi-zero.dtb" --release "$abi" \
+		--busybox "$busybox" --append "$raspi0_quirk" \
+		--workdir "$out/sim" --log "$out/raspi0-sim-console.log" \
+		--module "$ko" --module-args sim=1 \
+		--timeout "$sim_timeout" --step-timeout "$sim_step_timeout" \
+		--quiet "${sim_args[@]}" >"$out/sim.out" 2>&1 || rc=$?
+	closing='^([0-9]+) passed, ([0-9]+) failed, ([0-9]+) skipped$'
+	last=$(tail -n 1 "$out/sim.out")
+	sed '$d' "$out/sim.out"
+	if [[ $last =~ $closing ]]; then
+		echo "selftests/pi: the sim boot: $last"
+		pass=$((pass + BASH_REMATCH[1]))
+		fail=$((fail + BASH_REMATCH[2]))
+		skip=$((skip + BASH_REMATCH[3]))
+		# A verdict with no failure must come with a zero exit status.
+		[ "$rc" = 0 ] || [ "${BASH_REMATCH[2]}" != 0 ] ||
+			check pi_sim_exit_status false
+	else
+		echo "$last"
+		check pi_sim_verdict false
+	fi
+fi
+
+echo "$pass passed, $fail failed, $skip skipped"
 [ "$fail" = 0 ]

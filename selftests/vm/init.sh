@@ -19,6 +19,9 @@
 # No "set -e": pid 1 must never exit (that is a kernel panic); every
 # failure is reported through a marker instead.
 export PATH=/payload:/bin:/sbin:/usr/bin:/usr/sbin
+# run-vm.sh made only /bin/sh; the applets' links are made here, by the
+# guest's own busybox.
+/bin/busybox --install -s
 export HOME=/root
 cfg=/etc/qpu-vm
 

@@ -2,10 +2,12 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # qpu: the VM runner. Owns the host side of a VM run: a busybox initramfs
-# with the modules and a payload, a qemu-system-x86_64 (TCG) boot under a
-# host time limit, the console log, and the verdict (summary.awk). The
-# guest side is init.sh. `make check-vm` is one use of it, `make demo`
-# another; `make vm-shell` boots the same VM interactively.
+# with the modules and a payload, a QEMU (TCG) boot under a host time limit
+# (an x86_64 PC, or the Raspberry Pi Zero model for a 32-bit Pi kernel),
+# the console log, and the verdict (summary.awk). The guest side is init.sh.
+# `make check-vm` is one use of it, `make demo` another, the sim boot of
+# `make check-pi` (selftests/pi/smoke.sh) a third; `make vm-shell` boots the
+# x86 VM interactively.
 #
 # Usage: run-vm.sh --kernel <bzImage> --workdir <dir> [options]
 #   --module <file.ko>     load it in the guest before the steps (repeatable;
@@ -35,8 +37,20 @@
 #   --step-timeout <s>     guest time limit per step (default 120)
 #   --hung-task <s>        kernel.hung_task_timeout_secs (default 30)
 #   --append <args>        extra kernel command line
-#   --memory <size>        guest memory (default 512M)
-#   --smp <n>              guest CPUs (default 2)
+#   --memory <size>        guest memory (default 512M; x86_64 only)
+#   --smp <n>              guest CPUs (default 2; x86_64 only)
+#   --machine <m>          x86_64 (default: qemu-system-x86_64, a PC) or
+#                          raspi0 (qemu-system-arm -M raspi0: 512 MiB, one
+#                          CPU, console on ttyAMA0; needs --dtb and
+#                          --release; QEMU does not end on poweroff there,
+#                          so the run ends once the guest's END marker or a
+#                          kernel panic's end is in the log)
+#   --dtb <file>           the device tree to boot with (raspi0)
+#   --release <release>    the kernel's release, for the modules' vermagic
+#                          check (an x86 bzImage tells it; an ARM zImage
+#                          does not)
+#   --busybox <file>       the static busybox of the guest's architecture
+#                          (default $BUSYBOX or /bin/busybox)
 #   --log <file>           console log (default <workdir>/console.log)
 #   --quiet                do not stream the console, print only the summary
 #   --verbose              all kernel messages on the console, live
@@ -85,6 +99,9 @@ quiet=0
 verbose=0
 mode=run
 busybox=${BUSYBOX:-/bin/busybox}
+machine=x86_64
+dtb=
+release=
 modules=()
 module_args=()
 copies=()
@@ -148,6 +165,10 @@ while [ $# -gt 0 ]; do
 	--append) append=$2 ;;
 	--memory) memory=$2 ;;
 	--smp) smp=$2 ;;
+	--machine) machine=$2 ;;
+	--dtb) dtb=$2 ;;
+	--release) release=$2 ;;
+	--busybox) busybox=$2 ;;
 	--log) log=$2 ;;
 	--quiet) quiet=1 ;;
 	--verbose) verbose=1 ;;
@@ -173,8 +194,20 @@ for n in "$timeout" "$step_timeout" "$hung_task" "$smp"; do
 	esac
 done
 log=${log:-$workdir/console.log}
-
-need qemu-system-x86_64 qemu-system-x86
+case "$machine" in
+x86_64)
+	qemu_bin="qemu-system-x86_64"
+	need qemu-system-x86_64 qemu-system-x86
+	;;
+raspi0)
+	qemu_bin="qemu-system-arm"
+	need qemu-system-arm qemu-system-arm
+	[ -r "$dtb" ] || die "--machine raspi0 needs --dtb <file> (cannot read '$dtb')"
+	[ -n "$release" ] || die "--machine raspi0 needs --release <release>"
+	[ "$mode" = run ] || die "--shell boots only --machine x86_64"
+	;;
+*) die "unknown --machine '$machine' (x86_64 or raspi0)" ;;
+esac
 need cpio cpio
 need gzip gzip
 need timeout coreutils
@@ -188,7 +221,7 @@ is_dynamic() {
 is_dynamic "$busybox" &&
 	die "$busybox is dynamically linked: install busybox-static, or set BUSYBOX=<static busybox>"
 
-release=$("$here/vm-kernel.sh" release "$kernel")
+[ -n "$release" ] || release=$("$here/vm-kernel.sh" release "$kernel")
 
 # Modules: check each was built for this kernel; add the dependencies the
 # kernel has as modules (qpu.ko normally needs none).
@@ -251,10 +284,10 @@ if [ -e "$root" ]; then
 fi
 mkdir -p "$root"/{bin,sbin,usr/bin,usr/sbin,proc,sys,dev,tmp,root,payload,etc/qpu-vm}
 : >"$root/.qpu-vm-root"
+# init.sh installs the other applets' links: the guest's busybox need not
+# run on this host.
 cp "$busybox" "$root/bin/busybox"
-"$busybox" --list-full | while read -r applet; do
-	[ -e "$root/$applet" ] || ln -s /bin/busybox "$root/$applet"
-done
+ln -s busybox "$root/bin/sh"
 cp "$here/init.sh" "$root/init"
 chmod 755 "$root/init"
 
@@ -308,8 +341,8 @@ mv "$initrd.tmp" "$initrd"
 # themselves) appear live; everything else reaches the log through the
 # dmesg dumps after each step. A panic (also from the hung-task and
 # soft-lockup detectors) replays the whole kernel log (panic_print=0x20) and
-# ends QEMU at once (panic=-1 with -no-reboot).
-cmdline="console=ttyS0,115200 printk.time=1 panic=-1 panic_print=0x20"
+# ends QEMU at once (panic=-1 with -no-reboot; on raspi0, see below).
+cmdline="printk.time=1 panic=-1 panic_print=0x20"
 cmdline+=" softlockup_panic=1 hung_task_panic=1"
 if [ "$verbose" = 1 ]; then
 	cmdline+=" loglevel=8"
@@ -318,36 +351,75 @@ else
 fi
 [ -z "$append" ] || cmdline+=" $append"
 
-qemu=(qemu-system-x86_64 -accel tcg -m "$memory" -smp "$smp"
-	-nodefaults -no-user-config -display none -no-reboot
-	-kernel "$kernel" -initrd "$initrd" -append "$cmdline")
+case "$machine" in
+x86_64)
+	qemu=(qemu-system-x86_64 -accel tcg -m "$memory" -smp "$smp"
+		-nodefaults -no-user-config -display none -no-reboot
+		-kernel "$kernel" -initrd "$initrd"
+		-append "console=ttyS0,115200 $cmdline")
+	what="${smp} CPUs, $memory"
+	;;
+raspi0)
+	qemu=(qemu-system-arm -M raspi0 -accel tcg
+		-nodefaults -no-user-config -display none -no-reboot
+		-kernel "$kernel" -dtb "$dtb" -initrd "$initrd"
+		-append "console=ttyAMA0 $cmdline")
+	what="raspi0"
+	;;
+esac
 
 if [ "$mode" = shell ]; then
 	echo "$prog: booting $release interactively; 'exit' in the guest or Ctrl-A x ends it"
 	exec "${qemu[@]}" -serial mon:stdio
 fi
 
-echo "$prog: booting $release (TCG, ${smp} CPUs, $memory), time limit ${timeout} s, log $log"
+# The boot part of the kernel log is long and goes only to the log.
+console_filter() {
+	sed -u -e '/### QPU-VM: DMESG BEGIN boot/,/### QPU-VM: DMESG END boot/{
+		/DMESG BEGIN boot/!d
+		s/.*/### QPU-VM: DMESG boot: see the log/
+	}'
+}
+
+echo "$prog: booting $release (TCG, $what), time limit ${timeout} s, log $log"
 start=$(date +%s)
 rc=0
-if [ "$quiet" = 1 ]; then
+if [ "$machine" = x86_64 ] && [ "$quiet" = 1 ]; then
 	timeout --foreground -k 10 "$timeout" "${qemu[@]}" -serial stdio -monitor none \
 		</dev/null >"$log" 2>&1 || rc=$?
-else
-	# The boot part of the kernel log is long and goes only to the log.
+elif [ "$machine" = x86_64 ]; then
 	timeout --foreground -k 10 "$timeout" "${qemu[@]}" -serial stdio -monitor none \
-		</dev/null 2>&1 | tee "$log" |
-		sed -u -e '/### QPU-VM: DMESG BEGIN boot/,/### QPU-VM: DMESG END boot/{
-			/DMESG BEGIN boot/!d
-			s/.*/### QPU-VM: DMESG boot: see the log/
-		}' || rc=$?
+		</dev/null 2>&1 | tee "$log" | console_filter || rc=$?
+else
+	# QEMU stays up after this machine powers off (or panics: its reset
+	# needs the power manager that raspi0 boots without): end it once the
+	# log has init.sh's END marker or the end of a panic.
+	timeout -k 10 "$timeout" "${qemu[@]}" -serial stdio -monitor none \
+		</dev/null >"$log" 2>&1 &
+	qemu_pid=$!
+	if [ "$quiet" = 0 ]; then
+		tail -n +1 -f --pid="$qemu_pid" "$log" | console_filter &
+	fi
+	ended=0
+	while kill -0 "$qemu_pid" 2>/dev/null; do
+		if grep -qa -e '### QPU-VM: END' -e '---\[ end Kernel panic' "$log"; then
+			ended=1
+			sleep 1
+			kill "$qemu_pid" 2>/dev/null || true
+			break
+		fi
+		sleep 0.5
+	done
+	wait "$qemu_pid" || rc=$?
+	wait
+	[ "$ended" = 0 ] || rc=0
 fi
 elapsed=$(($(date +%s) - start))
 timed_out=0
 case "$rc" in
 0) ;;
 124 | 137) timed_out=1 ;;
-*) echo "$prog: qemu-system-x86_64 exited with status $rc" >&2 ;;
+*) echo "$prog: $qemu_bin exited with status $rc" >&2 ;;
 esac
 echo "$prog: the VM ran for ${elapsed} s"
 
