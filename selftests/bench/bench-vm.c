@@ -28,6 +28,7 @@
 #include <linux/qpu.h>
 
 #include "../kmod/qpu_programs.h"
+#include "../kmod/qpu_util.h"
 #include "bench.h"
 
 #define NODE		"/dev/qpu"
@@ -224,22 +225,6 @@ static double jobs_per_s(int clients, long jobs_each)
 	return clients * jobs_each / (bench_now_s() - start);
 }
 
-/* A "name: value" line of the device's debugfs stats, or -1. */
-static long long dev_stat(const char *name)
-{
-	FILE *f = fopen("/sys/kernel/debug/qpu/qpu/stats", "r");
-	long long value, found = -1;
-	char key[64];
-
-	if (!f)
-		return -1;
-	while (fscanf(f, "%63[^:]: %lld\n", key, &value) == 2)
-		if (!strcmp(key, name))
-			found = value;
-	fclose(f);
-	return found;
-}
-
 int main(void)
 {
 	double ev[RUNS], job[RUNS], job2[RUNS], bo[RUNS], j1[RUNS], j4[RUNS];
@@ -250,8 +235,8 @@ int main(void)
 
 	client_open(&c[0]);
 	client_open(&c[1]);
-	resets0 = dev_stat("isolation_resets");
-	ns0 = dev_stat("isolation_reset_ns");
+	resets0 = qpu_test_stat("isolation_resets");
+	ns0 = qpu_test_stat("isolation_reset_ns");
 	for (r = 0; r < RUNS; r++) {
 		ev[r] = eventfd_round_trip_us(2000);
 		job[r] = job_round_trip_us(c, 1, 300);
@@ -263,8 +248,8 @@ int main(void)
 	ev_us = bench_median(ev, RUNS);
 	job_us = bench_median(job, RUNS);
 	job2_us = bench_median(job2, RUNS);
-	resets = dev_stat("isolation_resets") - resets0;
-	ns = dev_stat("isolation_reset_ns") - ns0;
+	resets = qpu_test_stat("isolation_resets") - resets0;
+	ns = qpu_test_stat("isolation_reset_ns") - ns0;
 
 	printf("qpu driver benchmarks (simulated V3D, in the VM; median of %d runs)\n", RUNS);
 	printf("  %-46s %10.1f us\n", "eventfd ping-pong round trip, 2 threads", ev_us);

@@ -7,9 +7,11 @@ BENCH_VM := $(BUILD)/selftests/bench/bench-vm
 BENCH_HOST_SRCS := $(filter-out selftests/bench/bench-vm.c,$(wildcard selftests/bench/bench-*.c))
 BENCH_HOST := $(BENCH_HOST_SRCS:selftests/bench/%.c=$(BUILD)/selftests/bench/%)
 
-$(BENCH_VM): selftests/bench/bench-vm.c
+# bench-vm reads the device's debugfs counters with the kselftests' helpers.
+$(BENCH_VM): selftests/bench/bench-vm.c selftests/kmod/qpu_util.c selftests/kmod/qpu_util.h
 	$(Q)mkdir -p $(dir $@)
-	$(Q)$(CC) $(filter-out -fsanitize%,$(ALL_CFLAGS)) -static -pthread -o $@ $<
+	$(Q)$(CC) $(filter-out -fsanitize%,$(ALL_CFLAGS)) -static -pthread -o $@ $< \
+		selftests/kmod/qpu_util.c
 
 # The emulator bench builds its programs with the emulator tests' helpers.
 $(BUILD)/selftests/bench/%: selftests/bench/%.c $(LIBQPU_A)
