@@ -372,6 +372,7 @@ static int qpu_nl_client_fill_locked(struct sk_buff *skb, struct qpu_dev *qdev,
 	u32 bo_count = 0, queued = 0;
 	u64 bo_bytes, submitted;
 	unsigned long handle, flags;
+	pid_t pid;
 	struct qpu_job *job;
 	struct qpu_bo *bo;
 	void *hdr;
@@ -395,9 +396,11 @@ static int qpu_nl_client_fill_locked(struct sk_buff *skb, struct qpu_dev *qdev,
 		return -EMSGSIZE;
 	if (cb)
 		genl_dump_check_consistent(cb, hdr);
+	/* A process the requester cannot see keeps its name to itself. */
+	pid = pid_vnr(qf->pid);
 	if (nla_put_u32(skb, QPU_A_CLIENT_DEV_INDEX, qdev->index) ||
-	    nla_put_u32(skb, QPU_A_CLIENT_PID, pid_vnr(qf->pid)) ||
-	    nla_put_string(skb, QPU_A_CLIENT_COMM, qf->comm) ||
+	    nla_put_u32(skb, QPU_A_CLIENT_PID, pid) ||
+	    (pid && nla_put_string(skb, QPU_A_CLIENT_COMM, qf->comm)) ||
 	    nla_put_u32(skb, QPU_A_CLIENT_BO_COUNT, bo_count) ||
 	    nla_put_u64_64bit(skb, QPU_A_CLIENT_BO_BYTES, bo_bytes,
 			      QPU_A_CLIENT_PAD) ||
@@ -749,13 +752,18 @@ static const struct genl_ops qpu_nl_ops[] = {
 	},
 };
 
-/* Events carry pids and command names: privileged listeners only. */
+/*
+ * Events carry pids and command names: privileged listeners only. A kernel
+ * without the flag would let anyone join, and 6.1 has no per-family bind
+ * callback to refuse them in: such a kernel gets no qpu.ko.
+ */
+#ifndef GENL_MCAST_CAP_NET_ADMIN
+#error "qpu.ko needs GENL_MCAST_CAP_NET_ADMIN to keep its event group to admins"
+#endif
 static const struct genl_multicast_group qpu_nl_mcgrps[] = {
 	[QPU_NL_MCGRP_EVENTS] = {
 		.name = QPU_GENL_MCGRP_EVENTS,
-#ifdef GENL_MCAST_CAP_NET_ADMIN
 		.flags = GENL_MCAST_CAP_NET_ADMIN,
-#endif
 	},
 };
 

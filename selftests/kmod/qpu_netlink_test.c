@@ -11,6 +11,7 @@
  */
 
 #include <errno.h>
+#include <sched.h>
 #include <fcntl.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -580,6 +581,54 @@ TEST_F(nl, client_dump_lists_open_files)
 		mine += msg_uint(reply_msg(&self->r, i), QPU_A_CLIENT_PID) ==
 			(__u64)getpid();
 	EXPECT_EQ(1, mine);
+}
+
+/*
+ * A requester in another pid namespace sees that files are open, with their
+ * counters, but not which process opened them: PID 0 and no COMM.
+ */
+TEST_F(nl, client_names_stay_in_their_pid_namespace)
+{
+	int status;
+	pid_t pid;
+
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		pid_t inner;
+
+		/* The next child is pid 1 of a new namespace. */
+		if (unshare(CLONE_NEWPID))
+			_exit(100);
+		inner = fork();
+		if (inner < 0)
+			_exit(101);
+		if (inner == 0) {
+			struct nl nl;
+			struct req q;
+			static struct reply r;
+			int i, fails = 0;
+
+			if (setgid(65534) || setuid(65534) || nl_open(&nl))
+				_exit(102);
+			req_start(&q, nl.family, NLM_F_DUMP, QPU_CMD_CLIENT_GET);
+			if (nl_request(&nl, &q, &r) || r.count < 1)
+				_exit(103);
+			for (i = 0; i < r.count; i++) {
+				struct nlmsghdr *m = reply_msg(&r, i);
+
+				fails |= msg_uint(m, QPU_A_CLIENT_PID) != 0;
+				fails |= (msg_attr(m, QPU_A_CLIENT_COMM) != NULL) << 1;
+				fails |= (msg_attr(m, QPU_A_CLIENT_ID) == NULL) << 2;
+			}
+			_exit(fails);
+		}
+		_exit(waitpid(inner, &status, 0) == inner && WIFEXITED(status) ?
+		      WEXITSTATUS(status) : 104);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_TRUE(WIFEXITED(status));
+	EXPECT_EQ(0, WEXITSTATUS(status));
 }
 
 /* 5. CONFIG_GET answers what GET_PARAM and the module parameters say. */

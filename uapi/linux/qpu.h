@@ -437,7 +437,8 @@ struct qpu_wait {
  *   &QPU_A_CLIENT_DEV_INDEX (-ENODEV when there is none); -EINVAL without
  *   either attribute, -ENOENT when no open file matches. Or dump, one
  *   message per open file, filtered by any of the same attributes.
- *   Replies: every &enum qpu_a_client attribute but PAD. Dumps
+ *   Replies: every &enum qpu_a_client attribute but PAD (and COMM for
+ *   processes the requester's pid namespace does not see). Dumps
  *   interrupted by a file opening or closing carry NLM_F_DUMP_INTR.
  * - &QPU_CMD_CONFIG_GET: do, or dump (one message), no attributes.
  *   Replies: every &enum qpu_a_config attribute but PAD. The configuration
@@ -649,7 +650,9 @@ enum qpu_a_qpu {
  * @QPU_A_CLIENT_PID: u32, the process that opened the file, in the
  *	requester's pid namespace (0 when not visible there); in a request
  *	(at least 1), only that process's files.
- * @QPU_A_CLIENT_COMM: string, that process's command name at open.
+ * @QPU_A_CLIENT_COMM: string, that process's command name at open; absent
+ *	when the process is not visible in the requester's pid namespace (its
+ *	&QPU_A_CLIENT_PID reads 0), so names do not cross pid namespaces.
  * @QPU_A_CLIENT_BO_COUNT: u32, buffer objects the file has handles to.
  * @QPU_A_CLIENT_BO_BYTES: u64, bytes of those buffer objects.
  * @QPU_A_CLIENT_JOBS_SUBMITTED: u64, jobs the file submitted.
