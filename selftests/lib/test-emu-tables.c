@@ -1,17 +1,20 @@
 // SPDX-License-Identifier: MIT
 /*
- * test-emu-tables: tables of what the emulator must give, one row per
+ * test-emu-tables: two tables of what the emulator must give, one row per
  * case, each row naming its source. The pack/unpack table has every
  * regfile-A pack, mul pack, regfile-A unpack and r4 unpack mode for an
- * integer and a float op on the add and on the mul unit. Every row runs as
- * a program on the emulator with the lane by lane float code the kernel
- * build runs and with the host's best SIMD path, each with the
- * predecoded-instruction cache on and off.
+ * integer and a float op on the add and on the mul unit; the SFU table has
+ * recip, recipsqrt, exp2 and log2 of zeros, a negative number, the
+ * infinities, a NaN and denormals. Every row runs as a program on the
+ * emulator with the lane by lane float code the kernel build runs and with
+ * the host's best SIMD path, each with the predecoded-instruction cache on
+ * and off; the SFU rows also call the float functions themselves (those
+ * qpu.ko's float digest compares with this build).
  *
  * Sources: "guide" is the VideoCore IV 3D Architecture Reference Guide
  * (its regfile-a pack and unpack tables, the mul pack table and Table 8,
  * the r4 unpack), "errata" PyVideoCore's APPENDIX (Table 8 is the r4
- * *unpack* table and its rows 4..7 are 8a..8d), "hw" a
+ * *unpack* table and its rows 4..7 are 8a..8d; the SFU notes), "hw" a
  * program of PyVideoCore's test suite that passes on a Pi. "choice" marks
  * what no source settles; the row says what was chosen and why.
  */
@@ -19,6 +22,7 @@
 #include "test-emu.h"
 
 #define OLD		0xa5a5a5a5u	/* destination before the write */
+#define W_SFU_RECIP	52		/* then recipsqrt, exp2, log2 */
 #define SMI_ONE		32		/* the small immediate 1.0 */
 #define RA_DST		5		/* regfile-A destination of packs */
 #define RA_SRC		1		/* regfile-A source of unpacks */
@@ -261,6 +265,71 @@ static const unsigned int reserved_mul_packs[] = {
 	1, 2, 8, 9, 10, 11, 12, 13, 14, 15,
 };
 
+enum sfu_op { RECIP, RECIPSQRT, EXP2, LOG2 };
+
+static const char *const sfu_names[] = {
+	"recip", "recipsqrt", "exp2", "log2",
+};
+
+struct sfu_row {
+	enum sfu_op op;
+	uint32_t in, expect;
+	const char *source;
+};
+
+#define F_INF		0x7f800000u
+#define F_NINF		0xff800000u
+#define F_NAN		0x7fc00001u	/* a NaN that is not the quiet one */
+#define F_DENORM	0x00000001u
+#define F_NDENORM	0x80400000u
+#define F_NEG4		0xc0800000u
+
+#define E_RECIP0	"errata: RECIP(0) is inf; choice: IEEE sign"
+#define E_RSQRT		"errata: RECIPSQRT(x) = 1/sqrt(abs(x)); hw: " \
+			"test_sqrt_of_negative"
+#define E_LOG		"errata: LOG(x) = log2(abs(x)); hw: " \
+			"test_log_of_negative"
+#define IEEE		"choice: IEEE-754 limit (no source measures it)"
+#define NAN_RULE	"choice: NaN in, quiet NaN out (qpu_emu_float.c: " \
+			"the addendum's no-NaN quirk is not modelled)"
+#define FLUSH		"guide: denormals flushed to zero of the same sign; " \
+			"then the zero row"
+
+static const struct sfu_row sfu_rows[] = {
+	{ RECIP, 0, F_INF, E_RECIP0 },
+	{ RECIP, 0x80000000u, F_NINF, E_RECIP0 },
+	{ RECIP, F_NEG4, 0xbe800000u, IEEE },
+	{ RECIP, F_INF, 0, IEEE },
+	{ RECIP, F_NINF, 0x80000000u, IEEE },
+	{ RECIP, F_NAN, QPU_EMU_F_QNAN, NAN_RULE },
+	{ RECIP, F_DENORM, F_INF, FLUSH },
+	{ RECIP, F_NDENORM, F_NINF, FLUSH },
+	{ RECIPSQRT, 0, F_INF, E_RECIP0 },
+	{ RECIPSQRT, 0x80000000u, F_INF, E_RSQRT },
+	{ RECIPSQRT, F_NEG4, 0x3f000000u, E_RSQRT },
+	{ RECIPSQRT, F_INF, 0, IEEE },
+	{ RECIPSQRT, F_NINF, 0, E_RSQRT },
+	{ RECIPSQRT, F_NAN, QPU_EMU_F_QNAN, NAN_RULE },
+	{ RECIPSQRT, F_DENORM, F_INF, FLUSH },
+	{ RECIPSQRT, F_NDENORM, F_INF, FLUSH },
+	{ EXP2, 0, F1_0, IEEE },
+	{ EXP2, 0x80000000u, F1_0, IEEE },
+	{ EXP2, F_NEG4, 0x3d800000u, IEEE },
+	{ EXP2, F_INF, F_INF, IEEE },
+	{ EXP2, F_NINF, 0, IEEE },
+	{ EXP2, F_NAN, QPU_EMU_F_QNAN, NAN_RULE },
+	{ EXP2, F_DENORM, F1_0, FLUSH },
+	{ EXP2, F_NDENORM, F1_0, FLUSH },
+	{ LOG2, 0, F_NINF, IEEE },
+	{ LOG2, 0x80000000u, F_NINF, E_LOG },
+	{ LOG2, F_NEG4, F2_0, E_LOG },
+	{ LOG2, F_INF, F_INF, IEEE },
+	{ LOG2, F_NINF, F_INF, E_LOG },
+	{ LOG2, F_NAN, QPU_EMU_F_QNAN, NAN_RULE },
+	{ LOG2, F_DENORM, F_NINF, FLUSH },
+	{ LOG2, F_NDENORM, F_NINF, FLUSH },
+};
+
 /* --- running one row ------------------------------------------------------ */
 
 /* How the emulator runs: SIMD level (0 is the kernel's code), predecode. */
@@ -429,6 +498,52 @@ static void test_conv_row(const struct config *c, const struct conv_row *r,
 	}
 }
 
+static uint32_t sfu_call(enum sfu_op op, uint32_t x)
+{
+	switch (op) {
+	case RECIP:
+		return qpu_emu_recip(x);
+	case RECIPSQRT:
+		return qpu_emu_recipsqrt(x);
+	case EXP2:
+		return qpu_emu_exp2(x);
+	default:
+		return qpu_emu_log2(x);
+	}
+}
+
+/* ldi r1, x; mov sfu, r1; two nops; mov r0, r4 */
+static void test_sfu_row(const struct config *c, const struct sfu_row *r)
+{
+	struct prog p = prog_at(CODE_BASE);
+	enum qpu_emu_status st;
+	uint32_t out[16], direct = sfu_call(r->op, r->in);
+
+	emit(&p, i_ldi(W_R1, r->in));
+	emit(&p, i_mov(W_SFU_RECIP + r->op, QPU_ISA_MUX_R1));
+	emit(&p, i_nop());
+	emit(&p, i_nop());
+	emit(&p, i_mov(W_R0, QPU_ISA_MUX_R4));
+	emit_end(&p);
+	st = run(c, QPU_EMU_FILE_ACC, 0, out);
+	t_checks += 2;
+	if (direct != r->expect)
+		row_failed(c, sfu_names[r->op], r->in, 0, r->expect, direct,
+			   r->source);
+	if (st != QPU_EMU_IDLE) {
+		row_failed(c, sfu_names[r->op], r->in, 0, r->expect, st,
+			   "did not end");
+		return;
+	}
+	for (int i = 0; i < 16; i++) {
+		if (out[i] != r->expect) {
+			row_failed(c, sfu_names[r->op], r->in, 0, r->expect,
+				   out[i], r->source);
+			return;
+		}
+	}
+}
+
 static void test_config(const struct config *c)
 {
 	struct conv_row rsv = { PACK_MUL, 0, ADD_INT, 1, 2, 0, G_MULPACK_RSV };
@@ -440,6 +555,8 @@ static void test_config(const struct config *c)
 		for (rsv.unit = ADD_INT; rsv.unit <= MUL_FLOAT; rsv.unit++)
 			test_conv_row(c, &rsv, true);
 	}
+	for (size_t k = 0; k < T_ARRAY_SIZE(sfu_rows); k++)
+		test_sfu_row(c, &sfu_rows[k]);
 }
 
 int main(void)
