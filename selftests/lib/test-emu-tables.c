@@ -479,14 +479,13 @@ static void test_conv_row(const struct config *c, const struct conv_row *r,
 	build_conv(r, &file, &reg);
 	st = run(c, file, reg, out);
 	t_checks++;
-	if (faults) {
-		if (st != QPU_EMU_FAULT)
-			row_failed(c, what, r->a, r->b, QPU_EMU_FAULT, st,
+	if (faults || st != QPU_EMU_IDLE) {
+		/* then expected and got are qpu_emu_status values */
+		strncat(what, ": run status", sizeof(what) - strlen(what) - 1);
+		if (st != (faults ? QPU_EMU_FAULT : QPU_EMU_IDLE))
+			row_failed(c, what, r->a, r->b,
+				   faults ? QPU_EMU_FAULT : QPU_EMU_IDLE, st,
 				   r->source);
-		return;
-	}
-	if (st != QPU_EMU_IDLE) {
-		row_failed(c, what, r->a, r->b, r->expect, st, "did not end");
 		return;
 	}
 	for (int i = 0; i < 16; i++) {
@@ -531,8 +530,8 @@ static void test_sfu_row(const struct config *c, const struct sfu_row *r)
 		row_failed(c, sfu_names[r->op], r->in, 0, r->expect, direct,
 			   r->source);
 	if (st != QPU_EMU_IDLE) {
-		row_failed(c, sfu_names[r->op], r->in, 0, r->expect, st,
-			   "did not end");
+		row_failed(c, "run status", r->in, 0, QPU_EMU_IDLE, st,
+			   sfu_names[r->op]);
 		return;
 	}
 	for (int i = 0; i < 16; i++) {
