@@ -71,6 +71,13 @@
  *   round with seed 0).
  * - Pack 32s (regfile A pack 8) saturates the exact sum or difference of
  *   add and sub; any other result fits 32 bits and is kept as it is.
+ * - Packs and unpacks where the guide's tables leave a case open (each is
+ *   a row of test-emu-tables): regfile-A 16a/16b of a float result give a
+ *   float16 with or without sat (as on a Pi), the 8-bit packs take a float
+ *   result's bits as an integer, the mul pack of an integer result keeps
+ *   its low byte. Unpacks follow each consumer (a float op gets floats);
+ *   8dr gives a float op byte d as a colour, like 8d; r4 unpacks give an
+ *   integer op the regfile-A integer forms.
  *
  * DOC: predecoded instructions
  * Each word is decoded once into a struct qpu_emu_op (the decode plus what
@@ -463,7 +470,10 @@ static u32 sat_s(s64 v, s64 lo, s64 hi)
 
 /*
  * Regfile A pack of an add (or swapped mul) result @v into @old. @wide is
- * the exact integer result of add/sub for the 32-bit saturation.
+ * the exact integer result of add/sub for the 32-bit saturation. A float
+ * result packed to 16a or 16b becomes a float16 with or without "sat"
+ * (the guide's pack table; PyVideoCore's test_pack_regA_float shows it on
+ * a Pi); only an integer result saturates.
  */
 static u32 pack_a(u32 old, u32 v, s64 wide, unsigned int mode, bool is_float)
 {
@@ -472,8 +482,15 @@ static u32 pack_a(u32 old, u32 v, s64 wide, unsigned int mode, bool is_float)
 	switch (mode) {
 	case 1:
 	case 2:
-		b = is_float ? qpu_emu_f32_to_f16(v) : v & 0xffff;
-		return mode == 1 ? (old & 0xffff0000u) | b :
+	case 9:
+	case 10:
+		if (is_float)
+			b = qpu_emu_f32_to_f16(v);
+		else if (mode >= 9)
+			b = sat_s((s32)v, -0x8000, 0x7fff) & 0xffff;
+		else
+			b = v & 0xffff;
+		return (mode & 3) == 1 ? (old & 0xffff0000u) | b :
 			(old & 0xffff) | b << 16;
 	case 3:
 		return (v & 0xff) * 0x01010101u;
@@ -485,11 +502,6 @@ static u32 pack_a(u32 old, u32 v, s64 wide, unsigned int mode, bool is_float)
 		return (old & ~(0xffu << b)) | (v & 0xff) << b;
 	case 8:
 		return sat_s(wide, -0x80000000ll, 0x7fffffffll);
-	case 9:
-	case 10:
-		b = sat_s((s32)v, -0x8000, 0x7fff) & 0xffff;
-		return mode == 9 ? (old & 0xffff0000u) | b :
-			(old & 0xffff) | b << 16;
 	case 11:
 		return sat_s((s32)v, 0, 255) * 0x01010101u;
 	case 12:

@@ -25,7 +25,12 @@
  * - SFU: the hardware units are approximate and undocumented in precision.
  *   recip is correctly rounded; recipsqrt, exp2 and log2 are computed in
  *   64-bit fixed point (errors below 2^-30 relative before the final
- *   rounding), so results are within 1 ulp of the exact value.
+ *   rounding), so results are within 1 ulp of the exact value. recipsqrt
+ *   and log2 take the magnitude of their input (PyVideoCore's APPENDIX:
+ *   RECIPSQRT(x) = 1/sqrt(abs(x)), LOG(x) = log2(abs(x)); its
+ *   test_sqrt_of_negative and test_log_of_negative pass on a Pi), so -x
+ *   gives what x gives: -0 and -Inf as +0 and +Inf. recip keeps the sign
+ *   (1/-0 is -Inf, IEEE's rule: the errata only says RECIP(0) is Inf).
  * - Speed: fadd and fmul also have inline fast paths (qpu_emu_float.h),
  *   which compute normal numbers only and hand every other case to the
  *   functions here, and the ALU ops 16-lane forms (the end of this file),
@@ -324,19 +329,18 @@ u32 qpu_emu_recip(u32 a)
 	return round_pack(sign, 99 - (int)f_exp(a), (q << 1) | (rem != 0));
 }
 
+/* 1/sqrt(|a|): the sign is ignored (see "SFU" above). */
 u32 qpu_emu_recipsqrt(u32 a)
 {
 	u32 rem;
 	u64 m, y, r;
 	int k;
 
-	a = qpu_emu_fflush(a);
+	a = qpu_emu_fflush(a) & ~F_SIGN;
 	if (f_is_nan(a))
 		return QPU_EMU_F_QNAN;
 	if (f_is_zero(a))
-		return (a & F_SIGN) | F_INF;
-	if (a & F_SIGN)
-		return QPU_EMU_F_QNAN;
+		return F_INF;
 	if (f_is_inf(a))
 		return 0;
 	m = f_mant(a);
@@ -413,19 +417,18 @@ u32 qpu_emu_exp2(u32 a)
 	return round_pack(0, i - 62, r);
 }
 
+/* log2(|a|): the sign is ignored (see "SFU" above). */
 u32 qpu_emu_log2(u32 a)
 {
 	u64 y, frac = 0, mag;
 	s64 v;
 	int k;
 
-	a = qpu_emu_fflush(a);
+	a = qpu_emu_fflush(a) & ~F_SIGN;
 	if (f_is_nan(a))
 		return QPU_EMU_F_QNAN;
 	if (f_is_zero(a))
 		return F_SIGN | F_INF;
-	if (a & F_SIGN)
-		return QPU_EMU_F_QNAN;
 	if (f_is_inf(a))
 		return F_INF;
 	/* log2(1.f) bit by bit: square, and halve when >= 2 (Q61). */

@@ -24,7 +24,7 @@ bool qpu_emu_fgt(u32 a, u32 b);
 u32 qpu_emu_ftoi(u32 a);
 u32 qpu_emu_itof(u32 a);
 
-/* SFU: reciprocal, reciprocal square root, 2^x, log2(x). */
+/* SFU: 1/x, 1/sqrt(|x|), 2^x, log2(|x|). */
 u32 qpu_emu_recip(u32 a);
 u32 qpu_emu_recipsqrt(u32 a);
 u32 qpu_emu_exp2(u32 a);
