@@ -11,24 +11,12 @@
  */
 #include "test-emu.h"
 
-#define W_VPM_SETUP	49	/* A: vr_setup, B: vw_setup */
-#define W_DMA_ADDR	50	/* A: vr_addr, B: vw_addr */
-#define R_WAIT		50
-
 #define VDR(rowlen, nrows, base) \
 	(0x80000000u | ((rowlen) & 15u) << 20 | ((nrows) & 15u) << 16 | \
 	 1u << 12 | (uint32_t)(base))
 #define VDW(units, depth, base) \
 	(0x80000000u | ((units) & 127u) << 23 | ((depth) & 127u) << 16 | \
 	 1u << 14 | (uint32_t)(base) << 3)
-
-static struct qpu_isa_instr i_ldi_b(unsigned int waddr, uint32_t imm)
-{
-	struct qpu_isa_instr in = i_ldi(waddr, imm);
-
-	in.ws = true;
-	return in;
-}
 
 static uint64_t encode(struct qpu_isa_instr in)
 {

@@ -10,8 +10,6 @@
  */
 #include "test-emu.h"
 
-#define R_VPM		48
-
 /*
  * QPU 0, 10 instructions:
  *  1 ldi r1, DATA_BASE + 8

@@ -12,16 +12,7 @@
 
 #define W_HOST_INT	38
 #define W_UNIF_ADDR	40
-#define W_VPM		48
-#define W_VPM_SETUP	49	/* A: vr_setup, B: vw_setup */
-#define W_DMA_ADDR	50	/* A: vr_addr, B: vw_addr */
 #define W_MUTEX		51
-#define W_SFU_RECIP	52
-#define W_SFU_RSQRT	53
-#define W_SFU_EXP	54
-#define W_SFU_LOG	55
-#define R_VPM		48
-#define R_WAIT		50
 #define R_MUTEX		51
 
 static void get(struct qpu_emu *emu, unsigned int qpu, enum qpu_emu_file f,
@@ -38,15 +29,6 @@ static void expect_acc(struct qpu_emu *emu, unsigned int r, uint32_t v)
 	get(emu, 0, QPU_EMU_FILE_ACC, r, got);
 	for (int i = 0; i < 16; i++)
 		T_EQ_U64(v, got[i]);
-}
-
-/* Write the B-side register @waddr (vw_setup, vw_addr) from an LDI. */
-static struct qpu_isa_instr i_ldi_b(unsigned int waddr, uint32_t imm)
-{
-	struct qpu_isa_instr in = i_ldi(waddr, imm);
-
-	in.ws = true;
-	return in;
 }
 
 static void test_branches(void)

@@ -22,7 +22,6 @@
 #include "test-emu.h"
 
 #define OLD		0xa5a5a5a5u	/* destination before the write */
-#define W_SFU_RECIP	52		/* then recipsqrt, exp2, log2 */
 #define SMI_ONE		32		/* the small immediate 1.0 */
 #define RA_DST		5		/* regfile-A destination of packs */
 #define RA_SRC		1		/* regfile-A source of unpacks */

@@ -9,12 +9,6 @@
 #include "qpu_vpm.h"
 #include "test-emu.h"
 
-#define W_VPM		48
-#define W_VPM_SETUP	49	/* A: vr_setup, B: vw_setup */
-#define W_DMA_ADDR	50	/* A: vr_addr, B: vw_addr */
-#define R_VPM		48
-#define R_WAIT		50
-
 /* Generic block setup; size 0 = 8-bit, 1 = 16-bit, 2 = 32-bit. */
 #define GEN(num, stride, horiz, laned, size, addr) \
 	((uint32_t)(num) << 20 | (uint32_t)(stride) << 12 | \
@@ -34,14 +28,6 @@
 #define E8(i)		((uint32_t)(i) * 0x11u)
 #define E16(i)		((uint32_t)(i) * 0x1111u)
 #define FILL		0xaaaaaaaau
-
-static struct qpu_isa_instr i_ldi_b(unsigned int waddr, uint32_t imm)
-{
-	struct qpu_isa_instr in = i_ldi(waddr, imm);
-
-	in.ws = true;
-	return in;
-}
 
 /* r0 = elem_num * @k */
 static void emit_elem_times(struct prog *p, uint32_t k)

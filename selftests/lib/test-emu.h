@@ -26,11 +26,20 @@
 #define W_R2		34
 #define W_R3		35
 #define W_NOP		39
+#define W_VPM		48
+#define W_VPM_SETUP	49	/* A: vr_setup, B: vw_setup */
+#define W_DMA_ADDR	50	/* A: vr_addr, B: vw_addr */
+#define W_SFU_RECIP	52
+#define W_SFU_RSQRT	53
+#define W_SFU_EXP	54
+#define W_SFU_LOG	55
 #define W_TMU0_S	56
 #define W_TMU1_S	60
 #define R_UNIF		32
 #define R_ELEM		38	/* elem_num in A, qpu_num in B */
 #define R_NOP		39
+#define R_VPM		48
+#define R_WAIT		50	/* A: vr_wait, B: vw_wait */
 
 struct tmem_region {
 	uint32_t base;
@@ -161,6 +170,15 @@ static inline struct qpu_isa_instr i_ldi(unsigned int waddr, uint32_t imm)
 		.waddr_add = waddr, .waddr_mul = W_NOP, .imm = imm,
 	};
 
+	return in;
+}
+
+/* ldi to the B side of @waddr (vw_setup, vw_addr: ws set). */
+static inline struct qpu_isa_instr i_ldi_b(unsigned int waddr, uint32_t imm)
+{
+	struct qpu_isa_instr in = i_ldi(waddr, imm);
+
+	in.ws = true;
 	return in;
 }
 
