@@ -25,9 +25,10 @@ check-asan:
 
 -include $(LIBTEST_BINS:=.d)
 
-# test-runtime and test-kernels also run in the VM, statically linked, on
-# qpu.ko's simulated V3D: the same programs on both kinds of device.
-VM_LIB_TESTS := test-runtime test-kernels
+# test-runtime, test-kernels and test-emu-tables also run in the VM,
+# statically linked, on qpu.ko's simulated V3D: the same programs on both
+# kinds of device.
+VM_LIB_TESTS := test-runtime test-kernels test-emu-tables
 VM_LIB_TESTS_STATIC := $(VM_LIB_TESTS:%=$(BUILD)/static/%)
 $(VM_LIB_TESTS_STATIC): $(BUILD)/static/%: selftests/lib/%.c $(LIBQPU_A)
 	$(Q)mkdir -p $(dir $@)

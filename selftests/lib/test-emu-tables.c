@@ -5,11 +5,24 @@
  * regfile-A pack, mul pack, regfile-A unpack and r4 unpack mode for an
  * integer and a float op on the add and on the mul unit; the SFU table has
  * recip, recipsqrt, exp2 and log2 of zeros, a negative number, the
- * infinities, a NaN and denormals. Every row runs as a program on the
- * emulator with the lane by lane float code the kernel build runs and with
- * the host's best SIMD path, each with the predecoded-instruction cache on
- * and off; the SFU rows also call the float functions themselves (those
- * qpu.ko's float digest compares with this build).
+ * infinities, a NaN and denormals. The tables run two ways:
+ *
+ * - on the emulator API: every row its own program, its destination read
+ *   back with qpu_emu_get_reg(), with the lane by lane float code the kernel
+ *   build runs and with the host's best SIMD path, each with the
+ *   predecoded-instruction cache on and off; the SFU rows also call the
+ *   float functions themselves (those qpu.ko's float digest compares with
+ *   this build);
+ * - on a device, through libqpu's device API: the rows in a few jobs whose
+ *   programs store every destination (16 lanes) through the VPM and a VDW,
+ *   compared in memory; each reserved word in a job of its own that must
+ *   fault. A third table, VDR pitches and VDW strides up to 16 bits, runs
+ *   this way only.
+ *
+ * "test-emu-tables" runs both, the device way on the in-process emulator
+ * ("emu"); "test-emu-tables DEVICE" runs the device way on DEVICE only:
+ * check-vm runs the statically linked copy as "test-emu-tables /dev/qpu",
+ * on qpu.ko's simulated V3D (the same core in the kernel build).
  *
  * Sources: "guide" is the VideoCore IV 3D Architecture Reference Guide
  * (its regfile-a pack and unpack tables, the mul pack table and Table 8,
@@ -18,7 +31,14 @@
  * program of PyVideoCore's test suite that passes on a Pi. "choice" marks
  * what no source settles; the row says what was chosen and why.
  */
+#include <errno.h>
+#include <stddef.h>
+
+#include <linux/qpu.h>
+
+#include "qpu.h"
 #include "qpu_emu_float.h"
+#include "qpu_vpm.h"
 #include "test-emu.h"
 
 #define OLD		0xa5a5a5a5u	/* destination before the write */
@@ -329,30 +349,7 @@ static const struct sfu_row sfu_rows[] = {
 	{ LOG2, F_NDENORM, F_NINF, FLUSH },
 };
 
-/* --- running one row ------------------------------------------------------ */
-
-/* How the emulator runs: SIMD level (0 is the kernel's code), predecode. */
-struct config {
-	int simd;
-	bool predecode;
-	char name[40];
-};
-
-/* Runs the program at CODE_BASE; the status, and @reg of @file in @out. */
-static enum qpu_emu_status run(const struct config *c, enum qpu_emu_file file,
-			       unsigned int reg, uint32_t out[16])
-{
-	struct qpu_emu *emu = t_emu_new(0);
-	enum qpu_emu_status st;
-
-	qpu_emu_set_predecode(emu, c->predecode);
-	st = t_run1(emu, CODE_BASE, UNIF_BASE);
-	if (st == QPU_EMU_IDLE)
-		T_EQ_U64(0, qpu_emu_get_reg(emu, 0, file, reg, out));
-	free(emu);
-	return st;
-}
-
+/* Which op consumes or produces the value of a row: its instruction. */
 static unsigned int add_op(enum unit u)
 {
 	return u == ADD_FLOAT ? QPU_ISA_A_FADD : QPU_ISA_A_ADD;
@@ -416,84 +413,139 @@ static struct qpu_isa_instr unpack_instr(const struct conv_row *r)
 	return in;
 }
 
-/* Builds the row's program; returns where the result is. */
-static void build_conv(const struct conv_row *r, enum qpu_emu_file *file,
-		       unsigned int *reg)
-{
-	struct prog p = prog_at(CODE_BASE);
-	uint32_t *data = t_words(DATA_BASE);
+/* Where a row's program leaves its result. */
+struct result_reg {
+	enum qpu_emu_file file;	/* QPU_EMU_FILE_A or QPU_EMU_FILE_ACC */
+	unsigned int reg;
+};
 
+/*
+ * Emits the instructions of conversion row @r at @p; an r4 unpack reads its
+ * operand through TMU0 from bus address @tmu_addr, whose 16 words are
+ * @tmu_words. The row's own instruction is the last one emitted.
+ */
+static struct result_reg emit_conv(struct prog *p, const struct conv_row *r,
+				   uint32_t tmu_addr, uint32_t *tmu_words)
+{
 	if (r->kind == PACK_A || r->kind == PACK_MUL) {
 		bool to_r3 = r->kind == PACK_MUL && !is_add(r->unit);
 
-		emit(&p, i_ldi(W_R1, r->a));
-		emit(&p, i_ldi(W_R2, r->b));
-		emit(&p, i_ldi(to_r3 ? W_R3 : RA_DST, OLD));
-		emit(&p, i_nop());
-		emit(&p, pack_instr(r));
-		*file = to_r3 ? QPU_EMU_FILE_ACC : QPU_EMU_FILE_A;
-		*reg = to_r3 ? 3 : RA_DST;
-	} else {
-		if (r->kind == UNPACK_A) {
-			emit(&p, i_ldi(RA_SRC, r->a));
-		} else {
-			for (int i = 0; i < 16; i++)
-				data[i] = r->a;
-			emit(&p, i_ldi(W_R1, DATA_BASE));
-			emit(&p, i_mov(W_TMU0_S, QPU_ISA_MUX_R1));
-			emit(&p, i_sig(QPU_ISA_SIG_LDTMU0));
-		}
-		emit(&p, i_nop());
-		emit(&p, unpack_instr(r));
-		*file = QPU_EMU_FILE_ACC;
-		*reg = 0;
+		emit(p, i_ldi(W_R1, r->a));
+		emit(p, i_ldi(W_R2, r->b));
+		emit(p, i_ldi(to_r3 ? W_R3 : RA_DST, OLD));
+		emit(p, i_nop());
+		emit(p, pack_instr(r));
+		if (to_r3)
+			return (struct result_reg){ QPU_EMU_FILE_ACC, 3 };
+		return (struct result_reg){ QPU_EMU_FILE_A, RA_DST };
 	}
-	emit_end(&p);
+	if (r->kind == UNPACK_A) {
+		emit(p, i_ldi(RA_SRC, r->a));
+	} else {
+		for (int i = 0; i < 16; i++)
+			tmu_words[i] = r->a;
+		emit(p, i_ldi(W_R1, tmu_addr));
+		emit(p, i_mov(W_TMU0_S, QPU_ISA_MUX_R1));
+		emit(p, i_sig(QPU_ISA_SIG_LDTMU0));
+	}
+	emit(p, i_nop());
+	emit(p, unpack_instr(r));
+	return (struct result_reg){ QPU_EMU_FILE_ACC, 0 };
 }
 
-static void row_failed(const struct config *c, const char *what,
-		       uint32_t a, uint32_t b, uint32_t expect, uint32_t got,
+/* ldi r1, x; mov sfu, r1; two nops; mov r0, r4 */
+static struct result_reg emit_sfu(struct prog *p, const struct sfu_row *r)
+{
+	emit(p, i_ldi(W_R1, r->in));
+	emit(p, i_mov(W_SFU_RECIP + r->op, QPU_ISA_MUX_R1));
+	emit(p, i_nop());
+	emit(p, i_nop());
+	emit(p, i_mov(W_R0, QPU_ISA_MUX_R4));
+	return (struct result_reg){ QPU_EMU_FILE_ACC, 0 };
+}
+
+static void conv_what(const struct conv_row *r, char *what, size_t size)
+{
+	snprintf(what, size, "%s %u, %s", kind_names[r->kind], r->mode,
+		 unit_names[r->unit]);
+}
+
+static void row_failed(const char *way, const char *what, uint32_t a,
+		       uint32_t b, uint32_t expect, uint32_t got,
 		       const char *source)
 {
 	char m[400];
 
 	snprintf(m, sizeof(m),
-		 "%s: %s (%08x, %08x): expected %08x got %08x [%s]", c->name,
+		 "%s: %s (%08x, %08x): expected %08x got %08x [%s]", way,
 		 what, a, b, expect, got, source);
 	t_report(__FILE__, __LINE__, m);
+}
+
+/* One check: all 16 lanes of @out are @r's @expect. */
+static void check_lanes(const char *way, const char *what, uint32_t a,
+			uint32_t b, uint32_t expect, const uint32_t *out,
+			const char *source)
+{
+	t_checks++;
+	for (int i = 0; i < 16; i++) {
+		if (out[i] != expect) {
+			row_failed(way, what, a, b, expect, out[i], source);
+			return;
+		}
+	}
+}
+
+/* --- the emulator way: one program per row, registers read back ----------- */
+
+/* How the emulator runs: SIMD level (0 is the kernel's code), predecode. */
+struct config {
+	int simd;
+	bool predecode;
+	char name[40];
+};
+
+/* Runs the program at CODE_BASE; the status, and @where's value in @out. */
+static enum qpu_emu_status run(const struct config *c, struct result_reg where,
+			       uint32_t out[16])
+{
+	struct qpu_emu *emu = t_emu_new(0);
+	enum qpu_emu_status st;
+
+	qpu_emu_set_predecode(emu, c->predecode);
+	st = t_run1(emu, CODE_BASE, UNIF_BASE);
+	if (st == QPU_EMU_IDLE)
+		T_EQ_U64(0, qpu_emu_get_reg(emu, 0, where.file, where.reg,
+					    out));
+	free(emu);
+	return st;
 }
 
 /* Runs row @r; @faults: the word is reserved and must fault instead. */
 static void test_conv_row(const struct config *c, const struct conv_row *r,
 			  bool faults)
 {
+	struct prog p = prog_at(CODE_BASE);
 	enum qpu_emu_status st;
-	enum qpu_emu_file file;
-	unsigned int reg;
+	struct result_reg where;
 	uint32_t out[16];
 	char what[80];
 
-	snprintf(what, sizeof(what), "%s %u, %s", kind_names[r->kind],
-		 r->mode, unit_names[r->unit]);
-	build_conv(r, &file, &reg);
-	st = run(c, file, reg, out);
-	t_checks++;
+	conv_what(r, what, sizeof(what));
+	where = emit_conv(&p, r, DATA_BASE, t_words(DATA_BASE));
+	emit_end(&p);
+	st = run(c, where, out);
 	if (faults || st != QPU_EMU_IDLE) {
 		/* then expected and got are qpu_emu_status values */
+		t_checks++;
 		strncat(what, ": run status", sizeof(what) - strlen(what) - 1);
 		if (st != (faults ? QPU_EMU_FAULT : QPU_EMU_IDLE))
-			row_failed(c, what, r->a, r->b,
+			row_failed(c->name, what, r->a, r->b,
 				   faults ? QPU_EMU_FAULT : QPU_EMU_IDLE, st,
 				   r->source);
 		return;
 	}
-	for (int i = 0; i < 16; i++) {
-		if (out[i] != r->expect) {
-			row_failed(c, what, r->a, r->b, r->expect, out[i],
-				   r->source);
-			return;
-		}
-	}
+	check_lanes(c->name, what, r->a, r->b, r->expect, out, r->source);
 }
 
 static uint32_t sfu_call(enum sfu_op op, uint32_t x)
@@ -510,36 +562,27 @@ static uint32_t sfu_call(enum sfu_op op, uint32_t x)
 	}
 }
 
-/* ldi r1, x; mov sfu, r1; two nops; mov r0, r4 */
 static void test_sfu_row(const struct config *c, const struct sfu_row *r)
 {
 	struct prog p = prog_at(CODE_BASE);
+	struct result_reg where = emit_sfu(&p, r);
 	enum qpu_emu_status st;
 	uint32_t out[16], direct = sfu_call(r->op, r->in);
 
-	emit(&p, i_ldi(W_R1, r->in));
-	emit(&p, i_mov(W_SFU_RECIP + r->op, QPU_ISA_MUX_R1));
-	emit(&p, i_nop());
-	emit(&p, i_nop());
-	emit(&p, i_mov(W_R0, QPU_ISA_MUX_R4));
 	emit_end(&p);
-	st = run(c, QPU_EMU_FILE_ACC, 0, out);
-	t_checks += 2;
+	st = run(c, where, out);
+	t_checks++;
 	if (direct != r->expect)
-		row_failed(c, sfu_names[r->op], r->in, 0, r->expect, direct,
-			   r->source);
+		row_failed(c->name, sfu_names[r->op], r->in, 0, r->expect,
+			   direct, r->source);
 	if (st != QPU_EMU_IDLE) {
-		row_failed(c, "run status", r->in, 0, QPU_EMU_IDLE, st,
+		t_checks++;
+		row_failed(c->name, "run status", r->in, 0, QPU_EMU_IDLE, st,
 			   sfu_names[r->op]);
 		return;
 	}
-	for (int i = 0; i < 16; i++) {
-		if (out[i] != r->expect) {
-			row_failed(c, sfu_names[r->op], r->in, 0, r->expect,
-				   out[i], r->source);
-			return;
-		}
-	}
+	check_lanes(c->name, sfu_names[r->op], r->in, 0, r->expect, out,
+		    r->source);
 }
 
 static void test_config(const struct config *c)
@@ -557,7 +600,7 @@ static void test_config(const struct config *c)
 		test_sfu_row(c, &sfu_rows[k]);
 }
 
-int main(void)
+static void test_emulator(void)
 {
 	int best = qpu_emu_float_simd(-1);
 	int levels[2] = { 0, best };
@@ -573,5 +616,316 @@ int main(void)
 		}
 	}
 	qpu_emu_float_simd(-1);
+}
+
+/* --- the device way: batches of rows, results stored to memory ------------ */
+
+/*
+ * The VDR pitch and VDW stride rows: @rows rows of 16 words, @pitch bytes
+ * apart in memory, load into VPM rows 0.. (VDR extended pitch setup) and
+ * store back with VDW stride @stride, so row r lands at r * (64 + @stride).
+ * They run on devices only (the emulator's own twin of the sgemm row, which
+ * also reads the VPM, is test-emu-vpm's test_dma_wide_strides).
+ */
+struct dma_row {
+	uint32_t pitch, stride;
+	unsigned int rows;
+	const char *source;
+};
+
+#define G_DMA13		"guide, Tables 35 and 37: 13-bit VDW stride and " \
+			"VDR pitch"
+#define HW_SGEMM	"hw: PyVideoCore's sgemm example, C rows of 3072 " \
+			"floats (qpu_vpm.h)"
+#define CH_DMA16	"vc4asm vc4.qinc: the VDW stride is 16 bits; " \
+			"choice: the VDR pitch too (qpu_vpm.h)"
+
+static const struct dma_row dma_rows[] = {
+	{ 128, 64, 3, G_DMA13 },
+	{ 12288, 12224, 3, HW_SGEMM },
+	{ 0xffc0, 0xff80, 3, CH_DMA16 },
+};
+
+/*
+ * Rows per job: each row writes its result to the next VPM row (a QPU
+ * reaches QPU_VPM_ROWS of them) and one VDW stores them all, 64 bytes a
+ * row, so a few jobs run every row.
+ */
+#define DEV_BATCH	QPU_VPM_ROWS
+#define DEV_ROWS	(T_ARRAY_SIZE(conv_rows) + T_ARRAY_SIZE(sfu_rows))
+#define POISON		0xeeeeeeeeu	/* memory no store reached */
+
+static void poison(struct qpu_bo *bo)
+{
+	uint32_t *w = qpu_bo_get_map(bo);
+
+	for (size_t i = 0; i < qpu_bo_get_size(bo) / 4; i++)
+		w[i] = POISON;
+}
+
+struct dev_run {
+	struct qpu_dev *dev;
+	const char *way;
+	struct qpu_bo *code, *unif;
+};
+
+/*
+ * Runs the program built at CODE_BASE (@n instructions) alone on the
+ * device, with @data and @out. False if the job could not be run (then
+ * reported).
+ */
+static bool dev_job(struct dev_run *d, unsigned int n, struct qpu_bo *data,
+		    struct qpu_bo *out, struct qpu_job_result *res)
+{
+	struct qpu_program_ref prog = { .code = d->code, .uniforms = d->unif };
+	struct qpu_bo *bos[] = { data, out };
+	struct qpu_job_desc desc = {
+		.programs = &prog, .program_count = 1,
+		.bos = bos, .bo_count = T_ARRAY_SIZE(bos), .in_fence_fd = -1,
+	};
+	uint64_t seqno;
+	int ret;
+
+	memcpy(qpu_bo_get_map(d->code), t_words(CODE_BASE), n * 8);
+	ret = qpu_submit(d->dev, &desc, &seqno);
+	if (!ret)
+		ret = qpu_wait(d->dev, seqno, -1, res);
+	T_EQ_U64(0, ret);
+	return !ret;
+}
+
+/* The job ended as @expect (a QPU_JOB_* status); says so if not. */
+static bool dev_status(const struct dev_run *d, const char *what,
+		       const struct qpu_job_result *res, uint32_t expect)
+{
+	char m[200];
+
+	t_checks++;
+	if (res->status == expect)
+		return true;
+	snprintf(m, sizeof(m), "%s: %s: job %s (fault at %08x, access %u), "
+		 "expected %s", d->way, what, qpu_job_status_str(res->status),
+		 res->fault_pc, res->fault_access, qpu_job_status_str(expect));
+	t_report(__FILE__, __LINE__, m);
+	return false;
+}
+
+/* Device row @k: conversion rows, then SFU rows. */
+static struct result_reg emit_dev_row(struct prog *p, size_t k,
+				      uint32_t tmu_addr, uint32_t *tmu_words)
+{
+	if (k < T_ARRAY_SIZE(conv_rows))
+		return emit_conv(p, &conv_rows[k], tmu_addr, tmu_words);
+	return emit_sfu(p, &sfu_rows[k - T_ARRAY_SIZE(conv_rows)]);
+}
+
+static void check_dev_row(const struct dev_run *d, size_t k,
+			  const uint32_t *out)
+{
+	const struct conv_row *c;
+	const struct sfu_row *s;
+	char what[80];
+
+	if (k < T_ARRAY_SIZE(conv_rows)) {
+		c = &conv_rows[k];
+		conv_what(c, what, sizeof(what));
+		check_lanes(d->way, what, c->a, c->b, c->expect, out,
+			    c->source);
+		return;
+	}
+	s = &sfu_rows[k - T_ARRAY_SIZE(conv_rows)];
+	check_lanes(d->way, sfu_names[s->op], s->in, 0, s->expect, out,
+		    s->source);
+}
+
+/*
+ * Rows @first.. (up to DEV_BATCH) in one program: each row's instructions,
+ * then "mov vpm, <its result>" (a nop first for a regfile-A result, which
+ * an instruction cannot read right after its write); one VDW stores the
+ * rows' vectors to @out at row @first's 64 bytes and on.
+ */
+static void test_dev_batch(struct dev_run *d, size_t first,
+			   struct qpu_bo *data, struct qpu_bo *out)
+{
+	size_t n = DEV_ROWS - first < DEV_BATCH ? DEV_ROWS - first : DEV_BATCH;
+	uint32_t *tmu = qpu_bo_get_map(data), *o = qpu_bo_get_map(out);
+	uint32_t tmu_bus = qpu_bo_get_bus_addr(data);
+	struct prog p = prog_at(CODE_BASE);
+	struct qpu_job_result res;
+	char what[40];
+
+	snprintf(what, sizeof(what), "rows %zu..%zu", first, first + n - 1);
+	emit(&p, i_ldi_b(W_VPM_SETUP, qpu_vpm_setup(0, 1,
+		qpu_vpm_addr(true, false, QPU_VPM_SIZE_32, 0, 0, 0))));
+	for (size_t j = 0; j < n; j++) {
+		struct result_reg where = emit_dev_row(&p, first + j,
+						       tmu_bus + 64 * j,
+						       tmu + 16 * j);
+
+		if (where.file == QPU_EMU_FILE_A) {
+			struct qpu_isa_instr in = i_mov(W_VPM, QPU_ISA_MUX_A);
+
+			in.raddr_a = where.reg;
+			emit(&p, i_nop());
+			emit(&p, in);
+		} else {
+			emit(&p, i_mov(W_VPM, QPU_ISA_MUX_R0 + where.reg));
+		}
+	}
+	emit(&p, i_ldi_b(W_VPM_SETUP, qpu_vdw_setup1(0)));
+	emit(&p, i_ldi_b(W_VPM_SETUP, qpu_vdw_setup0(n, 16,
+		qpu_vdw_dma(true, QPU_VPM_SIZE_32, 0, 0, 0))));
+	emit(&p, i_ldi_b(W_DMA_ADDR, qpu_bo_get_bus_addr(out) + 64 * first));
+	emit(&p, i_read(R_NOP, R_WAIT));
+	emit_end(&p);
+	if (!dev_job(d, p.n, data, out, &res) ||
+	    !dev_status(d, what, &res, QPU_JOB_DONE))
+		return;
+	for (size_t j = 0; j < n; j++)
+		check_dev_row(d, first + j, o + 16 * (first + j));
+}
+
+/* A reserved mul pack: the job ends with a fault at that instruction. */
+static void test_dev_reserved(struct dev_run *d, struct qpu_bo *data,
+			      struct qpu_bo *out, const struct conv_row *r)
+{
+	struct prog p = prog_at(CODE_BASE);
+	struct qpu_job_result res;
+	uint32_t pc;
+	char what[80];
+
+	conv_what(r, what, sizeof(what));
+	emit_conv(&p, r, qpu_bo_get_bus_addr(data), qpu_bo_get_map(data));
+	pc = qpu_bo_get_bus_addr(d->code) + (p.n - 1) * 8;
+	emit_end(&p);
+	if (!dev_job(d, p.n, data, out, &res) ||
+	    !dev_status(d, what, &res, QPU_JOB_FAULT))
+		return;
+	T_EQ_U64(pc, res.fault_pc);
+	T_EQ_U64(QPU_FAULT_OTHER, res.fault_access);
+}
+
+static uint32_t dma_word(unsigned int i)
+{
+	return 0x0d000000u | i;
+}
+
+/*
+ * Row @row of @r's store, at @o: the loaded row's 16 words (one check, its
+ * first wrong word reported), then the stride's gap after it untouched.
+ */
+static void check_dma_row(const struct dev_run *d, const struct dma_row *r,
+			  const char *what, unsigned int row, const uint32_t *o)
+{
+	char m[300];
+
+	for (unsigned int k = 0; k <= 16; k++) {
+		uint32_t expect = k < 16 ? dma_word(r->pitch / 4 * row + k) :
+			POISON;
+
+		if (k == 0 || k == 16)
+			t_checks++;
+		if (o[k] == expect)
+			continue;
+		snprintf(m, sizeof(m), "%s: %s, row %u word %u: expected %08x "
+			 "got %08x [%s]", d->way, what, row, k, expect, o[k],
+			 r->source);
+		t_report(__FILE__, __LINE__, m);
+		if (k < 16)
+			k = 15;		/* on to the gap */
+	}
+}
+
+/*
+ * ldi vr_setup, vdr_setup_1(pitch); ldi vr_setup, vdr_setup_0(rows of 16
+ * words, horizontal, VPM row 0); ldi vr_addr, data; read vr_wait; then the
+ * same rows out through vw_setup with vdw_setup_1(stride).
+ */
+static void test_dev_dma(struct dev_run *d, const struct dma_row *r)
+{
+	uint32_t gap = (64 + r->stride) / 4;
+	size_t out_bytes = (size_t)gap * 4 * r->rows + 4;
+	struct qpu_bo *data = t_bo_or_die(d->dev, (size_t)r->pitch * r->rows);
+	struct qpu_bo *out = t_bo_or_die(d->dev, out_bytes);
+	uint32_t *m = qpu_bo_get_map(data), *o = qpu_bo_get_map(out);
+	struct prog p = prog_at(CODE_BASE);
+	struct qpu_job_result res;
+	char what[80];
+
+	snprintf(what, sizeof(what), "VDR pitch %u, VDW stride %u", r->pitch,
+		 r->stride);
+	for (unsigned int i = 0; i < r->pitch / 4 * r->rows; i++)
+		m[i] = dma_word(i);
+	poison(out);
+	emit(&p, i_ldi(W_VPM_SETUP, qpu_vdr_setup1(r->pitch)));
+	emit(&p, i_ldi(W_VPM_SETUP, qpu_vdr_setup0(0, 16, r->rows,
+		qpu_vdr_dma(true, QPU_VPM_SIZE_32, 1, 0, 0, 0))));
+	emit(&p, i_ldi(W_DMA_ADDR, qpu_bo_get_bus_addr(data)));
+	emit(&p, i_read(R_WAIT, R_NOP));
+	emit(&p, i_ldi_b(W_VPM_SETUP, qpu_vdw_setup1(r->stride)));
+	emit(&p, i_ldi_b(W_VPM_SETUP, qpu_vdw_setup0(r->rows, 16,
+		qpu_vdw_dma(true, QPU_VPM_SIZE_32, 0, 0, 0))));
+	emit(&p, i_ldi_b(W_DMA_ADDR, qpu_bo_get_bus_addr(out)));
+	emit(&p, i_read(R_NOP, R_WAIT));
+	emit_end(&p);
+	if (dev_job(d, p.n, data, out, &res) &&
+	    dev_status(d, what, &res, QPU_JOB_DONE)) {
+		for (unsigned int row = 0; row < r->rows; row++)
+			check_dma_row(d, r, what, row, &o[gap * row]);
+	}
+	qpu_bo_free(out);
+	qpu_bo_free(data);
+}
+
+static void test_device(const char *path)
+{
+	struct conv_row rsv = { PACK_MUL, 0, ADD_INT, 1, 2, 0, G_MULPACK_RSV };
+	struct qpu_bo *data, *out;
+	struct dev_run d;
+	char way[80];
+
+	d.dev = qpu_dev_open(path);
+	t_checks++;
+	if (!d.dev) {
+		snprintf(way, sizeof(way), "qpu_dev_open(%s): %s", path,
+			 strerror(errno));
+		t_report(__FILE__, __LINE__, way);
+		return;
+	}
+	printf("device: %s (%s)\n", qpu_dev_get_path(d.dev),
+	       qpu_dev_describe(d.dev));
+	fflush(stdout);		/* before any failure on stderr */
+	snprintf(way, sizeof(way), "device %s", path);
+	d.way = way;
+	d.code = t_bo_or_die(d.dev, REGION_BYTES);
+	d.unif = t_bo_or_die(d.dev, 4096);
+	data = t_bo_or_die(d.dev, 64 * DEV_BATCH);
+	out = t_bo_or_die(d.dev, 64 * DEV_ROWS);
+	poison(out);
+	for (size_t first = 0; first < DEV_ROWS; first += DEV_BATCH)
+		test_dev_batch(&d, first, data, out);
+	for (size_t k = 0; k < T_ARRAY_SIZE(reserved_mul_packs); k++) {
+		rsv.mode = reserved_mul_packs[k];
+		for (rsv.unit = ADD_INT; rsv.unit <= MUL_FLOAT; rsv.unit++)
+			test_dev_reserved(&d, data, out, &rsv);
+	}
+	for (size_t k = 0; k < T_ARRAY_SIZE(dma_rows); k++)
+		test_dev_dma(&d, &dma_rows[k]);
+	qpu_bo_free(out);
+	qpu_bo_free(data);
+	qpu_bo_free(d.unif);
+	qpu_bo_free(d.code);
+	qpu_dev_close(d.dev);
+}
+
+int main(int argc, char **argv)
+{
+	if (argc > 2) {
+		fprintf(stderr, "usage: %s [DEVICE]\n", argv[0]);
+		return T_EXIT_FAIL;
+	}
+	if (argc == 1)
+		test_emulator();
+	test_device(argc > 1 ? argv[1] : "emu");
 	return t_done("test-emu-tables");
 }
