@@ -22,10 +22,11 @@
 
 const char tool_name[] = TOOL_NAME;
 
-#include "die.h"
 #include <qpu.h>
 #include <qpu_asm.h>
 #include <qpu_hazard.h>
+
+#include "die.h"
 
 enum output_format { OUT_BIN, OUT_HEX, OUT_C };
 

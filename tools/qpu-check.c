@@ -20,10 +20,11 @@
 
 const char tool_name[] = TOOL_NAME;
 
-#include "die.h"
 #include <qpu.h>
 #include <qpu_dis.h>
 #include <qpu_hazard.h>
+
+#include "die.h"
 #include "wordfile.h"
 
 struct config {

@@ -21,9 +21,10 @@
 
 const char tool_name[] = TOOL_NAME;
 
-#include "die.h"
 #include <qpu.h>
 #include <qpu_dis.h>
+
+#include "die.h"
 #include "wordfile.h"
 
 struct config {
