@@ -11,6 +11,9 @@ BUILD ?= $(CURDIR)/build
 PREFIX ?= /usr/local
 DESTDIR ?=
 V ?= 0
+# The tools' shared code (tools/tools.mk), which the bootstrap assembler of
+# libqpu/kernels/kernels.mk links too.
+QPU_TOOLS_A := $(BUILD)/tools/libqpu-tools.a
 
 # The kernel to build qpu.ko against: the running kernel's build directory
 # when it exists, else Debian's newest installed 6.1 amd64 headers.
@@ -21,14 +24,17 @@ KDIR ?= $(firstword $(wildcard /lib/modules/$(KVER)/build) $(DEBIAN_KDIR))
 CC ?= cc
 AR ?= ar
 CFLAGS ?= -O2 -g
-QPU_CFLAGS := -std=gnu11 -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes \
-	-Wmissing-prototypes -Wno-unused-parameter -D_GNU_SOURCE \
-	-I$(CURDIR)/uapi -I$(CURDIR)/libqpu/include -I$(CURDIR)/libqpu/core
+QPU_WARN_CFLAGS := -std=gnu11 -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes \
+	-Wmissing-prototypes -Wno-unused-parameter -D_GNU_SOURCE
 ifeq ($(SANITIZE),1)
-QPU_CFLAGS += -fsanitize=address,undefined -fno-sanitize-recover=all \
+QPU_WARN_CFLAGS += -fsanitize=address,undefined -fno-sanitize-recover=all \
 	-fno-omit-frame-pointer
 LDFLAGS += -fsanitize=address,undefined
 endif
+# The library and its tests see the core's private headers; the tools see
+# only what `make install` installs (TOOL_CFLAGS, tools/tools.mk).
+QPU_CFLAGS := $(QPU_WARN_CFLAGS) \
+	-I$(CURDIR)/uapi -I$(CURDIR)/libqpu/include -I$(CURDIR)/libqpu/core
 ALL_CFLAGS = $(QPU_CFLAGS) $(CFLAGS)
 
 ifeq ($(V),1)
@@ -185,6 +191,9 @@ install: all $(BUILD)/libqpu.pc
 	install -D -m 644 -t $(DESTDIR)$(QASMDIR) libqpu/qasm/*.qinc
 	install -D -m 644 libqpu/include/qpu_emit.h $(DESTDIR)$(INCLUDEDIR)/qpu_emit.h
 	install -D -m 644 libqpu/include/qpu_hazard.h $(DESTDIR)$(INCLUDEDIR)/qpu_hazard.h
+	install -D -m 644 libqpu/include/qpu_asm.h $(DESTDIR)$(INCLUDEDIR)/qpu_asm.h
+	install -D -m 644 libqpu/include/qpu_dis.h $(DESTDIR)$(INCLUDEDIR)/qpu_dis.h
+	install -D -m 644 libqpu/include/qpu_emulator.h $(DESTDIR)$(INCLUDEDIR)/qpu_emulator.h
 	install -D -m 644 $(LIBQPU_A) $(DESTDIR)$(LIBDIR)/libqpu.a
 	install -D -m 755 $(LIBQPU_SO) $(DESTDIR)$(LIBDIR)/$(LIBQPU_SONAME)
 	ln -sf $(LIBQPU_SONAME) $(DESTDIR)$(LIBDIR)/libqpu.so

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * The text assembler's driver: vc4asm-compatible source (see asm.h for the
+ * The text assembler's driver: vc4asm-compatible source (see qpu_asm.h for the
  * syntax) into instruction words. A run reads the source twice: the first
  * pass learns label addresses, the second uses them. Lines come from a
  * stack of frames (files, .rep bodies, macro expansions); each is split

@@ -17,7 +17,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "asm.h"
+#include "qpu_asm.h"
 #include "qpu_isa.h"
 
 #define MAX_SUFFIXES	4

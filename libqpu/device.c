@@ -61,9 +61,6 @@ QPU_API void qpu_dev_close(struct qpu_dev *dev)
 {
 	if (!dev)
 		return;
-	/* its buffers go back to the device before the device goes */
-	if (dev->kernel_cache_drop)
-		dev->kernel_cache_drop(dev);
 	if (dev->ops)
 		dev->ops->close(dev);
 	free(dev->path);
@@ -82,7 +79,7 @@ QPU_API const char *qpu_dev_describe(const struct qpu_dev *dev)
 	return dev->ops->describe(dev);
 }
 
-QPU_API int qpu_dev_get_param(struct qpu_dev *dev, uint32_t param,
+QPU_API int qpu_dev_get_param(struct qpu_dev *dev, enum qpu_dev_param param,
 			      uint64_t *value)
 {
 	assert(dev && value);

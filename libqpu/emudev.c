@@ -8,7 +8,7 @@
  * every access of a program is checked against its job's buffers and
  * uniforms windows. A job runs to its end inside qpu_submit(), so an
  * out-fence is an eventfd that is already readable. A job that deadlocks
- * or outlives its timeout ends as QPU_JOB_TIMEOUT, as on the hardware.
+ * or outlives its timeout ends as QPU_STATUS_TIMEOUT, as on the hardware.
  * Each job runs on a freshly initialised emulator, so the emulator's
  * statistics afterwards are the job's own: its instruction count and the
  * counters of struct qpu_job_counters.
@@ -25,8 +25,6 @@
 #include <sys/eventfd.h>
 #include <time.h>
 #include <unistd.h>
-
-#include <linux/qpu.h>
 
 #include "internal.h"
 #include "qpu_emu.h"
@@ -67,34 +65,35 @@ static const char *emudev_describe(const struct qpu_dev *dev)
 	return "in-process emulator";
 }
 
-static int emudev_get_param(struct qpu_dev *dev, uint32_t param, uint64_t *value)
+static int emudev_get_param(struct qpu_dev *dev, enum qpu_dev_param param,
+			    uint64_t *value)
 {
 	switch (param) {
-	case QPU_PARAM_ABI_VERSION:
-		*value = QPU_ABI_VERSION;
+	case QPU_DEV_PARAM_ABI_VERSION:
+		*value = qpu_ioctl_abi_version();
 		return 0;
-	case QPU_PARAM_NUM_QPUS:
+	case QPU_DEV_PARAM_NUM_QPUS:
 		*value = QPU_EMU_NUM_QPUS;
 		return 0;
-	case QPU_PARAM_NUM_SLICES:
+	case QPU_DEV_PARAM_NUM_SLICES:
 		*value = QPU_EMU_NUM_QPUS / 4;
 		return 0;
-	case QPU_PARAM_NUM_SEMAPHORES:
+	case QPU_DEV_PARAM_NUM_SEMAPHORES:
 		*value = QPU_EMU_NUM_SEMAPHORES;
 		return 0;
-	case QPU_PARAM_VPM_SIZE:
+	case QPU_DEV_PARAM_VPM_SIZE:
 		*value = QPU_EMU_VPM_WORDS * 4;
 		return 0;
-	case QPU_PARAM_FEATURES:
+	case QPU_DEV_PARAM_FEATURES:
 		*value = 0;
 		return 0;
-	case QPU_PARAM_MAX_BO_SIZE:
+	case QPU_DEV_PARAM_MAX_BO_SIZE:
 		*value = EMU_MAX_BO_SIZE;
 		return 0;
-	case QPU_PARAM_DEFAULT_TIMEOUT_MS:
+	case QPU_DEV_PARAM_DEFAULT_TIMEOUT_MS:
 		*value = EMU_DEFAULT_TIMEOUT_MS;
 		return 0;
-	case QPU_PARAM_MAX_TIMEOUT_MS:
+	case QPU_DEV_PARAM_MAX_TIMEOUT_MS:
 		*value = EMU_MAX_TIMEOUT_MS;
 		return 0;
 	default:
@@ -225,21 +224,12 @@ static const struct qpu_emu_ops emudev_emu_ops = {
 	.translate = emudev_translate,
 };
 
-static uint32_t emudev_fault_access(const struct qpu_emu_fault *f)
+static enum qpu_access emudev_fault_access(const struct qpu_emu_fault *f)
 {
-	static const uint32_t access[] = {
-		[QPU_EMU_ACCESS_FETCH] = QPU_FAULT_FETCH,
-		[QPU_EMU_ACCESS_UNIFORM] = QPU_FAULT_UNIFORM,
-		[QPU_EMU_ACCESS_TMU] = QPU_FAULT_TMU,
-		[QPU_EMU_ACCESS_DMA_LOAD] = QPU_FAULT_DMA_LOAD,
-		[QPU_EMU_ACCESS_DMA_STORE] = QPU_FAULT_DMA_STORE,
-	};
-
-	if ((f->reason == QPU_EMU_FAULT_MEMORY ||
-	     f->reason == QPU_EMU_FAULT_MISALIGNED) &&
-	    (unsigned int)f->access < sizeof(access) / sizeof(access[0]))
-		return access[f->access];
-	return QPU_FAULT_OTHER;
+	if (f->reason == QPU_EMU_FAULT_MEMORY ||
+	    f->reason == QPU_EMU_FAULT_MISALIGNED)
+		return qpu_access_from_emu(f->access);
+	return QPU_ACCESS_OTHER;
 }
 
 static int64_t now_ms(void)
@@ -303,11 +293,11 @@ static void emudev_run(struct emudev *ed, const struct qpu_job_desc *job,
 
 		if (qpu_emu_start(ed->emu, p->code->bus_addr + p->code_offset,
 				  p->uniforms->bus_addr + p->uniforms_offset) < 0) {
-			result->status = QPU_JOB_FAULT;
+			result->status = QPU_STATUS_FAULT;
 			result->fault_qpu = i;
 			result->fault_pc = p->code->bus_addr + p->code_offset;
 			result->fault_addr = result->fault_pc;
-			result->fault_access = QPU_FAULT_FETCH;
+			result->fault_access = QPU_ACCESS_FETCH;
 			emudev_count(ed, cpu0, result);
 			return;
 		}
@@ -318,12 +308,12 @@ static void emudev_run(struct emudev *ed, const struct qpu_job_desc *job,
 
 	switch (status) {
 	case QPU_EMU_IDLE:
-		result->status = QPU_JOB_DONE;
+		result->status = QPU_STATUS_DONE;
 		break;
 	case QPU_EMU_FAULT: {
 		const struct qpu_emu_fault *f = qpu_emu_get_fault(ed->emu);
 
-		result->status = QPU_JOB_FAULT;
+		result->status = QPU_STATUS_FAULT;
 		result->fault_qpu = f->qpu;
 		result->fault_pc = f->pc;
 		result->fault_addr = f->addr;
@@ -331,7 +321,7 @@ static void emudev_run(struct emudev *ed, const struct qpu_job_desc *job,
 		break;
 	}
 	default:		/* out of time, or deadlocked: a hang */
-		result->status = QPU_JOB_TIMEOUT;
+		result->status = QPU_STATUS_TIMEOUT;
 		break;
 	}
 	emudev_count(ed, cpu0, result);

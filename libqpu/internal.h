@@ -3,7 +3,8 @@
  * libqpu's private interfaces, shared between its files: the device and
  * buffer structs, the backend operations behind them (qpu.ko through
  * kdev.c, the in-process emulator through emudev.c), and the ioctl
- * wrappers. Only ioctl.c knows the kernel's structs.
+ * wrappers. Only ioctl.c knows the kernel's structs and numbers: it
+ * translates them to libqpu's enums and back.
  */
 #ifndef QPU_INTERNAL_H
 #define QPU_INTERNAL_H
@@ -16,7 +17,7 @@
 /**
  * struct qpu_dev_ops - what differs between the kinds of device.
  * @describe: the qpu_dev_describe() string.
- * @get_param: a QPU_PARAM_* value; 0 or -errno.
+ * @get_param: a QPU_DEV_PARAM_* value; 0 or -errno.
  * @bo_alloc: zeroed, mapped memory of @bo->size bytes: set @bo->map,
  *	@bo->bus_addr and @bo->handle; 0 or -errno.
  * @bo_free: give back what @bo_alloc got.
@@ -26,7 +27,8 @@
  */
 struct qpu_dev_ops {
 	const char *(*describe)(const struct qpu_dev *dev);
-	int (*get_param)(struct qpu_dev *dev, uint32_t param, uint64_t *value);
+	int (*get_param)(struct qpu_dev *dev, enum qpu_dev_param param,
+			 uint64_t *value);
 	int (*bo_alloc)(struct qpu_dev *dev, struct qpu_bo *bo);
 	void (*bo_free)(struct qpu_dev *dev, struct qpu_bo *bo);
 	int (*submit)(struct qpu_dev *dev, const struct qpu_job_desc *desc,
@@ -36,19 +38,11 @@ struct qpu_dev_ops {
 	void (*close)(struct qpu_dev *dev);
 };
 
-struct qpu_kernel_cache;
-
-/*
- * @kernel_cache is the sample kernels' (kernels/cache.c); the base library
- * frees it through @kernel_cache_drop, so it links without the kernels.
- */
 struct qpu_dev {
 	const struct qpu_dev_ops *ops;
 	char *path;
 	int fd;			/* kdev.c: the open node; -1 otherwise */
 	void *priv;		/* emudev.c: the emulator's state */
-	struct qpu_kernel_cache *kernel_cache;
-	void (*kernel_cache_drop)(struct qpu_dev *dev);
 };
 
 struct qpu_bo {
@@ -67,8 +61,16 @@ int qpu_kdev_open(struct qpu_dev *dev);
 /* @options: what follows "emu:" in the path (NULL for plain "emu") */
 int qpu_emudev_open(struct qpu_dev *dev, const char *options);
 
+/* emulator.c: the core's access kind as libqpu's */
+enum qpu_emu_access;
+enum qpu_access qpu_access_from_emu(enum qpu_emu_access access);
+
 /* ioctl.c */
-int qpu_ioctl_get_param(int fd, uint32_t param, uint64_t *value);
+/* 0 if @fd is qpu.ko of this ABI; -ENOTTY: not qpu.ko; -EPROTO: another ABI */
+int qpu_ioctl_check_abi(int fd);
+/* The ABI version libqpu speaks, for the emulator's QPU_DEV_PARAM_ABI_VERSION. */
+uint32_t qpu_ioctl_abi_version(void);
+int qpu_ioctl_get_param(int fd, enum qpu_dev_param param, uint64_t *value);
 int qpu_ioctl_bo_create(int fd, uint64_t size, struct qpu_bo *bo);
 int qpu_ioctl_bo_destroy(int fd, uint32_t handle);
 int qpu_ioctl_submit(int fd, const struct qpu_job_desc *desc, uint64_t *seqno);

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
  * The one place libqpu talks to qpu.ko: each wrapper fills the kernel's
- * struct, makes the call through qpu_ioctl() and returns 0 or -errno.
+ * struct, makes the call through qpu_ioctl() and returns 0 or -errno. The
+ * one place, too, that knows <linux/qpu.h>'s numbers: the *_to_uapi() and
+ * *_from_uapi() functions below translate them to libqpu's enums.
  */
 
 #include <errno.h>
@@ -11,6 +13,89 @@
 #include <linux/qpu.h>
 
 #include "internal.h"
+
+/* libqpu's parameter as qpu.ko's; -1 for one qpu.ko does not have. */
+static int64_t qpu_param_to_uapi(enum qpu_dev_param param)
+{
+	switch (param) {
+	case QPU_DEV_PARAM_NUM_QPUS:
+		return QPU_PARAM_NUM_QPUS;
+	case QPU_DEV_PARAM_NUM_SLICES:
+		return QPU_PARAM_NUM_SLICES;
+	case QPU_DEV_PARAM_NUM_SEMAPHORES:
+		return QPU_PARAM_NUM_SEMAPHORES;
+	case QPU_DEV_PARAM_VPM_SIZE:
+		return QPU_PARAM_VPM_SIZE;
+	case QPU_DEV_PARAM_MAX_BO_SIZE:
+		return QPU_PARAM_MAX_BO_SIZE;
+	case QPU_DEV_PARAM_DEFAULT_TIMEOUT_MS:
+		return QPU_PARAM_DEFAULT_TIMEOUT_MS;
+	case QPU_DEV_PARAM_MAX_TIMEOUT_MS:
+		return QPU_PARAM_MAX_TIMEOUT_MS;
+	case QPU_DEV_PARAM_BACKEND:
+		return QPU_PARAM_BACKEND;
+	case QPU_DEV_PARAM_ABI_VERSION:
+		return QPU_PARAM_ABI_VERSION;
+	case QPU_DEV_PARAM_FEATURES:
+		return QPU_PARAM_FEATURES;
+	case QPU_DEV_PARAM_V3D_IDENT0:
+		return QPU_PARAM_V3D_IDENT0;
+	case QPU_DEV_PARAM_V3D_IDENT1:
+		return QPU_PARAM_V3D_IDENT1;
+	case QPU_DEV_PARAM_V3D_IDENT2:
+		return QPU_PARAM_V3D_IDENT2;
+	}
+	return -1;
+}
+
+QPU_API enum qpu_dev_backend qpu_dev_backend_from_uapi(uint32_t uapi_backend)
+{
+	switch (uapi_backend) {
+	case QPU_BACKEND_HW:
+		return QPU_DEV_BACKEND_HARDWARE;
+	case QPU_BACKEND_SIM:
+		return QPU_DEV_BACKEND_SIMULATED;
+	default:
+		return 0;
+	}
+}
+
+/* qpu.ko's job status as libqpu's; 0 for one libqpu does not know. */
+static enum qpu_status qpu_status_from_uapi(uint32_t status)
+{
+	switch (status) {
+	case QPU_JOB_DONE:
+		return QPU_STATUS_DONE;
+	case QPU_JOB_TIMEOUT:
+		return QPU_STATUS_TIMEOUT;
+	case QPU_JOB_FAULT:
+		return QPU_STATUS_FAULT;
+	case QPU_JOB_CANCELED:
+		return QPU_STATUS_CANCELED;
+	default:
+		return 0;
+	}
+}
+
+static enum qpu_access qpu_access_from_uapi(uint32_t access)
+{
+	switch (access) {
+	case QPU_FAULT_FETCH:
+		return QPU_ACCESS_FETCH;
+	case QPU_FAULT_UNIFORM:
+		return QPU_ACCESS_UNIFORM;
+	case QPU_FAULT_TMU:
+		return QPU_ACCESS_TMU;
+	case QPU_FAULT_DMA_LOAD:
+		return QPU_ACCESS_DMA_LOAD;
+	case QPU_FAULT_DMA_STORE:
+		return QPU_ACCESS_DMA_STORE;
+	case QPU_FAULT_OTHER:
+		return QPU_ACCESS_OTHER;
+	default:
+		return QPU_ACCESS_NONE;
+	}
+}
 
 /* Retries calls a signal interrupted; returns 0 or -errno. */
 static int qpu_ioctl(int fd, unsigned long request, void *arg)
@@ -26,7 +111,7 @@ static int qpu_ioctl(int fd, unsigned long request, void *arg)
 	return ret ? -EPROTO : 0;
 }
 
-int qpu_ioctl_get_param(int fd, uint32_t param, uint64_t *value)
+static int qpu_ioctl_get_uapi_param(int fd, uint32_t param, uint64_t *value)
 {
 	struct qpu_get_param args = { .param = param };
 	int ret;
@@ -35,6 +120,40 @@ int qpu_ioctl_get_param(int fd, uint32_t param, uint64_t *value)
 	if (!ret)
 		*value = args.value;
 	return ret;
+}
+
+int qpu_ioctl_get_param(int fd, enum qpu_dev_param param, uint64_t *value)
+{
+	int64_t uapi_param = qpu_param_to_uapi(param);
+	uint64_t v;
+	int ret;
+
+	if (uapi_param < 0)
+		return -EINVAL;
+	ret = qpu_ioctl_get_uapi_param(fd, (uint32_t)uapi_param, &v);
+	if (ret)
+		return ret;
+	if (param == QPU_DEV_PARAM_BACKEND)
+		v = qpu_dev_backend_from_uapi((uint32_t)v);
+	*value = v;
+	return 0;
+}
+
+int qpu_ioctl_check_abi(int fd)
+{
+	uint64_t abi;
+	int ret;
+
+	/* Anything that is not qpu.ko answers this with ENOTTY. */
+	ret = qpu_ioctl_get_uapi_param(fd, QPU_PARAM_ABI_VERSION, &abi);
+	if (ret)
+		return ret == -EINVAL ? -ENOTTY : ret;
+	return abi == QPU_ABI_VERSION ? 0 : -EPROTO;
+}
+
+uint32_t qpu_ioctl_abi_version(void)
+{
+	return QPU_ABI_VERSION;
 }
 
 int qpu_ioctl_bo_create(int fd, uint64_t size, struct qpu_bo *bo)
@@ -122,11 +241,11 @@ int qpu_ioctl_wait(int fd, uint64_t seqno, int64_t deadline_ns,
 	if (ret)
 		return ret;
 	*result = (struct qpu_job_result){
-		.status = args.status,
+		.status = qpu_status_from_uapi(args.status),
 		.fault_qpu = args.fault_qpu,
 		.fault_pc = args.fault_pc,
 		.fault_addr = args.fault_addr,
-		.fault_access = args.fault_access,
+		.fault_access = qpu_access_from_uapi(args.fault_access),
 	};
 	/* An older kernel leaves result_flags zero: nothing more is known. */
 	if (args.result_flags & QPU_WAIT_RESULT_INSTRUCTIONS) {

@@ -8,8 +8,6 @@
 #include <errno.h>
 #include <stdbool.h>
 
-#include <linux/qpu.h>
-
 #include "internal.h"
 #include "qpu.h"
 
@@ -51,17 +49,37 @@ QPU_API int qpu_wait(struct qpu_dev *dev, uint64_t seqno, int timeout_ms,
 	return dev->ops->wait(dev, seqno, timeout_ms, result);
 }
 
-QPU_API const char *qpu_job_status_str(uint32_t status)
+QPU_API const char *qpu_job_status_str(enum qpu_status status)
 {
 	switch (status) {
-	case QPU_JOB_DONE:
+	case QPU_STATUS_DONE:
 		return "done";
-	case QPU_JOB_TIMEOUT:
+	case QPU_STATUS_TIMEOUT:
 		return "timed out";
-	case QPU_JOB_FAULT:
+	case QPU_STATUS_FAULT:
 		return "memory fault";
-	case QPU_JOB_CANCELED:
+	case QPU_STATUS_CANCELED:
 		return "canceled";
+	default:
+		return "unknown";
+	}
+}
+
+QPU_API const char *qpu_access_str(enum qpu_access access)
+{
+	switch (access) {
+	case QPU_ACCESS_FETCH:
+		return "instruction fetch";
+	case QPU_ACCESS_UNIFORM:
+		return "uniform read";
+	case QPU_ACCESS_TMU:
+		return "TMU read";
+	case QPU_ACCESS_DMA_LOAD:
+		return "DMA load";
+	case QPU_ACCESS_DMA_STORE:
+		return "DMA store";
+	case QPU_ACCESS_OTHER:
+		return "other";
 	default:
 		return "unknown";
 	}

@@ -11,16 +11,14 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <linux/qpu.h>
-
 #include "internal.h"
 
-QPU_API const char *qpu_backend_name(uint32_t backend)
+QPU_API const char *qpu_backend_name(enum qpu_dev_backend backend)
 {
 	switch (backend) {
-	case QPU_BACKEND_HW:
+	case QPU_DEV_BACKEND_HARDWARE:
 		return "hardware";
-	case QPU_BACKEND_SIM:
+	case QPU_DEV_BACKEND_SIMULATED:
 		return "simulated";
 	default:
 		return "unknown";
@@ -31,18 +29,19 @@ static const char *qpu_kdev_describe(const struct qpu_dev *dev)
 {
 	uint64_t backend = 0;
 
-	qpu_ioctl_get_param(dev->fd, QPU_PARAM_BACKEND, &backend);
+	qpu_ioctl_get_param(dev->fd, QPU_DEV_PARAM_BACKEND, &backend);
 	switch (backend) {
-	case QPU_BACKEND_HW:
+	case QPU_DEV_BACKEND_HARDWARE:
 		return "qpu.ko, hardware V3D";
-	case QPU_BACKEND_SIM:
+	case QPU_DEV_BACKEND_SIMULATED:
 		return "qpu.ko, simulated V3D";
 	default:
 		return "qpu.ko, unknown V3D";
 	}
 }
 
-static int qpu_kdev_get_param(struct qpu_dev *dev, uint32_t param, uint64_t *value)
+static int qpu_kdev_get_param(struct qpu_dev *dev, enum qpu_dev_param param,
+			      uint64_t *value)
 {
 	return qpu_ioctl_get_param(dev->fd, param, value);
 }
@@ -112,17 +111,9 @@ static const struct qpu_dev_ops qpu_kdev_ops = {
 /* Opens dev->path; errno-style return: 0 or -errno (ENOTTY: not qpu). */
 int qpu_kdev_open(struct qpu_dev *dev)
 {
-	uint64_t abi;
-	int ret;
-
 	dev->ops = &qpu_kdev_ops;
 	dev->fd = open(dev->path, O_RDWR | O_CLOEXEC);
 	if (dev->fd < 0)
 		return -errno;
-
-	/* Anything that is not qpu.ko answers this with ENOTTY. */
-	ret = qpu_ioctl_get_param(dev->fd, QPU_PARAM_ABI_VERSION, &abi);
-	if (ret)
-		return ret == -EINVAL ? -ENOTTY : ret;
-	return abi == QPU_ABI_VERSION ? 0 : -EPROTO;
+	return qpu_ioctl_check_abi(dev->fd);
 }

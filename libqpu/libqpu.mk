@@ -3,7 +3,7 @@
 
 include libqpu/core/sources.mk
 
-LIBQPU_VERSION := 0.1.0
+LIBQPU_VERSION := 0.2.0
 LIBQPU_SONAME := libqpu.so.0
 # The base (device API, assembler, core) and the sample kernels, which the
 # base's assembler builds: see libqpu/kernels/kernels.mk.
@@ -33,6 +33,7 @@ $(LIBQPU_SO): $(LIBQPU_OBJS) libqpu/libqpu.map
 	$(Q)$(CC) -shared -Wl,-soname,$(LIBQPU_SONAME) \
 		-Wl,--version-script=libqpu/libqpu.map $(LDFLAGS) -o $@ $(LIBQPU_OBJS)
 	$(Q)ln -sf $(LIBQPU_SONAME) $(BUILD)/libqpu.so
+	$(Q)mkdir -p $(BUILD)/lib && ln -sf ../$(LIBQPU_SONAME) $(BUILD)/lib/$(LIBQPU_SONAME)
 
 -include $(LIBQPU_OBJS:.o=.d)
 

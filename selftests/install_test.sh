@@ -3,7 +3,10 @@
 #
 # `make install DESTDIR=...` gives a usable tree: every file in place, and a
 # program built with `pkg-config --cflags --libs libqpu` against that tree
-# links and runs, both against the shared and the static library.
+# links and runs, both against the shared and the static library. Every
+# tool (tools/*.c, tools/qpuctl) builds from that tree alone, with the tools'
+# own shared code (tools/lib), and one of them runs; so do the C snippets of
+# README.md, each in a function after its "snippet-context" declarations.
 set -uo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -29,7 +32,8 @@ check() {
 check install "$make_cmd" -C "$top" --no-print-directory install DESTDIR="$dest/root" PREFIX=$prefix
 
 for f in include/qpu.h include/linux/qpu.h include/qpu_kernels.h \
-	 include/qpu_emit.h include/qpu_hazard.h lib/libqpu.a lib/libqpu.so \
+	 include/qpu_emit.h include/qpu_hazard.h include/qpu_asm.h \
+	 include/qpu_dis.h include/qpu_emulator.h lib/libqpu.a lib/libqpu.so \
 	 lib/libqpu.so.0 lib/pkgconfig/libqpu.pc bin/qpu-info bin/qpu-dis \
 	 bin/qpu-run bin/qpu-as bin/qpu-check bin/qpu-demo bin/qpuctl \
 	 share/qpu/qasm/vpm.qinc share/qpu/qasm/dma.qinc share/man/man8/qpuctl.8 \
@@ -49,6 +53,9 @@ cat >"$dest/hello.c" <<'PROG'
 #include <qpu_emit.h>
 #include <qpu_hazard.h>
 #include <qpu_kernels.h>
+#include <qpu_asm.h>
+#include <qpu_dis.h>
+#include <qpu_emulator.h>
 
 int main(void)
 {
@@ -56,13 +63,19 @@ int main(void)
 	struct qpu_dev *dev = qpu_dev_open("/nonexistent/qpu");
 	/* Every public header's symbols are exported. */
 	struct qpu_emit *e = qpu_emit_new();
+	struct qpu_asm *as = qpu_asm_new();
+	struct qpu_emulator *emu = qpu_emulator_new(0);
+	char text[QPU_DIS_BUF_SIZE];
 
 	printf("libqpu %s abi %d %s\n", qpu_version(), QPU_ABI_VERSION,
 	       dev ? "opened" : "absent");
 	qpu_dev_close(dev);
 	qpu_emit_free(e);
-	return strcmp(qpu_version(), "") == 0 || !e ||
-	       qpu_kernel_last_error()[0] || !qpu_hazard_rule_name(0);
+	qpu_asm_free(as);
+	qpu_emulator_free(emu);
+	return strcmp(qpu_version(), "") == 0 || !e || !as || !emu ||
+	       qpu_kernels_new(NULL) || qpu_dis_word(0, 0, 0, text, sizeof(text)) < 0 ||
+	       !qpu_hazard_rule_name(0);
 }
 PROG
 check pkg_config_flags pkg-config --cflags --libs libqpu
@@ -72,6 +85,62 @@ check run_shared sh -c "LD_LIBRARY_PATH='$dest/root$prefix/lib' '$dest/hello' | 
 # shellcheck disable=SC2046
 check build_static cc -Wall -Werror -static -o "$dest/hello-static" "$dest/hello.c" $(pkg-config --static --cflags --libs libqpu)
 check run_static sh -c "'$dest/hello-static' | grep -q '^libqpu [0-9.]* abi 1 absent$'"
+
+# The tools from the installed tree: its headers, libqpu.so and the tools'
+# helper archive, built here from tools/lib against the same headers.
+inc=$dest/root$prefix/include
+libdir=$dest/root$prefix/lib
+tflags="-std=gnu11 -Wall -Wextra -Werror -Wno-unused-parameter -D_GNU_SOURCE -I$inc -I$top/tools/lib"
+build_tools_lib() {
+	mkdir -p "$dest/tools" && for f in "$top"/tools/lib/*.c; do
+		# shellcheck disable=SC2086
+		cc $tflags -c -o "$dest/tools/$(basename "$f" .c).o" "$f" || return 1
+	done && ar rcs "$dest/tools/libqpu-tools.a" "$dest"/tools/*.o
+}
+check tools_lib build_tools_lib
+for f in "$top"/tools/*.c; do
+	t=$(basename "$f" .c)
+	# shellcheck disable=SC2046,SC2086
+	check "tool_$t" cc $tflags -o "$dest/tools/$t" "$f" "$dest/tools/libqpu-tools.a" \
+		$(pkg-config --libs libqpu) -lm
+done
+nl_cflags=$(pkg-config --cflags libnl-genl-3.0 2>/dev/null || echo -I/usr/include/libnl3)
+nl_libs=$(pkg-config --libs libnl-genl-3.0 2>/dev/null || echo -lnl-genl-3 -lnl-3)
+# shellcheck disable=SC2046,SC2086
+check tool_qpuctl cc $tflags $nl_cflags -o "$dest/tools/qpuctl" "$top"/tools/qpuctl/*.c \
+	$(pkg-config --libs libqpu) $nl_libs
+printf 'mov r0, 1\nthrend\nnop\nnop\n' >"$dest/prog.qasm"
+run_tools() {
+	LD_LIBRARY_PATH=$libdir "$dest/tools/qpu-as" -o "$dest/prog.bin" "$dest/prog.qasm" &&
+		LD_LIBRARY_PATH=$libdir "$dest/tools/qpu-dis" "$dest/prog.bin" | grep -q thrend &&
+		LD_LIBRARY_PATH=$libdir "$dest/tools/qpu-run" "$dest/prog.bin"
+}
+check tools_run run_tools
+
+# README's C snippets, against the installed headers and libqpu.so.
+extract_snippets() {
+	awk -v out="$dest/snippets.c" '
+		BEGIN {
+			print "#include <stdint.h>\n#include <stdio.h>\n#include <string.h>" > out
+			print "#include <qpu.h>\n#include <qpu_kernels.h>\n#include <qpu_emit.h>" > out
+			print "#include <qpu_asm.h>\n#include <qpu_dis.h>\n#include <qpu_emulator.h>" > out
+		}
+		/^<!-- snippet-context:/ {
+			ctx = $0; sub(/^<!-- snippet-context: */, "", ctx); sub(/ *-->$/, "", ctx)
+			want = 1; next
+		}
+		/^```c$/ { if (!want) { missing++ } ; n++; printf "void snippet_%d(void);\nvoid snippet_%d(void)\n{\n%s\n", n, n, ctx > out; inblock = 1; want = 0; next }
+		/^```$/ && inblock { print "}" > out; inblock = 0; next }
+		inblock { print > out }
+		END {
+			print "int main(void) { return 0; }" > out
+			if (missing || !n) { print missing " snippet(s) without a snippet-context line, " n " in all"; exit 1 }
+		}' "$top/README.md"
+}
+check readme_snippets_extracted extract_snippets
+# shellcheck disable=SC2046,SC2086
+check readme_snippets_build cc $tflags -Wno-unused-variable -Wno-unused-but-set-variable \
+	-o "$dest/snippets" "$dest/snippets.c" $(pkg-config --libs libqpu)
 
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

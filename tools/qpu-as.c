@@ -20,10 +20,13 @@
 
 #define TOOL_NAME "qpu-as"
 
+const char tool_name[] = TOOL_NAME;
+
+#include <qpu.h>
+#include <qpu_asm.h>
+#include <qpu_hazard.h>
+
 #include "die.h"
-#include "qpu.h"
-#include "../libqpu/asm.h"
-#include "qpu_hazard.h"
 
 enum output_format { OUT_BIN, OUT_HEX, OUT_C };
 

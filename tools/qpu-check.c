@@ -18,11 +18,14 @@
 
 #define TOOL_NAME "qpu-check"
 
+const char tool_name[] = TOOL_NAME;
+
+#include <qpu.h>
+#include <qpu_dis.h>
+#include <qpu_hazard.h>
+
 #include "die.h"
-#include "qpu.h"
-#include "qpu_disasm.h"
-#include "qpu_hazard.h"
-#include "../libqpu/wordfile.h"
+#include "wordfile.h"
 
 struct config {
 	enum qpu_wordfile_format format;
@@ -142,12 +145,12 @@ static void parse_config(int argc, char **argv, struct config *cfg)
 static int print_finding(const struct qpu_hazard *h, void *ctx)
 {
 	const struct report_ctx *r = ctx;
-	char text[QPU_DISASM_BUF_SIZE];
+	char text[QPU_DIS_BUF_SIZE];
 
 	printf("%s: word %zu (0x%04zx): warning: %s [%s]\n", r->name, h->word,
 	       h->word * 8, h->message, h->name);
 	if (!r->quiet) {
-		qpu_disasm(r->words[h->word], (uint32_t)(h->word * 8), QPU_DISASM_TARGET,
+		qpu_dis_word(r->words[h->word], (uint32_t)(h->word * 8), QPU_DIS_TARGET,
 			   text, sizeof(text));
 		printf("    %s\n", text);
 	}

@@ -13,10 +13,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <linux/qpu.h>
+#include <qpu.h>
+#include <qpu_kernels.h>
 
-#include "qpu.h"
-#include "qpu_kernels.h"
 #include "kernel-cases.h"
 
 static void usage(FILE *fp)
@@ -48,6 +47,7 @@ int main(int argc, char **argv)
 	};
 	const char *path = "/dev/qpu";
 	unsigned int qpus = 0, failed = 0;
+	struct qpu_kernels *kernels;
 	struct qpu_dev *dev;
 	uint64_t have = 0;
 	size_t i;
@@ -76,19 +76,25 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	if (!qpus) {
-		c = qpu_dev_get_param(dev, QPU_PARAM_NUM_QPUS, &have);
+		c = qpu_dev_get_param(dev, QPU_DEV_PARAM_NUM_QPUS, &have);
 		qpus = c ? 12 : (unsigned int)have;
+	}
+	kernels = qpu_kernels_new(dev);
+	if (!kernels) {
+		fprintf(stderr, "qpu-demo: %s\n", strerror(errno));
+		qpu_dev_close(dev);
+		return 1;
 	}
 	printf("qpu-demo: %s (%s), %u QPUs per kernel\n", qpu_dev_get_path(dev),
 	       qpu_dev_describe(dev), qpus);
 	printf("%-14s %-16s %-6s %14s %10s\n", "kernel", "size", "result",
 	       "instructions", "time ms");
-	for (i = 0; i < sizeof(kcases) / sizeof(kcases[0]); i++) {
+	for (i = 0; i < kcase_count; i++) {
 		struct kcase_report r;
 		char instr[24];
 
 		memset(&r, 0, sizeof(r));
-		kcases[i].run(dev, qpus, 0, &r);
+		kcases[i].run(kernels, qpus, 0, &r);
 		print_instructions(&r.stats, instr, sizeof(instr));
 		printf("%-14s %-16s %-6s %14s %10.3f\n", kcases[i].kernel,
 		       r.size, r.ok ? "ok" : "FAIL", instr,
@@ -99,6 +105,7 @@ int main(int argc, char **argv)
 		}
 	}
 	printf("%zu kernels: %zu ok, %u failed\n", i, i - failed, failed);
+	qpu_kernels_free(kernels);
 	qpu_dev_close(dev);
 	return failed ? 1 : 0;
 }

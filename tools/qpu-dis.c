@@ -3,8 +3,8 @@
  * qpu-dis: disassemble VideoCore IV QPU code, one instruction per line.
  * Input is raw little-endian 64-bit words or GPU_FFT-style hex text
  * ("0xLOW, 0xHIGH," with // or # comments), told apart by content unless
- * --hex or --binary says. libqpu's wordfile.c reads the input; the
- * decoding is the core's qpu_disasm().
+ * --hex or --binary says. The tools' wordfile.c reads the input; the
+ * decoding is libqpu's qpu_dis_word().
  */
 
 #include <errno.h>
@@ -19,10 +19,13 @@
 
 #define TOOL_NAME "qpu-dis"
 
+const char tool_name[] = TOOL_NAME;
+
+#include <qpu.h>
+#include <qpu_dis.h>
+
 #include "die.h"
-#include "qpu.h"
-#include "qpu_disasm.h"
-#include "../libqpu/wordfile.h"
+#include "wordfile.h"
 
 struct config {
 	enum qpu_wordfile_format format;
@@ -93,7 +96,7 @@ static void parse_config(int argc, char **argv, struct config *cfg)
 
 int main(int argc, char **argv)
 {
-	char text[QPU_DISASM_BUF_SIZE], err[256];
+	char text[QPU_DIS_BUF_SIZE], err[256];
 	struct config cfg;
 	uint64_t *words;
 	const char *name;
@@ -107,8 +110,8 @@ int main(int argc, char **argv)
 	for (size_t i = 0; i < n; i++) {
 		uint32_t addr = (uint32_t)(i * 8);
 
-		qpu_disasm(words[i], addr,
-			   cfg.addresses ? QPU_DISASM_TARGET : 0, text, sizeof(text));
+		qpu_dis_word(words[i], addr,
+			   cfg.addresses ? QPU_DIS_TARGET : 0, text, sizeof(text));
 		if (cfg.addresses)
 			printf("%08" PRIx32 ": ", addr);
 		if (cfg.raw)

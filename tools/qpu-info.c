@@ -12,25 +12,23 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <linux/qpu.h>
-
-#include "qpu.h"
+#include <qpu.h>
 
 static const struct {
-	uint32_t param;
+	enum qpu_dev_param param;
 	const char *name;
 	const char *format;	/* how the value reads best */
 } params[] = {
-	{ QPU_PARAM_ABI_VERSION, "abi_version", "%" PRIu64 },
-	{ QPU_PARAM_BACKEND, "backend", NULL },
-	{ QPU_PARAM_V3D_IDENT0, "v3d_ident0", "0x%08" PRIx64 },
-	{ QPU_PARAM_V3D_IDENT1, "v3d_ident1", "0x%08" PRIx64 },
-	{ QPU_PARAM_V3D_IDENT2, "v3d_ident2", "0x%08" PRIx64 },
-	{ QPU_PARAM_NUM_QPUS, "qpus", "%" PRIu64 },
-	{ QPU_PARAM_NUM_SLICES, "slices", "%" PRIu64 },
-	{ QPU_PARAM_NUM_SEMAPHORES, "semaphores", "%" PRIu64 },
-	{ QPU_PARAM_VPM_SIZE, "vpm_bytes", "%" PRIu64 },
-	{ QPU_PARAM_FEATURES, "features", "0x%" PRIx64 },
+	{ QPU_DEV_PARAM_ABI_VERSION, "abi_version", "%" PRIu64 },
+	{ QPU_DEV_PARAM_BACKEND, "backend", NULL },
+	{ QPU_DEV_PARAM_V3D_IDENT0, "v3d_ident0", "0x%08" PRIx64 },
+	{ QPU_DEV_PARAM_V3D_IDENT1, "v3d_ident1", "0x%08" PRIx64 },
+	{ QPU_DEV_PARAM_V3D_IDENT2, "v3d_ident2", "0x%08" PRIx64 },
+	{ QPU_DEV_PARAM_NUM_QPUS, "qpus", "%" PRIu64 },
+	{ QPU_DEV_PARAM_NUM_SLICES, "slices", "%" PRIu64 },
+	{ QPU_DEV_PARAM_NUM_SEMAPHORES, "semaphores", "%" PRIu64 },
+	{ QPU_DEV_PARAM_VPM_SIZE, "vpm_bytes", "%" PRIu64 },
+	{ QPU_DEV_PARAM_FEATURES, "features", "0x%" PRIx64 },
 };
 
 static void usage(FILE *out)
@@ -100,7 +98,7 @@ int main(int argc, char **argv)
 			return 1;
 		}
 		printf("%s: ", params[i].name);
-		if (params[i].param == QPU_PARAM_BACKEND)
+		if (params[i].param == QPU_DEV_PARAM_BACKEND)
 			fputs(qpu_backend_name(value), stdout);
 		else
 			printf(params[i].format, value);

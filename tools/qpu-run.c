@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * qpu-run: run a QPU program on the emulator of libqpu's core. The program
+ * qpu-run: run a QPU program on libqpu's emulator (qpu_emulator.h). The program
  * is a file of raw little-endian 64-bit words; data files and zeroed areas
  * are mapped at chosen bus addresses, every access outside them stops the
  * run with a fault report; regions can be dumped afterwards, and --trace
@@ -21,11 +21,13 @@
 
 #define TOOL_NAME "qpu-run"
 
+const char tool_name[] = TOOL_NAME;
+
+#include <qpu.h>
+#include <qpu_dis.h>
+#include <qpu_emulator.h>
+
 #include "die.h"
-#include "qpu.h"
-#include "qpu_disasm.h"
-#include "qpu_emu.h"
-#include "qpu_isa.h"
 
 #define MAX_REGIONS	32
 #define MAX_UNIFORMS	4096
@@ -208,31 +210,14 @@ static uint8_t *read_file(const char *path, uint32_t *size)
 	return buf;
 }
 
-static void *translate(void *ctx, uint32_t addr, uint32_t len,
-		       enum qpu_emu_access kind)
-{
-	struct config *cfg = ctx;
-	unsigned int i;
-
-	(void)kind;
-	for (i = 0; i < cfg->nregions; i++) {
-		struct region *r = &cfg->regions[i];
-
-		if (addr >= r->base && len <= r->size &&
-		    addr - r->base <= r->size - len)
-			return r->mem + (addr - r->base);
-	}
-	return NULL;
-}
-
 static void trace(void *ctx, unsigned int qpu, uint32_t pc, uint64_t word)
 {
 	const struct config *cfg = ctx;
-	char text[QPU_DISASM_BUF_SIZE];
+	char text[QPU_DIS_BUF_SIZE];
 
 	if (!(cfg->trace_qpus >> qpu & 1))
 		return;
-	if (qpu_disasm(word, pc, QPU_DISASM_TARGET, text, sizeof(text)) < 0)
+	if (qpu_dis_word(word, pc, QPU_DIS_TARGET, text, sizeof(text)) < 0)
 		snprintf(text, sizeof(text), "(undecodable)");
 	printf("qpu%-2u %08" PRIx32 ": %016" PRIx64 "  %s\n", qpu, pc, word,
 	       text);
@@ -247,7 +232,7 @@ static void trace_write(void *ctx, unsigned int qpu, unsigned int waddr,
 			bool file_b, const uint32_t value[16], uint16_t lanes)
 {
 	const struct config *cfg = ctx;
-	const char *name = qpu_isa_write_regs[file_b][waddr].name;
+	const char *name = qpu_dis_write_reg_name(waddr, file_b);
 	bool same = lanes == 0xffff;
 	unsigned int i;
 
@@ -285,8 +270,8 @@ static uint16_t parse_qpu_list(const char *list)
 
 		if (dash)
 			*dash = '\0';
-		lo = parse_num(item, "QPU", QPU_EMU_NUM_QPUS - 1);
-		hi = dash ? parse_num(dash + 1, "QPU", QPU_EMU_NUM_QPUS - 1) : lo;
+		lo = parse_num(item, "QPU", QPU_EMULATOR_NUM_QPUS - 1);
+		hi = dash ? parse_num(dash + 1, "QPU", QPU_EMULATOR_NUM_QPUS - 1) : lo;
 		if (lo > hi)
 			die("bad QPU range '%s-%s'", item, dash + 1);
 		for (; lo <= hi; lo++)
@@ -376,7 +361,7 @@ static void parse_args(struct config *cfg, int argc, char **argv)
 			break;
 		case 'n':
 			cfg->qpus = parse_num(optarg, "QPU count",
-					      QPU_EMU_NUM_QPUS);
+					      QPU_EMULATOR_NUM_QPUS);
 			if (!cfg->qpus)
 				die("at least one QPU");
 			break;
@@ -413,7 +398,7 @@ static void parse_args(struct config *cfg, int argc, char **argv)
 		}
 		case 't':
 			cfg->trace_qpus = optarg ? parse_qpu_list(optarg) :
-				(1u << QPU_EMU_NUM_QPUS) - 1;
+				(1u << QPU_EMULATOR_NUM_QPUS) - 1;
 			break;
 		case 1:
 			cfg->stats = true;
@@ -438,49 +423,37 @@ static void parse_args(struct config *cfg, int argc, char **argv)
 	}
 }
 
-static const char *access_name(enum qpu_emu_access a)
+static void report_fault(const struct qpu_emulator *emu)
 {
-	static const char *const names[] = {
-		"instruction fetch", "uniform read", "TMU read",
-		"DMA load", "DMA store",
-	};
+	struct qpu_emulator_fault f;
+	uint8_t *p;
 
-	return (unsigned int)a < 5 ? names[a] : "access";
-}
-
-static void report_fault(struct config *cfg, const struct qpu_emu_fault *f)
-{
-	static const char *const reasons[] = {
-		"memory outside every mapped region",
-		"misaligned address", "instruction the QPU cannot run",
-		"VPM address beyond the VPM",
-	};
-	uint8_t *p = translate(cfg, f->pc & ~7u, 8, QPU_EMU_ACCESS_FETCH);
-
-	fprintf(stderr, "qpu-run: fault on qpu %" PRIu32 " at pc 0x%08" PRIx32
-		": %s, %s of 0x%08" PRIx32 "\n", f->qpu, f->pc,
-		(unsigned int)f->reason < 4 ? reasons[f->reason] : "fault",
-		access_name(f->access), f->addr);
+	if (qpu_emulator_get_fault(emu, &f))
+		return;
+	p = qpu_emulator_lookup(emu, f.pc & ~7u, 8);
+	fprintf(stderr, "qpu-run: fault on qpu %u at pc 0x%08" PRIx32
+		": %s, %s of 0x%08" PRIx32 "\n", f.qpu, f.pc,
+		qpu_emulator_fault_reason_str(f.reason),
+		qpu_access_str(f.access), f.addr);
 	if (p) {
-		char text[QPU_DISASM_BUF_SIZE];
+		char text[QPU_DIS_BUF_SIZE];
 		uint64_t w;
 
 		memcpy(&w, p, 8);
-		if (qpu_disasm(w, f->pc, QPU_DISASM_TARGET, text,
-			       sizeof(text)) >= 0)
+		if (qpu_dis_word(w, f.pc, QPU_DIS_TARGET, text,
+				 sizeof(text)) >= 0)
 			fprintf(stderr, "qpu-run:   %016" PRIx64 "  %s\n", w,
 				text);
 	}
 }
 
-static int write_dumps(struct config *cfg)
+static int write_dumps(struct config *cfg, const struct qpu_emulator *emu)
 {
 	unsigned int i;
 
 	for (i = 0; i < cfg->ndumps; i++) {
 		struct dump *d = &cfg->dumps[i];
-		uint8_t *p = translate(cfg, d->addr, d->size,
-				       QPU_EMU_ACCESS_DMA_LOAD);
+		uint8_t *p = qpu_emulator_lookup(emu, d->addr, d->size);
 
 		if (!p) {
 			fprintf(stderr, "qpu-run: dump 0x%" PRIx32 "@0x%" PRIx32
@@ -511,19 +484,38 @@ static int write_dumps(struct config *cfg)
 	return EXIT_DONE;
 }
 
-static void print_stats(const struct qpu_emu_stats *st)
+static uint64_t stat(const struct qpu_emulator *emu, enum qpu_emulator_stat which)
+{
+	uint64_t v = 0;
+
+	qpu_emulator_get_stat(emu, which, &v);
+	return v;
+}
+
+static void print_stats(const struct qpu_emulator *emu)
 {
 	unsigned int i;
 
 	printf("instructions:");
-	for (i = 0; i < QPU_EMU_NUM_QPUS; i++)
-		printf(" %" PRIu64, st->instructions[i]);
+	for (i = 0; i < QPU_EMULATOR_NUM_QPUS; i++) {
+		uint64_t n = 0;
+
+		qpu_emulator_get_qpu_instructions(emu, i, &n);
+		printf(" %" PRIu64, n);
+	}
 	printf("\nboth units %" PRIu64 ", stalls: tmu %" PRIu64 " sfu %"
-	       PRIu64 " vpm %" PRIu64 " sync %" PRIu64 "\n", st->both_units,
-	       st->stall_tmu, st->stall_sfu, st->stall_vpm, st->stall_sync);
+	       PRIu64 " vpm %" PRIu64 " sync %" PRIu64 "\n",
+	       stat(emu, QPU_EMULATOR_STAT_DUAL_ISSUED),
+	       stat(emu, QPU_EMULATOR_STAT_STALL_TMU),
+	       stat(emu, QPU_EMULATOR_STAT_STALL_SFU),
+	       stat(emu, QPU_EMULATOR_STAT_STALL_VPM),
+	       stat(emu, QPU_EMULATOR_STAT_STALL_SYNC));
 	printf("bytes: tmu %" PRIu64 ", dma load %" PRIu64 ", dma store %"
-	       PRIu64 "; programs done %" PRIu64 "\n", st->tmu_bytes,
-	       st->dma_load_bytes, st->dma_store_bytes, st->programs_done);
+	       PRIu64 "; programs done %" PRIu64 "\n",
+	       stat(emu, QPU_EMULATOR_STAT_TMU_BYTES),
+	       stat(emu, QPU_EMULATOR_STAT_DMA_LOAD_BYTES),
+	       stat(emu, QPU_EMULATOR_STAT_DMA_STORE_BYTES),
+	       stat(emu, QPU_EMULATOR_STAT_PROGRAMS_DONE));
 }
 
 int main(int argc, char **argv)
@@ -532,11 +524,8 @@ int main(int argc, char **argv)
 		.code_addr = DEFAULT_CODE, .unif_addr = DEFAULT_UNIF,
 		.qpus = 1, .budget = DEFAULT_BUDGET,
 	};
-	struct qpu_emu_ops ops = {
-		.translate = translate, .host_interrupt = host_interrupt,
-	};
-	enum qpu_emu_status st;
-	struct qpu_emu *emu;
+	enum qpu_emulator_status st;
+	struct qpu_emulator *emu;
 	uint32_t size;
 	uint8_t *code;
 	unsigned int i;
@@ -557,53 +546,57 @@ int main(int argc, char **argv)
 		add_region(&cfg, cfg.unif_addr, cfg.nuniforms * 4, u,
 			   "the uniforms");
 	}
-	if (cfg.trace_qpus) {
-		ops.trace = trace;
-		ops.trace_write = trace_write;
-	}
-	emu = aligned_alloc(8, (qpu_emu_size() + 7) & ~(size_t)7);
+	emu = qpu_emulator_new(cfg.seed);
 	if (!emu)
 		die("out of memory");
-	qpu_emu_init(emu, &ops, &cfg, cfg.seed);
-	qpu_emu_set_predecode(emu, !cfg.no_predecode);
+	for (i = 0; i < cfg.nregions; i++) {
+		const struct region *r = &cfg.regions[i];
+
+		if (qpu_emulator_map(emu, r->base, r->mem, r->size))
+			die("%s: cannot map it", r->name);
+	}
+	if (cfg.trace_qpus)
+		qpu_emulator_set_trace(emu, trace, trace_write, &cfg);
+	qpu_emulator_set_host_interrupt(emu, host_interrupt, NULL);
+	qpu_emulator_set_predecode(emu, !cfg.no_predecode);
 	for (i = 0; i < cfg.qpus; i++) {
-		int q = qpu_emu_start(emu, cfg.code_addr,
-				      cfg.unif_addr + i * cfg.unif_stride);
+		int q = qpu_emulator_start(emu, cfg.code_addr,
+					   cfg.unif_addr + i * cfg.unif_stride);
 
 		if (q < 0)
 			die("cannot start at code 0x%" PRIx32 ", uniforms 0x%"
 			    PRIx32 " (misaligned?)", cfg.code_addr,
 			    cfg.unif_addr + i * cfg.unif_stride);
 	}
-	st = qpu_emu_run(emu, cfg.budget);
+	st = qpu_emulator_run(emu, cfg.budget);
 	switch (st) {
-	case QPU_EMU_IDLE:
+	case QPU_EMULATOR_IDLE:
 		break;
-	case QPU_EMU_FAULT:
-		report_fault(&cfg, qpu_emu_get_fault(emu));
+	case QPU_EMULATOR_FAULT:
+		report_fault(emu);
 		ret = EXIT_FAULT;
 		break;
-	case QPU_EMU_DEADLOCK:
-	case QPU_EMU_RUNNING: {
-		size_t need = qpu_emu_describe(emu, NULL, 0);
+	case QPU_EMULATOR_DEADLOCK:
+	case QPU_EMULATOR_RUNNING: {
+		size_t need = qpu_emulator_describe(emu, NULL, 0);
 		char *text = malloc(need + 1);
 
-		fprintf(stderr, "qpu-run: %s\n", st == QPU_EMU_DEADLOCK ?
+		fprintf(stderr, "qpu-run: %s\n", st == QPU_EMULATOR_DEADLOCK ?
 			"deadlock: every running QPU waits forever" :
 			"instruction budget spent");
 		if (text) {
-			qpu_emu_describe(emu, text, need + 1);
+			qpu_emulator_describe(emu, text, need + 1);
 			fputs(text, stderr);
 			free(text);
 		}
-		ret = st == QPU_EMU_DEADLOCK ? EXIT_DEADLOCK : EXIT_BUDGET;
+		ret = st == QPU_EMULATOR_DEADLOCK ? EXIT_DEADLOCK : EXIT_BUDGET;
 		break;
 	}
 	}
 	if (cfg.stats)
-		print_stats(qpu_emu_get_stats(emu));
+		print_stats(emu);
 	if (ret == EXIT_DONE)
-		ret = write_dumps(&cfg);
-	free(emu);
+		ret = write_dumps(&cfg, emu);
+	qpu_emulator_free(emu);
 	return ret;
 }

@@ -32,6 +32,7 @@ int main(int argc, char **argv)
 	struct qpu_planar_rgb tensor = { .width = NET, .height = NET };
 	struct qpu_image luma = { .width = W, .height = H, .stride = W };
 	struct qpu_image mask;
+	struct qpu_kernels *kernels;
 	struct qpu_dev *dev;
 	unsigned char *yuv, *m;
 	const float *t;
@@ -43,13 +44,14 @@ int main(int argc, char **argv)
 		fprintf(stderr, "cannot open %s: %s\n", path, strerror(errno));
 		return 1;
 	}
+	kernels = qpu_kernels_new(dev);
 	frame.bo = qpu_bo_new(dev, W * H * 3 / 2);
 	tensor.bo = qpu_bo_new(dev, 3 * NET * NET * sizeof(float));
 	luma.bo = frame.bo;	/* the Y plane is a gray image */
 	mask = luma;
 	mask.bo = qpu_bo_new(dev, W * H);
-	if (!frame.bo || !tensor.bo || !mask.bo) {
-		fprintf(stderr, "qpu_bo_new: %s\n", strerror(errno));
+	if (!kernels || !frame.bo || !tensor.bo || !mask.bo) {
+		fprintf(stderr, "out of memory: %s\n", strerror(errno));
 		goto out;
 	}
 	yuv = qpu_bo_get_map(frame.bo);
@@ -57,8 +59,8 @@ int main(int argc, char **argv)
 		yuv[i] = (unsigned char)((i % W) * 255 / W);	/* Y: left to right */
 	memset(yuv + W * H, 128, W * H / 2);			/* no colour */
 
-	if (qpu_yuv420_to_rgb(dev, 12, &frame, &tensor, mean, std, &stats)) {
-		fprintf(stderr, "%s\n", qpu_kernel_last_error());
+	if (qpu_yuv420_to_rgb(kernels, 12, &frame, &tensor, mean, std, &stats)) {
+		fprintf(stderr, "%s\n", qpu_kernels_last_error(kernels));
 		goto out;
 	}
 	t = qpu_bo_get_map(tensor.bo);
@@ -66,8 +68,8 @@ int main(int argc, char **argv)
 	       NET, NET, stats.elapsed_ns / 1e6, t[0], t[NET - 1]);
 
 	/* the bright half of the frame, from its Y plane */
-	if (qpu_threshold(dev, 12, &luma, &mask, 127, 255, &stats)) {
-		fprintf(stderr, "%s\n", qpu_kernel_last_error());
+	if (qpu_threshold(kernels, 12, &luma, &mask, 127, 255, &stats)) {
+		fprintf(stderr, "%s\n", qpu_kernels_last_error(kernels));
 		goto out;
 	}
 	m = qpu_bo_get_map(mask.bo);
@@ -83,6 +85,7 @@ out:
 	qpu_bo_free(frame.bo);
 	qpu_bo_free(tensor.bo);
 	qpu_bo_free(mask.bo);
+	qpu_kernels_free(kernels);
 	qpu_dev_close(dev);
 	return ret;
 }

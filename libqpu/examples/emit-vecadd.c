@@ -14,8 +14,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <linux/qpu.h>
-
 #include "qpu.h"
 #include "qpu_emit.h"
 
@@ -131,7 +129,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "emit-vecadd: %s\n", strerror(-ret));
 		goto out;
 	}
-	if (r.status != QPU_JOB_DONE) {
+	if (r.status != QPU_STATUS_DONE) {
 		fprintf(stderr, "emit-vecadd: the job ended: %s\n",
 			qpu_job_status_str(r.status));
 		goto out;

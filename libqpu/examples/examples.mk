@@ -1,6 +1,9 @@
 # SPDX-License-Identifier: MIT
 # Example programs: every libqpu/examples/*.c is one program linked with
-# libqpu, built into $(BUILD)/examples by `make examples` (part of `all`).
+# libqpu.so, built into $(BUILD)/examples by `make examples` (part of `all`)
+# from the public headers, as the tools are (tools/tools.mk), plus the
+# core's header-only qpu_vpm.h, whose setup words transpose.c computes on
+# the host (libqpu has no public function for them yet).
 # Each takes an optional device argument and defaults to "emu", so
 # check-host runs them all on the emulator through test-examples.sh.
 
@@ -24,10 +27,10 @@ $(BUILD)/examples/%.qasm.h: libqpu/examples/%.qasm $(QPU_AS_BOOT) $(QPU_QASM_INC
 	$(Q)$(QPU_AS_BOOT) -Werror -I libqpu/qasm -f c \
 		-n $(subst -,_,$*)_code -o $@ $<
 
-$(BUILD)/examples/%: libqpu/examples/%.c $(LIBQPU_A) | $(EXAMPLE_QASM_HDRS)
+$(BUILD)/examples/%: libqpu/examples/%.c $(LIBQPU_SO) | $(EXAMPLE_QASM_HDRS)
 	$(Q)mkdir -p $(dir $@)
-	$(Q)$(CC) $(ALL_CFLAGS) -I$(BUILD)/examples -MMD -MP -o $@ $< \
-		$(LIBQPU_A) $(LDFLAGS) -lm
+	$(Q)$(CC) $(TOOL_CFLAGS) -I$(CURDIR)/libqpu/core -I$(BUILD)/examples -MMD -MP -o $@ $< \
+		$(TOOL_LIBQPU) $(LDFLAGS) -lm
 
 -include $(EXAMPLE_BINS:=.d)
 

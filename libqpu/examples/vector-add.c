@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
  * vector-add: add two vectors of a million floats on all 12 QPUs with
- * libqpu's sample kernel. The pattern every kernel follows: open a device,
- * put the operands in buffers, call the wrapper, read the result from the
- * buffer's mapping. Copy it and change the kernel.
+ * libqpu's sample kernel. The pattern every kernel follows: open a device
+ * and its kernels, put the operands in buffers, call the wrapper, read the
+ * result from the buffer's mapping. Copy it and change the kernel.
  *
  * Usage: vector-add [DEVICE]   (default "emu", the in-process emulator;
  * "/dev/qpu" for qpu.ko, on a Raspberry Pi or in the VM)
@@ -22,7 +22,8 @@ int main(int argc, char **argv)
 {
 	const char *path = argc > 1 ? argv[1] : "emu";
 	struct qpu_kernel_stats stats;
-	struct qpu_bo *a, *b, *c;
+	struct qpu_bo *a = NULL, *b = NULL, *c = NULL;
+	struct qpu_kernels *kernels;
 	struct qpu_dev *dev;
 	float *x, *y, *z;
 	int i, ret = 1;
@@ -31,6 +32,11 @@ int main(int argc, char **argv)
 	if (!dev) {
 		fprintf(stderr, "cannot open %s: %s\n", path, strerror(errno));
 		return 1;
+	}
+	kernels = qpu_kernels_new(dev);
+	if (!kernels) {
+		fprintf(stderr, "qpu_kernels_new: %s\n", strerror(errno));
+		goto out;
 	}
 	a = qpu_bo_new(dev, N * sizeof(float));
 	b = qpu_bo_new(dev, N * sizeof(float));
@@ -47,11 +53,11 @@ int main(int argc, char **argv)
 	}
 
 	/* c = a + b on 12 QPUs; a vector is a buffer, an offset, a length */
-	ret = qpu_vector_add(dev, 12, &(struct qpu_vector){ a, 0, N },
+	ret = qpu_vector_add(kernels, 12, &(struct qpu_vector){ a, 0, N },
 			     &(struct qpu_vector){ b, 0, N },
 			     &(struct qpu_vector){ c, 0, N }, &stats);
 	if (ret) {
-		fprintf(stderr, "%s\n", qpu_kernel_last_error());
+		fprintf(stderr, "%s\n", qpu_kernels_last_error(kernels));
 		ret = 1;
 		goto out;
 	}
@@ -75,6 +81,7 @@ out:
 	qpu_bo_free(a);
 	qpu_bo_free(b);
 	qpu_bo_free(c);
+	qpu_kernels_free(kernels);	/* before its device */
 	qpu_dev_close(dev);
 	return ret;
 }

@@ -11,8 +11,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#include <linux/qpu.h>
-
 #include "qpu.h"
 #include "vpm-pack.qasm.h"
 
@@ -60,7 +58,7 @@ int main(int argc, char **argv)
 	ret = qpu_submit(dev, &job, &seqno);
 	if (!ret)
 		ret = qpu_wait(dev, seqno, 10000, &r);
-	if (ret || r.status != QPU_JOB_DONE) {
+	if (ret || r.status != QPU_STATUS_DONE) {
 		fprintf(stderr, "job: %s\n", ret ? strerror(-ret) :
 			qpu_job_status_str(r.status));
 		ret = 1;

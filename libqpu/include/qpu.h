@@ -9,6 +9,10 @@
  * - destructors (_close, _free) accept NULL;
  * - objects are not thread-safe unless their section says so: share one
  *   between threads only with your own locking.
+ *
+ * Every number in these headers is libqpu's own (enum qpu_dev_param, enum
+ * qpu_status, enum qpu_access...), not one of qpu.ko's <linux/qpu.h>: the
+ * library translates, so that the two may grow apart.
  */
 #ifndef QPU_H
 #define QPU_H
@@ -24,7 +28,7 @@ extern "C" {
 /**
  * qpu_version() - the library's version
  *
- * Return: a static string such as "0.1.0"; do not free it.
+ * Return: a static string such as "0.2.0"; do not free it.
  */
 QPU_API const char *qpu_version(void);
 
@@ -68,26 +72,78 @@ QPU_API void qpu_dev_close(struct qpu_dev *dev);
 QPU_API const char *qpu_dev_get_path(const struct qpu_dev *dev);
 
 /**
- * qpu_dev_get_param() - query one QPU_PARAM_* value (see <linux/qpu.h>)
+ * enum qpu_dev_param - what qpu_dev_get_param() reports
+ * @QPU_DEV_PARAM_NUM_QPUS: QPUs a job may use (slices times QPUs per slice)
+ * @QPU_DEV_PARAM_NUM_SLICES: slices
+ * @QPU_DEV_PARAM_NUM_SEMAPHORES: hardware semaphores
+ * @QPU_DEV_PARAM_VPM_SIZE: VPM size in bytes
+ * @QPU_DEV_PARAM_MAX_BO_SIZE: the largest buffer, in bytes
+ * @QPU_DEV_PARAM_DEFAULT_TIMEOUT_MS: the timeout of a job that asks for none
+ * @QPU_DEV_PARAM_MAX_TIMEOUT_MS: the longest timeout a job may have
+ * @QPU_DEV_PARAM_BACKEND: an enum qpu_dev_backend (qpu.ko's devices only)
+ * @QPU_DEV_PARAM_ABI_VERSION: the version of qpu.ko's ABI
+ * @QPU_DEV_PARAM_FEATURES: qpu.ko's feature bits (none defined yet)
+ * @QPU_DEV_PARAM_V3D_IDENT0: the V3D's raw IDENT0 register (qpu.ko only)
+ * @QPU_DEV_PARAM_V3D_IDENT1: the V3D's raw IDENT1 register (qpu.ko only)
+ * @QPU_DEV_PARAM_V3D_IDENT2: the V3D's raw IDENT2 register (qpu.ko only)
+ */
+enum qpu_dev_param {
+	QPU_DEV_PARAM_NUM_QPUS = 1,
+	QPU_DEV_PARAM_NUM_SLICES,
+	QPU_DEV_PARAM_NUM_SEMAPHORES,
+	QPU_DEV_PARAM_VPM_SIZE,
+	QPU_DEV_PARAM_MAX_BO_SIZE,
+	QPU_DEV_PARAM_DEFAULT_TIMEOUT_MS,
+	QPU_DEV_PARAM_MAX_TIMEOUT_MS,
+	QPU_DEV_PARAM_BACKEND,
+	QPU_DEV_PARAM_ABI_VERSION,
+	QPU_DEV_PARAM_FEATURES,
+	QPU_DEV_PARAM_V3D_IDENT0,
+	QPU_DEV_PARAM_V3D_IDENT1,
+	QPU_DEV_PARAM_V3D_IDENT2,
+};
+
+/**
+ * qpu_dev_get_param() - query one value of the device
  * @dev: the device
- * @param: an enum qpu_param value
+ * @param: what to report
  * @value: where the value goes; untouched on failure
  *
- * Return: 0, or -EINVAL for a parameter the kernel does not know.
+ * Return: 0, or -EINVAL for a parameter this device does not have (the
+ * in-process emulator has no backend kind and no V3D registers).
  */
-QPU_API int qpu_dev_get_param(struct qpu_dev *dev, uint32_t param,
+QPU_API int qpu_dev_get_param(struct qpu_dev *dev, enum qpu_dev_param param,
 			      uint64_t *value);
 
 /**
- * qpu_backend_name() - a QPU_PARAM_BACKEND value for people and scripts
- * @backend: an enum qpu_backend of <linux/qpu.h>
+ * enum qpu_dev_backend - values of QPU_DEV_PARAM_BACKEND
+ * @QPU_DEV_BACKEND_HARDWARE: a real V3D
+ * @QPU_DEV_BACKEND_SIMULATED: qpu.ko's simulated V3D
+ */
+enum qpu_dev_backend {
+	QPU_DEV_BACKEND_HARDWARE = 1,
+	QPU_DEV_BACKEND_SIMULATED,
+};
+
+/**
+ * qpu_backend_name() - a QPU_DEV_PARAM_BACKEND value for people and scripts
+ * @backend: an enum qpu_dev_backend
  *
  * The one mapping that qpu-info and qpuctl print.
  *
  * Return: a static string: "hardware", "simulated" or "unknown"; do not
  * free it.
  */
-QPU_API const char *qpu_backend_name(uint32_t backend);
+QPU_API const char *qpu_backend_name(enum qpu_dev_backend backend);
+
+/**
+ * qpu_dev_backend_from_uapi() - qpu.ko's backend number as libqpu's
+ * @uapi_backend: an enum qpu_backend of <linux/qpu.h>, for programs that
+ *	read it from qpu.ko themselves (qpuctl, over netlink)
+ *
+ * Return: the enum qpu_dev_backend, or 0 for a number libqpu does not know.
+ */
+QPU_API enum qpu_dev_backend qpu_dev_backend_from_uapi(uint32_t uapi_backend);
 
 /**
  * qpu_dev_describe() - which kind of device this is, for people
@@ -157,7 +213,7 @@ struct qpu_program_ref {
 
 /**
  * struct qpu_job_desc - what qpu_submit() runs
- * @programs: one per QPU used, 1 to QPU_PARAM_NUM_QPUS of them
+ * @programs: one per QPU used, 1 to QPU_DEV_PARAM_NUM_QPUS of them
  * @program_count: entries in @programs
  * @bos: the other buffers the programs read or write (their code and
  *	uniforms buffers are included anyway)
@@ -232,12 +288,48 @@ struct qpu_job_counters {
 };
 
 /**
+ * enum qpu_status - how a job ended
+ * @QPU_STATUS_DONE: every program reached its end
+ * @QPU_STATUS_TIMEOUT: the job ran past its timeout (or hung)
+ * @QPU_STATUS_FAULT: a program touched memory outside the job's buffers,
+ *	or ran an instruction the V3D cannot run
+ * @QPU_STATUS_CANCELED: the job never started (its device went away)
+ */
+enum qpu_status {
+	QPU_STATUS_DONE = 1,
+	QPU_STATUS_TIMEOUT,
+	QPU_STATUS_FAULT,
+	QPU_STATUS_CANCELED,
+};
+
+/**
+ * enum qpu_access - what a faulting access was for
+ * @QPU_ACCESS_NONE: no fault
+ * @QPU_ACCESS_FETCH: instruction fetch
+ * @QPU_ACCESS_UNIFORM: uniform stream read
+ * @QPU_ACCESS_TMU: TMU read
+ * @QPU_ACCESS_DMA_LOAD: VCD DMA from memory into the VPM
+ * @QPU_ACCESS_DMA_STORE: VCD DMA from the VPM into memory
+ * @QPU_ACCESS_OTHER: not a memory access (an instruction the V3D cannot
+ *	run, a VPM address out of range)
+ */
+enum qpu_access {
+	QPU_ACCESS_NONE = 0,
+	QPU_ACCESS_FETCH,
+	QPU_ACCESS_UNIFORM,
+	QPU_ACCESS_TMU,
+	QPU_ACCESS_DMA_LOAD,
+	QPU_ACCESS_DMA_STORE,
+	QPU_ACCESS_OTHER,
+};
+
+/**
  * struct qpu_job_result - how a job ended
- * @status: an enum qpu_job_status of <linux/qpu.h> (QPU_JOB_DONE...)
- * @fault_qpu: for QPU_JOB_FAULT: the QPU
- * @fault_pc: for QPU_JOB_FAULT: bus address of the instruction
- * @fault_addr: for QPU_JOB_FAULT: the address refused
- * @fault_access: for QPU_JOB_FAULT: an enum qpu_fault_access
+ * @status: an enum qpu_status
+ * @fault_qpu: for QPU_STATUS_FAULT: the QPU
+ * @fault_pc: for QPU_STATUS_FAULT: bus address of the instruction
+ * @fault_addr: for QPU_STATUS_FAULT: the address refused
+ * @fault_access: for QPU_STATUS_FAULT: an enum qpu_access
  * @flags: QPU_JOB_RESULT_* bits saying which fields below hold a value
  * @instructions: with QPU_JOB_RESULT_INSTRUCTIONS: the instructions the
  *	job's programs issued, summed over the QPUs (for a job that stopped
@@ -248,11 +340,11 @@ struct qpu_job_counters {
  *	in-process emulator only); zero otherwise
  */
 struct qpu_job_result {
-	uint32_t status;
+	enum qpu_status status;
 	uint32_t fault_qpu;
 	uint32_t fault_pc;
 	uint32_t fault_addr;
-	uint32_t fault_access;
+	enum qpu_access fault_access;
 	uint32_t flags;
 	uint64_t instructions;
 	struct qpu_job_counters counters;
@@ -274,11 +366,21 @@ QPU_API int qpu_wait(struct qpu_dev *dev, uint64_t seqno, int timeout_ms,
 
 /**
  * qpu_job_status_str() - a job status for people
- * @status: an enum qpu_job_status
+ * @status: an enum qpu_status
  *
- * Return: a static string ("done", "timed out", "memory fault", ...).
+ * Return: a static string ("done", "timed out", "memory fault", ...,
+ * "unknown"); do not free it.
  */
-QPU_API const char *qpu_job_status_str(uint32_t status);
+QPU_API const char *qpu_job_status_str(enum qpu_status status);
+
+/**
+ * qpu_access_str() - a fault's access kind for people
+ * @access: an enum qpu_access
+ *
+ * Return: a static string ("instruction fetch", "uniform read", ...,
+ * "unknown"); do not free it.
+ */
+QPU_API const char *qpu_access_str(enum qpu_access access);
 
 #ifdef __cplusplus
 }

@@ -2,13 +2,19 @@
 /*
  * libqpu sample kernels: tuned QPU programs with host wrappers.
  *
- * Every wrapper takes the device, buffer objects holding its operands, the
- * shape and an optional struct qpu_kernel_stats. It checks everything it can
- * before submitting (sizes, alignment, buffers large enough for the shape,
- * the QPU count against the device) and returns 0 or a negative errno; on an
- * error qpu_kernel_last_error() says what was wrong in one line. Wrappers
- * block until the job ends; a job that faults or times out returns -EIO with
- * the job's status in the message.
+ * The kernels of one device are a struct qpu_kernels, made with
+ * qpu_kernels_new(): it keeps their code and scratch memory on the device
+ * between calls, and the last call's error message. Every wrapper takes
+ * it, buffer objects (of its device) holding the operands, the shape and an
+ * optional struct qpu_kernel_stats. It checks everything it can before
+ * submitting (sizes, alignment, buffers large enough for the shape, the QPU
+ * count against the device) and returns 0 or a negative errno; on an error
+ * qpu_kernels_last_error() says what was wrong in one line. Wrappers block
+ * until the job ends; a job that faults or times out returns -EIO with the
+ * job's status in the message.
+ *
+ * A struct qpu_kernels is not thread-safe: use one per thread (any number
+ * may share a device, each keeping its own cache).
  *
  * The programs are libqpu/kernels/<name>.qasm, assembled at build time.
  */
@@ -59,25 +65,59 @@ struct qpu_kernel_stats {
 };
 
 /**
- * qpu_kernel_last_error() - why the calling thread's last wrapper call failed
- *
- * Return: a message such as "sgemm: B has 362 rows, A has 363 columns", or
- * "" if the thread's last call succeeded. Valid until the thread's next
- * wrapper call.
+ * struct qpu_kernels - the sample kernels on one device (opaque).
  */
-QPU_API const char *qpu_kernel_last_error(void);
+struct qpu_kernels;
 
 /**
- * qpu_kernel_drop_cache() - free what the kernels keep on a device
- * @dev: the device
+ * qpu_kernels_new() - the sample kernels for a device
+ * @dev: the device; it must outlive the object (free this first)
  *
- * The first call of each kernel uploads its code to @dev, and the wrappers
- * keep one scratch buffer there (uniforms, sgemm's packed operand), as
- * large as the largest call so far needed: later calls allocate nothing.
- * This frees all of it now (qpu_dev_close() does too); the next call
- * starts again. Call it only when no wrapper call is running on @dev.
+ * Makes nothing on the device yet: the first call of each kernel uploads
+ * its code there, and the wrappers keep one scratch buffer there
+ * (uniforms, sgemm's packed operand), as large as the largest call so far
+ * needed, so that later calls allocate nothing.
+ *
+ * Return: an object the caller frees with qpu_kernels_free(), or NULL with
+ * errno set (EINVAL: @dev is NULL; ENOMEM).
  */
-QPU_API void qpu_kernel_drop_cache(struct qpu_dev *dev);
+QPU_API struct qpu_kernels *qpu_kernels_new(struct qpu_dev *dev);
+
+/**
+ * qpu_kernels_free() - give back the kernels' buffers and the object
+ * @kernels: the kernels, or NULL
+ *
+ * Call it before qpu_dev_close() of their device.
+ */
+QPU_API void qpu_kernels_free(struct qpu_kernels *kernels);
+
+/**
+ * qpu_kernels_get_dev() - the device the kernels run on
+ * @kernels: the kernels
+ *
+ * Return: the device given to qpu_kernels_new(), still the caller's.
+ */
+QPU_API struct qpu_dev *qpu_kernels_get_dev(const struct qpu_kernels *kernels);
+
+/**
+ * qpu_kernels_last_error() - why the last wrapper call on @kernels failed
+ * @kernels: the kernels
+ *
+ * Return: a message such as "sgemm: B has 362 rows, A has 363 columns", or
+ * "" if the last call succeeded (or none was made). Owned by @kernels, valid
+ * until its next wrapper call or qpu_kernels_free().
+ */
+QPU_API const char *qpu_kernels_last_error(const struct qpu_kernels *kernels);
+
+/**
+ * qpu_kernels_drop_cache() - free what the kernels keep on their device now
+ * @kernels: the kernels, or NULL
+ *
+ * Frees the uploaded code and the scratch buffer (qpu_kernels_free() does
+ * too); the next call starts again. Call it only when no wrapper call is
+ * running on @kernels.
+ */
+QPU_API void qpu_kernels_drop_cache(struct qpu_kernels *kernels);
 
 /**
  * struct qpu_matrix - a row-major matrix of 32-bit elements inside a buffer
@@ -134,7 +174,7 @@ struct qpu_image {
 
 /**
  * qpu_vector_add() - c = a + b, element by element, in single precision
- * @dev: the device
+ * @kernels: the kernels of the device to run on
  * @qpus: QPUs to spread the work over (1 to the device's count)
  * @a: the first operand
  * @b: the second operand, as long as @a
@@ -144,10 +184,10 @@ struct qpu_image {
  * The length must be a positive multiple of 16. The sums are the QPU's:
  * rounded toward zero, denormals flushed to zero.
  *
- * Return: 0, -EINVAL for bad vectors (see qpu_kernel_last_error()), -EIO
+ * Return: 0, -EINVAL for bad vectors (see qpu_kernels_last_error()), -EIO
  * if the job failed.
  */
-QPU_API int qpu_vector_add(struct qpu_dev *dev, unsigned int qpus,
+QPU_API int qpu_vector_add(struct qpu_kernels *kernels, unsigned int qpus,
 			   const struct qpu_vector *a,
 			   const struct qpu_vector *b,
 			   const struct qpu_vector *c,
@@ -155,7 +195,7 @@ QPU_API int qpu_vector_add(struct qpu_dev *dev, unsigned int qpus,
 
 /**
  * qpu_saxpy() - y = alpha * x + y, element by element, in single precision
- * @dev: the device
+ * @kernels: the kernels of the device to run on
  * @qpus: QPUs to spread the work over (1 to the device's count)
  * @alpha: the scale of @x
  * @x: the vector scaled
@@ -167,7 +207,7 @@ QPU_API int qpu_vector_add(struct qpu_dev *dev, unsigned int qpus,
  *
  * Return: 0, -EINVAL for bad vectors, -EIO if the job failed.
  */
-QPU_API int qpu_saxpy(struct qpu_dev *dev, unsigned int qpus, float alpha,
+QPU_API int qpu_saxpy(struct qpu_kernels *kernels, unsigned int qpus, float alpha,
 		      const struct qpu_vector *x, const struct qpu_vector *y,
 		      struct qpu_kernel_stats *stats);
 
@@ -185,7 +225,7 @@ struct qpu_reduce_result {
 
 /**
  * qpu_reduce() - sum, minimum and maximum of a float vector, in one pass
- * @dev: the device
+ * @kernels: the kernels of the device to run on
  * @qpus: QPUs to spread the work over (1 to the device's count)
  * @x: the vector; its length a positive multiple of 16
  * @result: where the three results go
@@ -199,7 +239,7 @@ struct qpu_reduce_result {
  *
  * Return: 0, -EINVAL for a bad vector, -EIO if the job failed.
  */
-QPU_API int qpu_reduce(struct qpu_dev *dev, unsigned int qpus,
+QPU_API int qpu_reduce(struct qpu_kernels *kernels, unsigned int qpus,
 		       const struct qpu_vector *x,
 		       struct qpu_reduce_result *result,
 		       struct qpu_kernel_stats *stats);
@@ -208,7 +248,7 @@ QPU_API int qpu_reduce(struct qpu_dev *dev, unsigned int qpus,
 
 /**
  * qpu_rgb_to_gray() - RGB to 8-bit grayscale, BT.601 luma
- * @dev: the device
+ * @kernels: the kernels of the device to run on
  * @qpus: QPUs to spread the work over (1 to the device's count)
  * @rgb: the input, 3 bytes a pixel (R, G, B), stride = width * 3
  * @gray: the output, 1 byte a pixel, stride = width, the size of @rgb
@@ -218,14 +258,14 @@ QPU_API int qpu_reduce(struct qpu_dev *dev, unsigned int qpus,
  *
  * Return: 0, -EINVAL for bad images, -EIO if the job failed.
  */
-QPU_API int qpu_rgb_to_gray(struct qpu_dev *dev, unsigned int qpus,
+QPU_API int qpu_rgb_to_gray(struct qpu_kernels *kernels, unsigned int qpus,
 			    const struct qpu_image *rgb,
 			    const struct qpu_image *gray,
 			    struct qpu_kernel_stats *stats);
 
 /**
  * qpu_threshold() - binary threshold of an 8-bit image
- * @dev: the device
+ * @kernels: the kernels of the device to run on
  * @qpus: QPUs to spread the work over (1 to the device's count)
  * @in: the input, 1 byte a pixel, stride = width
  * @out: the output, the size of @in (it may be @in)
@@ -237,7 +277,7 @@ QPU_API int qpu_rgb_to_gray(struct qpu_dev *dev, unsigned int qpus,
  *
  * Return: 0, -EINVAL for bad images, -EIO if the job failed.
  */
-QPU_API int qpu_threshold(struct qpu_dev *dev, unsigned int qpus,
+QPU_API int qpu_threshold(struct qpu_kernels *kernels, unsigned int qpus,
 			  const struct qpu_image *in,
 			  const struct qpu_image *out, uint8_t t,
 			  uint8_t maxval, struct qpu_kernel_stats *stats);
@@ -281,7 +321,7 @@ struct qpu_planar_rgb {
 
 /**
  * qpu_yuv420_to_rgb() - camera frame to neural-network input, in one pass
- * @dev: the device
+ * @kernels: the kernels of the device to run on
  * @qpus: QPUs to spread the rows over (1 to the device's count)
  * @src: the frame, up to 4096 x 4096
  * @dst: the tensor, its size the size the frame is resized to (at most a
@@ -301,7 +341,7 @@ struct qpu_planar_rgb {
  * Return: 0, -EINVAL for bad shapes, strides, buffers or normalisation,
  * -EIO if the job failed.
  */
-QPU_API int qpu_yuv420_to_rgb(struct qpu_dev *dev, unsigned int qpus,
+QPU_API int qpu_yuv420_to_rgb(struct qpu_kernels *kernels, unsigned int qpus,
 			      const struct qpu_yuv420 *src,
 			      const struct qpu_planar_rgb *dst,
 			      const float mean[3], const float std[3],
@@ -309,7 +349,7 @@ QPU_API int qpu_yuv420_to_rgb(struct qpu_dev *dev, unsigned int qpus,
 
 /**
  * qpu_sgemm() - C = alpha * A * B + beta * C in single precision
- * @dev: the device
+ * @kernels: the kernels of the device to run on
  * @qpus: QPUs to spread the work over (1 to the device's count; 12 is best)
  * @alpha: scale of the product
  * @a: M x K
@@ -321,16 +361,16 @@ QPU_API int qpu_yuv420_to_rgb(struct qpu_dev *dev, unsigned int qpus,
  * Any M, N, K from 1 to 2^20, strides (in elements) from the column count
  * to 2^20, offsets a multiple of 4 bytes; the matrices may share buffers,
  * but C must not overlap A or B. The wrapper packs alpha * A (or alpha *
- * B^T) on the CPU (M x K or K x N copies) into the device's scratch buffer
- * (see qpu_kernel_drop_cache()) and submits one job; products are rounded
+ * B^T) on the CPU (M x K or K x N copies) into @kernels's scratch buffer
+ * (see qpu_kernels_new()) and submits one job; products are rounded
  * toward zero as on the hardware.
  * Stats: the byte counts are exact; uniform_bytes counts the tile lists
  * and the packed panels the kernel reads as uniforms.
  *
  * Return: 0, -EINVAL for shapes that do not agree, misaligned matrices or
- * buffers too small (see qpu_kernel_last_error()), -EIO if the job failed.
+ * buffers too small (see qpu_kernels_last_error()), -EIO if the job failed.
  */
-QPU_API int qpu_sgemm(struct qpu_dev *dev, unsigned int qpus, float alpha,
+QPU_API int qpu_sgemm(struct qpu_kernels *kernels, unsigned int qpus, float alpha,
 		      const struct qpu_matrix *a, const struct qpu_matrix *b,
 		      float beta, const struct qpu_matrix *c,
 		      struct qpu_kernel_stats *stats);

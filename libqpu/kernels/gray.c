@@ -11,7 +11,7 @@
 static const struct qpu_kernel_code gray_prog =
 	QPU_KERNEL_CODE("rgb_to_gray", gray_code);
 
-int qpu_rgb_to_gray(struct qpu_dev *dev, unsigned int qpus,
+int qpu_rgb_to_gray(struct qpu_kernels *kernels, unsigned int qpus,
 		    const struct qpu_image *rgb, const struct qpu_image *gray,
 		    struct qpu_kernel_stats *stats)
 {
@@ -25,5 +25,5 @@ int qpu_rgb_to_gray(struct qpu_dev *dev, unsigned int qpus,
 		.code = &gray_prog, .piece = 64, .ops = ops, .op_count = 2,
 	};
 
-	return qpu_kernel_stream_run(dev, qpus, &s, stats);
+	return qpu_kernel_stream_run(kernels, qpus, &s, stats);
 }

@@ -28,6 +28,29 @@ struct qpu_kernel_code {
 #define QPU_KERNEL_CODE(kname, array) \
 	{ .name = (kname), .halves = (array), .size = sizeof(array) }
 
+/* More than the library has kernels: a full cache is a bug. */
+#define QPU_KERNELS_MAX_CODES	16
+
+/*
+ * struct qpu_kernels - the sample kernels on one device (cache.c)
+ * @dev: the device, the caller's: it outlives this object
+ * @scratch: uniforms and sgemm's operands, as large as the largest call
+ *	so far needed; NULL before the first call
+ * @ncodes: entries used in @codes
+ * @codes: each kernel's code, uploaded at its first call
+ * @last_error: the last wrapper call's message, "" after a success
+ */
+struct qpu_kernels {
+	struct qpu_dev *dev;
+	struct qpu_bo *scratch;
+	unsigned int ncodes;
+	struct {
+		const struct qpu_kernel_code *code;
+		struct qpu_bo *bo;
+	} codes[QPU_KERNELS_MAX_CODES];
+	char last_error[256];
+};
+
 /**
  * struct qpu_kernel_launch - one job of a sample kernel
  * @code: the program, the same on every QPU
@@ -36,7 +59,7 @@ struct qpu_kernel_code {
  * @uniforms_per_qpu: words each program reads
  * @bos: the job's operand buffers (code and uniforms are added)
  * @bo_count: entries in @bos
- * @timeout_ms: 0 for the device's longest (QPU_PARAM_MAX_TIMEOUT_MS)
+ * @timeout_ms: 0 for the device's longest (QPU_DEV_PARAM_MAX_TIMEOUT_MS)
  */
 struct qpu_kernel_launch {
 	const struct qpu_kernel_code *code;
@@ -54,7 +77,7 @@ struct qpu_kernel_launch {
  * QPUs than the device has...), -EIO if the job did not end well, or the
  * errno of a failed buffer, submit or wait call; the message is set.
  */
-int qpu_kernel_run(struct qpu_dev *dev, const struct qpu_kernel_launch *l,
+int qpu_kernel_run(struct qpu_kernels *kernels, const struct qpu_kernel_launch *l,
 		   struct qpu_kernel_stats *stats);
 
 /*
@@ -63,42 +86,42 @@ int qpu_kernel_run(struct qpu_dev *dev, const struct qpu_kernel_launch *l,
  * if the job did not end well, or the errno of a failed submit or wait;
  * the message is set. For wrappers that build their own job.
  */
-int qpu_kernel_submit(struct qpu_dev *dev, const char *name,
+int qpu_kernel_submit(struct qpu_kernels *kernels, const char *name,
 		      struct qpu_job_desc *job, struct qpu_kernel_stats *stats);
 
 /*
- * The device's copy of @code, uploaded at the first call (kernels/cache.c);
- * owned by the device: do not free. NULL with errno set on failure.
+ * @kernels's copy of @code on its device, uploaded at the first call (cache.c);
+ * owned by @kernels: do not free. NULL with errno set on failure.
  */
-struct qpu_bo *qpu_kernel_code_bo(struct qpu_dev *dev,
+struct qpu_bo *qpu_kernel_code_bo(struct qpu_kernels *kernels,
 				  const struct qpu_kernel_code *code);
 
 /*
- * The device's scratch buffer, at least @size bytes, contents undefined
- * (not zeroed); owned by the device and valid until the next call. NULL
+ * @kernels's scratch buffer, at least @size bytes, contents undefined
+ * (not zeroed); owned by @kernels and valid until the next call. NULL
  * with errno set on failure.
  */
-struct qpu_bo *qpu_kernel_scratch(struct qpu_dev *dev, size_t size);
+struct qpu_bo *qpu_kernel_scratch(struct qpu_kernels *kernels, size_t size);
 
-/* Set the thread's message ("<kernel>: <text>") and return -@err. */
-int qpu_kernel_fail(int err, const char *kernel, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+/* Set @kernels's message ("<kernel>: <text>") and return -@err. */
+int qpu_kernel_fail(struct qpu_kernels *kernels, int err, const char *kernel, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
 
 /*
  * 0 if the device has at least @qpus QPUs (and @qpus is not 0); else
  * -EINVAL and the message.
  */
-int qpu_kernel_check_qpus(struct qpu_dev *dev, const char *kernel,
+int qpu_kernel_check_qpus(struct qpu_kernels *kernels, const char *kernel,
 			  unsigned int qpus);
 
-/* Clear the thread's message; wrappers call it first. */
-void qpu_kernel_clear_error(void);
+/* Clear @kernels's message; wrappers call it first. */
+void qpu_kernel_clear_error(struct qpu_kernels *kernels);
 
 /*
  * 0 if @bo holds @size bytes from @offset and @offset is a multiple of
  * @align; else the message names @what and the function returns -EINVAL.
  */
-int qpu_kernel_check_buf(const char *kernel, const char *what,
+int qpu_kernel_check_buf(struct qpu_kernels *kernels, const char *kernel, const char *what,
 			 const struct qpu_bo *bo, size_t offset, size_t size,
 			 size_t align);
 
@@ -107,7 +130,7 @@ int qpu_kernel_check_buf(const char *kernel, const char *what,
  * multiple of @multiple), word-aligned and inside its buffer; else
  * -EINVAL with the message naming @what.
  */
-int qpu_kernel_check_vector(const char *kernel, const char *what,
+int qpu_kernel_check_vector(struct qpu_kernels *kernels, const char *kernel, const char *what,
 			    const struct qpu_vector *v, size_t len,
 			    size_t multiple);
 
@@ -116,7 +139,7 @@ int qpu_kernel_check_vector(const char *kernel, const char *what,
  * multiple of @multiple pixels, word-aligned and inside its buffer; else
  * -EINVAL with the message naming @what.
  */
-int qpu_kernel_check_image(const char *kernel, const char *what,
+int qpu_kernel_check_image(struct qpu_kernels *kernels, const char *kernel, const char *what,
 			   const struct qpu_image *img, unsigned int bpp,
 			   size_t multiple);
 
@@ -191,7 +214,7 @@ struct qpu_kernel_stream {
  * of @stats, the byte counts from the operands' accesses. Returns 0,
  * -EINVAL with the message for bad operands, or qpu_kernel_run()'s errors.
  */
-int qpu_kernel_stream_run(struct qpu_dev *dev, unsigned int qpus,
+int qpu_kernel_stream_run(struct qpu_kernels *kernels, unsigned int qpus,
 			  const struct qpu_kernel_stream *s,
 			  struct qpu_kernel_stats *stats);
 
@@ -215,7 +238,7 @@ static inline unsigned int qpu_kernel_batch_rows(unsigned int qpus)
 }
 
 /*
- * Program @k's share of @total work units over @qpus programs: @start and
+ * Program @kernels's share of @total work units over @qpus programs: @start and
  * @count, as even as can be (the first total % qpus get one more).
  */
 static inline void qpu_kernel_split(size_t total, unsigned int qpus,

@@ -14,9 +14,9 @@ QPU_KERNEL_OBJS := $(QPU_KERNEL_SRCS:%.c=$(BUILD)/%.o)
 QPU_QASM_INCLUDES := $(wildcard libqpu/qasm/*.qinc libqpu/kernels/*.qinc)
 QPU_AS_BOOT := $(BUILD)/boot/qpu-as
 
-$(QPU_AS_BOOT): tools/qpu-as.c $(LIBQPU_BASE_OBJS)
+$(QPU_AS_BOOT): tools/qpu-as.c $(LIBQPU_BASE_OBJS) $(QPU_TOOLS_A)
 	$(Q)mkdir -p $(dir $@)
-	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $^ $(LDFLAGS)
+	$(Q)$(CC) $(TOOL_CFLAGS) -o $@ $^ $(LDFLAGS)
 
 $(BUILD)/libqpu/kernels/%.qasm.h: libqpu/kernels/%.qasm $(QPU_AS_BOOT) $(QPU_QASM_INCLUDES)
 	$(Q)mkdir -p $(dir $@)

@@ -14,97 +14,91 @@
 #include <string.h>
 #include <time.h>
 
-#include <linux/qpu.h>
-
 #include "kernel.h"
 
 /* Generous for the emulator under TCG; the device may cap it lower. */
 #define QPU_KERNEL_WAIT_MS	600000
 
-static __thread char last_error[256];
-
-const char *qpu_kernel_last_error(void)
+void qpu_kernel_clear_error(struct qpu_kernels *kernels)
 {
-	return last_error;
+	kernels->last_error[0] = '\0';
 }
 
-void qpu_kernel_clear_error(void)
+int qpu_kernel_fail(struct qpu_kernels *kernels, int err, const char *kernel,
+		    const char *fmt, ...)
 {
-	last_error[0] = '\0';
-}
-
-int qpu_kernel_fail(int err, const char *kernel, const char *fmt, ...)
-{
+	char *msg = kernels->last_error;
+	size_t size = sizeof(kernels->last_error);
 	va_list ap;
 	int n;
 
-	n = snprintf(last_error, sizeof(last_error), "%s: ", kernel);
-	if (n < 0 || (size_t)n >= sizeof(last_error))
+	n = snprintf(msg, size, "%s: ", kernel);
+	if (n < 0 || (size_t)n >= size)
 		n = 0;
 	va_start(ap, fmt);
-	vsnprintf(last_error + n, sizeof(last_error) - n, fmt, ap);
+	vsnprintf(msg + n, size - n, fmt, ap);
 	va_end(ap);
 	return -err;
 }
 
-int qpu_kernel_check_buf(const char *kernel, const char *what,
+int qpu_kernel_check_buf(struct qpu_kernels *kernels, const char *kernel, const char *what,
 			 const struct qpu_bo *bo, size_t offset, size_t size,
 			 size_t align)
 {
 	size_t have;
 
 	if (!bo)
-		return qpu_kernel_fail(EINVAL, kernel, "%s: no buffer", what);
+		return qpu_kernel_fail(kernels, EINVAL, kernel, "%s: no buffer", what);
 	if (align && offset % align)
-		return qpu_kernel_fail(EINVAL, kernel,
+		return qpu_kernel_fail(kernels, EINVAL, kernel,
 				       "%s: offset %zu is not a multiple of %zu",
 				       what, offset, align);
 	have = qpu_bo_get_size(bo);
 	if (offset > have || size > have - offset)
-		return qpu_kernel_fail(EINVAL, kernel,
+		return qpu_kernel_fail(kernels, EINVAL, kernel,
 				       "%s: needs %zu bytes from offset %zu, the buffer has %zu",
 				       what, size, offset, have);
 	return 0;
 }
 
-int qpu_kernel_check_vector(const char *kernel, const char *what,
+int qpu_kernel_check_vector(struct qpu_kernels *kernels, const char *kernel, const char *what,
 			    const struct qpu_vector *v, size_t len,
 			    size_t multiple)
 {
 	if (!v)
-		return qpu_kernel_fail(EINVAL, kernel, "%s: no vector", what);
+		return qpu_kernel_fail(kernels, EINVAL, kernel, "%s: no vector", what);
 	if (v->length != len)
-		return qpu_kernel_fail(EINVAL, kernel,
+		return qpu_kernel_fail(kernels, EINVAL, kernel,
 				       "%s: has %zu elements, expected %zu",
 				       what, v->length, len);
 	if (!len || (multiple && len % multiple))
-		return qpu_kernel_fail(EINVAL, kernel,
+		return qpu_kernel_fail(kernels, EINVAL, kernel,
 				       "%s: %zu elements; the kernel takes a positive multiple of %zu",
 				       what, len, multiple ? multiple : 1);
 	if (len > SIZE_MAX / 4)
-		return qpu_kernel_fail(EINVAL, kernel, "%s: too long", what);
-	return qpu_kernel_check_buf(kernel, what, v->bo, v->offset, len * 4, 4);
+		return qpu_kernel_fail(kernels, EINVAL, kernel, "%s: too long", what);
+	return qpu_kernel_check_buf(kernels, kernel, what, v->bo, v->offset, len * 4, 4);
 }
 
-int qpu_kernel_check_image(const char *kernel, const char *what,
+int qpu_kernel_check_image(struct qpu_kernels *kernels, const char *kernel, const char *what,
 			   const struct qpu_image *img, unsigned int bpp,
 			   size_t multiple)
 {
 	size_t pixels;
 
 	if (!img)
-		return qpu_kernel_fail(EINVAL, kernel, "%s: no image", what);
+		return qpu_kernel_fail(kernels, EINVAL, kernel, "%s: no image", what);
 	pixels = (size_t)img->width * img->height;
 	if (!pixels || (multiple && pixels % multiple))
-		return qpu_kernel_fail(EINVAL, kernel,
+		return qpu_kernel_fail(kernels, EINVAL, kernel,
 				       "%s: %ux%u is %zu pixels; the kernel takes a positive multiple of %zu",
 				       what, img->width, img->height, pixels,
 				       multiple ? multiple : 1);
 	if (img->stride != (size_t)img->width * bpp)
-		return qpu_kernel_fail(EINVAL, kernel,
+		return qpu_kernel_fail(kernels, EINVAL, kernel,
 				       "%s: rows must be packed: stride %zu, expected %zu",
 				       what, img->stride, (size_t)img->width * bpp);
-	return qpu_kernel_check_buf(kernel, what, img->bo, img->offset,
+	return qpu_kernel_check_buf(kernels, kernel, what, img->bo, img->offset,
 				    pixels * bpp, 4);
 }
 
@@ -116,19 +110,19 @@ static uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-int qpu_kernel_check_qpus(struct qpu_dev *dev, const char *kernel,
+int qpu_kernel_check_qpus(struct qpu_kernels *kernels, const char *kernel,
 			  unsigned int qpus)
 {
 	uint64_t have;
 	int ret;
 
-	ret = qpu_dev_get_param(dev, QPU_PARAM_NUM_QPUS, &have);
+	ret = qpu_dev_get_param(kernels->dev, QPU_DEV_PARAM_NUM_QPUS, &have);
 	if (ret)
-		return qpu_kernel_fail(-ret, kernel,
+		return qpu_kernel_fail(kernels, -ret, kernel,
 				       "cannot read the QPU count: %s",
 				       strerror(-ret));
 	if (!qpus || qpus > have)
-		return qpu_kernel_fail(EINVAL, kernel,
+		return qpu_kernel_fail(kernels, EINVAL, kernel,
 				       "asked for %u QPUs, the device has %llu",
 				       qpus, (unsigned long long)have);
 	return 0;
@@ -158,12 +152,12 @@ static unsigned int max_timeout_ms(struct qpu_dev *dev)
 {
 	uint64_t v;
 
-	if (qpu_dev_get_param(dev, QPU_PARAM_MAX_TIMEOUT_MS, &v) || v > UINT32_MAX)
+	if (qpu_dev_get_param(dev, QPU_DEV_PARAM_MAX_TIMEOUT_MS, &v) || v > UINT32_MAX)
 		return 0;
 	return (unsigned int)v;
 }
 
-int qpu_kernel_submit(struct qpu_dev *dev, const char *name,
+int qpu_kernel_submit(struct qpu_kernels *kernels, const char *name,
 		      struct qpu_job_desc *job, struct qpu_kernel_stats *stats)
 {
 	struct qpu_job_result r;
@@ -171,14 +165,14 @@ int qpu_kernel_submit(struct qpu_dev *dev, const char *name,
 	int ret;
 
 	if (!job->timeout_ms)
-		job->timeout_ms = max_timeout_ms(dev);
+		job->timeout_ms = max_timeout_ms(kernels->dev);
 	start = now_ns();
-	ret = qpu_submit(dev, job, &seqno);
+	ret = qpu_submit(kernels->dev, job, &seqno);
 	if (ret)
-		return qpu_kernel_fail(-ret, name, "submit: %s", strerror(-ret));
-	ret = qpu_wait(dev, seqno, QPU_KERNEL_WAIT_MS, &r);
+		return qpu_kernel_fail(kernels, -ret, name, "submit: %s", strerror(-ret));
+	ret = qpu_wait(kernels->dev, seqno, QPU_KERNEL_WAIT_MS, &r);
 	if (ret)
-		return qpu_kernel_fail(-ret, name, "wait: %s", strerror(-ret));
+		return qpu_kernel_fail(kernels, -ret, name, "wait: %s", strerror(-ret));
 	if (stats) {
 		stats->elapsed_ns = now_ns() - start;
 		stats->qpus = job->program_count;
@@ -188,15 +182,15 @@ int qpu_kernel_submit(struct qpu_dev *dev, const char *name,
 		stats->counters_known = !!(r.flags & QPU_JOB_RESULT_COUNTERS);
 		stats->counters = r.counters;
 	}
-	if (r.status != QPU_JOB_DONE)
-		return qpu_kernel_fail(EIO, name,
+	if (r.status != QPU_STATUS_DONE)
+		return qpu_kernel_fail(kernels, EIO, name,
 				       "job %s (QPU %u, PC 0x%x, address 0x%08x)",
 				       qpu_job_status_str(r.status), r.fault_qpu,
 				       r.fault_pc, r.fault_addr);
 	return 0;
 }
 
-int qpu_kernel_run(struct qpu_dev *dev, const struct qpu_kernel_launch *l,
+int qpu_kernel_run(struct qpu_kernels *kernels, const struct qpu_kernel_launch *l,
 		   struct qpu_kernel_stats *stats)
 {
 	const char *name = l->code->name;
@@ -207,24 +201,24 @@ int qpu_kernel_run(struct qpu_dev *dev, const struct qpu_kernel_launch *l,
 	unsigned int i;
 	int ret;
 
-	ret = qpu_kernel_check_qpus(dev, name, l->qpus);
+	ret = qpu_kernel_check_qpus(kernels, name, l->qpus);
 	if (ret)
 		return ret;
 	progs = calloc(l->qpus, sizeof(*progs));
 	bos = calloc(l->bo_count ? l->bo_count : 1, sizeof(*bos));
 	if (!progs || !bos) {
-		ret = qpu_kernel_fail(ENOMEM, name, "out of memory");
+		ret = qpu_kernel_fail(kernels, ENOMEM, name, "out of memory");
 		goto free_progs;
 	}
-	code = qpu_kernel_code_bo(dev, l->code);
+	code = qpu_kernel_code_bo(kernels, l->code);
 	if (!code) {
-		ret = qpu_kernel_fail(errno, name, "code buffer: %s",
+		ret = qpu_kernel_fail(kernels, errno, name, "code buffer: %s",
 				      strerror(errno));
 		goto free_progs;
 	}
-	unif = qpu_kernel_scratch(dev, unif_bytes ? unif_bytes : 4);
+	unif = qpu_kernel_scratch(kernels, unif_bytes ? unif_bytes : 4);
 	if (!unif) {
-		ret = qpu_kernel_fail(errno, name, "uniforms buffer: %s",
+		ret = qpu_kernel_fail(kernels, errno, name, "uniforms buffer: %s",
 				      strerror(errno));
 		goto free_progs;
 	}
@@ -243,7 +237,7 @@ int qpu_kernel_run(struct qpu_dev *dev, const struct qpu_kernel_launch *l,
 	job.bos = bos;
 	job.bo_count = unique_bos(l, bos);
 	job.timeout_ms = l->timeout_ms;
-	ret = qpu_kernel_submit(dev, name, &job, stats);
+	ret = qpu_kernel_submit(kernels, name, &job, stats);
 	if (stats)	/* every program reads all of its uniforms */
 		stats->uniform_bytes = unif_bytes;
 free_progs:
@@ -280,7 +274,8 @@ static struct qpu_bo *stream_bo(const struct qpu_kernel_operand *op,
 }
 
 /* Every operand as long as the first (vectors) or of its size (images). */
-static int stream_check(const struct qpu_kernel_stream *s)
+static int stream_check(struct qpu_kernels *kernels,
+			const struct qpu_kernel_stream *s)
 {
 	const char *name = s->code->name;
 	const struct qpu_kernel_operand *o0 = &s->ops[0];
@@ -289,23 +284,23 @@ static int stream_check(const struct qpu_kernel_stream *s)
 	int ret = 0;
 
 	if (vectors && !o0->vector)
-		return qpu_kernel_fail(EINVAL, name, "%s: no vector", o0->name);
+		return qpu_kernel_fail(kernels, EINVAL, name, "%s: no vector", o0->name);
 	for (i = 0; i < s->op_count && !ret; i++) {
 		const struct qpu_kernel_operand *o = &s->ops[i];
 
 		if (vectors)
-			ret = qpu_kernel_check_vector(name, o->name, o->vector,
+			ret = qpu_kernel_check_vector(kernels, name, o->name, o->vector,
 						      o0->vector->length,
 						      s->piece);
 		else
-			ret = qpu_kernel_check_image(name, o->name, o->image,
+			ret = qpu_kernel_check_image(kernels, name, o->name, o->image,
 						     o->bpp, s->piece);
 	}
 	for (i = 1; i < s->op_count && !ret && !vectors; i++) {
 		const struct qpu_image *a = s->ops[i].image, *b = o0->image;
 
 		if (a->width != b->width || a->height != b->height)
-			ret = qpu_kernel_fail(EINVAL, name,
+			ret = qpu_kernel_fail(kernels, EINVAL, name,
 					      "%s is %ux%u, %s is %ux%u",
 					      s->ops[i].name, a->width,
 					      a->height, o0->name, b->width,
@@ -314,7 +309,7 @@ static int stream_check(const struct qpu_kernel_stream *s)
 	return ret;
 }
 
-int qpu_kernel_stream_run(struct qpu_dev *dev, unsigned int qpus,
+int qpu_kernel_stream_run(struct qpu_kernels *kernels, unsigned int qpus,
 			  const struct qpu_kernel_stream *s,
 			  struct qpu_kernel_stats *stats)
 {
@@ -330,24 +325,24 @@ int qpu_kernel_stream_run(struct qpu_dev *dev, unsigned int qpus,
 	uint32_t *u;
 	int ret;
 
-	qpu_kernel_clear_error();
+	qpu_kernel_clear_error(kernels);
 	if (!s->op_count || s->op_count > QPU_KERNEL_STREAM_MAX_OPS)
-		return qpu_kernel_fail(EINVAL, name, "%u operands", s->op_count);
-	ret = stream_check(s);
+		return qpu_kernel_fail(kernels, EINVAL, name, "%u operands", s->op_count);
+	ret = stream_check(kernels, s);
 	if (!ret)
-		ret = qpu_kernel_check_qpus(dev, name, qpus);
+		ret = qpu_kernel_check_qpus(kernels, name, qpus);
 	if (ret)
 		return ret;
 	batch = qpu_kernel_batch_rows(qpus);
 	if (!batch)
-		return qpu_kernel_fail(EINVAL, name,
+		return qpu_kernel_fail(kernels, EINVAL, name,
 				       "%u QPUs do not fit the VPM's %u rows",
 				       qpus, QPU_VPM_ROWS);
 
 	pieces = stream_units(&s->ops[0]) / s->piece;
 	u = calloc((size_t)qpus * per, sizeof(*u));
 	if (!u)
-		return qpu_kernel_fail(ENOMEM, name, "out of memory");
+		return qpu_kernel_fail(kernels, ENOMEM, name, "out of memory");
 	for (k = 0; k < qpus; k++) {
 		uint32_t *p = u + k * per;
 
@@ -378,7 +373,7 @@ int qpu_kernel_stream_run(struct qpu_dev *dev, unsigned int qpus,
 	l.uniforms = u;
 	l.bos = bos;
 	l.bo_count = s->op_count;
-	ret = qpu_kernel_run(dev, &l, stats);
+	ret = qpu_kernel_run(kernels, &l, stats);
 	free(u);
 	if (!ret && stats) {
 		stats->tmu_bytes = tmu;

@@ -26,7 +26,7 @@ static uint32_t vr_rows(unsigned int n, unsigned int row)
 						row, 0, 0));
 }
 
-int qpu_reduce(struct qpu_dev *dev, unsigned int qpus,
+int qpu_reduce(struct qpu_kernels *kernels, unsigned int qpus,
 	       const struct qpu_vector *x, struct qpu_reduce_result *result,
 	       struct qpu_kernel_stats *stats)
 {
@@ -42,28 +42,28 @@ int qpu_reduce(struct qpu_dev *dev, unsigned int qpus,
 	unsigned int k;
 	int ret;
 
-	qpu_kernel_clear_error();
+	qpu_kernel_clear_error(kernels);
 	if (!x)
-		return qpu_kernel_fail(EINVAL, name, "x: no vector");
+		return qpu_kernel_fail(kernels, EINVAL, name, "x: no vector");
 	if (!result)
-		return qpu_kernel_fail(EINVAL, name, "no place for the result");
+		return qpu_kernel_fail(kernels, EINVAL, name, "no place for the result");
 	n = x->length;
-	ret = qpu_kernel_check_vector(name, "x", x, n, 16);
+	ret = qpu_kernel_check_vector(kernels, name, "x", x, n, 16);
 	if (!ret)
-		ret = qpu_kernel_check_qpus(dev, name, qpus);
+		ret = qpu_kernel_check_qpus(kernels, name, qpus);
 	if (ret)
 		return ret;
 	if (qpus > 15)	/* semaphore 0 counts every program: up to 15 */
-		return qpu_kernel_fail(EINVAL, name, "at most 15 QPUs");
+		return qpu_kernel_fail(kernels, EINVAL, name, "at most 15 QPUs");
 
-	out = qpu_bo_new(dev, 4096);
+	out = qpu_bo_new(kernels->dev, 4096);
 	if (!out)
-		return qpu_kernel_fail(errno, name, "result buffer: %s",
+		return qpu_kernel_fail(kernels, errno, name, "result buffer: %s",
 				       strerror(errno));
 	u = calloc((size_t)qpus * REDUCE_UNIFORMS, sizeof(*u));
 	if (!u) {
 		qpu_bo_free(out);
-		return qpu_kernel_fail(ENOMEM, name, "out of memory");
+		return qpu_kernel_fail(kernels, ENOMEM, name, "out of memory");
 	}
 	for (k = 0; k < qpus; k++) {
 		uint32_t *p = u + k * REDUCE_UNIFORMS;
@@ -88,7 +88,7 @@ int qpu_reduce(struct qpu_dev *dev, unsigned int qpus,
 	l.uniforms = u;
 	l.bos = bos;
 	l.bo_count = 2;
-	ret = qpu_kernel_run(dev, &l, stats);
+	ret = qpu_kernel_run(kernels, &l, stats);
 	free(u);
 	if (!ret) {
 		r = qpu_bo_get_map(out);

@@ -11,7 +11,7 @@
 static const struct qpu_kernel_code saxpy_prog =
 	QPU_KERNEL_CODE("saxpy", saxpy_code);
 
-int qpu_saxpy(struct qpu_dev *dev, unsigned int qpus, float alpha,
+int qpu_saxpy(struct qpu_kernels *kernels, unsigned int qpus, float alpha,
 	      const struct qpu_vector *x, const struct qpu_vector *y,
 	      struct qpu_kernel_stats *stats)
 {
@@ -26,5 +26,5 @@ int qpu_saxpy(struct qpu_dev *dev, unsigned int qpus, float alpha,
 		.consts = consts, .const_count = 1,
 	};
 
-	return qpu_kernel_stream_run(dev, qpus, &s, stats);
+	return qpu_kernel_stream_run(kernels, qpus, &s, stats);
 }

@@ -24,8 +24,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <linux/qpu.h>
-
 #include "kernel.h"
 #include "sgemm.qasm.h"
 
@@ -114,65 +112,65 @@ static unsigned int sgemm_panels(size_t m, struct sgemm_panel *p)
 	return n;
 }
 
-static int sgemm_check_matrix(const char *name, const char *what,
+static int sgemm_check_matrix(struct qpu_kernels *kernels, const char *name, const char *what,
 			      const struct qpu_matrix *x)
 {
 	uint64_t bytes;
 
 	if (!x)
-		return qpu_kernel_fail(EINVAL, name, "%s: no matrix", what);
+		return qpu_kernel_fail(kernels, EINVAL, name, "%s: no matrix", what);
 	if (!x->rows || !x->cols)
-		return qpu_kernel_fail(EINVAL, name, "%s is empty (%zu x %zu)",
+		return qpu_kernel_fail(kernels, EINVAL, name, "%s is empty (%zu x %zu)",
 				       what, x->rows, x->cols);
 	if (x->rows > SGEMM_MAX_DIM || x->cols > SGEMM_MAX_DIM)
-		return qpu_kernel_fail(EINVAL, name,
+		return qpu_kernel_fail(kernels, EINVAL, name,
 				       "%s: %zu x %zu is too large (at most %u)",
 				       what, x->rows, x->cols, SGEMM_MAX_DIM);
 	if (x->stride < x->cols)
-		return qpu_kernel_fail(EINVAL, name,
+		return qpu_kernel_fail(kernels, EINVAL, name,
 				       "%s: stride %zu is less than its %zu columns",
 				       what, x->stride, x->cols);
 	if (x->stride > SGEMM_MAX_DIM)
-		return qpu_kernel_fail(EINVAL, name,
+		return qpu_kernel_fail(kernels, EINVAL, name,
 				       "%s: stride %zu is too large (at most %u)",
 				       what, x->stride, SGEMM_MAX_DIM);
 	/* in 64 bits: the product overflows a 32-bit size_t */
 	bytes = ((uint64_t)(x->rows - 1) * x->stride + x->cols) * 4;
 	if (bytes > UINT32_MAX)
-		return qpu_kernel_fail(EINVAL, name,
+		return qpu_kernel_fail(kernels, EINVAL, name,
 				       "%s: %llu bytes do not fit a buffer", what,
 				       (unsigned long long)bytes);
-	return qpu_kernel_check_buf(name, what, x->bo, x->offset,
+	return qpu_kernel_check_buf(kernels, name, what, x->bo, x->offset,
 				    (size_t)bytes, 4);
 }
 
-static int sgemm_check(struct qpu_dev *dev, unsigned int qpus,
+static int sgemm_check(struct qpu_kernels *kernels, unsigned int qpus,
 		       const struct qpu_matrix *a, const struct qpu_matrix *b,
 		       const struct qpu_matrix *c)
 {
 	const char *name = sgemm_prog.name;
 	int ret;
 
-	ret = sgemm_check_matrix(name, "A", a);
+	ret = sgemm_check_matrix(kernels, name, "A", a);
 	if (!ret)
-		ret = sgemm_check_matrix(name, "B", b);
+		ret = sgemm_check_matrix(kernels, name, "B", b);
 	if (!ret)
-		ret = sgemm_check_matrix(name, "C", c);
+		ret = sgemm_check_matrix(kernels, name, "C", c);
 	if (ret)
 		return ret;
 	if (b->rows != a->cols)
-		return qpu_kernel_fail(EINVAL, name,
+		return qpu_kernel_fail(kernels, EINVAL, name,
 				       "B has %zu rows, A has %zu columns",
 				       b->rows, a->cols);
 	if (c->rows != a->rows)
-		return qpu_kernel_fail(EINVAL, name,
+		return qpu_kernel_fail(kernels, EINVAL, name,
 				       "C has %zu rows, A has %zu", c->rows,
 				       a->rows);
 	if (c->cols != b->cols)
-		return qpu_kernel_fail(EINVAL, name,
+		return qpu_kernel_fail(kernels, EINVAL, name,
 				       "C has %zu columns, B has %zu", c->cols,
 				       b->cols);
-	return qpu_kernel_check_qpus(dev, name, qpus);
+	return qpu_kernel_check_qpus(kernels, name, qpus);
 }
 
 /*
@@ -389,7 +387,7 @@ static int sgemm_cmp_tile(const void *l, const void *r)
 }
 
 /* Submit one program per list and wait: see the top of this file. */
-static int sgemm_submit(struct qpu_dev *dev, struct qpu_bo *scratch,
+static int sgemm_submit(struct qpu_kernels *kernels, struct qpu_bo *scratch,
 			const uint32_t *list_offsets, unsigned int progs,
 			struct qpu_bo *const *bos, unsigned int nbos,
 			struct qpu_kernel_stats *stats)
@@ -400,9 +398,9 @@ static int sgemm_submit(struct qpu_dev *dev, struct qpu_bo *scratch,
 	struct qpu_bo *code;
 	unsigned int i;
 
-	code = qpu_kernel_code_bo(dev, &sgemm_prog);
+	code = qpu_kernel_code_bo(kernels, &sgemm_prog);
 	if (!code)
-		return qpu_kernel_fail(errno, name, "code buffer: %s",
+		return qpu_kernel_fail(kernels, errno, name, "code buffer: %s",
 				       strerror(errno));
 	for (i = 0; i < progs; i++)
 		refs[i] = (struct qpu_program_ref){
@@ -414,7 +412,7 @@ static int sgemm_submit(struct qpu_dev *dev, struct qpu_bo *scratch,
 	job.program_count = progs;
 	job.bos = bos;
 	job.bo_count = nbos;
-	return qpu_kernel_submit(dev, name, &job, stats);
+	return qpu_kernel_submit(kernels, name, &job, stats);
 }
 
 /* @bo unless @bos already has it; returns the new count. */
@@ -430,7 +428,7 @@ static unsigned int sgemm_add_bo(struct qpu_bo **bos, unsigned int n,
 	return n + 1;
 }
 
-int qpu_sgemm(struct qpu_dev *dev, unsigned int qpus, float alpha,
+int qpu_sgemm(struct qpu_kernels *kernels, unsigned int qpus, float alpha,
 	      const struct qpu_matrix *a, const struct qpu_matrix *b,
 	      float beta, const struct qpu_matrix *c,
 	      struct qpu_kernel_stats *stats)
@@ -447,8 +445,8 @@ int qpu_sgemm(struct qpu_dev *dev, unsigned int qpus, float alpha,
 	uint64_t unif = 0;
 	int ret;
 
-	qpu_kernel_clear_error();
-	ret = sgemm_check(dev, qpus, a, b, c);
+	qpu_kernel_clear_error(kernels);
+	ret = sgemm_check(kernels, qpus, a, b, c);
 	if (ret)
 		return ret;
 	m = a->rows;
@@ -472,13 +470,13 @@ int qpu_sgemm(struct qpu_dev *dev, unsigned int qpus, float alpha,
 
 	panels = calloc(m / 16 + 2, sizeof(*panels));
 	if (!panels)
-		return qpu_kernel_fail(ENOMEM, name, "out of memory");
+		return qpu_kernel_fail(kernels, ENOMEM, name, "out of memory");
 	x.panels = panels;
 	npanels = sgemm_panels(m, panels);
 	ntiles = npanels * coltiles;
 	tiles = calloc(ntiles, sizeof(*tiles));
 	if (!tiles) {
-		ret = qpu_kernel_fail(ENOMEM, name, "out of memory");
+		ret = qpu_kernel_fail(kernels, ENOMEM, name, "out of memory");
 		goto out;
 	}
 	progs = sgemm_deal(panels, npanels, coltiles, qpus, tiles);
@@ -489,7 +487,7 @@ int qpu_sgemm(struct qpu_dev *dev, unsigned int qpus, float alpha,
 		sgemm_tile_words(&x, &tiles[t], &ws, 0,
 				 t + 1 < ntiles && tiles[t + 1].prog == tiles[t].prog);
 	if (ws.failed) {
-		ret = qpu_kernel_fail(ENOMEM, name, "out of memory");
+		ret = qpu_kernel_fail(kernels, ENOMEM, name, "out of memory");
 		goto out;
 	}
 	/* Scratch: the lists, the dummy store area, the panels. */
@@ -499,16 +497,16 @@ int qpu_sgemm(struct qpu_dev *dev, unsigned int qpus, float alpha,
 	for (p = 0; p < npanels; p++) {
 		panels[p].offset = packed;
 		if ((uint64_t)panels[p].w * k * 4 > UINT32_MAX - packed) {
-			ret = qpu_kernel_fail(EINVAL, name,
+			ret = qpu_kernel_fail(kernels, EINVAL, name,
 					      "the packed %s does not fit a buffer",
 					      x.trans ? "B" : "A");
 			goto out;
 		}
 		packed += (size_t)panels[p].w * k * 4;
 	}
-	scratch = qpu_kernel_scratch(dev, packed);
+	scratch = qpu_kernel_scratch(kernels, packed);
 	if (!scratch) {
-		ret = qpu_kernel_fail(errno, name, "scratch buffer: %s",
+		ret = qpu_kernel_fail(kernels, errno, name, "scratch buffer: %s",
 				      strerror(errno));
 		goto out;
 	}
@@ -531,7 +529,7 @@ int qpu_sgemm(struct qpu_dev *dev, unsigned int qpus, float alpha,
 	nbos = sgemm_add_bo(bos, 0, a->bo);
 	nbos = sgemm_add_bo(bos, nbos, b->bo);
 	nbos = sgemm_add_bo(bos, nbos, c->bo);
-	ret = sgemm_submit(dev, scratch, offsets, progs, bos, nbos, stats);
+	ret = sgemm_submit(kernels, scratch, offsets, progs, bos, nbos, stats);
 	if (!ret && stats) {
 		stats->tmu_bytes = tmu;
 		stats->uniform_bytes = unif + lists;

@@ -11,7 +11,7 @@
 static const struct qpu_kernel_code threshold_prog =
 	QPU_KERNEL_CODE("threshold", threshold_code);
 
-int qpu_threshold(struct qpu_dev *dev, unsigned int qpus,
+int qpu_threshold(struct qpu_kernels *kernels, unsigned int qpus,
 		  const struct qpu_image *in, const struct qpu_image *out,
 		  uint8_t t, uint8_t maxval, struct qpu_kernel_stats *stats)
 {
@@ -27,5 +27,5 @@ int qpu_threshold(struct qpu_dev *dev, unsigned int qpus,
 		.consts = consts, .const_count = 2,
 	};
 
-	return qpu_kernel_stream_run(dev, qpus, &s, stats);
+	return qpu_kernel_stream_run(kernels, qpus, &s, stats);
 }

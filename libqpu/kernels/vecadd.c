@@ -11,7 +11,7 @@
 static const struct qpu_kernel_code vecadd_prog =
 	QPU_KERNEL_CODE("vector_add", vecadd_code);
 
-int qpu_vector_add(struct qpu_dev *dev, unsigned int qpus,
+int qpu_vector_add(struct qpu_kernels *kernels, unsigned int qpus,
 		   const struct qpu_vector *a, const struct qpu_vector *b,
 		   const struct qpu_vector *c, struct qpu_kernel_stats *stats)
 {
@@ -24,5 +24,5 @@ int qpu_vector_add(struct qpu_dev *dev, unsigned int qpus,
 		.code = &vecadd_prog, .piece = 16, .ops = ops, .op_count = 3,
 	};
 
-	return qpu_kernel_stream_run(dev, qpus, &s, stats);
+	return qpu_kernel_stream_run(kernels, qpus, &s, stats);
 }

@@ -21,20 +21,20 @@ static const struct qpu_kernel_code yuv_prog =
 	QPU_KERNEL_CODE("yuv420_to_rgb", yuv_code);
 
 /* 0 if plane @what of @rows rows of @cols bytes @stride apart is inside. */
-static int check_plane(const char *what, const struct qpu_bo *bo,
+static int check_plane(struct qpu_kernels *kernels, const char *what, const struct qpu_bo *bo,
 		       size_t offset, size_t cols, size_t rows, size_t stride)
 {
 	const char *name = yuv_prog.name;
 
 	if (stride < cols || stride >= (1u << 24))
-		return qpu_kernel_fail(EINVAL, name,
+		return qpu_kernel_fail(kernels, EINVAL, name,
 				       "%s: stride %zu, needs %zu to 16777215",
 				       what, stride, cols);
-	return qpu_kernel_check_buf(name, what, bo, offset,
+	return qpu_kernel_check_buf(kernels, name, what, bo, offset,
 				    (rows - 1) * stride + cols, 1);
 }
 
-static int check_args(struct qpu_dev *dev, unsigned int qpus,
+static int check_args(struct qpu_kernels *kernels, unsigned int qpus,
 		      const struct qpu_yuv420 *src,
 		      const struct qpu_planar_rgb *dst,
 		      const float mean[3], const float std[3])
@@ -44,54 +44,54 @@ static int check_args(struct qpu_dev *dev, unsigned int qpus,
 	int ret;
 
 	if (!src)
-		return qpu_kernel_fail(EINVAL, name, "src: no image");
+		return qpu_kernel_fail(kernels, EINVAL, name, "src: no image");
 	if (!dst)
-		return qpu_kernel_fail(EINVAL, name, "dst: no image");
+		return qpu_kernel_fail(kernels, EINVAL, name, "dst: no image");
 	if (!mean || !std)
-		return qpu_kernel_fail(EINVAL, name, "no mean or std");
+		return qpu_kernel_fail(kernels, EINVAL, name, "no mean or std");
 	if (src->width < 2 || src->height < 2 || src->width % 2 ||
 	    src->height % 2 || src->width > YUV_MAX_SIDE ||
 	    src->height > YUV_MAX_SIDE)
-		return qpu_kernel_fail(EINVAL, name,
+		return qpu_kernel_fail(kernels, EINVAL, name,
 				       "src: %ux%u; needs even sides of 2 to %u",
 				       src->width, src->height, YUV_MAX_SIDE);
 	if (!dst->width || dst->width % 16 || !dst->height ||
 	    dst->width > YUV_MAX_SIDE || dst->height > YUV_MAX_SIDE)
-		return qpu_kernel_fail(EINVAL, name,
+		return qpu_kernel_fail(kernels, EINVAL, name,
 				       "dst: %ux%u; needs a width that is a multiple of 16 and sides up to %u",
 				       dst->width, dst->height, YUV_MAX_SIDE);
 	if (((uint64_t)src->width << 16) / dst->width > YUV_MAX_STEP ||
 	    ((uint64_t)src->height << 16) / dst->height > YUV_MAX_STEP)
-		return qpu_kernel_fail(EINVAL, name,
+		return qpu_kernel_fail(kernels, EINVAL, name,
 				       "%ux%u to %ux%u: shrinks by 256 or more",
 				       src->width, src->height, dst->width,
 				       dst->height);
 	for (c = 0; c < 3; c++)
 		if (!isfinite(mean[c]) || !isfinite(std[c]) || std[c] == 0 ||
 		    !isfinite(1.0f / (255.0f * std[c])))
-			return qpu_kernel_fail(EINVAL, name,
+			return qpu_kernel_fail(kernels, EINVAL, name,
 					       "channel %u: mean %g, std %g; needs finite values and std not 0",
 					       c, mean[c], std[c]);
-	ret = check_plane("src Y", src->bo, src->y_offset, src->width,
+	ret = check_plane(kernels, "src Y", src->bo, src->y_offset, src->width,
 			  src->height, src->y_stride);
 	if (!ret)
-		ret = check_plane("src U", src->bo, src->u_offset,
+		ret = check_plane(kernels, "src U", src->bo, src->u_offset,
 				  src->width / 2, src->height / 2,
 				  src->uv_stride);
 	if (!ret)
-		ret = check_plane("src V", src->bo, src->v_offset,
+		ret = check_plane(kernels, "src V", src->bo, src->v_offset,
 				  src->width / 2, src->height / 2,
 				  src->uv_stride);
 	if (!ret)
-		ret = qpu_kernel_check_buf(name, "dst", dst->bo, dst->offset,
+		ret = qpu_kernel_check_buf(kernels, name, "dst", dst->bo, dst->offset,
 					   (size_t)dst->width * dst->height * 12,
 					   4);
 	if (!ret)
-		ret = qpu_kernel_check_qpus(dev, name, qpus);
+		ret = qpu_kernel_check_qpus(kernels, name, qpus);
 	return ret;
 }
 
-int qpu_yuv420_to_rgb(struct qpu_dev *dev, unsigned int qpus,
+int qpu_yuv420_to_rgb(struct qpu_kernels *kernels, unsigned int qpus,
 		      const struct qpu_yuv420 *src,
 		      const struct qpu_planar_rgb *dst, const float mean[3],
 		      const float std[3], struct qpu_kernel_stats *stats)
@@ -107,8 +107,8 @@ int qpu_yuv420_to_rgb(struct qpu_dev *dev, unsigned int qpus,
 	uint32_t *u;
 	int ret;
 
-	qpu_kernel_clear_error();
-	ret = check_args(dev, qpus, src, dst, mean, std);
+	qpu_kernel_clear_error(kernels);
+	ret = check_args(kernels, qpus, src, dst, mean, std);
 	if (ret)
 		return ret;
 
@@ -116,7 +116,7 @@ int qpu_yuv420_to_rgb(struct qpu_dev *dev, unsigned int qpus,
 	plane = pixels * 4;
 	u = calloc((size_t)qpus * YUV_UNIFORMS, sizeof(*u));
 	if (!u)
-		return qpu_kernel_fail(ENOMEM, name, "out of memory");
+		return qpu_kernel_fail(kernels, ENOMEM, name, "out of memory");
 	for (k = 0; k < qpus; k++) {
 		uint32_t *p = u + k * YUV_UNIFORMS;
 
@@ -149,7 +149,7 @@ int qpu_yuv420_to_rgb(struct qpu_dev *dev, unsigned int qpus,
 	l.uniforms = u;
 	l.bos = bos;
 	l.bo_count = 2;
-	ret = qpu_kernel_run(dev, &l, stats);
+	ret = qpu_kernel_run(kernels, &l, stats);
 	free(u);
 	if (!ret && stats) {
 		stats->tmu_bytes = pixels * 3 * 4;	/* a word a sample */

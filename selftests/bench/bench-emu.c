@@ -218,13 +218,15 @@ static void sgemm_rate(void)
 	struct qpu_kernel_stats st;
 	struct qpu_matrix a, b, c;
 	double r[RUNS], wall[RUNS], seconds;
+	struct qpu_kernels *kernels;
 	struct qpu_dev *dev;
 	struct qpu_bo *bo;
 	float *f;
 	int run;
 
 	dev = qpu_dev_open("emu");
-	bo = dev ? qpu_bo_new(dev, (m * k + k * n + m * n) * 4) : NULL;
+	kernels = dev ? qpu_kernels_new(dev) : NULL;
+	bo = kernels ? qpu_bo_new(dev, (m * k + k * n + m * n) * 4) : NULL;
 	if (!bo) {
 		fprintf(stderr, "bench-emu: no emulator device or buffer\n");
 		exit(1);
@@ -238,9 +240,9 @@ static void sgemm_rate(void)
 	for (run = 0; run < RUNS; run++) {
 		double start = cpu_now_s(), wstart = bench_now_s();
 
-		if (qpu_sgemm(dev, 12, 1.0f, &a, &b, 0.0f, &c, &st)) {
+		if (qpu_sgemm(kernels, 12, 1.0f, &a, &b, 0.0f, &c, &st)) {
 			fprintf(stderr, "bench-emu: sgemm failed: %s\n",
-				qpu_kernel_last_error());
+				qpu_kernels_last_error(kernels));
 			exit(1);
 		}
 		r[run] = cpu_now_s() - start;
@@ -258,6 +260,7 @@ static void sgemm_rate(void)
 		       seconds, bench_median(wall, RUNS),
 		       2.0 * m * n * k / seconds / 1e6);
 	qpu_bo_free(bo);
+	qpu_kernels_free(kernels);
 	qpu_dev_close(dev);
 }
 

@@ -13,7 +13,7 @@
 
 #include <string.h>
 
-#include "../../libqpu/asm.h"
+#include "qpu_asm.h"
 #include "bench.h"
 #include "qpu_disasm.h"
 #include "qpu_isa.h"

@@ -6,11 +6,12 @@
  * of a few runs. The byte counts are the wrapper's; where the device
  * measures them too (the emulator) the "measured" column says whether they
  * agree, and a disagreement fails the bench.
- * Every run is checked against the CPU (tools/kernel-cases.h); a wrong
+ * Every run is checked against the CPU (tools/lib/kernel-cases.h); a wrong
  * result fails the bench. On the emulator the time is the emulator's, not a
  * QPU's: compare instruction counts across changes, times across machines.
  */
 
+#include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
@@ -18,7 +19,7 @@
 #include "qpu.h"
 #include "qpu_kernels.h"
 #include "bench.h"
-#include "../../tools/kernel-cases.h"
+#include "kernel-cases.h"
 
 #define RUNS	3
 
@@ -26,12 +27,14 @@ int main(int argc, char **argv)
 {
 	const char *path = argc > 1 ? argv[1] : "emu";
 	struct qpu_dev *dev = qpu_dev_open(path);
+	struct qpu_kernels *kernels = dev ? qpu_kernels_new(dev) : NULL;
 	size_t i;
 	int r, failed = 0;
 
-	if (!dev) {
+	if (!kernels) {
 		fprintf(stderr, "bench-kernels: qpu_dev_open(%s): %s\n", path,
 			strerror(errno));
+		qpu_dev_close(dev);
 		return 1;
 	}
 	printf("sample kernels on %s (12 QPUs, median of %d runs)\n",
@@ -39,7 +42,7 @@ int main(int argc, char **argv)
 	printf("  %-14s %-16s %14s %12s %10s %10s %12s %9s %10s\n", "kernel",
 	       "size", "instructions", "TMU bytes", "uniforms", "DMA load",
 	       "DMA store", "measured", "time ms");
-	for (i = 0; i < sizeof(kcases) / sizeof(kcases[0]); i++) {
+	for (i = 0; i < kcase_count; i++) {
 		struct kcase_report rep;
 		double t[RUNS];
 		const char *measured;
@@ -47,7 +50,7 @@ int main(int argc, char **argv)
 
 		for (r = 0; r < RUNS; r++) {
 			memset(&rep, 0, sizeof(rep));
-			if (kcases[i].run(dev, 12, 0, &rep) || !rep.ok) {
+			if (kcases[i].run(kernels, 12, 0, &rep) || !rep.ok) {
 				fprintf(stderr, "bench-kernels: %s: %s\n",
 					kcases[i].kernel, rep.msg);
 				failed = 1;
@@ -81,6 +84,7 @@ int main(int argc, char **argv)
 		       (unsigned long long)rep.stats.dma_store_bytes,
 		       measured, bench_median(t, RUNS));
 	}
+	qpu_kernels_free(kernels);
 	qpu_dev_close(dev);
 	return failed;
 }

@@ -98,8 +98,10 @@ static double bench_error(const float *a, const float *b, const float *c,
 	return worst;
 }
 
-static int bench_shape(struct qpu_dev *dev, const struct bench_shape *s)
+static int bench_shape(struct qpu_kernels *kernels,
+		       const struct bench_shape *s)
 {
+	struct qpu_dev *dev = qpu_kernels_get_dev(kernels);
 	struct qpu_bo *abo = bench_bo(dev, s->m * s->k);
 	struct qpu_bo *bbo = bench_bo(dev, s->k * s->n);
 	struct qpu_bo *cbo = bench_bo(dev, s->m * s->n);
@@ -122,9 +124,9 @@ static int bench_shape(struct qpu_dev *dev, const struct bench_shape *s)
 		for (i = 0; i < s->m * s->n; i++)
 			cm[i] = 1.0f;
 		t0 = bench_cpu_s();
-		ret = qpu_sgemm(dev, 12, 1.0f, &a, &b, s->beta, &c, &st);
+		ret = qpu_sgemm(kernels, 12, 1.0f, &a, &b, s->beta, &c, &st);
 		if (ret) {
-			fprintf(stderr, "qpu_sgemm: %s\n", qpu_kernel_last_error());
+			fprintf(stderr, "qpu_sgemm: %s\n", qpu_kernels_last_error(kernels));
 			goto out;
 		}
 		if (!st.counters_known || !st.instructions_known) {
@@ -180,11 +182,13 @@ int main(void)
 		{ 100, 100, 100, 1.0f },
 	};
 	struct qpu_dev *dev = qpu_dev_open("emu");
+	struct qpu_kernels *kernels = dev ? qpu_kernels_new(dev) : NULL;
 	unsigned int i;
 	int ret = 0;
 
-	if (!dev) {
+	if (!kernels) {
 		perror("qpu_dev_open(emu)");
+		qpu_dev_close(dev);
 		return 1;
 	}
 	printf("sgemm on the emulator, 12 QPUs, alpha 1\n"
@@ -202,7 +206,8 @@ int main(void)
 	       "    MxKxN       beta    instr  issue   dual   B/F   16x64   "
 	       "B/F+u  16x64   over  bytes  Mi/s   wall    cpu  host     err\n", RUNS);
 	for (i = 0; i < sizeof(shapes) / sizeof(shapes[0]) && !ret; i++)
-		ret = bench_shape(dev, &shapes[i]);
+		ret = bench_shape(kernels, &shapes[i]);
+	qpu_kernels_free(kernels);
 	qpu_dev_close(dev);
 	return ret ? 1 : 0;
 }

@@ -14,9 +14,10 @@ $(BENCH_VM): selftests/bench/bench-vm.c selftests/kmod/qpu_util.c selftests/kmod
 		selftests/kmod/qpu_util.c
 
 # The emulator bench builds its programs with the emulator tests' helpers.
-$(BUILD)/selftests/bench/%: selftests/bench/%.c $(LIBQPU_A)
+$(BUILD)/selftests/bench/%: selftests/bench/%.c $(LIBQPU_A) $(QPU_TOOLS_A)
 	$(Q)mkdir -p $(dir $@)
-	$(Q)$(CC) $(ALL_CFLAGS) -Iselftests/lib -O2 -o $@ $< $(LIBQPU_A) $(LDFLAGS) -lm
+	$(Q)$(CC) $(ALL_CFLAGS) -Iselftests/lib -Itools/lib -O2 -o $@ $< \
+		$(QPU_TOOLS_A) $(LIBQPU_A) $(LDFLAGS) -lm
 
 bench: $(BENCH_HOST) vm-module $(BENCH_VM)
 	$(Q)for b in $(BENCH_HOST); do $$b || exit 1; done

@@ -15,7 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../../libqpu/asm.h"
+#include "qpu_asm.h"
 #include "fuzz.h"
 #include "qpu_disasm.h"
 

@@ -8,7 +8,7 @@
  */
 #include <string.h>
 
-#include "../../libqpu/asm.h"
+#include "qpu_asm.h"
 #include "fuzz.h"
 #include "qpu_disasm.h"
 #include "qpu_isa.h"

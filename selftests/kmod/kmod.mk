@@ -24,10 +24,11 @@ KMOD_TESTS := $(patsubst selftests/kmod/%.c,$(BUILD)/selftests/kmod/%,$(KMOD_TES
 # EXPECT_EQ(MAP_FAILED, p) is wider than a pointer on 32-bit targets (the
 # Pi's cross builds; both sides are widened alike, so they compare right).
 # Static binaries cannot carry the sanitizer runtimes: drop SANITIZE flags.
-# Tests may assemble programs at run time with libqpu's assembler (asm.h).
+# Tests may assemble programs at run time with libqpu's public assembler
+# (qpu_asm.h).
 KMOD_TEST_CFLAGS = $(filter-out -fsanitize%,$(ALL_CFLAGS)) \
 	-Wno-missing-prototypes -Wno-sign-compare -Wno-pointer-to-int-cast \
-	-I$(KSFT_DIR) -I$(CURDIR)/libqpu
+	-I$(KSFT_DIR)
 
 selftests: $(KMOD_TESTS)
 

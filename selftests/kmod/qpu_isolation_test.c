@@ -33,7 +33,7 @@
 #include <linux/qpu.h>
 
 #include "kselftest_harness.h"
-#include "asm.h"
+#include "qpu_asm.h"
 #include "qpu_util.h"
 
 #define PARAMS QPU_PARAMS

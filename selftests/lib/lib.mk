@@ -10,9 +10,10 @@ LIBTEST_BINS := $(LIBTEST_SRCS:selftests/lib/%.c=$(BUILD)/selftests/lib/%)
 # HOST_TEST_SCRIPTS and HOST_TEST_DEPS.
 LIBTEST_SCRIPTS := $(wildcard selftests/lib/test-*.sh) $(HOST_TEST_SCRIPTS)
 
-$(BUILD)/selftests/lib/%: selftests/lib/%.c $(LIBQPU_A)
+$(BUILD)/selftests/lib/%: selftests/lib/%.c $(LIBQPU_A) $(QPU_TOOLS_A)
 	$(Q)mkdir -p $(dir $@)
-	$(Q)$(CC) $(ALL_CFLAGS) -MMD -MP -o $@ $< $(LIBQPU_A) $(LDFLAGS) -lm
+	$(Q)$(CC) $(ALL_CFLAGS) -Itools/lib -MMD -MP -o $@ $< $(QPU_TOOLS_A) \
+		$(LIBQPU_A) $(LDFLAGS) -lm
 
 check-host: $(LIBTEST_BINS) $(BUILD)/tools/qpu-dis $(BUILD)/tools/qpu-run \
 		$(BUILD)/tools/qpu-as $(BUILD)/tools/qpu-check $(HOST_TEST_DEPS)
@@ -30,8 +31,9 @@ check-asan:
 # kinds of device.
 VM_LIB_TESTS := test-runtime test-kernels test-emu-tables
 VM_LIB_TESTS_STATIC := $(VM_LIB_TESTS:%=$(BUILD)/static/%)
-$(VM_LIB_TESTS_STATIC): $(BUILD)/static/%: selftests/lib/%.c $(LIBQPU_A)
+$(VM_LIB_TESTS_STATIC): $(BUILD)/static/%: selftests/lib/%.c $(LIBQPU_A) $(QPU_TOOLS_A)
 	$(Q)mkdir -p $(dir $@)
-	$(Q)$(CC) $(filter-out -fsanitize%,$(ALL_CFLAGS)) -static -o $@ $< $(LIBQPU_A) -lm
+	$(Q)$(CC) $(filter-out -fsanitize%,$(ALL_CFLAGS)) -Itools/lib -static -o $@ $< \
+		$(QPU_TOOLS_A) $(LIBQPU_A) -lm
 VM_CHECK_DEPS += $(VM_LIB_TESTS_STATIC)
 VM_CHECK_PAYLOAD += $(foreach t,$(VM_LIB_TESTS),--copy $(BUILD)/static/$(t) --run "$(t) /dev/qpu")

@@ -14,7 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../../libqpu/asm.h"
+#include "qpu_asm.h"
 #include "qpu_disasm.h"
 #include "testlib.h"
 

@@ -17,7 +17,7 @@
 
 #include <linux/qpu.h>
 
-#include "../../libqpu/asm.h"
+#include "qpu_asm.h"
 #include "qpu.h"
 #include "qpu_emit.h"
 #include "qpu_isa.h"
@@ -1058,7 +1058,7 @@ static void test_run(void)
 	job.bo_count = 1;
 	T_EQ_U64(0, qpu_submit(dev, &job, &seqno));
 	T_EQ_U64(0, qpu_wait(dev, seqno, 10000, &r));
-	T_EQ_U64(QPU_JOB_DONE, r.status);
+	T_EQ_U64(QPU_STATUS_DONE, r.status);
 	o = qpu_bo_get_map(out);
 	for (i = 0; i < 16; i++) {
 		T_EQ_U64(i * 10 + 7, o[i]);

@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../libqpu/asm.h"
+#include "qpu_asm.h"
 #include "../kmod/qpu_programs.h"
 #include "qpu_hazard.h"
 #include "testlib.h"

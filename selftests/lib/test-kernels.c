@@ -2,8 +2,9 @@
 /*
  * libqpu's sample kernels on the in-process emulator (or the device named
  * by the first argument): each against its CPU reference at several sizes
- * and QPU counts (tools/kernel-cases.h), then every bad input a wrapper
- * must refuse before submitting anything, with its message.
+ * and QPU counts (tools/lib/kernel-cases.h), then every bad input a
+ * wrapper must refuse before submitting anything, with its message, and
+ * the struct qpu_kernels that holds their cache and last error.
  */
 
 #include <errno.h>
@@ -16,10 +17,11 @@
 #include "qpu_kernels.h"
 #include "qpu_vpm.h"
 #include "testlib.h"
-#include "../../libqpu/asm.h"
-#include "../../tools/kernel-cases.h"
+#include "qpu_asm.h"
+#include "kernel-cases.h"
 
 static struct qpu_dev *dev;
+static struct qpu_kernels *kernels;
 static bool counts_instructions;
 static bool emulated;		/* the device measures traffic too */
 
@@ -34,7 +36,7 @@ static void check_case(const struct kcase *c, unsigned int qpus, size_t scale,
 	int ret;
 
 	memset(&r, 0, sizeof(r));
-	ret = c->run(dev, qpus, scale, &r);
+	ret = c->run(kernels, qpus, scale, &r);
 	if (out)
 		*out = r;
 	t_checks++;
@@ -71,7 +73,7 @@ static void test_cases(void)
 	static const unsigned int qpus[] = { 1, 5, 12 };
 	size_t i, q;
 
-	for (i = 0; i < T_ARRAY_SIZE(kcases); i++) {
+	for (i = 0; i < kcase_count; i++) {
 		for (q = 0; q < T_ARRAY_SIZE(qpus); q++)
 			check_case(&kcases[i], qpus[q], kcases[i].small,
 				   NULL);
@@ -83,7 +85,7 @@ static const struct kcase *find_case(const char *kernel)
 {
 	size_t i;
 
-	for (i = 0; i < T_ARRAY_SIZE(kcases); i++)
+	for (i = 0; i < kcase_count; i++)
 		if (!strcmp(kcases[i].kernel, kernel))
 			return &kcases[i];
 	return NULL;
@@ -160,7 +162,7 @@ static void test_stream_guard(void)
 	memset(qpu_bo_get_map(y), 0x3c, n * 4);	/* floats 0.0115 */
 	for (q = 1; q <= 12; q++) {
 		memset(g, 0xa5, size);
-		T_EQ_U64(0, qpu_vector_add(dev, q, &a, &a, &c, NULL));
+		T_EQ_U64(0, qpu_vector_add(kernels, q, &a, &a, &c, NULL));
 		for (i = bad = 0; i < guard; i++)
 			bad += g[i] != 0xa5 || g[guard + n * 4 + i] != 0xa5;
 		for (i = 0; i < n; i++)
@@ -168,7 +170,7 @@ static void test_stream_guard(void)
 		T_EQ_U64(0, bad);
 
 		memset(g, 0xa5, size);
-		T_EQ_U64(0, qpu_threshold(dev, q, &in, &out, 0x3b, 7, NULL));
+		T_EQ_U64(0, qpu_threshold(kernels, q, &in, &out, 0x3b, 7, NULL));
 		for (i = bad = 0; i < size; i++) {
 			bool inside = i >= guard && i < guard + pixels;
 
@@ -185,11 +187,11 @@ out:
 #define T_REFUSED(needle, ret) do {					\
 	int t_r_ = (ret);						\
 	T_EQ_U64((uint64_t)-EINVAL, (uint64_t)t_r_);			\
-	if (!strstr(qpu_kernel_last_error(), (needle))) {		\
+	if (!strstr(qpu_kernels_last_error(kernels), (needle))) {		\
 		char t_m_[400];						\
 		snprintf(t_m_, sizeof(t_m_),				\
 			 "message \"%s\" lacks \"%s\"",			\
-			 qpu_kernel_last_error(), (needle));		\
+			 qpu_kernels_last_error(kernels), (needle));		\
 		t_report(__FILE__, __LINE__, t_m_);			\
 	}								\
 	t_checks++;							\
@@ -201,34 +203,34 @@ static void test_bad_vector_add(void)
 	struct qpu_vector a = { x, 0, 1024 }, b = { y, 0, 1024 }, c = a;
 
 	T_CHECK(x && y);
-	T_EQ_U64(0, qpu_vector_add(dev, 12, &a, &b, &c, NULL));
-	T_EQ_STR("", qpu_kernel_last_error());
-	T_REFUSED("a: no vector", qpu_vector_add(dev, 12, NULL, &b, &c, NULL));
+	T_EQ_U64(0, qpu_vector_add(kernels, 12, &a, &b, &c, NULL));
+	T_EQ_STR("", qpu_kernels_last_error(kernels));
+	T_REFUSED("a: no vector", qpu_vector_add(kernels, 12, NULL, &b, &c, NULL));
 	b.length = 1008;
 	T_REFUSED("b: has 1008 elements, expected 1024",
-		  qpu_vector_add(dev, 12, &a, &b, &c, NULL));
+		  qpu_vector_add(kernels, 12, &a, &b, &c, NULL));
 	b.length = 1024;
 	a.length = b.length = c.length = 1000;
 	T_REFUSED("positive multiple of 16",
-		  qpu_vector_add(dev, 12, &a, &b, &c, NULL));
+		  qpu_vector_add(kernels, 12, &a, &b, &c, NULL));
 	a.length = b.length = c.length = 0;
 	T_REFUSED("positive multiple of 16",
-		  qpu_vector_add(dev, 12, &a, &b, &c, NULL));
+		  qpu_vector_add(kernels, 12, &a, &b, &c, NULL));
 	a.length = b.length = c.length = 1024;
 	b.offset = 2;
 	T_REFUSED("b: offset 2 is not a multiple of 4",
-		  qpu_vector_add(dev, 12, &a, &b, &c, NULL));
+		  qpu_vector_add(kernels, 12, &a, &b, &c, NULL));
 	b.offset = 0;
 	c.offset = 64;
 	T_REFUSED("c: needs 4096 bytes from offset 64, the buffer has 4096",
-		  qpu_vector_add(dev, 12, &a, &b, &c, NULL));
+		  qpu_vector_add(kernels, 12, &a, &b, &c, NULL));
 	c.offset = 0;
 	c.bo = NULL;
-	T_REFUSED("c: no buffer", qpu_vector_add(dev, 12, &a, &b, &c, NULL));
+	T_REFUSED("c: no buffer", qpu_vector_add(kernels, 12, &a, &b, &c, NULL));
 	c.bo = x;
 	T_REFUSED("asked for 13 QPUs, the device has 12",
-		  qpu_vector_add(dev, 13, &a, &b, &c, NULL));
-	T_REFUSED("asked for 0 QPUs", qpu_vector_add(dev, 0, &a, &b, &c, NULL));
+		  qpu_vector_add(kernels, 13, &a, &b, &c, NULL));
+	T_REFUSED("asked for 0 QPUs", qpu_vector_add(kernels, 0, &a, &b, &c, NULL));
 	qpu_bo_free(x);
 	qpu_bo_free(y);
 }
@@ -239,24 +241,24 @@ static void test_bad_saxpy(void)
 	struct qpu_vector vx = { x, 0, 1024 }, vy = { y, 4096, 1024 };
 
 	T_CHECK(x && y);
-	T_EQ_U64(0, qpu_saxpy(dev, 3, 2.0f, &vx, &vy, NULL));
-	T_REFUSED("x: no vector", qpu_saxpy(dev, 3, 2.0f, NULL, &vy, NULL));
-	T_REFUSED("y: no vector", qpu_saxpy(dev, 3, 2.0f, &vx, NULL, NULL));
+	T_EQ_U64(0, qpu_saxpy(kernels, 3, 2.0f, &vx, &vy, NULL));
+	T_REFUSED("x: no vector", qpu_saxpy(kernels, 3, 2.0f, NULL, &vy, NULL));
+	T_REFUSED("y: no vector", qpu_saxpy(kernels, 3, 2.0f, &vx, NULL, NULL));
 	vy.length = 512;
 	T_REFUSED("y: has 512 elements, expected 1024",
-		  qpu_saxpy(dev, 3, 2.0f, &vx, &vy, NULL));
+		  qpu_saxpy(kernels, 3, 2.0f, &vx, &vy, NULL));
 	vx.length = vy.length = 24;
 	T_REFUSED("x: 24 elements; the kernel takes a positive multiple of 16",
-		  qpu_saxpy(dev, 3, 2.0f, &vx, &vy, NULL));
+		  qpu_saxpy(kernels, 3, 2.0f, &vx, &vy, NULL));
 	vx.length = vy.length = 1024;
 	vy.offset = 4097;
 	T_REFUSED("y: offset 4097 is not a multiple of 4",
-		  qpu_saxpy(dev, 3, 2.0f, &vx, &vy, NULL));
+		  qpu_saxpy(kernels, 3, 2.0f, &vx, &vy, NULL));
 	vy.offset = 4100;
 	T_REFUSED("y: needs 4096 bytes from offset 4100, the buffer has 8192",
-		  qpu_saxpy(dev, 3, 2.0f, &vx, &vy, NULL));
+		  qpu_saxpy(kernels, 3, 2.0f, &vx, &vy, NULL));
 	vy.offset = 0;
-	T_REFUSED("asked for 40 QPUs", qpu_saxpy(dev, 40, 2.0f, &vx, &vy, NULL));
+	T_REFUSED("asked for 40 QPUs", qpu_saxpy(kernels, 40, 2.0f, &vx, &vy, NULL));
 	qpu_bo_free(x);
 	qpu_bo_free(y);
 }
@@ -268,22 +270,22 @@ static void test_bad_reduce(void)
 	struct qpu_reduce_result res;
 
 	T_CHECK(x != NULL);
-	T_EQ_U64(0, qpu_reduce(dev, 12, &vx, &res, NULL));
+	T_EQ_U64(0, qpu_reduce(kernels, 12, &vx, &res, NULL));
 	T_CHECK(res.sum == 0 && res.min == 0 && res.max == 0);
-	T_REFUSED("x: no vector", qpu_reduce(dev, 12, NULL, &res, NULL));
-	T_REFUSED("no place for the result", qpu_reduce(dev, 12, &vx, NULL, NULL));
+	T_REFUSED("x: no vector", qpu_reduce(kernels, 12, NULL, &res, NULL));
+	T_REFUSED("no place for the result", qpu_reduce(kernels, 12, &vx, NULL, NULL));
 	vx.length = 1025;
 	T_REFUSED("x: 1025 elements; the kernel takes a positive multiple of 16",
-		  qpu_reduce(dev, 12, &vx, &res, NULL));
+		  qpu_reduce(kernels, 12, &vx, &res, NULL));
 	vx.length = 1040;
 	T_REFUSED("x: needs 4160 bytes from offset 0, the buffer has 4096",
-		  qpu_reduce(dev, 12, &vx, &res, NULL));
+		  qpu_reduce(kernels, 12, &vx, &res, NULL));
 	vx.length = 1024;
 	vx.offset = 16;
 	T_REFUSED("x: needs 4096 bytes from offset 16, the buffer has 4096",
-		  qpu_reduce(dev, 12, &vx, &res, NULL));
+		  qpu_reduce(kernels, 12, &vx, &res, NULL));
 	vx.offset = 0;
-	T_REFUSED("asked for 13 QPUs", qpu_reduce(dev, 13, &vx, &res, NULL));
+	T_REFUSED("asked for 13 QPUs", qpu_reduce(kernels, 13, &vx, &res, NULL));
 	qpu_bo_free(x);
 }
 
@@ -294,49 +296,49 @@ static void test_bad_pixels(void)
 	struct qpu_image t = g;
 
 	T_CHECK(x && y);
-	T_EQ_U64(0, qpu_rgb_to_gray(dev, 12, &rgb, &g, NULL));
-	T_REFUSED("rgb: no image", qpu_rgb_to_gray(dev, 12, NULL, &g, NULL));
-	T_REFUSED("gray: no image", qpu_rgb_to_gray(dev, 12, &rgb, NULL, NULL));
+	T_EQ_U64(0, qpu_rgb_to_gray(kernels, 12, &rgb, &g, NULL));
+	T_REFUSED("rgb: no image", qpu_rgb_to_gray(kernels, 12, NULL, &g, NULL));
+	T_REFUSED("gray: no image", qpu_rgb_to_gray(kernels, 12, &rgb, NULL, NULL));
 	rgb.width = rgb.height = 63;
 	T_REFUSED("rgb: 63x63 is 3969 pixels; the kernel takes a positive multiple of 64",
-		  qpu_rgb_to_gray(dev, 12, &rgb, &g, NULL));
+		  qpu_rgb_to_gray(kernels, 12, &rgb, &g, NULL));
 	rgb.width = rgb.height = 64;
 	rgb.stride = 256;
 	T_REFUSED("rgb: rows must be packed: stride 256, expected 192",
-		  qpu_rgb_to_gray(dev, 12, &rgb, &g, NULL));
+		  qpu_rgb_to_gray(kernels, 12, &rgb, &g, NULL));
 	rgb.stride = 192;
 	g.width = 32;
 	g.stride = 32;
 	T_REFUSED("gray is 32x64, rgb is 64x64",
-		  qpu_rgb_to_gray(dev, 12, &rgb, &g, NULL));
+		  qpu_rgb_to_gray(kernels, 12, &rgb, &g, NULL));
 	g.width = 64;
 	g.stride = 64;
 	rgb.offset = 6;
 	T_REFUSED("rgb: offset 6 is not a multiple of 4",
-		  qpu_rgb_to_gray(dev, 12, &rgb, &g, NULL));
+		  qpu_rgb_to_gray(kernels, 12, &rgb, &g, NULL));
 	rgb.offset = 8;
 	T_REFUSED("rgb: needs 12288 bytes from offset 8, the buffer has 12288",
-		  qpu_rgb_to_gray(dev, 12, &rgb, &g, NULL));
+		  qpu_rgb_to_gray(kernels, 12, &rgb, &g, NULL));
 	rgb.offset = 0;
 	rgb.height = g.height = 0;
 	T_REFUSED("rgb: 64x0 is 0 pixels",
-		  qpu_rgb_to_gray(dev, 12, &rgb, &g, NULL));
+		  qpu_rgb_to_gray(kernels, 12, &rgb, &g, NULL));
 	rgb.height = g.height = 64;
-	T_REFUSED("asked for 99 QPUs", qpu_rgb_to_gray(dev, 99, &rgb, &g, NULL));
+	T_REFUSED("asked for 99 QPUs", qpu_rgb_to_gray(kernels, 99, &rgb, &g, NULL));
 
-	T_EQ_U64(0, qpu_threshold(dev, 12, &t, &t, 10, 255, NULL));
-	T_REFUSED("in: no image", qpu_threshold(dev, 12, NULL, &t, 10, 255, NULL));
+	T_EQ_U64(0, qpu_threshold(kernels, 12, &t, &t, 10, 255, NULL));
+	T_REFUSED("in: no image", qpu_threshold(kernels, 12, NULL, &t, 10, 255, NULL));
 	T_REFUSED("out: rows must be packed: stride 192, expected 64",
-		  qpu_threshold(dev, 12, &t, &rgb, 10, 255, NULL));
+		  qpu_threshold(kernels, 12, &t, &rgb, 10, 255, NULL));
 	t.height = 65;
 	T_REFUSED("in: needs 4160 bytes from offset 0, the buffer has 4096",
-		  qpu_threshold(dev, 12, &t, &g, 10, 255, NULL));
+		  qpu_threshold(kernels, 12, &t, &g, 10, 255, NULL));
 	t.height = 64;
 	t.width = t.stride = 16;
 	T_REFUSED("out is 64x64, in is 16x64",
-		  qpu_threshold(dev, 12, &t, &g, 10, 255, NULL));
+		  qpu_threshold(kernels, 12, &t, &g, 10, 255, NULL));
 	t.width = t.stride = 64;
-	T_REFUSED("asked for 13 QPUs", qpu_threshold(dev, 13, &t, &g, 10, 255, NULL));
+	T_REFUSED("asked for 13 QPUs", qpu_threshold(kernels, 13, &t, &g, 10, 255, NULL));
 	qpu_bo_free(x);
 	qpu_bo_free(y);
 }
@@ -355,51 +357,51 @@ static void test_bad_yuv(void)
 				    .height = 16 };
 
 	T_CHECK(x && y);
-	T_EQ_U64(0, qpu_yuv420_to_rgb(dev, 12, &s, &d, mean, std, NULL));
-	T_REFUSED("src: no image", qpu_yuv420_to_rgb(dev, 12, NULL, &d, mean, std, NULL));
-	T_REFUSED("dst: no image", qpu_yuv420_to_rgb(dev, 12, &s, NULL, mean, std, NULL));
-	T_REFUSED("no mean or std", qpu_yuv420_to_rgb(dev, 12, &s, &d, NULL, std, NULL));
+	T_EQ_U64(0, qpu_yuv420_to_rgb(kernels, 12, &s, &d, mean, std, NULL));
+	T_REFUSED("src: no image", qpu_yuv420_to_rgb(kernels, 12, NULL, &d, mean, std, NULL));
+	T_REFUSED("dst: no image", qpu_yuv420_to_rgb(kernels, 12, &s, NULL, mean, std, NULL));
+	T_REFUSED("no mean or std", qpu_yuv420_to_rgb(kernels, 12, &s, &d, NULL, std, NULL));
 	s.width = 63;
 	T_REFUSED("src: 63x32; needs even sides",
-		  qpu_yuv420_to_rgb(dev, 12, &s, &d, mean, std, NULL));
+		  qpu_yuv420_to_rgb(kernels, 12, &s, &d, mean, std, NULL));
 	s.width = 64;
 	d.width = 40;
 	T_REFUSED("dst: 40x16; needs a width that is a multiple of 16",
-		  qpu_yuv420_to_rgb(dev, 12, &s, &d, mean, std, NULL));
+		  qpu_yuv420_to_rgb(kernels, 12, &s, &d, mean, std, NULL));
 	d.width = 32;
 	d.height = 0;
-	T_REFUSED("dst: 32x0", qpu_yuv420_to_rgb(dev, 12, &s, &d, mean, std, NULL));
+	T_REFUSED("dst: 32x0", qpu_yuv420_to_rgb(kernels, 12, &s, &d, mean, std, NULL));
 	d.height = 16;
 	std[1] = 0;
 	T_REFUSED("channel 1: mean 0.5, std 0",
-		  qpu_yuv420_to_rgb(dev, 12, &s, &d, mean, std, NULL));
+		  qpu_yuv420_to_rgb(kernels, 12, &s, &d, mean, std, NULL));
 	std[1] = 0.25f;
 	s.y_stride = 60;
 	T_REFUSED("src Y: stride 60, needs 64",
-		  qpu_yuv420_to_rgb(dev, 12, &s, &d, mean, std, NULL));
+		  qpu_yuv420_to_rgb(kernels, 12, &s, &d, mean, std, NULL));
 	s.y_stride = 64;
 	s.v_offset = 3600;
 	T_REFUSED("src V: needs 512 bytes from offset 3600, the buffer has 4096",
-		  qpu_yuv420_to_rgb(dev, 12, &s, &d, mean, std, NULL));
+		  qpu_yuv420_to_rgb(kernels, 12, &s, &d, mean, std, NULL));
 	s.v_offset = 2560;
 	d.offset = 2;
 	T_REFUSED("dst: offset 2 is not a multiple of 4",
-		  qpu_yuv420_to_rgb(dev, 12, &s, &d, mean, std, NULL));
+		  qpu_yuv420_to_rgb(kernels, 12, &s, &d, mean, std, NULL));
 	d.offset = 2048 + 4;
 	T_REFUSED("dst: needs 6144 bytes from offset 2052, the buffer has 8192",
-		  qpu_yuv420_to_rgb(dev, 12, &s, &d, mean, std, NULL));
+		  qpu_yuv420_to_rgb(kernels, 12, &s, &d, mean, std, NULL));
 	d.offset = 0;
 	d.width = 16;
 	d.height = 16;
 	s.width = 4096;
 	T_REFUSED("4096x32 to 16x16: shrinks by 256 or more",
-		  qpu_yuv420_to_rgb(dev, 12, &s, &d, mean, std, NULL));
+		  qpu_yuv420_to_rgb(kernels, 12, &s, &d, mean, std, NULL));
 	s.width = 4094;
 	T_REFUSED("src Y: stride 64, needs 4094",
-		  qpu_yuv420_to_rgb(dev, 12, &s, &d, mean, std, NULL));
+		  qpu_yuv420_to_rgb(kernels, 12, &s, &d, mean, std, NULL));
 	s.width = 64;
 	T_REFUSED("asked for 14 QPUs",
-		  qpu_yuv420_to_rgb(dev, 14, &s, &d, mean, std, NULL));
+		  qpu_yuv420_to_rgb(kernels, 14, &s, &d, mean, std, NULL));
 	qpu_bo_free(x);
 	qpu_bo_free(y);
 }
@@ -495,27 +497,66 @@ static void test_cache(void)
 	 * Where the device's buffers can be counted: a call leaves its code
 	 * and the scratch buffer, a second call adds none, a drop frees both.
 	 */
-	qpu_kernel_drop_cache(dev);
+	qpu_kernels_drop_cache(kernels);
 	base = live_bos();
 	if (base >= 0) {
 		check_case(&kcases[0], 12, kcases[0].small, NULL);
 		T_EQ_U64(base + 2, live_bos());
 		check_case(&kcases[0], 12, kcases[0].small, NULL);
 		T_EQ_U64(base + 2, live_bos());
-		qpu_kernel_drop_cache(dev);
+		qpu_kernels_drop_cache(kernels);
 		T_EQ_U64(base, live_bos());
 	}
 
-	qpu_kernel_drop_cache(NULL);
-	for (i = 0; i < T_ARRAY_SIZE(kcases); i++) {
+	qpu_kernels_drop_cache(NULL);
+	for (i = 0; i < kcase_count; i++) {
 		check_case(&kcases[i], 12, 0, NULL);
-		qpu_kernel_drop_cache(dev);
-		qpu_kernel_drop_cache(dev);
+		qpu_kernels_drop_cache(kernels);
+		qpu_kernels_drop_cache(kernels);
 		check_case(&kcases[i], 12, kcases[i].small, NULL);
 	}
-	/* leave a filled cache for qpu_dev_close() to free */
-	for (i = T_ARRAY_SIZE(kcases); i-- > 0;)
+	/* leave a filled cache for qpu_kernels_free() to free */
+	for (i = kcase_count; i-- > 0;)
 		check_case(&kcases[i], 3, kcases[i].small, NULL);
+}
+
+/*
+ * Each struct qpu_kernels has its own last error and cache: a call on one
+ * leaves the other's message alone (the thread's message of 0.1 did not),
+ * and freeing one gives back its buffers only.
+ */
+static void test_objects(void)
+{
+	struct qpu_bo *x = qpu_bo_new(dev, 4096);
+	struct qpu_vector a = { x, 0, 16 }, bad = { x, 0, 17 };
+	struct qpu_kernels *other = qpu_kernels_new(dev);
+	long long base;
+
+	T_CHECK(other != NULL);
+	if (!other || !x) {
+		qpu_bo_free(x);
+		return;
+	}
+	T_CHECK(qpu_kernels_get_dev(other) == dev);
+	T_EQ_STR("", qpu_kernels_last_error(other));
+	T_EQ_U64(-EINVAL, qpu_vector_add(other, 1, &bad, &bad, &bad, NULL));
+	T_CHECK(strstr(qpu_kernels_last_error(other), "17 elements") != NULL);
+	T_EQ_U64(0, qpu_vector_add(kernels, 1, &a, &a, &a, NULL));
+	T_EQ_STR("", qpu_kernels_last_error(kernels));
+	T_CHECK(strstr(qpu_kernels_last_error(other), "17 elements") != NULL);
+	T_EQ_U64(0, qpu_vector_add(other, 1, &a, &a, &a, NULL));
+	T_EQ_STR("", qpu_kernels_last_error(other));
+
+	base = live_bos();
+	qpu_kernels_free(other);	/* its code and scratch buffer */
+	if (base >= 0)
+		T_EQ_U64(base - 2, live_bos());
+	qpu_kernels_free(NULL);
+	qpu_bo_free(x);
+
+	errno = 0;
+	T_CHECK(qpu_kernels_new(NULL) == NULL);
+	T_EQ_U64(EINVAL, errno);
 }
 
 int main(int argc, char **argv)
@@ -530,9 +571,16 @@ int main(int argc, char **argv)
 	printf("device: %s (%s)\n", qpu_dev_get_path(dev), qpu_dev_describe(dev));
 	counts_instructions = !strstr(qpu_dev_describe(dev), "hardware");
 	emulated = strstr(qpu_dev_describe(dev), "emulator") != NULL;
+	kernels = qpu_kernels_new(dev);
+	if (!kernels) {
+		fprintf(stderr, "qpu_kernels_new: %s\n", strerror(errno));
+		qpu_dev_close(dev);
+		return T_EXIT_FAIL;
+	}
 	test_helpers_agree();
 	test_cases();
 	test_cache();
+	test_objects();
 	test_stream_tails();
 	test_stream_guard();
 	test_bad_vector_add();
@@ -540,6 +588,7 @@ int main(int argc, char **argv)
 	test_bad_reduce();
 	test_bad_pixels();
 	test_bad_yuv();
+	qpu_kernels_free(kernels);
 	qpu_dev_close(dev);
 	return t_done("test-kernels");
 }

@@ -151,7 +151,7 @@ static void test_vector_add(struct qpu_dev *dev)
 	T_EQ_U64(1, poll(&pfd, 1, 10000));
 	close(fence);
 	T_EQ_U64(0, qpu_wait(dev, seqno, 10000, &r));
-	T_EQ_U64(QPU_JOB_DONE, r.status);
+	T_EQ_U64(QPU_STATUS_DONE, r.status);
 	T_CHECK(!strcmp("done", qpu_job_status_str(r.status)));
 	/* 19 instructions each, the last two in thrend's delay slots. */
 	expect_instructions(&r, QPUS * 19);
@@ -179,8 +179,8 @@ static void test_vector_add(struct qpu_dev *dev)
 	job.out_fence_fd = NULL;
 	T_EQ_U64(0, qpu_submit(dev, &job, &seqno));
 	T_EQ_U64(0, qpu_wait(dev, seqno, 10000, &r));
-	T_EQ_U64(QPU_JOB_FAULT, r.status);
-	T_EQ_U64(QPU_FAULT_DMA_STORE, r.fault_access);
+	T_EQ_U64(QPU_STATUS_FAULT, r.status);
+	T_EQ_U64(QPU_ACCESS_DMA_STORE, r.fault_access);
 	T_EQ_U64(qpu_bo_get_bus_addr(v.c) + 64 * r.fault_qpu, r.fault_addr);
 	/* Counted up to the fault: some, not all; no store went out. */
 	T_CHECK(r.flags & QPU_JOB_RESULT_INSTRUCTIONS);
@@ -199,8 +199,8 @@ static void test_vector_add(struct qpu_dev *dev)
 		v.progs[i].uniforms_length = 12;
 	T_EQ_U64(0, qpu_submit(dev, &job, &seqno));
 	T_EQ_U64(0, qpu_wait(dev, seqno, 10000, &r));
-	T_EQ_U64(QPU_JOB_FAULT, r.status);
-	T_EQ_U64(QPU_FAULT_UNIFORM, r.fault_access);
+	T_EQ_U64(QPU_STATUS_FAULT, r.status);
+	T_EQ_U64(QPU_ACCESS_UNIFORM, r.fault_access);
 	vecadd_fini(&v);
 }
 
@@ -249,14 +249,14 @@ static void test_vpm_decoding(struct qpu_dev *dev)
 		src[i] = 0x5000 + i;
 	run_one(dev, qpu_prog_vdr_column, T_ARRAY_SIZE(qpu_prog_vdr_column),
 		unif, QPU_PROG_VDR_COLUMN_UNIFORMS, in, out, &r);
-	T_EQ_U64(QPU_JOB_DONE, r.status);
+	T_EQ_U64(QPU_STATUS_DONE, r.status);
 	for (i = 0; i < 16; i++)
 		T_EQ_U64(0x5000 + 16 * i, dst[i]);
 
 	memset(dst, 0, 4096);
 	run_one(dev, qpu_prog_vpm_wrap, T_ARRAY_SIZE(qpu_prog_vpm_wrap),
 		unif + 1, QPU_PROG_VPM_WRAP_UNIFORMS, in, out, &r);
-	T_EQ_U64(QPU_JOB_DONE, r.status);
+	T_EQ_U64(QPU_STATUS_DONE, r.status);
 	for (i = 0; i < 16; i++)
 		T_EQ_U64(2, dst[i]);
 	T_EQ_U64(emulated ? 1 : 0, r.counters.vpm_wrapped);
@@ -274,7 +274,7 @@ static void test_vpm_decoding(struct qpu_dev *dev)
 	unif[1] = qpu_bo_get_bus_addr(out);
 	run_one(strict, qpu_prog_vpm_wrap, T_ARRAY_SIZE(qpu_prog_vpm_wrap),
 		unif + 1, QPU_PROG_VPM_WRAP_UNIFORMS, in, out, &r);
-	T_EQ_U64(QPU_JOB_FAULT, r.status);
+	T_EQ_U64(QPU_STATUS_FAULT, r.status);
 	/* at the VPM byte address 0x60 reaches: row 96, column 0 */
 	T_EQ_U64(96 * 16 * 4, r.fault_addr);
 	T_EQ_U64(0, r.counters.vpm_wrapped);
@@ -304,7 +304,7 @@ static void test_timeout(struct qpu_dev *dev)
 	memcpy(qpu_bo_get_map(code), qpu_prog_loop, sizeof(qpu_prog_loop));
 	T_EQ_U64(0, qpu_submit(dev, &job, &seqno));
 	T_EQ_U64(0, qpu_wait(dev, seqno, 10000, &r));
-	T_EQ_U64(QPU_JOB_TIMEOUT, r.status);
+	T_EQ_U64(QPU_STATUS_TIMEOUT, r.status);
 	T_CHECK(!strcmp("timed out", qpu_job_status_str(r.status)));
 	T_CHECK(r.flags & QPU_JOB_RESULT_INSTRUCTIONS);
 	T_CHECK(r.instructions > 1000);
@@ -313,7 +313,7 @@ static void test_timeout(struct qpu_dev *dev)
 	memcpy(qpu_bo_get_map(code), qpu_prog_end, sizeof(qpu_prog_end));
 	T_EQ_U64(0, qpu_submit(dev, &job, &seqno));
 	T_EQ_U64(0, qpu_wait(dev, seqno, 10000, &r));
-	T_EQ_U64(QPU_JOB_DONE, r.status);
+	T_EQ_U64(QPU_STATUS_DONE, r.status);
 	expect_instructions(&r, 3);	/* thrend and its two delay slots */
 	qpu_bo_free(code);
 	qpu_bo_free(unif);
@@ -360,17 +360,27 @@ static void test_params(struct qpu_dev *dev)
 {
 	uint64_t v = 0;
 
-	T_EQ_U64(0, qpu_dev_get_param(dev, QPU_PARAM_NUM_QPUS, &v));
+	T_EQ_U64(0, qpu_dev_get_param(dev, QPU_DEV_PARAM_NUM_QPUS, &v));
 	T_EQ_U64(12, v);
-	T_EQ_U64(0, qpu_dev_get_param(dev, QPU_PARAM_ABI_VERSION, &v));
+	T_EQ_U64(0, qpu_dev_get_param(dev, QPU_DEV_PARAM_ABI_VERSION, &v));
 	T_EQ_U64(QPU_ABI_VERSION, v);
 	T_EQ_U64(-EINVAL, qpu_dev_get_param(dev, 0xffff, &v));
 
 	/* The names qpu-info and qpuctl print. */
-	T_EQ_STR("hardware", qpu_backend_name(QPU_BACKEND_HW));
-	T_EQ_STR("simulated", qpu_backend_name(QPU_BACKEND_SIM));
+	T_EQ_STR("hardware", qpu_backend_name(QPU_DEV_BACKEND_HARDWARE));
+	T_EQ_STR("simulated", qpu_backend_name(QPU_DEV_BACKEND_SIMULATED));
 	T_EQ_STR("unknown", qpu_backend_name(0));
 	T_EQ_STR("unknown", qpu_backend_name(99));
+
+	/* libqpu's numbers are its own: qpu.ko's are translated */
+	T_EQ_U64(QPU_DEV_BACKEND_HARDWARE, qpu_dev_backend_from_uapi(QPU_BACKEND_HW));
+	T_EQ_U64(QPU_DEV_BACKEND_SIMULATED, qpu_dev_backend_from_uapi(QPU_BACKEND_SIM));
+	T_EQ_U64(0, qpu_dev_backend_from_uapi(99));
+	T_EQ_STR("memory fault", qpu_job_status_str(QPU_STATUS_FAULT));
+	T_EQ_STR("canceled", qpu_job_status_str(QPU_STATUS_CANCELED));
+	T_EQ_STR("unknown", qpu_job_status_str(0));
+	T_EQ_STR("DMA store", qpu_access_str(QPU_ACCESS_DMA_STORE));
+	T_EQ_STR("unknown", qpu_access_str(QPU_ACCESS_NONE));
 }
 
 int main(int argc, char **argv)

@@ -167,9 +167,10 @@ static void check_counters(const struct qpu_kernel_stats *st)
 	T_CHECK(c->run_ns > 0);
 }
 
-static void run_shape(struct qpu_dev *dev, const struct shape *s,
+static void run_shape(struct qpu_kernels *kernels, const struct shape *s,
 		      bool emulated)
 {
+	struct qpu_dev *dev = qpu_kernels_get_dev(kernels);
 	struct mat a, b, c;
 	struct qpu_kernel_stats st;
 	char what[128];
@@ -181,11 +182,11 @@ static void run_shape(struct qpu_dev *dev, const struct shape *s,
 	mat_init(dev, &b, s->k, s->n, s->pad + 1, s->off, 3);
 	mat_init(dev, &c, s->m, s->n, s->pad * 2, s->off, 7);
 	memset(&st, 0, sizeof(st));
-	ret = qpu_sgemm(dev, s->qpus, s->alpha, &a.m, &b.m, s->beta, &c.m, &st);
+	ret = qpu_sgemm(kernels, s->qpus, s->alpha, &a.m, &b.m, s->beta, &c.m, &st);
 	t_checks++;
 	if (ret) {
 		fprintf(stderr, "%s: qpu_sgemm: %s (%s)\n", what, strerror(-ret),
-			qpu_kernel_last_error());
+			qpu_kernels_last_error(kernels));
 		t_failures++;
 	} else {
 		size_t bad = check_result(&a, &b, &c, s->alpha, s->beta, what);
@@ -199,7 +200,7 @@ static void run_shape(struct qpu_dev *dev, const struct shape *s,
 			check_counters(&st);
 		T_EQ_U64(0, st.dma_load_bytes);
 		T_CHECK(st.qpus >= 1 && st.qpus <= s->qpus);
-		T_EQ_STR("", qpu_kernel_last_error());
+		T_EQ_STR("", qpu_kernels_last_error(kernels));
 	}
 	mat_fini(&a);
 	mat_fini(&b);
@@ -244,8 +245,9 @@ static const struct shape shapes[] = {
 #endif
 
 /* Every refused input: -EINVAL, a message, nothing written. */
-static void run_bad(struct qpu_dev *dev)
+static void run_bad(struct qpu_kernels *kernels)
 {
+	struct qpu_dev *dev = qpu_kernels_get_dev(kernels);
 	struct mat a, b, c;
 	struct qpu_matrix ba, bb, bc;
 	struct qpu_bo *small;
@@ -253,9 +255,9 @@ static void run_bad(struct qpu_dev *dev)
 	int ret;
 
 #define BAD(qpus, pa, pb, pc) do {					\
-	ret = qpu_sgemm(dev, (qpus), 1.0f, (pa), (pb), 1.0f, (pc), NULL);	\
+	ret = qpu_sgemm(kernels, (qpus), 1.0f, (pa), (pb), 1.0f, (pc), NULL);	\
 	T_EQ_U64((uint64_t)-EINVAL, (uint64_t)ret);			\
-	T_CHECK(qpu_kernel_last_error()[0] != '\0');			\
+	T_CHECK(qpu_kernels_last_error(kernels)[0] != '\0');			\
 	T_CHECK(!memcmp(cm, c.copy, c.words * 4));			\
 } while (0)
 
@@ -334,9 +336,9 @@ static void run_bad(struct qpu_dev *dev)
 	BAD(12, &a.m, &bb, &c.m);
 
 	/* and a good call on the same matrices still works */
-	ret = qpu_sgemm(dev, 12, 1.0f, &a.m, &b.m, 0.0f, &c.m, NULL);
+	ret = qpu_sgemm(kernels, 12, 1.0f, &a.m, &b.m, 0.0f, &c.m, NULL);
 	T_EQ_U64(0, ret);
-	T_EQ_STR("", qpu_kernel_last_error());
+	T_EQ_STR("", qpu_kernels_last_error(kernels));
 	T_EQ_U64(0, check_result(&a, &b, &c, 1.0f, 0.0f, "after refusals"));
 
 	qpu_bo_free(small);
@@ -350,6 +352,7 @@ int main(int argc, char **argv)
 {
 	const char *path = argc > 1 ? argv[1] : "emu:strict-vpm";
 	struct shape big = { 96, BIG_N, 363, 0, 0, 1.0f, 0.0f, 12 };
+	struct qpu_kernels *kernels;
 	struct qpu_dev *dev;
 	bool emulated;
 	size_t i;
@@ -359,15 +362,20 @@ int main(int argc, char **argv)
 		fprintf(stderr, "qpu_dev_open(%s): %s\n", path, strerror(errno));
 		return T_EXIT_SKIP;
 	}
+	kernels = qpu_kernels_new(dev);
+	T_CHECK(kernels != NULL);
+	if (!kernels)
+		return t_done("test-sgemm");
 	/* only the in-process emulator measures traffic */
 	emulated = strstr(qpu_dev_describe(dev), "emulator") != NULL;
 	for (i = 0; i < T_ARRAY_SIZE(shapes); i++)
-		run_shape(dev, &shapes[i], emulated);
-	run_shape(dev, &big, emulated);
+		run_shape(kernels, &shapes[i], emulated);
+	run_shape(kernels, &big, emulated);
 	big.beta = 0.75f;
 	big.alpha = -1.25f;
-	run_shape(dev, &big, emulated);
-	run_bad(dev);
+	run_shape(kernels, &big, emulated);
+	run_bad(kernels);
+	qpu_kernels_free(kernels);
 	qpu_dev_close(dev);
 	return t_done("test-sgemm");
 }

@@ -15,7 +15,7 @@
 #include <linux/qpu.h>
 #include <netlink/attr.h>
 
-#include "qpu.h"
+#include <qpu.h>
 #include "qpuctl.h"
 
 static const char dev_usage[] =
@@ -147,7 +147,8 @@ static int info_show(struct nlattr **tb, void *arg)
 	print_uint("dev", "dev %" PRIu64, qpu_nl_uint(tb[QPU_A_DEV_INDEX]));
 	print_string("name", " name %s", qpu_nl_str(tb[QPU_A_DEV_NAME]));
 	print_string("backend", " backend %s",
-		     qpu_backend_name(qpu_nl_uint(tb[QPU_A_DEV_BACKEND])));
+		     qpu_backend_name(qpu_dev_backend_from_uapi(
+				     qpu_nl_uint(tb[QPU_A_DEV_BACKEND]))));
 	print_string("state", " state %s",
 		     state_name(qpu_nl_uint(tb[QPU_A_DEV_STATE])));
 	print_text("\n   ");

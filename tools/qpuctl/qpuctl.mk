@@ -1,8 +1,9 @@
 # SPDX-License-Identifier: GPL-2.0
 # qpuctl, the administration tool over the qpu generic-netlink family, built
-# from tools/qpuctl/*.c with libnl-3 (tools/deps.sh build) and libqpu.a
-# (for the names it shares with qpu-info). The static build, for the VM's
-# initramfs, links libnl-3.a and libnl-genl-3.a.
+# from tools/qpuctl/*.c with libnl-3 (tools/deps.sh build) and libqpu.so
+# (for the names it shares with qpu-info), from the public headers only as
+# the other tools. The static build, for the VM's initramfs, links libqpu.a,
+# libnl-3.a and libnl-genl-3.a.
 # Its host test runs in check-host, its VM test in check-vm.
 
 QPUCTL_SRCS := $(sort $(wildcard tools/qpuctl/*.c))
@@ -16,14 +17,14 @@ TOOLS += $(QPUCTL)
 
 tools: $(QPUCTL)
 
-$(QPUCTL): $(QPUCTL_SRCS) $(QPUCTL_HDRS) $(LIBQPU_A)
+$(QPUCTL): $(QPUCTL_SRCS) $(QPUCTL_HDRS) $(LIBQPU_SO)
 	$(Q)mkdir -p $(dir $@)
-	$(Q)$(CC) $(ALL_CFLAGS) $(QPUCTL_NL_CFLAGS) -o $@ $(QPUCTL_SRCS) \
-		$(LIBQPU_A) $(QPUCTL_NL_LIBS) $(LDFLAGS)
+	$(Q)$(CC) $(TOOL_CFLAGS) $(QPUCTL_NL_CFLAGS) -o $@ $(QPUCTL_SRCS) \
+		$(TOOL_LIBQPU) $(QPUCTL_NL_LIBS) $(LDFLAGS)
 
 $(QPUCTL_STATIC): $(QPUCTL_SRCS) $(QPUCTL_HDRS) $(LIBQPU_A)
 	$(Q)mkdir -p $(dir $@)
-	$(Q)$(CC) $(filter-out -fsanitize%,$(ALL_CFLAGS)) $(QPUCTL_NL_CFLAGS) \
+	$(Q)$(CC) $(filter-out -fsanitize%,$(TOOL_CFLAGS)) $(QPUCTL_NL_CFLAGS) \
 		-static -o $@ $(QPUCTL_SRCS) $(LIBQPU_A) -lnl-genl-3 -lnl-3 \
 		-lpthread -lm
 

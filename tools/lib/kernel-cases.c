@@ -1,50 +1,24 @@
-/* SPDX-License-Identifier: MIT */
+// SPDX-License-Identifier: MIT
 /*
- * Every sample kernel of libqpu run once on made-up data and checked
- * against the CPU: shared by qpu-demo (one table), the kernels' test (many
- * sizes and QPU counts) and their benchmark, so the three never disagree on
- * what "correct" means.
- *
- * Float results are compared with a tolerance derived from the QPU's
- * rounding (toward zero, denormals flushed): a result may differ from the
- * exact value (computed in double) by one unit in the last place of each
- * rounded operation it went through; integer and byte results must be exact.
+ * The cases of kernel-cases.h: every sample kernel of libqpu on made-up
+ * data, checked against the CPU in double precision.
  */
-#ifndef QPU_KERNEL_CASES_H
-#define QPU_KERNEL_CASES_H
 
 #include <errno.h>
 #include <float.h>
 #include <math.h>
 #include <stdarg.h>
-#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "qpu.h"
-#include "qpu_kernels.h"
+#include <qpu.h>
+#include <qpu_kernels.h>
 
-/**
- * struct kcase_report - how one case went
- * @size: the shape, for people ("4096", "640x480")
- * @ok: the result matched the CPU's
- * @stats: what the wrapper reported
- * @msg: why it failed (the wrapper's error, or the first mismatch)
- */
-struct kcase_report {
-	char size[48];
-	bool ok;
-	struct qpu_kernel_stats stats;
-	char msg[256];
-};
+#include "kernel-cases.h"
 
-/* A case at a scale (elements or pixels; 0 for its default). */
-typedef int (*kcase_fn)(struct qpu_dev *dev, unsigned int qpus, size_t scale,
-			struct kcase_report *r);
-
-static inline uint64_t kcase_rand(uint64_t *s)
+static uint64_t kcase_rand(uint64_t *s)
 {
 	uint64_t x = *s;
 
@@ -56,15 +30,15 @@ static inline uint64_t kcase_rand(uint64_t *s)
 }
 
 /* Uniform in [lo, hi), normal floats only. */
-static inline float kcase_randf(uint64_t *s, float lo, float hi)
+static float kcase_randf(uint64_t *s, float lo, float hi)
 {
 	return lo + (hi - lo) * (float)(kcase_rand(s) >> 40) / (float)(1 << 24);
 }
 
-static inline void kcase_fail(struct kcase_report *r, const char *fmt, ...)
+static void kcase_fail(struct kcase_report *r, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
-static inline void kcase_fail(struct kcase_report *r, const char *fmt, ...)
+static void kcase_fail(struct kcase_report *r, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -77,7 +51,7 @@ static inline void kcase_fail(struct kcase_report *r, const char *fmt, ...)
 }
 
 /* One unit in the last place of a float of magnitude @x (at least FLT_MIN). */
-static inline double kcase_ulp(double x)
+static double kcase_ulp(double x)
 {
 	int e;
 
@@ -94,10 +68,10 @@ struct kcase_bufs {
 	unsigned int n;
 };
 
-static inline struct qpu_bo *kcase_bo(struct qpu_dev *dev, struct kcase_bufs *b,
-				      size_t size, struct kcase_report *r)
+static struct qpu_bo *kcase_bo(struct qpu_kernels *kernels, struct kcase_bufs *b,
+			       size_t size, struct kcase_report *r)
 {
-	struct qpu_bo *bo = qpu_bo_new(dev, size ? size : 1);
+	struct qpu_bo *bo = qpu_bo_new(qpu_kernels_get_dev(kernels), size ? size : 1);
 
 	if (!bo)
 		kcase_fail(r, "qpu_bo_new(%zu): %s", size, strerror(errno));
@@ -106,24 +80,25 @@ static inline struct qpu_bo *kcase_bo(struct qpu_dev *dev, struct kcase_bufs *b,
 	return bo;
 }
 
-static inline void kcase_free(struct kcase_bufs *b)
+static void kcase_free(struct kcase_bufs *b)
 {
 	while (b->n)
 		qpu_bo_free(b->bo[--b->n]);
 }
 
 /* Run the wrapper's return value into the report. */
-static inline int kcase_ran(struct kcase_report *r, int ret)
+static int kcase_ran(struct qpu_kernels *kernels, struct kcase_report *r,
+		     int ret)
 {
 	if (ret)
-		kcase_fail(r, "%s", qpu_kernel_last_error());
+		kcase_fail(r, "%s", qpu_kernels_last_error(kernels));
 	return ret;
 }
 
 /* --- vector add ----------------------------------------------------------- */
 
-static inline int kcase_vector_add(struct qpu_dev *dev, unsigned int qpus,
-				   size_t n, struct kcase_report *r)
+static int kcase_vector_add(struct qpu_kernels *kernels, unsigned int qpus,
+			    size_t n, struct kcase_report *r)
 {
 	struct kcase_bufs b = { .n = 0 };
 	struct qpu_vector va, vb, vc;
@@ -135,9 +110,9 @@ static inline int kcase_vector_add(struct qpu_dev *dev, unsigned int qpus,
 	n = n ? n : 1 << 16;
 	snprintf(r->size, sizeof(r->size), "%zu", n);
 	r->ok = true;
-	va = (struct qpu_vector){ kcase_bo(dev, &b, n * 4, r), 0, n };
-	vb = (struct qpu_vector){ kcase_bo(dev, &b, n * 4, r), 0, n };
-	vc = (struct qpu_vector){ kcase_bo(dev, &b, n * 4, r), 0, n };
+	va = (struct qpu_vector){ kcase_bo(kernels, &b, n * 4, r), 0, n };
+	vb = (struct qpu_vector){ kcase_bo(kernels, &b, n * 4, r), 0, n };
+	vc = (struct qpu_vector){ kcase_bo(kernels, &b, n * 4, r), 0, n };
 	if (!r->ok) {
 		kcase_free(&b);
 		return -ENOMEM;
@@ -149,7 +124,7 @@ static inline int kcase_vector_add(struct qpu_dev *dev, unsigned int qpus,
 		a[i] = kcase_randf(&seed, -1000.0f, 1000.0f);
 		bv[i] = kcase_randf(&seed, -1.0f, 1.0f);
 	}
-	ret = kcase_ran(r, qpu_vector_add(dev, qpus, &va, &vb, &vc, &r->stats));
+	ret = kcase_ran(kernels, r, qpu_vector_add(kernels, qpus, &va, &vb, &vc, &r->stats));
 	for (i = 0; !ret && i < n; i++) {
 		double exact = (double)a[i] + bv[i];
 
@@ -164,8 +139,8 @@ static inline int kcase_vector_add(struct qpu_dev *dev, unsigned int qpus,
 
 /* --- saxpy ---------------------------------------------------------------- */
 
-static inline int kcase_saxpy(struct qpu_dev *dev, unsigned int qpus,
-			      size_t n, struct kcase_report *r)
+static int kcase_saxpy(struct qpu_kernels *kernels, unsigned int qpus,
+		       size_t n, struct kcase_report *r)
 {
 	struct kcase_bufs b = { .n = 0 };
 	struct qpu_vector vx, vy;
@@ -178,8 +153,8 @@ static inline int kcase_saxpy(struct qpu_dev *dev, unsigned int qpus,
 	n = n ? n : 1 << 16;
 	snprintf(r->size, sizeof(r->size), "%zu", n);
 	r->ok = true;
-	vx = (struct qpu_vector){ kcase_bo(dev, &b, n * 4, r), 0, n };
-	vy = (struct qpu_vector){ kcase_bo(dev, &b, n * 4, r), 0, n };
+	vx = (struct qpu_vector){ kcase_bo(kernels, &b, n * 4, r), 0, n };
+	vy = (struct qpu_vector){ kcase_bo(kernels, &b, n * 4, r), 0, n };
 	y0 = malloc(n * 4);
 	if (!r->ok || !y0) {
 		free(y0);
@@ -192,7 +167,7 @@ static inline int kcase_saxpy(struct qpu_dev *dev, unsigned int qpus,
 		x[i] = kcase_randf(&seed, -100.0f, 100.0f);
 		y0[i] = y[i] = kcase_randf(&seed, -100.0f, 100.0f);
 	}
-	ret = kcase_ran(r, qpu_saxpy(dev, qpus, alpha, &vx, &vy, &r->stats));
+	ret = kcase_ran(kernels, r, qpu_saxpy(kernels, qpus, alpha, &vx, &vy, &r->stats));
 	for (i = 0; !ret && i < n; i++) {
 		double p = (double)alpha * x[i], exact = p + y0[i];
 
@@ -209,8 +184,8 @@ static inline int kcase_saxpy(struct qpu_dev *dev, unsigned int qpus,
 
 /* --- sum, min, max -------------------------------------------------------- */
 
-static inline int kcase_reduce(struct qpu_dev *dev, unsigned int qpus,
-			       size_t n, struct kcase_report *r)
+static int kcase_reduce(struct qpu_kernels *kernels, unsigned int qpus,
+			size_t n, struct kcase_report *r)
 {
 	struct kcase_bufs b = { .n = 0 };
 	struct qpu_reduce_result res;
@@ -225,7 +200,7 @@ static inline int kcase_reduce(struct qpu_dev *dev, unsigned int qpus,
 	n = n ? n : 1 << 16;
 	snprintf(r->size, sizeof(r->size), "%zu", n);
 	r->ok = true;
-	vx = (struct qpu_vector){ kcase_bo(dev, &b, n * 4, r), 0, n };
+	vx = (struct qpu_vector){ kcase_bo(kernels, &b, n * 4, r), 0, n };
 	if (!r->ok) {
 		kcase_free(&b);
 		return -ENOMEM;
@@ -238,7 +213,7 @@ static inline int kcase_reduce(struct qpu_dev *dev, unsigned int qpus,
 		mn = x[i] < mn ? x[i] : mn;
 		mx = x[i] > mx ? x[i] : mx;
 	}
-	ret = kcase_ran(r, qpu_reduce(dev, qpus, &vx, &res, &r->stats));
+	ret = kcase_ran(kernels, r, qpu_reduce(kernels, qpus, &vx, &res, &r->stats));
 	if (ret)
 		goto out;
 	/*
@@ -261,13 +236,13 @@ out:
 /* --- images --------------------------------------------------------------- */
 
 /* A w x h image of @bpp bytes a pixel in a new buffer. */
-static inline struct qpu_image kcase_image(struct qpu_dev *dev,
-					   struct kcase_bufs *b, unsigned int w,
-					   unsigned int h, unsigned int bpp,
-					   struct kcase_report *r)
+static struct qpu_image kcase_image(struct qpu_kernels *kernels,
+				    struct kcase_bufs *b, unsigned int w,
+				    unsigned int h, unsigned int bpp,
+				    struct kcase_report *r)
 {
 	struct qpu_image img = {
-		.bo = kcase_bo(dev, b, (size_t)w * h * bpp, r),
+		.bo = kcase_bo(kernels, b, (size_t)w * h * bpp, r),
 		.width = w, .height = h, .stride = (size_t)w * bpp,
 	};
 
@@ -275,14 +250,14 @@ static inline struct qpu_image kcase_image(struct qpu_dev *dev,
 }
 
 /* @scale pixels as w x h: 640x480 by default, else @scale / 64 by 64 */
-static inline void kcase_shape(size_t scale, unsigned int *w, unsigned int *h)
+static void kcase_shape(size_t scale, unsigned int *w, unsigned int *h)
 {
 	*w = scale ? (unsigned int)(scale / 64) : 640;
 	*h = scale ? 64 : 480;
 }
 
-static inline int kcase_rgb_to_gray(struct qpu_dev *dev, unsigned int qpus,
-				    size_t scale, struct kcase_report *r)
+static int kcase_rgb_to_gray(struct qpu_kernels *kernels, unsigned int qpus,
+			     size_t scale, struct kcase_report *r)
 {
 	struct kcase_bufs b = { .n = 0 };
 	struct qpu_image rgb, gray;
@@ -296,8 +271,8 @@ static inline int kcase_rgb_to_gray(struct qpu_dev *dev, unsigned int qpus,
 	n = (size_t)w * h;
 	snprintf(r->size, sizeof(r->size), "%ux%u", w, h);
 	r->ok = true;
-	rgb = kcase_image(dev, &b, w, h, 3, r);
-	gray = kcase_image(dev, &b, w, h, 1, r);
+	rgb = kcase_image(kernels, &b, w, h, 3, r);
+	gray = kcase_image(kernels, &b, w, h, 1, r);
 	if (!r->ok) {
 		kcase_free(&b);
 		return -ENOMEM;
@@ -308,7 +283,7 @@ static inline int kcase_rgb_to_gray(struct qpu_dev *dev, unsigned int qpus,
 		in[i] = (uint8_t)(kcase_rand(&seed) >> 56);
 	in[0] = in[1] = in[2] = 255;	/* the extremes */
 	in[3] = in[4] = in[5] = 0;
-	ret = kcase_ran(r, qpu_rgb_to_gray(dev, qpus, &rgb, &gray, &r->stats));
+	ret = kcase_ran(kernels, r, qpu_rgb_to_gray(kernels, qpus, &rgb, &gray, &r->stats));
 	for (i = 0; !ret && i < n; i++) {
 		unsigned int g = (77 * in[3 * i] + 150 * in[3 * i + 1] +
 				  29 * in[3 * i + 2] + 128) >> 8;
@@ -322,8 +297,8 @@ static inline int kcase_rgb_to_gray(struct qpu_dev *dev, unsigned int qpus,
 	return ret;
 }
 
-static inline int kcase_threshold(struct qpu_dev *dev, unsigned int qpus,
-				  size_t scale, struct kcase_report *r)
+static int kcase_threshold(struct qpu_kernels *kernels, unsigned int qpus,
+			   size_t scale, struct kcase_report *r)
 {
 	static const uint8_t ts[][2] = { { 127, 255 }, { 0, 200 }, { 254, 1 },
 					 { 255, 255 } };
@@ -339,8 +314,8 @@ static inline int kcase_threshold(struct qpu_dev *dev, unsigned int qpus,
 	n = (size_t)w * h;
 	snprintf(r->size, sizeof(r->size), "%ux%u", w, h);
 	r->ok = true;
-	in = kcase_image(dev, &b, w, h, 1, r);
-	out = kcase_image(dev, &b, w, h, 1, r);
+	in = kcase_image(kernels, &b, w, h, 1, r);
+	out = kcase_image(kernels, &b, w, h, 1, r);
 	if (!r->ok) {
 		kcase_free(&b);
 		return -ENOMEM;
@@ -353,7 +328,7 @@ static inline int kcase_threshold(struct qpu_dev *dev, unsigned int qpus,
 		x[i] = (uint8_t)i;	/* every value */
 	/* the first threshold is the one timed; the others are edge cases */
 	for (k = sizeof(ts) / sizeof(ts[0]); !ret && k-- > 0;) {
-		ret = kcase_ran(r, qpu_threshold(dev, qpus, &in, &out, ts[k][0],
+		ret = kcase_ran(kernels, r, qpu_threshold(kernels, qpus, &in, &out, ts[k][0],
 						 ts[k][1], &r->stats));
 		for (i = 0; !ret && i < n; i++) {
 			unsigned int e = x[i] > ts[k][0] ? ts[k][1] : 0;
@@ -371,7 +346,7 @@ static inline int kcase_threshold(struct qpu_dev *dev, unsigned int qpus,
 
 /* --- YUV 4:2:0 to normalised planar RGB ------------------------------------ */
 
-static inline double kcase_clamp255(double v)
+static double kcase_clamp255(double v)
 {
 	return v < 0 ? 0 : v > 255 ? 255 : v;
 }
@@ -381,8 +356,8 @@ static inline double kcase_clamp255(double v)
  * (scale / 16 + 6) x 34 one) to 224x224 (or scale / 16 x 20): both
  * shrinking and stretching paths of the nearest-neighbour steps.
  */
-static inline int kcase_yuv420_to_rgb(struct qpu_dev *dev, unsigned int qpus,
-				      size_t scale, struct kcase_report *r)
+static int kcase_yuv420_to_rgb(struct qpu_kernels *kernels, unsigned int qpus,
+			       size_t scale, struct kcase_report *r)
 {
 	static const float mean[3] = { 0.485f, 0.456f, 0.406f };
 	static const float std[3] = { 0.229f, 0.224f, 0.225f };
@@ -411,9 +386,9 @@ static inline int kcase_yuv420_to_rgb(struct qpu_dev *dev, unsigned int qpus,
 	src.u_offset = src.y_offset + src.y_stride * sh + 2;
 	src.v_offset = src.u_offset + src.uv_stride * (sh / 2) + 1;
 	size = src.v_offset + src.uv_stride * (sh / 2);
-	src.bo = kcase_bo(dev, &b, size, r);
+	src.bo = kcase_bo(kernels, &b, size, r);
 	dst = (struct qpu_planar_rgb){
-		.bo = kcase_bo(dev, &b, (size_t)dw * dh * 12 + 64, r),
+		.bo = kcase_bo(kernels, &b, (size_t)dw * dh * 12 + 64, r),
 		.offset = 64, .width = dw, .height = dh,
 	};
 	if (!r->ok) {
@@ -423,7 +398,7 @@ static inline int kcase_yuv420_to_rgb(struct qpu_dev *dev, unsigned int qpus,
 	yuv = qpu_bo_get_map(src.bo);
 	for (i = 0; i < size; i++)
 		yuv[i] = (uint8_t)(kcase_rand(&seed) >> 56);
-	ret = kcase_ran(r, qpu_yuv420_to_rgb(dev, qpus, &src, &dst, mean, std,
+	ret = kcase_ran(kernels, r, qpu_yuv420_to_rgb(kernels, qpus, &src, &dst, mean, std,
 					     &r->stats));
 	out = (float *)((char *)qpu_bo_get_map(dst.bo) + dst.offset);
 	for (y = 0; !ret && y < dh; y++) {
@@ -471,8 +446,8 @@ out:
  * issue's first shape, fewer columns), else M = 20, K = 37, N = scale / 16,
  * with padded rows so the strides differ from the widths.
  */
-static inline int kcase_sgemm(struct qpu_dev *dev, unsigned int qpus,
-			      size_t scale, struct kcase_report *r)
+static int kcase_sgemm(struct qpu_kernels *kernels, unsigned int qpus,
+		       size_t scale, struct kcase_report *r)
 {
 	const float alpha = 0.75f, beta = -0.5f;
 	struct kcase_bufs b = { .n = 0 };
@@ -489,9 +464,9 @@ static inline int kcase_sgemm(struct qpu_dev *dev, unsigned int qpus,
 	}
 	snprintf(r->size, sizeof(r->size), "%zux%zux%zu", m, k, n);
 	r->ok = true;
-	ma = (struct qpu_matrix){ kcase_bo(dev, &b, m * (k + 3) * 4, r), 0, m, k, k + 3 };
-	mb = (struct qpu_matrix){ kcase_bo(dev, &b, k * (n + 5) * 4, r), 0, k, n, n + 5 };
-	mc = (struct qpu_matrix){ kcase_bo(dev, &b, m * (n + 16) * 4, r), 0, m, n, n + 16 };
+	ma = (struct qpu_matrix){ kcase_bo(kernels, &b, m * (k + 3) * 4, r), 0, m, k, k + 3 };
+	mb = (struct qpu_matrix){ kcase_bo(kernels, &b, k * (n + 5) * 4, r), 0, k, n, n + 5 };
+	mc = (struct qpu_matrix){ kcase_bo(kernels, &b, m * (n + 16) * 4, r), 0, m, n, n + 16 };
 	c0 = malloc(m * mc.stride * 4);
 	if (!r->ok || !c0) {
 		free(c0);
@@ -507,7 +482,7 @@ static inline int kcase_sgemm(struct qpu_dev *dev, unsigned int qpus,
 		pb[i] = kcase_randf(&seed, -1.0f, 1.0f);
 	for (i = 0; i < m * mc.stride; i++)
 		c0[i] = pc[i] = kcase_randf(&seed, -1.0f, 1.0f);
-	ret = kcase_ran(r, qpu_sgemm(dev, qpus, alpha, &ma, &mb, beta, &mc,
+	ret = kcase_ran(kernels, r, qpu_sgemm(kernels, qpus, alpha, &ma, &mb, beta, &mc,
 				     &r->stats));
 	for (i = 0; !ret && i < m; i++) {
 		for (j = 0; j < mc.stride; j++) {
@@ -543,19 +518,7 @@ out:
 	return ret;
 }
 
-/*
- * @small: a scale the tests run at several QPU counts, with uneven shares
- * (0 means the default, the demo's size); @counted: the wrapper reports
- * the instruction count where the device counts them.
- */
-struct kcase {
-	const char *kernel;
-	kcase_fn run;
-	size_t small;
-	bool counted;
-};
-
-static const struct kcase kcases[] __attribute__((unused)) = {
+const struct kcase kcases[] = {
 	{ "vector_add", kcase_vector_add, 16 * 37, true },
 	{ "saxpy", kcase_saxpy, 16 * 29, true },
 	{ "reduce", kcase_reduce, 16 * 7, true },
@@ -566,4 +529,5 @@ static const struct kcase kcases[] __attribute__((unused)) = {
 	{ "sgemm", kcase_sgemm, 16 * 53, false },
 };
 
-#endif /* QPU_KERNEL_CASES_H */
+
+const size_t kcase_count = sizeof(kcases) / sizeof(kcases[0]);

@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Private interface of wordfile.c: reading QPU code from a file as raw
+ * The tools' code-file reader (wordfile.c, in libqpu-tools.a): QPU code as raw
  * little-endian 64-bit words or GPU_FFT-style hex text. Used by the tools
  * that take code as input (qpu-dis, qpu-check).
  */
-#ifndef LIBQPU_WORDFILE_H
-#define LIBQPU_WORDFILE_H
+#ifndef QPU_TOOLS_WORDFILE_H
+#define QPU_TOOLS_WORDFILE_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -25,4 +25,4 @@ enum qpu_wordfile_format {
 int qpu_wordfile_read(const char *path, enum qpu_wordfile_format format,
 		      uint64_t **words, size_t *n, char *err, size_t err_size);
 
-#endif /* LIBQPU_WORDFILE_H */
+#endif /* QPU_TOOLS_WORDFILE_H */

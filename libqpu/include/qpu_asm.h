@@ -1,8 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Private interface of the text assembler (asm*.c): vc4asm-compatible source
- * in, 64-bit instruction words and file:line:col diagnostics out. Used by
- * tools/qpu-as.c and the tests until libqpu's public header exports it.
+ * libqpu: the text assembler (asm*.c). vc4asm-compatible source in, 64-bit
+ * instruction words and file:line:col diagnostics out; qpu-as is a thin
+ * command line over it. It needs no device.
+ *
+ * Conventions are those of qpu.h. A struct qpu_asm is not thread-safe; any
+ * number of them may run in different threads at once.
  *
  * DOC: Syntax (vc4asm's, see its doc/directives.html; differences noted)
  *
@@ -51,12 +54,18 @@
  * QPU_ASM_MAX_EXPR_DEPTH and macro expansions longer than
  * QPU_ASM_MAX_LINE_LEN are errors at the line that exceeds them.
  */
-#ifndef LIBQPU_ASM_H
-#define LIBQPU_ASM_H
+#ifndef QPU_ASM_H
+#define QPU_ASM_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#include "qpu.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
 
 /* Limits; exceeding one is an error at the line that did. */
 #define QPU_ASM_MAX_DEPTH	64		/* nested includes, macros, .rep */
@@ -124,38 +133,109 @@ struct qpu_asm_diag {
 	const struct qpu_asm_loc *expanded_from;
 };
 
+/**
+ * struct qpu_asm - an assembler (opaque): include directories, and the
+ * words, locations and diagnostics of its last run.
+ */
 struct qpu_asm;
 
-/* Returns NULL with errno set on failure; free with qpu_asm_free(). */
-struct qpu_asm *qpu_asm_new(void);
-void qpu_asm_free(struct qpu_asm *as);
-
-/* Directories searched by .include after the including file's own. */
-int qpu_asm_add_include_dir(struct qpu_asm *as, const char *dir);
-
-/*
- * Assemble a file or a string (named @name in diagnostics). Return 0, or
- * -EINVAL if the source has an error (see qpu_asm_diags()), -ENOENT and
- * friends if the top file cannot be read, -ENOMEM. Words of a failed run are
- * discarded.
+/**
+ * qpu_asm_new() - make an assembler
+ *
+ * Return: an assembler the caller frees with qpu_asm_free(), or NULL with
+ * errno set (ENOMEM).
  */
-int qpu_asm_file(struct qpu_asm *as, const char *path);
-int qpu_asm_string(struct qpu_asm *as, const char *name, const char *text);
+QPU_API struct qpu_asm *qpu_asm_new(void);
 
-/* The words of the last successful run; valid until the next run or free. */
-size_t qpu_asm_words(const struct qpu_asm *as, const uint64_t **words);
-/*
- * Source locations of the words of the last successful run: one per word,
- * in the order of qpu_asm_words(). Valid until the next run or free.
+/**
+ * qpu_asm_free() - free an assembler and everything its runs returned
+ * @as: the assembler, or NULL
  */
-size_t qpu_asm_locs(const struct qpu_asm *as, const struct qpu_asm_loc **locs);
-/* Diagnostics of the last run, in order. */
-size_t qpu_asm_diags(const struct qpu_asm *as, const struct qpu_asm_diag **diags);
+QPU_API void qpu_asm_free(struct qpu_asm *as);
 
-/*
- * Assemble a single instruction line (no labels defined) into @word. Returns
- * 0, or -EINVAL with "line:col: message" in @msg.
+/**
+ * qpu_asm_add_include_dir() - search @dir for .include files
+ * @as: the assembler
+ * @dir: a directory, searched after the including file's own, in the order
+ *	added; copied
+ *
+ * Return: 0, -E2BIG past QPU_ASM_MAX_INCLUDE_DIRS, -ENOMEM.
  */
-int qpu_asm_line(const char *text, uint64_t *word, char *msg, size_t msg_size);
+QPU_API int qpu_asm_add_include_dir(struct qpu_asm *as, const char *dir);
 
-#endif /* LIBQPU_ASM_H */
+/**
+ * qpu_asm_file() - assemble a file
+ * @as: the assembler
+ * @path: the top source file
+ *
+ * The words, locations and diagnostics of an earlier run are freed.
+ *
+ * Return: 0; -EINVAL if the source has an error (see qpu_asm_diags());
+ * -ENOENT and friends if the top file cannot be read; -ENOMEM. The words
+ * of a failed run are discarded.
+ */
+QPU_API int qpu_asm_file(struct qpu_asm *as, const char *path);
+
+/**
+ * qpu_asm_string() - assemble source held in memory
+ * @as: the assembler
+ * @name: the file name diagnostics give it
+ * @text: the source, NUL-terminated
+ *
+ * Return: as qpu_asm_file().
+ */
+QPU_API int qpu_asm_string(struct qpu_asm *as, const char *name,
+			   const char *text);
+
+/**
+ * qpu_asm_words() - the words of the last successful run
+ * @as: the assembler
+ * @words: where the array's address goes; owned by @as, valid until its
+ *	next run or qpu_asm_free()
+ *
+ * Return: the number of words (0 after a failed run).
+ */
+QPU_API size_t qpu_asm_words(const struct qpu_asm *as, const uint64_t **words);
+
+/**
+ * qpu_asm_locs() - where each word of the last successful run came from
+ * @as: the assembler
+ * @locs: where the array's address goes: one per word, in the order of
+ *	qpu_asm_words(); owned by @as, valid until its next run or
+ *	qpu_asm_free()
+ *
+ * Return: the number of locations, that of the words.
+ */
+QPU_API size_t qpu_asm_locs(const struct qpu_asm *as,
+			    const struct qpu_asm_loc **locs);
+
+/**
+ * qpu_asm_diags() - the errors and warnings of the last run, in order
+ * @as: the assembler
+ * @diags: where the array's address goes; owned by @as, valid until its
+ *	next run or qpu_asm_free()
+ *
+ * Return: the number of diagnostics.
+ */
+QPU_API size_t qpu_asm_diags(const struct qpu_asm *as,
+			     const struct qpu_asm_diag **diags);
+
+/**
+ * qpu_asm_line() - assemble one instruction line, no labels defined
+ * @text: the line
+ * @word: where the word goes
+ * @msg: where an error goes, as "line:col: message"
+ * @msg_size: bytes at @msg
+ *
+ * Needs no assembler object; may be called from several threads at once.
+ *
+ * Return: 0, or -EINVAL with the message in @msg.
+ */
+QPU_API int qpu_asm_line(const char *text, uint64_t *word, char *msg,
+			 size_t msg_size);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* QPU_ASM_H */
