@@ -53,10 +53,12 @@ debug-module: debug-kernel
 	+$(call kmod_build,debug,$(DEBUG_KDIR))
 
 # The packages come first, the build after them (a recursive make, so that
-# -j does not start compiling before they are there).
+# -j does not start compiling before they are there). check.sh runs it, as
+# it runs make check's suites: the run ends with a closing line even when
+# the kernel or a test program fails to build (counted as one failure).
 check-debug:
 	$(Q)$(CURDIR)/tools/deps.sh debug
-	$(Q)$(MAKE) --no-print-directory check-debug-run
+	$(Q)BUILD=$(BUILD) MAKE="$(MAKE)" $(CURDIR)/selftests/check.sh check-debug-run
 
 check-debug-run: debug-module $(KMOD_TESTS) $(STRESS_PROGS)
 	$(Q)mkdir -p $(BUILD)/vm/debug
