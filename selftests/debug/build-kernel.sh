@@ -29,7 +29,7 @@ die() {
 
 [ -n "$tarball" ] || tarball=/usr/src/linux-source-6.1.tar.xz
 [ -r "$tarball" ] ||
-	die "no /usr/src/linux-source-6.1.tar.xz: install package linux-source-6.1"
+	die "no $tarball: install package linux-source-6.1"
 [ -r "$fragment" ] || die "no $fragment"
 
 home=${HOME:-}
