@@ -13,7 +13,21 @@ declare -A groups=(
 	[vm]="qemu-system-x86 busybox-static cpio linux-image-amd64 linux-headers-amd64 linux-source-6.1"
 	[pi]="gcc-arm-linux-gnueabi libc6-dev-armel-cross gcc-aarch64-linux-gnu qemu-system-arm cpio device-tree-compiler linux-kbuild-6.1 linux-source-6.1"
 	[netlink]="libnl-3-dev libnl-genl-3-dev"
-	[debug]="build-essential bc bison flex libelf-dev libssl-dev cpio xz-utils linux-source-6.1"
+	# make check-debug, complete on its own (selftests/debug/debug.mk):
+	#   linux-source-6.1  the debug kernel's source, the kselftest harness
+	#   xz-utils          unpacks it
+	#   build-essential   gcc, make, binutils; libc6-dev's libc.a links the
+	#                     static test programs, linux-libc-dev brings their
+	#                     <linux/netlink.h> (no libnl: they use raw sockets)
+	#   flex bison        the kernel's kconfig lexer and parser
+	#   bc                kernel/time's timeconst.h
+	#   libelf-dev        objtool, which CONFIG_UNWINDER_ORC runs
+	#   qemu-system-x86 busybox-static cpio   the VM (selftests/vm/run-vm.sh)
+	#   kmod              modinfo: run-vm.sh's check that qpu.ko fits the kernel
+	# debug.config needs no more: no BTF (pahole), no module signing or
+	# trusted keys (openssl headers), gzip only (no zstd/lz4), and neither
+	# python3 (clang LTO) nor rsync (headers_install) is in its build.
+	[debug]="linux-source-6.1 xz-utils build-essential flex bison bc libelf-dev qemu-system-x86 busybox-static cpio kmod"
 )
 
 want=()

@@ -7,7 +7,8 @@
 # M=...), cached outside the repository under
 #   ${QPU_CACHE:-${XDG_CACHE_HOME:-~/.cache}/qpu}/debug-kernel/<key>/
 # where <key> is the sha256 of debug.config and the source tarball's name
-# and size: the kernel is rebuilt only when one of them changes.
+# and size: the kernel is rebuilt only when one of them changes. Without
+# HOME (cron, a bare `env -i`), ~ is the user's home in the passwd database.
 #
 # Usage: build-kernel.sh dir      print the kernel build directory (no build)
 #        build-kernel.sh build    build unless cached; print the paths
@@ -28,10 +29,15 @@ die() {
 
 [ -n "$tarball" ] || tarball=/usr/src/linux-source-6.1.tar.xz
 [ -r "$tarball" ] ||
-	die "no /usr/src/linux-source-6.1.tar.xz: install package linux-source-6.1"
+	die "no $tarball: install package linux-source-6.1"
 [ -r "$fragment" ] || die "no $fragment"
 
-cache_root=${QPU_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/qpu}/debug-kernel
+home=${HOME:-}
+[ -n "$home" ] || home=$(getent passwd "$(id -u)" | cut -d: -f6) || home=
+if [ -z "${QPU_CACHE:-}" ] && [ -z "${XDG_CACHE_HOME:-}" ] && [ -z "$home" ]; then
+	die "no home directory for the kernel cache: set QPU_CACHE=<dir>"
+fi
+cache_root=${QPU_CACHE:-${XDG_CACHE_HOME:-$home/.cache}/qpu}/debug-kernel
 key=$({
 	cat "$fragment"
 	printf '%s %s\n' "${tarball##*/}" "$(stat -c %s "$tarball")"

@@ -14,6 +14,8 @@
 #                 allocation-failure reports that the fault injection causes
 #                 (run-vm.sh --expect-log on that step alone)
 #   debug-kernel  only build (or find in the cache) the kernel
+# Both first install what they need (tools/deps.sh debug), as `make check`
+# does for its suites, before anything is built.
 # Variables: DEBUG_VM_TIMEOUT, DEBUG_STEP_TIMEOUT (s), DEBUG_VM_MEMORY,
 # DEBUG_RUNNER (another copy of run-vm.sh, for debugging the runner),
 # FAILINJ_MAX (the largest N of "fail the Nth allocation"), FAILINJ_WINDOW
@@ -39,9 +41,10 @@ DEBUG_RUNNER ?= $(CURDIR)/selftests/vm/run-vm.sh
 # kmemleak: cleared after the module load, scanned after its unload.
 KMEMLEAK_CHECK := $(CURDIR)/selftests/debug/kmemleak-check.sh
 
-.PHONY: debug-kernel debug-module check-debug
+.PHONY: debug-kernel debug-module check-debug check-debug-run
 
 debug-kernel:
+	$(Q)$(CURDIR)/tools/deps.sh debug
 	$(Q)$(CURDIR)/selftests/debug/build-kernel.sh build
 
 # "+": kmod_build runs $(MAKE), which needs the jobserver.
@@ -49,7 +52,15 @@ debug-module: debug-kernel
 	$(Q)$(CURDIR)/selftests/vm/vm-kernel.sh check "$(DEBUG_KERNEL)" "$(DEBUG_KDIR)"
 	+$(call kmod_build,debug,$(DEBUG_KDIR))
 
-check-debug: debug-module $(KMOD_TESTS) $(STRESS_PROGS)
+# The packages come first, the build after them (a recursive make, so that
+# -j does not start compiling before they are there). check.sh runs it, as
+# it runs make check's suites: the run ends with a closing line even when
+# the kernel or a test program fails to build (counted as one failure).
+check-debug:
+	$(Q)$(CURDIR)/tools/deps.sh debug
+	$(Q)BUILD=$(BUILD) MAKE="$(MAKE)" $(CURDIR)/selftests/check.sh check-debug-run
+
+check-debug-run: debug-module $(KMOD_TESTS) $(STRESS_PROGS)
 	$(Q)mkdir -p $(BUILD)/vm/debug
 	$(Q)$(DEBUG_RUNNER) --kernel "$(DEBUG_KERNEL)" \
 		--workdir $(BUILD)/vm/debug --module $(DEBUG_MODULE) \
