@@ -133,5 +133,18 @@ int qpu_ioctl_wait(int fd, uint64_t seqno, int64_t deadline_ns,
 		result->flags |= QPU_JOB_RESULT_INSTRUCTIONS;
 		result->instructions = args.instructions;
 	}
+	if ((args.result_flags & QPU_WAIT_RESULT_QPUS) &&
+	    args.qpu_count <= QPU_WAIT_QPUS) {
+		unsigned int i;
+
+		result->flags |= QPU_JOB_RESULT_QPUS;
+		result->qpu_count = args.qpu_count;
+		for (i = 0; i < args.qpu_count; i++)
+			result->qpus[i] = (struct qpu_job_qpu){
+				.pc = args.qpus[i].pc,
+				.state = args.qpus[i].state,
+				.semaphore = args.qpus[i].semaphore,
+			};
+	}
 	return 0;
 }

@@ -7,6 +7,8 @@
 #include <assert.h>
 #include <errno.h>
 #include <stdbool.h>
+#include <stddef.h>
+#include <string.h>
 
 #include <linux/qpu.h>
 
@@ -44,11 +46,46 @@ QPU_API int qpu_submit(struct qpu_dev *dev, const struct qpu_job_desc *desc,
 	return dev->ops->submit(dev, desc, seqno);
 }
 
-QPU_API int qpu_wait(struct qpu_dev *dev, uint64_t seqno, int timeout_ms,
-		     struct qpu_job_result *result)
+/*
+ * qpu_wait(): its default version, LIBQPU_0.2, fills the whole struct
+ * qpu_job_result. Defined under another name so that the older version
+ * below can be bound too (the names are the symbols' versions).
+ */
+QPU_API int qpu_wait_v0_2(struct qpu_dev *dev, uint64_t seqno, int timeout_ms,
+			  struct qpu_job_result *result);
+__asm__(".symver qpu_wait_v0_2, qpu_wait@@LIBQPU_0.2");
+
+QPU_API int qpu_wait_v0_2(struct qpu_dev *dev, uint64_t seqno, int timeout_ms,
+			  struct qpu_job_result *result)
 {
 	assert(dev && result);
 	return dev->ops->wait(dev, seqno, timeout_ms, result);
+}
+
+/*
+ * qpu_wait@LIBQPU_0.1, for programs built before struct qpu_job_result
+ * grew past @counters: only that much of it is theirs to write, and they
+ * never heard of QPU_JOB_DEADLOCK, a hang as they see it.
+ */
+QPU_API int qpu_wait_v0_1(struct qpu_dev *dev, uint64_t seqno, int timeout_ms,
+			  struct qpu_job_result *result);
+__asm__(".symver qpu_wait_v0_1, qpu_wait@LIBQPU_0.1");
+
+QPU_API int qpu_wait_v0_1(struct qpu_dev *dev, uint64_t seqno, int timeout_ms,
+			  struct qpu_job_result *result)
+{
+	struct qpu_job_result full;
+	int ret;
+
+	assert(dev && result);
+	ret = dev->ops->wait(dev, seqno, timeout_ms, &full);
+	if (ret)
+		return ret;
+	if (full.status == QPU_JOB_DEADLOCK)
+		full.status = QPU_JOB_TIMEOUT;
+	full.flags &= ~QPU_JOB_RESULT_QPUS;
+	memcpy(result, &full, offsetof(struct qpu_job_result, qpu_count));
+	return 0;
 }
 
 QPU_API const char *qpu_job_status_str(uint32_t status)
@@ -62,6 +99,8 @@ QPU_API const char *qpu_job_status_str(uint32_t status)
 		return "memory fault";
 	case QPU_JOB_CANCELED:
 		return "canceled";
+	case QPU_JOB_DEADLOCK:
+		return "deadlock";
 	default:
 		return "unknown";
 	}

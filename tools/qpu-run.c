@@ -584,6 +584,7 @@ int main(int argc, char **argv)
 		ret = EXIT_FAULT;
 		break;
 	case QPU_EMU_DEADLOCK:
+	case QPU_EMU_LIMIT:	/* no limit is set: only the budget bounds */
 	case QPU_EMU_RUNNING: {
 		size_t need = qpu_emu_describe(emu, NULL, 0);
 		char *text = malloc(need + 1);

@@ -15,6 +15,8 @@
 
 #include <stdint.h>
 
+#include <linux/qpu.h>	/* the statuses, states and limits named below */
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -140,8 +142,9 @@ QPU_API size_t qpu_bo_get_size(const struct qpu_bo *bo);
  * @code_offset: offset of the first instruction, a multiple of 8
  * @uniforms: the buffer holding the uniforms
  * @uniforms_offset: offset of the first uniform, a multiple of 4
- * @uniforms_length: bytes of uniforms the program may read, 0 for the rest
- *	of the buffer
+ * @uniforms_length: kept for compatibility: a multiple of 4 within the
+ *	buffer, or 0; checked, then ignored. Programs read uniforms anywhere in
+ *	their job's buffers (QPU_FEATURE_UNIFORMS_ANYWHERE of <linux/qpu.h>)
  */
 struct qpu_program_ref {
 	struct qpu_bo *code;
@@ -158,7 +161,10 @@ struct qpu_program_ref {
  * @bos: the other buffers the programs read or write (their code and
  *	uniforms buffers are included anyway)
  * @bo_count: entries in @bos
- * @timeout_ms: 0 for the device's default
+ * @timeout_ms: 0 for the device's default; QPU_TIMEOUT_NONE (<linux/qpu.h>)
+ *	for none on the in-process emulator (qpu.ko cuts it to its maximum).
+ *	The emulator and qpu.ko's simulated V3D count it in instructions per
+ *	QPU (QPU_PARAM_INSTRUCTIONS_PER_MS per millisecond), not wall time
  * @in_fence_fd: a sync_file (or the emulator's fence) to wait for first, or
  *	-1
  * @out_fence_fd: NULL, or where to put a new fence fd that becomes
@@ -199,6 +205,12 @@ QPU_API int qpu_submit(struct qpu_dev *dev, const struct qpu_job_desc *desc,
 #define QPU_JOB_RESULT_COUNTERS		(1u << 1)
 
 /**
+ * QPU_JOB_RESULT_QPUS - bit of &qpu_job_result.flags: @qpu_count and @qpus
+ * say what each QPU was doing when the job stopped (QPU_JOB_DEADLOCK).
+ */
+#define QPU_JOB_RESULT_QPUS		(1u << 2)
+
+/**
  * struct qpu_job_counters - what a job's programs did, as the device saw it
  * @dual_issued: instructions in which both the add and the mul unit did
  *	work (issue efficiency: how many of @instructions were dual-issued)
@@ -224,8 +236,22 @@ struct qpu_job_counters {
 };
 
 /**
+ * struct qpu_job_qpu - one QPU when its job stopped
+ * @pc: bus address of the instruction it was about to issue
+ * @state: an enum qpu_qpu_state of <linux/qpu.h> (QPU_QPU_WAIT_MUTEX...)
+ * @semaphore: for QPU_QPU_WAIT_SEMAPHORE: which one (0..15)
+ */
+struct qpu_job_qpu {
+	uint32_t pc;
+	uint16_t state;
+	uint16_t semaphore;
+};
+
+/**
  * struct qpu_job_result - how a job ended
- * @status: an enum qpu_job_status of <linux/qpu.h> (QPU_JOB_DONE...)
+ * @status: an enum qpu_job_status of <linux/qpu.h> (QPU_JOB_DONE...);
+ *	QPU_JOB_DEADLOCK only from a device whose QPU_PARAM_FEATURES has
+ *	QPU_FEATURE_DEADLOCK (the emulator, qpu.ko's simulated V3D)
  * @fault_qpu: for QPU_JOB_FAULT: the QPU
  * @fault_pc: for QPU_JOB_FAULT: bus address of the instruction
  * @fault_addr: for QPU_JOB_FAULT: the address refused
@@ -238,6 +264,15 @@ struct qpu_job_counters {
  *	there and @instructions is 0.
  * @counters: with QPU_JOB_RESULT_COUNTERS: traffic and dual issue (the
  *	in-process emulator only); zero otherwise
+ * @qpu_count: with QPU_JOB_RESULT_QPUS: entries of @qpus filled, one per
+ *	QPU of the device
+ * @pad: zero
+ * @qpus: with QPU_JOB_RESULT_QPUS: each QPU's state, in QPU order
+ *
+ * ABI: the struct only grows at its end. A program built against an older
+ * qpu.h calls the qpu_wait() of its symbol version, which writes only the
+ * fields that version had (up to @counters for LIBQPU_0.1) and reports a
+ * deadlock as QPU_JOB_TIMEOUT, as that version did.
  */
 struct qpu_job_result {
 	uint32_t status;
@@ -248,6 +283,9 @@ struct qpu_job_result {
 	uint32_t flags;
 	uint64_t instructions;
 	struct qpu_job_counters counters;
+	uint32_t qpu_count;
+	uint32_t pad;
+	struct qpu_job_qpu qpus[QPU_WAIT_QPUS];
 };
 
 /**
@@ -268,7 +306,8 @@ QPU_API int qpu_wait(struct qpu_dev *dev, uint64_t seqno, int timeout_ms,
  * qpu_job_status_str() - a job status for people
  * @status: an enum qpu_job_status
  *
- * Return: a static string ("done", "timed out", "memory fault", ...).
+ * Return: a static string ("done", "timed out", "memory fault",
+ * "deadlock", ...).
  */
 QPU_API const char *qpu_job_status_str(uint32_t status);
 

@@ -196,7 +196,7 @@ TEST_F_TIMEOUT(vecadd, correct_beside_a_hung_client, 30)
 				     .unif_handle = unif2.handle };
 	s = (struct qpu_submit){
 		.programs = (uintptr_t)&prog, .program_count = 1,
-		.program_size = sizeof(prog), .timeout_ms = 300,
+		.program_size = sizeof(prog), .timeout_ms = 20,
 	};
 	ASSERT_EQ(0, ioctl(fd2, QPU_IOCTL_SUBMIT, &s));
 
