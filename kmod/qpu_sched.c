@@ -28,8 +28,9 @@
  * forever (QPU_JOB_DEADLOCK), and while its programs run the wall-clock
  * deadline does not apply, so a slow host does not time out a job still
  * within its budget. A safety net remains: such a job is timed out anyway
- * at QPU_SCHED_WALL_FACTOR times its timeout (a host too slow, or too
- * loaded, to emulate the job in that time). While the backend runs no
+ * at QPU_SCHED_WALL_FACTOR times its timeout from its start, and no sooner
+ * than QPU_SCHED_WALL_MIN (a host too slow, or too loaded, to emulate the
+ * job in that time). While the backend runs no
  * program (one waiting to start, or ended but not counted: the simulated
  * V3D's latency_us and hang knobs) its deadline is the wall clock's again.
  *
@@ -46,9 +47,11 @@
 /*
  * The wall-clock safety net of a job timed by progress, in timeouts: 256
  * covers the emulator being some 25 times slower than a 250 MHz V3D on a
- * host CPU, and ten times slower again in a TCG guest.
+ * host CPU, and ten times slower again in a TCG guest. Short timeouts get
+ * a minute: emulating even a 1 ms job on 12 QPUs takes a TCG guest ~1 s.
  */
 #define QPU_SCHED_WALL_FACTOR	256
+#define QPU_SCHED_WALL_MIN	(60 * NSEC_PER_SEC)
 
 static struct qpu_dev *qpu_sched_to_dev(struct qpu_sched *sched)
 {
@@ -364,8 +367,9 @@ static u32 qpu_sched_job_time(struct qpu_dev *qdev, struct qpu_job *job)
 	if (status)
 		return status;
 	if (progressing)
-		limit = ktime_add(job->deadline,
-				  job->timeout * (QPU_SCHED_WALL_FACTOR - 1));
+		limit = ktime_add(ktime_sub(job->deadline, job->timeout),
+				  max_t(s64, job->timeout * QPU_SCHED_WALL_FACTOR,
+					QPU_SCHED_WALL_MIN));
 	return ktime_after(ktime_get(), limit) ? QPU_JOB_TIMEOUT : 0;
 }
 

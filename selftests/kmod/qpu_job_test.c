@@ -144,9 +144,12 @@ TEST_F_TIMEOUT(job, infinite_loop_times_out_and_resets, 60)
 			    QPU_SUBMIT_OUT_FENCE, 0, &s));
 	ASSERT_EQ(0, qpu_test_submit(self->fd, &self->end, &self->unif, 12, 0, 0, 0, &t));
 	EXPECT_EQ(QPU_JOB_TIMEOUT, qpu_test_wait(self->fd, s.seqno, 50000, &w));
-	/* The first program to spend its budget stops them all, none past. */
+	/*
+	 * The first program to spend its budget stops them all, none past it
+	 * (they start one by one as the queue fills: the others may lag).
+	 */
 	EXPECT_GE(12 * budget, w.instructions);
-	EXPECT_LT(12 * (budget - 1), w.instructions);
+	EXPECT_LE(budget, w.instructions);
 	EXPECT_EQ(-ETIMEDOUT, fence_status(s.out_fence_fd));
 	EXPECT_EQ(resets + 1, qpu_test_stat("resets"));
 	EXPECT_EQ(QPU_JOB_DONE, qpu_test_wait(self->fd, t.seqno, 5000, NULL));

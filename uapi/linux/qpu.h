@@ -251,7 +251,8 @@ struct qpu_bo_destroy {
  * instructions (the most a QPU of a 250 MHz V3D could issue in that time;
  * the hardware, which also stalls, does less). It does not time out by the
  * wall clock while its programs run within that budget, however long the
- * host takes, up to a safety net of 256 times the timeout. While none of
+ * host takes, up to a safety net of 256 times the timeout (a minute at
+ * least). While none of
  * its programs runs (programs waiting to start or ended but not counted:
  * the debugfs knobs latency_us and hang) the wall clock applies as on the
  * hardware.
