@@ -358,6 +358,24 @@ static void qpu_sim_save_deadlock(struct qpu_sim *sim)
 	sim->stop = QPU_JOB_DEADLOCK;
 }
 
+/*
+ * Are all the running job's programs on the QPUs? Only then is a deadlock
+ * one: the QPU_EMU_DEADLOCK of programs that wait for one still queued
+ * (SRQPC writes and this work race) ends when it starts.
+ */
+static bool qpu_sim_all_started(struct qpu_sim *sim)
+{
+	unsigned long flags;
+	bool all;
+
+	lockdep_assert_held(&sim->emu_lock);
+	spin_lock_irqsave(&sim->lock, flags);
+	all = sim->job && !sim->queue_len &&
+	      sim->reqs == sim->job->program_count;
+	spin_unlock_irqrestore(&sim->lock, flags);
+	return all;
+}
+
 /* Each program's instruction budget: its job's timeout, as progress. */
 static void qpu_sim_set_limit(struct qpu_sim *sim)
 {
@@ -381,7 +399,7 @@ static void qpu_sim_exec(struct work_struct *work)
 	qpu_sim_set_limit(sim);
 	status = qpu_emu_run(sim->emu, QPU_SIM_SLICE);
 	done = qpu_emu_completed(sim->emu);
-	if (status == QPU_EMU_DEADLOCK && !sim->stop)
+	if (status == QPU_EMU_DEADLOCK && !sim->stop && qpu_sim_all_started(sim))
 		qpu_sim_save_deadlock(sim);
 	else if (status == QPU_EMU_LIMIT)
 		sim->stop = QPU_JOB_TIMEOUT;

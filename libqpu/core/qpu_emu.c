@@ -1800,7 +1800,8 @@ int qpu_emu_start(struct qpu_emu *emu, u32 code_addr, u32 unif_addr)
 		q->pc = code_addr;
 		q->unif = unif_addr;
 		emu->started_at[i] = emu->stats.instructions[i];
-		if (emu->status == QPU_EMU_IDLE)
+		/* A new program may give what the waiting ones wait for. */
+		if (emu->status == QPU_EMU_IDLE || emu->status == QPU_EMU_DEADLOCK)
 			emu->status = QPU_EMU_RUNNING;
 		return (int)i;
 	}

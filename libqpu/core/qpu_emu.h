@@ -72,7 +72,7 @@ enum qpu_emu_status {
 	QPU_EMU_IDLE,		/* no program is running or waiting */
 	QPU_EMU_RUNNING,	/* the budget ran out; call again */
 	QPU_EMU_FAULT,		/* stopped: see qpu_emu_get_fault() */
-	QPU_EMU_DEADLOCK,	/* stopped: every live QPU waits forever */
+	QPU_EMU_DEADLOCK,	/* every live QPU waits (a new program resumes) */
 	QPU_EMU_LIMIT,		/* stopped: a program is out of instructions */
 };
 
