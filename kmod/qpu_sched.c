@@ -30,9 +30,9 @@
  * within its budget. A safety net remains: such a job is timed out anyway
  * at QPU_SCHED_WALL_FACTOR times its timeout from its start, and no sooner
  * than QPU_SCHED_WALL_MIN (a host too slow, or too loaded, to emulate the
- * job in that time). While the backend runs no
- * program (one waiting to start, or ended but not counted: the simulated
- * V3D's latency_us and hang knobs) its deadline is the wall clock's again.
+ * job in that time). Once the backend has no program left to run but the
+ * job is not complete (the simulated V3D's hang knob), its deadline is the
+ * wall clock's again.
  *
  * Busy time is counted here, from a job's start to its end as the work sees
  * them, because only the scheduler knows both on every backend; it is an

@@ -462,15 +462,17 @@ static void qpu_sim_job_end(struct qpu_dev *qdev, struct qpu_job *job)
 }
 
 /*
- * The job's time as progress: out of budget, deadlocked, or running (a
- * program is on a QPU: the wall clock must wait). Nothing on the QPUs
- * (programs still queued by latency_us, or ended but held back by hang) is
+ * The job's time as progress: out of budget, deadlocked, or running: a
+ * program is on a QPU or queued for one (this work may not have started it
+ * yet, or latency_us holds it back: it has spent nothing), so the wall
+ * clock must wait. No program left (ended, held back by the hang knob) is
  * no progress: the scheduler's wall clock decides then.
  */
 static u32 qpu_sim_job_check(struct qpu_dev *qdev, struct qpu_job *job,
 			     bool *progressing)
 {
 	struct qpu_sim *sim = qdev->sim;
+	unsigned long flags;
 	unsigned int i;
 	u32 stop;
 
@@ -480,7 +482,9 @@ static u32 qpu_sim_job_check(struct qpu_dev *qdev, struct qpu_job *job,
 		job->qpu_count = QPU_EMU_NUM_QPUS;
 		memcpy(job->qpus, sim->stop_qpus, sizeof(sim->stop_qpus));
 	}
-	*progressing = false;
+	spin_lock_irqsave(&sim->lock, flags);
+	*progressing = !stop && sim->queue_len;
+	spin_unlock_irqrestore(&sim->lock, flags);
 	for (i = 0; i < QPU_EMU_NUM_QPUS && !stop; i++)
 		if (qpu_emu_get_qpu_state(sim->emu, i, NULL) != QPU_EMU_QPU_IDLE)
 			*progressing = true;

@@ -252,10 +252,10 @@ struct qpu_bo_destroy {
  * the hardware, which also stalls, does less). It does not time out by the
  * wall clock while its programs run within that budget, however long the
  * host takes, up to a safety net of 256 times the timeout (a minute at
- * least). While none of
- * its programs runs (programs waiting to start or ended but not counted:
- * the debugfs knobs latency_us and hang) the wall clock applies as on the
- * hardware.
+ * least); programs waiting to start (the debugfs knob latency_us) count as
+ * running, as they have spent nothing. Once no program is left to run but
+ * the job has not completed (the debugfs knob hang), the wall clock
+ * applies as on the hardware.
  *
  * Completion is seen three ways: the out-fence (a sync_file fd, pollable),
  * &QPU_IOCTL_WAIT on the job's sequence number, or &QPU_IOCTL_WAIT on any BO
