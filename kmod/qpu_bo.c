@@ -247,7 +247,7 @@ static void qpu_bo_unpublish_locked(struct qpu_file *qf, u32 handle,
 	qf->bo_bytes -= bo->size;
 }
 
-int qpu_ioctl_bo_create(struct qpu_file *qf, void *data)
+int qpu_ioctl_bo_create(struct qpu_file *qf, void *data, size_t usize)
 {
 	struct qpu_bo_create *args = data;
 	struct qpu_bo *bo;
@@ -308,7 +308,7 @@ out_unlock:
 	return ret;
 }
 
-int qpu_ioctl_bo_destroy(struct qpu_file *qf, void *data)
+int qpu_ioctl_bo_destroy(struct qpu_file *qf, void *data, size_t usize)
 {
 	struct qpu_bo_destroy *args = data;
 	struct qpu_bo *bo;

@@ -21,6 +21,7 @@
 #include <linux/uaccess.h>
 
 #include "qpu_drv.h"
+#include "qpu_emu.h"
 
 static unsigned int qpu_sim_count;
 
@@ -85,7 +86,7 @@ static int qpu_release(struct inode *inode, struct file *file)
 	return 0;
 }
 
-static int qpu_ioctl_get_param(struct qpu_file *qf, void *data)
+static int qpu_ioctl_get_param(struct qpu_file *qf, void *data, size_t usize)
 {
 	const struct qpu_v3d_ident *id = &qf->qdev->ident;
 	struct qpu_get_param *args = data;
@@ -118,7 +119,10 @@ static int qpu_ioctl_get_param(struct qpu_file *qf, void *data)
 		args->value = id->vpm_size;
 		break;
 	case QPU_PARAM_FEATURES:
-		args->value = 0;
+		args->value = QPU_FEATURE_UNIFORMS_ANYWHERE;
+		/* Only the simulated V3D tells a deadlock from a hang. */
+		if (qf->qdev->backend == QPU_BACKEND_SIM)
+			args->value |= QPU_FEATURE_DEADLOCK;
 		break;
 	case QPU_PARAM_MAX_BO_SIZE:
 		args->value = qpu_bo_max_size();
@@ -128,6 +132,11 @@ static int qpu_ioctl_get_param(struct qpu_file *qf, void *data)
 		break;
 	case QPU_PARAM_MAX_TIMEOUT_MS:
 		args->value = qpu_job_max_timeout_ms();
+		break;
+	case QPU_PARAM_INSTRUCTIONS_PER_MS:
+		/* The simulated V3D times jobs by progress (qpu_sim.c). */
+		args->value = qf->qdev->backend == QPU_BACKEND_SIM ?
+			      QPU_EMU_INSTRUCTIONS_PER_MS : 0;
 		break;
 	default:
 		return -EINVAL;
@@ -139,12 +148,14 @@ static int qpu_ioctl_get_param(struct qpu_file *qf, void *data)
  * struct qpu_ioctl_desc - one entry of the ioctl table.
  * @cmd: the command with the kernel's struct size.
  * @min_size: size of the struct's first version; shorter ones are refused.
- * @handler: works on a kernel copy of the struct.
+ * @handler: works on a kernel copy of the struct, whole (a caller's shorter
+ *	one reads as zero-extended); @usize is the caller's size, for answers
+ *	that depend on which version the caller knows.
  */
 struct qpu_ioctl_desc {
 	unsigned int cmd;
 	size_t min_size;
-	int (*handler)(struct qpu_file *qf, void *data);
+	int (*handler)(struct qpu_file *qf, void *data, size_t usize);
 };
 
 #define QPU_IOCTL_DEF(name, handler_fn, type, last_v1_member)		\
@@ -204,7 +215,7 @@ static long qpu_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 		memset(&kdata, 0, ksize);
 	}
 
-	ret = desc->handler(file->private_data, &kdata);
+	ret = desc->handler(file->private_data, &kdata, usize);
 	if (ret)
 		return ret;
 

@@ -48,6 +48,13 @@ struct vm_area_struct;
  *	follows the hardware's policy, clears everything an earlier job left).
  * @job_end: the job has ended, whatever its status (optional).
  * @job_fault: fill @fault when the queue's error flag is up (optional).
+ * @job_check: the backend's verdict on the running job's time (optional;
+ *	without it the wall clock decides): QPU_JOB_TIMEOUT when a program
+ *	needs more instructions than the job's timeout allows, QPU_JOB_DEADLOCK
+ *	(with @job's QPU states filled) when every running program waits
+ *	forever, else 0 with *@progressing telling whether programs are
+ *	issuing instructions now (the scheduler then holds off the wall-clock
+ *	deadline). Process context.
  * @qpu_instructions: the instructions each of the first @n QPUs issued
  *	since the device appeared, into @counts (optional: a backend that
  *	cannot count per QPU leaves it NULL, and netlink leaves them out).
@@ -65,6 +72,8 @@ struct qpu_backend_ops {
 	void (*job_begin)(struct qpu_dev *qdev, struct qpu_job *job);
 	void (*job_end)(struct qpu_dev *qdev, struct qpu_job *job);
 	void (*job_fault)(struct qpu_dev *qdev, struct qpu_job *job);
+	u32 (*job_check)(struct qpu_dev *qdev, struct qpu_job *job,
+			 bool *progressing);
 	void (*qpu_instructions)(struct qpu_dev *qdev, u64 *counts,
 				 unsigned int n);
 	int (*reset)(struct qpu_dev *qdev);
@@ -330,7 +339,6 @@ struct qpu_bo {
  * @program_count: programs in @code_addr and @unif_addr.
  * @code_addr: bus address of each program's first instruction.
  * @unif_addr: bus address of each program's uniforms.
- * @unif_len: bytes of uniforms each program may read.
  * @bos: the BOs the job may touch, sorted by bus address; references held
  *	until the job ends.
  * @bo_count: entries in @bos.
@@ -339,6 +347,9 @@ struct qpu_bo {
  * @status: an enum qpu_job_status once the job ended, else 0; written once
  *	before @done signals.
  * @fault: where a QPU_JOB_FAULT happened.
+ * @qpu_count: for a QPU_JOB_DEADLOCK, the entries of @qpus the backend
+ *	filled (0 otherwise); written before @done signals.
+ * @qpus: each QPU's state when the job deadlocked.
  * @instructions: instructions the job's programs issued, when
  *	@instructions_known; both written by the backend's @job_end, before
  *	@done signals.
@@ -361,7 +372,6 @@ struct qpu_job {
 	unsigned int program_count;
 	u32 code_addr[QPU_MAX_PROGRAMS];
 	u32 unif_addr[QPU_MAX_PROGRAMS];
-	u32 unif_len[QPU_MAX_PROGRAMS];
 	struct qpu_bo **bos;
 	unsigned int bo_count;
 	ktime_t timeout;
@@ -373,6 +383,8 @@ struct qpu_job {
 		u32 addr;
 		u32 access;
 	} fault;
+	u32 qpu_count;
+	struct qpu_wait_qpu qpus[QPU_WAIT_QPUS];
 	u64 instructions;
 	bool instructions_known;
 	pid_t pid;
@@ -395,22 +407,21 @@ int qpu_bo_set_client_mem_limit(u64 bytes);
 int qpu_bo_set_dev_mem_limit(u64 bytes);
 int qpu_bo_file_init(struct qpu_file *qf);
 void qpu_bo_file_fini(struct qpu_file *qf);
-int qpu_ioctl_bo_create(struct qpu_file *qf, void *data);
-int qpu_ioctl_bo_destroy(struct qpu_file *qf, void *data);
+int qpu_ioctl_bo_create(struct qpu_file *qf, void *data, size_t usize);
+int qpu_ioctl_bo_destroy(struct qpu_file *qf, void *data, size_t usize);
 int qpu_bo_mmap(struct file *file, struct vm_area_struct *vma);
 void qpu_bo_put(struct qpu_bo *bo);
 
 /* qpu_job.c */
 int qpu_job_file_init(struct qpu_file *qf);
 void qpu_job_file_fini(struct qpu_file *qf);
-int qpu_ioctl_submit(struct qpu_file *qf, void *data);
-int qpu_ioctl_wait(struct qpu_file *qf, void *data);
+int qpu_ioctl_submit(struct qpu_file *qf, void *data, size_t usize);
+int qpu_ioctl_wait(struct qpu_file *qf, void *data, size_t usize);
 void qpu_job_put(struct qpu_job *job);
 void qpu_job_end(struct qpu_job *job, u32 status);
 bool qpu_job_wait_in_fence(struct qpu_job *job);
 void qpu_job_forget_in_fence(struct qpu_job *job);
 struct qpu_bo *qpu_job_find_bo(const struct qpu_job *job, u32 addr, u32 len);
-bool qpu_job_may_read_uniforms(const struct qpu_job *job, u32 addr, u32 len);
 #define QPU_JOB_TIMEOUT_MAX_MS	(3600 * 1000)	/* bound of both timeouts */
 u32 qpu_job_default_timeout_ms(void);
 u32 qpu_job_max_timeout_ms(void);

@@ -195,6 +195,7 @@ void qpu_job_end(struct qpu_job *job, u32 status)
 		[QPU_JOB_TIMEOUT] = -ETIMEDOUT,
 		[QPU_JOB_FAULT] = -EFAULT,
 		[QPU_JOB_CANCELED] = -ECANCELED,
+		[QPU_JOB_DEADLOCK] = -EDEADLK,
 	};
 
 	/* BOs first: whoever the fence wakes sees the memory accounted back. */
@@ -271,28 +272,6 @@ static int qpu_job_cmp_bo(const void *a, const void *b)
 }
 
 /**
- * qpu_job_may_read_uniforms() - is [@addr, @addr + @len) in a program's
- * uniforms window?
- * @job: the job
- * @addr: bus address
- * @len: bytes, at least one
- *
- * Return: true when one of the job's programs may read those bytes as
- * uniforms (programs of a job are not told apart: they share the V3D).
- */
-bool qpu_job_may_read_uniforms(const struct qpu_job *job, u32 addr, u32 len)
-{
-	unsigned int i;
-
-	for (i = 0; i < job->program_count; i++)
-		if (addr >= job->unif_addr[i] &&
-		    len <= job->unif_len[i] &&
-		    addr - job->unif_addr[i] <= job->unif_len[i] - len)
-			return true;
-	return false;
-}
-
-/**
  * qpu_job_find_bo() - the job's BO holding [@addr, @addr + @len)
  * @job: the job
  * @addr: bus address
@@ -364,9 +343,8 @@ static int qpu_job_lookup_bos(struct qpu_file *qf, struct qpu_job *job,
 			break;
 		}
 		job->code_addr[i] = code->bus_addr + p->code_offset;
+		/* unif_length is checked above, then ignored (uapi). */
 		job->unif_addr[i] = unif->bus_addr + p->unif_offset;
-		job->unif_len[i] = p->unif_length ? p->unif_length :
-				   unif->size - p->unif_offset;
 	}
 	for (i = 0; i < handle_count && !ret; i++)
 		ret = qpu_job_add_bo_locked(qf, job, handles[i], NULL);
@@ -445,7 +423,7 @@ static void qpu_job_publish_locked(struct qpu_file *qf, struct qpu_job *job)
 	}
 }
 
-int qpu_ioctl_submit(struct qpu_file *qf, void *data)
+int qpu_ioctl_submit(struct qpu_file *qf, void *data, size_t usize)
 {
 	struct qpu_submit *args = data;
 	struct qpu_dev *qdev = qf->qdev;
@@ -611,19 +589,37 @@ static long qpu_job_wait_jiffies(s64 deadline_ns)
 	return min_t(u64, left, MAX_SCHEDULE_TIMEOUT - 1);
 }
 
-int qpu_ioctl_wait(struct qpu_file *qf, void *data)
+/*
+ * A deadlock's answer: the QPUs' states, for a caller whose struct holds
+ * them; an older caller never heard of QPU_JOB_DEADLOCK: to it, a hang.
+ */
+static void qpu_job_wait_deadlock(struct qpu_wait *args,
+				  const struct qpu_job *job, size_t usize)
+{
+	if (usize < offsetofend(struct qpu_wait, qpus)) {
+		args->status = QPU_JOB_TIMEOUT;
+		return;
+	}
+	args->result_flags |= QPU_WAIT_RESULT_QPUS;
+	args->qpu_count = job->qpu_count;
+	memcpy(args->qpus, job->qpus, sizeof(args->qpus));
+}
+
+int qpu_ioctl_wait(struct qpu_file *qf, void *data, size_t usize)
 {
 	struct qpu_wait *args = data;
 	struct qpu_job *job;
 	long ret;
 
-	if (args->pad || args->pad2 || args->flags & ~QPU_WAIT_BO)
+	if (args->pad || args->pad2 || args->pad3 || args->flags & ~QPU_WAIT_BO)
 		return -EINVAL;
 	if (args->flags & QPU_WAIT_BO ? args->seqno : args->handle)
 		return -EINVAL;
 	/* Outputs only: whatever the caller left there is not an answer. */
 	args->result_flags = 0;
 	args->instructions = 0;
+	args->qpu_count = 0;
+	memset(args->qpus, 0, sizeof(args->qpus));
 
 	job = qpu_job_lookup(qf, args);
 	if (IS_ERR(job))
@@ -650,6 +646,8 @@ int qpu_ioctl_wait(struct qpu_file *qf, void *data)
 			args->result_flags |= QPU_WAIT_RESULT_INSTRUCTIONS;
 			args->instructions = job->instructions;
 		}
+		if (args->status == QPU_JOB_DEADLOCK)
+			qpu_job_wait_deadlock(args, job, usize);
 		ret = 0;
 	}
 	qpu_job_put(job);

@@ -24,6 +24,19 @@
  * A file's job never finds what another file's jobs left on the V3D: see
  * qpu_sched_isolate().
  *
+ * Time: by default a job's deadline is the wall clock's, its start plus its
+ * timeout. A backend with a job_check op (the simulated V3D, which times a
+ * job by its programs' progress) decides instead: it ends the job when a
+ * program is out of budget (QPU_JOB_TIMEOUT) or every running one waits
+ * forever (QPU_JOB_DEADLOCK), and while its programs run the wall-clock
+ * deadline does not apply, so a slow host does not time out a job still
+ * within its budget. A safety net remains: such a job is timed out anyway
+ * at QPU_SCHED_WALL_FACTOR times its timeout from its start, and no sooner
+ * than QPU_SCHED_WALL_MIN (a host too slow, or too loaded, to emulate the
+ * job in that time). Once the backend has no program left to run but the
+ * job is not complete (the simulated V3D's hang knob), its deadline is the
+ * wall clock's again.
+ *
  * Busy time is counted here, from a job's start to its end as the work sees
  * them, because only the scheduler knows both on every backend; it is an
  * upper bound of the QPUs' running time by at most one poll tick per job.
@@ -33,6 +46,15 @@
 #include <linux/string.h>
 
 #include "qpu_drv.h"
+
+/*
+ * The wall-clock safety net of a job timed by progress, in timeouts: 256
+ * covers the emulator being some 25 times slower than a 250 MHz V3D on a
+ * host CPU, and ten times slower again in a TCG guest. Short timeouts get
+ * a minute: emulating even a 1 ms job on 12 QPUs takes a TCG guest ~1 s.
+ */
+#define QPU_SCHED_WALL_FACTOR	256
+#define QPU_SCHED_WALL_MIN	(60 * NSEC_PER_SEC)
 
 static struct qpu_dev *qpu_sched_to_dev(struct qpu_sched *sched)
 {
@@ -253,6 +275,7 @@ static void qpu_sched_finish(struct qpu_dev *qdev, struct qpu_job *job,
 		atomic64_inc(&sched->jobs_done);
 		break;
 	case QPU_JOB_TIMEOUT:
+	case QPU_JOB_DEADLOCK:		/* a hang the backend recognised */
 		atomic64_inc(&sched->jobs_timeout);
 		break;
 	case QPU_JOB_FAULT:
@@ -371,40 +394,89 @@ bool qpu_sched_get_hang(struct qpu_dev *qdev, struct qpu_hang *hang)
 	return hang->valid;
 }
 
+/*
+ * Has the running job run out of time, or deadlocked? The backend's
+ * verdict first; then the wall clock: the job's deadline, or only the
+ * safety net while the backend says its programs progress.
+ */
+static u32 qpu_sched_job_time(struct qpu_dev *qdev, struct qpu_job *job)
+{
+	bool progressing = false;
+	ktime_t limit = job->deadline;
+	u32 status = 0;
+
+	if (qdev->ops->job_check)
+		status = qdev->ops->job_check(qdev, job, &progressing);
+	if (status)
+		return status;
+	if (progressing)
+		limit = ktime_add(ktime_sub(job->deadline, job->timeout),
+				  max_t(s64, job->timeout * QPU_SCHED_WALL_FACTOR,
+					QPU_SCHED_WALL_MIN));
+	return ktime_after(ktime_get(), limit) ? QPU_JOB_TIMEOUT : 0;
+}
+
+/* The reset reason of a job that ended with @status, not done. */
+static u32 qpu_sched_reset_reason(u32 status)
+{
+	switch (status) {
+	case QPU_JOB_TIMEOUT:
+		return QPU_RESET_TIMEOUT;
+	case QPU_JOB_DEADLOCK:
+		return QPU_RESET_DEADLOCK;
+	default:
+		return QPU_RESET_FAULT;
+	}
+}
+
 static void qpu_sched_work(struct work_struct *work)
 {
 	struct qpu_sched *sched = container_of(to_delayed_work(work),
 					       struct qpu_sched, work);
 	struct qpu_dev *qdev = qpu_sched_to_dev(sched);
 	struct qpu_job *job;
-	ktime_t now;
-	u32 status;
+	u32 status, done;
 
 	qpu_sched_do_reset_requests(qdev);
 	job = sched->running;
 	if (job) {
-		status = qpu_v3d_job_poll(qdev, job);
-		now = ktime_get();
-		if (!status && ktime_after(now, job->deadline)) {
+		/*
+		 * Time first, then the queue: programs that ended after the
+		 * queue was read would look idle to the time check and time
+		 * the job out by the wall clock. Read after it, the queue
+		 * shows every end the time check saw, and an end wins.
+		 */
+		status = qpu_sched_job_time(qdev, job);
+		done = qpu_v3d_job_poll(qdev, job);
+		if (done)
+			status = done;
+		if (status == QPU_JOB_TIMEOUT) {
 			dev_err_ratelimited(qdev->dev,
 					    "job %llu timed out after %lld ms; resetting the V3D\n",
 					    job->seqno, ktime_to_ms(job->timeout));
 			qpu_sched_save_hang(qdev, job);
-			status = QPU_JOB_TIMEOUT;
 		}
+		if (status == QPU_JOB_DEADLOCK)
+			dev_err_ratelimited(qdev->dev,
+					    "job %llu deadlocked: every running QPU waits forever; resetting the V3D\n",
+					    job->seqno);
 		if (!status) {
 			/* Poll again next tick; the deadline is checked then. */
 			queue_delayed_work(sched->wq, &sched->work, 1);
 			return;
 		}
-		if (status == QPU_JOB_FAULT)
+		if (status == QPU_JOB_FAULT && job->fault.access == QPU_FAULT_OTHER)
+			dev_err_ratelimited(qdev->dev,
+					    "job %llu stopped: QPU %u at %#x did what the V3D cannot (at %#x)\n",
+					    job->seqno, job->fault.qpu, job->fault.pc,
+					    job->fault.addr);
+		else if (status == QPU_JOB_FAULT)
 			dev_err_ratelimited(qdev->dev,
 					    "job %llu stopped: QPU %u at %#x was refused access to %#x\n",
 					    job->seqno, job->fault.qpu, job->fault.pc,
 					    job->fault.addr);
 		qpu_sched_finish(qdev, job, status,
-				 status == QPU_JOB_TIMEOUT ? QPU_RESET_TIMEOUT :
-							     QPU_RESET_FAULT);
+				 qpu_sched_reset_reason(status));
 	}
 
 	job = qpu_sched_pick(sched);

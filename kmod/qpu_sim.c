@@ -17,9 +17,18 @@
  * Programs: an SRQPC write queues a program; a work item hands queued
  * programs to idle QPUs of the shared emulator (libqpu/core/qpu_emu.h) and
  * runs them a slice at a time, checking every memory access against the
- * running job's BOs. A stray access stops the job with SRQCS's error flag,
+ * running job's BOs (uniform reads too: a program may point its stream
+ * anywhere in them). A stray access stops the job with SRQCS's error flag,
  * before anything is written. Completed programs count in SRQCS as on the
  * hardware, and the scheduler is kicked as an interrupt would.
+ *
+ * Time is the job's progress, not the wall clock's: the emulator stops the
+ * job when one of its programs needs more than its timeout's worth of
+ * instructions (QPU_EMU_INSTRUCTIONS_PER_MS per millisecond), and when every
+ * running program waits forever (a deadlock, whose QPU states it keeps).
+ * qpu_sim_job_check() gives the scheduler that verdict, and says whether
+ * programs are running, so the wall clock does not cut a job the host is
+ * merely slow to emulate.
  *
  * Instruction counts come from the emulator's statistics, which a reset
  * clears: after every slice and before every reset, what the emulator
@@ -118,6 +127,9 @@ bool qpu_sim_follows_hw_policy(void)
  * @emu_seen: each QPU's count in the emulator's statistics already added
  *	to @instructions.
  * @job_start: the sum of @instructions when @job began.
+ * @stop: QPU_JOB_TIMEOUT or QPU_JOB_DEADLOCK once the emulator stopped the
+ *	running job for either reason, else 0; cleared by a reset.
+ * @stop_qpus: for a deadlock, each QPU's state when it stopped.
  * @wq: ordered workqueue of @exec.
  * @exec: feeds queued programs to the QPUs and runs them a slice at a time.
  * @hang: debugfs knob: programs that end are not counted, so the running
@@ -152,6 +164,8 @@ struct qpu_sim {
 	struct qpu_emu_fault fault;
 	u64 emu_seen[QPU_EMU_NUM_QPUS];
 	u64 job_start;
+	u32 stop;
+	struct qpu_wait_qpu stop_qpus[QPU_EMU_NUM_QPUS];
 
 	struct workqueue_struct *wq;
 	struct delayed_work exec;
@@ -246,10 +260,7 @@ void qpu_sim_reg_write(struct qpu_sim *sim, u32 reg, u32 val)
 	spin_unlock_irqrestore(&sim->lock, flags);
 }
 
-/*
- * Every memory access of a program: inside one of the running job's BOs,
- * and uniform reads inside a program's uniforms window.
- */
+/* Every memory access of a program, of any kind: inside a job's BO. */
 static void *qpu_sim_translate(void *ctx, u32 addr, u32 len,
 			       enum qpu_emu_access access)
 {
@@ -258,9 +269,6 @@ static void *qpu_sim_translate(void *ctx, u32 addr, u32 len,
 
 	lockdep_assert_held(&sim->emu_lock);
 	if (!sim->job)
-		return NULL;
-	if (access == QPU_EMU_ACCESS_UNIFORM &&
-	    !qpu_job_may_read_uniforms(sim->job, addr, len))
 		return NULL;
 	bo = qpu_job_find_bo(sim->job, addr, len);
 	return bo ? bo->vaddr + (addr - bo->bus_addr) : NULL;
@@ -355,6 +363,52 @@ static void qpu_sim_start_programs(struct qpu_sim *sim)
 	spin_unlock_irqrestore(&sim->lock, flags);
 }
 
+/* Keeps where each QPU stopped; emu_lock held. */
+static void qpu_sim_save_deadlock(struct qpu_sim *sim)
+{
+	unsigned int i;
+	int sem;
+
+	/* The emulator's QPU states are numbered as the uapi's. */
+	BUILD_BUG_ON((int)QPU_EMU_QPU_WAIT_TMU != (int)QPU_QPU_WAIT_TMU);
+	lockdep_assert_held(&sim->emu_lock);
+	for (i = 0; i < QPU_EMU_NUM_QPUS; i++) {
+		struct qpu_wait_qpu *q = &sim->stop_qpus[i];
+
+		q->state = qpu_emu_get_qpu_state(sim->emu, i, &q->pc);
+		sem = qpu_emu_get_wait_semaphore(sim->emu, i, NULL);
+		q->semaphore = sem < 0 ? 0 : sem;
+	}
+	sim->stop = QPU_JOB_DEADLOCK;
+}
+
+/*
+ * Are all the running job's programs on the QPUs? Only then is a deadlock
+ * one: the QPU_EMU_DEADLOCK of programs that wait for one still queued
+ * (SRQPC writes and this work race) ends when it starts.
+ */
+static bool qpu_sim_all_started(struct qpu_sim *sim)
+{
+	unsigned long flags;
+	bool all;
+
+	lockdep_assert_held(&sim->emu_lock);
+	spin_lock_irqsave(&sim->lock, flags);
+	all = sim->job && !sim->queue_len &&
+	      sim->reqs == sim->job->program_count;
+	spin_unlock_irqrestore(&sim->lock, flags);
+	return all;
+}
+
+/* Each program's instruction budget: its job's timeout, as progress. */
+static void qpu_sim_set_limit(struct qpu_sim *sim)
+{
+	lockdep_assert_held(&sim->emu_lock);
+	if (sim->job)
+		qpu_emu_set_limit(sim->emu, ktime_to_ms(sim->job->timeout) *
+				  QPU_EMU_INSTRUCTIONS_PER_MS);
+}
+
 static void qpu_sim_exec(struct work_struct *work)
 {
 	struct qpu_sim *sim = container_of(to_delayed_work(work),
@@ -367,8 +421,13 @@ static void qpu_sim_exec(struct work_struct *work)
 	mutex_lock(&sim->emu_lock);
 	qpu_sim_start_programs(sim);
 	qpu_emu_set_strict_vpm(sim->emu, READ_ONCE(sim->strict_vpm));
+	qpu_sim_set_limit(sim);
 	status = qpu_emu_run(sim->emu, QPU_SIM_SLICE);
 	done = qpu_emu_completed(sim->emu);
+	if (status == QPU_EMU_DEADLOCK && !sim->stop && qpu_sim_all_started(sim))
+		qpu_sim_save_deadlock(sim);
+	else if (status == QPU_EMU_LIMIT)
+		sim->stop = QPU_JOB_TIMEOUT;
 
 	spin_lock_irqsave(&sim->lock, flags);
 	qpu_sim_count_locked(sim);
@@ -384,8 +443,11 @@ static void qpu_sim_exec(struct work_struct *work)
 		changed = true;
 	}
 	sim->emu_done = done;
-	/* A deadlock, like a fault, runs nothing more until a reset. */
+	/* A deadlock or a spent budget, like a fault, runs nothing more. */
+	if (status == QPU_EMU_DEADLOCK || status == QPU_EMU_LIMIT)
+		changed = true;
 	more = !sim->error && status != QPU_EMU_DEADLOCK &&
+	       status != QPU_EMU_LIMIT &&
 	       (status == QPU_EMU_RUNNING || sim->queue_len);
 	irq = sim->dbqitc;
 	spin_unlock_irqrestore(&sim->lock, flags);
@@ -419,6 +481,7 @@ static void qpu_sim_emu_clear(struct qpu_sim *sim)
 	qpu_emu_reset(sim->emu);
 	memset(sim->emu_seen, 0, sizeof(sim->emu_seen));
 	sim->emu_done = 0;
+	sim->stop = 0;
 }
 
 static void qpu_sim_job_begin(struct qpu_dev *qdev, struct qpu_job *job)
@@ -444,6 +507,37 @@ static void qpu_sim_job_end(struct qpu_dev *qdev, struct qpu_job *job)
 	job->instructions = qpu_sim_count(sim) - sim->job_start;
 	job->instructions_known = true;
 	mutex_unlock(&sim->emu_lock);
+}
+
+/*
+ * The job's time as progress: out of budget, deadlocked, or running: a
+ * program is on a QPU or queued for one (this work may not have started it
+ * yet, or latency_us holds it back: it has spent nothing), so the wall
+ * clock must wait. No program left (ended, held back by the hang knob) is
+ * no progress: the scheduler's wall clock decides then.
+ */
+static u32 qpu_sim_job_check(struct qpu_dev *qdev, struct qpu_job *job,
+			     bool *progressing)
+{
+	struct qpu_sim *sim = qdev->sim;
+	unsigned long flags;
+	unsigned int i;
+	u32 stop;
+
+	mutex_lock(&sim->emu_lock);
+	stop = sim->stop;
+	if (stop == QPU_JOB_DEADLOCK) {
+		job->qpu_count = QPU_EMU_NUM_QPUS;
+		memcpy(job->qpus, sim->stop_qpus, sizeof(sim->stop_qpus));
+	}
+	spin_lock_irqsave(&sim->lock, flags);
+	*progressing = !stop && sim->queue_len;
+	spin_unlock_irqrestore(&sim->lock, flags);
+	for (i = 0; i < QPU_EMU_NUM_QPUS && !stop; i++)
+		if (qpu_emu_get_qpu_state(sim->emu, i, NULL) != QPU_EMU_QPU_IDLE)
+			*progressing = true;
+	mutex_unlock(&sim->emu_lock);
+	return stop;
 }
 
 static void qpu_sim_qpu_instructions(struct qpu_dev *qdev, u64 *counts,
@@ -554,6 +648,7 @@ static const struct qpu_backend_ops qpu_sim_ops = {
 	.job_begin = qpu_sim_job_begin,
 	.job_end = qpu_sim_job_end,
 	.job_fault = qpu_sim_job_fault,
+	.job_check = qpu_sim_job_check,
 	.qpu_instructions = qpu_sim_qpu_instructions,
 	.reset = qpu_sim_reset,
 	.release = qpu_sim_release,

@@ -5,10 +5,16 @@
  *
  * Buffers are page-aligned heap memory placed in a 32-bit bus space from
  * 0xc0000000, each followed by a 64 KiB gap, as in qpu.ko's simulated V3D;
- * every access of a program is checked against its job's buffers and
- * uniforms windows. A job runs to its end inside qpu_submit(), so an
- * out-fence is an eventfd that is already readable. A job that deadlocks
- * or outlives its timeout ends as QPU_STATUS_TIMEOUT, as on the hardware.
+ * every access of a program is checked against its job's buffers (uniform
+ * reads too: a program may point its stream anywhere in them). A job runs
+ * to its end inside qpu_submit(), so an out-fence is an eventfd that is
+ * already readable. Time is the job's progress, as on qpu.ko's simulated
+ * V3D: a job times out when a program needs more than its timeout's worth
+ * of instructions (QPU_EMU_INSTRUCTIONS_PER_MS per millisecond), however
+ * long the host takes; QPU_JOB_TIMEOUT_NONE sets no bound. A job whose live
+ * programs all wait forever ends at once as QPU_STATUS_DEADLOCK, with each
+ * QPU's state.
+ *
  * Each job runs on a freshly initialised emulator, so the emulator's
  * statistics afterwards are the job's own: its instruction count and the
  * counters of struct qpu_job_counters.
@@ -85,7 +91,7 @@ static int emudev_get_param(struct qpu_dev *dev, enum qpu_dev_param param,
 		*value = QPU_EMU_VPM_WORDS * 4;
 		return 0;
 	case QPU_DEV_PARAM_FEATURES:
-		*value = 0;
+		*value = QPU_DEV_FEATURE_UNIFORMS_ANYWHERE | QPU_DEV_FEATURE_DEADLOCK;
 		return 0;
 	case QPU_DEV_PARAM_MAX_BO_SIZE:
 		*value = EMU_MAX_BO_SIZE;
@@ -95,6 +101,9 @@ static int emudev_get_param(struct qpu_dev *dev, enum qpu_dev_param param,
 		return 0;
 	case QPU_DEV_PARAM_MAX_TIMEOUT_MS:
 		*value = EMU_MAX_TIMEOUT_MS;
+		return 0;
+	case QPU_DEV_PARAM_INSTRUCTIONS_PER_MS:
+		*value = QPU_EMU_INSTRUCTIONS_PER_MS;
 		return 0;
 	default:
 		/* No V3D registers here: no backend kind, no ident words. */
@@ -180,23 +189,6 @@ static bool emudev_in_bo(const struct qpu_bo *bo, uint32_t addr, uint32_t len)
 	       addr - bo->bus_addr <= bo->size - len;
 }
 
-static bool emudev_may_read_uniforms(const struct qpu_job_desc *job,
-				     uint32_t addr, uint32_t len)
-{
-	unsigned int i;
-
-	for (i = 0; i < job->program_count; i++) {
-		const struct qpu_program_ref *p = &job->programs[i];
-		uint32_t start = p->uniforms->bus_addr + p->uniforms_offset;
-		uint32_t size = p->uniforms_length ? p->uniforms_length :
-				p->uniforms->size - p->uniforms_offset;
-
-		if (addr >= start && len <= size && addr - start <= size - len)
-			return true;
-	}
-	return false;
-}
-
 /* Every access of a program: inside one of its job's buffers. */
 static void *emudev_translate(void *ctx, uint32_t addr, uint32_t len,
 			      enum qpu_emu_access access)
@@ -205,9 +197,7 @@ static void *emudev_translate(void *ctx, uint32_t addr, uint32_t len,
 	const struct qpu_bo *bo = NULL;
 	unsigned int i;
 
-	if (access == QPU_EMU_ACCESS_UNIFORM &&
-	    !emudev_may_read_uniforms(job, addr, len))
-		return NULL;
+	(void)access;		/* every kind may reach every buffer of the job */
 	for (i = 0; i < job->program_count && !bo; i++) {
 		if (emudev_in_bo(job->programs[i].code, addr, len))
 			bo = job->programs[i].code;
@@ -232,12 +222,33 @@ static enum qpu_access emudev_fault_access(const struct qpu_emu_fault *f)
 	return QPU_ACCESS_OTHER;
 }
 
-static int64_t now_ms(void)
+/* Instructions each program may issue; 0: no bound (QPU_JOB_TIMEOUT_NONE). */
+static uint64_t emudev_limit(unsigned int timeout_ms)
 {
-	struct timespec ts;
+	if (timeout_ms == QPU_JOB_TIMEOUT_NONE)
+		return 0;
+	if (!timeout_ms)
+		timeout_ms = EMU_DEFAULT_TIMEOUT_MS;
+	if (timeout_ms > EMU_MAX_TIMEOUT_MS)
+		timeout_ms = EMU_MAX_TIMEOUT_MS;
+	return (uint64_t)timeout_ms * QPU_EMU_INSTRUCTIONS_PER_MS;
+}
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000ll + ts.tv_nsec / 1000000;
+/* Where each QPU stopped. */
+static void emudev_report_qpus(const struct qpu_emu *emu,
+			       struct qpu_job_result *result)
+{
+	unsigned int i;
+
+	result->flags |= QPU_JOB_RESULT_QPUS;
+	result->qpu_count = QPU_EMU_NUM_QPUS;
+	for (i = 0; i < QPU_EMU_NUM_QPUS; i++) {
+		struct qpu_job_qpu *q = &result->qpus[i];
+		int sem = qpu_emu_get_wait_semaphore(emu, i, NULL);
+
+		q->activity = qpu_activity_from_emu(qpu_emu_get_qpu_state(emu, i, &q->pc));
+		q->semaphore = sem < 0 ? 0 : sem;
+	}
 }
 
 /* This thread's CPU time: the emulator runs the job in the caller. */
@@ -277,16 +288,13 @@ static void emudev_count(struct emudev *ed, uint64_t cpu0,
 static void emudev_run(struct emudev *ed, const struct qpu_job_desc *job,
 		       struct qpu_job_result *result)
 {
-	unsigned int timeout = job->timeout_ms ? job->timeout_ms :
-			       EMU_DEFAULT_TIMEOUT_MS;
-	int64_t deadline = now_ms() + (timeout < EMU_MAX_TIMEOUT_MS ?
-				       timeout : EMU_MAX_TIMEOUT_MS);
 	enum qpu_emu_status status = QPU_EMU_IDLE;
 	uint64_t cpu0 = thread_cpu_ns();
 	unsigned int i;
 
 	qpu_emu_init(ed->emu, &emudev_emu_ops, (void *)job, 0);
 	qpu_emu_set_strict_vpm(ed->emu, ed->strict_vpm);
+	qpu_emu_set_limit(ed->emu, emudev_limit(job->timeout_ms));
 	memset(result, 0, sizeof(*result));
 	for (i = 0; i < job->program_count; i++) {
 		const struct qpu_program_ref *p = &job->programs[i];
@@ -304,7 +312,7 @@ static void emudev_run(struct emudev *ed, const struct qpu_job_desc *job,
 	}
 	do {
 		status = qpu_emu_run(ed->emu, EMU_SLICE);
-	} while (status == QPU_EMU_RUNNING && now_ms() < deadline);
+	} while (status == QPU_EMU_RUNNING);
 
 	switch (status) {
 	case QPU_EMU_IDLE:
@@ -320,7 +328,11 @@ static void emudev_run(struct emudev *ed, const struct qpu_job_desc *job,
 		result->fault_access = emudev_fault_access(f);
 		break;
 	}
-	default:		/* out of time, or deadlocked: a hang */
+	case QPU_EMU_DEADLOCK:
+		result->status = QPU_STATUS_DEADLOCK;
+		emudev_report_qpus(ed->emu, result);
+		break;
+	default:		/* a program needed more than its time */
 		result->status = QPU_STATUS_TIMEOUT;
 		break;
 	}

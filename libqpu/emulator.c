@@ -53,6 +53,25 @@ enum qpu_access qpu_access_from_emu(enum qpu_emu_access access)
 	return QPU_ACCESS_OTHER;
 }
 
+enum qpu_activity qpu_activity_from_emu(enum qpu_emu_qpu_state state)
+{
+	switch (state) {
+	case QPU_EMU_QPU_IDLE:
+		return QPU_ACTIVITY_IDLE;
+	case QPU_EMU_QPU_RUNNING:
+		return QPU_ACTIVITY_RUNNING;
+	case QPU_EMU_QPU_WAIT_SEM:
+		return QPU_ACTIVITY_WAIT_SEMAPHORE;
+	case QPU_EMU_QPU_WAIT_MUTEX:
+		return QPU_ACTIVITY_WAIT_MUTEX;
+	case QPU_EMU_QPU_WAIT_VPM:
+		return QPU_ACTIVITY_WAIT_VPM;
+	case QPU_EMU_QPU_WAIT_TMU:
+		return QPU_ACTIVITY_WAIT_TMU;
+	}
+	return QPU_ACTIVITY_RUNNING;
+}
+
 void *qpu_emulator_lookup(const struct qpu_emulator *emu, uint32_t bus_addr,
 			  size_t size)
 {
@@ -198,6 +217,8 @@ static enum qpu_emulator_status emulator_status(enum qpu_emu_status status)
 		return QPU_EMULATOR_RUNNING;
 	case QPU_EMU_FAULT:
 		return QPU_EMULATOR_FAULT;
+	case QPU_EMU_LIMIT:	/* this API sets no limit: cannot happen */
+		return QPU_EMULATOR_RUNNING;
 	case QPU_EMU_DEADLOCK:
 		break;
 	}

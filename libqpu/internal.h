@@ -61,9 +61,11 @@ int qpu_kdev_open(struct qpu_dev *dev);
 /* @options: what follows "emu:" in the path (NULL for plain "emu") */
 int qpu_emudev_open(struct qpu_dev *dev, const char *options);
 
-/* emulator.c: the core's access kind as libqpu's */
+/* emulator.c: the core's access kinds and QPU states as libqpu's */
 enum qpu_emu_access;
+enum qpu_emu_qpu_state;
 enum qpu_access qpu_access_from_emu(enum qpu_emu_access access);
+enum qpu_activity qpu_activity_from_emu(enum qpu_emu_qpu_state state);
 
 /* ioctl.c */
 /* 0 if @fd is qpu.ko of this ABI; -ENOTTY: not qpu.ko; -EPROTO: another ABI */

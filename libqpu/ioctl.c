@@ -44,8 +44,37 @@ static int64_t qpu_param_to_uapi(enum qpu_dev_param param)
 		return QPU_PARAM_V3D_IDENT1;
 	case QPU_DEV_PARAM_V3D_IDENT2:
 		return QPU_PARAM_V3D_IDENT2;
+	case QPU_DEV_PARAM_INSTRUCTIONS_PER_MS:
+		return QPU_PARAM_INSTRUCTIONS_PER_MS;
 	}
 	return -1;
+}
+
+/* qpu.ko's feature bits as libqpu's; bits libqpu does not know are dropped. */
+static uint64_t qpu_features_from_uapi(uint64_t features)
+{
+	return (features & QPU_FEATURE_UNIFORMS_ANYWHERE ?
+		QPU_DEV_FEATURE_UNIFORMS_ANYWHERE : 0) |
+	       (features & QPU_FEATURE_DEADLOCK ? QPU_DEV_FEATURE_DEADLOCK : 0);
+}
+
+/* A QPU's state in a WAIT answer as libqpu's. */
+static enum qpu_activity qpu_activity_from_uapi(uint32_t state)
+{
+	switch (state) {
+	case QPU_QPU_IDLE:
+		return QPU_ACTIVITY_IDLE;
+	case QPU_QPU_WAIT_SEMAPHORE:
+		return QPU_ACTIVITY_WAIT_SEMAPHORE;
+	case QPU_QPU_WAIT_MUTEX:
+		return QPU_ACTIVITY_WAIT_MUTEX;
+	case QPU_QPU_WAIT_VPM:
+		return QPU_ACTIVITY_WAIT_VPM;
+	case QPU_QPU_WAIT_TMU:
+		return QPU_ACTIVITY_WAIT_TMU;
+	default:
+		return QPU_ACTIVITY_RUNNING;
+	}
 }
 
 QPU_API enum qpu_dev_backend qpu_dev_backend_from_uapi(uint32_t uapi_backend)
@@ -72,6 +101,8 @@ static enum qpu_status qpu_status_from_uapi(uint32_t status)
 		return QPU_STATUS_FAULT;
 	case QPU_JOB_CANCELED:
 		return QPU_STATUS_CANCELED;
+	case QPU_JOB_DEADLOCK:
+		return QPU_STATUS_DEADLOCK;
 	default:
 		return 0;
 	}
@@ -135,6 +166,8 @@ int qpu_ioctl_get_param(int fd, enum qpu_dev_param param, uint64_t *value)
 		return ret;
 	if (param == QPU_DEV_PARAM_BACKEND)
 		v = qpu_dev_backend_from_uapi((uint32_t)v);
+	else if (param == QPU_DEV_PARAM_FEATURES)
+		v = qpu_features_from_uapi(v);
 	*value = v;
 	return 0;
 }
@@ -186,7 +219,8 @@ int qpu_ioctl_submit(int fd, const struct qpu_job_desc *desc, uint64_t *seqno)
 		.program_count = desc->program_count,
 		.program_size = sizeof(programs[0]),
 		.bo_count = desc->bo_count,
-		.timeout_ms = desc->timeout_ms,
+		.timeout_ms = desc->timeout_ms == QPU_JOB_TIMEOUT_NONE ?
+			      QPU_TIMEOUT_NONE : desc->timeout_ms,
 	};
 	uint32_t *handles = NULL;
 	unsigned int i;
@@ -251,6 +285,19 @@ int qpu_ioctl_wait(int fd, uint64_t seqno, int64_t deadline_ns,
 	if (args.result_flags & QPU_WAIT_RESULT_INSTRUCTIONS) {
 		result->flags |= QPU_JOB_RESULT_INSTRUCTIONS;
 		result->instructions = args.instructions;
+	}
+	if ((args.result_flags & QPU_WAIT_RESULT_QPUS) &&
+	    args.qpu_count <= QPU_WAIT_QPUS && args.qpu_count <= QPU_JOB_MAX_QPUS) {
+		unsigned int i;
+
+		result->flags |= QPU_JOB_RESULT_QPUS;
+		result->qpu_count = args.qpu_count;
+		for (i = 0; i < args.qpu_count; i++)
+			result->qpus[i] = (struct qpu_job_qpu){
+				.pc = args.qpus[i].pc,
+				.activity = qpu_activity_from_uapi(args.qpus[i].state),
+				.semaphore = args.qpus[i].semaphore,
+			};
 	}
 	return 0;
 }

@@ -7,6 +7,8 @@
 #include <assert.h>
 #include <errno.h>
 #include <stdbool.h>
+#include <stddef.h>
+#include <string.h>
 
 #include "internal.h"
 #include "qpu.h"
@@ -60,6 +62,8 @@ QPU_API const char *qpu_job_status_str(enum qpu_status status)
 		return "memory fault";
 	case QPU_STATUS_CANCELED:
 		return "canceled";
+	case QPU_STATUS_DEADLOCK:
+		return "deadlock";
 	default:
 		return "unknown";
 	}

@@ -29,7 +29,27 @@ static const struct {
 	{ QPU_DEV_PARAM_NUM_SEMAPHORES, "semaphores", "%" PRIu64 },
 	{ QPU_DEV_PARAM_VPM_SIZE, "vpm_bytes", "%" PRIu64 },
 	{ QPU_DEV_PARAM_FEATURES, "features", "0x%" PRIx64 },
+	{ QPU_DEV_PARAM_INSTRUCTIONS_PER_MS, "instructions_per_ms", "%" PRIu64 },
 };
+
+/* The names of the QPU_DEV_FEATURE_* bits, printed after the mask. */
+static const struct {
+	uint64_t bit;
+	const char *name;
+} features[] = {
+	{ QPU_DEV_FEATURE_UNIFORMS_ANYWHERE, "uniforms_anywhere" },
+	{ QPU_DEV_FEATURE_DEADLOCK, "deadlock" },
+};
+
+static void print_features(uint64_t mask)
+{
+	size_t i;
+
+	printf("0x%" PRIx64, mask);
+	for (i = 0; i < sizeof(features) / sizeof(features[0]); i++)
+		if (mask & features[i].bit)
+			printf(" %s", features[i].name);
+}
 
 static void usage(FILE *out)
 {
@@ -100,6 +120,8 @@ int main(int argc, char **argv)
 		printf("%s: ", params[i].name);
 		if (params[i].param == QPU_DEV_PARAM_BACKEND)
 			fputs(qpu_backend_name(value), stdout);
+		else if (params[i].param == QPU_DEV_PARAM_FEATURES)
+			print_features(value);
 		else
 			printf(params[i].format, value);
 		putchar('\n');

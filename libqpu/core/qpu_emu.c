@@ -1630,13 +1630,9 @@ static void forget_windows(struct qpu_emu_qpu *q)
 	emu_memset(&q->twin, 0, sizeof(q->twin));
 }
 
-enum qpu_emu_status qpu_emu_run(struct qpu_emu *emu, u64 budget)
+/* Runs at most @budget instructions over all QPUs. */
+static enum qpu_emu_status run_budget(struct qpu_emu *emu, u64 budget)
 {
-	unsigned int i;
-
-	/* translate()'s answers hold for one call: forget the windows. */
-	for (i = 0; i < QPU_EMU_NUM_QPUS; i++)
-		forget_windows(emu_qpu(emu, i));
 	while (emu->status == QPU_EMU_RUNNING || emu->status == QPU_EMU_IDLE) {
 		u16 ready = emu->live & ~emu->waiting;
 		unsigned int qi;
@@ -1676,6 +1672,57 @@ enum qpu_emu_status qpu_emu_run(struct qpu_emu *emu, u64 budget)
 	return emu->status;
 }
 
+/* The most instructions a live program has issued since its start. */
+static u64 most_issued(const struct qpu_emu *emu)
+{
+	unsigned int i;
+	u64 most = 0, n;
+
+	for (i = 0; i < QPU_EMU_NUM_QPUS; i++) {
+		if (!(emu->live & (1u << i)))
+			continue;
+		n = emu->stats.instructions[i] - emu->started_at[i];
+		if (n > most)
+			most = n;
+	}
+	return most;
+}
+
+enum qpu_emu_status qpu_emu_run(struct qpu_emu *emu, u64 budget)
+{
+	unsigned int i;
+	u64 most, chunk;
+
+	/* translate()'s answers hold for one call: forget the windows. */
+	for (i = 0; i < QPU_EMU_NUM_QPUS; i++)
+		forget_windows(emu_qpu(emu, i));
+	if (!emu->limit)
+		return run_budget(emu, budget);
+	/*
+	 * In chunks no larger than what the most advanced live program has
+	 * left, so none can pass the limit inside one: a live program at the
+	 * limit has at least one more instruction to issue.
+	 */
+	for (;;) {
+		if (emu->status != QPU_EMU_RUNNING && emu->status != QPU_EMU_IDLE)
+			break;
+		most = most_issued(emu);
+		if (most >= emu->limit && (emu->live & ~emu->waiting)) {
+			emu->status = QPU_EMU_LIMIT;
+			break;
+		}
+		chunk = emu->limit > most ? emu->limit - most : 0;
+		if (chunk > budget)
+			chunk = budget;
+		if (run_budget(emu, chunk) != QPU_EMU_RUNNING || !chunk)
+			break;
+		budget -= chunk;
+		if (!budget)
+			break;
+	}
+	return emu->status;
+}
+
 /* --- the API ------------------------------------------------------------- */
 
 size_t qpu_emu_size(void)
@@ -1690,6 +1737,7 @@ static void reset_state(struct qpu_emu *emu)
 	u32 seed = emu->seed;
 	bool no_predecode = emu->no_predecode;
 	bool strict_vpm = emu->strict_vpm;
+	u64 limit = emu->limit;
 
 	emu_memset(emu, 0, sizeof(*emu));
 	emu->ops = ops;
@@ -1697,6 +1745,7 @@ static void reset_state(struct qpu_emu *emu)
 	emu->seed = seed;
 	emu->no_predecode = no_predecode;
 	emu->strict_vpm = strict_vpm;
+	emu->limit = limit;
 	emu->rng = seed;
 	emu->mutex_owner = -1;
 	emu->status = QPU_EMU_IDLE;
@@ -1710,6 +1759,7 @@ void qpu_emu_init(struct qpu_emu *emu, const struct qpu_emu_ops *ops,
 	emu->seed = seed;
 	emu->no_predecode = false;
 	emu->strict_vpm = false;
+	emu->limit = 0;
 	reset_state(emu);
 }
 
@@ -1727,6 +1777,11 @@ void qpu_emu_set_predecode(struct qpu_emu *emu, bool on)
 		emu->icache[i].flags = 0;
 	for (i = 0; i < QPU_EMU_NUM_QPUS; i++)
 		forget_windows(emu_qpu(emu, i));
+}
+
+void qpu_emu_set_limit(struct qpu_emu *emu, u64 instructions)
+{
+	emu->limit = instructions;
 }
 
 void qpu_emu_reset(struct qpu_emu *emu)
@@ -1749,7 +1804,9 @@ int qpu_emu_start(struct qpu_emu *emu, u32 code_addr, u32 unif_addr)
 		set_state(emu, i, QPU_EMU_QPU_RUNNING);
 		q->pc = code_addr;
 		q->unif = unif_addr;
-		if (emu->status == QPU_EMU_IDLE)
+		emu->started_at[i] = emu->stats.instructions[i];
+		/* A new program may give what the waiting ones wait for. */
+		if (emu->status == QPU_EMU_IDLE || emu->status == QPU_EMU_DEADLOCK)
 			emu->status = QPU_EMU_RUNNING;
 		return (int)i;
 	}
@@ -1813,6 +1870,21 @@ enum qpu_emu_qpu_state qpu_emu_get_qpu_state(const struct qpu_emu *emu,
 	if (pc)
 		*pc = emu_qpu(emu, qpu)->pc;
 	return emu_qpu(emu, qpu)->state;
+}
+
+int qpu_emu_get_wait_semaphore(const struct qpu_emu *emu, unsigned int qpu,
+			       bool *acquire)
+{
+	const struct qpu_emu_qpu *q;
+
+	if (qpu >= QPU_EMU_NUM_QPUS)
+		return -QPU_EMU_EINVAL;
+	q = emu_qpu(emu, qpu);
+	if (q->state != QPU_EMU_QPU_WAIT_SEM)
+		return -QPU_EMU_EINVAL;
+	if (acquire)
+		*acquire = q->wait_acquire;
+	return q->wait_sem;
 }
 
 int qpu_emu_get_semaphore(const struct qpu_emu *emu, unsigned int sem)

@@ -20,6 +20,17 @@
 #define QPU_EMU_NUM_QPUS	12
 #define QPU_EMU_NUM_SEMAPHORES	16
 
+/*
+ * Time as the model counts it: the V3D clock it assumes, the BCM2835's
+ * 250 MHz, and the 4 cycles a QPU takes per instruction (one quad of the 16
+ * lanes per cycle). A QPU issues at most QPU_EMU_INSTRUCTIONS_PER_MS
+ * instructions in a millisecond of the hardware's time: an upper bound, as
+ * the hardware also stalls. The emulator device and the simulated V3D turn a
+ * job's timeout into that many instructions per QPU (qpu_emu_set_limit()).
+ */
+#define QPU_EMU_CLOCK_HZ		250000000u
+#define QPU_EMU_INSTRUCTIONS_PER_MS	(QPU_EMU_CLOCK_HZ / 4 / 1000)
+
 /* Negative return values; the numbers are the Linux errno ones. */
 #define QPU_EMU_EBUSY		16	/* no idle QPU to start a program on */
 #define QPU_EMU_EINVAL		22	/* bad argument */
@@ -61,7 +72,8 @@ enum qpu_emu_status {
 	QPU_EMU_IDLE,		/* no program is running or waiting */
 	QPU_EMU_RUNNING,	/* the budget ran out; call again */
 	QPU_EMU_FAULT,		/* stopped: see qpu_emu_get_fault() */
-	QPU_EMU_DEADLOCK,	/* stopped: every live QPU waits forever */
+	QPU_EMU_DEADLOCK,	/* every live QPU waits (a new program resumes) */
+	QPU_EMU_LIMIT,		/* stopped: a program is out of instructions */
 };
 
 /* Why a job stopped with QPU_EMU_FAULT. */
@@ -182,7 +194,20 @@ void qpu_emu_set_predecode(struct qpu_emu *emu, bool on);
  */
 void qpu_emu_set_strict_vpm(struct qpu_emu *emu, bool on);
 
-/* Stop every program and forget all state but the callbacks and seed. */
+/**
+ * qpu_emu_set_limit() - bound each program's instructions
+ * @emu: the emulator
+ * @instructions: how many instructions each program may issue from its
+ *	qpu_emu_start(); 0 for no bound (the default)
+ *
+ * A program that would issue one more stops the job: qpu_emu_run() returns
+ * QPU_EMU_LIMIT with every program left where it was. A job whose programs
+ * each need at most @instructions runs to its end. Like the seed and the
+ * predecode setting, the limit survives qpu_emu_reset().
+ */
+void qpu_emu_set_limit(struct qpu_emu *emu, u64 instructions);
+
+/* Stop every program and forget all state but the callbacks and settings. */
 void qpu_emu_reset(struct qpu_emu *emu);
 
 /* Programs that reached thread end since init or reset (SRQCS's count). */
@@ -229,6 +254,14 @@ int qpu_emu_get_flags(const struct qpu_emu *emu, unsigned int qpu,
 /* The QPU's state; *@pc (if not NULL) gets the next instruction's address. */
 enum qpu_emu_qpu_state qpu_emu_get_qpu_state(const struct qpu_emu *emu,
 					     unsigned int qpu, u32 *pc);
+
+/*
+ * The semaphore QPU @qpu waits on in QPU_EMU_QPU_WAIT_SEM (0..15), with
+ * *@acquire (if not NULL) true for an acquire (the count is 0) and false for
+ * a release (the count is 15); -QPU_EMU_EINVAL in any other state.
+ */
+int qpu_emu_get_wait_semaphore(const struct qpu_emu *emu, unsigned int qpu,
+			       bool *acquire);
 
 /* Semaphore @sem's counter (0..15), or -QPU_EMU_EINVAL. */
 int qpu_emu_get_semaphore(const struct qpu_emu *emu, unsigned int sem);

@@ -137,6 +137,8 @@ struct qpu_emu {
 	u16 waiting;		/* ... of which in a QPU_EMU_QPU_WAIT_* state */
 	bool no_predecode;	/* qpu_emu_set_predecode(emu, false) */
 	bool strict_vpm;	/* qpu_emu_set_strict_vpm(emu, true) */
+	u64 limit;		/* qpu_emu_set_limit(); 0: none */
+	u64 started_at[QPU_EMU_NUM_QPUS];	/* stats.instructions at start */
 	int mutex_owner;
 	u8 sem[QPU_EMU_NUM_SEMAPHORES];
 	struct qpu_emu_fault fault;

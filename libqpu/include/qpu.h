@@ -17,6 +17,7 @@
 #ifndef QPU_H
 #define QPU_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #ifdef __cplusplus
@@ -82,7 +83,10 @@ QPU_API const char *qpu_dev_get_path(const struct qpu_dev *dev);
  * @QPU_DEV_PARAM_MAX_TIMEOUT_MS: the longest timeout a job may have
  * @QPU_DEV_PARAM_BACKEND: an enum qpu_dev_backend (qpu.ko's devices only)
  * @QPU_DEV_PARAM_ABI_VERSION: the version of qpu.ko's ABI
- * @QPU_DEV_PARAM_FEATURES: qpu.ko's feature bits (none defined yet)
+ * @QPU_DEV_PARAM_FEATURES: what the device does, QPU_DEV_FEATURE_* bits
+ * @QPU_DEV_PARAM_INSTRUCTIONS_PER_MS: on a device that times a job by its
+ *	progress (the emulator, qpu.ko's simulated V3D), the instructions per
+ *	QPU that one millisecond of timeout allows; 0 on a real V3D
  * @QPU_DEV_PARAM_V3D_IDENT0: the V3D's raw IDENT0 register (qpu.ko only)
  * @QPU_DEV_PARAM_V3D_IDENT1: the V3D's raw IDENT1 register (qpu.ko only)
  * @QPU_DEV_PARAM_V3D_IDENT2: the V3D's raw IDENT2 register (qpu.ko only)
@@ -101,7 +105,23 @@ enum qpu_dev_param {
 	QPU_DEV_PARAM_V3D_IDENT0,
 	QPU_DEV_PARAM_V3D_IDENT1,
 	QPU_DEV_PARAM_V3D_IDENT2,
+	QPU_DEV_PARAM_INSTRUCTIONS_PER_MS,
 };
+
+/**
+ * QPU_DEV_FEATURE_UNIFORMS_ANYWHERE - bit of QPU_DEV_PARAM_FEATURES: a
+ * program may read uniforms anywhere in its job's buffers (unif_addr
+ * writes); &qpu_program_ref.uniforms_length bounds nothing.
+ */
+#define QPU_DEV_FEATURE_UNIFORMS_ANYWHERE	(1u << 0)
+
+/**
+ * QPU_DEV_FEATURE_DEADLOCK - bit of QPU_DEV_PARAM_FEATURES: a job whose
+ * running programs all wait forever ends at once as QPU_STATUS_DEADLOCK
+ * (the emulator, qpu.ko's simulated V3D; a real V3D cannot tell a deadlock
+ * from a hang, so it times out).
+ */
+#define QPU_DEV_FEATURE_DEADLOCK		(1u << 1)
 
 /**
  * qpu_dev_get_param() - query one value of the device
@@ -200,8 +220,9 @@ QPU_API size_t qpu_bo_get_size(const struct qpu_bo *bo);
  * @code_offset: offset of the first instruction, a multiple of 8
  * @uniforms: the buffer holding the uniforms
  * @uniforms_offset: offset of the first uniform, a multiple of 4
- * @uniforms_length: bytes of uniforms the program may read, 0 for the rest
- *	of the buffer
+ * @uniforms_length: kept for compatibility: a multiple of 4 within the
+ *	buffer, or 0; checked, then ignored. Programs read uniforms anywhere in
+ *	their job's buffers (QPU_DEV_FEATURE_UNIFORMS_ANYWHERE)
  */
 struct qpu_program_ref {
 	struct qpu_bo *code;
@@ -211,6 +232,9 @@ struct qpu_program_ref {
 	uint32_t uniforms_length;
 };
 
+/** QPU_JOB_TIMEOUT_NONE - a &qpu_job_desc.timeout_ms that asks for no bound. */
+#define QPU_JOB_TIMEOUT_NONE	0xffffffffu
+
 /**
  * struct qpu_job_desc - what qpu_submit() runs
  * @programs: one per QPU used, 1 to QPU_DEV_PARAM_NUM_QPUS of them
@@ -218,7 +242,10 @@ struct qpu_program_ref {
  * @bos: the other buffers the programs read or write (their code and
  *	uniforms buffers are included anyway)
  * @bo_count: entries in @bos
- * @timeout_ms: 0 for the device's default
+ * @timeout_ms: 0 for the device's default; QPU_JOB_TIMEOUT_NONE for none on
+ *	the in-process emulator (qpu.ko cuts it to its maximum). The emulator
+ *	and qpu.ko's simulated V3D count it in instructions per QPU
+ *	(QPU_DEV_PARAM_INSTRUCTIONS_PER_MS per millisecond), not wall time
  * @in_fence_fd: a sync_file (or the emulator's fence) to wait for first, or
  *	-1
  * @out_fence_fd: NULL, or where to put a new fence fd that becomes
@@ -259,6 +286,12 @@ QPU_API int qpu_submit(struct qpu_dev *dev, const struct qpu_job_desc *desc,
 #define QPU_JOB_RESULT_COUNTERS		(1u << 1)
 
 /**
+ * QPU_JOB_RESULT_QPUS - bit of &qpu_job_result.flags: @qpu_count and @qpus
+ * say what each QPU was doing when the job stopped (QPU_STATUS_DEADLOCK).
+ */
+#define QPU_JOB_RESULT_QPUS		(1u << 2)
+
+/**
  * struct qpu_job_counters - what a job's programs did, as the device saw it
  * @dual_issued: instructions in which both the add and the mul unit did
  *	work (issue efficiency: how many of @instructions were dual-issued)
@@ -294,12 +327,16 @@ struct qpu_job_counters {
  * @QPU_STATUS_FAULT: a program touched memory outside the job's buffers,
  *	or ran an instruction the V3D cannot run
  * @QPU_STATUS_CANCELED: the job never started (its device went away)
+ * @QPU_STATUS_DEADLOCK: every running program waited forever on another
+ *	(only from a device with QPU_DEV_FEATURE_DEADLOCK); &qpu_job_result.qpus
+ *	says on what
  */
 enum qpu_status {
 	QPU_STATUS_DONE = 1,
 	QPU_STATUS_TIMEOUT,
 	QPU_STATUS_FAULT,
 	QPU_STATUS_CANCELED,
+	QPU_STATUS_DEADLOCK,
 };
 
 /**
@@ -324,6 +361,40 @@ enum qpu_access {
 };
 
 /**
+ * enum qpu_activity - what a QPU was doing when its job stopped
+ * @QPU_ACTIVITY_IDLE: no program, or its program had ended
+ * @QPU_ACTIVITY_RUNNING: issuing instructions
+ * @QPU_ACTIVITY_WAIT_SEMAPHORE: waiting on &qpu_job_qpu.semaphore (to
+ *	acquire it at 0, or release it at 15)
+ * @QPU_ACTIVITY_WAIT_MUTEX: waiting for the mutex, held by another QPU
+ * @QPU_ACTIVITY_WAIT_VPM: waiting on a VPM read (or DMA) never set up
+ * @QPU_ACTIVITY_WAIT_TMU: waiting on a TMU result never requested
+ */
+enum qpu_activity {
+	QPU_ACTIVITY_IDLE = 1,
+	QPU_ACTIVITY_RUNNING,
+	QPU_ACTIVITY_WAIT_SEMAPHORE,
+	QPU_ACTIVITY_WAIT_MUTEX,
+	QPU_ACTIVITY_WAIT_VPM,
+	QPU_ACTIVITY_WAIT_TMU,
+};
+
+/** QPU_JOB_MAX_QPUS - entries of &qpu_job_result.qpus: at least a V3D's QPUs. */
+#define QPU_JOB_MAX_QPUS	16
+
+/**
+ * struct qpu_job_qpu - one QPU when its job stopped
+ * @pc: bus address of the instruction it was about to issue
+ * @activity: an enum qpu_activity
+ * @semaphore: for QPU_ACTIVITY_WAIT_SEMAPHORE: which one (0..15)
+ */
+struct qpu_job_qpu {
+	uint32_t pc;
+	enum qpu_activity activity;
+	uint32_t semaphore;
+};
+
+/**
  * struct qpu_job_result - how a job ended
  * @status: an enum qpu_status
  * @fault_qpu: for QPU_STATUS_FAULT: the QPU
@@ -338,6 +409,14 @@ enum qpu_access {
  *	there and @instructions is 0.
  * @counters: with QPU_JOB_RESULT_COUNTERS: traffic and dual issue (the
  *	in-process emulator only); zero otherwise
+ * @qpu_count: with QPU_JOB_RESULT_QPUS: entries of @qpus filled, one per
+ *	QPU of the device
+ * @pad: zero
+ * @qpus: with QPU_JOB_RESULT_QPUS: each QPU's state, in QPU order
+ *
+ * ABI: the struct only grows at its end (its growth rule is settled in
+ * libqpu/README.md). LIBQPU_0.2 changed it with the numbers' meaning, so a
+ * program linked against 0.1 refuses to start instead of misreading it.
  */
 struct qpu_job_result {
 	enum qpu_status status;
@@ -348,6 +427,9 @@ struct qpu_job_result {
 	uint32_t flags;
 	uint64_t instructions;
 	struct qpu_job_counters counters;
+	uint32_t qpu_count;
+	uint32_t pad;
+	struct qpu_job_qpu qpus[QPU_JOB_MAX_QPUS];
 };
 
 /**
@@ -368,8 +450,8 @@ QPU_API int qpu_wait(struct qpu_dev *dev, uint64_t seqno, int timeout_ms,
  * qpu_job_status_str() - a job status for people
  * @status: an enum qpu_status
  *
- * Return: a static string ("done", "timed out", "memory fault", ...,
- * "unknown"); do not free it.
+ * Return: a static string ("done", "timed out", "memory fault",
+ * "deadlock", ..., "unknown"); do not free it.
  */
 QPU_API const char *qpu_job_status_str(enum qpu_status status);
 

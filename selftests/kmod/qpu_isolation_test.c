@@ -299,7 +299,7 @@ TEST_F_TIMEOUT(iso, mutex_held_at_end, 30)
 	EXPECT_EQ(QPU_JOB_DONE, other.status);
 
 	ASSERT_EQ(QPU_JOB_DONE, run_program(self->fd, mutex_leave, NULL, 0, 0, NULL));
-	EXPECT_EQ(variant->hw_policy ? QPU_JOB_TIMEOUT : QPU_JOB_DONE,
+	EXPECT_EQ(variant->hw_policy ? QPU_JOB_DEADLOCK : QPU_JOB_DONE,
 		  run_program(self->fd, mutex_show, NULL, 0, 0, NULL));
 }
 
@@ -313,7 +313,7 @@ TEST_F_TIMEOUT(iso, semaphore_left_full, 30)
 	EXPECT_EQ(QPU_JOB_DONE, other.status);
 
 	ASSERT_EQ(QPU_JOB_DONE, run_program(self->fd, sem_leave, NULL, 0, 0, NULL));
-	EXPECT_EQ(variant->hw_policy ? QPU_JOB_TIMEOUT : QPU_JOB_DONE,
+	EXPECT_EQ(variant->hw_policy ? QPU_JOB_DEADLOCK : QPU_JOB_DONE,
 		  run_program(self->fd, sem_show, NULL, 0, 0, NULL));
 }
 

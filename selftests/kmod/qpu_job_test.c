@@ -4,7 +4,14 @@
  * and in-fence chaining, timeouts with a V3D reset, faults on accesses
  * outside the job's BOs, cancellation when a file closes, a killed process,
  * fairness between files, many threads submitting at once, and the
- * instruction count WAIT returns (and the first, shorter WAIT struct).
+ * instruction count WAIT returns (and the first, shorter WAIT structs);
+ * uniforms read anywhere in a job, timeouts counted as progress, and
+ * deadlocks reported with each QPU's state.
+ *
+ * Timeouts on the simulated V3D are instructions, QPU_PARAM_INSTRUCTIONS_PER_MS
+ * per millisecond and QPU: a loop's timeout is a few ms, so the VM's slow
+ * emulation spends it quickly. A job that must last a while by the wall
+ * clock is a program that ends under the hang knob, timed by the wall clock.
  *
  * The programs are hand-encoded QPU instructions from qpu_programs.h.
  */
@@ -36,6 +43,14 @@
 #define DEBUGFS QPU_DEBUGFS
 #define PARAMS QPU_PARAMS
 
+
+/* The device's instructions per QPU and millisecond of timeout. */
+static __u64 per_ms(int fd)
+{
+	struct qpu_get_param p = { .param = QPU_PARAM_INSTRUCTIONS_PER_MS };
+
+	return ioctl(fd, QPU_IOCTL_GET_PARAM, &p) ? 0 : p.value;
+}
 
 /* The status a sync_file reports: 1 signalled, 0 pending, <0 error. */
 static int fence_status(int fence_fd)
@@ -114,18 +129,28 @@ TEST_F(job, out_fence_polls_and_signals)
 	close(s.out_fence_fd);
 }
 
-/* An infinite loop is stopped at its deadline and the V3D works after. */
-TEST_F_TIMEOUT(job, infinite_loop_times_out_and_resets, 30)
+/*
+ * An infinite loop is stopped when it spent its timeout's instructions, all
+ * of them, and the V3D works after.
+ */
+TEST_F_TIMEOUT(job, infinite_loop_times_out_and_resets, 60)
 {
 	long long resets = qpu_test_stat("resets");
+	__u64 budget = 2 * per_ms(self->fd);
 	struct qpu_submit s, t;
-	__s64 start = qpu_test_now_ns();
+	struct qpu_wait w;
 
-	ASSERT_EQ(0, qpu_test_submit(self->fd, &self->loop, &self->unif, 12, 200,
+	ASSERT_EQ(62500, per_ms(self->fd));
+	ASSERT_EQ(0, qpu_test_submit(self->fd, &self->loop, &self->unif, 12, 2,
 			    QPU_SUBMIT_OUT_FENCE, 0, &s));
 	ASSERT_EQ(0, qpu_test_submit(self->fd, &self->end, &self->unif, 12, 0, 0, 0, &t));
-	EXPECT_EQ(QPU_JOB_TIMEOUT, qpu_test_wait(self->fd, s.seqno, 10000, NULL));
-	EXPECT_LE(200 * 1000000ll, qpu_test_now_ns() - start);
+	EXPECT_EQ(QPU_JOB_TIMEOUT, qpu_test_wait(self->fd, s.seqno, 50000, &w));
+	/*
+	 * The first program to spend its budget stops them all, none past it
+	 * (they start one by one as the queue fills: the others may lag).
+	 */
+	EXPECT_GE(12 * budget, w.instructions);
+	EXPECT_LE(budget, w.instructions);
 	EXPECT_EQ(-ETIMEDOUT, fence_status(s.out_fence_fd));
 	EXPECT_EQ(resets + 1, qpu_test_stat("resets"));
 	EXPECT_EQ(QPU_JOB_DONE, qpu_test_wait(self->fd, t.seqno, 5000, NULL));
@@ -142,7 +167,7 @@ TEST_F_TIMEOUT(job, other_clients_hang_does_not_stop_us, 30)
 	ASSERT_LE(0, fd2);
 	ASSERT_EQ(0, qpu_test_bo_new(fd2, 4096, qpu_prog_loop, sizeof(qpu_prog_loop), &loop2));
 	ASSERT_EQ(0, qpu_test_bo_new(fd2, 4096, NULL, 0, &unif2));
-	ASSERT_EQ(0, qpu_test_submit(fd2, &loop2, &unif2, 12, 300, 0, 0, &s));
+	ASSERT_EQ(0, qpu_test_submit(fd2, &loop2, &unif2, 12, 2, 0, 0, &s));
 	ASSERT_EQ(0, qpu_test_submit(self->fd, &self->end, &self->unif, 1, 0, 0, 0, &t));
 	EXPECT_EQ(QPU_JOB_DONE, qpu_test_wait(self->fd, t.seqno, 10000, NULL));
 	EXPECT_EQ(QPU_JOB_TIMEOUT, qpu_test_wait(fd2, s.seqno, 10000, NULL));
@@ -162,20 +187,172 @@ TEST_F_TIMEOUT(job, hang_knob_times_out, 30)
 	EXPECT_EQ(QPU_JOB_DONE, qpu_test_wait(self->fd, s.seqno, 5000, NULL));
 }
 
-/* A timeout above the administrator's maximum is cut to it. */
+/*
+ * A timeout above the administrator's maximum is cut to it, the emulator's
+ * QPU_TIMEOUT_NONE too: the loop issues the maximum's budget exactly.
+ */
 TEST_F_TIMEOUT(job, timeout_capped_by_max, 30)
 {
 	struct qpu_get_param p = { .param = QPU_PARAM_MAX_TIMEOUT_MS };
 	struct qpu_submit s;
-	__s64 start;
+	struct qpu_wait w;
 
-	ASSERT_EQ(0, qpu_test_write(PARAMS "max_timeout_ms", "150"));
+	ASSERT_EQ(0, qpu_test_write(PARAMS "max_timeout_ms", "4"));
 	ASSERT_EQ(0, ioctl(self->fd, QPU_IOCTL_GET_PARAM, &p));
-	EXPECT_EQ(150, p.value);
-	start = qpu_test_now_ns();
+	EXPECT_EQ(4, p.value);
 	ASSERT_EQ(0, qpu_test_submit(self->fd, &self->loop, &self->unif, 1, 100000, 0, 0, &s));
-	EXPECT_EQ(QPU_JOB_TIMEOUT, qpu_test_wait(self->fd, s.seqno, 10000, NULL));
-	EXPECT_GT(5000 * 1000000ll, qpu_test_now_ns() - start);
+	EXPECT_EQ(QPU_JOB_TIMEOUT, qpu_test_wait(self->fd, s.seqno, 20000, &w));
+	EXPECT_EQ(4 * per_ms(self->fd), w.instructions);
+	ASSERT_EQ(0, qpu_test_submit(self->fd, &self->loop, &self->unif, 1,
+				     QPU_TIMEOUT_NONE, 0, 0, &s));
+	EXPECT_EQ(QPU_JOB_TIMEOUT, qpu_test_wait(self->fd, s.seqno, 20000, &w));
+	EXPECT_EQ(4 * per_ms(self->fd), w.instructions);
+}
+
+/*
+ * Within its budget a job is not cut by the wall clock: twelve programs of
+ * 60004 instructions each fit the 62500 of 1 ms, though emulating them
+ * takes the host far longer than 1 ms.
+ */
+TEST_F_TIMEOUT(job, within_budget_not_timed_out_by_wall_clock, 60)
+{
+	struct qpu_test_bo count;
+	struct qpu_submit s;
+	struct qpu_wait w;
+	__s64 start = qpu_test_now_ns();
+
+	ASSERT_EQ(0, qpu_test_bo_new(self->fd, 4096, qpu_prog_count,
+				     sizeof(qpu_prog_count), &count));
+	ASSERT_EQ(0, qpu_test_submit(self->fd, &count, &self->unif, 12, 1, 0, 0, &s));
+	EXPECT_EQ(QPU_JOB_DONE, qpu_test_wait(self->fd, s.seqno, 50000, &w));
+	EXPECT_EQ(12 * QPU_PROG_COUNT_INSTRUCTIONS, w.instructions);
+	/* It did take longer than its timeout: the check means something. */
+	EXPECT_LT(1000000ll, qpu_test_now_ns() - start);
+	qpu_test_bo_free(self->fd, &count);
+}
+
+/* Submits @code with one BO besides its code and uniforms. */
+static int submit_with_bo(int fd, const struct qpu_test_bo *code,
+			  const struct qpu_test_bo *unif, __u32 handle,
+			  struct qpu_submit *s)
+{
+	struct qpu_program prog = { .code_handle = code->handle,
+				    .unif_handle = unif->handle,
+				    .unif_length = 4 };
+
+	*s = (struct qpu_submit){
+		.programs = (uintptr_t)&prog, .program_count = 1,
+		.program_size = sizeof(prog), .bo_handles = (uintptr_t)&handle,
+		.bo_count = 1,
+	};
+	return ioctl(fd, QPU_IOCTL_SUBMIT, s);
+}
+
+/*
+ * A program reads uniforms wherever it points its stream in the job's BOs:
+ * here in a BO below its first uniform, past its 4-byte unif_length. The
+ * word it reads there, used as a TMU address outside the job, faults.
+ */
+TEST_F(job, uniforms_anywhere_in_the_job)
+{
+	struct qpu_get_param p = { .param = QPU_PARAM_FEATURES };
+	const __u32 outside = 0x1000;
+	struct qpu_test_bo code, unif2;
+	struct qpu_submit s;
+	struct qpu_wait w;
+
+	ASSERT_EQ(0, ioctl(self->fd, QPU_IOCTL_GET_PARAM, &p));
+	EXPECT_TRUE(p.value & QPU_FEATURE_UNIFORMS_ANYWHERE);
+	ASSERT_EQ(0, qpu_test_bo_new(self->fd, 4096, qpu_prog_unif_redirect,
+				     sizeof(qpu_prog_unif_redirect), &code));
+	ASSERT_EQ(0, qpu_test_bo_new(self->fd, 4096, NULL, 0, &unif2));
+	ASSERT_LT(self->data.bus_addr, unif2.bus_addr);
+	((__u32 *)unif2.map)[0] = self->data.bus_addr + 64;
+	((__u32 *)self->data.map)[16] = outside;
+	ASSERT_EQ(0, submit_with_bo(self->fd, &code, &unif2, self->data.handle, &s));
+	ASSERT_EQ(QPU_JOB_FAULT, qpu_test_wait(self->fd, s.seqno, 10000, &w));
+	EXPECT_EQ(QPU_FAULT_TMU, w.fault_access);
+	EXPECT_EQ(outside, w.fault_addr);
+
+	/* Outside every BO of the job, a uniform read still faults. */
+	((__u32 *)unif2.map)[0] = outside;
+	ASSERT_EQ(0, submit_with_bo(self->fd, &code, &unif2, self->data.handle, &s));
+	ASSERT_EQ(QPU_JOB_FAULT, qpu_test_wait(self->fd, s.seqno, 10000, &w));
+	EXPECT_EQ(QPU_FAULT_UNIFORM, w.fault_access);
+	EXPECT_EQ(outside, w.fault_addr);
+	qpu_test_bo_free(self->fd, &code);
+	qpu_test_bo_free(self->fd, &unif2);
+}
+
+/*
+ * Programs that wait forever end at once as QPU_JOB_DEADLOCK, with each
+ * QPU's PC and what it waits on; WAIT structs of the first two versions
+ * (48 and 64 bytes) get QPU_JOB_TIMEOUT and nothing past their end.
+ */
+TEST_F_TIMEOUT(job, deadlock_ends_at_once_with_qpu_states, 30)
+{
+	const unsigned long wait_v1 = _IOWR(QPU_IOCTL_BASE, QPU_IOCTL_NR_WAIT, char[48]);
+	const unsigned long wait_v2 = _IOWR(QPU_IOCTL_BASE, QPU_IOCTL_NR_WAIT, char[64]);
+	struct qpu_get_param p = { .param = QPU_PARAM_FEATURES };
+	struct qpu_program progs[2];
+	long long timeouts = qpu_test_stat("jobs_timeout");
+	struct qpu_test_bo code;
+	struct qpu_submit s;
+	struct qpu_wait w;
+	__s64 start;
+	unsigned int i;
+
+	ASSERT_EQ(0, ioctl(self->fd, QPU_IOCTL_GET_PARAM, &p));
+	EXPECT_TRUE(p.value & QPU_FEATURE_DEADLOCK);
+	ASSERT_EQ(0, qpu_test_bo_new(self->fd, 4096, qpu_prog_deadlock,
+				     sizeof(qpu_prog_deadlock), &code));
+	progs[0] = (struct qpu_program){ .code_handle = code.handle,
+		.code_offset = QPU_PROG_DEADLOCK_SEM_OFFSET,
+		.unif_handle = self->unif.handle };
+	progs[1] = progs[0];
+	progs[1].code_offset = QPU_PROG_DEADLOCK_TMU_OFFSET;
+	s = (struct qpu_submit){ .programs = (uintptr_t)progs, .program_count = 2,
+		.program_size = sizeof(progs[0]), .timeout_ms = 60000,
+		.flags = QPU_SUBMIT_OUT_FENCE };
+	start = qpu_test_now_ns();
+	ASSERT_EQ(0, ioctl(self->fd, QPU_IOCTL_SUBMIT, &s));
+	ASSERT_EQ(QPU_JOB_DEADLOCK, qpu_test_wait(self->fd, s.seqno, 20000, &w));
+	EXPECT_GT(20000 * 1000000ll, qpu_test_now_ns() - start);
+	EXPECT_EQ(-EDEADLK, fence_status(s.out_fence_fd));
+	close(s.out_fence_fd);
+	EXPECT_EQ(timeouts + 1, qpu_test_stat("jobs_timeout"));
+	EXPECT_EQ(QPU_WAIT_RESULT_INSTRUCTIONS | QPU_WAIT_RESULT_QPUS, w.result_flags);
+	EXPECT_EQ(0, w.instructions);	/* each waits at its first */
+	EXPECT_EQ(12, w.qpu_count);
+	EXPECT_EQ(code.bus_addr + QPU_PROG_DEADLOCK_SEM_OFFSET, w.qpus[0].pc);
+	EXPECT_EQ(QPU_QPU_WAIT_SEMAPHORE, w.qpus[0].state);
+	EXPECT_EQ(QPU_PROG_DEADLOCK_SEM, w.qpus[0].semaphore);
+	EXPECT_EQ(code.bus_addr + QPU_PROG_DEADLOCK_TMU_OFFSET, w.qpus[1].pc);
+	EXPECT_EQ(QPU_QPU_WAIT_TMU, w.qpus[1].state);
+	for (i = 2; i < 12; i++)
+		EXPECT_EQ(QPU_QPU_IDLE, w.qpus[i].state) TH_LOG("QPU %u", i);
+	for (; i < QPU_WAIT_QPUS; i++)
+		EXPECT_EQ(0, w.qpus[i].pc);
+
+	/* The older structs: a hang, and nothing written past their end. */
+	memset(&w, 0xa5, sizeof(w));
+	w.seqno = s.seqno;
+	w.timeout_ns = 0;
+	w.handle = w.flags = w.pad = 0;
+	ASSERT_EQ(0, ioctl(self->fd, wait_v1, &w));
+	EXPECT_EQ(QPU_JOB_TIMEOUT, w.status);
+	EXPECT_EQ(0xa5a5a5a5, w.result_flags);
+	w.pad2 = 0;
+	ASSERT_EQ(0, ioctl(self->fd, wait_v2, &w));
+	EXPECT_EQ(QPU_JOB_TIMEOUT, w.status);
+	EXPECT_EQ(QPU_WAIT_RESULT_INSTRUCTIONS, w.result_flags);
+	EXPECT_EQ(0xa5a5a5a5, w.qpu_count);
+	EXPECT_EQ(0xa5a5a5a5, w.qpus[0].pc);
+	qpu_test_bo_free(self->fd, &code);
+
+	/* The V3D was reset: the next job runs. */
+	ASSERT_EQ(0, qpu_test_submit(self->fd, &self->end, &self->unif, 12, 0, 0, 0, &s));
+	EXPECT_EQ(QPU_JOB_DONE, qpu_test_wait(self->fd, s.seqno, 5000, NULL));
 }
 
 /* A TMU read outside the job's BOs stops the job; inside, it runs. */
@@ -263,7 +440,7 @@ TEST_F_TIMEOUT(job, failed_in_fence_cancels, 30)
 {
 	struct qpu_submit a, b;
 
-	ASSERT_EQ(0, qpu_test_submit(self->fd, &self->loop, &self->unif, 1, 100,
+	ASSERT_EQ(0, qpu_test_submit(self->fd, &self->loop, &self->unif, 1, 5,
 			    QPU_SUBMIT_OUT_FENCE, 0, &a));
 	ASSERT_EQ(0, qpu_test_submit(self->fd, &self->end, &self->unif, 1, 0,
 			    QPU_SUBMIT_IN_FENCE, a.out_fence_fd, &b));
@@ -284,7 +461,9 @@ TEST_F_TIMEOUT(job, close_cancels_queued_jobs, 30)
 	ASSERT_EQ(0, qpu_test_bo_new(fd2, 4096, qpu_prog_loop, sizeof(qpu_prog_loop), &loop2));
 	ASSERT_EQ(0, qpu_test_bo_new(fd2, 4096, qpu_prog_end, sizeof(qpu_prog_end), &end2));
 	ASSERT_EQ(0, qpu_test_bo_new(fd2, 4096, NULL, 0, &unif2));
-	ASSERT_EQ(0, qpu_test_submit(fd2, &loop2, &unif2, 1, 300, QPU_SUBMIT_OUT_FENCE, 0, &a));
+	/* A job that lasts 300 ms by the wall clock: hung by the knob. */
+	ASSERT_EQ(0, qpu_test_write(DEBUGFS "hang", "1"));
+	ASSERT_EQ(0, qpu_test_submit(fd2, &end2, &unif2, 1, 300, QPU_SUBMIT_OUT_FENCE, 0, &a));
 	ASSERT_EQ(0, qpu_test_submit(fd2, &end2, &unif2, 1, 0, QPU_SUBMIT_OUT_FENCE, 0, &b));
 	/* Let the scheduler start the first (it does at once; this is slack). */
 	EXPECT_EQ(-ETIME, qpu_test_wait(fd2, a.seqno, 100, NULL));
@@ -320,8 +499,8 @@ TEST_F_TIMEOUT(job, killed_process_leaks_nothing, 30)
 
 		if (fd < 0 || qpu_test_bo_new(fd, 4096, qpu_prog_loop, sizeof(qpu_prog_loop), &loop) ||
 		    qpu_test_bo_new(fd, 4096, NULL, 0, &unif) ||
-		    qpu_test_submit(fd, &loop, &unif, 12, 300, 0, 0, NULL) ||
-		    qpu_test_submit(fd, &loop, &unif, 12, 300, 0, 0, NULL))
+		    qpu_test_submit(fd, &loop, &unif, 12, 5, 0, 0, NULL) ||
+		    qpu_test_submit(fd, &loop, &unif, 12, 5, 0, 0, NULL))
 			_exit(1);
 		if (write(pipefd[1], "r", 1) != 1)
 			_exit(1);
@@ -515,7 +694,7 @@ TEST_F(job, wait_by_bo)
 	ASSERT_EQ(0, ioctl(self->fd, QPU_IOCTL_WAIT, &w));
 	EXPECT_EQ(QPU_JOB_DONE, w.status);
 
-	ASSERT_EQ(0, qpu_test_submit(self->fd, &self->loop, &self->unif, 1, 100, 0, 0, &s));
+	ASSERT_EQ(0, qpu_test_submit(self->fd, &self->loop, &self->unif, 1, 5, 0, 0, &s));
 	w.handle = self->loop.handle;
 	ASSERT_EQ(0, ioctl(self->fd, QPU_IOCTL_WAIT, &w));
 	EXPECT_EQ(QPU_JOB_TIMEOUT, w.status);
@@ -545,8 +724,9 @@ TEST_F(job, wait_errors)
 	EXPECT_EQ(-1, ioctl(self->fd, QPU_IOCTL_WAIT, NULL));
 	EXPECT_EQ(EFAULT, errno);
 
-	/* A deadline in the past only polls. */
-	ASSERT_EQ(0, qpu_test_submit(self->fd, &self->loop, &self->unif, 1, 200, 0, 0, &s));
+	/* A deadline in the past only polls (a job hung 200 ms by the knob). */
+	ASSERT_EQ(0, qpu_test_write(DEBUGFS "hang", "1"));
+	ASSERT_EQ(0, qpu_test_submit(self->fd, &self->end, &self->unif, 1, 200, 0, 0, &s));
 	EXPECT_EQ(-ETIME, qpu_test_wait(self->fd, s.seqno, -1000, NULL));
 	EXPECT_EQ(QPU_JOB_TIMEOUT, qpu_test_wait(self->fd, s.seqno, 10000, NULL));
 }
@@ -576,7 +756,9 @@ TEST_F_TIMEOUT(job, wait_deadlines_past_zero_far, 60)
 	long long took;
 	unsigned int i;
 
-	ASSERT_EQ(0, qpu_test_submit(self->fd, &self->loop, &self->unif, 12, 1500, 0, 0, &s));
+	/* 1.5 s by the wall clock: programs that end, hung by the knob. */
+	ASSERT_EQ(0, qpu_test_write(DEBUGFS "hang", "1"));
+	ASSERT_EQ(0, qpu_test_submit(self->fd, &self->end, &self->unif, 12, 1500, 0, 0, &s));
 	for (i = 0; i < sizeof(past) / sizeof(past[0]); i++) {
 		__s64 deadline = i == 4 ? qpu_test_now_ns() : past[i];
 
@@ -587,6 +769,7 @@ TEST_F_TIMEOUT(job, wait_deadlines_past_zero_far, 60)
 	}
 	EXPECT_EQ(QPU_JOB_TIMEOUT, wait_deadline(self->fd, s.seqno, INT64_MAX, &took));
 	EXPECT_LT(500, took);
+	ASSERT_EQ(0, qpu_test_write(DEBUGFS "hang", "0"));
 
 	ASSERT_EQ(0, qpu_test_submit(self->fd, &self->end, &self->unif, 12, 0, 0, 0, &t));
 	EXPECT_EQ(QPU_JOB_DONE, wait_deadline(self->fd, t.seqno, INT64_MAX, &took));
@@ -696,7 +879,7 @@ TEST_F_TIMEOUT(job, bos_outlive_destroy_while_running, 30)
 	long long bos;
 	struct qpu_submit s;
 
-	ASSERT_EQ(0, qpu_test_submit(self->fd, &self->loop, &self->unif, 1, 300, 0, 0, &s));
+	ASSERT_EQ(0, qpu_test_submit(self->fd, &self->loop, &self->unif, 1, 20, 0, 0, &s));
 	munmap(self->loop.map, 4096);
 	bos = qpu_test_stat("bo_count");
 	ASSERT_EQ(0, ioctl(self->fd, QPU_IOCTL_BO_DESTROY, &d));
@@ -748,14 +931,14 @@ TEST_F_TIMEOUT(job, instructions_of_stopped_jobs, 30)
 	struct qpu_submit a, b;
 	struct qpu_wait w;
 
-	/* A loop until its timeout: many instructions, all counted. */
-	ASSERT_EQ(0, qpu_test_submit(self->fd, &self->loop, &self->unif, 1, 100,
+	/* A loop until its timeout: its whole budget, all counted. */
+	ASSERT_EQ(0, qpu_test_submit(self->fd, &self->loop, &self->unif, 1, 5,
 				     QPU_SUBMIT_OUT_FENCE, 0, &a));
 	ASSERT_EQ(0, qpu_test_submit(self->fd, &self->end, &self->unif, 1, 0,
 				     QPU_SUBMIT_IN_FENCE, a.out_fence_fd, &b));
 	ASSERT_EQ(QPU_JOB_TIMEOUT, qpu_test_wait(self->fd, a.seqno, 10000, &w));
 	EXPECT_EQ(QPU_WAIT_RESULT_INSTRUCTIONS, w.result_flags);
-	EXPECT_LT(1000, w.instructions);
+	EXPECT_EQ(5 * per_ms(self->fd), w.instructions);
 	/* Its in-fence failed: it never started, so nothing is known. */
 	ASSERT_EQ(QPU_JOB_CANCELED, qpu_test_wait(self->fd, b.seqno, 10000, &w));
 	EXPECT_EQ(0, w.result_flags);

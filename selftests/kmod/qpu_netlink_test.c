@@ -888,7 +888,7 @@ TEST_F_TIMEOUT(nl, hang_get_snapshot, 30)
 	__u64 srqcs;
 
 	ASSERT_EQ(0, prctl(PR_GET_NAME, comm));
-	ASSERT_EQ(0, qpu_test_submit(self->fd, &self->loop, &self->unif, 2, 100, 0, 0, &s));
+	ASSERT_EQ(0, qpu_test_submit(self->fd, &self->loop, &self->unif, 2, 5, 0, 0, &s));
 	EXPECT_EQ(QPU_JOB_TIMEOUT, qpu_test_wait(self->fd, s.seqno, 10000, NULL));
 
 	req_start(&self->q, self->nl.family, 0, QPU_CMD_HANG_GET);
@@ -902,7 +902,7 @@ TEST_F_TIMEOUT(nl, hang_get_snapshot, 30)
 	EXPECT_EQ((__u64)getpid(), msg_uint(m, QPU_A_HANG_PID));
 	EXPECT_STREQ(comm, msg_str(m, QPU_A_HANG_COMM));
 	EXPECT_EQ(s.seqno, msg_uint(m, QPU_A_HANG_SEQNO));
-	EXPECT_EQ(100, msg_uint(m, QPU_A_HANG_TIMEOUT_MS));
+	EXPECT_EQ(5, msg_uint(m, QPU_A_HANG_TIMEOUT_MS));
 	EXPECT_EQ(2, msg_uint(m, QPU_A_HANG_PROGRAMS));
 	EXPECT_EQ(self->loop.bus_addr, msg_uint(m, QPU_A_HANG_CODE_ADDR));
 	EXPECT_EQ(self->unif.bus_addr, msg_uint(m, QPU_A_HANG_UNIF_ADDR));
@@ -1045,7 +1045,8 @@ TEST_F_TIMEOUT(nl, stats_busy_time, 30)
 	int i;
 
 	ASSERT_EQ(0, stats_busy(&self->nl, &self->q, &self->r, &before));
-	ASSERT_EQ(0, qpu_test_submit(self->fd, &self->loop, &self->unif, 1, 300, 0, 0, &s));
+	/* 40 ms of instructions: seconds of the VM's emulation. */
+	ASSERT_EQ(0, qpu_test_submit(self->fd, &self->loop, &self->unif, 1, 40, 0, 0, &s));
 	for (i = 0; i < 500; i++) {
 		req_start(&self->q, self->nl.family, 0, QPU_CMD_DEV_GET);
 		req_put_u32(&self->q, QPU_A_DEV_INDEX, 0);
@@ -1060,9 +1061,9 @@ TEST_F_TIMEOUT(nl, stats_busy_time, 30)
 	ASSERT_EQ(0, stats_busy(&self->nl, &self->q, &self->r, &during));
 	/* The running job's time so far is in, and the QPU is issuing. */
 	EXPECT_LE(before.busy_ns + 50000000ull, during.busy_ns);
-	ASSERT_EQ(QPU_JOB_TIMEOUT, qpu_test_wait(self->fd, s.seqno, 10000, NULL));
+	ASSERT_EQ(QPU_JOB_TIMEOUT, qpu_test_wait(self->fd, s.seqno, 30000, NULL));
 	ASSERT_EQ(0, stats_busy(&self->nl, &self->q, &self->r, &after));
-	EXPECT_LE(before.busy_ns + 300000000ull, after.busy_ns);
+	EXPECT_LT(during.busy_ns, after.busy_ns);
 	EXPECT_LE(during.busy_ns, after.busy_ns);
 	EXPECT_LT(during.instructions, after.instructions);
 }
@@ -1252,7 +1253,7 @@ TEST_F_TIMEOUT(nl, config_and_hang_dumps, 30)
 	EXPECT_EQ(-EINVAL, nl_request(&self->nl, &self->q, &self->r));
 
 	/* A hang, then the dump of every device's last one. */
-	ASSERT_EQ(0, qpu_test_submit(self->fd, &self->loop, &self->unif, 1, 150, 0, 0, &s));
+	ASSERT_EQ(0, qpu_test_submit(self->fd, &self->loop, &self->unif, 1, 5, 0, 0, &s));
 	EXPECT_EQ(QPU_JOB_TIMEOUT, qpu_test_wait(self->fd, s.seqno, 10000, NULL));
 	req_start(&self->q, self->nl.family, NLM_F_DUMP, QPU_CMD_HANG_GET);
 	ASSERT_EQ(0, nl_request(&self->nl, &self->q, &self->r)) TH_LOG("%s", self->r.msg);
@@ -1262,7 +1263,7 @@ TEST_F_TIMEOUT(nl, config_and_hang_dumps, 30)
 	EXPECT_EQ(0, msg_uint(m, QPU_A_HANG_DEV_INDEX));
 	EXPECT_EQ(s.seqno, msg_uint(m, QPU_A_HANG_SEQNO));
 	timeout = msg_uint(m, QPU_A_HANG_TIMEOUT_MS);
-	EXPECT_EQ(150, timeout);
+	EXPECT_EQ(5, timeout);
 	/* Filtered on a device that does not exist: empty. */
 	req_start(&self->q, self->nl.family, NLM_F_DUMP, QPU_CMD_HANG_GET);
 	req_put_u32(&self->q, QPU_A_HANG_DEV_INDEX, 3);

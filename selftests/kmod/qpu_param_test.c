@@ -63,7 +63,10 @@ TEST_F(param, sim_identity)
 	ASSERT_EQ(0, get_param(self->fd, QPU_PARAM_V3D_IDENT0, &v));
 	EXPECT_EQ(0x02443356, v);	/* "V3D", technology version 2 */
 	ASSERT_EQ(0, get_param(self->fd, QPU_PARAM_FEATURES, &v));
-	EXPECT_EQ(0, v);
+	EXPECT_EQ(QPU_FEATURE_UNIFORMS_ANYWHERE | QPU_FEATURE_DEADLOCK, v);
+	/* Timeouts are progress: a 250 MHz V3D's instructions per QPU and ms. */
+	ASSERT_EQ(0, get_param(self->fd, QPU_PARAM_INSTRUCTIONS_PER_MS, &v));
+	EXPECT_EQ(62500, v);
 }
 
 /* The decoded parameters agree with the raw IDENT1 word (reference guide). */
@@ -99,7 +102,7 @@ TEST_F(param, unknown_param_einval)
 {
 	__u64 v;
 
-	EXPECT_EQ(-1, get_param(self->fd, QPU_PARAM_MAX_TIMEOUT_MS + 1, &v));
+	EXPECT_EQ(-1, get_param(self->fd, QPU_PARAM_INSTRUCTIONS_PER_MS + 1, &v));
 	EXPECT_EQ(EINVAL, errno);
 	EXPECT_EQ(-1, get_param(self->fd, 0xffffffff, &v));
 	EXPECT_EQ(EINVAL, errno);

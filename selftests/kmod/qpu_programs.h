@@ -24,9 +24,52 @@ static const uint64_t qpu_prog_loop[] __attribute__((unused)) = {
 	QPU_PROG_LOOP, QPU_PROG_NOP, QPU_PROG_NOP, QPU_PROG_NOP,
 };
 
+/*
+ * Counts 12000 down, five instructions a turn: 60004 instructions in all,
+ * within the 62500 of a 1 ms timeout on a device that times by progress.
+ */
+#define QPU_PROG_COUNT_INSTRUCTIONS	60004
+static const uint64_t qpu_prog_count[] __attribute__((unused)) = {
+	0xe002082700002ee0ull,	/* ldi r0, 0x2ee0 */
+	0xd00228270d9c11c0ull,	/* sub.setf r0, r0, 1 */
+	0xf03809e7ffffffd8ull,	/* brr.anynz -, -40 */
+	QPU_PROG_NOP, QPU_PROG_NOP, QPU_PROG_NOP,
+	QPU_PROG_THREND, QPU_PROG_NOP, QPU_PROG_NOP,
+};
+
 /* Reads the word at the address in its first uniform through TMU 0. */
 static const uint64_t qpu_prog_tmu_read[] __attribute__((unused)) = {
 	0x10020e2715827d80ull,	/* or t0s, unif, unif */
+	0xa00009e7009e7000ull,	/* nop; ldtmu0 */
+	QPU_PROG_THREND, QPU_PROG_NOP, QPU_PROG_NOP,
+};
+
+/*
+ * Points its uniform stream at the address in its first uniform (two
+ * instructions before the next read, as the hardware needs), then reads the
+ * word at the address it finds there through TMU 0: a job that reads
+ * uniforms outside its first window, and shows which word it read by the
+ * TMU access (a fault names the address).
+ */
+static const uint64_t qpu_prog_unif_redirect[] __attribute__((unused)) = {
+	0x10020a2715827d80ull,	/* mov unif_addr, unif */
+	QPU_PROG_NOP, QPU_PROG_NOP,
+	0x10020e2715827d80ull,	/* mov t0s, unif */
+	0xa00009e7009e7000ull,	/* nop; ldtmu0 */
+	QPU_PROG_THREND, QPU_PROG_NOP, QPU_PROG_NOP,
+};
+
+/*
+ * Two programs that wait forever: at QPU_PROG_DEADLOCK_SEM_OFFSET an
+ * acquire of semaphore 3 (nothing releases it), at
+ * QPU_PROG_DEADLOCK_TMU_OFFSET an ldtmu0 with no TMU request before it.
+ */
+#define QPU_PROG_DEADLOCK_SEM_OFFSET	0
+#define QPU_PROG_DEADLOCK_SEM		3
+#define QPU_PROG_DEADLOCK_TMU_OFFSET	32
+static const uint64_t qpu_prog_deadlock[] __attribute__((unused)) = {
+	0xe80009e700000013ull,	/* sacq -, 3 */
+	QPU_PROG_THREND, QPU_PROG_NOP, QPU_PROG_NOP,
 	0xa00009e7009e7000ull,	/* nop; ldtmu0 */
 	QPU_PROG_THREND, QPU_PROG_NOP, QPU_PROG_NOP,
 };

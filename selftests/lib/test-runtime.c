@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
- * libqpu's device API end to end: buffers, submit, wait, fences, faults and
- * timeouts, running the same programs on the device its argument names.
+ * libqpu's device API end to end: buffers, submit, wait, fences, faults,
+ * uniforms read anywhere in a job, timeouts counted in instructions, and
+ * deadlocks, running the same programs on the device its argument names.
  * check-host runs it on the in-process emulator (the default, "emu");
  * check-vm runs the same binary, statically linked, on qpu.ko's simulated
  * V3D ("test-runtime /dev/qpu").
@@ -193,14 +194,24 @@ static void test_vector_add(struct qpu_dev *dev)
 	for (i = 0; i < 1024; i++)
 		T_EQ_U64(0, c[i]);
 
-	/* A uniforms window one word short stops every program at its last. */
+	/* A uniforms length one word short is ignored: the reads go on. */
 	job.bo_count = 3;
 	for (i = 0; i < QPUS; i++)
 		v.progs[i].uniforms_length = 12;
 	T_EQ_U64(0, qpu_submit(dev, &job, &seqno));
 	T_EQ_U64(0, qpu_wait(dev, seqno, 10000, &r));
+	T_EQ_U64(QPU_STATUS_DONE, r.status);
+
+	/* A stream that runs off its buffer's end stops at the first word out. */
+	((uint32_t *)qpu_bo_get_map(v.unif))[1022] = qpu_bo_get_bus_addr(v.a);
+	((uint32_t *)qpu_bo_get_map(v.unif))[1023] = qpu_bo_get_bus_addr(v.b);
+	v.progs[0].uniforms_offset = 4096 - 8;
+	v.progs[0].uniforms_length = 0;
+	T_EQ_U64(0, qpu_submit(dev, &job, &seqno));
+	T_EQ_U64(0, qpu_wait(dev, seqno, 10000, &r));
 	T_EQ_U64(QPU_STATUS_FAULT, r.status);
 	T_EQ_U64(QPU_ACCESS_UNIFORM, r.fault_access);
+	T_EQ_U64(qpu_bo_get_bus_addr(v.unif) + 4096, r.fault_addr);
 	vecadd_fini(&v);
 }
 
@@ -290,24 +301,92 @@ static void test_vpm_decoding(struct qpu_dev *dev)
 	qpu_dev_close(strict);
 }
 
+/*
+ * A program that points its uniform stream into a buffer below its first
+ * uniform (a kernel streaming a matrix) reads there: the word it finds,
+ * used as a TMU address outside the job, is what faults.
+ */
+static void test_uniforms_anywhere(struct qpu_dev *dev)
+{
+	struct qpu_bo *data = t_bo_or_die(dev, 4096);
+	struct qpu_bo *code = t_bo_or_die(dev, 4096), *unif = t_bo_or_die(dev, 4096);
+	struct qpu_program_ref prog = {
+		.code = code, .uniforms = unif, .uniforms_length = 4,
+	};
+	struct qpu_job_desc job = {
+		.programs = &prog, .program_count = 1, .bos = &data,
+		.bo_count = 1, .in_fence_fd = -1,
+	};
+	const uint32_t outside = 0x1000;
+	struct qpu_job_result r;
+	uint64_t seqno, features = 0;
+
+	T_EQ_U64(0, qpu_dev_get_param(dev, QPU_DEV_PARAM_FEATURES, &features));
+	T_CHECK(features & QPU_DEV_FEATURE_UNIFORMS_ANYWHERE);
+	T_CHECK(qpu_bo_get_bus_addr(data) < qpu_bo_get_bus_addr(unif));
+	memcpy(qpu_bo_get_map(code), qpu_prog_unif_redirect,
+	       sizeof(qpu_prog_unif_redirect));
+	((uint32_t *)qpu_bo_get_map(unif))[0] = qpu_bo_get_bus_addr(data) + 64;
+	((uint32_t *)qpu_bo_get_map(data))[16] = outside;
+	T_EQ_U64(0, qpu_submit(dev, &job, &seqno));
+	T_EQ_U64(0, qpu_wait(dev, seqno, 10000, &r));
+	T_EQ_U64(QPU_STATUS_FAULT, r.status);
+	T_EQ_U64(QPU_ACCESS_TMU, r.fault_access);
+	T_EQ_U64(outside, r.fault_addr);
+
+	/* Outside every buffer of the job, a uniform read still faults. */
+	((uint32_t *)qpu_bo_get_map(unif))[0] = outside;
+	T_EQ_U64(0, qpu_submit(dev, &job, &seqno));
+	T_EQ_U64(0, qpu_wait(dev, seqno, 10000, &r));
+	T_EQ_U64(QPU_STATUS_FAULT, r.status);
+	T_EQ_U64(QPU_ACCESS_UNIFORM, r.fault_access);
+	T_EQ_U64(outside, r.fault_addr);
+	qpu_bo_free(code);
+	qpu_bo_free(unif);
+	qpu_bo_free(data);
+}
+
+/*
+ * Timeouts are progress: a loop on one QPU issues exactly its timeout's
+ * budget, QPU_DEV_PARAM_INSTRUCTIONS_PER_MS per millisecond, then stops.
+ */
 static void test_timeout(struct qpu_dev *dev)
 {
 	struct qpu_bo *code = t_bo_or_die(dev, 4096), *unif = t_bo_or_die(dev, 4096);
-	struct qpu_program_ref prog = { .code = code, .uniforms = unif };
+	struct qpu_program_ref prog[QPUS];
 	struct qpu_job_desc job = {
-		.programs = &prog, .program_count = 1, .timeout_ms = 100,
+		.programs = prog, .program_count = 1, .timeout_ms = 3,
 		.in_fence_fd = -1,
 	};
 	struct qpu_job_result r;
-	uint64_t seqno;
+	uint64_t seqno, per_ms = 0;
+	int i;
 
+	for (i = 0; i < QPUS; i++)
+		prog[i] = (struct qpu_program_ref){ .code = code, .uniforms = unif };
+	T_EQ_U64(0, qpu_dev_get_param(dev, QPU_DEV_PARAM_INSTRUCTIONS_PER_MS, &per_ms));
+	T_EQ_U64(62500, per_ms);	/* 250 MHz, 4 cycles an instruction */
 	memcpy(qpu_bo_get_map(code), qpu_prog_loop, sizeof(qpu_prog_loop));
 	T_EQ_U64(0, qpu_submit(dev, &job, &seqno));
-	T_EQ_U64(0, qpu_wait(dev, seqno, 10000, &r));
+	T_EQ_U64(0, qpu_wait(dev, seqno, 60000, &r));
 	T_EQ_U64(QPU_STATUS_TIMEOUT, r.status);
 	T_CHECK(!strcmp("timed out", qpu_job_status_str(r.status)));
 	T_CHECK(r.flags & QPU_JOB_RESULT_INSTRUCTIONS);
-	T_CHECK(r.instructions > 1000);
+	T_EQ_U64(3 * per_ms, r.instructions);
+
+	/*
+	 * Twelve: the first to spend its budget stops them all, none past
+	 * it (the simulated V3D starts them one by one: the others may lag).
+	 */
+	job.program_count = QPUS;
+	job.timeout_ms = 1;
+	T_EQ_U64(0, qpu_submit(dev, &job, &seqno));
+	T_EQ_U64(0, qpu_wait(dev, seqno, 60000, &r));
+	T_EQ_U64(QPU_STATUS_TIMEOUT, r.status);
+	T_CHECK(r.instructions <= QPUS * per_ms);
+	T_CHECK(r.instructions >= per_ms);
+	job.program_count = 1;
+	job.timeout_ms = 100;
 
 	/* The device works after the reset. */
 	memcpy(qpu_bo_get_map(code), qpu_prog_end, sizeof(qpu_prog_end));
@@ -315,6 +394,51 @@ static void test_timeout(struct qpu_dev *dev)
 	T_EQ_U64(0, qpu_wait(dev, seqno, 10000, &r));
 	T_EQ_U64(QPU_STATUS_DONE, r.status);
 	expect_instructions(&r, 3);	/* thrend and its two delay slots */
+	qpu_bo_free(code);
+	qpu_bo_free(unif);
+}
+
+/*
+ * Programs that wait forever end at once as QPU_STATUS_DEADLOCK (where the
+ * device can tell), with each QPU's PC and what it waits on.
+ */
+static void test_deadlock(struct qpu_dev *dev)
+{
+	struct qpu_bo *code = t_bo_or_die(dev, 4096), *unif = t_bo_or_die(dev, 4096);
+	uint32_t base = qpu_bo_get_bus_addr(code);
+	struct qpu_program_ref prog[2] = {
+		{ .code = code, .code_offset = QPU_PROG_DEADLOCK_SEM_OFFSET,
+		  .uniforms = unif },
+		{ .code = code, .code_offset = QPU_PROG_DEADLOCK_TMU_OFFSET,
+		  .uniforms = unif },
+	};
+	struct qpu_job_desc job = {
+		.programs = prog, .program_count = 2, .in_fence_fd = -1,
+		.timeout_ms = QPU_JOB_TIMEOUT_NONE,
+	};
+	struct qpu_job_result r;
+	uint64_t seqno, features = 0;
+	unsigned int i;
+
+	T_EQ_U64(0, qpu_dev_get_param(dev, QPU_DEV_PARAM_FEATURES, &features));
+	T_CHECK(features & QPU_DEV_FEATURE_DEADLOCK);
+	memcpy(qpu_bo_get_map(code), qpu_prog_deadlock, sizeof(qpu_prog_deadlock));
+	T_EQ_U64(0, qpu_submit(dev, &job, &seqno));
+	T_EQ_U64(0, qpu_wait(dev, seqno, 60000, &r));
+	T_EQ_U64(QPU_STATUS_DEADLOCK, r.status);
+	T_EQ_STR("deadlock", qpu_job_status_str(r.status));
+	T_CHECK(r.flags & QPU_JOB_RESULT_QPUS);
+	T_EQ_U64(QPUS, r.qpu_count);
+	T_EQ_U64(base + QPU_PROG_DEADLOCK_SEM_OFFSET, r.qpus[0].pc);
+	T_EQ_U64(QPU_ACTIVITY_WAIT_SEMAPHORE, r.qpus[0].activity);
+	T_EQ_U64(QPU_PROG_DEADLOCK_SEM, r.qpus[0].semaphore);
+	T_EQ_U64(base + QPU_PROG_DEADLOCK_TMU_OFFSET, r.qpus[1].pc);
+	T_EQ_U64(QPU_ACTIVITY_WAIT_TMU, r.qpus[1].activity);
+	for (i = 2; i < QPUS; i++)
+		T_EQ_U64(QPU_ACTIVITY_IDLE, r.qpus[i].activity);
+	/* Nothing ran: each waits at its first instruction. */
+	T_EQ_U64(0, r.instructions);
+
 	qpu_bo_free(code);
 	qpu_bo_free(unif);
 }
@@ -399,7 +523,9 @@ int main(int argc, char **argv)
 	test_buffers(dev);
 	test_vector_add(dev);
 	test_vpm_decoding(dev);
+	test_uniforms_anywhere(dev);
 	test_timeout(dev);
+	test_deadlock(dev);
 	test_bad_jobs(dev);
 	qpu_dev_close(dev);
 

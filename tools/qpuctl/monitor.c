@@ -34,6 +34,8 @@ static const char *reason_name(uint64_t reason)
 		return "admin";
 	case QPU_RESET_REMOVE:
 		return "remove";
+	case QPU_RESET_DEADLOCK:
+		return "deadlock";
 	default:
 		return "unknown";
 	}

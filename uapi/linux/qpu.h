@@ -27,10 +27,14 @@ extern "C" {
  * simulated V3D checks every memory access of a program and is open to any
  * user who may open the node.
  *
- * Feature probing: a program asks &QPU_PARAM_FEATURES and tests its bits,
- * or tries an ioctl and treats -ENOTTY as absent. It never compares
- * &QPU_PARAM_ABI_VERSION to decide whether a feature exists; that number only
- * changes on an incompatible break, which this ABI promises never to make.
+ * Feature probing: a program asks &QPU_PARAM_FEATURES and tests its bits
+ * (&enum qpu_feature), or tries an ioctl and treats -ENOTTY as absent. It
+ * never compares &QPU_PARAM_ABI_VERSION to decide whether a feature exists;
+ * that number only changes on an incompatible break, which this ABI
+ * promises never to make. Each feature is one bit; a new feature takes the
+ * next bit, and a bit keeps its meaning forever, never reused. A kernel
+ * that predates a feature leaves its bit clear (a kernel that predates the
+ * scheme reports 0).
  *
  * Conventions of every ioctl below: structs are 64-bit aligned and only ever
  * grow at their end. The kernel accepts a struct shorter than its own as long
@@ -82,12 +86,17 @@ enum qpu_ioctl_nr {
  * @QPU_PARAM_NUM_SLICES: number of slices.
  * @QPU_PARAM_NUM_SEMAPHORES: number of hardware semaphores.
  * @QPU_PARAM_VPM_SIZE: VPM size in bytes.
- * @QPU_PARAM_FEATURES: a mask of feature bits; none are defined yet. A bit
- *	is defined when its feature lands and keeps its meaning forever.
+ * @QPU_PARAM_FEATURES: a mask of &enum qpu_feature bits: what this device
+ *	does that earlier kernels did not.
  * @QPU_PARAM_MAX_BO_SIZE: the largest buffer object, in bytes, that
  *	&QPU_IOCTL_BO_CREATE accepts now (the administrator may change it).
  * @QPU_PARAM_DEFAULT_TIMEOUT_MS: the timeout of a job that asks for none.
  * @QPU_PARAM_MAX_TIMEOUT_MS: the longest timeout a job may have.
+ * @QPU_PARAM_INSTRUCTIONS_PER_MS: on a device that measures a job's time by
+ *	its progress (the simulated V3D), the instructions each QPU may issue
+ *	per millisecond of the job's timeout (see &qpu_submit.timeout_ms); 0
+ *	where time is the wall clock's (a real V3D). -EINVAL from kernels
+ *	before it, whose simulated V3D used the wall clock too.
  *
  * New entries go at the end; nothing is ever reordered or reused.
  */
@@ -105,6 +114,28 @@ enum qpu_param {
 	QPU_PARAM_MAX_BO_SIZE = 10,
 	QPU_PARAM_DEFAULT_TIMEOUT_MS = 11,
 	QPU_PARAM_MAX_TIMEOUT_MS = 12,
+	QPU_PARAM_INSTRUCTIONS_PER_MS = 13,
+};
+
+/**
+ * enum qpu_feature - bits of &QPU_PARAM_FEATURES.
+ * @QPU_FEATURE_UNIFORMS_ANYWHERE: a program may read uniforms anywhere in
+ *	its job's BOs, wherever it points its stream (a write to unif_addr);
+ *	&qpu_program.unif_length no longer bounds the reads. Before it, the
+ *	simulated V3D faulted a uniform read outside the program's window (a
+ *	real V3D never checked).
+ * @QPU_FEATURE_DEADLOCK: a job whose running programs all wait on each
+ *	other (or on a VPM read or TMU result that never comes) ends at once
+ *	with &QPU_JOB_DEADLOCK, and &QPU_IOCTL_WAIT says where each QPU
+ *	stopped (&qpu_wait.qpus). Only the simulated V3D can tell: a real V3D
+ *	cannot tell a deadlock from a long job, so such a job times out there
+ *	(&QPU_JOB_TIMEOUT), and the bit is clear.
+ *
+ * New bits go at the end; a bit is never reused.
+ */
+enum qpu_feature {
+	QPU_FEATURE_UNIFORMS_ANYWHERE = 1 << 0,
+	QPU_FEATURE_DEADLOCK = 1 << 1,
 };
 
 /**
@@ -203,14 +234,28 @@ struct qpu_bo_destroy {
  *
  * A job runs up to one program per QPU at once, as the V3D's user-program
  * queue does: each program starts at an address inside a code BO and reads
- * its uniforms from an address inside a uniforms BO. The job lists every BO
- * its programs touch; on the simulated V3D an access to any other address
- * stops the job with a fault. &QPU_IOCTL_SUBMIT never blocks: the job waits
+ * its uniforms from an address inside a uniforms BO, or wherever it points
+ * its uniform stream later (&QPU_FEATURE_UNIFORMS_ANYWHERE). The job lists
+ * every BO its programs touch; on the simulated V3D an access to any other
+ * address stops the job with a fault. &QPU_IOCTL_SUBMIT never blocks: the job waits
  * for its in-fence, then for the jobs submitted before it on the same file,
  * then for its turn on the V3D (files take turns, so one file cannot starve
  * another), and runs until every program has ended or its timeout passes.
  * A job past its timeout is stopped by resetting the V3D; jobs queued behind
  * it run on.
+ *
+ * Time: a real V3D's jobs are timed by the wall clock. The simulated V3D
+ * runs programs far slower than the hardware, so it times a job by its
+ * progress instead: the job times out when one of its programs needs more
+ * than &qpu_submit.timeout_ms times &QPU_PARAM_INSTRUCTIONS_PER_MS
+ * instructions (the most a QPU of a 250 MHz V3D could issue in that time;
+ * the hardware, which also stalls, does less). It does not time out by the
+ * wall clock while its programs run within that budget, however long the
+ * host takes, up to a safety net of 256 times the timeout (a minute at
+ * least); programs waiting to start (the debugfs knob latency_us) count as
+ * running, as they have spent nothing. Once no program is left to run but
+ * the job has not completed (the debugfs knob hang), the wall clock
+ * applies as on the hardware.
  *
  * Completion is seen three ways: the out-fence (a sync_file fd, pollable),
  * &QPU_IOCTL_WAIT on the job's sequence number, or &QPU_IOCTL_WAIT on any BO
@@ -234,9 +279,11 @@ struct qpu_bo_destroy {
  * @code_offset: Input: offset of the first instruction, a multiple of 8.
  * @unif_handle: Input: the BO holding the uniforms.
  * @unif_offset: Input: offset of the first uniform, a multiple of 4.
- * @unif_length: Input: bytes of uniforms the program may read, a multiple
- *	of 4 within the BO; 0 for the rest of the BO. On the simulated V3D a
- *	read past them stops the job with a fault.
+ * @unif_length: Input: a multiple of 4 within the BO, or 0; checked, then
+ *	ignored: kept for compatibility. Kernels before
+ *	&QPU_FEATURE_UNIFORMS_ANYWHERE faulted a uniform read past that many
+ *	bytes (0: the rest of the BO) on the simulated V3D; now a program
+ *	reads uniforms anywhere in its job's BOs.
  * @pad: Input: must be zero.
  *
  * The first version was 16 bytes long, without @unif_length and @pad; a
@@ -279,7 +326,8 @@ enum qpu_submit_flags {
  *	&QPU_SUBMIT_OUT_FENCE; signalled when the job ends, whatever its status.
  * @timeout_ms: Input: the job's timeout from its start on the V3D; 0 for
  *	&QPU_PARAM_DEFAULT_TIMEOUT_MS; longer than &QPU_PARAM_MAX_TIMEOUT_MS is
- *	cut to it.
+ *	cut to it, &QPU_TIMEOUT_NONE included. See "jobs" for how the
+ *	simulated V3D measures it.
  * @pad: Input: must be zero.
  * @seqno: Output: the job's number in this file, for &QPU_IOCTL_WAIT.
  *
@@ -301,6 +349,15 @@ struct qpu_submit {
 	__u64 seqno;
 };
 
+/**
+ * QPU_TIMEOUT_NONE - a &qpu_submit.timeout_ms that asks for no timeout.
+ *
+ * Only libqpu's in-process emulator honours it: its jobs then run until
+ * they end, fault or deadlock. qpu.ko treats it as any timeout past
+ * &QPU_PARAM_MAX_TIMEOUT_MS: it cuts it to that maximum.
+ */
+#define QPU_TIMEOUT_NONE 0xffffffffu
+
 #define QPU_IOCTL_SUBMIT \
 	_IOWR(QPU_IOCTL_BASE, QPU_IOCTL_NR_SUBMIT, struct qpu_submit)
 
@@ -314,12 +371,18 @@ struct qpu_submit {
  * @QPU_JOB_CANCELED: the job never started: its file was closed, its
  *	in-fence failed, or the device went away; or it was running when an
  *	administrator reset the V3D (&QPU_CMD_DEV_RESET).
+ * @QPU_JOB_DEADLOCK: every program still running waited for something no
+ *	other would ever give (&QPU_FEATURE_DEADLOCK, simulated V3D only):
+ *	stopped at once, the V3D reset; &qpu_wait.qpus says where each QPU
+ *	was. A caller whose &struct qpu_wait ends before @qpus gets
+ *	&QPU_JOB_TIMEOUT instead, as kernels before it said.
  */
 enum qpu_job_status {
 	QPU_JOB_DONE = 1,
 	QPU_JOB_TIMEOUT = 2,
 	QPU_JOB_FAULT = 3,
 	QPU_JOB_CANCELED = 4,
+	QPU_JOB_DEADLOCK = 5,
 };
 
 /**
@@ -338,9 +401,46 @@ enum qpu_wait_flags {
  *	instruction count. The simulated V3D knows it for every job that
  *	started; a real V3D has no per-job count (its performance counters
  *	only sum over all QPUs and are shared with vc4), so never sets it.
+ * @QPU_WAIT_RESULT_QPUS: &qpu_wait.qpu_count and &qpu_wait.qpus hold what
+ *	each QPU was doing when the job stopped; set with &QPU_JOB_DEADLOCK.
  */
 enum qpu_wait_result_flags {
 	QPU_WAIT_RESULT_INSTRUCTIONS = 1 << 0,
+	QPU_WAIT_RESULT_QPUS = 1 << 1,
+};
+
+/**
+ * enum qpu_qpu_state - what a QPU was doing, in &qpu_wait_qpu.state.
+ * @QPU_QPU_IDLE: no program, or its program had ended.
+ * @QPU_QPU_RUNNING: issuing instructions.
+ * @QPU_QPU_WAIT_SEMAPHORE: waiting on semaphore &qpu_wait_qpu.semaphore
+ *	(an acquire at 0 or a release at 15).
+ * @QPU_QPU_WAIT_MUTEX: waiting for the mutex, held by another QPU.
+ * @QPU_QPU_WAIT_VPM: waiting on a VPM read (or DMA) never set up.
+ * @QPU_QPU_WAIT_TMU: waiting on a TMU result never requested.
+ */
+enum qpu_qpu_state {
+	QPU_QPU_IDLE = 0,
+	QPU_QPU_RUNNING = 1,
+	QPU_QPU_WAIT_SEMAPHORE = 2,
+	QPU_QPU_WAIT_MUTEX = 3,
+	QPU_QPU_WAIT_VPM = 4,
+	QPU_QPU_WAIT_TMU = 5,
+};
+
+/* QPU_WAIT_QPUS - entries of &qpu_wait.qpus, at least a V3D's QPUs. */
+#define QPU_WAIT_QPUS 16
+
+/**
+ * struct qpu_wait_qpu - one QPU when its job stopped, in &qpu_wait.qpus.
+ * @pc: bus address of the instruction it was about to issue.
+ * @state: an &enum qpu_qpu_state.
+ * @semaphore: with &QPU_QPU_WAIT_SEMAPHORE, the semaphore (0 to 15).
+ */
+struct qpu_wait_qpu {
+	__u32 pc;
+	__u16 state;
+	__u16 semaphore;
 };
 
 /**
@@ -383,8 +483,14 @@ enum qpu_fault_access {
  *	instructions the job's programs issued, summed over the QPUs; for a
  *	job that timed out, faulted or was canceled while running, those issued
  *	before it stopped.
+ * @qpu_count: Output: with &QPU_WAIT_RESULT_QPUS, the entries of @qpus
+ *	filled: one per QPU of the V3D, in QPU order.
+ * @pad3: Input: must be zero.
+ * @qpus: Output: with &QPU_WAIT_RESULT_QPUS, each QPU's state.
  *
- * The first version was 48 bytes long, up to @pad.
+ * The first version was 48 bytes long, up to @pad; the second 64, up to
+ * @instructions. Both still work: the kernel writes nothing past the size
+ * given, and reports a deadlock to them as &QPU_JOB_TIMEOUT.
  *
  * Errors: -ENOENT for a job this file never submitted or has forgotten (the
  * last 1024 are kept) or a BO it does not have; -ETIME; -EINTR when a
@@ -405,6 +511,9 @@ struct qpu_wait {
 	__u32 result_flags;
 	__u32 pad2;
 	__u64 instructions;
+	__u32 qpu_count;
+	__u32 pad3;
+	struct qpu_wait_qpu qpus[QPU_WAIT_QPUS];
 };
 
 #define QPU_IOCTL_WAIT \
@@ -498,12 +607,14 @@ enum qpu_dev_state {
  * @QPU_RESET_FAULT: a job faulted.
  * @QPU_RESET_ADMIN: an administrator asked, with &QPU_CMD_DEV_RESET.
  * @QPU_RESET_REMOVE: the device is going away with a job running.
+ * @QPU_RESET_DEADLOCK: a job deadlocked (&QPU_JOB_DEADLOCK).
  */
 enum qpu_reset_reason {
 	QPU_RESET_TIMEOUT = 1,
 	QPU_RESET_FAULT = 2,
 	QPU_RESET_ADMIN = 3,
 	QPU_RESET_REMOVE = 4,
+	QPU_RESET_DEADLOCK = 5,
 };
 
 /**
@@ -589,7 +700,8 @@ enum qpu_a_dev {
  * @QPU_A_STATS_JOBS_SUBMITTED: u64, jobs submitted.
  * @QPU_A_STATS_JOBS_DONE: u64, jobs that ended with &QPU_JOB_DONE.
  * @QPU_A_STATS_JOBS_FAILED: u64, jobs that ended with &QPU_JOB_FAULT.
- * @QPU_A_STATS_JOBS_TIMEOUT: u64, jobs that ended with &QPU_JOB_TIMEOUT.
+ * @QPU_A_STATS_JOBS_TIMEOUT: u64, jobs that ended with &QPU_JOB_TIMEOUT or
+ *	&QPU_JOB_DEADLOCK (the hangs).
  * @QPU_A_STATS_JOBS_CANCELED: u64, jobs that ended with &QPU_JOB_CANCELED.
  * @QPU_A_STATS_RESETS: u64, V3D resets.
  * @QPU_A_STATS_BO_COUNT: u64, buffer objects alive now.
