@@ -24,9 +24,6 @@
 #include <linux/xarray.h>
 #include <linux/qpu.h>
 
-/* The V3D runs at most one program per QPU; a job at most this many. */
-#define QPU_MAX_PROGRAMS	16
-
 struct qpu_bo;
 struct qpu_dev;
 struct qpu_hw;
@@ -370,8 +367,8 @@ struct qpu_job {
 	struct work_struct ready_work;
 	bool ready;
 	unsigned int program_count;
-	u32 code_addr[QPU_MAX_PROGRAMS];
-	u32 unif_addr[QPU_MAX_PROGRAMS];
+	u32 code_addr[QPU_MAX_QPUS];
+	u32 unif_addr[QPU_MAX_QPUS];
 	struct qpu_bo **bos;
 	unsigned int bo_count;
 	ktime_t timeout;
@@ -384,7 +381,7 @@ struct qpu_job {
 		u32 access;
 	} fault;
 	u32 qpu_count;
-	struct qpu_wait_qpu qpus[QPU_WAIT_QPUS];
+	struct qpu_wait_qpu qpus[QPU_MAX_QPUS];
 	u64 instructions;
 	bool instructions_known;
 	pid_t pid;

@@ -427,7 +427,7 @@ int qpu_ioctl_submit(struct qpu_file *qf, void *data, size_t usize)
 {
 	struct qpu_submit *args = data;
 	struct qpu_dev *qdev = qf->qdev;
-	struct qpu_program programs[QPU_MAX_PROGRAMS];
+	struct qpu_program programs[QPU_MAX_QPUS];
 	const u32 known_flags = QPU_SUBMIT_IN_FENCE | QPU_SUBMIT_OUT_FENCE;
 	u32 num_qpus = qdev->ident.num_slices * qdev->ident.qpus_per_slice;
 	struct sync_file *sync_file = NULL;
@@ -440,7 +440,7 @@ int qpu_ioctl_submit(struct qpu_file *qf, void *data, size_t usize)
 	if (args->pad || args->flags & ~known_flags)
 		return -EINVAL;
 	if (!args->program_count || args->program_count > num_qpus ||
-	    args->program_count > QPU_MAX_PROGRAMS)
+	    args->program_count > QPU_MAX_QPUS)
 		return -EINVAL;
 	if (args->program_size < offsetofend(struct qpu_program, unif_offset) ||
 	    args->program_size > PAGE_SIZE || args->bo_count > QPU_MAX_JOB_BOS)

@@ -150,9 +150,9 @@ static int qpu_nl_put_counter(struct sk_buff *skb, int type, atomic64_t *v)
 static int qpu_nl_put_qpus(struct sk_buff *skb, struct qpu_dev *qdev)
 {
 	const struct qpu_v3d_ident *id = &qdev->ident;
-	unsigned int i, n = min_t(unsigned int, QPU_MAX_PROGRAMS,
+	unsigned int i, n = min_t(unsigned int, QPU_MAX_QPUS,
 				  id->num_slices * id->qpus_per_slice);
-	u64 counts[QPU_MAX_PROGRAMS];
+	u64 counts[QPU_MAX_QPUS];
 	struct nlattr *nest;
 
 	if (!qdev->ops->qpu_instructions)

@@ -73,6 +73,9 @@ int qpu_ioctl_check_abi(int fd);
 /* The ABI version libqpu speaks, for the emulator's QPU_DEV_PARAM_ABI_VERSION. */
 uint32_t qpu_ioctl_abi_version(void);
 int qpu_ioctl_get_param(int fd, enum qpu_dev_param param, uint64_t *value);
+/* libqpu's numbers as qpu.ko's, which libqpu 0.1 gave its callers */
+uint32_t qpu_status_to_uapi(enum qpu_status status);
+uint32_t qpu_access_to_uapi(enum qpu_access access);
 int qpu_ioctl_bo_create(int fd, uint64_t size, struct qpu_bo *bo);
 int qpu_ioctl_bo_destroy(int fd, uint32_t handle);
 int qpu_ioctl_submit(int fd, const struct qpu_job_desc *desc, uint64_t *seqno);

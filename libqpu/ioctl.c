@@ -14,6 +14,9 @@
 
 #include "internal.h"
 
+/* libqpu's limits are the ABI's format limits, or translation loses data. */
+_Static_assert(QPU_JOB_MAX_QPUS == QPU_MAX_QPUS, "qpu.h and <linux/qpu.h> disagree");
+
 /* libqpu's parameter as qpu.ko's; -1 for one qpu.ko does not have. */
 static int64_t qpu_param_to_uapi(enum qpu_dev_param param)
 {
@@ -106,6 +109,44 @@ static enum qpu_status qpu_status_from_uapi(uint32_t status)
 	default:
 		return 0;
 	}
+}
+
+uint32_t qpu_status_to_uapi(enum qpu_status status)
+{
+	switch (status) {
+	case QPU_STATUS_DONE:
+		return QPU_JOB_DONE;
+	case QPU_STATUS_TIMEOUT:
+		return QPU_JOB_TIMEOUT;
+	case QPU_STATUS_FAULT:
+		return QPU_JOB_FAULT;
+	case QPU_STATUS_CANCELED:
+		return QPU_JOB_CANCELED;
+	case QPU_STATUS_DEADLOCK:
+		return QPU_JOB_DEADLOCK;
+	}
+	return 0;
+}
+
+uint32_t qpu_access_to_uapi(enum qpu_access access)
+{
+	switch (access) {
+	case QPU_ACCESS_NONE:
+		return 0;
+	case QPU_ACCESS_FETCH:
+		return QPU_FAULT_FETCH;
+	case QPU_ACCESS_UNIFORM:
+		return QPU_FAULT_UNIFORM;
+	case QPU_ACCESS_TMU:
+		return QPU_FAULT_TMU;
+	case QPU_ACCESS_DMA_LOAD:
+		return QPU_FAULT_DMA_LOAD;
+	case QPU_ACCESS_DMA_STORE:
+		return QPU_FAULT_DMA_STORE;
+	case QPU_ACCESS_OTHER:
+		return QPU_FAULT_OTHER;
+	}
+	return 0;
 }
 
 static enum qpu_access qpu_access_from_uapi(uint32_t access)
@@ -213,7 +254,7 @@ int qpu_ioctl_bo_destroy(int fd, uint32_t handle)
 
 int qpu_ioctl_submit(int fd, const struct qpu_job_desc *desc, uint64_t *seqno)
 {
-	struct qpu_program programs[16];
+	struct qpu_program programs[QPU_MAX_QPUS];
 	struct qpu_submit args = {
 		.programs = (uintptr_t)programs,
 		.program_count = desc->program_count,
@@ -226,7 +267,7 @@ int qpu_ioctl_submit(int fd, const struct qpu_job_desc *desc, uint64_t *seqno)
 	unsigned int i;
 	int ret;
 
-	if (desc->program_count > 16)
+	if (desc->program_count > QPU_MAX_QPUS)
 		return -EINVAL;
 	for (i = 0; i < desc->program_count; i++) {
 		const struct qpu_program_ref *p = &desc->programs[i];
@@ -287,7 +328,7 @@ int qpu_ioctl_wait(int fd, uint64_t seqno, int64_t deadline_ns,
 		result->instructions = args.instructions;
 	}
 	if ((args.result_flags & QPU_WAIT_RESULT_QPUS) &&
-	    args.qpu_count <= QPU_WAIT_QPUS && args.qpu_count <= QPU_JOB_MAX_QPUS) {
+	    args.qpu_count <= QPU_JOB_MAX_QPUS) {
 		unsigned int i;
 
 		result->flags |= QPU_JOB_RESULT_QPUS;

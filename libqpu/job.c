@@ -18,7 +18,7 @@ static bool qpu_job_desc_valid(const struct qpu_dev *dev,
 {
 	unsigned int i;
 
-	if (!desc->programs || !desc->program_count || desc->program_count > 16)
+	if (!desc->programs || !desc->program_count || desc->program_count > QPU_JOB_MAX_QPUS)
 		return false;
 	if (desc->bo_count && !desc->bos)
 		return false;
@@ -44,11 +44,76 @@ QPU_API int qpu_submit(struct qpu_dev *dev, const struct qpu_job_desc *desc,
 	return dev->ops->submit(dev, desc, seqno);
 }
 
-QPU_API int qpu_wait(struct qpu_dev *dev, uint64_t seqno, int timeout_ms,
-		     struct qpu_job_result *result)
+/*
+ * qpu_wait() has one entry point per layout of struct qpu_job_result, each
+ * under the symbol version that introduced it (libqpu/README.md, "How the
+ * API grows"): the default, LIBQPU_0.2, fills today's struct; programs
+ * linked against 0.1 bind qpu_wait@LIBQPU_0.1, which writes 0.1's struct.
+ */
+QPU_API int qpu_wait_v0_2(struct qpu_dev *dev, uint64_t seqno, int timeout_ms,
+			  struct qpu_job_result *result);
+__asm__(".symver qpu_wait_v0_2, qpu_wait@@LIBQPU_0.2");
+
+QPU_API int qpu_wait_v0_2(struct qpu_dev *dev, uint64_t seqno, int timeout_ms,
+			  struct qpu_job_result *result)
 {
 	assert(dev && result);
 	return dev->ops->wait(dev, seqno, timeout_ms, result);
+}
+
+/*
+ * The result as libqpu 0.1 laid it out and numbered it: qpu.ko's status
+ * and access numbers, six counters, nothing after them. 0.1 knew no
+ * deadlock: to its callers one is the hang it would have been.
+ */
+struct qpu_job_result_v0_1 {
+	uint32_t status;
+	uint32_t fault_qpu;
+	uint32_t fault_pc;
+	uint32_t fault_addr;
+	uint32_t fault_access;
+	uint32_t flags;
+	uint64_t instructions;
+	uint64_t dual_issued;
+	uint64_t tmu_bytes;
+	uint64_t uniform_bytes;
+	uint64_t dma_load_bytes;
+	uint64_t dma_store_bytes;
+	uint64_t run_ns;
+};
+
+QPU_API int qpu_wait_v0_1(struct qpu_dev *dev, uint64_t seqno, int timeout_ms,
+			  struct qpu_job_result_v0_1 *old);
+__asm__(".symver qpu_wait_v0_1, qpu_wait@LIBQPU_0.1");
+
+QPU_API int qpu_wait_v0_1(struct qpu_dev *dev, uint64_t seqno, int timeout_ms,
+			  struct qpu_job_result_v0_1 *old)
+{
+	struct qpu_job_result r;
+	int ret;
+
+	assert(dev && old);
+	ret = dev->ops->wait(dev, seqno, timeout_ms, &r);
+	if (ret)
+		return ret;
+	if (r.status == QPU_STATUS_DEADLOCK)
+		r.status = QPU_STATUS_TIMEOUT;
+	*old = (struct qpu_job_result_v0_1){
+		.status = qpu_status_to_uapi(r.status),
+		.fault_qpu = r.fault_qpu,
+		.fault_pc = r.fault_pc,
+		.fault_addr = r.fault_addr,
+		.fault_access = qpu_access_to_uapi(r.fault_access),
+		.flags = r.flags & (QPU_JOB_RESULT_INSTRUCTIONS | QPU_JOB_RESULT_COUNTERS),
+		.instructions = r.instructions,
+		.dual_issued = r.counters.dual_issued,
+		.tmu_bytes = r.counters.tmu_bytes,
+		.uniform_bytes = r.counters.uniform_bytes,
+		.dma_load_bytes = r.counters.dma_load_bytes,
+		.dma_store_bytes = r.counters.dma_store_bytes,
+		.run_ns = r.counters.run_ns,
+	};
+	return 0;
 }
 
 QPU_API const char *qpu_job_status_str(enum qpu_status status)

@@ -379,7 +379,11 @@ enum qpu_activity {
 	QPU_ACTIVITY_WAIT_TMU,
 };
 
-/** QPU_JOB_MAX_QPUS - entries of &qpu_job_result.qpus: at least a V3D's QPUs. */
+/**
+ * QPU_JOB_MAX_QPUS - the most programs a job may carry and the entries of
+ * &qpu_job_result.qpus: a format limit. A device's own count,
+ * QPU_DEV_PARAM_NUM_QPUS (12 on every Raspberry Pi), is what a job may use.
+ */
 #define QPU_JOB_MAX_QPUS	16
 
 /**

@@ -15,6 +15,13 @@ $(BUILD)/selftests/lib/%: selftests/lib/%.c $(LIBQPU_A) $(QPU_TOOLS_A)
 	$(Q)$(CC) $(ALL_CFLAGS) -Itools/lib -MMD -MP -o $@ $< $(QPU_TOOLS_A) \
 		$(LIBQPU_A) $(LDFLAGS) -lm
 
+# test-abi-v0.1 checks symbol versions: it links the shared library, found
+# through its rpath, as an old program would.
+$(BUILD)/selftests/lib/test-abi-v0.1: selftests/lib/test-abi-v0.1.c $(LIBQPU_SO)
+	$(Q)mkdir -p $(dir $@)
+	$(Q)$(CC) $(ALL_CFLAGS) -MMD -MP -o $@ $< -L$(BUILD) -l:$(LIBQPU_SONAME) \
+		-Wl,-rpath,$(BUILD) $(LDFLAGS)
+
 check-host: $(LIBTEST_BINS) $(BUILD)/tools/qpu-dis $(BUILD)/tools/qpu-run \
 		$(BUILD)/tools/qpu-as $(BUILD)/tools/qpu-check $(HOST_TEST_DEPS)
 	$(Q)QPU_DIS=$(BUILD)/tools/qpu-dis QPUCTL=$(BUILD)/tools/qpuctl QPU_TEST_DATA=$(CURDIR)/selftests/lib/data \

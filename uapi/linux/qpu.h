@@ -46,6 +46,35 @@ extern "C" {
  */
 
 /**
+ * DOC: growing the ABI
+ *
+ * Everything new is added so that old programs keep working unchanged and
+ * new programs can tell whether the kernel has it:
+ *
+ * - Behaviour and new values: a &enum qpu_feature bit, found through
+ *   &QPU_PARAM_FEATURES (above). New statuses, states and flags are only
+ *   given to a caller that can know them: a WAIT struct too short to hold a
+ *   new answer gets the nearest old one (a deadlock reads as
+ *   &QPU_JOB_TIMEOUT to a 48- or 64-byte caller).
+ * - Structs: new members at the end only, announced by a &enum
+ *   qpu_wait_result_flags bit or a feature bit when "zero" could be a real
+ *   answer; a caller's size tells the kernel which version it speaks.
+ * - Ioctls, parameters, netlink commands and attributes: new ids at the end
+ *   of their enums, never reordered or reused; an unknown one is refused
+ *   (-ENOTTY, -EINVAL, or netlink's strict validation).
+ *
+ * Limits are of three kinds, and only the first kind lives here as a
+ * constant: format limits, the sizes of what the ABI can carry, fixed
+ * forever (&QPU_MAX_QPUS, &QPU_TIMEOUT_NONE); device values, what one V3D
+ * has (&QPU_PARAM_NUM_QPUS, &QPU_PARAM_VPM_SIZE, &QPU_PARAM_NUM_SEMAPHORES),
+ * read with &QPU_IOCTL_GET_PARAM; and tunables, what the administrator
+ * chose (&QPU_PARAM_MAX_BO_SIZE, &QPU_PARAM_DEFAULT_TIMEOUT_MS,
+ * &QPU_PARAM_MAX_TIMEOUT_MS; module parameters, and the netlink CONFIG
+ * attributes), read with &QPU_IOCTL_GET_PARAM or netlink and never
+ * compiled into a program.
+ */
+
+/**
  * QPU_IOCTL_BASE - the ioctl type byte of qpu.
  *
  * 0xBC is free in Documentation/userspace-api/ioctl/ioctl-number.rst.
@@ -316,7 +345,8 @@ enum qpu_submit_flags {
  * @bo_handles: Input: pointer to @bo_count __u32 handles of the BOs the
  *	programs read or write, besides their code and uniforms BOs (which
  *	are always included).
- * @program_count: Input: 1 to &QPU_PARAM_NUM_QPUS.
+ * @program_count: Input: 1 to &QPU_PARAM_NUM_QPUS (which never exceeds
+ *	&QPU_MAX_QPUS).
  * @program_size: Input: sizeof(struct qpu_program) as the caller knows it,
  *	at least 16 (the first version).
  * @bo_count: Input: entries in @bo_handles, at most 4096.
@@ -428,8 +458,14 @@ enum qpu_qpu_state {
 	QPU_QPU_WAIT_TMU = 5,
 };
 
-/* QPU_WAIT_QPUS - entries of &qpu_wait.qpus, at least a V3D's QPUs. */
-#define QPU_WAIT_QPUS 16
+/**
+ * QPU_MAX_QPUS - the most QPUs the ABI can describe: the bound of
+ * &qpu_submit.program_count and the entries of &qpu_wait.qpus. A format
+ * limit, fixed forever (a VideoCore IV V3D has at most 16). A device's own
+ * count, &QPU_PARAM_NUM_QPUS (12 on every Raspberry Pi), is what a job may
+ * use.
+ */
+#define QPU_MAX_QPUS 16
 
 /**
  * struct qpu_wait_qpu - one QPU when its job stopped, in &qpu_wait.qpus.
@@ -513,7 +549,7 @@ struct qpu_wait {
 	__u64 instructions;
 	__u32 qpu_count;
 	__u32 pad3;
-	struct qpu_wait_qpu qpus[QPU_WAIT_QPUS];
+	struct qpu_wait_qpu qpus[QPU_MAX_QPUS];
 };
 
 #define QPU_IOCTL_WAIT \
