@@ -331,7 +331,7 @@ TEST_F_TIMEOUT(job, deadlock_ends_at_once_with_qpu_states, 30)
 	EXPECT_EQ(QPU_QPU_WAIT_TMU, w.qpus[1].state);
 	for (i = 2; i < 12; i++)
 		EXPECT_EQ(QPU_QPU_IDLE, w.qpus[i].state) TH_LOG("QPU %u", i);
-	for (; i < QPU_WAIT_QPUS; i++)
+	for (; i < QPU_MAX_QPUS; i++)
 		EXPECT_EQ(0, w.qpus[i].pc);
 
 	/* The older structs: a hang, and nothing written past their end. */
