@@ -19,6 +19,7 @@
 #include <linux/sizes.h>
 #include <linux/slab.h>
 
+#include "qpu_devmodel.h"
 #include "qpu_drv.h"
 
 /*
@@ -26,7 +27,8 @@
  * through netlink (qpu_bo_set_*()). They are read once per request, so a
  * change applies to the next allocation.
  */
-static u64 qpu_max_bo_size = SZ_32M;
+/* The simulated devices' default (a 33 MiB arena fits), shared by the real V3D. */
+static u64 qpu_max_bo_size = QPU_DEVMODEL_MAX_BO_SIZE;
 static u64 qpu_client_mem_limit = SZ_256M;
 static u64 qpu_dev_mem_limit = SZ_512M;
 
@@ -49,7 +51,7 @@ static const struct kernel_param_ops qpu_param_ops_bytes = {
 };
 
 module_param_cb(max_bo_size, &qpu_param_ops_bytes, &qpu_max_bo_size, 0644);
-MODULE_PARM_DESC(max_bo_size, "Largest buffer object in bytes (default 32 MiB)");
+MODULE_PARM_DESC(max_bo_size, "Largest buffer object in bytes (default 64 MiB)");
 module_param_cb(client_mem_limit, &qpu_param_ops_bytes, &qpu_client_mem_limit, 0644);
 MODULE_PARM_DESC(client_mem_limit,
 		 "Bytes of buffer objects one open file may hold (default 256 MiB)");

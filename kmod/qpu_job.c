@@ -22,10 +22,12 @@
 #include <linux/sync_file.h>
 #include <linux/uaccess.h>
 
+#include "qpu_devmodel.h"
 #include "qpu_drv.h"
 
-static unsigned int qpu_default_timeout_ms = 2000;
-static unsigned int qpu_max_timeout_ms = 60000;
+/* The simulated devices' defaults, which the real V3D shares. */
+static unsigned int qpu_default_timeout_ms = QPU_DEVMODEL_DEFAULT_TIMEOUT_MS;
+static unsigned int qpu_max_timeout_ms = QPU_DEVMODEL_MAX_TIMEOUT_MS;
 static bool qpu_allow_unprivileged_hw;
 
 static int qpu_param_set_ms(const char *val, const struct kernel_param *kp)

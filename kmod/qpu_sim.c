@@ -62,6 +62,7 @@
 #include <linux/vmalloc.h>
 
 #include "qpu_compat.h"
+#include "qpu_devmodel.h"
 #include "qpu_drv.h"
 #include "qpu_emu.h"
 #include "qpu_v3d_regs.h"
@@ -89,9 +90,9 @@ bool qpu_sim_follows_hw_policy(void)
  * the unmapped gap after each BO.
  */
 #define QPU_SIM_BUS_PAGE_SHIFT	12
-#define QPU_SIM_BUS_START	0xc0000000UL
-#define QPU_SIM_BUS_SIZE	(SZ_1G - SZ_64K)
-#define QPU_SIM_BUS_GUARD	SZ_64K
+#define QPU_SIM_BUS_START	QPU_DEVMODEL_BUS_START
+#define QPU_SIM_BUS_SIZE	QPU_DEVMODEL_BUS_SIZE
+#define QPU_SIM_BUS_GUARD	QPU_DEVMODEL_BUS_GUARD
 
 /* Depth of the user-program request queue, as on the hardware. */
 #define QPU_SIM_QUEUE_DEPTH	16

@@ -387,7 +387,7 @@ TEST_F(bo, limit_parameters_validated)
 	EXPECT_EQ(0, qpu_test_write(QPU_PARAMS "max_bo_size", "8192"));
 	EXPECT_EQ(-1, bo_create(self->fd, 8193, NULL));
 	EXPECT_EQ(EINVAL, errno);
-	EXPECT_EQ(0, qpu_test_write(QPU_PARAMS "max_bo_size", "33554432"));
+	EXPECT_EQ(0, qpu_test_write(QPU_PARAMS "max_bo_size", "67108864"));	/* the default */
 	EXPECT_EQ(0, bo_create(self->fd, 8193, NULL));
 }
 

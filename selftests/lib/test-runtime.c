@@ -19,6 +19,7 @@
 #include <linux/qpu.h>
 
 #include "qpu.h"
+#include "qpu_devmodel.h"
 #include "testlib.h"
 #include "../kmod/qpu_programs.h"
 
@@ -507,6 +508,35 @@ static void test_params(struct qpu_dev *dev)
 	T_EQ_STR("unknown", qpu_access_str(QPU_ACCESS_NONE));
 }
 
+/*
+ * Both simulated devices follow one device model (qpu_devmodel.h): the
+ * same default limits, and a 33 MiB arena (PyVideoCore's default driver
+ * allocates one at once) fits in one buffer, mapped to its last byte, its
+ * bus address above the model's start.
+ */
+static void test_device_model(struct qpu_dev *dev)
+{
+	const size_t arena = 33u << 20;
+	struct qpu_bo *bo;
+	uint64_t v = 0;
+
+	T_EQ_U64(0, qpu_dev_get_param(dev, QPU_DEV_PARAM_MAX_BO_SIZE, &v));
+	T_EQ_U64(QPU_DEVMODEL_MAX_BO_SIZE, v);
+	T_EQ_U64(0, qpu_dev_get_param(dev, QPU_DEV_PARAM_DEFAULT_TIMEOUT_MS, &v));
+	T_EQ_U64(QPU_DEVMODEL_DEFAULT_TIMEOUT_MS, v);
+	T_EQ_U64(0, qpu_dev_get_param(dev, QPU_DEV_PARAM_MAX_TIMEOUT_MS, &v));
+	T_EQ_U64(QPU_DEVMODEL_MAX_TIMEOUT_MS, v);
+
+	bo = qpu_bo_new(dev, arena);
+	T_CHECK(bo != NULL);
+	if (!bo)
+		return;
+	T_EQ_U64(arena, qpu_bo_get_size(bo));
+	T_CHECK(qpu_bo_get_bus_addr(bo) >= QPU_DEVMODEL_BUS_START);
+	((volatile uint8_t *)qpu_bo_get_map(bo))[arena - 1] = 1;
+	qpu_bo_free(bo);
+}
+
 int main(int argc, char **argv)
 {
 	const char *path = argc > 1 ? argv[1] : "emu";
@@ -520,6 +550,7 @@ int main(int argc, char **argv)
 	printf("device: %s (%s)\n", qpu_dev_get_path(dev), qpu_dev_describe(dev));
 	emulated = strstr(qpu_dev_describe(dev), "emulator") != NULL;
 	test_params(dev);
+	test_device_model(dev);
 	test_buffers(dev);
 	test_vector_add(dev);
 	test_vpm_decoding(dev);
