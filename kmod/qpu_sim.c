@@ -20,7 +20,9 @@
  * running job's BOs (uniform reads too: a program may point its stream
  * anywhere in them). A stray access stops the job with SRQCS's error flag,
  * before anything is written. Completed programs count in SRQCS as on the
- * hardware, and the scheduler is kicked as an interrupt would.
+ * hardware, and the scheduler is kicked as an interrupt would, unless the
+ * "poll_only" knob leaves the scheduler to find them in SRQCS, as it must
+ * on hardware.
  *
  * Time is the job's progress, not the wall clock's: the emulator stops the
  * job when one of its programs needs more than its timeout's worth of
@@ -45,10 +47,12 @@
  * job, cleared only by the scheduler's reset between files' jobs.
  *
  * debugfs knobs in qpu/<node>/: "hang" (completed programs are not counted,
- * so jobs time out), "latency_us" (each program waits before starting) and
- * "fault_next" (the next program faults as it starts) and "strict_vpm" (a
+ * so jobs time out), "latency_us" (each program waits before starting),
+ * "fault_next" (the next program faults as it starts), "strict_vpm" (a
  * generic VPM access past row 63 faults instead of wrapping as on the
- * hardware: qpu_emu_set_strict_vpm()). DBQITE/DBQITC model
+ * hardware: qpu_emu_set_strict_vpm()) and "poll_only" (programs that end or
+ * fault do not kick the scheduler: only its poll of SRQCS finds them, as on
+ * hardware without interrupts). DBQITE/DBQITC model
  * the QPUs' host interrupts; the interrupt line is a call to qpu_v3d_irq().
  */
 
@@ -139,6 +143,9 @@ bool qpu_sim_follows_hw_policy(void)
  *	if its first instruction could not run; the knob then clears itself.
  * @strict_vpm: debugfs knob: VPM addresses that would wrap fault instead
  *	(read before each slice).
+ * @poll_only: debugfs knob: what SRQCS shows (programs completed, a fault)
+ *	does not kick the scheduler, whose poll must find it, as on hardware.
+ *	The model's own verdicts (a deadlock, a spent budget) still do.
  */
 struct qpu_sim {
 	struct qpu_dev *qdev;
@@ -173,6 +180,7 @@ struct qpu_sim {
 	u32 latency_us;
 	bool fault_next;
 	bool strict_vpm;
+	bool poll_only;
 };
 
 u32 qpu_sim_reg_read(struct qpu_sim *sim, u32 reg)
@@ -414,7 +422,7 @@ static void qpu_sim_exec(struct work_struct *work)
 	struct qpu_sim *sim = container_of(to_delayed_work(work),
 					   struct qpu_sim, exec);
 	enum qpu_emu_status status;
-	bool more, irq, changed = false;
+	bool more, irq, changed = false, verdict;
 	unsigned long flags;
 	u32 done;
 
@@ -444,8 +452,7 @@ static void qpu_sim_exec(struct work_struct *work)
 	}
 	sim->emu_done = done;
 	/* A deadlock or a spent budget, like a fault, runs nothing more. */
-	if (status == QPU_EMU_DEADLOCK || status == QPU_EMU_LIMIT)
-		changed = true;
+	verdict = status == QPU_EMU_DEADLOCK || status == QPU_EMU_LIMIT;
 	more = !sim->error && status != QPU_EMU_DEADLOCK &&
 	       status != QPU_EMU_LIMIT &&
 	       (status == QPU_EMU_RUNNING || sim->queue_len);
@@ -460,7 +467,7 @@ static void qpu_sim_exec(struct work_struct *work)
 		dev_dbg(sim->qdev->dev, "every running QPU waits forever\n");
 	if (more)
 		queue_delayed_work(sim->wq, &sim->exec, 0);
-	if (changed)
+	if (verdict || (changed && !READ_ONCE(sim->poll_only)))
 		qpu_sched_kick(sim->qdev);
 }
 
@@ -718,6 +725,7 @@ static int qpu_sim_probe(struct platform_device *pdev)
 	debugfs_create_u32("latency_us", 0600, qdev->debugfs, &sim->latency_us);
 	debugfs_create_bool("fault_next", 0600, qdev->debugfs, &sim->fault_next);
 	debugfs_create_bool("strict_vpm", 0600, qdev->debugfs, &sim->strict_vpm);
+	debugfs_create_bool("poll_only", 0600, qdev->debugfs, &sim->poll_only);
 	platform_set_drvdata(pdev, qdev);
 	return 0;
 

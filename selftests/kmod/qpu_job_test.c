@@ -14,6 +14,10 @@
  * clock is a program that ends under the hang knob, timed by the wall clock.
  *
  * The programs are hand-encoded QPU instructions from qpu_programs.h.
+ *
+ * qpu_job_poll_test runs every case again with the simulated V3D's
+ * poll_only knob set, so that jobs end only when the scheduler's poll of
+ * SRQCS finds them, as on hardware.
  */
 
 #include <errno.h>
@@ -42,6 +46,11 @@
 
 #define DEBUGFS QPU_DEBUGFS
 #define PARAMS QPU_PARAMS
+
+/* The poll_only knob's value for every case (qpu_job_poll_test sets it). */
+#ifndef QPU_JOB_POLL_ONLY
+#define QPU_JOB_POLL_ONLY "0"
+#endif
 
 
 /* The device's instructions per QPU and millisecond of timeout. */
@@ -78,6 +87,7 @@ FIXTURE_SETUP(job)
 	ASSERT_EQ(0, qpu_test_bo_new(self->fd, 4096, NULL, 0, &self->data));
 	ASSERT_EQ(0, qpu_test_write(DEBUGFS "hang", "0"));
 	ASSERT_EQ(0, qpu_test_write(DEBUGFS "latency_us", "0"));
+	ASSERT_EQ(0, qpu_test_write(DEBUGFS "poll_only", QPU_JOB_POLL_ONLY));
 }
 
 FIXTURE_TEARDOWN(job)
@@ -88,6 +98,7 @@ FIXTURE_TEARDOWN(job)
 	qpu_test_write(DEBUGFS "strict_vpm", "0");
 	qpu_test_write(PARAMS "max_timeout_ms", "60000");
 	qpu_test_write(PARAMS "host_irq", "0");
+	qpu_test_write(DEBUGFS "poll_only", "0");
 	close(self->fd);
 }
 
