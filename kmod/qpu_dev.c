@@ -175,6 +175,7 @@ static int qpu_dev_stats_show(struct seq_file *m, void *unused)
 	seq_printf(m, "isolation_reset_ns: %lld\n",
 		   (long long)atomic64_read(&qdev->sched.isolation_reset_ns));
 	seq_printf(m, "host_irqs: %lld\n", (long long)atomic64_read(&qdev->sched.host_irqs));
+	seq_printf(m, "polls: %lld\n", (long long)atomic64_read(&qdev->sched.polls));
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(qpu_dev_stats);

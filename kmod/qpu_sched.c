@@ -12,12 +12,28 @@
  * file flooding the queue delays the others by at most one job per turn.
  * A job whose in-fence has not signalled does not hold up other files.
  *
- * Everything that starts, polls or ends a job runs in one delayed work item
- * on an ordered workqueue: a running job is polled every tick (the
- * simulated V3D kicks the work as soon as its programs end) until its
- * programs have all ended, it faulted, or its deadline passed. A job past
- * its deadline, or one that faulted, is ended and the V3D reset; the next
- * job then starts on a clean V3D. An administrator's reset (netlink) is
+ * Everything that starts or ends a job runs in one delayed work item on an
+ * ordered workqueue. Three things kick it while a job runs, and none of
+ * them ends the job itself:
+ *
+ * - the poll, an hrtimer (hard interrupt context; softirq on PREEMPT_RT)
+ *   armed by the work after it started a job: it reads SRQCS, and nothing
+ *   else, 10 us after the start, then at intervals doubling up to 1 ms,
+ *   and kicks the work once the job's programs have all ended or one
+ *   faulted. A job the QPUs finish in 30 us is thus noticed some 10 us
+ *   later, not at the next tick (4 to 10 ms at a Pi's HZ of 100 to 250);
+ *   a job of one second costs about 1000 polls of one register read. The
+ *   work cancels the poll (hrtimer_cancel(), which waits for a running
+ *   callback) before it ends the job, so no poll reads the registers of a
+ *   V3D being reset or unbound;
+ * - the V3D's interrupt (module parameter host_irq), from its handler;
+ * - the backend: the simulated V3D kicks the work when its programs end,
+ *   unless its poll_only knob leaves completion to SRQCS, as on hardware.
+ *
+ * The work itself looks again at the job's deadline (or, for a backend
+ * that judges time by progress, at the next tick). A job past its
+ * deadline, or one that faulted, is ended and the V3D reset; the next job
+ * then starts on a clean V3D. An administrator's reset (netlink) is
  * done by the same work, so it never races a job being started or polled;
  * the requester sleeps until the work has done it.
  *
@@ -39,12 +55,15 @@
  *
  * Busy time is counted here, from a job's start to its end as the work sees
  * them, because only the scheduler knows both on every backend; it is an
- * upper bound of the QPUs' running time by at most one poll tick per job.
+ * upper bound of the QPUs' running time by at most one poll interval (1 ms)
+ * and the work's scheduling latency per job.
  */
 #include <linux/device.h>
+#include <linux/hrtimer.h>
 #include <linux/jiffies.h>
 #include <linux/string.h>
 
+#include "qpu_compat.h"
 #include "qpu_drv.h"
 
 /*
@@ -56,12 +75,20 @@
 #define QPU_SCHED_WALL_FACTOR	256
 #define QPU_SCHED_WALL_MIN	(60 * NSEC_PER_SEC)
 
+/*
+ * The completion poll: first 10 us after a job's start (a 256-point FFT on
+ * a Pi 1 takes 33 us), each interval twice the last, up to 1 ms: a job of
+ * T ms >= 1 costs about T + 7 polls of one register read each.
+ */
+#define QPU_SCHED_POLL_FIRST_NS	(10 * NSEC_PER_USEC)
+#define QPU_SCHED_POLL_MAX_NS	NSEC_PER_MSEC
+
 static struct qpu_dev *qpu_sched_to_dev(struct qpu_sched *sched)
 {
 	return container_of(sched, struct qpu_dev, sched);
 }
 
-/* Runs the work now, unless the scheduler is stopped. */
+/* Runs the work now, unless the scheduler is stopped; any context. */
 void qpu_sched_kick(struct qpu_dev *qdev)
 {
 	struct qpu_sched *sched = &qdev->sched;
@@ -71,6 +98,52 @@ void qpu_sched_kick(struct qpu_dev *qdev)
 	if (!sched->stopped)
 		mod_delayed_work(sched->wq, &sched->work, 0);
 	spin_unlock_irqrestore(&sched->lock, flags);
+}
+
+/*
+ * The poll timer, in hard interrupt context (softirq on PREEMPT_RT): it
+ * reads SRQCS and kicks the work, which alone ends the job.
+ */
+static enum hrtimer_restart qpu_sched_poll(struct hrtimer *timer)
+{
+	struct qpu_sched *sched = container_of(timer, struct qpu_sched, poll);
+	struct qpu_dev *qdev = qpu_sched_to_dev(sched);
+
+	atomic64_inc(&sched->polls);
+	if (qpu_v3d_job_ended(qdev, sched->poll_programs)) {
+		qpu_sched_kick(qdev);
+		return HRTIMER_NORESTART;
+	}
+	sched->poll_ns = min_t(u64, sched->poll_ns * 2, QPU_SCHED_POLL_MAX_NS);
+	hrtimer_forward_now(timer, ns_to_ktime(sched->poll_ns));
+	return HRTIMER_RESTART;
+}
+
+/* Starts polling @job, which has just been started; the work's context. */
+static void qpu_sched_poll_start(struct qpu_sched *sched,
+				 const struct qpu_job *job)
+{
+	sched->poll_programs = job->program_count;
+	sched->poll_ns = QPU_SCHED_POLL_FIRST_NS;
+	hrtimer_start(&sched->poll, ns_to_ktime(sched->poll_ns),
+		      HRTIMER_MODE_REL);
+}
+
+/*
+ * When the work looks at the running job's time again, unless the poll,
+ * the interrupt or the backend kicks it first: at the deadline, or, for a
+ * backend that judges time by progress, at the next tick, as its verdict
+ * can change at any time.
+ */
+static void qpu_sched_check_later(struct qpu_dev *qdev,
+				  const struct qpu_job *job)
+{
+	s64 left = ktime_to_ns(ktime_sub(job->deadline, ktime_get()));
+	unsigned long delay = 1;
+
+	if (!qdev->ops->job_check && left > 0)
+		delay = nsecs_to_jiffies(left) + 1;
+	queue_delayed_work(qdev->sched.wq, &qdev->sched.work, delay);
 }
 
 /* Takes the caller's job reference. */
@@ -261,6 +334,8 @@ static void qpu_sched_finish(struct qpu_dev *qdev, struct qpu_job *job,
 {
 	struct qpu_sched *sched = &qdev->sched;
 
+	/* No register read from here on: the V3D may be reset or go. */
+	hrtimer_cancel(&sched->poll);
 	/* The reset that may follow is not the job's running time. */
 	qpu_sched_busy_end(sched);
 	qpu_nl_job_event(qdev, job, status);
@@ -461,8 +536,7 @@ static void qpu_sched_work(struct work_struct *work)
 					    "job %llu deadlocked: every running QPU waits forever; resetting the V3D\n",
 					    job->seqno);
 		if (!status) {
-			/* Poll again next tick; the deadline is checked then. */
-			queue_delayed_work(sched->wq, &sched->work, 1);
+			qpu_sched_check_later(qdev, job);
 			return;
 		}
 		if (status == QPU_JOB_FAULT && job->fault.access == QPU_FAULT_OTHER)
@@ -504,7 +578,8 @@ static void qpu_sched_work(struct work_struct *work)
 		qdev->ops->job_begin(qdev, job);
 	qpu_sched_busy_start(sched);
 	qpu_v3d_job_start(qdev, job);
-	queue_delayed_work(sched->wq, &sched->work, 1);
+	qpu_sched_poll_start(sched, job);
+	qpu_sched_check_later(qdev, job);
 }
 
 int qpu_sched_init(struct qpu_dev *qdev)
@@ -516,6 +591,8 @@ int qpu_sched_init(struct qpu_dev *qdev)
 	init_waitqueue_head(&sched->reset_wait);
 	mutex_init(&sched->hang_lock);
 	INIT_DELAYED_WORK(&sched->work, qpu_sched_work);
+	qpu_hrtimer_setup(&sched->poll, qpu_sched_poll, CLOCK_MONOTONIC,
+			  HRTIMER_MODE_REL);
 	sched->wq = alloc_ordered_workqueue("%s-sched", 0, qdev->name);
 	if (!sched->wq)
 		return -ENOMEM;

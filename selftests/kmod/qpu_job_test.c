@@ -17,7 +17,8 @@
  *
  * qpu_job_poll_test runs every case again with the simulated V3D's
  * poll_only knob set, so that jobs end only when the scheduler's poll of
- * SRQCS finds them, as on hardware.
+ * SRQCS finds them, as on hardware; how soon, and at what cost in polls,
+ * the poll_* cases check in both runs.
  */
 
 #include <errno.h>
@@ -183,6 +184,58 @@ TEST_F_TIMEOUT(job, other_clients_hang_does_not_stop_us, 30)
 	EXPECT_EQ(QPU_JOB_DONE, qpu_test_wait(self->fd, t.seqno, 10000, NULL));
 	EXPECT_EQ(QPU_JOB_TIMEOUT, qpu_test_wait(fd2, s.seqno, 10000, NULL));
 	close(fd2);
+}
+
+static int cmp_ll(const void *a, const void *b)
+{
+	long long x = *(const long long *)a, y = *(const long long *)b;
+
+	return (x > y) - (x < y);
+}
+
+/*
+ * An empty job is noticed within a millisecond, in the median, even when
+ * only the poll of SRQCS can find its end: a poll every tick (4 ms at the
+ * VM's HZ of 250) gave a median of 15 ms in a TCG guest.
+ */
+TEST_F_TIMEOUT(job, poll_notices_an_empty_job_within_a_ms, 60)
+{
+	long long us[21];
+	struct qpu_submit s;
+	unsigned int i;
+	__s64 t;
+
+	for (i = 0; i < sizeof(us) / sizeof(us[0]); i++) {
+		t = qpu_test_now_ns();
+		ASSERT_EQ(0, qpu_test_submit(self->fd, &self->end, &self->unif, 1, 0, 0, 0, &s));
+		ASSERT_EQ(QPU_JOB_DONE, qpu_test_wait(self->fd, s.seqno, 5000, NULL));
+		us[i] = (qpu_test_now_ns() - t) / 1000;
+	}
+	qsort(us, i, sizeof(us[0]), cmp_ll);
+	TH_LOG("round trips: min %lld, median %lld, max %lld us", us[0], us[i / 2], us[i - 1]);
+	EXPECT_GT(1000, us[i / 2]);
+}
+
+/*
+ * A job that runs 300 ms costs about one poll per millisecond: the interval
+ * doubles from 10 us up to 1 ms, not more, not less.
+ */
+TEST_F_TIMEOUT(job, poll_costs_a_poll_per_ms, 30)
+{
+	long long polls = qpu_test_stat("polls"), ms;
+	struct qpu_submit s;
+	__s64 t = qpu_test_now_ns();
+
+	ASSERT_LE(0, polls);
+	ASSERT_EQ(0, qpu_test_write(DEBUGFS "hang", "1"));
+	ASSERT_EQ(0, qpu_test_submit(self->fd, &self->end, &self->unif, 1, 300, 0, 0, &s));
+	EXPECT_EQ(QPU_JOB_TIMEOUT, qpu_test_wait(self->fd, s.seqno, 10000, NULL));
+	ms = (qpu_test_now_ns() - t) / 1000000;
+	polls = qpu_test_stat("polls") - polls;
+	TH_LOG("%lld polls in %lld ms", polls, ms);
+	EXPECT_LE(300, ms);
+	EXPECT_GE(ms + 20, polls);
+	EXPECT_LE(ms / 4, polls);
 }
 
 /* The hang knob makes a good job look hung: it times out. */
