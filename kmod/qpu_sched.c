@@ -599,27 +599,45 @@ int qpu_sched_init(struct qpu_dev *qdev)
 	return 0;
 }
 
-/* Cancels the queued jobs of @client, which is going away. */
-void qpu_sched_client_fini(struct qpu_dev *qdev, struct qpu_client *client)
+/* Moves @client's queued jobs to @list; the caller holds the lock. */
+static void qpu_sched_take_jobs_locked(struct qpu_sched *sched,
+				       struct qpu_client *client,
+				       struct list_head *list)
 {
-	struct qpu_sched *sched = &qdev->sched;
 	struct qpu_job *job, *tmp;
-	unsigned long flags;
-	LIST_HEAD(canceled);
 
-	spin_lock_irqsave(&sched->lock, flags);
+	lockdep_assert_held(&sched->lock);
 	list_for_each_entry_safe(job, tmp, &client->queue, node) {
 		qpu_sched_unqueue_locked(sched, job);
-		list_add_tail(&job->node, &canceled);
+		list_add_tail(&job->node, list);
 	}
-	spin_unlock_irqrestore(&sched->lock, flags);
+}
 
-	list_for_each_entry_safe(job, tmp, &canceled, node) {
+/* Cancels the jobs on @list, taken off their queues; no lock held. */
+static void qpu_sched_cancel_jobs(struct qpu_sched *sched,
+				  struct list_head *list)
+{
+	struct qpu_job *job, *tmp;
+
+	list_for_each_entry_safe(job, tmp, list, node) {
 		list_del(&job->node);
 		qpu_job_forget_in_fence(job);
 		atomic64_inc(&sched->jobs_canceled);
 		qpu_job_end(job, QPU_JOB_CANCELED);
 	}
+}
+
+/* Cancels the queued jobs of @client, which is going away. */
+void qpu_sched_client_fini(struct qpu_dev *qdev, struct qpu_client *client)
+{
+	struct qpu_sched *sched = &qdev->sched;
+	unsigned long flags;
+	LIST_HEAD(canceled);
+
+	spin_lock_irqsave(&sched->lock, flags);
+	qpu_sched_take_jobs_locked(sched, client, &canceled);
+	spin_unlock_irqrestore(&sched->lock, flags);
+	qpu_sched_cancel_jobs(sched, &canceled);
 }
 
 /*
@@ -630,8 +648,9 @@ void qpu_sched_client_fini(struct qpu_dev *qdev, struct qpu_client *client)
 void qpu_sched_fini(struct qpu_dev *qdev)
 {
 	struct qpu_sched *sched = &qdev->sched;
-	struct qpu_client *client;
+	struct qpu_client *client, *next;
 	unsigned long flags;
+	LIST_HEAD(canceled);
 
 	if (!sched->wq)
 		return;
@@ -646,14 +665,16 @@ void qpu_sched_fini(struct qpu_dev *qdev)
 		qpu_sched_finish(qdev, sched->running, QPU_JOB_CANCELED,
 				 QPU_RESET_REMOVE);
 
+	/*
+	 * Every queued job at once, under the lock: a file released meanwhile
+	 * frees its client, which must not be looked at once the lock is
+	 * dropped. Jobs pushed from now on are canceled by qpu_sched_push().
+	 */
 	spin_lock_irqsave(&sched->lock, flags);
-	while (!list_empty(&sched->clients)) {
-		client = list_first_entry(&sched->clients, struct qpu_client, node);
-		spin_unlock_irqrestore(&sched->lock, flags);
-		qpu_sched_client_fini(qdev, client);
-		spin_lock_irqsave(&sched->lock, flags);
-	}
+	list_for_each_entry_safe(client, next, &sched->clients, node)
+		qpu_sched_take_jobs_locked(sched, client, &canceled);
 	spin_unlock_irqrestore(&sched->lock, flags);
+	qpu_sched_cancel_jobs(sched, &canceled);
 
 	destroy_workqueue(sched->wq);
 	sched->wq = NULL;
