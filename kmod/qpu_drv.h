@@ -143,6 +143,12 @@ struct qpu_hang {
  *	while @poll is not armed.
  * @poll_ns: @poll's next interval; written by @work before arming it,
  *	then only by @poll.
+ * @reset_failures: resets that failed, or that the V3D did not do.
+ * @kept: the BOs of jobs that ended with a reset that failed, held because
+ *	their programs may still write them; struct qpu_sched_kept, only
+ *	@work and removal touch it. Freed by the next reset that succeeds,
+ *	or when the device goes.
+ * @kept_bos: BOs on @kept, for debugfs stats.
  * @resets_requested: administrator resets asked for (under @lock).
  * @resets_handled: of those, resets done by @work (under @lock).
  * @reset_wait: where qpu_sched_reset_request() waits for @resets_handled.
@@ -174,6 +180,9 @@ struct qpu_sched {
 	struct hrtimer poll;
 	u32 poll_programs;
 	u64 poll_ns;
+	atomic64_t reset_failures;
+	struct list_head kept;
+	atomic_t kept_bos;
 	u64 resets_requested;
 	u64 resets_handled;
 	wait_queue_head_t reset_wait;
@@ -477,6 +486,7 @@ void qpu_v3d_job_start(struct qpu_dev *qdev, const struct qpu_job *job);
 void qpu_v3d_save_hang(struct qpu_dev *qdev, struct qpu_hang *hang);
 u32 qpu_v3d_job_poll(struct qpu_dev *qdev, struct qpu_job *job);
 bool qpu_v3d_job_ended(struct qpu_dev *qdev, unsigned int programs);
+int qpu_v3d_reset(struct qpu_dev *qdev);
 bool qpu_v3d_host_irq_enabled(void);
 irqreturn_t qpu_v3d_irq(struct qpu_dev *qdev);
 

@@ -40,6 +40,14 @@
  * A file's job never finds what another file's jobs left on the V3D: see
  * qpu_sched_isolate().
  *
+ * Every reset is checked (qpu_v3d_reset(): SCRATCH must lose a mark). When
+ * the reset after a hung or faulted job fails, its programs may still run
+ * and write the job's buffers, so the scheduler keeps the job's BO
+ * references (debugfs stats: kept_bos, reset_failures) until a later
+ * reset succeeds (an administrator's, or the next one between files, as
+ * the V3D keeps its owner) or the device goes; the memory is never freed
+ * under the QPUs, at the cost of holding it meanwhile.
+ *
  * Time: by default a job's deadline is the wall clock's, its start plus its
  * timeout. A backend with a job_check op (the simulated V3D, which times a
  * job by its programs' progress) decides instead: it ends the job when a
@@ -61,6 +69,7 @@
 #include <linux/device.h>
 #include <linux/hrtimer.h>
 #include <linux/jiffies.h>
+#include <linux/slab.h>
 #include <linux/string.h>
 
 #include "qpu_compat.h"
@@ -273,17 +282,88 @@ u64 qpu_sched_busy_ns(struct qpu_dev *qdev)
 	return ns;
 }
 
-/* @reason: an enum qpu_reset_reason, for the netlink event. */
-static void qpu_sched_reset(struct qpu_dev *qdev, u32 reason)
+/**
+ * struct qpu_sched_kept - the BOs of a job whose V3D reset failed.
+ * @node: on &qpu_sched.kept.
+ * @bos: the job's BO references, taken over from it.
+ * @count: entries in @bos.
+ */
+struct qpu_sched_kept {
+	struct list_head node;
+	struct qpu_bo **bos;
+	unsigned int count;
+};
+
+/* Lets the kept BOs go: the V3D was reset, or is going away. */
+static void qpu_sched_release_kept(struct qpu_sched *sched)
+{
+	struct qpu_sched_kept *kept, *tmp;
+	unsigned int i;
+
+	list_for_each_entry_safe(kept, tmp, &sched->kept, node) {
+		for (i = 0; i < kept->count; i++)
+			qpu_bo_put(kept->bos[i]);
+		atomic_sub(kept->count, &sched->kept_bos);
+		list_del(&kept->node);
+		kfree(kept->bos);
+		kfree(kept);
+	}
+}
+
+/*
+ * Takes @job's BOs over before it ends: its reset failed, so its programs
+ * may still run and write them. Without memory to note them, they leak:
+ * better than freed memory the QPUs write.
+ */
+static void qpu_sched_keep_bos(struct qpu_dev *qdev, struct qpu_job *job)
+{
+	struct qpu_sched_kept *kept = kmalloc(sizeof(*kept), GFP_KERNEL);
+
+	if (kept) {
+		kept->bos = job->bos;
+		kept->count = job->bo_count;
+		list_add_tail(&kept->node, &qdev->sched.kept);
+		atomic_add(job->bo_count, &qdev->sched.kept_bos);
+	} else {
+		dev_err(qdev->dev, "job %llu: %u BOs leaked, as the QPUs may still write them\n",
+			job->seqno, job->bo_count);
+		kfree(job->bos);
+	}
+	job->bos = NULL;
+	job->bo_count = 0;
+}
+
+/*
+ * Every reset the scheduler does: checked (qpu_v3d_reset()); the first
+ * that succeeds lets the BOs of jobs whose reset failed go.
+ */
+static int qpu_sched_v3d_reset(struct qpu_dev *qdev)
+{
+	int ret = qpu_v3d_reset(qdev);
+
+	if (ret)
+		atomic64_inc(&qdev->sched.reset_failures);
+	else
+		qpu_sched_release_kept(&qdev->sched);
+	return ret;
+}
+
+/*
+ * @reason: an enum qpu_reset_reason, for the netlink event. When the reset
+ * fails, the V3D keeps its owner: the next job of another file tries again.
+ */
+static int qpu_sched_reset(struct qpu_dev *qdev, u32 reason)
 {
 	int ret;
 
 	atomic64_inc(&qdev->sched.resets);
-	ret = qdev->ops->reset(qdev);
+	ret = qpu_sched_v3d_reset(qdev);
 	if (ret)
 		dev_err(qdev->dev, "V3D reset failed: %d\n", ret);
-	qdev->sched.owner = 0;
+	else
+		qdev->sched.owner = 0;
 	qpu_nl_reset_event(qdev, reason);
+	return ret;
 }
 
 /**
@@ -312,7 +392,7 @@ static int qpu_sched_isolate(struct qpu_dev *qdev, struct qpu_job *job)
 
 	if (sched->owner && sched->owner != job->client_id) {
 		start = ktime_get();
-		ret = qdev->ops->reset(qdev);
+		ret = qpu_sched_v3d_reset(qdev);
 		if (ret) {
 			dev_err(qdev->dev, "V3D reset between files failed: %d\n", ret);
 			return ret;
@@ -327,7 +407,8 @@ static int qpu_sched_isolate(struct qpu_dev *qdev, struct qpu_job *job)
 
 /*
  * Ends the running job; the V3D is reset, for @reason, unless it ended
- * cleanly.
+ * cleanly. When that reset fails, the job's BOs outlive it (see
+ * qpu_sched_keep_bos()).
  */
 static void qpu_sched_finish(struct qpu_dev *qdev, struct qpu_job *job,
 			     u32 status, u32 reason)
@@ -339,8 +420,8 @@ static void qpu_sched_finish(struct qpu_dev *qdev, struct qpu_job *job,
 	/* The reset that may follow is not the job's running time. */
 	qpu_sched_busy_end(sched);
 	qpu_nl_job_event(qdev, job, status);
-	if (status != QPU_JOB_DONE)
-		qpu_sched_reset(qdev, reason);
+	if (status != QPU_JOB_DONE && qpu_sched_reset(qdev, reason))
+		qpu_sched_keep_bos(qdev, job);
 	if (qdev->ops->job_end)
 		qdev->ops->job_end(qdev, job);
 	sched->running = NULL;
@@ -588,6 +669,7 @@ int qpu_sched_init(struct qpu_dev *qdev)
 
 	spin_lock_init(&sched->lock);
 	INIT_LIST_HEAD(&sched->clients);
+	INIT_LIST_HEAD(&sched->kept);
 	init_waitqueue_head(&sched->reset_wait);
 	mutex_init(&sched->hang_lock);
 	INIT_DELAYED_WORK(&sched->work, qpu_sched_work);
@@ -675,6 +757,7 @@ void qpu_sched_fini(struct qpu_dev *qdev)
 		qpu_sched_take_jobs_locked(sched, client, &canceled);
 	spin_unlock_irqrestore(&sched->lock, flags);
 	qpu_sched_cancel_jobs(sched, &canceled);
+	qpu_sched_release_kept(sched);
 
 	destroy_workqueue(sched->wq);
 	sched->wq = NULL;

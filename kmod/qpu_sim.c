@@ -50,9 +50,10 @@
  * so jobs time out), "latency_us" (each program waits before starting),
  * "fault_next" (the next program faults as it starts), "strict_vpm" (a
  * generic VPM access past row 63 faults instead of wrapping as on the
- * hardware: qpu_emu_set_strict_vpm()) and "poll_only" (programs that end or
+ * hardware: qpu_emu_set_strict_vpm()), "poll_only" (programs that end or
  * fault do not kick the scheduler: only its poll of SRQCS finds them, as on
- * hardware without interrupts). DBQITE/DBQITC model
+ * hardware without interrupts) and "reset_noop" (a reset does nothing, so
+ * the driver's check of it fails). DBQITE/DBQITC model
  * the QPUs' host interrupts; the interrupt line is a call to qpu_v3d_irq().
  */
 
@@ -143,6 +144,9 @@ bool qpu_sim_follows_hw_policy(void)
  *	if its first instruction could not run; the knob then clears itself.
  * @strict_vpm: debugfs knob: VPM addresses that would wrap fault instead
  *	(read before each slice).
+ * @reset_noop: debugfs knob: a reset does nothing at all, SCRATCH and
+ *	running programs included, as a power cycle that a runtime-PM
+ *	reference held elsewhere turns into a no-op.
  * @poll_only: debugfs knob: what SRQCS shows (programs completed, a fault)
  *	does not kick the scheduler, whose poll must find it, as on hardware.
  *	The model's own verdicts (a deadlock, a spent budget) still do.
@@ -181,6 +185,7 @@ struct qpu_sim {
 	bool fault_next;
 	bool strict_vpm;
 	bool poll_only;
+	bool reset_noop;
 };
 
 u32 qpu_sim_reg_read(struct qpu_sim *sim, u32 reg)
@@ -585,12 +590,17 @@ static void qpu_sim_job_fault(struct qpu_dev *qdev, struct qpu_job *job)
 	spin_unlock_irqrestore(&sim->lock, flags);
 }
 
-/* Stops every program and empties the queue, as a power cycle would. */
+/*
+ * Stops every program and empties the queue, as a power cycle would, and
+ * brings SCRATCH back to 0, unless the reset_noop knob says not to.
+ */
 static int qpu_sim_reset(struct qpu_dev *qdev)
 {
 	struct qpu_sim *sim = qdev->sim;
 	unsigned long flags;
 
+	if (READ_ONCE(sim->reset_noop))
+		return 0;
 	cancel_delayed_work_sync(&sim->exec);
 	mutex_lock(&sim->emu_lock);
 	qpu_sim_emu_clear(sim);
@@ -600,6 +610,7 @@ static int qpu_sim_reset(struct qpu_dev *qdev)
 	sim->done = 0;
 	sim->error = false;
 	sim->dbqitc = 0;
+	sim->scratch = 0;
 	spin_unlock_irqrestore(&sim->lock, flags);
 	mutex_unlock(&sim->emu_lock);
 	return 0;
@@ -726,6 +737,7 @@ static int qpu_sim_probe(struct platform_device *pdev)
 	debugfs_create_bool("fault_next", 0600, qdev->debugfs, &sim->fault_next);
 	debugfs_create_bool("strict_vpm", 0600, qdev->debugfs, &sim->strict_vpm);
 	debugfs_create_bool("poll_only", 0600, qdev->debugfs, &sim->poll_only);
+	debugfs_create_bool("reset_noop", 0600, qdev->debugfs, &sim->reset_noop);
 	platform_set_drvdata(pdev, qdev);
 	return 0;
 

@@ -203,6 +203,40 @@ irqreturn_t qpu_v3d_irq(struct qpu_dev *qdev)
 	return IRQ_HANDLED;
 }
 
+/*
+ * What SCRATCH holds across a reset that did not happen: a power cycle
+ * brings every V3D register back to its reset value, 0 for SCRATCH.
+ */
+#define QPU_V3D_RESET_MARK	0x51505521
+
+/**
+ * qpu_v3d_reset() - reset the V3D through its backend, and check it did
+ * @qdev: the device, with no program it must keep
+ *
+ * A power cycle that does not happen (on hardware, a runtime-PM reference
+ * held elsewhere keeps the power domain up) would leave the QPUs running
+ * and the state of earlier programs in place. So SCRATCH, which the driver
+ * uses for nothing else, holds a mark before the reset and must have lost
+ * it after.
+ *
+ * Return: 0, the backend's error, or -EBUSY when the V3D kept the mark:
+ * the programs on it may still run and write their buffers.
+ */
+int qpu_v3d_reset(struct qpu_dev *qdev)
+{
+	int ret;
+
+	qpu_v3d_write(qdev, V3D_SCRATCH, QPU_V3D_RESET_MARK);
+	ret = qdev->ops->reset(qdev);
+	if (ret)
+		return ret;
+	if (qpu_v3d_read(qdev, V3D_SCRATCH) == QPU_V3D_RESET_MARK) {
+		dev_err(qdev->dev, "the V3D did not reset: SCRATCH kept its value (is its power held on elsewhere?)\n");
+		return -EBUSY;
+	}
+	return 0;
+}
+
 /* The registers a hang snapshot keeps, read before the reset. */
 void qpu_v3d_save_hang(struct qpu_dev *qdev, struct qpu_hang *hang)
 {

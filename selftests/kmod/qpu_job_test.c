@@ -100,6 +100,7 @@ FIXTURE_TEARDOWN(job)
 	qpu_test_write(PARAMS "max_timeout_ms", "60000");
 	qpu_test_write(PARAMS "host_irq", "0");
 	qpu_test_write(DEBUGFS "poll_only", "0");
+	qpu_test_write(DEBUGFS "reset_noop", "0");
 	close(self->fd);
 }
 
@@ -236,6 +237,50 @@ TEST_F_TIMEOUT(job, poll_costs_a_poll_per_ms, 30)
 	EXPECT_LE(300, ms);
 	EXPECT_GE(ms + 20, polls);
 	EXPECT_LE(ms / 4, polls);
+}
+
+/*
+ * A reset that does not happen (the reset_noop knob) is noticed, and the
+ * hung job's BOs, which its programs might still write, outlive their file
+ * until a reset succeeds: here the one before another file's job.
+ */
+TEST_F_TIMEOUT(job, failed_reset_keeps_the_hung_jobs_bos, 30)
+{
+	long long failures = qpu_test_stat("reset_failures");
+	long long count0 = qpu_test_stat("bo_count"), bytes0 = qpu_test_stat("bo_bytes");
+	long long count = 0, bytes = 0;
+	struct qpu_test_bo code, unif;
+	struct qpu_submit s;
+	int fd2 = open(QPU_NODE, O_RDWR | O_CLOEXEC);
+
+	ASSERT_LE(0, fd2);
+	ASSERT_LE(0, failures);
+	ASSERT_EQ(0, qpu_test_bo_new(fd2, 4096, qpu_prog_end, sizeof(qpu_prog_end), &code));
+	ASSERT_EQ(0, qpu_test_bo_new(fd2, 4096, NULL, 0, &unif));
+	/* A first job makes fd2 the V3D's owner: no reset before the next. */
+	ASSERT_EQ(0, qpu_test_submit(fd2, &code, &unif, 1, 0, 0, 0, &s));
+	ASSERT_EQ(QPU_JOB_DONE, qpu_test_wait(fd2, s.seqno, 5000, NULL));
+
+	ASSERT_EQ(0, qpu_test_write(DEBUGFS "hang", "1"));
+	ASSERT_EQ(0, qpu_test_write(DEBUGFS "reset_noop", "1"));
+	ASSERT_EQ(0, qpu_test_submit(fd2, &code, &unif, 1, 100, 0, 0, &s));
+	EXPECT_EQ(QPU_JOB_TIMEOUT, qpu_test_wait(fd2, s.seqno, 10000, NULL));
+	EXPECT_EQ(failures + 1, qpu_test_stat("reset_failures"));
+	EXPECT_EQ(2, qpu_test_stat("kept_bos"));
+	qpu_test_bo_free(fd2, &code);
+	qpu_test_bo_free(fd2, &unif);
+	close(fd2);
+	EXPECT_EQ(-1, qpu_test_stats_wait_bo(300, count0, bytes0, &count, &bytes));
+	EXPECT_EQ(count0 + 2, count);
+	EXPECT_EQ(bytes0 + 2 * 4096, bytes);
+
+	ASSERT_EQ(0, qpu_test_write(DEBUGFS "reset_noop", "0"));
+	ASSERT_EQ(0, qpu_test_write(DEBUGFS "hang", "0"));
+	ASSERT_EQ(0, qpu_test_submit(self->fd, &self->end, &self->unif, 1, 0, 0, 0, &s));
+	EXPECT_EQ(QPU_JOB_DONE, qpu_test_wait(self->fd, s.seqno, 5000, NULL));
+	EXPECT_EQ(0, qpu_test_stat("kept_bos"));
+	EXPECT_EQ(0, qpu_test_stats_wait_bo(5000, count0, bytes0, NULL, NULL));
+	EXPECT_EQ(failures + 1, qpu_test_stat("reset_failures"));
 }
 
 /* The hang knob makes a good job look hung: it times out. */
