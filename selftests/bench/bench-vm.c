@@ -21,7 +21,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/eventfd.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
@@ -42,48 +41,6 @@ static void die(const char *what)
 {
 	fprintf(stderr, "bench-vm: %s: %s\n", what, strerror(errno));
 	exit(1);
-}
-
-/* --- eventfd ping-pong --------------------------------------------------- */
-
-static int ping_fd, pong_fd;
-
-static void *ponger(void *arg)
-{
-	long n = (long)arg;
-	uint64_t v;
-
-	while (n--) {
-		if (read(ping_fd, &v, sizeof(v)) != sizeof(v) ||
-		    write(pong_fd, &v, sizeof(v)) != sizeof(v))
-			break;
-	}
-	return NULL;
-}
-
-static double eventfd_round_trip_us(long n)
-{
-	pthread_t t;
-	uint64_t v = 1;
-	double start, end;
-	long i;
-
-	ping_fd = eventfd(0, 0);
-	pong_fd = eventfd(0, 0);
-	if (ping_fd < 0 || pong_fd < 0)
-		die("eventfd");
-	pthread_create(&t, NULL, ponger, (void *)n);
-	start = bench_now_s();
-	for (i = 0; i < n; i++) {
-		if (write(ping_fd, &v, sizeof(v)) != sizeof(v) ||
-		    read(pong_fd, &v, sizeof(v)) != sizeof(v))
-			die("eventfd ping-pong");
-	}
-	end = bench_now_s();
-	pthread_join(t, NULL);
-	close(ping_fd);
-	close(pong_fd);
-	return (end - start) / n * 1e6;
 }
 
 /* --- jobs ---------------------------------------------------------------- */
@@ -244,7 +201,9 @@ int main(void)
 	resets0 = qpu_test_stat("isolation_resets");
 	ns0 = qpu_test_stat("isolation_reset_ns");
 	for (r = 0; r < RUNS; r++) {
-		ev[r] = eventfd_round_trip_us(2000);
+		ev[r] = qpu_test_eventfd_round_trip_us(2000);
+		if (ev[r] < 0)
+			die("eventfd ping-pong");
 		job[r] = job_round_trip_us(c, 1, 300);
 		job2[r] = job_round_trip_us(c, 2, 300);
 		if (poll_knob) {
