@@ -82,7 +82,7 @@
  * a minute: emulating even a 1 ms job on 12 QPUs takes a TCG guest ~1 s.
  */
 #define QPU_SCHED_WALL_FACTOR	256
-#define QPU_SCHED_WALL_MIN	(60 * NSEC_PER_SEC)
+#define QPU_SCHED_WALL_MIN	(60 * (s64)NSEC_PER_SEC)
 
 /*
  * The completion poll: first 10 us after a job's start (a 256-point FFT on
