@@ -8,6 +8,7 @@
 #define QPU_COMPAT_H
 
 #include <linux/compiler.h>
+#include <linux/hrtimer.h>
 #include <linux/platform_device.h>
 
 /*
@@ -28,5 +29,21 @@ static inline int fn##_int(struct platform_device *pdev)		\
 	.remove = __builtin_choose_expr(				\
 		__same_type(((struct platform_driver *)NULL)->remove,	\
 			    &fn##_int), fn##_int, (fn))
+
+/*
+ * hrtimer_setup() came in 6.13 to replace hrtimer_init(), since removed;
+ * no type tells them apart, so Kbuild looks for it in the kernel's header.
+ */
+static inline void qpu_hrtimer_setup(struct hrtimer *timer,
+				     enum hrtimer_restart (*fn)(struct hrtimer *),
+				     clockid_t clock, enum hrtimer_mode mode)
+{
+#ifdef QPU_HAVE_HRTIMER_SETUP
+	hrtimer_setup(timer, fn, clock, mode);
+#else
+	hrtimer_init(timer, clock, mode);
+	timer->function = fn;
+#endif
+}
 
 #endif /* QPU_COMPAT_H */

@@ -175,6 +175,10 @@ static int qpu_dev_stats_show(struct seq_file *m, void *unused)
 	seq_printf(m, "isolation_reset_ns: %lld\n",
 		   (long long)atomic64_read(&qdev->sched.isolation_reset_ns));
 	seq_printf(m, "host_irqs: %lld\n", (long long)atomic64_read(&qdev->sched.host_irqs));
+	seq_printf(m, "polls: %lld\n", (long long)atomic64_read(&qdev->sched.polls));
+	seq_printf(m, "reset_failures: %lld\n",
+		   (long long)atomic64_read(&qdev->sched.reset_failures));
+	seq_printf(m, "kept_bos: %d\n", atomic_read(&qdev->sched.kept_bos));
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(qpu_dev_stats);

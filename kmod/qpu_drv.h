@@ -8,6 +8,7 @@
 
 #include <linux/atomic.h>
 #include <linux/dma-fence.h>
+#include <linux/hrtimer.h>
 #include <linux/irqreturn.h>
 #include <linux/kref.h>
 #include <linux/ktime.h>
@@ -129,6 +130,22 @@ struct qpu_hang {
  *	file's (see qpu_sched_isolate()).
  * @isolation_reset_ns: the time those took.
  * @host_irqs: host interrupts taken (module parameter host_irq).
+ * @polls: completion polls of the running job by @poll.
+ * @poll: reads SRQCS while a job runs, from 10 us after its start,
+ *	doubling up to 1 ms, and kicks @work when the job's programs have all
+ *	ended or one faulted. Armed only by @work, after it started a job,
+ *	and cancelled by @work before that job ends, so it never reads the
+ *	registers of a V3D being reset or gone.
+ * @poll_programs: the running job's programs, for @poll; written by @work
+ *	while @poll is not armed.
+ * @poll_ns: @poll's next interval; written by @work before arming it,
+ *	then only by @poll.
+ * @reset_failures: resets that failed, or that the V3D did not do.
+ * @kept: the BOs of jobs that ended with a reset that failed, held because
+ *	their programs may still write them; struct qpu_sched_kept, only
+ *	@work and removal touch it. Freed by the next reset that succeeds,
+ *	or when the device goes.
+ * @kept_bos: BOs on @kept, for debugfs stats.
  * @resets_requested: administrator resets asked for (under @lock).
  * @resets_handled: of those, resets done by @work (under @lock).
  * @reset_wait: where qpu_sched_reset_request() waits for @resets_handled.
@@ -156,6 +173,13 @@ struct qpu_sched {
 	atomic64_t isolation_resets;
 	atomic64_t isolation_reset_ns;
 	atomic64_t host_irqs;
+	atomic64_t polls;
+	struct hrtimer poll;
+	u32 poll_programs;
+	u64 poll_ns;
+	atomic64_t reset_failures;
+	struct list_head kept;
+	atomic_t kept_bos;
 	u64 resets_requested;
 	u64 resets_handled;
 	wait_queue_head_t reset_wait;
@@ -458,6 +482,8 @@ u32 qpu_v3d_user_setup(struct qpu_dev *qdev);
 void qpu_v3d_job_start(struct qpu_dev *qdev, const struct qpu_job *job);
 void qpu_v3d_save_hang(struct qpu_dev *qdev, struct qpu_hang *hang);
 u32 qpu_v3d_job_poll(struct qpu_dev *qdev, struct qpu_job *job);
+bool qpu_v3d_job_ended(struct qpu_dev *qdev, unsigned int programs);
+int qpu_v3d_reset(struct qpu_dev *qdev);
 bool qpu_v3d_host_irq_enabled(void);
 irqreturn_t qpu_v3d_irq(struct qpu_dev *qdev);
 

@@ -12,17 +12,41 @@
  * file flooding the queue delays the others by at most one job per turn.
  * A job whose in-fence has not signalled does not hold up other files.
  *
- * Everything that starts, polls or ends a job runs in one delayed work item
- * on an ordered workqueue: a running job is polled every tick (the
- * simulated V3D kicks the work as soon as its programs end) until its
- * programs have all ended, it faulted, or its deadline passed. A job past
- * its deadline, or one that faulted, is ended and the V3D reset; the next
- * job then starts on a clean V3D. An administrator's reset (netlink) is
+ * Everything that starts or ends a job runs in one delayed work item on an
+ * ordered workqueue. Three things kick it while a job runs, and none of
+ * them ends the job itself:
+ *
+ * - the poll, an hrtimer (hard interrupt context; softirq on PREEMPT_RT)
+ *   armed by the work after it started a job: it reads SRQCS, and nothing
+ *   else, 10 us after the start, then at intervals doubling up to 1 ms,
+ *   and kicks the work once the job's programs have all ended or one
+ *   faulted. A job the QPUs finish in 30 us is thus noticed some 10 us
+ *   later, not at the next tick (4 to 10 ms at a Pi's HZ of 100 to 250);
+ *   a job of one second costs about 1000 polls of one register read. The
+ *   work cancels the poll (hrtimer_cancel(), which waits for a running
+ *   callback) before it ends the job, so no poll reads the registers of a
+ *   V3D being reset or unbound;
+ * - the V3D's interrupt (module parameter host_irq), from its handler;
+ * - the backend: the simulated V3D kicks the work when its programs end,
+ *   unless its poll_only knob leaves completion to SRQCS, as on hardware.
+ *
+ * The work itself looks again at the job's deadline (or, for a backend
+ * that judges time by progress, at the next tick). A job past its
+ * deadline, or one that faulted, is ended and the V3D reset; the next job
+ * then starts on a clean V3D. An administrator's reset (netlink) is
  * done by the same work, so it never races a job being started or polled;
  * the requester sleeps until the work has done it.
  *
  * A file's job never finds what another file's jobs left on the V3D: see
  * qpu_sched_isolate().
+ *
+ * Every reset is checked (qpu_v3d_reset(): SCRATCH must lose a mark). When
+ * the reset after a hung or faulted job fails, its programs may still run
+ * and write the job's buffers, so the scheduler keeps the job's BO
+ * references (debugfs stats: kept_bos, reset_failures) until a later
+ * reset succeeds (an administrator's, or the next one between files, as
+ * the V3D keeps its owner) or the device goes; the memory is never freed
+ * under the QPUs, at the cost of holding it meanwhile.
  *
  * Time: by default a job's deadline is the wall clock's, its start plus its
  * timeout. A backend with a job_check op (the simulated V3D, which times a
@@ -39,12 +63,16 @@
  *
  * Busy time is counted here, from a job's start to its end as the work sees
  * them, because only the scheduler knows both on every backend; it is an
- * upper bound of the QPUs' running time by at most one poll tick per job.
+ * upper bound of the QPUs' running time by at most one poll interval (1 ms)
+ * and the work's scheduling latency per job.
  */
 #include <linux/device.h>
+#include <linux/hrtimer.h>
 #include <linux/jiffies.h>
+#include <linux/slab.h>
 #include <linux/string.h>
 
+#include "qpu_compat.h"
 #include "qpu_drv.h"
 
 /*
@@ -56,12 +84,20 @@
 #define QPU_SCHED_WALL_FACTOR	256
 #define QPU_SCHED_WALL_MIN	(60 * (s64)NSEC_PER_SEC)
 
+/*
+ * The completion poll: first 10 us after a job's start (a 256-point FFT on
+ * a Pi 1 takes 33 us), each interval twice the last, up to 1 ms: a job of
+ * T ms >= 1 costs about T + 7 polls of one register read each.
+ */
+#define QPU_SCHED_POLL_FIRST_NS	(10 * NSEC_PER_USEC)
+#define QPU_SCHED_POLL_MAX_NS	NSEC_PER_MSEC
+
 static struct qpu_dev *qpu_sched_to_dev(struct qpu_sched *sched)
 {
 	return container_of(sched, struct qpu_dev, sched);
 }
 
-/* Runs the work now, unless the scheduler is stopped. */
+/* Runs the work now, unless the scheduler is stopped; any context. */
 void qpu_sched_kick(struct qpu_dev *qdev)
 {
 	struct qpu_sched *sched = &qdev->sched;
@@ -71,6 +107,52 @@ void qpu_sched_kick(struct qpu_dev *qdev)
 	if (!sched->stopped)
 		mod_delayed_work(sched->wq, &sched->work, 0);
 	spin_unlock_irqrestore(&sched->lock, flags);
+}
+
+/*
+ * The poll timer, in hard interrupt context (softirq on PREEMPT_RT): it
+ * reads SRQCS and kicks the work, which alone ends the job.
+ */
+static enum hrtimer_restart qpu_sched_poll(struct hrtimer *timer)
+{
+	struct qpu_sched *sched = container_of(timer, struct qpu_sched, poll);
+	struct qpu_dev *qdev = qpu_sched_to_dev(sched);
+
+	atomic64_inc(&sched->polls);
+	if (qpu_v3d_job_ended(qdev, sched->poll_programs)) {
+		qpu_sched_kick(qdev);
+		return HRTIMER_NORESTART;
+	}
+	sched->poll_ns = min_t(u64, sched->poll_ns * 2, QPU_SCHED_POLL_MAX_NS);
+	hrtimer_forward_now(timer, ns_to_ktime(sched->poll_ns));
+	return HRTIMER_RESTART;
+}
+
+/* Starts polling @job, which has just been started; the work's context. */
+static void qpu_sched_poll_start(struct qpu_sched *sched,
+				 const struct qpu_job *job)
+{
+	sched->poll_programs = job->program_count;
+	sched->poll_ns = QPU_SCHED_POLL_FIRST_NS;
+	hrtimer_start(&sched->poll, ns_to_ktime(sched->poll_ns),
+		      HRTIMER_MODE_REL);
+}
+
+/*
+ * When the work looks at the running job's time again, unless the poll,
+ * the interrupt or the backend kicks it first: at the deadline, or, for a
+ * backend that judges time by progress, at the next tick, as its verdict
+ * can change at any time.
+ */
+static void qpu_sched_check_later(struct qpu_dev *qdev,
+				  const struct qpu_job *job)
+{
+	s64 left = ktime_to_ns(ktime_sub(job->deadline, ktime_get()));
+	unsigned long delay = 1;
+
+	if (!qdev->ops->job_check && left > 0)
+		delay = nsecs_to_jiffies(left) + 1;
+	queue_delayed_work(qdev->sched.wq, &qdev->sched.work, delay);
 }
 
 /* Takes the caller's job reference. */
@@ -200,17 +282,88 @@ u64 qpu_sched_busy_ns(struct qpu_dev *qdev)
 	return ns;
 }
 
-/* @reason: an enum qpu_reset_reason, for the netlink event. */
-static void qpu_sched_reset(struct qpu_dev *qdev, u32 reason)
+/**
+ * struct qpu_sched_kept - the BOs of a job whose V3D reset failed.
+ * @node: on &qpu_sched.kept.
+ * @bos: the job's BO references, taken over from it.
+ * @count: entries in @bos.
+ */
+struct qpu_sched_kept {
+	struct list_head node;
+	struct qpu_bo **bos;
+	unsigned int count;
+};
+
+/* Lets the kept BOs go: the V3D was reset, or is going away. */
+static void qpu_sched_release_kept(struct qpu_sched *sched)
+{
+	struct qpu_sched_kept *kept, *tmp;
+	unsigned int i;
+
+	list_for_each_entry_safe(kept, tmp, &sched->kept, node) {
+		for (i = 0; i < kept->count; i++)
+			qpu_bo_put(kept->bos[i]);
+		atomic_sub(kept->count, &sched->kept_bos);
+		list_del(&kept->node);
+		kfree(kept->bos);
+		kfree(kept);
+	}
+}
+
+/*
+ * Takes @job's BOs over before it ends: its reset failed, so its programs
+ * may still run and write them. Without memory to note them, they leak:
+ * better than freed memory the QPUs write.
+ */
+static void qpu_sched_keep_bos(struct qpu_dev *qdev, struct qpu_job *job)
+{
+	struct qpu_sched_kept *kept = kmalloc(sizeof(*kept), GFP_KERNEL);
+
+	if (kept) {
+		kept->bos = job->bos;
+		kept->count = job->bo_count;
+		list_add_tail(&kept->node, &qdev->sched.kept);
+		atomic_add(job->bo_count, &qdev->sched.kept_bos);
+	} else {
+		dev_err(qdev->dev, "job %llu: %u BOs leaked, as the QPUs may still write them\n",
+			job->seqno, job->bo_count);
+		kfree(job->bos);
+	}
+	job->bos = NULL;
+	job->bo_count = 0;
+}
+
+/*
+ * Every reset the scheduler does: checked (qpu_v3d_reset()); the first
+ * that succeeds lets the BOs of jobs whose reset failed go.
+ */
+static int qpu_sched_v3d_reset(struct qpu_dev *qdev)
+{
+	int ret = qpu_v3d_reset(qdev);
+
+	if (ret)
+		atomic64_inc(&qdev->sched.reset_failures);
+	else
+		qpu_sched_release_kept(&qdev->sched);
+	return ret;
+}
+
+/*
+ * @reason: an enum qpu_reset_reason, for the netlink event. When the reset
+ * fails, the V3D keeps its owner: the next job of another file tries again.
+ */
+static int qpu_sched_reset(struct qpu_dev *qdev, u32 reason)
 {
 	int ret;
 
 	atomic64_inc(&qdev->sched.resets);
-	ret = qdev->ops->reset(qdev);
+	ret = qpu_sched_v3d_reset(qdev);
 	if (ret)
 		dev_err(qdev->dev, "V3D reset failed: %d\n", ret);
-	qdev->sched.owner = 0;
+	else
+		qdev->sched.owner = 0;
 	qpu_nl_reset_event(qdev, reason);
+	return ret;
 }
 
 /**
@@ -239,7 +392,7 @@ static int qpu_sched_isolate(struct qpu_dev *qdev, struct qpu_job *job)
 
 	if (sched->owner && sched->owner != job->client_id) {
 		start = ktime_get();
-		ret = qdev->ops->reset(qdev);
+		ret = qpu_sched_v3d_reset(qdev);
 		if (ret) {
 			dev_err(qdev->dev, "V3D reset between files failed: %d\n", ret);
 			return ret;
@@ -254,18 +407,21 @@ static int qpu_sched_isolate(struct qpu_dev *qdev, struct qpu_job *job)
 
 /*
  * Ends the running job; the V3D is reset, for @reason, unless it ended
- * cleanly.
+ * cleanly. When that reset fails, the job's BOs outlive it (see
+ * qpu_sched_keep_bos()).
  */
 static void qpu_sched_finish(struct qpu_dev *qdev, struct qpu_job *job,
 			     u32 status, u32 reason)
 {
 	struct qpu_sched *sched = &qdev->sched;
 
+	/* No register read from here on: the V3D may be reset or go. */
+	hrtimer_cancel(&sched->poll);
 	/* The reset that may follow is not the job's running time. */
 	qpu_sched_busy_end(sched);
 	qpu_nl_job_event(qdev, job, status);
-	if (status != QPU_JOB_DONE)
-		qpu_sched_reset(qdev, reason);
+	if (status != QPU_JOB_DONE && qpu_sched_reset(qdev, reason))
+		qpu_sched_keep_bos(qdev, job);
 	if (qdev->ops->job_end)
 		qdev->ops->job_end(qdev, job);
 	sched->running = NULL;
@@ -461,8 +617,7 @@ static void qpu_sched_work(struct work_struct *work)
 					    "job %llu deadlocked: every running QPU waits forever; resetting the V3D\n",
 					    job->seqno);
 		if (!status) {
-			/* Poll again next tick; the deadline is checked then. */
-			queue_delayed_work(sched->wq, &sched->work, 1);
+			qpu_sched_check_later(qdev, job);
 			return;
 		}
 		if (status == QPU_JOB_FAULT && job->fault.access == QPU_FAULT_OTHER)
@@ -504,7 +659,8 @@ static void qpu_sched_work(struct work_struct *work)
 		qdev->ops->job_begin(qdev, job);
 	qpu_sched_busy_start(sched);
 	qpu_v3d_job_start(qdev, job);
-	queue_delayed_work(sched->wq, &sched->work, 1);
+	qpu_sched_poll_start(sched, job);
+	qpu_sched_check_later(qdev, job);
 }
 
 int qpu_sched_init(struct qpu_dev *qdev)
@@ -513,36 +669,57 @@ int qpu_sched_init(struct qpu_dev *qdev)
 
 	spin_lock_init(&sched->lock);
 	INIT_LIST_HEAD(&sched->clients);
+	INIT_LIST_HEAD(&sched->kept);
 	init_waitqueue_head(&sched->reset_wait);
 	mutex_init(&sched->hang_lock);
 	INIT_DELAYED_WORK(&sched->work, qpu_sched_work);
+	qpu_hrtimer_setup(&sched->poll, qpu_sched_poll, CLOCK_MONOTONIC,
+			  HRTIMER_MODE_REL);
 	sched->wq = alloc_ordered_workqueue("%s-sched", 0, qdev->name);
 	if (!sched->wq)
 		return -ENOMEM;
 	return 0;
 }
 
-/* Cancels the queued jobs of @client, which is going away. */
-void qpu_sched_client_fini(struct qpu_dev *qdev, struct qpu_client *client)
+/* Moves @client's queued jobs to @list; the caller holds the lock. */
+static void qpu_sched_take_jobs_locked(struct qpu_sched *sched,
+				       struct qpu_client *client,
+				       struct list_head *list)
 {
-	struct qpu_sched *sched = &qdev->sched;
 	struct qpu_job *job, *tmp;
-	unsigned long flags;
-	LIST_HEAD(canceled);
 
-	spin_lock_irqsave(&sched->lock, flags);
+	lockdep_assert_held(&sched->lock);
 	list_for_each_entry_safe(job, tmp, &client->queue, node) {
 		qpu_sched_unqueue_locked(sched, job);
-		list_add_tail(&job->node, &canceled);
+		list_add_tail(&job->node, list);
 	}
-	spin_unlock_irqrestore(&sched->lock, flags);
+}
 
-	list_for_each_entry_safe(job, tmp, &canceled, node) {
+/* Cancels the jobs on @list, taken off their queues; no lock held. */
+static void qpu_sched_cancel_jobs(struct qpu_sched *sched,
+				  struct list_head *list)
+{
+	struct qpu_job *job, *tmp;
+
+	list_for_each_entry_safe(job, tmp, list, node) {
 		list_del(&job->node);
 		qpu_job_forget_in_fence(job);
 		atomic64_inc(&sched->jobs_canceled);
 		qpu_job_end(job, QPU_JOB_CANCELED);
 	}
+}
+
+/* Cancels the queued jobs of @client, which is going away. */
+void qpu_sched_client_fini(struct qpu_dev *qdev, struct qpu_client *client)
+{
+	struct qpu_sched *sched = &qdev->sched;
+	unsigned long flags;
+	LIST_HEAD(canceled);
+
+	spin_lock_irqsave(&sched->lock, flags);
+	qpu_sched_take_jobs_locked(sched, client, &canceled);
+	spin_unlock_irqrestore(&sched->lock, flags);
+	qpu_sched_cancel_jobs(sched, &canceled);
 }
 
 /*
@@ -553,8 +730,9 @@ void qpu_sched_client_fini(struct qpu_dev *qdev, struct qpu_client *client)
 void qpu_sched_fini(struct qpu_dev *qdev)
 {
 	struct qpu_sched *sched = &qdev->sched;
-	struct qpu_client *client;
+	struct qpu_client *client, *next;
 	unsigned long flags;
+	LIST_HEAD(canceled);
 
 	if (!sched->wq)
 		return;
@@ -569,14 +747,17 @@ void qpu_sched_fini(struct qpu_dev *qdev)
 		qpu_sched_finish(qdev, sched->running, QPU_JOB_CANCELED,
 				 QPU_RESET_REMOVE);
 
+	/*
+	 * Every queued job at once, under the lock: a file released meanwhile
+	 * frees its client, which must not be looked at once the lock is
+	 * dropped. Jobs pushed from now on are canceled by qpu_sched_push().
+	 */
 	spin_lock_irqsave(&sched->lock, flags);
-	while (!list_empty(&sched->clients)) {
-		client = list_first_entry(&sched->clients, struct qpu_client, node);
-		spin_unlock_irqrestore(&sched->lock, flags);
-		qpu_sched_client_fini(qdev, client);
-		spin_lock_irqsave(&sched->lock, flags);
-	}
+	list_for_each_entry_safe(client, next, &sched->clients, node)
+		qpu_sched_take_jobs_locked(sched, client, &canceled);
 	spin_unlock_irqrestore(&sched->lock, flags);
+	qpu_sched_cancel_jobs(sched, &canceled);
+	qpu_sched_release_kept(sched);
 
 	destroy_workqueue(sched->wq);
 	sched->wq = NULL;

@@ -20,7 +20,9 @@
  * running job's BOs (uniform reads too: a program may point its stream
  * anywhere in them). A stray access stops the job with SRQCS's error flag,
  * before anything is written. Completed programs count in SRQCS as on the
- * hardware, and the scheduler is kicked as an interrupt would.
+ * hardware, and the scheduler is kicked as an interrupt would, unless the
+ * "poll_only" knob leaves the scheduler to find them in SRQCS, as it must
+ * on hardware.
  *
  * Time is the job's progress, not the wall clock's: the emulator stops the
  * job when one of its programs needs more than its timeout's worth of
@@ -45,10 +47,13 @@
  * job, cleared only by the scheduler's reset between files' jobs.
  *
  * debugfs knobs in qpu/<node>/: "hang" (completed programs are not counted,
- * so jobs time out), "latency_us" (each program waits before starting) and
- * "fault_next" (the next program faults as it starts) and "strict_vpm" (a
+ * so jobs time out), "latency_us" (each program waits before starting),
+ * "fault_next" (the next program faults as it starts), "strict_vpm" (a
  * generic VPM access past row 63 faults instead of wrapping as on the
- * hardware: qpu_emu_set_strict_vpm()). DBQITE/DBQITC model
+ * hardware: qpu_emu_set_strict_vpm()), "poll_only" (programs that end or
+ * fault do not kick the scheduler: only its poll of SRQCS finds them, as on
+ * hardware without interrupts) and "reset_noop" (a reset does nothing, so
+ * the driver's check of it fails). DBQITE/DBQITC model
  * the QPUs' host interrupts; the interrupt line is a call to qpu_v3d_irq().
  */
 
@@ -140,6 +145,12 @@ bool qpu_sim_follows_hw_policy(void)
  *	if its first instruction could not run; the knob then clears itself.
  * @strict_vpm: debugfs knob: VPM addresses that would wrap fault instead
  *	(read before each slice).
+ * @reset_noop: debugfs knob: a reset does nothing at all, SCRATCH and
+ *	running programs included, as a power cycle that a runtime-PM
+ *	reference held elsewhere turns into a no-op.
+ * @poll_only: debugfs knob: what SRQCS shows (programs completed, a fault)
+ *	does not kick the scheduler, whose poll must find it, as on hardware.
+ *	The model's own verdicts (a deadlock, a spent budget) still do.
  */
 struct qpu_sim {
 	struct qpu_dev *qdev;
@@ -174,6 +185,8 @@ struct qpu_sim {
 	u32 latency_us;
 	bool fault_next;
 	bool strict_vpm;
+	bool poll_only;
+	bool reset_noop;
 };
 
 u32 qpu_sim_reg_read(struct qpu_sim *sim, u32 reg)
@@ -415,7 +428,7 @@ static void qpu_sim_exec(struct work_struct *work)
 	struct qpu_sim *sim = container_of(to_delayed_work(work),
 					   struct qpu_sim, exec);
 	enum qpu_emu_status status;
-	bool more, irq, changed = false;
+	bool more, irq, changed = false, verdict;
 	unsigned long flags;
 	u32 done;
 
@@ -445,8 +458,7 @@ static void qpu_sim_exec(struct work_struct *work)
 	}
 	sim->emu_done = done;
 	/* A deadlock or a spent budget, like a fault, runs nothing more. */
-	if (status == QPU_EMU_DEADLOCK || status == QPU_EMU_LIMIT)
-		changed = true;
+	verdict = status == QPU_EMU_DEADLOCK || status == QPU_EMU_LIMIT;
 	more = !sim->error && status != QPU_EMU_DEADLOCK &&
 	       status != QPU_EMU_LIMIT &&
 	       (status == QPU_EMU_RUNNING || sim->queue_len);
@@ -461,7 +473,7 @@ static void qpu_sim_exec(struct work_struct *work)
 		dev_dbg(sim->qdev->dev, "every running QPU waits forever\n");
 	if (more)
 		queue_delayed_work(sim->wq, &sim->exec, 0);
-	if (changed)
+	if (verdict || (changed && !READ_ONCE(sim->poll_only)))
 		qpu_sched_kick(sim->qdev);
 }
 
@@ -579,12 +591,17 @@ static void qpu_sim_job_fault(struct qpu_dev *qdev, struct qpu_job *job)
 	spin_unlock_irqrestore(&sim->lock, flags);
 }
 
-/* Stops every program and empties the queue, as a power cycle would. */
+/*
+ * Stops every program and empties the queue, as a power cycle would, and
+ * brings SCRATCH back to 0, unless the reset_noop knob says not to.
+ */
 static int qpu_sim_reset(struct qpu_dev *qdev)
 {
 	struct qpu_sim *sim = qdev->sim;
 	unsigned long flags;
 
+	if (READ_ONCE(sim->reset_noop))
+		return 0;
 	cancel_delayed_work_sync(&sim->exec);
 	mutex_lock(&sim->emu_lock);
 	qpu_sim_emu_clear(sim);
@@ -594,6 +611,7 @@ static int qpu_sim_reset(struct qpu_dev *qdev)
 	sim->done = 0;
 	sim->error = false;
 	sim->dbqitc = 0;
+	sim->scratch = 0;
 	spin_unlock_irqrestore(&sim->lock, flags);
 	mutex_unlock(&sim->emu_lock);
 	return 0;
@@ -719,6 +737,8 @@ static int qpu_sim_probe(struct platform_device *pdev)
 	debugfs_create_u32("latency_us", 0600, qdev->debugfs, &sim->latency_us);
 	debugfs_create_bool("fault_next", 0600, qdev->debugfs, &sim->fault_next);
 	debugfs_create_bool("strict_vpm", 0600, qdev->debugfs, &sim->strict_vpm);
+	debugfs_create_bool("poll_only", 0600, qdev->debugfs, &sim->poll_only);
+	debugfs_create_bool("reset_noop", 0600, qdev->debugfs, &sim->reset_noop);
 	platform_set_drvdata(pdev, qdev);
 	return 0;
 

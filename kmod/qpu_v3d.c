@@ -17,11 +17,11 @@
 #include "qpu_v3d_regs.h"
 
 /*
- * Completion is found by polling SRQCS's completed count. With host_irq,
- * programs that write host_int also raise the V3D's interrupt, which makes
- * the scheduler look at once instead of at its next tick. On real hardware
- * this path is unproven (a user-QPU branch of vc4 reported the interrupt
- * never arriving), hence off by default.
+ * Completion is found by polling SRQCS's completed count (the scheduler's
+ * poll timer). With host_irq, programs that write host_int also raise the
+ * V3D's interrupt, which makes the scheduler look at once instead of at its
+ * next poll. On real hardware this path is unproven (a user-QPU branch of
+ * vc4 reported the interrupt never arriving), hence off by default.
  */
 static bool qpu_v3d_host_irq;
 module_param_named(host_irq, qpu_v3d_host_irq, bool, 0644);
@@ -136,6 +136,16 @@ void qpu_v3d_job_start(struct qpu_dev *qdev, const struct qpu_job *job)
 	}
 }
 
+/* What SRQCS says of a job of @programs programs: 0, DONE or FAULT. */
+static u32 qpu_v3d_srqcs_status(u32 srqcs, unsigned int programs)
+{
+	if (srqcs & V3D_SRQCS_ERR)
+		return QPU_JOB_FAULT;
+	if (FIELD_GET(V3D_SRQCS_DONE, srqcs) >= programs)
+		return QPU_JOB_DONE;
+	return 0;
+}
+
 /**
  * qpu_v3d_job_poll() - has the running job ended?
  * @qdev: the device
@@ -147,16 +157,28 @@ void qpu_v3d_job_start(struct qpu_dev *qdev, const struct qpu_job *job)
  */
 u32 qpu_v3d_job_poll(struct qpu_dev *qdev, struct qpu_job *job)
 {
-	u32 srqcs = qpu_v3d_read(qdev, V3D_SRQCS);
+	u32 status = qpu_v3d_srqcs_status(qpu_v3d_read(qdev, V3D_SRQCS),
+					  job->program_count);
 
-	if (srqcs & V3D_SRQCS_ERR) {
-		if (qdev->ops->job_fault)
-			qdev->ops->job_fault(qdev, job);
-		return QPU_JOB_FAULT;
-	}
-	if (FIELD_GET(V3D_SRQCS_DONE, srqcs) >= job->program_count)
-		return QPU_JOB_DONE;
-	return 0;
+	if (status == QPU_JOB_FAULT && qdev->ops->job_fault)
+		qdev->ops->job_fault(qdev, job);
+	return status;
+}
+
+/**
+ * qpu_v3d_job_ended() - would qpu_v3d_job_poll() end the running job?
+ * @qdev: the device, with a job running
+ * @programs: the job's programs
+ *
+ * Reads SRQCS and nothing else, so it may be called in any context, a
+ * hard interrupt's included: a readl() on the real V3D, a spinlocked read
+ * of the model on the simulated one.
+ *
+ * Return: true when @programs programs have completed or one faulted.
+ */
+bool qpu_v3d_job_ended(struct qpu_dev *qdev, unsigned int programs)
+{
+	return qpu_v3d_srqcs_status(qpu_v3d_read(qdev, V3D_SRQCS), programs);
 }
 
 /**
@@ -179,6 +201,40 @@ irqreturn_t qpu_v3d_irq(struct qpu_dev *qdev)
 	atomic64_inc(&qdev->sched.host_irqs);
 	qpu_sched_kick(qdev);
 	return IRQ_HANDLED;
+}
+
+/*
+ * What SCRATCH holds across a reset that did not happen: a power cycle
+ * brings every V3D register back to its reset value, 0 for SCRATCH.
+ */
+#define QPU_V3D_RESET_MARK	0x51505521
+
+/**
+ * qpu_v3d_reset() - reset the V3D through its backend, and check it did
+ * @qdev: the device, with no program it must keep
+ *
+ * A power cycle that does not happen (on hardware, a runtime-PM reference
+ * held elsewhere keeps the power domain up) would leave the QPUs running
+ * and the state of earlier programs in place. So SCRATCH, which the driver
+ * uses for nothing else, holds a mark before the reset and must have lost
+ * it after.
+ *
+ * Return: 0, the backend's error, or -EBUSY when the V3D kept the mark:
+ * the programs on it may still run and write their buffers.
+ */
+int qpu_v3d_reset(struct qpu_dev *qdev)
+{
+	int ret;
+
+	qpu_v3d_write(qdev, V3D_SCRATCH, QPU_V3D_RESET_MARK);
+	ret = qdev->ops->reset(qdev);
+	if (ret)
+		return ret;
+	if (qpu_v3d_read(qdev, V3D_SCRATCH) == QPU_V3D_RESET_MARK) {
+		dev_err(qdev->dev, "the V3D did not reset: SCRATCH kept its value (is its power held on elsewhere?)\n");
+		return -EBUSY;
+	}
+	return 0;
 }
 
 /* The registers a hang snapshot keeps, read before the reset. */

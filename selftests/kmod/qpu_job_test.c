@@ -14,6 +14,11 @@
  * clock is a program that ends under the hang knob, timed by the wall clock.
  *
  * The programs are hand-encoded QPU instructions from qpu_programs.h.
+ *
+ * qpu_job_poll_test runs every case again with the simulated V3D's
+ * poll_only knob set, so that jobs end only when the scheduler's poll of
+ * SRQCS finds them, as on hardware; how soon, and at what cost in polls,
+ * the poll_* cases check in both runs.
  */
 
 #include <errno.h>
@@ -42,6 +47,11 @@
 
 #define DEBUGFS QPU_DEBUGFS
 #define PARAMS QPU_PARAMS
+
+/* The poll_only knob's value for every case (qpu_job_poll_test sets it). */
+#ifndef QPU_JOB_POLL_ONLY
+#define QPU_JOB_POLL_ONLY "0"
+#endif
 
 
 /* The device's instructions per QPU and millisecond of timeout. */
@@ -78,6 +88,7 @@ FIXTURE_SETUP(job)
 	ASSERT_EQ(0, qpu_test_bo_new(self->fd, 4096, NULL, 0, &self->data));
 	ASSERT_EQ(0, qpu_test_write(DEBUGFS "hang", "0"));
 	ASSERT_EQ(0, qpu_test_write(DEBUGFS "latency_us", "0"));
+	ASSERT_EQ(0, qpu_test_write(DEBUGFS "poll_only", QPU_JOB_POLL_ONLY));
 }
 
 FIXTURE_TEARDOWN(job)
@@ -88,6 +99,8 @@ FIXTURE_TEARDOWN(job)
 	qpu_test_write(DEBUGFS "strict_vpm", "0");
 	qpu_test_write(PARAMS "max_timeout_ms", "60000");
 	qpu_test_write(PARAMS "host_irq", "0");
+	qpu_test_write(DEBUGFS "poll_only", "0");
+	qpu_test_write(DEBUGFS "reset_noop", "0");
 	close(self->fd);
 }
 
@@ -172,6 +185,111 @@ TEST_F_TIMEOUT(job, other_clients_hang_does_not_stop_us, 30)
 	EXPECT_EQ(QPU_JOB_DONE, qpu_test_wait(self->fd, t.seqno, 10000, NULL));
 	EXPECT_EQ(QPU_JOB_TIMEOUT, qpu_test_wait(fd2, s.seqno, 10000, NULL));
 	close(fd2);
+}
+
+static int cmp_ll(const void *a, const void *b)
+{
+	long long x = *(const long long *)a, y = *(const long long *)b;
+
+	return (x > y) - (x < y);
+}
+
+/*
+ * An empty job is noticed within a millisecond, in the median, even when
+ * only the poll of SRQCS can find its end, where a poll every tick (4 ms
+ * at the VM's HZ of 250) took 13 ms in a TCG guest. Such a guest on a busy
+ * host is slow to wake up at all, so the bound grows by 4 eventfd round
+ * trips (the median of 21 batches) measured just before.
+ */
+TEST_F_TIMEOUT(job, poll_notices_an_empty_job_within_a_ms, 60)
+{
+	long long us[21], ev[21];
+	struct qpu_submit s;
+	unsigned int i;
+	__s64 t;
+
+	for (i = 0; i < sizeof(ev) / sizeof(ev[0]); i++) {
+		ev[i] = qpu_test_eventfd_round_trip_us(20);
+		ASSERT_LE(0, ev[i]);
+	}
+	qsort(ev, i, sizeof(ev[0]), cmp_ll);
+
+	for (i = 0; i < sizeof(us) / sizeof(us[0]); i++) {
+		t = qpu_test_now_ns();
+		ASSERT_EQ(0, qpu_test_submit(self->fd, &self->end, &self->unif, 1, 0, 0, 0, &s));
+		ASSERT_EQ(QPU_JOB_DONE, qpu_test_wait(self->fd, s.seqno, 5000, NULL));
+		us[i] = (qpu_test_now_ns() - t) / 1000;
+	}
+	qsort(us, i, sizeof(us[0]), cmp_ll);
+	TH_LOG("round trips: min %lld, median %lld, max %lld us; eventfd median %lld us",
+	       us[0], us[i / 2], us[i - 1], ev[i / 2]);
+	EXPECT_GT(1000 + 4 * ev[i / 2], us[i / 2]);
+}
+
+/*
+ * A job that runs 300 ms costs about one poll per millisecond: the interval
+ * doubles from 10 us up to 1 ms, not more, not less.
+ */
+TEST_F_TIMEOUT(job, poll_costs_a_poll_per_ms, 30)
+{
+	long long polls = qpu_test_stat("polls"), ms;
+	struct qpu_submit s;
+	__s64 t = qpu_test_now_ns();
+
+	ASSERT_LE(0, polls);
+	ASSERT_EQ(0, qpu_test_write(DEBUGFS "hang", "1"));
+	ASSERT_EQ(0, qpu_test_submit(self->fd, &self->end, &self->unif, 1, 300, 0, 0, &s));
+	EXPECT_EQ(QPU_JOB_TIMEOUT, qpu_test_wait(self->fd, s.seqno, 10000, NULL));
+	ms = (qpu_test_now_ns() - t) / 1000000;
+	polls = qpu_test_stat("polls") - polls;
+	TH_LOG("%lld polls in %lld ms", polls, ms);
+	EXPECT_LE(300, ms);
+	EXPECT_GE(ms + 20, polls);
+	EXPECT_LE(ms / 4, polls);
+}
+
+/*
+ * A reset that does not happen (the reset_noop knob) is noticed, and the
+ * hung job's BOs, which its programs might still write, outlive their file
+ * until a reset succeeds: here the one before another file's job.
+ */
+TEST_F_TIMEOUT(job, failed_reset_keeps_the_hung_jobs_bos, 30)
+{
+	long long failures = qpu_test_stat("reset_failures");
+	long long count0 = qpu_test_stat("bo_count"), bytes0 = qpu_test_stat("bo_bytes");
+	long long count = 0, bytes = 0;
+	struct qpu_test_bo code, unif;
+	struct qpu_submit s;
+	int fd2 = open(QPU_NODE, O_RDWR | O_CLOEXEC);
+
+	ASSERT_LE(0, fd2);
+	ASSERT_LE(0, failures);
+	ASSERT_EQ(0, qpu_test_bo_new(fd2, 4096, qpu_prog_end, sizeof(qpu_prog_end), &code));
+	ASSERT_EQ(0, qpu_test_bo_new(fd2, 4096, NULL, 0, &unif));
+	/* A first job makes fd2 the V3D's owner: no reset before the next. */
+	ASSERT_EQ(0, qpu_test_submit(fd2, &code, &unif, 1, 0, 0, 0, &s));
+	ASSERT_EQ(QPU_JOB_DONE, qpu_test_wait(fd2, s.seqno, 5000, NULL));
+
+	ASSERT_EQ(0, qpu_test_write(DEBUGFS "hang", "1"));
+	ASSERT_EQ(0, qpu_test_write(DEBUGFS "reset_noop", "1"));
+	ASSERT_EQ(0, qpu_test_submit(fd2, &code, &unif, 1, 100, 0, 0, &s));
+	EXPECT_EQ(QPU_JOB_TIMEOUT, qpu_test_wait(fd2, s.seqno, 10000, NULL));
+	EXPECT_EQ(failures + 1, qpu_test_stat("reset_failures"));
+	EXPECT_EQ(2, qpu_test_stat("kept_bos"));
+	qpu_test_bo_free(fd2, &code);
+	qpu_test_bo_free(fd2, &unif);
+	close(fd2);
+	EXPECT_EQ(-1, qpu_test_stats_wait_bo(300, count0, bytes0, &count, &bytes));
+	EXPECT_EQ(count0 + 2, count);
+	EXPECT_EQ(bytes0 + 2 * 4096, bytes);
+
+	ASSERT_EQ(0, qpu_test_write(DEBUGFS "reset_noop", "0"));
+	ASSERT_EQ(0, qpu_test_write(DEBUGFS "hang", "0"));
+	ASSERT_EQ(0, qpu_test_submit(self->fd, &self->end, &self->unif, 1, 0, 0, 0, &s));
+	EXPECT_EQ(QPU_JOB_DONE, qpu_test_wait(self->fd, s.seqno, 5000, NULL));
+	EXPECT_EQ(0, qpu_test_stat("kept_bos"));
+	EXPECT_EQ(0, qpu_test_stats_wait_bo(5000, count0, bytes0, NULL, NULL));
+	EXPECT_EQ(failures + 1, qpu_test_stat("reset_failures"));
 }
 
 /* The hang knob makes a good job look hung: it times out. */

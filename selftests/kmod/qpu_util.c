@@ -5,9 +5,11 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <time.h>
@@ -145,4 +147,49 @@ int qpu_test_write(const char *path, const char *value)
 	ret = write(fd, value, strlen(value)) == (ssize_t)strlen(value) ? 0 : -1;
 	close(fd);
 	return ret;
+}
+
+struct qpu_test_pingpong {
+	int ping, pong;
+	long n;
+};
+
+static void *qpu_test_ponger(void *arg)
+{
+	struct qpu_test_pingpong *p = arg;
+	uint64_t v;
+	long n;
+
+	for (n = p->n; n; n--)
+		if (read(p->ping, &v, sizeof(v)) != sizeof(v) ||
+		    write(p->pong, &v, sizeof(v)) != sizeof(v))
+			break;
+	return NULL;
+}
+
+double qpu_test_eventfd_round_trip_us(long n)
+{
+	struct qpu_test_pingpong p = { .ping = eventfd(0, 0), .pong = eventfd(0, 0), .n = n };
+	double us = -1;
+	uint64_t v = 1;
+	pthread_t t;
+	__s64 start;
+	long i;
+
+	if (p.ping < 0 || p.pong < 0 || pthread_create(&t, NULL, qpu_test_ponger, &p))
+		goto out;
+	start = qpu_test_now_ns();
+	for (i = 0; i < n; i++)
+		if (write(p.ping, &v, sizeof(v)) != sizeof(v) ||
+		    read(p.pong, &v, sizeof(v)) != sizeof(v))
+			break;
+	if (i == n)
+		us = (qpu_test_now_ns() - start) / 1e3 / n;
+	else
+		pthread_cancel(t);	/* blocked in read(), a cancellation point */
+	pthread_join(t, NULL);
+out:
+	close(p.ping);
+	close(p.pong);
+	return us;
 }

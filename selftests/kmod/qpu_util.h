@@ -62,6 +62,12 @@ long long qpu_test_stat(const char *name);
 int qpu_test_stats_wait_bo(int ms, long long count, long long bytes,
 			   long long *count_now, long long *bytes_now);
 
+/*
+ * The mean round trip of @n eventfd ping-pongs between two threads, in
+ * us: what a wake-up costs on this machine now; -1 on an error.
+ */
+double qpu_test_eventfd_round_trip_us(long n);
+
 /* Writes @value to the file @path (a knob or a parameter); 0 or -1. */
 int qpu_test_write(const char *path, const char *value);
 
