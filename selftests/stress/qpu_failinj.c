@@ -413,8 +413,10 @@ static int wait_undo(void *p, int ok)
 /* --- release of a file with BOs, mappings and queued jobs --------------- */
 
 /*
- * A job that runs (a loop, until its 300 ms timeout or the release cancels
- * it) and three queued behind it; every BO mapped.
+ * A job that runs (a loop, until its 5 ms timeout or the release cancels
+ * it) and three queued behind it; every BO mapped. The simulated V3D times
+ * jobs by progress: 5 ms is 312,500 instructions, a fraction of a second
+ * even on a debug kernel, where 300 ms took longer than the check waits.
  */
 static int release_prep(void *p)
 {
@@ -426,7 +428,7 @@ static int release_prep(void *p)
 				    sizeof(qpu_prog_loop), &c->loop))
 		err = -errno;
 	if (!err)
-		err = submit_one(c->fd, c->loop.handle, c->data.handle, 300, &seqno);
+		err = submit_one(c->fd, c->loop.handle, c->data.handle, 5, &seqno);
 	for (i = 0; !err && i < 3; i++)
 		err = submit_one(c->fd, c->code.handle, c->data.handle, 5000, &seqno);
 	return err;
