@@ -181,9 +181,14 @@ struct qpu_sched {
  *	each entry holds a job reference (under the file's lock).
  * @id: the file's number for netlink (QPU_A_CLIENT_ID), set at open and
  *	never changed; unique since the module was loaded, never 0.
+ * @queued: jobs on @queue plus submissions under way, bounded by
+ *	max_queued_jobs: SUBMIT takes a place before it allocates, and gives
+ *	it back on failure; the scheduler gives it back when the job leaves
+ *	@queue (started or canceled) or is canceled before reaching it.
  */
 struct qpu_client {
 	u32 id;
+	atomic_t queued;
 	struct list_head queue;
 	struct list_head node;
 	u64 fence_context;
@@ -423,10 +428,17 @@ bool qpu_job_wait_in_fence(struct qpu_job *job);
 void qpu_job_forget_in_fence(struct qpu_job *job);
 struct qpu_bo *qpu_job_find_bo(const struct qpu_job *job, u32 addr, u32 len);
 #define QPU_JOB_TIMEOUT_MAX_MS	(3600 * 1000)	/* bound of both timeouts */
+/* A file keeps this many of its last jobs for QPU_IOCTL_WAIT by seqno. */
+#define QPU_JOBS_KEPT		1024
+/* Bound of max_queued_jobs: a queued job can always be waited for. */
+#define QPU_JOBS_QUEUED_MAX	QPU_JOBS_KEPT
 u32 qpu_job_default_timeout_ms(void);
 u32 qpu_job_max_timeout_ms(void);
+u32 qpu_job_max_queued(void);
 int qpu_job_set_default_timeout_ms(u32 ms);
 int qpu_job_set_max_timeout_ms(u32 ms);
+int qpu_job_set_max_queued(u32 jobs);
+void qpu_job_unqueued(struct qpu_client *client);
 
 /* qpu_sched.c */
 int qpu_sched_init(struct qpu_dev *qdev);

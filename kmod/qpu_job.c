@@ -70,9 +70,42 @@ module_param_cb(allow_unprivileged_hw, &qpu_param_ops_unprivileged,
 MODULE_PARM_DESC(allow_unprivileged_hw,
 		 "Let users without CAP_SYS_RAWIO run programs on a real V3D (root-equivalent; default N)");
 
-/* A file keeps this many of its last jobs for QPU_IOCTL_WAIT by seqno. */
-#define QPU_JOBS_KEPT		1024
 #define QPU_MAX_JOB_BOS		4096
+
+/*
+ * Jobs one file may have queued. A queued job pins its struct qpu_job (480
+ * bytes on x86-64: kmalloc-512), its fence (kmalloc-96), an xarray slot,
+ * and its BO array, 8 bytes per distinct BO: up to 4096 + 2 * 16 entries,
+ * which kvmalloc takes as an order-4 allocation, 64 KiB. So the worst job
+ * pins some 65 KiB and 128 of them 8.2 MiB, under the 16 MiB a file must
+ * not reach by queueing alone, while a pipeline of 128 jobs is deeper than
+ * any client needs to keep the V3D busy; a job with a handful of BOs pins
+ * about 0.6 KiB. The 1024 ended jobs a file keeps for WAIT have no BO
+ * array left: about 0.6 MiB.
+ */
+static unsigned int qpu_max_queued_jobs = 128;
+
+static int qpu_param_set_jobs(const char *val, const struct kernel_param *kp)
+{
+	unsigned int n;
+
+	if (kstrtouint(val, 0, &n) || !n || n > QPU_JOBS_QUEUED_MAX) {
+		pr_err("%s=%s: expected jobs from 1 to %u\n", kp->name, val,
+		       QPU_JOBS_QUEUED_MAX);
+		return -EINVAL;
+	}
+	WRITE_ONCE(*(unsigned int *)kp->arg, n);
+	return 0;
+}
+
+static const struct kernel_param_ops qpu_param_ops_jobs = {
+	.set = qpu_param_set_jobs,
+	.get = param_get_uint,
+};
+
+module_param_cb(max_queued_jobs, &qpu_param_ops_jobs, &qpu_max_queued_jobs, 0644);
+MODULE_PARM_DESC(max_queued_jobs,
+		 "Jobs one open file may have queued; SUBMIT past it fails with EAGAIN (1-1024, default 128)");
 
 u32 qpu_job_default_timeout_ms(void)
 {
@@ -99,6 +132,40 @@ int qpu_job_set_max_timeout_ms(u32 ms)
 		return -ERANGE;
 	WRITE_ONCE(qpu_max_timeout_ms, ms);
 	return 0;
+}
+
+u32 qpu_job_max_queued(void)
+{
+	return READ_ONCE(qpu_max_queued_jobs);
+}
+
+int qpu_job_set_max_queued(u32 jobs)
+{
+	if (!jobs || jobs > QPU_JOBS_QUEUED_MAX)
+		return -ERANGE;
+	WRITE_ONCE(qpu_max_queued_jobs, jobs);
+	return 0;
+}
+
+/* Takes a queue place for a submission; false when the queue is full. */
+static bool qpu_job_queue_reserve(struct qpu_client *client)
+{
+	if (atomic_inc_return(&client->queued) <= qpu_job_max_queued())
+		return true;
+	atomic_dec(&client->queued);
+	return false;
+}
+
+/**
+ * qpu_job_unqueued() - give back a job's queue place
+ * @client: the file's client the job was queued on, still alive
+ *
+ * Called by SUBMIT when it fails, and by the scheduler when a job leaves
+ * the queue or is canceled before reaching it.
+ */
+void qpu_job_unqueued(struct qpu_client *client)
+{
+	atomic_dec(&client->queued);
 }
 
 /* --- fences -------------------------------------------------------------- */
@@ -176,7 +243,7 @@ static void qpu_job_put_bos(struct qpu_job *job)
 
 	for (i = 0; i < job->bo_count; i++)
 		qpu_bo_put(job->bos[i]);
-	kfree(job->bos);
+	kvfree(job->bos);
 	job->bos = NULL;
 	job->bo_count = 0;
 }
@@ -318,6 +385,23 @@ static int qpu_job_add_bo_locked(struct qpu_file *qf, struct qpu_job *job,
 	return 0;
 }
 
+/*
+ * The array was sized for every handle the caller named, duplicates
+ * included; a queued job keeps only what its distinct BOs need.
+ */
+static int qpu_job_shrink_bos(struct qpu_job *job)
+{
+	struct qpu_bo **bos;
+
+	bos = kvmalloc_array(job->bo_count, sizeof(*bos), GFP_KERNEL);
+	if (!bos)
+		return -ENOMEM;
+	memcpy(bos, job->bos, job->bo_count * sizeof(*bos));
+	kvfree(job->bos);
+	job->bos = bos;
+	return 0;
+}
+
 static int qpu_job_lookup_bos(struct qpu_file *qf, struct qpu_job *job,
 			      const struct qpu_program *programs,
 			      const u32 *handles, unsigned int handle_count)
@@ -361,7 +445,7 @@ static int qpu_job_lookup_bos(struct qpu_file *qf, struct qpu_job *job,
 			job->bos[j++] = job->bos[i];
 	}
 	job->bo_count = j;
-	return 0;
+	return qpu_job_shrink_bos(job);
 }
 
 static int qpu_job_copy_programs(const struct qpu_submit *args,
@@ -454,9 +538,18 @@ int qpu_ioctl_submit(struct qpu_file *qf, void *data, size_t usize)
 	if (ret)
 		return ret;
 
+	/* Before anything is allocated: a full queue costs nothing. */
+	if (!qpu_job_queue_reserve(&qf->client)) {
+		dev_dbg(qdev->dev, "submit refused: %u jobs queued on this file\n",
+			qpu_job_max_queued());
+		return -EAGAIN;
+	}
+
 	job = kzalloc(sizeof(*job), GFP_KERNEL);
-	if (!job)
+	if (!job) {
+		qpu_job_unqueued(&qf->client);
 		return -ENOMEM;
+	}
 	kref_init(&job->ref);
 	job->qdev = qdev;
 	job->client_id = qf->client.id;
@@ -466,8 +559,8 @@ int qpu_ioctl_submit(struct qpu_file *qf, void *data, size_t usize)
 	timeout_ms = args->timeout_ms ? args->timeout_ms : qpu_job_default_timeout_ms();
 	job->timeout = ms_to_ktime(min(timeout_ms, qpu_job_max_timeout_ms()));
 
-	job->bos = kmalloc_array(args->bo_count + 2 * args->program_count,
-				 sizeof(*job->bos), GFP_KERNEL);
+	job->bos = kvmalloc_array(args->bo_count + 2 * args->program_count,
+				  sizeof(*job->bos), GFP_KERNEL);
 	if (!job->bos) {
 		ret = -ENOMEM;
 		goto err_put_job;
@@ -542,6 +635,7 @@ err_put_job:
 	kfree(handles);
 	qpu_job_put_bos(job);
 	qpu_job_put(job);
+	qpu_job_unqueued(&qf->client);
 	return ret;
 }
 
@@ -667,6 +761,7 @@ int qpu_job_file_init(struct qpu_file *qf)
 	} while (!qf->client.id);
 	INIT_LIST_HEAD(&qf->client.queue);
 	INIT_LIST_HEAD(&qf->client.node);
+	atomic_set(&qf->client.queued, 0);
 	xa_init(&qf->client.jobs);
 	qf->client.fence_context = dma_fence_context_alloc(1);
 	qf->client.next_seqno = 1;

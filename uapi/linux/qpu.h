@@ -257,6 +257,11 @@ struct qpu_bo_destroy {
  * the job has not completed (the debugfs knob hang), the wall clock
  * applies as on the hardware.
  *
+ * Queue bound: a file may have at most &QPU_A_CONFIG_MAX_QUEUED_JOBS jobs
+ * queued (submitted and not started, a running job not counted); SUBMIT
+ * past it fails with -EAGAIN and changes nothing, so the caller waits for
+ * one of its jobs and tries again.
+ *
  * Completion is seen three ways: the out-fence (a sync_file fd, pollable),
  * &QPU_IOCTL_WAIT on the job's sequence number, or &QPU_IOCTL_WAIT on any BO
  * the job used. Closing the file cancels its jobs that have not started;
@@ -333,7 +338,8 @@ enum qpu_submit_flags {
  *
  * Errors: -EINVAL for a bad count, size, offset, flag, pad or fence fd;
  * -ENOENT for a handle this file does not have; -EFAULT for bad pointers;
- * -EPERM when the caller may not run programs on this V3D.
+ * -EPERM when the caller may not run programs on this V3D; -EAGAIN when
+ * this file's queue is full (see "jobs").
  */
 struct qpu_submit {
 	__u64 programs;
@@ -806,6 +812,9 @@ enum qpu_a_client {
  *	objects one open file may hold.
  * @QPU_A_CONFIG_DEV_MEM_LIMIT: u64, 4096 to 2^30, the bytes of buffer
  *	objects one device may hold.
+ * @QPU_A_CONFIG_MAX_QUEUED_JOBS: u32, 1 to 1024 (the jobs a file keeps for
+ *	&QPU_IOCTL_WAIT), the jobs one open file may have queued; SUBMIT
+ *	past it fails with -EAGAIN.
  * @__QPU_A_CONFIG_MAX: sentinel.
  * @QPU_A_CONFIG_MAX: the last attribute.
  */
@@ -817,6 +826,7 @@ enum qpu_a_config {
 	QPU_A_CONFIG_MAX_BO_SIZE,
 	QPU_A_CONFIG_CLIENT_MEM_LIMIT,
 	QPU_A_CONFIG_DEV_MEM_LIMIT,
+	QPU_A_CONFIG_MAX_QUEUED_JOBS,
 
 	__QPU_A_CONFIG_MAX,
 	QPU_A_CONFIG_MAX = __QPU_A_CONFIG_MAX - 1
