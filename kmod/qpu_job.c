@@ -710,6 +710,11 @@ int qpu_ioctl_wait(struct qpu_file *qf, void *data, size_t usize)
 	if (args->flags & QPU_WAIT_BO ? args->seqno : args->handle)
 		return -EINVAL;
 	/* Outputs only: whatever the caller left there is not an answer. */
+	args->status = 0;
+	args->fault_qpu = 0;
+	args->fault_pc = 0;
+	args->fault_addr = 0;
+	args->fault_access = 0;
 	args->result_flags = 0;
 	args->instructions = 0;
 	args->qpu_count = 0;

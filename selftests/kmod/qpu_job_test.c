@@ -518,6 +518,29 @@ TEST_F_TIMEOUT(job, killed_process_leaks_nothing, 30)
 	EXPECT_EQ(bos, qpu_test_stat("bo_count"));
 }
 
+/* WAIT's fault fields are outputs: zero unless the job faulted. */
+TEST_F(job, wait_clears_fault_fields)
+{
+	struct qpu_submit s;
+	struct qpu_wait w;
+
+	ASSERT_EQ(0, qpu_test_submit(self->fd, &self->end, &self->unif, 1, 0, 0, 0, &s));
+	memset(&w, 0, sizeof(w));
+	w.seqno = s.seqno;
+	w.timeout_ns = qpu_test_now_ns() + 5000000000ll;
+	w.status = 77;
+	w.fault_qpu = 5;
+	w.fault_pc = 0x1234;
+	w.fault_addr = 0x5678;
+	w.fault_access = QPU_FAULT_OTHER;
+	ASSERT_EQ(0, ioctl(self->fd, QPU_IOCTL_WAIT, &w));
+	EXPECT_EQ(QPU_JOB_DONE, w.status);
+	EXPECT_EQ(0, w.fault_qpu);
+	EXPECT_EQ(0, w.fault_pc);
+	EXPECT_EQ(0, w.fault_addr);
+	EXPECT_EQ(0, w.fault_access);
+}
+
 /* The lowest free fd: unchanged when a call installed no fd. */
 static int lowest_free_fd(void)
 {
