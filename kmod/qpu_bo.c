@@ -110,9 +110,20 @@ int qpu_bo_set_dev_mem_limit(u64 bytes)
 	return qpu_bo_set_limit(&qpu_dev_mem_limit, bytes);
 }
 
-/* Allocates nothing: the mmap space grows with the first BO. */
+static void qpu_quota_put(struct qpu_quota *quota)
+{
+	if (refcount_dec_and_test(&quota->ref))
+		kfree(quota);
+}
+
+/* Allocates only the quota: the mmap space grows with the first BO. */
 int qpu_bo_file_init(struct qpu_file *qf)
 {
+	qf->quota = kmalloc(sizeof(*qf->quota), GFP_KERNEL);
+	if (!qf->quota)
+		return -ENOMEM;
+	refcount_set(&qf->quota->ref, 1);
+	atomic64_set(&qf->quota->bytes, 0);
 	mutex_init(&qf->lock);
 	xa_init_flags(&qf->handles, XA_FLAGS_ALLOC1);
 	mt_init(&qf->mmap_offsets);
@@ -188,6 +199,10 @@ static void qpu_bo_release(struct kref *ref)
 	if (bo->last_job)
 		qpu_job_put(bo->last_job);
 	qdev->ops->bo_free(qdev, bo);
+	if (bo->quota) {
+		atomic64_sub(bo->size, &bo->quota->bytes);
+		qpu_quota_put(bo->quota);
+	}
 	atomic64_sub(bo->size, &qdev->bo_bytes);
 	atomic_dec(&qdev->bo_count);
 	kfree(bo);
@@ -244,7 +259,6 @@ static void qpu_bo_unpublish_locked(struct qpu_file *qf, u32 handle,
 	xa_erase(&qf->handles, handle);
 	mtree_erase(&qf->mmap_offsets, bo->mmap_pgoff);
 	qpu_bo_mmap_free_locked(qf, bo->mmap_pgoff, bo->size >> PAGE_SHIFT);
-	qf->bo_bytes -= bo->size;
 }
 
 int qpu_ioctl_bo_create(struct qpu_file *qf, void *data, size_t usize)
@@ -262,7 +276,8 @@ int qpu_ioctl_bo_create(struct qpu_file *qf, void *data, size_t usize)
 	size = PAGE_ALIGN(args->size);
 
 	mutex_lock(&qf->lock);
-	if (qf->bo_bytes + size > qpu_bo_client_mem_limit()) {
+	/* Only BO_CREATE adds, under qf->lock; a BO's release takes away. */
+	if (atomic64_read(&qf->quota->bytes) + size > qpu_bo_client_mem_limit()) {
 		ret = -EDQUOT;
 		goto out_unlock;
 	}
@@ -288,7 +303,9 @@ int qpu_ioctl_bo_create(struct qpu_file *qf, void *data, size_t usize)
 		ret = ret == -EBUSY ? -ENOSPC : ret;
 		goto err_erase_offset;
 	}
-	qf->bo_bytes += size;
+	refcount_inc(&qf->quota->ref);
+	bo->quota = qf->quota;
+	atomic64_add(size, &qf->quota->bytes);
 
 	args->size = size;
 	args->handle = handle;
@@ -341,7 +358,8 @@ void qpu_bo_file_fini(struct qpu_file *qf)
 	}
 	mutex_unlock(&qf->lock);
 
-	WARN_ON(qf->bo_bytes);
+	/* BOs still mapped or used by a job keep the quota until freed. */
+	qpu_quota_put(qf->quota);
 	xa_destroy(&qf->handles);
 	mtree_destroy(&qf->mmap_offsets);
 	kvfree(qf->mmap_used);

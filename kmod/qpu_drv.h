@@ -15,6 +15,7 @@
 #include <linux/maple_tree.h>
 #include <linux/miscdevice.h>
 #include <linux/mutex.h>
+#include <linux/refcount.h>
 #include <linux/sched.h>
 #include <linux/sizes.h>
 #include <linux/spinlock.h>
@@ -269,6 +270,18 @@ struct qpu_dev {
 };
 
 /**
+ * struct qpu_quota - the bytes of one file's BOs, counted until each is
+ *	freed: a BO kept alive by a mapping or a job after its handle went
+ *	still holds its memory, so it still counts against the file's limit.
+ * @ref: held by the file and by each of its BOs.
+ * @bytes: bytes of the BOs that hold a reference.
+ */
+struct qpu_quota {
+	refcount_t ref;
+	atomic64_t bytes;
+};
+
+/**
  * struct qpu_file - state of one open file of a qpu device.
  * @qdev: the device, referenced for the life of the file.
  * @lock: serialises changes to @handles, @mmap_used and @mmap_offsets
@@ -279,8 +292,8 @@ struct qpu_dev {
  * @mmap_pages: pages @mmap_used covers; it grows, never shrinks.
  * @mmap_offsets: page offset range -> struct qpu_bo, without a reference:
  *	an entry lives exactly as long as the BO's handle.
- * @bo_bytes: bytes of the BOs this file has handles to, checked against
- *	the per-file limit.
+ * @quota: bytes of the BOs this file created and that are not yet freed,
+ *	checked against the per-file limit.
  * @client: the file's jobs.
  * @node: on &qpu_dev.files, under &qpu_dev.files_lock.
  * @pid: the opening process (thread group), referenced until release.
@@ -293,7 +306,7 @@ struct qpu_file {
 	unsigned long *mmap_used;
 	unsigned long mmap_pages;
 	struct maple_tree mmap_offsets;
-	u64 bo_bytes;
+	struct qpu_quota *quota;
 	struct qpu_client client;
 	struct list_head node;
 	struct pid *pid;
@@ -309,6 +322,7 @@ struct qpu_file {
  * @dma_addr: the DMA address, for the real V3D's backend.
  * @bus_addr: where QPU programs see the first byte.
  * @mmap_pgoff: first page of the BO's range in its file's mmap space.
+ * @quota: the creating file's count, charged @size until the BO is freed.
  * @last_job: the last job submitted on the BO's file that uses it, for
  *	QPU_IOCTL_WAIT by BO; a job reference, under that file's lock.
  */
@@ -320,6 +334,7 @@ struct qpu_bo {
 	dma_addr_t dma_addr;
 	u32 bus_addr;
 	unsigned long mmap_pgoff;
+	struct qpu_quota *quota;
 	struct qpu_job *last_job;
 };
 

@@ -389,7 +389,7 @@ static int qpu_nl_client_fill_locked(struct sk_buff *skb, struct qpu_dev *qdev,
 	mutex_lock(&qf->lock);
 	xa_for_each(&qf->handles, handle, bo)
 		bo_count++;
-	bo_bytes = qf->bo_bytes;
+	bo_bytes = atomic64_read(&qf->quota->bytes);
 	submitted = qf->client.next_seqno - 1;
 	spin_lock_irqsave(&sched->lock, flags);
 	list_for_each_entry(job, &qf->client.queue, node)

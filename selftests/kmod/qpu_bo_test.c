@@ -379,6 +379,28 @@ TEST_F(bo, limits)
 	close(fd2);
 }
 
+/*
+ * A BO destroyed while mapped keeps its memory, so it keeps counting: the
+ * limit cannot be dodged by mapping, destroying and creating again.
+ */
+TEST_F(bo, mapped_destroyed_bo_still_counts)
+{
+	struct qpu_bo_create bo;
+	void *p;
+
+	ASSERT_EQ(0, qpu_test_write(QPU_PARAMS "client_mem_limit", "65536"));
+	ASSERT_EQ(0, bo_create(self->fd, 65536, &bo));
+	p = bo_map(self->fd, &bo, 65536);
+	ASSERT_NE(MAP_FAILED, p);
+	EXPECT_EQ(0, bo_destroy(self->fd, bo.handle));
+	EXPECT_EQ(-1, bo_create(self->fd, 4096, NULL));
+	EXPECT_EQ(EDQUOT, errno);
+	/* The last reference gives it back. */
+	EXPECT_EQ(0, munmap(p, 65536));
+	EXPECT_EQ(0, bo_create(self->fd, 65536, NULL));
+	EXPECT_EQ(0, qpu_test_write(QPU_PARAMS "client_mem_limit", "268435456"));
+}
+
 TEST_F(bo, limit_parameters_validated)
 {
 	EXPECT_EQ(-1, qpu_test_write(QPU_PARAMS "max_bo_size", "0"));

@@ -184,7 +184,9 @@ struct qpu_get_param {
  *
  * Limits, set by the administrator: the largest BO, the bytes one open file
  * may hold (-EDQUOT past it) and the bytes a device may hold (-ENOSPC past
- * it). Mmap offsets fit in a 32-bit off_t.
+ * it). A BO counts until its memory is freed: destroying a handle whose BO
+ * is still mapped, or used by a job, gives nothing back yet. Mmap offsets
+ * fit in a 32-bit off_t.
  */
 
 /**
@@ -772,7 +774,9 @@ enum qpu_a_qpu {
  *	when the process is not visible in the requester's pid namespace (its
  *	&QPU_A_CLIENT_PID reads 0), so names do not cross pid namespaces.
  * @QPU_A_CLIENT_BO_COUNT: u32, buffer objects the file has handles to.
- * @QPU_A_CLIENT_BO_BYTES: u64, bytes of those buffer objects.
+ * @QPU_A_CLIENT_BO_BYTES: u64, bytes of the buffer objects the file created
+ *	and that are not yet freed (a destroyed one still mapped or used by a
+ *	job counts): what the per-file limit is checked against.
  * @QPU_A_CLIENT_JOBS_SUBMITTED: u64, jobs the file submitted.
  * @QPU_A_CLIENT_JOBS_QUEUED: u32, of those, jobs that have not started.
  * @QPU_A_CLIENT_ID: u32, the file's number, unique among the files opened
