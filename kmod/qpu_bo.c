@@ -261,7 +261,8 @@ static void qpu_bo_unpublish_locked(struct qpu_file *qf, u32 handle,
 	qpu_bo_mmap_free_locked(qf, bo->mmap_pgoff, bo->size >> PAGE_SHIFT);
 }
 
-int qpu_ioctl_bo_create(struct qpu_file *qf, void *data, size_t usize)
+int qpu_ioctl_bo_create(struct qpu_file *qf, void *data, size_t usize,
+			struct qpu_ioctl_fd *install)
 {
 	struct qpu_bo_create *args = data;
 	struct qpu_bo *bo;
@@ -325,7 +326,8 @@ out_unlock:
 	return ret;
 }
 
-int qpu_ioctl_bo_destroy(struct qpu_file *qf, void *data, size_t usize)
+int qpu_ioctl_bo_destroy(struct qpu_file *qf, void *data, size_t usize,
+			 struct qpu_ioctl_fd *install)
 {
 	struct qpu_bo_destroy *args = data;
 	struct qpu_bo *bo;

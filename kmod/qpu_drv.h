@@ -412,6 +412,20 @@ struct qpu_job {
 };
 
 /* qpu_drv.c */
+/**
+ * struct qpu_ioctl_fd - a file an ioctl handler hands back as a new fd.
+ * @fd: the fd reserved with get_unused_fd_flags(), or -1 for none.
+ * @file: the file it is to name; the handler's reference passes on.
+ *
+ * The dispatcher installs it only once the answer (which holds @fd) was
+ * copied back; when that fails it puts both back, so no fd appears that
+ * the caller cannot know of.
+ */
+struct qpu_ioctl_fd {
+	int fd;
+	struct file *file;
+};
+
 extern const struct file_operations qpu_fops;
 extern struct dentry *qpu_debugfs_root;
 extern struct workqueue_struct *qpu_wq;
@@ -427,16 +441,20 @@ int qpu_bo_set_client_mem_limit(u64 bytes);
 int qpu_bo_set_dev_mem_limit(u64 bytes);
 int qpu_bo_file_init(struct qpu_file *qf);
 void qpu_bo_file_fini(struct qpu_file *qf);
-int qpu_ioctl_bo_create(struct qpu_file *qf, void *data, size_t usize);
-int qpu_ioctl_bo_destroy(struct qpu_file *qf, void *data, size_t usize);
+int qpu_ioctl_bo_create(struct qpu_file *qf, void *data, size_t usize,
+			struct qpu_ioctl_fd *install);
+int qpu_ioctl_bo_destroy(struct qpu_file *qf, void *data, size_t usize,
+			 struct qpu_ioctl_fd *install);
 int qpu_bo_mmap(struct file *file, struct vm_area_struct *vma);
 void qpu_bo_put(struct qpu_bo *bo);
 
 /* qpu_job.c */
 int qpu_job_file_init(struct qpu_file *qf);
 void qpu_job_file_fini(struct qpu_file *qf);
-int qpu_ioctl_submit(struct qpu_file *qf, void *data, size_t usize);
-int qpu_ioctl_wait(struct qpu_file *qf, void *data, size_t usize);
+int qpu_ioctl_submit(struct qpu_file *qf, void *data, size_t usize,
+		     struct qpu_ioctl_fd *install);
+int qpu_ioctl_wait(struct qpu_file *qf, void *data, size_t usize,
+		   struct qpu_ioctl_fd *install);
 void qpu_job_put(struct qpu_job *job);
 void qpu_job_end(struct qpu_job *job, u32 status);
 bool qpu_job_wait_in_fence(struct qpu_job *job);

@@ -507,7 +507,8 @@ static void qpu_job_publish_locked(struct qpu_file *qf, struct qpu_job *job)
 	}
 }
 
-int qpu_ioctl_submit(struct qpu_file *qf, void *data, size_t usize)
+int qpu_ioctl_submit(struct qpu_file *qf, void *data, size_t usize,
+		     struct qpu_ioctl_fd *install)
 {
 	struct qpu_submit *args = data;
 	struct qpu_dev *qdev = qf->qdev;
@@ -617,8 +618,10 @@ int qpu_ioctl_submit(struct qpu_file *qf, void *data, size_t usize)
 
 	args->seqno = job->seqno;
 	args->out_fence_fd = out_fd;
-	if (sync_file)
-		fd_install(out_fd, sync_file->file);
+	if (sync_file) {
+		install->fd = out_fd;
+		install->file = sync_file->file;
+	}
 	kfree(handles);
 
 	atomic64_inc(&qdev->sched.jobs_submitted);
@@ -699,7 +702,8 @@ static void qpu_job_wait_deadlock(struct qpu_wait *args,
 	memcpy(args->qpus, job->qpus, sizeof(args->qpus));
 }
 
-int qpu_ioctl_wait(struct qpu_file *qf, void *data, size_t usize)
+int qpu_ioctl_wait(struct qpu_file *qf, void *data, size_t usize,
+		   struct qpu_ioctl_fd *install)
 {
 	struct qpu_wait *args = data;
 	struct qpu_job *job;

@@ -595,6 +595,43 @@ TEST_F_TIMEOUT(job, queue_bound_refuses_with_eagain, 30)
 	EXPECT_EQ(0, qpu_test_stats_wait_bo(5000, bos, bytes, NULL, NULL));
 }
 
+/*
+ * A SUBMIT whose struct cannot be written back fails with EFAULT before
+ * anything happens: no fence fd appears and no job takes a number.
+ */
+TEST_F(job, submit_to_read_only_struct_leaves_nothing)
+{
+	struct qpu_program prog = {
+		.code_handle = self->end.handle,
+		.unif_handle = self->unif.handle,
+	};
+	struct qpu_submit *ro, s;
+	__u64 before;
+	int free_fd;
+
+	ASSERT_EQ(0, qpu_test_submit(self->fd, &self->end, &self->unif, 1, 0, 0, 0, &s));
+	before = s.seqno;
+	ro = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, ro);
+	*ro = (struct qpu_submit){
+		.programs = (uintptr_t)&prog,
+		.program_count = 1,
+		.program_size = sizeof(prog),
+		.flags = QPU_SUBMIT_OUT_FENCE,
+	};
+	ASSERT_EQ(0, mprotect(ro, 4096, PROT_READ));
+	free_fd = lowest_free_fd();
+	EXPECT_EQ(-1, ioctl(self->fd, QPU_IOCTL_SUBMIT, ro));
+	EXPECT_EQ(EFAULT, errno);
+	EXPECT_EQ(free_fd, lowest_free_fd());
+	EXPECT_EQ(-ENOENT, qpu_test_wait(self->fd, before + 1, 0, NULL));
+	munmap(ro, 4096);
+
+	ASSERT_EQ(0, qpu_test_submit(self->fd, &self->end, &self->unif, 1, 0, 0, 0, &s));
+	EXPECT_EQ(before + 1, s.seqno);
+	EXPECT_EQ(QPU_JOB_DONE, qpu_test_wait(self->fd, s.seqno, 5000, NULL));
+}
+
 /* A file with many slow jobs does not keep another file waiting. */
 TEST_F_TIMEOUT(job, files_take_turns, 60)
 {

@@ -42,7 +42,11 @@ extern "C" {
  * zero), and a longer one as long as the bytes it does not know are zero
  * (otherwise -E2BIG). Members named ``pad`` must be zero (-EINVAL); unknown
  * ``flags`` bits give -EINVAL; user pointers travel as __u64; bus addresses
- * are __u32 because the V3D is a 32-bit device.
+ * are __u32 because the V3D is a 32-bit device. A struct the kernel cannot
+ * write its answer into gives -EFAULT before anything is done. Only one
+ * made unwritable during the call (by another thread) gives -EFAULT after
+ * the call took effect: a &QPU_IOCTL_SUBMIT's job is then queued and runs,
+ * but no out-fence fd is installed.
  */
 
 /**
