@@ -119,7 +119,7 @@ static void qpu_quota_put(struct qpu_quota *quota)
 /* Allocates only the quota: the mmap space grows with the first BO. */
 int qpu_bo_file_init(struct qpu_file *qf)
 {
-	qf->quota = kmalloc(sizeof(*qf->quota), GFP_KERNEL);
+	qf->quota = kmalloc(sizeof(*qf->quota), GFP_KERNEL_ACCOUNT);
 	if (!qf->quota)
 		return -ENOMEM;
 	refcount_set(&qf->quota->ref, 1);
@@ -146,7 +146,7 @@ static int qpu_bo_mmap_grow_locked(struct qpu_file *qf, unsigned long pages)
 	if (n < pages || n <= qf->mmap_pages)
 		return -ENOSPC;
 
-	used = kvcalloc(BITS_TO_LONGS(n), sizeof(*used), GFP_KERNEL);
+	used = kvcalloc(BITS_TO_LONGS(n), sizeof(*used), GFP_KERNEL_ACCOUNT);
 	if (!used)
 		return -ENOMEM;
 	if (qf->mmap_used)
@@ -226,7 +226,7 @@ static struct qpu_bo *qpu_bo_create(struct qpu_dev *qdev, size_t size)
 		goto err_uncharge;
 	}
 
-	bo = kzalloc(sizeof(*bo), GFP_KERNEL);
+	bo = kzalloc(sizeof(*bo), GFP_KERNEL_ACCOUNT);
 	if (!bo) {
 		ret = -ENOMEM;
 		goto err_uncharge;
@@ -294,12 +294,12 @@ int qpu_ioctl_bo_create(struct qpu_file *qf, void *data, size_t usize,
 		goto err_put;
 	ret = mtree_insert_range(&qf->mmap_offsets, bo->mmap_pgoff,
 				 bo->mmap_pgoff + (size >> PAGE_SHIFT) - 1, bo,
-				 GFP_KERNEL);
+				 GFP_KERNEL_ACCOUNT);
 	if (ret)
 		goto err_free_offset;
 
 	/* The handle's reference is the one qpu_bo_create() returned. */
-	ret = xa_alloc(&qf->handles, &handle, bo, xa_limit_32b, GFP_KERNEL);
+	ret = xa_alloc(&qf->handles, &handle, bo, xa_limit_32b, GFP_KERNEL_ACCOUNT);
 	if (ret) {
 		ret = ret == -EBUSY ? -ENOSPC : ret;
 		goto err_erase_offset;

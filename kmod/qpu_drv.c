@@ -58,7 +58,7 @@ static int qpu_open(struct inode *inode, struct file *file)
 	struct qpu_file *qf;
 	int ret;
 
-	qf = kzalloc(sizeof(*qf), GFP_KERNEL);
+	qf = kzalloc(sizeof(*qf), GFP_KERNEL_ACCOUNT);
 	if (!qf)
 		return -ENOMEM;
 

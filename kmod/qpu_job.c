@@ -207,7 +207,7 @@ static struct dma_fence *qpu_fence_create(u64 context, u64 seqno)
 
 	if (!try_module_get(THIS_MODULE))
 		return NULL;
-	fence = kzalloc(sizeof(*fence), GFP_KERNEL);
+	fence = kzalloc(sizeof(*fence), GFP_KERNEL_ACCOUNT);
 	if (!fence) {
 		module_put(THIS_MODULE);
 		return NULL;
@@ -393,7 +393,7 @@ static int qpu_job_shrink_bos(struct qpu_job *job)
 {
 	struct qpu_bo **bos;
 
-	bos = kvmalloc_array(job->bo_count, sizeof(*bos), GFP_KERNEL);
+	bos = kvmalloc_array(job->bo_count, sizeof(*bos), GFP_KERNEL_ACCOUNT);
 	if (!bos)
 		return -ENOMEM;
 	memcpy(bos, job->bos, job->bo_count * sizeof(*bos));
@@ -546,7 +546,7 @@ int qpu_ioctl_submit(struct qpu_file *qf, void *data, size_t usize,
 		return -EAGAIN;
 	}
 
-	job = kzalloc(sizeof(*job), GFP_KERNEL);
+	job = kzalloc(sizeof(*job), GFP_KERNEL_ACCOUNT);
 	if (!job) {
 		qpu_job_unqueued(&qf->client);
 		return -ENOMEM;
@@ -561,7 +561,7 @@ int qpu_ioctl_submit(struct qpu_file *qf, void *data, size_t usize,
 	job->timeout = ms_to_ktime(min(timeout_ms, qpu_job_max_timeout_ms()));
 
 	job->bos = kvmalloc_array(args->bo_count + 2 * args->program_count,
-				  sizeof(*job->bos), GFP_KERNEL);
+				  sizeof(*job->bos), GFP_KERNEL_ACCOUNT);
 	if (!job->bos) {
 		ret = -ENOMEM;
 		goto err_put_job;
@@ -596,7 +596,7 @@ int qpu_ioctl_submit(struct qpu_file *qf, void *data, size_t usize,
 
 	mutex_lock(&qf->lock);
 	/* Reserve the table slot first: nothing may fail after the seqno. */
-	ret = xa_reserve(&qf->client.jobs, qf->client.next_seqno, GFP_KERNEL);
+	ret = xa_reserve(&qf->client.jobs, qf->client.next_seqno, GFP_KERNEL_ACCOUNT);
 	if (ret)
 		goto err_unlock;
 	job->seqno = qf->client.next_seqno;
