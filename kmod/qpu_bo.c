@@ -310,7 +310,8 @@ int qpu_ioctl_bo_create(struct qpu_file *qf, void *data, size_t usize,
 
 	args->size = size;
 	args->handle = handle;
-	args->bus_addr = bo->bus_addr;
+	/* A real V3D's bus addresses are physical: only for who may use them. */
+	args->bus_addr = qpu_job_submit_allowed(qf->qdev) ? bo->bus_addr : 0;
 	args->mmap_offset = (u64)bo->mmap_pgoff << PAGE_SHIFT;
 	ret = 0;
 	goto out_unlock;

@@ -455,6 +455,7 @@ int qpu_ioctl_submit(struct qpu_file *qf, void *data, size_t usize,
 		     struct qpu_ioctl_fd *install);
 int qpu_ioctl_wait(struct qpu_file *qf, void *data, size_t usize,
 		   struct qpu_ioctl_fd *install);
+bool qpu_job_submit_allowed(const struct qpu_dev *qdev);
 void qpu_job_put(struct qpu_job *job);
 void qpu_job_end(struct qpu_job *job, u32 status);
 bool qpu_job_wait_in_fence(struct qpu_job *job);

@@ -465,16 +465,26 @@ static int qpu_job_copy_programs(const struct qpu_submit *args,
 	return 0;
 }
 
-static bool qpu_job_may_submit(const struct qpu_dev *qdev)
+/**
+ * qpu_job_submit_allowed() - may the current task run programs on @qdev?
+ * @qdev: the device
+ *
+ * The simulated V3D checks every access; the real one cannot. With
+ * sim_hw_policy the simulated one is gated as the real one is, so that the
+ * gate itself is tested.
+ *
+ * Return: true when SUBMIT would not be refused with -EPERM.
+ */
+bool qpu_job_submit_allowed(const struct qpu_dev *qdev)
 {
-	/*
-	 * The simulated V3D checks every access; the real one cannot. With
-	 * sim_hw_policy the simulated one is gated as the real one is, so
-	 * that the gate itself is tested.
-	 */
 	if (qdev->backend == QPU_BACKEND_SIM && !qpu_sim_follows_hw_policy())
 		return true;
-	if (capable(CAP_SYS_RAWIO) || READ_ONCE(qpu_allow_unprivileged_hw))
+	return capable(CAP_SYS_RAWIO) || READ_ONCE(qpu_allow_unprivileged_hw);
+}
+
+static bool qpu_job_may_submit(const struct qpu_dev *qdev)
+{
+	if (qpu_job_submit_allowed(qdev))
 		return true;
 	dev_dbg(qdev->dev, "submit refused: no CAP_SYS_RAWIO and allow_unprivileged_hw is off\n");
 	return false;

@@ -199,7 +199,10 @@ struct qpu_get_param {
  *	Output: the size given, rounded up to whole pages.
  * @flags: Input: must be zero; no flags are defined yet.
  * @handle: Output: the BO's handle in this file, never zero.
- * @bus_addr: Output: where QPU programs see the BO's first byte.
+ * @bus_addr: Output: where QPU programs see the BO's first byte; 0 for a
+ *	caller that may not submit on this V3D (-EPERM), as a real V3D's bus
+ *	addresses reveal physical memory, which unprivileged users do not
+ *	learn (as /proc/PID/pagemap hides frame numbers from them).
  * @pad: Input: must be zero.
  * @mmap_offset: Output: the offset to pass to mmap() on this file.
  *
