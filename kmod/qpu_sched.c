@@ -54,7 +54,7 @@
  * a minute: emulating even a 1 ms job on 12 QPUs takes a TCG guest ~1 s.
  */
 #define QPU_SCHED_WALL_FACTOR	256
-#define QPU_SCHED_WALL_MIN	(60 * NSEC_PER_SEC)
+#define QPU_SCHED_WALL_MIN	(60LL * NSEC_PER_SEC)
 
 static struct qpu_dev *qpu_sched_to_dev(struct qpu_sched *sched)
 {
