@@ -112,9 +112,20 @@ int qpu_bo_set_dev_mem_limit(u64 bytes)
 	return qpu_bo_set_limit(&qpu_dev_mem_limit, bytes);
 }
 
-/* Allocates nothing: the mmap space grows with the first BO. */
+static void qpu_quota_put(struct qpu_quota *quota)
+{
+	if (refcount_dec_and_test(&quota->ref))
+		kfree(quota);
+}
+
+/* Allocates only the quota: the mmap space grows with the first BO. */
 int qpu_bo_file_init(struct qpu_file *qf)
 {
+	qf->quota = kmalloc(sizeof(*qf->quota), GFP_KERNEL_ACCOUNT);
+	if (!qf->quota)
+		return -ENOMEM;
+	refcount_set(&qf->quota->ref, 1);
+	atomic64_set(&qf->quota->bytes, 0);
 	mutex_init(&qf->lock);
 	xa_init_flags(&qf->handles, XA_FLAGS_ALLOC1);
 	mt_init(&qf->mmap_offsets);
@@ -137,7 +148,7 @@ static int qpu_bo_mmap_grow_locked(struct qpu_file *qf, unsigned long pages)
 	if (n < pages || n <= qf->mmap_pages)
 		return -ENOSPC;
 
-	used = kvcalloc(BITS_TO_LONGS(n), sizeof(*used), GFP_KERNEL);
+	used = kvcalloc(BITS_TO_LONGS(n), sizeof(*used), GFP_KERNEL_ACCOUNT);
 	if (!used)
 		return -ENOMEM;
 	if (qf->mmap_used)
@@ -190,6 +201,10 @@ static void qpu_bo_release(struct kref *ref)
 	if (bo->last_job)
 		qpu_job_put(bo->last_job);
 	qdev->ops->bo_free(qdev, bo);
+	if (bo->quota) {
+		atomic64_sub(bo->size, &bo->quota->bytes);
+		qpu_quota_put(bo->quota);
+	}
 	atomic64_sub(bo->size, &qdev->bo_bytes);
 	atomic_dec(&qdev->bo_count);
 	kfree(bo);
@@ -213,7 +228,7 @@ static struct qpu_bo *qpu_bo_create(struct qpu_dev *qdev, size_t size)
 		goto err_uncharge;
 	}
 
-	bo = kzalloc(sizeof(*bo), GFP_KERNEL);
+	bo = kzalloc(sizeof(*bo), GFP_KERNEL_ACCOUNT);
 	if (!bo) {
 		ret = -ENOMEM;
 		goto err_uncharge;
@@ -246,10 +261,10 @@ static void qpu_bo_unpublish_locked(struct qpu_file *qf, u32 handle,
 	xa_erase(&qf->handles, handle);
 	mtree_erase(&qf->mmap_offsets, bo->mmap_pgoff);
 	qpu_bo_mmap_free_locked(qf, bo->mmap_pgoff, bo->size >> PAGE_SHIFT);
-	qf->bo_bytes -= bo->size;
 }
 
-int qpu_ioctl_bo_create(struct qpu_file *qf, void *data, size_t usize)
+int qpu_ioctl_bo_create(struct qpu_file *qf, void *data, size_t usize,
+			struct qpu_ioctl_fd *install)
 {
 	struct qpu_bo_create *args = data;
 	struct qpu_bo *bo;
@@ -264,7 +279,8 @@ int qpu_ioctl_bo_create(struct qpu_file *qf, void *data, size_t usize)
 	size = PAGE_ALIGN(args->size);
 
 	mutex_lock(&qf->lock);
-	if (qf->bo_bytes + size > qpu_bo_client_mem_limit()) {
+	/* Only BO_CREATE adds, under qf->lock; a BO's release takes away. */
+	if (atomic64_read(&qf->quota->bytes) + size > qpu_bo_client_mem_limit()) {
 		ret = -EDQUOT;
 		goto out_unlock;
 	}
@@ -280,21 +296,24 @@ int qpu_ioctl_bo_create(struct qpu_file *qf, void *data, size_t usize)
 		goto err_put;
 	ret = mtree_insert_range(&qf->mmap_offsets, bo->mmap_pgoff,
 				 bo->mmap_pgoff + (size >> PAGE_SHIFT) - 1, bo,
-				 GFP_KERNEL);
+				 GFP_KERNEL_ACCOUNT);
 	if (ret)
 		goto err_free_offset;
 
 	/* The handle's reference is the one qpu_bo_create() returned. */
-	ret = xa_alloc(&qf->handles, &handle, bo, xa_limit_32b, GFP_KERNEL);
+	ret = xa_alloc(&qf->handles, &handle, bo, xa_limit_32b, GFP_KERNEL_ACCOUNT);
 	if (ret) {
 		ret = ret == -EBUSY ? -ENOSPC : ret;
 		goto err_erase_offset;
 	}
-	qf->bo_bytes += size;
+	refcount_inc(&qf->quota->ref);
+	bo->quota = qf->quota;
+	atomic64_add(size, &qf->quota->bytes);
 
 	args->size = size;
 	args->handle = handle;
-	args->bus_addr = bo->bus_addr;
+	/* A real V3D's bus addresses are physical: only for who may use them. */
+	args->bus_addr = qpu_job_submit_allowed(qf->qdev) ? bo->bus_addr : 0;
 	args->mmap_offset = (u64)bo->mmap_pgoff << PAGE_SHIFT;
 	ret = 0;
 	goto out_unlock;
@@ -310,7 +329,8 @@ out_unlock:
 	return ret;
 }
 
-int qpu_ioctl_bo_destroy(struct qpu_file *qf, void *data, size_t usize)
+int qpu_ioctl_bo_destroy(struct qpu_file *qf, void *data, size_t usize,
+			 struct qpu_ioctl_fd *install)
 {
 	struct qpu_bo_destroy *args = data;
 	struct qpu_bo *bo;
@@ -343,7 +363,8 @@ void qpu_bo_file_fini(struct qpu_file *qf)
 	}
 	mutex_unlock(&qf->lock);
 
-	WARN_ON(qf->bo_bytes);
+	/* BOs still mapped or used by a job keep the quota until freed. */
+	qpu_quota_put(qf->quota);
 	xa_destroy(&qf->handles);
 	mtree_destroy(&qf->mmap_offsets);
 	kvfree(qf->mmap_used);

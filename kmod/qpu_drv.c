@@ -7,12 +7,15 @@
  * zero-fills the rest, refusing unknown non-zero trailing bytes, then copies
  * back only what the caller can hold: structs can grow at their end without
  * breaking old binaries, and new binaries get -E2BIG from old kernels.
+ * A struct the kernel cannot write back is refused before the handler runs,
+ * and a new fd appears only once its number reached the caller.
  */
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/compat.h>
 #include <linux/debugfs.h>
+#include <linux/file.h>
 #include <linux/fs.h>
 #include <linux/module.h>
 #include <linux/nospec.h>
@@ -55,7 +58,7 @@ static int qpu_open(struct inode *inode, struct file *file)
 	struct qpu_file *qf;
 	int ret;
 
-	qf = kzalloc(sizeof(*qf), GFP_KERNEL);
+	qf = kzalloc(sizeof(*qf), GFP_KERNEL_ACCOUNT);
 	if (!qf)
 		return -ENOMEM;
 
@@ -86,7 +89,8 @@ static int qpu_release(struct inode *inode, struct file *file)
 	return 0;
 }
 
-static int qpu_ioctl_get_param(struct qpu_file *qf, void *data, size_t usize)
+static int qpu_ioctl_get_param(struct qpu_file *qf, void *data, size_t usize,
+			       struct qpu_ioctl_fd *install)
 {
 	const struct qpu_v3d_ident *id = &qf->qdev->ident;
 	struct qpu_get_param *args = data;
@@ -150,12 +154,14 @@ static int qpu_ioctl_get_param(struct qpu_file *qf, void *data, size_t usize)
  * @min_size: size of the struct's first version; shorter ones are refused.
  * @handler: works on a kernel copy of the struct, whole (a caller's shorter
  *	one reads as zero-extended); @usize is the caller's size, for answers
- *	that depend on which version the caller knows.
+ *	that depend on which version the caller knows; a new fd goes in
+ *	@install, for the dispatcher to install after the copy-back.
  */
 struct qpu_ioctl_desc {
 	unsigned int cmd;
 	size_t min_size;
-	int (*handler)(struct qpu_file *qf, void *data, size_t usize);
+	int (*handler)(struct qpu_file *qf, void *data, size_t usize,
+		       struct qpu_ioctl_fd *install);
 };
 
 #define QPU_IOCTL_DEF(name, handler_fn, type, last_v1_member)		\
@@ -188,6 +194,7 @@ static long qpu_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 {
 	void __user *uarg = (void __user *)arg;
 	const struct qpu_ioctl_desc *desc;
+	struct qpu_ioctl_fd install = { .fd = -1 };
 	union qpu_ioctl_args kdata;
 	unsigned int nr = _IOC_NR(cmd);
 	size_t usize = _IOC_SIZE(cmd);
@@ -215,14 +222,32 @@ static long qpu_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 		memset(&kdata, 0, ksize);
 	}
 
-	ret = desc->handler(file->private_data, &kdata, usize);
+	/*
+	 * Effects such as a queued job cannot be taken back: a struct that
+	 * cannot be written is refused first, by writing back what was read
+	 * (zeros for a struct only read).
+	 */
+	if ((_IOC_DIR(cmd) & _IOC_READ) &&
+	    copy_to_user(uarg, &kdata, min(usize, ksize)))
+		return -EFAULT;
+
+	ret = desc->handler(file->private_data, &kdata, usize, &install);
 	if (ret)
 		return ret;
 
 	if ((_IOC_DIR(cmd) & _IOC_READ) &&
 	    copy_to_user(uarg, &kdata, min(usize, ksize)))
-		return -EFAULT;
-	return 0;
+		ret = -EFAULT;
+	if (install.fd >= 0) {
+		/* The struct went away under us: the fd was never seen. */
+		if (ret) {
+			put_unused_fd(install.fd);
+			fput(install.file);
+		} else {
+			fd_install(install.fd, install.file);
+		}
+	}
+	return ret;
 }
 
 const struct file_operations qpu_fops = {

@@ -16,6 +16,7 @@
 #include <linux/maple_tree.h>
 #include <linux/miscdevice.h>
 #include <linux/mutex.h>
+#include <linux/refcount.h>
 #include <linux/sched.h>
 #include <linux/sizes.h>
 #include <linux/spinlock.h>
@@ -202,9 +203,14 @@ struct qpu_sched {
  *	each entry holds a job reference (under the file's lock).
  * @id: the file's number for netlink (QPU_A_CLIENT_ID), set at open and
  *	never changed; unique since the module was loaded, never 0.
+ * @queued: jobs on @queue plus submissions under way, bounded by
+ *	max_queued_jobs: SUBMIT takes a place before it allocates, and gives
+ *	it back on failure; the scheduler gives it back when the job leaves
+ *	@queue (started or canceled) or is canceled before reaching it.
  */
 struct qpu_client {
 	u32 id;
+	atomic_t queued;
 	struct list_head queue;
 	struct list_head node;
 	u64 fence_context;
@@ -285,6 +291,18 @@ struct qpu_dev {
 };
 
 /**
+ * struct qpu_quota - the bytes of one file's BOs, counted until each is
+ *	freed: a BO kept alive by a mapping or a job after its handle went
+ *	still holds its memory, so it still counts against the file's limit.
+ * @ref: held by the file and by each of its BOs.
+ * @bytes: bytes of the BOs that hold a reference.
+ */
+struct qpu_quota {
+	refcount_t ref;
+	atomic64_t bytes;
+};
+
+/**
  * struct qpu_file - state of one open file of a qpu device.
  * @qdev: the device, referenced for the life of the file.
  * @lock: serialises changes to @handles, @mmap_used and @mmap_offsets
@@ -295,8 +313,8 @@ struct qpu_dev {
  * @mmap_pages: pages @mmap_used covers; it grows, never shrinks.
  * @mmap_offsets: page offset range -> struct qpu_bo, without a reference:
  *	an entry lives exactly as long as the BO's handle.
- * @bo_bytes: bytes of the BOs this file has handles to, checked against
- *	the per-file limit.
+ * @quota: bytes of the BOs this file created and that are not yet freed,
+ *	checked against the per-file limit.
  * @client: the file's jobs.
  * @node: on &qpu_dev.files, under &qpu_dev.files_lock.
  * @pid: the opening process (thread group), referenced until release.
@@ -309,7 +327,7 @@ struct qpu_file {
 	unsigned long *mmap_used;
 	unsigned long mmap_pages;
 	struct maple_tree mmap_offsets;
-	u64 bo_bytes;
+	struct qpu_quota *quota;
 	struct qpu_client client;
 	struct list_head node;
 	struct pid *pid;
@@ -325,6 +343,7 @@ struct qpu_file {
  * @dma_addr: the DMA address, for the real V3D's backend.
  * @bus_addr: where QPU programs see the first byte.
  * @mmap_pgoff: first page of the BO's range in its file's mmap space.
+ * @quota: the creating file's count, charged @size until the BO is freed.
  * @last_job: the last job submitted on the BO's file that uses it, for
  *	QPU_IOCTL_WAIT by BO; a job reference, under that file's lock.
  */
@@ -336,6 +355,7 @@ struct qpu_bo {
 	dma_addr_t dma_addr;
 	u32 bus_addr;
 	unsigned long mmap_pgoff;
+	struct qpu_quota *quota;
 	struct qpu_job *last_job;
 };
 
@@ -413,6 +433,20 @@ struct qpu_job {
 };
 
 /* qpu_drv.c */
+/**
+ * struct qpu_ioctl_fd - a file an ioctl handler hands back as a new fd.
+ * @fd: the fd reserved with get_unused_fd_flags(), or -1 for none.
+ * @file: the file it is to name; the handler's reference passes on.
+ *
+ * The dispatcher installs it only once the answer (which holds @fd) was
+ * copied back; when that fails it puts both back, so no fd appears that
+ * the caller cannot know of.
+ */
+struct qpu_ioctl_fd {
+	int fd;
+	struct file *file;
+};
+
 extern const struct file_operations qpu_fops;
 extern struct dentry *qpu_debugfs_root;
 extern struct workqueue_struct *qpu_wq;
@@ -428,26 +462,38 @@ int qpu_bo_set_client_mem_limit(u64 bytes);
 int qpu_bo_set_dev_mem_limit(u64 bytes);
 int qpu_bo_file_init(struct qpu_file *qf);
 void qpu_bo_file_fini(struct qpu_file *qf);
-int qpu_ioctl_bo_create(struct qpu_file *qf, void *data, size_t usize);
-int qpu_ioctl_bo_destroy(struct qpu_file *qf, void *data, size_t usize);
+int qpu_ioctl_bo_create(struct qpu_file *qf, void *data, size_t usize,
+			struct qpu_ioctl_fd *install);
+int qpu_ioctl_bo_destroy(struct qpu_file *qf, void *data, size_t usize,
+			 struct qpu_ioctl_fd *install);
 int qpu_bo_mmap(struct file *file, struct vm_area_struct *vma);
 void qpu_bo_put(struct qpu_bo *bo);
 
 /* qpu_job.c */
 int qpu_job_file_init(struct qpu_file *qf);
 void qpu_job_file_fini(struct qpu_file *qf);
-int qpu_ioctl_submit(struct qpu_file *qf, void *data, size_t usize);
-int qpu_ioctl_wait(struct qpu_file *qf, void *data, size_t usize);
+int qpu_ioctl_submit(struct qpu_file *qf, void *data, size_t usize,
+		     struct qpu_ioctl_fd *install);
+int qpu_ioctl_wait(struct qpu_file *qf, void *data, size_t usize,
+		   struct qpu_ioctl_fd *install);
+bool qpu_job_submit_allowed(const struct qpu_dev *qdev);
 void qpu_job_put(struct qpu_job *job);
 void qpu_job_end(struct qpu_job *job, u32 status);
 bool qpu_job_wait_in_fence(struct qpu_job *job);
 void qpu_job_forget_in_fence(struct qpu_job *job);
 struct qpu_bo *qpu_job_find_bo(const struct qpu_job *job, u32 addr, u32 len);
 #define QPU_JOB_TIMEOUT_MAX_MS	(3600 * 1000)	/* bound of both timeouts */
+/* A file keeps this many of its last jobs for QPU_IOCTL_WAIT by seqno. */
+#define QPU_JOBS_KEPT		1024
+/* Bound of max_queued_jobs: a queued job can always be waited for. */
+#define QPU_JOBS_QUEUED_MAX	QPU_JOBS_KEPT
 u32 qpu_job_default_timeout_ms(void);
 u32 qpu_job_max_timeout_ms(void);
+u32 qpu_job_max_queued(void);
 int qpu_job_set_default_timeout_ms(u32 ms);
 int qpu_job_set_max_timeout_ms(u32 ms);
+int qpu_job_set_max_queued(u32 jobs);
+void qpu_job_unqueued(struct qpu_client *client);
 
 /* qpu_sched.c */
 int qpu_sched_init(struct qpu_dev *qdev);

@@ -72,9 +72,42 @@ module_param_cb(allow_unprivileged_hw, &qpu_param_ops_unprivileged,
 MODULE_PARM_DESC(allow_unprivileged_hw,
 		 "Let users without CAP_SYS_RAWIO run programs on a real V3D (root-equivalent; default N)");
 
-/* A file keeps this many of its last jobs for QPU_IOCTL_WAIT by seqno. */
-#define QPU_JOBS_KEPT		1024
 #define QPU_MAX_JOB_BOS		4096
+
+/*
+ * Jobs one file may have queued. A queued job pins its struct qpu_job (480
+ * bytes on x86-64: kmalloc-512), its fence (kmalloc-96), an xarray slot,
+ * and its BO array, 8 bytes per distinct BO: up to 4096 + 2 * 16 entries,
+ * which kvmalloc takes as an order-4 allocation, 64 KiB. So the worst job
+ * pins some 65 KiB and 128 of them 8.2 MiB, under the 16 MiB a file must
+ * not reach by queueing alone, while a pipeline of 128 jobs is deeper than
+ * any client needs to keep the V3D busy; a job with a handful of BOs pins
+ * about 0.6 KiB. The 1024 ended jobs a file keeps for WAIT have no BO
+ * array left: about 0.6 MiB.
+ */
+static unsigned int qpu_max_queued_jobs = 128;
+
+static int qpu_param_set_jobs(const char *val, const struct kernel_param *kp)
+{
+	unsigned int n;
+
+	if (kstrtouint(val, 0, &n) || !n || n > QPU_JOBS_QUEUED_MAX) {
+		pr_err("%s=%s: expected jobs from 1 to %u\n", kp->name, val,
+		       QPU_JOBS_QUEUED_MAX);
+		return -EINVAL;
+	}
+	WRITE_ONCE(*(unsigned int *)kp->arg, n);
+	return 0;
+}
+
+static const struct kernel_param_ops qpu_param_ops_jobs = {
+	.set = qpu_param_set_jobs,
+	.get = param_get_uint,
+};
+
+module_param_cb(max_queued_jobs, &qpu_param_ops_jobs, &qpu_max_queued_jobs, 0644);
+MODULE_PARM_DESC(max_queued_jobs,
+		 "Jobs one open file may have queued; SUBMIT past it fails with EAGAIN (1-1024, default 128)");
 
 u32 qpu_job_default_timeout_ms(void)
 {
@@ -101,6 +134,40 @@ int qpu_job_set_max_timeout_ms(u32 ms)
 		return -ERANGE;
 	WRITE_ONCE(qpu_max_timeout_ms, ms);
 	return 0;
+}
+
+u32 qpu_job_max_queued(void)
+{
+	return READ_ONCE(qpu_max_queued_jobs);
+}
+
+int qpu_job_set_max_queued(u32 jobs)
+{
+	if (!jobs || jobs > QPU_JOBS_QUEUED_MAX)
+		return -ERANGE;
+	WRITE_ONCE(qpu_max_queued_jobs, jobs);
+	return 0;
+}
+
+/* Takes a queue place for a submission; false when the queue is full. */
+static bool qpu_job_queue_reserve(struct qpu_client *client)
+{
+	if (atomic_inc_return(&client->queued) <= qpu_job_max_queued())
+		return true;
+	atomic_dec(&client->queued);
+	return false;
+}
+
+/**
+ * qpu_job_unqueued() - give back a job's queue place
+ * @client: the file's client the job was queued on, still alive
+ *
+ * Called by SUBMIT when it fails, and by the scheduler when a job leaves
+ * the queue or is canceled before reaching it.
+ */
+void qpu_job_unqueued(struct qpu_client *client)
+{
+	atomic_dec(&client->queued);
 }
 
 /* --- fences -------------------------------------------------------------- */
@@ -142,7 +209,7 @@ static struct dma_fence *qpu_fence_create(u64 context, u64 seqno)
 
 	if (!try_module_get(THIS_MODULE))
 		return NULL;
-	fence = kzalloc(sizeof(*fence), GFP_KERNEL);
+	fence = kzalloc(sizeof(*fence), GFP_KERNEL_ACCOUNT);
 	if (!fence) {
 		module_put(THIS_MODULE);
 		return NULL;
@@ -178,7 +245,7 @@ static void qpu_job_put_bos(struct qpu_job *job)
 
 	for (i = 0; i < job->bo_count; i++)
 		qpu_bo_put(job->bos[i]);
-	kfree(job->bos);
+	kvfree(job->bos);
 	job->bos = NULL;
 	job->bo_count = 0;
 }
@@ -320,6 +387,23 @@ static int qpu_job_add_bo_locked(struct qpu_file *qf, struct qpu_job *job,
 	return 0;
 }
 
+/*
+ * The array was sized for every handle the caller named, duplicates
+ * included; a queued job keeps only what its distinct BOs need.
+ */
+static int qpu_job_shrink_bos(struct qpu_job *job)
+{
+	struct qpu_bo **bos;
+
+	bos = kvmalloc_array(job->bo_count, sizeof(*bos), GFP_KERNEL_ACCOUNT);
+	if (!bos)
+		return -ENOMEM;
+	memcpy(bos, job->bos, job->bo_count * sizeof(*bos));
+	kvfree(job->bos);
+	job->bos = bos;
+	return 0;
+}
+
 static int qpu_job_lookup_bos(struct qpu_file *qf, struct qpu_job *job,
 			      const struct qpu_program *programs,
 			      const u32 *handles, unsigned int handle_count)
@@ -363,7 +447,7 @@ static int qpu_job_lookup_bos(struct qpu_file *qf, struct qpu_job *job,
 			job->bos[j++] = job->bos[i];
 	}
 	job->bo_count = j;
-	return 0;
+	return qpu_job_shrink_bos(job);
 }
 
 static int qpu_job_copy_programs(const struct qpu_submit *args,
@@ -383,16 +467,26 @@ static int qpu_job_copy_programs(const struct qpu_submit *args,
 	return 0;
 }
 
-static bool qpu_job_may_submit(const struct qpu_dev *qdev)
+/**
+ * qpu_job_submit_allowed() - may the current task run programs on @qdev?
+ * @qdev: the device
+ *
+ * The simulated V3D checks every access; the real one cannot. With
+ * sim_hw_policy the simulated one is gated as the real one is, so that the
+ * gate itself is tested.
+ *
+ * Return: true when SUBMIT would not be refused with -EPERM.
+ */
+bool qpu_job_submit_allowed(const struct qpu_dev *qdev)
 {
-	/*
-	 * The simulated V3D checks every access; the real one cannot. With
-	 * sim_hw_policy the simulated one is gated as the real one is, so
-	 * that the gate itself is tested.
-	 */
 	if (qdev->backend == QPU_BACKEND_SIM && !qpu_sim_follows_hw_policy())
 		return true;
-	if (capable(CAP_SYS_RAWIO) || READ_ONCE(qpu_allow_unprivileged_hw))
+	return capable(CAP_SYS_RAWIO) || READ_ONCE(qpu_allow_unprivileged_hw);
+}
+
+static bool qpu_job_may_submit(const struct qpu_dev *qdev)
+{
+	if (qpu_job_submit_allowed(qdev))
 		return true;
 	dev_dbg(qdev->dev, "submit refused: no CAP_SYS_RAWIO and allow_unprivileged_hw is off\n");
 	return false;
@@ -425,7 +519,8 @@ static void qpu_job_publish_locked(struct qpu_file *qf, struct qpu_job *job)
 	}
 }
 
-int qpu_ioctl_submit(struct qpu_file *qf, void *data, size_t usize)
+int qpu_ioctl_submit(struct qpu_file *qf, void *data, size_t usize,
+		     struct qpu_ioctl_fd *install)
 {
 	struct qpu_submit *args = data;
 	struct qpu_dev *qdev = qf->qdev;
@@ -456,9 +551,18 @@ int qpu_ioctl_submit(struct qpu_file *qf, void *data, size_t usize)
 	if (ret)
 		return ret;
 
-	job = kzalloc(sizeof(*job), GFP_KERNEL);
-	if (!job)
+	/* Before anything is allocated: a full queue costs nothing. */
+	if (!qpu_job_queue_reserve(&qf->client)) {
+		dev_dbg(qdev->dev, "submit refused: %u jobs queued on this file\n",
+			qpu_job_max_queued());
+		return -EAGAIN;
+	}
+
+	job = kzalloc(sizeof(*job), GFP_KERNEL_ACCOUNT);
+	if (!job) {
+		qpu_job_unqueued(&qf->client);
 		return -ENOMEM;
+	}
 	kref_init(&job->ref);
 	job->qdev = qdev;
 	job->client_id = qf->client.id;
@@ -468,8 +572,8 @@ int qpu_ioctl_submit(struct qpu_file *qf, void *data, size_t usize)
 	timeout_ms = args->timeout_ms ? args->timeout_ms : qpu_job_default_timeout_ms();
 	job->timeout = ms_to_ktime(min(timeout_ms, qpu_job_max_timeout_ms()));
 
-	job->bos = kmalloc_array(args->bo_count + 2 * args->program_count,
-				 sizeof(*job->bos), GFP_KERNEL);
+	job->bos = kvmalloc_array(args->bo_count + 2 * args->program_count,
+				  sizeof(*job->bos), GFP_KERNEL_ACCOUNT);
 	if (!job->bos) {
 		ret = -ENOMEM;
 		goto err_put_job;
@@ -504,7 +608,7 @@ int qpu_ioctl_submit(struct qpu_file *qf, void *data, size_t usize)
 
 	mutex_lock(&qf->lock);
 	/* Reserve the table slot first: nothing may fail after the seqno. */
-	ret = xa_reserve(&qf->client.jobs, qf->client.next_seqno, GFP_KERNEL);
+	ret = xa_reserve(&qf->client.jobs, qf->client.next_seqno, GFP_KERNEL_ACCOUNT);
 	if (ret)
 		goto err_unlock;
 	job->seqno = qf->client.next_seqno;
@@ -526,8 +630,10 @@ int qpu_ioctl_submit(struct qpu_file *qf, void *data, size_t usize)
 
 	args->seqno = job->seqno;
 	args->out_fence_fd = out_fd;
-	if (sync_file)
-		fd_install(out_fd, sync_file->file);
+	if (sync_file) {
+		install->fd = out_fd;
+		install->file = sync_file->file;
+	}
 	kfree(handles);
 
 	atomic64_inc(&qdev->sched.jobs_submitted);
@@ -544,6 +650,7 @@ err_put_job:
 	kfree(handles);
 	qpu_job_put_bos(job);
 	qpu_job_put(job);
+	qpu_job_unqueued(&qf->client);
 	return ret;
 }
 
@@ -607,7 +714,8 @@ static void qpu_job_wait_deadlock(struct qpu_wait *args,
 	memcpy(args->qpus, job->qpus, sizeof(args->qpus));
 }
 
-int qpu_ioctl_wait(struct qpu_file *qf, void *data, size_t usize)
+int qpu_ioctl_wait(struct qpu_file *qf, void *data, size_t usize,
+		   struct qpu_ioctl_fd *install)
 {
 	struct qpu_wait *args = data;
 	struct qpu_job *job;
@@ -618,6 +726,11 @@ int qpu_ioctl_wait(struct qpu_file *qf, void *data, size_t usize)
 	if (args->flags & QPU_WAIT_BO ? args->seqno : args->handle)
 		return -EINVAL;
 	/* Outputs only: whatever the caller left there is not an answer. */
+	args->status = 0;
+	args->fault_qpu = 0;
+	args->fault_pc = 0;
+	args->fault_addr = 0;
+	args->fault_access = 0;
 	args->result_flags = 0;
 	args->instructions = 0;
 	args->qpu_count = 0;
@@ -669,6 +782,7 @@ int qpu_job_file_init(struct qpu_file *qf)
 	} while (!qf->client.id);
 	INIT_LIST_HEAD(&qf->client.queue);
 	INIT_LIST_HEAD(&qf->client.node);
+	atomic_set(&qf->client.queued, 0);
 	xa_init(&qf->client.jobs);
 	qf->client.fence_context = dma_fence_context_alloc(1);
 	qf->client.next_seqno = 1;

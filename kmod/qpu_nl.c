@@ -51,6 +51,11 @@ static struct netlink_range_validation qpu_nl_bytes_range = {
 	.max = QPU_BO_LIMIT_MAX,
 };
 
+static struct netlink_range_validation qpu_nl_jobs_range = {
+	.min = 1,
+	.max = QPU_JOBS_QUEUED_MAX,
+};
+
 static const struct nla_policy qpu_nl_config_policy[QPU_A_CONFIG_MAX + 1] = {
 	[QPU_A_CONFIG_DEFAULT_TIMEOUT_MS] =
 		NLA_POLICY_FULL_RANGE(NLA_U32, &qpu_nl_timeout_range),
@@ -62,6 +67,8 @@ static const struct nla_policy qpu_nl_config_policy[QPU_A_CONFIG_MAX + 1] = {
 		NLA_POLICY_FULL_RANGE(NLA_U64, &qpu_nl_bytes_range),
 	[QPU_A_CONFIG_DEV_MEM_LIMIT] =
 		NLA_POLICY_FULL_RANGE(NLA_U64, &qpu_nl_bytes_range),
+	[QPU_A_CONFIG_MAX_QUEUED_JOBS] =
+		NLA_POLICY_FULL_RANGE(NLA_U32, &qpu_nl_jobs_range),
 };
 
 /* The device a request names in attribute @type, referenced. */
@@ -382,7 +389,7 @@ static int qpu_nl_client_fill_locked(struct sk_buff *skb, struct qpu_dev *qdev,
 	mutex_lock(&qf->lock);
 	xa_for_each(&qf->handles, handle, bo)
 		bo_count++;
-	bo_bytes = qf->bo_bytes;
+	bo_bytes = atomic64_read(&qf->quota->bytes);
 	submitted = qf->client.next_seqno - 1;
 	spin_lock_irqsave(&sched->lock, flags);
 	list_for_each_entry(job, &qf->client.queue, node)
@@ -539,7 +546,9 @@ static int qpu_nl_config_fill(struct sk_buff *skb,
 	    nla_put_u64_64bit(skb, QPU_A_CONFIG_CLIENT_MEM_LIMIT,
 			      qpu_bo_client_mem_limit(), QPU_A_CONFIG_PAD) ||
 	    nla_put_u64_64bit(skb, QPU_A_CONFIG_DEV_MEM_LIMIT,
-			      qpu_bo_dev_mem_limit(), QPU_A_CONFIG_PAD)) {
+			      qpu_bo_dev_mem_limit(), QPU_A_CONFIG_PAD) ||
+	    nla_put_u32(skb, QPU_A_CONFIG_MAX_QUEUED_JOBS,
+			qpu_job_max_queued())) {
 		genlmsg_cancel(skb, hdr);
 		return -EMSGSIZE;
 	}
@@ -621,6 +630,9 @@ static int qpu_nl_config_set_doit(struct sk_buff *skb, struct genl_info *info)
 			break;
 		case QPU_A_CONFIG_DEV_MEM_LIMIT:
 			ret = qpu_bo_set_dev_mem_limit(nla_get_u64(attr));
+			break;
+		case QPU_A_CONFIG_MAX_QUEUED_JOBS:
+			ret = qpu_job_set_max_queued(nla_get_u32(attr));
 			break;
 		}
 		if (ret) {

@@ -178,6 +178,7 @@ void qpu_sched_push(struct qpu_dev *qdev, struct qpu_client *client,
 	spin_unlock_irqrestore(&sched->lock, flags);
 
 	if (stopped) {
+		qpu_job_unqueued(client);
 		qpu_job_forget_in_fence(job);
 		atomic64_inc(&sched->jobs_canceled);
 		qpu_job_end(job, QPU_JOB_CANCELED);
@@ -205,6 +206,7 @@ static void qpu_sched_unqueue_locked(struct qpu_sched *sched, struct qpu_job *jo
 	lockdep_assert_held(&sched->lock);
 	list_del_init(&job->node);
 	job->client = NULL;
+	qpu_job_unqueued(client);
 	if (list_empty(&client->queue))
 		list_del_init(&client->node);
 }

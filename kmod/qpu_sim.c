@@ -621,7 +621,14 @@ static int qpu_sim_bo_alloc(struct qpu_dev *qdev, struct qpu_bo *bo)
 {
 	unsigned long addr;
 
-	bo->vaddr = vmalloc_user(bo->size);
+	/*
+	 * Charged to the caller's memory cgroup, and failing rather than
+	 * calling its OOM killer. vmalloc_user() takes no gfp flags, and 6.1
+	 * exports neither __vmalloc_node_range() nor find_vm_area() to mark
+	 * the area VM_USERMAP, so qpu_sim_bo_mmap() maps the pages itself.
+	 */
+	bo->vaddr = __vmalloc(bo->size, GFP_KERNEL_ACCOUNT | __GFP_ZERO |
+			      __GFP_RETRY_MAYFAIL | __GFP_NOWARN);
 	if (!bo->vaddr)
 		return -ENOMEM;
 
@@ -641,10 +648,22 @@ static void qpu_sim_bo_free(struct qpu_dev *qdev, struct qpu_bo *bo)
 	vfree(bo->vaddr);
 }
 
+/* What remap_vmalloc_range() does, for an area without VM_USERMAP. */
 static int qpu_sim_bo_mmap(struct qpu_dev *qdev, struct qpu_bo *bo,
 			   struct vm_area_struct *vma, unsigned long pgoff)
 {
-	return remap_vmalloc_range(vma, bo->vaddr, pgoff);
+	void *kaddr = bo->vaddr + (pgoff << PAGE_SHIFT);
+	unsigned long uaddr;
+	int ret;
+
+	for (uaddr = vma->vm_start; uaddr < vma->vm_end; uaddr += PAGE_SIZE) {
+		ret = vm_insert_page(vma, uaddr, vmalloc_to_page(kaddr));
+		if (ret)
+			return ret;
+		kaddr += PAGE_SIZE;
+	}
+	vma->vm_flags |= VM_DONTEXPAND | VM_DONTDUMP;
+	return 0;
 }
 
 static void qpu_sim_release(struct qpu_dev *qdev)

@@ -14,6 +14,8 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -377,6 +379,106 @@ TEST_F(bo, limits)
 	EXPECT_EQ(0, qpu_test_write(QPU_PARAMS "client_mem_limit", "268435456"));
 	EXPECT_EQ(0, qpu_test_write(QPU_PARAMS "dev_mem_limit", "536870912"));
 	close(fd2);
+}
+
+/*
+ * A BO destroyed while mapped keeps its memory, so it keeps counting: the
+ * limit cannot be dodged by mapping, destroying and creating again.
+ */
+TEST_F(bo, mapped_destroyed_bo_still_counts)
+{
+	struct qpu_bo_create bo;
+	void *p;
+
+	ASSERT_EQ(0, qpu_test_write(QPU_PARAMS "client_mem_limit", "65536"));
+	ASSERT_EQ(0, bo_create(self->fd, 65536, &bo));
+	p = bo_map(self->fd, &bo, 65536);
+	ASSERT_NE(MAP_FAILED, p);
+	EXPECT_EQ(0, bo_destroy(self->fd, bo.handle));
+	EXPECT_EQ(-1, bo_create(self->fd, 4096, NULL));
+	EXPECT_EQ(EDQUOT, errno);
+	/* The last reference gives it back. */
+	EXPECT_EQ(0, munmap(p, 65536));
+	EXPECT_EQ(0, bo_create(self->fd, 65536, NULL));
+	EXPECT_EQ(0, qpu_test_write(QPU_PARAMS "client_mem_limit", "268435456"));
+}
+
+#define CGROUP_ROOT	"/sys/fs/cgroup"
+#define CGROUP_TEST	CGROUP_ROOT "/qpu-bo-test"
+
+/* A number read from a cgroup file; -1 when it cannot be read. */
+static long long cgroup_read(const char *path)
+{
+	long long v = -1;
+	FILE *f = fopen(path, "r");
+
+	if (f) {
+		if (fscanf(f, "%lld", &v) != 1)
+			v = -1;
+		fclose(f);
+	}
+	return v;
+}
+
+/*
+ * BO memory is charged to the creator's memory cgroup: memory.current grows
+ * with its BOs, and BO_CREATE fails with ENOMEM at memory.max instead of
+ * going past it (or calling the cgroup's OOM killer on the caller).
+ */
+TEST_F(bo, charged_to_memory_cgroup)
+{
+	const long long max = 16 << 20, bo_size = 1 << 20;
+	int pipefd[2], status;
+	long long r[4];
+	char pid[16];
+	pid_t child;
+
+	if (access(CGROUP_ROOT "/cgroup.controllers", F_OK))
+		mount("cgroup2", CGROUP_ROOT, "cgroup2", 0, NULL);
+	if (access(CGROUP_ROOT "/cgroup.controllers", F_OK))
+		SKIP(return, "no cgroup2 hierarchy");
+	qpu_test_write(CGROUP_ROOT "/cgroup.subtree_control", "+memory");
+	rmdir(CGROUP_TEST);
+	ASSERT_EQ(0, mkdir(CGROUP_TEST, 0755));
+	ASSERT_EQ(0, qpu_test_write(CGROUP_TEST "/memory.max", "16777216"));
+	ASSERT_EQ(0, pipe(pipefd));
+	child = fork();
+	ASSERT_LE(0, child);
+	if (child == 0) {
+		/* Reports: memory.current before, after 4 BOs, BOs made, errno. */
+		long long out[4] = { 0 };
+		int fd;
+
+		snprintf(pid, sizeof(pid), "%d", getpid());
+		if (qpu_test_write(CGROUP_TEST "/cgroup.procs", pid))
+			_exit(1);
+		fd = open(QPU_NODE, O_RDWR | O_CLOEXEC);
+		if (fd < 0)
+			_exit(1);
+		out[0] = cgroup_read(CGROUP_TEST "/memory.current");
+		for (out[2] = 0; out[2] < 64; out[2]++) {
+			if (bo_create(fd, bo_size, NULL)) {
+				out[3] = errno;
+				break;
+			}
+			if (out[2] == 3)
+				out[1] = cgroup_read(CGROUP_TEST "/memory.current");
+		}
+		if (write(pipefd[1], out, sizeof(out)) != sizeof(out))
+			_exit(1);
+		_exit(0);
+	}
+	close(pipefd[1]);
+	EXPECT_EQ(sizeof(r), read(pipefd[0], r, sizeof(r)));
+	close(pipefd[0]);
+	ASSERT_EQ(child, waitpid(child, &status, 0));
+	EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0)
+		TH_LOG("the child ended with status %#x", status);
+	EXPECT_LE(r[0] + 4 * bo_size, r[1])
+		TH_LOG("memory.current %lld before, %lld after 4 BOs of 1 MiB", r[0], r[1]);
+	EXPECT_EQ(ENOMEM, r[3]) TH_LOG("%lld BOs of 1 MiB made", r[2]);
+	EXPECT_GT(max / bo_size, r[2]);
+	rmdir(CGROUP_TEST);
 }
 
 TEST_F(bo, limit_parameters_validated)

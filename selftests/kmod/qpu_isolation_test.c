@@ -406,6 +406,38 @@ static int submit_without_rawio(void)
 	return WEXITSTATUS(status) - 100;
 }
 
+/*
+ * The bus address BO_CREATE answers to a child that dropped CAP_SYS_RAWIO;
+ * -1 when the child failed.
+ */
+static long long bus_addr_without_rawio(void)
+{
+	int pipefd[2], status;
+	long long addr = -1;
+	pid_t pid;
+
+	if (pipe(pipefd))
+		return -1;
+	pid = fork();
+	if (pid == 0) {
+		struct qpu_bo_create bc = { .size = 4096 };
+		int fd = open(QPU_NODE, O_RDWR | O_CLOEXEC);
+
+		if (fd < 0 || drop_rawio() || ioctl(fd, QPU_IOCTL_BO_CREATE, &bc))
+			_exit(1);
+		addr = bc.bus_addr;
+		_exit(write(pipefd[1], &addr, sizeof(addr)) == sizeof(addr) ? 0 : 1);
+	}
+	close(pipefd[1]);
+	if (pid < 0 || read(pipefd[0], &addr, sizeof(addr)) != sizeof(addr))
+		addr = -1;
+	close(pipefd[0]);
+	if (pid > 0 && (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) ||
+			WEXITSTATUS(status)))
+		addr = -1;
+	return addr;
+}
+
 /* 8. With sim_hw_policy the gate is a real V3D's: CAP_SYS_RAWIO, or the parameter. */
 TEST(submit_gate)
 {
@@ -418,9 +450,13 @@ TEST(submit_gate)
 	ASSERT_EQ(0, qpu_test_write(PARAMS "sim_hw_policy", "0"));
 	EXPECT_EQ(QPU_JOB_DONE, submit_without_rawio());
 
+	EXPECT_LT(0, bus_addr_without_rawio());
+
 	/* Gated: refused without the capability, with a clean EPERM... */
 	ASSERT_EQ(0, qpu_test_write(PARAMS "sim_hw_policy", "1"));
 	EXPECT_EQ(-EPERM, submit_without_rawio());
+	/* ...and no bus address, which on hardware is a physical one... */
+	EXPECT_EQ(0, bus_addr_without_rawio());
 	/* ...allowed with it... */
 	EXPECT_EQ(QPU_JOB_DONE, run_program(fd, end_prog, NULL, 0, 0, NULL));
 	/* ...and without it when the administrator allows unprivileged use. */

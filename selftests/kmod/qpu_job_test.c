@@ -98,6 +98,7 @@ FIXTURE_TEARDOWN(job)
 	qpu_test_write(DEBUGFS "fault_next", "0");
 	qpu_test_write(DEBUGFS "strict_vpm", "0");
 	qpu_test_write(PARAMS "max_timeout_ms", "60000");
+	qpu_test_write(PARAMS "max_queued_jobs", "128");
 	qpu_test_write(PARAMS "host_irq", "0");
 	qpu_test_write(DEBUGFS "poll_only", "0");
 	qpu_test_write(DEBUGFS "reset_noop", "0");
@@ -617,6 +618,120 @@ TEST_F_TIMEOUT(job, killed_process_leaks_nothing, 30)
 	for (i = 0; i < 100 && qpu_test_stat("bo_count") != bos; i++)
 		usleep(50000);
 	EXPECT_EQ(bos, qpu_test_stat("bo_count"));
+}
+
+/* WAIT's fault fields are outputs: zero unless the job faulted. */
+TEST_F(job, wait_clears_fault_fields)
+{
+	struct qpu_submit s;
+	struct qpu_wait w;
+
+	ASSERT_EQ(0, qpu_test_submit(self->fd, &self->end, &self->unif, 1, 0, 0, 0, &s));
+	memset(&w, 0, sizeof(w));
+	w.seqno = s.seqno;
+	w.timeout_ns = qpu_test_now_ns() + 5000000000ll;
+	w.status = 77;
+	w.fault_qpu = 5;
+	w.fault_pc = 0x1234;
+	w.fault_addr = 0x5678;
+	w.fault_access = QPU_FAULT_OTHER;
+	ASSERT_EQ(0, ioctl(self->fd, QPU_IOCTL_WAIT, &w));
+	EXPECT_EQ(QPU_JOB_DONE, w.status);
+	EXPECT_EQ(0, w.fault_qpu);
+	EXPECT_EQ(0, w.fault_pc);
+	EXPECT_EQ(0, w.fault_addr);
+	EXPECT_EQ(0, w.fault_access);
+}
+
+/* The lowest free fd: unchanged when a call installed no fd. */
+static int lowest_free_fd(void)
+{
+	int fd = dup(0);
+
+	if (fd >= 0)
+		close(fd);
+	return fd;
+}
+
+/*
+ * A file's queue holds max_queued_jobs jobs behind the running one; the
+ * next SUBMIT fails with EAGAIN and leaves nothing: no seqno, no fd, no BO
+ * reference.
+ */
+TEST_F_TIMEOUT(job, queue_bound_refuses_with_eagain, 30)
+{
+	int fd2 = open(QPU_NODE, O_RDWR | O_CLOEXEC);
+	long long bos = qpu_test_stat("bo_count");
+	long long bytes = qpu_test_stat("bo_bytes");
+	struct qpu_test_bo end2, unif2;
+	struct qpu_submit first, s;
+	int i, free_fd;
+
+	ASSERT_LE(0, fd2);
+	ASSERT_EQ(0, qpu_test_bo_new(fd2, 4096, qpu_prog_end, sizeof(qpu_prog_end), &end2));
+	ASSERT_EQ(0, qpu_test_bo_new(fd2, 4096, NULL, 0, &unif2));
+	ASSERT_EQ(0, qpu_test_write(PARAMS "max_queued_jobs", "4"));
+	/* A job that holds the V3D for 500 ms by the wall clock. */
+	ASSERT_EQ(0, qpu_test_write(DEBUGFS "hang", "1"));
+	ASSERT_EQ(0, qpu_test_submit(fd2, &end2, &unif2, 1, 500, 0, 0, &first));
+	EXPECT_EQ(-ETIME, qpu_test_wait(fd2, first.seqno, 100, NULL));
+	ASSERT_EQ(0, qpu_test_write(DEBUGFS "hang", "0"));
+	for (i = 0; i < 4; i++)
+		ASSERT_EQ(0, qpu_test_submit(fd2, &end2, &unif2, 1, 0, 0, 0, &s));
+	free_fd = lowest_free_fd();
+	EXPECT_EQ(-1, qpu_test_submit(fd2, &end2, &unif2, 1, 0, QPU_SUBMIT_OUT_FENCE, 0, &s));
+	EXPECT_EQ(EAGAIN, errno);
+	EXPECT_EQ(free_fd, lowest_free_fd());
+	/* Another file's queue is its own. */
+	EXPECT_EQ(0, qpu_test_submit(self->fd, &self->end, &self->unif, 1, 0, 0, 0, NULL));
+
+	/* Once the queue drains, the next job takes the next number. */
+	EXPECT_EQ(QPU_JOB_DONE, qpu_test_wait(fd2, first.seqno + 4, 20000, NULL));
+	ASSERT_EQ(0, qpu_test_submit(fd2, &end2, &unif2, 1, 0, 0, 0, &s));
+	EXPECT_EQ(first.seqno + 5, s.seqno);
+	EXPECT_EQ(QPU_JOB_DONE, qpu_test_wait(fd2, s.seqno, 20000, NULL));
+
+	qpu_test_bo_free(fd2, &end2);
+	qpu_test_bo_free(fd2, &unif2);
+	close(fd2);
+	EXPECT_EQ(0, qpu_test_stats_wait_bo(5000, bos, bytes, NULL, NULL));
+}
+
+/*
+ * A SUBMIT whose struct cannot be written back fails with EFAULT before
+ * anything happens: no fence fd appears and no job takes a number.
+ */
+TEST_F(job, submit_to_read_only_struct_leaves_nothing)
+{
+	struct qpu_program prog = {
+		.code_handle = self->end.handle,
+		.unif_handle = self->unif.handle,
+	};
+	struct qpu_submit *ro, s;
+	__u64 before;
+	int free_fd;
+
+	ASSERT_EQ(0, qpu_test_submit(self->fd, &self->end, &self->unif, 1, 0, 0, 0, &s));
+	before = s.seqno;
+	ro = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, ro);
+	*ro = (struct qpu_submit){
+		.programs = (uintptr_t)&prog,
+		.program_count = 1,
+		.program_size = sizeof(prog),
+		.flags = QPU_SUBMIT_OUT_FENCE,
+	};
+	ASSERT_EQ(0, mprotect(ro, 4096, PROT_READ));
+	free_fd = lowest_free_fd();
+	EXPECT_EQ(-1, ioctl(self->fd, QPU_IOCTL_SUBMIT, ro));
+	EXPECT_EQ(EFAULT, errno);
+	EXPECT_EQ(free_fd, lowest_free_fd());
+	EXPECT_EQ(-ENOENT, qpu_test_wait(self->fd, before + 1, 0, NULL));
+	munmap(ro, 4096);
+
+	ASSERT_EQ(0, qpu_test_submit(self->fd, &self->end, &self->unif, 1, 0, 0, 0, &s));
+	EXPECT_EQ(before + 1, s.seqno);
+	EXPECT_EQ(QPU_JOB_DONE, qpu_test_wait(self->fd, s.seqno, 5000, NULL));
 }
 
 /* A file with many slow jobs does not keep another file waiting. */

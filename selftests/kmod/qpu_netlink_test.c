@@ -404,12 +404,13 @@ FIXTURE(nl) {
 	struct req q;
 	struct reply r;
 	struct qpu_test_bo end, loop, tmu, unif, data;
-	long long saved[5];
+	long long saved[6];
 };
 
+/* In the order of enum qpu_a_config, from QPU_A_CONFIG_DEFAULT_TIMEOUT_MS. */
 static const char * const config_params[] = {
 	"default_timeout_ms", "max_timeout_ms", "max_bo_size",
-	"client_mem_limit", "dev_mem_limit",
+	"client_mem_limit", "dev_mem_limit", "max_queued_jobs",
 };
 
 FIXTURE_SETUP(nl)
@@ -427,7 +428,7 @@ FIXTURE_SETUP(nl)
 	ASSERT_EQ(0, qpu_test_bo_new(self->fd, 4096, NULL, 0, &self->unif));
 	ASSERT_EQ(0, qpu_test_bo_new(self->fd, 4096, NULL, 0, &self->data));
 	ASSERT_EQ(0, qpu_test_write(DEBUGFS "hang", "0"));
-	for (i = 0; i < 5; i++) {
+	for (i = 0; i < ARRAY_SIZE(config_params); i++) {
 		snprintf(path, sizeof(path), PARAMS "%s", config_params[i]);
 		self->saved[i] = file_read_ll(path);
 		ASSERT_LT(0, self->saved[i]);
@@ -440,7 +441,7 @@ FIXTURE_TEARDOWN(nl)
 	unsigned int i;
 
 	qpu_test_write(DEBUGFS "hang", "0");
-	for (i = 0; i < 5; i++) {
+	for (i = 0; i < ARRAY_SIZE(config_params); i++) {
 		snprintf(path, sizeof(path), PARAMS "%s", config_params[i]);
 		snprintf(value, sizeof(value), "%lld", self->saved[i]);
 		qpu_test_write(path, value);
@@ -650,6 +651,8 @@ TEST_F(nl, config_get_matches_params)
 		  msg_uint(m, QPU_A_CONFIG_CLIENT_MEM_LIMIT));
 	EXPECT_EQ(file_read_ll(PARAMS "dev_mem_limit"),
 		  msg_uint(m, QPU_A_CONFIG_DEV_MEM_LIMIT));
+	EXPECT_EQ(file_read_ll(PARAMS "max_queued_jobs"),
+		  msg_uint(m, QPU_A_CONFIG_MAX_QUEUED_JOBS));
 }
 
 /* 6. CONFIG_SET changes what GET_PARAM, the parameters and BO_CREATE see. */
@@ -663,6 +666,7 @@ TEST_F(nl, config_set_applies)
 	req_put_u64(&self->q, QPU_A_CONFIG_MAX_BO_SIZE, 2 * 4096);
 	req_put_u64(&self->q, QPU_A_CONFIG_CLIENT_MEM_LIMIT, 1 << 20);
 	req_put_u64(&self->q, QPU_A_CONFIG_DEV_MEM_LIMIT, 2 << 20);
+	req_put_u32(&self->q, QPU_A_CONFIG_MAX_QUEUED_JOBS, 7);
 	ASSERT_EQ(0, nl_request(&self->nl, &self->q, &self->r)) TH_LOG("%s", self->r.msg);
 	EXPECT_EQ(0, self->r.count);
 	EXPECT_EQ(1234, get_param(self->fd, QPU_PARAM_DEFAULT_TIMEOUT_MS));
@@ -670,6 +674,7 @@ TEST_F(nl, config_set_applies)
 	EXPECT_EQ(2 * 4096, get_param(self->fd, QPU_PARAM_MAX_BO_SIZE));
 	EXPECT_EQ(1 << 20, file_read_ll(PARAMS "client_mem_limit"));
 	EXPECT_EQ(2 << 20, file_read_ll(PARAMS "dev_mem_limit"));
+	EXPECT_EQ(7, file_read_ll(PARAMS "max_queued_jobs"));
 	EXPECT_EQ(-1, ioctl(self->fd, QPU_IOCTL_BO_CREATE, &bc));
 	EXPECT_EQ(EINVAL, errno);
 
@@ -696,6 +701,15 @@ TEST_F(nl, config_set_refusals)
 	EXPECT_EQ(-ERANGE, nl_request(&self->nl, &self->q, &self->r));
 	EXPECT_STREQ("integer out of range", self->r.msg);
 
+	/* A queue of no jobs, or longer than the jobs WAIT can name. */
+	req_start(&self->q, self->nl.family, 0, QPU_CMD_CONFIG_SET);
+	req_put_u32(&self->q, QPU_A_CONFIG_MAX_QUEUED_JOBS, 0);
+	EXPECT_EQ(-ERANGE, nl_request(&self->nl, &self->q, &self->r));
+	req_start(&self->q, self->nl.family, 0, QPU_CMD_CONFIG_SET);
+	req_put_u32(&self->q, QPU_A_CONFIG_MAX_QUEUED_JOBS, 1025);
+	EXPECT_EQ(-ERANGE, nl_request(&self->nl, &self->q, &self->r));
+	EXPECT_STREQ("integer out of range", self->r.msg);
+
 	req_start(&self->q, self->nl.family, 0, QPU_CMD_CONFIG_SET);
 	EXPECT_EQ(-EINVAL, nl_request(&self->nl, &self->q, &self->r));
 	EXPECT_STREQ("qpu: no configuration attribute given", self->r.msg);
@@ -709,6 +723,7 @@ TEST_F(nl, config_set_refusals)
 	/* Nothing changed. */
 	EXPECT_EQ(self->saved[0], get_param(self->fd, QPU_PARAM_DEFAULT_TIMEOUT_MS));
 	EXPECT_EQ(self->saved[2], get_param(self->fd, QPU_PARAM_MAX_BO_SIZE));
+	EXPECT_EQ(self->saved[5], file_read_ll(PARAMS "max_queued_jobs"));
 }
 
 /* 8. A doit without its device index, or with an unknown one. */

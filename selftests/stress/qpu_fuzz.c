@@ -804,16 +804,18 @@ static int proc_main(unsigned int p)
 
 static const char *const config_params[] = {
 	"default_timeout_ms", "max_timeout_ms", "max_bo_size",
-	"client_mem_limit", "dev_mem_limit",
+	"client_mem_limit", "dev_mem_limit", "max_queued_jobs",
 };
-static char config_saved[5][64];
+
+#define NUM_CONFIG_PARAMS (sizeof(config_params) / sizeof(config_params[0]))
+static char config_saved[NUM_CONFIG_PARAMS][64];
 
 static void config_save(int restore)
 {
 	char path[128];
 	unsigned int i;
 
-	for (i = 0; i < 5; i++) {
+	for (i = 0; i < NUM_CONFIG_PARAMS; i++) {
 		snprintf(path, sizeof(path), "/sys/module/qpu/parameters/%s",
 			 config_params[i]);
 		if (restore) {

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
- * qpuctl config: the module-wide configuration of qpu.ko (job timeouts and
- * memory limits), read with "get" and changed with "set KEY VALUE...".
+ * qpuctl config: the module-wide configuration of qpu.ko (job timeouts,
+ * memory limits and the queue bound), read with "get" and changed with
+ * "set KEY VALUE...".
  * The keys are the names of the module parameters that show the same
  * values; byte values take a K, M or G suffix (powers of 1024).
  */
@@ -20,13 +21,14 @@
 static const struct {
 	const char *key;
 	int attr;
-	bool bytes;		/* u64 with suffixes; else u32 milliseconds */
+	bool bytes;		/* u64 with suffixes; else a plain u32 */
 } config_keys[] = {
 	{ "default_timeout_ms", QPU_A_CONFIG_DEFAULT_TIMEOUT_MS, false },
 	{ "max_timeout_ms", QPU_A_CONFIG_MAX_TIMEOUT_MS, false },
 	{ "max_bo_size", QPU_A_CONFIG_MAX_BO_SIZE, true },
 	{ "client_mem_limit", QPU_A_CONFIG_CLIENT_MEM_LIMIT, true },
 	{ "dev_mem_limit", QPU_A_CONFIG_DEV_MEM_LIMIT, true },
+	{ "max_queued_jobs", QPU_A_CONFIG_MAX_QUEUED_JOBS, false },
 };
 
 #define NUM_KEYS (sizeof(config_keys) / sizeof(config_keys[0]))
@@ -41,7 +43,8 @@ static void config_usage(void)
 	for (i = 0; i < NUM_KEYS; i++)
 		printf(" %s%s", config_keys[i].key, i + 1 < NUM_KEYS ? " |" : " }\n");
 	printf("Timeouts are in ms (1 to 3600000); sizes in bytes (4096 to 1G),\n"
-	       "with an optional K, M or G suffix. set needs CAP_NET_ADMIN.\n");
+	       "with an optional K, M or G suffix; max_queued_jobs is jobs per open\n"
+	       "file (1 to 1024). set needs CAP_NET_ADMIN.\n");
 }
 
 static int config_show(struct nlattr **tb, void *arg)

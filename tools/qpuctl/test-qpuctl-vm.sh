@@ -117,21 +117,27 @@ want="default_timeout_ms $(cat $PARAMS/default_timeout_ms)
 max_timeout_ms $(cat $PARAMS/max_timeout_ms)
 max_bo_size $(cat $PARAMS/max_bo_size)
 client_mem_limit $(cat $PARAMS/client_mem_limit)
-dev_mem_limit $(cat $PARAMS/dev_mem_limit)"
+dev_mem_limit $(cat $PARAMS/dev_mem_limit)
+max_queued_jobs $(cat $PARAMS/max_queued_jobs)"
 expect config_get_matches_params "$want" config
-expect config_get_json "{\"default_timeout_ms\":$(cat $PARAMS/default_timeout_ms),\"max_timeout_ms\":$(cat $PARAMS/max_timeout_ms),\"max_bo_size\":$(cat $PARAMS/max_bo_size),\"client_mem_limit\":$(cat $PARAMS/client_mem_limit),\"dev_mem_limit\":$(cat $PARAMS/dev_mem_limit)}" \
+expect config_get_json "{\"default_timeout_ms\":$(cat $PARAMS/default_timeout_ms),\"max_timeout_ms\":$(cat $PARAMS/max_timeout_ms),\"max_bo_size\":$(cat $PARAMS/max_bo_size),\"client_mem_limit\":$(cat $PARAMS/client_mem_limit),\"dev_mem_limit\":$(cat $PARAMS/dev_mem_limit),\"max_queued_jobs\":$(cat $PARAMS/max_queued_jobs)}" \
 	-j config get
 
 # 4. config set: applied, read back; out of range refused with the reason.
 saved_bo=$(cat $PARAMS/max_bo_size) saved_to=$(cat $PARAMS/default_timeout_ms)
-expect config_set "" config set max_bo_size 8M default_timeout_ms 1500
+saved_q=$(cat $PARAMS/max_queued_jobs)
+expect config_set "" config set max_bo_size 8M default_timeout_ms 1500 max_queued_jobs 9
 result config_set_applied "$([ "$(cat $PARAMS/max_bo_size)" = 8388608 ] &&
-	[ "$(cat $PARAMS/default_timeout_ms)" = 1500 ]; echo $?)" \
-	"max_bo_size $(cat $PARAMS/max_bo_size), default_timeout_ms $(cat $PARAMS/default_timeout_ms)"
+	[ "$(cat $PARAMS/default_timeout_ms)" = 1500 ] &&
+	[ "$(cat $PARAMS/max_queued_jobs)" = 9 ]; echo $?)" \
+	"max_bo_size $(cat $PARAMS/max_bo_size), default_timeout_ms $(cat $PARAMS/default_timeout_ms), max_queued_jobs $(cat $PARAMS/max_queued_jobs)"
 expect_error config_set_out_of_range "Error: integer out of range" \
 	config set default_timeout_ms 0
 expect_error config_set_too_big "Error: integer out of range" config set dev_mem_limit 2G
-"$QPUCTL" config set max_bo_size "$saved_bo" default_timeout_ms "$saved_to"
+expect_error config_set_queue_too_long "Error: integer out of range" \
+	config set max_queued_jobs 1025
+"$QPUCTL" config set max_bo_size "$saved_bo" default_timeout_ms "$saved_to" \
+	max_queued_jobs "$saved_q"
 
 # 5. Errors from the kernel come as its "Error:" line.
 expect_error info_no_such_device "Error: qpu: no such device" -d 5 info

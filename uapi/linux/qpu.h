@@ -42,7 +42,11 @@ extern "C" {
  * zero), and a longer one as long as the bytes it does not know are zero
  * (otherwise -E2BIG). Members named ``pad`` must be zero (-EINVAL); unknown
  * ``flags`` bits give -EINVAL; user pointers travel as __u64; bus addresses
- * are __u32 because the V3D is a 32-bit device.
+ * are __u32 because the V3D is a 32-bit device. A struct the kernel cannot
+ * write its answer into gives -EFAULT before anything is done. Only one
+ * made unwritable during the call (by another thread) gives -EFAULT after
+ * the call took effect: a &QPU_IOCTL_SUBMIT's job is then queued and runs,
+ * but no out-fence fd is installed.
  */
 
 /**
@@ -213,7 +217,9 @@ struct qpu_get_param {
  *
  * Limits, set by the administrator: the largest BO, the bytes one open file
  * may hold (-EDQUOT past it) and the bytes a device may hold (-ENOSPC past
- * it). Mmap offsets fit in a 32-bit off_t.
+ * it). A BO counts until its memory is freed: destroying a handle whose BO
+ * is still mapped, or used by a job, gives nothing back yet. Mmap offsets
+ * fit in a 32-bit off_t.
  */
 
 /**
@@ -222,7 +228,10 @@ struct qpu_get_param {
  *	Output: the size given, rounded up to whole pages.
  * @flags: Input: must be zero; no flags are defined yet.
  * @handle: Output: the BO's handle in this file, never zero.
- * @bus_addr: Output: where QPU programs see the BO's first byte.
+ * @bus_addr: Output: where QPU programs see the BO's first byte; 0 for a
+ *	caller that may not submit on this V3D (-EPERM), as a real V3D's bus
+ *	addresses reveal physical memory, which unprivileged users do not
+ *	learn (as /proc/PID/pagemap hides frame numbers from them).
  * @pad: Input: must be zero.
  * @mmap_offset: Output: the offset to pass to mmap() on this file.
  *
@@ -285,6 +294,11 @@ struct qpu_bo_destroy {
  * running, as they have spent nothing. Once no program is left to run but
  * the job has not completed (the debugfs knob hang), the wall clock
  * applies as on the hardware.
+ *
+ * Queue bound: a file may have at most &QPU_A_CONFIG_MAX_QUEUED_JOBS jobs
+ * queued (submitted and not started, a running job not counted); SUBMIT
+ * past it fails with -EAGAIN and changes nothing, so the caller waits for
+ * one of its jobs and tries again.
  *
  * Completion is seen three ways: the out-fence (a sync_file fd, pollable),
  * &QPU_IOCTL_WAIT on the job's sequence number, or &QPU_IOCTL_WAIT on any BO
@@ -363,7 +377,8 @@ enum qpu_submit_flags {
  *
  * Errors: -EINVAL for a bad count, size, offset, flag, pad or fence fd;
  * -ENOENT for a handle this file does not have; -EFAULT for bad pointers;
- * -EPERM when the caller may not run programs on this V3D.
+ * -EPERM when the caller may not run programs on this V3D; -EAGAIN when
+ * this file's queue is full (see "jobs").
  */
 struct qpu_submit {
 	__u64 programs;
@@ -802,7 +817,9 @@ enum qpu_a_qpu {
  *	when the process is not visible in the requester's pid namespace (its
  *	&QPU_A_CLIENT_PID reads 0), so names do not cross pid namespaces.
  * @QPU_A_CLIENT_BO_COUNT: u32, buffer objects the file has handles to.
- * @QPU_A_CLIENT_BO_BYTES: u64, bytes of those buffer objects.
+ * @QPU_A_CLIENT_BO_BYTES: u64, bytes of the buffer objects the file created
+ *	and that are not yet freed (a destroyed one still mapped or used by a
+ *	job counts): what the per-file limit is checked against.
  * @QPU_A_CLIENT_JOBS_SUBMITTED: u64, jobs the file submitted.
  * @QPU_A_CLIENT_JOBS_QUEUED: u32, of those, jobs that have not started.
  * @QPU_A_CLIENT_ID: u32, the file's number, unique among the files opened
@@ -842,6 +859,9 @@ enum qpu_a_client {
  *	objects one open file may hold.
  * @QPU_A_CONFIG_DEV_MEM_LIMIT: u64, 4096 to 2^30, the bytes of buffer
  *	objects one device may hold.
+ * @QPU_A_CONFIG_MAX_QUEUED_JOBS: u32, 1 to 1024 (the jobs a file keeps for
+ *	&QPU_IOCTL_WAIT), the jobs one open file may have queued; SUBMIT
+ *	past it fails with -EAGAIN.
  * @__QPU_A_CONFIG_MAX: sentinel.
  * @QPU_A_CONFIG_MAX: the last attribute.
  */
@@ -853,6 +873,7 @@ enum qpu_a_config {
 	QPU_A_CONFIG_MAX_BO_SIZE,
 	QPU_A_CONFIG_CLIENT_MEM_LIMIT,
 	QPU_A_CONFIG_DEV_MEM_LIMIT,
+	QPU_A_CONFIG_MAX_QUEUED_JOBS,
 
 	__QPU_A_CONFIG_MAX,
 	QPU_A_CONFIG_MAX = __QPU_A_CONFIG_MAX - 1
