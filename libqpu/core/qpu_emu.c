@@ -709,14 +709,66 @@ static void alu_mul_lanes(unsigned int op, const u32 *a, const u32 *b,
 	}
 }
 
-/* Lanes whose write condition @cond holds. */
-static u16 cond_mask(const struct qpu_emu_qpu *q, unsigned int cond)
+/*
+ * DOC: lazy flags
+ * Programs set the flags far more often than they read them (an sgemm
+ * written elsewhere sets them in every fadd; only the loop's branch reads
+ * the last sub's). So set_flags() keeps the setf's result vector, lanes,
+ * carries and kind, and Z and N are computed from them only when a
+ * condition, a branch or qpu_emu_get_flags() asks (flags_of()). A setf of
+ * all lanes replaces a pending one unseen; one of fewer lanes first
+ * resolves the pending one into zf/nf/cf, since it keeps the other lanes.
+ */
+
+/* Z and N of the 16 lanes of @v (float results: Z for +-0). */
+static void flags_zn(const u32 *v, bool is_float, u16 *zp, u16 *np)
 {
-	switch (cond) {
-	case QPU_ISA_COND_NEVER:
+	u32 zmask = is_float ? 0x7fffffffu : 0xffffffffu;
+	unsigned int i;
+	u16 z = 0, n = 0;
+
+	for (i = 0; i < LANES; i++) {
+		z |= (u16)(!(v[i] & zmask) << i);
+		n |= (u16)((v[i] >> 31) << i);
+	}
+	*zp = z;
+	*np = n;
+}
+
+/* The QPU's Z, N and C, the pending setf included, without changing it. */
+static void flags_of(const struct qpu_emu_qpu *q, u16 *z, u16 *n, u16 *c)
+{
+	u16 m = q->flag_mask, pz, pn;
+
+	*z = q->zf;
+	*n = q->nf;
+	*c = q->cf;
+	if (!m)
+		return;
+	flags_zn(q->flag_v, q->flag_float, &pz, &pn);
+	*z = (*z & ~m) | (pz & m);
+	*n = (*n & ~m) | (pn & m);
+	*c = (*c & ~m) | (q->flag_c & m);
+}
+
+/* Fold the pending setf into zf, nf and cf. */
+static void flags_resolve(struct qpu_emu_qpu *q)
+{
+	if (!q->flag_mask)
+		return;
+	flags_of(q, &q->zf, &q->nf, &q->cf);
+	q->flag_mask = 0;
+}
+
+/* Lanes whose write condition @cond holds. */
+static u16 cond_mask(struct qpu_emu_qpu *q, unsigned int cond)
+{
+	if (cond == QPU_ISA_COND_NEVER)
 		return 0;
-	case QPU_ISA_COND_ALWAYS:
+	if (cond == QPU_ISA_COND_ALWAYS)
 		return ALL_LANES;
+	flags_resolve(q);
+	switch (cond) {
 	case QPU_ISA_COND_ZS:
 		return q->zf;
 	case QPU_ISA_COND_ZC:
@@ -732,21 +784,26 @@ static u16 cond_mask(const struct qpu_emu_qpu *q, unsigned int cond)
 	}
 }
 
-/* Z, N and C of the lanes in @mask from results @v and carries @c. */
-static void set_flags(struct qpu_emu_qpu *q, const u32 *v, u16 c, u16 mask,
-		      bool is_float)
+/*
+ * The flags of the lanes in @mask become those of results @v and carries
+ * @c, lazily (see "DOC: lazy flags"): @v is copied, not looked at. Without
+ * predecoding at once, as the reference test-emu-fuzz compares with.
+ */
+static inline void set_flags(struct qpu_emu_exec *x, const u32 *v, u16 c,
+			     u16 mask, bool is_float)
 {
-	u32 zmask = is_float ? 0x7fffffffu : 0xffffffffu;
-	unsigned int i;
-	u16 z = 0, n = 0;
+	struct qpu_emu_qpu *q = x->q;
 
-	for (i = 0; i < LANES; i++) {
-		z |= (u16)(!(v[i] & zmask) << i);
-		n |= (u16)((v[i] >> 31) << i);
-	}
-	q->zf = (q->zf & ~mask) | (z & mask);
-	q->nf = (q->nf & ~mask) | (n & mask);
-	q->cf = (q->cf & ~mask) | (c & mask);
+	if (!mask)
+		return;
+	if (mask != ALL_LANES)
+		flags_resolve(q);
+	copy_lanes(q->flag_v, v);
+	q->flag_mask = mask;
+	q->flag_c = c;
+	q->flag_float = is_float;
+	if (x->emu->no_predecode)
+		flags_resolve(q);
 }
 
 /* --- writes -------------------------------------------------------------- */
@@ -1139,9 +1196,9 @@ static void exec_alu(struct qpu_emu_exec *x)
 	}
 	if (in->sf) {
 		if (in->op_add)
-			set_flags(q, add->v, carry, add->mask, add->is_float);
+			set_flags(x, add->v, carry, add->mask, add->is_float);
 		else if (in->op_mul)
-			set_flags(q, mul->v, 0, mul->mask, mul->is_float);
+			set_flags(x, mul->v, 0, mul->mask, mul->is_float);
 	}
 	if (in->op_add)
 		write_result(x, in->waddr_add, in->ws, add);
@@ -1163,7 +1220,8 @@ static void exec_alu(struct qpu_emu_exec *x)
  * exec_alu() for the instructions predecode() marks EX_ALU_FAST: register
  * files read only as registers, uniforms, nop or a small immediate (not a
  * rotation), no unpack, each unit absent or an fadd or fmul writing its
- * register directly (so no pack, condition or flags), no signal but ldtmu
+ * register directly (so no pack or condition; the flags from the add, else
+ * the mul, as exec_alu() sets them), no signal but ldtmu
  * or the ones that do nothing: see fast_ok(). Most of a float loop looks
  * like that (the sgemm kernel's); every test exec_alu() makes for the rest
  * is left out.
@@ -1210,6 +1268,8 @@ static void exec_alu_fast(struct qpu_emu_exec *x)
 		a = mux_src(q, in->add_a, ra, rb);
 		b = mux_src(q, in->add_b, ra, rb);
 		qpu_emu_fadd16(a, b, 0, dst);
+		if (in->sf)	/* before the mul may write the same register */
+			set_flags(x, dst, 0, ALL_LANES, true);
 	}
 	if (in->op_mul) {
 		u32 *dst = dst_ptr(q, in->waddr_mul, !in->ws);
@@ -1219,6 +1279,8 @@ static void exec_alu_fast(struct qpu_emu_exec *x)
 		qpu_emu_fmul16(a, b, dst);
 		if (in->op_add)
 			emu->stats.both_units++;
+		else if (in->sf)
+			set_flags(x, dst, 0, ALL_LANES, true);
 	}
 	if (in->sig == QPU_ISA_SIG_LDTMU0)
 		tmu_pop(x, 0);
@@ -1256,7 +1318,7 @@ static void exec_ldi(struct qpu_emu_exec *x)
 		r.wide[i] = (s32)r.v[i];
 	}
 	if (in->sf)
-		set_flags(q, r.v, 0, cond_mask(q, in->cond_add), false);
+		set_flags(x, r.v, 0, cond_mask(q, in->cond_add), false);
 	r.is_mul = false;
 	r.mask = cond_mask(q, in->cond_add);
 	write_result(x, in->waddr_add, in->ws, &r);
@@ -1265,12 +1327,13 @@ static void exec_ldi(struct qpu_emu_exec *x)
 	write_result(x, in->waddr_mul, !in->ws, &r);
 }
 
-static bool branch_taken(const struct qpu_emu_qpu *q, unsigned int cond)
+static bool branch_taken(struct qpu_emu_qpu *q, unsigned int cond)
 {
 	u16 f;
 
 	if (cond == QPU_ISA_BR_ALWAYS)
 		return true;
+	flags_resolve(q);
 	f = cond < 4 ? q->zf : cond < 8 ? q->nf : q->cf;
 	if (cond & 1)
 		f = ~f & ALL_LANES;	/* the "clear" forms */
@@ -1347,8 +1410,9 @@ static bool mux_reads(const struct qpu_isa_instr *in, unsigned int mux,
 
 /*
  * Can exec_alu_fast() run @in? Its units are absent or an fadd or fmul
- * with condition always and a register or r0..r3 destination, nothing is
- * packed, unpacked or flagged, the mul does not read what the add wrote
+ * with condition always and a register or r0..r3 destination (setting the
+ * flags or not), nothing is packed or unpacked, the mul does not read what
+ * the add wrote
  * (the add writes first; an fadd or fmul may read its own destination,
  * their 16-lane forms read every lane before writing), the register files
  * read registers, uniforms, nop or a small immediate that is no rotation,
@@ -1359,7 +1423,7 @@ static bool fast_ok(const struct qpu_isa_instr *in)
 	int add = in->op_add ? dst_reg(in->waddr_add, in->ws) : -1;
 	int mul = in->op_mul ? dst_reg(in->waddr_mul, !in->ws) : -1;
 
-	if (in->unpack || in->pack || in->sf)
+	if (in->unpack || in->pack)
 		return false;
 	if (in->op_add && (in->op_add != QPU_ISA_A_FADD || add < 0 ||
 			   in->cond_add != QPU_ISA_COND_ALWAYS))
@@ -1799,9 +1863,7 @@ int qpu_emu_get_flags(const struct qpu_emu *emu, unsigned int qpu,
 {
 	if (qpu >= QPU_EMU_NUM_QPUS)
 		return -QPU_EMU_EINVAL;
-	*z = emu_qpu(emu, qpu)->zf;
-	*n = emu_qpu(emu, qpu)->nf;
-	*c = emu_qpu(emu, qpu)->cf;
+	flags_of(emu_qpu(emu, qpu), z, n, c);
 	return 0;
 }
 

@@ -63,7 +63,10 @@ struct qpu_emu_qpu {
 	enum qpu_emu_qpu_state state;
 	u32 pc;
 	u32 unif;
-	u16 zf, nf, cf;
+	u16 zf, nf, cf;		/* the flags before the pending setf */
+	u16 flag_mask;		/* lanes of the pending setf, 0 if none */
+	u16 flag_c;		/* ... its carries */
+	bool flag_float;	/* ... and whether its result is a float */
 	u32 br_target;
 	u8 br_left;		/* instructions to the branch, 0 if none */
 	u8 end_left;		/* instructions to the thread end, 0 if none */
@@ -84,6 +87,7 @@ struct qpu_emu_qpu {
 	u32 rb[32][LANES];
 	u32 acc[6][LANES];
 	u32 sfu_val[LANES];
+	u32 flag_v[LANES];	/* the pending setf's result: see set_flags() */
 	u32 tmu[2][TMU_FIFO_DEPTH][LANES];
 };
 
