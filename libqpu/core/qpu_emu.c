@@ -94,8 +94,9 @@
  * word where translate() refuses more) and fetches inside it directly.
  * translate()'s answers are trusted only until qpu_emu_run() returns (the
  * kernel's simulated V3D swaps jobs between calls), so each call starts
- * with no window. Uniform and TMU reads use windows the same way (one per
- * QPU each, see win_mem()), asked first for the rest of the 1 MiB region:
+ * with no window. Uniform and TMU reads and the rows of VCD DMA loads and
+ * stores use windows the same way (one per QPU and kind, see win_get()),
+ * asked first for the rest of the 1 MiB region:
  * a TMU read walking down a column of a wide matrix (sgemm's B, 12 KiB a
  * row at N = 3072) leaves a 4 KiB block at every request, and translate()
  * (a search through the job's buffers in the benches) took a sixth of the
@@ -257,10 +258,10 @@ void *qpu_emu_mem(struct qpu_emu_exec *x, u32 addr, u32 len, u32 align,
 }
 
 /* Ask translate() for @len bytes at @addr as the window @w. */
-static const u8 *win_try(struct qpu_emu *emu, struct qpu_emu_win *w,
-			 u32 addr, u32 len, enum qpu_emu_access kind)
+static u8 *win_try(struct qpu_emu *emu, struct qpu_emu_win *w, u32 addr,
+		   u32 len, enum qpu_emu_access kind)
 {
-	const u8 *p = emu->ops->translate(emu->ctx, addr, len, kind);
+	u8 *p = emu->ops->translate(emu->ctx, addr, len, kind);
 
 	if (p) {
 		w->p = p;
@@ -274,59 +275,79 @@ static const u8 *win_try(struct qpu_emu *emu, struct qpu_emu_win *w,
 static const u32 win_sizes[WIN_LEVELS] = { 1u << 20, 1u << 16, FETCH_WINDOW };
 
 /*
- * The host address of the 4 bytes at @addr for an access of @kind, through
- * the window @w: the same answer and the same fault as qpu_emu_mem(x, addr,
- * 4, 4, kind), with translate() asked once for the rest of the 1 MiB region
- * around @addr (or, where it refuses that, of the 64 KiB one, the 4 KiB
- * block, the 64-byte line) instead of once per word. Strided TMU reads
- * (a column of a wide matrix) leave a 4 KiB block at every request; they
- * stay inside a megabyte for many. Off (no window) without predecoding.
+ * The host address of the @len bytes at @addr (a multiple of @align) for an
+ * access of @kind, through the window @w: the same answer and the same
+ * fault as qpu_emu_mem(x, addr, len, align, kind), with translate() asked
+ * once for the rest of the 1 MiB region around @addr (or, where it refuses
+ * that, of the 64 KiB one, the 4 KiB block, the 64-byte line) instead of
+ * once per access. Strided TMU reads (a column of a wide matrix) leave a
+ * 4 KiB block at every request; they stay inside a megabyte for many.
+ * Windows that end before @addr + @len are not kept. Off (no window)
+ * without predecoding.
  */
-static const u8 *win_miss(struct qpu_emu_exec *x, struct qpu_emu_win *w,
-			  u32 addr, enum qpu_emu_access kind)
+static u8 *win_miss(struct qpu_emu_exec *x, struct qpu_emu_win *w, u32 addr,
+		    u32 len, u32 align, enum qpu_emu_access kind)
 {
 	struct qpu_emu *emu = x->emu;
-	u32 len, tried = 0;
-	const u8 *p;
+	u32 wlen, tried = 0;
+	u8 *p;
 	unsigned int i;
 
-	if (!(addr & 3) && !emu->no_predecode) {
+	if (!(addr & (align - 1)) && !emu->no_predecode) {
 		for (i = 0; i < WIN_LEVELS; i++) {
 			u32 size = win_sizes[i];
 			u32 region = addr & ~(size - 1);
 
-			len = size - (addr & (size - 1));
-			if (len <= 64 || len == tried ||
+			wlen = size - (addr & (size - 1));
+			if (wlen <= 64 || wlen < len || wlen == tried ||
 			    w->refused[i] == region + 1)
 				continue;
-			p = win_try(emu, w, addr, len, kind);
+			p = win_try(emu, w, addr, wlen, kind);
 			if (p)
 				return p;
 			w->refused[i] = region + 1;
-			tried = len;
+			tried = wlen;
 		}
-		len = 64 - (addr & 63);
-		if (len > 4) {
-			p = win_try(emu, w, addr, len, kind);
+		wlen = 64 - (addr & 63);
+		if (wlen > len) {
+			p = win_try(emu, w, addr, wlen, kind);
 			if (p)
 				return p;
 		}
 	}
-	return qpu_emu_mem(x, addr, 4, 4, kind);
+	return qpu_emu_mem(x, addr, len, align, kind);
 }
 
-static inline const u8 *win_mem(struct qpu_emu_exec *x,
-				struct qpu_emu_win *w, u32 addr,
-				enum qpu_emu_access kind)
+/* win_miss()'s answer, from the window when it holds the bytes. */
+static inline u8 *win_get(struct qpu_emu_exec *x, struct qpu_emu_win *w,
+			  u32 addr, u32 len, u32 align,
+			  enum qpu_emu_access kind)
 {
 	u32 off = addr - w->addr;
 
 	if (x->fault)
 		return NULL;
-	/* w->addr and w->len are multiples of 4: the word is inside */
-	if (off < w->len && !(addr & 3))
+	if (off < w->len && len <= w->len - off && !(addr & (align - 1)))
 		return w->p + off;
-	return win_miss(x, w, addr, kind);
+	return win_miss(x, w, addr, len, align, kind);
+}
+
+/* The 4-byte word at @addr through @w (uniforms, TMU reads). */
+static inline const u8 *win_mem(struct qpu_emu_exec *x,
+				struct qpu_emu_win *w, u32 addr,
+				enum qpu_emu_access kind)
+{
+	return win_get(x, w, addr, 4, 4, kind);
+}
+
+/* A VCD DMA row through the QPU's window for @kind. */
+u8 *qpu_emu_dma_mem(struct qpu_emu_exec *x, u32 addr, u32 len, u32 align,
+		    enum qpu_emu_access kind)
+{
+	struct qpu_emu_win *w = kind == QPU_EMU_ACCESS_DMA_LOAD ?
+		&x->q->dlwin : &x->q->dswin;
+
+	return win_get(x, w, addr, len, align, kind);
 }
 
 void qpu_emu_bad_instr(struct qpu_emu_exec *x)
@@ -1692,6 +1713,8 @@ static void forget_windows(struct qpu_emu_qpu *q)
 	q->win_len = 0;
 	emu_memset(&q->uwin, 0, sizeof(q->uwin));
 	emu_memset(&q->twin, 0, sizeof(q->twin));
+	emu_memset(&q->dlwin, 0, sizeof(q->dlwin));
+	emu_memset(&q->dswin, 0, sizeof(q->dswin));
 }
 
 enum qpu_emu_status qpu_emu_run(struct qpu_emu *emu, u64 budget)

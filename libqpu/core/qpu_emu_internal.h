@@ -50,7 +50,7 @@ struct qpu_emu_alu_scratch {
  * every size was refused words are read one at a time, as without a window.
  */
 struct qpu_emu_win {
-	const u8 *p;
+	u8 *p;
 	u32 addr, len;
 	u32 refused[WIN_LEVELS];
 };
@@ -81,8 +81,8 @@ struct qpu_emu_qpu {
 	/* code the QPU fetches from, translated once per qpu_emu_run() */
 	const u8 *win;
 	u32 win_addr, win_len;
-	/* uniform stream and TMU memory, likewise */
-	struct qpu_emu_win uwin, twin;
+	/* uniform stream, TMU and VCD DMA load and store memory, likewise */
+	struct qpu_emu_win uwin, twin, dlwin, dswin;
 	u32 ra[32][LANES];
 	u32 rb[32][LANES];
 	u32 acc[6][LANES];
@@ -214,6 +214,8 @@ void qpu_emu_set_fault(struct qpu_emu_exec *x, enum qpu_emu_fault_reason why,
 void qpu_emu_bad_instr(struct qpu_emu_exec *x);
 void *qpu_emu_mem(struct qpu_emu_exec *x, u32 addr, u32 len, u32 align,
 		  enum qpu_emu_access kind);
+u8 *qpu_emu_dma_mem(struct qpu_emu_exec *x, u32 addr, u32 len, u32 align,
+		    enum qpu_emu_access kind);
 
 /* qpu_emu_vpm.c */
 void qpu_emu_vpm_read(struct qpu_emu_exec *x, u32 *out);
