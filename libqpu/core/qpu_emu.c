@@ -362,10 +362,12 @@ void qpu_emu_bad_instr(struct qpu_emu_exec *x)
 static void wake_sync(struct qpu_emu *emu)
 {
 	unsigned int i;
+	u16 waiting = emu->waiting;
 
-	for (i = 0; i < QPU_EMU_NUM_QPUS; i++)
-		if (emu_qpu(emu, i)->state == QPU_EMU_QPU_WAIT_SEM ||
-		    emu_qpu(emu, i)->state == QPU_EMU_QPU_WAIT_MUTEX)
+	for (i = 0; waiting; i++, waiting >>= 1)
+		if ((waiting & 1) &&
+		    (emu_qpu(emu, i)->state == QPU_EMU_QPU_WAIT_SEM ||
+		     emu_qpu(emu, i)->state == QPU_EMU_QPU_WAIT_MUTEX))
 			set_state(emu, i, QPU_EMU_QPU_RUNNING);
 }
 
@@ -1328,16 +1330,21 @@ static void exec_ldi(struct qpu_emu_exec *x)
 			(*s)++;
 		wake_sync(x->emu);
 	}
+	/* Semaphores mostly: nothing to write or flag. */
+	if (!in->sf && in->waddr_add == WA_NOP && in->waddr_mul == WA_NOP)
+		return;
 	r.is_float = false;
-	for (i = 0; i < LANES; i++) {
-		if (in->kind == QPU_ISA_KIND_LDI_PES ||
-		    in->kind == QPU_ISA_KIND_LDI_PEU)
+	if (in->kind == QPU_ISA_KIND_LDI_PES ||
+	    in->kind == QPU_ISA_KIND_LDI_PEU) {
+		for (i = 0; i < LANES; i++)
 			r.v[i] = (u32)qpu_isa_ldi_elem(imm,
 				in->kind == QPU_ISA_KIND_LDI_PES, i);
-		else
-			r.v[i] = imm;
-		r.wide[i] = (s32)r.v[i];
+	} else {
+		splat(r.v, imm);
 	}
+	if (in->pack)	/* only pack_a() reads it */
+		for (i = 0; i < LANES; i++)
+			r.wide[i] = (s32)r.v[i];
 	if (in->sf)
 		set_flags(x, r.v, 0, cond_mask(q, in->cond_add), false);
 	r.is_mul = false;
@@ -1665,7 +1672,7 @@ static void count_stall(struct qpu_emu *emu, const struct qpu_emu_qpu *q)
 }
 
 /* The QPU seed 0 runs next; stalls of the waiting QPUs it passes count. */
-static unsigned int pick_round_robin(struct qpu_emu *emu)
+static inline unsigned int pick_round_robin(struct qpu_emu *emu)
 {
 	for (;;) {
 		unsigned int qi = emu->rr_next;
@@ -1755,7 +1762,19 @@ enum qpu_emu_status qpu_emu_run(struct qpu_emu *emu, u64 budget)
 			}
 			continue;
 		} else {
-			qi = pick_round_robin(emu);
+			/*
+			 * Round-robin among several: the checks above hold
+			 * until a QPU ends, faults or waits, or the budget
+			 * runs out, so they are made again only then.
+			 */
+			do {
+				qi = pick_round_robin(emu);
+				if (step(emu, qi))
+					budget--;
+			} while (budget && emu->status == QPU_EMU_RUNNING &&
+				 (emu->live & ~emu->waiting) &&
+				 (emu->live & (emu->live - 1)));
+			continue;
 		}
 		if (step(emu, qi))
 			budget--;

@@ -190,7 +190,26 @@ static inline struct qpu_emu_result *emu_result(const struct qpu_emu *emu,
 					 mul * VEC_RESULT);
 }
 
-/* Little-endian words in the caller's memory, at any alignment (no libc). */
+/*
+ * Little-endian words in the caller's memory, at any alignment (no libc).
+ * On a little-endian host one unaligned load or store (what
+ * __builtin_memcpy() of 4 bytes compiles to) instead of four byte
+ * accesses and shifts: every fetch reads two words.
+ */
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+static inline u32 rd32(const void *p)
+{
+	u32 v;
+
+	__builtin_memcpy(&v, p, sizeof(v));
+	return v;
+}
+
+static inline void wr32(void *p, u32 v)
+{
+	__builtin_memcpy(p, &v, sizeof(v));
+}
+#else
 static inline u32 rd32(const void *p)
 {
 	const u8 *b = p;
@@ -207,6 +226,7 @@ static inline void wr32(void *p, u32 v)
 	b[2] = (u8)(v >> 16);
 	b[3] = (u8)(v >> 24);
 }
+#endif
 
 /* qpu_emu.c */
 void qpu_emu_set_fault(struct qpu_emu_exec *x, enum qpu_emu_fault_reason why,
