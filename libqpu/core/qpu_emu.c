@@ -1084,15 +1084,6 @@ static inline const u32 *splat(u32 *buf, u32 v)
 	return buf;
 }
 
-/* Register @waddr (0..35) of a unit writing file B (@file_b) or A. */
-static inline u32 *dst_ptr(struct qpu_emu_qpu *q, unsigned int waddr,
-			   bool file_b)
-{
-	if (waddr < 32)
-		return file_b ? q->rb[waddr] : q->ra[waddr];
-	return q->acc[waddr - WA_ACC0];
-}
-
 /* The vector ALU input @mux selects: an accumulator, regfile A or B. */
 static inline const u32 *mux_src(struct qpu_emu_qpu *q, unsigned int mux,
 				 const u32 *ra, const u32 *rb)
@@ -1239,6 +1230,11 @@ static void exec_alu(struct qpu_emu_exec *x)
 		q->end_left = 3;
 }
 
+/* What exec_alu_fast() puts in a QPU's splat vectors (qpu_emu_op.fast_splat). */
+#define FAST_SPLAT_UNIF_A	BIT_U8(0)	/* the uniform, in splat[0] */
+#define FAST_SPLAT_UNIF_B	BIT_U8(1)	/* the uniform, in splat[1] */
+#define FAST_SPLAT_IMM_B	BIT_U8(2)	/* fast_imm, in splat[1] */
+
 /*
  * exec_alu() for the instructions predecode() marks EX_ALU_FAST: register
  * files read only as registers, uniforms, nop or a small immediate (not a
@@ -1247,59 +1243,48 @@ static void exec_alu(struct qpu_emu_exec *x)
  * the mul, as exec_alu() sets them), no signal but ldtmu
  * or the ones that do nothing: see fast_ok(). Most of a float loop looks
  * like that (the sgemm kernel's); every test exec_alu() makes for the rest
- * is left out.
+ * is left out. Its inputs and outputs are found with no test at all:
+ * predecode() turned each into its offset in struct qpu_emu_qpu (registers,
+ * accumulators, the QPU's zero vector, or a splat vector filled here).
  */
 static void exec_alu_fast(struct qpu_emu_exec *x)
 {
+	const struct qpu_emu_op *op = x->op;
 	const struct qpu_isa_instr *in = x->in;
 	struct qpu_emu_qpu *q = x->q;
 	struct qpu_emu *emu = x->emu;
-	struct qpu_emu_alu_scratch *s = emu_alu(emu);
-	const u32 *ra, *rb, *a, *b;
-	u32 unif = 0;
+	u8 *base = (u8 *)q;
+	u32 *dst;
 
-	if (x->op->flags & OP_UNIF) {
+	if (op->flags & OP_UNIF) {
 		const u8 *p = win_mem(x, &q->uwin, q->unif,
 				      QPU_EMU_ACCESS_UNIFORM);
+		u32 unif;
 
 		if (!p)
 			return;
 		unif = rd32(p);
 		q->unif += 4;
 		emu->stats.uniform_bytes += 4;
+		if (op->fast_splat & FAST_SPLAT_UNIF_A)
+			splat(q->splat[0], unif);
+		if (op->fast_splat & FAST_SPLAT_UNIF_B)
+			splat(q->splat[1], unif);
 	}
-	if (in->raddr_a < 32)
-		ra = q->ra[in->raddr_a];
-	else if (in->raddr_a == RA_UNIF)
-		ra = splat(s->ra, unif);
-	else
-		ra = zero_lanes;
-	if (in->kind == QPU_ISA_KIND_ALU_SMALL_IMM)
-		rb = splat(s->rb, qpu_isa_small_imms[in->raddr_b].value);
-	else if (in->raddr_b < 32)
-		rb = q->rb[in->raddr_b];
-	else if (in->raddr_b != RA_UNIF)
-		rb = zero_lanes;
-	else if (in->raddr_a == RA_UNIF)
-		rb = ra;
-	else
-		rb = splat(s->rb, unif);
-	x->uses_r4 = x->op->flags & OP_R4;
+	if (op->fast_splat & FAST_SPLAT_IMM_B)
+		splat(q->splat[1], op->fast_imm);
+	x->uses_r4 = op->flags & OP_R4;
 	if (in->op_add) {
-		u32 *dst = dst_ptr(q, in->waddr_add, in->ws);
-
-		a = mux_src(q, in->add_a, ra, rb);
-		b = mux_src(q, in->add_b, ra, rb);
-		qpu_emu_fadd16(a, b, 0, dst);
+		dst = (u32 *)(base + op->fast_dst[0]);
+		qpu_emu_fadd16((const u32 *)(base + op->fast_src[0]),
+			       (const u32 *)(base + op->fast_src[1]), 0, dst);
 		if (in->sf)	/* before the mul may write the same register */
 			set_flags(x, dst, 0, ALL_LANES, true);
 	}
 	if (in->op_mul) {
-		u32 *dst = dst_ptr(q, in->waddr_mul, !in->ws);
-
-		a = mux_src(q, in->mul_a, ra, rb);
-		b = mux_src(q, in->mul_b, ra, rb);
-		qpu_emu_fmul16(a, b, dst);
+		dst = (u32 *)(base + op->fast_dst[1]);
+		qpu_emu_fmul16((const u32 *)(base + op->fast_src[2]),
+			       (const u32 *)(base + op->fast_src[3]), dst);
 		if (in->op_add)
 			emu->stats.both_units++;
 		else if (in->sf)
@@ -1482,6 +1467,65 @@ static bool fast_ok(const struct qpu_isa_instr *in)
 	}
 }
 
+/* Offset in struct qpu_emu_qpu of what register file A (@file_b: B) reads. */
+static u16 fast_file_off(const struct qpu_isa_instr *in, bool file_b)
+{
+	unsigned int raddr = file_b ? in->raddr_b : in->raddr_a;
+
+	if (file_b && in->kind == QPU_ISA_KIND_ALU_SMALL_IMM)
+		return offsetof(struct qpu_emu_qpu, splat[1]);
+	if (raddr < 32)
+		return file_b ? offsetof(struct qpu_emu_qpu, rb[raddr]) :
+			offsetof(struct qpu_emu_qpu, ra[raddr]);
+	if (raddr != RA_UNIF)
+		return offsetof(struct qpu_emu_qpu, zero);	/* nop */
+	if (file_b && in->raddr_a == RA_UNIF)
+		return offsetof(struct qpu_emu_qpu, splat[0]);	/* one read */
+	return file_b ? offsetof(struct qpu_emu_qpu, splat[1]) :
+		offsetof(struct qpu_emu_qpu, splat[0]);
+}
+
+static u16 fast_mux_off(const struct qpu_isa_instr *in, unsigned int mux)
+{
+	if (mux == QPU_ISA_MUX_A || mux == QPU_ISA_MUX_B)
+		return fast_file_off(in, mux == QPU_ISA_MUX_B);
+	return offsetof(struct qpu_emu_qpu, acc[mux]);
+}
+
+/* Offset of register @waddr (dst_reg()'s 0..35, else unused: 0) of A or B. */
+static u16 fast_dst_off(unsigned int waddr, bool file_b)
+{
+	if (waddr < 32)
+		return file_b ? offsetof(struct qpu_emu_qpu, rb[waddr]) :
+			offsetof(struct qpu_emu_qpu, ra[waddr]);
+	if (waddr < WA_TMU_NOSWAP)
+		return offsetof(struct qpu_emu_qpu, acc[waddr - WA_ACC0]);
+	return 0;
+}
+
+/* Where exec_alu_fast() finds the vectors of @op's instruction. */
+static void fast_operands(struct qpu_emu_op *op)
+{
+	const struct qpu_isa_instr *in = &op->in;
+	bool smi = in->kind == QPU_ISA_KIND_ALU_SMALL_IMM;
+
+	op->fast_splat = 0;
+	if (in->raddr_a == RA_UNIF)
+		op->fast_splat |= FAST_SPLAT_UNIF_A;
+	if (!smi && in->raddr_b == RA_UNIF && in->raddr_a != RA_UNIF)
+		op->fast_splat |= FAST_SPLAT_UNIF_B;
+	if (smi) {
+		op->fast_splat |= FAST_SPLAT_IMM_B;
+		op->fast_imm = qpu_isa_small_imms[in->raddr_b].value;
+	}
+	op->fast_src[0] = fast_mux_off(in, in->add_a);
+	op->fast_src[1] = fast_mux_off(in, in->add_b);
+	op->fast_src[2] = fast_mux_off(in, in->mul_a);
+	op->fast_src[3] = fast_mux_off(in, in->mul_b);
+	op->fast_dst[0] = fast_dst_off(in->waddr_add, in->ws);
+	op->fast_dst[1] = fast_dst_off(in->waddr_mul, !in->ws);
+}
+
 /*
  * Decode @word at @pc into @op, with the facts step() needs precomputed;
  * exec_alu_fast() only if @fast.
@@ -1515,8 +1559,10 @@ static void predecode(struct qpu_emu_op *op, u32 pc, u64 word, bool fast)
 			op->flags |= OP_R4;
 		if (in->unpack)
 			op->flags |= OP_UNPACK;
-		if (fast && fast_ok(in))
+		if (fast && fast_ok(in)) {
 			op->exec = EX_ALU_FAST;
+			fast_operands(op);
+		}
 		break;
 	case QPU_ISA_KIND_BRANCH:
 		op->exec = EX_BRANCH;

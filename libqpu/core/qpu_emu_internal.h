@@ -88,6 +88,9 @@ struct qpu_emu_qpu {
 	u32 acc[6][LANES];
 	u32 sfu_val[LANES];
 	u32 flag_v[LANES];	/* the pending setf's result: see set_flags() */
+	/* exec_alu_fast()'s inputs that are no register: see fast_operands() */
+	u32 splat[2][LANES];	/* a uniform or small immediate, A and B */
+	u32 zero[LANES];	/* nop reads; never written */
 	u32 tmu[2][TMU_FIFO_DEPTH][LANES];
 };
 
@@ -126,6 +129,11 @@ struct qpu_emu_op {
 	u32 addr;
 	u8 flags;
 	u8 exec;
+	/* EX_ALU_FAST only: where its vectors are, see fast_operands() */
+	u8 fast_splat;		/* FAST_SPLAT_* */
+	u32 fast_imm;		/* the small immediate */
+	u16 fast_src[4];	/* add_a, add_b, mul_a, mul_b */
+	u16 fast_dst[2];	/* the add's and the mul's */
 	struct qpu_isa_instr in;
 };
 
