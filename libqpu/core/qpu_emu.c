@@ -121,15 +121,17 @@
  *   only 8-byte aligned). At the old 4-byte alignment each 64-byte load or
  *   store of the AVX-512 float code straddled two lines; aligning them
  *   made sgemm about 10% faster.
- * - A fast path: the float instructions of compute loops (registers,
- *   uniforms or small immediates in, unconditional fadd and fmul into
- *   registers, at most an ldtmu; see fast_ok()) run in exec_alu_fast(),
- *   which writes the results straight into their registers instead of
- *   through the result buffers and write_result(), and skips the tests
- *   exec_alu() makes for everything they do not use. sgemm's
- *   "fadd ra, ra, r0; fmul r0, r4, unif" is one. Integer ops stay in
- *   exec_alu(): calling their lane loops from two places keeps GCC from
- *   inlining them, which costs integer code more than the fast path gains.
+ * - A fast path: the instructions of compute loops (registers, uniforms
+ *   or small immediates in, unconditional ops into registers, with or
+ *   without flags, at most an ldtmu; see fast_ok()) run in
+ *   exec_alu_fast(), which finds its vectors by offsets predecode()
+ *   computed, writes fadd and fmul results straight into their registers
+ *   and the others through the result buffers but not write_result(), and
+ *   skips the tests exec_alu() makes for everything they do not use.
+ *   sgemm's "fadd ra, ra, r0; fmul r0, r4, unif" is one, and so is a loop
+ *   counter's "sub.setf r0, r0, 1". The integer lane loops are inlined
+ *   into both paths (exec_alu_fast() is flattened): once GCC called them
+ *   instead, and integer code lost more than the fast path gained.
  *   Predecoding off, nothing takes the fast path, and test-emu-fuzz
  *   compares the two on programs rich in such instructions.
  * - With the 1 MiB TMU windows, these took bench-sgemm's 96x363x3072
@@ -613,7 +615,9 @@ static u32 clz32(u32 v)
 /*
  * The add ALU over 16 lanes: @v gets the results; the return value, the
  * carry flags (bit per lane) when @want_c. One switch per instruction, a
- * plain loop per op, so the compiler can unroll or vectorise it.
+ * plain loop per op, so the compiler can unroll or vectorise it. Inlined
+ * into both exec_alu() and exec_alu_fast() (flattened): called, the
+ * integer ops lose more than the fast path gains them.
  */
 static u16 alu_add_lanes(unsigned int op, const u32 *a, const u32 *b,
 			 u32 *__restrict v, bool want_c)
@@ -1238,16 +1242,16 @@ static void exec_alu(struct qpu_emu_exec *x)
 /*
  * exec_alu() for the instructions predecode() marks EX_ALU_FAST: register
  * files read only as registers, uniforms, nop or a small immediate (not a
- * rotation), no unpack, each unit absent or an fadd or fmul writing its
- * register directly (so no pack or condition; the flags from the add, else
- * the mul, as exec_alu() sets them), no signal but ldtmu
+ * rotation), no unpack, each unit absent or writing its register (so no
+ * pack or condition; the flags from the add, else the mul, as exec_alu()
+ * sets them; fadd and fmul straight into it), no signal but ldtmu
  * or the ones that do nothing: see fast_ok(). Most of a float loop looks
  * like that (the sgemm kernel's); every test exec_alu() makes for the rest
  * is left out. Its inputs and outputs are found with no test at all:
  * predecode() turned each into its offset in struct qpu_emu_qpu (registers,
  * accumulators, the QPU's zero vector, or a splat vector filled here).
  */
-static void exec_alu_fast(struct qpu_emu_exec *x)
+static __attribute__((flatten)) void exec_alu_fast(struct qpu_emu_exec *x)
 {
 	const struct qpu_emu_op *op = x->op;
 	const struct qpu_isa_instr *in = x->in;
@@ -1275,20 +1279,47 @@ static void exec_alu_fast(struct qpu_emu_exec *x)
 		splat(q->splat[1], op->fast_imm);
 	x->uses_r4 = op->flags & OP_R4;
 	if (in->op_add) {
+		const u32 *a = (const u32 *)(base + op->fast_src[0]);
+		const u32 *b = (const u32 *)(base + op->fast_src[1]);
+		struct qpu_emu_result *r = emu_result(emu, false);
+		u16 carry;
+
 		dst = (u32 *)(base + op->fast_dst[0]);
-		qpu_emu_fadd16((const u32 *)(base + op->fast_src[0]),
-			       (const u32 *)(base + op->fast_src[1]), 0, dst);
-		if (in->sf)	/* before the mul may write the same register */
-			set_flags(x, dst, 0, ALL_LANES, true);
+		if (in->op_add == QPU_ISA_A_FADD) {
+			qpu_emu_fadd16(a, b, 0, dst);
+			/* before the mul may write the same register */
+			if (in->sf)
+				set_flags(x, dst, 0, ALL_LANES, true);
+		} else {
+			carry = alu_add_lanes(in->op_add, a, b, r->v, in->sf);
+			if (in->sf)
+				set_flags(x, r->v, carry, ALL_LANES,
+					  qpu_isa_add_ops[in->op_add].flags &
+					  QPU_ISA_OP_FLOAT_OUT);
+			copy_lanes(dst, r->v);
+		}
 	}
 	if (in->op_mul) {
+		const u32 *a = (const u32 *)(base + op->fast_src[2]);
+		const u32 *b = (const u32 *)(base + op->fast_src[3]);
+		struct qpu_emu_result *r = emu_result(emu, true);
+		bool flags = in->sf && !in->op_add;
+
 		dst = (u32 *)(base + op->fast_dst[1]);
-		qpu_emu_fmul16((const u32 *)(base + op->fast_src[2]),
-			       (const u32 *)(base + op->fast_src[3]), dst);
+		if (in->op_mul == QPU_ISA_M_FMUL) {
+			qpu_emu_fmul16(a, b, dst);
+			if (flags)
+				set_flags(x, dst, 0, ALL_LANES, true);
+		} else {
+			alu_mul_lanes(in->op_mul, a, b, r->v);
+			if (flags)
+				set_flags(x, r->v, 0, ALL_LANES,
+					  qpu_isa_mul_ops[in->op_mul].flags &
+					  QPU_ISA_OP_FLOAT_OUT);
+			copy_lanes(dst, r->v);
+		}
 		if (in->op_add)
 			emu->stats.both_units++;
-		else if (in->sf)
-			set_flags(x, dst, 0, ALL_LANES, true);
 	}
 	if (in->sig == QPU_ISA_SIG_LDTMU0)
 		tmu_pop(x, 0);
@@ -1422,12 +1453,12 @@ static bool mux_reads(const struct qpu_isa_instr *in, unsigned int mux,
 }
 
 /*
- * Can exec_alu_fast() run @in? Its units are absent or an fadd or fmul
- * with condition always and a register or r0..r3 destination (setting the
- * flags or not), nothing is packed or unpacked, the mul does not read what
- * the add wrote
+ * Can exec_alu_fast() run @in? Its units are absent or have condition
+ * always and a register or r0..r3 destination (setting the flags or not),
+ * nothing is packed or unpacked, the mul does not read what the add wrote
  * (the add writes first; an fadd or fmul may read its own destination,
- * their 16-lane forms read every lane before writing), the register files
+ * their 16-lane forms read every lane before writing, and the other ops
+ * compute into the result buffers first), the register files
  * read registers, uniforms, nop or a small immediate that is no rotation,
  * and the signal is ldtmu or one that does nothing.
  */
@@ -1438,11 +1469,9 @@ static bool fast_ok(const struct qpu_isa_instr *in)
 
 	if (in->unpack || in->pack)
 		return false;
-	if (in->op_add && (in->op_add != QPU_ISA_A_FADD || add < 0 ||
-			   in->cond_add != QPU_ISA_COND_ALWAYS))
+	if (in->op_add && (add < 0 || in->cond_add != QPU_ISA_COND_ALWAYS))
 		return false;
-	if (in->op_mul && (in->op_mul != QPU_ISA_M_FMUL || mul < 0 ||
-			   in->cond_mul != QPU_ISA_COND_ALWAYS))
+	if (in->op_mul && (mul < 0 || in->cond_mul != QPU_ISA_COND_ALWAYS))
 		return false;
 	if (in->op_mul && (mux_reads(in, in->mul_a, add) ||
 			   mux_reads(in, in->mul_b, add)))

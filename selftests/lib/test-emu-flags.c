@@ -6,8 +6,9 @@
  * the fast path runs) on lanes holding +-0, denormals, NaNs, infinities
  * and both signs, then reads them: by qpu_emu_get_flags() after thread
  * end, by conditional writes and branches, across a thread switch, after
- * a fault, and merged with a setf of fewer lanes. The expected flags come
- * from the float reference (qpu_emu_fadd(), qpu_emu_fmul()); every program
+ * a fault, and merged with a setf of fewer lanes; and an integer add's
+ * carries. The expected flags come from the float reference
+ * (qpu_emu_fadd(), qpu_emu_fmul()) and host integers; every program
  * runs with predecoding on and off and must give the same state.
  */
 #include "qpu_emu_float.h"
@@ -272,6 +273,43 @@ static void test_partial_setf(void)
 	T_EQ_U64(0, s.c);
 }
 
+/*
+ * Integer ops take the fast path too: add.setf r3, r4, r2 and a mul24 into
+ * r1 in the same instruction give the add's Z, N and carries.
+ */
+static void test_integer_setf(void)
+{
+	struct prog p = prog_at(CODE_BASE);
+	struct qpu_isa_instr in;
+	uint16_t z = 0, n = 0, c = 0;
+	struct state s;
+
+	emit_load(&p);
+	in = i_add(QPU_ISA_A_ADD, W_R3, QPU_ISA_MUX_R4, QPU_ISA_MUX_R2);
+	in.op_mul = QPU_ISA_M_MUL24;
+	in.cond_mul = QPU_ISA_COND_ALWAYS;
+	in.waddr_mul = W_R1;
+	in.mul_a = QPU_ISA_MUX_R4;
+	in.mul_b = QPU_ISA_MUX_R2;
+	in.sf = true;
+	emit(&p, in);
+	emit_end(&p);
+	run_both(&s);
+	for (int i = 0; i < 16; i++) {
+		uint32_t a = lanes[i], b = lanes[(i + 1) & 15], v = a + b;
+
+		T_EQ_U64(v, s.r[3][i]);
+		T_EQ_U64((a & 0xffffff) * (b & 0xffffff), s.r[1][i]);
+		z |= (uint16_t)(!v << i);
+		n |= (uint16_t)((v >> 31) << i);
+		c |= (uint16_t)((v < a) << i);
+	}
+	T_CHECK(c && n);	/* the lanes above give both */
+	T_EQ_U64(z, s.z);
+	T_EQ_U64(n, s.n);
+	T_EQ_U64(c, s.c);
+}
+
 int main(void)
 {
 	test_fadd_then_end();
@@ -279,5 +317,6 @@ int main(void)
 	test_conditions_and_branches();
 	test_flags_after_fault();
 	test_partial_setf();
+	test_integer_setf();
 	return t_done("test-emu-flags");
 }
