@@ -1238,18 +1238,87 @@ static void exec_alu(struct qpu_emu_exec *x)
 #define FAST_SPLAT_UNIF_A	BIT_U8(0)	/* the uniform, in splat[0] */
 #define FAST_SPLAT_UNIF_B	BIT_U8(1)	/* the uniform, in splat[1] */
 #define FAST_SPLAT_IMM_B	BIT_U8(2)	/* fast_imm, in splat[1] */
+#define FAST_VPM_A		BIT_U8(3)	/* a VPM read, in splat[0] */
+#define FAST_VPM_B		BIT_U8(4)	/* a VPM read, in splat[1] */
+
+/* qpu_emu_op.fast_dst values that are no register's offset */
+#define FAST_DST_NOP		0	/* nothing written */
+#define FAST_DST_WRITE		1	/* a peripheral or r5: write_reg() */
+
+/*
+ * exec_alu_fast()'s reads that are no register (op->fast_splat): the
+ * uniform, the VPM, a small immediate, into the QPU's splat vectors, in
+ * exec_alu()'s order. True when one faulted.
+ */
+static bool fast_inputs(struct qpu_emu_exec *x)
+{
+	const struct qpu_emu_op *op = x->op;
+	struct qpu_emu_qpu *q = x->q;
+
+	if (op->flags & OP_UNIF) {
+		const u8 *p = win_mem(x, &q->uwin, q->unif,
+				      QPU_EMU_ACCESS_UNIFORM);
+		u32 unif;
+
+		if (!p)
+			return true;
+		unif = rd32(p);
+		q->unif += 4;
+		x->emu->stats.uniform_bytes += 4;
+		if (op->fast_splat & FAST_SPLAT_UNIF_A)
+			splat(q->splat[0], unif);
+		if (op->fast_splat & FAST_SPLAT_UNIF_B)
+			splat(q->splat[1], unif);
+	}
+	if (op->fast_splat & FAST_VPM_A)
+		qpu_emu_vpm_read(x, q->splat[0]);
+	if (op->fast_splat & FAST_VPM_B)
+		qpu_emu_vpm_read(x, q->splat[1]);
+	if (op->fast_splat & FAST_SPLAT_IMM_B)
+		splat(q->splat[1], op->fast_imm);
+	return x->fault;
+}
+
+/*
+ * A unit of exec_alu_fast() whose destination is no register: @op (an add
+ * op unless @mul) of @a and @b to peripheral @waddr (file B if @file_b)
+ * through write_reg(), or nowhere (FAST_DST_NOP), and the flags if @flags.
+ */
+static void fast_unit_write(struct qpu_emu_exec *x, bool mul, unsigned int op,
+			    const u32 *a, const u32 *b, unsigned int waddr,
+			    bool file_b, u16 dst_off, bool flags)
+{
+	struct qpu_emu_result *r = emu_result(x->emu, mul);
+	u32 opf = mul ? qpu_isa_mul_ops[op].flags : qpu_isa_add_ops[op].flags;
+	u16 carry = 0;
+
+	if (mul)
+		alu_mul_lanes(op, a, b, r->v);
+	else
+		carry = alu_add_lanes(op, a, b, r->v, flags);
+	if (flags)
+		set_flags(x, r->v, carry, ALL_LANES,
+			  opf & QPU_ISA_OP_FLOAT_OUT);
+	if (dst_off == FAST_DST_WRITE) {
+		r->mask = ALL_LANES;
+		r->is_mul = mul;
+		r->is_float = opf & QPU_ISA_OP_FLOAT_OUT;
+		write_reg(x, waddr, file_b, r);
+	}
+}
 
 /*
  * exec_alu() for the instructions predecode() marks EX_ALU_FAST: register
- * files read only as registers, uniforms, nop or a small immediate (not a
- * rotation), no unpack, each unit absent or writing its register (so no
- * pack or condition; the flags from the add, else the mul, as exec_alu()
- * sets them; fadd and fmul straight into it), no signal but ldtmu
- * or the ones that do nothing: see fast_ok(). Most of a float loop looks
- * like that (the sgemm kernel's); every test exec_alu() makes for the rest
- * is left out. Its inputs and outputs are found with no test at all:
- * predecode() turned each into its offset in struct qpu_emu_qpu (registers,
- * accumulators, the QPU's zero vector, or a splat vector filled here).
+ * files read only as registers, uniforms, the VPM, nop or a small
+ * immediate (not a rotation), no unpack or pack, each unit absent or
+ * unconditional (the flags from the add, else the mul, as exec_alu() sets
+ * them), no signal but ldtmu, thread end or the ones that do nothing: see
+ * fast_ok(). Most of a loop looks like that; every test exec_alu() makes
+ * for the rest is left out. Its inputs and outputs are found with no test
+ * at all: predecode() turned each into its offset in struct qpu_emu_qpu
+ * (registers, accumulators, the QPU's zero vector, or a splat vector
+ * filled here); fadd and fmul write their registers straight, the others
+ * go through the result buffers, and write_reg() for peripherals.
  */
 static __attribute__((flatten)) void exec_alu_fast(struct qpu_emu_exec *x)
 {
@@ -1260,23 +1329,8 @@ static __attribute__((flatten)) void exec_alu_fast(struct qpu_emu_exec *x)
 	u8 *base = (u8 *)q;
 	u32 *dst;
 
-	if (op->flags & OP_UNIF) {
-		const u8 *p = win_mem(x, &q->uwin, q->unif,
-				      QPU_EMU_ACCESS_UNIFORM);
-		u32 unif;
-
-		if (!p)
-			return;
-		unif = rd32(p);
-		q->unif += 4;
-		emu->stats.uniform_bytes += 4;
-		if (op->fast_splat & FAST_SPLAT_UNIF_A)
-			splat(q->splat[0], unif);
-		if (op->fast_splat & FAST_SPLAT_UNIF_B)
-			splat(q->splat[1], unif);
-	}
-	if (op->fast_splat & FAST_SPLAT_IMM_B)
-		splat(q->splat[1], op->fast_imm);
+	if (op->fast_splat && fast_inputs(x))
+		return;
 	x->uses_r4 = op->flags & OP_R4;
 	if (in->op_add) {
 		const u32 *a = (const u32 *)(base + op->fast_src[0]);
@@ -1285,7 +1339,11 @@ static __attribute__((flatten)) void exec_alu_fast(struct qpu_emu_exec *x)
 		u16 carry;
 
 		dst = (u32 *)(base + op->fast_dst[0]);
-		if (in->op_add == QPU_ISA_A_FADD) {
+		if (op->fast_dst[0] <= FAST_DST_WRITE) {
+			fast_unit_write(x, false, in->op_add, a, b,
+					in->waddr_add, in->ws, op->fast_dst[0],
+					in->sf);
+		} else if (in->op_add == QPU_ISA_A_FADD) {
 			qpu_emu_fadd16(a, b, 0, dst);
 			/* before the mul may write the same register */
 			if (in->sf)
@@ -1306,7 +1364,11 @@ static __attribute__((flatten)) void exec_alu_fast(struct qpu_emu_exec *x)
 		bool flags = in->sf && !in->op_add;
 
 		dst = (u32 *)(base + op->fast_dst[1]);
-		if (in->op_mul == QPU_ISA_M_FMUL) {
+		if (op->fast_dst[1] <= FAST_DST_WRITE) {
+			fast_unit_write(x, true, in->op_mul, a, b,
+					in->waddr_mul, !in->ws,
+					op->fast_dst[1], flags);
+		} else if (in->op_mul == QPU_ISA_M_FMUL) {
 			qpu_emu_fmul16(a, b, dst);
 			if (flags)
 				set_flags(x, dst, 0, ALL_LANES, true);
@@ -1321,10 +1383,19 @@ static __attribute__((flatten)) void exec_alu_fast(struct qpu_emu_exec *x)
 		if (in->op_add)
 			emu->stats.both_units++;
 	}
-	if (in->sig == QPU_ISA_SIG_LDTMU0)
-		tmu_pop(x, 0);
-	else if (in->sig == QPU_ISA_SIG_LDTMU1)
-		tmu_pop(x, 1);
+	switch (in->sig) {	/* not after a fault of a peripheral write */
+	case QPU_ISA_SIG_LDTMU0:
+	case QPU_ISA_SIG_LDTMU1:
+		if (!x->fault)
+			tmu_pop(x, in->sig == QPU_ISA_SIG_LDTMU1);
+		break;
+	case QPU_ISA_SIG_THREND:
+		if (!x->fault)
+			q->end_left = 3;
+		break;
+	default:
+		break;
+	}
 }
 
 static void exec_ldi(struct qpu_emu_exec *x)
@@ -1452,40 +1523,47 @@ static bool mux_reads(const struct qpu_isa_instr *in, unsigned int mux,
 	return reg == 64 + (int)mux;
 }
 
+/* Can exec_alu_fast() read register file address @raddr? */
+static bool fast_raddr(unsigned int raddr)
+{
+	return raddr < 32 || raddr == RA_UNIF || raddr == RA_NOP ||
+		raddr == RA_VPM || raddr == RA_BUSY || raddr == RA_WAIT;
+}
+
 /*
  * Can exec_alu_fast() run @in? Its units are absent or have condition
- * always and a register or r0..r3 destination (setting the flags or not),
- * nothing is packed or unpacked, the mul does not read what the add wrote
- * (the add writes first; an fadd or fmul may read its own destination,
- * their 16-lane forms read every lane before writing, and the other ops
- * compute into the result buffers first), the register files
- * read registers, uniforms, nop or a small immediate that is no rotation,
- * and the signal is ldtmu or one that does nothing.
+ * always (setting the flags or not), nothing is packed or unpacked, the
+ * mul does not read what the add wrote (the add writes first; an fadd or
+ * fmul may read its own destination, their 16-lane forms read every lane
+ * before writing, and the other ops compute into the result buffers
+ * first; r5 counts, the only peripheral write a mul can read), the
+ * register files read registers, uniforms, the VPM, nop, the wait
+ * registers or a small immediate that is no rotation, and the signal is
+ * ldtmu, thread end or one that does nothing.
  */
 static bool fast_ok(const struct qpu_isa_instr *in)
 {
-	int add = in->op_add ? dst_reg(in->waddr_add, in->ws) : -1;
-	int mul = in->op_mul ? dst_reg(in->waddr_mul, !in->ws) : -1;
+	int add = -1;
 
+	if (in->op_add)
+		add = in->waddr_add == WA_R5 ? 64 + QPU_ISA_MUX_R5 :
+			dst_reg(in->waddr_add, in->ws);
 	if (in->unpack || in->pack)
 		return false;
-	if (in->op_add && (add < 0 || in->cond_add != QPU_ISA_COND_ALWAYS))
+	if (in->op_add && in->cond_add != QPU_ISA_COND_ALWAYS)
 		return false;
-	if (in->op_mul && (mul < 0 || in->cond_mul != QPU_ISA_COND_ALWAYS))
+	if (in->op_mul && in->cond_mul != QPU_ISA_COND_ALWAYS)
 		return false;
 	if (in->op_mul && (mux_reads(in, in->mul_a, add) ||
 			   mux_reads(in, in->mul_b, add)))
 		return false;
-	if (in->raddr_a >= 32 && in->raddr_a != RA_UNIF &&
-	    in->raddr_a != RA_NOP)
+	if (!fast_raddr(in->raddr_a))
 		return false;
 	if (in->kind == QPU_ISA_KIND_ALU_SMALL_IMM ?
 	    qpu_isa_small_imms[in->raddr_b].kind == QPU_ISA_SMI_ROTATE :
-	    in->raddr_b >= 32 && in->raddr_b != RA_UNIF &&
-	    in->raddr_b != RA_NOP)
+	    !fast_raddr(in->raddr_b))
 		return false;
 	switch (in->sig) {
-	case QPU_ISA_SIG_THREND:
 	case QPU_ISA_SIG_LOADCV:
 	case QPU_ISA_SIG_LOADC:
 	case QPU_ISA_SIG_LDCEND:
@@ -1506,9 +1584,9 @@ static u16 fast_file_off(const struct qpu_isa_instr *in, bool file_b)
 	if (raddr < 32)
 		return file_b ? offsetof(struct qpu_emu_qpu, rb[raddr]) :
 			offsetof(struct qpu_emu_qpu, ra[raddr]);
-	if (raddr != RA_UNIF)
-		return offsetof(struct qpu_emu_qpu, zero);	/* nop */
-	if (file_b && in->raddr_a == RA_UNIF)
+	if (raddr != RA_UNIF && raddr != RA_VPM)
+		return offsetof(struct qpu_emu_qpu, zero);	/* nop, waits */
+	if (file_b && in->raddr_a == raddr)
 		return offsetof(struct qpu_emu_qpu, splat[0]);	/* one read */
 	return file_b ? offsetof(struct qpu_emu_qpu, splat[1]) :
 		offsetof(struct qpu_emu_qpu, splat[0]);
@@ -1521,7 +1599,10 @@ static u16 fast_mux_off(const struct qpu_isa_instr *in, unsigned int mux)
 	return offsetof(struct qpu_emu_qpu, acc[mux]);
 }
 
-/* Offset of register @waddr (dst_reg()'s 0..35, else unused: 0) of A or B. */
+/*
+ * Offset of register @waddr (dst_reg()'s 0..35) of A or B, or
+ * FAST_DST_NOP or FAST_DST_WRITE.
+ */
 static u16 fast_dst_off(unsigned int waddr, bool file_b)
 {
 	if (waddr < 32)
@@ -1529,7 +1610,7 @@ static u16 fast_dst_off(unsigned int waddr, bool file_b)
 			offsetof(struct qpu_emu_qpu, ra[waddr]);
 	if (waddr < WA_TMU_NOSWAP)
 		return offsetof(struct qpu_emu_qpu, acc[waddr - WA_ACC0]);
-	return 0;
+	return waddr == WA_NOP ? FAST_DST_NOP : FAST_DST_WRITE;
 }
 
 /* Where exec_alu_fast() finds the vectors of @op's instruction. */
@@ -1543,6 +1624,10 @@ static void fast_operands(struct qpu_emu_op *op)
 		op->fast_splat |= FAST_SPLAT_UNIF_A;
 	if (!smi && in->raddr_b == RA_UNIF && in->raddr_a != RA_UNIF)
 		op->fast_splat |= FAST_SPLAT_UNIF_B;
+	if (in->raddr_a == RA_VPM)
+		op->fast_splat |= FAST_VPM_A;
+	if (!smi && in->raddr_b == RA_VPM && in->raddr_a != RA_VPM)
+		op->fast_splat |= FAST_VPM_B;
 	if (smi) {
 		op->fast_splat |= FAST_SPLAT_IMM_B;
 		op->fast_imm = qpu_isa_small_imms[in->raddr_b].value;

@@ -78,12 +78,16 @@ static unsigned int rnd_sig(void)
  * (exec_alu_fast(), writing registers directly) when predecoding:
  * conditions always, no pack, unpack or flags (mostly), fadd and fmul
  * (mostly), and few registers, so a destination often is an input of its
- * own unit or of the other one.
+ * own unit or of the other one; now and then a VPM or wait register read,
+ * or a write to r5 or a peripheral, which the fast path does too.
  */
 static void rnd_compute(struct qpu_isa_instr *in)
 {
-	static const unsigned char ra[] = { 0, 1, 2, 3, 32, 32, 39 };
-	static const unsigned char wa[] = { 0, 1, 2, 3, 32, 33, 34, 35, 39 };
+	static const unsigned char ra[] = { 0, 1, 2, 3, 32, 32, 39, 48, 50 };
+	static const unsigned char wa[] = {
+		0, 1, 2, 3, 32, 33, 34, 35, 39, 0, 1, 2, 32, 33, 34, 35,
+		37, 38, 48, 52,		/* r5, host_int, VPM, SFU */
+	};
 
 	in->kind = rnd(4) ? QPU_ISA_KIND_ALU : QPU_ISA_KIND_ALU_SMALL_IMM;
 	in->sig = QPU_ISA_SIG_NONE;
