@@ -94,8 +94,9 @@
  * word where translate() refuses more) and fetches inside it directly.
  * translate()'s answers are trusted only until qpu_emu_run() returns (the
  * kernel's simulated V3D swaps jobs between calls), so each call starts
- * with no window. Uniform and TMU reads use windows the same way (one per
- * QPU each, see win_mem()), asked first for the rest of the 1 MiB region:
+ * with no window. Uniform and TMU reads and the rows of VCD DMA loads and
+ * stores use windows the same way (one per QPU and kind, see win_get()),
+ * asked first for the rest of the 1 MiB region:
  * a TMU read walking down a column of a wide matrix (sgemm's B, 12 KiB a
  * row at N = 3072) leaves a 4 KiB block at every request, and translate()
  * (a search through the job's buffers in the benches) took a sixth of the
@@ -120,15 +121,17 @@
  *   only 8-byte aligned). At the old 4-byte alignment each 64-byte load or
  *   store of the AVX-512 float code straddled two lines; aligning them
  *   made sgemm about 10% faster.
- * - A fast path: the float instructions of compute loops (registers,
- *   uniforms or small immediates in, unconditional fadd and fmul into
- *   registers, at most an ldtmu; see fast_ok()) run in exec_alu_fast(),
- *   which writes the results straight into their registers instead of
- *   through the result buffers and write_result(), and skips the tests
- *   exec_alu() makes for everything they do not use. sgemm's
- *   "fadd ra, ra, r0; fmul r0, r4, unif" is one. Integer ops stay in
- *   exec_alu(): calling their lane loops from two places keeps GCC from
- *   inlining them, which costs integer code more than the fast path gains.
+ * - A fast path: the instructions of compute loops (registers, uniforms
+ *   or small immediates in, unconditional ops into registers, with or
+ *   without flags, at most an ldtmu; see fast_ok()) run in
+ *   exec_alu_fast(), which finds its vectors by offsets predecode()
+ *   computed, writes fadd and fmul results straight into their registers
+ *   and the others through the result buffers but not write_result(), and
+ *   skips the tests exec_alu() makes for everything they do not use.
+ *   sgemm's "fadd ra, ra, r0; fmul r0, r4, unif" is one, and so is a loop
+ *   counter's "sub.setf r0, r0, 1". The integer lane loops are inlined
+ *   into both paths (exec_alu_fast() is flattened): once GCC called them
+ *   instead, and integer code lost more than the fast path gained.
  *   Predecoding off, nothing takes the fast path, and test-emu-fuzz
  *   compares the two on programs rich in such instructions.
  * - With the 1 MiB TMU windows, these took bench-sgemm's 96x363x3072
@@ -257,10 +260,10 @@ void *qpu_emu_mem(struct qpu_emu_exec *x, u32 addr, u32 len, u32 align,
 }
 
 /* Ask translate() for @len bytes at @addr as the window @w. */
-static const u8 *win_try(struct qpu_emu *emu, struct qpu_emu_win *w,
-			 u32 addr, u32 len, enum qpu_emu_access kind)
+static u8 *win_try(struct qpu_emu *emu, struct qpu_emu_win *w, u32 addr,
+		   u32 len, enum qpu_emu_access kind)
 {
-	const u8 *p = emu->ops->translate(emu->ctx, addr, len, kind);
+	u8 *p = emu->ops->translate(emu->ctx, addr, len, kind);
 
 	if (p) {
 		w->p = p;
@@ -274,59 +277,79 @@ static const u8 *win_try(struct qpu_emu *emu, struct qpu_emu_win *w,
 static const u32 win_sizes[WIN_LEVELS] = { 1u << 20, 1u << 16, FETCH_WINDOW };
 
 /*
- * The host address of the 4 bytes at @addr for an access of @kind, through
- * the window @w: the same answer and the same fault as qpu_emu_mem(x, addr,
- * 4, 4, kind), with translate() asked once for the rest of the 1 MiB region
- * around @addr (or, where it refuses that, of the 64 KiB one, the 4 KiB
- * block, the 64-byte line) instead of once per word. Strided TMU reads
- * (a column of a wide matrix) leave a 4 KiB block at every request; they
- * stay inside a megabyte for many. Off (no window) without predecoding.
+ * The host address of the @len bytes at @addr (a multiple of @align) for an
+ * access of @kind, through the window @w: the same answer and the same
+ * fault as qpu_emu_mem(x, addr, len, align, kind), with translate() asked
+ * once for the rest of the 1 MiB region around @addr (or, where it refuses
+ * that, of the 64 KiB one, the 4 KiB block, the 64-byte line) instead of
+ * once per access. Strided TMU reads (a column of a wide matrix) leave a
+ * 4 KiB block at every request; they stay inside a megabyte for many.
+ * Windows that end before @addr + @len are not kept. Off (no window)
+ * without predecoding.
  */
-static const u8 *win_miss(struct qpu_emu_exec *x, struct qpu_emu_win *w,
-			  u32 addr, enum qpu_emu_access kind)
+static u8 *win_miss(struct qpu_emu_exec *x, struct qpu_emu_win *w, u32 addr,
+		    u32 len, u32 align, enum qpu_emu_access kind)
 {
 	struct qpu_emu *emu = x->emu;
-	u32 len, tried = 0;
-	const u8 *p;
+	u32 wlen, tried = 0;
+	u8 *p;
 	unsigned int i;
 
-	if (!(addr & 3) && !emu->no_predecode) {
+	if (!(addr & (align - 1)) && !emu->no_predecode) {
 		for (i = 0; i < WIN_LEVELS; i++) {
 			u32 size = win_sizes[i];
 			u32 region = addr & ~(size - 1);
 
-			len = size - (addr & (size - 1));
-			if (len <= 64 || len == tried ||
+			wlen = size - (addr & (size - 1));
+			if (wlen <= 64 || wlen < len || wlen == tried ||
 			    w->refused[i] == region + 1)
 				continue;
-			p = win_try(emu, w, addr, len, kind);
+			p = win_try(emu, w, addr, wlen, kind);
 			if (p)
 				return p;
 			w->refused[i] = region + 1;
-			tried = len;
+			tried = wlen;
 		}
-		len = 64 - (addr & 63);
-		if (len > 4) {
-			p = win_try(emu, w, addr, len, kind);
+		wlen = 64 - (addr & 63);
+		if (wlen > len) {
+			p = win_try(emu, w, addr, wlen, kind);
 			if (p)
 				return p;
 		}
 	}
-	return qpu_emu_mem(x, addr, 4, 4, kind);
+	return qpu_emu_mem(x, addr, len, align, kind);
 }
 
-static inline const u8 *win_mem(struct qpu_emu_exec *x,
-				struct qpu_emu_win *w, u32 addr,
-				enum qpu_emu_access kind)
+/* win_miss()'s answer, from the window when it holds the bytes. */
+static inline u8 *win_get(struct qpu_emu_exec *x, struct qpu_emu_win *w,
+			  u32 addr, u32 len, u32 align,
+			  enum qpu_emu_access kind)
 {
 	u32 off = addr - w->addr;
 
 	if (x->fault)
 		return NULL;
-	/* w->addr and w->len are multiples of 4: the word is inside */
-	if (off < w->len && !(addr & 3))
+	if (off < w->len && len <= w->len - off && !(addr & (align - 1)))
 		return w->p + off;
-	return win_miss(x, w, addr, kind);
+	return win_miss(x, w, addr, len, align, kind);
+}
+
+/* The 4-byte word at @addr through @w (uniforms, TMU reads). */
+static inline const u8 *win_mem(struct qpu_emu_exec *x,
+				struct qpu_emu_win *w, u32 addr,
+				enum qpu_emu_access kind)
+{
+	return win_get(x, w, addr, 4, 4, kind);
+}
+
+/* A VCD DMA row through the QPU's window for @kind. */
+u8 *qpu_emu_dma_mem(struct qpu_emu_exec *x, u32 addr, u32 len, u32 align,
+		    enum qpu_emu_access kind)
+{
+	struct qpu_emu_win *w = kind == QPU_EMU_ACCESS_DMA_LOAD ?
+		&x->q->dlwin : &x->q->dswin;
+
+	return win_get(x, w, addr, len, align, kind);
 }
 
 void qpu_emu_bad_instr(struct qpu_emu_exec *x)
@@ -341,10 +364,12 @@ void qpu_emu_bad_instr(struct qpu_emu_exec *x)
 static void wake_sync(struct qpu_emu *emu)
 {
 	unsigned int i;
+	u16 waiting = emu->waiting;
 
-	for (i = 0; i < QPU_EMU_NUM_QPUS; i++)
-		if (emu_qpu(emu, i)->state == QPU_EMU_QPU_WAIT_SEM ||
-		    emu_qpu(emu, i)->state == QPU_EMU_QPU_WAIT_MUTEX)
+	for (i = 0; waiting; i++, waiting >>= 1)
+		if ((waiting & 1) &&
+		    (emu_qpu(emu, i)->state == QPU_EMU_QPU_WAIT_SEM ||
+		     emu_qpu(emu, i)->state == QPU_EMU_QPU_WAIT_MUTEX))
 			set_state(emu, i, QPU_EMU_QPU_RUNNING);
 }
 
@@ -590,7 +615,9 @@ static u32 clz32(u32 v)
 /*
  * The add ALU over 16 lanes: @v gets the results; the return value, the
  * carry flags (bit per lane) when @want_c. One switch per instruction, a
- * plain loop per op, so the compiler can unroll or vectorise it.
+ * plain loop per op, so the compiler can unroll or vectorise it. Inlined
+ * into both exec_alu() and exec_alu_fast() (flattened): called, the
+ * integer ops lose more than the fast path gains them.
  */
 static u16 alu_add_lanes(unsigned int op, const u32 *a, const u32 *b,
 			 u32 *__restrict v, bool want_c)
@@ -709,14 +736,66 @@ static void alu_mul_lanes(unsigned int op, const u32 *a, const u32 *b,
 	}
 }
 
-/* Lanes whose write condition @cond holds. */
-static u16 cond_mask(const struct qpu_emu_qpu *q, unsigned int cond)
+/*
+ * DOC: lazy flags
+ * Programs set the flags far more often than they read them (an sgemm
+ * written elsewhere sets them in every fadd; only the loop's branch reads
+ * the last sub's). So set_flags() keeps the setf's result vector, lanes,
+ * carries and kind, and Z and N are computed from them only when a
+ * condition, a branch or qpu_emu_get_flags() asks (flags_of()). A setf of
+ * all lanes replaces a pending one unseen; one of fewer lanes first
+ * resolves the pending one into zf/nf/cf, since it keeps the other lanes.
+ */
+
+/* Z and N of the 16 lanes of @v (float results: Z for +-0). */
+static void flags_zn(const u32 *v, bool is_float, u16 *zp, u16 *np)
 {
-	switch (cond) {
-	case QPU_ISA_COND_NEVER:
+	u32 zmask = is_float ? 0x7fffffffu : 0xffffffffu;
+	unsigned int i;
+	u16 z = 0, n = 0;
+
+	for (i = 0; i < LANES; i++) {
+		z |= (u16)(!(v[i] & zmask) << i);
+		n |= (u16)((v[i] >> 31) << i);
+	}
+	*zp = z;
+	*np = n;
+}
+
+/* The QPU's Z, N and C, the pending setf included, without changing it. */
+static void flags_of(const struct qpu_emu_qpu *q, u16 *z, u16 *n, u16 *c)
+{
+	u16 m = q->flag_mask, pz, pn;
+
+	*z = q->zf;
+	*n = q->nf;
+	*c = q->cf;
+	if (!m)
+		return;
+	flags_zn(q->flag_v, q->flag_float, &pz, &pn);
+	*z = (*z & ~m) | (pz & m);
+	*n = (*n & ~m) | (pn & m);
+	*c = (*c & ~m) | (q->flag_c & m);
+}
+
+/* Fold the pending setf into zf, nf and cf. */
+static void flags_resolve(struct qpu_emu_qpu *q)
+{
+	if (!q->flag_mask)
+		return;
+	flags_of(q, &q->zf, &q->nf, &q->cf);
+	q->flag_mask = 0;
+}
+
+/* Lanes whose write condition @cond holds. */
+static u16 cond_mask(struct qpu_emu_qpu *q, unsigned int cond)
+{
+	if (cond == QPU_ISA_COND_NEVER)
 		return 0;
-	case QPU_ISA_COND_ALWAYS:
+	if (cond == QPU_ISA_COND_ALWAYS)
 		return ALL_LANES;
+	flags_resolve(q);
+	switch (cond) {
 	case QPU_ISA_COND_ZS:
 		return q->zf;
 	case QPU_ISA_COND_ZC:
@@ -732,21 +811,26 @@ static u16 cond_mask(const struct qpu_emu_qpu *q, unsigned int cond)
 	}
 }
 
-/* Z, N and C of the lanes in @mask from results @v and carries @c. */
-static void set_flags(struct qpu_emu_qpu *q, const u32 *v, u16 c, u16 mask,
-		      bool is_float)
+/*
+ * The flags of the lanes in @mask become those of results @v and carries
+ * @c, lazily (see "DOC: lazy flags"): @v is copied, not looked at. Without
+ * predecoding at once, as the reference test-emu-fuzz compares with.
+ */
+static inline void set_flags(struct qpu_emu_exec *x, const u32 *v, u16 c,
+			     u16 mask, bool is_float)
 {
-	u32 zmask = is_float ? 0x7fffffffu : 0xffffffffu;
-	unsigned int i;
-	u16 z = 0, n = 0;
+	struct qpu_emu_qpu *q = x->q;
 
-	for (i = 0; i < LANES; i++) {
-		z |= (u16)(!(v[i] & zmask) << i);
-		n |= (u16)((v[i] >> 31) << i);
-	}
-	q->zf = (q->zf & ~mask) | (z & mask);
-	q->nf = (q->nf & ~mask) | (n & mask);
-	q->cf = (q->cf & ~mask) | (c & mask);
+	if (!mask)
+		return;
+	if (mask != ALL_LANES)
+		flags_resolve(q);
+	copy_lanes(q->flag_v, v);
+	q->flag_mask = mask;
+	q->flag_c = c;
+	q->flag_float = is_float;
+	if (x->emu->no_predecode)
+		flags_resolve(q);
 }
 
 /* --- writes -------------------------------------------------------------- */
@@ -1004,15 +1088,6 @@ static inline const u32 *splat(u32 *buf, u32 v)
 	return buf;
 }
 
-/* Register @waddr (0..35) of a unit writing file B (@file_b) or A. */
-static inline u32 *dst_ptr(struct qpu_emu_qpu *q, unsigned int waddr,
-			   bool file_b)
-{
-	if (waddr < 32)
-		return file_b ? q->rb[waddr] : q->ra[waddr];
-	return q->acc[waddr - WA_ACC0];
-}
-
 /* The vector ALU input @mux selects: an accumulator, regfile A or B. */
 static inline const u32 *mux_src(struct qpu_emu_qpu *q, unsigned int mux,
 				 const u32 *ra, const u32 *rb)
@@ -1139,9 +1214,9 @@ static void exec_alu(struct qpu_emu_exec *x)
 	}
 	if (in->sf) {
 		if (in->op_add)
-			set_flags(q, add->v, carry, add->mask, add->is_float);
+			set_flags(x, add->v, carry, add->mask, add->is_float);
 		else if (in->op_mul)
-			set_flags(q, mul->v, 0, mul->mask, mul->is_float);
+			set_flags(x, mul->v, 0, mul->mask, mul->is_float);
 	}
 	if (in->op_add)
 		write_result(x, in->waddr_add, in->ws, add);
@@ -1159,71 +1234,168 @@ static void exec_alu(struct qpu_emu_exec *x)
 		q->end_left = 3;
 }
 
+/* What exec_alu_fast() puts in a QPU's splat vectors (qpu_emu_op.fast_splat). */
+#define FAST_SPLAT_UNIF_A	BIT_U8(0)	/* the uniform, in splat[0] */
+#define FAST_SPLAT_UNIF_B	BIT_U8(1)	/* the uniform, in splat[1] */
+#define FAST_SPLAT_IMM_B	BIT_U8(2)	/* fast_imm, in splat[1] */
+#define FAST_VPM_A		BIT_U8(3)	/* a VPM read, in splat[0] */
+#define FAST_VPM_B		BIT_U8(4)	/* a VPM read, in splat[1] */
+
+/* qpu_emu_op.fast_dst values that are no register's offset */
+#define FAST_DST_NOP		0	/* nothing written */
+#define FAST_DST_WRITE		1	/* a peripheral or r5: write_reg() */
+
+/*
+ * exec_alu_fast()'s reads that are no register (op->fast_splat): the
+ * uniform, the VPM, a small immediate, into the QPU's splat vectors, in
+ * exec_alu()'s order. True when one faulted.
+ */
+static bool fast_inputs(struct qpu_emu_exec *x)
+{
+	const struct qpu_emu_op *op = x->op;
+	struct qpu_emu_qpu *q = x->q;
+
+	if (op->flags & OP_UNIF) {
+		const u8 *p = win_mem(x, &q->uwin, q->unif,
+				      QPU_EMU_ACCESS_UNIFORM);
+		u32 unif;
+
+		if (!p)
+			return true;
+		unif = rd32(p);
+		q->unif += 4;
+		x->emu->stats.uniform_bytes += 4;
+		if (op->fast_splat & FAST_SPLAT_UNIF_A)
+			splat(q->splat[0], unif);
+		if (op->fast_splat & FAST_SPLAT_UNIF_B)
+			splat(q->splat[1], unif);
+	}
+	if (op->fast_splat & FAST_VPM_A)
+		qpu_emu_vpm_read(x, q->splat[0]);
+	if (op->fast_splat & FAST_VPM_B)
+		qpu_emu_vpm_read(x, q->splat[1]);
+	if (op->fast_splat & FAST_SPLAT_IMM_B)
+		splat(q->splat[1], op->fast_imm);
+	return x->fault;
+}
+
+/*
+ * A unit of exec_alu_fast() whose destination is no register: @op (an add
+ * op unless @mul) of @a and @b to peripheral @waddr (file B if @file_b)
+ * through write_reg(), or nowhere (FAST_DST_NOP), and the flags if @flags.
+ */
+static void fast_unit_write(struct qpu_emu_exec *x, bool mul, unsigned int op,
+			    const u32 *a, const u32 *b, unsigned int waddr,
+			    bool file_b, u16 dst_off, bool flags)
+{
+	struct qpu_emu_result *r = emu_result(x->emu, mul);
+	u32 opf = mul ? qpu_isa_mul_ops[op].flags : qpu_isa_add_ops[op].flags;
+	u16 carry = 0;
+
+	if (mul)
+		alu_mul_lanes(op, a, b, r->v);
+	else
+		carry = alu_add_lanes(op, a, b, r->v, flags);
+	if (flags)
+		set_flags(x, r->v, carry, ALL_LANES,
+			  opf & QPU_ISA_OP_FLOAT_OUT);
+	if (dst_off == FAST_DST_WRITE) {
+		r->mask = ALL_LANES;
+		r->is_mul = mul;
+		r->is_float = opf & QPU_ISA_OP_FLOAT_OUT;
+		write_reg(x, waddr, file_b, r);
+	}
+}
+
 /*
  * exec_alu() for the instructions predecode() marks EX_ALU_FAST: register
- * files read only as registers, uniforms, nop or a small immediate (not a
- * rotation), no unpack, each unit absent or an fadd or fmul writing its
- * register directly (so no pack, condition or flags), no signal but ldtmu
- * or the ones that do nothing: see fast_ok(). Most of a float loop looks
- * like that (the sgemm kernel's); every test exec_alu() makes for the rest
- * is left out.
+ * files read only as registers, uniforms, the VPM, nop or a small
+ * immediate (not a rotation), no unpack or pack, each unit absent or
+ * unconditional (the flags from the add, else the mul, as exec_alu() sets
+ * them), no signal but ldtmu, thread end or the ones that do nothing: see
+ * fast_ok(). Most of a loop looks like that; every test exec_alu() makes
+ * for the rest is left out. Its inputs and outputs are found with no test
+ * at all: predecode() turned each into its offset in struct qpu_emu_qpu
+ * (registers, accumulators, the QPU's zero vector, or a splat vector
+ * filled here); fadd and fmul write their registers straight, the others
+ * go through the result buffers, and write_reg() for peripherals.
  */
-static void exec_alu_fast(struct qpu_emu_exec *x)
+static __attribute__((flatten)) void exec_alu_fast(struct qpu_emu_exec *x)
 {
+	const struct qpu_emu_op *op = x->op;
 	const struct qpu_isa_instr *in = x->in;
 	struct qpu_emu_qpu *q = x->q;
 	struct qpu_emu *emu = x->emu;
-	struct qpu_emu_alu_scratch *s = emu_alu(emu);
-	const u32 *ra, *rb, *a, *b;
-	u32 unif = 0;
+	u8 *base = (u8 *)q;
+	u32 *dst;
 
-	if (x->op->flags & OP_UNIF) {
-		const u8 *p = win_mem(x, &q->uwin, q->unif,
-				      QPU_EMU_ACCESS_UNIFORM);
-
-		if (!p)
-			return;
-		unif = rd32(p);
-		q->unif += 4;
-		emu->stats.uniform_bytes += 4;
-	}
-	if (in->raddr_a < 32)
-		ra = q->ra[in->raddr_a];
-	else if (in->raddr_a == RA_UNIF)
-		ra = splat(s->ra, unif);
-	else
-		ra = zero_lanes;
-	if (in->kind == QPU_ISA_KIND_ALU_SMALL_IMM)
-		rb = splat(s->rb, qpu_isa_small_imms[in->raddr_b].value);
-	else if (in->raddr_b < 32)
-		rb = q->rb[in->raddr_b];
-	else if (in->raddr_b != RA_UNIF)
-		rb = zero_lanes;
-	else if (in->raddr_a == RA_UNIF)
-		rb = ra;
-	else
-		rb = splat(s->rb, unif);
-	x->uses_r4 = x->op->flags & OP_R4;
+	if (op->fast_splat && fast_inputs(x))
+		return;
+	x->uses_r4 = op->flags & OP_R4;
 	if (in->op_add) {
-		u32 *dst = dst_ptr(q, in->waddr_add, in->ws);
+		const u32 *a = (const u32 *)(base + op->fast_src[0]);
+		const u32 *b = (const u32 *)(base + op->fast_src[1]);
+		struct qpu_emu_result *r = emu_result(emu, false);
+		u16 carry;
 
-		a = mux_src(q, in->add_a, ra, rb);
-		b = mux_src(q, in->add_b, ra, rb);
-		qpu_emu_fadd16(a, b, 0, dst);
+		dst = (u32 *)(base + op->fast_dst[0]);
+		if (op->fast_dst[0] <= FAST_DST_WRITE) {
+			fast_unit_write(x, false, in->op_add, a, b,
+					in->waddr_add, in->ws, op->fast_dst[0],
+					in->sf);
+		} else if (in->op_add == QPU_ISA_A_FADD) {
+			qpu_emu_fadd16(a, b, 0, dst);
+			/* before the mul may write the same register */
+			if (in->sf)
+				set_flags(x, dst, 0, ALL_LANES, true);
+		} else {
+			carry = alu_add_lanes(in->op_add, a, b, r->v, in->sf);
+			if (in->sf)
+				set_flags(x, r->v, carry, ALL_LANES,
+					  qpu_isa_add_ops[in->op_add].flags &
+					  QPU_ISA_OP_FLOAT_OUT);
+			copy_lanes(dst, r->v);
+		}
 	}
 	if (in->op_mul) {
-		u32 *dst = dst_ptr(q, in->waddr_mul, !in->ws);
+		const u32 *a = (const u32 *)(base + op->fast_src[2]);
+		const u32 *b = (const u32 *)(base + op->fast_src[3]);
+		struct qpu_emu_result *r = emu_result(emu, true);
+		bool flags = in->sf && !in->op_add;
 
-		a = mux_src(q, in->mul_a, ra, rb);
-		b = mux_src(q, in->mul_b, ra, rb);
-		qpu_emu_fmul16(a, b, dst);
+		dst = (u32 *)(base + op->fast_dst[1]);
+		if (op->fast_dst[1] <= FAST_DST_WRITE) {
+			fast_unit_write(x, true, in->op_mul, a, b,
+					in->waddr_mul, !in->ws,
+					op->fast_dst[1], flags);
+		} else if (in->op_mul == QPU_ISA_M_FMUL) {
+			qpu_emu_fmul16(a, b, dst);
+			if (flags)
+				set_flags(x, dst, 0, ALL_LANES, true);
+		} else {
+			alu_mul_lanes(in->op_mul, a, b, r->v);
+			if (flags)
+				set_flags(x, r->v, 0, ALL_LANES,
+					  qpu_isa_mul_ops[in->op_mul].flags &
+					  QPU_ISA_OP_FLOAT_OUT);
+			copy_lanes(dst, r->v);
+		}
 		if (in->op_add)
 			emu->stats.both_units++;
 	}
-	if (in->sig == QPU_ISA_SIG_LDTMU0)
-		tmu_pop(x, 0);
-	else if (in->sig == QPU_ISA_SIG_LDTMU1)
-		tmu_pop(x, 1);
+	switch (in->sig) {	/* not after a fault of a peripheral write */
+	case QPU_ISA_SIG_LDTMU0:
+	case QPU_ISA_SIG_LDTMU1:
+		if (!x->fault)
+			tmu_pop(x, in->sig == QPU_ISA_SIG_LDTMU1);
+		break;
+	case QPU_ISA_SIG_THREND:
+		if (!x->fault)
+			q->end_left = 3;
+		break;
+	default:
+		break;
+	}
 }
 
 static void exec_ldi(struct qpu_emu_exec *x)
@@ -1245,18 +1417,23 @@ static void exec_ldi(struct qpu_emu_exec *x)
 			(*s)++;
 		wake_sync(x->emu);
 	}
+	/* Semaphores mostly: nothing to write or flag. */
+	if (!in->sf && in->waddr_add == WA_NOP && in->waddr_mul == WA_NOP)
+		return;
 	r.is_float = false;
-	for (i = 0; i < LANES; i++) {
-		if (in->kind == QPU_ISA_KIND_LDI_PES ||
-		    in->kind == QPU_ISA_KIND_LDI_PEU)
+	if (in->kind == QPU_ISA_KIND_LDI_PES ||
+	    in->kind == QPU_ISA_KIND_LDI_PEU) {
+		for (i = 0; i < LANES; i++)
 			r.v[i] = (u32)qpu_isa_ldi_elem(imm,
 				in->kind == QPU_ISA_KIND_LDI_PES, i);
-		else
-			r.v[i] = imm;
-		r.wide[i] = (s32)r.v[i];
+	} else {
+		splat(r.v, imm);
 	}
+	if (in->pack)	/* only pack_a() reads it */
+		for (i = 0; i < LANES; i++)
+			r.wide[i] = (s32)r.v[i];
 	if (in->sf)
-		set_flags(q, r.v, 0, cond_mask(q, in->cond_add), false);
+		set_flags(x, r.v, 0, cond_mask(q, in->cond_add), false);
 	r.is_mul = false;
 	r.mask = cond_mask(q, in->cond_add);
 	write_result(x, in->waddr_add, in->ws, &r);
@@ -1265,12 +1442,13 @@ static void exec_ldi(struct qpu_emu_exec *x)
 	write_result(x, in->waddr_mul, !in->ws, &r);
 }
 
-static bool branch_taken(const struct qpu_emu_qpu *q, unsigned int cond)
+static bool branch_taken(struct qpu_emu_qpu *q, unsigned int cond)
 {
 	u16 f;
 
 	if (cond == QPU_ISA_BR_ALWAYS)
 		return true;
+	flags_resolve(q);
 	f = cond < 4 ? q->zf : cond < 8 ? q->nf : q->cf;
 	if (cond & 1)
 		f = ~f & ALL_LANES;	/* the "clear" forms */
@@ -1345,41 +1523,47 @@ static bool mux_reads(const struct qpu_isa_instr *in, unsigned int mux,
 	return reg == 64 + (int)mux;
 }
 
+/* Can exec_alu_fast() read register file address @raddr? */
+static bool fast_raddr(unsigned int raddr)
+{
+	return raddr < 32 || raddr == RA_UNIF || raddr == RA_NOP ||
+		raddr == RA_VPM || raddr == RA_BUSY || raddr == RA_WAIT;
+}
+
 /*
- * Can exec_alu_fast() run @in? Its units are absent or an fadd or fmul
- * with condition always and a register or r0..r3 destination, nothing is
- * packed, unpacked or flagged, the mul does not read what the add wrote
- * (the add writes first; an fadd or fmul may read its own destination,
- * their 16-lane forms read every lane before writing), the register files
- * read registers, uniforms, nop or a small immediate that is no rotation,
- * and the signal is ldtmu or one that does nothing.
+ * Can exec_alu_fast() run @in? Its units are absent or have condition
+ * always (setting the flags or not), nothing is packed or unpacked, the
+ * mul does not read what the add wrote (the add writes first; an fadd or
+ * fmul may read its own destination, their 16-lane forms read every lane
+ * before writing, and the other ops compute into the result buffers
+ * first; r5 counts, the only peripheral write a mul can read), the
+ * register files read registers, uniforms, the VPM, nop, the wait
+ * registers or a small immediate that is no rotation, and the signal is
+ * ldtmu, thread end or one that does nothing.
  */
 static bool fast_ok(const struct qpu_isa_instr *in)
 {
-	int add = in->op_add ? dst_reg(in->waddr_add, in->ws) : -1;
-	int mul = in->op_mul ? dst_reg(in->waddr_mul, !in->ws) : -1;
+	int add = -1;
 
-	if (in->unpack || in->pack || in->sf)
+	if (in->op_add)
+		add = in->waddr_add == WA_R5 ? 64 + QPU_ISA_MUX_R5 :
+			dst_reg(in->waddr_add, in->ws);
+	if (in->unpack || in->pack)
 		return false;
-	if (in->op_add && (in->op_add != QPU_ISA_A_FADD || add < 0 ||
-			   in->cond_add != QPU_ISA_COND_ALWAYS))
+	if (in->op_add && in->cond_add != QPU_ISA_COND_ALWAYS)
 		return false;
-	if (in->op_mul && (in->op_mul != QPU_ISA_M_FMUL || mul < 0 ||
-			   in->cond_mul != QPU_ISA_COND_ALWAYS))
+	if (in->op_mul && in->cond_mul != QPU_ISA_COND_ALWAYS)
 		return false;
 	if (in->op_mul && (mux_reads(in, in->mul_a, add) ||
 			   mux_reads(in, in->mul_b, add)))
 		return false;
-	if (in->raddr_a >= 32 && in->raddr_a != RA_UNIF &&
-	    in->raddr_a != RA_NOP)
+	if (!fast_raddr(in->raddr_a))
 		return false;
 	if (in->kind == QPU_ISA_KIND_ALU_SMALL_IMM ?
 	    qpu_isa_small_imms[in->raddr_b].kind == QPU_ISA_SMI_ROTATE :
-	    in->raddr_b >= 32 && in->raddr_b != RA_UNIF &&
-	    in->raddr_b != RA_NOP)
+	    !fast_raddr(in->raddr_b))
 		return false;
 	switch (in->sig) {
-	case QPU_ISA_SIG_THREND:
 	case QPU_ISA_SIG_LOADCV:
 	case QPU_ISA_SIG_LOADC:
 	case QPU_ISA_SIG_LDCEND:
@@ -1388,6 +1572,72 @@ static bool fast_ok(const struct qpu_isa_instr *in)
 	default:
 		return true;
 	}
+}
+
+/* Offset in struct qpu_emu_qpu of what register file A (@file_b: B) reads. */
+static u16 fast_file_off(const struct qpu_isa_instr *in, bool file_b)
+{
+	unsigned int raddr = file_b ? in->raddr_b : in->raddr_a;
+
+	if (file_b && in->kind == QPU_ISA_KIND_ALU_SMALL_IMM)
+		return offsetof(struct qpu_emu_qpu, splat[1]);
+	if (raddr < 32)
+		return file_b ? offsetof(struct qpu_emu_qpu, rb[raddr]) :
+			offsetof(struct qpu_emu_qpu, ra[raddr]);
+	if (raddr != RA_UNIF && raddr != RA_VPM)
+		return offsetof(struct qpu_emu_qpu, zero);	/* nop, waits */
+	if (file_b && in->raddr_a == raddr)
+		return offsetof(struct qpu_emu_qpu, splat[0]);	/* one read */
+	return file_b ? offsetof(struct qpu_emu_qpu, splat[1]) :
+		offsetof(struct qpu_emu_qpu, splat[0]);
+}
+
+static u16 fast_mux_off(const struct qpu_isa_instr *in, unsigned int mux)
+{
+	if (mux == QPU_ISA_MUX_A || mux == QPU_ISA_MUX_B)
+		return fast_file_off(in, mux == QPU_ISA_MUX_B);
+	return offsetof(struct qpu_emu_qpu, acc[mux]);
+}
+
+/*
+ * Offset of register @waddr (dst_reg()'s 0..35) of A or B, or
+ * FAST_DST_NOP or FAST_DST_WRITE.
+ */
+static u16 fast_dst_off(unsigned int waddr, bool file_b)
+{
+	if (waddr < 32)
+		return file_b ? offsetof(struct qpu_emu_qpu, rb[waddr]) :
+			offsetof(struct qpu_emu_qpu, ra[waddr]);
+	if (waddr < WA_TMU_NOSWAP)
+		return offsetof(struct qpu_emu_qpu, acc[waddr - WA_ACC0]);
+	return waddr == WA_NOP ? FAST_DST_NOP : FAST_DST_WRITE;
+}
+
+/* Where exec_alu_fast() finds the vectors of @op's instruction. */
+static void fast_operands(struct qpu_emu_op *op)
+{
+	const struct qpu_isa_instr *in = &op->in;
+	bool smi = in->kind == QPU_ISA_KIND_ALU_SMALL_IMM;
+
+	op->fast_splat = 0;
+	if (in->raddr_a == RA_UNIF)
+		op->fast_splat |= FAST_SPLAT_UNIF_A;
+	if (!smi && in->raddr_b == RA_UNIF && in->raddr_a != RA_UNIF)
+		op->fast_splat |= FAST_SPLAT_UNIF_B;
+	if (in->raddr_a == RA_VPM)
+		op->fast_splat |= FAST_VPM_A;
+	if (!smi && in->raddr_b == RA_VPM && in->raddr_a != RA_VPM)
+		op->fast_splat |= FAST_VPM_B;
+	if (smi) {
+		op->fast_splat |= FAST_SPLAT_IMM_B;
+		op->fast_imm = qpu_isa_small_imms[in->raddr_b].value;
+	}
+	op->fast_src[0] = fast_mux_off(in, in->add_a);
+	op->fast_src[1] = fast_mux_off(in, in->add_b);
+	op->fast_src[2] = fast_mux_off(in, in->mul_a);
+	op->fast_src[3] = fast_mux_off(in, in->mul_b);
+	op->fast_dst[0] = fast_dst_off(in->waddr_add, in->ws);
+	op->fast_dst[1] = fast_dst_off(in->waddr_mul, !in->ws);
 }
 
 /*
@@ -1423,8 +1673,10 @@ static void predecode(struct qpu_emu_op *op, u32 pc, u64 word, bool fast)
 			op->flags |= OP_R4;
 		if (in->unpack)
 			op->flags |= OP_UNPACK;
-		if (fast && fast_ok(in))
+		if (fast && fast_ok(in)) {
 			op->exec = EX_ALU_FAST;
+			fast_operands(op);
+		}
 		break;
 	case QPU_ISA_KIND_BRANCH:
 		op->exec = EX_BRANCH;
@@ -1580,7 +1832,7 @@ static void count_stall(struct qpu_emu *emu, const struct qpu_emu_qpu *q)
 }
 
 /* The QPU seed 0 runs next; stalls of the waiting QPUs it passes count. */
-static unsigned int pick_round_robin(struct qpu_emu *emu)
+static inline unsigned int pick_round_robin(struct qpu_emu *emu)
 {
 	for (;;) {
 		unsigned int qi = emu->rr_next;
@@ -1628,6 +1880,8 @@ static void forget_windows(struct qpu_emu_qpu *q)
 	q->win_len = 0;
 	emu_memset(&q->uwin, 0, sizeof(q->uwin));
 	emu_memset(&q->twin, 0, sizeof(q->twin));
+	emu_memset(&q->dlwin, 0, sizeof(q->dlwin));
+	emu_memset(&q->dswin, 0, sizeof(q->dswin));
 }
 
 /* Runs at most @budget instructions over all QPUs. */
@@ -1664,7 +1918,19 @@ static enum qpu_emu_status run_budget(struct qpu_emu *emu, u64 budget)
 			}
 			continue;
 		} else {
-			qi = pick_round_robin(emu);
+			/*
+			 * Round-robin among several: the checks above hold
+			 * until a QPU ends, faults or waits, or the budget
+			 * runs out, so they are made again only then.
+			 */
+			do {
+				qi = pick_round_robin(emu);
+				if (step(emu, qi))
+					budget--;
+			} while (budget && emu->status == QPU_EMU_RUNNING &&
+				 (emu->live & ~emu->waiting) &&
+				 (emu->live & (emu->live - 1)));
+			continue;
 		}
 		if (step(emu, qi))
 			budget--;
@@ -1856,9 +2122,7 @@ int qpu_emu_get_flags(const struct qpu_emu *emu, unsigned int qpu,
 {
 	if (qpu >= QPU_EMU_NUM_QPUS)
 		return -QPU_EMU_EINVAL;
-	*z = emu_qpu(emu, qpu)->zf;
-	*n = emu_qpu(emu, qpu)->nf;
-	*c = emu_qpu(emu, qpu)->cf;
+	flags_of(emu_qpu(emu, qpu), z, n, c);
 	return 0;
 }
 

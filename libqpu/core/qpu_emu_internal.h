@@ -50,7 +50,7 @@ struct qpu_emu_alu_scratch {
  * every size was refused words are read one at a time, as without a window.
  */
 struct qpu_emu_win {
-	const u8 *p;
+	u8 *p;
 	u32 addr, len;
 	u32 refused[WIN_LEVELS];
 };
@@ -63,7 +63,10 @@ struct qpu_emu_qpu {
 	enum qpu_emu_qpu_state state;
 	u32 pc;
 	u32 unif;
-	u16 zf, nf, cf;
+	u16 zf, nf, cf;		/* the flags before the pending setf */
+	u16 flag_mask;		/* lanes of the pending setf, 0 if none */
+	u16 flag_c;		/* ... its carries */
+	bool flag_float;	/* ... and whether its result is a float */
 	u32 br_target;
 	u8 br_left;		/* instructions to the branch, 0 if none */
 	u8 end_left;		/* instructions to the thread end, 0 if none */
@@ -78,12 +81,16 @@ struct qpu_emu_qpu {
 	/* code the QPU fetches from, translated once per qpu_emu_run() */
 	const u8 *win;
 	u32 win_addr, win_len;
-	/* uniform stream and TMU memory, likewise */
-	struct qpu_emu_win uwin, twin;
+	/* uniform stream, TMU and VCD DMA load and store memory, likewise */
+	struct qpu_emu_win uwin, twin, dlwin, dswin;
 	u32 ra[32][LANES];
 	u32 rb[32][LANES];
 	u32 acc[6][LANES];
 	u32 sfu_val[LANES];
+	u32 flag_v[LANES];	/* the pending setf's result: see set_flags() */
+	/* exec_alu_fast()'s inputs that are no register: see fast_operands() */
+	u32 splat[2][LANES];	/* a uniform or small immediate, A and B */
+	u32 zero[LANES];	/* nop reads; never written */
 	u32 tmu[2][TMU_FIFO_DEPTH][LANES];
 };
 
@@ -122,6 +129,11 @@ struct qpu_emu_op {
 	u32 addr;
 	u8 flags;
 	u8 exec;
+	/* EX_ALU_FAST only: where its vectors are, see fast_operands() */
+	u8 fast_splat;		/* FAST_SPLAT_* */
+	u32 fast_imm;		/* the small immediate */
+	u16 fast_src[4];	/* add_a, add_b, mul_a, mul_b */
+	u16 fast_dst[2];	/* the add's and the mul's */
 	struct qpu_isa_instr in;
 };
 
@@ -188,7 +200,26 @@ static inline struct qpu_emu_result *emu_result(const struct qpu_emu *emu,
 					 mul * VEC_RESULT);
 }
 
-/* Little-endian words in the caller's memory, at any alignment (no libc). */
+/*
+ * Little-endian words in the caller's memory, at any alignment (no libc).
+ * On a little-endian host one unaligned load or store (what
+ * __builtin_memcpy() of 4 bytes compiles to) instead of four byte
+ * accesses and shifts: every fetch reads two words.
+ */
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+static inline u32 rd32(const void *p)
+{
+	u32 v;
+
+	__builtin_memcpy(&v, p, sizeof(v));
+	return v;
+}
+
+static inline void wr32(void *p, u32 v)
+{
+	__builtin_memcpy(p, &v, sizeof(v));
+}
+#else
 static inline u32 rd32(const void *p)
 {
 	const u8 *b = p;
@@ -205,6 +236,7 @@ static inline void wr32(void *p, u32 v)
 	b[2] = (u8)(v >> 16);
 	b[3] = (u8)(v >> 24);
 }
+#endif
 
 /* qpu_emu.c */
 void qpu_emu_set_fault(struct qpu_emu_exec *x, enum qpu_emu_fault_reason why,
@@ -212,6 +244,8 @@ void qpu_emu_set_fault(struct qpu_emu_exec *x, enum qpu_emu_fault_reason why,
 void qpu_emu_bad_instr(struct qpu_emu_exec *x);
 void *qpu_emu_mem(struct qpu_emu_exec *x, u32 addr, u32 len, u32 align,
 		  enum qpu_emu_access kind);
+u8 *qpu_emu_dma_mem(struct qpu_emu_exec *x, u32 addr, u32 len, u32 align,
+		    enum qpu_emu_access kind);
 
 /* qpu_emu_vpm.c */
 void qpu_emu_vpm_read(struct qpu_emu_exec *x, u32 *out);

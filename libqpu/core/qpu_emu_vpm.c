@@ -6,10 +6,21 @@
  * the layouts are a topic of their own; nothing here is on the hot path
  * of compute code, so plain calls across the two files cost nothing
  * measurable. Both DMA directions check every access before moving a
- * byte, so a refused transfer changes nothing.
+ * byte, so a refused transfer changes nothing. FFT-shaped programs move
+ * whole 32-bit rows each pass: those go by shortcuts (see fast_rows()).
  */
 #include "qpu_emu_internal.h"
 #include "qpu_vpm.h"
+
+/*
+ * May 32-bit horizontal rows take the shortcuts below, which give what the
+ * general element loops give with one bounds check a row? Not without
+ * predecoding: the reference test-emu-fuzz compares them with.
+ */
+static inline bool fast_rows(const struct qpu_emu_exec *x)
+{
+	return !x->emu->no_predecode;
+}
 
 /* --- generic access ------------------------------------------------------ */
 
@@ -122,7 +133,11 @@ void qpu_emu_vpm_read(struct qpu_emu_exec *x, u32 *out)
 
 	if (!vpm_check(x, s, &a))
 		return;
-	if (s->size == 2) {
+	if (s->size == 2 && s->horiz && fast_rows(x)) {
+		/* a row: vpm_elem()'s a * 16 + i */
+		for (i = 0; i < LANES; i++)
+			out[i] = x->emu->vpm[a * 16 + i];
+	} else if (s->size == 2) {
 		for (i = 0; i < LANES; i++)
 			out[i] = x->emu->vpm[vpm_elem(s, a, i, &sh)];
 	} else {	/* 8 and 16 bits read zero-extended */
@@ -144,6 +159,13 @@ void qpu_emu_vpm_write(struct qpu_emu_exec *x, const u32 *v, u16 mask)
 
 	if (!vpm_check(x, s, &a))
 		return;
+	if (s->size == 2 && s->horiz && mask == ALL_LANES && fast_rows(x)) {
+		/* a whole row: vpm_elem()'s a * 16 + i */
+		for (i = 0; i < LANES; i++)
+			x->emu->vpm[a * 16 + i] = v[i];
+		s->addr += s->stride;
+		return;
+	}
 	for (i = 0; i < LANES; i++) {
 		u32 *w;
 
@@ -303,13 +325,26 @@ void qpu_emu_dma_load(struct qpu_emu_exec *x, u32 addr)
 	vpitch = vpitch ? vpitch : 16;
 	for (pass = 0; pass < 2; pass++) {
 		for (r = 0; r < nrows; r++) {
-			u8 *p = qpu_emu_mem(x, addr + r * pitch, rowlen * w, w,
+			u8 *p = qpu_emu_dma_mem(x, addr + r * pitch, rowlen * w, w,
 					QPU_EMU_ACCESS_DMA_LOAD);
 			u32 v = by * per + sel0 + r * vpitch;
 			u32 row = v / per, sel = v % per;
 
 			if (!p)
 				return;
+			/*
+			 * 32-bit rows along a VPM row inside the VPM: the loop
+			 * below's words, (k + X) % 16 of the row, with one
+			 * check (its fault, when the row is outside, is the
+			 * loop's at k = 0).
+			 */
+			if (w == 4 && !vert && row < QPU_EMU_VPM_WORDS / 16 &&
+			    fast_rows(x)) {
+				for (k = 0; pass && k < rowlen; k++)
+					x->emu->vpm[row * 16 + ((k + bx) & 15)] =
+						rd32(p + k * 4);
+				continue;
+			}
 			for (k = 0; k < rowlen; k++) {
 				u32 pos = 16 * w * sel + k * w, word;
 
@@ -354,7 +389,7 @@ void qpu_emu_dma_store(struct qpu_emu_exec *x, u32 addr)
 	depth = depth ? depth : 128;
 	for (pass = 0; pass < 2; pass++) {
 		for (u = 0; u < units; u++) {
-			u8 *p = qpu_emu_mem(x, addr + u * (depth * w +
+			u8 *p = qpu_emu_dma_mem(x, addr + u * (depth * w +
 						       q->vdw_stride),
 					depth * w, w,
 					QPU_EMU_ACCESS_DMA_STORE);
@@ -363,6 +398,17 @@ void qpu_emu_dma_store(struct qpu_emu_exec *x, u32 addr)
 
 			if (!p)
 				return;
+			/*
+			 * 32-bit horizontal units inside the VPM: the loop
+			 * below's words, consecutive from X of row Y + u.
+			 */
+			if (w == 4 && horiz && fast_rows(x) &&
+			    row * 16 + col + depth <= QPU_EMU_VPM_WORDS) {
+				for (d = 0; pass && d < depth; d++)
+					wr32(p + d * 4,
+					     x->emu->vpm[row * 16 + col + d]);
+				continue;
+			}
 			for (d = 0; d < depth; d++) {
 				u32 pos = 16 * w * sel + d * w, word;
 

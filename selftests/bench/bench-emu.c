@@ -5,8 +5,11 @@
  * and fmul issued together, as an sgemm inner loop does), integer compute
  * (add and mul24 together, as address arithmetic does), an sgemm-like
  * loop (a TMU load feeding four fmul/fadd pairs), a memory loop (a TMU
- * load and a VPM row stored by VCD DMA each iteration), and libqpu's own
- * sgemm kernel through the emulator device. The count comes
+ * load and a VPM row stored by VCD DMA each iteration), two loops shaped
+ * like programs written elsewhere (an sgemm whose every fadd sets the
+ * flags, and an FFT pass loop on 8 QPUs: VCD DMA in and out, VPM reads and
+ * writes, TMU twiddles and a semaphore barrier between passes), and
+ * libqpu's own sgemm kernel through the emulator device. The count comes
  * from the emulator's own statistics; the time is the process's CPU time
  * around qpu_emu_run() (the wall time is printed too: on a shared machine
  * it also counts other programs' turns); the median of 5 runs is printed.
@@ -21,6 +24,7 @@
 
 #include "bench.h"
 #include "qpu_kernels.h"
+#include "qpu_vpm.h"
 #include "test-emu.h"
 
 #define RUNS		5
@@ -28,6 +32,9 @@
 #define W_VPM_SETUP	49	/* B: vw_setup */
 #define W_DMA_ADDR	50	/* B: vw_addr */
 #define R_WAIT		50	/* B: vw_wait */
+#define W_UNIF_ADDR	40	/* A: the uniform stream's address */
+#define FLAG_UNIFS	(UNIF_BASE + 0x100)	/* build_flag_sgemm()'s B row */
+#define TWIDDLES	(DATA_BASE + 0x8000)	/* build_fft()'s twiddles */
 
 /* @add r3, r3, r1 and @mul r1, r1, r2 in one instruction. */
 static struct qpu_isa_instr i_both(unsigned int add, unsigned int mul)
@@ -149,6 +156,240 @@ static void build_memory(struct prog *p, uint32_t iterations)
 	emit_end(p);
 }
 
+/* An ALU instruction whose raddr_a is @a and raddr_b is @b. */
+static struct qpu_isa_instr with_raddr(struct qpu_isa_instr in, unsigned int a,
+				       unsigned int b)
+{
+	in.raddr_a = a;
+	in.raddr_b = b;
+	return in;
+}
+
+/*
+ * fmul @mul_dst, @mul_a, @mul_b and fadd/fsub @add_dst, @add_a, @add_b in
+ * one instruction (@add 0: no add).
+ */
+static struct qpu_isa_instr i_fpair(unsigned int add, unsigned int add_dst,
+				    unsigned int add_a, unsigned int add_b,
+				    unsigned int mul_dst, unsigned int mul_a,
+				    unsigned int mul_b)
+{
+	struct qpu_isa_instr in = i_mul(QPU_ISA_M_FMUL, mul_dst, mul_a, mul_b);
+
+	if (add) {
+		in.op_add = add;
+		in.cond_add = QPU_ISA_COND_ALWAYS;
+		in.waddr_add = add_dst;
+		in.add_a = add_a;
+		in.add_b = add_b;
+	}
+	return in;
+}
+
+/*
+ * An sgemm in the style of programs written for the Pi elsewhere: each k
+ * a TMU load of a column of A (the lane's element), then 16 instructions
+ * each multiplying it (r4) by a uniform (B's row, re-read every k through
+ * unif_addr) and accumulating the previous product into one of 16
+ * registers with an fadd that sets the flags, which only the loop's own
+ * sub.setf and branch read.
+ */
+static void build_flag_sgemm(struct prog *p, uint32_t iterations)
+{
+	struct qpu_isa_instr in;
+	uint32_t loop;
+	int j;
+
+	for (j = 0; j < 16; j++)
+		t_words(FLAG_UNIFS)[j] = 0x3f000000 + 0x1000 * j; /* 0.5 up */
+	in = i_smi(i_add(QPU_ISA_A_SHL, 1, QPU_ISA_MUX_A, QPU_ISA_MUX_B), 2);
+	in.raddr_a = R_ELEM;			/* ra1 = elem_num * 4 */
+	emit(p, in);
+	emit(p, i_ldi(2, DATA_BASE));		/* ra2: A's base */
+	emit(p, i_ldi(3, FLAG_UNIFS));		/* ra3: B's row */
+	emit(p, i_ldi(5, 64));			/* ra5: A's column stride */
+	emit(p, i_ldi(6, 0xfff));		/* ra6: A's size - 1 */
+	emit(p, i_ldi(W_R2, 0));		/* r2: the column's offset */
+	emit(p, i_ldi(W_R0, iterations));
+	loop = p->addr + p->n * 8;
+	emit(p, with_raddr(i_add(QPU_ISA_A_ADD, W_R1, QPU_ISA_MUX_A,
+				 QPU_ISA_MUX_R2), 1, R_NOP));
+	emit(p, with_raddr(i_add(QPU_ISA_A_ADD, W_TMU0_S, QPU_ISA_MUX_R1,
+				 QPU_ISA_MUX_A), 2, R_NOP));
+	emit(p, with_raddr(i_mov(W_UNIF_ADDR, QPU_ISA_MUX_A), 3, R_NOP));
+	emit(p, with_raddr(i_add(QPU_ISA_A_ADD, W_R2, QPU_ISA_MUX_R2,
+				 QPU_ISA_MUX_A), 5, R_NOP));
+	in = with_raddr(i_add(QPU_ISA_A_AND, W_R2, QPU_ISA_MUX_R2,
+			      QPU_ISA_MUX_A), 6, R_NOP);
+	in.sig = QPU_ISA_SIG_LDTMU0;
+	emit(p, in);
+	for (j = 0; j <= 16; j++) {
+		/* fmul r1, r4, unif; fadd.setf ra(6 + j), ra(6 + j), r1 */
+		in = i_fpair(j ? QPU_ISA_A_FADD : 0, 6 + j, QPU_ISA_MUX_A,
+			     QPU_ISA_MUX_R1, W_R1, QPU_ISA_MUX_R4,
+			     QPU_ISA_MUX_B);
+		in = with_raddr(in, j ? 6 + j : R_NOP, R_UNIF);
+		in.sf = j != 0;
+		if (j == 16) {
+			in.op_mul = QPU_ISA_M_NOP;
+			in.waddr_mul = W_NOP;
+			in.raddr_b = R_NOP;
+		}
+		emit(p, in);
+	}
+	emit_loop_end(p, loop);
+	emit_end(p);
+}
+
+/* mov @waddr (file B if @ws), regfile-A register @ra. */
+static struct qpu_isa_instr i_mov_ra(unsigned int waddr, bool ws,
+				     unsigned int ra)
+{
+	struct qpu_isa_instr in = with_raddr(i_mov(waddr, QPU_ISA_MUX_A), ra,
+					     R_NOP);
+
+	in.ws = ws;
+	return in;
+}
+
+/* add @waddr, r2, r3: a setup word (r2) for this QPU's rows (r3). */
+static void emit_add_r2_r3(struct prog *p, unsigned int waddr)
+{
+	emit(p, i_add(QPU_ISA_A_ADD, waddr, QPU_ISA_MUX_R2, QPU_ISA_MUX_R3));
+}
+
+/* shl r3, ra0 (the QPU number), @n */
+static void emit_qpu_shl(struct prog *p, unsigned int n)
+{
+	emit(p, with_raddr(i_smi(i_add(QPU_ISA_A_SHL, W_R3, QPU_ISA_MUX_A,
+				       QPU_ISA_MUX_B), n), 0, n));
+}
+
+/*
+ * The pass barrier: QPU 0 collects 7 releases of semaphore 0, then frees
+ * the other 7 through semaphore 1.
+ */
+static void emit_barrier(struct prog *p)
+{
+	struct qpu_isa_instr in = i_mov_ra(W_NOP, false, 0);
+	uint32_t here, slave;
+	int i;
+
+	in.sf = true;			/* Z: this is QPU 0 */
+	emit(p, in);
+	here = p->addr + p->n * 8;
+	slave = here + 4 * 8 + 14 * 8 + 4 * 8;
+	emit(p, i_branch(QPU_ISA_BR_ANYZC, true, slave - (here + 32)));
+	for (i = 0; i < 3; i++)
+		emit(p, i_nop());
+	for (i = 0; i < 7; i++)
+		emit(p, i_sema(0, true));
+	for (i = 0; i < 7; i++)
+		emit(p, i_sema(1, false));
+	here = p->addr + p->n * 8;
+	emit(p, i_branch(QPU_ISA_BR_ALWAYS, true, slave + 16 - (here + 32)));
+	for (i = 0; i < 3; i++)
+		emit(p, i_nop());
+	emit(p, i_sema(0, false));
+	emit(p, i_sema(1, true));
+}
+
+/*
+ * An FFT-shaped pass loop on 8 QPUs, as GPU_FFT-style programs are built:
+ * each pass a VCD DMA load of the QPU's 4 rows (a, b as real and
+ * imaginary rows) into the VPM, generic VPM reads of them, two TMU reads
+ * of twiddles (w), the butterfly a + b * w, a - b * w written back to the
+ * VPM, a VCD DMA store of the rows and a semaphore barrier with the other
+ * QPUs before the next pass.
+ */
+static void build_fft(struct prog *p, uint32_t passes)
+{
+	const u32 horiz32 = qpu_vpm_addr(true, false, QPU_VPM_SIZE_32, 0, 0, 0);
+	struct qpu_isa_instr in;
+	uint32_t loop;
+	int k;
+
+	for (k = 0; k < 32; k++)	/* w: cos and sin-ish, below 1 */
+		t_words(TWIDDLES)[k] = 0x3f000000 + 0x20000 * k;
+	/* ra0 = qpu_num, ra1 = elem_num * 4 */
+	emit(p, with_raddr(i_add(QPU_ISA_A_OR, 0, QPU_ISA_MUX_B, QPU_ISA_MUX_B),
+			   R_NOP, R_ELEM));
+	in = i_smi(i_add(QPU_ISA_A_SHL, 1, QPU_ISA_MUX_A, QPU_ISA_MUX_B), 2);
+	in.raddr_a = R_ELEM;
+	emit(p, in);
+	emit_qpu_shl(p, 2);		/* r3 = 4 rows a QPU */
+	emit(p, i_ldi(W_R2, qpu_vpm_setup(0, 1, horiz32)));
+	emit_add_r2_r3(p, 2);		/* ra2: vw_setup */
+	emit(p, i_ldi(W_R2, qpu_vpm_setup(4, 1, horiz32)));
+	emit_add_r2_r3(p, 3);		/* ra3: vr_setup, 4 rows */
+	emit_qpu_shl(p, 6);		/* r3 = row << QPU_VDR_Y_SHIFT */
+	emit(p, i_ldi(W_R2, qpu_vdr_setup0(3, 0, 4,
+					   qpu_vdr_dma(true, QPU_VPM_SIZE_32,
+						       1, 0, 0, 0))));
+	emit_add_r2_r3(p, 4);		/* ra4: VDR setup */
+	emit_qpu_shl(p, 9);		/* r3 = row << QPU_VDW_Y_SHIFT */
+	emit(p, i_ldi(W_R2, qpu_vdw_setup0(4, 16,
+					   qpu_vdw_dma(true, QPU_VPM_SIZE_32,
+						       0, 0, 0))));
+	emit_add_r2_r3(p, 5);		/* ra5: VDW setup */
+	emit_qpu_shl(p, 8);		/* r3 = 256 bytes a QPU */
+	emit(p, i_ldi(W_R2, DATA_BASE));
+	emit_add_r2_r3(p, 6);		/* ra6: where its rows come from */
+	emit(p, i_ldi(W_R2, OUT_BASE));
+	emit_add_r2_r3(p, 7);		/* ra7: where they go */
+	emit(p, i_ldi(W_R2, TWIDDLES));
+	emit(p, with_raddr(i_add(QPU_ISA_A_ADD, 8, QPU_ISA_MUX_R2,
+				 QPU_ISA_MUX_A), 1, R_NOP)); /* ra8: w.re */
+	emit(p, i_ldi(W_R2, TWIDDLES + 64));
+	emit(p, with_raddr(i_add(QPU_ISA_A_ADD, 9, QPU_ISA_MUX_R2,
+				 QPU_ISA_MUX_A), 1, R_NOP)); /* ra9: w.im */
+	emit(p, i_ldi_b(W_VPM_SETUP, qpu_vdw_setup1(0)));
+	emit(p, i_ldi(W_R0, passes));
+	loop = p->addr + p->n * 8;
+	emit(p, i_mov_ra(W_VPM_SETUP, false, 4));	/* DMA in */
+	emit(p, i_mov_ra(W_DMA_ADDR, false, 6));
+	emit(p, i_mov_ra(W_TMU0_S, false, 8));		/* the twiddles */
+	emit(p, i_mov_ra(W_TMU0_S, false, 9));
+	emit(p, i_read(R_WAIT, R_NOP));
+	emit(p, i_mov_ra(W_VPM_SETUP, false, 3));
+	emit(p, i_mov_ra(20, false, R_VPM));		/* ra20 = a.re */
+	emit(p, i_mov_ra(21, false, R_VPM));		/* ra21 = a.im */
+	emit(p, i_mov_ra(20, true, R_VPM));		/* rb20 = b.re */
+	in = i_mov_ra(21, true, R_VPM);			/* rb21 = b.im */
+	in.sig = QPU_ISA_SIG_LDTMU0;
+	emit(p, in);
+	in = i_mov(24, QPU_ISA_MUX_R4);			/* ra24 = w.re */
+	in.sig = QPU_ISA_SIG_LDTMU0;			/* r4 = w.im */
+	emit(p, in);
+	/* t = b * w: r1 = re, r2 = im */
+	emit(p, with_raddr(i_fpair(0, 0, 0, 0, W_R1, QPU_ISA_MUX_B,
+				   QPU_ISA_MUX_A), 24, 20));
+	emit(p, with_raddr(i_fpair(0, 0, 0, 0, W_R2, QPU_ISA_MUX_B,
+				   QPU_ISA_MUX_R4), R_NOP, 21));
+	emit(p, with_raddr(i_fpair(QPU_ISA_A_FSUB, W_R1, QPU_ISA_MUX_R1,
+				   QPU_ISA_MUX_R2, W_R3, QPU_ISA_MUX_B,
+				   QPU_ISA_MUX_R4), R_NOP, 20));
+	emit(p, with_raddr(i_fpair(0, 0, 0, 0, W_R2, QPU_ISA_MUX_B,
+				   QPU_ISA_MUX_A), 24, 21));
+	emit(p, i_add(QPU_ISA_A_FADD, W_R2, QPU_ISA_MUX_R3, QPU_ISA_MUX_R2));
+	in = i_mov_ra(W_VPM_SETUP, true, 2);
+	emit(p, in);
+	emit(p, with_raddr(i_add(QPU_ISA_A_FADD, W_VPM, QPU_ISA_MUX_A,
+				 QPU_ISA_MUX_R1), 20, R_NOP));
+	emit(p, with_raddr(i_add(QPU_ISA_A_FADD, W_VPM, QPU_ISA_MUX_A,
+				 QPU_ISA_MUX_R2), 21, R_NOP));
+	emit(p, with_raddr(i_add(QPU_ISA_A_FSUB, W_VPM, QPU_ISA_MUX_A,
+				 QPU_ISA_MUX_R1), 20, R_NOP));
+	emit(p, with_raddr(i_add(QPU_ISA_A_FSUB, W_VPM, QPU_ISA_MUX_A,
+				 QPU_ISA_MUX_R2), 21, R_NOP));
+	emit(p, i_mov_ra(W_VPM_SETUP, true, 5));	/* DMA out */
+	emit(p, i_mov_ra(W_DMA_ADDR, true, 7));
+	emit(p, i_read(R_NOP, R_WAIT));
+	emit_barrier(p);
+	emit_loop_end(p, loop);
+	emit_end(p);
+}
+
 static bool no_cache;
 
 static double cpu_now_s(void)
@@ -160,7 +401,7 @@ static double cpu_now_s(void)
 }
 
 static double rate(const char *name, void (*build)(struct prog *, uint32_t),
-		   uint32_t iterations)
+		   uint32_t iterations, unsigned int qpus)
 {
 	const struct qpu_emu_stats *st;
 	struct prog p = prog_at(CODE_BASE);
@@ -170,7 +411,7 @@ static double rate(const char *name, void (*build)(struct prog *, uint32_t),
 
 	build(&p, iterations);
 	t_words(UNIF_BASE)[0] = DATA_BASE;
-	for (k = 0; k < 64; k++)
+	for (k = 0; k < 4096; k++)
 		t_words(DATA_BASE)[k] = 0x3f800000 + k;	/* 1.0 and up */
 	for (run = 0; run < RUNS; run++) {
 		struct qpu_emu *emu = t_emu_new(0);
@@ -180,7 +421,7 @@ static double rate(const char *name, void (*build)(struct prog *, uint32_t),
 #ifndef BENCH_EMU_OLD_API	/* to time an emulator older than the cache */
 		qpu_emu_set_predecode(emu, !no_cache);
 #endif
-		for (k = 0; k < QPU_EMU_NUM_QPUS; k++)
+		for (k = 0; k < (int)qpus; k++)
 			qpu_emu_start(emu, CODE_BASE, UNIF_BASE);
 		wstart = bench_now_s();
 		start = cpu_now_s();
@@ -269,11 +510,14 @@ int main(int argc, char **argv)
 	no_cache = argc > 1 && !strcmp(argv[1], "nocache");
 	printf("qpu emulator on one core of this machine (12 QPUs, median of %d runs%s)\n",
 	       RUNS, no_cache ? ", predecoding off" : "");
-	rate("float compute (fadd + fmul each instr.)", build_compute, 20000);
+	rate("float compute (fadd + fmul each instr.)", build_compute, 20000,
+	     12);
 	rate("integer compute (add + mul24 each instr.)", build_integer,
-	     20000);
-	rate("sgemm-like (TMU load + 4 fmul/fadd)", build_sgemm, 10000);
-	rate("memory loop (TMU load + VDW store)", build_memory, 5000);
+	     20000, 12);
+	rate("sgemm-like (TMU load + 4 fmul/fadd)", build_sgemm, 10000, 12);
+	rate("memory loop (TMU load + VDW store)", build_memory, 5000, 12);
+	rate("sgemm, every fadd.setf (12 QPUs)", build_flag_sgemm, 20000, 12);
+	rate("FFT passes: DMA, VPM, TMU, barrier (8)", build_fft, 12000, 8);
 	if (!no_cache)
 		sgemm_rate();
 	printf("  goal: 30 M/s on compute-heavy code\n");

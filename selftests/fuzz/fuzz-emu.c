@@ -1,13 +1,16 @@
 // SPDX-License-Identifier: MIT
 /*
  * fuzz-emu: the emulator on any words. The input's first 4 bytes choose how
- * many QPUs run the program (1..12), the interleaving seed, where the
- * uniforms start and whether the predecode cache is on; the rest is copied
- * to the start of a 64 KiB memory region (zeroes after it) that holds the
- * code, the uniforms and every TMU and DMA address the program may use.
- * Each run gets an instruction budget; it must end in a defined status
- * without touching memory outside translate() (ASan watches), a fault must
- * name a QPU that runs the program, and reset must forget everything.
+ * many QPUs run the program (1..12), the interleaving seed and where the
+ * uniforms start; the rest is copied to the start of a 64 KiB memory
+ * region (zeroes after it) that holds the code, the uniforms and every TMU
+ * and DMA address the program may use. Each run gets an instruction
+ * budget; it must end in a defined status without touching memory outside
+ * translate() (ASan watches), a fault must name a QPU that runs the
+ * program, and reset must forget everything. Every input runs twice, with
+ * the predecode cache (and the fast paths it enables) on and off, and both
+ * runs must leave the same status, statistics, fault, registers, flags,
+ * QPU states, semaphores, VPM and memory.
  */
 #include <string.h>
 
@@ -51,18 +54,71 @@ static void check_status(enum qpu_emu_status st, unsigned int nqpus)
 	}
 }
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+/* What one run leaves, for comparing the two. */
+struct outcome {
+	enum qpu_emu_status status;
+	struct qpu_emu_stats stats;
+	struct qpu_emu_fault fault;
+	uint64_t digest;
+};
+
+static void mix(uint64_t *h, const void *p, size_t n)
+{
+	const uint8_t *b = p;
+
+	while (n--) {
+		*h ^= *b++;
+		*h *= 1099511628211ull;
+	}
+}
+
+/* FNV-1a over what the inspection calls show, and the memory. */
+static uint64_t digest(void)
+{
+	uint64_t h = 1469598103934665603ull;
+	unsigned int q, i;
+
+	for (q = 0; q < QPU_EMU_NUM_QPUS; q++) {
+		u32 r[16], pc;
+		u16 z, n, c;
+		int st;
+
+		for (i = 0; i < 32; i++) {
+			qpu_emu_get_reg(emu, q, QPU_EMU_FILE_A, i, r);
+			mix(&h, r, sizeof(r));
+			qpu_emu_get_reg(emu, q, QPU_EMU_FILE_B, i, r);
+			mix(&h, r, sizeof(r));
+		}
+		for (i = 0; i < 6; i++) {
+			qpu_emu_get_reg(emu, q, QPU_EMU_FILE_ACC, i, r);
+			mix(&h, r, sizeof(r));
+		}
+		qpu_emu_get_flags(emu, q, &z, &n, &c);
+		mix(&h, &z, sizeof(z));
+		mix(&h, &n, sizeof(n));
+		mix(&h, &c, sizeof(c));
+		st = qpu_emu_get_qpu_state(emu, q, &pc);
+		mix(&h, &st, sizeof(st));
+		mix(&h, &pc, sizeof(pc));
+	}
+	for (i = 0; i < QPU_EMU_NUM_SEMAPHORES; i++) {
+		int v = qpu_emu_get_semaphore(emu, i);
+
+		mix(&h, &v, sizeof(v));
+	}
+	mix(&h, qpu_emu_get_vpm(emu), QPU_EMU_VPM_WORDS * 4);
+	mix(&h, mem, REGION);
+	return h;
+}
+
+static void run(const uint8_t *data, size_t size, bool predecode,
+		struct outcome *o)
 {
 	unsigned int nqpus, q, i;
-	enum qpu_emu_status st;
 	u32 seed, unif;
 	char buf[256];
 	size_t need;
 
-	if (size < 4 || size - 4 > REGION)
-		return 0;
-	if (!emu)
-		LLVMFuzzerInitialize(NULL, NULL);
 	nqpus = 1 + data[0] % QPU_EMU_NUM_QPUS;
 	seed = data[1] & 0x80 ? data[1] : 0;
 	unif = BASE + 4u * ((u32)data[2] << 6 | (data[3] & 0x3f));
@@ -70,13 +126,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memcpy(mem, data + 4, size - 4);
 
 	qpu_emu_init(emu, &ops, NULL, seed);
-	qpu_emu_set_predecode(emu, !(data[3] & 0x40));
+	qpu_emu_set_predecode(emu, predecode);
 	for (q = 0; q < nqpus; q++)
 		FUZZ_CHECK(qpu_emu_start(emu, BASE, unif) == (int)q,
 			   "start of program %u", q);
 	FUZZ_CHECK(qpu_emu_start(emu, BASE + 4, unif) < 0, "misaligned start");
-	st = qpu_emu_run(emu, BUDGET);
-	check_status(st, nqpus);
+	o->status = qpu_emu_run(emu, BUDGET);
+	check_status(o->status, nqpus);
 	FUZZ_CHECK(qpu_emu_completed(emu) <= nqpus, "%u programs done",
 		   qpu_emu_completed(emu));
 	for (i = 0; i < QPU_EMU_NUM_SEMAPHORES; i++) {
@@ -87,9 +143,35 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	need = qpu_emu_describe(emu, buf, sizeof(buf));
 	FUZZ_CHECK(strlen(buf) == (need < sizeof(buf) ? need : sizeof(buf) - 1),
 		   "describe: %zu for %zu", strlen(buf), need);
-	if (st == QPU_EMU_RUNNING)	/* a second slice continues where it stopped */
-		check_status(qpu_emu_run(emu, BUDGET / 4), nqpus);
+	if (o->status == QPU_EMU_RUNNING) {	/* a second slice goes on */
+		o->status = qpu_emu_run(emu, BUDGET / 4);
+		check_status(o->status, nqpus);
+	}
+	o->stats = *qpu_emu_get_stats(emu);
+	o->fault = *qpu_emu_get_fault(emu);
+	o->digest = digest();
 	qpu_emu_reset(emu);
 	FUZZ_CHECK(qpu_emu_completed(emu) == 0, "completed after reset");
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct outcome on, off;
+
+	if (size < 4 || size - 4 > REGION)
+		return 0;
+	if (!emu)
+		LLVMFuzzerInitialize(NULL, NULL);
+	run(data, size, true, &on);
+	run(data, size, false, &off);
+	FUZZ_CHECK(on.status == off.status, "status %d, %d without predecoding",
+		   (int)on.status, (int)off.status);
+	FUZZ_CHECK(!memcmp(&on.stats, &off.stats, sizeof(on.stats)),
+		   "statistics differ without predecoding");
+	FUZZ_CHECK(on.status != QPU_EMU_FAULT ||
+		   !memcmp(&on.fault, &off.fault, sizeof(on.fault)),
+		   "fault differs without predecoding");
+	FUZZ_CHECK(on.digest == off.digest,
+		   "state differs without predecoding");
 	return 0;
 }

@@ -8,7 +8,8 @@
 #   fuzz-disasm  any words: decode/encode and disassemble/assemble must both
 #                give every word back
 #   fuzz-emu     any words run on 1..12 QPUs with an instruction budget:
-#                a defined ending, no access outside translate()
+#                a defined ending, no access outside translate(), the same
+#                state with the predecode cache (and its fast paths) off
 #
 #   make check-fuzz                  each for FUZZ_TIME seconds (40), as CI does
 #   make check-fuzz FUZZ_TIME=600    longer; FUZZ_SEED=N fixes the seed

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * test-emu-cache: the predecoded-instruction cache and the fetch window.
+ * test-emu-cache: the predecoded-instruction cache, the fetch window and
+ * the fast path the cache enables.
  * Code rewritten while it runs (by the program's own VCD DMA store, and by
  * the host between two qpu_emu_run() calls) runs as rewritten; two
  * programs whose addresses share a cache slot both run right; a window is
@@ -10,6 +11,9 @@
  * also runs with the cache off and must leave the same state.
  */
 #include "test-emu.h"
+
+#define W_R5		37
+#define W_TLB_Z		44	/* not for user programs: a fault */
 
 #define VDR(rowlen, nrows, base) \
 	(0x80000000u | ((rowlen) & 15u) << 20 | ((nrows) & 15u) << 16 | \
@@ -395,6 +399,87 @@ static void test_data_windows(void)
 	limit_tmu = ~0u;
 }
 
+/* Run the program at CODE_BASE; its status, r1, r4 and r5 lanes 0. */
+static void run_regs(bool predecode, uint32_t *out)
+{
+	struct qpu_emu *emu = t_emu_new(0);
+	uint32_t r[16];
+
+	qpu_emu_set_predecode(emu, predecode);
+	out[0] = t_run1(emu, CODE_BASE, UNIF_BASE);
+	for (unsigned int i = 0; i < 3; i++) {
+		T_EQ_U64(0, qpu_emu_get_reg(emu, 0, QPU_EMU_FILE_ACC,
+					    i ? 3 + i : 1, r));
+		out[1 + i] = r[0];
+	}
+	free(emu);
+}
+
+/*
+ * Orders the fast path (exec_alu_fast(), predecoding on) must keep, each
+ * against predecoding off and the expected values: a mul reading r5 in
+ * the instruction whose add writes it reads the old r5; an ldtmu in an
+ * instruction whose add write faults (a TLB register) does not pop; VPM
+ * reads as both ALU inputs read one vector.
+ */
+static void test_fast_path_order(void)
+{
+	static const struct {
+		uint32_t status, r1, r4, r5;
+	} want[] = {
+		{ QPU_EMU_IDLE, 14, 0, 7 },	/* r1 = old r5 * 2 */
+		{ QPU_EMU_FAULT, 0, 0, 0 },	/* r4 not popped */
+		{ QPU_EMU_IDLE, 10, 0, 0 },	/* r1 = vpm + vpm, once */
+	};
+
+	for (unsigned int t = 0; t < 3; t++) {
+		struct prog p = prog_at(CODE_BASE);
+		struct qpu_isa_instr in;
+		uint32_t on[4], off[4];
+
+		if (t == 0) {
+			emit(&p, i_ldi(W_R5, 7));
+			emit(&p, i_ldi(W_R2, 2));
+			/* add r5, r5, r5; mul24 r1, r5, r2 */
+			in = i_add(QPU_ISA_A_ADD, W_R5, QPU_ISA_MUX_R5,
+				   QPU_ISA_MUX_R5);
+			in.op_mul = QPU_ISA_M_MUL24;
+			in.cond_mul = QPU_ISA_COND_ALWAYS;
+			in.waddr_mul = W_R1;
+			in.mul_a = QPU_ISA_MUX_R5;
+			in.mul_b = QPU_ISA_MUX_R2;
+			emit(&p, in);
+			emit(&p, i_ldi(W_R5, 7));	/* r5 back */
+		} else if (t == 1) {
+			t_words(DATA_BASE)[0] = 99;
+			emit(&p, i_ldi(W_R0, DATA_BASE));
+			emit(&p, i_mov(W_TMU0_S, QPU_ISA_MUX_R0));
+			/* mov tlb_z, r0 (faults); ldtmu0 */
+			in = i_mov(W_TLB_Z, QPU_ISA_MUX_R0);
+			in.sig = QPU_ISA_SIG_LDTMU0;
+			emit(&p, in);
+		} else {
+			emit(&p, i_ldi(W_R0, 5));
+			emit(&p, i_ldi_b(W_VPM_SETUP, 0x1a00));	/* row 0 */
+			emit(&p, i_mov(W_VPM, QPU_ISA_MUX_R0));
+			emit(&p, i_ldi(W_VPM_SETUP, 0x101a00));	/* read 1 */
+			in = i_add(QPU_ISA_A_ADD, W_R1, QPU_ISA_MUX_A,
+				   QPU_ISA_MUX_B);
+			in.raddr_a = R_VPM;
+			in.raddr_b = R_VPM;
+			emit(&p, in);
+		}
+		emit_end(&p);
+		run_regs(true, on);
+		run_regs(false, off);
+		T_CHECK(!memcmp(on, off, sizeof(on)));
+		T_EQ_U64(want[t].status, on[0]);
+		T_EQ_U64(want[t].r1, on[1]);
+		T_EQ_U64(want[t].r4, on[2]);
+		T_EQ_U64(want[t].r5, on[3]);
+	}
+}
+
 int main(void)
 {
 	test_dma_rewrites_code(true);
@@ -404,5 +489,6 @@ int main(void)
 	test_aliasing();
 	test_fetch_window();
 	test_data_windows();
+	test_fast_path_order();
 	return t_done("test-emu-cache");
 }

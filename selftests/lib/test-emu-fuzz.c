@@ -15,6 +15,7 @@
 #include "test-emu.h"
 
 #define RANDOM_SEED	0xa4093822299f31d0ull
+#define RA_VARYING	35
 #define PROGRAMS	3000
 #define WORDS		48
 
@@ -77,12 +78,16 @@ static unsigned int rnd_sig(void)
  * (exec_alu_fast(), writing registers directly) when predecoding:
  * conditions always, no pack, unpack or flags (mostly), fadd and fmul
  * (mostly), and few registers, so a destination often is an input of its
- * own unit or of the other one.
+ * own unit or of the other one; now and then a VPM or wait register read,
+ * or a write to r5 or a peripheral, which the fast path does too.
  */
 static void rnd_compute(struct qpu_isa_instr *in)
 {
-	static const unsigned char ra[] = { 0, 1, 2, 3, 32, 32, 39 };
-	static const unsigned char wa[] = { 0, 1, 2, 3, 32, 33, 34, 35, 39 };
+	static const unsigned char ra[] = { 0, 1, 2, 3, 32, 32, 39, 48, 50 };
+	static const unsigned char wa[] = {
+		0, 1, 2, 3, 32, 33, 34, 35, 39, 0, 1, 2, 32, 33, 34, 35,
+		37, 38, 48, 52,		/* r5, host_int, VPM, SFU */
+	};
 
 	in->kind = rnd(4) ? QPU_ISA_KIND_ALU : QPU_ISA_KIND_ALU_SMALL_IMM;
 	in->sig = QPU_ISA_SIG_NONE;
@@ -111,6 +116,55 @@ static void rnd_compute(struct qpu_isa_instr *in)
 	in->unpack = rnd(8) ? 0 : rnd(8);
 	in->pm = !rnd(8);
 	in->pack = rnd(8) ? 0 : (in->pm ? 3 + rnd(5) : rnd(16));
+}
+
+/*
+ * The shape of flag-heavy code, for the emulator's lazy flags (computed
+ * only when read): most instructions set the flags, from the fast path's
+ * fadd and fmul or from integer ops and load immediates whose conditions
+ * let only some lanes change; conditions and branches read them; thread
+ * switches and ends come and go, and now and then a read faults, so the
+ * flags are compared after every way a program stops.
+ */
+static uint64_t rnd_flag_word(bool may_branch)
+{
+	static const unsigned char int_ops[] = {
+		QPU_ISA_A_ADD, QPU_ISA_A_SUB, QPU_ISA_A_MIN, QPU_ISA_A_MAX,
+		QPU_ISA_A_AND, QPU_ISA_A_SHL, QPU_ISA_A_FMIN, QPU_ISA_A_FMAXABS,
+	};
+	struct qpu_isa_instr in = i_nop();
+	uint64_t w;
+
+	switch (rnd(8)) {
+	case 0:
+		if (!may_branch)	/* not in a branch's delay slots */
+			return rnd_flag_word(false);
+		in = i_branch(rnd(12), false, CODE_BASE + 8 * rnd(WORDS));
+		break;
+	case 1:
+		in = i_ldi(rnd(2) ? W_R0 + rnd(4) : rnd(4), (uint32_t)t_rand(&rng));
+		in.kind = rnd(2) ? QPU_ISA_KIND_LDI : QPU_ISA_KIND_LDI_PES;
+		in.cond_add = rnd(8);
+		in.sf = rnd(4) != 0;
+		break;
+	case 2:
+		rnd_compute(&in);
+		in.op_add = int_ops[rnd(sizeof(int_ops))];
+		in.cond_add = rnd(8);
+		in.sf = true;
+		break;
+	default:
+		rnd_compute(&in);
+		in.sf = rnd(4) != 0;
+		if (in.kind == QPU_ISA_KIND_ALU && !rnd(4))
+			in.sig = rnd(16) ? QPU_ISA_SIG_THRSW : QPU_ISA_SIG_THREND;
+		if (!rnd(64))
+			in.raddr_a = RA_VARYING;	/* a fault */
+		break;
+	}
+	if (qpu_isa_encode(&in, &w))
+		return t_rand(&rng);
+	return w;
 }
 
 static uint64_t rnd_word(void)
@@ -292,8 +346,13 @@ int main(void)
 		struct outcome a, b;
 		uint32_t seed = n % 3 ? (uint32_t)t_rand(&rng) | 1 : 0;
 
-		for (unsigned int i = 0; i < WORDS; i++)
-			code[i] = rnd_word();
+		for (unsigned int i = 0, br = 0; i < WORDS; i++) {
+			/* a quarter flag-heavy */
+			code[i] = n % 4 == 3 ? rnd_flag_word(i >= br + 4) :
+				rnd_word();
+			if ((code[i] >> 60) == 15)	/* a branch */
+				br = i;
+		}
 		if (n % 2)	/* let some programs end */
 			code[WORDS - 3] = thrend;
 		run(seed, code, true, &a);
