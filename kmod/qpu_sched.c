@@ -68,6 +68,7 @@
  */
 #include <linux/device.h>
 #include <linux/hrtimer.h>
+#include <linux/module.h>
 #include <linux/jiffies.h>
 #include <linux/slab.h>
 #include <linux/string.h>
@@ -89,8 +90,18 @@
  * a Pi 1 takes 33 us), each interval twice the last, up to 1 ms: a job of
  * T ms >= 1 costs about T + 7 polls of one register read each.
  */
-#define QPU_SCHED_POLL_FIRST_NS	(10 * NSEC_PER_USEC)
 #define QPU_SCHED_POLL_MAX_NS	NSEC_PER_MSEC
+
+/*
+ * The first poll's delay, in microseconds. QEMU's raspi0 system timer
+ * misses a compare value the emulated CPU took longer than its 15 us
+ * minimum to write, which froze that guest under short timers: its boot
+ * in check-pi starts polling at 1 ms.
+ */
+static unsigned int qpu_sched_poll_first_us = 10;
+module_param_named(poll_first_us, qpu_sched_poll_first_us, uint, 0644);
+MODULE_PARM_DESC(poll_first_us,
+		 "Delay of a job's first completion poll in microseconds, 1 to 1000 (default 10)");
 
 static struct qpu_dev *qpu_sched_to_dev(struct qpu_sched *sched)
 {
@@ -133,7 +144,8 @@ static void qpu_sched_poll_start(struct qpu_sched *sched,
 				 const struct qpu_job *job)
 {
 	sched->poll_programs = job->program_count;
-	sched->poll_ns = QPU_SCHED_POLL_FIRST_NS;
+	sched->poll_ns = clamp_t(u64, READ_ONCE(qpu_sched_poll_first_us), 1, 1000) *
+			 NSEC_PER_USEC;
 	hrtimer_start(&sched->poll, ns_to_ktime(sched->poll_ns),
 		      HRTIMER_MODE_REL);
 }
