@@ -93,15 +93,14 @@
 #define QPU_SCHED_POLL_MAX_NS	NSEC_PER_MSEC
 
 /*
- * The first poll's delay, in microseconds. QEMU's raspi0 system timer
- * misses a compare value the emulated CPU took longer than its 15 us
- * minimum to write, which froze that guest under short timers: its boot
- * in check-pi starts polling at 1 ms.
+ * The first poll's delay, in microseconds; 0 turns the poll timer off.
+ * QEMU's raspi0 guest froze, its timers dead, under this timer's rearming
+ * (at 10 us and at 1 ms alike): check-pi's raspi0 boot runs with 0.
  */
 static unsigned int qpu_sched_poll_first_us = 10;
 module_param_named(poll_first_us, qpu_sched_poll_first_us, uint, 0644);
 MODULE_PARM_DESC(poll_first_us,
-		 "Delay of a job's first completion poll in microseconds, 1 to 1000 (default 10)");
+		 "Delay of a job's first completion poll in microseconds, up to 1000; 0: no poll timer (default 10)");
 
 static struct qpu_dev *qpu_sched_to_dev(struct qpu_sched *sched)
 {
@@ -144,8 +143,12 @@ static void qpu_sched_poll_start(struct qpu_sched *sched,
 				 const struct qpu_job *job)
 {
 	sched->poll_programs = job->program_count;
-	sched->poll_ns = clamp_t(u64, READ_ONCE(qpu_sched_poll_first_us), 1, 1000) *
-			 NSEC_PER_USEC;
+	unsigned int first_us = READ_ONCE(qpu_sched_poll_first_us);
+
+	/* 0: no poll timer; the work's own checks find the end. */
+	if (!first_us)
+		return;
+	sched->poll_ns = min_t(u64, first_us, 1000) * NSEC_PER_USEC;
 	hrtimer_start(&sched->poll, ns_to_ktime(sched->poll_ns),
 		      HRTIMER_MODE_REL);
 }
