@@ -333,8 +333,11 @@ static void directive_back(struct lexer *lx, unsigned int col)
 	b->active = true;
 	b->count = (unsigned int)n;
 	as->nwords -= n;
-	memcpy(b->words, as->words + as->nwords, n * sizeof(*b->words));
-	memcpy(b->locs, as->locs + as->nwords, n * sizeof(*b->locs));
+	/* before the first word the arrays are NULL: no pointer arithmetic on them */
+	if (n) {
+		memcpy(b->words, as->words + as->nwords, n * sizeof(*b->words));
+		memcpy(b->locs, as->locs + as->nwords, n * sizeof(*b->locs));
+	}
 	b->file = as->file;
 	b->lineno = as->lineno;
 	b->col = col;

@@ -672,6 +672,8 @@ static void test_back(void)
 	T_SAME("nop\nnop\nnop\n.back 3\nbrr -, target\n.endb\ntarget: thrend\n",
 	       "brr -, 0\nnop\nnop\nnop\nthrend\n");
 	T_SAME("nop\n.back 0\nthrend\n.endb\n", "nop\nthrend\n");
+	/* before any word (found by fuzz-asm: UBSan, offset on a NULL array) */
+	T_SAME(".back 0\n.endb\nnop\n", "nop\n");
 	T_ERROR("nop\n.back 2\n.endb\n",
 		"t.qasm:2:7: .back 2 goes before the start of the program");
 	T_ERROR(".back 11\n.endb\n", "t.qasm:1:7: .back count 11 out of range 0..10");

@@ -1,0 +1,2 @@
+.back 0
+.endb
