@@ -421,10 +421,10 @@ static int qpu_job_lookup_bos(struct qpu_file *qf, struct qpu_job *job,
 			ret = qpu_job_add_bo_locked(qf, job, p->unif_handle, &unif);
 		if (ret)
 			break;
-		if (p->pad || p->code_offset % 8 || p->code_offset >= code->size ||
-		    p->unif_offset % 4 || p->unif_offset >= unif->size ||
-		    p->unif_length % 4 ||
-		    p->unif_length > unif->size - p->unif_offset) {
+		if (p->pad ||
+		    !qpu_devmodel_program_fits(code->size, p->code_offset,
+					       unif->size, p->unif_offset,
+					       p->unif_length)) {
 			ret = -EINVAL;
 			break;
 		}

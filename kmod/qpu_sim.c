@@ -576,16 +576,16 @@ static void qpu_sim_job_fault(struct qpu_dev *qdev, struct qpu_job *job)
 		[QPU_EMU_ACCESS_DMA_STORE] = QPU_FAULT_DMA_STORE,
 	};
 	struct qpu_sim *sim = qdev->sim;
+	enum qpu_emu_access kind;
 	unsigned long flags;
 
 	spin_lock_irqsave(&sim->lock, flags);
 	job->fault.qpu = sim->fault.qpu;
 	job->fault.pc = sim->fault.pc;
 	job->fault.addr = sim->fault.addr;
-	if ((sim->fault.reason == QPU_EMU_FAULT_MEMORY ||
-	     sim->fault.reason == QPU_EMU_FAULT_MISALIGNED) &&
-	    sim->fault.access < ARRAY_SIZE(access))
-		job->fault.access = access[sim->fault.access];
+	if (qpu_devmodel_fault_access(&sim->fault, &kind) &&
+	    kind < ARRAY_SIZE(access))
+		job->fault.access = access[kind];
 	else
 		job->fault.access = QPU_FAULT_OTHER;
 	spin_unlock_irqrestore(&sim->lock, flags);

@@ -14,6 +14,9 @@
 #ifndef QPU_DEVMODEL_H
 #define QPU_DEVMODEL_H
 
+#include "qpu_emu.h"
+#include "qpu_types.h"
+
 #define QPU_DEVMODEL_BUS_START		0xc0000000u
 #define QPU_DEVMODEL_BUS_SIZE		(0x40000000u - QPU_DEVMODEL_BUS_GUARD)
 #define QPU_DEVMODEL_BUS_GUARD		0x10000u
@@ -21,5 +24,45 @@
 #define QPU_DEVMODEL_MAX_BO_SIZE	(64u << 20)
 #define QPU_DEVMODEL_DEFAULT_TIMEOUT_MS	2000u
 #define QPU_DEVMODEL_MAX_TIMEOUT_MS	60000u
+
+/**
+ * qpu_devmodel_program_fits() - whether a program's window is valid
+ * @code_size: bytes of the buffer holding its code
+ * @code_offset: where its first instruction is in that buffer
+ * @unif_size: bytes of the buffer holding its uniforms
+ * @unif_offset: where its uniform stream starts in that buffer
+ * @unif_length: bytes of uniforms it declares (0: not said)
+ *
+ * The rule of every device, real or simulated: code starts on an
+ * instruction inside its buffer, uniforms on a word inside theirs, and a
+ * declared length is whole words that fit. A declared length bounds
+ * nothing at run time (the stream may read on; uapi's &qpu_program).
+ */
+static inline bool qpu_devmodel_program_fits(u64 code_size, u64 code_offset,
+					     u64 unif_size, u64 unif_offset,
+					     u64 unif_length)
+{
+	return !(code_offset % 8) && code_offset < code_size &&
+	       !(unif_offset % 4) && unif_offset < unif_size &&
+	       !(unif_length % 4) && unif_length <= unif_size - unif_offset;
+}
+
+/**
+ * qpu_devmodel_fault_access() - what kind of access a fault reports
+ * @f: the emulator's fault
+ *
+ * Return: true with *@access set when the fault was a memory access
+ * refused or misaligned; false when the program did what the V3D cannot
+ * (an invalid instruction, a VPM access outside it): reported as "other".
+ */
+static inline bool qpu_devmodel_fault_access(const struct qpu_emu_fault *f,
+					     enum qpu_emu_access *access)
+{
+	if (f->reason != QPU_EMU_FAULT_MEMORY &&
+	    f->reason != QPU_EMU_FAULT_MISALIGNED)
+		return false;
+	*access = f->access;
+	return true;
+}
 
 #endif /* QPU_DEVMODEL_H */
