@@ -6,9 +6,11 @@
  * Buffers are page-aligned heap memory placed in a 32-bit bus space from
  * 0xc0000000, each followed by a 64 KiB gap, as in qpu.ko's simulated V3D;
  * every access of a program is checked against its job's buffers (uniform
- * reads too: a program may point its stream anywhere in them). A job runs
- * to its end inside qpu_submit(), so an out-fence is an eventfd that is
- * already readable. Time is the job's progress, as on qpu.ko's simulated
+ * reads too: a program may point its stream anywhere in them). Jobs run in
+ * submission order, each once its in-fence has signalled; qpu_submit()
+ * never waits for a fence: a job that can start at once runs inside it,
+ * the others on a worker thread (struct emudev). An out-fence is an
+ * eventfd that becomes readable when its job ends. Time is the job's progress, as on qpu.ko's simulated
  * V3D: a job times out when a program needs more than its timeout's worth
  * of instructions (QPU_EMU_INSTRUCTIONS_PER_MS per millisecond), however
  * long the host takes; QPU_JOB_TIMEOUT_NONE sets no bound. A job whose live
@@ -24,7 +26,9 @@
  */
 
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,20 +50,62 @@
 #define EMU_JOBS_KEPT		1024
 #define EMU_SLICE		(1u << 20)
 
+/*
+ * A buffer's memory and bus range. It outlives its qpu_bo while a job
+ * that has not ended holds it, as qpu.ko's jobs hold their BOs: its bus
+ * range stays taken and its memory stays the job's until then.
+ */
+struct emu_mem {
+	uint32_t bus_addr;
+	size_t size;
+	void *map;
+	unsigned int refs;	/* its qpu_bo's, and one per job holding it */
+};
+
+/* A job from qpu_submit() to its end: what it may touch, where it starts. */
+struct emu_job {
+	struct emu_job *next;		/* in the queue */
+	uint64_t seqno;
+	unsigned int timeout_ms;
+	unsigned int program_count;
+	uint32_t code_addr[QPU_JOB_MAX_QPUS];
+	uint32_t unif_addr[QPU_JOB_MAX_QPUS];
+	struct emu_mem **mems;		/* sorted by bus address, each once */
+	unsigned int mem_count;
+	int in_fence;			/* a dup of the caller's, or -1 */
+	int out_fence;			/* a dup of the caller's, or -1 */
+};
+
 struct emu_result {
 	uint64_t seqno;
 	struct qpu_job_result result;
 };
 
+/*
+ * A job runs at once inside qpu_submit() when nothing is queued before it
+ * and its in-fence (if any) has signalled; else it is queued and the
+ * worker thread, started on first need, runs the queue in order, each job
+ * once its in-fence signals, as qpu.ko runs a file's jobs. @lock guards
+ * everything below it: the buffer list, the queue and the results; the
+ * emulator belongs to whoever set @busy.
+ */
 struct emudev {
 	struct qpu_emu *emu;
-	struct qpu_bo **bos;		/* live buffers, sorted by bus address */
-	size_t bo_count, bo_cap;
-	uint64_t next_seqno;
-	struct emu_result results[EMU_JOBS_KEPT];
-	/* The running job, for translate(). */
-	const struct qpu_job_desc *job;
 	bool strict_vpm;		/* option "strict-vpm" */
+	pthread_mutex_t lock;
+	pthread_cond_t done;		/* a job ended, or @busy fell */
+	pthread_cond_t queued;		/* the queue grew, or @closing */
+	struct emu_mem **mems;		/* live buffers, sorted by bus address */
+	size_t mem_count, mem_cap;
+	uint64_t next_seqno;
+	uint64_t ended_seqno;		/* jobs end in order: the last one */
+	struct emu_result results[EMU_JOBS_KEPT];
+	struct emu_job *queue, **queue_tail;
+	bool busy;			/* a job is running on @emu */
+	bool closing;
+	bool worker_started;
+	pthread_t worker;
+	int wake;			/* eventfd: wakes the worker's fence wait */
 };
 
 static struct emudev *emudev_of(const struct qpu_dev *dev)
@@ -119,96 +165,132 @@ static int emudev_place(struct emudev *ed, size_t size, uint32_t *addr,
 	uint64_t next = EMU_BUS_START;
 	size_t i;
 
-	for (i = 0; i <= ed->bo_count; i++) {
-		uint64_t end = i < ed->bo_count ? ed->bos[i]->bus_addr : EMU_BUS_END;
+	for (i = 0; i <= ed->mem_count; i++) {
+		uint64_t end = i < ed->mem_count ? ed->mems[i]->bus_addr : EMU_BUS_END;
 
 		if (end >= next && end - next >= size + EMU_BUS_GUARD) {
 			*addr = next;
 			*index = i;
 			return 0;
 		}
-		if (i < ed->bo_count)
-			next = (uint64_t)ed->bos[i]->bus_addr + ed->bos[i]->size +
+		if (i < ed->mem_count)
+			next = (uint64_t)ed->mems[i]->bus_addr + ed->mems[i]->size +
 			       EMU_BUS_GUARD;
 	}
 	return -ENOSPC;
 }
 
+/* Called with ed->lock held. */
+static int emudev_mem_add(struct emudev *ed, struct emu_mem *mem)
+{
+	size_t index;
+	int ret;
+
+	ret = emudev_place(ed, mem->size, &mem->bus_addr, &index);
+	if (ret)
+		return ret;
+	if (ed->mem_count == ed->mem_cap) {
+		size_t cap = ed->mem_cap ? 2 * ed->mem_cap : 16;
+		struct emu_mem **mems = realloc(ed->mems, cap * sizeof(*mems));
+
+		if (!mems)
+			return -ENOMEM;
+		ed->mems = mems;
+		ed->mem_cap = cap;
+	}
+	memmove(&ed->mems[index + 1], &ed->mems[index],
+		(ed->mem_count - index) * sizeof(*ed->mems));
+	ed->mems[index] = mem;
+	ed->mem_count++;
+	return 0;
+}
+
+/* Drops a reference; the last one frees the range. Called with ed->lock held. */
+static void emudev_mem_put(struct emudev *ed, struct emu_mem *mem)
+{
+	size_t i;
+
+	if (--mem->refs)
+		return;
+	for (i = 0; i < ed->mem_count; i++) {
+		if (ed->mems[i] == mem) {
+			memmove(&ed->mems[i], &ed->mems[i + 1],
+				(ed->mem_count - i - 1) * sizeof(*ed->mems));
+			ed->mem_count--;
+			break;
+		}
+	}
+	free(mem->map);
+	free(mem);
+}
+
 static int emudev_bo_alloc(struct qpu_dev *dev, struct qpu_bo *bo)
 {
 	struct emudev *ed = emudev_of(dev);
-	size_t index;
-	uint32_t addr;
+	struct emu_mem *mem;
 	int ret;
 
 	if (bo->size > EMU_MAX_BO_SIZE)
 		return -EINVAL;
-	bo->size = (bo->size + EMU_PAGE - 1) & ~(size_t)(EMU_PAGE - 1);
-	ret = emudev_place(ed, bo->size, &addr, &index);
-	if (ret)
-		return ret;
-	if (ed->bo_count == ed->bo_cap) {
-		size_t cap = ed->bo_cap ? 2 * ed->bo_cap : 16;
-		struct qpu_bo **bos = realloc(ed->bos, cap * sizeof(*bos));
-
-		if (!bos)
-			return -ENOMEM;
-		ed->bos = bos;
-		ed->bo_cap = cap;
-	}
-	bo->map = aligned_alloc(EMU_PAGE, bo->size);
-	if (!bo->map)
+	mem = calloc(1, sizeof(*mem));
+	if (!mem)
 		return -ENOMEM;
-	memset(bo->map, 0, bo->size);
-	bo->bus_addr = addr;
-	memmove(&ed->bos[index + 1], &ed->bos[index],
-		(ed->bo_count - index) * sizeof(*ed->bos));
-	ed->bos[index] = bo;
-	ed->bo_count++;
+	mem->size = (bo->size + EMU_PAGE - 1) & ~(size_t)(EMU_PAGE - 1);
+	mem->refs = 1;
+	mem->map = aligned_alloc(EMU_PAGE, mem->size);
+	if (!mem->map) {
+		free(mem);
+		return -ENOMEM;
+	}
+	memset(mem->map, 0, mem->size);
+	pthread_mutex_lock(&ed->lock);
+	ret = emudev_mem_add(ed, mem);
+	pthread_mutex_unlock(&ed->lock);
+	if (ret) {
+		free(mem->map);
+		free(mem);
+		return ret;
+	}
+	bo->size = mem->size;
+	bo->map = mem->map;
+	bo->bus_addr = mem->bus_addr;
+	bo->priv = mem;
 	return 0;
 }
 
 static void emudev_bo_free(struct qpu_dev *dev, struct qpu_bo *bo)
 {
 	struct emudev *ed = emudev_of(dev);
-	size_t i;
 
-	for (i = 0; i < ed->bo_count; i++) {
-		if (ed->bos[i] == bo) {
-			memmove(&ed->bos[i], &ed->bos[i + 1],
-				(ed->bo_count - i - 1) * sizeof(*ed->bos));
-			ed->bo_count--;
-			break;
-		}
-	}
-	free(bo->map);
-}
-
-static bool emudev_in_bo(const struct qpu_bo *bo, uint32_t addr, uint32_t len)
-{
-	return addr >= bo->bus_addr && len <= bo->size &&
-	       addr - bo->bus_addr <= bo->size - len;
+	pthread_mutex_lock(&ed->lock);
+	emudev_mem_put(ed, bo->priv);
+	pthread_mutex_unlock(&ed->lock);
 }
 
 /* Every access of a program: inside one of its job's buffers. */
 static void *emudev_translate(void *ctx, uint32_t addr, uint32_t len,
 			      enum qpu_emu_access access)
 {
-	const struct qpu_job_desc *job = ctx;
-	const struct qpu_bo *bo = NULL;
-	unsigned int i;
+	const struct emu_job *job = ctx;
+	unsigned int lo = 0, hi = job->mem_count;
+	const struct emu_mem *mem;
 
 	(void)access;		/* every kind may reach every buffer of the job */
-	for (i = 0; i < job->program_count && !bo; i++) {
-		if (emudev_in_bo(job->programs[i].code, addr, len))
-			bo = job->programs[i].code;
-		else if (emudev_in_bo(job->programs[i].uniforms, addr, len))
-			bo = job->programs[i].uniforms;
+	while (hi - lo > 1) {	/* the last buffer starting at or before @addr */
+		unsigned int mid = lo + (hi - lo) / 2;
+
+		if (job->mems[mid]->bus_addr <= addr)
+			lo = mid;
+		else
+			hi = mid;
 	}
-	for (i = 0; i < job->bo_count && !bo; i++)
-		if (emudev_in_bo(job->bos[i], addr, len))
-			bo = job->bos[i];
-	return bo ? (char *)bo->map + (addr - bo->bus_addr) : NULL;
+	if (!job->mem_count)
+		return NULL;
+	mem = job->mems[lo];
+	if (addr < mem->bus_addr || len > mem->size ||
+	    addr - mem->bus_addr > mem->size - len)
+		return NULL;
+	return (char *)mem->map + (addr - mem->bus_addr);
 }
 
 static const struct qpu_emu_ops emudev_emu_ops = {
@@ -217,9 +299,10 @@ static const struct qpu_emu_ops emudev_emu_ops = {
 
 static enum qpu_access emudev_fault_access(const struct qpu_emu_fault *f)
 {
-	if (f->reason == QPU_EMU_FAULT_MEMORY ||
-	    f->reason == QPU_EMU_FAULT_MISALIGNED)
-		return qpu_access_from_emu(f->access);
+	enum qpu_emu_access access;
+
+	if (qpu_devmodel_fault_access(f, &access))
+		return qpu_access_from_emu(access);
 	return QPU_ACCESS_OTHER;
 }
 
@@ -285,8 +368,8 @@ static void emudev_count(struct emudev *ed, uint64_t cpu0,
 	c->vpm_wrapped = stats->vpm_wrapped;
 }
 
-/* Runs @job to its end on a freshly reset emulator. */
-static void emudev_run(struct emudev *ed, const struct qpu_job_desc *job,
+/* Runs @job to its end on a freshly reset emulator; the caller set ed->busy. */
+static void emudev_run(struct emudev *ed, const struct emu_job *job,
 		       struct qpu_job_result *result)
 {
 	enum qpu_emu_status status = QPU_EMU_IDLE;
@@ -298,13 +381,10 @@ static void emudev_run(struct emudev *ed, const struct qpu_job_desc *job,
 	qpu_emu_set_limit(ed->emu, emudev_limit(job->timeout_ms));
 	memset(result, 0, sizeof(*result));
 	for (i = 0; i < job->program_count; i++) {
-		const struct qpu_program_ref *p = &job->programs[i];
-
-		if (qpu_emu_start(ed->emu, p->code->bus_addr + p->code_offset,
-				  p->uniforms->bus_addr + p->uniforms_offset) < 0) {
+		if (qpu_emu_start(ed->emu, job->code_addr[i], job->unif_addr[i]) < 0) {
 			result->status = QPU_STATUS_FAULT;
 			result->fault_qpu = i;
-			result->fault_pc = p->code->bus_addr + p->code_offset;
+			result->fault_pc = job->code_addr[i];
 			result->fault_addr = result->fault_pc;
 			result->fault_access = QPU_ACCESS_FETCH;
 			emudev_count(ed, cpu0, result);
@@ -340,35 +420,175 @@ static void emudev_run(struct emudev *ed, const struct qpu_job_desc *job,
 	emudev_count(ed, cpu0, result);
 }
 
-static bool emudev_owns(const struct emudev *ed, const struct qpu_bo *bo)
+static int emudev_mem_cmp(const void *a, const void *b)
 {
-	size_t i;
+	const struct emu_mem *x = *(struct emu_mem *const *)a;
+	const struct emu_mem *y = *(struct emu_mem *const *)b;
 
-	for (i = 0; i < ed->bo_count; i++)
-		if (ed->bos[i] == bo)
-			return true;
-	return false;
+	return (x->bus_addr > y->bus_addr) - (x->bus_addr < y->bus_addr);
 }
 
-static int emudev_check(const struct emudev *ed, const struct qpu_job_desc *job)
+static void emudev_job_free(struct emudev *ed, struct emu_job *job)
 {
 	unsigned int i;
 
-	for (i = 0; i < job->program_count; i++) {
-		const struct qpu_program_ref *p = &job->programs[i];
+	for (i = 0; i < job->mem_count; i++)
+		emudev_mem_put(ed, job->mems[i]);
+	if (job->in_fence >= 0)
+		close(job->in_fence);
+	if (job->out_fence >= 0)
+		close(job->out_fence);
+	free(job->mems);
+	free(job);
+}
 
-		if (!emudev_owns(ed, p->code) || !emudev_owns(ed, p->uniforms))
-			return -EINVAL;
-		if (p->code_offset % 8 || p->code_offset >= p->code->size ||
-		    p->uniforms_offset % 4 ||
-		    p->uniforms_offset >= p->uniforms->size ||
-		    p->uniforms_length % 4 ||
-		    p->uniforms_length > p->uniforms->size - p->uniforms_offset)
-			return -EINVAL;
+/*
+ * The job @desc describes, holding its buffers (job.c checked that they
+ * are this device's), with windows checked as qpu.ko checks them. Called
+ * with ed->lock held.
+ */
+static int emudev_job_new(struct emudev *ed, const struct qpu_job_desc *desc,
+			  struct emu_job **out)
+{
+	unsigned int i, n = 0, max = 2 * desc->program_count + desc->bo_count;
+	struct emu_job *job = calloc(1, sizeof(*job));
+
+	if (!job)
+		return -ENOMEM;
+	job->in_fence = -1;
+	job->out_fence = -1;
+	job->mems = calloc(max, sizeof(*job->mems));
+	if (!job->mems) {
+		free(job);
+		return -ENOMEM;
 	}
-	for (i = 0; i < job->bo_count; i++)
-		if (!emudev_owns(ed, job->bos[i]))
-			return -EINVAL;
+	for (i = 0; i < desc->program_count; i++) {
+		const struct qpu_program_ref *p = &desc->programs[i];
+
+		if (!qpu_devmodel_program_fits(p->code->size, p->code_offset,
+					       p->uniforms->size, p->uniforms_offset,
+					       p->uniforms_length))
+			goto invalid;
+		job->code_addr[i] = p->code->bus_addr + p->code_offset;
+		job->unif_addr[i] = p->uniforms->bus_addr + p->uniforms_offset;
+		job->mems[n++] = p->code->priv;
+		job->mems[n++] = p->uniforms->priv;
+	}
+	for (i = 0; i < desc->bo_count; i++)
+		job->mems[n++] = desc->bos[i]->priv;
+	qsort(job->mems, n, sizeof(*job->mems), emudev_mem_cmp);
+	for (i = 0; i < n; i++) {
+		if (job->mem_count && job->mems[job->mem_count - 1] == job->mems[i])
+			continue;
+		job->mems[job->mem_count++] = job->mems[i];
+		job->mems[i]->refs++;
+	}
+	job->program_count = desc->program_count;
+	job->timeout_ms = desc->timeout_ms;
+	*out = job;
+	return 0;
+
+invalid:
+	free(job->mems);
+	free(job);
+	return -EINVAL;
+}
+
+/* Whether @fd (an eventfd or sync_file) is readable now. */
+static bool emudev_fence_signalled(int fd)
+{
+	struct pollfd pfd = { .fd = fd, .events = POLLIN };
+
+	return poll(&pfd, 1, 0) == 1 && (pfd.revents & POLLIN);
+}
+
+/*
+ * @job ended with @result: keep the result, signal its out-fence, let its
+ * buffers go. Called with ed->lock held.
+ */
+static void emudev_job_end(struct emudev *ed, struct emu_job *job,
+			   const struct qpu_job_result *result)
+{
+	struct emu_result *slot = &ed->results[job->seqno % EMU_JOBS_KEPT];
+	uint64_t one = 1;
+
+	slot->seqno = job->seqno;
+	slot->result = *result;
+	ed->ended_seqno = job->seqno;
+	if (job->out_fence >= 0 &&
+	    write(job->out_fence, &one, sizeof(one)) != sizeof(one))
+		abort();	/* an eventfd of ours at 0 takes a 1 */
+	emudev_job_free(ed, job);
+	pthread_cond_broadcast(&ed->done);
+}
+
+/* Waits until @fd signals or the device closes; false: it closes. */
+static bool emudev_worker_wait_fence(struct emudev *ed, int fd)
+{
+	struct pollfd pfd[2] = {
+		{ .fd = fd, .events = POLLIN },
+		{ .fd = ed->wake, .events = POLLIN },
+	};
+
+	if (fd < 0)
+		return true;
+	for (;;) {
+		if (poll(pfd, 2, -1) < 0)
+			continue;	/* EINTR */
+		if (pfd[1].revents)
+			return false;
+		if (pfd[0].revents)
+			return true;
+	}
+}
+
+/* Runs the queue in order: each job once its in-fence has signalled. */
+static void *emudev_worker(void *arg)
+{
+	struct emudev *ed = arg;
+	struct qpu_job_result result;
+	struct emu_job *job;
+
+	pthread_mutex_lock(&ed->lock);
+	for (;;) {
+		while (!ed->queue && !ed->closing)
+			pthread_cond_wait(&ed->queued, &ed->lock);
+		if (ed->closing)
+			break;
+		job = ed->queue;
+		pthread_mutex_unlock(&ed->lock);
+		if (!emudev_worker_wait_fence(ed, job->in_fence)) {
+			pthread_mutex_lock(&ed->lock);
+			break;
+		}
+		pthread_mutex_lock(&ed->lock);
+		while (ed->busy)	/* a job submitted before it runs inline */
+			pthread_cond_wait(&ed->done, &ed->lock);
+		ed->busy = true;
+		pthread_mutex_unlock(&ed->lock);
+		emudev_run(ed, job, &result);
+		pthread_mutex_lock(&ed->lock);
+		ed->busy = false;
+		ed->queue = job->next;
+		if (!ed->queue)
+			ed->queue_tail = &ed->queue;
+		emudev_job_end(ed, job, &result);
+	}
+	pthread_mutex_unlock(&ed->lock);
+	return NULL;
+}
+
+/* Hands @job to the worker, starting it on first need. Called with ed->lock held. */
+static int emudev_enqueue(struct emudev *ed, struct emu_job *job)
+{
+	if (!ed->worker_started) {
+		if (pthread_create(&ed->worker, NULL, emudev_worker, ed))
+			return -EAGAIN;
+		ed->worker_started = true;
+	}
+	*ed->queue_tail = job;
+	ed->queue_tail = &job->next;
+	pthread_cond_signal(&ed->queued);
 	return 0;
 }
 
@@ -376,29 +596,81 @@ static int emudev_submit(struct qpu_dev *dev, const struct qpu_job_desc *desc,
 			 uint64_t *seqno)
 {
 	struct emudev *ed = emudev_of(dev);
-	struct pollfd pfd = { .fd = desc->in_fence_fd, .events = POLLIN };
-	struct emu_result *slot;
+	struct qpu_job_result result;
+	struct emu_job *job;
 	int ret, fence = -1;
 
-	ret = emudev_check(ed, desc);
+	pthread_mutex_lock(&ed->lock);
+	ret = emudev_job_new(ed, desc, &job);
+	pthread_mutex_unlock(&ed->lock);
 	if (ret)
 		return ret;
-	if (desc->in_fence_fd >= 0 &&
-	    (poll(&pfd, 1, -1) != 1 || (pfd.revents & POLLNVAL)))
-		return -EINVAL;
+	/* Taken now, as qpu.ko takes its sync_file: the caller may close it. */
+	if (desc->in_fence_fd >= 0) {
+		job->in_fence = fcntl(desc->in_fence_fd, F_DUPFD_CLOEXEC, 0);
+		if (job->in_fence < 0) {
+			ret = errno == EBADF ? -EINVAL : -errno;
+			goto out_free;
+		}
+	}
 	if (desc->out_fence_fd) {
-		fence = eventfd(1, EFD_CLOEXEC);
-		if (fence < 0)
-			return -errno;
+		fence = eventfd(0, EFD_CLOEXEC);
+		if (fence < 0) {
+			ret = -errno;
+			goto out_free;
+		}
+		job->out_fence = fcntl(fence, F_DUPFD_CLOEXEC, 0);
+		if (job->out_fence < 0) {
+			ret = -errno;
+			close(fence);
+			goto out_free;
+		}
 	}
 
-	slot = &ed->results[ed->next_seqno % EMU_JOBS_KEPT];
-	slot->seqno = ed->next_seqno;
-	emudev_run(ed, desc, &slot->result);
+	pthread_mutex_lock(&ed->lock);
+	job->seqno = ed->next_seqno;
+	if (!ed->queue && !ed->busy &&
+	    (job->in_fence < 0 || emudev_fence_signalled(job->in_fence))) {
+		ed->busy = true;
+		pthread_mutex_unlock(&ed->lock);
+		emudev_run(ed, job, &result);
+		pthread_mutex_lock(&ed->lock);
+		ed->busy = false;
+		emudev_job_end(ed, job, &result);
+	} else {
+		ret = emudev_enqueue(ed, job);
+		if (ret) {
+			pthread_mutex_unlock(&ed->lock);
+			close(fence);
+			goto out_free;
+		}
+	}
 	*seqno = ed->next_seqno++;
+	pthread_mutex_unlock(&ed->lock);
 	if (desc->out_fence_fd)
 		*desc->out_fence_fd = fence;
 	return 0;
+
+out_free:
+	pthread_mutex_lock(&ed->lock);
+	emudev_job_free(ed, job);
+	pthread_mutex_unlock(&ed->lock);
+	return ret;
+}
+
+/* The absolute CLOCK_MONOTONIC time @ms from now. */
+static struct timespec emudev_deadline(int ms)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	ts.tv_sec += ms / 1000;
+	ts.tv_nsec += (long)(ms % 1000) * 1000000;
+	if (ts.tv_nsec >= 1000000000) {
+		ts.tv_sec++;
+		ts.tv_nsec -= 1000000000;
+	}
+	return ts;
 }
 
 static int emudev_wait(struct qpu_dev *dev, uint64_t seqno, int timeout_ms,
@@ -406,22 +678,73 @@ static int emudev_wait(struct qpu_dev *dev, uint64_t seqno, int timeout_ms,
 {
 	struct emudev *ed = emudev_of(dev);
 	const struct emu_result *slot = &ed->results[seqno % EMU_JOBS_KEPT];
+	struct timespec deadline = emudev_deadline(timeout_ms > 0 ? timeout_ms : 0);
+	int ret = 0;
 
-	/* Jobs end inside qpu_submit(): there is never anything to wait for. */
-	if (!seqno || slot->seqno != seqno)
-		return -ENOENT;
-	*result = slot->result;
-	return 0;
+	pthread_mutex_lock(&ed->lock);
+	if (!seqno || seqno >= ed->next_seqno) {
+		ret = -ENOENT;
+		goto out;
+	}
+	while (ed->ended_seqno < seqno && !ret) {
+		if (!timeout_ms)
+			ret = -ETIME;
+		else if (timeout_ms < 0)
+			pthread_cond_wait(&ed->done, &ed->lock);
+		else if (pthread_cond_timedwait(&ed->done, &ed->lock, &deadline) == ETIMEDOUT)
+			ret = ed->ended_seqno < seqno ? -ETIME : 0;
+	}
+	if (!ret && slot->seqno != seqno)
+		ret = -ENOENT;		/* ended, and forgotten since */
+	if (!ret)
+		*result = slot->result;
+out:
+	pthread_mutex_unlock(&ed->lock);
+	return ret;
 }
 
+/*
+ * Stops the worker; jobs still queued end as canceled (their out-fences
+ * signal, as qpu.ko's do at close). Buffers not freed yet go with the
+ * device.
+ */
 static void emudev_close(struct qpu_dev *dev)
 {
 	struct emudev *ed = emudev_of(dev);
+	struct qpu_job_result canceled = { .status = QPU_STATUS_CANCELED };
+	uint64_t one = 1;
+	size_t i;
 
 	if (!ed)
 		return;
+	pthread_mutex_lock(&ed->lock);
+	ed->closing = true;
+	pthread_cond_signal(&ed->queued);
+	pthread_mutex_unlock(&ed->lock);
+	if (ed->worker_started) {
+		if (write(ed->wake, &one, sizeof(one)) != sizeof(one))
+			abort();
+		pthread_join(ed->worker, NULL);
+	}
+	pthread_mutex_lock(&ed->lock);
+	while (ed->queue) {
+		struct emu_job *job = ed->queue;
+
+		ed->queue = job->next;
+		emudev_job_end(ed, job, &canceled);
+	}
+	pthread_mutex_unlock(&ed->lock);
+	for (i = 0; i < ed->mem_count; i++) {
+		free(ed->mems[i]->map);
+		free(ed->mems[i]);
+	}
+	if (ed->wake >= 0)
+		close(ed->wake);
+	pthread_cond_destroy(&ed->done);
+	pthread_cond_destroy(&ed->queued);
+	pthread_mutex_destroy(&ed->lock);
 	free(ed->emu);
-	free(ed->bos);
+	free(ed->mems);
 	free(ed);
 }
 
@@ -458,16 +781,28 @@ static int emudev_parse(struct emudev *ed, const char *options)
 int qpu_emudev_open(struct qpu_dev *dev, const char *options)
 {
 	struct emudev *ed = calloc(1, sizeof(*ed));
+	pthread_condattr_t attr;
 	int ret;
 
 	dev->ops = &emudev_ops;
 	if (!ed)
 		return -ENOMEM;
-	dev->priv = ed;
+	ed->wake = -1;
 	ed->next_seqno = 1;
+	ed->queue_tail = &ed->queue;
+	pthread_mutex_init(&ed->lock, NULL);
+	pthread_condattr_init(&attr);
+	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+	pthread_cond_init(&ed->done, &attr);
+	pthread_cond_init(&ed->queued, NULL);
+	pthread_condattr_destroy(&attr);
+	dev->priv = ed;
 	ret = emudev_parse(ed, options);
 	if (ret)
 		return ret;
+	ed->wake = eventfd(0, EFD_CLOEXEC);
+	if (ed->wake < 0)
+		return -errno;
 	ed->emu = aligned_alloc(8, (qpu_emu_size() + 7) & ~(size_t)7);
 	if (!ed->emu)
 		return -ENOMEM;

@@ -52,6 +52,7 @@ struct qpu_bo {
 	uint32_t bus_addr;
 	uint32_t handle;	/* kdev.c: the kernel's handle */
 	uint64_t mmap_offset;	/* kdev.c: where it is mapped from */
+	void *priv;		/* emudev.c: its struct emu_mem */
 };
 
 /* kdev.c */

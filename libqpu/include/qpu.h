@@ -61,6 +61,11 @@ QPU_API struct qpu_dev *qpu_dev_open(const char *path);
 /**
  * qpu_dev_close() - close a device
  * @dev: the device, or NULL
+ *
+ * Jobs that have not started end as QPU_STATUS_CANCELED, their fences
+ * signalled; a running one runs to its end first. Free the device's
+ * buffers before: one left goes with the device (qpu_bo_free() may no
+ * longer be called on it; on the emulator its memory is gone).
  */
 QPU_API void qpu_dev_close(struct qpu_dev *dev);
 
@@ -305,7 +310,8 @@ QPU_API int qpu_submit(struct qpu_dev *dev, const struct qpu_job_desc *desc,
  *	(a device opened as "emu:strict-vpm" faults on them instead)
  *
  * Only the in-process emulator counts these: it runs every job on a fresh
- * emulator in the submitting thread, so the counts and the CPU time are
+ * emulator, in the submitting thread or (a job that waited for its
+ * in-fence) the device's worker thread, so the counts and the CPU time are
  * the job's alone. A kernel driver (simulated or real V3D) leaves
  * QPU_JOB_RESULT_COUNTERS clear. A job that stopped early has the counts
  * up to where it stopped.

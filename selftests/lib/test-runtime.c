@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <unistd.h>
 
 #include <linux/qpu.h>
@@ -537,6 +538,100 @@ static void test_device_model(struct qpu_dev *dev)
 	qpu_bo_free(bo);
 }
 
+/* A one-program job of qpu_prog_end gated by @in_fence; its fence in *@out. */
+static int submit_end(struct qpu_dev *dev, struct qpu_bo *code, struct qpu_bo *unif,
+		      int in_fence, int *out, uint64_t *seqno)
+{
+	struct qpu_program_ref prog = { .code = code, .uniforms = unif };
+	struct qpu_job_desc job = {
+		.programs = &prog, .program_count = 1,
+		.in_fence_fd = in_fence, .out_fence_fd = out,
+	};
+
+	return qpu_submit(dev, &job, seqno);
+}
+
+static bool fence_readable(int fd)
+{
+	struct pollfd pfd = { .fd = fd, .events = POLLIN };
+
+	return poll(&pfd, 1, 0) == 1;
+}
+
+static struct qpu_bo *end_program(struct qpu_dev *dev)
+{
+	struct qpu_bo *code = t_bo_or_die(dev, 4096);
+
+	memcpy(qpu_bo_get_map(code), qpu_prog_end, sizeof(qpu_prog_end));
+	return code;
+}
+
+/*
+ * qpu_submit() never waits for an in-fence: a gated job is queued, the
+ * jobs after it wait behind it (a file's jobs run in order, as in qpu.ko),
+ * its buffers stay its own when the caller frees them, and closing the
+ * device ends what is queued with its fences signalled. The emulator's
+ * fences are eventfds, so a test-made eventfd is the gate here; qpu.ko's
+ * in-fences are sync_files, and its kselftests (qpu_job_test.c:
+ * in_fence_chains_jobs, close_cancels_queued_jobs) prove the same there.
+ */
+static void test_fence_queue(struct qpu_dev *dev)
+{
+	struct qpu_bo *code = end_program(dev), *unif = t_bo_or_die(dev, 4096);
+	struct qpu_bo *code2 = end_program(dev), *other;
+	int gate = eventfd(0, EFD_CLOEXEC), fa = -1, fb = -1, bad;
+	uint32_t freed_addr = qpu_bo_get_bus_addr(code2);
+	struct qpu_job_result r;
+	struct qpu_dev *dev2;
+	uint64_t a, b, one = 1;
+
+	T_CHECK(gate >= 0);
+	T_EQ_U64(0, submit_end(dev, code2, unif, gate, &fa, &a));
+	T_EQ_U64(0, submit_end(dev, code, unif, -1, &fb, &b));
+	T_EQ_U64(-ETIME, qpu_wait(dev, a, 0, &r));
+	T_EQ_U64(-ETIME, qpu_wait(dev, a, 50, &r));
+	T_EQ_U64(-ETIME, qpu_wait(dev, b, 0, &r));
+	T_CHECK(!fence_readable(fa) && !fence_readable(fb));
+	/* Freed while queued: the job keeps it, its bus range stays taken. */
+	qpu_bo_free(code2);
+	other = t_bo_or_die(dev, 4096);
+	T_CHECK(qpu_bo_get_bus_addr(other) != freed_addr);
+	T_CHECK(write(gate, &one, sizeof(one)) == sizeof(one));
+	T_EQ_U64(0, qpu_wait(dev, b, 10000, &r));
+	T_EQ_U64(QPU_STATUS_DONE, r.status);
+	T_EQ_U64(0, qpu_wait(dev, a, 0, &r));
+	T_EQ_U64(QPU_STATUS_DONE, r.status);
+	T_CHECK(fence_readable(fa) && fence_readable(fb));
+	close(fa);
+	close(fb);
+	qpu_bo_free(other);
+
+	/* An in-fence that is no open file is refused. */
+	bad = dup(gate);
+	close(bad);
+	T_EQ_U64(-EINVAL, submit_end(dev, code, unif, bad, NULL, &a));
+
+	/* Closing the device ends its queued jobs; their fences signal. */
+	dev2 = qpu_dev_open("emu");
+	T_CHECK(dev2 != NULL);
+	if (dev2) {
+		struct qpu_bo *c2 = end_program(dev2), *u2 = t_bo_or_die(dev2, 4096);
+		int never = eventfd(0, EFD_CLOEXEC);
+
+		T_EQ_U64(0, submit_end(dev2, c2, u2, never, &fa, &a));
+		T_CHECK(!fence_readable(fa));
+		qpu_bo_free(c2);
+		qpu_bo_free(u2);
+		qpu_dev_close(dev2);
+		T_CHECK(fence_readable(fa));
+		close(fa);
+		close(never);
+	}
+	close(gate);
+	qpu_bo_free(code);
+	qpu_bo_free(unif);
+}
+
 int main(int argc, char **argv)
 {
 	const char *path = argc > 1 ? argv[1] : "emu";
@@ -558,6 +653,8 @@ int main(int argc, char **argv)
 	test_timeout(dev);
 	test_deadlock(dev);
 	test_bad_jobs(dev);
+	if (emulated)
+		test_fence_queue(dev);
 	qpu_dev_close(dev);
 
 	errno = 0;
