@@ -1404,6 +1404,7 @@ static void exec_ldi(struct qpu_emu_exec *x)
 	struct qpu_emu_qpu *q = x->q;
 	struct qpu_emu_result r;
 	u32 imm = in->imm;
+	u16 add_mask, mul_mask;
 	unsigned int i;
 
 	if (in->kind == QPU_ISA_KIND_SEMA) {
@@ -1432,13 +1433,16 @@ static void exec_ldi(struct qpu_emu_exec *x)
 	if (in->pack)	/* only pack_a() reads it */
 		for (i = 0; i < LANES; i++)
 			r.wide[i] = (s32)r.v[i];
+	/* Conditions read the flags from before this instruction's setf. */
+	add_mask = cond_mask(q, in->cond_add);
+	mul_mask = cond_mask(q, in->cond_mul);
 	if (in->sf)
-		set_flags(x, r.v, 0, cond_mask(q, in->cond_add), false);
+		set_flags(x, r.v, 0, add_mask, false);
 	r.is_mul = false;
-	r.mask = cond_mask(q, in->cond_add);
+	r.mask = add_mask;
 	write_result(x, in->waddr_add, in->ws, &r);
 	r.is_mul = true;
-	r.mask = cond_mask(q, in->cond_mul);
+	r.mask = mul_mask;
 	write_result(x, in->waddr_mul, !in->ws, &r);
 }
 

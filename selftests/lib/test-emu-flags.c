@@ -274,6 +274,37 @@ static void test_partial_setf(void)
 }
 
 /*
+ * An ldi's condition reads the flags from before it, also when it sets
+ * them: after fadd.setf, ldi.ifnc.setf ra5, 0x80000000 writes the lanes
+ * whose N was clear (and sets N there, clears Z); the rest keep the fadd's.
+ */
+static void test_ldi_setf_condition(void)
+{
+	struct prog p = prog_at(CODE_BASE);
+	struct qpu_isa_instr in;
+	uint32_t sum[16], prod[16];
+	uint16_t z, n;
+	struct state s;
+
+	ref_results(sum, prod);
+	ref_flags(sum, &z, &n);
+	T_CHECK(n && n != 0xffff);	/* lanes both ways */
+	emit_load(&p);
+	emit(&p, i_fadd_setf());
+	in = i_ldi(5, 0x80000000u);
+	in.cond_add = QPU_ISA_COND_NC;
+	in.sf = true;
+	emit(&p, in);
+	emit_end(&p);
+	run_both(&s);
+	T_EQ_U64(QPU_EMU_IDLE, s.status);
+	for (int i = 0; i < 16; i++)
+		T_EQ_U64(n >> i & 1 ? 0 : 0x80000000u, s.ra[5][i]);
+	T_EQ_U64(0xffff, s.n);
+	T_EQ_U64(z & n, s.z);
+}
+
+/*
  * Integer ops take the fast path too: add.setf r3, r4, r2 and a mul24 into
  * r1 in the same instruction give the add's Z, N and carries.
  */
@@ -318,5 +349,6 @@ int main(void)
 	test_flags_after_fault();
 	test_partial_setf();
 	test_integer_setf();
+	test_ldi_setf_condition();
 	return t_done("test-emu-flags");
 }
