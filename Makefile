@@ -8,6 +8,9 @@
 # the source tree stays clean.
 
 BUILD ?= $(CURDIR)/build
+# What is made once per machine and kept across clean builds and clones
+# (the kselftest headers, the Pi's kernels and images, the debug kernel).
+QPU_CACHE ?= $(if $(HOME),$(or $(XDG_CACHE_HOME),$(HOME)/.cache)/qpu,$(BUILD)/cache)
 PREFIX ?= /usr/local
 DESTDIR ?=
 V ?= 0
@@ -84,7 +87,7 @@ define kmod_build
 	$(Q)mkdir -p $(BUILD)/mod/$(1)
 	$(Q)cd $(BUILD)/mod/$(1) && cp -rsf $(CURDIR)/Kbuild $(CURDIR)/kmod \
 		$(CURDIR)/libqpu $(CURDIR)/uapi .
-	$(Q)$(MAKE) -C $(2) M=$(BUILD)/mod/$(1) W=1 $(3) modules
+	+$(Q)$(MAKE) -C $(2) M=$(BUILD)/mod/$(1) W=1 $(3) modules
 endef
 
 module:
@@ -126,6 +129,17 @@ lint-sparse:
 		{ cat $(BUILD)/sparse.log; exit 1; }
 	$(Q)! grep -E 'warning:|error:' $(BUILD)/sparse.log || \
 		{ echo 'sparse is not clean' >&2; exit 1; }
+
+# $(BUILD)/vars/NAME holds the value of the variable NAME and is rewritten
+# only when that value changes. A file made from a variable lists its file
+# among its prerequisites, so it follows the variable: `make install
+# PREFIX=/usr` and then `make check` (PREFIX=/usr/local) regenerate
+# libqpu.pc, and objects are rebuilt when their flags change.
+.PHONY: FORCE
+.PRECIOUS: $(BUILD)/vars/%
+$(BUILD)/vars/%: FORCE
+	$(Q)mkdir -p $(@D); v='$(subst ','\'',$($*))'; \
+	[ -f $@ ] && [ "$$(cat $@)" = "$$v" ] || printf '%s\n' "$$v" > $@
 
 include libqpu/libqpu.mk
 include libqpu/examples/examples.mk

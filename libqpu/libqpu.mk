@@ -21,7 +21,7 @@ lib: $(LIBQPU_A) $(LIBQPU_SO)
 # tests, selftests/pi/pi.mk), besides ALL_CFLAGS.
 LIBQPU_OBJ_CFLAGS := -fPIC -fvisibility=hidden -DLIBQPU_VERSION='"$(LIBQPU_VERSION)"'
 
-$(BUILD)/libqpu/%.o: libqpu/%.c
+$(BUILD)/libqpu/%.o: libqpu/%.c $(BUILD)/vars/ALL_CFLAGS $(BUILD)/vars/LIBQPU_OBJ_CFLAGS
 	$(Q)mkdir -p $(dir $@)
 	$(Q)$(CC) $(ALL_CFLAGS) $(LIBQPU_OBJ_CFLAGS) -MMD -MP -c -o $@ $<
 
@@ -37,5 +37,5 @@ $(LIBQPU_SO): $(LIBQPU_OBJS) libqpu/libqpu.map
 
 -include $(LIBQPU_OBJS:.o=.d)
 
-$(BUILD)/libqpu.pc: libqpu/libqpu.pc.in libqpu/libqpu.mk
+$(BUILD)/libqpu.pc: libqpu/libqpu.pc.in $(BUILD)/vars/PREFIX $(BUILD)/vars/LIBQPU_VERSION
 	$(Q)sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(LIBQPU_VERSION)|' $< > $@

@@ -40,6 +40,11 @@ for f in include/qpu.h include/linux/qpu.h include/qpu_kernels.h \
 	 share/bash-completion/completions/qpuctl; do
 	check "file_${f//\//_}" test -e "$dest/root$prefix/$f"
 done
+# A second install with another prefix gets its own libqpu.pc (generated
+# files follow the variables they are made from, not just their sources).
+check pc_follows_prefix sh -c "'$make_cmd' -C '$top' --no-print-directory install \
+	DESTDIR='$dest/root2' PREFIX=/opt/qpu >/dev/null &&
+	grep -qx 'prefix=/opt/qpu' '$dest/root2/opt/qpu/lib/pkgconfig/libqpu.pc'"
 check module_installed sh -c "ls '$dest'/root/lib/modules/*/updates/qpu.ko"
 check udev_rule_installed test -f "$dest/root/etc/udev/rules.d/60-qpu.rules"
 

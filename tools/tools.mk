@@ -17,7 +17,7 @@ QPU_TOOLS_OBJS := $(QPU_TOOLS_SRCS:%.c=$(BUILD)/%.o)
 
 tools: $(TOOLS)
 
-$(BUILD)/tools/lib/%.o: tools/lib/%.c
+$(BUILD)/tools/lib/%.o: tools/lib/%.c $(BUILD)/vars/TOOL_CFLAGS
 	$(Q)mkdir -p $(dir $@)
 	$(Q)$(CC) $(TOOL_CFLAGS) -MMD -MP -c -o $@ $<
 
