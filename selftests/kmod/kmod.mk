@@ -4,11 +4,13 @@
 # test program, built static (the VM's initramfs has no libc) into
 # $(BUILD)/selftests/kmod/<name>; any other selftests/kmod/*.c is a helper
 # linked into every test. The kselftest harness headers are extracted once
-# from Debian's linux-source-6.1 tarball into $(BUILD)/kselftest (never
-# committed).
+# per machine from Debian's linux-source-6.1 tarball into the cache,
+# $(QPU_CACHE)/kselftest/<the tarball's name, size and time>, so clean
+# builds and fresh clones reuse them (never committed).
 
 KSFT_TARBALL ?= $(lastword $(sort $(wildcard /usr/src/linux-source-6.1.tar.*)))
-KSFT_DIR := $(BUILD)/kselftest
+KSFT_KEY := $(if $(KSFT_TARBALL),$(notdir $(KSFT_TARBALL))-$(shell stat -c %s-%Y $(KSFT_TARBALL) 2>/dev/null),none)
+KSFT_DIR := $(QPU_CACHE)/kselftest/$(KSFT_KEY)
 KSFT_STAMP := $(KSFT_DIR)/.extracted
 KSFT_HEADERS := kselftest_harness.h kselftest.h
 
@@ -35,13 +37,14 @@ selftests: $(KMOD_TESTS)
 $(KSFT_STAMP):
 	$(Q)test -n "$(KSFT_TARBALL)" -a -r "$(KSFT_TARBALL)" || \
 		{ echo "kselftest harness: no /usr/src/linux-source-6.1.tar.xz: install package linux-source-6.1 ('make deps')" >&2; exit 1; }
-	@echo "  EXTRACT $(KSFT_HEADERS) from $(KSFT_TARBALL)"
-	$(Q)rm -rf $(KSFT_DIR) && mkdir -p $(KSFT_DIR)
-	$(Q)tar -xf $(KSFT_TARBALL) -C $(KSFT_DIR) --strip-components=4 \
-		--wildcards $(addprefix */tools/testing/selftests/,$(KSFT_HEADERS))
-	$(Q)for h in $(KSFT_HEADERS); do test -f $(KSFT_DIR)/$$h || \
-		{ echo "kselftest harness: $$h not found in $(KSFT_TARBALL)" >&2; exit 1; }; done
-	$(Q)touch $@
+	@echo "  EXTRACT $(KSFT_HEADERS) from $(KSFT_TARBALL) into $(KSFT_DIR)"
+	$(Q)mkdir -p $(dir $(KSFT_DIR)) && tmp=$$(mktemp -d $(KSFT_DIR).XXXXXX) && \
+	tar -xf $(KSFT_TARBALL) -C $$tmp --strip-components=4 \
+		--wildcards $(addprefix */tools/testing/selftests/,$(KSFT_HEADERS)) && \
+	for h in $(KSFT_HEADERS); do test -f $$tmp/$$h || \
+		{ echo "kselftest harness: $$h not found in $(KSFT_TARBALL)" >&2; rm -rf $$tmp; exit 1; }; done && \
+	touch $$tmp/.extracted && chmod 755 $$tmp && \
+	{ mv -T $$tmp $(KSFT_DIR) 2>/dev/null || rm -rf $$tmp; }
 
 # $(call kmod_test_link,compiler,libraries): the recipe of one test program
 # $@ from $<, also used by the Pi's cross builds (selftests/pi/pi.mk).

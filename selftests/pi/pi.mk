@@ -12,7 +12,7 @@
 # The qpu-v3d overlay (dtbo, install-pi): the smoke test boots with it too.
 include kmod/dts/dts.mk
 
-PI_CACHE ?= $(if $(HOME),$(or $(XDG_CACHE_HOME),$(HOME)/.cache)/qpu/pi,$(BUILD)/pi/cache)
+PI_CACHE ?= $(QPU_CACHE)/pi
 PI_DIR := $(BUILD)/pi
 PI_FETCH := $(CURDIR)/selftests/pi/fetch.sh
 
