@@ -6,7 +6,9 @@
  * Buffers are page-aligned heap memory placed in a 32-bit bus space from
  * 0xc0000000, each followed by a 64 KiB gap, as in qpu.ko's simulated V3D;
  * every access of a program is checked against its job's buffers (uniform
- * reads too: a program may point its stream anywhere in them). A job runs
+ * reads too: a program may point its stream anywhere in them), or with
+ * QPU_JOB_ALL_BOS against every buffer of the device by a binary search of
+ * the sorted live buffers. A job runs
  * to its end inside qpu_submit(), so an out-fence is an eventfd that is
  * already readable. Time is the job's progress, as on qpu.ko's simulated
  * V3D: a job times out when a program needs more than its timeout's worth
@@ -57,8 +59,6 @@ struct emudev {
 	size_t bo_count, bo_cap;
 	uint64_t next_seqno;
 	struct emu_result results[EMU_JOBS_KEPT];
-	/* The running job, for translate(). */
-	const struct qpu_job_desc *job;
 	bool strict_vpm;		/* option "strict-vpm" */
 };
 
@@ -92,7 +92,8 @@ static int emudev_get_param(struct qpu_dev *dev, enum qpu_dev_param param,
 		*value = QPU_EMU_VPM_WORDS * 4;
 		return 0;
 	case QPU_DEV_PARAM_FEATURES:
-		*value = QPU_DEV_FEATURE_UNIFORMS_ANYWHERE | QPU_DEV_FEATURE_DEADLOCK;
+		*value = QPU_DEV_FEATURE_UNIFORMS_ANYWHERE | QPU_DEV_FEATURE_DEADLOCK |
+			 QPU_DEV_FEATURE_ALL_BOS;
 		return 0;
 	case QPU_DEV_PARAM_MAX_BO_SIZE:
 		*value = EMU_MAX_BO_SIZE;
@@ -190,15 +191,51 @@ static bool emudev_in_bo(const struct qpu_bo *bo, uint32_t addr, uint32_t len)
 	       addr - bo->bus_addr <= bo->size - len;
 }
 
+/*
+ * QPU_JOB_ALL_BOS: the device's buffer holding the access, by a binary
+ * search of the live buffers (sorted by bus address), so a job over many
+ * buffers costs no scan per access. A job runs inside qpu_submit(), so the
+ * live set is the set at submit.
+ */
+static const struct qpu_bo *emudev_find_bo(const struct emudev *ed,
+					   uint32_t addr, uint32_t len)
+{
+	size_t lo = 0, hi = ed->bo_count;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		const struct qpu_bo *bo = ed->bos[mid];
+
+		if (addr < bo->bus_addr)
+			hi = mid;
+		else if (addr - bo->bus_addr >= bo->size)
+			lo = mid + 1;
+		else
+			return emudev_in_bo(bo, addr, len) ? bo : NULL;
+	}
+	return NULL;
+}
+
+/* The running job, for translate(). */
+struct emudev_job {
+	const struct emudev *ed;
+	const struct qpu_job_desc *desc;
+};
+
 /* Every access of a program: inside one of its job's buffers. */
 static void *emudev_translate(void *ctx, uint32_t addr, uint32_t len,
 			      enum qpu_emu_access access)
 {
-	const struct qpu_job_desc *job = ctx;
+	const struct emudev_job *run = ctx;
+	const struct qpu_job_desc *job = run->desc;
 	const struct qpu_bo *bo = NULL;
 	unsigned int i;
 
 	(void)access;		/* every kind may reach every buffer of the job */
+	if (job->flags & QPU_JOB_ALL_BOS) {
+		bo = emudev_find_bo(run->ed, addr, len);
+		return bo ? (char *)bo->map + (addr - bo->bus_addr) : NULL;
+	}
 	for (i = 0; i < job->program_count && !bo; i++) {
 		if (emudev_in_bo(job->programs[i].code, addr, len))
 			bo = job->programs[i].code;
@@ -291,9 +328,10 @@ static void emudev_run(struct emudev *ed, const struct qpu_job_desc *job,
 {
 	enum qpu_emu_status status = QPU_EMU_IDLE;
 	uint64_t cpu0 = thread_cpu_ns();
+	struct emudev_job run = { .ed = ed, .desc = job };
 	unsigned int i;
 
-	qpu_emu_init(ed->emu, &emudev_emu_ops, (void *)job, 0);
+	qpu_emu_init(ed->emu, &emudev_emu_ops, &run, 0);
 	qpu_emu_set_strict_vpm(ed->emu, ed->strict_vpm);
 	qpu_emu_set_limit(ed->emu, emudev_limit(job->timeout_ms));
 	memset(result, 0, sizeof(*result));
