@@ -128,6 +128,7 @@ lint-sparse:
 		{ echo 'sparse is not clean' >&2; exit 1; }
 
 include libqpu/libqpu.mk
+include libqpu/compat/compat.mk
 include libqpu/examples/examples.mk
 include tools/tools.mk
 include selftests/selftests.mk
@@ -181,7 +182,7 @@ BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
 KRELEASE = $(shell cat $(KDIR)/include/config/kernel.release 2>/dev/null)
 MODDIR = /lib/modules/$(KRELEASE)/updates
 
-install: all $(BUILD)/libqpu.pc
+install: all $(BUILD)/libqpu.pc $(BUILD)/qpu-mailbox.pc
 	$(Q)test -n "$(KRELEASE)" || { echo "cannot tell the kernel release of KDIR='$(KDIR)'" >&2; exit 1; }
 	install -D -m 644 $(BUILD)/qpu.ko $(DESTDIR)$(MODDIR)/qpu.ko
 	install -D -m 644 kmod/60-qpu.rules $(DESTDIR)$(UDEVRULESDIR)/60-qpu.rules
@@ -198,6 +199,11 @@ install: all $(BUILD)/libqpu.pc
 	install -D -m 755 $(LIBQPU_SO) $(DESTDIR)$(LIBDIR)/$(LIBQPU_SONAME)
 	ln -sf $(LIBQPU_SONAME) $(DESTDIR)$(LIBDIR)/libqpu.so
 	install -D -m 644 $(BUILD)/libqpu.pc $(DESTDIR)$(LIBDIR)/pkgconfig/libqpu.pc
+	install -D -m 644 libqpu/include/qpu_mailbox.h $(DESTDIR)$(INCLUDEDIR)/qpu_mailbox.h
+	install -D -m 644 $(MAILBOX_A) $(DESTDIR)$(LIBDIR)/libqpu-mailbox.a
+	install -D -m 755 $(MAILBOX_SO) $(DESTDIR)$(LIBDIR)/$(MAILBOX_SONAME)
+	ln -sf $(MAILBOX_SONAME) $(DESTDIR)$(LIBDIR)/libqpu-mailbox.so
+	install -D -m 644 $(BUILD)/qpu-mailbox.pc $(DESTDIR)$(LIBDIR)/pkgconfig/qpu-mailbox.pc
 	install -D -m 755 -t $(DESTDIR)$(BINDIR) $(TOOLS)
 	install -D -m 644 tools/qpuctl/qpuctl.8 $(DESTDIR)$(MANDIR)/man8/qpuctl.8
 	install -D -m 644 tools/qpuctl/qpuctl.bash-completion $(DESTDIR)$(BASHCOMPDIR)/qpuctl
