@@ -98,7 +98,7 @@ GLUE_API int gpu_fft_alloc(int mb, unsigned size, struct GPU_FFT_PTR *ptr)
 
 GLUE_API unsigned gpu_fft_base_exec(struct GPU_FFT_BASE *base, int num_qpus)
 {
-	uint32_t pairs[2 * GLUE_FFT_QPUS];
+	uint32_t pairs[2 * GLUE_FFT_QPUS] = { 0 };
 	int q;
 
 	if (base->vc_msg) {

@@ -307,7 +307,7 @@ MBOX_API void *mapmem(unsigned base, unsigned size)
 				found = b;
 				found_off = base - window;
 				matches++;
-			} else if (b->flags & QPU_MAILBOX_MEM_DIRECT &&
+			} else if ((b->flags & QPU_MAILBOX_MEM_ALIAS) == QPU_MAILBOX_MEM_DIRECT &&
 				   mbox_holds(window + QPU_MAILBOX_PI1_UNCACHED, span, base, size)) {
 				found = b;
 				found_off = base - window - QPU_MAILBOX_PI1_UNCACHED;
@@ -425,16 +425,14 @@ MBOX_API unsigned execute_qpu(int file_desc, unsigned num_qpus, unsigned control
 			      unsigned noflush, unsigned timeout)
 {
 	struct mbox_session *s = mbox_session(file_desc, "execute_qpu");
-	uint32_t pairs[2 * QPU_JOB_MAX_QPUS], off;
+	uint32_t pairs[2 * QPU_JOB_MAX_QPUS] = { 0 }, off;
 	struct mbox_buf *b;
 
 	if (!s)
 		return QPU_MAILBOX_REFUSED;
-	if (!num_qpus || num_qpus > QPU_JOB_MAX_QPUS) {
-		mbox_err("execute_qpu: %u QPUs: the device runs 1 to %u", num_qpus,
-			 QPU_JOB_MAX_QPUS);
-		return QPU_MAILBOX_REFUSED;
-	}
+	/* The run refuses these, with the device's number of QPUs. */
+	if (!num_qpus || num_qpus > QPU_JOB_MAX_QPUS)
+		return qpu_mailbox_run(file_desc, num_qpus, pairs, timeout, "execute_qpu");
 	b = mbox_find_bus(s, control, 8 * num_qpus, &off);
 	if (!b || control % 4) {
 		mbox_err("execute_qpu: control list 0x%08x (%u pairs) is not inside a buffer of mem_alloc()",

@@ -17,7 +17,11 @@
 
 /* The alias bits of a VideoCore bus address. */
 #define QPU_MAILBOX_ALIAS_MASK	0xc0000000u
-/* mem_alloc()'s direct (uncached) flag, and GPU_FFT's Pi 1 offset with it. */
+/*
+ * mem_alloc()'s alias bits (0xc: L1 non-allocating, GPU_FFT's cached mode)
+ * and their direct (uncached) value, with GPU_FFT's Pi 1 offset for it.
+ */
+#define QPU_MAILBOX_MEM_ALIAS	0xcu
 #define QPU_MAILBOX_MEM_DIRECT	0x4u
 #define QPU_MAILBOX_PI1_UNCACHED 0x20000000u
 /* Bytes past each buffer's requested end, unless QPU_MAILBOX_EXACT=1. */
