@@ -44,7 +44,7 @@ Q := @
 endif
 
 .PHONY: all module lib tools selftests check check-host check-asan check-vm \
-	check-pi check-install check-stress check-debug check-fuzz lint demo demo-here demo-vm bench cross install clean deps help
+	check-pi check-install check-stress check-debug check-fuzz check-thirdparty lint demo demo-here demo-vm bench cross install clean deps help
 .DEFAULT_GOAL := all
 
 all: module lib tools selftests
@@ -66,6 +66,7 @@ help:
 	@echo '  bench      benchmarks'
 	@echo '  cross      qpu.ko for the Raspberry Pi (armel rpi) and arm64 kernels'
 	@echo '  install    module, library, headers, pkg-config file, tools'
+	@echo '  check-thirdparty GPU_FFT_SRC=DIR  GPU_FFT 3.0 against libqpu-mailbox (opt-in)'
 	@echo '  dtbo       the qpu-v3d device-tree overlay (build/dts/qpu-v3d.dtbo)'
 	@echo '  install-pi overlay, modules-load.d and modprobe.d files (after install)'
 	@echo '  dkms-src   module sources and dkms.conf in /usr/src/qpu-<version>'
@@ -208,6 +209,12 @@ install: all $(BUILD)/libqpu.pc $(BUILD)/qpu-mailbox.pc
 	install -D -m 644 tools/qpuctl/qpuctl.8 $(DESTDIR)$(MANDIR)/man8/qpuctl.8
 	install -D -m 644 tools/qpuctl/qpuctl.bash-completion $(DESTDIR)$(BASHCOMPDIR)/qpuctl
 	$(Q)if [ -z "$(DESTDIR)" ]; then depmod -a $(KRELEASE) && ldconfig; fi
+
+# Opt-in, outside make check: GPU_FFT release 3.0 from GPU_FFT_SRC=DIR (its
+# hello_fft directory; nothing is fetched) against the installed
+# libqpu-mailbox. Skipped without GPU_FFT_SRC.
+check-thirdparty:
+	$(Q)GPU_FFT_SRC="$(GPU_FFT_SRC)" MAKE="$(MAKE)" $(CURDIR)/selftests/thirdparty/gpu_fft.sh
 
 # A newcomer's install tree must be usable: build a program against it.
 check-install:

@@ -60,6 +60,7 @@ struct emudev {
 	uint64_t next_seqno;
 	struct emu_result results[EMU_JOBS_KEPT];
 	bool strict_vpm;		/* option "strict-vpm" */
+	uint64_t max_bo_size;		/* option "max-bo-mib=N", else 64 MiB */
 };
 
 static struct emudev *emudev_of(const struct qpu_dev *dev)
@@ -96,7 +97,7 @@ static int emudev_get_param(struct qpu_dev *dev, enum qpu_dev_param param,
 			 QPU_DEV_FEATURE_ALL_BOS;
 		return 0;
 	case QPU_DEV_PARAM_MAX_BO_SIZE:
-		*value = EMU_MAX_BO_SIZE;
+		*value = emudev_of(dev)->max_bo_size;
 		return 0;
 	case QPU_DEV_PARAM_DEFAULT_TIMEOUT_MS:
 		*value = EMU_DEFAULT_TIMEOUT_MS;
@@ -142,7 +143,7 @@ static int emudev_bo_alloc(struct qpu_dev *dev, struct qpu_bo *bo)
 	uint32_t addr;
 	int ret;
 
-	if (bo->size > EMU_MAX_BO_SIZE)
+	if (bo->size > ed->max_bo_size)
 		return -EINVAL;
 	bo->size = (bo->size + EMU_PAGE - 1) & ~(size_t)(EMU_PAGE - 1);
 	ret = emudev_place(ed, bo->size, &addr, &index);
@@ -476,16 +477,26 @@ static const struct qpu_dev_ops emudev_ops = {
 /* The comma-separated options of "emu:OPTIONS"; -EINVAL for unknown ones. */
 static int emudev_parse(struct emudev *ed, const char *options)
 {
-	static const char strict_vpm[] = "strict-vpm";
+	static const char strict_vpm[] = "strict-vpm", max_bo[] = "max-bo-mib=";
 
 	while (options && *options) {
 		size_t len = strcspn(options, ",");
+		char *end;
 
 		if (len == sizeof(strict_vpm) - 1 &&
-		    !strncmp(options, strict_vpm, len))
+		    !strncmp(options, strict_vpm, len)) {
 			ed->strict_vpm = true;
-		else
+		} else if (len > sizeof(max_bo) - 1 &&
+			   !strncmp(options, max_bo, sizeof(max_bo) - 1)) {
+			unsigned long mib = strtoul(options + sizeof(max_bo) - 1, &end, 10);
+
+			/* Within the 1 GiB bus space, beside other buffers. */
+			if (end != options + len || !mib || mib > 512)
+				return -EINVAL;
+			ed->max_bo_size = (uint64_t)mib << 20;
+		} else {
 			return -EINVAL;
+		}
 		options += len;
 		if (*options)
 			options++;
@@ -503,6 +514,7 @@ int qpu_emudev_open(struct qpu_dev *dev, const char *options)
 		return -ENOMEM;
 	dev->priv = ed;
 	ed->next_seqno = 1;
+	ed->max_bo_size = EMU_MAX_BO_SIZE;
 	ret = emudev_parse(ed, options);
 	if (ret)
 		return ret;

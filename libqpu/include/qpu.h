@@ -45,7 +45,9 @@ struct qpu_dev;
  *	"emu:" takes comma-separated options: "emu:strict-vpm" stops a job
  *	with a fault where its generic VPM access would wrap past row 63
  *	(the hardware wraps it; a debugging aid, as qpu.ko's simulated V3D
- *	offers in debugfs, qpu/<node>/strict_vpm)
+ *	offers in debugfs, qpu/<node>/strict_vpm); "emu:max-bo-mib=N"
+ *	raises the largest buffer from 64 MiB to N MiB (up to 512), as qpu.ko's
+ *	max_bo_size parameter does (GPU_FFT's 2^22-point transform needs 65)
  *
  * The same program runs on all three kinds of device: a real V3D, qpu.ko's
  * simulated V3D, and the emulator in this process (no kernel module needed;

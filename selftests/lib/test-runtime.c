@@ -296,10 +296,28 @@ static void test_vpm_decoding(struct qpu_dev *dev)
 
 	errno = 0;
 	T_CHECK(!qpu_dev_open("emu:strict-vpm,no-such-option"));
+	T_CHECK(!qpu_dev_open("emu:max-bo-mib=0"));
+	T_CHECK(!qpu_dev_open("emu:max-bo-mib=513"));
+	T_CHECK(!qpu_dev_open("emu:max-bo-mib=9x"));
 	T_EQ_U64(EINVAL, errno);
 	strict = qpu_dev_open("emu:");	/* no options */
 	T_CHECK(strict != NULL);
 	qpu_dev_close(strict);
+
+	/* A larger buffer limit: 65 MiB, GPU_FFT's 2^22 points, fits in 128. */
+	strict = qpu_dev_open("emu:strict-vpm,max-bo-mib=128");
+	T_CHECK(strict != NULL);
+	if (strict) {
+		uint64_t max = 0;
+		struct qpu_bo *big = qpu_bo_new(strict, 65u << 20);
+
+		T_EQ_U64(0, qpu_dev_get_param(strict, QPU_DEV_PARAM_MAX_BO_SIZE, &max));
+		T_EQ_U64(128u << 20, max);
+		T_CHECK(big != NULL);
+		T_CHECK(!qpu_bo_new(strict, (128u << 20) + 1));
+		qpu_bo_free(big);
+		qpu_dev_close(strict);
+	}
 }
 
 /*
