@@ -20,7 +20,7 @@
  *	or 0. Every flag is accepted: the firmware's cache aliases do not
  *	exist here (qpu.ko picks one alias for every buffer: see README,
  *	"Porting a mailbox program"). Each buffer is padded with 64 KiB past
- *	its end (QPU_MAILBOX_PAD), as programs that prefetch a little past
+ *	its end, as programs that prefetch a little past
  *	their data work on the firmware's unbounded memory; with
  *	QPU_MAILBOX_EXACT=1 in the environment there is no pad and the
  *	requested end is placed as near the buffer's end as @align allows,
