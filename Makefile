@@ -47,7 +47,7 @@ Q := @
 endif
 
 .PHONY: all module lib tools selftests check check-host check-asan check-vm \
-	check-pi check-install check-stress check-debug check-fuzz lint demo demo-here demo-vm bench cross install clean deps help
+	check-pi check-install check-stress check-debug check-fuzz check-thirdparty lint demo demo-here demo-vm bench cross install clean deps help
 .DEFAULT_GOAL := all
 
 all: module lib tools selftests
@@ -69,6 +69,7 @@ help:
 	@echo '  bench      benchmarks'
 	@echo '  cross      qpu.ko for the Raspberry Pi (armel rpi) and arm64 kernels'
 	@echo '  install    module, library, headers, pkg-config file, tools'
+	@echo '  check-thirdparty GPU_FFT_SRC=DIR  GPU_FFT 3.0 against libqpu-mailbox (opt-in)'
 	@echo '  dtbo       the qpu-v3d device-tree overlay (build/dts/qpu-v3d.dtbo)'
 	@echo '  install-pi overlay, modules-load.d and modprobe.d files (after install)'
 	@echo '  dkms-src   module sources and dkms.conf in /usr/src/qpu-<version>'
@@ -142,6 +143,7 @@ $(BUILD)/vars/%: FORCE
 	[ -f $@ ] && [ "$$(cat $@)" = "$$v" ] || printf '%s\n' "$$v" > $@
 
 include libqpu/libqpu.mk
+include libqpu/compat/compat.mk
 include libqpu/examples/examples.mk
 include tools/tools.mk
 include selftests/selftests.mk
@@ -195,7 +197,7 @@ BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
 KRELEASE = $(shell cat $(KDIR)/include/config/kernel.release 2>/dev/null)
 MODDIR = /lib/modules/$(KRELEASE)/updates
 
-install: all $(BUILD)/libqpu.pc
+install: all $(BUILD)/libqpu.pc $(BUILD)/qpu-mailbox.pc
 	$(Q)test -n "$(KRELEASE)" || { echo "cannot tell the kernel release of KDIR='$(KDIR)'" >&2; exit 1; }
 	install -D -m 644 $(BUILD)/qpu.ko $(DESTDIR)$(MODDIR)/qpu.ko
 	install -D -m 644 kmod/60-qpu.rules $(DESTDIR)$(UDEVRULESDIR)/60-qpu.rules
@@ -212,10 +214,21 @@ install: all $(BUILD)/libqpu.pc
 	install -D -m 755 $(LIBQPU_SO) $(DESTDIR)$(LIBDIR)/$(LIBQPU_SONAME)
 	ln -sf $(LIBQPU_SONAME) $(DESTDIR)$(LIBDIR)/libqpu.so
 	install -D -m 644 $(BUILD)/libqpu.pc $(DESTDIR)$(LIBDIR)/pkgconfig/libqpu.pc
+	install -D -m 644 libqpu/include/qpu_mailbox.h $(DESTDIR)$(INCLUDEDIR)/qpu_mailbox.h
+	install -D -m 644 $(MAILBOX_A) $(DESTDIR)$(LIBDIR)/libqpu-mailbox.a
+	install -D -m 755 $(MAILBOX_SO) $(DESTDIR)$(LIBDIR)/$(MAILBOX_SONAME)
+	ln -sf $(MAILBOX_SONAME) $(DESTDIR)$(LIBDIR)/libqpu-mailbox.so
+	install -D -m 644 $(BUILD)/qpu-mailbox.pc $(DESTDIR)$(LIBDIR)/pkgconfig/qpu-mailbox.pc
 	install -D -m 755 -t $(DESTDIR)$(BINDIR) $(TOOLS)
 	install -D -m 644 tools/qpuctl/qpuctl.8 $(DESTDIR)$(MANDIR)/man8/qpuctl.8
 	install -D -m 644 tools/qpuctl/qpuctl.bash-completion $(DESTDIR)$(BASHCOMPDIR)/qpuctl
 	$(Q)if [ -z "$(DESTDIR)" ]; then depmod -a $(KRELEASE) && ldconfig; fi
+
+# Opt-in, outside make check: GPU_FFT release 3.0 from GPU_FFT_SRC=DIR (its
+# hello_fft directory; nothing is fetched) against the installed
+# libqpu-mailbox. Skipped without GPU_FFT_SRC.
+check-thirdparty:
+	$(Q)GPU_FFT_SRC="$(GPU_FFT_SRC)" MAKE="$(MAKE)" $(CURDIR)/selftests/thirdparty/gpu_fft.sh
 
 # A newcomer's install tree must be usable: build a program against it.
 check-install:

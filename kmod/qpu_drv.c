@@ -123,7 +123,7 @@ static int qpu_ioctl_get_param(struct qpu_file *qf, void *data, size_t usize,
 		args->value = id->vpm_size;
 		break;
 	case QPU_PARAM_FEATURES:
-		args->value = QPU_FEATURE_UNIFORMS_ANYWHERE;
+		args->value = QPU_FEATURE_UNIFORMS_ANYWHERE | QPU_FEATURE_ALL_BOS;
 		/* Only the simulated V3D tells a deadlock from a hang. */
 		if (qf->qdev->backend == QPU_BACKEND_SIM)
 			args->value |= QPU_FEATURE_DEADLOCK;

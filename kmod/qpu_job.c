@@ -404,39 +404,27 @@ static int qpu_job_shrink_bos(struct qpu_job *job)
 	return 0;
 }
 
-static int qpu_job_lookup_bos(struct qpu_file *qf, struct qpu_job *job,
-			      const struct qpu_program *programs,
-			      const u32 *handles, unsigned int handle_count)
+/* Checks program @i against its BOs and records its addresses. */
+static int qpu_job_set_program(struct qpu_job *job, unsigned int i,
+			       const struct qpu_program *p,
+			       const struct qpu_bo *code,
+			       const struct qpu_bo *unif)
+{
+	if (p->pad ||
+	    !qpu_devmodel_program_fits(code->size, p->code_offset,
+				       unif->size, p->unif_offset,
+				       p->unif_length))
+		return -EINVAL;
+	job->code_addr[i] = code->bus_addr + p->code_offset;
+	/* unif_length is checked above, then ignored (uapi). */
+	job->unif_addr[i] = unif->bus_addr + p->unif_offset;
+	return 0;
+}
+
+/* Sorts the job's BOs by bus address and drops duplicates. */
+static int qpu_job_sort_bos(struct qpu_job *job)
 {
 	unsigned int i, j;
-	struct qpu_bo *code, *unif;
-	int ret = 0;
-
-	mutex_lock(&qf->lock);
-	for (i = 0; i < job->program_count && !ret; i++) {
-		const struct qpu_program *p = &programs[i];
-
-		ret = qpu_job_add_bo_locked(qf, job, p->code_handle, &code);
-		if (!ret)
-			ret = qpu_job_add_bo_locked(qf, job, p->unif_handle, &unif);
-		if (ret)
-			break;
-		if (p->pad ||
-		    !qpu_devmodel_program_fits(code->size, p->code_offset,
-					       unif->size, p->unif_offset,
-					       p->unif_length)) {
-			ret = -EINVAL;
-			break;
-		}
-		job->code_addr[i] = code->bus_addr + p->code_offset;
-		/* unif_length is checked above, then ignored (uapi). */
-		job->unif_addr[i] = unif->bus_addr + p->unif_offset;
-	}
-	for (i = 0; i < handle_count && !ret; i++)
-		ret = qpu_job_add_bo_locked(qf, job, handles[i], NULL);
-	mutex_unlock(&qf->lock);
-	if (ret)
-		return ret;
 
 	/* Sorted and unique, for qpu_job_find_bo(). */
 	sort(job->bos, job->bo_count, sizeof(*job->bos), qpu_job_cmp_bo, NULL);
@@ -448,6 +436,86 @@ static int qpu_job_lookup_bos(struct qpu_file *qf, struct qpu_job *job,
 	}
 	job->bo_count = j;
 	return qpu_job_shrink_bos(job);
+}
+
+static int qpu_job_lookup_bos(struct qpu_file *qf, struct qpu_job *job,
+			      const struct qpu_program *programs,
+			      const u32 *handles, unsigned int handle_count)
+{
+	unsigned int i;
+	struct qpu_bo *code, *unif;
+	int ret = 0;
+
+	job->bos = kvmalloc_array(handle_count + 2 * job->program_count,
+				  sizeof(*job->bos), GFP_KERNEL_ACCOUNT);
+	if (!job->bos)
+		return -ENOMEM;
+	mutex_lock(&qf->lock);
+	for (i = 0; i < job->program_count && !ret; i++) {
+		const struct qpu_program *p = &programs[i];
+
+		ret = qpu_job_add_bo_locked(qf, job, p->code_handle, &code);
+		if (!ret)
+			ret = qpu_job_add_bo_locked(qf, job, p->unif_handle, &unif);
+		if (!ret)
+			ret = qpu_job_set_program(job, i, p, code, unif);
+	}
+	for (i = 0; i < handle_count && !ret; i++)
+		ret = qpu_job_add_bo_locked(qf, job, handles[i], NULL);
+	mutex_unlock(&qf->lock);
+	if (ret)
+		return ret;
+	return qpu_job_sort_bos(job);
+}
+
+/*
+ * QPU_SUBMIT_ALL_BOS: every BO the file holds now, each referenced, so the
+ * set is the one of this moment (uapi "jobs"). The array is bounded as an
+ * explicit list is, so a queued job pins no more memory than one.
+ */
+static int qpu_job_lookup_all_bos(struct qpu_file *qf, struct qpu_job *job,
+				  const struct qpu_program *programs)
+{
+	unsigned long handle, count = 0;
+	struct qpu_bo *bo, *code, *unif;
+	unsigned int i;
+	int ret = 0;
+
+	mutex_lock(&qf->lock);
+	xa_for_each(&qf->handles, handle, bo)
+		count++;
+	if (count > QPU_MAX_JOB_BOS) {
+		dev_dbg(qf->qdev->dev, "submit refused: all %lu BOs of the file, more than %u\n",
+			count, QPU_MAX_JOB_BOS);
+		ret = -EINVAL;
+		goto out_unlock;
+	}
+	for (i = 0; i < job->program_count && !ret; i++) {
+		const struct qpu_program *p = &programs[i];
+
+		code = xa_load(&qf->handles, p->code_handle);
+		unif = xa_load(&qf->handles, p->unif_handle);
+		if (!code || !unif)
+			ret = -ENOENT;
+		else
+			ret = qpu_job_set_program(job, i, p, code, unif);
+	}
+	if (ret)
+		goto out_unlock;
+	job->bos = kvmalloc_array(count, sizeof(*job->bos), GFP_KERNEL_ACCOUNT);
+	if (!job->bos) {
+		ret = -ENOMEM;
+		goto out_unlock;
+	}
+	xa_for_each(&qf->handles, handle, bo) {
+		kref_get(&bo->ref);
+		job->bos[job->bo_count++] = bo;
+	}
+out_unlock:
+	mutex_unlock(&qf->lock);
+	if (ret)
+		return ret;
+	return qpu_job_sort_bos(job);
 }
 
 static int qpu_job_copy_programs(const struct qpu_submit *args,
@@ -525,7 +593,8 @@ int qpu_ioctl_submit(struct qpu_file *qf, void *data, size_t usize,
 	struct qpu_submit *args = data;
 	struct qpu_dev *qdev = qf->qdev;
 	struct qpu_program programs[QPU_MAX_QPUS];
-	const u32 known_flags = QPU_SUBMIT_IN_FENCE | QPU_SUBMIT_OUT_FENCE;
+	const u32 known_flags = QPU_SUBMIT_IN_FENCE | QPU_SUBMIT_OUT_FENCE |
+				QPU_SUBMIT_ALL_BOS;
 	u32 num_qpus = qdev->ident.num_slices * qdev->ident.qpus_per_slice;
 	struct sync_file *sync_file = NULL;
 	struct qpu_job *job;
@@ -543,6 +612,9 @@ int qpu_ioctl_submit(struct qpu_file *qf, void *data, size_t usize,
 	    args->program_size > PAGE_SIZE || args->bo_count > QPU_MAX_JOB_BOS)
 		return -EINVAL;
 	if (!(args->flags & QPU_SUBMIT_IN_FENCE) && args->in_fence_fd)
+		return -EINVAL;
+	/* The file's whole set, or a list: never both. */
+	if (args->flags & QPU_SUBMIT_ALL_BOS && (args->bo_count || args->bo_handles))
 		return -EINVAL;
 	if (!qpu_job_may_submit(qdev))
 		return -EPERM;
@@ -572,12 +644,6 @@ int qpu_ioctl_submit(struct qpu_file *qf, void *data, size_t usize,
 	timeout_ms = args->timeout_ms ? args->timeout_ms : qpu_job_default_timeout_ms();
 	job->timeout = ms_to_ktime(min(timeout_ms, qpu_job_max_timeout_ms()));
 
-	job->bos = kvmalloc_array(args->bo_count + 2 * args->program_count,
-				  sizeof(*job->bos), GFP_KERNEL_ACCOUNT);
-	if (!job->bos) {
-		ret = -ENOMEM;
-		goto err_put_job;
-	}
 	if (args->bo_count) {
 		handles = memdup_user(u64_to_user_ptr(args->bo_handles),
 				      args->bo_count * sizeof(*handles));
@@ -587,7 +653,10 @@ int qpu_ioctl_submit(struct qpu_file *qf, void *data, size_t usize,
 			goto err_put_job;
 		}
 	}
-	ret = qpu_job_lookup_bos(qf, job, programs, handles, args->bo_count);
+	if (args->flags & QPU_SUBMIT_ALL_BOS)
+		ret = qpu_job_lookup_all_bos(qf, job, programs);
+	else
+		ret = qpu_job_lookup_bos(qf, job, programs, handles, args->bo_count);
 	if (ret)
 		goto err_put_job;
 

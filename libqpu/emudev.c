@@ -6,7 +6,9 @@
  * Buffers are page-aligned heap memory placed in a 32-bit bus space from
  * 0xc0000000, each followed by a 64 KiB gap, as in qpu.ko's simulated V3D;
  * every access of a program is checked against its job's buffers (uniform
- * reads too: a program may point its stream anywhere in them). Jobs run in
+ * reads too: a program may point its stream anywhere in them), by a binary
+ * search of the job's sorted buffers; with QPU_JOB_ALL_BOS those are all
+ * the device's buffers at qpu_submit(), as qpu.ko takes them. Jobs run in
  * submission order, each once its in-fence has signalled; qpu_submit()
  * never waits for a fence: a job that can start at once runs inside it,
  * the others on a worker thread (struct emudev). An out-fence is an
@@ -22,7 +24,8 @@
  * counters of struct qpu_job_counters.
  *
  * Options after "emu:" (comma-separated; see qpu_dev_open()): "strict-vpm"
- * turns on the emulator's strict VPM check (qpu_emu_set_strict_vpm()).
+ * turns on the emulator's strict VPM check (qpu_emu_set_strict_vpm());
+ * "max-bo-mib=N" raises the largest buffer to N MiB (at most 512).
  */
 
 #include <errno.h>
@@ -60,6 +63,7 @@ struct emu_mem {
 	size_t size;
 	void *map;
 	unsigned int refs;	/* its qpu_bo's, and one per job holding it */
+	bool freed;		/* its qpu_bo is gone: no longer the caller's */
 };
 
 /* A job from qpu_submit() to its end: what it may touch, where it starts. */
@@ -92,6 +96,7 @@ struct emu_result {
 struct emudev {
 	struct qpu_emu *emu;
 	bool strict_vpm;		/* option "strict-vpm" */
+	uint64_t max_bo_size;		/* option "max-bo-mib=N", else 64 MiB */
 	pthread_mutex_t lock;
 	pthread_cond_t done;		/* a job ended, or @busy fell */
 	pthread_cond_t queued;		/* the queue grew, or @closing */
@@ -138,10 +143,11 @@ static int emudev_get_param(struct qpu_dev *dev, enum qpu_dev_param param,
 		*value = QPU_EMU_VPM_WORDS * 4;
 		return 0;
 	case QPU_DEV_PARAM_FEATURES:
-		*value = QPU_DEV_FEATURE_UNIFORMS_ANYWHERE | QPU_DEV_FEATURE_DEADLOCK;
+		*value = QPU_DEV_FEATURE_UNIFORMS_ANYWHERE | QPU_DEV_FEATURE_DEADLOCK |
+			 QPU_DEV_FEATURE_ALL_BOS;
 		return 0;
 	case QPU_DEV_PARAM_MAX_BO_SIZE:
-		*value = EMU_MAX_BO_SIZE;
+		*value = emudev_of(dev)->max_bo_size;
 		return 0;
 	case QPU_DEV_PARAM_DEFAULT_TIMEOUT_MS:
 		*value = EMU_DEFAULT_TIMEOUT_MS;
@@ -230,7 +236,7 @@ static int emudev_bo_alloc(struct qpu_dev *dev, struct qpu_bo *bo)
 	struct emu_mem *mem;
 	int ret;
 
-	if (bo->size > EMU_MAX_BO_SIZE)
+	if (bo->size > ed->max_bo_size)
 		return -EINVAL;
 	mem = calloc(1, sizeof(*mem));
 	if (!mem)
@@ -262,8 +268,11 @@ static void emudev_bo_free(struct qpu_dev *dev, struct qpu_bo *bo)
 {
 	struct emudev *ed = emudev_of(dev);
 
+	struct emu_mem *mem = bo->priv;
+
 	pthread_mutex_lock(&ed->lock);
-	emudev_mem_put(ed, bo->priv);
+	mem->freed = true;
+	emudev_mem_put(ed, mem);
 	pthread_mutex_unlock(&ed->lock);
 }
 
@@ -450,14 +459,16 @@ static void emudev_job_free(struct emudev *ed, struct emu_job *job)
 static int emudev_job_new(struct emudev *ed, const struct qpu_job_desc *desc,
 			  struct emu_job **out)
 {
-	unsigned int i, n = 0, max = 2 * desc->program_count + desc->bo_count;
+	bool all = desc->flags & QPU_JOB_ALL_BOS;
+	size_t max = all ? ed->mem_count : 2 * desc->program_count + desc->bo_count;
 	struct emu_job *job = calloc(1, sizeof(*job));
+	unsigned int i, n = 0;
 
 	if (!job)
 		return -ENOMEM;
 	job->in_fence = -1;
 	job->out_fence = -1;
-	job->mems = calloc(max, sizeof(*job->mems));
+	job->mems = calloc(max ? max : 1, sizeof(*job->mems));
 	if (!job->mems) {
 		free(job);
 		return -ENOMEM;
@@ -471,11 +482,17 @@ static int emudev_job_new(struct emudev *ed, const struct qpu_job_desc *desc,
 			goto invalid;
 		job->code_addr[i] = p->code->bus_addr + p->code_offset;
 		job->unif_addr[i] = p->uniforms->bus_addr + p->uniforms_offset;
+		if (all)
+			continue;
 		job->mems[n++] = p->code->priv;
 		job->mems[n++] = p->uniforms->priv;
 	}
 	for (i = 0; i < desc->bo_count; i++)
 		job->mems[n++] = desc->bos[i]->priv;
+	/* Those the caller holds now; not those only a queued job still holds. */
+	for (i = 0; all && i < ed->mem_count; i++)
+		if (!ed->mems[i]->freed)
+			job->mems[n++] = ed->mems[i];
 	qsort(job->mems, n, sizeof(*job->mems), emudev_mem_cmp);
 	for (i = 0; i < n; i++) {
 		if (job->mem_count && job->mems[job->mem_count - 1] == job->mems[i])
@@ -761,16 +778,26 @@ static const struct qpu_dev_ops emudev_ops = {
 /* The comma-separated options of "emu:OPTIONS"; -EINVAL for unknown ones. */
 static int emudev_parse(struct emudev *ed, const char *options)
 {
-	static const char strict_vpm[] = "strict-vpm";
+	static const char strict_vpm[] = "strict-vpm", max_bo[] = "max-bo-mib=";
 
 	while (options && *options) {
 		size_t len = strcspn(options, ",");
+		char *end;
 
 		if (len == sizeof(strict_vpm) - 1 &&
-		    !strncmp(options, strict_vpm, len))
+		    !strncmp(options, strict_vpm, len)) {
 			ed->strict_vpm = true;
-		else
+		} else if (len > sizeof(max_bo) - 1 &&
+			   !strncmp(options, max_bo, sizeof(max_bo) - 1)) {
+			unsigned long mib = strtoul(options + sizeof(max_bo) - 1, &end, 10);
+
+			/* Within the 1 GiB bus space, beside other buffers. */
+			if (end != options + len || !mib || mib > 512)
+				return -EINVAL;
+			ed->max_bo_size = (uint64_t)mib << 20;
+		} else {
 			return -EINVAL;
+		}
 		options += len;
 		if (*options)
 			options++;
@@ -789,6 +816,7 @@ int qpu_emudev_open(struct qpu_dev *dev, const char *options)
 		return -ENOMEM;
 	ed->wake = -1;
 	ed->next_seqno = 1;
+	ed->max_bo_size = EMU_MAX_BO_SIZE;
 	ed->queue_tail = &ed->queue;
 	pthread_mutex_init(&ed->lock, NULL);
 	pthread_condattr_init(&attr);

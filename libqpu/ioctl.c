@@ -58,7 +58,8 @@ static uint64_t qpu_features_from_uapi(uint64_t features)
 {
 	return (features & QPU_FEATURE_UNIFORMS_ANYWHERE ?
 		QPU_DEV_FEATURE_UNIFORMS_ANYWHERE : 0) |
-	       (features & QPU_FEATURE_DEADLOCK ? QPU_DEV_FEATURE_DEADLOCK : 0);
+	       (features & QPU_FEATURE_DEADLOCK ? QPU_DEV_FEATURE_DEADLOCK : 0) |
+	       (features & QPU_FEATURE_ALL_BOS ? QPU_DEV_FEATURE_ALL_BOS : 0);
 }
 
 /* A QPU's state in a WAIT answer as libqpu's. */
@@ -294,6 +295,8 @@ int qpu_ioctl_submit(int fd, const struct qpu_job_desc *desc, uint64_t *seqno)
 	}
 	if (desc->out_fence_fd)
 		args.flags |= QPU_SUBMIT_OUT_FENCE;
+	if (desc->flags & QPU_JOB_ALL_BOS)
+		args.flags |= QPU_SUBMIT_ALL_BOS;
 
 	ret = qpu_ioctl(fd, QPU_IOCTL_SUBMIT, &args);
 	free(handles);

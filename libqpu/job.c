@@ -22,6 +22,9 @@ static bool qpu_job_desc_valid(const struct qpu_dev *dev,
 		return false;
 	if (desc->bo_count && !desc->bos)
 		return false;
+	if (desc->flags & ~QPU_JOB_ALL_BOS ||
+	    (desc->flags & QPU_JOB_ALL_BOS && desc->bo_count))
+		return false;
 	for (i = 0; i < desc->program_count; i++) {
 		const struct qpu_program_ref *p = &desc->programs[i];
 
@@ -35,13 +38,56 @@ static bool qpu_job_desc_valid(const struct qpu_dev *dev,
 	return true;
 }
 
-QPU_API int qpu_submit(struct qpu_dev *dev, const struct qpu_job_desc *desc,
-		       uint64_t *seqno)
+/*
+ * qpu_submit() has one entry point per layout of struct qpu_job_desc
+ * (libqpu/README.md, "How the API grows"): the default, LIBQPU_0.3, reads
+ * today's struct with its flags; programs built before it bind
+ * qpu_submit@LIBQPU_0.1, which reads the struct as it was, without flags.
+ */
+QPU_API int qpu_submit_v0_3(struct qpu_dev *dev, const struct qpu_job_desc *desc,
+			    uint64_t *seqno);
+__asm__(".symver qpu_submit_v0_3, qpu_submit@@LIBQPU_0.3");
+
+QPU_API int qpu_submit_v0_3(struct qpu_dev *dev, const struct qpu_job_desc *desc,
+			    uint64_t *seqno)
 {
 	assert(dev && desc && seqno);
 	if (!qpu_job_desc_valid(dev, desc))
 		return -EINVAL;
 	return dev->ops->submit(dev, desc, seqno);
+}
+
+/* The description as libqpu 0.1 and 0.2 laid it out: no flags. */
+struct qpu_job_desc_v0_1 {
+	const struct qpu_program_ref *programs;
+	unsigned int program_count;
+	struct qpu_bo *const *bos;
+	unsigned int bo_count;
+	unsigned int timeout_ms;
+	int in_fence_fd;
+	int *out_fence_fd;
+};
+
+QPU_API int qpu_submit_v0_1(struct qpu_dev *dev,
+			    const struct qpu_job_desc_v0_1 *old, uint64_t *seqno);
+__asm__(".symver qpu_submit_v0_1, qpu_submit@LIBQPU_0.1");
+
+QPU_API int qpu_submit_v0_1(struct qpu_dev *dev,
+			    const struct qpu_job_desc_v0_1 *old, uint64_t *seqno)
+{
+	struct qpu_job_desc desc;
+
+	assert(old);
+	desc = (struct qpu_job_desc){
+		.programs = old->programs,
+		.program_count = old->program_count,
+		.bos = old->bos,
+		.bo_count = old->bo_count,
+		.timeout_ms = old->timeout_ms,
+		.in_fence_fd = old->in_fence_fd,
+		.out_fence_fd = old->out_fence_fd,
+	};
+	return qpu_submit_v0_3(dev, &desc, seqno);
 }
 
 /*

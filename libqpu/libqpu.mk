@@ -3,7 +3,7 @@
 
 include libqpu/core/sources.mk
 
-LIBQPU_VERSION := 0.2.0
+LIBQPU_VERSION := 0.3.0
 LIBQPU_SONAME := libqpu.so.0
 # The base (device API, assembler, core) and the sample kernels, which the
 # base's assembler builds: see libqpu/kernels/kernels.mk.

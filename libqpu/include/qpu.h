@@ -45,7 +45,9 @@ struct qpu_dev;
  *	"emu:" takes comma-separated options: "emu:strict-vpm" stops a job
  *	with a fault where its generic VPM access would wrap past row 63
  *	(the hardware wraps it; a debugging aid, as qpu.ko's simulated V3D
- *	offers in debugfs, qpu/<node>/strict_vpm)
+ *	offers in debugfs, qpu/<node>/strict_vpm); "emu:max-bo-mib=N"
+ *	raises the largest buffer from 64 MiB to N MiB (up to 512), as qpu.ko's
+ *	max_bo_size parameter does (GPU_FFT's 2^22-point transform needs 65)
  *
  * The same program runs on all three kinds of device: a real V3D, qpu.ko's
  * simulated V3D, and the emulator in this process (no kernel module needed;
@@ -127,6 +129,13 @@ enum qpu_dev_param {
  * from a hang, so it times out).
  */
 #define QPU_DEV_FEATURE_DEADLOCK		(1u << 1)
+
+/**
+ * QPU_DEV_FEATURE_ALL_BOS - bit of QPU_DEV_PARAM_FEATURES: a job with
+ * QPU_JOB_ALL_BOS may touch every buffer of its device, as the device holds
+ * them at qpu_submit() (new in 0.3; qpu.ko's QPU_FEATURE_ALL_BOS).
+ */
+#define QPU_DEV_FEATURE_ALL_BOS			(1u << 2)
 
 /**
  * qpu_dev_get_param() - query one value of the device
@@ -255,6 +264,8 @@ struct qpu_program_ref {
  *	-1
  * @out_fence_fd: NULL, or where to put a new fence fd that becomes
  *	readable (poll) when the job ends; the caller closes it
+ * @flags: QPU_JOB_* bits (new in 0.3: a program built against 0.2 binds
+ *	qpu_submit@LIBQPU_0.1, which reads the struct without it)
  */
 struct qpu_job_desc {
 	const struct qpu_program_ref *programs;
@@ -264,7 +275,18 @@ struct qpu_job_desc {
 	unsigned int timeout_ms;
 	int in_fence_fd;
 	int *out_fence_fd;
+	unsigned int flags;
 };
+
+/**
+ * QPU_JOB_ALL_BOS - bit of &qpu_job_desc.flags: the programs may touch
+ * every buffer of the device (QPU_DEV_FEATURE_ALL_BOS), as programs written
+ * for the firmware mailbox expect; @bos must then be empty. The set is the
+ * one at qpu_submit(): a buffer made later is out of reach (a fault on the
+ * emulator and qpu.ko's simulated V3D), one freed later lives until the
+ * job ends. On real hardware it needs what every job needs, CAP_SYS_RAWIO.
+ */
+#define QPU_JOB_ALL_BOS		(1u << 0)
 
 /**
  * qpu_submit() - start a job; never waits for it
@@ -272,8 +294,10 @@ struct qpu_job_desc {
  * @desc: the job
  * @seqno: where the job's number goes, for qpu_wait()
  *
- * Return: 0, or -EINVAL (bad description, buffers of another device),
- * -EPERM (real hardware needs CAP_SYS_RAWIO), -ENOENT, -ENOMEM.
+ * Return: 0, or -EINVAL (bad description, unknown flags, buffers of another
+ * device, QPU_JOB_ALL_BOS with @bos or on a device without
+ * QPU_DEV_FEATURE_ALL_BOS), -EPERM (real hardware needs CAP_SYS_RAWIO),
+ * -ENOENT, -ENOMEM.
  */
 QPU_API int qpu_submit(struct qpu_dev *dev, const struct qpu_job_desc *desc,
 		       uint64_t *seqno);

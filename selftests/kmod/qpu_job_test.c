@@ -102,6 +102,7 @@ FIXTURE_TEARDOWN(job)
 	qpu_test_write(PARAMS "host_irq", "0");
 	qpu_test_write(DEBUGFS "poll_only", "0");
 	qpu_test_write(DEBUGFS "reset_noop", "0");
+	qpu_test_write(PARAMS "sim_hw_policy", "0");
 	close(self->fd);
 }
 
@@ -509,6 +510,188 @@ TEST_F(job, access_outside_job_faults)
 	unif[0] = self->data.bus_addr + self->data.size;
 	ASSERT_EQ(0, ioctl(self->fd, QPU_IOCTL_SUBMIT, &args));
 	EXPECT_EQ(QPU_JOB_FAULT, qpu_test_wait(self->fd, args.seqno, 5000, NULL));
+}
+
+/* Submits the TMU read of unif[0] with QPU_SUBMIT_ALL_BOS and no list. */
+static int submit_all_bos(int fd, const struct qpu_test_bo *code,
+			  const struct qpu_test_bo *unif, __u32 timeout_ms,
+			  struct qpu_submit *out)
+{
+	return qpu_test_submit(fd, code, unif, 1, timeout_ms, QPU_SUBMIT_ALL_BOS, 0, out);
+}
+
+/*
+ * QPU_SUBMIT_ALL_BOS: the job reaches a BO of its file it does not list,
+ * but the set is the file's at submit: a BO made after it is out of reach,
+ * one destroyed after it stays alive for the job.
+ */
+TEST_F(job, all_bos_reach_the_files_bos_at_submit)
+{
+	struct qpu_get_param p = { .param = QPU_PARAM_FEATURES };
+	struct qpu_test_bo later, gone;
+	__u32 *unif = self->unif.map;
+	struct qpu_submit s, q;
+	struct qpu_wait w;
+
+	ASSERT_EQ(0, ioctl(self->fd, QPU_IOCTL_GET_PARAM, &p));
+	ASSERT_TRUE(p.value & QPU_FEATURE_ALL_BOS);
+
+	/* The read of access_outside_job_faults, now allowed. */
+	unif[0] = self->data.bus_addr + 64;
+	ASSERT_EQ(0, submit_all_bos(self->fd, &self->tmu, &self->unif, 0, &s));
+	EXPECT_EQ(QPU_JOB_DONE, qpu_test_wait(self->fd, s.seqno, 5000, NULL));
+	/* Past its end, into the guard gap, still faults. */
+	unif[0] = self->data.bus_addr + self->data.size;
+	ASSERT_EQ(0, submit_all_bos(self->fd, &self->tmu, &self->unif, 0, &s));
+	ASSERT_EQ(QPU_JOB_FAULT, qpu_test_wait(self->fd, s.seqno, 5000, &w));
+	EXPECT_EQ(self->data.bus_addr + self->data.size, w.fault_addr);
+
+	/*
+	 * Queued behind a looping job, a job reads a BO made after its
+	 * submit: it faults there. Its own unif BO holds the address, written
+	 * after the submit too (the job reads it when it runs).
+	 */
+	ASSERT_EQ(0, qpu_test_submit(self->fd, &self->loop, &self->unif, 1, 20, 0, 0, &q));
+	ASSERT_EQ(0, submit_all_bos(self->fd, &self->tmu, &self->unif, 0, &s));
+	ASSERT_EQ(0, qpu_test_bo_new(self->fd, 4096, NULL, 0, &later));
+	unif[0] = later.bus_addr;
+	ASSERT_EQ(QPU_JOB_FAULT, qpu_test_wait(self->fd, s.seqno, 5000, &w));
+	EXPECT_EQ(later.bus_addr, w.fault_addr);
+	EXPECT_EQ(QPU_FAULT_TMU, w.fault_access);
+	EXPECT_EQ(QPU_JOB_TIMEOUT, qpu_test_wait(self->fd, q.seqno, 0, NULL));
+	qpu_test_bo_free(self->fd, &later);
+
+	/* A BO destroyed (and unmapped) after the submit is still there. */
+	ASSERT_EQ(0, qpu_test_bo_new(self->fd, 4096, NULL, 0, &gone));
+	unif[0] = gone.bus_addr;
+	ASSERT_EQ(0, qpu_test_submit(self->fd, &self->loop, &self->unif, 1, 5, 0, 0, &q));
+	ASSERT_EQ(0, submit_all_bos(self->fd, &self->tmu, &self->unif, 0, &s));
+	qpu_test_bo_free(self->fd, &gone);
+	EXPECT_EQ(QPU_JOB_DONE, qpu_test_wait(self->fd, s.seqno, 5000, NULL));
+	EXPECT_EQ(0, qpu_test_stats_wait_bo(5000, 5, 5 * 4096, NULL, NULL));
+}
+
+/* WAIT by a BO the job never listed waits for an all-BOs job. */
+TEST_F(job, all_bos_wait_by_unlisted_bo)
+{
+	struct qpu_wait w = { .flags = QPU_WAIT_BO, .handle = self->data.handle,
+			      .timeout_ns = qpu_test_now_ns() + 5000000000ll };
+	struct qpu_submit s;
+
+	/* Listed nowhere: no job used data, WAIT answers at once. */
+	ASSERT_EQ(0, qpu_test_submit(self->fd, &self->loop, &self->unif, 1, 5, 0, 0, &s));
+	ASSERT_EQ(0, ioctl(self->fd, QPU_IOCTL_WAIT, &w));
+	EXPECT_EQ(QPU_JOB_DONE, w.status);
+	EXPECT_EQ(QPU_JOB_TIMEOUT, qpu_test_wait(self->fd, s.seqno, 5000, NULL));
+
+	/* Every BO of the file: WAIT on data is WAIT on the looping job. */
+	ASSERT_EQ(0, submit_all_bos(self->fd, &self->loop, &self->unif, 5, &s));
+	ASSERT_EQ(0, ioctl(self->fd, QPU_IOCTL_WAIT, &w));
+	EXPECT_EQ(QPU_JOB_TIMEOUT, w.status);
+}
+
+/* What QPU_SUBMIT_ALL_BOS refuses, and the file's BOs it still cannot pass. */
+TEST_F(job, all_bos_errors)
+{
+	int fd2 = open(QPU_NODE, O_RDWR | O_CLOEXEC);
+	struct qpu_program prog = { .code_handle = self->tmu.handle,
+				    .unif_handle = self->unif.handle };
+	__u32 handles[1] = { self->data.handle };
+	struct qpu_submit args = {
+		.programs = (uintptr_t)&prog, .program_count = 1,
+		.program_size = sizeof(prog), .flags = QPU_SUBMIT_ALL_BOS,
+	};
+	struct qpu_bo_create bc;
+	struct qpu_test_bo secret;
+	__u32 *unif = self->unif.map;
+	struct qpu_wait w;
+	unsigned int made;
+	__u32 first = 0, h;
+
+	ASSERT_LE(0, fd2);
+	/* A list besides the flag. */
+	args.bo_handles = (uintptr_t)handles;
+	args.bo_count = 1;
+	EXPECT_EQ(-1, ioctl(self->fd, QPU_IOCTL_SUBMIT, &args));
+	EXPECT_EQ(EINVAL, errno);
+	args.bo_count = 0;
+	EXPECT_EQ(-1, ioctl(self->fd, QPU_IOCTL_SUBMIT, &args));
+	EXPECT_EQ(EINVAL, errno);
+	args.bo_handles = 0;
+	/* A program's handle the file does not have. */
+	prog.code_handle = 9999;
+	EXPECT_EQ(-1, ioctl(self->fd, QPU_IOCTL_SUBMIT, &args));
+	EXPECT_EQ(ENOENT, errno);
+	prog.code_handle = self->tmu.handle;
+	prog.code_offset = 4;
+	EXPECT_EQ(-1, ioctl(self->fd, QPU_IOCTL_SUBMIT, &args));
+	EXPECT_EQ(EINVAL, errno);
+	prog.code_offset = 0;
+
+	/* Another file's BO stays out of reach. */
+	ASSERT_EQ(0, qpu_test_bo_new(fd2, 4096, "secret", 6, &secret));
+	unif[0] = secret.bus_addr;
+	ASSERT_EQ(0, ioctl(self->fd, QPU_IOCTL_SUBMIT, &args));
+	ASSERT_EQ(QPU_JOB_FAULT, qpu_test_wait(self->fd, args.seqno, 5000, &w));
+	EXPECT_EQ(secret.bus_addr, w.fault_addr);
+	close(fd2);
+
+	/* At most 4096 BOs in the file, the bound of a list: 5 are there. */
+	unif[0] = self->data.bus_addr;
+	for (made = 5; made < 4097; made++) {
+		bc = (struct qpu_bo_create){ .size = 4096 };
+		ASSERT_EQ(0, ioctl(self->fd, QPU_IOCTL_BO_CREATE, &bc));
+		if (!first)
+			first = bc.handle;
+	}
+	EXPECT_EQ(-1, ioctl(self->fd, QPU_IOCTL_SUBMIT, &args));
+	EXPECT_EQ(EINVAL, errno);
+	/* One fewer, and the job runs. */
+	ASSERT_EQ(0, ioctl(self->fd, QPU_IOCTL_BO_DESTROY,
+			   &(struct qpu_bo_destroy){ .handle = bc.handle }));
+	ASSERT_EQ(0, ioctl(self->fd, QPU_IOCTL_SUBMIT, &args));
+	EXPECT_EQ(QPU_JOB_DONE, qpu_test_wait(self->fd, args.seqno, 5000, NULL));
+	for (h = first; h < bc.handle; h++)
+		ASSERT_EQ(0, ioctl(self->fd, QPU_IOCTL_BO_DESTROY,
+				   &(struct qpu_bo_destroy){ .handle = h }));
+}
+
+/*
+ * QPU_SUBMIT_ALL_BOS is no way around the hardware's gate: with
+ * sim_hw_policy, a user without CAP_SYS_RAWIO is refused as for any job.
+ */
+TEST_F(job, all_bos_behind_the_submit_gate)
+{
+	int status;
+	pid_t pid;
+
+	ASSERT_EQ(0, qpu_test_write(PARAMS "allow_unprivileged_hw", "0"));
+	ASSERT_EQ(0, qpu_test_write(PARAMS "sim_hw_policy", "1"));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		struct qpu_test_bo code, unif;
+		int fd;
+
+		if (setgid(65534) || setuid(65534))
+			_exit(2);
+		fd = open(QPU_NODE, O_RDWR | O_CLOEXEC);
+		if (fd < 0 || qpu_test_bo_new(fd, 4096, qpu_prog_end, sizeof(qpu_prog_end), &code) ||
+		    qpu_test_bo_new(fd, 4096, NULL, 0, &unif))
+			_exit(3);
+		if (!qpu_test_submit(fd, &code, &unif, 1, 0, QPU_SUBMIT_ALL_BOS, 0, NULL))
+			_exit(4);
+		_exit(errno == EPERM ? 0 : 5);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	qpu_test_write(PARAMS "sim_hw_policy", "0");
+	EXPECT_TRUE(WIFEXITED(status));
+	EXPECT_EQ(0, WEXITSTATUS(status));
+	/* Root keeps the capability: its all-BOs job runs. */
+	ASSERT_EQ(0, qpu_test_write(PARAMS "sim_hw_policy", "1"));
+	EXPECT_EQ(0, qpu_test_submit(self->fd, &self->end, &self->unif, 1, 0,
+				     QPU_SUBMIT_ALL_BOS, 0, NULL));
+	qpu_test_write(PARAMS "sim_hw_policy", "0");
 }
 
 /* Another file's BO is out of reach even at its real bus address. */

@@ -10,10 +10,11 @@ LIBTEST_BINS := $(LIBTEST_SRCS:selftests/lib/%.c=$(BUILD)/selftests/lib/%)
 # HOST_TEST_SCRIPTS and HOST_TEST_DEPS.
 LIBTEST_SCRIPTS := $(wildcard selftests/lib/test-*.sh) $(HOST_TEST_SCRIPTS)
 
-$(BUILD)/selftests/lib/%: selftests/lib/%.c $(LIBQPU_A) $(QPU_TOOLS_A)
+# libqpu-mailbox too: only test-mailbox takes anything from it.
+$(BUILD)/selftests/lib/%: selftests/lib/%.c $(LIBQPU_A) $(QPU_TOOLS_A) $(MAILBOX_A)
 	$(Q)mkdir -p $(dir $@)
 	$(Q)$(CC) $(ALL_CFLAGS) -Itools/lib -MMD -MP -o $@ $< $(QPU_TOOLS_A) \
-		$(LIBQPU_A) $(LDFLAGS) -lm
+		$(MAILBOX_A) $(LIBQPU_A) $(LDFLAGS) -lm
 
 # test-abi-v0.1 checks symbol versions: it links the shared library, found
 # through its rpath, as an old program would.
@@ -33,14 +34,14 @@ check-asan:
 
 -include $(LIBTEST_BINS:=.d)
 
-# test-runtime, test-kernels and test-emu-tables also run in the VM,
+# test-runtime, test-kernels, test-emu-tables and test-mailbox also run in the VM,
 # statically linked, on qpu.ko's simulated V3D: the same programs on both
 # kinds of device.
-VM_LIB_TESTS := test-runtime test-kernels test-emu-tables
+VM_LIB_TESTS := test-runtime test-kernels test-emu-tables test-mailbox
 VM_LIB_TESTS_STATIC := $(VM_LIB_TESTS:%=$(BUILD)/static/%)
-$(VM_LIB_TESTS_STATIC): $(BUILD)/static/%: selftests/lib/%.c $(LIBQPU_A) $(QPU_TOOLS_A)
+$(VM_LIB_TESTS_STATIC): $(BUILD)/static/%: selftests/lib/%.c $(LIBQPU_A) $(QPU_TOOLS_A) $(MAILBOX_A)
 	$(Q)mkdir -p $(dir $@)
 	$(Q)$(CC) $(filter-out -fsanitize%,$(ALL_CFLAGS)) -Itools/lib -static -o $@ $< \
-		$(QPU_TOOLS_A) $(LIBQPU_A) -lm
+		$(QPU_TOOLS_A) $(MAILBOX_A) $(LIBQPU_A) -lm
 VM_CHECK_DEPS += $(VM_LIB_TESTS_STATIC)
 VM_CHECK_PAYLOAD += $(foreach t,$(VM_LIB_TESTS),--copy $(BUILD)/static/$(t) --run "$(t) /dev/qpu")

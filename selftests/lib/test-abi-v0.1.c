@@ -6,6 +6,9 @@
  * version LIBQPU_0.1, as the dynamic linker does for such a binary. The
  * old entry point must fill exactly the old struct, with 0.1's numbers,
  * and answer a deadlock, which 0.1 did not know, as the timeout it was.
+ * It submits through qpu_submit of version LIBQPU_0.1 with 0.1's struct
+ * qpu_job_desc, which had no flags: the words after it in the caller's
+ * memory (all ones here) must not be read as flags.
  * Linked against the shared library (lib.mk), since symbol versions are
  * what is tested.
  */
@@ -38,6 +41,27 @@ int qpu_wait_v0_1(struct qpu_dev *dev, uint64_t seqno, int timeout_ms,
 		  struct result_v0_1 *result);
 __asm__(".symver qpu_wait_v0_1, qpu_wait@LIBQPU_0.1");
 
+/* libqpu 0.1's (and 0.2's) struct qpu_job_desc: no flags at its end. */
+struct desc_v0_1 {
+	const struct qpu_program_ref *programs;
+	unsigned int program_count;
+	struct qpu_bo *const *bos;
+	unsigned int bo_count;
+	unsigned int timeout_ms;
+	int in_fence_fd;
+	int *out_fence_fd;
+};
+
+int qpu_submit_v0_1(struct qpu_dev *dev, const struct desc_v0_1 *desc,
+		    uint64_t *seqno);
+__asm__(".symver qpu_submit_v0_1, qpu_submit@LIBQPU_0.1");
+
+/* The old description and what follows it in the caller's memory. */
+struct desc_slot {
+	struct desc_v0_1 d;
+	uint32_t after[8];
+};
+
 /* The old struct and what follows it in the caller's memory. */
 struct slot {
 	struct result_v0_1 r;
@@ -51,8 +75,7 @@ static void run(struct qpu_dev *dev, const uint64_t *words, size_t n,
 	struct qpu_bo *code = qpu_bo_new(dev, 4096), *unif = qpu_bo_new(dev, 4096);
 	struct qpu_program_ref prog = { .code = code, .code_offset = code_offset,
 					.uniforms = unif, .uniforms_offset = unif_offset };
-	struct qpu_job_desc job = { .programs = &prog, .program_count = 1,
-				    .in_fence_fd = -1 };
+	struct desc_slot job;
 	uint64_t seqno;
 	unsigned int i;
 
@@ -61,7 +84,10 @@ static void run(struct qpu_dev *dev, const uint64_t *words, size_t n,
 		exit(T_EXIT_FAIL);
 	memcpy(qpu_bo_get_map(code), words, n * sizeof(*words));
 	memset(s, 0xa5, sizeof(*s));
-	T_EQ_U64(0, qpu_submit(dev, &job, &seqno));
+	memset(&job, 0xff, sizeof(job));
+	job.d = (struct desc_v0_1){ .programs = &prog, .program_count = 1,
+				    .in_fence_fd = -1 };
+	T_EQ_U64(0, qpu_submit_v0_1(dev, &job.d, &seqno));
 	T_EQ_U64(0, qpu_wait_v0_1(dev, seqno, 10000, &s->r));
 	for (i = 0; i < T_ARRAY_SIZE(s->guard); i++)
 		T_EQ_U64(GUARD, s->guard[i]);

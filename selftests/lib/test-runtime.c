@@ -297,10 +297,28 @@ static void test_vpm_decoding(struct qpu_dev *dev)
 
 	errno = 0;
 	T_CHECK(!qpu_dev_open("emu:strict-vpm,no-such-option"));
+	T_CHECK(!qpu_dev_open("emu:max-bo-mib=0"));
+	T_CHECK(!qpu_dev_open("emu:max-bo-mib=513"));
+	T_CHECK(!qpu_dev_open("emu:max-bo-mib=9x"));
 	T_EQ_U64(EINVAL, errno);
 	strict = qpu_dev_open("emu:");	/* no options */
 	T_CHECK(strict != NULL);
 	qpu_dev_close(strict);
+
+	/* A larger buffer limit: 65 MiB, GPU_FFT's 2^22 points, fits in 128. */
+	strict = qpu_dev_open("emu:strict-vpm,max-bo-mib=128");
+	T_CHECK(strict != NULL);
+	if (strict) {
+		uint64_t max = 0;
+		struct qpu_bo *big = qpu_bo_new(strict, 65u << 20);
+
+		T_EQ_U64(0, qpu_dev_get_param(strict, QPU_DEV_PARAM_MAX_BO_SIZE, &max));
+		T_EQ_U64(128u << 20, max);
+		T_CHECK(big != NULL);
+		T_CHECK(!qpu_bo_new(strict, (128u << 20) + 1));
+		qpu_bo_free(big);
+		qpu_dev_close(strict);
+	}
 }
 
 /*
@@ -343,6 +361,55 @@ static void test_uniforms_anywhere(struct qpu_dev *dev)
 	T_EQ_U64(QPU_STATUS_FAULT, r.status);
 	T_EQ_U64(QPU_ACCESS_UNIFORM, r.fault_access);
 	T_EQ_U64(outside, r.fault_addr);
+	qpu_bo_free(code);
+	qpu_bo_free(unif);
+	qpu_bo_free(data);
+}
+
+/*
+ * QPU_JOB_ALL_BOS: a TMU read of a buffer the job does not list works, as
+ * the device's buffers at submit are the job's; a listed buffer besides
+ * the flag, or an unknown flag, is refused; the guard gap still faults.
+ */
+static void test_all_bos(struct qpu_dev *dev)
+{
+	struct qpu_bo *data = t_bo_or_die(dev, 4096);
+	struct qpu_bo *code = t_bo_or_die(dev, 4096), *unif = t_bo_or_die(dev, 4096);
+	struct qpu_program_ref prog = { .code = code, .uniforms = unif };
+	struct qpu_job_desc job = {
+		.programs = &prog, .program_count = 1, .in_fence_fd = -1,
+	};
+	uint32_t *u = qpu_bo_get_map(unif);
+	struct qpu_job_result r;
+	uint64_t seqno, features = 0;
+
+	T_EQ_U64(0, qpu_dev_get_param(dev, QPU_DEV_PARAM_FEATURES, &features));
+	T_CHECK(features & QPU_DEV_FEATURE_ALL_BOS);
+	memcpy(qpu_bo_get_map(code), qpu_prog_tmu_read, sizeof(qpu_prog_tmu_read));
+	u[0] = qpu_bo_get_bus_addr(data) + 128;
+	/* Unlisted: a fault. */
+	T_EQ_U64(0, qpu_submit(dev, &job, &seqno));
+	T_EQ_U64(0, qpu_wait(dev, seqno, 10000, &r));
+	T_EQ_U64(QPU_STATUS_FAULT, r.status);
+	/* Every buffer of the device: done. */
+	job.flags = QPU_JOB_ALL_BOS;
+	T_EQ_U64(0, qpu_submit(dev, &job, &seqno));
+	T_EQ_U64(0, qpu_wait(dev, seqno, 10000, &r));
+	T_EQ_U64(QPU_STATUS_DONE, r.status);
+	/* The guard gap after a buffer is no buffer. */
+	u[0] = qpu_bo_get_bus_addr(data) + qpu_bo_get_size(data);
+	T_EQ_U64(0, qpu_submit(dev, &job, &seqno));
+	T_EQ_U64(0, qpu_wait(dev, seqno, 10000, &r));
+	T_EQ_U64(QPU_STATUS_FAULT, r.status);
+	T_EQ_U64(qpu_bo_get_bus_addr(data) + qpu_bo_get_size(data), r.fault_addr);
+	/* A list besides the flag; a flag libqpu does not know. */
+	job.bos = &data;
+	job.bo_count = 1;
+	T_EQ_U64(-EINVAL, qpu_submit(dev, &job, &seqno));
+	job.bos = NULL;
+	job.bo_count = 0;
+	job.flags = 1u << 31;
+	T_EQ_U64(-EINVAL, qpu_submit(dev, &job, &seqno));
 	qpu_bo_free(code);
 	qpu_bo_free(unif);
 	qpu_bo_free(data);
@@ -650,6 +717,7 @@ int main(int argc, char **argv)
 	test_vector_add(dev);
 	test_vpm_decoding(dev);
 	test_uniforms_anywhere(dev);
+	test_all_bos(dev);
 	test_timeout(dev);
 	test_deadlock(dev);
 	test_bad_jobs(dev);

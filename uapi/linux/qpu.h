@@ -163,12 +163,15 @@ enum qpu_param {
  *	stopped (&qpu_wait.qpus). Only the simulated V3D can tell: a real V3D
  *	cannot tell a deadlock from a long job, so such a job times out there
  *	(&QPU_JOB_TIMEOUT), and the bit is clear.
+ * @QPU_FEATURE_ALL_BOS: &QPU_SUBMIT_ALL_BOS: a job may touch every BO its
+ *	file holds when it is submitted, without listing them.
  *
  * New bits go at the end; a bit is never reused.
  */
 enum qpu_feature {
 	QPU_FEATURE_UNIFORMS_ANYWHERE = 1 << 0,
 	QPU_FEATURE_DEADLOCK = 1 << 1,
+	QPU_FEATURE_ALL_BOS = 1 << 2,
 };
 
 /**
@@ -308,6 +311,20 @@ struct qpu_bo_destroy {
  * On real hardware, submitting needs CAP_SYS_RAWIO unless the administrator
  * allowed otherwise: QPU programs there can read and write all memory.
  *
+ * A job submitted with &QPU_SUBMIT_ALL_BOS (&QPU_FEATURE_ALL_BOS) lists no
+ * BOs: it may touch every BO its file holds at the moment of the submit,
+ * as programs written for the firmware mailbox expect (they find their
+ * buffers by bus address in memory they were given). The set is taken at
+ * submit, not live: each of those BOs is held until the job ends, even if
+ * its handle is destroyed meanwhile, and a BO created after the submit is
+ * out of the job's reach (on the simulated V3D, an access to it faults).
+ * The job counts as using each of them, so &QPU_IOCTL_WAIT on any BO the
+ * file held at the submit waits for it (or for a later job using that BO).
+ * A file may hold at most 4096 BOs for such a submit, the bound of an
+ * explicit list. It is no privilege of its own: on real hardware every
+ * submit already needs CAP_SYS_RAWIO, and on the simulated V3D the job
+ * still reaches no other file's BO.
+ *
  * A job never finds what another file's jobs left on the V3D (VPM contents,
  * semaphore counts, a held mutex, registers, FIFOs): the driver resets the
  * V3D before a file's job that follows another file's. On the simulated V3D
@@ -345,10 +362,14 @@ struct qpu_program {
  * enum qpu_submit_flags - bits of &qpu_submit.flags.
  * @QPU_SUBMIT_IN_FENCE: wait for the sync_file in &qpu_submit.in_fence_fd.
  * @QPU_SUBMIT_OUT_FENCE: return a sync_file in &qpu_submit.out_fence_fd.
+ * @QPU_SUBMIT_ALL_BOS: the job may touch every BO of the file, taken at
+ *	submit (see "jobs"); &qpu_submit.bo_count and &qpu_submit.bo_handles
+ *	must then be zero (&QPU_FEATURE_ALL_BOS).
  */
 enum qpu_submit_flags {
 	QPU_SUBMIT_IN_FENCE = 1 << 0,
 	QPU_SUBMIT_OUT_FENCE = 1 << 1,
+	QPU_SUBMIT_ALL_BOS = 1 << 2,
 };
 
 /**
@@ -375,7 +396,8 @@ enum qpu_submit_flags {
  * @pad: Input: must be zero.
  * @seqno: Output: the job's number in this file, for &QPU_IOCTL_WAIT.
  *
- * Errors: -EINVAL for a bad count, size, offset, flag, pad or fence fd;
+ * Errors: -EINVAL for a bad count, size, offset, flag, pad or fence fd,
+ * or with &QPU_SUBMIT_ALL_BOS a list or more than 4096 BOs in the file;
  * -ENOENT for a handle this file does not have; -EFAULT for bad pointers;
  * -EPERM when the caller may not run programs on this V3D; -EAGAIN when
  * this file's queue is full (see "jobs").
