@@ -349,25 +349,21 @@ static int qpu_job_cmp_bo(const void *a, const void *b)
  * Return: the BO, or NULL when the range is not all inside one of the job's
  * BOs. The simulated V3D checks every access of a program with this.
  */
+static void qpu_job_bo_window(const void *buf, u32 *start, u64 *size)
+{
+	const struct qpu_bo *bo = buf;
+
+	*start = bo->bus_addr;
+	*size = bo->size;
+}
+
 struct qpu_bo *qpu_job_find_bo(const struct qpu_job *job, u32 addr, u32 len)
 {
-	unsigned int lo = 0, hi = job->bo_count;
+	int i = qpu_devmodel_find_window((const void *const *)job->bos,
+					 job->bo_count, qpu_job_bo_window,
+					 addr, len);
 
-	while (lo < hi) {
-		unsigned int mid = lo + (hi - lo) / 2;
-		struct qpu_bo *bo = job->bos[mid];
-
-		if (addr < bo->bus_addr) {
-			hi = mid;
-		} else if (addr - bo->bus_addr >= bo->size) {
-			lo = mid + 1;
-		} else {
-			if (len > bo->size - (addr - bo->bus_addr))
-				return NULL;
-			return bo;
-		}
-	}
-	return NULL;
+	return i < 0 ? NULL : job->bos[i];
 }
 
 /* Adds a referenced BO of this file to the job; caller holds qf->lock. */

@@ -276,29 +276,28 @@ static void emudev_bo_free(struct qpu_dev *dev, struct qpu_bo *bo)
 	pthread_mutex_unlock(&ed->lock);
 }
 
+static void emudev_mem_window(const void *buf, uint32_t *start, uint64_t *size)
+{
+	const struct emu_mem *mem = buf;
+
+	*start = mem->bus_addr;
+	*size = mem->size;
+}
+
 /* Every access of a program: inside one of its job's buffers. */
 static void *emudev_translate(void *ctx, uint32_t addr, uint32_t len,
 			      enum qpu_emu_access access)
 {
 	const struct emu_job *job = ctx;
-	unsigned int lo = 0, hi = job->mem_count;
 	const struct emu_mem *mem;
+	int i;
 
 	(void)access;		/* every kind may reach every buffer of the job */
-	while (hi - lo > 1) {	/* the last buffer starting at or before @addr */
-		unsigned int mid = lo + (hi - lo) / 2;
-
-		if (job->mems[mid]->bus_addr <= addr)
-			lo = mid;
-		else
-			hi = mid;
-	}
-	if (!job->mem_count)
+	i = qpu_devmodel_find_window((const void *const *)job->mems, job->mem_count,
+				     emudev_mem_window, addr, len);
+	if (i < 0)
 		return NULL;
-	mem = job->mems[lo];
-	if (addr < mem->bus_addr || len > mem->size ||
-	    addr - mem->bus_addr > mem->size - len)
-		return NULL;
+	mem = job->mems[i];
 	return (char *)mem->map + (addr - mem->bus_addr);
 }
 

@@ -48,6 +48,44 @@ static inline bool qpu_devmodel_program_fits(u64 code_size, u64 code_offset,
 }
 
 /**
+ * qpu_devmodel_find_window() - which of a job's buffers holds an access
+ * @bufs: the job's buffers, sorted by bus address, none overlapping
+ * @count: entries in @bufs
+ * @window: gives buffer @buf's bus address and size in bytes
+ * @addr: the access's bus address
+ * @len: its bytes, at least one
+ *
+ * The rule of both simulated devices: an access is allowed when all of it
+ * lies inside one buffer of its job; the buffers are found by a binary
+ * search, so a job of many buffers costs no scan per access.
+ *
+ * Return: the index in @bufs of that buffer, or -1.
+ */
+static inline int qpu_devmodel_find_window(const void *const *bufs,
+					   unsigned int count,
+					   void (*window)(const void *buf,
+							  u32 *start, u64 *size),
+					   u32 addr, u32 len)
+{
+	unsigned int lo = 0, hi = count;
+
+	while (lo < hi) {
+		unsigned int mid = lo + (hi - lo) / 2;
+		u64 size;
+		u32 start;
+
+		window(bufs[mid], &start, &size);
+		if (addr < start)
+			hi = mid;
+		else if (addr - start >= size)
+			lo = mid + 1;
+		else
+			return len <= size - (addr - start) ? (int)mid : -1;
+	}
+	return -1;
+}
+
+/**
  * qpu_devmodel_fault_access() - what kind of access a fault reports
  * @f: the emulator's fault
  *
