@@ -634,26 +634,79 @@ static struct qpu_bo *end_program(struct qpu_dev *dev)
 }
 
 /*
- * qpu_submit() never waits for an in-fence: a gated job is queued, the
- * jobs after it wait behind it (a file's jobs run in order, as in qpu.ko),
- * its buffers stay its own when the caller frees them, and closing the
- * device ends what is queued with its fences signalled. The emulator's
- * fences are eventfds, so a test-made eventfd is the gate here; qpu.ko's
- * in-fences are sync_files, and its kselftests (qpu_job_test.c:
- * in_fence_chains_jobs, close_cancels_queued_jobs) prove the same there.
+ * A fence that signals later. The emulator's fences are eventfds, so on it
+ * the gate is an eventfd the test writes. qpu.ko's in-fences are
+ * sync_files: there the gate is the out-fence of a job the simulated V3D
+ * holds back by its latency_us knob (each program waits 300 ms), which
+ * opens by itself.
  */
-static void test_fence_queue(struct qpu_dev *dev)
+#define GATE_LATENCY	"/sys/kernel/debug/qpu/qpu/latency_us"
+
+struct gate {
+	int fd;
+	struct qpu_bo *code, *unif;
+};
+
+static bool write_knob(const char *path, const char *value)
+{
+	FILE *f = fopen(path, "w");
+	bool ok = f && fputs(value, f) >= 0;
+
+	return f ? !fclose(f) && ok : false;
+}
+
+static void gate_open(struct qpu_dev *dev, struct gate *g)
+{
+	uint64_t seqno;
+
+	g->fd = -1;
+	g->code = g->unif = NULL;
+	if (emulated) {
+		g->fd = eventfd(0, EFD_CLOEXEC);
+		T_CHECK(g->fd >= 0);
+		return;
+	}
+	g->code = end_program(dev);
+	g->unif = t_bo_or_die(dev, 4096);
+	T_CHECK(write_knob(GATE_LATENCY, "300000"));
+	T_EQ_U64(0, submit_end(dev, g->code, g->unif, -1, &g->fd, &seqno));
+}
+
+static void gate_release(struct gate *g)
+{
+	uint64_t one = 1;
+
+	if (emulated)
+		T_CHECK(write(g->fd, &one, sizeof(one)) == sizeof(one));
+}
+
+static void gate_close(struct gate *g)
+{
+	close(g->fd);
+	qpu_bo_free(g->code);
+	qpu_bo_free(g->unif);
+}
+
+/*
+ * qpu_submit() never waits for an in-fence: a gated job is queued, the
+ * jobs after it wait behind it (a file's jobs run in order), its buffers
+ * stay its own when the caller frees them (the bus range stays taken), and
+ * closing the device ends what is queued with its fences signalled. Both
+ * devices, the same expectations.
+ */
+static void test_fence_queue(struct qpu_dev *dev, const char *path)
 {
 	struct qpu_bo *code = end_program(dev), *unif = t_bo_or_die(dev, 4096);
 	struct qpu_bo *code2 = end_program(dev), *other;
-	int gate = eventfd(0, EFD_CLOEXEC), fa = -1, fb = -1, bad;
 	uint32_t freed_addr = qpu_bo_get_bus_addr(code2);
+	int fa = -1, fb = -1, bad;
 	struct qpu_job_result r;
 	struct qpu_dev *dev2;
-	uint64_t a, b, one = 1;
+	struct gate gate;
+	uint64_t a, b;
 
-	T_CHECK(gate >= 0);
-	T_EQ_U64(0, submit_end(dev, code2, unif, gate, &fa, &a));
+	gate_open(dev, &gate);
+	T_EQ_U64(0, submit_end(dev, code2, unif, gate.fd, &fa, &a));
 	T_EQ_U64(0, submit_end(dev, code, unif, -1, &fb, &b));
 	T_EQ_U64(-ETIME, qpu_wait(dev, a, 0, &r));
 	T_EQ_U64(-ETIME, qpu_wait(dev, a, 50, &r));
@@ -663,7 +716,7 @@ static void test_fence_queue(struct qpu_dev *dev)
 	qpu_bo_free(code2);
 	other = t_bo_or_die(dev, 4096);
 	T_CHECK(qpu_bo_get_bus_addr(other) != freed_addr);
-	T_CHECK(write(gate, &one, sizeof(one)) == sizeof(one));
+	gate_release(&gate);
 	T_EQ_U64(0, qpu_wait(dev, b, 10000, &r));
 	T_EQ_U64(QPU_STATUS_DONE, r.status);
 	T_EQ_U64(0, qpu_wait(dev, a, 0, &r));
@@ -674,27 +727,29 @@ static void test_fence_queue(struct qpu_dev *dev)
 	qpu_bo_free(other);
 
 	/* An in-fence that is no open file is refused. */
-	bad = dup(gate);
+	bad = dup(gate.fd);
 	close(bad);
 	T_EQ_U64(-EINVAL, submit_end(dev, code, unif, bad, NULL, &a));
+	gate_close(&gate);
 
-	/* Closing the device ends its queued jobs; their fences signal. */
-	dev2 = qpu_dev_open("emu");
+	/* Closing a device ends its queued jobs; their fences signal. */
+	dev2 = qpu_dev_open(path);
 	T_CHECK(dev2 != NULL);
 	if (dev2) {
 		struct qpu_bo *c2 = end_program(dev2), *u2 = t_bo_or_die(dev2, 4096);
-		int never = eventfd(0, EFD_CLOEXEC);
 
-		T_EQ_U64(0, submit_end(dev2, c2, u2, never, &fa, &a));
+		gate_open(dev, &gate);
+		T_EQ_U64(0, submit_end(dev2, c2, u2, gate.fd, &fa, &a));
 		T_CHECK(!fence_readable(fa));
 		qpu_bo_free(c2);
 		qpu_bo_free(u2);
 		qpu_dev_close(dev2);
-		T_CHECK(fence_readable(fa));
+		T_EQ_U64(1, poll(&(struct pollfd){ .fd = fa, .events = POLLIN }, 1, 10000));
 		close(fa);
-		close(never);
+		gate_close(&gate);
 	}
-	close(gate);
+	if (!emulated)
+		T_CHECK(write_knob(GATE_LATENCY, "0"));
 	qpu_bo_free(code);
 	qpu_bo_free(unif);
 }
@@ -721,8 +776,7 @@ int main(int argc, char **argv)
 	test_timeout(dev);
 	test_deadlock(dev);
 	test_bad_jobs(dev);
-	if (emulated)
-		test_fence_queue(dev);
+	test_fence_queue(dev, path);
 	qpu_dev_close(dev);
 
 	errno = 0;
