@@ -1,14 +1,16 @@
 // SPDX-License-Identifier: MIT
 /*
  * The assembler's instructions: ALU pairs with signals, load immediates,
- * semaphores and branches. Fields are looked up in the core's tables and
- * words built by qpu_isa_encode(), so the text is the one qpu_disasm()
- * prints, plus vc4asm's conveniences (mov of an immediate is a load).
+ * semaphores and branches. Names are looked up in the core's tables and the
+ * parsed operands lowered into the instruction builder (instr_build.h) that
+ * the C emitter shares, so the text is the one qpu_disasm() prints, plus
+ * vc4asm's conveniences (mov of an immediate is a load).
  */
 #include <inttypes.h>
 #include <string.h>
 
 #include "asm_internal.h"
+#include "instr_build.h"
 
 /* Where a name can be written: per file, the address or -1. */
 struct wreg {
@@ -79,16 +81,12 @@ static int find_name(const char *const *table, size_t n, const char *name)
 }
 
 
-/* The write side of an ALU, ldi or branch: what the text said. */
-struct dest {
-	bool present;
-	struct wreg w;
-	int cond;		/* -1: default */
-	int pack_a;		/* regfile-A pack, -1 none */
-	int pack_mul;		/* mul pack, -1 none */
-	bool pack_generic;	/* the name leaves the unit to the destination */
-	unsigned int col;
-};
+/* A refusal of the builder, at its operand's column. */
+static void ib_check(struct lexer *lx, int ret, const struct qpu_ib_error *err)
+{
+	if (ret)
+		asm_fail_at(lx->as, err->where, "%s", err->msg);
+}
 
 /*
  * vc4asm's pack and unpack names besides the core's: with an explicit "i"
@@ -125,25 +123,20 @@ static int find_pack_alias(const char *name)
 	return -1;
 }
 
-static void no_dest(struct dest *d)
-{
-	memset(d, 0, sizeof(*d));
-	d->cond = d->pack_a = d->pack_mul = -1;
-}
-
-static void parse_dest(struct lexer *lx, const struct value *v, struct dest *d,
+static void parse_dest(struct lexer *lx, const struct value *v, struct qpu_ib_dest *d,
 		       bool allow_cond)
 {
+	struct wreg w;
 	unsigned int i;
 	int k;
 
-	memset(d, 0, sizeof(*d));
+	qpu_ib_dest_init(d);
 	d->present = true;
-	d->cond = -1;
-	d->pack_a = d->pack_mul = -1;
-	d->col = v->col;
-	if (v->kind != V_REG || !find_write(v->reg, &d->w))
+	d->where = v->col;
+	if (v->kind != V_REG || !find_write(v->reg, &w))
 		asm_fail_at(lx->as, v->col, "expected a destination register");
+	d->waddr[0] = w.waddr[0];
+	d->waddr[1] = w.waddr[1];
 	for (i = 0; i < v->nsuffix; i++) {
 		const char *s = v->suffix[i];
 
@@ -160,83 +153,6 @@ static void parse_dest(struct lexer *lx, const struct value *v, struct dest *d,
 		else if (k)	/* k == 0: ".32", no pack */
 			asm_fail_at(lx->as, v->col, "unknown destination suffix '.%s'", s);
 	}
-}
-
-/* Choose ws and set the write addresses of both sides. */
-static void place_dests(struct lexer *lx, struct qpu_isa_instr *in,
-			const struct dest *add, const struct dest *mul)
-{
-	int ws;
-
-	for (ws = 0; ws < 2; ws++)
-		if ((!add->present || add->w.waddr[ws] >= 0) &&
-		    (!mul->present || mul->w.waddr[!ws] >= 0))
-			break;
-	if (ws == 2)
-		asm_fail_at(lx->as, mul->present ? mul->col : add->col,
-			    "the destinations cannot be in different register files");
-	in->ws = ws;
-	in->waddr_add = add->present ? add->w.waddr[ws] : QPU_ISA_WADDR_NOP;
-	in->waddr_mul = mul->present ? mul->w.waddr[!ws] : QPU_ISA_WADDR_NOP;
-}
-
-/* Pack suffixes of both destinations into pm/pack. */
-/*
- * "8abcd", "8888" and "8ddupe" replicate a byte in regfile A for the add
- * ALU and for a mul ALU writing regfile A, else in the mul ALU, as vc4asm
- * chooses. (vc4asm also lets "8a".."8d" pack in the mul ALU, as codes the
- * core has reserved; here they stay regfile A packs.)
- */
-static void resolve_pack(struct dest *d, bool is_mul, bool rega)
-{
-	if (!d->pack_generic)
-		return;
-	if (is_mul && !rega) {
-		d->pack_mul = 3;
-		d->pack_a = -1;
-	} else {
-		d->pack_a = 3;
-		d->pack_mul = -1;
-	}
-}
-
-static void place_packs(struct lexer *lx, struct qpu_isa_instr *in,
-			const struct dest *add_dest, const struct dest *mul_dest, int *pm)
-{
-	struct dest a = *add_dest, m = *mul_dest;
-	const struct dest *add = &a, *mul = &m;
-
-	resolve_pack(&a, false, !in->ws && in->waddr_add < 32);
-	resolve_pack(&m, true, in->ws && in->waddr_mul < 32);
-	if (add->pack_mul >= 0)
-		asm_fail_at(lx->as, add->col, "the add ALU has no float pack");
-	if (add->pack_a >= 0) {
-		if (in->ws || in->waddr_add >= 32)
-			asm_fail_at(lx->as, add->col, "pack needs a regfile A register");
-		in->pack = add->pack_a;
-		*pm = 0;
-	}
-	if (mul->pack_a >= 0 || mul->pack_mul >= 0) {
-		if (add->pack_a >= 0)
-			asm_fail_at(lx->as, mul->col, "only one pack per instruction");
-		if (mul->pack_mul >= 0) {
-			in->pack = mul->pack_mul;
-			*pm = 1;
-		} else {
-			if (!in->ws || in->waddr_mul >= 32)
-				asm_fail_at(lx->as, mul->col, "pack needs a regfile A register");
-			in->pack = mul->pack_a;
-			*pm = 0;
-		}
-	}
-}
-
-static int default_cond(const struct dest *d, unsigned int waddr, bool sets_flags)
-{
-	if (d->cond >= 0)
-		return d->cond;
-	return waddr == QPU_ISA_WADDR_NOP && !sets_flags ? QPU_ISA_COND_NEVER :
-		QPU_ISA_COND_ALWAYS;
 }
 
 /* Mnemonic with ".setf" and ".cond" suffixes. */
@@ -349,135 +265,68 @@ static unsigned int parse_operands(struct lexer *lx, struct operand *ops,
 }
 
 
-struct alu_src {
-	struct operand op;
-	bool read_only;		/* from "read", feeds no mux */
-	int *mux;		/* where the mux goes */
-	bool is_mul;
-};
-
 struct alu_side {
 	bool used;		/* an op (not nop) */
 	bool nop_dest;		/* anop/mnop with a destination */
 	int op;
 	struct mnemonic m;
-	struct dest d;
+	struct qpu_ib_dest d;
 	bool mov;
 	bool unary;
 	struct operand rot_dest;	/* rotation written on the result */
 };
 
 struct alu_build {
-	struct qpu_isa_instr in;
 	struct alu_side add, mul;
-	int raddr_a, raddr_b;	/* -1 free */
-	bool smi;
-	int pm;			/* -1 free */
-	int rot;		/* -1 none */
-	unsigned int nparts;
 	int sig;
 	unsigned int sig_col;
-	int muxes[4];		/* add_a, add_b, mul_a, mul_b */
 };
-
-static void set_pm(struct lexer *lx, struct alu_build *b, int pm, unsigned int col)
-{
-	if (b->pm >= 0 && b->pm != pm)
-		asm_fail_at(lx->as, col, "pack and unpack need different pm modes");
-	b->pm = pm;
-}
 
 /* Small immediate index for an integer or float value, or -1. */
 static int small_imm_index(const struct value *v)
 {
-	unsigned int i;
+	float f = (float)v->f;
+	uint32_t bits;
 
-	if (v->kind == V_INT || v->kind == V_LABEL) {
-		if (v->i >= -16 && v->i <= 15)
-			return (int)(v->i & 31);
-		return -1;
-	}
+	if (v->kind == V_INT || v->kind == V_LABEL)
+		return qpu_ib_smi_int(v->i);
 	if (v->kind != V_FLOAT)
 		return -1;
-	for (i = 32; i < QPU_ISA_SMALL_IMM_ROT; i++) {
-		float f = (float)v->f;
-		uint32_t bits;
-
-		memcpy(&bits, &f, sizeof(bits));
-		if (qpu_isa_small_imms[i].value == bits)
-			return (int)i;
-	}
-	return -1;
+	memcpy(&bits, &f, sizeof(bits));
+	return qpu_ib_smi_float(bits);
 }
 
-static void use_raddr(struct lexer *lx, int *slot, int addr, unsigned int col,
-		      const char *file)
+/* The builder's rotation of a parsed one (-1 none, 0 by r5, 1..15). */
+static unsigned int ib_rot(int rot)
 {
-	if (*slot >= 0 && *slot != addr)
-		asm_fail_at(lx->as, col, "regfile %s is already read at another address",
-			    file);
-	*slot = addr;
+	return rot < 0 ? 0 : rot ? (unsigned int)rot : QPU_IB_ROT_R5;
 }
 
-/* Place one source: a mux value (or -1 for "read"). */
-static int place_src(struct lexer *lx, struct alu_build *b, const struct operand *op,
-		     bool flexible_pass, bool *done)
+/* One source as the builder takes it: where its name can be read. */
+static void lower_src(struct lexer *lx, const struct operand *op, struct qpu_ib_src *s)
 {
 	const struct value *v = &op->v;
 	struct rreg r;
 	unsigned int i;
-	int j, k, mux = -1;
+	int j, k;
 
+	qpu_ib_src_init(s);
+	s->where = v->col;
+	s->rot = ib_rot(op->rot);
+	s->rot_where = op->rot_col;
 	if (op->is_list)
 		asm_fail_at(lx->as, v->col, "a list is not an ALU source");
 	if (v->kind != V_REG) {
-		if (flexible_pass)
-			return -1;
 		k = small_imm_index(v);
-		if (k < 0)
-			asm_fail_at(lx->as, v->col, "value cannot be a small immediate");
-		if (b->smi && b->raddr_b != k)
-			asm_fail_at(lx->as, v->col, "only one small immediate per instruction");
-		if (!b->smi && b->raddr_b >= 0)
-			asm_fail_at(lx->as, v->col, "regfile B is already read");
-		b->smi = true;
-		b->raddr_b = k;
-		*done = true;
-		return QPU_ISA_MUX_B;
+		s->smi = k < 0 ? QPU_IB_SMI_INVALID : k;
+		return;
 	}
 	if (!find_read(v->reg, &r))
 		asm_fail_at(lx->as, v->col, "'%s' cannot be read", v->reg);
-	if (r.mux >= 0) {
-		if (flexible_pass)
-			return -1;
-		mux = r.mux;
-	} else if (r.raddr[0] >= 0 && r.raddr[1] >= 0) {
-		if (!flexible_pass)
-			return -1;
-		if (b->raddr_a < 0 || b->raddr_a == r.raddr[0]) {
-			b->raddr_a = r.raddr[0];
-			mux = QPU_ISA_MUX_A;
-		} else if (!b->smi && (b->raddr_b < 0 || b->raddr_b == r.raddr[1])) {
-			b->raddr_b = r.raddr[1];
-			mux = QPU_ISA_MUX_B;
-		} else {
-			asm_fail_at(lx->as, v->col, "no free register file to read '%s'", v->reg);
-		}
-	} else {
-		if (flexible_pass)
-			return -1;
-		if (r.raddr[0] >= 0) {
-			use_raddr(lx, &b->raddr_a, r.raddr[0], v->col, "A");
-			mux = QPU_ISA_MUX_A;
-		} else {
-			if (b->smi)
-				asm_fail_at(lx->as, v->col,
-					    "regfile B is taken by a small immediate");
-			use_raddr(lx, &b->raddr_b, r.raddr[1], v->col, "B");
-			mux = QPU_ISA_MUX_B;
-		}
-	}
-	*done = true;
+	s->name = v->reg;
+	s->mux = r.mux;
+	s->raddr[0] = r.raddr[0];
+	s->raddr[1] = r.raddr[1];
 	for (i = 0; i < v->nsuffix; i++) {
 		k = find_name(qpu_isa_unpack_names, 8, v->suffix[i]);
 		if (k < 0 && (j = find_pack_alias(v->suffix[i])) >= 0)
@@ -486,17 +335,10 @@ static int place_src(struct lexer *lx, struct alu_build *b, const struct operand
 			continue;
 		if (k < 0)
 			asm_fail_at(lx->as, v->col, "unknown source suffix '.%s'", v->suffix[i]);
-		if (mux == QPU_ISA_MUX_R4)
-			set_pm(lx, b, 1, v->col);
-		else if (mux == QPU_ISA_MUX_A)
-			set_pm(lx, b, 0, v->col);
-		else
-			asm_fail_at(lx->as, v->col, "unpack needs r4 or a regfile A register");
-		if (b->in.unpack && b->in.unpack != k)
+		if (s->unpack && s->unpack != (unsigned int)k)
 			asm_fail_at(lx->as, v->col, "only one unpack per instruction");
-		b->in.unpack = k;
+		s->unpack = k;
 	}
-	return mux;
 }
 
 static bool is_sig_name(const char *name, int *sig)
@@ -607,21 +449,37 @@ static void parse_alu_op(struct lexer *lx, struct alu_build *b, struct alu_parse
 		asm_fail_at(lx->as, ops[1].rot_col, "only mul ALU inputs can be rotated");
 }
 
-static void place_rotation(struct lexer *lx, struct alu_build *b,
-			   const struct operand *op)
+/* The rotation of a mul input, written "<< n", "<< r5" or ">> n". */
+static void check_input_rot(struct lexer *lx, const struct operand *op)
 {
-	if (op->rot < 0)
-		return;
-	if (op->rot_r5_right)
+	if (op->rot >= 0 && op->rot_r5_right)
 		asm_fail_at(lx->as, op->rot_col, "an input is rotated by r5 with '<< r5'");
-	if (b->rot >= 0 && b->rot != op->rot)
-		asm_fail_at(lx->as, op->rot_col, "both mul inputs need the same rotation");
-	b->rot = op->rot;
+}
+
+/*
+ * A per-element load of 16 values; @base "ldipes"/"ldipeu" picks the form,
+ * NULL picks signed if every value fits -2..1, else unsigned (0..3).
+ */
+static void per_element_imm(struct lexer *lx, const struct operand *val,
+			    const char *base, struct qpu_isa_instr *in)
+{
+	struct qpu_ib_error err;
+
+	if (!val->is_list || val->nlist != 16)
+		asm_fail_at(lx->as, val->v.col, "'%s' takes a list of 16 values",
+			    base ? base : "mov");
+	ib_check(lx, qpu_ib_ldi_elems(in, val->list, base ? base[5] == 's' : -1,
+				      val->v.col, &err), &err);
 }
 
 static u32 ldi_value(struct lexer *lx, const struct value *v);
-static void per_element_imm(struct lexer *lx, const struct operand *val,
-			    const char *base, struct qpu_isa_instr *in);
+
+/* The write side of one half: its destination with the mnemonic's condition. */
+static void side_dest(const struct alu_side *side, struct qpu_ib_dest *d)
+{
+	*d = side->d;
+	d->cond = side->m.cond;
+}
 
 /*
  * "mov DEST, VALUE" (optionally with a second "mov DEST2, VALUE" on the mul
@@ -631,9 +489,9 @@ static bool mov_as_ldi(struct lexer *lx, struct alu_build *b, struct alu_parse *
 		       uint64_t *word)
 {
 	const struct value *v = &p->ops[0][1].v;
-	struct qpu_isa_instr *in = &b->in;
-	struct dest none;
-	int pm = -1;
+	struct qpu_isa_instr in;
+	struct qpu_ib_dest add, mul;
+	struct qpu_ib_error err;
 
 	/* even a small immediate: GPU_FFT's shipped words say so */
 	if (!b->add.mov || p->nreads || b->sig != QPU_ISA_SIG_NONE || v->kind == V_REG)
@@ -644,57 +502,72 @@ static bool mov_as_ldi(struct lexer *lx, struct alu_build *b, struct alu_parse *
 		if (!b->mul.mov || w->kind != v->kind || w->i != v->i || w->f != v->f)
 			return false;
 	}
-	no_dest(&none);
-	memset(in, 0, sizeof(*in));
-	in->kind = QPU_ISA_KIND_LDI;
-	place_dests(lx, in, &b->add.d, b->mul.m.base[0] ? &b->mul.d : &none);
-	place_packs(lx, in, &b->add.d, b->mul.m.base[0] ? &b->mul.d : &none, &pm);
-	in->pm = pm > 0;
 	if (b->mul.m.setf)
 		asm_fail_at(lx->as, b->mul.m.col, "only the first mov can set the flags");
-	in->sf = b->add.m.setf;
-	in->cond_add = b->add.m.cond >= 0 ? b->add.m.cond :
-		default_cond(&b->add.d, in->waddr_add, in->sf);
-	in->cond_mul = QPU_ISA_COND_NEVER;
-	if (b->mul.m.base[0])
-		in->cond_mul = b->mul.m.cond >= 0 ? b->mul.m.cond :
-			default_cond(&b->mul.d, in->waddr_mul, false);
+	memset(&in, 0, sizeof(in));
+	in.kind = QPU_ISA_KIND_LDI;
 	if (p->ops[0][1].is_list) {
-		per_element_imm(lx, &p->ops[0][1], NULL, in);
+		per_element_imm(lx, &p->ops[0][1], NULL, &in);
 	} else if (v->kind == V_SEMA) {
 		if (v->i < 0 || v->i > 15)
 			asm_fail_at(lx->as, v->col, "semaphore number out of range");
-		in->kind = QPU_ISA_KIND_SEMA;
-		in->sem = (u8)v->i;
-		in->sem_acquire = v->sem_acquire;
+		in.kind = QPU_ISA_KIND_SEMA;
+		in.sem = (u8)v->i;
+		in.sem_acquire = v->sem_acquire;
 	} else {
-		in->imm = ldi_value(lx, v);
+		in.imm = ldi_value(lx, v);
 	}
-	if (qpu_isa_encode(in, word))
-		asm_fail_at(lx->as, b->add.m.col, "instruction cannot be encoded");
+	side_dest(&b->add, &add);
+	qpu_ib_dest_init(&mul);
+	if (b->mul.m.base[0])
+		side_dest(&b->mul, &mul);
+	ib_check(lx, qpu_ib_ldi(&in, &add, &mul, b->add.m.setf, b->add.m.col, word, &err),
+		 &err);
 	return true;
+}
+
+/* The builder's half of @side, its inputs lowered into @srcs. */
+static void lower_side(struct lexer *lx, const struct alu_side *side,
+		       const struct operand *ops, bool is_mul, struct qpu_ib_src *srcs,
+		       struct qpu_ib_side *s)
+{
+	s->active = side->used || side->nop_dest;
+	s->op = side->op;
+	s->setf = side->m.setf;
+	s->where = side->m.col;
+	if (s->active)
+		side_dest(side, &s->d);
+	if (!side->used)
+		return;
+	if (is_mul) {
+		check_input_rot(lx, &ops[1]);
+		if (!side->mov)
+			check_input_rot(lx, &ops[2]);
+	}
+	lower_src(lx, &ops[1], &srcs[0]);
+	s->a = s->b = &srcs[0];
+	if (!side->mov && !side->unary) {
+		lower_src(lx, &ops[2], &srcs[1]);
+		s->b = &srcs[1];
+	}
 }
 
 static void assemble_alu(struct lexer *lx, uint64_t *word)
 {
 	struct alu_build b;
 	struct alu_parse p;
-	struct qpu_isa_instr *in = &b.in;
-	bool first_op_seen = false, sets_add, sets_mul, done;
-	struct operand *srcs[4] = { NULL };
-	struct dest none;
-	unsigned int i, pass;
-	int pm_pack = -1;
+	struct qpu_ib_alu alu;
+	struct qpu_ib_src srcs[2][2], reads[2];
+	struct qpu_ib_error err;
+	bool first_op_seen = false;
+	unsigned int i;
 
 	memset(&b, 0, sizeof(b));
 	memset(&p, 0, sizeof(p));
-	b.raddr_a = b.raddr_b = -1;
-	b.pm = -1;
-	b.rot = -1;
 	b.sig = QPU_ISA_SIG_NONE;
-	no_dest(&none);
-	no_dest(&b.add.d);
-	no_dest(&b.mul.d);
+	qpu_ib_dest_init(&b.add.d);
+	qpu_ib_dest_init(&b.mul.d);
+	b.add.m.cond = b.mul.m.cond = -1;
 	b.add.rot_dest.rot = b.mul.rot_dest.rot = -1;
 	for (;;) {
 		int sig;
@@ -726,124 +599,24 @@ static void assemble_alu(struct lexer *lx, uint64_t *word)
 	if (mov_as_ldi(lx, &b, &p, word))
 		return;
 
-	/* flags */
-	sets_add = b.add.m.setf;
-	sets_mul = b.mul.m.setf;
-	if (sets_add && sets_mul)
-		asm_fail_at(lx->as, b.mul.m.col, "only one ALU can set the flags");
-	if (sets_mul && b.add.used)
-		asm_fail_at(lx->as, b.mul.m.col,
-			    "the mul ALU sets flags only when the add ALU is idle");
-	in->sf = sets_add || sets_mul;
-
-	/* destinations */
-	place_dests(lx, in, b.add.d.present ? &b.add.d : &none,
-		    b.mul.d.present ? &b.mul.d : &none);
-	place_packs(lx, in, &b.add.d, &b.mul.d, &pm_pack);
-	if (pm_pack >= 0)
-		set_pm(lx, &b, pm_pack, b.add.d.pack_a >= 0 ? b.add.d.col : b.mul.d.col);
-	in->op_add = b.add.op;
-	in->op_mul = b.mul.op;
-	if (b.add.used || b.add.nop_dest)
-		in->cond_add = b.add.m.cond >= 0 ? b.add.m.cond :
-			default_cond(&b.add.d, in->waddr_add, sets_add);
-	else
-		in->cond_add = in->sf && b.mul.used ? QPU_ISA_COND_ALWAYS :
-			QPU_ISA_COND_NEVER;
-	if (b.mul.used || b.mul.nop_dest)
-		in->cond_mul = b.mul.m.cond >= 0 ? b.mul.m.cond :
-			default_cond(&b.mul.d, in->waddr_mul, sets_mul);
-	else
-		in->cond_mul = QPU_ISA_COND_NEVER;
-
-	/* sources: fixed ones first, then names both files have */
-	if (b.add.used) {
-		srcs[0] = &p.ops[0][1];
-		srcs[1] = b.add.mov || b.add.unary ? &p.ops[0][1] : &p.ops[0][2];
+	qpu_ib_alu_init(&alu);
+	lower_side(lx, &b.add, p.ops[0], false, srcs[0], &alu.add);
+	lower_side(lx, &b.mul, p.ops[1], true, srcs[1], &alu.mul);
+	alu.result_rot = ib_rot(b.mul.rot_dest.rot);
+	alu.result_rot_where = b.mul.rot_dest.rot_col;
+	for (i = 0; i < p.nreads; i++) {
+		if (p.reads[i].v.kind == V_REG && p.reads[i].v.nsuffix)
+			asm_fail_at(lx->as, p.reads[i].v.col, "'read' takes no suffix");
+		lower_src(lx, &p.reads[i], &reads[i]);
 	}
-	if (b.mul.used) {
-		srcs[2] = &p.ops[1][1];
-		srcs[3] = b.mul.mov ? &p.ops[1][1] : &p.ops[1][2];
-		place_rotation(lx, &b, &b.mul.rot_dest);
-		place_rotation(lx, &b, srcs[2]);
-		place_rotation(lx, &b, srcs[3]);
-	}
-	for (i = 0; i < 4; i++)
-		b.muxes[i] = -1;
-	for (pass = 0; pass < 2; pass++) {
-		for (i = 0; i < 4; i++) {
-			if (!srcs[i] || b.muxes[i] >= 0)
-				continue;
-			if (i == 1 && srcs[1] == srcs[0]) {
-				b.muxes[1] = b.muxes[0];
-				continue;
-			}
-			if (i == 3 && srcs[3] == srcs[2]) {
-				b.muxes[3] = b.muxes[2];
-				continue;
-			}
-			done = false;
-			b.muxes[i] = place_src(lx, &b, srcs[i], pass, &done);
-		}
-		for (i = 0; i < p.nreads; i++) {
-			done = false;
-			if (p.reads[i].v.kind == V_REG && p.reads[i].v.nsuffix)
-				asm_fail_at(lx->as, p.reads[i].v.col, "'read' takes no suffix");
-			place_src(lx, &b, &p.reads[i], pass, &done);
-		}
-	}
-	if (b.rot >= 0) {
-		if (b.smi || b.raddr_b >= 0)
-			asm_fail_at(lx->as, b.mul.d.col, "a rotation needs regfile B unused");
-		b.smi = true;
-		b.raddr_b = QPU_ISA_SMALL_IMM_ROT + b.rot;
-	}
-	if (b.smi && b.sig != QPU_ISA_SIG_NONE)
-		asm_fail_at(lx->as, b.sig_col,
-			    "a signal cannot be used with a small immediate or rotation");
-	in->kind = b.smi ? QPU_ISA_KIND_ALU_SMALL_IMM : QPU_ISA_KIND_ALU;
-	in->sig = b.smi ? QPU_ISA_SIG_SMALL_IMM : b.sig;
-	in->raddr_a = b.raddr_a >= 0 ? b.raddr_a : QPU_ISA_RADDR_NOP;
-	in->raddr_b = b.raddr_b >= 0 ? b.raddr_b : QPU_ISA_RADDR_NOP;
-	in->pm = b.pm > 0;
-	in->add_a = b.muxes[0] > 0 ? b.muxes[0] : 0;
-	in->add_b = b.muxes[1] > 0 ? b.muxes[1] : 0;
-	in->mul_a = b.muxes[2] > 0 ? b.muxes[2] : 0;
-	in->mul_b = b.muxes[3] > 0 ? b.muxes[3] : 0;
-	if (qpu_isa_encode(in, word))
-		asm_fail_at(lx->as, 1, "instruction cannot be encoded");
+	alu.reads = reads;
+	alu.nreads = p.nreads;
+	alu.sig = b.sig;
+	alu.sig_where = b.sig_col;
+	alu.where = 1;
+	ib_check(lx, qpu_ib_alu(&alu, word, &err), &err);
 }
 
-
-/*
- * A per-element load of 16 values; @base "ldipes"/"ldipeu" picks the form,
- * NULL picks signed if every value fits -2..1, else unsigned (0..3).
- */
-static void per_element_imm(struct lexer *lx, const struct operand *val,
-			    const char *base, struct qpu_isa_instr *in)
-{
-	s32 elems[16];
-	unsigned int i;
-	bool is_signed = true;
-
-	if (!val->is_list || val->nlist != 16)
-		asm_fail_at(lx->as, val->v.col, "'%s' takes a list of 16 values",
-			    base ? base : "mov");
-	if (base)
-		is_signed = base[5] == 's';
-	else
-		for (i = 0; i < 16; i++)
-			if (val->list[i] > 1)
-				is_signed = false;
-	for (i = 0; i < 16; i++) {
-		if (val->list[i] < (is_signed ? -2 : 0) || val->list[i] > (is_signed ? 1 : 3))
-			asm_fail_at(lx->as, val->v.col, "element %u out of range", i);
-		elems[i] = (s32)val->list[i];
-	}
-	in->kind = is_signed ? QPU_ISA_KIND_LDI_PES : QPU_ISA_KIND_LDI_PEU;
-	if (qpu_isa_ldi_pack_elems(elems, is_signed, &in->imm))
-		asm_fail_at(lx->as, val->v.col, "elements out of range");
-}
 
 /* The 32 bits a load immediate writes for an integer or float value. */
 static u32 ldi_value(struct lexer *lx, const struct value *v)
@@ -868,13 +641,13 @@ static void assemble_ldi(struct lexer *lx, const char *base, uint64_t *word)
 	struct qpu_isa_instr in;
 	struct mnemonic m;
 	struct operand ops[MAX_OPERANDS];
-	struct dest add, mul;
+	struct qpu_ib_dest add, mul;
+	struct qpu_ib_error err;
 	const struct operand *val;
 	unsigned int n;
-	int pm = -1;
 
 	memset(&in, 0, sizeof(in));
-	no_dest(&mul);
+	qpu_ib_dest_init(&mul);
 	parse_mnemonic(lx, &m, false);
 	n = parse_operands(lx, ops, false);
 	if (n < 2 || n > 3)
@@ -884,13 +657,6 @@ static void assemble_ldi(struct lexer *lx, const char *base, uint64_t *word)
 	if (n == 3)
 		parse_dest(lx, &ops[1].v, &mul, true);
 	val = &ops[n - 1];
-	place_dests(lx, &in, &add, &mul);
-	place_packs(lx, &in, &add, &mul, &pm);
-	in.pm = pm > 0;
-	in.sf = m.setf;
-	in.cond_add = default_cond(&add, in.waddr_add, in.sf);
-	in.cond_mul = mul.present ? default_cond(&mul, in.waddr_mul, false) :
-		QPU_ISA_COND_NEVER;
 	if (!strcmp(base, "ldipes") || !strcmp(base, "ldipeu")) {
 		per_element_imm(lx, val, base, &in);
 	} else if (val->is_list) {
@@ -910,8 +676,7 @@ static void assemble_ldi(struct lexer *lx, const char *base, uint64_t *word)
 		in.sem = v & 15;
 		in.sem_pad = (u32)(v >> QPU_ISA_SEM_PAD_SHIFT);
 	}
-	if (qpu_isa_encode(&in, word))
-		asm_fail_at(lx->as, m.col, "instruction cannot be encoded");
+	ib_check(lx, qpu_ib_ldi(&in, &add, &mul, m.setf, m.col, word, &err), &err);
 }
 
 
@@ -920,7 +685,8 @@ static void assemble_branch(struct lexer *lx, uint64_t pc, uint64_t *word)
 	struct qpu_isa_instr in;
 	struct mnemonic m;
 	struct operand ops[MAX_OPERANDS];
-	struct dest add, mul;
+	struct qpu_ib_dest add, mul;
+	struct qpu_ib_error err;
 	const struct operand *reg = NULL, *target = NULL;
 	char text[NAME_LEN], *dot;
 	unsigned int n, num;
@@ -928,7 +694,7 @@ static void assemble_branch(struct lexer *lx, uint64_t pc, uint64_t *word)
 	int64_t t;
 
 	memset(&in, 0, sizeof(in));
-	no_dest(&mul);
+	qpu_ib_dest_init(&mul);
 	in.kind = QPU_ISA_KIND_BRANCH;
 	asm_tok_text(lx, text, sizeof(text));
 	m.col = lx->tok.col;
@@ -961,14 +727,16 @@ static void assemble_branch(struct lexer *lx, uint64_t pc, uint64_t *word)
 	}
 	if (add.cond >= 0 || add.pack_a >= 0 || add.pack_mul >= 0 ||
 	    mul.pack_a >= 0 || mul.pack_mul >= 0)
-		asm_fail_at(lx->as, add.col, "branch destinations take no suffix");
-	place_dests(lx, &in, &add, &mul);
+		asm_fail_at(lx->as, add.where, "branch destinations take no suffix");
 	if (reg) {
-		if (reg->v.kind != V_REG || !asm_parse_numbered(reg->v.reg, "ra", 31, &num) ||
-		    reg->v.nsuffix)
-			asm_fail_at(lx->as, reg->v.col, "expected a regfile A register ra0..ra31");
-		in.br_reg = true;
-		in.raddr_a = num;
+		struct qpu_ib_src r;
+
+		qpu_ib_src_init(&r);
+		r.where = reg->v.col;
+		if (reg->v.kind == V_REG && !reg->v.nsuffix &&
+		    asm_parse_numbered(reg->v.reg, "ra", 63, &num))
+			r.raddr[0] = num;
+		ib_check(lx, qpu_ib_branch_reg(&in, &r, &err), &err);
 	}
 	if (target) {
 		const struct value *v = &target->v;
@@ -982,8 +750,7 @@ static void assemble_branch(struct lexer *lx, uint64_t pc, uint64_t *word)
 			asm_fail_at(lx->as, v->col, "branch target out of range");
 		in.imm = (u32)t;
 	}
-	if (qpu_isa_encode(&in, word))
-		asm_fail_at(lx->as, m.col, "instruction cannot be encoded");
+	ib_check(lx, qpu_ib_branch(&in, &add, &mul, m.col, word, &err), &err);
 }
 
 /* Assemble one instruction starting at the lexer's token. */

@@ -2,9 +2,9 @@
 /*
  * The C assembler API (qpu_emit.h). Calls fill in the instruction being
  * built, which stays open so that dual-issue ops and modifiers can still
- * change it; the next instruction (or qpu_emit_finish()) closes it: operands
- * are placed on muxes and read ports with the text assembler's rules, and
- * the word is made by the core's qpu_isa_encode(). Branches to labels are
+ * change it; the next instruction (or qpu_emit_finish()) closes it: its
+ * operands are lowered into the instruction builder the text assembler
+ * shares (instr_build.h), which places them and makes the word. Branches to labels are
  * encoded at once with a zero offset and patched at the end. The first
  * error is kept and turns every later call into a no-op.
  */
@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "instr_build.h"
 #include "qpu_emit.h"
 #include "qpu_isa.h"
 #include "qpu_vpm.h"
@@ -35,7 +36,6 @@ _Static_assert(SAME(QPU_VPM_H32, 8 | QPU_VPM_SIZE_32) && SAME(QPU_VPM_V8L, 4 | Q
 	       "vpm modes: 8 horizontal, 4 laned, then the size");
 
 #define MSG_SIZE	192
-#define ROT_R5		16
 #define NO_REG		(-1)
 
 enum pend_kind { PEND_NONE, PEND_ALU, PEND_LDI, PEND_SEMA, PEND_BRANCH, PEND_RAW };
@@ -201,222 +201,98 @@ static bool write_addrs(struct qpu_emit *e, const struct qpu_reg *r, int waddr[2
 	return true;
 }
 
-/* The state of the read ports while the sources of one word are placed. */
-struct ports {
-	int raddr_a, raddr_b;	/* -1 free */
-	bool smi;
-	int pm;			/* -1 free */
-	int rot;		/* -1 none */
-	u8 unpack;
-};
-
-static bool set_pm(struct qpu_emit *e, struct ports *p, int pm)
+/* A refusal of the builder as the open instruction's error. */
+static bool ib_ok(struct qpu_emit *e, int ret, const struct qpu_ib_error *err)
 {
-	if (p->pm >= 0 && p->pm != pm) {
-		fail(e, e->nwords, "pack and unpack need different pm modes");
-		return false;
-	}
-	p->pm = pm;
-	return true;
+	if (ret)
+		fail(e, e->nwords, "%s", err->msg);
+	return !ret;
 }
 
-static bool use_raddr(struct qpu_emit *e, int *slot, int addr, char file)
-{
-	if (*slot >= 0 && *slot != addr) {
-		fail(e, e->nwords, "regfile %c is already read at another address", file);
-		return false;
-	}
-	*slot = addr;
-	return true;
-}
-
-/*
- * Place one source and return its mux, or -1 on error or when it waits for
- * the second pass: pass 0 places what has one place, pass 1 the names both
- * regfiles have, where there is room (regfile A first).
- */
-static int place_src(struct qpu_emit *e, struct ports *p, const struct qpu_reg *r,
-		     int pass, bool *placed)
+/* @r as the builder's source; false after an error. */
+static bool lower_src(struct qpu_emit *e, const struct qpu_reg *r, struct qpu_ib_src *s)
 {
 	char name[32];
-	int mux;
 
-	*placed = false;
+	qpu_ib_src_init(s);
+	s->rot = r->rot;
 	if (r->pack) {
 		fail(e, e->nwords, "a source cannot be packed");
-		return -1;
+		return false;
 	}
 	if (r->kind == QPU_REG_IMM) {
-		if (pass)
-			return -1;
-		if (r->addr >= QPU_ISA_SMALL_IMM_ROT) {
-			fail(e, e->nwords, "value cannot be a small immediate");
-			return -1;
-		}
-		if (p->smi && p->raddr_b != r->addr) {
-			fail(e, e->nwords, "only one small immediate per instruction");
-			return -1;
-		}
-		if (!p->smi && p->raddr_b >= 0) {
-			fail(e, e->nwords, "regfile B is already read");
-			return -1;
-		}
-		p->smi = true;
-		p->raddr_b = r->addr;
-		*placed = true;
-		return QPU_ISA_MUX_B;
+		s->smi = r->addr;
+		return true;
 	}
 	if (!(r->access & QPU_REG_READ)) {
 		fail(e, e->nwords, "%s cannot be read", reg_name(r, name, sizeof(name)));
-		return -1;
+		return false;
 	}
 	if ((r->kind == QPU_REG_ACC && r->addr > 5) || r->addr >= 64 ||
 	    (r->kind == QPU_REG_AB && r->addr < 32) || r->kind > QPU_REG_AB) {
 		fail(e, e->nwords, "%s is not a register", reg_name(r, name, sizeof(name)));
-		return -1;
-	}
-	if ((r->kind == QPU_REG_AB) != (pass == 1))
-		return -1;
-	switch (r->kind) {
-	case QPU_REG_ACC:
-		mux = r->addr;
-		break;
-	case QPU_REG_A:
-		if (!use_raddr(e, &p->raddr_a, r->addr, 'A'))
-			return -1;
-		mux = QPU_ISA_MUX_A;
-		break;
-	case QPU_REG_B:
-		if (p->smi) {
-			fail(e, e->nwords, "regfile B is taken by a small immediate");
-			return -1;
-		}
-		if (!use_raddr(e, &p->raddr_b, r->addr, 'B'))
-			return -1;
-		mux = QPU_ISA_MUX_B;
-		break;
-	default:
-		if (p->raddr_a < 0 || p->raddr_a == r->addr) {
-			p->raddr_a = r->addr;
-			mux = QPU_ISA_MUX_A;
-		} else if (!p->smi && (p->raddr_b < 0 || p->raddr_b == r->addr)) {
-			p->raddr_b = r->addr;
-			mux = QPU_ISA_MUX_B;
-		} else {
-			fail(e, e->nwords, "no free register file to read %s",
-			     reg_name(r, name, sizeof(name)));
-			return -1;
-		}
-		break;
-	}
-	*placed = true;
-	if (r->unpack) {
-		if (r->unpack > QPU_UNPACK_8D) {
-			fail(e, e->nwords, "unknown unpack %u", r->unpack);
-			return -1;
-		}
-		if (mux != QPU_ISA_MUX_R4 && mux != QPU_ISA_MUX_A) {
-			fail(e, e->nwords, "unpack needs r4 or a regfile A register");
-			return -1;
-		}
-		if (!set_pm(e, p, mux == QPU_ISA_MUX_R4))
-			return -1;
-		if (p->unpack && p->unpack != r->unpack) {
-			fail(e, e->nwords, "only one unpack per instruction");
-			return -1;
-		}
-		p->unpack = r->unpack;
-	}
-	return mux;
-}
-
-/* ---- closing an instruction ---------------------------------------------- */
-
-struct dest {
-	bool present;
-	int waddr[2];
-	u8 pack;
-};
-
-static bool resolve_dest(struct qpu_emit *e, const struct side *s, struct dest *d)
-{
-	memset(d, 0, sizeof(*d));
-	d->waddr[0] = d->waddr[1] = NO_REG;
-	if (!s->active)
-		return true;
-	d->present = true;
-	d->pack = s->d.pack;
-	return write_addrs(e, &s->d, d->waddr);
-}
-
-/* Choose ws and the write addresses, then pm and the pack, as the text assembler does. */
-static bool place_dests(struct qpu_emit *e, struct qpu_isa_instr *in,
-			const struct dest *add, const struct dest *mul, int *pm)
-{
-	int ws;
-
-	for (ws = 0; ws < 2; ws++)
-		if ((!add->present || add->waddr[ws] >= 0) &&
-		    (!mul->present || mul->waddr[!ws] >= 0))
-			break;
-	if (ws == 2) {
-		fail(e, e->nwords, "the two destinations need different register files");
 		return false;
 	}
-	in->ws = ws;
-	in->waddr_add = add->present ? add->waddr[ws] : QPU_ISA_WADDR_NOP;
-	in->waddr_mul = mul->present ? mul->waddr[!ws] : QPU_ISA_WADDR_NOP;
-	*pm = -1;
-	if (add->pack) {
-		if (add->pack >= 16) {
-			fail(e, e->nwords, "the add ALU has no float pack");
-			return false;
-		}
-		if (in->ws || in->waddr_add >= 32) {
-			fail(e, e->nwords, "pack needs a regfile A register");
-			return false;
-		}
-		in->pack = add->pack;
-		*pm = 0;
-	}
-	if (mul->pack) {
-		if (add->pack) {
-			fail(e, e->nwords, "only one pack per instruction");
-			return false;
-		}
-		if (mul->pack >= 16) {
-			if (mul->pack >= 32 || !qpu_isa_pack_mul_names[mul->pack - 16] ||
-			    mul->pack == 16) {
-				fail(e, e->nwords, "unknown pack %u", mul->pack);
-				return false;
-			}
-			in->pack = mul->pack - 16;
-			*pm = 1;
-		} else {
-			if (!in->ws || in->waddr_mul >= 32) {
-				fail(e, e->nwords, "pack needs a regfile A register");
-				return false;
-			}
-			in->pack = mul->pack;
-			*pm = 0;
-		}
+	s->unpack = r->unpack;
+	switch (r->kind) {
+	case QPU_REG_ACC:
+		s->mux = r->addr;
+		break;
+	case QPU_REG_A:
+	case QPU_REG_B:
+		s->raddr[r->kind == QPU_REG_B] = r->addr;
+		break;
+	default:
+		s->raddr[0] = s->raddr[1] = r->addr;
+		s->name = qpu_isa_read_regs[0][r->addr].name;
+		break;
 	}
 	return true;
 }
 
-static u8 default_cond(const struct side *s, unsigned int waddr, bool sets_flags)
+/* The destination of @s (if active) as the builder's; false after an error. */
+static bool lower_dest(struct qpu_emit *e, const struct side *s, bool is_mul,
+		       struct qpu_ib_dest *d)
 {
-	if (s->cond >= 0)
-		return s->cond;
-	return waddr == QPU_ISA_WADDR_NOP && !sets_flags ? QPU_ISA_COND_NEVER :
-		QPU_ISA_COND_ALWAYS;
+	unsigned int pack = s->d.pack;
+
+	qpu_ib_dest_init(d);
+	if (!s->active)
+		return true;
+	d->present = true;
+	d->cond = s->cond;
+	if (!write_addrs(e, &s->d, d->waddr))
+		return false;
+	if (is_mul && pack >= 16 &&
+	    (pack == 16 || pack >= 32 || !qpu_isa_pack_mul_names[pack - 16])) {
+		fail(e, e->nwords, "unknown pack %u", pack);
+		return false;
+	}
+	if (pack >= 16)
+		d->pack_mul = pack - 16;
+	else if (pack)
+		d->pack_a = pack;
+	return true;
 }
 
-static bool encode(struct qpu_emit *e, const struct qpu_isa_instr *in, u64 *word)
+/* One half of an ALU instruction as the builder's, inputs in @srcs[2]. */
+static bool lower_side(struct qpu_emit *e, const struct side *s, bool is_mul, bool setf,
+		       struct qpu_ib_src *srcs, struct qpu_ib_side *out)
 {
-	if (qpu_isa_encode(in, word)) {
-		fail(e, e->nwords, "instruction cannot be encoded");
+	out->active = s->active;
+	out->op = s->op;
+	out->setf = setf;
+	if (!lower_dest(e, s, is_mul, &out->d))
 		return false;
+	if (!s->active || !s->op)
+		return true;
+	if (!lower_src(e, &s->a, &srcs[0]))
+		return false;
+	out->a = out->b = &srcs[0];
+	if (is_mul || !(qpu_isa_add_ops[s->op].flags & QPU_ISA_OP_UNARY)) {
+		if (!lower_src(e, &s->b, &srcs[1]))
+			return false;
+		out->b = &srcs[1];
 	}
 	return true;
 }
@@ -424,104 +300,22 @@ static bool encode(struct qpu_emit *e, const struct qpu_isa_instr *in, u64 *word
 static bool close_alu(struct qpu_emit *e, u64 *word)
 {
 	struct pending *c = &e->cur;
-	struct side *add = &c->s[ADD], *mul = &c->s[MUL];
-	struct qpu_isa_instr in = { .kind = QPU_ISA_KIND_ALU };
-	struct ports p = { .raddr_a = -1, .raddr_b = -1, .pm = -1, .rot = -1 };
-	const struct qpu_reg *srcs[4] = { NULL };
-	struct dest ad, md;
-	bool add_used = add->active && add->op, mul_used = mul->active && mul->op;
-	bool sets_add = c->setf == ADD, sets_mul = c->setf == MUL, placed;
-	int muxes[4] = { -1, -1, -1, -1 }, pm, pass, i;
-	unsigned int r;
+	struct qpu_ib_src srcs[4], reads[2];
+	struct qpu_ib_error err;
+	struct qpu_ib_alu alu;
+	unsigned int i;
 
-	if (sets_mul && add_used) {
-		fail(e, e->nwords, "the mul ALU sets flags only when the add ALU is idle");
+	qpu_ib_alu_init(&alu);
+	if (!lower_side(e, &c->s[ADD], false, c->setf == ADD, &srcs[0], &alu.add) ||
+	    !lower_side(e, &c->s[MUL], true, c->setf == MUL, &srcs[2], &alu.mul))
 		return false;
-	}
-	in.sf = sets_add || sets_mul;
-	if (!resolve_dest(e, add, &ad) || !resolve_dest(e, mul, &md) ||
-	    !place_dests(e, &in, &ad, &md, &pm))
-		return false;
-	if (pm >= 0 && !set_pm(e, &p, pm))
-		return false;
-	in.op_add = add->op;
-	in.op_mul = mul->op;
-	if (add->active)
-		in.cond_add = default_cond(add, in.waddr_add, sets_add);
-	else
-		in.cond_add = in.sf && mul_used ? QPU_ISA_COND_ALWAYS : QPU_ISA_COND_NEVER;
-	in.cond_mul = mul->active ? default_cond(mul, in.waddr_mul, sets_mul) :
-		QPU_ISA_COND_NEVER;
-
-	if (add_used) {
-		srcs[0] = &add->a;
-		srcs[1] = qpu_isa_add_ops[add->op].flags & QPU_ISA_OP_UNARY ?
-			&add->a : &add->b;
-		if (add->a.rot || (srcs[1] != srcs[0] && add->b.rot)) {
-			fail(e, e->nwords, "only mul ALU inputs can be rotated");
+	for (i = 0; i < c->nreads; i++)
+		if (!lower_src(e, &c->reads[i], &reads[i]))
 			return false;
-		}
-	}
-	if (mul_used) {
-		srcs[2] = &mul->a;
-		srcs[3] = &mul->b;
-		for (i = 2; i < 4; i++) {
-			int rot = srcs[i]->rot;
-
-			if (!rot)
-				continue;
-			if (rot > ROT_R5) {
-				fail(e, e->nwords, "rotation out of range");
-				return false;
-			}
-			if (p.rot >= 0 && p.rot != rot) {
-				fail(e, e->nwords, "both mul inputs need the same rotation");
-				return false;
-			}
-			p.rot = rot;
-		}
-	}
-	for (pass = 0; pass < 2; pass++) {
-		for (i = 0; i < 4; i++) {
-			if (!srcs[i] || muxes[i] >= 0)
-				continue;
-			if (i == 1 && srcs[1] == srcs[0]) {
-				muxes[1] = muxes[0];
-				continue;
-			}
-			muxes[i] = place_src(e, &p, srcs[i], pass, &placed);
-			if (e->err)
-				return false;
-		}
-		for (r = 0; r < c->nreads; r++) {
-			place_src(e, &p, &c->reads[r], pass, &placed);
-			if (e->err)
-				return false;
-		}
-	}
-	if (p.rot >= 0) {
-		if (p.smi || p.raddr_b >= 0) {
-			fail(e, e->nwords, "a rotation needs regfile B unused");
-			return false;
-		}
-		p.smi = true;
-		p.raddr_b = QPU_ISA_SMALL_IMM_ROT + (p.rot == ROT_R5 ? 0 : p.rot);
-	}
-	if (p.smi && c->sig != QPU_ISA_SIG_NONE) {
-		fail(e, e->nwords, "a signal cannot be used with a small immediate or rotation");
-		return false;
-	}
-	in.kind = p.smi ? QPU_ISA_KIND_ALU_SMALL_IMM : QPU_ISA_KIND_ALU;
-	in.sig = p.smi ? QPU_ISA_SIG_SMALL_IMM : c->sig;
-	in.raddr_a = p.raddr_a >= 0 ? p.raddr_a : QPU_ISA_RADDR_NOP;
-	in.raddr_b = p.raddr_b >= 0 ? p.raddr_b : QPU_ISA_RADDR_NOP;
-	in.pm = p.pm > 0;
-	in.unpack = p.unpack;
-	in.add_a = muxes[0] > 0 ? muxes[0] : 0;
-	in.add_b = muxes[1] > 0 ? muxes[1] : 0;
-	in.mul_a = muxes[2] > 0 ? muxes[2] : 0;
-	in.mul_b = muxes[3] > 0 ? muxes[3] : 0;
-	return encode(e, &in, word);
+	alu.reads = reads;
+	alu.nreads = c->nreads;
+	alu.sig = c->sig;
+	return ib_ok(e, qpu_ib_alu(&alu, word, &err), &err);
 }
 
 /* Load immediate, semaphore and branch: destinations and conditions. */
@@ -529,25 +323,20 @@ static bool close_ldi(struct qpu_emit *e, u64 *word)
 {
 	struct pending *c = &e->cur;
 	struct qpu_isa_instr in = c->in;
-	struct dest ad, md;
-	int pm;
+	struct qpu_ib_dest ad, md;
+	struct qpu_ib_error err;
 
 	if (c->kind == PEND_BRANCH && c->s[ADD].d.pack) {
 		fail(e, e->nwords, "branch destinations take no pack");
 		return false;
 	}
-	if (!resolve_dest(e, &c->s[ADD], &ad) || !resolve_dest(e, &c->s[MUL], &md) ||
-	    !place_dests(e, &in, &ad, &md, &pm))
+	if (!lower_dest(e, &c->s[ADD], false, &ad) || !lower_dest(e, &c->s[MUL], true, &md))
 		return false;
 	if (c->kind == PEND_BRANCH)
-		return encode(e, &in, word);
-	in.pm = pm > 0;
-	in.sf = c->setf >= 0;
-	in.cond_add = default_cond(&c->s[ADD], in.waddr_add, in.sf);
-	in.cond_mul = c->s[MUL].active ?
-		default_cond(&c->s[MUL], in.waddr_mul, false) : QPU_ISA_COND_NEVER;
-	return encode(e, &in, word);
+		return ib_ok(e, qpu_ib_branch(&in, &ad, &md, 0, word, &err), &err);
+	return ib_ok(e, qpu_ib_ldi(&in, &ad, &md, c->setf >= 0, 0, word, &err), &err);
 }
+
 
 /* Encode the open instruction and append it; false after an error. */
 static bool close_instr(struct qpu_emit *e)
@@ -716,14 +505,13 @@ QPU_API size_t qpu_emit_count(const struct qpu_emit *e)
 
 QPU_API struct qpu_reg qpu_immf(float value)
 {
-	unsigned int i;
 	u32 bits;
+	int i;
 
 	memcpy(&bits, &value, sizeof(bits));
-	for (i = 32; i < QPU_ISA_SMALL_IMM_ROT; i++)
-		if (qpu_isa_small_imms[i].value == bits)
-			return qpu_reg_make(QPU_REG_IMM, i, QPU_REG_READ);
-	return qpu_reg_make(QPU_REG_IMM, QPU_IMM_INVALID, QPU_REG_READ);
+	i = qpu_ib_smi_float(bits);
+	return qpu_reg_make(QPU_REG_IMM, i < 0 ? QPU_IMM_INVALID : (unsigned int)i,
+			    QPU_REG_READ);
 }
 
 /* ---- ALU ---------------------------------------------------------------------- */
@@ -966,25 +754,16 @@ QPU_API void qpu_emit_ldi_float(struct qpu_emit *e, struct qpu_reg d, float valu
 static void ldi_elems(struct qpu_emit *e, struct qpu_reg d, const int *values,
 		      bool is_signed)
 {
-	s32 elems[16];
+	struct qpu_ib_error err;
+	int64_t elems[16];
 	unsigned int i;
-	u32 imm;
 
 	if (!begin(e, PEND_LDI))
 		return;
-	for (i = 0; i < 16; i++) {
-		if (values[i] < (is_signed ? -2 : 0) || values[i] > (is_signed ? 1 : 3)) {
-			fail(e, e->nwords, "element %u out of range: %d", i, values[i]);
-			return;
-		}
+	for (i = 0; i < 16; i++)
 		elems[i] = values[i];
-	}
-	if (qpu_isa_ldi_pack_elems(elems, is_signed, &imm)) {
-		fail(e, e->nwords, "elements out of range");
+	if (!ib_ok(e, qpu_ib_ldi_elems(&e->cur.in, elems, is_signed, 0, &err), &err))
 		return;
-	}
-	e->cur.in.kind = is_signed ? QPU_ISA_KIND_LDI_PES : QPU_ISA_KIND_LDI_PEU;
-	e->cur.in.imm = imm;
 	put_dest(&e->cur, ADD, d);
 }
 
@@ -1114,6 +893,8 @@ QPU_API void qpu_emit_bra(struct qpu_emit *e, enum qpu_br_cond cond, uint32_t ta
 QPU_API void qpu_emit_branch_reg(struct qpu_emit *e, struct qpu_reg ra)
 {
 	struct pending *c = last(e, "branch register");
+	struct qpu_ib_error err;
+	struct qpu_ib_src reg;
 
 	if (!c)
 		return;
@@ -1121,12 +902,12 @@ QPU_API void qpu_emit_branch_reg(struct qpu_emit *e, struct qpu_reg ra)
 		fail(e, e->nwords, "the last instruction is no branch");
 		return;
 	}
-	if (ra.kind != QPU_REG_A || ra.addr > 31 || ra.pack || ra.unpack || ra.rot) {
-		fail(e, e->nwords, "expected a regfile A register ra0..ra31");
-		return;
-	}
-	c->in.br_reg = true;
-	c->in.raddr_a = ra.addr;
+	qpu_ib_src_init(&reg);
+	if (ra.kind == QPU_REG_A && !ra.pack)
+		reg.raddr[0] = ra.addr;
+	reg.unpack = ra.unpack;
+	reg.rot = ra.rot;
+	ib_ok(e, qpu_ib_branch_reg(&c->in, &reg, &err), &err);
 }
 
 QPU_API void qpu_emit_branch_link(struct qpu_emit *e, struct qpu_reg d)

@@ -19,37 +19,17 @@
 
 #define BIT64(n)	(UINT64_C(1) << (n))
 
-/* Read and write addresses the rules look at. */
+/* Addresses the rules look at besides the core's QPU_ISA_RADDR/WADDR_*. */
 #define ADDR_R14	14
-#define ADDR_UNIF	32	/* read */
-#define ADDR_ACC0	32	/* write: r0..r3 at 32..35 */
-#define ADDR_VARY	35	/* read */
-#define ADDR_TMURS	36	/* write: tmu_noswap */
-#define ADDR_R5		37	/* write: r5quad (A), r5rep (B) */
-#define ADDR_UNIF_ADDR	40	/* write: unif_addr (A), unif_addr_rel (B) */
-#define ADDR_MS_FLAGS	42	/* read, regfile A */
-#define ADDR_TLB_FIRST	43	/* write: stencil, tlbz, tlbm, tlbc, tlbam */
-#define ADDR_TLBZ	44
-#define ADDR_TLB_LAST	47
-#define ADDR_VPM	48	/* read and write */
-#define ADDR_VPM_SETUP	49	/* write: vr_setup (A), vw_setup (B) */
-#define ADDR_VPM_DMA	50	/* write: vr_addr/vw_addr; read: vr_wait/vw_wait */
-#define ADDR_MUTEX	51	/* read: acquire */
-#define ADDR_SFU_FIRST	52	/* recip, recipsqrt, exp, log */
-#define ADDR_SFU_LAST	55
-#define ADDR_TMU_FIRST	56	/* t0s t0t t0r t0b t1s t1t t1r t1b */
-#define ADDR_TMU0_S	56
-#define ADDR_TMU1_S	60
-#define ADDR_TMU_LAST	63
 
 #define FILE_A		0
 #define FILE_B		1
 
 #define MASK_RANGE(lo, hi)	((~UINT64_C(0) >> (63 - (hi))) & ~(BIT64(lo) - 1))
 #define MASK_REGFILE		MASK_RANGE(0, 31)
-#define MASK_SFU		MASK_RANGE(ADDR_SFU_FIRST, ADDR_SFU_LAST)
-#define MASK_TMU		MASK_RANGE(ADDR_TMU_FIRST, ADDR_TMU_LAST)
-#define MASK_TLB		MASK_RANGE(ADDR_TLB_FIRST, ADDR_TLB_LAST)
+#define MASK_SFU		MASK_RANGE(QPU_ISA_WADDR_SFU_RECIP, QPU_ISA_WADDR_SFU_LOG)
+#define MASK_TMU		MASK_RANGE(QPU_ISA_WADDR_TMU0_S, QPU_ISA_WADDR_TMU1_B)
+#define MASK_TLB		MASK_RANGE(QPU_ISA_WADDR_TLB_STENCIL, QPU_ISA_WADDR_TLB_ALPHA)
 
 /* How far back the window rules look, and how many words one step holds. */
 #define BACK_MAX	2
@@ -482,26 +462,26 @@ static void check_data(struct checker *c, const struct word_info *w)
 			       qpu_isa_sig_names[w->in.sig], ref);
 	}
 
-	ref = back_writer(c, 2, -1, BIT64(ADDR_UNIF_ADDR));
-	if (ref != QPU_HAZARD_NO_REF && has(w->rd, ADDR_UNIF))
+	ref = back_writer(c, 2, -1, BIT64(QPU_ISA_WADDR_UNIF_ADDR));
+	if (ref != QPU_HAZARD_NO_REF && has(w->rd, QPU_ISA_RADDR_UNIF))
 		report(c, QPU_HAZARD_UNIF_ADDR_LATENCY, ref,
 		       "reads a uniform within 2 instructions after the unif_addr write of word %zu",
 		       ref);
 
-	ref = back_writer(c, 2, -1, BIT64(ADDR_TLBZ));
-	if (ref != QPU_HAZARD_NO_REF && (w->rd[FILE_A] & BIT64(ADDR_MS_FLAGS)))
+	ref = back_writer(c, 2, -1, BIT64(QPU_ISA_WADDR_TLBZ));
+	if (ref != QPU_HAZARD_NO_REF && (w->rd[FILE_A] & BIT64(QPU_ISA_RADDR_MS_REV)))
 		report(c, QPU_HAZARD_MS_FLAGS_AFTER_TLBZ, ref,
 		       "reads ms_flags within 2 instructions after the tlbz write of word %zu",
 		       ref);
 
 	/* a read whose value is discarded (GPU_FFT's "mov -, vpm") only waits */
-	ref = back_writer(c, 2, FILE_A, BIT64(ADDR_VPM_SETUP));
-	if (ref != QPU_HAZARD_NO_REF && has(w->kept, ADDR_VPM))
+	ref = back_writer(c, 2, FILE_A, BIT64(QPU_ISA_WADDR_VPM_SETUP));
+	if (ref != QPU_HAZARD_NO_REF && has(w->kept, QPU_ISA_RADDR_VPM))
 		report(c, QPU_HAZARD_VPM_READ_LATENCY, ref,
 		       "reads vpm within 2 instructions after the vr_setup write of word %zu",
 		       ref);
 
-	ref = back_writer(c, 2, -1, BIT64(ADDR_TMURS));
+	ref = back_writer(c, 2, -1, BIT64(QPU_ISA_WADDR_TMU_NOSWAP));
 	if (ref != QPU_HAZARD_NO_REF && any(w->wr, MASK_TMU))
 		report(c, QPU_HAZARD_TMU_NOSWAP_LATENCY, ref,
 		       "writes a TMU register within 2 instructions after the tmu_noswap write of word %zu",
@@ -518,17 +498,17 @@ static void check_data(struct checker *c, const struct word_info *w)
 			bool hit = false;
 
 			if (m <= QPU_ISA_MUX_R3)
-				hit = has(p->wr, ADDR_ACC0 + m);
+				hit = has(p->wr, QPU_ISA_WADDR_R0 + m);
 			else if (m == QPU_ISA_MUX_R4)
 				hit = p->r4_signal;
 			else if (m == QPU_ISA_MUX_R5)
-				hit = has(p->wr, ADDR_R5);
+				hit = has(p->wr, QPU_ISA_WADDR_R5);
 			if (hit)
 				report(c, QPU_HAZARD_ROTATE_ACC_RAW, c->back[1].v[k],
 				       "rotates %s, written by the previous instruction (word %zu)",
 				       qpu_isa_mux_names[m], c->back[1].v[k]);
 		}
-		if (w->rot == 16 && has(p->wr, ADDR_R5))
+		if (w->rot == 16 && has(p->wr, QPU_ISA_WADDR_R5))
 			report(c, QPU_HAZARD_ROTATE_R5_RAW, c->back[1].v[k],
 			       "rotates by r5, written by the previous instruction (word %zu)",
 			       c->back[1].v[k]);
@@ -552,9 +532,9 @@ static void check_word(struct checker *c, const struct word_info *w)
 
 	if (w->alu) {
 		bool add_tmu = in->op_add != QPU_ISA_A_NOP &&
-			       (in->waddr_add == ADDR_TMU0_S || in->waddr_add == ADDR_TMU1_S);
+			       (in->waddr_add == QPU_ISA_WADDR_TMU0_S || in->waddr_add == QPU_ISA_WADDR_TMU1_S);
 		bool mul_tmu = in->op_mul != QPU_ISA_M_NOP &&
-			       (in->waddr_mul == ADDR_TMU0_S || in->waddr_mul == ADDR_TMU1_S);
+			       (in->waddr_mul == QPU_ISA_WADDR_TMU0_S || in->waddr_mul == QPU_ISA_WADDR_TMU1_S);
 
 		if ((add_tmu && in->cond_add != QPU_ISA_COND_ALWAYS &&
 		     in->cond_add != QPU_ISA_COND_NEVER) ||
@@ -581,9 +561,9 @@ static void check_word(struct checker *c, const struct word_info *w)
 	/* Both ALUs write one register (regfile writes go to different files). */
 	if (in->kind != QPU_ISA_KIND_BRANCH && in->kind != QPU_ISA_KIND_RAW &&
 	    in->waddr_add == in->waddr_mul && in->waddr_add >= 32 &&
-	    in->waddr_add != QPU_ISA_WADDR_NOP && in->waddr_add != 41 &&
-	    in->waddr_add != 42 && in->waddr_add != ADDR_VPM_SETUP &&
-	    in->waddr_add != ADDR_VPM_DMA) {
+	    in->waddr_add != QPU_ISA_WADDR_NOP && in->waddr_add != QPU_ISA_WADDR_XY_COORD &&
+	    in->waddr_add != QPU_ISA_WADDR_MS_REV && in->waddr_add != QPU_ISA_WADDR_VPM_SETUP &&
+	    in->waddr_add != QPU_ISA_WADDR_VPM_ADDR) {
 		u64 a = BIT64(in->waddr_add);
 		bool both = (w->wr[FILE_A] & a) && (w->wr[FILE_B] & a);
 		unsigned int ca = in->cond_add, cm = in->cond_mul;
@@ -606,7 +586,7 @@ static void check_word(struct checker *c, const struct word_info *w)
 			w->r4_signal && w->ldtmu < 0,
 			(unsigned int)__builtin_popcountll(w->wr[FILE_A] & MASK_SFU) +
 				(unsigned int)__builtin_popcountll(w->wr[FILE_B] & MASK_SFU),
-			has(w->rd, ADDR_MUTEX),
+			has(w->rd, QPU_ISA_RADDR_MUTEX),
 			in->kind == QPU_ISA_KIND_SEMA,
 		};
 		char list[120] = "";
@@ -642,13 +622,16 @@ static void check_word(struct checker *c, const struct word_info *w)
 		       "waits for the scoreboard in instruction %zu; the first two must not",
 		       c->cur + 1);
 
-	if ((w->wr[FILE_A] & BIT64(ADDR_VPM_SETUP)) && (w->wr[FILE_B] & BIT64(ADDR_VPM_SETUP)))
+	if ((w->wr[FILE_A] & BIT64(QPU_ISA_WADDR_VPM_SETUP)) &&
+	    (w->wr[FILE_B] & BIT64(QPU_ISA_WADDR_VPM_SETUP)))
 		report(c, QPU_HAZARD_VPM_SETUP_CONFLICT, QPU_HAZARD_NO_REF,
 		       "writes vr_setup and vw_setup in one instruction");
-	else if ((w->wr[FILE_A] & BIT64(ADDR_VPM_SETUP)) && has(w->rd, ADDR_VPM))
+	else if ((w->wr[FILE_A] & BIT64(QPU_ISA_WADDR_VPM_SETUP)) &&
+		 has(w->rd, QPU_ISA_RADDR_VPM))
 		report(c, QPU_HAZARD_VPM_SETUP_CONFLICT, QPU_HAZARD_NO_REF,
 		       "reads vpm in the instruction that writes vr_setup");
-	else if ((w->wr[FILE_B] & BIT64(ADDR_VPM_SETUP)) && (wr & BIT64(ADDR_VPM)))
+	else if ((w->wr[FILE_B] & BIT64(QPU_ISA_WADDR_VPM_SETUP)) &&
+		 (wr & BIT64(QPU_ISA_WADDR_VPM)))
 		report(c, QPU_HAZARD_VPM_SETUP_CONFLICT, QPU_HAZARD_NO_REF,
 		       "writes vpm in the instruction that writes vw_setup");
 
@@ -737,10 +720,11 @@ static void check_flow(struct checker *c, const struct word_info *w)
 	if (ref == QPU_HAZARD_NO_REF)
 		ref = linear_before(c, 2, true);
 	if (ref != QPU_HAZARD_NO_REF) {
-		static const u64 io_rd = BIT64(ADDR_UNIF) | BIT64(ADDR_VARY) |
-			BIT64(ADDR_VPM) | BIT64(ADDR_VPM_SETUP) | BIT64(ADDR_VPM_DMA);
-		static const u64 io_wr = BIT64(ADDR_VPM) | BIT64(ADDR_VPM_SETUP) |
-			BIT64(ADDR_VPM_DMA);
+		static const u64 io_rd = BIT64(QPU_ISA_RADDR_UNIF) | BIT64(QPU_ISA_RADDR_VARY) |
+			BIT64(QPU_ISA_RADDR_VPM) | BIT64(QPU_ISA_RADDR_VPM_BUSY) |
+			BIT64(QPU_ISA_RADDR_VPM_WAIT);
+		static const u64 io_wr = BIT64(QPU_ISA_WADDR_VPM) | BIT64(QPU_ISA_WADDR_VPM_SETUP) |
+			BIT64(QPU_ISA_WADDR_VPM_ADDR);
 		u64 m;
 		unsigned int f;
 
@@ -760,7 +744,7 @@ static void check_flow(struct checker *c, const struct word_info *w)
 			       has(w->rd, ADDR_R14) ?
 			       ((w->rd[FILE_A] & BIT64(ADDR_R14)) ? "ra14" : "rb14") :
 			       ((w->wr[FILE_A] & BIT64(ADDR_R14)) ? "ra14" : "rb14"), ref);
-		if (ref + 2 == i && has(w->wr, ADDR_TLBZ))
+		if (ref + 2 == i && has(w->wr, QPU_ISA_WADDR_TLBZ))
 			report(c, QPU_HAZARD_THREND_TLBZ, ref,
 			       "the last instruction (thrend at word %zu) writes tlbz", ref);
 	}
@@ -791,14 +775,14 @@ static void check_state(struct checker *c, const struct word_info *w,
 	if (c->in_head[i] >= 0 || (i > 0 && c->flow_ends[i - 1]))
 		scan_reset(s);
 
-	if (has(w->wr, ADDR_TMURS) && s->first_tmu_write != QPU_HAZARD_NO_REF)
+	if (has(w->wr, QPU_ISA_WADDR_TMU_NOSWAP) && s->first_tmu_write != QPU_HAZARD_NO_REF)
 		report(c, QPU_HAZARD_TMU_NOSWAP_AFTER_USE, s->first_tmu_write,
 		       "writes tmu_noswap after the TMU write of word %zu", s->first_tmu_write);
 	if (any(w->wr, MASK_TMU) && s->first_tmu_write == QPU_HAZARD_NO_REF)
 		s->first_tmu_write = i;
 
 	for (t = 0; t < 2; t++) {
-		if (!has(w->wr, t ? ADDR_TMU1_S : ADDR_TMU0_S))
+		if (!has(w->wr, t ? QPU_ISA_WADDR_TMU1_S : QPU_ISA_WADDR_TMU0_S))
 			continue;
 		if (++s->tmu[t] > TMU_FIFO_DEPTH)
 			report(c, QPU_HAZARD_TMU_FIFO_OVERFLOW, QPU_HAZARD_NO_REF,
@@ -814,11 +798,11 @@ static void check_state(struct checker *c, const struct word_info *w,
 			       w->ldtmu, w->ldtmu);
 	}
 
-	if (w->rd[FILE_A] & BIT64(ADDR_VPM_DMA))
+	if (w->rd[FILE_A] & BIT64(QPU_ISA_RADDR_VPM_WAIT))
 		s->dma_load = QPU_HAZARD_NO_REF;
-	if (w->rd[FILE_B] & BIT64(ADDR_VPM_DMA))
+	if (w->rd[FILE_B] & BIT64(QPU_ISA_RADDR_VPM_WAIT))
 		s->dma_store = QPU_HAZARD_NO_REF;
-	if (has(w->rd, ADDR_VPM) && s->dma_load != QPU_HAZARD_NO_REF)
+	if (has(w->rd, QPU_ISA_RADDR_VPM) && s->dma_load != QPU_HAZARD_NO_REF)
 		report(c, QPU_HAZARD_VPM_READ_DMA_PENDING, s->dma_load,
 		       "reads vpm while the DMA load started at word %zu may still run (read vr_wait first)",
 		       s->dma_load);
@@ -826,9 +810,9 @@ static void check_state(struct checker *c, const struct word_info *w,
 		report(c, QPU_HAZARD_DMA_WAIT_MISSING, s->dma_store,
 		       "thread end while the DMA store started at word %zu may still run (read vw_wait first)",
 		       s->dma_store);
-	if (w->wr[FILE_A] & BIT64(ADDR_VPM_DMA))
+	if (w->wr[FILE_A] & BIT64(QPU_ISA_WADDR_VPM_ADDR))
 		s->dma_load = i;
-	if (w->wr[FILE_B] & BIT64(ADDR_VPM_DMA))
+	if (w->wr[FILE_B] & BIT64(QPU_ISA_WADDR_VPM_ADDR))
 		s->dma_store = i;
 }
 

@@ -147,31 +147,7 @@
 #include "qpu_emu_internal.h"
 #include "qpu_emu_float.h"
 
-/* Read addresses 32..63 used below. */
-#define RA_UNIF			32
-#define RA_VARY			35
-#define RA_ELEM_QPU		38
-#define RA_NOP			39
-#define RA_VPM			48
-#define RA_BUSY			49
-#define RA_WAIT			50
-#define RA_MUTEX		51
-
-/* Write addresses 32..63. */
-#define WA_ACC0			32
-#define WA_TMU_NOSWAP		36
-#define WA_R5			37
-#define WA_HOST_INT		38
-#define WA_NOP			39
-#define WA_UNIF_ADDR		40
-#define WA_VPM			48
-#define WA_VPM_SETUP		49
-#define WA_DMA_ADDR		50
-#define WA_MUTEX		51
-#define WA_SFU_RECIP		52
-#define WA_SFU_LOG		55
-#define WA_TMU0_S		56
-#define WA_TMU1_S		60
+/* Register addresses are the core's QPU_ISA_RADDR_* and QPU_ISA_WADDR_*. */
 
 /* How step() runs an instruction (qpu_emu_op.exec). */
 enum qpu_emu_exec_kind {
@@ -399,9 +375,9 @@ static enum qpu_emu_qpu_state must_wait(struct qpu_emu *emu,
 	if (in->kind != QPU_ISA_KIND_ALU &&
 	    in->kind != QPU_ISA_KIND_ALU_SMALL_IMM)
 		return QPU_EMU_QPU_RUNNING;
-	if (reads_raddr(in, RA_MUTEX) && emu->mutex_owner >= 0)
+	if (reads_raddr(in, QPU_ISA_RADDR_MUTEX) && emu->mutex_owner >= 0)
 		return QPU_EMU_QPU_WAIT_MUTEX;
-	if (reads_raddr(in, RA_VPM) && !q->vr.left)
+	if (reads_raddr(in, QPU_ISA_RADDR_VPM) && !q->vr.left)
 		return QPU_EMU_QPU_WAIT_VPM;
 	if (in->sig == QPU_ISA_SIG_LDTMU0 && !q->tmu_count[0])
 		return QPU_EMU_QPU_WAIT_TMU;
@@ -466,22 +442,22 @@ static void tmu_pop(struct qpu_emu_exec *x, unsigned int t)
 static u32 unpack(u32 v, unsigned int mode, bool is_float)
 {
 	switch (mode) {
-	case 1:
-	case 2:
-		v = mode == 1 ? v & 0xffff : v >> 16;
+	case QPU_ISA_UNPACK_16A:
+	case QPU_ISA_UNPACK_16B:
+		v = mode == QPU_ISA_UNPACK_16A ? v & 0xffff : v >> 16;
 		if (is_float)
 			return qpu_emu_f16_to_f32(v);
 		return (u32)(s32)(s16)v;
-	case 3:
+	case QPU_ISA_UNPACK_8D_REP:
 		v >>= 24;
 		if (is_float)
 			return qpu_emu_unorm8_to_f32(v);
 		return v * 0x01010101u;
-	case 4:
-	case 5:
-	case 6:
-	case 7:
-		v = (v >> ((mode - 4) * 8)) & 0xff;
+	case QPU_ISA_UNPACK_8A:
+	case QPU_ISA_UNPACK_8B:
+	case QPU_ISA_UNPACK_8C:
+	case QPU_ISA_UNPACK_8D:
+		v = (v >> ((mode - QPU_ISA_UNPACK_8A) * 8)) & 0xff;
 		return is_float ? qpu_emu_unorm8_to_f32(v) : v;
 	default:
 		return v;
@@ -505,35 +481,35 @@ static u32 pack_a(u32 old, u32 v, s64 wide, unsigned int mode, bool is_float)
 	u32 b;
 
 	switch (mode) {
-	case 1:
-	case 2:
-	case 9:
-	case 10:
+	case QPU_ISA_PACK_A_16A:
+	case QPU_ISA_PACK_A_16B:
+	case QPU_ISA_PACK_A_16A_SAT:
+	case QPU_ISA_PACK_A_16B_SAT:
 		if (is_float)
 			b = qpu_emu_f32_to_f16(v);
-		else if (mode >= 9)
+		else if (mode >= QPU_ISA_PACK_A_16A_SAT)
 			b = sat_s((s32)v, -0x8000, 0x7fff) & 0xffff;
 		else
 			b = v & 0xffff;
-		return (mode & 3) == 1 ? (old & 0xffff0000u) | b :
-			(old & 0xffff) | b << 16;
-	case 3:
+		return mode == QPU_ISA_PACK_A_16A || mode == QPU_ISA_PACK_A_16A_SAT ?
+			(old & 0xffff0000u) | b : (old & 0xffff) | b << 16;
+	case QPU_ISA_PACK_A_8888:
 		return (v & 0xff) * 0x01010101u;
-	case 4:
-	case 5:
-	case 6:
-	case 7:
-		b = (mode - 4) * 8;
+	case QPU_ISA_PACK_A_8A:
+	case QPU_ISA_PACK_A_8B:
+	case QPU_ISA_PACK_A_8C:
+	case QPU_ISA_PACK_A_8D:
+		b = (mode - QPU_ISA_PACK_A_8A) * 8;
 		return (old & ~(0xffu << b)) | (v & 0xff) << b;
-	case 8:
+	case QPU_ISA_PACK_A_32_SAT:
 		return sat_s(wide, -0x80000000ll, 0x7fffffffll);
-	case 11:
+	case QPU_ISA_PACK_A_8888_SAT:
 		return sat_s((s32)v, 0, 255) * 0x01010101u;
-	case 12:
-	case 13:
-	case 14:
-	case 15:
-		b = (mode - 12) * 8;
+	case QPU_ISA_PACK_A_8A_SAT:
+	case QPU_ISA_PACK_A_8B_SAT:
+	case QPU_ISA_PACK_A_8C_SAT:
+	case QPU_ISA_PACK_A_8D_SAT:
+		b = (mode - QPU_ISA_PACK_A_8A_SAT) * 8;
 		return (old & ~(0xffu << b)) | sat_s((s32)v, 0, 255) << b;
 	default:
 		return v;
@@ -544,12 +520,12 @@ static u32 pack_a(u32 old, u32 v, s64 wide, unsigned int mode, bool is_float)
 static u32 pack_mul(u32 old, u32 v, unsigned int mode, bool is_float)
 {
 	u32 b = is_float ? qpu_emu_f32_to_unorm8(v) : v & 0xff;
+	u32 sh = (mode - QPU_ISA_PACK_MUL_8A) * 8;
 
-	if (mode == 3)
+	if (mode == QPU_ISA_PACK_MUL_8888)
 		return b * 0x01010101u;
-	if (mode >= 4 && mode <= 7)
-		return (old & ~(0xffu << ((mode - 4) * 8))) |
-			b << ((mode - 4) * 8);
+	if (mode >= QPU_ISA_PACK_MUL_8A && mode <= QPU_ISA_PACK_MUL_8D)
+		return (old & ~(0xffu << sh)) | b << sh;
 	return v;
 }
 
@@ -847,8 +823,8 @@ static void write_reg(struct qpu_emu_exec *x, unsigned int waddr, bool file_b,
 
 	if (waddr < 32)
 		dst = file_b ? q->rb[waddr] : q->ra[waddr];
-	else if (waddr < WA_TMU_NOSWAP)
-		dst = q->acc[waddr - WA_ACC0];
+	else if (waddr < QPU_ISA_WADDR_TMU_NOSWAP)
+		dst = q->acc[waddr - QPU_ISA_WADDR_R0];
 	if (dst && !in->pack) {
 		if (r->mask == ALL_LANES) {
 			copy_lanes(dst, r->v);
@@ -874,35 +850,35 @@ static void write_reg(struct qpu_emu_exec *x, unsigned int waddr, bool file_b,
 		return;
 	}
 	switch (waddr) {
-	case WA_TMU_NOSWAP:
-	case WA_NOP:
+	case QPU_ISA_WADDR_TMU_NOSWAP:
+	case QPU_ISA_WADDR_NOP:
 		return;
-	case WA_R5:
+	case QPU_ISA_WADDR_R5:
 		for (i = 0; i < LANES; i++)
 			if (r->mask & (1u << i))
 				q->acc[5][i] = r->v[file_b ? 0 : i & ~3u];
 		return;
-	case WA_HOST_INT:
+	case QPU_ISA_WADDR_HOST_INT:
 		for (i = 0; i < LANES; i++)
 			if ((r->mask & (1u << i)) && r->v[i])
 				break;
 		if (i < LANES && emu->ops->host_interrupt)
 			emu->ops->host_interrupt(emu->ctx, x->qi);
 		return;
-	case WA_UNIF_ADDR:
+	case QPU_ISA_WADDR_UNIF_ADDR:
 		/* B: unif_addr_rel moves the stream by whole uniforms */
 		if (any)
 			q->unif = file_b ? q->unif + r->v[0] * 4 : r->v[0];
 		return;
-	case WA_VPM:
+	case QPU_ISA_WADDR_VPM:
 		if (any)
 			qpu_emu_vpm_write(x, r->v, r->mask);
 		return;
-	case WA_VPM_SETUP:
+	case QPU_ISA_WADDR_VPM_SETUP:
 		if (any)
 			qpu_emu_vpm_setup(q, r->v[0], file_b);
 		return;
-	case WA_DMA_ADDR:
+	case QPU_ISA_WADDR_VPM_ADDR:
 		if (!any)
 			return;
 		if (file_b)
@@ -910,34 +886,34 @@ static void write_reg(struct qpu_emu_exec *x, unsigned int waddr, bool file_b,
 		else
 			qpu_emu_dma_load(x, r->v[0]);
 		return;
-	case WA_MUTEX:
+	case QPU_ISA_WADDR_MUTEX:
 		if (any) {
 			emu->mutex_owner = -1;
 			wake_sync(emu);
 		}
 		return;
-	case WA_TMU0_S:
-	case WA_TMU1_S:
+	case QPU_ISA_WADDR_TMU0_S:
+	case QPU_ISA_WADDR_TMU1_S:
 		if (any)
-			tmu_request(x, waddr == WA_TMU1_S, r->v, r->mask);
+			tmu_request(x, waddr == QPU_ISA_WADDR_TMU1_S, r->v, r->mask);
 		return;
 	default:
 		break;
 	}
-	if (waddr >= WA_SFU_RECIP && waddr <= WA_SFU_LOG) {
+	if (waddr >= QPU_ISA_WADDR_SFU_RECIP && waddr <= QPU_ISA_WADDR_SFU_LOG) {
 		if (!any)
 			return;
 		for (i = 0; i < LANES; i++) {
 			u32 v = r->v[i];
 
 			switch (waddr) {
-			case WA_SFU_RECIP:
+			case QPU_ISA_WADDR_SFU_RECIP:
 				q->sfu_val[i] = qpu_emu_recip(v);
 				break;
-			case WA_SFU_RECIP + 1:
+			case QPU_ISA_WADDR_SFU_RECIP + 1:
 				q->sfu_val[i] = qpu_emu_recipsqrt(v);
 				break;
-			case WA_SFU_RECIP + 2:
+			case QPU_ISA_WADDR_SFU_RECIP + 2:
 				q->sfu_val[i] = qpu_emu_exp2(v);
 				break;
 			default:
@@ -966,19 +942,19 @@ static inline void write_result(struct qpu_emu_exec *x, unsigned int waddr,
 	u32 *dst;
 	unsigned int i;
 
-	if (waddr == WA_NOP)
+	if (waddr == QPU_ISA_WADDR_NOP)
 		return;
 	if (ops->trace_write)
 		ops->trace_write(x->emu->ctx, x->qi, waddr, file_b, r->v,
 				 r->mask);
-	if (x->in->pack || waddr >= WA_TMU_NOSWAP) {
+	if (x->in->pack || waddr >= QPU_ISA_WADDR_TMU_NOSWAP) {
 		write_reg(x, waddr, file_b, r);
 		return;
 	}
 	if (waddr < 32)
 		dst = file_b ? q->rb[waddr] : q->ra[waddr];
 	else
-		dst = q->acc[waddr - WA_ACC0];
+		dst = q->acc[waddr - QPU_ISA_WADDR_R0];
 	if (r->mask == ALL_LANES) {
 		copy_lanes(dst, r->v);
 		return;
@@ -1008,20 +984,20 @@ static const u32 *read_file(struct qpu_emu_exec *x, bool file_b,
 	if (raddr < 32)
 		return file_b ? q->rb[raddr] : q->ra[raddr];
 	switch (raddr) {
-	case RA_UNIF:
+	case QPU_ISA_RADDR_UNIF:
 		v = unif;
 		break;
-	case RA_ELEM_QPU:
+	case QPU_ISA_RADDR_ELEM_QPU:
 		if (!file_b)
 			return elem_lanes;
 		v = x->qi;
 		break;
-	case RA_NOP:
-	case RA_BUSY:
-	case RA_WAIT:
-	case RA_MUTEX:
+	case QPU_ISA_RADDR_NOP:
+	case QPU_ISA_RADDR_VPM_BUSY:
+	case QPU_ISA_RADDR_VPM_WAIT:
+	case QPU_ISA_RADDR_MUTEX:
 		return zero_lanes;
-	case RA_VPM:
+	case QPU_ISA_RADDR_VPM:
 		qpu_emu_vpm_read(x, buf);
 		return buf;
 	default:	/* varyings, coordinates, reserved */
@@ -1137,9 +1113,9 @@ static void exec_alu(struct qpu_emu_exec *x)
 	/* Reads without side effects are used in place, not copied. */
 	if (in->raddr_a < 32)
 		ra = q->ra[in->raddr_a];
-	else if (in->raddr_a == RA_NOP)
+	else if (in->raddr_a == QPU_ISA_RADDR_NOP)
 		ra = zero_lanes;
-	else if (in->raddr_a == RA_UNIF)
+	else if (in->raddr_a == QPU_ISA_RADDR_UNIF)
 		ra = splat(s->ra, unif);
 	else
 		ra = read_file(x, false, in->raddr_a, unif, s->ra);
@@ -1149,13 +1125,13 @@ static void exec_alu(struct qpu_emu_exec *x)
 
 		for (i = 0; i < LANES; i++)
 			s->rb[i] = v;
-	} else if (in->raddr_b == RA_VPM && in->raddr_a == RA_VPM) {
+	} else if (in->raddr_b == QPU_ISA_RADDR_VPM && in->raddr_a == QPU_ISA_RADDR_VPM) {
 		rb = ra;	/* one VPM read a cycle */
 	} else if (in->raddr_b < 32) {
 		rb = q->rb[in->raddr_b];
-	} else if (in->raddr_b == RA_NOP) {
+	} else if (in->raddr_b == QPU_ISA_RADDR_NOP) {
 		rb = zero_lanes;
-	} else if (in->raddr_b == RA_UNIF) {
+	} else if (in->raddr_b == QPU_ISA_RADDR_UNIF) {
 		for (i = 0; i < LANES; i++)
 			s->rb[i] = unif;
 	} else {
@@ -1180,7 +1156,7 @@ static void exec_alu(struct qpu_emu_exec *x)
 		add->mask = in->cond_add == QPU_ISA_COND_ALWAYS ? ALL_LANES :
 			    cond_mask(q, in->cond_add);
 		carry = alu_add_lanes(in->op_add, opa, opb, add->v, in->sf);
-		if (in->pack == 8 && !in->pm)
+		if (in->pack == QPU_ISA_PACK_A_32_SAT && !in->pm)
 			alu_wide(in->op_add, opa, opb, add->v, add->wide);
 	}
 	if (in->op_mul) {
@@ -1197,7 +1173,7 @@ static void exec_alu(struct qpu_emu_exec *x)
 		mul->mask = in->cond_mul == QPU_ISA_COND_ALWAYS ? ALL_LANES :
 			    cond_mask(q, in->cond_mul);
 		alu_mul_lanes(in->op_mul, opc, opd, mul->v);
-		if (in->pack == 8 && !in->pm)
+		if (in->pack == QPU_ISA_PACK_A_32_SAT && !in->pm)
 			alu_wide(QPU_ISA_M_NOP, opc, opd, mul->v, mul->wide);
 	}
 	if (smi && imm->kind == QPU_ISA_SMI_ROTATE && in->op_mul) {
@@ -1419,7 +1395,7 @@ static void exec_ldi(struct qpu_emu_exec *x)
 		wake_sync(x->emu);
 	}
 	/* Semaphores mostly: nothing to write or flag. */
-	if (!in->sf && in->waddr_add == WA_NOP && in->waddr_mul == WA_NOP)
+	if (!in->sf && in->waddr_add == QPU_ISA_WADDR_NOP && in->waddr_mul == QPU_ISA_WADDR_NOP)
 		return;
 	r.is_float = false;
 	if (in->kind == QPU_ISA_KIND_LDI_PES ||
@@ -1510,8 +1486,8 @@ static int dst_reg(unsigned int waddr, bool file_b)
 {
 	if (waddr < 32)
 		return file_b ? 32 + (int)waddr : (int)waddr;
-	if (waddr < WA_TMU_NOSWAP)
-		return 64 + (int)(waddr - WA_ACC0);
+	if (waddr < QPU_ISA_WADDR_TMU_NOSWAP)
+		return 64 + (int)(waddr - QPU_ISA_WADDR_R0);
 	return -1;
 }
 
@@ -1530,8 +1506,9 @@ static bool mux_reads(const struct qpu_isa_instr *in, unsigned int mux,
 /* Can exec_alu_fast() read register file address @raddr? */
 static bool fast_raddr(unsigned int raddr)
 {
-	return raddr < 32 || raddr == RA_UNIF || raddr == RA_NOP ||
-		raddr == RA_VPM || raddr == RA_BUSY || raddr == RA_WAIT;
+	return raddr < 32 || raddr == QPU_ISA_RADDR_UNIF ||
+		raddr == QPU_ISA_RADDR_NOP || raddr == QPU_ISA_RADDR_VPM ||
+		raddr == QPU_ISA_RADDR_VPM_BUSY || raddr == QPU_ISA_RADDR_VPM_WAIT;
 }
 
 /*
@@ -1550,7 +1527,7 @@ static bool fast_ok(const struct qpu_isa_instr *in)
 	int add = -1;
 
 	if (in->op_add)
-		add = in->waddr_add == WA_R5 ? 64 + QPU_ISA_MUX_R5 :
+		add = in->waddr_add == QPU_ISA_WADDR_R5 ? 64 + QPU_ISA_MUX_R5 :
 			dst_reg(in->waddr_add, in->ws);
 	if (in->unpack || in->pack)
 		return false;
@@ -1588,7 +1565,7 @@ static u16 fast_file_off(const struct qpu_isa_instr *in, bool file_b)
 	if (raddr < 32)
 		return file_b ? offsetof(struct qpu_emu_qpu, rb[raddr]) :
 			offsetof(struct qpu_emu_qpu, ra[raddr]);
-	if (raddr != RA_UNIF && raddr != RA_VPM)
+	if (raddr != QPU_ISA_RADDR_UNIF && raddr != QPU_ISA_RADDR_VPM)
 		return offsetof(struct qpu_emu_qpu, zero);	/* nop, waits */
 	if (file_b && in->raddr_a == raddr)
 		return offsetof(struct qpu_emu_qpu, splat[0]);	/* one read */
@@ -1612,9 +1589,9 @@ static u16 fast_dst_off(unsigned int waddr, bool file_b)
 	if (waddr < 32)
 		return file_b ? offsetof(struct qpu_emu_qpu, rb[waddr]) :
 			offsetof(struct qpu_emu_qpu, ra[waddr]);
-	if (waddr < WA_TMU_NOSWAP)
-		return offsetof(struct qpu_emu_qpu, acc[waddr - WA_ACC0]);
-	return waddr == WA_NOP ? FAST_DST_NOP : FAST_DST_WRITE;
+	if (waddr < QPU_ISA_WADDR_TMU_NOSWAP)
+		return offsetof(struct qpu_emu_qpu, acc[waddr - QPU_ISA_WADDR_R0]);
+	return waddr == QPU_ISA_WADDR_NOP ? FAST_DST_NOP : FAST_DST_WRITE;
 }
 
 /* Where exec_alu_fast() finds the vectors of @op's instruction. */
@@ -1624,13 +1601,13 @@ static void fast_operands(struct qpu_emu_op *op)
 	bool smi = in->kind == QPU_ISA_KIND_ALU_SMALL_IMM;
 
 	op->fast_splat = 0;
-	if (in->raddr_a == RA_UNIF)
+	if (in->raddr_a == QPU_ISA_RADDR_UNIF)
 		op->fast_splat |= FAST_SPLAT_UNIF_A;
-	if (!smi && in->raddr_b == RA_UNIF && in->raddr_a != RA_UNIF)
+	if (!smi && in->raddr_b == QPU_ISA_RADDR_UNIF && in->raddr_a != QPU_ISA_RADDR_UNIF)
 		op->fast_splat |= FAST_SPLAT_UNIF_B;
-	if (in->raddr_a == RA_VPM)
+	if (in->raddr_a == QPU_ISA_RADDR_VPM)
 		op->fast_splat |= FAST_VPM_A;
-	if (!smi && in->raddr_b == RA_VPM && in->raddr_a != RA_VPM)
+	if (!smi && in->raddr_b == QPU_ISA_RADDR_VPM && in->raddr_a != QPU_ISA_RADDR_VPM)
 		op->fast_splat |= FAST_VPM_B;
 	if (smi) {
 		op->fast_splat |= FAST_SPLAT_IMM_B;
@@ -1661,13 +1638,13 @@ static void predecode(struct qpu_emu_op *op, u32 pc, u64 word, bool fast)
 	case QPU_ISA_KIND_ALU:
 	case QPU_ISA_KIND_ALU_SMALL_IMM:
 		op->exec = EX_ALU;
-		if (op_reads(in, RA_MUTEX) || op_reads(in, RA_VPM) ||
+		if (op_reads(in, QPU_ISA_RADDR_MUTEX) || op_reads(in, QPU_ISA_RADDR_VPM) ||
 		    in->sig == QPU_ISA_SIG_LDTMU0 ||
 		    in->sig == QPU_ISA_SIG_LDTMU1)
 			op->flags |= OP_WAIT;
-		if (op_reads(in, RA_UNIF))
+		if (op_reads(in, QPU_ISA_RADDR_UNIF))
 			op->flags |= OP_UNIF;
-		if (op_reads(in, RA_MUTEX))
+		if (op_reads(in, QPU_ISA_RADDR_MUTEX))
 			op->flags |= OP_MUTEX;
 		r4 = (in->op_add && (in->add_a == QPU_ISA_MUX_R4 ||
 				     in->add_b == QPU_ISA_MUX_R4)) ||

@@ -183,15 +183,15 @@ void qpu_emu_vpm_write(struct qpu_emu_exec *x, const u32 *v, u16 mask)
 /* A generic block setup written to vr_setup (@rd) or vw_setup. */
 static void vpm_block_setup(struct qpu_emu_vpm_setup *s, u32 v, bool rd)
 {
-	s->addr = v & 0xff;
-	s->size = (v >> 8) & 3;
-	s->laned = (v >> 10) & 1;
-	s->horiz = (v >> 11) & 1;
-	s->stride = (v >> 12) & 0x3f;
+	s->addr = QPU_FIELD_GET(QPU_VPM_ADDR, v);
+	s->size = QPU_FIELD_GET(QPU_VPM_SIZE, v);
+	s->laned = QPU_FIELD_GET(QPU_VPM_LANED, v);
+	s->horiz = QPU_FIELD_GET(QPU_VPM_HORIZ, v);
+	s->stride = QPU_FIELD_GET(QPU_VPM_STRIDE, v);
 	if (!s->stride)
 		s->stride = 64;
 	if (rd) {
-		s->left = (v >> 20) & 15;
+		s->left = QPU_FIELD_GET(QPU_VPM_NUM, v);
 		if (!s->left)
 			s->left = 16;
 	}
@@ -199,23 +199,25 @@ static void vpm_block_setup(struct qpu_emu_vpm_setup *s, u32 v, bool rd)
 
 /*
  * A word written to vw_setup (@vw) or vr_setup: its ID bits pick the
- * VDW stride (3 << 30) or basic (2 << 30) setup, the VDR extended pitch
- * (9 << 28) or basic (1 << 31) setup, else a generic block setup.
+ * VDW stride or basic setup, the VDR extended pitch or basic setup, else
+ * a generic block setup.
  */
 void qpu_emu_vpm_setup(struct qpu_emu_qpu *q, u32 v, bool vw)
 {
 	if (vw) {
-		if ((v & QPU_VDW_STRIDE_ID) == QPU_VDW_STRIDE_ID)
-			q->vdw_stride = v & QPU_VPM_DMA_STRIDE_MASK;
-		else if (v & QPU_VDW_ID)
+		u32 id = QPU_FIELD_GET(QPU_VDW_ID, v);
+
+		if (id == QPU_VDW_ID_STRIDE)
+			q->vdw_stride = QPU_FIELD_GET(QPU_VDW_STRIDE, v);
+		else if (id == QPU_VDW_ID_BASIC)
 			q->vdw_setup = v;
 		else
 			vpm_block_setup(&q->vw, v, false);
 		return;
 	}
-	if ((v >> 28) == QPU_VDR_STRIDE_ID >> 28)
-		q->vdr_pitch = v & QPU_VPM_DMA_STRIDE_MASK;
-	else if (v & QPU_VDR_ID)
+	if (QPU_FIELD_GET(QPU_VDR_ID_EXT, v) == QPU_VDR_ID_PITCH)
+		q->vdr_pitch = QPU_FIELD_GET(QPU_VDR_MPITCHB, v);
+	else if (QPU_FIELD_GET(QPU_VDR_ID, v))
 		q->vdr_setup = v;
 	else
 		vpm_block_setup(&q->vr, v, true);
@@ -288,13 +290,13 @@ static void wr_n(u8 *p, u32 v, u32 w)
 /* Element width in bytes and select of a MODEW value; 0 if reserved. */
 static u32 dma_width(u32 modew, u32 *sel)
 {
-	*sel = modew & 3;
+	*sel = modew & QPU_VPM_MODEW_B;
 	if (!modew)
 		return 4;
-	if (modew >= 4)
+	if (modew >= QPU_VPM_MODEW_8)
 		return 1;
-	*sel &= 1;
-	return modew >= 2 ? 2 : 0;
+	*sel = modew & QPU_VPM_MODEW_H;
+	return modew >= QPU_VPM_MODEW_16 ? 2 : 0;
 }
 
 /*
@@ -305,14 +307,15 @@ static u32 dma_width(u32 modew, u32 *sel)
 void qpu_emu_dma_load(struct qpu_emu_exec *x, u32 addr)
 {
 	struct qpu_emu_qpu *q = x->q;
-	u32 s = q->vdr_setup, mpitch = (s >> 24) & 15, pitch;
-	u32 rowlen = (s >> 20) & 15, nrows = (s >> 16) & 15;
-	u32 vpitch = (s >> 12) & 15, base = s & 0x7ff;
-	u32 bx = base & 15, by = base >> 4, sel0, w, per;
-	bool vert = (s >> 11) & 1;
-	u32 r, k, pass;
+	u32 s = q->vdr_setup, mpitch = QPU_FIELD_GET(QPU_VDR_MPITCH, s), pitch;
+	u32 rowlen = QPU_FIELD_GET(QPU_VDR_ROWLEN, s);
+	u32 nrows = QPU_FIELD_GET(QPU_VDR_NROWS, s);
+	u32 vpitch = QPU_FIELD_GET(QPU_VDR_VPITCH, s);
+	u32 bx = QPU_FIELD_GET(QPU_VDR_X, s), by = QPU_FIELD_GET(QPU_VDR_Y, s);
+	bool vert = QPU_FIELD_GET(QPU_VDR_VERT, s);
+	u32 r, k, pass, sel0, w, per;
 
-	w = dma_width((s >> 28) & 7, &sel0);
+	w = dma_width(QPU_FIELD_GET(QPU_VDR_MODEW, s), &sel0);
 	if (!w) {
 		/* not reached: MODEW 1 is the pitch setup */
 		qpu_emu_bad_instr(x);
@@ -376,11 +379,13 @@ void qpu_emu_dma_load(struct qpu_emu_exec *x, u32 addr)
 void qpu_emu_dma_store(struct qpu_emu_exec *x, u32 addr)
 {
 	struct qpu_emu_qpu *q = x->q;
-	u32 s = q->vdw_setup, units = (s >> 23) & 127, depth = (s >> 16) & 127;
-	u32 base = (s >> 3) & 0x7ff, u, d, pass, sel, w;
-	bool horiz = (s >> 14) & 1;
+	u32 s = q->vdw_setup, units = QPU_FIELD_GET(QPU_VDW_UNITS, s);
+	u32 depth = QPU_FIELD_GET(QPU_VDW_DEPTH, s);
+	u32 by = QPU_FIELD_GET(QPU_VDW_Y, s), bx = QPU_FIELD_GET(QPU_VDW_X, s);
+	bool horiz = QPU_FIELD_GET(QPU_VDW_HORIZ, s);
+	u32 u, d, pass, sel, w;
 
-	w = dma_width(s & 7, &sel);
+	w = dma_width(QPU_FIELD_GET(QPU_VDW_MODEW, s), &sel);
 	if (!w) {
 		qpu_emu_bad_instr(x);	/* MODEW 1 is reserved */
 		return;
@@ -393,8 +398,8 @@ void qpu_emu_dma_store(struct qpu_emu_exec *x, u32 addr)
 						       q->vdw_stride),
 					depth * w, w,
 					QPU_EMU_ACCESS_DMA_STORE);
-			u32 row = (base >> 4) + (horiz ? u : 0);
-			u32 col = horiz ? base & 15 : ((base & 15) + u) & 15;
+			u32 row = by + (horiz ? u : 0);
+			u32 col = horiz ? bx : (bx + u) & 15;
 
 			if (!p)
 				return;

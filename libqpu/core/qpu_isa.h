@@ -163,11 +163,40 @@ enum qpu_isa_ldi_mode {
 	QPU_ISA_LDI_SEMA = 4,	/* semaphore acquire/release */
 };
 
-/* Well-known register addresses. */
+/*
+ * Register addresses 32..63 the emulator, the hazard checker and the
+ * builders name; where the files differ, both names are given (A, B).
+ */
 #define QPU_ISA_RADDR_UNIF	32
+#define QPU_ISA_RADDR_VARY	35
+#define QPU_ISA_RADDR_ELEM_QPU	38	/* elem_num (A), qpu_num (B) */
 #define QPU_ISA_RADDR_NOP	39
-#define QPU_ISA_WADDR_R0	32
+#define QPU_ISA_RADDR_MS_REV	42	/* ms_flags (A), rev_flag (B) */
+#define QPU_ISA_RADDR_VPM	48
+#define QPU_ISA_RADDR_VPM_BUSY	49	/* vr_busy (A), vw_busy (B) */
+#define QPU_ISA_RADDR_VPM_WAIT	50	/* vr_wait (A), vw_wait (B) */
+#define QPU_ISA_RADDR_MUTEX	51	/* mutex_acq */
+
+#define QPU_ISA_WADDR_R0	32	/* r0..r3 at 32..35 */
+#define QPU_ISA_WADDR_TMU_NOSWAP 36
+#define QPU_ISA_WADDR_R5	37	/* r5quad (A), r5rep (B) */
+#define QPU_ISA_WADDR_HOST_INT	38
 #define QPU_ISA_WADDR_NOP	39
+#define QPU_ISA_WADDR_UNIF_ADDR	40	/* unif_addr (A), unif_addr_rel (B) */
+#define QPU_ISA_WADDR_XY_COORD	41	/* x_coord (A), y_coord (B) */
+#define QPU_ISA_WADDR_MS_REV	42	/* ms_mask (A), rev_flag (B) */
+#define QPU_ISA_WADDR_TLB_STENCIL 43	/* 43..47: stencil, tlbz, tlbm, tlbc, tlbam */
+#define QPU_ISA_WADDR_TLBZ	44
+#define QPU_ISA_WADDR_TLB_ALPHA	47
+#define QPU_ISA_WADDR_VPM	48
+#define QPU_ISA_WADDR_VPM_SETUP	49	/* vr_setup (A), vw_setup (B) */
+#define QPU_ISA_WADDR_VPM_ADDR	50	/* vr_addr (A), vw_addr (B): start a DMA */
+#define QPU_ISA_WADDR_MUTEX	51	/* mutex_rel */
+#define QPU_ISA_WADDR_SFU_RECIP	52	/* 52..55: recip, recipsqrt, exp, log */
+#define QPU_ISA_WADDR_SFU_LOG	55
+#define QPU_ISA_WADDR_TMU0_S	56	/* 56..59: t0s, t0t, t0r, t0b */
+#define QPU_ISA_WADDR_TMU1_S	60	/* 60..63: t1s, t1t, t1r, t1b */
+#define QPU_ISA_WADDR_TMU1_B	63
 #define QPU_ISA_SMALL_IMM_ROT	48	/* 48: rotate by r5, 49..63: by 1..15 */
 
 enum qpu_isa_kind {

@@ -23,34 +23,54 @@ enum qpu_vpm_size {
 /*
  * Generic block access (vr_setup, vw_setup). A QPU sees QPU_VPM_ROWS rows
  * of 16 words: the guide's addresses name Y[5:0] ("a maximum height of 64
- * words"); VCD DMA reaches the rest of the VPM.
+ * words"); VCD DMA reaches the rest of the VPM. Each field is a mask of
+ * its word, read with QPU_FIELD_GET() and built with QPU_FIELD_PREP().
  */
 #define QPU_VPM_ROWS		64
-#define QPU_VPM_NUM_SHIFT	20	/* reads only: vectors, 0 = 16 */
-#define QPU_VPM_STRIDE_SHIFT	12	/* address increment, 0 = 64 */
-#define QPU_VPM_HORIZ		QPU_ISA_BIT(11)
-#define QPU_VPM_LANED		QPU_ISA_BIT(10)
-#define QPU_VPM_SIZE_SHIFT	8
+#define QPU_VPM_NUM		QPU_GENMASK(23, 20)	/* reads only: vectors, 0 = 16 */
+#define QPU_VPM_STRIDE		QPU_GENMASK(17, 12)	/* address increment, 0 = 64 */
+#define QPU_VPM_HORIZ		QPU_GENMASK(11, 11)
+#define QPU_VPM_LANED		QPU_GENMASK(10, 10)
+#define QPU_VPM_SIZE		QPU_GENMASK(9, 8)	/* enum qpu_vpm_size */
+#define QPU_VPM_ADDR		QPU_GENMASK(7, 0)
 
-/* VDW: VPM to memory, written to vw_setup. */
-#define QPU_VDW_ID		(2u << 30)
-#define QPU_VDW_STRIDE_ID	(3u << 30)
-#define QPU_VDW_UNITS_SHIFT	23
-#define QPU_VDW_DEPTH_SHIFT	16
-#define QPU_VDW_HORIZ		QPU_ISA_BIT(14)
-#define QPU_VDW_Y_SHIFT		7
-#define QPU_VDW_X_SHIFT		3
+/*
+ * VDW: VPM to memory, written to vw_setup. QPU_VDW_ID tells the basic
+ * setup (2) and the stride setup (3) from a generic write setup (0).
+ */
+#define QPU_VDW_ID		QPU_GENMASK(31, 30)
+#define QPU_VDW_ID_BASIC	2
+#define QPU_VDW_ID_STRIDE	3
+#define QPU_VDW_UNITS		QPU_GENMASK(29, 23)	/* 0 = 128 */
+#define QPU_VDW_DEPTH		QPU_GENMASK(22, 16)	/* 0 = 128 */
+#define QPU_VDW_HORIZ		QPU_GENMASK(14, 14)
+#define QPU_VDW_Y		QPU_GENMASK(13, 7)
+#define QPU_VDW_X		QPU_GENMASK(6, 3)
+#define QPU_VDW_MODEW		QPU_GENMASK(2, 0)	/* qpu_vpm_dma_mode() */
+#define QPU_VDW_STRIDE		QPU_GENMASK(15, 0)	/* the stride setup's */
 
-/* VDR: memory to VPM, written to vr_setup. */
-#define QPU_VDR_ID		QPU_ISA_BIT(31)
-#define QPU_VDR_STRIDE_ID	(9u << 28)
-#define QPU_VDR_MPITCH_SHIFT	24
-#define QPU_VDR_ROWLEN_SHIFT	20
-#define QPU_VDR_NROWS_SHIFT	16
-#define QPU_VDR_MODEW_SHIFT	28
-#define QPU_VDR_VPITCH_SHIFT	12
-#define QPU_VDR_VERT		QPU_ISA_BIT(11)
-#define QPU_VDR_Y_SHIFT		4
+/*
+ * VDR: memory to VPM, written to vr_setup. Bit 31 set is the basic setup;
+ * ID bits 31:28 of 9 (MODEW 1) are the extended pitch setup.
+ */
+#define QPU_VDR_ID		QPU_GENMASK(31, 31)
+#define QPU_VDR_ID_EXT		QPU_GENMASK(31, 28)
+#define QPU_VDR_ID_PITCH	9
+#define QPU_VDR_MODEW		QPU_GENMASK(30, 28)	/* qpu_vpm_dma_mode() */
+#define QPU_VDR_MPITCH		QPU_GENMASK(27, 24)	/* 8 << MPITCH bytes, 0: MPITCHB */
+#define QPU_VDR_ROWLEN		QPU_GENMASK(23, 20)	/* 0 = 16 */
+#define QPU_VDR_NROWS		QPU_GENMASK(19, 16)	/* 0 = 16 */
+#define QPU_VDR_VPITCH		QPU_GENMASK(15, 12)	/* 0 = 16 */
+#define QPU_VDR_VERT		QPU_GENMASK(11, 11)
+#define QPU_VDR_Y		QPU_GENMASK(10, 4)
+#define QPU_VDR_X		QPU_GENMASK(3, 0)
+#define QPU_VDR_MPITCHB		QPU_GENMASK(15, 0)	/* the pitch setup's */
+
+/* MODEW: 0 for 32 bits, 2..3 for 16 (halfword select), 4..7 for 8 (byte). */
+#define QPU_VPM_MODEW_16	2
+#define QPU_VPM_MODEW_8		4
+#define QPU_VPM_MODEW_H		QPU_GENMASK(0, 0)
+#define QPU_VPM_MODEW_B		QPU_GENMASK(1, 0)
 
 /*
  * The stride of the VDW stride setup (bits 15:0) and the pitch of the VDR
@@ -63,7 +83,7 @@ enum qpu_vpm_size {
  * word has nothing else below its ID (bits 31:28); we give it the 16 bits
  * of its VDW twin, the most any known program needs.
  */
-#define QPU_VPM_DMA_STRIDE_MASK	0xffff
+#define QPU_VPM_DMA_STRIDE_MASK	QPU_VDW_STRIDE	/* both at bit 0: the most */
 
 /**
  * qpu_vpm_setup() - a generic block read or write setup word
@@ -73,8 +93,8 @@ enum qpu_vpm_size {
  */
 static inline u32 qpu_vpm_setup(u32 num, u32 stride, u32 addr)
 {
-	return (num & 15) << QPU_VPM_NUM_SHIFT |
-		(stride & 63) << QPU_VPM_STRIDE_SHIFT | addr;
+	return QPU_FIELD_PREP(QPU_VPM_NUM, num) | QPU_FIELD_PREP(QPU_VPM_STRIDE, stride) |
+		addr;
 }
 
 /**
@@ -89,24 +109,22 @@ static inline u32 qpu_vpm_setup(u32 num, u32 stride, u32 addr)
 static inline u32 qpu_vpm_addr(bool horiz, bool laned, enum qpu_vpm_size size,
 			       u32 y, u32 x, u32 part)
 {
-	u32 w = (u32)size << QPU_VPM_SIZE_SHIFT;
+	u32 w = QPU_FIELD_PREP(QPU_VPM_SIZE, size), a;
 
 	if (laned && size != QPU_VPM_SIZE_32)
 		w |= QPU_VPM_LANED;
 	if (horiz) {
 		w |= QPU_VPM_HORIZ;
-		if (size == QPU_VPM_SIZE_32)
-			return w | (y & 63);
-		if (size == QPU_VPM_SIZE_16)
-			return w | (y & 63) << 1 | (part & 1);
-		return w | (y & 63) << 2 | (part & 3);
+		a = y & 63;
+	} else {
+		/* the guide: "the LS 1 or 2 bits select" the half or byte */
+		a = (y & 0x30) | (x & 15);
 	}
-	/* the guide: "the LS 1 or 2 bits select" the half or byte */
-	if (size == QPU_VPM_SIZE_32)
-		return w | (y & 0x30) | (x & 15);
 	if (size == QPU_VPM_SIZE_16)
-		return w | ((y & 0x30) | (x & 15)) << 1 | (part & 1);
-	return w | ((y & 0x30) | (x & 15)) << 2 | (part & 3);
+		a = a << 1 | (part & 1);
+	else if (size == QPU_VPM_SIZE_8)
+		a = a << 2 | (part & 3);
+	return w | QPU_FIELD_PREP(QPU_VPM_ADDR, a);
 }
 
 /**
@@ -117,8 +135,9 @@ static inline u32 qpu_vpm_addr(bool horiz, bool laned, enum qpu_vpm_size size,
  */
 static inline u32 qpu_vdw_setup0(u32 units, u32 depth, u32 dma)
 {
-	return QPU_VDW_ID | (units & 127) << QPU_VDW_UNITS_SHIFT |
-		(depth & 127) << QPU_VDW_DEPTH_SHIFT | dma;
+	return QPU_FIELD_PREP(QPU_VDW_ID, QPU_VDW_ID_BASIC) |
+		QPU_FIELD_PREP(QPU_VDW_UNITS, units) |
+		QPU_FIELD_PREP(QPU_VDW_DEPTH, depth) | dma;
 }
 
 /**
@@ -127,16 +146,17 @@ static inline u32 qpu_vdw_setup0(u32 units, u32 depth, u32 dma)
  */
 static inline u32 qpu_vdw_setup1(u32 stride)
 {
-	return QPU_VDW_STRIDE_ID | (stride & QPU_VPM_DMA_STRIDE_MASK);
+	return QPU_FIELD_PREP(QPU_VDW_ID, QPU_VDW_ID_STRIDE) |
+		QPU_FIELD_PREP(QPU_VDW_STRIDE, stride);
 }
 
 /* The mode bits of a DMA transfer: 0 for 32 bit, else size and part. */
 static inline u32 qpu_vpm_dma_mode(enum qpu_vpm_size size, u32 part)
 {
 	if (size == QPU_VPM_SIZE_16)
-		return 2 | (part & 1);
+		return QPU_VPM_MODEW_16 | (part & QPU_VPM_MODEW_H);
 	if (size == QPU_VPM_SIZE_8)
-		return 4 | (part & 3);
+		return QPU_VPM_MODEW_8 | (part & QPU_VPM_MODEW_B);
 	return 0;
 }
 
@@ -151,8 +171,9 @@ static inline u32 qpu_vpm_dma_mode(enum qpu_vpm_size size, u32 part)
 static inline u32 qpu_vdw_dma(bool horiz, enum qpu_vpm_size size, u32 y, u32 x,
 			      u32 part)
 {
-	return (horiz ? QPU_VDW_HORIZ : 0) | (y & 127) << QPU_VDW_Y_SHIFT |
-		(x & 15) << QPU_VDW_X_SHIFT | qpu_vpm_dma_mode(size, part);
+	return (horiz ? QPU_VDW_HORIZ : 0) | QPU_FIELD_PREP(QPU_VDW_Y, y) |
+		QPU_FIELD_PREP(QPU_VDW_X, x) |
+		QPU_FIELD_PREP(QPU_VDW_MODEW, qpu_vpm_dma_mode(size, part));
 }
 
 /**
@@ -164,9 +185,9 @@ static inline u32 qpu_vdw_dma(bool horiz, enum qpu_vpm_size size, u32 y, u32 x,
  */
 static inline u32 qpu_vdr_setup0(u32 mpitch, u32 rowlen, u32 nrows, u32 addr)
 {
-	return QPU_VDR_ID | (mpitch & 15) << QPU_VDR_MPITCH_SHIFT |
-		(rowlen & 15) << QPU_VDR_ROWLEN_SHIFT |
-		(nrows & 15) << QPU_VDR_NROWS_SHIFT | addr;
+	return QPU_VDR_ID | QPU_FIELD_PREP(QPU_VDR_MPITCH, mpitch) |
+		QPU_FIELD_PREP(QPU_VDR_ROWLEN, rowlen) |
+		QPU_FIELD_PREP(QPU_VDR_NROWS, nrows) | addr;
 }
 
 /**
@@ -175,7 +196,8 @@ static inline u32 qpu_vdr_setup0(u32 mpitch, u32 rowlen, u32 nrows, u32 addr)
  */
 static inline u32 qpu_vdr_setup1(u32 stride)
 {
-	return QPU_VDR_STRIDE_ID | (stride & QPU_VPM_DMA_STRIDE_MASK);
+	return QPU_FIELD_PREP(QPU_VDR_ID_EXT, QPU_VDR_ID_PITCH) |
+		QPU_FIELD_PREP(QPU_VDR_MPITCHB, stride);
 }
 
 /**
@@ -190,9 +212,9 @@ static inline u32 qpu_vdr_setup1(u32 stride)
 static inline u32 qpu_vdr_dma(bool horiz, enum qpu_vpm_size size, u32 vpitch,
 			      u32 y, u32 x, u32 part)
 {
-	return qpu_vpm_dma_mode(size, part) << QPU_VDR_MODEW_SHIFT |
-		(vpitch & 15) << QPU_VDR_VPITCH_SHIFT | (horiz ? 0 : QPU_VDR_VERT) |
-		(y & 127) << QPU_VDR_Y_SHIFT | (x & 15);
+	return QPU_FIELD_PREP(QPU_VDR_MODEW, qpu_vpm_dma_mode(size, part)) |
+		QPU_FIELD_PREP(QPU_VDR_VPITCH, vpitch) | (horiz ? 0 : QPU_VDR_VERT) |
+		QPU_FIELD_PREP(QPU_VDR_Y, y) | QPU_FIELD_PREP(QPU_VDR_X, x);
 }
 
 #endif /* QPU_VPM_H */

@@ -256,7 +256,7 @@ static void sgemm_tile_words(struct sgemm_ctx *x, const struct sgemm_tile *t,
 	sgemm_push(ws, lanes - 1);
 	sgemm_push(ws, (uint32_t)(x->trans ? x->c->stride * 4 : 4));
 	/* VDW setup step: the next VPM column (transposed) or row */
-	sgemm_push(ws, x->trans ? 1u << QPU_VDW_X_SHIFT : 1u << QPU_VDW_Y_SHIFT);
+	sgemm_push(ws, QPU_FIELD_PREP(x->trans ? QPU_VDW_X : QPU_VDW_Y, 1));
 	for (i = 0; blend && i < 2 && i < p->w; i++)
 		sgemm_push(ws, sgemm_c(x, i < p->valid ? p->row0 + i : last_row,
 				       l0));

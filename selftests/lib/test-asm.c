@@ -933,6 +933,24 @@ static void test_errors(void)
 	T_ERROR("ldipes r0, [1, 2]\n", "t.qasm:1:12: 'ldipes' takes a list of 16 values");
 	T_ERROR("sacq -, 16\n", "t.qasm:1:9: semaphore number out of range");
 	T_ERROR("brr -, ra40\n", "t.qasm:1:8: expected a regfile A register ra0..ra31");
+	/* the builder's refusals, shared with the emitter (test-emit) */
+	T_ERROR("fadd ra1, r1, r2; fmul ra2, r1, r2\n",
+		"t.qasm:1:24: the two destinations need different register files");
+	T_ERROR("add r0, ra1, rb2; read vpm\n",
+		"t.qasm:1:24: no free register file to read 'vpm'");
+	T_ERROR("ldipes r0, [0, 0, 0, 0, 0, 0, 0, 2, 0, 0, 0, 0, 0, 0, 0, 0]\n",
+		"t.qasm:1:12: element 7 out of range: 2");
+	T_ERROR("mov r0, ra1.16a.16b\n", "t.qasm:1:9: only one unpack per instruction");
+	T_ERROR("fadd r0, ra1.16a, r4.8a\n",
+		"t.qasm:1:19: pack and unpack need different pm modes");
+	T_ERROR("fadd r0, ra1, rb2.16a\n",
+		"t.qasm:1:15: unpack needs r4 or a regfile A register");
+	T_ERROR("fmul r0, r1 << 2, rb2\n", "t.qasm:1:6: a rotation needs regfile B unused");
+	T_ERROR("add r0, 1, 2\n", "t.qasm:1:12: only one small immediate per instruction");
+	T_ERROR("add r0, rb1, 2\n", "t.qasm:1:14: regfile B is already read");
+	T_ERROR("add r0, 2, rb1\n", "t.qasm:1:12: regfile B is taken by a small immediate");
+	T_ERROR("fadd r0, r1, r2; fmul.setf r0, r1, r2\n",
+		"t.qasm:1:18: the mul ALU sets flags only when the add ALU is idle");
 	T_ERROR("ldi r0, 99999999999999999999999\n", "t.qasm:1:9: number too large");
 	T_ERROR(".macro m x\nnop\n.endm\nm 1, 2\n",
 		"t.qasm:4:6: too many arguments for macro 'm'");

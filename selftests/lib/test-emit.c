@@ -779,7 +779,7 @@ static void test_errors(void)
 	    qpu_emit_iadd(e, QPU_R0, QPU_RA(1), QPU_RA(2)));
 	ERR(0, "regfile B is already read at another address",
 	    qpu_emit_iadd(e, QPU_R0, QPU_RB(1), QPU_RB(2)));
-	ERR(0, "no free register file to read vpm",
+	ERR(0, "no free register file to read 'vpm'",
 	    qpu_emit_iadd(e, QPU_R0, QPU_RA(1), QPU_RB(2)); qpu_emit_read(e, QPU_VPM));
 	ERR(0, "a destination cannot be unpacked",
 	    qpu_emit_mov(e, qpu_unpack(QPU_RA(1), QPU_UNPACK_16A), QPU_R0));
