@@ -208,7 +208,11 @@ def check_hazards(words, rules=None, skip=(), partial=False):
     words = words.reshape(-1)
 
     def ids(names):
-        return [hazard_rule(r) if isinstance(r, str) else int(r) for r in names]
+        out = [hazard_rule(r) if isinstance(r, str) else int(r) for r in names]
+        for r in out:
+            if not 0 <= r < _lib.HAZARD_NUM_RULES:
+                raise KeyError("no hazard rule %d" % r)
+        return out
     mask = (1 << _lib.HAZARD_NUM_RULES) - 1 if rules is None else 0
     for r in ids(rules or ()):
         mask |= 1 << r

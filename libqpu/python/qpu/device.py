@@ -164,6 +164,8 @@ def _device_array(obj, what, dev=None):
 def _check_shape(shape):
     if isinstance(shape, (int, np.integer)):
         shape = (shape,)
+    if isinstance(shape, (str, bytes)):
+        raise TypeError("a shape is an int or a sequence of ints, not %r" % (shape,))
     try:
         shape = tuple(int(s) for s in shape)
     except TypeError:

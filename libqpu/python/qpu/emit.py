@@ -12,8 +12,9 @@ instruction, each making the word the text assembler makes for its line.
     e.thrend()
     prog = e.finish()          # a qpu.Program; EmitError names the instruction
 
-Errors are sticky in C; here each call raises EmitError at once, naming
-the instruction's index.
+Errors are sticky in C; here a call the builder refuses raises EmitError at
+once, and what only encoding finds (operands that do not fit one word, an
+undefined label) raises it from finish(); either names the instruction.
 """
 
 import ctypes
