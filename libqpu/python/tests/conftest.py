@@ -60,3 +60,7 @@ def needs_real_fences():
 
 def vec(dev, n=16, dtype=np.uint32):
     return dev.array(n, dtype)
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "host_only: needs the host's build tools (not run in the VM)")

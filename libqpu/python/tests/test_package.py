@@ -6,6 +6,8 @@ import shutil
 import subprocess
 import sys
 
+import pytest
+
 import qpu
 from conftest import DEVICE
 
@@ -80,3 +82,52 @@ def test_main_fails_without_device():
     r = run(["-m", "qpu", "/nonexistent/qpu"], {"QPU_LIBRARY": qpu.LIBRARY_PATH,
                                                 "PYTHONPATH": os.path.dirname(PKG)})
     assert r.returncode == 1 and "No such file" in r.stderr
+
+
+@pytest.mark.host_only
+def test_wheel_and_sdist_build_offline(tmp_path):
+    """python3 -m build --no-isolation, as make python-dist runs it."""
+    pytest.importorskip("build")
+    src = tmp_path / "src"
+    top = os.path.dirname(PKG)
+    src.mkdir()
+    for f in ("pyproject.toml", "MANIFEST.in", "README.md"):
+        shutil.copy(os.path.join(top, f), src)
+    for d in ("qpu", "tests"):
+        shutil.copytree(os.path.join(top, d), src / d,
+                        ignore=shutil.ignore_patterns("__pycache__"))
+    r = subprocess.run([sys.executable, "-m", "build", "--no-isolation", "--outdir",
+                        str(tmp_path / "dist"), str(src)], capture_output=True, text=True,
+                       timeout=600)
+    assert r.returncode == 0, r.stdout + r.stderr
+    import tarfile
+    import zipfile
+    (wheel,) = (tmp_path / "dist").glob("qpu-*-py3-none-any.whl")
+    names = zipfile.ZipFile(wheel).namelist()
+    assert "qpu/__init__.py" in names and "qpu/_lib.py" in names
+    (sdist,) = (tmp_path / "dist").glob("qpu-*.tar.gz")
+    names = tarfile.open(sdist).getnames()
+    assert any(n.endswith("/pyproject.toml") for n in names)
+    assert any(n.endswith("/tests/test_jobs.py") for n in names)
+    # The wheel, unpacked, imports with the library given.
+    zipfile.ZipFile(wheel).extractall(tmp_path / "site")
+    r = run(["-m", "qpu", "emu"], {"PYTHONPATH": str(tmp_path / "site"),
+                                   "QPU_LIBRARY": qpu.LIBRARY_PATH})
+    assert r.returncode == 0, r.stderr
+
+
+@pytest.mark.host_only
+@pytest.mark.parametrize("readme", ["README.md", "libqpu/python/README.md"])
+def test_readme_examples_run(readme, tmp_path):
+    """Every python block of the READMEs runs on the emulator as written."""
+    import re
+    path = os.path.join(os.path.dirname(PKG), "..", "..", readme)
+    blocks = re.findall(r"^```python\n(.*?)^```$", open(path).read(), re.S | re.M)
+    assert blocks
+    for i, code in enumerate(blocks):
+        (tmp_path / ("ex%d.py" % i)).write_text(code)
+        r = run([str(tmp_path / ("ex%d.py" % i))], {
+            "QPU_LIBRARY": qpu.LIBRARY_PATH, "QPU_DEVICE": "emu",
+            "PYTHONPATH": os.path.dirname(PKG)})
+        assert r.returncode == 0, r.stderr
+        assert "[100 101 102" in r.stdout
