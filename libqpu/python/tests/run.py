@@ -38,7 +38,7 @@ def main(argv):
     args = [a for a in argv if a != "--tap"]
     tally = Tally()
     here = os.path.dirname(os.path.abspath(__file__))
-    paths = [] if any(not a.startswith("-") for a in args) else [here]
+    paths = [] if any(os.path.exists(a.split("::")[0]) for a in args) else [here]
     rc = pytest.main(["-q", "-p", "no:cacheprovider", "-rfEs"] + paths + args, plugins=[tally])
     counts = {"PASS": 0, "FAIL": 0, "SKIP": 0}
     for i, nodeid in enumerate(tally.order, 1):

@@ -165,9 +165,9 @@ def test_freed_buffer(dev, store):
 
 
 def test_memory_released_with_the_last_view(dev):
-    # 24 x 16 MiB: past qpu.ko's 256 MiB per client if they were kept.
-    size = 16 << 20
-    for _ in range(24):
+    # 5 x 64 MiB: past qpu.ko's 256 MiB per client if they were kept.
+    size = 64 << 20
+    for _ in range(5):
         a = dev.array(size, np.uint8)
         a.free()
         del a

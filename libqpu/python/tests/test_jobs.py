@@ -138,7 +138,7 @@ def test_deadlock(dev):
 
 @needs_real_fences()
 def test_wait_timeout_and_poll_of_running_job(dev, spin):
-    with dev.submit(spin, timeout_ms=3000) as job:
+    with dev.submit(spin, timeout_ms=200) as job:
         assert job.poll() is None and not job.done()
         with pytest.raises(qpu.WaitTimeout) as e:
             job.wait(0.05)
@@ -157,15 +157,42 @@ def test_in_fences_order_jobs(dev, store):
     assert list(out[:, 0]) == [1, 2, 3]
 
 
+def counted_loop(n):
+    """A program that runs about 5 n instructions, then ends."""
+    return qpu.assemble("""
+        ldi ra0, %d
+        nop
+    loop:
+        sub.setf ra0, ra0, 1
+        brr.anynz -, loop
+        nop
+        nop
+        nop
+        thrend
+        nop
+        nop
+    """ % n)
+
+
 @needs_real_fences()
-def test_in_fences_wait_for_running_jobs(dev, spin, store):
+def test_in_fences_wait_for_running_jobs(dev, store):
     out = dev.array(16, np.uint32)
-    slow = [dev.submit(spin, timeout_ms=300) for _ in range(2)]
+    slow = [dev.submit(counted_loop(100000)) for _ in range(2)]
     after = dev.submit(store, [9, out.bus_addr], buffers=[out], in_fences=slow)
     assert after.poll() is None
     assert after.wait(60).ok and out[0] == 9
     for job in slow:
-        assert job.poll().status == "timeout"
+        assert job.poll().ok
+
+
+@needs_real_fences()
+def test_job_after_a_failed_in_fence_is_canceled(dev, spin, store):
+    # qpu.ko signals a failed job's fence with its error: dependents never run.
+    failed = dev.submit(spin, timeout_ms=5)
+    after = dev.submit(store, [9, 0], in_fences=[failed])
+    with pytest.raises(qpu.CanceledError) as e:
+        after.wait(60)
+    assert e.value.result.status == "canceled"
 
 
 def test_await_in_asyncio(dev, store):
@@ -211,19 +238,7 @@ def test_await_does_not_block_the_loop(dev, spin):
 
 
 def test_no_timeout_bound(dev):
-    prog = qpu.assemble("""
-        mov ra0, 100
-        nop
-    loop:
-        sub.setf ra0, ra0, 1
-        brr.anynz -, loop
-        nop
-        nop
-        nop
-        thrend
-        nop
-        nop
-    """)
+    prog = counted_loop(100)
     if ON_EMU:
         assert dev.run(prog, timeout_ms=qpu.TIMEOUT_NONE).ok
     else:  # qpu.ko cuts it to its maximum

@@ -36,24 +36,28 @@ def isolated(tmp_path, with_lib):
 PRINT = ["-c", "import qpu; print(qpu.LIBRARY_PATH)"]
 
 
+@pytest.mark.host_only  # no device: the host's run is enough
 def test_qpu_library_first(tmp_path):
     site = isolated(tmp_path, True)
     r = run(PRINT, {"PYTHONPATH": str(site), "QPU_LIBRARY": qpu.LIBRARY_PATH})
     assert r.returncode == 0 and r.stdout.strip() == qpu.LIBRARY_PATH
 
 
+@pytest.mark.host_only  # no device: the host's run is enough
 def test_bad_qpu_library_is_an_import_error(tmp_path):
     r = run(PRINT, {"PYTHONPATH": str(isolated(tmp_path, True)),
                     "QPU_LIBRARY": str(tmp_path / "nope.so")})
     assert r.returncode != 0 and "QPU_LIBRARY" in r.stderr and "ImportError" in r.stderr
 
 
+@pytest.mark.host_only  # no device: the host's run is enough
 def test_next_to_the_package(tmp_path):
     r = run(PRINT, {"PYTHONPATH": str(isolated(tmp_path, True))})
     assert r.returncode == 0, r.stderr
     assert r.stdout.strip() == str(tmp_path / "lib" / "libqpu.so.0")
 
 
+@pytest.mark.host_only  # no device: the host's run is enough
 def test_soname_through_the_loader(tmp_path):
     site = isolated(tmp_path, False)
     r = run(PRINT, {"PYTHONPATH": str(site)})
@@ -78,6 +82,7 @@ def test_main_self_check():
     assert r.returncode == 0 and "num_qpus" in r.stdout
 
 
+@pytest.mark.host_only  # no device: the host's run is enough
 def test_main_fails_without_device():
     r = run(["-m", "qpu", "/nonexistent/qpu"], {"QPU_LIBRARY": qpu.LIBRARY_PATH,
                                                 "PYTHONPATH": os.path.dirname(PKG)})
