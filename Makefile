@@ -47,7 +47,8 @@ Q := @
 endif
 
 .PHONY: all module lib tools selftests check check-host check-asan check-vm \
-	check-pi check-install check-stress check-debug check-fuzz check-thirdparty lint demo demo-here demo-vm bench cross install clean deps help
+	check-pi check-install check-python check-stress check-debug check-fuzz check-thirdparty \
+	lint demo demo-here demo-vm bench cross install clean deps help
 .DEFAULT_GOAL := all
 
 all: module lib tools selftests
@@ -57,6 +58,7 @@ help:
 	@echo '  all        qpu.ko (host kernel), libqpu, tools, selftests'
 	@echo '  check      everything below: lint, host tests, ASan tests, VM, Pi'
 	@echo '  check-host library and tool tests on this machine'
+	@echo '  check-python the Python package tests on the emulator (and in check-vm)'
 	@echo '  check-asan the same under AddressSanitizer and UBSan'
 	@echo '  check-fuzz the assembler, disassembler and emulator fuzzers (FUZZ_TIME=40 s each)'
 	@echo '  check-vm   qpu.ko selftests in a QEMU VM (simulated V3D)'
@@ -144,16 +146,17 @@ $(BUILD)/vars/%: FORCE
 
 include libqpu/libqpu.mk
 include libqpu/compat/compat.mk
+include libqpu/python/python.mk
 include libqpu/examples/examples.mk
 include tools/tools.mk
 include selftests/selftests.mk
 
 # Each suite prints its own closing line; check.sh adds them up at the end.
-CHECK_SUITES := lint check-host check-asan check-fuzz check-install check-vm check-stress check-pi
+CHECK_SUITES := lint check-host check-python check-asan check-fuzz check-install check-vm check-stress check-pi
 
 # check-debug is not among them: its kernel takes ~35 minutes to build cold.
 check:
-	$(Q)$(CURDIR)/tools/deps.sh build lint vm pi netlink
+	$(Q)$(CURDIR)/tools/deps.sh build lint vm pi python netlink
 	$(Q)BUILD=$(BUILD) MAKE="$(MAKE)" $(CURDIR)/selftests/check.sh $(CHECK_SUITES)
 
 # --- the demo ---------------------------------------------------------------

@@ -149,5 +149,16 @@ check readme_snippets_extracted extract_snippets
 check readme_snippets_build cc $tflags -Wno-unused-variable -Wno-unused-but-set-variable \
 	-o "$dest/snippets" "$dest/snippets.c" $(pkg-config --libs libqpu)
 
+# The Python package, installed beside the library: it imports and its
+# self-check passes with nothing but the tree (no QPU_LIBRARY, no source).
+python=${PYTHON:-/usr/bin/python3}
+pydir=$("$make_cmd" -C "$top" --no-print-directory -s python-dir PREFIX=$prefix)
+check python_installed test -f "$dest/root$pydir/qpu/__init__.py"
+run_python() {
+	(cd / && env -u QPU_LIBRARY PYTHONPATH="$dest/root$pydir" QPU_DEVICE=emu "$python" "$@")
+}
+check python_import run_python -c 'import qpu, sys; sys.exit(not qpu.LIBRARY_PATH.startswith(sys.argv[1]))' "$dest/root$prefix/lib/"
+check python_self_check run_python -m qpu
+
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

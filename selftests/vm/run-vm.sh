@@ -33,6 +33,9 @@
 #                          follow each of them (the stack dump of a report
 #                          such as an allocation failure's). Any other
 #                          BUG/WARNING/Oops/KASAN/lockdep... line still does.
+#   --share <tag>=<dir>    export host directory <dir> to the guest read-only
+#                          over virtio-9p as mount tag <tag> (repeatable;
+#                          x86_64 only; the guest needs the 9p modules)
 #   --timeout <s>          host time limit for the whole run (default 600)
 #   --step-timeout <s>     guest time limit per step (default 120)
 #   --hung-task <s>        kernel.hung_task_timeout_secs (default 30)
@@ -104,6 +107,7 @@ dtb=
 release=
 modules=()
 module_args=()
+shares=()
 copies=()
 steps=()
 after_steps=()
@@ -159,6 +163,12 @@ while [ $# -gt 0 ]; do
 		last_step="after $((${#after_steps[@]} - 1))"
 		;;
 	--expect-log) add_expect "$2" ;;
+	--share)
+		case "$2" in
+		[A-Za-z]*=/*) shares+=("$2") ;;
+		*) die "--share takes <tag>=<absolute dir>, not '$2'" ;;
+		esac
+		;;
 	--timeout) timeout=$2 ;;
 	--step-timeout) step_timeout=$2 ;;
 	--hung-task) hung_task=$2 ;;
@@ -205,6 +215,7 @@ raspi0)
 	[ -r "$dtb" ] || die "--machine raspi0 needs --dtb <file> (cannot read '$dtb')"
 	[ -n "$release" ] || die "--machine raspi0 needs --release <release>"
 	[ "$mode" = run ] || die "--shell boots only --machine x86_64"
+	[ ${#shares[@]} -eq 0 ] || die "--share works only with --machine x86_64"
 	;;
 *) die "unknown --machine '$machine' (x86_64 or raspi0)" ;;
 esac
@@ -357,6 +368,10 @@ x86_64)
 		-nodefaults -no-user-config -display none -no-reboot
 		-kernel "$kernel" -initrd "$initrd"
 		-append "console=ttyS0,115200 $cmdline")
+	for share in "${shares[@]}"; do
+		[ -d "${share#*=}" ] || die "--share: no directory '${share#*=}'"
+		qemu+=(-virtfs "local,path=${share#*=},mount_tag=${share%%=*},security_model=none,readonly=on")
+	done
 	what="${smp} CPUs, $memory"
 	;;
 raspi0)

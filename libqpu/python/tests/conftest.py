@@ -1,0 +1,66 @@
+# SPDX-License-Identifier: MIT
+"""Fixtures of the qpu package's tests: the device under test
+($QPU_TEST_DEVICE: "emu" by default, /dev/qpu in the VM) and programs."""
+
+import os
+import sys
+
+import numpy as np
+import pytest
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+import qpu  # noqa: E402
+
+DEVICE = os.environ.get("QPU_TEST_DEVICE", "emu")
+ON_EMU = DEVICE.startswith("emu")
+
+# v[i] = i + uniform 0, stored by VCD DMA at uniform 1.
+from qpu.selfcheck import ELEM_PLUS_UNIFORM as STORE  # noqa: E402
+
+# v[i] = src[i] + 1: reads uniform 0's address through the TMU, stores at
+# uniform 1.
+LOAD_ADD_STORE = """
+    mov r0, elem_num
+    shl r0, r0, 2
+    add t0s, r0, unif
+    mov vw_setup, vpm_setup(1, 1, h32(0))
+    nop; ldtmu0
+    add vpm, r4, 1
+    mov vw_setup, vdw_setup_0(1, 16, dma_h32(0, 0))
+    mov vw_addr, unif
+    mov -, vw_wait
+    thrend
+    nop
+    nop
+"""
+
+SPIN = "loop:\n brr -, loop\n nop\n nop\n nop\n"
+
+
+@pytest.fixture
+def dev():
+    with qpu.Device(DEVICE) as d:
+        yield d
+
+
+@pytest.fixture(scope="session")
+def store():
+    return qpu.assemble(STORE, name="store")
+
+
+@pytest.fixture(scope="session")
+def spin():
+    return qpu.assemble(SPIN, name="spin")
+
+
+def needs_real_fences():
+    """Jobs on the emulator end inside submit(): nothing is ever pending."""
+    return pytest.mark.skipif(ON_EMU, reason="the emulator's jobs end inside submit()")
+
+
+def vec(dev, n=16, dtype=np.uint32):
+    return dev.array(n, dtype)
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "host_only: needs the host's build tools (not run in the VM)")

@@ -1,0 +1,143 @@
+# SPDX-License-Identifier: MIT
+"""Every sample kernel of <qpu_kernels.h> on numpy arrays, against numpy."""
+
+import numpy as np
+import pytest
+
+import qpu
+
+rng = np.random.default_rng(21)
+
+
+def ulps(got, want):
+    return np.abs(got - want) / np.spacing(np.abs(want).astype(np.float32) + 1e-30)
+
+
+def test_vector_add(dev):
+    a, b = dev.array(1024), dev.array(1024)
+    a[:], b[:] = rng.uniform(-100, 100, 1024), rng.uniform(-100, 100, 1024)
+    c = dev.kernels.vector_add(a, b)
+    assert isinstance(c, qpu.Array) and c.bus_addr != a.bus_addr
+    assert np.allclose(c, a + b, rtol=1e-6, atol=0)
+    st = dev.kernels.last_stats
+    assert st["qpus"] == 12 and st["tmu_bytes"] == 2 * 4096 and st["dma_store_bytes"] == 4096
+    dev.kernels.vector_add(a, b, out=a, qpus=3)  # in place, on 3 QPUs
+    assert dev.kernels.last_stats["qpus"] == 3 and np.array_equal(a, c)
+
+
+def test_saxpy(dev):
+    x, y = dev.array(256), dev.array(256)
+    x[:], y[:] = rng.uniform(-1, 1, 256), rng.uniform(-1, 1, 256)
+    want = np.float32(2.5) * x + y
+    assert dev.kernels.saxpy(2.5, x, y) is y
+    assert np.allclose(y, want, rtol=1e-6, atol=1e-7)
+
+
+def test_reduce(dev):
+    x = dev.array(4096)
+    x[:] = rng.uniform(-10, 10, 4096)
+    r = dev.kernels.reduce(x)
+    assert r.min == x.min() and r.max == x.max()
+    assert abs(r.sum - float(np.sum(x, dtype=np.float64))) <= 4096 * np.spacing(
+        np.float32(np.abs(x).sum()))
+
+
+def test_rgb_to_gray(dev):
+    rgb = dev.array((48, 64, 3), np.uint8)
+    rgb[:] = rng.integers(0, 256, rgb.shape)
+    gray = dev.kernels.rgb_to_gray(rgb)
+    c = rgb.astype(np.uint32)
+    want = (77 * c[..., 0] + 150 * c[..., 1] + 29 * c[..., 2] + 128) >> 8
+    assert gray.shape == (48, 64) and gray.dtype == np.uint8
+    assert np.array_equal(gray, want)
+
+
+def test_threshold(dev):
+    img = dev.array((32, 64), np.uint8)
+    img[:] = rng.integers(0, 256, img.shape)
+    want = np.where(img > 100, 200, 0)
+    out = dev.kernels.threshold(img, 100, 200)
+    assert np.array_equal(out, want)
+    assert dev.kernels.threshold(img, 100, out=img) is img and np.array_equal(img, want // 200 * 255)
+
+
+def test_yuv420_to_rgb(dev):
+    w, h, ow, oh = 64, 48, 32, 16
+    frame = dev.array((h * 3 // 2, w), np.uint8)
+    frame[:] = rng.integers(0, 256, frame.shape)
+    out = dev.array((3, oh, ow), np.float32)
+    mean, std = (0.5, 0.4, 0.3), (0.25, 0.5, 1.0)
+    dev.kernels.yuv420_to_rgb(frame, out, mean, std)
+    flat = frame.reshape(-1)
+    yp = flat[:w * h].reshape(h, w).astype(np.float64)
+    up = flat[w * h:w * h * 5 // 4].reshape(h // 2, w // 2).astype(np.float64) - 128
+    vp = flat[w * h * 5 // 4:].reshape(h // 2, w // 2).astype(np.float64) - 128
+    sy = (np.arange(oh) * ((h << 16) // oh)) >> 16
+    sx = (np.arange(ow) * ((w << 16) // ow)) >> 16
+    Y = yp[sy][:, sx]
+    U = up[sy // 2][:, sx // 2]
+    V = vp[sy // 2][:, sx // 2]
+    rgb = np.stack([Y + 1.402 * V, Y - 0.344136 * U - 0.714136 * V, Y + 1.772 * U])
+    rgb = np.clip(rgb, 0, 255)
+    want = (rgb / 255 - np.array(mean)[:, None, None]) / np.array(std)[:, None, None]
+    # Within a few units of the chroma rounding: one level of 255 at most.
+    assert np.abs(out - want).max() <= 1.5 / 255 / min(std)
+
+
+def test_sgemm(dev):
+    m, k, n = 20, 33, 24
+    a, b, c = dev.array((m, k)), dev.array((k, n)), dev.array((m, n))
+    a[:], b[:], c[:] = rng.uniform(-1, 1, (m, k)), rng.uniform(-1, 1, (k, n)), 1
+    want = 2 * (a.astype(np.float64) @ b) + 0.5 * c
+    assert dev.kernels.sgemm(a, b, c, alpha=2, beta=0.5) is c
+    assert np.abs(c - want).max() < 1e-4
+    d = dev.kernels.sgemm(a, b)
+    assert d.shape == (m, n) and np.abs(d - a.astype(np.float64) @ b).max() < 1e-4
+    # A view with a row stride: the top-left 8 x 8 of a.
+    sub = dev.kernels.sgemm(a[:8, :8], b[:8, :8])
+    assert np.abs(sub - a[:8, :8].astype(np.float64) @ b[:8, :8]).max() < 1e-5
+
+
+def test_kernel_refuses_bad_shapes(dev):
+    k = dev.kernels
+    with pytest.raises(qpu.KernelError, match="16") as e:
+        k.vector_add(dev.array(17), dev.array(17))
+    assert e.value.errno == 22
+    with pytest.raises(qpu.KernelError):
+        k.sgemm(dev.array((4, 5)), dev.array((6, 4)))
+    with pytest.raises(qpu.KernelError):
+        k.reduce(dev.array(16), qpus=99)
+    with pytest.raises(ValueError):
+        k.rgb_to_gray(dev.array((8, 64, 4), np.uint8))
+    with pytest.raises(ValueError):
+        k.threshold(dev.array((8, 64), np.uint8), 300)
+    with pytest.raises(ValueError):
+        k.yuv420_to_rgb(dev.array((47, 64), np.uint8), dev.array((3, 16, 16)))
+    with pytest.raises(ValueError):
+        k.yuv420_to_rgb(dev.array((72, 64), np.uint8), dev.array((2, 16, 16)))
+    with pytest.raises(ValueError):
+        k.sgemm(dev.array((4, 4)), dev.array((4, 4)), beta=1)
+    with pytest.raises(ValueError, match="C-contiguous"):
+        k.reduce(dev.array(64)[::2])
+    with pytest.raises(ValueError, match="contiguous rows"):
+        k.sgemm(dev.array((4, 8))[:, ::2], dev.array((4, 4)))
+
+
+def test_kernel_refuses_bad_dtypes_and_host_arrays(dev):
+    k = dev.kernels
+    with pytest.raises(TypeError, match="float32"):
+        k.reduce(dev.array(16, np.int32))
+    with pytest.raises(TypeError, match="QPU buffer"):
+        k.reduce(np.zeros(16, np.float32))
+    with pytest.raises(TypeError, match="uint8"):
+        k.threshold(dev.array((8, 64)), 1)
+    with pytest.raises(ValueError, match="dimensions"):
+        k.sgemm(dev.array(16), dev.array((4, 4)))
+
+
+def test_drop_cache(dev):
+    x = dev.array(16)
+    x[:] = 1
+    dev.kernels.reduce(x)
+    dev.kernels.drop_cache()
+    assert dev.kernels.reduce(x).sum == 16

@@ -1,0 +1,26 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+#
+# The Python suite inside the check-vm guest, on /dev/qpu: the guest has no
+# Python of its own, so the host's /usr (python3, numpy, pytest) is mounted
+# read-only over virtio-9p (run-vm.sh --share hostusr=/usr, and hostalt=
+# /etc/alternatives for the BLAS links numpy loads through), the package
+# and libqpu.so.0 come in python.tar. Prints TAP, one line per test.
+# Arguments: the test files to run (tests/ names), each a step of its own.
+[ -d /tmp/python ] || tar -xf /payload/python.tar -C /tmp || exit 1
+opts=trans=virtio,version=9p2000.L,ro,cache=loose,msize=524288
+# cache=loose: the share is read-only, so the guest may keep what it read.
+mount -t 9p -o $opts hostusr /usr || exit 1
+mkdir -p /etc/alternatives
+mount -t 9p -o $opts hostalt /etc/alternatives || exit 1
+ln -sfn usr/lib /lib
+ln -sfn usr/lib64 /lib64
+QPU_LIBRARY=/tmp/python/libqpu.so.0 QPU_TEST_DEVICE=/dev/qpu \
+	QPU_TEST_QASM=/tmp/python/qasm HOME=/tmp \
+	/usr/bin/python3 /tmp/python/tests/run.py --tap -m "not host_only" --durations=5 \
+	$(for f in "$@"; do echo "/tmp/python/tests/$f"; done)
+rc=$?
+rm -f /lib /lib64
+umount /etc/alternatives
+umount /usr
+exit $rc
