@@ -136,13 +136,13 @@ def test_deadlock(dev):
     assert qpus[0][1:] == ("wait_semaphore", 0) and qpus[1][1] == "idle"
 
 
-@needs_real_fences()
-def test_wait_timeout_and_poll_of_running_job(dev, spin):
-    with dev.submit(spin, timeout_ms=200) as job:
+def test_wait_timeout_and_poll_of_running_job(dev, spin, gate):
+    with dev.submit(spin, timeout_ms=200, in_fences=gate.fences) as job:
         assert job.poll() is None and not job.done()
         with pytest.raises(qpu.WaitTimeout) as e:
             job.wait(0.05)
         assert e.value.job is job and isinstance(e.value, TimeoutError)
+        gate.release()
         with pytest.raises(qpu.JobTimeoutError):
             job.wait(60)
 
@@ -218,8 +218,7 @@ def test_await_raises_job_error(dev, store):
     assert asyncio.run(unchecked()).status == "fault"
 
 
-@needs_real_fences()
-def test_await_does_not_block_the_loop(dev, spin):
+def test_await_does_not_block_the_loop(dev, spin, gate):
     ticks = []
 
     async def ticker():
@@ -229,7 +228,8 @@ def test_await_does_not_block_the_loop(dev, spin):
 
     async def main():
         t = asyncio.ensure_future(ticker())
-        job = dev.submit(spin, timeout_ms=500)
+        job = dev.submit(spin, timeout_ms=500, in_fences=gate.fences)
+        asyncio.get_running_loop().call_later(0.1, gate.release)
         with pytest.raises(qpu.JobTimeoutError):
             await asyncio.wait_for(job, 60)
         t.cancel()
