@@ -15,6 +15,7 @@
 
 #define QPU_NODE		"/dev/qpu"
 #define QPU_DEBUGFS		"/sys/kernel/debug/qpu/qpu/"
+#define QPU_DEBUGFS_ROOT	"/sys/kernel/debug/qpu/"
 #define QPU_PARAMS		"/sys/module/qpu/parameters/"
 
 /* A buffer object and its mapping. */
@@ -53,6 +54,15 @@ __s64 qpu_test_now_ns(void);
 
 /* A "name: value" line of debugfs qpu/qpu/stats; -1 when absent. */
 long long qpu_test_stat(const char *name);
+
+/*
+ * A "name: value" line of debugfs qpu/objects (what the module holds over
+ * all devices, removed ones included); -1 when absent.
+ */
+long long qpu_test_objects(const char *name);
+
+/* The status a sync_file reports: 1 signalled, 0 pending, <0 error. */
+int qpu_test_fence_status(int fence_fd);
 
 /*
  * Waits up to @ms for the stats bo_count and bo_bytes to read @count and
