@@ -44,7 +44,12 @@
 /* The simulated devices' default (a 33 MiB arena fits), shared by the real V3D. */
 static u64 qpu_max_bo_size = QPU_DEVMODEL_MAX_BO_SIZE;
 static u64 qpu_client_mem_limit = SZ_256M;
-static u64 qpu_dev_mem_limit = SZ_512M;
+/* Without a device tree's CMA size (qpu_bo_limits_init()). */
+#define QPU_DEV_MEM_LIMIT_DEFAULT	SZ_512M
+static u64 qpu_dev_mem_limit = QPU_DEV_MEM_LIMIT_DEFAULT;
+/* Given at load (or set before qpu_bo_limits_init()): no CMA default. */
+static bool qpu_max_bo_size_given;
+static bool qpu_dev_mem_limit_given;
 
 static int qpu_param_set_bytes(const char *val, const struct kernel_param *kp)
 {
@@ -56,6 +61,10 @@ static int qpu_param_set_bytes(const char *val, const struct kernel_param *kp)
 		return -EINVAL;
 	}
 	WRITE_ONCE(*(u64 *)kp->arg, n);
+	if (kp->arg == &qpu_max_bo_size)
+		qpu_max_bo_size_given = true;
+	else if (kp->arg == &qpu_dev_mem_limit)
+		qpu_dev_mem_limit_given = true;
 	return 0;
 }
 
@@ -65,13 +74,48 @@ static const struct kernel_param_ops qpu_param_ops_bytes = {
 };
 
 module_param_cb(max_bo_size, &qpu_param_ops_bytes, &qpu_max_bo_size, 0644);
-MODULE_PARM_DESC(max_bo_size, "Largest buffer object in bytes (default 64 MiB)");
+MODULE_PARM_DESC(max_bo_size,
+		 "Largest buffer object in bytes (default 64 MiB, or dev_mem_limit's default if less)");
 module_param_cb(client_mem_limit, &qpu_param_ops_bytes, &qpu_client_mem_limit, 0644);
 MODULE_PARM_DESC(client_mem_limit,
 		 "Bytes of buffer objects one open file may hold (default 256 MiB)");
 module_param_cb(dev_mem_limit, &qpu_param_ops_bytes, &qpu_dev_mem_limit, 0644);
 MODULE_PARM_DESC(dev_mem_limit,
-		 "Bytes of buffer objects one device may hold (default 512 MiB)");
+		 "Bytes of buffer objects one device may hold (default: half the CMA area the device tree or cma= sets, else 512 MiB)");
+
+/**
+ * qpu_bo_limits_init() - default the device memory limit from CMA
+ *
+ * A real V3D's BOs come from CMA, which vc4 (scanout buffers: a 1920x1080
+ * XRGB8888 frame is 7.9 MiB, two for page flips), the camera and the
+ * codecs share, and which is small: 64 MiB in the Raspberry Pi device
+ * trees. A client allowed to open /dev/qpu could otherwise take all of it
+ * up to the fixed 512 MiB. So unless dev_mem_limit was given at load, the
+ * limit is half the CMA area (qpu_cma_size()): 32 MiB of the default
+ * pool, leaving the rest for the display, camera and codecs. The largest
+ * BO, unless max_bo_size was given, is then no larger than that limit,
+ * so that QPU_PARAM_MAX_BO_SIZE names a size that can be had. Without a
+ * known CMA size (machines without a device tree: x86, the VM) both stay
+ * at their defaults, 64 and 512 MiB. Called at load, before any device.
+ */
+void qpu_bo_limits_init(void)
+{
+	const char *from = NULL;
+	u64 cma, limit;
+
+	if (qpu_dev_mem_limit_given)
+		return;	/* and max_bo_size keeps its own default or value */
+	cma = qpu_cma_size(&from);
+	if (!cma)
+		return;
+	limit = clamp_t(u64, round_down(cma / 2, PAGE_SIZE), QPU_BO_LIMIT_MIN,
+			QPU_BO_LIMIT_MAX);
+	WRITE_ONCE(qpu_dev_mem_limit, limit);
+	if (!qpu_max_bo_size_given && qpu_max_bo_size > limit)
+		WRITE_ONCE(qpu_max_bo_size, limit);
+	pr_info("dev_mem_limit %llu KiB: half the %llu KiB CMA area of %s\n",
+		limit / SZ_1K, cma / SZ_1K, from);
+}
 
 /*
  * Each file's mmap offsets come from [PAGE_SIZE, 2 GiB), so a 32-bit off_t

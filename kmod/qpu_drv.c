@@ -285,6 +285,7 @@ static int __init qpu_init(void)
 	qpu_debugfs_root = debugfs_create_dir(KBUILD_MODNAME, NULL);
 	qpu_float_check_init(qpu_debugfs_root);
 	qpu_dev_debugfs_init(qpu_debugfs_root);
+	qpu_bo_limits_init();
 
 	/* Before the devices, which send events from their first job on. */
 	ret = qpu_nl_init();

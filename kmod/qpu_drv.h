@@ -482,6 +482,7 @@ extern struct workqueue_struct *qpu_wq;
 /* qpu_bo.c */
 #define QPU_BO_LIMIT_MIN	PAGE_SIZE	/* bounds of the three limits */
 #define QPU_BO_LIMIT_MAX	SZ_1G
+void qpu_bo_limits_init(void);
 u64 qpu_bo_max_size(void);
 u64 qpu_bo_client_mem_limit(void);
 u64 qpu_bo_dev_mem_limit(void);
@@ -595,5 +596,15 @@ void qpu_float_check_init(struct dentry *dir);
 /* qpu_hw.c */
 int qpu_hw_init(void);
 void qpu_hw_exit(void);
+
+/* qpu_cma.c */
+#ifdef CONFIG_OF
+u64 qpu_cma_size(const char **from);
+#else
+static inline u64 qpu_cma_size(const char **from)
+{
+	return 0;
+}
+#endif
 
 #endif /* QPU_DRV_H */

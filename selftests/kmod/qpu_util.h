@@ -78,6 +78,9 @@ int qpu_test_stats_wait_bo(int ms, long long count, long long bytes,
  */
 double qpu_test_eventfd_round_trip_us(long n);
 
+/* The number in /sys/module/qpu/parameters/@name; -1 when unreadable. */
+long long qpu_test_param(const char *name);
+
 /* Writes @value to the file @path (a knob or a parameter); 0 or -1. */
 int qpu_test_write(const char *path, const char *value);
 
