@@ -68,12 +68,13 @@ u64 qpu_cma_size(const char **from)
 		return 0;
 
 	np = of_find_node_by_path("/chosen");
-	if (np && !of_property_read_string(np, "bootargs", &args) &&
-	    (size = qpu_cma_cmdline_size(args)))
-		*from = "cma= on the command line";
+	if (np && !of_property_read_string(np, "bootargs", &args))
+		size = qpu_cma_cmdline_size(args);
 	of_node_put(np);
-	if (size)
+	if (size) {
+		*from = "cma= on the command line";
 		return size;
+	}
 
 	np = of_find_node_by_path("/reserved-memory");
 	for_each_available_child_of_node(np, child) {
