@@ -3,19 +3,33 @@
  * Buffer objects: handles, CPU mappings, lifetime and accounting.
  *
  * The memory itself comes from the backend (vmalloc for the simulated V3D,
- * which needs nothing contiguous; the DMA API, so CMA, for the real one).
+ * which needs nothing contiguous; the DMA API, so CMA, for the real one,
+ * and for the simulated one with sim_dma: qpu_bo_dma_*() here serve both).
  * This file owns what is common: per-file handles and mmap offsets, the
  * reference counting that keeps memory alive while a handle, a mapping or a
- * job uses it, and the limits on sizes per BO, per file and per device.
+ * job uses it, the limits on sizes per BO, per file and per device, and
+ * the end of every BO's memory when its device goes.
+ *
+ * Lifetimes: a BO's structure lives while a handle, a VMA or a job holds a
+ * reference; its memory lives as long, or until the device's removal,
+ * which comes first. The removal (qpu_dev_unregister()) calls
+ * qpu_bo_unplug() once no job, ioctl or page fault can reach the memory:
+ * it zaps every CPU mapping and frees the memory of every BO on the
+ * device's list, so the DMA API is never used on an unbound device. CPU
+ * mappings are therefore filled at fault time, not at mmap: a fault checks
+ * that the device is present (qpu_dev_read_lock()), so no page appears in a
+ * mapping once it was zapped, and touching it raises SIGBUS instead.
  */
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/bitmap.h>
+#include <linux/dma-mapping.h>
 #include <linux/fs.h>
 #include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/overflow.h>
+#include <linux/scatterlist.h>
 #include <linux/sizes.h>
 #include <linux/slab.h>
 
@@ -30,7 +44,12 @@
 /* The simulated devices' default (a 33 MiB arena fits), shared by the real V3D. */
 static u64 qpu_max_bo_size = QPU_DEVMODEL_MAX_BO_SIZE;
 static u64 qpu_client_mem_limit = SZ_256M;
-static u64 qpu_dev_mem_limit = SZ_512M;
+/* Without a device tree's CMA size (qpu_bo_limits_init()). */
+#define QPU_DEV_MEM_LIMIT_DEFAULT	SZ_512M
+static u64 qpu_dev_mem_limit = QPU_DEV_MEM_LIMIT_DEFAULT;
+/* Given at load (or set before qpu_bo_limits_init()): no CMA default. */
+static bool qpu_max_bo_size_given;
+static bool qpu_dev_mem_limit_given;
 
 static int qpu_param_set_bytes(const char *val, const struct kernel_param *kp)
 {
@@ -42,6 +61,10 @@ static int qpu_param_set_bytes(const char *val, const struct kernel_param *kp)
 		return -EINVAL;
 	}
 	WRITE_ONCE(*(u64 *)kp->arg, n);
+	if (kp->arg == &qpu_max_bo_size)
+		qpu_max_bo_size_given = true;
+	else if (kp->arg == &qpu_dev_mem_limit)
+		qpu_dev_mem_limit_given = true;
 	return 0;
 }
 
@@ -51,13 +74,48 @@ static const struct kernel_param_ops qpu_param_ops_bytes = {
 };
 
 module_param_cb(max_bo_size, &qpu_param_ops_bytes, &qpu_max_bo_size, 0644);
-MODULE_PARM_DESC(max_bo_size, "Largest buffer object in bytes (default 64 MiB)");
+MODULE_PARM_DESC(max_bo_size,
+		 "Largest buffer object in bytes (default 64 MiB, or dev_mem_limit's default if less)");
 module_param_cb(client_mem_limit, &qpu_param_ops_bytes, &qpu_client_mem_limit, 0644);
 MODULE_PARM_DESC(client_mem_limit,
 		 "Bytes of buffer objects one open file may hold (default 256 MiB)");
 module_param_cb(dev_mem_limit, &qpu_param_ops_bytes, &qpu_dev_mem_limit, 0644);
 MODULE_PARM_DESC(dev_mem_limit,
-		 "Bytes of buffer objects one device may hold (default 512 MiB)");
+		 "Bytes of buffer objects one device may hold (default: half the CMA area the device tree or cma= sets, else 512 MiB)");
+
+/**
+ * qpu_bo_limits_init() - default the device memory limit from CMA
+ *
+ * A real V3D's BOs come from CMA, which vc4 (scanout buffers: a 1920x1080
+ * XRGB8888 frame is 7.9 MiB, two for page flips), the camera and the
+ * codecs share, and which is small: 64 MiB in the Raspberry Pi device
+ * trees. A client allowed to open /dev/qpu could otherwise take all of it
+ * up to the fixed 512 MiB. So unless dev_mem_limit was given at load, the
+ * limit is half the CMA area (qpu_cma_size()): 32 MiB of the default
+ * pool, leaving the rest for the display, camera and codecs. The largest
+ * BO, unless max_bo_size was given, is then no larger than that limit,
+ * so that QPU_PARAM_MAX_BO_SIZE names a size that can be had. Without a
+ * known CMA size (machines without a device tree: x86, the VM) both stay
+ * at their defaults, 64 and 512 MiB. Called at load, before any device.
+ */
+void qpu_bo_limits_init(void)
+{
+	const char *from = NULL;
+	u64 cma, limit;
+
+	if (qpu_dev_mem_limit_given)
+		return;	/* and max_bo_size keeps its own default or value */
+	cma = qpu_cma_size(&from);
+	if (!cma)
+		return;
+	limit = clamp_t(u64, round_down(cma / 2, PAGE_SIZE), QPU_BO_LIMIT_MIN,
+			QPU_BO_LIMIT_MAX);
+	WRITE_ONCE(qpu_dev_mem_limit, limit);
+	if (!qpu_max_bo_size_given && qpu_max_bo_size > limit)
+		WRITE_ONCE(qpu_max_bo_size, limit);
+	pr_info("dev_mem_limit %llu KiB: half the %llu KiB CMA area of %s\n",
+		limit / SZ_1K, cma / SZ_1K, from);
+}
 
 /*
  * Each file's mmap offsets come from [PAGE_SIZE, 2 GiB), so a 32-bit off_t
@@ -72,6 +130,21 @@ MODULE_PARM_DESC(dev_mem_limit,
 #define QPU_MMAP_FIRST_PGOFF	1UL
 #define QPU_MMAP_SPACE_PAGES	(SZ_2G / PAGE_SIZE - QPU_MMAP_FIRST_PGOFF)
 #define QPU_MMAP_MIN_PAGES	(SZ_4M / PAGE_SIZE)
+
+/* Over all devices, for debugfs "objects": structures and their memory. */
+static atomic_t qpu_bo_structs = ATOMIC_INIT(0);
+static atomic64_t qpu_bo_memory = ATOMIC64_INIT(0);
+
+/**
+ * qpu_bo_objects() - what BOs the module holds, over all devices
+ * @count: BO structures alive
+ * @bytes: bytes of memory they hold (a removed device's BOs hold none)
+ */
+void qpu_bo_objects(int *count, s64 *bytes)
+{
+	*count = atomic_read(&qpu_bo_structs);
+	*bytes = atomic64_read(&qpu_bo_memory);
+}
 
 u64 qpu_bo_max_size(void)
 {
@@ -193,6 +266,16 @@ static void qpu_bo_mmap_free_locked(struct qpu_file *qf, unsigned long pgoff,
 	bitmap_clear(qf->mmap_used, pgoff - QPU_MMAP_FIRST_PGOFF, pages);
 }
 
+/* Gives the memory back; once on the device's list, under its bos_lock. */
+static void qpu_bo_free_memory(struct qpu_dev *qdev, struct qpu_bo *bo)
+{
+	if (!bo->vaddr)
+		return;
+	qdev->ops->bo_free(qdev, bo);
+	bo->vaddr = NULL;
+	atomic64_sub(bo->size, &qpu_bo_memory);
+}
+
 static void qpu_bo_release(struct kref *ref)
 {
 	struct qpu_bo *bo = container_of(ref, struct qpu_bo, ref);
@@ -200,7 +283,10 @@ static void qpu_bo_release(struct kref *ref)
 
 	if (bo->last_job)
 		qpu_job_put(bo->last_job);
-	qdev->ops->bo_free(qdev, bo);
+	mutex_lock(&qdev->bos_lock);
+	list_del(&bo->node);
+	qpu_bo_free_memory(qdev, bo);	/* unless the removal freed it */
+	mutex_unlock(&qdev->bos_lock);
 	if (bo->quota) {
 		atomic64_sub(bo->size, &bo->quota->bytes);
 		qpu_quota_put(bo->quota);
@@ -208,7 +294,85 @@ static void qpu_bo_release(struct kref *ref)
 	atomic64_sub(bo->size, &qdev->bo_bytes);
 	atomic_dec(&qdev->bo_count);
 	kfree(bo);
+	atomic_dec(&qpu_bo_structs);
 	qpu_dev_put(qdev);
+}
+
+/**
+ * qpu_bo_unplug() - take every BO's memory from a device being removed
+ * @qdev: the device, gone (&qpu_dev.gone), with no job left and no ioctl
+ *	or page fault under way, and still bound
+ *
+ * Zaps every CPU mapping of the device's files first, so no process sees
+ * the pages once they are freed; new faults find the device gone. The BO
+ * structures stay for their holders, without memory.
+ */
+void qpu_bo_unplug(struct qpu_dev *qdev)
+{
+	struct qpu_file *qf;
+	struct qpu_bo *bo;
+
+	mutex_lock(&qdev->files_lock);
+	list_for_each_entry(qf, &qdev->files, node)
+		unmap_mapping_range(qf->mapping, 0, 0, 1);
+	mutex_unlock(&qdev->files_lock);
+
+	mutex_lock(&qdev->bos_lock);
+	list_for_each_entry(bo, &qdev->bos, node)
+		qpu_bo_free_memory(qdev, bo);
+	mutex_unlock(&qdev->bos_lock);
+}
+
+/*
+ * Memory from the DMA API: CMA on a Pi, at the bus address the device
+ * tree's dma-ranges give, mapped write-combined for kernel and CPU alike.
+ * It is contiguous (the V3D has no MMU, and these SoCs no IOMMU), so its
+ * first page frame is all the fault handler needs.
+ */
+int qpu_bo_dma_alloc(struct qpu_dev *qdev, struct qpu_bo *bo)
+{
+	struct sg_table sgt;
+	int ret;
+
+	bo->vaddr = dma_alloc_wc(qdev->dev, bo->size, &bo->dma_addr,
+				 GFP_KERNEL | __GFP_NOWARN);
+	if (!bo->vaddr)
+		return -ENOMEM;
+	ret = dma_get_sgtable_attrs(qdev->dev, &sgt, bo->vaddr, bo->dma_addr,
+				    bo->size, DMA_ATTR_WRITE_COMBINE);
+	if (ret)
+		goto err_free;
+	if (sgt.orig_nents != 1)
+		ret = -EINVAL;
+	else
+		bo->pfn = page_to_pfn(sg_page(sgt.sgl));
+	sg_free_table(&sgt);
+	if (ret)
+		goto err_free;
+	return 0;
+
+err_free:
+	dma_free_wc(qdev->dev, bo->size, bo->vaddr, bo->dma_addr);
+	bo->vaddr = NULL;
+	return ret;
+}
+
+void qpu_bo_dma_free(struct qpu_dev *qdev, struct qpu_bo *bo)
+{
+	dma_free_wc(qdev->dev, bo->size, bo->vaddr, bo->dma_addr);
+}
+
+void qpu_bo_dma_mmap(struct qpu_dev *qdev, struct qpu_bo *bo,
+		     struct vm_area_struct *vma)
+{
+	vma->vm_flags |= VM_PFNMAP | VM_DONTEXPAND | VM_DONTDUMP;
+	vma->vm_page_prot = pgprot_writecombine(vm_get_page_prot(vma->vm_flags));
+}
+
+vm_fault_t qpu_bo_dma_fault(struct qpu_dev *qdev, struct qpu_bo *bo,
+			    struct vm_fault *vmf, unsigned long pgoff)
+{
+	return vmf_insert_pfn(vmf->vma, vmf->address, bo->pfn + pgoff);
 }
 
 void qpu_bo_put(struct qpu_bo *bo)
@@ -243,6 +407,12 @@ static struct qpu_bo *qpu_bo_create(struct qpu_dev *qdev, size_t size)
 	qpu_dev_get(qdev);
 	bo->qdev = qdev;
 	atomic_inc(&qdev->bo_count);
+	atomic_inc(&qpu_bo_structs);
+	atomic64_add(size, &qpu_bo_memory);
+	/* Inside qpu_dev_read_lock(): the removal finds it on the list. */
+	mutex_lock(&qdev->bos_lock);
+	list_add_tail(&bo->node, &qdev->bos);
+	mutex_unlock(&qdev->bos_lock);
 	return bo;
 
 err_free:
@@ -384,9 +554,33 @@ static void qpu_bo_vm_close(struct vm_area_struct *vma)
 	qpu_bo_put(vma->vm_private_data);
 }
 
+/*
+ * Pages appear as they are touched, while the device is present; the VMA's
+ * reference keeps the memory until then. Once the device is gone its
+ * mappings were zapped and stay empty: SIGBUS.
+ */
+static vm_fault_t qpu_bo_vm_fault(struct vm_fault *vmf)
+{
+	struct qpu_bo *bo = vmf->vma->vm_private_data;
+	unsigned long pgoff = vmf->pgoff - bo->mmap_pgoff;
+	struct qpu_dev *qdev = bo->qdev;
+	vm_fault_t ret;
+	int idx;
+
+	idx = qpu_dev_read_lock();
+	/* mmap refused ranges past the BO: that check is only for safety. */
+	if (qpu_dev_present(qdev) && pgoff < bo->size >> PAGE_SHIFT)
+		ret = qdev->ops->bo_fault(qdev, bo, vmf, pgoff);
+	else
+		ret = VM_FAULT_SIGBUS;
+	qpu_dev_read_unlock(idx);
+	return ret;
+}
+
 static const struct vm_operations_struct qpu_bo_vm_ops = {
 	.open = qpu_bo_vm_open,
 	.close = qpu_bo_vm_close,
+	.fault = qpu_bo_vm_fault,
 };
 
 int qpu_bo_mmap(struct file *file, struct vm_area_struct *vma)
@@ -400,6 +594,9 @@ int qpu_bo_mmap(struct file *file, struct vm_area_struct *vma)
 	/* A private copy would stop being what the QPUs see. */
 	if (!(vma->vm_flags & VM_SHARED))
 		return -EINVAL;
+	/* A clean answer; the fault handler is what keeps memory safe. */
+	if (!qpu_dev_present(qf->qdev))
+		return -ENODEV;
 
 	mutex_lock(&qf->lock);
 	bo = mtree_load(&qf->mmap_offsets, vma->vm_pgoff);
@@ -415,11 +612,8 @@ int qpu_bo_mmap(struct file *file, struct vm_area_struct *vma)
 		goto err_put;
 	}
 
-	/* Both backends' helpers set VM_DONTEXPAND and VM_DONTDUMP. */
-	ret = bo->qdev->ops->bo_mmap(bo->qdev, bo, vma, pgoff);
-	if (ret)
-		goto err_put;
-
+	/* Both backends set VM_DONTEXPAND and VM_DONTDUMP. */
+	bo->qdev->ops->bo_mmap(bo->qdev, bo, vma);
 	vma->vm_private_data = bo;
 	vma->vm_ops = &qpu_bo_vm_ops;
 	return 0;	/* the reference now belongs to the VMA */

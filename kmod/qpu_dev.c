@@ -10,6 +10,17 @@
  *
  * Registered devices are also kept in an xarray by index, for netlink, and
  * each device lists its open files with the process that opened them.
+ *
+ * Removal (unbind, module unload) while files are open: struct qpu_dev
+ * lives on until the last file, mapping and BO let go of it, but the
+ * device's memory cannot, since the DMA API must not be used on a device
+ * whose driver is gone. qpu_dev_unregister() therefore, in order: removes
+ * the node, so nothing new opens; sets @gone, so every ioctl, mmap and
+ * page fault that starts after it fails (-ENODEV, SIGBUS); ends every job
+ * (qpu_sched_fini()), so no program touches a BO; waits for the ioctls
+ * and faults that started before (SRCU, qpu_dev_read_lock()); and then zaps
+ * every CPU mapping and frees every BO's memory (qpu_bo_unplug()). BO
+ * structures, handles and VMAs stay until closed, without memory.
  */
 
 #include <linux/debugfs.h>
@@ -18,6 +29,7 @@
 #include <linux/idr.h>
 #include <linux/pid.h>
 #include <linux/slab.h>
+#include <linux/srcu.h>
 
 #include "qpu_drv.h"
 
@@ -32,6 +44,44 @@ static DEFINE_XARRAY(qpu_devs);
 
 /* Bumped under a device's files_lock when a file opens or closes. */
 static atomic_t qpu_dev_files_gen = ATOMIC_INIT(1);
+
+/* Devices allocated and not yet freed, removed ones included (debugfs). */
+static atomic_t qpu_dev_count = ATOMIC_INIT(0);
+
+/*
+ * Readers are ioctls and page faults of any device; the removal of one
+ * waits for them after setting its @gone. One for all devices, as removals
+ * are rare.
+ */
+DEFINE_STATIC_SRCU(qpu_dev_unplug_srcu);
+
+/**
+ * qpu_dev_read_lock() - begin a section that needs devices present
+ *
+ * Inside the section, a device that qpu_dev_present() found present stays
+ * so: its removal waits for the section's end before it frees the
+ * device's memory. A section may wait for a job's end (WAIT): the removal
+ * ends every job before it waits.
+ *
+ * Return: the index to give qpu_dev_read_unlock().
+ */
+int qpu_dev_read_lock(void)
+	__acquires(&qpu_dev_unplug_srcu)
+{
+	return srcu_read_lock(&qpu_dev_unplug_srcu);
+}
+
+void qpu_dev_read_unlock(int idx)
+	__releases(&qpu_dev_unplug_srcu)
+{
+	srcu_read_unlock(&qpu_dev_unplug_srcu, idx);
+}
+
+/* False once the device's removal has begun (see the comment at the top). */
+bool qpu_dev_present(const struct qpu_dev *qdev)
+{
+	return !READ_ONCE(qdev->gone);
+}
 
 /**
  * qpu_dev_alloc() - allocate a device for a probing backend
@@ -53,6 +103,9 @@ struct qpu_dev *qpu_dev_alloc(struct device *dev, enum qpu_backend backend,
 	kref_init(&qdev->ref);
 	mutex_init(&qdev->files_lock);
 	INIT_LIST_HEAD(&qdev->files);
+	mutex_init(&qdev->bos_lock);
+	INIT_LIST_HEAD(&qdev->bos);
+	atomic_inc(&qpu_dev_count);
 	qdev->dev = get_device(dev);
 	qdev->backend = backend;
 	qdev->ops = ops;
@@ -69,8 +122,10 @@ static void qpu_dev_release(struct kref *ref)
 	if (qdev->index >= 0)
 		ida_free(&qpu_dev_ida, qdev->index);
 	put_device(qdev->dev);
+	mutex_destroy(&qdev->bos_lock);
 	mutex_destroy(&qdev->files_lock);
 	kfree(qdev);
+	atomic_dec(&qpu_dev_count);
 }
 
 void qpu_dev_get(struct qpu_dev *qdev)
@@ -129,10 +184,13 @@ u32 qpu_dev_files_generation(void)
  * qpu_dev_file_open() - list a new open file of the device
  * @qdev: the device
  * @qf: the file, ready for use; its opener is the current process
+ * @file: the open file whose private data @qf is
  */
-void qpu_dev_file_open(struct qpu_dev *qdev, struct qpu_file *qf)
+void qpu_dev_file_open(struct qpu_dev *qdev, struct qpu_file *qf,
+		       struct file *file)
 {
 	qf->pid = get_pid(task_tgid(current));
+	qf->mapping = file->f_mapping;
 	get_task_comm(qf->comm, current);
 
 	mutex_lock(&qdev->files_lock);
@@ -182,6 +240,32 @@ static int qpu_dev_stats_show(struct seq_file *m, void *unused)
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(qpu_dev_stats);
+
+/*
+ * What the module holds over all devices, removed ones included: a removed
+ * device's memory must be gone at once, the rest when its files close.
+ */
+static int qpu_dev_objects_show(struct seq_file *m, void *unused)
+{
+	s64 bytes;
+	int count;
+
+	qpu_bo_objects(&count, &bytes);
+	seq_printf(m, "devices: %d\n", atomic_read(&qpu_dev_count));
+	seq_printf(m, "bos: %d\n", count);
+	seq_printf(m, "bo_memory: %lld\n", (long long)bytes);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(qpu_dev_objects);
+
+/**
+ * qpu_dev_debugfs_init() - create the module's "objects" file
+ * @root: the module's debugfs directory
+ */
+void qpu_dev_debugfs_init(struct dentry *root)
+{
+	debugfs_create_file("objects", 0400, root, NULL, &qpu_dev_objects_fops);
+}
 
 /**
  * qpu_dev_register() - create the character device of an identified V3D
@@ -253,13 +337,20 @@ err_debugfs_remove:
  * qpu_dev_unregister() - remove the character device
  * @qdev: a registered device
  *
- * After this returns no new file can be opened; files already open keep the
- * device structure alive through their reference.
+ * After this returns no new file can be opened, every job has ended, and
+ * the device's memory is freed; files already open keep the device
+ * structure alive through their reference, but their ioctls fail with
+ * -ENODEV and their mappings with SIGBUS (see the comment at the top).
+ * The caller is the backend's remove, while the device is still bound.
  */
 void qpu_dev_unregister(struct qpu_dev *qdev)
 {
 	xa_erase(&qpu_devs, qdev->index);
 	misc_deregister(&qdev->misc);
+	WRITE_ONCE(qdev->gone, true);
 	debugfs_remove_recursive(qdev->debugfs);
+	/* Ends the jobs that WAITs inside qpu_dev_read_lock() may wait for. */
 	qpu_sched_fini(qdev);
+	synchronize_srcu(&qpu_dev_unplug_srcu);
+	qpu_bo_unplug(qdev);
 }

@@ -71,7 +71,7 @@ static int qpu_open(struct inode *inode, struct file *file)
 
 	qpu_dev_get(qdev);
 	qf->qdev = qdev;
-	qpu_dev_file_open(qdev, qf);
+	qpu_dev_file_open(qdev, qf, file);
 	file->private_data = qf;
 	return nonseekable_open(inode, file);
 }
@@ -193,13 +193,14 @@ union qpu_ioctl_args {
 static long qpu_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 {
 	void __user *uarg = (void __user *)arg;
+	struct qpu_file *qf = file->private_data;
 	const struct qpu_ioctl_desc *desc;
 	struct qpu_ioctl_fd install = { .fd = -1 };
 	union qpu_ioctl_args kdata;
 	unsigned int nr = _IOC_NR(cmd);
 	size_t usize = _IOC_SIZE(cmd);
 	size_t ksize;
-	int ret;
+	int ret, idx;
 
 	if (_IOC_TYPE(cmd) != QPU_IOCTL_BASE || nr >= ARRAY_SIZE(qpu_ioctls))
 		return -ENOTTY;
@@ -231,7 +232,13 @@ static long qpu_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	    copy_to_user(uarg, &kdata, min(usize, ksize)))
 		return -EFAULT;
 
-	ret = desc->handler(file->private_data, &kdata, usize, &install);
+	/* Nothing reaches a device that is going: see qpu_dev_unregister(). */
+	idx = qpu_dev_read_lock();
+	if (qpu_dev_present(qf->qdev))
+		ret = desc->handler(qf, &kdata, usize, &install);
+	else
+		ret = -ENODEV;
+	qpu_dev_read_unlock(idx);
 	if (ret)
 		return ret;
 
@@ -277,6 +284,8 @@ static int __init qpu_init(void)
 		return -ENOMEM;
 	qpu_debugfs_root = debugfs_create_dir(KBUILD_MODNAME, NULL);
 	qpu_float_check_init(qpu_debugfs_root);
+	qpu_dev_debugfs_init(qpu_debugfs_root);
+	qpu_bo_limits_init();
 
 	/* Before the devices, which send events from their first job on. */
 	ret = qpu_nl_init();

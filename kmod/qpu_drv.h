@@ -14,6 +14,7 @@
 #include <linux/ktime.h>
 #include <linux/list.h>
 #include <linux/maple_tree.h>
+#include <linux/mm_types.h>
 #include <linux/miscdevice.h>
 #include <linux/mutex.h>
 #include <linux/refcount.h>
@@ -33,15 +34,20 @@ struct qpu_job;
 struct qpu_sim;
 struct gen_pool;
 struct pid;
+struct file;
 struct vm_area_struct;
+struct vm_fault;
 
 /**
  * struct qpu_backend_ops - what differs between the real and simulated V3D.
  * @bo_alloc: get zeroed memory for @bo->size bytes: set @bo->vaddr and
  *	@bo->bus_addr (and @bo->dma_addr if used); 0 or a negative errno.
- * @bo_free: give back what @bo_alloc got; the BO is no longer in use.
- * @bo_mmap: map @bo's pages into @vma, from page @pgoff of the BO; the
- *	caller has checked that the range lies within the BO.
+ * @bo_free: give back what @bo_alloc got: the BO is no longer in use, or
+ *	the device is going (qpu_bo_unplug()) and nothing maps it any more.
+ * @bo_mmap: prepare @vma for @bo's pages (flags, page protection); nothing
+ *	is mapped yet: @bo_fault inserts pages as they are touched.
+ * @bo_fault: map page @pgoff of @bo (within the BO) at @vmf's address;
+ *	called only while the device is present (qpu_dev_read_lock()).
  * @job_begin: a job is about to be programmed into the queue (optional;
  *	the simulated V3D learns which BOs the job may touch, and unless it
  *	follows the hardware's policy, clears everything an earlier job left).
@@ -66,8 +72,10 @@ struct vm_area_struct;
 struct qpu_backend_ops {
 	int (*bo_alloc)(struct qpu_dev *qdev, struct qpu_bo *bo);
 	void (*bo_free)(struct qpu_dev *qdev, struct qpu_bo *bo);
-	int (*bo_mmap)(struct qpu_dev *qdev, struct qpu_bo *bo,
-		       struct vm_area_struct *vma, unsigned long pgoff);
+	void (*bo_mmap)(struct qpu_dev *qdev, struct qpu_bo *bo,
+			struct vm_area_struct *vma);
+	vm_fault_t (*bo_fault)(struct qpu_dev *qdev, struct qpu_bo *bo,
+			       struct vm_fault *vmf, unsigned long pgoff);
 	void (*job_begin)(struct qpu_dev *qdev, struct qpu_job *job);
 	void (*job_end)(struct qpu_dev *qdev, struct qpu_job *job);
 	void (*job_fault)(struct qpu_dev *qdev, struct qpu_job *job);
@@ -260,6 +268,14 @@ struct qpu_v3d_ident {
  * @ident: identification, read at probe and kept for the device's life.
  * @clock_hz: the V3D's clock rate read at probe, or 0 when unknown.
  * @debugfs: the device's debugfs directory, qpu/<name>/.
+ * @gone: set when the device's removal begins, before its memory is
+ *	freed; read by qpu_dev_present() inside qpu_dev_read_lock(). From then
+ *	on ioctls and mmap fail with -ENODEV and touching a mapping raises
+ *	SIGBUS.
+ * @bos_lock: protects @bos; taken after &qpu_file.lock and after
+ *	@files_lock, never with a spinlock held (freeing DMA memory sleeps).
+ * @bos: every BO of the device, whoever holds it (a handle, a mapping, a
+ *	job); struct qpu_bo.node. The removal frees their memory through it.
  * @bo_count: BOs alive on this device, whoever holds them.
  * @bo_bytes: bytes of those BOs, checked against the device limit.
  * @sched: the job scheduler.
@@ -283,6 +299,9 @@ struct qpu_dev {
 	struct qpu_v3d_ident ident;
 	u32 clock_hz;
 	struct dentry *debugfs;
+	bool gone;
+	struct mutex bos_lock;		/* @bos */
+	struct list_head bos;
 	atomic_t bo_count;
 	atomic64_t bo_bytes;
 	struct qpu_sched sched;
@@ -317,6 +336,8 @@ struct qpu_quota {
  *	checked against the per-file limit.
  * @client: the file's jobs.
  * @node: on &qpu_dev.files, under &qpu_dev.files_lock.
+ * @mapping: the address space the file's mappings live in (the device
+ *	node's inode's), which the device's removal zaps.
  * @pid: the opening process (thread group), referenced until release.
  * @comm: its command name at open.
  */
@@ -330,6 +351,7 @@ struct qpu_file {
 	struct qpu_quota *quota;
 	struct qpu_client client;
 	struct list_head node;
+	struct address_space *mapping;
 	struct pid *pid;
 	char comm[TASK_COMM_LEN];
 };
@@ -338,9 +360,13 @@ struct qpu_file {
  * struct qpu_bo - a buffer object.
  * @ref: lifetime; held by the handle, each CPU mapping and each job.
  * @qdev: the device, referenced until the BO is freed.
+ * @node: on &qpu_dev.bos, under &qpu_dev.bos_lock.
  * @size: bytes, a whole number of pages.
- * @vaddr: the kernel's mapping of the memory.
- * @dma_addr: the DMA address, for the real V3D's backend.
+ * @vaddr: the kernel's mapping of the memory; NULL once the memory is
+ *	freed, at the BO's release or at the device's removal, whichever
+ *	comes first (under &qpu_dev.bos_lock once the BO is on &qpu_dev.bos).
+ * @dma_addr: the DMA address, for BOs from the DMA API.
+ * @pfn: the first page frame of DMA API memory, which is contiguous.
  * @bus_addr: where QPU programs see the first byte.
  * @mmap_pgoff: first page of the BO's range in its file's mmap space.
  * @quota: the creating file's count, charged @size until the BO is freed.
@@ -350,9 +376,11 @@ struct qpu_file {
 struct qpu_bo {
 	struct kref ref;
 	struct qpu_dev *qdev;
+	struct list_head node;
 	size_t size;
 	void *vaddr;
 	dma_addr_t dma_addr;
+	unsigned long pfn;
 	u32 bus_addr;
 	unsigned long mmap_pgoff;
 	struct qpu_quota *quota;
@@ -454,6 +482,7 @@ extern struct workqueue_struct *qpu_wq;
 /* qpu_bo.c */
 #define QPU_BO_LIMIT_MIN	PAGE_SIZE	/* bounds of the three limits */
 #define QPU_BO_LIMIT_MAX	SZ_1G
+void qpu_bo_limits_init(void);
 u64 qpu_bo_max_size(void);
 u64 qpu_bo_client_mem_limit(void);
 u64 qpu_bo_dev_mem_limit(void);
@@ -468,6 +497,14 @@ int qpu_ioctl_bo_destroy(struct qpu_file *qf, void *data, size_t usize,
 			 struct qpu_ioctl_fd *install);
 int qpu_bo_mmap(struct file *file, struct vm_area_struct *vma);
 void qpu_bo_put(struct qpu_bo *bo);
+void qpu_bo_unplug(struct qpu_dev *qdev);
+void qpu_bo_objects(int *count, s64 *bytes);
+int qpu_bo_dma_alloc(struct qpu_dev *qdev, struct qpu_bo *bo);
+void qpu_bo_dma_free(struct qpu_dev *qdev, struct qpu_bo *bo);
+void qpu_bo_dma_mmap(struct qpu_dev *qdev, struct qpu_bo *bo,
+		     struct vm_area_struct *vma);
+vm_fault_t qpu_bo_dma_fault(struct qpu_dev *qdev, struct qpu_bo *bo,
+			    struct vm_fault *vmf, unsigned long pgoff);
 
 /* qpu_job.c */
 int qpu_job_file_init(struct qpu_file *qf);
@@ -514,10 +551,15 @@ int qpu_dev_register(struct qpu_dev *qdev);
 void qpu_dev_unregister(struct qpu_dev *qdev);
 void qpu_dev_get(struct qpu_dev *qdev);
 void qpu_dev_put(struct qpu_dev *qdev);
+int qpu_dev_read_lock(void);
+void qpu_dev_read_unlock(int idx);
+bool qpu_dev_present(const struct qpu_dev *qdev);
+void qpu_dev_debugfs_init(struct dentry *root);
 struct qpu_dev *qpu_dev_lookup(u32 index);
 struct qpu_dev *qpu_dev_next(unsigned long *index);
 u32 qpu_dev_files_generation(void);
-void qpu_dev_file_open(struct qpu_dev *qdev, struct qpu_file *qf);
+void qpu_dev_file_open(struct qpu_dev *qdev, struct qpu_file *qf,
+		       struct file *file);
 void qpu_dev_file_close(struct qpu_dev *qdev, struct qpu_file *qf);
 
 /* qpu_v3d.c */
@@ -554,5 +596,15 @@ void qpu_float_check_init(struct dentry *dir);
 /* qpu_hw.c */
 int qpu_hw_init(void);
 void qpu_hw_exit(void);
+
+/* qpu_cma.c */
+#ifdef CONFIG_OF
+u64 qpu_cma_size(const char **from);
+#else
+static inline u64 qpu_cma_size(const char **from)
+{
+	return 0;
+}
+#endif
 
 #endif /* QPU_DRV_H */

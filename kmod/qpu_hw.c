@@ -24,7 +24,6 @@
 
 #include <linux/clk.h>
 #include <linux/device.h>
-#include <linux/dma-mapping.h>
 #include <linux/interrupt.h>
 #include <linux/mod_devicetable.h>
 #include <linux/module.h>
@@ -61,37 +60,24 @@ struct qpu_hw {
 };
 
 /*
- * BOs are coherent DMA memory: CMA on a Pi, at the bus address the device
- * tree's dma-ranges give (the right alias for each SoC), mapped
- * write-combined for the CPU.
+ * BOs come from the DMA API (qpu_bo_dma_alloc()): CMA on a Pi. QPUs see
+ * them at the DMA address, which the device tree's dma-ranges make the
+ * right bus alias for each SoC.
  */
 static int qpu_hw_bo_alloc(struct qpu_dev *qdev, struct qpu_bo *bo)
 {
-	bo->vaddr = dma_alloc_wc(qdev->dev, bo->size, &bo->dma_addr,
-				 GFP_KERNEL | __GFP_NOWARN);
-	if (!bo->vaddr) {
+	int ret = qpu_bo_dma_alloc(qdev, bo);
+
+	if (ret == -ENOMEM && bo->size > PAGE_SIZE) {
 		/* A client can ask for this again and again: say it once. */
-		if (bo->size > PAGE_SIZE)
-			dev_warn_once(qdev->dev,
-				      "cannot allocate %zu contiguous bytes: CMA is too small or fragmented; raise it with cma=256M on the kernel command line or dtoverlay=cma,cma-256 in config.txt\n",
-				      bo->size);
-		return -ENOMEM;
+		dev_warn_once(qdev->dev,
+			      "cannot allocate %zu contiguous bytes: CMA is too small or fragmented; raise it with cma=256M on the kernel command line or dtoverlay=cma,cma-256 in config.txt\n",
+			      bo->size);
 	}
+	if (ret)
+		return ret;
 	bo->bus_addr = bo->dma_addr;
 	return 0;
-}
-
-static void qpu_hw_bo_free(struct qpu_dev *qdev, struct qpu_bo *bo)
-{
-	dma_free_wc(qdev->dev, bo->size, bo->vaddr, bo->dma_addr);
-}
-
-static int qpu_hw_bo_mmap(struct qpu_dev *qdev, struct qpu_bo *bo,
-			  struct vm_area_struct *vma, unsigned long pgoff)
-{
-	/* dma_mmap_wc() takes the BO's page offset from vm_pgoff. */
-	vma->vm_pgoff = pgoff;
-	return dma_mmap_wc(qdev->dev, vma, bo->vaddr, bo->dma_addr, bo->size);
 }
 
 /* Presence only: newer kernels warn on of_property_read_bool() here. */
@@ -220,8 +206,9 @@ static int qpu_hw_reset(struct qpu_dev *qdev)
 
 static const struct qpu_backend_ops qpu_hw_ops = {
 	.bo_alloc = qpu_hw_bo_alloc,
-	.bo_free = qpu_hw_bo_free,
-	.bo_mmap = qpu_hw_bo_mmap,
+	.bo_free = qpu_bo_dma_free,
+	.bo_mmap = qpu_bo_dma_mmap,
+	.bo_fault = qpu_bo_dma_fault,
 	.reset = qpu_hw_reset,
 };
 

@@ -13,6 +13,10 @@
  * Memory: BOs are vmalloc'ed (nothing contiguous is needed) and placed in a
  * simulated 32-bit bus address space from 0xc0000000, each followed by an
  * unmapped guard gap, so a QPU access past a BO's end hits no other BO.
+ * With the module parameter sim_dma, read at each probe, they come from
+ * the DMA API on the simulated V3D's platform device instead, as a real
+ * V3D's do (qpu_bo_dma_alloc()), so that tests meet the DMA API's rules,
+ * such as its end at unbind; they still sit at simulated bus addresses.
  *
  * Programs: an SRQPC write queues a program; a work item hands queued
  * programs to idle QPUs of the shared emulator (libqpu/core/qpu_emu.h) and
@@ -78,6 +82,11 @@ static bool qpu_sim_hw_policy;
 module_param_named(sim_hw_policy, qpu_sim_hw_policy, bool, 0644);
 MODULE_PARM_DESC(sim_hw_policy,
 		 "Simulated V3Ds follow a real one's rules: submitting needs CAP_SYS_RAWIO, and jobs start clean only after another file's (default N)");
+
+static bool qpu_sim_dma;
+module_param_named(sim_dma, qpu_sim_dma, bool, 0644);
+MODULE_PARM_DESC(sim_dma,
+		 "Simulated V3Ds probed from now on take BO memory from the DMA API, as a real one does, instead of vmalloc (for tests; default N)");
 
 /* Read at each submit and each job's start: tests change it at run time. */
 bool qpu_sim_follows_hw_policy(void)
@@ -151,6 +160,7 @@ bool qpu_sim_follows_hw_policy(void)
  * @poll_only: debugfs knob: what SRQCS shows (programs completed, a fault)
  *	does not kick the scheduler, whose poll must find it, as on hardware.
  *	The model's own verdicts (a deadlock, a spent budget) still do.
+ * @dma_bos: BO memory comes from the DMA API (sim_dma at probe).
  */
 struct qpu_sim {
 	struct qpu_dev *qdev;
@@ -187,6 +197,7 @@ struct qpu_sim {
 	bool strict_vpm;
 	bool poll_only;
 	bool reset_noop;
+	bool dma_bos;
 };
 
 u32 qpu_sim_reg_read(struct qpu_sim *sim, u32 reg)
@@ -617,24 +628,40 @@ static int qpu_sim_reset(struct qpu_dev *qdev)
 	return 0;
 }
 
+static void qpu_sim_bo_free_memory(struct qpu_dev *qdev, struct qpu_bo *bo)
+{
+	if (qdev->sim->dma_bos)
+		qpu_bo_dma_free(qdev, bo);
+	else
+		vfree(bo->vaddr);
+}
+
 static int qpu_sim_bo_alloc(struct qpu_dev *qdev, struct qpu_bo *bo)
 {
 	unsigned long addr;
+	int ret;
 
-	/*
-	 * Charged to the caller's memory cgroup, and failing rather than
-	 * calling its OOM killer. vmalloc_user() takes no gfp flags, and 6.1
-	 * exports neither __vmalloc_node_range() nor find_vm_area() to mark
-	 * the area VM_USERMAP, so qpu_sim_bo_mmap() maps the pages itself.
-	 */
-	bo->vaddr = __vmalloc(bo->size, GFP_KERNEL_ACCOUNT | __GFP_ZERO |
-			      __GFP_RETRY_MAYFAIL | __GFP_NOWARN);
-	if (!bo->vaddr)
-		return -ENOMEM;
+	if (qdev->sim->dma_bos) {
+		ret = qpu_bo_dma_alloc(qdev, bo);
+		if (ret)
+			return ret;
+	} else {
+		/*
+		 * Charged to the caller's memory cgroup, and failing rather
+		 * than calling its OOM killer. vmalloc_user() takes no gfp
+		 * flags, and 6.1 exports neither __vmalloc_node_range() nor
+		 * find_vm_area() to mark the area VM_USERMAP, so
+		 * qpu_sim_bo_fault() maps the pages itself.
+		 */
+		bo->vaddr = __vmalloc(bo->size, GFP_KERNEL_ACCOUNT | __GFP_ZERO |
+				      __GFP_RETRY_MAYFAIL | __GFP_NOWARN);
+		if (!bo->vaddr)
+			return -ENOMEM;
+	}
 
 	addr = gen_pool_alloc(qdev->sim->bus_space, bo->size + QPU_SIM_BUS_GUARD);
 	if (!addr) {
-		vfree(bo->vaddr);
+		qpu_sim_bo_free_memory(qdev, bo);
 		return -ENOSPC;
 	}
 	bo->bus_addr = addr;
@@ -645,25 +672,27 @@ static void qpu_sim_bo_free(struct qpu_dev *qdev, struct qpu_bo *bo)
 {
 	gen_pool_free(qdev->sim->bus_space, bo->bus_addr,
 		      bo->size + QPU_SIM_BUS_GUARD);
-	vfree(bo->vaddr);
+	qpu_sim_bo_free_memory(qdev, bo);
 }
 
-/* What remap_vmalloc_range() does, for an area without VM_USERMAP. */
-static int qpu_sim_bo_mmap(struct qpu_dev *qdev, struct qpu_bo *bo,
-			   struct vm_area_struct *vma, unsigned long pgoff)
+static void qpu_sim_bo_mmap(struct qpu_dev *qdev, struct qpu_bo *bo,
+			    struct vm_area_struct *vma)
 {
-	void *kaddr = bo->vaddr + (pgoff << PAGE_SHIFT);
-	unsigned long uaddr;
-	int ret;
-
-	for (uaddr = vma->vm_start; uaddr < vma->vm_end; uaddr += PAGE_SIZE) {
-		ret = vm_insert_page(vma, uaddr, vmalloc_to_page(kaddr));
-		if (ret)
-			return ret;
-		kaddr += PAGE_SIZE;
+	if (qdev->sim->dma_bos) {
+		qpu_bo_dma_mmap(qdev, bo, vma);
+		return;
 	}
-	vma->vm_flags |= VM_DONTEXPAND | VM_DONTDUMP;
-	return 0;
+	/* For vm_insert_page() at fault time: vmalloc pages are normal. */
+	vma->vm_flags |= VM_MIXEDMAP | VM_DONTEXPAND | VM_DONTDUMP;
+}
+
+static vm_fault_t qpu_sim_bo_fault(struct qpu_dev *qdev, struct qpu_bo *bo,
+				   struct vm_fault *vmf, unsigned long pgoff)
+{
+	if (qdev->sim->dma_bos)
+		return qpu_bo_dma_fault(qdev, bo, vmf, pgoff);
+	return vmf_insert_page(vmf->vma, vmf->address,
+			       vmalloc_to_page(bo->vaddr + (pgoff << PAGE_SHIFT)));
 }
 
 static void qpu_sim_release(struct qpu_dev *qdev)
@@ -683,6 +712,7 @@ static const struct qpu_backend_ops qpu_sim_ops = {
 	.bo_alloc = qpu_sim_bo_alloc,
 	.bo_free = qpu_sim_bo_free,
 	.bo_mmap = qpu_sim_bo_mmap,
+	.bo_fault = qpu_sim_bo_fault,
 	.job_begin = qpu_sim_job_begin,
 	.job_end = qpu_sim_job_end,
 	.job_fault = qpu_sim_job_fault,
@@ -702,6 +732,7 @@ static struct qpu_sim *qpu_sim_create(struct qpu_dev *qdev)
 	/* From here on, qpu_sim_release() frees what was made. */
 	qdev->sim = sim;
 	sim->qdev = qdev;
+	sim->dma_bos = READ_ONCE(qpu_sim_dma);
 	spin_lock_init(&sim->lock);
 	mutex_init(&sim->emu_lock);
 	INIT_DELAYED_WORK(&sim->exec, qpu_sim_exec);

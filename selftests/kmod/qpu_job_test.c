@@ -39,7 +39,6 @@
 #include <unistd.h>
 
 #include <linux/qpu.h>
-#include <linux/sync_file.h>
 
 #include "kselftest_harness.h"
 #include "qpu_programs.h"
@@ -60,16 +59,6 @@ static __u64 per_ms(int fd)
 	struct qpu_get_param p = { .param = QPU_PARAM_INSTRUCTIONS_PER_MS };
 
 	return ioctl(fd, QPU_IOCTL_GET_PARAM, &p) ? 0 : p.value;
-}
-
-/* The status a sync_file reports: 1 signalled, 0 pending, <0 error. */
-static int fence_status(int fence_fd)
-{
-	struct sync_file_info info = { 0 };
-
-	if (ioctl(fence_fd, SYNC_IOC_FILE_INFO, &info))
-		return -1000;
-	return info.status;
 }
 
 FIXTURE(job) {
@@ -140,7 +129,7 @@ TEST_F(job, out_fence_polls_and_signals)
 	EXPECT_TRUE(fcntl(s.out_fence_fd, F_GETFD) & FD_CLOEXEC);
 	pfd.fd = s.out_fence_fd;
 	EXPECT_EQ(1, poll(&pfd, 1, 5000));
-	EXPECT_EQ(1, fence_status(s.out_fence_fd));
+	EXPECT_EQ(1, qpu_test_fence_status(s.out_fence_fd));
 	close(s.out_fence_fd);
 }
 
@@ -166,7 +155,7 @@ TEST_F_TIMEOUT(job, infinite_loop_times_out_and_resets, 60)
 	 */
 	EXPECT_GE(12 * budget, w.instructions);
 	EXPECT_LE(budget, w.instructions);
-	EXPECT_EQ(-ETIMEDOUT, fence_status(s.out_fence_fd));
+	EXPECT_EQ(-ETIMEDOUT, qpu_test_fence_status(s.out_fence_fd));
 	EXPECT_EQ(resets + 1, qpu_test_stat("resets"));
 	EXPECT_EQ(QPU_JOB_DONE, qpu_test_wait(self->fd, t.seqno, 5000, NULL));
 	close(s.out_fence_fd);
@@ -439,7 +428,7 @@ TEST_F_TIMEOUT(job, deadlock_ends_at_once_with_qpu_states, 30)
 	ASSERT_EQ(0, ioctl(self->fd, QPU_IOCTL_SUBMIT, &s));
 	ASSERT_EQ(QPU_JOB_DEADLOCK, qpu_test_wait(self->fd, s.seqno, 20000, &w));
 	EXPECT_GT(20000 * 1000000ll, qpu_test_now_ns() - start);
-	EXPECT_EQ(-EDEADLK, fence_status(s.out_fence_fd));
+	EXPECT_EQ(-EDEADLK, qpu_test_fence_status(s.out_fence_fd));
 	close(s.out_fence_fd);
 	EXPECT_EQ(timeouts + 1, qpu_test_stat("jobs_timeout"));
 	EXPECT_EQ(QPU_WAIT_RESULT_INSTRUCTIONS | QPU_WAIT_RESULT_QPUS, w.result_flags);
@@ -730,7 +719,7 @@ TEST_F_TIMEOUT(job, in_fence_chains_jobs, 30)
 	ASSERT_EQ(0, qpu_test_submit(fd2, &end2, &unif2, 1, 0, QPU_SUBMIT_IN_FENCE,
 			    a.out_fence_fd, &b));
 	EXPECT_EQ(-ETIME, qpu_test_wait(fd2, b.seqno, 50, NULL));
-	EXPECT_EQ(0, fence_status(a.out_fence_fd));
+	EXPECT_EQ(0, qpu_test_fence_status(a.out_fence_fd));
 	EXPECT_EQ(QPU_JOB_DONE, qpu_test_wait(self->fd, a.seqno, 10000, NULL));
 	ASSERT_EQ(0, qpu_test_write(DEBUGFS "latency_us", "0"));
 	EXPECT_EQ(QPU_JOB_DONE, qpu_test_wait(fd2, b.seqno, 10000, NULL));
@@ -775,11 +764,11 @@ TEST_F_TIMEOUT(job, close_cancels_queued_jobs, 30)
 	munmap(unif2.map, 4096);
 	close(fd2);
 
-	EXPECT_EQ(-ECANCELED, fence_status(b.out_fence_fd));
+	EXPECT_EQ(-ECANCELED, qpu_test_fence_status(b.out_fence_fd));
 	/* The running one runs to its end, and its BOs with it. */
 	pfd.fd = a.out_fence_fd;
 	EXPECT_EQ(1, poll(&pfd, 1, 10000));
-	EXPECT_EQ(-ETIMEDOUT, fence_status(a.out_fence_fd));
+	EXPECT_EQ(-ETIMEDOUT, qpu_test_fence_status(a.out_fence_fd));
 	close(a.out_fence_fd);
 	close(b.out_fence_fd);
 }

@@ -3,15 +3,22 @@
  * Loading qpu.ko: its parameters' values are checked at load time (a bad
  * one refuses the load), "sim=N" creates N nodes, and unloading removes
  * them; a device fresh from a load has no hang to report and counters at
- * zero on netlink. Each case unloads the module first and loads it back
- * with sim=1 afterwards, so the other selftests find it as they expect.
- * QPU_KO names the module file (default /qpu.ko).
+ * zero on netlink; the device memory limit defaults to half the CMA area
+ * the device tree or a cma= sets (512 MiB where none does, as on x86),
+ * and a dev_mem_limit given at load beats that. Each case unloads the
+ * module first and loads it back with sim=1 afterwards, so the other
+ * selftests find it as they expect. QPU_KO names the module file
+ * (default /qpu.ko).
  */
 
+#include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -22,6 +29,7 @@
 #include <linux/qpu.h>
 
 #include "kselftest_harness.h"
+#include "qpu_util.h"
 
 static const char *module_path(void)
 {
@@ -160,6 +168,149 @@ static int genl_open(int *fd, __u16 *family)
 	return 0;
 }
 
+/* The u64 CONFIG_GET answers for @attr, or -1. */
+static long long config_get(__u16 attr)
+{
+	static struct genl_buf q, r;
+	struct nlattr *a;
+	__u16 family;
+	__u64 v = -1;
+	int fd, count;
+
+	if (genl_open(&fd, &family))
+		return -1;
+	genl_start(&q, family, QPU_CMD_CONFIG_GET, 0);
+	if (!genl_request(fd, &q, &r, &count) && count == 1) {
+		a = genl_attr(&r.nlh, attr);
+		if (a)
+			memcpy(&v, (char *)a + NLA_HDRLEN, sizeof(v));
+	}
+	close(fd);
+	return v;
+}
+
+/* --- the CMA size, read here as the kernel reads it ---------------------- */
+
+#define DT_BASE "/sys/firmware/devicetree/base"
+
+/* What the kernel's memparse() makes of @s. */
+static unsigned long long size_parse(const char *s)
+{
+	char *end;
+	unsigned long long v = strtoull(s, &end, 0);
+	const char *units = "KMGTPE", *u = *end ? strchr(units, toupper(*end)) : NULL;
+
+	if (u)
+		v <<= 10 * (u - units + 1);
+	return v;
+}
+
+/* The last cma= of /proc/cmdline; 0 when none. */
+static unsigned long long cmdline_cma(void)
+{
+	char line[4096], *p;
+	unsigned long long size = 0;
+	FILE *f = fopen("/proc/cmdline", "r");
+
+	if (!f)
+		return 0;
+	if (fgets(line, sizeof(line), f))
+		for (p = line; (p = strstr(p, "cma=")); p += 4)
+			if (p == line || isspace((unsigned char)p[-1]))
+				size = size_parse(p + 4);
+	fclose(f);
+	return size;
+}
+
+/* Reads the file @path (at most @max bytes); its length, or -1. */
+static int file_read(const char *path, void *buf, int max)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC), n;
+
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, max);
+	close(fd);
+	return n;
+}
+
+/* @n big-endian 32-bit cells from @p, as one number. */
+static unsigned long long cells(const unsigned char *p, int n)
+{
+	unsigned long long v = 0;
+
+	while (n--) {
+		v = v << 32 | (unsigned long long)p[0] << 24 | p[1] << 16 | p[2] << 8 | p[3];
+		p += 4;
+	}
+	return v;
+}
+
+/* The path of property @name of /reserved-memory's child @node, in @path. */
+static const char *rmem_file(char *path, const char *node, const char *name)
+{
+	snprintf(path, 512, DT_BASE "/reserved-memory/%s/%s", node, name);
+	return path;
+}
+
+/*
+ * The /reserved-memory child that is a reusable shared-dma-pool and
+ * linux,cma-default: its size, or its first reg entry's; 0 when none.
+ */
+static unsigned long long dt_cma(void)
+{
+	unsigned char buf[256];
+	char path[512];
+	unsigned long long size = 0;
+	int na, ns, n;
+	struct dirent *e;
+	DIR *d = opendir(DT_BASE "/reserved-memory");
+
+	if (!d)
+		return 0;
+	na = file_read(DT_BASE "/reserved-memory/#address-cells", buf, 4) == 4 ?
+	     cells(buf, 1) : 2;
+	ns = file_read(DT_BASE "/reserved-memory/#size-cells", buf, 4) == 4 ?
+	     cells(buf, 1) : 1;
+	while (!size && (e = readdir(d))) {
+		n = file_read(rmem_file(path, e->d_name, "compatible"), buf, sizeof(buf));
+		if (n <= 0 || !memmem(buf, n, "shared-dma-pool", 16) ||
+		    access(rmem_file(path, e->d_name, "reusable"), F_OK) ||
+		    access(rmem_file(path, e->d_name, "linux,cma-default"), F_OK))
+			continue;
+		n = file_read(rmem_file(path, e->d_name, "status"), buf, sizeof(buf));
+		if (n > 0 && strncmp((char *)buf, "ok", 2))
+			continue;
+		if (file_read(rmem_file(path, e->d_name, "size"), buf, sizeof(buf)) == 4 * ns)
+			size = cells(buf, ns);
+		else if (file_read(rmem_file(path, e->d_name, "reg"), buf,
+				   sizeof(buf)) >= 4 * (na + ns))
+			size = cells(buf + 4 * na, ns);
+	}
+	closedir(d);
+	return size;
+}
+
+/* The limit the module must default to: half the CMA area, else 512 MiB. */
+static long long expected_dev_mem_limit(const char **why)
+{
+	unsigned long long cma = 0, limit;
+
+	*why = "no CMA size known (no device tree)";
+	if (access(DT_BASE, F_OK) == 0) {
+		cma = cmdline_cma();
+		*why = "cma= on the command line";
+		if (!cma) {
+			cma = dt_cma();
+			*why = "the device tree's CMA pool";
+		}
+	}
+	if (!cma)
+		return 512ll << 20;
+	limit = cma / 2 / 4096 * 4096;
+	return limit < 4096 ? 4096 : limit > 1ull << 30 ? 1ll << 30 : limit;
+}
+
 /* --- tests --------------------------------------------------------------- */
 
 FIXTURE(module) {
@@ -292,6 +443,44 @@ TEST_F(module, fresh_device_has_no_hang)
 	}
 	EXPECT_EQ(12, qpus);
 	close(fd);
+}
+
+TEST_F(module, dev_mem_limit_defaults_to_half_of_cma)
+{
+	const char *why;
+	long long want = expected_dev_mem_limit(&why);
+
+	long long max_bo = want < 64 << 20 ? want : 64 << 20;
+	struct qpu_get_param p = { .param = QPU_PARAM_MAX_BO_SIZE };
+	int fd;
+
+	ASSERT_EQ(0, load("sim=1"));
+	TH_LOG("expected dev_mem_limit %lld (%s)", want, why);
+	EXPECT_EQ(want, qpu_test_param("dev_mem_limit"));
+	EXPECT_EQ(want, config_get(QPU_A_CONFIG_DEV_MEM_LIMIT));
+	/* The largest BO is one the limit allows. */
+	EXPECT_EQ(max_bo, qpu_test_param("max_bo_size"));
+	EXPECT_EQ(max_bo, config_get(QPU_A_CONFIG_MAX_BO_SIZE));
+	fd = open("/dev/qpu", O_RDWR | O_CLOEXEC);
+	ASSERT_LE(0, fd);
+	EXPECT_EQ(0, ioctl(fd, QPU_IOCTL_GET_PARAM, &p));
+	EXPECT_EQ(max_bo, p.value);
+	close(fd);
+}
+
+/*
+ * Given at load, each beats the CMA-sized default (also where there is
+ * none), and a given dev_mem_limit leaves max_bo_size alone.
+ */
+TEST_F(module, dev_mem_limit_parameter_beats_default)
+{
+	ASSERT_EQ(0, load("sim=1 dev_mem_limit=12345678"));
+	EXPECT_EQ(12345678, qpu_test_param("dev_mem_limit"));
+	EXPECT_EQ(12345678, config_get(QPU_A_CONFIG_DEV_MEM_LIMIT));
+	EXPECT_EQ(64 << 20, qpu_test_param("max_bo_size"));
+	ASSERT_EQ(0, unload());
+	ASSERT_EQ(0, load("sim=1 max_bo_size=1048576"));
+	EXPECT_EQ(1048576, qpu_test_param("max_bo_size"));
 }
 
 TEST_HARNESS_MAIN

@@ -3,17 +3,26 @@
  * Unbinding the simulated V3D from its driver (sysfs) while files hold
  * jobs: the device's removal cancels every queued job, while other files
  * close at the same moment (their release frees what the removal walks),
- * and the files left open see their jobs canceled and later calls fail.
+ * and the files left open see their jobs' fences canceled and every later
+ * call fail with ENODEV. While files hold mapped BOs: the removal frees
+ * their memory at once, touching a mapping raises SIGBUS, and closing
+ * frees the rest; with the sim_dma parameter the BOs come from the DMA
+ * API, as a real V3D's do, which must not be used after the unbind.
  * Each case binds the device back, so the other selftests find /dev/qpu.
  */
 
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <linux/qpu.h>
@@ -39,6 +48,17 @@ static int bind_back(void)
 	for (i = 0; i < 100 && stat(QPU_NODE, &st); i++)
 		usleep(10000);
 	return stat(QPU_NODE, &st);
+}
+
+/* Unbinds the device when bound, then binds it back (a fresh probe). */
+static int rebind(void)
+{
+	struct stat st;
+
+	if (stat(QPU_NODE, &st) == 0 &&
+	    qpu_test_write(SIM_DRIVER "unbind", SIM_DEVICE))
+		return -1;
+	return bind_back();
 }
 
 struct closer {
@@ -81,7 +101,7 @@ TEST_F_TIMEOUT(unbind, removal_cancels_queued_jobs_beside_closing_files, 60)
 	pthread_t threads[FILES / 2];
 	pthread_barrier_t go;
 	struct qpu_submit s;
-	__u64 seqno[FILES][JOBS];
+	int fence[FILES][JOBS];
 	int fd[FILES], round, i, j;
 
 	for (round = 0; round < 5; round++) {
@@ -95,8 +115,9 @@ TEST_F_TIMEOUT(unbind, removal_cancels_queued_jobs_beside_closing_files, 60)
 			ASSERT_EQ(0, qpu_test_bo_new(fd[i], 4096, NULL, 0, &unif[i]));
 			for (j = 0; j < JOBS; j++) {
 				ASSERT_EQ(0, qpu_test_submit(fd[i], &code[i], &unif[i], 1,
-							     10000, 0, 0, &s));
-				seqno[i][j] = s.seqno;
+							     10000, QPU_SUBMIT_OUT_FENCE,
+							     0, &s));
+				fence[i][j] = s.out_fence_fd;
 			}
 		}
 		ASSERT_EQ(0, pthread_barrier_init(&go, NULL, FILES / 2 + 1));
@@ -107,6 +128,8 @@ TEST_F_TIMEOUT(unbind, removal_cancels_queued_jobs_beside_closing_files, 60)
 			 */
 			munmap(code[i].map, code[i].size);
 			munmap(unif[i].map, unif[i].size);
+			for (j = 0; j < JOBS; j++)
+				close(fence[i][j]);
 			closers[i] = (struct closer){ .go = &go, .fd = fd[i] };
 			ASSERT_EQ(0, pthread_create(&threads[i], NULL, close_at_go,
 						    &closers[i]));
@@ -118,17 +141,222 @@ TEST_F_TIMEOUT(unbind, removal_cancels_queued_jobs_beside_closing_files, 60)
 		pthread_barrier_destroy(&go);
 
 		for (i = FILES / 2; i < FILES; i++) {
-			for (j = 0; j < JOBS; j++)
-				EXPECT_EQ(QPU_JOB_CANCELED,
-					  qpu_test_wait(fd[i], seqno[i][j], 1000, NULL));
-			/* The device is gone: new work is canceled at once. */
-			ASSERT_EQ(0, qpu_test_submit(fd[i], &code[i], &unif[i], 1, 0, 0, 0, &s));
-			EXPECT_EQ(QPU_JOB_CANCELED, qpu_test_wait(fd[i], s.seqno, 1000, NULL));
+			/* The unbind returned once every job had ended. */
+			for (j = 0; j < JOBS; j++) {
+				EXPECT_EQ(-ECANCELED, qpu_test_fence_status(fence[i][j]));
+				close(fence[i][j]);
+			}
+			/* The device is gone: no new work, no waiting either. */
+			EXPECT_EQ(-1, qpu_test_submit(fd[i], &code[i], &unif[i], 1, 0, 0, 0, &s));
+			EXPECT_EQ(ENODEV, errno);
+			EXPECT_EQ(-ENODEV, qpu_test_wait(fd[i], 1, 1000, NULL));
 			qpu_test_bo_free(fd[i], &code[i]);
 			qpu_test_bo_free(fd[i], &unif[i]);
 			close(fd[i]);
 		}
 	}
+}
+
+/* --- mapped BOs across the unbind ----------------------------------------- */
+
+static sigjmp_buf touch_env;
+
+static void touch_sigbus(int sig)
+{
+	siglongjmp(touch_env, 1);
+}
+
+/* Reads or writes *@p: 0 when that worked, SIGBUS when it raised that. */
+static int touch(volatile __u32 *p, bool write)
+{
+	struct sigaction sa = { .sa_handler = touch_sigbus }, old;
+	int got = 0;
+
+	sigaction(SIGBUS, &sa, &old);
+	if (sigsetjmp(touch_env, 1))
+		got = SIGBUS;
+	else if (write)
+		*p = 0x5a5a5a5a;
+	else
+		(void)*p;
+	sigaction(SIGBUS, &old, NULL);
+	return got;
+}
+
+/*
+ * Whether the VMA at @addr has the VmFlags word @flag in /proc/self/smaps
+ * ("pf": page frames, the DMA API's memory; "mm": mixed, vmalloc's pages).
+ */
+static bool vma_has_flag(const void *addr, const char *flag)
+{
+	char line[512], want[32];
+	unsigned long start, end;
+	bool in = false, found = false;
+	FILE *f = fopen("/proc/self/smaps", "r");
+
+	if (!f)
+		return false;
+	snprintf(want, sizeof(want), " %s", flag);
+	while (fgets(line, sizeof(line), f)) {
+		if (!strncmp(line, "VmFlags:", 8)) {
+			if (in)
+				found = strstr(line + 7, want) != NULL;
+		} else if (sscanf(line, "%lx-%lx ", &start, &end) == 2) {
+			in = (unsigned long)addr >= start && (unsigned long)addr < end;
+		}
+	}
+	fclose(f);
+	return found;
+}
+
+static int get_param(int fd, __u32 param, __u64 *value)
+{
+	struct qpu_get_param p = { .param = param };
+	int ret = ioctl(fd, QPU_IOCTL_GET_PARAM, &p);
+
+	*value = p.value;
+	return ret;
+}
+
+FIXTURE(unplug) {
+	long long devices, bos, bo_memory;
+};
+
+/* BO memory from vmalloc (the default) or from the DMA API (sim_dma). */
+FIXTURE_VARIANT(unplug) {
+	const char *sim_dma;
+	const char *vma_flag;
+};
+
+FIXTURE_VARIANT_ADD(unplug, vmalloc) {
+	.sim_dma = "0",
+	.vma_flag = "mm",
+};
+
+FIXTURE_VARIANT_ADD(unplug, dma_api) {
+	.sim_dma = "1",
+	.vma_flag = "pf",
+};
+
+/* The parameter applies at probe: a fresh one. */
+FIXTURE_SETUP(unplug)
+{
+	ASSERT_EQ(0, qpu_test_write(QPU_PARAMS "sim_dma", variant->sim_dma));
+	ASSERT_EQ(0, rebind());
+	self->devices = qpu_test_objects("devices");
+	self->bos = qpu_test_objects("bos");
+	self->bo_memory = qpu_test_objects("bo_memory");
+	ASSERT_LE(1, self->devices);
+	ASSERT_LE(0, self->bos);
+	ASSERT_LE(0, self->bo_memory);
+}
+
+FIXTURE_TEARDOWN(unplug)
+{
+	qpu_test_write(QPU_PARAMS "sim_dma", "0");
+	rebind();
+}
+
+/*
+ * A file holds three BOs: one mapped with its handle, one mapped whose
+ * handle is gone (only the mapping holds it), one with only its handle.
+ * The unbind frees all their memory although the file and mappings stay;
+ * the mappings then raise SIGBUS, every call fails with ENODEV, closing
+ * frees the rest, and the device bound again works.
+ */
+TEST_F_TIMEOUT(unplug, mapped_bos_freed_at_unbind, 60)
+{
+	struct qpu_test_bo code, unif, kept;
+	struct qpu_bo_create create = { .size = 4096 };
+	struct qpu_bo_destroy destroy;
+	struct qpu_submit s;
+	__u64 value, bytes;
+	void *map;
+	int fd;
+
+	fd = open(QPU_NODE, O_RDWR | O_CLOEXEC);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, qpu_test_bo_new(fd, 16384, qpu_prog_end, sizeof(qpu_prog_end),
+				     &code));
+	ASSERT_EQ(0, qpu_test_bo_new(fd, 8192, NULL, 0, &unif));
+	ASSERT_EQ(0, qpu_test_bo_new(fd, 4096, NULL, 0, &kept));
+	bytes = code.size + unif.size + kept.size;
+	munmap(kept.map, kept.size);
+	kept.map = NULL;
+	destroy = (struct qpu_bo_destroy){ .handle = unif.handle };
+	ASSERT_EQ(0, ioctl(fd, QPU_IOCTL_BO_DESTROY, &destroy));
+	unif.handle = 0;
+	EXPECT_TRUE(vma_has_flag(code.map, variant->vma_flag));
+
+	/* The device works with this memory. */
+	((__u32 *)unif.map)[1] = 7;
+	EXPECT_EQ(7, ((volatile __u32 *)unif.map)[1]);
+	ASSERT_EQ(0, qpu_test_submit(fd, &code, &kept, 1, 0, 0, 0, &s));
+	EXPECT_EQ(QPU_JOB_DONE, qpu_test_wait(fd, s.seqno, 10000, NULL));
+	EXPECT_EQ(self->bos + 3, qpu_test_objects("bos"));
+	EXPECT_EQ(self->bo_memory + bytes, qpu_test_objects("bo_memory"));
+
+	ASSERT_EQ(0, qpu_test_write(SIM_DRIVER "unbind", SIM_DEVICE));
+
+	/* The memory went with the device; the structures wait for the file. */
+	EXPECT_EQ(self->bo_memory, qpu_test_objects("bo_memory"));
+	EXPECT_EQ(self->bos + 3, qpu_test_objects("bos"));
+	EXPECT_EQ(self->devices, qpu_test_objects("devices"));
+
+	EXPECT_EQ(SIGBUS, touch(code.map, false));
+	EXPECT_EQ(SIGBUS, touch((__u32 *)code.map + 1024, true));
+	EXPECT_EQ(SIGBUS, touch(unif.map, true));
+	EXPECT_EQ(SIGBUS, touch((__u32 *)unif.map + 1, false));
+
+	EXPECT_EQ(-1, get_param(fd, QPU_PARAM_NUM_QPUS, &value));
+	EXPECT_EQ(ENODEV, errno);
+	EXPECT_EQ(-1, ioctl(fd, QPU_IOCTL_BO_CREATE, &create));
+	EXPECT_EQ(ENODEV, errno);
+	destroy = (struct qpu_bo_destroy){ .handle = kept.handle };
+	EXPECT_EQ(-1, ioctl(fd, QPU_IOCTL_BO_DESTROY, &destroy));
+	EXPECT_EQ(ENODEV, errno);
+	EXPECT_EQ(-1, qpu_test_submit(fd, &code, &kept, 1, 0, 0, 0, &s));
+	EXPECT_EQ(ENODEV, errno);
+	EXPECT_EQ(-ENODEV, qpu_test_wait(fd, 1, 1000, NULL));
+	map = mmap(NULL, kept.size, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
+		   kept.mmap_offset);
+	EXPECT_EQ(MAP_FAILED, map);
+	EXPECT_EQ(ENODEV, errno);
+	if (map != MAP_FAILED)
+		munmap(map, kept.size);
+
+	/* A child inherits the mappings, and their SIGBUS. */
+	if (fork() == 0)
+		_exit(touch(unif.map, false) == SIGBUS ? 0 : 1);
+	{
+		int status = -1;
+
+		wait(&status);
+		EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	}
+
+	munmap(code.map, code.size);
+	munmap(unif.map, unif.size);
+	EXPECT_EQ(0, close(fd));
+	EXPECT_EQ(self->bos, qpu_test_objects("bos"));
+	EXPECT_EQ(self->bo_memory, qpu_test_objects("bo_memory"));
+	EXPECT_EQ(self->devices - 1, qpu_test_objects("devices"));
+
+	/* Bound again, the device is whole. */
+	ASSERT_EQ(0, bind_back());
+	EXPECT_EQ(self->devices, qpu_test_objects("devices"));
+	fd = open(QPU_NODE, O_RDWR | O_CLOEXEC);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, qpu_test_bo_new(fd, 16384, qpu_prog_end, sizeof(qpu_prog_end),
+				     &code));
+	ASSERT_EQ(0, qpu_test_bo_new(fd, 4096, NULL, 0, &unif));
+	EXPECT_EQ(0, touch((__u32 *)code.map + 1024, true));
+	ASSERT_EQ(0, qpu_test_submit(fd, &code, &unif, 1, 0, 0, 0, &s));
+	EXPECT_EQ(QPU_JOB_DONE, qpu_test_wait(fd, s.seqno, 10000, NULL));
+	qpu_test_bo_free(fd, &code);
+	qpu_test_bo_free(fd, &unif);
+	close(fd);
+	EXPECT_EQ(self->bo_memory, qpu_test_objects("bo_memory"));
 }
 
 TEST_HARNESS_MAIN

@@ -13,6 +13,7 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <time.h>
+#include <linux/sync_file.h>
 #include <unistd.h>
 
 #include "qpu_util.h"
@@ -103,11 +104,12 @@ int qpu_test_wait(int fd, __u64 seqno, int ms, struct qpu_wait *out)
 	return args.status;
 }
 
-long long qpu_test_stat(const char *name)
+/* The value of a "name: value" line of @path; -1 when absent. */
+static long long qpu_test_stat_file(const char *path, const char *name)
 {
 	char key[64];
 	long long value, found = -1;
-	FILE *f = fopen(QPU_DEBUGFS "stats", "r");
+	FILE *f = fopen(path, "r");
 
 	if (!f)
 		return -1;
@@ -116,6 +118,25 @@ long long qpu_test_stat(const char *name)
 			found = value;
 	fclose(f);
 	return found;
+}
+
+long long qpu_test_stat(const char *name)
+{
+	return qpu_test_stat_file(QPU_DEBUGFS "stats", name);
+}
+
+long long qpu_test_objects(const char *name)
+{
+	return qpu_test_stat_file(QPU_DEBUGFS_ROOT "objects", name);
+}
+
+int qpu_test_fence_status(int fence_fd)
+{
+	struct sync_file_info info = { 0 };
+
+	if (ioctl(fence_fd, SYNC_IOC_FILE_INFO, &info))
+		return -1000;
+	return info.status;
 }
 
 int qpu_test_stats_wait_bo(int ms, long long count, long long bytes,
@@ -136,6 +157,22 @@ int qpu_test_stats_wait_bo(int ms, long long count, long long bytes,
 	if (bytes_now)
 		*bytes_now = b;
 	return c == count && b == bytes ? 0 : -1;
+}
+
+long long qpu_test_param(const char *name)
+{
+	char path[128];
+	long long v = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), QPU_PARAMS "%s", name);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	if (fscanf(f, "%lld", &v) != 1)
+		v = -1;
+	fclose(f);
+	return v;
 }
 
 int qpu_test_write(const char *path, const char *value)

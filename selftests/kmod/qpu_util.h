@@ -15,6 +15,7 @@
 
 #define QPU_NODE		"/dev/qpu"
 #define QPU_DEBUGFS		"/sys/kernel/debug/qpu/qpu/"
+#define QPU_DEBUGFS_ROOT	"/sys/kernel/debug/qpu/"
 #define QPU_PARAMS		"/sys/module/qpu/parameters/"
 
 /* A buffer object and its mapping. */
@@ -55,6 +56,15 @@ __s64 qpu_test_now_ns(void);
 long long qpu_test_stat(const char *name);
 
 /*
+ * A "name: value" line of debugfs qpu/objects (what the module holds over
+ * all devices, removed ones included); -1 when absent.
+ */
+long long qpu_test_objects(const char *name);
+
+/* The status a sync_file reports: 1 signalled, 0 pending, <0 error. */
+int qpu_test_fence_status(int fence_fd);
+
+/*
  * Waits up to @ms for the stats bo_count and bo_bytes to read @count and
  * @bytes (jobs still running hold their BOs); 0 or -1. The last values read
  * go to @count_now and @bytes_now when not NULL.
@@ -67,6 +77,9 @@ int qpu_test_stats_wait_bo(int ms, long long count, long long bytes,
  * us: what a wake-up costs on this machine now; -1 on an error.
  */
 double qpu_test_eventfd_round_trip_us(long n);
+
+/* The number in /sys/module/qpu/parameters/@name; -1 when unreadable. */
+long long qpu_test_param(const char *name);
 
 /* Writes @value to the file @path (a knob or a parameter); 0 or -1. */
 int qpu_test_write(const char *path, const char *value);

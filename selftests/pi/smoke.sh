@@ -147,10 +147,11 @@ refuses_once() {
 	test "$n" = 1
 }
 
-# boot NAME DTB QPU_ARGS [VC4]: one raspi0 run, loading vc4 before qpu.ko
-# when VC4 is 1; sets $log to its console log
+# boot NAME DTB QPU_ARGS [VC4 [CMDLINE]]: one raspi0 run, loading vc4
+# before qpu.ko when VC4 is 1, with CMDLINE added to the kernel's command
+# line; sets $log to its console log
 boot() {
-	local name=$1 dtb=$2 args=$3 vc4=${4:-0} raw qemu start ended elapsed
+	local name=$1 dtb=$2 args=$3 vc4=${4:-0} extra=${5:-} raw qemu start ended elapsed
 	log=$out/raspi0-$name-console.log
 	raw=$out/raspi0-$name-console.raw
 	rm -f "$log" "$raw" "$out/qemu.err"
@@ -159,7 +160,7 @@ boot() {
 	echo "selftests/pi: booting $abi under qemu-system-arm -M raspi0, $name (limit ${timeout}s)"
 	qemu-system-arm -M raspi0 -accel tcg \
 		-kernel "$kernel" -dtb "$dtb" -initrd "$out/initramfs.cpio.gz" \
-		-append "console=ttyAMA0 quiet rdinit=/init $raspi0_quirk qpu_args=$args qpu_vc4=$vc4" \
+		-append "console=ttyAMA0 quiet rdinit=/init $raspi0_quirk qpu_args=$args qpu_vc4=$vc4${extra:+ $extra}" \
 		-display none -monitor none -serial "file:$raw" </dev/null 2>"$out/qemu.err" &
 	qemu=$!
 	trap 'kill "$qemu" 2>/dev/null || true' EXIT
@@ -208,6 +209,17 @@ strip_power_domain() {
 }
 echo "selftests/pi: booting without /soc/v3d@7ec00000 power-domains (no such domain under QEMU)"
 
+# The device memory limit's default is half the CMA area (kmod/qpu_cma.c),
+# which each boot sizes another way: the DTB's pool by its "size" (plain),
+# the pool placed by "reg" (overlay), and cma= on the command line, which
+# the kernel prefers to the pool (vc4). Each check pairs the kernel's own
+# boot line about CMA with qpu.ko's, which must say half as much.
+cma_node=/reserved-memory/linux,cma
+# cma_limit KIB FROM: qpu.ko's line for a CMA area of KIB KiB, known from FROM
+cma_limit() {
+	has "qpu: dev_mem_limit $(($1 / 2)) KiB: half the $1 KiB CMA area of $2\$"
+}
+
 # 1. plain: the kernel's DTB; qpu.ko asks the firmware to enable the QPUs.
 cp "$dtb" "$out/bcm2835-rpi-zero.dtb"
 strip_power_domain "$out/bcm2835-rpi-zero.dtb"
@@ -219,12 +231,17 @@ check pi_probe_refuses_absent_v3d refuses_once firmware
 check pi_log_clean log_clean
 check pi_rmmod has '^qpu-pi: rmmod ok$'
 check pi_sentinel has "^$sentinel\$"
+check pi_cma_pool_by_size has 'Reserved memory: created CMA memory pool at 0x[0-9a-f]+, size 64 MiB'
+check pi_dev_mem_limit_half_of_pool cma_limit 65536 "the device tree's linux,cma-default pool"
 explain "$failed"
 
 # 2. overlay: the qpu-v3d overlay applied, the firmware left alone.
 if [ -n "$dtbo" ]; then
 	fdtoverlay -i "$dtb" -o "$out/bcm2835-rpi-zero-qpu.dtb" "$dtbo"
 	strip_power_domain "$out/bcm2835-rpi-zero-qpu.dtb"
+	# 48 MiB placed at 256 MiB, inside the 448 MiB QEMU gives the ARM
+	fdtput -d "$out/bcm2835-rpi-zero-qpu.dtb" $cma_node size
+	fdtput -t x "$out/bcm2835-rpi-zero-qpu.dtb" $cma_node reg 10000000 3000000
 	boot overlay "$out/bcm2835-rpi-zero-qpu.dtb" fw_qpu_enable=0
 	failed=$fail
 	check pi_overlay_compatible has '^qpu-pi: 20c00000.v3d compatible: brcm,bcm2835-v3d-qpu $'
@@ -233,11 +250,14 @@ if [ -n "$dtbo" ]; then
 	check pi_overlay_log_clean log_clean
 	check pi_overlay_rmmod has '^qpu-pi: rmmod ok$'
 	check pi_overlay_sentinel has "^$sentinel\$"
+	check pi_overlay_cma_pool_by_reg has 'Reserved memory: created CMA memory pool at 0x10000000, size 48 MiB'
+	check pi_overlay_dev_mem_limit_half_of_pool cma_limit 49152 "the device tree's linux,cma-default pool"
 	explain "$failed"
 fi
 
 # 3. vc4: vc4 loaded first takes the V3D; qpu.ko must say so and stay away.
-boot vc4 "$out/bcm2835-rpi-zero.dtb" "" 1
+# CMA from the command line, as the README tells users to raise it.
+boot vc4 "$out/bcm2835-rpi-zero.dtb" "" 1 cma=96M
 failed=$fail
 check pi_vc4_loaded has '^qpu-pi: vc4 loaded$'
 check pi_vc4_insmod has '^qpu-pi: insmod ok$'
@@ -247,6 +267,8 @@ check pi_vc4_no_probe sh -c "! grep -q 'no V3D answers' '$log'"
 check pi_vc4_log_clean log_clean
 check pi_vc4_rmmod has '^qpu-pi: rmmod ok$'
 check pi_vc4_sentinel has "^$sentinel\$"
+check pi_vc4_cma_from_cmdline has 'cma: Reserved 96 MiB at 0x[0-9a-f]+'
+check pi_vc4_dev_mem_limit_half_of_cmdline cma_limit 98304 "cma= on the command line"
 explain "$failed"
 
 # 4. sim: the kselftests on qpu.ko's simulated V3D, on this 32-bit kernel.

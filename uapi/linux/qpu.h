@@ -21,6 +21,13 @@ extern "C" {
  * device: the first as ``/dev/qpu``, later ones as ``/dev/qpu1``, ``/dev/qpu2``
  * and so on. All requests are ioctls on an open file of that device.
  *
+ * A device can go while files are open (its driver unbound, the module
+ * removed): its jobs end with &QPU_JOB_CANCELED (out-fences signal
+ * -ECANCELED), and its buffers' memory is freed at once. From then on
+ * every ioctl and mmap on those files fails with -ENODEV, and touching an
+ * existing mapping raises SIGBUS; closing the file and unmapping still
+ * work.
+ *
  * Privilege: QPU programs on a real V3D can read and write any memory, so
  * running them is a privileged operation on real hardware (the same gate as
  * ``/dev/mem``). Queries such as &QPU_IOCTL_GET_PARAM need no privilege. The
