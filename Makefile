@@ -226,9 +226,12 @@ install: all $(BUILD)/libqpu.pc $(BUILD)/qpu-mailbox.pc
 
 # Opt-in, outside make check: GPU_FFT release 3.0 from GPU_FFT_SRC=DIR (its
 # hello_fft directory; nothing is fetched) against the installed
-# libqpu-mailbox. Skipped without GPU_FFT_SRC.
+# libqpu-mailbox, on the emulator and in the VM. Skipped without
+# GPU_FFT_SRC.
 check-thirdparty:
-	$(Q)GPU_FFT_SRC="$(GPU_FFT_SRC)" MAKE="$(MAKE)" $(CURDIR)/selftests/thirdparty/gpu_fft.sh
+	$(Q)GPU_FFT_SRC="$(GPU_FFT_SRC)" MAKE="$(MAKE)" \
+		BUILD="$(BUILD)" VM_KERNEL="$(VM_KERNEL)" VM_MODULE="$(VM_MODULE)" \
+		$(CURDIR)/selftests/thirdparty/run.sh
 
 # A newcomer's install tree must be usable: build a program against it.
 check-install:
