@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
 #
 # The shared part of `make check-thirdparty` (sourced by run.sh): the
 # counters and the PASS/FAIL/SKIP lines, the install tree the programs are

@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
 #
 # The GPU_FFT part of `make check-thirdparty` (sourced by run.sh, after
 # common.sh): GPU_FFT release 3.0 from GPU_FFT_SRC (its hello_fft
