@@ -137,7 +137,7 @@ int main()
 PROG
 # The tree is no system's: ld finds libqpu.so.0 (libqpu-mailbox's need) by -rpath-link.
 mbox_libs="$(pkg-config --libs qpu-mailbox) -Wl,-rpath-link,$dest/root$prefix/lib"
-# shellcheck disable=SC2086
+# shellcheck disable=SC2046,SC2086
 check build_cxx_mailbox_client c++ -std=c++11 -Wall -Wextra -Werror -pedantic -include qpu_mailbox.h \
 	$(pkg-config --cflags qpu-mailbox) -o "$dest/mbox-cxx" "$dest/mbox.cpp" $mbox_libs
 check run_cxx_mailbox_client sh -c "QPU_DEVICE=emu LD_LIBRARY_PATH='$dest/root$prefix/lib' '$dest/mbox-cxx' | grep -qx 'execute_qpu 0'"
