@@ -3,7 +3,8 @@
 #
 # `make install DESTDIR=...` gives a usable tree: every file in place, and a
 # program built with `pkg-config --cflags --libs libqpu` against that tree
-# links and runs, both against the shared and the static library. Every
+# links and runs, both against the shared and the static library; so does a
+# C++ firmware-mailbox client against libqpu-mailbox (QPULib's shape). Every
 # tool (tools/*.c, tools/qpuctl) builds from that tree alone, with the tools'
 # own shared code (tools/lib), and one of them runs; so do the C snippets of
 # README.md, each in a function after its "snippet-context" declarations.
@@ -92,6 +93,56 @@ check run_shared sh -c "LD_LIBRARY_PATH='$dest/root$prefix/lib' '$dest/hello' | 
 # shellcheck disable=SC2046
 check build_static cc -Wall -Werror -static -o "$dest/hello-static" "$dest/hello.c" $(pkg-config --static --cflags --libs libqpu)
 check run_static sh -c "'$dest/hello-static' | grep -q '^libqpu [0-9.]* abi 1 absent$'"
+
+# A C++ mailbox client with its own prototypes and no extern "C" (QPULib's
+# Mailbox.h): built with -include qpu_mailbox.h it links and runs a program
+# through execute_qpu() on the emulator; without it, it cannot link.
+cat >"$dest/mbox.cpp" <<'PROG'
+#include <stdio.h>
+#include <string.h>
+int mbox_open();
+void mbox_close(int file_desc);
+unsigned mem_alloc(int file_desc, unsigned size, unsigned align, unsigned flags);
+unsigned mem_free(int file_desc, unsigned handle);
+unsigned mem_lock(int file_desc, unsigned handle);
+unsigned mem_unlock(int file_desc, unsigned handle);
+void *mapmem(unsigned base, unsigned size);
+void unmapmem(void *addr, unsigned size);
+unsigned execute_qpu(int file_desc, unsigned num_qpus, unsigned control, unsigned noflush, unsigned timeout);
+unsigned qpu_enable(int file_desc, unsigned enable);
+
+int main()
+{
+	/* thrend; nop; nop, then the control list {uniforms, code}. */
+	static const unsigned prog[] = { 0x009e7000, 0x300009e7, 0x009e7000, 0x100009e7,
+					 0x009e7000, 0x100009e7 };
+	int mb = mbox_open();
+	unsigned h = mem_alloc(mb, 4096, 4096, 0xc), bus = mem_lock(mb, h), *cpu, ret;
+
+	if (mb < 0 || qpu_enable(mb, 1) || !h || !bus)
+		return 1;
+	cpu = static_cast<unsigned *>(mapmem(bus & ~0xc0000000u, 4096));
+	if (!cpu)
+		return 1;
+	memcpy(cpu, prog, sizeof(prog));
+	cpu[8] = bus + 64;
+	cpu[9] = bus;
+	ret = execute_qpu(mb, 1, bus + 32, 1, 1000);
+	printf("execute_qpu %#x\n", ret);
+	unmapmem(cpu, 4096);
+	ret |= mem_unlock(mb, h) | mem_free(mb, h) | qpu_enable(mb, 0);
+	mbox_close(mb);
+	return ret != 0;
+}
+PROG
+# The tree is no system's: ld finds libqpu.so.0 (libqpu-mailbox's need) by -rpath-link.
+mbox_libs="$(pkg-config --libs qpu-mailbox) -Wl,-rpath-link,$dest/root$prefix/lib"
+# shellcheck disable=SC2046,SC2086
+check build_cxx_mailbox_client c++ -std=c++11 -Wall -Wextra -Werror -pedantic -include qpu_mailbox.h \
+	$(pkg-config --cflags qpu-mailbox) -o "$dest/mbox-cxx" "$dest/mbox.cpp" $mbox_libs
+check run_cxx_mailbox_client sh -c "QPU_DEVICE=emu LD_LIBRARY_PATH='$dest/root$prefix/lib' '$dest/mbox-cxx' | grep -qx 'execute_qpu 0'"
+check cxx_mailbox_client_needs_include sh -c "c++ -o '$dest/mbox-cxx-plain' '$dest/mbox.cpp' \
+	$mbox_libs 2>&1 | grep -q \"undefined reference to .mbox_open()'\""
 
 # The tools from the installed tree: its headers, libqpu.so and the tools'
 # helper archive, built here from tools/lib against the same headers.

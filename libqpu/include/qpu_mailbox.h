@@ -51,6 +51,11 @@
  *	buffers (emulator and simulated V3D only), each with a message.
  * execute_code(): VPU code cannot run here: a message, and 0xffffffff.
  *
+ * C++: the declarations are extern "C". A C++ client whose own mailbox.h
+ * declares them without extern "C" (QPULib's Mailbox.h) compiles with
+ * `-include qpu_mailbox.h`: a function's later declarations keep the
+ * linkage of its first.
+ *
  * QPU_MAILBOX_TRACE=1 prints one line per job to stderr (which path of
  * GPU_FFT's glue ran, the QPUs, the status). Not thread-safe: one thread
  * at a time, as the firmware interface was used.
@@ -62,11 +67,18 @@
 extern "C" {
 #endif
 
-/* GPU_FFT's mailbox.h declares mbox_open() without a prototype: so do we. */
+/*
+ * GPU_FFT's mailbox.h declares mbox_open() without a prototype: so do we. In
+ * C++ that is a prototype, and naming a C-only warning would be one.
+ */
+#if defined(__cplusplus)
+int mbox_open();
+#else
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wstrict-prototypes"
 int mbox_open();
 #pragma GCC diagnostic pop
+#endif
 void mbox_close(int file_desc);
 
 unsigned mem_alloc(int file_desc, unsigned size, unsigned align, unsigned flags);
