@@ -340,6 +340,15 @@ static int qpu_job_cmp_bo(const void *a, const void *b)
 	return 0;
 }
 
+/* The window accessor of qpu_devmodel_find_window() for the job's BOs. */
+static void qpu_job_bo_window(const void *buf, u32 *start, u64 *size)
+{
+	const struct qpu_bo *bo = buf;
+
+	*start = bo->bus_addr;
+	*size = bo->size;
+}
+
 /**
  * qpu_job_find_bo() - the job's BO holding [@addr, @addr + @len)
  * @job: the job
@@ -349,14 +358,6 @@ static int qpu_job_cmp_bo(const void *a, const void *b)
  * Return: the BO, or NULL when the range is not all inside one of the job's
  * BOs. The simulated V3D checks every access of a program with this.
  */
-static void qpu_job_bo_window(const void *buf, u32 *start, u64 *size)
-{
-	const struct qpu_bo *bo = buf;
-
-	*start = bo->bus_addr;
-	*size = bo->size;
-}
-
 struct qpu_bo *qpu_job_find_bo(const struct qpu_job *job, u32 addr, u32 len)
 {
 	int i = qpu_devmodel_find_window((const void *const *)job->bos,
