@@ -51,8 +51,6 @@ endif
 	lint demo demo-here demo-vm bench cross install clean deps help
 .DEFAULT_GOAL := all
 
-all: module lib tools selftests
-
 help:
 	@echo 'Targets:'
 	@echo '  all        qpu.ko (host kernel), libqpu, tools, selftests'
@@ -150,6 +148,26 @@ include libqpu/python/python.mk
 include libqpu/examples/examples.mk
 include tools/tools.mk
 include selftests/selftests.mk
+
+# Without a kernel build directory, or without the kernel source tarball
+# the kselftests take their harness from, `make` builds the userspace parts
+# and says what it left out (the targets themselves, `make module` and
+# `make selftests`, still fail and say why).
+ALL_PARTS := lib tools
+ALL_SKIPPED :=
+ifneq ($(wildcard $(KDIR)/Makefile),)
+ALL_PARTS += module
+else
+ALL_SKIPPED += 'qpu.ko: no kernel build directory for $(KVER) (install its headers, or set KDIR)'
+endif
+ifneq ($(KSFT_TARBALL),)
+ALL_PARTS += selftests
+else
+ALL_SKIPPED += 'the kselftests: no /usr/src/linux-source-6.1.tar.xz (package linux-source-6.1)'
+endif
+
+all: $(ALL_PARTS)
+	$(Q)for s in $(ALL_SKIPPED); do echo "make: skipped $$s; make deps installs what is missing" >&2; done
 
 # Each suite prints its own closing line; check.sh adds them up at the end.
 CHECK_SUITES := lint check-host check-python check-asan check-fuzz check-install check-vm check-stress check-pi

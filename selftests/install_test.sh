@@ -43,6 +43,16 @@ for f in include/qpu.h include/linux/qpu.h include/qpu_kernels.h \
 	 share/bash-completion/completions/qpuctl; do
 	check "file_${f//\//_}" test -e "$dest/root$prefix/$f"
 done
+# Without kernel headers or the kernel source tarball, `make` plans the
+# userspace parts only, and says what it leaves out.
+all_without_kernel() {
+	"$make_cmd" -C "$top" --no-print-directory -n all KDIR=/nonexistent KSFT_TARBALL= >"$dest/plan" 2>&1 &&
+		! grep -q ' M=.*modules$' "$dest/plan" && grep -q 'libqpu.so' "$dest/plan" &&
+		grep -q 'qpu.ko: no kernel build directory' "$dest/plan" &&
+		grep -q 'the kselftests: no ' "$dest/plan"
+}
+check all_without_kernel_headers all_without_kernel
+
 # A second install with another prefix gets its own libqpu.pc (generated
 # files follow the variables they are made from, not just their sources).
 check pc_follows_prefix sh -c "'$make_cmd' -C '$top' --no-print-directory install \
