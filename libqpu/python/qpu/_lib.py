@@ -59,11 +59,12 @@ DEV_PARAMS = {
     "v3d_ident1": 12, "v3d_ident2": 13, "instructions_per_ms": 14,
 }
 # QPU_DEV_FEATURE_* bits of QPU_DEV_PARAM_FEATURES
-DEV_FEATURES = {"uniforms_anywhere": 1 << 0, "deadlock": 1 << 1}
+DEV_FEATURES = {"uniforms_anywhere": 1 << 0, "deadlock": 1 << 1, "all_bos": 1 << 2}
 # enum qpu_dev_backend
 BACKEND_HARDWARE = 1
 BACKEND_SIMULATED = 2
 JOB_TIMEOUT_NONE = 0xFFFFFFFF
+JOB_ALL_BOS = 1 << 0  # qpu_job_desc.flags
 JOB_MAX_QPUS = 16
 JOB_RESULT_INSTRUCTIONS = 1 << 0
 JOB_RESULT_COUNTERS = 1 << 1
@@ -91,7 +92,7 @@ class JobDesc(ctypes.Structure):
     _fields_ = [("programs", ctypes.POINTER(ProgramRef)), ("program_count", ctypes.c_uint),
                 ("bos", ctypes.POINTER(ctypes.c_void_p)), ("bo_count", ctypes.c_uint),
                 ("timeout_ms", ctypes.c_uint), ("in_fence_fd", ctypes.c_int),
-                ("out_fence_fd", ctypes.POINTER(ctypes.c_int))]
+                ("out_fence_fd", ctypes.POINTER(ctypes.c_int)), ("flags", ctypes.c_uint)]
 
 
 class JobCounters(ctypes.Structure):

@@ -37,7 +37,7 @@ def expected():
     out += [("QPU_DEV_BACKEND_HARDWARE", _lib.BACKEND_HARDWARE),
             ("QPU_DEV_BACKEND_SIMULATED", _lib.BACKEND_SIMULATED),
             ("QPU_JOB_TIMEOUT_NONE", _lib.JOB_TIMEOUT_NONE),
-            ("QPU_JOB_MAX_QPUS", _lib.JOB_MAX_QPUS),
+            ("QPU_JOB_MAX_QPUS", _lib.JOB_MAX_QPUS), ("QPU_JOB_ALL_BOS", _lib.JOB_ALL_BOS),
             ("QPU_JOB_RESULT_INSTRUCTIONS", _lib.JOB_RESULT_INSTRUCTIONS),
             ("QPU_JOB_RESULT_COUNTERS", _lib.JOB_RESULT_COUNTERS),
             ("QPU_JOB_RESULT_QPUS", _lib.JOB_RESULT_QPUS),

@@ -122,6 +122,36 @@ def test_fault_names_qpu_pc_and_address(dev, store):
     assert dev.run(store, [0, 0x1000], check=False).status == "fault"
 
 
+def test_all_buffers_reaches_unlisted_buffers(dev, store):
+    out = dev.array(16, np.uint32)
+    with pytest.raises(qpu.FaultError):  # not listed: out of the job's reach
+        dev.run(store, [5, out.bus_addr])
+    assert dev.run(store, [5, out.bus_addr], all_buffers=True).ok
+    assert (out == np.arange(16) + 5).all()
+    later = dev.array(16, np.uint32)
+    job = dev.submit(store, [6, later.bus_addr], all_buffers=True)
+    assert job.wait().ok and later[15] == 21
+
+
+def test_all_buffers_stops_outside_every_buffer(dev, store):
+    with pytest.raises(qpu.FaultError) as e:
+        dev.run(store, [0, 0x1000], all_buffers=True)
+    assert e.value.result.fault_addr == 0x1000
+
+
+def test_all_buffers_takes_no_buffer_list(dev, store):
+    out = dev.array(16, np.uint32)
+    with pytest.raises(ValueError, match="give no buffers"):
+        dev.submit(store, [0, out.bus_addr], buffers=[out], all_buffers=True)
+
+
+def test_all_buffers_needs_the_feature(dev, store):
+    dev.features = dev.features - {"all_bos"}  # as a device without it reports
+    out = dev.array(16, np.uint32)
+    with pytest.raises(ValueError, match="all_bos"):
+        dev.submit(store, [0, out.bus_addr], all_buffers=True)
+
+
 def test_job_timeout(dev, spin):
     with pytest.raises(qpu.JobTimeoutError) as e:
         dev.run(spin, timeout_ms=1)
