@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import qpu
-from conftest import ON_EMU, SPIN, needs_real_fences
+from conftest import ON_EMU, SPIN, needs_real_fences, store_under_mutex
 
 
 def test_run_returns_result(dev, store):
@@ -37,11 +37,7 @@ def test_code_and_uniforms_on_the_device(dev, store):
 
 
 def test_twelve_programs(dev):
-    # STORE with its use of VPM row 0 under the mutex.
-    from conftest import STORE
-    body = STORE.strip().splitlines()
-    prog = qpu.assemble("\n".join(["mov -, mutex_acq"] + body[:6] + ["mov mutex_rel, 1"]
-                                   + body[6:]))
+    prog = qpu.assemble(store_under_mutex())
     out = dev.array((12, 16), np.uint32)
     programs = [(prog, [100 * i, out[i].bus_addr]) for i in range(12)]
     res = dev.run(programs=programs, buffers=[out])
