@@ -72,6 +72,7 @@ help:
 	@echo '  cross      qpu.ko for the Raspberry Pi (armel rpi) and arm64 kernels'
 	@echo '  install    module, library, headers, pkg-config file, tools'
 	@echo '  check-thirdparty GPU_FFT_SRC=DIR  GPU_FFT 3.0 against libqpu-mailbox (opt-in)'
+	@echo '  check-thirdparty PYVIDEOCORE_SRC=DIR  PyVideoCore through qpu.pyvideocore (opt-in)'
 	@echo '  dtbo       the qpu-v3d device-tree overlay (build/dts/qpu-v3d.dtbo)'
 	@echo '  install-pi overlay, modules-load.d and modprobe.d files (after install)'
 	@echo '  dkms-src   module sources and dkms.conf in /usr/src/qpu-<version>'
@@ -229,9 +230,11 @@ install: all $(BUILD)/libqpu.pc $(BUILD)/qpu-mailbox.pc
 
 # Opt-in, outside make check: GPU_FFT release 3.0 from GPU_FFT_SRC=DIR (its
 # hello_fft directory; nothing is fetched) against the installed
-# libqpu-mailbox. Skipped without GPU_FFT_SRC.
+# libqpu-mailbox, and PyVideoCore from PYVIDEOCORE_SRC=DIR through
+# qpu.pyvideocore. Each is skipped without its variable.
 check-thirdparty:
 	$(Q)GPU_FFT_SRC="$(GPU_FFT_SRC)" MAKE="$(MAKE)" $(CURDIR)/selftests/thirdparty/gpu_fft.sh
+	$(Q)PYVIDEOCORE_SRC="$(PYVIDEOCORE_SRC)" MAKE="$(MAKE)" BUILD="$(BUILD)" PYTHON="$(PYTHON)" $(CURDIR)/selftests/thirdparty/pyvideocore.sh
 
 # A newcomer's install tree must be usable: build a program against it.
 check-install:
