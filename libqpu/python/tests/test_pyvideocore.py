@@ -272,6 +272,27 @@ def test_control_list_runs_twelve_programs_as_one_job(layers):
     assert out[0, 15] == 22 and out[1, 15] == 115
 
 
+def test_a_program_without_uniforms(layers):
+    # Driver.execute(uniforms=None) puts 0 in the list: the program runs.
+    vcsm, mb = layers[1], layers[3]
+    data = vcsm.malloc_cache(64, 0, "data")
+    code, _ = upload(vcsm, qpu.assemble("""
+        mov r0, elem_num
+        mov vw_setup, vpm_setup(1, 1, h32(0))
+        nop
+        mov vpm, r0
+        mov vw_setup, vdw_setup_0(1, 16, dma_h32(0, 0))
+        ldi vw_addr, %d
+        mov -, vw_wait
+        thrend
+        nop
+        nop
+    """ % data[1]).words)
+    msg, _ = control_list(vcsm, [(0, code)])
+    assert mb.execute_qpu(1, msg, 0, 1000) == 0
+    assert (array(data, 16, np.uint32) == np.arange(16)).all()
+
+
 def test_timeout_is_the_firmware_answer_and_a_driver_error(layers):
     vcsm, mb, driver = layers[1], layers[3], layers[4]
     code, _ = upload(vcsm, qpu.assemble(SPIN).words)

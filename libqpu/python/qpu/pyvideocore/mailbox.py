@@ -31,6 +31,7 @@ from .session import SESSION
 FIRMWARE_NODE = "/dev/vcio"
 ANSWER_DONE = 0
 ANSWER_TIMEOUT = 0x80000000
+NO_UNIFORMS = 0  # the uniforms address of a program given none
 
 
 class MailBoxException(Exception):
@@ -120,8 +121,9 @@ class QpuMailBox:
 
     def execute_qpu(self, num_qpus, control, noflush, timeout):
         """Run num_qpus programs, their (uniforms, code) bus addresses at
-        control; timeout in ms (0: the device's default); noflush is
-        ignored (qpu.ko clears the V3D's caches before every job)."""
+        control (uniforms 0: none); timeout in ms (0: the device's
+        default); noflush is ignored (qpu.ko clears the V3D's caches
+        before every job)."""
         self._check("execute_qpu")
         dev = SESSION.device
         n, control, timeout = int(num_qpus), int(control), int(timeout)
@@ -136,7 +138,11 @@ class QpuMailBox:
         programs = []
         for i, (unif, code) in enumerate(pairs):
             what = "execute_qpu: program %d's" % i
-            programs.append((self._locate(what + " code at", int(code), 8, 8),
+            code = self._locate(what + " code at", int(code), 8, 8)
+            # 0: no uniforms (Driver.execute(uniforms=None)); what such a
+            # program would read are its code words, as garbage as the
+            # firmware's bus address 0.
+            programs.append((code, code if unif == NO_UNIFORMS else
                              self._locate(what + " uniforms at", int(unif), 4, 4)))
         result = dev.run(programs=programs, all_buffers=True, timeout_ms=timeout or None,
                          check=False)
