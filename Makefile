@@ -70,6 +70,7 @@ help:
 	@echo '  cross      qpu.ko for the Raspberry Pi (armel rpi) and arm64 kernels'
 	@echo '  install    module, library, headers, pkg-config file, tools'
 	@echo '  check-thirdparty GPU_FFT_SRC=DIR QPULIB_SRC=DIR  GPU_FFT 3.0, QPULib against libqpu-mailbox (opt-in)'
+	@echo '  check-thirdparty PYVIDEOCORE_SRC=DIR  PyVideoCore through qpu.pyvideocore (opt-in)'
 	@echo '  dtbo       the qpu-v3d device-tree overlay (build/dts/qpu-v3d.dtbo)'
 	@echo '  install-pi overlay, modules-load.d and modprobe.d files (after install)'
 	@echo '  dkms-src   module sources and dkms.conf in /usr/src/qpu-<version>'
@@ -246,13 +247,16 @@ install: all $(BUILD)/libqpu.pc $(BUILD)/qpu-mailbox.pc
 	$(Q)if [ -z "$(DESTDIR)" ]; then depmod -a $(KRELEASE) && ldconfig; fi
 
 # Opt-in, outside make check: GPU_FFT release 3.0 from GPU_FFT_SRC=DIR (its
-# hello_fft directory) and QPULib from QPULIB_SRC=DIR (nothing is fetched)
-# against the installed libqpu-mailbox, on the emulator and in the VM.
-# Each is skipped without its variable.
+# hello_fft directory) and QPULib from QPULIB_SRC=DIR against the installed
+# libqpu-mailbox, on the emulator and in the VM, and PyVideoCore from
+# PYVIDEOCORE_SRC=DIR through qpu.pyvideocore (nothing is fetched). Each is
+# skipped without its variable.
 check-thirdparty:
 	$(Q)GPU_FFT_SRC="$(GPU_FFT_SRC)" QPULIB_SRC="$(QPULIB_SRC)" MAKE="$(MAKE)" \
 		BUILD="$(BUILD)" VM_KERNEL="$(VM_KERNEL)" VM_MODULE="$(VM_MODULE)" \
 		$(CURDIR)/selftests/thirdparty/run.sh
+	$(Q)PYVIDEOCORE_SRC="$(PYVIDEOCORE_SRC)" MAKE="$(MAKE)" BUILD="$(BUILD)" PYTHON="$(PYTHON)" \
+		$(CURDIR)/selftests/thirdparty/pyvideocore.sh
 
 # A newcomer's install tree must be usable: build a program against it.
 check-install:

@@ -220,6 +220,7 @@ run_python() {
 }
 check python_import run_python -c 'import qpu, sys; sys.exit(not qpu.LIBRARY_PATH.startswith(sys.argv[1]))' "$dest/root$prefix/lib/"
 check python_self_check run_python -m qpu
+check python_pyvideocore_layer run_python -m qpu.pyvideocore -c 'import rpi_vcsm.VCSM, sys; sys.exit(not hasattr(rpi_vcsm.VCSM, "VCSM"))'
 
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

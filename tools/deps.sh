@@ -3,7 +3,7 @@
 #
 # Installs the Debian 12 packages a make target needs, and nothing when they
 # are all there already. Usage: deps.sh GROUP... (build lint vm pi python netlink
-# debug all)
+# pyvideocore debug all)
 # Needs root to install; otherwise it prints the command to run and fails.
 set -euo pipefail
 
@@ -14,6 +14,9 @@ declare -A groups=(
 	[pi]="gcc-arm-linux-gnueabi libc6-dev-armel-cross gcc-aarch64-linux-gnu qemu-system-arm cpio device-tree-compiler linux-kbuild-6.1 linux-source-6.1"
 	[python]="python3 python3-numpy python3-pytest python3-build python3-setuptools python3-wheel"
 	[netlink]="libnl-3-dev libnl-genl-3-dev"
+	# make check-thirdparty PYVIDEOCORE_SRC=DIR: PyVideoCore's suite imports
+	# nose.tools beside pytest
+	[pyvideocore]="python3 python3-numpy python3-pytest python3-nose"
 	# make check-debug, complete on its own (selftests/debug/debug.mk):
 	#   linux-source-6.1  the debug kernel's source, the kselftest harness
 	#   xz-utils          unpacks it

@@ -13,6 +13,7 @@ PYTHON_VERSION = $(shell $(PYTHON) -c 'import sys; print("%d.%d" % sys.version_i
 # both under the library directory, where the package finds libqpu.so.0.
 PYTHONDIR ?= $(if $(filter /usr,$(PREFIX)),$(LIBDIR)/python3/dist-packages,$(LIBDIR)/python$(PYTHON_VERSION)/dist-packages)
 PYTHON_SRCS := $(wildcard libqpu/python/qpu/*.py)
+PYVIDEOCORE_SRCS := $(wildcard libqpu/python/qpu/pyvideocore/*.py)
 PYTHON_TESTS := $(wildcard libqpu/python/tests/*.py)
 
 .PHONY: check-python install-python python-dist python-dir
@@ -26,6 +27,7 @@ install: install-python
 install-python:
 	$(Q)test -n "$(PYTHON_VERSION)" || { echo "install-python: no $(PYTHON)" >&2; exit 1; }
 	install -D -m 644 -t $(DESTDIR)$(PYTHONDIR)/qpu $(PYTHON_SRCS)
+	install -D -m 644 -t $(DESTDIR)$(PYTHONDIR)/qpu/pyvideocore $(PYVIDEOCORE_SRCS)
 
 # Where install-python puts the package (for selftests/install_test.sh).
 python-dir:
@@ -45,7 +47,7 @@ python-dist:
 VM_RELEASE = $(shell $(CURDIR)/selftests/vm/vm-kernel.sh release "$(VM_KERNEL)" 2>/dev/null)
 VM_9P_MODULES = $(addprefix /lib/modules/$(VM_RELEASE)/kernel/,drivers/virtio/virtio_pci.ko \
 	net/9p/9pnet_virtio.ko fs/9p/9p.ko)
-$(BUILD)/vm-python/python.tar: $(PYTHON_SRCS) $(PYTHON_TESTS) $(LIBQPU_SO) $(wildcard libqpu/qasm/*.qinc)
+$(BUILD)/vm-python/python.tar: $(PYTHON_SRCS) $(PYVIDEOCORE_SRCS) $(PYTHON_TESTS) $(LIBQPU_SO) $(wildcard libqpu/qasm/*.qinc)
 	$(Q)rm -rf $(BUILD)/vm-python/python && mkdir -p $(BUILD)/vm-python/python/qasm
 	$(Q)cp -r libqpu/python/qpu libqpu/python/tests $(BUILD)/vm-python/python/
 	$(Q)cp libqpu/qasm/*.qinc $(BUILD)/vm-python/python/qasm/
@@ -57,7 +59,8 @@ VM_CHECK_PAYLOAD += $(addprefix --module ,$(VM_9P_MODULES)) --share hostusr=/usr
 	--share hostalt=/etc/alternatives --copy $(BUILD)/vm-python/python.tar \
 	--copy $(CURDIR)/libqpu/python/vm-run.sh \
 	$(foreach f,$(PYTHON_VM_GROUPS),--run "sh vm-run.sh $(subst +, ,$(f))")
-# Three steps, each well inside the guest's per-step limit (120 s): starting
-# Python and numpy over 9p under TCG takes about 35 s, python3 -m qpu twice.
+# Four steps, each well inside the guest's per-step limit (120 s): starting
+# Python and numpy over 9p under TCG takes about 35 s, python3 -m qpu twice,
+# python3 -m qpu.pyvideocore once.
 PYTHON_VM_GROUPS := test_device.py+test_asm.py+test_emit.py test_jobs.py+test_kernels.py \
-	test_package.py
+	test_package.py test_pyvideocore.py

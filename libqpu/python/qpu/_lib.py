@@ -64,6 +64,7 @@ DEV_FEATURES = {"uniforms_anywhere": 1 << 0, "deadlock": 1 << 1, "all_bos": 1 <<
 BACKEND_HARDWARE = 1
 BACKEND_SIMULATED = 2
 JOB_TIMEOUT_NONE = 0xFFFFFFFF
+JOB_ALL_BOS = 1 << 0  # qpu_job_desc.flags
 JOB_MAX_QPUS = 16
 JOB_RESULT_INSTRUCTIONS = 1 << 0
 JOB_RESULT_COUNTERS = 1 << 1
@@ -92,9 +93,6 @@ class JobDesc(ctypes.Structure):
                 ("bos", ctypes.POINTER(ctypes.c_void_p)), ("bo_count", ctypes.c_uint),
                 ("timeout_ms", ctypes.c_uint), ("in_fence_fd", ctypes.c_int),
                 ("out_fence_fd", ctypes.POINTER(ctypes.c_int)), ("flags", ctypes.c_uint)]
-
-# QPU_JOB_* bits of struct qpu_job_desc's flags
-JOB_ALL_BOS = 1 << 0
 
 
 class JobCounters(ctypes.Structure):

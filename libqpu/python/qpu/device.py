@@ -491,16 +491,24 @@ class Device:
         return arr
 
     def submit(self, code=None, uniforms=None, *, programs=None, buffers=(), in_fences=(),
-               timeout_ms=None):
+               timeout_ms=None, all_buffers=False):
         """Start a job of up to 12 programs and return its Job at once.
         code and uniforms give one program; programs=[(code, uniforms), ...]
         gives several. Code is a device array of words, or words (a Program,
         a uint64 array) to upload; uniforms a device array or values to
         upload. buffers are the other arrays (or Buffers) the programs use;
-        in_fences are Jobs or fence fds to wait for first; timeout_ms is the
-        job's bound (None: the device's default; TIMEOUT_NONE: none, on the
-        emulator)."""
+        all_buffers=True instead lets them touch every buffer of the device
+        (QPU_JOB_ALL_BOS: the "all_bos" feature), as programs that find
+        their data by bus address expect; in_fences are Jobs or fence fds to
+        wait for first; timeout_ms is the job's bound (None: the device's
+        default; TIMEOUT_NONE: none, on the emulator)."""
         dev = self._h.check()
+        if all_buffers:
+            if buffers:
+                raise ValueError("all_buffers=True reaches every buffer: give no buffers")
+            if "all_bos" not in self.features:
+                raise ValueError("this device cannot run a job over all its buffers "
+                                 "(no all_bos feature)")
         if programs is None:
             if code is None:
                 raise TypeError("submit() needs code or programs")
@@ -539,7 +547,7 @@ class Device:
         in_fd = _merge_fences(in_fences)
         out_fd = ctypes.c_int(-1)
         desc = _lib.JobDesc(refs, len(programs), bo_arr, len(bos), int(timeout_ms), in_fd,
-                            ctypes.pointer(out_fd))
+                            ctypes.pointer(out_fd), _lib.JOB_ALL_BOS if all_buffers else 0)
         seqno = ctypes.c_uint64()
         try:
             ret = lib.qpu_submit(dev, ctypes.byref(desc), ctypes.byref(seqno))
@@ -551,11 +559,12 @@ class Device:
         return Job(self._h, seqno.value, out_fd.value, keep + list(buffers))
 
     def run(self, code=None, uniforms=None, *, programs=None, buffers=(), in_fences=(),
-            timeout_ms=None, wait_timeout=None, check=True):
+            timeout_ms=None, all_buffers=False, wait_timeout=None, check=True):
         """submit(), then wait for the job's Result; raises its JobError (a
         FaultError, a JobTimeoutError...) when it did not end as done."""
         with self.submit(code, uniforms, programs=programs, buffers=buffers,
-                         in_fences=in_fences, timeout_ms=timeout_ms) as job:
+                         in_fences=in_fences, timeout_ms=timeout_ms,
+                         all_buffers=all_buffers) as job:
             return job.wait(wait_timeout, check)
 
     # --- the sample kernels ---------------------------------------------------

@@ -37,6 +37,13 @@ LOAD_ADD_STORE = """
 SPIN = "loop:\n brr -, loop\n nop\n nop\n nop\n"
 
 
+def store_under_mutex():
+    """STORE with its use of VPM row 0 under the mutex, for programs of
+    one job (12 of them ending: 12 instructions each)."""
+    body = STORE.strip().splitlines()
+    return "\n".join(["mov -, mutex_acq"] + body[:6] + ["mov mutex_rel, 1"] + body[6:])
+
+
 @pytest.fixture
 def dev():
     with qpu.Device(DEVICE) as d:

@@ -17,7 +17,7 @@ def test_open_reports_params_and_features(dev):
     assert dev.num_qpus == dev.param("num_qpus") == 12
     for name in ("num_slices", "vpm_size", "max_bo_size", "default_timeout_ms", "features"):
         assert dev.param(name) > 0
-    assert "uniforms_anywhere" in dev.features and "deadlock" in dev.features
+    assert {"uniforms_anywhere", "deadlock", "all_bos"} <= dev.features
     if ON_EMU:
         assert dev.backend == "emulator" and "backend" not in dev.params
     else:

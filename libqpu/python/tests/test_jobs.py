@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import qpu
-from conftest import ON_EMU, SPIN, needs_real_fences
+from conftest import ON_EMU, SPIN, needs_real_fences, store_under_mutex
 
 
 def test_run_returns_result(dev, store):
@@ -37,11 +37,7 @@ def test_code_and_uniforms_on_the_device(dev, store):
 
 
 def test_twelve_programs(dev):
-    # STORE with its use of VPM row 0 under the mutex.
-    from conftest import STORE
-    body = STORE.strip().splitlines()
-    prog = qpu.assemble("\n".join(["mov -, mutex_acq"] + body[:6] + ["mov mutex_rel, 1"]
-                                   + body[6:]))
+    prog = qpu.assemble(store_under_mutex())
     out = dev.array((12, 16), np.uint32)
     programs = [(prog, [100 * i, out[i].bus_addr]) for i in range(12)]
     res = dev.run(programs=programs, buffers=[out])
@@ -120,6 +116,36 @@ def test_fault_names_qpu_pc_and_address(dev, store):
     assert res.fault_pc != 0 and "QPU 1" in str(e.value)
     assert isinstance(e.value, qpu.JobError)
     assert dev.run(store, [0, 0x1000], check=False).status == "fault"
+
+
+def test_all_buffers_reaches_unlisted_buffers(dev, store):
+    out = dev.array(16, np.uint32)
+    with pytest.raises(qpu.FaultError):  # not listed: out of the job's reach
+        dev.run(store, [5, out.bus_addr])
+    assert dev.run(store, [5, out.bus_addr], all_buffers=True).ok
+    assert (out == np.arange(16) + 5).all()
+    later = dev.array(16, np.uint32)
+    job = dev.submit(store, [6, later.bus_addr], all_buffers=True)
+    assert job.wait().ok and later[15] == 21
+
+
+def test_all_buffers_stops_outside_every_buffer(dev, store):
+    with pytest.raises(qpu.FaultError) as e:
+        dev.run(store, [0, 0x1000], all_buffers=True)
+    assert e.value.result.fault_addr == 0x1000
+
+
+def test_all_buffers_takes_no_buffer_list(dev, store):
+    out = dev.array(16, np.uint32)
+    with pytest.raises(ValueError, match="give no buffers"):
+        dev.submit(store, [0, out.bus_addr], buffers=[out], all_buffers=True)
+
+
+def test_all_buffers_needs_the_feature(dev, store):
+    dev.features = dev.features - {"all_bos"}  # as a device without it reports
+    out = dev.array(16, np.uint32)
+    with pytest.raises(ValueError, match="all_bos"):
+        dev.submit(store, [0, out.bus_addr], all_buffers=True)
 
 
 def test_job_timeout(dev, spin):

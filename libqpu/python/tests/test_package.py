@@ -110,6 +110,7 @@ def test_wheel_and_sdist_build_offline(tmp_path):
     (wheel,) = (tmp_path / "dist").glob("qpu-*-py3-none-any.whl")
     names = zipfile.ZipFile(wheel).namelist()
     assert "qpu/__init__.py" in names and "qpu/_lib.py" in names
+    assert "qpu/pyvideocore/__main__.py" in names
     (sdist,) = (tmp_path / "dist").glob("qpu-*.tar.gz")
     names = tarfile.open(sdist).getnames()
     assert any(n.endswith("/pyproject.toml") for n in names)
