@@ -115,6 +115,15 @@ static void ref_results(uint32_t *sum, uint32_t *prod)
 	}
 }
 
+/* Z and N of fadd.setf r3, r4, r2 on the lanes above. */
+static void fadd_flags(uint16_t *z, uint16_t *n)
+{
+	uint32_t sum[16], prod[16];
+
+	ref_results(sum, prod);
+	ref_flags(sum, z, n);
+}
+
 /* fadd.setf, then thread end: qpu_emu_get_flags() sees the fadd's. */
 static void test_fadd_then_end(void)
 {
@@ -187,12 +196,10 @@ static void test_conditions_and_branches(void)
 {
 	struct prog p = prog_at(CODE_BASE);
 	struct qpu_isa_instr in;
-	uint32_t sum[16], prod[16];
 	uint16_t z, n;
 	struct state s;
 
-	ref_results(sum, prod);
-	ref_flags(sum, &z, &n);
+	fadd_flags(&z, &n);
 	T_CHECK(n && z != 0xffff);	/* the branches below go both ways */
 	emit_load(&p);
 	in = i_fadd_setf();
@@ -229,12 +236,10 @@ static void test_conditions_and_branches(void)
 static void test_flags_after_fault(void)
 {
 	struct prog p = prog_at(CODE_BASE);
-	uint32_t sum[16], prod[16];
 	uint16_t z, n;
 	struct state s;
 
-	ref_results(sum, prod);
-	ref_flags(sum, &z, &n);
+	fadd_flags(&z, &n);
 	emit_load(&p);
 	emit(&p, i_fadd_setf());
 	emit(&p, i_read(RA_VARYING, R_NOP));
@@ -254,12 +259,10 @@ static void test_partial_setf(void)
 {
 	struct prog p = prog_at(CODE_BASE);
 	struct qpu_isa_instr in;
-	uint32_t sum[16], prod[16];
 	uint16_t z, n;
 	struct state s;
 
-	ref_results(sum, prod);
-	ref_flags(sum, &z, &n);
+	fadd_flags(&z, &n);
 	emit_load(&p);
 	emit(&p, i_fadd_setf());
 	in = i_add(QPU_ISA_A_SUB, W_R0, QPU_ISA_MUX_R4, QPU_ISA_MUX_R4);
@@ -282,12 +285,10 @@ static void test_ldi_setf_condition(void)
 {
 	struct prog p = prog_at(CODE_BASE);
 	struct qpu_isa_instr in;
-	uint32_t sum[16], prod[16];
 	uint16_t z, n;
 	struct state s;
 
-	ref_results(sum, prod);
-	ref_flags(sum, &z, &n);
+	fadd_flags(&z, &n);
 	T_CHECK(n && n != 0xffff);	/* lanes both ways */
 	emit_load(&p);
 	emit(&p, i_fadd_setf());
