@@ -26,7 +26,7 @@ import numpy as np
 
 from ..device import TIMEOUT_NONE
 from ..errors import FaultError
-from .session import SESSION
+from .session import SESSION, Closing
 
 FIRMWARE_NODE = "/dev/vcio"
 ANSWER_DONE = 0
@@ -56,7 +56,7 @@ def _driver_error():
     return DriverError
 
 
-class QpuMailBox:
+class QpuMailBox(Closing):
     """The calls PyVideoCore's Driver makes, on the qpu device. The served
     MailBox class puts this first, before the original's."""
 
@@ -88,13 +88,6 @@ class QpuMailBox:
             os.close(self._vcio)
         self._vcio = None
         self._closed = True
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
-        return False
 
     def _check(self, what):
         if self._closed:

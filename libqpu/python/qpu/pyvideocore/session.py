@@ -13,6 +13,17 @@ import numpy as np
 from ..device import Device
 
 
+class Closing:
+    """A context manager whose exit calls close()."""
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+        return False
+
+
 class Allocation:
     """One malloc_cache() answer: a whole buffer object of the device."""
 

@@ -21,7 +21,7 @@ raised BufferError).
 
 import mmap
 
-from .session import SESSION
+from .session import SESSION, Closing
 
 # The cache modes of malloc_cache() (VCSM_CACHE_TYPE_*).
 CACHE_NONE = 0
@@ -42,7 +42,7 @@ def _int(value, what):
         raise TypeError("%s is an integer, not %r" % (what, value)) from None
 
 
-class VCSM:
+class VCSM(Closing):
     """An allocator of QPU-visible memory; close() frees what it gave out."""
 
     pagesize = mmap.PAGESIZE
@@ -62,13 +62,6 @@ class VCSM:
             SESSION.release(alloc)
         self._own.clear()
         self._closed = True
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
-        return False
 
     def malloc_cache(self, size, cache, name):
         """(handle, bus address, user address, buffer) of a new zeroed
