@@ -72,6 +72,8 @@ help:
 	@echo '  cross      qpu.ko for the Raspberry Pi (armel rpi) and arm64 kernels'
 	@echo '  install    module, library, headers, pkg-config file, tools, man pages'
 	@echo '  install-user  the same without the module and the udev rule'
+	@echo '  deb        Debian packages for amd64, arm64 and armhf (build/deb/<arch>)'
+	@echo '  check-deb  builds them, lintian, installs and removes the amd64 ones (opt-in)'
 	@echo '  check-thirdparty GPU_FFT_SRC=DIR QPULIB_SRC=DIR  GPU_FFT 3.0, QPULib against libqpu-mailbox (opt-in)'
 	@echo '  dtbo       the qpu-v3d device-tree overlay (build/dts/qpu-v3d.dtbo)'
 	@echo '  install-pi overlay, modules-load.d and modprobe.d files (after install)'
@@ -151,6 +153,7 @@ include libqpu/python/python.mk
 include libqpu/examples/examples.mk
 include tools/tools.mk
 include selftests/selftests.mk
+include tools/debian/deb.mk
 
 # Each suite prints its own closing line; check.sh adds them up at the end.
 CHECK_SUITES := lint check-host check-python check-asan check-fuzz check-install check-vm check-stress check-pi
