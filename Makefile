@@ -48,7 +48,7 @@ endif
 
 .PHONY: all module lib tools selftests check check-host check-asan check-vm \
 	check-pi check-install check-python check-stress check-debug check-fuzz check-thirdparty \
-	lint demo demo-here demo-vm bench cross install clean deps help
+	lint demo demo-here demo-vm bench cross install install-user clean deps help
 .DEFAULT_GOAL := all
 
 help:
@@ -68,7 +68,10 @@ help:
 	@echo '  demo       the demo in the VM (or on a Pi with qpu.ko loaded)'
 	@echo '  bench      benchmarks'
 	@echo '  cross      qpu.ko for the Raspberry Pi (armel rpi) and arm64 kernels'
-	@echo '  install    module, library, headers, pkg-config file, tools'
+	@echo '  install    module, library, headers, pkg-config file, tools, man pages'
+	@echo '  install-user  the same without the module and the udev rule'
+	@echo '  deb        Debian packages for amd64, arm64 and armhf (build/deb/<arch>)'
+	@echo '  check-deb  builds them, lintian, installs and removes the amd64 ones (opt-in)'
 	@echo '  check-thirdparty GPU_FFT_SRC=DIR QPULIB_SRC=DIR  GPU_FFT 3.0, QPULib against libqpu-mailbox (opt-in)'
 	@echo '  check-thirdparty PYVIDEOCORE_SRC=DIR  PyVideoCore through qpu.pyvideocore (opt-in)'
 	@echo '  dtbo       the qpu-v3d device-tree overlay (build/dts/qpu-v3d.dtbo)'
@@ -149,6 +152,7 @@ include libqpu/python/python.mk
 include libqpu/examples/examples.mk
 include tools/tools.mk
 include selftests/selftests.mk
+include tools/debian/deb.mk
 
 # Without a kernel build directory, or without the kernel source tarball
 # the kselftests take their harness from, `make` builds the userspace parts
@@ -175,7 +179,7 @@ CHECK_SUITES := lint check-host check-python check-asan check-fuzz check-install
 
 # check-debug is not among them: its kernel takes ~35 minutes to build cold.
 check:
-	$(Q)$(CURDIR)/tools/deps.sh build lint vm pi python netlink
+	$(Q)$(CURDIR)/tools/deps.sh build lint vm pi python netlink man
 	$(Q)BUILD=$(BUILD) MAKE="$(MAKE)" $(CURDIR)/selftests/check.sh $(CHECK_SUITES)
 
 # --- the demo ---------------------------------------------------------------
@@ -219,10 +223,22 @@ BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
 KRELEASE = $(shell cat $(KDIR)/include/config/kernel.release 2>/dev/null)
 MODDIR = /lib/modules/$(KRELEASE)/updates
 
-install: all $(BUILD)/libqpu.pc $(BUILD)/qpu-mailbox.pc
+# install-user is everything but the module: what the Debian packages of
+# tools/debian take (libqpu0, libqpu-mailbox0, libqpu-dev, qpu-tools).
+install: all install-user
 	$(Q)test -n "$(KRELEASE)" || { echo "cannot tell the kernel release of KDIR='$(KDIR)'" >&2; exit 1; }
 	install -D -m 644 $(BUILD)/qpu.ko $(DESTDIR)$(MODDIR)/qpu.ko
 	install -D -m 644 kmod/60-qpu.rules $(DESTDIR)$(UDEVRULESDIR)/60-qpu.rules
+	$(Q)if [ -z "$(DESTDIR)" ]; then depmod -a $(KRELEASE); fi
+
+# The man pages: tools/man (section 1), tools/qpuctl (8), libqpu/man (3,
+# one page per function or family, .so links for the family's members;
+# 7, the overview). selftests/lib/test-man.sh checks them.
+MAN1_PAGES := $(wildcard tools/man/*.1)
+MAN3_PAGES := $(wildcard libqpu/man/*.3)
+MAN7_PAGES := $(wildcard libqpu/man/*.7)
+
+install-user: lib tools $(BUILD)/libqpu.pc $(BUILD)/qpu-mailbox.pc
 	install -D -m 644 uapi/linux/qpu.h $(DESTDIR)$(INCLUDEDIR)/linux/qpu.h
 	install -D -m 644 libqpu/include/qpu.h $(DESTDIR)$(INCLUDEDIR)/qpu.h
 	install -D -m 644 libqpu/include/qpu_kernels.h $(DESTDIR)$(INCLUDEDIR)/qpu_kernels.h
@@ -242,9 +258,12 @@ install: all $(BUILD)/libqpu.pc $(BUILD)/qpu-mailbox.pc
 	ln -sf $(MAILBOX_SONAME) $(DESTDIR)$(LIBDIR)/libqpu-mailbox.so
 	install -D -m 644 $(BUILD)/qpu-mailbox.pc $(DESTDIR)$(LIBDIR)/pkgconfig/qpu-mailbox.pc
 	install -D -m 755 -t $(DESTDIR)$(BINDIR) $(TOOLS)
+	install -D -m 644 -t $(DESTDIR)$(MANDIR)/man1 $(MAN1_PAGES)
+	install -D -m 644 -t $(DESTDIR)$(MANDIR)/man3 $(MAN3_PAGES)
+	install -D -m 644 -t $(DESTDIR)$(MANDIR)/man7 $(MAN7_PAGES)
 	install -D -m 644 tools/qpuctl/qpuctl.8 $(DESTDIR)$(MANDIR)/man8/qpuctl.8
 	install -D -m 644 tools/qpuctl/qpuctl.bash-completion $(DESTDIR)$(BASHCOMPDIR)/qpuctl
-	$(Q)if [ -z "$(DESTDIR)" ]; then depmod -a $(KRELEASE) && ldconfig; fi
+	$(Q)if [ -z "$(DESTDIR)" ]; then ldconfig; fi
 
 # Opt-in, outside make check: GPU_FFT release 3.0 from GPU_FFT_SRC=DIR (its
 # hello_fft directory) and QPULib from QPULIB_SRC=DIR against the installed

@@ -37,5 +37,9 @@ $(LIBQPU_SO): $(LIBQPU_OBJS) libqpu/libqpu.map
 
 -include $(LIBQPU_OBJS:.o=.d)
 
-$(BUILD)/libqpu.pc: libqpu/libqpu.pc.in $(BUILD)/vars/PREFIX $(BUILD)/vars/LIBQPU_VERSION
-	$(Q)sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(LIBQPU_VERSION)|' $< > $@
+# libdir is written relative to ${prefix} when LIBDIR is under PREFIX
+# (Debian's /usr/lib/<triplet> is: ${prefix}/lib/x86_64-linux-gnu).
+PC_LIBDIR = $(patsubst $(PREFIX)/%,$${prefix}/%,$(LIBDIR))
+$(BUILD)/libqpu.pc: libqpu/libqpu.pc.in $(BUILD)/vars/PREFIX $(BUILD)/vars/LIBDIR $(BUILD)/vars/LIBQPU_VERSION
+	$(Q)sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(PC_LIBDIR)|' \
+		-e 's|@VERSION@|$(LIBQPU_VERSION)|' $< > $@

@@ -17,6 +17,15 @@ declare -A groups=(
 	# make check-thirdparty PYVIDEOCORE_SRC=DIR: PyVideoCore's suite imports
 	# nose.tools beside pytest
 	[pyvideocore]="python3 python3-numpy python3-pytest python3-nose"
+	# the man pages' check (selftests/lib/test-man.sh): man --warnings, groff
+	[man]="man-db groff"
+	# make deb and check-deb (tools/debian/deb.mk): debhelper and what
+	# debian/control's Build-Depends names, for amd64 and the two cross
+	# builds (Debian's cross toolchains; the target's libnl and pkgconf,
+	# which brings <triplet>-pkg-config, through multiarch); lintian; dkms
+	# (check-deb builds qpu-dkms's source with it); qemu-user runs an
+	# arm64 tool; python3-numpy is python3-qpu's dependency.
+	[deb]="debhelper dh-dkms dh-python python3 python3-numpy dpkg-dev fakeroot lintian dkms device-tree-compiler pkgconf libnl-3-dev libnl-genl-3-dev gcc-aarch64-linux-gnu libc6-dev-arm64-cross libnl-3-dev:arm64 libnl-genl-3-dev:arm64 pkgconf:arm64 gcc-arm-linux-gnueabihf libc6-dev-armhf-cross libnl-3-dev:armhf libnl-genl-3-dev:armhf pkgconf:armhf qemu-user man-db groff"
 	# make check-debug, complete on its own (selftests/debug/debug.mk):
 	#   linux-source-6.1  the debug kernel's source, the kselftest harness
 	#   xz-utils          unpacks it
@@ -50,10 +59,18 @@ for group in "$@"; do
 	fi
 done
 
-missing=()
+missing=() arches=()
+native=$(dpkg --print-architecture)
 for pkg in $(printf '%s\n' "${want[@]}" | sort -u); do
-	status=$(dpkg-query -W -f='${db:Status-Status}' "$pkg" 2>/dev/null || true)
-	[ "$status" = installed ] || missing+=("$pkg")
+	# One line per installed architecture of the name: a name without
+	# :ARCH means the native one (or arch all).
+	case $pkg in
+	*:*) want_arch=${pkg##*:} ;;
+	*) want_arch=$native ;;
+	esac
+	dpkg-query -W -f='${Architecture} ${db:Status-Status}\n' "$pkg" 2>/dev/null |
+		grep -qE "^($want_arch|all) installed$" || missing+=("$pkg")
+	case $pkg in *:*) arches+=("${pkg##*:}") ;; esac
 done
 [ ${#missing[@]} -eq 0 ] && exit 0
 
@@ -65,5 +82,10 @@ fi
 
 echo "deps.sh: installing ${missing[*]}"
 export DEBIAN_FRONTEND=noninteractive
+for arch in $(printf '%s\n' "${arches[@]}" | sort -u); do
+	[ "$arch" = "$native" ] ||
+		dpkg --print-foreign-architectures | grep -qx "$arch" ||
+		dpkg --add-architecture "$arch"
+done
 apt-get update -q
 apt-get install -y -q --no-install-recommends "${missing[@]}"

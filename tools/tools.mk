@@ -9,7 +9,10 @@ TOOLS := $(TOOL_SRCS:tools/%.c=$(BUILD)/tools/%)
 TOOL_CFLAGS = $(QPU_WARN_CFLAGS) -I$(CURDIR)/uapi -I$(CURDIR)/libqpu/include \
 	-I$(CURDIR)/tools/lib $(CFLAGS)
 # Found next to the binary: $(BUILD)/lib in the tree, $(LIBDIR) installed.
-TOOL_LIBQPU := -L$(BUILD) -lqpu -Wl,-rpath,'$$ORIGIN/../lib'
+# Distribution packages, whose libqpu is in the loader's path, build with
+# TOOL_RPATH= (Debian's policy forbids an rpath: tools/debian/rules).
+TOOL_RPATH ?= -Wl,-rpath,'$$ORIGIN/../lib'
+TOOL_LIBQPU := -L$(BUILD) -lqpu $(TOOL_RPATH)
 
 QPU_TOOLS_SRCS := $(wildcard tools/lib/*.c)
 QPU_TOOLS_OBJS := $(QPU_TOOLS_SRCS:%.c=$(BUILD)/%.o)

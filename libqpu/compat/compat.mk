@@ -27,5 +27,9 @@ $(MAILBOX_SO): $(MAILBOX_OBJS) $(LIBQPU_SO)
 
 -include $(MAILBOX_OBJS:.o=.d)
 
-$(BUILD)/qpu-mailbox.pc: libqpu/compat/qpu-mailbox.pc.in $(BUILD)/vars/PREFIX $(BUILD)/vars/MAILBOX_VERSION
-	$(Q)sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(MAILBOX_VERSION)|' $< > $@
+$(BUILD)/qpu-mailbox.pc: libqpu/compat/qpu-mailbox.pc.in $(BUILD)/vars/PREFIX $(BUILD)/vars/LIBDIR $(BUILD)/vars/MAILBOX_VERSION
+	$(Q)sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(PC_LIBDIR)|' \
+		-e 's|@VERSION@|$(MAILBOX_VERSION)|' $< > $@
+
+# selftests/lib/test-man.sh reads the symbols it exports.
+HOST_TEST_DEPS += $(MAILBOX_SO)

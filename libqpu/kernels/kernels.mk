@@ -13,10 +13,29 @@ QPU_KERNEL_OBJS := $(QPU_KERNEL_SRCS:%.c=$(BUILD)/%.o)
 # .include search path of the kernels: the helper files users include too.
 QPU_QASM_INCLUDES := $(wildcard libqpu/qasm/*.qinc libqpu/kernels/*.qinc)
 QPU_AS_BOOT := $(BUILD)/boot/qpu-as
+# The compiler of the machine that runs the build. A cross build (CC names
+# the target's compiler, as for the Debian packages of tools/debian) builds
+# the bootstrap assembler from the sources with it, as an archive from
+# which the link takes what qpu-as calls, since it runs here; the target's
+# flags (CFLAGS, LDFLAGS) may not suit it.
+CC_FOR_BUILD ?= $(CC)
+CFLAGS_FOR_BUILD ?= -O2
+AR_FOR_BUILD ?= ar
 
+ifeq ($(CC_FOR_BUILD),$(CC))
 $(QPU_AS_BOOT): tools/qpu-as.c $(LIBQPU_BASE_OBJS) $(QPU_TOOLS_A)
 	$(Q)mkdir -p $(dir $@)
 	$(Q)$(CC) $(TOOL_CFLAGS) -o $@ $^ $(LDFLAGS)
+else
+QPU_AS_BOOT_SRCS := $(LIBQPU_BASE_SRCS) $(wildcard tools/lib/*.c)
+$(QPU_AS_BOOT): tools/qpu-as.c $(QPU_AS_BOOT_SRCS)
+	$(Q)rm -rf $(BUILD)/boot/obj && mkdir -p $(BUILD)/boot/obj
+	$(Q)cd $(BUILD)/boot/obj && $(CC_FOR_BUILD) $(QPU_CFLAGS) $(LIBQPU_OBJ_CFLAGS) \
+		-I$(CURDIR)/tools/lib $(CFLAGS_FOR_BUILD) -c $(addprefix $(CURDIR)/,$(QPU_AS_BOOT_SRCS))
+	$(Q)$(AR_FOR_BUILD) rcs $(BUILD)/boot/obj/boot.a $(BUILD)/boot/obj/*.o
+	$(Q)$(CC_FOR_BUILD) $(QPU_CFLAGS) -I$(CURDIR)/tools/lib $(CFLAGS_FOR_BUILD) -o $@ $< \
+		$(BUILD)/boot/obj/boot.a
+endif
 
 $(BUILD)/libqpu/kernels/%.qasm.h: libqpu/kernels/%.qasm $(QPU_AS_BOOT) $(QPU_QASM_INCLUDES)
 	$(Q)mkdir -p $(dir $@)

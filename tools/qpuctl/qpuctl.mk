@@ -10,8 +10,10 @@ QPUCTL_SRCS := $(sort $(wildcard tools/qpuctl/*.c))
 QPUCTL_HDRS := tools/qpuctl/qpuctl.h uapi/linux/qpu.h libqpu/include/qpu.h
 QPUCTL := $(BUILD)/tools/qpuctl
 QPUCTL_STATIC := $(BUILD)/static/qpuctl
-QPUCTL_NL_CFLAGS := $(shell pkg-config --cflags libnl-genl-3.0 2>/dev/null || echo -I/usr/include/libnl3)
-QPUCTL_NL_LIBS := $(shell pkg-config --libs libnl-genl-3.0 2>/dev/null || echo -lnl-genl-3 -lnl-3)
+# A cross build names the target's pkg-config (aarch64-linux-gnu-pkg-config).
+PKG_CONFIG ?= pkg-config
+QPUCTL_NL_CFLAGS := $(shell $(PKG_CONFIG) --cflags libnl-genl-3.0 2>/dev/null || echo -I/usr/include/libnl3)
+QPUCTL_NL_LIBS := $(shell $(PKG_CONFIG) --libs libnl-genl-3.0 2>/dev/null || echo -lnl-genl-3 -lnl-3)
 
 TOOLS += $(QPUCTL)
 
