@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: (GPL-2.0 OR MIT)
 /*
- * The QPU interpreter: 12 QPUs, their semaphores, mutex, VPM, VCD DMA and
- * TMU direct lookups, scheduled one instruction at a time.
+ * The QPU interpreter's scheduler and sync: 12 QPUs scheduled one
+ * instruction at a time, their semaphores and mutex, fetch and predecode,
+ * the instructions that are no ALU operation (load immediates, semaphores,
+ * branches) and the API of qpu_emu.h. The other parts, one file each, are
+ * listed in qpu_emu_internal.h; the modelling choices of all are here.
  *
  * DOC: modelling choices
  * - Scheduling: seed 0 runs the live QPUs round-robin in QPU order, one
@@ -82,7 +85,7 @@
  * DOC: predecoded instructions
  * Each word is decoded once into a struct qpu_emu_op (the decode plus what
  * step() needs: may it block, does it read a uniform, the mutex or r4,
- * does it unpack, may exec_alu_fast() run it), kept in a direct-mapped
+ * does it unpack, may qpu_emu_exec_alu_fast() run it), kept in a direct-mapped
  * cache of OP_CACHE_ENTRIES indexed by PC. Code lives in the caller's
  * buffers, which the program's own VCD DMA, the host or another device may
  * rewrite at any time, so the cache is never trusted on its own: every
@@ -104,7 +107,7 @@
  * granted, and a word outside goes through translate() by itself, so
  * faults name the same instruction, address and access as without
  * windows. qpu_emu_set_predecode(emu, false) turns all of them off, and
- * exec_alu_fast() too, as a reference.
+ * qpu_emu_exec_alu_fast() too, as a reference.
  *
  * DOC: speed
  * The ALU works on whole vectors: one switch per instruction, then a plain
@@ -124,13 +127,13 @@
  * - A fast path: the instructions of compute loops (registers, uniforms
  *   or small immediates in, unconditional ops into registers, with or
  *   without flags, at most an ldtmu; see fast_ok()) run in
- *   exec_alu_fast(), which finds its vectors by offsets predecode()
+ *   qpu_emu_exec_alu_fast(), which finds its vectors by offsets predecode()
  *   computed, writes fadd and fmul results straight into their registers
  *   and the others through the result buffers but not write_result(), and
- *   skips the tests exec_alu() makes for everything they do not use.
+ *   skips the tests qpu_emu_exec_alu() makes for everything they do not use.
  *   sgemm's "fadd ra, ra, r0; fmul r0, r4, unif" is one, and so is a loop
  *   counter's "sub.setf r0, r0, 1". The integer lane loops are inlined
- *   into both paths (exec_alu_fast() is flattened): once GCC called them
+ *   into both paths (qpu_emu_exec_alu_fast() is flattened): once GCC called them
  *   instead, and integer code lost more than the fast path gained.
  *   Predecoding off, nothing takes the fast path, and test-emu-fuzz
  *   compares the two on programs rich in such instructions.
@@ -145,14 +148,13 @@
  *   register saves (simd_get() inline).
  */
 #include "qpu_emu_internal.h"
-#include "qpu_emu_float.h"
 
 /* Register addresses are the core's QPU_ISA_RADDR_* and QPU_ISA_WADDR_*. */
 
 /* How step() runs an instruction (qpu_emu_op.exec). */
 enum qpu_emu_exec_kind {
 	EX_ALU,
-	EX_ALU_FAST,	/* common ALU shapes: see exec_alu_fast() */
+	EX_ALU_FAST,	/* common ALU shapes: see qpu_emu_exec_alu_fast() */
 	EX_LDI,		/* load immediates and semaphores */
 	EX_BRANCH,
 	EX_BAD,		/* reserved encodings and the raw kind: fault */
@@ -199,145 +201,10 @@ static void set_state(struct qpu_emu *emu, unsigned int qi,
 		emu->waiting |= bit;
 }
 
-/* --- faults and memory --------------------------------------------------- */
-
-void qpu_emu_set_fault(struct qpu_emu_exec *x, enum qpu_emu_fault_reason why,
-		       u32 addr, enum qpu_emu_access access)
-{
-	if (x->fault)
-		return;
-	x->fault = true;
-	x->emu->fault.reason = why;
-	x->emu->fault.qpu = x->qi;
-	x->emu->fault.pc = x->q->pc;
-	x->emu->fault.addr = addr;
-	x->emu->fault.access = access;
-}
-
-/*
- * The host address of @len bytes at @addr for an access of @kind whose
- * address must be a multiple of @align, or NULL after setting the fault.
- */
-void *qpu_emu_mem(struct qpu_emu_exec *x, u32 addr, u32 len, u32 align,
-		  enum qpu_emu_access kind)
-{
-	void *p;
-
-	if (x->fault)
-		return NULL;
-	if (addr & (align - 1)) {
-		qpu_emu_set_fault(x, QPU_EMU_FAULT_MISALIGNED, addr, kind);
-		return NULL;
-	}
-	p = x->emu->ops->translate(x->emu->ctx, addr, len, kind);
-	if (!p)
-		qpu_emu_set_fault(x, QPU_EMU_FAULT_MEMORY, addr, kind);
-	return p;
-}
-
-/* Ask translate() for @len bytes at @addr as the window @w. */
-static u8 *win_try(struct qpu_emu *emu, struct qpu_emu_win *w, u32 addr,
-		   u32 len, enum qpu_emu_access kind)
-{
-	u8 *p = emu->ops->translate(emu->ctx, addr, len, kind);
-
-	if (p) {
-		w->p = p;
-		w->addr = addr;
-		w->len = len;
-	}
-	return p;
-}
-
-/* The window sizes win_miss() asks for, largest first (powers of 2). */
-static const u32 win_sizes[WIN_LEVELS] = { 1u << 20, 1u << 16, FETCH_WINDOW };
-
-/*
- * The host address of the @len bytes at @addr (a multiple of @align) for an
- * access of @kind, through the window @w: the same answer and the same
- * fault as qpu_emu_mem(x, addr, len, align, kind), with translate() asked
- * once for the rest of the 1 MiB region around @addr (or, where it refuses
- * that, of the 64 KiB one, the 4 KiB block, the 64-byte line) instead of
- * once per access. Strided TMU reads (a column of a wide matrix) leave a
- * 4 KiB block at every request; they stay inside a megabyte for many.
- * Windows that end before @addr + @len are not kept. Off (no window)
- * without predecoding.
- */
-static u8 *win_miss(struct qpu_emu_exec *x, struct qpu_emu_win *w, u32 addr,
-		    u32 len, u32 align, enum qpu_emu_access kind)
-{
-	struct qpu_emu *emu = x->emu;
-	u32 wlen, tried = 0;
-	u8 *p;
-	unsigned int i;
-
-	if (!(addr & (align - 1)) && !emu->no_predecode) {
-		for (i = 0; i < WIN_LEVELS; i++) {
-			u32 size = win_sizes[i];
-			u32 region = addr & ~(size - 1);
-
-			wlen = size - (addr & (size - 1));
-			if (wlen <= 64 || wlen < len || wlen == tried ||
-			    w->refused[i] == region + 1)
-				continue;
-			p = win_try(emu, w, addr, wlen, kind);
-			if (p)
-				return p;
-			w->refused[i] = region + 1;
-			tried = wlen;
-		}
-		wlen = 64 - (addr & 63);
-		if (wlen > len) {
-			p = win_try(emu, w, addr, wlen, kind);
-			if (p)
-				return p;
-		}
-	}
-	return qpu_emu_mem(x, addr, len, align, kind);
-}
-
-/* win_miss()'s answer, from the window when it holds the bytes. */
-static inline u8 *win_get(struct qpu_emu_exec *x, struct qpu_emu_win *w,
-			  u32 addr, u32 len, u32 align,
-			  enum qpu_emu_access kind)
-{
-	u32 off = addr - w->addr;
-
-	if (x->fault)
-		return NULL;
-	if (off < w->len && len <= w->len - off && !(addr & (align - 1)))
-		return w->p + off;
-	return win_miss(x, w, addr, len, align, kind);
-}
-
-/* The 4-byte word at @addr through @w (uniforms, TMU reads). */
-static inline const u8 *win_mem(struct qpu_emu_exec *x,
-				struct qpu_emu_win *w, u32 addr,
-				enum qpu_emu_access kind)
-{
-	return win_get(x, w, addr, 4, 4, kind);
-}
-
-/* A VCD DMA row through the QPU's window for @kind. */
-u8 *qpu_emu_dma_mem(struct qpu_emu_exec *x, u32 addr, u32 len, u32 align,
-		    enum qpu_emu_access kind)
-{
-	struct qpu_emu_win *w = kind == QPU_EMU_ACCESS_DMA_LOAD ?
-		&x->q->dlwin : &x->q->dswin;
-
-	return win_get(x, w, addr, len, align, kind);
-}
-
-void qpu_emu_bad_instr(struct qpu_emu_exec *x)
-{
-	qpu_emu_set_fault(x, QPU_EMU_FAULT_INSTRUCTION, x->q->pc,
-			  QPU_EMU_ACCESS_FETCH);
-}
-
 /* --- waking and blocking ------------------------------------------------- */
 
 /* A semaphore or the mutex changed: sleeping QPUs try again. */
-static void wake_sync(struct qpu_emu *emu)
+void qpu_emu_wake_sync(struct qpu_emu *emu)
 {
 	unsigned int i;
 	u16 waiting = emu->waiting;
@@ -386,993 +253,7 @@ static enum qpu_emu_qpu_state must_wait(struct qpu_emu *emu,
 	return QPU_EMU_QPU_RUNNING;
 }
 
-/* --- TMU ----------------------------------------------------------------- */
-
-static void tmu_request(struct qpu_emu_exec *x, unsigned int t, const u32 *v,
-			u16 mask)
-{
-	struct qpu_emu_qpu *q = x->q;
-	u32 *slot;
-	unsigned int i;
-
-	if (q->tmu_count[t] >= TMU_FIFO_DEPTH) {
-		qpu_emu_set_fault(x, QPU_EMU_FAULT_INSTRUCTION, q->pc,
-				  QPU_EMU_ACCESS_TMU);
-		return;
-	}
-	slot = q->tmu[t][(q->tmu_head[t] + q->tmu_count[t]) % TMU_FIFO_DEPTH];
-	for (i = 0; i < LANES; i++) {
-		const u8 *p;
-
-		slot[i] = 0;
-		if (!(mask & (1u << i)))
-			continue;
-		p = win_mem(x, &q->twin, v[i] & ~3u, QPU_EMU_ACCESS_TMU);
-		if (!p)
-			return;
-		slot[i] = rd32(p);
-		x->emu->stats.tmu_bytes += 4;
-	}
-	q->tmu_ready[t][(q->tmu_head[t] + q->tmu_count[t]) % TMU_FIFO_DEPTH] =
-		x->emu->stats.instructions[x->qi] + TMU_LATENCY;
-	q->tmu_count[t]++;
-}
-
-/*
- * ldtmu: r4 gets the oldest result. The lookup itself completed at the
- * request; the latency it would have had only counts in stall_tmu.
- */
-static void tmu_pop(struct qpu_emu_exec *x, unsigned int t)
-{
-	struct qpu_emu_qpu *q = x->q;
-	unsigned int i, h = q->tmu_head[t];
-	u64 now = x->emu->stats.instructions[x->qi];
-
-	if (now < q->tmu_ready[t][h])
-		x->emu->stats.stall_tmu += q->tmu_ready[t][h] - now;
-
-	for (i = 0; i < LANES; i++)
-		q->acc[4][i] = q->tmu[t][h][i];
-	q->tmu_head[t] = (h + 1) % TMU_FIFO_DEPTH;
-	q->tmu_count[t]--;
-}
-
-/* --- pack and unpack ----------------------------------------------------- */
-
-static u32 unpack(u32 v, unsigned int mode, bool is_float)
-{
-	switch (mode) {
-	case QPU_ISA_UNPACK_16A:
-	case QPU_ISA_UNPACK_16B:
-		v = mode == QPU_ISA_UNPACK_16A ? v & 0xffff : v >> 16;
-		if (is_float)
-			return qpu_emu_f16_to_f32(v);
-		return (u32)(s32)(s16)v;
-	case QPU_ISA_UNPACK_8D_REP:
-		v >>= 24;
-		if (is_float)
-			return qpu_emu_unorm8_to_f32(v);
-		return v * 0x01010101u;
-	case QPU_ISA_UNPACK_8A:
-	case QPU_ISA_UNPACK_8B:
-	case QPU_ISA_UNPACK_8C:
-	case QPU_ISA_UNPACK_8D:
-		v = (v >> ((mode - QPU_ISA_UNPACK_8A) * 8)) & 0xff;
-		return is_float ? qpu_emu_unorm8_to_f32(v) : v;
-	default:
-		return v;
-	}
-}
-
-static u32 sat_s(s64 v, s64 lo, s64 hi)
-{
-	return (u32)(v < lo ? lo : v > hi ? hi : v);
-}
-
-/*
- * Regfile A pack of an add (or swapped mul) result @v into @old. @wide is
- * the exact integer result of add/sub for the 32-bit saturation. A float
- * result packed to 16a or 16b becomes a float16 with or without "sat"
- * (the guide's pack table; PyVideoCore's test_pack_regA_float shows it on
- * a Pi); only an integer result saturates.
- */
-static u32 pack_a(u32 old, u32 v, s64 wide, unsigned int mode, bool is_float)
-{
-	u32 b;
-
-	switch (mode) {
-	case QPU_ISA_PACK_A_16A:
-	case QPU_ISA_PACK_A_16B:
-	case QPU_ISA_PACK_A_16A_SAT:
-	case QPU_ISA_PACK_A_16B_SAT:
-		if (is_float)
-			b = qpu_emu_f32_to_f16(v);
-		else if (mode >= QPU_ISA_PACK_A_16A_SAT)
-			b = sat_s((s32)v, -0x8000, 0x7fff) & 0xffff;
-		else
-			b = v & 0xffff;
-		return mode == QPU_ISA_PACK_A_16A || mode == QPU_ISA_PACK_A_16A_SAT ?
-			(old & 0xffff0000u) | b : (old & 0xffff) | b << 16;
-	case QPU_ISA_PACK_A_8888:
-		return (v & 0xff) * 0x01010101u;
-	case QPU_ISA_PACK_A_8A:
-	case QPU_ISA_PACK_A_8B:
-	case QPU_ISA_PACK_A_8C:
-	case QPU_ISA_PACK_A_8D:
-		b = (mode - QPU_ISA_PACK_A_8A) * 8;
-		return (old & ~(0xffu << b)) | (v & 0xff) << b;
-	case QPU_ISA_PACK_A_32_SAT:
-		return sat_s(wide, -0x80000000ll, 0x7fffffffll);
-	case QPU_ISA_PACK_A_8888_SAT:
-		return sat_s((s32)v, 0, 255) * 0x01010101u;
-	case QPU_ISA_PACK_A_8A_SAT:
-	case QPU_ISA_PACK_A_8B_SAT:
-	case QPU_ISA_PACK_A_8C_SAT:
-	case QPU_ISA_PACK_A_8D_SAT:
-		b = (mode - QPU_ISA_PACK_A_8A_SAT) * 8;
-		return (old & ~(0xffu << b)) | sat_s((s32)v, 0, 255) << b;
-	default:
-		return v;
-	}
-}
-
-/* Mul pack (pm=1): float results become 8-bit unorm, integers their byte. */
-static u32 pack_mul(u32 old, u32 v, unsigned int mode, bool is_float)
-{
-	u32 b = is_float ? qpu_emu_f32_to_unorm8(v) : v & 0xff;
-	u32 sh = (mode - QPU_ISA_PACK_MUL_8A) * 8;
-
-	if (mode == QPU_ISA_PACK_MUL_8888)
-		return b * 0x01010101u;
-	if (mode >= QPU_ISA_PACK_MUL_8A && mode <= QPU_ISA_PACK_MUL_8D)
-		return (old & ~(0xffu << sh)) | b << sh;
-	return v;
-}
-
-/* --- ALU ----------------------------------------------------------------- */
-
-/*
- * 64 bytes into a register or result. GCC expands this into four vector
- * moves; a plain copy loop may become a call to memmove() instead.
- */
-static inline void copy_lanes(u32 *dst, const u32 *src)
-{
-	__builtin_memcpy(dst, src, LANES * sizeof(*dst));
-}
-
-static u32 v8(u32 a, u32 b, unsigned int op)
-{
-	u32 r = 0;
-	unsigned int i;
-
-	for (i = 0; i < 32; i += 8) {
-		s32 x = (a >> i) & 0xff, y = (b >> i) & 0xff, v;
-
-		switch (op) {
-		case QPU_ISA_M_V8MULD:
-			v = x * y + 128;
-			v = (v + (v >> 8)) >> 8;
-			break;
-		case QPU_ISA_M_V8MIN:
-			v = x < y ? x : y;
-			break;
-		case QPU_ISA_M_V8MAX:
-			v = x > y ? x : y;
-			break;
-		case QPU_ISA_M_V8ADDS:
-			v = x + y > 255 ? 255 : x + y;
-			break;
-		default:	/* v8subs */
-			v = x - y < 0 ? 0 : x - y;
-			break;
-		}
-		r |= (u32)v << i;
-	}
-	return r;
-}
-
-static u32 clz32(u32 v)
-{
-	return v ? (u32)__builtin_clz(v) : 32;
-}
-
-#define LANE_LOOP(expr)				\
-	do {					\
-		for (i = 0; i < LANES; i++)	\
-			v[i] = (expr);		\
-	} while (0)
-
-#define CARRY_LOOP(expr)				\
-	do {						\
-		for (i = 0; i < LANES && want_c; i++)	\
-			c |= (u16)((expr) << i);	\
-	} while (0)
-
-/*
- * The add ALU over 16 lanes: @v gets the results; the return value, the
- * carry flags (bit per lane) when @want_c. One switch per instruction, a
- * plain loop per op, so the compiler can unroll or vectorise it. Inlined
- * into both exec_alu() and exec_alu_fast() (flattened): called, the
- * integer ops lose more than the fast path gains them.
- */
-static u16 alu_add_lanes(unsigned int op, const u32 *a, const u32 *b,
-			 u32 *__restrict v, bool want_c)
-{
-	unsigned int i;
-	u16 c = 0;
-
-	switch (op) {
-	case QPU_ISA_A_FADD:
-		qpu_emu_fadd16(a, b, 0, v);
-		break;
-	case QPU_ISA_A_FSUB:	/* fsub(a, b) is fadd(a, -b), NaNs included */
-		qpu_emu_fadd16(a, b, 0x80000000u, v);
-		break;
-	case QPU_ISA_A_FMIN:	/* the carries come for free */
-		c = qpu_emu_fmin16(a, b, v);
-		break;
-	case QPU_ISA_A_FMAX:
-		c = qpu_emu_fmax16(a, b, v);
-		break;
-	case QPU_ISA_A_FMINABS:
-		c = qpu_emu_fminabs16(a, b, v);
-		break;
-	case QPU_ISA_A_FMAXABS:
-		c = qpu_emu_fmaxabs16(a, b, v);
-		break;
-	case QPU_ISA_A_FTOI:
-		qpu_emu_ftoi16(a, v);
-		break;
-	case QPU_ISA_A_ITOF:
-		qpu_emu_itof16(a, v);
-		break;
-	case QPU_ISA_A_ADD:
-		LANE_LOOP(a[i] + b[i]);
-		CARRY_LOOP(v[i] < a[i]);
-		break;
-	case QPU_ISA_A_SUB:
-		LANE_LOOP(a[i] - b[i]);
-		CARRY_LOOP(a[i] < b[i]);
-		break;
-	case QPU_ISA_A_SHR:
-		LANE_LOOP(a[i] >> (b[i] & 31));
-		break;
-	case QPU_ISA_A_ASR:
-		LANE_LOOP((u32)((s32)a[i] >> (b[i] & 31)));
-		break;
-	case QPU_ISA_A_ROR:
-		LANE_LOOP((a[i] >> (b[i] & 31)) | (a[i] << ((32 - b[i]) & 31)));
-		break;
-	case QPU_ISA_A_SHL:
-		LANE_LOOP(a[i] << (b[i] & 31));
-		break;
-	case QPU_ISA_A_MIN:
-		LANE_LOOP((s32)a[i] < (s32)b[i] ? a[i] : b[i]);
-		CARRY_LOOP((s32)a[i] > (s32)b[i]);
-		break;
-	case QPU_ISA_A_MAX:
-		LANE_LOOP((s32)a[i] > (s32)b[i] ? a[i] : b[i]);
-		CARRY_LOOP((s32)a[i] > (s32)b[i]);
-		break;
-	case QPU_ISA_A_AND:
-		LANE_LOOP(a[i] & b[i]);
-		break;
-	case QPU_ISA_A_OR:
-		LANE_LOOP(a[i] | b[i]);
-		break;
-	case QPU_ISA_A_XOR:
-		LANE_LOOP(a[i] ^ b[i]);
-		break;
-	case QPU_ISA_A_NOT:
-		LANE_LOOP(~a[i]);
-		break;
-	case QPU_ISA_A_CLZ:
-		LANE_LOOP(clz32(a[i]));
-		break;
-	case QPU_ISA_A_V8ADDS:
-		LANE_LOOP(v8(a[i], b[i], QPU_ISA_M_V8ADDS));
-		break;
-	case QPU_ISA_A_V8SUBS:
-		LANE_LOOP(v8(a[i], b[i], QPU_ISA_M_V8SUBS));
-		break;
-	default:
-		LANE_LOOP(0);
-		break;
-	}
-	return c;
-}
-
-static void alu_mul_lanes(unsigned int op, const u32 *a, const u32 *b,
-			  u32 *__restrict v)
-{
-	unsigned int i;
-
-	switch (op) {
-	case QPU_ISA_M_FMUL:
-		qpu_emu_fmul16(a, b, v);
-		break;
-	case QPU_ISA_M_MUL24:
-		LANE_LOOP((a[i] & 0xffffff) * (b[i] & 0xffffff));
-		break;
-	case QPU_ISA_M_NOP:
-		LANE_LOOP(0);
-		break;
-	case QPU_ISA_M_V8MIN:
-	case QPU_ISA_M_V8MAX:
-		/* the mul unit's mov: v8min/v8max of a value with itself */
-		if (a == b) {
-			copy_lanes(v, a);
-			break;
-		}
-		LANE_LOOP(v8(a[i], b[i], op));
-		break;
-	default:
-		LANE_LOOP(v8(a[i], b[i], op));
-		break;
-	}
-}
-
-/*
- * DOC: lazy flags
- * Programs set the flags far more often than they read them (an sgemm
- * written elsewhere sets them in every fadd; only the loop's branch reads
- * the last sub's). So set_flags() keeps the setf's result vector, lanes,
- * carries and kind, and Z and N are computed from them only when a
- * condition, a branch or qpu_emu_get_flags() asks (flags_of()). A setf of
- * all lanes replaces a pending one unseen; one of fewer lanes first
- * resolves the pending one into zf/nf/cf, since it keeps the other lanes.
- */
-
-/* Z and N of the 16 lanes of @v (float results: Z for +-0). */
-static void flags_zn(const u32 *v, bool is_float, u16 *zp, u16 *np)
-{
-	u32 zmask = is_float ? 0x7fffffffu : 0xffffffffu;
-	unsigned int i;
-	u16 z = 0, n = 0;
-
-	for (i = 0; i < LANES; i++) {
-		z |= (u16)(!(v[i] & zmask) << i);
-		n |= (u16)((v[i] >> 31) << i);
-	}
-	*zp = z;
-	*np = n;
-}
-
-/* The QPU's Z, N and C, the pending setf included, without changing it. */
-static void flags_of(const struct qpu_emu_qpu *q, u16 *z, u16 *n, u16 *c)
-{
-	u16 m = q->flag_mask, pz, pn;
-
-	*z = q->zf;
-	*n = q->nf;
-	*c = q->cf;
-	if (!m)
-		return;
-	flags_zn(q->flag_v, q->flag_float, &pz, &pn);
-	*z = (*z & ~m) | (pz & m);
-	*n = (*n & ~m) | (pn & m);
-	*c = (*c & ~m) | (q->flag_c & m);
-}
-
-/* Fold the pending setf into zf, nf and cf. */
-static void flags_resolve(struct qpu_emu_qpu *q)
-{
-	if (!q->flag_mask)
-		return;
-	flags_of(q, &q->zf, &q->nf, &q->cf);
-	q->flag_mask = 0;
-}
-
-/* Lanes whose write condition @cond holds. */
-static u16 cond_mask(struct qpu_emu_qpu *q, unsigned int cond)
-{
-	if (cond == QPU_ISA_COND_NEVER)
-		return 0;
-	if (cond == QPU_ISA_COND_ALWAYS)
-		return ALL_LANES;
-	flags_resolve(q);
-	switch (cond) {
-	case QPU_ISA_COND_ZS:
-		return q->zf;
-	case QPU_ISA_COND_ZC:
-		return ~q->zf & ALL_LANES;
-	case QPU_ISA_COND_NS:
-		return q->nf;
-	case QPU_ISA_COND_NC:
-		return ~q->nf & ALL_LANES;
-	case QPU_ISA_COND_CS:
-		return q->cf;
-	default:
-		return ~q->cf & ALL_LANES;
-	}
-}
-
-/*
- * The flags of the lanes in @mask become those of results @v and carries
- * @c, lazily (see "DOC: lazy flags"): @v is copied, not looked at. Without
- * predecoding at once, as the reference test-emu-fuzz compares with.
- */
-static inline void set_flags(struct qpu_emu_exec *x, const u32 *v, u16 c,
-			     u16 mask, bool is_float)
-{
-	struct qpu_emu_qpu *q = x->q;
-
-	if (!mask)
-		return;
-	if (mask != ALL_LANES)
-		flags_resolve(q);
-	copy_lanes(q->flag_v, v);
-	q->flag_mask = mask;
-	q->flag_c = c;
-	q->flag_float = is_float;
-	if (x->emu->no_predecode)
-		flags_resolve(q);
-}
-
-/* --- writes -------------------------------------------------------------- */
-
-static void write_reg(struct qpu_emu_exec *x, unsigned int waddr, bool file_b,
-		      const struct qpu_emu_result *r)
-{
-	const struct qpu_isa_instr *in = x->in;
-	struct qpu_emu_qpu *q = x->q;
-	struct qpu_emu *emu = x->emu;
-	u32 *dst = NULL;
-	unsigned int i;
-	bool any = r->mask != 0;
-
-	if (waddr < 32)
-		dst = file_b ? q->rb[waddr] : q->ra[waddr];
-	else if (waddr < QPU_ISA_WADDR_TMU_NOSWAP)
-		dst = q->acc[waddr - QPU_ISA_WADDR_R0];
-	if (dst && !in->pack) {
-		if (r->mask == ALL_LANES) {
-			copy_lanes(dst, r->v);
-		} else {
-			for (i = 0; i < LANES; i++)
-				dst[i] = (r->mask >> i) & 1 ? r->v[i] : dst[i];
-		}
-		return;
-	}
-	if (dst) {
-		for (i = 0; i < LANES; i++) {
-			u32 v = r->v[i];
-
-			if (!(r->mask & (1u << i)))
-				continue;
-			if (in->pm && r->is_mul)
-				v = pack_mul(dst[i], v, in->pack, r->is_float);
-			else if (!in->pm && !file_b && waddr < 32)
-				v = pack_a(dst[i], v, r->wide[i], in->pack,
-					   r->is_float);
-			dst[i] = v;
-		}
-		return;
-	}
-	switch (waddr) {
-	case QPU_ISA_WADDR_TMU_NOSWAP:
-	case QPU_ISA_WADDR_NOP:
-		return;
-	case QPU_ISA_WADDR_R5:
-		for (i = 0; i < LANES; i++)
-			if (r->mask & (1u << i))
-				q->acc[5][i] = r->v[file_b ? 0 : i & ~3u];
-		return;
-	case QPU_ISA_WADDR_HOST_INT:
-		for (i = 0; i < LANES; i++)
-			if ((r->mask & (1u << i)) && r->v[i])
-				break;
-		if (i < LANES && emu->ops->host_interrupt)
-			emu->ops->host_interrupt(emu->ctx, x->qi);
-		return;
-	case QPU_ISA_WADDR_UNIF_ADDR:
-		/* B: unif_addr_rel moves the stream by whole uniforms */
-		if (any)
-			q->unif = file_b ? q->unif + r->v[0] * 4 : r->v[0];
-		return;
-	case QPU_ISA_WADDR_VPM:
-		if (any)
-			qpu_emu_vpm_write(x, r->v, r->mask);
-		return;
-	case QPU_ISA_WADDR_VPM_SETUP:
-		if (any)
-			qpu_emu_vpm_setup(q, r->v[0], file_b);
-		return;
-	case QPU_ISA_WADDR_VPM_ADDR:
-		if (!any)
-			return;
-		if (file_b)
-			qpu_emu_dma_store(x, r->v[0]);
-		else
-			qpu_emu_dma_load(x, r->v[0]);
-		return;
-	case QPU_ISA_WADDR_MUTEX:
-		if (any) {
-			emu->mutex_owner = -1;
-			wake_sync(emu);
-		}
-		return;
-	case QPU_ISA_WADDR_TMU0_S:
-	case QPU_ISA_WADDR_TMU1_S:
-		if (any)
-			tmu_request(x, waddr == QPU_ISA_WADDR_TMU1_S, r->v, r->mask);
-		return;
-	default:
-		break;
-	}
-	if (waddr >= QPU_ISA_WADDR_SFU_RECIP && waddr <= QPU_ISA_WADDR_SFU_LOG) {
-		if (!any)
-			return;
-		for (i = 0; i < LANES; i++) {
-			u32 v = r->v[i];
-
-			switch (waddr) {
-			case QPU_ISA_WADDR_SFU_RECIP:
-				q->sfu_val[i] = qpu_emu_recip(v);
-				break;
-			case QPU_ISA_WADDR_SFU_RECIP + 1:
-				q->sfu_val[i] = qpu_emu_recipsqrt(v);
-				break;
-			case QPU_ISA_WADDR_SFU_RECIP + 2:
-				q->sfu_val[i] = qpu_emu_exp2(v);
-				break;
-			default:
-				q->sfu_val[i] = qpu_emu_log2(v);
-				break;
-			}
-		}
-		q->sfu_left = 3;	/* r4 gets it before the 3rd next */
-		return;
-	}
-	/* quad/ms/rev, TLB, texture parameters: not for user programs */
-	if (any)
-		qpu_emu_bad_instr(x);
-}
-
-/*
- * write_reg(), with the common case (a register, no pack) inlined, and the
- * tracer told. Tracing turns exec_alu_fast() off (see predecode()), which
- * writes registers without this.
- */
-static inline void write_result(struct qpu_emu_exec *x, unsigned int waddr,
-				bool file_b, const struct qpu_emu_result *r)
-{
-	const struct qpu_emu_ops *ops = x->emu->ops;
-	struct qpu_emu_qpu *q = x->q;
-	u32 *dst;
-	unsigned int i;
-
-	if (waddr == QPU_ISA_WADDR_NOP)
-		return;
-	if (ops->trace_write)
-		ops->trace_write(x->emu->ctx, x->qi, waddr, file_b, r->v,
-				 r->mask);
-	if (x->in->pack || waddr >= QPU_ISA_WADDR_TMU_NOSWAP) {
-		write_reg(x, waddr, file_b, r);
-		return;
-	}
-	if (waddr < 32)
-		dst = file_b ? q->rb[waddr] : q->ra[waddr];
-	else
-		dst = q->acc[waddr - QPU_ISA_WADDR_R0];
-	if (r->mask == ALL_LANES) {
-		copy_lanes(dst, r->v);
-		return;
-	}
-	for (i = 0; i < LANES; i++)
-		dst[i] = (r->mask >> i) & 1 ? r->v[i] : dst[i];
-}
-
-/* --- instruction kinds --------------------------------------------------- */
-
-static const u32 zero_lanes[LANES];
-static const u32 elem_lanes[LANES] = {
-	0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15,
-};
-
-/*
- * The 16 lanes register-file read @raddr gives: the register itself, a
- * constant, or @buf filled in.
- */
-static const u32 *read_file(struct qpu_emu_exec *x, bool file_b,
-			    unsigned int raddr, u32 unif, u32 *buf)
-{
-	struct qpu_emu_qpu *q = x->q;
-	unsigned int i;
-	u32 v = 0;
-
-	if (raddr < 32)
-		return file_b ? q->rb[raddr] : q->ra[raddr];
-	switch (raddr) {
-	case QPU_ISA_RADDR_UNIF:
-		v = unif;
-		break;
-	case QPU_ISA_RADDR_ELEM_QPU:
-		if (!file_b)
-			return elem_lanes;
-		v = x->qi;
-		break;
-	case QPU_ISA_RADDR_NOP:
-	case QPU_ISA_RADDR_VPM_BUSY:
-	case QPU_ISA_RADDR_VPM_WAIT:
-	case QPU_ISA_RADDR_MUTEX:
-		return zero_lanes;
-	case QPU_ISA_RADDR_VPM:
-		qpu_emu_vpm_read(x, buf);
-		return buf;
-	default:	/* varyings, coordinates, reserved */
-		qpu_emu_bad_instr(x);
-		return zero_lanes;
-	}
-	for (i = 0; i < LANES; i++)
-		buf[i] = v;
-	return buf;
-}
-
-/*
- * The 16 lanes an ALU input @mux selects: the source itself, or @buf with
- * the unpack applied (regfile A with pm clear, r4 with pm set).
- */
-static const u32 *operand(struct qpu_emu_exec *x, unsigned int mux,
-			  const u32 *ra, const u32 *rb, bool is_float,
-			  u32 *buf)
-{
-	const struct qpu_isa_instr *in = x->in;
-	const u32 *src;
-	unsigned int i, mode = 0;
-
-	if (mux == QPU_ISA_MUX_A) {
-		src = ra;
-		if (!in->pm)
-			mode = in->unpack;
-	} else if (mux == QPU_ISA_MUX_B) {
-		src = rb;
-	} else {
-		src = x->q->acc[mux];
-		if (mux == QPU_ISA_MUX_R4 && in->pm)
-			mode = in->unpack;
-	}
-	if (!mode || !(x->op->flags & OP_UNPACK))
-		return src;
-	for (i = 0; i < LANES; i++)
-		buf[i] = unpack(src[i], mode, is_float);
-	return buf;
-}
-
-/* The exact integer result of add and sub, for the 32-bit saturating pack. */
-static void alu_wide(unsigned int op, const u32 *a, const u32 *b,
-		     const u32 *v, s64 *wide)
-{
-	unsigned int i;
-
-	for (i = 0; i < LANES; i++) {
-		if (op == QPU_ISA_A_ADD)
-			wide[i] = (s64)(s32)a[i] + (s32)b[i];
-		else if (op == QPU_ISA_A_SUB)
-			wide[i] = (s64)(s32)a[i] - (s32)b[i];
-		else
-			wide[i] = (s32)v[i];
-	}
-}
-
-static inline const u32 *splat(u32 *buf, u32 v)
-{
-	unsigned int i;
-
-	for (i = 0; i < LANES; i++)
-		buf[i] = v;
-	return buf;
-}
-
-/* The vector ALU input @mux selects: an accumulator, regfile A or B. */
-static inline const u32 *mux_src(struct qpu_emu_qpu *q, unsigned int mux,
-				 const u32 *ra, const u32 *rb)
-{
-	if (mux == QPU_ISA_MUX_A)
-		return ra;
-	if (mux == QPU_ISA_MUX_B)
-		return rb;
-	return q->acc[mux];
-}
-
-static void exec_alu(struct qpu_emu_exec *x)
-{
-	const struct qpu_isa_instr *in = x->in;
-	struct qpu_emu_qpu *q = x->q;
-	struct qpu_emu *emu = x->emu;
-	bool smi = in->kind == QPU_ISA_KIND_ALU_SMALL_IMM;
-	const struct qpu_isa_smi *imm = &qpu_isa_small_imms[in->raddr_b];
-	struct qpu_emu_alu_scratch *s = emu_alu(emu);
-	const u32 *ra, *rb = s->rb;
-	const u32 *opa, *opb, *opc, *opd;
-	struct qpu_emu_result *add = emu_result(emu, false);
-	struct qpu_emu_result *mul = emu_result(emu, true);
-	u32 addf = qpu_isa_add_ops[in->op_add].flags;
-	u32 mulf = qpu_isa_mul_ops[in->op_mul].flags;
-	u32 unif = 0;
-	u16 carry = 0;
-	unsigned int i;
-
-	if (in->sig == QPU_ISA_SIG_LOADCV || in->sig == QPU_ISA_SIG_LOADC ||
-	    in->sig == QPU_ISA_SIG_LDCEND || in->sig == QPU_ISA_SIG_LOADAM) {
-		qpu_emu_bad_instr(x);	/* TLB loads: not for user programs */
-		return;
-	}
-	if (x->op->flags & OP_UNIF) {
-		const u8 *p = win_mem(x, &q->uwin, q->unif,
-				      QPU_EMU_ACCESS_UNIFORM);
-
-		if (!p)
-			return;
-		unif = rd32(p);
-		q->unif += 4;
-		emu->stats.uniform_bytes += 4;
-	}
-	if (x->op->flags & OP_MUTEX)
-		emu->mutex_owner = (int)x->qi;
-	/* Reads without side effects are used in place, not copied. */
-	if (in->raddr_a < 32)
-		ra = q->ra[in->raddr_a];
-	else if (in->raddr_a == QPU_ISA_RADDR_NOP)
-		ra = zero_lanes;
-	else if (in->raddr_a == QPU_ISA_RADDR_UNIF)
-		ra = splat(s->ra, unif);
-	else
-		ra = read_file(x, false, in->raddr_a, unif, s->ra);
-	if (smi) {
-		u32 v = imm->kind == QPU_ISA_SMI_ROTATE ?
-			(u32)(in->raddr_b - 64) : imm->value;
-
-		for (i = 0; i < LANES; i++)
-			s->rb[i] = v;
-	} else if (in->raddr_b == QPU_ISA_RADDR_VPM && in->raddr_a == QPU_ISA_RADDR_VPM) {
-		rb = ra;	/* one VPM read a cycle */
-	} else if (in->raddr_b < 32) {
-		rb = q->rb[in->raddr_b];
-	} else if (in->raddr_b == QPU_ISA_RADDR_NOP) {
-		rb = zero_lanes;
-	} else if (in->raddr_b == QPU_ISA_RADDR_UNIF) {
-		for (i = 0; i < LANES; i++)
-			s->rb[i] = unif;
-	} else {
-		rb = read_file(x, true, in->raddr_b, unif, s->rb);
-	}
-	if (x->fault)
-		return;
-	x->uses_r4 = x->op->flags & OP_R4;
-
-	/* Inputs; unpack applies per consumer (float or integer). */
-	if (in->op_add) {
-		bool f = addf & QPU_ISA_OP_FLOAT_IN;
-
-		opa = mux_src(q, in->add_a, ra, rb);
-		opb = mux_src(q, in->add_b, ra, rb);
-		if (x->op->flags & OP_UNPACK) {
-			opa = operand(x, in->add_a, ra, rb, f, s->aa);
-			opb = operand(x, in->add_b, ra, rb, f, s->ab);
-		}
-		add->is_mul = false;
-		add->is_float = addf & QPU_ISA_OP_FLOAT_OUT;
-		add->mask = in->cond_add == QPU_ISA_COND_ALWAYS ? ALL_LANES :
-			    cond_mask(q, in->cond_add);
-		carry = alu_add_lanes(in->op_add, opa, opb, add->v, in->sf);
-		if (in->pack == QPU_ISA_PACK_A_32_SAT && !in->pm)
-			alu_wide(in->op_add, opa, opb, add->v, add->wide);
-	}
-	if (in->op_mul) {
-		bool f = mulf & QPU_ISA_OP_FLOAT_IN;
-
-		opc = mux_src(q, in->mul_a, ra, rb);
-		opd = mux_src(q, in->mul_b, ra, rb);
-		if (x->op->flags & OP_UNPACK) {
-			opc = operand(x, in->mul_a, ra, rb, f, s->ma);
-			opd = operand(x, in->mul_b, ra, rb, f, s->mb);
-		}
-		mul->is_mul = true;
-		mul->is_float = mulf & QPU_ISA_OP_FLOAT_OUT;
-		mul->mask = in->cond_mul == QPU_ISA_COND_ALWAYS ? ALL_LANES :
-			    cond_mask(q, in->cond_mul);
-		alu_mul_lanes(in->op_mul, opc, opd, mul->v);
-		if (in->pack == QPU_ISA_PACK_A_32_SAT && !in->pm)
-			alu_wide(QPU_ISA_M_NOP, opc, opd, mul->v, mul->wide);
-	}
-	if (smi && imm->kind == QPU_ISA_SMI_ROTATE && in->op_mul) {
-		u32 n = imm->value ? imm->value : q->acc[5][0] & 15;
-		bool full = in->mul_a < QPU_ISA_MUX_R4 &&
-			    in->mul_b < QPU_ISA_MUX_R4;
-		u32 t[LANES];
-
-		for (i = 0; i < LANES; i++)
-			t[i] = mul->v[i];
-		for (i = 0; i < LANES; i++)
-			mul->v[i] = full ? t[(i - n) & 15] :
-				t[(i & ~3u) | ((i - n) & 3)];
-	}
-	if (in->sf) {
-		if (in->op_add)
-			set_flags(x, add->v, carry, add->mask, add->is_float);
-		else if (in->op_mul)
-			set_flags(x, mul->v, 0, mul->mask, mul->is_float);
-	}
-	if (in->op_add)
-		write_result(x, in->waddr_add, in->ws, add);
-	if (in->op_mul)
-		write_result(x, in->waddr_mul, !in->ws, mul);
-	if (in->op_add && in->op_mul)
-		emu->stats.both_units++;
-	if (x->fault)
-		return;
-	if (in->sig == QPU_ISA_SIG_LDTMU0)
-		tmu_pop(x, 0);
-	else if (in->sig == QPU_ISA_SIG_LDTMU1)
-		tmu_pop(x, 1);
-	else if (in->sig == QPU_ISA_SIG_THREND)
-		q->end_left = 3;
-}
-
-/* What exec_alu_fast() puts in a QPU's splat vectors (qpu_emu_op.fast_splat). */
-#define FAST_SPLAT_UNIF_A	BIT_U8(0)	/* the uniform, in splat[0] */
-#define FAST_SPLAT_UNIF_B	BIT_U8(1)	/* the uniform, in splat[1] */
-#define FAST_SPLAT_IMM_B	BIT_U8(2)	/* fast_imm, in splat[1] */
-#define FAST_VPM_A		BIT_U8(3)	/* a VPM read, in splat[0] */
-#define FAST_VPM_B		BIT_U8(4)	/* a VPM read, in splat[1] */
-
-/* qpu_emu_op.fast_dst values that are no register's offset */
-#define FAST_DST_NOP		0	/* nothing written */
-#define FAST_DST_WRITE		1	/* a peripheral or r5: write_reg() */
-
-/*
- * exec_alu_fast()'s reads that are no register (op->fast_splat): the
- * uniform, the VPM, a small immediate, into the QPU's splat vectors, in
- * exec_alu()'s order. True when one faulted.
- */
-static bool fast_inputs(struct qpu_emu_exec *x)
-{
-	const struct qpu_emu_op *op = x->op;
-	struct qpu_emu_qpu *q = x->q;
-
-	if (op->flags & OP_UNIF) {
-		const u8 *p = win_mem(x, &q->uwin, q->unif,
-				      QPU_EMU_ACCESS_UNIFORM);
-		u32 unif;
-
-		if (!p)
-			return true;
-		unif = rd32(p);
-		q->unif += 4;
-		x->emu->stats.uniform_bytes += 4;
-		if (op->fast_splat & FAST_SPLAT_UNIF_A)
-			splat(q->splat[0], unif);
-		if (op->fast_splat & FAST_SPLAT_UNIF_B)
-			splat(q->splat[1], unif);
-	}
-	if (op->fast_splat & FAST_VPM_A)
-		qpu_emu_vpm_read(x, q->splat[0]);
-	if (op->fast_splat & FAST_VPM_B)
-		qpu_emu_vpm_read(x, q->splat[1]);
-	if (op->fast_splat & FAST_SPLAT_IMM_B)
-		splat(q->splat[1], op->fast_imm);
-	return x->fault;
-}
-
-/*
- * A unit of exec_alu_fast() whose destination is no register: @op (an add
- * op unless @mul) of @a and @b to peripheral @waddr (file B if @file_b)
- * through write_reg(), or nowhere (FAST_DST_NOP), and the flags if @flags.
- */
-static void fast_unit_write(struct qpu_emu_exec *x, bool mul, unsigned int op,
-			    const u32 *a, const u32 *b, unsigned int waddr,
-			    bool file_b, u16 dst_off, bool flags)
-{
-	struct qpu_emu_result *r = emu_result(x->emu, mul);
-	u32 opf = mul ? qpu_isa_mul_ops[op].flags : qpu_isa_add_ops[op].flags;
-	u16 carry = 0;
-
-	if (mul)
-		alu_mul_lanes(op, a, b, r->v);
-	else
-		carry = alu_add_lanes(op, a, b, r->v, flags);
-	if (flags)
-		set_flags(x, r->v, carry, ALL_LANES,
-			  opf & QPU_ISA_OP_FLOAT_OUT);
-	if (dst_off == FAST_DST_WRITE) {
-		r->mask = ALL_LANES;
-		r->is_mul = mul;
-		r->is_float = opf & QPU_ISA_OP_FLOAT_OUT;
-		write_reg(x, waddr, file_b, r);
-	}
-}
-
-/*
- * exec_alu() for the instructions predecode() marks EX_ALU_FAST: register
- * files read only as registers, uniforms, the VPM, nop or a small
- * immediate (not a rotation), no unpack or pack, each unit absent or
- * unconditional (the flags from the add, else the mul, as exec_alu() sets
- * them), no signal but ldtmu, thread end or the ones that do nothing: see
- * fast_ok(). Most of a loop looks like that; every test exec_alu() makes
- * for the rest is left out. Its inputs and outputs are found with no test
- * at all: predecode() turned each into its offset in struct qpu_emu_qpu
- * (registers, accumulators, the QPU's zero vector, or a splat vector
- * filled here); fadd and fmul write their registers straight, the others
- * go through the result buffers, and write_reg() for peripherals.
- */
-static __attribute__((flatten)) void exec_alu_fast(struct qpu_emu_exec *x)
-{
-	const struct qpu_emu_op *op = x->op;
-	const struct qpu_isa_instr *in = x->in;
-	struct qpu_emu_qpu *q = x->q;
-	struct qpu_emu *emu = x->emu;
-	u8 *base = (u8 *)q;
-	u32 *dst;
-
-	if (op->fast_splat && fast_inputs(x))
-		return;
-	x->uses_r4 = op->flags & OP_R4;
-	if (in->op_add) {
-		const u32 *a = (const u32 *)(base + op->fast_src[0]);
-		const u32 *b = (const u32 *)(base + op->fast_src[1]);
-		struct qpu_emu_result *r = emu_result(emu, false);
-		u16 carry;
-
-		dst = (u32 *)(base + op->fast_dst[0]);
-		if (op->fast_dst[0] <= FAST_DST_WRITE) {
-			fast_unit_write(x, false, in->op_add, a, b,
-					in->waddr_add, in->ws, op->fast_dst[0],
-					in->sf);
-		} else if (in->op_add == QPU_ISA_A_FADD) {
-			qpu_emu_fadd16(a, b, 0, dst);
-			/* before the mul may write the same register */
-			if (in->sf)
-				set_flags(x, dst, 0, ALL_LANES, true);
-		} else {
-			carry = alu_add_lanes(in->op_add, a, b, r->v, in->sf);
-			if (in->sf)
-				set_flags(x, r->v, carry, ALL_LANES,
-					  qpu_isa_add_ops[in->op_add].flags &
-					  QPU_ISA_OP_FLOAT_OUT);
-			copy_lanes(dst, r->v);
-		}
-	}
-	if (in->op_mul) {
-		const u32 *a = (const u32 *)(base + op->fast_src[2]);
-		const u32 *b = (const u32 *)(base + op->fast_src[3]);
-		struct qpu_emu_result *r = emu_result(emu, true);
-		bool flags = in->sf && !in->op_add;
-
-		dst = (u32 *)(base + op->fast_dst[1]);
-		if (op->fast_dst[1] <= FAST_DST_WRITE) {
-			fast_unit_write(x, true, in->op_mul, a, b,
-					in->waddr_mul, !in->ws,
-					op->fast_dst[1], flags);
-		} else if (in->op_mul == QPU_ISA_M_FMUL) {
-			qpu_emu_fmul16(a, b, dst);
-			if (flags)
-				set_flags(x, dst, 0, ALL_LANES, true);
-		} else {
-			alu_mul_lanes(in->op_mul, a, b, r->v);
-			if (flags)
-				set_flags(x, r->v, 0, ALL_LANES,
-					  qpu_isa_mul_ops[in->op_mul].flags &
-					  QPU_ISA_OP_FLOAT_OUT);
-			copy_lanes(dst, r->v);
-		}
-		if (in->op_add)
-			emu->stats.both_units++;
-	}
-	switch (in->sig) {	/* not after a fault of a peripheral write */
-	case QPU_ISA_SIG_LDTMU0:
-	case QPU_ISA_SIG_LDTMU1:
-		if (!x->fault)
-			tmu_pop(x, in->sig == QPU_ISA_SIG_LDTMU1);
-		break;
-	case QPU_ISA_SIG_THREND:
-		if (!x->fault)
-			q->end_left = 3;
-		break;
-	default:
-		break;
-	}
-}
+/* --- load immediates, semaphores, branches ------------------------------ */
 
 static void exec_ldi(struct qpu_emu_exec *x)
 {
@@ -1392,7 +273,7 @@ static void exec_ldi(struct qpu_emu_exec *x)
 			(*s)--;
 		else
 			(*s)++;
-		wake_sync(x->emu);
+		qpu_emu_wake_sync(x->emu);
 	}
 	/* Semaphores mostly: nothing to write or flag. */
 	if (!in->sf && in->waddr_add == QPU_ISA_WADDR_NOP && in->waddr_mul == QPU_ISA_WADDR_NOP)
@@ -1410,8 +291,8 @@ static void exec_ldi(struct qpu_emu_exec *x)
 		for (i = 0; i < LANES; i++)
 			r.wide[i] = (s32)r.v[i];
 	/* Conditions read the flags from before this instruction's setf. */
-	add_mask = cond_mask(q, in->cond_add);
-	mul_mask = cond_mask(q, in->cond_mul);
+	add_mask = qpu_emu_cond_mask(q, in->cond_add);
+	mul_mask = qpu_emu_cond_mask(q, in->cond_mul);
 	if (in->sf)
 		set_flags(x, r.v, 0, add_mask, false);
 	r.is_mul = false;
@@ -1420,21 +301,6 @@ static void exec_ldi(struct qpu_emu_exec *x)
 	r.is_mul = true;
 	r.mask = mul_mask;
 	write_result(x, in->waddr_mul, !in->ws, &r);
-}
-
-static bool branch_taken(struct qpu_emu_qpu *q, unsigned int cond)
-{
-	u16 f;
-
-	if (cond == QPU_ISA_BR_ALWAYS)
-		return true;
-	flags_resolve(q);
-	f = cond < 4 ? q->zf : cond < 8 ? q->nf : q->cf;
-	if (cond & 1)
-		f = ~f & ALL_LANES;	/* the "clear" forms */
-	if (cond & 2)
-		return f != 0;		/* any */
-	return f == ALL_LANES;		/* all */
 }
 
 static void exec_branch(struct qpu_emu_exec *x)
@@ -1449,7 +315,7 @@ static void exec_branch(struct qpu_emu_exec *x)
 		qpu_emu_bad_instr(x);	/* a branch in a branch's delay slot */
 		return;
 	}
-	if (!branch_taken(q, in->br_cond))
+	if (!qpu_emu_branch_taken(q, in->br_cond))
 		return;
 	if (in->br_rel)
 		target += q->pc + 32;
@@ -1478,152 +344,8 @@ static bool op_reads(const struct qpu_isa_instr *in, unsigned int addr)
 }
 
 /*
- * The register a unit writing @waddr in file B (@file_b) or A changes,
- * numbered 0..31 for A, 32..63 for B and 64 + n for rn; -1 for anything
- * else (peripherals, r5, nop).
- */
-static int dst_reg(unsigned int waddr, bool file_b)
-{
-	if (waddr < 32)
-		return file_b ? 32 + (int)waddr : (int)waddr;
-	if (waddr < QPU_ISA_WADDR_TMU_NOSWAP)
-		return 64 + (int)(waddr - QPU_ISA_WADDR_R0);
-	return -1;
-}
-
-/* Does ALU input @mux of @in read register @reg (dst_reg()'s numbers)? */
-static bool mux_reads(const struct qpu_isa_instr *in, unsigned int mux,
-		      int reg)
-{
-	if (mux == QPU_ISA_MUX_A)
-		return in->raddr_a < 32 && reg == in->raddr_a;
-	if (mux == QPU_ISA_MUX_B)
-		return in->kind == QPU_ISA_KIND_ALU && in->raddr_b < 32 &&
-			reg == 32 + in->raddr_b;
-	return reg == 64 + (int)mux;
-}
-
-/* Can exec_alu_fast() read register file address @raddr? */
-static bool fast_raddr(unsigned int raddr)
-{
-	return raddr < 32 || raddr == QPU_ISA_RADDR_UNIF ||
-		raddr == QPU_ISA_RADDR_NOP || raddr == QPU_ISA_RADDR_VPM ||
-		raddr == QPU_ISA_RADDR_VPM_BUSY || raddr == QPU_ISA_RADDR_VPM_WAIT;
-}
-
-/*
- * Can exec_alu_fast() run @in? Its units are absent or have condition
- * always (setting the flags or not), nothing is packed or unpacked, the
- * mul does not read what the add wrote (the add writes first; an fadd or
- * fmul may read its own destination, their 16-lane forms read every lane
- * before writing, and the other ops compute into the result buffers
- * first; r5 counts, the only peripheral write a mul can read), the
- * register files read registers, uniforms, the VPM, nop, the wait
- * registers or a small immediate that is no rotation, and the signal is
- * ldtmu, thread end or one that does nothing.
- */
-static bool fast_ok(const struct qpu_isa_instr *in)
-{
-	int add = -1;
-
-	if (in->op_add)
-		add = in->waddr_add == QPU_ISA_WADDR_R5 ? 64 + QPU_ISA_MUX_R5 :
-			dst_reg(in->waddr_add, in->ws);
-	if (in->unpack || in->pack)
-		return false;
-	if (in->op_add && in->cond_add != QPU_ISA_COND_ALWAYS)
-		return false;
-	if (in->op_mul && in->cond_mul != QPU_ISA_COND_ALWAYS)
-		return false;
-	if (in->op_mul && (mux_reads(in, in->mul_a, add) ||
-			   mux_reads(in, in->mul_b, add)))
-		return false;
-	if (!fast_raddr(in->raddr_a))
-		return false;
-	if (in->kind == QPU_ISA_KIND_ALU_SMALL_IMM ?
-	    qpu_isa_small_imms[in->raddr_b].kind == QPU_ISA_SMI_ROTATE :
-	    !fast_raddr(in->raddr_b))
-		return false;
-	switch (in->sig) {
-	case QPU_ISA_SIG_LOADCV:
-	case QPU_ISA_SIG_LOADC:
-	case QPU_ISA_SIG_LDCEND:
-	case QPU_ISA_SIG_LOADAM:
-		return false;
-	default:
-		return true;
-	}
-}
-
-/* Offset in struct qpu_emu_qpu of what register file A (@file_b: B) reads. */
-static u16 fast_file_off(const struct qpu_isa_instr *in, bool file_b)
-{
-	unsigned int raddr = file_b ? in->raddr_b : in->raddr_a;
-
-	if (file_b && in->kind == QPU_ISA_KIND_ALU_SMALL_IMM)
-		return offsetof(struct qpu_emu_qpu, splat[1]);
-	if (raddr < 32)
-		return file_b ? offsetof(struct qpu_emu_qpu, rb[raddr]) :
-			offsetof(struct qpu_emu_qpu, ra[raddr]);
-	if (raddr != QPU_ISA_RADDR_UNIF && raddr != QPU_ISA_RADDR_VPM)
-		return offsetof(struct qpu_emu_qpu, zero);	/* nop, waits */
-	if (file_b && in->raddr_a == raddr)
-		return offsetof(struct qpu_emu_qpu, splat[0]);	/* one read */
-	return file_b ? offsetof(struct qpu_emu_qpu, splat[1]) :
-		offsetof(struct qpu_emu_qpu, splat[0]);
-}
-
-static u16 fast_mux_off(const struct qpu_isa_instr *in, unsigned int mux)
-{
-	if (mux == QPU_ISA_MUX_A || mux == QPU_ISA_MUX_B)
-		return fast_file_off(in, mux == QPU_ISA_MUX_B);
-	return offsetof(struct qpu_emu_qpu, acc[mux]);
-}
-
-/*
- * Offset of register @waddr (dst_reg()'s 0..35) of A or B, or
- * FAST_DST_NOP or FAST_DST_WRITE.
- */
-static u16 fast_dst_off(unsigned int waddr, bool file_b)
-{
-	if (waddr < 32)
-		return file_b ? offsetof(struct qpu_emu_qpu, rb[waddr]) :
-			offsetof(struct qpu_emu_qpu, ra[waddr]);
-	if (waddr < QPU_ISA_WADDR_TMU_NOSWAP)
-		return offsetof(struct qpu_emu_qpu, acc[waddr - QPU_ISA_WADDR_R0]);
-	return waddr == QPU_ISA_WADDR_NOP ? FAST_DST_NOP : FAST_DST_WRITE;
-}
-
-/* Where exec_alu_fast() finds the vectors of @op's instruction. */
-static void fast_operands(struct qpu_emu_op *op)
-{
-	const struct qpu_isa_instr *in = &op->in;
-	bool smi = in->kind == QPU_ISA_KIND_ALU_SMALL_IMM;
-
-	op->fast_splat = 0;
-	if (in->raddr_a == QPU_ISA_RADDR_UNIF)
-		op->fast_splat |= FAST_SPLAT_UNIF_A;
-	if (!smi && in->raddr_b == QPU_ISA_RADDR_UNIF && in->raddr_a != QPU_ISA_RADDR_UNIF)
-		op->fast_splat |= FAST_SPLAT_UNIF_B;
-	if (in->raddr_a == QPU_ISA_RADDR_VPM)
-		op->fast_splat |= FAST_VPM_A;
-	if (!smi && in->raddr_b == QPU_ISA_RADDR_VPM && in->raddr_a != QPU_ISA_RADDR_VPM)
-		op->fast_splat |= FAST_VPM_B;
-	if (smi) {
-		op->fast_splat |= FAST_SPLAT_IMM_B;
-		op->fast_imm = qpu_isa_small_imms[in->raddr_b].value;
-	}
-	op->fast_src[0] = fast_mux_off(in, in->add_a);
-	op->fast_src[1] = fast_mux_off(in, in->add_b);
-	op->fast_src[2] = fast_mux_off(in, in->mul_a);
-	op->fast_src[3] = fast_mux_off(in, in->mul_b);
-	op->fast_dst[0] = fast_dst_off(in->waddr_add, in->ws);
-	op->fast_dst[1] = fast_dst_off(in->waddr_mul, !in->ws);
-}
-
-/*
  * Decode @word at @pc into @op, with the facts step() needs precomputed;
- * exec_alu_fast() only if @fast.
+ * qpu_emu_exec_alu_fast() only if @fast.
  */
 static void predecode(struct qpu_emu_op *op, u32 pc, u64 word, bool fast)
 {
@@ -1654,10 +376,8 @@ static void predecode(struct qpu_emu_op *op, u32 pc, u64 word, bool fast)
 			op->flags |= OP_R4;
 		if (in->unpack)
 			op->flags |= OP_UNPACK;
-		if (fast && fast_ok(in)) {
+		if (fast && qpu_emu_fast_prepare(op))
 			op->exec = EX_ALU_FAST;
-			fast_operands(op);
-		}
 		break;
 	case QPU_ISA_KIND_BRANCH:
 		op->exec = EX_BRANCH;
@@ -1774,10 +494,10 @@ static bool step(struct qpu_emu *emu, unsigned int qi)
 			q->acc[4][i] = q->sfu_val[i];
 	switch (op->exec) {
 	case EX_ALU_FAST:
-		exec_alu_fast(&x);
+		qpu_emu_exec_alu_fast(&x);
 		break;
 	case EX_ALU:
-		exec_alu(&x);
+		qpu_emu_exec_alu(&x);
 		break;
 	case EX_BRANCH:
 		exec_branch(&x);
@@ -2103,7 +823,7 @@ int qpu_emu_get_flags(const struct qpu_emu *emu, unsigned int qpu,
 {
 	if (qpu >= QPU_EMU_NUM_QPUS)
 		return -QPU_EMU_EINVAL;
-	flags_of(emu_qpu(emu, qpu), z, n, c);
+	qpu_emu_flags_of(emu_qpu(emu, qpu), z, n, c);
 	return 0;
 }
 
@@ -2227,3 +947,4 @@ size_t qpu_emu_describe(const struct qpu_emu *emu, char *buf, size_t len)
 		buf[b.pos < len ? b.pos : len - 1] = 0;
 	return b.pos;
 }
+
