@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: (GPL-2.0 OR MIT)
 /*
  * The emulator's register writes: what a write to each of the 64 write
- * addresses does, with the regfile A and mul packs of register writes. The
+ * addresses does, as a table (write_dests[]) from the address to its
+ * handler, with the regfile A and mul packs of register writes. The
  * common case, a register written without a pack, never comes here
  * (write_result() in qpu_emu_internal.h does it inline).
  */
@@ -77,120 +78,182 @@ static u32 pack_mul(u32 old, u32 v, unsigned int mode, bool is_float)
 
 /* --- the write addresses ------------------------------------------------- */
 
-void qpu_emu_write_reg(struct qpu_emu_exec *x, unsigned int waddr,
-		       bool file_b, const struct qpu_emu_result *r)
+/*
+ * A handler: result @r of the unit writing address @waddr of regfile B
+ * (@file_b) or A. r->mask holds the lanes whose condition holds; it may be
+ * empty (see struct write_dest).
+ */
+typedef void write_fn(struct qpu_emu_exec *x, unsigned int waddr, bool file_b,
+		      const struct qpu_emu_result *r);
+
+/*
+ * What a write address does: @write, called only when a lane's condition
+ * holds unless @lanes (the handler writes lane by lane itself). An address
+ * with no @write is not for user programs (quad/ms/rev, TLB, texture
+ * parameters): a write of a true lane faults.
+ */
+struct write_dest {
+	write_fn *write;
+	bool lanes;
+};
+
+/* A register (regfile A/B or r0..r3) with a pack: lane by lane. */
+static void write_packed(struct qpu_emu_exec *x, unsigned int waddr,
+			 bool file_b, const struct qpu_emu_result *r)
 {
 	const struct qpu_isa_instr *in = x->in;
 	struct qpu_emu_qpu *q = x->q;
-	struct qpu_emu *emu = x->emu;
-	u32 *dst = NULL;
+	u32 *dst;
 	unsigned int i;
-	bool any = r->mask != 0;
 
 	if (waddr < 32)
 		dst = file_b ? q->rb[waddr] : q->ra[waddr];
-	else if (waddr < QPU_ISA_WADDR_TMU_NOSWAP)
+	else
 		dst = q->acc[waddr - QPU_ISA_WADDR_R0];
-	if (dst && !in->pack) {
-		if (r->mask == ALL_LANES) {
-			copy_lanes(dst, r->v);
-		} else {
-			for (i = 0; i < LANES; i++)
-				dst[i] = (r->mask >> i) & 1 ? r->v[i] : dst[i];
-		}
-		return;
-	}
-	if (dst) {
-		for (i = 0; i < LANES; i++) {
-			u32 v = r->v[i];
-
-			if (!(r->mask & (1u << i)))
-				continue;
-			if (in->pm && r->is_mul)
-				v = pack_mul(dst[i], v, in->pack, r->is_float);
-			else if (!in->pm && !file_b && waddr < 32)
-				v = pack_a(dst[i], v, r->wide[i], in->pack,
-					   r->is_float);
-			dst[i] = v;
-		}
-		return;
-	}
-	switch (waddr) {
-	case QPU_ISA_WADDR_TMU_NOSWAP:
-	case QPU_ISA_WADDR_NOP:
-		return;
-	case QPU_ISA_WADDR_R5:
+	if (!in->pack) {
 		for (i = 0; i < LANES; i++)
-			if (r->mask & (1u << i))
-				q->acc[5][i] = r->v[file_b ? 0 : i & ~3u];
+			dst[i] = (r->mask >> i) & 1 ? r->v[i] : dst[i];
 		return;
-	case QPU_ISA_WADDR_HOST_INT:
-		for (i = 0; i < LANES; i++)
-			if ((r->mask & (1u << i)) && r->v[i])
-				break;
-		if (i < LANES && emu->ops->host_interrupt)
-			emu->ops->host_interrupt(emu->ctx, x->qi);
-		return;
-	case QPU_ISA_WADDR_UNIF_ADDR:
-		/* B: unif_addr_rel moves the stream by whole uniforms */
-		if (any)
-			q->unif = file_b ? q->unif + r->v[0] * 4 : r->v[0];
-		return;
-	case QPU_ISA_WADDR_VPM:
-		if (any)
-			qpu_emu_vpm_write(x, r->v, r->mask);
-		return;
-	case QPU_ISA_WADDR_VPM_SETUP:
-		if (any)
-			qpu_emu_vpm_setup(q, r->v[0], file_b);
-		return;
-	case QPU_ISA_WADDR_VPM_ADDR:
-		if (!any)
-			return;
-		if (file_b)
-			qpu_emu_dma_store(x, r->v[0]);
-		else
-			qpu_emu_dma_load(x, r->v[0]);
-		return;
-	case QPU_ISA_WADDR_MUTEX:
-		if (any) {
-			emu->mutex_owner = -1;
-			qpu_emu_wake_sync(emu);
-		}
-		return;
-	case QPU_ISA_WADDR_TMU0_S:
-	case QPU_ISA_WADDR_TMU1_S:
-		if (any)
-			qpu_emu_tmu_request(x, waddr == QPU_ISA_WADDR_TMU1_S, r->v, r->mask);
-		return;
-	default:
-		break;
 	}
-	if (waddr >= QPU_ISA_WADDR_SFU_RECIP && waddr <= QPU_ISA_WADDR_SFU_LOG) {
-		if (!any)
-			return;
-		for (i = 0; i < LANES; i++) {
-			u32 v = r->v[i];
+	for (i = 0; i < LANES; i++) {
+		u32 v = r->v[i];
 
-			switch (waddr) {
-			case QPU_ISA_WADDR_SFU_RECIP:
-				q->sfu_val[i] = qpu_emu_recip(v);
-				break;
-			case QPU_ISA_WADDR_SFU_RECIP + 1:
-				q->sfu_val[i] = qpu_emu_recipsqrt(v);
-				break;
-			case QPU_ISA_WADDR_SFU_RECIP + 2:
-				q->sfu_val[i] = qpu_emu_exp2(v);
-				break;
-			default:
-				q->sfu_val[i] = qpu_emu_log2(v);
-				break;
-			}
-		}
-		q->sfu_left = 3;	/* r4 gets it before the 3rd next */
-		return;
+		if (!(r->mask & (1u << i)))
+			continue;
+		if (in->pm && r->is_mul)
+			v = pack_mul(dst[i], v, in->pack, r->is_float);
+		else if (!in->pm && !file_b && waddr < 32)
+			v = pack_a(dst[i], v, r->wide[i], in->pack,
+				   r->is_float);
+		dst[i] = v;
 	}
-	/* quad/ms/rev, TLB, texture parameters: not for user programs */
-	if (any)
+}
+
+/* tmu_noswap: the TMUs are never swapped (no second thread runs). */
+static void write_nothing(struct qpu_emu_exec *x, unsigned int waddr,
+			  bool file_b, const struct qpu_emu_result *r)
+{
+}
+
+/* r5quad (A) replicates each quad's first lane, r5rep (B) lane 0. */
+static void write_r5(struct qpu_emu_exec *x, unsigned int waddr, bool file_b,
+		     const struct qpu_emu_result *r)
+{
+	unsigned int i;
+
+	for (i = 0; i < LANES; i++)
+		if (r->mask & (1u << i))
+			x->q->acc[5][i] = r->v[file_b ? 0 : i & ~3u];
+}
+
+/* host_int: an interrupt when a true lane is non-zero. */
+static void write_host_int(struct qpu_emu_exec *x, unsigned int waddr,
+			   bool file_b, const struct qpu_emu_result *r)
+{
+	struct qpu_emu *emu = x->emu;
+	unsigned int i;
+
+	for (i = 0; i < LANES; i++)
+		if ((r->mask & (1u << i)) && r->v[i])
+			break;
+	if (i < LANES && emu->ops->host_interrupt)
+		emu->ops->host_interrupt(emu->ctx, x->qi);
+}
+
+/* unif_addr (A) sets the stream; unif_addr_rel (B) moves it by uniforms. */
+static void write_unif_addr(struct qpu_emu_exec *x, unsigned int waddr,
+			    bool file_b, const struct qpu_emu_result *r)
+{
+	struct qpu_emu_qpu *q = x->q;
+
+	q->unif = file_b ? q->unif + r->v[0] * 4 : r->v[0];
+}
+
+static void write_vpm(struct qpu_emu_exec *x, unsigned int waddr, bool file_b,
+		      const struct qpu_emu_result *r)
+{
+	qpu_emu_vpm_write(x, r->v, r->mask);
+}
+
+/* vr_setup (A) or vw_setup (B), from lane 0. */
+static void write_vpm_setup(struct qpu_emu_exec *x, unsigned int waddr,
+			    bool file_b, const struct qpu_emu_result *r)
+{
+	qpu_emu_vpm_setup(x->q, r->v[0], file_b);
+}
+
+/* vr_addr (A) starts a DMA load, vw_addr (B) a DMA store. */
+static void write_vpm_addr(struct qpu_emu_exec *x, unsigned int waddr,
+			   bool file_b, const struct qpu_emu_result *r)
+{
+	if (file_b)
+		qpu_emu_dma_store(x, r->v[0]);
+	else
+		qpu_emu_dma_load(x, r->v[0]);
+}
+
+/* mutex_rel: whoever waits for the mutex tries again. */
+static void write_mutex(struct qpu_emu_exec *x, unsigned int waddr,
+			bool file_b, const struct qpu_emu_result *r)
+{
+	x->emu->mutex_owner = -1;
+	qpu_emu_wake_sync(x->emu);
+}
+
+/* t0s, t1s: a direct lookup of the true lanes' addresses. */
+static void write_tmu(struct qpu_emu_exec *x, unsigned int waddr, bool file_b,
+		      const struct qpu_emu_result *r)
+{
+	qpu_emu_tmu_request(x, waddr == QPU_ISA_WADDR_TMU1_S, r->v, r->mask);
+}
+
+/* The SFU functions, by write address from QPU_ISA_WADDR_SFU_RECIP. */
+static u32 (*const sfu_ops[])(u32 v) = {
+	qpu_emu_recip, qpu_emu_recipsqrt, qpu_emu_exp2, qpu_emu_log2,
+};
+
+/* recip, recipsqrt, exp, log: every lane, into r4 before the 3rd next. */
+static void write_sfu(struct qpu_emu_exec *x, unsigned int waddr, bool file_b,
+		      const struct qpu_emu_result *r)
+{
+	u32 (*op)(u32 v) = sfu_ops[waddr - QPU_ISA_WADDR_SFU_RECIP];
+	struct qpu_emu_qpu *q = x->q;
+	unsigned int i;
+
+	for (i = 0; i < LANES; i++)
+		q->sfu_val[i] = op(r->v[i]);
+	q->sfu_left = 3;
+}
+
+#define WADDR_R3	(QPU_ISA_WADDR_R0 + 3)
+
+/* Every write address: regfile A and B share a row (see the handlers). */
+static const struct write_dest write_dests[1u << QPU_ISA_WADDR_BITS] = {
+	[0 ... 31] = { write_packed, true },
+	[QPU_ISA_WADDR_R0 ... WADDR_R3] = { write_packed, true },
+	[QPU_ISA_WADDR_TMU_NOSWAP] = { write_nothing, true },
+	[QPU_ISA_WADDR_R5] = { write_r5, true },
+	[QPU_ISA_WADDR_HOST_INT] = { write_host_int, true },
+	[QPU_ISA_WADDR_NOP] = { write_nothing, true },
+	[QPU_ISA_WADDR_UNIF_ADDR] = { write_unif_addr },
+	[QPU_ISA_WADDR_VPM] = { write_vpm },
+	[QPU_ISA_WADDR_VPM_SETUP] = { write_vpm_setup },
+	[QPU_ISA_WADDR_VPM_ADDR] = { write_vpm_addr },
+	[QPU_ISA_WADDR_MUTEX] = { write_mutex },
+	[QPU_ISA_WADDR_SFU_RECIP ... QPU_ISA_WADDR_SFU_LOG] = { write_sfu },
+	[QPU_ISA_WADDR_TMU0_S] = { write_tmu },
+	[QPU_ISA_WADDR_TMU1_S] = { write_tmu },
+};
+
+void qpu_emu_write_reg(struct qpu_emu_exec *x, unsigned int waddr,
+		       bool file_b, const struct qpu_emu_result *r)
+{
+	const struct write_dest *d = &write_dests[waddr];
+
+	if (!r->mask && !d->lanes)
+		return;
+	if (d->write)
+		d->write(x, waddr, file_b, r);
+	else
 		qpu_emu_bad_instr(x);
 }
