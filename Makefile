@@ -36,8 +36,10 @@ LDFLAGS += -fsanitize=address,undefined
 endif
 # The library and its tests see the core's private headers; the tools see
 # only what `make install` installs (TOOL_CFLAGS, tools/tools.mk).
+include libqpu/core/sources.mk
+QPU_CORE_CFLAGS := $(QPU_CORE_INCLUDES:%=-I$(CURDIR)/%)
 QPU_CFLAGS := $(QPU_WARN_CFLAGS) \
-	-I$(CURDIR)/uapi -I$(CURDIR)/libqpu/include -I$(CURDIR)/libqpu/core
+	-I$(CURDIR)/uapi -I$(CURDIR)/libqpu/include $(QPU_CORE_CFLAGS)
 ALL_CFLAGS = $(QPU_CFLAGS) $(CFLAGS)
 
 ifeq ($(V),1)
@@ -105,7 +107,8 @@ module:
 # headers package lacks them); extracted once, never committed.
 LINUX_SOURCE_TAR ?= $(lastword $(sort $(wildcard /usr/src/linux-source-6.1*.tar.xz)))
 LINUX_SCRIPTS := $(BUILD)/linux-scripts
-KERNEL_STYLE_FILES := $(sort $(wildcard kmod/*.[ch] libqpu/core/*.[ch])) uapi/linux/qpu.h
+KERNEL_STYLE_FILES := $(sort $(wildcard kmod/*.[ch] libqpu/core/*.[ch] \
+	libqpu/core/*/*.[ch])) uapi/linux/qpu.h
 
 $(LINUX_SCRIPTS)/.stamp:
 	$(Q)test -f "$(LINUX_SOURCE_TAR)" || \

@@ -429,10 +429,103 @@ static unsigned int lowest_bit(u64 m)
 	return (unsigned int)__builtin_ctzll(m);
 }
 
+static bool reads_r4(const struct word_info *w)
+{
+	return w->accs & (1u << QPU_ISA_MUX_R4);
+}
+
+static bool writes_sfu(const struct word_info *w)
+{
+	return any(w->wr, MASK_SFU);
+}
+
+static bool signals_r4(const struct word_info *w)
+{
+	return w->r4_signal;
+}
+
+static bool reads_uniform(const struct word_info *w)
+{
+	return has(w->rd, QPU_ISA_RADDR_UNIF);
+}
+
+static bool reads_ms_flags(const struct word_info *w)
+{
+	return w->rd[FILE_A] & BIT64(QPU_ISA_RADDR_MS_REV);
+}
+
+/* a read whose value is discarded (GPU_FFT's "mov -, vpm") only waits */
+static bool keeps_vpm_read(const struct word_info *w)
+{
+	return has(w->kept, QPU_ISA_RADDR_VPM);
+}
+
+static bool writes_tmu(const struct word_info *w)
+{
+	return any(w->wr, MASK_TMU);
+}
+
+#define FILE_ANY	(-1)
+
+/*
+ * The latency rules, one descriptor each in the order they are reported:
+ * the word checked does @hit while a word one or two instructions before
+ * it wrote an address in @after (of file @file, or of either). @msg names
+ * that word (%zu), after the checked word's signal (%s) if @sig.
+ */
+static const struct latency_rule {
+	unsigned int rule;
+	int file;
+	u64 after;
+	bool (*hit)(const struct word_info *w);
+	bool sig;
+	const char *msg;
+} latency_rules[] = {
+	{ QPU_HAZARD_SFU_R4_READ, FILE_ANY, MASK_SFU, reads_r4, false,
+	  "reads r4 while the SFU result of word %zu is not ready (it needs two instructions in between)" },
+	{ QPU_HAZARD_SFU_BUSY, FILE_ANY, MASK_SFU, writes_sfu, false,
+	  "writes the SFU while the SFU result of word %zu is pending" },
+	{ QPU_HAZARD_SFU_R4_SIGNAL, FILE_ANY, MASK_SFU, signals_r4, true,
+	  "signal %s writes r4 while the SFU result of word %zu is pending" },
+	{ QPU_HAZARD_UNIF_ADDR_LATENCY, FILE_ANY, BIT64(QPU_ISA_WADDR_UNIF_ADDR),
+	  reads_uniform, false,
+	  "reads a uniform within 2 instructions after the unif_addr write of word %zu" },
+	{ QPU_HAZARD_MS_FLAGS_AFTER_TLBZ, FILE_ANY, BIT64(QPU_ISA_WADDR_TLBZ),
+	  reads_ms_flags, false,
+	  "reads ms_flags within 2 instructions after the tlbz write of word %zu" },
+	{ QPU_HAZARD_VPM_READ_LATENCY, FILE_A, BIT64(QPU_ISA_WADDR_VPM_SETUP),
+	  keeps_vpm_read, false,
+	  "reads vpm within 2 instructions after the vr_setup write of word %zu" },
+	{ QPU_HAZARD_TMU_NOSWAP_LATENCY, FILE_ANY, BIT64(QPU_ISA_WADDR_TMU_NOSWAP),
+	  writes_tmu, false,
+	  "writes a TMU register within 2 instructions after the tmu_noswap write of word %zu" },
+};
+
+#define N_LATENCY_RULES	(sizeof(latency_rules) / sizeof(latency_rules[0]))
+
+/* The formats are the table's, so test-hazard checks them, not the compiler. */
+static void check_latency(struct checker *c, const struct word_info *w)
+{
+	const struct latency_rule *r;
+	size_t ref;
+
+	for (r = latency_rules; r < latency_rules + N_LATENCY_RULES; r++) {
+		if (!r->hit(w))
+			continue;
+		ref = back_writer(c, BACK_MAX, r->file, r->after);
+		if (ref == QPU_HAZARD_NO_REF)
+			continue;
+		if (r->sig)
+			report(c, r->rule, ref, r->msg, qpu_isa_sig_names[w->in.sig], ref);
+		else
+			report(c, r->rule, ref, r->msg, ref);
+	}
+}
+
 static void check_data(struct checker *c, const struct word_info *w)
 {
 	unsigned int f, d;
-	size_t ref, k;
+	size_t k;
 
 	for (k = 0; k < c->back[1].n; k++) {
 		const struct word_info *p = &c->info[c->back[1].v[k]];
@@ -447,45 +540,7 @@ static void check_data(struct checker *c, const struct word_info *w)
 		}
 	}
 
-	ref = back_writer(c, 2, -1, MASK_SFU);
-	if (ref != QPU_HAZARD_NO_REF) {
-		if (w->accs & (1u << QPU_ISA_MUX_R4))
-			report(c, QPU_HAZARD_SFU_R4_READ, ref,
-			       "reads r4 while the SFU result of word %zu is not ready (it needs two instructions in between)",
-			       ref);
-		if (any(w->wr, MASK_SFU))
-			report(c, QPU_HAZARD_SFU_BUSY, ref,
-			       "writes the SFU while the SFU result of word %zu is pending", ref);
-		if (w->r4_signal)
-			report(c, QPU_HAZARD_SFU_R4_SIGNAL, ref,
-			       "signal %s writes r4 while the SFU result of word %zu is pending",
-			       qpu_isa_sig_names[w->in.sig], ref);
-	}
-
-	ref = back_writer(c, 2, -1, BIT64(QPU_ISA_WADDR_UNIF_ADDR));
-	if (ref != QPU_HAZARD_NO_REF && has(w->rd, QPU_ISA_RADDR_UNIF))
-		report(c, QPU_HAZARD_UNIF_ADDR_LATENCY, ref,
-		       "reads a uniform within 2 instructions after the unif_addr write of word %zu",
-		       ref);
-
-	ref = back_writer(c, 2, -1, BIT64(QPU_ISA_WADDR_TLBZ));
-	if (ref != QPU_HAZARD_NO_REF && (w->rd[FILE_A] & BIT64(QPU_ISA_RADDR_MS_REV)))
-		report(c, QPU_HAZARD_MS_FLAGS_AFTER_TLBZ, ref,
-		       "reads ms_flags within 2 instructions after the tlbz write of word %zu",
-		       ref);
-
-	/* a read whose value is discarded (GPU_FFT's "mov -, vpm") only waits */
-	ref = back_writer(c, 2, FILE_A, BIT64(QPU_ISA_WADDR_VPM_SETUP));
-	if (ref != QPU_HAZARD_NO_REF && has(w->kept, QPU_ISA_RADDR_VPM))
-		report(c, QPU_HAZARD_VPM_READ_LATENCY, ref,
-		       "reads vpm within 2 instructions after the vr_setup write of word %zu",
-		       ref);
-
-	ref = back_writer(c, 2, -1, BIT64(QPU_ISA_WADDR_TMU_NOSWAP));
-	if (ref != QPU_HAZARD_NO_REF && any(w->wr, MASK_TMU))
-		report(c, QPU_HAZARD_TMU_NOSWAP_LATENCY, ref,
-		       "writes a TMU register within 2 instructions after the tmu_noswap write of word %zu",
-		       ref);
+	check_latency(c, w);
 
 	if (!w->rot)
 		return;

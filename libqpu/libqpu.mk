@@ -1,7 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
-# libqpu: static and shared library from libqpu/*.c and the freestanding core.
-
-include libqpu/core/sources.mk
+# libqpu: static and shared library from libqpu/*.c and the freestanding core
+# (QPU_CORE_SRCS: libqpu/core/sources.mk, which the Makefile includes).
 
 LIBQPU_VERSION := 0.3.0
 LIBQPU_SONAME := libqpu.so.0

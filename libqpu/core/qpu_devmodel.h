@@ -14,7 +14,7 @@
 #ifndef QPU_DEVMODEL_H
 #define QPU_DEVMODEL_H
 
-#include "qpu_emu.h"
+#include "qpu_fault.h"
 #include "qpu_types.h"
 
 #define QPU_DEVMODEL_BUS_START		0xc0000000u

@@ -29,7 +29,7 @@ $(BUILD)/examples/%.qasm.h: libqpu/examples/%.qasm $(QPU_AS_BOOT) $(QPU_QASM_INC
 
 $(BUILD)/examples/%: libqpu/examples/%.c $(LIBQPU_SO) | $(EXAMPLE_QASM_HDRS)
 	$(Q)mkdir -p $(dir $@)
-	$(Q)$(CC) $(TOOL_CFLAGS) -I$(CURDIR)/libqpu/core -I$(BUILD)/examples -MMD -MP -o $@ $< \
+	$(Q)$(CC) $(TOOL_CFLAGS) $(QPU_CORE_CFLAGS) -I$(BUILD)/examples -MMD -MP -o $@ $< \
 		$(TOOL_LIBQPU) $(LDFLAGS) -lm
 
 -include $(EXAMPLE_BINS:=.d)

@@ -730,6 +730,34 @@ static void test_faults(void)
 		T_EQ_U64(QPU_EMU_FAULT_INSTRUCTION, f->reason);
 		T_EQ_U64(CODE_BASE + 8, f->pc);
 	}
+	/*
+	 * Every write address with no function for user programs (x/y
+	 * coordinates, ms/rev flags, TLB, texture parameters) faults when a
+	 * lane writes it, and does nothing under condition never.
+	 */
+	for (unsigned int waddr = 41; waddr < 64; waddr++) {
+		bool user = (waddr >= 48 && waddr <= 56) || waddr == 60;
+
+		for (int never = 0; never < 2; never++) {
+			struct qpu_isa_instr in = i_ldi(waddr, 0);
+
+			if (never)
+				in.cond_add = QPU_ISA_COND_NEVER;
+			else if (user)
+				continue;
+			qpu_emu_reset(emu);
+			p = prog_at(CODE_BASE);
+			emit(&p, in);
+			emit_end(&p);
+			T_EQ_U64(never ? QPU_EMU_IDLE : QPU_EMU_FAULT,
+				 t_run1(emu, CODE_BASE, UNIF_BASE));
+			if (never)
+				continue;
+			f = qpu_emu_get_fault(emu);
+			T_EQ_U64(QPU_EMU_FAULT_INSTRUCTION, f->reason);
+			T_EQ_U64(CODE_BASE, f->pc);
+		}
+	}
 	/* start arguments */
 	qpu_emu_reset(emu);
 	T_EQ_U64(-QPU_EMU_EINVAL, qpu_emu_start(emu, CODE_BASE + 4, UNIF_BASE));

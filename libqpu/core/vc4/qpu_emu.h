@@ -8,13 +8,15 @@
  *
  * Memory is reached only through the caller's translate() callback, so the
  * caller decides what a job may touch; an access it refuses stops the whole
- * job with a fault naming the QPU, the PC, the address and the access kind.
+ * job with a fault naming the QPU, the PC, the address and the access kind
+ * (qpu_fault.h, shared by every generation).
  *
  * The emulator allocates nothing: the caller provides qpu_emu_size() bytes.
  */
 #ifndef QPU_EMU_H
 #define QPU_EMU_H
 
+#include "qpu_fault.h"
 #include "qpu_types.h"
 
 #define QPU_EMU_NUM_QPUS	12
@@ -34,15 +36,6 @@
 /* Negative return values; the numbers are the Linux errno ones. */
 #define QPU_EMU_EBUSY		16	/* no idle QPU to start a program on */
 #define QPU_EMU_EINVAL		22	/* bad argument */
-
-/* What a memory access is for, as reported in faults and traces. */
-enum qpu_emu_access {
-	QPU_EMU_ACCESS_FETCH,		/* instruction fetch */
-	QPU_EMU_ACCESS_UNIFORM,		/* uniform stream read */
-	QPU_EMU_ACCESS_TMU,		/* TMU (texture/direct memory) read */
-	QPU_EMU_ACCESS_DMA_LOAD,	/* VCD DMA from memory into the VPM */
-	QPU_EMU_ACCESS_DMA_STORE,	/* VCD DMA from the VPM into memory */
-};
 
 /**
  * struct qpu_emu_ops - how the emulator reaches the world
@@ -74,30 +67,6 @@ enum qpu_emu_status {
 	QPU_EMU_FAULT,		/* stopped: see qpu_emu_get_fault() */
 	QPU_EMU_DEADLOCK,	/* every live QPU waits (a new program resumes) */
 	QPU_EMU_LIMIT,		/* stopped: a program is out of instructions */
-};
-
-/* Why a job stopped with QPU_EMU_FAULT. */
-enum qpu_emu_fault_reason {
-	QPU_EMU_FAULT_MEMORY,		/* translate() refused an access */
-	QPU_EMU_FAULT_MISALIGNED,	/* address not aligned for its access */
-	QPU_EMU_FAULT_INSTRUCTION,	/* an encoding the hardware cannot run */
-	QPU_EMU_FAULT_VPM,		/* VPM access outside it, or wrapping */
-};
-
-/**
- * struct qpu_emu_fault - where and why a job stopped
- * @reason: a QPU_EMU_FAULT_* value
- * @qpu: the QPU (0..11)
- * @pc: bus address of the instruction
- * @addr: the address refused (bus address, or VPM address for VPM faults)
- * @access: what the access was for
- */
-struct qpu_emu_fault {
-	enum qpu_emu_fault_reason reason;
-	u32 qpu;
-	u32 pc;
-	u32 addr;
-	enum qpu_emu_access access;
 };
 
 /**

@@ -1,9 +1,13 @@
 /* SPDX-License-Identifier: (GPL-2.0 OR MIT) */
 /*
- * The emulator's state, shared by its two halves: qpu_emu.c (the QPUs,
- * their ALUs, the TMU and the scheduler) and qpu_emu_vpm.c (the VPM's
- * generic accesses and VCD DMA). Private to the core: callers use
- * qpu_emu.h.
+ * The emulator's state and what its files share, one file per concern:
+ * qpu_emu.c (the scheduler, semaphores and mutex, fetch and predecode,
+ * load immediates and branches, the API), qpu_emu_alu.c (operands, the
+ * add and mul units), qpu_emu_regs.c (register writes), qpu_emu_flags.c
+ * (condition flags), qpu_emu_tmu.c (TMU lookups), qpu_emu_mem.c (faults
+ * and memory windows) and qpu_emu_vpm.c (the VPM's generic accesses and
+ * VCD DMA). The few helpers of the hot path that cross files are inline
+ * here. Private to the core: callers use qpu_emu.h.
  */
 #ifndef QPU_EMU_INTERNAL_H
 #define QPU_EMU_INTERNAL_H
@@ -36,7 +40,7 @@ struct qpu_emu_result {
 	bool is_float;
 };
 
-/* exec_alu()'s vectors, kept off the (kernel) stack. */
+/* qpu_emu_exec_alu()'s vectors, kept off the (kernel) stack. */
 struct qpu_emu_alu_scratch {
 	u32 ra[LANES], rb[LANES];
 	u32 aa[LANES], ab[LANES], ma[LANES], mb[LANES];
@@ -88,7 +92,7 @@ struct qpu_emu_qpu {
 	u32 acc[6][LANES];
 	u32 sfu_val[LANES];
 	u32 flag_v[LANES];	/* the pending setf's result: see set_flags() */
-	/* exec_alu_fast()'s inputs that are no register: see fast_operands() */
+	/* qpu_emu_exec_alu_fast()'s inputs that are no register: see fast_operands() */
 	u32 splat[2][LANES];	/* a uniform or small immediate, A and B */
 	u32 zero[LANES];	/* nop reads; never written */
 	u32 tmu[2][TMU_FIFO_DEPTH][LANES];
@@ -239,13 +243,39 @@ static inline void wr32(void *p, u32 v)
 #endif
 
 /* qpu_emu.c */
+void qpu_emu_wake_sync(struct qpu_emu *emu);
+
+/* qpu_emu_mem.c */
 void qpu_emu_set_fault(struct qpu_emu_exec *x, enum qpu_emu_fault_reason why,
 		       u32 addr, enum qpu_emu_access access);
 void qpu_emu_bad_instr(struct qpu_emu_exec *x);
 void *qpu_emu_mem(struct qpu_emu_exec *x, u32 addr, u32 len, u32 align,
 		  enum qpu_emu_access kind);
+u8 *qpu_emu_win_miss(struct qpu_emu_exec *x, struct qpu_emu_win *w, u32 addr,
+		     u32 len, u32 align, enum qpu_emu_access kind);
 u8 *qpu_emu_dma_mem(struct qpu_emu_exec *x, u32 addr, u32 len, u32 align,
 		    enum qpu_emu_access kind);
+
+/* qpu_emu_alu.c */
+void qpu_emu_exec_alu(struct qpu_emu_exec *x);
+void qpu_emu_exec_alu_fast(struct qpu_emu_exec *x);
+/* Can qpu_emu_exec_alu_fast() run @op? If so, where its vectors are, too. */
+bool qpu_emu_fast_prepare(struct qpu_emu_op *op);
+
+/* qpu_emu_regs.c */
+void qpu_emu_write_reg(struct qpu_emu_exec *x, unsigned int waddr,
+		       bool file_b, const struct qpu_emu_result *r);
+
+/* qpu_emu_flags.c */
+void qpu_emu_flags_of(const struct qpu_emu_qpu *q, u16 *z, u16 *n, u16 *c);
+void qpu_emu_flags_resolve(struct qpu_emu_qpu *q);
+u16 qpu_emu_cond_mask(struct qpu_emu_qpu *q, unsigned int cond);
+bool qpu_emu_branch_taken(struct qpu_emu_qpu *q, unsigned int cond);
+
+/* qpu_emu_tmu.c */
+void qpu_emu_tmu_request(struct qpu_emu_exec *x, unsigned int t, const u32 *v,
+			 u16 mask);
+void qpu_emu_tmu_pop(struct qpu_emu_exec *x, unsigned int t);
 
 /* qpu_emu_vpm.c */
 void qpu_emu_vpm_read(struct qpu_emu_exec *x, u32 *out);
@@ -253,5 +283,103 @@ void qpu_emu_vpm_write(struct qpu_emu_exec *x, const u32 *v, u16 mask);
 void qpu_emu_vpm_setup(struct qpu_emu_qpu *q, u32 v, bool vw);
 void qpu_emu_dma_load(struct qpu_emu_exec *x, u32 addr);
 void qpu_emu_dma_store(struct qpu_emu_exec *x, u32 addr);
+
+/* --- the hot path's helpers, inline in every file ---------------------- */
+
+/*
+ * 64 bytes into a register or result. GCC expands this into four vector
+ * moves; a plain copy loop may become a call to memmove() instead.
+ */
+static inline void copy_lanes(u32 *dst, const u32 *src)
+{
+	__builtin_memcpy(dst, src, LANES * sizeof(*dst));
+}
+
+static inline const u32 *splat(u32 *buf, u32 v)
+{
+	unsigned int i;
+
+	for (i = 0; i < LANES; i++)
+		buf[i] = v;
+	return buf;
+}
+
+/* qpu_emu_win_miss()'s answer, from the window when it holds the bytes. */
+static inline u8 *win_get(struct qpu_emu_exec *x, struct qpu_emu_win *w,
+			  u32 addr, u32 len, u32 align,
+			  enum qpu_emu_access kind)
+{
+	u32 off = addr - w->addr;
+
+	if (x->fault)
+		return NULL;
+	if (off < w->len && len <= w->len - off && !(addr & (align - 1)))
+		return w->p + off;
+	return qpu_emu_win_miss(x, w, addr, len, align, kind);
+}
+
+/* The 4-byte word at @addr through @w (uniforms, TMU reads). */
+static inline const u8 *win_mem(struct qpu_emu_exec *x,
+				struct qpu_emu_win *w, u32 addr,
+				enum qpu_emu_access kind)
+{
+	return win_get(x, w, addr, 4, 4, kind);
+}
+
+/*
+ * The flags of the lanes in @mask become those of results @v and carries
+ * @c, lazily (see "DOC: lazy flags"): @v is copied, not looked at. Without
+ * predecoding at once, as the reference test-emu-fuzz compares with.
+ */
+static inline void set_flags(struct qpu_emu_exec *x, const u32 *v, u16 c,
+			     u16 mask, bool is_float)
+{
+	struct qpu_emu_qpu *q = x->q;
+
+	if (!mask)
+		return;
+	if (mask != ALL_LANES)
+		qpu_emu_flags_resolve(q);
+	copy_lanes(q->flag_v, v);
+	q->flag_mask = mask;
+	q->flag_c = c;
+	q->flag_float = is_float;
+	if (x->emu->no_predecode)
+		qpu_emu_flags_resolve(q);
+}
+
+/*
+ * qpu_emu_write_reg(), with the common case (a register, no pack) inlined, and the
+ * tracer told. Tracing turns qpu_emu_exec_alu_fast() off (see predecode()), which
+ * writes registers without this.
+ */
+static inline void write_result(struct qpu_emu_exec *x, unsigned int waddr,
+				bool file_b, const struct qpu_emu_result *r)
+{
+	const struct qpu_emu_ops *ops = x->emu->ops;
+	struct qpu_emu_qpu *q = x->q;
+	u32 *dst;
+	unsigned int i;
+
+	if (waddr == QPU_ISA_WADDR_NOP)
+		return;
+	if (ops->trace_write)
+		ops->trace_write(x->emu->ctx, x->qi, waddr, file_b, r->v,
+				 r->mask);
+	if (x->in->pack || waddr >= QPU_ISA_WADDR_TMU_NOSWAP) {
+		qpu_emu_write_reg(x, waddr, file_b, r);
+		return;
+	}
+	if (waddr < 32)
+		dst = file_b ? q->rb[waddr] : q->ra[waddr];
+	else
+		dst = q->acc[waddr - QPU_ISA_WADDR_R0];
+	if (r->mask == ALL_LANES) {
+		copy_lanes(dst, r->v);
+		return;
+	}
+	for (i = 0; i < LANES; i++)
+		dst[i] = (r->mask >> i) & 1 ? r->v[i] : dst[i];
+}
 
 #endif /* QPU_EMU_INTERNAL_H */

@@ -1,0 +1,57 @@
+// SPDX-License-Identifier: (GPL-2.0 OR MIT)
+/*
+ * The emulator's TMUs as direct memory lookups: a write to t0s/t1s queues
+ * one request of 16 addresses, which completes at once into the QPU's
+ * FIFO for that TMU (4 deep); ldtmu0/1 moves the oldest result into r4.
+ * Timing only counts (stall_tmu): see "DOC: modelling choices" in qpu_emu.c.
+ */
+#include "qpu_emu_internal.h"
+
+void qpu_emu_tmu_request(struct qpu_emu_exec *x, unsigned int t, const u32 *v,
+			 u16 mask)
+{
+	struct qpu_emu_qpu *q = x->q;
+	u32 *slot;
+	unsigned int i;
+
+	if (q->tmu_count[t] >= TMU_FIFO_DEPTH) {
+		qpu_emu_set_fault(x, QPU_EMU_FAULT_INSTRUCTION, q->pc,
+				  QPU_EMU_ACCESS_TMU);
+		return;
+	}
+	slot = q->tmu[t][(q->tmu_head[t] + q->tmu_count[t]) % TMU_FIFO_DEPTH];
+	for (i = 0; i < LANES; i++) {
+		const u8 *p;
+
+		slot[i] = 0;
+		if (!(mask & (1u << i)))
+			continue;
+		p = win_mem(x, &q->twin, v[i] & ~3u, QPU_EMU_ACCESS_TMU);
+		if (!p)
+			return;
+		slot[i] = rd32(p);
+		x->emu->stats.tmu_bytes += 4;
+	}
+	q->tmu_ready[t][(q->tmu_head[t] + q->tmu_count[t]) % TMU_FIFO_DEPTH] =
+		x->emu->stats.instructions[x->qi] + TMU_LATENCY;
+	q->tmu_count[t]++;
+}
+
+/*
+ * ldtmu: r4 gets the oldest result. The lookup itself completed at the
+ * request; the latency it would have had only counts in stall_tmu.
+ */
+void qpu_emu_tmu_pop(struct qpu_emu_exec *x, unsigned int t)
+{
+	struct qpu_emu_qpu *q = x->q;
+	unsigned int i, h = q->tmu_head[t];
+	u64 now = x->emu->stats.instructions[x->qi];
+
+	if (now < q->tmu_ready[t][h])
+		x->emu->stats.stall_tmu += q->tmu_ready[t][h] - now;
+
+	for (i = 0; i < LANES; i++)
+		q->acc[4][i] = q->tmu[t][h][i];
+	q->tmu_head[t] = (h + 1) % TMU_FIFO_DEPTH;
+	q->tmu_count[t]--;
+}
