@@ -35,8 +35,8 @@
 #define BACK_MAX	2
 #define SET_MAX		32
 
-/* Outstanding TMU requests one QPU can rely on ([A]; the emulator agrees). */
-#define TMU_FIFO_DEPTH	4
+/* Outstanding TMU requests one QPU can rely on ([A]), as the emulator keeps. */
+#define TMU_FIFO_DEPTH	QPU_ISA_TMU_FIFO_DEPTH
 
 static const struct {
 	const char *name;

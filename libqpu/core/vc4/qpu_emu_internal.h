@@ -17,7 +17,7 @@
 
 #define LANES			16
 #define ALL_LANES		0xffffu
-#define TMU_FIFO_DEPTH		4
+#define TMU_FIFO_DEPTH		QPU_ISA_TMU_FIFO_DEPTH
 #define TMU_LATENCY		10	/* instructions, for stall_tmu only */
 #define OP_CACHE_ENTRIES	1024	/* predecoded instructions, a power of 2 */
 #define FETCH_WINDOW		4096	/* bytes translate() is asked for at once */

@@ -2,7 +2,7 @@
 /*
  * The emulator's VPM: the generic vector reads and writes a QPU sets up
  * with vr_setup/vw_setup (32, 16 and 8 bits, packed or laned) and VCD DMA
- * between the VPM and memory. Apart from the QPUs in qpu_emu.c because
+ * between the VPM and memory. Apart from the rest of the emulator because
  * the layouts are a topic of their own; nothing here is on the hot path
  * of compute code, so plain calls across the two files cost nothing
  * measurable. Both DMA directions check every access before moving a

@@ -16,6 +16,9 @@
 #define QPU_ISA_EINVAL		22	/* unknown instruction kind */
 #define QPU_ISA_ERANGE		34	/* a field does not fit in its bits */
 
+/* TMU requests one QPU may have outstanding per TMU (the reference guide). */
+#define QPU_ISA_TMU_FIFO_DEPTH	4
+
 /* BIT() without kernel headers; flags below are built with it. */
 #define QPU_ISA_BIT(n)		(1u << (n))
 
