@@ -17,11 +17,9 @@
 # needs) loaded first, where qpu.ko must report that vc4 owns the V3D and
 # leave it alone. Given test programs (static armel builds of
 # raspi0_timers_test and of the selftests/kmod kselftests), a fourth boot,
-# "sim": the plain DTB, qpu.ko
-# loaded with sim=1 (and poll_first_us=0: the guest's timers died under the
-# completion poll's hrtimer in QEMU raspi0), so that a simulated V3D becomes /dev/qpu beside the
-# refused real one (which never takes a node), and the programs run on it
-# on a 32-bit kernel. That boot is the VM runner's (selftests/vm/run-vm.sh
+# "sim": the plain DTB, qpu.ko loaded with sim=1, so that a simulated V3D
+# becomes /dev/qpu beside the refused real one (which never takes a node),
+# and the programs run on it on a 32-bit kernel. That boot is the VM runner's (selftests/vm/run-vm.sh
 # --machine raspi0: its /init, per-program time limit and verdict, which
 # fails on any kernel WARNING/BUG/Oops); it is limited to PI_SIM_TIMEOUT
 # seconds (default 300), each program to PI_SIM_STEP_TIMEOUT (default 120).
@@ -291,7 +289,7 @@ if [ ${#tests[@]} -gt 0 ]; then
 		--dtb "$out/bcm2835-rpi-zero.dtb" --release "$abi" \
 		--busybox "$busybox" --append "$raspi0_quirk" \
 		--workdir "$out/sim" --log "$out/raspi0-sim-console.log" \
-		--module "$ko" --module-args "sim=1 poll_first_us=0" \
+		--module "$ko" --module-args sim=1 \
 		--timeout "$sim_timeout" --step-timeout "$sim_step_timeout" \
 		--quiet "${sim_args[@]}" >"$out/sim.out" 2>&1 || rc=$?
 	closing='^([0-9]+) passed, ([0-9]+) failed, ([0-9]+) skipped$'
