@@ -93,9 +93,8 @@
 #define QPU_SCHED_POLL_MAX_NS	NSEC_PER_MSEC
 
 /*
- * The first poll's delay, in microseconds; 0 turns the poll timer off.
- * QEMU's raspi0 guest froze, its timers dead, under this timer's rearming
- * (at 10 us and at 1 ms alike): check-pi's raspi0 boot runs with 0.
+ * The first poll's delay, in microseconds; 0 turns the poll timer off, and
+ * the work's own checks then find a job's end at a later tick.
  */
 static unsigned int qpu_sched_poll_first_us = 10;
 module_param_named(poll_first_us, qpu_sched_poll_first_us, uint, 0644);

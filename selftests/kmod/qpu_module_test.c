@@ -38,36 +38,14 @@ static const char *module_path(void)
 	return path ? path : "/qpu.ko";
 }
 
-/*
- * The completion poll's setting the module was loaded with before these
- * tests, kept across their reloads: the raspi0 boot of check-pi turns the
- * poll timer off (poll_first_us=0, see selftests/pi/smoke.sh), and a reload
- * without it would turn it back on for every later test there.
- */
-static char kept_params[64];
-
-__attribute__((constructor)) static void keep_environment_params(void)
-{
-	FILE *f = fopen("/sys/module/qpu/parameters/poll_first_us", "r");
-	unsigned int us;
-
-	if (f && fscanf(f, "%u", &us) == 1)
-		snprintf(kept_params, sizeof(kept_params), " poll_first_us=%u", us);
-	if (f)
-		fclose(f);
-}
-
 static int load(const char *params)
 {
 	int fd = open(module_path(), O_RDONLY | O_CLOEXEC);
-	char all[512];
 	int ret, err;
 
 	if (fd < 0)
 		return -1;
-	/* A parameter given twice: the last wins, so a test's own comes last. */
-	snprintf(all, sizeof(all), "%s %s", kept_params, params);
-	ret = syscall(SYS_finit_module, fd, all, 0);
+	ret = syscall(SYS_finit_module, fd, params, 0);
 	err = errno;
 	close(fd);
 	errno = err;

@@ -15,15 +15,16 @@
 # fw_qpu_enable=0, where the node must carry qpu's own compatible and still
 # bind to qpu.ko; and "vc4", the kernel's DTB with vc4 (and the modules it
 # needs) loaded first, where qpu.ko must report that vc4 owns the V3D and
-# leave it alone. Given test programs (static armel builds of the
-# selftests/kmod kselftests), a fourth boot, "sim": the plain DTB, qpu.ko
-# loaded with sim=1 (and poll_first_us=0: the guest's timers died under the
-# completion poll's hrtimer in QEMU raspi0), so that a simulated V3D becomes /dev/qpu beside the
-# refused real one (which never takes a node), and the programs run on it
-# on a 32-bit kernel. That boot is the VM runner's (selftests/vm/run-vm.sh
+# leave it alone. Given test programs (static armel builds of
+# raspi0_timers_test and of the selftests/kmod kselftests), a fourth boot,
+# "sim": the plain DTB, qpu.ko loaded with sim=1, so that a simulated V3D
+# becomes /dev/qpu beside the refused real one (which never takes a node),
+# and the programs run on it on a 32-bit kernel. That boot is the VM runner's (selftests/vm/run-vm.sh
 # --machine raspi0: its /init, per-program time limit and verdict, which
 # fails on any kernel WARNING/BUG/Oops); it is limited to PI_SIM_TIMEOUT
 # seconds (default 300), each program to PI_SIM_STEP_TIMEOUT (default 120).
+# Every boot runs QEMU as selftests/vm/raspi0.sh says, with -icount: the
+# guest's timer is lost when its clock follows a busy host's (see there).
 # Prints one PASS/FAIL line per check and test case, then "N passed, N
 # failed, N skipped" over all boots.
 #
@@ -39,6 +40,9 @@ sim_step_timeout=${PI_SIM_STEP_TIMEOUT:-120}
 # the PM block it waits for.
 raspi0_quirk=initcall_blacklist=bcm2835_pm_driver_init
 sentinel='qpu-pi: smoke done'
+# the QEMU command of every raspi0 boot (its clock: see there)
+# shellcheck source-path=SCRIPTDIR source=../vm/raspi0.sh
+. "$here/../vm/raspi0.sh"
 
 die() {
 	echo "selftests/pi: $*" >&2
@@ -158,7 +162,7 @@ boot() {
 	: >"$raw"
 
 	echo "selftests/pi: booting $abi under qemu-system-arm -M raspi0, $name (limit ${timeout}s)"
-	qemu-system-arm -M raspi0 -accel tcg \
+	"${raspi0_qemu[@]}" \
 		-kernel "$kernel" -dtb "$dtb" -initrd "$out/initramfs.cpio.gz" \
 		-append "console=ttyAMA0 quiet rdinit=/init $raspi0_quirk qpu_args=$args qpu_vc4=$vc4${extra:+ $extra}" \
 		-display none -monitor none -serial "file:$raw" </dev/null 2>"$out/qemu.err" &
@@ -285,7 +289,7 @@ if [ ${#tests[@]} -gt 0 ]; then
 		--dtb "$out/bcm2835-rpi-zero.dtb" --release "$abi" \
 		--busybox "$busybox" --append "$raspi0_quirk" \
 		--workdir "$out/sim" --log "$out/raspi0-sim-console.log" \
-		--module "$ko" --module-args "sim=1 poll_first_us=0" \
+		--module "$ko" --module-args sim=1 \
 		--timeout "$sim_timeout" --step-timeout "$sim_step_timeout" \
 		--quiet "${sim_args[@]}" >"$out/sim.out" 2>&1 || rc=$?
 	closing='^([0-9]+) passed, ([0-9]+) failed, ([0-9]+) skipped$'

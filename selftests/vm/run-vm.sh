@@ -375,7 +375,9 @@ x86_64)
 	what="${smp} CPUs, $memory"
 	;;
 raspi0)
-	qemu=(qemu-system-arm -M raspi0 -accel tcg
+	# shellcheck source-path=SCRIPTDIR source=raspi0.sh
+	. "$here/raspi0.sh"
+	qemu=("${raspi0_qemu[@]}"
 		-nodefaults -no-user-config -display none -no-reboot
 		-kernel "$kernel" -dtb "$dtb" -initrd "$initrd"
 		-append "console=ttyAMA0 $cmdline")
