@@ -413,20 +413,6 @@ TEST_F(bo, mapped_destroyed_bo_still_counts)
 #define CGROUP_ROOT	"/sys/fs/cgroup"
 #define CGROUP_TEST	CGROUP_ROOT "/qpu-bo-test"
 
-/* A number read from a cgroup file; -1 when it cannot be read. */
-static long long cgroup_read(const char *path)
-{
-	long long v = -1;
-	FILE *f = fopen(path, "r");
-
-	if (f) {
-		if (fscanf(f, "%lld", &v) != 1)
-			v = -1;
-		fclose(f);
-	}
-	return v;
-}
-
 /*
  * BO memory is charged to the creator's memory cgroup: memory.current grows
  * with its BOs, and BO_CREATE fails with ENOMEM at memory.max instead of
@@ -462,14 +448,14 @@ TEST_F(bo, charged_to_memory_cgroup)
 		fd = open(QPU_NODE, O_RDWR | O_CLOEXEC);
 		if (fd < 0)
 			_exit(1);
-		out[0] = cgroup_read(CGROUP_TEST "/memory.current");
+		out[0] = qpu_test_read_ll(CGROUP_TEST "/memory.current");
 		for (out[2] = 0; out[2] < 64; out[2]++) {
 			if (bo_create(fd, bo_size, NULL)) {
 				out[3] = errno;
 				break;
 			}
 			if (out[2] == 3)
-				out[1] = cgroup_read(CGROUP_TEST "/memory.current");
+				out[1] = qpu_test_read_ll(CGROUP_TEST "/memory.current");
 		}
 		if (write(pipefd[1], out, sizeof(out)) != sizeof(out))
 			_exit(1);

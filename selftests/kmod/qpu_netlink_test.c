@@ -383,19 +383,6 @@ static __u64 get_param(int fd, __u32 param)
 	return p.value;
 }
 
-static long long file_read_ll(const char *path)
-{
-	long long v = -1;
-	FILE *f = fopen(path, "r");
-
-	if (!f)
-		return -1;
-	if (fscanf(f, "%lld", &v) != 1)
-		v = -1;
-	fclose(f);
-	return v;
-}
-
 /* --- tests --------------------------------------------------------------- */
 
 FIXTURE(nl) {
@@ -430,7 +417,7 @@ FIXTURE_SETUP(nl)
 	ASSERT_EQ(0, qpu_test_write(DEBUGFS "hang", "0"));
 	for (i = 0; i < ARRAY_SIZE(config_params); i++) {
 		snprintf(path, sizeof(path), PARAMS "%s", config_params[i]);
-		self->saved[i] = file_read_ll(path);
+		self->saved[i] = qpu_test_read_ll(path);
 		ASSERT_LT(0, self->saved[i]);
 	}
 }
@@ -649,11 +636,11 @@ TEST_F(nl, config_get_matches_params)
 		  msg_uint(m, QPU_A_CONFIG_MAX_TIMEOUT_MS));
 	EXPECT_EQ(get_param(self->fd, QPU_PARAM_MAX_BO_SIZE),
 		  msg_uint(m, QPU_A_CONFIG_MAX_BO_SIZE));
-	EXPECT_EQ(file_read_ll(PARAMS "client_mem_limit"),
+	EXPECT_EQ(qpu_test_read_ll(PARAMS "client_mem_limit"),
 		  msg_uint(m, QPU_A_CONFIG_CLIENT_MEM_LIMIT));
-	EXPECT_EQ(file_read_ll(PARAMS "dev_mem_limit"),
+	EXPECT_EQ(qpu_test_read_ll(PARAMS "dev_mem_limit"),
 		  msg_uint(m, QPU_A_CONFIG_DEV_MEM_LIMIT));
-	EXPECT_EQ(file_read_ll(PARAMS "max_queued_jobs"),
+	EXPECT_EQ(qpu_test_read_ll(PARAMS "max_queued_jobs"),
 		  msg_uint(m, QPU_A_CONFIG_MAX_QUEUED_JOBS));
 }
 
@@ -674,9 +661,9 @@ TEST_F(nl, config_set_applies)
 	EXPECT_EQ(1234, get_param(self->fd, QPU_PARAM_DEFAULT_TIMEOUT_MS));
 	EXPECT_EQ(5678, get_param(self->fd, QPU_PARAM_MAX_TIMEOUT_MS));
 	EXPECT_EQ(2 * 4096, get_param(self->fd, QPU_PARAM_MAX_BO_SIZE));
-	EXPECT_EQ(1 << 20, file_read_ll(PARAMS "client_mem_limit"));
-	EXPECT_EQ(2 << 20, file_read_ll(PARAMS "dev_mem_limit"));
-	EXPECT_EQ(7, file_read_ll(PARAMS "max_queued_jobs"));
+	EXPECT_EQ(1 << 20, qpu_test_read_ll(PARAMS "client_mem_limit"));
+	EXPECT_EQ(2 << 20, qpu_test_read_ll(PARAMS "dev_mem_limit"));
+	EXPECT_EQ(7, qpu_test_read_ll(PARAMS "max_queued_jobs"));
 	EXPECT_EQ(-1, ioctl(self->fd, QPU_IOCTL_BO_CREATE, &bc));
 	EXPECT_EQ(EINVAL, errno);
 
@@ -725,7 +712,7 @@ TEST_F(nl, config_set_refusals)
 	/* Nothing changed. */
 	EXPECT_EQ(self->saved[0], get_param(self->fd, QPU_PARAM_DEFAULT_TIMEOUT_MS));
 	EXPECT_EQ(self->saved[2], get_param(self->fd, QPU_PARAM_MAX_BO_SIZE));
-	EXPECT_EQ(self->saved[5], file_read_ll(PARAMS "max_queued_jobs"));
+	EXPECT_EQ(self->saved[5], qpu_test_read_ll(PARAMS "max_queued_jobs"));
 }
 
 /* 8. A doit without its device index, or with an unknown one. */
@@ -1262,7 +1249,7 @@ TEST_F_TIMEOUT(nl, config_and_hang_dumps, 30)
 		  msg_uint(m, QPU_A_CONFIG_DEFAULT_TIMEOUT_MS));
 	EXPECT_EQ(get_param(self->fd, QPU_PARAM_MAX_BO_SIZE),
 		  msg_uint(m, QPU_A_CONFIG_MAX_BO_SIZE));
-	EXPECT_EQ(file_read_ll(PARAMS "dev_mem_limit"),
+	EXPECT_EQ(qpu_test_read_ll(PARAMS "dev_mem_limit"),
 		  msg_uint(m, QPU_A_CONFIG_DEV_MEM_LIMIT));
 	/* A dump takes no attribute either. */
 	req_start(&self->q, self->nl.family, NLM_F_DUMP, QPU_CMD_CONFIG_GET);

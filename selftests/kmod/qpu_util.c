@@ -159,20 +159,25 @@ int qpu_test_stats_wait_bo(int ms, long long count, long long bytes,
 	return c == count && b == bytes ? 0 : -1;
 }
 
-long long qpu_test_param(const char *name)
+long long qpu_test_read_ll(const char *path)
 {
-	char path[128];
 	long long v = -1;
-	FILE *f;
+	FILE *f = fopen(path, "r");
 
-	snprintf(path, sizeof(path), QPU_PARAMS "%s", name);
-	f = fopen(path, "r");
 	if (!f)
 		return -1;
 	if (fscanf(f, "%lld", &v) != 1)
 		v = -1;
 	fclose(f);
 	return v;
+}
+
+long long qpu_test_param(const char *name)
+{
+	char path[128];
+
+	snprintf(path, sizeof(path), QPU_PARAMS "%s", name);
+	return qpu_test_read_ll(path);
 }
 
 int qpu_test_write(const char *path, const char *value)

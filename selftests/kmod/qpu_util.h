@@ -78,6 +78,8 @@ int qpu_test_stats_wait_bo(int ms, long long count, long long bytes,
  */
 double qpu_test_eventfd_round_trip_us(long n);
 
+/* The number a file (sysfs, cgroup) holds; -1 when it cannot be read. */
+long long qpu_test_read_ll(const char *path);
 /* The number in /sys/module/qpu/parameters/@name; -1 when unreadable. */
 long long qpu_test_param(const char *name);
 
