@@ -261,7 +261,9 @@ struct qpu_program_ref {
  *	and qpu.ko's simulated V3D count it in instructions per QPU
  *	(QPU_DEV_PARAM_INSTRUCTIONS_PER_MS per millisecond), not wall time
  * @in_fence_fd: a sync_file (or the emulator's fence) to wait for first, or
- *	-1
+ *	-1. qpu_submit() never waits for it: the job is queued behind it. On
+ *	qpu.ko a fence that signals an error cancels the job; the emulator's
+ *	fences are eventfds, which carry none, so there the job runs
  * @out_fence_fd: NULL, or where to put a new fence fd that becomes
  *	readable (poll) when the job ends; the caller closes it
  * @flags: QPU_JOB_* bits (new in 0.3: a program built against 0.2 binds
