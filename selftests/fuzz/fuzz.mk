@@ -7,6 +7,9 @@
 #                survive disassembly and reassembly
 #   fuzz-disasm  any words: decode/encode and disassemble/assemble must both
 #                give every word back
+#   fuzz-v3dx-disasm  any words, as V3D 4.2 and as 7.1: decode/encode give
+#                valid words back, the text is .long data exactly for the
+#                invalid and non-canonical ones
 #   fuzz-emu     any words run on 1..12 QPUs with an instruction budget:
 #                a defined ending, no access outside translate(), the same
 #                state with the predecode cache (and its fast paths) off
@@ -34,7 +37,7 @@
 FUZZ_TIME ?= 40
 FUZZ_MAX_LEN ?= 4096
 FUZZ_CLANG ?= clang
-FUZZ_NAMES := asm disasm emu
+FUZZ_NAMES := asm disasm emu v3dx-disasm
 
 .PHONY: check-fuzz fuzz-build fuzz-run
 
