@@ -1403,6 +1403,112 @@ static bool reads_mux(const struct qpu_v3dx_instr *in, unsigned int mux)
 	       (qpu_v3dx_mul_reads(in, 1) && in->mul.b == mux);
 }
 
+/* The operand fields of @in in text order (add a, add b, mul a, mul b). */
+static u8 *operand_field(struct qpu_v3dx_instr *in, int slot)
+{
+	switch (slot) {
+	case 0:
+		return &in->add.a;
+	case 1:
+		return &in->add.b;
+	case 2:
+		return &in->mul.a;
+	default:
+		return &in->mul.b;
+	}
+}
+
+static bool operand_read(const struct qpu_v3dx_instr *in, int slot)
+{
+	return slot < 2 ? qpu_v3dx_add_reads(in, slot) :
+			  qpu_v3dx_mul_reads(in, slot - 2);
+}
+
+/* Whether fadd/faddnf, fmin/fmax of @in have their operands in order. */
+static bool in_order(enum qpu_v3dx_gen gen, const struct qpu_v3dx_instr *in)
+{
+	const struct qpu_v3dx_alu *alu = &in->add;
+	u32 sig = qpu_v3dx_sig_bits(gen, in->sig);
+	int ua = F32_CODE(gen, alu->unpack_a), ub = F32_CODE(gen, alu->unpack_b);
+	bool after;
+
+	if (alu->op != QPU_V3DX_A_FADD && alu->op != QPU_V3DX_A_FADDNF &&
+	    alu->op != QPU_V3DX_A_FMIN && alu->op != QPU_V3DX_A_FMAX)
+		return true;
+	if (ua < 0 || ub < 0)
+		return true;
+	after = order_key(gen, ua, alu->a, sig & SIG(SMIMM_A)) >
+		order_key(gen, ub, alu->b, sig & SIG(SMIMM_B));
+	return after == (alu->op == QPU_V3DX_A_FADDNF ||
+			 alu->op == QPU_V3DX_A_FMAX);
+}
+
+/*
+ * 4.2's text names register-file reads ("rf5") but not which of the two
+ * read addresses carries them: the first register read in text order
+ * takes raddr_a, a second one raddr_b (a small immediate has raddr_b),
+ * unless only the other way round keeps fadd/faddnf or fmin/fmax in the
+ * order the text gives.
+ */
+static void allocate_raddrs(enum qpu_v3dx_gen gen, struct qpu_v3dx_instr *in)
+{
+	bool imm = qpu_v3dx_sig_bits(gen, in->sig) & SIG(SMIMM_B);
+	struct qpu_v3dx_instr x = *in, y;
+	unsigned int reg[2], nreg = 0, i;
+	int slot;
+
+	for (slot = 0; slot < 4; slot++) {
+		u8 *f = operand_field(in, slot);
+		unsigned int r;
+
+		if (!operand_read(in, slot) || *f < QPU_V3DX_MUX_A ||
+		    (*f == QPU_V3DX_MUX_B && imm))
+			continue;
+		r = *f == QPU_V3DX_MUX_A ? in->raddr_a : in->raddr_b;
+		for (i = 0; i < nreg && reg[i] != r; i++)
+			;
+		if (i == nreg && nreg < 2)
+			reg[nreg++] = r;
+	}
+	if (!nreg)
+		return;
+	x.raddr_a = reg[0];
+	if (!imm)
+		x.raddr_b = nreg > 1 ? reg[1] : 0;
+	y = x;
+	if (!imm) {
+		y.raddr_a = nreg > 1 ? reg[1] : 0;
+		y.raddr_b = reg[0];
+	}
+	for (slot = 0; slot < 4; slot++) {
+		u8 *f = operand_field(in, slot);
+		unsigned int r;
+
+		if (!operand_read(in, slot) || *f < QPU_V3DX_MUX_A ||
+		    (*f == QPU_V3DX_MUX_B && imm))
+			continue;
+		r = *f == QPU_V3DX_MUX_A ? in->raddr_a : in->raddr_b;
+		*operand_field(&x, slot) = r == reg[0] ? QPU_V3DX_MUX_A :
+					   QPU_V3DX_MUX_B;
+		*operand_field(&y, slot) = r == reg[0] ? QPU_V3DX_MUX_B :
+					   QPU_V3DX_MUX_A;
+	}
+	if (!imm && nreg == 1) {
+		/* one register: in raddr_a, or in both when fmax rf5, rf5 asks */
+		y = x;
+		y.raddr_b = reg[0];
+		if (*operand_field(&y, 0) == QPU_V3DX_MUX_A &&
+		    *operand_field(&y, 1) == QPU_V3DX_MUX_A) {
+			y.add.a = QPU_V3DX_MUX_B;
+			if (!in_order(gen, &y)) {
+				y.add.a = QPU_V3DX_MUX_A;
+				y.add.b = QPU_V3DX_MUX_B;
+			}
+		}
+	}
+	*in = !in_order(gen, &x) && in_order(gen, &y) ? y : x;
+}
+
 void qpu_v3dx_canonicalize(enum qpu_v3dx_gen gen, struct qpu_v3dx_instr *in)
 {
 	struct qpu_v3dx_branch *br = &in->br;
@@ -1426,6 +1532,7 @@ void qpu_v3dx_canonicalize(enum qpu_v3dx_gen gen, struct qpu_v3dx_instr *in)
 	canon_alu(gen, false, &in->add, &sig);
 	canon_alu(gen, true, &in->mul, &sig);
 	if (gen == QPU_V3DX_GEN_42) {
+		allocate_raddrs(gen, in);
 		if (!reads_mux(in, QPU_V3DX_MUX_A))
 			in->raddr_a = 0;
 		if (!reads_mux(in, QPU_V3DX_MUX_B)) {

@@ -343,9 +343,9 @@ int qpu_v3dx_encode(enum qpu_v3dx_gen gen, const struct qpu_v3dx_instr *in,
  * qpu_v3dx_canonicalize() - reset the fields that the disassembly text does
  * not show (read addresses nothing reads, unused operand fields, the
  * destination of an operation without one, small-immediate signals of
- * unused operands, a branch's unused fields) to the values an assembler
- * gives them. A word whose text assembles back to it is one for which
- * this changes nothing.
+ * unused operands, a branch's unused fields, and on 4.2 which read address
+ * carries which register) to the values an assembler gives them. A word
+ * whose text assembles back to it is one for which this changes nothing.
  */
 void qpu_v3dx_canonicalize(enum qpu_v3dx_gen gen, struct qpu_v3dx_instr *in);
 
