@@ -48,17 +48,6 @@ QPU_API int qpu_dis_word(uint64_t word, uint32_t addr, unsigned int flags,
 			 char *buf, size_t size);
 
 /**
- * DOC: generations
- *
- * QPU_GEN_VC4 is VideoCore IV (Pi 1-3), QPU_GEN_V3D42 the Pi 4's V3D 4.2,
- * QPU_GEN_V3D71 the Pi 5's V3D 7.1. The V3D text is Mesa's disassembly
- * syntax (Mesa 25.0), which qpu_asm reads for those generations.
- */
-#define QPU_GEN_VC4		4
-#define QPU_GEN_V3D42		42
-#define QPU_GEN_V3D71		71
-
-/**
  * qpu_gen_from_name() - the generation named "vc4", "v3d42" or "v3d71"
  * @name: the name, as the tools' -m option takes it
  * Return: QPU_GEN_VC4, QPU_GEN_V3D42 or QPU_GEN_V3D71; -EINVAL for any

@@ -5,11 +5,13 @@
  * on both generations: a valid word must encode back to itself and have a
  * canonical form that encodes; the text must be NUL-terminated, fit
  * QPU_DIS_BUF_SIZE and be ".long" data exactly when the word is invalid
- * or not canonical.
+ * or not canonical; and the text must assemble (qpu_asm_line_gen()) back
+ * into the word.
  */
 #include <string.h>
 
 #include "fuzz.h"
+#include "qpu_asm.h"
 #include "qpu_dis.h"
 #include "v3d/qpu_v3dx_isa.h"
 
@@ -18,10 +20,11 @@
 static void round_trip(int gen, uint64_t w, uint32_t addr)
 {
 	struct qpu_v3dx_instr in, canon;
-	char text[QPU_DIS_BUF_SIZE];
+	char text[QPU_DIS_BUF_SIZE], msg[256];
+	uint64_t word = ~w;
 	bool valid, data;
 	u64 back = ~w;
-	int len;
+	int len, ret;
 
 	valid = qpu_v3dx_decode(gen, w, &in) == QPU_V3DX_VALID;
 	if (valid) {
@@ -42,6 +45,10 @@ static void round_trip(int gen, uint64_t w, uint32_t addr)
 	data = !strncmp(text, ".long ", 6);
 	FUZZ_CHECK(data || valid, "v3d%d 0x%016llx: invalid word as '%s'", gen,
 		   (unsigned long long)w, text);
+	ret = qpu_asm_line_gen(gen, text, &word, msg, sizeof(msg));
+	FUZZ_CHECK(!ret && word == w, "v3d%d 0x%016llx -> '%s' -> %d (%s) 0x%016llx",
+		   gen, (unsigned long long)w, text, ret, msg,
+		   (unsigned long long)word);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

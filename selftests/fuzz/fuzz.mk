@@ -9,7 +9,7 @@
 #                give every word back
 #   fuzz-v3dx-disasm  any words, as V3D 4.2 and as 7.1: decode/encode give
 #                valid words back, the text is .long data exactly for the
-#                invalid and non-canonical ones
+#                invalid and non-canonical ones, and assembles back
 #   fuzz-emu     any words run on 1..12 QPUs with an instruction budget:
 #                a defined ending, no access outside translate(), the same
 #                state with the predecode cache (and its fast paths) off
