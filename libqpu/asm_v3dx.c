@@ -33,10 +33,8 @@ struct v3dx_line {
 	unsigned int nregs;	/* 4.2: register-file reads placed so far */
 };
 
-static void fail(struct v3dx_line *l, const char *fmt, const char *arg)
-{
-	asm_fail_at(l->lx->as, l->lx->tok.col, fmt, arg);
-}
+/* An error at the current token. */
+#define fail(l, ...)	asm_fail_at((l)->lx->as, (l)->lx->tok.col, __VA_ARGS__)
 
 /* Index of @name in @names[@n] (names[0] "" is never matched), or -1. */
 static int find_name(const char *const *names, unsigned int n, const char *name)
@@ -95,7 +93,7 @@ static void parse_dst(struct v3dx_line *l, struct qpu_v3dx_alu *alu)
 	int n;
 
 	if (l->lx->tok.kind != T_IDENT)
-		fail(l, "expected a destination%s", "");
+		fail(l, "expected a destination");
 	split_ident(l, base, suffix);
 	n = regfile_num(base);
 	if (n >= 0) {
@@ -163,8 +161,8 @@ static u8 place_reg(struct v3dx_line *l, unsigned int r)
 		l->nregs = 2;
 		return QPU_V3DX_MUX_B;
 	}
-	fail(l, "rf%s: V3D 4.2 reads two register-file addresses (or one "
-	     "and a small immediate) per instruction", "");
+	fail(l, "rf%u: V3D 4.2 reads two register-file addresses (or one "
+	     "and a small immediate) per instruction", r);
 	return 0;
 }
 
@@ -175,11 +173,11 @@ static u8 place_imm(struct v3dx_line *l, unsigned int idx)
 
 	if (l->sig & QPU_V3DX_SIG_SMIMM_B) {
 		if (in->raddr_b != idx)
-			fail(l, "one small immediate per instruction on V3D 4.2%s", "");
+			fail(l, "one small immediate per instruction on V3D 4.2");
 		return QPU_V3DX_MUX_B;
 	}
 	if (l->nregs >= 2)
-		fail(l, "a small immediate besides two register-file reads%s", "");
+		fail(l, "a small immediate besides two register-file reads");
 	in->raddr_b = idx;
 	l->sig |= QPU_V3DX_SIG_SMIMM_B;
 	return QPU_V3DX_MUX_B;
@@ -308,7 +306,7 @@ static void parse_sig(struct v3dx_line *l)
 	int n;
 
 	if (lx->tok.kind != T_IDENT)
-		fail(l, "expected a signal%s", "");
+		fail(l, "expected a signal");
 	split_ident(l, base, suffix);
 	for (i = 0; i < QPU_V3DX_SIG_BITS; i++) {
 		if (!strcmp(qpu_v3dx_sig_names[i], base) &&
@@ -439,10 +437,10 @@ static void parse_branch(struct v3dx_line *l, uint64_t pc)
 		asm_tok_text(lx, text, sizeof(text));
 		n = lx->tok.kind == T_IDENT ? regfile_num(text) : -1;
 		if (n < 0)
-			fail(l, "the uniform target is a:unif, r:unif, lri or "
-			     "rfN%s", "");
+			fail(l, "the uniform target is a:unif, r:unif, lri or rfN");
 		if (br->bdi == QPU_V3DX_DEST_REGFILE && n != br->raddr_a)
-			fail(l, "both targets read one register: rf%s", "");
+			fail(l, "both targets read raddr_a: rf%u and rf%d differ",
+			     br->raddr_a, n);
 		br->bdu = QPU_V3DX_DEST_REGFILE;
 		br->raddr_a = n;
 		asm_lex_next(lx);
