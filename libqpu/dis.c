@@ -15,6 +15,8 @@
 
 _Static_assert(QPU_DIS_BUF_SIZE >= QPU_DISASM_BUF_SIZE,
 	       "QPU_DIS_BUF_SIZE must hold the core's longest text");
+_Static_assert(QPU_DIS_BUF_SIZE > QPU_V3DX_DIS_LINE_MAX,
+	       "QPU_DIS_BUF_SIZE must hold the longest V3D text");
 
 int qpu_dis_word(uint64_t word, uint32_t addr, unsigned int flags, char *buf,
 		 size_t size)

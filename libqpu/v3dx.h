@@ -13,13 +13,17 @@
 
 /* v3dx_dis.c */
 
+/* The longest text qpu_v3dx_disasm() writes, NUL excluded (QPU_DIS_BUF_SIZE). */
+#define QPU_V3DX_DIS_LINE_MAX	191
+
 /* Flags of qpu_v3dx_disasm(). */
 #define QPU_V3DX_DIS_TARGET	(1u << 0)	/* "# 0xADDR" after branches */
 
 /*
  * The text of @w in Mesa's disassembly syntax, or ".long 0x..." with a
- * comment for a word that is invalid or whose text would assemble to
- * another word. Returns the length of the whole text (snprintf's count).
+ * comment for a word that is invalid (the reason) or whose text would
+ * assemble to another word (that text). Returns the length of the whole
+ * text (snprintf's count).
  */
 int qpu_v3dx_disasm(enum qpu_v3dx_gen gen, uint64_t w, uint32_t addr,
 		    unsigned int flags, char *buf, size_t size);

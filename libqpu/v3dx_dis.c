@@ -7,10 +7,12 @@
  * for words whose Mesa text would assemble to a different word: "; ucb"
  * and "; rot" (signals Mesa does not print), write address 44 named
  * "tmuhscm" (Mesa repeats "tmuscm"), and ".long 0x..." for invalid words
- * and for words with fields the text cannot show.
+ * and for words with fields the text cannot show; those keep their Mesa
+ * text, unpadded, as the comment, so a dump stays readable.
  */
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "v3dx.h"
 
@@ -247,6 +249,24 @@ bool qpu_v3dx_format(enum qpu_v3dx_gen gen, const struct qpu_v3dx_instr *in,
 	return !o.bad && o.len < size;
 }
 
+/* Mesa's column padding down to one space, none before a ';'. */
+static void squeeze(char *s)
+{
+	char *d = s, *p = s;
+
+	while (*p) {
+		if (*p == ' ') {
+			while (*p == ' ')
+				p++;
+			if (*p && *p != ';')
+				*d++ = ' ';
+			continue;
+		}
+		*d++ = *p++;
+	}
+	*d = '\0';
+}
+
 int qpu_v3dx_disasm(enum qpu_v3dx_gen gen, uint64_t w, uint32_t addr,
 		    unsigned int flags, char *buf, size_t size)
 {
@@ -259,13 +279,20 @@ int qpu_v3dx_disasm(enum qpu_v3dx_gen gen, uint64_t w, uint32_t addr,
 	why = qpu_v3dx_decode(gen, w, &in);
 	if (why != QPU_V3DX_VALID) {
 		reason = qpu_v3dx_invalid_name(why);
+	} else if (!qpu_v3dx_format(gen, &in, text, sizeof(text))) {
+		reason = "reserved magic address";
 	} else {
 		canon = in;
 		qpu_v3dx_canonicalize(gen, &canon);
-		if (qpu_v3dx_encode(gen, &canon, &back) || back != w)
+		if (qpu_v3dx_encode(gen, &canon, &back) || back != w) {
+			/* still readable: Mesa's text, unpadded, as the comment */
+			squeeze(text);
+			if (strlen(text) + sizeof(".long 0x0123456789abcdef  # ") <=
+			    QPU_V3DX_DIS_LINE_MAX)
+				return snprintf(buf, size, ".long 0x%016llx  # %s",
+						(unsigned long long)w, text);
 			reason = "fields the text cannot show";
-		else if (!qpu_v3dx_format(gen, &in, text, sizeof(text)))
-			reason = "reserved magic address";
+		}
 	}
 	if (reason)
 		return snprintf(buf, size, ".long 0x%016llx  # %s",
