@@ -247,7 +247,9 @@ install-user: lib tools $(BUILD)/libqpu.pc $(BUILD)/qpu-mailbox.pc
 	install -D -m 644 libqpu/include/qpu_kernels.h $(DESTDIR)$(INCLUDEDIR)/qpu_kernels.h
 	install -D -m 644 -t $(DESTDIR)$(QASMDIR) libqpu/qasm/*.qinc
 	install -D -m 644 libqpu/include/qpu_emit.h $(DESTDIR)$(INCLUDEDIR)/qpu_emit.h
+	install -D -m 644 libqpu/include/qpu_emit_v3d.h $(DESTDIR)$(INCLUDEDIR)/qpu_emit_v3d.h
 	install -D -m 644 libqpu/include/qpu_hazard.h $(DESTDIR)$(INCLUDEDIR)/qpu_hazard.h
+	install -D -m 644 libqpu/include/qpu_hazard_v3d.h $(DESTDIR)$(INCLUDEDIR)/qpu_hazard_v3d.h
 	install -D -m 644 libqpu/include/qpu_asm.h $(DESTDIR)$(INCLUDEDIR)/qpu_asm.h
 	install -D -m 644 libqpu/include/qpu_dis.h $(DESTDIR)$(INCLUDEDIR)/qpu_dis.h
 	install -D -m 644 libqpu/include/qpu_emulator.h $(DESTDIR)$(INCLUDEDIR)/qpu_emulator.h

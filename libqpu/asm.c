@@ -533,7 +533,10 @@ static void process_line(struct qpu_asm *as)
 			    "the rest of the word is padded with zeros", as->data_bits);
 		as->data_bits = 0;
 	}
-	asm_assemble_instr(&lx, (uint64_t)as->nwords * 8, &w);
+	if (as->gen == QPU_GEN_V3D42 || as->gen == QPU_GEN_V3D71)
+		asm_v3dx_assemble_instr(&lx, as->gen, (uint64_t)as->nwords * 8, &w);
+	else
+		asm_assemble_instr(&lx, (uint64_t)as->nwords * 8, &w);
 	asm_emit_word(as, w, col);
 }
 
@@ -806,14 +809,32 @@ size_t qpu_asm_diags(const struct qpu_asm *as, const struct qpu_asm_diag **diags
 	return as->ndiags;
 }
 
+int qpu_asm_set_gen(struct qpu_asm *as, int gen)
+{
+	if (gen != QPU_GEN_VC4 && gen != QPU_GEN_V3D42 && gen != QPU_GEN_V3D71)
+		return -EINVAL;
+	as->gen = gen;
+	return 0;
+}
+
 int qpu_asm_line(const char *text, uint64_t *word, char *msg, size_t msg_size)
 {
-	struct qpu_asm *as = qpu_asm_new();
+	return qpu_asm_line_gen(QPU_GEN_VC4, text, word, msg, msg_size);
+}
+
+int qpu_asm_line_gen(int gen, const char *text, uint64_t *word, char *msg,
+		     size_t msg_size)
+{
+	struct qpu_asm *as;
 	const uint64_t *words;
 	int err;
 
+	if (gen != QPU_GEN_VC4 && gen != QPU_GEN_V3D42 && gen != QPU_GEN_V3D71)
+		return -EINVAL;
+	as = qpu_asm_new();
 	if (!as)
 		return -ENOMEM;
+	as->gen = gen;
 	if (strchr(text, '\n')) {
 		qpu_asm_free(as);
 		return -EINVAL;

@@ -33,7 +33,8 @@ check() {
 check install "$make_cmd" -C "$top" --no-print-directory install DESTDIR="$dest/root" PREFIX=$prefix
 
 for f in include/qpu.h include/linux/qpu.h include/qpu_kernels.h \
-	 include/qpu_emit.h include/qpu_hazard.h include/qpu_asm.h \
+	 include/qpu_emit.h include/qpu_hazard.h include/qpu_hazard_v3d.h \
+	 include/qpu_emit_v3d.h include/qpu_asm.h \
 	 include/qpu_dis.h include/qpu_emulator.h lib/libqpu.a lib/libqpu.so \
 	 lib/libqpu.so.0 lib/pkgconfig/libqpu.pc include/qpu_mailbox.h \
 	 lib/libqpu-mailbox.a lib/libqpu-mailbox.so lib/libqpu-mailbox.so.0 \

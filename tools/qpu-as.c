@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
- * qpu-as: assemble vc4asm-syntax QPU source with libqpu's assembler. Writes
+ * qpu-as: assemble QPU source with libqpu's assembler: vc4asm syntax for
+ * VideoCore IV (the default), Mesa's disassembly syntax for V3D 4.2 and
+ * 7.1 (-m v3d42, -m v3d71; no hazard check for those yet). Writes
  * raw little-endian words, GPU_FFT-style hex ("0xLOW, 0xHIGH," per line) or
  * a C array. The output goes to a temporary file renamed over OUT only when
  * everything succeeded, so a failed run never leaves a partial file.
@@ -24,6 +26,7 @@ const char tool_name[] = TOOL_NAME;
 
 #include <qpu.h>
 #include <qpu_asm.h>
+#include <qpu_dis.h>
 #include <qpu_hazard.h>
 
 #include "die.h"
@@ -38,6 +41,7 @@ struct config {
 	const char *array_name;
 	bool werror;
 	uint64_t hazard_rules;	/* hazard checks to run, qpu_hazard.h */
+	int gen;		/* QPU_GEN_* */
 	const char *input;
 };
 
@@ -45,8 +49,10 @@ static void usage(FILE *fp)
 {
 	fprintf(fp,
 		"Usage: %s [OPTIONS] FILE\n"
-		"Assemble VideoCore IV QPU source (vc4asm syntax).\n\n"
+		"Assemble QPU source: VideoCore IV (vc4asm syntax) or V3D (Mesa's).\n\n"
 		"  -I DIR         search DIR for .include files (repeatable)\n"
+		"  -m GEN         vc4 (the default), v3d42 (Pi 4) or v3d71 (Pi 5);\n"
+		"                 V3D code gets no hazard check yet\n"
 		"  -o OUT         write to OUT instead of standard output\n"
 		"  -f FORMAT      bin (raw little-endian words, the default), hex\n"
 		"                 (GPU_FFT layout) or c (a C array)\n"
@@ -78,6 +84,7 @@ static void parse_config(int argc, char **argv, struct config *cfg)
 
 	/* -W, -Werror and -Wno-RULE are not getopt-shaped: take them out first. */
 	cfg->hazard_rules = QPU_HAZARD_ALL_RULES;
+	cfg->gen = QPU_GEN_VC4;
 	for (i = j = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--"))
 			break;
@@ -93,8 +100,14 @@ static void parse_config(int argc, char **argv, struct config *cfg)
 	argc = j;
 	argv[argc] = NULL;
 
-	while ((opt = getopt_long(argc, argv, "+I:o:f:n:hV", long_opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "+I:m:o:f:n:hV", long_opts, NULL)) != -1) {
 		switch (opt) {
+		case 'm':
+			cfg->gen = qpu_gen_from_name(optarg);
+			if (cfg->gen < 0)
+				die("unknown machine '%s' (vc4, v3d42 or v3d71)",
+				    optarg);
+			break;
 		case 'I':
 			if (cfg->ninclude_dirs == QPU_ASM_MAX_INCLUDE_DIRS)
 				die("too many -I directories");
@@ -271,6 +284,8 @@ int main(int argc, char **argv)
 	for (i = 0; i < cfg.ninclude_dirs; i++)
 		if (qpu_asm_add_include_dir(as, cfg.include_dirs[i]))
 			die("%s", strerror(ENOMEM));
+	if (qpu_asm_set_gen(as, cfg.gen))
+		die("%s", strerror(EINVAL));
 	err = qpu_asm_file(as, cfg.input);
 	ndiags = qpu_asm_diags(as, &diags);
 	failed = err != 0;
@@ -290,7 +305,7 @@ int main(int argc, char **argv)
 		die("%s: %s", cfg.input, strerror(-err));
 	}
 	nwords = qpu_asm_words(as, &words);
-	if (!err && cfg.hazard_rules) {
+	if (!err && cfg.hazard_rules && cfg.gen == QPU_GEN_VC4) {
 		struct hazard_ctx hctx = { .werror = cfg.werror };
 		int found;
 

@@ -2,7 +2,8 @@
 /*
  * qpu-check: run libqpu's hazard checker over assembled QPU code (raw
  * little-endian words or GPU_FFT-style hex, read like qpu-dis reads
- * them) and print each finding with the word it concerns. Exit 0 when the
+ * them) and print each finding with the word it concerns: VideoCore IV's
+ * rules by default, V3D 4.2's or 7.1's with -m (qpu_hazard_v3d.h). Exit 0 when the
  * code is clean, 1 on findings or any failure.
  */
 
@@ -23,6 +24,7 @@ const char tool_name[] = TOOL_NAME;
 #include <qpu.h>
 #include <qpu_dis.h>
 #include <qpu_hazard.h>
+#include <qpu_hazard_v3d.h>
 
 #include "die.h"
 #include "wordfile.h"
@@ -32,6 +34,7 @@ struct config {
 	unsigned int flags;
 	uint64_t rules;
 	bool quiet;
+	int gen;		/* QPU_GEN_* */
 	const char *path;	/* NULL or "-": standard input */
 };
 
@@ -39,15 +42,43 @@ struct report_ctx {
 	const char *name;
 	const uint64_t *words;
 	bool quiet;
+	int gen;
 };
+
+/* The rule set of a generation: VideoCore IV's or V3D's (qpu_hazard_v3d.h). */
+struct rule_set {
+	unsigned int count;
+	uint64_t all;
+	const char *(*name)(unsigned int rule);
+	const char *(*summary)(unsigned int rule);
+	int (*find)(const char *name);
+};
+
+static const struct rule_set vc4_rules = {
+	QPU_HAZARD_NUM_RULES, QPU_HAZARD_ALL_RULES, qpu_hazard_rule_name,
+	qpu_hazard_rule_summary, qpu_hazard_rule_find,
+};
+
+static const struct rule_set v3d_rules = {
+	QPU_HAZARD_V3D_NUM_RULES, QPU_HAZARD_V3D_ALL_RULES,
+	qpu_hazard_v3d_rule_name, qpu_hazard_v3d_rule_summary,
+	qpu_hazard_v3d_rule_find,
+};
+
+static const struct rule_set *rules_of(int gen)
+{
+	return gen == QPU_GEN_VC4 ? &vc4_rules : &v3d_rules;
+}
 
 static void usage(FILE *out)
 {
 	fprintf(out,
 		"Usage: qpu-check [OPTION]... [FILE]\n"
-		"Check VideoCore IV QPU code from FILE (default: standard input) for\n"
-		"hazards: sequences the QPU does not run as written.\n\n"
+		"Check QPU code from FILE (default: standard input) for hazards:\n"
+		"sequences the QPU does not run as written.\n\n"
 		"  -b, --binary      input is little-endian 64-bit words\n"
+		"  -m, --machine=GEN vc4 (VideoCore IV, the default), v3d42 (Pi 4) or\n"
+		"                    v3d71 (Pi 5); each has its own rules\n"
 		"  -x, --hex         input is hex text: 0xLOW, 0xHIGH, per instruction\n"
 		"  -p, --partial     the code is part of a program: skip the rules\n"
 		"                    about its start and end\n"
@@ -60,19 +91,19 @@ static void usage(FILE *out)
 		"Exit status: 0 clean, 1 findings or an error.\n");
 }
 
-static unsigned int rule_or_die(const char *name)
+static unsigned int rule_or_die(const struct rule_set *set, const char *name)
 {
-	int rule = qpu_hazard_rule_find(name);
+	int rule = set->find(name);
 
 	if (rule < 0)
 		die("unknown rule '%s' (see --list-rules)", name);
 	return (unsigned int)rule;
 }
 
-static void list_rules(void)
+static void list_rules(const struct rule_set *set)
 {
-	for (unsigned int r = 0; r < QPU_HAZARD_NUM_RULES; r++)
-		printf("%-22s %s\n", qpu_hazard_rule_name(r), qpu_hazard_rule_summary(r));
+	for (unsigned int r = 0; r < set->count; r++)
+		printf("%-22s %s\n", set->name(r), set->summary(r));
 }
 
 static void parse_config(int argc, char **argv, struct config *cfg)
@@ -82,23 +113,32 @@ static void parse_config(int argc, char **argv, struct config *cfg)
 		{ "help", no_argument, NULL, 'h' },
 		{ "hex", no_argument, NULL, 'x' },
 		{ "list-rules", no_argument, NULL, 'l' },
+		{ "machine", required_argument, NULL, 'm' },
 		{ "partial", no_argument, NULL, 'p' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
+	const struct rule_set *set;
 	uint64_t only = 0, off = 0;
-	int i, j, opt;
+	bool list = false;
+	int i, j, opt, nw = 0;
+	char **wargs;
 
 	memset(cfg, 0, sizeof(*cfg));
-	/* -Wno-RULE and -WRULE are not getopt-shaped: take them out first. */
+	cfg->gen = QPU_GEN_VC4;
+	/*
+	 * -Wno-RULE and -WRULE are not getopt-shaped: take them out first,
+	 * and name their rules once -m has said whose they are.
+	 */
+	wargs = calloc(argc + 1, sizeof(*wargs));
+	if (!wargs)
+		die("%s", strerror(errno));
 	for (i = j = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--"))
 			break;
-		if (!strncmp(argv[i], "-Wno-", 5))
-			off |= QPU_HAZARD_RULE_BIT(rule_or_die(argv[i] + 5));
-		else if (!strncmp(argv[i], "-W", 2) && argv[i][2])
-			only |= QPU_HAZARD_RULE_BIT(rule_or_die(argv[i] + 2));
+		if (!strncmp(argv[i], "-W", 2) && argv[i][2])
+			wargs[nw++] = argv[i];
 		else
 			argv[j++] = argv[i];
 	}
@@ -106,9 +146,8 @@ static void parse_config(int argc, char **argv, struct config *cfg)
 		argv[j++] = argv[i++];
 	argc = j;
 	argv[argc] = NULL;
-	cfg->rules = (only ? only : QPU_HAZARD_ALL_RULES) & ~off;
 
-	while ((opt = getopt_long(argc, argv, "bhlpqVx", longopts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "bhlm:pqVx", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'b':
 			cfg->format = QPU_WORDFILE_BINARY;
@@ -117,8 +156,14 @@ static void parse_config(int argc, char **argv, struct config *cfg)
 			usage(stdout);
 			exit(EXIT_SUCCESS);
 		case 'l':
-			list_rules();
-			exit(EXIT_SUCCESS);
+			list = true;
+			break;
+		case 'm':
+			cfg->gen = qpu_gen_from_name(optarg);
+			if (cfg->gen < 0)
+				die("unknown machine '%s' (vc4, v3d42 or v3d71)",
+				    optarg);
+			break;
 		case 'p':
 			cfg->flags |= QPU_HAZARD_PARTIAL;
 			break;
@@ -136,6 +181,19 @@ static void parse_config(int argc, char **argv, struct config *cfg)
 			exit(EXIT_FAILURE);
 		}
 	}
+	set = rules_of(cfg->gen);
+	if (list) {
+		list_rules(set);
+		exit(EXIT_SUCCESS);
+	}
+	for (i = 0; i < nw; i++) {
+		if (!strncmp(wargs[i], "-Wno-", 5))
+			off |= QPU_HAZARD_RULE_BIT(rule_or_die(set, wargs[i] + 5));
+		else
+			only |= QPU_HAZARD_RULE_BIT(rule_or_die(set, wargs[i] + 2));
+	}
+	free(wargs);
+	cfg->rules = (only ? only : set->all) & ~off;
 	if (argc - optind > 1)
 		die("one input file at most (got %d)", argc - optind);
 	if (optind < argc)
@@ -150,8 +208,8 @@ static int print_finding(const struct qpu_hazard *h, void *ctx)
 	printf("%s: word %zu (0x%04zx): warning: %s [%s]\n", r->name, h->word,
 	       h->word * 8, h->message, h->name);
 	if (!r->quiet) {
-		qpu_dis_word(r->words[h->word], (uint32_t)(h->word * 8), QPU_DIS_TARGET,
-			   text, sizeof(text));
+		qpu_dis_word_gen(r->gen, r->words[h->word], (uint32_t)(h->word * 8),
+				 QPU_DIS_TARGET, text, sizeof(text));
 		printf("    %s\n", text);
 	}
 	return 0;
@@ -169,12 +227,18 @@ int main(int argc, char **argv)
 	parse_config(argc, argv, &cfg);
 	rctx.name = cfg.path && strcmp(cfg.path, "-") ? cfg.path : "<stdin>";
 	rctx.quiet = cfg.quiet;
+	rctx.gen = cfg.gen;
 	if (qpu_wordfile_read(cfg.path, cfg.format, &words, &n, err, sizeof(err)))
 		die("%s: %s", rctx.name, err);
 	if (!n)
 		die("%s: no instruction words", rctx.name);
 	rctx.words = words;
-	found = qpu_hazard_check(words, n, cfg.rules, cfg.flags, print_finding, &rctx);
+	if (cfg.gen == QPU_GEN_VC4)
+		found = qpu_hazard_check(words, n, cfg.rules, cfg.flags,
+					 print_finding, &rctx);
+	else
+		found = qpu_hazard_v3d_check(cfg.gen, words, n, cfg.rules,
+					     cfg.flags, print_finding, &rctx);
 	free(words);
 	if (found < 0)
 		die("%s: %s", rctx.name, strerror(-found));

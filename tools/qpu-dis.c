@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * qpu-dis: disassemble VideoCore IV QPU code, one instruction per line.
+ * qpu-dis: disassemble QPU code, one instruction per line: VideoCore IV by
+ * default, V3D 4.2 or 7.1 (Mesa's syntax) with -m v3d42 or -m v3d71.
  * Input is raw little-endian 64-bit words or GPU_FFT-style hex text
  * ("0xLOW, 0xHIGH," with // or # comments), told apart by content unless
  * --hex or --binary says. The tools' wordfile.c reads the input; the
@@ -31,6 +32,7 @@ struct config {
 	enum qpu_wordfile_format format;
 	bool addresses;
 	bool raw;
+	int gen;		/* QPU_GEN_* */
 	const char *path;	/* NULL or "-": standard input */
 };
 
@@ -38,9 +40,11 @@ static void usage(FILE *out)
 {
 	fprintf(out,
 		"Usage: qpu-dis [OPTION]... [FILE]\n"
-		"Disassemble VideoCore IV QPU code from FILE (default: standard input).\n\n"
+		"Disassemble QPU code from FILE (default: standard input).\n\n"
 		"  -a, --addresses  prefix each line with its byte offset\n"
 		"  -b, --binary     input is little-endian 64-bit words\n"
+		"  -m, --machine=GEN  vc4 (VideoCore IV, the default), v3d42 (Pi 4)\n"
+		"                   or v3d71 (Pi 5; V3D in Mesa's syntax)\n"
 		"  -x, --hex        input is hex text: 0xLOW, 0xHIGH, per instruction\n"
 		"  -r, --raw        show each instruction word in hex\n"
 		"  -h, --help       this text\n"
@@ -56,6 +60,7 @@ static void parse_config(int argc, char **argv, struct config *cfg)
 		{ "binary", no_argument, NULL, 'b' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "hex", no_argument, NULL, 'x' },
+		{ "machine", required_argument, NULL, 'm' },
 		{ "raw", no_argument, NULL, 'r' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -63,7 +68,8 @@ static void parse_config(int argc, char **argv, struct config *cfg)
 	int opt;
 
 	memset(cfg, 0, sizeof(*cfg));
-	while ((opt = getopt_long(argc, argv, "abhrVx", longopts, NULL)) != -1) {
+	cfg->gen = QPU_GEN_VC4;
+	while ((opt = getopt_long(argc, argv, "abhm:rVx", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'a':
 			cfg->addresses = true;
@@ -74,6 +80,12 @@ static void parse_config(int argc, char **argv, struct config *cfg)
 		case 'h':
 			usage(stdout);
 			exit(EXIT_SUCCESS);
+		case 'm':
+			cfg->gen = qpu_gen_from_name(optarg);
+			if (cfg->gen < 0)
+				die("unknown machine '%s' (vc4, v3d42 or v3d71)",
+				    optarg);
+			break;
 		case 'r':
 			cfg->raw = true;
 			break;
@@ -110,8 +122,9 @@ int main(int argc, char **argv)
 	for (size_t i = 0; i < n; i++) {
 		uint32_t addr = (uint32_t)(i * 8);
 
-		qpu_dis_word(words[i], addr,
-			   cfg.addresses ? QPU_DIS_TARGET : 0, text, sizeof(text));
+		qpu_dis_word_gen(cfg.gen, words[i], addr,
+				 cfg.addresses ? QPU_DIS_TARGET : 0, text,
+				 sizeof(text));
 		if (cfg.addresses)
 			printf("%08" PRIx32 ": ", addr);
 		if (cfg.raw)

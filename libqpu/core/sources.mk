@@ -7,7 +7,7 @@
 #   QPU_CORE_TOOL_SRCS  what only libqpu's toolkit needs (the disassembler)
 #   QPU_CORE_INCLUDES   directories whose headers are included by name
 # A generation is added to QPU_CORE_GENERATIONS beside the others.
-QPU_CORE_GENERATIONS := vc4
+QPU_CORE_GENERATIONS := vc4 v3d
 
 QPU_CORE_MK_DIR := $(dir $(lastword $(MAKEFILE_LIST)))
 QPU_CORE_INCLUDES := libqpu/core

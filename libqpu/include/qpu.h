@@ -27,6 +27,18 @@ extern "C" {
 #define QPU_API __attribute__((visibility("default")))
 
 /**
+ * DOC: generations
+ *
+ * The toolkit (qpu_asm.h, qpu_dis.h) knows three instruction sets:
+ * QPU_GEN_VC4 is VideoCore IV (Pi 1-3), QPU_GEN_V3D42 the Pi 4's V3D 4.2,
+ * QPU_GEN_V3D71 the Pi 5's V3D 7.1, whose text is Mesa's disassembly
+ * syntax (Mesa 25.0).
+ */
+#define QPU_GEN_VC4		4
+#define QPU_GEN_V3D42		42
+#define QPU_GEN_V3D71		71
+
+/**
  * qpu_version() - the library's version
  *
  * Return: a static string such as "0.2.0"; do not free it.

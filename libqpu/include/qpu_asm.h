@@ -221,6 +221,35 @@ QPU_API size_t qpu_asm_diags(const struct qpu_asm *as,
 			     const struct qpu_asm_diag **diags);
 
 /**
+ * qpu_asm_set_gen() - the instruction set of the lines that follow
+ * @as: the assembler
+ * @gen: QPU_GEN_VC4 (the default), QPU_GEN_V3D42 or QPU_GEN_V3D71
+ *
+ * V3D lines are in Mesa's disassembly syntax, as qpu_dis_word_gen() prints
+ * them; labels, expressions, macros, includes and data directives are the
+ * same for every generation. Applies to the next qpu_asm_file() or
+ * qpu_asm_string().
+ *
+ * Return: 0, or -EINVAL for an unknown generation.
+ */
+QPU_API int qpu_asm_set_gen(struct qpu_asm *as, int gen);
+
+/**
+ * qpu_asm_line_gen() - assemble one instruction line of a generation
+ * @gen: QPU_GEN_VC4, QPU_GEN_V3D42 or QPU_GEN_V3D71
+ * @text: the line
+ * @word: where the word goes
+ * @msg: where an error goes, as "line:col: message"
+ * @msg_size: bytes at @msg
+ *
+ * As qpu_asm_line(), for any generation.
+ *
+ * Return: 0, or -EINVAL (unknown generation, or an error in @msg).
+ */
+QPU_API int qpu_asm_line_gen(int gen, const char *text, uint64_t *word,
+			     char *msg, size_t msg_size);
+
+/**
  * qpu_asm_line() - assemble one instruction line, no labels defined
  * @text: the line
  * @word: where the word goes

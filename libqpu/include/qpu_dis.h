@@ -48,6 +48,31 @@ QPU_API int qpu_dis_word(uint64_t word, uint32_t addr, unsigned int flags,
 			 char *buf, size_t size);
 
 /**
+ * qpu_gen_from_name() - the generation named "vc4", "v3d42" or "v3d71"
+ * @name: the name, as the tools' -m option takes it
+ * Return: QPU_GEN_VC4, QPU_GEN_V3D42 or QPU_GEN_V3D71; -EINVAL for any
+ * other name or NULL.
+ */
+QPU_API int qpu_gen_from_name(const char *name);
+
+/**
+ * qpu_dis_word_gen() - one instruction word of a generation as text
+ * @gen: QPU_GEN_VC4 (then as qpu_dis_word()), QPU_GEN_V3D42 or QPU_GEN_V3D71
+ * @word: the instruction
+ * @addr: its byte address, for QPU_DIS_TARGET
+ * @flags: 0 or QPU_DIS_TARGET
+ * @buf: the caller's buffer, receiving the text NUL-terminated (when
+ *	@size is not 0)
+ * @size: bytes at @buf; QPU_DIS_BUF_SIZE is always enough
+ * V3D words that are invalid, or whose Mesa text would assemble to another
+ * word, are written ".long 0x...  # why".
+ * Return: the length of the whole text, as snprintf() counts it, or
+ * -EINVAL for an unknown generation or flag.
+ */
+QPU_API int qpu_dis_word_gen(int gen, uint64_t word, uint32_t addr,
+			     unsigned int flags, char *buf, size_t size);
+
+/**
  * qpu_dis_write_reg_name() - the assembler's name of a write address
  * @waddr: the write address, 0 to 63
  * @file_b: of regfile B (else A)

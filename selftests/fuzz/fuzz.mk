@@ -7,6 +7,11 @@
 #                survive disassembly and reassembly
 #   fuzz-disasm  any words: decode/encode and disassemble/assemble must both
 #                give every word back
+#   fuzz-v3dx-disasm  any words, as V3D 4.2 and as 7.1: decode/encode give
+#                valid words back, the text is .long data exactly for the
+#                invalid and non-canonical ones, and assembles back
+#   fuzz-v3dx-asm  any V3D source (first byte: the generation): as fuzz-asm,
+#                the words through the V3D disassembler and back
 #   fuzz-emu     any words run on 1..12 QPUs with an instruction budget:
 #                a defined ending, no access outside translate(), the same
 #                state with the predecode cache (and its fast paths) off
@@ -34,7 +39,7 @@
 FUZZ_TIME ?= 40
 FUZZ_MAX_LEN ?= 4096
 FUZZ_CLANG ?= clang
-FUZZ_NAMES := asm disasm emu
+FUZZ_NAMES := asm disasm emu v3dx-disasm v3dx-asm
 
 .PHONY: check-fuzz fuzz-build fuzz-run
 

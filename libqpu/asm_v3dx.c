@@ -1,0 +1,524 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The V3D 4.2/7.1 instruction line of the assembler: Mesa's disassembly
+ * syntax (v3dx_dis.c) read back, over the front end that VideoCore IV uses
+ * (labels, expressions, macros, includes, data directives all come from
+ * there). The line becomes a struct qpu_v3dx_instr, then takes the core's
+ * canonical form (qpu_v3dx_canonicalize()) and is encoded, so text and
+ * disassembler agree on every field the text leaves open.
+ *
+ *   ADD_OP[.cond][.pf][.uf] [DST[.pack]][, SRC[.unpack]][, SRC[.unpack]]
+ *     ; MUL_OP... [; SIGNAL[.DST]]...
+ *   b[u][.cond][p|q]  TARGET[, UNIFORM_TARGET]
+ *
+ * A missing mul part is a nop. Sources are rfN, (4.2) r0..r5, or an
+ * expression that is a small immediate. Branch targets: a label (relative),
+ * a byte offset, "zero_addr+ADDR", "lri" or rfN; the uniform target
+ * "a:unif", "r:unif", "lri" or rfN.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "asm_internal.h"
+#include "v3dx.h"
+
+#define GEN_NAME(gen)	((gen) == QPU_V3DX_GEN_71 ? "V3D 7.1" : "V3D 4.2")
+
+struct v3dx_line {
+	struct lexer *lx;
+	enum qpu_v3dx_gen gen;
+	struct qpu_v3dx_instr in;
+	u32 sig;		/* signal bits, small immediates included */
+	unsigned int nregs;	/* 4.2: register-file reads placed so far */
+};
+
+/* An error at the current token. */
+#define fail(l, ...)	asm_fail_at((l)->lx->as, (l)->lx->tok.col, __VA_ARGS__)
+
+/* Index of @name in @names[@n] (names[0] "" is never matched), or -1. */
+static int find_name(const char *const *names, unsigned int n, const char *name)
+{
+	unsigned int i;
+
+	for (i = 1; i < n; i++) {
+		if (!strcmp(names[i], name))
+			return i;
+	}
+	return -1;
+}
+
+/* "rfN" with N 0..63, or -1. */
+static int regfile_num(const char *s)
+{
+	unsigned int n;
+
+	if (!asm_parse_numbered(s, "rf", 63, &n))
+		return -1;
+	return n;
+}
+
+static int magic_waddr(enum qpu_v3dx_gen gen, const char *s)
+{
+	const char *name;
+	unsigned int i;
+
+	for (i = 0; i < 64; i++) {
+		name = qpu_v3dx_waddr_name(gen, i);
+		if (name && !strcmp(name, s))
+			return i;
+	}
+	return -1;
+}
+
+/* Split the current identifier into @base and at most one @suffix. */
+static void split_ident(struct v3dx_line *l, char *base, char *suffix)
+{
+	char *dot;
+
+	asm_tok_text(l->lx, base, NAME_LEN);
+	suffix[0] = '\0';
+	dot = strchr(base, '.');
+	if (!dot)
+		return;
+	*dot = '\0';
+	if (strchr(dot + 1, '.'))
+		fail(l, "'%s' takes one suffix at most", base);
+	copy_str(suffix, NAME_LEN, dot + 1);
+}
+
+static void parse_dst(struct v3dx_line *l, struct qpu_v3dx_alu *alu)
+{
+	char base[NAME_LEN], suffix[NAME_LEN];
+	int n;
+
+	if (l->lx->tok.kind != T_IDENT)
+		fail(l, "expected a destination");
+	split_ident(l, base, suffix);
+	n = regfile_num(base);
+	if (n >= 0) {
+		alu->waddr = n;
+		alu->magic = false;
+	} else {
+		n = magic_waddr(l->gen, base);
+		if (n < 0)
+			fail(l, "unknown destination '%s'", base);
+		alu->waddr = n;
+		alu->magic = true;
+	}
+	if (suffix[0]) {
+		n = find_name(qpu_v3dx_pack_names, QPU_V3DX_PACK_COUNT, suffix);
+		if (n < 0)
+			fail(l, "unknown output pack '.%s' (l or h)", suffix);
+		alu->pack = n;
+	}
+	asm_lex_next(l->lx);
+}
+
+/* Small-immediate index of value @v, or -1. */
+static int small_imm(const struct value *v)
+{
+	union {
+		float f;
+		u32 u;
+	} bits;
+	unsigned int i;
+
+	if (v->kind == V_FLOAT) {
+		bits.f = (float)v->f;
+		if ((double)bits.f != v->f)
+			return -1;
+	} else if (v->kind == V_INT) {
+		if (v->i < -2147483648LL || v->i > 0xffffffffLL)
+			return -1;
+		bits.u = (u32)v->i;
+	} else {
+		return -1;
+	}
+	for (i = 0; i < QPU_V3DX_SMALL_IMMS; i++) {
+		if (qpu_v3dx_small_imm[i] == bits.u)
+			return i;
+	}
+	return -1;
+}
+
+/* 4.2: the mux that reads register @r, placing it in raddr_a or raddr_b. */
+static u8 place_reg(struct v3dx_line *l, unsigned int r)
+{
+	struct qpu_v3dx_instr *in = &l->in;
+
+	if (l->nregs >= 1 && in->raddr_a == r)
+		return QPU_V3DX_MUX_A;
+	if (l->nregs >= 2 && in->raddr_b == r)
+		return QPU_V3DX_MUX_B;
+	if (l->nregs == 0) {
+		in->raddr_a = r;
+		l->nregs = 1;
+		return QPU_V3DX_MUX_A;
+	}
+	if (l->nregs == 1 && !(l->sig & QPU_V3DX_SIG_SMIMM_B)) {
+		in->raddr_b = r;
+		l->nregs = 2;
+		return QPU_V3DX_MUX_B;
+	}
+	fail(l, "rf%u: V3D 4.2 reads two register-file addresses (or one "
+	     "and a small immediate) per instruction", r);
+	return 0;
+}
+
+/* 4.2: the mux that reads small immediate @idx (raddr_b). */
+static u8 place_imm(struct v3dx_line *l, unsigned int idx)
+{
+	struct qpu_v3dx_instr *in = &l->in;
+
+	if (l->sig & QPU_V3DX_SIG_SMIMM_B) {
+		if (in->raddr_b != idx)
+			fail(l, "one small immediate per instruction on V3D 4.2");
+		return QPU_V3DX_MUX_B;
+	}
+	if (l->nregs >= 2)
+		fail(l, "a small immediate besides two register-file reads");
+	in->raddr_b = idx;
+	l->sig |= QPU_V3DX_SIG_SMIMM_B;
+	return QPU_V3DX_MUX_B;
+}
+
+/* Source @slot (0 add a, 1 add b, 2 mul a, 3 mul b) into @field. */
+static void parse_src(struct v3dx_line *l, int slot, u8 *field, u8 *unpack)
+{
+	static const u32 imm71[] = {
+		QPU_V3DX_SIG_SMIMM_A, QPU_V3DX_SIG_SMIMM_B,
+		QPU_V3DX_SIG_SMIMM_C, QPU_V3DX_SIG_SMIMM_D,
+	};
+	char base[NAME_LEN], suffix[NAME_LEN] = "";
+	struct lexer *lx = l->lx;
+	struct value v;
+	unsigned int acc;
+	int n;
+
+	if (lx->tok.kind == T_IDENT) {
+		split_ident(l, base, suffix);
+		n = regfile_num(base);
+		if (n >= 0) {
+			*field = l->gen == QPU_V3DX_GEN_71 ? n : place_reg(l, n);
+			asm_lex_next(lx);
+			goto unpack;
+		}
+		if (l->gen == QPU_V3DX_GEN_42 &&
+		    asm_parse_numbered(base, "r", 5, &acc)) {
+			*field = acc;
+			asm_lex_next(lx);
+			goto unpack;
+		}
+		if (suffix[0])
+			fail(l, "unknown source '%s'", base);
+	}
+	asm_expr(lx, &v, 0);
+	n = small_imm(&v);
+	if (n < 0)
+		asm_fail_at(lx->as, v.col, "not a register or a small immediate "
+			    "(0..15, -16..-1, or 2^-8..2^7 as floats)");
+	if (l->gen == QPU_V3DX_GEN_71) {
+		*field = n;
+		l->sig |= imm71[slot];
+	} else {
+		*field = place_imm(l, n);
+	}
+	if (lx->tok.kind == T_DIRECTIVE) {	/* "15.abs" lexes as 15, .abs */
+		asm_tok_text(lx, suffix, NAME_LEN);
+		memmove(suffix, suffix + 1, strlen(suffix));
+		asm_lex_next(lx);
+	}
+unpack:
+	if (suffix[0]) {
+		n = find_name(qpu_v3dx_unpack_names, QPU_V3DX_UNPACK_COUNT, suffix);
+		if (n < 0)
+			fail(l, "unknown input unpack '.%s'", suffix);
+		*unpack = n;
+	}
+}
+
+/* One ALU's operation and operands; false if the token is no op of it. */
+static bool parse_alu(struct v3dx_line *l, bool mul)
+{
+	struct lexer *lx = l->lx;
+	struct qpu_v3dx_instr *in = &l->in;
+	struct qpu_v3dx_alu *alu = mul ? &in->mul : &in->add;
+	const struct qpu_v3dx_op_info *info = NULL;
+	char text[NAME_LEN], *s, *dot;
+	unsigned int op, count = mul ? QPU_V3DX_M_COUNT : QPU_V3DX_A_COUNT;
+	int n;
+
+	if (lx->tok.kind != T_IDENT)
+		return false;
+	asm_tok_text(lx, text, sizeof(text));
+	dot = strchr(text, '.');
+	if (dot)
+		*dot = '\0';
+	for (op = 0; op < count; op++) {
+		info = mul ? &qpu_v3dx_mul_op_info[op] : &qpu_v3dx_add_op_info[op];
+		if (!strcmp(info->name, text))
+			break;
+	}
+	if (op == count)
+		return false;
+	if (mul ? !qpu_v3dx_mul_op_valid(l->gen, op) :
+		  !qpu_v3dx_add_op_valid(l->gen, op))
+		asm_fail_at(lx->as, lx->tok.col, "%s is no %s operation of %s",
+			    text, mul ? "mul" : "add", GEN_NAME(l->gen));
+	alu->op = op;
+	alu->waddr = QPU_V3DX_W_NOP;
+	alu->magic = true;
+	for (s = dot; s; s = dot) {
+		dot = strchr(s + 1, '.');
+		if (dot)
+			*dot = '\0';
+		if ((n = find_name(qpu_v3dx_cond_names, QPU_V3DX_COND_COUNT, s + 1)) > 0)
+			*(mul ? &in->mc : &in->ac) = n;
+		else if ((n = find_name(qpu_v3dx_pf_names, QPU_V3DX_PF_COUNT, s + 1)) > 0)
+			*(mul ? &in->mpf : &in->apf) = n;
+		else if ((n = find_name(qpu_v3dx_uf_names, QPU_V3DX_UF_COUNT, s + 1)) > 0)
+			*(mul ? &in->muf : &in->auf) = n;
+		else
+			asm_fail_at(lx->as, lx->tok.col, "unknown suffix '.%s' of %s",
+				    s + 1, info->name);
+	}
+	asm_lex_next(lx);
+	if (info->args & QPU_V3DX_ARG_D)
+		parse_dst(l, alu);
+	if (info->args & QPU_V3DX_ARG_A) {
+		if (info->args & QPU_V3DX_ARG_D)
+			asm_expect(lx, ",");
+		parse_src(l, mul ? 2 : 0, &alu->a, &alu->unpack_a);
+	}
+	if (info->args & QPU_V3DX_ARG_B) {
+		asm_expect(lx, ",");
+		parse_src(l, mul ? 3 : 1, &alu->b, &alu->unpack_b);
+	}
+	return true;
+}
+
+static void parse_sig(struct v3dx_line *l)
+{
+	struct lexer *lx = l->lx;
+	char base[NAME_LEN], suffix[NAME_LEN];
+	unsigned int i;
+	int n;
+
+	if (lx->tok.kind != T_IDENT)
+		fail(l, "expected a signal");
+	split_ident(l, base, suffix);
+	for (i = 0; i < QPU_V3DX_SIG_BITS; i++) {
+		if (!strcmp(qpu_v3dx_sig_names[i], base) &&
+		    strncmp(base, "smimm", 5))
+			break;
+	}
+	if (i == QPU_V3DX_SIG_BITS)
+		fail(l, "unknown signal '%s'", base);
+	if (l->sig & (1u << i))
+		fail(l, "signal %s given twice", base);
+	l->sig |= 1u << i;
+	if (!((1u << i) & QPU_V3DX_SIG_WRITES_ADDR)) {
+		if (suffix[0])
+			fail(l, "signal %s writes no register", base);
+		asm_lex_next(lx);
+		return;
+	}
+	if (!suffix[0] && lx->p[0] == '.' && lx->p[1] == '-') {
+		/* ".-", the nop address: no identifier character */
+		copy_str(suffix, NAME_LEN, "-");
+		lx->p += 2;
+	}
+	if (!suffix[0])
+		fail(l, "signal %s needs its destination (.rfN or .NAME)", base);
+	n = regfile_num(suffix);
+	l->in.sig_magic = n < 0;
+	if (n < 0)
+		n = magic_waddr(l->gen, suffix);
+	if (n < 0)
+		fail(l, "unknown destination '%s'", suffix);
+	l->in.sig_addr = n;
+	asm_lex_next(lx);
+}
+
+/* "b[u][.cond][p|q]": false if @text is not a branch mnemonic. */
+static bool branch_mnemonic(const char *text, struct qpu_v3dx_branch *br)
+{
+	char cond[NAME_LEN];
+	const char *p = text + 1;
+	size_t len;
+	int n;
+
+	if (text[0] != 'b')
+		return false;
+	if (*p == 'u') {
+		br->ub = true;
+		p++;
+	}
+	if (*p == 'p' || *p == 'q') {
+		br->msfign = *p == 'p' ? QPU_V3DX_MSFIGN_P : QPU_V3DX_MSFIGN_Q;
+		return !p[1];
+	}
+	if (!*p)
+		return true;
+	if (*p != '.')
+		return false;
+	copy_str(cond, sizeof(cond), p + 1);
+	n = find_name(qpu_v3dx_branch_cond_names, QPU_V3DX_BR_COND_COUNT, cond);
+	len = strlen(cond);
+	if (n < 0 && len > 1 && (cond[len - 1] == 'p' || cond[len - 1] == 'q')) {
+		br->msfign = cond[len - 1] == 'p' ? QPU_V3DX_MSFIGN_P :
+						    QPU_V3DX_MSFIGN_Q;
+		cond[len - 1] = '\0';
+		n = find_name(qpu_v3dx_branch_cond_names, QPU_V3DX_BR_COND_COUNT,
+			      cond);
+	}
+	if (n < 0)
+		return false;
+	br->cond = n;
+	return true;
+}
+
+static void parse_branch(struct v3dx_line *l, uint64_t pc)
+{
+	struct lexer *lx = l->lx;
+	struct qpu_v3dx_branch *br = &l->in.br;
+	char text[NAME_LEN];
+	struct value v;
+	int n;
+
+	l->in.is_branch = true;
+	asm_lex_next(lx);
+	if (asm_tok_word(lx, "zero_addr")) {
+		asm_lex_next(lx);
+		asm_expect(lx, "+");
+		br->bdi = QPU_V3DX_DEST_ABS;
+		br->offset = (u32)asm_int_expr(lx, NULL);
+	} else if (asm_tok_word(lx, "lri")) {
+		br->bdi = QPU_V3DX_DEST_LINK_REG;
+		asm_lex_next(lx);
+	} else if (lx->tok.kind == T_IDENT &&
+		   (asm_tok_text(lx, text, sizeof(text)), regfile_num(text) >= 0)) {
+		br->bdi = QPU_V3DX_DEST_REGFILE;
+		br->raddr_a = regfile_num(text);
+		asm_lex_next(lx);
+	} else {
+		br->bdi = QPU_V3DX_DEST_REL;
+		asm_expr(lx, &v, 0);
+		if (v.kind == V_LABEL)
+			br->offset = (u32)(v.i - (int64_t)qpu_v3dx_branch_target(pc, 0));
+		else if (v.kind == V_INT)
+			br->offset = (u32)v.i;
+		else
+			asm_fail_at(lx->as, v.col, "a branch target is a label, "
+				    "a byte offset, zero_addr+ADDR, lri or rfN");
+		if (br->offset & 7)
+			asm_fail_at(lx->as, v.col, "branch offset %d is not a "
+				    "multiple of 8", (int)br->offset);
+	}
+	if (!br->ub) {
+		asm_expect_end(lx);
+		return;
+	}
+	asm_expect(lx, ",");
+	if (asm_tok_word(lx, "a") || asm_tok_word(lx, "r")) {
+		br->bdu = asm_tok_word(lx, "a") ? QPU_V3DX_DEST_ABS :
+						  QPU_V3DX_DEST_REL;
+		asm_lex_next(lx);
+		asm_expect(lx, ":");
+		if (!asm_tok_word(lx, "unif"))
+			fail(l, "expected 'unif' after '%s:'",
+			     br->bdu ? "r" : "a");
+		asm_lex_next(lx);
+	} else if (asm_tok_word(lx, "lri")) {
+		br->bdu = QPU_V3DX_DEST_LINK_REG;
+		asm_lex_next(lx);
+	} else {
+		asm_tok_text(lx, text, sizeof(text));
+		n = lx->tok.kind == T_IDENT ? regfile_num(text) : -1;
+		if (n < 0)
+			fail(l, "the uniform target is a:unif, r:unif, lri or rfN");
+		if (br->bdi == QPU_V3DX_DEST_REGFILE && n != br->raddr_a)
+			fail(l, "both targets read raddr_a: rf%u and rf%d differ",
+			     br->raddr_a, n);
+		br->bdu = QPU_V3DX_DEST_REGFILE;
+		br->raddr_a = n;
+		asm_lex_next(lx);
+	}
+	asm_expect_end(lx);
+}
+
+static bool is_sig_name(const struct lexer *lx)
+{
+	char text[NAME_LEN], *dot;
+	unsigned int i;
+
+	if (lx->tok.kind != T_IDENT)
+		return false;
+	asm_tok_text(lx, text, sizeof(text));
+	dot = strchr(text, '.');
+	if (dot)
+		*dot = '\0';
+	for (i = 0; i < QPU_V3DX_SIG_BITS; i++) {
+		if (!strcmp(qpu_v3dx_sig_names[i], text))
+			return true;
+	}
+	return false;
+}
+
+void asm_v3dx_assemble_instr(struct lexer *lx, int gen, uint64_t pc,
+			     uint64_t *word)
+{
+	struct v3dx_line l = { .lx = lx, .gen = (enum qpu_v3dx_gen)gen };
+	char text[NAME_LEN];
+	unsigned int col = lx->tok.col;
+	int code, ret;
+
+	qpu_v3dx_nop(&l.in);
+	asm_tok_text(lx, text, sizeof(text));
+	if (!parse_alu(&l, false)) {
+		if (lx->tok.kind == T_IDENT &&
+		    branch_mnemonic(text, &l.in.br)) {
+			parse_branch(&l, pc);
+			goto encode;
+		}
+		if (lx->tok.kind == T_IDENT && parse_alu(&l, true))
+			asm_fail_at(lx->as, col, "%s is a mul operation: write "
+				    "the add one first (\"nop ; %s ...\")",
+				    text, text);
+		fail(&l, "unknown instruction '%s'", text);
+	}
+	if (asm_tok_is(lx, ";")) {
+		asm_lex_next(lx);
+		if (!is_sig_name(lx)) {
+			asm_tok_text(lx, text, sizeof(text));
+			if (!parse_alu(&l, true))
+				fail(&l, "unknown mul operation '%s'", text);
+			if (asm_tok_is(lx, ";"))
+				asm_lex_next(lx);
+			else
+				goto sigs_done;
+		}
+		for (;;) {
+			parse_sig(&l);
+			if (!asm_tok_is(lx, ";"))
+				break;
+			asm_lex_next(lx);
+		}
+	}
+sigs_done:
+	asm_expect_end(lx);
+	code = qpu_v3dx_sig_code(l.gen, l.sig);
+	if (code < 0)
+		asm_fail_at(lx->as, col, "%s has no signal code for this "
+			    "combination of signals and small immediates",
+			    GEN_NAME(l.gen));
+	l.in.sig = code;
+
+encode:
+	qpu_v3dx_canonicalize(l.gen, &l.in);
+	ret = qpu_v3dx_encode(l.gen, &l.in, word);
+	if (ret)
+		asm_fail_at(lx->as, col, "no %s encoding has these operands, "
+			    "flags and modifiers together", GEN_NAME(l.gen));
+}
