@@ -249,24 +249,31 @@ static u64 tl_book(struct tm_timeline *tl, u64 t, u64 amount)
 
 /* --- memory -------------------------------------------------------------- */
 
-/* Bytes at @addr read from SDRAM at @at: when they arrive. */
+/* @bytes read from SDRAM from cycle @at on: when the last arrives. */
 static u64 sdram_read(struct qpu_timing *t, u32 bytes, u64 at)
 {
 	t->sdram_bytes += bytes;
 	return tl_book(&t->sdram, at, bytes) + t->p[QPU_TP_SDRAM_LATENCY];
 }
 
-/* A line at @addr missed a first-level cache at @at: when it arrives. */
+/*
+ * @bytes from @addr (a line of a first-level cache that missed at @at):
+ * when they arrive. The L2 lines it spans that miss come from SDRAM.
+ */
 static u64 mem_read(struct qpu_timing *t, u32 addr, u32 bytes, u64 at)
 {
-	if (t->l2.sets) {
-		if (cache_access(&t->l2, addr))
-			return at + t->p[QPU_TP_L2_HIT_CYCLES];
-		t->l2_misses++;
-		bytes = 1u << t->l2.shift;
-		at += t->p[QPU_TP_L2_HIT_CYCLES];
-	}
-	return sdram_read(t, bytes, at);
+	u32 line, a, miss = 0;
+
+	if (!t->l2.sets)
+		return sdram_read(t, bytes, at);
+	line = 1u << t->l2.shift;
+	for (a = addr & ~(line - 1); a < addr + bytes; a += line)
+		if (!cache_access(&t->l2, a)) {
+			t->l2_misses++;
+			miss += line;
+		}
+	at += t->p[QPU_TP_L2_HIT_CYCLES];
+	return miss ? sdram_read(t, miss, at) : at;
 }
 
 /* --- the QPUs ------------------------------------------------------------ */
@@ -565,7 +572,14 @@ static void event_dma(struct qpu_timing *t, const struct qpu_emu_event *ev)
 	} else {
 		miss = bytes;
 	}
-	mem = miss ? sdram_read(t, (u32)miss, at) : at;
+	mem = at;
+	if (miss && load)
+		mem = sdram_read(t, (u32)miss, at);
+	if (miss && !load) {
+		/* posted writes: done once the bytes are through, no latency */
+		t->sdram_bytes += miss;
+		mem = tl_book(&t->sdram, at, miss);
+	}
 	*done = max_u64(engine, mem);
 }
 
@@ -582,6 +596,16 @@ void qpu_timing_event(struct qpu_timing *t, const struct qpu_emu_event *ev)
 
 /* --- the API ------------------------------------------------------------- */
 
+/* SDRAM bytes a bucket: clock x 2 (DDR) x 4 bytes, at the efficiency. */
+static u32 sdram_bytes_per_bucket(const struct qpu_timing *t)
+{
+	u64 bw = (u64)t->p[QPU_TP_SDRAM_MHZ] * 8 * t->p[QPU_TP_SDRAM_EFFICIENCY] <<
+		TL_SHIFT;
+
+	bw /= 100 * (u64)(t->p[QPU_TP_V3D_MHZ] ? t->p[QPU_TP_V3D_MHZ] : 1);
+	return bw ? (u32)bw : 1;
+}
+
 size_t qpu_timing_size(void)
 {
 	return sizeof(struct qpu_timing);
@@ -591,7 +615,6 @@ void qpu_timing_init(struct qpu_timing *t, const struct qpu_timing_board *board)
 {
 	const u32 *p = t->p;
 	unsigned int i;
-	u64 bw;
 
 	tm_memset(t, 0, sizeof(*t));
 	t->b = board;
@@ -610,14 +633,19 @@ void qpu_timing_init(struct qpu_timing *t, const struct qpu_timing_board *board)
 	for (i = 0; i < TM_SLICES; i++)
 		cache_init(&t->ic[i], t->ic_tag[i], t->ic_used[i], IC_MAX_LINES,
 			   p[QPU_TP_ICACHE_BYTES], p[QPU_TP_ICACHE_LINE_BYTES], 0);
-	/* SDRAM bytes a bucket: clock x 2 (DDR) x 4 bytes, at the efficiency */
-	bw = (u64)p[QPU_TP_SDRAM_MHZ] * 8 * p[QPU_TP_SDRAM_EFFICIENCY] <<
-		TL_SHIFT;
-	bw /= 100 * (u64)(p[QPU_TP_V3D_MHZ] ? p[QPU_TP_V3D_MHZ] : 1);
-	tl_init(&t->sdram, (u32)bw);
+	tl_init(&t->sdram, sdram_bytes_per_bucket(t));
 	tl_init(&t->vcd, 1u << TL_SHIFT);
 	for (i = 0; i < TM_TMUS; i++)
 		tl_init(&t->tmu_tl[i], 1u << TL_SHIFT);
+}
+
+void qpu_timing_set_param(struct qpu_timing *t, unsigned int id, u32 value)
+{
+	if (id < QPU_TIMING_NUM_PARAMS)
+		t->p[id] = value;
+	if (id == QPU_TP_ISSUE_CYCLES && !value)
+		t->p[id] = 1;
+	t->sdram.cap = sdram_bytes_per_bucket(t);
 }
 
 void qpu_timing_start(struct qpu_timing *t, unsigned int qi, u32 code_addr,

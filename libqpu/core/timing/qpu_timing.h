@@ -158,6 +158,13 @@ size_t qpu_timing_size(void);
 /* Make @t a model of an idle V3D of @board, caches empty, at cycle 0. */
 void qpu_timing_init(struct qpu_timing *t, const struct qpu_timing_board *board);
 
+/*
+ * Override parameter @id of the model's copy of its board (before the
+ * first qpu_timing_start(); cache geometry is read at init only): for the
+ * tests that measure each parameter, and for fitting.
+ */
+void qpu_timing_set_param(struct qpu_timing *t, unsigned int id, u32 value);
+
 /* A program starts on QPU @qpu (as qpu_emu_start() reported it). */
 void qpu_timing_start(struct qpu_timing *t, unsigned int qpu, u32 code_addr,
 		      u32 unif_addr);
