@@ -6,8 +6,9 @@
  * parameter is measured by a micro-program as one would on hardware (the
  * stall of a read right after the write, which grows by exactly what the
  * parameter grows by); more TMU traffic never costs fewer cycles; every
- * parameter of every board has a source; and the emu device reports a
- * job's modelled time only when a board is set, refusing unknown boards.
+ * parameter of every board has a source; the emu device reports a job's
+ * modelled time only when a board is set, refusing unknown boards; and
+ * qpu_emulator_set_board() works before a start only.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -15,6 +16,7 @@
 
 #include "qpu.h"
 #include "qpu_emit.h"
+#include "qpu_emulator.h"
 #include "qpu_timing.h"
 #include "test-emu.h"
 
@@ -401,6 +403,36 @@ static void test_device(void)
 	T_EQ_U64(0, qpu_board_launch_ns(QPU_BOARD_NONE, QPU_LAUNCH_MAILBOX));
 }
 
+/* 7. The emulator API: a board before the start, timing only with one. */
+static void test_emulator_api(void)
+{
+	struct qpu_emulator *emu = qpu_emulator_new(0);
+	struct qpu_emulator_timing t;
+	static uint64_t code[3];
+	struct prog p = prog_at(CODE_BASE);
+
+	T_CHECK(emu);
+	if (!emu)
+		return;
+	emit_end(&p);
+	memcpy(code, t_words(CODE_BASE), sizeof(code));
+	T_EQ_U64(0, qpu_emulator_map(emu, CODE_BASE, code, sizeof(code)));
+	T_EQ_U64((uint64_t)-ENODATA, (uint64_t)qpu_emulator_get_timing(emu, 0, &t));
+	T_EQ_U64((uint64_t)-EINVAL, (uint64_t)qpu_emulator_set_board(emu, 99));
+	T_EQ_U64(0, qpu_emulator_set_board(emu, QPU_BOARD_PI1));
+	T_EQ_U64(0, qpu_emulator_start(emu, CODE_BASE, CODE_BASE));
+	T_EQ_U64((uint64_t)-EBUSY, (uint64_t)qpu_emulator_set_board(emu, QPU_BOARD_PI3));
+	T_EQ_U64(QPU_EMULATOR_IDLE, qpu_emulator_run(emu, 100));
+	T_EQ_U64(0, qpu_emulator_get_timing(emu, 0, &t));
+	T_EQ_U64(3, t.instructions);
+	T_EQ_U64(t.end * 4, t.end_ns);
+	T_CHECK(t.end >= 12);
+	T_EQ_U64((uint64_t)-EINVAL, (uint64_t)qpu_emulator_get_timing(emu, 12, &t));
+	T_EQ_STR("tmu", qpu_emulator_stall_name(QPU_EMULATOR_STALL_TMU));
+	T_CHECK(!qpu_emulator_stall_name(QPU_EMULATOR_NUM_STALLS));
+	qpu_emulator_free(emu);
+}
+
 int main(void)
 {
 	test_issue_rate();
@@ -409,5 +441,6 @@ int main(void)
 	test_semaphore();
 	test_tables();
 	test_device();
+	test_emulator_api();
 	return t_done("test-timing");
 }

@@ -596,6 +596,23 @@ void qpu_timing_event(struct qpu_timing *t, const struct qpu_emu_event *ev)
 
 /* --- the API ------------------------------------------------------------- */
 
+/* Every cache empty, in the geometry of the parameters. */
+static void caches_init(struct qpu_timing *t)
+{
+	const u32 *p = t->p;
+	unsigned int i;
+
+	cache_init(&t->l2, t->l2_tag, t->l2_used, L2_MAX_LINES,
+		   p[QPU_TP_L2_BYTES], p[QPU_TP_L2_LINE_BYTES], p[QPU_TP_L2_WAYS]);
+	for (i = 0; i < TM_TMUS; i++)
+		cache_init(&t->tmu[i], t->tmu_tag[i], t->tmu_used[i], TMU_MAX_LINES,
+			   p[QPU_TP_TMU_CACHE_BYTES], p[QPU_TP_TMU_LINE_BYTES],
+			   p[QPU_TP_TMU_WAYS]);
+	for (i = 0; i < TM_SLICES; i++)
+		cache_init(&t->ic[i], t->ic_tag[i], t->ic_used[i], IC_MAX_LINES,
+			   p[QPU_TP_ICACHE_BYTES], p[QPU_TP_ICACHE_LINE_BYTES], 0);
+}
+
 /* SDRAM bytes a bucket: clock x 2 (DDR) x 4 bytes, at the efficiency. */
 static u32 sdram_bytes_per_bucket(const struct qpu_timing *t)
 {
@@ -613,7 +630,6 @@ size_t qpu_timing_size(void)
 
 void qpu_timing_init(struct qpu_timing *t, const struct qpu_timing_board *board)
 {
-	const u32 *p = t->p;
 	unsigned int i;
 
 	tm_memset(t, 0, sizeof(*t));
@@ -624,15 +640,7 @@ void qpu_timing_init(struct qpu_timing *t, const struct qpu_timing_board *board)
 		t->p[QPU_TP_ISSUE_CYCLES] = 1;
 	if (!t->p[QPU_TP_UNIF_LINE_BYTES])
 		t->p[QPU_TP_UNIF_LINE_BYTES] = 4;
-	cache_init(&t->l2, t->l2_tag, t->l2_used, L2_MAX_LINES,
-		   p[QPU_TP_L2_BYTES], p[QPU_TP_L2_LINE_BYTES], p[QPU_TP_L2_WAYS]);
-	for (i = 0; i < TM_TMUS; i++)
-		cache_init(&t->tmu[i], t->tmu_tag[i], t->tmu_used[i], TMU_MAX_LINES,
-			   p[QPU_TP_TMU_CACHE_BYTES], p[QPU_TP_TMU_LINE_BYTES],
-			   p[QPU_TP_TMU_WAYS]);
-	for (i = 0; i < TM_SLICES; i++)
-		cache_init(&t->ic[i], t->ic_tag[i], t->ic_used[i], IC_MAX_LINES,
-			   p[QPU_TP_ICACHE_BYTES], p[QPU_TP_ICACHE_LINE_BYTES], 0);
+	caches_init(t);
 	tl_init(&t->sdram, sdram_bytes_per_bucket(t));
 	tl_init(&t->vcd, 1u << TL_SHIFT);
 	for (i = 0; i < TM_TMUS; i++)
@@ -646,6 +654,7 @@ void qpu_timing_set_param(struct qpu_timing *t, unsigned int id, u32 value)
 	if (id == QPU_TP_ISSUE_CYCLES && !value)
 		t->p[id] = 1;
 	t->sdram.cap = sdram_bytes_per_bucket(t);
+	caches_init(t);		/* empty still: only the geometry changes */
 }
 
 void qpu_timing_start(struct qpu_timing *t, unsigned int qi, u32 code_addr,

@@ -159,9 +159,9 @@ size_t qpu_timing_size(void);
 void qpu_timing_init(struct qpu_timing *t, const struct qpu_timing_board *board);
 
 /*
- * Override parameter @id of the model's copy of its board (before the
- * first qpu_timing_start(); cache geometry is read at init only): for the
- * tests that measure each parameter, and for fitting.
+ * Override parameter @id of the model's copy of its board, before the
+ * first qpu_timing_start() (it empties the caches): for the tests that
+ * measure each parameter, and for fitting.
  */
 void qpu_timing_set_param(struct qpu_timing *t, unsigned int id, u32 value);
 
