@@ -8,7 +8,8 @@
  * parameter grows by); more TMU traffic never costs fewer cycles; every
  * parameter of every board has a source; the emu device reports a job's
  * modelled time only when a board is set, refusing unknown boards; and
- * qpu_emulator_set_board() works before a start only.
+ * qpu_emulator_set_board() works before a start only; the sample kernels
+ * hand their jobs' summed modelled time over once.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -17,6 +18,7 @@
 #include "qpu.h"
 #include "qpu_emit.h"
 #include "qpu_emulator.h"
+#include "qpu_kernels.h"
 #include "qpu_timing.h"
 #include "test-emu.h"
 
@@ -433,6 +435,33 @@ static void test_emulator_api(void)
 	qpu_emulator_free(emu);
 }
 
+/* 8. The sample kernels sum their jobs' modelled time, once. */
+static void test_kernels_timing(void)
+{
+	struct qpu_dev *dev = qpu_dev_open("emu:board=pi1");
+	struct qpu_kernels *k = dev ? qpu_kernels_new(dev) : NULL;
+	struct qpu_bo *bo = dev ? t_bo_or_die(dev, 3 * 4096) : NULL;
+	struct qpu_job_timing t;
+	struct qpu_vector a, b, c;
+
+	T_CHECK(k);
+	if (!k)
+		return;
+	a = (struct qpu_vector){ bo, 0, 1024 };
+	b = (struct qpu_vector){ bo, 4096, 1024 };
+	c = (struct qpu_vector){ bo, 8192, 1024 };
+	T_EQ_U64((uint64_t)-ENODATA, (uint64_t)qpu_kernels_take_timing(k, &t));
+	T_EQ_U64(0, qpu_vector_add(k, 4, &a, &b, &c, NULL));
+	T_EQ_U64(0, qpu_kernels_take_timing(k, &t));
+	T_EQ_U64(QPU_BOARD_PI1, t.board);
+	T_CHECK(t.cycles > 0);
+	T_EQ_U64(t.cycles * 4, t.ns);
+	T_EQ_U64((uint64_t)-ENODATA, (uint64_t)qpu_kernels_take_timing(k, &t));
+	qpu_bo_free(bo);
+	qpu_kernels_free(k);
+	qpu_dev_close(dev);
+}
+
 int main(void)
 {
 	test_issue_rate();
@@ -442,5 +471,6 @@ int main(void)
 	test_tables();
 	test_device();
 	test_emulator_api();
+	test_kernels_timing();
 	return t_done("test-timing");
 }
