@@ -42,22 +42,23 @@
 #define TMU_MAX_LINES		512
 #define IC_MAX_LINES		512
 #define NO_REG			0xff
+#define SDRAM_BANKS		8
 
 /* struct tm_op.flags */
-#define F_R4		(1u << 0)
-#define F_SFU		(1u << 1)
-#define F_LDTMU0	(1u << 2)
-#define F_LDTMU1	(1u << 3)
-#define F_VPM_READ	(1u << 4)
-#define F_VR_SETUP	(1u << 5)
-#define F_VR_WAIT	(1u << 6)
-#define F_VW_WAIT	(1u << 7)
-#define F_MUTEX_ACQ	(1u << 8)
-#define F_MUTEX_REL	(1u << 9)
-#define F_SEM_ACQ	(1u << 10)
-#define F_SEM_REL	(1u << 11)
-#define F_THRSW		(1u << 12)
-#define F_UNIF		(1u << 13)
+#define F_R4		QPU_ISA_BIT(0)
+#define F_SFU		QPU_ISA_BIT(1)
+#define F_LDTMU0	QPU_ISA_BIT(2)
+#define F_LDTMU1	QPU_ISA_BIT(3)
+#define F_VPM_READ	QPU_ISA_BIT(4)
+#define F_VR_SETUP	QPU_ISA_BIT(5)
+#define F_VR_WAIT	QPU_ISA_BIT(6)
+#define F_VW_WAIT	QPU_ISA_BIT(7)
+#define F_MUTEX_ACQ	QPU_ISA_BIT(8)
+#define F_MUTEX_REL	QPU_ISA_BIT(9)
+#define F_SEM_ACQ	QPU_ISA_BIT(10)
+#define F_SEM_REL	QPU_ISA_BIT(11)
+#define F_THRSW		QPU_ISA_BIT(12)
+#define F_UNIF		QPU_ISA_BIT(13)
 
 /* What the model needs of one instruction, decoded once. */
 struct tm_op {
@@ -72,8 +73,9 @@ struct tm_op {
 
 /* A set-associative cache of line tags with LRU replacement. */
 struct tm_cache {
-	u32 sets, ways, shift;
+	u32 sets, ways, shift, set_bits;
 	u32 clock;
+	u32 rng;		/* random replacement if not 0, else LRU */
 	u32 *tag;		/* line + 1; 0 is empty */
 	u32 *used;		/* clock of the last hit */
 };
@@ -110,6 +112,7 @@ struct qpu_timing {
 	u64 next_start;
 	u64 sdram_bytes, tmu_misses, l2_misses;
 	u64 mutex_free;
+	u32 open_page[SDRAM_BANKS];	/* page + 1 each bank has open, 0: none */
 	u64 sem_token[QPU_EMU_NUM_SEMAPHORES][16];
 	u8 sem_head[QPU_EMU_NUM_SEMAPHORES], sem_count[QPU_EMU_NUM_SEMAPHORES];
 	struct tm_qpu q[QPU_EMU_NUM_QPUS];
@@ -164,7 +167,8 @@ static void cache_init(struct tm_cache *c, u32 *tag, u32 *used, u32 max_lines,
 	c->ways = ways;
 	c->sets = lines / ways;
 	/* a power of 2 of sets, so an address picks its set with a mask */
-	c->sets = c->sets ? 1u << log2_floor(c->sets) : 0;
+	c->set_bits = c->sets ? log2_floor(c->sets) : 0;
+	c->sets = c->sets ? 1u << c->set_bits : 0;
 	tm_memset(tag, 0, max_lines * sizeof(*tag));
 	tm_memset(used, 0, max_lines * sizeof(*used));
 }
@@ -177,7 +181,9 @@ static bool cache_access(struct tm_cache *c, u32 addr)
 
 	if (!c->sets)
 		return false;
-	set = line & (c->sets - 1);
+	/* hashed, so power-of-two strides do not all land in one set */
+	set = (line ^ line >> c->set_bits ^ line >> 2 * c->set_bits) &
+		(c->sets - 1);
 	tag = c->tag + set * c->ways;
 	used = c->used + set * c->ways;
 	c->clock++;
@@ -190,6 +196,12 @@ static bool cache_access(struct tm_cache *c, u32 addr)
 			oldest = used[i];
 			victim = i;
 		}
+	}
+	if (c->rng) {		/* xorshift32: deterministic, no libc */
+		c->rng ^= c->rng << 13;
+		c->rng ^= c->rng >> 17;
+		c->rng ^= c->rng << 5;
+		victim = c->rng % c->ways;
 	}
 	tag[victim] = line + 1;
 	used[victim] = c->clock;
@@ -249,11 +261,30 @@ static u64 tl_book(struct tm_timeline *tl, u64 t, u64 amount)
 
 /* --- memory -------------------------------------------------------------- */
 
-/* @bytes read from SDRAM from cycle @at on: when the last arrives. */
-static u64 sdram_read(struct qpu_timing *t, u32 bytes, u64 at)
+/*
+ * @bytes at @addr moved to or from SDRAM from cycle @at on: when the last
+ * is through. An access to a page its bank does not have open costs
+ * SDRAM_PAGE_MISS_BYTES of bandwidth more (precharge and activate).
+ */
+static u64 sdram_xfer(struct qpu_timing *t, u32 addr, u32 bytes, u64 at)
 {
+	u32 shift = log2_floor(t->p[QPU_TP_SDRAM_PAGE_BYTES] ?
+			       t->p[QPU_TP_SDRAM_PAGE_BYTES] : 1);
+	u32 page = addr >> shift, bank = page % SDRAM_BANKS;
+	u64 cost = bytes;
+
+	if (t->open_page[bank] != page + 1) {
+		t->open_page[bank] = page + 1;
+		cost += t->p[QPU_TP_SDRAM_PAGE_MISS_BYTES];
+	}
 	t->sdram_bytes += bytes;
-	return tl_book(&t->sdram, at, bytes) + t->p[QPU_TP_SDRAM_LATENCY];
+	return tl_book(&t->sdram, at, cost);
+}
+
+/* The same for a read: when the data arrives. */
+static u64 sdram_read(struct qpu_timing *t, u32 addr, u32 bytes, u64 at)
+{
+	return sdram_xfer(t, addr, bytes, at) + t->p[QPU_TP_SDRAM_LATENCY];
 }
 
 /*
@@ -262,18 +293,19 @@ static u64 sdram_read(struct qpu_timing *t, u32 bytes, u64 at)
  */
 static u64 mem_read(struct qpu_timing *t, u32 addr, u32 bytes, u64 at)
 {
-	u32 line, a, miss = 0;
+	u32 line, a, miss = 0, first = 0;
 
 	if (!t->l2.sets)
-		return sdram_read(t, bytes, at);
+		return sdram_read(t, addr, bytes, at);
 	line = 1u << t->l2.shift;
 	for (a = addr & ~(line - 1); a < addr + bytes; a += line)
 		if (!cache_access(&t->l2, a)) {
 			t->l2_misses++;
+			first = miss ? first : a;
 			miss += line;
 		}
 	at += t->p[QPU_TP_L2_HIT_CYCLES];
-	return miss ? sdram_read(t, miss, at) : at;
+	return miss ? sdram_read(t, first, miss, at) : at;
 }
 
 /* --- the QPUs ------------------------------------------------------------ */
@@ -324,8 +356,10 @@ static void decode(struct tm_op *op, u32 pc, u64 word)
 	op->word = word;
 	op->pc = pc;
 	op->valid = true;
-	op->read[0] = op->read[1] = NO_REG;
-	op->write[0] = op->write[1] = NO_REG;
+	op->read[0] = NO_REG;
+	op->read[1] = NO_REG;
+	op->write[0] = NO_REG;
+	op->write[1] = NO_REG;
 	if (in.kind == QPU_ISA_KIND_SEMA) {
 		op->flags |= in.sem_acquire ? F_SEM_ACQ : F_SEM_REL;
 		op->sem = in.sem;
@@ -546,7 +580,7 @@ static void event_dma(struct qpu_timing *t, const struct qpu_emu_event *ev)
 	struct tm_qpu *q = &t->q[ev->qpu];
 	bool load = ev->kind == QPU_EMU_ACCESS_DMA_LOAD;
 	u64 *done = load ? &q->dma_load_done : &q->dma_store_done;
-	u64 at, bytes = (u64)ev->rows * ev->row_bytes, engine, mem, miss = 0;
+	u64 at, bytes = (u64)ev->rows * ev->row_bytes, engine, mem;
 	u32 bpc = t->p[QPU_TP_DMA_BYTES_PER_CYCLE], r, a;
 
 	delay_issue(q, *done, QPU_TIMING_STALL_DMA);
@@ -554,31 +588,26 @@ static void event_dma(struct qpu_timing *t, const struct qpu_emu_event *ev)
 	engine = tl_book(&t->vcd, at, t->p[QPU_TP_DMA_SETUP_CYCLES] +
 			 (u64)ev->rows * t->p[QPU_TP_DMA_ROW_CYCLES] +
 			 (bytes + (bpc ? bpc : 1) - 1) / (bpc ? bpc : 1));
-	if (t->l2.sets) {
-		u32 line = 1u << t->l2.shift;
+	/* row by row: loads read what misses L2; stores write through */
+	mem = at;
+	for (r = 0; r < ev->rows; r++) {
+		u32 row = ev->base + r * ev->pitch, miss = ev->row_bytes;
 
-		/* loads read what misses L2; stores write through, lines kept */
-		for (r = 0; r < ev->rows; r++) {
-			u32 row = ev->base + r * ev->pitch;
+		if (t->l2.sets) {
+			u32 line = 1u << t->l2.shift;
 
-			for (a = row & ~(line - 1); a < row + ev->row_bytes; a += line)
+			for (miss = 0, a = row & ~(line - 1);
+			     a < row + ev->row_bytes; a += line)
 				if (!cache_access(&t->l2, a) && load) {
 					t->l2_misses++;
 					miss += line;
 				}
+			if (!load)
+				miss = ev->row_bytes;	/* the lines stay */
 		}
-		if (!load)
-			miss = bytes;
-	} else {
-		miss = bytes;
-	}
-	mem = at;
-	if (miss && load)
-		mem = sdram_read(t, (u32)miss, at);
-	if (miss && !load) {
-		/* posted writes: done once the bytes are through, no latency */
-		t->sdram_bytes += miss;
-		mem = tl_book(&t->sdram, at, miss);
+		if (miss)	/* posted writes: done once through, no latency */
+			mem = max_u64(mem, load ? sdram_read(t, row, miss, at) :
+				      sdram_xfer(t, row, miss, at));
 	}
 	*done = max_u64(engine, mem);
 }
@@ -604,6 +633,7 @@ static void caches_init(struct qpu_timing *t)
 
 	cache_init(&t->l2, t->l2_tag, t->l2_used, L2_MAX_LINES,
 		   p[QPU_TP_L2_BYTES], p[QPU_TP_L2_LINE_BYTES], p[QPU_TP_L2_WAYS]);
+	t->l2.rng = p[QPU_TP_L2_RANDOM] ? 2463534242u : 0;
 	for (i = 0; i < TM_TMUS; i++)
 		cache_init(&t->tmu[i], t->tmu_tag[i], t->tmu_used[i], TMU_MAX_LINES,
 			   p[QPU_TP_TMU_CACHE_BYTES], p[QPU_TP_TMU_LINE_BYTES],
@@ -694,8 +724,8 @@ void qpu_timing_get_stats(const struct qpu_timing *t,
 		if (!q->live)
 			continue;
 		o->start = q->start;
-		o->end = max_u64(q->now, max_u64(q->dma_store_done,
-						  q->dma_load_done));
+		o->end = max_u64(q->dma_store_done, q->dma_load_done);
+		o->end = max_u64(q->now, o->end);
 		o->instructions = q->n;
 		for (k = 0; k < QPU_TIMING_NUM_STALLS; k++)
 			o->stall[k] = q->stall[k];

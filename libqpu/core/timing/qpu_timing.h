@@ -60,6 +60,9 @@ enum qpu_timing_param_id {
 	QPU_TP_LAUNCH_DIRECT_NS, /* V3D registers poked from the ARM */
 	QPU_TP_LAUNCH_MAILBOX_NS, /* the firmware mailbox's execute_qpu */
 	QPU_TP_QPU_START_CYCLES, /* cycles between two programs' starts */
+	QPU_TP_SDRAM_PAGE_BYTES, /* an SDRAM page (row), per bank */
+	QPU_TP_SDRAM_PAGE_MISS_BYTES, /* bandwidth an access to a closed page costs */
+	QPU_TP_L2_RANDOM,	/* 1: the L2 replaces a random way, 0: the LRU one */
 	QPU_TIMING_NUM_PARAMS,
 };
 
