@@ -49,7 +49,7 @@ Q := @
 endif
 
 .PHONY: all module lib tools selftests check check-host check-asan check-vm \
-	check-pi check-install check-python check-stress check-debug check-fuzz check-thirdparty \
+	check-pi check-install check-python check-stress check-debug check-fuzz check-thirdparty calibrate-timing \
 	lint demo demo-here demo-vm bench cross install install-user clean deps help
 .DEFAULT_GOAL := all
 
@@ -76,6 +76,7 @@ help:
 	@echo '  check-deb  builds them, lintian, installs and removes the amd64 ones (opt-in)'
 	@echo '  check-thirdparty GPU_FFT_SRC=DIR QPULIB_SRC=DIR  GPU_FFT 3.0, QPULib against libqpu-mailbox (opt-in)'
 	@echo '  check-thirdparty PYVIDEOCORE_SRC=DIR  PyVideoCore through qpu.pyvideocore (opt-in)'
+	@echo '  calibrate-timing GPU_FFT_SRC=DIR  the timing model against GPU_FFT'"'"'s Pi 1 times'
 	@echo '  dtbo       the qpu-v3d device-tree overlay (build/dts/qpu-v3d.dtbo)'
 	@echo '  install-pi overlay, modules-load.d and modprobe.d files (after install)'
 	@echo '  dkms-src   module sources and dkms.conf in /usr/src/qpu-<version>'
@@ -281,6 +282,12 @@ check-thirdparty:
 		$(CURDIR)/selftests/thirdparty/run.sh
 	$(Q)PYVIDEOCORE_SRC="$(PYVIDEOCORE_SRC)" MAKE="$(MAKE)" BUILD="$(BUILD)" PYTHON="$(PYTHON)" \
 		$(CURDIR)/selftests/thirdparty/pyvideocore.sh
+
+# The timing model's calibration against GPU_FFT's published Pi 1 times
+# (libqpu/core/timing/CALIBRATION.md), from GPU_FFT_SRC=DIR; opt-in.
+calibrate-timing:
+	$(Q)GPU_FFT_SRC="$(GPU_FFT_SRC)" MAKE="$(MAKE)" BUILD="$(BUILD)" \
+		$(CURDIR)/selftests/thirdparty/calibrate.sh
 
 # A newcomer's install tree must be usable: build a program against it.
 check-install:

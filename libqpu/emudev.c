@@ -25,7 +25,11 @@
  *
  * Options after "emu:" (comma-separated; see qpu_dev_open()): "strict-vpm"
  * turns on the emulator's strict VPM check (qpu_emu_set_strict_vpm());
- * "max-bo-mib=N" raises the largest buffer to N MiB (at most 512).
+ * "max-bo-mib=N" raises the largest buffer to N MiB (at most 512);
+ * "board=NAME" (or $QPU_EMU_BOARD, when no option names one) runs the
+ * timing model of libqpu/core/timing beside the emulator, through its
+ * trace and event hooks, and gives each job its modelled time on that
+ * board (QPU_JOB_RESULT_TIMING); qpu_dev_set_board() changes it later.
  */
 
 #include <errno.h>
@@ -42,6 +46,7 @@
 #include "internal.h"
 #include "qpu_devmodel.h"
 #include "qpu_emu.h"
+#include "qpu_timing.h"
 
 #define EMU_BUS_START		QPU_DEVMODEL_BUS_START
 #define EMU_BUS_END		(QPU_DEVMODEL_BUS_START + QPU_DEVMODEL_BUS_SIZE)
@@ -96,6 +101,8 @@ struct emu_result {
 struct emudev {
 	struct qpu_emu *emu;
 	bool strict_vpm;		/* option "strict-vpm" */
+	enum qpu_board board;		/* option "board=", $QPU_EMU_BOARD */
+	struct qpu_timing *timing;	/* the model, while @board is set */
 	uint64_t max_bo_size;		/* option "max-bo-mib=N", else 64 MiB */
 	pthread_mutex_t lock;
 	pthread_cond_t done;		/* a job ended, or @busy fell */
@@ -284,11 +291,17 @@ static void emudev_mem_window(const void *buf, uint32_t *start, uint64_t *size)
 	*size = mem->size;
 }
 
+/* What the emulator's callbacks get: the job and, if on, the model. */
+struct emu_run {
+	const struct emu_job *job;
+	struct qpu_timing *timing;
+};
+
 /* Every access of a program: inside one of its job's buffers. */
 static void *emudev_translate(void *ctx, uint32_t addr, uint32_t len,
 			      enum qpu_emu_access access)
 {
-	const struct emu_job *job = ctx;
+	const struct emu_job *job = ((const struct emu_run *)ctx)->job;
 	const struct emu_mem *mem;
 	int i;
 
@@ -301,8 +314,26 @@ static void *emudev_translate(void *ctx, uint32_t addr, uint32_t len,
 	return (char *)mem->map + (addr - mem->bus_addr);
 }
 
+static void emudev_timing_issue(void *ctx, unsigned int qpu, uint32_t pc,
+				uint64_t word)
+{
+	qpu_timing_issue(((struct emu_run *)ctx)->timing, qpu, pc, word);
+}
+
+static void emudev_timing_event(void *ctx, const struct qpu_emu_event *ev)
+{
+	qpu_timing_event(((struct emu_run *)ctx)->timing, ev);
+}
+
 static const struct qpu_emu_ops emudev_emu_ops = {
 	.translate = emudev_translate,
+};
+
+/* The same with the timing model on. */
+static const struct qpu_emu_ops emudev_timed_ops = {
+	.translate = emudev_translate,
+	.trace = emudev_timing_issue,
+	.event = emudev_timing_event,
 };
 
 static enum qpu_access emudev_fault_access(const struct qpu_emu_fault *f)
@@ -374,6 +405,10 @@ static void emudev_count(struct emudev *ed, uint64_t cpu0,
 	c->dma_store_bytes = stats->dma_store_bytes;
 	c->run_ns = thread_cpu_ns() - cpu0;
 	c->vpm_wrapped = stats->vpm_wrapped;
+	if (ed->timing) {
+		qpu_timing_to_job(ed->timing, ed->board, &result->timing);
+		result->flags |= QPU_JOB_RESULT_TIMING;
+	}
 }
 
 /* Runs @job to its end on a freshly reset emulator; the caller set ed->busy. */
@@ -382,14 +417,23 @@ static void emudev_run(struct emudev *ed, const struct emu_job *job,
 {
 	enum qpu_emu_status status = QPU_EMU_IDLE;
 	uint64_t cpu0 = thread_cpu_ns();
+	struct emu_run run = { .job = job, .timing = ed->timing };
 	unsigned int i;
+	int qpu;
 
-	qpu_emu_init(ed->emu, &emudev_emu_ops, (void *)job, 0);
+	if (ed->timing)
+		qpu_timing_init(ed->timing, qpu_timing_board_of(ed->board));
+	qpu_emu_init(ed->emu, ed->timing ? &emudev_timed_ops : &emudev_emu_ops,
+		     &run, 0);
 	qpu_emu_set_strict_vpm(ed->emu, ed->strict_vpm);
 	qpu_emu_set_limit(ed->emu, emudev_limit(job->timeout_ms));
 	memset(result, 0, sizeof(*result));
 	for (i = 0; i < job->program_count; i++) {
-		if (qpu_emu_start(ed->emu, job->code_addr[i], job->unif_addr[i]) < 0) {
+		qpu = qpu_emu_start(ed->emu, job->code_addr[i], job->unif_addr[i]);
+		if (qpu >= 0 && ed->timing)
+			qpu_timing_start(ed->timing, qpu, job->code_addr[i],
+					 job->unif_addr[i]);
+		if (qpu < 0) {
 			result->status = QPU_STATUS_FAULT;
 			result->fault_qpu = i;
 			result->fault_pc = job->code_addr[i];
@@ -760,12 +804,37 @@ static void emudev_close(struct qpu_dev *dev)
 	pthread_cond_destroy(&ed->queued);
 	pthread_mutex_destroy(&ed->lock);
 	free(ed->emu);
+	free(ed->timing);
 	free(ed->mems);
 	free(ed);
 }
 
+/* Under @ed->lock with no job running: the emulator's board is the caller's. */
+static int emudev_set_board(struct qpu_dev *dev, enum qpu_board board)
+{
+	struct emudev *ed = emudev_of(dev);
+	struct qpu_timing *timing = NULL;
+
+	if (board != QPU_BOARD_NONE && !qpu_timing_board_of(board))
+		return -EINVAL;
+	if (board != QPU_BOARD_NONE) {
+		timing = aligned_alloc(8, (qpu_timing_size() + 7) & ~(size_t)7);
+		if (!timing)
+			return -ENOMEM;
+	}
+	pthread_mutex_lock(&ed->lock);
+	while (ed->busy || ed->queue)
+		pthread_cond_wait(&ed->done, &ed->lock);
+	free(ed->timing);
+	ed->timing = timing;
+	ed->board = board;
+	pthread_mutex_unlock(&ed->lock);
+	return 0;
+}
+
 static const struct qpu_dev_ops emudev_ops = {
 	.describe = emudev_describe,
+	.set_board = emudev_set_board,
 	.get_param = emudev_get_param,
 	.bo_alloc = emudev_bo_alloc,
 	.bo_free = emudev_bo_free,
@@ -778,6 +847,7 @@ static const struct qpu_dev_ops emudev_ops = {
 static int emudev_parse(struct emudev *ed, const char *options)
 {
 	static const char strict_vpm[] = "strict-vpm", max_bo[] = "max-bo-mib=";
+	static const char board[] = "board=";
 
 	while (options && *options) {
 		size_t len = strcspn(options, ",");
@@ -794,6 +864,16 @@ static int emudev_parse(struct emudev *ed, const char *options)
 			if (end != options + len || !mib || mib > 512)
 				return -EINVAL;
 			ed->max_bo_size = (uint64_t)mib << 20;
+		} else if (len > sizeof(board) - 1 &&
+			   !strncmp(options, board, sizeof(board) - 1)) {
+			char name[16] = "";
+
+			if (len - (sizeof(board) - 1) < sizeof(name))
+				memcpy(name, options + sizeof(board) - 1,
+				       len - (sizeof(board) - 1));
+			ed->board = qpu_board_from_name(name);
+			if (ed->board == QPU_BOARD_NONE)
+				return -EINVAL;
 		} else {
 			return -EINVAL;
 		}
@@ -827,6 +907,18 @@ int qpu_emudev_open(struct qpu_dev *dev, const char *options)
 	ret = emudev_parse(ed, options);
 	if (ret)
 		return ret;
+	/* $QPU_EMU_BOARD when no option chose: a name it does not know fails */
+	if (ed->board == QPU_BOARD_NONE && getenv("QPU_EMU_BOARD") &&
+	    *getenv("QPU_EMU_BOARD")) {
+		ed->board = qpu_board_from_name(getenv("QPU_EMU_BOARD"));
+		if (ed->board == QPU_BOARD_NONE)
+			return -EINVAL;
+	}
+	if (ed->board != QPU_BOARD_NONE) {
+		ret = emudev_set_board(dev, ed->board);
+		if (ret)
+			return ret;
+	}
 	ed->wake = eventfd(0, EFD_CLOEXEC);
 	if (ed->wake < 0)
 		return -errno;

@@ -13,9 +13,13 @@
 #include "internal.h"
 #include "qpu_emu.h"
 #include "qpu_emulator.h"
+#include "qpu_timing.h"
 
 _Static_assert(QPU_EMULATOR_NUM_QPUS == QPU_EMU_NUM_QPUS,
 	       "the public QPU count is the core's");
+_Static_assert((int)QPU_EMULATOR_NUM_STALLS == (int)QPU_TIMING_NUM_STALLS &&
+	       (int)QPU_EMULATOR_STALL_THRSW == (int)QPU_TIMING_STALL_THRSW,
+	       "the public stall causes are the timing model's");
 
 struct qpu_emulator_region {
 	uint32_t base;
@@ -34,6 +38,9 @@ struct qpu_emulator {
 	void *trace_ctx;
 	qpu_emulator_interrupt_fn interrupt;
 	void *interrupt_ctx;
+	struct qpu_timing *timing;	/* qpu_emulator_set_board(), or NULL */
+	const struct qpu_timing_board *board;	/* ... its board */
+	bool started;			/* a program was started */
 };
 
 enum qpu_access qpu_access_from_emu(enum qpu_emu_access access)
@@ -97,8 +104,17 @@ static void emulator_trace(void *ctx, unsigned int qpu, u32 pc, u64 word)
 {
 	struct qpu_emulator *emu = ctx;
 
+	if (emu->timing)
+		qpu_timing_issue(emu->timing, qpu, pc, word);
 	if (emu->trace)
 		emu->trace(emu->trace_ctx, qpu, pc, word);
+}
+
+static void emulator_event(void *ctx, const struct qpu_emu_event *ev)
+{
+	struct qpu_emulator *emu = ctx;
+
+	qpu_timing_event(emu->timing, ev);
 }
 
 static void emulator_trace_write(void *ctx, unsigned int qpu,
@@ -143,6 +159,7 @@ void qpu_emulator_free(struct qpu_emulator *emu)
 		return;
 	free(emu->regions);
 	free(emu->emu);
+	free(emu->timing);
 	free(emu);
 }
 
@@ -177,7 +194,7 @@ void qpu_emulator_set_trace(struct qpu_emulator *emu,
 	emu->write = write;
 	emu->trace_ctx = ctx;
 	/* the core skips the calls altogether when they are not set */
-	emu->ops.trace = trace ? emulator_trace : NULL;
+	emu->ops.trace = trace || emu->timing ? emulator_trace : NULL;
 	emu->ops.trace_write = write ? emulator_trace_write : NULL;
 }
 
@@ -203,6 +220,9 @@ int qpu_emulator_start(struct qpu_emulator *emu, uint32_t code_addr,
 {
 	int ret = qpu_emu_start(emu->emu, code_addr, unif_addr);
 
+	emu->started = true;
+	if (ret >= 0 && emu->timing)
+		qpu_timing_start(emu->timing, ret, code_addr, unif_addr);
 	if (ret == -QPU_EMU_EBUSY)
 		return -EBUSY;
 	return ret < 0 ? -EINVAL : ret;
@@ -343,4 +363,51 @@ int qpu_emulator_get_qpu_instructions(const struct qpu_emulator *emu,
 		return -EINVAL;
 	*value = qpu_emu_get_stats(emu->emu)->instructions[qpu];
 	return 0;
+}
+
+int qpu_emulator_set_board(struct qpu_emulator *emu, int board)
+{
+	const struct qpu_timing_board *b = qpu_timing_board_of(board);
+
+	if (board != QPU_BOARD_NONE && !b)
+		return -EINVAL;
+	if (emu->started)
+		return -EBUSY;
+	free(emu->timing);
+	emu->timing = NULL;
+	if (b) {
+		emu->timing = aligned_alloc(8, (qpu_timing_size() + 7) & ~(size_t)7);
+		if (!emu->timing)
+			return -ENOMEM;
+		qpu_timing_init(emu->timing, b);
+	}
+	emu->board = b;
+	emu->ops.trace = emu->trace || emu->timing ? emulator_trace : NULL;
+	emu->ops.event = emu->timing ? emulator_event : NULL;
+	return 0;
+}
+
+int qpu_emulator_get_timing(const struct qpu_emulator *emu, unsigned int qpu,
+			    struct qpu_emulator_timing *out)
+{
+	struct qpu_timing_stats s;
+	unsigned int k;
+
+	if (qpu >= QPU_EMULATOR_NUM_QPUS)
+		return -EINVAL;
+	if (!emu->timing)
+		return -ENODATA;
+	qpu_timing_get_stats(emu->timing, &s);
+	out->start = s.qpu[qpu].start;
+	out->end = s.qpu[qpu].end;
+	out->end_ns = qpu_timing_cycles_to_ns(emu->board, s.qpu[qpu].end);
+	out->instructions = s.qpu[qpu].instructions;
+	for (k = 0; k < QPU_EMULATOR_NUM_STALLS; k++)
+		out->stall[k] = s.qpu[qpu].stall[k];
+	return 0;
+}
+
+const char *qpu_emulator_stall_name(enum qpu_emulator_stall stall)
+{
+	return qpu_timing_stall_name(stall);
 }

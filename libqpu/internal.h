@@ -24,6 +24,7 @@
  * @submit: start a validated job; 0 or -errno.
  * @wait: wait for a job until @timeout_ms (0: look, -1: forever).
  * @close: free the backend's state.
+ * @set_board: model @board's timing (the emulator only; NULL elsewhere).
  */
 struct qpu_dev_ops {
 	const char *(*describe)(const struct qpu_dev *dev);
@@ -36,6 +37,7 @@ struct qpu_dev_ops {
 	int (*wait)(struct qpu_dev *dev, uint64_t seqno, int timeout_ms,
 		    struct qpu_job_result *result);
 	void (*close)(struct qpu_dev *dev);
+	int (*set_board)(struct qpu_dev *dev, enum qpu_board board);
 };
 
 struct qpu_dev {
@@ -61,6 +63,15 @@ int qpu_kdev_open(struct qpu_dev *dev);
 /* emudev.c */
 /* @options: what follows "emu:" in the path (NULL for plain "emu") */
 int qpu_emudev_open(struct qpu_dev *dev, const char *options);
+
+/* timing.c: the core's timing model in libqpu's terms */
+struct qpu_timing;
+struct qpu_timing_board;
+/* The core's table of @board, or NULL for QPU_BOARD_NONE or an unknown one. */
+const struct qpu_timing_board *qpu_timing_board_of(enum qpu_board board);
+/* A job's modelled time, as struct qpu_job_timing says it. */
+void qpu_timing_to_job(const struct qpu_timing *t, enum qpu_board board,
+		       struct qpu_job_timing *out);
 
 /* emulator.c: the core's access kinds and QPU states as libqpu's */
 enum qpu_emu_access;

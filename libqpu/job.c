@@ -93,18 +93,42 @@ QPU_API int qpu_submit_v0_1(struct qpu_dev *dev,
 /*
  * qpu_wait() has one entry point per layout of struct qpu_job_result, each
  * under the symbol version that introduced it (libqpu/README.md, "How the
- * API grows"): the default, LIBQPU_0.2, fills today's struct; programs
- * linked against 0.1 bind qpu_wait@LIBQPU_0.1, which writes 0.1's struct.
+ * API grows"): the default, LIBQPU_0.4, fills today's struct; programs
+ * linked against 0.2 or 0.3 bind qpu_wait@LIBQPU_0.2, which writes the struct
+ * without the modelled time, and those linked against 0.1
+ * qpu_wait@LIBQPU_0.1, which writes 0.1's struct.
  */
-QPU_API int qpu_wait_v0_2(struct qpu_dev *dev, uint64_t seqno, int timeout_ms,
+QPU_API int qpu_wait_v0_4(struct qpu_dev *dev, uint64_t seqno, int timeout_ms,
 			  struct qpu_job_result *result);
-__asm__(".symver qpu_wait_v0_2, qpu_wait@@LIBQPU_0.2");
+__asm__(".symver qpu_wait_v0_4, qpu_wait@@LIBQPU_0.4");
 
-QPU_API int qpu_wait_v0_2(struct qpu_dev *dev, uint64_t seqno, int timeout_ms,
+QPU_API int qpu_wait_v0_4(struct qpu_dev *dev, uint64_t seqno, int timeout_ms,
 			  struct qpu_job_result *result)
 {
 	assert(dev && result);
 	return dev->ops->wait(dev, seqno, timeout_ms, result);
+}
+
+/* 0.2's struct qpu_job_result: today's up to the modelled time. */
+#define QPU_JOB_RESULT_V0_2_SIZE	offsetof(struct qpu_job_result, timing)
+
+QPU_API int qpu_wait_v0_2(struct qpu_dev *dev, uint64_t seqno, int timeout_ms,
+			  void *old);
+__asm__(".symver qpu_wait_v0_2, qpu_wait@LIBQPU_0.2");
+
+QPU_API int qpu_wait_v0_2(struct qpu_dev *dev, uint64_t seqno, int timeout_ms,
+			  void *old)
+{
+	struct qpu_job_result r;
+	int ret;
+
+	assert(dev && old);
+	ret = dev->ops->wait(dev, seqno, timeout_ms, &r);
+	if (ret)
+		return ret;
+	r.flags &= ~QPU_JOB_RESULT_TIMING;
+	memcpy(old, &r, QPU_JOB_RESULT_V0_2_SIZE);
+	return 0;
 }
 
 /*

@@ -2,7 +2,7 @@
 # libqpu: static and shared library from libqpu/*.c and the freestanding core
 # (QPU_CORE_SRCS: libqpu/core/sources.mk, which the Makefile includes).
 
-LIBQPU_VERSION := 0.3.0
+LIBQPU_VERSION := 0.4.0
 LIBQPU_SONAME := libqpu.so.0
 # The base (device API, assembler, core) and the sample kernels, which the
 # base's assembler builds: see libqpu/kernels/kernels.mk.

@@ -3,12 +3,16 @@
  * qpu-demo: run every sample kernel of libqpu on one device, check each
  * result against the CPU, and print one table. `make demo` runs it in the
  * VM on qpu.ko's simulated V3D, or on a Raspberry Pi with qpu.ko loaded;
- * `--device emu` runs it on the in-process emulator. Exits 1 if any kernel
- * failed.
+ * `--device emu` runs it on the in-process emulator. Each kernel also runs
+ * on the emulator with the timing model of a Pi 1/Zero and of a Pi 3, and
+ * the table shows its modelled time and memory throughput there (labelled
+ * modelled: a model's figures, not measurements; --no-model skips them).
+ * Exits 1 if any kernel failed.
  */
 
 #include <errno.h>
 #include <getopt.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +29,7 @@ static void usage(FILE *fp)
 		"Run libqpu's sample kernels, check each against the CPU, print a table.\n\n"
 		"  -d, --device PATH  /dev/qpu (the default), or emu for the emulator\n"
 		"  -q, --qpus N       QPUs per kernel (default: all of the device's)\n"
+		"      --no-model     skip the modelled Pi 1/Zero and Pi 3 figures\n"
 		"  -h, --help         show this help\n");
 }
 
@@ -37,17 +42,50 @@ static void print_instructions(const struct qpu_kernel_stats *s, char *buf,
 		snprintf(buf, size, "n/a");
 }
 
+/* The boards whose modelled figures the table shows. */
+static const enum qpu_board model_boards[] = { QPU_BOARD_PI1, QPU_BOARD_PI3 };
+#define MODEL_BOARDS	(sizeof(model_boards) / sizeof(model_boards[0]))
+
+/*
+ * Case @i on the emulator modelling @board: "modelled us" and "GB/s" (the
+ * kernel's TMU and DMA bytes over its modelled time, launches included)
+ * into @buf, or "-" when it cannot run there.
+ */
+static void model_case(struct qpu_kernels *emu, size_t i, unsigned int qpus,
+		       char *buf, size_t size)
+{
+	struct qpu_job_timing t;
+	struct kcase_report r;
+	uint64_t bytes, ns;
+
+	memset(&r, 0, sizeof(r));
+	qpu_kernels_take_timing(emu, &t);	/* drop an earlier case's */
+	kcases[i].run(emu, qpus, 0, &r);
+	if (!r.ok || qpu_kernels_take_timing(emu, &t)) {
+		snprintf(buf, size, "%10s %6s", "-", "-");
+		return;
+	}
+	ns = t.ns + t.launch_ns;
+	bytes = r.stats.counters.tmu_bytes + r.stats.counters.dma_load_bytes +
+		r.stats.counters.dma_store_bytes;
+	snprintf(buf, size, "%10.1f %6.2f", ns / 1e3, ns ? (double)bytes / ns : 0.0);
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "device", required_argument, NULL, 'd' },
 		{ "qpus", required_argument, NULL, 'q' },
+		{ "no-model", no_argument, NULL, 1 },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *path = "/dev/qpu";
 	unsigned int qpus = 0, failed = 0;
-	struct qpu_kernels *kernels;
+	struct qpu_kernels *kernels, *model[MODEL_BOARDS] = { NULL };
+	struct qpu_dev *model_dev[MODEL_BOARDS] = { NULL };
+	bool no_model = false;
+	size_t b;
 	struct qpu_dev *dev;
 	uint64_t have = 0;
 	size_t i;
@@ -60,6 +98,9 @@ int main(int argc, char **argv)
 			break;
 		case 'q':
 			qpus = (unsigned int)strtoul(optarg, NULL, 0);
+			break;
+		case 1:
+			no_model = true;
 			break;
 		case 'h':
 			usage(stdout);
@@ -85,10 +126,25 @@ int main(int argc, char **argv)
 		qpu_dev_close(dev);
 		return 1;
 	}
+	for (b = 0; !no_model && b < MODEL_BOARDS; b++) {
+		model_dev[b] = qpu_dev_open("emu");
+		if (model_dev[b] && !qpu_dev_set_board(model_dev[b], model_boards[b]))
+			model[b] = qpu_kernels_new(model_dev[b]);
+		if (!model[b]) {
+			fprintf(stderr, "qpu-demo: no emulator for the modelled figures\n");
+			no_model = true;
+		}
+	}
 	printf("qpu-demo: %s (%s), %u QPUs per kernel\n", qpu_dev_get_path(dev),
 	       qpu_dev_describe(dev), qpus);
-	printf("%-14s %-16s %-6s %14s %10s\n", "kernel", "size", "result",
+	if (!no_model)
+		printf("modelled (the emulator's timing model, not a measurement): %s, %s\n",
+		       qpu_board_name(model_boards[0]), qpu_board_name(model_boards[1]));
+	printf("%-14s %-16s %-6s %14s %10s", "kernel", "size", "result",
 	       "instructions", "time ms");
+	if (!no_model)
+		printf(" %10s %6s %10s %6s", "Pi1 us", "GB/s", "Pi3 us", "GB/s");
+	printf("\n");
 	for (i = 0; i < kcase_count; i++) {
 		struct kcase_report r;
 		char instr[24];
@@ -96,15 +152,26 @@ int main(int argc, char **argv)
 		memset(&r, 0, sizeof(r));
 		kcases[i].run(kernels, qpus, 0, &r);
 		print_instructions(&r.stats, instr, sizeof(instr));
-		printf("%-14s %-16s %-6s %14s %10.3f\n", kcases[i].kernel,
+		printf("%-14s %-16s %-6s %14s %10.3f", kcases[i].kernel,
 		       r.size, r.ok ? "ok" : "FAIL", instr,
 		       r.stats.elapsed_ns / 1e6);
+		for (b = 0; !no_model && b < MODEL_BOARDS; b++) {
+			char m[40];
+
+			model_case(model[b], i, qpus, m, sizeof(m));
+			printf(" %s", m);
+		}
+		printf("\n");
 		if (!r.ok) {
 			printf("  %s\n", r.msg);
 			failed++;
 		}
 	}
 	printf("%zu kernels: %zu ok, %u failed\n", i, i - failed, failed);
+	for (b = 0; b < MODEL_BOARDS; b++) {
+		qpu_kernels_free(model[b]);
+		qpu_dev_close(model_dev[b]);
+	}
 	qpu_kernels_free(kernels);
 	qpu_dev_close(dev);
 	return failed ? 1 : 0;

@@ -4,7 +4,9 @@
  * is a file of raw little-endian 64-bit words; data files and zeroed areas
  * are mapped at chosen bus addresses, every access outside them stops the
  * run with a fault report; regions can be dumped afterwards, and --trace
- * shows each instruction of the chosen QPUs with the values it writes. The exit
+ * shows each instruction of the chosen QPUs with the values it writes;
+ * --timing[=BOARD] adds each QPU's modelled cycles on a Raspberry Pi, with
+ * its stalls by cause (libqpu's timing model: a model, not a measurement). The exit
  * status says how the run ended: 0 all programs ended, 2 fault, 3 deadlock,
  * 4 instruction budget spent, 1 usage or I/O error.
  */
@@ -67,6 +69,7 @@ struct config {
 	uint16_t trace_qpus;	/* bit q: trace QPU q */
 	bool stats;
 	bool no_predecode;
+	enum qpu_board board;	/* --timing, else QPU_BOARD_NONE */
 	struct region regions[MAX_REGIONS];
 	unsigned int nregions;
 	uint32_t uniforms[MAX_UNIFORMS];
@@ -96,6 +99,9 @@ static void usage(FILE *out)
 		"                           values it writes; QPUS: a list such as 0,3-5\n"
 		"                           (default: every QPU)\n"
 		"      --stats              print the emulator's counters\n"
+		"      --timing[=BOARD]     print each QPU's modelled cycles and stalls\n"
+		"                           by cause on BOARD: pi1 (default; also the\n"
+		"                           Zero), pi2, pi3, pi3plus\n"
 		"      --no-predecode       decode every instruction at each fetch\n"
 		"                           (the emulator's slower reference path)\n"
 		"  -h, --help               this text\n"
@@ -304,6 +310,7 @@ static void parse_args(struct config *cfg, int argc, char **argv)
 		{ "trace", optional_argument, NULL, 't' },
 		{ "stats", no_argument, NULL, 1 },
 		{ "no-predecode", no_argument, NULL, 2 },
+		{ "timing", optional_argument, NULL, 3 },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -405,6 +412,11 @@ static void parse_args(struct config *cfg, int argc, char **argv)
 			break;
 		case 2:
 			cfg->no_predecode = true;
+			break;
+		case 3:
+			cfg->board = qpu_board_from_name(optarg ? optarg : "pi1");
+			if (cfg->board == QPU_BOARD_NONE)
+				die("unknown board '%s' (pi1, pi2, pi3, pi3plus)", optarg);
 			break;
 		case 'h':
 			usage(stdout);
@@ -518,6 +530,37 @@ static void print_stats(const struct qpu_emulator *emu)
 	       stat(emu, QPU_EMULATOR_STAT_PROGRAMS_DONE));
 }
 
+/* --timing: each QPU's modelled cycles, issue share and stalls by cause. */
+static void print_timing(const struct qpu_emulator *emu, enum qpu_board board)
+{
+	struct qpu_emulator_timing t;
+	uint64_t end = 0, end_ns = 0;
+	unsigned int i, k;
+
+	printf("timing (modelled on %s):\nqpu %10s %8s", qpu_board_name(board),
+	       "cycles", "issue%");
+	for (k = 0; k < QPU_EMULATOR_NUM_STALLS; k++)
+		printf(" %9s", qpu_emulator_stall_name(k));
+	printf("\n");
+	for (i = 0; i < QPU_EMULATOR_NUM_QPUS; i++) {
+		uint64_t cycles;
+
+		if (qpu_emulator_get_timing(emu, i, &t) || !t.instructions)
+			continue;
+		cycles = t.end - t.start;
+		printf("%3u %10" PRIu64 " %7.1f%%", i, cycles,
+		       cycles ? 400.0 * t.instructions / cycles : 0.0);
+		for (k = 0; k < QPU_EMULATOR_NUM_STALLS; k++)
+			printf(" %9" PRIu64, t.stall[k]);
+		printf("\n");
+		if (t.end > end) {
+			end = t.end;
+			end_ns = t.end_ns;
+		}
+	}
+	printf("job: %" PRIu64 " cycles, %.3f us\n", end, end_ns / 1000.0);
+}
+
 int main(int argc, char **argv)
 {
 	static struct config cfg = {
@@ -559,6 +602,8 @@ int main(int argc, char **argv)
 		qpu_emulator_set_trace(emu, trace, trace_write, &cfg);
 	qpu_emulator_set_host_interrupt(emu, host_interrupt, NULL);
 	qpu_emulator_set_predecode(emu, !cfg.no_predecode);
+	if (cfg.board != QPU_BOARD_NONE && qpu_emulator_set_board(emu, cfg.board))
+		die("cannot model %s", qpu_board_name(cfg.board));
 	for (i = 0; i < cfg.qpus; i++) {
 		int q = qpu_emulator_start(emu, cfg.code_addr,
 					   cfg.unif_addr + i * cfg.unif_stride);
@@ -595,6 +640,8 @@ int main(int argc, char **argv)
 	}
 	if (cfg.stats)
 		print_stats(emu);
+	if (cfg.board != QPU_BOARD_NONE)
+		print_timing(emu, cfg.board);
 	if (ret == EXIT_DONE)
 		ret = write_dumps(&cfg, emu);
 	qpu_emulator_free(emu);

@@ -408,6 +408,25 @@ unsigned qpu_mailbox_run(int mb, unsigned num_qpus, const uint32_t *pairs,
 		return QPU_MAILBOX_REFUSED;
 	}
 	qpu_mailbox_trace("%s: %u QPUs: %s", who, num_qpus, qpu_job_status_str(r.status));
+	if (r.flags & QPU_JOB_RESULT_TIMING) {
+		/* execute_qpu is the firmware's; gpu_fft_base_exec pokes registers */
+		enum qpu_launch path = strcmp(who, "execute_qpu") ?
+			QPU_LAUNCH_DIRECT : QPU_LAUNCH_MAILBOX;
+		uint64_t launch = qpu_board_launch_ns(r.timing.board, path);
+
+		qpu_mailbox_trace("%s: modelled %llu ns on %s: %s launch %llu ns, V3D %llu ns (%llu cycles; %llu instructions; stalls: tmu %llu, dma %llu, sync %llu, other %llu; sdram %llu bytes)",
+				  who, (unsigned long long)(launch + r.timing.ns),
+				  qpu_board_name(r.timing.board),
+				  path == QPU_LAUNCH_MAILBOX ? "mailbox" : "direct",
+				  (unsigned long long)launch, (unsigned long long)r.timing.ns,
+				  (unsigned long long)r.timing.cycles,
+				  (unsigned long long)r.instructions,
+				  (unsigned long long)r.timing.stall_tmu,
+				  (unsigned long long)r.timing.stall_dma,
+				  (unsigned long long)r.timing.stall_sync,
+				  (unsigned long long)r.timing.stall_other,
+				  (unsigned long long)r.timing.sdram_bytes);
+	}
 	switch (r.status) {
 	case QPU_STATUS_DONE:
 		return QPU_MAILBOX_DONE;

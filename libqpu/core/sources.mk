@@ -6,7 +6,8 @@
 #   QPU_CORE_RUN_SRCS   what qpu.ko's simulated devices run (codec, emulator)
 #   QPU_CORE_TOOL_SRCS  what only libqpu's toolkit needs (the disassembler)
 #   QPU_CORE_INCLUDES   directories whose headers are included by name
-# A generation is added to QPU_CORE_GENERATIONS beside the others.
+# A generation is added to QPU_CORE_GENERATIONS beside the others; the
+# timing model (timing/, userspace only) adds tool sources.
 QPU_CORE_GENERATIONS := vc4 v3d
 
 QPU_CORE_MK_DIR := $(dir $(lastword $(MAKEFILE_LIST)))
@@ -14,4 +15,5 @@ QPU_CORE_INCLUDES := libqpu/core
 QPU_CORE_RUN_SRCS :=
 QPU_CORE_TOOL_SRCS :=
 include $(foreach g,$(QPU_CORE_GENERATIONS),$(QPU_CORE_MK_DIR)$(g)/sources.mk)
+include $(QPU_CORE_MK_DIR)timing/sources.mk
 QPU_CORE_SRCS := $(QPU_CORE_RUN_SRCS) $(QPU_CORE_TOOL_SRCS)

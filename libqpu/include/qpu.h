@@ -335,6 +335,13 @@ QPU_API int qpu_submit(struct qpu_dev *dev, const struct qpu_job_desc *desc,
 #define QPU_JOB_RESULT_QPUS		(1u << 2)
 
 /**
+ * QPU_JOB_RESULT_TIMING - bit of &qpu_job_result.flags: @timing holds the
+ * job's modelled time on the board the device models (the in-process
+ * emulator with a board set: qpu_dev_set_board(), $QPU_EMU_BOARD).
+ */
+#define QPU_JOB_RESULT_TIMING		(1u << 3)
+
+/**
  * struct qpu_job_counters - what a job's programs did, as the device saw it
  * @dual_issued: instructions in which both the add and the mul unit did
  *	work (issue efficiency: how many of @instructions were dual-issued)
@@ -443,6 +450,55 @@ struct qpu_job_qpu {
 };
 
 /**
+ * enum qpu_board - the boards the emulator's timing model knows
+ * @QPU_BOARD_NONE: no timing model (the default)
+ * @QPU_BOARD_PI1: Raspberry Pi 1 and Zero (BCM2835, V3D at 250 MHz), the
+ *	board the model is calibrated on
+ * @QPU_BOARD_PI2: Pi 2 (extrapolated from the Pi 1)
+ * @QPU_BOARD_PI3: Pi 3 (extrapolated)
+ * @QPU_BOARD_PI3PLUS: Pi 3B+ (extrapolated)
+ */
+enum qpu_board {
+	QPU_BOARD_NONE,
+	QPU_BOARD_PI1,
+	QPU_BOARD_PI2,
+	QPU_BOARD_PI3,
+	QPU_BOARD_PI3PLUS,
+};
+
+/**
+ * struct qpu_job_timing - a job's modelled time on a board
+ * @board: the enum qpu_board modelled
+ * @pad: zero
+ * @cycles: V3D cycles from the first program's start to the last one's
+ *	end, its last DMA store included
+ * @ns: @cycles at the board's V3D clock
+ * @launch_ns: what launching the job through qpu.ko costs the host on that
+ *	board (submit, interrupt, fence); not in @ns
+ * @sdram_bytes: bytes the job moved to or from SDRAM
+ * @stall_tmu: cycles the QPUs waited for TMU results, summed over QPUs
+ * @stall_dma: ... for VCD DMA
+ * @stall_sync: ... for semaphores and the mutex
+ * @stall_other: ... for anything else (regfile, SFU, VPM, fetch, uniforms)
+ *
+ * These are a model's figures, not a measurement: qpu-run --timing shows
+ * them per QPU, and libqpu/core/timing/CALIBRATION.md says how well they
+ * match published times.
+ */
+struct qpu_job_timing {
+	enum qpu_board board;
+	uint32_t pad;
+	uint64_t cycles;
+	uint64_t ns;
+	uint64_t launch_ns;
+	uint64_t sdram_bytes;
+	uint64_t stall_tmu;
+	uint64_t stall_dma;
+	uint64_t stall_sync;
+	uint64_t stall_other;
+};
+
+/**
  * struct qpu_job_result - how a job ended
  * @status: an enum qpu_status
  * @fault_qpu: for QPU_STATUS_FAULT: the QPU
@@ -461,10 +517,12 @@ struct qpu_job_qpu {
  *	QPU of the device
  * @pad: zero
  * @qpus: with QPU_JOB_RESULT_QPUS: each QPU's state, in QPU order
+ * @timing: with QPU_JOB_RESULT_TIMING: the modelled time (LIBQPU_0.4)
  *
  * ABI: the struct only grows at its end (its growth rule is settled in
  * libqpu/README.md). LIBQPU_0.2 changed it with the numbers' meaning, so a
- * program linked against 0.1 refuses to start instead of misreading it.
+ * program linked against 0.1 refuses to start instead of misreading it;
+ * LIBQPU_0.4 added @timing (qpu_wait@LIBQPU_0.2 fills the struct without).
  */
 struct qpu_job_result {
 	enum qpu_status status;
@@ -478,6 +536,7 @@ struct qpu_job_result {
 	uint32_t qpu_count;
 	uint32_t pad;
 	struct qpu_job_qpu qpus[QPU_JOB_MAX_QPUS];
+	struct qpu_job_timing timing;
 };
 
 /**
@@ -493,6 +552,62 @@ struct qpu_job_result {
  */
 QPU_API int qpu_wait(struct qpu_dev *dev, uint64_t seqno, int timeout_ms,
 		     struct qpu_job_result *result);
+
+/**
+ * qpu_dev_set_board() - model a board's timing on the emulator device
+ * @dev: a device opened as "emu"
+ * @board: an enum qpu_board; QPU_BOARD_NONE turns the model off
+ *
+ * Jobs submitted afterwards carry their modelled time
+ * (QPU_JOB_RESULT_TIMING); results never depend on it, only the time to
+ * emulate does (at most about 3 times longer). "emu:board=pi3" or
+ * $QPU_EMU_BOARD (pi1, pi2, pi3, pi3plus) set it at qpu_dev_open().
+ *
+ * Return: 0, -EINVAL for an unknown board, -ENOTTY for a device that is
+ * no emulator (a real V3D's time is its own).
+ */
+QPU_API int qpu_dev_set_board(struct qpu_dev *dev, enum qpu_board board);
+
+/**
+ * qpu_board_from_name() - the board called @name
+ * @name: "pi1", "pi2", "pi3" or "pi3plus" (the Zero is a "pi1")
+ *
+ * Return: its enum qpu_board, or QPU_BOARD_NONE for another name or NULL.
+ */
+QPU_API enum qpu_board qpu_board_from_name(const char *name);
+
+/**
+ * qpu_board_name() - a board for people
+ * @board: an enum qpu_board
+ *
+ * Return: a static string ("Pi 1/Zero", "Pi 3 (extrapolated)", "none",
+ * "unknown"); do not free it.
+ */
+QPU_API const char *qpu_board_name(enum qpu_board board);
+
+/**
+ * enum qpu_launch - how a host starts a job, for qpu_board_launch_ns()
+ * @QPU_LAUNCH_IOCTL: through qpu.ko (qpu_submit(), its fence)
+ * @QPU_LAUNCH_DIRECT: the V3D's registers poked from the ARM, as GPU_FFT
+ *	does for short batches
+ * @QPU_LAUNCH_MAILBOX: the firmware mailbox's execute_qpu
+ */
+enum qpu_launch {
+	QPU_LAUNCH_IOCTL,
+	QPU_LAUNCH_DIRECT,
+	QPU_LAUNCH_MAILBOX,
+};
+
+/**
+ * qpu_board_launch_ns() - the modelled host cost of one launch
+ * @board: an enum qpu_board
+ * @path: an enum qpu_launch
+ *
+ * Return: nanoseconds the host spends starting a job and learning of its
+ * end on @board by @path, beside the job's own &qpu_job_timing.ns; 0 for
+ * QPU_BOARD_NONE or an unknown board or path.
+ */
+QPU_API uint64_t qpu_board_launch_ns(enum qpu_board board, enum qpu_launch path);
 
 /**
  * qpu_job_status_str() - a job status for people

@@ -296,6 +296,75 @@ QPU_API int qpu_emulator_get_qpu_instructions(const struct qpu_emulator *emu,
 					      unsigned int qpu,
 					      uint64_t *value);
 
+/**
+ * enum qpu_emulator_stall - why a QPU of the timing model did not issue
+ * (qpu_emulator_set_board()): what it waited for
+ */
+enum qpu_emulator_stall {
+	QPU_EMULATOR_STALL_REGFILE,	/* a regfile value not yet written back */
+	QPU_EMULATOR_STALL_SFU,		/* r4 before the SFU result */
+	QPU_EMULATOR_STALL_TMU,		/* ldtmu before the lookup returned */
+	QPU_EMULATOR_STALL_TMU_FIFO,	/* a TMU request with the FIFO full */
+	QPU_EMULATOR_STALL_VPM,		/* a VPM read before its setup took */
+	QPU_EMULATOR_STALL_DMA,		/* vr_wait/vw_wait, a DMA behind another */
+	QPU_EMULATOR_STALL_SEMAPHORE,	/* a semaphore acquire */
+	QPU_EMULATOR_STALL_MUTEX,	/* the mutex */
+	QPU_EMULATOR_STALL_FETCH,	/* an instruction cache miss */
+	QPU_EMULATOR_STALL_UNIFORM,	/* a uniform cache miss */
+	QPU_EMULATOR_STALL_THRSW,	/* a thread switch */
+	QPU_EMULATOR_NUM_STALLS,
+};
+
+/**
+ * struct qpu_emulator_timing - one QPU's modelled time
+ * @start: V3D cycle its program started
+ * @end: cycle it ended (thread end and its last DMA)
+ * @end_ns: @end in nanoseconds at the board's V3D clock
+ * @instructions: instructions it issued
+ * @stall: cycles it waited, by enum qpu_emulator_stall
+ */
+struct qpu_emulator_timing {
+	uint64_t start;
+	uint64_t end;
+	uint64_t end_ns;
+	uint64_t instructions;
+	uint64_t stall[QPU_EMULATOR_NUM_STALLS];
+};
+
+/**
+ * qpu_emulator_set_board() - run the timing model of a board beside it
+ * @emu: the emulator, before its first qpu_emulator_start()
+ * @board: an enum qpu_board of <qpu.h>; QPU_BOARD_NONE turns it off
+ *
+ * Results do not change; qpu_emulator_get_timing() then says how many
+ * cycles each QPU would have taken on @board and why it stalled.
+ *
+ * Return: 0, -EINVAL for an unknown board, -EBUSY once a program started,
+ * -ENOMEM.
+ */
+QPU_API int qpu_emulator_set_board(struct qpu_emulator *emu, int board);
+
+/**
+ * qpu_emulator_get_timing() - one QPU's modelled time so far
+ * @emu: the emulator, with a board set
+ * @qpu: the QPU
+ * @out: where it goes; untouched on failure
+ *
+ * Return: 0, -EINVAL for @qpu out of range, -ENODATA without a board.
+ */
+QPU_API int qpu_emulator_get_timing(const struct qpu_emulator *emu,
+				    unsigned int qpu,
+				    struct qpu_emulator_timing *out);
+
+/**
+ * qpu_emulator_stall_name() - a stall cause for people
+ * @stall: an enum qpu_emulator_stall
+ *
+ * Return: a static string ("tmu", "semaphore", ...), or NULL for another
+ * value; do not free it.
+ */
+QPU_API const char *qpu_emulator_stall_name(enum qpu_emulator_stall stall);
+
 #ifdef __cplusplus
 }
 #endif

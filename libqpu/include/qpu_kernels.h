@@ -110,6 +110,21 @@ QPU_API struct qpu_dev *qpu_kernels_get_dev(const struct qpu_kernels *kernels);
 QPU_API const char *qpu_kernels_last_error(const struct qpu_kernels *kernels);
 
 /**
+ * qpu_kernels_take_timing() - the modelled time of the kernels' jobs
+ * @kernels: the kernels
+ * @out: where the sum goes: cycles, times, bytes and stalls of every job
+ *	the wrappers ran since qpu_kernels_new() or the last call, back to
+ *	back, on the emulator device's board (qpu_dev_set_board())
+ *
+ * Starts the next sum at zero.
+ *
+ * Return: 0, or -ENODATA when no job since carried a modelled time (no
+ * board set, or a device that is no emulator).
+ */
+QPU_API int qpu_kernels_take_timing(struct qpu_kernels *kernels,
+				    struct qpu_job_timing *out);
+
+/**
  * qpu_kernels_drop_cache() - free what the kernels keep on their device now
  * @kernels: the kernels, or NULL
  *

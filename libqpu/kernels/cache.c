@@ -64,6 +64,18 @@ QPU_API const char *qpu_kernels_last_error(const struct qpu_kernels *kernels)
 	return kernels->last_error;
 }
 
+QPU_API int qpu_kernels_take_timing(struct qpu_kernels *kernels,
+				    struct qpu_job_timing *out)
+{
+	assert(kernels && out);
+	if (!kernels->timing_known)
+		return -ENODATA;
+	*out = kernels->timing;
+	memset(&kernels->timing, 0, sizeof(kernels->timing));
+	kernels->timing_known = false;
+	return 0;
+}
+
 struct qpu_bo *qpu_kernel_code_bo(struct qpu_kernels *kernels,
 				  const struct qpu_kernel_code *code)
 {

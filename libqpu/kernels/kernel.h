@@ -49,6 +49,8 @@ struct qpu_kernels {
 		struct qpu_bo *bo;
 	} codes[QPU_KERNELS_MAX_CODES];
 	char last_error[256];
+	struct qpu_job_timing timing;	/* summed until qpu_kernels_take_timing() */
+	bool timing_known;
 };
 
 /**

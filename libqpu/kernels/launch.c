@@ -157,6 +157,23 @@ static unsigned int max_timeout_ms(struct qpu_dev *dev)
 	return (unsigned int)v;
 }
 
+/* One more job's modelled time, run after the others (qpu_kernels_take_timing()). */
+static void timing_add(struct qpu_kernels *kernels, const struct qpu_job_timing *t)
+{
+	struct qpu_job_timing *sum = &kernels->timing;
+
+	sum->board = t->board;
+	sum->cycles += t->cycles;
+	sum->ns += t->ns;
+	sum->launch_ns += t->launch_ns;
+	sum->sdram_bytes += t->sdram_bytes;
+	sum->stall_tmu += t->stall_tmu;
+	sum->stall_dma += t->stall_dma;
+	sum->stall_sync += t->stall_sync;
+	sum->stall_other += t->stall_other;
+	kernels->timing_known = true;
+}
+
 int qpu_kernel_submit(struct qpu_kernels *kernels, const char *name,
 		      struct qpu_job_desc *job, struct qpu_kernel_stats *stats)
 {
@@ -182,6 +199,8 @@ int qpu_kernel_submit(struct qpu_kernels *kernels, const char *name,
 		stats->counters_known = !!(r.flags & QPU_JOB_RESULT_COUNTERS);
 		stats->counters = r.counters;
 	}
+	if (r.flags & QPU_JOB_RESULT_TIMING)
+		timing_add(kernels, &r.timing);
 	if (r.status != QPU_STATUS_DONE)
 		return qpu_kernel_fail(kernels, EIO, name,
 				       "job %s (QPU %u, PC 0x%x, address 0x%08x)",

@@ -14,7 +14,11 @@
  * around qpu_emu_run() (the wall time is printed too: on a shared machine
  * it also counts other programs' turns); the median of 5 runs is printed.
  * With an argument, "nocache", the runs switch the predecoded-instruction
- * cache off (the reference path) for comparison.
+ * cache off (the reference path) for comparison. Each loop then runs again
+ * with the timing model of a Pi 1/Zero on (its speed, and how much slower
+ * that is: the goal is at most 3x) and once with a Pi 3's, and its
+ * modelled cycles, time and share of the QPUs' peak issue rate on both
+ * boards are printed, labelled as modelled.
  */
 
 #include <stdio.h>
@@ -24,6 +28,7 @@
 
 #include "bench.h"
 #include "qpu_kernels.h"
+#include "qpu_timing.h"
 #include "qpu_vpm.h"
 #include "test-emu.h"
 
@@ -400,12 +405,36 @@ static double cpu_now_s(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-static double rate(const char *name, void (*build)(struct prog *, uint32_t),
-		   uint32_t iterations, unsigned int qpus)
+static void tm_trace(void *ctx, unsigned int qpu, uint32_t pc, uint64_t word)
+{
+	qpu_timing_issue(ctx, qpu, pc, word);
+}
+
+static void tm_event(void *ctx, const struct qpu_emu_event *ev)
+{
+	qpu_timing_event(ctx, ev);
+}
+
+static const struct qpu_emu_ops tm_ops = {
+	.translate = t_translate,
+	.trace = tm_trace,
+	.event = tm_event,
+};
+
+/*
+ * Emulated instructions per CPU second of @build's loop on @qpus QPUs,
+ * with @board's timing model on (NULL: off), printed; *@model gets the
+ * model's figures of the last run.
+ */
+static double rate_on(const char *name, void (*build)(struct prog *, uint32_t),
+		      uint32_t iterations, unsigned int qpus,
+		      const struct qpu_timing_board *board,
+		      struct qpu_timing_stats *model)
 {
 	const struct qpu_emu_stats *st;
 	struct prog p = prog_at(CODE_BASE);
 	double r[RUNS], wall[RUNS], seconds;
+	struct qpu_timing *t = NULL;
 	uint64_t total = 0;
 	int run, k;
 
@@ -413,16 +442,29 @@ static double rate(const char *name, void (*build)(struct prog *, uint32_t),
 	t_words(UNIF_BASE)[0] = DATA_BASE;
 	for (k = 0; k < 4096; k++)
 		t_words(DATA_BASE)[k] = 0x3f800000 + k;	/* 1.0 and up */
+	if (board) {
+		t = aligned_alloc(8, (qpu_timing_size() + 7) & ~7ul);
+		if (!t)
+			exit(1);
+	}
 	for (run = 0; run < RUNS; run++) {
 		struct qpu_emu *emu = t_emu_new(0);
 		enum qpu_emu_status status;
 		double start, wstart;
 
+		if (t) {
+			qpu_timing_init(t, board);
+			qpu_emu_init(emu, &tm_ops, t, 0);
+		}
 #ifndef BENCH_EMU_OLD_API	/* to time an emulator older than the cache */
 		qpu_emu_set_predecode(emu, !no_cache);
 #endif
-		for (k = 0; k < (int)qpus; k++)
-			qpu_emu_start(emu, CODE_BASE, UNIF_BASE);
+		for (k = 0; k < (int)qpus; k++) {
+			int q = qpu_emu_start(emu, CODE_BASE, UNIF_BASE);
+
+			if (t && q >= 0)
+				qpu_timing_start(t, q, CODE_BASE, UNIF_BASE);
+		}
 		wstart = bench_now_s();
 		start = cpu_now_s();
 		do {
@@ -440,11 +482,48 @@ static double rate(const char *name, void (*build)(struct prog *, uint32_t),
 			total += st->instructions[k];
 		free(emu);
 	}
+	if (t)
+		qpu_timing_get_stats(t, model);
+	free(t);
 	seconds = bench_median(r, RUNS);
 	printf("  %-40s %9llu instructions in %6.3f s CPU (%6.3f s wall): %6.2f M/s\n",
-	       name, (unsigned long long)total, seconds,
-	       bench_median(wall, RUNS), total / seconds / 1e6);
+	       board ? "  ... timing model on" : name, (unsigned long long)total,
+	       seconds, bench_median(wall, RUNS), total / seconds / 1e6);
 	return total / seconds;
+}
+
+/* The model's figures of a loop on @board, labelled as modelled. */
+static void print_model(const struct qpu_timing_board *board,
+			const struct qpu_timing_stats *m, unsigned int qpus)
+{
+	uint64_t n = 0;
+	int k;
+
+	for (k = 0; k < QPU_EMU_NUM_QPUS; k++)
+		n += m->qpu[k].instructions;
+	/* peak: every QPU issuing one instruction every 4 cycles */
+	printf("    modelled on %-22s %10llu cycles = %9.1f us, issue %5.1f %% of peak\n",
+	       board->label, (unsigned long long)m->cycles, m->ns / 1e3,
+	       m->cycles ? 100.0 * n * 4 / ((double)m->cycles * qpus) : 0.0);
+}
+
+static double rate(const char *name, void (*build)(struct prog *, uint32_t),
+		   uint32_t iterations, unsigned int qpus)
+{
+	const struct qpu_timing_board *pi1 = qpu_timing_board_get(QPU_TIMING_PI1);
+	const struct qpu_timing_board *pi3 = qpu_timing_board_get(QPU_TIMING_PI3);
+	struct qpu_timing_stats m1, m3;
+	double off, on;
+
+	off = rate_on(name, build, iterations, qpus, NULL, NULL);
+	if (no_cache)
+		return off;
+	on = rate_on(name, build, iterations, qpus, pi1, &m1);
+	printf("    timing model costs %.2fx (goal: at most 3x)\n", off / on);
+	rate_on(name, build, iterations, qpus, pi3, &m3);
+	print_model(pi1, &m1, qpus);
+	print_model(pi3, &m3, qpus);
+	return off;
 }
 
 /*

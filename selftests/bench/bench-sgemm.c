@@ -13,6 +13,9 @@
  * Times are the median of 3 runs on one host core, wall clock and CPU time
  * (the machine may be shared); instructions per second use the CPU time
  * of the emulation alone, "host" the rest of the wrapper's CPU time.
+ * The emulator runs with the timing model of a Pi 1/Zero on, and the last
+ * column is the modelled GFLOPS there (launches through qpu.ko included)
+ * and its share of the board's 24 GFLOPS peak: a model's figure.
  */
 
 #include <errno.h>
@@ -120,6 +123,10 @@ static int bench_shape(struct qpu_kernels *kernels,
 	size_t i;
 	int r, ret = 0;
 
+	struct qpu_job_timing tm;
+	double gflops = 0;
+
+	qpu_kernels_take_timing(kernels, &tm);	/* start the sum here */
 	for (r = 0; r < RUNS; r++) {
 		for (i = 0; i < s->m * s->n; i++)
 			cm[i] = 1.0f;
@@ -138,6 +145,8 @@ static int bench_shape(struct qpu_kernels *kernels,
 		host[r] = bench_cpu_s() - t0 - cpu[r];
 		secs[r] = st.elapsed_ns / 1e9;
 	}
+	if (!qpu_kernels_take_timing(kernels, &tm) && tm.ns + tm.launch_ns)
+		gflops = flop * RUNS / (double)(tm.ns + tm.launch_ns);
 	instr = st.instructions;
 	bytes_ok = st.tmu_bytes == jc->tmu_bytes &&
 		   st.uniform_bytes == jc->uniform_bytes &&
@@ -148,7 +157,7 @@ static int bench_shape(struct qpu_kernels *kernels,
 	dma = (double)(jc->tmu_bytes + jc->dma_load_bytes + jc->dma_store_bytes);
 	loaded = dma + jc->uniform_bytes;
 	printf("%4zux%4zux%4zu %-4g %9llu %6.4f %6.4f  %6.4f %6.4f  %6.4f %6.4f"
-	       " %+5.2f%%  %-3s %6.2f %6.2f %6.2f %6.1f %7.1e\n",
+	       " %+5.2f%%  %-3s %6.2f %6.2f %6.2f %6.1f %7.1e %6.2f %4.0f%%\n",
 	       s->m, s->k, s->n, s->beta, (unsigned long long)instr, eff,
 	       (double)jc->dual_issued / instr, dma / flop,
 	       bytes_16x64(s, false), loaded / flop, bytes_16x64(s, true),
@@ -156,7 +165,7 @@ static int bench_shape(struct qpu_kernels *kernels,
 	       bytes_ok ? "ok" : "BAD",
 	       instr / bench_median(cpu, RUNS) / 1e6,
 	       bench_median(secs, RUNS), bench_median(cpu, RUNS),
-	       bench_median(host, RUNS) * 1e3, err);
+	       bench_median(host, RUNS) * 1e3, err, gflops, gflops / 24 * 100);
 	if (err > 1e-4) {
 		fprintf(stderr, "results wrong\n");
 		ret = -EIO;
@@ -186,6 +195,10 @@ int main(void)
 	unsigned int i;
 	int ret = 0;
 
+	if (kernels && qpu_dev_set_board(dev, QPU_BOARD_PI1)) {
+		qpu_kernels_free(kernels);
+		kernels = NULL;
+	}
 	if (!kernels) {
 		perror("qpu_dev_open(emu)");
 		qpu_dev_close(dev);
@@ -202,9 +215,10 @@ int main(void)
 	       "wall, cpu: seconds of emulation (median of %d); host: CPU ms "
 	       "of the wrapper's own work (packing, lists; the first call\n"
 	       "also allocates the scratch buffer the others reuse); err: largest "
-	       "error / sum |a b| on a sample\n"
+	       "error / sum |a b| on a sample; Pi1 GF: modelled GFLOPS on a Pi 1/Zero\n"
+	       "and its share of the 24 GFLOPS peak (a model's figure)\n"
 	       "    MxKxN       beta    instr  issue   dual   B/F   16x64   "
-	       "B/F+u  16x64   over  bytes  Mi/s   wall    cpu  host     err\n", RUNS);
+	       "B/F+u  16x64   over  bytes  Mi/s   wall    cpu  host     err Pi1 GF peak\n", RUNS);
 	for (i = 0; i < sizeof(shapes) / sizeof(shapes[0]) && !ret; i++)
 		ret = bench_shape(kernels, &shapes[i]);
 	qpu_kernels_free(kernels);

@@ -16,9 +16,10 @@ $(BUILD)/selftests/lib/%: selftests/lib/%.c $(LIBQPU_A) $(QPU_TOOLS_A) $(MAILBOX
 	$(Q)$(CC) $(ALL_CFLAGS) -Itools/lib -MMD -MP -o $@ $< $(QPU_TOOLS_A) \
 		$(MAILBOX_A) $(LIBQPU_A) $(LDFLAGS) -lm
 
-# test-abi-v0.1 checks symbol versions: it links the shared library, found
-# through its rpath, as an old program would.
-$(BUILD)/selftests/lib/test-abi-v0.1: selftests/lib/test-abi-v0.1.c $(LIBQPU_SO)
+# test-abi-v0.1 and -v0.2 check symbol versions: they link the shared library,
+# found through its rpath, as an old program would.
+$(BUILD)/selftests/lib/test-abi-v0.1 $(BUILD)/selftests/lib/test-abi-v0.2: \
+		$(BUILD)/selftests/lib/test-abi-v%: selftests/lib/test-abi-v%.c $(LIBQPU_SO)
 	$(Q)mkdir -p $(dir $@)
 	$(Q)$(CC) $(ALL_CFLAGS) -MMD -MP -o $@ $< -L$(BUILD) -l:$(LIBQPU_SONAME) \
 		-Wl,-rpath,$(BUILD) $(LDFLAGS)

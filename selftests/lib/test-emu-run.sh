@@ -5,7 +5,8 @@
 # (r0 = elem_num + uniform 0, one VPM row stored by VCD DMA to uniform 1):
 # the dumped memory, the same output with --no-predecode, the trace (the
 # values written, the chosen QPUs, bad QPU lists), and
-# the exit status and report of a fault, a deadlock and a spent budget.
+# the exit status and report of a fault, a deadlock and a spent budget;
+# --timing's modelled cycles per QPU, the same on every run.
 # qpu-run is looked up next to QPU_DIS.
 
 : "${QPU_DIS:?QPU_DIS must name the qpu-dis binary}"
@@ -105,6 +106,26 @@ printf '\020\000\000\000\347\011\000\350' >"$tmp/sacq.bin"
 expect deadlock 3 -- "$run" "$tmp/sacq.bin"
 grep -q 'qpu 0: pc 0x10000, waits on a semaphore (acquire 0)' "$tmp/err" ||
 	fail "deadlock: report: $(cat "$tmp/err")"
+
+# --timing: a row per QPU, the same cycles every run, the dump unchanged
+expect timing 0 -- "$run" --timing -n 2 -S 0 -u 100 -u 0x20000 -z 64@0x20000 \
+	-d 64@0x20000 "$tmp/prog.bin"
+grep -q '^timing (modelled on Pi 1/Zero):$' "$tmp/out" ||
+	fail "timing: no header: $(cat "$tmp/out")"
+[ "$(grep -c '^  [01] ' "$tmp/out")" -eq 2 ] || fail "timing: 2 QPU rows expected"
+grep -q '^job: [1-9][0-9]* cycles, [0-9.]* us$' "$tmp/out" ||
+	fail "timing: no job line: $(cat "$tmp/out")"
+grep -q '00000064 00000065' "$tmp/out" || fail "timing: no dump"
+cp "$tmp/out" "$tmp/timing1"
+expect timing-again 0 -- "$run" --timing -n 2 -S 0 -u 100 -u 0x20000 \
+	-z 64@0x20000 -d 64@0x20000 "$tmp/prog.bin"
+cmp -s "$tmp/timing1" "$tmp/out" || fail "timing: cycles differ between runs"
+expect timing-pi3 0 -- "$run" --timing=pi3 -u 100 -u 0x20000 -z 64@0x20000 \
+	"$tmp/prog.bin"
+grep -q '^timing (modelled on Pi 3 (extrapolated)):$' "$tmp/out" ||
+	fail "timing-pi3: header: $(cat "$tmp/out")"
+expect timing-bad 1 -- "$run" --timing=pi4 "$tmp/prog.bin"
+grep -q "unknown board 'pi4'" "$tmp/err" || fail "timing-bad: $(cat "$tmp/err")"
 
 expect usage 1 -- "$run" -z 64@0x10000 "$tmp/prog.bin"
 grep -q 'overlaps' "$tmp/err" || fail "usage: overlap not refused"

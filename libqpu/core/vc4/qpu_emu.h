@@ -38,6 +38,31 @@
 #define QPU_EMU_EINVAL		22	/* bad argument */
 
 /**
+ * struct qpu_emu_event - a memory transaction, for qpu_emu_ops.event
+ * @kind: QPU_EMU_ACCESS_TMU, _DMA_LOAD or _DMA_STORE
+ * @qpu: the QPU whose instruction started it
+ * @tmu: for a TMU lookup: which TMU (0 or 1)
+ * @lanes: for a TMU lookup: the lanes that fetched (bit i = lane i)
+ * @addr: for a TMU lookup: the 16 lanes' addresses (valid during the call);
+ *	for a DMA: NULL
+ * @base: for a DMA: the bus address of its first row
+ * @rows: for a DMA: memory rows moved
+ * @row_bytes: for a DMA: bytes in each row
+ * @pitch: for a DMA: bytes from one row's start to the next's
+ */
+struct qpu_emu_event {
+	enum qpu_emu_access kind;
+	unsigned int qpu;
+	unsigned int tmu;
+	u16 lanes;
+	const u32 *addr;
+	u32 base;
+	u32 rows;
+	u32 row_bytes;
+	u32 pitch;
+};
+
+/**
  * struct qpu_emu_ops - how the emulator reaches the world
  * @translate: the host address of @len bytes at bus address @addr for an
  *	access of @kind, or NULL when the job may not touch all of them (the
@@ -50,6 +75,10 @@
  *	for it: the write address @waddr of regfile B if @file_b else A, the
  *	16 lanes as computed (before any pack) and the lanes the condition
  *	let through (optional; qpu-run --trace).
+ * @event: called for each memory transaction an instruction starts (TMU
+ *	lookups and VCD DMA), after @trace for it and once the transaction
+ *	has been done (optional; the userspace timing model). Unset, it costs
+ *	one test per TMU request or DMA and none per instruction.
  */
 struct qpu_emu_ops {
 	void *(*translate)(void *ctx, u32 addr, u32 len,
@@ -58,6 +87,7 @@ struct qpu_emu_ops {
 	void (*trace)(void *ctx, unsigned int qpu, u32 pc, u64 word);
 	void (*trace_write)(void *ctx, unsigned int qpu, unsigned int waddr,
 			    bool file_b, const u32 value[16], u16 lanes);
+	void (*event)(void *ctx, const struct qpu_emu_event *ev);
 };
 
 /* Outcome of qpu_emu_run(). */

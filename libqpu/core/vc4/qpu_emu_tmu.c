@@ -35,6 +35,14 @@ void qpu_emu_tmu_request(struct qpu_emu_exec *x, unsigned int t, const u32 *v,
 	q->tmu_ready[t][(q->tmu_head[t] + q->tmu_count[t]) % TMU_FIFO_DEPTH] =
 		x->emu->stats.instructions[x->qi] + TMU_LATENCY;
 	q->tmu_count[t]++;
+	if (x->emu->ops->event) {
+		struct qpu_emu_event ev = {
+			.kind = QPU_EMU_ACCESS_TMU, .qpu = x->qi, .tmu = t,
+			.lanes = mask, .addr = v,
+		};
+
+		x->emu->ops->event(x->emu->ctx, &ev);
+	}
 }
 
 /*

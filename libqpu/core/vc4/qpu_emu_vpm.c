@@ -304,6 +304,19 @@ static u32 dma_width(u32 modew, u32 *sel)
  * row Y + r * VPITCH, along it from column X (horizontal) or down column X
  * (vertical); narrower widths as the DOC above says.
  */
+/* A DMA done: tell qpu_emu_ops.event, if set. */
+static void dma_event(struct qpu_emu_exec *x, enum qpu_emu_access kind,
+		      u32 addr, u32 rows, u32 row_bytes, u32 pitch)
+{
+	struct qpu_emu_event ev = {
+		.kind = kind, .qpu = x->qi, .base = addr, .rows = rows,
+		.row_bytes = row_bytes, .pitch = pitch,
+	};
+
+	if (x->emu->ops->event)
+		x->emu->ops->event(x->emu->ctx, &ev);
+}
+
 void qpu_emu_dma_load(struct qpu_emu_exec *x, u32 addr)
 {
 	struct qpu_emu_qpu *q = x->q;
@@ -369,6 +382,7 @@ void qpu_emu_dma_load(struct qpu_emu_exec *x, u32 addr)
 		}
 	}
 	x->emu->stats.dma_load_bytes += nrows * rowlen * w;
+	dma_event(x, QPU_EMU_ACCESS_DMA_LOAD, addr, nrows, rowlen * w, pitch);
 }
 
 /*
@@ -429,4 +443,6 @@ void qpu_emu_dma_store(struct qpu_emu_exec *x, u32 addr)
 		}
 	}
 	x->emu->stats.dma_store_bytes += units * depth * w;
+	dma_event(x, QPU_EMU_ACCESS_DMA_STORE, addr, units, depth * w,
+		  depth * w + q->vdw_stride);
 }

@@ -23,7 +23,7 @@ from .errors import (AssemblyError, CanceledError, ClosedError, DeadlockError, D
 from .kernels import Kernels, Reduction
 from . import emit as regs  # every register name: qpu.regs.UNIF, qpu.regs.VW_SETUP...
 
-__version__ = "0.3.0"
+__version__ = "0.4.0"
 #: the version of the libqpu.so in use
 library_version = _clib.qpu_version().decode()
 

@@ -105,13 +105,20 @@ class JobQpu(ctypes.Structure):
     _fields_ = [("pc", ctypes.c_uint32), ("activity", c_enum), ("semaphore", ctypes.c_uint32)]
 
 
+class JobTiming(ctypes.Structure):
+    _fields_ = [("board", c_enum), ("pad", ctypes.c_uint32)] + [
+        (n, ctypes.c_uint64) for n in (
+            "cycles", "ns", "launch_ns", "sdram_bytes", "stall_tmu", "stall_dma",
+            "stall_sync", "stall_other")]
+
+
 class JobResult(ctypes.Structure):
     _fields_ = [("status", c_enum), ("fault_qpu", ctypes.c_uint32),
                 ("fault_pc", ctypes.c_uint32), ("fault_addr", ctypes.c_uint32),
                 ("fault_access", c_enum), ("flags", ctypes.c_uint32),
                 ("instructions", ctypes.c_uint64), ("counters", JobCounters),
                 ("qpu_count", ctypes.c_uint32), ("pad", ctypes.c_uint32),
-                ("qpus", JobQpu * JOB_MAX_QPUS)]
+                ("qpus", JobQpu * JOB_MAX_QPUS), ("timing", JobTiming)]
 
 
 # <qpu_asm.h>

@@ -18,7 +18,8 @@ pytestmark = pytest.mark.host_only
 STRUCTS = {
     "qpu_program_ref": _lib.ProgramRef, "qpu_job_desc": _lib.JobDesc,
     "qpu_job_counters": _lib.JobCounters, "qpu_job_qpu": _lib.JobQpu,
-    "qpu_job_result": _lib.JobResult, "qpu_asm_loc": _lib.AsmLoc,
+    "qpu_job_result": _lib.JobResult, "qpu_job_timing": _lib.JobTiming,
+    "qpu_asm_loc": _lib.AsmLoc,
     "qpu_asm_diag": _lib.AsmDiag, "qpu_hazard": _lib.Hazard, "qpu_reg": _lib.Reg,
     "qpu_kernel_stats": _lib.KernelStats, "qpu_matrix": _lib.Matrix,
     "qpu_vector": _lib.Vector, "qpu_image": _lib.Image,

@@ -1,0 +1,85 @@
+// SPDX-License-Identifier: MIT
+/*
+ * test-abi-v0.2: a program built against libqpu 0.2, whose struct
+ * qpu_job_result ended before today's timing, bound to qpu_wait@LIBQPU_0.2
+ * and linked against today's libqpu.so: on an emulator that models a
+ * board (so today's result carries a timing), the old entry point fills
+ * exactly 0.2's bytes (the guard words after them stay), without
+ * QPU_JOB_RESULT_TIMING, and today's qpu_wait fills the timing.
+ */
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "qpu.h"
+#include "testlib.h"
+
+#define V0_2_SIZE	offsetof(struct qpu_job_result, timing)
+#define GUARD		0xa5a5a5a5a5a5a5a5ull
+
+int qpu_wait_v0_2(struct qpu_dev *dev, uint64_t seqno, int timeout_ms, void *result);
+__asm__(".symver qpu_wait_v0_2, qpu_wait@LIBQPU_0.2");
+
+/* 0.2's struct and what follows it in the caller's memory. */
+struct slot {
+	union {
+		struct qpu_job_result_prefix {
+			enum qpu_status status;
+			uint32_t fault_qpu, fault_pc, fault_addr;
+			enum qpu_access fault_access;
+			uint32_t flags;
+		} head;
+		unsigned char bytes[V0_2_SIZE];
+	} r;
+	uint64_t guard[16];
+};
+
+/* thrend and its two delay slots: a job that ends at once. */
+static const uint64_t end_words[] = {
+	0x300009e7009e7000ull, 0x100009e7009e7000ull, 0x100009e7009e7000ull,
+};
+
+static uint64_t submit(struct qpu_dev *dev, struct qpu_bo *code, struct qpu_bo *unif)
+{
+	struct qpu_program_ref prog = { .code = code, .uniforms = unif };
+	struct qpu_job_desc job = { .programs = &prog, .program_count = 1,
+				    .in_fence_fd = -1 };
+	uint64_t seqno = 0;
+
+	T_EQ_U64(0, qpu_submit(dev, &job, &seqno));
+	return seqno;
+}
+
+int main(void)
+{
+	struct qpu_dev *dev = qpu_dev_open("emu:board=pi1");
+	struct qpu_bo *code, *unif;
+	struct qpu_job_result now;
+	struct slot s;
+	unsigned int i;
+
+	if (!dev)
+		return T_EXIT_FAIL;
+	code = t_bo_or_die(dev, 4096);
+	unif = t_bo_or_die(dev, 4096);
+	memcpy(qpu_bo_get_map(code), end_words, sizeof(end_words));
+
+	memset(&s, 0, sizeof(s));
+	for (i = 0; i < 16; i++)
+		s.guard[i] = GUARD;
+	T_EQ_U64(0, qpu_wait_v0_2(dev, submit(dev, code, unif), -1, &s));
+	T_EQ_U64(QPU_STATUS_DONE, s.r.head.status);
+	T_CHECK(s.r.head.flags & QPU_JOB_RESULT_INSTRUCTIONS);
+	T_EQ_U64(0, s.r.head.flags & QPU_JOB_RESULT_TIMING);
+	for (i = 0; i < 16; i++)
+		T_EQ_U64(GUARD, s.guard[i]);
+
+	T_EQ_U64(0, qpu_wait(dev, submit(dev, code, unif), -1, &now));
+	T_EQ_U64(QPU_STATUS_DONE, now.status);
+	T_CHECK(now.flags & QPU_JOB_RESULT_TIMING);
+	T_CHECK(now.timing.cycles > 0);
+	qpu_bo_free(code);
+	qpu_bo_free(unif);
+	qpu_dev_close(dev);
+	return t_done("test-abi-v0.2");
+}

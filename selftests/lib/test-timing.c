@@ -1,0 +1,476 @@
+// SPDX-License-Identifier: MIT
+/*
+ * test-timing: the timing model (libqpu/core/timing) on the emulator's
+ * hooks. Fixed programs take the same cycles on every run, and each
+ * QPU's cycles are its instructions times 4 plus its stalls; each latency
+ * parameter is measured by a micro-program as one would on hardware (the
+ * stall of a read right after the write, which grows by exactly what the
+ * parameter grows by); more TMU traffic never costs fewer cycles; every
+ * parameter of every board has a source; the emu device reports a job's
+ * modelled time only when a board is set, refusing unknown boards; and
+ * qpu_emulator_set_board() works before a start only; the sample kernels
+ * hand their jobs' summed modelled time over once.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "qpu.h"
+#include "qpu_emit.h"
+#include "qpu_emulator.h"
+#include "qpu_kernels.h"
+#include "qpu_timing.h"
+#include "test-emu.h"
+
+static void tm_trace(void *ctx, unsigned int qpu, uint32_t pc, uint64_t word)
+{
+	qpu_timing_issue(ctx, qpu, pc, word);
+}
+
+static void tm_event(void *ctx, const struct qpu_emu_event *ev)
+{
+	qpu_timing_event(ctx, ev);
+}
+
+static const struct qpu_emu_ops tm_ops = {
+	.translate = t_translate,
+	.trace = tm_trace,
+	.event = tm_event,
+};
+
+/* A param override for one run: id, value (id QPU_TIMING_NUM_PARAMS: none). */
+struct tm_set {
+	unsigned int id;
+	uint32_t value;
+};
+
+/*
+ * Run the programs at @code[0..n) (uniforms at UNIF_BASE) to their end on
+ * a Pi 1 model with @set applied, and give its statistics.
+ */
+static void tm_run(const uint32_t *code, unsigned int n, struct tm_set set,
+		   struct qpu_timing_stats *st)
+{
+	struct qpu_emu *emu = t_emu_new(0);
+	struct qpu_timing *t = aligned_alloc(8, (qpu_timing_size() + 7) & ~7ul);
+	unsigned int i;
+
+	if (!t)
+		exit(T_EXIT_FAIL);
+	qpu_timing_init(t, qpu_timing_board_get(QPU_TIMING_PI1));
+	qpu_timing_set_param(t, set.id, set.value);
+	qpu_emu_init(emu, &tm_ops, t, 0);
+	for (i = 0; i < n; i++) {
+		int q = qpu_emu_start(emu, code[i], UNIF_BASE);
+
+		T_EQ_U64(i, q);
+		qpu_timing_start(t, i, code[i], UNIF_BASE);
+	}
+	T_EQ_U64(QPU_EMU_IDLE, qpu_emu_run(emu, 1000000));
+	qpu_timing_get_stats(t, st);
+	free(t);
+	free(emu);
+}
+
+static const struct tm_set none = { QPU_TIMING_NUM_PARAMS, 0 };
+
+static uint64_t stall_of(const struct qpu_timing_stats *st, unsigned int qpu,
+			 enum qpu_timing_stall why)
+{
+	return st->qpu[qpu].stall[why];
+}
+
+/* A QPU's time is its instructions at 4 cycles each plus its stalls. */
+static void expect_accounted(const struct qpu_timing_stats *st, unsigned int qpu)
+{
+	const struct qpu_timing_qpu_stats *q = &st->qpu[qpu];
+	uint64_t sum = q->instructions * 4;
+	unsigned int k;
+
+	for (k = 0; k < QPU_TIMING_NUM_STALLS; k++)
+		sum += q->stall[k];
+	T_EQ_U64(q->end - q->start, sum);
+}
+
+/* 1. N nops: 4 cycles each, plus the cold instruction cache; deterministic. */
+static void test_issue_rate(void)
+{
+	struct qpu_timing_stats a, b;
+	struct prog p = prog_at(CODE_BASE);
+	uint32_t code = CODE_BASE;
+	unsigned int i;
+
+	for (i = 0; i < 40; i++)
+		emit(&p, i_nop());
+	emit_end(&p);
+	tm_run(&code, 1, none, &a);
+	tm_run(&code, 1, none, &b);
+	T_EQ_U64(43, a.qpu[0].instructions);
+	T_EQ_U64(a.cycles, b.cycles);
+	T_CHECK(stall_of(&a, 0, QPU_TIMING_STALL_FETCH) > 0);
+	T_EQ_U64(a.cycles, 43 * 4 + stall_of(&a, 0, QPU_TIMING_STALL_FETCH));
+	expect_accounted(&a, 0);
+	/* the Pi 1's V3D runs at 250 MHz: 4 ns a cycle */
+	T_EQ_U64(a.cycles * 4, a.ns);
+	/* a slower issue is seen in full */
+	tm_run(&code, 1, (struct tm_set){ QPU_TP_ISSUE_CYCLES, 8 }, &b);
+	T_EQ_U64(a.cycles + 43 * 4, b.cycles);
+}
+
+/*
+ * The stall of QPU 0 for @why in the program @emit_prog emits, with
+ * parameter @id at @value.
+ */
+static uint64_t stall_with(void (*emit_prog)(struct prog *p), unsigned int id,
+			   uint32_t value, enum qpu_timing_stall why)
+{
+	struct qpu_timing_stats st;
+	struct prog p = prog_at(CODE_BASE);
+	uint32_t code = CODE_BASE;
+
+	emit_prog(&p);
+	emit_end(&p);
+	tm_run(&code, 1, (struct tm_set){ id, value }, &st);
+	expect_accounted(&st, 0);
+	return stall_of(&st, 0, why);
+}
+
+/* ldi ra0, 5; mov r0, ra0 (the next instruction reads it) */
+static void emit_regfile(struct prog *p)
+{
+	struct qpu_isa_instr in = i_mov(W_R0, QPU_ISA_MUX_A);
+
+	emit(p, i_ldi(0, 5));
+	in.raddr_a = 0;
+	emit(p, in);
+}
+
+/* recip = r1; mov r0, r4 (at once) */
+static void emit_sfu(struct prog *p)
+{
+	emit(p, i_mov(W_SFU_RECIP, QPU_ISA_MUX_R1));
+	emit(p, i_mov(W_R0, QPU_ISA_MUX_R4));
+}
+
+/* vr_setup = 1 row; read vpm (at once) */
+static void emit_vpm(struct prog *p)
+{
+	emit(p, i_ldi(W_VPM_SETUP, 0x00101a00));
+	emit(p, i_read(R_VPM, R_NOP));
+}
+
+/* tmu0_s = DATA_BASE (lane i at + 4 i); ldtmu0 at once */
+static void emit_tmu(struct prog *p)
+{
+	struct qpu_isa_instr in = i_add(QPU_ISA_A_SHL, W_R1, QPU_ISA_MUX_A,
+					QPU_ISA_MUX_B);
+
+	in = i_smi(in, 2);
+	in.raddr_a = R_ELEM;
+	emit(p, in);				/* r1 = elem_num << 2 */
+	emit(p, i_ldi(W_R0, DATA_BASE));
+	emit(p, i_add(QPU_ISA_A_ADD, W_TMU0_S, QPU_ISA_MUX_R0, QPU_ISA_MUX_R1));
+	emit(p, i_sig(QPU_ISA_SIG_LDTMU0));
+}
+
+/* emit_tmu() twice: the second lookup hits the TMU cache */
+static void emit_tmu_twice(struct prog *p)
+{
+	emit_tmu(p);
+	emit(p, i_add(QPU_ISA_A_ADD, W_TMU0_S, QPU_ISA_MUX_R0, QPU_ISA_MUX_R1));
+	emit(p, i_sig(QPU_ISA_SIG_LDTMU0));
+}
+
+static void emit_thrsw(struct prog *p)
+{
+	emit(p, i_sig(QPU_ISA_SIG_THRSW));
+	emit(p, i_nop());
+	emit(p, i_nop());
+}
+
+/* 2. Each latency parameter, as its micro-program measures it. */
+static void test_latencies(void)
+{
+	/* regfile: 1 instruction, so the read waits one issue (4 cycles) */
+	T_EQ_U64(4, stall_with(emit_regfile, QPU_TIMING_NUM_PARAMS, 0,
+			       QPU_TIMING_STALL_REGFILE));
+	T_EQ_U64(12, stall_with(emit_regfile, QPU_TP_REGFILE_LATENCY, 3,
+				QPU_TIMING_STALL_REGFILE));
+	/* SFU: r4 two instructions after the write */
+	T_EQ_U64(8, stall_with(emit_sfu, QPU_TIMING_NUM_PARAMS, 0,
+			       QPU_TIMING_STALL_SFU));
+	T_EQ_U64(20, stall_with(emit_sfu, QPU_TP_SFU_LATENCY, 5,
+				QPU_TIMING_STALL_SFU));
+	/* VPM read: two instructions after vr_setup */
+	T_EQ_U64(8, stall_with(emit_vpm, QPU_TIMING_NUM_PARAMS, 0,
+			       QPU_TIMING_STALL_VPM));
+	T_EQ_U64(0, stall_with(emit_vpm, QPU_TP_VPM_READ_LATENCY, 0,
+			       QPU_TIMING_STALL_VPM));
+	/* TMU: the hit time, the SDRAM latency, each seen in full */
+	T_EQ_U64(stall_with(emit_tmu, QPU_TP_TMU_HIT_CYCLES, 10,
+			    QPU_TIMING_STALL_TMU) + 50,
+		 stall_with(emit_tmu, QPU_TP_TMU_HIT_CYCLES, 60,
+			    QPU_TIMING_STALL_TMU));
+	T_EQ_U64(stall_with(emit_tmu, QPU_TP_SDRAM_LATENCY, 100,
+			    QPU_TIMING_STALL_TMU) + 100,
+		 stall_with(emit_tmu, QPU_TP_SDRAM_LATENCY, 200,
+			    QPU_TIMING_STALL_TMU));
+	/* ... but only the first lookup of a line pays the SDRAM latency */
+	T_EQ_U64(stall_with(emit_tmu_twice, QPU_TP_SDRAM_LATENCY, 100,
+			    QPU_TIMING_STALL_TMU) + 100,
+		 stall_with(emit_tmu_twice, QPU_TP_SDRAM_LATENCY, 200,
+			    QPU_TIMING_STALL_TMU));
+	/* a thread switch that finds no thread costs what the table says */
+	T_EQ_U64(0, stall_with(emit_thrsw, QPU_TIMING_NUM_PARAMS, 0,
+			       QPU_TIMING_STALL_THRSW));
+	T_EQ_U64(7, stall_with(emit_thrsw, QPU_TP_THRSW_CYCLES, 7,
+			       QPU_TIMING_STALL_THRSW));
+}
+
+/* 3. More TMU lookups never cost fewer cycles, nor less bandwidth. */
+static void test_monotonic(void)
+{
+	uint64_t last = 0, last_slow = 0;
+	unsigned int n, i;
+
+	for (n = 1; n <= 4; n++) {
+		struct qpu_timing_stats st, slow;
+		struct prog p = prog_at(CODE_BASE);
+		uint32_t code = CODE_BASE;
+
+		emit(&p, i_ldi(W_R0, DATA_BASE));
+		for (i = 0; i < n * 4; i++) {
+			emit(&p, i_add(QPU_ISA_A_ADD, W_TMU0_S, QPU_ISA_MUX_R0,
+				       QPU_ISA_MUX_R0));
+			emit(&p, i_sig(QPU_ISA_SIG_LDTMU0));
+			emit(&p, i_ldi(W_R0, DATA_BASE + (i + 1) * 1024));
+		}
+		emit_end(&p);
+		tm_run(&code, 1, none, &st);
+		tm_run(&code, 1, (struct tm_set){ QPU_TP_SDRAM_EFFICIENCY, 5 }, &slow);
+		T_CHECK(st.cycles > last);
+		T_CHECK(slow.cycles >= st.cycles);
+		T_CHECK(slow.cycles > last_slow);
+		last = st.cycles;
+		last_slow = slow.cycles;
+	}
+}
+
+/* 4. A semaphore acquire waits for the release's time on another QPU. */
+static void test_semaphore(void)
+{
+	struct qpu_timing_stats st;
+	struct prog a = prog_at(CODE_BASE), b = prog_at(CODE_BASE + 4096);
+	uint32_t code[2] = { CODE_BASE, CODE_BASE + 4096 };
+	unsigned int i;
+
+	emit(&a, i_sema(2, true));
+	emit_end(&a);
+	for (i = 0; i < 100; i++)
+		emit(&b, i_nop());
+	emit(&b, i_sema(2, false));
+	emit_end(&b);
+	tm_run(code, 2, none, &st);
+	expect_accounted(&st, 0);
+	expect_accounted(&st, 1);
+	/* QPU 0 issues its acquire once QPU 1's release (101st) has issued */
+	T_CHECK(stall_of(&st, 0, QPU_TIMING_STALL_SEMAPHORE) >= 100 * 4);
+	T_CHECK(st.qpu[0].end >= st.qpu[1].end - 2 * 4);
+	T_EQ_U64(st.cycles, st.qpu[0].end > st.qpu[1].end ? st.qpu[0].end :
+		 st.qpu[1].end);
+}
+
+/* 5. Every parameter of every board has a value's source; names work. */
+static void test_tables(void)
+{
+	unsigned int b, i;
+
+	for (b = 0; b < QPU_TIMING_NUM_BOARDS; b++) {
+		const struct qpu_timing_board *board = qpu_timing_board_get(b);
+
+		T_CHECK(board);
+		T_CHECK(qpu_timing_board_find(board->name) == board);
+		T_EQ_U64(b != QPU_TIMING_PI1, board->extrapolated);
+		for (i = 0; i < QPU_TIMING_NUM_PARAMS; i++) {
+			T_CHECK(board->p[i].source && *board->p[i].source);
+			T_CHECK(qpu_timing_param_name(i));
+		}
+		T_CHECK(board->p[QPU_TP_V3D_MHZ].value >= 250);
+	}
+	T_CHECK(!qpu_timing_board_get(QPU_TIMING_NUM_BOARDS));
+	T_CHECK(!qpu_timing_board_find("pi4"));
+	T_CHECK(!qpu_timing_board_find(NULL));
+	for (i = 0; i < QPU_TIMING_NUM_STALLS; i++)
+		T_CHECK(qpu_timing_stall_name(i));
+	T_CHECK(!qpu_timing_stall_name(QPU_TIMING_NUM_STALLS));
+}
+
+/* One job of one program (40 nops) on @dev; its result in @r. */
+static void run_job(struct qpu_dev *dev, struct qpu_job_result *r)
+{
+	struct qpu_emit *e = qpu_emit_new();
+	struct qpu_bo *code = t_bo_or_die(dev, 4096), *unif = t_bo_or_die(dev, 4096);
+	struct qpu_program_ref prog = { .code = code, .uniforms = unif };
+	struct qpu_job_desc job = { .programs = &prog, .program_count = 1,
+				    .in_fence_fd = -1 };
+	const uint64_t *w;
+	size_t n;
+	uint64_t seqno;
+	unsigned int i;
+
+	T_CHECK(e);
+	for (i = 0; i < 40; i++)
+		qpu_emit_nop(e);
+	qpu_emit_thrend(e);
+	T_EQ_U64(0, qpu_emit_finish(e));
+	w = qpu_emit_words(e, &n);
+	memcpy(qpu_bo_get_map(code), w, n * 8);
+	qpu_emit_free(e);
+	memset(r, 0xa5, sizeof(*r));
+	T_EQ_U64(0, qpu_submit(dev, &job, &seqno));
+	T_EQ_U64(0, qpu_wait(dev, seqno, -1, r));
+	T_EQ_U64(QPU_STATUS_DONE, r->status);
+	qpu_bo_free(code);
+	qpu_bo_free(unif);
+}
+
+/* 6. The emu device: modelled time only with a board, refusals. */
+static void test_device(void)
+{
+	struct qpu_dev *dev = qpu_dev_open("emu");
+	struct qpu_job_result r;
+	uint64_t pi1_cycles;
+
+	T_CHECK(dev);
+	if (!dev)
+		return;
+	run_job(dev, &r);
+	T_EQ_U64(0, r.flags & QPU_JOB_RESULT_TIMING);
+	T_EQ_U64(0, r.timing.cycles + r.timing.ns + r.timing.board);
+
+	T_EQ_U64(0, qpu_dev_set_board(dev, QPU_BOARD_PI1));
+	run_job(dev, &r);
+	T_CHECK(r.flags & QPU_JOB_RESULT_TIMING);
+	T_EQ_U64(QPU_BOARD_PI1, r.timing.board);
+	T_CHECK(r.timing.cycles >= 43 * 4);
+	T_EQ_U64(r.timing.cycles * 4, r.timing.ns);
+	T_EQ_U64(qpu_board_launch_ns(QPU_BOARD_PI1, QPU_LAUNCH_IOCTL),
+		 r.timing.launch_ns);
+	pi1_cycles = r.timing.cycles;
+
+	T_EQ_U64(0, qpu_dev_set_board(dev, QPU_BOARD_PI3));
+	run_job(dev, &r);
+	T_EQ_U64(QPU_BOARD_PI3, r.timing.board);
+	T_EQ_U64(r.timing.cycles * 1000 / 300, r.timing.ns);
+	T_CHECK(r.timing.cycles >= 43 * 4);
+
+	T_EQ_U64(0, qpu_dev_set_board(dev, QPU_BOARD_NONE));
+	run_job(dev, &r);
+	T_EQ_U64(0, r.flags & QPU_JOB_RESULT_TIMING);
+	T_EQ_U64((uint64_t)-EINVAL, (uint64_t)qpu_dev_set_board(dev, (enum qpu_board)99));
+	qpu_dev_close(dev);
+
+	/* the option and the environment choose the same */
+	dev = qpu_dev_open("emu:board=pi1");
+	T_CHECK(dev);
+	if (dev) {
+		run_job(dev, &r);
+		T_EQ_U64(pi1_cycles, r.timing.cycles);
+		qpu_dev_close(dev);
+	}
+	setenv("QPU_EMU_BOARD", "pi1", 1);
+	dev = qpu_dev_open("emu");
+	T_CHECK(dev);
+	if (dev) {
+		run_job(dev, &r);
+		T_EQ_U64(pi1_cycles, r.timing.cycles);
+		qpu_dev_close(dev);
+	}
+	setenv("QPU_EMU_BOARD", "pi9", 1);
+	errno = 0;
+	T_CHECK(!qpu_dev_open("emu"));
+	T_EQ_U64(EINVAL, errno);
+	unsetenv("QPU_EMU_BOARD");
+	errno = 0;
+	T_CHECK(!qpu_dev_open("emu:board=pi4"));
+	T_EQ_U64(EINVAL, errno);
+
+	T_EQ_U64(QPU_BOARD_PI3PLUS, qpu_board_from_name("pi3plus"));
+	T_EQ_U64(QPU_BOARD_NONE, qpu_board_from_name("pi4"));
+	T_EQ_U64(QPU_BOARD_NONE, qpu_board_from_name(NULL));
+	T_EQ_STR("Pi 1/Zero", qpu_board_name(QPU_BOARD_PI1));
+	T_EQ_STR("none", qpu_board_name(QPU_BOARD_NONE));
+	T_EQ_STR("unknown", qpu_board_name((enum qpu_board)99));
+	T_EQ_U64(100000, qpu_board_launch_ns(QPU_BOARD_PI1, QPU_LAUNCH_MAILBOX));
+	T_EQ_U64(0, qpu_board_launch_ns(QPU_BOARD_NONE, QPU_LAUNCH_MAILBOX));
+}
+
+/* 7. The emulator API: a board before the start, timing only with one. */
+static void test_emulator_api(void)
+{
+	struct qpu_emulator *emu = qpu_emulator_new(0);
+	struct qpu_emulator_timing t;
+	static uint64_t code[3];
+	struct prog p = prog_at(CODE_BASE);
+
+	T_CHECK(emu);
+	if (!emu)
+		return;
+	emit_end(&p);
+	memcpy(code, t_words(CODE_BASE), sizeof(code));
+	T_EQ_U64(0, qpu_emulator_map(emu, CODE_BASE, code, sizeof(code)));
+	T_EQ_U64((uint64_t)-ENODATA, (uint64_t)qpu_emulator_get_timing(emu, 0, &t));
+	T_EQ_U64((uint64_t)-EINVAL, (uint64_t)qpu_emulator_set_board(emu, 99));
+	T_EQ_U64(0, qpu_emulator_set_board(emu, QPU_BOARD_PI1));
+	T_EQ_U64(0, qpu_emulator_start(emu, CODE_BASE, CODE_BASE));
+	T_EQ_U64((uint64_t)-EBUSY, (uint64_t)qpu_emulator_set_board(emu, QPU_BOARD_PI3));
+	T_EQ_U64(QPU_EMULATOR_IDLE, qpu_emulator_run(emu, 100));
+	T_EQ_U64(0, qpu_emulator_get_timing(emu, 0, &t));
+	T_EQ_U64(3, t.instructions);
+	T_EQ_U64(t.end * 4, t.end_ns);
+	T_CHECK(t.end >= 12);
+	T_EQ_U64((uint64_t)-EINVAL, (uint64_t)qpu_emulator_get_timing(emu, 12, &t));
+	T_EQ_STR("tmu", qpu_emulator_stall_name(QPU_EMULATOR_STALL_TMU));
+	T_CHECK(!qpu_emulator_stall_name(QPU_EMULATOR_NUM_STALLS));
+	qpu_emulator_free(emu);
+}
+
+/* 8. The sample kernels sum their jobs' modelled time, once. */
+static void test_kernels_timing(void)
+{
+	struct qpu_dev *dev = qpu_dev_open("emu:board=pi1");
+	struct qpu_kernels *k = dev ? qpu_kernels_new(dev) : NULL;
+	struct qpu_bo *bo = dev ? t_bo_or_die(dev, 3 * 4096) : NULL;
+	struct qpu_job_timing t;
+	struct qpu_vector a, b, c;
+
+	T_CHECK(k);
+	if (!k)
+		return;
+	a = (struct qpu_vector){ bo, 0, 1024 };
+	b = (struct qpu_vector){ bo, 4096, 1024 };
+	c = (struct qpu_vector){ bo, 8192, 1024 };
+	T_EQ_U64((uint64_t)-ENODATA, (uint64_t)qpu_kernels_take_timing(k, &t));
+	T_EQ_U64(0, qpu_vector_add(k, 4, &a, &b, &c, NULL));
+	T_EQ_U64(0, qpu_kernels_take_timing(k, &t));
+	T_EQ_U64(QPU_BOARD_PI1, t.board);
+	T_CHECK(t.cycles > 0);
+	T_EQ_U64(t.cycles * 4, t.ns);
+	T_EQ_U64((uint64_t)-ENODATA, (uint64_t)qpu_kernels_take_timing(k, &t));
+	qpu_bo_free(bo);
+	qpu_kernels_free(k);
+	qpu_dev_close(dev);
+}
+
+int main(void)
+{
+	test_issue_rate();
+	test_latencies();
+	test_monotonic();
+	test_semaphore();
+	test_tables();
+	test_device();
+	test_emulator_api();
+	test_kernels_timing();
+	return t_done("test-timing");
+}
