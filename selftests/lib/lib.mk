@@ -48,4 +48,4 @@ $(VM_LIB_TESTS_STATIC): $(BUILD)/static/%: selftests/lib/%.c $(LIBQPU_A) $(QPU_T
 	$(Q)$(CC) $(filter-out -fsanitize%,$(ALL_CFLAGS)) -Itools/lib -static -o $@ $< \
 		$(QPU_TOOLS_A) $(MAILBOX_A) $(LIBQPU_A) -lm
 VM_CHECK_DEPS += $(VM_LIB_TESTS_STATIC)
-VM_CHECK_PAYLOAD += $(foreach t,$(VM_LIB_TESTS),--copy $(BUILD)/static/$(t) --run "$(t) /dev/qpu")
+VM_CHECK_PAYLOAD += $(foreach t,$(VM_LIB_TESTS),--copy $(BUILD)/static/$(t) --run "$(t) --device /dev/qpu")

@@ -156,7 +156,7 @@ static void clean(int line, unsigned int flags, const char *src)
 	hit(__LINE__, QPU_HAZARD_##rule, word, ref, text, flags, src)
 #define CLEAN(flags, src)	clean(__LINE__, flags, src)
 
-static void test_data_hazards(void)
+T_TEST(data_hazards)
 {
 	HIT(REGFILE_RAW, 1, 0, "reads ra1", P, "mov ra1, r0\nmov r1, ra1\n");
 	HIT(REGFILE_RAW, 1, 0, "reads ra2", P, "nop; mov ra2, r0\nmov r1, ra2\n");
@@ -214,7 +214,7 @@ static void test_data_hazards(void)
 	    "mov vr_setup, r0\nadd r1, r0, vpm\n");
 }
 
-static void test_tmu(void)
+T_TEST(tmu)
 {
 	HIT(TMU_LOAD_WITH_WRITE, 0, NONE, NULL, P, "mov t0s, r0; ldtmu0\n");
 	CLEAN(P, "mov t0s, r0\nnop; ldtmu0\n");
@@ -251,7 +251,7 @@ static void test_tmu(void)
 	CLEAN(P, "mov.ifz r0, r1\nmov t0s, r0\nnop; ldtmu0\n");
 }
 
-static void test_rotation(void)
+T_TEST(rotation)
 {
 	HIT(ROTATE_ACC_RAW, 1, 0, "rotates r1", P, "mov r1, 1\nnop; fmul r0, r1, r2 >> 1\n");
 	HIT(ROTATE_ACC_RAW, 1, 0, "rotates r2", P,
@@ -270,7 +270,7 @@ static void test_rotation(void)
 	CLEAN(P, "add r0, r1, -15\n");
 }
 
-static void test_flow(void)
+T_TEST(flow)
 {
 	HIT(BRANCH_IN_DELAY_SLOT, 2, 0, "branch at word 0", P,
 	    "brr -, 64\nnop\nbrr -, 64\nnop\nnop\nnop\n");
@@ -330,7 +330,7 @@ static void test_flow(void)
 	CLEAN(F, "nop\nnop\nnop; sbwait\nnop; thrend\nnop\nnop\n");
 }
 
-static void test_peripherals(void)
+T_TEST(peripherals)
 {
 	HIT(SAME_DEST, 0, NONE, "write r0", P, "add r0, r1, r2; fmul r0, r1, r2\n");
 	HIT(SAME_DEST, 0, NONE, "write r5", P, "add r5quad, r1, r2; fmul r5rep, r1, r2\n");
@@ -366,7 +366,7 @@ static void test_peripherals(void)
 	CLEAN(F, "mov vw_addr, r0\nmov -, vw_wait\nnop; thrend\nnop\nnop\n");
 }
 
-static void test_encodings(void)
+T_TEST(encodings)
 {
 	HIT(RESERVED_ENCODING, 0, NONE, "load-immediate mode", P, ".long 0xe400000000000000\n");
 	/* "add r0, r1, r2" with add opcode 9 */
@@ -386,7 +386,7 @@ static void test_encodings(void)
 }
 
 /* qpu_programs.h: the programs every device test runs. */
-static void test_golden(void)
+T_TEST(golden)
 {
 	static const struct {
 		const char *name;
@@ -428,7 +428,7 @@ static int count_only(const struct qpu_hazard *h, void *ctx)
 	return ++*(int *)ctx >= 2;	/* stop at the second finding */
 }
 
-static void test_api(void)
+T_TEST(api)
 {
 	const uint64_t nop = QPU_PROG_NOP, bad[3] = { 0xe400000000000000ull,
 		0xe400000000000000ull, 0xe400000000000000ull };
@@ -473,7 +473,7 @@ static int check_random(const struct qpu_hazard *h, void *ctx)
 	return 0;
 }
 
-static void test_random(void)
+T_TEST(random)
 {
 	uint64_t state = RANDOM_SEED, *words = malloc(RANDOM_WORDS * sizeof(*words));
 	size_t ctx[3] = { RANDOM_WORDS, 0, 0 };
@@ -492,22 +492,19 @@ static void test_random(void)
 	free(words);
 }
 
-int main(void)
+static int make_asm(void)
 {
 	as = qpu_asm_new();
 	if (!as) {
 		perror("qpu_asm_new");
 		return T_EXIT_FAIL;
 	}
-	test_data_hazards();
-	test_tmu();
-	test_rotation();
-	test_flow();
-	test_peripherals();
-	test_encodings();
-	test_golden();
-	test_api();
-	test_random();
-	qpu_asm_free(as);
-	return t_done("test-hazard");
+	return T_EXIT_PASS;
 }
+
+static void free_asm(void)
+{
+	qpu_asm_free(as);
+}
+
+T_MAIN(.setup = make_asm, .teardown = free_asm)
