@@ -303,6 +303,7 @@ T_TEST(flow)
 
 	HIT(THREND_IO, 1, 0, "reads unif", P, "nop; thrend\nmov r0, unif\nnop\n");
 	HIT(THREND_IO, 2, 0, "writes vpm", P, "nop; thrend\nnop\nmov vpm, r0\n");
+	HIT(THREND_IO, 2, 0, "writes vw_setup", P, "nop; thrend\nnop\nmov vw_setup, r0\n");
 	HIT(THREND_IO, 0, 0, "reads vary", P, "mov r0, vary; thrend\nnop\nnop\n");
 	HIT(THREND_IO, 1, 0, "reads vw_wait", P, "nop; thrend\nmov -, vw_wait\nnop\n");
 	CLEAN(F, "mov r0, unif\nmov -, vw_wait\nnop; thrend\nnop\nnop\n");
@@ -371,10 +372,18 @@ T_TEST(encodings)
 	HIT(RESERVED_ENCODING, 0, NONE, "load-immediate mode", P, ".long 0xe400000000000000\n");
 	/* "add r0, r1, r2" with add opcode 9 */
 	HIT(RESERVED_ENCODING, 0, NONE, "add opcode", P, ".long 0x10020827099e7280\n");
+	/* "fmul r0, r1, r2" with pm set and mul pack 1 */
+	HIT(RESERVED_ENCODING, 0, NONE, "mul pack mode", P, ".long 0x111049e0209e700a\n");
+	/* "brr -, 64" with condition 12 */
+	HIT(RESERVED_ENCODING, 0, NONE, "branch condition", P,
+	    ".long 0xf0c809e700000040\nnop\nnop\nnop\n");
 	CLEAN(P, "ldi r0, 0x12345678\nadd r0, r1, r2\n");
 
 	/* "sacq -, 3" with bit 5 set */
 	HIT(UNUSED_FIELD, 0, NONE, "bits 31:5", P, ".long 0xe80009e700000033\n");
+	/* "brr -, 64" with bit 56 set */
+	HIT(UNUSED_FIELD, 0, NONE, "bits 59:56", P,
+	    ".long 0xf1f809e700000040\nnop\nnop\nnop\n");
 	/* "brr -, 64" with raddr_a 1 and no register */
 	HIT(UNUSED_FIELD, 0, NONE, "sets the flags", P,
 	    ".long 0xf0f829e700000040\nnop\nnop\nnop\n");
@@ -382,6 +391,8 @@ T_TEST(encodings)
 
 	/* "mov r0, unif" reading regfile A address 33 */
 	HIT(RESERVED_REGISTER, 0, NONE, "reads ra33", P, ".long 0x1002082715867d80\n");
+	/* "mov r0, rb1" reading regfile B address 33 */
+	HIT(RESERVED_REGISTER, 0, NONE, "reads rb33", P, ".long 0x10020827159e1fc0\n");
 	CLEAN(P, "mov r0, unif\nmov r0, elem_num\n");
 }
 
