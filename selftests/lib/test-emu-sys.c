@@ -674,8 +674,15 @@ T_TEST(faults)
 	T_EQ_U64(QPU_EMU_ACCESS_FETCH, f->access);
 	T_EQ_U64(0x7000000, f->pc);
 	T_EQ_U64(0x7000000, f->addr);
-	/* running off the end of the code region */
+	/*
+	 * running off the end of the code region into the uniforms that
+	 * follow it here, whose first word (a reserved load-immediate mode)
+	 * the QPU cannot run: set here, not left by the tmu case
+	 */
 	qpu_emu_reset(emu);
+	w = t_words(CODE_BASE + REGION_BYTES);
+	w[0] = 0;
+	w[1] = 0xe4000000u;
 	p = prog_at(CODE_BASE + REGION_BYTES - 16);
 	emit(&p, i_nop());
 	emit(&p, i_nop());

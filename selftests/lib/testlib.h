@@ -116,7 +116,10 @@ static inline void t_register(struct t_case *tc)
 	}								\
 	static void t_case_fn_##id(void)
 
-/* Ends the current case as skipped; the reason is printed with it. */
+/*
+ * Ends the current case as skipped, from the case's own body (it returns);
+ * the reason, which must not be empty, is printed with it.
+ */
 #define T_SKIP(...) do {						\
 	snprintf(t_skip_reason, sizeof(t_skip_reason), __VA_ARGS__);	\
 	return;								\
