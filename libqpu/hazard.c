@@ -4,10 +4,13 @@
  * reads, writes and signals, links relative branches to their targets,
  * then checks each word against the words that can run one or two
  * instructions before it. The rules, their sources and the control-flow
- * model are documented in qpu_hazard.h.
+ * model are documented in qpu_hazard.h. Each check is a row of a table
+ * (a predicate, a message template and the rule it reports), in the order
+ * findings are reported: the previous instruction, latencies, rotation,
+ * the word alone, the flow, the state carried along the scan; the end of
+ * the program is checked last.
  */
 #include <errno.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -18,6 +21,7 @@
 #include "qpu_isa.h"
 
 #define BIT64(n)	(UINT64_C(1) << (n))
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 
 /* Addresses the rules look at besides the core's QPU_ISA_RADDR/WADDR_*. */
 #define ADDR_R14	14
@@ -177,21 +181,62 @@ static const char *reg_name(bool write, unsigned int file, unsigned int addr)
 		       qpu_isa_read_regs[file][addr].name;
 }
 
-static void __attribute__((format(printf, 4, 5)))
-report(struct checker *c, unsigned int rule, size_t ref, const char *fmt, ...)
+/*
+ * What a rule found: the word it refers to and the values its message
+ * names. A message is a template over them: {ref} is @ref, {s0} and {s1}
+ * the strings, {n0}..{n2} the numbers, {+n0} with its sign.
+ */
+struct finding {
+	size_t ref;
+	const char *s[2];
+	long n[3];
+	char list[120];		/* room for a string the predicate builds */
+};
+
+static void expand(char *buf, size_t size, const char *tmpl, const struct finding *f)
+{
+	size_t len = 0;
+	const char *p;
+
+	buf[0] = '\0';
+	for (p = tmpl; *p && len < size - 1; p++) {
+		const char *end = *p == '{' ? strchr(p, '}') : NULL;
+		size_t name = end ? (size_t)(end - p - 1) : 0;
+		int k = end ? p[name] - '0' : -1;
+		int put = -1;
+
+		if (end && name == 3 && !strncmp(p + 1, "ref", 3))
+			put = snprintf(buf + len, size - len, "%zu", f->ref);
+		else if (end && name == 2 && p[1] == 's' && (k == 0 || k == 1))
+			put = snprintf(buf + len, size - len, "%s", f->s[k]);
+		else if (end && name == 2 && p[1] == 'n' && k >= 0 && k <= 2)
+			put = snprintf(buf + len, size - len, "%ld", f->n[k]);
+		else if (end && name == 3 && p[1] == '+' && p[2] == 'n' && k >= 0 && k <= 2)
+			put = snprintf(buf + len, size - len, "%+ld", f->n[k]);
+		if (put < 0) {
+			buf[len++] = *p;
+			buf[len] = '\0';
+			continue;
+		}
+		len += (size_t)put;
+		if (len >= size)
+			len = size - 1;
+		p = end;
+	}
+}
+
+static void report(struct checker *c, unsigned int rule, const char *tmpl,
+		   const struct finding *f)
 {
 	struct qpu_hazard h;
 	char msg[200];
-	va_list ap;
 
 	if (c->stop || !(c->rules & BIT64(rule)) || (c->reported & BIT64(rule)))
 		return;
 	c->reported |= BIT64(rule);
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
+	expand(msg, sizeof(msg), tmpl, f);
 	h.word = c->cur;
-	h.ref = ref;
+	h.ref = f->ref;
 	h.rule = rule;
 	h.name = rules[rule].name;
 	h.message = msg;
@@ -467,341 +512,534 @@ static bool writes_tmu(const struct word_info *w)
 
 #define FILE_ANY	(-1)
 
+static const u64 thrend_io_rd = BIT64(QPU_ISA_RADDR_UNIF) | BIT64(QPU_ISA_RADDR_VARY) |
+	BIT64(QPU_ISA_RADDR_VPM) | BIT64(QPU_ISA_RADDR_VPM_BUSY) | BIT64(QPU_ISA_RADDR_VPM_WAIT);
+static const u64 thrend_io_wr = BIT64(QPU_ISA_WADDR_VPM) | BIT64(QPU_ISA_WADDR_VPM_SETUP) |
+	BIT64(QPU_ISA_WADDR_VPM_ADDR);
+
+static void finding_init(struct finding *f)
+{
+	f->ref = QPU_HAZARD_NO_REF;
+	f->s[0] = f->s[1] = "";
+	f->n[0] = f->n[1] = f->n[2] = 0;
+}
+
 /*
  * The latency rules, one descriptor each in the order they are reported:
  * the word checked does @hit while a word one or two instructions before
- * it wrote an address in @after (of file @file, or of either). @msg names
- * that word (%zu), after the checked word's signal (%s) if @sig.
+ * it wrote an address in @after (of file @file, or of either). {ref} in
+ * @msg is that word, {s0} the checked word's signal.
  */
 static const struct latency_rule {
 	unsigned int rule;
 	int file;
 	u64 after;
 	bool (*hit)(const struct word_info *w);
-	bool sig;
 	const char *msg;
 } latency_rules[] = {
-	{ QPU_HAZARD_SFU_R4_READ, FILE_ANY, MASK_SFU, reads_r4, false,
-	  "reads r4 while the SFU result of word %zu is not ready (it needs two instructions in between)" },
-	{ QPU_HAZARD_SFU_BUSY, FILE_ANY, MASK_SFU, writes_sfu, false,
-	  "writes the SFU while the SFU result of word %zu is pending" },
-	{ QPU_HAZARD_SFU_R4_SIGNAL, FILE_ANY, MASK_SFU, signals_r4, true,
-	  "signal %s writes r4 while the SFU result of word %zu is pending" },
-	{ QPU_HAZARD_UNIF_ADDR_LATENCY, FILE_ANY, BIT64(QPU_ISA_WADDR_UNIF_ADDR),
-	  reads_uniform, false,
-	  "reads a uniform within 2 instructions after the unif_addr write of word %zu" },
-	{ QPU_HAZARD_MS_FLAGS_AFTER_TLBZ, FILE_ANY, BIT64(QPU_ISA_WADDR_TLBZ),
-	  reads_ms_flags, false,
-	  "reads ms_flags within 2 instructions after the tlbz write of word %zu" },
-	{ QPU_HAZARD_VPM_READ_LATENCY, FILE_A, BIT64(QPU_ISA_WADDR_VPM_SETUP),
-	  keeps_vpm_read, false,
-	  "reads vpm within 2 instructions after the vr_setup write of word %zu" },
-	{ QPU_HAZARD_TMU_NOSWAP_LATENCY, FILE_ANY, BIT64(QPU_ISA_WADDR_TMU_NOSWAP),
-	  writes_tmu, false,
-	  "writes a TMU register within 2 instructions after the tmu_noswap write of word %zu" },
+	{ QPU_HAZARD_SFU_R4_READ, FILE_ANY, MASK_SFU, reads_r4,
+	  "reads r4 while the SFU result of word {ref} is not ready (it needs two instructions in between)" },
+	{ QPU_HAZARD_SFU_BUSY, FILE_ANY, MASK_SFU, writes_sfu,
+	  "writes the SFU while the SFU result of word {ref} is pending" },
+	{ QPU_HAZARD_SFU_R4_SIGNAL, FILE_ANY, MASK_SFU, signals_r4,
+	  "signal {s0} writes r4 while the SFU result of word {ref} is pending" },
+	{ QPU_HAZARD_UNIF_ADDR_LATENCY, FILE_ANY, BIT64(QPU_ISA_WADDR_UNIF_ADDR), reads_uniform,
+	  "reads a uniform within 2 instructions after the unif_addr write of word {ref}" },
+	{ QPU_HAZARD_MS_FLAGS_AFTER_TLBZ, FILE_ANY, BIT64(QPU_ISA_WADDR_TLBZ), reads_ms_flags,
+	  "reads ms_flags within 2 instructions after the tlbz write of word {ref}" },
+	{ QPU_HAZARD_VPM_READ_LATENCY, FILE_A, BIT64(QPU_ISA_WADDR_VPM_SETUP), keeps_vpm_read,
+	  "reads vpm within 2 instructions after the vr_setup write of word {ref}" },
+	{ QPU_HAZARD_TMU_NOSWAP_LATENCY, FILE_ANY, BIT64(QPU_ISA_WADDR_TMU_NOSWAP), writes_tmu,
+	  "writes a TMU register within 2 instructions after the tmu_noswap write of word {ref}" },
 };
 
-#define N_LATENCY_RULES	(sizeof(latency_rules) / sizeof(latency_rules[0]))
-
-/* The formats are the table's, so test-hazard checks them, not the compiler. */
 static void check_latency(struct checker *c, const struct word_info *w)
 {
 	const struct latency_rule *r;
-	size_t ref;
+	struct finding f;
 
-	for (r = latency_rules; r < latency_rules + N_LATENCY_RULES; r++) {
+	for (r = latency_rules; r < latency_rules + ARRAY_SIZE(latency_rules); r++) {
 		if (!r->hit(w))
 			continue;
-		ref = back_writer(c, BACK_MAX, r->file, r->after);
-		if (ref == QPU_HAZARD_NO_REF)
+		finding_init(&f);
+		f.ref = back_writer(c, BACK_MAX, r->file, r->after);
+		if (f.ref == QPU_HAZARD_NO_REF)
 			continue;
-		if (r->sig)
-			report(c, r->rule, ref, r->msg, qpu_isa_sig_names[w->in.sig], ref);
-		else
-			report(c, r->rule, ref, r->msg, ref);
+		f.s[0] = qpu_isa_sig_names[w->in.sig];
+		report(c, r->rule, r->msg, &f);
 	}
 }
 
-static void check_data(struct checker *c, const struct word_info *w)
+/*
+ * The rules on the instruction right before: @hit sees the word checked
+ * and one word @p that can run before it ({ref}); @arg is the row's
+ * parameter (a file, a mul input). Each table is checked against every
+ * such word in turn.
+ */
+struct prev_rule {
+	unsigned int rule;
+	bool (*hit)(const struct word_info *w, const struct word_info *p,
+		    unsigned int arg, struct finding *f);
+	unsigned int arg;
+	const char *msg;
+};
+
+static bool regfile_raw(const struct word_info *w, const struct word_info *p,
+			unsigned int file, struct finding *f)
 {
-	unsigned int f, d;
+	u64 m = p->wr[file] & w->used[file] & MASK_REGFILE;
+
+	if (m)
+		f->s[0] = reg_name(false, file, lowest_bit(m));
+	return m;
+}
+
+/* @arg 0: mul_a, 1: mul_b */
+static bool rotate_acc_raw(const struct word_info *w, const struct word_info *p,
+			   unsigned int arg, struct finding *f)
+{
+	unsigned int m = arg ? w->in.mul_b : w->in.mul_a;
+	bool hit = false;
+
+	if (!w->rot)
+		return false;
+	if (m <= QPU_ISA_MUX_R3)
+		hit = has(p->wr, QPU_ISA_WADDR_R0 + m);
+	else if (m == QPU_ISA_MUX_R4)
+		hit = p->r4_signal;
+	else if (m == QPU_ISA_MUX_R5)
+		hit = has(p->wr, QPU_ISA_WADDR_R5);
+	f->s[0] = qpu_isa_mux_names[m];
+	return hit;
+}
+
+static bool rotate_r5_raw(const struct word_info *w, const struct word_info *p,
+			  unsigned int arg, struct finding *f)
+{
+	return w->rot == 16 && has(p->wr, QPU_ISA_WADDR_R5);
+}
+
+static const struct prev_rule regfile_rules[] = {
+	{ QPU_HAZARD_REGFILE_RAW, regfile_raw, FILE_A,
+	  "reads {s0}, written by the previous instruction (word {ref})" },
+	{ QPU_HAZARD_REGFILE_RAW, regfile_raw, FILE_B,
+	  "reads {s0}, written by the previous instruction (word {ref})" },
+};
+
+static const struct prev_rule rotation_rules[] = {
+	{ QPU_HAZARD_ROTATE_ACC_RAW, rotate_acc_raw, 0,
+	  "rotates {s0}, written by the previous instruction (word {ref})" },
+	{ QPU_HAZARD_ROTATE_ACC_RAW, rotate_acc_raw, 1,
+	  "rotates {s0}, written by the previous instruction (word {ref})" },
+	{ QPU_HAZARD_ROTATE_R5_RAW, rotate_r5_raw, 0,
+	  "rotates by r5, written by the previous instruction (word {ref})" },
+};
+
+static void check_prev(struct checker *c, const struct word_info *w,
+		       const struct prev_rule *table, size_t n)
+{
+	const struct prev_rule *r;
+	struct finding f;
 	size_t k;
 
 	for (k = 0; k < c->back[1].n; k++) {
-		const struct word_info *p = &c->info[c->back[1].v[k]];
-
-		for (f = FILE_A; f <= FILE_B; f++) {
-			u64 m = p->wr[f] & w->used[f] & MASK_REGFILE;
-
-			if (m)
-				report(c, QPU_HAZARD_REGFILE_RAW, c->back[1].v[k],
-				       "reads %s, written by the previous instruction (word %zu)",
-				       reg_name(false, f, lowest_bit(m)), c->back[1].v[k]);
+		for (r = table; r < table + n; r++) {
+			finding_init(&f);
+			if (!r->hit(w, &c->info[c->back[1].v[k]], r->arg, &f))
+				continue;
+			f.ref = c->back[1].v[k];
+			report(c, r->rule, r->msg, &f);
 		}
-	}
-
-	check_latency(c, w);
-
-	if (!w->rot)
-		return;
-	for (k = 0; k < c->back[1].n; k++) {
-		const struct word_info *p = &c->info[c->back[1].v[k]];
-		unsigned int muxes[2] = { w->in.mul_a, w->in.mul_b };
-
-		for (d = 0; d < 2; d++) {
-			unsigned int m = muxes[d];
-			bool hit = false;
-
-			if (m <= QPU_ISA_MUX_R3)
-				hit = has(p->wr, QPU_ISA_WADDR_R0 + m);
-			else if (m == QPU_ISA_MUX_R4)
-				hit = p->r4_signal;
-			else if (m == QPU_ISA_MUX_R5)
-				hit = has(p->wr, QPU_ISA_WADDR_R5);
-			if (hit)
-				report(c, QPU_HAZARD_ROTATE_ACC_RAW, c->back[1].v[k],
-				       "rotates %s, written by the previous instruction (word %zu)",
-				       qpu_isa_mux_names[m], c->back[1].v[k]);
-		}
-		if (w->rot == 16 && has(p->wr, QPU_ISA_WADDR_R5))
-			report(c, QPU_HAZARD_ROTATE_R5_RAW, c->back[1].v[k],
-			       "rotates by r5, written by the previous instruction (word %zu)",
-			       c->back[1].v[k]);
 	}
 }
 
-static const char *peripheral_names[] = {
-	"TMU write", "TMU read", "TLB write", "TLB read", "SFU write",
-	"mutex read", "semaphore",
+/*
+ * The rules on one word alone and on its place in the flow: @hit says
+ * whether the word checked breaks the rule and fills what @msg names;
+ * @arg is the row's parameter (a file, reserved-field bits). Rows of one
+ * rule are tried in order and the first hit is the one reported, as
+ * each rule is reported once per word.
+ */
+struct word_rule {
+	unsigned int rule;
+	bool (*hit)(const struct checker *c, const struct word_info *w,
+		    unsigned int arg, struct finding *f);
+	unsigned int arg;
+	const char *msg;
 };
 
-static void check_word(struct checker *c, const struct word_info *w)
+static bool ldtmu_with_tmu_write(const struct checker *c, const struct word_info *w,
+				 unsigned int arg, struct finding *f)
 {
-	const struct qpu_isa_instr *in = &w->in;
-	unsigned int count = 0, kinds = 0, k;
-	u64 wr = w->wr[FILE_A] | w->wr[FILE_B];
-
-	if (w->ldtmu >= 0 && any(w->wr, MASK_TMU))
-		report(c, QPU_HAZARD_TMU_LOAD_WITH_WRITE, QPU_HAZARD_NO_REF,
-		       "ldtmu%d in the same instruction as a TMU register write", w->ldtmu);
-
-	if (w->alu) {
-		bool add_tmu = in->op_add != QPU_ISA_A_NOP &&
-			       (in->waddr_add == QPU_ISA_WADDR_TMU0_S || in->waddr_add == QPU_ISA_WADDR_TMU1_S);
-		bool mul_tmu = in->op_mul != QPU_ISA_M_NOP &&
-			       (in->waddr_mul == QPU_ISA_WADDR_TMU0_S || in->waddr_mul == QPU_ISA_WADDR_TMU1_S);
-
-		if ((add_tmu && in->cond_add != QPU_ISA_COND_ALWAYS &&
-		     in->cond_add != QPU_ISA_COND_NEVER) ||
-		    (mul_tmu && in->cond_mul != QPU_ISA_COND_ALWAYS &&
-		     in->cond_mul != QPU_ISA_COND_NEVER))
-			report(c, QPU_HAZARD_TMU_COND_WRITE, QPU_HAZARD_NO_REF,
-			       "conditional write to a TMU request register; the hardware does not honour the condition (vc4asm)");
-	}
-
-	if (w->rot && (in->mul_a > QPU_ISA_MUX_R3 || in->mul_b > QPU_ISA_MUX_R3))
-		report(c, QPU_HAZARD_ROTATE_NON_ACC, QPU_HAZARD_NO_REF,
-		       "rotates a mul input other than r0..r3: the rotation stays within each quad");
-	if (in->kind == QPU_ISA_KIND_ALU_SMALL_IMM && in->raddr_b >= QPU_ISA_SMALL_IMM_ROT &&
-	    ((in->op_add != QPU_ISA_A_NOP &&
-	      (in->add_a == QPU_ISA_MUX_B ||
-	       (in->add_b == QPU_ISA_MUX_B &&
-		!(qpu_isa_add_ops[in->op_add].flags & QPU_ISA_OP_UNARY)))) ||
-	     (in->op_mul != QPU_ISA_M_NOP &&
-	      (in->mul_a == QPU_ISA_MUX_B || in->mul_b == QPU_ISA_MUX_B))))
-		report(c, QPU_HAZARD_ROTATE_IMM_READ, QPU_HAZARD_NO_REF,
-		       "an input reads the rotation code %u as the value %d",
-		       in->raddr_b, (int)in->raddr_b - 64);
-
-	/* Both ALUs write one register (regfile writes go to different files). */
-	if (in->kind != QPU_ISA_KIND_BRANCH && in->kind != QPU_ISA_KIND_RAW &&
-	    in->waddr_add == in->waddr_mul && in->waddr_add >= 32 &&
-	    in->waddr_add != QPU_ISA_WADDR_NOP && in->waddr_add != QPU_ISA_WADDR_XY_COORD &&
-	    in->waddr_add != QPU_ISA_WADDR_MS_REV && in->waddr_add != QPU_ISA_WADDR_VPM_SETUP &&
-	    in->waddr_add != QPU_ISA_WADDR_VPM_ADDR) {
-		u64 a = BIT64(in->waddr_add);
-		bool both = (w->wr[FILE_A] & a) && (w->wr[FILE_B] & a);
-		unsigned int ca = in->cond_add, cm = in->cond_mul;
-		bool complementary = ca >= QPU_ISA_COND_ZS && cm >= QPU_ISA_COND_ZS &&
-				     (ca ^ 1) == cm;
-
-		if (both && !complementary)
-			report(c, QPU_HAZARD_SAME_DEST, QPU_HAZARD_NO_REF,
-			       "both ALUs write %s", reg_name(true, FILE_A, in->waddr_add));
-	}
-
-	/* Closely coupled peripherals: one access per instruction. */
-	{
-		unsigned int n[7] = {
-			(unsigned int)__builtin_popcountll(w->wr[FILE_A] & MASK_TMU) +
-				(unsigned int)__builtin_popcountll(w->wr[FILE_B] & MASK_TMU),
-			w->ldtmu >= 0,
-			(unsigned int)__builtin_popcountll(w->wr[FILE_A] & MASK_TLB) +
-				(unsigned int)__builtin_popcountll(w->wr[FILE_B] & MASK_TLB),
-			w->r4_signal && w->ldtmu < 0,
-			(unsigned int)__builtin_popcountll(w->wr[FILE_A] & MASK_SFU) +
-				(unsigned int)__builtin_popcountll(w->wr[FILE_B] & MASK_SFU),
-			has(w->rd, QPU_ISA_RADDR_MUTEX),
-			in->kind == QPU_ISA_KIND_SEMA,
-		};
-		char list[120] = "";
-		size_t len = 0;
-
-		for (k = 0; k < 7; k++) {
-			count += n[k];
-			if (n[k]) {
-				len += (size_t)snprintf(list + len, sizeof(list) - len, "%s%s",
-							kinds++ ? ", " : "", peripheral_names[k]);
-				if (len >= sizeof(list))
-					len = sizeof(list) - 1;
-			}
-		}
-		if (count > 1)
-			report(c, QPU_HAZARD_PERIPHERAL_MULTI, QPU_HAZARD_NO_REF,
-			       "%u peripheral accesses in one instruction (%s); at most one works",
-			       count, list);
-	}
-
-	if (w->alu && in->pm && in->pack >= QPU_ISA_PACK_MUL_8A &&
-	    in->pack <= QPU_ISA_PACK_MUL_8D && in->op_mul != QPU_ISA_M_NOP &&
-	    in->waddr_mul >= 32 && in->waddr_mul != QPU_ISA_WADDR_NOP)
-		report(c, QPU_HAZARD_PACK_PERIPHERAL, QPU_HAZARD_NO_REF,
-		       "partial pack .%s into %s: peripherals take whole words",
-		       qpu_isa_pack_mul_names[in->pack],
-		       reg_name(true, in->ws ? FILE_A : FILE_B, in->waddr_mul));
-
-	if (!(c->flags & QPU_HAZARD_PARTIAL) && c->cur < 2 &&
-	    ((w->alu && in->kind == QPU_ISA_KIND_ALU && in->sig == QPU_ISA_SIG_SBWAIT) ||
-	     (wr & MASK_TLB) || (w->r4_signal && w->ldtmu < 0)))
-		report(c, QPU_HAZARD_SBWAIT_AT_START, QPU_HAZARD_NO_REF,
-		       "waits for the scoreboard in instruction %zu; the first two must not",
-		       c->cur + 1);
-
-	if ((w->wr[FILE_A] & BIT64(QPU_ISA_WADDR_VPM_SETUP)) &&
-	    (w->wr[FILE_B] & BIT64(QPU_ISA_WADDR_VPM_SETUP)))
-		report(c, QPU_HAZARD_VPM_SETUP_CONFLICT, QPU_HAZARD_NO_REF,
-		       "writes vr_setup and vw_setup in one instruction");
-	else if ((w->wr[FILE_A] & BIT64(QPU_ISA_WADDR_VPM_SETUP)) &&
-		 has(w->rd, QPU_ISA_RADDR_VPM))
-		report(c, QPU_HAZARD_VPM_SETUP_CONFLICT, QPU_HAZARD_NO_REF,
-		       "reads vpm in the instruction that writes vr_setup");
-	else if ((w->wr[FILE_B] & BIT64(QPU_ISA_WADDR_VPM_SETUP)) &&
-		 (wr & BIT64(QPU_ISA_WADDR_VPM)))
-		report(c, QPU_HAZARD_VPM_SETUP_CONFLICT, QPU_HAZARD_NO_REF,
-		       "writes vpm in the instruction that writes vw_setup");
-
-	if (in->reserved & (QPU_ISA_RSV_OP_ADD | QPU_ISA_RSV_PACK | QPU_ISA_RSV_BR_COND |
-			    QPU_ISA_RSV_LDI_MODE) || in->kind == QPU_ISA_KIND_RAW)
-		report(c, QPU_HAZARD_RESERVED_ENCODING, QPU_HAZARD_NO_REF, "%s",
-		       in->kind == QPU_ISA_KIND_RAW ? "reserved load-immediate mode" :
-		       in->reserved & QPU_ISA_RSV_OP_ADD ? "reserved add opcode" :
-		       in->reserved & QPU_ISA_RSV_PACK ? "reserved mul pack mode" :
-		       in->reserved & QPU_ISA_RSV_BR_COND ? "reserved branch condition" :
-		       "reserved load-immediate mode");
-	if (in->reserved & (QPU_ISA_RSV_SEM_PAD | QPU_ISA_RSV_BR_PAD | QPU_ISA_RSV_BR_RADDR))
-		report(c, QPU_HAZARD_UNUSED_FIELD, QPU_HAZARD_NO_REF, "%s",
-		       in->reserved & QPU_ISA_RSV_SEM_PAD ?
-		       "semaphore instruction with bits 31:5 set" :
-		       in->reserved & QPU_ISA_RSV_BR_PAD ?
-		       "branch with bits 59:56 set" :
-		       "branch with raddr_a set but no register target: an odd raddr_a sets the flags");
-
-	for (k = FILE_A; k <= FILE_B; k++) {
-		u64 m;
-		unsigned int a;
-
-		for (m = w->rd[k]; m; m &= m - 1) {
-			a = lowest_bit(m);
-			if (qpu_isa_read_regs[k][a].flags & QPU_ISA_REG_RESERVED)
-				report(c, QPU_HAZARD_RESERVED_REGISTER, QPU_HAZARD_NO_REF,
-				       "reads %s, an address with no function",
-				       reg_name(false, k, a));
-		}
-		for (m = w->wr[k]; m; m &= m - 1) {
-			a = lowest_bit(m);
-			if (qpu_isa_write_regs[k][a].flags & QPU_ISA_REG_RESERVED)
-				report(c, QPU_HAZARD_RESERVED_REGISTER, QPU_HAZARD_NO_REF,
-				       "writes %s, an address with no function",
-				       reg_name(true, k, a));
-		}
-	}
+	f->n[0] = w->ldtmu;
+	return w->ldtmu >= 0 && any(w->wr, MASK_TMU);
 }
 
-static void check_flow(struct checker *c, const struct word_info *w)
+static bool writes_tmu_request(const struct qpu_isa_instr *in, bool mul)
 {
-	const size_t i = c->cur;
-	size_t ref;
+	unsigned int waddr = mul ? in->waddr_mul : in->waddr_add;
 
-	if (w->branch) {
-		ref = linear_before(c, 3, false);
-		if (ref != QPU_HAZARD_NO_REF)
-			report(c, QPU_HAZARD_BRANCH_IN_DELAY_SLOT, ref,
-			       "branch in the delay slots of the branch at word %zu", ref);
-		ref = linear_before(c, 2, true);
-		if (ref != QPU_HAZARD_NO_REF)
-			report(c, QPU_HAZARD_BRANCH_IN_DELAY_SLOT, ref,
-			       "branch in the delay slots of the thrend at word %zu", ref);
-		if (!(c->flags & QPU_HAZARD_PARTIAL)) {
-			if (w->in.br_rel && !w->in.br_reg && !w->has_target)
-				report(c, QPU_HAZARD_BRANCH_TARGET, QPU_HAZARD_NO_REF,
-				       w->rel % 8 ? "branch offset %+ld is not a multiple of 8" :
-				       "branch offset %+ld leaves the program", w->rel);
-			if (i + 3 >= c->n)
-				report(c, QPU_HAZARD_BRANCH_DELAY_SHORT, QPU_HAZARD_NO_REF,
-				       "only %zu of the 3 delay slots of this branch exist",
-				       c->n - 1 - i);
+	return (mul ? in->op_mul != QPU_ISA_M_NOP : in->op_add != QPU_ISA_A_NOP) &&
+	       (waddr == QPU_ISA_WADDR_TMU0_S || waddr == QPU_ISA_WADDR_TMU1_S);
+}
+
+static bool conditional(unsigned int cond)
+{
+	return cond != QPU_ISA_COND_ALWAYS && cond != QPU_ISA_COND_NEVER;
+}
+
+static bool tmu_cond_write(const struct checker *c, const struct word_info *w,
+			   unsigned int arg, struct finding *f)
+{
+	const struct qpu_isa_instr *in = &w->in;
+
+	return w->alu && ((writes_tmu_request(in, false) && conditional(in->cond_add)) ||
+			  (writes_tmu_request(in, true) && conditional(in->cond_mul)));
+}
+
+static bool rotate_non_acc(const struct checker *c, const struct word_info *w,
+			   unsigned int arg, struct finding *f)
+{
+	return w->rot && (w->in.mul_a > QPU_ISA_MUX_R3 || w->in.mul_b > QPU_ISA_MUX_R3);
+}
+
+static bool rotate_imm_read(const struct checker *c, const struct word_info *w,
+			    unsigned int arg, struct finding *f)
+{
+	const struct qpu_isa_instr *in = &w->in;
+	bool add_reads = in->op_add != QPU_ISA_A_NOP &&
+		(in->add_a == QPU_ISA_MUX_B ||
+		 (in->add_b == QPU_ISA_MUX_B &&
+		  !(qpu_isa_add_ops[in->op_add].flags & QPU_ISA_OP_UNARY)));
+	bool mul_reads = in->op_mul != QPU_ISA_M_NOP &&
+		(in->mul_a == QPU_ISA_MUX_B || in->mul_b == QPU_ISA_MUX_B);
+
+	f->n[0] = in->raddr_b;
+	f->n[1] = (long)in->raddr_b - 64;
+	return in->kind == QPU_ISA_KIND_ALU_SMALL_IMM && in->raddr_b >= QPU_ISA_SMALL_IMM_ROT &&
+	       (add_reads || mul_reads);
+}
+
+/* Both ALUs write one register (regfile writes go to different files). */
+static bool same_dest(const struct checker *c, const struct word_info *w,
+		      unsigned int arg, struct finding *f)
+{
+	const struct qpu_isa_instr *in = &w->in;
+	unsigned int ca = in->cond_add, cm = in->cond_mul;
+	u64 a = BIT64(in->waddr_add);
+
+	if (in->kind == QPU_ISA_KIND_BRANCH || in->kind == QPU_ISA_KIND_RAW ||
+	    in->waddr_add != in->waddr_mul || in->waddr_add < 32 ||
+	    in->waddr_add == QPU_ISA_WADDR_NOP || in->waddr_add == QPU_ISA_WADDR_XY_COORD ||
+	    in->waddr_add == QPU_ISA_WADDR_MS_REV || in->waddr_add == QPU_ISA_WADDR_VPM_SETUP ||
+	    in->waddr_add == QPU_ISA_WADDR_VPM_ADDR)
+		return false;
+	f->s[0] = reg_name(true, FILE_A, in->waddr_add);
+	return (w->wr[FILE_A] & a) && (w->wr[FILE_B] & a) &&
+	       !(ca >= QPU_ISA_COND_ZS && cm >= QPU_ISA_COND_ZS && (ca ^ 1) == cm);
+}
+
+static unsigned int count_in(const struct word_info *w, u64 mask)
+{
+	return (unsigned int)__builtin_popcountll(w->wr[FILE_A] & mask) +
+	       (unsigned int)__builtin_popcountll(w->wr[FILE_B] & mask);
+}
+
+/* Closely coupled peripherals: one access per instruction. */
+static bool peripheral_multi(const struct checker *c, const struct word_info *w,
+			     unsigned int arg, struct finding *f)
+{
+	static const char *const names[] = {
+		"TMU write", "TMU read", "TLB write", "TLB read", "SFU write",
+		"mutex read", "semaphore",
+	};
+	unsigned int n[ARRAY_SIZE(names)] = {
+		count_in(w, MASK_TMU),
+		w->ldtmu >= 0,
+		count_in(w, MASK_TLB),
+		w->r4_signal && w->ldtmu < 0,
+		count_in(w, MASK_SFU),
+		has(w->rd, QPU_ISA_RADDR_MUTEX),
+		w->in.kind == QPU_ISA_KIND_SEMA,
+	};
+	unsigned int count = 0, kinds = 0, k;
+	size_t len = 0;
+
+	f->list[0] = '\0';
+	for (k = 0; k < ARRAY_SIZE(names); k++) {
+		count += n[k];
+		if (n[k]) {
+			len += (size_t)snprintf(f->list + len, sizeof(f->list) - len, "%s%s",
+						kinds++ ? ", " : "", names[k]);
+			if (len >= sizeof(f->list))
+				len = sizeof(f->list) - 1;
 		}
 	}
-	if (w->thrend) {
-		ref = linear_before(c, 3, false);
-		if (ref != QPU_HAZARD_NO_REF)
-			report(c, QPU_HAZARD_THREND_IN_DELAY_SLOT, ref,
-			       "thrend in the delay slots of the branch at word %zu", ref);
-		ref = linear_before(c, 2, true);
-		if (ref != QPU_HAZARD_NO_REF)
-			report(c, QPU_HAZARD_THREND_IN_DELAY_SLOT, ref,
-			       "thrend in the delay slots of the thrend at word %zu", ref);
-		if (any(w->wr, MASK_REGFILE)) {
-			unsigned int f = (w->wr[FILE_A] & MASK_REGFILE) ? FILE_A : FILE_B;
+	f->n[0] = count;
+	f->s[0] = f->list;
+	return count > 1;
+}
 
-			report(c, QPU_HAZARD_THREND_REGFILE_WRITE, QPU_HAZARD_NO_REF,
-			       "the thrend instruction writes %s",
-			       reg_name(true, f, lowest_bit(w->wr[f] & MASK_REGFILE)));
+static bool pack_peripheral(const struct checker *c, const struct word_info *w,
+			    unsigned int arg, struct finding *f)
+{
+	const struct qpu_isa_instr *in = &w->in;
+
+	if (!(w->alu && in->pm && in->pack >= QPU_ISA_PACK_MUL_8A &&
+	      in->pack <= QPU_ISA_PACK_MUL_8D && in->op_mul != QPU_ISA_M_NOP &&
+	      in->waddr_mul >= 32 && in->waddr_mul != QPU_ISA_WADDR_NOP))
+		return false;
+	f->s[0] = qpu_isa_pack_mul_names[in->pack];
+	f->s[1] = reg_name(true, in->ws ? FILE_A : FILE_B, in->waddr_mul);
+	return true;
+}
+
+static bool sbwait_at_start(const struct checker *c, const struct word_info *w,
+			    unsigned int arg, struct finding *f)
+{
+	const struct qpu_isa_instr *in = &w->in;
+
+	f->n[0] = (long)c->cur + 1;
+	return !(c->flags & QPU_HAZARD_PARTIAL) && c->cur < 2 &&
+	       ((w->alu && in->kind == QPU_ISA_KIND_ALU && in->sig == QPU_ISA_SIG_SBWAIT) ||
+		any(w->wr, MASK_TLB) || (w->r4_signal && w->ldtmu < 0));
+}
+
+static bool writes_vr_setup(const struct word_info *w)
+{
+	return w->wr[FILE_A] & BIT64(QPU_ISA_WADDR_VPM_SETUP);
+}
+
+static bool writes_vw_setup(const struct word_info *w)
+{
+	return w->wr[FILE_B] & BIT64(QPU_ISA_WADDR_VPM_SETUP);
+}
+
+static bool both_setups(const struct checker *c, const struct word_info *w,
+			unsigned int arg, struct finding *f)
+{
+	return writes_vr_setup(w) && writes_vw_setup(w);
+}
+
+static bool vr_setup_with_read(const struct checker *c, const struct word_info *w,
+			       unsigned int arg, struct finding *f)
+{
+	return writes_vr_setup(w) && has(w->rd, QPU_ISA_RADDR_VPM);
+}
+
+static bool vw_setup_with_write(const struct checker *c, const struct word_info *w,
+				unsigned int arg, struct finding *f)
+{
+	return writes_vw_setup(w) && has(w->wr, QPU_ISA_WADDR_VPM);
+}
+
+/* @bits: the decoder's QPU_ISA_RSV_* flags the row is about */
+static bool reserved_bits(const struct checker *c, const struct word_info *w,
+			  unsigned int bits, struct finding *f)
+{
+	return w->in.reserved & bits;
+}
+
+/*
+ * The lowest address of @file read, else written, that has no function.
+ * (No VideoCore IV write address is reserved today; the tables say.)
+ */
+static bool reserved_register(const struct checker *c, const struct word_info *w,
+			      unsigned int file, struct finding *f)
+{
+	unsigned int write;
+	u64 m;
+
+	for (write = 0; write < 2; write++) {
+		for (m = write ? w->wr[file] : w->rd[file]; m; m &= m - 1) {
+			unsigned int a = lowest_bit(m);
+			const struct qpu_isa_reg *r = write ? &qpu_isa_write_regs[file][a] :
+							      &qpu_isa_read_regs[file][a];
+
+			if (r->flags & QPU_ISA_REG_RESERVED) {
+				f->s[0] = write ? "writes" : "reads";
+				f->s[1] = reg_name(write, file, a);
+				return true;
+			}
 		}
 	}
+	return false;
+}
 
-	/* Thread end and its two delay slots. */
-	ref = w->thrend ? i : QPU_HAZARD_NO_REF;
-	if (ref == QPU_HAZARD_NO_REF)
-		ref = linear_before(c, 2, true);
-	if (ref != QPU_HAZARD_NO_REF) {
-		static const u64 io_rd = BIT64(QPU_ISA_RADDR_UNIF) | BIT64(QPU_ISA_RADDR_VARY) |
-			BIT64(QPU_ISA_RADDR_VPM) | BIT64(QPU_ISA_RADDR_VPM_BUSY) |
-			BIT64(QPU_ISA_RADDR_VPM_WAIT);
-		static const u64 io_wr = BIT64(QPU_ISA_WADDR_VPM) | BIT64(QPU_ISA_WADDR_VPM_SETUP) |
-			BIT64(QPU_ISA_WADDR_VPM_ADDR);
-		u64 m;
-		unsigned int f;
+static const struct word_rule word_rules[] = {
+	{ QPU_HAZARD_TMU_LOAD_WITH_WRITE, ldtmu_with_tmu_write, 0,
+	  "ldtmu{n0} in the same instruction as a TMU register write" },
+	{ QPU_HAZARD_TMU_COND_WRITE, tmu_cond_write, 0,
+	  "conditional write to a TMU request register; the hardware does not honour the condition (vc4asm)" },
+	{ QPU_HAZARD_ROTATE_NON_ACC, rotate_non_acc, 0,
+	  "rotates a mul input other than r0..r3: the rotation stays within each quad" },
+	{ QPU_HAZARD_ROTATE_IMM_READ, rotate_imm_read, 0,
+	  "an input reads the rotation code {n0} as the value {n1}" },
+	{ QPU_HAZARD_SAME_DEST, same_dest, 0, "both ALUs write {s0}" },
+	{ QPU_HAZARD_PERIPHERAL_MULTI, peripheral_multi, 0,
+	  "{n0} peripheral accesses in one instruction ({s0}); at most one works" },
+	{ QPU_HAZARD_PACK_PERIPHERAL, pack_peripheral, 0,
+	  "partial pack .{s0} into {s1}: peripherals take whole words" },
+	{ QPU_HAZARD_SBWAIT_AT_START, sbwait_at_start, 0,
+	  "waits for the scoreboard in instruction {n0}; the first two must not" },
+	{ QPU_HAZARD_VPM_SETUP_CONFLICT, both_setups, 0,
+	  "writes vr_setup and vw_setup in one instruction" },
+	{ QPU_HAZARD_VPM_SETUP_CONFLICT, vr_setup_with_read, 0,
+	  "reads vpm in the instruction that writes vr_setup" },
+	{ QPU_HAZARD_VPM_SETUP_CONFLICT, vw_setup_with_write, 0,
+	  "writes vpm in the instruction that writes vw_setup" },
+	{ QPU_HAZARD_RESERVED_ENCODING, reserved_bits, QPU_ISA_RSV_OP_ADD, "reserved add opcode" },
+	{ QPU_HAZARD_RESERVED_ENCODING, reserved_bits, QPU_ISA_RSV_PACK, "reserved mul pack mode" },
+	{ QPU_HAZARD_RESERVED_ENCODING, reserved_bits, QPU_ISA_RSV_BR_COND,
+	  "reserved branch condition" },
+	/* the decoder sets it on every QPU_ISA_KIND_RAW word */
+	{ QPU_HAZARD_RESERVED_ENCODING, reserved_bits, QPU_ISA_RSV_LDI_MODE,
+	  "reserved load-immediate mode" },
+	{ QPU_HAZARD_UNUSED_FIELD, reserved_bits, QPU_ISA_RSV_SEM_PAD,
+	  "semaphore instruction with bits 31:5 set" },
+	{ QPU_HAZARD_UNUSED_FIELD, reserved_bits, QPU_ISA_RSV_BR_PAD, "branch with bits 59:56 set" },
+	{ QPU_HAZARD_UNUSED_FIELD, reserved_bits, QPU_ISA_RSV_BR_RADDR,
+	  "branch with raddr_a set but no register target: an odd raddr_a sets the flags" },
+	{ QPU_HAZARD_RESERVED_REGISTER, reserved_register, FILE_A,
+	  "{s0} {s1}, an address with no function" },
+	{ QPU_HAZARD_RESERVED_REGISTER, reserved_register, FILE_B,
+	  "{s0} {s1}, an address with no function" },
+};
 
-		for (f = FILE_A; f <= FILE_B; f++) {
-			if ((m = w->rd[f] & io_rd))
-				report(c, QPU_HAZARD_THREND_IO, ref,
-				       "reads %s at thread end (thrend at word %zu)",
-				       reg_name(false, f, lowest_bit(m)), ref);
-			if ((m = w->wr[f] & io_wr))
-				report(c, QPU_HAZARD_THREND_IO, ref,
-				       "writes %s at thread end (thrend at word %zu)",
-				       reg_name(true, f, lowest_bit(m)), ref);
-		}
-		if (has(w->rd, ADDR_R14) || has(w->wr, ADDR_R14))
-			report(c, QPU_HAZARD_THREND_R14, ref,
-			       "uses %s at thread end (thrend at word %zu)",
-			       has(w->rd, ADDR_R14) ?
-			       ((w->rd[FILE_A] & BIT64(ADDR_R14)) ? "ra14" : "rb14") :
-			       ((w->wr[FILE_A] & BIT64(ADDR_R14)) ? "ra14" : "rb14"), ref);
-		if (ref + 2 == i && has(w->wr, QPU_ISA_WADDR_TLBZ))
-			report(c, QPU_HAZARD_THREND_TLBZ, ref,
-			       "the last instruction (thrend at word %zu) writes tlbz", ref);
+/* @arg 0: after a branch (3 delay slots), 1: after a thrend (2) */
+static bool in_delay_slot(const struct checker *c, const struct word_info *w,
+			  unsigned int thrend, struct finding *f)
+{
+	f->ref = linear_before(c, thrend ? 2 : 3, thrend);
+	return f->ref != QPU_HAZARD_NO_REF;
+}
+
+static bool branch_in_delay_slot(const struct checker *c, const struct word_info *w,
+				 unsigned int thrend, struct finding *f)
+{
+	return w->branch && in_delay_slot(c, w, thrend, f);
+}
+
+static bool thrend_in_delay_slot(const struct checker *c, const struct word_info *w,
+				 unsigned int thrend, struct finding *f)
+{
+	return w->thrend && in_delay_slot(c, w, thrend, f);
+}
+
+/* @arg 1: the offset is not a multiple of 8, 0: it is but leaves the program */
+static bool branch_target(const struct checker *c, const struct word_info *w,
+			  unsigned int unaligned, struct finding *f)
+{
+	f->n[0] = w->rel;
+	return w->branch && !(c->flags & QPU_HAZARD_PARTIAL) && w->in.br_rel &&
+	       !w->in.br_reg && !w->has_target && !(w->rel % 8) == !unaligned;
+}
+
+static bool branch_delay_short(const struct checker *c, const struct word_info *w,
+			       unsigned int arg, struct finding *f)
+{
+	f->n[0] = (long)(c->n - 1 - c->cur);
+	return w->branch && !(c->flags & QPU_HAZARD_PARTIAL) && c->cur + 3 >= c->n;
+}
+
+static bool thrend_regfile_write(const struct checker *c, const struct word_info *w,
+				 unsigned int arg, struct finding *f)
+{
+	unsigned int file = (w->wr[FILE_A] & MASK_REGFILE) ? FILE_A : FILE_B;
+
+	if (!w->thrend || !any(w->wr, MASK_REGFILE))
+		return false;
+	f->s[0] = reg_name(true, file, lowest_bit(w->wr[file] & MASK_REGFILE));
+	return true;
+}
+
+/* The thrend whose instruction or delay slots the word is, in {ref}. */
+static bool at_thread_end(const struct checker *c, const struct word_info *w,
+			  struct finding *f)
+{
+	f->ref = w->thrend ? c->cur : linear_before(c, 2, true);
+	return f->ref != QPU_HAZARD_NO_REF;
+}
+
+static bool thrend_io_read(const struct checker *c, const struct word_info *w,
+			   unsigned int file, struct finding *f)
+{
+	u64 m = w->rd[file] & thrend_io_rd;
+
+	if (!m || !at_thread_end(c, w, f))
+		return false;
+	f->s[0] = reg_name(false, file, lowest_bit(m));
+	return true;
+}
+
+static bool thrend_io_write(const struct checker *c, const struct word_info *w,
+			    unsigned int file, struct finding *f)
+{
+	u64 m = w->wr[file] & thrend_io_wr;
+
+	if (!m || !at_thread_end(c, w, f))
+		return false;
+	f->s[0] = reg_name(true, file, lowest_bit(m));
+	return true;
+}
+
+static bool thrend_r14(const struct checker *c, const struct word_info *w,
+		       unsigned int arg, struct finding *f)
+{
+	const u64 *m = has(w->rd, ADDR_R14) ? w->rd : w->wr;
+
+	if (!has(m, ADDR_R14) || !at_thread_end(c, w, f))
+		return false;
+	f->s[0] = (m[FILE_A] & BIT64(ADDR_R14)) ? "ra14" : "rb14";
+	return true;
+}
+
+static bool thrend_tlbz(const struct checker *c, const struct word_info *w,
+			unsigned int arg, struct finding *f)
+{
+	return has(w->wr, QPU_ISA_WADDR_TLBZ) && at_thread_end(c, w, f) &&
+	       f->ref + 2 == c->cur;
+}
+
+static const struct word_rule flow_rules[] = {
+	{ QPU_HAZARD_BRANCH_IN_DELAY_SLOT, branch_in_delay_slot, 0,
+	  "branch in the delay slots of the branch at word {ref}" },
+	{ QPU_HAZARD_BRANCH_IN_DELAY_SLOT, branch_in_delay_slot, 1,
+	  "branch in the delay slots of the thrend at word {ref}" },
+	{ QPU_HAZARD_BRANCH_TARGET, branch_target, 1,
+	  "branch offset {+n0} is not a multiple of 8" },
+	{ QPU_HAZARD_BRANCH_TARGET, branch_target, 0, "branch offset {+n0} leaves the program" },
+	{ QPU_HAZARD_BRANCH_DELAY_SHORT, branch_delay_short, 0,
+	  "only {n0} of the 3 delay slots of this branch exist" },
+	{ QPU_HAZARD_THREND_IN_DELAY_SLOT, thrend_in_delay_slot, 0,
+	  "thrend in the delay slots of the branch at word {ref}" },
+	{ QPU_HAZARD_THREND_IN_DELAY_SLOT, thrend_in_delay_slot, 1,
+	  "thrend in the delay slots of the thrend at word {ref}" },
+	{ QPU_HAZARD_THREND_REGFILE_WRITE, thrend_regfile_write, 0,
+	  "the thrend instruction writes {s0}" },
+	{ QPU_HAZARD_THREND_IO, thrend_io_read, FILE_A,
+	  "reads {s0} at thread end (thrend at word {ref})" },
+	{ QPU_HAZARD_THREND_IO, thrend_io_write, FILE_A,
+	  "writes {s0} at thread end (thrend at word {ref})" },
+	{ QPU_HAZARD_THREND_IO, thrend_io_read, FILE_B,
+	  "reads {s0} at thread end (thrend at word {ref})" },
+	{ QPU_HAZARD_THREND_IO, thrend_io_write, FILE_B,
+	  "writes {s0} at thread end (thrend at word {ref})" },
+	{ QPU_HAZARD_THREND_R14, thrend_r14, 0, "uses {s0} at thread end (thrend at word {ref})" },
+	{ QPU_HAZARD_THREND_TLBZ, thrend_tlbz, 0,
+	  "the last instruction (thrend at word {ref}) writes tlbz" },
+};
+
+static void check_rows(struct checker *c, const struct word_info *w,
+		       const struct word_rule *table, size_t n)
+{
+	const struct word_rule *r;
+	struct finding f;
+
+	for (r = table; r < table + n; r++) {
+		finding_init(&f);
+		if (r->hit(c, w, r->arg, &f))
+			report(c, r->rule, r->msg, &f);
 	}
 }
 
@@ -821,70 +1059,150 @@ static void scan_reset(struct scan_state *s)
 	s->dma_load = s->dma_store = QPU_HAZARD_NO_REF;
 }
 
-static void check_state(struct checker *c, const struct word_info *w,
-			struct scan_state *s)
+/*
+ * The rules on state carried along the scan: @hit reads the state as the
+ * rows before left it, then @track (if any) moves it past the word, found
+ * or not. @arg is the row's parameter (a TMU).
+ */
+struct state_rule {
+	unsigned int rule;
+	bool (*hit)(const struct word_info *w, const struct scan_state *s,
+		    unsigned int arg, struct finding *f);
+	void (*track)(const struct word_info *w, size_t i, unsigned int arg,
+		      struct scan_state *s);
+	unsigned int arg;
+	const char *msg;
+};
+
+static bool noswap_after_use(const struct word_info *w, const struct scan_state *s,
+			     unsigned int arg, struct finding *f)
 {
-	const size_t i = c->cur;
-	unsigned int t;
+	f->ref = s->first_tmu_write;
+	return has(w->wr, QPU_ISA_WADDR_TMU_NOSWAP) && f->ref != QPU_HAZARD_NO_REF;
+}
 
-	if (c->in_head[i] >= 0 || (i > 0 && c->flow_ends[i - 1]))
-		scan_reset(s);
-
-	if (has(w->wr, QPU_ISA_WADDR_TMU_NOSWAP) && s->first_tmu_write != QPU_HAZARD_NO_REF)
-		report(c, QPU_HAZARD_TMU_NOSWAP_AFTER_USE, s->first_tmu_write,
-		       "writes tmu_noswap after the TMU write of word %zu", s->first_tmu_write);
+static void track_first_tmu_write(const struct word_info *w, size_t i, unsigned int arg,
+				  struct scan_state *s)
+{
 	if (any(w->wr, MASK_TMU) && s->first_tmu_write == QPU_HAZARD_NO_REF)
 		s->first_tmu_write = i;
+}
 
-	for (t = 0; t < 2; t++) {
-		if (!has(w->wr, t ? QPU_ISA_WADDR_TMU1_S : QPU_ISA_WADDR_TMU0_S))
-			continue;
-		if (++s->tmu[t] > TMU_FIFO_DEPTH)
-			report(c, QPU_HAZARD_TMU_FIFO_OVERFLOW, QPU_HAZARD_NO_REF,
-			       "queues request %u on TMU%u; only %u can be outstanding",
-			       s->tmu[t], t, TMU_FIFO_DEPTH);
-	}
-	if (w->ldtmu >= 0) {
-		if (s->tmu[w->ldtmu])
-			s->tmu[w->ldtmu]--;
-		else if (s->known)
-			report(c, QPU_HAZARD_TMU_LOAD_EMPTY, QPU_HAZARD_NO_REF,
-			       "ldtmu%d with no request queued on TMU%d: the QPU waits forever",
-			       w->ldtmu, w->ldtmu);
-	}
+static bool queues_request(const struct word_info *w, unsigned int tmu)
+{
+	return has(w->wr, tmu ? QPU_ISA_WADDR_TMU1_S : QPU_ISA_WADDR_TMU0_S);
+}
 
-	if (w->rd[FILE_A] & BIT64(QPU_ISA_RADDR_VPM_WAIT))
-		s->dma_load = QPU_HAZARD_NO_REF;
-	if (w->rd[FILE_B] & BIT64(QPU_ISA_RADDR_VPM_WAIT))
-		s->dma_store = QPU_HAZARD_NO_REF;
-	if (has(w->rd, QPU_ISA_RADDR_VPM) && s->dma_load != QPU_HAZARD_NO_REF)
-		report(c, QPU_HAZARD_VPM_READ_DMA_PENDING, s->dma_load,
-		       "reads vpm while the DMA load started at word %zu may still run (read vr_wait first)",
-		       s->dma_load);
-	if (w->thrend && s->dma_store != QPU_HAZARD_NO_REF)
-		report(c, QPU_HAZARD_DMA_WAIT_MISSING, s->dma_store,
-		       "thread end while the DMA store started at word %zu may still run (read vw_wait first)",
-		       s->dma_store);
+/* @tmu: 0 or 1 */
+static bool tmu_fifo_overflow(const struct word_info *w, const struct scan_state *s,
+			      unsigned int tmu, struct finding *f)
+{
+	f->n[0] = s->tmu[tmu] + 1;
+	f->n[1] = tmu;
+	f->n[2] = TMU_FIFO_DEPTH;
+	return queues_request(w, tmu) && s->tmu[tmu] + 1 > TMU_FIFO_DEPTH;
+}
+
+static void track_tmu_request(const struct word_info *w, size_t i, unsigned int tmu,
+			      struct scan_state *s)
+{
+	if (queues_request(w, tmu))
+		s->tmu[tmu]++;
+}
+
+static bool tmu_load_empty(const struct word_info *w, const struct scan_state *s,
+			   unsigned int arg, struct finding *f)
+{
+	f->n[0] = f->n[1] = w->ldtmu;
+	return w->ldtmu >= 0 && !s->tmu[w->ldtmu] && s->known;
+}
+
+static void track_tmu_load(const struct word_info *w, size_t i, unsigned int arg,
+			   struct scan_state *s)
+{
+	if (w->ldtmu >= 0 && s->tmu[w->ldtmu])
+		s->tmu[w->ldtmu]--;
+}
+
+/* A vr_wait (A) or vw_wait (B) read in this word ends the wait. */
+static size_t dma_pending(const struct word_info *w, unsigned int file, size_t start)
+{
+	return (w->rd[file] & BIT64(QPU_ISA_RADDR_VPM_WAIT)) ? QPU_HAZARD_NO_REF : start;
+}
+
+static bool vpm_read_dma_pending(const struct word_info *w, const struct scan_state *s,
+				 unsigned int arg, struct finding *f)
+{
+	f->ref = dma_pending(w, FILE_A, s->dma_load);
+	return has(w->rd, QPU_ISA_RADDR_VPM) && f->ref != QPU_HAZARD_NO_REF;
+}
+
+static bool dma_wait_missing(const struct word_info *w, const struct scan_state *s,
+			     unsigned int arg, struct finding *f)
+{
+	f->ref = dma_pending(w, FILE_B, s->dma_store);
+	return w->thrend && f->ref != QPU_HAZARD_NO_REF;
+}
+
+static void track_dma(const struct word_info *w, size_t i, unsigned int arg,
+		      struct scan_state *s)
+{
+	s->dma_load = dma_pending(w, FILE_A, s->dma_load);
+	s->dma_store = dma_pending(w, FILE_B, s->dma_store);
 	if (w->wr[FILE_A] & BIT64(QPU_ISA_WADDR_VPM_ADDR))
 		s->dma_load = i;
 	if (w->wr[FILE_B] & BIT64(QPU_ISA_WADDR_VPM_ADDR))
 		s->dma_store = i;
 }
 
+static const struct state_rule state_rules[] = {
+	{ QPU_HAZARD_TMU_NOSWAP_AFTER_USE, noswap_after_use, track_first_tmu_write, 0,
+	  "writes tmu_noswap after the TMU write of word {ref}" },
+	{ QPU_HAZARD_TMU_FIFO_OVERFLOW, tmu_fifo_overflow, track_tmu_request, 0,
+	  "queues request {n0} on TMU{n1}; only {n2} can be outstanding" },
+	{ QPU_HAZARD_TMU_FIFO_OVERFLOW, tmu_fifo_overflow, track_tmu_request, 1,
+	  "queues request {n0} on TMU{n1}; only {n2} can be outstanding" },
+	{ QPU_HAZARD_TMU_LOAD_EMPTY, tmu_load_empty, track_tmu_load, 0,
+	  "ldtmu{n0} with no request queued on TMU{n1}: the QPU waits forever" },
+	{ QPU_HAZARD_VPM_READ_DMA_PENDING, vpm_read_dma_pending, NULL, 0,
+	  "reads vpm while the DMA load started at word {ref} may still run (read vr_wait first)" },
+	{ QPU_HAZARD_DMA_WAIT_MISSING, dma_wait_missing, track_dma, 0,
+	  "thread end while the DMA store started at word {ref} may still run (read vw_wait first)" },
+};
+
+static void check_state(struct checker *c, const struct word_info *w,
+			struct scan_state *s)
+{
+	const struct state_rule *r;
+	struct finding f;
+
+	if (c->in_head[c->cur] >= 0 || (c->cur > 0 && c->flow_ends[c->cur - 1]))
+		scan_reset(s);
+	for (r = state_rules; r < state_rules + ARRAY_SIZE(state_rules); r++) {
+		finding_init(&f);
+		if (r->hit(w, s, r->arg, &f))
+			report(c, r->rule, r->msg, &f);
+		if (r->track)
+			r->track(w, c->cur, r->arg, s);
+	}
+}
+
 static void check_end(struct checker *c)
 {
 	size_t i, last = c->n - 1;
 	bool thrend = false;
+	struct finding f;
 
 	if (c->flags & QPU_HAZARD_PARTIAL)
 		return;
+	finding_init(&f);
 	c->cur = last;
 	c->reported = 0;
 	for (i = 0; i < c->n; i++)
 		thrend |= c->info[i].thrend;
 	if (!thrend)
-		report(c, QPU_HAZARD_THREND_MISSING, QPU_HAZARD_NO_REF,
-		       "the program has no thrend: its QPU never finishes");
+		report(c, QPU_HAZARD_THREND_MISSING,
+		       "the program has no thrend: its QPU never finishes", &f);
 	/* Dead words after the last end of flow cannot run off the end. */
 	for (i = last; i > 0 && c->in_head[i] < 0; i--)
 		if (c->flow_ends[i - 1] || c->flow_ends[i])
@@ -898,14 +1216,14 @@ static void check_end(struct checker *c)
 	/* A thrend without its delay slots is reported at the thrend. */
 	if (c->n >= 2 && c->info[last - 1].thrend) {
 		c->cur = last - 1;
-		report(c, QPU_HAZARD_RUNS_OFF_END, QPU_HAZARD_NO_REF,
-		       "this thrend has only 1 of its 2 delay slots");
+		report(c, QPU_HAZARD_RUNS_OFF_END,
+		       "this thrend has only 1 of its 2 delay slots", &f);
 	} else if (c->info[last].thrend) {
-		report(c, QPU_HAZARD_RUNS_OFF_END, QPU_HAZARD_NO_REF,
-		       "this thrend has none of its 2 delay slots");
+		report(c, QPU_HAZARD_RUNS_OFF_END,
+		       "this thrend has none of its 2 delay slots", &f);
 	} else {
-		report(c, QPU_HAZARD_RUNS_OFF_END, QPU_HAZARD_NO_REF,
-		       "execution continues past the last word");
+		report(c, QPU_HAZARD_RUNS_OFF_END,
+		       "execution continues past the last word", &f);
 	}
 }
 
@@ -947,9 +1265,11 @@ int qpu_hazard_check(const uint64_t *words, size_t n, uint64_t rule_mask,
 		c.cur = i;
 		c.reported = 0;
 		walk_back(&c);
-		check_data(&c, w);
-		check_word(&c, w);
-		check_flow(&c, w);
+		check_prev(&c, w, regfile_rules, ARRAY_SIZE(regfile_rules));
+		check_latency(&c, w);
+		check_prev(&c, w, rotation_rules, ARRAY_SIZE(rotation_rules));
+		check_rows(&c, w, word_rules, ARRAY_SIZE(word_rules));
+		check_rows(&c, w, flow_rules, ARRAY_SIZE(flow_rules));
 		check_state(&c, w, &s);
 	}
 	if (!c.stop)

@@ -1,6 +1,8 @@
 # SPDX-License-Identifier: MIT
-# Library and tool tests: every selftests/lib/test-*.c is one program linked
-# with libqpu, every test-*.sh a script; run-tests.sh runs them all.
+# Library and tool tests: every selftests/lib/test-*.c is one program of
+# named cases (testlib.h) linked with libqpu, every test-*.sh a script;
+# run-tests.sh runs them all. "test-asm --list" names a program's cases,
+# "test-asm labels errors" runs two of them.
 # check-asan repeats the run in $(BUILD)/asan with ASan and UBSan. Set
 # VC4ASM=/path/to/vc4asm to run test-vc4asm, which skips otherwise.
 
@@ -24,7 +26,9 @@ $(BUILD)/selftests/lib/test-abi-v0.1 $(BUILD)/selftests/lib/test-abi-v0.2: \
 	$(Q)$(CC) $(ALL_CFLAGS) -MMD -MP -o $@ $< -L$(BUILD) -l:$(LIBQPU_SONAME) \
 		-Wl,-rpath,$(BUILD) $(LDFLAGS)
 
-check-host: $(LIBTEST_BINS) $(BUILD)/tools/qpu-dis $(BUILD)/tools/qpu-run \
+# testlib-sample fails on purpose: test-runners.sh runs it to check the
+# runner of named cases (testlib.h) and run-tests.sh's adding-up.
+check-host: $(LIBTEST_BINS) $(BUILD)/selftests/lib/testlib-sample $(BUILD)/tools/qpu-dis $(BUILD)/tools/qpu-run \
 		$(BUILD)/tools/qpu-as $(BUILD)/tools/qpu-check $(HOST_TEST_DEPS)
 	$(Q)QPU_DIS=$(BUILD)/tools/qpu-dis QPUCTL=$(BUILD)/tools/qpuctl QPU_TEST_DATA=$(CURDIR)/selftests/lib/data \
 		QPU_TEST_BIN=$(BUILD)/selftests/lib \
@@ -33,7 +37,7 @@ check-host: $(LIBTEST_BINS) $(BUILD)/tools/qpu-dis $(BUILD)/tools/qpu-run \
 check-asan:
 	$(Q)$(MAKE) --no-print-directory BUILD=$(BUILD)/asan SANITIZE=1 check-host
 
--include $(LIBTEST_BINS:=.d)
+-include $(LIBTEST_BINS:=.d) $(BUILD)/selftests/lib/testlib-sample.d
 
 # test-runtime, test-kernels, test-emu-tables and test-mailbox also run in the VM,
 # statically linked, on qpu.ko's simulated V3D: the same programs on both
@@ -45,4 +49,4 @@ $(VM_LIB_TESTS_STATIC): $(BUILD)/static/%: selftests/lib/%.c $(LIBQPU_A) $(QPU_T
 	$(Q)$(CC) $(filter-out -fsanitize%,$(ALL_CFLAGS)) -Itools/lib -static -o $@ $< \
 		$(QPU_TOOLS_A) $(MAILBOX_A) $(LIBQPU_A) -lm
 VM_CHECK_DEPS += $(VM_LIB_TESTS_STATIC)
-VM_CHECK_PAYLOAD += $(foreach t,$(VM_LIB_TESTS),--copy $(BUILD)/static/$(t) --run "$(t) /dev/qpu")
+VM_CHECK_PAYLOAD += $(foreach t,$(VM_LIB_TESTS),--copy $(BUILD)/static/$(t) --run "$(t) --device /dev/qpu")

@@ -95,32 +95,50 @@ static void run(struct qpu_dev *dev, const uint64_t *words, size_t n,
 	qpu_bo_free(unif);
 }
 
-int main(void)
-{
-	struct qpu_dev *dev = qpu_dev_open("emu");
-	struct slot s;
+static struct qpu_dev *dev;
 
+static int open_emu(void)
+{
+	dev = qpu_dev_open("emu");
 	T_CHECK(dev != NULL);
-	if (!dev)
-		return T_EXIT_FAIL;
+	return dev ? T_EXIT_PASS : T_EXIT_FAIL;
+}
+
+static void close_emu(void)
+{
+	qpu_dev_close(dev);
+}
+
+T_TEST(done)
+{
+	struct slot s;
 
 	run(dev, qpu_prog_end, T_ARRAY_SIZE(qpu_prog_end), 0, 0, &s);
 	T_EQ_U64(V0_1_DONE, s.r.status);
 	T_EQ_U64(QPU_JOB_RESULT_INSTRUCTIONS | QPU_JOB_RESULT_COUNTERS, s.r.flags);
 	T_EQ_U64(3, s.r.instructions);
+}
 
-	/* A deadlock, unknown to 0.1: its timeout, and no QPU states. */
+/* A deadlock, unknown to 0.1: its timeout, and no QPU states. */
+T_TEST(deadlock_is_timeout)
+{
+	struct slot s;
+
 	run(dev, qpu_prog_deadlock, T_ARRAY_SIZE(qpu_prog_deadlock),
 	    QPU_PROG_DEADLOCK_SEM_OFFSET, 0, &s);
 	T_EQ_U64(V0_1_TIMEOUT, s.r.status);
 	T_EQ_U64(0, s.r.flags & ~(QPU_JOB_RESULT_INSTRUCTIONS | QPU_JOB_RESULT_COUNTERS));
+}
 
-	/* A fault, in 0.1's numbers: a TMU read of address 0, in no buffer. */
+/* A fault, in 0.1's numbers: a TMU read of address 0, in no buffer. */
+T_TEST(fault)
+{
+	struct slot s;
+
 	run(dev, qpu_prog_tmu_read, T_ARRAY_SIZE(qpu_prog_tmu_read), 0, 0, &s);
 	T_EQ_U64(V0_1_FAULT, s.r.status);
 	T_EQ_U64(V0_1_TMU, s.r.fault_access);
 	T_EQ_U64(0, s.r.fault_addr);
-
-	qpu_dev_close(dev);
-	return t_done("test-abi-v0.1");
 }
+
+T_MAIN(.setup = open_emu, .teardown = close_emu)

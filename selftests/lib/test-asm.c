@@ -99,7 +99,7 @@ static void round_trip_word(uint64_t w, unsigned long *text_forms)
 	}
 }
 
-static void test_round_trip(void)
+T_TEST(round_trip)
 {
 	uint64_t state = RANDOM_SEED;
 	unsigned long i, text_forms = 0;
@@ -205,7 +205,7 @@ static uint64_t word_of(const char *line)
 	return w;
 }
 
-static void test_fixed_words(void)
+T_TEST(fixed_words)
 {
 	T_EQ_U64(0x100009e7009e7000ull, word_of("nop"));
 	T_EQ_U64(0x300009e7009e7000ull, word_of("nop; thrend"));
@@ -218,7 +218,7 @@ static void test_fixed_words(void)
 	T_EQ_U64(0x100009e7009e7000ull, word_of("nop /* inline */"));
 }
 
-static void test_labels(void)
+T_TEST(labels)
 {
 	/* brr targets are relative to the fourth instruction after the branch */
 	T_SAME("start:\n brr -, end\n nop\n nop\n nop\nend:\n nop\n",
@@ -231,7 +231,7 @@ static void test_labels(void)
 	       "ldi r0, 16\nnop\nnop\n");
 }
 
-static void test_expressions(void)
+T_TEST(expressions)
 {
 	static const struct { const char *expr; const char *value; } cases[] = {
 		{ "1 + 2 * 3", "7" }, { "(1 + 2) * 3", "9" }, { "17 / 5", "3" },
@@ -255,7 +255,7 @@ static void test_expressions(void)
 	T_SAME(".set K, 3\nadd r0, r1, K - 5\n", "add r0, r1, -2\n");
 }
 
-static void test_register_aliases(void)
+T_TEST(register_aliases)
 {
 	T_SAME(".set r_x, ra5\n.set r_y, rb7\nadd r_x, r_y, r1\nmov r0, r_x.16a\n",
 	       "add ra5, rb7, r1\nmov r0, ra5.16a\n");
@@ -263,7 +263,7 @@ static void test_register_aliases(void)
 	T_SAME(".set link, ra3\nbrr link, 8\n", "brr ra3, 8\n");
 }
 
-static void test_directives(void)
+T_TEST(directives)
 {
 	T_SAME(".rep 3\nnop\n.endr\n", "nop\nnop\nnop\n");
 	T_SAME(".rep 2\n.rep 2\nthrsw\n.endr\nnop\n.endr\n",
@@ -290,7 +290,7 @@ static void test_directives(void)
  * v16p(y, x, h) = 0x100 | (y | x) << 1 | h, v8l(y, x, b) = 0x400 |
  * (y | x) << 2 | b; the emulator agrees (test-emu-vpm).
  */
-static void test_vertical_sub_word_setups(void)
+T_TEST(vertical_sub_word_setups)
 {
 	T_EQ_U64(0x14b, word_of("ldi r0, v16p(32, 5, 1)") & 0xffffffffu);
 	T_EQ_U64(0x54f, word_of("ldi r0, v16l(32, 7, 1)") & 0xffffffffu);
@@ -299,7 +299,7 @@ static void test_vertical_sub_word_setups(void)
 }
 
 /* vc4asm forms GPU_FFT's sources use, with the words its hex files ship. */
-static void test_vc4asm_forms(void)
+T_TEST(vc4asm_forms)
 {
 	T_EQ_U64(0xe002082700101200ull, word_of("mov r0, vpm_setup(1, 1, v32( 0,0))"));
 	T_EQ_U64(0xe0021c6700001200ull, word_of("mov vw_setup, vpm_setup(16, 1, v32(0,0))"));
@@ -396,7 +396,7 @@ static void check_locs(int line, const char *src, const char *const *expected)
 	qpu_asm_free(as);
 }
 
-static void test_locs(void)
+T_TEST(locs)
 {
 	T_LOCS("nop\n  ldi r0, 1\nx: y: add r0, r0, 1 ; mov r1, r0\n\t.long 5\n",
 	       "t.qasm:1:1", "t.qasm:2:3", "t.qasm:3:7", "t.qasm:4:2");
@@ -466,7 +466,7 @@ static void check_diags(int line, const char *src, int err, const char *expected
 }
 
 /* Many errors per run, each once, with the macro calls they come from. */
-static void test_many_errors(void)
+T_TEST(many_errors)
 {
 	char src[2048];
 	size_t len = 0;
@@ -528,7 +528,7 @@ static void test_many_errors(void)
 }
 
 /* .const, .lset, .unset and friends; loop counters end with their loop. */
-static void test_constants(void)
+T_TEST(constants)
 {
 	T_SAME(".const N, 4\n.define M, N + 1\nldi r0, N * M\n", "ldi r0, 20\n");
 	T_SAME(".set X, 1\n.unset X\n.ifset X\nnop\n.else\nthrend\n.endif\n", "thrend\n");
@@ -553,7 +553,7 @@ static void test_constants(void)
 }
 
 /* Functions: ".set f(x) expr" and .func ... .endf, evaluated at each call. */
-static void test_functions(void)
+T_TEST(functions)
 {
 	T_SAME(".set twice(x) x * 2\nldi r0, twice(3) + twice(twice(1))\n", "ldi r0, 10\n");
 	T_SAME(".set reg(n) ra0 + n\nmov reg(5), r1\n", "mov ra5, r1\n");
@@ -591,7 +591,7 @@ static void test_functions(void)
 }
 
 /* .foreach: the body once per value, registers included. */
-static void test_foreach(void)
+T_TEST(foreach)
 {
 	T_SAME(".foreach reg, ra0, rb1, r2\n  mov reg, 0\n.endfor\n",
 	       "mov ra0, 0\nmov rb1, 0\nmov r2, 0\n");
@@ -609,7 +609,7 @@ static void test_foreach(void)
 }
 
 /* Data: little-endian fields packed from bit 0 of a word upwards. */
-static void test_data(void)
+T_TEST(data)
 {
 	T_SAME(".int 0x11223344, 0x55667788\n", ".long 0x5566778811223344\n");
 	T_SAME(".short 1, 2, 3, 4\n.word 5, 6, 7, 8\n",
@@ -642,7 +642,7 @@ static void test_data(void)
 }
 
 /* .align pads data with zero bits and code with nops; .assert; .global. */
-static void test_align_assert_global(void)
+T_TEST(align_assert_global)
 {
 	T_SAME(".byte 1\n.align 4\n.byte 2\n", ".long 0x0200000001\n");
 	T_SAME(".byte 1\n.align 8\n.byte 2\n", ".long 1\n.long 2\n");
@@ -664,7 +664,7 @@ static void test_align_assert_global(void)
 }
 
 /* .back n: the block goes before the last n instructions. */
-static void test_back(void)
+T_TEST(back)
 {
 	T_SAME("nop\nthrsw\nthrend\n.back 2\nldi r0, 1\nldi r1, 2\n.endb\nnop\n",
 	       "nop\nldi r0, 1\nldi r1, 2\nthrsw\nthrend\nnop\n");
@@ -686,7 +686,7 @@ static void test_back(void)
 }
 
 /* vc4asm's rotation of a result, pack names and register names. */
-static void test_vc4asm_spellings(void)
+T_TEST(vc4asm_spellings)
 {
 	T_EQ_U64(word_of("fmul r0, r1 << r5, r2 << r5"), word_of("fmul r0 >> r5, r1, r2"));
 	T_EQ_U64(word_of("fmul r0, r1 >> 3, r2 >> 3"), word_of("fmul r0 << 3, r1, r2"));
@@ -778,7 +778,7 @@ static int top_file(const char *path)
 	return ret;
 }
 
-static void test_include(void)
+T_TEST(include)
 {
 	char incdir[128], err[200];
 	uint64_t w[16];
@@ -891,7 +891,7 @@ static void test_include(void)
 	}
 }
 
-static void test_errors(void)
+T_TEST(errors)
 {
 	T_ERROR("add r0, r1\n", "t.qasm:1:9: 'add' takes 3 operands, not 2");
 	T_ERROR("nop\nfoo r0, r1, r2\n", "t.qasm:2:1: unknown instruction 'foo'");
@@ -993,7 +993,7 @@ static char *repeated(const char *head, const char *unit, size_t n, const char *
  * Limits on work: what the fuzzer found running for hours or overflowing
  * the stack (selftests/fuzz/crashes/asm/), and its relatives, now errors.
  */
-static void test_limits(void)
+T_TEST(limits)
 {
 	char *src, expected[200];
 	struct qpu_asm *as;
@@ -1123,27 +1123,4 @@ static void test_limits(void)
 	free(src);
 }
 
-int main(void)
-{
-	test_fixed_words();
-	test_round_trip();
-	test_labels();
-	test_expressions();
-	test_register_aliases();
-	test_directives();
-	test_locs();
-	test_many_errors();
-	test_constants();
-	test_functions();
-	test_foreach();
-	test_data();
-	test_align_assert_global();
-	test_back();
-	test_vc4asm_spellings();
-	test_vc4asm_forms();
-	test_vertical_sub_word_setups();
-	test_include();
-	test_errors();
-	test_limits();
-	return t_done("test-asm");
-}
+T_MAIN()

@@ -134,7 +134,7 @@ static void check_raw(const char *file, int line, uint64_t word)
 
 #define RAW(word) check_raw(__FILE__, __LINE__, word)
 
-static void test_alu_ops(void)
+T_TEST(alu_ops)
 {
 	static const char *const add[32] = {
 		[1] = "fadd r0, r1, r2", [2] = "fsub r0, r1, r2",
@@ -202,7 +202,7 @@ static void test_alu_ops(void)
 	GOLDEN(ADD(.sig = 3, .oa = 21, .ab = R1), "mov r0, r1; thrend");
 }
 
-static void test_conds_flags(void)
+T_TEST(conds_flags)
 {
 	static const char *const add[8] = {
 		"add.never r0, r1, r2", "add r0, r1, r2", "add.ifz r0, r1, r2",
@@ -250,7 +250,7 @@ static void test_conds_flags(void)
 	GOLDEN(ALU(.oa = 21, .ra = 48, .aa = MA, .ab = MA), "mov -, vpm");
 }
 
-static void test_pack_unpack(void)
+T_TEST(pack_unpack)
 {
 	static const char *const pack_a[16] = {
 		"", "16a", "16b", "8abcd", "8a", "8b", "8c", "8d",
@@ -321,7 +321,7 @@ static void test_pack_unpack(void)
 			RAW(MUL(.pm = 1, .pack = p));
 }
 
-static void test_registers(void)
+T_TEST(registers)
 {
 	static const char *const rd_a[32] = {
 		"unif", "ra33", "ra34", "vary", "ra36", "ra37", "elem_num",
@@ -397,7 +397,7 @@ static void test_registers(void)
 	GOLDEN(ADD(.rb = 49, .sig = 11), "add r0, r1, r2; read vw_busy; ldtmu1");
 }
 
-static void test_small_imm(void)
+T_TEST(small_imm)
 {
 	static const char *const rot[16] = {
 		"<< r5", ">> 1", ">> 2", ">> 3", ">> 4", ">> 5", ">> 6", ">> 7",
@@ -453,7 +453,7 @@ static void test_small_imm(void)
 	       "add r1, r1, r2; fmul r0, r3 >> 2, r3 >> 2");
 }
 
-static void test_ldi_sema(void)
+T_TEST(ldi_sema)
 {
 	GOLDEN(LDI(.wa = 0, .imm = 0x12345678), "ldi ra0, 0x12345678");
 	GOLDEN(LDI(.wa = 32, .imm = 0), "ldi r0, 0x0");
@@ -503,7 +503,7 @@ static void test_ldi_sema(void)
 	RAW(LDI(.mode = 7, .imm = 0xffffffff));
 }
 
-static void test_branch(void)
+T_TEST(branch)
 {
 	static const char *const cond[16] = {
 		"brr.allz -, +32", "brr.allnz -, +32", "brr.anyz -, +32",
@@ -553,7 +553,7 @@ static void test_branch(void)
 }
 
 /* Encodings the syntax cannot carry, each printed raw. */
-static void test_raw(void)
+T_TEST(raw)
 {
 	for (unsigned int op = 9; op < 12; op++)
 		RAW(ADD(.oa = op));
@@ -577,7 +577,7 @@ static void test_raw(void)
 	RAW(0xe400000000000000ull);		/* ldi mode 2 */
 }
 
-static void test_buffer(void)
+T_TEST(buffer)
 {
 	char buf[16];
 	int len;
@@ -669,7 +669,7 @@ static uint64_t fnv1a(const char *s)
 	return h;
 }
 
-static void test_unambiguous(void)
+T_TEST(unambiguous)
 {
 	struct entry *e = calloc(SAMPLE_WORDS, sizeof(*e));
 	char a[QPU_DISASM_BUF_SIZE], b[QPU_DISASM_BUF_SIZE];
@@ -769,24 +769,18 @@ static void close_dump(void)
 	}
 }
 
-int main(int argc, char **argv)
+static const char *dump_prefix;
+
+static const struct t_option options[] = {
+	{ "dump", &dump_prefix, "PREFIX" },
+	{ NULL, NULL, NULL },
+};
+
+static int setup(void)
 {
-	if (argc == 3 && !strcmp(argv[1], "--dump")) {
-		open_dump(argv[2]);
-	} else if (argc != 1) {
-		fprintf(stderr, "usage: test-disasm [--dump PREFIX]\n");
-		return T_EXIT_FAIL;
-	}
-	test_alu_ops();
-	test_conds_flags();
-	test_pack_unpack();
-	test_registers();
-	test_small_imm();
-	test_ldi_sema();
-	test_branch();
-	test_raw();
-	test_buffer();
-	test_unambiguous();
-	close_dump();
-	return t_done("test-disasm");
+	if (dump_prefix)
+		open_dump(dump_prefix);
+	return T_EXIT_PASS;
 }
+
+T_MAIN(.setup = setup, .teardown = close_dump, .options = options)

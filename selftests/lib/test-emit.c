@@ -104,7 +104,7 @@ static void check_error(struct qpu_emit *e, size_t index, const char *want, int 
 	check_error(e, index, want, __LINE__);				\
 } while (0)
 
-static void test_alu(void)
+T_TEST(alu)
 {
 	char text[128];
 	unsigned int op, i;
@@ -288,7 +288,7 @@ static void test_alu(void)
 }
 
 /* Each register constant: its name in the text, both ways it can go. */
-static void test_registers(void)
+T_TEST(registers)
 {
 	const struct {
 		const char *name;
@@ -352,7 +352,7 @@ static void test_registers(void)
 	EQ("add -, r0, r1", qpu_emit_iadd(e, QPU_NOP, QPU_R0, QPU_R1));
 }
 
-static void test_ldi_sema(void)
+T_TEST(ldi_sema)
 {
 	static const int pes[16] = { 0, 1, -2, -1, 0, 1, -2, -1, 1, 1, 1, 1, 0, 0, -2, -1 };
 	static const int peu[16] = { 0, 1, 2, 3, 3, 2, 1, 0, 0, 0, 0, 3, 3, 3, 1, 2 };
@@ -385,7 +385,7 @@ static void test_ldi_sema(void)
 	EQ("sacq -, ra1, 4", qpu_emit_sacq(e, 4); qpu_emit_ldi_dest2(e, QPU_RA(1)));
 }
 
-static void test_branch(void)
+T_TEST(branch)
 {
 	char text[128];
 	unsigned int c;
@@ -409,7 +409,7 @@ static void test_branch(void)
 	   qpu_emit_branch_link(e, QPU_R1); qpu_emit_branch_reg(e, QPU_RA(2)));
 }
 
-static void test_vpm(void)
+T_TEST(vpm)
 {
 	EQ("ldi vr_setup, vpm_setup(4, 1, h32(3))",
 	   qpu_emit_vpm_read_setup(e, 4, 1, QPU_VPM_H32, 3, 0, 0));
@@ -531,7 +531,7 @@ static uint32_t vpm_word(const char *fn, const uint32_t *x)
 	return 0xdeadbeef;
 }
 
-static void test_vpm_words(void)
+T_TEST(vpm_words)
 {
 	static const struct {
 		const char *name;
@@ -581,7 +581,7 @@ static void test_vpm_words(void)
 }
 
 /* A whole program with labels against the text assembler's. */
-static void test_labels(void)
+T_TEST(labels)
 {
 	static const char text[] =
 		"	mov ra1, unif\n"
@@ -651,7 +651,7 @@ static void test_labels(void)
 }
 
 /* Many words: the storage grows and keeps them in order. */
-static void test_long(void)
+T_TEST(long)
 {
 	struct qpu_emit *e = qpu_emit_new();
 	const uint64_t *w;
@@ -690,7 +690,7 @@ static void test_long(void)
 	qpu_emit_free(e);
 }
 
-static void test_errors(void)
+T_TEST(errors)
 {
 	static const int bad_pes[16] = { [7] = 2 };
 	static const int bad_peu[16] = { [15] = -1 };
@@ -1020,7 +1020,7 @@ static struct qpu_emit *program(void)
 	return e;
 }
 
-static void test_run(void)
+T_TEST(run)
 {
 	static const int pes[16] = { 1, 0, -1, -2, 1, 1, 0, 0, -2, -2, -1, 1, 0, 1, -1, 0 };
 	struct qpu_dev *dev = qpu_dev_open("emu");
@@ -1076,17 +1076,4 @@ out:
 	qpu_dev_close(dev);
 }
 
-int main(void)
-{
-	test_alu();
-	test_registers();
-	test_ldi_sema();
-	test_branch();
-	test_vpm();
-	test_vpm_words();
-	test_labels();
-	test_long();
-	test_errors();
-	test_run();
-	return t_done("test-emit");
-}
+T_MAIN()

@@ -25,6 +25,12 @@ static float abs_f(float v)
 
 static uint64_t rng = RANDOM_SEED;
 
+/* Every case starts the sequence afresh: alone, it draws as in a full run. */
+static void reseed(void)
+{
+	rng = RANDOM_SEED;
+}
+
 /* Host float with denormals flushed, as the QPU sees them. */
 static float flushf(float f)
 {
@@ -254,7 +260,7 @@ static void fill_inputs(unsigned int round, bool is_float, uint32_t *a,
 	}
 }
 
-static void test_add_ops(void)
+T_TEST(add_ops)
 {
 	for (unsigned int op = 1; op < QPU_ISA_NUM_ADD_OPS; op++) {
 		uint32_t fl = qpu_isa_add_ops[op].flags;
@@ -294,7 +300,7 @@ static void test_add_ops(void)
 	}
 }
 
-static void test_mul_ops(void)
+T_TEST(mul_ops)
 {
 	for (unsigned int op = 1; op < QPU_ISA_NUM_MUL_OPS; op++) {
 		bool fin = qpu_isa_mul_ops[op].flags & QPU_ISA_OP_FLOAT_IN;
@@ -365,7 +371,7 @@ static void get(struct qpu_emu *emu, enum qpu_emu_file f, unsigned int r,
 	T_EQ_U64(0, qpu_emu_get_reg(emu, 0, f, r, out));
 }
 
-static void test_conditions(void)
+T_TEST(conditions)
 {
 	uint32_t a[16], b[16], r[16];
 	struct qpu_isa_instr body[16];
@@ -442,7 +448,7 @@ static void test_conditions(void)
 	free(emu);
 }
 
-static void test_small_imm_rotate(void)
+T_TEST(small_imm_rotate)
 {
 	uint32_t a[16], b[16], r[16];
 	struct qpu_isa_instr body[8], in;
@@ -512,7 +518,7 @@ static void test_small_imm_rotate(void)
 	free(emu);
 }
 
-static void test_ldi_r5(void)
+T_TEST(ldi_r5)
 {
 	uint32_t a[16] = { 0 }, r[16];
 	struct qpu_isa_instr body[8];
@@ -562,7 +568,7 @@ static void test_ldi_r5(void)
 	free(emu);
 }
 
-static void test_pack_unpack(void)
+T_TEST(pack_unpack)
 {
 	uint32_t a[16], b[16], r[16];
 	struct qpu_isa_instr body[16], in;
@@ -685,7 +691,7 @@ static uint32_t ref_pack_a(uint32_t old, uint32_t v, int64_t wide,
 }
 
 /* Every regfile-A pack of add, and every mul pack of fmul and mul24. */
-static void test_all_packs(void)
+T_TEST(all_packs)
 {
 	for (unsigned int mode = 0; mode < 16; mode++) {
 		uint32_t a[16], b[16], r[16];
@@ -768,7 +774,7 @@ static void test_all_packs(void)
 }
 
 /* r4 unpack (pm=1) of bytes to floats; regfile-A 16a/16b halves to floats. */
-static void test_float_unpacks(void)
+T_TEST(float_unpacks)
 {
 	uint32_t a[16], b[16], r[16];
 	struct qpu_isa_instr body[8], in;
@@ -811,19 +817,13 @@ static void test_float_unpacks(void)
 	free(emu);
 }
 
-int main(void)
+static int setup(void)
 {
 	if (!t_host_rtz(true)) {
 		printf("test-emu-alu: no way to round toward zero on this host\n");
 		return T_EXIT_SKIP;
 	}
-	test_add_ops();
-	test_mul_ops();
-	test_conditions();
-	test_small_imm_rotate();
-	test_ldi_r5();
-	test_pack_unpack();
-	test_all_packs();
-	test_float_unpacks();
-	return t_done("test-emu-alu");
+	return T_EXIT_PASS;
 }
+
+T_MAIN(.setup = setup, .before = reseed)

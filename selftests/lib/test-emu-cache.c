@@ -79,6 +79,16 @@ static void test_dma_rewrites_code(bool predecode)
 	free(emu);
 }
 
+T_TEST(dma_rewrites_code_predecoded)
+{
+	test_dma_rewrites_code(true);
+}
+
+T_TEST(dma_rewrites_code)
+{
+	test_dma_rewrites_code(false);
+}
+
 /*
  * A 100-iteration loop adding 1; after 203 instructions (run in slices of
  * 7, so decodes outlive many calls) the host rewrites the add to add 2.
@@ -118,11 +128,21 @@ static void test_host_rewrites_code(bool predecode)
 	free(emu);
 }
 
+T_TEST(host_rewrites_code_predecoded)
+{
+	test_host_rewrites_code(true);
+}
+
+T_TEST(host_rewrites_code)
+{
+	test_host_rewrites_code(false);
+}
+
 /*
  * Programs 8 KiB apart share every cache slot (1024 entries of 8 bytes):
  * run together, round-robin, each must still run its own code.
  */
-static void test_aliasing(void)
+T_TEST(aliasing)
 {
 	struct qpu_emu *emu = t_emu_new(0);
 	struct prog a = prog_at(CODE_BASE), b = prog_at(CODE_BASE + 8192);
@@ -190,7 +210,7 @@ static void emit_counting_loop(unsigned int n)
 	emit_end(&p);
 }
 
-static void test_fetch_window(void)
+T_TEST(fetch_window)
 {
 	struct qpu_emu *emu = t_emu_new(0);
 	static uint8_t moved[4096];
@@ -326,7 +346,7 @@ static void check_limited(uint32_t code, enum qpu_emu_status want,
 	free(emu);
 }
 
-static void test_data_windows(void)
+T_TEST(data_windows)
 {
 	struct prog p = prog_at(CODE_BASE);
 	struct limited_run on;
@@ -422,7 +442,7 @@ static void run_regs(bool predecode, uint32_t *out)
  * instruction whose add write faults (a TLB register) does not pop; VPM
  * reads as both ALU inputs read one vector.
  */
-static void test_fast_path_order(void)
+T_TEST(fast_path_order)
 {
 	static const struct {
 		uint32_t status, r1, r4, r5;
@@ -480,15 +500,4 @@ static void test_fast_path_order(void)
 	}
 }
 
-int main(void)
-{
-	test_dma_rewrites_code(true);
-	test_dma_rewrites_code(false);
-	test_host_rewrites_code(true);
-	test_host_rewrites_code(false);
-	test_aliasing();
-	test_fetch_window();
-	test_data_windows();
-	test_fast_path_order();
-	return t_done("test-emu-cache");
-}
+T_MAIN()

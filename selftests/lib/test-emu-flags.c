@@ -125,7 +125,7 @@ static void fadd_flags(uint16_t *z, uint16_t *n)
 }
 
 /* fadd.setf, then thread end: qpu_emu_get_flags() sees the fadd's. */
-static void test_fadd_then_end(void)
+T_TEST(fadd_then_end)
 {
 	struct prog p = prog_at(CODE_BASE);
 	uint32_t sum[16], prod[16];
@@ -149,7 +149,7 @@ static void test_fadd_then_end(void)
  * fmul.setf alone (flags from the mul), and fadd.setf with an fmul writing
  * the same register (flags from the add, the register the mul's).
  */
-static void test_mul_flags(void)
+T_TEST(mul_flags)
 {
 	struct prog p = prog_at(CODE_BASE);
 	uint32_t sum[16], prod[16];
@@ -192,7 +192,7 @@ static void test_mul_flags(void)
  * then brr.anyns over an ldi ra3, 3 (taken: a lane is negative) and
  * brr.allzs over ldi ra4, 4 (not taken).
  */
-static void test_conditions_and_branches(void)
+T_TEST(conditions_and_branches)
 {
 	struct prog p = prog_at(CODE_BASE);
 	struct qpu_isa_instr in;
@@ -233,7 +233,7 @@ static void test_conditions_and_branches(void)
 }
 
 /* fadd.setf, then a fault: the stopped QPU's flags are the fadd's. */
-static void test_flags_after_fault(void)
+T_TEST(flags_after_fault)
 {
 	struct prog p = prog_at(CODE_BASE);
 	uint16_t z, n;
@@ -255,7 +255,7 @@ static void test_flags_after_fault(void)
  * sub.setf.ifn r0, r4, r4 (Z set, N and C clear where N was): the other
  * lanes keep the fadd's flags.
  */
-static void test_partial_setf(void)
+T_TEST(partial_setf)
 {
 	struct prog p = prog_at(CODE_BASE);
 	struct qpu_isa_instr in;
@@ -281,7 +281,7 @@ static void test_partial_setf(void)
  * them: after fadd.setf, ldi.ifnc.setf ra5, 0x80000000 writes the lanes
  * whose N was clear (and sets N there, clears Z); the rest keep the fadd's.
  */
-static void test_ldi_setf_condition(void)
+T_TEST(ldi_setf_condition)
 {
 	struct prog p = prog_at(CODE_BASE);
 	struct qpu_isa_instr in;
@@ -309,7 +309,7 @@ static void test_ldi_setf_condition(void)
  * Integer ops take the fast path too: add.setf r3, r4, r2 and a mul24 into
  * r1 in the same instruction give the add's Z, N and carries.
  */
-static void test_integer_setf(void)
+T_TEST(integer_setf)
 {
 	struct prog p = prog_at(CODE_BASE);
 	struct qpu_isa_instr in;
@@ -342,14 +342,4 @@ static void test_integer_setf(void)
 	T_EQ_U64(c, s.c);
 }
 
-int main(void)
-{
-	test_fadd_then_end();
-	test_mul_flags();
-	test_conditions_and_branches();
-	test_flags_after_fault();
-	test_partial_setf();
-	test_integer_setf();
-	test_ldi_setf_condition();
-	return t_done("test-emu-flags");
-}
+T_MAIN()

@@ -333,7 +333,7 @@ static void run(uint32_t seed, const uint64_t *code, bool predecode,
 	free(emu);
 }
 
-int main(void)
+T_TEST(random_programs)
 {
 	unsigned int counts[4] = { 0 };
 	uint64_t code[WORDS], thrend;
@@ -372,5 +372,6 @@ int main(void)
 	}
 	printf("outcomes: %u idle, %u running, %u fault, %u deadlock\n",
 	       counts[0], counts[1], counts[2], counts[3]);
-	return t_done("test-emu-fuzz");
 }
+
+T_MAIN()

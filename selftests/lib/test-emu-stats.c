@@ -103,8 +103,23 @@ static void test_thread_switch(unsigned int sig, bool predecode)
 	free(emu);
 }
 
+T_TEST(thrsw_predecoded)
+{
+	test_thread_switch(QPU_ISA_SIG_THRSW, true);
+}
+
+T_TEST(thrsw)
+{
+	test_thread_switch(QPU_ISA_SIG_THRSW, false);
+}
+
+T_TEST(lthrsw_predecoded)
+{
+	test_thread_switch(QPU_ISA_SIG_LTHRSW, true);
+}
+
 /* 9 instructions between request and ldtmu hide the latency; none not. */
-static void test_tmu_latency_hidden(void)
+T_TEST(tmu_latency_hidden)
 {
 	struct qpu_emu *emu = t_emu_new(0);
 	struct prog p = prog_at(CODE_BASE);
@@ -126,11 +141,4 @@ static void test_tmu_latency_hidden(void)
 	free(emu);
 }
 
-int main(void)
-{
-	test_thread_switch(QPU_ISA_SIG_THRSW, true);
-	test_thread_switch(QPU_ISA_SIG_THRSW, false);
-	test_thread_switch(QPU_ISA_SIG_LTHRSW, true);
-	test_tmu_latency_hidden();
-	return t_done("test-emu-stats");
-}
+T_MAIN()

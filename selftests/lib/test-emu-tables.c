@@ -19,10 +19,11 @@
  *   fault. A third table, VDR pitches and VDW strides up to 16 bits, runs
  *   this way only.
  *
- * "test-emu-tables" runs both, the device way on the in-process emulator
- * ("emu"); "test-emu-tables DEVICE" runs the device way on DEVICE only:
- * check-vm runs the statically linked copy as "test-emu-tables /dev/qpu",
- * on qpu.ko's simulated V3D (the same core in the kernel build).
+ * "test-emu-tables" runs both cases, emulator and device, the device way
+ * on the in-process emulator ("emu"); with "--device DEVICE" the device
+ * way runs on DEVICE and the emulator case skips: check-vm runs the
+ * statically linked copy as "test-emu-tables --device /dev/qpu", on
+ * qpu.ko's simulated V3D (the same core in the kernel build).
  *
  * Sources: "guide" is the VideoCore IV 3D Architecture Reference Guide
  * (its regfile-a pack and unpack tables, the mul pack table and Table 8,
@@ -600,12 +601,18 @@ static void test_config(const struct config *c)
 		test_sfu_row(c, &sfu_rows[k]);
 }
 
-static void test_emulator(void)
+/* The device named by --device; the emulator case runs without one. */
+static const char *device_path;
+
+T_TEST(emulator)
 {
-	int best = qpu_emu_float_simd(-1);
-	int levels[2] = { 0, best };
+	int best, levels[2] = { 0, 0 };
 	struct config c;
 
+	if (device_path)
+		T_SKIP("--device %s: the device way only", device_path);
+	best = qpu_emu_float_simd(-1);
+	levels[1] = best;
 	for (int l = 0; l < (best ? 2 : 1); l++) {
 		for (int pd = 0; pd < 2; pd++) {
 			c.simd = qpu_emu_float_simd(levels[l]);
@@ -877,8 +884,9 @@ static void test_dev_dma(struct dev_run *d, const struct dma_row *r)
 	qpu_bo_free(data);
 }
 
-static void test_device(const char *path)
+T_TEST(device)
 {
+	const char *path = device_path ? device_path : "emu";
 	struct conv_row rsv = { PACK_MUL, 0, ADD_INT, 1, 2, 0, G_MULPACK_RSV };
 	struct qpu_bo *data, *out;
 	struct dev_run d;
@@ -918,14 +926,9 @@ static void test_device(const char *path)
 	qpu_dev_close(d.dev);
 }
 
-int main(int argc, char **argv)
-{
-	if (argc > 2) {
-		fprintf(stderr, "usage: %s [DEVICE]\n", argv[0]);
-		return T_EXIT_FAIL;
-	}
-	if (argc == 1)
-		test_emulator();
-	test_device(argc > 1 ? argv[1] : "emu");
-	return t_done("test-emu-tables");
-}
+static const struct t_option options[] = {
+	{ "device", &device_path, "DEVICE" },
+	{ NULL, NULL, NULL },
+};
+
+T_MAIN(.options = options)

@@ -102,7 +102,7 @@ static uint32_t want_e8_2(unsigned int i)
  * keep their FILL. A packed write with stride 1 from {Y=8, B=0} puts its two
  * vectors in words 0..3 and 4..7. Each reads back zero-extended.
  */
-static void test_horizontal_8(void)
+T_TEST(horizontal_8)
 {
 	struct qpu_emu *emu = t_emu_new(0);
 	struct prog p = prog_at(CODE_BASE);
@@ -153,7 +153,7 @@ static void test_horizontal_8(void)
  * Horizontal 16-bit: packed {Y=5, H=1} is halfwords 16..31 of row 5 (words
  * 8..15); laned {Y=6, H=1} the high half of each word of row 6.
  */
-static void test_horizontal_16(void)
+T_TEST(horizontal_16)
 {
 	struct qpu_emu *emu = t_emu_new(0);
 	struct prog p = prog_at(CODE_BASE);
@@ -190,7 +190,7 @@ static void test_horizontal_16(void)
  * half of column 7, rows 32..47; 16-bit packed {Y=32, X=9, H=0} halfwords
  * 0..15 of column 9 (rows 32..39, two a word).
  */
-static void test_vertical(void)
+T_TEST(vertical)
 {
 	struct qpu_emu *emu = t_emu_new(0);
 	struct prog p = prog_at(CODE_BASE);
@@ -271,7 +271,7 @@ static uint8_t mem_byte(unsigned int j)
  * to Y and the select "for both horizontal and vertical modes") down the
  * same column from row 49 (rows 49..52); column 3 stays 0.
  */
-static void test_dma_load(void)
+T_TEST(dma_load)
 {
 	struct qpu_emu *emu = t_emu_new(0);
 	struct prog p = prog_at(CODE_BASE);
@@ -343,7 +343,7 @@ static uint32_t mem_word(unsigned int j)
  * column of 16 words, 64 bytes apart, into rows 0..15 of column 9 and
  * reads it back whole: every lane, not only lane 0.
  */
-static void test_dma_load_vertical(void)
+T_TEST(dma_load_vertical)
 {
 	struct qpu_emu *emu = t_emu_new(0);
 	struct prog p = prog_at(CODE_BASE);
@@ -390,7 +390,7 @@ static void test_dma_load_vertical(void)
  * 64-byte row) they land 12288 bytes apart. Bits above 15 are not the
  * stride: 0x10000 | 64 is a pitch of 64.
  */
-static void test_dma_wide_strides(void)
+T_TEST(dma_wide_strides)
 {
 	struct qpu_emu *emu = t_emu_new(0);
 	struct prog p = prog_at(CODE_BASE);
@@ -435,7 +435,7 @@ static void test_dma_wide_strides(void)
  * {Y=48, X=2}: unit u is halfwords 16..18 of column 2 + u (rows 56, 57).
  * A VDW with MODEW 1 (reserved) faults.
  */
-static void test_dma_store(void)
+T_TEST(dma_store)
 {
 	struct qpu_emu *emu = t_emu_new(0);
 	struct prog p = prog_at(CODE_BASE);
@@ -512,7 +512,7 @@ static void test_dma_store(void)
  * (row 63 is the last 8-bit row address: fine); a 16-bit DMA from an odd
  * address is misaligned.
  */
-static void test_vpm_faults(void)
+T_TEST(vpm_faults)
 {
 	struct qpu_emu *emu = t_emu_new(0);
 	struct prog p = prog_at(CODE_BASE);
@@ -545,15 +545,4 @@ static void test_vpm_faults(void)
 	free(emu);
 }
 
-int main(void)
-{
-	test_horizontal_8();
-	test_horizontal_16();
-	test_vertical();
-	test_dma_load();
-	test_dma_load_vertical();
-	test_dma_wide_strides();
-	test_dma_store();
-	test_vpm_faults();
-	return t_done("test-emu-vpm");
-}
+T_MAIN()

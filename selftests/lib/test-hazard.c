@@ -156,7 +156,7 @@ static void clean(int line, unsigned int flags, const char *src)
 	hit(__LINE__, QPU_HAZARD_##rule, word, ref, text, flags, src)
 #define CLEAN(flags, src)	clean(__LINE__, flags, src)
 
-static void test_data_hazards(void)
+T_TEST(data_hazards)
 {
 	HIT(REGFILE_RAW, 1, 0, "reads ra1", P, "mov ra1, r0\nmov r1, ra1\n");
 	HIT(REGFILE_RAW, 1, 0, "reads ra2", P, "nop; mov ra2, r0\nmov r1, ra2\n");
@@ -214,7 +214,7 @@ static void test_data_hazards(void)
 	    "mov vr_setup, r0\nadd r1, r0, vpm\n");
 }
 
-static void test_tmu(void)
+T_TEST(tmu)
 {
 	HIT(TMU_LOAD_WITH_WRITE, 0, NONE, NULL, P, "mov t0s, r0; ldtmu0\n");
 	CLEAN(P, "mov t0s, r0\nnop; ldtmu0\n");
@@ -251,7 +251,7 @@ static void test_tmu(void)
 	CLEAN(P, "mov.ifz r0, r1\nmov t0s, r0\nnop; ldtmu0\n");
 }
 
-static void test_rotation(void)
+T_TEST(rotation)
 {
 	HIT(ROTATE_ACC_RAW, 1, 0, "rotates r1", P, "mov r1, 1\nnop; fmul r0, r1, r2 >> 1\n");
 	HIT(ROTATE_ACC_RAW, 1, 0, "rotates r2", P,
@@ -270,7 +270,7 @@ static void test_rotation(void)
 	CLEAN(P, "add r0, r1, -15\n");
 }
 
-static void test_flow(void)
+T_TEST(flow)
 {
 	HIT(BRANCH_IN_DELAY_SLOT, 2, 0, "branch at word 0", P,
 	    "brr -, 64\nnop\nbrr -, 64\nnop\nnop\nnop\n");
@@ -303,6 +303,7 @@ static void test_flow(void)
 
 	HIT(THREND_IO, 1, 0, "reads unif", P, "nop; thrend\nmov r0, unif\nnop\n");
 	HIT(THREND_IO, 2, 0, "writes vpm", P, "nop; thrend\nnop\nmov vpm, r0\n");
+	HIT(THREND_IO, 2, 0, "writes vw_setup", P, "nop; thrend\nnop\nmov vw_setup, r0\n");
 	HIT(THREND_IO, 0, 0, "reads vary", P, "mov r0, vary; thrend\nnop\nnop\n");
 	HIT(THREND_IO, 1, 0, "reads vw_wait", P, "nop; thrend\nmov -, vw_wait\nnop\n");
 	CLEAN(F, "mov r0, unif\nmov -, vw_wait\nnop; thrend\nnop\nnop\n");
@@ -330,7 +331,7 @@ static void test_flow(void)
 	CLEAN(F, "nop\nnop\nnop; sbwait\nnop; thrend\nnop\nnop\n");
 }
 
-static void test_peripherals(void)
+T_TEST(peripherals)
 {
 	HIT(SAME_DEST, 0, NONE, "write r0", P, "add r0, r1, r2; fmul r0, r1, r2\n");
 	HIT(SAME_DEST, 0, NONE, "write r5", P, "add r5quad, r1, r2; fmul r5rep, r1, r2\n");
@@ -366,15 +367,23 @@ static void test_peripherals(void)
 	CLEAN(F, "mov vw_addr, r0\nmov -, vw_wait\nnop; thrend\nnop\nnop\n");
 }
 
-static void test_encodings(void)
+T_TEST(encodings)
 {
 	HIT(RESERVED_ENCODING, 0, NONE, "load-immediate mode", P, ".long 0xe400000000000000\n");
 	/* "add r0, r1, r2" with add opcode 9 */
 	HIT(RESERVED_ENCODING, 0, NONE, "add opcode", P, ".long 0x10020827099e7280\n");
+	/* "fmul r0, r1, r2" with pm set and mul pack 1 */
+	HIT(RESERVED_ENCODING, 0, NONE, "mul pack mode", P, ".long 0x111049e0209e700a\n");
+	/* "brr -, 64" with condition 12 */
+	HIT(RESERVED_ENCODING, 0, NONE, "branch condition", P,
+	    ".long 0xf0c809e700000040\nnop\nnop\nnop\n");
 	CLEAN(P, "ldi r0, 0x12345678\nadd r0, r1, r2\n");
 
 	/* "sacq -, 3" with bit 5 set */
 	HIT(UNUSED_FIELD, 0, NONE, "bits 31:5", P, ".long 0xe80009e700000033\n");
+	/* "brr -, 64" with bit 56 set */
+	HIT(UNUSED_FIELD, 0, NONE, "bits 59:56", P,
+	    ".long 0xf1f809e700000040\nnop\nnop\nnop\n");
 	/* "brr -, 64" with raddr_a 1 and no register */
 	HIT(UNUSED_FIELD, 0, NONE, "sets the flags", P,
 	    ".long 0xf0f829e700000040\nnop\nnop\nnop\n");
@@ -382,11 +391,13 @@ static void test_encodings(void)
 
 	/* "mov r0, unif" reading regfile A address 33 */
 	HIT(RESERVED_REGISTER, 0, NONE, "reads ra33", P, ".long 0x1002082715867d80\n");
+	/* "mov r0, rb1" reading regfile B address 33 */
+	HIT(RESERVED_REGISTER, 0, NONE, "reads rb33", P, ".long 0x10020827159e1fc0\n");
 	CLEAN(P, "mov r0, unif\nmov r0, elem_num\n");
 }
 
 /* qpu_programs.h: the programs every device test runs. */
-static void test_golden(void)
+T_TEST(golden)
 {
 	static const struct {
 		const char *name;
@@ -428,7 +439,7 @@ static int count_only(const struct qpu_hazard *h, void *ctx)
 	return ++*(int *)ctx >= 2;	/* stop at the second finding */
 }
 
-static void test_api(void)
+T_TEST(api)
 {
 	const uint64_t nop = QPU_PROG_NOP, bad[3] = { 0xe400000000000000ull,
 		0xe400000000000000ull, 0xe400000000000000ull };
@@ -473,7 +484,7 @@ static int check_random(const struct qpu_hazard *h, void *ctx)
 	return 0;
 }
 
-static void test_random(void)
+T_TEST(random)
 {
 	uint64_t state = RANDOM_SEED, *words = malloc(RANDOM_WORDS * sizeof(*words));
 	size_t ctx[3] = { RANDOM_WORDS, 0, 0 };
@@ -492,22 +503,19 @@ static void test_random(void)
 	free(words);
 }
 
-int main(void)
+static int make_asm(void)
 {
 	as = qpu_asm_new();
 	if (!as) {
 		perror("qpu_asm_new");
 		return T_EXIT_FAIL;
 	}
-	test_data_hazards();
-	test_tmu();
-	test_rotation();
-	test_flow();
-	test_peripherals();
-	test_encodings();
-	test_golden();
-	test_api();
-	test_random();
-	qpu_asm_free(as);
-	return t_done("test-hazard");
+	return T_EXIT_PASS;
 }
+
+static void free_asm(void)
+{
+	qpu_asm_free(as);
+}
+
+T_MAIN(.setup = make_asm, .teardown = free_asm)

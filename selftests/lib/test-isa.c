@@ -89,7 +89,7 @@ static void check_both_ways(const struct qpu_isa_instr *in, uint64_t word,
 	}								\
 } while (0)
 
-static void test_alu_fields(void)
+T_TEST(alu_fields)
 {
 	for (unsigned int v = 0; v <= 12; v++) {
 		struct qpu_isa_instr in = nop_instr();
@@ -145,7 +145,7 @@ static struct qpu_isa_instr ldi_instr(enum qpu_isa_kind kind)
 	}								\
 } while (0)
 
-static void test_ldi_fields(void)
+T_TEST(ldi_fields)
 {
 	static const struct {
 		enum qpu_isa_kind kind;
@@ -209,7 +209,7 @@ static struct qpu_isa_instr br_instr(void)
 	}								\
 } while (0)
 
-static void test_branch_fields(void)
+T_TEST(branch_fields)
 {
 	uint64_t rnd = RANDOM_SEED + 1;
 
@@ -231,7 +231,7 @@ static void test_branch_fields(void)
 }
 
 /* Reserved encodings decode, carry their flag and survive a round trip. */
-static void test_reserved(void)
+T_TEST(reserved)
 {
 	static const unsigned int bad_add_ops[] = { 9, 10, 11, 25, 26, 27, 28, 29 };
 	struct qpu_isa_instr in;
@@ -285,7 +285,7 @@ static void test_reserved(void)
 	}
 }
 
-static void test_kinds(void)
+T_TEST(kinds)
 {
 	static const enum qpu_isa_kind by_sig[16] = {
 		[13] = QPU_ISA_KIND_ALU_SMALL_IMM, [14] = QPU_ISA_KIND_LDI,
@@ -309,7 +309,7 @@ static void test_kinds(void)
 }
 
 /* Every field one past its range (and at 255) is refused, word untouched. */
-static void test_encode_rejects(void)
+T_TEST(encode_rejects)
 {
 	static const struct {
 		const char *name;
@@ -397,7 +397,7 @@ static void test_encode_rejects(void)
 	T_EQ_U64(in.raw, w);
 }
 
-static void test_tables(void)
+T_TEST(tables)
 {
 	/* Opcodes, Reference Guide table 3 and 4. */
 	static const char *const add[32] = {
@@ -542,7 +542,7 @@ static uint32_t float_bits(float f)
 	return u;
 }
 
-static void test_small_imms(void)
+T_TEST(small_imms)
 {
 	char text[16];
 
@@ -572,7 +572,7 @@ static void test_small_imms(void)
 	}
 }
 
-static void test_ldi_elems(void)
+T_TEST(ldi_elems)
 {
 	int32_t vals[16];
 	uint32_t imm;
@@ -610,7 +610,7 @@ static void test_ldi_elems(void)
 	}
 }
 
-static void test_random_round_trip(void)
+T_TEST(random_round_trip)
 {
 	uint64_t rnd = RANDOM_SEED;
 	unsigned long bad = 0, kinds[QPU_ISA_NUM_KINDS] = { 0 };
@@ -641,17 +641,4 @@ static void test_random_round_trip(void)
 		T_CHECK(kinds[k] > 1000);
 }
 
-int main(void)
-{
-	test_alu_fields();
-	test_ldi_fields();
-	test_branch_fields();
-	test_reserved();
-	test_kinds();
-	test_encode_rejects();
-	test_tables();
-	test_small_imms();
-	test_ldi_elems();
-	test_random_round_trip();
-	return t_done("test-isa");
-}
+T_MAIN()

@@ -68,7 +68,7 @@ static void check_case(const struct kcase *c, unsigned int qpus, size_t scale,
 	T_CHECK(r.stats.counters_known == emulated);
 }
 
-static void test_cases(void)
+T_TEST(cases)
 {
 	static const unsigned int qpus[] = { 1, 5, 12 };
 	size_t i, q;
@@ -98,7 +98,7 @@ static const struct kcase *find_case(const char *kernel)
  * it and far from any multiple, on every QPU count, all checked against
  * the CPU, with the byte counts the wrappers report exact.
  */
-static void test_stream_tails(void)
+T_TEST(stream_tails)
 {
 	static const size_t pieces[] = { 1, 2, 4, 5, 7, 8, 9, 11, 13, 17, 23,
 					 61, 97 };
@@ -140,7 +140,7 @@ static void test_stream_tails(void)
  * buffer, with guard bytes around them that must keep their values, on
  * every QPU count (so every program's last batch is a tail somewhere).
  */
-static void test_stream_guard(void)
+T_TEST(stream_guard)
 {
 	const size_t n = 16 * 29, guard = 64;	/* floats; bytes */
 	const size_t size = n * 4 + 2 * guard, pixels = 64 * 29;
@@ -197,7 +197,7 @@ out:
 	t_checks++;							\
 } while (0)
 
-static void test_bad_vector_add(void)
+T_TEST(bad_vector_add)
 {
 	struct qpu_bo *x = qpu_bo_new(dev, 4096), *y = qpu_bo_new(dev, 4096);
 	struct qpu_vector a = { x, 0, 1024 }, b = { y, 0, 1024 }, c = a;
@@ -235,7 +235,7 @@ static void test_bad_vector_add(void)
 	qpu_bo_free(y);
 }
 
-static void test_bad_saxpy(void)
+T_TEST(bad_saxpy)
 {
 	struct qpu_bo *x = qpu_bo_new(dev, 4096), *y = qpu_bo_new(dev, 8192);
 	struct qpu_vector vx = { x, 0, 1024 }, vy = { y, 4096, 1024 };
@@ -263,7 +263,7 @@ static void test_bad_saxpy(void)
 	qpu_bo_free(y);
 }
 
-static void test_bad_reduce(void)
+T_TEST(bad_reduce)
 {
 	struct qpu_bo *x = qpu_bo_new(dev, 4096);
 	struct qpu_vector vx = { x, 0, 1024 };
@@ -289,7 +289,7 @@ static void test_bad_reduce(void)
 	qpu_bo_free(x);
 }
 
-static void test_bad_pixels(void)
+T_TEST(bad_pixels)
 {
 	struct qpu_bo *x = qpu_bo_new(dev, 3 * 4096), *y = qpu_bo_new(dev, 4096);
 	struct qpu_image rgb = { x, 0, 64, 64, 192 }, g = { y, 0, 64, 64, 64 };
@@ -343,7 +343,7 @@ static void test_bad_pixels(void)
 	qpu_bo_free(y);
 }
 
-static void test_bad_yuv(void)
+T_TEST(bad_yuv)
 {
 	static const float mean[3] = { 0.5f, 0.5f, 0.5f };
 	float std[3] = { 0.25f, 0.25f, 0.25f };
@@ -410,7 +410,7 @@ static void test_bad_yuv(void)
  * The helpers' two sides agree: the words the include files of libqpu/qasm
  * make (through the assembler's functions) are those qpu_vpm.h makes in C.
  */
-static void test_helpers_agree(void)
+T_TEST(helpers_agree)
 {
 	static const char prog[] =
 		".include \"vpm.qinc\"\n"
@@ -446,7 +446,7 @@ static void test_helpers_agree(void)
 	size_t i, n;
 
 	if (!data)
-		return;		/* in the VM: no source tree */
+		T_SKIP("QPU_TEST_DATA unset: no source tree (the VM)");
 	snprintf(dir, sizeof(dir), "%s/../../../libqpu/qasm", data);
 	as = qpu_asm_new();
 	T_CHECK(as != NULL);
@@ -488,7 +488,7 @@ static long long live_bos(void)
 	return n;
 }
 
-static void test_cache(void)
+T_TEST(cache)
 {
 	long long base;
 	size_t i;
@@ -525,7 +525,7 @@ static void test_cache(void)
  * leaves the other's message alone (the thread's message of 0.1 did not),
  * and freeing one gives back its buffers only.
  */
-static void test_objects(void)
+T_TEST(objects)
 {
 	struct qpu_bo *x = qpu_bo_new(dev, 4096);
 	struct qpu_vector a = { x, 0, 16 }, bad = { x, 0, 17 };
@@ -559,13 +559,18 @@ static void test_objects(void)
 	T_EQ_U64(EINVAL, errno);
 }
 
-int main(int argc, char **argv)
-{
-	const char *path = argc > 1 ? argv[1] : "emu:strict-vpm";
+static const char *device_path = "emu:strict-vpm";
 
-	dev = qpu_dev_open(path);
+static const struct t_option options[] = {
+	{ "device", &device_path, "DEVICE" },
+	{ NULL, NULL, NULL },
+};
+
+static int open_kernels(void)
+{
+	dev = qpu_dev_open(device_path);
 	if (!dev) {
-		fprintf(stderr, "qpu_dev_open(%s): %s\n", path, strerror(errno));
+		fprintf(stderr, "qpu_dev_open(%s): %s\n", device_path, strerror(errno));
 		return T_EXIT_FAIL;
 	}
 	printf("device: %s (%s)\n", qpu_dev_get_path(dev), qpu_dev_describe(dev));
@@ -577,18 +582,13 @@ int main(int argc, char **argv)
 		qpu_dev_close(dev);
 		return T_EXIT_FAIL;
 	}
-	test_helpers_agree();
-	test_cases();
-	test_cache();
-	test_objects();
-	test_stream_tails();
-	test_stream_guard();
-	test_bad_vector_add();
-	test_bad_saxpy();
-	test_bad_reduce();
-	test_bad_pixels();
-	test_bad_yuv();
+	return T_EXIT_PASS;
+}
+
+static void close_kernels(void)
+{
 	qpu_kernels_free(kernels);
 	qpu_dev_close(dev);
-	return t_done("test-kernels");
 }
+
+T_MAIN(.setup = open_kernels, .teardown = close_kernels, .options = options)

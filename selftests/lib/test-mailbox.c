@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * test-mailbox: libqpu-mailbox as firmware-mailbox clients use it, on the
- * device in argv[1] (default "emu"; the VM passes /dev/qpu). It is such a
+ * device named by --device (default "emu"; the VM passes /dev/qpu). It is a
  * client: it declares the mailbox prototypes itself, as clients keep their
  * own mailbox.h (a declaration that disagreed with <qpu_mailbox.h> would
  * not compile), and runs programs of its own shaped like theirs:
@@ -258,6 +258,9 @@ static void barrier_check(const struct buf *data)
 	T_EQ_U64(0, bad);
 }
 
+/* The session the cases share, on the device --device names (setup). */
+static int session = -1;
+
 static void test_execute_qpu(int mb)
 {
 	struct buf code = buf_new(mb, 3 * 4096, 0xc), data = buf_new(mb, 2 * 4096, 0x4);
@@ -269,6 +272,11 @@ static void test_execute_qpu(int mb)
 	T_EQ_U64(0, qpu_enable(mb, 0));
 	buf_free(mb, &code, 3 * 4096);
 	buf_free(mb, &data, 2 * 4096);
+}
+
+T_TEST(execute_qpu)
+{
+	test_execute_qpu(session);
 }
 
 /* mapmem()'s address forms, and what is no buffer. */
@@ -297,6 +305,11 @@ static void test_mapmem(int mb)
 	T_CHECK(mapmem(phys, 4096) == NULL);
 }
 
+T_TEST(mapmem)
+{
+	test_mapmem(session);
+}
+
 /* A program reading past its buffer's requested end: the pad, and without. */
 static void test_pad(int mb, int exact)
 {
@@ -310,6 +323,11 @@ static void test_pad(int mb, int exact)
 	T_EQ_U64(exact ? FAULT : DONE, execute_qpu(mb, 1, code.bus + 3072, 1, 1000));
 	buf_free(mb, &code, 4096);
 	buf_free(mb, &data, 4096);
+}
+
+T_TEST(pad)
+{
+	test_pad(session, 0);
 }
 
 static void test_refusals(int mb)
@@ -356,6 +374,11 @@ static void test_refusals(int mb)
 	/* VPU code does not run here. */
 	T_EQ_U64(0xffffffffu, execute_code(mb, code.bus, 0, 0, 0, 0, 0, 0));
 	buf_free(mb, &code, 4096);
+}
+
+T_TEST(refusals)
+{
+	test_refusals(session);
 }
 
 /* Runs @fn with stderr in a file; the file's text (static, truncated). */
@@ -435,36 +458,55 @@ static void test_gpu_fft_glue(int mb)
 	buf_free(mb, &data, 2 * 4096);
 }
 
-int main(int argc, char **argv)
+T_TEST(gpu_fft_glue)
 {
-	const char *path = argc > 1 ? argv[1] : "emu";
-	int mb;
+	test_gpu_fft_glue(session);
+}
 
-	setenv("QPU_DEVICE", path, 1);
-	mb = mbox_open();
-	T_CHECK(mb >= 0);
-	if (mb < 0)
+static const char *device_path = "emu";
+
+static const struct t_option options[] = {
+	{ "device", &device_path, "DEVICE" },
+	{ NULL, NULL, NULL },
+};
+
+static int open_mailbox(void)
+{
+	setenv("QPU_DEVICE", device_path, 1);
+	session = mbox_open();
+	T_CHECK(session >= 0);
+	if (session < 0)
 		return T_EXIT_FAIL;
-	printf("device: %s\n", path);
-	test_execute_qpu(mb);
-	test_mapmem(mb);
-	test_pad(mb, 0);
-	test_refusals(mb);
-	test_gpu_fft_glue(mb);
-	mbox_close(mb);
+	printf("device: %s\n", device_path);
+	return T_EXIT_PASS;
+}
 
-	/* The exact check: no pad, the requested end as the buffer's. */
+static void close_mailbox(void)
+{
+	mbox_close(session);
+}
+
+/* The exact check: no pad, the requested end as the buffer's. */
+T_TEST(pad_exact)
+{
+	int exact_mb;
+
 	setenv("QPU_MAILBOX_EXACT", "1", 1);
-	mb = mbox_open();
-	T_CHECK(mb >= 0);
-	if (mb >= 0) {
-		test_pad(mb, 1);
-		mbox_close(mb);
+	exact_mb = mbox_open();
+	T_CHECK(exact_mb >= 0);
+	if (exact_mb >= 0) {
+		test_pad(exact_mb, 1);
+		mbox_close(exact_mb);
 	}
 	unsetenv("QPU_MAILBOX_EXACT");
+}
 
-	/* No device: mbox_open() says so. */
+/* No device: mbox_open() says so. */
+T_TEST(no_device)
+{
 	setenv("QPU_DEVICE", "/nonexistent/qpu", 1);
 	T_EQ_U64((uint64_t)-1, (uint64_t)mbox_open());
-	return t_done("test-mailbox");
+	setenv("QPU_DEVICE", device_path, 1);
 }
+
+T_MAIN(.setup = open_mailbox, .teardown = close_mailbox, .options = options)

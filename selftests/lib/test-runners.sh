@@ -7,6 +7,10 @@
 # one that exited non-zero after a clean closing line as failed too;
 # lint.sh runs every check, prints PASS/FAIL for each and its own closing
 # line, and fails when one check does. A stub stands in for make.
+# testlib.h's runner of named cases (through testlib-sample, which fails on
+# purpose, found in QPU_TEST_BIN) prints a line per case, runs the cases
+# named, refuses an unknown name, and closes with its own line, which
+# run-tests.sh adds up.
 
 here=$(cd "$(dirname "$0")/.." && pwd)
 tmp=$(mktemp -d) || exit 1
@@ -73,5 +77,91 @@ grep -q '^    oops$' "$tmp/out" || fail "lint: the failed check's output not sho
 # test_lint_clean: all checks pass
 MAKE=$tmp/make bash "$here/lint.sh" ok ok >"$tmp/out" 2>&1 || fail "lint clean: exit status $?"
 [ "$(tail -n 1 "$tmp/out")" = "lint: 2 passed, 0 failed" ] || fail "lint clean: closing line"
+
+# The runner of named cases: testlib-sample's passes, fails, skips and
+# no_checks, in that order.
+sample=${QPU_TEST_BIN:-}/testlib-sample
+if [ ! -x "$sample" ]; then
+	fail "no testlib-sample in QPU_TEST_BIN ('${QPU_TEST_BIN:-}')"
+	exit 1
+fi
+
+# run_sample ARG...: testlib-sample's output in $tmp/out, status in $rc
+run_sample() {
+	"$sample" "$@" >"$tmp/out" 2>&1
+	rc=$?
+	last=$(tail -n 1 "$tmp/out")
+}
+
+# test_cases_one_line_each: every case, its verdict and its checks
+run_sample
+[ "$rc" -eq 1 ] || fail "sample: exit status $rc, not 1"
+grep -qx 'PASS passes (2 checks)' "$tmp/out" || fail "sample: no PASS line for passes"
+grep -qx 'FAIL fails (1 of 2 checks failed)' "$tmp/out" || fail "sample: no FAIL line for fails"
+grep -qx 'SKIP skips (no hardware here; 1 checks passed)' "$tmp/out" ||
+	fail "sample: no SKIP line for skips"
+grep -qx 'FAIL no_checks (no checks ran)' "$tmp/out" || fail "sample: a case without checks passed"
+grep -q 'testlib-sample.c:[0-9]*: 3: expected 0x2, got 0x3' "$tmp/out" ||
+	fail "sample: the failed check is not reported with file and line"
+grep -qx 'testlib-sample: 5 checks' "$tmp/out" || fail "sample: check total"
+[ "$last" = "1 passed, 2 failed, 1 skipped" ] || fail "sample: closing line '$last'"
+
+# test_cases_listed_in_file_order
+run_sample --list
+[ "$rc" -eq 0 ] && [ "$(tr '\n' ' ' <"$tmp/out")" = "passes fails skips no_checks " ] ||
+	fail "sample --list: status $rc, '$(tr '\n' ' ' <"$tmp/out")'"
+
+# test_cases_chosen_by_name: only those run; a passing choice passes
+run_sample passes
+[ "$rc" -eq 0 ] || fail "sample passes: exit status $rc"
+[ "$(grep -c '^\(PASS\|FAIL\|SKIP\) ' "$tmp/out")" -eq 1 ] || fail "sample passes: other cases ran"
+[ "$last" = "1 passed, 0 failed" ] || fail "sample passes: closing line '$last'"
+run_sample skips fails
+[ "$rc" -eq 1 ] || fail "sample skips fails: exit status $rc"
+[ "$last" = "0 passed, 1 failed, 1 skipped" ] || fail "sample skips fails: closing line '$last'"
+
+# test_only_skips_exit_77
+run_sample skips
+[ "$rc" -eq 77 ] || fail "sample skips: exit status $rc, not 77"
+[ "$last" = "0 passed, 0 failed, 1 skipped" ] || fail "sample skips: closing line '$last'"
+
+# test_unknown_case_is_an_error: named, and nothing runs
+run_sample passes nope
+[ "$rc" -eq 1 ] || fail "sample nope: exit status $rc"
+grep -q "no case named 'nope'" "$tmp/out" || fail "sample nope: the name is not given"
+! grep -q '^PASS' "$tmp/out" || fail "sample nope: cases ran anyway"
+run_sample --nope
+[ "$rc" -eq 1 ] && grep -q "unknown option '--nope'" "$tmp/out" ||
+	fail "sample --nope: status $rc, '$(head -n 1 "$tmp/out")'"
+
+# test_setup_skip_and_failure_reach_every_case
+run_sample --setup skip passes fails
+[ "$rc" -eq 77 ] || fail "sample --setup skip: exit status $rc"
+grep -qx 'setup: skipping as asked' "$tmp/out" || fail "sample --setup skip: reason not shown"
+[ "$last" = "0 passed, 0 failed, 2 skipped" ] || fail "sample --setup skip: '$last'"
+run_sample --setup=fail
+[ "$rc" -eq 1 ] || fail "sample --setup=fail: exit status $rc"
+[ "$last" = "0 passed, 4 failed" ] || fail "sample --setup=fail: '$last'"
+
+# test_run_tests_adds_up_cases: a program's closing line gives its numbers,
+# a script counts as one, a crash after a clean closing line is a failure,
+# and every program's lines show in the log
+cat >"$tmp/ok.sh" <<'SH'
+echo fine
+SH
+cat >"$tmp/crash.sh" <<'SH'
+echo "2 passed, 0 failed"
+exit 139
+SH
+sh "$here/lib/run-tests.sh" "$sample" "$tmp/ok.sh" "$tmp/crash.sh" >"$tmp/out" 2>&1
+rc=$?
+last=$(tail -n 1 "$tmp/out")
+[ "$rc" -ne 0 ] || fail "run-tests: exit status 0 with failed cases"
+[ "$last" = "4 passed, 3 failed, 1 skipped" ] || fail "run-tests: closing line '$last'"
+grep -qx 'FAIL testlib-sample (exit status 1)' "$tmp/out" || fail "run-tests: sample not failed"
+grep -qx '    PASS passes (2 checks)' "$tmp/out" || fail "run-tests: case lines not in the log"
+grep -qx 'FAIL crash (exit status 139)' "$tmp/out" || fail "run-tests: crash not failed"
+sh "$here/lib/run-tests.sh" "$tmp/ok.sh" >"$tmp/out" 2>&1 || fail "run-tests: one script: status $?"
+[ "$(tail -n 1 "$tmp/out")" = "1 passed, 0 failed" ] || fail "run-tests: one script: closing line"
 
 exit $failed

@@ -2,10 +2,10 @@
 /*
  * libqpu's device API end to end: buffers, submit, wait, fences, faults,
  * uniforms read anywhere in a job, timeouts counted in instructions, and
- * deadlocks, running the same programs on the device its argument names.
+ * deadlocks, running the same programs on the device --device names.
  * check-host runs it on the in-process emulator (the default, "emu");
  * check-vm runs the same binary, statically linked, on qpu.ko's simulated
- * V3D ("test-runtime /dev/qpu").
+ * V3D ("test-runtime --device /dev/qpu").
  */
 
 #include <errno.h>
@@ -77,6 +77,10 @@ static void vecadd_init(struct qpu_dev *dev, struct vecadd *v)
 /* Only the in-process emulator measures a job's counters. */
 static bool emulated;
 
+/* The device the cases share: --device names it, setup opens it. */
+static const char *device_path = "emu";
+static struct qpu_dev *device;
+
 /*
  * Both devices count a job's instructions: expect exactly @n; the
  * emulator also gives the job's counters, a kernel device none.
@@ -126,6 +130,11 @@ static void test_buffers(struct qpu_dev *dev)
 	errno = 0;
 	T_CHECK(!qpu_bo_new(dev, 0));
 	T_EQ_U64(EINVAL, errno);
+}
+
+T_TEST(buffers)
+{
+	test_buffers(device);
 }
 
 static void test_vector_add(struct qpu_dev *dev)
@@ -215,6 +224,11 @@ static void test_vector_add(struct qpu_dev *dev)
 	T_EQ_U64(QPU_ACCESS_UNIFORM, r.fault_access);
 	T_EQ_U64(qpu_bo_get_bus_addr(v.unif) + 4096, r.fault_addr);
 	vecadd_fini(&v);
+}
+
+T_TEST(vector_add)
+{
+	test_vector_add(device);
 }
 
 /*
@@ -321,6 +335,11 @@ static void test_vpm_decoding(struct qpu_dev *dev)
 	}
 }
 
+T_TEST(vpm_decoding)
+{
+	test_vpm_decoding(device);
+}
+
 /*
  * A program that points its uniform stream into a buffer below its first
  * uniform (a kernel streaming a matrix) reads there: the word it finds,
@@ -364,6 +383,11 @@ static void test_uniforms_anywhere(struct qpu_dev *dev)
 	qpu_bo_free(code);
 	qpu_bo_free(unif);
 	qpu_bo_free(data);
+}
+
+T_TEST(uniforms_anywhere)
+{
+	test_uniforms_anywhere(device);
 }
 
 /*
@@ -413,6 +437,11 @@ static void test_all_bos(struct qpu_dev *dev)
 	qpu_bo_free(code);
 	qpu_bo_free(unif);
 	qpu_bo_free(data);
+}
+
+T_TEST(all_bos)
+{
+	test_all_bos(device);
 }
 
 /*
@@ -467,6 +496,11 @@ static void test_timeout(struct qpu_dev *dev)
 	qpu_bo_free(unif);
 }
 
+T_TEST(timeout)
+{
+	test_timeout(device);
+}
+
 /*
  * Programs that wait forever end at once as QPU_STATUS_DEADLOCK (where the
  * device can tell), with each QPU's PC and what it waits on.
@@ -512,6 +546,11 @@ static void test_deadlock(struct qpu_dev *dev)
 	qpu_bo_free(unif);
 }
 
+T_TEST(deadlock)
+{
+	test_deadlock(device);
+}
+
 static void test_bad_jobs(struct qpu_dev *dev)
 {
 	struct qpu_bo *code = t_bo_or_die(dev, 4096), *unif = t_bo_or_die(dev, 4096);
@@ -549,6 +588,11 @@ static void test_bad_jobs(struct qpu_dev *dev)
 	qpu_bo_free(unif);
 }
 
+T_TEST(bad_jobs)
+{
+	test_bad_jobs(device);
+}
+
 static void test_params(struct qpu_dev *dev)
 {
 	uint64_t v = 0;
@@ -574,6 +618,11 @@ static void test_params(struct qpu_dev *dev)
 	T_EQ_STR("unknown", qpu_job_status_str(0));
 	T_EQ_STR("DMA store", qpu_access_str(QPU_ACCESS_DMA_STORE));
 	T_EQ_STR("unknown", qpu_access_str(QPU_ACCESS_NONE));
+}
+
+T_TEST(params)
+{
+	test_params(device);
 }
 
 /*
@@ -603,6 +652,11 @@ static void test_device_model(struct qpu_dev *dev)
 	T_CHECK(qpu_bo_get_bus_addr(bo) >= QPU_DEVMODEL_BUS_START);
 	((volatile uint8_t *)qpu_bo_get_map(bo))[arena - 1] = 1;
 	qpu_bo_free(bo);
+}
+
+T_TEST(device_model)
+{
+	test_device_model(device);
 }
 
 /* A one-program job of qpu_prog_end gated by @in_fence; its fence in *@out. */
@@ -754,33 +808,38 @@ static void test_fence_queue(struct qpu_dev *dev, const char *path)
 	qpu_bo_free(unif);
 }
 
-int main(int argc, char **argv)
+T_TEST(fence_queue)
 {
-	const char *path = argc > 1 ? argv[1] : "emu";
-	struct qpu_dev *dev;
+	test_fence_queue(device, device_path);
+}
 
-	dev = qpu_dev_open(path);
-	if (!dev) {
-		fprintf(stderr, "qpu_dev_open(%s): %s\n", path, strerror(errno));
+static const struct t_option options[] = {
+	{ "device", &device_path, "DEVICE" },
+	{ NULL, NULL, NULL },
+};
+
+static int open_device(void)
+{
+	device = qpu_dev_open(device_path);
+	if (!device) {
+		fprintf(stderr, "qpu_dev_open(%s): %s\n", device_path, strerror(errno));
 		return T_EXIT_FAIL;
 	}
-	printf("device: %s (%s)\n", qpu_dev_get_path(dev), qpu_dev_describe(dev));
-	emulated = strstr(qpu_dev_describe(dev), "emulator") != NULL;
-	test_params(dev);
-	test_device_model(dev);
-	test_buffers(dev);
-	test_vector_add(dev);
-	test_vpm_decoding(dev);
-	test_uniforms_anywhere(dev);
-	test_all_bos(dev);
-	test_timeout(dev);
-	test_deadlock(dev);
-	test_bad_jobs(dev);
-	test_fence_queue(dev, path);
-	qpu_dev_close(dev);
+	printf("device: %s (%s)\n", qpu_dev_get_path(device), qpu_dev_describe(device));
+	emulated = strstr(qpu_dev_describe(device), "emulator") != NULL;
+	return T_EXIT_PASS;
+}
 
+static void close_device(void)
+{
+	qpu_dev_close(device);
+}
+
+T_TEST(open_nonexistent)
+{
 	errno = 0;
 	T_CHECK(!qpu_dev_open("/nonexistent/qpu"));
 	T_EQ_U64(ENOENT, errno);
-	return t_done("test-runtime");
 }
+
+T_MAIN(.setup = open_device, .teardown = close_device, .options = options)

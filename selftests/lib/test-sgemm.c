@@ -348,34 +348,64 @@ static void run_bad(struct qpu_kernels *kernels)
 #undef BAD
 }
 
-int main(int argc, char **argv)
-{
-	const char *path = argc > 1 ? argv[1] : "emu:strict-vpm";
-	struct shape big = { 96, BIG_N, 363, 0, 0, 1.0f, 0.0f, 12 };
-	struct qpu_kernels *kernels;
-	struct qpu_dev *dev;
-	bool emulated;
-	size_t i;
+static const char *device_path = "emu:strict-vpm";
+static struct qpu_dev *dev;
+static struct qpu_kernels *kernels;
+static bool emulated;	/* only the in-process emulator measures traffic */
 
-	dev = qpu_dev_open(path);
+static const struct t_option options[] = {
+	{ "device", &device_path, "DEVICE" },
+	{ NULL, NULL, NULL },
+};
+
+static int open_kernels(void)
+{
+	dev = qpu_dev_open(device_path);
 	if (!dev) {
-		fprintf(stderr, "qpu_dev_open(%s): %s\n", path, strerror(errno));
+		fprintf(stderr, "qpu_dev_open(%s): %s\n", device_path, strerror(errno));
 		return T_EXIT_SKIP;
 	}
 	kernels = qpu_kernels_new(dev);
 	T_CHECK(kernels != NULL);
-	if (!kernels)
-		return t_done("test-sgemm");
-	/* only the in-process emulator measures traffic */
+	if (!kernels) {
+		qpu_dev_close(dev);
+		return T_EXIT_FAIL;
+	}
 	emulated = strstr(qpu_dev_describe(dev), "emulator") != NULL;
-	for (i = 0; i < T_ARRAY_SIZE(shapes); i++)
-		run_shape(kernels, &shapes[i], emulated);
-	run_shape(kernels, &big, emulated);
-	big.beta = 0.75f;
-	big.alpha = -1.25f;
-	run_shape(kernels, &big, emulated);
-	run_bad(kernels);
+	return T_EXIT_PASS;
+}
+
+static void close_kernels(void)
+{
 	qpu_kernels_free(kernels);
 	qpu_dev_close(dev);
-	return t_done("test-sgemm");
 }
+
+T_TEST(shapes)
+{
+	size_t i;
+
+	for (i = 0; i < T_ARRAY_SIZE(shapes); i++)
+		run_shape(kernels, &shapes[i], emulated);
+}
+
+T_TEST(big)
+{
+	struct shape big = { 96, BIG_N, 363, 0, 0, 1.0f, 0.0f, 12 };
+
+	run_shape(kernels, &big, emulated);
+}
+
+T_TEST(big_alpha_beta)
+{
+	struct shape big = { 96, BIG_N, 363, 0, 0, -1.25f, 0.75f, 12 };
+
+	run_shape(kernels, &big, emulated);
+}
+
+T_TEST(bad)
+{
+	run_bad(kernels);
+}
+
+T_MAIN(.setup = open_kernels, .teardown = close_kernels, .options = options)

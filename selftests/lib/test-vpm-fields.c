@@ -68,7 +68,21 @@ static void check_fields(const struct field *f, size_t n, u32 expected_bits)
 	T_EQ_U64(expected_bits, all);
 }
 
-static void test_field_layout(void)
+/* The QPU whose VPM state the decode cases fill; zeroed before each use. */
+static struct qpu_emu_qpu *q;
+
+static int alloc_qpu(void)
+{
+	q = calloc(1, sizeof(*q));
+	return q ? T_EXIT_PASS : T_EXIT_FAIL;
+}
+
+static void free_qpu(void)
+{
+	free(q);
+}
+
+T_TEST(field_layout)
 {
 	t_checks++;
 	/* a generic setup leaves bits 31:24 (its ID) and 19:18 unused */
@@ -81,7 +95,7 @@ static void test_field_layout(void)
 }
 
 /* A generic setup made by qpu_vpm_setup() as the emulator decodes it. */
-static void test_generic_decode(struct qpu_emu_qpu *q)
+T_TEST(generic_decode)
 {
 	static const enum qpu_vpm_size sizes[] = {
 		QPU_VPM_SIZE_8, QPU_VPM_SIZE_16, QPU_VPM_SIZE_32,
@@ -116,7 +130,7 @@ static void test_generic_decode(struct qpu_emu_qpu *q)
 }
 
 /* DMA setups: the emulator keeps them whole, in the right register. */
-static void test_dma_decode(struct qpu_emu_qpu *q)
+T_TEST(dma_decode)
 {
 	unsigned int units, y, x, part, vpitch, mpitch;
 	u32 w, dma;
@@ -168,15 +182,4 @@ static void test_dma_decode(struct qpu_emu_qpu *q)
 	T_EQ_U64(qpu_vdr_setup1(0x1234), qpu_vdr_setup1(0x71234));
 }
 
-int main(void)
-{
-	struct qpu_emu_qpu *q = calloc(1, sizeof(*q));
-
-	if (!q)
-		return T_EXIT_FAIL;
-	test_field_layout();
-	test_generic_decode(q);
-	test_dma_decode(q);
-	free(q);
-	return t_done("test-vpm-fields");
-}
+T_MAIN(.setup = alloc_qpu, .teardown = free_qpu)

@@ -219,7 +219,7 @@ result top_text_two_samples "$([ "$rc" -eq 0 ] && [ "$(grep -c '^qpuctl top: sam
 # 8b. top while jobs run (libqpu's runtime test): some sample shows the
 # device busy and a QPU in use.
 if command -v test-runtime >/dev/null; then
-	test-runtime /dev/qpu >/dev/null 2>&1 &
+	test-runtime --device /dev/qpu >/dev/null 2>&1 &
 	job=$!
 	run -j top 0 interval 0.3 count 8
 	wait $job
