@@ -226,6 +226,31 @@ struct qpu_sched {
 };
 
 /**
+ * struct qpu_sched_snapshot - a scheduler's state, read at one moment.
+ * @state: an enum qpu_dev_state: stopped, busy (a job runs) or idle.
+ * @jobs_submitted: &qpu_sched.jobs_submitted.
+ * @jobs_done: &qpu_sched.jobs_done.
+ * @jobs_failed: &qpu_sched.jobs_failed.
+ * @jobs_timeout: &qpu_sched.jobs_timeout.
+ * @jobs_canceled: &qpu_sched.jobs_canceled.
+ * @resets: &qpu_sched.resets.
+ * @busy_ns: time the V3D ran jobs, the running one's so far included.
+ *
+ * Filled by qpu_sched_snapshot() under the scheduler's lock, for readers
+ * outside the scheduler (netlink), which never reach into its structs.
+ */
+struct qpu_sched_snapshot {
+	u32 state;
+	u64 jobs_submitted;
+	u64 jobs_done;
+	u64 jobs_failed;
+	u64 jobs_timeout;
+	u64 jobs_canceled;
+	u64 resets;
+	u64 busy_ns;
+};
+
+/**
  * struct qpu_client - one file's view of the scheduler.
  * @queue: its jobs that have not started, oldest first; under the
  *	scheduler's lock. Only the oldest can start, so a file's jobs run in
@@ -568,7 +593,9 @@ void qpu_sched_client_fini(struct qpu_dev *qdev, struct qpu_client *client);
 void qpu_sched_kick(struct qpu_dev *qdev);
 int qpu_sched_reset_request(struct qpu_dev *qdev);
 bool qpu_sched_get_hang(struct qpu_dev *qdev, struct qpu_hang *hang);
-u64 qpu_sched_busy_ns(struct qpu_dev *qdev);
+void qpu_sched_snapshot(struct qpu_dev *qdev, struct qpu_sched_snapshot *snap);
+u32 qpu_sched_client_queued(struct qpu_dev *qdev,
+			    const struct qpu_client *client);
 
 /* qpu_dev.c */
 struct qpu_dev *qpu_dev_alloc(struct device *dev, enum qpu_backend backend,

@@ -277,25 +277,73 @@ static void qpu_sched_busy_end(struct qpu_sched *sched)
 	spin_unlock_irqrestore(&sched->lock, flags);
 }
 
-/**
- * qpu_sched_busy_ns() - how long the V3D has run jobs
- * @qdev: the device
- *
- * Return: nanoseconds from each job's start to its end, with the running
- * job's time so far; never decreases.
+/*
+ * How long the V3D has run jobs: nanoseconds from each job's start to its
+ * end, with the running job's time so far; never decreases. The caller
+ * holds the scheduler's lock.
  */
-u64 qpu_sched_busy_ns(struct qpu_dev *qdev)
+static u64 qpu_sched_busy_ns_locked(struct qpu_sched *sched)
+{
+	u64 ns = sched->busy_ns;
+
+	lockdep_assert_held(&sched->lock);
+	if (sched->busy_since)
+		ns += ktime_to_ns(ktime_sub(ktime_get(), sched->busy_since));
+	return ns;
+}
+
+/**
+ * qpu_sched_snapshot() - the scheduler's state and counters, at one moment
+ * @qdev: the device
+ * @snap: where they go
+ *
+ * Read under the scheduler's lock, so the state and the busy time agree
+ * with each other; the counters are those of that moment. @running is
+ * written by the work without the lock, so "busy" is only a snapshot.
+ * Any context that may take the scheduler's lock.
+ */
+void qpu_sched_snapshot(struct qpu_dev *qdev, struct qpu_sched_snapshot *snap)
 {
 	struct qpu_sched *sched = &qdev->sched;
 	unsigned long flags;
-	u64 ns;
 
 	spin_lock_irqsave(&sched->lock, flags);
-	ns = sched->busy_ns;
-	if (sched->busy_since)
-		ns += ktime_to_ns(ktime_sub(ktime_get(), sched->busy_since));
+	if (sched->stopped)
+		snap->state = QPU_DEV_STATE_STOPPED;
+	else if (READ_ONCE(sched->running))
+		snap->state = QPU_DEV_STATE_BUSY;
+	else
+		snap->state = QPU_DEV_STATE_IDLE;
+	snap->jobs_submitted = atomic64_read(&sched->jobs_submitted);
+	snap->jobs_done = atomic64_read(&sched->jobs_done);
+	snap->jobs_failed = atomic64_read(&sched->jobs_failed);
+	snap->jobs_timeout = atomic64_read(&sched->jobs_timeout);
+	snap->jobs_canceled = atomic64_read(&sched->jobs_canceled);
+	snap->resets = atomic64_read(&sched->resets);
+	snap->busy_ns = qpu_sched_busy_ns_locked(sched);
 	spin_unlock_irqrestore(&sched->lock, flags);
-	return ns;
+}
+
+/**
+ * qpu_sched_client_queued() - how many of a file's jobs wait to start
+ * @qdev: the device
+ * @client: the file's client, kept open by the caller
+ *
+ * Return: the jobs on @client's queue now (not those being submitted).
+ */
+u32 qpu_sched_client_queued(struct qpu_dev *qdev,
+			    const struct qpu_client *client)
+{
+	struct qpu_sched *sched = &qdev->sched;
+	const struct qpu_job *job;
+	unsigned long flags;
+	u32 queued = 0;
+
+	spin_lock_irqsave(&sched->lock, flags);
+	list_for_each_entry(job, &client->queue, node)
+		queued++;
+	spin_unlock_irqrestore(&sched->lock, flags);
+	return queued;
 }
 
 /**
