@@ -584,21 +584,23 @@ static void qpu_job_publish_locked(struct qpu_file *qf, struct qpu_job *job)
 	}
 }
 
-int qpu_ioctl_submit(struct qpu_file *qf, void *data, size_t usize,
-		     struct qpu_ioctl_fd *install)
+/*
+ * SUBMIT in three steps, as upstream DRM drivers split theirs: validate
+ * what the caller asked for (nothing allocated), build the job (its BOs
+ * referenced, its in-fence taken: nothing visible yet), and publish it (a
+ * seqno, the file's tables, the out-fence, the queue). Each step undoes
+ * its own work when it fails; the ioctl undoes the earlier steps.
+ */
+
+/* The arguments and the programs, checked; nothing is allocated. */
+static int qpu_job_submit_validate(struct qpu_file *qf,
+				   const struct qpu_submit *args,
+				   struct qpu_program *programs)
 {
-	struct qpu_submit *args = data;
-	struct qpu_dev *qdev = qf->qdev;
-	struct qpu_program programs[QPU_MAX_QPUS];
 	const u32 known_flags = QPU_SUBMIT_IN_FENCE | QPU_SUBMIT_OUT_FENCE |
 				QPU_SUBMIT_ALL_BOS;
+	struct qpu_dev *qdev = qf->qdev;
 	u32 num_qpus = qdev->ident.num_slices * qdev->ident.qpus_per_slice;
-	struct sync_file *sync_file = NULL;
-	struct qpu_job *job;
-	u32 *handles = NULL;
-	unsigned int timeout_ms;
-	int out_fd = -1;
-	int ret;
 
 	if (args->pad || args->flags & ~known_flags)
 		return -EINVAL;
@@ -606,7 +608,9 @@ int qpu_ioctl_submit(struct qpu_file *qf, void *data, size_t usize,
 	    args->program_count > QPU_MAX_QPUS)
 		return -EINVAL;
 	if (args->program_size < offsetofend(struct qpu_program, unif_offset) ||
-	    args->program_size > PAGE_SIZE || args->bo_count > QPU_MAX_JOB_BOS)
+	    args->program_size > PAGE_SIZE)
+		return -EINVAL;
+	if (args->bo_count > QPU_MAX_JOB_BOS)
 		return -EINVAL;
 	if (!(args->flags & QPU_SUBMIT_IN_FENCE) && args->in_fence_fd)
 		return -EINVAL;
@@ -616,22 +620,33 @@ int qpu_ioctl_submit(struct qpu_file *qf, void *data, size_t usize,
 	if (!qpu_job_may_submit(qdev))
 		return -EPERM;
 
-	ret = qpu_job_copy_programs(args, programs);
-	if (ret)
-		return ret;
+	return qpu_job_copy_programs(args, programs);
+}
 
-	/* Before anything is allocated: a full queue costs nothing. */
-	if (!qpu_job_queue_reserve(&qf->client)) {
-		dev_dbg(qdev->dev, "submit refused: %u jobs queued on this file\n",
-			qpu_job_max_queued());
-		return -EAGAIN;
-	}
+/* Undoes qpu_job_submit_build(): the job was never published. */
+static void qpu_job_submit_unbuild(struct qpu_job *job)
+{
+	qpu_job_put_bos(job);
+	qpu_job_put(job);
+}
+
+/*
+ * The job, with a reference on every BO it may touch and on its in-fence;
+ * the caller's reference, or an ERR_PTR. Nobody else sees it yet.
+ */
+static struct qpu_job *qpu_job_submit_build(struct qpu_file *qf,
+					    const struct qpu_submit *args,
+					    const struct qpu_program *programs)
+{
+	struct qpu_dev *qdev = qf->qdev;
+	unsigned int timeout_ms;
+	struct qpu_job *job;
+	u32 *handles = NULL;
+	int ret;
 
 	job = kzalloc(sizeof(*job), GFP_KERNEL_ACCOUNT);
-	if (!job) {
-		qpu_job_unqueued(&qf->client);
-		return -ENOMEM;
-	}
+	if (!job)
+		return ERR_PTR(-ENOMEM);
 	kref_init(&job->ref);
 	job->qdev = qdev;
 	job->client_id = qf->client.id;
@@ -646,30 +661,51 @@ int qpu_ioctl_submit(struct qpu_file *qf, void *data, size_t usize,
 				      args->bo_count * sizeof(*handles));
 		if (IS_ERR(handles)) {
 			ret = PTR_ERR(handles);
-			handles = NULL;
-			goto err_put_job;
+			goto err_unbuild;
 		}
 	}
 	if (args->flags & QPU_SUBMIT_ALL_BOS)
 		ret = qpu_job_lookup_all_bos(qf, job, programs);
 	else
 		ret = qpu_job_lookup_bos(qf, job, programs, handles, args->bo_count);
+	kfree(handles);
 	if (ret)
-		goto err_put_job;
+		goto err_unbuild;
 
 	if (args->flags & QPU_SUBMIT_IN_FENCE) {
 		job->in_fence = sync_file_get_fence(args->in_fence_fd);
 		if (!job->in_fence) {
 			ret = -EINVAL;
-			goto err_put_job;
+			goto err_unbuild;
 		}
 	}
+	return job;
+
+err_unbuild:
+	qpu_job_submit_unbuild(job);
+	return ERR_PTR(ret);
+}
+
+/*
+ * Gives @job its seqno and fence, records it in its file and, when asked,
+ * makes its out-fence; the answer goes to @args and @install. On success
+ * the caller's reference passes to the scheduler, which may end the job at
+ * once; on failure nothing was published and the reference is the
+ * caller's still.
+ */
+static int qpu_job_submit_publish(struct qpu_file *qf, struct qpu_job *job,
+				  struct qpu_submit *args,
+				  struct qpu_ioctl_fd *install)
+{
+	struct qpu_dev *qdev = qf->qdev;
+	struct sync_file *sync_file = NULL;
+	int out_fd = -1;
+	int ret;
+
 	if (args->flags & QPU_SUBMIT_OUT_FENCE) {
 		out_fd = get_unused_fd_flags(O_CLOEXEC);
-		if (out_fd < 0) {
-			ret = out_fd;
-			goto err_put_job;
-		}
+		if (out_fd < 0)
+			return out_fd;
 	}
 
 	mutex_lock(&qf->lock);
@@ -700,7 +736,6 @@ int qpu_ioctl_submit(struct qpu_file *qf, void *data, size_t usize,
 		install->fd = out_fd;
 		install->file = sync_file->file;
 	}
-	kfree(handles);
 
 	atomic64_inc(&qdev->sched.jobs_submitted);
 	qpu_sched_push(qdev, &qf->client, job);	/* takes our reference */
@@ -712,10 +747,41 @@ err_unlock:
 	mutex_unlock(&qf->lock);
 	if (out_fd >= 0)
 		put_unused_fd(out_fd);
-err_put_job:
-	kfree(handles);
-	qpu_job_put_bos(job);
-	qpu_job_put(job);
+	return ret;
+}
+
+int qpu_ioctl_submit(struct qpu_file *qf, void *data, size_t usize,
+		     struct qpu_ioctl_fd *install)
+{
+	struct qpu_program programs[QPU_MAX_QPUS];
+	struct qpu_submit *args = data;
+	struct qpu_job *job;
+	int ret;
+
+	ret = qpu_job_submit_validate(qf, args, programs);
+	if (ret)
+		return ret;
+
+	/* Before anything is allocated: a full queue costs nothing. */
+	if (!qpu_job_queue_reserve(&qf->client)) {
+		dev_dbg(qf->qdev->dev, "submit refused: %u jobs queued on this file\n",
+			qpu_job_max_queued());
+		return -EAGAIN;
+	}
+
+	job = qpu_job_submit_build(qf, args, programs);
+	if (IS_ERR(job)) {
+		ret = PTR_ERR(job);
+		goto err_unqueue;
+	}
+	ret = qpu_job_submit_publish(qf, job, args, install);
+	if (ret)
+		goto err_unbuild;
+	return 0;
+
+err_unbuild:
+	qpu_job_submit_unbuild(job);
+err_unqueue:
 	qpu_job_unqueued(&qf->client);
 	return ret;
 }
