@@ -375,8 +375,10 @@ static int qpu_job_add_bo_locked(struct qpu_file *qf, struct qpu_job *job,
 
 	lockdep_assert_held(&qf->lock);
 	bo = xa_load(&qf->handles, handle);
-	if (!bo)
+	if (!bo) {
+		dev_dbg(qf->qdev->dev, "submit refused: no BO handle %u\n", handle);
 		return -ENOENT;
+	}
 	kref_get(&bo->ref);
 	job->bos[job->bo_count++] = bo;
 	if (bop)
@@ -410,8 +412,11 @@ static int qpu_job_set_program(struct qpu_job *job, unsigned int i,
 	if (p->pad ||
 	    !qpu_devmodel_program_fits(code->size, p->code_offset,
 				       unif->size, p->unif_offset,
-				       p->unif_length))
+				       p->unif_length)) {
+		dev_dbg(job->qdev->dev, "submit refused: program %u has a nonzero pad or does not fit its BOs\n",
+			i);
 		return -EINVAL;
+	}
 	job->code_addr[i] = code->bus_addr + p->code_offset;
 	/* unif_length is checked above, then ignored (uapi). */
 	job->unif_addr[i] = unif->bus_addr + p->unif_offset;
@@ -492,10 +497,13 @@ static int qpu_job_lookup_all_bos(struct qpu_file *qf, struct qpu_job *job,
 
 		code = xa_load(&qf->handles, p->code_handle);
 		unif = xa_load(&qf->handles, p->unif_handle);
-		if (!code || !unif)
+		if (!code || !unif) {
+			dev_dbg(qf->qdev->dev, "submit refused: program %u names no BO handle %u\n",
+				i, code ? p->unif_handle : p->code_handle);
 			ret = -ENOENT;
-		else
+		} else {
 			ret = qpu_job_set_program(job, i, p, code, unif);
+		}
 	}
 	if (ret)
 		goto out_unlock;
@@ -601,26 +609,48 @@ static int qpu_job_submit_validate(struct qpu_file *qf,
 				QPU_SUBMIT_ALL_BOS;
 	struct qpu_dev *qdev = qf->qdev;
 	u32 num_qpus = qdev->ident.num_slices * qdev->ident.qpus_per_slice;
+	int ret;
 
-	if (args->pad || args->flags & ~known_flags)
+	if (args->pad || args->flags & ~known_flags) {
+		dev_dbg(qdev->dev, "submit refused: nonzero pad or unknown flags %#x\n",
+			args->flags & ~known_flags);
 		return -EINVAL;
+	}
 	if (!args->program_count || args->program_count > num_qpus ||
-	    args->program_count > QPU_MAX_QPUS)
+	    args->program_count > QPU_MAX_QPUS) {
+		dev_dbg(qdev->dev, "submit refused: %u programs, not 1 to %u\n",
+			args->program_count, min_t(u32, num_qpus, QPU_MAX_QPUS));
 		return -EINVAL;
+	}
 	if (args->program_size < offsetofend(struct qpu_program, unif_offset) ||
-	    args->program_size > PAGE_SIZE)
+	    args->program_size > PAGE_SIZE) {
+		dev_dbg(qdev->dev, "submit refused: program_size %u, not %zu to %lu\n",
+			args->program_size,
+			offsetofend(struct qpu_program, unif_offset), PAGE_SIZE);
 		return -EINVAL;
-	if (args->bo_count > QPU_MAX_JOB_BOS)
+	}
+	if (args->bo_count > QPU_MAX_JOB_BOS) {
+		dev_dbg(qdev->dev, "submit refused: %u BOs, more than %u\n",
+			args->bo_count, QPU_MAX_JOB_BOS);
 		return -EINVAL;
-	if (!(args->flags & QPU_SUBMIT_IN_FENCE) && args->in_fence_fd)
+	}
+	if (!(args->flags & QPU_SUBMIT_IN_FENCE) && args->in_fence_fd) {
+		dev_dbg(qdev->dev, "submit refused: in_fence_fd without QPU_SUBMIT_IN_FENCE\n");
 		return -EINVAL;
+	}
 	/* The file's whole set, or a list: never both. */
-	if (args->flags & QPU_SUBMIT_ALL_BOS && (args->bo_count || args->bo_handles))
+	if (args->flags & QPU_SUBMIT_ALL_BOS && (args->bo_count || args->bo_handles)) {
+		dev_dbg(qdev->dev, "submit refused: QPU_SUBMIT_ALL_BOS with a BO list\n");
 		return -EINVAL;
+	}
 	if (!qpu_job_may_submit(qdev))
 		return -EPERM;
 
-	return qpu_job_copy_programs(args, programs);
+	ret = qpu_job_copy_programs(args, programs);
+	if (ret)
+		dev_dbg(qdev->dev, "submit refused: programs unreadable or with a nonzero tail (%d)\n",
+			ret);
+	return ret;
 }
 
 /* Undoes qpu_job_submit_build(): the job was never published. */
@@ -661,6 +691,8 @@ static struct qpu_job *qpu_job_submit_build(struct qpu_file *qf,
 				      args->bo_count * sizeof(*handles));
 		if (IS_ERR(handles)) {
 			ret = PTR_ERR(handles);
+			dev_dbg(qdev->dev, "submit refused: bo_handles unreadable (%d)\n",
+				ret);
 			goto err_unbuild;
 		}
 	}
@@ -675,6 +707,8 @@ static struct qpu_job *qpu_job_submit_build(struct qpu_file *qf,
 	if (args->flags & QPU_SUBMIT_IN_FENCE) {
 		job->in_fence = sync_file_get_fence(args->in_fence_fd);
 		if (!job->in_fence) {
+			dev_dbg(qdev->dev, "submit refused: in_fence_fd %d is no sync_file\n",
+				args->in_fence_fd);
 			ret = -EINVAL;
 			goto err_unbuild;
 		}
@@ -704,8 +738,11 @@ static int qpu_job_submit_publish(struct qpu_file *qf, struct qpu_job *job,
 
 	if (args->flags & QPU_SUBMIT_OUT_FENCE) {
 		out_fd = get_unused_fd_flags(O_CLOEXEC);
-		if (out_fd < 0)
+		if (out_fd < 0) {
+			dev_dbg(qdev->dev, "submit refused: no fd for the out-fence (%d)\n",
+				out_fd);
 			return out_fd;
+		}
 	}
 
 	mutex_lock(&qf->lock);
@@ -796,14 +833,20 @@ static struct qpu_job *qpu_job_lookup(struct qpu_file *qf, const struct qpu_wait
 	mutex_lock(&qf->lock);
 	if (args->flags & QPU_WAIT_BO) {
 		bo = xa_load(&qf->handles, args->handle);
-		if (!bo)
+		if (!bo) {
+			dev_dbg(qf->qdev->dev, "wait refused: no BO handle %u\n",
+				args->handle);
 			job = ERR_PTR(-ENOENT);
-		else
+		} else {
 			job = bo->last_job;	/* NULL: no job used it */
+		}
 	} else {
 		job = xa_load(&qf->client.jobs, args->seqno);
-		if (!job)
+		if (!job) {
+			dev_dbg(qf->qdev->dev, "wait refused: no job %llu kept on this file\n",
+				args->seqno);
 			job = ERR_PTR(-ENOENT);
+		}
 	}
 	if (!IS_ERR_OR_NULL(job))
 		kref_get(&job->ref);
@@ -853,10 +896,17 @@ int qpu_ioctl_wait(struct qpu_file *qf, void *data, size_t usize,
 	struct qpu_job *job;
 	long ret;
 
-	if (args->pad || args->pad2 || args->pad3 || args->flags & ~QPU_WAIT_BO)
+	if (args->pad || args->pad2 || args->pad3 || args->flags & ~QPU_WAIT_BO) {
+		dev_dbg(qf->qdev->dev, "wait refused: nonzero pad or unknown flags %#x\n",
+			args->flags & ~QPU_WAIT_BO);
 		return -EINVAL;
-	if (args->flags & QPU_WAIT_BO ? args->seqno : args->handle)
+	}
+	if (args->flags & QPU_WAIT_BO ? args->seqno : args->handle) {
+		dev_dbg(qf->qdev->dev, "wait refused: %s\n",
+			args->flags & QPU_WAIT_BO ? "a seqno with QPU_WAIT_BO" :
+			"a handle without QPU_WAIT_BO");
 		return -EINVAL;
+	}
 	/* Outputs only: whatever the caller left there is not an answer. */
 	args->status = 0;
 	args->fault_qpu = 0;

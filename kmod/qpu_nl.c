@@ -10,6 +10,8 @@
  * qpu_bo.c and qpu_job.c and through the scheduler's work for resets.
  */
 
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
 #include <linux/netlink.h>
 #include <linux/pid.h>
 #include <net/genetlink.h>
@@ -22,6 +24,17 @@ enum {
 };
 
 static struct genl_family qpu_nl_family;
+
+/*
+ * Every refusal of a request sets the extended ack's sentence, then logs
+ * the same sentence as a debug line through this (a request need not name
+ * a device, so pr_debug).
+ */
+static void qpu_nl_dbg_refusal(const struct netlink_ext_ack *extack)
+{
+	pr_debug("netlink request refused: %s\n",
+		 extack && extack->_msg ? extack->_msg : "(no message)");
+}
 
 static const struct nla_policy qpu_nl_dev_policy[QPU_A_DEV_INDEX + 1] = {
 	[QPU_A_DEV_INDEX] = { .type = NLA_U32 },
@@ -80,12 +93,14 @@ static struct qpu_dev *qpu_nl_dev_from_attr(struct genl_info *info, int type)
 	if (!attr) {
 		NL_SET_ERR_ATTR_MISS(info->extack, NULL, type);
 		NL_SET_ERR_MSG_MOD(info->extack, "missing device index");
+		qpu_nl_dbg_refusal(info->extack);
 		return ERR_PTR(-EINVAL);
 	}
 	qdev = qpu_dev_lookup(nla_get_u32(attr));
 	if (!qdev) {
 		NL_SET_BAD_ATTR(info->extack, attr);
 		NL_SET_ERR_MSG_MOD(info->extack, "no such device");
+		qpu_nl_dbg_refusal(info->extack);
 		return ERR_PTR(-ENODEV);
 	}
 	return qdev;
@@ -225,8 +240,10 @@ static int qpu_nl_get_doit(struct genl_info *info, int index_type,
 	}
 	ret = fill(msg, qdev, &dest);
 	if (ret) {
-		if (ret == -ENOENT)
+		if (ret == -ENOENT) {
 			NL_SET_ERR_MSG_MOD(info->extack, "nothing recorded on this device");
+			qpu_nl_dbg_refusal(info->extack);
+		}
 		nlmsg_free(msg);
 		goto out_put;
 	}
@@ -441,6 +458,7 @@ static int qpu_nl_client_get_doit(struct sk_buff *skb, struct genl_info *info)
 	if (!filter.id && !filter.pid) {
 		NL_SET_ERR_ATTR_MISS(info->extack, NULL, QPU_A_CLIENT_ID);
 		NL_SET_ERR_MSG_MOD(info->extack, "missing client id or pid");
+		qpu_nl_dbg_refusal(info->extack);
 		return -EINVAL;
 	}
 
@@ -463,8 +481,10 @@ static int qpu_nl_client_get_doit(struct sk_buff *skb, struct genl_info *info)
 			index++;
 		}
 	}
-	if (ret == -ENOENT)
+	if (ret == -ENOENT) {
 		NL_SET_ERR_MSG_MOD(info->extack, "no such client");
+		qpu_nl_dbg_refusal(info->extack);
+	}
 	if (ret)
 		goto err_free;
 	return genlmsg_reply(msg, info);
@@ -591,6 +611,7 @@ static int qpu_nl_config_set_doit(struct sk_buff *skb, struct genl_info *info)
 			break;
 	if (type > QPU_A_CONFIG_MAX) {
 		NL_SET_ERR_MSG_MOD(info->extack, "no configuration attribute given");
+		qpu_nl_dbg_refusal(info->extack);
 		return -EINVAL;
 	}
 
@@ -622,6 +643,7 @@ static int qpu_nl_config_set_doit(struct sk_buff *skb, struct genl_info *info)
 		if (ret) {
 			NL_SET_BAD_ATTR(info->extack, attr);
 			NL_SET_ERR_MSG_MOD(info->extack, "value out of range");
+			qpu_nl_dbg_refusal(info->extack);
 		}
 	}
 	return ret;
@@ -689,8 +711,10 @@ static int qpu_nl_dev_reset_doit(struct sk_buff *skb, struct genl_info *info)
 	if (IS_ERR(qdev))
 		return PTR_ERR(qdev);
 	ret = qpu_sched_reset_request(qdev);
-	if (ret == -ENODEV)
+	if (ret == -ENODEV) {
 		NL_SET_ERR_MSG_MOD(info->extack, "the device is going away");
+		qpu_nl_dbg_refusal(info->extack);
+	}
 	qpu_dev_put(qdev);
 	return ret;
 }
