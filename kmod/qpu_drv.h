@@ -463,7 +463,8 @@ struct qpu_bo {
  *	until the job ends.
  * @bo_count: entries in @bos.
  * @timeout: how long the job may run once started.
- * @deadline: when it started plus @timeout.
+ * @start: when it started (written by the scheduler's work).
+ * @deadline: @start plus @timeout.
  * @status: an enum qpu_job_status once the job ended, else 0; written once
  *	before @done signals.
  * @fault: where a QPU_JOB_FAULT happened.
@@ -495,6 +496,7 @@ struct qpu_job {
 	struct qpu_bo **bos;
 	unsigned int bo_count;
 	ktime_t timeout;
+	ktime_t start;
 	ktime_t deadline;
 	u32 status;
 	struct {

@@ -24,6 +24,7 @@
 
 #include "qpu_devmodel.h"
 #include "qpu_drv.h"
+#include "qpu_trace.h"
 
 /* The simulated devices' defaults, which the real V3D shares. */
 static unsigned int qpu_default_timeout_ms = QPU_DEVMODEL_DEFAULT_TIMEOUT_MS;
@@ -775,6 +776,7 @@ static int qpu_job_submit_publish(struct qpu_file *qf, struct qpu_job *job,
 	}
 
 	atomic64_inc(&qdev->sched.jobs_submitted);
+	trace_qpu_job_submit(qdev, job);
 	qpu_sched_push(qdev, &qf->client, job);	/* takes our reference */
 	return 0;
 
