@@ -120,7 +120,7 @@ $(LINUX_SCRIPTS)/.stamp:
 		'*/scripts/const_structs.checkpatch' '*/scripts/kernel-doc'
 	$(Q)touch $@
 
-LINT_CHECKS := lint-checkpatch lint-kernel-doc lint-sparse
+LINT_CHECKS := lint-checkpatch lint-kernel-doc lint-sparse lint-layers
 .PHONY: $(LINT_CHECKS)
 
 lint:
@@ -132,6 +132,15 @@ lint-checkpatch: $(LINUX_SCRIPTS)/.stamp
 
 lint-kernel-doc: $(LINUX_SCRIPTS)/.stamp
 	$(Q)$(LINUX_SCRIPTS)/kernel-doc -none -Werror uapi/linux/qpu.h kmod/*.h kmod/*.c
+
+# The layers of kmod/ that a compiler cannot see: qpu_v3d.c programs the
+# V3D through the backend's ops and never asks which backend it drives;
+# netlink reads the scheduler through qpu_sched.c's accessors only.
+lint-layers:
+	$(Q)! grep -nE 'qdev->(sim|regs|hw)\b|QPU_BACKEND_|qpu_sim_|qpu_hw_' kmod/qpu_v3d.c || \
+		{ echo 'kmod/qpu_v3d.c: backend-specific code; use struct qpu_backend_ops' >&2; exit 1; }
+	$(Q)! grep -nE '(->|\.)sched\b|struct qpu_sched\b' kmod/qpu_nl.c || \
+		{ echo 'kmod/qpu_nl.c: reaches into the scheduler; use qpu_sched.c accessors' >&2; exit 1; }
 
 lint-sparse:
 	$(call kmod_build,sparse,$(KDIR),C=2 CF=-Wsparse-error) > $(BUILD)/sparse.log 2>&1 || \

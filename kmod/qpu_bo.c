@@ -442,15 +442,23 @@ int qpu_ioctl_bo_create(struct qpu_file *qf, void *data, size_t usize,
 	u64 size;
 	int ret;
 
-	if (args->flags || args->pad)
+	if (args->flags || args->pad) {
+		dev_dbg(qf->qdev->dev, "bo_create refused: nonzero flags %#x or pad\n",
+			args->flags);
 		return -EINVAL;
-	if (!args->size || args->size > qpu_bo_max_size())
+	}
+	if (!args->size || args->size > qpu_bo_max_size()) {
+		dev_dbg(qf->qdev->dev, "bo_create refused: size %llu, not 1 to %llu\n",
+			args->size, qpu_bo_max_size());
 		return -EINVAL;
+	}
 	size = PAGE_ALIGN(args->size);
 
 	mutex_lock(&qf->lock);
 	/* Only BO_CREATE adds, under qf->lock; a BO's release takes away. */
 	if (atomic64_read(&qf->quota->bytes) + size > qpu_bo_client_mem_limit()) {
+		dev_dbg(qf->qdev->dev, "bo_create refused: %llu more bytes pass the file's limit of %llu\n",
+			size, qpu_bo_client_mem_limit());
 		ret = -EDQUOT;
 		goto out_unlock;
 	}
@@ -458,6 +466,9 @@ int qpu_ioctl_bo_create(struct qpu_file *qf, void *data, size_t usize,
 	bo = qpu_bo_create(qf->qdev, size);
 	if (IS_ERR(bo)) {
 		ret = PTR_ERR(bo);
+		if (ret == -ENOSPC)
+			dev_dbg(qf->qdev->dev, "bo_create refused: %llu more bytes pass the device's limit or bus space\n",
+				size);
 		goto out_unlock;
 	}
 
@@ -505,8 +516,10 @@ int qpu_ioctl_bo_destroy(struct qpu_file *qf, void *data, size_t usize,
 	struct qpu_bo_destroy *args = data;
 	struct qpu_bo *bo;
 
-	if (args->pad)
+	if (args->pad) {
+		dev_dbg(qf->qdev->dev, "bo_destroy refused: nonzero pad\n");
 		return -EINVAL;
+	}
 
 	mutex_lock(&qf->lock);
 	bo = xa_load(&qf->handles, args->handle);
@@ -514,8 +527,11 @@ int qpu_ioctl_bo_destroy(struct qpu_file *qf, void *data, size_t usize,
 		qpu_bo_unpublish_locked(qf, args->handle, bo);
 	mutex_unlock(&qf->lock);
 
-	if (!bo)
+	if (!bo) {
+		dev_dbg(qf->qdev->dev, "bo_destroy refused: no handle %u\n",
+			args->handle);
 		return -ENOENT;
+	}
 	qpu_bo_put(bo);
 	return 0;
 }
@@ -592,8 +608,10 @@ int qpu_bo_mmap(struct file *file, struct vm_area_struct *vma)
 	int ret;
 
 	/* A private copy would stop being what the QPUs see. */
-	if (!(vma->vm_flags & VM_SHARED))
+	if (!(vma->vm_flags & VM_SHARED)) {
+		dev_dbg(qf->qdev->dev, "mmap refused: not MAP_SHARED\n");
 		return -EINVAL;
+	}
 	/* A clean answer; the fault handler is what keeps memory safe. */
 	if (!qpu_dev_present(qf->qdev))
 		return -ENODEV;
@@ -603,11 +621,16 @@ int qpu_bo_mmap(struct file *file, struct vm_area_struct *vma)
 	if (bo)
 		kref_get(&bo->ref);
 	mutex_unlock(&qf->lock);
-	if (!bo)
+	if (!bo) {
+		dev_dbg(qf->qdev->dev, "mmap refused: no BO at page offset %#lx\n",
+			vma->vm_pgoff);
 		return -EINVAL;
+	}
 
 	pgoff = vma->vm_pgoff - bo->mmap_pgoff;
 	if (npages > (bo->size >> PAGE_SHIFT) - pgoff) {
+		dev_dbg(qf->qdev->dev, "mmap refused: %lu pages from page %lu of a BO of %zu\n",
+			npages, pgoff, bo->size >> PAGE_SHIFT);
 		ret = -EINVAL;
 		goto err_put;
 	}

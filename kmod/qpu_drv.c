@@ -95,8 +95,10 @@ static int qpu_ioctl_get_param(struct qpu_file *qf, void *data, size_t usize,
 	const struct qpu_v3d_ident *id = &qf->qdev->ident;
 	struct qpu_get_param *args = data;
 
-	if (args->pad)
+	if (args->pad) {
+		dev_dbg(qf->qdev->dev, "get_param refused: nonzero pad\n");
 		return -EINVAL;
+	}
 
 	switch (args->param) {
 	case QPU_PARAM_ABI_VERSION:
@@ -143,6 +145,8 @@ static int qpu_ioctl_get_param(struct qpu_file *qf, void *data, size_t usize,
 			      QPU_EMU_INSTRUCTIONS_PER_MS : 0;
 		break;
 	default:
+		dev_dbg(qf->qdev->dev, "get_param refused: unknown param %u\n",
+			args->param);
 		return -EINVAL;
 	}
 	return 0;
@@ -202,23 +206,34 @@ static long qpu_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	size_t ksize;
 	int ret, idx;
 
-	if (_IOC_TYPE(cmd) != QPU_IOCTL_BASE || nr >= ARRAY_SIZE(qpu_ioctls))
+	if (_IOC_TYPE(cmd) != QPU_IOCTL_BASE || nr >= ARRAY_SIZE(qpu_ioctls)) {
+		dev_dbg(qf->qdev->dev, "ioctl %#x refused: not a qpu command\n", cmd);
 		return -ENOTTY;
+	}
 	nr = array_index_nospec(nr, ARRAY_SIZE(qpu_ioctls));
 	desc = &qpu_ioctls[nr];
-	if (!desc->handler || _IOC_DIR(cmd) != _IOC_DIR(desc->cmd))
+	if (!desc->handler || _IOC_DIR(cmd) != _IOC_DIR(desc->cmd)) {
+		dev_dbg(qf->qdev->dev, "ioctl %#x refused: unknown number or direction\n",
+			cmd);
 		return -ENOTTY;
+	}
 
 	ksize = _IOC_SIZE(desc->cmd);
 	if (WARN_ON_ONCE(ksize > sizeof(kdata)))
 		return -EINVAL;
-	if (usize < desc->min_size)
+	if (usize < desc->min_size) {
+		dev_dbg(qf->qdev->dev, "ioctl %#x refused: struct of %zu bytes, less than %zu\n",
+			cmd, usize, desc->min_size);
 		return -EINVAL;
+	}
 
 	if (_IOC_DIR(cmd) & _IOC_WRITE) {
 		ret = copy_struct_from_user(&kdata, ksize, uarg, usize);
-		if (ret)
+		if (ret) {
+			dev_dbg(qf->qdev->dev, "ioctl %#x refused: struct unreadable or with a nonzero tail (%d)\n",
+				cmd, ret);
 			return ret;
+		}
 	} else {
 		memset(&kdata, 0, ksize);
 	}
@@ -229,8 +244,10 @@ static long qpu_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	 * (zeros for a struct only read).
 	 */
 	if ((_IOC_DIR(cmd) & _IOC_READ) &&
-	    copy_to_user(uarg, &kdata, min(usize, ksize)))
+	    copy_to_user(uarg, &kdata, min(usize, ksize))) {
+		dev_dbg(qf->qdev->dev, "ioctl %#x refused: struct not writable\n", cmd);
 		return -EFAULT;
+	}
 
 	/* Nothing reaches a device that is going: see qpu_dev_unregister(). */
 	idx = qpu_dev_read_lock();
@@ -243,8 +260,11 @@ static long qpu_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 		return ret;
 
 	if ((_IOC_DIR(cmd) & _IOC_READ) &&
-	    copy_to_user(uarg, &kdata, min(usize, ksize)))
+	    copy_to_user(uarg, &kdata, min(usize, ksize))) {
+		dev_dbg(qf->qdev->dev, "ioctl %#x: answer not written back, struct no longer writable\n",
+			cmd);
 		ret = -EFAULT;
+	}
 	if (install.fd >= 0) {
 		/* The struct went away under us: the fd was never seen. */
 		if (ret) {

@@ -40,6 +40,8 @@ struct vm_fault;
 
 /**
  * struct qpu_backend_ops - what differs between the real and simulated V3D.
+ * @reg_read: read the V3D register at offset @reg (qpu_v3d_regs.h).
+ * @reg_write: write @val to the V3D register at offset @reg.
  * @bo_alloc: get zeroed memory for @bo->size bytes: set @bo->vaddr and
  *	@bo->bus_addr (and @bo->dma_addr if used); 0 or a negative errno.
  * @bo_free: give back what @bo_alloc got: the BO is no longer in use, or
@@ -59,17 +61,41 @@ struct vm_fault;
  *	(with @job's QPU states filled) when every running program waits
  *	forever, else 0 with *@progressing telling whether programs are
  *	issuing instructions now (the scheduler then holds off the wall-clock
- *	deadline). Process context.
+ *	deadline).
  * @qpu_instructions: the instructions each of the first @n QPUs issued
  *	since the device appeared, into @counts (optional: a backend that
  *	cannot count per QPU leaves it NULL, and netlink leaves them out).
- *	Any context that may sleep.
  * @reset: bring a wedged V3D back to its state after probe, discarding
  *	every program and everything programs left in the VPM, semaphores and
- *	mutex; may sleep.
+ *	mutex.
  * @release: free the backend's state at the device's last reference.
+ *
+ * Context and locks, op by op (no op may take a lock of qpu_drv.h's
+ * structs, since callers below may hold them):
+ *
+ * - @reg_read: any context, hard interrupts included (the scheduler's poll
+ *   timer and the V3D's interrupt read SRQCS and DBQITC), with no qpu lock
+ *   held or with any of them; must not sleep. The simulated V3D takes its
+ *   own register spinlock with interrupts off.
+ * - @reg_write: the scheduler's work (job start, reset, isolation), probe,
+ *   and the interrupt handler (DBQITC acknowledge), so also must not sleep;
+ *   no qpu lock held. The scheduler's work is ordered, so writes of one
+ *   job's programming never interleave with another's.
+ * - @bo_alloc: process context (BO_CREATE), under &qpu_file.lock, inside
+ *   qpu_dev_read_lock(); may sleep.
+ * - @bo_free: process context, under &qpu_dev.bos_lock; may sleep.
+ * - @bo_mmap: mmap(), under the caller's mmap_lock held for writing.
+ * - @bo_fault: the page fault handler, under the mmap_lock held for
+ *   reading and qpu_dev_read_lock().
+ * - @job_begin, @job_end, @job_fault, @job_check and @reset: the
+ *   scheduler's work only, with no qpu lock held (so one at a time, never
+ *   with the poll timer armed for @reset and @job_end); may sleep.
+ * - @qpu_instructions: netlink requests, no qpu lock held; may sleep.
+ * - @release: the device's last reference put, no qpu lock held.
  */
 struct qpu_backend_ops {
+	u32 (*reg_read)(struct qpu_dev *qdev, u32 reg);
+	void (*reg_write)(struct qpu_dev *qdev, u32 reg, u32 val);
 	int (*bo_alloc)(struct qpu_dev *qdev, struct qpu_bo *bo);
 	void (*bo_free)(struct qpu_dev *qdev, struct qpu_bo *bo);
 	void (*bo_mmap)(struct qpu_dev *qdev, struct qpu_bo *bo,
@@ -197,6 +223,31 @@ struct qpu_sched {
 	u64 busy_ns;
 	ktime_t busy_since;
 	u32 owner;
+};
+
+/**
+ * struct qpu_sched_snapshot - a scheduler's state, read at one moment.
+ * @state: an enum qpu_dev_state: stopped, busy (a job runs) or idle.
+ * @jobs_submitted: &qpu_sched.jobs_submitted.
+ * @jobs_done: &qpu_sched.jobs_done.
+ * @jobs_failed: &qpu_sched.jobs_failed.
+ * @jobs_timeout: &qpu_sched.jobs_timeout.
+ * @jobs_canceled: &qpu_sched.jobs_canceled.
+ * @resets: &qpu_sched.resets.
+ * @busy_ns: time the V3D ran jobs, the running one's so far included.
+ *
+ * Filled by qpu_sched_snapshot() under the scheduler's lock, for readers
+ * outside the scheduler (netlink), which never reach into its structs.
+ */
+struct qpu_sched_snapshot {
+	u32 state;
+	u64 jobs_submitted;
+	u64 jobs_done;
+	u64 jobs_failed;
+	u64 jobs_timeout;
+	u64 jobs_canceled;
+	u64 resets;
+	u64 busy_ns;
 };
 
 /**
@@ -412,7 +463,8 @@ struct qpu_bo {
  *	until the job ends.
  * @bo_count: entries in @bos.
  * @timeout: how long the job may run once started.
- * @deadline: when it started plus @timeout.
+ * @start: when it started (written by the scheduler's work).
+ * @deadline: @start plus @timeout.
  * @status: an enum qpu_job_status once the job ended, else 0; written once
  *	before @done signals.
  * @fault: where a QPU_JOB_FAULT happened.
@@ -444,6 +496,7 @@ struct qpu_job {
 	struct qpu_bo **bos;
 	unsigned int bo_count;
 	ktime_t timeout;
+	ktime_t start;
 	ktime_t deadline;
 	u32 status;
 	struct {
@@ -542,7 +595,9 @@ void qpu_sched_client_fini(struct qpu_dev *qdev, struct qpu_client *client);
 void qpu_sched_kick(struct qpu_dev *qdev);
 int qpu_sched_reset_request(struct qpu_dev *qdev);
 bool qpu_sched_get_hang(struct qpu_dev *qdev, struct qpu_hang *hang);
-u64 qpu_sched_busy_ns(struct qpu_dev *qdev);
+void qpu_sched_snapshot(struct qpu_dev *qdev, struct qpu_sched_snapshot *snap);
+u32 qpu_sched_client_queued(struct qpu_dev *qdev,
+			    const struct qpu_client *client);
 
 /* qpu_dev.c */
 struct qpu_dev *qpu_dev_alloc(struct device *dev, enum qpu_backend backend,
@@ -578,8 +633,6 @@ irqreturn_t qpu_v3d_irq(struct qpu_dev *qdev);
 /* qpu_sim.c */
 #define QPU_SIM_MAX_DEVICES 4
 bool qpu_sim_follows_hw_policy(void);
-u32 qpu_sim_reg_read(struct qpu_sim *sim, u32 reg);
-void qpu_sim_reg_write(struct qpu_sim *sim, u32 reg, u32 val);
 int qpu_sim_init(unsigned int num_devices);
 void qpu_sim_exit(void);
 

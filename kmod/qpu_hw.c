@@ -25,6 +25,7 @@
 #include <linux/clk.h>
 #include <linux/device.h>
 #include <linux/interrupt.h>
+#include <linux/io.h>
 #include <linux/mod_devicetable.h>
 #include <linux/module.h>
 #include <linux/of.h>
@@ -174,6 +175,17 @@ static const char *qpu_hw_power_source(struct device *dev, struct qpu_hw *hw)
 	return "none described";
 }
 
+/* The reg_read and reg_write ops: MMIO, any context. */
+static u32 qpu_hw_reg_read(struct qpu_dev *qdev, u32 reg)
+{
+	return readl(qdev->regs + reg);
+}
+
+static void qpu_hw_reg_write(struct qpu_dev *qdev, u32 reg, u32 val)
+{
+	writel(val, qdev->regs + reg);
+}
+
 /*
  * The V3D has no reset of its own that stops QPUs: cycle its power domain,
  * as vc4 does, or have the firmware disable and enable the QPUs when it
@@ -205,6 +217,8 @@ static int qpu_hw_reset(struct qpu_dev *qdev)
 }
 
 static const struct qpu_backend_ops qpu_hw_ops = {
+	.reg_read = qpu_hw_reg_read,
+	.reg_write = qpu_hw_reg_write,
 	.bo_alloc = qpu_hw_bo_alloc,
 	.bo_free = qpu_bo_dma_free,
 	.bo_mmap = qpu_bo_dma_mmap,

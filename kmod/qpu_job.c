@@ -24,6 +24,7 @@
 
 #include "qpu_devmodel.h"
 #include "qpu_drv.h"
+#include "qpu_trace.h"
 
 /* The simulated devices' defaults, which the real V3D shares. */
 static unsigned int qpu_default_timeout_ms = QPU_DEVMODEL_DEFAULT_TIMEOUT_MS;
@@ -375,8 +376,10 @@ static int qpu_job_add_bo_locked(struct qpu_file *qf, struct qpu_job *job,
 
 	lockdep_assert_held(&qf->lock);
 	bo = xa_load(&qf->handles, handle);
-	if (!bo)
+	if (!bo) {
+		dev_dbg(qf->qdev->dev, "submit refused: no BO handle %u\n", handle);
 		return -ENOENT;
+	}
 	kref_get(&bo->ref);
 	job->bos[job->bo_count++] = bo;
 	if (bop)
@@ -410,8 +413,11 @@ static int qpu_job_set_program(struct qpu_job *job, unsigned int i,
 	if (p->pad ||
 	    !qpu_devmodel_program_fits(code->size, p->code_offset,
 				       unif->size, p->unif_offset,
-				       p->unif_length))
+				       p->unif_length)) {
+		dev_dbg(job->qdev->dev, "submit refused: program %u has a nonzero pad or does not fit its BOs\n",
+			i);
 		return -EINVAL;
+	}
 	job->code_addr[i] = code->bus_addr + p->code_offset;
 	/* unif_length is checked above, then ignored (uapi). */
 	job->unif_addr[i] = unif->bus_addr + p->unif_offset;
@@ -492,10 +498,13 @@ static int qpu_job_lookup_all_bos(struct qpu_file *qf, struct qpu_job *job,
 
 		code = xa_load(&qf->handles, p->code_handle);
 		unif = xa_load(&qf->handles, p->unif_handle);
-		if (!code || !unif)
+		if (!code || !unif) {
+			dev_dbg(qf->qdev->dev, "submit refused: program %u names no BO handle %u\n",
+				i, code ? p->unif_handle : p->code_handle);
 			ret = -ENOENT;
-		else
+		} else {
 			ret = qpu_job_set_program(job, i, p, code, unif);
+		}
 	}
 	if (ret)
 		goto out_unlock;
@@ -584,54 +593,91 @@ static void qpu_job_publish_locked(struct qpu_file *qf, struct qpu_job *job)
 	}
 }
 
-int qpu_ioctl_submit(struct qpu_file *qf, void *data, size_t usize,
-		     struct qpu_ioctl_fd *install)
+/*
+ * SUBMIT in three steps, as upstream DRM drivers split theirs: validate
+ * what the caller asked for (nothing allocated), build the job (its BOs
+ * referenced, its in-fence taken: nothing visible yet), and publish it (a
+ * seqno, the file's tables, the out-fence, the queue). Each step undoes
+ * its own work when it fails; the ioctl undoes the earlier steps.
+ */
+
+/* The arguments and the programs, checked; nothing is allocated. */
+static int qpu_job_submit_validate(struct qpu_file *qf,
+				   const struct qpu_submit *args,
+				   struct qpu_program *programs)
 {
-	struct qpu_submit *args = data;
-	struct qpu_dev *qdev = qf->qdev;
-	struct qpu_program programs[QPU_MAX_QPUS];
 	const u32 known_flags = QPU_SUBMIT_IN_FENCE | QPU_SUBMIT_OUT_FENCE |
 				QPU_SUBMIT_ALL_BOS;
+	struct qpu_dev *qdev = qf->qdev;
 	u32 num_qpus = qdev->ident.num_slices * qdev->ident.qpus_per_slice;
-	struct sync_file *sync_file = NULL;
-	struct qpu_job *job;
-	u32 *handles = NULL;
-	unsigned int timeout_ms;
-	int out_fd = -1;
 	int ret;
 
-	if (args->pad || args->flags & ~known_flags)
+	if (args->pad || args->flags & ~known_flags) {
+		dev_dbg(qdev->dev, "submit refused: nonzero pad or unknown flags %#x\n",
+			args->flags & ~known_flags);
 		return -EINVAL;
+	}
 	if (!args->program_count || args->program_count > num_qpus ||
-	    args->program_count > QPU_MAX_QPUS)
+	    args->program_count > QPU_MAX_QPUS) {
+		dev_dbg(qdev->dev, "submit refused: %u programs, not 1 to %u\n",
+			args->program_count, min_t(u32, num_qpus, QPU_MAX_QPUS));
 		return -EINVAL;
+	}
 	if (args->program_size < offsetofend(struct qpu_program, unif_offset) ||
-	    args->program_size > PAGE_SIZE || args->bo_count > QPU_MAX_JOB_BOS)
+	    args->program_size > PAGE_SIZE) {
+		dev_dbg(qdev->dev, "submit refused: program_size %u, not %zu to %lu\n",
+			args->program_size,
+			offsetofend(struct qpu_program, unif_offset), PAGE_SIZE);
 		return -EINVAL;
-	if (!(args->flags & QPU_SUBMIT_IN_FENCE) && args->in_fence_fd)
+	}
+	if (args->bo_count > QPU_MAX_JOB_BOS) {
+		dev_dbg(qdev->dev, "submit refused: %u BOs, more than %u\n",
+			args->bo_count, QPU_MAX_JOB_BOS);
 		return -EINVAL;
+	}
+	if (!(args->flags & QPU_SUBMIT_IN_FENCE) && args->in_fence_fd) {
+		dev_dbg(qdev->dev, "submit refused: in_fence_fd without QPU_SUBMIT_IN_FENCE\n");
+		return -EINVAL;
+	}
 	/* The file's whole set, or a list: never both. */
-	if (args->flags & QPU_SUBMIT_ALL_BOS && (args->bo_count || args->bo_handles))
+	if (args->flags & QPU_SUBMIT_ALL_BOS && (args->bo_count || args->bo_handles)) {
+		dev_dbg(qdev->dev, "submit refused: QPU_SUBMIT_ALL_BOS with a BO list\n");
 		return -EINVAL;
+	}
 	if (!qpu_job_may_submit(qdev))
 		return -EPERM;
 
 	ret = qpu_job_copy_programs(args, programs);
 	if (ret)
-		return ret;
+		dev_dbg(qdev->dev, "submit refused: programs unreadable or with a nonzero tail (%d)\n",
+			ret);
+	return ret;
+}
 
-	/* Before anything is allocated: a full queue costs nothing. */
-	if (!qpu_job_queue_reserve(&qf->client)) {
-		dev_dbg(qdev->dev, "submit refused: %u jobs queued on this file\n",
-			qpu_job_max_queued());
-		return -EAGAIN;
-	}
+/* Undoes qpu_job_submit_build(): the job was never published. */
+static void qpu_job_submit_unbuild(struct qpu_job *job)
+{
+	qpu_job_put_bos(job);
+	qpu_job_put(job);
+}
+
+/*
+ * The job, with a reference on every BO it may touch and on its in-fence;
+ * the caller's reference, or an ERR_PTR. Nobody else sees it yet.
+ */
+static struct qpu_job *qpu_job_submit_build(struct qpu_file *qf,
+					    const struct qpu_submit *args,
+					    const struct qpu_program *programs)
+{
+	struct qpu_dev *qdev = qf->qdev;
+	unsigned int timeout_ms;
+	struct qpu_job *job;
+	u32 *handles = NULL;
+	int ret;
 
 	job = kzalloc(sizeof(*job), GFP_KERNEL_ACCOUNT);
-	if (!job) {
-		qpu_job_unqueued(&qf->client);
-		return -ENOMEM;
-	}
+	if (!job)
+		return ERR_PTR(-ENOMEM);
 	kref_init(&job->ref);
 	job->qdev = qdev;
 	job->client_id = qf->client.id;
@@ -646,29 +692,57 @@ int qpu_ioctl_submit(struct qpu_file *qf, void *data, size_t usize,
 				      args->bo_count * sizeof(*handles));
 		if (IS_ERR(handles)) {
 			ret = PTR_ERR(handles);
-			handles = NULL;
-			goto err_put_job;
+			dev_dbg(qdev->dev, "submit refused: bo_handles unreadable (%d)\n",
+				ret);
+			goto err_unbuild;
 		}
 	}
 	if (args->flags & QPU_SUBMIT_ALL_BOS)
 		ret = qpu_job_lookup_all_bos(qf, job, programs);
 	else
 		ret = qpu_job_lookup_bos(qf, job, programs, handles, args->bo_count);
+	kfree(handles);
 	if (ret)
-		goto err_put_job;
+		goto err_unbuild;
 
 	if (args->flags & QPU_SUBMIT_IN_FENCE) {
 		job->in_fence = sync_file_get_fence(args->in_fence_fd);
 		if (!job->in_fence) {
+			dev_dbg(qdev->dev, "submit refused: in_fence_fd %d is no sync_file\n",
+				args->in_fence_fd);
 			ret = -EINVAL;
-			goto err_put_job;
+			goto err_unbuild;
 		}
 	}
+	return job;
+
+err_unbuild:
+	qpu_job_submit_unbuild(job);
+	return ERR_PTR(ret);
+}
+
+/*
+ * Gives @job its seqno and fence, records it in its file and, when asked,
+ * makes its out-fence; the answer goes to @args and @install. On success
+ * the caller's reference passes to the scheduler, which may end the job at
+ * once; on failure nothing was published and the reference is the
+ * caller's still.
+ */
+static int qpu_job_submit_publish(struct qpu_file *qf, struct qpu_job *job,
+				  struct qpu_submit *args,
+				  struct qpu_ioctl_fd *install)
+{
+	struct qpu_dev *qdev = qf->qdev;
+	struct sync_file *sync_file = NULL;
+	int out_fd = -1;
+	int ret;
+
 	if (args->flags & QPU_SUBMIT_OUT_FENCE) {
 		out_fd = get_unused_fd_flags(O_CLOEXEC);
 		if (out_fd < 0) {
-			ret = out_fd;
-			goto err_put_job;
+			dev_dbg(qdev->dev, "submit refused: no fd for the out-fence (%d)\n",
+				out_fd);
+			return out_fd;
 		}
 	}
 
@@ -700,9 +774,9 @@ int qpu_ioctl_submit(struct qpu_file *qf, void *data, size_t usize,
 		install->fd = out_fd;
 		install->file = sync_file->file;
 	}
-	kfree(handles);
 
 	atomic64_inc(&qdev->sched.jobs_submitted);
+	trace_qpu_job_submit(qdev, job);
 	qpu_sched_push(qdev, &qf->client, job);	/* takes our reference */
 	return 0;
 
@@ -712,10 +786,41 @@ err_unlock:
 	mutex_unlock(&qf->lock);
 	if (out_fd >= 0)
 		put_unused_fd(out_fd);
-err_put_job:
-	kfree(handles);
-	qpu_job_put_bos(job);
-	qpu_job_put(job);
+	return ret;
+}
+
+int qpu_ioctl_submit(struct qpu_file *qf, void *data, size_t usize,
+		     struct qpu_ioctl_fd *install)
+{
+	struct qpu_program programs[QPU_MAX_QPUS];
+	struct qpu_submit *args = data;
+	struct qpu_job *job;
+	int ret;
+
+	ret = qpu_job_submit_validate(qf, args, programs);
+	if (ret)
+		return ret;
+
+	/* Before anything is allocated: a full queue costs nothing. */
+	if (!qpu_job_queue_reserve(&qf->client)) {
+		dev_dbg(qf->qdev->dev, "submit refused: %u jobs queued on this file\n",
+			qpu_job_max_queued());
+		return -EAGAIN;
+	}
+
+	job = qpu_job_submit_build(qf, args, programs);
+	if (IS_ERR(job)) {
+		ret = PTR_ERR(job);
+		goto err_unqueue;
+	}
+	ret = qpu_job_submit_publish(qf, job, args, install);
+	if (ret)
+		goto err_unbuild;
+	return 0;
+
+err_unbuild:
+	qpu_job_submit_unbuild(job);
+err_unqueue:
 	qpu_job_unqueued(&qf->client);
 	return ret;
 }
@@ -730,14 +835,20 @@ static struct qpu_job *qpu_job_lookup(struct qpu_file *qf, const struct qpu_wait
 	mutex_lock(&qf->lock);
 	if (args->flags & QPU_WAIT_BO) {
 		bo = xa_load(&qf->handles, args->handle);
-		if (!bo)
+		if (!bo) {
+			dev_dbg(qf->qdev->dev, "wait refused: no BO handle %u\n",
+				args->handle);
 			job = ERR_PTR(-ENOENT);
-		else
+		} else {
 			job = bo->last_job;	/* NULL: no job used it */
+		}
 	} else {
 		job = xa_load(&qf->client.jobs, args->seqno);
-		if (!job)
+		if (!job) {
+			dev_dbg(qf->qdev->dev, "wait refused: no job %llu kept on this file\n",
+				args->seqno);
 			job = ERR_PTR(-ENOENT);
+		}
 	}
 	if (!IS_ERR_OR_NULL(job))
 		kref_get(&job->ref);
@@ -787,10 +898,17 @@ int qpu_ioctl_wait(struct qpu_file *qf, void *data, size_t usize,
 	struct qpu_job *job;
 	long ret;
 
-	if (args->pad || args->pad2 || args->pad3 || args->flags & ~QPU_WAIT_BO)
+	if (args->pad || args->pad2 || args->pad3 || args->flags & ~QPU_WAIT_BO) {
+		dev_dbg(qf->qdev->dev, "wait refused: nonzero pad or unknown flags %#x\n",
+			args->flags & ~QPU_WAIT_BO);
 		return -EINVAL;
-	if (args->flags & QPU_WAIT_BO ? args->seqno : args->handle)
+	}
+	if (args->flags & QPU_WAIT_BO ? args->seqno : args->handle) {
+		dev_dbg(qf->qdev->dev, "wait refused: %s\n",
+			args->flags & QPU_WAIT_BO ? "a seqno with QPU_WAIT_BO" :
+			"a handle without QPU_WAIT_BO");
 		return -EINVAL;
+	}
 	/* Outputs only: whatever the caller left there is not an answer. */
 	args->status = 0;
 	args->fault_qpu = 0;

@@ -10,6 +10,8 @@
  * qpu_bo.c and qpu_job.c and through the scheduler's work for resets.
  */
 
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
 #include <linux/netlink.h>
 #include <linux/pid.h>
 #include <net/genetlink.h>
@@ -22,6 +24,17 @@ enum {
 };
 
 static struct genl_family qpu_nl_family;
+
+/*
+ * Every refusal of a request sets the extended ack's sentence, then logs
+ * the same sentence as a debug line through this (a request need not name
+ * a device, so pr_debug).
+ */
+static void qpu_nl_dbg_refusal(const struct netlink_ext_ack *extack)
+{
+	pr_debug("netlink request refused: %s\n",
+		 extack && extack->_msg ? extack->_msg : "(no message)");
+}
 
 static const struct nla_policy qpu_nl_dev_policy[QPU_A_DEV_INDEX + 1] = {
 	[QPU_A_DEV_INDEX] = { .type = NLA_U32 },
@@ -80,30 +93,17 @@ static struct qpu_dev *qpu_nl_dev_from_attr(struct genl_info *info, int type)
 	if (!attr) {
 		NL_SET_ERR_ATTR_MISS(info->extack, NULL, type);
 		NL_SET_ERR_MSG_MOD(info->extack, "missing device index");
+		qpu_nl_dbg_refusal(info->extack);
 		return ERR_PTR(-EINVAL);
 	}
 	qdev = qpu_dev_lookup(nla_get_u32(attr));
 	if (!qdev) {
 		NL_SET_BAD_ATTR(info->extack, attr);
 		NL_SET_ERR_MSG_MOD(info->extack, "no such device");
+		qpu_nl_dbg_refusal(info->extack);
 		return ERR_PTR(-ENODEV);
 	}
 	return qdev;
-}
-
-/* A snapshot: @running changes under the scheduler's work. */
-static u32 qpu_nl_dev_state(struct qpu_dev *qdev)
-{
-	struct qpu_sched *sched = &qdev->sched;
-	unsigned long flags;
-	bool stopped;
-
-	spin_lock_irqsave(&sched->lock, flags);
-	stopped = sched->stopped;
-	spin_unlock_irqrestore(&sched->lock, flags);
-	if (stopped)
-		return QPU_DEV_STATE_STOPPED;
-	return READ_ONCE(sched->running) ? QPU_DEV_STATE_BUSY : QPU_DEV_STATE_IDLE;
 }
 
 /* The reply of a device's GET: where it goes and how it is flagged. */
@@ -120,8 +120,10 @@ static int qpu_nl_dev_fill(struct sk_buff *skb, struct qpu_dev *qdev,
 			   const struct qpu_nl_dest *dest)
 {
 	const struct qpu_v3d_ident *id = &qdev->ident;
+	struct qpu_sched_snapshot snap;
 	void *hdr;
 
+	qpu_sched_snapshot(qdev, &snap);
 	hdr = genlmsg_put(skb, dest->portid, dest->seq, &qpu_nl_family,
 			  dest->flags, QPU_CMD_DEV_GET);
 	if (!hdr)
@@ -129,7 +131,7 @@ static int qpu_nl_dev_fill(struct sk_buff *skb, struct qpu_dev *qdev,
 	if (nla_put_u32(skb, QPU_A_DEV_INDEX, qdev->index) ||
 	    nla_put_string(skb, QPU_A_DEV_NAME, qdev->name) ||
 	    nla_put_u32(skb, QPU_A_DEV_BACKEND, qdev->backend) ||
-	    nla_put_u32(skb, QPU_A_DEV_STATE, qpu_nl_dev_state(qdev)) ||
+	    nla_put_u32(skb, QPU_A_DEV_STATE, snap.state) ||
 	    nla_put_u32(skb, QPU_A_DEV_IDENT0, id->raw[0]) ||
 	    nla_put_u32(skb, QPU_A_DEV_IDENT1, id->raw[1]) ||
 	    nla_put_u32(skb, QPU_A_DEV_IDENT2, id->raw[2]) ||
@@ -148,9 +150,9 @@ static int qpu_nl_dev_fill(struct sk_buff *skb, struct qpu_dev *qdev,
 	return 0;
 }
 
-static int qpu_nl_put_counter(struct sk_buff *skb, int type, atomic64_t *v)
+static int qpu_nl_put_counter(struct sk_buff *skb, int type, u64 v)
 {
-	return nla_put_u64_64bit(skb, type, atomic64_read(v), QPU_A_STATS_PAD);
+	return nla_put_u64_64bit(skb, type, v, QPU_A_STATS_PAD);
 }
 
 /* One QPU_A_STATS_QPU nest per QPU, where the backend counts per QPU. */
@@ -183,27 +185,29 @@ static int qpu_nl_put_qpus(struct sk_buff *skb, struct qpu_dev *qdev)
 static int qpu_nl_stats_fill(struct sk_buff *skb, struct qpu_dev *qdev,
 			     const struct qpu_nl_dest *dest)
 {
-	struct qpu_sched *sched = &qdev->sched;
+	struct qpu_sched_snapshot snap;
 	void *hdr;
 
+	qpu_sched_snapshot(qdev, &snap);
 	hdr = genlmsg_put(skb, dest->portid, dest->seq, &qpu_nl_family,
 			  dest->flags, QPU_CMD_STATS_GET);
 	if (!hdr)
 		return -EMSGSIZE;
 	if (nla_put_u32(skb, QPU_A_STATS_DEV_INDEX, qdev->index) ||
 	    qpu_nl_put_counter(skb, QPU_A_STATS_JOBS_SUBMITTED,
-			       &sched->jobs_submitted) ||
-	    qpu_nl_put_counter(skb, QPU_A_STATS_JOBS_DONE, &sched->jobs_done) ||
-	    qpu_nl_put_counter(skb, QPU_A_STATS_JOBS_FAILED, &sched->jobs_failed) ||
+			       snap.jobs_submitted) ||
+	    qpu_nl_put_counter(skb, QPU_A_STATS_JOBS_DONE, snap.jobs_done) ||
+	    qpu_nl_put_counter(skb, QPU_A_STATS_JOBS_FAILED, snap.jobs_failed) ||
 	    qpu_nl_put_counter(skb, QPU_A_STATS_JOBS_TIMEOUT,
-			       &sched->jobs_timeout) ||
+			       snap.jobs_timeout) ||
 	    qpu_nl_put_counter(skb, QPU_A_STATS_JOBS_CANCELED,
-			       &sched->jobs_canceled) ||
-	    qpu_nl_put_counter(skb, QPU_A_STATS_RESETS, &sched->resets) ||
+			       snap.jobs_canceled) ||
+	    qpu_nl_put_counter(skb, QPU_A_STATS_RESETS, snap.resets) ||
 	    nla_put_u64_64bit(skb, QPU_A_STATS_BO_COUNT,
 			      atomic_read(&qdev->bo_count), QPU_A_STATS_PAD) ||
-	    qpu_nl_put_counter(skb, QPU_A_STATS_BO_BYTES, &qdev->bo_bytes) ||
-	    nla_put_u64_64bit(skb, QPU_A_STATS_BUSY_NS, qpu_sched_busy_ns(qdev),
+	    qpu_nl_put_counter(skb, QPU_A_STATS_BO_BYTES,
+			       atomic64_read(&qdev->bo_bytes)) ||
+	    nla_put_u64_64bit(skb, QPU_A_STATS_BUSY_NS, snap.busy_ns,
 			      QPU_A_STATS_PAD) ||
 	    qpu_nl_put_qpus(skb, qdev)) {
 		genlmsg_cancel(skb, hdr);
@@ -236,8 +240,10 @@ static int qpu_nl_get_doit(struct genl_info *info, int index_type,
 	}
 	ret = fill(msg, qdev, &dest);
 	if (ret) {
-		if (ret == -ENOENT)
+		if (ret == -ENOENT) {
 			NL_SET_ERR_MSG_MOD(info->extack, "nothing recorded on this device");
+			qpu_nl_dbg_refusal(info->extack);
+		}
 		nlmsg_free(msg);
 		goto out_put;
 	}
@@ -375,12 +381,10 @@ static int qpu_nl_client_fill_locked(struct sk_buff *skb, struct qpu_dev *qdev,
 				     const struct qpu_nl_dest *dest,
 				     struct netlink_callback *cb)
 {
-	struct qpu_sched *sched = &qdev->sched;
-	u32 bo_count = 0, queued = 0;
+	u32 bo_count = 0, queued;
 	u64 bo_bytes, submitted;
-	unsigned long handle, flags;
+	unsigned long handle;
 	pid_t pid;
-	struct qpu_job *job;
 	struct qpu_bo *bo;
 	void *hdr;
 
@@ -391,10 +395,7 @@ static int qpu_nl_client_fill_locked(struct sk_buff *skb, struct qpu_dev *qdev,
 		bo_count++;
 	bo_bytes = atomic64_read(&qf->quota->bytes);
 	submitted = qf->client.next_seqno - 1;
-	spin_lock_irqsave(&sched->lock, flags);
-	list_for_each_entry(job, &qf->client.queue, node)
-		queued++;
-	spin_unlock_irqrestore(&sched->lock, flags);
+	queued = qpu_sched_client_queued(qdev, &qf->client);
 	mutex_unlock(&qf->lock);
 
 	hdr = genlmsg_put(skb, dest->portid, dest->seq, &qpu_nl_family,
@@ -457,6 +458,7 @@ static int qpu_nl_client_get_doit(struct sk_buff *skb, struct genl_info *info)
 	if (!filter.id && !filter.pid) {
 		NL_SET_ERR_ATTR_MISS(info->extack, NULL, QPU_A_CLIENT_ID);
 		NL_SET_ERR_MSG_MOD(info->extack, "missing client id or pid");
+		qpu_nl_dbg_refusal(info->extack);
 		return -EINVAL;
 	}
 
@@ -479,8 +481,10 @@ static int qpu_nl_client_get_doit(struct sk_buff *skb, struct genl_info *info)
 			index++;
 		}
 	}
-	if (ret == -ENOENT)
+	if (ret == -ENOENT) {
 		NL_SET_ERR_MSG_MOD(info->extack, "no such client");
+		qpu_nl_dbg_refusal(info->extack);
+	}
 	if (ret)
 		goto err_free;
 	return genlmsg_reply(msg, info);
@@ -607,6 +611,7 @@ static int qpu_nl_config_set_doit(struct sk_buff *skb, struct genl_info *info)
 			break;
 	if (type > QPU_A_CONFIG_MAX) {
 		NL_SET_ERR_MSG_MOD(info->extack, "no configuration attribute given");
+		qpu_nl_dbg_refusal(info->extack);
 		return -EINVAL;
 	}
 
@@ -638,6 +643,7 @@ static int qpu_nl_config_set_doit(struct sk_buff *skb, struct genl_info *info)
 		if (ret) {
 			NL_SET_BAD_ATTR(info->extack, attr);
 			NL_SET_ERR_MSG_MOD(info->extack, "value out of range");
+			qpu_nl_dbg_refusal(info->extack);
 		}
 	}
 	return ret;
@@ -705,8 +711,10 @@ static int qpu_nl_dev_reset_doit(struct sk_buff *skb, struct genl_info *info)
 	if (IS_ERR(qdev))
 		return PTR_ERR(qdev);
 	ret = qpu_sched_reset_request(qdev);
-	if (ret == -ENODEV)
+	if (ret == -ENODEV) {
 		NL_SET_ERR_MSG_MOD(info->extack, "the device is going away");
+		qpu_nl_dbg_refusal(info->extack);
+	}
 	qpu_dev_put(qdev);
 	return ret;
 }

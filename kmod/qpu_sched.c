@@ -75,6 +75,7 @@
 
 #include "qpu_compat.h"
 #include "qpu_drv.h"
+#include "qpu_trace.h"
 
 /*
  * The wall-clock safety net of a job timed by progress, in timeouts: 256
@@ -277,25 +278,73 @@ static void qpu_sched_busy_end(struct qpu_sched *sched)
 	spin_unlock_irqrestore(&sched->lock, flags);
 }
 
-/**
- * qpu_sched_busy_ns() - how long the V3D has run jobs
- * @qdev: the device
- *
- * Return: nanoseconds from each job's start to its end, with the running
- * job's time so far; never decreases.
+/*
+ * How long the V3D has run jobs: nanoseconds from each job's start to its
+ * end, with the running job's time so far; never decreases. The caller
+ * holds the scheduler's lock.
  */
-u64 qpu_sched_busy_ns(struct qpu_dev *qdev)
+static u64 qpu_sched_busy_ns_locked(struct qpu_sched *sched)
+{
+	u64 ns = sched->busy_ns;
+
+	lockdep_assert_held(&sched->lock);
+	if (sched->busy_since)
+		ns += ktime_to_ns(ktime_sub(ktime_get(), sched->busy_since));
+	return ns;
+}
+
+/**
+ * qpu_sched_snapshot() - the scheduler's state and counters, at one moment
+ * @qdev: the device
+ * @snap: where they go
+ *
+ * Read under the scheduler's lock, so the state and the busy time agree
+ * with each other; the counters are those of that moment. @running is
+ * written by the work without the lock, so "busy" is only a snapshot.
+ * Any context that may take the scheduler's lock.
+ */
+void qpu_sched_snapshot(struct qpu_dev *qdev, struct qpu_sched_snapshot *snap)
 {
 	struct qpu_sched *sched = &qdev->sched;
 	unsigned long flags;
-	u64 ns;
 
 	spin_lock_irqsave(&sched->lock, flags);
-	ns = sched->busy_ns;
-	if (sched->busy_since)
-		ns += ktime_to_ns(ktime_sub(ktime_get(), sched->busy_since));
+	if (sched->stopped)
+		snap->state = QPU_DEV_STATE_STOPPED;
+	else if (READ_ONCE(sched->running))
+		snap->state = QPU_DEV_STATE_BUSY;
+	else
+		snap->state = QPU_DEV_STATE_IDLE;
+	snap->jobs_submitted = atomic64_read(&sched->jobs_submitted);
+	snap->jobs_done = atomic64_read(&sched->jobs_done);
+	snap->jobs_failed = atomic64_read(&sched->jobs_failed);
+	snap->jobs_timeout = atomic64_read(&sched->jobs_timeout);
+	snap->jobs_canceled = atomic64_read(&sched->jobs_canceled);
+	snap->resets = atomic64_read(&sched->resets);
+	snap->busy_ns = qpu_sched_busy_ns_locked(sched);
 	spin_unlock_irqrestore(&sched->lock, flags);
-	return ns;
+}
+
+/**
+ * qpu_sched_client_queued() - how many of a file's jobs wait to start
+ * @qdev: the device
+ * @client: the file's client, kept open by the caller
+ *
+ * Return: the jobs on @client's queue now (not those being submitted).
+ */
+u32 qpu_sched_client_queued(struct qpu_dev *qdev,
+			    const struct qpu_client *client)
+{
+	struct qpu_sched *sched = &qdev->sched;
+	const struct qpu_job *job;
+	unsigned long flags;
+	u32 queued = 0;
+
+	spin_lock_irqsave(&sched->lock, flags);
+	list_for_each_entry(job, &client->queue, node)
+		queued++;
+	spin_unlock_irqrestore(&sched->lock, flags);
+	return queued;
 }
 
 /**
@@ -350,13 +399,17 @@ static void qpu_sched_keep_bos(struct qpu_dev *qdev, struct qpu_job *job)
 }
 
 /*
- * Every reset the scheduler does: checked (qpu_v3d_reset()); the first
- * that succeeds lets the BOs of jobs whose reset failed go.
+ * Every reset the scheduler does: checked (qpu_v3d_reset()) and traced;
+ * the first that succeeds lets the BOs of jobs whose reset failed go.
+ * @reason: an enum qpu_reset_reason, or 0 for a reset between files.
  */
-static int qpu_sched_v3d_reset(struct qpu_dev *qdev)
+static int qpu_sched_v3d_reset(struct qpu_dev *qdev, u32 reason)
 {
+	ktime_t start = ktime_get();
 	int ret = qpu_v3d_reset(qdev);
 
+	trace_qpu_reset(qdev, reason, ret,
+			ktime_to_ns(ktime_sub(ktime_get(), start)));
 	if (ret)
 		atomic64_inc(&qdev->sched.reset_failures);
 	else
@@ -373,7 +426,7 @@ static int qpu_sched_reset(struct qpu_dev *qdev, u32 reason)
 	int ret;
 
 	atomic64_inc(&qdev->sched.resets);
-	ret = qpu_sched_v3d_reset(qdev);
+	ret = qpu_sched_v3d_reset(qdev, reason);
 	if (ret)
 		dev_err(qdev->dev, "V3D reset failed: %d\n", ret);
 	else
@@ -408,7 +461,7 @@ static int qpu_sched_isolate(struct qpu_dev *qdev, struct qpu_job *job)
 
 	if (sched->owner && sched->owner != job->client_id) {
 		start = ktime_get();
-		ret = qpu_sched_v3d_reset(qdev);
+		ret = qpu_sched_v3d_reset(qdev, 0);
 		if (ret) {
 			dev_err(qdev->dev, "V3D reset between files failed: %d\n", ret);
 			return ret;
@@ -419,6 +472,12 @@ static int qpu_sched_isolate(struct qpu_dev *qdev, struct qpu_job *job)
 	}
 	sched->owner = job->client_id;
 	return 0;
+}
+
+/* How long the running @job has run. */
+static u64 qpu_sched_job_ns(const struct qpu_job *job)
+{
+	return ktime_to_ns(ktime_sub(ktime_get(), job->start));
 }
 
 /*
@@ -435,6 +494,7 @@ static void qpu_sched_finish(struct qpu_dev *qdev, struct qpu_job *job,
 	hrtimer_cancel(&sched->poll);
 	/* The reset that may follow is not the job's running time. */
 	qpu_sched_busy_end(sched);
+	trace_qpu_job_end(qdev, job, status, qpu_sched_job_ns(job));
 	qpu_nl_job_event(qdev, job, status);
 	if (status != QPU_JOB_DONE && qpu_sched_reset(qdev, reason))
 		qpu_sched_keep_bos(qdev, job);
@@ -582,7 +642,7 @@ static u32 qpu_sched_job_time(struct qpu_dev *qdev, struct qpu_job *job)
 	if (status)
 		return status;
 	if (progressing)
-		limit = ktime_add(ktime_sub(job->deadline, job->timeout),
+		limit = ktime_add(job->start,
 				  max_t(s64, job->timeout * QPU_SCHED_WALL_FACTOR,
 					QPU_SCHED_WALL_MIN));
 	return ktime_after(ktime_get(), limit) ? QPU_JOB_TIMEOUT : 0;
@@ -622,6 +682,11 @@ static void qpu_sched_work(struct work_struct *work)
 		done = qpu_v3d_job_poll(qdev, job);
 		if (done)
 			status = done;
+		if (status == QPU_JOB_TIMEOUT || status == QPU_JOB_DEADLOCK)
+			trace_qpu_job_timeout(qdev, job, status,
+					      qpu_sched_job_ns(job));
+		if (status == QPU_JOB_FAULT)
+			trace_qpu_job_fault(qdev, job);
 		if (status == QPU_JOB_TIMEOUT) {
 			dev_err_ratelimited(qdev->dev,
 					    "job %llu timed out after %lld ms; resetting the V3D\n",
@@ -670,10 +735,12 @@ static void qpu_sched_work(struct work_struct *work)
 	}
 
 	sched->running = job;
-	job->deadline = ktime_add(ktime_get(), job->timeout);
+	job->start = ktime_get();
+	job->deadline = ktime_add(job->start, job->timeout);
 	if (qdev->ops->job_begin)
 		qdev->ops->job_begin(qdev, job);
 	qpu_sched_busy_start(sched);
+	trace_qpu_job_start(qdev, job);
 	qpu_v3d_job_start(qdev, job);
 	qpu_sched_poll_start(sched, job);
 	qpu_sched_check_later(qdev, job);

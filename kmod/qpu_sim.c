@@ -200,8 +200,10 @@ struct qpu_sim {
 	bool dma_bos;
 };
 
-u32 qpu_sim_reg_read(struct qpu_sim *sim, u32 reg)
+/* The reg_read op: any context (struct qpu_backend_ops). */
+static u32 qpu_sim_reg_read(struct qpu_dev *qdev, u32 reg)
 {
+	struct qpu_sim *sim = qdev->sim;
 	unsigned long flags;
 	u32 val = 0;
 
@@ -252,8 +254,10 @@ static void qpu_sim_queue_program_locked(struct qpu_sim *sim, u32 pc)
 			   usecs_to_jiffies(READ_ONCE(sim->latency_us)));
 }
 
-void qpu_sim_reg_write(struct qpu_sim *sim, u32 reg, u32 val)
+/* The reg_write op: any context (struct qpu_backend_ops). */
+static void qpu_sim_reg_write(struct qpu_dev *qdev, u32 reg, u32 val)
 {
+	struct qpu_sim *sim = qdev->sim;
 	unsigned long flags;
 
 	spin_lock_irqsave(&sim->lock, flags);
@@ -709,6 +713,8 @@ static void qpu_sim_release(struct qpu_dev *qdev)
 }
 
 static const struct qpu_backend_ops qpu_sim_ops = {
+	.reg_read = qpu_sim_reg_read,
+	.reg_write = qpu_sim_reg_write,
 	.bo_alloc = qpu_sim_bo_alloc,
 	.bo_free = qpu_sim_bo_free,
 	.bo_mmap = qpu_sim_bo_mmap,

@@ -4,13 +4,14 @@
  *
  * Every register access of the driver goes through qpu_v3d_read() and
  * qpu_v3d_write(): the narrow waist behind which the simulated V3D sits, so
- * the code that runs on a Pi is the code the selftests exercise.
+ * the code that runs on a Pi is the code the selftests exercise. Which V3D
+ * answers is the backend's business (its reg_read and reg_write ops): this
+ * file never asks which one it drives.
  */
 
 #include <linux/bitfield.h>
 #include <linux/device.h>
 #include <linux/interrupt.h>
-#include <linux/io.h>
 #include <linux/module.h>
 
 #include "qpu_drv.h"
@@ -33,19 +34,15 @@ bool qpu_v3d_host_irq_enabled(void)
 	return READ_ONCE(qpu_v3d_host_irq);
 }
 
+/* Any context, hard interrupts included (struct qpu_backend_ops). */
 u32 qpu_v3d_read(struct qpu_dev *qdev, u32 reg)
 {
-	if (qdev->sim)
-		return qpu_sim_reg_read(qdev->sim, reg);
-	return readl(qdev->regs + reg);
+	return qdev->ops->reg_read(qdev, reg);
 }
 
 void qpu_v3d_write(struct qpu_dev *qdev, u32 reg, u32 val)
 {
-	if (qdev->sim)
-		qpu_sim_reg_write(qdev->sim, reg, val);
-	else
-		writel(val, qdev->regs + reg);
+	qdev->ops->reg_write(qdev, reg, val);
 }
 
 /**

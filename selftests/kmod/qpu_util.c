@@ -191,6 +191,24 @@ int qpu_test_write(const char *path, const char *value)
 	return ret;
 }
 
+long qpu_test_read_file(const char *path, char *buf, size_t size)
+{
+	size_t len = 0;
+	ssize_t n = 0;
+	int fd;
+
+	if (!size)
+		return -1;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	while (len < size - 1 && (n = read(fd, buf + len, size - 1 - len)) > 0)
+		len += n;
+	close(fd);
+	buf[len] = '\0';
+	return n < 0 ? -1 : (long)len;
+}
+
 struct qpu_test_pingpong {
 	int ping, pong;
 	long n;

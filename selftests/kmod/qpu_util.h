@@ -86,4 +86,10 @@ long long qpu_test_param(const char *name);
 /* Writes @value to the file @path (a knob or a parameter); 0 or -1. */
 int qpu_test_write(const char *path, const char *value);
 
+/*
+ * Reads the file @path whole, up to @size - 1 bytes, into @buf and ends it
+ * with a NUL; the bytes read, or -1.
+ */
+long qpu_test_read_file(const char *path, char *buf, size_t size);
+
 #endif /* QPU_UTIL_H */

@@ -1,0 +1,289 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Refusals of user input leave a debug line: with qpu.ko's dynamic debug
+ * on, each refused ioctl and mmap of a representative set (dispatcher,
+ * GET_PARAM, BO_CREATE, BO_DESTROY, SUBMIT, WAIT, mmap) logs exactly one
+ * kernel line saying what was refused, and nothing at all with it off.
+ * Without dynamic debug (CONFIG_DYNAMIC_DEBUG) every case is a skip.
+ */
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <linux/qpu.h>
+
+#include "kselftest_harness.h"
+#include "qpu_programs.h"
+#include "qpu_util.h"
+
+#define DYNDBG_CONTROL "/sys/kernel/debug/dynamic_debug/control"
+
+/* What one case does: a call that must fail with the variant's errno. */
+struct refusal_ctx {
+	int fd;
+	struct qpu_test_bo code;
+};
+
+typedef int (*refusal_fn)(const struct refusal_ctx *ctx);
+
+FIXTURE(dyndbg) {
+	struct refusal_ctx ctx;
+	int kmsg;
+	int have_dyndbg;
+};
+
+FIXTURE_VARIANT(dyndbg) {
+	refusal_fn refuse;
+	int err;
+	const char *text;	/* what the kernel line must say */
+};
+
+FIXTURE_SETUP(dyndbg)
+{
+	self->ctx.fd = open(QPU_NODE, O_RDWR | O_CLOEXEC);
+	ASSERT_LE(0, self->ctx.fd) TH_LOG("open " QPU_NODE ": %s", strerror(errno));
+	ASSERT_EQ(0, qpu_test_bo_new(self->ctx.fd, 4096, qpu_prog_end,
+				     sizeof(qpu_prog_end), &self->ctx.code));
+	self->have_dyndbg = !access(DYNDBG_CONTROL, W_OK);
+	self->kmsg = open("/dev/kmsg", O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	ASSERT_LE(0, self->kmsg) TH_LOG("/dev/kmsg: %s", strerror(errno));
+	if (self->have_dyndbg)
+		ASSERT_EQ(0, qpu_test_write(DYNDBG_CONTROL, "module qpu +p"));
+}
+
+FIXTURE_TEARDOWN(dyndbg)
+{
+	if (self->have_dyndbg)
+		qpu_test_write(DYNDBG_CONTROL, "module qpu -p");
+	close(self->kmsg);
+	qpu_test_bo_free(self->ctx.fd, &self->ctx.code);
+	close(self->ctx.fd);
+}
+
+/* Skips the records already in the log: only what follows is read. */
+static void kmsg_skip_old(int kmsg)
+{
+	lseek(kmsg, 0, SEEK_END);
+}
+
+/*
+ * The log records that appeared since, from the qpu module (dev_dbg's
+ * "qpu-sim" device prefix, pr_debug's "qpu: "): how many, and the last.
+ */
+static int kmsg_qpu_lines(int kmsg, char *last, size_t size)
+{
+	char rec[2048];
+	int count = 0;
+	size_t len;
+	ssize_t n;
+
+	last[0] = '\0';
+	while ((n = read(kmsg, rec, sizeof(rec) - 1)) > 0 || (n < 0 && errno == EPIPE)) {
+		const char *msg;
+
+		if (n < 0)
+			continue;	/* overwritten records: read on */
+		rec[n] = '\0';
+		msg = strchr(rec, ';');
+		msg = msg ? msg + 1 : rec;
+		if (strncmp(msg, "qpu-sim ", 8) && strncmp(msg, "qpu: ", 5))
+			continue;
+		count++;
+		len = strnlen(msg, size - 1);
+		memcpy(last, msg, len);
+		last[len] = '\0';
+	}
+	return count;
+}
+
+static int refuse_unknown_ioctl(const struct refusal_ctx *ctx)
+{
+	return ioctl(ctx->fd, _IO(QPU_IOCTL_BASE, 0x7f));
+}
+
+static int refuse_wrong_direction(const struct refusal_ctx *ctx)
+{
+	struct qpu_get_param p = { .param = QPU_PARAM_ABI_VERSION };
+
+	return ioctl(ctx->fd, _IOR(QPU_IOCTL_BASE, QPU_IOCTL_NR_GET_PARAM,
+				   struct qpu_get_param), &p);
+}
+
+static int refuse_short_struct(const struct refusal_ctx *ctx)
+{
+	__u32 p = QPU_PARAM_ABI_VERSION;
+
+	return ioctl(ctx->fd, _IOC(_IOC_READ | _IOC_WRITE, QPU_IOCTL_BASE,
+				   QPU_IOCTL_NR_GET_PARAM, sizeof(p)), &p);
+}
+
+static int refuse_nonzero_tail(const struct refusal_ctx *ctx)
+{
+	struct {
+		struct qpu_get_param p;
+		__u64 tail;
+	} big = { .p.param = QPU_PARAM_ABI_VERSION, .tail = 1 };
+
+	return ioctl(ctx->fd, _IOC(_IOC_READ | _IOC_WRITE, QPU_IOCTL_BASE,
+				   QPU_IOCTL_NR_GET_PARAM, sizeof(big)), &big);
+}
+
+static int refuse_unknown_param(const struct refusal_ctx *ctx)
+{
+	struct qpu_get_param p = { .param = 0xffff };
+
+	return ioctl(ctx->fd, QPU_IOCTL_GET_PARAM, &p);
+}
+
+static int refuse_bo_flags(const struct refusal_ctx *ctx)
+{
+	struct qpu_bo_create c = { .size = 4096, .flags = 1 };
+
+	return ioctl(ctx->fd, QPU_IOCTL_BO_CREATE, &c);
+}
+
+static int refuse_bo_size_zero(const struct refusal_ctx *ctx)
+{
+	struct qpu_bo_create c = { .size = 0 };
+
+	return ioctl(ctx->fd, QPU_IOCTL_BO_CREATE, &c);
+}
+
+static int refuse_bo_destroy_unknown(const struct refusal_ctx *ctx)
+{
+	struct qpu_bo_destroy d = { .handle = 0xdead };
+
+	return ioctl(ctx->fd, QPU_IOCTL_BO_DESTROY, &d);
+}
+
+static int refuse_submit_flags(const struct refusal_ctx *ctx)
+{
+	return qpu_test_submit(ctx->fd, &ctx->code, &ctx->code, 1, 0, 1u << 31, 0, NULL);
+}
+
+static int refuse_submit_13_programs(const struct refusal_ctx *ctx)
+{
+	return qpu_test_submit(ctx->fd, &ctx->code, &ctx->code, 13, 0, 0, 0, NULL);
+}
+
+static int refuse_submit_unknown_handle(const struct refusal_ctx *ctx)
+{
+	struct qpu_test_bo none = { .handle = 0xdead };
+
+	return qpu_test_submit(ctx->fd, &ctx->code, &none, 1, 0, 0, 0, NULL);
+}
+
+static int refuse_submit_no_in_fence_flag(const struct refusal_ctx *ctx)
+{
+	return qpu_test_submit(ctx->fd, &ctx->code, &ctx->code, 1, 0, 0, 3, NULL);
+}
+
+static int refuse_wait_unknown_seqno(const struct refusal_ctx *ctx)
+{
+	struct qpu_wait w = { .seqno = 999999 };
+
+	return ioctl(ctx->fd, QPU_IOCTL_WAIT, &w);
+}
+
+static int refuse_wait_pad(const struct refusal_ctx *ctx)
+{
+	struct qpu_wait w = { .seqno = 1, .pad = 1 };
+
+	return ioctl(ctx->fd, QPU_IOCTL_WAIT, &w);
+}
+
+static int refuse_mmap_private(const struct refusal_ctx *ctx)
+{
+	void *p = mmap(NULL, 4096, PROT_READ, MAP_PRIVATE, ctx->fd,
+		       ctx->code.mmap_offset);
+
+	if (p == MAP_FAILED)
+		return -1;
+	munmap(p, 4096);
+	return 0;
+}
+
+static int refuse_mmap_no_bo(const struct refusal_ctx *ctx)
+{
+	void *p = mmap(NULL, 4096, PROT_READ, MAP_SHARED, ctx->fd,
+		       ctx->code.mmap_offset + (1 << 30));
+
+	if (p == MAP_FAILED)
+		return -1;
+	munmap(p, 4096);
+	return 0;
+}
+
+static int refuse_mmap_past_the_bo(const struct refusal_ctx *ctx)
+{
+	void *p = mmap(NULL, 2 * 4096, PROT_READ, MAP_SHARED, ctx->fd,
+		       ctx->code.mmap_offset);
+
+	if (p == MAP_FAILED)
+		return -1;
+	munmap(p, 2 * 4096);
+	return 0;
+}
+
+#define REFUSAL(name, fn, errno_value, line)				\
+	FIXTURE_VARIANT_ADD(dyndbg, name) {				\
+		.refuse = fn, .err = errno_value, .text = line,		\
+	}
+
+REFUSAL(unknown_ioctl, refuse_unknown_ioctl, ENOTTY, "not a qpu command");
+REFUSAL(wrong_direction, refuse_wrong_direction, ENOTTY, "unknown number or direction");
+REFUSAL(short_struct, refuse_short_struct, EINVAL, "struct of 4 bytes");
+REFUSAL(nonzero_tail, refuse_nonzero_tail, E2BIG, "nonzero tail");
+REFUSAL(unknown_param, refuse_unknown_param, EINVAL, "get_param refused: unknown param 65535");
+REFUSAL(bo_create_flags, refuse_bo_flags, EINVAL, "bo_create refused: nonzero flags");
+REFUSAL(bo_create_size_zero, refuse_bo_size_zero, EINVAL, "bo_create refused: size 0");
+REFUSAL(bo_destroy_unknown, refuse_bo_destroy_unknown, ENOENT, "bo_destroy refused: no handle 57005");
+REFUSAL(submit_flags, refuse_submit_flags, EINVAL, "submit refused: nonzero pad or unknown flags 0x80000000");
+REFUSAL(submit_13_programs, refuse_submit_13_programs, EINVAL, "submit refused: 13 programs");
+REFUSAL(submit_unknown_handle, refuse_submit_unknown_handle, ENOENT, "submit refused: no BO handle 57005");
+REFUSAL(submit_fence_fd_without_flag, refuse_submit_no_in_fence_flag, EINVAL, "in_fence_fd without");
+REFUSAL(wait_unknown_seqno, refuse_wait_unknown_seqno, ENOENT, "wait refused: no job 999999");
+REFUSAL(wait_pad, refuse_wait_pad, EINVAL, "wait refused: nonzero pad");
+REFUSAL(mmap_private, refuse_mmap_private, EINVAL, "mmap refused: not MAP_SHARED");
+REFUSAL(mmap_no_bo, refuse_mmap_no_bo, EINVAL, "mmap refused: no BO at page offset");
+REFUSAL(mmap_past_the_bo, refuse_mmap_past_the_bo, EINVAL, "mmap refused: 2 pages from page 0");
+
+/* The refusal fails as before and logs exactly one line saying what. */
+TEST_F(dyndbg, refusal_logs_one_line)
+{
+	char line[1024];
+	int ret;
+
+	if (!self->have_dyndbg)
+		SKIP(return, "no " DYNDBG_CONTROL " (CONFIG_DYNAMIC_DEBUG)");
+	kmsg_skip_old(self->kmsg);
+	errno = 0;
+	ret = variant->refuse(&self->ctx);
+	EXPECT_EQ(-1, ret);
+	EXPECT_EQ(variant->err, errno) TH_LOG("%s", strerror(errno));
+	EXPECT_EQ(1, kmsg_qpu_lines(self->kmsg, line, sizeof(line))) TH_LOG("last: %s", line);
+	EXPECT_NE(NULL, strstr(line, variant->text)) TH_LOG("line: %s", line);
+}
+
+/* With the module's debug lines off, the same refusal logs nothing. */
+TEST_F(dyndbg, refusal_silent_when_off)
+{
+	char line[1024];
+
+	if (!self->have_dyndbg)
+		SKIP(return, "no " DYNDBG_CONTROL " (CONFIG_DYNAMIC_DEBUG)");
+	ASSERT_EQ(0, qpu_test_write(DYNDBG_CONTROL, "module qpu -p"));
+	kmsg_skip_old(self->kmsg);
+	EXPECT_EQ(-1, variant->refuse(&self->ctx));
+	EXPECT_EQ(variant->err, errno);
+	EXPECT_EQ(0, kmsg_qpu_lines(self->kmsg, line, sizeof(line))) TH_LOG("line: %s", line);
+}
+
+TEST_HARNESS_MAIN
