@@ -445,7 +445,7 @@ static void qpu_sim_exec(struct work_struct *work)
 	enum qpu_emu_status status;
 	bool more, irq, changed = false, verdict;
 	unsigned long flags;
-	u32 done;
+	u32 done, ended = 0;
 
 	mutex_lock(&sim->emu_lock);
 	qpu_sim_start_programs(sim);
@@ -468,7 +468,7 @@ static void qpu_sim_exec(struct work_struct *work)
 		changed = true;
 	}
 	if (done != sim->emu_done && !READ_ONCE(sim->hang)) {
-		sim->done = (sim->done + done - sim->emu_done) & 0xff;
+		ended = done - sim->emu_done;
 		changed = true;
 	}
 	sim->emu_done = done;
@@ -479,11 +479,22 @@ static void qpu_sim_exec(struct work_struct *work)
 	       (status == QPU_EMU_RUNNING || sim->queue_len);
 	irq = sim->dbqitc;
 	spin_unlock_irqrestore(&sim->lock, flags);
-	mutex_unlock(&sim->emu_lock);
 
-	/* The interrupt line, level-triggered on DBQITC. */
+	/*
+	 * The interrupt line, level-triggered on DBQITC. A program's host_int
+	 * write comes before its end, so the line rises before SRQCS counts
+	 * the end: a poll that sees the job done has seen its interrupts.
+	 * emu_lock keeps a reset (which cancels this work first) and the
+	 * next job's start (which waits for this count) out of the gap.
+	 */
 	if (irq)
 		qpu_v3d_irq(sim->qdev);
+	if (ended) {
+		spin_lock_irqsave(&sim->lock, flags);
+		sim->done = (sim->done + ended) & 0xff;
+		spin_unlock_irqrestore(&sim->lock, flags);
+	}
+	mutex_unlock(&sim->emu_lock);
 	if (status == QPU_EMU_DEADLOCK)
 		dev_dbg(sim->qdev->dev, "every running QPU waits forever\n");
 	if (more)
