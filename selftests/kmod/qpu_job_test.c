@@ -712,8 +712,12 @@ TEST_F_TIMEOUT(job, in_fence_chains_jobs, 30)
 	ASSERT_EQ(0, qpu_test_bo_new(fd2, 4096, qpu_prog_end, sizeof(qpu_prog_end), &end2));
 	ASSERT_EQ(0, qpu_test_bo_new(fd2, 4096, NULL, 0, &unif2));
 
-	/* A is slow; B, on another file, would otherwise run first. */
-	ASSERT_EQ(0, qpu_test_write(DEBUGFS "latency_us", "300000"));
+	/*
+	 * A is slow; B, on another file, would otherwise run first. A
+	 * second of latency outlasts the 50 ms wait and the fence check
+	 * even in a VM on a loaded host (300 ms did not).
+	 */
+	ASSERT_EQ(0, qpu_test_write(DEBUGFS "latency_us", "1000000"));
 	ASSERT_EQ(0, qpu_test_submit(self->fd, &self->end, &self->unif, 1, 5000,
 			    QPU_SUBMIT_OUT_FENCE, 0, &a));
 	ASSERT_EQ(0, qpu_test_submit(fd2, &end2, &unif2, 1, 0, QPU_SUBMIT_IN_FENCE,
