@@ -514,7 +514,7 @@ static int submit_all_bos(int fd, const struct qpu_test_bo *code,
  * but the set is the file's at submit: a BO made after it is out of reach,
  * one destroyed after it stays alive for the job.
  */
-TEST_F(job, all_bos_reach_the_files_bos_at_submit)
+TEST_F_TIMEOUT(job, all_bos_reach_the_files_bos_at_submit, 60)
 {
 	struct qpu_get_param p = { .param = QPU_PARAM_FEATURES };
 	struct qpu_test_bo later, gone;
@@ -544,7 +544,8 @@ TEST_F(job, all_bos_reach_the_files_bos_at_submit)
 	ASSERT_EQ(0, submit_all_bos(self->fd, &self->tmu, &self->unif, 0, &s));
 	ASSERT_EQ(0, qpu_test_bo_new(self->fd, 4096, NULL, 0, &later));
 	unif[0] = later.bus_addr;
-	ASSERT_EQ(QPU_JOB_FAULT, qpu_test_wait(self->fd, s.seqno, 5000, &w));
+	/* The loop's 20 ms of instructions take 10 s on raspi0 under load. */
+	ASSERT_EQ(QPU_JOB_FAULT, qpu_test_wait(self->fd, s.seqno, 20000, &w));
 	EXPECT_EQ(later.bus_addr, w.fault_addr);
 	EXPECT_EQ(QPU_FAULT_TMU, w.fault_access);
 	EXPECT_EQ(QPU_JOB_TIMEOUT, qpu_test_wait(self->fd, q.seqno, 0, NULL));
