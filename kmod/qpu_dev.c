@@ -110,6 +110,7 @@ struct qpu_dev *qpu_dev_alloc(struct device *dev, enum qpu_backend backend,
 	qdev->backend = backend;
 	qdev->ops = ops;
 	qdev->index = -1;
+	qpu_telemetry_init(qdev);
 	return qdev;
 }
 
@@ -197,6 +198,7 @@ void qpu_dev_file_open(struct qpu_dev *qdev, struct qpu_file *qf,
 	list_add_tail(&qf->node, &qdev->files);
 	atomic_inc(&qpu_dev_files_gen);
 	mutex_unlock(&qdev->files_lock);
+	qpu_telemetry_file_open(qdev);
 }
 
 /**
@@ -206,6 +208,7 @@ void qpu_dev_file_open(struct qpu_dev *qdev, struct qpu_file *qf,
  */
 void qpu_dev_file_close(struct qpu_dev *qdev, struct qpu_file *qf)
 {
+	qpu_telemetry_file_close(qdev);
 	mutex_lock(&qdev->files_lock);
 	list_del(&qf->node);
 	atomic_inc(&qpu_dev_files_gen);
@@ -348,6 +351,8 @@ void qpu_dev_unregister(struct qpu_dev *qdev)
 	xa_erase(&qpu_devs, qdev->index);
 	misc_deregister(&qdev->misc);
 	WRITE_ONCE(qdev->gone, true);
+	/* Before the knobs and the backend's state the samples read go. */
+	qpu_telemetry_stop(qdev);
 	debugfs_remove_recursive(qdev->debugfs);
 	/* Ends the jobs that WAITs inside qpu_dev_read_lock() may wait for. */
 	qpu_sched_fini(qdev);

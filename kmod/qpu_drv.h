@@ -32,6 +32,9 @@ struct qpu_dev;
 struct qpu_hw;
 struct qpu_job;
 struct qpu_sim;
+struct qpu_telemetry_sample;
+struct rpi_firmware;
+struct sk_buff;
 struct gen_pool;
 struct pid;
 struct file;
@@ -65,6 +68,10 @@ struct vm_fault;
  * @qpu_instructions: the instructions each of the first @n QPUs issued
  *	since the device appeared, into @counts (optional: a backend that
  *	cannot count per QPU leaves it NULL, and netlink leaves them out).
+ * @telemetry_read: fill @s with what the firmware (or the model) says of
+ *	the V3D's clock, the temperature and throttling, each field flagged in
+ *	@s->have; 0, or a negative errno when nothing could be read (optional:
+ *	without it the device has no telemetry).
  * @reset: bring a wedged V3D back to its state after probe, discarding
  *	every program and everything programs left in the VPM, semaphores and
  *	mutex.
@@ -91,6 +98,8 @@ struct vm_fault;
  *   scheduler's work only, with no qpu lock held (so one at a time, never
  *   with the poll timer armed for @reset and @job_end); may sleep.
  * - @qpu_instructions: netlink requests, no qpu lock held; may sleep.
+ * - @telemetry_read: the telemetry's sampling work, with no qpu lock held
+ *   (qpu_telemetry.c takes its lock after the read); may sleep.
  * - @release: the device's last reference put, no qpu lock held.
  */
 struct qpu_backend_ops {
@@ -109,6 +118,8 @@ struct qpu_backend_ops {
 			 bool *progressing);
 	void (*qpu_instructions)(struct qpu_dev *qdev, u64 *counts,
 				 unsigned int n);
+	int (*telemetry_read)(struct qpu_dev *qdev,
+			      struct qpu_telemetry_sample *s);
 	int (*reset)(struct qpu_dev *qdev);
 	void (*release)(struct qpu_dev *qdev);
 };
@@ -277,6 +288,62 @@ struct qpu_client {
 	struct xarray jobs;
 };
 
+/* Which fields of a struct qpu_telemetry_sample were read. */
+#define QPU_TELEMETRY_HAVE_CLOCK_SET		BIT(0)
+#define QPU_TELEMETRY_HAVE_CLOCK_MEASURED	BIT(1)
+#define QPU_TELEMETRY_HAVE_TEMP			BIT(2)
+#define QPU_TELEMETRY_HAVE_THROTTLED		BIT(3)
+
+/**
+ * struct qpu_telemetry_sample - one reading of the firmware's telemetry.
+ * @have: QPU_TELEMETRY_HAVE_* bits of the fields below that were read.
+ * @clock_set_hz: the V3D's clock rate as set (GET_CLOCK_RATE).
+ * @clock_measured_hz: the V3D's clock as measured (GET_CLOCK_MEASURED).
+ * @temp_mc: the SoC's temperature, millidegrees Celsius.
+ * @throttled: the firmware's get-throttled word (enum qpu_throttled_flags).
+ */
+struct qpu_telemetry_sample {
+	u32 have;
+	u32 clock_set_hz;
+	u32 clock_measured_hz;
+	s32 temp_mc;
+	u32 throttled;
+};
+
+/**
+ * struct qpu_telemetry - a device's telemetry sampling (qpu_telemetry.c).
+ * @lock: protects everything below but the counters; taken by the
+ *	sampling work, by open and close (process context) and by netlink.
+ * @work: takes a sample every telemetry_period_ms while @users is not 0;
+ *	on system_wq.
+ * @users: open files of the device.
+ * @stopped: set at removal, before @work is cancelled for good.
+ * @sample: the last sample; valid when @when is not 0.
+ * @when: when it was taken (CLOCK_MONOTONIC), or 0 before the first.
+ * @clock_low: the clock-low state (see uapi's "DOC: telemetry").
+ * @throttling: the throttling state.
+ * @clear_samples: samples in a row without a throttled "now" bit.
+ * @samples: samples taken, read without @lock.
+ * @clock_low_events: entries into @clock_low.
+ * @throttle_events: entries into @throttling.
+ * @model: the simulated V3D's knobs (qpu_sim_telemetry.c), or NULL.
+ */
+struct qpu_telemetry {
+	struct mutex lock;		/* sample, states, users */
+	struct delayed_work work;
+	unsigned int users;
+	bool stopped;
+	struct qpu_telemetry_sample sample;
+	ktime_t when;
+	bool clock_low;
+	bool throttling;
+	unsigned int clear_samples;
+	atomic64_t samples;
+	atomic64_t clock_low_events;
+	atomic64_t throttle_events;
+	void *model;
+};
+
 /**
  * struct qpu_v3d_ident - what a V3D says about itself, read once at probe.
  * @raw: the IDENT0, IDENT1 and IDENT2 registers as read.
@@ -334,6 +401,7 @@ struct qpu_v3d_ident {
  *	dumps, which take each file's &qpu_file.lock and then the scheduler's
  *	lock under it: files_lock, then qpu_file.lock, then qpu_sched.lock.
  * @files: the open files; struct qpu_file.node.
+ * @telemetry: clock, temperature and throttling samples.
  */
 struct qpu_dev {
 	struct kref ref;
@@ -358,6 +426,7 @@ struct qpu_dev {
 	struct qpu_sched sched;
 	struct mutex files_lock;	/* @files */
 	struct list_head files;
+	struct qpu_telemetry telemetry;
 };
 
 /**
@@ -643,10 +712,34 @@ void qpu_nl_job_event(struct qpu_dev *qdev, const struct qpu_job *job,
 		      u32 status);
 void qpu_nl_reset_event(struct qpu_dev *qdev, u32 reason);
 
+void qpu_nl_telemetry_event(struct qpu_dev *qdev, u32 event,
+			    const struct qpu_telemetry_sample *s);
+
+/* qpu_telemetry.c */
+void qpu_telemetry_init(struct qpu_dev *qdev);
+void qpu_telemetry_stop(struct qpu_dev *qdev);
+void qpu_telemetry_file_open(struct qpu_dev *qdev);
+void qpu_telemetry_file_close(struct qpu_dev *qdev);
+int qpu_telemetry_put_dev(struct sk_buff *skb, struct qpu_dev *qdev);
+int qpu_telemetry_put_stats(struct sk_buff *skb, struct qpu_dev *qdev);
+int qpu_telemetry_put_sample(struct sk_buff *skb,
+			     const struct qpu_telemetry_sample *s);
+struct rpi_firmware *qpu_telemetry_fw_get(struct device *dev);
+int qpu_telemetry_fw_read(struct rpi_firmware *fw,
+			  struct qpu_telemetry_sample *s);
+
+/* qpu_sim_telemetry.c */
+int qpu_sim_telemetry_init(struct qpu_dev *qdev);
+void qpu_sim_telemetry_debugfs(struct qpu_dev *qdev);
+int qpu_sim_telemetry_read(struct qpu_dev *qdev,
+			   struct qpu_telemetry_sample *s);
+
 /* qpu_float_check.c */
 void qpu_float_check_init(struct dentry *dir);
 
 /* qpu_hw.c */
+/* The firmware's clock id of the V3D, in its mailbox property interface. */
+#define QPU_FW_CLK_V3D	5
 int qpu_hw_init(void);
 void qpu_hw_exit(void);
 

@@ -13,7 +13,9 @@
  *
  * The clock rate netlink reports is read once here: from the device tree's
  * clock when there is one, else from the firmware when it is in use (its
- * GET_CLOCK_RATE property for the V3D clock), else it is unknown. Per-QPU
+ * GET_CLOCK_RATE property for the V3D clock), else it is unknown; the
+ * telemetry's samples (qpu_telemetry.c) ask the firmware whenever there is
+ * one, whether or not it powers the QPUs. Per-QPU
  * instruction counts are not offered: the V3D's performance counters
  * (PCTR) only sum events over all QPUs, and vc4 programs the same ones.
  *
@@ -54,10 +56,13 @@ MODULE_PARM_DESC(fw_qpu_enable,
  *	NULL when the firmware is not used.
  * @clk: the V3D's clock, enabled while bound; NULL when the device tree
  *	has none (BCM2835's does not).
+ * @telemetry_fw: the firmware, for telemetry, whether or not it powers the
+ *	QPUs; NULL without one.
  */
 struct qpu_hw {
 	struct rpi_firmware *fw;
 	struct clk *clk;
+	struct rpi_firmware *telemetry_fw;
 };
 
 /*
@@ -143,9 +148,6 @@ static int qpu_hw_fw_init(struct device *dev, struct qpu_hw *hw)
 	return devm_add_action_or_reset(dev, qpu_hw_fw_release, hw);
 }
 
-/* The firmware's clock id of the V3D, in its mailbox property interface. */
-#define QPU_HW_FW_CLK_V3D	5
-
 /* The V3D's clock rate in Hz, or 0 when nothing says. */
 static u32 qpu_hw_clock_hz(struct qpu_hw *hw)
 {
@@ -157,7 +159,7 @@ static u32 qpu_hw_clock_hz(struct qpu_hw *hw)
 
 	if (rate || !hw->fw)
 		return min_t(unsigned long, rate, U32_MAX);
-	msg.id = cpu_to_le32(QPU_HW_FW_CLK_V3D);
+	msg.id = cpu_to_le32(QPU_FW_CLK_V3D);
 	msg.rate = 0;
 	if (rpi_firmware_property(hw->fw, RPI_FIRMWARE_GET_CLOCK_RATE, &msg,
 				  sizeof(msg)))
@@ -216,6 +218,13 @@ static int qpu_hw_reset(struct qpu_dev *qdev)
 	return 0;
 }
 
+/* Only the telemetry's work calls this, and removal stops it first. */
+static int qpu_hw_telemetry_read(struct qpu_dev *qdev,
+				 struct qpu_telemetry_sample *s)
+{
+	return qpu_telemetry_fw_read(qdev->hw->telemetry_fw, s);
+}
+
 static const struct qpu_backend_ops qpu_hw_ops = {
 	.reg_read = qpu_hw_reg_read,
 	.reg_write = qpu_hw_reg_write,
@@ -223,6 +232,7 @@ static const struct qpu_backend_ops qpu_hw_ops = {
 	.bo_free = qpu_bo_dma_free,
 	.bo_mmap = qpu_bo_dma_mmap,
 	.bo_fault = qpu_bo_dma_fault,
+	.telemetry_read = qpu_hw_telemetry_read,
 	.reset = qpu_hw_reset,
 };
 
@@ -288,6 +298,7 @@ static int qpu_hw_probe(struct platform_device *pdev)
 	ret = qpu_hw_fw_init(dev, hw);
 	if (ret)
 		goto err_pm_put;
+	hw->telemetry_fw = qpu_telemetry_fw_get(dev);
 
 	qdev = qpu_dev_alloc(dev, QPU_BACKEND_HW, &qpu_hw_ops);
 	if (!qdev) {

@@ -142,7 +142,8 @@ static int qpu_nl_dev_fill(struct sk_buff *skb, struct qpu_dev *qdev,
 	    nla_put_u32(skb, QPU_A_DEV_NUM_SEMAPHORES, id->num_semaphores) ||
 	    nla_put_u32(skb, QPU_A_DEV_VPM_SIZE, id->vpm_size) ||
 	    (qdev->clock_hz &&
-	     nla_put_u32(skb, QPU_A_DEV_CLOCK_HZ, qdev->clock_hz))) {
+	     nla_put_u32(skb, QPU_A_DEV_CLOCK_HZ, qdev->clock_hz)) ||
+	    qpu_telemetry_put_dev(skb, qdev)) {
 		genlmsg_cancel(skb, hdr);
 		return -EMSGSIZE;
 	}
@@ -209,7 +210,8 @@ static int qpu_nl_stats_fill(struct sk_buff *skb, struct qpu_dev *qdev,
 			       atomic64_read(&qdev->bo_bytes)) ||
 	    nla_put_u64_64bit(skb, QPU_A_STATS_BUSY_NS, snap.busy_ns,
 			      QPU_A_STATS_PAD) ||
-	    qpu_nl_put_qpus(skb, qdev)) {
+	    qpu_nl_put_qpus(skb, qdev) ||
+	    qpu_telemetry_put_stats(skb, qdev)) {
 		genlmsg_cancel(skb, hdr);
 		return -EMSGSIZE;
 	}
@@ -893,6 +895,31 @@ void qpu_nl_reset_event(struct qpu_dev *qdev, u32 reason)
 	if (!msg)
 		return;
 	if (nla_put_u32(msg, QPU_A_EVENT_REASON, reason)) {
+		nlmsg_free(msg);
+		return;
+	}
+	qpu_nl_event_send(msg, hdr);
+}
+
+/**
+ * qpu_nl_telemetry_event() - tell the listeners that a telemetry state changed
+ * @qdev: the device
+ * @event: an enum qpu_telemetry_event
+ * @s: the sample that changed it
+ *
+ * Called by the telemetry's work; may sleep.
+ */
+void qpu_nl_telemetry_event(struct qpu_dev *qdev, u32 event,
+			    const struct qpu_telemetry_sample *s)
+{
+	struct sk_buff *msg;
+	void *hdr;
+
+	msg = qpu_nl_event_new(qdev, QPU_CMD_TELEMETRY_NTF, &hdr);
+	if (!msg)
+		return;
+	if (nla_put_u32(msg, QPU_A_EVENT_TELEMETRY, event) ||
+	    qpu_telemetry_put_sample(msg, s)) {
 		nlmsg_free(msg);
 		return;
 	}

@@ -57,7 +57,8 @@
  * hardware: qpu_emu_set_strict_vpm()), "poll_only" (programs that end or
  * fault do not kick the scheduler: only its poll of SRQCS finds them, as on
  * hardware without interrupts) and "reset_noop" (a reset does nothing, so
- * the driver's check of it fails). DBQITE/DBQITC model
+ * the driver's check of it fails); qpu_sim_telemetry.c adds the telemetry's
+ * knobs. DBQITE/DBQITC model
  * the QPUs' host interrupts; the interrupt line is a call to qpu_v3d_irq().
  */
 
@@ -735,6 +736,7 @@ static const struct qpu_backend_ops qpu_sim_ops = {
 	.job_fault = qpu_sim_job_fault,
 	.job_check = qpu_sim_job_check,
 	.qpu_instructions = qpu_sim_qpu_instructions,
+	.telemetry_read = qpu_sim_telemetry_read,
 	.reset = qpu_sim_reset,
 	.release = qpu_sim_release,
 };
@@ -790,6 +792,10 @@ static int qpu_sim_probe(struct platform_device *pdev)
 		goto err_put;
 	}
 
+	ret = qpu_sim_telemetry_init(qdev);
+	if (ret)
+		goto err_put;
+
 	sim->wq = alloc_ordered_workqueue("%s-sim", 0, dev_name(dev));
 	if (!sim->wq) {
 		ret = -ENOMEM;
@@ -806,6 +812,7 @@ static int qpu_sim_probe(struct platform_device *pdev)
 	debugfs_create_bool("strict_vpm", 0600, qdev->debugfs, &sim->strict_vpm);
 	debugfs_create_bool("poll_only", 0600, qdev->debugfs, &sim->poll_only);
 	debugfs_create_bool("reset_noop", 0600, qdev->debugfs, &sim->reset_noop);
+	qpu_sim_telemetry_debugfs(qdev);
 	platform_set_drvdata(pdev, qdev);
 	return 0;
 

@@ -206,4 +206,31 @@ TEST_F(nl, unprivileged_new_commands)
 	EXPECT_EQ(0, WEXITSTATUS(status));
 }
 
+/*
+ * 6. The telemetry's attributes are answers, never requests, and its
+ * event is no command.
+ */
+TEST_F(nl, telemetry_attributes_refused_in_requests)
+{
+	req_start(&self->q, self->nl.family, 0, QPU_CMD_DEV_GET);
+	req_put_u32(&self->q, QPU_A_DEV_INDEX, 0);
+	req_put_u32(&self->q, QPU_A_DEV_TEMP_MC, 45000);
+	EXPECT_EQ(-EINVAL, nl_request(&self->nl, &self->q, &self->r));
+	EXPECT_STREQ("Unknown attribute type", self->r.msg);
+
+	req_start(&self->q, self->nl.family, NLM_F_DUMP, QPU_CMD_DEV_GET);
+	req_put_u32(&self->q, QPU_A_DEV_THROTTLING, 1);
+	EXPECT_EQ(-EINVAL, nl_request(&self->nl, &self->q, &self->r));
+	EXPECT_STREQ("Unknown attribute type", self->r.msg);
+
+	req_start(&self->q, self->nl.family, 0, QPU_CMD_STATS_GET);
+	req_put_u32(&self->q, QPU_A_STATS_DEV_INDEX, 0);
+	req_put_u64(&self->q, QPU_A_STATS_TELEMETRY_SAMPLES, 0);
+	EXPECT_EQ(-EINVAL, nl_request(&self->nl, &self->q, &self->r));
+	EXPECT_STREQ("Unknown attribute type", self->r.msg);
+
+	req_start(&self->q, self->nl.family, 0, QPU_CMD_TELEMETRY_NTF);
+	EXPECT_EQ(-EOPNOTSUPP, nl_request(&self->nl, &self->q, &self->r));
+}
+
 TEST_HARNESS_MAIN

@@ -143,6 +143,8 @@ static const char *state_name(uint64_t state)
 
 static int info_show(struct nlattr **tb, void *arg)
 {
+	struct telemetry t;
+
 	print_open_object(NULL);
 	print_uint("dev", "dev %" PRIu64, qpu_nl_uint(tb[QPU_A_DEV_INDEX]));
 	print_string("name", " name %s", qpu_nl_str(tb[QPU_A_DEV_NAME]));
@@ -170,6 +172,13 @@ static int info_show(struct nlattr **tb, void *arg)
 	print_uint("ident1", " ident1 0x%08" PRIx64, qpu_nl_uint(tb[QPU_A_DEV_IDENT1]));
 	print_uint("ident2", " ident2 0x%08" PRIx64, qpu_nl_uint(tb[QPU_A_DEV_IDENT2]));
 	print_text("\n");
+	/* Once the device has been sampled (while a file was open). */
+	telemetry_from_dev(&t, tb);
+	if (telemetry_any(&t)) {
+		print_text("   ");
+		telemetry_print(&t);
+		print_text("\n");
+	}
 	print_close_object();
 	return 0;
 }
@@ -285,6 +294,7 @@ static int stats_show(struct nlattr **tb, void *arg)
 		printf(" %10" PRIu64 "\n",
 		       qpu_nl_uint(tb[QPU_A_STATS_BUSY_NS]) / 1000000);
 	stats_show_qpus(tb);
+	telemetry_print_stats(tb);
 	print_close_object();
 	return 0;
 }

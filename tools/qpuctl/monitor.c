@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: MIT
 /*
  * qpuctl monitor: joins the family's "events" group (CAP_NET_ADMIN) and
- * prints each event as it comes: one line of text, or one JSON object per
- * line with -j. "count N" stops after N events, for scripts.
+ * prints each event as it comes (job timeouts and faults, resets, and the
+ * telemetry's clock and throttling changes): one line of text, or one
+ * JSON object per line with -j. "count N" stops after N events, for
+ * scripts.
  */
 
 #include <errno.h>
@@ -69,6 +71,7 @@ static int monitor_cb(struct nl_msg *msg, void *arg)
 	struct genlmsghdr *gh = nlmsg_data(nlmsg_hdr(msg));
 	struct nlattr *tb[QPU_A_EVENT_MAX + 1];
 	struct monitor *mon = arg;
+	struct telemetry t;
 
 	if (genlmsg_parse(nlmsg_hdr(msg), 0, tb, QPU_A_EVENT_MAX, NULL))
 		return NL_SKIP;
@@ -101,6 +104,14 @@ static int monitor_cb(struct nl_msg *msg, void *arg)
 		print_string("reason", " reason %s",
 			     reason_name(qpu_nl_uint(tb[QPU_A_EVENT_REASON])));
 		break;
+	case QPU_CMD_TELEMETRY_NTF:
+		print_string("event", "[%s]", "telemetry");
+		print_uint("dev", " dev %" PRIu64, qpu_nl_uint(tb[QPU_A_EVENT_DEV_INDEX]));
+		print_string("telemetry", " %s",
+			     telemetry_event_name(qpu_nl_uint(tb[QPU_A_EVENT_TELEMETRY])));
+		telemetry_from_event(&t, tb);
+		telemetry_print(&t);
+		break;
 	default:
 		print_uint("event", "[event %" PRIu64 "]", gh->cmd);
 		break;
@@ -123,7 +134,8 @@ int cmd_monitor(struct qpuctl *ctl, int argc, char **argv)
 	if (argc && is_help(argv[0])) {
 		printf("Usage: qpuctl [-j [-p]] monitor [count N]\n"
 		       "Print the events of every device as they come: job timeouts,\n"
-		       "job faults and resets. Needs CAP_NET_ADMIN.\n");
+		       "job faults, resets, and the V3D's clock falling low or recovering\n"
+		       "and throttling starting or ending. Needs CAP_NET_ADMIN.\n");
 		return 0;
 	}
 	if (argc >= 2 && !strcmp(argv[0], "count")) {

@@ -128,6 +128,16 @@ void print_uint(const char *key, const char *fmt, uint64_t value)
 	}
 }
 
+void print_int(const char *key, const char *fmt, int64_t value)
+{
+	if (json) {
+		json_member(key);
+		printf("%" PRId64, value);
+	} else if (fmt) {
+		printf(fmt, value);
+	}
+}
+
 void print_string(const char *key, const char *fmt, const char *value)
 {
 	if (json) {

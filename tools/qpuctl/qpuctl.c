@@ -38,8 +38,9 @@ static void usage(FILE *out)
 		"       qpuctl config set KEY VALUE [KEY VALUE]...\n"
 		"       qpuctl [-j [-p]] monitor [count N]         print events as they come\n"
 		"       qpuctl [-j [-p]] top [DEV] [interval S] [count N]   live rates and use\n"
+		"       qpuctl [-j [-p]] doctor                   what keeps /dev/qpu from working\n"
 		"       qpuctl OBJECT help\n"
-		"OBJECT := { dev | stats | client | config | monitor | top | help }\n"
+		"OBJECT := { dev | stats | client | config | monitor | top | doctor | help }\n"
 		"OPTIONS := { -j[son] | -p[retty] | -d[ev] DEV | -h[elp] | -V[ersion] }\n"
 		"DEV := { N | qpuN | /dev/qpuN }   (qpu and /dev/qpu are 0; -d DEV also names it)\n"
 		"Aliases of the first release: info = dev show, clients = client show,\n"
@@ -145,6 +146,7 @@ static const struct {
 	{ "config", cmd_config },
 	{ "monitor", cmd_monitor },
 	{ "top", cmd_top },
+	{ "doctor", cmd_doctor },
 	{ "help", cmd_help },
 	/* The first release's words. */
 	{ "info", cmd_info },

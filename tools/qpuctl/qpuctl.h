@@ -2,8 +2,8 @@
 /*
  * qpuctl's private interfaces, grouped by the file that defines them:
  * the command line (qpuctl.c), the netlink requests (nl.c), the output in
- * text or JSON (print.c) and the commands (dev.c, config.c, monitor.c,
- * top.c).
+ * text or JSON (print.c), the telemetry's fields (telemetry.c) and the
+ * commands (dev.c, config.c, monitor.c, top.c, doctor.c).
  */
 #ifndef QPUCTL_H
 #define QPUCTL_H
@@ -80,6 +80,7 @@ void print_close_object(void);
 void print_open_array(const char *key);
 void print_close_array(void);
 void print_uint(const char *key, const char *fmt, uint64_t value);
+void print_int(const char *key, const char *fmt, int64_t value);
 void print_string(const char *key, const char *fmt, const char *value);
 void print_text(const char *text);
 void print_flush(void);
@@ -102,5 +103,33 @@ int cmd_monitor(struct qpuctl *ctl, int argc, char **argv);
 
 /* top.c */
 int cmd_top(struct qpuctl *ctl, int argc, char **argv);
+
+/* telemetry.c */
+
+/**
+ * struct telemetry - a device's last telemetry sample, from DEV_GET or an
+ *	event; a field is valid when its have_ flag is set.
+ */
+struct telemetry {
+	bool have_clock_set, have_clock_measured, have_temp, have_throttled;
+	bool have_state;
+	uint32_t clock_set_hz;
+	uint32_t clock_measured_hz;
+	int32_t temp_mc;
+	uint32_t throttled;
+	uint32_t age_ms;
+	bool clock_low;
+	bool throttling;
+};
+
+void telemetry_from_dev(struct telemetry *t, struct nlattr **tb);
+void telemetry_from_event(struct telemetry *t, struct nlattr **tb);
+bool telemetry_any(const struct telemetry *t);
+void telemetry_print(const struct telemetry *t);
+void telemetry_print_stats(struct nlattr **tb);
+const char *telemetry_event_name(uint64_t event);
+
+/* doctor.c */
+int cmd_doctor(struct qpuctl *ctl, int argc, char **argv);
 
 #endif /* QPUCTL_H */

@@ -81,12 +81,14 @@ result info_json_pretty_one_device "$([ "$rc" -eq 0 ] && [ "$(sed -n 1p "$tmp/ou
 	[ "$(sed -n 2p "$tmp/out")" = "  {" ] && [ "$(sed -n 3p "$tmp/out")" = '    "dev": 0,' ] &&
 	[ "$(tail -n 1 "$tmp/out")" = "]" ]; echo $?)" "got '$(cat "$tmp/out")'"
 
-# 1b. The object grammar and the first release's words say the same.
+# 1b. The object grammar and the first release's words say the same (but
+# for the telemetry sample's age, which grows).
 run info
-cp "$tmp/out" "$tmp/info"
+sed 's/ age_ms [0-9]*/ age_ms N/' "$tmp/out" >"$tmp/info"
 for words in "dev" "dev show" "dev show 0" "dev qpu" "-d 0 dev show" "info show /dev/qpu"; do
 	# shellcheck disable=SC2086
 	run $words
+	sed -i 's/ age_ms [0-9]*/ age_ms N/' "$tmp/out"
 	result "dev_show_same_as_info ($words)" "$([ "$rc" -eq 0 ] && cmp -s "$tmp/out" "$tmp/info"; echo $?)" \
 		"exit $rc, got '$(cat "$tmp/out")'"
 done
@@ -97,19 +99,20 @@ expect_error dev_show_no_such_device "Error: qpu: no such device" dev show 5
 run -j -d 0 stats
 want="[{\"dev\":0,\"jobs_submitted\":$(counter jobs_submitted),\"jobs_done\":$(counter jobs_done),\"jobs_failed\":$(counter jobs_failed),\"jobs_timeout\":$(counter jobs_timeout),\"jobs_canceled\":$(counter jobs_canceled),\"resets\":$(counter resets),\"bo_count\":$(counter bo_count),\"bo_bytes\":$(counter bo_bytes),\"busy_ns\":"
 case $(cat "$tmp/out") in
-"$want"[0-9]*',"qpus":[{"qpu":0,"instructions":'[0-9]*'},{"qpu":1,'*'{"qpu":11,"instructions":'[0-9]*'}]}]')
+"$want"[0-9]*',"qpus":[{"qpu":0,"instructions":'[0-9]*'},{"qpu":1,'*'{"qpu":11,"instructions":'[0-9]*'}],"telemetry_samples":'[0-9]*',"clock_low_events":'[0-9]*',"throttle_events":'[0-9]*'}]')
 	result stats_json_matches_debugfs "$([ "$rc" -eq 0 ] &&
 		[ "$(grep -o '"qpu":' "$tmp/out" | wc -l)" -eq 12 ]; echo $?)" "got '$(cat "$tmp/out")'" ;;
 *)
 	result stats_json_matches_debugfs 1 "got '$(cat "$tmp/out")', expected '$want...'" ;;
 esac
 run stats
-result stats_text_table "$([ "$rc" -eq 0 ] && [ "$(wc -l <"$tmp/out")" -eq 3 ] &&
+result stats_text_table "$([ "$rc" -eq 0 ] && [ "$(wc -l <"$tmp/out")" -eq 4 ] &&
 	head -n 1 "$tmp/out" | grep -q '^DEV  SUBMITTED.*BUSY_MS$' &&
-	sed -n 3p "$tmp/out" | grep -q '^     instructions per QPU: 0:[0-9]* 1:[0-9]*.* 11:[0-9]*$'; echo $?)" \
+	sed -n 3p "$tmp/out" | grep -q '^     instructions per QPU: 0:[0-9]* 1:[0-9]*.* 11:[0-9]*$' &&
+	sed -n 4p "$tmp/out" | grep -q '^     telemetry: samples [0-9]* clock_low_events [0-9]* throttle_events [0-9]*$'; echo $?)" \
 	"got '$(cat "$tmp/out")'"
 run stats show qpu0
-result stats_show_dev "$([ "$rc" -eq 0 ] && [ "$(wc -l <"$tmp/out")" -eq 3 ]; echo $?)" \
+result stats_show_dev "$([ "$rc" -eq 0 ] && [ "$(wc -l <"$tmp/out")" -eq 4 ]; echo $?)" \
 	"exit $rc, got '$(cat "$tmp/out")'"
 
 # 3. config get: the module parameters' values.
@@ -202,11 +205,12 @@ run dev hang 0
 result dev_hang_text "$([ "$rc" -eq 0 ] && head -n 1 "$tmp/out" | grep -q '^dev 0 age_ms [0-9]* pid'; echo $?)" \
 	"exit $rc, got '$(cat "$tmp/out")'"
 
-# 8. top: one sample of rates, memory, busy share, QPU use and files, in
-# JSON and in text; idle, everything is 0.
+# 8. top: one sample of rates, memory, busy share, QPU use, the last
+# telemetry sample (taken when the files above were open: the simulated
+# firmware's defaults) and files, in JSON and in text; idle, every rate is 0.
 run -j top interval 0.2 count 1
 case $(cat "$tmp/out") in
-'{"sample":1,"interval_ms":'*',"devices":[{"dev":0,"submitted_per_s":0,"done_per_s":0,"failed_per_s":0,"timeout_per_s":0,"canceled_per_s":0,"resets_per_s":0,"bo_count":0,"bo_bytes":0,"busy_pct":0,"qpus":[{"qpu":0,"instructions_per_s":0,"util_pct":0},'*'{"qpu":11,"instructions_per_s":0,"util_pct":0}]}],"clients":[]}')
+'{"sample":1,"interval_ms":'*',"devices":[{"dev":0,"submitted_per_s":0,"done_per_s":0,"failed_per_s":0,"timeout_per_s":0,"canceled_per_s":0,"resets_per_s":0,"bo_count":0,"bo_bytes":0,"busy_pct":0,"clock_set_hz":250000000,"clock_measured_hz":250000000,"temp_mc":45000,"throttled":0,"throttled_flags":[],"clock_low":0,"throttling":0,"telemetry_age_ms":'[0-9]*',"qpus":[{"qpu":0,"instructions_per_s":0,"util_pct":0},'*'{"qpu":11,"instructions_per_s":0,"util_pct":0}]}],"clients":[]}')
 	result top_json "$rc" "exit status $rc" ;;
 *)
 	result top_json 1 "got '$(cat "$tmp/out")'" ;;
@@ -227,6 +231,313 @@ if command -v test-runtime >/dev/null; then
 		grep -q '"util_pct":[1-9]' "$tmp/out" &&
 		grep -q '"instructions_per_s":[1-9]' "$tmp/out"; echo $?)" "exit $rc, got '$(cat "$tmp/out")'"
 fi
+
+# 9. Telemetry (uapi's "DOC: telemetry"), on the simulated firmware's knobs.
+# With a period of 60 s, each open of the idle device takes exactly one
+# sample (sample_once), so the states are stepped one sample at a time.
+period=$PARAMS/telemetry_period_ms
+saved_period=$(cat $period)
+
+# json_field KEY: the number KEY has in $tmp/out's first object.
+json_field() {
+	sed -n "s/.*\"$1\":\(-*[0-9]*\).*/\1/p" "$tmp/out" | head -n 1
+}
+
+samples() {
+	"$QPUCTL" -j stats 0 >"$tmp/out" 2>"$tmp/err"
+	json_field telemetry_samples
+}
+
+# sample_once: open the device, wait for its sample, close it.
+sample_once() {
+	before=$(samples) i=0
+	exec 4<>/dev/qpu
+	while [ "$(samples)" -le "$before" ] && [ $i -lt 40 ]; do
+		sleep 0.05
+		i=$((i + 1))
+	done
+	exec 4>&-
+}
+
+# knob_refused NAME VALUE: the knob exists, the write fails and the knob
+# keeps its value.
+knob_refused() {
+	old=$(cat "$DEBUGFS/$1" 2>/dev/null)
+	if [ ! -f "$DEBUGFS/$1" ]; then
+		result "knob_refused ($1 $2)" 1 "no knob $DEBUGFS/$1"
+	elif echo "$2" >"$DEBUGFS/$1" 2>/dev/null; then
+		result "knob_refused ($1 $2)" 1 "accepted"
+	else
+		result "knob_refused ($1 $2)" "$([ "$(cat "$DEBUGFS/$1")" = "$old" ]; echo $?)" \
+			"now $(cat "$DEBUGFS/$1"), was $old"
+	fi
+}
+
+# 9a. Bad knob values and periods are refused.
+knob_refused fw_clock_set_hz 0
+knob_refused fw_clock_set_hz 1000000001
+knob_refused fw_clock_measured_hz 1000000001
+knob_refused fw_temp_mc 125001
+knob_refused fw_temp_mc -5
+knob_refused fw_throttled 0x10
+knob_refused fw_throttled 0x10000
+knob_refused fw_fail 2
+knob_refused fw_temp_mc abc
+for bad in 5 60001 -1 abc; do
+	echo "$bad" >$period 2>/dev/null
+	result "telemetry_period_refused ($bad)" "$([ -n "$saved_period" ] &&
+		[ "$(cat $period)" = "$saved_period" ]; echo $?)" \
+		"period now $(cat $period)"
+done
+
+# 9b. A sample while a file is open, in dev show's JSON and text.
+echo 60000 >$period
+echo 71500 >$DEBUGFS/fw_temp_mc
+sample_once
+run -j dev show 0
+case $(cat "$tmp/out") in
+*'"ident2":'[0-9]*',"clock_set_hz":250000000,"clock_measured_hz":250000000,"temp_mc":71500,"throttled":0,"throttled_flags":[],"clock_low":0,"throttling":0,"telemetry_age_ms":'[0-9]*'}]')
+	result telemetry_dev_show_json "$rc" "exit $rc" ;;
+*)
+	result telemetry_dev_show_json 1 "got '$(cat "$tmp/out")'" ;;
+esac
+run dev show 0
+result telemetry_dev_show_text "$([ "$rc" -eq 0 ] &&
+	sed -n 4p "$tmp/out" | grep -q '^    clock_set 250.0 MHz measured 250.0 MHz temp 71.5 C throttled 0x0 ( ) clock_low 0 throttling 0 age_ms [0-9]*$'; echo $?)" \
+	"got '$(cat "$tmp/out")'"
+
+# 9c. No sampling while no file is open, nor while the firmware fails
+# (the last sample stays, growing old).
+before=$(samples)
+sleep 0.3
+result telemetry_idle_no_samples "$([ "$(samples)" -eq "$before" ]; echo $?)" "$(samples) after $before"
+echo 1 >$DEBUGFS/fw_fail
+echo 20 >$period
+exec 4<>/dev/qpu
+sleep 0.4
+exec 4>&-
+run -j dev show 0
+age=$(json_field telemetry_age_ms) temp=$(json_field temp_mc)
+result telemetry_fw_fail_keeps_sample "$([ "$(samples)" -eq "$before" ] && [ "${age:-0}" -ge 300 ] &&
+	[ "$temp" = 71500 ]; echo $?)" "samples $(samples) (was $before), age '$age', temp '$temp'"
+echo 0 >$DEBUGFS/fw_fail
+echo 60000 >$period
+
+# 9d. Events with hysteresis: 8 % low enters clock_low, 4 % low keeps it,
+# back at the set rate leaves it; an under-voltage starts throttling,
+# which ends after 3 clear samples, not before.
+# (Bounded: events that never come fail the cases below, not the script.)
+timeout 30 "$QPUCTL" -j monitor count 4 >"$tmp/monj" 2>&1 &
+monj=$!
+timeout 30 "$QPUCTL" monitor count 1 >"$tmp/mon" 2>&1 &
+mon=$!
+sleep 1
+"$QPUCTL" -j stats 0 >"$tmp/out"
+low0=$(json_field clock_low_events) thr0=$(json_field throttle_events)
+echo 230000000 >$DEBUGFS/fw_clock_measured_hz
+sample_once
+echo 240000000 >$DEBUGFS/fw_clock_measured_hz
+sample_once
+run -j dev show 0
+result telemetry_clock_low_hysteresis "$(grep -q '"clock_measured_hz":240000000,.*"clock_low":1,' "$tmp/out"; echo $?)" \
+	"got '$(cat "$tmp/out")'"
+echo 250000000 >$DEBUGFS/fw_clock_measured_hz
+sample_once
+echo 1 >$DEBUGFS/fw_throttled
+sample_once
+echo 0 >$DEBUGFS/fw_throttled
+sample_once
+sample_once
+run -j dev show 0
+result telemetry_throttle_hysteresis "$(grep -q '"throttled":65536,.*"throttling":1,' "$tmp/out"; echo $?)" \
+	"got '$(cat "$tmp/out")'"
+sample_once
+run -j dev show 0
+result telemetry_throttle_ended "$(grep -q '"throttled":65536,.*"throttling":0,' "$tmp/out"; echo $?)" \
+	"got '$(cat "$tmp/out")'"
+wait $monj
+want='{"event":"telemetry","dev":0,"telemetry":"clock_low","clock_set_hz":250000000,"clock_measured_hz":230000000,"temp_mc":71500,"throttled":0,"throttled_flags":[]}
+{"event":"telemetry","dev":0,"telemetry":"clock_ok","clock_set_hz":250000000,"clock_measured_hz":250000000,"temp_mc":71500,"throttled":0,"throttled_flags":[]}
+{"event":"telemetry","dev":0,"telemetry":"throttle_start","clock_set_hz":250000000,"clock_measured_hz":250000000,"temp_mc":71500,"throttled":65537,"throttled_flags":["under_voltage","under_voltage_occurred"]}
+{"event":"telemetry","dev":0,"telemetry":"throttle_end","clock_set_hz":250000000,"clock_measured_hz":250000000,"temp_mc":71500,"throttled":65536,"throttled_flags":["under_voltage_occurred"]}'
+result telemetry_events_json "$([ "$(cat "$tmp/monj")" = "$want" ]; echo $?)" "got '$(cat "$tmp/monj")'"
+wait $mon
+result telemetry_event_text "$([ "$(cat "$tmp/mon")" = "[telemetry] dev 0 clock_low clock_set 250.0 MHz measured 230.0 MHz temp 71.5 C throttled 0x0 ( )" ]; echo $?)" \
+	"got '$(cat "$tmp/mon")'"
+"$QPUCTL" -j stats 0 >"$tmp/out"
+result telemetry_stats_counted "$([ "$(json_field clock_low_events)" -eq $((low0 + 1)) ] &&
+	[ "$(json_field throttle_events)" -eq $((thr0 + 1)) ]; echo $?)" "got '$(cat "$tmp/out")'"
+echo 45000 >$DEBUGFS/fw_temp_mc
+echo "$saved_period" >$period
+
+# 10. doctor: each finding provoked. A staged root (QPUCTL_ROOT) holds the
+# files a test changes; the rest links to this machine's.
+rel=$(uname -r)
+# mkroot DIR: a root whose files are this machine's, to be changed.
+mkroot() {
+	rm -rf "$1"
+	mkdir -p "$1/proc/sys/kernel" "$1/sys/bus/platform/devices" "$1/dev" \
+		"$1/lib/modules/$rel" "$1/etc" "$1/boot/firmware"
+	cp /proc/sys/kernel/osrelease "$1/proc/sys/kernel/"
+	cp /proc/meminfo "$1/proc/meminfo"
+	ln -s /proc/self "$1/proc/self"
+	ln -s /sys/module "$1/sys/module"
+	: >"$1/dev/kmsg"
+	ln -s /dev/qpu "$1/dev/qpu"
+	echo "video:x:44:" >"$1/etc/group"
+}
+# finding CHECK: the JSON object of that check's finding in $tmp/out.
+finding() {
+	grep -o "{\"check\":\"$1\",[^}]*}" "$tmp/out"
+}
+# doctor_finds NAME ROOT CHECK STATUS TEXT EXIT: doctor under ROOT ("" for
+# this machine) exits EXIT and gives CHECK that status, with TEXT in it.
+doctor_finds() {
+	QPUCTL_ROOT=$2 "$QPUCTL" -j doctor >"$tmp/out" 2>"$tmp/err"
+	rc=$?
+	f=$(finding "$3")
+	case $f in
+	*"\"status\":\"$4\""*"$5"*)
+		result "$1" "$([ "$rc" -eq "$6" ]; echo $?)" "exit $rc: $f" ;;
+	*)
+		result "$1" 1 "exit $rc, $3: '$f'; $(cat "$tmp/err")" ;;
+	esac
+}
+R=$tmp/root
+
+# 10a. This VM as it is: healthy (exit 0), in JSON and in text.
+doctor_finds doctor_healthy_module "" module ok "qpu.ko is loaded" 0
+for c in device_node submit; do
+	result "doctor_healthy_$c" "$(finding $c | grep -q '"status":"ok"'; echo $?)" "$(finding $c)"
+done
+result doctor_healthy_v3d_skip "$(finding v3d_owner | grep -q '"status":"skip"'; echo $?)" "$(finding v3d_owner)"
+result doctor_healthy_no_problem "$(grep -q '"problems":0}$' "$tmp/out"; echo $?)" "got '$(cat "$tmp/out")'"
+run doctor
+result doctor_text "$([ "$rc" -eq 0 ] && grep -q '^\[ok\]   module: qpu.ko is loaded$' "$tmp/out" &&
+	[ "$(tail -n 1 "$tmp/out")" = "qpuctl doctor: no problem found" ]; echo $?)" "exit $rc, got '$(cat "$tmp/out")'"
+expect_error doctor_extra_argument "qpuctl: unknown doctor argument 'now': try 'qpuctl doctor help'" doctor now
+QPUCTL_ROOT=/nonexistent "$QPUCTL" doctor >"$tmp/out" 2>"$tmp/err"
+rc=$?
+result doctor_bad_root "$([ "$rc" -eq 1 ] && [ ! -s "$tmp/out" ] &&
+	[ "$(cat "$tmp/err")" = "qpuctl: /nonexistent/proc/sys/kernel/osrelease: No such file or directory" ]; echo $?)" \
+	"exit $rc, stderr '$(cat "$tmp/err")'"
+
+# 10b. module_build: the installed qpu.ko's vermagic against uname -r; an
+# older build also makes missing headers a failure.
+read -r ko args </etc/qpu-vm/modules
+mkroot "$R"
+mkdir -p "$R/lib/modules/$rel/extra"
+echo "extra/qpu.ko:" >"$R/lib/modules/$rel/modules.dep"
+cp "$ko" "$R/lib/modules/$rel/extra/qpu.ko"
+doctor_finds doctor_module_build_ok "$R" module_build ok "is built for $rel" 0
+doctor_finds doctor_headers_missing_warn "$R" headers warn "no kernel headers for $rel" 0
+printf 'name=qpu\0vermagic=5.10.0-21-rpi SMP mod_unload\0' >"$R/lib/modules/$rel/extra/qpu.ko"
+doctor_finds doctor_module_other_kernel "$R" module_build fail "built for kernel 5.10.0-21-rpi, not the running $rel" 1
+result doctor_module_other_kernel_fix "$(finding module_build | grep -q "dkms autoinstall -k $rel"; echo $?)" "$(finding module_build)"
+doctor_finds doctor_headers_missing_fail "$R" headers fail "apt install linux-headers-$rel" 1
+mkdir -p "$R/lib/modules/$rel/build"
+: >"$R/lib/modules/$rel/build/Makefile"
+doctor_finds doctor_headers_present "$R" headers ok "kernel headers for $rel are installed" 1
+rm "$R/lib/modules/$rel/modules.dep"
+doctor_finds doctor_module_not_installed "$R" module_build warn "no qpu.ko is installed for $rel" 0
+
+# 10c. v3d_owner and overlay: a Pi's V3D bound to vc4, then to qpu.
+mkroot "$R"
+node=$R/sys/firmware/devicetree/base/soc/v3d@7ec00000
+mkdir -p "$node" "$R/sys/bus/platform/drivers/vc4_v3d" "$R/sys/bus/platform/drivers/qpu-v3d" \
+	"$R/sys/bus/platform/devices/20c00000.v3d"
+printf 'brcm,bcm2835-v3d\0' >"$node/compatible"
+ln -s ../../../../firmware/devicetree/base/soc/v3d@7ec00000 "$R/sys/bus/platform/devices/20c00000.v3d/of_node"
+ln -s ../../../../bus/platform/drivers/vc4_v3d "$R/sys/bus/platform/devices/20c00000.v3d/driver"
+doctor_finds doctor_v3d_owned_by_vc4 "$R" v3d_owner fail "owned by vc4_v3d, not qpu" 1
+# CMA matters for a Pi's V3D before qpu has it (this VM's kernel may have none).
+if grep -q '^CmaTotal: *[1-9]' /proc/meminfo; then cma_status=ok; else cma_status=fail; fi
+doctor_finds doctor_cma_for_vc4s_v3d "$R" cma "$cma_status" "CMA" 1
+doctor_finds doctor_overlay_missing "$R" overlay fail "install the overlay" 1
+mkdir -p "$R/boot/firmware/overlays"
+: >"$R/boot/firmware/overlays/qpu-v3d.dtbo"
+echo "dtoverlay=vc4-kms-v3d" >"$R/boot/firmware/config.txt"
+doctor_finds doctor_overlay_not_in_config "$R" overlay fail "add the line dtoverlay=qpu-v3d to $R/boot/firmware/config.txt and reboot" 1
+echo "dtoverlay=qpu-v3d" >>"$R/boot/firmware/config.txt"
+doctor_finds doctor_overlay_needs_reboot "$R" overlay fail "has dtoverlay=qpu-v3d: reboot to apply it" 1
+printf 'brcm,bcm2835-v3d-qpu\0' >"$node/compatible"
+rm "$R/sys/bus/platform/devices/20c00000.v3d/driver"
+echo "6,900,1000,-;qpu-v3d 20c00000.v3d: no V3D answers at 0x20c00000" >"$R/dev/kmsg"
+doctor_finds doctor_v3d_unbound "$R" v3d_owner fail "qpu-v3d 20c00000.v3d: no V3D answers" 1
+ln -s ../../../../bus/platform/drivers/qpu-v3d "$R/sys/bus/platform/devices/20c00000.v3d/driver"
+doctor_finds doctor_v3d_owned_by_qpu "$R" v3d_owner ok "the V3D (20c00000.v3d) is qpu's" 1
+doctor_finds doctor_overlay_applied "$R" overlay ok "overlay is applied" 1
+
+# 10d. cma, with a real V3D (the staged root above) or sim_dma=1: none in
+# this VM's kernel; too little for dev_mem_limit; enough.
+saved_limit=$(cat $PARAMS/dev_mem_limit)
+grep -v '^Cma' /proc/meminfo >"$R/proc/meminfo"
+doctor_finds doctor_cma_none "$R" cma fail "the kernel has no CMA" 1
+echo "CmaTotal:          65536 kB" >>"$R/proc/meminfo"
+"$QPUCTL" config set dev_mem_limit 128M
+doctor_finds doctor_cma_below_limit "$R" cma fail "CMA has 64 MiB, less than dev_mem_limit's 128 MiB" 1
+result doctor_cma_fix "$(finding cma | grep -q 'qpuctl config set dev_mem_limit 64M'; echo $?)" "$(finding cma)"
+"$QPUCTL" config set dev_mem_limit 64M
+doctor_finds doctor_cma_enough "$R" cma ok "CMA has 64 MiB, dev_mem_limit is 64 MiB" 0
+"$QPUCTL" config set dev_mem_limit "$saved_limit"
+echo 1 >$PARAMS/sim_dma
+doctor_finds doctor_cma_sim_dma "" cma "$cma_status" "CMA" "$([ $cma_status = ok ]; echo $?)"
+echo 0 >$PARAMS/sim_dma
+doctor_finds doctor_cma_sim_vmalloc "" cma skip "simulated V3Ds use vmalloc" 0
+
+# 10e. device_node: the node's mode and group against the caller's uid and
+# groups (a staged /proc/self/status and node).
+mkroot "$R"
+rm "$R/proc/self" "$R/dev/qpu"
+mkdir -p "$R/proc/self"
+printf 'Uid:\t1000\t1000\t1000\t1000\nGid:\t1000\t1000\t1000\t1000\nGroups:\t\nCapEff:\t0000000000000000\n' \
+	>"$R/proc/self/status"
+mknod "$R/dev/qpu" c 10 250
+chmod 0666 "$R/dev/qpu"
+doctor_finds doctor_node_open_to_all "$R" device_node ok "usable by uid 1000" 0
+chgrp 44 "$R/dev/qpu"
+chmod 0660 "$R/dev/qpu"
+doctor_finds doctor_node_group "$R" device_node fail "mode 0660, group video) cannot be opened by uid 1000" 1
+result doctor_node_group_fix "$(finding device_node | grep -q 'usermod -aG video'; echo $?)" "$(finding device_node)"
+sed -i 's/^Groups:.*/Groups:\t44/' "$R/proc/self/status"
+doctor_finds doctor_node_in_group "$R" device_node ok "usable by uid 1000" 0
+chgrp 0 "$R/dev/qpu"
+chmod 0600 "$R/dev/qpu"
+doctor_finds doctor_node_root_only "$R" device_node fail "mode 0600" 1
+result doctor_node_udev_fix "$(finding device_node | grep -q '60-qpu.rules'; echo $?)" "$(finding device_node)"
+
+# 10f. submit: with sim_hw_policy the simulated V3D has a real one's rule.
+chmod 0666 "$R/dev/qpu"
+doctor_finds doctor_submit_sim "$R" submit ok "anyone who opens the node may submit" 0
+echo 1 >$PARAMS/sim_hw_policy
+doctor_finds doctor_submit_no_rawio "$R" submit fail "needs CAP_SYS_RAWIO" 1
+echo 1 >$PARAMS/allow_unprivileged_hw
+doctor_finds doctor_submit_unprivileged_hw "$R" submit warn "allow_unprivileged_hw is set" 0
+echo 0 >$PARAMS/allow_unprivileged_hw
+sed -i 's/^CapEff:.*/CapEff:\t0000000000020000/' "$R/proc/self/status"
+doctor_finds doctor_submit_rawio "$R" submit ok "you have CAP_SYS_RAWIO" 0
+echo 0 >$PARAMS/sim_hw_policy
+
+# 10g. device_node: loaded, but the simulated V3D unbound, so no node.
+echo qpu-sim.0 >/sys/bus/platform/drivers/qpu-sim/unbind
+doctor_finds doctor_no_device_node "" device_node fail "made no /dev/qpu" 1
+echo qpu-sim.0 >/sys/bus/platform/drivers/qpu-sim/bind
+i=0
+while [ ! -e /dev/qpu ] && [ $i -lt 40 ]; do sleep 0.05; i=$((i + 1)); done
+
+# 10h. module: not loaded, and why (the kernel log's line); then loaded
+# again as the VM runner had it.
+rmmod qpu
+# shellcheck disable=SC2086 # module parameters are separate words
+insmod "$ko" sim=9 2>/dev/null
+doctor_finds doctor_module_refused "" module fail "kernel log: qpu: " 1
+result doctor_module_refused_fix "$(finding module | grep -q "/etc/modprobe.d/qpu.conf"; echo $?)" "$(finding module)"
+for c in cma device_node submit; do
+	result "doctor_unloaded_skips_$c" "$(finding $c | grep -q '"status":"skip"'; echo $?)" "$(finding $c)"
+done
+# shellcheck disable=SC2086
+insmod "$ko" $args
+result module_reloaded "$([ -e /dev/qpu ]; echo $?)" "no /dev/qpu after insmod $ko $args"
 
 echo "1..$n"
 exit "$failed"

@@ -129,6 +129,32 @@ check_error top_extra "qpuctl: unknown top argument 'fast': try 'qpuctl top help
 check_error monitor_extra \
 	"qpuctl: unknown monitor argument 'now': try 'qpuctl monitor help'" monitor now
 
+check_help doctor_help 'qpuctl \[-j \[-p\]\] doctor' doctor help
+check_error doctor_extra "qpuctl: unknown doctor argument 'now': try 'qpuctl doctor help'" \
+	doctor now
+n=$((n + 1))
+QPUCTL_ROOT=$tmp/none "$QPUCTL" doctor >"$tmp/out" 2>"$tmp/err"
+[ $? -eq 1 ] && [ ! -s "$tmp/out" ] &&
+	[ "$(cat "$tmp/err")" = "qpuctl: $tmp/none/proc/sys/kernel/osrelease: No such file or directory" ] ||
+	fail "doctor_no_root: $(cat "$tmp/err")"
+
+# doctor on a staged machine where qpu.ko was refused at load: the kernel
+# log's line and its fix; what needs the module is skipped.
+root=$tmp/root
+mkdir -p "$root/proc/sys/kernel" "$root/dev" "$root/lib/modules/9.9.9"
+echo 9.9.9 >"$root/proc/sys/kernel/osrelease"
+printf '6,1,2,-;qpu: `9'"'"' invalid for parameter `sim'"'"'\n SUBSYSTEM=x\n6,2,3,-;other: line\n' \
+	>"$root/dev/kmsg"
+n=$((n + 1))
+QPUCTL_ROOT=$root "$QPUCTL" -j doctor >"$tmp/out" 2>"$tmp/err"
+status=$?
+grep -q '{"check":"module","status":"fail","summary":"qpu.ko is not loaded","detail":"kernel log: qpu: `9'"'"' invalid for parameter `sim'"'"'","fix":"correct the parameter in /etc/modprobe.d/qpu.conf' "$tmp/out" &&
+	grep -q '{"check":"module_build","status":"fail","summary":"no qpu.ko is installed for 9.9.9"' "$tmp/out" &&
+	grep -q '{"check":"headers","status":"fail"' "$tmp/out" &&
+	grep -q '{"check":"submit","status":"skip"' "$tmp/out" &&
+	grep -q '"problems":3}$' "$tmp/out" && [ "$status" -eq 1 ] ||
+	fail "doctor_staged_refused: exit $status: $(cat "$tmp/out" "$tmp/err")"
+
 if [ ! -d /sys/module/qpu ]; then
 	for cmd in info stats clients config "-d 0 reset" monitor "top count 1" \
 		"dev show 0" "dev 0" "stats qpu0" "client id 7" "client pid 1" \

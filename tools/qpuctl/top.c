@@ -11,7 +11,9 @@
  * A QPU's UTIL% is that share scaled by the QPU's instructions over those
  * of the interval's busiest QPU: a QPU that issued as much as the busiest
  * one counts as busy whenever the device was. Devices that do not count
- * instructions per QPU (a real V3D) show BUSY% only.
+ * instructions per QPU (a real V3D) show BUSY% only. A device sampled for
+ * telemetry (while a file was open) also shows its last sample's clock,
+ * temperature and throttling.
  */
 
 #include <errno.h>
@@ -54,6 +56,7 @@ struct top_dev {
 	uint64_t busy_ns;
 	unsigned int nqpus;	/* 0: no per-QPU counts */
 	uint64_t instructions[TOP_MAX_QPUS];
+	struct telemetry telemetry;
 };
 
 struct top_sample {
@@ -107,6 +110,18 @@ static int top_stats_cb(struct nlattr **tb, void *arg)
 	return 0;
 }
 
+/* A device's telemetry, from its DEV_GET message, beside its counters. */
+static int top_dev_cb(struct nlattr **tb, void *arg)
+{
+	struct top_sample *s = arg;
+	unsigned int i;
+
+	for (i = 0; i < s->ndevs; i++)
+		if (s->devs[i].dev == qpu_nl_uint(tb[QPU_A_DEV_INDEX]))
+			telemetry_from_dev(&s->devs[i].telemetry, tb);
+	return 0;
+}
+
 static void top_sample(struct qpuctl *ctl, struct qpu_nl *nl, struct top_sample *s)
 {
 	bool dump = ctl->dev == QPUCTL_ANY_DEV;
@@ -118,6 +133,12 @@ static void top_sample(struct qpuctl *ctl, struct qpu_nl *nl, struct top_sample 
 	if (!dump)
 		qpu_nl_put_u32(msg, QPU_A_STATS_DEV_INDEX, ctl->dev);
 	ret = qpu_nl_request(nl, msg, QPU_A_STATS_MAX, top_stats_cb, s);
+	if (ret)
+		qpu_nl_die(nl, ret, "top");
+	msg = qpu_nl_msg(nl, QPU_CMD_DEV_GET, dump);
+	if (!dump)
+		qpu_nl_put_u32(msg, QPU_A_DEV_INDEX, ctl->dev);
+	ret = qpu_nl_request(nl, msg, QPU_A_DEV_MAX, top_dev_cb, s);
 	if (ret)
 		qpu_nl_die(nl, ret, "top");
 	s->time = now();
@@ -210,6 +231,11 @@ static void top_print(struct qpuctl *ctl, const struct top_sample *prev,
 		print_uint("bo_count", " %4" PRIu64, d->bo_count);
 		print_uint("bo_bytes", " %10" PRIu64, d->bo_bytes);
 		print_uint("busy_pct", " %6" PRIu64 "\n", busy);
+		if (telemetry_any(&d->telemetry)) {
+			print_text("   ");
+			telemetry_print(&d->telemetry);
+			print_text("\n");
+		}
 		if (d->nqpus)
 			top_print_qpus(d, p, secs, busy);
 		print_close_object();
@@ -236,7 +262,9 @@ int cmd_top(struct qpuctl *ctl, int argc, char **argv)
 		       "Every interval (1 s), the job rates, buffer memory and busy\n"
 		       "share of every device, or of DEV, the utilisation of each QPU\n"
 		       "where the device counts instructions per QPU, and the open\n"
-		       "files. Stops after N samples. DEV may also come from -d.\n");
+		       "files, and the last telemetry sample (clock set and measured,\n"
+		       "temperature, throttling). Stops after N samples. DEV may also\n"
+		       "come from -d.\n");
 		return 0;
 	}
 	if (argc && parse_dev(argv[0], &dev)) {

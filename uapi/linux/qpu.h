@@ -615,11 +615,16 @@ struct qpu_wait {
  * - &QPU_CMD_DEV_GET: do with &QPU_A_DEV_INDEX (required), or dump over
  *   all devices. Replies: &QPU_A_DEV_INDEX, &QPU_A_DEV_NAME,
  *   &QPU_A_DEV_BACKEND, &QPU_A_DEV_STATE, &QPU_A_DEV_IDENT0 to
- *   &QPU_A_DEV_VPM_SIZE, and &QPU_A_DEV_CLOCK_HZ when the clock is known.
+ *   &QPU_A_DEV_VPM_SIZE, and &QPU_A_DEV_CLOCK_HZ when the clock is known;
+ *   then, once the device's telemetry has been sampled (see "DOC: telemetry"),
+ *   &QPU_A_DEV_TELEMETRY_AGE_MS, &QPU_A_DEV_CLOCK_LOW, &QPU_A_DEV_THROTTLING
+ *   and each of &QPU_A_DEV_CLOCK_SET_HZ, &QPU_A_DEV_CLOCK_MEASURED_HZ,
+ *   &QPU_A_DEV_TEMP_MC and &QPU_A_DEV_THROTTLED the firmware answered.
  * - &QPU_CMD_STATS_GET: do with &QPU_A_STATS_DEV_INDEX (required), or dump
  *   over all devices. Replies: every &enum qpu_a_stats attribute but PAD;
  *   &QPU_A_STATS_QPU only where the backend counts instructions (the
- *   simulated V3D), then once per QPU, each a nest of &enum qpu_a_qpu.
+ *   simulated V3D), then once per QPU, each a nest of &enum qpu_a_qpu;
+ *   the telemetry counters come after the nests.
  * - &QPU_CMD_CLIENT_GET: do with &QPU_A_CLIENT_ID, or else
  *   &QPU_A_CLIENT_PID (the first file that process has open, by device
  *   index, then oldest first), optionally restricted to the device
@@ -655,12 +660,92 @@ struct qpu_wait {
  *   BOs. DEV_INDEX, PID, COMM, SEQNO, FAULT_QPU, FAULT_PC, FAULT_ADDR,
  *   FAULT_ACCESS.
  * - &QPU_CMD_DEV_RESET_NTF: the V3D was reset. DEV_INDEX, REASON.
+ * - &QPU_CMD_TELEMETRY_NTF: the V3D's clock fell low or recovered, or
+ *   throttling started or ended (see "DOC: telemetry"). DEV_INDEX,
+ *   TELEMETRY, and the sample's CLOCK_SET_HZ, CLOCK_MEASURED_HZ, TEMP_MC
+ *   and THROTTLED, each where the firmware answered.
  *
  * Counters and sizes are u64 attributes aligned with the set's PAD
  * attribute; everything else is u32 or a NUL-terminated string. New
  * attributes and commands go at the end of their enum; nothing is ever
  * reordered or reused.
  */
+
+/**
+ * DOC: telemetry
+ *
+ * While a device has a file open, the driver samples, every
+ * telemetry_period_ms milliseconds (module parameter, default 1000; 0 stops
+ * sampling), the V3D's clock as the firmware set it (GET_CLOCK_RATE) and as
+ * it measures it (GET_CLOCK_MEASURED), the SoC's temperature and the
+ * firmware's throttled flags (&enum qpu_throttled_flags), through the
+ * Raspberry Pi firmware's mailbox on hardware and from the simulated V3D's
+ * debugfs knobs on the simulated one. &QPU_A_DEV_CLOCK_HZ keeps its meaning
+ * (the rate read when the device appeared); the samples have their own
+ * attributes. The last sample stays readable after the files close, with
+ * its age.
+ *
+ * Two states follow the samples, each with hysteresis so that a value
+ * near a threshold does not send an event per sample:
+ *
+ * - clock low: entered when the measured clock is more than 5 % below the
+ *   set rate (measured * 100 < set * 95), left when it is back within 2 %
+ *   (measured * 100 >= set * 98); in between the state stays.
+ * - throttling: entered at the first sample with any of the firmware's
+ *   "now" bits (&QPU_THROTTLED_NOW) set, left after
+ *   &QPU_TELEMETRY_CLEAR_SAMPLES samples in a row without any.
+ *
+ * Each change of state is one &QPU_CMD_TELEMETRY_NTF event (an &enum
+ * qpu_telemetry_event) and, for entries, one count in STATS.
+ */
+
+/**
+ * QPU_TELEMETRY_CLEAR_SAMPLES - samples in a row without a throttled "now"
+ * bit that end throttling.
+ */
+#define QPU_TELEMETRY_CLEAR_SAMPLES	3
+
+/**
+ * enum qpu_throttled_flags - bits of &QPU_A_DEV_THROTTLED: the Raspberry Pi
+ *	firmware's get-throttled word, as it gives it ("vcgencmd
+ *	get_throttled"). The "occurred" bits stay set until the firmware is
+ *	asked to clear them, which qpu.ko never does (the hwmon driver does).
+ * @QPU_THROTTLED_UNDER_VOLTAGE: the supply is under-voltage now.
+ * @QPU_THROTTLED_FREQ_CAPPED: the ARM frequency is capped now.
+ * @QPU_THROTTLED_THROTTLED: the SoC is throttled now.
+ * @QPU_THROTTLED_SOFT_TEMP_LIMIT: the soft temperature limit is active now.
+ * @QPU_THROTTLED_NOW: the four bits above.
+ * @QPU_THROTTLED_UNDER_VOLTAGE_OCCURRED: under-voltage has occurred.
+ * @QPU_THROTTLED_FREQ_CAPPED_OCCURRED: frequency capping has occurred.
+ * @QPU_THROTTLED_THROTTLED_OCCURRED: throttling has occurred.
+ * @QPU_THROTTLED_SOFT_TEMP_LIMIT_OCCURRED: the soft limit has been active.
+ */
+enum qpu_throttled_flags {
+	QPU_THROTTLED_UNDER_VOLTAGE = 1 << 0,
+	QPU_THROTTLED_FREQ_CAPPED = 1 << 1,
+	QPU_THROTTLED_THROTTLED = 1 << 2,
+	QPU_THROTTLED_SOFT_TEMP_LIMIT = 1 << 3,
+	QPU_THROTTLED_NOW = 0xf,
+	QPU_THROTTLED_UNDER_VOLTAGE_OCCURRED = 1 << 16,
+	QPU_THROTTLED_FREQ_CAPPED_OCCURRED = 1 << 17,
+	QPU_THROTTLED_THROTTLED_OCCURRED = 1 << 18,
+	QPU_THROTTLED_SOFT_TEMP_LIMIT_OCCURRED = 1 << 19,
+};
+
+/**
+ * enum qpu_telemetry_event - values of &QPU_A_EVENT_TELEMETRY.
+ * @QPU_TELEMETRY_CLOCK_LOW: the measured clock fell more than 5 % below
+ *	the set rate.
+ * @QPU_TELEMETRY_CLOCK_OK: it came back within 2 %.
+ * @QPU_TELEMETRY_THROTTLE_START: the firmware started throttling.
+ * @QPU_TELEMETRY_THROTTLE_END: it stopped.
+ */
+enum qpu_telemetry_event {
+	QPU_TELEMETRY_CLOCK_LOW = 1,
+	QPU_TELEMETRY_CLOCK_OK = 2,
+	QPU_TELEMETRY_THROTTLE_START = 3,
+	QPU_TELEMETRY_THROTTLE_END = 4,
+};
 
 /** QPU_GENL_NAME - the name of the generic-netlink family. */
 #define QPU_GENL_NAME		"qpu"
@@ -710,6 +795,7 @@ enum qpu_reset_reason {
  * @QPU_CMD_JOB_FAULT_NTF: event: a job faulted.
  * @QPU_CMD_DEV_RESET_NTF: event: a V3D was reset.
  * @QPU_CMD_HANG_GET: the last hang's snapshot (do or dump; CAP_NET_ADMIN).
+ * @QPU_CMD_TELEMETRY_NTF: event: the clock or throttling changed state.
  * @__QPU_CMD_MAX: sentinel.
  * @QPU_CMD_MAX: the last command.
  */
@@ -725,6 +811,7 @@ enum qpu_cmd {
 	QPU_CMD_JOB_FAULT_NTF,
 	QPU_CMD_DEV_RESET_NTF,
 	QPU_CMD_HANG_GET,
+	QPU_CMD_TELEMETRY_NTF,
 
 	__QPU_CMD_MAX,
 	QPU_CMD_MAX = __QPU_CMD_MAX - 1
@@ -748,6 +835,17 @@ enum qpu_cmd {
  * @QPU_A_DEV_VPM_SIZE: u32, VPM size in bytes.
  * @QPU_A_DEV_CLOCK_HZ: u32, the V3D's clock rate in Hz, as read when the
  *	device appeared; absent when unknown (always on the simulated V3D).
+ * @QPU_A_DEV_CLOCK_SET_HZ: u32, the V3D's clock rate the firmware set, at
+ *	the last sample.
+ * @QPU_A_DEV_CLOCK_MEASURED_HZ: u32, the V3D's clock as the firmware
+ *	measured it, at the last sample.
+ * @QPU_A_DEV_TEMP_MC: s32, the SoC's temperature in millidegrees Celsius,
+ *	at the last sample.
+ * @QPU_A_DEV_THROTTLED: u32, the firmware's &enum qpu_throttled_flags, at
+ *	the last sample.
+ * @QPU_A_DEV_TELEMETRY_AGE_MS: u32, how long ago the last sample was taken.
+ * @QPU_A_DEV_CLOCK_LOW: u32, 1 while the clock is low (with hysteresis).
+ * @QPU_A_DEV_THROTTLING: u32, 1 while throttling (with hysteresis).
  * @__QPU_A_DEV_MAX: sentinel.
  * @QPU_A_DEV_MAX: the last attribute.
  */
@@ -766,6 +864,13 @@ enum qpu_a_dev {
 	QPU_A_DEV_NUM_SEMAPHORES,
 	QPU_A_DEV_VPM_SIZE,
 	QPU_A_DEV_CLOCK_HZ,
+	QPU_A_DEV_CLOCK_SET_HZ,
+	QPU_A_DEV_CLOCK_MEASURED_HZ,
+	QPU_A_DEV_TEMP_MC,
+	QPU_A_DEV_THROTTLED,
+	QPU_A_DEV_TELEMETRY_AGE_MS,
+	QPU_A_DEV_CLOCK_LOW,
+	QPU_A_DEV_THROTTLING,
 
 	__QPU_A_DEV_MAX,
 	QPU_A_DEV_MAX = __QPU_A_DEV_MAX - 1
@@ -791,6 +896,9 @@ enum qpu_a_dev {
  * @QPU_A_STATS_QPU: nest of &enum qpu_a_qpu, one per QPU in QPU order;
  *	absent when the backend cannot count per QPU (a real V3D: its
  *	performance counters only sum over all QPUs).
+ * @QPU_A_STATS_TELEMETRY_SAMPLES: u64, telemetry samples taken.
+ * @QPU_A_STATS_CLOCK_LOW_EVENTS: u64, times the clock fell low.
+ * @QPU_A_STATS_THROTTLE_EVENTS: u64, times throttling started.
  * @__QPU_A_STATS_MAX: sentinel.
  * @QPU_A_STATS_MAX: the last attribute.
  */
@@ -808,6 +916,9 @@ enum qpu_a_stats {
 	QPU_A_STATS_BO_BYTES,
 	QPU_A_STATS_BUSY_NS,
 	QPU_A_STATS_QPU,
+	QPU_A_STATS_TELEMETRY_SAMPLES,
+	QPU_A_STATS_CLOCK_LOW_EVENTS,
+	QPU_A_STATS_THROTTLE_EVENTS,
 
 	__QPU_A_STATS_MAX,
 	QPU_A_STATS_MAX = __QPU_A_STATS_MAX - 1
@@ -923,6 +1034,11 @@ enum qpu_a_config {
  * @QPU_A_EVENT_FAULT_PC: u32, bus address of its instruction.
  * @QPU_A_EVENT_FAULT_ADDR: u32, the address refused.
  * @QPU_A_EVENT_FAULT_ACCESS: u32, an &enum qpu_fault_access.
+ * @QPU_A_EVENT_TELEMETRY: u32, an &enum qpu_telemetry_event.
+ * @QPU_A_EVENT_CLOCK_SET_HZ: u32, as &QPU_A_DEV_CLOCK_SET_HZ.
+ * @QPU_A_EVENT_CLOCK_MEASURED_HZ: u32, as &QPU_A_DEV_CLOCK_MEASURED_HZ.
+ * @QPU_A_EVENT_TEMP_MC: s32, as &QPU_A_DEV_TEMP_MC.
+ * @QPU_A_EVENT_THROTTLED: u32, as &QPU_A_DEV_THROTTLED.
  * @__QPU_A_EVENT_MAX: sentinel.
  * @QPU_A_EVENT_MAX: the last attribute.
  */
@@ -939,6 +1055,11 @@ enum qpu_a_event {
 	QPU_A_EVENT_FAULT_PC,
 	QPU_A_EVENT_FAULT_ADDR,
 	QPU_A_EVENT_FAULT_ACCESS,
+	QPU_A_EVENT_TELEMETRY,
+	QPU_A_EVENT_CLOCK_SET_HZ,
+	QPU_A_EVENT_CLOCK_MEASURED_HZ,
+	QPU_A_EVENT_TEMP_MC,
+	QPU_A_EVENT_THROTTLED,
 
 	__QPU_A_EVENT_MAX,
 	QPU_A_EVENT_MAX = __QPU_A_EVENT_MAX - 1
