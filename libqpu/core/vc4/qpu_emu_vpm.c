@@ -299,11 +299,6 @@ static u32 dma_width(u32 modew, u32 *sel)
 	return modew >= QPU_VPM_MODEW_16 ? 2 : 0;
 }
 
-/*
- * VDR: memory row r (ROWLEN elements, rows PITCH bytes apart) goes to VPM
- * row Y + r * VPITCH, along it from column X (horizontal) or down column X
- * (vertical); narrower widths as the DOC above says.
- */
 /* A DMA done: tell qpu_emu_ops.event, if set. */
 static void dma_event(struct qpu_emu_exec *x, enum qpu_emu_access kind,
 		      u32 addr, u32 rows, u32 row_bytes, u32 pitch)
@@ -317,6 +312,11 @@ static void dma_event(struct qpu_emu_exec *x, enum qpu_emu_access kind,
 		x->emu->ops->event(x->emu->ctx, &ev);
 }
 
+/*
+ * VDR: memory row r (ROWLEN elements, rows PITCH bytes apart) goes to VPM
+ * row Y + r * VPITCH, along it from column X (horizontal) or down column X
+ * (vertical); narrower widths as the DOC above says.
+ */
 void qpu_emu_dma_load(struct qpu_emu_exec *x, u32 addr)
 {
 	struct qpu_emu_qpu *q = x->q;
