@@ -7,12 +7,14 @@
  * exactly 0.2's bytes (the guard words after them stay), without
  * QPU_JOB_RESULT_TIMING, and today's qpu_wait fills the timing.
  */
+#include <errno.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 
 #include "qpu.h"
 #include "testlib.h"
+#include "../kmod/qpu_programs.h"
 
 #define V0_2_SIZE	offsetof(struct qpu_job_result, timing)
 #define GUARD		0xa5a5a5a5a5a5a5a5ull
@@ -34,12 +36,31 @@ struct slot {
 	uint64_t guard[16];
 };
 
-/* thrend and its two delay slots: a job that ends at once. */
-static const uint64_t end_words[] = {
-	0x300009e7009e7000ull, 0x100009e7009e7000ull, 0x100009e7009e7000ull,
-};
+static struct qpu_dev *dev;
+static struct qpu_bo *code, *unif;
 
-static uint64_t submit(struct qpu_dev *dev, struct qpu_bo *code, struct qpu_bo *unif)
+/* One device that models a board, and a job that ends at once. */
+static int open_emu(void)
+{
+	dev = qpu_dev_open("emu:board=pi1");
+	if (!dev) {
+		fprintf(stderr, "qpu_dev_open(emu:board=pi1): %s\n", strerror(errno));
+		return T_EXIT_FAIL;
+	}
+	code = t_bo_or_die(dev, 4096);
+	unif = t_bo_or_die(dev, 4096);
+	memcpy(qpu_bo_get_map(code), qpu_prog_end, sizeof(qpu_prog_end));
+	return T_EXIT_PASS;
+}
+
+static void close_emu(void)
+{
+	qpu_bo_free(code);
+	qpu_bo_free(unif);
+	qpu_dev_close(dev);
+}
+
+static uint64_t submit(void)
 {
 	struct qpu_program_ref prog = { .code = code, .uniforms = unif };
 	struct qpu_job_desc job = { .programs = &prog, .program_count = 1,
@@ -50,36 +71,32 @@ static uint64_t submit(struct qpu_dev *dev, struct qpu_bo *code, struct qpu_bo *
 	return seqno;
 }
 
-int main(void)
+/* qpu_wait@LIBQPU_0.2 fills 0.2's bytes, no more, and no timing flag. */
+T_TEST(old_wait_fills_old_struct)
 {
-	struct qpu_dev *dev = qpu_dev_open("emu:board=pi1");
-	struct qpu_bo *code, *unif;
-	struct qpu_job_result now;
 	struct slot s;
 	unsigned int i;
-
-	if (!dev)
-		return T_EXIT_FAIL;
-	code = t_bo_or_die(dev, 4096);
-	unif = t_bo_or_die(dev, 4096);
-	memcpy(qpu_bo_get_map(code), end_words, sizeof(end_words));
 
 	memset(&s, 0, sizeof(s));
 	for (i = 0; i < 16; i++)
 		s.guard[i] = GUARD;
-	T_EQ_U64(0, qpu_wait_v0_2(dev, submit(dev, code, unif), -1, &s));
+	T_EQ_U64(0, qpu_wait_v0_2(dev, submit(), -1, &s));
 	T_EQ_U64(QPU_STATUS_DONE, s.r.head.status);
 	T_CHECK(s.r.head.flags & QPU_JOB_RESULT_INSTRUCTIONS);
 	T_EQ_U64(0, s.r.head.flags & QPU_JOB_RESULT_TIMING);
 	for (i = 0; i < 16; i++)
 		T_EQ_U64(GUARD, s.guard[i]);
+}
 
-	T_EQ_U64(0, qpu_wait(dev, submit(dev, code, unif), -1, &now));
+/* Today's qpu_wait, on the same device, gives the timing. */
+T_TEST(wait_fills_timing)
+{
+	struct qpu_job_result now;
+
+	T_EQ_U64(0, qpu_wait(dev, submit(), -1, &now));
 	T_EQ_U64(QPU_STATUS_DONE, now.status);
 	T_CHECK(now.flags & QPU_JOB_RESULT_TIMING);
 	T_CHECK(now.timing.cycles > 0);
-	qpu_bo_free(code);
-	qpu_bo_free(unif);
-	qpu_dev_close(dev);
-	return t_done("test-abi-v0.2");
 }
+
+T_MAIN(.setup = open_emu, .teardown = close_emu)

@@ -93,7 +93,7 @@ static void expect_accounted(const struct qpu_timing_stats *st, unsigned int qpu
 }
 
 /* 1. N nops: 4 cycles each, plus the cold instruction cache; deterministic. */
-static void test_issue_rate(void)
+T_TEST(issue_rate)
 {
 	struct qpu_timing_stats a, b;
 	struct prog p = prog_at(CODE_BASE);
@@ -189,7 +189,7 @@ static void emit_thrsw(struct prog *p)
 }
 
 /* 2. Each latency parameter, as its micro-program measures it. */
-static void test_latencies(void)
+T_TEST(latencies)
 {
 	/* regfile: 1 instruction, so the read waits one issue (4 cycles) */
 	T_EQ_U64(4, stall_with(emit_regfile, QPU_TIMING_NUM_PARAMS, 0,
@@ -228,7 +228,7 @@ static void test_latencies(void)
 }
 
 /* 3. More TMU lookups never cost fewer cycles, nor less bandwidth. */
-static void test_monotonic(void)
+T_TEST(monotonic)
 {
 	uint64_t last = 0, last_slow = 0;
 	unsigned int n, i;
@@ -257,7 +257,7 @@ static void test_monotonic(void)
 }
 
 /* 4. A semaphore acquire waits for the release's time on another QPU. */
-static void test_semaphore(void)
+T_TEST(semaphore)
 {
 	struct qpu_timing_stats st;
 	struct prog a = prog_at(CODE_BASE), b = prog_at(CODE_BASE + 4096);
@@ -281,7 +281,7 @@ static void test_semaphore(void)
 }
 
 /* 5. Every parameter of every board has a value's source; names work. */
-static void test_tables(void)
+T_TEST(tables)
 {
 	unsigned int b, i;
 
@@ -335,7 +335,7 @@ static void run_job(struct qpu_dev *dev, struct qpu_job_result *r)
 }
 
 /* 6. The emu device: modelled time only with a board, refusals. */
-static void test_device(void)
+T_TEST(device)
 {
 	struct qpu_dev *dev = qpu_dev_open("emu");
 	struct qpu_job_result r;
@@ -406,7 +406,7 @@ static void test_device(void)
 }
 
 /* 7. The emulator API: a board before the start, timing only with one. */
-static void test_emulator_api(void)
+T_TEST(emulator_api)
 {
 	struct qpu_emulator *emu = qpu_emulator_new(0);
 	struct qpu_emulator_timing t;
@@ -436,7 +436,7 @@ static void test_emulator_api(void)
 }
 
 /* 8. The sample kernels sum their jobs' modelled time, once. */
-static void test_kernels_timing(void)
+T_TEST(kernels_timing)
 {
 	struct qpu_dev *dev = qpu_dev_open("emu:board=pi1");
 	struct qpu_kernels *k = dev ? qpu_kernels_new(dev) : NULL;
@@ -462,15 +462,4 @@ static void test_kernels_timing(void)
 	qpu_dev_close(dev);
 }
 
-int main(void)
-{
-	test_issue_rate();
-	test_latencies();
-	test_monotonic();
-	test_semaphore();
-	test_tables();
-	test_device();
-	test_emulator_api();
-	test_kernels_timing();
-	return t_done("test-timing");
-}
+T_MAIN()

@@ -18,13 +18,13 @@
 
 #define RANDOM_WORDS	50000
 
-static void test_golden(const char *path)
+T_TEST(golden)
 {
-	char line[512], msg[256];
+	char line[512], msg[256], path[4096];
 	unsigned long long w;
 	unsigned int lines = 0;
 	int gen, n, ret;
-	FILE *fp = fopen(path, "r");
+	FILE *fp = fopen(t_data_file("v3dx-dis.golden", path, sizeof(path)), "r");
 
 	T_CHECK(fp != NULL);
 	if (!fp)
@@ -99,7 +99,17 @@ static void test_random(int gen)
 	       gen, i, as_data);
 }
 
-static void test_program(void)
+T_TEST(random_v3d42)
+{
+	test_random(QPU_GEN_V3D42);
+}
+
+T_TEST(random_v3d71)
+{
+	test_random(QPU_GEN_V3D71);
+}
+
+T_TEST(program)
 {
 	static const char prog[] =
 		".set n, 3\n"
@@ -187,7 +197,7 @@ static const struct {
 	{ QPU_GEN_V3D71, "frob rf1", "unknown instruction 'frob'" },
 };
 
-static void test_diagnostics(void)
+T_TEST(diagnostics)
 {
 	char msg[256];
 	uint64_t w;
@@ -217,17 +227,4 @@ static void test_diagnostics(void)
 	T_EQ_U64(0x38003186bb03f000ull, w);
 }
 
-int main(void)
-{
-	const char *data = getenv("QPU_TEST_DATA");
-	char path[4096];
-
-	snprintf(path, sizeof(path), "%s/v3dx-dis.golden",
-		 data ? data : "selftests/lib/data");
-	test_golden(path);
-	test_random(QPU_GEN_V3D42);
-	test_random(QPU_GEN_V3D71);
-	test_program();
-	test_diagnostics();
-	return t_done("test-v3dx-asm");
-}
+T_MAIN()

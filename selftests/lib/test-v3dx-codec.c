@@ -14,8 +14,6 @@
 
 #define RANDOM_WORDS	1000000
 
-static const enum qpu_v3dx_gen gens[] = { QPU_V3DX_GEN_42, QPU_V3DX_GEN_71 };
-
 struct tally {
 	unsigned long valid, invalid, why[QPU_V3DX_INVALID_COUNT];
 	bool add_seen[QPU_V3DX_A_COUNT], mul_seen[QPU_V3DX_M_COUNT];
@@ -210,7 +208,27 @@ static void test_random(enum qpu_v3dx_gen gen)
 	printf("v3d%d random: %lu valid, %lu invalid\n", gen, t.valid, t.invalid);
 }
 
-static void test_golden(void)
+T_TEST(classes_v3d42)
+{
+	test_classes(QPU_V3DX_GEN_42);
+}
+
+T_TEST(random_v3d42)
+{
+	test_random(QPU_V3DX_GEN_42);
+}
+
+T_TEST(classes_v3d71)
+{
+	test_classes(QPU_V3DX_GEN_71);
+}
+
+T_TEST(random_v3d71)
+{
+	test_random(QPU_V3DX_GEN_71);
+}
+
+T_TEST(golden)
 {
 	struct qpu_v3dx_instr in;
 
@@ -265,7 +283,7 @@ static void test_golden(void)
 	T_CHECK(strcmp(qpu_v3dx_invalid_name(QPU_V3DX_BAD_SIG), "reserved signal") == 0);
 }
 
-static void test_encode_errors(void)
+T_TEST(encode_errors)
 {
 	struct qpu_v3dx_instr in;
 	u64 w;
@@ -310,15 +328,4 @@ static void test_encode_errors(void)
 	T_EQ_U64(-QPU_V3DX_EINVAL, qpu_v3dx_encode(QPU_V3DX_GEN_42, &in, &w));
 }
 
-int main(void)
-{
-	size_t i;
-
-	test_golden();
-	test_encode_errors();
-	for (i = 0; i < T_ARRAY_SIZE(gens); i++) {
-		test_classes(gens[i]);
-		test_random(gens[i]);
-	}
-	return t_done("test-v3dx-codec");
-}
+T_MAIN()

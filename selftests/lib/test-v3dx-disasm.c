@@ -16,14 +16,14 @@ struct coverage {
 	bool add[QPU_V3DX_A_COUNT], mul[QPU_V3DX_M_COUNT], sig[32];
 };
 
-static void test_golden(const char *path)
+T_TEST(golden)
 {
 	struct coverage cov[2] = { 0 };
-	char line[512], text[QPU_DIS_BUF_SIZE];
+	char line[512], text[QPU_DIS_BUF_SIZE], path[4096];
 	unsigned long long w;
 	unsigned int lines = 0, k;
 	int gen, n, c;
-	FILE *fp = fopen(path, "r");
+	FILE *fp = fopen(t_data_file("v3dx-dis.golden", path, sizeof(path)), "r");
 
 	T_CHECK(fp != NULL);
 	if (!fp)
@@ -69,7 +69,7 @@ static void test_golden(const char *path)
 	}
 }
 
-static void test_target(void)
+T_TEST(target)
 {
 	char text[QPU_DIS_BUF_SIZE];
 
@@ -86,7 +86,7 @@ static void test_target(void)
 	T_EQ_STR("b.a0p  zero_addr+0x00001000", text);
 }
 
-static void test_api(void)
+T_TEST(api)
 {
 	char text[QPU_DIS_BUF_SIZE], vc4[QPU_DIS_BUF_SIZE];
 	int len;
@@ -112,15 +112,4 @@ static void test_api(void)
 	T_EQ_STR("nop", text);
 }
 
-int main(void)
-{
-	const char *data = getenv("QPU_TEST_DATA");
-	char path[4096];
-
-	snprintf(path, sizeof(path), "%s/v3dx-dis.golden",
-		 data ? data : "selftests/lib/data");
-	test_golden(path);
-	test_target();
-	test_api();
-	return t_done("test-v3dx-disasm");
-}
+T_MAIN()

@@ -139,7 +139,7 @@ static int check(int gen, const char *src, struct seen *s)
 	return found;
 }
 
-static void test_cases(void)
+T_TEST(rules)
 {
 	size_t i;
 	int g;
@@ -178,7 +178,7 @@ static void test_cases(void)
 	}
 }
 
-static void test_api(void)
+T_TEST(api)
 {
 	uint64_t nop = 0x38003186bb03f000ull;
 	unsigned int r;
@@ -209,9 +209,4 @@ static void test_api(void)
 	T_EQ_U64(-ENOENT, qpu_hazard_v3d_rule_find("regfile-raw"));
 }
 
-int main(void)
-{
-	test_cases();
-	test_api();
-	return t_done("test-v3dx-hazard");
-}
+T_MAIN()

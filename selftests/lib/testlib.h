@@ -354,6 +354,19 @@ static inline int t_main(const struct t_suite *suite, int argc, char **argv)
 		return t_main(&t_suite_, argc, argv);			\
 	}
 
+/*
+ * The path of @name in the tests' data directory, in @buf: $QPU_TEST_DATA,
+ * which run-tests.sh sets, else selftests/lib/data (a run from the top of
+ * the tree).
+ */
+static inline const char *t_data_file(const char *name, char *buf, size_t size)
+{
+	const char *data = getenv("QPU_TEST_DATA");
+
+	snprintf(buf, size, "%s/%s", data ? data : "selftests/lib/data", name);
+	return buf;
+}
+
 /* xorshift64*: a fixed, documented sequence for the random tests. */
 static inline uint64_t t_rand(uint64_t *state)
 {
