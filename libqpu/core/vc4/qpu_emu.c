@@ -203,17 +203,26 @@ static void set_state(struct qpu_emu *emu, unsigned int qi,
 
 /* --- waking and blocking ------------------------------------------------- */
 
-/* A semaphore or the mutex changed: sleeping QPUs try again. */
+/*
+ * A semaphore or the mutex changed: sleeping QPUs try again. Those that
+ * waited on a semaphore are noted (with predecoding) for
+ * sem_blocks_again().
+ */
 void qpu_emu_wake_sync(struct qpu_emu *emu)
 {
 	unsigned int i;
 	u16 waiting = emu->waiting;
 
-	for (i = 0; waiting; i++, waiting >>= 1)
-		if ((waiting & 1) &&
-		    (emu_qpu(emu, i)->state == QPU_EMU_QPU_WAIT_SEM ||
-		     emu_qpu(emu, i)->state == QPU_EMU_QPU_WAIT_MUTEX))
-			set_state(emu, i, QPU_EMU_QPU_RUNNING);
+	for (i = 0; waiting; i++, waiting >>= 1) {
+		enum qpu_emu_qpu_state s = emu_qpu(emu, i)->state;
+
+		if (!(waiting & 1) || (s != QPU_EMU_QPU_WAIT_SEM &&
+				       s != QPU_EMU_QPU_WAIT_MUTEX))
+			continue;
+		set_state(emu, i, QPU_EMU_QPU_RUNNING);
+		if (s == QPU_EMU_QPU_WAIT_SEM && !emu->no_predecode)
+			emu->sem_woken |= (u16)(1u << i);
+	}
 }
 
 static bool reads_raddr(const struct qpu_isa_instr *in, unsigned int addr)
@@ -482,6 +491,7 @@ static bool step(struct qpu_emu *emu, unsigned int qi)
 	if (op->flags & OP_WAIT) {
 		wait = must_wait(emu, q, x.in);
 		if (wait != QPU_EMU_QPU_RUNNING) {
+			q->wait_word = word;
 			set_state(emu, qi, wait);
 			return false;
 		}
@@ -520,6 +530,45 @@ out:
 	if (q->end_left && --q->end_left == 0)
 		finish(emu, qi);
 	return true;
+}
+
+/*
+ * A QPU that wake_sync() woke from a semaphore wait is run by step() at
+ * its next turn, and at a barrier most such turns only block it again:
+ * every change of any semaphore wakes every QPU waiting on one. Does
+ * step() block it again? Then that is done here, with what step() would
+ * look at: the word at the PC (in the fetch window of this
+ * qpu_emu_run(), else step() fetches) is still the semaphore instruction
+ * it waited on, and the semaphore still refuses. Nothing else step()
+ * would do before blocking is seen outside (no trace, no count).
+ */
+static bool sem_blocks_again(struct qpu_emu *emu, unsigned int qi)
+{
+	struct qpu_emu_qpu *q = emu_qpu(emu, qi);
+	u32 off = q->pc - q->win_addr;
+	const u8 *p;
+	u8 v;
+
+	emu->sem_woken &= (u16)~(1u << qi);
+	if (off >= q->win_len || q->state != QPU_EMU_QPU_RUNNING)
+		return false;
+	p = q->win + off;
+	if ((rd32(p) | (u64)rd32(p + 4) << 32) != q->wait_word)
+		return false;
+	v = emu->sem[q->wait_sem];
+	if (q->wait_acquire ? v != 0 : v != 15)
+		return false;
+	q->state = QPU_EMU_QPU_WAIT_SEM;	/* set_state(), live already */
+	emu->waiting |= (u16)(1u << qi);
+	return true;
+}
+
+/* step(), or sem_blocks_again()'s shortcut to the same answer. */
+static inline bool issue(struct qpu_emu *emu, unsigned int qi)
+{
+	if (((emu->sem_woken >> qi) & 1) && sem_blocks_again(emu, qi))
+		return false;
+	return step(emu, qi);
 }
 
 static void count_stall(struct qpu_emu *emu, const struct qpu_emu_qpu *q)
@@ -613,7 +662,7 @@ static enum qpu_emu_status run_budget(struct qpu_emu *emu, u64 budget)
 			qi = pick_round_robin(emu);
 			while (budget && emu->status == QPU_EMU_RUNNING &&
 			       emu_qpu(emu, qi)->state == QPU_EMU_QPU_RUNNING) {
-				if (!step(emu, qi))
+				if (!issue(emu, qi))
 					break;
 				budget--;
 			}
@@ -626,14 +675,14 @@ static enum qpu_emu_status run_budget(struct qpu_emu *emu, u64 budget)
 			 */
 			do {
 				qi = pick_round_robin(emu);
-				if (step(emu, qi))
+				if (issue(emu, qi))
 					budget--;
 			} while (budget && emu->status == QPU_EMU_RUNNING &&
 				 (emu->live & ~emu->waiting) &&
 				 (emu->live & (emu->live - 1)));
 			continue;
 		}
-		if (step(emu, qi))
+		if (issue(emu, qi))
 			budget--;
 	}
 	return emu->status;
