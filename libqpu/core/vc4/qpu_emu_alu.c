@@ -547,7 +547,19 @@ __attribute__((flatten)) void qpu_emu_exec_alu_fast(struct qpu_emu_exec *x)
 		u16 carry;
 
 		dst = (u32 *)(base + op->fast_dst[0]);
-		if (op->fast_dst[0] <= FAST_DST_WRITE) {
+		if (op->flags & OP_MOV_ADD) {
+			/* or of one input: a copy, through r for a peripheral */
+			if (op->fast_dst[0] > FAST_DST_WRITE) {
+				if (dst != a)
+					copy_lanes(dst, a);
+			} else if (op->fast_dst[0] == FAST_DST_WRITE) {
+				copy_lanes(r->v, a);
+				r->mask = ALL_LANES;
+				r->is_mul = false;
+				r->is_float = false;
+				qpu_emu_write_reg(x, in->waddr_add, in->ws, r);
+			}
+		} else if (op->fast_dst[0] <= FAST_DST_WRITE) {
 			fast_unit_write(x, false, in->op_add, a, b,
 					in->waddr_add, in->ws, op->fast_dst[0],
 					in->sf);
@@ -748,6 +760,9 @@ static void fast_operands(struct qpu_emu_op *op)
 	op->fast_src[3] = fast_mux_off(in, in->mul_b);
 	op->fast_dst[0] = fast_dst_off(in->waddr_add, in->ws);
 	op->fast_dst[1] = fast_dst_off(in->waddr_mul, !in->ws);
+	if (in->op_add == QPU_ISA_A_OR && !in->sf &&
+	    op->fast_src[0] == op->fast_src[1])
+		op->flags |= OP_MOV_ADD;
 }
 
 bool qpu_emu_fast_prepare(struct qpu_emu_op *op)

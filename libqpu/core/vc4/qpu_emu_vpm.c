@@ -61,7 +61,7 @@ static inline bool fast_rows(const struct qpu_emu_exec *x)
 static u32 vpm_elem(const struct qpu_emu_vpm_setup *s, u32 a, unsigned int i,
 		    u32 *shift)
 {
-	u32 w = s->size ? 2 : 1, per = 4 / (s->size + 1);
+	u32 w = s->size ? 2 : 1, per = 4u >> s->size;	/* size < 3 */
 	u32 sel, x, row, pos;
 
 	*shift = 0;
@@ -95,12 +95,13 @@ static u32 vpm_elem(const struct qpu_emu_vpm_setup *s, u32 a, unsigned int i,
 static bool vpm_check(struct qpu_emu_exec *x,
 		      const struct qpu_emu_vpm_setup *s, u32 *a)
 {
-	u32 per = 4 / (s->size + 1), sh;
+	u32 per, sh;
 
 	if (s->size == 3) {
 		qpu_emu_bad_instr(x);	/* the reserved size */
 		return false;
 	}
+	per = 4u >> s->size;	/* 4, 2 or 1 parts a row, without a division */
 	*a = s->addr & (QPU_VPM_ROWS * per - 1);
 	if (*a == s->addr)
 		return true;
