@@ -155,6 +155,7 @@
 enum qpu_emu_exec_kind {
 	EX_ALU,
 	EX_ALU_FAST,	/* common ALU shapes: see qpu_emu_exec_alu_fast() */
+	EX_NOP,		/* ... of which those that do nothing (OP_NOP) */
 	EX_LDI,		/* load immediates and semaphores */
 	EX_BRANCH,
 	EX_BAD,		/* reserved encodings and the raw kind: fault */
@@ -386,7 +387,7 @@ static void predecode(struct qpu_emu_op *op, u32 pc, u64 word, bool fast)
 		if (in->unpack)
 			op->flags |= OP_UNPACK;
 		if (fast && qpu_emu_fast_prepare(op))
-			op->exec = EX_ALU_FAST;
+			op->exec = op->flags & OP_NOP ? EX_NOP : EX_ALU_FAST;
 		break;
 	case QPU_ISA_KIND_BRANCH:
 		op->exec = EX_BRANCH;
@@ -506,6 +507,8 @@ static bool step(struct qpu_emu *emu, unsigned int qi)
 	case EX_ALU_FAST:
 		qpu_emu_exec_alu_fast(&x);
 		break;
+	case EX_NOP:	/* nops and reads of vr_wait or vw_wait */
+		break;
 	case EX_ALU:
 		qpu_emu_exec_alu(&x);
 		break;
@@ -542,7 +545,7 @@ out:
  * it waited on, and the semaphore still refuses. Nothing else step()
  * would do before blocking is seen outside (no trace, no count).
  */
-static bool sem_blocks_again(struct qpu_emu *emu, unsigned int qi)
+static inline bool sem_blocks_again(struct qpu_emu *emu, unsigned int qi)
 {
 	struct qpu_emu_qpu *q = emu_qpu(emu, qi);
 	u32 off = q->pc - q->win_addr;

@@ -603,18 +603,13 @@ __attribute__((flatten)) void qpu_emu_exec_alu_fast(struct qpu_emu_exec *x)
 		if (in->op_add)
 			emu->stats.both_units++;
 	}
-	switch (in->sig) {	/* not after a fault of a peripheral write */
-	case QPU_ISA_SIG_LDTMU0:
-	case QPU_ISA_SIG_LDTMU1:
+	/* not after a fault of a peripheral write; tests, not a jump table */
+	if (in->sig == QPU_ISA_SIG_LDTMU0 || in->sig == QPU_ISA_SIG_LDTMU1) {
 		if (!x->fault)
 			qpu_emu_tmu_pop(x, in->sig == QPU_ISA_SIG_LDTMU1);
-		break;
-	case QPU_ISA_SIG_THREND:
+	} else if (in->sig == QPU_ISA_SIG_THREND) {
 		if (!x->fault)
 			q->end_left = 3;
-		break;
-	default:
-		break;
 	}
 }
 
@@ -763,6 +758,11 @@ static void fast_operands(struct qpu_emu_op *op)
 	if (in->op_add == QPU_ISA_A_OR && !in->sf &&
 	    op->fast_src[0] == op->fast_src[1])
 		op->flags |= OP_MOV_ADD;
+	/* no read that changes anything, no unit, no signal that acts */
+	if (!op->fast_splat && !in->op_add && !in->op_mul &&
+	    in->sig != QPU_ISA_SIG_LDTMU0 && in->sig != QPU_ISA_SIG_LDTMU1 &&
+	    in->sig != QPU_ISA_SIG_THREND)
+		op->flags |= OP_NOP;
 }
 
 bool qpu_emu_fast_prepare(struct qpu_emu_op *op)

@@ -123,6 +123,7 @@ struct qpu_emu_qpu {
 #define OP_R4		BIT_U8(4)	/* an ALU input is r4 (for stall_sfu) */
 #define OP_UNPACK	BIT_U8(5)	/* an ALU input is unpacked */
 #define OP_MOV_ADD	BIT_U8(6)	/* EX_ALU_FAST: the add is a mov, no setf */
+#define OP_NOP		BIT_U8(7)	/* EX_ALU_FAST that does nothing at all */
 
 #define BIT_U8(n)	((u8)(1u << (n)))
 
