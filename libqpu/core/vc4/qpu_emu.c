@@ -211,19 +211,24 @@ static void set_state(struct qpu_emu *emu, unsigned int qi,
  */
 void qpu_emu_wake_sync(struct qpu_emu *emu)
 {
-	unsigned int i;
-	u16 waiting = emu->waiting;
+	unsigned int i, waiting = emu->waiting, woken = 0, from_sem = 0;
 
-	for (i = 0; waiting; i++, waiting >>= 1) {
-		enum qpu_emu_qpu_state s = emu_qpu(emu, i)->state;
+	for (i = 0; waiting >> i; i++) {
+		struct qpu_emu_qpu *q;
 
-		if (!(waiting & 1) || (s != QPU_EMU_QPU_WAIT_SEM &&
-				       s != QPU_EMU_QPU_WAIT_MUTEX))
+		if (!((waiting >> i) & 1))
 			continue;
-		set_state(emu, i, QPU_EMU_QPU_RUNNING);
-		if (s == QPU_EMU_QPU_WAIT_SEM && !emu->no_predecode)
-			emu->sem_woken |= (u16)(1u << i);
+		q = emu_qpu(emu, i);
+		if (q->state == QPU_EMU_QPU_WAIT_SEM)
+			from_sem |= 1u << i;
+		else if (q->state != QPU_EMU_QPU_WAIT_MUTEX)
+			continue;
+		q->state = QPU_EMU_QPU_RUNNING;	/* set_state(), live already */
+		woken |= 1u << i;
 	}
+	emu->waiting &= (u16)~woken;
+	if (!emu->no_predecode)
+		emu->sem_woken |= (u16)from_sem;
 }
 
 static bool reads_raddr(const struct qpu_isa_instr *in, unsigned int addr)
