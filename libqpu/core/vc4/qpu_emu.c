@@ -146,6 +146,16 @@
  *   each time making integer code 15-50% slower.
  * - In qpu_emu_float.c the 16-lane ops jump to their SIMD form with no
  *   register saves (simd_get() inline).
+ * - FFT-shaped programs (VCD DMA, VPM rows, TMU twiddles, semaphore
+ *   barriers) take shortcuts of their own, each only with predecoding:
+ *   32-bit DMA rows inside the VPM and an open window move in one pass
+ *   (dma_load_rows()), 16-lane TMU requests inside the window are tested
+ *   at once (tmu_lookup_window()), a branch reads a pending setf of all
+ *   lanes without resolving it (branch_on_pending()), movs copy (OP_MOV_ADD),
+ *   words that do nothing skip the ALU (EX_NOP), and a QPU woken from a
+ *   semaphore wait that would only block again skips step()
+ *   (sem_blocks_again()). Together they took the bench's FFT row from
+ *   414 to 296 million host instructions (callgrind, 1/20 of its passes).
  */
 #include "qpu_emu_internal.h"
 
