@@ -518,22 +518,15 @@ static bool step(struct qpu_emu *emu, unsigned int qi)
 	if (q->sfu_left && --q->sfu_left == 0)
 		for (i = 0; i < LANES; i++)
 			q->acc[4][i] = q->sfu_val[i];
-	switch (op->exec) {
-	case EX_ALU_FAST:
+	/* Tests by how common: a switch with EX_NOP slowed sgemm down. */
+	if (op->exec == EX_ALU_FAST)
 		qpu_emu_exec_alu_fast(&x);
-		break;
-	case EX_NOP:	/* nops and reads of vr_wait or vw_wait */
-		break;
-	case EX_ALU:
+	else if (op->exec == EX_ALU)
 		qpu_emu_exec_alu(&x);
-		break;
-	case EX_BRANCH:
+	else if (op->exec == EX_BRANCH)
 		exec_branch(&x);
-		break;
-	default:
+	else if (op->exec != EX_NOP)	/* nops, reads of vr_wait or vw_wait */
 		exec_ldi(&x);
-		break;
-	}
 	if (x.uses_r4 && q->sfu_left)
 		emu->stats.stall_sfu++;	/* read r4 before the SFU result */
 out:

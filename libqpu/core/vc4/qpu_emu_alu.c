@@ -547,27 +547,27 @@ __attribute__((flatten)) void qpu_emu_exec_alu_fast(struct qpu_emu_exec *x)
 		u16 carry;
 
 		dst = (u32 *)(base + op->fast_dst[0]);
-		if (op->flags & OP_MOV_ADD) {
-			/* or of one input: a copy, through r for a peripheral */
-			if (op->fast_dst[0] > FAST_DST_WRITE) {
-				if (dst != a)
-					copy_lanes(dst, a);
+		if (op->fast_dst[0] <= FAST_DST_WRITE) {
+			if (!(op->flags & OP_MOV_ADD)) {
+				fast_unit_write(x, false, in->op_add, a, b,
+						in->waddr_add, in->ws,
+						op->fast_dst[0], in->sf);
 			} else if (op->fast_dst[0] == FAST_DST_WRITE) {
+				/* a mov to a peripheral: a copy into r */
 				copy_lanes(r->v, a);
 				r->mask = ALL_LANES;
 				r->is_mul = false;
 				r->is_float = false;
 				qpu_emu_write_reg(x, in->waddr_add, in->ws, r);
 			}
-		} else if (op->fast_dst[0] <= FAST_DST_WRITE) {
-			fast_unit_write(x, false, in->op_add, a, b,
-					in->waddr_add, in->ws, op->fast_dst[0],
-					in->sf);
 		} else if (in->op_add == QPU_ISA_A_FADD) {
 			qpu_emu_fadd16(a, b, 0, dst);
 			/* before the mul may write the same register */
 			if (in->sf)
 				set_flags(x, dst, 0, ALL_LANES, true);
+		} else if (op->flags & OP_MOV_ADD) {
+			if (dst != a)	/* a mov to a register: a copy */
+				copy_lanes(dst, a);
 		} else {
 			carry = alu_add_lanes(in->op_add, a, b, r->v, in->sf);
 			if (in->sf)
