@@ -90,6 +90,50 @@ T_TEST(dma_rewrites_code)
 }
 
 /*
+ * Code rewritten under a QPU that waits on a semaphore: QPU 0 blocks on an
+ * acquire of semaphore 2 at CODE_BASE; QPU 1 DMA-stores "ldi r1, 5" over
+ * it and releases semaphore 3, which wakes every waiting QPU: QPU 0 fetches
+ * again, runs the ldi and ends (r1 = 5). A wait re-checked against the old
+ * word instead would deadlock.
+ */
+static void test_dma_rewrites_waiting(bool predecode)
+{
+	struct qpu_emu *emu = t_emu_new(0);
+	struct prog w = prog_at(CODE_BASE), p = prog_at(CODE_BASE + 0x100);
+	uint64_t patch = encode(i_ldi(W_R1, 5));
+
+	qpu_emu_set_predecode(emu, predecode);
+	t_words(DATA_BASE)[0] = (uint32_t)patch;
+	t_words(DATA_BASE)[1] = (uint32_t)(patch >> 32);
+	emit(&w, i_sema(2, true));
+	emit_end(&w);
+	emit(&p, i_ldi(W_VPM_SETUP, VDR(2, 1, 0)));
+	emit(&p, i_ldi(W_DMA_ADDR, DATA_BASE));
+	emit(&p, i_read(R_WAIT, R_NOP));
+	emit(&p, i_ldi_b(W_VPM_SETUP, VDW(1, 2, 0)));
+	emit(&p, i_ldi_b(W_DMA_ADDR, CODE_BASE));
+	emit(&p, i_read(R_NOP, R_WAIT));
+	emit(&p, i_sema(3, false));
+	emit_end(&p);
+	T_EQ_U64(0, qpu_emu_start(emu, CODE_BASE, UNIF_BASE));
+	T_EQ_U64(1, qpu_emu_start(emu, CODE_BASE + 0x100, UNIF_BASE));
+	T_EQ_U64(QPU_EMU_IDLE, qpu_emu_run(emu, 1000));
+	T_EQ_U64(5, r1_lane0(emu, 0));
+	T_EQ_U64(1, qpu_emu_get_semaphore(emu, 3));
+	free(emu);
+}
+
+T_TEST(dma_rewrites_waiting_predecoded)
+{
+	test_dma_rewrites_waiting(true);
+}
+
+T_TEST(dma_rewrites_waiting)
+{
+	test_dma_rewrites_waiting(false);
+}
+
+/*
  * A 100-iteration loop adding 1; after 203 instructions (run in slices of
  * 7, so decodes outlive many calls) the host rewrites the add to add 2.
  */

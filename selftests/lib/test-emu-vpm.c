@@ -428,6 +428,81 @@ T_TEST(dma_wide_strides)
 }
 
 /*
+ * 32-bit horizontal VCD DMA, each transfer twice in one run, so the second
+ * takes the shortcuts through the DMA windows the first opened
+ * (dma_load_rows(), dma_store_rows()): VDR 3 rows of 16 words 96 bytes
+ * apart to rows 4, 6 and 8 (VPITCH 2), and 2 rows of 5 words to {Y=20,
+ * X=13} (wrapping to columns 0 and 1); VDW 3 units of 16 words from row 4
+ * with stride 8, and 2 units of 5 words from {Y=20, X=13} (running on into
+ * the next row). Against the words computed by hand and the same program
+ * with predecoding off (the element loops).
+ */
+static void run_dma_twice(bool predecode, uint32_t *vpm_out, uint32_t *out)
+{
+	struct qpu_emu *emu = t_emu_new(0);
+	struct prog p = prog_at(CODE_BASE);
+	uint32_t *d = t_words(DATA_BASE), *o = t_words(OUT_BASE);
+	const struct qpu_emu_stats *st;
+
+	qpu_emu_set_predecode(emu, predecode);
+	for (unsigned int j = 0; j < 1024; j++)
+		d[j] = mem_word(j);
+	memset(o, 0, 1024 * 4);
+	emit(&p, i_ldi(W_VPM_SETUP, VDR_PITCH(96)));
+	for (unsigned int pass = 0; pass < 2; pass++) {
+		emit(&p, i_ldi(W_VPM_SETUP, VDR(0, 16, 3, 2, 0, 4 * 16)));
+		emit(&p, i_ldi(W_DMA_ADDR, DATA_BASE));
+		emit(&p, i_read(R_WAIT, R_NOP));
+		emit(&p, i_ldi(W_VPM_SETUP, VDR(0, 5, 2, 1, 0, 20 * 16 + 13)));
+		emit(&p, i_ldi(W_DMA_ADDR, DATA_BASE + 1024));
+		emit(&p, i_read(R_WAIT, R_NOP));
+		emit(&p, i_ldi_b(W_VPM_SETUP, VDW_STRIDE(8)));
+		emit(&p, i_ldi_b(W_VPM_SETUP, VDW(3, 16, 1, 4 * 16, 0)));
+		emit(&p, i_ldi_b(W_DMA_ADDR, OUT_BASE));
+		emit(&p, i_read(R_NOP, R_WAIT));
+		emit(&p, i_ldi_b(W_VPM_SETUP, VDW_STRIDE(0)));
+		emit(&p, i_ldi_b(W_VPM_SETUP, VDW(2, 5, 1, 20 * 16 + 13, 0)));
+		emit(&p, i_ldi_b(W_DMA_ADDR, OUT_BASE + 2048));
+		emit(&p, i_read(R_NOP, R_WAIT));
+	}
+	emit_end(&p);
+	T_EQ_U64(QPU_EMU_IDLE, t_run1(emu, CODE_BASE, UNIF_BASE));
+	memcpy(vpm_out, qpu_emu_get_vpm(emu), QPU_EMU_VPM_WORDS * 4);
+	memcpy(out, o, 1024 * 4);
+	st = qpu_emu_get_stats(emu);
+	T_EQ_U64(2 * (3 * 16 + 2 * 5) * 4, st->dma_load_bytes);
+	T_EQ_U64(2 * (3 * 16 + 2 * 5) * 4, st->dma_store_bytes);
+	free(emu);
+}
+
+T_TEST(dma_rows_twice)
+{
+	static uint32_t vpm[2][QPU_EMU_VPM_WORDS], out[2][1024];
+
+	run_dma_twice(true, vpm[0], out[0]);
+	run_dma_twice(false, vpm[1], out[1]);
+	T_CHECK(!memcmp(vpm[0], vpm[1], sizeof(vpm[0])));
+	T_CHECK(!memcmp(out[0], out[1], sizeof(out[0])));
+	for (unsigned int r = 0; r < 3; r++)
+		for (unsigned int k = 0; k < 16; k++)
+			T_EQ_U64(mem_word(24 * r + k), vpm[0][(4 + 2 * r) * 16 + k]);
+	for (unsigned int r = 0; r < 2; r++)
+		for (unsigned int k = 0; k < 5; k++)
+			T_EQ_U64(mem_word(256 + 24 * r + k),
+				 vpm[0][(20 + r) * 16 + ((13 + k) & 15)]);
+	for (unsigned int u = 0; u < 3; u++) {
+		for (unsigned int k = 0; k < 16; k++)
+			T_EQ_U64(vpm[0][(4 + u) * 16 + k], out[0][u * 18 + k]);
+		T_EQ_U64(0, out[0][u * 18 + 16]);
+		T_EQ_U64(0, out[0][u * 18 + 17]);
+	}
+	for (unsigned int u = 0; u < 2; u++)
+		for (unsigned int k = 0; k < 5; k++)
+			T_EQ_U64(vpm[0][(20 + u) * 16 + 13 + k],
+				 out[0][512 + u * 5 + k]);
+}
+
+/*
  * VDW 8-bit, select 2, 2 units of 5 bytes, stride 3, from {Y=20, X=1}: unit
  * u is bytes 36..40 of row 20 + u, stored 8 bytes apart; the 3-byte gaps
  * keep their 0xee.

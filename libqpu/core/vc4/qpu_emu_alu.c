@@ -548,14 +548,26 @@ __attribute__((flatten)) void qpu_emu_exec_alu_fast(struct qpu_emu_exec *x)
 
 		dst = (u32 *)(base + op->fast_dst[0]);
 		if (op->fast_dst[0] <= FAST_DST_WRITE) {
-			fast_unit_write(x, false, in->op_add, a, b,
-					in->waddr_add, in->ws, op->fast_dst[0],
-					in->sf);
+			if (!(op->flags & OP_MOV_ADD)) {
+				fast_unit_write(x, false, in->op_add, a, b,
+						in->waddr_add, in->ws,
+						op->fast_dst[0], in->sf);
+			} else if (op->fast_dst[0] == FAST_DST_WRITE) {
+				/* a mov to a peripheral: a copy into r */
+				copy_lanes(r->v, a);
+				r->mask = ALL_LANES;
+				r->is_mul = false;
+				r->is_float = false;
+				qpu_emu_write_reg(x, in->waddr_add, in->ws, r);
+			}
 		} else if (in->op_add == QPU_ISA_A_FADD) {
 			qpu_emu_fadd16(a, b, 0, dst);
 			/* before the mul may write the same register */
 			if (in->sf)
 				set_flags(x, dst, 0, ALL_LANES, true);
+		} else if (op->flags & OP_MOV_ADD) {
+			if (dst != a)	/* a mov to a register: a copy */
+				copy_lanes(dst, a);
 		} else {
 			carry = alu_add_lanes(in->op_add, a, b, r->v, in->sf);
 			if (in->sf)
@@ -591,18 +603,13 @@ __attribute__((flatten)) void qpu_emu_exec_alu_fast(struct qpu_emu_exec *x)
 		if (in->op_add)
 			emu->stats.both_units++;
 	}
-	switch (in->sig) {	/* not after a fault of a peripheral write */
-	case QPU_ISA_SIG_LDTMU0:
-	case QPU_ISA_SIG_LDTMU1:
+	/* not after a fault of a peripheral write; tests, not a jump table */
+	if (in->sig == QPU_ISA_SIG_LDTMU0 || in->sig == QPU_ISA_SIG_LDTMU1) {
 		if (!x->fault)
 			qpu_emu_tmu_pop(x, in->sig == QPU_ISA_SIG_LDTMU1);
-		break;
-	case QPU_ISA_SIG_THREND:
+	} else if (in->sig == QPU_ISA_SIG_THREND) {
 		if (!x->fault)
 			q->end_left = 3;
-		break;
-	default:
-		break;
 	}
 }
 
@@ -748,6 +755,14 @@ static void fast_operands(struct qpu_emu_op *op)
 	op->fast_src[3] = fast_mux_off(in, in->mul_b);
 	op->fast_dst[0] = fast_dst_off(in->waddr_add, in->ws);
 	op->fast_dst[1] = fast_dst_off(in->waddr_mul, !in->ws);
+	if (in->op_add == QPU_ISA_A_OR && !in->sf &&
+	    op->fast_src[0] == op->fast_src[1])
+		op->flags |= OP_MOV_ADD;
+	/* no read that changes anything, no unit, no signal that acts */
+	if (!op->fast_splat && !in->op_add && !in->op_mul &&
+	    in->sig != QPU_ISA_SIG_LDTMU0 && in->sig != QPU_ISA_SIG_LDTMU1 &&
+	    in->sig != QPU_ISA_SIG_THREND)
+		op->flags |= OP_NOP;
 }
 
 bool qpu_emu_fast_prepare(struct qpu_emu_op *op)

@@ -81,12 +81,48 @@ u16 qpu_emu_cond_mask(struct qpu_emu_qpu *q, unsigned int cond)
 	}
 }
 
+/*
+ * A Z or N branch condition (@cond below 8) read straight from a pending
+ * setf of all 16 lanes, a loop counter's sub.setf mostly: whether any or
+ * all of its results are zero (+-0 for a float) or negative, with no lane
+ * mask built and nothing resolved. qpu_emu_branch_taken()'s answer; only
+ * with predecoding, since without it no setf stays pending.
+ */
+static bool branch_on_pending(const struct qpu_emu_qpu *q, unsigned int cond)
+{
+	u32 zmask = q->flag_float ? 0x7fffffffu : 0xffffffffu;
+	u32 bits = 0, signs_or = 0, signs_and = ~0u, zero = 0;
+	bool any, all;
+	unsigned int i;
+
+	for (i = 0; i < LANES; i++) {
+		u32 v = q->flag_v[i];
+
+		bits |= v & zmask;
+		zero |= !(v & zmask);
+		signs_or |= v;
+		signs_and &= v;
+	}
+	if (cond < 4) {
+		any = zero;
+		all = !bits;
+	} else {
+		any = signs_or >> 31;
+		all = signs_and >> 31;
+	}
+	if (cond & 1)	/* the "clear" forms: none set, not all set */
+		return !(cond & 2 ? all : any);
+	return cond & 2 ? any : all;
+}
+
 bool qpu_emu_branch_taken(struct qpu_emu_qpu *q, unsigned int cond)
 {
 	u16 f;
 
 	if (cond == QPU_ISA_BR_ALWAYS)
 		return true;
+	if (q->flag_mask == ALL_LANES && cond < 8)
+		return branch_on_pending(q, cond);
 	qpu_emu_flags_resolve(q);
 	f = cond < 4 ? q->zf : cond < 8 ? q->nf : q->cf;
 	if (cond & 1)

@@ -76,6 +76,7 @@ struct qpu_emu_qpu {
 	u8 end_left;		/* instructions to the thread end, 0 if none */
 	u8 wait_sem;		/* semaphore of QPU_EMU_QPU_WAIT_SEM */
 	bool wait_acquire;	/* ... and whether to acquire it */
+	u64 wait_word;		/* ... the instruction's word: see sem_blocks_again() */
 	u8 sfu_left;		/* instructions until sfu_val reaches r4 */
 	u8 tmu_head[2], tmu_count[2];
 	u64 tmu_ready[2][TMU_FIFO_DEPTH];	/* instruction count it arrives */
@@ -121,6 +122,8 @@ struct qpu_emu_qpu {
 #define OP_MUTEX	BIT_U8(3)	/* reads mutex_acq */
 #define OP_R4		BIT_U8(4)	/* an ALU input is r4 (for stall_sfu) */
 #define OP_UNPACK	BIT_U8(5)	/* an ALU input is unpacked */
+#define OP_MOV_ADD	BIT_U8(6)	/* EX_ALU_FAST: the add is a mov, no setf */
+#define OP_NOP		BIT_U8(7)	/* EX_ALU_FAST that does nothing at all */
 
 #define BIT_U8(n)	((u8)(1u << (n)))
 
@@ -151,6 +154,7 @@ struct qpu_emu {
 	u32 rr_next;
 	u16 live;		/* QPUs with a program, bit per QPU */
 	u16 waiting;		/* ... of which in a QPU_EMU_QPU_WAIT_* state */
+	u16 sem_woken;		/* ... woken from a semaphore wait, not yet run */
 	bool no_predecode;	/* qpu_emu_set_predecode(emu, false) */
 	bool strict_vpm;	/* qpu_emu_set_strict_vpm(emu, true) */
 	u64 limit;		/* qpu_emu_set_limit(); 0: none */

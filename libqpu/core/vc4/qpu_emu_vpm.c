@@ -61,7 +61,7 @@ static inline bool fast_rows(const struct qpu_emu_exec *x)
 static u32 vpm_elem(const struct qpu_emu_vpm_setup *s, u32 a, unsigned int i,
 		    u32 *shift)
 {
-	u32 w = s->size ? 2 : 1, per = 4 / (s->size + 1);
+	u32 w = s->size ? 2 : 1, per = 4u >> s->size;	/* size < 3 */
 	u32 sel, x, row, pos;
 
 	*shift = 0;
@@ -95,12 +95,13 @@ static u32 vpm_elem(const struct qpu_emu_vpm_setup *s, u32 a, unsigned int i,
 static bool vpm_check(struct qpu_emu_exec *x,
 		      const struct qpu_emu_vpm_setup *s, u32 *a)
 {
-	u32 per = 4 / (s->size + 1), sh;
+	u32 per, sh;
 
 	if (s->size == 3) {
 		qpu_emu_bad_instr(x);	/* the reserved size */
 		return false;
 	}
+	per = 4u >> s->size;	/* 4, 2 or 1 parts a row, without a division */
 	*a = s->addr & (QPU_VPM_ROWS * per - 1);
 	if (*a == s->addr)
 		return true;
@@ -134,9 +135,8 @@ void qpu_emu_vpm_read(struct qpu_emu_exec *x, u32 *out)
 	if (!vpm_check(x, s, &a))
 		return;
 	if (s->size == 2 && s->horiz && fast_rows(x)) {
-		/* a row: vpm_elem()'s a * 16 + i */
-		for (i = 0; i < LANES; i++)
-			out[i] = x->emu->vpm[a * 16 + i];
+		/* a row: vpm_elem()'s a * 16 + i, copied at once */
+		copy_lanes(out, &x->emu->vpm[a * 16]);
 	} else if (s->size == 2) {
 		for (i = 0; i < LANES; i++)
 			out[i] = x->emu->vpm[vpm_elem(s, a, i, &sh)];
@@ -160,9 +160,8 @@ void qpu_emu_vpm_write(struct qpu_emu_exec *x, const u32 *v, u16 mask)
 	if (!vpm_check(x, s, &a))
 		return;
 	if (s->size == 2 && s->horiz && mask == ALL_LANES && fast_rows(x)) {
-		/* a whole row: vpm_elem()'s a * 16 + i */
-		for (i = 0; i < LANES; i++)
-			x->emu->vpm[a * 16 + i] = v[i];
+		/* a whole row: vpm_elem()'s a * 16 + i, copied at once */
+		copy_lanes(&x->emu->vpm[a * 16], v);
 		s->addr += s->stride;
 		return;
 	}
@@ -313,6 +312,87 @@ static void dma_event(struct qpu_emu_exec *x, enum qpu_emu_access kind,
 }
 
 /*
+ * The host address of the @len bytes at @addr when the QPU's DMA window
+ * @w already holds them all, else NULL (nothing asked of translate()): a
+ * DMA whose every row lies there takes win_get()'s first answer for each.
+ */
+static u8 *dma_span(struct qpu_emu_exec *x, struct qpu_emu_win *w, u32 addr,
+		    u32 len)
+{
+	u32 off = addr - w->addr;
+
+	if (x->fault || !fast_rows(x) || (addr & 3))
+		return NULL;
+	if (off < w->len && len <= w->len - off)
+		return w->p + off;
+	return NULL;
+}
+
+/*
+ * A VDR of 32-bit rows along VPM rows (@nrows rows of @rowlen words,
+ * @pitch bytes apart, to VPM rows @row, @row + @vpitch, ... from column
+ * @bx) in one pass, as FFT-shaped programs load every pass, when no check
+ * of qpu_emu_dma_load()'s two passes can fail: every row is inside the
+ * VPM and inside the QPU's load window. The same words in the same order;
+ * false (nothing moved) otherwise.
+ */
+static bool dma_load_rows(struct qpu_emu_exec *x, u32 addr, u32 nrows,
+			  u32 rowlen, u32 pitch, u32 row, u32 vpitch, u32 bx)
+{
+	u32 *vpm = x->emu->vpm, r, k;
+	const u8 *p;
+
+	if (row + (nrows - 1) * vpitch >= QPU_EMU_VPM_WORDS / 16 ||
+	    (pitch & 3))
+		return false;
+	p = dma_span(x, &x->q->dlwin, addr, (nrows - 1) * pitch + rowlen * 4);
+	if (!p)
+		return false;
+	for (r = 0; r < nrows; r++, p += pitch, row += vpitch) {
+		u32 *d = vpm + row * 16;
+
+		if (rowlen == LANES && !bx) {
+			__builtin_memcpy(d, p, LANES * 4);
+			continue;
+		}
+		for (k = 0; k < rowlen; k++)
+			d[(k + bx) & 15] = rd32(p + k * 4);
+	}
+	return true;
+}
+
+/*
+ * A VDW of 32-bit horizontal units (@units rows of @depth words from VPM
+ * row @by, column @bx on) in one pass, when every unit is inside the VPM
+ * and inside the QPU's store window (see dma_load_rows()).
+ */
+static bool dma_store_rows(struct qpu_emu_exec *x, u32 addr, u32 units,
+			   u32 depth, u32 by, u32 bx)
+{
+	u32 rstride = depth * 4 + x->q->vdw_stride, u, d;
+	const u32 *vpm = x->emu->vpm;
+	u8 *p;
+
+	if ((by + units - 1) * 16 + bx + depth > QPU_EMU_VPM_WORDS ||
+	    (rstride & 3))
+		return false;
+	p = dma_span(x, &x->q->dswin, addr, (units - 1) * rstride + depth * 4);
+	if (!p)
+		return false;
+	for (u = 0; u < units; u++, p += rstride) {
+		const u32 *src = vpm + (by + u) * 16 + bx;
+
+		if (depth == LANES) {
+			__builtin_memcpy(p, src, LANES * 4);
+			continue;
+		}
+		for (d = 0; d < depth; d++)
+			wr32(p + d * 4, src[d]);
+	}
+	return true;
+}
+
+/*
  * VDR: memory row r (ROWLEN elements, rows PITCH bytes apart) goes to VPM
  * row Y + r * VPITCH, along it from column X (horizontal) or down column X
  * (vertical); narrower widths as the DOC above says.
@@ -339,6 +419,11 @@ void qpu_emu_dma_load(struct qpu_emu_exec *x, u32 addr)
 	rowlen = rowlen ? rowlen : 16;
 	nrows = nrows ? nrows : 16;
 	vpitch = vpitch ? vpitch : 16;
+	if (w == 4 && !vert &&
+	    dma_load_rows(x, addr, nrows, rowlen, pitch, by, vpitch, bx)) {
+		x->emu->stats.dma_load_bytes += nrows * rowlen * w;
+		return;
+	}
 	for (pass = 0; pass < 2; pass++) {
 		for (r = 0; r < nrows; r++) {
 			u8 *p = qpu_emu_dma_mem(x, addr + r * pitch, rowlen * w, w,
@@ -406,6 +491,10 @@ void qpu_emu_dma_store(struct qpu_emu_exec *x, u32 addr)
 	}
 	units = units ? units : 128;
 	depth = depth ? depth : 128;
+	if (w == 4 && horiz && dma_store_rows(x, addr, units, depth, by, bx)) {
+		x->emu->stats.dma_store_bytes += units * depth * w;
+		return;
+	}
 	for (pass = 0; pass < 2; pass++) {
 		for (u = 0; u < units; u++) {
 			u8 *p = qpu_emu_dma_mem(x, addr + u * (depth * w +
