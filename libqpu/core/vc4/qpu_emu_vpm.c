@@ -422,6 +422,8 @@ void qpu_emu_dma_load(struct qpu_emu_exec *x, u32 addr)
 	if (w == 4 && !vert &&
 	    dma_load_rows(x, addr, nrows, rowlen, pitch, by, vpitch, bx)) {
 		x->emu->stats.dma_load_bytes += nrows * rowlen * w;
+		dma_event(x, QPU_EMU_ACCESS_DMA_LOAD, addr, nrows, rowlen * w,
+			  pitch);
 		return;
 	}
 	for (pass = 0; pass < 2; pass++) {
@@ -493,6 +495,8 @@ void qpu_emu_dma_store(struct qpu_emu_exec *x, u32 addr)
 	depth = depth ? depth : 128;
 	if (w == 4 && horiz && dma_store_rows(x, addr, units, depth, by, bx)) {
 		x->emu->stats.dma_store_bytes += units * depth * w;
+		dma_event(x, QPU_EMU_ACCESS_DMA_STORE, addr, units, depth * w,
+			  depth * w + q->vdw_stride);
 		return;
 	}
 	for (pass = 0; pass < 2; pass++) {
