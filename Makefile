@@ -119,7 +119,7 @@ $(LINUX_SCRIPTS)/.stamp:
 		'*/scripts/const_structs.checkpatch' '*/scripts/kernel-doc'
 	$(Q)touch $@
 
-LINT_CHECKS := lint-checkpatch lint-kernel-doc lint-sparse
+LINT_CHECKS := lint-checkpatch lint-kernel-doc lint-sparse lint-module-core
 .PHONY: $(LINT_CHECKS)
 
 lint:
@@ -131,6 +131,11 @@ lint-checkpatch: $(LINUX_SCRIPTS)/.stamp
 
 lint-kernel-doc: $(LINUX_SCRIPTS)/.stamp
 	$(Q)$(LINUX_SCRIPTS)/kernel-doc -none -Werror uapi/linux/qpu.h kmod/*.h kmod/*.c
+
+# qpu.ko links only the core it runs (selftests/check-module-core.sh).
+lint-module-core: module $(QPU_CORE_TOOL_SRCS:%.c=$(BUILD)/%.o)
+	$(Q)sh selftests/check-module-core.sh $(BUILD)/mod/host $(BUILD) -- \
+		$(QPU_CORE_RUN_SRCS) -- $(QPU_CORE_TOOL_SRCS)
 
 lint-sparse:
 	$(call kmod_build,sparse,$(KDIR),C=2 CF=-Wsparse-error) > $(BUILD)/sparse.log 2>&1 || \
