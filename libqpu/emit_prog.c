@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * Words, labels, branch fixups and the sticky first error of a C emitter
- * (emit_prog.h): what emit_v3dx.c needs beside its instruction set.
+ * (emit_prog.h): what emit.c and emit_v3dx.c share beside their
+ * instruction sets.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -10,6 +11,14 @@
 #include <string.h>
 
 #include "emit_prog.h"
+
+bool emit_prog_init(struct emit_prog *p)
+{
+	memset(p, 0, sizeof(*p));
+	p->cap_words = 64;
+	p->words = malloc(p->cap_words * sizeof(*p->words));
+	return p->words != NULL;
+}
 
 void emit_prog_fail(struct emit_prog *p, size_t index, const char *fmt, ...)
 {
@@ -71,28 +80,13 @@ bool emit_prog_push(struct emit_prog *p, uint64_t word, long label)
 	return true;
 }
 
-static bool valid_name(const char *name)
-{
-	const char *c;
-
-	if (!name || !*name)
-		return false;
-	for (c = name; *c; c++) {
-		if (!(*c == '_' || *c == '.' || (*c >= '0' && *c <= '9') ||
-		      (*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z')))
-			return false;
-	}
-	return !(*name >= '0' && *name <= '9');
-}
-
 long emit_prog_label_ref(struct emit_prog *p, const char *name, size_t index)
 {
 	struct emit_label *l;
 	size_t i;
 
-	if (!valid_name(name)) {
-		emit_prog_fail(p, index, "'%s' is no label name (letters, digits, "
-			       "'_' and '.', not first a digit)", name ? name : "");
+	if (!name || !*name) {
+		emit_prog_fail(p, index, "a label needs a name");
 		return -1;
 	}
 	for (i = 0; i < p->nlabels; i++) {

@@ -36,6 +36,12 @@ struct emit_prog {
 	char msg[EMIT_PROG_MSG_SIZE];
 };
 
+/*
+ * An empty program, with room for words so that an empty finished program
+ * still has a (non-NULL) array: false when out of memory.
+ */
+bool emit_prog_init(struct emit_prog *p);
+
 /* The first error: "instruction @index: ..."; later ones are dropped. */
 void emit_prog_fail(struct emit_prog *p, size_t index, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));

@@ -72,6 +72,11 @@ QPU_API struct qpu_v3d_emit *qpu_v3d_emit_new(int gen)
 	e = calloc(1, sizeof(*e));
 	if (!e)
 		return NULL;
+	if (!emit_prog_init(&e->prog)) {
+		free(e);
+		errno = ENOMEM;
+		return NULL;
+	}
 	e->gen = gen == QPU_GEN_V3D42 ? QPU_V3DX_GEN_42 : QPU_V3DX_GEN_71;
 	return e;
 }

@@ -408,7 +408,7 @@ QPU_API void qpu_v3d_emit_branch_offset(struct qpu_v3d_emit *e,
 					enum qpu_v3d_br_cond cond,
 					int32_t offset);
 
-/* A label for the next instruction: letters, digits, '_' and '.'. */
+/* A label for the next instruction: any name but "" (and NULL). */
 QPU_API void qpu_v3d_emit_label(struct qpu_v3d_emit *e, const char *name);
 
 /* A raw 64-bit word, as ".long" gives it. */
