@@ -120,7 +120,7 @@ $(LINUX_SCRIPTS)/.stamp:
 		'*/scripts/const_structs.checkpatch' '*/scripts/kernel-doc'
 	$(Q)touch $@
 
-LINT_CHECKS := lint-checkpatch lint-kernel-doc lint-sparse lint-layers
+LINT_CHECKS := lint-checkpatch lint-kernel-doc lint-sparse lint-layers lint-module-core
 .PHONY: $(LINT_CHECKS)
 
 lint:
@@ -141,6 +141,11 @@ lint-layers:
 		{ echo 'kmod/qpu_v3d.c: backend-specific code; use struct qpu_backend_ops' >&2; exit 1; }
 	$(Q)! grep -nE '(->|\.)sched\b|struct qpu_sched\b' kmod/qpu_nl.c || \
 		{ echo 'kmod/qpu_nl.c: reaches into the scheduler; use qpu_sched.c accessors' >&2; exit 1; }
+
+# qpu.ko links only the core it runs (selftests/check-module-core.sh).
+lint-module-core: module $(QPU_CORE_TOOL_SRCS:%.c=$(BUILD)/%.o)
+	$(Q)sh selftests/check-module-core.sh $(BUILD)/mod/host $(BUILD) -- \
+		$(QPU_CORE_RUN_SRCS) -- $(QPU_CORE_TOOL_SRCS)
 
 lint-sparse:
 	$(call kmod_build,sparse,$(KDIR),C=2 CF=-Wsparse-error) > $(BUILD)/sparse.log 2>&1 || \

@@ -23,18 +23,17 @@
 #include "asm_internal.h"
 #include "v3dx.h"
 
-#define GEN_NAME(gen)	((gen) == QPU_V3DX_GEN_71 ? "V3D 7.1" : "V3D 4.2")
-
 struct v3dx_line {
 	struct lexer *lx;
 	enum qpu_v3dx_gen gen;
-	struct qpu_v3dx_instr in;
-	u32 sig;		/* signal bits, small immediates included */
-	unsigned int nregs;	/* 4.2: register-file reads placed so far */
+	struct qpu_v3dx_build b;	/* the instruction (v3dx_build.c) */
 };
 
 /* An error at the current token. */
 #define fail(l, ...)	asm_fail_at((l)->lx->as, (l)->lx->tok.col, __VA_ARGS__)
+
+/* A builder call's refusal, at the current token. */
+#define check(l, ok)	do { if (!(ok)) fail(l, "%s", (l)->b.msg); } while (0)
 
 /* Index of @name in @names[@n] (names[0] "" is never matched), or -1. */
 static int find_name(const char *const *names, unsigned int n, const char *name)
@@ -87,8 +86,9 @@ static void split_ident(struct v3dx_line *l, char *base, char *suffix)
 	copy_str(suffix, NAME_LEN, dot + 1);
 }
 
-static void parse_dst(struct v3dx_line *l, struct qpu_v3dx_alu *alu)
+static void parse_dst(struct v3dx_line *l, bool mul)
 {
+	struct qpu_v3dx_alu *alu = mul ? &l->b.in.mul : &l->b.in.add;
 	char base[NAME_LEN], suffix[NAME_LEN];
 	int n;
 
@@ -97,14 +97,12 @@ static void parse_dst(struct v3dx_line *l, struct qpu_v3dx_alu *alu)
 	split_ident(l, base, suffix);
 	n = regfile_num(base);
 	if (n >= 0) {
-		alu->waddr = n;
-		alu->magic = false;
+		check(l, qpu_v3dx_build_dst(&l->b, mul, n, false));
 	} else {
 		n = magic_waddr(l->gen, base);
 		if (n < 0)
 			fail(l, "unknown destination '%s'", base);
-		alu->waddr = n;
-		alu->magic = true;
+		check(l, qpu_v3dx_build_dst(&l->b, mul, n, true));
 	}
 	if (suffix[0]) {
 		n = find_name(qpu_v3dx_pack_names, QPU_V3DX_PACK_COUNT, suffix);
@@ -142,54 +140,9 @@ static int small_imm(const struct value *v)
 	return -1;
 }
 
-/* 4.2: the mux that reads register @r, placing it in raddr_a or raddr_b. */
-static u8 place_reg(struct v3dx_line *l, unsigned int r)
+/* Source @slot (QPU_V3DX_SLOT_*), read through @unpack. */
+static void parse_src(struct v3dx_line *l, int slot, u8 *unpack)
 {
-	struct qpu_v3dx_instr *in = &l->in;
-
-	if (l->nregs >= 1 && in->raddr_a == r)
-		return QPU_V3DX_MUX_A;
-	if (l->nregs >= 2 && in->raddr_b == r)
-		return QPU_V3DX_MUX_B;
-	if (l->nregs == 0) {
-		in->raddr_a = r;
-		l->nregs = 1;
-		return QPU_V3DX_MUX_A;
-	}
-	if (l->nregs == 1 && !(l->sig & QPU_V3DX_SIG_SMIMM_B)) {
-		in->raddr_b = r;
-		l->nregs = 2;
-		return QPU_V3DX_MUX_B;
-	}
-	fail(l, "rf%u: V3D 4.2 reads two register-file addresses (or one "
-	     "and a small immediate) per instruction", r);
-	return 0;
-}
-
-/* 4.2: the mux that reads small immediate @idx (raddr_b). */
-static u8 place_imm(struct v3dx_line *l, unsigned int idx)
-{
-	struct qpu_v3dx_instr *in = &l->in;
-
-	if (l->sig & QPU_V3DX_SIG_SMIMM_B) {
-		if (in->raddr_b != idx)
-			fail(l, "one small immediate per instruction on V3D 4.2");
-		return QPU_V3DX_MUX_B;
-	}
-	if (l->nregs >= 2)
-		fail(l, "a small immediate besides two register-file reads");
-	in->raddr_b = idx;
-	l->sig |= QPU_V3DX_SIG_SMIMM_B;
-	return QPU_V3DX_MUX_B;
-}
-
-/* Source @slot (0 add a, 1 add b, 2 mul a, 3 mul b) into @field. */
-static void parse_src(struct v3dx_line *l, int slot, u8 *field, u8 *unpack)
-{
-	static const u32 imm71[] = {
-		QPU_V3DX_SIG_SMIMM_A, QPU_V3DX_SIG_SMIMM_B,
-		QPU_V3DX_SIG_SMIMM_C, QPU_V3DX_SIG_SMIMM_D,
-	};
 	char base[NAME_LEN], suffix[NAME_LEN] = "";
 	struct lexer *lx = l->lx;
 	struct value v;
@@ -200,13 +153,13 @@ static void parse_src(struct v3dx_line *l, int slot, u8 *field, u8 *unpack)
 		split_ident(l, base, suffix);
 		n = regfile_num(base);
 		if (n >= 0) {
-			*field = l->gen == QPU_V3DX_GEN_71 ? n : place_reg(l, n);
+			check(l, qpu_v3dx_build_src_rf(&l->b, slot, n));
 			asm_lex_next(lx);
 			goto unpack;
 		}
 		if (l->gen == QPU_V3DX_GEN_42 &&
 		    asm_parse_numbered(base, "r", 5, &acc)) {
-			*field = acc;
+			check(l, qpu_v3dx_build_src_acc(&l->b, slot, acc));
 			asm_lex_next(lx);
 			goto unpack;
 		}
@@ -218,12 +171,8 @@ static void parse_src(struct v3dx_line *l, int slot, u8 *field, u8 *unpack)
 	if (n < 0)
 		asm_fail_at(lx->as, v.col, "not a register or a small immediate "
 			    "(0..15, -16..-1, or 2^-8..2^7 as floats)");
-	if (l->gen == QPU_V3DX_GEN_71) {
-		*field = n;
-		l->sig |= imm71[slot];
-	} else {
-		*field = place_imm(l, n);
-	}
+	if (!qpu_v3dx_build_src_imm(&l->b, slot, n))
+		asm_fail_at(lx->as, v.col, "%s", l->b.msg);
 	if (lx->tok.kind == T_DIRECTIVE) {	/* "15.abs" lexes as 15, .abs */
 		asm_tok_text(lx, suffix, NAME_LEN);
 		memmove(suffix, suffix + 1, strlen(suffix));
@@ -242,7 +191,7 @@ unpack:
 static bool parse_alu(struct v3dx_line *l, bool mul)
 {
 	struct lexer *lx = l->lx;
-	struct qpu_v3dx_instr *in = &l->in;
+	struct qpu_v3dx_instr *in = &l->b.in;
 	struct qpu_v3dx_alu *alu = mul ? &in->mul : &in->add;
 	const struct qpu_v3dx_op_info *info = NULL;
 	char text[NAME_LEN], *s, *dot;
@@ -262,13 +211,7 @@ static bool parse_alu(struct v3dx_line *l, bool mul)
 	}
 	if (op == count)
 		return false;
-	if (mul ? !qpu_v3dx_mul_op_valid(l->gen, op) :
-		  !qpu_v3dx_add_op_valid(l->gen, op))
-		asm_fail_at(lx->as, lx->tok.col, "%s is no %s operation of %s",
-			    text, mul ? "mul" : "add", GEN_NAME(l->gen));
-	alu->op = op;
-	alu->waddr = QPU_V3DX_W_NOP;
-	alu->magic = true;
+	check(l, qpu_v3dx_build_op(&l->b, mul, op));
 	for (s = dot; s; s = dot) {
 		dot = strchr(s + 1, '.');
 		if (dot)
@@ -285,17 +228,46 @@ static bool parse_alu(struct v3dx_line *l, bool mul)
 	}
 	asm_lex_next(lx);
 	if (info->args & QPU_V3DX_ARG_D)
-		parse_dst(l, alu);
+		parse_dst(l, mul);
 	if (info->args & QPU_V3DX_ARG_A) {
 		if (info->args & QPU_V3DX_ARG_D)
 			asm_expect(lx, ",");
-		parse_src(l, mul ? 2 : 0, &alu->a, &alu->unpack_a);
+		parse_src(l, mul ? QPU_V3DX_SLOT_MUL_A : QPU_V3DX_SLOT_ADD_A,
+			  &alu->unpack_a);
 	}
 	if (info->args & QPU_V3DX_ARG_B) {
 		asm_expect(lx, ",");
-		parse_src(l, mul ? 3 : 1, &alu->b, &alu->unpack_b);
+		parse_src(l, mul ? QPU_V3DX_SLOT_MUL_B : QPU_V3DX_SLOT_ADD_B,
+			  &alu->unpack_b);
 	}
 	return true;
+}
+
+/* 4.2's "rot", "rot(r5)" (both by r5) or "rot(N)", py-videocore6's spelling. */
+static void parse_rot(struct v3dx_line *l)
+{
+	struct lexer *lx = l->lx;
+	int64_t amount = 0;
+	unsigned int col;
+
+	asm_lex_next(lx);
+	if (asm_tok_is(lx, "(")) {
+		asm_lex_next(lx);
+		col = lx->tok.col;
+		if (asm_tok_word(lx, "r5")) {
+			asm_lex_next(lx);
+		} else {
+			amount = asm_int_expr(lx, NULL);
+			if (!amount)
+				asm_fail_at(lx->as, col, "rot(0) is a rotation by "
+					    "r5: write rot or rot(r5)");
+			if (amount < -16 || amount > 15)
+				asm_fail_at(lx->as, col, "rot(%lld): the rotation "
+					    "is -16..15", (long long)amount);
+		}
+		asm_expect(lx, ")");
+	}
+	check(l, qpu_v3dx_build_rot(&l->b, (int)amount));
 }
 
 static void parse_sig(struct v3dx_line *l)
@@ -303,7 +275,8 @@ static void parse_sig(struct v3dx_line *l)
 	struct lexer *lx = l->lx;
 	char base[NAME_LEN], suffix[NAME_LEN];
 	unsigned int i;
-	int n;
+	bool magic = false;
+	int n = -1;
 
 	if (lx->tok.kind != T_IDENT)
 		fail(l, "expected a signal");
@@ -315,13 +288,8 @@ static void parse_sig(struct v3dx_line *l)
 	}
 	if (i == QPU_V3DX_SIG_BITS)
 		fail(l, "unknown signal '%s'", base);
-	if (l->sig & (1u << i))
-		fail(l, "signal %s given twice", base);
-	l->sig |= 1u << i;
-	if (!((1u << i) & QPU_V3DX_SIG_WRITES_ADDR)) {
-		if (suffix[0])
-			fail(l, "signal %s writes no register", base);
-		asm_lex_next(lx);
+	if (1u << i == QPU_V3DX_SIG_ROT && !suffix[0]) {
+		parse_rot(l);
 		return;
 	}
 	if (!suffix[0] && lx->p[0] == '.' && lx->p[1] == '-') {
@@ -329,15 +297,17 @@ static void parse_sig(struct v3dx_line *l)
 		copy_str(suffix, NAME_LEN, "-");
 		lx->p += 2;
 	}
-	if (!suffix[0])
-		fail(l, "signal %s needs its destination (.rfN or .NAME)", base);
-	n = regfile_num(suffix);
-	l->in.sig_magic = n < 0;
-	if (n < 0)
-		n = magic_waddr(l->gen, suffix);
-	if (n < 0)
-		fail(l, "unknown destination '%s'", suffix);
-	l->in.sig_addr = n;
+	if (suffix[0]) {
+		n = regfile_num(suffix);
+		magic = n < 0;
+		if (n < 0)
+			n = magic_waddr(l->gen, suffix);
+		if (n < 0 && ((1u << i) & QPU_V3DX_SIG_WRITES_ADDR))
+			fail(l, "unknown destination '%s'", suffix);
+		if (n < 0)
+			n = 0;	/* a suffix on a signal that writes nothing */
+	}
+	check(l, qpu_v3dx_build_sig(&l->b, 1u << i, n, magic));
 	asm_lex_next(lx);
 }
 
@@ -382,12 +352,12 @@ static bool branch_mnemonic(const char *text, struct qpu_v3dx_branch *br)
 static void parse_branch(struct v3dx_line *l, uint64_t pc)
 {
 	struct lexer *lx = l->lx;
-	struct qpu_v3dx_branch *br = &l->in.br;
+	struct qpu_v3dx_branch *br = &l->b.in.br;
 	char text[NAME_LEN];
 	struct value v;
 	int n;
 
-	l->in.is_branch = true;
+	l->b.in.is_branch = true;
 	asm_lex_next(lx);
 	if (asm_tok_word(lx, "zero_addr")) {
 		asm_lex_next(lx);
@@ -472,13 +442,12 @@ void asm_v3dx_assemble_instr(struct lexer *lx, int gen, uint64_t pc,
 	struct v3dx_line l = { .lx = lx, .gen = (enum qpu_v3dx_gen)gen };
 	char text[NAME_LEN];
 	unsigned int col = lx->tok.col;
-	int code, ret;
 
-	qpu_v3dx_nop(&l.in);
+	qpu_v3dx_build_init(&l.b, l.gen);
 	asm_tok_text(lx, text, sizeof(text));
 	if (!parse_alu(&l, false)) {
 		if (lx->tok.kind == T_IDENT &&
-		    branch_mnemonic(text, &l.in.br)) {
+		    branch_mnemonic(text, &l.b.in.br)) {
 			parse_branch(&l, pc);
 			goto encode;
 		}
@@ -508,17 +477,7 @@ void asm_v3dx_assemble_instr(struct lexer *lx, int gen, uint64_t pc,
 	}
 sigs_done:
 	asm_expect_end(lx);
-	code = qpu_v3dx_sig_code(l.gen, l.sig);
-	if (code < 0)
-		asm_fail_at(lx->as, col, "%s has no signal code for this "
-			    "combination of signals and small immediates",
-			    GEN_NAME(l.gen));
-	l.in.sig = code;
-
 encode:
-	qpu_v3dx_canonicalize(l.gen, &l.in);
-	ret = qpu_v3dx_encode(l.gen, &l.in, word);
-	if (ret)
-		asm_fail_at(lx->as, col, "no %s encoding has these operands, "
-			    "flags and modifiers together", GEN_NAME(l.gen));
+	if (!qpu_v3dx_build_encode(&l.b, word))
+		asm_fail_at(lx->as, col, "%s", l.b.msg);
 }

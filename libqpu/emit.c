@@ -6,7 +6,8 @@
  * operands are lowered into the instruction builder the text assembler
  * shares (instr_build.h), which places them and makes the word. Branches to labels are
  * encoded at once with a zero offset and patched at the end. The first
- * error is kept and turns every later call into a no-op.
+ * error is kept and turns every later call into a no-op (emit_prog.c,
+ * shared with the V3D emitter, keeps words, labels and that error).
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -14,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "emit_prog.h"
 #include "instr_build.h"
 #include "qpu_emit.h"
 #include "qpu_isa.h"
@@ -35,7 +37,6 @@ _Static_assert(SAME(QPU_UNPACK_8D, QPU_ISA_UNPACK_8D), "unpacks");
 _Static_assert(SAME(QPU_VPM_H32, 8 | QPU_VPM_SIZE_32) && SAME(QPU_VPM_V8L, 4 | QPU_VPM_SIZE_8),
 	       "vpm modes: 8 horizontal, 4 laned, then the size");
 
-#define MSG_SIZE	192
 #define NO_REG		(-1)
 
 enum pend_kind { PEND_NONE, PEND_ALU, PEND_LDI, PEND_SEMA, PEND_BRANCH, PEND_RAW };
@@ -62,76 +63,12 @@ struct pending {
 	u64 raw;
 };
 
-struct label {
-	char *name;
-	long addr;		/* instruction index, -1 until defined */
-};
-
-struct fixup {
-	size_t index;
-	size_t label;
-};
-
 struct qpu_emit {
-	u64 *words;
-	size_t nwords, cap_words;
+	struct emit_prog prog;	/* words, labels, fixups, the first error */
 	struct pending cur;
-	struct label *labels;
-	size_t nlabels, cap_labels;
-	struct fixup *fixups;
-	size_t nfixups, cap_fixups;
-	bool finished;
-	int err;		/* 0, -EINVAL or -ENOMEM */
-	size_t err_index;
-	char msg[MSG_SIZE];
 };
 
-/* ---- errors and storage ----------------------------------------------- */
-
-static void __attribute__((format(printf, 3, 4)))
-fail(struct qpu_emit *e, size_t index, const char *fmt, ...)
-{
-	va_list ap;
-	int n;
-
-	if (e->err)
-		return;
-	e->err = -EINVAL;
-	e->err_index = index;
-	n = snprintf(e->msg, sizeof(e->msg), "instruction %zu: ", index);
-	va_start(ap, fmt);
-	vsnprintf(e->msg + n, sizeof(e->msg) - n, fmt, ap);
-	va_end(ap);
-}
-
-static void fail_nomem(struct qpu_emit *e)
-{
-	if (e->err)
-		return;
-	e->err = -ENOMEM;
-	e->err_index = e->nwords;
-	snprintf(e->msg, sizeof(e->msg), "instruction %zu: out of memory", e->nwords);
-}
-
-/*
- * @arr with room for element @n of @size bytes: @arr itself, or moved;
- * NULL (and the error recorded) when out of memory.
- */
-static void *grow(struct qpu_emit *e, void *arr, size_t n, size_t *cap, size_t size)
-{
-	size_t want = *cap ? *cap * 2 : 64;
-	void *p;
-
-	if (n < *cap)
-		return arr;
-	p = realloc(arr, want * size);
-	if (!p) {
-		fail_nomem(e);
-		return NULL;
-	}
-	*cap = want;
-	return p;
-}
+#define fail(e, index, ...)	emit_prog_fail(&(e)->prog, index, __VA_ARGS__)
 
 /* ---- operands ------------------------------------------------------------ */
 
@@ -171,12 +108,12 @@ static bool write_addrs(struct qpu_emit *e, const struct qpu_reg *r, int waddr[2
 
 	waddr[0] = waddr[1] = NO_REG;
 	if (r->unpack || r->rot) {
-		fail(e, e->nwords, "a destination cannot be %s",
+		fail(e, e->prog.nwords, "a destination cannot be %s",
 		     r->unpack ? "unpacked" : "rotated");
 		return false;
 	}
 	if (r->kind == QPU_REG_IMM || !(r->access & QPU_REG_WRITE)) {
-		fail(e, e->nwords, "%s cannot be written", reg_name(r, name, sizeof(name)));
+		fail(e, e->prog.nwords, "%s cannot be written", reg_name(r, name, sizeof(name)));
 		return false;
 	}
 	switch (r->kind) {
@@ -195,7 +132,7 @@ static bool write_addrs(struct qpu_emit *e, const struct qpu_reg *r, int waddr[2
 		break;
 	}
 	if (waddr[0] == NO_REG && waddr[1] == NO_REG) {
-		fail(e, e->nwords, "%s is not a register", reg_name(r, name, sizeof(name)));
+		fail(e, e->prog.nwords, "%s is not a register", reg_name(r, name, sizeof(name)));
 		return false;
 	}
 	return true;
@@ -205,7 +142,7 @@ static bool write_addrs(struct qpu_emit *e, const struct qpu_reg *r, int waddr[2
 static bool ib_ok(struct qpu_emit *e, int ret, const struct qpu_ib_error *err)
 {
 	if (ret)
-		fail(e, e->nwords, "%s", err->msg);
+		fail(e, e->prog.nwords, "%s", err->msg);
 	return !ret;
 }
 
@@ -217,7 +154,7 @@ static bool lower_src(struct qpu_emit *e, const struct qpu_reg *r, struct qpu_ib
 	qpu_ib_src_init(s);
 	s->rot = r->rot;
 	if (r->pack) {
-		fail(e, e->nwords, "a source cannot be packed");
+		fail(e, e->prog.nwords, "a source cannot be packed");
 		return false;
 	}
 	if (r->kind == QPU_REG_IMM) {
@@ -225,12 +162,12 @@ static bool lower_src(struct qpu_emit *e, const struct qpu_reg *r, struct qpu_ib
 		return true;
 	}
 	if (!(r->access & QPU_REG_READ)) {
-		fail(e, e->nwords, "%s cannot be read", reg_name(r, name, sizeof(name)));
+		fail(e, e->prog.nwords, "%s cannot be read", reg_name(r, name, sizeof(name)));
 		return false;
 	}
 	if ((r->kind == QPU_REG_ACC && r->addr > 5) || r->addr >= 64 ||
 	    (r->kind == QPU_REG_AB && r->addr < 32) || r->kind > QPU_REG_AB) {
-		fail(e, e->nwords, "%s is not a register", reg_name(r, name, sizeof(name)));
+		fail(e, e->prog.nwords, "%s is not a register", reg_name(r, name, sizeof(name)));
 		return false;
 	}
 	s->unpack = r->unpack;
@@ -265,7 +202,7 @@ static bool lower_dest(struct qpu_emit *e, const struct side *s, bool is_mul,
 		return false;
 	if (is_mul && pack >= 16 &&
 	    (pack == 16 || pack >= 32 || !qpu_isa_pack_mul_names[pack - 16])) {
-		fail(e, e->nwords, "unknown pack %u", pack);
+		fail(e, e->prog.nwords, "unknown pack %u", pack);
 		return false;
 	}
 	if (pack >= 16)
@@ -327,7 +264,7 @@ static bool close_ldi(struct qpu_emit *e, u64 *word)
 	struct qpu_ib_error err;
 
 	if (c->kind == PEND_BRANCH && c->s[ADD].d.pack) {
-		fail(e, e->nwords, "branch destinations take no pack");
+		fail(e, e->prog.nwords, "branch destinations take no pack");
 		return false;
 	}
 	if (!lower_dest(e, &c->s[ADD], false, &ad) || !lower_dest(e, &c->s[MUL], true, &md))
@@ -342,22 +279,11 @@ static bool close_ldi(struct qpu_emit *e, u64 *word)
 static bool close_instr(struct qpu_emit *e)
 {
 	struct pending *c = &e->cur;
-	u64 word = 0, *words;
-	struct fixup *fixups;
+	u64 word = 0;
 	bool ok;
 
 	if (c->kind == PEND_NONE)
 		return true;
-	words = grow(e, e->words, e->nwords, &e->cap_words, sizeof(*words));
-	if (!words)
-		return false;
-	e->words = words;
-	if (c->label >= 0) {
-		fixups = grow(e, e->fixups, e->nfixups, &e->cap_fixups, sizeof(*fixups));
-		if (!fixups)
-			return false;
-		e->fixups = fixups;
-	}
 	switch (c->kind) {
 	case PEND_ALU:
 		ok = close_alu(e, &word);
@@ -370,11 +296,8 @@ static bool close_instr(struct qpu_emit *e)
 		ok = close_ldi(e, &word);
 		break;
 	}
-	if (!ok)
+	if (!ok || !emit_prog_push(&e->prog, word, c->label))
 		return false;
-	if (c->label >= 0)
-		e->fixups[e->nfixups++] = (struct fixup){ e->nwords, (size_t)c->label };
-	e->words[e->nwords++] = word;
 	c->kind = PEND_NONE;
 	return true;
 }
@@ -384,10 +307,10 @@ static bool begin(struct qpu_emit *e, enum pend_kind kind)
 {
 	struct pending *c = &e->cur;
 
-	if (e->err)
+	if (e->prog.err)
 		return false;
-	if (e->finished) {
-		fail(e, e->nwords, "the program is finished");
+	if (e->prog.finished) {
+		fail(e, e->prog.nwords, "the program is finished");
 		return false;
 	}
 	if (!close_instr(e))
@@ -404,14 +327,14 @@ static bool begin(struct qpu_emit *e, enum pend_kind kind)
 /* The open instruction, for a modifier; NULL (and an error) if none. */
 static struct pending *last(struct qpu_emit *e, const char *what)
 {
-	if (e->err)
+	if (e->prog.err)
 		return NULL;
-	if (e->finished) {
-		fail(e, e->nwords, "the program is finished");
+	if (e->prog.finished) {
+		fail(e, e->prog.nwords, "the program is finished");
 		return NULL;
 	}
 	if (e->cur.kind == PEND_NONE) {
-		fail(e, e->nwords, "%s: there is no instruction to change", what);
+		fail(e, e->prog.nwords, "%s: there is no instruction to change", what);
 		return NULL;
 	}
 	return &e->cur;
@@ -425,9 +348,7 @@ QPU_API struct qpu_emit *qpu_emit_new(void)
 
 	if (!e)
 		return NULL;
-	e->cap_words = 64;
-	e->words = malloc(e->cap_words * sizeof(*e->words));
-	if (!e->words) {
+	if (!emit_prog_init(&e->prog)) {
 		free(e);
 		errno = ENOMEM;
 		return NULL;
@@ -437,70 +358,57 @@ QPU_API struct qpu_emit *qpu_emit_new(void)
 
 QPU_API void qpu_emit_free(struct qpu_emit *e)
 {
-	size_t i;
-
 	if (!e)
 		return;
-	for (i = 0; i < e->nlabels; i++)
-		free(e->labels[i].name);
-	free(e->labels);
-	free(e->fixups);
-	free(e->words);
+	emit_prog_fini(&e->prog);
 	free(e);
+}
+
+/* A branch at @index to instruction @target: its offset, re-encoded. */
+static bool patch_branch(void *ctx, uint64_t *word, size_t index, size_t target)
+{
+	struct qpu_isa_instr in;
+
+	(void)ctx;
+	qpu_isa_decode(*word, &in);
+	in.imm = (u32)(((long)target - (long)index - 4) * 8);
+	return !qpu_isa_encode(&in, word);
 }
 
 QPU_API int qpu_emit_finish(struct qpu_emit *e)
 {
-	size_t i;
-
-	if (e->finished || e->err)
-		return e->err;
+	if (e->prog.finished || e->prog.err)
+		return e->prog.err;
 	if (!close_instr(e))
-		return e->err;
-	for (i = 0; i < e->nfixups; i++) {
-		const struct fixup *f = &e->fixups[i];
-		const struct label *l = &e->labels[f->label];
-		struct qpu_isa_instr in;
-		u64 word;
-
-		if (l->addr < 0) {
-			fail(e, f->index, "label '%s' is not defined", l->name);
-			return e->err;
-		}
-		qpu_isa_decode(e->words[f->index], &in);
-		in.imm = (u32)((l->addr - (long)f->index - 4) * 8);
-		if (qpu_isa_encode(&in, &word)) {
-			fail(e, f->index, "instruction cannot be encoded");
-			return e->err;
-		}
-		e->words[f->index] = word;
-	}
-	e->finished = true;
+		return e->prog.err;
+	if (emit_prog_resolve(&e->prog, patch_branch, NULL))
+		return e->prog.err;
+	e->prog.finished = true;
 	return 0;
 }
 
 QPU_API const uint64_t *qpu_emit_words(const struct qpu_emit *e, size_t *count)
 {
-	if (!e->finished || e->err) {
+	if (!e->prog.finished || e->prog.err) {
 		*count = 0;
 		return NULL;
 	}
-	*count = e->nwords;
-	return e->words;
+	*count = e->prog.nwords;
+	return e->prog.words;
 }
 
 QPU_API const char *qpu_emit_error(const struct qpu_emit *e, size_t *index)
 {
-	if (!e->err)
+	if (!e->prog.err)
 		return NULL;
 	if (index)
-		*index = e->err_index;
-	return e->msg;
+		*index = e->prog.err_index;
+	return e->prog.msg;
 }
 
 QPU_API size_t qpu_emit_count(const struct qpu_emit *e)
 {
-	return e->nwords + (e->cur.kind != PEND_NONE);
+	return e->prog.nwords + (e->cur.kind != PEND_NONE);
 }
 
 QPU_API struct qpu_reg qpu_immf(float value)
@@ -529,7 +437,7 @@ static void put_op(struct qpu_emit *e, int side, unsigned int op,
 
 	if (side == ADD ? op >= QPU_ISA_NUM_ADD_OPS || !qpu_isa_add_ops[op].name :
 	    op >= QPU_ISA_NUM_MUL_OPS) {
-		fail(e, e->nwords, "unknown %s operation %u", side == ADD ? "add" : "mul", op);
+		fail(e, e->prog.nwords, "unknown %s operation %u", side == ADD ? "add" : "mul", op);
 		return;
 	}
 	s->op = op;
@@ -562,11 +470,11 @@ static void dual(struct qpu_emit *e, int side, unsigned int op,
 	if (!c)
 		return;
 	if (c->kind != PEND_ALU) {
-		fail(e, e->nwords, "the last instruction is no ALU instruction");
+		fail(e, e->prog.nwords, "the last instruction is no ALU instruction");
 		return;
 	}
 	if (c->s[side].active) {
-		fail(e, e->nwords, "the %s ALU of the last instruction is already used",
+		fail(e, e->prog.nwords, "the %s ALU of the last instruction is already used",
 		     side == ADD ? "add" : "mul");
 		return;
 	}
@@ -592,16 +500,16 @@ QPU_API void qpu_emit_cond(struct qpu_emit *e, enum qpu_cond cond)
 	if (!c)
 		return;
 	if ((unsigned int)cond >= QPU_ISA_NUM_CONDS) {
-		fail(e, e->nwords, "unknown condition %d", (int)cond);
+		fail(e, e->prog.nwords, "unknown condition %d", (int)cond);
 		return;
 	}
 	if (c->kind == PEND_BRANCH || c->kind == PEND_RAW) {
-		fail(e, e->nwords, "a %s has no write condition",
+		fail(e, e->prog.nwords, "a %s has no write condition",
 		     c->kind == PEND_RAW ? "raw word" : "branch");
 		return;
 	}
 	if (!c->s[c->last].active) {
-		fail(e, e->nwords, "a condition needs a destination");
+		fail(e, e->prog.nwords, "a condition needs a destination");
 		return;
 	}
 	c->s[c->last].cond = cond;
@@ -616,11 +524,11 @@ QPU_API void qpu_emit_setf(struct qpu_emit *e)
 	switch (c->kind) {
 	case PEND_ALU:
 		if (!c->s[c->last].active || !c->s[c->last].op) {
-			fail(e, e->nwords, "a nop cannot set flags");
+			fail(e, e->prog.nwords, "a nop cannot set flags");
 			return;
 		}
 		if (c->setf >= 0 && c->setf != c->last) {
-			fail(e, e->nwords, "only one ALU can set the flags");
+			fail(e, e->prog.nwords, "only one ALU can set the flags");
 			return;
 		}
 		c->setf = c->last;
@@ -630,7 +538,7 @@ QPU_API void qpu_emit_setf(struct qpu_emit *e)
 		c->setf = ADD;
 		break;
 	default:
-		fail(e, e->nwords, "a %s cannot set flags",
+		fail(e, e->prog.nwords, "a %s cannot set flags",
 		     c->kind == PEND_RAW ? "raw word" : "branch");
 		break;
 	}
@@ -643,17 +551,17 @@ QPU_API void qpu_emit_sig(struct qpu_emit *e, enum qpu_sig sig)
 	if (!c)
 		return;
 	if (c->kind != PEND_ALU) {
-		fail(e, e->nwords, "only an ALU instruction carries a signal");
+		fail(e, e->prog.nwords, "only an ALU instruction carries a signal");
 		return;
 	}
 	if ((unsigned int)sig >= QPU_ISA_SIG_SMALL_IMM) {
-		fail(e, e->nwords, "unknown signal %d", (int)sig);
+		fail(e, e->prog.nwords, "unknown signal %d", (int)sig);
 		return;
 	}
 	if (sig == QPU_SIG_NONE)
 		return;
 	if (c->sig != QPU_ISA_SIG_NONE) {
-		fail(e, e->nwords, "only one signal per instruction");
+		fail(e, e->prog.nwords, "only one signal per instruction");
 		return;
 	}
 	c->sig = sig;
@@ -666,15 +574,15 @@ QPU_API void qpu_emit_read(struct qpu_emit *e, struct qpu_reg src)
 	if (!c)
 		return;
 	if (c->kind != PEND_ALU) {
-		fail(e, e->nwords, "only an ALU instruction can read");
+		fail(e, e->prog.nwords, "only an ALU instruction can read");
 		return;
 	}
 	if (c->nreads == 2) {
-		fail(e, e->nwords, "too many reads");
+		fail(e, e->prog.nwords, "too many reads");
 		return;
 	}
 	if (src.pack || src.unpack || src.rot) {
-		fail(e, e->nwords, "a read takes no pack, unpack or rotation");
+		fail(e, e->prog.nwords, "a read takes no pack, unpack or rotation");
 		return;
 	}
 	c->reads[c->nreads++] = src;
@@ -698,8 +606,8 @@ QPU_API void qpu_emit_dual_mov(struct qpu_emit *e, struct qpu_reg d, struct qpu_
 QPU_API void qpu_emit_rotate(struct qpu_emit *e, struct qpu_reg d,
 			     struct qpu_reg s, unsigned int n)
 {
-	if (!e->err && (n < 1 || n > 15)) {
-		fail(e, e->nwords + (e->cur.kind != PEND_NONE), "rotation out of range");
+	if (!e->prog.err && (n < 1 || n > 15)) {
+		fail(e, e->prog.nwords + (e->cur.kind != PEND_NONE), "rotation out of range");
 		return;
 	}
 	s = qpu_rot(s, n);
@@ -786,11 +694,11 @@ QPU_API void qpu_emit_ldi_dest2(struct qpu_emit *e, struct qpu_reg d)
 	if (!c)
 		return;
 	if (c->kind != PEND_LDI && c->kind != PEND_SEMA) {
-		fail(e, e->nwords, "the last instruction is no load immediate or semaphore");
+		fail(e, e->prog.nwords, "the last instruction is no load immediate or semaphore");
 		return;
 	}
 	if (c->s[MUL].active) {
-		fail(e, e->nwords, "the second destination is already set");
+		fail(e, e->prog.nwords, "the second destination is already set");
 		return;
 	}
 	put_dest(c, MUL, d);
@@ -801,7 +709,7 @@ static void sema(struct qpu_emit *e, unsigned int n, bool acquire)
 	if (!begin(e, PEND_SEMA))
 		return;
 	if (n > 15) {
-		fail(e, e->nwords, "semaphore number out of range: %u", n);
+		fail(e, e->prog.nwords, "semaphore number out of range: %u", n);
 		return;
 	}
 	e->cur.in.kind = QPU_ISA_KIND_SEMA;
@@ -822,38 +730,6 @@ QPU_API void qpu_emit_srel(struct qpu_emit *e, unsigned int n)
 
 /* ---- branches and labels ------------------------------------------------------ */
 
-static bool valid_name(struct qpu_emit *e, const char *name, size_t index)
-{
-	if (!name || !*name) {
-		fail(e, index, "a label needs a name");
-		return false;
-	}
-	return true;
-}
-
-/* The label called @name, made undefined if new; -1 on error. */
-static long find_label(struct qpu_emit *e, const char *name)
-{
-	struct label *l;
-	size_t i;
-
-	for (i = 0; i < e->nlabels; i++)
-		if (!strcmp(e->labels[i].name, name))
-			return (long)i;
-	l = grow(e, e->labels, e->nlabels, &e->cap_labels, sizeof(*l));
-	if (!l)
-		return -1;
-	e->labels = l;
-	l += e->nlabels;
-	l->name = strdup(name);
-	if (!l->name) {
-		fail_nomem(e);
-		return -1;
-	}
-	l->addr = -1;
-	return (long)e->nlabels++;
-}
-
 static bool branch(struct qpu_emit *e, enum qpu_br_cond cond, bool rel, u32 target)
 {
 	struct pending *c = &e->cur;
@@ -861,7 +737,7 @@ static bool branch(struct qpu_emit *e, enum qpu_br_cond cond, bool rel, u32 targ
 	if (!begin(e, PEND_BRANCH))
 		return false;
 	if ((unsigned int)cond >= QPU_ISA_NUM_BR_CONDS || !qpu_isa_br_cond_names[cond]) {
-		fail(e, e->nwords, "unknown branch condition %d", (int)cond);
+		fail(e, e->prog.nwords, "unknown branch condition %d", (int)cond);
 		return false;
 	}
 	c->in.kind = QPU_ISA_KIND_BRANCH;
@@ -874,9 +750,8 @@ static bool branch(struct qpu_emit *e, enum qpu_br_cond cond, bool rel, u32 targ
 
 QPU_API void qpu_emit_brr(struct qpu_emit *e, enum qpu_br_cond cond, const char *label)
 {
-	if (!branch(e, cond, true, 0) || !valid_name(e, label, e->nwords))
-		return;
-	e->cur.label = find_label(e, label);
+	if (branch(e, cond, true, 0))
+		e->cur.label = emit_prog_label_ref(&e->prog, label, e->prog.nwords);
 }
 
 QPU_API void qpu_emit_brr_offset(struct qpu_emit *e, enum qpu_br_cond cond,
@@ -899,7 +774,7 @@ QPU_API void qpu_emit_branch_reg(struct qpu_emit *e, struct qpu_reg ra)
 	if (!c)
 		return;
 	if (c->kind != PEND_BRANCH) {
-		fail(e, e->nwords, "the last instruction is no branch");
+		fail(e, e->prog.nwords, "the last instruction is no branch");
 		return;
 	}
 	qpu_ib_src_init(&reg);
@@ -917,7 +792,7 @@ QPU_API void qpu_emit_branch_link(struct qpu_emit *e, struct qpu_reg d)
 	if (!c)
 		return;
 	if (c->kind != PEND_BRANCH) {
-		fail(e, e->nwords, "the last instruction is no branch");
+		fail(e, e->prog.nwords, "the last instruction is no branch");
 		return;
 	}
 	put_dest(c, ADD, d);
@@ -926,26 +801,15 @@ QPU_API void qpu_emit_branch_link(struct qpu_emit *e, struct qpu_reg d)
 QPU_API void qpu_emit_label(struct qpu_emit *e, const char *name)
 {
 	size_t index;
-	long l;
 
-	if (e->err)
+	if (e->prog.err)
 		return;
 	index = qpu_emit_count(e);
-	if (e->finished) {
+	if (e->prog.finished) {
 		fail(e, index, "the program is finished");
 		return;
 	}
-	if (!valid_name(e, name, index))
-		return;
-	l = find_label(e, name);
-	if (l < 0)
-		return;
-	if (e->labels[l].addr >= 0) {
-		fail(e, index, "label '%s' is already defined (instruction %ld)", name,
-		     e->labels[l].addr);
-		return;
-	}
-	e->labels[l].addr = (long)index;
+	emit_prog_label_define(&e->prog, name, index);
 }
 
 /* ---- VPM and DMA setup ------------------------------------------------------------ */
@@ -1008,7 +872,7 @@ QPU_API void qpu_emit_vpm_read_setup(struct qpu_emit *e, unsigned int num,
 {
 	u32 addr;
 
-	if (e->err || !check(e, "num", num, 1, 16) || !check(e, "stride", stride, 1, 64) ||
+	if (e->prog.err || !check(e, "num", num, 1, 16) || !check(e, "stride", stride, 1, 64) ||
 	    !block_addr(e, mode, y, x, part, &addr))
 		return;
 	qpu_emit_ldi(e, QPU_VR_SETUP, qpu_vpm_setup(num, stride, addr));
@@ -1020,7 +884,7 @@ QPU_API void qpu_emit_vpm_write_setup(struct qpu_emit *e, unsigned int stride,
 {
 	u32 addr;
 
-	if (e->err || !check(e, "stride", stride, 1, 64) ||
+	if (e->prog.err || !check(e, "stride", stride, 1, 64) ||
 	    !block_addr(e, mode, y, x, part, &addr))
 		return;
 	qpu_emit_ldi(e, QPU_VW_SETUP, qpu_vpm_setup(0, stride, addr));
@@ -1029,7 +893,7 @@ QPU_API void qpu_emit_vpm_write_setup(struct qpu_emit *e, unsigned int stride,
 static bool dma_args(struct qpu_emit *e, enum qpu_vpm_mode mode, unsigned int y,
 		     unsigned int x, unsigned int part)
 {
-	return !e->err && check_mode(e, mode, true) && check_part(e, mode, part) &&
+	return !e->prog.err && check_mode(e, mode, true) && check_part(e, mode, part) &&
 		check(e, "y", y, 0, 127) && check(e, "x", x, 0, 15);
 }
 
@@ -1046,7 +910,7 @@ QPU_API void qpu_emit_vdw_setup(struct qpu_emit *e, unsigned int units,
 
 QPU_API void qpu_emit_vdw_stride(struct qpu_emit *e, unsigned int stride)
 {
-	if (!e->err && check(e, "stride", stride, 0, QPU_VPM_DMA_STRIDE_MASK))
+	if (!e->prog.err && check(e, "stride", stride, 0, QPU_VPM_DMA_STRIDE_MASK))
 		qpu_emit_ldi(e, QPU_VW_SETUP, qpu_vdw_setup1(stride));
 }
 
@@ -1065,6 +929,6 @@ QPU_API void qpu_emit_vdr_setup(struct qpu_emit *e, unsigned int mpitch,
 
 QPU_API void qpu_emit_vdr_stride(struct qpu_emit *e, unsigned int stride)
 {
-	if (!e->err && check(e, "stride", stride, 0, QPU_VPM_DMA_STRIDE_MASK))
+	if (!e->prog.err && check(e, "stride", stride, 0, QPU_VPM_DMA_STRIDE_MASK))
 		qpu_emit_ldi(e, QPU_VR_SETUP, qpu_vdr_setup1(stride));
 }

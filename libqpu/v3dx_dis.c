@@ -5,7 +5,9 @@
  * series whose 7.1 support is complete), with its column padding, so a
  * shader dump from a Pi reads and diffs the same. Three additions, each
  * for words whose Mesa text would assemble to a different word: "; ucb"
- * and "; rot" (signals Mesa does not print), write address 44 named
+ * and "; rot" (signals Mesa does not print; 4.2's rotation amount as
+ * py-videocore6 writes it, "rot(-1)", plain "rot" being by r5), write
+ * address 44 named
  * "tmuhscm" (Mesa repeats "tmuscm"), and ".long 0x..." for invalid words
  * and for words with fields the text cannot show; those keep their Mesa
  * text, unpadded, as the comment, so a dump stays readable.
@@ -178,6 +180,24 @@ static const struct {
 	{ QPU_V3DX_SIG_ROT, false },
 };
 
+/*
+ * 4.2's rotation, which Mesa does not print: py-videocore6's rot(N). It
+ * sits in raddr_b, so text that also reads raddr_b (mux B), or a float
+ * small immediate as the amount, has no spelling.
+ */
+static void put_rot(struct out *o, const struct qpu_v3dx_instr *in)
+{
+	bool mux_b = (qpu_v3dx_add_reads(in, 0) && in->add.a == QPU_V3DX_MUX_B) ||
+		     (qpu_v3dx_add_reads(in, 1) && in->add.b == QPU_V3DX_MUX_B) ||
+		     (qpu_v3dx_mul_reads(in, 0) && in->mul.a == QPU_V3DX_MUX_B) ||
+		     (qpu_v3dx_mul_reads(in, 1) && in->mul.b == QPU_V3DX_MUX_B);
+
+	if (mux_b || in->raddr_b >= 32)
+		o->bad = true;
+	else if (in->raddr_b)
+		put(o, "(%d)", qpu_v3dx_rot_amount(in->raddr_b));
+}
+
 static void put_sigs(struct out *o, enum qpu_v3dx_gen gen,
 		     const struct qpu_v3dx_instr *in)
 {
@@ -196,6 +216,8 @@ static void put_sigs(struct out *o, enum qpu_v3dx_gen gen,
 		put(o, "; %s", qpu_v3dx_sig_names[bit]);
 		if (sig_order[i].addr)
 			put_sig_addr(o, gen, in);
+		if (sig_order[i].bit == QPU_V3DX_SIG_ROT)
+			put_rot(o, in);
 	}
 }
 
@@ -280,7 +302,8 @@ int qpu_v3dx_disasm(enum qpu_v3dx_gen gen, uint64_t w, uint32_t addr,
 	if (why != QPU_V3DX_VALID) {
 		reason = qpu_v3dx_invalid_name(why);
 	} else if (!qpu_v3dx_format(gen, &in, text, sizeof(text))) {
-		reason = "reserved magic address";
+		reason = "a field without a name (a reserved magic address, "
+			 "branch bdu 4..7, or 4.2's rot beside a raddr_b read)";
 	} else {
 		canon = in;
 		qpu_v3dx_canonicalize(gen, &canon);

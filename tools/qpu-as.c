@@ -2,7 +2,8 @@
 /*
  * qpu-as: assemble QPU source with libqpu's assembler: vc4asm syntax for
  * VideoCore IV (the default), Mesa's disassembly syntax for V3D 4.2 and
- * 7.1 (-m v3d42, -m v3d71; no hazard check for those yet). Writes
+ * 7.1 (-m v3d42, -m v3d71), then the hazard checker of that generation
+ * (qpu-check's rules, reported as warnings at their source). Writes
  * raw little-endian words, GPU_FFT-style hex ("0xLOW, 0xHIGH," per line) or
  * a C array. The output goes to a temporary file renamed over OUT only when
  * everything succeeded, so a failed run never leaves a partial file.
@@ -29,6 +30,8 @@ const char tool_name[] = TOOL_NAME;
 #include <qpu_dis.h>
 #include <qpu_hazard.h>
 
+#include "hazard-rules.h"
+
 #include "die.h"
 
 enum output_format { OUT_BIN, OUT_HEX, OUT_C };
@@ -40,7 +43,9 @@ struct config {
 	enum output_format format;
 	const char *array_name;
 	bool werror;
-	uint64_t hazard_rules;	/* hazard checks to run, qpu_hazard.h */
+	uint64_t hazard_rules;	/* hazard checks to run, of gen's rule set */
+	const char *no_rules[64];	/* -Wno-RULE, named before -m is known */
+	unsigned int nno_rules;
 	int gen;		/* QPU_GEN_* */
 	const char *input;
 };
@@ -51,25 +56,27 @@ static void usage(FILE *fp)
 		"Usage: %s [OPTIONS] FILE\n"
 		"Assemble QPU source: VideoCore IV (vc4asm syntax) or V3D (Mesa's).\n\n"
 		"  -I DIR         search DIR for .include files (repeatable)\n"
-		"  -m GEN         vc4 (the default), v3d42 (Pi 4) or v3d71 (Pi 5);\n"
-		"                 V3D code gets no hazard check yet\n"
+		"  -m GEN         vc4 (the default), v3d42 (Pi 4) or v3d71 (Pi 5)\n"
 		"  -o OUT         write to OUT instead of standard output\n"
 		"  -f FORMAT      bin (raw little-endian words, the default), hex\n"
 		"                 (GPU_FFT layout) or c (a C array)\n"
 		"  -n NAME        name of the C array (default: qpu_code)\n"
 		"  -W             show warnings (the default)\n"
 		"  -Werror        treat warnings as errors\n"
-		"  -Wno-RULE      skip the hazard check RULE (qpu-check -l lists them)\n"
+		"  -Wno-RULE      skip the hazard check RULE (qpu-check [-m GEN] -l\n"
+		"                 lists them)\n"
 		"  -h, --help     show this help\n"
 		"  -V, --version  show the version\n", TOOL_NAME);
 }
 
-static uint64_t hazard_rule_bit(const char *name)
+static uint64_t hazard_rule_bit(int gen, const char *name)
 {
-	int rule = qpu_hazard_rule_find(name);
+	int rule = qpu_rule_set_of(gen)->find(name);
 
 	if (rule < 0)
-		die("unknown warning '-Wno-%s' (qpu-check -l lists the rules)", name);
+		die("unknown warning '-Wno-%s' (qpu-check -m %s -l lists the rules)",
+		    name, gen == QPU_GEN_VC4 ? "vc4" : gen == QPU_GEN_V3D42 ?
+		    "v3d42" : "v3d71");
 	return QPU_HAZARD_RULE_BIT(rule);
 }
 
@@ -83,15 +90,17 @@ static void parse_config(int argc, char **argv, struct config *cfg)
 	int i, j, opt;
 
 	/* -W, -Werror and -Wno-RULE are not getopt-shaped: take them out first. */
-	cfg->hazard_rules = QPU_HAZARD_ALL_RULES;
 	cfg->gen = QPU_GEN_VC4;
 	for (i = j = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--"))
 			break;
 		if (!strcmp(argv[i], "-Werror"))
 			cfg->werror = true;
+		else if (!strncmp(argv[i], "-Wno-", 5) &&
+			 cfg->nno_rules < sizeof(cfg->no_rules) / sizeof(cfg->no_rules[0]))
+			cfg->no_rules[cfg->nno_rules++] = argv[i] + 5;
 		else if (!strncmp(argv[i], "-Wno-", 5))
-			cfg->hazard_rules &= ~hazard_rule_bit(argv[i] + 5);
+			die("too many -Wno- options");
 		else if (strcmp(argv[i], "-W"))
 			argv[j++] = argv[i];
 	}
@@ -145,6 +154,10 @@ static void parse_config(int argc, char **argv, struct config *cfg)
 		exit(1);
 	}
 	cfg->input = argv[optind];
+	/* the rules, known now that the generation is */
+	cfg->hazard_rules = qpu_rule_set_of(cfg->gen)->all;
+	for (i = 0; i < (int)cfg->nno_rules; i++)
+		cfg->hazard_rules &= ~hazard_rule_bit(cfg->gen, cfg->no_rules[i]);
 }
 
 static int write_words(FILE *fp, const struct config *cfg, const uint64_t *words,
@@ -305,13 +318,13 @@ int main(int argc, char **argv)
 		die("%s: %s", cfg.input, strerror(-err));
 	}
 	nwords = qpu_asm_words(as, &words);
-	if (!err && cfg.hazard_rules && cfg.gen == QPU_GEN_VC4) {
+	if (!err && cfg.hazard_rules) {
 		struct hazard_ctx hctx = { .werror = cfg.werror };
 		int found;
 
 		hctx.nlocs = qpu_asm_locs(as, &hctx.locs);
-		found = qpu_hazard_check(words, nwords, cfg.hazard_rules, 0,
-					 print_hazard, &hctx);
+		found = qpu_rule_set_check(cfg.gen, words, nwords,
+					   cfg.hazard_rules, 0, print_hazard, &hctx);
 		if (found < 0)
 			die("hazard check: %s", strerror(-found));
 		if (found && cfg.werror)

@@ -24,9 +24,9 @@ const char tool_name[] = TOOL_NAME;
 #include <qpu.h>
 #include <qpu_dis.h>
 #include <qpu_hazard.h>
-#include <qpu_hazard_v3d.h>
 
 #include "die.h"
+#include "hazard-rules.h"
 #include "wordfile.h"
 
 struct config {
@@ -44,31 +44,6 @@ struct report_ctx {
 	bool quiet;
 	int gen;
 };
-
-/* The rule set of a generation: VideoCore IV's or V3D's (qpu_hazard_v3d.h). */
-struct rule_set {
-	unsigned int count;
-	uint64_t all;
-	const char *(*name)(unsigned int rule);
-	const char *(*summary)(unsigned int rule);
-	int (*find)(const char *name);
-};
-
-static const struct rule_set vc4_rules = {
-	QPU_HAZARD_NUM_RULES, QPU_HAZARD_ALL_RULES, qpu_hazard_rule_name,
-	qpu_hazard_rule_summary, qpu_hazard_rule_find,
-};
-
-static const struct rule_set v3d_rules = {
-	QPU_HAZARD_V3D_NUM_RULES, QPU_HAZARD_V3D_ALL_RULES,
-	qpu_hazard_v3d_rule_name, qpu_hazard_v3d_rule_summary,
-	qpu_hazard_v3d_rule_find,
-};
-
-static const struct rule_set *rules_of(int gen)
-{
-	return gen == QPU_GEN_VC4 ? &vc4_rules : &v3d_rules;
-}
 
 static void usage(FILE *out)
 {
@@ -91,7 +66,7 @@ static void usage(FILE *out)
 		"Exit status: 0 clean, 1 findings or an error.\n");
 }
 
-static unsigned int rule_or_die(const struct rule_set *set, const char *name)
+static unsigned int rule_or_die(const struct qpu_rule_set *set, const char *name)
 {
 	int rule = set->find(name);
 
@@ -100,7 +75,7 @@ static unsigned int rule_or_die(const struct rule_set *set, const char *name)
 	return (unsigned int)rule;
 }
 
-static void list_rules(const struct rule_set *set)
+static void list_rules(const struct qpu_rule_set *set)
 {
 	for (unsigned int r = 0; r < set->count; r++)
 		printf("%-22s %s\n", set->name(r), set->summary(r));
@@ -119,7 +94,7 @@ static void parse_config(int argc, char **argv, struct config *cfg)
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const struct rule_set *set;
+	const struct qpu_rule_set *set;
 	uint64_t only = 0, off = 0;
 	bool list = false;
 	int i, j, opt, nw = 0;
@@ -181,7 +156,7 @@ static void parse_config(int argc, char **argv, struct config *cfg)
 			exit(EXIT_FAILURE);
 		}
 	}
-	set = rules_of(cfg->gen);
+	set = qpu_rule_set_of(cfg->gen);
 	if (list) {
 		list_rules(set);
 		exit(EXIT_SUCCESS);
@@ -233,12 +208,8 @@ int main(int argc, char **argv)
 	if (!n)
 		die("%s: no instruction words", rctx.name);
 	rctx.words = words;
-	if (cfg.gen == QPU_GEN_VC4)
-		found = qpu_hazard_check(words, n, cfg.rules, cfg.flags,
-					 print_finding, &rctx);
-	else
-		found = qpu_hazard_v3d_check(cfg.gen, words, n, cfg.rules,
-					     cfg.flags, print_finding, &rctx);
+	found = qpu_rule_set_check(cfg.gen, words, n, cfg.rules, cfg.flags,
+				   print_finding, &rctx);
 	free(words);
 	if (found < 0)
 		die("%s: %s", rctx.name, strerror(-found));

@@ -1,18 +1,36 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * libqpu: build V3D 4.2 (Pi 4) and 7.1 (Pi 5) code from C. Each call adds
- * one instruction, label or word; qpu_v3d_emit_finish() resolves labels
- * and gives the words. Instructions are written as the disassembler
- * prints them (Mesa's syntax, printf-style arguments), and go through the
- * same instruction builder as qpu_asm's V3D lines, so C-built and text
- * code cannot disagree. Conventions are those of qpu.h. An emitter is not
- * thread-safe; distinct emitters may be used from several threads.
+ * libqpu: the C emitter API for V3D 4.2 (Raspberry Pi 4) and 7.1 (Pi 5),
+ * in the spirit of qpu_emit.h for VideoCore IV:
+ *
+ *	struct qpu_v3d_emit *e = qpu_v3d_emit_new(QPU_GEN_V3D71);
+ *
+ *	qpu_v3d_emit_ldunif(e, QPU_V3D_RF(1));
+ *	qpu_v3d_emit_label(e, "loop");
+ *	qpu_v3d_emit_add(e, QPU_V3D_A_SUB, QPU_V3D_RF(1), QPU_V3D_RF(1),
+ *			 qpu_v3d_imm(1));
+ *	qpu_v3d_emit_flags(e, QPU_V3D_PF_PUSHZ, QPU_V3D_UF_NONE);
+ *	qpu_v3d_emit_branch(e, QPU_V3D_BR_ANYNA, "loop");
+ *	qpu_v3d_emit_nop(e); qpu_v3d_emit_nop(e); qpu_v3d_emit_nop(e);
+ *	if (qpu_v3d_emit_finish(e))
+ *		fprintf(stderr, "%s\n", qpu_v3d_emit_error(e, NULL));
+ *
+ * Each call that starts an instruction leaves it open, so that the other
+ * ALU, a condition, flags or signals can still be added; the next one
+ * closes it. Instructions go through the instruction builder the text
+ * assembler uses (qpu_asm_set_gen()) and the core's encoder: a program
+ * built here is word for word the one its disassembly assembles to, and
+ * what the encoder refuses is refused here. Errors are sticky: the first
+ * is kept as "instruction N: what is wrong" and later calls do nothing.
+ *
+ * The conventions of qpu.h hold. A struct qpu_v3d_emit is not thread-safe.
  */
 #ifndef QPU_EMIT_V3D_H
 #define QPU_EMIT_V3D_H
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "qpu.h"
 
@@ -20,55 +38,381 @@
 extern "C" {
 #endif
 
+/* --- operands ------------------------------------------------------------ */
+
+/* What a struct qpu_v3d_reg names. */
+enum qpu_v3d_reg_kind {
+	QPU_V3D_REG_NONE,	/* nothing: an operand the operation ignores */
+	QPU_V3D_REG_RF,		/* register file rf0..rf63 */
+	QPU_V3D_REG_ACC,	/* accumulator r0..r5 (4.2 only) */
+	QPU_V3D_REG_IMM,	/* small immediate (sources only) */
+	QPU_V3D_REG_MAGIC,	/* magic write address (destinations only) */
+};
+
+/* Small immediate index of a value that has none. */
+#define QPU_V3D_IMM_INVALID	0xff
+
+/**
+ * struct qpu_v3d_reg - an operand
+ * @kind: an enum qpu_v3d_reg_kind
+ * @addr: register number, accumulator number, small-immediate index
+ *	(0..47, QPU_V3D_IMM_INVALID for a value that has none) or magic
+ *	write address (an enum qpu_v3d_waddr)
+ * @pack: destinations: an enum qpu_v3d_pack
+ * @unpack: sources: an enum qpu_v3d_unpack
+ *
+ * Make them with the macros and functions below.
+ */
+struct qpu_v3d_reg {
+	uint8_t kind;
+	uint8_t addr;
+	uint8_t pack;
+	uint8_t unpack;
+};
+
+static inline struct qpu_v3d_reg qpu_v3d_reg_make(unsigned int kind,
+						  unsigned int addr)
+{
+	struct qpu_v3d_reg r = { (uint8_t)kind, (uint8_t)addr, 0, 0 };
+
+	return r;
+}
+
+#ifdef __cplusplus
+#define QPU_V3D_REG_CONST(kind, addr)	qpu_v3d_reg_make(kind, addr)
+#else
+#define QPU_V3D_REG_CONST(kind, addr)	((struct qpu_v3d_reg){ (kind), (addr), 0, 0 })
+#endif
+
+/* Magic write addresses (Mesa's names); 0..5 are the accumulators on 4.2. */
+enum qpu_v3d_waddr {
+	QPU_V3D_W_QUAD = 5,	/* 7.1 */
+	QPU_V3D_W_NOP = 6, QPU_V3D_W_TLB, QPU_V3D_W_TLBU, QPU_V3D_W_UNIFA,
+	QPU_V3D_W_TMUL, QPU_V3D_W_TMUD, QPU_V3D_W_TMUA, QPU_V3D_W_TMUAU,
+	QPU_V3D_W_VPM, QPU_V3D_W_VPMU, QPU_V3D_W_SYNC, QPU_V3D_W_SYNCU,
+	QPU_V3D_W_SYNCB,
+	/* the SFU, 4.2 (7.1 has add operations for it) */
+	QPU_V3D_W_RECIP, QPU_V3D_W_RSQRT, QPU_V3D_W_EXP, QPU_V3D_W_LOG,
+	QPU_V3D_W_SIN, QPU_V3D_W_RSQRT2,
+	/* TMU configuration */
+	QPU_V3D_W_TMUC = 32, QPU_V3D_W_TMUS, QPU_V3D_W_TMUT, QPU_V3D_W_TMUR,
+	QPU_V3D_W_TMUI, QPU_V3D_W_TMUB, QPU_V3D_W_TMUDREF, QPU_V3D_W_TMUOFF,
+	QPU_V3D_W_TMUSCM, QPU_V3D_W_TMUSF, QPU_V3D_W_TMUSLOD, QPU_V3D_W_TMUHS,
+	QPU_V3D_W_TMUHSCM, QPU_V3D_W_TMUHSF, QPU_V3D_W_TMUHSLOD,
+	QPU_V3D_W_R5REP = 55,	/* "rep" on 7.1 */
+};
+
+/* The register file, rf0..rf63. */
+#define QPU_V3D_RF(n)		QPU_V3D_REG_CONST(QPU_V3D_REG_RF, (n))
+/* Accumulators, 4.2 only (r4: SFU results, r5: ldunif). */
+#define QPU_V3D_R0		QPU_V3D_REG_CONST(QPU_V3D_REG_ACC, 0)
+#define QPU_V3D_R1		QPU_V3D_REG_CONST(QPU_V3D_REG_ACC, 1)
+#define QPU_V3D_R2		QPU_V3D_REG_CONST(QPU_V3D_REG_ACC, 2)
+#define QPU_V3D_R3		QPU_V3D_REG_CONST(QPU_V3D_REG_ACC, 3)
+#define QPU_V3D_R4		QPU_V3D_REG_CONST(QPU_V3D_REG_ACC, 4)
+#define QPU_V3D_R5		QPU_V3D_REG_CONST(QPU_V3D_REG_ACC, 5)
+/* No operand. */
+#define QPU_V3D_NONE		QPU_V3D_REG_CONST(QPU_V3D_REG_NONE, 0)
+/* A magic write address; QPU_V3D_NOP ("-") writes nothing. */
+#define QPU_V3D_MAGIC(w)	QPU_V3D_REG_CONST(QPU_V3D_REG_MAGIC, (w))
+#define QPU_V3D_NOP		QPU_V3D_MAGIC(QPU_V3D_W_NOP)
+#define QPU_V3D_TMUD		QPU_V3D_MAGIC(QPU_V3D_W_TMUD)
+#define QPU_V3D_TMUA		QPU_V3D_MAGIC(QPU_V3D_W_TMUA)
+#define QPU_V3D_TMUAU		QPU_V3D_MAGIC(QPU_V3D_W_TMUAU)
+#define QPU_V3D_TMUL		QPU_V3D_MAGIC(QPU_V3D_W_TMUL)
+#define QPU_V3D_UNIFA		QPU_V3D_MAGIC(QPU_V3D_W_UNIFA)
+#define QPU_V3D_TLB		QPU_V3D_MAGIC(QPU_V3D_W_TLB)
+#define QPU_V3D_TLBU		QPU_V3D_MAGIC(QPU_V3D_W_TLBU)
+#define QPU_V3D_VPM		QPU_V3D_MAGIC(QPU_V3D_W_VPM)
+#define QPU_V3D_VPMU		QPU_V3D_MAGIC(QPU_V3D_W_VPMU)
+#define QPU_V3D_SYNC		QPU_V3D_MAGIC(QPU_V3D_W_SYNC)
+#define QPU_V3D_SYNCU		QPU_V3D_MAGIC(QPU_V3D_W_SYNCU)
+#define QPU_V3D_SYNCB		QPU_V3D_MAGIC(QPU_V3D_W_SYNCB)
+#define QPU_V3D_RECIP		QPU_V3D_MAGIC(QPU_V3D_W_RECIP)
+#define QPU_V3D_RSQRT		QPU_V3D_MAGIC(QPU_V3D_W_RSQRT)
+#define QPU_V3D_EXP		QPU_V3D_MAGIC(QPU_V3D_W_EXP)
+#define QPU_V3D_LOG		QPU_V3D_MAGIC(QPU_V3D_W_LOG)
+#define QPU_V3D_SIN		QPU_V3D_MAGIC(QPU_V3D_W_SIN)
+#define QPU_V3D_RSQRT2		QPU_V3D_MAGIC(QPU_V3D_W_RSQRT2)
+
+/**
+ * qpu_v3d_imm() - an integer small immediate
+ * @value: -16..15; anything else makes the instruction using it an error
+ */
+static inline struct qpu_v3d_reg qpu_v3d_imm(int value)
+{
+	return qpu_v3d_reg_make(QPU_V3D_REG_IMM, value >= -16 && value <= 15 ?
+				(unsigned int)value & 31 : QPU_V3D_IMM_INVALID);
+}
+
+/**
+ * qpu_v3d_immf() - a float small immediate
+ * @value: a power of two from 2^-8 to 2^7; anything else makes the
+ *	instruction using it an error
+ */
+static inline struct qpu_v3d_reg qpu_v3d_immf(float value)
+{
+	uint32_t bits;
+	int exp;
+
+	memcpy(&bits, &value, sizeof(bits));
+	exp = (int)(bits >> 23) - 127;
+	return qpu_v3d_reg_make(QPU_V3D_REG_IMM,
+				!(bits & 0x807fffffu) && exp >= -8 && exp <= 7 ?
+				(unsigned int)(40 + exp) : QPU_V3D_IMM_INVALID);
+}
+
+/* Output packs (float results to one 16-bit half). */
+enum qpu_v3d_pack { QPU_V3D_PACK_NONE, QPU_V3D_PACK_L, QPU_V3D_PACK_H };
+
+/* Input unpacks; which apply depends on the operation. */
+enum qpu_v3d_unpack {
+	QPU_V3D_UNPACK_NONE, QPU_V3D_UNPACK_ABS, QPU_V3D_UNPACK_L,
+	QPU_V3D_UNPACK_H,
+	QPU_V3D_UNPACK_SAT, QPU_V3D_UNPACK_NSAT, QPU_V3D_UNPACK_MAX0, /* 7.1 */
+	QPU_V3D_UNPACK_FF, QPU_V3D_UNPACK_LL, QPU_V3D_UNPACK_HH,
+	QPU_V3D_UNPACK_SWP,
+	QPU_V3D_UNPACK_UL, QPU_V3D_UNPACK_UH, QPU_V3D_UNPACK_IL,
+	QPU_V3D_UNPACK_IH,	/* integer unpacks of 7.1's mov */
+};
+
+/* @r written through @pack ("rf1.l"). */
+static inline struct qpu_v3d_reg qpu_v3d_pack(struct qpu_v3d_reg r,
+					      enum qpu_v3d_pack pack)
+{
+	r.pack = (uint8_t)pack;
+	return r;
+}
+
+/* @r read through @unpack ("rf1.abs"). */
+static inline struct qpu_v3d_reg qpu_v3d_unpack(struct qpu_v3d_reg r,
+						enum qpu_v3d_unpack unpack)
+{
+	r.unpack = (uint8_t)unpack;
+	return r;
+}
+
+/* --- instruction fields -------------------------------------------------- */
+
+/*
+ * Add ALU operations, by Mesa's names. vdwwt, vpmsetup and vfmax are 4.2
+ * only, iid is 7.1 only; the others from fmov on are 7.1 only.
+ */
+enum qpu_v3d_add_op {
+	QPU_V3D_A_FADD, QPU_V3D_A_FADDNF, QPU_V3D_A_VFPACK, QPU_V3D_A_ADD,
+	QPU_V3D_A_SUB, QPU_V3D_A_FSUB, QPU_V3D_A_MIN, QPU_V3D_A_MAX,
+	QPU_V3D_A_UMIN, QPU_V3D_A_UMAX, QPU_V3D_A_SHL, QPU_V3D_A_SHR,
+	QPU_V3D_A_ASR, QPU_V3D_A_ROR, QPU_V3D_A_FMIN, QPU_V3D_A_FMAX,
+	QPU_V3D_A_VFMIN, QPU_V3D_A_AND, QPU_V3D_A_OR, QPU_V3D_A_XOR,
+	QPU_V3D_A_VADD, QPU_V3D_A_VSUB, QPU_V3D_A_NOT, QPU_V3D_A_NEG,
+	QPU_V3D_A_FLAPUSH, QPU_V3D_A_FLBPUSH, QPU_V3D_A_FLPOP, QPU_V3D_A_RECIP,
+	QPU_V3D_A_SETMSF, QPU_V3D_A_SETREVF, QPU_V3D_A_NOP, QPU_V3D_A_TIDX,
+	QPU_V3D_A_EIDX, QPU_V3D_A_LR, QPU_V3D_A_VFLA, QPU_V3D_A_VFLNA,
+	QPU_V3D_A_VFLB, QPU_V3D_A_VFLNB, QPU_V3D_A_FXCD, QPU_V3D_A_XCD,
+	QPU_V3D_A_FYCD, QPU_V3D_A_YCD, QPU_V3D_A_MSF, QPU_V3D_A_REVF,
+	QPU_V3D_A_VDWWT, QPU_V3D_A_IID, QPU_V3D_A_SAMPID, QPU_V3D_A_BARRIERID,
+	QPU_V3D_A_TMUWT, QPU_V3D_A_VPMSETUP, QPU_V3D_A_VPMWT,
+	QPU_V3D_A_FLAFIRST, QPU_V3D_A_FLNAFIRST, QPU_V3D_A_LDVPMV_IN,
+	QPU_V3D_A_LDVPMV_OUT, QPU_V3D_A_LDVPMD_IN, QPU_V3D_A_LDVPMD_OUT,
+	QPU_V3D_A_LDVPMP, QPU_V3D_A_RSQRT, QPU_V3D_A_EXP, QPU_V3D_A_LOG,
+	QPU_V3D_A_SIN, QPU_V3D_A_RSQRT2, QPU_V3D_A_LDVPMG_IN,
+	QPU_V3D_A_LDVPMG_OUT, QPU_V3D_A_FCMP, QPU_V3D_A_VFMAX,
+	QPU_V3D_A_FROUND, QPU_V3D_A_FTOIN, QPU_V3D_A_FTRUNC, QPU_V3D_A_FTOIZ,
+	QPU_V3D_A_FFLOOR, QPU_V3D_A_FTOUZ, QPU_V3D_A_FCEIL, QPU_V3D_A_FTOC,
+	QPU_V3D_A_FDX, QPU_V3D_A_FDY, QPU_V3D_A_STVPMV, QPU_V3D_A_STVPMD,
+	QPU_V3D_A_STVPMP, QPU_V3D_A_ITOF, QPU_V3D_A_CLZ, QPU_V3D_A_UTOF,
+	/* 7.1 only */
+	QPU_V3D_A_FMOV, QPU_V3D_A_MOV, QPU_V3D_A_VPACK, QPU_V3D_A_V8PACK,
+	QPU_V3D_A_V10PACK, QPU_V3D_A_V11FPACK, QPU_V3D_A_BALLOT,
+	QPU_V3D_A_BCASTF, QPU_V3D_A_ALLEQ, QPU_V3D_A_ALLFEQ, QPU_V3D_A_ROTQ,
+	QPU_V3D_A_ROT, QPU_V3D_A_SHUFFLE,
+	QPU_V3D_A_COUNT
+};
+
+/* Mul ALU operations. */
+enum qpu_v3d_mul_op {
+	QPU_V3D_M_ADD, QPU_V3D_M_SUB, QPU_V3D_M_UMUL24, QPU_V3D_M_VFMUL,
+	QPU_V3D_M_SMUL24, QPU_V3D_M_MULTOP, QPU_V3D_M_FMOV, QPU_V3D_M_MOV,
+	QPU_V3D_M_NOP, QPU_V3D_M_FMUL,
+	/* 7.1 only */
+	QPU_V3D_M_FTOUNORM16, QPU_V3D_M_FTOSNORM16, QPU_V3D_M_VFTOUNORM8,
+	QPU_V3D_M_VFTOSNORM8, QPU_V3D_M_FUNPACKUNORMLO,
+	QPU_V3D_M_FUNPACKUNORMHI, QPU_V3D_M_FUNPACKSNORMLO,
+	QPU_V3D_M_FUNPACKSNORMHI, QPU_V3D_M_VFTOUNORM10LO,
+	QPU_V3D_M_VFTOUNORM10HI,
+	QPU_V3D_M_COUNT
+};
+
+/* Write conditions on the flags (".ifa" and so on). */
+enum qpu_v3d_cond {
+	QPU_V3D_COND_NONE, QPU_V3D_COND_IFA, QPU_V3D_COND_IFB,
+	QPU_V3D_COND_IFNA, QPU_V3D_COND_IFNB,
+};
+
+/* Flags pushed from the result (".pushz"). */
+enum qpu_v3d_pf {
+	QPU_V3D_PF_NONE, QPU_V3D_PF_PUSHZ, QPU_V3D_PF_PUSHN, QPU_V3D_PF_PUSHC,
+};
+
+/* Flags updated from the result and the old flags (".andz"). */
+enum qpu_v3d_uf {
+	QPU_V3D_UF_NONE, QPU_V3D_UF_ANDZ, QPU_V3D_UF_ANDNZ, QPU_V3D_UF_NORNZ,
+	QPU_V3D_UF_NORZ, QPU_V3D_UF_ANDN, QPU_V3D_UF_ANDNN, QPU_V3D_UF_NORNN,
+	QPU_V3D_UF_NORN, QPU_V3D_UF_ANDC, QPU_V3D_UF_ANDNC, QPU_V3D_UF_NORNC,
+	QPU_V3D_UF_NORC,
+};
+
+/*
+ * Signals, as bits to combine; which combinations exist depends on the
+ * generation. Those that write a register (ldunifrf, ldunifarf, ldtmu,
+ * ldvary, ldtlb, ldtlbu) take a destination; ldunif and ldunifa write r5
+ * on 4.2 and rf0 on 7.1. rot is 4.2 only (qpu_v3d_emit_rot()).
+ */
+enum qpu_v3d_sig {
+	QPU_V3D_SIG_THRSW = 1 << 0,
+	QPU_V3D_SIG_LDUNIF = 1 << 1,
+	QPU_V3D_SIG_LDUNIFA = 1 << 2,
+	QPU_V3D_SIG_LDUNIFRF = 1 << 3,
+	QPU_V3D_SIG_LDUNIFARF = 1 << 4,
+	QPU_V3D_SIG_LDTMU = 1 << 5,
+	QPU_V3D_SIG_LDVARY = 1 << 6,
+	QPU_V3D_SIG_LDVPM = 1 << 7,
+	QPU_V3D_SIG_LDTLB = 1 << 8,
+	QPU_V3D_SIG_LDTLBU = 1 << 9,
+	QPU_V3D_SIG_UCB = 1 << 10,
+	QPU_V3D_SIG_ROT = 1 << 11,
+	QPU_V3D_SIG_WRTMUC = 1 << 12,
+};
+
+/* Branch conditions over the flags of all 16 elements. */
+enum qpu_v3d_br_cond {
+	QPU_V3D_BR_ALWAYS, QPU_V3D_BR_A0, QPU_V3D_BR_NA0, QPU_V3D_BR_ALLA,
+	QPU_V3D_BR_ANYNA, QPU_V3D_BR_ANYA, QPU_V3D_BR_ALLNA,
+};
+
+/* --- the emitter --------------------------------------------------------- */
+
 /** struct qpu_v3d_emit - a V3D program being built (opaque) */
 struct qpu_v3d_emit;
 
 /**
  * qpu_v3d_emit_new() - start a program
  * @gen: QPU_GEN_V3D42 or QPU_GEN_V3D71
- *
  * Return: an emitter the caller frees with qpu_v3d_emit_free(), or NULL
  * with errno set (EINVAL for another generation, ENOMEM).
  */
 QPU_API struct qpu_v3d_emit *qpu_v3d_emit_new(int gen);
 
-/** qpu_v3d_emit_free() - free @e and its words (NULL is accepted) */
+/** qpu_v3d_emit_free() - free @e and its words; NULL is allowed */
 QPU_API void qpu_v3d_emit_free(struct qpu_v3d_emit *e);
 
 /**
- * qpu_v3d_emit() - add one instruction
- * @e: the emitter
- * @fmt: the instruction, printf-style, one line such as
- *	"fadd rf%d, rf%d, rf%d ; nop" or "b.anya  loop"
- *
- * The line is checked when the program is finished, with labels known.
- *
- * Return: 0, or -EINVAL (a newline in the text, or @e failed before),
- * -ENOMEM.
+ * qpu_v3d_emit_finish() - end the program: close the last instruction,
+ *	resolve labels
+ * @e: the emitter; nothing can be added afterwards
+ * Return: 0; -EINVAL if a call failed or a label is undefined (see
+ * qpu_v3d_emit_error()); -ENOMEM.
  */
-QPU_API int qpu_v3d_emit(struct qpu_v3d_emit *e, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-
-/** qpu_v3d_emit_label() - a label for the next instruction; 0 or -errno */
-QPU_API int qpu_v3d_emit_label(struct qpu_v3d_emit *e, const char *name);
-
-/** qpu_v3d_emit_word() - add a raw 64-bit word; 0 or -errno */
-QPU_API int qpu_v3d_emit_word(struct qpu_v3d_emit *e, uint64_t word);
+QPU_API int qpu_v3d_emit_finish(struct qpu_v3d_emit *e);
 
 /**
- * qpu_v3d_emit_finish() - resolve labels and give the words
+ * qpu_v3d_emit_words() - the program
  * @e: the emitter
- * @words: receives the words, valid until qpu_v3d_emit_free(@e); do not
- *	free them
- * @n: receives their number
- * @msg: receives the first error, as "call N: message" (N counts
- *	qpu_v3d_emit*() calls from 1), when not NULL
- * @msg_size: bytes at @msg
- *
- * Return: 0, or -EINVAL for an instruction that does not assemble.
+ * @count: where the number of 64-bit words goes
+ * Return: the words, owned by @e and valid until qpu_v3d_emit_free(); NULL
+ * (and a count of 0) unless qpu_v3d_emit_finish() succeeded.
  */
-QPU_API int qpu_v3d_emit_finish(struct qpu_v3d_emit *e, const uint64_t **words,
-				size_t *n, char *msg, size_t msg_size);
+QPU_API const uint64_t *qpu_v3d_emit_words(const struct qpu_v3d_emit *e,
+					   size_t *count);
+
+/**
+ * qpu_v3d_emit_error() - the first error
+ * @e: the emitter
+ * @index: NULL, or where the index of the instruction it concerns goes
+ * Return: "instruction N: what is wrong", owned by @e and valid until
+ * qpu_v3d_emit_free(), or NULL if there was no error.
+ */
+QPU_API const char *qpu_v3d_emit_error(const struct qpu_v3d_emit *e,
+				       size_t *index);
+
+/** qpu_v3d_emit_count() - instructions so far: the index of the next one */
+QPU_API size_t qpu_v3d_emit_count(const struct qpu_v3d_emit *e);
+
+/*
+ * ALU operations. qpu_v3d_emit_add() and qpu_v3d_emit_mul() start an
+ * instruction whose other ALU is a nop ("fadd rf1, rf2, rf3 ; nop");
+ * qpu_v3d_emit_dual_add() and qpu_v3d_emit_dual_mul() put the operation on
+ * the idle ALU of the open instruction ("... ; fmul rf4, rf2, 2.0").
+ * Operands an operation does not take are ignored. On 4.2 the sources of
+ * both ALUs share two register-file read addresses, or one and a small
+ * immediate; on 7.1 each source has its own, and there are no
+ * accumulators.
+ */
+QPU_API void qpu_v3d_emit_add(struct qpu_v3d_emit *e, enum qpu_v3d_add_op op,
+			      struct qpu_v3d_reg d, struct qpu_v3d_reg a,
+			      struct qpu_v3d_reg b);
+QPU_API void qpu_v3d_emit_mul(struct qpu_v3d_emit *e, enum qpu_v3d_mul_op op,
+			      struct qpu_v3d_reg d, struct qpu_v3d_reg a,
+			      struct qpu_v3d_reg b);
+QPU_API void qpu_v3d_emit_dual_add(struct qpu_v3d_emit *e,
+				   enum qpu_v3d_add_op op, struct qpu_v3d_reg d,
+				   struct qpu_v3d_reg a, struct qpu_v3d_reg b);
+QPU_API void qpu_v3d_emit_dual_mul(struct qpu_v3d_emit *e,
+				   enum qpu_v3d_mul_op op, struct qpu_v3d_reg d,
+				   struct qpu_v3d_reg a, struct qpu_v3d_reg b);
+
+/*
+ * Modifiers of the operation placed last: its write condition ("fadd.ifa"),
+ * and the flags it pushes or updates ("fadd.pushz", "fadd.andz"). Which
+ * combinations of both ALUs exist is the encoder's rule.
+ */
+QPU_API void qpu_v3d_emit_cond(struct qpu_v3d_emit *e, enum qpu_v3d_cond cond);
+QPU_API void qpu_v3d_emit_flags(struct qpu_v3d_emit *e, enum qpu_v3d_pf pf,
+				enum qpu_v3d_uf uf);
+
+/*
+ * Signals of the open ALU instruction ("; thrsw ; ldtmu.rf3"): @sigs, one
+ * or more enum qpu_v3d_sig bits; @d is the destination of the one that
+ * writes a register, QPU_V3D_NONE if none does. qpu_v3d_emit_rot() adds
+ * 4.2's rot signal, which rotates the mul result across the elements by
+ * @amount (-16..15; 0 rotates by r5), "rot(N)" in the text.
+ */
+QPU_API void qpu_v3d_emit_sig(struct qpu_v3d_emit *e, unsigned int sigs,
+			      struct qpu_v3d_reg d);
+QPU_API void qpu_v3d_emit_rot(struct qpu_v3d_emit *e, int amount);
+
+/*
+ * Instructions of their own, both ALUs idle: "nop ; nop", "nop ; nop ;
+ * thrsw", and the uniform loads "nop ; nop ; ldunif" (@d QPU_V3D_NONE:
+ * to r5 on 4.2, rf0 on 7.1) or "ldunifrf.D", "ldunifa"/"ldunifarf.D" (from
+ * the stream unifa points at) and "ldtmu.D" (a TMU result; @d required).
+ * Each stays open for more.
+ */
+QPU_API void qpu_v3d_emit_nop(struct qpu_v3d_emit *e);
+QPU_API void qpu_v3d_emit_thrsw(struct qpu_v3d_emit *e);
+QPU_API void qpu_v3d_emit_ldunif(struct qpu_v3d_emit *e, struct qpu_v3d_reg d);
+QPU_API void qpu_v3d_emit_ldunifa(struct qpu_v3d_emit *e, struct qpu_v3d_reg d);
+QPU_API void qpu_v3d_emit_ldtmu(struct qpu_v3d_emit *e, struct qpu_v3d_reg d);
+
+/*
+ * Branches take effect after three more instructions (delay slots), which
+ * run whether or not the branch is taken; the caller emits them, and the
+ * offset counts from the end of them.
+ * - qpu_v3d_emit_branch(): to @label, defined before or after ("b.anya
+ *   loop");
+ * - qpu_v3d_emit_branch_offset(): by @offset bytes, a multiple of 8.
+ */
+QPU_API void qpu_v3d_emit_branch(struct qpu_v3d_emit *e,
+				 enum qpu_v3d_br_cond cond, const char *label);
+QPU_API void qpu_v3d_emit_branch_offset(struct qpu_v3d_emit *e,
+					enum qpu_v3d_br_cond cond,
+					int32_t offset);
+
+/* A label for the next instruction: any name but "" (and NULL). */
+QPU_API void qpu_v3d_emit_label(struct qpu_v3d_emit *e, const char *name);
+
+/* A raw 64-bit word, as ".long" gives it. */
+QPU_API void qpu_v3d_emit_raw(struct qpu_v3d_emit *e, uint64_t word);
 
 #ifdef __cplusplus
 }

@@ -4,7 +4,10 @@
 # test-qpu-as-gen: qpu-as -m, V3D source. A 7.1 program with a label
 # assembles to the expected words (and back through qpu-dis -m), the same
 # source is refused for 4.2 where an operation does not exist (exit 1,
-# "FILE:LINE:COL: error: ..."), and an unknown machine exits 1 naming it.
+# "FILE:LINE:COL: error: ..."), an unknown machine exits 1 naming it, and
+# V3D code goes through V3D's hazard checker: a finding is a warning at its
+# source line (an error with -Werror, which writes nothing), -Wno-RULE
+# names V3D's rules even before -m, and a VideoCore IV rule is unknown there.
 # Needs QPU_DIS (qpu-as sits beside it).
 
 : "${QPU_DIS:?QPU_DIS must name the qpu-dis binary}"
@@ -69,6 +72,59 @@ elif ! grep -q "qpu-as: unknown machine 'v3d70'" "$tmp/err"; then
 else
 	ok
 fi
+
+# a branch in the delay slots of a branch, then py-videocore6's thread end
+cat >"$tmp/hz.s" <<'SRC'
+loop:
+	b  loop
+	b  loop
+	nop ; nop
+	nop ; nop
+	nop ; nop
+	nop ; nop
+	nop ; nop ; thrsw
+	nop ; nop ; thrsw
+	nop ; nop
+	nop ; nop
+	nop ; nop ; thrsw
+	nop ; nop
+	nop ; nop
+SRC
+for m in v3d42 v3d71; do
+	rm -f "$tmp/hz.bin"
+	if ! "$QPU_AS" -m $m -o "$tmp/hz.bin" "$tmp/hz.s" 2>"$tmp/err"; then
+		fail "$m hazard warning: exit 1: $(cat "$tmp/err")"
+	elif ! grep -q "hz.s:3:2: warning: branch in the delay slots of a branch \[branch-in-delay-slot\]" "$tmp/err" ||
+	     ! grep -q "hz.s:2:2: note: word 0 is here" "$tmp/err" ||
+	     [ "$(grep -c warning: "$tmp/err")" != 1 ] || [ ! -s "$tmp/hz.bin" ]; then
+		fail "$m hazard warning: $(cat "$tmp/err")"
+	else
+		ok
+	fi
+	rm -f "$tmp/hz.bin"
+	if "$QPU_AS" -m $m -Werror -o "$tmp/hz.bin" "$tmp/hz.s" 2>"$tmp/err"; then
+		fail "$m -Werror: exit 0"
+	elif ! grep -q "hz.s:3:2: error: branch in the delay slots" "$tmp/err" ||
+	     [ -e "$tmp/hz.bin" ]; then
+		fail "$m -Werror: $(cat "$tmp/err")"
+	else
+		ok
+	fi
+	if ! "$QPU_AS" -Wno-branch-in-delay-slot -m $m -Werror -o "$tmp/hz.bin" \
+		"$tmp/hz.s" 2>"$tmp/err" || [ -s "$tmp/err" ]; then
+		fail "$m -Wno-branch-in-delay-slot: $(cat "$tmp/err")"
+	else
+		ok
+	fi
+	# regfile-raw is VideoCore IV's
+	if "$QPU_AS" -m $m -Wno-regfile-raw "$tmp/hz.s" >"$tmp/out" 2>"$tmp/err"; then
+		fail "$m -Wno-regfile-raw accepted"
+	elif ! grep -q "unknown warning '-Wno-regfile-raw' (qpu-check -m $m -l" "$tmp/err"; then
+		fail "$m -Wno-regfile-raw: $(cat "$tmp/err")"
+	else
+		ok
+	fi
+done
 
 echo "test-qpu-as-gen: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

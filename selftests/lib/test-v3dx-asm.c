@@ -74,9 +74,11 @@ static void test_random(int gen)
 		}
 		qpu_dis_word_gen(gen, w, 0, 0, text, sizeof(text));
 		as_data += !strncmp(text, ".long", 5);
-		/* ... but for magic writes to addresses that have no name */
+		/* ... but for fields without a name (magic writes to reserved
+		 * addresses, 4.2's rot beside a raddr_b read)
+		 */
 		if (canonical && !strncmp(text, ".long", 5) &&
-		    !strstr(text, "reserved magic address")) {
+		    !strstr(text, "a field without a name")) {
 			char m[256];
 
 			snprintf(m, sizeof(m), "v3d%d canonical 0x%016" PRIx64
@@ -195,6 +197,15 @@ static const struct {
 	  "no V3D 7.1 encoding" },
 	{ QPU_GEN_V3D42, "nop ; nop ; ldtmu.rf1 ; ldunifrf.rf2", "no signal code" },
 	{ QPU_GEN_V3D71, "frob rf1", "unknown instruction 'frob'" },
+	{ QPU_GEN_V3D42, "nop ; mov r1, r0 ; rot(0)", "rot(0) is a rotation by r5" },
+	{ QPU_GEN_V3D42, "nop ; mov r1, r0 ; rot(16)", "the rotation is -16..15" },
+	{ QPU_GEN_V3D42, "nop ; mov r1, r0 ; rot(r4)", "register 'r4' used in" },
+	{ QPU_GEN_V3D42, "nop ; mov r1, r0 ; rot(1) ; rot", "signal rot given twice" },
+	{ QPU_GEN_V3D42, "add rf1, rf2, 3 ; mov r1, r0 ; rot(1)",
+	  "rot besides a small immediate" },
+	{ QPU_GEN_V3D42, "add rf1, rf2, rf3 ; mov r1, r0 ; rot(1)",
+	  "rot besides two register-file reads" },
+	{ QPU_GEN_V3D71, "nop ; mov rf1, rf0 ; rot(1)", "rot is no signal of V3D 7.1" },
 };
 
 T_TEST(diagnostics)
@@ -225,6 +236,10 @@ T_TEST(diagnostics)
 	T_EQ_U64(0, qpu_asm_line_gen(QPU_GEN_V3D71, "nop ; nop", &w, msg,
 				     sizeof(msg)));
 	T_EQ_U64(0x38003186bb03f000ull, w);
+	/* 4.2's rot: "rot(r5)" is plain "rot", raddr_b 0 */
+	T_EQ_U64(0, qpu_asm_line_gen(QPU_GEN_V3D42, "nop ; mov r1, r0 ; rot(r5)",
+				     &w, msg, sizeof(msg)));
+	T_EQ_U64(0x3ee03046bbe00000ull, w);
 }
 
 T_MAIN()

@@ -1452,7 +1452,8 @@ static bool in_order(enum qpu_v3dx_gen gen, const struct qpu_v3dx_instr *in)
  */
 static void allocate_raddrs(enum qpu_v3dx_gen gen, struct qpu_v3dx_instr *in)
 {
-	bool imm = qpu_v3dx_sig_bits(gen, in->sig) & SIG(SMIMM_B);
+	/* rot keeps its rotation in raddr_b as a small immediate does */
+	bool imm = qpu_v3dx_sig_bits(gen, in->sig) & (SIG(SMIMM_B) | SIG(ROT));
 	struct qpu_v3dx_instr x = *in, y;
 	unsigned int reg[2], nreg = 0, i;
 	int slot;
@@ -1536,7 +1537,8 @@ void qpu_v3dx_canonicalize(enum qpu_v3dx_gen gen, struct qpu_v3dx_instr *in)
 		if (!reads_mux(in, QPU_V3DX_MUX_A))
 			in->raddr_a = 0;
 		if (!reads_mux(in, QPU_V3DX_MUX_B)) {
-			in->raddr_b = 0;
+			if (!(sig & SIG(ROT)))
+				in->raddr_b = 0;
 			sig &= ~SIG(SMIMM_B);
 		}
 	}

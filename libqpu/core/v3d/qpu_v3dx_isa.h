@@ -112,6 +112,10 @@ enum qpu_v3dx_sig_bit {
 	QPU_V3DX_SIG_BITS	= 17
 };
 
+#define QPU_V3DX_SIG_SMIMMS \
+	(QPU_V3DX_SIG_SMIMM_A | QPU_V3DX_SIG_SMIMM_B | QPU_V3DX_SIG_SMIMM_C | \
+	 QPU_V3DX_SIG_SMIMM_D)
+
 /* The signals that write the address in COND instead of taking flags. */
 #define QPU_V3DX_SIG_WRITES_ADDR \
 	(QPU_V3DX_SIG_LDUNIFRF | QPU_V3DX_SIG_LDUNIFARF | QPU_V3DX_SIG_LDVARY | \
@@ -341,7 +345,8 @@ int qpu_v3dx_encode(enum qpu_v3dx_gen gen, const struct qpu_v3dx_instr *in,
 
 /*
  * qpu_v3dx_canonicalize() - reset the fields that the disassembly text does
- * not show (read addresses nothing reads, unused operand fields, the
+ * not show (read addresses nothing reads, but for 4.2's raddr_b under the
+ * rot signal, which holds the rotation; unused operand fields, the
  * destination of an operation without one, small-immediate signals of
  * unused operands, a branch's unused fields, and on 4.2 which read address
  * carries which register) to the values an assembler gives them. A word
