@@ -43,7 +43,7 @@
 	X(M_VFTOUNORM10LO) X(M_VFTOUNORM10HI)
 
 /* Each public enumerator has the value of the core's. */
-static void test_enums(void)
+T_TEST(enums)
 {
 #define X(n) T_EQ_U64(QPU_V3DX_##n, QPU_V3D_##n);
 	ADD_OPS(X)
@@ -185,6 +185,16 @@ static void test_same_as_text(int gen)
 	qpu_v3d_emit_free(e);
 }
 
+T_TEST(same_as_text_v3d42)
+{
+	test_same_as_text(QPU_GEN_V3D42);
+}
+
+T_TEST(same_as_text_v3d71)
+{
+	test_same_as_text(QPU_GEN_V3D71);
+}
+
 /* 4.2 only: accumulators, shared read addresses, the SFU, rot. */
 static const char v42_text[] =
 	"	fadd r0, r1, rf2 ; fmul r3, rf2, r4\n"
@@ -195,7 +205,7 @@ static const char v42_text[] =
 	"	or recip, rf9, rf9 ; nop ; ldtmu.r4\n"
 	"	vfmax rf1, rf2.swp, rf2 ; nop\n";
 
-static void test_v42(void)
+T_TEST(v42)
 {
 	struct qpu_v3d_emit *e = qpu_v3d_emit_new(QPU_GEN_V3D42);
 
@@ -305,6 +315,16 @@ static void test_every_op(int gen)
 	printf("v3d%d: %u operations reached, %u refused\n", gen, reached, refused);
 }
 
+T_TEST(every_op_v3d42)
+{
+	test_every_op(QPU_GEN_V3D42);
+}
+
+T_TEST(every_op_v3d71)
+{
+	test_every_op(QPU_GEN_V3D71);
+}
+
 /* @e's first error is at @index and says @what; the program has no words. */
 static void expect_error(struct qpu_v3d_emit *e, size_t index, const char *what,
 			 int line)
@@ -341,7 +361,7 @@ static void expect_error(struct qpu_v3d_emit *e, size_t index, const char *what,
 #define V71	QPU_GEN_V3D71
 #define RF	QPU_V3D_RF
 
-static void test_refusals(void)
+T_TEST(refusals)
 {
 	/* operands */
 	BAD(V71, 1, "r0: V3D 7.1 has no accumulators",
@@ -502,7 +522,7 @@ static void test_refusals(void)
 
 }
 
-static void test_lifecycle(void)
+T_TEST(lifecycle)
 {
 	struct qpu_v3d_emit *e;
 	size_t n;
@@ -554,15 +574,4 @@ static void test_lifecycle(void)
 	qpu_v3d_emit_free(e);
 }
 
-int main(void)
-{
-	test_enums();
-	test_same_as_text(QPU_GEN_V3D42);
-	test_same_as_text(QPU_GEN_V3D71);
-	test_v42();
-	test_every_op(QPU_GEN_V3D42);
-	test_every_op(QPU_GEN_V3D71);
-	test_refusals();
-	test_lifecycle();
-	return t_done("test-v3dx-emit");
-}
+T_MAIN()
