@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Refusals of user input leave a debug line: with qpu.ko's dynamic debug
- * on, each refused ioctl, mmap and netlink request of a representative
- * set (dispatcher, GET_PARAM, BO_CREATE, BO_DESTROY, SUBMIT, WAIT, mmap;
- * a missing or unknown device, client or setting over netlink) logs
+ * on, each refused ioctl, mmap, netlink request and debugfs write of a
+ * representative set (dispatcher, GET_PARAM, BO_CREATE, BO_DESTROY,
+ * SUBMIT, WAIT, mmap; a missing or unknown device, client or setting over
+ * netlink; float_digest and the simulated firmware's knobs) logs
  * exactly one kernel line saying what was refused, and nothing at all
  * with it off. Requests that the generic-netlink core refuses before
  * qpu.ko sees them (a value outside its attribute's policy, an admin
@@ -63,7 +64,7 @@ FIXTURE_SETUP(dyndbg)
 		TH_LOG("generic netlink family " QPU_GENL_NAME " not found");
 	self->ctx.nl = &self->nl;
 	self->have_dyndbg = !access(DYNDBG_CONTROL, W_OK);
-	self->kmsg = open("/dev/kmsg", O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	self->kmsg = qpu_test_kmsg_open();
 	ASSERT_LE(0, self->kmsg) TH_LOG("/dev/kmsg: %s", strerror(errno));
 	if (self->have_dyndbg)
 		ASSERT_EQ(0, qpu_test_write(DYNDBG_CONTROL, "module qpu +p"));
@@ -77,42 +78,6 @@ FIXTURE_TEARDOWN(dyndbg)
 	close(self->nl.fd);
 	qpu_test_bo_free(self->ctx.fd, &self->ctx.code);
 	close(self->ctx.fd);
-}
-
-/* Skips the records already in the log: only what follows is read. */
-static void kmsg_skip_old(int kmsg)
-{
-	lseek(kmsg, 0, SEEK_END);
-}
-
-/*
- * The log records that appeared since, from the qpu module (dev_dbg's
- * "qpu-sim" device prefix, pr_debug's "qpu: "): how many, and the last.
- */
-static int kmsg_qpu_lines(int kmsg, char *last, size_t size)
-{
-	char rec[2048];
-	int count = 0;
-	size_t len;
-	ssize_t n;
-
-	last[0] = '\0';
-	while ((n = read(kmsg, rec, sizeof(rec) - 1)) > 0 || (n < 0 && errno == EPIPE)) {
-		const char *msg;
-
-		if (n < 0)
-			continue;	/* overwritten records: read on */
-		rec[n] = '\0';
-		msg = strchr(rec, ';');
-		msg = msg ? msg + 1 : rec;
-		if (strncmp(msg, "qpu-sim ", 8) && strncmp(msg, "qpu: ", 5))
-			continue;
-		count++;
-		len = strnlen(msg, size - 1);
-		memcpy(last, msg, len);
-		last[len] = '\0';
-	}
-	return count;
 }
 
 static int refuse_unknown_ioctl(const struct refusal_ctx *ctx)
@@ -295,6 +260,27 @@ static int refuse_nl_config_set_nothing(const struct refusal_ctx *ctx)
 	return nl_refuse(ctx, QPU_CMD_CONFIG_SET, 0, 0);
 }
 
+static int refuse_float_digest_long(const struct refusal_ctx *ctx)
+{
+	return qpu_test_write(QPU_DEBUGFS_ROOT "float_digest",
+			      "1234567890 1234567890 1234567890 1234567890");
+}
+
+static int refuse_float_digest_format(const struct refusal_ctx *ctx)
+{
+	return qpu_test_write(QPU_DEBUGFS_ROOT "float_digest", "seven");
+}
+
+static int refuse_fw_temp_range(const struct refusal_ctx *ctx)
+{
+	return qpu_test_write(QPU_DEBUGFS "fw_temp_mc", "125001");
+}
+
+static int refuse_fw_throttled_bits(const struct refusal_ctx *ctx)
+{
+	return qpu_test_write(QPU_DEBUGFS "fw_throttled", "0x10000");
+}
+
 #define REFUSAL(name, fn, errno_value, line)				\
 	FIXTURE_VARIANT_ADD(dyndbg, name) {				\
 		.refuse = fn, .err = errno_value, .text = line,		\
@@ -329,6 +315,14 @@ REFUSAL(nl_client_unknown, refuse_nl_client_unknown, ENOENT,
 	"netlink request refused: qpu: no such client");
 REFUSAL(nl_config_set_nothing, refuse_nl_config_set_nothing, EINVAL,
 	"netlink request refused: qpu: no configuration attribute given");
+REFUSAL(float_digest_too_long, refuse_float_digest_long, EINVAL,
+	"float_digest write refused: 43 bytes, at most 31");
+REFUSAL(float_digest_not_seed_count, refuse_float_digest_format, EINVAL,
+	"float_digest write refused: not \"SEED COUNT\"");
+REFUSAL(fw_temp_out_of_range, refuse_fw_temp_range, EINVAL,
+	"firmware knob write refused: 125001, not 0 to 125000");
+REFUSAL(fw_throttled_unknown_bits, refuse_fw_throttled_bits, EINVAL,
+	"fw_throttled write refused: bits 0x10000 outside 0xf");
 
 /* The refusal fails as before and logs exactly one line saying what. */
 TEST_F(dyndbg, refusal_logs_one_line)
@@ -338,12 +332,12 @@ TEST_F(dyndbg, refusal_logs_one_line)
 
 	if (!self->have_dyndbg)
 		SKIP(return, "no " DYNDBG_CONTROL " (CONFIG_DYNAMIC_DEBUG)");
-	kmsg_skip_old(self->kmsg);
+	qpu_test_kmsg_skip(self->kmsg);
 	errno = 0;
 	ret = variant->refuse(&self->ctx);
 	EXPECT_EQ(-1, ret);
 	EXPECT_EQ(variant->err, errno) TH_LOG("%s", strerror(errno));
-	EXPECT_EQ(1, kmsg_qpu_lines(self->kmsg, line, sizeof(line))) TH_LOG("last: %s", line);
+	EXPECT_EQ(1, qpu_test_kmsg_lines(self->kmsg, line, sizeof(line))) TH_LOG("last: %s", line);
 	EXPECT_NE(NULL, strstr(line, variant->text)) TH_LOG("line: %s", line);
 }
 
@@ -355,10 +349,10 @@ TEST_F(dyndbg, refusal_silent_when_off)
 	if (!self->have_dyndbg)
 		SKIP(return, "no " DYNDBG_CONTROL " (CONFIG_DYNAMIC_DEBUG)");
 	ASSERT_EQ(0, qpu_test_write(DYNDBG_CONTROL, "module qpu -p"));
-	kmsg_skip_old(self->kmsg);
+	qpu_test_kmsg_skip(self->kmsg);
 	EXPECT_EQ(-1, variant->refuse(&self->ctx));
 	EXPECT_EQ(variant->err, errno);
-	EXPECT_EQ(0, kmsg_qpu_lines(self->kmsg, line, sizeof(line))) TH_LOG("line: %s", line);
+	EXPECT_EQ(0, qpu_test_kmsg_lines(self->kmsg, line, sizeof(line))) TH_LOG("line: %s", line);
 }
 
 TEST_HARNESS_MAIN

@@ -234,6 +234,37 @@ TEST_F(module, sim_out_of_range_refused)
 	EXPECT_FALSE(node_exists("/dev/qpu"));
 }
 
+/*
+ * A telemetry period outside 10 to 60000 ms (0 is "off") is refused, as
+ * text that is no number is, each with one line naming the parameter and
+ * the range (module parameters are setup: an error-level line).
+ */
+TEST_F(module, telemetry_period_refused_with_a_line)
+{
+	static const char *const bad[] = { "5", "60001", "soon" };
+	static const int err[] = { ERANGE, ERANGE, EINVAL };
+	char path[128], line[512], want[128];
+	unsigned int i;
+	int kmsg;
+
+	ASSERT_EQ(0, load("sim=1"));
+	kmsg = qpu_test_kmsg_open();
+	ASSERT_LE(0, kmsg);
+	snprintf(path, sizeof(path), QPU_PARAMS "telemetry_period_ms");
+	for (i = 0; i < 3; i++) {
+		qpu_test_kmsg_skip(kmsg);
+		errno = 0;
+		EXPECT_EQ(-1, qpu_test_write(path, bad[i]));
+		EXPECT_EQ(err[i], errno) TH_LOG("%s: %s", bad[i], strerror(errno));
+		EXPECT_EQ(1, qpu_test_kmsg_lines(kmsg, line, sizeof(line))) TH_LOG("last: %s", line);
+		snprintf(want, sizeof(want),
+			 "qpu: telemetry_period_ms=%s: expected milliseconds from 10 to 60000, or 0",
+			 bad[i]);
+		EXPECT_NE(NULL, strstr(line, want)) TH_LOG("line: %s", line);
+	}
+	close(kmsg);
+}
+
 TEST_F(module, no_sim_no_node)
 {
 	ASSERT_EQ(0, load(""));
