@@ -473,8 +473,12 @@ int qpu_ioctl_bo_create(struct qpu_file *qf, void *data, size_t usize,
 	}
 
 	ret = qpu_bo_mmap_alloc_locked(qf, size >> PAGE_SHIFT, &bo->mmap_pgoff);
-	if (ret)
+	if (ret) {
+		if (ret == -ENOSPC)
+			dev_dbg(qf->qdev->dev, "bo_create refused: no %llu free pages of the file's mmap space\n",
+				size >> PAGE_SHIFT);
 		goto err_put;
+	}
 	ret = mtree_insert_range(&qf->mmap_offsets, bo->mmap_pgoff,
 				 bo->mmap_pgoff + (size >> PAGE_SHIFT) - 1, bo,
 				 GFP_KERNEL_ACCOUNT);
@@ -484,7 +488,10 @@ int qpu_ioctl_bo_create(struct qpu_file *qf, void *data, size_t usize,
 	/* The handle's reference is the one qpu_bo_create() returned. */
 	ret = xa_alloc(&qf->handles, &handle, bo, xa_limit_32b, GFP_KERNEL_ACCOUNT);
 	if (ret) {
-		ret = ret == -EBUSY ? -ENOSPC : ret;
+		if (ret == -EBUSY) {
+			dev_dbg(qf->qdev->dev, "bo_create refused: no free handle on this file\n");
+			ret = -ENOSPC;
+		}
 		goto err_erase_offset;
 	}
 	refcount_inc(&qf->quota->ref);

@@ -7,6 +7,8 @@
  * per operation. Root only, like the rest of debugfs.
  */
 
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
 #include <linux/debugfs.h>
 #include <linux/fs.h>
 #include <linux/mutex.h>
@@ -45,14 +47,22 @@ static ssize_t qpu_float_check_write(struct file *file, const char __user *ubuf,
 	char buf[32];
 	u32 seed, count;
 
-	if (len >= sizeof(buf))
+	if (len >= sizeof(buf)) {
+		pr_debug("float_digest write refused: %zu bytes, at most %zu\n",
+			 len, sizeof(buf) - 1);
 		return -EINVAL;
-	if (copy_from_user(buf, ubuf, len))
+	}
+	if (copy_from_user(buf, ubuf, len)) {
+		pr_debug("float_digest write refused: buffer unreadable\n");
 		return -EFAULT;
+	}
 	buf[len] = '\0';
 	if (sscanf(buf, "%u %u", &seed, &count) != 2 ||
-	    count > QPU_FLOAT_CHECK_MAX_COUNT)
+	    count > QPU_FLOAT_CHECK_MAX_COUNT) {
+		pr_debug("float_digest write refused: not \"SEED COUNT\" with COUNT at most %u\n",
+			 QPU_FLOAT_CHECK_MAX_COUNT);
 		return -EINVAL;
+	}
 
 	mutex_lock(&qpu_float_check_lock);
 	qpu_emu_float_digest(seed, count, qpu_float_check_digest);

@@ -18,6 +18,8 @@
  * simulated V3D's other knobs, and root's only (debugfs).
  */
 
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
 #include <linux/debugfs.h>
 #include <linux/device.h>
 #include <linux/slab.h>
@@ -92,8 +94,11 @@ static int qpu_sim_telemetry_knob_set(void *data, u64 val)
 {
 	struct qpu_sim_telemetry_knob *knob = data;
 
-	if (val < knob->min || val > knob->max)
+	if (val < knob->min || val > knob->max) {
+		pr_debug("firmware knob write refused: %llu, not %u to %u\n",
+			 val, knob->min, knob->max);
 		return -EINVAL;
+	}
 	spin_lock(&knob->model->lock);
 	*knob->value = val;
 	spin_unlock(&knob->model->lock);
@@ -119,8 +124,11 @@ static int qpu_sim_telemetry_throttled_set(void *data, u64 val)
 {
 	struct qpu_sim_telemetry *m = data;
 
-	if (val & ~(u64)QPU_THROTTLED_NOW)
+	if (val & ~(u64)QPU_THROTTLED_NOW) {
+		pr_debug("fw_throttled write refused: bits %#llx outside %#x\n",
+			 val & ~(u64)QPU_THROTTLED_NOW, QPU_THROTTLED_NOW);
 		return -EINVAL;
+	}
 	spin_lock(&m->lock);
 	m->throttled = (m->throttled & ~QPU_THROTTLED_NOW) | val |
 		       val << QPU_SIM_TELEMETRY_OCCURRED_SHIFT;

@@ -14,6 +14,8 @@
  * time the device goes from no open file to one.
  */
 
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
 #include <linux/device.h>
 #include <linux/jiffies.h>
 #include <linux/module.h>
@@ -35,11 +37,16 @@ static int qpu_telemetry_period_set(const char *val,
 	int ret;
 
 	ret = kstrtouint(val, 0, &ms);
-	if (ret)
+	if (!ret && ms && (ms < QPU_TELEMETRY_PERIOD_MIN_MS ||
+			   ms > QPU_TELEMETRY_PERIOD_MAX_MS))
+		ret = -ERANGE;
+	if (ret) {
+		/* As the other parameters: setup, said at the error level. */
+		pr_err("%s=%s: expected milliseconds from %u to %u, or 0\n",
+		       kp->name, val, QPU_TELEMETRY_PERIOD_MIN_MS,
+		       QPU_TELEMETRY_PERIOD_MAX_MS);
 		return ret;
-	if (ms && (ms < QPU_TELEMETRY_PERIOD_MIN_MS ||
-		   ms > QPU_TELEMETRY_PERIOD_MAX_MS))
-		return -ERANGE;
+	}
 	WRITE_ONCE(qpu_telemetry_period_ms, ms);
 	return 0;
 }

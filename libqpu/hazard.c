@@ -7,8 +7,8 @@
  * model are documented in qpu_hazard.h. Each check is a row of a table
  * (a predicate, a message template and the rule it reports), in the order
  * findings are reported: the previous instruction, latencies, rotation,
- * the word alone, the flow, the state carried along the scan; the end of
- * the program is checked last.
+ * the word alone, the flow, the state carried along the scan, and last
+ * the whole program (end_rules).
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -1187,43 +1187,86 @@ static void check_state(struct checker *c, const struct word_info *w,
 	}
 }
 
-static void check_end(struct checker *c)
+/*
+ * The rules on the whole program, checked once its words are: @hit looks
+ * at the program; a finding is reported at the word @back words before
+ * the last. @arg is the row's parameter.
+ */
+struct end_rule {
+	unsigned int rule;
+	bool (*hit)(const struct checker *c, int arg, struct finding *f);
+	int arg;
+	unsigned int back;
+	const char *msg;
+};
+
+static bool no_thrend(const struct checker *c, int arg, struct finding *f)
+{
+	size_t i;
+
+	for (i = 0; i < c->n; i++)
+		if (c->info[i].thrend)
+			return false;
+	return true;
+}
+
+/* Whether the flow can reach the last word and go on past it. */
+static bool can_run_off(const struct checker *c)
 {
 	size_t i, last = c->n - 1;
-	bool thrend = false;
+
+	/* Dead words after the last end of flow cannot run off the end. */
+	for (i = last; i > 0 && c->in_head[i] < 0; i--)
+		if (c->flow_ends[i - 1] || c->flow_ends[i])
+			return false;
+	if (c->flow_ends[last])
+		return false;
+	/* A branch too close to the end is branch-delay-short's finding. */
+	for (i = c->n > 3 ? c->n - 3 : 0; i < c->n; i++)
+		if (c->info[i].branch)
+			return false;
+	return true;
+}
+
+/* The delay slots of a thrend in the last two words (1 or 0), else -1. */
+static int end_thrend_slots(const struct checker *c)
+{
+	if (c->n >= 2 && c->info[c->n - 2].thrend)
+		return 1;
+	return c->info[c->n - 1].thrend ? 0 : -1;
+}
+
+/* @slots: the delay slots its thrend has (a thrend is reported at it), or -1 */
+static bool runs_off_end(const struct checker *c, int slots, struct finding *f)
+{
+	return can_run_off(c) && end_thrend_slots(c) == slots;
+}
+
+static const struct end_rule end_rules[] = {
+	{ QPU_HAZARD_THREND_MISSING, no_thrend, 0, 0,
+	  "the program has no thrend: its QPU never finishes" },
+	{ QPU_HAZARD_RUNS_OFF_END, runs_off_end, 1, 1,
+	  "this thrend has only 1 of its 2 delay slots" },
+	{ QPU_HAZARD_RUNS_OFF_END, runs_off_end, 0, 0,
+	  "this thrend has none of its 2 delay slots" },
+	{ QPU_HAZARD_RUNS_OFF_END, runs_off_end, -1, 0,
+	  "execution continues past the last word" },
+};
+
+static void check_end(struct checker *c)
+{
+	const struct end_rule *r;
 	struct finding f;
 
 	if (c->flags & QPU_HAZARD_PARTIAL)
 		return;
-	finding_init(&f);
-	c->cur = last;
-	c->reported = 0;
-	for (i = 0; i < c->n; i++)
-		thrend |= c->info[i].thrend;
-	if (!thrend)
-		report(c, QPU_HAZARD_THREND_MISSING,
-		       "the program has no thrend: its QPU never finishes", &f);
-	/* Dead words after the last end of flow cannot run off the end. */
-	for (i = last; i > 0 && c->in_head[i] < 0; i--)
-		if (c->flow_ends[i - 1] || c->flow_ends[i])
-			return;
-	if (c->flow_ends[last])
-		return;
-	/* A branch too close to the end is branch-delay-short's finding. */
-	for (i = c->n > 3 ? c->n - 3 : 0; i < c->n; i++)
-		if (c->info[i].branch)
-			return;
-	/* A thrend without its delay slots is reported at the thrend. */
-	if (c->n >= 2 && c->info[last - 1].thrend) {
-		c->cur = last - 1;
-		report(c, QPU_HAZARD_RUNS_OFF_END,
-		       "this thrend has only 1 of its 2 delay slots", &f);
-	} else if (c->info[last].thrend) {
-		report(c, QPU_HAZARD_RUNS_OFF_END,
-		       "this thrend has none of its 2 delay slots", &f);
-	} else {
-		report(c, QPU_HAZARD_RUNS_OFF_END,
-		       "execution continues past the last word", &f);
+	for (r = end_rules; r < end_rules + ARRAY_SIZE(end_rules); r++) {
+		finding_init(&f);
+		if (!r->hit(c, r->arg, &f))
+			continue;
+		c->cur = c->n - 1 - r->back;
+		c->reported = 0;
+		report(c, r->rule, r->msg, &f);
 	}
 }
 

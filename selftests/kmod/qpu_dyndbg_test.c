@@ -1,10 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Refusals of user input leave a debug line: with qpu.ko's dynamic debug
- * on, each refused ioctl and mmap of a representative set (dispatcher,
- * GET_PARAM, BO_CREATE, BO_DESTROY, SUBMIT, WAIT, mmap) logs exactly one
- * kernel line saying what was refused, and nothing at all with it off.
- * Without dynamic debug (CONFIG_DYNAMIC_DEBUG) every case is a skip.
+ * on, each refused ioctl, mmap, netlink request and debugfs write of a
+ * representative set (dispatcher, GET_PARAM, BO_CREATE, BO_DESTROY,
+ * SUBMIT, WAIT, mmap; a missing or unknown device, client or setting over
+ * netlink; float_digest and the simulated firmware's knobs) logs
+ * exactly one kernel line saying what was refused, and nothing at all
+ * with it off. Requests that the generic-netlink core refuses before
+ * qpu.ko sees them (a value outside its attribute's policy, an admin
+ * command without CAP_NET_ADMIN) get the core's extended ack and no qpu
+ * line, so they are not here. Without dynamic debug
+ * (CONFIG_DYNAMIC_DEBUG) every case is a skip.
  */
 
 #include <errno.h>
@@ -20,6 +26,7 @@
 #include <linux/qpu.h>
 
 #include "kselftest_harness.h"
+#include "qpu_nl.h"
 #include "qpu_programs.h"
 #include "qpu_util.h"
 
@@ -29,12 +36,14 @@
 struct refusal_ctx {
 	int fd;
 	struct qpu_test_bo code;
+	struct nl *nl;
 };
 
 typedef int (*refusal_fn)(const struct refusal_ctx *ctx);
 
 FIXTURE(dyndbg) {
 	struct refusal_ctx ctx;
+	struct nl nl;
 	int kmsg;
 	int have_dyndbg;
 };
@@ -51,8 +60,11 @@ FIXTURE_SETUP(dyndbg)
 	ASSERT_LE(0, self->ctx.fd) TH_LOG("open " QPU_NODE ": %s", strerror(errno));
 	ASSERT_EQ(0, qpu_test_bo_new(self->ctx.fd, 4096, qpu_prog_end,
 				     sizeof(qpu_prog_end), &self->ctx.code));
+	ASSERT_EQ(0, nl_open(&self->nl))
+		TH_LOG("generic netlink family " QPU_GENL_NAME " not found");
+	self->ctx.nl = &self->nl;
 	self->have_dyndbg = !access(DYNDBG_CONTROL, W_OK);
-	self->kmsg = open("/dev/kmsg", O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	self->kmsg = qpu_test_kmsg_open();
 	ASSERT_LE(0, self->kmsg) TH_LOG("/dev/kmsg: %s", strerror(errno));
 	if (self->have_dyndbg)
 		ASSERT_EQ(0, qpu_test_write(DYNDBG_CONTROL, "module qpu +p"));
@@ -63,44 +75,9 @@ FIXTURE_TEARDOWN(dyndbg)
 	if (self->have_dyndbg)
 		qpu_test_write(DYNDBG_CONTROL, "module qpu -p");
 	close(self->kmsg);
+	close(self->nl.fd);
 	qpu_test_bo_free(self->ctx.fd, &self->ctx.code);
 	close(self->ctx.fd);
-}
-
-/* Skips the records already in the log: only what follows is read. */
-static void kmsg_skip_old(int kmsg)
-{
-	lseek(kmsg, 0, SEEK_END);
-}
-
-/*
- * The log records that appeared since, from the qpu module (dev_dbg's
- * "qpu-sim" device prefix, pr_debug's "qpu: "): how many, and the last.
- */
-static int kmsg_qpu_lines(int kmsg, char *last, size_t size)
-{
-	char rec[2048];
-	int count = 0;
-	size_t len;
-	ssize_t n;
-
-	last[0] = '\0';
-	while ((n = read(kmsg, rec, sizeof(rec) - 1)) > 0 || (n < 0 && errno == EPIPE)) {
-		const char *msg;
-
-		if (n < 0)
-			continue;	/* overwritten records: read on */
-		rec[n] = '\0';
-		msg = strchr(rec, ';');
-		msg = msg ? msg + 1 : rec;
-		if (strncmp(msg, "qpu-sim ", 8) && strncmp(msg, "qpu: ", 5))
-			continue;
-		count++;
-		len = strnlen(msg, size - 1);
-		memcpy(last, msg, len);
-		last[len] = '\0';
-	}
-	return count;
 }
 
 static int refuse_unknown_ioctl(const struct refusal_ctx *ctx)
@@ -232,6 +209,78 @@ static int refuse_mmap_past_the_bo(const struct refusal_ctx *ctx)
 	return 0;
 }
 
+/*
+ * Sends the request @cmd with @attr (0: none) set to @value; -1 with
+ * errno set to the ack's error, or 0.
+ */
+static int nl_refuse(const struct refusal_ctx *ctx, __u8 cmd, __u16 attr,
+		     __u32 value)
+{
+	static struct reply r;
+	struct req q;
+	int err;
+
+	req_start(&q, ctx->nl->family, 0, cmd);
+	if (attr)
+		req_put_u32(&q, attr, value);
+	err = nl_request(ctx->nl, &q, &r);
+	if (!err)
+		return 0;
+	errno = -err;
+	return -1;
+}
+
+static int refuse_nl_missing_device(const struct refusal_ctx *ctx)
+{
+	return nl_refuse(ctx, QPU_CMD_STATS_GET, 0, 0);
+}
+
+static int refuse_nl_unknown_device(const struct refusal_ctx *ctx)
+{
+	return nl_refuse(ctx, QPU_CMD_DEV_GET, QPU_A_DEV_INDEX, 7);
+}
+
+static int refuse_nl_reset_unknown_device(const struct refusal_ctx *ctx)
+{
+	return nl_refuse(ctx, QPU_CMD_DEV_RESET, QPU_A_DEV_INDEX, 7);
+}
+
+static int refuse_nl_client_missing(const struct refusal_ctx *ctx)
+{
+	return nl_refuse(ctx, QPU_CMD_CLIENT_GET, 0, 0);
+}
+
+static int refuse_nl_client_unknown(const struct refusal_ctx *ctx)
+{
+	return nl_refuse(ctx, QPU_CMD_CLIENT_GET, QPU_A_CLIENT_ID, 0xdead);
+}
+
+static int refuse_nl_config_set_nothing(const struct refusal_ctx *ctx)
+{
+	return nl_refuse(ctx, QPU_CMD_CONFIG_SET, 0, 0);
+}
+
+static int refuse_float_digest_long(const struct refusal_ctx *ctx)
+{
+	return qpu_test_write(QPU_DEBUGFS_ROOT "float_digest",
+			      "1234567890 1234567890 1234567890 1234567890");
+}
+
+static int refuse_float_digest_format(const struct refusal_ctx *ctx)
+{
+	return qpu_test_write(QPU_DEBUGFS_ROOT "float_digest", "seven");
+}
+
+static int refuse_fw_temp_range(const struct refusal_ctx *ctx)
+{
+	return qpu_test_write(QPU_DEBUGFS "fw_temp_mc", "125001");
+}
+
+static int refuse_fw_throttled_bits(const struct refusal_ctx *ctx)
+{
+	return qpu_test_write(QPU_DEBUGFS "fw_throttled", "0x10000");
+}
+
 #define REFUSAL(name, fn, errno_value, line)				\
 	FIXTURE_VARIANT_ADD(dyndbg, name) {				\
 		.refuse = fn, .err = errno_value, .text = line,		\
@@ -254,6 +303,26 @@ REFUSAL(wait_pad, refuse_wait_pad, EINVAL, "wait refused: nonzero pad");
 REFUSAL(mmap_private, refuse_mmap_private, EINVAL, "mmap refused: not MAP_SHARED");
 REFUSAL(mmap_no_bo, refuse_mmap_no_bo, EINVAL, "mmap refused: no BO at page offset");
 REFUSAL(mmap_past_the_bo, refuse_mmap_past_the_bo, EINVAL, "mmap refused: 2 pages from page 0");
+REFUSAL(nl_missing_device, refuse_nl_missing_device, EINVAL,
+	"netlink request refused: qpu: missing device index");
+REFUSAL(nl_unknown_device, refuse_nl_unknown_device, ENODEV,
+	"netlink request refused: qpu: no such device");
+REFUSAL(nl_reset_unknown_device, refuse_nl_reset_unknown_device, ENODEV,
+	"netlink request refused: qpu: no such device");
+REFUSAL(nl_client_missing, refuse_nl_client_missing, EINVAL,
+	"netlink request refused: qpu: missing client id or pid");
+REFUSAL(nl_client_unknown, refuse_nl_client_unknown, ENOENT,
+	"netlink request refused: qpu: no such client");
+REFUSAL(nl_config_set_nothing, refuse_nl_config_set_nothing, EINVAL,
+	"netlink request refused: qpu: no configuration attribute given");
+REFUSAL(float_digest_too_long, refuse_float_digest_long, EINVAL,
+	"float_digest write refused: 43 bytes, at most 31");
+REFUSAL(float_digest_not_seed_count, refuse_float_digest_format, EINVAL,
+	"float_digest write refused: not \"SEED COUNT\"");
+REFUSAL(fw_temp_out_of_range, refuse_fw_temp_range, EINVAL,
+	"firmware knob write refused: 125001, not 0 to 125000");
+REFUSAL(fw_throttled_unknown_bits, refuse_fw_throttled_bits, EINVAL,
+	"fw_throttled write refused: bits 0x10000 outside 0xf");
 
 /* The refusal fails as before and logs exactly one line saying what. */
 TEST_F(dyndbg, refusal_logs_one_line)
@@ -263,12 +332,12 @@ TEST_F(dyndbg, refusal_logs_one_line)
 
 	if (!self->have_dyndbg)
 		SKIP(return, "no " DYNDBG_CONTROL " (CONFIG_DYNAMIC_DEBUG)");
-	kmsg_skip_old(self->kmsg);
+	qpu_test_kmsg_skip(self->kmsg);
 	errno = 0;
 	ret = variant->refuse(&self->ctx);
 	EXPECT_EQ(-1, ret);
 	EXPECT_EQ(variant->err, errno) TH_LOG("%s", strerror(errno));
-	EXPECT_EQ(1, kmsg_qpu_lines(self->kmsg, line, sizeof(line))) TH_LOG("last: %s", line);
+	EXPECT_EQ(1, qpu_test_kmsg_lines(self->kmsg, line, sizeof(line))) TH_LOG("last: %s", line);
 	EXPECT_NE(NULL, strstr(line, variant->text)) TH_LOG("line: %s", line);
 }
 
@@ -280,10 +349,10 @@ TEST_F(dyndbg, refusal_silent_when_off)
 	if (!self->have_dyndbg)
 		SKIP(return, "no " DYNDBG_CONTROL " (CONFIG_DYNAMIC_DEBUG)");
 	ASSERT_EQ(0, qpu_test_write(DYNDBG_CONTROL, "module qpu -p"));
-	kmsg_skip_old(self->kmsg);
+	qpu_test_kmsg_skip(self->kmsg);
 	EXPECT_EQ(-1, variant->refuse(&self->ctx));
 	EXPECT_EQ(variant->err, errno);
-	EXPECT_EQ(0, kmsg_qpu_lines(self->kmsg, line, sizeof(line))) TH_LOG("line: %s", line);
+	EXPECT_EQ(0, qpu_test_kmsg_lines(self->kmsg, line, sizeof(line))) TH_LOG("line: %s", line);
 }
 
 TEST_HARNESS_MAIN

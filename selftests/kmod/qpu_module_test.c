@@ -19,16 +19,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
-#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include <linux/genetlink.h>
-#include <linux/netlink.h>
 #include <linux/qpu.h>
 
 #include "kselftest_harness.h"
+#include "qpu_nl.h"
 #include "qpu_util.h"
 
 static const char *module_path(void)
@@ -64,129 +62,21 @@ static bool node_exists(const char *path)
 	return stat(path, &st) == 0 && S_ISCHR(st.st_mode);
 }
 
-/* --- a minimal generic-netlink client ------------------------------------ */
-
-struct genl_buf {
-	union {
-		struct nlmsghdr nlh;
-		char buf[8192];
-	};
-};
-
-/* Starts a request of @cmd to family @family. */
-static void genl_start(struct genl_buf *q, __u16 family, __u8 cmd, __u16 flags)
-{
-	struct genlmsghdr *g;
-
-	memset(q, 0, sizeof(*q));
-	q->nlh.nlmsg_len = NLMSG_LENGTH(GENL_HDRLEN);
-	q->nlh.nlmsg_type = family;
-	q->nlh.nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK | flags;
-	g = NLMSG_DATA(&q->nlh);
-	g->cmd = cmd;
-	g->version = family == GENL_ID_CTRL ? 1 : QPU_GENL_VERSION;
-}
-
-static void genl_put(struct genl_buf *q, __u16 type, const void *data, __u16 len)
-{
-	struct nlattr *a = (void *)(q->buf + NLMSG_ALIGN(q->nlh.nlmsg_len));
-
-	a->nla_type = type;
-	a->nla_len = NLA_HDRLEN + len;
-	memcpy((char *)a + NLA_HDRLEN, data, len);
-	q->nlh.nlmsg_len = NLMSG_ALIGN(q->nlh.nlmsg_len) + NLA_ALIGN(a->nla_len);
-}
-
-/* The attribute @type of the data message @nlh, or NULL. */
-static struct nlattr *genl_attr(struct nlmsghdr *nlh, __u16 type)
-{
-	int len = nlh->nlmsg_len - NLMSG_LENGTH(GENL_HDRLEN);
-	struct nlattr *a = (void *)((char *)NLMSG_DATA(nlh) + GENL_HDRLEN);
-
-	for (; len >= NLA_HDRLEN && a->nla_len >= NLA_HDRLEN && a->nla_len <= len;
-	     len -= NLA_ALIGN(a->nla_len),
-	     a = (void *)((char *)a + NLA_ALIGN(a->nla_len)))
-		if ((a->nla_type & NLA_TYPE_MASK) == type)
-			return a;
-	return NULL;
-}
-
-/*
- * Sends @q on @fd; the data messages go to @out (the first @out_size
- * bytes), their number to *@count. Returns 0 or the -errno of the ack.
- */
-static int genl_request(int fd, struct genl_buf *q, struct genl_buf *out,
-			int *count)
-{
-	static char buf[32768] __attribute__((aligned(4)));
-	struct nlmsghdr *nlh;
-	size_t used = 0;
-	int n, err;
-
-	*count = 0;
-	if (send(fd, q->buf, q->nlh.nlmsg_len, 0) < 0)
-		return -errno;
-	for (;;) {
-		n = recv(fd, buf, sizeof(buf), 0);
-		if (n < 0)
-			return -errno;
-		for (nlh = (void *)buf; NLMSG_OK(nlh, n); nlh = NLMSG_NEXT(nlh, n)) {
-			if (nlh->nlmsg_type == NLMSG_ERROR ||
-			    nlh->nlmsg_type == NLMSG_DONE) {
-				memcpy(&err, NLMSG_DATA(nlh), sizeof(err));
-				return err;
-			}
-			if (used + NLMSG_ALIGN(nlh->nlmsg_len) <= sizeof(out->buf))
-				memcpy(out->buf + used, nlh, nlh->nlmsg_len);
-			used += NLMSG_ALIGN(nlh->nlmsg_len);
-			(*count)++;
-		}
-	}
-}
-
-/* A socket and the qpu family's id, or -errno. */
-static int genl_open(int *fd, __u16 *family)
-{
-	struct timeval tv = { .tv_sec = 10 };
-	static struct genl_buf q, r;
-	struct nlattr *a;
-	int count, ret;
-
-	*fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_GENERIC);
-	if (*fd < 0)
-		return -errno;
-	setsockopt(*fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-	genl_start(&q, GENL_ID_CTRL, CTRL_CMD_GETFAMILY, 0);
-	genl_put(&q, CTRL_ATTR_FAMILY_NAME, QPU_GENL_NAME, sizeof(QPU_GENL_NAME));
-	ret = genl_request(*fd, &q, &r, &count);
-	if (ret)
-		return ret;
-	a = count == 1 ? genl_attr(&r.nlh, CTRL_ATTR_FAMILY_ID) : NULL;
-	if (!a)
-		return -EPROTO;
-	memcpy(family, (char *)a + NLA_HDRLEN, sizeof(*family));
-	return 0;
-}
-
 /* The u64 CONFIG_GET answers for @attr, or -1. */
 static long long config_get(__u16 attr)
 {
-	static struct genl_buf q, r;
-	struct nlattr *a;
-	__u16 family;
-	__u64 v = -1;
-	int fd, count;
+	static struct reply r;
+	__u64 v = NO_VALUE;
+	struct req q;
+	struct nl nl;
 
-	if (genl_open(&fd, &family))
+	if (nl_open(&nl))
 		return -1;
-	genl_start(&q, family, QPU_CMD_CONFIG_GET, 0);
-	if (!genl_request(fd, &q, &r, &count) && count == 1) {
-		a = genl_attr(&r.nlh, attr);
-		if (a)
-			memcpy(&v, (char *)a + NLA_HDRLEN, sizeof(v));
-	}
-	close(fd);
-	return v;
+	req_start(&q, nl.family, 0, QPU_CMD_CONFIG_GET);
+	if (!nl_request(&nl, &q, &r) && r.count == 1)
+		v = msg_uint(reply_msg(&r, 0), attr);
+	close(nl.fd);
+	return v == NO_VALUE ? -1 : (long long)v;
 }
 
 /* --- the CMA size, read here as the kernel reads it ---------------------- */
@@ -344,6 +234,37 @@ TEST_F(module, sim_out_of_range_refused)
 	EXPECT_FALSE(node_exists("/dev/qpu"));
 }
 
+/*
+ * A telemetry period outside 10 to 60000 ms (0 is "off") is refused, as
+ * text that is no number is, each with one line naming the parameter and
+ * the range (module parameters are setup: an error-level line).
+ */
+TEST_F(module, telemetry_period_refused_with_a_line)
+{
+	static const char *const bad[] = { "5", "60001", "soon" };
+	static const int err[] = { ERANGE, ERANGE, EINVAL };
+	char path[128], line[512], want[128];
+	unsigned int i;
+	int kmsg;
+
+	ASSERT_EQ(0, load("sim=1"));
+	kmsg = qpu_test_kmsg_open();
+	ASSERT_LE(0, kmsg);
+	snprintf(path, sizeof(path), QPU_PARAMS "telemetry_period_ms");
+	for (i = 0; i < 3; i++) {
+		qpu_test_kmsg_skip(kmsg);
+		errno = 0;
+		EXPECT_EQ(-1, qpu_test_write(path, bad[i]));
+		EXPECT_EQ(err[i], errno) TH_LOG("%s: %s", bad[i], strerror(errno));
+		EXPECT_EQ(1, qpu_test_kmsg_lines(kmsg, line, sizeof(line))) TH_LOG("last: %s", line);
+		snprintf(want, sizeof(want),
+			 "qpu: telemetry_period_ms=%s: expected milliseconds from 10 to 60000, or 0",
+			 bad[i]);
+		EXPECT_NE(NULL, strstr(line, want)) TH_LOG("line: %s", line);
+	}
+	close(kmsg);
+}
+
 TEST_F(module, no_sim_no_node)
 {
 	ASSERT_EQ(0, load(""));
@@ -391,58 +312,34 @@ TEST_F(module, kernel_parameters_accepted)
 TEST_F(module, fresh_device_has_no_hang)
 {
 	/* Static: the harness's longjmp would clobber locals set below. */
-	static struct genl_buf q, r;
-	static __u32 dev;
-	static __u64 busy;
-	static __u16 family;
-	static int fd, count, qpus, len;
-	struct nlattr *a;
+	static struct reply r;
+	static struct req q;
+	static struct nl nl;
+	static int in_order;
+	static __u64 sum;
 
 	ASSERT_EQ(0, load("sim=1"));
-	ASSERT_EQ(0, genl_open(&fd, &family));
+	ASSERT_EQ(0, nl_open(&nl));
 
-	genl_start(&q, family, QPU_CMD_HANG_GET, 0);
-	genl_put(&q, QPU_A_HANG_DEV_INDEX, &dev, sizeof(dev));
-	EXPECT_EQ(-ENOENT, genl_request(fd, &q, &r, &count));
-	EXPECT_EQ(0, count);
+	req_start(&q, nl.family, 0, QPU_CMD_HANG_GET);
+	req_put_u32(&q, QPU_A_HANG_DEV_INDEX, 0);
+	EXPECT_EQ(-ENOENT, nl_request(&nl, &q, &r));
+	EXPECT_EQ(0, r.count);
 
-	genl_start(&q, family, QPU_CMD_HANG_GET, NLM_F_DUMP);
-	EXPECT_EQ(0, genl_request(fd, &q, &r, &count));
-	EXPECT_EQ(0, count);
+	req_start(&q, nl.family, NLM_F_DUMP, QPU_CMD_HANG_GET);
+	EXPECT_EQ(0, nl_request(&nl, &q, &r));
+	EXPECT_EQ(0, r.count);
 
-	genl_start(&q, family, QPU_CMD_STATS_GET, 0);
-	genl_put(&q, QPU_A_STATS_DEV_INDEX, &dev, sizeof(dev));
-	ASSERT_EQ(0, genl_request(fd, &q, &r, &count));
-	ASSERT_EQ(1, count);
-	a = genl_attr(&r.nlh, QPU_A_STATS_BUSY_NS);
-	ASSERT_NE(NULL, a);
-	memcpy(&busy, (char *)a + NLA_HDRLEN, sizeof(busy));
-	EXPECT_EQ(0, busy);
-	/* Every QPU nest says 0 instructions: INDEX, then INSTRUCTIONS. */
-	a = (void *)((char *)NLMSG_DATA(&r.nlh) + GENL_HDRLEN);
-	len = r.nlh.nlmsg_len - NLMSG_LENGTH(GENL_HDRLEN);
-	for (; len >= NLA_HDRLEN && a->nla_len >= NLA_HDRLEN && a->nla_len <= len;
-	     len -= NLA_ALIGN(a->nla_len),
-	     a = (void *)((char *)a + NLA_ALIGN(a->nla_len))) {
-		struct nlattr *in = (void *)((char *)a + NLA_HDRLEN);
-		int rem = a->nla_len - NLA_HDRLEN;
-		__u64 v;
-
-		if ((a->nla_type & NLA_TYPE_MASK) != QPU_A_STATS_QPU)
-			continue;
-		qpus++;
-		for (; rem >= NLA_HDRLEN && in->nla_len >= NLA_HDRLEN &&
-		       in->nla_len <= rem;
-		     rem -= NLA_ALIGN(in->nla_len),
-		     in = (void *)((char *)in + NLA_ALIGN(in->nla_len))) {
-			if (in->nla_type != QPU_A_QPU_INSTRUCTIONS)
-				continue;
-			memcpy(&v, (char *)in + NLA_HDRLEN, sizeof(v));
-			EXPECT_EQ(0, v);
-		}
-	}
-	EXPECT_EQ(12, qpus);
-	close(fd);
+	req_start(&q, nl.family, 0, QPU_CMD_STATS_GET);
+	req_put_u32(&q, QPU_A_STATS_DEV_INDEX, 0);
+	ASSERT_EQ(0, nl_request(&nl, &q, &r));
+	ASSERT_EQ(1, r.count);
+	EXPECT_EQ(0, msg_uint(reply_msg(&r, 0), QPU_A_STATS_BUSY_NS));
+	/* Twelve QPU nests, and their instruction counts add up to 0. */
+	EXPECT_EQ(12, msg_qpus(reply_msg(&r, 0), &sum, &in_order));
+	EXPECT_EQ(0, sum);
+	EXPECT_TRUE(in_order);
+	close(nl.fd);
 }
 
 TEST_F(module, dev_mem_limit_defaults_to_half_of_cma)

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Raw generic netlink for the qpu_nl_*_test.c kselftests; qpu_nl.h says
- * what each function does.
+ * Raw generic netlink for the kselftests and the stress programs; qpu_nl.h
+ * says what each function does.
  */
 #include <errno.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,24 +33,35 @@ struct nlmsghdr *req_start(struct req *r, __u16 type, __u16 flags,
 	return &r->nlh;
 }
 
-void req_put(struct req *r, __u16 type, const void *data, __u16 len)
+int req_put_raw(struct req *r, __u16 type, __u16 nla_len, const void *data,
+		__u16 len)
 {
-	struct nlattr *a = (void *)(r->buf + NLMSG_ALIGN(r->nlh.nlmsg_len));
+	__u32 at = NLMSG_ALIGN(r->nlh.nlmsg_len);
+	struct nlattr *a = (void *)(r->buf + at);
 
+	if (at + NLA_HDRLEN + NLA_ALIGN(len) > sizeof(r->buf))
+		return -1;
 	a->nla_type = type;
-	a->nla_len = NLA_HDRLEN + len;
-	memcpy((char *)a + NLA_HDRLEN, data, len);
-	r->nlh.nlmsg_len = NLMSG_ALIGN(r->nlh.nlmsg_len) + NLA_ALIGN(a->nla_len);
+	a->nla_len = nla_len;
+	if (len)
+		memcpy((char *)a + NLA_HDRLEN, data, len);
+	r->nlh.nlmsg_len = at + NLA_HDRLEN + NLA_ALIGN(len);
+	return 0;
 }
 
-void req_put_u32(struct req *r, __u16 type, __u32 v)
+int req_put(struct req *r, __u16 type, const void *data, __u16 len)
 {
-	req_put(r, type, &v, sizeof(v));
+	return req_put_raw(r, type, NLA_HDRLEN + len, data, len);
 }
 
-void req_put_u64(struct req *r, __u16 type, __u64 v)
+int req_put_u32(struct req *r, __u16 type, __u32 v)
 {
-	req_put(r, type, &v, sizeof(v));
+	return req_put(r, type, &v, sizeof(v));
+}
+
+int req_put_u64(struct req *r, __u16 type, __u64 v)
+{
+	return req_put(r, type, &v, sizeof(v));
 }
 
 struct nlattr *attr_next(struct nlattr *a, int *rem)
@@ -169,44 +181,73 @@ void parse_ack(struct nlmsghdr *nlh, struct reply *r)
 		memcpy(&r->miss_type, (char *)a + NLA_HDRLEN, 4);
 }
 
+/* One answer to request @seq: 1 when it ends the exchange, else 0. */
+static int nl_answer(struct nlmsghdr *nlh, struct reply *r, int *parts,
+		     int *err)
+{
+	if (nlh->nlmsg_type == NLMSG_ERROR) {
+		if (r) {
+			parse_ack(nlh, r);
+			*err = r->err;
+		} else {
+			memcpy(err, NLMSG_DATA(nlh), sizeof(int));
+		}
+		return 1;
+	}
+	if (nlh->nlmsg_type == NLMSG_DONE) {
+		/* NLMSG_DONE ends a dump: no ack follows it. */
+		memcpy(err, NLMSG_DATA(nlh), sizeof(int));
+		return 1;
+	}
+	(*parts)++;
+	if (!r)
+		return 0;
+	if (nlh->nlmsg_flags & NLM_F_DUMP_INTR)
+		r->intr = 1;
+	if (r->len + NLMSG_ALIGN(nlh->nlmsg_len) > sizeof(r->data)) {
+		*err = -ENOBUFS;
+		return 1;
+	}
+	memcpy(r->data + r->len, nlh, nlh->nlmsg_len);
+	r->len += NLMSG_ALIGN(nlh->nlmsg_len);
+	return 0;
+}
+
+int nl_transact(int fd, struct req *q, __u32 seq, int ms, struct reply *r,
+		int *parts)
+{
+	/* Per thread: the fuzzer and the stress test share nothing. */
+	static __thread char buf[REPLY_SIZE] __attribute__((aligned(8)));
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+	struct nlmsghdr *nlh;
+	int n, err = 0;
+
+	*parts = 0;
+	q->nlh.nlmsg_seq = seq;
+	q->nlh.nlmsg_flags |= NLM_F_ACK;
+	if (send(fd, q->buf, q->nlh.nlmsg_len, 0) < 0)
+		return -errno;
+	for (;;) {
+		if (ms >= 0 && poll(&p, 1, ms) <= 0)
+			return -ETIME;
+		n = recv(fd, buf, sizeof(buf), ms >= 0 ? MSG_DONTWAIT : 0);
+		if (n < 0) {
+			if (ms >= 0 && (errno == EAGAIN || errno == EINTR))
+				continue;
+			return -errno;
+		}
+		for (nlh = (void *)buf; NLMSG_OK(nlh, n); nlh = NLMSG_NEXT(nlh, n))
+			if (nlh->nlmsg_seq == seq && nl_answer(nlh, r, parts, &err))
+				return err;
+	}
+}
+
 int nl_request(struct nl *nl, struct req *q, struct reply *r)
 {
-	static char buf[REPLY_SIZE] __attribute__((aligned(4)));
-	struct nlmsghdr *nlh;
-	int n;
-
 	memset(r, 0, offsetof(struct reply, data));
 	r->offs = -1;
 	r->miss_type = -1;
-	q->nlh.nlmsg_seq = ++nl->seq;
-	q->nlh.nlmsg_flags |= NLM_F_ACK;
-	if (send(nl->fd, q->buf, q->nlh.nlmsg_len, 0) < 0)
-		return r->err = -errno;
-
-	for (;;) {
-		n = recv(nl->fd, buf, sizeof(buf), 0);
-		if (n < 0)
-			return r->err = -errno;
-		for (nlh = (void *)buf; NLMSG_OK(nlh, n); nlh = NLMSG_NEXT(nlh, n)) {
-			if (nlh->nlmsg_seq != q->nlh.nlmsg_seq)
-				continue;
-			if (nlh->nlmsg_type == NLMSG_ERROR) {
-				parse_ack(nlh, r);
-				return r->err;
-			}
-			if (nlh->nlmsg_type == NLMSG_DONE) {
-				memcpy(&r->err, NLMSG_DATA(nlh), sizeof(int));
-				return r->err;
-			}
-			if (nlh->nlmsg_flags & NLM_F_DUMP_INTR)
-				r->intr = 1;
-			if (r->len + NLMSG_ALIGN(nlh->nlmsg_len) > sizeof(r->data))
-				return r->err = -ENOBUFS;
-			memcpy(r->data + r->len, nlh, nlh->nlmsg_len);
-			r->len += NLMSG_ALIGN(nlh->nlmsg_len);
-			r->count++;
-		}
-	}
+	return r->err = nl_transact(nl->fd, q, ++nl->seq, -1, r, &r->count);
 }
 
 int nl_socket(void)
@@ -226,18 +267,16 @@ int nl_socket(void)
 	return fd;
 }
 
-int nl_open(struct nl *nl)
+int nl_resolve(struct nl *nl)
 {
-	static struct reply r;
+	static __thread struct reply r;
 	struct nlattr *grps, *g, *a;
 	struct nlmsghdr *nlh;
 	struct req q;
 	int rem;
 
-	memset(nl, 0, sizeof(*nl));
-	nl->fd = nl_socket();
-	if (nl->fd < 0)
-		return -errno;
+	nl->family = 0;
+	nl->events_group = 0;
 	req_start(&q, GENL_ID_CTRL, 0, CTRL_CMD_GETFAMILY);
 	((struct genlmsghdr *)NLMSG_DATA(&q.nlh))->version = 1;
 	req_put(&q, CTRL_ATTR_FAMILY_NAME, QPU_GENL_NAME, sizeof(QPU_GENL_NAME));
@@ -252,7 +291,7 @@ int nl_open(struct nl *nl)
 	memcpy(&nl->family, (char *)a + NLA_HDRLEN, 2);
 	grps = msg_attr(nlh, CTRL_ATTR_MCAST_GROUPS);
 	if (!grps)
-		return -EPROTO;
+		return 0;
 	rem = grps->nla_len - NLA_HDRLEN;
 	for (g = (void *)((char *)grps + NLA_HDRLEN); attr_ok(g, rem);
 	     g = attr_next(g, &rem)) {
@@ -265,6 +304,20 @@ int nl_open(struct nl *nl)
 		if (a)
 			memcpy(&nl->events_group, (char *)a + NLA_HDRLEN, 4);
 	}
+	return 0;
+}
+
+int nl_open(struct nl *nl)
+{
+	int err;
+
+	memset(nl, 0, sizeof(*nl));
+	nl->fd = nl_socket();
+	if (nl->fd < 0)
+		return -errno;
+	err = nl_resolve(nl);
+	if (err)
+		return err;
 	return nl->events_group ? 0 : -EPROTO;
 }
 

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Raw generic netlink for the qpu_nl_*_test.c kselftests (qpu_nl.c):
- * requests built by hand, so malformed ones can be built too, their
- * answers gathered with the extended ack, and the events group. Linked
- * into every kselftest by kmod.mk; only the netlink tests use it.
+ * Raw generic netlink (qpu_nl.c): requests built by hand, so malformed
+ * ones can be built too, their answers gathered with the extended ack,
+ * and the events group. The one copy: linked into every kselftest by
+ * kmod.mk and into the stress programs by selftests/stress/stress.mk.
  */
 #ifndef QPU_NL_H
 #define QPU_NL_H
@@ -47,11 +47,18 @@ struct nl {
 struct nlmsghdr *req_start(struct req *r, __u16 type, __u16 flags,
 			   __u8 cmd);
 
-void req_put(struct req *r, __u16 type, const void *data, __u16 len);
+/*
+ * Appends an attribute whose header says @nla_len (which may lie about
+ * @len, for the fuzzer); -1 when it does not fit, else 0.
+ */
+int req_put_raw(struct req *r, __u16 type, __u16 nla_len, const void *data,
+		__u16 len);
 
-void req_put_u32(struct req *r, __u16 type, __u32 v);
+int req_put(struct req *r, __u16 type, const void *data, __u16 len);
 
-void req_put_u64(struct req *r, __u16 type, __u64 v);
+int req_put_u32(struct req *r, __u16 type, __u32 v);
+
+int req_put_u64(struct req *r, __u16 type, __u64 v);
 
 struct nlattr *attr_next(struct nlattr *a, int *rem);
 
@@ -80,10 +87,28 @@ struct nlmsghdr *reply_msg(struct reply *r, int i);
 
 void parse_ack(struct nlmsghdr *nlh, struct reply *r);
 
-/* Sends @q and gathers every answer; returns r->err. */
+/*
+ * Sends @q (with an ack asked for) as request @seq on @fd and reads its
+ * answers until the ack, the NLMSG_DONE that ends a dump, or @ms of
+ * silence (@ms < 0: the socket's receive timeout, an -EAGAIN). *@parts
+ * counts the data messages; @r, when not NULL, keeps them and the ack's
+ * message. Returns the ack's or the DONE's error (0 or -errno), -ETIME on
+ * silence, or send's or recv's -errno (-ENOBUFS: the kernel could not
+ * queue an answer). Thread-safe.
+ */
+int nl_transact(int fd, struct req *q, __u32 seq, int ms, struct reply *r,
+		int *parts);
+
+/* Sends @q on @nl with the next seq and gathers every answer; r->err. */
 int nl_request(struct nl *nl, struct req *q, struct reply *r);
 
 int nl_socket(void);
+
+/*
+ * Resolves the family on the open socket nl->fd, and its events group
+ * (0 when there is none); 0 or -errno.
+ */
+int nl_resolve(struct nl *nl);
 
 /* Opens a socket and resolves the family and its events group. */
 int nl_open(struct nl *nl);

@@ -5,7 +5,9 @@
  * one that hangs each leave their submit, start, end, fault, timeout and
  * reset records, with the fields that name the job (client id, seqno,
  * programs) and what happened to it (fault address and kind, status,
- * reset reason, duration). Without tracefs every case is a skip.
+ * reset reason, duration); an administrator's reset over netlink
+ * (QPU_CMD_DEV_RESET) leaves a reset record of its own. Without tracefs
+ * every case is a skip.
  */
 
 #include <errno.h>
@@ -21,6 +23,7 @@
 #include <linux/qpu.h>
 
 #include "kselftest_harness.h"
+#include "qpu_nl.h"
 #include "qpu_programs.h"
 #include "qpu_util.h"
 
@@ -317,7 +320,35 @@ TEST_F_TIMEOUT(trace, hang_is_reset_and_the_next_job_runs, 60)
 		TH_LOG("the next job did not end after the reset:\n%s", self->buf);
 }
 
-/* 5. Events disabled in the instance record nothing there. */
+/*
+ * 5. An administrator's reset (netlink DEV_RESET) of an idle V3D: one
+ * reset record with the admin reason, and no job record with it.
+ */
+TEST_F_TIMEOUT(trace, admin_reset_over_netlink, 30)
+{
+	static struct reply r;
+	const char *reset;
+	struct nl nl;
+	struct req q;
+
+	if (!self->dir[0])
+		SKIP(return, "no tracefs in this kernel");
+	ASSERT_EQ(0, nl_open(&nl)) TH_LOG("generic netlink family " QPU_GENL_NAME " not found");
+	req_start(&q, nl.family, 0, QPU_CMD_DEV_RESET);
+	req_put_u32(&q, QPU_A_DEV_INDEX, 0);
+	ASSERT_EQ(0, nl_request(&nl, &q, &r)) TH_LOG("DEV_RESET: %s", r.msg);
+	close(nl.fd);
+	ASSERT_LT(0, read_trace(self));
+
+	reset = find_record(self->buf, "qpu_reset", "dev=0", "reason=admin", "ret=0", NULL);
+	ASSERT_NE(NULL, reset) TH_LOG("no admin reset record:\n%s", self->buf);
+	EXPECT_LE(0, record_field(reset, "duration_ns"));
+	/* Only one reset was asked for, and no job ran. */
+	EXPECT_EQ(NULL, find_record(reset + 1, "qpu_reset", NULL)) TH_LOG("%s", self->buf);
+	EXPECT_EQ(NULL, strstr(self->buf, " qpu_job_")) TH_LOG("%s", self->buf);
+}
+
+/* 6. Events disabled in the instance record nothing there. */
 TEST_F(trace, disabled_events_record_nothing)
 {
 	char path[256];

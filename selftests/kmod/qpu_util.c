@@ -253,3 +253,39 @@ out:
 	close(p.pong);
 	return us;
 }
+
+int qpu_test_kmsg_open(void)
+{
+	return open("/dev/kmsg", O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+}
+
+void qpu_test_kmsg_skip(int kmsg)
+{
+	lseek(kmsg, 0, SEEK_END);
+}
+
+int qpu_test_kmsg_lines(int kmsg, char *last, size_t size)
+{
+	char rec[2048];
+	int count = 0;
+	size_t len;
+	ssize_t n;
+
+	last[0] = '\0';
+	while ((n = read(kmsg, rec, sizeof(rec) - 1)) > 0 || (n < 0 && errno == EPIPE)) {
+		const char *msg;
+
+		if (n < 0)
+			continue;	/* overwritten records: read on */
+		rec[n] = '\0';
+		msg = strchr(rec, ';');
+		msg = msg ? msg + 1 : rec;
+		if (strncmp(msg, "qpu-sim ", 8) && strncmp(msg, "qpu: ", 5))
+			continue;
+		count++;
+		len = strnlen(msg, size - 1);
+		memcpy(last, msg, len);
+		last[len] = '\0';
+	}
+	return count;
+}

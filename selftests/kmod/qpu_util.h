@@ -92,4 +92,17 @@ int qpu_test_write(const char *path, const char *value);
  */
 long qpu_test_read_file(const char *path, char *buf, size_t size);
 
+/* /dev/kmsg, opened to read without blocking; the fd or -1. */
+int qpu_test_kmsg_open(void);
+
+/* Skips the records already in the log: only what follows is read. */
+void qpu_test_kmsg_skip(int kmsg);
+
+/*
+ * The log records that appeared since, from the qpu module (dev_dbg's
+ * "qpu-sim" device prefix, pr_*'s "qpu: "): how many, and the last in
+ * @last (@size bytes).
+ */
+int qpu_test_kmsg_lines(int kmsg, char *last, size_t size);
+
 #endif /* QPU_UTIL_H */

@@ -477,12 +477,15 @@ static int release_undo(void *p, int ok)
 static int nl_prep(void *p)
 {
 	struct ctx *c = p;
+	struct nl nl = { 0 };
 	FILE *f;
 
-	c->nl = nl_socket();
+	c->nl = nl.fd = nl_socket();
 	if (c->nl < 0)
 		return -errno;
-	c->family = nl_family(c->nl);
+	c->family = nl_resolve(&nl);
+	if (!c->family)
+		c->family = nl.family;
 	f = fopen(QPU_PARAMS "max_timeout_ms", "r");
 	if (!f || !fgets(c->config, sizeof(c->config), f))
 		snprintf(c->config, sizeof(c->config), "60000");
@@ -502,19 +505,17 @@ static int nl_file_prep(void *p)
 
 static int nl_do(struct ctx *c, uint8_t cmd, uint16_t flags)
 {
-	struct nlmsg m;
-	uint32_t v = 0;
+	struct req m;
 	int parts, err;
 
-	nl_start(&m, (uint16_t)c->family, flags, cmd, QPU_GENL_VERSION);
+	req_start(&m, (uint16_t)c->family, flags, cmd);
 	if ((cmd == QPU_CMD_DEV_GET && !(flags & NLM_F_DUMP)) ||
 	    cmd == QPU_CMD_DEV_RESET)
-		nl_put(&m, QPU_A_DEV_INDEX, &v, 4);
-	if (cmd == QPU_CMD_CONFIG_SET) {
-		v = (uint32_t)strtoul(c->config, NULL, 10);
-		nl_put(&m, QPU_A_CONFIG_MAX_TIMEOUT_MS, &v, 4);
-	}
-	err = nl_transact(c->nl, &m, ++c->seq, 5000, &parts);
+		req_put_u32(&m, QPU_A_DEV_INDEX, 0);
+	if (cmd == QPU_CMD_CONFIG_SET)
+		req_put_u32(&m, QPU_A_CONFIG_MAX_TIMEOUT_MS,
+			    (uint32_t)strtoul(c->config, NULL, 10));
+	err = nl_transact(c->nl, &m, ++c->seq, 5000, NULL, &parts);
 	if (!err && cmd != QPU_CMD_CONFIG_SET && cmd != QPU_CMD_DEV_RESET &&
 	    !parts)
 		err = -EPROTO;	/* an ack without the data */
@@ -903,7 +904,8 @@ static void window_test(void)
 	long long resets0 = qpu_test_stat("resets"), resets;
 	unsigned int i, wrong = 0, seen[KIND_COUNT] = { 0 };
 	static struct window w;
-	uint32_t group = 0, status;
+	struct nl nl = { .fd = -1 };
+	uint32_t status;
 	uint64_t seqno;
 	int ok = 1, faults;
 
@@ -919,10 +921,10 @@ static void window_test(void)
 		return;
 	}
 	/* Subscribed, so that the work builds event messages too. */
-	w.c.nl = nl_socket();
-	if (w.c.nl >= 0 && nl_family_events(w.c.nl, &group) >= 0 && group)
-		setsockopt(w.c.nl, SOL_NETLINK, NETLINK_ADD_MEMBERSHIP, &group,
-			   sizeof(group));
+	w.c.nl = nl.fd = nl_socket();
+	if (w.c.nl >= 0 && !nl_resolve(&nl) && nl.events_group)
+		setsockopt(w.c.nl, SOL_NETLINK, NETLINK_ADD_MEMBERSHIP,
+			   &nl.events_group, sizeof(nl.events_group));
 	else
 		printf("# no events group: the work builds no event messages\n");
 	for (i = 0; i < WINDOW_JOBS; i++)

@@ -658,7 +658,7 @@ static void do_netlink(uint64_t *r, struct nl_ctx *nl)
 {
 	static const uint8_t payload_len[] = { 0, 1, 2, 4, 4, 4, 8, 8, 16, 64 };
 	uint8_t cmd, data[64];
-	struct nlmsg m;
+	struct req m;
 	uint16_t flags = 0, type;
 	int nattr, i, parts, err;
 
@@ -669,13 +669,13 @@ static void do_netlink(uint64_t *r, struct nl_ctx *nl)
 		uint32_t zero = 0;
 
 		cmd = 1 + rng_below(r, 4);
-		nl_start(&m, (uint16_t)nl->family,
-			 cmd == QPU_CMD_CLIENT_GET || (cmd != QPU_CMD_CONFIG_GET &&
-						       rng_one_in(r, 2)) ? NLM_F_DUMP : 0,
-			 cmd, QPU_GENL_VERSION);
+		req_start(&m, (uint16_t)nl->family,
+			  cmd == QPU_CMD_CLIENT_GET || (cmd != QPU_CMD_CONFIG_GET &&
+							rng_one_in(r, 2)) ? NLM_F_DUMP : 0,
+			  cmd);
 		if ((cmd == QPU_CMD_DEV_GET || cmd == QPU_CMD_STATS_GET) &&
 		    !(m.nlh.nlmsg_flags & NLM_F_DUMP))
-			nl_put(&m, 1, &zero, 4);	/* the DEV_INDEX of each */
+			req_put(&m, 1, &zero, 4);	/* the DEV_INDEX of each */
 		goto send;
 	}
 	cmd = rng_one_in(r, 10) ? (uint8_t)rng_next(r) : rng_below(r, 11);
@@ -684,8 +684,9 @@ static void do_netlink(uint64_t *r, struct nl_ctx *nl)
 	if (rng_one_in(r, 3))
 		flags |= NLM_F_DUMP;
 	type = rng_one_in(r, 30) ? (uint16_t)rng_next(r) : (uint16_t)nl->family;
-	nl_start(&m, type, flags, cmd,
-		 rng_one_in(r, 10) ? (uint8_t)rng_next(r) : QPU_GENL_VERSION);
+	req_start(&m, type, flags, cmd);
+	if (rng_one_in(r, 10))
+		((struct genlmsghdr *)NLMSG_DATA(&m.nlh))->version = (uint8_t)rng_next(r);
 	if (rng_one_in(r, 12))
 		((struct genlmsghdr *)NLMSG_DATA(&m.nlh))->reserved = 1;
 	nattr = rng_below(r, 5);
@@ -708,15 +709,15 @@ static void do_netlink(uint64_t *r, struct nl_ctx *nl)
 		memset(data, 0, sizeof(data));
 		memcpy(data, &v, len < 8 ? len : 8);
 		if (rng_one_in(r, 20))	/* lie about the length */
-			nl_put_raw(&m, atype, (uint16_t)rng_below(r, 80), data, len);
+			req_put_raw(&m, atype, (uint16_t)rng_below(r, 80), data, len);
 		else
-			nl_put(&m, atype | (rng_one_in(r, 20) ? NLA_F_NESTED : 0),
-			       data, len);
+			req_put(&m, atype | (rng_one_in(r, 20) ? NLA_F_NESTED : 0),
+				data, len);
 	}
 	if (rng_one_in(r, 30))	/* truncated message */
 		m.nlh.nlmsg_len = rng_below(r, m.nlh.nlmsg_len + 1);
 send:
-	err = nl_transact(nl->fd, &m, ++nl->seq, 200, &parts);
+	err = nl_transact(nl->fd, &m, ++nl->seq, 200, NULL, &parts);
 	if (!err)
 		__atomic_fetch_add(&sh->ok[OP_NETLINK], 1, __ATOMIC_RELAXED);
 	if (err == -ETIME || (err < 0 && err != -EINVAL && err != -EOPNOTSUPP &&
@@ -737,7 +738,13 @@ static void *thread_main(void *arg)
 
 	for (i = 0; i < OP_COUNT; i++)
 		total += op_weight[i];
-	nl.family = nl.fd >= 0 ? nl_family(nl.fd) : -1;
+	if (nl.fd >= 0) {
+		struct nl resolved = { .fd = nl.fd };
+
+		nl.family = nl_resolve(&resolved) ? -1 : resolved.family;
+	} else {
+		nl.family = -1;
+	}
 	if (nl.family < 0)
 		nl.family = 0x1234;	/* still fuzz the netlink core */
 	for (n = 0; n < calls_per_thread && qpu_test_now_ns() < deadline; n++) {

@@ -11,9 +11,9 @@
 
 STRESS_PROGS := $(addprefix $(BUILD)/selftests/stress/,qpu_fuzz qpu_stress qpu_failinj)
 STRESS_HDRS := selftests/stress/stress.h selftests/kmod/qpu_programs.h \
-	selftests/kmod/qpu_util.h uapi/linux/qpu.h
-# The buffer, clock and debugfs helpers are the kselftests' own.
-STRESS_HELPERS := selftests/kmod/qpu_util.c
+	selftests/kmod/qpu_util.h selftests/kmod/qpu_nl.h uapi/linux/qpu.h
+# The buffer, clock, debugfs and netlink helpers are the kselftests' own.
+STRESS_HELPERS := selftests/kmod/qpu_util.c selftests/kmod/qpu_nl.c
 
 FUZZ_SEED ?= 1
 FUZZ_CALLS ?= 20000
