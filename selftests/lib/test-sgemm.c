@@ -408,4 +408,91 @@ T_TEST(bad)
 	run_bad(kernels);
 }
 
+/*
+ * qpu_sgemm_16x64(), PyVideoCore's schedule: within the reference's bound
+ * and, for alpha 1, qpu_sgemm()'s result to the bit (the same products,
+ * summed in the same order); the untouched words around C too.
+ */
+static void run_16x64(const struct shape *s)
+{
+	struct qpu_dev *d = qpu_kernels_get_dev(kernels);
+	struct mat a, b, c;
+	struct qpu_kernel_stats st;
+	float *first;
+	char what[128];
+	int ret;
+
+	snprintf(what, sizeof(what), "16x64 %zux%zux%zu pad %zu off %zu beta %g qpus %u",
+		 s->m, s->n, s->k, s->pad, s->off, s->beta, s->qpus);
+	mat_init(d, &a, s->m, s->k, s->pad, s->off, s->pad);
+	mat_init(d, &b, s->k, s->n, s->pad + 1, s->off, 3);
+	mat_init(d, &c, s->m, s->n, s->pad * 2, s->off, 7);
+	memset(&st, 0, sizeof(st));
+	ret = qpu_sgemm(kernels, s->qpus, 1.0f, &a.m, &b.m, s->beta, &c.m, NULL);
+	T_EQ_U64(0, (uint64_t)ret);
+	first = malloc(c.words * 4);
+	if (!first)
+		exit(T_EXIT_FAIL);
+	memcpy(first, qpu_bo_get_map(c.bo), c.words * 4);
+	memcpy(qpu_bo_get_map(c.bo), c.copy, c.words * 4);
+	ret = qpu_sgemm_16x64(kernels, s->qpus, &a.m, &b.m, s->beta, &c.m, &st);
+	T_EQ_U64(0, (uint64_t)ret);
+	if (!ret) {
+		T_EQ_U64(0, check_result(&a, &b, &c, 1.0f, s->beta, what));
+		T_CHECK(!memcmp(first, qpu_bo_get_map(c.bo), c.words * 4));
+		if (emulated)
+			check_counters(&st);
+		T_EQ_STR("", qpu_kernels_last_error(kernels));
+	} else {
+		fprintf(stderr, "%s: %s\n", what, qpu_kernels_last_error(kernels));
+	}
+	free(first);
+	mat_fini(&a);
+	mat_fini(&b);
+	mat_fini(&c);
+}
+
+T_TEST(pyvc_schedule)
+{
+	static const struct shape s16[] = {
+		/* m, n, k, pad, off, alpha (unused), beta, qpus */
+		{ 16, 64, 3, 0, 0, 1.0f, 0.0f, 1 },
+		{ 16, 64, 4, 0, 0, 1.0f, 1.0f, 12 },
+		{ 32, 128, 17, 3, 1, 1.0f, -0.5f, 12 },
+		{ 48, 192, 33, 0, 0, 1.0f, 0.0f, 5 },
+		{ 64, 256, 64, 1, 2, 1.0f, 2.0f, 12 },
+		{ 96, 384, 363, 0, 0, 1.0f, 1.0f, 12 },
+	};
+	size_t i;
+
+	for (i = 0; i < T_ARRAY_SIZE(s16); i++)
+		run_16x64(&s16[i]);
+}
+
+/* The shapes the 16x64 schedule does not take, refused before any job. */
+T_TEST(pyvc_schedule_bad)
+{
+	struct qpu_dev *d = qpu_kernels_get_dev(kernels);
+	static const size_t bad[][3] = {
+		{ 17, 64, 8 }, { 16, 63, 8 }, { 16, 64, 2 }, { 8, 128, 8 },
+	};
+	size_t i;
+
+	for (i = 0; i < T_ARRAY_SIZE(bad); i++) {
+		struct mat a, b, c;
+		int ret;
+
+		mat_init(d, &a, bad[i][0], bad[i][2], 0, 0, 0);
+		mat_init(d, &b, bad[i][2], bad[i][1], 0, 0, 0);
+		mat_init(d, &c, bad[i][0], bad[i][1], 0, 0, 0);
+		ret = qpu_sgemm_16x64(kernels, 12, &a.m, &b.m, 0.0f, &c.m, NULL);
+		T_EQ_U64((uint64_t)-EINVAL, (uint64_t)ret);
+		T_CHECK(strstr(qpu_kernels_last_error(kernels), "multiple of 16") != NULL);
+		T_CHECK(!memcmp(qpu_bo_get_map(c.bo), c.copy, c.words * 4));
+		mat_fini(&a);
+		mat_fini(&b);
+		mat_fini(&c);
+	}
+}
+
 T_MAIN(.setup = open_kernels, .teardown = close_kernels, .options = options)
