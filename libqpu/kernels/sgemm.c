@@ -28,7 +28,7 @@
 #include "sgemm.qasm.h"
 #include "sgemm16x64.qasm.h"
 
-#define SGEMM_U		8	/* k values per main-loop turn (.set U) */
+#define SGEMM_U		7	/* k values per main-loop turn (.set U) */
 #define SGEMM_COLS	16	/* columns of a tile: the SIMD width */
 #define SGEMM_BATCH	8	/* registers per store batch: VPM rows 0..7 */
 /* The batches' first VPM row, the same for every program (sgemm.qasm). */

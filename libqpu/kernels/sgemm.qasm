@@ -23,10 +23,14 @@
 # per k (with its two-instruction latency, a pointer per k costs at least
 # three issue slots per k: PyVideoCore's 16x64 loop issues 67 instructions
 # for 64 products). Per k the loop adds one instruction (ask the TMU for
-# the next k, move the address on); per U = 8 values of k it adds the
+# the next k, move the address on); per U = 7 values of k it adds the
 # counter and the branch, whose three delay slots are the last three
-# products. A W = 64 iteration issues 8 * 65 + 2 = 522 instructions for
-# 8 * 64 dual-issued products: 98.1% of the peak before per-tile costs.
+# products. A W = 64 iteration issues 7 * 65 + 2 = 457 instructions for
+# 7 * 64 dual-issued products: 98.0% of the peak before per-tile costs.
+# U = 7 rather than 8 so that the loop (3656 bytes) fits a slice's 4 KiB
+# instruction cache: at U = 8 (4176 bytes) the timing model's Pi 1 lost
+# 5% of the QPUs' cycles to fetch stalls at 1024x1024x1024, 7% at
+# 256x1024x1024.
 #
 # DOC: memory traffic
 # Per k and tile: W words of the panel operand (uniforms) and 16 of the
@@ -114,7 +118,7 @@
 # ~9 ms at 24 GFLOPS; a QPU pass would avoid that but load and store the
 # operand once more (+26% bytes for this shape) and issue ~1% more.
 
-.set U, 8				# k values per main-loop iteration
+.set U, 7				# k values per main-loop iteration
 
 # One inner-loop instruction: accumulate the product of register p, start
 # the product of register p + 1.
