@@ -511,4 +511,41 @@ T_TEST(kernels_timing)
 	qpu_dev_close(dev);
 }
 
+/*
+ * 10. The memory bandwidth the model gives a board, from its table (Pi 1:
+ * 400 MHz DDR x 4 bytes x 21 %), bounds what a stream moves: a long
+ * vector add on 12 QPUs reaches part of it, never more.
+ */
+T_TEST(mem_bandwidth)
+{
+	const size_t n = 1 << 18;
+	struct qpu_dev *dev = qpu_dev_open("emu:board=pi1");
+	struct qpu_kernels *k = dev ? qpu_kernels_new(dev) : NULL;
+	struct qpu_bo *bo = dev ? t_bo_or_die(dev, 3 * n * 4) : NULL;
+	uint64_t bw = qpu_board_mem_bytes_per_s(QPU_BOARD_PI1);
+	struct qpu_job_timing t;
+	struct qpu_vector a, b, c;
+	double got;
+
+	T_EQ_U64(672000000, bw);
+	T_EQ_U64(756000000, qpu_board_mem_bytes_per_s(QPU_BOARD_PI3));
+	T_EQ_U64(0, qpu_board_mem_bytes_per_s(QPU_BOARD_NONE));
+	T_EQ_U64(0, qpu_board_mem_bytes_per_s((enum qpu_board)99));
+	T_CHECK(k);
+	if (!k)
+		return;
+	a = (struct qpu_vector){ bo, 0, n };
+	b = (struct qpu_vector){ bo, n * 4, n };
+	c = (struct qpu_vector){ bo, 2 * n * 4, n };
+	T_EQ_U64(0, qpu_vector_add(k, 12, &a, &b, &c, NULL));
+	T_EQ_U64(0, qpu_kernels_take_timing(k, &t));
+	T_CHECK(t.sdram_bytes >= 3 * n * 4);
+	got = (double)t.sdram_bytes * 1e9 / (double)t.ns;
+	T_CHECK(got <= (double)bw * 1.001);
+	T_CHECK(got >= (double)bw * 0.5);
+	qpu_bo_free(bo);
+	qpu_kernels_free(k);
+	qpu_dev_close(dev);
+}
+
 T_MAIN()

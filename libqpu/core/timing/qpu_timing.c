@@ -646,8 +646,8 @@ static void caches_init(struct qpu_timing *t)
 /* SDRAM bytes a bucket: clock x 2 (DDR) x 4 bytes, at the efficiency. */
 static u32 sdram_bytes_per_bucket(const struct qpu_timing *t)
 {
-	u64 bw = (u64)t->p[QPU_TP_SDRAM_MHZ] * 8 * t->p[QPU_TP_SDRAM_EFFICIENCY] <<
-		TL_SHIFT;
+	u64 bw = qpu_timing_sdram_rate_x100(t->p[QPU_TP_SDRAM_MHZ],
+					    t->p[QPU_TP_SDRAM_EFFICIENCY]) << TL_SHIFT;
 
 	bw /= 100 * (u64)(t->p[QPU_TP_V3D_MHZ] ? t->p[QPU_TP_V3D_MHZ] : 1);
 	return bw ? (u32)bw : 1;
