@@ -236,6 +236,53 @@ T_TEST(latencies)
 			       QPU_TIMING_STALL_THRSW));
 }
 
+/*
+ * Eight times: read 16 uniforms (a 64-byte line), then move the stream with
+ * unif_addr, to the same line again (@same) or to the next line. The model
+ * follows the move: the same line comes from the L2 after its first miss,
+ * new lines from SDRAM; a model blind to the writes sees one linear stream
+ * either way.
+ */
+static void emit_unif_moves(struct prog *p, bool same)
+{
+	unsigned int i, j;
+
+	for (i = 0; i < 8; i++) {
+		for (j = 0; j < 16; j++)
+			emit(p, i_read(R_UNIF, R_NOP));
+		emit(p, i_ldi(W_R1, UNIF_BASE + (same ? 0 : 64 * (i + 1))));
+		emit(p, i_mov(QPU_ISA_WADDR_UNIF_ADDR, QPU_ISA_MUX_R1));
+		emit(p, i_nop());
+		emit(p, i_nop());
+	}
+}
+
+static void emit_unif_same(struct prog *p)
+{
+	emit_unif_moves(p, true);
+}
+
+static void emit_unif_next(struct prog *p)
+{
+	emit_unif_moves(p, false);
+}
+
+/* 2b. A unif_addr write moves the stream the model fetches. */
+T_TEST(uniform_moves)
+{
+	uint64_t same = stall_with(emit_unif_same, QPU_TIMING_NUM_PARAMS, 0,
+				   QPU_TIMING_STALL_UNIFORM);
+	uint64_t next = stall_with(emit_unif_next, QPU_TIMING_NUM_PARAMS, 0,
+				   QPU_TIMING_STALL_UNIFORM);
+	uint64_t hit = stall_with(emit_unif_same, QPU_TP_L2_HIT_CYCLES, 50,
+				  QPU_TIMING_STALL_UNIFORM);
+
+	/* each move fetches the line again, through the L2 all 8 times */
+	T_EQ_U64(same + 8 * (50 - 20), hit);
+	/* new lines come from SDRAM */
+	T_CHECK(next > same + 7 * 20);
+}
+
 /* 3. More TMU lookups never cost fewer cycles, nor less bandwidth. */
 T_TEST(monotonic)
 {

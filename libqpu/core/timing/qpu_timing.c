@@ -616,7 +616,11 @@ void qpu_timing_event(struct qpu_timing *t, const struct qpu_emu_event *ev)
 {
 	if (ev->qpu >= QPU_EMU_NUM_QPUS)
 		return;
-	if (ev->kind == QPU_EMU_ACCESS_TMU)
+	if (ev->kind == QPU_EMU_ACCESS_UNIFORM) {
+		/* a moved stream is fetched again, from where it now is */
+		t->q[ev->qpu].unif_addr = ev->base;
+		t->q[ev->qpu].unif_valid = false;
+	} else if (ev->kind == QPU_EMU_ACCESS_TMU)
 		event_tmu(t, ev);
 	else if (ev->kind == QPU_EMU_ACCESS_DMA_LOAD ||
 		 ev->kind == QPU_EMU_ACCESS_DMA_STORE)
