@@ -30,9 +30,11 @@
 
 #define SGEMM_U		7	/* k values per main-loop turn (.set U) */
 #define SGEMM_COLS	16	/* columns of a tile: the SIMD width */
-#define SGEMM_BATCH	8	/* registers per store batch: VPM rows 0..7 */
-/* The batches' first VPM row, the same for every program (sgemm.qasm). */
-#define SGEMM_VPM_ROW	0
+/*
+ * Registers per store batch (.set BATCH): program k stores them from VPM
+ * rows 4k .. 4k + 3, its own, so no program waits for another's stores.
+ */
+#define SGEMM_BATCH	4
 /* Programs of one job: one per QPU of a V3D. */
 #define SGEMM_MAX_PROGRAMS	12
 #define SGEMM_DUMMY	64	/* bytes: where the stores of padding go */
@@ -231,7 +233,7 @@ static void sgemm_tile_words(struct sgemm_ctx *x, const struct sgemm_tile *t,
 	size_t l0 = t->col0, last_row = p->row0 + p->valid - 1;
 	unsigned int lanes = x->lanes - l0 < SGEMM_COLS ?
 			     (unsigned int)(x->lanes - l0) : SGEMM_COLS;
-	unsigned int i, r;
+	unsigned int i, r, vpm_row = t->prog * SGEMM_BATCH;
 	bool blend = x->beta != 0.0f;
 	size_t first = ws->n;
 
@@ -274,7 +276,7 @@ static void sgemm_tile_words(struct sgemm_ctx *x, const struct sgemm_tile *t,
 
 		if (valid > SGEMM_BATCH)
 			valid = SGEMM_BATCH;
-		sgemm_push(ws, qpu_kernel_vw_row(SGEMM_VPM_ROW));
+		sgemm_push(ws, qpu_kernel_vw_row(vpm_row));
 		for (r = 0; blend && r < SGEMM_BATCH; r++) {
 			unsigned int ahead = i + r + 2;
 
@@ -285,13 +287,13 @@ static void sgemm_tile_words(struct sgemm_ctx *x, const struct sgemm_tile *t,
 		}
 		/* VDW setup of store 0, last, pitch, first address */
 		if (!x->trans) {
-			sgemm_push(ws, sgemm_vdw(lanes, true, SGEMM_VPM_ROW, 0));
+			sgemm_push(ws, sgemm_vdw(lanes, true, vpm_row, 0));
 			sgemm_push(ws, valid ? valid - 1 : 0);
 			sgemm_push(ws, (uint32_t)(x->c->stride * 4));
 			x->stores += (uint64_t)SGEMM_BATCH * lanes * 4;
 		} else {
 			sgemm_push(ws, sgemm_vdw(valid ? valid : 1, false,
-						 SGEMM_VPM_ROW, 0));
+						 vpm_row, 0));
 			sgemm_push(ws, valid ? lanes - 1 : 0);
 			sgemm_push(ws, (uint32_t)(x->c->stride * 4));
 			x->stores += (uint64_t)SGEMM_COLS * (valid ? valid : 1) * 4;

@@ -550,14 +550,15 @@ T_TEST(model_pyvc_prediction)
 /*
  * qpu_sgemm() at the same shape, beta 0: a floor under its modelled speed
  * (5.90 GFLOPS when its main loop overflowed the 4 KiB instruction cache,
- * 7.03 since).
+ * 7.03 with the loop fitting and stores under the mutex, 8.03 with each
+ * program storing from its own VPM rows).
  */
 T_TEST(model_sgemm_floor)
 {
 	double gf = model_gflops(false, 0.0f);
 
 	fprintf(stderr, "qpu_sgemm, 96x363x3072 beta 0: %.2f GFLOPS modelled on a Pi 1\n", gf);
-	T_CHECK(gf >= 7.0);
+	T_CHECK(gf >= 7.9);
 }
 
 T_MAIN(.setup = open_kernels, .teardown = close_kernels, .options = options)
