@@ -620,11 +620,12 @@ void qpu_timing_event(struct qpu_timing *t, const struct qpu_emu_event *ev)
 		/* a moved stream is fetched again, from where it now is */
 		t->q[ev->qpu].unif_addr = ev->base;
 		t->q[ev->qpu].unif_valid = false;
-	} else if (ev->kind == QPU_EMU_ACCESS_TMU)
+	} else if (ev->kind == QPU_EMU_ACCESS_TMU) {
 		event_tmu(t, ev);
-	else if (ev->kind == QPU_EMU_ACCESS_DMA_LOAD ||
-		 ev->kind == QPU_EMU_ACCESS_DMA_STORE)
+	} else if (ev->kind == QPU_EMU_ACCESS_DMA_LOAD ||
+		   ev->kind == QPU_EMU_ACCESS_DMA_STORE) {
 		event_dma(t, ev);
+	}
 }
 
 /* --- the API ------------------------------------------------------------- */
