@@ -47,6 +47,17 @@ QPU_API int qpu_dev_set_board(struct qpu_dev *dev, enum qpu_board board)
 	return dev->ops->set_board(dev, board);
 }
 
+QPU_API uint64_t qpu_board_mem_bytes_per_s(enum qpu_board board)
+{
+	const struct qpu_timing_board *b = qpu_timing_board_of(board);
+
+	if (!b)
+		return 0;
+	/* bytes per microsecond x 100, so x 10^6 / 100 a second */
+	return qpu_timing_sdram_rate_x100(b->p[QPU_TP_SDRAM_MHZ].value,
+					  b->p[QPU_TP_SDRAM_EFFICIENCY].value) * 10000;
+}
+
 QPU_API uint64_t qpu_board_launch_ns(enum qpu_board board, enum qpu_launch path)
 {
 	const struct qpu_timing_board *b = qpu_timing_board_of(board);

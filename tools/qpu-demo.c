@@ -5,7 +5,8 @@
  * VM on qpu.ko's simulated V3D, or on a Raspberry Pi with qpu.ko loaded;
  * `--device emu` runs it on the in-process emulator. Each kernel also runs
  * on the emulator with the timing model of a Pi 1/Zero and of a Pi 3, and
- * the table shows its modelled time and memory throughput there (labelled
+ * the table shows its modelled time and throughput there (GFLOPS for
+ * sgemm, memory GB/s for the others; labelled
  * modelled: a model's figures, not measurements; --no-model skips them).
  * Exits 1 if any kernel failed.
  */
@@ -47,8 +48,9 @@ static const enum qpu_board model_boards[] = { QPU_BOARD_PI1, QPU_BOARD_PI3 };
 #define MODEL_BOARDS	(sizeof(model_boards) / sizeof(model_boards[0]))
 
 /*
- * Case @i on the emulator modelling @board: "modelled us" and "GB/s" (the
- * kernel's TMU and DMA bytes over its modelled time, launches included)
+ * Case @i on the emulator modelling @board: "modelled us" and the
+ * throughput over that time, launches included: GFLOPS for a case that
+ * counts its FLOP (sgemm), else GB/s (the kernel's TMU and DMA bytes),
  * into @buf, or "-" when it cannot run there.
  */
 static void model_case(struct qpu_kernels *emu, size_t i, unsigned int qpus,
@@ -62,13 +64,18 @@ static void model_case(struct qpu_kernels *emu, size_t i, unsigned int qpus,
 	qpu_kernels_take_timing(emu, &t);	/* drop an earlier case's */
 	kcases[i].run(emu, qpus, 0, &r);
 	if (!r.ok || qpu_kernels_take_timing(emu, &t)) {
-		snprintf(buf, size, "%10s %6s", "-", "-");
+		snprintf(buf, size, "%10s %11s", "-", "-");
 		return;
 	}
 	ns = t.ns + t.launch_ns;
 	bytes = r.stats.counters.tmu_bytes + r.stats.counters.dma_load_bytes +
 		r.stats.counters.dma_store_bytes;
-	snprintf(buf, size, "%10.1f %6.2f", ns / 1e3, ns ? (double)bytes / ns : 0.0);
+	if (r.flop)
+		snprintf(buf, size, "%10.1f %6.2f GFLOPS", ns / 1e3,
+			 ns ? r.flop / ns : 0.0);
+	else
+		snprintf(buf, size, "%10.1f %6.2f GB/s  ", ns / 1e3,
+			 ns ? (double)bytes / ns : 0.0);
 }
 
 int main(int argc, char **argv)
@@ -143,7 +150,8 @@ int main(int argc, char **argv)
 	printf("%-14s %-16s %-6s %14s %10s", "kernel", "size", "result",
 	       "instructions", "time ms");
 	if (!no_model)
-		printf(" %10s %6s %10s %6s", "Pi1 us", "GB/s", "Pi3 us", "GB/s");
+		printf(" %10s %-13s %10s %-13s", "Pi1 us", "  throughput", "Pi3 us",
+		       "  throughput");
 	printf("\n");
 	for (i = 0; i < kcase_count; i++) {
 		struct kcase_report r;

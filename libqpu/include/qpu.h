@@ -610,6 +610,19 @@ enum qpu_launch {
 QPU_API uint64_t qpu_board_launch_ns(enum qpu_board board, enum qpu_launch path);
 
 /**
+ * qpu_board_mem_bytes_per_s() - the modelled memory bandwidth of a board
+ * @board: an enum qpu_board
+ *
+ * What the timing model lets every client of SDRAM together move in a
+ * second on @board (its SDRAM clock and fitted efficiency, see
+ * libqpu/core/timing/CALIBRATION.md): the ceiling of a streaming kernel's
+ * modelled throughput.
+ *
+ * Return: bytes per second; 0 for QPU_BOARD_NONE or an unknown board.
+ */
+QPU_API uint64_t qpu_board_mem_bytes_per_s(enum qpu_board board);
+
+/**
  * qpu_job_status_str() - a job status for people
  * @status: an enum qpu_status
  *

@@ -390,6 +390,33 @@ QPU_API int qpu_sgemm(struct qpu_kernels *kernels, unsigned int qpus, float alph
 		      float beta, const struct qpu_matrix *c,
 		      struct qpu_kernel_stats *stats);
 
+/**
+ * qpu_sgemm_16x64() - C = A * B + beta * C with PyVideoCore's schedule
+ * @kernels: the kernels of the device to run on
+ * @qpus: QPUs to spread the work over (1 to the device's count)
+ * @a: M x K, M a multiple of 16, K at least 3
+ * @b: K x N, N a multiple of 64
+ * @beta: scale of C's old contents (0: C is only written)
+ * @c: M x N, read when @beta is not 0, written
+ * @stats: what the job did, or NULL
+ *
+ * The 16x64 tiles, the per-k uniform pointer into B and the DMA through
+ * the VPM of PyVideoCore's published sgemm example, kept as they are so
+ * that the timing model can be checked against the figure published for
+ * it (libqpu/kernels/sgemm16x64.qasm). It reads A and B in place, packs
+ * nothing and is slower than qpu_sgemm(), which is the one to use. The
+ * results are qpu_sgemm()'s to the bit for alpha = 1 (the same products
+ * rounded toward zero, summed in the same order).
+ *
+ * Return: 0, -EINVAL for shapes it does not take (see
+ * qpu_kernels_last_error()), -EIO if the job failed.
+ */
+QPU_API int qpu_sgemm_16x64(struct qpu_kernels *kernels, unsigned int qpus,
+			    const struct qpu_matrix *a,
+			    const struct qpu_matrix *b, float beta,
+			    const struct qpu_matrix *c,
+			    struct qpu_kernel_stats *stats);
+
 #ifdef __cplusplus
 }
 #endif

@@ -26,12 +26,15 @@
 
 #include "kernel.h"
 #include "sgemm.qasm.h"
+#include "sgemm16x64.qasm.h"
 
-#define SGEMM_U		8	/* k values per main-loop turn (.set U) */
+#define SGEMM_U		7	/* k values per main-loop turn (.set U) */
 #define SGEMM_COLS	16	/* columns of a tile: the SIMD width */
-#define SGEMM_BATCH	8	/* registers per store batch: VPM rows 0..7 */
-/* The batches' first VPM row, the same for every program (sgemm.qasm). */
-#define SGEMM_VPM_ROW	0
+/*
+ * Registers per store batch (.set BATCH): program k stores them from VPM
+ * rows 4k .. 4k + 3, its own, so no program waits for another's stores.
+ */
+#define SGEMM_BATCH	4
 /* Programs of one job: one per QPU of a V3D. */
 #define SGEMM_MAX_PROGRAMS	12
 #define SGEMM_DUMMY	64	/* bytes: where the stores of padding go */
@@ -40,6 +43,8 @@
 
 static const struct qpu_kernel_code sgemm_prog =
 	QPU_KERNEL_CODE("sgemm", sgemm_code);
+static const struct qpu_kernel_code sgemm16x64_prog =
+	QPU_KERNEL_CODE("sgemm16x64", sgemm16x64_code);
 
 struct sgemm_panel {
 	size_t row0;		/* first row of A and C */
@@ -144,11 +149,10 @@ static int sgemm_check_matrix(struct qpu_kernels *kernels, const char *name, con
 				    (size_t)bytes, 4);
 }
 
-static int sgemm_check(struct qpu_kernels *kernels, unsigned int qpus,
-		       const struct qpu_matrix *a, const struct qpu_matrix *b,
-		       const struct qpu_matrix *c)
+static int sgemm_check(struct qpu_kernels *kernels, const char *name,
+		       unsigned int qpus, const struct qpu_matrix *a,
+		       const struct qpu_matrix *b, const struct qpu_matrix *c)
 {
-	const char *name = sgemm_prog.name;
 	int ret;
 
 	ret = sgemm_check_matrix(kernels, name, "A", a);
@@ -229,7 +233,7 @@ static void sgemm_tile_words(struct sgemm_ctx *x, const struct sgemm_tile *t,
 	size_t l0 = t->col0, last_row = p->row0 + p->valid - 1;
 	unsigned int lanes = x->lanes - l0 < SGEMM_COLS ?
 			     (unsigned int)(x->lanes - l0) : SGEMM_COLS;
-	unsigned int i, r;
+	unsigned int i, r, vpm_row = t->prog * SGEMM_BATCH;
 	bool blend = x->beta != 0.0f;
 	size_t first = ws->n;
 
@@ -272,7 +276,7 @@ static void sgemm_tile_words(struct sgemm_ctx *x, const struct sgemm_tile *t,
 
 		if (valid > SGEMM_BATCH)
 			valid = SGEMM_BATCH;
-		sgemm_push(ws, qpu_kernel_vw_row(SGEMM_VPM_ROW));
+		sgemm_push(ws, qpu_kernel_vw_row(vpm_row));
 		for (r = 0; blend && r < SGEMM_BATCH; r++) {
 			unsigned int ahead = i + r + 2;
 
@@ -283,13 +287,13 @@ static void sgemm_tile_words(struct sgemm_ctx *x, const struct sgemm_tile *t,
 		}
 		/* VDW setup of store 0, last, pitch, first address */
 		if (!x->trans) {
-			sgemm_push(ws, sgemm_vdw(lanes, true, SGEMM_VPM_ROW, 0));
+			sgemm_push(ws, sgemm_vdw(lanes, true, vpm_row, 0));
 			sgemm_push(ws, valid ? valid - 1 : 0);
 			sgemm_push(ws, (uint32_t)(x->c->stride * 4));
 			x->stores += (uint64_t)SGEMM_BATCH * lanes * 4;
 		} else {
 			sgemm_push(ws, sgemm_vdw(valid ? valid : 1, false,
-						 SGEMM_VPM_ROW, 0));
+						 vpm_row, 0));
 			sgemm_push(ws, valid ? lanes - 1 : 0);
 			sgemm_push(ws, (uint32_t)(x->c->stride * 4));
 			x->stores += (uint64_t)SGEMM_COLS * (valid ? valid : 1) * 4;
@@ -387,18 +391,19 @@ static int sgemm_cmp_tile(const void *l, const void *r)
 }
 
 /* Submit one program per list and wait: see the top of this file. */
-static int sgemm_submit(struct qpu_kernels *kernels, struct qpu_bo *scratch,
+static int sgemm_submit(struct qpu_kernels *kernels,
+			const struct qpu_kernel_code *prog, struct qpu_bo *scratch,
 			const uint32_t *list_offsets, unsigned int progs,
 			struct qpu_bo *const *bos, unsigned int nbos,
 			struct qpu_kernel_stats *stats)
 {
-	const char *name = sgemm_prog.name;
+	const char *name = prog->name;
 	struct qpu_program_ref refs[SGEMM_MAX_PROGRAMS];
 	struct qpu_job_desc job = { .in_fence_fd = -1 };
 	struct qpu_bo *code;
 	unsigned int i;
 
-	code = qpu_kernel_code_bo(kernels, &sgemm_prog);
+	code = qpu_kernel_code_bo(kernels, prog);
 	if (!code)
 		return qpu_kernel_fail(kernels, errno, name, "code buffer: %s",
 				       strerror(errno));
@@ -446,7 +451,7 @@ int qpu_sgemm(struct qpu_kernels *kernels, unsigned int qpus, float alpha,
 	int ret;
 
 	qpu_kernel_clear_error(kernels);
-	ret = sgemm_check(kernels, qpus, a, b, c);
+	ret = sgemm_check(kernels, name, qpus, a, b, c);
 	if (ret)
 		return ret;
 	m = a->rows;
@@ -529,7 +534,8 @@ int qpu_sgemm(struct qpu_kernels *kernels, unsigned int qpus, float alpha,
 	nbos = sgemm_add_bo(bos, 0, a->bo);
 	nbos = sgemm_add_bo(bos, nbos, b->bo);
 	nbos = sgemm_add_bo(bos, nbos, c->bo);
-	ret = sgemm_submit(kernels, scratch, offsets, progs, bos, nbos, stats);
+	ret = sgemm_submit(kernels, &sgemm_prog, scratch, offsets, progs, bos,
+			   nbos, stats);
 	if (!ret && stats) {
 		stats->tmu_bytes = tmu;
 		stats->uniform_bytes = unif + lists;
@@ -540,5 +546,117 @@ out:
 	free(ws.w);
 	free(tiles);
 	free(panels);
+	return ret;
+}
+
+/*
+ * qpu_sgemm_16x64(): sgemm16x64.qasm, PyVideoCore's schedule (see the top
+ * of that file). The tiles are dealt as PyVideoCore deals them: the
+ * programs form a grid of row groups by column groups, each program a
+ * rectangle of 16x64 tiles, row by row; of the grids with the fewest
+ * tiles on the busiest program, the one with about six column groups to a
+ * row group (PyVideoCore's 2 x 6 for its 12 threads).
+ */
+#define SGEMM16_WORDS	11	/* list words per tile (sgemm16x64.qasm) */
+
+static void sgemm16_grid(size_t mb, size_t nb, unsigned int qpus,
+			 unsigned int *rows, unsigned int *cols)
+{
+	size_t best = SIZE_MAX, best_skew = SIZE_MAX;
+	unsigned int p;
+
+	for (p = 1; p <= qpus; p++) {
+		size_t q = qpus / p, load, skew;
+
+		if (qpus % p)
+			continue;
+		load = ((mb + p - 1) / p) * ((nb + q - 1) / q);
+		skew = q > 6 * p ? q - 6 * p : 6 * p - q;
+		if (load < best || (load == best && skew < best_skew)) {
+			best = load;
+			best_skew = skew;
+			*rows = p;
+			*cols = (unsigned int)q;
+		}
+	}
+}
+
+int qpu_sgemm_16x64(struct qpu_kernels *kernels, unsigned int qpus,
+		    const struct qpu_matrix *a, const struct qpu_matrix *b,
+		    float beta, const struct qpu_matrix *c,
+		    struct qpu_kernel_stats *stats)
+{
+	const char *name = sgemm16x64_prog.name;
+	uint32_t offsets[SGEMM_MAX_PROGRAMS], *w, list;
+	struct qpu_bo *scratch, *bos[3];
+	unsigned int gr = 1, gc = 1, pr, pc, progs = 0, nbos;
+	size_t mb, nb, tiles = 0, i, j, n = 0;
+	uint64_t tmu = 0, unif = 0, loads = 0;
+	int ret;
+
+	qpu_kernel_clear_error(kernels);
+	ret = sgemm_check(kernels, name, qpus, a, b, c);
+	if (ret)
+		return ret;
+	if (a->rows % 16 || b->cols % 64 || a->cols < 3)
+		return qpu_kernel_fail(kernels, EINVAL, name,
+				       "M must be a multiple of 16, N of 64, K at least 3 (%zu x %zu x %zu)",
+				       a->rows, a->cols, b->cols);
+	mb = a->rows / 16;
+	nb = b->cols / 64;
+	sgemm16_grid(mb, nb, qpus, &gr, &gc);
+	scratch = qpu_kernel_scratch(kernels, mb * nb * SGEMM16_WORDS * 4);
+	if (!scratch)
+		return qpu_kernel_fail(kernels, errno, name, "scratch buffer: %s",
+				       strerror(errno));
+	w = qpu_bo_get_map(scratch);
+	list = qpu_bo_get_bus_addr(scratch);
+	for (pr = 0; pr < gr; pr++) {
+		for (pc = 0; pc < gc; pc++) {
+			size_t i0 = pr * ((mb + gr - 1) / gr), i1;
+			size_t j0 = pc * ((nb + gc - 1) / gc), j1;
+
+			i1 = i0 + (mb + gr - 1) / gr;
+			j1 = j0 + (nb + gc - 1) / gc;
+			i1 = i1 < mb ? i1 : mb;
+			j1 = j1 < nb ? j1 : nb;
+			if (i0 >= i1 || j0 >= j1)
+				continue;
+			offsets[progs++] = (uint32_t)n * 4;
+			for (i = i0; i < i1; i++) {
+				for (j = j0; j < j1; j++) {
+					size_t ldc = c->stride * 4;
+
+					w[n++] = sgemm_addr(a, i * 16, 0);
+					w[n++] = (uint32_t)a->stride * 4;
+					w[n++] = sgemm_addr(b, 0, j * 64);
+					w[n++] = (uint32_t)b->stride * 4;
+					w[n++] = (uint32_t)a->cols - 1;
+					w[n] = list + (uint32_t)(n + 1) * 4;
+					n++;
+					w[n++] = qpu_unif_f(beta);
+					w[n++] = sgemm_addr(c, i * 16, j * 64);
+					w[n++] = qpu_vdr_setup1((uint32_t)ldc);
+					w[n++] = qpu_vdw_setup1((uint32_t)ldc - 64);
+					w[n++] = i + 1 < i1 || j + 1 < j1;
+					tiles++;
+				}
+			}
+		}
+	}
+	nbos = sgemm_add_bo(bos, 0, a->bo);
+	nbos = sgemm_add_bo(bos, nbos, b->bo);
+	nbos = sgemm_add_bo(bos, nbos, c->bo);
+	ret = sgemm_submit(kernels, &sgemm16x64_prog, scratch, offsets, progs,
+			   bos, nbos, stats);
+	if (!ret && stats) {
+		tmu = (uint64_t)tiles * a->cols * 64;
+		unif = (uint64_t)tiles * (a->cols * 64 + SGEMM16_WORDS) * 4;
+		loads = beta != 0.0f ? (uint64_t)a->rows * b->cols * 4 : 0;
+		stats->tmu_bytes = tmu;
+		stats->uniform_bytes = unif;
+		stats->dma_load_bytes = loads;
+		stats->dma_store_bytes = (uint64_t)a->rows * b->cols * 4;
+	}
 	return ret;
 }

@@ -23,10 +23,13 @@
 # per k (with its two-instruction latency, a pointer per k costs at least
 # three issue slots per k: PyVideoCore's 16x64 loop issues 67 instructions
 # for 64 products). Per k the loop adds one instruction (ask the TMU for
-# the next k, move the address on); per U = 8 values of k it adds the
+# the next k, move the address on); per U = 7 values of k it adds the
 # counter and the branch, whose three delay slots are the last three
-# products. A W = 64 iteration issues 8 * 65 + 2 = 522 instructions for
-# 8 * 64 dual-issued products: 98.1% of the peak before per-tile costs.
+# products. A W = 64 iteration issues 7 * 65 + 2 = 457 instructions for
+# 7 * 64 dual-issued products: 98.0% of the peak before per-tile costs.
+# U = 7 rather than 8 so that the loop (3656 bytes) fits a slice's 4 KiB
+# instruction cache: at U = 8 (4176 bytes) the timing model's Pi 1 gives
+# 96x363x3072 5.90 GFLOPS, at U = 7 7.03.
 #
 # DOC: memory traffic
 # Per k and tile: W words of the panel operand (uniforms) and 16 of the
@@ -53,16 +56,18 @@
 # own copy of the body, without the request).
 #
 # DOC: storing C
-# Per batch of 8 registers the program takes the mutex, writes VPM rows
-# 0..7 and stores them by VCD DMA, one memory row per store
-# (a C row pitch can exceed the 16-bit VDW stride: C may have up to 2^20
-# columns): plain, 8 stores of a C row part from a VPM row;
-# transposed, 16 stores of a C row part from a VPM column. The VPM writes,
-# setups, starts and waits of a batch run under the mutex: the VCD is
-# shared by the QPUs, and so are the rows, since a QPU's generic VPM
-# accesses reach rows 0..63 only (8 rows for each of 12 programs would not
-# fit). Each store waits for the one before, folded into the next setup,
-# and the last wait frees the rows. The stream gives each batch only
+# Per batch of BATCH = 4 registers the program writes its own VPM rows
+# (program k: rows 4k..4k+3; a QPU's generic VPM accesses reach rows
+# 0..63 only, so 4 rows each is what 12 programs fit) and stores them by
+# VCD DMA, one memory row per store (a C row pitch can exceed the 16-bit
+# VDW stride: C may have up to 2^20 columns): plain, 4 stores of a C row
+# part from a VPM row; transposed, 16 stores of a C row part from a VPM
+# column of 4. No mutex: the rows are the program's, and each QPU has its
+# own VDW setup, as the streaming kernels rely on (stream.qinc). Batches
+# of 8 rows shared under the mutex made the QPUs queue for it: 52% of
+# their cycles at 96x363x3072 in the timing model's Pi 1 (7.03 GFLOPS,
+# 8.03 without). Each store waits for the one before, folded into the
+# next setup, and the last wait frees the rows. The stream gives each batch only
 # its first setup and address, the pitch and the last valid row (or lane):
 # the setups step by r5, the 8 or 16 addresses are computed in the lanes
 # of r0, and each store takes its own by rotating r0, in the issue slot
@@ -114,7 +119,8 @@
 # ~9 ms at 24 GFLOPS; a QPU pass would avoid that but load and store the
 # operand once more (+26% bytes for this shape) and issue ~1% more.
 
-.set U, 8				# k values per main-loop iteration
+.set U, 7				# k values per main-loop iteration
+.set BATCH, 4				# registers per store batch (sgemm.c)
 
 # One inner-loop instruction: accumulate the product of register p, start
 # the product of register p + 1.
@@ -194,7 +200,7 @@ final:
 # Store-only path (beta = 0): 8 registers into the VPM rows, zeroing them
 # for the next tile.
 .macro store_rows, first
-.rep j, 8
+.rep j, BATCH
 .if (((first) + j) % 2) == 0
 	mov vpm, ra0 + ((first) + j) / 2; v8subs ra0 + ((first) + j) / 2, r0, r0
 .else
@@ -230,8 +236,8 @@ final:
 # The DMA stores of one batch: @n stores of one memory row each (a row
 # stride over 65535 bytes does not fit the VDW stride setup, and a wide C
 # has them), each store waiting for the one before; the last wait frees
-# the VPM rows and the mutex, taken before the batch's VPM writes ("lock").
-# Plain, @n = 8: store j writes row j of the batch from VPM row j;
+# the VPM rows for the next batch.
+# Plain, @n = BATCH: store j writes row j of the batch from VPM row j;
 # transposed, @n = 16: store j writes lane j's C row part from VPM column
 # j. Setups step by r5 (a VPM row or column); the addresses are computed
 # into r0, lane j's being min(j, last) * pitch + first (last: the batch's
@@ -250,15 +256,12 @@ final:
 	add r2, r2, r5; mov vw_addr, r0 << j
 .endif
 .endr
-	mov -, vw_wait; mov mutex, r0
+	mov -, vw_wait
 .endm
 
-# The start of a batch: the VPM write setup, and the mutex. The read goes to
-# r2 (free until store_batch) rather than to nowhere: an ALU writing nowhere
-# is assembled with condition never, and one report from hardware (vc4asm
-# issue 30) saw such a mutex read not lock; a write keeps the condition.
-.macro lock
-	mov vw_setup, unif; mov r2, mutex	# VPM write setup
+# The start of a batch: the VPM write setup of the program's rows.
+.macro batch_start
+	mov vw_setup, unif			# VPM write setup
 .endm
 
 # The start of the stores: the last product goes in, the stream moves to the
@@ -286,9 +289,9 @@ final:
 	mov r5rep, unif				# VDW setup step between stores
 	nop
 	nop
-.rep b, (w) / 8
-	lock
-	store_rows 8 * b
+.rep b, (w) / BATCH
+	batch_start
+	store_rows BATCH * b
 	store_batch n
 .endr
 	brr -, r:tile_next
@@ -299,10 +302,10 @@ blend:
 	add t0s, r1, unif			# old row 0
 	add t0s, r1, unif			# old row 1
 	nop; ldtmu0
-.rep b, (w) / 8
-	lock
-.rep j, 8
-	blend_row 8 * b + j, (8 * b + j + 2) < (w), (8 * b + j + 1) < (w)
+.rep b, (w) / BATCH
+	batch_start
+.rep j, BATCH
+	blend_row BATCH * b + j, (BATCH * b + j + 2) < (w), (BATCH * b + j + 1) < (w)
 .endr
 	store_batch n
 .endr
@@ -316,7 +319,7 @@ blend:
 # per batch) or transposed (16 stores of a column part per batch).
 .macro writeback, w, tstore, blend, tblend
 	wb_head w, tstore
-	wb_body w, 8, blend
+	wb_body w, BATCH, blend
 tstore:
 	wb_body w, 16, tblend
 .endm

@@ -9,6 +9,13 @@
  * Every run is checked against the CPU (tools/lib/kernel-cases.h); a wrong
  * result fails the bench. On the emulator the time is the emulator's, not a
  * QPU's: compare instruction counts across changes, times across machines.
+ *
+ * A second table is the timing model's (a model's figures, not a
+ * measurement): each kernel's modelled time on a Pi 1/Zero on 1, 4, 8 and
+ * 12 QPUs, launch included, and on 12 QPUs its throughput: GFLOPS for
+ * sgemm (and the share of the 24 GFLOPS peak), for the streaming kernels
+ * the SDRAM bytes the model moved over the modelled time as a share of the
+ * model's memory bandwidth (qpu_board_mem_bytes_per_s()).
  */
 
 #include <errno.h>
@@ -22,6 +29,80 @@
 #include "kernel-cases.h"
 
 #define RUNS	3
+
+static const unsigned int model_qpus[] = { 1, 4, 8, 12 };
+#define MODEL_COUNTS	(sizeof(model_qpus) / sizeof(model_qpus[0]))
+/* Pi 1: 12 QPUs x 16 lanes x 2 ALUs, an instruction every 4 cycles at 250 MHz */
+#define PEAK_GFLOPS	24.0
+
+/* Case @i on @qpus QPUs of @kernels' modelled board; 0 when it failed. */
+static int model_run(struct qpu_kernels *kernels, size_t i, unsigned int qpus,
+		     struct qpu_job_timing *t, struct kcase_report *rep)
+{
+	memset(rep, 0, sizeof(*rep));
+	qpu_kernels_take_timing(kernels, t);	/* drop what came before */
+	if (kcases[i].run(kernels, qpus, 0, rep) || !rep->ok ||
+	    qpu_kernels_take_timing(kernels, t)) {
+		fprintf(stderr, "bench-kernels: modelled %s on %u QPUs: %s\n",
+			kcases[i].kernel, qpus, rep->msg);
+		return -1;
+	}
+	return 0;
+}
+
+/* The timing model's table (see the top of this file). */
+static int model_table(void)
+{
+	const enum qpu_board board = QPU_BOARD_PI1;
+	struct qpu_dev *dev = qpu_dev_open("emu");
+	struct qpu_kernels *kernels = NULL;
+	double bw = (double)qpu_board_mem_bytes_per_s(board);
+	size_t i, q;
+	int failed = 0;
+
+	if (dev && !qpu_dev_set_board(dev, board))
+		kernels = qpu_kernels_new(dev);
+	if (!kernels) {
+		fprintf(stderr, "bench-kernels: no emulator for the model\n");
+		qpu_dev_close(dev);
+		return 1;
+	}
+	printf("modelled on a %s (the timing model, not a measurement): us on 1, 4, 8, 12 QPUs,\n"
+	       "launch included; on 12 QPUs GFLOPS and share of the %.0f GFLOPS peak (sgemm),\n"
+	       "or SDRAM bytes over the time and share of the model's %.0f MB/s (streaming kernels)\n",
+	       qpu_board_name(board), PEAK_GFLOPS, bw / 1e6);
+	printf("  %-14s %-16s %10s %10s %10s %10s %12s %6s\n", "kernel", "size",
+	       "1 QPU", "4 QPUs", "8 QPUs", "12 QPUs", "throughput", "share");
+	for (i = 0; i < kcase_count; i++) {
+		struct kcase_report rep;
+		struct qpu_job_timing t;
+		double us[MODEL_COUNTS], ns = 0;
+
+		for (q = 0; q < MODEL_COUNTS; q++) {
+			if (model_run(kernels, i, model_qpus[q], &t, &rep)) {
+				failed = 1;
+				break;
+			}
+			ns = (double)(t.ns + t.launch_ns);
+			us[q] = ns / 1e3;
+		}
+		if (q < MODEL_COUNTS)
+			continue;
+		printf("  %-14s %-16s %10.1f %10.1f %10.1f %10.1f", kcases[i].kernel,
+		       rep.size, us[0], us[1], us[2], us[3]);
+		if (rep.flop)
+			printf(" %6.2f GF/s %5.1f%%\n", rep.flop / ns,
+			       100.0 * rep.flop / ns / PEAK_GFLOPS);
+		else if (kcases[i].stream)
+			printf(" %6.1f MB/s %5.1f%%\n", t.sdram_bytes * 1e3 / ns,
+			       100.0 * t.sdram_bytes * 1e9 / ns / bw);
+		else
+			printf(" %6.1f MB/s\n", t.sdram_bytes * 1e3 / ns);
+	}
+	qpu_kernels_free(kernels);
+	qpu_dev_close(dev);
+	return failed;
+}
 
 int main(int argc, char **argv)
 {
@@ -86,5 +167,6 @@ int main(int argc, char **argv)
 	}
 	qpu_kernels_free(kernels);
 	qpu_dev_close(dev);
+	failed |= model_table();
 	return failed;
 }

@@ -16,6 +16,15 @@
  * The emulator runs with the timing model of a Pi 1/Zero on, and the last
  * column is the modelled GFLOPS there (launches through qpu.ko included)
  * and its share of the board's 24 GFLOPS peak: a model's figure.
+ *
+ * A second table is the model's alone, one run a row: the modelled GFLOPS
+ * of qpu_sgemm() and of qpu_sgemm_16x64() (PyVideoCore's schedule, the
+ * held-out check of the frozen table: PyVideoCore's README reports 8
+ * GFLOPS for its example, 96x363x3072 with beta 1, counting 2MNK + 3MN
+ * FLOP as that example does), 1024x1024x1024 (issue #23's goal: 16), and
+ * where the QPUs' cycles went: issuing, and the stalls of struct
+ * qpu_job_timing, each as a share of 12 x the job's cycles. A third gives
+ * both kernels' modelled time at 96x363x3072 on 1, 4, 8 and 12 QPUs.
  */
 
 #include <errno.h>
@@ -181,6 +190,107 @@ out:
 	return ret;
 }
 
+/* PyVideoCore's published figure for its sgemm example (README.rst). */
+#define PYVC_GFLOPS	8.0
+
+struct model_shape {
+	const char *kernel;	/* "sgemm" or "16x64" */
+	size_t m, n, k;
+	float beta;
+};
+
+/*
+ * One modelled run of @s on @qpus QPUs into @t; @flop gets the FLOP it
+ * counts (2MNK, + 3MN for the 16x64 schedule, as PyVideoCore counts).
+ */
+static int model_run(struct qpu_kernels *kernels, const struct model_shape *s,
+		     unsigned int qpus, struct qpu_job_timing *t, double *flop,
+		     uint64_t *instr)
+{
+	struct qpu_dev *dev = qpu_kernels_get_dev(kernels);
+	struct qpu_bo *abo = bench_bo(dev, s->m * s->k);
+	struct qpu_bo *bbo = bench_bo(dev, s->k * s->n);
+	struct qpu_bo *cbo = bench_bo(dev, s->m * s->n);
+	struct qpu_matrix a = { abo, 0, s->m, s->k, s->k };
+	struct qpu_matrix b = { bbo, 0, s->k, s->n, s->n };
+	struct qpu_matrix c = { cbo, 0, s->m, s->n, s->n };
+	bool pyvc = !strcmp(s->kernel, "16x64");
+	struct qpu_kernel_stats st;
+	int ret;
+
+	qpu_kernels_take_timing(kernels, t);	/* drop what came before */
+	ret = pyvc ? qpu_sgemm_16x64(kernels, qpus, &a, &b, s->beta, &c, &st) :
+		     qpu_sgemm(kernels, qpus, 1.0f, &a, &b, s->beta, &c, &st);
+	if (!ret && qpu_kernels_take_timing(kernels, t))
+		ret = -ENODATA;
+	if (ret)
+		fprintf(stderr, "%s %zux%zux%zu: %s\n", s->kernel, s->m, s->k, s->n,
+			ret == -ENODATA ? "no modelled time" :
+			qpu_kernels_last_error(kernels));
+	*flop = 2.0 * s->m * s->n * s->k + (pyvc ? 3.0 * s->m * s->n : 0);
+	*instr = st.instructions;
+	qpu_bo_free(abo);
+	qpu_bo_free(bbo);
+	qpu_bo_free(cbo);
+	return ret;
+}
+
+static int model_tables(struct qpu_kernels *kernels)
+{
+	static const struct model_shape shapes[] = {
+		{ "sgemm", 96, 3072, 363, 0.0f },
+		{ "sgemm", 96, 3072, 363, 1.0f },
+		{ "16x64", 96, 3072, 363, 1.0f },
+		{ "sgemm", 1024, 1024, 1024, 0.0f },
+		{ "16x64", 1024, 1024, 1024, 0.0f },
+	};
+	static const unsigned int counts[] = { 1, 4, 8, 12 };
+	struct qpu_job_timing t;
+	double flop;
+	uint64_t instr;
+	size_t i, q;
+
+	printf("\nmodelled on a Pi 1/Zero, 12 QPUs (the timing model, not a measurement; one run a row)\n"
+	       "16x64: qpu_sgemm_16x64(), PyVideoCore's schedule, FLOP counted as PyVideoCore does\n"
+	       "(2MNK + 3MN); pub: the %.0f GFLOPS its README reports for 96x363x3072 beta 1;\n"
+	       "then each share of 12 x the job's cycles: issuing, waiting for the TMU, DMA,\n"
+	       "the mutex or semaphores (sync), anything else (uniform and instruction fetch,\n"
+	       "register file, SFU, VPM); SDRAM: MB the model moved\n"
+	       "  kernel      MxKxN       beta    ms GFLOPS  peak    pub  issue   tmu   dma  sync other  SDRAM\n",
+	       PYVC_GFLOPS);
+	for (i = 0; i < sizeof(shapes) / sizeof(shapes[0]); i++) {
+		const struct model_shape *s = &shapes[i];
+		double ns, qc, gf;
+		char pub[16] = "";
+
+		if (model_run(kernels, s, 12, &t, &flop, &instr))
+			return -EIO;
+		ns = (double)(t.ns + t.launch_ns);
+		qc = 12.0 * t.cycles;
+		gf = flop / ns;
+		if (!strcmp(s->kernel, "16x64") && s->m == 96 && s->beta != 0.0f)
+			snprintf(pub, sizeof(pub), "%+.0f%%", 100.0 * (gf / PYVC_GFLOPS - 1));
+		printf("  %-6s %4zux%4zux%4zu %-4g %7.2f %6.2f %4.0f%% %6s %5.1f%% %4.1f%% %4.1f%% %4.1f%% %4.1f%% %6.1f\n",
+		       s->kernel, s->m, s->k, s->n, s->beta, ns / 1e6, gf,
+		       100.0 * gf / 24.0, pub, 100.0 * 4.0 * instr / qc,
+		       100.0 * t.stall_tmu / qc, 100.0 * t.stall_dma / qc,
+		       100.0 * t.stall_sync / qc, 100.0 * t.stall_other / qc,
+		       t.sdram_bytes / 1e6);
+	}
+	printf("\nmodelled ms on a Pi 1/Zero at 96x363x3072 beta 1, by QPU count (launch included)\n"
+	       "  kernel     1 QPU    4 QPUs    8 QPUs   12 QPUs\n");
+	for (i = 1; i < 3; i++) {
+		printf("  %-6s", shapes[i].kernel);
+		for (q = 0; q < sizeof(counts) / sizeof(counts[0]); q++) {
+			if (model_run(kernels, &shapes[i], counts[q], &t, &flop, &instr))
+				return -EIO;
+			printf(" %9.2f", (t.ns + t.launch_ns) / 1e6);
+		}
+		printf("\n");
+	}
+	return 0;
+}
+
 int main(void)
 {
 	static const struct bench_shape shapes[] = {
@@ -221,6 +331,8 @@ int main(void)
 	       "B/F+u  16x64   over  bytes  Mi/s   wall    cpu  host     err Pi1 GF peak\n", RUNS);
 	for (i = 0; i < sizeof(shapes) / sizeof(shapes[0]) && !ret; i++)
 		ret = bench_shape(kernels, &shapes[i]);
+	if (!ret)
+		ret = model_tables(kernels);
 	qpu_kernels_free(kernels);
 	qpu_dev_close(dev);
 	return ret ? 1 : 0;

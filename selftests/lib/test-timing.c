@@ -236,6 +236,53 @@ T_TEST(latencies)
 			       QPU_TIMING_STALL_THRSW));
 }
 
+/*
+ * Eight times: read 16 uniforms (a 64-byte line), then move the stream with
+ * unif_addr, to the same line again (@same) or to the next line. The model
+ * follows the move: the same line comes from the L2 after its first miss,
+ * new lines from SDRAM; a model blind to the writes sees one linear stream
+ * either way.
+ */
+static void emit_unif_moves(struct prog *p, bool same)
+{
+	unsigned int i, j;
+
+	for (i = 0; i < 8; i++) {
+		for (j = 0; j < 16; j++)
+			emit(p, i_read(R_UNIF, R_NOP));
+		emit(p, i_ldi(W_R1, UNIF_BASE + (same ? 0 : 64 * (i + 1))));
+		emit(p, i_mov(QPU_ISA_WADDR_UNIF_ADDR, QPU_ISA_MUX_R1));
+		emit(p, i_nop());
+		emit(p, i_nop());
+	}
+}
+
+static void emit_unif_same(struct prog *p)
+{
+	emit_unif_moves(p, true);
+}
+
+static void emit_unif_next(struct prog *p)
+{
+	emit_unif_moves(p, false);
+}
+
+/* 2b. A unif_addr write moves the stream the model fetches. */
+T_TEST(uniform_moves)
+{
+	uint64_t same = stall_with(emit_unif_same, QPU_TIMING_NUM_PARAMS, 0,
+				   QPU_TIMING_STALL_UNIFORM);
+	uint64_t next = stall_with(emit_unif_next, QPU_TIMING_NUM_PARAMS, 0,
+				   QPU_TIMING_STALL_UNIFORM);
+	uint64_t hit = stall_with(emit_unif_same, QPU_TP_L2_HIT_CYCLES, 50,
+				  QPU_TIMING_STALL_UNIFORM);
+
+	/* each move fetches the line again, through the L2 all 8 times */
+	T_EQ_U64(same + 8 * (50 - 20), hit);
+	/* new lines come from SDRAM */
+	T_CHECK(next > same + 7 * 20);
+}
+
 /* 3. More TMU lookups never cost fewer cycles, nor less bandwidth. */
 T_TEST(monotonic)
 {
@@ -506,6 +553,43 @@ T_TEST(kernels_timing)
 	T_CHECK(t.cycles > 0);
 	T_EQ_U64(t.cycles * 4, t.ns);
 	T_EQ_U64((uint64_t)-ENODATA, (uint64_t)qpu_kernels_take_timing(k, &t));
+	qpu_bo_free(bo);
+	qpu_kernels_free(k);
+	qpu_dev_close(dev);
+}
+
+/*
+ * 10. The memory bandwidth the model gives a board, from its table (Pi 1:
+ * 400 MHz DDR x 4 bytes x 21 %), bounds what a stream moves: a long
+ * vector add on 12 QPUs reaches part of it, never more.
+ */
+T_TEST(mem_bandwidth)
+{
+	const size_t n = 1 << 18;
+	struct qpu_dev *dev = qpu_dev_open("emu:board=pi1");
+	struct qpu_kernels *k = dev ? qpu_kernels_new(dev) : NULL;
+	struct qpu_bo *bo = dev ? t_bo_or_die(dev, 3 * n * 4) : NULL;
+	uint64_t bw = qpu_board_mem_bytes_per_s(QPU_BOARD_PI1);
+	struct qpu_job_timing t;
+	struct qpu_vector a, b, c;
+	double got;
+
+	T_EQ_U64(672000000, bw);
+	T_EQ_U64(756000000, qpu_board_mem_bytes_per_s(QPU_BOARD_PI3));
+	T_EQ_U64(0, qpu_board_mem_bytes_per_s(QPU_BOARD_NONE));
+	T_EQ_U64(0, qpu_board_mem_bytes_per_s((enum qpu_board)99));
+	T_CHECK(k);
+	if (!k)
+		return;
+	a = (struct qpu_vector){ bo, 0, n };
+	b = (struct qpu_vector){ bo, n * 4, n };
+	c = (struct qpu_vector){ bo, 2 * n * 4, n };
+	T_EQ_U64(0, qpu_vector_add(k, 12, &a, &b, &c, NULL));
+	T_EQ_U64(0, qpu_kernels_take_timing(k, &t));
+	T_CHECK(t.sdram_bytes >= 3 * n * 4);
+	got = (double)t.sdram_bytes * 1e9 / (double)t.ns;
+	T_CHECK(got <= (double)bw * 1.001);
+	T_CHECK(got >= (double)bw * 0.5);
 	qpu_bo_free(bo);
 	qpu_kernels_free(k);
 	qpu_dev_close(dev);

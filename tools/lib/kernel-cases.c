@@ -463,6 +463,7 @@ static int kcase_sgemm(struct qpu_kernels *kernels, unsigned int qpus,
 		n = scale / 16;
 	}
 	snprintf(r->size, sizeof(r->size), "%zux%zux%zu", m, k, n);
+	r->flop = 2.0 * m * n * k;
 	r->ok = true;
 	ma = (struct qpu_matrix){ kcase_bo(kernels, &b, m * (k + 3) * 4, r), 0, m, k, k + 3 };
 	mb = (struct qpu_matrix){ kcase_bo(kernels, &b, k * (n + 5) * 4, r), 0, k, n, n + 5 };
@@ -519,14 +520,14 @@ out:
 }
 
 const struct kcase kcases[] = {
-	{ "vector_add", kcase_vector_add, 16 * 37, true },
-	{ "saxpy", kcase_saxpy, 16 * 29, true },
-	{ "reduce", kcase_reduce, 16 * 7, true },
-	{ "rgb_to_gray", kcase_rgb_to_gray, 64 * 23, true },
-	{ "threshold", kcase_threshold, 64 * 19, true },
-	{ "yuv420_to_rgb", kcase_yuv420_to_rgb, 16 * 48, true },
+	{ "vector_add", kcase_vector_add, 16 * 37, true, true },
+	{ "saxpy", kcase_saxpy, 16 * 29, true, true },
+	{ "reduce", kcase_reduce, 16 * 7, true, false },
+	{ "rgb_to_gray", kcase_rgb_to_gray, 64 * 23, true, true },
+	{ "threshold", kcase_threshold, 64 * 19, true, true },
+	{ "yuv420_to_rgb", kcase_yuv420_to_rgb, 16 * 48, true, false },
 	/* qpu_sgemm() submits its own job and does not report a count yet */
-	{ "sgemm", kcase_sgemm, 16 * 53, false },
+	{ "sgemm", kcase_sgemm, 16 * 53, false, false },
 };
 
 

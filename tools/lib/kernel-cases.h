@@ -23,12 +23,15 @@
  * @size: the shape, for people ("4096", "640x480")
  * @ok: the result matched the CPU's
  * @stats: what the wrapper reported
+ * @flop: floating-point operations the case asks for (sgemm: 2MNK), 0
+ *	for kernels measured in bytes
  * @msg: why it failed (the wrapper's error, or the first mismatch)
  */
 struct kcase_report {
 	char size[48];
 	bool ok;
 	struct qpu_kernel_stats stats;
+	double flop;
 	char msg[256];
 };
 
@@ -39,13 +42,15 @@ typedef int (*kcase_fn)(struct qpu_kernels *kernels, unsigned int qpus,
 /*
  * @small: a scale the tests run at several QPU counts, with uneven shares
  * (0 means the default, the demo's size); @counted: the wrapper reports
- * the instruction count where the device counts them.
+ * the instruction count where the device counts them; @stream: one of the
+ * streaming kernels (libqpu/kernels/kernel.h), bound by memory bandwidth.
  */
 struct kcase {
 	const char *kernel;
 	kcase_fn run;
 	size_t small;
 	bool counted;
+	bool stream;
 };
 
 /* Every kernel's case, in the order qpu-demo prints them (kernel-cases.c). */

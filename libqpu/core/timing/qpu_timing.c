@@ -616,11 +616,16 @@ void qpu_timing_event(struct qpu_timing *t, const struct qpu_emu_event *ev)
 {
 	if (ev->qpu >= QPU_EMU_NUM_QPUS)
 		return;
-	if (ev->kind == QPU_EMU_ACCESS_TMU)
+	if (ev->kind == QPU_EMU_ACCESS_UNIFORM) {
+		/* a moved stream is fetched again, from where it now is */
+		t->q[ev->qpu].unif_addr = ev->base;
+		t->q[ev->qpu].unif_valid = false;
+	} else if (ev->kind == QPU_EMU_ACCESS_TMU) {
 		event_tmu(t, ev);
-	else if (ev->kind == QPU_EMU_ACCESS_DMA_LOAD ||
-		 ev->kind == QPU_EMU_ACCESS_DMA_STORE)
+	} else if (ev->kind == QPU_EMU_ACCESS_DMA_LOAD ||
+		   ev->kind == QPU_EMU_ACCESS_DMA_STORE) {
 		event_dma(t, ev);
+	}
 }
 
 /* --- the API ------------------------------------------------------------- */
@@ -646,8 +651,8 @@ static void caches_init(struct qpu_timing *t)
 /* SDRAM bytes a bucket: clock x 2 (DDR) x 4 bytes, at the efficiency. */
 static u32 sdram_bytes_per_bucket(const struct qpu_timing *t)
 {
-	u64 bw = (u64)t->p[QPU_TP_SDRAM_MHZ] * 8 * t->p[QPU_TP_SDRAM_EFFICIENCY] <<
-		TL_SHIFT;
+	u64 bw = qpu_timing_sdram_rate_x100(t->p[QPU_TP_SDRAM_MHZ],
+					    t->p[QPU_TP_SDRAM_EFFICIENCY]) << TL_SHIFT;
 
 	bw /= 100 * (u64)(t->p[QPU_TP_V3D_MHZ] ? t->p[QPU_TP_V3D_MHZ] : 1);
 	return bw ? (u32)bw : 1;

@@ -185,4 +185,15 @@ void qpu_timing_get_stats(const struct qpu_timing *t,
 /* @cycles of @board's V3D clock in nanoseconds. */
 u64 qpu_timing_cycles_to_ns(const struct qpu_timing_board *board, u64 cycles);
 
+/*
+ * The bandwidth the model gives SDRAM, in bytes per microsecond times 100:
+ * DDR on a 32-bit bus moves 8 bytes a clock, of which @efficiency_pct
+ * percent is reached. The model's own rate and qpu_board_mem_bytes_per_s()
+ * both come from here.
+ */
+static inline u64 qpu_timing_sdram_rate_x100(u32 sdram_mhz, u32 efficiency_pct)
+{
+	return (u64)sdram_mhz * 8 * efficiency_pct;
+}
+
 #endif /* QPU_TIMING_H */

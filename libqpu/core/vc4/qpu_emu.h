@@ -39,13 +39,15 @@
 
 /**
  * struct qpu_emu_event - a memory transaction, for qpu_emu_ops.event
- * @kind: QPU_EMU_ACCESS_TMU, _DMA_LOAD or _DMA_STORE
+ * @kind: QPU_EMU_ACCESS_TMU, _DMA_LOAD or _DMA_STORE; or _UNIFORM: a
+ *	write of unif_addr or unif_addr_rel moved the uniform stream
  * @qpu: the QPU whose instruction started it
  * @tmu: for a TMU lookup: which TMU (0 or 1)
  * @lanes: for a TMU lookup: the lanes that fetched (bit i = lane i)
  * @addr: for a TMU lookup: the 16 lanes' addresses (valid during the call);
  *	for a DMA: NULL
- * @base: for a DMA: the bus address of its first row
+ * @base: for a DMA: the bus address of its first row; for _UNIFORM:
+ *	where the stream continues
  * @rows: for a DMA: memory rows moved
  * @row_bytes: for a DMA: bytes in each row
  * @pitch: for a DMA: bytes from one row's start to the next's
@@ -76,9 +78,10 @@ struct qpu_emu_event {
  *	16 lanes as computed (before any pack) and the lanes the condition
  *	let through (optional; qpu-run --trace).
  * @event: called for each memory transaction an instruction starts (TMU
- *	lookups and VCD DMA), after @trace for it and once the transaction
- *	has been done (optional; the userspace timing model). Unset, it costs
- *	one test per TMU request or DMA and none per instruction.
+ *	lookups and VCD DMA) and each move of its uniform stream, after
+ *	@trace for it and once the transaction has been done (optional; the
+ *	userspace timing model). Unset, it costs one test per TMU request,
+ *	DMA or unif_addr write and none per instruction.
  */
 struct qpu_emu_ops {
 	void *(*translate)(void *ctx, u32 addr, u32 len,

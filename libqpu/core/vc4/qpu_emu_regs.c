@@ -160,13 +160,23 @@ static void write_host_int(struct qpu_emu_exec *x, unsigned int waddr,
 		emu->ops->host_interrupt(emu->ctx, x->qi);
 }
 
-/* unif_addr (A) sets the stream; unif_addr_rel (B) moves it by uniforms. */
+/*
+ * unif_addr (A) sets the stream; unif_addr_rel (B) moves it by uniforms.
+ * The timing model hears of it: the next uniform comes from there.
+ */
 static void write_unif_addr(struct qpu_emu_exec *x, unsigned int waddr,
 			    bool file_b, const struct qpu_emu_result *r)
 {
 	struct qpu_emu_qpu *q = x->q;
 
 	q->unif = file_b ? q->unif + r->v[0] * 4 : r->v[0];
+	if (x->emu->ops->event) {
+		struct qpu_emu_event ev = {
+			.kind = QPU_EMU_ACCESS_UNIFORM, .qpu = x->qi, .base = q->unif,
+		};
+
+		x->emu->ops->event(x->emu->ctx, &ev);
+	}
 }
 
 static void write_vpm(struct qpu_emu_exec *x, unsigned int waddr, bool file_b,
