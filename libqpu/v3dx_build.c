@@ -221,6 +221,69 @@ bool qpu_v3dx_build_sig(struct qpu_v3dx_build *b, u32 bit, int addr, bool magic)
 	return true;
 }
 
+bool qpu_v3dx_build_branch(struct qpu_v3dx_build *b, unsigned int cond,
+			   unsigned int bdi, u32 offset, unsigned int rf)
+{
+	struct qpu_v3dx_branch *br = &b->in.br;
+
+	if (cond >= QPU_V3DX_BR_COND_COUNT)
+		return refuse(b, "branch condition %u does not exist", cond);
+	if (bdi > QPU_V3DX_DEST_REGFILE)
+		return refuse(b, "branch destination %u does not exist", bdi);
+	if (bdi == QPU_V3DX_DEST_REL && (offset & 7))
+		return refuse(b, "branch offset %d is not a multiple of 8",
+			      (int)offset);
+	if (bdi == QPU_V3DX_DEST_ABS && (offset & 7))
+		return refuse(b, "branch address 0x%x is not a multiple of 8",
+			      offset);
+	if (bdi == QPU_V3DX_DEST_REGFILE && rf >= 64)
+		return refuse(b, "rf%u: the register file has rf0..rf63", rf);
+	b->in.is_branch = true;
+	br->cond = cond;
+	br->bdi = bdi;
+	br->offset = bdi <= QPU_V3DX_DEST_REL ? offset : 0;
+	if (bdi == QPU_V3DX_DEST_REGFILE)
+		br->raddr_a = rf;
+	return true;
+}
+
+bool qpu_v3dx_build_branch_msfign(struct qpu_v3dx_build *b,
+				  unsigned int msfign)
+{
+	if (!b->in.is_branch)
+		return refuse(b, "msfign: the instruction is no branch");
+	if (msfign >= QPU_V3DX_MSFIGN_COUNT)
+		return refuse(b, "msfign %u does not exist", msfign);
+	if (b->in.br.msfign)
+		return refuse(b, "msfign given twice");
+	b->in.br.msfign = msfign;
+	return true;
+}
+
+bool qpu_v3dx_build_branch_unif(struct qpu_v3dx_build *b, unsigned int bdu,
+				unsigned int rf)
+{
+	struct qpu_v3dx_branch *br = &b->in.br;
+
+	if (!b->in.is_branch)
+		return refuse(b, "the uniform target: the instruction is no branch");
+	if (br->ub)
+		return refuse(b, "the uniform target is given twice");
+	if (bdu > QPU_V3DX_DEST_REGFILE)
+		return refuse(b, "uniform destination %u does not exist", bdu);
+	if (bdu == QPU_V3DX_DEST_REGFILE) {
+		if (rf >= 64)
+			return refuse(b, "rf%u: the register file has rf0..rf63", rf);
+		if (br->bdi == QPU_V3DX_DEST_REGFILE && rf != br->raddr_a)
+			return refuse(b, "both targets read raddr_a: rf%u and "
+				      "rf%u differ", br->raddr_a, rf);
+		br->raddr_a = rf;
+	}
+	br->ub = true;
+	br->bdu = bdu;
+	return true;
+}
+
 bool qpu_v3dx_build_encode(struct qpu_v3dx_build *b, u64 *word)
 {
 	int code;
