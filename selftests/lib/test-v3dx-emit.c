@@ -290,6 +290,34 @@ T_TEST(branches_disassemble)
 	qpu_v3d_emit_free(e);
 }
 
+/*
+ * 4.2: an fadd whose operands the encoder swaps still gets its read
+ * addresses in the text order of the swapped form, so its disassembly is
+ * text, not a ".long" (found by fuzz-v3dx-emit).
+ */
+T_TEST(v42_swapped_operands_canonical)
+{
+	static const char text[] = "	fadd r4, rf46, rf21.abs ; nop\n";
+	struct qpu_v3d_emit *e = qpu_v3d_emit_new(QPU_GEN_V3D42);
+	char buf[QPU_DIS_BUF_SIZE];
+	const uint64_t *w;
+	size_t n = 0;
+
+	T_CHECK(e != NULL);
+	if (!e)
+		return;
+	qpu_v3d_emit_add(e, QPU_V3D_A_FADD, QPU_V3D_R4, QPU_V3D_RF(46),
+			 qpu_v3d_unpack(QPU_V3D_RF(21), QPU_V3D_UNPACK_ABS));
+	same_words(QPU_GEN_V3D42, e, text, 1, __LINE__);
+	w = qpu_v3d_emit_words(e, &n);
+	T_EQ_U64(1, n);
+	if (n == 1) {
+		qpu_dis_word_gen(QPU_GEN_V3D42, w[0], 0, 0, buf, sizeof(buf));
+		T_EQ_STR("fadd r4, rf21.abs, rf46       ; nop", buf);
+	}
+	qpu_v3d_emit_free(e);
+}
+
 /* 4.2 only: accumulators, shared read addresses, the SFU, rot. */
 static const char v42_text[] =
 	"	fadd r0, r1, rf2 ; fmul r3, rf2, r4\n"
