@@ -349,72 +349,75 @@ static bool branch_mnemonic(const char *text, struct qpu_v3dx_branch *br)
 	return true;
 }
 
-static void parse_branch(struct v3dx_line *l, uint64_t pc)
+/* The rest of a branch whose mnemonic gave @m: its targets, to the builder. */
+static void parse_branch(struct v3dx_line *l, uint64_t pc,
+			 const struct qpu_v3dx_branch *m)
 {
 	struct lexer *lx = l->lx;
-	struct qpu_v3dx_branch *br = &l->b.in.br;
+	unsigned int bdi, bdu, rf = 0, col;
 	char text[NAME_LEN];
+	u32 offset = 0;
 	struct value v;
 	int n;
 
-	l->b.in.is_branch = true;
 	asm_lex_next(lx);
+	col = lx->tok.col;
 	if (asm_tok_word(lx, "zero_addr")) {
 		asm_lex_next(lx);
 		asm_expect(lx, "+");
-		br->bdi = QPU_V3DX_DEST_ABS;
-		br->offset = (u32)asm_int_expr(lx, NULL);
+		bdi = QPU_V3DX_DEST_ABS;
+		offset = (u32)asm_int_expr(lx, NULL);
 	} else if (asm_tok_word(lx, "lri")) {
-		br->bdi = QPU_V3DX_DEST_LINK_REG;
+		bdi = QPU_V3DX_DEST_LINK_REG;
 		asm_lex_next(lx);
 	} else if (lx->tok.kind == T_IDENT &&
 		   (asm_tok_text(lx, text, sizeof(text)), regfile_num(text) >= 0)) {
-		br->bdi = QPU_V3DX_DEST_REGFILE;
-		br->raddr_a = regfile_num(text);
+		bdi = QPU_V3DX_DEST_REGFILE;
+		rf = regfile_num(text);
 		asm_lex_next(lx);
 	} else {
-		br->bdi = QPU_V3DX_DEST_REL;
+		bdi = QPU_V3DX_DEST_REL;
 		asm_expr(lx, &v, 0);
+		col = v.col;
 		if (v.kind == V_LABEL)
-			br->offset = (u32)(v.i - (int64_t)qpu_v3dx_branch_target(pc, 0));
+			offset = (u32)(v.i - (int64_t)qpu_v3dx_branch_target(pc, 0));
 		else if (v.kind == V_INT)
-			br->offset = (u32)v.i;
+			offset = (u32)v.i;
 		else
 			asm_fail_at(lx->as, v.col, "a branch target is a label, "
 				    "a byte offset, zero_addr+ADDR, lri or rfN");
-		if (br->offset & 7)
-			asm_fail_at(lx->as, v.col, "branch offset %d is not a "
-				    "multiple of 8", (int)br->offset);
 	}
-	if (!br->ub) {
+	if (!qpu_v3dx_build_branch(&l->b, m->cond, bdi, offset, rf))
+		asm_fail_at(lx->as, col, "%s", l->b.msg);
+	else if (m->msfign)
+		check(l, qpu_v3dx_build_branch_msfign(&l->b, m->msfign));
+	if (!m->ub) {
 		asm_expect_end(lx);
 		return;
 	}
 	asm_expect(lx, ",");
 	if (asm_tok_word(lx, "a") || asm_tok_word(lx, "r")) {
-		br->bdu = asm_tok_word(lx, "a") ? QPU_V3DX_DEST_ABS :
-						  QPU_V3DX_DEST_REL;
+		bdu = asm_tok_word(lx, "a") ? QPU_V3DX_DEST_ABS : QPU_V3DX_DEST_REL;
 		asm_lex_next(lx);
 		asm_expect(lx, ":");
 		if (!asm_tok_word(lx, "unif"))
-			fail(l, "expected 'unif' after '%s:'",
-			     br->bdu ? "r" : "a");
+			fail(l, "expected 'unif' after '%s:'", bdu ? "r" : "a");
 		asm_lex_next(lx);
 	} else if (asm_tok_word(lx, "lri")) {
-		br->bdu = QPU_V3DX_DEST_LINK_REG;
+		bdu = QPU_V3DX_DEST_LINK_REG;
 		asm_lex_next(lx);
 	} else {
 		asm_tok_text(lx, text, sizeof(text));
 		n = lx->tok.kind == T_IDENT ? regfile_num(text) : -1;
 		if (n < 0)
 			fail(l, "the uniform target is a:unif, r:unif, lri or rfN");
-		if (br->bdi == QPU_V3DX_DEST_REGFILE && n != br->raddr_a)
-			fail(l, "both targets read raddr_a: rf%u and rf%d differ",
-			     br->raddr_a, n);
-		br->bdu = QPU_V3DX_DEST_REGFILE;
-		br->raddr_a = n;
-		asm_lex_next(lx);
+		bdu = QPU_V3DX_DEST_REGFILE;
+		rf = n < 0 ? 0 : n;
 	}
+	if (l->b.in.is_branch)
+		check(l, qpu_v3dx_build_branch_unif(&l->b, bdu, rf));
+	if (bdu == QPU_V3DX_DEST_REGFILE)
+		asm_lex_next(lx);
 	asm_expect_end(lx);
 }
 
@@ -440,6 +443,7 @@ void asm_v3dx_assemble_instr(struct lexer *lx, int gen, uint64_t pc,
 			     uint64_t *word)
 {
 	struct v3dx_line l = { .lx = lx, .gen = (enum qpu_v3dx_gen)gen };
+	struct qpu_v3dx_branch mnemonic = { 0 };
 	char text[NAME_LEN];
 	unsigned int col = lx->tok.col;
 
@@ -447,8 +451,8 @@ void asm_v3dx_assemble_instr(struct lexer *lx, int gen, uint64_t pc,
 	asm_tok_text(lx, text, sizeof(text));
 	if (!parse_alu(&l, false)) {
 		if (lx->tok.kind == T_IDENT &&
-		    branch_mnemonic(text, &l.b.in.br)) {
-			parse_branch(&l, pc);
+		    branch_mnemonic(text, &mnemonic)) {
+			parse_branch(&l, pc, &mnemonic);
 			goto encode;
 		}
 		if (lx->tok.kind == T_IDENT && parse_alu(&l, true))

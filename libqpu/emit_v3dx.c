@@ -28,7 +28,12 @@ _Static_assert(SAME(QPU_V3D_COND_IFNB + 1, QPU_V3DX_COND_COUNT) &&
 	       SAME(QPU_V3D_UF_NORC + 1, QPU_V3DX_UF_COUNT) &&
 	       SAME(QPU_V3D_PACK_H + 1, QPU_V3DX_PACK_COUNT) &&
 	       SAME(QPU_V3D_UNPACK_IH + 1, QPU_V3DX_UNPACK_COUNT) &&
-	       SAME(QPU_V3D_BR_ALLNA + 1, QPU_V3DX_BR_COND_COUNT), "fields");
+	       SAME(QPU_V3D_BR_ALLNA + 1, QPU_V3DX_BR_COND_COUNT) &&
+	       SAME(QPU_V3D_MSFIGN_Q + 1, QPU_V3DX_MSFIGN_COUNT), "fields");
+_Static_assert(SAME(QPU_V3D_BR_DEST_ABS, QPU_V3DX_DEST_ABS) &&
+	       SAME(QPU_V3D_BR_DEST_REL, QPU_V3DX_DEST_REL) &&
+	       SAME(QPU_V3D_BR_DEST_LRI, QPU_V3DX_DEST_LINK_REG) &&
+	       SAME(QPU_V3D_BR_DEST_RF, QPU_V3DX_DEST_REGFILE), "branch targets");
 _Static_assert(SAME(QPU_V3D_SIG_THRSW, QPU_V3DX_SIG_THRSW) &&
 	       SAME(QPU_V3D_SIG_LDTMU, QPU_V3DX_SIG_LDTMU) &&
 	       SAME(QPU_V3D_SIG_ROT, QPU_V3DX_SIG_ROT) &&
@@ -455,23 +460,15 @@ QPU_API void qpu_v3d_emit_ldtmu(struct qpu_v3d_emit *e, struct qpu_v3d_reg d)
 
 /* ---- branches, labels, words --------------------------------------------- */
 
+/* Open a branch on @cond to @dest (@offset or rf@rf), patched to @label. */
 static void branch(struct qpu_v3d_emit *e, enum qpu_v3d_br_cond cond,
-		   long label, int32_t offset)
+		   enum qpu_v3d_br_dest dest, long label, int32_t offset,
+		   unsigned int rf)
 {
-	struct qpu_v3dx_branch *br = &e->cur.b.in.br;
-
-	if ((unsigned int)cond >= QPU_V3DX_BR_COND_COUNT) {
-		fail(e, "branch condition %d does not exist", (int)cond);
+	if (!qpu_v3dx_build_branch(&e->cur.b, cond, dest, (u32)offset, rf)) {
+		fail(e, "%s", e->cur.b.msg);
 		return;
 	}
-	if (offset & 7) {
-		fail(e, "branch offset %d is not a multiple of 8", (int)offset);
-		return;
-	}
-	e->cur.b.in.is_branch = true;
-	br->cond = cond;
-	br->bdi = QPU_V3DX_DEST_REL;
-	br->offset = (u32)offset;
 	e->cur.label = label;
 }
 
@@ -484,7 +481,7 @@ QPU_API void qpu_v3d_emit_branch(struct qpu_v3d_emit *e,
 		return;
 	l = emit_prog_label_ref(&e->prog, label, e->prog.nwords);
 	if (l >= 0)
-		branch(e, cond, l, 0);
+		branch(e, cond, QPU_V3D_BR_DEST_REL, l, 0, 0);
 }
 
 QPU_API void qpu_v3d_emit_branch_offset(struct qpu_v3d_emit *e,
@@ -492,7 +489,83 @@ QPU_API void qpu_v3d_emit_branch_offset(struct qpu_v3d_emit *e,
 					int32_t offset)
 {
 	if (begin(e, OPEN_BRANCH))
-		branch(e, cond, -1, offset);
+		branch(e, cond, QPU_V3D_BR_DEST_REL, -1, offset, 0);
+}
+
+QPU_API void qpu_v3d_emit_branch_abs(struct qpu_v3d_emit *e,
+				     enum qpu_v3d_br_cond cond, uint32_t addr)
+{
+	if (begin(e, OPEN_BRANCH))
+		branch(e, cond, QPU_V3D_BR_DEST_ABS, -1, (int32_t)addr, 0);
+}
+
+QPU_API void qpu_v3d_emit_branch_lri(struct qpu_v3d_emit *e,
+				     enum qpu_v3d_br_cond cond)
+{
+	if (begin(e, OPEN_BRANCH))
+		branch(e, cond, QPU_V3D_BR_DEST_LRI, -1, 0, 0);
+}
+
+/* @r as the register a branch reads; false (and an error) if it is none. */
+static bool branch_rf(struct qpu_v3d_emit *e, const struct qpu_v3d_reg *r,
+		      const char *what, unsigned int *rf)
+{
+	if (r->kind != QPU_V3D_REG_RF || r->pack || r->unpack) {
+		fail(e, "%s is %s%s: it is rfN", what, kind_name(r),
+		     r->kind == QPU_V3D_REG_RF ? " with a pack or unpack" : "");
+		return false;
+	}
+	*rf = r->addr;
+	return true;
+}
+
+QPU_API void qpu_v3d_emit_branch_reg(struct qpu_v3d_emit *e,
+				     enum qpu_v3d_br_cond cond,
+				     struct qpu_v3d_reg r)
+{
+	unsigned int rf;
+
+	if (begin(e, OPEN_BRANCH) && branch_rf(e, &r, "the branch target", &rf))
+		branch(e, cond, QPU_V3D_BR_DEST_RF, -1, 0, rf);
+}
+
+/* The open branch, for @what; false (and an error) if none. */
+static bool open_branch(struct qpu_v3d_emit *e, const char *what)
+{
+	if (e->prog.err)
+		return false;
+	if (e->prog.finished) {
+		fail(e, "the program is finished");
+		return false;
+	}
+	if (e->cur.kind != OPEN_BRANCH) {
+		fail(e, "%s: there is no open branch to add it to", what);
+		return false;
+	}
+	return true;
+}
+
+QPU_API void qpu_v3d_emit_branch_msfign(struct qpu_v3d_emit *e,
+					enum qpu_v3d_msfign msfign)
+{
+	if (open_branch(e, "msfign") &&
+	    !qpu_v3dx_build_branch_msfign(&e->cur.b, msfign))
+		fail(e, "%s", e->cur.b.msg);
+}
+
+QPU_API void qpu_v3d_emit_branch_unif(struct qpu_v3d_emit *e,
+				      enum qpu_v3d_br_dest dest,
+				      struct qpu_v3d_reg r)
+{
+	unsigned int rf = 0;
+
+	if (!open_branch(e, "the uniform target"))
+		return;
+	if (dest == QPU_V3D_BR_DEST_RF &&
+	    !branch_rf(e, &r, "the uniform target", &rf))
+		return;
+	if (!qpu_v3dx_build_branch_unif(&e->cur.b, dest, rf))
+		fail(e, "%s", e->cur.b.msg);
 }
 
 QPU_API void qpu_v3d_emit_label(struct qpu_v3d_emit *e, const char *name)

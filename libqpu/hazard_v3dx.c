@@ -47,7 +47,12 @@ static const struct {
 	[R(DELAY_SHORT)] = { "delay-short",
 		"delay slots of a branch or the thread end past the last word" },
 	[R(INVALID_WORD)] = { "invalid-word", "a word that is no instruction" },
+	[R(TMU_FIFO_OVERFLOW)] = { "tmu-fifo-overflow",
+		"more ldtmu after a TMU request than the output FIFO holds" },
 };
+
+/* TMU output FIFO entries of a QPU, shared by its threads (Mesa: [N]). */
+#define TMU_OUTPUT_FIFO	16
 
 const char *qpu_hazard_v3d_rule_name(unsigned int rule)
 {
@@ -233,7 +238,8 @@ int qpu_hazard_v3d_check(int gen, const uint64_t *words, size_t n,
 	struct scan s = { .gen = (enum qpu_v3dx_gen)gen, .rules = rule_mask,
 			  .cb = cb, .ctx = ctx };
 	long last_branch = -10, last_thrsw = -10, last_sfu = -10;
-	long thrend = -1, first_request = -1;
+	long thrend = -1, first_request = -1, last_request = -1;
+	unsigned int fifo_depth, reads_since_request = 0;
 	bool last_thrsw_found = true, prev_ldvary = false;
 	bool rtop_valid = false, rtop_hazard = false;
 	struct qpu_v3dx_instr in;
@@ -243,8 +249,14 @@ int qpu_hazard_v3d_check(int gen, const uint64_t *words, size_t n,
 
 	if ((gen != QPU_GEN_V3D42 && gen != QPU_GEN_V3D71) ||
 	    (rule_mask & ~QPU_HAZARD_V3D_ALL_RULES) ||
-	    (flags & ~QPU_HAZARD_PARTIAL) || (!words && n))
+	    (flags & ~(QPU_HAZARD_PARTIAL | QPU_HAZARD_V3D_THREADS_2 |
+		       QPU_HAZARD_V3D_THREADS_4)) ||
+	    ((flags & QPU_HAZARD_V3D_THREADS_2) &&
+	     (flags & QPU_HAZARD_V3D_THREADS_4)) || (!words && n))
 		return -EINVAL;
+	fifo_depth = TMU_OUTPUT_FIFO /
+		     (flags & QPU_HAZARD_V3D_THREADS_4 ? 4 :
+		      flags & QPU_HAZARD_V3D_THREADS_2 ? 2 : 1);
 
 	/* A thrsw pair marks the last thrsw: the thread end comes after it. */
 	for (i = 0; i + 1 < n; i++) {
@@ -340,8 +352,24 @@ int qpu_hazard_v3d_check(int gen, const uint64_t *words, size_t n,
 		if ((sig & QPU_V3DX_SIG_LDTMU) && first_request < 0)
 			report(&s, i, QPU_HAZARD_NO_REF, R(TMU_LOAD_EMPTY),
 			       "ldtmu with no TMU request written before it");
-		if (first_request < 0 && writes_magic(&in, is_tmu_request))
-			first_request = ip;
+		/*
+		 * The reads after the last request are all of results queued
+		 * by then: at least that many FIFO entries. A request in the
+		 * same instruction comes after its ldtmu.
+		 */
+		if ((sig & QPU_V3DX_SIG_LDTMU) && first_request >= 0 &&
+		    ++reads_since_request == fifo_depth + 1) {
+			snprintf(msg, sizeof(msg), "ldtmu number %u since the TMU "
+				 "request: the output FIFO holds %u per thread",
+				 reads_since_request, fifo_depth);
+			report(&s, i, last_request, R(TMU_FIFO_OVERFLOW), msg);
+		}
+		if (writes_magic(&in, is_tmu_request)) {
+			if (first_request < 0)
+				first_request = ip;
+			last_request = ip;
+			reads_since_request = 0;
+		}
 
 		if (sig & QPU_V3DX_SIG_THRSW) {
 			if (ip - last_branch < 4)

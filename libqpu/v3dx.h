@@ -78,6 +78,19 @@ bool qpu_v3dx_build_dst(struct qpu_v3dx_build *b, bool mul, unsigned int waddr,
 bool qpu_v3dx_build_sig(struct qpu_v3dx_build *b, u32 bit, int addr, bool magic);
 /* 4.2's rot signal by @amount, -16..15 without 0 (0 means by r5). */
 bool qpu_v3dx_build_rot(struct qpu_v3dx_build *b, int amount);
+/*
+ * A branch on @cond to @bdi (an enum qpu_v3dx_branch_dest): @offset for an
+ * absolute or relative one (a multiple of 8), rf@rf for the register file
+ * (raddr_a). The uniform stream stays unless qpu_v3dx_build_branch_unif()
+ * moves it to @bdu as well (rf@rf for the register file, which shares
+ * raddr_a with the instruction target).
+ */
+bool qpu_v3dx_build_branch(struct qpu_v3dx_build *b, unsigned int cond,
+			   unsigned int bdi, u32 offset, unsigned int rf);
+bool qpu_v3dx_build_branch_msfign(struct qpu_v3dx_build *b,
+				  unsigned int msfign);
+bool qpu_v3dx_build_branch_unif(struct qpu_v3dx_build *b, unsigned int bdu,
+				unsigned int rf);
 /* Signal code, canonical form and the core's encoder. */
 bool qpu_v3dx_build_encode(struct qpu_v3dx_build *b, u64 *word);
 

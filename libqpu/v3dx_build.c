@@ -221,6 +221,91 @@ bool qpu_v3dx_build_sig(struct qpu_v3dx_build *b, u32 bit, int addr, bool magic)
 	return true;
 }
 
+bool qpu_v3dx_build_branch(struct qpu_v3dx_build *b, unsigned int cond,
+			   unsigned int bdi, u32 offset, unsigned int rf)
+{
+	struct qpu_v3dx_branch *br = &b->in.br;
+
+	if (cond >= QPU_V3DX_BR_COND_COUNT)
+		return refuse(b, "branch condition %u does not exist", cond);
+	if (bdi > QPU_V3DX_DEST_REGFILE)
+		return refuse(b, "branch destination %u does not exist", bdi);
+	if (bdi == QPU_V3DX_DEST_REL && (offset & 7))
+		return refuse(b, "branch offset %d is not a multiple of 8",
+			      (int)offset);
+	if (bdi == QPU_V3DX_DEST_ABS && (offset & 7))
+		return refuse(b, "branch address 0x%x is not a multiple of 8",
+			      offset);
+	if (bdi == QPU_V3DX_DEST_REGFILE && rf >= 64)
+		return refuse(b, "rf%u: the register file has rf0..rf63", rf);
+	b->in.is_branch = true;
+	br->cond = cond;
+	br->bdi = bdi;
+	br->offset = bdi <= QPU_V3DX_DEST_REL ? offset : 0;
+	if (bdi == QPU_V3DX_DEST_REGFILE)
+		br->raddr_a = rf;
+	return true;
+}
+
+bool qpu_v3dx_build_branch_msfign(struct qpu_v3dx_build *b,
+				  unsigned int msfign)
+{
+	if (!b->in.is_branch)
+		return refuse(b, "msfign: the instruction is no branch");
+	if (msfign >= QPU_V3DX_MSFIGN_COUNT)
+		return refuse(b, "msfign %u does not exist", msfign);
+	if (b->in.br.msfign)
+		return refuse(b, "msfign given twice");
+	b->in.br.msfign = msfign;
+	return true;
+}
+
+bool qpu_v3dx_build_branch_unif(struct qpu_v3dx_build *b, unsigned int bdu,
+				unsigned int rf)
+{
+	struct qpu_v3dx_branch *br = &b->in.br;
+
+	if (!b->in.is_branch)
+		return refuse(b, "the uniform target: the instruction is no branch");
+	if (br->ub)
+		return refuse(b, "the uniform target is given twice");
+	if (bdu > QPU_V3DX_DEST_REGFILE)
+		return refuse(b, "uniform destination %u does not exist", bdu);
+	if (bdu == QPU_V3DX_DEST_REGFILE) {
+		if (rf >= 64)
+			return refuse(b, "rf%u: the register file has rf0..rf63", rf);
+		if (br->bdi == QPU_V3DX_DEST_REGFILE && rf != br->raddr_a)
+			return refuse(b, "both targets read raddr_a: rf%u and "
+				      "rf%u differ", br->raddr_a, rf);
+		br->raddr_a = rf;
+	}
+	br->ub = true;
+	br->bdu = bdu;
+	return true;
+}
+
+/*
+ * The encoder swaps the operands of fadd/faddnf and fmin/fmax into the
+ * order that selects the opcode, after the canonical form gave 4.2's read
+ * addresses out in the old order ("fadd r4, rf46, rf21.abs"): canonicalize
+ * the word once more, so that it is the one its disassembly assembles to.
+ */
+static void settle(enum qpu_v3dx_gen gen, u64 *word)
+{
+	struct qpu_v3dx_instr in;
+	u64 again;
+	int pass;
+
+	for (pass = 0; pass < 3; pass++) {
+		if (qpu_v3dx_decode(gen, *word, &in) != QPU_V3DX_VALID)
+			return;
+		qpu_v3dx_canonicalize(gen, &in);
+		if (qpu_v3dx_encode(gen, &in, &again) || again == *word)
+			return;
+		*word = again;
+	}
+}
+
 bool qpu_v3dx_build_encode(struct qpu_v3dx_build *b, u64 *word)
 {
 	int code;
@@ -237,5 +322,6 @@ bool qpu_v3dx_build_encode(struct qpu_v3dx_build *b, u64 *word)
 	if (qpu_v3dx_encode(b->gen, &b->in, word))
 		return refuse(b, "no %s encoding has these operands, flags and "
 			      "modifiers together", QPU_V3DX_GEN_NAME(b->gen));
+	settle(b->gen, word);
 	return true;
 }

@@ -24,6 +24,7 @@ const char tool_name[] = TOOL_NAME;
 #include <qpu.h>
 #include <qpu_dis.h>
 #include <qpu_hazard.h>
+#include <qpu_hazard_v3d.h>
 
 #include "die.h"
 #include "hazard-rules.h"
@@ -57,6 +58,8 @@ static void usage(FILE *out)
 		"  -x, --hex         input is hex text: 0xLOW, 0xHIGH, per instruction\n"
 		"  -p, --partial     the code is part of a program: skip the rules\n"
 		"                    about its start and end\n"
+		"  -t, --threads=N   V3D: the program runs N threads per QPU (1, the\n"
+		"                    default, 2 or 4), which share the TMU FIFO\n"
 		"  -Wno-RULE         do not apply RULE\n"
 		"  -WRULE            apply only the rules named with -W (repeatable)\n"
 		"  -q, --quiet       print findings without the disassembly\n"
@@ -91,13 +94,14 @@ static void parse_config(int argc, char **argv, struct config *cfg)
 		{ "machine", required_argument, NULL, 'm' },
 		{ "partial", no_argument, NULL, 'p' },
 		{ "quiet", no_argument, NULL, 'q' },
+		{ "threads", required_argument, NULL, 't' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const struct qpu_rule_set *set;
 	uint64_t only = 0, off = 0;
 	bool list = false;
-	int i, j, opt, nw = 0;
+	int i, j, opt, nw = 0, threads = 1;
 	char **wargs;
 
 	memset(cfg, 0, sizeof(*cfg));
@@ -122,7 +126,7 @@ static void parse_config(int argc, char **argv, struct config *cfg)
 	argc = j;
 	argv[argc] = NULL;
 
-	while ((opt = getopt_long(argc, argv, "bhlm:pqVx", longopts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "bhlm:pqt:Vx", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'b':
 			cfg->format = QPU_WORDFILE_BINARY;
@@ -145,6 +149,12 @@ static void parse_config(int argc, char **argv, struct config *cfg)
 		case 'q':
 			cfg->quiet = true;
 			break;
+		case 't':
+			if (strcmp(optarg, "1") && strcmp(optarg, "2") &&
+			    strcmp(optarg, "4"))
+				die("threads '%s': 1, 2 or 4", optarg);
+			threads = atoi(optarg);
+			break;
 		case 'V':
 			printf("qpu-check (libqpu) %s\n", qpu_version());
 			exit(EXIT_SUCCESS);
@@ -156,6 +166,11 @@ static void parse_config(int argc, char **argv, struct config *cfg)
 			exit(EXIT_FAILURE);
 		}
 	}
+	if (threads > 1 && cfg->gen == QPU_GEN_VC4)
+		die("--threads is for V3D code (-m v3d42 or v3d71)");
+	if (threads > 1)
+		cfg->flags |= threads == 2 ? QPU_HAZARD_V3D_THREADS_2 :
+					     QPU_HAZARD_V3D_THREADS_4;
 	set = qpu_rule_set_of(cfg->gen);
 	if (list) {
 		list_rules(set);

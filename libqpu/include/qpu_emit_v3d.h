@@ -290,6 +290,26 @@ enum qpu_v3d_br_cond {
 	QPU_V3D_BR_ANYNA, QPU_V3D_BR_ANYA, QPU_V3D_BR_ALLNA,
 };
 
+/*
+ * Where a branch goes, and where qpu_v3d_emit_branch_unif() moves the
+ * uniform stream (Mesa's bdi and bdu).
+ */
+enum qpu_v3d_br_dest {
+	QPU_V3D_BR_DEST_ABS,	/* an address ("zero_addr+0x..."); for the
+				 * stream, an address read from it ("a:unif") */
+	QPU_V3D_BR_DEST_REL,	/* relative ("-64"; for the stream "r:unif") */
+	QPU_V3D_BR_DEST_LRI,	/* the link register ("lri") */
+	QPU_V3D_BR_DEST_RF,	/* a register-file register ("rf5") */
+};
+
+/*
+ * Which elements' conditions a branch ignores when no multisample flag is
+ * set: none, the element's ("p"), its 2x2 quad's ("q", fragment shaders).
+ */
+enum qpu_v3d_msfign {
+	QPU_V3D_MSFIGN_NONE, QPU_V3D_MSFIGN_P, QPU_V3D_MSFIGN_Q,
+};
+
 /* --- the emitter --------------------------------------------------------- */
 
 /** struct qpu_v3d_emit - a V3D program being built (opaque) */
@@ -400,13 +420,38 @@ QPU_API void qpu_v3d_emit_ldtmu(struct qpu_v3d_emit *e, struct qpu_v3d_reg d);
  * offset counts from the end of them.
  * - qpu_v3d_emit_branch(): to @label, defined before or after ("b.anya
  *   loop");
- * - qpu_v3d_emit_branch_offset(): by @offset bytes, a multiple of 8.
+ * - qpu_v3d_emit_branch_offset(): by @offset bytes, a multiple of 8;
+ * - qpu_v3d_emit_branch_abs(): to address @addr, a multiple of 8
+ *   ("b  zero_addr+0x100");
+ * - qpu_v3d_emit_branch_lri(): to the link register ("b  lri");
+ * - qpu_v3d_emit_branch_reg(): to the address in register @r, an rfN
+ *   ("b  rf5").
+ * Each stays open for the modifiers that follow:
+ * - qpu_v3d_emit_branch_msfign(): the multisample-flag variant ("bp",
+ *   "b.anyaq"), once;
+ * - qpu_v3d_emit_branch_unif(): the uniform stream branches too ("bu"),
+ *   to @dest: "a:unif" and "r:unif" take the new address, absolute or
+ *   relative, from the next uniform; "lri"; or register @r ("rf5"), which
+ *   must be the branch target's register if that is one too (both use one
+ *   read address). @r is ignored for the other targets. Once.
  */
 QPU_API void qpu_v3d_emit_branch(struct qpu_v3d_emit *e,
 				 enum qpu_v3d_br_cond cond, const char *label);
 QPU_API void qpu_v3d_emit_branch_offset(struct qpu_v3d_emit *e,
 					enum qpu_v3d_br_cond cond,
 					int32_t offset);
+QPU_API void qpu_v3d_emit_branch_abs(struct qpu_v3d_emit *e,
+				     enum qpu_v3d_br_cond cond, uint32_t addr);
+QPU_API void qpu_v3d_emit_branch_lri(struct qpu_v3d_emit *e,
+				     enum qpu_v3d_br_cond cond);
+QPU_API void qpu_v3d_emit_branch_reg(struct qpu_v3d_emit *e,
+				     enum qpu_v3d_br_cond cond,
+				     struct qpu_v3d_reg r);
+QPU_API void qpu_v3d_emit_branch_msfign(struct qpu_v3d_emit *e,
+					enum qpu_v3d_msfign msfign);
+QPU_API void qpu_v3d_emit_branch_unif(struct qpu_v3d_emit *e,
+				      enum qpu_v3d_br_dest dest,
+				      struct qpu_v3d_reg r);
 
 /* A label for the next instruction: any name but "" (and NULL). */
 QPU_API void qpu_v3d_emit_label(struct qpu_v3d_emit *e, const char *name);

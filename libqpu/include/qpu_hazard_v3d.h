@@ -16,7 +16,10 @@
  * DOC: rules
  *
  * Sources: [M] Mesa's src/broadcom/compiler/qpu_validate.c (Mesa 25.0),
- * the checks its compiler runs on every shader; [Q] this library (facts
+ * the checks its compiler runs on every shader; [N] Mesa's
+ * src/broadcom/compiler/v3d_compiler.h (MAX_TMU_QUEUE_SIZE) and
+ * nir_to_vir.c (ntq_tmu_fifo_overflow()), the TMU pipelining limits its
+ * compiler keeps; [Q] this library (facts
  * of the encoding or of the job model). "Within N" counts instructions
  * executed after the earlier one: 1 is the next instruction.
  *
@@ -50,6 +53,13 @@
  *                        thread switch, which clears it [M]
  * tmu-load-empty         ldtmu before any TMU request write: a load with
  *                        nothing queued stalls for ever [Q]
+ * tmu-fifo-overflow      more ldtmu after the last TMU request write than
+ *                        the TMU output FIFO holds per thread: 16 entries
+ *                        shared by the threads of a QPU, 16 / threads each
+ *                        (the flags below give the threads; 1 if none
+ *                        does). Every result read after the last request
+ *                        is queued by then, and the output FIFO cannot
+ *                        stall [N]
  * thrend-missing         no thread end (program-end thrsw) [M]
  * delay-short            a branch or the thread end has its delay slots
  *                        past the last word [Q]
@@ -88,11 +98,19 @@ enum qpu_hazard_v3d_rule {
 	QPU_HAZARD_V3D_THREND_MISSING,
 	QPU_HAZARD_V3D_DELAY_SHORT,
 	QPU_HAZARD_V3D_INVALID_WORD,
+	QPU_HAZARD_V3D_TMU_FIFO_OVERFLOW,
 	QPU_HAZARD_V3D_NUM_RULES
 };
 
 #define QPU_HAZARD_V3D_ALL_RULES \
 	(QPU_HAZARD_RULE_BIT(QPU_HAZARD_V3D_NUM_RULES) - 1)
+
+/*
+ * Flags of qpu_hazard_v3d_check() besides QPU_HAZARD_PARTIAL: the program
+ * runs 2 or 4 threads per QPU (at most one of them; none: 1 thread).
+ */
+#define QPU_HAZARD_V3D_THREADS_2	(1u << 8)
+#define QPU_HAZARD_V3D_THREADS_4	(1u << 9)
 
 /**
  * qpu_hazard_v3d_check() - check V3D code for hazards
@@ -101,7 +119,8 @@ enum qpu_hazard_v3d_rule {
  * @n: number of words
  * @rules: a mask of QPU_HAZARD_RULE_BIT()s of enum qpu_hazard_v3d_rule,
  *	or QPU_HAZARD_V3D_ALL_RULES
- * @flags: 0 or QPU_HAZARD_PARTIAL (skip thrend-missing and delay-short)
+ * @flags: 0 or QPU_HAZARD_PARTIAL (skip thrend-missing and delay-short),
+ *	and at most one of QPU_HAZARD_V3D_THREADS_2 and _4
  * @cb: called per finding (struct qpu_hazard, rule ids of this header),
  *	may be NULL to count only
  * @ctx: passed to @cb

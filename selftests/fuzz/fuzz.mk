@@ -12,6 +12,9 @@
 #                invalid and non-canonical ones, and assembles back
 #   fuzz-v3dx-asm  any V3D source (first byte: the generation): as fuzz-asm,
 #                the words through the V3D disassembler and back
+#   fuzz-v3dx-emit  any sequence of V3D emitter calls (first byte: the
+#                generation): errors sticky and complete, finished programs
+#                canonical and back through disassembly and assembly
 #   fuzz-emu     any words run on 1..12 QPUs with an instruction budget:
 #                a defined ending, no access outside translate(), the same
 #                state with the predecode cache (and its fast paths) off
@@ -39,7 +42,7 @@
 FUZZ_TIME ?= 40
 FUZZ_MAX_LEN ?= 4096
 FUZZ_CLANG ?= clang
-FUZZ_NAMES := asm disasm emu v3dx-disasm v3dx-asm
+FUZZ_NAMES := asm disasm emu v3dx-disasm v3dx-asm v3dx-emit
 
 .PHONY: check-fuzz fuzz-build fuzz-run
 

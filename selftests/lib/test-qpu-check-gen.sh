@@ -5,7 +5,7 @@
 # with an SFU write in a thrsw delay slot is reported (exit 1, the rule
 # named, the word in Mesa's syntax); moved one slot later it is clean (exit
 # 0); -l lists the V3D rules; -W takes V3D rule names only with -m; an
-# unknown machine exits 1. Needs QPU_DIS (qpu-as and qpu-check beside it).
+# unknown machine exits 1; -t sets the threads that share the TMU FIFO. Needs QPU_DIS (qpu-as and qpu-check beside it).
 
 : "${QPU_DIS:?QPU_DIS must name the qpu-dis binary}"
 bin=$(dirname "$QPU_DIS")
@@ -74,6 +74,27 @@ elif grep -q "qpu-check: unknown machine 'vc5'" "$tmp/err"; then
 	ok
 else
 	fail "unknown machine: $(cat "$tmp/err")"
+fi
+
+# -t: 5 TMU results read after one request fit 1 thread's FIFO share, not 4's
+{ echo 'or tmua, rf1, rf1 ; nop'
+  for i in 1 2 3 4 5; do echo 'nop ; nop ; ldtmu.rf2'; done
+  echo "$end"; } >"$tmp/fifo.s"
+"$bin/qpu-as" -m v3d42 -f hex -o "$tmp/fifo.hex" "$tmp/fifo.s" || fail "assemble fifo.s"
+if "$bin/qpu-check" -m v3d42 -t 2 "$tmp/fifo.hex" >/dev/null 2>&1 &&
+   ! "$bin/qpu-check" -m v3d42 -t 4 "$tmp/fifo.hex" >"$tmp/out" 2>&1 &&
+   grep -q "word 5 .*\[tmu-fifo-overflow\]" "$tmp/out"; then
+	ok
+else
+	fail "-t: $(cat "$tmp/out")"
+fi
+if "$bin/qpu-check" -t 3 -m v3d42 "$tmp/fifo.hex" >/dev/null 2>"$tmp/err" ||
+   ! grep -q "threads '3': 1, 2 or 4" "$tmp/err" ||
+   "$bin/qpu-check" -t 2 "$tmp/fifo.hex" >/dev/null 2>"$tmp/err" ||
+   ! grep -q "is for V3D code" "$tmp/err"; then
+	fail "-t refusals: $(cat "$tmp/err")"
+else
+	ok
 fi
 
 echo "test-qpu-check-gen: $passed passed, $failed failed"

@@ -195,6 +195,129 @@ T_TEST(same_as_text_v3d71)
 	test_same_as_text(QPU_GEN_V3D71);
 }
 
+/* Every branch target, uniform-stream target and msfign variant. */
+static const char branches_text[] =
+	"	b  zero_addr+0x100\n"
+	"	b.anya  lri\n"
+	"	b.na0  rf5\n"
+	"	bu  rf3, rf3\n"
+	"	bu.a0  lri, a:unif\n"
+	"	bup  -8, r:unif\n"
+	"	bu.alla  zero_addr+0x40, lri\n"
+	"	bu.anyna  lri, rf63\n"
+	"	b.anyaq  rf7\n"
+	"	bq  out\n"
+	"	bu.allnap  16, rf9\n"
+	"	bu.a0q  rf2, r:unif\n"
+	"	bp  zero_addr+0xfffffff8\n"
+	"out:\n"
+	"	nop ; nop\n";
+
+static void test_branches(int gen)
+{
+	struct qpu_v3d_emit *e = qpu_v3d_emit_new(gen);
+
+	T_CHECK(e != NULL);
+	if (!e)
+		return;
+	qpu_v3d_emit_branch_abs(e, QPU_V3D_BR_ALWAYS, 0x100);
+	qpu_v3d_emit_branch_lri(e, QPU_V3D_BR_ANYA);
+	qpu_v3d_emit_branch_reg(e, QPU_V3D_BR_NA0, QPU_V3D_RF(5));
+	qpu_v3d_emit_branch_reg(e, QPU_V3D_BR_ALWAYS, QPU_V3D_RF(3));
+	qpu_v3d_emit_branch_unif(e, QPU_V3D_BR_DEST_RF, QPU_V3D_RF(3));
+	qpu_v3d_emit_branch_lri(e, QPU_V3D_BR_A0);
+	qpu_v3d_emit_branch_unif(e, QPU_V3D_BR_DEST_ABS, QPU_V3D_NONE);
+	qpu_v3d_emit_branch_offset(e, QPU_V3D_BR_ALWAYS, -8);
+	qpu_v3d_emit_branch_unif(e, QPU_V3D_BR_DEST_REL, QPU_V3D_NONE);
+	qpu_v3d_emit_branch_msfign(e, QPU_V3D_MSFIGN_P);
+	qpu_v3d_emit_branch_abs(e, QPU_V3D_BR_ALLA, 0x40);
+	qpu_v3d_emit_branch_unif(e, QPU_V3D_BR_DEST_LRI, QPU_V3D_NONE);
+	qpu_v3d_emit_branch_lri(e, QPU_V3D_BR_ANYNA);
+	qpu_v3d_emit_branch_unif(e, QPU_V3D_BR_DEST_RF, QPU_V3D_RF(63));
+	qpu_v3d_emit_branch_reg(e, QPU_V3D_BR_ANYA, QPU_V3D_RF(7));
+	qpu_v3d_emit_branch_msfign(e, QPU_V3D_MSFIGN_Q);
+	qpu_v3d_emit_branch(e, QPU_V3D_BR_ALWAYS, "out");
+	qpu_v3d_emit_branch_msfign(e, QPU_V3D_MSFIGN_Q);
+	qpu_v3d_emit_branch_offset(e, QPU_V3D_BR_ALLNA, 16);
+	qpu_v3d_emit_branch_msfign(e, QPU_V3D_MSFIGN_P);
+	qpu_v3d_emit_branch_unif(e, QPU_V3D_BR_DEST_RF, QPU_V3D_RF(9));
+	/* the modifiers in either order */
+	qpu_v3d_emit_branch_reg(e, QPU_V3D_BR_A0, QPU_V3D_RF(2));
+	qpu_v3d_emit_branch_unif(e, QPU_V3D_BR_DEST_REL, QPU_V3D_RF(60));
+	qpu_v3d_emit_branch_msfign(e, QPU_V3D_MSFIGN_Q);
+	qpu_v3d_emit_branch_abs(e, QPU_V3D_BR_ALWAYS, 0xfffffff8u);
+	qpu_v3d_emit_branch_msfign(e, QPU_V3D_MSFIGN_P);
+	qpu_v3d_emit_label(e, "out");
+	qpu_v3d_emit_nop(e);
+	same_words(gen, e, branches_text, 14, __LINE__);
+	qpu_v3d_emit_free(e);
+}
+
+T_TEST(branches_v3d42)
+{
+	test_branches(QPU_GEN_V3D42);
+}
+
+T_TEST(branches_v3d71)
+{
+	test_branches(QPU_GEN_V3D71);
+}
+
+/* The disassembler spells the new branches as the text above. */
+T_TEST(branches_disassemble)
+{
+	struct qpu_v3d_emit *e = qpu_v3d_emit_new(QPU_GEN_V3D71);
+	const uint64_t *w;
+	char buf[QPU_DIS_BUF_SIZE];
+	size_t n = 0;
+
+	T_CHECK(e != NULL);
+	if (!e)
+		return;
+	qpu_v3d_emit_branch_lri(e, QPU_V3D_BR_A0);
+	qpu_v3d_emit_branch_unif(e, QPU_V3D_BR_DEST_ABS, QPU_V3D_NONE);
+	qpu_v3d_emit_branch_reg(e, QPU_V3D_BR_ANYA, QPU_V3D_RF(7));
+	qpu_v3d_emit_branch_msfign(e, QPU_V3D_MSFIGN_Q);
+	T_EQ_U64(0, qpu_v3d_emit_finish(e));
+	w = qpu_v3d_emit_words(e, &n);
+	T_EQ_U64(2, n);
+	if (n == 2) {
+		qpu_dis_word_gen(QPU_GEN_V3D71, w[0], 0, 0, buf, sizeof(buf));
+		T_EQ_STR("bu.a0  lri, a:unif", buf);
+		qpu_dis_word_gen(QPU_GEN_V3D71, w[1], 8, 0, buf, sizeof(buf));
+		T_EQ_STR("b.anyaq  rf7", buf);
+	}
+	qpu_v3d_emit_free(e);
+}
+
+/*
+ * 4.2: an fadd whose operands the encoder swaps still gets its read
+ * addresses in the text order of the swapped form, so its disassembly is
+ * text, not a ".long" (found by fuzz-v3dx-emit).
+ */
+T_TEST(v42_swapped_operands_canonical)
+{
+	static const char text[] = "	fadd r4, rf46, rf21.abs ; nop\n";
+	struct qpu_v3d_emit *e = qpu_v3d_emit_new(QPU_GEN_V3D42);
+	char buf[QPU_DIS_BUF_SIZE];
+	const uint64_t *w;
+	size_t n = 0;
+
+	T_CHECK(e != NULL);
+	if (!e)
+		return;
+	qpu_v3d_emit_add(e, QPU_V3D_A_FADD, QPU_V3D_R4, QPU_V3D_RF(46),
+			 qpu_v3d_unpack(QPU_V3D_RF(21), QPU_V3D_UNPACK_ABS));
+	same_words(QPU_GEN_V3D42, e, text, 1, __LINE__);
+	w = qpu_v3d_emit_words(e, &n);
+	T_EQ_U64(1, n);
+	if (n == 1) {
+		qpu_dis_word_gen(QPU_GEN_V3D42, w[0], 0, 0, buf, sizeof(buf));
+		T_EQ_STR("fadd r4, rf21.abs, rf46       ; nop", buf);
+	}
+	qpu_v3d_emit_free(e);
+}
+
 /* 4.2 only: accumulators, shared read addresses, the SFU, rot. */
 static const char v42_text[] =
 	"	fadd r0, r1, rf2 ; fmul r3, rf2, r4\n"
@@ -519,6 +642,56 @@ T_TEST(refusals)
 	    qpu_v3d_emit_nop(e), qpu_v3d_emit_label(e, NULL));
 	BAD(V71, 0, "a label needs a name",
 	    qpu_v3d_emit_branch(e, QPU_V3D_BR_ALWAYS, NULL));
+
+	/* absolute, register and uniform-stream branches, msfign */
+	BAD(V71, 0, "branch address 0x104 is not a multiple of 8",
+	    qpu_v3d_emit_branch_abs(e, QPU_V3D_BR_ALWAYS, 0x104));
+	BAD(V42, 0, "branch condition 9 does not exist",
+	    qpu_v3d_emit_branch_lri(e, (enum qpu_v3d_br_cond)9));
+	BAD(V71, 0, "the branch target is a small immediate: it is rfN",
+	    qpu_v3d_emit_branch_reg(e, QPU_V3D_BR_ALWAYS, qpu_v3d_imm(1)));
+	BAD(V42, 0, "the branch target is an accumulator: it is rfN",
+	    qpu_v3d_emit_branch_reg(e, QPU_V3D_BR_ALWAYS, QPU_V3D_R0));
+	BAD(V71, 0, "the branch target is a magic address: it is rfN",
+	    qpu_v3d_emit_branch_reg(e, QPU_V3D_BR_ALWAYS, QPU_V3D_TMUA));
+	BAD(V71, 0, "the branch target is a register-file register with a "
+	    "pack or unpack",
+	    qpu_v3d_emit_branch_reg(e, QPU_V3D_BR_ALWAYS,
+				    qpu_v3d_unpack(RF(1), QPU_V3D_UNPACK_ABS)));
+	BAD(V71, 0, "rf64: the register file has rf0..rf63",
+	    qpu_v3d_emit_branch_reg(e, QPU_V3D_BR_ALWAYS, RF(64)));
+	BAD(V71, 0, "msfign: there is no open branch",
+	    qpu_v3d_emit_nop(e), qpu_v3d_emit_branch_msfign(e, QPU_V3D_MSFIGN_P));
+	BAD(V71, 1, "msfign: there is no open branch",
+	    qpu_v3d_emit_branch_lri(e, QPU_V3D_BR_ALWAYS),
+	    qpu_v3d_emit_label(e, "x"),
+	    qpu_v3d_emit_branch_msfign(e, QPU_V3D_MSFIGN_P));
+	BAD(V71, 0, "msfign 3 does not exist",
+	    qpu_v3d_emit_branch_lri(e, QPU_V3D_BR_ALWAYS),
+	    qpu_v3d_emit_branch_msfign(e, (enum qpu_v3d_msfign)3));
+	BAD(V71, 0, "msfign given twice",
+	    qpu_v3d_emit_branch_lri(e, QPU_V3D_BR_ALWAYS),
+	    qpu_v3d_emit_branch_msfign(e, QPU_V3D_MSFIGN_P),
+	    qpu_v3d_emit_branch_msfign(e, QPU_V3D_MSFIGN_Q));
+	BAD(V71, 0, "the uniform target: there is no open branch",
+	    qpu_v3d_emit_raw(e, 0),
+	    qpu_v3d_emit_branch_unif(e, QPU_V3D_BR_DEST_LRI, QPU_V3D_NONE));
+	BAD(V42, 0, "the uniform target is given twice",
+	    qpu_v3d_emit_branch_lri(e, QPU_V3D_BR_ALWAYS),
+	    qpu_v3d_emit_branch_unif(e, QPU_V3D_BR_DEST_LRI, QPU_V3D_NONE),
+	    qpu_v3d_emit_branch_unif(e, QPU_V3D_BR_DEST_ABS, QPU_V3D_NONE));
+	BAD(V71, 0, "uniform destination 4 does not exist",
+	    qpu_v3d_emit_branch_lri(e, QPU_V3D_BR_ALWAYS),
+	    qpu_v3d_emit_branch_unif(e, (enum qpu_v3d_br_dest)4, QPU_V3D_NONE));
+	BAD(V71, 0, "both targets read raddr_a: rf3 and rf4 differ",
+	    qpu_v3d_emit_branch_reg(e, QPU_V3D_BR_ALWAYS, RF(3)),
+	    qpu_v3d_emit_branch_unif(e, QPU_V3D_BR_DEST_RF, RF(4)));
+	BAD(V71, 0, "the uniform target is nothing: it is rfN",
+	    qpu_v3d_emit_branch_lri(e, QPU_V3D_BR_ALWAYS),
+	    qpu_v3d_emit_branch_unif(e, QPU_V3D_BR_DEST_RF, QPU_V3D_NONE));
+	BAD(V71, 0, "a condition: there is no open ALU instruction",
+	    qpu_v3d_emit_branch_lri(e, QPU_V3D_BR_ALWAYS),
+	    qpu_v3d_emit_cond(e, QPU_V3D_COND_IFA));
 
 }
 

@@ -17,6 +17,12 @@
 	"nop ; nop ; thrsw\n" "nop ; nop ; thrsw\n" "nop ; nop\n" "nop ; nop\n" \
 	"nop ; nop ; thrsw\n" "nop ; nop\n" "nop ; nop\n"
 
+#define LDTMU4 \
+	"nop ; nop ; ldtmu.rf2\n" "nop ; nop ; ldtmu.rf2\n" \
+	"nop ; nop ; ldtmu.rf2\n" "nop ; nop ; ldtmu.rf2\n"
+#define LDTMU8	LDTMU4 LDTMU4
+#define LDTMU16	LDTMU8 LDTMU8
+
 #define G42	1
 #define G71	2
 
@@ -97,6 +103,11 @@ static const struct hazard_case {
 	{ QPU_HAZARD_V3D_INVALID_WORD, G42 | G71, 0,
 	  ".long 0\n" END,
 	  "nop ; nop\n" END },
+	/* one thread: 16 entries; a second request starts a new count */
+	{ QPU_HAZARD_V3D_TMU_FIFO_OVERFLOW, G42 | G71, 17,
+	  "or tmua, rf1, rf1 ; nop\n" LDTMU16 "nop ; nop ; ldtmu.rf2\n" END,
+	  "or tmua, rf1, rf1 ; nop\n" LDTMU8 "or tmua, rf1, rf1 ; nop\n"
+	  LDTMU16 END },
 };
 
 struct seen {
@@ -118,8 +129,9 @@ static int collect(const struct qpu_hazard *h, void *ctx)
 	return 0;
 }
 
-/* Assemble @src for @gen and check it; -1 if it does not assemble. */
-static int check(int gen, const char *src, struct seen *s)
+/* Assemble @src for @gen and check it with @flags; -1 if it does not assemble. */
+static int check_flags(int gen, const char *src, unsigned int flags,
+		       struct seen *s)
 {
 	struct qpu_asm *as = qpu_asm_new();
 	const uint64_t *words;
@@ -132,11 +144,41 @@ static int check(int gen, const char *src, struct seen *s)
 	if (!qpu_asm_set_gen(as, gen) && !qpu_asm_string(as, "case", src)) {
 		n = qpu_asm_words(as, &words);
 		found = qpu_hazard_v3d_check(gen, words, n,
-					     QPU_HAZARD_V3D_ALL_RULES, 0,
+					     QPU_HAZARD_V3D_ALL_RULES, flags,
 					     collect, s);
 	}
 	qpu_asm_free(as);
 	return found;
+}
+
+static int check(int gen, const char *src, struct seen *s)
+{
+	return check_flags(gen, src, 0, s);
+}
+
+/* The output FIFO per thread: 16 / threads entries. */
+T_TEST(tmu_fifo_threads)
+{
+	static const char five[] = "or tmua, rf1, rf1 ; nop\n" LDTMU4
+		"nop ; nop ; ldtmu.rf2\n" END;
+	static const char nine[] = "or tmua, rf1, rf1 ; nop\n" LDTMU8
+		"nop ; nop ; ldtmu.rf2\n" END;
+	static const char four[] = "or tmua, rf1, rf1 ; nop\n" LDTMU4 END;
+	static const char eight[] = "or tmua, rf1, rf1 ; nop\n" LDTMU8 END;
+	unsigned int bit = QPU_HAZARD_RULE_BIT(QPU_HAZARD_V3D_TMU_FIFO_OVERFLOW);
+	struct seen s;
+
+	T_EQ_U64(1, check_flags(QPU_GEN_V3D71, five, QPU_HAZARD_V3D_THREADS_4, &s));
+	T_CHECK((s.rules & bit) && s.word[QPU_HAZARD_V3D_TMU_FIFO_OVERFLOW] == 5);
+	T_EQ_U64(0, check_flags(QPU_GEN_V3D71, four, QPU_HAZARD_V3D_THREADS_4, &s));
+	T_EQ_U64(1, check_flags(QPU_GEN_V3D42, nine, QPU_HAZARD_V3D_THREADS_2, &s));
+	T_CHECK((s.rules & bit) && s.word[QPU_HAZARD_V3D_TMU_FIFO_OVERFLOW] == 9);
+	T_EQ_U64(0, check_flags(QPU_GEN_V3D42, eight, QPU_HAZARD_V3D_THREADS_2, &s));
+	T_EQ_U64(0, check_flags(QPU_GEN_V3D42, nine, 0, &s));
+	/* at most one thread count */
+	T_EQ_U64(-EINVAL, check_flags(QPU_GEN_V3D71, four,
+				      QPU_HAZARD_V3D_THREADS_2 |
+				      QPU_HAZARD_V3D_THREADS_4, &s));
 }
 
 T_TEST(rules)
