@@ -21,6 +21,7 @@
 #
 #   make check-fuzz                  each for FUZZ_TIME seconds (40), as CI does
 #   make check-fuzz FUZZ_TIME=600    longer; FUZZ_SEED=N fixes the seed
+#   make check-fuzz FUZZ_JOBS=1      one harness at a time (default: one per CPU)
 #   make check-fuzz FUZZ_ENGINE=standalone   gcc and driver.c, no libFuzzer
 #   make fuzz-build FUZZ_ENGINE=libfuzzer    build only; then, by hand:
 #       build/fuzz/libfuzzer/fuzz-asm -dict=selftests/fuzz/asm.dict \

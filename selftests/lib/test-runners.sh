@@ -10,7 +10,8 @@
 # testlib.h's runner of named cases (through testlib-sample, which fails on
 # purpose, found in QPU_TEST_BIN) prints a line per case, runs the cases
 # named, refuses an unknown name, and closes with its own line, which
-# run-tests.sh adds up.
+# run-tests.sh adds up. run-fuzz.sh reports parallel harnesses in order
+# and fails with any of them.
 
 here=$(cd "$(dirname "$0")/.." && pwd)
 tmp=$(mktemp -d) || exit 1
@@ -163,5 +164,23 @@ grep -qx '    PASS passes (2 checks)' "$tmp/out" || fail "run-tests: case lines 
 grep -qx 'FAIL crash (exit status 139)' "$tmp/out" || fail "run-tests: crash not failed"
 sh "$here/lib/run-tests.sh" "$tmp/ok.sh" >"$tmp/out" 2>&1 || fail "run-tests: one script: status $?"
 [ "$(tail -n 1 "$tmp/out")" = "1 passed, 0 failed" ] || fail "run-tests: one script: closing line"
+
+# run-fuzz.sh runs harnesses at once (FUZZ_JOBS) but reports them in order,
+# and one that fails (or is missing) fails the run whatever runs beside it.
+mkdir -p "$tmp/fz"
+printf '#!/bin/sh\nsleep 1\necho "stat::number_of_executed_units: 7"\n' >"$tmp/fz/fuzz-slow"
+printf '#!/bin/sh\necho "ERROR: boom"\nexit 3\n' >"$tmp/fz/fuzz-bad"
+printf '#!/bin/sh\nexit 0\n' >"$tmp/fz/fuzz-ok"
+chmod +x "$tmp/fz/"fuzz-*
+FUZZ_JOBS=2 FUZZ_TIME=1 sh "$here/fuzz/run-fuzz.sh" "$tmp/fz" "$tmp/fzwork" slow bad ok gone \
+	>"$tmp/out" 2>&1
+rc=$?
+[ "$rc" -ne 0 ] || fail "run-fuzz: exit status 0 with failed harnesses"
+[ "$(grep -c '^PASS\|^FAIL' "$tmp/out")" = 4 ] || fail "run-fuzz: not one line per harness"
+[ "$(sed -n 1p "$tmp/out")" = "PASS fuzz-slow (1s, 7 runs)" ] || fail "run-fuzz: order or runs"
+grep -q '^FAIL fuzz-bad (exit status 3' "$tmp/out" || fail "run-fuzz: failure not reported"
+grep -qx '    ERROR: boom' "$tmp/out" || fail "run-fuzz: failure's lines not shown"
+grep -q '^FAIL fuzz-gone' "$tmp/out" || fail "run-fuzz: missing harness not failed"
+[ "$(tail -n 1 "$tmp/out")" = "2 passed, 2 failed" ] || fail "run-fuzz: closing line"
 
 exit $failed
