@@ -8,8 +8,8 @@
  * A program's cases are named, as libgpiod's TEST_DEFINE: T_TEST(name) { }
  * defines one, T_MAIN() gives main() the shared runner (t_main), which runs
  * the cases named on the command line or all of them, a line for each, and
- * closes with "N passed, N failed[, N skipped]". The older form, a main()
- * calling functions and returning t_done(), still works.
+ * closes with "N passed, N failed[, N skipped]". Every program uses that
+ * runner, so every one prints the closing line its caller counts.
  */
 #ifndef QPU_TESTLIB_H
 #define QPU_TESTLIB_H
@@ -66,22 +66,6 @@ static inline void t_report(const char *file, int line, const char *what)
 		t_report(__FILE__, __LINE__, t_m_);			\
 	}								\
 } while (0)
-
-/* Call at the end of main(): prints a summary and gives the exit code. */
-static inline int t_done(const char *name)
-{
-	if (!t_checks) {
-		fprintf(stderr, "%s: no checks ran\n", name);
-		return T_EXIT_FAIL;
-	}
-	if (t_failures) {
-		fprintf(stderr, "%s: %lu of %lu checks failed\n", name,
-			t_failures, t_checks);
-		return T_EXIT_FAIL;
-	}
-	printf("%s: %lu checks passed\n", name, t_checks);
-	return T_EXIT_PASS;
-}
 
 /*
  * Named cases. T_TEST(id) { ... } defines case "id"; a constructor puts it
