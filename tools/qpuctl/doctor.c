@@ -201,7 +201,7 @@ static void doctor_read_log(struct doctor *d)
 static void check_module(struct doctor *d)
 {
 	char path[PATH_MAX], state[32], detail[DOCTOR_TEXT + 32];
-	const char *fix = "modprobe qpu (at boot: /etc/modules-load.d/qpu.conf, from kmod/qpu-modules-load.conf)";
+	const char *fix = "modprobe qpu (at every boot: echo qpu > /etc/modules-load.d/qpu.conf)";
 
 	doctor_path(d, path, sizeof(path), "/sys/module/qpu/initstate");
 	if (doctor_read_line(path, state, sizeof(state))) {
