@@ -8,7 +8,8 @@
  * the table shows its modelled time and throughput there (GFLOPS for
  * sgemm, memory GB/s for the others; labelled
  * modelled: a model's figures, not measurements; --no-model skips them).
- * Exits 1 if any kernel failed.
+ * Exits 1 if any kernel failed or the device cannot be opened, 2 on a
+ * usage error.
  */
 
 #include <errno.h>
@@ -22,6 +23,7 @@
 #include <qpu_kernels.h>
 
 #include "kernel-cases.h"
+#include "parse_num.h"
 
 static void usage(FILE *fp)
 {
@@ -74,7 +76,7 @@ static void model_case(struct qpu_kernels *emu, size_t i, unsigned int qpus,
 		snprintf(buf, size, "%10.1f %6.2f GFLOPS", ns / 1e3,
 			 ns ? r.flop / ns : 0.0);
 	else
-		snprintf(buf, size, "%10.1f %6.2f GB/s  ", ns / 1e3,
+		snprintf(buf, size, "%10.1f %6.2f GB/s", ns / 1e3,
 			 ns ? (double)bytes / ns : 0.0);
 }
 
@@ -94,7 +96,7 @@ int main(int argc, char **argv)
 	bool no_model = false;
 	size_t b;
 	struct qpu_dev *dev;
-	uint64_t have = 0;
+	uint64_t have = 0, n;
 	size_t i;
 	int c;
 
@@ -104,7 +106,12 @@ int main(int argc, char **argv)
 			path = optarg;
 			break;
 		case 'q':
-			qpus = (unsigned int)strtoul(optarg, NULL, 0);
+			if (!parse_u64(optarg, 1, QPU_JOB_MAX_QPUS, &n)) {
+				fprintf(stderr, "qpu-demo: bad QPU count '%s': expected 1 to %u\n",
+					optarg, QPU_JOB_MAX_QPUS);
+				return 2;
+			}
+			qpus = (unsigned int)n;
 			break;
 		case 1:
 			no_model = true;
@@ -123,10 +130,16 @@ int main(int argc, char **argv)
 			strerror(errno));
 		return 1;
 	}
-	if (!qpus) {
-		c = qpu_dev_get_param(dev, QPU_DEV_PARAM_NUM_QPUS, &have);
-		qpus = c ? 12 : (unsigned int)have;
+	if (qpu_dev_get_param(dev, QPU_DEV_PARAM_NUM_QPUS, &have))
+		have = 12;
+	if (qpus > have) {
+		fprintf(stderr, "qpu-demo: asked for %u QPUs, %s has %u\n", qpus,
+			qpu_dev_get_path(dev), (unsigned int)have);
+		qpu_dev_close(dev);
+		return 2;
 	}
+	if (!qpus)
+		qpus = (unsigned int)have;
 	kernels = qpu_kernels_new(dev);
 	if (!kernels) {
 		fprintf(stderr, "qpu-demo: %s\n", strerror(errno));
@@ -150,7 +163,7 @@ int main(int argc, char **argv)
 	printf("%-14s %-16s %-6s %14s %10s", "kernel", "size", "result",
 	       "instructions", "time ms");
 	if (!no_model)
-		printf(" %10s %-13s %10s %-13s", "Pi1 us", "  throughput", "Pi3 us",
+		printf(" %10s %-13s %10s %s", "Pi1 us", "  throughput", "Pi3 us",
 		       "  throughput");
 	printf("\n");
 	for (i = 0; i < kcase_count; i++) {
@@ -166,8 +179,9 @@ int main(int argc, char **argv)
 		for (b = 0; !no_model && b < MODEL_BOARDS; b++) {
 			char m[40];
 
+			/* pad every column but the last: no trailing blanks */
 			model_case(model[b], i, qpus, m, sizeof(m));
-			printf(" %s", m);
+			printf(b + 1 < MODEL_BOARDS ? " %-24s" : " %s", m);
 		}
 		printf("\n");
 		if (!r.ok) {

@@ -30,6 +30,7 @@ const char tool_name[] = TOOL_NAME;
 #include <qpu_emulator.h>
 
 #include "die.h"
+#include "parse_num.h"
 
 #define MAX_REGIONS	32
 #define MAX_UNIFORMS	4096
@@ -113,12 +114,9 @@ static void usage(FILE *out)
 
 static uint64_t parse_num(const char *s, const char *what, uint64_t max)
 {
-	char *end;
-	unsigned long long v;
+	uint64_t v;
 
-	errno = 0;
-	v = strtoull(s, &end, 0);
-	if (errno || end == s || *end || v > max || *s == '-')
+	if (!parse_u64(s, 0, max, &v))
 		die("bad %s '%s'", what, s);
 	return v;
 }

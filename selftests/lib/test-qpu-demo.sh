@@ -1,0 +1,61 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+#
+# test-qpu-demo: the demo's table on the in-process emulator: every kernel
+# ok and the closing count, the modelled columns labelled as modelled and
+# filled for both boards, no line ending in blanks (the table is read by
+# people and pasted into issues), --no-model without them, and a device
+# that cannot be opened refused with a message and exit 1, a bad QPU count
+# or option with exit 2.
+# qpu-demo is looked up next to QPU_DIS.
+
+: "${QPU_DIS:?QPU_DIS must name the qpu-dis binary}"
+demo=$(dirname "$QPU_DIS")/qpu-demo
+if [ ! -x "$demo" ]; then
+	echo "$demo not built (make tools)"
+	exit 77
+fi
+
+tmp=$(mktemp -d) || exit 1
+trap 'rm -rf "$tmp"' EXIT
+failed=0
+
+fail() {
+	echo "FAIL: $*" >&2
+	failed=1
+}
+
+"$demo" --device emu >"$tmp/out" 2>"$tmp/err" || fail "emu: exit $?: $(cat "$tmp/err")"
+kernels=$(grep -c ' ok  *[0-9]' "$tmp/out")
+[ "$kernels" -ge 7 ] || fail "emu: $kernels kernels ok"
+grep -q "^$kernels kernels: $kernels ok, 0 failed\$" "$tmp/out" ||
+	fail "emu: closing count: $(tail -n 1 "$tmp/out")"
+grep -q '^modelled (the emulator.s timing model, not a measurement): Pi 1/Zero, Pi 3 (extrapolated)$' \
+	"$tmp/out" || fail "emu: modelled label missing"
+# each kernel row: two boards, each a time and a throughput with its unit
+rows=$(grep -cE ' ok .*( +[0-9.]+ +[0-9.]+ (GB/s|GFLOPS)){2}$' "$tmp/out")
+[ "$rows" -eq "$kernels" ] || fail "emu: $rows of $kernels rows have both boards' figures"
+grep -q ' $' "$tmp/out" && fail "emu: lines end in blanks: $(grep -n ' $' "$tmp/out")"
+
+"$demo" --device emu --no-model >"$tmp/out" 2>"$tmp/err" || fail "no-model: exit $?"
+grep -qE 'GB/s|GFLOPS|modelled' "$tmp/out" && fail "no-model: modelled figures printed"
+grep -q "^$kernels kernels: $kernels ok, 0 failed\$" "$tmp/out" || fail "no-model: closing count"
+
+"$demo" --device "$tmp/none" >"$tmp/out" 2>"$tmp/err"
+[ $? -eq 1 ] || fail "missing device: exit status"
+grep -q "cannot open $tmp/none" "$tmp/err" || fail "missing device: $(cat "$tmp/err")"
+# a QPU count must be a number from 1 to the device's: usage errors, 2
+for q in 0 13 abc -1 12x ''; do
+	"$demo" --device emu --qpus "$q" >"$tmp/out" 2>"$tmp/err"
+	[ $? -eq 2 ] || fail "--qpus '$q': exit status"
+	grep -qE "bad QPU count|asked for 13 QPUs, emu has 12" "$tmp/err" ||
+		fail "--qpus '$q': $(cat "$tmp/err")"
+	[ -s "$tmp/out" ] && fail "--qpus '$q': a table was printed"
+done
+"$demo" --device emu --qpus 1 --no-model >"$tmp/out" 2>"$tmp/err" || fail "--qpus 1: exit $?"
+grep -q ', 1 QPUs per kernel$' "$tmp/out" || fail "--qpus 1: $(head -n 1 "$tmp/out")"
+"$demo" --bogus >"$tmp/out" 2>"$tmp/err"
+[ $? -eq 2 ] || fail "bad option: exit status"
+grep -q 'Usage: qpu-demo' "$tmp/err" || fail "bad option: no usage"
+
+exit $failed
