@@ -37,6 +37,11 @@
 
 /* How far back the window rules look, and how many words one step holds. */
 #define BACK_MAX	2
+_Static_assert(QPU_ISA_SFU_LATENCY <= BACK_MAX && QPU_ISA_VPM_READ_LATENCY <= BACK_MAX &&
+	       QPU_ISA_UNIF_ADDR_LATENCY <= BACK_MAX && QPU_ISA_TLBZ_LATENCY <= BACK_MAX &&
+	       QPU_ISA_TMU_NOSWAP_LATENCY <= BACK_MAX, "a latency rule looks further back");
+/* regfile-raw checks the instruction right before only */
+_Static_assert(QPU_ISA_REGFILE_LATENCY == 1, "regfile-raw looks one instruction back");
 #define SET_MAX		32
 
 /* Outstanding TMU requests one QPU can rely on ([A]), as the emulator keeps. */
@@ -526,30 +531,31 @@ static void finding_init(struct finding *f)
 
 /*
  * The latency rules, one descriptor each in the order they are reported:
- * the word checked does @hit while a word one or two instructions before
+ * the word checked does @hit while a word at most @dist instructions before
  * it wrote an address in @after (of file @file, or of either). {ref} in
  * @msg is that word, {s0} the checked word's signal.
  */
 static const struct latency_rule {
 	unsigned int rule;
+	unsigned int dist;
 	int file;
 	u64 after;
 	bool (*hit)(const struct word_info *w);
 	const char *msg;
 } latency_rules[] = {
-	{ QPU_HAZARD_SFU_R4_READ, FILE_ANY, MASK_SFU, reads_r4,
+	{ QPU_HAZARD_SFU_R4_READ, QPU_ISA_SFU_LATENCY, FILE_ANY, MASK_SFU, reads_r4,
 	  "reads r4 while the SFU result of word {ref} is not ready (it needs two instructions in between)" },
-	{ QPU_HAZARD_SFU_BUSY, FILE_ANY, MASK_SFU, writes_sfu,
+	{ QPU_HAZARD_SFU_BUSY, QPU_ISA_SFU_LATENCY, FILE_ANY, MASK_SFU, writes_sfu,
 	  "writes the SFU while the SFU result of word {ref} is pending" },
-	{ QPU_HAZARD_SFU_R4_SIGNAL, FILE_ANY, MASK_SFU, signals_r4,
+	{ QPU_HAZARD_SFU_R4_SIGNAL, QPU_ISA_SFU_LATENCY, FILE_ANY, MASK_SFU, signals_r4,
 	  "signal {s0} writes r4 while the SFU result of word {ref} is pending" },
-	{ QPU_HAZARD_UNIF_ADDR_LATENCY, FILE_ANY, BIT64(QPU_ISA_WADDR_UNIF_ADDR), reads_uniform,
+	{ QPU_HAZARD_UNIF_ADDR_LATENCY, QPU_ISA_UNIF_ADDR_LATENCY, FILE_ANY, BIT64(QPU_ISA_WADDR_UNIF_ADDR), reads_uniform,
 	  "reads a uniform within 2 instructions after the unif_addr write of word {ref}" },
-	{ QPU_HAZARD_MS_FLAGS_AFTER_TLBZ, FILE_ANY, BIT64(QPU_ISA_WADDR_TLBZ), reads_ms_flags,
+	{ QPU_HAZARD_MS_FLAGS_AFTER_TLBZ, QPU_ISA_TLBZ_LATENCY, FILE_ANY, BIT64(QPU_ISA_WADDR_TLBZ), reads_ms_flags,
 	  "reads ms_flags within 2 instructions after the tlbz write of word {ref}" },
-	{ QPU_HAZARD_VPM_READ_LATENCY, FILE_A, BIT64(QPU_ISA_WADDR_VPM_SETUP), keeps_vpm_read,
+	{ QPU_HAZARD_VPM_READ_LATENCY, QPU_ISA_VPM_READ_LATENCY, FILE_A, BIT64(QPU_ISA_WADDR_VPM_SETUP), keeps_vpm_read,
 	  "reads vpm within 2 instructions after the vr_setup write of word {ref}" },
-	{ QPU_HAZARD_TMU_NOSWAP_LATENCY, FILE_ANY, BIT64(QPU_ISA_WADDR_TMU_NOSWAP), writes_tmu,
+	{ QPU_HAZARD_TMU_NOSWAP_LATENCY, QPU_ISA_TMU_NOSWAP_LATENCY, FILE_ANY, BIT64(QPU_ISA_WADDR_TMU_NOSWAP), writes_tmu,
 	  "writes a TMU register within 2 instructions after the tmu_noswap write of word {ref}" },
 };
 
@@ -562,7 +568,7 @@ static void check_latency(struct checker *c, const struct word_info *w)
 		if (!r->hit(w))
 			continue;
 		finding_init(&f);
-		f.ref = back_writer(c, BACK_MAX, r->file, r->after);
+		f.ref = back_writer(c, r->dist, r->file, r->after);
 		if (f.ref == QPU_HAZARD_NO_REF)
 			continue;
 		f.s[0] = qpu_isa_sig_names[w->in.sig];

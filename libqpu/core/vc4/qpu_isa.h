@@ -19,6 +19,21 @@
 /* TMU requests one QPU may have outstanding per TMU (the reference guide). */
 #define QPU_ISA_TMU_FIFO_DEPTH	4
 
+/*
+ * Instructions a program leaves between a write and the read of its
+ * result (the reference guide, sections 3 and 7): a regfile A/B value is
+ * not readable in the next instruction; the SFU's result in r4, the VPM
+ * after vr_setup, the uniforms after unif_addr, ms_flags after tlbz and
+ * a TMU write after tmu_noswap need two instructions in between. The
+ * hazard checker enforces them, the timing model charges the first three.
+ */
+#define QPU_ISA_REGFILE_LATENCY		1
+#define QPU_ISA_SFU_LATENCY		2
+#define QPU_ISA_VPM_READ_LATENCY	2
+#define QPU_ISA_UNIF_ADDR_LATENCY	2
+#define QPU_ISA_TLBZ_LATENCY		2
+#define QPU_ISA_TMU_NOSWAP_LATENCY	2
+
 /* BIT() without kernel headers; flags below are built with it. */
 #define QPU_ISA_BIT(n)		(1u << (n))
 
