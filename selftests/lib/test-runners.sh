@@ -10,8 +10,9 @@
 # testlib.h's runner of named cases (through testlib-sample, which fails on
 # purpose, found in QPU_TEST_BIN) prints a line per case, runs the cases
 # named, refuses an unknown name, and closes with its own line, which
-# run-tests.sh adds up. run-fuzz.sh reports parallel harnesses in order
-# and fails with any of them.
+# run-tests.sh adds up, in the order given when tests run side by side.
+# run-fuzz.sh reports parallel harnesses in order and fails with any of
+# them.
 
 here=$(cd "$(dirname "$0")/.." && pwd)
 tmp=$(mktemp -d) || exit 1
@@ -164,6 +165,34 @@ grep -qx '    PASS passes (2 checks)' "$tmp/out" || fail "run-tests: case lines 
 grep -qx 'FAIL crash (exit status 139)' "$tmp/out" || fail "run-tests: crash not failed"
 sh "$here/lib/run-tests.sh" "$tmp/ok.sh" >"$tmp/out" 2>&1 || fail "run-tests: one script: status $?"
 [ "$(tail -n 1 "$tmp/out")" = "1 passed, 0 failed" ] || fail "run-tests: one script: closing line"
+
+# run-tests.sh runs tests side by side (TEST_JOBS) but reports them in the
+# order given, each with its own log, even when a later one ends first; a
+# test that times out fails while the others still count; one at a time
+# gives the same report.
+cat >"$tmp/slow.sh" <<'SH'
+sleep 1
+echo "slow log"
+echo "3 passed, 0 failed"
+SH
+cat >"$tmp/fast.sh" <<'SH'
+echo "fast log"
+exit 1
+SH
+cat >"$tmp/hang.sh" <<'SH'
+sleep 30
+SH
+for j in 1 3; do
+	TEST_JOBS=$j TEST_TIMEOUT=3 sh "$here/lib/run-tests.sh" "$tmp/slow.sh" "$tmp/fast.sh" \
+		"$tmp/hang.sh" "$tmp/ok.sh" >"$tmp/out.$j" 2>&1
+	rc=$?
+	[ "$rc" -ne 0 ] || fail "run-tests TEST_JOBS=$j: exit status 0 with failures"
+	printf '%s\n' "PASS slow" "    slow log" "    3 passed, 0 failed" \
+		"FAIL fast (exit status 1)" "    fast log" "FAIL hang (timed out after 3s)" \
+		"PASS ok" "    fine" "4 passed, 2 failed" >"$tmp/want"
+	cmp -s "$tmp/want" "$tmp/out.$j" ||
+		fail "run-tests TEST_JOBS=$j: report: $(diff "$tmp/want" "$tmp/out.$j")"
+done
 
 # run-fuzz.sh runs harnesses at once (FUZZ_JOBS) but reports them in order,
 # and one that fails (or is missing) fails the run whatever runs beside it.
