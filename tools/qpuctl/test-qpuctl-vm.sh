@@ -193,7 +193,15 @@ result monitor_reset_event_json \
 	"$([ "$(cat "$tmp/monj")" = '{"event":"reset","dev":0,"reason":"admin"}' ]; echo $?)" \
 	"got '$(cat "$tmp/monj")'"
 
-# 7b. hang: the kselftests before this script made jobs time out.
+# 7b. hang: the last hung job's record. The script makes one itself, with
+# test-runtime's timeout case (in the payload beside it), rather than rely
+# on what ran before it.
+if command -v test-runtime >/dev/null; then
+	test-runtime --device /dev/qpu timeout >"$tmp/hang" 2>&1
+	result hang_made "$?" "test-runtime timeout: $(tail -n 1 "$tmp/hang")"
+else
+	result hang_made 1 "no test-runtime in PATH to make a job time out"
+fi
 run -j -d 0 hang
 result hang_json "$([ "$rc" -eq 0 ] && grep -q '"dev":0,"age_ms":[0-9]*,"pid":[0-9]*,"comm":"[^"]*","seqno":[0-9]*,"timeout_ms":[0-9]*,"programs":[0-9]*,"code_addr":[0-9]*,"unif_addr":[0-9]*,"srqcs":[0-9]*,"dbqite":[0-9]*,"dbqitc":[0-9]*' "$tmp/out"; echo $?)" \
 	"exit $rc, got '$(cat "$tmp/out")'"
