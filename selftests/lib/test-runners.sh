@@ -28,6 +28,9 @@ fail() {
 cat >"$tmp/make" <<'STUB'
 #!/bin/sh
 case $2 in
+noprereq-prereqs) echo "cannot build"; exit 2 ;;
+*-prereqs) exit 0 ;;
+slowgood) sleep 1; echo "slow log"; echo "3 passed, 0 failed, 1 skipped" ;;
 good) echo "3 passed, 0 failed, 1 skipped" ;;
 prefixed) echo "lint: 2 passed, 0 failed" ;;
 silent) echo "all fine, trust me" ;;
@@ -66,6 +69,22 @@ run_check liar
 run_check bad broken good
 [ "$rc" -ne 0 ] || fail "bad suites: exit status 0"
 [ "$last" = "4 passed, 3 failed, 1 skipped" ] || fail "bad suites: '$last'"
+
+# test_check_group_side_by_side: "a+b" runs both (their builds first), shows
+# each log whole in the order named, and adds both up with the rest; a
+# suite whose build fails counts as failed, its partner still runs
+run_check slowgood+bad good
+[ "$rc" -ne 0 ] || fail "group: exit status 0 with a failed suite"
+[ "$last" = "7 passed, 2 failed, 2 skipped" ] || fail "group: '$last'"
+grep -x '=== slowgood\|slow log\|3 passed, 0 failed, 1 skipped\|=== bad\|1 passed, 2 failed' \
+	"$tmp/out" | head -n 5 >"$tmp/order"
+printf '%s\n' "=== slowgood" "slow log" "3 passed, 0 failed, 1 skipped" "=== bad" \
+	"1 passed, 2 failed" | cmp -s - "$tmp/order" || fail "group: logs not whole and in order"
+grep -q '^slowgood  *3 passed  *0 failed  *1 skipped' "$tmp/out" || fail "group: no summary row"
+run_check noprereq+good
+[ "$rc" -ne 0 ] || fail "group, failed build: exit status 0"
+[ "$last" = "3 passed, 1 failed, 1 skipped" ] || fail "group, failed build: '$last'"
+grep -q 'noprereq-prereqs failed: noprereq not run' "$tmp/out" || fail "group, failed build: not named"
 
 # test_lint_runs_every_check: one failure is reported and the rest still run
 MAKE=$tmp/make bash "$here/lint.sh" ok broken ok >"$tmp/out" 2>&1

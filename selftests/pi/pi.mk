@@ -16,7 +16,7 @@ PI_CACHE ?= $(QPU_CACHE)/pi
 PI_DIR := $(BUILD)/pi
 PI_FETCH := $(CURDIR)/selftests/pi/fetch.sh
 
-.PHONY: pi-cross-rpi-armel pi-cross-arm64 pi-kmod-rpi-armel pi-kmod-arm64
+.PHONY: pi-cross-rpi-armel pi-cross-arm64 pi-kmod-rpi-armel pi-kmod-arm64 check-pi-prereqs
 
 cross: pi-cross-rpi-armel pi-cross-arm64
 
@@ -60,7 +60,11 @@ $(PI_TIMERS_TEST): selftests/pi/raspi0_timers_test.c
 	$(Q)mkdir -p $(@D)
 	$(Q)$(PI_TEST_CC) -static $(filter-out -fsanitize%,$(ALL_CFLAGS)) -o $@ $<
 
-check-pi: cross dtbo $(PI_TIMERS_TEST) $(PI_TESTS)
+# What check-pi runs, built (check.sh builds it first when check-pi runs
+# beside another suite).
+check-pi-prereqs: cross dtbo $(PI_TIMERS_TEST) $(PI_TESTS)
+
+check-pi: check-pi-prereqs
 	$(Q)PI_SIM_STEP_TIMEOUT=$(PI_SIM_STEP_TIMEOUT) \
 		$(CURDIR)/selftests/pi/smoke.sh $(PI_CACHE) $(PI_DIR) \
 		$(BUILD)/mod/rpi-armel/qpu.ko $(PI_DIR)/kdir-rpi-armel $(QPU_DTBO) \

@@ -33,7 +33,7 @@ define vm_run
 		--step-timeout $(VM_STEP_TIMEOUT) $(2) $(3) $(VM_ARGS)
 endef
 
-.PHONY: vm-module vm-shell
+.PHONY: vm-module vm-shell check-vm-prereqs
 
 # "+": kmod_build runs $(MAKE), which needs the jobserver.
 vm-module:
@@ -42,7 +42,11 @@ vm-module:
 
 # Other fragments add their own VM tests: files to build first in
 # VM_CHECK_DEPS and run-vm.sh payload options in VM_CHECK_PAYLOAD.
-check-vm: vm-module $(KMOD_TESTS) $(VM_CHECK_DEPS)
+# check-vm-prereqs builds what check-vm runs, nothing more: check.sh builds
+# it first when check-vm runs beside another suite.
+check-vm-prereqs: vm-module $(KMOD_TESTS) $(VM_CHECK_DEPS)
+
+check-vm: check-vm-prereqs
 	$(Q)mkdir -p $(BUILD)/vm/check
 	$(call vm_run,check,$(addprefix --test ,$(KMOD_TESTS)) $(VM_CHECK_PAYLOAD),--log $(BUILD)/vm/console.log)
 
