@@ -9,9 +9,10 @@
  * predecoded-instruction cache off (every fetch translated and decoded
  * again), so it also proves the cache changes nothing: every register,
  * flag, PC, state, semaphore and VPM word must match. That covers the
- * float fast path the cache enables too, which compute-shaped words aim
- * at.
+ * fast paths the cache enables too: compute-shaped words (and movs) aim
+ * at the ALU's, DMA-shaped programs at the VCD DMA row shortcuts.
  */
+#include "qpu_vpm.h"
 #include "test-emu.h"
 
 #define RANDOM_SEED	0xa4093822299f31d0ull
@@ -79,7 +80,8 @@ static unsigned int rnd_sig(void)
  * conditions always, no pack, unpack or flags (mostly), fadd and fmul
  * (mostly), and few registers, so a destination often is an input of its
  * own unit or of the other one; now and then a VPM or wait register read,
- * or a write to r5 or a peripheral, which the fast path does too.
+ * or a write to r5 or a peripheral, which the fast path does too; and
+ * movs, which it copies.
  */
 static void rnd_compute(struct qpu_isa_instr *in)
 {
@@ -116,6 +118,16 @@ static void rnd_compute(struct qpu_isa_instr *in)
 	in->unpack = rnd(8) ? 0 : rnd(8);
 	in->pm = !rnd(8);
 	in->pack = rnd(8) ? 0 : (in->pm ? 3 + rnd(5) : rnd(16));
+	/* movs (or, v8min of an input with itself): the fast path copies them */
+	if (!rnd(4)) {
+		in->op_add = QPU_ISA_A_OR;
+		in->add_b = in->add_a;
+		in->sf = false;
+	}
+	if (!rnd(4)) {
+		in->op_mul = QPU_ISA_M_V8MIN;
+		in->mul_b = in->mul_a;
+	}
 }
 
 /*
@@ -165,6 +177,70 @@ static uint64_t rnd_flag_word(bool may_branch)
 	if (qpu_isa_encode(&in, &w))
 		return t_rand(&rng);
 	return w;
+}
+
+static uint64_t rnd_word(void);
+
+static uint64_t encode_or_random(struct qpu_isa_instr in)
+{
+	uint64_t w;
+
+	return qpu_isa_encode(&in, &w) ? t_rand(&rng) : w;
+}
+
+/*
+ * The shape of FFT passes, for the emulator's VCD DMA shortcuts (whole
+ * 32-bit rows in one pass): from word 4 on (every QPU's start is before
+ * it), two or three rounds of a load of rows from DATA into the VPM, VPM
+ * rows written with computed values, and a store of rows of random shape
+ * and stride to OUT, each waited for; random words after them. All lengths, positions and
+ * strides are random, mostly inside the VPM and the regions, now and then
+ * over an edge (the slow path's checks must agree).
+ */
+static void rnd_dma_program(uint64_t *code, unsigned int words)
+{
+	struct qpu_isa_instr in;
+	unsigned int i = 4, k, rep;
+
+	for (k = 0; k < i; k++)
+		code[k] = encode_or_random(i_nop());
+	/* twice or three times: the shortcuts need the window the first opened */
+	for (rep = 2 + rnd(2); rep; rep--) {
+		code[i++] = encode_or_random(i_ldi(W_VPM_SETUP,
+			qpu_vdr_setup0(rnd(4), rnd(16), rnd(16),
+				       qpu_vdr_dma(true, QPU_VPM_SIZE_32, rnd(4), rnd(64),
+						   rnd(4) ? 0 : rnd(16), 0))));
+		if (rnd(2))
+			code[i++] = encode_or_random(i_ldi(W_VPM_SETUP,
+							   qpu_vdr_setup1(4 * rnd(64))));
+		code[i++] = encode_or_random(i_ldi(W_DMA_ADDR,
+			DATA_BASE + 4 * rnd(rnd(16) ? 1024 : 16384)));
+		code[i++] = encode_or_random(i_read(R_WAIT, R_NOP));
+		code[i++] = encode_or_random(i_ldi_b(W_VPM_SETUP,
+			qpu_vpm_setup(0, 1, qpu_vpm_addr(true, false, QPU_VPM_SIZE_32,
+							 rnd(64), 0, 0))));
+		for (k = rnd(3); k; k--) {
+			rnd_compute(&in);
+			in.waddr_add = W_VPM;
+			in.ws = false;
+			in.cond_add = QPU_ISA_COND_ALWAYS;
+			if (!in.op_add)
+				in.op_add = QPU_ISA_A_OR;
+			code[i++] = encode_or_random(in);
+		}
+		code[i++] = encode_or_random(i_ldi_b(W_VPM_SETUP,
+			qpu_vdw_setup0(1 + rnd(rnd(4) ? 4 : 127), 1 + rnd(16),
+				       qpu_vdw_dma(true, QPU_VPM_SIZE_32, rnd(64),
+						   rnd(4) ? 0 : rnd(16), 0))));
+		if (rnd(2))
+			code[i++] = encode_or_random(i_ldi_b(W_VPM_SETUP,
+							     qpu_vdw_setup1(4 * rnd(16))));
+		code[i++] = encode_or_random(i_ldi_b(W_DMA_ADDR,
+			OUT_BASE + 4 * rnd(rnd(16) ? 1024 : 16384)));
+		code[i++] = encode_or_random(i_read(R_NOP, R_WAIT));
+	}
+	while (i < words)
+		code[i++] = rnd_word();
 }
 
 static uint64_t rnd_word(void)
@@ -335,7 +411,7 @@ static void run(uint32_t seed, const uint64_t *code, bool predecode,
 
 T_TEST(random_programs)
 {
-	unsigned int counts[4] = { 0 };
+	unsigned int counts[4] = { 0 }, dma_loads = 0, dma_stores = 0;
 	uint64_t code[WORDS], thrend;
 	struct qpu_isa_instr end = i_sig(QPU_ISA_SIG_THREND);
 	int ret = qpu_isa_encode(&end, &thrend);
@@ -346,8 +422,10 @@ T_TEST(random_programs)
 		struct outcome a, b;
 		uint32_t seed = n % 3 ? (uint32_t)t_rand(&rng) | 1 : 0;
 
-		for (unsigned int i = 0, br = 0; i < WORDS; i++) {
-			/* a quarter flag-heavy */
+		/* a quarter flag-heavy, an eighth DMA-shaped */
+		if (n % 8 == 1)
+			rnd_dma_program(code, WORDS);
+		for (unsigned int i = 0, br = 0; n % 8 != 1 && i < WORDS; i++) {
 			code[i] = n % 4 == 3 ? rnd_flag_word(i >= br + 4) :
 				rnd_word();
 			if ((code[i] >> 60) == 15)	/* a branch */
@@ -369,9 +447,17 @@ T_TEST(random_programs)
 			T_CHECK(a.fault.qpu < QPU_EMU_NUM_QPUS);
 		}
 		counts[a.status]++;
+		if (n % 8 == 1) {
+			dma_loads += a.stats.dma_load_bytes > 0;
+			dma_stores += a.stats.dma_store_bytes > 0;
+		}
 	}
 	printf("outcomes: %u idle, %u running, %u fault, %u deadlock\n",
 	       counts[0], counts[1], counts[2], counts[3]);
+	/* the DMA-shaped programs must mostly reach their transfers */
+	printf("DMA-shaped: %u of %u loaded, %u stored\n", dma_loads,
+	       PROGRAMS / 8, dma_stores);
+	T_CHECK(dma_loads > PROGRAMS / 16 && dma_stores > PROGRAMS / 16);
 }
 
 T_MAIN()
