@@ -284,28 +284,6 @@ bool qpu_v3dx_build_branch_unif(struct qpu_v3dx_build *b, unsigned int bdu,
 	return true;
 }
 
-/*
- * The encoder swaps the operands of fadd/faddnf and fmin/fmax into the
- * order that selects the opcode, after the canonical form gave 4.2's read
- * addresses out in the old order ("fadd r4, rf46, rf21.abs"): canonicalize
- * the word once more, so that it is the one its disassembly assembles to.
- */
-static void settle(enum qpu_v3dx_gen gen, u64 *word)
-{
-	struct qpu_v3dx_instr in;
-	u64 again;
-	int pass;
-
-	for (pass = 0; pass < 3; pass++) {
-		if (qpu_v3dx_decode(gen, *word, &in) != QPU_V3DX_VALID)
-			return;
-		qpu_v3dx_canonicalize(gen, &in);
-		if (qpu_v3dx_encode(gen, &in, &again) || again == *word)
-			return;
-		*word = again;
-	}
-}
-
 bool qpu_v3dx_build_encode(struct qpu_v3dx_build *b, u64 *word)
 {
 	int code;
@@ -318,10 +296,8 @@ bool qpu_v3dx_build_encode(struct qpu_v3dx_build *b, u64 *word)
 				      "immediates", QPU_V3DX_GEN_NAME(b->gen));
 		b->in.sig = code;
 	}
-	qpu_v3dx_canonicalize(b->gen, &b->in);
-	if (qpu_v3dx_encode(b->gen, &b->in, word))
+	if (qpu_v3dx_encode_canonical(b->gen, &b->in, word))
 		return refuse(b, "no %s encoding has these operands, flags and "
 			      "modifiers together", QPU_V3DX_GEN_NAME(b->gen));
-	settle(b->gen, word);
 	return true;
 }

@@ -62,6 +62,22 @@ static void check_word(enum qpu_v3dx_gen gen, uint64_t w, struct tally *t)
 		t_report(__FILE__, __LINE__, m);
 	}
 	t_checks++;
+
+	/* the assembler's word: a fixed point of decode, canonicalize, encode */
+	canon = in;
+	ret = qpu_v3dx_encode_canonical(gen, &canon, &cw);
+	if (!ret && qpu_v3dx_decode(gen, cw, &again) == QPU_V3DX_VALID) {
+		qpu_v3dx_canonicalize(gen, &again);
+		ret = qpu_v3dx_encode(gen, &again, &cw2) ? -1 : 0;
+	}
+	if (ret || cw != cw2) {
+		char m[128];
+
+		snprintf(m, sizeof(m), "v3d%d 0x%016" PRIx64 ": encode_canonical "
+			 "gives 0x%016" PRIx64 ", not a fixed point (%d)", gen, w, cw, ret);
+		t_report(__FILE__, __LINE__, m);
+	}
+	t_checks++;
 }
 
 static uint64_t field(unsigned int shift, unsigned int bits, uint64_t v)

@@ -1546,3 +1546,25 @@ void qpu_v3dx_canonicalize(enum qpu_v3dx_gen gen, struct qpu_v3dx_instr *in)
 	if (code >= 0)
 		in->sig = code;
 }
+
+int qpu_v3dx_encode_canonical(enum qpu_v3dx_gen gen, struct qpu_v3dx_instr *in,
+			      u64 *w)
+{
+	struct qpu_v3dx_instr again;
+	u64 next;
+	int pass;
+
+	qpu_v3dx_canonicalize(gen, in);
+	if (qpu_v3dx_encode(gen, in, w))
+		return -QPU_V3DX_EINVAL;
+	/* one more pass has always been enough; three bound a surprise */
+	for (pass = 0; pass < 3; pass++) {
+		if (qpu_v3dx_decode(gen, *w, &again) != QPU_V3DX_VALID)
+			break;
+		qpu_v3dx_canonicalize(gen, &again);
+		if (qpu_v3dx_encode(gen, &again, &next) || next == *w)
+			break;
+		*w = next;
+	}
+	return 0;
+}

@@ -354,6 +354,16 @@ int qpu_v3dx_encode(enum qpu_v3dx_gen gen, const struct qpu_v3dx_instr *in,
  */
 void qpu_v3dx_canonicalize(enum qpu_v3dx_gen gen, struct qpu_v3dx_instr *in);
 
+/*
+ * qpu_v3dx_encode_canonical() - the word an assembler gives @in: its
+ * canonical form encoded, then canonicalized and encoded again until the
+ * word stays (the encoder's operand swap for fadd/faddnf and fmin/fmax can
+ * move 4.2's read addresses after the canonical form placed them). 0 or
+ * -QPU_V3DX_EINVAL as qpu_v3dx_encode(); @in is canonicalized.
+ */
+int qpu_v3dx_encode_canonical(enum qpu_v3dx_gen gen, struct qpu_v3dx_instr *in,
+			      u64 *w);
+
 /* A nop: both ALUs idle, no signal, nop destinations (magic 6). */
 void qpu_v3dx_nop(struct qpu_v3dx_instr *in);
 
