@@ -50,7 +50,7 @@ enum qpu_timing_param_id {
 	QPU_TP_L2_HIT_CYCLES,	/* a TMU miss that hits in L2 */
 	QPU_TP_ICACHE_BYTES,	/* instruction cache, per slice */
 	QPU_TP_ICACHE_LINE_BYTES,
-	QPU_TP_UNIF_LINE_BYTES,	/* uniform cache line, fetched through L2 */
+	QPU_TP_UNIF_LINE_BYTES,	/* uniforms cache line, fetched through L2 */
 	QPU_TP_DMA_SETUP_CYCLES, /* VCD cycles to start one DMA */
 	QPU_TP_DMA_ROW_CYCLES,	/* VCD cycles per memory row */
 	QPU_TP_DMA_BYTES_PER_CYCLE, /* VCD data rate */
@@ -63,6 +63,9 @@ enum qpu_timing_param_id {
 	QPU_TP_SDRAM_PAGE_BYTES, /* an SDRAM page (row), per bank */
 	QPU_TP_SDRAM_PAGE_MISS_BYTES, /* bandwidth an access to a closed page costs */
 	QPU_TP_L2_RANDOM,	/* 1: the L2 replaces a random way, 0: the LRU one */
+	QPU_TP_UNIF_CACHE_BYTES, /* uniforms cache, per slice (0: none) */
+	QPU_TP_UNIF_WAYS,	/* its associativity */
+	QPU_TP_UNIF_PREFETCH,	/* lines it asks for ahead of a stream */
 	QPU_TIMING_NUM_PARAMS,
 };
 
@@ -113,7 +116,7 @@ enum qpu_timing_stall {
 	QPU_TIMING_STALL_SEMAPHORE,	/* a semaphore acquire */
 	QPU_TIMING_STALL_MUTEX,		/* the mutex held by another QPU */
 	QPU_TIMING_STALL_FETCH,		/* an instruction cache miss */
-	QPU_TIMING_STALL_UNIFORM,	/* a uniform cache miss */
+	QPU_TIMING_STALL_UNIFORM,	/* a uniform not yet in the uniforms cache */
 	QPU_TIMING_STALL_THRSW,		/* a thread switch */
 	QPU_TIMING_NUM_STALLS,
 };
