@@ -5,7 +5,9 @@
  * QPU's cycles are its instructions times 4 plus its stalls; each latency
  * parameter is measured by a micro-program as one would on hardware (the
  * stall of a read right after the write, which grows by exactly what the
- * parameter grows by); more TMU traffic never costs fewer cycles; every
+ * parameter grows by), the uniforms cache's too, and a moved uniform
+ * stream that comes back hits it; the emulator runs the QPUs in the
+ * model's time order; more TMU traffic never costs fewer cycles; every
  * parameter of every board has a source; the emu device reports a job's
  * modelled time only when a board is set, refusing unknown boards; and
  * qpu_emulator_set_board() works before a start only; the sample kernels
@@ -23,8 +25,17 @@
 #include "qpu_vpm.h"
 #include "test-emu.h"
 
+/* Round-robin instead of the model's clocks; a pick earlier than the last. */
+static bool tm_round_robin, tm_out_of_order;
+static uint64_t tm_last_clock;
+
 static void tm_trace(void *ctx, unsigned int qpu, uint32_t pc, uint64_t word)
 {
+	uint64_t clock = qpu_timing_clock(ctx)[qpu];
+
+	if (clock + QPU_EMU_CLOCK_SLACK < tm_last_clock)
+		tm_out_of_order = true;
+	tm_last_clock = clock;
 	qpu_timing_issue(ctx, qpu, pc, word);
 }
 
@@ -64,6 +75,9 @@ static void tm_run_sets(const uint32_t *code, unsigned int n,
 		qpu_timing_set_param(t, sets[i].id, sets[i].value);
 	qpu_emu_init(emu, &tm_ops, t, 0);
 	qpu_emu_set_predecode(emu, predecode);
+	qpu_emu_set_clock(emu, tm_round_robin ? NULL : qpu_timing_clock(t));
+	tm_out_of_order = false;
+	tm_last_clock = 0;
 	for (i = 0; i < n; i++) {
 		int q = qpu_emu_start(emu, code[i], UNIF_BASE);
 
@@ -447,6 +461,38 @@ T_TEST(semaphore)
 	T_CHECK(st.qpu[0].end >= st.qpu[1].end - 2 * 4);
 	T_EQ_U64(st.cycles, st.qpu[0].end > st.qpu[1].end ? st.qpu[0].end :
 		 st.qpu[1].end);
+}
+
+/*
+ * 4b. The emulator runs the QPUs in the model's time order: QPU 0 waits
+ * for a TMU lookup from SDRAM while QPU 1 issues nops, and no instruction
+ * issues more than QPU_EMU_CLOCK_SLACK cycles before the one the emulator
+ * ran before it. Round-robin would run QPU 0's next instructions, modelled
+ * after QPU 1's, first.
+ */
+T_TEST(time_order)
+{
+	struct qpu_timing_stats st;
+	struct prog a = prog_at(CODE_BASE), b = prog_at(CODE_BASE + 4096);
+	uint32_t code[2] = { CODE_BASE, CODE_BASE + 4096 };
+	unsigned int i;
+
+	emit_tmu(&a);
+	for (i = 0; i < 40; i++) {
+		emit(&a, i_nop());
+		emit(&b, i_nop());
+	}
+	emit_end(&a);
+	emit_end(&b);
+	tm_run(code, 2, none, &st);
+	T_CHECK(!tm_out_of_order);
+	T_CHECK(stall_of(&st, 0, QPU_TIMING_STALL_TMU) > 40);
+	expect_accounted(&st, 0);
+	expect_accounted(&st, 1);
+	tm_round_robin = true;
+	tm_run(code, 2, none, &st);
+	tm_round_robin = false;
+	T_CHECK(tm_out_of_order);
 }
 
 /* 5. Every parameter of every board has a value's source; names work. */

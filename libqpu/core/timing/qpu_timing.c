@@ -126,6 +126,7 @@ struct qpu_timing {
 	u64 sem_token[QPU_EMU_NUM_SEMAPHORES][16];
 	u8 sem_head[QPU_EMU_NUM_SEMAPHORES], sem_count[QPU_EMU_NUM_SEMAPHORES];
 	struct tm_qpu q[QPU_EMU_NUM_QPUS];
+	u64 clock[QPU_EMU_NUM_QPUS];	/* q[i].now, for qpu_timing_clock() */
 	struct tm_op ops[TM_OPS];
 	struct tm_cache l2, tmu[TM_TMUS], ic[TM_SLICES], uc[TM_SLICES];
 	u32 l2_tag[L2_MAX_LINES], l2_used[L2_MAX_LINES];
@@ -571,6 +572,7 @@ void qpu_timing_issue(struct qpu_timing *t, unsigned int qi, u32 pc, u64 word)
 	/* It issues at @at; what it writes is ready from then on. */
 	q->issue_at = at;
 	q->now = at + issue;
+	t->clock[qi] = q->now;
 	q->n++;
 	for (i = 0; i < 2; i++)
 		if (op->write[i] != NO_REG)
@@ -596,13 +598,16 @@ void qpu_timing_issue(struct qpu_timing *t, unsigned int qi, u32 pc, u64 word)
 /* --- transactions -------------------------------------------------------- */
 
 /* The instruction that started a transaction waits for @ready to issue. */
-static void delay_issue(struct tm_qpu *q, u64 ready, enum qpu_timing_stall why)
+static void delay_issue(struct qpu_timing *t, unsigned int qi, u64 ready,
+			enum qpu_timing_stall why)
 {
+	struct tm_qpu *q = &t->q[qi];
 	u64 at = q->issue_at;
 
 	wait_until(q, &at, ready, why);
 	q->now += at - q->issue_at;
 	q->issue_at = at;
+	t->clock[qi] = q->now;
 }
 
 static void event_tmu(struct qpu_timing *t, const struct qpu_emu_event *ev)
@@ -616,7 +621,7 @@ static void event_tmu(struct qpu_timing *t, const struct qpu_emu_event *ev)
 	if (fifo > TM_FIFO_MAX)
 		fifo = TM_FIFO_MAX;
 	if (q->tmu_count[k] >= fifo)
-		delay_issue(q, q->tmu_ready[k][q->tmu_head[k]],
+		delay_issue(t, ev->qpu, q->tmu_ready[k][q->tmu_head[k]],
 			    QPU_TIMING_STALL_TMU_FIFO);
 	if (q->tmu_count[k] >= TM_FIFO_MAX)
 		issue_ldtmu(q, k, &q->issue_at);	/* not reached */
@@ -652,7 +657,7 @@ static void event_dma(struct qpu_timing *t, const struct qpu_emu_event *ev)
 	u64 at, bytes = (u64)ev->rows * ev->row_bytes, engine, mem;
 	u32 bpc = t->p[QPU_TP_DMA_BYTES_PER_CYCLE], r, a;
 
-	delay_issue(q, *done, QPU_TIMING_STALL_DMA);
+	delay_issue(t, ev->qpu, *done, QPU_TIMING_STALL_DMA);
 	at = q->issue_at;
 	engine = tl_book(&t->vcd, at, t->p[QPU_TP_DMA_SETUP_CYCLES] +
 			 (u64)ev->rows * t->p[QPU_TP_DMA_ROW_CYCLES] +
@@ -789,9 +794,15 @@ void qpu_timing_start(struct qpu_timing *t, unsigned int qi, u32 code_addr,
 	q->live = true;
 	q->start = t->next_start;
 	q->now = q->start;
+	t->clock[qi] = q->now;
 	q->unif_addr = unif_addr;
 	t->next_start += t->p[QPU_TP_QPU_START_CYCLES];
 	(void)code_addr;	/* fetched like every other instruction */
+}
+
+const u64 *qpu_timing_clock(const struct qpu_timing *t)
+{
+	return t->clock;
 }
 
 u64 qpu_timing_cycles_to_ns(const struct qpu_timing_board *board, u64 cycles)

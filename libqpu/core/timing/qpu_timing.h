@@ -8,11 +8,14 @@
  * Userspace only (libqpu builds it, qpu.ko does not), but freestanding like
  * the rest of the core: no libc, integers only.
  *
- * Each QPU keeps its own clock; shared units (TMUs of a slice, the VCD, the
- * SDRAM) are booked on timelines of fixed-size buckets rather than a single
- * "busy until", because the emulator interleaves the QPUs by instruction,
- * not by time: a QPU whose clock is behind may book a unit after one whose
- * clock is ahead, and must still find it free at its own time.
+ * Each QPU keeps its own clock, and the emulator runs next the QPU whose
+ * clock is earliest (qpu_timing_clock(), qpu_emu_set_clock()), so the
+ * caches see the QPUs' accesses in the model's time order. Shared units
+ * (TMUs of a slice, the VCD, the SDRAM) are still booked on timelines of
+ * fixed-size buckets rather than a single "busy until": one instruction's
+ * transaction can book a unit far past the other QPUs' clocks, and a QPU
+ * that comes later in the emulator's order must still find the unit free
+ * at its own, earlier, time.
  * Every parameter lives once, in the per-board tables of qpu_timing_board.c.
  */
 #ifndef QPU_TIMING_H
@@ -180,6 +183,13 @@ void qpu_timing_issue(struct qpu_timing *t, unsigned int qpu, u32 pc, u64 word);
 
 /* qpu_emu_ops.event: the instruction just issued started a transaction. */
 void qpu_timing_event(struct qpu_timing *t, const struct qpu_emu_event *ev);
+
+/*
+ * The cycle each QPU's next instruction may issue, by QPU: for
+ * qpu_emu_set_clock(), so the emulator runs the QPUs in the model's time
+ * order. Valid as long as @t is.
+ */
+const u64 *qpu_timing_clock(const struct qpu_timing *t);
 
 /* The job's modelled time so far (call when it has ended). */
 void qpu_timing_get_stats(const struct qpu_timing *t,
