@@ -425,6 +425,8 @@ static void emudev_run(struct emudev *ed, const struct emu_job *job,
 		qpu_timing_init(ed->timing, qpu_timing_board_of(ed->board));
 	qpu_emu_init(ed->emu, ed->timing ? &emudev_timed_ops : &emudev_emu_ops,
 		     &run, 0);
+	if (ed->timing)
+		qpu_emu_set_clock(ed->emu, qpu_timing_clock(ed->timing));
 	qpu_emu_set_strict_vpm(ed->emu, ed->strict_vpm);
 	qpu_emu_set_limit(ed->emu, emudev_limit(job->timeout_ms));
 	memset(result, 0, sizeof(*result));

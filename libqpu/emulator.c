@@ -384,6 +384,8 @@ int qpu_emulator_set_board(struct qpu_emulator *emu, int board)
 	emu->board = b;
 	emu->ops.trace = emu->trace || emu->timing ? emulator_trace : NULL;
 	emu->ops.event = emu->timing ? emulator_event : NULL;
+	qpu_emu_set_clock(emu->emu,
+			  emu->timing ? qpu_timing_clock(emu->timing) : NULL);
 	return 0;
 }
 

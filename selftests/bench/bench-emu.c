@@ -458,6 +458,9 @@ static double rate_on(const char *name, void (*build)(struct prog *, uint32_t),
 		}
 #ifndef BENCH_EMU_OLD_API	/* to time an emulator older than the cache */
 		qpu_emu_set_predecode(emu, !no_cache);
+		/* as libqpu runs it: the QPUs in the model's time order */
+		if (t)
+			qpu_emu_set_clock(emu, qpu_timing_clock(t));
 #endif
 		for (k = 0; k < (int)qpus; k++) {
 			int q = qpu_emu_start(emu, CODE_BASE, UNIF_BASE);

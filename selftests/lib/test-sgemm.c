@@ -530,35 +530,38 @@ static double model_gflops(bool pyvc_schedule, float beta)
 /*
  * The held-out check of issue #23: PyVideoCore's README reports 8 GFLOPS
  * for its sgemm example (96x363x3072, beta 1) on a Pi; the goal was the
- * frozen table predicting the same schedule within 25 % (6 to 10). It
- * predicts 4.82: 40 % low, because the model fetches uniforms a 64-byte
- * line at a time, blocking, from the L2 or SDRAM, and this schedule moves
- * its uniform stream to a new row of B for every k (GPU_FFT, the
- * calibration's program, never moves its stream, so nothing calibrated
- * that path). The model is deterministic: the figure is pinned here so
- * that a change of the model that moves it is seen, and the band is the
- * goal's.
+ * table predicting the same schedule within 25 % (6 to 10). With the
+ * per-slice uniforms cache and its one line fetched ahead it predicts
+ * 3.90 (4.82 before, when each line was fetched on demand): SDRAM bound
+ * either way. Every program streams its own columns of B through the
+ * uniforms (the host deals the tiles 1 x 12, where PyVideoCore deals
+ * them 2 x 6), 26.8 MB at the model's 0.67 GB/s, and the line fetched
+ * past the end of each 256-byte row of B is traffic too. The model is
+ * deterministic: the figure is pinned here so that a change of the model
+ * that moves it is seen.
  */
 T_TEST(model_pyvc_prediction)
 {
 	double gf = model_gflops(true, 1.0f);
 
 	fprintf(stderr, "16x64 schedule, 96x363x3072 beta 1: %.2f GFLOPS modelled on a Pi 1 (published: 8)\n", gf);
-	T_CHECK(gf >= 4.77 && gf <= 4.87);
+	T_CHECK(gf >= 3.85 && gf <= 3.95);
 }
 
 /*
  * qpu_sgemm() at the same shape, beta 0: a floor under its modelled speed
  * (5.90 GFLOPS when its main loop overflowed the 4 KiB instruction cache,
  * 7.03 with the loop fitting and stores under the mutex, 8.03 with each
- * program storing from its own VPM rows).
+ * program storing from its own VPM rows; 12.41 once the model's uniforms
+ * cache fetched a line ahead of each contiguous panel stream, 10.67 with
+ * the emulator running the QPUs in the model's time order).
  */
 T_TEST(model_sgemm_floor)
 {
 	double gf = model_gflops(false, 0.0f);
 
 	fprintf(stderr, "qpu_sgemm, 96x363x3072 beta 0: %.2f GFLOPS modelled on a Pi 1\n", gf);
-	T_CHECK(gf >= 7.9);
+	T_CHECK(gf >= 10.5);
 }
 
 T_MAIN(.setup = open_kernels, .teardown = close_kernels, .options = options)

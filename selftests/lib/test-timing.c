@@ -5,7 +5,9 @@
  * QPU's cycles are its instructions times 4 plus its stalls; each latency
  * parameter is measured by a micro-program as one would on hardware (the
  * stall of a read right after the write, which grows by exactly what the
- * parameter grows by); more TMU traffic never costs fewer cycles; every
+ * parameter grows by), the uniforms cache's too, and a moved uniform
+ * stream that comes back hits it; the emulator runs the QPUs in the
+ * model's time order; more TMU traffic never costs fewer cycles; every
  * parameter of every board has a source; the emu device reports a job's
  * modelled time only when a board is set, refusing unknown boards; and
  * qpu_emulator_set_board() works before a start only; the sample kernels
@@ -23,8 +25,17 @@
 #include "qpu_vpm.h"
 #include "test-emu.h"
 
+/* Round-robin instead of the model's clocks; a pick earlier than the last. */
+static bool tm_round_robin, tm_out_of_order;
+static uint64_t tm_last_clock;
+
 static void tm_trace(void *ctx, unsigned int qpu, uint32_t pc, uint64_t word)
 {
+	uint64_t clock = qpu_timing_clock(ctx)[qpu];
+
+	if (clock + QPU_EMU_CLOCK_SLACK < tm_last_clock)
+		tm_out_of_order = true;
+	tm_last_clock = clock;
 	qpu_timing_issue(ctx, qpu, pc, word);
 }
 
@@ -47,11 +58,11 @@ struct tm_set {
 
 /*
  * Run the programs at @code[0..n) (uniforms at UNIF_BASE) to their end on
- * a Pi 1 model with @set applied, and give its statistics.
+ * a Pi 1 model with @sets[0..nsets) applied, and give its statistics.
  */
-static void tm_run_mode(const uint32_t *code, unsigned int n,
-			struct tm_set set, bool predecode,
-			struct qpu_timing_stats *st)
+static void tm_run_sets(const uint32_t *code, unsigned int n,
+			const struct tm_set *sets, unsigned int nsets,
+			bool predecode, struct qpu_timing_stats *st)
 {
 	struct qpu_emu *emu = t_emu_new(0);
 	struct qpu_timing *t = aligned_alloc(8, (qpu_timing_size() + 7) & ~7ul);
@@ -60,9 +71,13 @@ static void tm_run_mode(const uint32_t *code, unsigned int n,
 	if (!t)
 		exit(T_EXIT_FAIL);
 	qpu_timing_init(t, qpu_timing_board_get(QPU_TIMING_PI1));
-	qpu_timing_set_param(t, set.id, set.value);
+	for (i = 0; i < nsets; i++)
+		qpu_timing_set_param(t, sets[i].id, sets[i].value);
 	qpu_emu_init(emu, &tm_ops, t, 0);
 	qpu_emu_set_predecode(emu, predecode);
+	qpu_emu_set_clock(emu, tm_round_robin ? NULL : qpu_timing_clock(t));
+	tm_out_of_order = false;
+	tm_last_clock = 0;
 	for (i = 0; i < n; i++) {
 		int q = qpu_emu_start(emu, code[i], UNIF_BASE);
 
@@ -73,6 +88,13 @@ static void tm_run_mode(const uint32_t *code, unsigned int n,
 	qpu_timing_get_stats(t, st);
 	free(t);
 	free(emu);
+}
+
+static void tm_run_mode(const uint32_t *code, unsigned int n,
+			struct tm_set set, bool predecode,
+			struct qpu_timing_stats *st)
+{
+	tm_run_sets(code, n, &set, 1, predecode, st);
 }
 
 static void tm_run(const uint32_t *code, unsigned int n, struct tm_set set,
@@ -128,10 +150,11 @@ T_TEST(issue_rate)
 
 /*
  * The stall of QPU 0 for @why in the program @emit_prog emits, with
- * parameter @id at @value.
+ * @sets[0..n) applied.
  */
-static uint64_t stall_with(void (*emit_prog)(struct prog *p), unsigned int id,
-			   uint32_t value, enum qpu_timing_stall why)
+static uint64_t stall_sets(void (*emit_prog)(struct prog *p),
+			   const struct tm_set *sets, unsigned int n,
+			   enum qpu_timing_stall why)
 {
 	struct qpu_timing_stats st;
 	struct prog p = prog_at(CODE_BASE);
@@ -139,9 +162,18 @@ static uint64_t stall_with(void (*emit_prog)(struct prog *p), unsigned int id,
 
 	emit_prog(&p);
 	emit_end(&p);
-	tm_run(&code, 1, (struct tm_set){ id, value }, &st);
+	tm_run_sets(&code, 1, sets, n, true, &st);
 	expect_accounted(&st, 0);
 	return stall_of(&st, 0, why);
+}
+
+/* The same with parameter @id at @value. */
+static uint64_t stall_with(void (*emit_prog)(struct prog *p), unsigned int id,
+			   uint32_t value, enum qpu_timing_stall why)
+{
+	struct tm_set set = { id, value };
+
+	return stall_sets(emit_prog, &set, 1, why);
 }
 
 /* ldi ra0, 5; mov r0, ra0 (the next instruction reads it) */
@@ -239,7 +271,8 @@ T_TEST(latencies)
 /*
  * Eight times: read 16 uniforms (a 64-byte line), then move the stream with
  * unif_addr, to the same line again (@same) or to the next line. The model
- * follows the move: the same line comes from the L2 after its first miss,
+ * follows the move: the same line is in the slice's uniforms cache after
+ * its first miss (without that cache, it comes from the L2 every time),
  * new lines from SDRAM; a model blind to the writes sees one linear stream
  * either way.
  */
@@ -270,17 +303,111 @@ static void emit_unif_next(struct prog *p)
 /* 2b. A unif_addr write moves the stream the model fetches. */
 T_TEST(uniform_moves)
 {
+	const struct tm_set no_cache[2] = {
+		{ QPU_TP_UNIF_CACHE_BYTES, 0 }, { QPU_TP_L2_HIT_CYCLES, 50 },
+	};
+	const struct tm_set no_ahead = { QPU_TP_UNIF_PREFETCH, 0 };
 	uint64_t same = stall_with(emit_unif_same, QPU_TIMING_NUM_PARAMS, 0,
 				   QPU_TIMING_STALL_UNIFORM);
-	uint64_t next = stall_with(emit_unif_next, QPU_TIMING_NUM_PARAMS, 0,
+	uint64_t next = stall_sets(emit_unif_next, &no_ahead, 1,
 				   QPU_TIMING_STALL_UNIFORM);
 	uint64_t hit = stall_with(emit_unif_same, QPU_TP_L2_HIT_CYCLES, 50,
 				  QPU_TIMING_STALL_UNIFORM);
+	uint64_t uncached = stall_sets(emit_unif_same, no_cache, 1,
+				       QPU_TIMING_STALL_UNIFORM);
+	uint64_t uncached_slow = stall_sets(emit_unif_same, no_cache, 2,
+					    QPU_TIMING_STALL_UNIFORM);
 
-	/* each move fetches the line again, through the L2 all 8 times */
-	T_EQ_U64(same + 8 * (50 - 20), hit);
+	/* the re-read line hits the uniforms cache: one trip through the L2 */
+	T_EQ_U64(same + (50 - 20), hit);
+	/* without that cache each move fetches it again, all 8 times */
+	T_EQ_U64(uncached + 8 * (50 - 20), uncached_slow);
+	T_CHECK(uncached > same);
 	/* new lines come from SDRAM */
 	T_CHECK(next > same + 7 * 20);
+}
+
+/*
+ * Move the stream to line @line and read a uniform there, the five
+ * instructions in one instruction cache line: its fetch comes before the
+ * move, so no instruction fetch hides the uniform's wait.
+ */
+static void emit_unif_at(struct prog *p, uint32_t line)
+{
+	while (p->n % 8)
+		emit(p, i_nop());
+	emit(p, i_ldi(W_R1, UNIF_BASE + 64 * line));
+	emit(p, i_mov(QPU_ISA_WADDR_UNIF_ADDR, QPU_ISA_MUX_R1));
+	emit(p, i_nop());
+	emit(p, i_nop());
+	emit(p, i_read(R_UNIF, R_NOP));
+}
+
+/*
+ * Read a uniform of line 0, wait 100 instructions, read one of line 1:
+ * fetched ahead, line 1 is there by then, so only line 0 waits for SDRAM.
+ */
+static void emit_unif_pause(struct prog *p)
+{
+	unsigned int i;
+
+	emit(p, i_read(R_UNIF, R_NOP));
+	for (i = 0; i < 100; i++)
+		emit(p, i_nop());
+	emit_unif_at(p, 1);
+}
+
+/*
+ * Read lines 0 and 5 (moving the stream), then line 0 again: in a 256-byte
+ * uniforms cache of 4 ways the three fit, direct-mapped lines 0 and 5 share
+ * a set (the model's set hash: 5 ^ 5 >> 2 ^ 5 >> 4 = 4, 0 mod 4 sets).
+ */
+static void emit_unif_conflict(struct prog *p)
+{
+	emit_unif_at(p, 0);
+	emit_unif_at(p, 5);
+	emit_unif_at(p, 0);
+}
+
+/*
+ * 2c. The uniforms cache's parameters, each by its micro-program: the
+ * stall moves by exactly one L2 trip, or one SDRAM latency.
+ */
+T_TEST(uniform_cache)
+{
+	struct tm_set s[4] = {
+		{ QPU_TP_UNIF_PREFETCH, 0 }, { QPU_TP_UNIF_CACHE_BYTES, 256 },
+		{ QPU_TP_UNIF_WAYS, 4 }, { QPU_TP_L2_HIT_CYCLES, 50 },
+	};
+	struct tm_set lat[2] = {
+		{ QPU_TP_UNIF_PREFETCH, 0 }, { QPU_TP_SDRAM_LATENCY, 100 },
+	};
+	uint64_t a, b;
+
+	/* prefetch: with none, both lines pay each SDRAM latency */
+	a = stall_sets(emit_unif_pause, lat, 2, QPU_TIMING_STALL_UNIFORM);
+	lat[1].value = 200;
+	T_EQ_U64(a + 2 * 100, stall_sets(emit_unif_pause, lat, 2,
+					 QPU_TIMING_STALL_UNIFORM));
+	/* one line ahead: only the first does */
+	lat[0].value = 1;
+	a = stall_sets(emit_unif_pause, lat, 2, QPU_TIMING_STALL_UNIFORM);
+	lat[1].value = 100;
+	T_EQ_U64(a, 100 + stall_sets(emit_unif_pause, lat, 2,
+				     QPU_TIMING_STALL_UNIFORM));
+	/*
+	 * ways: direct-mapped, line 0 is fetched again through the L2, from
+	 * the move on: the read three instructions later waits the rest
+	 */
+	a = stall_sets(emit_unif_conflict, s, 4, QPU_TIMING_STALL_UNIFORM);
+	s[2].value = 1;
+	b = stall_sets(emit_unif_conflict, s, 4, QPU_TIMING_STALL_UNIFORM);
+	T_EQ_U64(a + 50 - 3 * 4, b);
+	/* size: a cache of one line holds only the last line */
+	s[2].value = 4;
+	s[1].value = 64;
+	T_EQ_U64(b, stall_sets(emit_unif_conflict, s, 4,
+			       QPU_TIMING_STALL_UNIFORM));
 }
 
 /* 3. More TMU lookups never cost fewer cycles, nor less bandwidth. */
@@ -334,6 +461,38 @@ T_TEST(semaphore)
 	T_CHECK(st.qpu[0].end >= st.qpu[1].end - 2 * 4);
 	T_EQ_U64(st.cycles, st.qpu[0].end > st.qpu[1].end ? st.qpu[0].end :
 		 st.qpu[1].end);
+}
+
+/*
+ * 4b. The emulator runs the QPUs in the model's time order: QPU 0 waits
+ * for a TMU lookup from SDRAM while QPU 1 issues nops, and no instruction
+ * issues more than QPU_EMU_CLOCK_SLACK cycles before the one the emulator
+ * ran before it. Round-robin would run QPU 0's next instructions, modelled
+ * after QPU 1's, first.
+ */
+T_TEST(time_order)
+{
+	struct qpu_timing_stats st;
+	struct prog a = prog_at(CODE_BASE), b = prog_at(CODE_BASE + 4096);
+	uint32_t code[2] = { CODE_BASE, CODE_BASE + 4096 };
+	unsigned int i;
+
+	emit_tmu(&a);
+	for (i = 0; i < 40; i++) {
+		emit(&a, i_nop());
+		emit(&b, i_nop());
+	}
+	emit_end(&a);
+	emit_end(&b);
+	tm_run(code, 2, none, &st);
+	T_CHECK(!tm_out_of_order);
+	T_CHECK(stall_of(&st, 0, QPU_TIMING_STALL_TMU) > 40);
+	expect_accounted(&st, 0);
+	expect_accounted(&st, 1);
+	tm_round_robin = true;
+	tm_run(code, 2, none, &st);
+	tm_round_robin = false;
+	T_CHECK(tm_out_of_order);
 }
 
 /* 5. Every parameter of every board has a value's source; names work. */

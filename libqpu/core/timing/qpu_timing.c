@@ -22,6 +22,13 @@
  *   vr_wait/vw_wait, wait for the previous one.
  * - SDRAM: bandwidth (the SDRAM clock, DDR, 32 bits, SDRAM_EFFICIENCY
  *   percent of it) booked on a timeline, plus SDRAM_LATENCY per miss.
+ * - Uniforms: each slice's uniforms cache (UNIF_CACHE_BYTES, lines of
+ *   UNIF_LINE_BYTES, UNIF_WAYS) is shared by its four QPUs and filled
+ *   through the L2. When a stream enters a line (its first read there, or
+ *   the unif_addr write that moved it) the cache asks for that line and
+ *   the UNIF_PREFETCH lines after it; a read waits only for its own line's
+ *   data. A line another QPU of the slice fetched is a hit, so a moved
+ *   stream that comes back, or four QPUs reading one stream, fetch once.
  * - Semaphores: each release leaves a token stamped with its time; an
  *   acquire takes the oldest and waits for its stamp. The mutex likewise.
  * - Not modelled: the second thread of a QPU (user programs have one, so
@@ -41,6 +48,7 @@
 #define L2_MAX_LINES		8192
 #define TMU_MAX_LINES		512
 #define IC_MAX_LINES		512
+#define UC_MAX_LINES		256
 #define NO_REG			0xff
 #define SDRAM_BANKS		8
 
@@ -78,6 +86,8 @@ struct tm_cache {
 	u32 rng;		/* random replacement if not 0, else LRU */
 	u32 *tag;		/* line + 1; 0 is empty */
 	u32 *used;		/* clock of the last hit */
+	u64 *ready;		/* cycle each line's fill arrives, or NULL */
+	u64 *asked;		/* cycle it was asked for (with @ready) */
 };
 
 /* A shared unit booked in buckets of 1 << TL_SHIFT cycles. */
@@ -116,11 +126,14 @@ struct qpu_timing {
 	u64 sem_token[QPU_EMU_NUM_SEMAPHORES][16];
 	u8 sem_head[QPU_EMU_NUM_SEMAPHORES], sem_count[QPU_EMU_NUM_SEMAPHORES];
 	struct tm_qpu q[QPU_EMU_NUM_QPUS];
+	u64 clock[QPU_EMU_NUM_QPUS];	/* q[i].now, for qpu_timing_clock() */
 	struct tm_op ops[TM_OPS];
-	struct tm_cache l2, tmu[TM_TMUS], ic[TM_SLICES];
+	struct tm_cache l2, tmu[TM_TMUS], ic[TM_SLICES], uc[TM_SLICES];
 	u32 l2_tag[L2_MAX_LINES], l2_used[L2_MAX_LINES];
 	u32 tmu_tag[TM_TMUS][TMU_MAX_LINES], tmu_used[TM_TMUS][TMU_MAX_LINES];
 	u32 ic_tag[TM_SLICES][IC_MAX_LINES], ic_used[TM_SLICES][IC_MAX_LINES];
+	u32 uc_tag[TM_SLICES][UC_MAX_LINES], uc_used[TM_SLICES][UC_MAX_LINES];
+	u64 uc_ready[TM_SLICES][UC_MAX_LINES], uc_asked[TM_SLICES][UC_MAX_LINES];
 	struct tm_timeline sdram, vcd, tmu_tl[TM_TMUS];
 };
 
@@ -157,6 +170,8 @@ static void cache_init(struct tm_cache *c, u32 *tag, u32 *used, u32 max_lines,
 
 	c->tag = tag;
 	c->used = used;
+	c->ready = NULL;
+	c->asked = NULL;
 	c->clock = 0;
 	c->shift = log2_floor(line ? line : 64);
 	lines = bytes >> c->shift;
@@ -173,8 +188,11 @@ static void cache_init(struct tm_cache *c, u32 *tag, u32 *used, u32 max_lines,
 	tm_memset(used, 0, max_lines * sizeof(*used));
 }
 
-/* Is @addr's line in @c? If not, it is now (in the least recently used way). */
-static bool cache_access(struct tm_cache *c, u32 addr)
+/*
+ * Is @addr's line in @c? If not, it is now (in the least recently used
+ * way). Either way *@slot is where it is (c->tag + *@slot).
+ */
+static bool cache_slot(struct tm_cache *c, u32 addr, u32 *slot)
 {
 	u32 line = addr >> c->shift, set, i, victim = 0, oldest = ~0u;
 	u32 *tag, *used;
@@ -190,6 +208,7 @@ static bool cache_access(struct tm_cache *c, u32 addr)
 	for (i = 0; i < c->ways; i++) {
 		if (tag[i] == line + 1) {
 			used[i] = c->clock;
+			*slot = set * c->ways + i;
 			return true;
 		}
 		if (used[i] < oldest) {
@@ -205,7 +224,15 @@ static bool cache_access(struct tm_cache *c, u32 addr)
 	}
 	tag[victim] = line + 1;
 	used[victim] = c->clock;
+	*slot = set * c->ways + victim;
 	return false;
+}
+
+static bool cache_access(struct tm_cache *c, u32 addr)
+{
+	u32 slot;
+
+	return cache_slot(c, addr, &slot);
 }
 
 /* --- timelines ----------------------------------------------------------- */
@@ -423,15 +450,58 @@ static void issue_fetch(struct qpu_timing *t, unsigned int qi,
 			   QPU_TIMING_STALL_FETCH);
 }
 
-static void issue_uniform(struct qpu_timing *t, struct tm_qpu *q, u64 *at)
+/*
+ * Uniform line @line for slice cache @uc, asked for at @at: when its data
+ * is there. A miss fetches it through the L2; a hit on a line still on its
+ * way waits for it. The emulator runs the QPUs in its own order, not the
+ * model's: a QPU of the slice that asked for the line at a later cycle
+ * than @at asked in fact after this one, which then sees that fetch's
+ * latency from @at. Without a cache (size 0) every line is fetched each
+ * time the stream enters it.
+ */
+static u64 unif_line_ready(struct qpu_timing *t, struct tm_cache *uc,
+			   u32 line, u64 at)
 {
-	u32 shift = log2_floor(t->p[QPU_TP_UNIF_LINE_BYTES]);
-	u32 line = q->unif_addr >> shift;
+	u32 slot;
+	u64 ready;
+
+	if (!uc->sets)
+		return mem_read(t, line << uc->shift, 1u << uc->shift, at);
+	if (!cache_slot(uc, line << uc->shift, &slot)) {
+		uc->asked[slot] = at;
+		uc->ready[slot] = mem_read(t, line << uc->shift,
+					   1u << uc->shift, at);
+	}
+	ready = uc->ready[slot];
+	if (at < uc->asked[slot] && ready > at + (ready - uc->asked[slot]))
+		ready = at + (ready - uc->asked[slot]);
+	return ready;
+}
+
+/*
+ * The stream enters @line at @at: when that line is there. The cache also
+ * asks for the UNIF_PREFETCH lines after it, without waiting for them.
+ */
+static u64 unif_enter(struct qpu_timing *t, unsigned int qi, u32 line, u64 at)
+{
+	struct tm_cache *uc = &t->uc[qi / TM_QPUS_PER_SLICE];
+	u64 ready = unif_line_ready(t, uc, line, at);
+	u32 i;
+
+	for (i = 1; uc->sets && i <= t->p[QPU_TP_UNIF_PREFETCH]; i++)
+		unif_line_ready(t, uc, line + i, at);
+	return ready;
+}
+
+static void issue_uniform(struct qpu_timing *t, unsigned int qi,
+			  struct tm_qpu *q, u64 *at)
+{
+	u32 line = q->unif_addr >> t->uc[0].shift;
 
 	if (!q->unif_valid || line != q->unif_line) {
 		q->unif_valid = true;
 		q->unif_line = line;
-		wait_until(q, at, mem_read(t, line << shift, 1u << shift, *at),
+		wait_until(q, at, unif_enter(t, qi, line, *at),
 			   QPU_TIMING_STALL_UNIFORM);
 	}
 	q->unif_addr += 4;
@@ -474,7 +544,7 @@ void qpu_timing_issue(struct qpu_timing *t, unsigned int qi, u32 pc, u64 word)
 		decode(op, pc, word);
 	issue_fetch(t, qi, q, pc, &at);
 	if (op->flags & F_UNIF)
-		issue_uniform(t, q, &at);
+		issue_uniform(t, qi, q, &at);
 	for (i = 0; i < 2; i++)
 		if (op->read[i] != NO_REG && q->written[op->read[i]])
 			wait_until(q, &at, q->written[op->read[i]] +
@@ -502,6 +572,7 @@ void qpu_timing_issue(struct qpu_timing *t, unsigned int qi, u32 pc, u64 word)
 	/* It issues at @at; what it writes is ready from then on. */
 	q->issue_at = at;
 	q->now = at + issue;
+	t->clock[qi] = q->now;
 	q->n++;
 	for (i = 0; i < 2; i++)
 		if (op->write[i] != NO_REG)
@@ -527,13 +598,16 @@ void qpu_timing_issue(struct qpu_timing *t, unsigned int qi, u32 pc, u64 word)
 /* --- transactions -------------------------------------------------------- */
 
 /* The instruction that started a transaction waits for @ready to issue. */
-static void delay_issue(struct tm_qpu *q, u64 ready, enum qpu_timing_stall why)
+static void delay_issue(struct qpu_timing *t, unsigned int qi, u64 ready,
+			enum qpu_timing_stall why)
 {
+	struct tm_qpu *q = &t->q[qi];
 	u64 at = q->issue_at;
 
 	wait_until(q, &at, ready, why);
 	q->now += at - q->issue_at;
 	q->issue_at = at;
+	t->clock[qi] = q->now;
 }
 
 static void event_tmu(struct qpu_timing *t, const struct qpu_emu_event *ev)
@@ -547,7 +621,7 @@ static void event_tmu(struct qpu_timing *t, const struct qpu_emu_event *ev)
 	if (fifo > TM_FIFO_MAX)
 		fifo = TM_FIFO_MAX;
 	if (q->tmu_count[k] >= fifo)
-		delay_issue(q, q->tmu_ready[k][q->tmu_head[k]],
+		delay_issue(t, ev->qpu, q->tmu_ready[k][q->tmu_head[k]],
 			    QPU_TIMING_STALL_TMU_FIFO);
 	if (q->tmu_count[k] >= TM_FIFO_MAX)
 		issue_ldtmu(q, k, &q->issue_at);	/* not reached */
@@ -583,7 +657,7 @@ static void event_dma(struct qpu_timing *t, const struct qpu_emu_event *ev)
 	u64 at, bytes = (u64)ev->rows * ev->row_bytes, engine, mem;
 	u32 bpc = t->p[QPU_TP_DMA_BYTES_PER_CYCLE], r, a;
 
-	delay_issue(q, *done, QPU_TIMING_STALL_DMA);
+	delay_issue(t, ev->qpu, *done, QPU_TIMING_STALL_DMA);
 	at = q->issue_at;
 	engine = tl_book(&t->vcd, at, t->p[QPU_TP_DMA_SETUP_CYCLES] +
 			 (u64)ev->rows * t->p[QPU_TP_DMA_ROW_CYCLES] +
@@ -617,9 +691,19 @@ void qpu_timing_event(struct qpu_timing *t, const struct qpu_emu_event *ev)
 	if (ev->qpu >= QPU_EMU_NUM_QPUS)
 		return;
 	if (ev->kind == QPU_EMU_ACCESS_UNIFORM) {
-		/* a moved stream is fetched again, from where it now is */
-		t->q[ev->qpu].unif_addr = ev->base;
-		t->q[ev->qpu].unif_valid = false;
+		struct tm_qpu *q = &t->q[ev->qpu];
+
+		/*
+		 * A moved stream is fetched from where it now is, from the
+		 * write on (the reads in between still get the old stream's
+		 * uniforms); its first read waits for the line. Without a
+		 * cache to hold it, that read fetches it.
+		 */
+		q->unif_addr = ev->base;
+		q->unif_valid = false;
+		if (t->uc[0].sets)
+			unif_enter(t, ev->qpu, ev->base >> t->uc[0].shift,
+				   q->issue_at);
 	} else if (ev->kind == QPU_EMU_ACCESS_TMU) {
 		event_tmu(t, ev);
 	} else if (ev->kind == QPU_EMU_ACCESS_DMA_LOAD ||
@@ -643,9 +727,15 @@ static void caches_init(struct qpu_timing *t)
 		cache_init(&t->tmu[i], t->tmu_tag[i], t->tmu_used[i], TMU_MAX_LINES,
 			   p[QPU_TP_TMU_CACHE_BYTES], p[QPU_TP_TMU_LINE_BYTES],
 			   p[QPU_TP_TMU_WAYS]);
-	for (i = 0; i < TM_SLICES; i++)
+	for (i = 0; i < TM_SLICES; i++) {
 		cache_init(&t->ic[i], t->ic_tag[i], t->ic_used[i], IC_MAX_LINES,
 			   p[QPU_TP_ICACHE_BYTES], p[QPU_TP_ICACHE_LINE_BYTES], 0);
+		cache_init(&t->uc[i], t->uc_tag[i], t->uc_used[i], UC_MAX_LINES,
+			   p[QPU_TP_UNIF_CACHE_BYTES], p[QPU_TP_UNIF_LINE_BYTES],
+			   p[QPU_TP_UNIF_WAYS]);
+		t->uc[i].ready = t->uc_ready[i];
+		t->uc[i].asked = t->uc_asked[i];
+	}
 }
 
 /* SDRAM bytes a bucket: clock x 2 (DDR) x 4 bytes, at the efficiency. */
@@ -704,9 +794,15 @@ void qpu_timing_start(struct qpu_timing *t, unsigned int qi, u32 code_addr,
 	q->live = true;
 	q->start = t->next_start;
 	q->now = q->start;
+	t->clock[qi] = q->now;
 	q->unif_addr = unif_addr;
 	t->next_start += t->p[QPU_TP_QPU_START_CYCLES];
 	(void)code_addr;	/* fetched like every other instruction */
+}
+
+const u64 *qpu_timing_clock(const struct qpu_timing *t)
+{
+	return t->clock;
 }
 
 u64 qpu_timing_cycles_to_ns(const struct qpu_timing_board *board, u64 cycles)

@@ -8,11 +8,14 @@
  * Userspace only (libqpu builds it, qpu.ko does not), but freestanding like
  * the rest of the core: no libc, integers only.
  *
- * Each QPU keeps its own clock; shared units (TMUs of a slice, the VCD, the
- * SDRAM) are booked on timelines of fixed-size buckets rather than a single
- * "busy until", because the emulator interleaves the QPUs by instruction,
- * not by time: a QPU whose clock is behind may book a unit after one whose
- * clock is ahead, and must still find it free at its own time.
+ * Each QPU keeps its own clock, and the emulator runs next the QPU whose
+ * clock is earliest (qpu_timing_clock(), qpu_emu_set_clock()), so the
+ * caches see the QPUs' accesses in the model's time order. Shared units
+ * (TMUs of a slice, the VCD, the SDRAM) are still booked on timelines of
+ * fixed-size buckets rather than a single "busy until": one instruction's
+ * transaction can book a unit far past the other QPUs' clocks, and a QPU
+ * that comes later in the emulator's order must still find the unit free
+ * at its own, earlier, time.
  * Every parameter lives once, in the per-board tables of qpu_timing_board.c.
  */
 #ifndef QPU_TIMING_H
@@ -50,7 +53,7 @@ enum qpu_timing_param_id {
 	QPU_TP_L2_HIT_CYCLES,	/* a TMU miss that hits in L2 */
 	QPU_TP_ICACHE_BYTES,	/* instruction cache, per slice */
 	QPU_TP_ICACHE_LINE_BYTES,
-	QPU_TP_UNIF_LINE_BYTES,	/* uniform cache line, fetched through L2 */
+	QPU_TP_UNIF_LINE_BYTES,	/* uniforms cache line, fetched through L2 */
 	QPU_TP_DMA_SETUP_CYCLES, /* VCD cycles to start one DMA */
 	QPU_TP_DMA_ROW_CYCLES,	/* VCD cycles per memory row */
 	QPU_TP_DMA_BYTES_PER_CYCLE, /* VCD data rate */
@@ -63,6 +66,9 @@ enum qpu_timing_param_id {
 	QPU_TP_SDRAM_PAGE_BYTES, /* an SDRAM page (row), per bank */
 	QPU_TP_SDRAM_PAGE_MISS_BYTES, /* bandwidth an access to a closed page costs */
 	QPU_TP_L2_RANDOM,	/* 1: the L2 replaces a random way, 0: the LRU one */
+	QPU_TP_UNIF_CACHE_BYTES, /* uniforms cache, per slice (0: none) */
+	QPU_TP_UNIF_WAYS,	/* its associativity */
+	QPU_TP_UNIF_PREFETCH,	/* lines it asks for ahead of a stream */
 	QPU_TIMING_NUM_PARAMS,
 };
 
@@ -113,7 +119,7 @@ enum qpu_timing_stall {
 	QPU_TIMING_STALL_SEMAPHORE,	/* a semaphore acquire */
 	QPU_TIMING_STALL_MUTEX,		/* the mutex held by another QPU */
 	QPU_TIMING_STALL_FETCH,		/* an instruction cache miss */
-	QPU_TIMING_STALL_UNIFORM,	/* a uniform cache miss */
+	QPU_TIMING_STALL_UNIFORM,	/* a uniform not yet in the uniforms cache */
 	QPU_TIMING_STALL_THRSW,		/* a thread switch */
 	QPU_TIMING_NUM_STALLS,
 };
@@ -177,6 +183,13 @@ void qpu_timing_issue(struct qpu_timing *t, unsigned int qpu, u32 pc, u64 word);
 
 /* qpu_emu_ops.event: the instruction just issued started a transaction. */
 void qpu_timing_event(struct qpu_timing *t, const struct qpu_emu_event *ev);
+
+/*
+ * The cycle each QPU's next instruction may issue, by QPU: for
+ * qpu_emu_set_clock(), so the emulator runs the QPUs in the model's time
+ * order. Valid as long as @t is.
+ */
+const u64 *qpu_timing_clock(const struct qpu_timing *t);
 
 /* The job's modelled time so far (call when it has ended). */
 void qpu_timing_get_stats(const struct qpu_timing *t,

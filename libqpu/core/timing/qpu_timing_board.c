@@ -31,6 +31,10 @@
 #define SRC_NO_L2	"GPU_FFT 3.0 gpu_fft_base.c: the VC4 L2 on Pi 1 only"
 #define SRC_L2		"BCM2835 overview (hermanhermitage wiki): 128 KiB, 4-way"
 #define SRC_CLOCKS	"rpi-docs: v3d_freq and sdram_freq defaults of the board"
+#define SRC_QUC		"guide s2 (block diagram), V3D_SLCACTL UCCS, V3D_PCTRS 22-23: " \
+			"a uniforms cache per slice, shared by its QPUs; its size: assumed"
+#define SRC_QUC_AHEAD	"assumed; the guide's unif_addr latency (rule unif-addr-latency) " \
+			"shows the stream is fetched ahead of its reads, not how far"
 
 /* A time in ns at a V3D clock of @mhz, in cycles. */
 #define NS_CYCLES(ns, mhz)	((ns) * (mhz) / 1000)
@@ -48,7 +52,7 @@
 #define FIT_DMA_SETUP_CYCLES	16
 #define FIT_DMA_ROW_CYCLES	4
 #define FIT_DMA_BYTES_PER_CYCLE	4
-#define FIT_LAUNCH_DIRECT_NS	2000
+#define FIT_LAUNCH_DIRECT_NS	10500
 #define FIT_QPU_START_CYCLES	16
 #define FIT_TMU_LINE_BYTES	32
 #define FIT_SDRAM_PAGE_MISS_BYTES	0
@@ -65,6 +69,9 @@
 	[QPU_TP_ICACHE_BYTES] = { 4096, ASSUMED }, \
 	[QPU_TP_ICACHE_LINE_BYTES] = { 64, ASSUMED }, \
 	[QPU_TP_UNIF_LINE_BYTES] = { 64, ASSUMED }, \
+	[QPU_TP_UNIF_CACHE_BYTES] = { 1024, SRC_QUC }, \
+	[QPU_TP_UNIF_WAYS] = { 4, ASSUMED }, \
+	[QPU_TP_UNIF_PREFETCH] = { 1, SRC_QUC_AHEAD }, \
 	[QPU_TP_TMU_CACHE_BYTES] = { 4096, ASSUMED }, \
 	[QPU_TP_TMU_WAYS] = { 4, ASSUMED }, \
 	[QPU_TP_LAUNCH_MAILBOX_NS] = { 100000, SRC_MAILBOX }, \
@@ -181,6 +188,9 @@ static const char *const param_names[QPU_TIMING_NUM_PARAMS] = {
 	[QPU_TP_SDRAM_PAGE_BYTES] = "sdram_page_bytes",
 	[QPU_TP_SDRAM_PAGE_MISS_BYTES] = "sdram_page_miss_bytes",
 	[QPU_TP_L2_RANDOM] = "l2_random",
+	[QPU_TP_UNIF_CACHE_BYTES] = "unif_cache_bytes",
+	[QPU_TP_UNIF_WAYS] = "unif_ways",
+	[QPU_TP_UNIF_PREFETCH] = "unif_prefetch_lines",
 };
 
 static const char *const stall_names[QPU_TIMING_NUM_STALLS] = {

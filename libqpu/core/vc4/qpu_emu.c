@@ -8,9 +8,11 @@
  *
  * DOC: modelling choices
  * - Scheduling: seed 0 runs the live QPUs round-robin in QPU order, one
- *   instruction each; another seed picks the next QPU with a xorshift32
- *   PRNG. A QPU that would block (semaphore, mutex, empty VPM read or TMU
- *   FIFO) issues nothing and sleeps until a semaphore or mutex changes;
+ *   instruction each, or, given a timing model's clocks
+ *   (qpu_emu_set_clock()), the one whose modelled clock is earliest;
+ *   another seed picks the next QPU with a xorshift32 PRNG. A QPU that
+ *   would block (semaphore, mutex, empty VPM read or TMU FIFO) issues
+ *   nothing and sleeps until a semaphore or mutex changes;
  *   when every live QPU sleeps the run stops with QPU_EMU_DEADLOCK.
  * - Memory side effects happen when the instruction issues: TMU reads and
  *   VCD DMA complete at once (so vr_wait/vw_wait never wait). Every access
@@ -592,9 +594,49 @@ static void count_stall(struct qpu_emu *emu, const struct qpu_emu_qpu *q)
 		emu->stats.stall_sync++;
 }
 
+/*
+ * With a clock (qpu_emu_set_clock()): the ready QPU that is earliest, or
+ * the first among equals; there is one, the callers check. A choice holds
+ * until that QPU is QPU_EMU_CLOCK_SLACK cycles past the runner-up, or a QPU
+ * starts, ends, waits or wakes: a scan per instruction cost emulation half
+ * again its time, and a few instructions' disorder is below what the
+ * model's caches can tell. Each scan counts a stall of every waiting QPU.
+ */
+static unsigned int pick_earliest(struct qpu_emu *emu)
+{
+	u16 ready = emu->live & ~emu->waiting;
+	unsigned int qi, best = 0;
+	u64 bc = ~0ull, nc = ~0ull;
+
+	if (emu->pick_live == emu->live && emu->pick_waiting == emu->waiting &&
+	    emu->clock[emu->pick] < emu->pick_bound)
+		return emu->pick;
+	for (qi = 0; qi < QPU_EMU_NUM_QPUS; qi++) {
+		u64 c = ready & (1u << qi) ? emu->clock[qi] : ~0ull;
+
+		if (c < bc) {
+			nc = bc;
+			bc = c;
+			best = qi;
+		} else if (c < nc) {
+			nc = c;
+		}
+		if (emu->waiting & emu->live & (1u << qi))
+			count_stall(emu, emu_qpu(emu, qi));
+	}
+	emu->pick = best;
+	emu->pick_bound = nc < ~0ull - QPU_EMU_CLOCK_SLACK ?
+		nc + QPU_EMU_CLOCK_SLACK : ~0ull;
+	emu->pick_live = emu->live;
+	emu->pick_waiting = emu->waiting;
+	return best;
+}
+
 /* The QPU seed 0 runs next; stalls of the waiting QPUs it passes count. */
 static inline unsigned int pick_round_robin(struct qpu_emu *emu)
 {
+	if (emu->clock)
+		return pick_earliest(emu);
 	for (;;) {
 		unsigned int qi = emu->rr_next;
 
@@ -765,6 +807,7 @@ static void reset_state(struct qpu_emu *emu)
 	bool no_predecode = emu->no_predecode;
 	bool strict_vpm = emu->strict_vpm;
 	u64 limit = emu->limit;
+	const u64 *clock = emu->clock;
 
 	emu_memset(emu, 0, sizeof(*emu));
 	emu->ops = ops;
@@ -773,6 +816,7 @@ static void reset_state(struct qpu_emu *emu)
 	emu->no_predecode = no_predecode;
 	emu->strict_vpm = strict_vpm;
 	emu->limit = limit;
+	emu->clock = clock;
 	emu->rng = seed;
 	emu->mutex_owner = -1;
 	emu->status = QPU_EMU_IDLE;
@@ -787,6 +831,7 @@ void qpu_emu_init(struct qpu_emu *emu, const struct qpu_emu_ops *ops,
 	emu->no_predecode = false;
 	emu->strict_vpm = false;
 	emu->limit = 0;
+	emu->clock = NULL;
 	reset_state(emu);
 }
 
@@ -809,6 +854,11 @@ void qpu_emu_set_predecode(struct qpu_emu *emu, bool on)
 void qpu_emu_set_limit(struct qpu_emu *emu, u64 instructions)
 {
 	emu->limit = instructions;
+}
+
+void qpu_emu_set_clock(struct qpu_emu *emu, const u64 *clock)
+{
+	emu->clock = clock;
 }
 
 void qpu_emu_reset(struct qpu_emu *emu)

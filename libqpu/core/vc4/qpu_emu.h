@@ -209,6 +209,25 @@ void qpu_emu_set_strict_vpm(struct qpu_emu *emu, bool on);
  */
 void qpu_emu_set_limit(struct qpu_emu *emu, u64 instructions);
 
+/**
+ * qpu_emu_set_clock() - run the QPUs in the order of a timing model
+ * @emu: the emulator
+ * @clock: one cycle count per QPU, kept by the caller (the userspace
+ *	timing model: the cycle each QPU's next instruction may issue), or
+ *	NULL for round-robin (the default)
+ *
+ * With seed 0 the scheduler then runs the ready QPU whose @clock is
+ * lowest (the lowest index among equals), until it is
+ * QPU_EMU_CLOCK_SLACK cycles past the next one, so that the state a timing
+ * model shares between QPUs (caches, units, semaphores) sees their
+ * accesses in its own time order rather than one instruction each in
+ * turn; each choice counts a stall of every waiting QPU. Results of
+ * programs without races are the same either way. Other seeds ignore it.
+ * Survives qpu_emu_reset(); qpu_emu_init() clears it.
+ */
+#define QPU_EMU_CLOCK_SLACK	32
+void qpu_emu_set_clock(struct qpu_emu *emu, const u64 *clock);
+
 /* Stop every program and forget all state but the callbacks and settings. */
 void qpu_emu_reset(struct qpu_emu *emu);
 

@@ -158,6 +158,10 @@ struct qpu_emu {
 	bool no_predecode;	/* qpu_emu_set_predecode(emu, false) */
 	bool strict_vpm;	/* qpu_emu_set_strict_vpm(emu, true) */
 	u64 limit;		/* qpu_emu_set_limit(); 0: none */
+	const u64 *clock;	/* qpu_emu_set_clock(); NULL: round-robin */
+	u64 pick_bound;		/* pick_earliest(): runs @pick until this, */
+	u32 pick;
+	u16 pick_live, pick_waiting;	/* ... while the masks are these */
 	u64 started_at[QPU_EMU_NUM_QPUS];	/* stats.instructions at start */
 	int mutex_owner;
 	u8 sem[QPU_EMU_NUM_SEMAPHORES];
