@@ -348,31 +348,57 @@ static double sgemm_traffic(size_t p, size_t l, size_t k)
 	return (double)((l + 15) / 16) * k * (width + 16.0 * count) * 4;
 }
 
-/* Deal the tiles: widest panels first, each to the least loaded program. */
+/*
+ * Panels a round of @qpus tiles spans: the programs run in step, so a
+ * round of pr panels by qpus / pr lane tiles loads pr x 64 + qpus / pr x
+ * 16 operand values per k from SDRAM (the rest hits the L2); the fewest
+ * win (12 QPUs: 2 x 6, 224 values a k, against 256 for 1 x 12).
+ */
+static unsigned int sgemm_round_panels(unsigned int qpus)
+{
+	unsigned int p, best = 1;
+
+	for (p = 2; p <= qpus; p++)
+		if (qpus % p == 0 &&
+		    p * 64 + qpus / p * SGEMM_COLS < best * 64 + qpus / best * SGEMM_COLS)
+			best = p;
+	return best;
+}
+
+/*
+ * Deal the tiles: widest panels first, in groups of sgemm_round_panels(),
+ * lane tile by lane tile across a group's panels, each tile to the least
+ * loaded program (in turn while all weigh the same): the tiles that run
+ * together share their operands through the L2.
+ */
 static unsigned int sgemm_deal(const struct sgemm_panel *panels,
 			       unsigned int npanels, size_t coltiles,
 			       unsigned int qpus, struct sgemm_tile *tiles)
 {
 	uint64_t load[16] = { 0 };
-	unsigned int w, p, q, used = 0;
+	unsigned int group[SGEMM_MAX_PROGRAMS];
+	unsigned int w, p, q, g, ng, used = 0, per = sgemm_round_panels(qpus);
 	size_t n = 0, j;
 
 	for (w = 64; w >= 16; w /= 2) {
-		for (p = 0; p < npanels; p++) {
-			if (panels[p].w != w)
-				continue;
+		for (p = 0; p < npanels; ) {
+			for (ng = 0; p < npanels && ng < per; p++)
+				if (panels[p].w == w)
+					group[ng++] = p;
 			for (j = 0; j < coltiles; j++) {
-				unsigned int best = 0;
+				for (g = 0; g < ng; g++) {
+					unsigned int best = 0;
 
-				for (q = 1; q < qpus; q++)
-					if (load[q] < load[best])
-						best = q;
-				load[best] += w + 1;
-				tiles[n].panel = p;
-				tiles[n].col0 = j * SGEMM_COLS;
-				tiles[n].prog = best;
-				tiles[n].seq = n;
-				n++;
+					for (q = 1; q < qpus; q++)
+						if (load[q] < load[best])
+							best = q;
+					load[best] += w + 1;
+					tiles[n].panel = group[g];
+					tiles[n].col0 = j * SGEMM_COLS;
+					tiles[n].prog = best;
+					tiles[n].seq = n;
+					n++;
+				}
 			}
 		}
 	}
