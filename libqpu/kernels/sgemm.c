@@ -29,6 +29,18 @@
 #include "sgemm16x64.qasm.h"
 
 #define SGEMM_U		7	/* k values per main-loop turn (.set U) */
+/*
+ * TMU requests in flight (.set AHEAD): the lane operand of k + AHEAD is
+ * asked for at k, so SDRAM's queue and latency hide behind AHEAD values
+ * of k; the FIFO holds 4.
+ */
+#define SGEMM_AHEAD	3
+/*
+ * Panel prefetches in flight (.set PREFETCH): TMU 1 reads the panel's
+ * lines of k + PREFETCH at k, so the uniform reads of every program find
+ * them in the L2; at most AHEAD, so that none reads past the panel.
+ */
+#define SGEMM_PREFETCH	3
 #define SGEMM_COLS	16	/* columns of a tile: the SIMD width */
 /*
  * Registers per store batch (.set BATCH): program k stores them from VPM
@@ -200,6 +212,8 @@ struct sgemm_ctx {
 	bool trans;
 	float beta;
 	size_t k;
+	size_t kp;		/* k values the kernel runs: K, at least AHEAD */
+	size_t kq;		/* those of the loops, which ask the TMU: kp - AHEAD */
 	size_t lanes;		/* N plain, M transposed */
 	uint32_t scratch_bus;
 	size_t dummy;		/* offset of the dummy store area */
@@ -220,6 +234,42 @@ static uint32_t sgemm_c(const struct sgemm_ctx *x, size_t r, size_t l)
 }
 
 /*
+ * The panel's uniform stream, in the kernel's reading order: a flag (the
+ * main loop runs), per main-loop turn U values of k, then a flag (the
+ * remainder loop runs), per remainder turn one value of k, then the AHEAD
+ * last values of k. A k of a loop is the address of the panel's lines to
+ * prefetch, then its W values, in whose last four, for a loop's closing k,
+ * a flag: go round again. The last AHEAD values of k are their W values.
+ * All of it depends on the panel and K only: every tile of the panel reads
+ * the same stream. sgemm_step_word() is where k starts, in words.
+ */
+static size_t sgemm_step_word(const struct sgemm_ctx *x, unsigned int w,
+			      size_t k)
+{
+	size_t turns = x->kq / SGEMM_U, turn = SGEMM_U * (w + 1) + 1;
+
+	if (k < turns * SGEMM_U)
+		return 1 + k / SGEMM_U * turn + k % SGEMM_U * (w + 1);
+	if (k < x->kq)
+		return 2 + turns * turn + (k - turns * SGEMM_U) * (w + 2);
+	return 2 + turns * turn + (x->kq % SGEMM_U) * (w + 2) + (k - x->kq) * w;
+}
+
+/* Words of a panel's stream. */
+static size_t sgemm_stream_words(const struct sgemm_ctx *x, unsigned int w)
+{
+	return sgemm_step_word(x, w, x->kp);
+}
+
+/* Bus address of the prefetch of k (at most kp - 1) of panel @p. */
+static uint32_t sgemm_prefetch(const struct sgemm_ctx *x,
+			       const struct sgemm_panel *p, size_t k)
+{
+	return x->scratch_bus + (uint32_t)(p->offset +
+		sgemm_step_word(x, p->w, k < x->kp ? k : x->kp - 1) * 4);
+}
+
+/*
  * One tile into @ws, whose word 0 is at bus address @list_bus; @more says
  * whether another tile follows. The order is the kernel's: see the top of
  * sgemm.qasm.
@@ -234,23 +284,31 @@ static void sgemm_tile_words(struct sgemm_ctx *x, const struct sgemm_tile *t,
 	unsigned int lanes = x->lanes - l0 < SGEMM_COLS ?
 			     (unsigned int)(x->lanes - l0) : SGEMM_COLS;
 	unsigned int i, r, vpm_row = t->prog * SGEMM_BATCH;
+	uint32_t base, step;
 	bool blend = x->beta != 0.0f;
-	size_t first = ws->n;
 
 	/* first part: the k loop (lane l, step k of the TMU operand) */
 	sgemm_push(ws, lanes - 1);
 	if (x->trans) {
+		step = 4;
 		sgemm_push(ws, (uint32_t)(x->a->stride * 4));
-		sgemm_push(ws, sgemm_addr(x->a, l0, 0));
-		sgemm_push(ws, 4);
+		base = sgemm_addr(x->a, l0, 0);
 	} else {
+		step = (uint32_t)(x->b->stride * 4);
 		sgemm_push(ws, 4);
-		sgemm_push(ws, sgemm_addr(x->b, 0, l0));
-		sgemm_push(ws, (uint32_t)(x->b->stride * 4));
+		base = sgemm_addr(x->b, 0, l0);
 	}
-	sgemm_push(ws, (uint32_t)((x->k - 1) / SGEMM_U));
-	sgemm_push(ws, (uint32_t)((x->k - 1) % SGEMM_U));
-	sgemm_push(ws, list_bus + (uint32_t)(first + 9) * 4);
+	/* the first requests; past K - 1 (K < AHEAD) they read K - 1 again */
+	for (i = 0; i < SGEMM_AHEAD; i++)
+		sgemm_push(ws, base + (uint32_t)(i < x->k ? i : x->k - 1) * step);
+	/* r1: moved on by a step before each request of the loops */
+	sgemm_push(ws, base + (SGEMM_AHEAD - 1) * step);
+	sgemm_push(ws, step);
+	/* a prefetch's 16 lanes span one k of the panel */
+	sgemm_push(ws, p->w * 4 / SGEMM_COLS);
+	for (i = 0; i < SGEMM_PREFETCH; i++)
+		sgemm_push(ws, sgemm_prefetch(x, p, i));
+	sgemm_push(ws, list_bus + (uint32_t)(ws->n + 3) * 4);
 	sgemm_push(ws, sgemm_variant(p->w));
 	sgemm_push(ws, x->scratch_bus + (uint32_t)p->offset);
 
@@ -307,6 +365,8 @@ static void sgemm_tile_words(struct sgemm_ctx *x, const struct sgemm_tile *t,
  * alpha * A (plain) or alpha * B^T (transposed), panel by panel, k-major;
  * rows past the end repeat the last valid row, so the kernel's registers for
  * them hold that row's results, which may then be stored over it again.
+ * Values of k past K - 1 (K < AHEAD) are zeros: their products add
+ * nothing (the lane operand they multiply is row K - 1 again, finite).
  */
 static void sgemm_pack(const struct sgemm_ctx *x, float alpha, void *scratch,
 		       unsigned int npanels)
@@ -315,20 +375,35 @@ static void sgemm_pack(const struct sgemm_ctx *x, float alpha, void *scratch,
 	const float *m = (const float *)((const char *)qpu_bo_get_map(src->bo) +
 					 src->offset);
 	size_t rs = x->trans ? 1 : src->stride, ks = x->trans ? src->stride : 1;
+	size_t turns = x->kq / SGEMM_U, k;
 	unsigned int p, i;
-	size_t k;
 
 	for (p = 0; p < npanels; p++) {
 		const struct sgemm_panel *pn = &x->panels[p];
-		float *out = (float *)((char *)scratch + pn->offset);
+		uint32_t *out = (uint32_t *)((char *)scratch + pn->offset);
 
-		for (k = 0; k < x->k; k++)
+		for (k = 0; k < x->kp; k++) {
+			bool main = k < turns * SGEMM_U;
+			/* a loop's closing k: its flag says whether it goes on */
+			bool close = k < x->kq && (!main || k % SGEMM_U == SGEMM_U - 1);
+			bool again = main ? k / SGEMM_U + 1 < turns : k + 1 < x->kq;
+
+			if (k == 0)
+				*out++ = turns != 0;
+			if (k == turns * SGEMM_U)
+				*out++ = x->kq > k;
+			if (k < x->kq)
+				*out++ = sgemm_prefetch(x, pn, k + SGEMM_PREFETCH);
 			for (i = 0; i < pn->w; i++) {
 				size_t row = pn->row0 +
 					     (i < pn->valid ? i : pn->valid - 1);
+				float v = k < x->k ? alpha * m[row * rs + k * ks] : 0.0f;
 
-				*out++ = alpha * m[row * rs + k * ks];
+				if (close && i == pn->w - 3)
+					*out++ = again;
+				*out++ = qpu_unif_f(v);
 			}
+		}
 	}
 }
 
@@ -487,6 +562,8 @@ int qpu_sgemm(struct qpu_kernels *kernels, unsigned int qpus, float alpha,
 		qpus = SGEMM_MAX_PROGRAMS;
 	x = (struct sgemm_ctx){
 		.a = a, .b = b, .c = c, .beta = beta, .k = k,
+		.kp = k > SGEMM_AHEAD ? k : SGEMM_AHEAD,
+		.kq = k > SGEMM_AHEAD ? k - SGEMM_AHEAD : 0,
 		.trans = sgemm_traffic(n, m, k) < sgemm_traffic(m, n, k),
 	};
 	if (x.trans) {
@@ -527,13 +604,15 @@ int qpu_sgemm(struct qpu_kernels *kernels, unsigned int qpus, float alpha,
 	packed = lists + SGEMM_DUMMY;
 	for (p = 0; p < npanels; p++) {
 		panels[p].offset = packed;
-		if ((uint64_t)panels[p].w * k * 4 > UINT32_MAX - packed) {
+		size_t words = sgemm_stream_words(&x, panels[p].w);
+
+		if ((uint64_t)words * 4 > UINT32_MAX - packed) {
 			ret = qpu_kernel_fail(kernels, EINVAL, name,
 					      "the packed %s does not fit a buffer",
 					      x.trans ? "B" : "A");
 			goto out;
 		}
-		packed += (size_t)panels[p].w * k * 4;
+		packed += words * 4;
 	}
 	scratch = qpu_kernel_scratch(kernels, packed);
 	if (!scratch) {
@@ -552,8 +631,10 @@ int qpu_sgemm(struct qpu_kernels *kernels, unsigned int qpus, float alpha,
 			offsets[prog++] = (uint32_t)ws.n * 4;
 		sgemm_tile_words(&x, &tiles[t], &ws, x.scratch_bus,
 				 t + 1 < ntiles && tiles[t + 1].prog == tiles[t].prog);
-		tmu += (k + (beta != 0.0f ? panels[tiles[t].panel].w : 0)) * 64;
-		unif += (uint64_t)panels[tiles[t].panel].w * k * 4;
+		/* lane operand, panel prefetches, old C: 16 words each */
+		tmu += (x.kp + SGEMM_PREFETCH + x.kq +
+			(beta != 0.0f ? panels[tiles[t].panel].w : 0)) * 64;
+		unif += (uint64_t)sgemm_stream_words(&x, panels[tiles[t].panel].w) * 4;
 	}
 	memcpy(qpu_bo_get_map(scratch), ws.w, lists);
 

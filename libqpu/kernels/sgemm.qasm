@@ -120,6 +120,8 @@
 # operand once more (+26% bytes for this shape) and issue ~1% more.
 
 .set U, 7				# k values per main-loop iteration
+.set AHEAD, 3				# TMU requests in flight (sgemm.c)
+.set PREFETCH, 3			# panel prefetches in flight (sgemm.c)
 .set BATCH, 4				# registers per store batch (sgemm.c)
 
 # One inner-loop instruction: accumulate the product of register p, start
@@ -132,16 +134,6 @@
 .endif
 .endm
 
-# The same, loading the next k's lane operand into r4 at its end (the fmul
-# still reads the old r4).
-.macro fma_ld, p
-.if ((p) % 2) == 0
-	fadd ra0 + (p) / 2, ra0 + (p) / 2, r0; fmul r0, r4, unif; ldtmu0
-.else
-	fadd rb0 + (p) / 2, rb0 + (p) / 2, r0; fmul r0, r4, unif; ldtmu0
-.endif
-.endm
-
 # Products of registers from .. to - 1 of a W-register tile.
 .macro fmas, w, from, to
 .rep j, (to) - (from)
@@ -149,34 +141,52 @@
 .endr
 .endm
 
-# Ask the TMU for the lane operand of the next k, move the addresses on.
-.macro next_row
-	add r1, r1, r3; mov t0s, r1
+# The same, taking the oldest panel prefetch into r4 at its end (the fmul
+# still reads the old r4): junk, which the next instruction does not read.
+.macro fma_drain, p
+.if ((p) % 2) == 0
+	fadd ra0 + (p) / 2, ra0 + (p) / 2, r0; fmul r0, r4, unif; ldtmu1
+.else
+	fadd rb0 + (p) / 2, rb0 + (p) / 2, r0; fmul r0, r4, unif; ldtmu1
+.endif
 .endm
 
-# One k of a loop: the request, W products, the last loads the next k.
+# The head of a k of a loop: this k's lane operand into r4 (over the junk
+# of the drain before it), the address moved on; ask TMU 1 for the
+# panel's lines PREFETCH values of k on (the address is the stream's next
+# word), and TMU 0 for the lane operand AHEAD values of k on. None reads r4.
+.macro khead
+	add r1, r1, r3; ldtmu0
+	add t1s, r2, unif
+	mov t0s, r1
+.endm
+
+# One k of a loop: the requests, W products, the last drains a prefetch.
 .macro kstep, w
-	next_row
+	khead
 	fmas w, 0, (w) - 1
-	fma_ld (w) - 2
+	fma_drain (w) - 2
 .endm
 
-# The closing k of a loop: the branch goes three instructions before the
-# end, so its delay slots are the last three products.
+# The closing k of a loop: the stream's flag says whether to go round
+# again; the branch goes three instructions before the end, so its delay
+# slots are the last three products.
 .macro kstep_close, w, target
-	next_row
+	khead
 	fmas w, 0, (w) - 3
-	sub.setf r2, r2, 1
+	mov.setf -, unif
 	brr.allnz -, target
 	fmas w, (w) - 3, (w) - 1
-	fma_ld (w) - 2
+	fma_drain (w) - 2
 .endm
 
 # The tile's k loop for W registers: main loop (U values of k a turn),
-# remainder loop, last k (no request past k = K - 1).
+# remainder loop, then the last AHEAD values of k, which ask for nothing
+# (the requests run AHEAD values of k ahead, and none goes past K - 1).
+# Whether each loop runs at all is a flag of the stream before it.
 .macro kloop, w, main, rem, after_main, final
-	mov.setf -, r2
-	brr.anyz -, after_main
+	mov.setf -, unif
+	brr.allz -, after_main
 	nop
 	nop
 	nop
@@ -186,7 +196,7 @@ main:
 .endr
 	kstep_close w, main
 after_main:
-	# lane 1 is 0 too when the remainder loop has nothing to do
+	mov.setf -, unif
 	brr.allz -, final
 	nop
 	nop
@@ -194,7 +204,10 @@ after_main:
 rem:
 	kstep_close w, rem
 final:
+.rep u, AHEAD
+	nop; ldtmu0
 	fmas w, 0, w
+.endr
 .endm
 
 # Store-only path (beta = 0): 8 registers into the VPM rows, zeroing them
@@ -269,12 +282,12 @@ final:
 # after the branch, beta != 0.
 .macro wb_head, w, tstore
 .if (((w) - 1) % 2) == 0
-	fadd ra0 + ((w) - 1) / 2, ra0 + ((w) - 1) / 2, r0; mov unif_addr, r5
+	fadd ra0 + ((w) - 1) / 2, ra0 + ((w) - 1) / 2, r0; mov unif_addr, r5; ldtmu1
 .else
-	fadd rb0 + ((w) - 1) / 2, rb0 + ((w) - 1) / 2, r0; mov unif_addr, r5
+	fadd rb0 + ((w) - 1) / 2, rb0 + ((w) - 1) / 2, r0; mov unif_addr, r5; ldtmu1
 .endif
-	nop
-	nop
+	nop; ldtmu1				# the last panel prefetches
+	nop; ldtmu1
 	mov.setf -, unif			# 1: C transposed
 	brr.anynz -, tstore
 	mov.setf r3, unif			# beta
@@ -333,15 +346,18 @@ tstore:
 :tile
 	min r0, elem_num, unif			# last valid lane
 	mul24 r0, r0, unif			# x lane stride
-	add r1, r0, unif			# + address of k = 0, lane 0
+.rep a, AHEAD
+	add t0s, r0, unif			# ask for k = a (at most K - 1)
+.endr
+	add r1, r0, unif			# that of k = AHEAD - 1
 	mov r3, unif				# bytes from one k to the next
-	mov t0s, r1; mov r2, unif		# ask for k = 0; main iterations
-	add r1, r1, r3
-	sub.setf -, elem_num, 1
-	add.ifz r2, r2, unif			# lane 1: + remainder iterations
+	mul24 r2, elem_num, unif		# panel prefetch lane offsets
+.rep a, PREFETCH
+	add t1s, r2, unif			# the panel's lines of k = a
+.endr
 	mov r5rep, unif				# second part
 	mov.setf r0, unif			# variant
-	mov unif_addr, unif; ldtmu0		# the panel; r4 = k = 0
+	mov unif_addr, unif			# the panel
 	brr.anyz -, r:w64
 	sub.setf -, r0, 1
 	mov r0, 0
