@@ -285,6 +285,9 @@ static void sgemm_tile_words(struct sgemm_ctx *x, const struct sgemm_tile *t,
 			     (unsigned int)(x->lanes - l0) : SGEMM_COLS;
 	unsigned int i, r, vpm_row = t->prog * SGEMM_BATCH;
 	uint32_t base, step;
+	/* bytes from the end of a row part of C to the next row's */
+	size_t gap = (x->c->stride - lanes) * 4;
+	bool strided = !x->trans && gap <= QPU_VDW_STRIDE;	/* the field from bit 0 */
 	bool blend = x->beta != 0.0f;
 
 	/* first part: the k loop (lane l, step k of the TMU operand) */
@@ -317,8 +320,14 @@ static void sgemm_tile_words(struct sgemm_ctx *x, const struct sgemm_tile *t,
 	sgemm_push(ws, blend ? qpu_unif_f(x->beta) : 0);
 	sgemm_push(ws, lanes - 1);
 	sgemm_push(ws, (uint32_t)(x->trans ? x->c->stride * 4 : 4));
-	/* VDW setup step: the next VPM column (transposed) or row */
-	sgemm_push(ws, QPU_FIELD_PREP(x->trans ? QPU_VDW_X : QPU_VDW_Y, 1));
+	if (!x->trans) {
+		/* a DMA per batch where the VDW stride reaches the next row */
+		sgemm_push(ws, !strided);
+		sgemm_push(ws, qpu_vdw_setup1(strided ? gap : 0));
+	}
+	/* VDW setup step of a DMA per row: the next VPM column or row */
+	if (!strided)
+		sgemm_push(ws, QPU_FIELD_PREP(x->trans ? QPU_VDW_X : QPU_VDW_Y, 1));
 	for (i = 0; blend && i < 2 && i < p->w; i++)
 		sgemm_push(ws, sgemm_c(x, i < p->valid ? p->row0 + i : last_row,
 				       l0));
@@ -344,7 +353,11 @@ static void sgemm_tile_words(struct sgemm_ctx *x, const struct sgemm_tile *t,
 						       last_row, l0));
 		}
 		/* VDW setup of store 0, last, pitch, first address */
-		if (!x->trans) {
+		if (strided) {
+			sgemm_push(ws, qpu_kernel_vdw_rows(valid ? valid : 1,
+							   lanes, vpm_row));
+			x->stores += (uint64_t)(valid ? valid : 1) * lanes * 4;
+		} else if (!x->trans) {
 			sgemm_push(ws, sgemm_vdw(lanes, true, vpm_row, 0));
 			sgemm_push(ws, valid ? valid - 1 : 0);
 			sgemm_push(ws, (uint32_t)(x->c->stride * 4));
@@ -440,42 +453,75 @@ static unsigned int sgemm_round_panels(unsigned int qpus)
 	return best;
 }
 
+/* One tile to the least loaded program (in turn while all weigh the same). */
+static void sgemm_deal_one(uint64_t *load, unsigned int qpus,
+			   const struct sgemm_panel *panels, unsigned int panel,
+			   size_t col, struct sgemm_tile *tiles, size_t *n)
+{
+	unsigned int q, best = 0;
+
+	for (q = 1; q < qpus; q++)
+		if (load[q] < load[best])
+			best = q;
+	load[best] += panels[panel].w + 1;
+	tiles[*n].panel = panel;
+	tiles[*n].col0 = col * SGEMM_COLS;
+	tiles[*n].prog = best;
+	tiles[*n].seq = *n;
+	(*n)++;
+}
+
 /*
- * Deal the tiles: widest panels first, in groups of sgemm_round_panels(),
- * lane tile by lane tile across a group's panels, each tile to the least
- * loaded program (in turn while all weigh the same): the tiles that run
- * together share their operands through the L2.
+ * The tiles of the @w-row panels in lane tiles @j0 .. @j1 - 1, in rounds
+ * of @per panels by @cols lane tiles, lane tile by lane tile across a
+ * round's panels.
+ */
+static void sgemm_deal_region(uint64_t *load, unsigned int qpus,
+			      const struct sgemm_panel *panels,
+			      unsigned int npanels, unsigned int w, size_t j0,
+			      size_t j1, unsigned int per, size_t cols,
+			      struct sgemm_tile *tiles, size_t *n)
+{
+	unsigned int group[SGEMM_MAX_PROGRAMS], p, g, ng;
+	size_t j, jg;
+
+	for (p = 0; p < npanels; ) {
+		for (ng = 0; p < npanels && ng < per; p++)
+			if (panels[p].w == w)
+				group[ng++] = p;
+		for (jg = j0; jg < j1; jg += cols)
+			for (j = jg; j < jg + cols && j < j1; j++)
+				for (g = 0; g < ng; g++)
+					sgemm_deal_one(load, qpus, panels, group[g],
+						       j, tiles, n);
+	}
+}
+
+/*
+ * Deal the tiles, widest panels first: the programs run in step, so the
+ * tiles that run together should share their operands through the L2.
+ * Rounds of sgemm_round_panels() panels by the rest of the programs in
+ * lane tiles, over as many lane tiles as fill whole rounds; the lane
+ * tiles left over in rounds of as many panels as the programs they
+ * leave (1024x1024x1024: 80 rounds of 2 x 6, then 5 of 3 x 4 and 4
+ * tiles), so that a round spans no more panels than it must.
  */
 static unsigned int sgemm_deal(const struct sgemm_panel *panels,
 			       unsigned int npanels, size_t coltiles,
 			       unsigned int qpus, struct sgemm_tile *tiles)
 {
 	uint64_t load[16] = { 0 };
-	unsigned int group[SGEMM_MAX_PROGRAMS];
-	unsigned int w, p, q, g, ng, used = 0, per = sgemm_round_panels(qpus);
-	size_t n = 0, j;
+	unsigned int w, q, used = 0, per = sgemm_round_panels(qpus);
+	size_t n = 0, cols = qpus / per, full = coltiles - coltiles % cols;
+	size_t rest = coltiles - full;
 
 	for (w = 64; w >= 16; w /= 2) {
-		for (p = 0; p < npanels; ) {
-			for (ng = 0; p < npanels && ng < per; p++)
-				if (panels[p].w == w)
-					group[ng++] = p;
-			for (j = 0; j < coltiles; j++) {
-				for (g = 0; g < ng; g++) {
-					unsigned int best = 0;
-
-					for (q = 1; q < qpus; q++)
-						if (load[q] < load[best])
-							best = q;
-					load[best] += w + 1;
-					tiles[n].panel = group[g];
-					tiles[n].col0 = j * SGEMM_COLS;
-					tiles[n].prog = best;
-					tiles[n].seq = n;
-					n++;
-				}
-			}
-		}
+		sgemm_deal_region(load, qpus, panels, npanels, w, 0, full, per,
+				  cols, tiles, &n);
+		if (rest)
+			sgemm_deal_region(load, qpus, panels, npanels, w, full,
+					  coltiles, qpus / rest ? qpus / rest : 1,
+					  rest, tiles, &n);
 	}
 	for (q = 0; q < qpus; q++)
 		used += load[q] != 0;

@@ -328,11 +328,60 @@ blend:
 	nop
 .endm
 
-# Everything after the k loop of a W-row tile: C as is (8 stores of a row
-# per batch) or transposed (16 stores of a column part per batch).
-.macro writeback, w, tstore, blend, tblend
+# The store of a batch in one DMA: its valid rows from the program's VPM
+# rows, the stride set once a tile; the wait frees the rows.
+.macro store_strided
+	mov vw_setup, unif			# VDW setup: valid rows x lanes
+	mov vw_addr, unif			# the first row (or the dummy area)
+	mov -, vw_wait
+.endm
+
+# The stores of a tile as is, a DMA per batch; unless the stream says the
+# pitch is too large for the VDW stride (then to @rstore: a DMA per row).
+.macro wb_strided, w, rstore, blend
+	mov.setf -, unif			# 1: a DMA per row
+	brr.anynz -, rstore
+	mov vw_setup, unif			# VDW stride: pitch - row
+	mov.setf -, r3				# beta
+	nop
+	brr.anynz -, blend
+	nop
+	nop
+	nop
+.rep b, (w) / BATCH
+	batch_start
+	store_rows BATCH * b
+	store_strided
+.endr
+	brr -, r:tile_next
+	nop
+	nop
+	nop
+blend:
+	add t0s, r1, unif			# old row 0
+	add t0s, r1, unif			# old row 1
+	nop; ldtmu0
+.rep b, (w) / BATCH
+	batch_start
+.rep j, BATCH
+	blend_row BATCH * b + j, (BATCH * b + j + 2) < (w), (BATCH * b + j + 1) < (w)
+.endr
+	store_strided
+.endr
+	brr -, r:tile_next
+	nop
+	nop
+	nop
+.endm
+
+# Everything after the k loop of a W-row tile: C as is (a DMA per batch,
+# or BATCH stores of a row per batch) or transposed (16 stores of a column
+# part per batch).
+.macro writeback, w, tstore, blend, rstore, rblend, tblend
 	wb_head w, tstore
-	wb_body w, BATCH, blend
+	wb_strided w, rstore, blend
+rstore:
+	wb_body w, BATCH, rblend
 tstore:
 	wb_body w, 16, tblend
 .endm
@@ -373,13 +422,13 @@ tstore:
 
 :w64
 	kloop 64, w64_main, w64_rem, w64_after, w64_final
-	writeback 64, w64_t, w64_blend, w64_tblend
+	writeback 64, w64_t, w64_blend, w64_r, w64_rblend, w64_tblend
 :w32
 	kloop 32, w32_main, w32_rem, w32_after, w32_final
-	writeback 32, w32_t, w32_blend, w32_tblend
+	writeback 32, w32_t, w32_blend, w32_r, w32_rblend, w32_tblend
 :w16
 	kloop 16, w16_main, w16_rem, w16_after, w16_final
-	writeback 16, w16_t, w16_blend, w16_tblend
+	writeback 16, w16_t, w16_blend, w16_r, w16_rblend, w16_tblend
 
 :tile_next
 	mov.setf -, unif			# another tile?

@@ -235,6 +235,9 @@ static const struct shape shapes[] = {
 	{ 64, 48, 33, 0, 0, 0.0f, 0.0f, 12 },	/* C = 0 */
 	{ 64, 48, 33, 0, 0, 3.0f, 0.0f, 1 },
 	{ 24, 2048, 40, 0, 0, 1.0f, 0.0f, 12 },	/* C rows 8 KiB apart */
+	/* C rows over 64 KiB apart: past the VDW stride, a DMA per row */
+	{ 100, 20, 9, 8200, 0, 1.0f, 0.0f, 12 },
+	{ 100, 20, 9, 8200, 0, 1.0f, 0.5f, 12 },
 };
 
 /* The benchmark's shape; scaled down under the sanitizers (slower). */
