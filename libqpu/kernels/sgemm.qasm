@@ -121,7 +121,7 @@
 
 .set U, 7				# k values per main-loop iteration
 .set AHEAD, 3				# TMU requests in flight (sgemm.c)
-.set PREFETCH, 3			# panel prefetches in flight (sgemm.c)
+.set PREFETCH, 1			# panel prefetches in flight (sgemm.c)
 .set BATCH, 4				# registers per store batch (sgemm.c)
 
 # One inner-loop instruction: accumulate the product of register p, start
@@ -286,8 +286,12 @@ final:
 .else
 	fadd rb0 + ((w) - 1) / 2, rb0 + ((w) - 1) / 2, r0; mov unif_addr, r5; ldtmu1
 .endif
+.rep a, PREFETCH - 1
 	nop; ldtmu1				# the last panel prefetches
-	nop; ldtmu1
+.endr
+.rep a, 3 - PREFETCH
+	nop					# unif_addr's latency
+.endr
 	mov.setf -, unif			# 1: C transposed
 	brr.anynz -, tstore
 	mov.setf r3, unif			# beta
