@@ -4,8 +4,9 @@
  * (C, or C^T = B^T A^T, whichever loads fewer bytes), packs alpha * A (or
  * alpha * B^T) into zero-padded panels of 64, 32 or 16 rows (k-major: the
  * uniform stream the kernel broadcasts from), cuts the result into panel x
- * 16-lane tiles, deals them to the programs (widest panels first, each to
- * the least loaded program) and writes each program's tile list, all into
+ * 16-lane tiles, deals them to the programs (widest panels first, in
+ * rounds whose tiles share their operands through the L2: sgemm_deal())
+ * and writes each program's tile list and the panels' streams, all into
  * the device's scratch buffer (kept from call to call: cache.c). The kernel and the list format are described at the
  * top of sgemm.qasm. Packing costs the CPU M x K (or K x N) copies against
  * the QPUs' M x N x K products; the other operand and C are used in place.
@@ -29,6 +30,21 @@
 #include "sgemm16x64.qasm.h"
 
 #define SGEMM_U		7	/* k values per main-loop turn (.set U) */
+/*
+ * TMU requests in flight (.set AHEAD): the lane operand of k + AHEAD is
+ * asked for at k, so SDRAM's queue and latency hide behind AHEAD values
+ * of k; the FIFO holds 4.
+ */
+#define SGEMM_AHEAD	3
+/*
+ * Panel prefetches in flight (.set PREFETCH): TMU 1 reads the panel's
+ * lines of k + PREFETCH at k, so the uniform reads of every program find
+ * them in the L2; at most AHEAD, so that none reads past the panel. One
+ * k (some 270 cycles) is ahead enough, and the fewer lines wait in the
+ * L2, the fewer its random replacement evicts: at 1024x1024x1024, 3, 2
+ * and 1 k ahead move 85.7, 85.5 and 85.4 MB (16.02, 16.07, 16.12 GFLOPS).
+ */
+#define SGEMM_PREFETCH	1
 #define SGEMM_COLS	16	/* columns of a tile: the SIMD width */
 /*
  * Registers per store batch (.set BATCH): program k stores them from VPM
@@ -200,6 +216,8 @@ struct sgemm_ctx {
 	bool trans;
 	float beta;
 	size_t k;
+	size_t kp;		/* k values the kernel runs: K, at least AHEAD */
+	size_t kq;		/* those of the loops, which ask the TMU: kp - AHEAD */
 	size_t lanes;		/* N plain, M transposed */
 	uint32_t scratch_bus;
 	size_t dummy;		/* offset of the dummy store area */
@@ -220,6 +238,42 @@ static uint32_t sgemm_c(const struct sgemm_ctx *x, size_t r, size_t l)
 }
 
 /*
+ * The panel's uniform stream, in the kernel's reading order: a flag (the
+ * main loop runs), per main-loop turn U values of k, then a flag (the
+ * remainder loop runs), per remainder turn one value of k, then the AHEAD
+ * last values of k. A k of a loop is the address of the panel's lines to
+ * prefetch, then its W values, in whose last four, for a loop's closing k,
+ * a flag: go round again. The last AHEAD values of k are their W values.
+ * All of it depends on the panel and K only: every tile of the panel reads
+ * the same stream. sgemm_step_word() is where k starts, in words.
+ */
+static size_t sgemm_step_word(const struct sgemm_ctx *x, unsigned int w,
+			      size_t k)
+{
+	size_t turns = x->kq / SGEMM_U, turn = SGEMM_U * (w + 1) + 1;
+
+	if (k < turns * SGEMM_U)
+		return 1 + k / SGEMM_U * turn + k % SGEMM_U * (w + 1);
+	if (k < x->kq)
+		return 2 + turns * turn + (k - turns * SGEMM_U) * (w + 2);
+	return 2 + turns * turn + (x->kq % SGEMM_U) * (w + 2) + (k - x->kq) * w;
+}
+
+/* Words of a panel's stream. */
+static size_t sgemm_stream_words(const struct sgemm_ctx *x, unsigned int w)
+{
+	return sgemm_step_word(x, w, x->kp);
+}
+
+/* Bus address of the prefetch of k (at most kp - 1) of panel @p. */
+static uint32_t sgemm_prefetch(const struct sgemm_ctx *x,
+			       const struct sgemm_panel *p, size_t k)
+{
+	return x->scratch_bus + (uint32_t)(p->offset +
+		sgemm_step_word(x, p->w, k < x->kp ? k : x->kp - 1) * 4);
+}
+
+/*
  * One tile into @ws, whose word 0 is at bus address @list_bus; @more says
  * whether another tile follows. The order is the kernel's: see the top of
  * sgemm.qasm.
@@ -234,23 +288,34 @@ static void sgemm_tile_words(struct sgemm_ctx *x, const struct sgemm_tile *t,
 	unsigned int lanes = x->lanes - l0 < SGEMM_COLS ?
 			     (unsigned int)(x->lanes - l0) : SGEMM_COLS;
 	unsigned int i, r, vpm_row = t->prog * SGEMM_BATCH;
+	uint32_t base, step;
+	/* bytes from the end of a row part of C to the next row's */
+	size_t gap = (x->c->stride - lanes) * 4;
+	bool strided = !x->trans && gap <= QPU_VDW_STRIDE;	/* the field from bit 0 */
 	bool blend = x->beta != 0.0f;
-	size_t first = ws->n;
 
 	/* first part: the k loop (lane l, step k of the TMU operand) */
 	sgemm_push(ws, lanes - 1);
 	if (x->trans) {
+		step = 4;
 		sgemm_push(ws, (uint32_t)(x->a->stride * 4));
-		sgemm_push(ws, sgemm_addr(x->a, l0, 0));
-		sgemm_push(ws, 4);
+		base = sgemm_addr(x->a, l0, 0);
 	} else {
+		step = (uint32_t)(x->b->stride * 4);
 		sgemm_push(ws, 4);
-		sgemm_push(ws, sgemm_addr(x->b, 0, l0));
-		sgemm_push(ws, (uint32_t)(x->b->stride * 4));
+		base = sgemm_addr(x->b, 0, l0);
 	}
-	sgemm_push(ws, (uint32_t)((x->k - 1) / SGEMM_U));
-	sgemm_push(ws, (uint32_t)((x->k - 1) % SGEMM_U));
-	sgemm_push(ws, list_bus + (uint32_t)(first + 9) * 4);
+	/* the first requests; past K - 1 (K < AHEAD) they read K - 1 again */
+	for (i = 0; i < SGEMM_AHEAD; i++)
+		sgemm_push(ws, base + (uint32_t)(i < x->k ? i : x->k - 1) * step);
+	/* r1: moved on by a step before each request of the loops */
+	sgemm_push(ws, base + (SGEMM_AHEAD - 1) * step);
+	sgemm_push(ws, step);
+	/* a prefetch's 16 lanes span one k of the panel */
+	sgemm_push(ws, p->w * 4 / SGEMM_COLS);
+	for (i = 0; i < SGEMM_PREFETCH; i++)
+		sgemm_push(ws, sgemm_prefetch(x, p, i));
+	sgemm_push(ws, list_bus + (uint32_t)(ws->n + 3) * 4);
 	sgemm_push(ws, sgemm_variant(p->w));
 	sgemm_push(ws, x->scratch_bus + (uint32_t)p->offset);
 
@@ -259,8 +324,14 @@ static void sgemm_tile_words(struct sgemm_ctx *x, const struct sgemm_tile *t,
 	sgemm_push(ws, blend ? qpu_unif_f(x->beta) : 0);
 	sgemm_push(ws, lanes - 1);
 	sgemm_push(ws, (uint32_t)(x->trans ? x->c->stride * 4 : 4));
-	/* VDW setup step: the next VPM column (transposed) or row */
-	sgemm_push(ws, QPU_FIELD_PREP(x->trans ? QPU_VDW_X : QPU_VDW_Y, 1));
+	if (!x->trans) {
+		/* a DMA per batch where the VDW stride reaches the next row */
+		sgemm_push(ws, !strided);
+		sgemm_push(ws, qpu_vdw_setup1(strided ? gap : 0));
+	}
+	/* VDW setup step of a DMA per row: the next VPM column or row */
+	if (!strided)
+		sgemm_push(ws, QPU_FIELD_PREP(x->trans ? QPU_VDW_X : QPU_VDW_Y, 1));
 	for (i = 0; blend && i < 2 && i < p->w; i++)
 		sgemm_push(ws, sgemm_c(x, i < p->valid ? p->row0 + i : last_row,
 				       l0));
@@ -286,7 +357,11 @@ static void sgemm_tile_words(struct sgemm_ctx *x, const struct sgemm_tile *t,
 						       last_row, l0));
 		}
 		/* VDW setup of store 0, last, pitch, first address */
-		if (!x->trans) {
+		if (strided) {
+			sgemm_push(ws, qpu_kernel_vdw_rows(valid ? valid : 1,
+							   lanes, vpm_row));
+			x->stores += (uint64_t)(valid ? valid : 1) * lanes * 4;
+		} else if (!x->trans) {
 			sgemm_push(ws, sgemm_vdw(lanes, true, vpm_row, 0));
 			sgemm_push(ws, valid ? valid - 1 : 0);
 			sgemm_push(ws, (uint32_t)(x->c->stride * 4));
@@ -307,6 +382,8 @@ static void sgemm_tile_words(struct sgemm_ctx *x, const struct sgemm_tile *t,
  * alpha * A (plain) or alpha * B^T (transposed), panel by panel, k-major;
  * rows past the end repeat the last valid row, so the kernel's registers for
  * them hold that row's results, which may then be stored over it again.
+ * Values of k past K - 1 (K < AHEAD) are zeros: their products add
+ * nothing (the lane operand they multiply is row K - 1 again, finite).
  */
 static void sgemm_pack(const struct sgemm_ctx *x, float alpha, void *scratch,
 		       unsigned int npanels)
@@ -315,20 +392,35 @@ static void sgemm_pack(const struct sgemm_ctx *x, float alpha, void *scratch,
 	const float *m = (const float *)((const char *)qpu_bo_get_map(src->bo) +
 					 src->offset);
 	size_t rs = x->trans ? 1 : src->stride, ks = x->trans ? src->stride : 1;
+	size_t turns = x->kq / SGEMM_U, k;
 	unsigned int p, i;
-	size_t k;
 
 	for (p = 0; p < npanels; p++) {
 		const struct sgemm_panel *pn = &x->panels[p];
-		float *out = (float *)((char *)scratch + pn->offset);
+		uint32_t *out = (uint32_t *)((char *)scratch + pn->offset);
 
-		for (k = 0; k < x->k; k++)
+		for (k = 0; k < x->kp; k++) {
+			bool main = k < turns * SGEMM_U;
+			/* a loop's closing k: its flag says whether it goes on */
+			bool close = k < x->kq && (!main || k % SGEMM_U == SGEMM_U - 1);
+			bool again = main ? k / SGEMM_U + 1 < turns : k + 1 < x->kq;
+
+			if (k == 0)
+				*out++ = turns != 0;
+			if (k == turns * SGEMM_U)
+				*out++ = x->kq > k;
+			if (k < x->kq)
+				*out++ = sgemm_prefetch(x, pn, k + SGEMM_PREFETCH);
 			for (i = 0; i < pn->w; i++) {
 				size_t row = pn->row0 +
 					     (i < pn->valid ? i : pn->valid - 1);
+				float v = k < x->k ? alpha * m[row * rs + k * ks] : 0.0f;
 
-				*out++ = alpha * m[row * rs + k * ks];
+				if (close && i == pn->w - 3)
+					*out++ = again;
+				*out++ = qpu_unif_f(v);
 			}
+		}
 	}
 }
 
@@ -348,33 +440,92 @@ static double sgemm_traffic(size_t p, size_t l, size_t k)
 	return (double)((l + 15) / 16) * k * (width + 16.0 * count) * 4;
 }
 
-/* Deal the tiles: widest panels first, each to the least loaded program. */
+/*
+ * Panels a round of @qpus tiles spans: the programs run in step, so a
+ * round of pr panels by qpus / pr lane tiles loads pr x 64 + qpus / pr x
+ * 16 operand values per k from SDRAM (the rest hits the L2); the fewest
+ * win (12 QPUs: 2 x 6, 224 values a k, against 256 for 1 x 12).
+ */
+static unsigned int sgemm_round_panels(unsigned int qpus)
+{
+	unsigned int p, best = 1;
+
+	for (p = 2; p <= qpus; p++)
+		if (qpus % p == 0 &&
+		    p * 64 + qpus / p * SGEMM_COLS < best * 64 + qpus / best * SGEMM_COLS)
+			best = p;
+	return best;
+}
+
+/* One tile to the least loaded program (in turn while all weigh the same). */
+static void sgemm_deal_one(uint64_t *load, unsigned int qpus,
+			   const struct sgemm_panel *panels, unsigned int panel,
+			   size_t col, struct sgemm_tile *tiles, size_t *n)
+{
+	unsigned int q, best = 0;
+
+	for (q = 1; q < qpus; q++)
+		if (load[q] < load[best])
+			best = q;
+	load[best] += panels[panel].w + 1;
+	tiles[*n].panel = panel;
+	tiles[*n].col0 = col * SGEMM_COLS;
+	tiles[*n].prog = best;
+	tiles[*n].seq = *n;
+	(*n)++;
+}
+
+/*
+ * The tiles of the @w-row panels in lane tiles @j0 .. @j1 - 1, in rounds
+ * of @per panels by @cols lane tiles, lane tile by lane tile across a
+ * round's panels.
+ */
+static void sgemm_deal_region(uint64_t *load, unsigned int qpus,
+			      const struct sgemm_panel *panels,
+			      unsigned int npanels, unsigned int w, size_t j0,
+			      size_t j1, unsigned int per, size_t cols,
+			      struct sgemm_tile *tiles, size_t *n)
+{
+	unsigned int group[SGEMM_MAX_PROGRAMS], p, g, ng;
+	size_t j, jg;
+
+	for (p = 0; p < npanels; ) {
+		for (ng = 0; p < npanels && ng < per; p++)
+			if (panels[p].w == w)
+				group[ng++] = p;
+		for (jg = j0; jg < j1; jg += cols)
+			for (j = jg; j < jg + cols && j < j1; j++)
+				for (g = 0; g < ng; g++)
+					sgemm_deal_one(load, qpus, panels, group[g],
+						       j, tiles, n);
+	}
+}
+
+/*
+ * Deal the tiles, widest panels first: the programs run in step, so the
+ * tiles that run together should share their operands through the L2.
+ * Rounds of sgemm_round_panels() panels by the rest of the programs in
+ * lane tiles, over as many lane tiles as fill whole rounds; the lane
+ * tiles left over in rounds of as many panels as the programs they
+ * leave (1024x1024x1024: 80 rounds of 2 x 6, then 5 of 3 x 4 and 4
+ * tiles), so that a round spans no more panels than it must.
+ */
 static unsigned int sgemm_deal(const struct sgemm_panel *panels,
 			       unsigned int npanels, size_t coltiles,
 			       unsigned int qpus, struct sgemm_tile *tiles)
 {
 	uint64_t load[16] = { 0 };
-	unsigned int w, p, q, used = 0;
-	size_t n = 0, j;
+	unsigned int w, q, used = 0, per = sgemm_round_panels(qpus);
+	size_t n = 0, cols = qpus / per, full = coltiles - coltiles % cols;
+	size_t rest = coltiles - full;
 
 	for (w = 64; w >= 16; w /= 2) {
-		for (p = 0; p < npanels; p++) {
-			if (panels[p].w != w)
-				continue;
-			for (j = 0; j < coltiles; j++) {
-				unsigned int best = 0;
-
-				for (q = 1; q < qpus; q++)
-					if (load[q] < load[best])
-						best = q;
-				load[best] += w + 1;
-				tiles[n].panel = p;
-				tiles[n].col0 = j * SGEMM_COLS;
-				tiles[n].prog = best;
-				tiles[n].seq = n;
-				n++;
-			}
-		}
+		sgemm_deal_region(load, qpus, panels, npanels, w, 0, full, per,
+				  cols, tiles, &n);
+		if (rest)
+			sgemm_deal_region(load, qpus, panels, npanels, w, full,
+					  coltiles, qpus / rest ? qpus / rest : 1,
+					  rest, tiles, &n);
 	}
 	for (q = 0; q < qpus; q++)
 		used += load[q] != 0;
@@ -461,6 +612,8 @@ int qpu_sgemm(struct qpu_kernels *kernels, unsigned int qpus, float alpha,
 		qpus = SGEMM_MAX_PROGRAMS;
 	x = (struct sgemm_ctx){
 		.a = a, .b = b, .c = c, .beta = beta, .k = k,
+		.kp = k > SGEMM_AHEAD ? k : SGEMM_AHEAD,
+		.kq = k > SGEMM_AHEAD ? k - SGEMM_AHEAD : 0,
 		.trans = sgemm_traffic(n, m, k) < sgemm_traffic(m, n, k),
 	};
 	if (x.trans) {
@@ -501,13 +654,15 @@ int qpu_sgemm(struct qpu_kernels *kernels, unsigned int qpus, float alpha,
 	packed = lists + SGEMM_DUMMY;
 	for (p = 0; p < npanels; p++) {
 		panels[p].offset = packed;
-		if ((uint64_t)panels[p].w * k * 4 > UINT32_MAX - packed) {
+		size_t words = sgemm_stream_words(&x, panels[p].w);
+
+		if ((uint64_t)words * 4 > UINT32_MAX - packed) {
 			ret = qpu_kernel_fail(kernels, EINVAL, name,
 					      "the packed %s does not fit a buffer",
 					      x.trans ? "B" : "A");
 			goto out;
 		}
-		packed += (size_t)panels[p].w * k * 4;
+		packed += words * 4;
 	}
 	scratch = qpu_kernel_scratch(kernels, packed);
 	if (!scratch) {
@@ -526,8 +681,10 @@ int qpu_sgemm(struct qpu_kernels *kernels, unsigned int qpus, float alpha,
 			offsets[prog++] = (uint32_t)ws.n * 4;
 		sgemm_tile_words(&x, &tiles[t], &ws, x.scratch_bus,
 				 t + 1 < ntiles && tiles[t + 1].prog == tiles[t].prog);
-		tmu += (k + (beta != 0.0f ? panels[tiles[t].panel].w : 0)) * 64;
-		unif += (uint64_t)panels[tiles[t].panel].w * k * 4;
+		/* lane operand, panel prefetches, old C: 16 words each */
+		tmu += (x.kp + SGEMM_PREFETCH + x.kq +
+			(beta != 0.0f ? panels[tiles[t].panel].w : 0)) * 64;
+		unif += (uint64_t)sgemm_stream_words(&x, panels[tiles[t].panel].w) * 4;
 	}
 	memcpy(qpu_bo_get_map(scratch), ws.w, lists);
 

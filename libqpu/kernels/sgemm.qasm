@@ -22,96 +22,131 @@
 # contiguous uniform stream: unif_addr is written once per tile, not once
 # per k (with its two-instruction latency, a pointer per k costs at least
 # three issue slots per k: PyVideoCore's 16x64 loop issues 67 instructions
-# for 64 products). Per k the loop adds one instruction (ask the TMU for
-# the next k, move the address on); per U = 7 values of k it adds the
-# counter and the branch, whose three delay slots are the last three
-# products. A W = 64 iteration issues 7 * 65 + 2 = 457 instructions for
-# 7 * 64 dual-issued products: 98.0% of the peak before per-tile costs.
-# U = 7 rather than 8 so that the loop (3656 bytes) fits a slice's 4 KiB
-# instruction cache: at U = 8 (4176 bytes) the timing model's Pi 1 gives
-# 96x363x3072 5.90 GFLOPS, at U = 7 7.03.
+# for 64 products). Per k the loop adds three instructions (see "the k
+# loop"); per U = 7 values of k it adds the flag read and the branch,
+# whose three delay slots are the last three products. A W = 64 iteration
+# issues 7 * 67 + 2 = 471 instructions for 7 * 64 dual-issued products:
+# 95.1% of the peak before per-tile costs. U = 7 rather than 8 so that the
+# loop (3768 bytes) fits a slice's 4 KiB instruction cache.
+#
+# DOC: the k loop
+# The programs run in step (sgemm.c deals the tiles in rounds of 2 panels
+# by 6 lane tiles on 12 QPUs), so six read each panel's stream and two
+# each lane tile's rows: the first to touch a line takes it from SDRAM,
+# the others find it in the L2 (or the slice's TMU cache). A uniform read
+# that misses blocks: so at each k TMU 1 reads the lines of the panel's
+# stream PREFETCH = 1 value of k on (16 lanes spanning the W words, the
+# address the stream's own word), and the uniforms always hit the L2.
+# TMU 0 is asked for the lane operand AHEAD = 3 values of k on. A k's head:
+#	add r1, r1, r3; ldtmu0		this k's lane operand into r4
+#	add t1s, r2, unif		prefetch k + PREFETCH
+#	mov t0s, r1			ask for k + AHEAD
+# then the W products, the last of which takes the oldest prefetch into
+# r4 (ldtmu1): junk that only the head's first instruction overwrites; no
+# instruction of the head reads r4, and none may both write a TMU register
+# and load r4. The last AHEAD values of k ask for nothing.
+# Modelled on a Pi 1 (1024x1024x1024): 8.48 GFLOPS before (the first
+# program of each panel took every miss of its stream, 39 M of 63 M cycles,
+# and set everyone's pace), 15.49 with the prefetch, 16.12 with the rounds
+# and the stores below.
 #
 # DOC: memory traffic
 # Per k and tile: W words of the panel operand (uniforms) and 16 of the
 # lane operand (TMU) for 2 * W * 16 FLOP: (W + 16) / (8 W) bytes per FLOP,
-# 0.156 for W = 64, as for a 16x64 tile of PyVideoCore's orientation
-# (64 uniforms and 16 TMU words per k). The uniform term (0.125) is the
-# floor for one broadcast operand per instruction; only the TMU term falls
-# with W, and 64 registers bound W. Through TMU + DMA alone: 0.03125 plus
-# C, as the 16x64 kernel. What the k loops load is the 16x64 kernel's to
-# the byte; the tile lists add about 55 words per 64x16 tile (0.0003 for
-# 96x363x3072: the store addresses are computed, see "storing C").
+# 0.156 for W = 64, as for a 16x64 tile of PyVideoCore's orientation. The
+# stream adds a word per k (the prefetch address); TMU 1 reads W words a
+# k, mostly from the L2. From SDRAM, a round of 12 tiles in step loads
+# each operand once: 2 x 64 + 6 x 16 = 224 values a k for 12 x 2048 FLOP,
+# 0.0365 bytes per FLOP (1 x 12: 0.0417; a 64x16 tile alone: 0.156).
+# 1024x1024x1024: 80 rounds of 2 x 6 and 5 of 3 x 4 and one of 4 tiles
+# load 79.9 MB, C 4.2 MB, the lists 0.3 MB; the model moves 85.4 MB (the
+# L2's random replacement evicts some lines before their last reader):
+# at its 672 MB/s, 127 ms, 16.9 GFLOPS if SDRAM were never idle. It is
+# busy 95% of the time; the QPUs issue 71% of their cycles and wait 23%
+# for uniforms (20 cycles an L2 hit, a 64-byte line per 16 instructions).
 #
 # DOC: edges
 # Panel rows: the host pads the last panel up to a multiple of 16 with
 # copies of its last valid row and chooses W per panel (64, 32 + 16...) to
 # waste the least. Registers of padding rows then hold the last valid
 # row's results: in a batch with valid rows their stores go to that row
-# (the same values again); a batch of padding only (whose old C would be
-# read after that row's store) stores to a 64-byte dummy area of the
-# scratch buffer. So the code has no branch for them. Lanes past the end
-# read the last valid element (clamped TMU addresses) and store to the
-# last valid lane's place, the same values again. K: the
-# loops never ask the TMU for an element past K - 1 (the last k has its
-# own copy of the body, without the request).
+# (the same values again) or, a DMA per batch, are left out; a batch of
+# padding only (whose old C would be read after that row's store) stores
+# to a 64-byte dummy area of the scratch buffer. So the code has no branch
+# for them. Lanes past the end read the last valid element (clamped TMU
+# addresses) and store to the last valid lane's place, the same values
+# again. K: the loops never ask the TMU for an element past K - 1 (the
+# last AHEAD values of k have their own copies of the body, without
+# requests); for K < AHEAD the first requests read row K - 1 again and
+# the panel's stream has zero rows up to AHEAD (products of +0 and a
+# finite element change no sum: the registers start at +0).
 #
 # DOC: storing C
 # Per batch of BATCH = 4 registers the program writes its own VPM rows
 # (program k: rows 4k..4k+3; a QPU's generic VPM accesses reach rows
 # 0..63 only, so 4 rows each is what 12 programs fit) and stores them by
-# VCD DMA, one memory row per store (a C row pitch can exceed the 16-bit
-# VDW stride: C may have up to 2^20 columns): plain, 4 stores of a C row
-# part from a VPM row; transposed, 16 stores of a C row part from a VPM
-# column of 4. No mutex: the rows are the program's, and each QPU has its
-# own VDW setup, as the streaming kernels rely on (stream.qinc). Batches
-# of 8 rows shared under the mutex made the QPUs queue for it: 52% of
-# their cycles at 96x363x3072 in the timing model's Pi 1 (7.03 GFLOPS,
-# 8.03 without). Each store waits for the one before, folded into the
-# next setup, and the last wait frees the rows. The stream gives each batch only
-# its first setup and address, the pitch and the last valid row (or lane):
-# the setups step by r5, the 8 or 16 addresses are computed in the lanes
-# of r0, and each store takes its own by rotating r0, in the issue slot
-# the address used to be read in. With beta != 0 the old C comes in
-# through the TMU, two registers ahead, and beta * C is added on the way to
-# the VPM; the zeroing of the registers for the next tile rides along.
+# VCD DMA. Plain: one DMA of the batch's valid rows, the VDW stride (bytes
+# from one C row part to the next, at most 65535) set once a tile; where
+# the pitch is larger (C may have up to 2^20 columns), 4 DMAs of a row
+# each. Transposed: 16 stores of a C row part from a VPM column of 4. No
+# mutex: the rows are the program's, and each QPU has its own VDW setup,
+# as the streaming kernels rely on (stream.qinc). Batches of 8 rows shared
+# under the mutex made the QPUs queue for it. The twelve programs of a
+# round store at once and queue for the VCD engine: a DMA of 4 rows takes
+# it 96 cycles, 4 of a row 144 (1024x1024x1024: DMA waits 6.6% of the
+# cycles with a DMA per row, 5.1% with one per batch). Each store waits
+# for the one before, and the last wait frees the rows. Per row, the stream
+# gives each batch only its first setup and address, the pitch and the
+# last valid row (or lane): the setups step by r5, the 8 or 16 addresses
+# are computed in the lanes of r0, and each store takes its own by
+# rotating r0. With beta != 0 the old C comes in through the TMU, two
+# registers ahead, and beta * C is added on the way to the VPM; the
+# zeroing of the registers for the next tile rides along.
 #
 # DOC: the uniform streams
 # A program's uniforms are its tile list in the host's scratch buffer, which
 # also holds the packed panels. Per tile, in reading order:
-#   last valid lane, TMU bytes per lane, TMU address of k = 0 and lane 0,
-#   TMU bytes per k, U-iterations of the main loop, iterations of the
-#   remainder loop, address of this tile's second part, variant (0: W = 64,
-#   1: 32, 2: 16), address of the panel;
+#   last valid lane, TMU bytes per lane, AHEAD TMU addresses of the first
+#   requests (lane 0), the address of k = AHEAD - 1, TMU bytes per k, the
+#   prefetch's bytes per lane (W / 4), PREFETCH prefetch addresses,
+#   address of this tile's second part, variant (0: W = 64, 1: 32, 2: 16),
+#   address of the panel;
+# then the panel's stream (sgemm.c, sgemm_step_word(): a flag whether the
+# main loop runs, its values of k, each a prefetch address and W values,
+# a closing k's with a flag inside, a flag whether the remainder loop
+# runs, its values of k, the last AHEAD's W values each);
 # then (second part, read after the k loop):
 #   1 if transposed, beta (0 selects the store-only path), last valid lane,
-#   bytes per lane of C, the VDW setup step (8: a VPM column; 128: a row),
+#   bytes per lane of C, [plain: 1 if a DMA per row, the VDW stride setup],
+#   [a DMA per row: the VDW setup step (8: a VPM column; 128: a row)],
 #   [beta != 0: two old-C addresses], per batch: the VPM write setup,
 #   [beta != 0: the old-C addresses two registers ahead], the VDW setup of
-#   store 0, the last lane of r0 to use (the batch's last valid row, plain;
-#   the tile's last valid lane, transposed; 0 for padding), the pitch
-#   between the stores' addresses and the first address (the dummy area
-#   for padding); and 1 if another tile follows (its first part is next),
-#   else 0.
+#   store 0, [a DMA per row: the last lane of r0 to use (the batch's last
+#   valid row, plain; the tile's last valid lane, transposed; 0 for
+#   padding), the pitch between the stores' addresses], the first address
+#   (the dummy area for padding); and 1 if another tile follows (its first
+#   part is next), else 0.
 #
 # DOC: registers
 # r0 products (k loop) or store addresses, r1 TMU addresses (k loop) or
-# lane offsets of old C, r2 loop counters (lane 1 counts the remainder
-# loop after the main one, so one sub.setf per iteration serves both) or
-# the VDW setup, r3 TMU bytes per k or beta, r4 TMU data, r5 the address of
-# the tile's second part, then the VDW setup step.
+# lane offsets of old C, r2 the prefetch's lane offsets or the VDW setup,
+# r3 TMU bytes per k or beta, r4 TMU data, r5 the address of the tile's
+# second part, then the VDW setup step.
 #
 # DOC: measured (make bench: emulator, 12 QPUs; issue = useful FLOP / (32 x
-# instructions), bytes per FLOP through TMU + DMA / also counting uniforms,
-# against a 16x64-blocked kernel's computed ones)
-#	96x363x3072 beta 0: issue 0.9639, 0.0368 / 0.1621 (16x64: 0.0368 / 0.1618)
-#	96x363x3072 beta 1: issue 0.9612, 0.0423 / 0.1679 (16x64: 0.0423 / 0.1673)
-#	256x256x256:        issue 0.9634, 0.0391 / 0.1645 (16x64: 0.0391 / 0.1641)
-#	64x1024x1024:       issue 0.9764, 0.0332 / 0.1583 (16x64: 0.0332 / 0.1582)
-# Per 64x16 tile of 96x363x3072: 23232 products in about 24100
-# instructions: the k loops 23696 (main loop 23490), the stores 384 (per
-# batch 16 DMA stores of 2 instructions and 4 to compute their addresses),
-# the tile's start 27. The 16x64 figures count no setup word at all; the
-# difference in the last column is the tile lists.
+# instructions), bytes per FLOP through TMU + DMA (the panel prefetch
+# included, mostly L2 hits) / also counting uniforms, against a
+# 16x64-blocked kernel's computed ones)
+#	96x363x3072 beta 0: issue 0.9240, 0.0678 / 0.1956 (16x64: 0.0368 / 0.1618)
+#	96x363x3072 beta 1: issue 0.9215, 0.0733 / 0.2015 (16x64: 0.0423 / 0.1673)
+#	256x256x256:        issue 0.9413, 0.0701 / 0.1978 (16x64: 0.0391 / 0.1641)
+#	64x1024x1024:       issue 0.9486, 0.0644 / 0.1918 (16x64: 0.0332 / 0.1582)
+# and modelled on a Pi 1, 12 QPUs: 11.03, 10.08, 12.25 and 13.63 GFLOPS;
+# 1024x1024x1024 16.12 (133 ms; 1, 4, 8 QPUs: 1539, 387, 195 ms).
+# Per 64x16 tile of 96x363x3072 (transposed, K = 363): 23232 products in
+# about 25140 instructions, the k loops some 24400 (67 a k). The 16x64
+# figures count no setup word and no prefetch at all; the difference in
+# the last column is the prefetch addresses, the loop flags and the lists.
 # The host's packing is CPU work outside these figures: for 96x363x3072
 # (transposed: all of B, 1.1 M floats) about 2 ms of this machine's CPU
 # once the device's scratch buffer exists. On a Pi the CPU reads B through
@@ -120,6 +155,8 @@
 # operand once more (+26% bytes for this shape) and issue ~1% more.
 
 .set U, 7				# k values per main-loop iteration
+.set AHEAD, 3				# TMU requests in flight (sgemm.c)
+.set PREFETCH, 1			# panel prefetches in flight (sgemm.c)
 .set BATCH, 4				# registers per store batch (sgemm.c)
 
 # One inner-loop instruction: accumulate the product of register p, start
@@ -132,16 +169,6 @@
 .endif
 .endm
 
-# The same, loading the next k's lane operand into r4 at its end (the fmul
-# still reads the old r4).
-.macro fma_ld, p
-.if ((p) % 2) == 0
-	fadd ra0 + (p) / 2, ra0 + (p) / 2, r0; fmul r0, r4, unif; ldtmu0
-.else
-	fadd rb0 + (p) / 2, rb0 + (p) / 2, r0; fmul r0, r4, unif; ldtmu0
-.endif
-.endm
-
 # Products of registers from .. to - 1 of a W-register tile.
 .macro fmas, w, from, to
 .rep j, (to) - (from)
@@ -149,34 +176,52 @@
 .endr
 .endm
 
-# Ask the TMU for the lane operand of the next k, move the addresses on.
-.macro next_row
-	add r1, r1, r3; mov t0s, r1
+# The same, taking the oldest panel prefetch into r4 at its end (the fmul
+# still reads the old r4): junk, which the next instruction does not read.
+.macro fma_drain, p
+.if ((p) % 2) == 0
+	fadd ra0 + (p) / 2, ra0 + (p) / 2, r0; fmul r0, r4, unif; ldtmu1
+.else
+	fadd rb0 + (p) / 2, rb0 + (p) / 2, r0; fmul r0, r4, unif; ldtmu1
+.endif
 .endm
 
-# One k of a loop: the request, W products, the last loads the next k.
+# The head of a k of a loop: this k's lane operand into r4 (over the junk
+# of the drain before it), the address moved on; ask TMU 1 for the
+# panel's lines PREFETCH values of k on (the address is the stream's next
+# word), and TMU 0 for the lane operand AHEAD values of k on. None reads r4.
+.macro khead
+	add r1, r1, r3; ldtmu0
+	add t1s, r2, unif
+	mov t0s, r1
+.endm
+
+# One k of a loop: the requests, W products, the last drains a prefetch.
 .macro kstep, w
-	next_row
+	khead
 	fmas w, 0, (w) - 1
-	fma_ld (w) - 2
+	fma_drain (w) - 2
 .endm
 
-# The closing k of a loop: the branch goes three instructions before the
-# end, so its delay slots are the last three products.
+# The closing k of a loop: the stream's flag says whether to go round
+# again; the branch goes three instructions before the end, so its delay
+# slots are the last three products.
 .macro kstep_close, w, target
-	next_row
+	khead
 	fmas w, 0, (w) - 3
-	sub.setf r2, r2, 1
+	mov.setf -, unif
 	brr.allnz -, target
 	fmas w, (w) - 3, (w) - 1
-	fma_ld (w) - 2
+	fma_drain (w) - 2
 .endm
 
 # The tile's k loop for W registers: main loop (U values of k a turn),
-# remainder loop, last k (no request past k = K - 1).
+# remainder loop, then the last AHEAD values of k, which ask for nothing
+# (the requests run AHEAD values of k ahead, and none goes past K - 1).
+# Whether each loop runs at all is a flag of the stream before it.
 .macro kloop, w, main, rem, after_main, final
-	mov.setf -, r2
-	brr.anyz -, after_main
+	mov.setf -, unif
+	brr.allz -, after_main
 	nop
 	nop
 	nop
@@ -186,7 +231,7 @@ main:
 .endr
 	kstep_close w, main
 after_main:
-	# lane 1 is 0 too when the remainder loop has nothing to do
+	mov.setf -, unif
 	brr.allz -, final
 	nop
 	nop
@@ -194,7 +239,10 @@ after_main:
 rem:
 	kstep_close w, rem
 final:
+.rep u, AHEAD
+	nop; ldtmu0
 	fmas w, 0, w
+.endr
 .endm
 
 # Store-only path (beta = 0): 8 registers into the VPM rows, zeroing them
@@ -269,12 +317,16 @@ final:
 # after the branch, beta != 0.
 .macro wb_head, w, tstore
 .if (((w) - 1) % 2) == 0
-	fadd ra0 + ((w) - 1) / 2, ra0 + ((w) - 1) / 2, r0; mov unif_addr, r5
+	fadd ra0 + ((w) - 1) / 2, ra0 + ((w) - 1) / 2, r0; mov unif_addr, r5; ldtmu1
 .else
-	fadd rb0 + ((w) - 1) / 2, rb0 + ((w) - 1) / 2, r0; mov unif_addr, r5
+	fadd rb0 + ((w) - 1) / 2, rb0 + ((w) - 1) / 2, r0; mov unif_addr, r5; ldtmu1
 .endif
-	nop
-	nop
+.rep a, PREFETCH - 1
+	nop; ldtmu1				# the last panel prefetches
+.endr
+.rep a, 3 - PREFETCH
+	nop					# unif_addr's latency
+.endr
 	mov.setf -, unif			# 1: C transposed
 	brr.anynz -, tstore
 	mov.setf r3, unif			# beta
@@ -315,11 +367,60 @@ blend:
 	nop
 .endm
 
-# Everything after the k loop of a W-row tile: C as is (8 stores of a row
-# per batch) or transposed (16 stores of a column part per batch).
-.macro writeback, w, tstore, blend, tblend
+# The store of a batch in one DMA: its valid rows from the program's VPM
+# rows, the stride set once a tile; the wait frees the rows.
+.macro store_strided
+	mov vw_setup, unif			# VDW setup: valid rows x lanes
+	mov vw_addr, unif			# the first row (or the dummy area)
+	mov -, vw_wait
+.endm
+
+# The stores of a tile as is, a DMA per batch; unless the stream says the
+# pitch is too large for the VDW stride (then to @rstore: a DMA per row).
+.macro wb_strided, w, rstore, blend
+	mov.setf -, unif			# 1: a DMA per row
+	brr.anynz -, rstore
+	mov vw_setup, unif			# VDW stride: pitch - row
+	mov.setf -, r3				# beta
+	nop
+	brr.anynz -, blend
+	nop
+	nop
+	nop
+.rep b, (w) / BATCH
+	batch_start
+	store_rows BATCH * b
+	store_strided
+.endr
+	brr -, r:tile_next
+	nop
+	nop
+	nop
+blend:
+	add t0s, r1, unif			# old row 0
+	add t0s, r1, unif			# old row 1
+	nop; ldtmu0
+.rep b, (w) / BATCH
+	batch_start
+.rep j, BATCH
+	blend_row BATCH * b + j, (BATCH * b + j + 2) < (w), (BATCH * b + j + 1) < (w)
+.endr
+	store_strided
+.endr
+	brr -, r:tile_next
+	nop
+	nop
+	nop
+.endm
+
+# Everything after the k loop of a W-row tile: C as is (a DMA per batch,
+# or BATCH stores of a row per batch) or transposed (16 stores of a column
+# part per batch).
+.macro writeback, w, tstore, blend, rstore, rblend, tblend
 	wb_head w, tstore
-	wb_body w, BATCH, blend
+	wb_strided w, rstore, blend
+rstore:
+	wb_body w, BATCH, rblend
 tstore:
 	wb_body w, 16, tblend
 .endm
@@ -333,15 +434,18 @@ tstore:
 :tile
 	min r0, elem_num, unif			# last valid lane
 	mul24 r0, r0, unif			# x lane stride
-	add r1, r0, unif			# + address of k = 0, lane 0
+.rep a, AHEAD
+	add t0s, r0, unif			# ask for k = a (at most K - 1)
+.endr
+	add r1, r0, unif			# that of k = AHEAD - 1
 	mov r3, unif				# bytes from one k to the next
-	mov t0s, r1; mov r2, unif		# ask for k = 0; main iterations
-	add r1, r1, r3
-	sub.setf -, elem_num, 1
-	add.ifz r2, r2, unif			# lane 1: + remainder iterations
+	mul24 r2, elem_num, unif		# panel prefetch lane offsets
+.rep a, PREFETCH
+	add t1s, r2, unif			# the panel's lines of k = a
+.endr
 	mov r5rep, unif				# second part
 	mov.setf r0, unif			# variant
-	mov unif_addr, unif; ldtmu0		# the panel; r4 = k = 0
+	mov unif_addr, unif			# the panel
 	brr.anyz -, r:w64
 	sub.setf -, r0, 1
 	mov r0, 0
@@ -357,13 +461,13 @@ tstore:
 
 :w64
 	kloop 64, w64_main, w64_rem, w64_after, w64_final
-	writeback 64, w64_t, w64_blend, w64_tblend
+	writeback 64, w64_t, w64_blend, w64_r, w64_rblend, w64_tblend
 :w32
 	kloop 32, w32_main, w32_rem, w32_after, w32_final
-	writeback 32, w32_t, w32_blend, w32_tblend
+	writeback 32, w32_t, w32_blend, w32_r, w32_rblend, w32_tblend
 :w16
 	kloop 16, w16_main, w16_rem, w16_after, w16_final
-	writeback 16, w16_t, w16_blend, w16_tblend
+	writeback 16, w16_t, w16_blend, w16_r, w16_rblend, w16_tblend
 
 :tile_next
 	mov.setf -, unif			# another tile?

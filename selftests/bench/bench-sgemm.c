@@ -24,7 +24,8 @@
  * FLOP as that example does), 1024x1024x1024 (issue #23's goal: 16), and
  * where the QPUs' cycles went: issuing, and the stalls of struct
  * qpu_job_timing, each as a share of 12 x the job's cycles. A third gives
- * both kernels' modelled time at 96x363x3072 on 1, 4, 8 and 12 QPUs.
+ * both kernels' modelled time at 96x363x3072 on 1, 4, 8 and 12 QPUs, and
+ * qpu_sgemm()'s at 1024x1024x1024.
  */
 
 #include <errno.h>
@@ -254,8 +255,8 @@ static int model_tables(struct qpu_kernels *kernels)
 	       "16x64: qpu_sgemm_16x64(), PyVideoCore's schedule, FLOP counted as PyVideoCore does\n"
 	       "(2MNK + 3MN); pub: the %.0f GFLOPS its README reports for 96x363x3072 beta 1;\n"
 	       "then each share of 12 x the job's cycles: issuing, waiting for the TMU, DMA,\n"
-	       "the mutex or semaphores (sync), anything else (uniform and instruction fetch,\n"
-	       "register file, SFU, VPM); SDRAM: MB the model moved\n"
+	       "the mutex (sync: only the 16x64 schedule takes it), anything else (uniform\n"
+	       "and instruction fetch, register file, SFU, VPM); SDRAM: MB the model moved\n"
 	       "  kernel      MxKxN       beta    ms GFLOPS  peak    pub  issue   tmu   dma  sync other  SDRAM\n",
 	       PYVC_GFLOPS);
 	for (i = 0; i < sizeof(shapes) / sizeof(shapes[0]); i++) {
@@ -277,10 +278,11 @@ static int model_tables(struct qpu_kernels *kernels)
 		       100.0 * t.stall_sync / qc, 100.0 * t.stall_other / qc,
 		       t.sdram_bytes / 1e6);
 	}
-	printf("\nmodelled ms on a Pi 1/Zero at 96x363x3072 beta 1, by QPU count (launch included)\n"
-	       "  kernel     1 QPU    4 QPUs    8 QPUs   12 QPUs\n");
-	for (i = 1; i < 3; i++) {
-		printf("  %-6s", shapes[i].kernel);
+	printf("\nmodelled ms on a Pi 1/Zero by QPU count (launch included)\n"
+	       "  kernel      MxKxN       beta   1 QPU    4 QPUs    8 QPUs   12 QPUs\n");
+	for (i = 1; i < 4; i++) {
+		printf("  %-6s %4zux%4zux%4zu %-4g", shapes[i].kernel, shapes[i].m,
+		       shapes[i].k, shapes[i].n, shapes[i].beta);
 		for (q = 0; q < sizeof(counts) / sizeof(counts[0]); q++) {
 			if (model_run(kernels, &shapes[i], counts[q], &t, &flop, &instr))
 				return -EIO;
