@@ -634,6 +634,24 @@ static AVX512 void fmul_avx512(const u32 *a, const u32 *b, u32 *out)
 	zstore(out, _mm512_mul_round_ps(zload(a, 0), zload(b, 0), RZ));
 }
 
+static AVX512 void fadd2_avx512(const u32 *a, const u32 *b, u32 neg,
+				u32 *out, u32 *out2)
+{
+	__m512 r = _mm512_add_round_ps(zload(a, 0), zload(b, neg), RZ);
+
+	zstore(out, r);
+	zstore(out2, r);
+}
+
+/* @b in every lane: broadcast, not loaded (see qpu_emu_fmul16_1()). */
+static AVX512 void fmul1_avx512(const u32 *a, u32 b, u32 *out)
+{
+	__m512i vb = zflush(_mm512_set1_epi32((int)b));
+
+	zstore(out, _mm512_mul_round_ps(zload(a, 0), _mm512_castsi512_ps(vb),
+					RZ));
+}
+
 static AVX512 void ftoi_avx512(const u32 *pa, u32 *out)
 {
 	__m512i a = _mm512_loadu_si512(pa);
@@ -779,6 +797,23 @@ static void fadd_sse2(const u32 *pa, const u32 *pb, u32 neg, u32 *out)
 	csr_leave(csr);
 }
 
+static void fadd2_sse2(const u32 *pa, const u32 *pb, u32 neg, u32 *out,
+		       u32 *out2)
+{
+	u32 csr = csr_enter(CSR_RZ_FTZ);
+	unsigned int g;
+
+	for (g = 0; g < 16; g += 4) {
+		v4f a = fpin((v4f)vflush(vload(pa + g)));
+		v4f b = fpin((v4f)vflush(vload(pb + g) ^ neg));
+		v4u r = vqnan((v4u)fpin(a + b));
+
+		vstore(out + g, r);
+		vstore(out2 + g, r);
+	}
+	csr_leave(csr);
+}
+
 static void fmul_sse2(const u32 *pa, const u32 *pb, u32 *out)
 {
 	u32 csr = csr_enter(CSR_RZ_FTZ);
@@ -789,6 +824,20 @@ static void fmul_sse2(const u32 *pa, const u32 *pb, u32 *out)
 		v4f b = fpin((v4f)vflush(vload(pb + g)));
 
 		vstore(out + g, vqnan((v4u)fpin(a * b)));
+	}
+	csr_leave(csr);
+}
+
+static void fmul1_sse2(const u32 *pa, u32 b, u32 *out)
+{
+	v4u vb = vflush((v4u){ b, b, b, b });
+	u32 csr = csr_enter(CSR_RZ_FTZ);
+	unsigned int g;
+
+	for (g = 0; g < 16; g += 4) {
+		v4f a = fpin((v4f)vflush(vload(pa + g)));
+
+		vstore(out + g, vqnan((v4u)fpin(a * fpin((v4f)vb))));
 	}
 	csr_leave(csr);
 }
@@ -895,6 +944,33 @@ static bool simd_fmul(const u32 *a, const u32 *b, u32 *out)
 	return false;
 }
 
+static bool simd_fadd2(const u32 *a, const u32 *b, u32 neg, u32 *out,
+		       u32 *out2)
+{
+	switch (simd_get()) {
+	case PATH_AVX512:
+		fadd2_avx512(a, b, neg, out, out2);
+		return true;
+	case PATH_SSE2:
+		fadd2_sse2(a, b, neg, out, out2);
+		return true;
+	}
+	return false;
+}
+
+static bool simd_fmul1(const u32 *a, u32 b, u32 *out)
+{
+	switch (simd_get()) {
+	case PATH_AVX512:
+		fmul1_avx512(a, b, out);
+		return true;
+	case PATH_SSE2:
+		fmul1_sse2(a, b, out);
+		return true;
+	}
+	return false;
+}
+
 static bool simd_ftoi(const u32 *a, u32 *out)
 {
 	switch (simd_get()) {
@@ -952,6 +1028,17 @@ static bool simd_fmul(const u32 *a, const u32 *b, u32 *out)
 	return false;
 }
 
+static bool simd_fadd2(const u32 *a, const u32 *b, u32 neg, u32 *out,
+		       u32 *out2)
+{
+	return false;
+}
+
+static bool simd_fmul1(const u32 *a, u32 b, u32 *out)
+{
+	return false;
+}
+
 static bool simd_ftoi(const u32 *a, u32 *out)
 {
 	return false;
@@ -987,6 +1074,27 @@ void qpu_emu_fmul16(const u32 *a, const u32 *b, u32 *out)
 		return;
 	for (i = 0; i < 16; i++)
 		out[i] = qpu_emu_fmul_fast(a[i], b[i]);
+}
+
+void qpu_emu_fadd16_2(const u32 *a, const u32 *b, u32 neg, u32 *out,
+		      u32 *out2)
+{
+	unsigned int i;
+
+	if (simd_fadd2(a, b, neg, out, out2))
+		return;
+	for (i = 0; i < 16; i++)
+		out[i] = out2[i] = qpu_emu_fadd_fast(a[i], b[i] ^ neg);
+}
+
+void qpu_emu_fmul16_1(const u32 *a, u32 b, u32 *out)
+{
+	unsigned int i;
+
+	if (simd_fmul1(a, b, out))
+		return;
+	for (i = 0; i < 16; i++)
+		out[i] = qpu_emu_fmul_fast(a[i], b);
 }
 
 void qpu_emu_ftoi16(const u32 *a, u32 *out)
