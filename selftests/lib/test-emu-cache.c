@@ -8,8 +8,9 @@
  * translated once per run and block, falls back to single words where
  * translate() refuses a long window, and is forgotten between runs (a
  * buffer moved between calls is fetched from its new place); a fault on
- * the fast path stops every QPU. Each program also runs with the cache off
- * and must leave the same state.
+ * the fast path stops every QPU; an fmul of a uniform is right whichever
+ * input the uniform is. Each program also runs with the cache off and
+ * must leave the same state.
  */
 #include "test-emu.h"
 
@@ -601,6 +602,47 @@ T_TEST(fast_path_fault_stops_all)
 	for (unsigned int i = 0; i < 8; i++) {
 		T_EQ_U64(want[i], on[i]);
 		T_EQ_U64(want[i], off[i]);
+	}
+}
+
+/*
+ * fadd r3, r2, r2 with fmul of a uniform (2.0) and r2 = 0.0, 1.0, ...,
+ * 15.0 in one instruction, the uniform the fmul's first input (mul_a) and
+ * then its second: each lane of r1 must be 2 * lane, with predecoding on
+ * (qpu_emu_exec_float()'s fused step, which puts the uniform second) and
+ * off.
+ */
+T_TEST(fast_fmul_of_uniform)
+{
+	for (unsigned int t = 0; t < 4; t++) {
+		struct qpu_emu *emu = t_emu_new(0);
+		struct prog p = prog_at(CODE_BASE);
+		struct qpu_isa_instr in;
+		uint32_t r[16];
+
+		qpu_emu_set_predecode(emu, t < 2);
+		t_words(UNIF_BASE)[0] = t_f2u(2.0f);
+		in = i_add(QPU_ISA_A_ITOF, W_R2, QPU_ISA_MUX_A, QPU_ISA_MUX_A);
+		in.raddr_a = R_ELEM;
+		emit(&p, in);
+		in = i_add(QPU_ISA_A_FADD, W_R3, QPU_ISA_MUX_R2,
+			   QPU_ISA_MUX_R2);
+		in.op_mul = QPU_ISA_M_FMUL;
+		in.cond_mul = QPU_ISA_COND_ALWAYS;
+		in.waddr_mul = W_R1;
+		in.mul_a = t & 1 ? QPU_ISA_MUX_R2 : QPU_ISA_MUX_A;
+		in.mul_b = t & 1 ? QPU_ISA_MUX_A : QPU_ISA_MUX_R2;
+		in.raddr_a = R_UNIF;
+		emit(&p, in);
+		emit_end(&p);
+		T_EQ_U64(QPU_EMU_IDLE, t_run1(emu, CODE_BASE, UNIF_BASE));
+		T_EQ_U64(0, qpu_emu_get_reg(emu, 0, QPU_EMU_FILE_ACC, 1, r));
+		for (unsigned int i = 0; i < 16; i++)
+			T_EQ_U64(t_f2u(2.0f * i), r[i]);
+		T_EQ_U64(0, qpu_emu_get_reg(emu, 0, QPU_EMU_FILE_ACC, 3, r));
+		for (unsigned int i = 0; i < 16; i++)
+			T_EQ_U64(t_f2u(2.0f * i), r[i]);
+		free(emu);
 	}
 }
 

@@ -641,6 +641,26 @@ void qpu_emu_exec_float(struct qpu_emu_exec *x)
 	if (op->fast_splat && fast_inputs(x))
 		return;
 	x->uses_r4 = op->flags & OP_R4;
+	if (in->op_add && op->fast_mul1) {	/* sgemm's step: one call */
+		const u32 *c = (const u32 *)(base + op->fast_src[2]);
+		const u32 *d = (const u32 *)(base + op->fast_src[3]);
+
+		if (op->fast_mul1 == FAST_MUL1_A) {
+			d = c;
+			c = (const u32 *)(base + op->fast_src[3]);
+		}
+		qpu_emu_fadd_fmul16_1((const u32 *)(base + op->fast_src[0]),
+				      (const u32 *)(base + op->fast_src[1]),
+				      in->op_add == QPU_ISA_A_FSUB ?
+				      0x80000000u : 0,
+				      (u32 *)(base + op->fast_dst[0]),
+				      in->sf ? q->flag_v : NULL, c, d[0],
+				      (u32 *)(base + op->fast_dst[1]));
+		if (in->sf)
+			flags_pending(q, ALL_LANES, 0, true);
+		x->emu->stats.both_units++;
+		return;
+	}
 	if (in->op_add) {
 		const u32 *a = (const u32 *)(base + op->fast_src[0]);
 		const u32 *b = (const u32 *)(base + op->fast_src[1]);

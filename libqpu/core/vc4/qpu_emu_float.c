@@ -652,6 +652,18 @@ static AVX512 void fmul1_avx512(const u32 *a, u32 b, u32 *out)
 					RZ));
 }
 
+static AVX512 void fadd_fmul1_avx512(const u32 *a, const u32 *b, u32 neg,
+				     u32 *sum, u32 *flags, const u32 *c,
+				     u32 d, u32 *prod)
+{
+	__m512 r = _mm512_add_round_ps(zload(a, 0), zload(b, neg), RZ);
+
+	zstore(sum, r);
+	if (flags)
+		zstore(flags, r);
+	fmul1_avx512(c, d, prod);
+}
+
 static AVX512 void ftoi_avx512(const u32 *pa, u32 *out)
 {
 	__m512i a = _mm512_loadu_si512(pa);
@@ -842,6 +854,31 @@ static void fmul1_sse2(const u32 *pa, u32 b, u32 *out)
 	csr_leave(csr);
 }
 
+static void fadd_fmul1_sse2(const u32 *pa, const u32 *pb, u32 neg,
+			    u32 *sum, u32 *flags, const u32 *pc, u32 d,
+			    u32 *prod)
+{
+	v4u vd = vflush((v4u){ d, d, d, d });
+	u32 csr = csr_enter(CSR_RZ_FTZ);
+	unsigned int g;
+
+	for (g = 0; g < 16; g += 4) {
+		v4f a = fpin((v4f)vflush(vload(pa + g)));
+		v4f b = fpin((v4f)vflush(vload(pb + g) ^ neg));
+		v4u r = vqnan((v4u)fpin(a + b));
+
+		vstore(sum + g, r);
+		if (flags)
+			vstore(flags + g, r);
+	}
+	for (g = 0; g < 16; g += 4) {
+		v4f c = fpin((v4f)vflush(vload(pc + g)));
+
+		vstore(prod + g, vqnan((v4u)fpin(c * fpin((v4f)vd))));
+	}
+	csr_leave(csr);
+}
+
 static void ftoi_sse2(const u32 *pa, u32 *out)
 {
 	u32 csr = csr_enter(CSR_RN);
@@ -971,6 +1008,20 @@ static bool simd_fmul1(const u32 *a, u32 b, u32 *out)
 	return false;
 }
 
+static bool simd_fadd_fmul1(const u32 *a, const u32 *b, u32 neg, u32 *sum,
+			    u32 *flags, const u32 *c, u32 d, u32 *prod)
+{
+	switch (simd_get()) {
+	case PATH_AVX512:
+		fadd_fmul1_avx512(a, b, neg, sum, flags, c, d, prod);
+		return true;
+	case PATH_SSE2:
+		fadd_fmul1_sse2(a, b, neg, sum, flags, c, d, prod);
+		return true;
+	}
+	return false;
+}
+
 static bool simd_ftoi(const u32 *a, u32 *out)
 {
 	switch (simd_get()) {
@@ -1039,6 +1090,12 @@ static bool simd_fmul1(const u32 *a, u32 b, u32 *out)
 	return false;
 }
 
+static bool simd_fadd_fmul1(const u32 *a, const u32 *b, u32 neg, u32 *sum,
+			    u32 *flags, const u32 *c, u32 d, u32 *prod)
+{
+	return false;
+}
+
 static bool simd_ftoi(const u32 *a, u32 *out)
 {
 	return false;
@@ -1095,6 +1152,18 @@ void qpu_emu_fmul16_1(const u32 *a, u32 b, u32 *out)
 		return;
 	for (i = 0; i < 16; i++)
 		out[i] = qpu_emu_fmul_fast(a[i], b);
+}
+
+void qpu_emu_fadd_fmul16_1(const u32 *a, const u32 *b, u32 neg, u32 *sum,
+			   u32 *flags, const u32 *c, u32 d, u32 *prod)
+{
+	if (simd_fadd_fmul1(a, b, neg, sum, flags, c, d, prod))
+		return;
+	if (flags)
+		qpu_emu_fadd16_2(a, b, neg, sum, flags);
+	else
+		qpu_emu_fadd16(a, b, neg, sum);
+	qpu_emu_fmul16_1(c, d, prod);
 }
 
 void qpu_emu_ftoi16(const u32 *a, u32 *out)
