@@ -518,17 +518,21 @@ static inline void step_end(struct qpu_emu_exec *x)
 		finish(x->emu, x->qi);
 }
 
-/* Issue one instruction on QPU @qi; false if it had to wait instead. */
-static bool step(struct qpu_emu *emu, unsigned int qi)
+/*
+ * Issue one instruction on QPU @qi; false if it had to wait instead. @op
+ * is the decode of @word at the PC if the caller fetched it (step_fast()),
+ * else NULL.
+ */
+static bool step_op(struct qpu_emu *emu, unsigned int qi,
+		    const struct qpu_emu_op *op, u64 word)
 {
 	struct qpu_emu_qpu *q = emu_qpu(emu, qi);
 	struct qpu_emu_exec x = { .emu = emu, .q = q, .qi = qi };
 	enum qpu_emu_qpu_state wait;
-	const struct qpu_emu_op *op;
-	u64 word;
 	unsigned int i;
 
-	op = fetch(&x, &word);
+	if (!op)
+		op = fetch(&x, &word);
 	if (!op)
 		goto out;
 	x.op = op;
@@ -567,6 +571,11 @@ static bool step(struct qpu_emu *emu, unsigned int qi)
 out:
 	step_end(&x);
 	return true;
+}
+
+static bool step(struct qpu_emu *emu, unsigned int qi)
+{
+	return step_op(emu, qi, NULL, 0);
 }
 
 /*
@@ -635,8 +644,10 @@ static inline int step_fast(struct qpu_emu *emu, unsigned int qi)
 	p = q->win + off;
 	word = rd32(p) | (u64)rd32(p + 4) << 32;
 	op = &emu->icache[(pc >> 3) & (OP_CACHE_ENTRIES - 1)];
-	if (op->word != word || op->addr != pc || !op->step_fast)
+	if (op->word != word || op->addr != pc || !op->flags)
 		return issue(emu, qi);
+	if (!op->step_fast)	/* fetched as step() would: not again */
+		return step_op(emu, qi, op, word);
 	x = (struct qpu_emu_exec){
 		.emu = emu, .q = q, .qi = qi, .op = op, .in = &op->in,
 	};
