@@ -1140,8 +1140,10 @@ void qpu_emu_fadd16_2(const u32 *a, const u32 *b, u32 neg, u32 *out,
 
 	if (simd_fadd2(a, b, neg, out, out2))
 		return;
-	for (i = 0; i < 16; i++)
-		out[i] = out2[i] = qpu_emu_fadd_fast(a[i], b[i] ^ neg);
+	for (i = 0; i < 16; i++) {
+		out[i] = qpu_emu_fadd_fast(a[i], b[i] ^ neg);
+		out2[i] = out[i];
+	}
 }
 
 void qpu_emu_fmul16_1(const u32 *a, u32 b, u32 *out)
