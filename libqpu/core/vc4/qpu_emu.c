@@ -166,7 +166,11 @@
  *   result and the pending flags from one host register, and an fmul by a
  *   uniform broadcasts it instead of loading the splat vector just stored
  *   (the host forwards no narrow stores to one 64-byte load: a fifth of
- *   the row's time went there).
+ *   the row's time went there), both in one call with the fadd
+ *   (qpu_emu_fadd_fmul16_1()). Together they took the bench's flag-setting
+ *   sgemm row from 144 to 120 million host instructions (callgrind, 1/20
+ *   of its iterations) and from 59 to 81 million emulated instructions
+ *   per CPU second.
  */
 #include "qpu_emu_internal.h"
 
