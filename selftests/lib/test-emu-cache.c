@@ -7,8 +7,10 @@
  * programs whose addresses share a cache slot both run right; a window is
  * translated once per run and block, falls back to single words where
  * translate() refuses a long window, and is forgotten between runs (a
- * buffer moved between calls is fetched from its new place). Each program
- * also runs with the cache off and must leave the same state.
+ * buffer moved between calls is fetched from its new place); a fault on
+ * the fast path stops every QPU; an fmul of a uniform is right whichever
+ * input the uniform is. Each program also runs with the cache off and
+ * must leave the same state.
  */
 #include "test-emu.h"
 
@@ -541,6 +543,106 @@ T_TEST(fast_path_order)
 		T_EQ_U64(want[t].r1, on[1]);
 		T_EQ_U64(want[t].r4, on[2]);
 		T_EQ_U64(want[t].r5, on[3]);
+	}
+}
+
+/* A loop of @in and a relative branch back to it, forever. */
+static void emit_forever(uint32_t addr, struct qpu_isa_instr in)
+{
+	struct prog p = prog_at(addr);
+
+	emit(&p, in);
+	emit(&p, i_branch(QPU_ISA_BR_ALWAYS, true, addr - (addr + 8 + 32)));
+	for (int i = 0; i < 3; i++)
+		emit(&p, i_nop());
+}
+
+/*
+ * QPU 1 loops over "mov r0, unif" with its uniform stream at the last word
+ * of the region, QPUs 0 and 2 over "add r1, r1, 1": its second uniform
+ * read faults in round 6, when the instruction is predecoded and runs on
+ * the fast path, and the fault ends the run there, for every QPU. The
+ * counts of issued instructions and r1 show that the QPU after it ran no
+ * further, as with predecoding off.
+ */
+static void run_fault_stops(bool predecode, uint64_t *out)
+{
+	struct qpu_emu *emu = t_emu_new(0);
+	struct qpu_isa_instr in = i_mov(W_R0, QPU_ISA_MUX_A);
+	const struct qpu_emu_stats *st;
+
+	in.raddr_a = R_UNIF;
+	qpu_emu_set_predecode(emu, predecode);
+	emit_forever(CODE_BASE, i_add_r1(1));
+	emit_forever(CODE_BASE + 0x100, in);
+	T_EQ_U64(0, qpu_emu_start(emu, CODE_BASE, UNIF_BASE));
+	T_EQ_U64(1, qpu_emu_start(emu, CODE_BASE + 0x100,
+				  UNIF_BASE + REGION_BYTES - 4));
+	T_EQ_U64(2, qpu_emu_start(emu, CODE_BASE, UNIF_BASE));
+	out[0] = qpu_emu_run(emu, 1000);
+	out[1] = qpu_emu_get_fault(emu)->qpu;
+	out[2] = qpu_emu_get_fault(emu)->pc;
+	st = qpu_emu_get_stats(emu);
+	for (unsigned int k = 0; k < 3; k++)
+		out[3 + k] = st->instructions[k];
+	out[6] = r1_lane0(emu, 0);
+	out[7] = r1_lane0(emu, 2);
+	free(emu);
+}
+
+T_TEST(fast_path_fault_stops_all)
+{
+	const uint64_t want[] = {
+		QPU_EMU_FAULT, 1, CODE_BASE + 0x100, 6, 6, 5, 2, 1,
+	};
+	uint64_t on[8], off[8];
+
+	run_fault_stops(true, on);
+	run_fault_stops(false, off);
+	for (unsigned int i = 0; i < 8; i++) {
+		T_EQ_U64(want[i], on[i]);
+		T_EQ_U64(want[i], off[i]);
+	}
+}
+
+/*
+ * fadd r3, r2, r2 with fmul of a uniform (2.0) and r2 = 0.0, 1.0, ...,
+ * 15.0 in one instruction, the uniform the fmul's first input (mul_a) and
+ * then its second: each lane of r1 must be 2 * lane, with predecoding on
+ * (qpu_emu_exec_float()'s fused step, which puts the uniform second) and
+ * off.
+ */
+T_TEST(fast_fmul_of_uniform)
+{
+	for (unsigned int t = 0; t < 4; t++) {
+		struct qpu_emu *emu = t_emu_new(0);
+		struct prog p = prog_at(CODE_BASE);
+		struct qpu_isa_instr in;
+		uint32_t r[16];
+
+		qpu_emu_set_predecode(emu, t < 2);
+		t_words(UNIF_BASE)[0] = t_f2u(2.0f);
+		in = i_add(QPU_ISA_A_ITOF, W_R2, QPU_ISA_MUX_A, QPU_ISA_MUX_A);
+		in.raddr_a = R_ELEM;
+		emit(&p, in);
+		in = i_add(QPU_ISA_A_FADD, W_R3, QPU_ISA_MUX_R2,
+			   QPU_ISA_MUX_R2);
+		in.op_mul = QPU_ISA_M_FMUL;
+		in.cond_mul = QPU_ISA_COND_ALWAYS;
+		in.waddr_mul = W_R1;
+		in.mul_a = t & 1 ? QPU_ISA_MUX_R2 : QPU_ISA_MUX_A;
+		in.mul_b = t & 1 ? QPU_ISA_MUX_A : QPU_ISA_MUX_R2;
+		in.raddr_a = R_UNIF;
+		emit(&p, in);
+		emit_end(&p);
+		T_EQ_U64(QPU_EMU_IDLE, t_run1(emu, CODE_BASE, UNIF_BASE));
+		T_EQ_U64(0, qpu_emu_get_reg(emu, 0, QPU_EMU_FILE_ACC, 1, r));
+		for (unsigned int i = 0; i < 16; i++)
+			T_EQ_U64(t_f2u(2.0f * i), r[i]);
+		T_EQ_U64(0, qpu_emu_get_reg(emu, 0, QPU_EMU_FILE_ACC, 3, r));
+		for (unsigned int i = 0; i < 16; i++)
+			T_EQ_U64(t_f2u(2.0f * i), r[i]);
+		free(emu);
 	}
 }
 

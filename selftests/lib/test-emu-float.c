@@ -476,12 +476,26 @@ static void check_lane(const char *path, const char *op, int lane,
 	report(m, a, b, exp, got);
 }
 
-/* All the 16-lane forms on @va, @vb against the scalar functions. */
+/*
+ * All the 16-lane forms on @va, @vb against the scalar functions; the
+ * one-value fmul with a lane of @vb picked by the inputs, so over many
+ * calls every class is the value; the fused fadd and fmul with the
+ * product into another vector and into the sum's own.
+ */
 static void check16(const char *path, const uint32_t *va, const uint32_t *vb)
 {
 	uint32_t s[16], d[16], m[16], t[16], f[16], mm[4][16];
+	uint32_t s2[2][16], d2[2][16], m1[16], one = vb[(va[1] ^ vb[2]) & 15];
+	uint32_t sp[4][16];
 	uint16_t c[4];
 
+	qpu_emu_fadd16_2(va, vb, 0, s2[0], s2[1]);
+	qpu_emu_fadd16_2(va, vb, 0x80000000u, d2[0], d2[1]);
+	qpu_emu_fmul16_1(va, one, m1);
+	/* an sgemm step: the sum and its flag copy, then the product */
+	qpu_emu_fadd_fmul16_1(va, vb, 0, sp[0], sp[1], vb, va[3], sp[2]);
+	qpu_emu_fadd_fmul16_1(va, vb, 0x80000000u, sp[3], NULL, va, one,
+			      sp[3]);
 	qpu_emu_fadd16(va, vb, 0, s);
 	qpu_emu_fadd16(va, vb, 0x80000000u, d);
 	qpu_emu_fmul16(va, vb, m);
@@ -499,6 +513,22 @@ static void check16(const char *path, const uint32_t *va, const uint32_t *vb)
 		check_lane(path, "fadd16", i, a, b, qpu_emu_fadd(a, b), s[i]);
 		check_lane(path, "fsub16", i, a, b, qpu_emu_fsub(a, b), d[i]);
 		check_lane(path, "fmul16", i, a, b, qpu_emu_fmul(a, b), m[i]);
+		for (int k = 0; k < 2; k++) {
+			check_lane(path, "fadd16_2", i, a, b,
+				   qpu_emu_fadd(a, b), s2[k][i]);
+			check_lane(path, "fsub16_2", i, a, b,
+				   qpu_emu_fsub(a, b), d2[k][i]);
+		}
+		check_lane(path, "fmul16_1", i, a, one, qpu_emu_fmul(a, one),
+			   m1[i]);
+		check_lane(path, "fadd_fmul16_1 sum", i, a, b,
+			   qpu_emu_fadd(a, b), sp[0][i]);
+		check_lane(path, "fadd_fmul16_1 flags", i, a, b,
+			   qpu_emu_fadd(a, b), sp[1][i]);
+		check_lane(path, "fadd_fmul16_1 prod", i, b, va[3],
+			   qpu_emu_fmul(b, va[3]), sp[2][i]);
+		check_lane(path, "fsub_fmul16_1 prod", i, a, one,
+			   qpu_emu_fmul(a, one), sp[3][i]);
 		check_lane(path, "ftoi16", i, a, 0, qpu_emu_ftoi(a), t[i]);
 		check_lane(path, "itof16", i, a, 0, qpu_emu_itof(a), f[i]);
 		check_lane(path, "fmin16", i, a, b, qpu_emu_fmin(a, b),

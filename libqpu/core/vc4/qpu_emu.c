@@ -158,6 +158,19 @@
  *   semaphore wait that would only block again skips step()
  *   (sem_blocks_again()). Together they took the bench's FFT row from
  *   414 to 296 million host instructions (callgrind, 1/20 of its passes).
+ * - Sgemm loops whose every fadd sets the flags (as programs written
+ *   elsewhere do) take these, each only with predecoding: step_fast()
+ *   issues compute instructions with fewer tests than step(), and the
+ *   round-robin loop checks nothing again after them; fadd, fsub and fmul
+ *   into registers run in qpu_emu_exec_float(); an fadd.setf stores its
+ *   result and the pending flags from one host register, and an fmul by a
+ *   uniform broadcasts it instead of loading the splat vector just stored
+ *   (the host forwards no narrow stores to one 64-byte load: a fifth of
+ *   the row's time went there), both in one call with the fadd
+ *   (qpu_emu_fadd_fmul16_1()). Together they took the bench's flag-setting
+ *   sgemm row from 144 to 120 million host instructions (callgrind, 1/20
+ *   of its iterations) and from 59 to 81 million emulated instructions
+ *   per CPU second.
  */
 #include "qpu_emu_internal.h"
 
@@ -167,6 +180,7 @@
 enum qpu_emu_exec_kind {
 	EX_ALU,
 	EX_ALU_FAST,	/* common ALU shapes: see qpu_emu_exec_alu_fast() */
+	EX_FLOAT,	/* ... of which fadd and fmul: qpu_emu_exec_float() */
 	EX_NOP,		/* ... of which those that do nothing (OP_NOP) */
 	EX_LDI,		/* load immediates and semaphores */
 	EX_BRANCH,
@@ -404,7 +418,8 @@ static void predecode(struct qpu_emu_op *op, u32 pc, u64 word, bool fast)
 		if (in->unpack)
 			op->flags |= OP_UNPACK;
 		if (fast && qpu_emu_fast_prepare(op))
-			op->exec = op->flags & OP_NOP ? EX_NOP : EX_ALU_FAST;
+			op->exec = op->flags & OP_NOP ? EX_NOP :
+				   op->fast_float ? EX_FLOAT : EX_ALU_FAST;
 		break;
 	case QPU_ISA_KIND_BRANCH:
 		op->exec = EX_BRANCH;
@@ -422,6 +437,9 @@ static void predecode(struct qpu_emu_op *op, u32 pc, u64 word, bool fast)
 	}
 	if (in->reserved)
 		op->exec = EX_BAD;
+	op->step_fast = (op->exec == EX_ALU_FAST || op->exec == EX_FLOAT ||
+			 op->exec == EX_NOP) &&
+			!(op->flags & OP_WAIT);
 }
 
 /*
@@ -487,17 +505,38 @@ static void finish(struct qpu_emu *emu, unsigned int qi)
 	emu->stats.programs_done++;
 }
 
-/* Issue one instruction on QPU @qi; false if it had to wait instead. */
-static bool step(struct qpu_emu *emu, unsigned int qi)
+/* The end of an issued instruction: a fault, else the PC moves on. */
+static inline void step_end(struct qpu_emu_exec *x)
+{
+	struct qpu_emu_qpu *q = x->q;
+
+	if (x->fault) {
+		x->emu->status = QPU_EMU_FAULT;
+		return;
+	}
+	if (q->br_left && --q->br_left == 0)
+		q->pc = q->br_target;
+	else
+		q->pc += 8;
+	if (q->end_left && --q->end_left == 0)
+		finish(x->emu, x->qi);
+}
+
+/*
+ * Issue one instruction on QPU @qi; false if it had to wait instead. @op
+ * is the decode of @word at the PC if the caller fetched it (step_fast()),
+ * else NULL.
+ */
+static bool step_op(struct qpu_emu *emu, unsigned int qi,
+		    const struct qpu_emu_op *op, u64 word)
 {
 	struct qpu_emu_qpu *q = emu_qpu(emu, qi);
 	struct qpu_emu_exec x = { .emu = emu, .q = q, .qi = qi };
 	enum qpu_emu_qpu_state wait;
-	const struct qpu_emu_op *op;
-	u64 word;
 	unsigned int i;
 
-	op = fetch(&x, &word);
+	if (!op)
+		op = fetch(&x, &word);
 	if (!op)
 		goto out;
 	x.op = op;
@@ -521,7 +560,9 @@ static bool step(struct qpu_emu *emu, unsigned int qi)
 		for (i = 0; i < LANES; i++)
 			q->acc[4][i] = q->sfu_val[i];
 	/* Tests by how common: a switch with EX_NOP slowed sgemm down. */
-	if (op->exec == EX_ALU_FAST)
+	if (op->exec == EX_FLOAT)
+		qpu_emu_exec_float(&x);
+	else if (op->exec == EX_ALU_FAST)
 		qpu_emu_exec_alu_fast(&x);
 	else if (op->exec == EX_ALU)
 		qpu_emu_exec_alu(&x);
@@ -532,17 +573,13 @@ static bool step(struct qpu_emu *emu, unsigned int qi)
 	if (x.uses_r4 && q->sfu_left)
 		emu->stats.stall_sfu++;	/* read r4 before the SFU result */
 out:
-	if (x.fault) {
-		emu->status = QPU_EMU_FAULT;
-		return true;
-	}
-	if (q->br_left && --q->br_left == 0)
-		q->pc = q->br_target;
-	else
-		q->pc += 8;
-	if (q->end_left && --q->end_left == 0)
-		finish(emu, qi);
+	step_end(&x);
 	return true;
+}
+
+static bool step(struct qpu_emu *emu, unsigned int qi)
+{
+	return step_op(emu, qi, NULL, 0);
 }
 
 /*
@@ -582,6 +619,52 @@ static inline bool issue(struct qpu_emu *emu, unsigned int qi)
 	if (((emu->sem_woken >> qi) & 1) && sem_blocks_again(emu, qi))
 		return false;
 	return step(emu, qi);
+}
+
+/* What issue_on() did: waited (0) or issued (1, step()'s true), or ... */
+#define ISSUED		1
+#define ISSUED_QUIET	2	/* ... issued, and the run's state is as it was */
+
+/*
+ * step() for an instruction of a compute loop, with what step() tests
+ * for the rest left to it: the QPU not woken from a semaphore wait, no SFU
+ * result or thread end on its way, the PC inside the fetch window and its
+ * cached decode one that runs in qpu_emu_exec_alu_fast() or does nothing,
+ * and cannot block (op->step_fast). Only with predecoding and no tracer
+ * (see run_budget()); step() itself otherwise.
+ */
+static inline int step_fast(struct qpu_emu *emu, unsigned int qi)
+{
+	struct qpu_emu_qpu *q = emu_qpu(emu, qi);
+	u32 pc = q->pc, off = pc - q->win_addr;
+	const struct qpu_emu_op *op;
+	struct qpu_emu_exec x;
+	const u8 *p;
+	u64 word;
+
+	if (off >= q->win_len || (pc & 7) || q->sfu_left || q->end_left ||
+	    ((emu->sem_woken >> qi) & 1))
+		return issue(emu, qi);
+	p = q->win + off;
+	word = rd32(p) | (u64)rd32(p + 4) << 32;
+	op = &emu->icache[(pc >> 3) & (OP_CACHE_ENTRIES - 1)];
+	if (op->word != word || op->addr != pc || !op->flags)
+		return issue(emu, qi);
+	if (!op->step_fast)	/* fetched as step() would: not again */
+		return step_op(emu, qi, op, word);
+	x = (struct qpu_emu_exec){
+		.emu = emu, .q = q, .qi = qi, .op = op, .in = &op->in,
+	};
+	emu->stats.instructions[qi]++;
+	if (op->exec == EX_FLOAT)
+		qpu_emu_exec_float(&x);
+	else if (op->exec == EX_ALU_FAST)
+		qpu_emu_exec_alu_fast(&x);
+	if (x.uses_r4 && q->sfu_left)
+		emu->stats.stall_sfu++;	/* an SFU write of this instruction */
+	step_end(&x);
+	/* no thread end was on its way: only a fault changes the run */
+	return x.fault ? ISSUED : ISSUED_QUIET;
 }
 
 static void count_stall(struct qpu_emu *emu, const struct qpu_emu_qpu *q)
@@ -687,8 +770,19 @@ static void forget_windows(struct qpu_emu_qpu *q)
 	emu_memset(&q->dswin, 0, sizeof(q->dswin));
 }
 
-/* Runs at most @budget instructions over all QPUs. */
-static enum qpu_emu_status run_budget(struct qpu_emu *emu, u64 budget)
+/*
+ * Issue on QPU @qi: step_fast() when @fast (predecoding on, no tracer),
+ * else issue(). Inline with @fast a constant, for two loops in
+ * run_budget() with no test of it inside.
+ */
+static inline int issue_on(struct qpu_emu *emu, unsigned int qi, bool fast)
+{
+	return fast ? step_fast(emu, qi) : issue(emu, qi);
+}
+
+/* run_budget()'s loop over @budget instructions, step_fast() if @fast. */
+static inline enum qpu_emu_status run_loop(struct qpu_emu *emu, u64 budget,
+					   bool fast)
 {
 	while (emu->status == QPU_EMU_RUNNING || emu->status == QPU_EMU_IDLE) {
 		u16 ready = emu->live & ~emu->waiting;
@@ -715,7 +809,7 @@ static enum qpu_emu_status run_budget(struct qpu_emu *emu, u64 budget)
 			qi = pick_round_robin(emu);
 			while (budget && emu->status == QPU_EMU_RUNNING &&
 			       emu_qpu(emu, qi)->state == QPU_EMU_QPU_RUNNING) {
-				if (!issue(emu, qi))
+				if (!issue_on(emu, qi, fast))
 					break;
 				budget--;
 			}
@@ -724,21 +818,39 @@ static enum qpu_emu_status run_budget(struct qpu_emu *emu, u64 budget)
 			/*
 			 * Round-robin among several: the checks above hold
 			 * until a QPU ends, faults or waits, or the budget
-			 * runs out, so they are made again only then.
+			 * runs out, so they are made again only then, and
+			 * not after step_fast() ran a compute instruction.
 			 */
-			do {
+			for (;;) {
+				int done;
+
 				qi = pick_round_robin(emu);
-				if (issue(emu, qi))
+				done = issue_on(emu, qi, fast);
+				if (done)
 					budget--;
-			} while (budget && emu->status == QPU_EMU_RUNNING &&
-				 (emu->live & ~emu->waiting) &&
-				 (emu->live & (emu->live - 1)));
+				if (!budget)
+					break;
+				if (done == ISSUED_QUIET)
+					continue;
+				if (emu->status != QPU_EMU_RUNNING ||
+				    !(emu->live & ~emu->waiting) ||
+				    !(emu->live & (emu->live - 1)))
+					break;
+			}
 			continue;
 		}
-		if (issue(emu, qi))
+		if (issue_on(emu, qi, fast))
 			budget--;
 	}
 	return emu->status;
+}
+
+/* Runs at most @budget instructions over all QPUs. */
+static enum qpu_emu_status run_budget(struct qpu_emu *emu, u64 budget)
+{
+	if (!emu->no_predecode && !emu->ops->trace)
+		return run_loop(emu, budget, true);
+	return run_loop(emu, budget, false);
 }
 
 /* The most instructions a live program has issued since its start. */
@@ -845,8 +957,10 @@ void qpu_emu_set_predecode(struct qpu_emu *emu, bool on)
 	unsigned int i;
 
 	emu->no_predecode = !on;
-	for (i = 0; i < OP_CACHE_ENTRIES; i++)
+	for (i = 0; i < OP_CACHE_ENTRIES; i++) {
 		emu->icache[i].flags = 0;
+		emu->icache[i].step_fast = false;
+	}
 	for (i = 0; i < QPU_EMU_NUM_QPUS; i++)
 		forget_windows(emu_qpu(emu, i));
 }

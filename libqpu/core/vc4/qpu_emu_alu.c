@@ -449,6 +449,10 @@ void qpu_emu_exec_alu(struct qpu_emu_exec *x)
 #define FAST_VPM_A		BIT_U8(3)	/* a VPM read, in splat[0] */
 #define FAST_VPM_B		BIT_U8(4)	/* a VPM read, in splat[1] */
 
+/* qpu_emu_op.fast_mul1: which input of an fmul is one value in every lane */
+#define FAST_MUL1_A		1
+#define FAST_MUL1_B		2
+
 /* qpu_emu_op.fast_dst values that are no register's offset */
 #define FAST_DST_NOP		0	/* nothing written */
 #define FAST_DST_WRITE		1	/* a peripheral or r5: qpu_emu_write_reg() */
@@ -561,10 +565,13 @@ __attribute__((flatten)) void qpu_emu_exec_alu_fast(struct qpu_emu_exec *x)
 				qpu_emu_write_reg(x, in->waddr_add, in->ws, r);
 			}
 		} else if (in->op_add == QPU_ISA_A_FADD) {
-			qpu_emu_fadd16(a, b, 0, dst);
-			/* before the mul may write the same register */
-			if (in->sf)
-				set_flags(x, dst, 0, ALL_LANES, true);
+			/* the flags before the mul may write the same register */
+			if (in->sf) {
+				qpu_emu_fadd16_2(a, b, 0, dst, q->flag_v);
+				flags_pending(q, ALL_LANES, 0, true);
+			} else {
+				qpu_emu_fadd16(a, b, 0, dst);
+			}
 		} else if (op->flags & OP_MOV_ADD) {
 			if (dst != a)	/* a mov to a register: a copy */
 				copy_lanes(dst, a);
@@ -589,7 +596,12 @@ __attribute__((flatten)) void qpu_emu_exec_alu_fast(struct qpu_emu_exec *x)
 					in->waddr_mul, !in->ws,
 					op->fast_dst[1], flags);
 		} else if (in->op_mul == QPU_ISA_M_FMUL) {
-			qpu_emu_fmul16(a, b, dst);
+			if (op->fast_mul1 == FAST_MUL1_B)
+				qpu_emu_fmul16_1(a, b[0], dst);
+			else if (op->fast_mul1 == FAST_MUL1_A)
+				qpu_emu_fmul16_1(b, a[0], dst);
+			else
+				qpu_emu_fmul16(a, b, dst);
 			if (flags)
 				set_flags(x, dst, 0, ALL_LANES, true);
 		} else {
@@ -611,6 +623,99 @@ __attribute__((flatten)) void qpu_emu_exec_alu_fast(struct qpu_emu_exec *x)
 		if (!x->fault)
 			q->end_left = 3;
 	}
+}
+
+/*
+ * qpu_emu_exec_alu_fast() for the float compute of sgemm-like loops
+ * (op->fast_float): an fadd or fsub, an fmul or both, into registers, no
+ * signal that acts. The same steps in the same order, with none of its
+ * tests for other shapes.
+ */
+void qpu_emu_exec_float(struct qpu_emu_exec *x)
+{
+	const struct qpu_emu_op *op = x->op;
+	const struct qpu_isa_instr *in = x->in;
+	struct qpu_emu_qpu *q = x->q;
+	u8 *base = (u8 *)q;
+
+	if (op->fast_splat && fast_inputs(x))
+		return;
+	x->uses_r4 = op->flags & OP_R4;
+	if (in->op_add && op->fast_mul1) {	/* sgemm's step: one call */
+		const u32 *c = (const u32 *)(base + op->fast_src[2]);
+		const u32 *d = (const u32 *)(base + op->fast_src[3]);
+
+		if (op->fast_mul1 == FAST_MUL1_A) {
+			d = c;
+			c = (const u32 *)(base + op->fast_src[3]);
+		}
+		qpu_emu_fadd_fmul16_1((const u32 *)(base + op->fast_src[0]),
+				      (const u32 *)(base + op->fast_src[1]),
+				      in->op_add == QPU_ISA_A_FSUB ?
+				      0x80000000u : 0,
+				      (u32 *)(base + op->fast_dst[0]),
+				      in->sf ? q->flag_v : NULL, c, d[0],
+				      (u32 *)(base + op->fast_dst[1]));
+		if (in->sf)
+			flags_pending(q, ALL_LANES, 0, true);
+		x->emu->stats.both_units++;
+		return;
+	}
+	if (in->op_add) {
+		const u32 *a = (const u32 *)(base + op->fast_src[0]);
+		const u32 *b = (const u32 *)(base + op->fast_src[1]);
+		u32 *dst = (u32 *)(base + op->fast_dst[0]);
+		u32 neg = in->op_add == QPU_ISA_A_FSUB ? 0x80000000u : 0;
+
+		/* the flags before the mul may write the same register */
+		if (in->sf) {
+			qpu_emu_fadd16_2(a, b, neg, dst, q->flag_v);
+			flags_pending(q, ALL_LANES, 0, true);
+		} else {
+			qpu_emu_fadd16(a, b, neg, dst);
+		}
+	}
+	if (in->op_mul) {
+		const u32 *a = (const u32 *)(base + op->fast_src[2]);
+		const u32 *b = (const u32 *)(base + op->fast_src[3]);
+		u32 *dst = (u32 *)(base + op->fast_dst[1]);
+
+		if (op->fast_mul1 == FAST_MUL1_B)
+			qpu_emu_fmul16_1(a, b[0], dst);
+		else if (op->fast_mul1 == FAST_MUL1_A)
+			qpu_emu_fmul16_1(b, a[0], dst);
+		else
+			qpu_emu_fmul16(a, b, dst);
+		if (in->sf && !in->op_add) {
+			copy_lanes(q->flag_v, dst);
+			flags_pending(q, ALL_LANES, 0, true);
+		}
+		if (in->op_add)
+			x->emu->stats.both_units++;
+	}
+}
+
+/*
+ * Can qpu_emu_exec_float() run @op (whose vectors fast_operands() found)?
+ * Signals that act (ldtmu, thread end) are left to qpu_emu_exec_alu_fast().
+ */
+static bool fast_float_ok(const struct qpu_emu_op *op)
+{
+	const struct qpu_isa_instr *in = &op->in;
+
+	if (in->op_add != QPU_ISA_A_NOP && in->op_add != QPU_ISA_A_FADD &&
+	    in->op_add != QPU_ISA_A_FSUB)
+		return false;
+	if (in->op_mul != QPU_ISA_M_NOP && in->op_mul != QPU_ISA_M_FMUL)
+		return false;
+	if (!in->op_add && !in->op_mul)
+		return false;
+	if (in->op_add && op->fast_dst[0] <= FAST_DST_WRITE)
+		return false;
+	if (in->op_mul && op->fast_dst[1] <= FAST_DST_WRITE)
+		return false;
+	return in->sig != QPU_ISA_SIG_LDTMU0 && in->sig != QPU_ISA_SIG_LDTMU1 &&
+		in->sig != QPU_ISA_SIG_THREND;
 }
 
 /*
@@ -730,6 +835,16 @@ static u16 fast_dst_off(unsigned int waddr, bool file_b)
 	return waddr == QPU_ISA_WADDR_NOP ? FAST_DST_NOP : FAST_DST_WRITE;
 }
 
+/* Does the vector at offset @off hold one value in every lane? */
+static bool fast_is_splat(const struct qpu_emu_op *op, u16 off)
+{
+	if (off == offsetof(struct qpu_emu_qpu, splat[0]))
+		return op->fast_splat & FAST_SPLAT_UNIF_A;
+	if (off == offsetof(struct qpu_emu_qpu, splat[1]))
+		return op->fast_splat & (FAST_SPLAT_UNIF_B | FAST_SPLAT_IMM_B);
+	return false;
+}
+
 /* Where qpu_emu_exec_alu_fast() finds the vectors of @op's instruction. */
 static void fast_operands(struct qpu_emu_op *op)
 {
@@ -753,6 +868,12 @@ static void fast_operands(struct qpu_emu_op *op)
 	op->fast_src[1] = fast_mux_off(in, in->add_b);
 	op->fast_src[2] = fast_mux_off(in, in->mul_a);
 	op->fast_src[3] = fast_mux_off(in, in->mul_b);
+	op->fast_mul1 = 0;
+	if (in->op_mul == QPU_ISA_M_FMUL && fast_is_splat(op, op->fast_src[3]))
+		op->fast_mul1 = FAST_MUL1_B;
+	else if (in->op_mul == QPU_ISA_M_FMUL &&
+		 fast_is_splat(op, op->fast_src[2]))
+		op->fast_mul1 = FAST_MUL1_A;	/* fmul commutes, NaNs too */
 	op->fast_dst[0] = fast_dst_off(in->waddr_add, in->ws);
 	op->fast_dst[1] = fast_dst_off(in->waddr_mul, !in->ws);
 	if (in->op_add == QPU_ISA_A_OR && !in->sf &&
@@ -763,6 +884,7 @@ static void fast_operands(struct qpu_emu_op *op)
 	    in->sig != QPU_ISA_SIG_LDTMU0 && in->sig != QPU_ISA_SIG_LDTMU1 &&
 	    in->sig != QPU_ISA_SIG_THREND)
 		op->flags |= OP_NOP;
+	op->fast_float = fast_float_ok(op);
 }
 
 bool qpu_emu_fast_prepare(struct qpu_emu_op *op)

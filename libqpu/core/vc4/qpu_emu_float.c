@@ -634,6 +634,36 @@ static AVX512 void fmul_avx512(const u32 *a, const u32 *b, u32 *out)
 	zstore(out, _mm512_mul_round_ps(zload(a, 0), zload(b, 0), RZ));
 }
 
+static AVX512 void fadd2_avx512(const u32 *a, const u32 *b, u32 neg,
+				u32 *out, u32 *out2)
+{
+	__m512 r = _mm512_add_round_ps(zload(a, 0), zload(b, neg), RZ);
+
+	zstore(out, r);
+	zstore(out2, r);
+}
+
+/* @b in every lane: broadcast, not loaded (see qpu_emu_fmul16_1()). */
+static AVX512 void fmul1_avx512(const u32 *a, u32 b, u32 *out)
+{
+	__m512i vb = zflush(_mm512_set1_epi32((int)b));
+
+	zstore(out, _mm512_mul_round_ps(zload(a, 0), _mm512_castsi512_ps(vb),
+					RZ));
+}
+
+static AVX512 void fadd_fmul1_avx512(const u32 *a, const u32 *b, u32 neg,
+				     u32 *sum, u32 *flags, const u32 *c,
+				     u32 d, u32 *prod)
+{
+	__m512 r = _mm512_add_round_ps(zload(a, 0), zload(b, neg), RZ);
+
+	zstore(sum, r);
+	if (flags)
+		zstore(flags, r);
+	fmul1_avx512(c, d, prod);
+}
+
 static AVX512 void ftoi_avx512(const u32 *pa, u32 *out)
 {
 	__m512i a = _mm512_loadu_si512(pa);
@@ -749,7 +779,7 @@ static inline v4u vflush(v4u a)
 {
 	v4u z = (v4u)((a & F_EXP) == 0);
 
-	return a & (~z | F_SIGN);
+	return a & ~(z & F_ABS);	/* one op fewer than ~z | F_SIGN */
 }
 
 static inline v4u vnan(v4u a)
@@ -779,6 +809,23 @@ static void fadd_sse2(const u32 *pa, const u32 *pb, u32 neg, u32 *out)
 	csr_leave(csr);
 }
 
+static void fadd2_sse2(const u32 *pa, const u32 *pb, u32 neg, u32 *out,
+		       u32 *out2)
+{
+	u32 csr = csr_enter(CSR_RZ_FTZ);
+	unsigned int g;
+
+	for (g = 0; g < 16; g += 4) {
+		v4f a = fpin((v4f)vflush(vload(pa + g)));
+		v4f b = fpin((v4f)vflush(vload(pb + g) ^ neg));
+		v4u r = vqnan((v4u)fpin(a + b));
+
+		vstore(out + g, r);
+		vstore(out2 + g, r);
+	}
+	csr_leave(csr);
+}
+
 static void fmul_sse2(const u32 *pa, const u32 *pb, u32 *out)
 {
 	u32 csr = csr_enter(CSR_RZ_FTZ);
@@ -789,6 +836,45 @@ static void fmul_sse2(const u32 *pa, const u32 *pb, u32 *out)
 		v4f b = fpin((v4f)vflush(vload(pb + g)));
 
 		vstore(out + g, vqnan((v4u)fpin(a * b)));
+	}
+	csr_leave(csr);
+}
+
+static void fmul1_sse2(const u32 *pa, u32 b, u32 *out)
+{
+	v4u vb = vflush((v4u){ b, b, b, b });
+	u32 csr = csr_enter(CSR_RZ_FTZ);
+	unsigned int g;
+
+	for (g = 0; g < 16; g += 4) {
+		v4f a = fpin((v4f)vflush(vload(pa + g)));
+
+		vstore(out + g, vqnan((v4u)fpin(a * fpin((v4f)vb))));
+	}
+	csr_leave(csr);
+}
+
+static void fadd_fmul1_sse2(const u32 *pa, const u32 *pb, u32 neg,
+			    u32 *sum, u32 *flags, const u32 *pc, u32 d,
+			    u32 *prod)
+{
+	v4u vd = vflush((v4u){ d, d, d, d });
+	u32 csr = csr_enter(CSR_RZ_FTZ);
+	unsigned int g;
+
+	for (g = 0; g < 16; g += 4) {
+		v4f a = fpin((v4f)vflush(vload(pa + g)));
+		v4f b = fpin((v4f)vflush(vload(pb + g) ^ neg));
+		v4u r = vqnan((v4u)fpin(a + b));
+
+		vstore(sum + g, r);
+		if (flags)
+			vstore(flags + g, r);
+	}
+	for (g = 0; g < 16; g += 4) {
+		v4f c = fpin((v4f)vflush(vload(pc + g)));
+
+		vstore(prod + g, vqnan((v4u)fpin(c * fpin((v4f)vd))));
 	}
 	csr_leave(csr);
 }
@@ -895,6 +981,47 @@ static bool simd_fmul(const u32 *a, const u32 *b, u32 *out)
 	return false;
 }
 
+static bool simd_fadd2(const u32 *a, const u32 *b, u32 neg, u32 *out,
+		       u32 *out2)
+{
+	switch (simd_get()) {
+	case PATH_AVX512:
+		fadd2_avx512(a, b, neg, out, out2);
+		return true;
+	case PATH_SSE2:
+		fadd2_sse2(a, b, neg, out, out2);
+		return true;
+	}
+	return false;
+}
+
+static bool simd_fmul1(const u32 *a, u32 b, u32 *out)
+{
+	switch (simd_get()) {
+	case PATH_AVX512:
+		fmul1_avx512(a, b, out);
+		return true;
+	case PATH_SSE2:
+		fmul1_sse2(a, b, out);
+		return true;
+	}
+	return false;
+}
+
+static bool simd_fadd_fmul1(const u32 *a, const u32 *b, u32 neg, u32 *sum,
+			    u32 *flags, const u32 *c, u32 d, u32 *prod)
+{
+	switch (simd_get()) {
+	case PATH_AVX512:
+		fadd_fmul1_avx512(a, b, neg, sum, flags, c, d, prod);
+		return true;
+	case PATH_SSE2:
+		fadd_fmul1_sse2(a, b, neg, sum, flags, c, d, prod);
+		return true;
+	}
+	return false;
+}
+
 static bool simd_ftoi(const u32 *a, u32 *out)
 {
 	switch (simd_get()) {
@@ -952,6 +1079,23 @@ static bool simd_fmul(const u32 *a, const u32 *b, u32 *out)
 	return false;
 }
 
+static bool simd_fadd2(const u32 *a, const u32 *b, u32 neg, u32 *out,
+		       u32 *out2)
+{
+	return false;
+}
+
+static bool simd_fmul1(const u32 *a, u32 b, u32 *out)
+{
+	return false;
+}
+
+static bool simd_fadd_fmul1(const u32 *a, const u32 *b, u32 neg, u32 *sum,
+			    u32 *flags, const u32 *c, u32 d, u32 *prod)
+{
+	return false;
+}
+
 static bool simd_ftoi(const u32 *a, u32 *out)
 {
 	return false;
@@ -987,6 +1131,41 @@ void qpu_emu_fmul16(const u32 *a, const u32 *b, u32 *out)
 		return;
 	for (i = 0; i < 16; i++)
 		out[i] = qpu_emu_fmul_fast(a[i], b[i]);
+}
+
+void qpu_emu_fadd16_2(const u32 *a, const u32 *b, u32 neg, u32 *out,
+		      u32 *out2)
+{
+	unsigned int i;
+
+	if (simd_fadd2(a, b, neg, out, out2))
+		return;
+	for (i = 0; i < 16; i++) {
+		out[i] = qpu_emu_fadd_fast(a[i], b[i] ^ neg);
+		out2[i] = out[i];
+	}
+}
+
+void qpu_emu_fmul16_1(const u32 *a, u32 b, u32 *out)
+{
+	unsigned int i;
+
+	if (simd_fmul1(a, b, out))
+		return;
+	for (i = 0; i < 16; i++)
+		out[i] = qpu_emu_fmul_fast(a[i], b);
+}
+
+void qpu_emu_fadd_fmul16_1(const u32 *a, const u32 *b, u32 neg, u32 *sum,
+			   u32 *flags, const u32 *c, u32 d, u32 *prod)
+{
+	if (simd_fadd_fmul1(a, b, neg, sum, flags, c, d, prod))
+		return;
+	if (flags)
+		qpu_emu_fadd16_2(a, b, neg, sum, flags);
+	else
+		qpu_emu_fadd16(a, b, neg, sum);
+	qpu_emu_fmul16_1(c, d, prod);
 }
 
 void qpu_emu_ftoi16(const u32 *a, u32 *out)

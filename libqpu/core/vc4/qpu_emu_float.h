@@ -48,6 +48,25 @@ u32 qpu_emu_fflush(u32 a);
  */
 void qpu_emu_fadd16(const u32 *a, const u32 *b, u32 neg, u32 *out);
 void qpu_emu_fmul16(const u32 *a, const u32 *b, u32 *out);
+/*
+ * qpu_emu_fadd16() into @out and @out2 (a setf's copy) from the host's
+ * register, not copied from @out right after the wide store that wrote it.
+ */
+void qpu_emu_fadd16_2(const u32 *a, const u32 *b, u32 neg, u32 *out,
+		      u32 *out2);
+/*
+ * qpu_emu_fmul16() of @a and @b in every lane (a uniform or small
+ * immediate): the vector code broadcasts @b instead of loading a vector
+ * just stored lane by lane, which the host cannot forward to a wide load.
+ */
+void qpu_emu_fmul16_1(const u32 *a, u32 b, u32 *out);
+/*
+ * An sgemm step in one call: qpu_emu_fadd16_2() (qpu_emu_fadd16() if
+ * @flags is NULL) into @sum, then qpu_emu_fmul16_1() of @c and @d into
+ * @prod, which may be @sum; @c must not be.
+ */
+void qpu_emu_fadd_fmul16_1(const u32 *a, const u32 *b, u32 neg, u32 *sum,
+			   u32 *flags, const u32 *c, u32 d, u32 *prod);
 u16 qpu_emu_fmin16(const u32 *a, const u32 *b, u32 *out);
 u16 qpu_emu_fmax16(const u32 *a, const u32 *b, u32 *out);
 u16 qpu_emu_fminabs16(const u32 *a, const u32 *b, u32 *out);

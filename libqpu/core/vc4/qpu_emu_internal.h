@@ -136,8 +136,11 @@ struct qpu_emu_op {
 	u32 addr;
 	u8 flags;
 	u8 exec;
+	bool step_fast;		/* step_fast() may run it */
 	/* EX_ALU_FAST only: where its vectors are, see fast_operands() */
 	u8 fast_splat;		/* FAST_SPLAT_* */
+	u8 fast_mul1;		/* FAST_MUL1_*: an fmul input is a splat */
+	bool fast_float;	/* qpu_emu_exec_float() may run it */
 	u32 fast_imm;		/* the small immediate */
 	u16 fast_src[4];	/* add_a, add_b, mul_a, mul_b */
 	u16 fast_dst[2];	/* the add's and the mul's */
@@ -267,6 +270,7 @@ u8 *qpu_emu_dma_mem(struct qpu_emu_exec *x, u32 addr, u32 len, u32 align,
 /* qpu_emu_alu.c */
 void qpu_emu_exec_alu(struct qpu_emu_exec *x);
 void qpu_emu_exec_alu_fast(struct qpu_emu_exec *x);
+void qpu_emu_exec_float(struct qpu_emu_exec *x);
 /* Can qpu_emu_exec_alu_fast() run @op? If so, where its vectors are, too. */
 bool qpu_emu_fast_prepare(struct qpu_emu_op *op);
 
@@ -334,6 +338,15 @@ static inline const u8 *win_mem(struct qpu_emu_exec *x,
 	return win_get(x, w, addr, 4, 4, kind);
 }
 
+/* The setf of flag_v's lanes in @mask, carries @c, is the pending one. */
+static inline void flags_pending(struct qpu_emu_qpu *q, u16 mask, u16 c,
+				 bool is_float)
+{
+	q->flag_mask = mask;
+	q->flag_c = c;
+	q->flag_float = is_float;
+}
+
 /*
  * The flags of the lanes in @mask become those of results @v and carries
  * @c, lazily (see "DOC: lazy flags"): @v is copied, not looked at. Without
@@ -349,9 +362,7 @@ static inline void set_flags(struct qpu_emu_exec *x, const u32 *v, u16 c,
 	if (mask != ALL_LANES)
 		qpu_emu_flags_resolve(q);
 	copy_lanes(q->flag_v, v);
-	q->flag_mask = mask;
-	q->flag_c = c;
-	q->flag_float = is_float;
+	flags_pending(q, mask, c, is_float);
 	if (x->emu->no_predecode)
 		qpu_emu_flags_resolve(q);
 }
