@@ -34,6 +34,11 @@ QPU_WARN_CFLAGS += -fsanitize=address,undefined -fno-sanitize-recover=all \
 	-fno-omit-frame-pointer
 LDFLAGS += -fsanitize=address,undefined
 endif
+# check-reference: every emulator starts with predecoding (and the fast
+# paths it enables) off.
+ifeq ($(EMU_REFERENCE),1)
+QPU_WARN_CFLAGS += -DQPU_EMU_REFERENCE_PATH
+endif
 # The library and its tests see the core's private headers; the tools see
 # only what `make install` installs (TOOL_CFLAGS, tools/tools.mk).
 include libqpu/core/sources.mk
@@ -48,7 +53,7 @@ else
 Q := @
 endif
 
-.PHONY: all module lib tools selftests check check-host check-asan check-vm \
+.PHONY: all module lib tools selftests check check-host check-asan check-reference check-vm \
 	check-pi check-install check-python check-stress check-debug check-fuzz check-thirdparty calibrate-timing \
 	lint demo demo-here demo-vm bench cross install install-user clean deps help
 .DEFAULT_GOAL := all
@@ -60,6 +65,7 @@ help:
 	@echo '  check-host library and tool tests on this machine'
 	@echo '  check-python the Python package tests on the emulator (and in check-vm)'
 	@echo '  check-asan the same under AddressSanitizer and UBSan'
+	@echo '  check-reference the same with the emulator's fast paths off'
 	@echo '  check-fuzz the assembler, disassembler and emulator fuzzers (FUZZ_TIME=40 s each)'
 	@echo '  check-vm   qpu.ko selftests in a QEMU VM (simulated V3D)'
 	@echo '  check-stress the fuzzer and the stress test in the VM (seeded, bounded)'
@@ -195,7 +201,7 @@ all: $(ALL_PARTS)
 # Each suite prints its own closing line; check.sh adds them up at the end.
 # check-vm and check-pi each wait on one emulated CPU most of the time:
 # check.sh runs them side by side ("a+b"), their builds first.
-CHECK_SUITES := lint check-host check-python check-asan check-fuzz check-install check-vm+check-pi \
+CHECK_SUITES := lint check-host check-python check-asan check-reference check-fuzz check-install check-vm+check-pi \
 	check-stress
 
 # check-debug is not among them: its kernel takes ~35 minutes to build cold.

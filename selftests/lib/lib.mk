@@ -37,6 +37,12 @@ check-host: $(LIBTEST_BINS) $(BUILD)/selftests/lib/testlib-sample $(BUILD)/tools
 check-asan:
 	$(Q)$(MAKE) --no-print-directory BUILD=$(BUILD)/asan SANITIZE=1 check-host
 
+# The same tests with every emulator on its reference path (no predecoding,
+# no fast paths), which the fast paths must match: test-emu-fuzz and
+# fuzz-emu compare the two run by run, this runs every directed test too.
+check-reference:
+	$(Q)$(MAKE) --no-print-directory BUILD=$(BUILD)/reference EMU_REFERENCE=1 check-host
+
 -include $(LIBTEST_BINS:=.d) $(BUILD)/selftests/lib/testlib-sample.d
 
 # test-runtime, test-kernels, test-emu-tables and test-mailbox also run in the VM,

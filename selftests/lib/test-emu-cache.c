@@ -258,9 +258,14 @@ static void emit_counting_loop(unsigned int n)
 
 T_TEST(fetch_window)
 {
-	struct qpu_emu *emu = t_emu_new(0);
+	struct qpu_emu *emu;
 	static uint8_t moved[4096];
 	uint64_t total;
+
+#ifdef QPU_EMU_REFERENCE_PATH
+	T_SKIP("counts the fetch window's translations, which the reference path has not");
+#endif
+	emu = t_emu_new(0);
 
 	/* one run: one window translation for 605 instructions */
 	emit_counting_loop(1);

@@ -934,13 +934,24 @@ static void reset_state(struct qpu_emu *emu)
 	emu->status = QPU_EMU_IDLE;
 }
 
+/*
+ * A build with QPU_EMU_REFERENCE_PATH (make check-reference) starts every
+ * emulator on the reference path, predecoding off, so that every test of
+ * the emulator runs once without the fast paths too.
+ */
+#ifdef QPU_EMU_REFERENCE_PATH
+#define QPU_EMU_NO_PREDECODE_DEFAULT	true
+#else
+#define QPU_EMU_NO_PREDECODE_DEFAULT	false
+#endif
+
 void qpu_emu_init(struct qpu_emu *emu, const struct qpu_emu_ops *ops,
 		  void *ctx, u32 seed)
 {
 	emu->ops = ops;
 	emu->ctx = ctx;
 	emu->seed = seed;
-	emu->no_predecode = false;
+	emu->no_predecode = QPU_EMU_NO_PREDECODE_DEFAULT;
 	emu->strict_vpm = false;
 	emu->limit = 0;
 	emu->clock = NULL;
