@@ -711,8 +711,9 @@ out:
  * of that file). The tiles are dealt as PyVideoCore deals them: the
  * programs form a grid of row groups by column groups, each program a
  * rectangle of 16x64 tiles, row by row; of the grids with the fewest
- * tiles on the busiest program, the one with about six column groups to a
- * row group (PyVideoCore's 2 x 6 for its 12 threads).
+ * tiles on the busiest program, the one whose column groups are nearest
+ * six times its row groups, more row groups on a tie (PyVideoCore's 2 x 6
+ * for its 12 threads, which ties with 1 x 12).
  */
 #define SGEMM16_WORDS	11	/* list words per tile (sgemm16x64.qasm) */
 
@@ -729,7 +730,7 @@ static void sgemm16_grid(size_t mb, size_t nb, unsigned int qpus,
 			continue;
 		load = ((mb + p - 1) / p) * ((nb + q - 1) / q);
 		skew = q > 6 * p ? q - 6 * p : 6 * p - q;
-		if (load < best || (load == best && skew < best_skew)) {
+		if (load < best || (load == best && skew <= best_skew)) {
 			best = load;
 			best_skew = skew;
 			*rows = p;
