@@ -74,6 +74,8 @@ struct sgemm_tile {
 	size_t col0;
 	unsigned int prog;
 	size_t seq;		/* dealing order, kept within a program */
+	unsigned int barrier;	/* 0 none, 1 member, n + 1 master of n */
+	unsigned int round;	/* index in its program's list */
 };
 
 /* A growing list of uniforms. */
@@ -294,7 +296,9 @@ static void sgemm_tile_words(struct sgemm_ctx *x, const struct sgemm_tile *t,
 	bool strided = !x->trans && gap <= QPU_VDW_STRIDE;	/* the field from bit 0 */
 	bool blend = x->beta != 0.0f;
 
-	/* first part: the k loop (lane l, step k of the TMU operand) */
+	/* the round's barrier (sgemm_barriers()), then the k loop */
+	sgemm_push(ws, t->barrier);
+	sgemm_push(ws, t->round & 1);
 	sgemm_push(ws, lanes - 1);
 	if (x->trans) {
 		step = 4;
@@ -541,6 +545,52 @@ static int sgemm_cmp_tile(const void *l, const void *r)
 	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
+/*
+ * The rounds' barriers, on tiles sorted by program: the programs start
+ * their i-th tiles together, the lowest-numbered the master of the others.
+ * The rounds share their operands through the L2 only while the programs
+ * run in step; with the L2's random replacement, one that falls some
+ * hundred values of k behind (its slice's instruction cache refilled
+ * while the others store) finds the shared lines gone, loads them again,
+ * and with SDRAM near saturation slows everyone else out of step too.
+ * Only rounds whose tiles all have one width: their tiles take one time.
+ */
+static void sgemm_barriers(struct sgemm_tile *tiles, size_t ntiles,
+			   const struct sgemm_panel *panels)
+{
+	size_t t, first = 0, r, rounds = 0;
+
+	for (t = 0; t < ntiles; t++) {
+		if (t && tiles[t].prog != tiles[t - 1].prog)
+			first = t;
+		tiles[t].round = (unsigned int)(t - first);
+		tiles[t].barrier = 0;
+		if (tiles[t].round + 1 > rounds)
+			rounds = tiles[t].round + 1;
+	}
+	for (r = 0; r < rounds; r++) {
+		unsigned int n = 0, w = 0;
+		struct sgemm_tile *master = NULL;
+		bool same = true;
+
+		for (t = 0; t < ntiles; t++) {
+			if (tiles[t].round != r)
+				continue;
+			if (!master)
+				master = &tiles[t];
+			else if (panels[tiles[t].panel].w != w)
+				same = false;
+			w = panels[tiles[t].panel].w;
+			n++;
+		}
+		if (n < 2 || !same)
+			continue;
+		for (t = 0; t < ntiles; t++)
+			if (tiles[t].round == r)
+				tiles[t].barrier = &tiles[t] == master ? n : 1;
+	}
+}
+
 /* Submit one program per list and wait: see the top of this file. */
 static int sgemm_submit(struct qpu_kernels *kernels,
 			const struct qpu_kernel_code *prog, struct qpu_bo *scratch,
@@ -639,6 +689,7 @@ int qpu_sgemm(struct qpu_kernels *kernels, unsigned int qpus, float alpha,
 	}
 	progs = sgemm_deal(panels, npanels, coltiles, qpus, tiles);
 	qsort(tiles, ntiles, sizeof(*tiles), sgemm_cmp_tile);
+	sgemm_barriers(tiles, ntiles, panels);
 
 	/* First pass: the size of the lists (addresses do not change it). */
 	for (t = 0; t < ntiles; t++)

@@ -50,6 +50,22 @@
 # and set everyone's pace), 15.49 with the prefetch, 16.12 with the rounds
 # and the stores below.
 #
+# DOC: the rounds' barrier
+# In step is not stable by itself: with the L2's random replacement, a
+# program that falls some hundred values of k behind (1024x1024x1024: one
+# whose slice's instruction cache lost the loop while the other three
+# stored, 41 K cycles of fetches from a deep SDRAM queue) finds the shared
+# lines gone and loads them again; SDRAM, busy 95% of the time in step,
+# saturates, and the others drift apart too (5.9 GFLOPS, 259 MB moved).
+# So the programs start each round together: at its i-th tile each
+# program takes part in a barrier of the programs that have one (sgemm.c,
+# sgemm_barriers(); none where the round mixes panel widths). Members
+# release ARRIVE and acquire GO; the master (the lowest-numbered program)
+# acquires ARRIVE once per member, then releases GO as often. GO is one of
+# two semaphores by the round's parity, so that a member a round ahead
+# cannot take a token meant for one still leaving the round before. The
+# wait is the spread of a round's programs, some 0.5% in step.
+#
 # DOC: memory traffic
 # Per k and tile: W words of the panel operand (uniforms) and 16 of the
 # lane operand (TMU) for 2 * W * 16 FLOP: (W + 16) / (8 W) bytes per FLOP,
@@ -106,7 +122,8 @@
 # DOC: the uniform streams
 # A program's uniforms are its tile list in the host's scratch buffer, which
 # also holds the packed panels. Per tile, in reading order:
-#   last valid lane, TMU bytes per lane, AHEAD TMU addresses of the first
+#   the round's barrier (0 none, 1 a member, n + 1 the master of n), the
+#   round's parity (which GO semaphore), last valid lane, TMU bytes per lane, AHEAD TMU addresses of the first
 #   requests (lane 0), the address of k = AHEAD - 1, TMU bytes per k, the
 #   prefetch's bytes per lane (W / 4), PREFETCH prefetch addresses,
 #   address of this tile's second part, variant (0: W = 64, 1: 32, 2: 16),
@@ -158,6 +175,8 @@
 .set AHEAD, 3				# TMU requests in flight (sgemm.c)
 .set PREFETCH, 1			# panel prefetches in flight (sgemm.c)
 .set BATCH, 4				# registers per store batch (sgemm.c)
+.set SEM_ARRIVE, 0			# the rounds' barrier: members arrive
+.set SEM_GO, 1				# and 2: the master lets them go
 
 # One inner-loop instruction: accumulate the product of register p, start
 # the product of register p + 1.
@@ -432,6 +451,73 @@ tstore:
 .endr
 
 :tile
+	mov.setf r0, unif			# barrier: 0 none, 1 member, n + 1 master
+	brr.anyz -, r:tile_go
+	mov.setf -, unif			# which GO semaphore: the round's parity
+	sub r0, r0, 1				# n: members to wait for (0: a member)
+	nop
+	brr.anynz -, r:tile_odd
+	mov.setf -, r0
+	nop
+	nop
+	brr.anynz -, r:tile_even_master
+	nop
+	nop
+	nop
+	srel -, SEM_ARRIVE
+	sacq -, SEM_GO
+	brr -, r:tile_go
+	nop
+	nop
+	nop
+:tile_even_master
+	mov r1, r0
+:tile_even_join
+	sub.setf r0, r0, 1
+	sacq -, SEM_ARRIVE
+	brr.anynz -, r:tile_even_join
+	nop
+	nop
+	nop
+:tile_even_go
+	sub.setf r1, r1, 1
+	srel -, SEM_GO
+	brr.anynz -, r:tile_even_go
+	nop
+	nop
+	nop
+	brr -, r:tile_go
+	nop
+	nop
+	nop
+:tile_odd
+	brr.anynz -, r:tile_odd_master
+	nop
+	nop
+	nop
+	srel -, SEM_ARRIVE
+	sacq -, SEM_GO + 1
+	brr -, r:tile_go
+	nop
+	nop
+	nop
+:tile_odd_master
+	mov r1, r0
+:tile_odd_join
+	sub.setf r0, r0, 1
+	sacq -, SEM_ARRIVE
+	brr.anynz -, r:tile_odd_join
+	nop
+	nop
+	nop
+:tile_odd_go
+	sub.setf r1, r1, 1
+	srel -, SEM_GO + 1
+	brr.anynz -, r:tile_odd_go
+	nop
+	nop
+	nop
+:tile_go
 	min r0, elem_num, unif			# last valid lane
 	mul24 r0, r0, unif			# x lane stride
 .rep a, AHEAD
