@@ -42,7 +42,8 @@
  * them in the L2; at most AHEAD, so that none reads past the panel. One
  * k (some 270 cycles) is ahead enough, and the fewer lines wait in the
  * L2, the fewer its random replacement evicts: at 1024x1024x1024, 3, 2
- * and 1 k ahead move 85.7, 85.5 and 85.4 MB (16.02, 16.07, 16.12 GFLOPS).
+ * and 1 k ahead move 98.9, 90.9 and 85.7 MB (14.39, 15.64, 16.77 GFLOPS
+ * in the model's time order, the rounds' barriers on).
  */
 #define SGEMM_PREFETCH	1
 #define SGEMM_COLS	16	/* columns of a tile: the SIMD width */

@@ -48,7 +48,9 @@
 # Modelled on a Pi 1 (1024x1024x1024): 8.48 GFLOPS before (the first
 # program of each panel took every miss of its stream, 39 M of 63 M cycles,
 # and set everyone's pace), 15.49 with the prefetch, 16.12 with the rounds
-# and the stores below.
+# and the stores below, as long as the emulator ran the QPUs in its own
+# order; in the model's time order 5.73 (the rounds fell out of step) and
+# 16.61 with the rounds' barrier below.
 #
 # DOC: the rounds' barrier
 # In step is not stable by itself: with the L2's random replacement, a
@@ -75,11 +77,11 @@
 # each operand once: 2 x 64 + 6 x 16 = 224 values a k for 12 x 2048 FLOP,
 # 0.0365 bytes per FLOP (1 x 12: 0.0417; a 64x16 tile alone: 0.156).
 # 1024x1024x1024: 80 rounds of 2 x 6 and 5 of 3 x 4 and one of 4 tiles
-# load 79.9 MB, C 4.2 MB, the lists 0.3 MB; the model moves 85.4 MB (the
+# load 79.9 MB, C 4.2 MB, the lists 0.3 MB; the model moves 86.1 MB (the
 # L2's random replacement evicts some lines before their last reader):
-# at its 672 MB/s, 127 ms, 16.9 GFLOPS if SDRAM were never idle. It is
-# busy 95% of the time; the QPUs issue 71% of their cycles and wait 23%
-# for uniforms (20 cycles an L2 hit, a 64-byte line per 16 instructions).
+# at its 672 MB/s, 128 ms, 16.7 GFLOPS if SDRAM were never idle. It is
+# busy 99% of the time; the QPUs issue 73% of their cycles, wait 17% for
+# the TMU, 4% for DMA and 1% at the rounds' barriers.
 #
 # DOC: edges
 # Panel rows: the host pads the last panel up to a multiple of 16 with
@@ -154,12 +156,12 @@
 # instructions), bytes per FLOP through TMU + DMA (the panel prefetch
 # included, mostly L2 hits) / also counting uniforms, against a
 # 16x64-blocked kernel's computed ones)
-#	96x363x3072 beta 0: issue 0.9240, 0.0678 / 0.1956 (16x64: 0.0368 / 0.1618)
-#	96x363x3072 beta 1: issue 0.9215, 0.0733 / 0.2015 (16x64: 0.0423 / 0.1673)
-#	256x256x256:        issue 0.9413, 0.0701 / 0.1978 (16x64: 0.0391 / 0.1641)
-#	64x1024x1024:       issue 0.9486, 0.0644 / 0.1918 (16x64: 0.0332 / 0.1582)
-# and modelled on a Pi 1, 12 QPUs: 11.03, 10.08, 12.25 and 13.63 GFLOPS;
-# 1024x1024x1024 16.12 (133 ms; 1, 4, 8 QPUs: 1539, 387, 195 ms).
+#	96x363x3072 beta 0: issue 0.9229, 0.0678 / 0.1956 (16x64: 0.0368 / 0.1618)
+#	96x363x3072 beta 1: issue 0.9204, 0.0733 / 0.2015 (16x64: 0.0423 / 0.1673)
+#	256x256x256:        issue 0.9397, 0.0701 / 0.1978 (16x64: 0.0391 / 0.1641)
+#	64x1024x1024:       issue 0.9481, 0.0644 / 0.1918 (16x64: 0.0332 / 0.1582)
+# and modelled on a Pi 1, 12 QPUs: 11.25, 10.59, 12.77 and 14.09 GFLOPS;
+# 1024x1024x1024 16.61 (129 ms; 1, 4, 8 QPUs: 1193, 295, 160 ms).
 # Per 64x16 tile of 96x363x3072 (transposed, K = 363): 23232 products in
 # about 25140 instructions, the k loops some 24400 (67 a k). The 16x64
 # figures count no setup word and no prefetch at all; the difference in

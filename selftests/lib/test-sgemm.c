@@ -583,20 +583,25 @@ T_TEST(model_pyvc_prediction)
  * (5.90 GFLOPS when its main loop overflowed the 4 KiB instruction cache,
  * 7.03 with the loop fitting and stores under the mutex, 8.03 with each
  * program storing from its own VPM rows, 11.07 with the panel prefetched
- * into the L2 and the lane operand asked for 3 k ahead).
+ * into the L2 and the lane operand asked for 3 k ahead; in the model's
+ * time order 5.81 with the rounds out of step, 11.31 with their barriers).
  */
 T_TEST(model_sgemm_floor)
 {
 	double gf = model_gflops(false, 96, 363, 3072, 0.0f);
 
 	fprintf(stderr, "qpu_sgemm, 96x363x3072 beta 0: %.2f GFLOPS modelled on a Pi 1\n", gf);
-	T_CHECK(gf >= 10.9);
+	T_CHECK(gf >= 11.0);
 }
 
 /*
  * Issue #23's goal: 1024x1024x1024 at 16 GFLOPS or more modelled on a Pi 1
- * (16.12: 8.48 before the prefetch, the rounds and a DMA per batch). Some
- * 70 M instructions: skipped under the sanitizers, which make it minutes.
+ * (8.48 before the prefetch, the rounds and a DMA per batch, 16.12 with
+ * them while the emulator ran the QPUs in its own order; in the model's
+ * time order 5.87 until the rounds' barriers kept the programs in step,
+ * then 16.35, 16.77 when this case runs alone: where the buffers land
+ * moves it). Some 70 M instructions: skipped under the sanitizers, which
+ * make it minutes.
  */
 T_TEST(model_sgemm_1024)
 {
@@ -607,7 +612,7 @@ T_TEST(model_sgemm_1024)
 #endif
 	gf = model_gflops(false, 1024, 1024, 1024, 0.0f);
 	fprintf(stderr, "qpu_sgemm, 1024x1024x1024 beta 0: %.2f GFLOPS modelled on a Pi 1\n", gf);
-	T_CHECK(gf >= 16.0);
+	T_CHECK(gf >= 16.2);
 }
 
 T_MAIN(.setup = open_kernels, .teardown = close_kernels, .options = options)
