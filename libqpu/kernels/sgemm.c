@@ -77,6 +77,7 @@ struct sgemm_tile {
 	size_t seq;		/* dealing order, kept within a program */
 	unsigned int barrier;	/* 0 none, 1 member, n + 1 master of n */
 	unsigned int round;	/* index in its program's list */
+	unsigned int go;	/* its barrier's GO semaphore: 0 or 1 */
 };
 
 /* A growing list of uniforms. */
@@ -299,7 +300,7 @@ static void sgemm_tile_words(struct sgemm_ctx *x, const struct sgemm_tile *t,
 
 	/* the round's barrier (sgemm_barriers()), then the k loop */
 	sgemm_push(ws, t->barrier);
-	sgemm_push(ws, t->round & 1);
+	sgemm_push(ws, t->go);
 	sgemm_push(ws, lanes - 1);
 	if (x->trans) {
 		step = 4;
@@ -555,17 +556,20 @@ static int sgemm_cmp_tile(const void *l, const void *r)
  * while the others store) finds the shared lines gone, loads them again,
  * and with SDRAM near saturation slows everyone else out of step too.
  * Only rounds whose tiles all have one width: their tiles take one time.
+ * The GO semaphore alternates from barrier to barrier, not round to round:
+ * a member can be one barrier ahead of another, never two.
  */
 static void sgemm_barriers(struct sgemm_tile *tiles, size_t ntiles,
 			   const struct sgemm_panel *panels)
 {
-	size_t t, first = 0, r, rounds = 0;
+	size_t t, first = 0, r, rounds = 0, barriers = 0;
 
 	for (t = 0; t < ntiles; t++) {
 		if (t && tiles[t].prog != tiles[t - 1].prog)
 			first = t;
 		tiles[t].round = (unsigned int)(t - first);
 		tiles[t].barrier = 0;
+		tiles[t].go = 0;
 		if (tiles[t].round + 1 > rounds)
 			rounds = tiles[t].round + 1;
 	}
@@ -586,9 +590,13 @@ static void sgemm_barriers(struct sgemm_tile *tiles, size_t ntiles,
 		}
 		if (n < 2 || !same)
 			continue;
-		for (t = 0; t < ntiles; t++)
-			if (tiles[t].round == r)
-				tiles[t].barrier = &tiles[t] == master ? n : 1;
+		for (t = 0; t < ntiles; t++) {
+			if (tiles[t].round != r)
+				continue;
+			tiles[t].barrier = &tiles[t] == master ? n : 1;
+			tiles[t].go = barriers & 1;
+		}
+		barriers++;
 	}
 }
 

@@ -64,8 +64,9 @@
 # sgemm_barriers(); none where the round mixes panel widths). Members
 # release ARRIVE and acquire GO; the master (the lowest-numbered program)
 # acquires ARRIVE once per member, then releases GO as often. GO is one of
-# two semaphores by the round's parity, so that a member a round ahead
-# cannot take a token meant for one still leaving the round before. The
+# two semaphores, alternating from barrier to barrier, so that a member a
+# barrier ahead cannot take a token meant for one still leaving the one
+# before (a member cannot get two ahead: the master waits for all). The
 # wait is the spread of a round's programs, some 0.5% in step.
 #
 # DOC: memory traffic
@@ -124,8 +125,8 @@
 # DOC: the uniform streams
 # A program's uniforms are its tile list in the host's scratch buffer, which
 # also holds the packed panels. Per tile, in reading order:
-#   the round's barrier (0 none, 1 a member, n + 1 the master of n), the
-#   round's parity (which GO semaphore), last valid lane, TMU bytes per lane, AHEAD TMU addresses of the first
+#   the round's barrier (0 none, 1 a member, n + 1 the master of n), its
+#   GO semaphore (0: SEM_GO, 1: SEM_GO + 1), last valid lane, TMU bytes per lane, AHEAD TMU addresses of the first
 #   requests (lane 0), the address of k = AHEAD - 1, TMU bytes per k, the
 #   prefetch's bytes per lane (W / 4), PREFETCH prefetch addresses,
 #   address of this tile's second part, variant (0: W = 64, 1: 32, 2: 16),
@@ -455,7 +456,7 @@ tstore:
 :tile
 	mov.setf r0, unif			# barrier: 0 none, 1 member, n + 1 master
 	brr.anyz -, r:tile_go
-	mov.setf -, unif			# which GO semaphore: the round's parity
+	mov.setf -, unif			# which GO semaphore: 0 or 1
 	sub r0, r0, 1				# n: members to wait for (0: a member)
 	nop
 	brr.anynz -, r:tile_odd
