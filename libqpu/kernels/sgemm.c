@@ -5,8 +5,9 @@
  * alpha * B^T) into zero-padded panels of 64, 32 or 16 rows (k-major: the
  * uniform stream the kernel broadcasts from), cuts the result into panel x
  * 16-lane tiles, deals them to the programs (widest panels first, in
- * rounds whose tiles share their operands through the L2: sgemm_deal())
- * and writes each program's tile list and the panels' streams, all into
+ * rounds whose tiles share their operands through the L2: sgemm_deal(),
+ * which the programs start together: sgemm_barriers()) and writes each
+ * program's tile list and the panels' streams, all into
  * the device's scratch buffer (kept from call to call: cache.c). The kernel and the list format are described at the
  * top of sgemm.qasm. Packing costs the CPU M x K (or K x N) copies against
  * the QPUs' M x N x K products; the other operand and C are used in place.

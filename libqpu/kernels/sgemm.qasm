@@ -31,7 +31,7 @@
 #
 # DOC: the k loop
 # The programs run in step (sgemm.c deals the tiles in rounds of 2 panels
-# by 6 lane tiles on 12 QPUs), so six read each panel's stream and two
+# by 6 lane tiles on 12 QPUs, which they start together), so six read each panel's stream and two
 # each lane tile's rows: the first to touch a line takes it from SDRAM,
 # the others find it in the L2 (or the slice's TMU cache). A uniform read
 # that misses blocks: so at each k TMU 1 reads the lines of the panel's
