@@ -5,8 +5,9 @@
  * alpha * B^T) into zero-padded panels of 64, 32 or 16 rows (k-major: the
  * uniform stream the kernel broadcasts from), cuts the result into panel x
  * 16-lane tiles, deals them to the programs (widest panels first, in
- * rounds whose tiles share their operands through the L2: sgemm_deal())
- * and writes each program's tile list and the panels' streams, all into
+ * rounds whose tiles share their operands through the L2: sgemm_deal(),
+ * which the programs start together: sgemm_barriers()) and writes each
+ * program's tile list and the panels' streams, all into
  * the device's scratch buffer (kept from call to call: cache.c). The kernel and the list format are described at the
  * top of sgemm.qasm. Packing costs the CPU M x K (or K x N) copies against
  * the QPUs' M x N x K products; the other operand and C are used in place.
@@ -42,7 +43,8 @@
  * them in the L2; at most AHEAD, so that none reads past the panel. One
  * k (some 270 cycles) is ahead enough, and the fewer lines wait in the
  * L2, the fewer its random replacement evicts: at 1024x1024x1024, 3, 2
- * and 1 k ahead move 85.7, 85.5 and 85.4 MB (16.02, 16.07, 16.12 GFLOPS).
+ * and 1 k ahead move 98.9, 90.9 and 85.7 MB (14.39, 15.64, 16.77 GFLOPS
+ * in the model's time order, the rounds' barriers on).
  */
 #define SGEMM_PREFETCH	1
 #define SGEMM_COLS	16	/* columns of a tile: the SIMD width */
@@ -74,6 +76,9 @@ struct sgemm_tile {
 	size_t col0;
 	unsigned int prog;
 	size_t seq;		/* dealing order, kept within a program */
+	unsigned int barrier;	/* 0 none, 1 member, n + 1 master of n */
+	unsigned int round;	/* index in its program's list */
+	unsigned int go;	/* its barrier's GO semaphore: 0 or 1 */
 };
 
 /* A growing list of uniforms. */
@@ -294,7 +299,9 @@ static void sgemm_tile_words(struct sgemm_ctx *x, const struct sgemm_tile *t,
 	bool strided = !x->trans && gap <= QPU_VDW_STRIDE;	/* the field from bit 0 */
 	bool blend = x->beta != 0.0f;
 
-	/* first part: the k loop (lane l, step k of the TMU operand) */
+	/* the round's barrier (sgemm_barriers()), then the k loop */
+	sgemm_push(ws, t->barrier);
+	sgemm_push(ws, t->go);
 	sgemm_push(ws, lanes - 1);
 	if (x->trans) {
 		step = 4;
@@ -541,6 +548,59 @@ static int sgemm_cmp_tile(const void *l, const void *r)
 	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
+/*
+ * The rounds' barriers, on tiles sorted by program: the programs start
+ * their i-th tiles together, the lowest-numbered the master of the others.
+ * The rounds share their operands through the L2 only while the programs
+ * run in step; with the L2's random replacement, one that falls some
+ * hundred values of k behind (its slice's instruction cache refilled
+ * while the others store) finds the shared lines gone, loads them again,
+ * and with SDRAM near saturation slows everyone else out of step too.
+ * Only rounds whose tiles all have one width: their tiles take one time.
+ * The GO semaphore alternates from barrier to barrier, not round to round:
+ * a member can be one barrier ahead of another, never two.
+ */
+static void sgemm_barriers(struct sgemm_tile *tiles, size_t ntiles,
+			   const struct sgemm_panel *panels)
+{
+	size_t t, first = 0, r, rounds = 0, barriers = 0;
+
+	for (t = 0; t < ntiles; t++) {
+		if (t && tiles[t].prog != tiles[t - 1].prog)
+			first = t;
+		tiles[t].round = (unsigned int)(t - first);
+		tiles[t].barrier = 0;
+		tiles[t].go = 0;
+		if (tiles[t].round + 1 > rounds)
+			rounds = tiles[t].round + 1;
+	}
+	for (r = 0; r < rounds; r++) {
+		unsigned int n = 0, w = 0;
+		struct sgemm_tile *master = NULL;
+		bool same = true;
+
+		for (t = 0; t < ntiles; t++) {
+			if (tiles[t].round != r)
+				continue;
+			if (!master)
+				master = &tiles[t];
+			else if (panels[tiles[t].panel].w != w)
+				same = false;
+			w = panels[tiles[t].panel].w;
+			n++;
+		}
+		if (n < 2 || !same)
+			continue;
+		for (t = 0; t < ntiles; t++) {
+			if (tiles[t].round != r)
+				continue;
+			tiles[t].barrier = &tiles[t] == master ? n : 1;
+			tiles[t].go = barriers & 1;
+		}
+		barriers++;
+	}
+}
+
 /* Submit one program per list and wait: see the top of this file. */
 static int sgemm_submit(struct qpu_kernels *kernels,
 			const struct qpu_kernel_code *prog, struct qpu_bo *scratch,
@@ -639,6 +699,7 @@ int qpu_sgemm(struct qpu_kernels *kernels, unsigned int qpus, float alpha,
 	}
 	progs = sgemm_deal(panels, npanels, coltiles, qpus, tiles);
 	qsort(tiles, ntiles, sizeof(*tiles), sgemm_cmp_tile);
+	sgemm_barriers(tiles, ntiles, panels);
 
 	/* First pass: the size of the lists (addresses do not change it). */
 	for (t = 0; t < ntiles; t++)
@@ -711,8 +772,9 @@ out:
  * of that file). The tiles are dealt as PyVideoCore deals them: the
  * programs form a grid of row groups by column groups, each program a
  * rectangle of 16x64 tiles, row by row; of the grids with the fewest
- * tiles on the busiest program, the one with about six column groups to a
- * row group (PyVideoCore's 2 x 6 for its 12 threads).
+ * tiles on the busiest program, the one whose column groups are nearest
+ * six times its row groups, more row groups on a tie (PyVideoCore's 2 x 6
+ * for its 12 threads, which ties with 1 x 12).
  */
 #define SGEMM16_WORDS	11	/* list words per tile (sgemm16x64.qasm) */
 
@@ -729,7 +791,7 @@ static void sgemm16_grid(size_t mb, size_t nb, unsigned int qpus,
 			continue;
 		load = ((mb + p - 1) / p) * ((nb + q - 1) / q);
 		skew = q > 6 * p ? q - 6 * p : 6 * p - q;
-		if (load < best || (load == best && skew < best_skew)) {
+		if (load < best || (load == best && skew <= best_skew)) {
 			best = load;
 			best_skew = skew;
 			*rows = p;

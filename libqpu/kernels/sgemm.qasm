@@ -31,7 +31,7 @@
 #
 # DOC: the k loop
 # The programs run in step (sgemm.c deals the tiles in rounds of 2 panels
-# by 6 lane tiles on 12 QPUs), so six read each panel's stream and two
+# by 6 lane tiles on 12 QPUs, which they start together), so six read each panel's stream and two
 # each lane tile's rows: the first to touch a line takes it from SDRAM,
 # the others find it in the L2 (or the slice's TMU cache). A uniform read
 # that misses blocks: so at each k TMU 1 reads the lines of the panel's
@@ -48,7 +48,26 @@
 # Modelled on a Pi 1 (1024x1024x1024): 8.48 GFLOPS before (the first
 # program of each panel took every miss of its stream, 39 M of 63 M cycles,
 # and set everyone's pace), 15.49 with the prefetch, 16.12 with the rounds
-# and the stores below.
+# and the stores below, as long as the emulator ran the QPUs in its own
+# order; in the model's time order 5.73 (the rounds fell out of step) and
+# 16.61 with the rounds' barrier below.
+#
+# DOC: the rounds' barrier
+# In step is not stable by itself: with the L2's random replacement, a
+# program that falls some hundred values of k behind (1024x1024x1024: one
+# whose slice's instruction cache lost the loop while the other three
+# stored, 41 K cycles of fetches from a deep SDRAM queue) finds the shared
+# lines gone and loads them again; SDRAM, busy 95% of the time in step,
+# saturates, and the others drift apart too (5.9 GFLOPS, 259 MB moved).
+# So the programs start each round together: at its i-th tile each
+# program takes part in a barrier of the programs that have one (sgemm.c,
+# sgemm_barriers(); none where the round mixes panel widths). Members
+# release ARRIVE and acquire GO; the master (the lowest-numbered program)
+# acquires ARRIVE once per member, then releases GO as often. GO is one of
+# two semaphores, alternating from barrier to barrier, so that a member a
+# barrier ahead cannot take a token meant for one still leaving the one
+# before (a member cannot get two ahead: the master waits for all). The
+# wait is the spread of a round's programs, some 0.5% in step.
 #
 # DOC: memory traffic
 # Per k and tile: W words of the panel operand (uniforms) and 16 of the
@@ -59,11 +78,11 @@
 # each operand once: 2 x 64 + 6 x 16 = 224 values a k for 12 x 2048 FLOP,
 # 0.0365 bytes per FLOP (1 x 12: 0.0417; a 64x16 tile alone: 0.156).
 # 1024x1024x1024: 80 rounds of 2 x 6 and 5 of 3 x 4 and one of 4 tiles
-# load 79.9 MB, C 4.2 MB, the lists 0.3 MB; the model moves 85.4 MB (the
+# load 79.9 MB, C 4.2 MB, the lists 0.3 MB; the model moves 86.1 MB (the
 # L2's random replacement evicts some lines before their last reader):
-# at its 672 MB/s, 127 ms, 16.9 GFLOPS if SDRAM were never idle. It is
-# busy 95% of the time; the QPUs issue 71% of their cycles and wait 23%
-# for uniforms (20 cycles an L2 hit, a 64-byte line per 16 instructions).
+# at its 672 MB/s, 128 ms, 16.7 GFLOPS if SDRAM were never idle. It is
+# busy 99% of the time; the QPUs issue 73% of their cycles, wait 17% for
+# the TMU, 4% for DMA and 1% at the rounds' barriers.
 #
 # DOC: edges
 # Panel rows: the host pads the last panel up to a multiple of 16 with
@@ -106,7 +125,8 @@
 # DOC: the uniform streams
 # A program's uniforms are its tile list in the host's scratch buffer, which
 # also holds the packed panels. Per tile, in reading order:
-#   last valid lane, TMU bytes per lane, AHEAD TMU addresses of the first
+#   the round's barrier (0 none, 1 a member, n + 1 the master of n), its
+#   GO semaphore (0: SEM_GO, 1: SEM_GO + 1), last valid lane, TMU bytes per lane, AHEAD TMU addresses of the first
 #   requests (lane 0), the address of k = AHEAD - 1, TMU bytes per k, the
 #   prefetch's bytes per lane (W / 4), PREFETCH prefetch addresses,
 #   address of this tile's second part, variant (0: W = 64, 1: 32, 2: 16),
@@ -137,12 +157,12 @@
 # instructions), bytes per FLOP through TMU + DMA (the panel prefetch
 # included, mostly L2 hits) / also counting uniforms, against a
 # 16x64-blocked kernel's computed ones)
-#	96x363x3072 beta 0: issue 0.9240, 0.0678 / 0.1956 (16x64: 0.0368 / 0.1618)
-#	96x363x3072 beta 1: issue 0.9215, 0.0733 / 0.2015 (16x64: 0.0423 / 0.1673)
-#	256x256x256:        issue 0.9413, 0.0701 / 0.1978 (16x64: 0.0391 / 0.1641)
-#	64x1024x1024:       issue 0.9486, 0.0644 / 0.1918 (16x64: 0.0332 / 0.1582)
-# and modelled on a Pi 1, 12 QPUs: 11.03, 10.08, 12.25 and 13.63 GFLOPS;
-# 1024x1024x1024 16.12 (133 ms; 1, 4, 8 QPUs: 1539, 387, 195 ms).
+#	96x363x3072 beta 0: issue 0.9229, 0.0678 / 0.1956 (16x64: 0.0368 / 0.1618)
+#	96x363x3072 beta 1: issue 0.9204, 0.0733 / 0.2015 (16x64: 0.0423 / 0.1673)
+#	256x256x256:        issue 0.9397, 0.0701 / 0.1978 (16x64: 0.0391 / 0.1641)
+#	64x1024x1024:       issue 0.9481, 0.0644 / 0.1918 (16x64: 0.0332 / 0.1582)
+# and modelled on a Pi 1, 12 QPUs: 11.25, 10.59, 12.77 and 14.09 GFLOPS;
+# 1024x1024x1024 16.61 (129 ms; 1, 4, 8 QPUs: 1193, 295, 160 ms).
 # Per 64x16 tile of 96x363x3072 (transposed, K = 363): 23232 products in
 # about 25140 instructions, the k loops some 24400 (67 a k). The 16x64
 # figures count no setup word and no prefetch at all; the difference in
@@ -158,6 +178,8 @@
 .set AHEAD, 3				# TMU requests in flight (sgemm.c)
 .set PREFETCH, 1			# panel prefetches in flight (sgemm.c)
 .set BATCH, 4				# registers per store batch (sgemm.c)
+.set SEM_ARRIVE, 0			# the rounds' barrier: members arrive
+.set SEM_GO, 1				# and 2: the master lets them go
 
 # One inner-loop instruction: accumulate the product of register p, start
 # the product of register p + 1.
@@ -432,6 +454,73 @@ tstore:
 .endr
 
 :tile
+	mov.setf r0, unif			# barrier: 0 none, 1 member, n + 1 master
+	brr.anyz -, r:tile_go
+	mov.setf -, unif			# which GO semaphore: 0 or 1
+	sub r0, r0, 1				# n: members to wait for (0: a member)
+	nop
+	brr.anynz -, r:tile_odd
+	mov.setf -, r0
+	nop
+	nop
+	brr.anynz -, r:tile_even_master
+	nop
+	nop
+	nop
+	srel -, SEM_ARRIVE
+	sacq -, SEM_GO
+	brr -, r:tile_go
+	nop
+	nop
+	nop
+:tile_even_master
+	mov r1, r0
+:tile_even_join
+	sub.setf r0, r0, 1
+	sacq -, SEM_ARRIVE
+	brr.anynz -, r:tile_even_join
+	nop
+	nop
+	nop
+:tile_even_go
+	sub.setf r1, r1, 1
+	srel -, SEM_GO
+	brr.anynz -, r:tile_even_go
+	nop
+	nop
+	nop
+	brr -, r:tile_go
+	nop
+	nop
+	nop
+:tile_odd
+	brr.anynz -, r:tile_odd_master
+	nop
+	nop
+	nop
+	srel -, SEM_ARRIVE
+	sacq -, SEM_GO + 1
+	brr -, r:tile_go
+	nop
+	nop
+	nop
+:tile_odd_master
+	mov r1, r0
+:tile_odd_join
+	sub.setf r0, r0, 1
+	sacq -, SEM_ARRIVE
+	brr.anynz -, r:tile_odd_join
+	nop
+	nop
+	nop
+:tile_odd_go
+	sub.setf r1, r1, 1
+	srel -, SEM_GO + 1
+	brr.anynz -, r:tile_odd_go
+	nop
+	nop
+	nop
+:tile_go
 	min r0, elem_num, unif			# last valid lane
 	mul24 r0, r0, unif			# x lane stride
 .rep a, AHEAD

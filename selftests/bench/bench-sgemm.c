@@ -255,8 +255,9 @@ static int model_tables(struct qpu_kernels *kernels)
 	       "16x64: qpu_sgemm_16x64(), PyVideoCore's schedule, FLOP counted as PyVideoCore does\n"
 	       "(2MNK + 3MN); pub: the %.0f GFLOPS its README reports for 96x363x3072 beta 1;\n"
 	       "then each share of 12 x the job's cycles: issuing, waiting for the TMU, DMA,\n"
-	       "the mutex (sync: only the 16x64 schedule takes it), anything else (uniform\n"
-	       "and instruction fetch, register file, SFU, VPM); SDRAM: MB the model moved\n"
+	       "the mutex and semaphores (sync: the 16x64 schedule's mutex, sgemm's round\n"
+	       "barriers), anything else (uniform and instruction fetch, register file, SFU,\n"
+	       "VPM); SDRAM: MB the model moved\n"
 	       "  kernel      MxKxN       beta    ms GFLOPS  peak    pub  issue   tmu   dma  sync other  SDRAM\n",
 	       PYVC_GFLOPS);
 	for (i = 0; i < sizeof(shapes) / sizeof(shapes[0]); i++) {

@@ -472,6 +472,34 @@ T_TEST(pyvc_schedule)
 		run_16x64(&s16[i]);
 }
 
+/*
+ * The 16x64 schedule deals 12 QPUs' tiles 2 x 6, as PyVideoCore does, not
+ * 1 x 12 (which ties with it on the busiest program's tiles): at 2 x 11
+ * tiles of 16x64, 2 x 6 gives all 12 programs tiles, 1 x 12 only 11.
+ */
+T_TEST(pyvc_grid_2x6)
+{
+	static const struct shape s = { 32, 704, 5, 0, 0, 1.0f, 0.0f, 12 };
+	struct qpu_dev *d = qpu_kernels_get_dev(kernels);
+	struct qpu_kernel_stats st;
+	struct mat a, b, c;
+	int ret;
+
+	mat_init(d, &a, s.m, s.k, 0, 0, 0);
+	mat_init(d, &b, s.k, s.n, 0, 0, 0);
+	mat_init(d, &c, s.m, s.n, 0, 0, 0);
+	memset(&st, 0, sizeof(st));
+	ret = qpu_sgemm_16x64(kernels, s.qpus, &a.m, &b.m, s.beta, &c.m, &st);
+	T_EQ_U64(0, (uint64_t)ret);
+	if (!ret) {
+		T_EQ_U64(12, st.qpus);
+		T_EQ_U64(0, check_result(&a, &b, &c, 1.0f, s.beta, "16x64 32x704x5 qpus 12"));
+	}
+	mat_fini(&a);
+	mat_fini(&b);
+	mat_fini(&c);
+}
+
 /* The shapes the 16x64 schedule does not take, refused before any job. */
 T_TEST(pyvc_schedule_bad)
 {
@@ -535,20 +563,21 @@ static double model_gflops(bool pyvc_schedule, size_t m, size_t k, size_t n,
  * for its sgemm example (96x363x3072, beta 1) on a Pi; the goal was the
  * table predicting the same schedule within 25 % (6 to 10). With the
  * per-slice uniforms cache and its one line fetched ahead it predicts
- * 3.90 (4.82 before, when each line was fetched on demand): SDRAM bound
- * either way. Every program streams its own columns of B through the
- * uniforms (the host deals the tiles 1 x 12, where PyVideoCore deals
- * them 2 x 6), 26.8 MB at the model's 0.67 GB/s, and the line fetched
- * past the end of each 256-byte row of B is traffic too. The model is
- * deterministic: the figure is pinned here so that a change of the model
- * that moves it is seen.
+ * 6.56 (-18 %) with the tiles dealt 2 x 6 as PyVideoCore deals them
+ * (3.90 when a tie dealt them 1 x 12 and every program streamed its own
+ * columns of B through the uniforms, 26.8 MB at the model's 0.67 GB/s).
+ * The model is deterministic, but where the buffers land moves the
+ * figure (the L2's sets and random replacement): 6.56 in the full run,
+ * 6.61 alone, 6.50 under the sanitizers, 6.13 after pyvc_schedule alone.
+ * It is pinned between the goal's floor and a little over those, so that
+ * a change of the model that moves it is seen.
  */
 T_TEST(model_pyvc_prediction)
 {
 	double gf = model_gflops(true, 96, 363, 3072, 1.0f);
 
 	fprintf(stderr, "16x64 schedule, 96x363x3072 beta 1: %.2f GFLOPS modelled on a Pi 1 (published: 8)\n", gf);
-	T_CHECK(gf >= 3.85 && gf <= 3.95);
+	T_CHECK(gf >= 6.0 && gf <= 6.8);
 }
 
 /*
@@ -556,20 +585,25 @@ T_TEST(model_pyvc_prediction)
  * (5.90 GFLOPS when its main loop overflowed the 4 KiB instruction cache,
  * 7.03 with the loop fitting and stores under the mutex, 8.03 with each
  * program storing from its own VPM rows, 11.07 with the panel prefetched
- * into the L2 and the lane operand asked for 3 k ahead).
+ * into the L2 and the lane operand asked for 3 k ahead; in the model's
+ * time order 5.81 with the rounds out of step, 11.31 with their barriers).
  */
 T_TEST(model_sgemm_floor)
 {
 	double gf = model_gflops(false, 96, 363, 3072, 0.0f);
 
 	fprintf(stderr, "qpu_sgemm, 96x363x3072 beta 0: %.2f GFLOPS modelled on a Pi 1\n", gf);
-	T_CHECK(gf >= 10.9);
+	T_CHECK(gf >= 11.0);
 }
 
 /*
  * Issue #23's goal: 1024x1024x1024 at 16 GFLOPS or more modelled on a Pi 1
- * (16.12: 8.48 before the prefetch, the rounds and a DMA per batch). Some
- * 70 M instructions: skipped under the sanitizers, which make it minutes.
+ * (8.48 before the prefetch, the rounds and a DMA per batch, 16.12 with
+ * them while the emulator ran the QPUs in its own order; in the model's
+ * time order 5.87 until the rounds' barriers kept the programs in step,
+ * then 16.35, 16.77 when this case runs alone: where the buffers land
+ * moves it). Some 70 M instructions: skipped under the sanitizers, which
+ * make it minutes.
  */
 T_TEST(model_sgemm_1024)
 {
@@ -580,7 +614,7 @@ T_TEST(model_sgemm_1024)
 #endif
 	gf = model_gflops(false, 1024, 1024, 1024, 0.0f);
 	fprintf(stderr, "qpu_sgemm, 1024x1024x1024 beta 0: %.2f GFLOPS modelled on a Pi 1\n", gf);
-	T_CHECK(gf >= 16.0);
+	T_CHECK(gf >= 16.2);
 }
 
 T_MAIN(.setup = open_kernels, .teardown = close_kernels, .options = options)
