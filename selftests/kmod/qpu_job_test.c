@@ -1287,15 +1287,21 @@ TEST_F(job, submit_errors)
 #undef EXPECT_SUBMIT_ERRNO
 }
 
-/* BOs a job uses live until it ends, even when their handles go first. */
+/*
+ * BOs a job uses live until it ends, even when their handles go first. The
+ * hang knob keeps the ended program's job from completing until its 1.5 s
+ * of wall clock are out: a looping job's budget of instructions ran out
+ * under load before the counts were read.
+ */
 TEST_F_TIMEOUT(job, bos_outlive_destroy_while_running, 30)
 {
-	struct qpu_bo_destroy d = { .handle = self->loop.handle };
+	struct qpu_bo_destroy d = { .handle = self->end.handle };
 	long long bos;
 	struct qpu_submit s;
 
-	ASSERT_EQ(0, qpu_test_submit(self->fd, &self->loop, &self->unif, 1, 20, 0, 0, &s));
-	munmap(self->loop.map, 4096);
+	ASSERT_EQ(0, qpu_test_write(DEBUGFS "hang", "1"));
+	ASSERT_EQ(0, qpu_test_submit(self->fd, &self->end, &self->unif, 1, 1500, 0, 0, &s));
+	munmap(self->end.map, 4096);
 	bos = qpu_test_stat("bo_count");
 	ASSERT_EQ(0, ioctl(self->fd, QPU_IOCTL_BO_DESTROY, &d));
 	EXPECT_EQ(bos, qpu_test_stat("bo_count"));
