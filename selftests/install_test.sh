@@ -179,7 +179,7 @@ nl_cflags=$(pkg-config --cflags libnl-genl-3.0 2>/dev/null || echo -I/usr/includ
 nl_libs=$(pkg-config --libs libnl-genl-3.0 2>/dev/null || echo -lnl-genl-3 -lnl-3)
 # shellcheck disable=SC2046,SC2086
 check tool_qpuctl cc $tflags $nl_cflags -o "$dest/tools/qpuctl" "$top"/tools/qpuctl/*.c \
-	$(pkg-config --libs libqpu) $nl_libs
+	"$dest/tools/libqpu-tools.a" $(pkg-config --libs libqpu) $nl_libs
 printf 'mov r0, 1\nthrend\nnop\nnop\n' >"$dest/prog.qasm"
 run_tools() {
 	LD_LIBRARY_PATH=$libdir "$dest/tools/qpu-as" -o "$dest/prog.bin" "$dest/prog.qasm" &&

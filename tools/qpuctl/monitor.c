@@ -18,6 +18,7 @@
 #include <netlink/genl/genl.h>
 #include <netlink/msg.h>
 
+#include "parse_num.h"
 #include "qpuctl.h"
 
 struct monitor {
@@ -128,7 +129,6 @@ int cmd_monitor(struct qpuctl *ctl, int argc, char **argv)
 {
 	struct monitor mon = { 0 };
 	struct qpu_nl nl;
-	char *end;
 	int group, ret;
 
 	if (argc && is_help(argv[0])) {
@@ -139,9 +139,11 @@ int cmd_monitor(struct qpuctl *ctl, int argc, char **argv)
 		return 0;
 	}
 	if (argc >= 2 && !strcmp(argv[0], "count")) {
-		mon.count = strtoul(argv[1], &end, 10);
-		if (!mon.count || *end || argv[1][0] == '-')
+		uint64_t n;
+
+		if (!parse_u64(argv[1], 1, UINT32_MAX, &n))
 			die("invalid count '%s'", argv[1]);
+		mon.count = n;
 		argc -= 2;
 		argv += 2;
 	}

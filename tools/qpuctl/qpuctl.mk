@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # qpuctl, the administration tool over the qpu generic-netlink family, built
-# from tools/qpuctl/*.c with libnl-3 (tools/deps.sh build) and libqpu.so
+# from tools/qpuctl/*.c and the tools' shared archive (tools/lib: its
+# numbers' parser) with libnl-3 (tools/deps.sh build) and libqpu.so
 # (for the names it shares with qpu-info), from the public headers only as
 # the other tools. The static build, for the VM's initramfs, links libqpu.a,
 # libnl-3.a and libnl-genl-3.a.
@@ -19,15 +20,15 @@ TOOLS += $(QPUCTL)
 
 tools: $(QPUCTL)
 
-$(QPUCTL): $(QPUCTL_SRCS) $(QPUCTL_HDRS) $(LIBQPU_SO)
+$(QPUCTL): $(QPUCTL_SRCS) $(QPUCTL_HDRS) $(QPU_TOOLS_A) $(LIBQPU_SO)
 	$(Q)mkdir -p $(dir $@)
 	$(Q)$(CC) $(TOOL_CFLAGS) $(QPUCTL_NL_CFLAGS) -o $@ $(QPUCTL_SRCS) \
-		$(TOOL_LIBQPU) $(QPUCTL_NL_LIBS) $(LDFLAGS)
+		$(QPU_TOOLS_A) $(TOOL_LIBQPU) $(QPUCTL_NL_LIBS) $(LDFLAGS)
 
-$(QPUCTL_STATIC): $(QPUCTL_SRCS) $(QPUCTL_HDRS) $(LIBQPU_A)
+$(QPUCTL_STATIC): $(QPUCTL_SRCS) $(QPUCTL_HDRS) $(QPU_TOOLS_A) $(LIBQPU_A)
 	$(Q)mkdir -p $(dir $@)
 	$(Q)$(CC) $(filter-out -fsanitize%,$(TOOL_CFLAGS)) $(QPUCTL_NL_CFLAGS) \
-		-static -o $@ $(QPUCTL_SRCS) $(LIBQPU_A) -lnl-genl-3 -lnl-3 \
+		-static -o $@ $(QPUCTL_SRCS) $(QPU_TOOLS_A) $(LIBQPU_A) -lnl-genl-3 -lnl-3 \
 		-lpthread -lm
 
 # The host test (arguments, usage, errors) runs with the library's tests;

@@ -122,9 +122,13 @@ check_error bad_dev_number "qpuctl: invalid device '/dev/qpu-1': expected N, qpu
 	-d /dev/qpu-1 info
 check_error pretty_needs_json "qpuctl: -p needs -j" -p info
 check_error monitor_bad_count "qpuctl: invalid count 'x'" monitor count x
+check_error monitor_huge_count "qpuctl: invalid count '99999999999999999999'" \
+	monitor count 99999999999999999999
+check_error monitor_blank_count "qpuctl: invalid count ' 3'" monitor count ' 3'
 check_error top_bad_interval \
 	"qpuctl: invalid interval '0': expected 0.1 to 3600 seconds" top interval 0
 check_error top_bad_count "qpuctl: invalid count '-2'" top count -2
+check_error top_huge_count "qpuctl: invalid count '4294967296'" top count 4294967296
 check_error top_extra "qpuctl: unknown top argument 'fast': try 'qpuctl top help'" top fast
 check_error monitor_extra \
 	"qpuctl: unknown monitor argument 'now': try 'qpuctl monitor help'" monitor now

@@ -27,6 +27,7 @@
 #include <linux/qpu.h>
 #include <netlink/attr.h>
 
+#include "parse_num.h"
 #include "qpuctl.h"
 
 #define TOP_MAX_DEVS	16
@@ -279,9 +280,11 @@ int cmd_top(struct qpuctl *ctl, int argc, char **argv)
 				die("invalid interval '%s': expected 0.1 to 3600 seconds",
 				    argv[1]);
 		} else if (!strcmp(argv[0], "count")) {
-			count = strtoul(argv[1], &end, 10);
-			if (!count || *end || argv[1][0] == '-')
+			uint64_t v;
+
+			if (!parse_u64(argv[1], 1, UINT32_MAX, &v))
 				die("invalid count '%s'", argv[1]);
+			count = v;
 		} else {
 			break;
 		}
