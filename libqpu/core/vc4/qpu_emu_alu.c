@@ -453,6 +453,18 @@ void qpu_emu_exec_alu(struct qpu_emu_exec *x)
 #define FAST_MUL1_A		1
 #define FAST_MUL1_B		2
 
+/* A 16-lane fmul, by one value where an input is one in every lane. */
+static inline void fast_fmul(const struct qpu_emu_op *op, const u32 *a,
+			     const u32 *b, u32 *dst)
+{
+	if (op->fast_mul1 == FAST_MUL1_B)
+		qpu_emu_fmul16_1(a, b[0], dst);
+	else if (op->fast_mul1 == FAST_MUL1_A)
+		qpu_emu_fmul16_1(b, a[0], dst);
+	else
+		qpu_emu_fmul16(a, b, dst);
+}
+
 /* qpu_emu_op.fast_dst values that are no register's offset */
 #define FAST_DST_NOP		0	/* nothing written */
 #define FAST_DST_WRITE		1	/* a peripheral or r5: qpu_emu_write_reg() */
@@ -596,12 +608,7 @@ __attribute__((flatten)) void qpu_emu_exec_alu_fast(struct qpu_emu_exec *x)
 					in->waddr_mul, !in->ws,
 					op->fast_dst[1], flags);
 		} else if (in->op_mul == QPU_ISA_M_FMUL) {
-			if (op->fast_mul1 == FAST_MUL1_B)
-				qpu_emu_fmul16_1(a, b[0], dst);
-			else if (op->fast_mul1 == FAST_MUL1_A)
-				qpu_emu_fmul16_1(b, a[0], dst);
-			else
-				qpu_emu_fmul16(a, b, dst);
+			fast_fmul(op, a, b, dst);
 			if (flags)
 				set_flags(x, dst, 0, ALL_LANES, true);
 		} else {
@@ -680,12 +687,7 @@ void qpu_emu_exec_float(struct qpu_emu_exec *x)
 		const u32 *b = (const u32 *)(base + op->fast_src[3]);
 		u32 *dst = (u32 *)(base + op->fast_dst[1]);
 
-		if (op->fast_mul1 == FAST_MUL1_B)
-			qpu_emu_fmul16_1(a, b[0], dst);
-		else if (op->fast_mul1 == FAST_MUL1_A)
-			qpu_emu_fmul16_1(b, a[0], dst);
-		else
-			qpu_emu_fmul16(a, b, dst);
+		fast_fmul(op, a, b, dst);
 		if (in->sf && !in->op_add) {
 			copy_lanes(q->flag_v, dst);
 			flags_pending(q, ALL_LANES, 0, true);
