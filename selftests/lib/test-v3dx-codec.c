@@ -8,6 +8,8 @@
  * operation of a generation is reached; canonical forms encode; golden
  * words decode to the fields the hardware documents.
  */
+#include <stdarg.h>
+
 #include "testlib.h"
 
 #include "v3d/qpu_v3dx_isa.h"
@@ -20,6 +22,22 @@ struct tally {
 };
 
 /* Decode @w; valid words must encode back, canonical forms must encode. */
+/* One check of a word: counted, and reported at @line when not @ok. */
+static void __attribute__((format(printf, 3, 4)))
+word_check(bool ok, int line, const char *fmt, ...)
+{
+	char m[160];
+	va_list ap;
+
+	t_checks++;
+	if (ok)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(m, sizeof(m), fmt, ap);
+	va_end(ap);
+	t_report(__FILE__, line, m);
+}
+
 static void check_word(enum qpu_v3dx_gen gen, uint64_t w, struct tally *t)
 {
 	struct qpu_v3dx_instr in, canon, again;
@@ -40,28 +58,17 @@ static void check_word(enum qpu_v3dx_gen gen, uint64_t w, struct tally *t)
 		t->mul_seen[in.mul.op] = true;
 	}
 	ret = qpu_v3dx_encode(gen, &in, &back);
-	if (ret || back != w) {
-		char m[128];
-
-		snprintf(m, sizeof(m), "v3d%d 0x%016" PRIx64 " encodes back as "
-			 "0x%016" PRIx64 " (%d)", gen, w, back, ret);
-		t_report(__FILE__, __LINE__, m);
-	}
-	t_checks++;
+	word_check(!ret && back == w, __LINE__, "v3d%d 0x%016" PRIx64 " encodes back as "
+		   "0x%016" PRIx64 " (%d)", gen, w, back, ret);
 
 	canon = in;
 	qpu_v3dx_canonicalize(gen, &canon);
 	ret = qpu_v3dx_encode(gen, &canon, &cw);
 	again = canon;
 	qpu_v3dx_canonicalize(gen, &again);
-	if (ret || qpu_v3dx_encode(gen, &again, &cw2) || cw != cw2) {
-		char m[128];
-
-		snprintf(m, sizeof(m), "v3d%d 0x%016" PRIx64 ": canonical form "
-			 "does not encode (%d) or is not stable", gen, w, ret);
-		t_report(__FILE__, __LINE__, m);
-	}
-	t_checks++;
+	word_check(!ret && !qpu_v3dx_encode(gen, &again, &cw2) && cw == cw2, __LINE__,
+		   "v3d%d 0x%016" PRIx64 ": canonical form does not encode (%d) or is "
+		   "not stable", gen, w, ret);
 
 	/* the assembler's word: a fixed point of decode, canonicalize, encode */
 	canon = in;
@@ -70,14 +77,8 @@ static void check_word(enum qpu_v3dx_gen gen, uint64_t w, struct tally *t)
 		qpu_v3dx_canonicalize(gen, &again);
 		ret = qpu_v3dx_encode(gen, &again, &cw2) ? -1 : 0;
 	}
-	if (ret || cw != cw2) {
-		char m[128];
-
-		snprintf(m, sizeof(m), "v3d%d 0x%016" PRIx64 ": encode_canonical "
-			 "gives 0x%016" PRIx64 ", not a fixed point (%d)", gen, w, cw, ret);
-		t_report(__FILE__, __LINE__, m);
-	}
-	t_checks++;
+	word_check(!ret && cw == cw2, __LINE__, "v3d%d 0x%016" PRIx64 ": encode_canonical "
+		   "gives 0x%016" PRIx64 ", not a fixed point (%d)", gen, w, cw, ret);
 }
 
 static uint64_t field(unsigned int shift, unsigned int bits, uint64_t v)
