@@ -114,8 +114,11 @@ module:
 # headers package lacks them); extracted once, never committed.
 LINUX_SOURCE_TAR ?= $(lastword $(sort $(wildcard /usr/src/linux-source-6.1*.tar.xz)))
 LINUX_SCRIPTS := $(BUILD)/linux-scripts
+# The core includes the freestanding public headers qpu_gen.h and
+# qpu_v3d_fields.h, so they are kernel style too.
 KERNEL_STYLE_FILES := $(sort $(wildcard kmod/*.[ch] libqpu/core/*.[ch] \
-	libqpu/core/*/*.[ch])) uapi/linux/qpu.h
+	libqpu/core/*/*.[ch])) uapi/linux/qpu.h libqpu/include/qpu_gen.h \
+	libqpu/include/qpu_v3d_fields.h
 
 $(LINUX_SCRIPTS)/.stamp:
 	$(Q)test -f "$(LINUX_SOURCE_TAR)" || \

@@ -16,7 +16,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "asm_internal.h"
+#include "asm/asm_internal.h"
 
 void *asm_xalloc(struct qpu_asm *as, void *p)
 {
@@ -147,7 +147,7 @@ const char *asm_intern(struct qpu_asm *as, const char *name)
 }
 
 void asm_body_add(struct qpu_asm *as, struct body *b, const char *text,
-		     const char *file, unsigned int lineno)
+		  const char *file, unsigned int lineno)
 {
 	if (b->count == b->cap) {
 		size_t cap = b->cap ? 2 * b->cap : 16;
@@ -191,7 +191,7 @@ void asm_pop_frame(struct qpu_asm *as)
 }
 
 struct frame *asm_push_frame(struct qpu_asm *as, enum frame_kind kind,
-				unsigned int col)
+			     unsigned int col)
 {
 	struct frame *f;
 
@@ -533,8 +533,8 @@ static void process_line(struct qpu_asm *as)
 			    "the rest of the word is padded with zeros", as->data_bits);
 		as->data_bits = 0;
 	}
-	if (as->gen == QPU_GEN_V3D42 || as->gen == QPU_GEN_V3D71)
-		asm_v3dx_assemble_instr(&lx, as->gen, (uint64_t)as->nwords * 8, &w);
+	if (qpu_gen_is_v3d(as->gen))
+		asm_v3d_assemble_instr(&lx, as->gen, (uint64_t)as->nwords * 8, &w);
 	else
 		asm_assemble_instr(&lx, (uint64_t)as->nwords * 8, &w);
 	asm_emit_word(as, w, col);
@@ -809,9 +809,9 @@ size_t qpu_asm_diags(const struct qpu_asm *as, const struct qpu_asm_diag **diags
 	return as->ndiags;
 }
 
-int qpu_asm_set_gen(struct qpu_asm *as, int gen)
+int qpu_asm_set_gen(struct qpu_asm *as, enum qpu_gen gen)
 {
-	if (gen != QPU_GEN_VC4 && gen != QPU_GEN_V3D42 && gen != QPU_GEN_V3D71)
+	if (!qpu_gen_valid(gen))
 		return -EINVAL;
 	as->gen = gen;
 	return 0;
@@ -822,14 +822,14 @@ int qpu_asm_line(const char *text, uint64_t *word, char *msg, size_t msg_size)
 	return qpu_asm_line_gen(QPU_GEN_VC4, text, word, msg, msg_size);
 }
 
-int qpu_asm_line_gen(int gen, const char *text, uint64_t *word, char *msg,
-		     size_t msg_size)
+int qpu_asm_line_gen(enum qpu_gen gen, const char *text, uint64_t *word,
+		     char *msg, size_t msg_size)
 {
 	struct qpu_asm *as;
 	const uint64_t *words;
 	int err;
 
-	if (gen != QPU_GEN_VC4 && gen != QPU_GEN_V3D42 && gen != QPU_GEN_V3D71)
+	if (!qpu_gen_valid(gen))
 		return -EINVAL;
 	as = qpu_asm_new();
 	if (!as)

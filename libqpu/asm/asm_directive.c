@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "asm_internal.h"
+#include "asm/asm_internal.h"
 #include "qpu_emu_float.h"
 
 #define NOP_WORD	0x100009e7009e7000ull	/* vc4asm pads code with it */

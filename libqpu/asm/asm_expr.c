@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "asm_internal.h"
+#include "asm/asm_internal.h"
 #include "qpu_vpm.h"
 
 struct symbol *asm_find_symbol(struct symbol *list, const char *name)
@@ -22,7 +22,7 @@ struct symbol *asm_find_symbol(struct symbol *list, const char *name)
 }
 
 bool asm_parse_numbered(const char *name, const char *prefix, unsigned int max,
-			   unsigned int *num)
+			unsigned int *num)
 {
 	size_t n = strlen(prefix);
 	unsigned long v;

@@ -9,8 +9,8 @@
 #include <inttypes.h>
 #include <string.h>
 
-#include "asm_internal.h"
-#include "instr_build.h"
+#include "asm/asm_internal.h"
+#include "emit/instr_build.h"
 
 /* Where a name can be written: per file, the address or -1. */
 struct wreg {

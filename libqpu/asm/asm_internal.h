@@ -6,7 +6,7 @@
  * into tokens; asm_expr.c evaluates expressions and owns symbols and labels;
  * asm_directive.c handles line directives and asm_macro.c the blocks
  * (macros, functions, loops); asm_instr.c builds VideoCore IV instruction
- * words, asm_v3dx.c V3D 4.2/7.1 ones. Errors
+ * words, asm/asm_v3d.c V3D 4.2/7.1 ones. Errors
  * longjmp out of the line being assembled (asm_fail_at()).
  */
 #ifndef LIBQPU_ASM_INTERNAL_H
@@ -147,7 +147,7 @@ struct back_state {
 };
 
 struct qpu_asm {
-	int gen;		/* QPU_GEN_*: instruction lines; 0 is VC4 */
+	enum qpu_gen gen;	/* of the instruction lines; 0 is VC4 */
 	char *include_dirs[QPU_ASM_MAX_INCLUDE_DIRS];
 	size_t ninclude_dirs;
 	char **names;		/* interned file names */
@@ -315,8 +315,8 @@ void asm_directive_foreach(struct lexer *lx);
 /* asm_instr.c */
 void asm_assemble_instr(struct lexer *lx, uint64_t pc, uint64_t *word);
 
-/* asm_v3dx.c: a V3D 4.2 (gen 42) or 7.1 (71) instruction line */
-void asm_v3dx_assemble_instr(struct lexer *lx, int gen, uint64_t pc,
-			     uint64_t *word);
+/* asm_v3d.c: a V3D 4.2 or 7.1 instruction line */
+void asm_v3d_assemble_instr(struct lexer *lx, enum qpu_gen gen, uint64_t pc,
+			    uint64_t *word);
 
 #endif /* LIBQPU_ASM_INTERNAL_H */

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "asm_internal.h"
+#include "asm/asm_internal.h"
 
 const char *asm_skip_space(const char *p)
 {

@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "asm_internal.h"
+#include "asm/asm_internal.h"
 
 /* First word of a line, for block matching: ".rep", ".endr", ... */
 void asm_first_word(const char *line, char *buf, size_t size)

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: MIT
 /*
  * The V3D 4.2/7.1 instruction line of the assembler: Mesa's disassembly
- * syntax (v3dx_dis.c) read back, over the front end that VideoCore IV uses
+ * syntax (dis_v3d.c) read back, over the front end that VideoCore IV uses
  * (labels, expressions, macros, includes, data directives all come from
- * there). The line becomes a struct qpu_v3dx_instr, then takes the core's
- * canonical form (qpu_v3dx_canonicalize()) and is encoded, so text and
+ * there). The line becomes a struct qpu_v3d_instr, then takes the core's
+ * canonical form (qpu_v3d_canonicalize()) and is encoded, so text and
  * disassembler agree on every field the text leaves open.
  *
  *   ADD_OP[.cond][.pf][.uf] [DST[.pack]][, SRC[.unpack]][, SRC[.unpack]]
@@ -20,13 +20,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "asm_internal.h"
-#include "v3dx.h"
+#include "asm/asm_internal.h"
+#include "emit/instr_build_v3d.h"
 
-struct v3dx_line {
+struct v3d_line {
 	struct lexer *lx;
-	enum qpu_v3dx_gen gen;
-	struct qpu_v3dx_build b;	/* the instruction (v3dx_build.c) */
+	enum qpu_gen gen;
+	struct qpu_v3d_build b;	/* the instruction (instr_build_v3d.c) */
 };
 
 /* An error at the current token. */
@@ -57,13 +57,13 @@ static int regfile_num(const char *s)
 	return n;
 }
 
-static int magic_waddr(enum qpu_v3dx_gen gen, const char *s)
+static int magic_waddr(enum qpu_gen gen, const char *s)
 {
 	const char *name;
 	unsigned int i;
 
 	for (i = 0; i < 64; i++) {
-		name = qpu_v3dx_waddr_name(gen, i);
+		name = qpu_v3d_waddr_name(gen, i);
 		if (name && !strcmp(name, s))
 			return i;
 	}
@@ -71,7 +71,7 @@ static int magic_waddr(enum qpu_v3dx_gen gen, const char *s)
 }
 
 /* Split the current identifier into @base and at most one @suffix. */
-static void split_ident(struct v3dx_line *l, char *base, char *suffix)
+static void split_ident(struct v3d_line *l, char *base, char *suffix)
 {
 	char *dot;
 
@@ -86,9 +86,9 @@ static void split_ident(struct v3dx_line *l, char *base, char *suffix)
 	copy_str(suffix, NAME_LEN, dot + 1);
 }
 
-static void parse_dst(struct v3dx_line *l, bool mul)
+static void parse_dst(struct v3d_line *l, bool mul)
 {
-	struct qpu_v3dx_alu *alu = mul ? &l->b.in.mul : &l->b.in.add;
+	struct qpu_v3d_alu *alu = mul ? &l->b.in.mul : &l->b.in.add;
 	char base[NAME_LEN], suffix[NAME_LEN];
 	int n;
 
@@ -97,15 +97,15 @@ static void parse_dst(struct v3dx_line *l, bool mul)
 	split_ident(l, base, suffix);
 	n = regfile_num(base);
 	if (n >= 0) {
-		check(l, qpu_v3dx_build_dst(&l->b, mul, n, false));
+		check(l, qpu_v3d_build_dst(&l->b, mul, n, false));
 	} else {
 		n = magic_waddr(l->gen, base);
 		if (n < 0)
 			fail(l, "unknown destination '%s'", base);
-		check(l, qpu_v3dx_build_dst(&l->b, mul, n, true));
+		check(l, qpu_v3d_build_dst(&l->b, mul, n, true));
 	}
 	if (suffix[0]) {
-		n = find_name(qpu_v3dx_pack_names, QPU_V3DX_PACK_COUNT, suffix);
+		n = find_name(qpu_v3d_pack_names, QPU_V3D_PACK_COUNT, suffix);
 		if (n < 0)
 			fail(l, "unknown output pack '.%s' (l or h)", suffix);
 		alu->pack = n;
@@ -133,15 +133,15 @@ static int small_imm(const struct value *v)
 	} else {
 		return -1;
 	}
-	for (i = 0; i < QPU_V3DX_SMALL_IMMS; i++) {
-		if (qpu_v3dx_small_imm[i] == bits.u)
+	for (i = 0; i < QPU_V3D_SMALL_IMMS; i++) {
+		if (qpu_v3d_small_imm[i] == bits.u)
 			return i;
 	}
 	return -1;
 }
 
-/* Source @slot (QPU_V3DX_SLOT_*), read through @unpack. */
-static void parse_src(struct v3dx_line *l, int slot, u8 *unpack)
+/* Source @slot (QPU_V3D_SLOT_*), read through @unpack. */
+static void parse_src(struct v3d_line *l, int slot, u8 *unpack)
 {
 	char base[NAME_LEN], suffix[NAME_LEN] = "";
 	struct lexer *lx = l->lx;
@@ -153,13 +153,13 @@ static void parse_src(struct v3dx_line *l, int slot, u8 *unpack)
 		split_ident(l, base, suffix);
 		n = regfile_num(base);
 		if (n >= 0) {
-			check(l, qpu_v3dx_build_src_rf(&l->b, slot, n));
+			check(l, qpu_v3d_build_src_rf(&l->b, slot, n));
 			asm_lex_next(lx);
 			goto unpack;
 		}
-		if (l->gen == QPU_V3DX_GEN_42 &&
+		if (l->gen == QPU_GEN_V3D42 &&
 		    asm_parse_numbered(base, "r", 5, &acc)) {
-			check(l, qpu_v3dx_build_src_acc(&l->b, slot, acc));
+			check(l, qpu_v3d_build_src_acc(&l->b, slot, acc));
 			asm_lex_next(lx);
 			goto unpack;
 		}
@@ -171,7 +171,7 @@ static void parse_src(struct v3dx_line *l, int slot, u8 *unpack)
 	if (n < 0)
 		asm_fail_at(lx->as, v.col, "not a register or a small immediate "
 			    "(0..15, -16..-1, or 2^-8..2^7 as floats)");
-	if (!qpu_v3dx_build_src_imm(&l->b, slot, n))
+	if (!qpu_v3d_build_src_imm(&l->b, slot, n))
 		asm_fail_at(lx->as, v.col, "%s", l->b.msg);
 	if (lx->tok.kind == T_DIRECTIVE) {	/* "15.abs" lexes as 15, .abs */
 		asm_tok_text(lx, suffix, NAME_LEN);
@@ -180,7 +180,7 @@ static void parse_src(struct v3dx_line *l, int slot, u8 *unpack)
 	}
 unpack:
 	if (suffix[0]) {
-		n = find_name(qpu_v3dx_unpack_names, QPU_V3DX_UNPACK_COUNT, suffix);
+		n = find_name(qpu_v3d_unpack_names, QPU_V3D_UNPACK_COUNT, suffix);
 		if (n < 0)
 			fail(l, "unknown input unpack '.%s'", suffix);
 		*unpack = n;
@@ -188,14 +188,14 @@ unpack:
 }
 
 /* One ALU's operation and operands; false if the token is no op of it. */
-static bool parse_alu(struct v3dx_line *l, bool mul)
+static bool parse_alu(struct v3d_line *l, bool mul)
 {
 	struct lexer *lx = l->lx;
-	struct qpu_v3dx_instr *in = &l->b.in;
-	struct qpu_v3dx_alu *alu = mul ? &in->mul : &in->add;
-	const struct qpu_v3dx_op_info *info = NULL;
+	struct qpu_v3d_instr *in = &l->b.in;
+	struct qpu_v3d_alu *alu = mul ? &in->mul : &in->add;
+	const struct qpu_v3d_op_info *info = NULL;
 	char text[NAME_LEN], *s, *dot;
-	unsigned int op, count = mul ? QPU_V3DX_M_COUNT : QPU_V3DX_A_COUNT;
+	unsigned int op, count = mul ? QPU_V3D_M_COUNT : QPU_V3D_A_COUNT;
 	int n;
 
 	if (lx->tok.kind != T_IDENT)
@@ -205,46 +205,46 @@ static bool parse_alu(struct v3dx_line *l, bool mul)
 	if (dot)
 		*dot = '\0';
 	for (op = 0; op < count; op++) {
-		info = mul ? &qpu_v3dx_mul_op_info[op] : &qpu_v3dx_add_op_info[op];
+		info = mul ? &qpu_v3d_mul_op_info[op] : &qpu_v3d_add_op_info[op];
 		if (!strcmp(info->name, text))
 			break;
 	}
 	if (op == count)
 		return false;
-	check(l, qpu_v3dx_build_op(&l->b, mul, op));
+	check(l, qpu_v3d_build_op(&l->b, mul, op));
 	for (s = dot; s; s = dot) {
 		dot = strchr(s + 1, '.');
 		if (dot)
 			*dot = '\0';
-		if ((n = find_name(qpu_v3dx_cond_names, QPU_V3DX_COND_COUNT, s + 1)) > 0)
+		if ((n = find_name(qpu_v3d_cond_names, QPU_V3D_COND_COUNT, s + 1)) > 0)
 			*(mul ? &in->mc : &in->ac) = n;
-		else if ((n = find_name(qpu_v3dx_pf_names, QPU_V3DX_PF_COUNT, s + 1)) > 0)
+		else if ((n = find_name(qpu_v3d_pf_names, QPU_V3D_PF_COUNT, s + 1)) > 0)
 			*(mul ? &in->mpf : &in->apf) = n;
-		else if ((n = find_name(qpu_v3dx_uf_names, QPU_V3DX_UF_COUNT, s + 1)) > 0)
+		else if ((n = find_name(qpu_v3d_uf_names, QPU_V3D_UF_COUNT, s + 1)) > 0)
 			*(mul ? &in->muf : &in->auf) = n;
 		else
 			asm_fail_at(lx->as, lx->tok.col, "unknown suffix '.%s' of %s",
 				    s + 1, info->name);
 	}
 	asm_lex_next(lx);
-	if (info->args & QPU_V3DX_ARG_D)
+	if (info->args & QPU_V3D_ARG_D)
 		parse_dst(l, mul);
-	if (info->args & QPU_V3DX_ARG_A) {
-		if (info->args & QPU_V3DX_ARG_D)
+	if (info->args & QPU_V3D_ARG_A) {
+		if (info->args & QPU_V3D_ARG_D)
 			asm_expect(lx, ",");
-		parse_src(l, mul ? QPU_V3DX_SLOT_MUL_A : QPU_V3DX_SLOT_ADD_A,
+		parse_src(l, mul ? QPU_V3D_SLOT_MUL_A : QPU_V3D_SLOT_ADD_A,
 			  &alu->unpack_a);
 	}
-	if (info->args & QPU_V3DX_ARG_B) {
+	if (info->args & QPU_V3D_ARG_B) {
 		asm_expect(lx, ",");
-		parse_src(l, mul ? QPU_V3DX_SLOT_MUL_B : QPU_V3DX_SLOT_ADD_B,
+		parse_src(l, mul ? QPU_V3D_SLOT_MUL_B : QPU_V3D_SLOT_ADD_B,
 			  &alu->unpack_b);
 	}
 	return true;
 }
 
 /* 4.2's "rot", "rot(r5)" (both by r5) or "rot(N)", py-videocore6's spelling. */
-static void parse_rot(struct v3dx_line *l)
+static void parse_rot(struct v3d_line *l)
 {
 	struct lexer *lx = l->lx;
 	int64_t amount = 0;
@@ -267,10 +267,10 @@ static void parse_rot(struct v3dx_line *l)
 		}
 		asm_expect(lx, ")");
 	}
-	check(l, qpu_v3dx_build_rot(&l->b, (int)amount));
+	check(l, qpu_v3d_build_rot(&l->b, (int)amount));
 }
 
-static void parse_sig(struct v3dx_line *l)
+static void parse_sig(struct v3d_line *l)
 {
 	struct lexer *lx = l->lx;
 	char base[NAME_LEN], suffix[NAME_LEN];
@@ -281,14 +281,14 @@ static void parse_sig(struct v3dx_line *l)
 	if (lx->tok.kind != T_IDENT)
 		fail(l, "expected a signal");
 	split_ident(l, base, suffix);
-	for (i = 0; i < QPU_V3DX_SIG_BITS; i++) {
-		if (!strcmp(qpu_v3dx_sig_names[i], base) &&
+	for (i = 0; i < QPU_V3D_SIG_BITS; i++) {
+		if (!strcmp(qpu_v3d_sig_names[i], base) &&
 		    strncmp(base, "smimm", 5))
 			break;
 	}
-	if (i == QPU_V3DX_SIG_BITS)
+	if (i == QPU_V3D_SIG_BITS)
 		fail(l, "unknown signal '%s'", base);
-	if (1u << i == QPU_V3DX_SIG_ROT && !suffix[0]) {
+	if (1u << i == QPU_V3D_SIG_ROT && !suffix[0]) {
 		parse_rot(l);
 		return;
 	}
@@ -302,17 +302,17 @@ static void parse_sig(struct v3dx_line *l)
 		magic = n < 0;
 		if (n < 0)
 			n = magic_waddr(l->gen, suffix);
-		if (n < 0 && ((1u << i) & QPU_V3DX_SIG_WRITES_ADDR))
+		if (n < 0 && ((1u << i) & QPU_V3D_SIG_WRITES_ADDR))
 			fail(l, "unknown destination '%s'", suffix);
 		if (n < 0)
 			n = 0;	/* a suffix on a signal that writes nothing */
 	}
-	check(l, qpu_v3dx_build_sig(&l->b, 1u << i, n, magic));
+	check(l, qpu_v3d_build_sig(&l->b, 1u << i, n, magic));
 	asm_lex_next(lx);
 }
 
 /* "b[u][.cond][p|q]": false if @text is not a branch mnemonic. */
-static bool branch_mnemonic(const char *text, struct qpu_v3dx_branch *br)
+static bool branch_mnemonic(const char *text, struct qpu_v3d_branch *br)
 {
 	char cond[NAME_LEN];
 	const char *p = text + 1;
@@ -326,7 +326,7 @@ static bool branch_mnemonic(const char *text, struct qpu_v3dx_branch *br)
 		p++;
 	}
 	if (*p == 'p' || *p == 'q') {
-		br->msfign = *p == 'p' ? QPU_V3DX_MSFIGN_P : QPU_V3DX_MSFIGN_Q;
+		br->msfign = *p == 'p' ? QPU_V3D_MSFIGN_P : QPU_V3D_MSFIGN_Q;
 		return !p[1];
 	}
 	if (!*p)
@@ -334,13 +334,13 @@ static bool branch_mnemonic(const char *text, struct qpu_v3dx_branch *br)
 	if (*p != '.')
 		return false;
 	copy_str(cond, sizeof(cond), p + 1);
-	n = find_name(qpu_v3dx_branch_cond_names, QPU_V3DX_BR_COND_COUNT, cond);
+	n = find_name(qpu_v3d_branch_cond_names, QPU_V3D_BR_COND_COUNT, cond);
 	len = strlen(cond);
 	if (n < 0 && len > 1 && (cond[len - 1] == 'p' || cond[len - 1] == 'q')) {
-		br->msfign = cond[len - 1] == 'p' ? QPU_V3DX_MSFIGN_P :
-						    QPU_V3DX_MSFIGN_Q;
+		br->msfign = cond[len - 1] == 'p' ? QPU_V3D_MSFIGN_P :
+						    QPU_V3D_MSFIGN_Q;
 		cond[len - 1] = '\0';
-		n = find_name(qpu_v3dx_branch_cond_names, QPU_V3DX_BR_COND_COUNT,
+		n = find_name(qpu_v3d_branch_cond_names, QPU_V3D_BR_COND_COUNT,
 			      cond);
 	}
 	if (n < 0)
@@ -350,8 +350,8 @@ static bool branch_mnemonic(const char *text, struct qpu_v3dx_branch *br)
 }
 
 /* The rest of a branch whose mnemonic gave @m: its targets, to the builder. */
-static void parse_branch(struct v3dx_line *l, uint64_t pc,
-			 const struct qpu_v3dx_branch *m)
+static void parse_branch(struct v3d_line *l, uint64_t pc,
+			 const struct qpu_v3d_branch *m)
 {
 	struct lexer *lx = l->lx;
 	unsigned int bdi, bdu, rf = 0, col;
@@ -365,58 +365,58 @@ static void parse_branch(struct v3dx_line *l, uint64_t pc,
 	if (asm_tok_word(lx, "zero_addr")) {
 		asm_lex_next(lx);
 		asm_expect(lx, "+");
-		bdi = QPU_V3DX_DEST_ABS;
+		bdi = QPU_V3D_BR_DEST_ABS;
 		offset = (u32)asm_int_expr(lx, NULL);
 	} else if (asm_tok_word(lx, "lri")) {
-		bdi = QPU_V3DX_DEST_LINK_REG;
+		bdi = QPU_V3D_BR_DEST_LRI;
 		asm_lex_next(lx);
 	} else if (lx->tok.kind == T_IDENT &&
 		   (asm_tok_text(lx, text, sizeof(text)), regfile_num(text) >= 0)) {
-		bdi = QPU_V3DX_DEST_REGFILE;
+		bdi = QPU_V3D_BR_DEST_RF;
 		rf = regfile_num(text);
 		asm_lex_next(lx);
 	} else {
-		bdi = QPU_V3DX_DEST_REL;
+		bdi = QPU_V3D_BR_DEST_REL;
 		asm_expr(lx, &v, 0);
 		col = v.col;
 		if (v.kind == V_LABEL)
-			offset = (u32)(v.i - (int64_t)qpu_v3dx_branch_target(pc, 0));
+			offset = (u32)(v.i - (int64_t)qpu_v3d_branch_target(pc, 0));
 		else if (v.kind == V_INT)
 			offset = (u32)v.i;
 		else
 			asm_fail_at(lx->as, v.col, "a branch target is a label, "
 				    "a byte offset, zero_addr+ADDR, lri or rfN");
 	}
-	if (!qpu_v3dx_build_branch(&l->b, m->cond, bdi, offset, rf))
+	if (!qpu_v3d_build_branch(&l->b, m->cond, bdi, offset, rf))
 		asm_fail_at(lx->as, col, "%s", l->b.msg);
 	else if (m->msfign)
-		check(l, qpu_v3dx_build_branch_msfign(&l->b, m->msfign));
+		check(l, qpu_v3d_build_branch_msfign(&l->b, m->msfign));
 	if (!m->ub) {
 		asm_expect_end(lx);
 		return;
 	}
 	asm_expect(lx, ",");
 	if (asm_tok_word(lx, "a") || asm_tok_word(lx, "r")) {
-		bdu = asm_tok_word(lx, "a") ? QPU_V3DX_DEST_ABS : QPU_V3DX_DEST_REL;
+		bdu = asm_tok_word(lx, "a") ? QPU_V3D_BR_DEST_ABS : QPU_V3D_BR_DEST_REL;
 		asm_lex_next(lx);
 		asm_expect(lx, ":");
 		if (!asm_tok_word(lx, "unif"))
 			fail(l, "expected 'unif' after '%s:'", bdu ? "r" : "a");
 		asm_lex_next(lx);
 	} else if (asm_tok_word(lx, "lri")) {
-		bdu = QPU_V3DX_DEST_LINK_REG;
+		bdu = QPU_V3D_BR_DEST_LRI;
 		asm_lex_next(lx);
 	} else {
 		asm_tok_text(lx, text, sizeof(text));
 		n = lx->tok.kind == T_IDENT ? regfile_num(text) : -1;
 		if (n < 0)
 			fail(l, "the uniform target is a:unif, r:unif, lri or rfN");
-		bdu = QPU_V3DX_DEST_REGFILE;
+		bdu = QPU_V3D_BR_DEST_RF;
 		rf = n < 0 ? 0 : n;
 	}
 	if (l->b.in.is_branch)
-		check(l, qpu_v3dx_build_branch_unif(&l->b, bdu, rf));
-	if (bdu == QPU_V3DX_DEST_REGFILE)
+		check(l, qpu_v3d_build_branch_unif(&l->b, bdu, rf));
+	if (bdu == QPU_V3D_BR_DEST_RF)
 		asm_lex_next(lx);
 	asm_expect_end(lx);
 }
@@ -432,22 +432,22 @@ static bool is_sig_name(const struct lexer *lx)
 	dot = strchr(text, '.');
 	if (dot)
 		*dot = '\0';
-	for (i = 0; i < QPU_V3DX_SIG_BITS; i++) {
-		if (!strcmp(qpu_v3dx_sig_names[i], text))
+	for (i = 0; i < QPU_V3D_SIG_BITS; i++) {
+		if (!strcmp(qpu_v3d_sig_names[i], text))
 			return true;
 	}
 	return false;
 }
 
-void asm_v3dx_assemble_instr(struct lexer *lx, int gen, uint64_t pc,
-			     uint64_t *word)
+void asm_v3d_assemble_instr(struct lexer *lx, enum qpu_gen gen, uint64_t pc,
+			    uint64_t *word)
 {
-	struct v3dx_line l = { .lx = lx, .gen = (enum qpu_v3dx_gen)gen };
-	struct qpu_v3dx_branch mnemonic = { 0 };
+	struct v3d_line l = { .lx = lx, .gen = gen };
+	struct qpu_v3d_branch mnemonic = { 0 };
 	char text[NAME_LEN];
 	unsigned int col = lx->tok.col;
 
-	qpu_v3dx_build_init(&l.b, l.gen);
+	qpu_v3d_build_init(&l.b, l.gen);
 	asm_tok_text(lx, text, sizeof(text));
 	if (!parse_alu(&l, false)) {
 		if (lx->tok.kind == T_IDENT &&
@@ -482,6 +482,6 @@ void asm_v3dx_assemble_instr(struct lexer *lx, int gen, uint64_t pc,
 sigs_done:
 	asm_expect_end(lx);
 encode:
-	if (!qpu_v3dx_build_encode(&l.b, word))
+	if (!qpu_v3d_build_encode(&l.b, word))
 		asm_fail_at(lx->as, col, "%s", l.b.msg);
 }

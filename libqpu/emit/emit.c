@@ -15,8 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "emit_prog.h"
-#include "instr_build.h"
+#include "emit/emit_prog.h"
+#include "emit/instr_build.h"
 #include "qpu_emit.h"
 #include "qpu_isa.h"
 #include "qpu_vpm.h"

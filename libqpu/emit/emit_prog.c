@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * Words, labels, branch fixups and the sticky first error of a C emitter
- * (emit_prog.h): what emit.c and emit_v3dx.c share beside their
+ * (emit_prog.h): what emit.c and emit_v3d.c share beside their
  * instruction sets.
  */
 #include <errno.h>
@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "emit_prog.h"
+#include "emit/emit_prog.h"
 
 bool emit_prog_init(struct emit_prog *p)
 {

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * The V3D 4.2/7.1 C emitter (qpu_emit_v3d.h). Calls fill the open
- * instruction, a struct qpu_v3dx_build from the builder the text assembler
- * uses (v3dx_build.c), so that the other ALU, modifiers and signals can
+ * instruction, a struct qpu_v3d_build from the builder the text assembler
+ * uses (instr_build_v3d.c), so that the other ALU, modifiers and signals can
  * still join it; the next instruction (or the finish) closes it through
  * that builder's encode, i.e. the core's canonical form and encoder.
  * Branches to labels are encoded with offset 0 and patched at the finish.
@@ -11,51 +11,23 @@
 #include <errno.h>
 #include <stdlib.h>
 
-#include "emit_prog.h"
+#include "emit/emit_prog.h"
+#include "emit/instr_build_v3d.h"
 #include "qpu_emit_v3d.h"
-#include "v3dx.h"
 
-#define SAME(a, b)	((int)(a) == (int)(b))
-_Static_assert(SAME(QPU_V3D_A_COUNT, QPU_V3DX_A_COUNT) &&
-	       SAME(QPU_V3D_A_UTOF, QPU_V3DX_A_UTOF) &&
-	       SAME(QPU_V3D_A_NOP, QPU_V3DX_A_NOP) &&
-	       SAME(QPU_V3D_A_SHUFFLE, QPU_V3DX_A_SHUFFLE), "add ops");
-_Static_assert(SAME(QPU_V3D_M_COUNT, QPU_V3DX_M_COUNT) &&
-	       SAME(QPU_V3D_M_FMUL, QPU_V3DX_M_FMUL) &&
-	       SAME(QPU_V3D_M_NOP, QPU_V3DX_M_NOP), "mul ops");
-_Static_assert(SAME(QPU_V3D_COND_IFNB + 1, QPU_V3DX_COND_COUNT) &&
-	       SAME(QPU_V3D_PF_PUSHC + 1, QPU_V3DX_PF_COUNT) &&
-	       SAME(QPU_V3D_UF_NORC + 1, QPU_V3DX_UF_COUNT) &&
-	       SAME(QPU_V3D_PACK_H + 1, QPU_V3DX_PACK_COUNT) &&
-	       SAME(QPU_V3D_UNPACK_IH + 1, QPU_V3DX_UNPACK_COUNT) &&
-	       SAME(QPU_V3D_BR_ALLNA + 1, QPU_V3DX_BR_COND_COUNT) &&
-	       SAME(QPU_V3D_MSFIGN_Q + 1, QPU_V3DX_MSFIGN_COUNT), "fields");
-_Static_assert(SAME(QPU_V3D_BR_DEST_ABS, QPU_V3DX_DEST_ABS) &&
-	       SAME(QPU_V3D_BR_DEST_REL, QPU_V3DX_DEST_REL) &&
-	       SAME(QPU_V3D_BR_DEST_LRI, QPU_V3DX_DEST_LINK_REG) &&
-	       SAME(QPU_V3D_BR_DEST_RF, QPU_V3DX_DEST_REGFILE), "branch targets");
-_Static_assert(SAME(QPU_V3D_SIG_THRSW, QPU_V3DX_SIG_THRSW) &&
-	       SAME(QPU_V3D_SIG_LDTMU, QPU_V3DX_SIG_LDTMU) &&
-	       SAME(QPU_V3D_SIG_ROT, QPU_V3DX_SIG_ROT) &&
-	       SAME(QPU_V3D_SIG_WRTMUC, QPU_V3DX_SIG_WRTMUC), "signals");
-_Static_assert(SAME(QPU_V3D_W_NOP, QPU_V3DX_W_NOP) &&
-	       SAME(QPU_V3D_W_SYNCB, QPU_V3DX_W_SYNCB) &&
-	       SAME(QPU_V3D_W_RSQRT2, QPU_V3DX_W_RSQRT2) &&
-	       SAME(QPU_V3D_W_TMUHSLOD, QPU_V3DX_W_TMUHSLOD) &&
-	       SAME(QPU_V3D_W_R5REP, QPU_V3DX_W_REP), "magic write addresses");
-_Static_assert(QPU_V3D_IMM_INVALID >= QPU_V3DX_SMALL_IMMS, "imm index");
+_Static_assert(QPU_V3D_IMM_INVALID >= QPU_V3D_SMALL_IMMS, "imm index");
 
 /* The signals the public enum has; the small-immediate ones follow. */
-#define PUBLIC_SIGS	(QPU_V3DX_SIG_SMIMM_A - 1)
+#define PUBLIC_SIGS	(QPU_V3D_SIG_SMIMM_A - 1)
 
 enum open_kind { OPEN_NONE, OPEN_ALU, OPEN_BRANCH, OPEN_RAW };
 
 struct qpu_v3d_emit {
-	enum qpu_v3dx_gen gen;
+	enum qpu_gen gen;
 	struct emit_prog prog;
 	struct {
 		enum open_kind kind;
-		struct qpu_v3dx_build b;
+		struct qpu_v3d_build b;
 		bool side_set[2];	/* add, mul: an operation was placed */
 		int last;		/* the side modifiers apply to, or -1 */
 		long label;		/* branch: the label, or -1 */
@@ -66,11 +38,11 @@ struct qpu_v3d_emit {
 /* An error at the open instruction, or the next one if none is open. */
 #define fail(e, ...)	emit_prog_fail(&(e)->prog, (e)->prog.nwords, __VA_ARGS__)
 
-QPU_API struct qpu_v3d_emit *qpu_v3d_emit_new(int gen)
+QPU_API struct qpu_v3d_emit *qpu_v3d_emit_new(enum qpu_gen gen)
 {
 	struct qpu_v3d_emit *e;
 
-	if (gen != QPU_GEN_V3D42 && gen != QPU_GEN_V3D71) {
+	if (!qpu_gen_is_v3d(gen)) {
 		errno = EINVAL;
 		return NULL;
 	}
@@ -82,7 +54,7 @@ QPU_API struct qpu_v3d_emit *qpu_v3d_emit_new(int gen)
 		errno = ENOMEM;
 		return NULL;
 	}
-	e->gen = gen == QPU_GEN_V3D42 ? QPU_V3DX_GEN_42 : QPU_V3DX_GEN_71;
+	e->gen = gen == QPU_GEN_V3D42 ? QPU_GEN_V3D42 : QPU_GEN_V3D71;
 	return e;
 }
 
@@ -127,7 +99,7 @@ static bool close_instr(struct qpu_v3d_emit *e)
 
 	if (e->cur.kind == OPEN_NONE)
 		return true;
-	if (e->cur.kind != OPEN_RAW && !qpu_v3dx_build_encode(&e->cur.b, &word)) {
+	if (e->cur.kind != OPEN_RAW && !qpu_v3d_build_encode(&e->cur.b, &word)) {
 		fail(e, "%s", e->cur.b.msg);
 		return false;
 	}
@@ -149,7 +121,7 @@ static bool begin(struct qpu_v3d_emit *e, enum open_kind kind)
 	if (!close_instr(e))
 		return false;
 	e->cur.kind = kind;
-	qpu_v3dx_build_init(&e->cur.b, e->gen);
+	qpu_v3d_build_init(&e->cur.b, e->gen);
 	e->cur.side_set[0] = e->cur.side_set[1] = false;
 	e->cur.last = -1;
 	e->cur.label = -1;
@@ -158,7 +130,7 @@ static bool begin(struct qpu_v3d_emit *e, enum open_kind kind)
 }
 
 /* The open ALU instruction, for @what; NULL (and an error) if none. */
-static struct qpu_v3dx_build *open_alu(struct qpu_v3d_emit *e, const char *what)
+static struct qpu_v3d_build *open_alu(struct qpu_v3d_emit *e, const char *what)
 {
 	if (e->prog.err)
 		return NULL;
@@ -188,7 +160,7 @@ static const char *kind_name(const struct qpu_v3d_reg *r)
 static bool put_src(struct qpu_v3d_emit *e, int slot, const struct qpu_v3d_reg *r,
 		    u8 *unpack)
 {
-	struct qpu_v3dx_build *b = &e->cur.b;
+	struct qpu_v3d_build *b = &e->cur.b;
 	bool ok;
 
 	if (r->pack) {
@@ -197,18 +169,18 @@ static bool put_src(struct qpu_v3d_emit *e, int slot, const struct qpu_v3d_reg *
 	}
 	switch (r->kind) {
 	case QPU_V3D_REG_RF:
-		ok = qpu_v3dx_build_src_rf(b, slot, r->addr);
+		ok = qpu_v3d_build_src_rf(b, slot, r->addr);
 		break;
 	case QPU_V3D_REG_ACC:
-		ok = qpu_v3dx_build_src_acc(b, slot, r->addr);
+		ok = qpu_v3d_build_src_acc(b, slot, r->addr);
 		break;
 	case QPU_V3D_REG_IMM:
-		ok = qpu_v3dx_build_src_imm(b, slot, r->addr);
+		ok = qpu_v3d_build_src_imm(b, slot, r->addr);
 		break;
 	default:
 		fail(e, "source %c of the %s ALU is %s: a source is rfN, rN or "
 		     "a small immediate", slot & 1 ? 'b' : 'a',
-		     slot < QPU_V3DX_SLOT_MUL_A ? "add" : "mul", kind_name(r));
+		     slot < QPU_V3D_SLOT_MUL_A ? "add" : "mul", kind_name(r));
 		return false;
 	}
 	if (!ok) {
@@ -232,7 +204,7 @@ static bool write_addr(struct qpu_v3d_emit *e, const struct qpu_v3d_reg *r,
 		*magic = false;
 		break;
 	case QPU_V3D_REG_ACC:
-		if (!qpu_v3dx_build_acc_ok(&e->cur.b, r->addr)) {
+		if (!qpu_v3d_build_acc_ok(&e->cur.b, r->addr)) {
 			fail(e, "%s", e->cur.b.msg);
 			return false;
 		}
@@ -254,34 +226,34 @@ static void put_op(struct qpu_v3d_emit *e, bool mul, unsigned int op,
 		   const struct qpu_v3d_reg *d, const struct qpu_v3d_reg *a,
 		   const struct qpu_v3d_reg *bsrc)
 {
-	struct qpu_v3dx_build *b = &e->cur.b;
-	struct qpu_v3dx_alu *alu = mul ? &b->in.mul : &b->in.add;
+	struct qpu_v3d_build *b = &e->cur.b;
+	struct qpu_v3d_alu *alu = mul ? &b->in.mul : &b->in.add;
 	unsigned int args;
 	bool magic;
 	int addr;
 
-	if (!qpu_v3dx_build_op(b, mul, op)) {
+	if (!qpu_v3d_build_op(b, mul, op)) {
 		fail(e, "%s", b->msg);
 		return;
 	}
 	e->cur.side_set[mul] = true;
 	e->cur.last = mul;
-	args = mul ? qpu_v3dx_mul_op_info[op].args : qpu_v3dx_add_op_info[op].args;
-	if (args & QPU_V3DX_ARG_D) {
+	args = mul ? qpu_v3d_mul_op_info[op].args : qpu_v3d_add_op_info[op].args;
+	if (args & QPU_V3D_ARG_D) {
 		if (!write_addr(e, d, "the destination", &addr, &magic))
 			return;
-		if (!qpu_v3dx_build_dst(b, mul, addr, magic)) {
+		if (!qpu_v3d_build_dst(b, mul, addr, magic)) {
 			fail(e, "%s", b->msg);
 			return;
 		}
 		alu->pack = d->pack;
 	}
-	if ((args & QPU_V3DX_ARG_A) &&
-	    !put_src(e, mul ? QPU_V3DX_SLOT_MUL_A : QPU_V3DX_SLOT_ADD_A, a,
+	if ((args & QPU_V3D_ARG_A) &&
+	    !put_src(e, mul ? QPU_V3D_SLOT_MUL_A : QPU_V3D_SLOT_ADD_A, a,
 		     &alu->unpack_a))
 		return;
-	if (args & QPU_V3DX_ARG_B)
-		put_src(e, mul ? QPU_V3DX_SLOT_MUL_B : QPU_V3DX_SLOT_ADD_B, bsrc,
+	if (args & QPU_V3D_ARG_B)
+		put_src(e, mul ? QPU_V3D_SLOT_MUL_B : QPU_V3D_SLOT_ADD_B, bsrc,
 			&alu->unpack_b);
 }
 
@@ -348,7 +320,7 @@ QPU_API void qpu_v3d_emit_cond(struct qpu_v3d_emit *e, enum qpu_v3d_cond cond)
 
 	if (side < 0)
 		return;
-	if ((unsigned int)cond >= QPU_V3DX_COND_COUNT) {
+	if ((unsigned int)cond >= QPU_V3D_COND_COUNT) {
 		fail(e, "condition %d does not exist", (int)cond);
 		return;
 	}
@@ -358,13 +330,13 @@ QPU_API void qpu_v3d_emit_cond(struct qpu_v3d_emit *e, enum qpu_v3d_cond cond)
 QPU_API void qpu_v3d_emit_flags(struct qpu_v3d_emit *e, enum qpu_v3d_pf pf,
 				enum qpu_v3d_uf uf)
 {
-	struct qpu_v3dx_instr *in = &e->cur.b.in;
+	struct qpu_v3d_instr *in = &e->cur.b.in;
 	int side = modified_side(e, "flags");
 
 	if (side < 0)
 		return;
-	if ((unsigned int)pf >= QPU_V3DX_PF_COUNT ||
-	    (unsigned int)uf >= QPU_V3DX_UF_COUNT) {
+	if ((unsigned int)pf >= QPU_V3D_PF_COUNT ||
+	    (unsigned int)uf >= QPU_V3D_UF_COUNT) {
 		fail(e, "flag push %d or update %d does not exist", (int)pf,
 		     (int)uf);
 		return;
@@ -378,8 +350,8 @@ QPU_API void qpu_v3d_emit_flags(struct qpu_v3d_emit *e, enum qpu_v3d_pf pf,
 static void put_sigs(struct qpu_v3d_emit *e, unsigned int sigs,
 		     const struct qpu_v3d_reg *d)
 {
-	struct qpu_v3dx_build *b = &e->cur.b;
-	bool magic = false, writes = sigs & QPU_V3DX_SIG_WRITES_ADDR;
+	struct qpu_v3d_build *b = &e->cur.b;
+	bool magic = false, writes = sigs & QPU_V3D_SIG_WRITES_ADDR;
 	int addr = -1;
 	unsigned int bit;
 
@@ -400,8 +372,8 @@ static void put_sigs(struct qpu_v3d_emit *e, unsigned int sigs,
 	for (bit = 1; bit <= sigs; bit <<= 1) {
 		if (!(sigs & bit))
 			continue;
-		if (!qpu_v3dx_build_sig(b, bit, bit & QPU_V3DX_SIG_WRITES_ADDR ?
-					addr : -1, magic)) {
+		if (!qpu_v3d_build_sig(b, bit, bit & QPU_V3D_SIG_WRITES_ADDR ?
+				       addr : -1, magic)) {
 			fail(e, "%s", b->msg);
 			return;
 		}
@@ -417,9 +389,9 @@ QPU_API void qpu_v3d_emit_sig(struct qpu_v3d_emit *e, unsigned int sigs,
 
 QPU_API void qpu_v3d_emit_rot(struct qpu_v3d_emit *e, int amount)
 {
-	struct qpu_v3dx_build *b = open_alu(e, "rot");
+	struct qpu_v3d_build *b = open_alu(e, "rot");
 
-	if (b && !qpu_v3dx_build_rot(b, amount))
+	if (b && !qpu_v3d_build_rot(b, amount))
 		fail(e, "%s", b->msg);
 }
 
@@ -465,7 +437,7 @@ static void branch(struct qpu_v3d_emit *e, enum qpu_v3d_br_cond cond,
 		   enum qpu_v3d_br_dest dest, long label, int32_t offset,
 		   unsigned int rf)
 {
-	if (!qpu_v3dx_build_branch(&e->cur.b, cond, dest, (u32)offset, rf)) {
+	if (!qpu_v3d_build_branch(&e->cur.b, cond, dest, (u32)offset, rf)) {
 		fail(e, "%s", e->cur.b.msg);
 		return;
 	}
@@ -549,7 +521,7 @@ QPU_API void qpu_v3d_emit_branch_msfign(struct qpu_v3d_emit *e,
 					enum qpu_v3d_msfign msfign)
 {
 	if (open_branch(e, "msfign") &&
-	    !qpu_v3dx_build_branch_msfign(&e->cur.b, msfign))
+	    !qpu_v3d_build_branch_msfign(&e->cur.b, msfign))
 		fail(e, "%s", e->cur.b.msg);
 }
 
@@ -564,7 +536,7 @@ QPU_API void qpu_v3d_emit_branch_unif(struct qpu_v3d_emit *e,
 	if (dest == QPU_V3D_BR_DEST_RF &&
 	    !branch_rf(e, &r, "the uniform target", &rf))
 		return;
-	if (!qpu_v3dx_build_branch_unif(&e->cur.b, dest, rf))
+	if (!qpu_v3d_build_branch_unif(&e->cur.b, dest, rf))
 		fail(e, "%s", e->cur.b.msg);
 }
 
@@ -591,12 +563,12 @@ QPU_API void qpu_v3d_emit_raw(struct qpu_v3d_emit *e, uint64_t word)
 static bool patch_branch(void *ctx, uint64_t *word, size_t index, size_t target)
 {
 	struct qpu_v3d_emit *e = ctx;
-	struct qpu_v3dx_instr in;
+	struct qpu_v3d_instr in;
 
-	if (qpu_v3dx_decode(e->gen, *word, &in) != QPU_V3DX_VALID || !in.is_branch)
+	if (qpu_v3d_decode(e->gen, *word, &in) != QPU_V3D_VALID || !in.is_branch)
 		return false;
-	in.br.offset = (u32)(target * 8 - qpu_v3dx_branch_target(index * 8, 0));
-	return !qpu_v3dx_encode(e->gen, &in, word);
+	in.br.offset = (u32)(target * 8 - qpu_v3d_branch_target(index * 8, 0));
+	return !qpu_v3d_encode(e->gen, &in, word);
 }
 
 QPU_API int qpu_v3d_emit_finish(struct qpu_v3d_emit *e)

@@ -12,7 +12,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "instr_build.h"
+#include "emit/instr_build.h"
 
 static int __attribute__((format(printf, 3, 4)))
 fail(struct qpu_ib_error *err, unsigned int where, const char *fmt, ...)

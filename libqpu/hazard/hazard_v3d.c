@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "qpu_hazard_v3d.h"
-#include "v3dx.h"
+#include "emit/instr_build_v3d.h"
 
 #define R(id)	QPU_HAZARD_V3D_##id
 
@@ -76,7 +76,7 @@ int qpu_hazard_v3d_rule_find(const char *name)
 }
 
 struct scan {
-	enum qpu_v3dx_gen gen;
+	enum qpu_gen gen;
 	uint64_t rules;
 	qpu_hazard_cb cb;
 	void *ctx;
@@ -102,16 +102,16 @@ static void report(struct scan *s, size_t word, size_t ref, unsigned int rule,
 		s->stop = true;
 }
 
-static bool alu_writes(const struct qpu_v3dx_alu *alu, bool mul)
+static bool alu_writes(const struct qpu_v3d_alu *alu, bool mul)
 {
-	const struct qpu_v3dx_op_info *info = mul ?
-		&qpu_v3dx_mul_op_info[alu->op] : &qpu_v3dx_add_op_info[alu->op];
+	const struct qpu_v3d_op_info *info = mul ?
+		&qpu_v3d_mul_op_info[alu->op] : &qpu_v3d_add_op_info[alu->op];
 
-	return info->args & QPU_V3DX_ARG_D;
+	return info->args & QPU_V3D_ARG_D;
 }
 
 /* Whether an ALU writes magic address @pred accepts. */
-static bool writes_magic(const struct qpu_v3dx_instr *in,
+static bool writes_magic(const struct qpu_v3d_instr *in,
 			 bool (*pred)(unsigned int waddr))
 {
 	return (alu_writes(&in->add, false) && in->add.magic && pred(in->add.waddr)) ||
@@ -120,34 +120,34 @@ static bool writes_magic(const struct qpu_v3dx_instr *in,
 
 static bool is_sfu_waddr(unsigned int w)
 {
-	return w >= QPU_V3DX_W_RECIP && w <= QPU_V3DX_W_RSQRT2;
+	return w >= QPU_V3D_W_RECIP && w <= QPU_V3D_W_RSQRT2;
 }
 
 static bool is_tmu_waddr(unsigned int w)
 {
-	return (w >= QPU_V3DX_W_TMUD && w <= QPU_V3DX_W_TMUAU) ||
-	       (w >= QPU_V3DX_W_TMUC && w <= QPU_V3DX_W_TMUHSLOD);
+	return (w >= QPU_V3D_W_TMUD && w <= QPU_V3D_W_TMUAU) ||
+	       (w >= QPU_V3D_W_TMUC && w <= QPU_V3D_W_TMUHSLOD);
 }
 
 /* A TMU write that queues a request (not tmuc, tmud: config and data). */
 static bool is_tmu_request(unsigned int w)
 {
-	return is_tmu_waddr(w) && w != QPU_V3DX_W_TMUD && w != QPU_V3DX_W_TMUC;
+	return is_tmu_waddr(w) && w != QPU_V3D_W_TMUD && w != QPU_V3D_W_TMUC;
 }
 
 static bool is_vpm_waddr(unsigned int w)
 {
-	return w == QPU_V3DX_W_VPM || w == QPU_V3DX_W_VPMU;
+	return w == QPU_V3D_W_VPM || w == QPU_V3D_W_VPMU;
 }
 
 static bool is_tlb_waddr(unsigned int w)
 {
-	return w == QPU_V3DX_W_TLB || w == QPU_V3DX_W_TLBU;
+	return w == QPU_V3D_W_TLB || w == QPU_V3D_W_TLBU;
 }
 
 static bool is_tsy_waddr(unsigned int w)
 {
-	return w >= QPU_V3DX_W_SYNC && w <= QPU_V3DX_W_SYNCB;
+	return w >= QPU_V3D_W_SYNC && w <= QPU_V3D_W_SYNCB;
 }
 
 static bool is_r4(unsigned int w)
@@ -156,71 +156,71 @@ static bool is_r4(unsigned int w)
 }
 
 /* SFU operations (7.1 spells them as add ops; 4.2 has both forms). */
-static bool sfu_op(const struct qpu_v3dx_instr *in)
+static bool sfu_op(const struct qpu_v3d_instr *in)
 {
 	switch (in->add.op) {
-	case QPU_V3DX_A_RECIP:
-	case QPU_V3DX_A_RSQRT:
-	case QPU_V3DX_A_EXP:
-	case QPU_V3DX_A_LOG:
-	case QPU_V3DX_A_SIN:
-	case QPU_V3DX_A_RSQRT2:
-	case QPU_V3DX_A_BALLOT:
-	case QPU_V3DX_A_BCASTF:
-	case QPU_V3DX_A_ALLEQ:
-	case QPU_V3DX_A_ALLFEQ:
-	case QPU_V3DX_A_ROTQ:
-	case QPU_V3DX_A_ROT:
-	case QPU_V3DX_A_SHUFFLE:
+	case QPU_V3D_A_RECIP:
+	case QPU_V3D_A_RSQRT:
+	case QPU_V3D_A_EXP:
+	case QPU_V3D_A_LOG:
+	case QPU_V3D_A_SIN:
+	case QPU_V3D_A_RSQRT2:
+	case QPU_V3D_A_BALLOT:
+	case QPU_V3D_A_BCASTF:
+	case QPU_V3D_A_ALLEQ:
+	case QPU_V3D_A_ALLFEQ:
+	case QPU_V3D_A_ROTQ:
+	case QPU_V3D_A_ROT:
+	case QPU_V3D_A_SHUFFLE:
 		return true;
 	}
 	return false;
 }
 
-static bool writes_sfu(const struct qpu_v3dx_instr *in)
+static bool writes_sfu(const struct qpu_v3d_instr *in)
 {
 	return sfu_op(in) || writes_magic(in, is_sfu_waddr);
 }
 
-static unsigned int count_magic(const struct qpu_v3dx_instr *in,
+static unsigned int count_magic(const struct qpu_v3d_instr *in,
 				bool (*pred)(unsigned int waddr))
 {
 	return (alu_writes(&in->add, false) && in->add.magic && pred(in->add.waddr)) +
 	       (alu_writes(&in->mul, true) && in->mul.magic && pred(in->mul.waddr));
 }
 
-static bool reads_r4(const struct qpu_v3dx_instr *in)
+static bool reads_r4(const struct qpu_v3d_instr *in)
 {
-	return (qpu_v3dx_add_reads(in, 0) && in->add.a == 4) ||
-	       (qpu_v3dx_add_reads(in, 1) && in->add.b == 4) ||
-	       (qpu_v3dx_mul_reads(in, 0) && in->mul.a == 4) ||
-	       (qpu_v3dx_mul_reads(in, 1) && in->mul.b == 4);
+	return (qpu_v3d_add_reads(in, 0) && in->add.a == 4) ||
+	       (qpu_v3d_add_reads(in, 1) && in->add.b == 4) ||
+	       (qpu_v3d_mul_reads(in, 0) && in->mul.a == 4) ||
+	       (qpu_v3d_mul_reads(in, 1) && in->mul.b == 4);
 }
 
-static bool writes_r4(const struct qpu_v3dx_instr *in, u32 sig)
+static bool writes_r4(const struct qpu_v3d_instr *in, u32 sig)
 {
 	return writes_magic(in, is_r4) || writes_magic(in, is_sfu_waddr) ||
-	       ((sig & QPU_V3DX_SIG_WRITES_ADDR) && in->sig_magic &&
+	       ((sig & QPU_V3D_SIG_WRITES_ADDR) && in->sig_magic &&
 		in->sig_addr == 4);
 }
 
 /* Register-file writes of @in: the ALUs (@alu) and the signal (@sig_rf). */
-static bool alu_rf_write(const struct qpu_v3dx_alu *alu, bool mul, int rf)
+static bool alu_rf_write(const struct qpu_v3d_alu *alu, bool mul, int rf)
 {
 	return alu_writes(alu, mul) && !alu->magic &&
 	       (rf < 0 || alu->waddr == rf);
 }
 
-static bool sig_rf_write(const struct qpu_v3dx_instr *in, u32 sig, int rf)
+static bool sig_rf_write(const struct qpu_v3d_instr *in, u32 sig, int rf)
 {
-	return (sig & QPU_V3DX_SIG_WRITES_ADDR) && !in->sig_magic &&
+	return (sig & QPU_V3D_SIG_WRITES_ADDR) && !in->sig_magic &&
 	       (rf < 0 || in->sig_addr == rf);
 }
 
-static bool thrend_rf_write(enum qpu_v3dx_gen gen, const struct qpu_v3dx_instr *in,
+static bool thrend_rf_write(enum qpu_gen gen, const struct qpu_v3d_instr *in,
 			    u32 sig, bool at_thrend)
 {
-	if (gen == QPU_V3DX_GEN_42)
+	if (gen == QPU_GEN_V3D42)
 		return alu_rf_write(&in->add, false, -1) ||
 		       alu_rf_write(&in->mul, true, -1) || sig_rf_write(in, sig, -1);
 	if (at_thrend && (alu_rf_write(&in->add, false, -1) ||
@@ -231,23 +231,23 @@ static bool thrend_rf_write(enum qpu_v3dx_gen gen, const struct qpu_v3dx_instr *
 	       sig_rf_write(in, sig, 2) || sig_rf_write(in, sig, 3);
 }
 
-int qpu_hazard_v3d_check(int gen, const uint64_t *words, size_t n,
+int qpu_hazard_v3d_check(enum qpu_gen gen, const uint64_t *words, size_t n,
 			 uint64_t rule_mask, unsigned int flags,
 			 qpu_hazard_cb cb, void *ctx)
 {
-	struct scan s = { .gen = (enum qpu_v3dx_gen)gen, .rules = rule_mask,
+	struct scan s = { .gen = gen, .rules = rule_mask,
 			  .cb = cb, .ctx = ctx };
 	long last_branch = -10, last_thrsw = -10, last_sfu = -10;
 	long thrend = -1, first_request = -1, last_request = -1;
 	unsigned int fifo_depth, reads_since_request = 0;
 	bool last_thrsw_found = true, prev_ldvary = false;
 	bool rtop_valid = false, rtop_hazard = false;
-	struct qpu_v3dx_instr in;
+	struct qpu_v3d_instr in;
 	char msg[128];
 	size_t i;
 	u32 sig;
 
-	if ((gen != QPU_GEN_V3D42 && gen != QPU_GEN_V3D71) ||
+	if (!qpu_gen_is_v3d(gen) ||
 	    (rule_mask & ~QPU_HAZARD_V3D_ALL_RULES) ||
 	    (flags & ~(QPU_HAZARD_PARTIAL | QPU_HAZARD_V3D_THREADS_2 |
 		       QPU_HAZARD_V3D_THREADS_4)) ||
@@ -260,12 +260,12 @@ int qpu_hazard_v3d_check(int gen, const uint64_t *words, size_t n,
 
 	/* A thrsw pair marks the last thrsw: the thread end comes after it. */
 	for (i = 0; i + 1 < n; i++) {
-		if (qpu_v3dx_decode(s.gen, words[i], &in) == QPU_V3DX_VALID &&
+		if (qpu_v3d_decode(s.gen, words[i], &in) == QPU_V3D_VALID &&
 		    !in.is_branch &&
-		    (qpu_v3dx_sig_bits(s.gen, in.sig) & QPU_V3DX_SIG_THRSW) &&
-		    qpu_v3dx_decode(s.gen, words[i + 1], &in) == QPU_V3DX_VALID &&
+		    (qpu_v3d_sig_bits(s.gen, in.sig) & QPU_V3D_SIG_THRSW) &&
+		    qpu_v3d_decode(s.gen, words[i + 1], &in) == QPU_V3D_VALID &&
 		    !in.is_branch &&
-		    (qpu_v3dx_sig_bits(s.gen, in.sig) & QPU_V3DX_SIG_THRSW)) {
+		    (qpu_v3d_sig_bits(s.gen, in.sig) & QPU_V3D_SIG_THRSW)) {
 			last_thrsw_found = false;
 			break;
 		}
@@ -273,13 +273,13 @@ int qpu_hazard_v3d_check(int gen, const uint64_t *words, size_t n,
 
 	for (i = 0; i < n && !s.stop; i++) {
 		long ip = (long)i;
-		enum qpu_v3dx_invalid why = qpu_v3dx_decode(s.gen, words[i], &in);
+		enum qpu_v3d_invalid why = qpu_v3d_decode(s.gen, words[i], &in);
 		unsigned int periph;
 
 		s.reported = 0;
-		if (why != QPU_V3DX_VALID) {
+		if (why != QPU_V3D_VALID) {
 			snprintf(msg, sizeof(msg), "not an instruction: %s",
-				 qpu_v3dx_invalid_name(why));
+				 qpu_v3d_invalid_name(why));
 			report(&s, i, QPU_HAZARD_NO_REF, R(INVALID_WORD), msg);
 			prev_ldvary = false;
 			continue;
@@ -298,11 +298,11 @@ int qpu_hazard_v3d_check(int gen, const uint64_t *words, size_t n,
 			prev_ldvary = false;
 			continue;
 		}
-		sig = qpu_v3dx_sig_bits(s.gen, in.sig);
+		sig = qpu_v3d_sig_bits(s.gen, in.sig);
 
-		if (in.mul.op == QPU_V3DX_M_MULTOP && ip - last_branch >= 4)
+		if (in.mul.op == QPU_V3D_M_MULTOP && ip - last_branch >= 4)
 			rtop_valid = true;
-		if (in.mul.op == QPU_V3DX_M_UMUL24) {
+		if (in.mul.op == QPU_V3D_M_UMUL24) {
 			if (rtop_hazard)
 				report(&s, i, last_thrsw, R(UMUL24_RTOP_LOST),
 				       "umul24 reads the rtop of a multop, but a "
@@ -310,7 +310,7 @@ int qpu_hazard_v3d_check(int gen, const uint64_t *words, size_t n,
 			rtop_valid = false;
 			rtop_hazard = false;
 		}
-		if (prev_ldvary && (sig & (QPU_V3DX_SIG_LDUNIF | QPU_V3DX_SIG_LDUNIFA)))
+		if (prev_ldvary && (sig & (QPU_V3D_SIG_LDUNIF | QPU_V3D_SIG_LDUNIFA)))
 			report(&s, i, i - 1, R(LDUNIF_AFTER_LDVARY),
 			       "ldunif right after ldvary: both write r5 (rf0) at once");
 
@@ -319,13 +319,13 @@ int qpu_hazard_v3d_check(int gen, const uint64_t *words, size_t n,
 				report(&s, i, last_thrsw, R(SFU_IN_THRSW_SLOT),
 				       "SFU write in a thrsw delay slot: the result "
 				       "lands in the other thread");
-			if ((sig & QPU_V3DX_SIG_LDVARY) &&
-			    (s.gen == QPU_V3DX_GEN_42 || ip - last_thrsw == 2))
+			if ((sig & QPU_V3D_SIG_LDVARY) &&
+			    (s.gen == QPU_GEN_V3D42 || ip - last_thrsw == 2))
 				report(&s, i, last_thrsw, R(LDVARY_IN_THRSW_SLOT),
 				       "ldvary in a thrsw delay slot");
 		}
 		if (ip - last_sfu < 2) {
-			if (s.gen == QPU_V3DX_GEN_42 &&
+			if (s.gen == QPU_GEN_V3D42 &&
 			    (reads_r4(&in) || writes_r4(&in, sig)))
 				report(&s, i, last_sfu, R(SFU_R4),
 				       "r4 used while the SFU result is on its way");
@@ -339,9 +339,9 @@ int qpu_hazard_v3d_check(int gen, const uint64_t *words, size_t n,
 			 count_magic(&in, is_vpm_waddr) +
 			 count_magic(&in, is_tlb_waddr) +
 			 count_magic(&in, is_tsy_waddr) +
-			 (s.gen == QPU_V3DX_GEN_42 && (sig & QPU_V3DX_SIG_LDTMU)) +
-			 !!(sig & QPU_V3DX_SIG_LDTLB) + !!(sig & QPU_V3DX_SIG_LDTLBU) +
-			 !!(sig & QPU_V3DX_SIG_LDVPM);
+			 (s.gen == QPU_GEN_V3D42 && (sig & QPU_V3D_SIG_LDTMU)) +
+			 !!(sig & QPU_V3D_SIG_LDTLB) + !!(sig & QPU_V3D_SIG_LDTLBU) +
+			 !!(sig & QPU_V3D_SIG_LDVPM);
 		if (periph > 1)
 			report(&s, i, QPU_HAZARD_NO_REF, R(PERIPHERAL_MULTI),
 			       "more than one of TMU, SFU, VPM, TLB and sync in "
@@ -349,7 +349,7 @@ int qpu_hazard_v3d_check(int gen, const uint64_t *words, size_t n,
 		if (writes_sfu(&in))
 			last_sfu = ip;
 
-		if ((sig & QPU_V3DX_SIG_LDTMU) && first_request < 0)
+		if ((sig & QPU_V3D_SIG_LDTMU) && first_request < 0)
 			report(&s, i, QPU_HAZARD_NO_REF, R(TMU_LOAD_EMPTY),
 			       "ldtmu with no TMU request written before it");
 		/*
@@ -357,7 +357,7 @@ int qpu_hazard_v3d_check(int gen, const uint64_t *words, size_t n,
 		 * by then: at least that many FIFO entries. A request in the
 		 * same instruction comes after its ldtmu.
 		 */
-		if ((sig & QPU_V3DX_SIG_LDTMU) && first_request >= 0 &&
+		if ((sig & QPU_V3D_SIG_LDTMU) && first_request >= 0 &&
 		    ++reads_since_request == fifo_depth + 1) {
 			snprintf(msg, sizeof(msg), "ldtmu number %u since the TMU "
 				 "request: the output FIFO holds %u per thread",
@@ -371,7 +371,7 @@ int qpu_hazard_v3d_check(int gen, const uint64_t *words, size_t n,
 			reads_since_request = 0;
 		}
 
-		if (sig & QPU_V3DX_SIG_THRSW) {
+		if (sig & QPU_V3D_SIG_THRSW) {
 			if (ip - last_branch < 4)
 				report(&s, i, last_branch, R(THRSW_IN_BRANCH_SLOT),
 				       "thrsw in the delay slots of a branch");
@@ -397,10 +397,10 @@ int qpu_hazard_v3d_check(int gen, const uint64_t *words, size_t n,
 		if (thrend >= 0 && ip >= thrend && ip <= thrend + 2) {
 			if (thrend_rf_write(s.gen, &in, sig, ip == thrend))
 				report(&s, i, thrend, R(THREND_RF_WRITE),
-				       s.gen == QPU_V3DX_GEN_42 ?
+				       s.gen == QPU_GEN_V3D42 ?
 				       "register-file write at or after the thread end" :
 				       "register-file write the thread end does not allow");
-			if (ip == thrend + 2 && in.add.op == QPU_V3DX_A_TMUWT)
+			if (ip == thrend + 2 && in.add.op == QPU_V3D_A_TMUWT)
 				report(&s, i, thrend, R(TMUWT_LAST),
 				       "tmuwt in the last instruction (GFXH-1625)");
 		}
@@ -409,7 +409,7 @@ int qpu_hazard_v3d_check(int gen, const uint64_t *words, size_t n,
 			rtop_hazard = true;
 			rtop_valid = false;
 		}
-		prev_ldvary = sig & QPU_V3DX_SIG_LDVARY;
+		prev_ldvary = sig & QPU_V3D_SIG_LDVARY;
 	}
 	if (!s.stop && !(flags & QPU_HAZARD_PARTIAL) && thrend < 0) {
 		s.reported = 0;

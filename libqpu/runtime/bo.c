@@ -8,7 +8,7 @@
 #include <errno.h>
 #include <stdlib.h>
 
-#include "internal.h"
+#include "runtime/runtime.h"
 #include "qpu.h"
 
 QPU_API struct qpu_bo *qpu_bo_new(struct qpu_dev *dev, size_t size)

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "runtime/runtime.h"
 #include "qpu.h"
 
 /* The path that picks the in-process emulator; "emu:" adds options. */
@@ -84,4 +84,13 @@ QPU_API int qpu_dev_get_param(struct qpu_dev *dev, enum qpu_dev_param param,
 {
 	assert(dev && value);
 	return dev->ops->get_param(dev, param, value);
+}
+
+QPU_API int qpu_dev_set_board(struct qpu_dev *dev, enum qpu_board board)
+{
+	if (!dev)
+		return -EINVAL;
+	if (!dev->ops->set_board)
+		return -ENOTTY;
+	return dev->ops->set_board(dev, board);
 }

@@ -43,7 +43,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "internal.h"
+#include "runtime/runtime.h"
 #include "qpu_devmodel.h"
 #include "qpu_emu.h"
 #include "qpu_timing.h"
@@ -135,7 +135,7 @@ static int emudev_get_param(struct qpu_dev *dev, enum qpu_dev_param param,
 {
 	switch (param) {
 	case QPU_DEV_PARAM_ABI_VERSION:
-		*value = qpu_ioctl_abi_version();
+		*value = qpu_kdev_ioctl_abi_version();
 		return 0;
 	case QPU_DEV_PARAM_NUM_QPUS:
 		*value = QPU_EMU_NUM_QPUS;
@@ -299,7 +299,7 @@ struct emu_run {
 
 /* Every access of a program: inside one of its job's buffers. */
 static void *emudev_translate(void *ctx, uint32_t addr, uint32_t len,
-			      enum qpu_emu_access access)
+			      enum qpu_mem_access access)
 {
 	const struct emu_job *job = ((const struct emu_run *)ctx)->job;
 	const struct emu_mem *mem;
@@ -336,9 +336,9 @@ static const struct qpu_emu_ops emudev_timed_ops = {
 	.event = emudev_timing_event,
 };
 
-static enum qpu_access emudev_fault_access(const struct qpu_emu_fault *f)
+static enum qpu_access emudev_fault_access(const struct qpu_fault *f)
 {
-	enum qpu_emu_access access;
+	enum qpu_mem_access access;
 
 	if (qpu_devmodel_fault_access(f, &access))
 		return qpu_access_from_emu(access);
@@ -454,7 +454,7 @@ static void emudev_run(struct emudev *ed, const struct emu_job *job,
 		result->status = QPU_STATUS_DONE;
 		break;
 	case QPU_EMU_FAULT: {
-		const struct qpu_emu_fault *f = qpu_emu_get_fault(ed->emu);
+		const struct qpu_fault *f = qpu_emu_get_fault(ed->emu);
 
 		result->status = QPU_STATUS_FAULT;
 		result->fault_qpu = f->qpu;

@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <string.h>
 
-#include "internal.h"
+#include "runtime/runtime.h"
 #include "qpu.h"
 
 static bool qpu_job_desc_valid(const struct qpu_dev *dev,

@@ -11,7 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "internal.h"
+#include "runtime/runtime.h"
 
 QPU_API const char *qpu_backend_name(enum qpu_dev_backend backend)
 {
@@ -29,7 +29,7 @@ static const char *qpu_kdev_describe(const struct qpu_dev *dev)
 {
 	uint64_t backend = 0;
 
-	qpu_ioctl_get_param(dev->fd, QPU_DEV_PARAM_BACKEND, &backend);
+	qpu_kdev_ioctl_get_param(dev->fd, QPU_DEV_PARAM_BACKEND, &backend);
 	switch (backend) {
 	case QPU_DEV_BACKEND_HARDWARE:
 		return "qpu.ko, hardware V3D";
@@ -43,21 +43,21 @@ static const char *qpu_kdev_describe(const struct qpu_dev *dev)
 static int qpu_kdev_get_param(struct qpu_dev *dev, enum qpu_dev_param param,
 			      uint64_t *value)
 {
-	return qpu_ioctl_get_param(dev->fd, param, value);
+	return qpu_kdev_ioctl_get_param(dev->fd, param, value);
 }
 
 static int qpu_kdev_bo_alloc(struct qpu_dev *dev, struct qpu_bo *bo)
 {
 	int ret;
 
-	ret = qpu_ioctl_bo_create(dev->fd, bo->size, bo);
+	ret = qpu_kdev_ioctl_bo_create(dev->fd, bo->size, bo);
 	if (ret)
 		return ret;
 	bo->map = mmap(NULL, bo->size, PROT_READ | PROT_WRITE, MAP_SHARED,
 		       dev->fd, bo->mmap_offset);
 	if (bo->map == MAP_FAILED) {
 		ret = -errno;
-		qpu_ioctl_bo_destroy(dev->fd, bo->handle);
+		qpu_kdev_ioctl_bo_destroy(dev->fd, bo->handle);
 		return ret;
 	}
 	return 0;
@@ -67,13 +67,13 @@ static void qpu_kdev_bo_free(struct qpu_dev *dev, struct qpu_bo *bo)
 {
 	munmap(bo->map, bo->size);
 	/* Cannot fail for a handle this file made and still holds. */
-	qpu_ioctl_bo_destroy(dev->fd, bo->handle);
+	qpu_kdev_ioctl_bo_destroy(dev->fd, bo->handle);
 }
 
 static int qpu_kdev_submit(struct qpu_dev *dev, const struct qpu_job_desc *desc,
 			   uint64_t *seqno)
 {
-	return qpu_ioctl_submit(dev->fd, desc, seqno);
+	return qpu_kdev_ioctl_submit(dev->fd, desc, seqno);
 }
 
 static int qpu_kdev_wait(struct qpu_dev *dev, uint64_t seqno, int timeout_ms,
@@ -89,7 +89,7 @@ static int qpu_kdev_wait(struct qpu_dev *dev, uint64_t seqno, int timeout_ms,
 		deadline = now.tv_sec * 1000000000ll + now.tv_nsec +
 			   timeout_ms * 1000000ll;
 	}
-	return qpu_ioctl_wait(dev->fd, seqno, deadline, result);
+	return qpu_kdev_ioctl_wait(dev->fd, seqno, deadline, result);
 }
 
 static void qpu_kdev_close(struct qpu_dev *dev)
@@ -115,5 +115,5 @@ int qpu_kdev_open(struct qpu_dev *dev)
 	dev->fd = open(dev->path, O_RDWR | O_CLOEXEC);
 	if (dev->fd < 0)
 		return -errno;
-	return qpu_ioctl_check_abi(dev->fd);
+	return qpu_kdev_ioctl_check_abi(dev->fd);
 }

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * The one place libqpu talks to qpu.ko: each wrapper fills the kernel's
- * struct, makes the call through qpu_ioctl() and returns 0 or -errno. The
+ * struct, makes the call through qpu_kdev_ioctl() and returns 0 or -errno. The
  * one place, too, that knows <linux/qpu.h>'s numbers: the *_to_uapi() and
  * *_from_uapi() functions below translate them to libqpu's enums.
  */
@@ -12,7 +12,7 @@
 
 #include <linux/qpu.h>
 
-#include "internal.h"
+#include "runtime/runtime.h"
 
 /* libqpu's limits are the ABI's format limits, or translation loses data. */
 _Static_assert(QPU_JOB_MAX_QPUS == QPU_MAX_QPUS, "qpu.h and <linux/qpu.h> disagree");
@@ -171,7 +171,7 @@ static enum qpu_access qpu_access_from_uapi(uint32_t access)
 }
 
 /* Retries calls a signal interrupted; returns 0 or -errno. */
-static int qpu_ioctl(int fd, unsigned long request, void *arg)
+static int qpu_kdev_ioctl(int fd, unsigned long request, void *arg)
 {
 	int ret;
 
@@ -184,18 +184,18 @@ static int qpu_ioctl(int fd, unsigned long request, void *arg)
 	return ret ? -EPROTO : 0;
 }
 
-static int qpu_ioctl_get_uapi_param(int fd, uint32_t param, uint64_t *value)
+static int qpu_kdev_ioctl_get_uapi_param(int fd, uint32_t param, uint64_t *value)
 {
 	struct qpu_get_param args = { .param = param };
 	int ret;
 
-	ret = qpu_ioctl(fd, QPU_IOCTL_GET_PARAM, &args);
+	ret = qpu_kdev_ioctl(fd, QPU_IOCTL_GET_PARAM, &args);
 	if (!ret)
 		*value = args.value;
 	return ret;
 }
 
-int qpu_ioctl_get_param(int fd, enum qpu_dev_param param, uint64_t *value)
+int qpu_kdev_ioctl_get_param(int fd, enum qpu_dev_param param, uint64_t *value)
 {
 	int64_t uapi_param = qpu_param_to_uapi(param);
 	uint64_t v;
@@ -203,7 +203,7 @@ int qpu_ioctl_get_param(int fd, enum qpu_dev_param param, uint64_t *value)
 
 	if (uapi_param < 0)
 		return -EINVAL;
-	ret = qpu_ioctl_get_uapi_param(fd, (uint32_t)uapi_param, &v);
+	ret = qpu_kdev_ioctl_get_uapi_param(fd, (uint32_t)uapi_param, &v);
 	if (ret)
 		return ret;
 	if (param == QPU_DEV_PARAM_BACKEND)
@@ -214,29 +214,29 @@ int qpu_ioctl_get_param(int fd, enum qpu_dev_param param, uint64_t *value)
 	return 0;
 }
 
-int qpu_ioctl_check_abi(int fd)
+int qpu_kdev_ioctl_check_abi(int fd)
 {
 	uint64_t abi;
 	int ret;
 
 	/* Anything that is not qpu.ko answers this with ENOTTY. */
-	ret = qpu_ioctl_get_uapi_param(fd, QPU_PARAM_ABI_VERSION, &abi);
+	ret = qpu_kdev_ioctl_get_uapi_param(fd, QPU_PARAM_ABI_VERSION, &abi);
 	if (ret)
 		return ret == -EINVAL ? -ENOTTY : ret;
 	return abi == QPU_ABI_VERSION ? 0 : -EPROTO;
 }
 
-uint32_t qpu_ioctl_abi_version(void)
+uint32_t qpu_kdev_ioctl_abi_version(void)
 {
 	return QPU_ABI_VERSION;
 }
 
-int qpu_ioctl_bo_create(int fd, uint64_t size, struct qpu_bo *bo)
+int qpu_kdev_ioctl_bo_create(int fd, uint64_t size, struct qpu_bo *bo)
 {
 	struct qpu_bo_create args = { .size = size };
 	int ret;
 
-	ret = qpu_ioctl(fd, QPU_IOCTL_BO_CREATE, &args);
+	ret = qpu_kdev_ioctl(fd, QPU_IOCTL_BO_CREATE, &args);
 	if (ret)
 		return ret;
 	bo->size = args.size;
@@ -246,14 +246,14 @@ int qpu_ioctl_bo_create(int fd, uint64_t size, struct qpu_bo *bo)
 	return 0;
 }
 
-int qpu_ioctl_bo_destroy(int fd, uint32_t handle)
+int qpu_kdev_ioctl_bo_destroy(int fd, uint32_t handle)
 {
 	struct qpu_bo_destroy args = { .handle = handle };
 
-	return qpu_ioctl(fd, QPU_IOCTL_BO_DESTROY, &args);
+	return qpu_kdev_ioctl(fd, QPU_IOCTL_BO_DESTROY, &args);
 }
 
-int qpu_ioctl_submit(int fd, const struct qpu_job_desc *desc, uint64_t *seqno)
+int qpu_kdev_ioctl_submit(int fd, const struct qpu_job_desc *desc, uint64_t *seqno)
 {
 	struct qpu_program programs[QPU_MAX_QPUS];
 	struct qpu_submit args = {
@@ -298,7 +298,7 @@ int qpu_ioctl_submit(int fd, const struct qpu_job_desc *desc, uint64_t *seqno)
 	if (desc->flags & QPU_JOB_ALL_BOS)
 		args.flags |= QPU_SUBMIT_ALL_BOS;
 
-	ret = qpu_ioctl(fd, QPU_IOCTL_SUBMIT, &args);
+	ret = qpu_kdev_ioctl(fd, QPU_IOCTL_SUBMIT, &args);
 	free(handles);
 	if (ret)
 		return ret;
@@ -308,14 +308,14 @@ int qpu_ioctl_submit(int fd, const struct qpu_job_desc *desc, uint64_t *seqno)
 	return 0;
 }
 
-int qpu_ioctl_wait(int fd, uint64_t seqno, int64_t deadline_ns,
-		   struct qpu_job_result *result)
+int qpu_kdev_ioctl_wait(int fd, uint64_t seqno, int64_t deadline_ns,
+			struct qpu_job_result *result)
 {
 	struct qpu_wait args = { .seqno = seqno, .timeout_ns = deadline_ns };
 	int ret;
 
 	/* The deadline is absolute, so a restart after a signal is safe. */
-	ret = qpu_ioctl(fd, QPU_IOCTL_WAIT, &args);
+	ret = qpu_kdev_ioctl(fd, QPU_IOCTL_WAIT, &args);
 	if (ret)
 		return ret;
 	*result = (struct qpu_job_result){

@@ -3,7 +3,7 @@
  * libqpu's private interfaces, shared between its files: the device and
  * buffer structs, the backend operations behind them (qpu.ko through
  * kdev.c, the in-process emulator through emudev.c), and the ioctl
- * wrappers. Only ioctl.c knows the kernel's structs and numbers: it
+ * wrappers. Only kdev_ioctl.c knows the kernel's structs and numbers: it
  * translates them to libqpu's enums and back.
  */
 #ifndef QPU_INTERNAL_H
@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "qpu.h"
+#include "toolkit/toolkit.h"
 
 /**
  * struct qpu_dev_ops - what differs between the kinds of device.
@@ -64,34 +65,19 @@ int qpu_kdev_open(struct qpu_dev *dev);
 /* @options: what follows "emu:" in the path (NULL for plain "emu") */
 int qpu_emudev_open(struct qpu_dev *dev, const char *options);
 
-/* timing.c: the core's timing model in libqpu's terms */
-struct qpu_timing;
-struct qpu_timing_board;
-/* The core's table of @board, or NULL for QPU_BOARD_NONE or an unknown one. */
-const struct qpu_timing_board *qpu_timing_board_of(enum qpu_board board);
-/* A job's modelled time, as struct qpu_job_timing says it. */
-void qpu_timing_to_job(const struct qpu_timing *t, enum qpu_board board,
-		       struct qpu_job_timing *out);
-
-/* emulator.c: the core's access kinds and QPU states as libqpu's */
-enum qpu_emu_access;
-enum qpu_emu_qpu_state;
-enum qpu_access qpu_access_from_emu(enum qpu_emu_access access);
-enum qpu_activity qpu_activity_from_emu(enum qpu_emu_qpu_state state);
-
-/* ioctl.c */
+/* kdev_ioctl.c */
 /* 0 if @fd is qpu.ko of this ABI; -ENOTTY: not qpu.ko; -EPROTO: another ABI */
-int qpu_ioctl_check_abi(int fd);
+int qpu_kdev_ioctl_check_abi(int fd);
 /* The ABI version libqpu speaks, for the emulator's QPU_DEV_PARAM_ABI_VERSION. */
-uint32_t qpu_ioctl_abi_version(void);
-int qpu_ioctl_get_param(int fd, enum qpu_dev_param param, uint64_t *value);
+uint32_t qpu_kdev_ioctl_abi_version(void);
+int qpu_kdev_ioctl_get_param(int fd, enum qpu_dev_param param, uint64_t *value);
 /* libqpu's numbers as qpu.ko's, which libqpu 0.1 gave its callers */
 uint32_t qpu_status_to_uapi(enum qpu_status status);
 uint32_t qpu_access_to_uapi(enum qpu_access access);
-int qpu_ioctl_bo_create(int fd, uint64_t size, struct qpu_bo *bo);
-int qpu_ioctl_bo_destroy(int fd, uint32_t handle);
-int qpu_ioctl_submit(int fd, const struct qpu_job_desc *desc, uint64_t *seqno);
-int qpu_ioctl_wait(int fd, uint64_t seqno, int64_t deadline_ns,
-		   struct qpu_job_result *result);
+int qpu_kdev_ioctl_bo_create(int fd, uint64_t size, struct qpu_bo *bo);
+int qpu_kdev_ioctl_bo_destroy(int fd, uint32_t handle);
+int qpu_kdev_ioctl_submit(int fd, const struct qpu_job_desc *desc, uint64_t *seqno);
+int qpu_kdev_ioctl_wait(int fd, uint64_t seqno, int64_t deadline_ns,
+			struct qpu_job_result *result);
 
 #endif /* QPU_INTERNAL_H */

@@ -1,21 +1,20 @@
 // SPDX-License-Identifier: MIT
 /*
  * The public disassembler (qpu_dis.h): the core's qpu_disasm() and register
- * names, and the V3D disassembler (v3dx_dis.c), behind libqpu's own types
+ * names, and the V3D disassembler (dis_v3d.c), behind libqpu's own types
  * and flags, so that the private headers may change without the library's
  * API doing so.
  */
 
 #include <errno.h>
-#include <string.h>
 
 #include "qpu_dis.h"
 #include "qpu_disasm.h"
-#include "v3dx.h"
+#include "toolkit/dis_v3d.h"
 
 _Static_assert(QPU_DIS_BUF_SIZE >= QPU_DISASM_BUF_SIZE,
 	       "QPU_DIS_BUF_SIZE must hold the core's longest text");
-_Static_assert(QPU_DIS_BUF_SIZE > QPU_V3DX_DIS_LINE_MAX,
+_Static_assert(QPU_DIS_BUF_SIZE > QPU_V3D_DIS_LINE_MAX,
 	       "QPU_DIS_BUF_SIZE must hold the longest V3D text");
 
 int qpu_dis_word(uint64_t word, uint32_t addr, unsigned int flags, char *buf,
@@ -35,20 +34,7 @@ const char *qpu_dis_write_reg_name(unsigned int waddr, bool file_b)
 	return qpu_isa_write_regs[file_b][waddr].name;
 }
 
-int qpu_gen_from_name(const char *name)
-{
-	if (!name)
-		return -EINVAL;
-	if (!strcmp(name, "vc4"))
-		return QPU_GEN_VC4;
-	if (!strcmp(name, "v3d42"))
-		return QPU_GEN_V3D42;
-	if (!strcmp(name, "v3d71"))
-		return QPU_GEN_V3D71;
-	return -EINVAL;
-}
-
-int qpu_dis_word_gen(int gen, uint64_t word, uint32_t addr, unsigned int flags,
+int qpu_dis_word_gen(enum qpu_gen gen, uint64_t word, uint32_t addr, unsigned int flags,
 		     char *buf, size_t size)
 {
 	if (flags & ~QPU_DIS_TARGET)
@@ -58,9 +44,9 @@ int qpu_dis_word_gen(int gen, uint64_t word, uint32_t addr, unsigned int flags,
 		return qpu_dis_word(word, addr, flags, buf, size);
 	case QPU_GEN_V3D42:
 	case QPU_GEN_V3D71:
-		return qpu_v3dx_disasm((enum qpu_v3dx_gen)gen, word, addr,
-				       flags & QPU_DIS_TARGET ?
-				       QPU_V3DX_DIS_TARGET : 0, buf, size);
+		return qpu_v3d_disasm(gen, word, addr,
+				      flags & QPU_DIS_TARGET ?
+				      QPU_V3D_DIS_TARGET : 0, buf, size);
 	}
 	return -EINVAL;
 }

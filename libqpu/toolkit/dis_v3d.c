@@ -16,7 +16,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "v3dx.h"
+#include "emit/instr_build_v3d.h"
+#include "toolkit/dis_v3d.h"
 
 struct out {
 	char *buf;
@@ -53,7 +54,7 @@ static void put_suffix(struct out *o, const char *s)
 
 static void put_small_imm(struct out *o, unsigned int idx)
 {
-	int32_t v = (int32_t)qpu_v3dx_small_imm[idx];
+	int32_t v = (int32_t)qpu_v3d_small_imm[idx];
 
 	if (v >= -16 && v <= 15)
 		put(o, "%d", v);
@@ -62,34 +63,34 @@ static void put_small_imm(struct out *o, unsigned int idx)
 }
 
 /* Operand @field of the ALU: @which 0..3 is add a, add b, mul a, mul b. */
-static void put_operand(struct out *o, enum qpu_v3dx_gen gen,
-			const struct qpu_v3dx_instr *in, unsigned int field,
+static void put_operand(struct out *o, enum qpu_gen gen,
+			const struct qpu_v3d_instr *in, unsigned int field,
 			int which)
 {
 	static const uint32_t imm71[] = {
-		QPU_V3DX_SIG_SMIMM_A, QPU_V3DX_SIG_SMIMM_B,
-		QPU_V3DX_SIG_SMIMM_C, QPU_V3DX_SIG_SMIMM_D,
+		QPU_V3D_SIG_SMIMM_A, QPU_V3D_SIG_SMIMM_B,
+		QPU_V3D_SIG_SMIMM_C, QPU_V3D_SIG_SMIMM_D,
 	};
-	uint32_t sig = qpu_v3dx_sig_bits(gen, in->sig);
+	uint32_t sig = qpu_v3d_sig_bits(gen, in->sig);
 
-	if (gen == QPU_V3DX_GEN_71) {
+	if (gen == QPU_GEN_V3D71) {
 		if (sig & imm71[which])
 			put_small_imm(o, field);
 		else
 			put(o, "rf%u", field);
 		return;
 	}
-	if (field == QPU_V3DX_MUX_A)
+	if (field == QPU_V3D_MUX_A)
 		put(o, "rf%u", in->raddr_a);
-	else if (field == QPU_V3DX_MUX_B && (sig & QPU_V3DX_SIG_SMIMM_B))
+	else if (field == QPU_V3D_MUX_B && (sig & QPU_V3D_SIG_SMIMM_B))
 		put_small_imm(o, in->raddr_b);
-	else if (field == QPU_V3DX_MUX_B)
+	else if (field == QPU_V3D_MUX_B)
 		put(o, "rf%u", in->raddr_b);
 	else
 		put(o, "r%u", field);
 }
 
-static void put_waddr(struct out *o, enum qpu_v3dx_gen gen, unsigned int waddr,
+static void put_waddr(struct out *o, enum qpu_gen gen, unsigned int waddr,
 		      bool magic)
 {
 	const char *name;
@@ -98,7 +99,7 @@ static void put_waddr(struct out *o, enum qpu_v3dx_gen gen, unsigned int waddr,
 		put(o, "rf%u", waddr);
 		return;
 	}
-	name = qpu_v3dx_waddr_name(gen, waddr);
+	name = qpu_v3d_waddr_name(gen, waddr);
 	if (!name) {
 		o->bad = true;
 		name = "?";
@@ -106,45 +107,45 @@ static void put_waddr(struct out *o, enum qpu_v3dx_gen gen, unsigned int waddr,
 	put(o, "%s", name);
 }
 
-static void put_alu(struct out *o, enum qpu_v3dx_gen gen,
-		    const struct qpu_v3dx_instr *in, bool mul)
+static void put_alu(struct out *o, enum qpu_gen gen,
+		    const struct qpu_v3d_instr *in, bool mul)
 {
-	const struct qpu_v3dx_alu *alu = mul ? &in->mul : &in->add;
-	const struct qpu_v3dx_op_info *info = mul ?
-		&qpu_v3dx_mul_op_info[alu->op] : &qpu_v3dx_add_op_info[alu->op];
-	bool writes = qpu_v3dx_sig_bits(gen, in->sig) & QPU_V3DX_SIG_WRITES_ADDR;
-	bool reads_a = mul ? qpu_v3dx_mul_reads(in, 0) : qpu_v3dx_add_reads(in, 0);
-	bool reads_b = mul ? qpu_v3dx_mul_reads(in, 1) : qpu_v3dx_add_reads(in, 1);
-	bool dst = info->args & QPU_V3DX_ARG_D;
+	const struct qpu_v3d_alu *alu = mul ? &in->mul : &in->add;
+	const struct qpu_v3d_op_info *info = mul ?
+		&qpu_v3d_mul_op_info[alu->op] : &qpu_v3d_add_op_info[alu->op];
+	bool writes = qpu_v3d_sig_bits(gen, in->sig) & QPU_V3D_SIG_WRITES_ADDR;
+	bool reads_a = mul ? qpu_v3d_mul_reads(in, 0) : qpu_v3d_add_reads(in, 0);
+	bool reads_b = mul ? qpu_v3d_mul_reads(in, 1) : qpu_v3d_add_reads(in, 1);
+	bool dst = info->args & QPU_V3D_ARG_D;
 
 	put(o, "%s", info->name);
 	if (!writes)
-		put_suffix(o, qpu_v3dx_cond_names[mul ? in->mc : in->ac]);
-	put_suffix(o, qpu_v3dx_pf_names[mul ? in->mpf : in->apf]);
-	put_suffix(o, qpu_v3dx_uf_names[mul ? in->muf : in->auf]);
+		put_suffix(o, qpu_v3d_cond_names[mul ? in->mc : in->ac]);
+	put_suffix(o, qpu_v3d_pf_names[mul ? in->mpf : in->apf]);
+	put_suffix(o, qpu_v3d_uf_names[mul ? in->muf : in->auf]);
 	/* Mesa ends a mul nop at its name, an add nop after a space */
-	if (mul && alu->op == QPU_V3DX_M_NOP)
+	if (mul && alu->op == QPU_V3D_M_NOP)
 		return;
 	put(o, " ");
 	if (dst) {
 		put_waddr(o, gen, alu->waddr, alu->magic);
-		put_suffix(o, qpu_v3dx_pack_names[alu->pack]);
+		put_suffix(o, qpu_v3d_pack_names[alu->pack]);
 	}
 	if (reads_a) {
 		if (dst)
 			put(o, ", ");
 		put_operand(o, gen, in, alu->a, mul ? 2 : 0);
-		put_suffix(o, qpu_v3dx_unpack_names[alu->unpack_a]);
+		put_suffix(o, qpu_v3d_unpack_names[alu->unpack_a]);
 	}
 	if (reads_b) {
 		put(o, ", ");
 		put_operand(o, gen, in, alu->b, mul ? 3 : 1);
-		put_suffix(o, qpu_v3dx_unpack_names[alu->unpack_b]);
+		put_suffix(o, qpu_v3d_unpack_names[alu->unpack_b]);
 	}
 }
 
-static void put_sig_addr(struct out *o, enum qpu_v3dx_gen gen,
-			 const struct qpu_v3dx_instr *in)
+static void put_sig_addr(struct out *o, enum qpu_gen gen,
+			 const struct qpu_v3d_instr *in)
 {
 	const char *name;
 
@@ -152,7 +153,7 @@ static void put_sig_addr(struct out *o, enum qpu_v3dx_gen gen,
 		put(o, ".rf%u", in->sig_addr);
 		return;
 	}
-	name = qpu_v3dx_waddr_name(gen, in->sig_addr);
+	name = qpu_v3d_waddr_name(gen, in->sig_addr);
 	if (!name) {
 		o->bad = true;
 		name = "?";
@@ -165,19 +166,19 @@ static const struct {
 	uint32_t bit;
 	bool addr;
 } sig_order[] = {
-	{ QPU_V3DX_SIG_THRSW, false },
-	{ QPU_V3DX_SIG_LDVARY, true },
-	{ QPU_V3DX_SIG_LDVPM, false },
-	{ QPU_V3DX_SIG_LDTMU, true },
-	{ QPU_V3DX_SIG_LDTLB, true },
-	{ QPU_V3DX_SIG_LDTLBU, true },
-	{ QPU_V3DX_SIG_LDUNIF, false },
-	{ QPU_V3DX_SIG_LDUNIFRF, true },
-	{ QPU_V3DX_SIG_LDUNIFA, false },
-	{ QPU_V3DX_SIG_LDUNIFARF, true },
-	{ QPU_V3DX_SIG_WRTMUC, false },
-	{ QPU_V3DX_SIG_UCB, false },
-	{ QPU_V3DX_SIG_ROT, false },
+	{ QPU_V3D_SIG_THRSW, false },
+	{ QPU_V3D_SIG_LDVARY, true },
+	{ QPU_V3D_SIG_LDVPM, false },
+	{ QPU_V3D_SIG_LDTMU, true },
+	{ QPU_V3D_SIG_LDTLB, true },
+	{ QPU_V3D_SIG_LDTLBU, true },
+	{ QPU_V3D_SIG_LDUNIF, false },
+	{ QPU_V3D_SIG_LDUNIFRF, true },
+	{ QPU_V3D_SIG_LDUNIFA, false },
+	{ QPU_V3D_SIG_LDUNIFARF, true },
+	{ QPU_V3D_SIG_WRTMUC, false },
+	{ QPU_V3D_SIG_UCB, false },
+	{ QPU_V3D_SIG_ROT, false },
 };
 
 /*
@@ -185,57 +186,57 @@ static const struct {
  * sits in raddr_b, so text that also reads raddr_b (mux B), or a float
  * small immediate as the amount, has no spelling.
  */
-static void put_rot(struct out *o, const struct qpu_v3dx_instr *in)
+static void put_rot(struct out *o, const struct qpu_v3d_instr *in)
 {
-	bool mux_b = (qpu_v3dx_add_reads(in, 0) && in->add.a == QPU_V3DX_MUX_B) ||
-		     (qpu_v3dx_add_reads(in, 1) && in->add.b == QPU_V3DX_MUX_B) ||
-		     (qpu_v3dx_mul_reads(in, 0) && in->mul.a == QPU_V3DX_MUX_B) ||
-		     (qpu_v3dx_mul_reads(in, 1) && in->mul.b == QPU_V3DX_MUX_B);
+	bool mux_b = (qpu_v3d_add_reads(in, 0) && in->add.a == QPU_V3D_MUX_B) ||
+		     (qpu_v3d_add_reads(in, 1) && in->add.b == QPU_V3D_MUX_B) ||
+		     (qpu_v3d_mul_reads(in, 0) && in->mul.a == QPU_V3D_MUX_B) ||
+		     (qpu_v3d_mul_reads(in, 1) && in->mul.b == QPU_V3D_MUX_B);
 
 	if (mux_b || in->raddr_b >= 32)
 		o->bad = true;
 	else if (in->raddr_b)
-		put(o, "(%d)", qpu_v3dx_rot_amount(in->raddr_b));
+		put(o, "(%d)", qpu_v3d_rot_amount(in->raddr_b));
 }
 
-static void put_sigs(struct out *o, enum qpu_v3dx_gen gen,
-		     const struct qpu_v3dx_instr *in)
+static void put_sigs(struct out *o, enum qpu_gen gen,
+		     const struct qpu_v3d_instr *in)
 {
-	uint32_t sig = qpu_v3dx_sig_bits(gen, in->sig);
+	uint32_t sig = qpu_v3d_sig_bits(gen, in->sig);
 	size_t i;
 	int bit;
 
-	if (!(sig & ~(QPU_V3DX_SIG_SMIMM_A | QPU_V3DX_SIG_SMIMM_B |
-		      QPU_V3DX_SIG_SMIMM_C | QPU_V3DX_SIG_SMIMM_D)))
+	if (!(sig & ~(QPU_V3D_SIG_SMIMM_A | QPU_V3D_SIG_SMIMM_B |
+		      QPU_V3D_SIG_SMIMM_C | QPU_V3D_SIG_SMIMM_D)))
 		return;
 	pad_to(o, 60);
 	for (i = 0; i < sizeof(sig_order) / sizeof(sig_order[0]); i++) {
 		if (!(sig & sig_order[i].bit))
 			continue;
 		bit = __builtin_ctz(sig_order[i].bit);
-		put(o, "; %s", qpu_v3dx_sig_names[bit]);
+		put(o, "; %s", qpu_v3d_sig_names[bit]);
 		if (sig_order[i].addr)
 			put_sig_addr(o, gen, in);
-		if (sig_order[i].bit == QPU_V3DX_SIG_ROT)
+		if (sig_order[i].bit == QPU_V3D_SIG_ROT)
 			put_rot(o, in);
 	}
 }
 
-static void put_branch(struct out *o, const struct qpu_v3dx_branch *br)
+static void put_branch(struct out *o, const struct qpu_v3d_branch *br)
 {
 	static const char *const udest[] = { ", a:unif", ", r:unif", ", lri" };
 
 	put(o, "b%s", br->ub ? "u" : "");
-	put_suffix(o, qpu_v3dx_branch_cond_names[br->cond]);
-	put(o, "%s", qpu_v3dx_msfign_names[br->msfign]);
+	put_suffix(o, qpu_v3d_branch_cond_names[br->cond]);
+	put(o, "%s", qpu_v3d_msfign_names[br->msfign]);
 	switch (br->bdi) {
-	case QPU_V3DX_DEST_ABS:
+	case QPU_V3D_BR_DEST_ABS:
 		put(o, "  zero_addr+0x%08x", br->offset);
 		break;
-	case QPU_V3DX_DEST_REL:
+	case QPU_V3D_BR_DEST_REL:
 		put(o, "  %d", (int32_t)br->offset);
 		break;
-	case QPU_V3DX_DEST_LINK_REG:
+	case QPU_V3D_BR_DEST_LRI:
 		put(o, "  lri");
 		break;
 	default:
@@ -246,14 +247,14 @@ static void put_branch(struct out *o, const struct qpu_v3dx_branch *br)
 		return;
 	if (br->bdu < 3)
 		put(o, "%s", udest[br->bdu]);
-	else if (br->bdu == QPU_V3DX_DEST_REGFILE)
+	else if (br->bdu == QPU_V3D_BR_DEST_RF)
 		put(o, ", rf%u", br->raddr_a);
 	else
 		o->bad = true;	/* bdu 4..7 have no meaning */
 }
 
-bool qpu_v3dx_format(enum qpu_v3dx_gen gen, const struct qpu_v3dx_instr *in,
-		     char *buf, size_t size)
+bool qpu_v3d_format(enum qpu_gen gen, const struct qpu_v3d_instr *in,
+		    char *buf, size_t size)
 {
 	struct out o = { buf, size, 0, false };
 
@@ -289,29 +290,29 @@ static void squeeze(char *s)
 	*d = '\0';
 }
 
-int qpu_v3dx_disasm(enum qpu_v3dx_gen gen, uint64_t w, uint32_t addr,
-		    unsigned int flags, char *buf, size_t size)
+int qpu_v3d_disasm(enum qpu_gen gen, uint64_t w, uint32_t addr,
+		   unsigned int flags, char *buf, size_t size)
 {
-	struct qpu_v3dx_instr in, canon;
-	enum qpu_v3dx_invalid why;
+	struct qpu_v3d_instr in, canon;
+	enum qpu_v3d_invalid why;
 	const char *reason = NULL;
 	char text[256];
 	uint64_t back = 0;
 
-	why = qpu_v3dx_decode(gen, w, &in);
-	if (why != QPU_V3DX_VALID) {
-		reason = qpu_v3dx_invalid_name(why);
-	} else if (!qpu_v3dx_format(gen, &in, text, sizeof(text))) {
+	why = qpu_v3d_decode(gen, w, &in);
+	if (why != QPU_V3D_VALID) {
+		reason = qpu_v3d_invalid_name(why);
+	} else if (!qpu_v3d_format(gen, &in, text, sizeof(text))) {
 		reason = "a field without a name (a reserved magic address, "
 			 "branch bdu 4..7, or 4.2's rot beside a raddr_b read)";
 	} else {
 		canon = in;
-		qpu_v3dx_canonicalize(gen, &canon);
-		if (qpu_v3dx_encode(gen, &canon, &back) || back != w) {
+		qpu_v3d_canonicalize(gen, &canon);
+		if (qpu_v3d_encode(gen, &canon, &back) || back != w) {
 			/* still readable: Mesa's text, unpadded, as the comment */
 			squeeze(text);
 			if (strlen(text) + sizeof(".long 0x0123456789abcdef  # ") <=
-			    QPU_V3DX_DIS_LINE_MAX)
+			    QPU_V3D_DIS_LINE_MAX)
 				return snprintf(buf, size, ".long 0x%016llx  # %s",
 						(unsigned long long)w, text);
 			reason = "fields the text cannot show";
@@ -320,9 +321,9 @@ int qpu_v3dx_disasm(enum qpu_v3dx_gen gen, uint64_t w, uint32_t addr,
 	if (reason)
 		return snprintf(buf, size, ".long 0x%016llx  # %s",
 				(unsigned long long)w, reason);
-	if ((flags & QPU_V3DX_DIS_TARGET) && in.is_branch &&
-	    in.br.bdi == QPU_V3DX_DEST_REL)
+	if ((flags & QPU_V3D_DIS_TARGET) && in.is_branch &&
+	    in.br.bdi == QPU_V3D_BR_DEST_REL)
 		return snprintf(buf, size, "%s  # 0x%x", text,
-				qpu_v3dx_branch_target(addr, in.br.offset));
+				qpu_v3d_branch_target(addr, in.br.offset));
 	return snprintf(buf, size, "%s", text);
 }

@@ -10,7 +10,7 @@
 #include <errno.h>
 #include <stdlib.h>
 
-#include "internal.h"
+#include "toolkit/toolkit.h"
 #include "qpu_emu.h"
 #include "qpu_emulator.h"
 #include "qpu_timing.h"
@@ -43,18 +43,18 @@ struct qpu_emulator {
 	bool started;			/* a program was started */
 };
 
-enum qpu_access qpu_access_from_emu(enum qpu_emu_access access)
+enum qpu_access qpu_access_from_emu(enum qpu_mem_access access)
 {
 	switch (access) {
-	case QPU_EMU_ACCESS_FETCH:
+	case QPU_MEM_FETCH:
 		return QPU_ACCESS_FETCH;
-	case QPU_EMU_ACCESS_UNIFORM:
+	case QPU_MEM_UNIFORM:
 		return QPU_ACCESS_UNIFORM;
-	case QPU_EMU_ACCESS_TMU:
+	case QPU_MEM_TMU:
 		return QPU_ACCESS_TMU;
-	case QPU_EMU_ACCESS_DMA_LOAD:
+	case QPU_MEM_LOAD:
 		return QPU_ACCESS_DMA_LOAD;
-	case QPU_EMU_ACCESS_DMA_STORE:
+	case QPU_MEM_STORE:
 		return QPU_ACCESS_DMA_STORE;
 	}
 	return QPU_ACCESS_OTHER;
@@ -95,7 +95,7 @@ void *qpu_emulator_lookup(const struct qpu_emulator *emu, uint32_t bus_addr,
 }
 
 static void *emulator_translate(void *ctx, u32 addr, u32 len,
-				enum qpu_emu_access kind)
+				enum qpu_mem_access kind)
 {
 	return qpu_emulator_lookup(ctx, addr, len);
 }
@@ -253,16 +253,16 @@ enum qpu_emulator_status qpu_emulator_run(struct qpu_emulator *emu,
 }
 
 static enum qpu_emulator_fault_reason
-emulator_reason(enum qpu_emu_fault_reason reason)
+emulator_reason(enum qpu_fault_reason reason)
 {
 	switch (reason) {
-	case QPU_EMU_FAULT_MEMORY:
+	case QPU_FAULT_REASON_MEMORY:
 		return QPU_EMULATOR_FAULT_MEMORY;
-	case QPU_EMU_FAULT_MISALIGNED:
+	case QPU_FAULT_REASON_MISALIGNED:
 		return QPU_EMULATOR_FAULT_MISALIGNED;
-	case QPU_EMU_FAULT_INSTRUCTION:
+	case QPU_FAULT_REASON_INSTRUCTION:
 		return QPU_EMULATOR_FAULT_INSTRUCTION;
-	case QPU_EMU_FAULT_VPM:
+	case QPU_FAULT_REASON_VPM:
 		break;
 	}
 	return QPU_EMULATOR_FAULT_VPM;
@@ -271,7 +271,7 @@ emulator_reason(enum qpu_emu_fault_reason reason)
 int qpu_emulator_get_fault(const struct qpu_emulator *emu,
 			   struct qpu_emulator_fault *fault)
 {
-	const struct qpu_emu_fault *f;
+	const struct qpu_fault *f;
 
 	if (emu->status != QPU_EMULATOR_FAULT)
 		return -ENODATA;

@@ -2,12 +2,13 @@
 /*
  * The timing model of libqpu/core/timing in libqpu's terms: enum qpu_board
  * and its names, a job's modelled time as struct qpu_job_timing, the launch
- * cost of each launch path (qpu_board_launch_ns()), and qpu_dev_set_board().
+ * cost of each launch path (qpu_board_launch_ns()). qpu_dev_set_board() is
+ * the runtime's (device.c).
  */
 #include <errno.h>
 #include <string.h>
 
-#include "internal.h"
+#include "toolkit/toolkit.h"
 #include "qpu.h"
 #include "qpu_timing.h"
 
@@ -36,15 +37,6 @@ QPU_API const char *qpu_board_name(enum qpu_board board)
 	if (board == QPU_BOARD_NONE)
 		return "none";
 	return b ? b->label : "unknown";
-}
-
-QPU_API int qpu_dev_set_board(struct qpu_dev *dev, enum qpu_board board)
-{
-	if (!dev)
-		return -EINVAL;
-	if (!dev->ops->set_board)
-		return -ENOTTY;
-	return dev->ops->set_board(dev, board);
 }
 
 QPU_API uint64_t qpu_board_mem_bytes_per_s(enum qpu_board board)

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * fuzz-v3dx-asm: the assembler on any V3D source. The first byte picks the
+ * fuzz-v3d-asm: the assembler on any V3D source. The first byte picks the
  * generation (odd: 7.1, even: 4.2), the rest up to a NUL byte is the
  * program. Whatever the input, the run must end (ASan and UBSan watch
  * it), succeed with no error diagnostic or fail with at least one, give

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * fuzz-v3dx-disasm: the V3D 4.2 and 7.1 codec and disassembler. The input
+ * fuzz-v3d-disasm: the V3D 4.2 and 7.1 codec and disassembler. The input
  * is little-endian 64-bit words (a short tail is zero-padded), each tried
  * on both generations: a valid word must encode back to itself and have a
  * canonical form that encodes; the text must be NUL-terminated, fit
@@ -13,27 +13,27 @@
 #include "fuzz.h"
 #include "qpu_asm.h"
 #include "qpu_dis.h"
-#include "v3d/qpu_v3dx_isa.h"
+#include "v3d/qpu_v3d_codec.h"
 
 #define MAX_WORDS	64
 
 static void round_trip(int gen, uint64_t w, uint32_t addr)
 {
-	struct qpu_v3dx_instr in, canon;
+	struct qpu_v3d_instr in, canon;
 	char text[QPU_DIS_BUF_SIZE], msg[256];
 	uint64_t word = ~w;
 	bool valid, data;
 	u64 back = ~w;
 	int len, ret;
 
-	valid = qpu_v3dx_decode(gen, w, &in) == QPU_V3DX_VALID;
+	valid = qpu_v3d_decode(gen, w, &in) == QPU_V3D_VALID;
 	if (valid) {
-		FUZZ_CHECK(!qpu_v3dx_encode(gen, &in, &back) && back == w,
+		FUZZ_CHECK(!qpu_v3d_encode(gen, &in, &back) && back == w,
 			   "v3d%d 0x%016llx encodes back as 0x%016llx", gen,
 			   (unsigned long long)w, (unsigned long long)back);
 		canon = in;
-		qpu_v3dx_canonicalize(gen, &canon);
-		FUZZ_CHECK(!qpu_v3dx_encode(gen, &canon, &back),
+		qpu_v3d_canonicalize(gen, &canon);
+		FUZZ_CHECK(!qpu_v3d_encode(gen, &canon, &back),
 			   "v3d%d 0x%016llx: canonical form has no encoding",
 			   gen, (unsigned long long)w);
 	}

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * fuzz-v3dx-emit: the typed V3D emitter (qpu_emit_v3d.h) under any
+ * fuzz-v3d-emit: the typed V3D emitter (qpu_emit_v3d.h) under any
  * sequence of calls. The first byte picks the generation (odd: 7.1, even:
  * 4.2); each call then takes an opcode byte and its arguments from the
  * input (operands of every kind, out-of-range enums, labels that may never

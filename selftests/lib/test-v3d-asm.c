@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * test-v3dx-asm: the V3D 4.2 and 7.1 assembler. Every golden line of
- * data/v3dx-dis.golden assembles to its word (disassembly -> assembly);
+ * test-v3d-asm: the V3D 4.2 and 7.1 assembler. Every golden line of
+ * data/v3d-dis.golden assembles to its word (disassembly -> assembly);
  * random words, and the canonical forms of random words (which must have
  * instruction text unless they write a magic address without a name),
  * survive disassembly and assembly on both generations
@@ -14,7 +14,7 @@
 
 #include "qpu_asm.h"
 #include "qpu_dis.h"
-#include "v3d/qpu_v3dx_isa.h"
+#include "v3d/qpu_v3d_codec.h"
 
 #define RANDOM_WORDS	50000
 
@@ -24,7 +24,7 @@ T_TEST(golden)
 	unsigned long long w;
 	unsigned int lines = 0;
 	int gen, n, ret;
-	FILE *fp = fopen(t_data_file("v3dx-dis.golden", path, sizeof(path)), "r");
+	FILE *fp = fopen(t_data_file("v3d-dis.golden", path, sizeof(path)), "r");
 
 	T_CHECK(fp != NULL);
 	if (!fp)
@@ -61,16 +61,16 @@ static void test_random(int gen)
 	int ret;
 
 	for (i = 0; i < RANDOM_WORDS; i++) {
-		struct qpu_v3dx_instr in;
+		struct qpu_v3d_instr in;
 		bool canonical = false;
 
 		w = t_rand(&state);
 		/* half of them in the canonical form of the word, as an
 		 * assembler writes it: those must all have instruction text
 		 */
-		if ((i & 1) && qpu_v3dx_decode(gen, w, &in) == QPU_V3DX_VALID) {
-			qpu_v3dx_canonicalize(gen, &in);
-			canonical = !qpu_v3dx_encode(gen, &in, &w);
+		if ((i & 1) && qpu_v3d_decode(gen, w, &in) == QPU_V3D_VALID) {
+			qpu_v3d_canonicalize(gen, &in);
+			canonical = !qpu_v3d_encode(gen, &in, &w);
 		}
 		qpu_dis_word_gen(gen, w, 0, 0, text, sizeof(text));
 		as_data += !strncmp(text, ".long", 5);

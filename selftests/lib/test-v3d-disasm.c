@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * test-v3dx-disasm: the V3D 4.2 and 7.1 disassembler. Each line of
- * data/v3dx-dis.golden disassembles exactly; the golden words cover every
+ * test-v3d-disasm: the V3D 4.2 and 7.1 disassembler. Each line of
+ * data/v3d-dis.golden disassembles exactly; the golden words cover every
  * operation and every signal code of both generations; branch targets;
  * the public qpu_dis_word_gen() and qpu_gen_from_name(), with their errors.
  */
@@ -10,10 +10,10 @@
 #include "testlib.h"
 
 #include "qpu_dis.h"
-#include "v3d/qpu_v3dx_isa.h"
+#include "v3d/qpu_v3d_codec.h"
 
 struct coverage {
-	bool add[QPU_V3DX_A_COUNT], mul[QPU_V3DX_M_COUNT], sig[32];
+	bool add[QPU_V3D_A_COUNT], mul[QPU_V3D_M_COUNT], sig[32];
 };
 
 T_TEST(golden)
@@ -23,13 +23,13 @@ T_TEST(golden)
 	unsigned long long w;
 	unsigned int lines = 0, k;
 	int gen, n, c;
-	FILE *fp = fopen(t_data_file("v3dx-dis.golden", path, sizeof(path)), "r");
+	FILE *fp = fopen(t_data_file("v3d-dis.golden", path, sizeof(path)), "r");
 
 	T_CHECK(fp != NULL);
 	if (!fp)
 		return;
 	while (fgets(line, sizeof(line), fp)) {
-		struct qpu_v3dx_instr in;
+		struct qpu_v3d_instr in;
 		size_t len = strlen(line);
 
 		if (line[0] == '#' || line[0] == '\n')
@@ -45,7 +45,7 @@ T_TEST(golden)
 		qpu_dis_word_gen(gen, w, 0, 0, text, sizeof(text));
 		T_EQ_STR(line + n, text);
 		c = gen == QPU_GEN_V3D71;
-		if (qpu_v3dx_decode(gen, w, &in) == QPU_V3DX_VALID && !in.is_branch) {
+		if (qpu_v3d_decode(gen, w, &in) == QPU_V3D_VALID && !in.is_branch) {
 			cov[c].add[in.add.op] = true;
 			cov[c].mul[in.mul.op] = true;
 			cov[c].sig[in.sig] = true;
@@ -54,18 +54,18 @@ T_TEST(golden)
 	fclose(fp);
 	T_CHECK(lines > 300);
 	for (c = 0; c < 2; c++) {
-		enum qpu_v3dx_gen g = c ? QPU_V3DX_GEN_71 : QPU_V3DX_GEN_42;
+		enum qpu_gen g = c ? QPU_GEN_V3D71 : QPU_GEN_V3D42;
 
-		for (k = 0; k < QPU_V3DX_A_COUNT; k++) {
-			if (qpu_v3dx_add_op_valid(g, k) && !cov[c].add[k])
+		for (k = 0; k < QPU_V3D_A_COUNT; k++) {
+			if (qpu_v3d_add_op_valid(g, k) && !cov[c].add[k])
 				fprintf(stderr, "v3d%d: no golden %s\n", g,
-					qpu_v3dx_add_op_info[k].name);
-			T_CHECK(!qpu_v3dx_add_op_valid(g, k) || cov[c].add[k]);
+					qpu_v3d_add_op_info[k].name);
+			T_CHECK(!qpu_v3d_add_op_valid(g, k) || cov[c].add[k]);
 		}
-		for (k = 0; k < QPU_V3DX_M_COUNT; k++)
-			T_CHECK(!qpu_v3dx_mul_op_valid(g, k) || cov[c].mul[k]);
+		for (k = 0; k < QPU_V3D_M_COUNT; k++)
+			T_CHECK(!qpu_v3d_mul_op_valid(g, k) || cov[c].mul[k]);
 		for (k = 0; k < 32; k++)
-			T_CHECK(!qpu_v3dx_sig_bits(g, k) || cov[c].sig[k]);
+			T_CHECK(!qpu_v3d_sig_bits(g, k) || cov[c].sig[k]);
 	}
 }
 

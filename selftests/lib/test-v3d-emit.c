@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * test-v3dx-emit: the typed V3D C emitter (qpu_emit_v3d.h). Programs built
+ * test-v3d-emit: the typed V3D C emitter (qpu_emit_v3d.h). Programs built
  * with it are word for word the same programs assembled from text, on 4.2
  * and 7.1; every add and mul operation of each generation is reachable
  * and comes back from the disassembler under its name; the public enums
@@ -14,7 +14,7 @@
 #include "qpu_asm.h"
 #include "qpu_dis.h"
 #include "qpu_emit_v3d.h"
-#include "v3d/qpu_v3dx_isa.h"
+#include "v3d/qpu_v3d_codec.h"
 
 #define ADD_OPS(X) \
 	X(A_FADD) X(A_FADDNF) X(A_VFPACK) X(A_ADD) X(A_SUB) X(A_FSUB) \
@@ -45,24 +45,24 @@
 /* Each public enumerator has the value of the core's. */
 T_TEST(enums)
 {
-#define X(n) T_EQ_U64(QPU_V3DX_##n, QPU_V3D_##n);
+#define X(n) T_EQ_U64(QPU_V3D_##n, QPU_V3D_##n);
 	ADD_OPS(X)
 	MUL_OPS(X)
 #undef X
-	T_EQ_U64(QPU_V3DX_A_COUNT, QPU_V3D_A_COUNT);
-	T_EQ_U64(QPU_V3DX_M_COUNT, QPU_V3D_M_COUNT);
-	T_EQ_U64(QPU_V3DX_SIG_LDTLBU, QPU_V3D_SIG_LDTLBU);
-	T_EQ_U64(QPU_V3DX_SIG_UCB, QPU_V3D_SIG_UCB);
-	T_EQ_U64(QPU_V3DX_UF_ANDNC, QPU_V3D_UF_ANDNC);
-	T_EQ_U64(QPU_V3DX_UNPACK_SWP, QPU_V3D_UNPACK_SWP);
-	T_EQ_U64(QPU_V3DX_BR_ANYA, QPU_V3D_BR_ANYA);
-	T_EQ_U64(QPU_V3DX_W_TMUA, QPU_V3D_W_TMUA);
-	T_EQ_U64(QPU_V3DX_W_TMUC, QPU_V3D_W_TMUC);
+	T_EQ_U64(QPU_V3D_A_COUNT, QPU_V3D_A_COUNT);
+	T_EQ_U64(QPU_V3D_M_COUNT, QPU_V3D_M_COUNT);
+	T_EQ_U64(QPU_V3D_SIG_LDTLBU, QPU_V3D_SIG_LDTLBU);
+	T_EQ_U64(QPU_V3D_SIG_UCB, QPU_V3D_SIG_UCB);
+	T_EQ_U64(QPU_V3D_UF_ANDNC, QPU_V3D_UF_ANDNC);
+	T_EQ_U64(QPU_V3D_UNPACK_SWP, QPU_V3D_UNPACK_SWP);
+	T_EQ_U64(QPU_V3D_BR_ANYA, QPU_V3D_BR_ANYA);
+	T_EQ_U64(QPU_V3D_W_TMUA, QPU_V3D_W_TMUA);
+	T_EQ_U64(QPU_V3D_W_TMUC, QPU_V3D_W_TMUC);
 	/* small immediates: the core's table at the index the helpers give */
-	T_EQ_U64(0xfffffff0u, qpu_v3dx_small_imm[qpu_v3d_imm(-16).addr]);
-	T_EQ_U64(15, qpu_v3dx_small_imm[qpu_v3d_imm(15).addr]);
-	T_EQ_U64(0x3b800000u, qpu_v3dx_small_imm[qpu_v3d_immf(1.0f / 256).addr]);
-	T_EQ_U64(0x43000000u, qpu_v3dx_small_imm[qpu_v3d_immf(128.0f).addr]);
+	T_EQ_U64(0xfffffff0u, qpu_v3d_small_imm[qpu_v3d_imm(-16).addr]);
+	T_EQ_U64(15, qpu_v3d_small_imm[qpu_v3d_imm(15).addr]);
+	T_EQ_U64(0x3b800000u, qpu_v3d_small_imm[qpu_v3d_immf(1.0f / 256).addr]);
+	T_EQ_U64(0x43000000u, qpu_v3d_small_imm[qpu_v3d_immf(128.0f).addr]);
 	T_EQ_U64(QPU_V3D_IMM_INVALID, qpu_v3d_imm(16).addr);
 	T_EQ_U64(QPU_V3D_IMM_INVALID, qpu_v3d_immf(3.0f).addr);
 	T_EQ_U64(QPU_V3D_IMM_INVALID, qpu_v3d_immf(-1.0f).addr);
@@ -293,7 +293,7 @@ T_TEST(branches_disassemble)
 /*
  * 4.2: an fadd whose operands the encoder swaps still gets its read
  * addresses in the text order of the swapped form, so its disassembly is
- * text, not a ".long" (found by fuzz-v3dx-emit).
+ * text, not a ".long" (found by fuzz-v3d-emit).
  */
 T_TEST(v42_swapped_operands_canonical)
 {
@@ -364,26 +364,26 @@ T_TEST(v42)
  */
 static void test_every_op(int gen)
 {
-	enum qpu_v3dx_gen cg = gen == QPU_GEN_V3D42 ? QPU_V3DX_GEN_42 :
-						      QPU_V3DX_GEN_71;
+	enum qpu_gen cg = gen == QPU_GEN_V3D42 ? QPU_GEN_V3D42 :
+						      QPU_GEN_V3D71;
 	unsigned int op, mul, count, reached = 0, refused = 0;
 	char text[QPU_DIS_BUF_SIZE], m[512], name[32], *p;
-	const struct qpu_v3dx_op_info *info;
+	const struct qpu_v3d_op_info *info;
 
 	for (mul = 0; mul < 2; mul++) {
 		count = mul ? QPU_V3D_M_COUNT : QPU_V3D_A_COUNT;
 		for (op = 0; op < count; op++) {
 			struct qpu_v3d_emit *e = qpu_v3d_emit_new(gen);
-			struct qpu_v3dx_instr in;
+			struct qpu_v3d_instr in;
 			const uint64_t *w;
 			bool valid;
 			uint64_t back = 0;
 			size_t n = 0;
 
-			info = mul ? &qpu_v3dx_mul_op_info[op] :
-				     &qpu_v3dx_add_op_info[op];
-			valid = mul ? qpu_v3dx_mul_op_valid(cg, op) :
-				      qpu_v3dx_add_op_valid(cg, op);
+			info = mul ? &qpu_v3d_mul_op_info[op] :
+				     &qpu_v3d_add_op_info[op];
+			valid = mul ? qpu_v3d_mul_op_valid(cg, op) :
+				      qpu_v3d_add_op_valid(cg, op);
 			if (!e)
 				continue;
 			if (mul)
@@ -413,7 +413,7 @@ static void test_every_op(int gen)
 			}
 			w = qpu_v3d_emit_words(e, &n);
 			T_EQ_U64(1, n);
-			T_EQ_U64(QPU_V3DX_VALID, qpu_v3dx_decode(cg, w[0], &in));
+			T_EQ_U64(QPU_V3D_VALID, qpu_v3d_decode(cg, w[0], &in));
 			T_EQ_U64(op, mul ? in.mul.op : in.add.op);
 			qpu_dis_word_gen(gen, w[0], 0, 0, text, sizeof(text));
 			/* the op's name opens its half of the text */

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * test-v3dx-hazard: the V3D 4.2 and 7.1 hazard checker. Each rule gets a
+ * test-v3d-hazard: the V3D 4.2 and 7.1 hazard checker. Each rule gets a
  * program that breaks it (the rule must be found, at the word named) and
  * a close one that does not (no finding of any rule), on each generation
  * it applies to; the API refuses bad arguments; names round-trip.
