@@ -8,8 +8,8 @@ LIBQPU_VERSION := 0.4.0
 LIBQPU_SONAME := libqpu.so.0
 # The base (device API, assembler, core) and the sample kernels, which the
 # base's assembler builds: see libqpu/kernels/kernels.mk.
-LIBQPU_RUNTIME_SRCS := $(addprefix libqpu/runtime/,device.c bo.c job.c \
-	kdev.c kdev_ioctl.c emudev.c)
+LIBQPU_RUNTIME_SRCS := $(addprefix libqpu/runtime/,error.c device.c bo.c \
+	job.c kdev.c kdev_ioctl.c drm.c emudev.c emudev_vc4.c)
 LIBQPU_ASM_SRCS := $(addprefix libqpu/asm/,asm.c asm_lex.c asm_expr.c \
 	asm_directive.c asm_macro.c asm_instr.c asm_v3d.c)
 LIBQPU_EMIT_SRCS := $(addprefix libqpu/emit/,instr_build.c instr_build_v3d.c \
@@ -38,6 +38,13 @@ LIBQPU_OBJ_CFLAGS := -fPIC -fvisibility=hidden -DLIBQPU_VERSION='"$(LIBQPU_VERSI
 $(BUILD)/libqpu/%.o: libqpu/%.c $(BUILD)/vars/ALL_CFLAGS $(BUILD)/vars/LIBQPU_OBJ_CFLAGS
 	$(Q)mkdir -p $(dir $@)
 	$(Q)$(CC) $(ALL_CFLAGS) $(LIBQPU_OBJ_CFLAGS) -MMD -MP -c -o $@ $<
+
+# libdrm's headers (libdrm-dev, tools/deps.sh build; drm.c loads the library
+# when it runs, so nothing links it). A cross build takes the build
+# machine's: drm.c uses their types, which are the same on every target.
+PKG_CONFIG ?= pkg-config
+$(BUILD)/libqpu/runtime/drm.o: LIBQPU_OBJ_CFLAGS += \
+	$(shell $(PKG_CONFIG) --cflags libdrm 2>/dev/null || echo -I/usr/include/libdrm)
 
 $(LIBQPU_A): $(LIBQPU_OBJS)
 	$(Q)rm -f $@

@@ -8,7 +8,7 @@
 set -euo pipefail
 
 declare -A groups=(
-	[build]="build-essential pkg-config linux-headers-amd64 libnl-3-dev libnl-genl-3-dev"
+	[build]="build-essential pkg-config linux-headers-amd64 libnl-3-dev libnl-genl-3-dev libdrm-dev"
 	[lint]="linux-source-6.1 sparse"
 	[vm]="qemu-system-x86 busybox-static cpio linux-image-amd64 linux-headers-amd64 linux-source-6.1"
 	[pi]="gcc-arm-linux-gnueabi libc6-dev-armel-cross gcc-aarch64-linux-gnu qemu-system-arm cpio device-tree-compiler linux-kbuild-6.1 linux-source-6.1"
