@@ -296,7 +296,8 @@ static uint32_t ref_int(const char *op, uint32_t x, uint32_t y)
 	if (!strcmp(op, "umul24"))
 		return (x & 0xffffff) * (y & 0xffffff);
 	if (!strcmp(op, "smul24"))
-		return (uint32_t)(((int32_t)(x << 8) >> 8) * ((int32_t)(y << 8) >> 8));
+		return (uint32_t)((int32_t)(x << 8) >> 8) *
+		       (uint32_t)((int32_t)(y << 8) >> 8);
 	return 0xdead;
 }
 
@@ -608,7 +609,7 @@ T_TEST(flags_and_conditions)
 			T_EQ_U64(i != 9 ? 2 : 0, v[i]);
 		reg(&r, 5, v);
 		for (i = 0; i < 16; i++)
-			T_EQ_U64(i < 5, v[i]);
+			T_EQ_U64(i < 5 ? 0x10001 : 0, v[i]);
 		reg(&r, 6, v);
 		for (i = 0; i < 16; i++)
 			T_EQ_U64(0, v[i]);

@@ -26,7 +26,7 @@
  *   first lane, r5rep and rep every lane lane 0's value; tmuc sets the TMU
  *   config word, tmud/tmudref/tmuoff queue data, tmua/tmuau make the lookup
  *   (qpu_v3d_emu_mem.c), unifa points the second uniform stream, syncb
- *   arrives at the workgroup's barrier. The VPM, tile buffer and varyings
+ *   arrives at the supergroup's barrier. The VPM, tile buffer and varyings
  *   have no compute use here: they fault as instructions.
  * - 4.2's rot signal rotates the mul ALU's operands by raddr_b's small
  *   immediate, or by r5's lane 0 when raddr_b is 0 (py-videocore6's
@@ -34,13 +34,16 @@
  * - thrsw: the switch comes after two delay slots. Two thrsw in a row mark
  *   the last switch (Mesa's emit_thrsw: "signal that to the HW by emitting
  *   two THRSWs in a row"); the thrsw after it ends the thread, again after
- *   two delay slots. A barrier (a syncb write) blocks at the next switch
+ *   two delay slots. A thrsw in the last delay slot of another (py-
+ *   videocore6's test_parallel loops so) switches again two instructions
+ *   after the thread resumes. A barrier (a syncb write) blocks at the next switch
  *   (Mesa: "the blocking of a TSY op only happens at the next thread
- *   switch") until every thread of the workgroup arrived or ended.
+ *   switch") until every thread of the supergroup arrived or ended.
  * - Branches: taken after three delay slots; relative targets count from
  *   past them; a register target reads raddr_a's lane 0, a register
- *   uniform target its lane 1 (py-videocore7's test_uniform_branch_reg
- *   puts the address there). A uniform target read from the stream is
+ *   uniform target its lane 1 aligned down to 8 bytes (py-videocore's
+ *   test_uniform_branch_reg puts the address in lane 1; its test_unifa
+ *   branches to src + 4 * eidx and reads src[0] first). A uniform target read from the stream is
  *   absolute, or relative to the address past that uniform (its
  *   test_uniform_branch_rel). The link register is written only when bit
  *   23 is set (py-videocore's link flag; the codec's BR_PAD_23): its value
@@ -50,7 +53,7 @@
  *   slots 0 and 2 (py-videocore6's test_parallel counts (tidx >> 1) & 31 as
  *   16 distinct ids of 16 batches on 8 QPUs with threading off). tidx is
  *   QPU << 2 | slot. Batches fill supergroups of wgs_per_sg workgroups,
- *   lane by lane; a workgroup's batches start together. The payload, as
+ *   lane by lane; a supergroup's batches start together. The payload, as
  *   Mesa's compute setup reads it: rf0 (4.2) or rf3 (7.1) holds the
  *   workgroup x | y << 16, rf2 z | workgroup-in-supergroup << 16 | local
  *   index in the top log2(wg_size) bits (8 unless a power of two).
@@ -212,16 +215,15 @@ static void batch_lane(const struct qpu_v3d_csd *csd, u32 b, unsigned int lane,
 	*wg = sg * csd->wgs_per_sg + *wg_in_sg;
 }
 
-/* The barrier group of batch @b: its workgroup, or itself when it holds
- * whole workgroups. */
+/*
+ * The barrier group of batch @b: its supergroup. A barrier holds every
+ * batch of the supergroup (py-videocore6's test_barrier syncs 16 one-batch
+ * workgroups of one supergroup; Mesa sizes supergroups of shaders with
+ * barriers to fit the QPUs at once).
+ */
 static u32 batch_group(const struct qpu_v3d_csd *csd, u32 b)
 {
-	u32 wg, in_sg, local;
-
-	if (csd->wg_size <= LANES)
-		return 0x80000000u | b;
-	batch_lane(csd, b, 0, &wg, &in_sg, &local);
-	return wg;
+	return b / csd->batches_per_sg;
 }
 
 static unsigned int lii_bits(u32 wg_size)
@@ -256,7 +258,7 @@ static void write_payload(struct qpu_v3d_emu *emu, struct v3d_thread *t, u32 b)
 	}
 }
 
-/* Start as many batches as free slots hold, a workgroup at a time. */
+/* Start as many batches as free slots hold, a supergroup at a time. */
 static void csd_fill(struct qpu_v3d_emu *emu)
 {
 	const struct qpu_v3d_csd *csd = &emu->csd;
@@ -266,7 +268,9 @@ static void csd_fill(struct qpu_v3d_emu *emu)
 		u32 b = emu->next_batch, g = batch_group(csd, b), n = 0, free = 0;
 		unsigned int qpu, s;
 
-		while (b + n < csd->batches && batch_group(csd, b + n) == g)
+		/* a group larger than the board starts as slots allow */
+		while (b + n < csd->batches && batch_group(csd, b + n) == g &&
+		       n < emu->nqpus * threads)
 			n++;
 		for (qpu = 0; qpu < emu->nqpus; qpu++) {
 			struct v3d_qpu *q = &emu->q[qpu];
@@ -560,7 +564,7 @@ static void do_branch(struct qpu_v3d_emu *emu, unsigned int qpu,
 	t->br_unif = br->ub;
 	if (br->ub) {
 		if (br->bdu == QPU_V3DX_DEST_REGFILE) {
-			t->br_unif_addr = reg[1];
+			t->br_unif_addr = reg[1] & ~7u;
 		} else if (br->bdu == QPU_V3DX_DEST_LINK_REG) {
 			t->br_unif_addr = t->link;
 		} else {
@@ -593,8 +597,14 @@ static void end_of_instruction(struct qpu_v3d_emu *emu, unsigned int qpu,
 		if (t->br_unif)
 			t->unif = t->br_unif_addr;
 	}
-	if (t->thrsw_left && --t->thrsw_left == 0)
+	if (t->thrsw_left && --t->thrsw_left == 0) {
 		thread_switch(emu, qpu, t);
+		if (t->thrsw_queued) {	/* its slots run after the switch */
+			t->thrsw_queued = false;
+			t->ending = t->last_thrsw;
+			t->thrsw_left = 2;
+		}
+	}
 }
 
 static void step(struct qpu_v3d_emu *emu, unsigned int qpu, unsigned int slot)
@@ -659,8 +669,10 @@ static void step(struct qpu_v3d_emu *emu, unsigned int qpu, unsigned int slot)
 	ma = operand(emu, t, &in, sig, in.mul.a, QPU_V3DX_SIG_SMIMM_C, tc);
 	mb = operand(emu, t, &in, sig, in.mul.b, QPU_V3DX_SIG_SMIMM_D, td);
 	if (!v71 && (sig & QPU_V3DX_SIG_ROT)) {
-		unsigned int n = in.raddr_b ? qpu_v3dx_small_imm[in.raddr_b] :
-				 t->acc[5][0];
+		/* raddr_b 48..63 have no small immediate: their low bits */
+		unsigned int n = !in.raddr_b ? t->acc[5][0] :
+				 in.raddr_b < QPU_V3DX_SMALL_IMMS ?
+				 qpu_v3dx_small_imm[in.raddr_b] : in.raddr_b;
 
 		rotate(rot[0], ma, n);
 		rotate(rot[1], mb, n);
@@ -726,8 +738,10 @@ static void step(struct qpu_v3d_emu *emu, unsigned int qpu, unsigned int slot)
 			return;
 	}
 	if (sig & QPU_V3DX_SIG_THRSW) {
-		if (t->thrsw_left) {
-			t->last_thrsw = true;
+		if (t->thrsw_left == 2) {
+			t->last_thrsw = true;	/* right after another */
+		} else if (t->thrsw_left) {
+			t->thrsw_queued = true;	/* in the last delay slot */
 		} else {
 			t->ending = t->last_thrsw;
 			t->thrsw_left = 3;	/* this one and two slots */
@@ -824,7 +838,7 @@ size_t qpu_v3d_emu_describe(const struct qpu_v3d_emu *emu, char *buf,
 {
 	static const char *const what[] = {
 		[T_FREE] = "free", [T_READY] = "ready",
-		[T_WAIT_BARRIER] = "waits at a workgroup barrier",
+		[T_WAIT_BARRIER] = "waits at a barrier",
 		[T_WAIT_TMU] = "waits on ldtmu with an empty TMU FIFO",
 	};
 	struct qpu_strbuf o = { buf, len, 0 };

@@ -12,7 +12,10 @@
  * (unconfirmed on hardware) and 0 for the rest. An update changes a alone:
  * and<x> a = a & x, andn<x> a = a & !x, nor<x>/norn<x> a = !(a | x) with x
  * the flag or its negation, as Mesa's v3d_qpu_uf names read. flapush and
- * flbpush push a (or b) on the stack, flpop pops it.
+ * flbpush keep a flag stack in a register: x << 2 with flag a (or b) in
+ * both low bits; flpop gives x >> 2 (py-videocore6's test_cond_flx).
+ * vfla/vflna/vflb/vflnb give the flag (or its negation) in both 16-bit
+ * halves (its test_cond_vflx).
  *
  * DOC: 7.1 lane moves
  * rot and 4.2's rot signal give lane i lane (i - n) mod 16 (py-videocore6's
@@ -498,20 +501,21 @@ void v3d_alu_add(struct qpu_v3d_emu *emu, struct v3d_thread *t,
 			r = t->link;
 			break;
 		case QPU_V3DX_A_VFLA:
-			r = t->fa >> i & 1;
-			break;
 		case QPU_V3DX_A_VFLNA:
-			r = !(t->fa >> i & 1);
-			break;
 		case QPU_V3DX_A_VFLB:
-			r = t->fb >> i & 1;
-			break;
 		case QPU_V3DX_A_VFLNB:
-			r = !(t->fb >> i & 1);
+			r = (op == QPU_V3DX_A_VFLA || op == QPU_V3DX_A_VFLNA ?
+			     t->fa : t->fb) >> i & 1;
+			r ^= op == QPU_V3DX_A_VFLNA || op == QPU_V3DX_A_VFLNB;
+			r |= r << 16;	/* both 16-bit halves */
 			break;
 		case QPU_V3DX_A_FLAPUSH:
 		case QPU_V3DX_A_FLBPUSH:
+			r = x << 2 | 3 * ((op == QPU_V3DX_A_FLAPUSH ? t->fa : t->fb) >> i & 1);
+			break;
 		case QPU_V3DX_A_FLPOP:
+			r = x >> 2;
+			break;
 		case QPU_V3DX_A_SETMSF:
 		case QPU_V3DX_A_SETREVF:
 			r = x;
@@ -538,17 +542,6 @@ void v3d_alu_add(struct qpu_v3d_emu *emu, struct v3d_thread *t,
 		o->v[i] = r;
 		o->c |= (u16)(c << i);
 		set_zn(o, i, fl);
-	}
-	/* the flag stack ops act once, on every lane */
-	if (op == QPU_V3DX_A_FLAPUSH) {
-		t->fb = t->fa;
-	} else if (op == QPU_V3DX_A_FLBPUSH) {
-		u16 a_old = t->fa;
-
-		t->fa = t->fb;
-		t->fb = a_old;
-	} else if (op == QPU_V3DX_A_FLPOP) {
-		t->fa = t->fb;
 	}
 	(void)emu;
 }

@@ -29,6 +29,7 @@ struct v3d_thread {
 	u8 sfu_left;		/* 4.2: instructions until sfu_val reaches r4 */
 	bool last_thrsw;	/* two thrsw in a row: the next one ends */
 	bool ending;		/* the switch pending is the thread end */
+	bool thrsw_queued;	/* a thrsw in the last slot of another */
 	bool barrier_pending;	/* syncb written: block at the next switch */
 	bool br_unif;		/* the taken branch moves the uniforms too */
 	u8 tmu_ndata;
@@ -41,7 +42,7 @@ struct v3d_thread {
 	u32 br_target;
 	u32 br_unif_addr;
 	u32 tmu_cfg;
-	u32 group;		/* barrier group: the workgroup */
+	u32 group;		/* barrier group: the supergroup */
 	u32 tidx;
 	u16 fa, fb;		/* flag stacks, bit i = lane i */
 	u64 issued;
