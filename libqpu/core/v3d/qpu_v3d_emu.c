@@ -30,7 +30,10 @@
  *   have no compute use here: they fault as instructions.
  * - 4.2's rot signal rotates the mul ALU's operands by raddr_b's small
  *   immediate, or by r5's lane 0 when raddr_b is 0 (py-videocore6's
- *   encoding): lane i gets lane (i - n) mod 16.
+ *   encoding): lane i gets lane (i - n) mod 16 of an accumulator, and of a
+ *   register-file operand lane 4q + (i - n) mod 4, inside its quad (its
+ *   test_full_rotate and test_quad_rotate: "rot signal with rfN source
+ *   performs as a quad rotate").
  * - thrsw: the switch comes after two delay slots. Two thrsw in a row mark
  *   the last switch (Mesa's emit_thrsw: "signal that to the HW by emitting
  *   two THRSWs in a row"); the thrsw after it ends the thread, again after
@@ -508,12 +511,13 @@ static const u32 *operand(struct qpu_v3d_emu *emu, struct v3d_thread *t,
 	return t->rf[reg_index(t, in->raddr_b)];
 }
 
-static void rotate(u32 *dst, const u32 *src, unsigned int n)
+/* Lane i gets lane i - @n, of the vector or (@quad) of its quad. */
+static void rotate(u32 *dst, const u32 *src, unsigned int n, bool quad)
 {
 	unsigned int i;
 
 	for (i = 0; i < LANES; i++)
-		dst[i] = src[(i - n) & 15];
+		dst[i] = quad ? src[(i & ~3u) | ((i - n) & 3)] : src[(i - n) & 15];
 }
 
 static bool branch_taken(const struct v3d_thread *t, unsigned int cond)
@@ -674,8 +678,8 @@ static void step(struct qpu_v3d_emu *emu, unsigned int qpu, unsigned int slot)
 				 in.raddr_b < QPU_V3DX_SMALL_IMMS ?
 				 qpu_v3dx_small_imm[in.raddr_b] : in.raddr_b;
 
-		rotate(rot[0], ma, n);
-		rotate(rot[1], mb, n);
+		rotate(rot[0], ma, n, in.mul.a >= 6);
+		rotate(rot[1], mb, n, in.mul.b >= 6);
 		ma = rot[0];
 		mb = rot[1];
 	}

@@ -19,7 +19,9 @@
  * that overflows it faults. Everything is done when the address is
  * written, in program order, so tmuwt has nothing to wait for and every
  * access sees every earlier one (the memory consistency the tests check).
- * Addresses are aligned down to the access size.
+ * Addresses are aligned down to the access size; a vector's words wrap
+ * inside the 16-byte block of its address (py-videocore6's
+ * test_tmu_vec*_naive_write: a vec4 at column 1 fills columns 1, 2, 3, 0).
  */
 #include "v3d/qpu_v3d_emu_internal.h"
 
@@ -250,40 +252,43 @@ bool v3d_tmu_lookup(struct qpu_v3d_emu *emu, unsigned int qpu,
 	for (i = 0; i < LANES; i++) {
 		unsigned int src = per_pixel ? i : i & ~3u;
 		u32 a = addr[src] & ~(size - 1);
-		u8 *p;
 
 		for (k = 0; k < words; k++)
 			res[k][i] = 0;
 		if (!(lanes >> i & 1))
 			continue;
-		p = qpu_v3d_mmu_translate(emu->mmu, a, size * words);
-		if (!p) {
-			v3d_emu_set_fault(emu, qpu, slot, QPU_EMU_FAULT_MEMORY,
-					  a, QPU_EMU_ACCESS_TMU);
-			return false;
-		}
-		if (atomic_op) {
-			u32 old = load32(p);
-
-			if (write || op >= 8)
-				store32(p, atomic(op, old, t->tmu_data[0][i],
-						  t->tmu_data[1][i], write));
-			res[0][i] = old;
-			emu->stats.tmu_writes++;
-			emu->stats.tmu_read_bytes += 4;
-			emu->stats.tmu_write_bytes += 4;
-			continue;
-		}
 		for (k = 0; k < words; k++) {
-			if (write) {
+			/* a vector's words wrap inside its 16-byte block */
+			u32 at = (a & ~15u) | ((a + 4 * k) & 15);
+			u8 *p = qpu_v3d_mmu_translate(emu->mmu, words > 1 ? at : a,
+						      size);
+
+			if (!p) {
+				v3d_emu_set_fault(emu, qpu, slot,
+						  QPU_EMU_FAULT_MEMORY,
+						  words > 1 ? at : a,
+						  QPU_EMU_ACCESS_TMU);
+				return false;
+			}
+			if (atomic_op) {
+				u32 old = load32(p);
+
+				if (write || op >= 8)
+					store32(p, atomic(op, old,
+							  t->tmu_data[0][i],
+							  t->tmu_data[1][i], write));
+				res[0][i] = old;
+				emu->stats.tmu_writes++;
+				emu->stats.tmu_read_bytes += 4;
+				emu->stats.tmu_write_bytes += 4;
+			} else if (write) {
 				if (k < t->tmu_ndata) {
-					store_sized(p + k * size, type,
-						    t->tmu_data[k][i]);
+					store_sized(p, type, t->tmu_data[k][i]);
 					emu->stats.tmu_writes++;
 					emu->stats.tmu_write_bytes += size;
 				}
 			} else {
-				res[k][i] = load_sized(p + k * size, type);
+				res[k][i] = load_sized(p, type);
 				emu->stats.tmu_lookups++;
 				emu->stats.tmu_read_bytes += size;
 			}
