@@ -564,10 +564,10 @@ T_TEST(lane_moves)
 	run_op(QPU_V3D_EMU_BOARD_PI5_3X4, "nop ; mov rep, rf1\nnop ; mov rf3, rf0",
 	       x, x, want, "rep");
 	for (i = 0; i < 16; i++)
-		want[i] = x[(i - 2) & 15];
+		want[i] = x[(i + 2) & 15];
 	run_op(QPU_V3D_EMU_BOARD_PI5_3X4, "rot rf3, rf1, 2 ; nop", x, x, want, "rot");
 	for (i = 0; i < 16; i++)
-		want[i] = x[(i & ~3u) | ((i - 1) & 3)];
+		want[i] = x[(i & ~3u) | ((i + 1) & 3)];
 	run_op(QPU_V3D_EMU_BOARD_PI5_3X4, "rotq rf3, rf1, 1 ; nop", x, x, want, "rotq");
 	for (i = 0; i < 16; i++)
 		want[i] = x[15 - i];
@@ -991,24 +991,30 @@ T_TEST(csd_decode_table)
 {
 	static const struct {
 		uint32_t cfg[7];
+		bool raw;
 		struct qpu_v3d_csd want;
 	} rows[] = {
 		/* py-videocore6: 1 x 1 x 1, wg 16, 16 per sg (its 16 << 8
 		 * ORs into bit 12, which is set already), thread 8 -> cfg4 7 */
 		{ { 1 << 16, 1 << 16, 1 << 16, 0xf000 | 16 << 8 | 16, 7,
-		    0x20000 | 4 | 1, 0x40000 },
+		    0x20000 | 4 | 1, 0x40000 }, false,
 		  { { 1, 1, 1 }, { 0, 0, 0 }, 16, 16, 16, 0, false, 8, 0x20000,
 		    true, false, true, 0x40000 } },
-		/* py-videocore7 writes thread itself: 9 batches run */
+		/* py-videocore7 writes thread itself: 8 batches on a Pi 5
+		 * (7.1.6+), 9 on an earlier 7.1 */
 		{ { 1 << 16, 1 << 16, 1 << 16, 0xf000 | 16 << 8 | 16, 8,
-		    0x20000 | 2, 0x40000 },
+		    0x20000 | 2, 0x40000 }, true,
+		  { { 1, 1, 1 }, { 0, 0, 0 }, 16, 16, 16, 0, false, 8, 0x20000,
+		    false, true, false, 0x40000 } },
+		{ { 1 << 16, 1 << 16, 1 << 16, 0xf000 | 16 << 8 | 16, 8,
+		    0x20000 | 2, 0x40000 }, false,
 		  { { 1, 1, 1 }, { 0, 0, 0 }, 16, 16, 16, 0, false, 9, 0x20000,
 		    false, true, false, 0x40000 } },
 		/* Mesa: 4 x 2 x 3 groups from (1, 2, 3), wg size 256 (0), 1
 		 * per sg, 16 batches per sg, max sg id 5, overlap */
 		{ { 4 << 16 | 1, 2 << 16 | 2, 3 << 16 | 3,
 		    1 << 26 | 5 << 20 | 15 << 12 | 1 << 8 | 0, 383, 0x1000,
-		    0x2000 },
+		    0x2000 }, false,
 		  { { 4, 2, 3 }, { 1, 2, 3 }, 256, 1, 16, 5, true, 384, 0x1000,
 		    false, false, false, 0x2000 } },
 	};
@@ -1017,7 +1023,7 @@ T_TEST(csd_decode_table)
 	for (i = 0; i < T_ARRAY_SIZE(rows); i++) {
 		struct qpu_v3d_csd got;
 
-		qpu_v3d_csd_decode(rows[i].cfg, &got);
+		qpu_v3d_csd_decode(rows[i].cfg, rows[i].raw, &got);
 		T_CHECK(!memcmp(&got.wg_count, rows[i].want.wg_count, 12));
 		T_CHECK(!memcmp(&got.wg_offset, rows[i].want.wg_offset, 12));
 		T_EQ_U64(rows[i].want.wg_size, got.wg_size);
@@ -1031,6 +1037,26 @@ T_TEST(csd_decode_table)
 		T_EQ_U64(rows[i].want.single_seg, got.single_seg);
 		T_EQ_U64(rows[i].want.threading, got.threading);
 		T_EQ_U64(rows[i].want.unif, got.unif);
+	}
+}
+
+/* cfg[4] 0: one batch on a Pi 4, none on a Pi 5 (7.1.6+ counts raw). */
+T_TEST(csd_batch_count_per_revision)
+{
+	uint32_t cfg[7] = { 1 << 16, 1 << 16, 1 << 16, 16, 0, 0, 0 };
+	struct rig r;
+	size_t b;
+
+	for (b = 0; b < T_ARRAY_SIZE(boards); b++) {
+		if (!rig_init(&r, boards[b], "nop ; nop\n"))
+			return;
+		cfg[5] = r.code_va;
+		cfg[6] = r.unif_va;
+		T_EQ_U64(0, qpu_v3d_emu_dispatch(r.emu, cfg));
+		T_EQ_U64(QPU_V3D_EMU_IDLE, qpu_v3d_emu_run(r.emu, 1000));
+		T_EQ_U64(qpu_v3d_emu_board(boards[b])->csd_raw_batches ? 0 : 1,
+			 qpu_v3d_emu_get_stats(r.emu)->batches);
+		rig_free(&r);
 	}
 }
 
@@ -1048,11 +1074,11 @@ static void csd_payload(enum qpu_v3d_emu_board board, bool threading)
 	struct rig r;
 	unsigned int i, batches = 12, seen[64] = { 0 };
 
-	/* idx = ((y * 3 + x) * 32 + local); local in rf2's top 5 bits */
+	/* idx = ((y * 3 + x) * 32 + local); local in rf2's top 6 bits */
 	snprintf(src, sizeof(src),
 		 "nop ; nop ; ldunifrf.rf10\n"
-		 "shr rf5, rf2, 12 ; nop\n"
-		 "shr rf5, rf5, 15 ; nop\n"		/* local */
+		 "shr rf5, rf2, 13 ; nop\n"
+		 "shr rf5, rf5, 13 ; nop\n"		/* local */
 		 "and rf6, rf%d, 15 ; nop\n"		/* x (< 16) */
 		 "shr rf7, rf%d, 8 ; nop\n"
 		 "shr rf7, rf7, 8 ; nop\n"		/* y */
@@ -1081,7 +1107,7 @@ static void csd_payload(enum qpu_v3d_emu_board board, bool threading)
 	cfg[1] = 2u << 16;
 	cfg[2] = 1u << 16;
 	cfg[3] = (4 - 1) << 12 | 2 << 8 | 32;
-	cfg[4] = batches - 1;
+	cfg[4] = batches - !qpu_v3d_emu_board(board)->csd_raw_batches;
 	cfg[5] = r.code_va | threading;
 	cfg[6] = r.unif_va;
 	T_EQ_U64(0, qpu_v3d_emu_dispatch(r.emu, cfg));
@@ -1172,7 +1198,7 @@ T_TEST(barrier_across_qpus)
 		unif32(&r)[0] = r.data_va;
 		cfg[0] = cfg[1] = cfg[2] = 1u << 16;
 		cfg[3] = (4 - 1) << 12 | 1 << 8 | 64;
-		cfg[4] = 3;
+		cfg[4] = 4 - !qpu_v3d_emu_board(boards[b])->csd_raw_batches;
 		cfg[5] = r.code_va | 1;
 		cfg[6] = r.unif_va;
 		T_EQ_U64(0, qpu_v3d_emu_dispatch(r.emu, cfg));

@@ -59,15 +59,18 @@
  *   lane by lane; a supergroup's batches start together. The payload, as
  *   Mesa's compute setup reads it: rf0 (4.2) or rf3 (7.1) holds the
  *   workgroup x | y << 16, rf2 z | workgroup-in-supergroup << 16 | local
- *   index in the top log2(wg_size) bits (8 unless a power of two).
+ *   index in the top max(6, log2 wg_size rounded up) bits: Mesa's
+ *   ffs(next_pow2(MAX2(wg_size, 64))) - 1, which py-videocore7's
+ *   test_parallel_with_workgroup reads on a Pi 5. (A later Mesa reads
+ *   log2(wg_size) bits for powers of two; the board's test decides.)
  */
 #include "v3d/qpu_v3d_emu_internal.h"
 #include "qpu_strbuf.h"
 
 static const struct qpu_v3d_emu_board_info boards[QPU_V3D_EMU_BOARD_COUNT] = {
-	[QPU_V3D_EMU_BOARD_PI4] = { "pi4", QPU_V3DX_GEN_42, 2, 4, 500 },
-	[QPU_V3D_EMU_BOARD_PI5_3X4] = { "pi5", QPU_V3DX_GEN_71, 3, 4, 800 },
-	[QPU_V3D_EMU_BOARD_PI5_4X4] = { "pi5-16", QPU_V3DX_GEN_71, 4, 4, 960 },
+	[QPU_V3D_EMU_BOARD_PI4] = { "pi4", QPU_V3DX_GEN_42, 2, 4, 500, false },
+	[QPU_V3D_EMU_BOARD_PI5_3X4] = { "pi5", QPU_V3DX_GEN_71, 3, 4, 800, true },
+	[QPU_V3D_EMU_BOARD_PI5_4X4] = { "pi5-16", QPU_V3DX_GEN_71, 4, 4, 960, true },
 };
 
 const struct qpu_v3d_emu_board_info *
@@ -78,7 +81,8 @@ qpu_v3d_emu_board(enum qpu_v3d_emu_board board)
 	return &boards[board];
 }
 
-void qpu_v3d_csd_decode(const u32 cfg[7], struct qpu_v3d_csd *csd)
+void qpu_v3d_csd_decode(const u32 cfg[7], bool raw_batches,
+			struct qpu_v3d_csd *csd)
 {
 	unsigned int i;
 
@@ -95,7 +99,7 @@ void qpu_v3d_csd_decode(const u32 cfg[7], struct qpu_v3d_csd *csd)
 	csd->batches_per_sg = ((cfg[3] >> 12) & 0xff) + 1;
 	csd->max_sg_id = (cfg[3] >> 20) & 0x3f;
 	csd->overlap = (cfg[3] >> 26) & 1;
-	csd->batches = cfg[4] + 1;
+	csd->batches = raw_batches ? cfg[4] : cfg[4] + 1;
 	csd->code = cfg[5] & ~7u;
 	csd->propagate_nans = (cfg[5] >> 2) & 1;
 	csd->single_seg = (cfg[5] >> 1) & 1;
@@ -195,7 +199,7 @@ int qpu_v3d_emu_dispatch(struct qpu_v3d_emu *emu, const u32 cfg[7])
 
 	if (emu->csd_active)
 		return -QPU_V3D_EMU_EBUSY;
-	qpu_v3d_csd_decode(cfg, &csd);
+	qpu_v3d_csd_decode(cfg, emu->board->csd_raw_batches, &csd);
 	if (csd.unif & 3)
 		return -QPU_V3D_EMU_EINVAL;
 	emu->csd = csd;
@@ -229,12 +233,11 @@ static u32 batch_group(const struct qpu_v3d_csd *csd, u32 b)
 	return b / csd->batches_per_sg;
 }
 
+/* Bits of the local index at the top of the payload's rf2. */
 static unsigned int lii_bits(u32 wg_size)
 {
-	unsigned int bits = 0;
+	unsigned int bits = 6;
 
-	if (wg_size & (wg_size - 1))
-		return 8;
 	while ((1u << bits) < wg_size)
 		bits++;
 	return bits;
@@ -256,9 +259,23 @@ static void write_payload(struct qpu_v3d_emu *emu, struct v3d_thread *t, u32 b)
 		id[1] = (wg / c[0]) % c[1] + csd->wg_offset[1];
 		id[2] = wg / c[0] / c[1] + csd->wg_offset[2];
 		t->rf[r0][i] = (id[0] & 0xffff) | id[1] << 16;
-		t->rf[2][i] = (id[2] & 0xffff) | (in_sg & 0xff) << 16 |
-			      (bits ? local << (32 - bits) : 0);
+		t->rf[2][i] = (id[2] & 0xffff) |
+			      (in_sg & ((1u << (16 - bits)) - 1)) << 16 |
+			      local << (32 - bits);
 	}
+}
+
+/* Whether QPU @q may take a batch of a @threads-thread dispatch. */
+static bool qpu_takes(const struct v3d_qpu *q, unsigned int threads)
+{
+	unsigned int s;
+
+	if (q->threads == threads)
+		return true;
+	for (s = 0; s < QPU_V3D_EMU_THREADS; s++)
+		if (q->t[s].state != T_FREE)
+			return false;
+	return true;
 }
 
 /* Start as many batches as free slots hold, a supergroup at a time. */
@@ -276,35 +293,25 @@ static void csd_fill(struct qpu_v3d_emu *emu)
 		       n < emu->nqpus * threads)
 			n++;
 		for (qpu = 0; qpu < emu->nqpus; qpu++) {
-			struct v3d_qpu *q = &emu->q[qpu];
-			bool idle = true;
-
-			for (s = 0; s < QPU_V3D_EMU_THREADS; s++)
-				idle &= q->t[s].state == T_FREE;
-			if (!idle && q->threads != threads)
+			if (!qpu_takes(&emu->q[qpu], threads))
 				continue;
 			for (s = 0; s < QPU_V3D_EMU_THREADS; s += step)
-				free += q->t[s].state == T_FREE;
+				free += emu->q[qpu].t[s].state == T_FREE;
 		}
 		if (free < n)
 			return;
-		for (qpu = 0; qpu < emu->nqpus && n; qpu++) {
-			struct v3d_qpu *q = &emu->q[(qpu + emu->rr) % emu->nqpus];
-			unsigned int qi = (qpu + emu->rr) % emu->nqpus;
-			bool idle = true;
-
-			for (s = 0; s < QPU_V3D_EMU_THREADS; s++)
-				idle &= q->t[s].state == T_FREE;
-			if (!idle && q->threads != threads)
-				continue;
-			for (s = 0; s < QPU_V3D_EMU_THREADS && n; s += step) {
+		/* a slot on every QPU before a second on any, as batches run
+		 * side by side on the hardware's QPUs */
+		for (s = 0; s < QPU_V3D_EMU_THREADS && n; s += step) {
+			for (qpu = 0; qpu < emu->nqpus && n; qpu++) {
+				struct v3d_qpu *q = &emu->q[qpu];
 				struct v3d_thread *t = &q->t[s];
 
-				if (t->state != T_FREE)
+				if (t->state != T_FREE || !qpu_takes(q, threads))
 					continue;
 				q->threads = threads;
 				thread_reset(t, threads, csd->code, csd->unif);
-				t->tidx = qi << 2 | s;
+				t->tidx = qpu << 2 | s;
 				t->group = g;
 				write_payload(emu, t, emu->next_batch);
 				emu->next_batch++;

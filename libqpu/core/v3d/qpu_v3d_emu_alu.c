@@ -18,9 +18,9 @@
  * halves (its test_cond_vflx).
  *
  * DOC: 7.1 lane moves
- * rot and 4.2's rot signal give lane i lane (i - n) mod 16 (py-videocore6's
- * test_signals: rotate by -1 gives lane 0 lane 1's value); rotq does it
- * inside each quad; shuffle gives lane i lane b[i] mod 16; bcastf gives
+ * rot gives lane i lane (i + b[0]) mod 16, rotq lane 4q + (i + b[4q]) mod 4
+ * of its quad, shuffle lane b[i] mod 16 (py-videocore7's test_alu
+ * references: np.roll(a, -b[0]) and per quad); bcastf gives
  * every lane the first lane with flag a (lane 0 if none); ballot the mask
  * of lanes where a is nonzero; alleq/allfeq 1 when every lane is equal.
  * The 7.1 norm conversions (ftounorm16 ... vftounorm10hi) follow their
@@ -251,12 +251,11 @@ static bool add_vector(struct v3d_thread *t, unsigned int op, const u32 *a,
 	case QPU_V3DX_A_ROT:
 		n = b[0];
 		for (i = 0; i < LANES; i++)
-			r[i] = a[(i - n) & 15];
+			r[i] = a[(i + n) & 15];
 		return true;
 	case QPU_V3DX_A_ROTQ:
-		n = b[0];
 		for (i = 0; i < LANES; i++)
-			r[i] = a[(i & ~3u) | ((i - n) & 3)];
+			r[i] = a[(i & ~3u) | ((i + b[i & ~3u]) & 3)];
 		return true;
 	case QPU_V3DX_A_SHUFFLE:
 		for (i = 0; i < LANES; i++)

@@ -74,7 +74,6 @@ struct qpu_v3d_emu {
 	bool csd_active;
 	struct qpu_v3d_csd csd;
 	u32 next_batch;
-	unsigned int rr;
 	struct v3d_qpu q[QPU_V3D_EMU_MAX_QPUS];
 };
 
