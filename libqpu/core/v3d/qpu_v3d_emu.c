@@ -210,16 +210,25 @@ int qpu_v3d_emu_dispatch(struct qpu_v3d_emu *emu, const u32 cfg[7])
 	return 0;
 }
 
-/* Where batch @b's lane @lane sits: its workgroup and local index. */
+/*
+ * Where batch @b's lane @lane sits: its workgroup and local index. A
+ * supergroup's batches hold its workgroups lane after lane, as many as
+ * fill them when that is more than wgs_per_sg says: py-videocore7 asks for
+ * 24 per supergroup, which its 4-bit field keeps as 8, and its
+ * test_parallel_with_workgroup sees workgroups 0..23 there on a Pi 5.
+ */
 static void batch_lane(const struct qpu_v3d_csd *csd, u32 b, unsigned int lane,
 		       u32 *wg, u32 *wg_in_sg, u32 *local)
 {
 	u32 sg = b / csd->batches_per_sg;
 	u32 l = (b % csd->batches_per_sg) * LANES + lane;
+	u32 per_sg = csd->batches_per_sg * LANES / csd->wg_size;
 
+	if (per_sg < csd->wgs_per_sg)
+		per_sg = csd->wgs_per_sg;
 	*wg_in_sg = l / csd->wg_size;
 	*local = l % csd->wg_size;
-	*wg = sg * csd->wgs_per_sg + *wg_in_sg;
+	*wg = sg * per_sg + *wg_in_sg;
 }
 
 /*

@@ -19,9 +19,11 @@
  * that overflows it faults. Everything is done when the address is
  * written, in program order, so tmuwt has nothing to wait for and every
  * access sees every earlier one (the memory consistency the tests check).
- * Addresses are aligned down to the access size; a vector's words wrap
- * inside the 16-byte block of its address (py-videocore6's
- * test_tmu_vec*_naive_write: a vec4 at column 1 fills columns 1, 2, 3, 0).
+ * Addresses are aligned down to the access size. On 4.2 a vector's words
+ * wrap inside the 16-byte block of its address (py-videocore6's
+ * test_tmu_vec*_naive_write: a vec4 at column 1 fills columns 1, 2, 3, 0);
+ * on 7.1 they follow each other (py-videocore7's
+ * test_tmu_4x16_strided_rectangular_read loads vec4s at any word).
  */
 #include "v3d/qpu_v3d_emu_internal.h"
 
@@ -230,6 +232,7 @@ bool v3d_tmu_lookup(struct qpu_v3d_emu *emu, unsigned int qpu,
 	unsigned int type = cfg & 7, words = 1, size = 4, i, k, depth;
 	bool per_pixel = cfg & 0x80, write = t->tmu_ndata > 0;
 	bool atomic_op = op != TMU_OP_REGULAR, returns;
+	bool wrap = emu->gen == QPU_V3DX_GEN_42;
 	u32 res[4][LANES];
 
 	t->tmu_cfg = (t->tmu_cfg >> 8) | 0xff000000u;
@@ -258,15 +261,13 @@ bool v3d_tmu_lookup(struct qpu_v3d_emu *emu, unsigned int qpu,
 		if (!(lanes >> i & 1))
 			continue;
 		for (k = 0; k < words; k++) {
-			/* a vector's words wrap inside its 16-byte block */
-			u32 at = (a & ~15u) | ((a + 4 * k) & 15);
-			u8 *p = qpu_v3d_mmu_translate(emu->mmu, words > 1 ? at : a,
-						      size);
+			/* 4.2: a vector's words wrap inside its 16-byte block */
+			u32 at = wrap ? (a & ~15u) | ((a + 4 * k) & 15) : a + 4 * k;
+			u8 *p = qpu_v3d_mmu_translate(emu->mmu, at, size);
 
 			if (!p) {
 				v3d_emu_set_fault(emu, qpu, slot,
-						  QPU_EMU_FAULT_MEMORY,
-						  words > 1 ? at : a,
+						  QPU_EMU_FAULT_MEMORY, at,
 						  QPU_EMU_ACCESS_TMU);
 				return false;
 			}
