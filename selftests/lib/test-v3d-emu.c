@@ -551,6 +551,13 @@ T_TEST(lane_moves)
 		want[i] = x[(i - 3) & 15];
 	run_op(QPU_V3D_EMU_BOARD_PI4, "nop ; mov r1, rf1\nnop ; mov rf3, r1 ; rot(3)",
 	       x, x, want, "rot(3)");
+	/* a register-file operand turns inside its quad (py-videocore6's
+	 * test_quad_rotate: "rot signal with rfN source performs as a quad
+	 * rotate") */
+	for (i = 0; i < 16; i++)
+		want[i] = 2 * x[(i & ~3u) | ((i - 1) & 3)];
+	run_op(QPU_V3D_EMU_BOARD_PI4, "nop ; add rf3, rf1, rf1 ; rot(1)", x, x,
+	       want, "quad rot of rf");
 	for (i = 0; i < 16; i++)
 		want[i] = x[i & ~3u];
 	run_op(QPU_V3D_EMU_BOARD_PI4, "nop ; mov r5, rf1\nnop ; mov rf3, r5",
@@ -574,6 +581,88 @@ T_TEST(lane_moves)
 	run_op(QPU_V3D_EMU_BOARD_PI5_3X4,
 	       "eidx rf4 ; nop\nsub rf4, 15, rf4 ; nop\nshuffle rf3, rf1, rf4 ; nop",
 	       x, x, want, "shuffle");
+}
+
+/* The flag-stack ops and vfl* results (py-videocore6's test_cond_flx and
+ * test_cond_vflx). */
+T_TEST(flag_stack_ops)
+{
+	uint32_t want[16], x[16], y[16];
+	unsigned int i;
+	size_t b;
+
+	for (i = 0; i < 16; i++) {
+		x[i] = 0x1000 + i;
+		y[i] = i & 1;
+	}
+	for (b = 0; b < T_ARRAY_SIZE(boards); b++) {
+		/* a = (y == 0), b = a's old value (all 0) */
+		for (i = 0; i < 16; i++)
+			want[i] = x[i] << 2 | (i & 1 ? 0 : 3);
+		run_op(boards[b], "nop ; mov.pushz -, rf2\nflapush rf3, rf1 ; nop",
+		       x, y, want, "flapush");
+		for (i = 0; i < 16; i++)
+			want[i] = x[i] << 2;
+		run_op(boards[b], "nop ; mov.pushz -, rf2\nflbpush rf3, rf1 ; nop",
+		       x, y, want, "flbpush");
+		for (i = 0; i < 16; i++)
+			want[i] = x[i] >> 2;
+		run_op(boards[b], "flpop rf3, rf1 ; nop", x, y, want, "flpop");
+		for (i = 0; i < 16; i++)
+			want[i] = i & 1 ? 0x10001 : 0;
+		run_op(boards[b], "nop ; mov.pushz -, rf2\nvflna rf3 ; nop", x, y,
+		       want, "vflna");
+	}
+}
+
+/* Vector TMU words: 4.2 wraps them inside their 16-byte block, 7.1 not
+ * (py-videocore6's vec naive writes, py-videocore7's strided reads). */
+T_TEST(tmu_vector_wrap_per_generation)
+{
+	struct rig r;
+	uint32_t *d;
+	size_t b;
+
+	for (b = 0; b < T_ARRAY_SIZE(boards); b++) {
+		bool v71 = qpu_v3d_emu_board(boards[b])->gen == 71;
+
+		if (!rig_init(&r, boards[b],
+			      "nop ; nop ; ldunifrf.rf10\n"
+			      "nop ; nop ; ldunifrf.rf11\n"
+			      "nop ; mov tmuc, rf11\n"
+			      "nop ; mov tmud, 1\n"
+			      "nop ; mov tmud, 2\n"
+			      "nop ; mov tmud, 3\n"
+			      "nop ; mov.ifa tmua, rf10\n"
+			      "tmuwt - ; nop\n"))
+			return;
+		unif32(&r)[0] = r.data_va + 8;		/* word 2 of a block */
+		unif32(&r)[1] = 0xfffffffb;		/* vec3, per pixel */
+		/* the condition ifa: no flag pushed, so no lane writes ... */
+		T_EQ_U64(QPU_V3D_EMU_IDLE, rig_run(&r));
+		d = data32(&r);
+		T_EQ_U64(0, d[2]);
+		rig_free(&r);
+		if (!rig_init(&r, boards[b],
+			      "nop ; nop ; ldunifrf.rf10\n"
+			      "nop ; nop ; ldunifrf.rf11\n"
+			      "nop ; mov tmuc, rf11\n"
+			      "nop ; mov tmud, 1\n"
+			      "nop ; mov tmud, 2\n"
+			      "nop ; mov tmud, 3\n"
+			      "nop ; mov tmua, rf10\n"
+			      "tmuwt - ; nop\n"))
+			return;
+		unif32(&r)[0] = r.data_va + 8;
+		unif32(&r)[1] = 0xfffffffb;
+		T_EQ_U64(QPU_V3D_EMU_IDLE, rig_run(&r));
+		d = data32(&r);
+		T_EQ_U64(1, d[2]);
+		T_EQ_U64(2, d[3]);
+		T_EQ_U64(v71 ? 0 : 3, d[0]);	/* ... 4.2 wraps to word 0 */
+		T_EQ_U64(v71 ? 3 : 0, d[4]);
+		rig_free(&r);
+	}
 }
 
 /* --- flags, conditions, branches ---------------------------------------- */
@@ -729,16 +818,13 @@ T_TEST(branch_uniforms)
 		unif32(&r)[3] = 7;
 		unif32(&r)[4] = 8;
 		if (f == 2) {
-			/* rf1's lane 1 is 16: add the stream's base */
-			r.emu = r.emu;
-		}
-		if (f == 2) {
 			rig_free(&r);
 			snprintf(src, sizeof(src),
 				 "nop ; nop ; ldunifrf.rf2\n"
 				 "eidx rf1 ; nop\n"
 				 "shl rf1, rf1, 4 ; nop\n"
 				 "add rf1, rf1, rf2 ; nop\n"
+				 "add rf1, rf1, 4 ; nop\n"	/* aligned down */
 				 "%s"
 				 "nop ; nop\n"
 				 "nop ; nop\n"
@@ -753,7 +839,7 @@ T_TEST(branch_uniforms)
 		T_EQ_U64(QPU_V3D_EMU_IDLE, rig_run(&r));
 		reg(&r, 3, v);
 		/* abs: unif[3] = 7; rel: past unif[0] (4) + 8 = unif[3]; reg:
-		 * lane 1 = base + 16 = unif[4] */
+		 * lane 1 = base + 20, aligned down to 8: unif[4] */
 		T_EQ_U64(f == 2 ? 8 : 7, v[0]);
 		rig_free(&r);
 	}
@@ -1143,75 +1229,100 @@ T_TEST(csd_dispatch_payload)
 }
 
 /*
- * Barrier across the QPUs of a workgroup of 64 (4 batches): each batch
- * waits (longer the lower its first local index), writes its index, meets
- * the others at the barrier, then reads the next batch's word. Without
- * the barrier the early readers would see 0.
+ * @n batches meet at a barrier: the program's @id_src puts each batch's
+ * number 0..@n-1 (a power of two) in rf6; the batch waits (longer the
+ * lower its number), writes number + 1 to data[id], meets the others,
+ * then copies the next batch's word to data[n + id]. Without the barrier
+ * the early readers would see 0.
  */
-T_TEST(barrier_across_qpus)
+static void barrier_run(enum qpu_v3d_emu_board board, const char *id_src,
+			unsigned int n, const uint32_t cfg_in[7])
 {
-	bool v71;
 	char src[2048];
-	uint32_t cfg[7], *d, v[16];
+	uint32_t cfg[7], *d;
 	struct rig r;
-	size_t b;
 	unsigned int i;
 
-	for (b = 0; b < T_ARRAY_SIZE(boards); b++) {
-		v71 = qpu_v3d_emu_board(boards[b])->gen == 71;
-		snprintf(src, sizeof(src),
-			 "nop ; nop ; ldunifrf.rf10\n"
-			 "shr rf5, rf2, 13 ; nop\n"
-			 "shr rf5, rf5, 13 ; nop\n"	/* local (6 bits) */
-			 "shr rf6, rf5, 4 ; nop\n"	/* batch 0..3 */
-			 "sub rf7, 4, rf6 ; nop\n"
-			 "shl rf7, rf7, 6 ; nop\n"	/* wait (4 - batch) * 64 */
-			 "wait:\n"
-			 "sub.pushz rf7, rf7, 1 ; nop\n"
-			 "b.anyna  wait\n"
-			 "nop ; nop\n"
-			 "nop ; nop\n"
-			 "nop ; nop\n"
-			 "shl rf8, rf6, 2 ; nop\n"
-			 "add rf8, rf8, rf10 ; nop\n"
-			 "add rf9, rf6, 1 ; nop\n"
-			 "nop ; mov tmud, rf9\n"
-			 "nop ; mov tmua, rf8\n"
-			 "tmuwt - ; nop\n"
-			 "barrierid syncb ; nop ; thrsw\n"
-			 "nop ; nop\n"
-			 "nop ; nop\n"
-			 "add rf11, rf6, 1 ; nop\n"
-			 "and rf11, rf11, 3 ; nop\n"
-			 "shl rf11, rf11, 2 ; nop\n"
-			 "add rf11, rf11, rf10 ; nop\n"
-			 "nop ; mov tmua, rf11\n"
-			 "nop ; nop ; ldtmu.rf12\n"
-			 "add rf13, rf8, 15 ; nop\n"
-			 "add rf13, rf13, 1 ; nop\n"
-			 "nop ; mov tmud, rf12\n"
-			 "nop ; mov tmua, rf13\n"
-			 "tmuwt - ; nop\n");
-		(void)v71;
-		if (!rig_init(&r, boards[b], src))
-			return;
-		unif32(&r)[0] = r.data_va;
-		cfg[0] = cfg[1] = cfg[2] = 1u << 16;
-		cfg[3] = (4 - 1) << 12 | 1 << 8 | 64;
-		cfg[4] = 4 - !qpu_v3d_emu_board(boards[b])->csd_raw_batches;
-		cfg[5] = r.code_va | 1;
-		cfg[6] = r.unif_va;
-		T_EQ_U64(0, qpu_v3d_emu_dispatch(r.emu, cfg));
-		T_EQ_U64(QPU_V3D_EMU_IDLE, qpu_v3d_emu_run(r.emu, 100000000));
-		d = data32(&r);
-		for (i = 0; i < 4; i++) {
-			T_EQ_U64(i + 1, d[i]);
-			T_EQ_U64((i + 1) % 4 + 1, d[4 + i]);
-		}
-		T_EQ_U64(1, qpu_v3d_emu_get_stats(r.emu)->barriers);
-		(void)v;
-		rig_free(&r);
+	snprintf(src, sizeof(src),
+		 "nop ; nop ; ldunifrf.rf10\n"
+		 "%s"
+		 "sub rf7, %u, rf6 ; nop\n"
+		 "shl rf7, rf7, 5 ; nop\n"
+		 "wait:\n"
+		 "sub.pushz rf7, rf7, 1 ; nop\n"
+		 "b.anyna  wait\n"
+		 "nop ; nop\n"
+		 "nop ; nop\n"
+		 "nop ; nop\n"
+		 "shl rf8, rf6, 2 ; nop\n"
+		 "add rf8, rf8, rf10 ; nop\n"
+		 "add rf9, rf6, 1 ; nop\n"
+		 "nop ; mov tmud, rf9\n"
+		 "nop ; mov tmua, rf8\n"
+		 "tmuwt - ; nop\n"
+		 "barrierid syncb ; nop ; thrsw\n"
+		 "nop ; nop\n"
+		 "nop ; nop\n"
+		 "add rf11, rf6, 1 ; nop\n"
+		 "and rf11, rf11, %u ; nop\n"
+		 "shl rf11, rf11, 2 ; nop\n"
+		 "add rf11, rf11, rf10 ; nop\n"
+		 "nop ; mov tmua, rf11\n"
+		 "nop ; nop ; ldtmu.rf12\n"
+		 "nop ; mov rf13, %u\n"
+		 "shl rf13, rf13, 2 ; nop\n"
+		 "add rf13, rf13, rf8 ; nop\n"
+		 "nop ; mov tmud, rf12\n"
+		 "nop ; mov tmua, rf13\n"
+		 "tmuwt - ; nop\n", id_src, n, n - 1, n);
+	if (!rig_init(&r, board, src))
+		return;
+	unif32(&r)[0] = r.data_va;
+	memcpy(cfg, cfg_in, sizeof(cfg));
+	cfg[4] -= !qpu_v3d_emu_board(board)->csd_raw_batches;
+	cfg[5] = r.code_va;
+	cfg[6] = r.unif_va;
+	T_EQ_U64(0, qpu_v3d_emu_dispatch(r.emu, cfg));
+	T_EQ_U64(QPU_V3D_EMU_IDLE, qpu_v3d_emu_run(r.emu, 100000000));
+	d = data32(&r);
+	for (i = 0; i < n; i++) {
+		T_EQ_U64(i + 1, d[i]);
+		T_EQ_U64((i + 1) % n + 1, d[n + i]);
 	}
+	T_EQ_U64(1, qpu_v3d_emu_get_stats(r.emu)->barriers);
+	rig_free(&r);
+}
+
+/* The 4 batches of a workgroup of 64 invocations, threading on; the
+ * batch number from the local index (the top 6 bits of rf2). */
+T_TEST(barrier_across_qpus)
+{
+	static const uint32_t cfg[7] = {
+		1 << 16, 1 << 16, 1 << 16, (4 - 1) << 12 | 1 << 8 | 64, 4, 0, 1,
+	};
+	size_t b;
+
+	for (b = 0; b < T_ARRAY_SIZE(boards); b++)
+		barrier_run(boards[b], "shr rf6, rf2, 13 ; nop\n"
+			    "shr rf6, rf6, 13 ; nop\n"
+			    "shr rf6, rf6, 4 ; nop\n", 4, cfg);
+}
+
+/* The barrier holds a supergroup: 8 one-batch workgroups, 8 per
+ * supergroup (py-videocore6's test_barrier has 16); the number is the
+ * workgroup's x. */
+T_TEST(barrier_holds_supergroup)
+{
+	static const uint32_t cfg[7] = {
+		8 << 16, 1 << 16, 1 << 16, (8 - 1) << 12 | 8 << 8 | 16, 8, 0, 0,
+	};
+	size_t b;
+
+	for (b = 0; b < T_ARRAY_SIZE(boards); b++)
+		barrier_run(boards[b],
+			    qpu_v3d_emu_board(boards[b])->gen == 71 ?
+			    "and rf6, rf3, 7 ; nop\n" : "and rf6, rf0, 7 ; nop\n",
+			    8, cfg);
 }
 
 /* Two threads on one QPU: thrsw hands over after its two delay slots, the
@@ -1240,6 +1351,30 @@ T_TEST(threads_switch)
 	/* each thread: the body's switch, the last switch (two thrsw in a
 	 * row) and its end */
 	T_EQ_U64(6, qpu_v3d_emu_get_stats(r.emu)->thread_switches);
+	rig_free(&r);
+}
+
+/* A thrsw in the last delay slot of another switches again two
+ * instructions after the thread resumes (py-videocore6's test_parallel
+ * loops so); a thread with nothing else to run resumes at once. */
+T_TEST(thrsw_in_delay_slot)
+{
+	uint32_t v[16];
+	struct rig r;
+
+	if (!rig_init(&r, QPU_V3D_EMU_BOARD_PI4,
+		      "nop ; nop ; thrsw\n"
+		      "nop ; nop\n"
+		      "nop ; nop ; thrsw\n"
+		      "add rf1, rf1, 1 ; nop\n"
+		      "add rf1, rf1, 1 ; nop\n"
+		      "add rf1, rf1, 1 ; nop\n"))
+		return;
+	T_EQ_U64(QPU_V3D_EMU_IDLE, rig_run(&r));
+	reg(&r, 1, v);
+	T_EQ_U64(3, v[0]);	/* it did not end early */
+	/* 2 body switches, the last switch, the end */
+	T_EQ_U64(4, qpu_v3d_emu_get_stats(r.emu)->thread_switches);
 	rig_free(&r);
 }
 
