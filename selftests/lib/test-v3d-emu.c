@@ -615,8 +615,32 @@ T_TEST(flag_stack_ops)
 	}
 }
 
+/* A vec3 store of 1, 2, 3 at word 2 of a block, its address written
+ * with @cond; data as it leaves it. */
+static void vec3_store(struct rig *r, enum qpu_v3d_emu_board board,
+		       const char *cond)
+{
+	char src[512];
+
+	snprintf(src, sizeof(src),
+		 "nop ; nop ; ldunifrf.rf10\n"
+		 "nop ; nop ; ldunifrf.rf11\n"
+		 "nop ; mov tmuc, rf11\n"
+		 "nop ; mov tmud, 1\n"
+		 "nop ; mov tmud, 2\n"
+		 "nop ; mov tmud, 3\n"
+		 "nop ; mov%s tmua, rf10\n"
+		 "tmuwt - ; nop\n", cond);
+	if (!rig_init(r, board, src))
+		return;
+	unif32(r)[0] = r->data_va + 8;		/* word 2 of a block */
+	unif32(r)[1] = 0xfffffffb;		/* vec3, per pixel */
+	T_EQ_U64(QPU_V3D_EMU_IDLE, rig_run(r));
+}
+
 /* Vector TMU words: 4.2 wraps them inside their 16-byte block, 7.1 not
- * (py-videocore6's vec naive writes, py-videocore7's strided reads). */
+ * (py-videocore6's vec naive writes, py-videocore7's strided reads); a
+ * condition masks the lanes' stores. */
 T_TEST(tmu_vector_wrap_per_generation)
 {
 	struct rig r;
@@ -626,40 +650,15 @@ T_TEST(tmu_vector_wrap_per_generation)
 	for (b = 0; b < T_ARRAY_SIZE(boards); b++) {
 		bool v71 = qpu_v3d_emu_board(boards[b])->gen == 71;
 
-		if (!rig_init(&r, boards[b],
-			      "nop ; nop ; ldunifrf.rf10\n"
-			      "nop ; nop ; ldunifrf.rf11\n"
-			      "nop ; mov tmuc, rf11\n"
-			      "nop ; mov tmud, 1\n"
-			      "nop ; mov tmud, 2\n"
-			      "nop ; mov tmud, 3\n"
-			      "nop ; mov.ifa tmua, rf10\n"
-			      "tmuwt - ; nop\n"))
-			return;
-		unif32(&r)[0] = r.data_va + 8;		/* word 2 of a block */
-		unif32(&r)[1] = 0xfffffffb;		/* vec3, per pixel */
-		/* the condition ifa: no flag pushed, so no lane writes ... */
-		T_EQ_U64(QPU_V3D_EMU_IDLE, rig_run(&r));
+		vec3_store(&r, boards[b], ".ifa");	/* no flag: no lane */
 		d = data32(&r);
 		T_EQ_U64(0, d[2]);
 		rig_free(&r);
-		if (!rig_init(&r, boards[b],
-			      "nop ; nop ; ldunifrf.rf10\n"
-			      "nop ; nop ; ldunifrf.rf11\n"
-			      "nop ; mov tmuc, rf11\n"
-			      "nop ; mov tmud, 1\n"
-			      "nop ; mov tmud, 2\n"
-			      "nop ; mov tmud, 3\n"
-			      "nop ; mov tmua, rf10\n"
-			      "tmuwt - ; nop\n"))
-			return;
-		unif32(&r)[0] = r.data_va + 8;
-		unif32(&r)[1] = 0xfffffffb;
-		T_EQ_U64(QPU_V3D_EMU_IDLE, rig_run(&r));
+		vec3_store(&r, boards[b], "");
 		d = data32(&r);
 		T_EQ_U64(1, d[2]);
 		T_EQ_U64(2, d[3]);
-		T_EQ_U64(v71 ? 0 : 3, d[0]);	/* ... 4.2 wraps to word 0 */
+		T_EQ_U64(v71 ? 0 : 3, d[0]);	/* 4.2 wraps to word 0 */
 		T_EQ_U64(v71 ? 3 : 0, d[4]);
 		rig_free(&r);
 	}
