@@ -128,6 +128,11 @@ int qpu_v3d_emu_init(struct qpu_v3d_emu *emu, enum qpu_v3d_emu_board board,
 	emu->ops = ops;
 	emu->ctx = ctx;
 	emu->stop = QPU_V3D_EMU_RUNNING;
+#ifdef QPU_EMU_REFERENCE_PATH	/* make check-reference */
+	emu->predecode = false;
+#else
+	emu->predecode = true;
+#endif
 	return 0;
 }
 
@@ -627,6 +632,36 @@ static void end_of_instruction(struct qpu_v3d_emu *emu, unsigned int qpu,
 	}
 }
 
+/* @w at @pc decoded, through the predecode cache when it is on. */
+static bool decode(struct qpu_v3d_emu *emu, u32 pc, u64 w,
+		   struct qpu_v3dx_instr *in, u32 *sig)
+{
+	struct v3d_predecoded *e = &emu->pre[(pc >> 3) % PREDECODE_SIZE];
+
+	if (emu->predecode && e->valid && e->pc == pc && e->word == w) {
+		*in = e->in;
+		*sig = e->sig;
+		return true;
+	}
+	if (qpu_v3dx_decode(emu->gen, w, in) != QPU_V3DX_VALID)
+		return false;
+	*sig = in->is_branch ? 0 : qpu_v3dx_sig_bits(emu->gen, in->sig);
+	if (emu->predecode) {
+		e->valid = true;
+		e->pc = pc;
+		e->word = w;
+		e->sig = *sig;
+		e->in = *in;
+	}
+	return true;
+}
+
+void qpu_v3d_emu_set_predecode(struct qpu_v3d_emu *emu, bool on)
+{
+	emu->predecode = on;
+	__builtin_memset(emu->pre, 0, sizeof(emu->pre));
+}
+
 static void step(struct qpu_v3d_emu *emu, unsigned int qpu, unsigned int slot)
 {
 	struct v3d_thread *t = &emu->q[qpu].t[slot];
@@ -651,12 +686,11 @@ static void step(struct qpu_v3d_emu *emu, unsigned int qpu, unsigned int slot)
 	w = 0;
 	for (i = 0; i < 8; i++)
 		w |= (u64)p[i] << (8 * i);
-	if (qpu_v3dx_decode(emu->gen, w, &in) != QPU_V3DX_VALID) {
+	if (!decode(emu, t->pc, w, &in, &sig)) {
 		v3d_emu_set_fault(emu, qpu, slot, QPU_EMU_FAULT_INSTRUCTION,
 				  t->pc, QPU_EMU_ACCESS_FETCH);
 		return;
 	}
-	sig = in.is_branch ? 0 : qpu_v3dx_sig_bits(emu->gen, in.sig);
 	if ((sig & QPU_V3DX_SIG_LDTMU) && !t->fifo_n) {
 		t->state = T_WAIT_TMU;	/* nothing will fill it */
 		return;
@@ -699,6 +733,8 @@ static void step(struct qpu_v3d_emu *emu, unsigned int qpu, unsigned int slot)
 		ma = rot[0];
 		mb = rot[1];
 	}
+	add.flags = in.apf || in.auf;
+	mul.flags = in.mpf || in.muf;
 	v3d_alu_add(emu, t, &in, aa, ab, &add, &bad);
 	if (!bad)
 		v3d_alu_mul(emu, t, &in, ma, mb, &mul, &bad);

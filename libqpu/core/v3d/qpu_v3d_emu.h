@@ -205,6 +205,14 @@ int qpu_v3d_emu_start(struct qpu_v3d_emu *emu, unsigned int qpu,
 /* Run at most @budget instructions over all threads. */
 enum qpu_v3d_emu_status qpu_v3d_emu_run(struct qpu_v3d_emu *emu, u64 budget);
 
+/*
+ * qpu_v3d_emu_set_predecode() - the predecode cache and the ALU's fast
+ * paths on (the default; off in an EMU_REFERENCE build) or off: the
+ * reference path check-reference and fuzz-v3d-emu compare them with.
+ * Results are the same either way.
+ */
+void qpu_v3d_emu_set_predecode(struct qpu_v3d_emu *emu, bool on);
+
 /* Instructions each thread may issue (0: no bound). */
 void qpu_v3d_emu_set_limit(struct qpu_v3d_emu *emu, u64 instructions);
 

@@ -305,6 +305,172 @@ static bool add_vector(struct v3d_thread *t, unsigned int op, const u32 *a,
 	return false;
 }
 
+/*
+ * The fast paths (predecode on): the common operations without unpack,
+ * pack or flags, one tight loop each; the same results as the lane-by-
+ * lane switch below, which fuzz-v3d-emu and check-reference compare.
+ */
+#define LOOP(expr) do {						\
+	for (i = 0; i < LANES; i++) {					\
+		u32 x = a[i], y = b[i];					\
+									\
+		r[i] = (expr);						\
+		(void)x;						\
+		(void)y;						\
+	}								\
+} while (0)
+
+/* fmul of two normal numbers to a normal result, rounded to nearest even;
+ * every other case by qpu_v3d_fmul(). */
+static inline u32 fmul_fast(u32 a, u32 b)
+{
+	u32 ea = (a >> 23) & 0xff, eb = (b >> 23) & 0xff, top, q, e;
+	u64 m, rem, half;
+
+	if (ea - 1 >= 254 || eb - 1 >= 254)
+		return qpu_v3d_fmul(a, b);
+	m = (u64)((a & 0x7fffffu) | 0x800000u) * ((b & 0x7fffffu) | 0x800000u);
+	top = (u32)(m >> 47);
+	q = (u32)(m >> (23 + top));
+	rem = m & ((1ull << (23 + top)) - 1);
+	half = 1ull << (22 + top);
+	if (rem > half || (rem == half && (q & 1)))
+		q++;
+	e = ea + eb - 127 + top;
+	if (q == 1u << 24) {
+		q >>= 1;
+		e++;
+	}
+	if (e - 1 >= 254)
+		return qpu_v3d_fmul(a, b);
+	return ((a ^ b) & F_SIGN) | e << 23 | (q & 0x7fffffu);
+}
+
+/* fadd of two normal numbers to a normal result, rounded to nearest
+ * even; every other case by qpu_v3d_fadd(). */
+static inline u32 fadd_fast(u32 a, u32 b)
+{
+	u32 ea = (a >> 23) & 0xff, eb = (b >> 23) & 0xff, t, p, e, q, d;
+	u64 ma, mb, m, rem, half;
+
+	if (ea - 1 >= 254 || eb - 1 >= 254)
+		return qpu_v3d_fadd(a, b);
+	if ((a & ~F_SIGN) < (b & ~F_SIGN)) {
+		t = a;
+		a = b;
+		b = t;
+		t = ea;
+		ea = eb;
+		eb = t;
+	}
+	d = ea - eb;
+	ma = (u64)((a & 0x7fffffu) | 0x800000u) << 32;
+	mb = (u64)((b & 0x7fffffu) | 0x800000u) << 32;
+	if (d >= 60)
+		mb = 1;
+	else if (d)
+		mb = (mb >> d) | ((mb & ((1ull << d) - 1)) != 0);
+	m = ((a ^ b) & F_SIGN) ? ma - mb : ma + mb;
+	if (!m)
+		return 0;
+	p = 63 - (u32)__builtin_clzll(m);
+	e = ea + p - 55;
+	q = (u32)(m >> (p - 23));
+	rem = m & ((1ull << (p - 23)) - 1);
+	half = 1ull << (p - 24);
+	if (rem > half || (rem == half && (q & 1)))
+		q++;
+	if (q == 1u << 24) {
+		q >>= 1;
+		e++;
+	}
+	if (e - 1 >= 254)
+		return qpu_v3d_fadd(a, b);
+	return (a & F_SIGN) | e << 23 | (q & 0x7fffffu);
+}
+
+static bool add_fast(unsigned int op, const u32 *a, const u32 *b, u32 *r)
+{
+	unsigned int i;
+
+	switch (op) {
+	case QPU_V3DX_A_ADD:
+		LOOP(x + y);
+		return true;
+	case QPU_V3DX_A_SUB:
+		LOOP(x - y);
+		return true;
+	case QPU_V3DX_A_AND:
+		LOOP(x & y);
+		return true;
+	case QPU_V3DX_A_OR:
+		LOOP(x | y);
+		return true;
+	case QPU_V3DX_A_XOR:
+		LOOP(x ^ y);
+		return true;
+	case QPU_V3DX_A_SHL:
+		LOOP(x << (y & 31));
+		return true;
+	case QPU_V3DX_A_SHR:
+		LOOP(x >> (y & 31));
+		return true;
+	case QPU_V3DX_A_ASR:
+		LOOP((u32)((s32)x >> (y & 31)));
+		return true;
+	case QPU_V3DX_A_FADD:
+	case QPU_V3DX_A_FADDNF:
+		LOOP(fadd_fast(x, y));
+		return true;
+	case QPU_V3DX_A_FSUB:
+		LOOP(fadd_fast(x, y ^ F_SIGN));
+		return true;
+	case QPU_V3DX_A_FMAX:
+		LOOP(qpu_v3d_fmax(x, y));
+		return true;
+	case QPU_V3DX_A_FMIN:
+		LOOP(qpu_v3d_fmin(x, y));
+		return true;
+	case QPU_V3DX_A_EIDX:
+		LOOP(i);
+		return true;
+	case QPU_V3DX_A_NOP:
+		return true;
+	}
+	return false;
+}
+
+static bool mul_fast(unsigned int op, const u32 *a, const u32 *b, u32 *r)
+{
+	unsigned int i;
+
+	switch (op) {
+	case QPU_V3DX_M_FMUL:
+		LOOP(fmul_fast(x, y));
+		return true;
+	case QPU_V3DX_M_ADD:
+		LOOP(x + y);
+		return true;
+	case QPU_V3DX_M_SUB:
+		LOOP(x - y);
+		return true;
+	case QPU_V3DX_M_MOV:
+		LOOP(x);
+		return true;
+	case QPU_V3DX_M_NOP:
+		return true;
+	}
+	return false;
+}
+
+/* Whether @alu takes the fast path: no modifiers and no flags. */
+static bool plain(const struct qpu_v3d_emu *emu, const struct qpu_v3dx_alu *alu,
+		  const struct v3d_alu_out *o)
+{
+	return emu->predecode && !o->flags && !alu->pack && !alu->unpack_a &&
+	       !alu->unpack_b;
+}
+
 void v3d_alu_add(struct qpu_v3d_emu *emu, struct v3d_thread *t,
 		 const struct qpu_v3dx_instr *in, const u32 *a, const u32 *b,
 		 struct v3d_alu_out *o, bool *bad)
@@ -318,6 +484,8 @@ void v3d_alu_add(struct qpu_v3d_emu *emu, struct v3d_thread *t,
 	o->writes = (qpu_v3dx_add_op_info[op].args & QPU_V3DX_ARG_D) != 0;
 	o->lanes = v3d_cond_lanes(t, in->ac);
 	o->z = o->n = o->c = 0;
+	if (plain(emu, alu, o) && add_fast(op, a, b, o->v))
+		return;
 	if (op == QPU_V3DX_A_FDX || op == QPU_V3DX_A_FDY ||
 	    op == QPU_V3DX_A_FLAFIRST || op == QPU_V3DX_A_FLNAFIRST ||
 	    op == QPU_V3DX_A_ALLFEQ) {
@@ -539,10 +707,11 @@ void v3d_alu_add(struct qpu_v3d_emu *emu, struct v3d_thread *t,
 			return;
 		}
 		o->v[i] = r;
-		o->c |= (u16)(c << i);
-		set_zn(o, i, fl);
+		if (o->flags) {
+			o->c |= (u16)(c << i);
+			set_zn(o, i, fl);
+		}
 	}
-	(void)emu;
 }
 
 void v3d_alu_mul(struct qpu_v3d_emu *emu, struct v3d_thread *t,
@@ -556,6 +725,8 @@ void v3d_alu_mul(struct qpu_v3d_emu *emu, struct v3d_thread *t,
 	o->writes = (qpu_v3dx_mul_op_info[op].args & QPU_V3DX_ARG_D) != 0;
 	o->lanes = v3d_cond_lanes(t, in->mc);
 	o->z = o->n = o->c = 0;
+	if (plain(emu, alu, o) && mul_fast(op, a, b, o->v))
+		return;
 	for (i = 0; i < LANES; i++) {
 		u32 x = a[i], y = b[i], r = 0, c = 0;
 		u64 p;
@@ -637,8 +808,9 @@ void v3d_alu_mul(struct qpu_v3d_emu *emu, struct v3d_thread *t,
 			return;
 		}
 		o->v[i] = r;
-		o->c |= (u16)(c << i);
-		set_zn(o, i, fl);
+		if (o->flags) {
+			o->c |= (u16)(c << i);
+			set_zn(o, i, fl);
+		}
 	}
-	(void)emu;
 }
