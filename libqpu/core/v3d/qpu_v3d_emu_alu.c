@@ -350,31 +350,23 @@ static inline u32 fmul_fast(u32 a, u32 b)
  * even; every other case by qpu_v3d_fadd(). */
 static inline u32 fadd_fast(u32 a, u32 b)
 {
-	u32 ea = (a >> 23) & 0xff, eb = (b >> 23) & 0xff, t, p, e, q, d;
-	u64 ma, mb, m, rem, half;
+	/* hi: the larger magnitude, whose sign the result takes */
+	u32 hi = (a & ~F_SIGN) >= (b & ~F_SIGN) ? a : b, lo = a ^ b ^ hi;
+	u32 eh = (hi >> 23) & 0xff, el = (lo >> 23) & 0xff, p, e, q, d;
+	u64 mh, ml, m, rem, half;
 
-	if (ea - 1 >= 254 || eb - 1 >= 254)
+	if (eh - 1 >= 254 || el - 1 >= 254)
 		return qpu_v3d_fadd(a, b);
-	if ((a & ~F_SIGN) < (b & ~F_SIGN)) {
-		t = a;
-		a = b;
-		b = t;
-		t = ea;
-		ea = eb;
-		eb = t;
-	}
-	d = ea - eb;
-	ma = (u64)((a & 0x7fffffu) | 0x800000u) << 32;
-	mb = (u64)((b & 0x7fffffu) | 0x800000u) << 32;
-	if (d >= 60)
-		mb = 1;
-	else if (d)
-		mb = (mb >> d) | ((mb & ((1ull << d) - 1)) != 0);
-	m = ((a ^ b) & F_SIGN) ? ma - mb : ma + mb;
+	d = eh - el;
+	mh = (u64)((hi & 0x7fffffu) | 0x800000u) << 32;
+	ml = (u64)((lo & 0x7fffffu) | 0x800000u) << 32;
+	/* the low one shifted down, its lost bits kept as a sticky bit */
+	ml = d >= 60 ? 1 : d ? (ml >> d) | ((ml << (64 - d)) != 0) : ml;
+	m = ((a ^ b) & F_SIGN) ? mh - ml : mh + ml;
 	if (!m)
 		return 0;
 	p = 63 - (u32)__builtin_clzll(m);
-	e = ea + p - 55;
+	e = eh + p - 55;
 	q = (u32)(m >> (p - 23));
 	rem = m & ((1ull << (p - 23)) - 1);
 	half = 1ull << (p - 24);
@@ -386,7 +378,7 @@ static inline u32 fadd_fast(u32 a, u32 b)
 	}
 	if (e - 1 >= 254)
 		return qpu_v3d_fadd(a, b);
-	return (a & F_SIGN) | e << 23 | (q & 0x7fffffu);
+	return (hi & F_SIGN) | e << 23 | (q & 0x7fffffu);
 }
 
 static bool add_fast(unsigned int op, const u32 *a, const u32 *b, u32 *r)
