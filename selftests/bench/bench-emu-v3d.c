@@ -17,18 +17,12 @@
 #include "qpu.h"
 #include "qpu_asm.h"
 #include "v3d/qpu_v3d_emu.h"
+#include "test-v3d.h"
 
 #define RUNS		5
 #define DATA_BYTES	(1u << 20)
 
-static const char *const end_seq =
-	"nop ; nop ; thrsw\n"
-	"nop ; nop ; thrsw\n"
-	"nop ; nop\n"
-	"nop ; nop\n"
-	"nop ; nop ; thrsw\n"
-	"nop ; nop\n"
-	"nop ; nop\n";
+static const char *const end_seq = V3D_THREAD_END;
 
 /* Common head: rf10 = data + 64 * batch-local lane offset, rf5 = count. */
 static const char *const head =

@@ -16,6 +16,7 @@
 #include "qpu.h"
 #include "qpu_asm.h"
 #include "v3d/qpu_v3d_emu.h"
+#include "test-v3d.h"
 
 #define CODE_BYTES	(64 * 1024)
 #define UNIF_BYTES	(4 * 1024)
@@ -30,14 +31,7 @@ struct rig {
 	size_t words;
 };
 
-static const char *const end_seq =
-	"nop ; nop ; thrsw\n"
-	"nop ; nop ; thrsw\n"
-	"nop ; nop\n"
-	"nop ; nop\n"
-	"nop ; nop ; thrsw\n"
-	"nop ; nop\n"
-	"nop ; nop\n";
+static const char *const end_seq = V3D_THREAD_END;
 
 static void rig_free(struct rig *r)
 {
