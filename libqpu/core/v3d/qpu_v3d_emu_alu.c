@@ -170,8 +170,10 @@ static int sfu_of(unsigned int op)
 	return -1;
 }
 
-/* An f16 as an unsigned small float (R11G11B10F): sign dropped (negative
- * is 0), the mantissa cut by @drop bits. */
+/*
+ * An f16 as an unsigned small float (R11G11B10F): sign dropped (negative
+ * is 0), the mantissa cut by @drop bits.
+ */
 static u32 f16_to_uf(u32 h, unsigned int drop)
 {
 	if (h & 0x8000)
@@ -320,8 +322,10 @@ static bool add_vector(struct v3d_thread *t, unsigned int op, const u32 *a,
 	}								\
 } while (0)
 
-/* fmul of two normal numbers to a normal result, rounded to nearest even;
- * every other case by qpu_v3d_fmul(). */
+/*
+ * fmul of two normal numbers to a normal result, rounded to nearest even;
+ * every other case by qpu_v3d_fmul().
+ */
 static inline u32 fmul_fast(u32 a, u32 b)
 {
 	u32 ea = (a >> 23) & 0xff, eb = (b >> 23) & 0xff, top, q, e;
@@ -346,8 +350,10 @@ static inline u32 fmul_fast(u32 a, u32 b)
 	return ((a ^ b) & F_SIGN) | e << 23 | (q & 0x7fffffu);
 }
 
-/* fadd of two normal numbers to a normal result, rounded to nearest
- * even; every other case by qpu_v3d_fadd(). */
+/*
+ * fadd of two normal numbers to a normal result, rounded to nearest
+ * even; every other case by qpu_v3d_fadd().
+ */
 static inline u32 fadd_fast(u32 a, u32 b)
 {
 	/* hi: the larger magnitude, whose sign the result takes */
@@ -475,7 +481,9 @@ void v3d_alu_add(struct qpu_v3d_emu *emu, struct v3d_thread *t,
 
 	o->writes = (qpu_v3dx_add_op_info[op].args & QPU_V3DX_ARG_D) != 0;
 	o->lanes = v3d_cond_lanes(t, in->ac);
-	o->z = o->n = o->c = 0;
+	o->z = 0;
+	o->n = 0;
+	o->c = 0;
 	if (plain(emu, alu, o) && add_fast(op, a, b, o->v))
 		return;
 	if (op == QPU_V3DX_A_FDX || op == QPU_V3DX_A_FDY ||
@@ -716,7 +724,9 @@ void v3d_alu_mul(struct qpu_v3d_emu *emu, struct v3d_thread *t,
 
 	o->writes = (qpu_v3dx_mul_op_info[op].args & QPU_V3DX_ARG_D) != 0;
 	o->lanes = v3d_cond_lanes(t, in->mc);
-	o->z = o->n = o->c = 0;
+	o->z = 0;
+	o->n = 0;
+	o->c = 0;
 	if (plain(emu, alu, o) && mul_fast(op, a, b, o->v))
 		return;
 	for (i = 0; i < LANES; i++) {
