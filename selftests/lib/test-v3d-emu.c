@@ -1010,6 +1010,40 @@ T_TEST(tmu_atomics)
 	}
 }
 
+/* A uniform the job wrote through the TMU reads as it was (the uniform
+ * cache); the TMU reads the new value. */
+T_TEST(uniform_cache_stale_after_tmu_write)
+{
+	uint32_t v[16];
+	struct rig r;
+	size_t b;
+
+	for (b = 0; b < T_ARRAY_SIZE(boards); b++) {
+		if (!rig_init(&r, boards[b],
+			      "nop ; nop ; ldunifrf.rf10\n"	/* &unif[2] */
+			      "nop ; mov tmud, 5\n"
+			      "nop ; mov tmua, rf10\n"
+			      "tmuwt - ; nop\n"
+			      "nop ; nop ; ldunifrf.rf11\n"	/* unif[1] */
+			      "nop ; nop ; ldunifrf.rf12\n"	/* unif[2]: stale */
+			      "nop ; mov tmua, rf10\n"
+			      "nop ; nop ; ldtmu.rf13\n"))
+			return;
+		unif32(&r)[0] = r.unif_va + 8;
+		unif32(&r)[1] = 6;
+		unif32(&r)[2] = 7;
+		T_EQ_U64(QPU_V3D_EMU_IDLE, rig_run(&r));
+		reg(&r, 11, v);
+		T_EQ_U64(6, v[0]);
+		reg(&r, 12, v);
+		T_EQ_U64(7, v[0]);
+		reg(&r, 13, v);
+		T_EQ_U64(5, v[0]);
+		T_EQ_U64(5, unif32(&r)[2]);
+		rig_free(&r);
+	}
+}
+
 /* The lookup FIFO holds 16 / threads vectors: one more faults. */
 T_TEST(tmu_fifo_depth)
 {

@@ -210,6 +210,7 @@ int qpu_v3d_emu_dispatch(struct qpu_v3d_emu *emu, const u32 cfg[7])
 	emu->csd = csd;
 	emu->csd_active = true;
 	emu->next_batch = 0;
+	emu->stale_n = 0;	/* a job starts with a clean uniform cache */
 	emu->stop = QPU_V3D_EMU_RUNNING;
 	__builtin_memset(&emu->stats, 0, sizeof(emu->stats));
 	return 0;
