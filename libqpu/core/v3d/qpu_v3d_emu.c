@@ -55,8 +55,11 @@
  * - CSD: cfg[5] THREADING runs 4 threads a QPU in slots 0..3, else 2 in
  *   slots 0 and 2 (py-videocore6's test_parallel counts (tidx >> 1) & 31 as
  *   16 distinct ids of 16 batches on 8 QPUs with threading off). tidx is
- *   QPU << 2 | slot. Batches fill supergroups of wgs_per_sg workgroups,
- *   lane by lane; a supergroup's batches start together. The payload, as
+ *   QPU << 2 | slot. The CSD runs cfg[4] + 1 batches, cfg[4] on a Pi 5
+ *   (struct qpu_v3d_emu_board_info's csd_raw_batches); their workgroups
+ *   fill supergroups lane by lane (batch_lane()), a supergroup's batches
+ *   start together, on a slot of every QPU before a second of any; the
+ *   ids count x, then y, then z, with no wrap of z. The payload, as
  *   Mesa's compute setup reads it: rf0 (4.2) or rf3 (7.1) holds the
  *   workgroup x | y << 16, rf2 z | workgroup-in-supergroup << 16 | local
  *   index in the top max(6, log2 wg_size rounded up) bits: Mesa's
@@ -211,6 +214,7 @@ int qpu_v3d_emu_dispatch(struct qpu_v3d_emu *emu, const u32 cfg[7])
 	emu->csd_active = true;
 	emu->next_batch = 0;
 	emu->stale_n = 0;	/* a job starts with a clean uniform cache */
+	emu->slot_freed = true;
 	emu->stop = QPU_V3D_EMU_RUNNING;
 	__builtin_memset(&emu->stats, 0, sizeof(emu->stats));
 	return 0;
@@ -388,6 +392,7 @@ static void thread_switch(struct qpu_v3d_emu *emu, unsigned int qpu,
 		u32 g = t->group;
 
 		t->state = T_FREE;
+		emu->slot_freed = true;
 		barrier_check(emu, g);
 	} else if (t->barrier_pending) {
 		t->barrier_pending = false;
@@ -417,6 +422,10 @@ static void write_lanes(u32 *dst, const u32 *v, u16 lanes)
 {
 	unsigned int i;
 
+	if (lanes == ALL_LANES) {
+		__builtin_memcpy(dst, v, LANES * sizeof(*v));
+		return;
+	}
 	for (i = 0; i < LANES; i++)
 		if (lanes >> i & 1)
 			dst[i] = v[i];
@@ -824,7 +833,10 @@ enum qpu_v3d_emu_status qpu_v3d_emu_run(struct qpu_v3d_emu *emu, u64 budget)
 	while (budget) {
 		bool ran = false, live = false;
 
-		csd_fill(emu);
+		if (emu->slot_freed) {	/* a batch may start */
+			emu->slot_freed = false;
+			csd_fill(emu);
+		}
 		for (qpu = 0; qpu < emu->nqpus && budget; qpu++) {
 			struct v3d_qpu *q = &emu->q[qpu];
 			struct v3d_thread *t = &q->t[q->cur];
@@ -838,8 +850,6 @@ enum qpu_v3d_emu_status qpu_v3d_emu_run(struct qpu_v3d_emu *emu, u64 budget)
 				}
 				t = &q->t[q->cur];
 			}
-			for (s = 0; s < QPU_V3D_EMU_THREADS; s++)
-				live |= thread_live(&q->t[s]);
 			if (t->state != T_READY)
 				continue;
 			step(emu, qpu, q->cur);
@@ -849,6 +859,9 @@ enum qpu_v3d_emu_status qpu_v3d_emu_run(struct qpu_v3d_emu *emu, u64 budget)
 			budget--;
 		}
 		if (!ran) {
+			for (qpu = 0; qpu < emu->nqpus; qpu++)
+				for (s = 0; s < QPU_V3D_EMU_THREADS; s++)
+					live |= thread_live(&emu->q[qpu].t[s]);
 			if (live)
 				return QPU_V3D_EMU_DEADLOCK;
 			if (!emu->csd_active)

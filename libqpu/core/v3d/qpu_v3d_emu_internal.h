@@ -90,6 +90,7 @@ struct qpu_v3d_emu {
 	struct qpu_v3d_emu_fault fault;
 	struct qpu_v3d_emu_stats stats;
 	bool csd_active;
+	bool slot_freed;	/* a thread ended: csd_fill() may start batches */
 	struct qpu_v3d_csd csd;
 	u32 next_batch;
 	bool predecode;
