@@ -109,6 +109,11 @@ static u32 round_pack_mode(u32 sign, int lsb_exp, u64 m, bool rtz)
 	return sign | ((u32)e << 23) | ((u32)q & F_MANT);
 }
 
+u32 qpu_emu_round_pack(u32 sign, int lsb_exp, u64 m, bool rtz)
+{
+	return round_pack_mode(sign, lsb_exp, m, rtz);
+}
+
 static u32 round_pack(u32 sign, int lsb_exp, u64 m)
 {
 	return round_pack_mode(sign, lsb_exp, m, false);

@@ -36,6 +36,14 @@ u32 qpu_emu_f16_to_f32(u32 h);
 u32 qpu_emu_f32_to_unorm8(u32 a);
 u32 qpu_emu_unorm8_to_f32(u32 b);
 
+/*
+ * sign * @m * 2^@lsb_exp as a float: ties to even (Inf on overflow), or
+ * with @rtz toward zero (the largest finite value on overflow); below the
+ * normal range a zero of that sign. The rounding step of every float op,
+ * shared with V3D's emulator, whose ALU rounds to nearest.
+ */
+u32 qpu_emu_round_pack(u32 sign, int lsb_exp, u64 m, bool rtz);
+
 /* Denormals become a zero of the same sign. */
 u32 qpu_emu_fflush(u32 a);
 

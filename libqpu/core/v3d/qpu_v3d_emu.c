@@ -1,0 +1,937 @@
+// SPDX-License-Identifier: (GPL-2.0 OR MIT)
+/*
+ * The V3D emulator's QPUs: their thread slots, the instruction cycle
+ * (operands, both ALUs, signals, writes, delay slots), branches, thread
+ * switches and ends, barriers, and the CSD that fills the slots.
+ *
+ * DOC: semantics and their sources
+ * - Operands: 4.2 reads r0..r5 or the two shared read addresses through
+ *   each operand's mux (raddr_b a small immediate under its signal); 7.1
+ *   reads a register-file address per operand, or a small immediate under
+ *   that operand's signal. Every read sees the registers as they were
+ *   before the instruction; its writes land at its end.
+ * - Register file: 64 registers a thread, 32 with 4 threads, as Mesa's
+ *   register allocator has it for V3D 4.x and later ("double the physical
+ *   register space per thread"); an address past them wraps (unconfirmed).
+ * - Signals: ldunif writes r5 (4.2) or rf0 (7.1), ldunifa the same from
+ *   the unifa stream, ldunifrf/ldunifarf/ldtmu the address the signal
+ *   carries, all at the end of their instruction (py-videocore's tests read
+ *   them in the next one). 4.2's SFU writes (recip ... rsqrt2 magic
+ *   addresses) land in r4 one instruction later: the second instruction
+ *   after the write reads them (py-videocore6's test_sfu puts one nop
+ *   between); earlier reads see the old r4. The SFU ALU ops of both
+ *   generations write their destination like any op (the same test reads
+ *   it in the next instruction). unifa takes effect at once.
+ * - Magic writes: r5 (4.2) and quad (7.1, into rf0) give each quad its
+ *   first lane, r5rep and rep give every lane the value of lane 0; tmuc sets the TMU
+ *   config word, tmud/tmudref/tmuoff queue data, tmua/tmuau make the lookup
+ *   (qpu_v3d_emu_mem.c), unifa points the second uniform stream, syncb
+ *   arrives at the supergroup's barrier. The VPM, tile buffer and varyings
+ *   have no compute use here: they fault as instructions.
+ * - 4.2's rot signal rotates the mul ALU's operands by raddr_b's small
+ *   immediate, or by r5's lane 0 when raddr_b is 0 (py-videocore6's
+ *   encoding): lane i gets lane (i - n) mod 16 of an accumulator, and of a
+ *   register-file operand lane 4q + (i - n) mod 4, inside its quad (its
+ *   test_full_rotate and test_quad_rotate: "rot signal with rfN source
+ *   performs as a quad rotate").
+ * - thrsw: the switch comes after two delay slots. Two thrsw in a row mark
+ *   the last switch (Mesa's emit_thrsw: "signal that to the HW by emitting
+ *   two THRSWs in a row"); the thrsw after it ends the thread, again after
+ *   two delay slots. A thrsw in the last delay slot of another (py-
+ *   videocore6's test_parallel loops so) switches again two instructions
+ *   after the thread resumes. A barrier (a syncb write) blocks at the next switch
+ *   (Mesa: "the blocking of a TSY op only happens at the next thread
+ *   switch") until every thread of the supergroup arrived or ended.
+ * - Branches: taken after three delay slots; relative targets count from
+ *   past them; a register target reads raddr_a's lane 0, a register
+ *   uniform target its lane 1 aligned down to 8 bytes (py-videocore's
+ *   test_uniform_branch_reg puts the address in lane 1; its test_unifa
+ *   branches to src + 4 * eidx and reads src[0] first). A uniform target read from the stream is
+ *   absolute, or relative to the address past that uniform (its
+ *   test_uniform_branch_rel). The link register is written only when bit
+ *   23 is set (py-videocore's link flag; the codec's BR_PAD_23): its value
+ *   is the address past the delay slots. Conditions read the a flags of
+ *   all 16 lanes (a compute batch runs them all); msfign is ignored.
+ * - CSD: cfg[5] THREADING runs 4 threads a QPU in slots 0..3, else 2 in
+ *   slots 0 and 2 (py-videocore6's test_parallel counts (tidx >> 1) & 31 as
+ *   16 distinct ids of 16 batches on 8 QPUs with threading off). tidx is
+ *   QPU << 2 | slot. The CSD runs cfg[4] + 1 batches, cfg[4] on a Pi 5
+ *   (struct qpu_v3d_emu_board_info's csd_raw_batches); their workgroups
+ *   fill supergroups lane by lane (batch_lane()), a supergroup's batches
+ *   start together, on a slot of every QPU before a second of any; the
+ *   ids count x, then y, then z, with no wrap of z. The payload, as
+ *   Mesa's compute setup reads it: rf0 (4.2) or rf3 (7.1) holds the
+ *   workgroup x | y << 16, rf2 z | workgroup-in-supergroup << 16 | local
+ *   index in the top max(6, log2 wg_size rounded up) bits: Mesa's
+ *   ffs(next_pow2(MAX2(wg_size, 64))) - 1, which py-videocore7's
+ *   test_parallel_with_workgroup reads on a Pi 5. (A later Mesa reads
+ *   log2(wg_size) bits for powers of two; the board's test decides.)
+ */
+#include "v3d/qpu_v3d_emu_internal.h"
+#include "qpu_strbuf.h"
+
+static const struct qpu_v3d_emu_board_info boards[QPU_V3D_EMU_BOARD_COUNT] = {
+	[QPU_V3D_EMU_BOARD_PI4] = { "pi4", QPU_GEN_V3D42, 2, 4, 500, false },
+	[QPU_V3D_EMU_BOARD_PI5_3X4] = { "pi5", QPU_GEN_V3D71, 3, 4, 800, true },
+	[QPU_V3D_EMU_BOARD_PI5_4X4] = { "pi5-16", QPU_GEN_V3D71, 4, 4, 960, true },
+};
+
+const struct qpu_v3d_emu_board_info *
+qpu_v3d_emu_board(enum qpu_v3d_emu_board board)
+{
+	if ((unsigned int)board >= QPU_V3D_EMU_BOARD_COUNT)
+		return NULL;
+	return &boards[board];
+}
+
+void qpu_v3d_csd_decode(const u32 cfg[7], bool raw_batches,
+			struct qpu_v3d_csd *csd)
+{
+	unsigned int i;
+
+	for (i = 0; i < 3; i++) {
+		csd->wg_count[i] = cfg[i] >> 16;
+		csd->wg_offset[i] = cfg[i] & 0xffff;
+	}
+	csd->wg_size = cfg[3] & 0xff;
+	if (!csd->wg_size)
+		csd->wg_size = 256;
+	csd->wgs_per_sg = (cfg[3] >> 8) & 0xf;
+	if (!csd->wgs_per_sg)
+		csd->wgs_per_sg = 16;
+	csd->batches_per_sg = ((cfg[3] >> 12) & 0xff) + 1;
+	csd->max_sg_id = (cfg[3] >> 20) & 0x3f;
+	csd->overlap = (cfg[3] >> 26) & 1;
+	csd->batches = raw_batches ? cfg[4] : cfg[4] + 1;
+	csd->code = cfg[5] & ~7u;
+	csd->propagate_nans = (cfg[5] >> 2) & 1;
+	csd->single_seg = (cfg[5] >> 1) & 1;
+	csd->threading = cfg[5] & 1;
+	csd->unif = cfg[6];
+}
+
+size_t qpu_v3d_emu_size(void)
+{
+	return sizeof(struct qpu_v3d_emu);
+}
+
+int qpu_v3d_emu_init(struct qpu_v3d_emu *emu, enum qpu_v3d_emu_board board,
+		     struct qpu_v3d_mmu *mmu, const struct qpu_v3d_emu_ops *ops,
+		     void *ctx)
+{
+	const struct qpu_v3d_emu_board_info *b = qpu_v3d_emu_board(board);
+
+	if (!b || !mmu)
+		return -QPU_V3D_EMU_EINVAL;
+	__builtin_memset(emu, 0, sizeof(*emu));
+	emu->board = b;
+	emu->gen = b->gen;
+	emu->nqpus = b->slices * b->qpus_per_slice;
+	emu->mmu = mmu;
+	emu->ops = ops;
+	emu->ctx = ctx;
+	emu->stop = QPU_V3D_EMU_RUNNING;
+#ifdef QPU_EMU_REFERENCE_PATH	/* make check-reference */
+	emu->predecode = false;
+#else
+	emu->predecode = true;
+#endif
+	return 0;
+}
+
+void qpu_v3d_emu_set_limit(struct qpu_v3d_emu *emu, u64 instructions)
+{
+	emu->limit = instructions;
+}
+
+const struct qpu_v3d_emu_fault *qpu_v3d_emu_get_fault(const struct qpu_v3d_emu *emu)
+{
+	return &emu->fault;
+}
+
+const struct qpu_v3d_emu_stats *qpu_v3d_emu_get_stats(const struct qpu_v3d_emu *emu)
+{
+	return &emu->stats;
+}
+
+void v3d_emu_set_fault(struct qpu_v3d_emu *emu, unsigned int qpu,
+		       unsigned int slot, enum qpu_fault_reason why,
+		       u32 addr, enum qpu_mem_access kind)
+{
+	if (emu->stop != QPU_V3D_EMU_RUNNING)
+		return;
+	emu->stop = QPU_V3D_EMU_FAULT;
+	emu->fault.f.reason = why;
+	emu->fault.f.qpu = qpu;
+	emu->fault.f.pc = emu->q[qpu].t[slot].pc;
+	emu->fault.f.addr = addr;
+	emu->fault.f.access = kind;
+	emu->fault.thread = slot;
+}
+
+static void thread_reset(struct v3d_thread *t, unsigned int threads, u32 code,
+			 u32 unif)
+{
+	__builtin_memset(t, 0, sizeof(*t));
+	t->state = T_READY;
+	t->nregs = threads == 4 ? 32 : 64;
+	t->pc = code;
+	t->unif = unif;
+	t->tmu_cfg = 0xffffffffu;
+	t->group = ~0u;
+}
+
+int qpu_v3d_emu_start(struct qpu_v3d_emu *emu, unsigned int qpu,
+		      unsigned int slot, unsigned int threads, u32 code,
+		      u32 unif)
+{
+	struct v3d_qpu *q;
+
+	if (qpu >= emu->nqpus || slot >= QPU_V3D_EMU_THREADS ||
+	    (threads != 1 && threads != 2 && threads != 4) ||
+	    (code & 7) || (unif & 3))
+		return -QPU_V3D_EMU_EINVAL;
+	q = &emu->q[qpu];
+	if (q->t[slot].state != T_FREE)
+		return -QPU_V3D_EMU_EBUSY;
+	q->threads = threads;
+	thread_reset(&q->t[slot], threads, code, unif);
+	q->t[slot].tidx = qpu << 2 | slot;
+	emu->stop = QPU_V3D_EMU_RUNNING;
+	return 0;
+}
+
+int qpu_v3d_emu_dispatch(struct qpu_v3d_emu *emu, const u32 cfg[7])
+{
+	struct qpu_v3d_csd csd;
+
+	if (emu->csd_active)
+		return -QPU_V3D_EMU_EBUSY;
+	qpu_v3d_csd_decode(cfg, emu->board->csd_raw_batches, &csd);
+	if (csd.unif & 3)
+		return -QPU_V3D_EMU_EINVAL;
+	emu->csd = csd;
+	emu->csd_active = true;
+	emu->next_batch = 0;
+	emu->stale_n = 0;	/* a job starts with a clean uniform cache */
+	emu->slot_freed = true;
+	emu->stop = QPU_V3D_EMU_RUNNING;
+	__builtin_memset(&emu->stats, 0, sizeof(emu->stats));
+	return 0;
+}
+
+/*
+ * Where batch @b's lane @lane sits: its workgroup and local index. A
+ * supergroup's batches hold its workgroups lane after lane, as many as
+ * fill them when that is more than wgs_per_sg says: py-videocore7 asks for
+ * 24 per supergroup, which its 4-bit field keeps as 8, and its
+ * test_parallel_with_workgroup sees workgroups 0..23 there on a Pi 5.
+ */
+static void batch_lane(const struct qpu_v3d_csd *csd, u32 b, unsigned int lane,
+		       u32 *wg, u32 *wg_in_sg, u32 *local)
+{
+	u32 sg = b / csd->batches_per_sg;
+	u32 l = (b % csd->batches_per_sg) * LANES + lane;
+	u32 per_sg = csd->batches_per_sg * LANES / csd->wg_size;
+
+	if (per_sg < csd->wgs_per_sg)
+		per_sg = csd->wgs_per_sg;
+	*wg_in_sg = l / csd->wg_size;
+	*local = l % csd->wg_size;
+	*wg = sg * per_sg + *wg_in_sg;
+}
+
+/*
+ * The barrier group of batch @b: its supergroup. A barrier holds every
+ * batch of the supergroup (py-videocore6's test_barrier syncs 16 one-batch
+ * workgroups of one supergroup; Mesa sizes supergroups of shaders with
+ * barriers to fit the QPUs at once).
+ */
+static u32 batch_group(const struct qpu_v3d_csd *csd, u32 b)
+{
+	return b / csd->batches_per_sg;
+}
+
+/* Bits of the local index at the top of the payload's rf2. */
+static unsigned int lii_bits(u32 wg_size)
+{
+	unsigned int bits = 6;
+
+	while ((1u << bits) < wg_size)
+		bits++;
+	return bits;
+}
+
+static void write_payload(struct qpu_v3d_emu *emu, struct v3d_thread *t, u32 b)
+{
+	const struct qpu_v3d_csd *csd = &emu->csd;
+	unsigned int bits = lii_bits(csd->wg_size), i;
+	unsigned int r0 = emu->gen == QPU_GEN_V3D71 ? 3 : 0;
+
+	for (i = 0; i < LANES; i++) {
+		u32 wg, in_sg, local, c[3], id[3];
+
+		batch_lane(csd, b, i, &wg, &in_sg, &local);
+		c[0] = csd->wg_count[0] ? csd->wg_count[0] : 0x10000;
+		c[1] = csd->wg_count[1] ? csd->wg_count[1] : 0x10000;
+		id[0] = wg % c[0] + csd->wg_offset[0];
+		id[1] = (wg / c[0]) % c[1] + csd->wg_offset[1];
+		id[2] = wg / c[0] / c[1] + csd->wg_offset[2];
+		t->rf[r0][i] = (id[0] & 0xffff) | id[1] << 16;
+		t->rf[2][i] = (id[2] & 0xffff) |
+			      (in_sg & ((1u << (16 - bits)) - 1)) << 16 |
+			      local << (32 - bits);
+	}
+}
+
+/* Whether QPU @q may take a batch of a @threads-thread dispatch. */
+static bool qpu_takes(const struct v3d_qpu *q, unsigned int threads)
+{
+	unsigned int s;
+
+	if (q->threads == threads)
+		return true;
+	for (s = 0; s < QPU_V3D_EMU_THREADS; s++)
+		if (q->t[s].state != T_FREE)
+			return false;
+	return true;
+}
+
+/* Start as many batches as free slots hold, a supergroup at a time. */
+static void csd_fill(struct qpu_v3d_emu *emu)
+{
+	const struct qpu_v3d_csd *csd = &emu->csd;
+	unsigned int threads = csd->threading ? 4 : 2, step = 4 / threads;
+
+	while (emu->csd_active && emu->next_batch < csd->batches) {
+		u32 b = emu->next_batch, g = batch_group(csd, b), n = 0, free = 0;
+		unsigned int qpu, s;
+
+		/* a group larger than the board starts as slots allow */
+		while (b + n < csd->batches && batch_group(csd, b + n) == g &&
+		       n < emu->nqpus * threads)
+			n++;
+		for (qpu = 0; qpu < emu->nqpus; qpu++) {
+			if (!qpu_takes(&emu->q[qpu], threads))
+				continue;
+			for (s = 0; s < QPU_V3D_EMU_THREADS; s += step)
+				free += emu->q[qpu].t[s].state == T_FREE;
+		}
+		if (free < n)
+			return;
+		/*
+		 * a slot on every QPU before a second on any, as batches run
+		 * side by side on the hardware's QPUs
+		 */
+		for (s = 0; s < QPU_V3D_EMU_THREADS && n; s += step) {
+			for (qpu = 0; qpu < emu->nqpus && n; qpu++) {
+				struct v3d_qpu *q = &emu->q[qpu];
+				struct v3d_thread *t = &q->t[s];
+
+				if (t->state != T_FREE || !qpu_takes(q, threads))
+					continue;
+				q->threads = threads;
+				thread_reset(t, threads, csd->code, csd->unif);
+				t->tidx = qpu << 2 | s;
+				t->group = g;
+				write_payload(emu, t, emu->next_batch);
+				emu->next_batch++;
+				emu->stats.batches++;
+				n--;
+			}
+		}
+	}
+	if (emu->next_batch >= csd->batches)
+		emu->csd_active = false;
+}
+
+static u32 reg_index(const struct v3d_thread *t, unsigned int r)
+{
+	return r & (t->nregs - 1);
+}
+
+/* Release @group's barrier when none of its live threads runs on. */
+static void barrier_check(struct qpu_v3d_emu *emu, u32 group)
+{
+	unsigned int qpu, s;
+	bool waiting = false;
+
+	for (qpu = 0; qpu < emu->nqpus; qpu++) {
+		for (s = 0; s < QPU_V3D_EMU_THREADS; s++) {
+			const struct v3d_thread *t = &emu->q[qpu].t[s];
+
+			if (t->state == T_FREE || t->group != group)
+				continue;
+			if (t->state != T_WAIT_BARRIER)
+				return;
+			waiting = true;
+		}
+	}
+	if (!waiting)
+		return;
+	emu->stats.barriers++;
+	for (qpu = 0; qpu < emu->nqpus; qpu++) {
+		for (s = 0; s < QPU_V3D_EMU_THREADS; s++) {
+			struct v3d_thread *t = &emu->q[qpu].t[s];
+
+			if (t->state == T_WAIT_BARRIER && t->group == group)
+				t->state = T_READY;
+		}
+	}
+}
+
+/* The thread switch after thrsw's delay slots (or its end). */
+static void thread_switch(struct qpu_v3d_emu *emu, unsigned int qpu,
+			  struct v3d_thread *t)
+{
+	struct v3d_qpu *q = &emu->q[qpu];
+	unsigned int i;
+
+	emu->stats.thread_switches++;
+	if (t->ending) {
+		u32 g = t->group;
+
+		t->state = T_FREE;
+		emu->slot_freed = true;
+		barrier_check(emu, g);
+	} else if (t->barrier_pending) {
+		t->barrier_pending = false;
+		t->state = T_WAIT_BARRIER;
+		barrier_check(emu, t->group);
+	}
+	for (i = 1; i <= QPU_V3D_EMU_THREADS; i++) {
+		unsigned int s = (q->cur + i) % QPU_V3D_EMU_THREADS;
+
+		if (q->t[s].state == T_READY) {
+			q->cur = s;
+			return;
+		}
+	}
+}
+
+static void replicate(u32 *dst, const u32 *v, u16 lanes, bool quad)
+{
+	unsigned int i;
+
+	for (i = 0; i < LANES; i++)
+		if (lanes >> i & 1)
+			dst[i] = v[quad ? i & ~3u : 0];
+}
+
+static void write_lanes(u32 *dst, const u32 *v, u16 lanes)
+{
+	unsigned int i;
+
+	if (lanes == ALL_LANES) {
+		__builtin_memcpy(dst, v, LANES * sizeof(*v));
+		return;
+	}
+	for (i = 0; i < LANES; i++)
+		if (lanes >> i & 1)
+			dst[i] = v[i];
+}
+
+static void trace_write(struct qpu_v3d_emu *emu, unsigned int qpu,
+			unsigned int slot, unsigned int waddr, bool acc,
+			const u32 *v, u16 lanes)
+{
+	if (emu->ops && emu->ops->trace_write)
+		emu->ops->trace_write(emu->ctx, qpu, slot, waddr, acc, v, lanes);
+}
+
+/* A write of @v to @waddr (magic or the register file) in @lanes. */
+static void write_dest(struct qpu_v3d_emu *emu, unsigned int qpu,
+		       unsigned int slot, unsigned int waddr, bool magic,
+		       const u32 *v, u16 lanes)
+{
+	struct v3d_thread *t = &emu->q[qpu].t[slot];
+	bool v71 = emu->gen == QPU_GEN_V3D71;
+	unsigned int i;
+
+	if (!magic) {
+		write_lanes(t->rf[reg_index(t, waddr)], v, lanes);
+		trace_write(emu, qpu, slot, waddr, false, v, lanes);
+		return;
+	}
+	if (!v71 && waddr <= 5) {
+		if (waddr == QPU_V3D_W_QUAD)
+			replicate(t->acc[5], v, lanes, true);
+		else
+			write_lanes(t->acc[waddr], v, lanes);
+		trace_write(emu, qpu, slot, waddr, true, t->acc[waddr], lanes);
+		return;
+	}
+	switch (waddr) {
+	case QPU_V3D_W_NOP:
+	case QPU_V3D_W_SYNC:
+	case QPU_V3D_W_SYNCU:
+		return;
+	case QPU_V3D_W_QUAD:	/* 7.1: quad */
+		replicate(t->rf[0], v, lanes, true);
+		return;
+	case QPU_V3D_W_R5REP:
+		replicate(v71 ? t->rf[0] : t->acc[5], v, lanes, false);
+		return;
+	case QPU_V3D_W_UNIFA:
+		t->unifa = v[0];
+		return;
+	case QPU_V3D_W_TMUD:
+	case QPU_V3D_W_TMUC + 6:	/* tmudref */
+	case QPU_V3D_W_TMUC + 7:	/* tmuoff */
+		if (t->tmu_ndata >= TMU_DATA_MAX) {
+			v3d_emu_set_fault(emu, qpu, slot,
+					  QPU_FAULT_REASON_INSTRUCTION, waddr,
+					  QPU_MEM_TMU);
+			return;
+		}
+		for (i = 0; i < LANES; i++)
+			t->tmu_data[t->tmu_ndata][i] = v[i];
+		t->tmu_ndata++;
+		return;
+	case QPU_V3D_W_TMUC:
+		t->tmu_cfg = v[0];
+		return;
+	case QPU_V3D_W_TMUAU:
+		if (!v3d_read_unif(emu, qpu, slot, &t->unif, &t->tmu_cfg))
+			return;
+		emu->stats.uniforms++;
+		v3d_tmu_lookup(emu, qpu, slot, v, lanes);
+		return;
+	case QPU_V3D_W_TMUA:
+		v3d_tmu_lookup(emu, qpu, slot, v, lanes);
+		return;
+	case QPU_V3D_W_SYNCB:
+		t->barrier_pending = true;
+		return;
+	}
+	if (!v71 && waddr >= QPU_V3D_W_RECIP && waddr <= QPU_V3D_W_RSQRT2) {
+		for (i = 0; i < LANES; i++)
+			t->sfu_val[i] = qpu_v3d_sfu(waddr - QPU_V3D_W_RECIP, v[i]);
+		t->sfu_left = 3;	/* counted down at this one's end too */
+		return;
+	}
+	if (waddr > QPU_V3D_W_TMUC && waddr <= QPU_V3D_W_TMUHSLOD)
+		return;		/* texture parameters: no general-mode use */
+	v3d_emu_set_fault(emu, qpu, slot, QPU_FAULT_REASON_INSTRUCTION, waddr,
+			  QPU_MEM_TMU);
+}
+
+/* Operand @field of an ALU (mux on 4.2, address on 7.1) into @out. */
+static const u32 *operand(struct qpu_v3d_emu *emu, struct v3d_thread *t,
+			  const struct qpu_v3d_instr *in, u32 sig,
+			  unsigned int field, u32 smimm_bit, u32 *tmp)
+{
+	unsigned int i, idx;
+
+	if (emu->gen == QPU_GEN_V3D71) {
+		if (sig & smimm_bit) {
+			for (i = 0; i < LANES; i++)
+				tmp[i] = qpu_v3d_small_imm[field];
+			return tmp;
+		}
+		return t->rf[reg_index(t, field)];
+	}
+	if (field < 6)
+		return t->acc[field];
+	if (field == QPU_V3D_MUX_A)
+		return t->rf[reg_index(t, in->raddr_a)];
+	if (sig & QPU_V3D_SIG_SMIMM_B) {
+		idx = in->raddr_b;
+		for (i = 0; i < LANES; i++)
+			tmp[i] = qpu_v3d_small_imm[idx];
+		return tmp;
+	}
+	return t->rf[reg_index(t, in->raddr_b)];
+}
+
+/* Lane i gets lane i - @n, of the vector or (@quad) of its quad. */
+static void rotate(u32 *dst, const u32 *src, unsigned int n, bool quad)
+{
+	unsigned int i;
+
+	for (i = 0; i < LANES; i++)
+		dst[i] = quad ? src[(i & ~3u) | ((i - n) & 3)] : src[(i - n) & 15];
+}
+
+static bool branch_taken(const struct v3d_thread *t, unsigned int cond)
+{
+	switch (cond) {
+	case QPU_V3D_BR_ALWAYS:
+		return true;
+	case QPU_V3D_BR_A0:
+		return t->fa & 1;
+	case QPU_V3D_BR_NA0:
+		return !(t->fa & 1);
+	case QPU_V3D_BR_ALLA:
+		return t->fa == ALL_LANES;
+	case QPU_V3D_BR_ANYNA:
+		return t->fa != ALL_LANES;
+	case QPU_V3D_BR_ANYA:
+		return t->fa != 0;
+	case QPU_V3D_BR_ALLNA:
+		return t->fa == 0;
+	}
+	return false;
+}
+
+static void do_branch(struct qpu_v3d_emu *emu, unsigned int qpu,
+		      unsigned int slot, const struct qpu_v3d_instr *in)
+{
+	struct v3d_thread *t = &emu->q[qpu].t[slot];
+	const struct qpu_v3d_branch *br = &in->br;
+	u32 after = t->pc + 4 * 8, u = 0, at;
+	const u32 *reg = t->rf[reg_index(t, br->raddr_a)];
+
+	if (!branch_taken(t, br->cond))
+		return;
+	switch (br->bdi) {
+	case QPU_V3D_BR_DEST_ABS:
+		t->br_target = br->offset;
+		break;
+	case QPU_V3D_BR_DEST_REL:
+		t->br_target = after + br->offset;
+		break;
+	case QPU_V3D_BR_DEST_LRI:
+		t->br_target = t->link;
+		break;
+	default:
+		t->br_target = reg[0];
+		break;
+	}
+	t->br_unif = br->ub;
+	if (br->ub) {
+		if (br->bdu == QPU_V3D_BR_DEST_RF) {
+			t->br_unif_addr = reg[1] & ~7u;
+		} else if (br->bdu == QPU_V3D_BR_DEST_LRI) {
+			t->br_unif_addr = t->link;
+		} else {
+			at = t->unif;
+			if (!v3d_read_unif(emu, qpu, slot, &at, &u))
+				return;
+			emu->stats.uniforms++;
+			t->unif = at;
+			t->br_unif_addr = br->bdu == QPU_V3D_BR_DEST_ABS ? u : at + u;
+		}
+	}
+	if (br->pad & (1u << 9))	/* bit 23: the link flag */
+		t->link = after;
+	t->br_left = 4;	/* counted down at the end of this one too */
+}
+
+/* What the thread does after each instruction: the delay slots' ends. */
+static void end_of_instruction(struct qpu_v3d_emu *emu, unsigned int qpu,
+			       struct v3d_thread *t)
+{
+	unsigned int i;
+
+	if (t->sfu_left && --t->sfu_left == 1) {
+		for (i = 0; i < LANES; i++)
+			t->acc[4][i] = t->sfu_val[i];
+		t->sfu_left = 0;
+	}
+	if (t->br_left && --t->br_left == 0) {
+		t->pc = t->br_target;
+		if (t->br_unif)
+			t->unif = t->br_unif_addr;
+	}
+	if (t->thrsw_left && --t->thrsw_left == 0) {
+		thread_switch(emu, qpu, t);
+		if (t->thrsw_queued) {	/* its slots run after the switch */
+			t->thrsw_queued = false;
+			t->ending = t->last_thrsw;
+			t->thrsw_left = 2;
+		}
+	}
+}
+
+/* @w at @pc decoded, through the predecode cache when it is on. */
+static bool decode(struct qpu_v3d_emu *emu, u32 pc, u64 w,
+		   struct qpu_v3d_instr *in, u32 *sig)
+{
+	struct v3d_predecoded *e = &emu->pre[(pc >> 3) % PREDECODE_SIZE];
+
+	if (emu->predecode && e->valid && e->pc == pc && e->word == w) {
+		*in = e->in;
+		*sig = e->sig;
+		return true;
+	}
+	if (qpu_v3d_decode(emu->gen, w, in) != QPU_V3D_VALID)
+		return false;
+	*sig = in->is_branch ? 0 : qpu_v3d_sig_bits(emu->gen, in->sig);
+	if (emu->predecode) {
+		e->valid = true;
+		e->pc = pc;
+		e->word = w;
+		e->sig = *sig;
+		e->in = *in;
+	}
+	return true;
+}
+
+void qpu_v3d_emu_set_predecode(struct qpu_v3d_emu *emu, bool on)
+{
+	emu->predecode = on;
+	__builtin_memset(emu->pre, 0, sizeof(emu->pre));
+}
+
+static void step(struct qpu_v3d_emu *emu, unsigned int qpu, unsigned int slot)
+{
+	struct v3d_thread *t = &emu->q[qpu].t[slot];
+	bool v71 = emu->gen == QPU_GEN_V3D71, bad = false;
+	struct qpu_v3d_instr in;
+	struct v3d_alu_out add, mul;
+	const u32 *aa, *ab, *ma, *mb;
+	u32 ta[LANES], tb[LANES], tc[LANES], td[LANES], rot[2][LANES];
+	u32 sig, uval = 0, sval[LANES];
+	bool sig_writes = false;
+	const u8 *p;
+	u64 w;
+	unsigned int i;
+
+	p = qpu_v3d_mmu_translate(emu->mmu, t->pc, 8);
+	if (!p || (t->pc & 7)) {
+		v3d_emu_set_fault(emu, qpu, slot, p ? QPU_FAULT_REASON_MISALIGNED :
+				  QPU_FAULT_REASON_MEMORY, t->pc,
+				  QPU_MEM_FETCH);
+		return;
+	}
+	w = 0;
+	for (i = 0; i < 8; i++)
+		w |= (u64)p[i] << (8 * i);
+	if (!decode(emu, t->pc, w, &in, &sig)) {
+		v3d_emu_set_fault(emu, qpu, slot, QPU_FAULT_REASON_INSTRUCTION,
+				  t->pc, QPU_MEM_FETCH);
+		return;
+	}
+	if ((sig & QPU_V3D_SIG_LDTMU) && !t->fifo_n) {
+		t->state = T_WAIT_TMU;	/* nothing will fill it */
+		return;
+	}
+	if (emu->limit && t->issued >= emu->limit) {
+		emu->stop = QPU_V3D_EMU_LIMIT;
+		return;
+	}
+	if (emu->ops && emu->ops->trace)
+		emu->ops->trace(emu->ctx, qpu, slot, t->pc, w);
+	t->issued++;
+	emu->stats.instructions++;
+
+	if (in.is_branch) {
+		do_branch(emu, qpu, slot, &in);
+		t->pc += 8;
+		end_of_instruction(emu, qpu, t);
+		return;
+	}
+	if (sig & (QPU_V3D_SIG_LDVARY | QPU_V3D_SIG_LDVPM |
+		   QPU_V3D_SIG_LDTLB | QPU_V3D_SIG_LDTLBU)) {
+		v3d_emu_set_fault(emu, qpu, slot, QPU_FAULT_REASON_INSTRUCTION,
+				  t->pc, QPU_MEM_FETCH);
+		return;
+	}
+
+	/* operands, as the registers were before this instruction */
+	aa = operand(emu, t, &in, sig, in.add.a, QPU_V3D_SIG_SMIMM_A, ta);
+	ab = operand(emu, t, &in, sig, in.add.b, QPU_V3D_SIG_SMIMM_B, tb);
+	ma = operand(emu, t, &in, sig, in.mul.a, QPU_V3D_SIG_SMIMM_C, tc);
+	mb = operand(emu, t, &in, sig, in.mul.b, QPU_V3D_SIG_SMIMM_D, td);
+	if (!v71 && (sig & QPU_V3D_SIG_ROT)) {
+		/* raddr_b 48..63 have no small immediate: their low bits */
+		unsigned int n = !in.raddr_b ? t->acc[5][0] :
+				 in.raddr_b < QPU_V3D_SMALL_IMMS ?
+				 qpu_v3d_small_imm[in.raddr_b] : in.raddr_b;
+
+		rotate(rot[0], ma, n, in.mul.a >= 6);
+		rotate(rot[1], mb, n, in.mul.b >= 6);
+		ma = rot[0];
+		mb = rot[1];
+	}
+	add.flags = in.apf || in.auf;
+	mul.flags = in.mpf || in.muf;
+	v3d_alu_add(emu, t, &in, aa, ab, &add, &bad);
+	if (!bad)
+		v3d_alu_mul(emu, t, &in, ma, mb, &mul, &bad);
+	if (bad) {
+		v3d_emu_set_fault(emu, qpu, slot, QPU_FAULT_REASON_INSTRUCTION,
+				  t->pc, QPU_MEM_FETCH);
+		return;
+	}
+
+	/* signals that read before the writes land */
+	if (sig & (QPU_V3D_SIG_LDUNIF | QPU_V3D_SIG_LDUNIFRF)) {
+		if (!v3d_read_unif(emu, qpu, slot, &t->unif, &uval))
+			return;
+		emu->stats.uniforms++;
+		sig_writes = true;
+	} else if (sig & (QPU_V3D_SIG_LDUNIFA | QPU_V3D_SIG_LDUNIFARF)) {
+		if (!v3d_read_unif(emu, qpu, slot, &t->unifa, &uval))
+			return;
+		emu->stats.unifa_reads++;
+		sig_writes = true;
+	}
+	if (sig & QPU_V3D_SIG_WRTMUC) {	/* texture config: no general use */
+		if (!v3d_read_unif(emu, qpu, slot, &t->unif, &uval))
+			return;
+		emu->stats.uniforms++;
+	}
+	for (i = 0; i < LANES; i++)
+		sval[i] = uval;
+	if (sig & QPU_V3D_SIG_LDTMU) {
+		for (i = 0; i < LANES; i++)
+			sval[i] = t->fifo[t->fifo_head][i];
+		t->fifo_head = (t->fifo_head + 1) % TMU_FIFO_MAX;
+		t->fifo_n--;
+		sig_writes = true;
+	}
+
+	/* the writes, the flags, then the signals' results */
+	if (add.writes)
+		write_dest(emu, qpu, slot, in.add.waddr, in.add.magic, add.v,
+			   add.lanes);
+	if (mul.writes)
+		write_dest(emu, qpu, slot, in.mul.waddr, in.mul.magic, mul.v,
+			   mul.lanes);
+	if (emu->stop != QPU_V3D_EMU_RUNNING)
+		return;
+	v3d_flags_apply(t, in.apf, in.auf, &add);
+	v3d_flags_apply(t, in.mpf, in.muf, &mul);
+	if (sig_writes) {
+		if (sig & QPU_V3D_SIG_WRITES_ADDR)
+			write_dest(emu, qpu, slot, in.sig_addr, in.sig_magic,
+				   sval, ALL_LANES);
+		else if (v71)
+			write_lanes(t->rf[0], sval, ALL_LANES);
+		else
+			write_lanes(t->acc[5], sval, ALL_LANES);
+		if (emu->stop != QPU_V3D_EMU_RUNNING)
+			return;
+	}
+	if (sig & QPU_V3D_SIG_THRSW) {
+		if (t->thrsw_left == 2) {
+			t->last_thrsw = true;	/* right after another */
+		} else if (t->thrsw_left) {
+			t->thrsw_queued = true;	/* in the last delay slot */
+		} else {
+			t->ending = t->last_thrsw;
+			t->thrsw_left = 3;	/* this one and two slots */
+		}
+	}
+	t->pc += 8;
+	end_of_instruction(emu, qpu, t);
+}
+
+static bool thread_live(const struct v3d_thread *t)
+{
+	return t->state != T_FREE;
+}
+
+enum qpu_v3d_emu_status qpu_v3d_emu_run(struct qpu_v3d_emu *emu, u64 budget)
+{
+	unsigned int qpu, s;
+
+	if (emu->stop != QPU_V3D_EMU_RUNNING)
+		return emu->stop;
+	while (budget) {
+		bool ran = false, live = false;
+
+		if (emu->slot_freed) {	/* a batch may start */
+			emu->slot_freed = false;
+			csd_fill(emu);
+		}
+		for (qpu = 0; qpu < emu->nqpus && budget; qpu++) {
+			struct v3d_qpu *q = &emu->q[qpu];
+			struct v3d_thread *t = &q->t[q->cur];
+
+			if (t->state != T_READY) {
+				for (s = 0; s < QPU_V3D_EMU_THREADS; s++) {
+					if (q->t[s].state == T_READY) {
+						q->cur = s;
+						break;
+					}
+				}
+				t = &q->t[q->cur];
+			}
+			if (t->state != T_READY)
+				continue;
+			step(emu, qpu, q->cur);
+			if (emu->stop != QPU_V3D_EMU_RUNNING)
+				return emu->stop;
+			ran = true;
+			budget--;
+		}
+		if (!ran) {
+			for (qpu = 0; qpu < emu->nqpus; qpu++)
+				for (s = 0; s < QPU_V3D_EMU_THREADS; s++)
+					live |= thread_live(&emu->q[qpu].t[s]);
+			if (live)
+				return QPU_V3D_EMU_DEADLOCK;
+			if (!emu->csd_active)
+				return QPU_V3D_EMU_IDLE;
+		}
+	}
+	return QPU_V3D_EMU_RUNNING;
+}
+
+int qpu_v3d_emu_get_reg(const struct qpu_v3d_emu *emu, unsigned int qpu,
+			unsigned int slot, enum qpu_v3d_emu_file file,
+			unsigned int reg, u32 out[16])
+{
+	const struct v3d_thread *t;
+	unsigned int i;
+
+	if (qpu >= emu->nqpus || slot >= QPU_V3D_EMU_THREADS)
+		return -QPU_V3D_EMU_EINVAL;
+	t = &emu->q[qpu].t[slot];
+	if (file == QPU_V3D_EMU_FILE_RF && reg < 64) {
+		for (i = 0; i < LANES; i++)
+			out[i] = t->rf[reg][i];
+		return 0;
+	}
+	if (file == QPU_V3D_EMU_FILE_ACC && reg < 6 &&
+	    emu->gen == QPU_GEN_V3D42) {
+		for (i = 0; i < LANES; i++)
+			out[i] = t->acc[reg][i];
+		return 0;
+	}
+	return -QPU_V3D_EMU_EINVAL;
+}
+
+int qpu_v3d_emu_get_flags(const struct qpu_v3d_emu *emu, unsigned int qpu,
+			  unsigned int slot, u16 *a, u16 *b)
+{
+	if (qpu >= emu->nqpus || slot >= QPU_V3D_EMU_THREADS)
+		return -QPU_V3D_EMU_EINVAL;
+	*a = emu->q[qpu].t[slot].fa;
+	*b = emu->q[qpu].t[slot].fb;
+	return 0;
+}
+
+size_t qpu_v3d_emu_describe(const struct qpu_v3d_emu *emu, char *buf,
+			    size_t len)
+{
+	static const char *const what[] = {
+		[T_FREE] = "free", [T_READY] = "ready",
+		[T_WAIT_BARRIER] = "waits at a barrier",
+		[T_WAIT_TMU] = "waits on ldtmu with an empty TMU FIFO",
+	};
+	struct qpu_strbuf o = { buf, len, 0 };
+	unsigned int qpu, s;
+
+	for (qpu = 0; qpu < emu->nqpus; qpu++) {
+		for (s = 0; s < QPU_V3D_EMU_THREADS; s++) {
+			const struct v3d_thread *t = &emu->q[qpu].t[s];
+
+			if (t->state == T_FREE)
+				continue;
+			qpu_strbuf_s(&o, "qpu ");
+			qpu_strbuf_u(&o, qpu, false);
+			qpu_strbuf_s(&o, " thread ");
+			qpu_strbuf_u(&o, s, false);
+			qpu_strbuf_s(&o, " pc ");
+			qpu_strbuf_u(&o, t->pc, true);
+			qpu_strbuf_s(&o, ": ");
+			qpu_strbuf_s(&o, what[t->state]);
+			qpu_strbuf_c(&o, '\n');
+		}
+	}
+	return qpu_strbuf_end(&o);
+}

@@ -1,0 +1,287 @@
+// SPDX-License-Identifier: (GPL-2.0 OR MIT)
+/*
+ * V3D 4.2/7.1 float semantics on bit patterns, with integers only.
+ *
+ * DOC: choices and their sources
+ * - Rounding: fadd, fsub, fmul, itof and utof round to nearest even. V3D
+ *   is a Vulkan 1.2 device whose float32 add and multiply are correctly
+ *   rounded (Mesa's v3dv passes the CTS with RTE float32 rounding);
+ *   VideoCore IV's round-toward-zero ALU does not carry over.
+ * - Denormals: flushed to a zero of the same sign on input and output
+ *   (v3dv reports shaderDenormFlushToZeroFloat32).
+ * - NaN: any NaN result is the quiet NaN 0x7fc00000; fmin/fmax of a NaN
+ *   give the NaN. cfg[5]'s propagate-NaN bit is recorded, not modelled.
+ * - fround/ftoin round half to even (numpy's round, which py-videocore6's
+ *   test_alu compares with), ftoiz/ftrunc toward zero; ftouz gives 0 for
+ *   negative inputs (its test's reference: x > -1 ? uint(x) : 0).
+ * - SFU: Broadcom publishes no precision. recip, rsqrt, exp and log are
+ *   VideoCore IV's (within 1 ulp, log and rsqrt of |x|); rsqrt2 is rsqrt.
+ *   sin(x) is sin(pi x) for |x| <= 0.5, computed in Q30 fixed point
+ *   (error below 2^-28), and +-1 beyond, as py-videocore6's test_sfu
+ *   reference (sfu_sin) has it from a Pi 4. Its tests accept rtol 1e-4.
+ */
+#include "v3d/qpu_v3d_emu.h"
+#include "qpu_emu_float.h"
+
+#define F_SIGN	0x80000000u
+#define F_INF	0x7f800000u
+#define F_MANT	0x007fffffu
+
+static bool is_nan(u32 a)
+{
+	return (a & ~F_SIGN) > F_INF;
+}
+
+static u32 fexp(u32 a)
+{
+	return (a >> 23) & 0xff;
+}
+
+static u64 fmant(u32 a)
+{
+	return (a & F_MANT) | 0x800000u;
+}
+
+u32 qpu_v3d_fadd(u32 a, u32 b)
+{
+	u32 ea, eb, t, sign;
+	u64 ma, mb, m;
+	int d;
+
+	a = qpu_emu_fflush(a);
+	b = qpu_emu_fflush(b);
+	if (is_nan(a) || is_nan(b))
+		return QPU_EMU_F_QNAN;
+	if ((a & ~F_SIGN) == F_INF || (b & ~F_SIGN) == F_INF) {
+		if ((a & ~F_SIGN) == F_INF && (b & ~F_SIGN) == F_INF &&
+		    (a ^ b) & F_SIGN)
+			return QPU_EMU_F_QNAN;
+		return (a & ~F_SIGN) == F_INF ? a : b;
+	}
+	if (!(a & ~F_SIGN))
+		return (b & ~F_SIGN) ? b : (a & b);
+	if (!(b & ~F_SIGN))
+		return a;
+	if ((a & ~F_SIGN) < (b & ~F_SIGN)) {
+		t = a;
+		a = b;
+		b = t;
+	}
+	ea = fexp(a);
+	eb = fexp(b);
+	d = (int)(ea - eb);
+	ma = fmant(a) << 38;
+	mb = fmant(b) << 38;
+	if (d >= 62)
+		mb = 1;
+	else if (d)
+		mb = (mb >> d) | ((mb & ((1ull << d) - 1)) != 0);
+	sign = a & F_SIGN;
+	m = ((a ^ b) & F_SIGN) ? ma - mb : ma + mb;
+	if (!m)
+		return 0;
+	return qpu_emu_round_pack(sign, (int)ea - 150 - 38, m, false);
+}
+
+u32 qpu_v3d_fmul(u32 a, u32 b)
+{
+	u32 sign = (a ^ b) & F_SIGN;
+
+	a = qpu_emu_fflush(a);
+	b = qpu_emu_fflush(b);
+	if (is_nan(a) || is_nan(b))
+		return QPU_EMU_F_QNAN;
+	if ((a & ~F_SIGN) == F_INF || (b & ~F_SIGN) == F_INF) {
+		if (!(a & ~F_SIGN) || !(b & ~F_SIGN))
+			return QPU_EMU_F_QNAN;
+		return sign | F_INF;
+	}
+	if (!(a & ~F_SIGN) || !(b & ~F_SIGN))
+		return sign;
+	return qpu_emu_round_pack(sign, (int)fexp(a) + (int)fexp(b) - 300,
+				  fmant(a) * fmant(b), false);
+}
+
+/* A key that orders floats as integers, -0 below +0. */
+static s32 key(u32 a)
+{
+	return (a & F_SIGN) ? -(s32)(a & ~F_SIGN) - 1 : (s32)a;
+}
+
+u32 qpu_v3d_fmin(u32 a, u32 b)
+{
+	a = qpu_emu_fflush(a);
+	b = qpu_emu_fflush(b);
+	if (is_nan(a) || is_nan(b))
+		return QPU_EMU_F_QNAN;
+	return key(a) <= key(b) ? a : b;
+}
+
+u32 qpu_v3d_fmax(u32 a, u32 b)
+{
+	a = qpu_emu_fflush(a);
+	b = qpu_emu_fflush(b);
+	if (is_nan(a) || is_nan(b))
+		return QPU_EMU_F_QNAN;
+	return key(a) >= key(b) ? a : b;
+}
+
+/*
+ * |a| split at the binary point: the integer part and whether the
+ * fraction is zero, above, at or below one half (for rounding).
+ */
+static u32 round_int(u32 a, unsigned int mode, bool *overflow)
+{
+	u32 e = fexp(a), neg = a & F_SIGN;
+	u64 m = fmant(a), ip, frac, half;
+	int sh;
+
+	*overflow = false;
+	if (!(a & ~F_SIGN) || e == 0)
+		return 0;
+	sh = 150 - (int)e;
+	if (sh <= 0) {
+		if (-sh > 8) {
+			*overflow = true;
+			return 0;
+		}
+		return (u32)(m << -sh);
+	}
+	if (sh > 40) {
+		ip = 0;
+		frac = 1;
+		half = 1ull << 40;
+	} else {
+		ip = m >> sh;
+		frac = m & ((1ull << sh) - 1);
+		half = 1ull << (sh - 1);
+	}
+	switch (mode) {
+	case 0:
+		if (frac > half || (frac == half && (ip & 1)))
+			ip++;
+		break;
+	case 2:
+		if (neg && frac)
+			ip++;
+		break;
+	case 3:
+		if (!neg && frac)
+			ip++;
+		break;
+	}
+	if (ip > 0xffffffffull) {
+		*overflow = true;
+		return 0;
+	}
+	return (u32)ip;
+}
+
+u32 qpu_v3d_fround(u32 a, unsigned int mode)
+{
+	bool ovf;
+	u32 ip;
+
+	a = qpu_emu_fflush(a);
+	if (is_nan(a))
+		return QPU_EMU_F_QNAN;
+	if (fexp(a) >= 150)
+		return a;	/* already integral, or Inf */
+	ip = round_int(a, mode, &ovf);
+	if (!ip)
+		return a & F_SIGN;
+	return qpu_emu_round_pack(a & F_SIGN, 0, ip, false);
+}
+
+u32 qpu_v3d_ftoi(u32 a, unsigned int mode)
+{
+	bool ovf;
+	u32 ip;
+
+	a = qpu_emu_fflush(a);
+	if (is_nan(a))
+		return 0;
+	ip = round_int(a, mode, &ovf);
+	if (a & F_SIGN) {
+		if (ovf || ip > 0x80000000u)
+			return 0x80000000u;
+		return (u32)-(s32)ip;
+	}
+	if (ovf || ip > 0x7fffffffu)
+		return 0x7fffffffu;
+	return ip;
+}
+
+u32 qpu_v3d_ftouz(u32 a)
+{
+	bool ovf;
+	u32 ip;
+
+	a = qpu_emu_fflush(a);
+	if (is_nan(a) || (a & F_SIGN))
+		return 0;
+	ip = round_int(a, 1, &ovf);
+	return ovf ? 0xffffffffu : ip;
+}
+
+u32 qpu_v3d_itof(u32 a)
+{
+	if ((s32)a < 0)
+		return qpu_emu_round_pack(F_SIGN, 0, (u64)(-(s64)(s32)a), false);
+	return qpu_emu_round_pack(0, 0, a, false);
+}
+
+u32 qpu_v3d_utof(u32 a)
+{
+	return qpu_emu_round_pack(0, 0, a, false);
+}
+
+#define PI_Q30		3373259426ull	/* pi * 2^30, rounded */
+#define F_PI		0x40490fdbu	/* pi as a float */
+#define SIN_TERMS	6		/* Taylor terms past t */
+
+/* sin(pi x) for |x| <= 0.5; +-1 beyond (see "SFU" above). */
+static u32 sfu_sin(u32 a)
+{
+	u32 e, sign = a & F_SIGN;
+	s64 t, t2, r;
+	u64 x;
+	static const s64 div[SIN_TERMS] = { 156, 110, 72, 42, 20, 6 };
+	unsigned int i;
+
+	a = qpu_emu_fflush(a);
+	if (is_nan(a) || (a & ~F_SIGN) == F_INF)
+		return QPU_EMU_F_QNAN;
+	e = fexp(a);
+	if ((a & ~F_SIGN) > 0x3f000000u)	/* |x| > 0.5 */
+		return sign | 0x3f800000u;
+	if (e < 117)			/* |x| < 2^-10: sin(t) = t within 1 ulp */
+		return qpu_v3d_fmul(a, F_PI);
+	/* |x| in Q30 */
+	x = e >= 120 ? fmant(a) << (e - 120) : fmant(a) >> (120 - e);
+	t = (s64)((x * PI_Q30) >> 30);	/* t = pi |x|, Q30 */
+	t2 = (t * t) >> 30;
+	r = 1ll << 30;
+	for (i = 0; i < SIN_TERMS; i++)
+		r = (1ll << 30) - ((t2 * r >> 30) / div[i]);
+	r = (t * r) >> 30;
+	return qpu_emu_round_pack(sign, -30, (u64)r, false);
+}
+
+u32 qpu_v3d_sfu(unsigned int which, u32 a)
+{
+	switch (which) {
+	case QPU_V3D_SFU_RECIP:
+		return qpu_emu_recip(a);
+	case QPU_V3D_SFU_RSQRT:
+	case QPU_V3D_SFU_RSQRT2:
+		return qpu_emu_recipsqrt(a);
+	case QPU_V3D_SFU_EXP:
+		return qpu_emu_exp2(a);
+	case QPU_V3D_SFU_LOG:
+		return qpu_emu_log2(a);
+	case QPU_V3D_SFU_SIN:
+		return sfu_sin(a);
+	}
+	return 0;
+}

@@ -1,0 +1,136 @@
+/* SPDX-License-Identifier: (GPL-2.0 OR MIT) */
+/*
+ * The V3D emulator's state, shared by its files (qpu_v3d_emu.c: threads,
+ * signals, branches, dispatch; qpu_v3d_emu_alu.c: the two ALUs and flags;
+ * qpu_v3d_emu_mem.c: the MMU, uniforms and the TMU).
+ */
+#ifndef QPU_V3D_EMU_INTERNAL_H
+#define QPU_V3D_EMU_INTERNAL_H
+
+#include "v3d/qpu_v3d_emu.h"
+
+#define LANES		QPU_V3D_EMU_LANES
+#define ALL_LANES	0xffffu
+#define TMU_FIFO_MAX	16	/* result vectors per QPU, shared by its threads */
+#define TMU_DATA_MAX	8	/* tmud words queued for one lookup */
+
+enum v3d_thread_state {
+	T_FREE,
+	T_READY,
+	T_WAIT_BARRIER,	/* arrived at a workgroup barrier */
+	T_WAIT_TMU,	/* ldtmu with an empty result FIFO: never woken */
+};
+
+struct v3d_thread {
+	u8 state;
+	u8 nregs;		/* 64, or 32 with 4 threads */
+	u8 thrsw_left;		/* delay slots before the switch */
+	u8 br_left;		/* delay slots before a taken branch */
+	u8 sfu_left;		/* 4.2: instructions until sfu_val reaches r4 */
+	bool last_thrsw;	/* two thrsw in a row: the next one ends */
+	bool ending;		/* the switch pending is the thread end */
+	bool thrsw_queued;	/* a thrsw in the last slot of another */
+	bool barrier_pending;	/* syncb written: block at the next switch */
+	bool br_unif;		/* the taken branch moves the uniforms too */
+	u8 tmu_ndata;
+	u8 fifo_n;
+	u8 fifo_head;
+	u32 pc;
+	u32 unif;
+	u32 unifa;
+	u32 link;
+	u32 br_target;
+	u32 br_unif_addr;
+	u32 tmu_cfg;
+	u32 group;		/* barrier group: the supergroup */
+	u32 tidx;
+	u16 fa, fb;		/* flag stacks, bit i = lane i */
+	u64 issued;
+	u32 sfu_val[LANES];
+	u32 rtop[LANES];
+	u32 tmu_data[TMU_DATA_MAX][LANES];
+	u32 fifo[TMU_FIFO_MAX][LANES];
+	u32 acc[6][LANES];
+	u32 rf[64][LANES];
+};
+
+struct v3d_qpu {
+	u8 threads;		/* 1, 2 or 4 of the dispatch */
+	u8 cur;			/* the slot issuing */
+	struct v3d_thread t[QPU_V3D_EMU_THREADS];
+};
+
+/*
+ * A predecoded instruction, by code address. Every fetch still reads the
+ * word through the MMU; the entry serves only when the word is the one it
+ * was decoded from, so a program that rewrites its code sees the new
+ * instructions, and the reference path (predecode off) computes the same.
+ */
+#define PREDECODE_SIZE	1024	/* entries, direct-mapped by address */
+
+struct v3d_predecoded {
+	u64 word;
+	u32 pc;
+	u32 sig;	/* qpu_v3d_sig_bits() of the word */
+	bool valid;
+	struct qpu_v3d_instr in;
+};
+
+#define STALE_MAX	64	/* TMU-written words the uniform cache hides */
+
+struct qpu_v3d_emu {
+	const struct qpu_v3d_emu_board_info *board;
+	enum qpu_gen gen;
+	unsigned int nqpus;
+	struct qpu_v3d_mmu *mmu;
+	const struct qpu_v3d_emu_ops *ops;
+	void *ctx;
+	u64 limit;
+	enum qpu_v3d_emu_status stop;	/* RUNNING while not stopped */
+	struct qpu_v3d_emu_fault fault;
+	struct qpu_v3d_emu_stats stats;
+	bool csd_active;
+	bool slot_freed;	/* a thread ended: csd_fill() may start batches */
+	struct qpu_v3d_csd csd;
+	u32 next_batch;
+	bool predecode;
+	unsigned int stale_n;
+	struct {
+		u32 va;
+		u32 old;
+	} stale[STALE_MAX];
+	struct v3d_qpu q[QPU_V3D_EMU_MAX_QPUS];
+	struct v3d_predecoded pre[PREDECODE_SIZE];
+};
+
+/* One instruction's ALU work, before its writes land. */
+struct v3d_alu_out {
+	u32 v[LANES];
+	u16 lanes;		/* the condition's lanes */
+	bool writes;
+	bool flags;		/* set by the caller: z, n, c are used */
+	u16 z, n, c;		/* flag inputs of pushes and updates */
+};
+
+void v3d_emu_set_fault(struct qpu_v3d_emu *emu, unsigned int qpu,
+		       unsigned int slot, enum qpu_fault_reason why,
+		       u32 addr, enum qpu_mem_access kind);
+
+/* qpu_v3d_emu_alu.c */
+void v3d_alu_add(struct qpu_v3d_emu *emu, struct v3d_thread *t,
+		 const struct qpu_v3d_instr *in, const u32 *a, const u32 *b,
+		 struct v3d_alu_out *o, bool *bad);
+void v3d_alu_mul(struct qpu_v3d_emu *emu, struct v3d_thread *t,
+		 const struct qpu_v3d_instr *in, const u32 *a, const u32 *b,
+		 struct v3d_alu_out *o, bool *bad);
+u16 v3d_cond_lanes(const struct v3d_thread *t, unsigned int cond);
+void v3d_flags_apply(struct v3d_thread *t, unsigned int pf, unsigned int uf,
+		     const struct v3d_alu_out *o);
+
+/* qpu_v3d_emu_mem.c */
+bool v3d_read_unif(struct qpu_v3d_emu *emu, unsigned int qpu,
+		   unsigned int slot, u32 *addr, u32 *val);
+bool v3d_tmu_lookup(struct qpu_v3d_emu *emu, unsigned int qpu,
+		    unsigned int slot, const u32 *addr, u16 lanes);
+
+#endif /* QPU_V3D_EMU_INTERNAL_H */

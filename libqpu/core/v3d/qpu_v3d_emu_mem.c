@@ -1,0 +1,347 @@
+// SPDX-License-Identifier: (GPL-2.0 OR MIT)
+/*
+ * The V3D emulator's memory side: the MMU's address space, the uniform
+ * streams and the TMU's general (non-texture) lookups, writes and atomics.
+ *
+ * DOC: TMU
+ * A lookup's config byte comes from the config word (tmuc, or the uniform
+ * a tmuau write reads), low byte first, 0xff shifted in behind (py-
+ * videocore6/7's test_tmu: sequential_read_write_vec). The byte is Mesa's
+ * general lookup config: bit 7 per pixel (else per quad: lane 4q's address
+ * serves its quad), bits 6:3 the op (Mesa's v3d_tmu_op: 15 regular, 0..10
+ * the atomics, which are reads too), bits 2:0 the type (7 32-bit, 2..4 a
+ * vector of 2..4 words, 0/1 8/16-bit signed, 5/6 unsigned). Data words
+ * written before the address (tmud, and tmudref/tmuoff as py-videocore7's
+ * atomic tests do: the compare value first for cmpxchg) make it a write;
+ * a write of a regular op stores, an atomic reads, combines and returns the
+ * old value. Results go to the thread's FIFO, in request order, one vector
+ * per word (16 / threads vectors deep: Mesa's scheduler's limit); a lookup
+ * that overflows it faults. Everything is done when the address is
+ * written, in program order, so tmuwt has nothing to wait for and every
+ * access sees every earlier one (the memory consistency the tests check).
+ * Addresses are aligned down to the access size.
+ *
+ * DOC: uniform cache
+ * The uniform streams read through their own cache, which the TMU's writes
+ * do not update: a job that writes a word through the TMU and then reads
+ * it as a uniform gets the word as it was (py-videocore6/7's
+ * test_tmu_read_tmu_write_uniform_read, "!? not 3 ?", on both boards). The
+ * emulator notes the first STALE_MAX words a job writes and serves their
+ * old values to ldunif/ldunifa; words written after the log is full are
+ * read fresh. On 4.2 a vector's words
+ * wrap inside the 16-byte block of its address (py-videocore6's
+ * test_tmu_vec*_naive_write: a vec4 at column 1 fills columns 1, 2, 3, 0);
+ * on 7.1 they follow each other (py-videocore7's
+ * test_tmu_4x16_strided_rectangular_read loads vec4s at any word).
+ */
+#include "v3d/qpu_v3d_emu_internal.h"
+
+#define TMU_OP_REGULAR	15
+
+void qpu_v3d_mmu_init(struct qpu_v3d_mmu *mmu)
+{
+	mmu->count = 0;
+	mmu->allow_all = false;
+}
+
+int qpu_v3d_mmu_map(struct qpu_v3d_mmu *mmu, void *host, u32 size, u32 *va)
+{
+	u64 at = QPU_V3D_MMU_GRANULE, span;
+	unsigned int i, j;
+
+	if (!size || !host)
+		return -QPU_V3D_EMU_EINVAL;
+	if (mmu->count >= QPU_V3D_MMU_MAX_BOS)
+		return -QPU_V3D_EMU_ENOSPC;
+	span = ((u64)size + QPU_V3D_MMU_GRANULE - 1) & ~(u64)(QPU_V3D_MMU_GRANULE - 1);
+	for (i = 0; i < mmu->count; i++) {
+		if (at + span <= mmu->bo[i].va)
+			break;
+		at = ((u64)mmu->bo[i].va + mmu->bo[i].size +
+		      QPU_V3D_MMU_GRANULE - 1) & ~(u64)(QPU_V3D_MMU_GRANULE - 1);
+	}
+	if (at + span > 0x100000000ull)
+		return -QPU_V3D_EMU_ENOSPC;
+	for (j = mmu->count; j > i; j--)
+		mmu->bo[j] = mmu->bo[j - 1];
+	mmu->bo[i].va = (u32)at;
+	mmu->bo[i].size = size;
+	mmu->bo[i].host = host;
+	mmu->bo[i].in_job = false;
+	mmu->count++;
+	*va = (u32)at;
+	return 0;
+}
+
+int qpu_v3d_mmu_unmap(struct qpu_v3d_mmu *mmu, u32 va)
+{
+	unsigned int i;
+
+	for (i = 0; i < mmu->count; i++) {
+		if (mmu->bo[i].va != va)
+			continue;
+		for (; i + 1 < mmu->count; i++)
+			mmu->bo[i] = mmu->bo[i + 1];
+		mmu->count--;
+		return 0;
+	}
+	return -QPU_V3D_EMU_EINVAL;
+}
+
+void qpu_v3d_mmu_job_clear(struct qpu_v3d_mmu *mmu)
+{
+	unsigned int i;
+
+	for (i = 0; i < mmu->count; i++)
+		mmu->bo[i].in_job = false;
+}
+
+int qpu_v3d_mmu_job_add(struct qpu_v3d_mmu *mmu, u32 va)
+{
+	unsigned int i;
+
+	for (i = 0; i < mmu->count; i++) {
+		if (mmu->bo[i].va == va) {
+			mmu->bo[i].in_job = true;
+			return 0;
+		}
+	}
+	return -QPU_V3D_EMU_EINVAL;
+}
+
+void *qpu_v3d_mmu_translate(const struct qpu_v3d_mmu *mmu, u32 va, u32 len)
+{
+	unsigned int lo = 0, hi = mmu->count;
+
+	while (lo < hi) {
+		unsigned int mid = lo + (hi - lo) / 2;
+		const struct qpu_v3d_mmu_bo *bo = &mmu->bo[mid];
+
+		if (va < bo->va) {
+			hi = mid;
+		} else if (va - bo->va >= bo->size) {
+			lo = mid + 1;
+		} else {
+			if (len > bo->size - (va - bo->va))
+				return NULL;
+			if (!bo->in_job && !mmu->allow_all)
+				return NULL;
+			return bo->host + (va - bo->va);
+		}
+	}
+	return NULL;
+}
+
+static u32 load32(const u8 *p)
+{
+	return p[0] | p[1] << 8 | p[2] << 16 | (u32)p[3] << 24;
+}
+
+static void store32(u8 *p, u32 v)
+{
+	p[0] = (u8)v;
+	p[1] = (u8)(v >> 8);
+	p[2] = (u8)(v >> 16);
+	p[3] = (u8)(v >> 24);
+}
+
+/*
+ * Note the word at @va before the job's first TMU write to it: the uniform
+ * streams go on reading it (see "uniform cache" above). A full log stops
+ * noting; later writes are then seen at once.
+ */
+static void note_stale(struct qpu_v3d_emu *emu, u32 va, const u8 *p)
+{
+	unsigned int i;
+
+	for (i = 0; i < emu->stale_n; i++)
+		if (emu->stale[i].va == va)
+			return;
+	if (emu->stale_n >= STALE_MAX)
+		return;
+	emu->stale[emu->stale_n].va = va;
+	emu->stale[emu->stale_n].old = load32(p);
+	emu->stale_n++;
+}
+
+bool v3d_read_unif(struct qpu_v3d_emu *emu, unsigned int qpu,
+		   unsigned int slot, u32 *addr, u32 *val)
+{
+	const u8 *p = qpu_v3d_mmu_translate(emu->mmu, *addr, 4);
+	unsigned int i;
+
+	if (!p || (*addr & 3)) {
+		v3d_emu_set_fault(emu, qpu, slot, p ? QPU_FAULT_REASON_MISALIGNED :
+				  QPU_FAULT_REASON_MEMORY, *addr,
+				  QPU_MEM_UNIFORM);
+		return false;
+	}
+	*val = load32(p);
+	for (i = 0; i < emu->stale_n; i++)
+		if (emu->stale[i].va == *addr)
+			*val = emu->stale[i].old;
+	*addr += 4;
+	return true;
+}
+
+/* The new memory word of an atomic @op on @old with data @d0 (@d1). */
+static u32 atomic(unsigned int op, u32 old, u32 d0, u32 d1, bool write)
+{
+	if (!write) {	/* the read forms: inc, dec, not */
+		switch (op) {
+		case 8:
+			return old + 1;
+		case 9:
+			return old - 1;
+		case 10:
+			return ~old;
+		}
+		return old;
+	}
+	switch (op) {
+	case 0:
+		return old + d0;
+	case 1:
+		return old - d0;
+	case 2:
+		return d0;
+	case 3:
+		return old == d0 ? d1 : old;
+	case 4:
+		return old < d0 ? old : d0;
+	case 5:
+		return old > d0 ? old : d0;
+	case 6:
+		return (s32)old < (s32)d0 ? old : d0;
+	case 7:
+		return (s32)old > (s32)d0 ? old : d0;
+	case 8:
+		return old & d0;
+	case 9:
+		return old | d0;
+	case 10:
+		return old ^ d0;
+	}
+	return old;
+}
+
+static u32 load_sized(const u8 *p, unsigned int type)
+{
+	switch (type) {
+	case 0:
+		return (u32)(s32)(s8)p[0];
+	case 1:
+		return (u32)(s32)(s16)(p[0] | p[1] << 8);
+	case 5:
+		return p[0];
+	case 6:
+		return p[0] | p[1] << 8;
+	}
+	return load32(p);
+}
+
+static void store_sized(u8 *p, unsigned int type, u32 v)
+{
+	switch (type) {
+	case 0:
+	case 5:
+		p[0] = (u8)v;
+		return;
+	case 1:
+	case 6:
+		p[0] = (u8)v;
+		p[1] = (u8)(v >> 8);
+		return;
+	}
+	store32(p, v);
+}
+
+bool v3d_tmu_lookup(struct qpu_v3d_emu *emu, unsigned int qpu,
+		    unsigned int slot, const u32 *addr, u16 lanes)
+{
+	struct v3d_thread *t = &emu->q[qpu].t[slot];
+	unsigned int cfg = t->tmu_cfg & 0xff, op = (cfg >> 3) & 15;
+	unsigned int type = cfg & 7, words = 1, size = 4, i, k, depth;
+	bool per_pixel = cfg & 0x80, write = t->tmu_ndata > 0;
+	bool atomic_op = op != TMU_OP_REGULAR, returns;
+	bool wrap = emu->gen == QPU_GEN_V3D42;
+	u32 res[4][LANES];
+
+	t->tmu_cfg = (t->tmu_cfg >> 8) | 0xff000000u;
+	if (type >= 2 && type <= 4)
+		words = type;
+	else if (type == 0 || type == 5)
+		size = 1;
+	else if (type == 1 || type == 6)
+		size = 2;
+	if (atomic_op) {
+		words = 1;
+		size = 4;
+	}
+	/* reads return their words; atomics the old value; cache ops nothing */
+	returns = atomic_op ? (write || op >= 8) : !write;
+	depth = TMU_FIFO_MAX / emu->q[qpu].threads;
+	if (returns && t->fifo_n + words > depth) {
+		v3d_emu_set_fault(emu, qpu, slot, QPU_FAULT_REASON_INSTRUCTION,
+				  t->fifo_n + words, QPU_MEM_TMU);
+		return false;
+	}
+	for (i = 0; i < LANES; i++) {
+		unsigned int src = per_pixel ? i : i & ~3u;
+		u32 a = addr[src] & ~(size - 1);
+
+		for (k = 0; k < words; k++)
+			res[k][i] = 0;
+		if (!(lanes >> i & 1))
+			continue;
+		for (k = 0; k < words; k++) {
+			/* 4.2: a vector's words wrap inside its 16-byte block */
+			u32 at = wrap ? (a & ~15u) | ((a + 4 * k) & 15) : a + 4 * k;
+			u8 *p = qpu_v3d_mmu_translate(emu->mmu, at, size);
+
+			if (!p) {
+				v3d_emu_set_fault(emu, qpu, slot,
+						  QPU_FAULT_REASON_MEMORY, at,
+						  QPU_MEM_TMU);
+				return false;
+			}
+			if (atomic_op) {
+				u32 old = load32(p);
+
+				if (write || op >= 8) {
+					note_stale(emu, at & ~3u, p);
+					store32(p, atomic(op, old,
+							  t->tmu_data[0][i],
+							  t->tmu_data[1][i], write));
+				}
+				res[0][i] = old;
+				emu->stats.tmu_writes++;
+				emu->stats.tmu_read_bytes += 4;
+				emu->stats.tmu_write_bytes += 4;
+			} else if (write) {
+				if (k < t->tmu_ndata) {
+					note_stale(emu, at & ~3u,
+						   p - (at & 3));
+					store_sized(p, type, t->tmu_data[k][i]);
+					emu->stats.tmu_writes++;
+					emu->stats.tmu_write_bytes += size;
+				}
+			} else {
+				res[k][i] = load_sized(p, type);
+				emu->stats.tmu_lookups++;
+				emu->stats.tmu_read_bytes += size;
+			}
+		}
+	}
+	t->tmu_ndata = 0;
+	if (!returns)
+		return true;
+	for (k = 0; k < words; k++) {
+		unsigned int at = (t->fifo_head + t->fifo_n) % TMU_FIFO_MAX;
+
+		for (i = 0; i < LANES; i++)
+			t->fifo[at][i] = res[k][i];
+		t->fifo_n++;
+	}
+	return true;
+}
