@@ -9,7 +9,8 @@ LIBQPU_SONAME := libqpu.so.0
 LIBQPU_BASE_SRCS := $(wildcard libqpu/*.c) $(QPU_CORE_SRCS)
 LIBQPU_BASE_OBJS := $(LIBQPU_BASE_SRCS:%.c=$(BUILD)/%.o)
 include libqpu/kernels/kernels.mk
-LIBQPU_SRCS := $(LIBQPU_BASE_SRCS) $(QPU_KERNEL_SRCS)
+include libqpu/nn/nn.mk
+LIBQPU_SRCS := $(LIBQPU_BASE_SRCS) $(QPU_KERNEL_SRCS) $(QPU_NN_SRCS)
 LIBQPU_OBJS := $(LIBQPU_SRCS:%.c=$(BUILD)/%.o)
 LIBQPU_A := $(BUILD)/libqpu.a
 LIBQPU_SO := $(BUILD)/$(LIBQPU_SONAME)

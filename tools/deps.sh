@@ -12,7 +12,7 @@ declare -A groups=(
 	[lint]="linux-source-6.1 sparse"
 	[vm]="qemu-system-x86 busybox-static cpio linux-image-amd64 linux-headers-amd64 linux-source-6.1"
 	[pi]="gcc-arm-linux-gnueabi libc6-dev-armel-cross gcc-aarch64-linux-gnu qemu-system-arm cpio device-tree-compiler linux-kbuild-6.1 linux-source-6.1"
-	[python]="python3 python3-numpy python3-pytest python3-build python3-setuptools python3-wheel"
+	[python]="python3 python3-numpy python3-pytest python3-build python3-setuptools python3-wheel python3-onnx"
 	[netlink]="libnl-3-dev libnl-genl-3-dev"
 	# make check-thirdparty PYVIDEOCORE_SRC=DIR: PyVideoCore's suite imports
 	# nose.tools beside pytest

@@ -1,0 +1,5 @@
+# SPDX-License-Identifier: MIT
+# libqpu/nn: neural networks (<qpu_nn.h>), part of libqpu; included by
+# libqpu.mk after the sample kernels, whose sgemm its QPU backend calls.
+
+QPU_NN_SRCS := $(wildcard libqpu/nn/*.c)
