@@ -32,7 +32,6 @@ static const double cpu_gflops[] = { 0.3, 0.3, 2.0, 4.0, 4.5 };
 
 /* Flops one QPU does per V3D clock: a 4-wide float add and multiply. */
 #define QPU_FLOPS_PER_CLOCK 8
-#define NN_QPU_MIN_MACS 65536
 
 enum qpu_board nn_dev_board(struct qpu_dev *dev)
 {
@@ -92,7 +91,7 @@ static int const_b(const struct qpu_nn_graph *g, const struct nn_node *n)
 
 int nn_qpu_able(const struct qpu_nn_graph *g, const struct nn_node *n)
 {
-	if (n->macs < NN_QPU_MIN_MACS)
+	if (!n->macs)
 		return 0;
 	switch (n->kind) {
 	case NN_CONV:
