@@ -134,7 +134,13 @@ struct qpu_nn_tensor_info {
  * @bytes: bytes it reads and writes at least (inputs, weights, outputs)
  * @last_ns: wall-clock time it took in the last qpu_nn_run(), 0 before
  * @model_ns: modelled time of its last run on the device's board (the
- *	emulator with a board set), 0 when there is none or it ran on the CPU
+ *	emulator with a board set; none: 0): on the QPUs, the timing model's
+ *	time of its jobs and their launch; on the CPU, an estimate from the
+ *	board CPU's assumed speed (libqpu/nn/README.md) and memory bandwidth
+ * @model_flops_pct: with @model_ns on the QPUs, the share of the board's
+ *	QPU peak (12 QPUs x 8 flops a clock) its multiply-adds reach
+ * @model_bw_pct: with @model_ns, the share of the board's modelled memory
+ *	bandwidth its @bytes take in that time
  *
  * Filled by the library; the struct only grows at its end.
  */
@@ -148,6 +154,8 @@ struct qpu_nn_node_info {
 	uint64_t bytes;
 	uint64_t last_ns;
 	uint64_t model_ns;
+	double model_flops_pct;
+	double model_bw_pct;
 };
 
 /**

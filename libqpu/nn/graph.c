@@ -688,6 +688,9 @@ int qpu_nn_run(struct qpu_nn_graph *g)
 			break;
 		}
 		n->last_ns = now_ns() - t0;
+		if (g->board != QPU_BOARD_NONE && (n->where == QPU_NN_WHERE_CPU ||
+						   n->where == QPU_NN_WHERE_CPU_REF))
+			n->model_ns = nn_cpu_model_ns(g->board, n);
 	}
 	for (i = 0; i < g->out.n && !ret; i++) {
 		const struct nn_tensor *t = &g->t[g->out.t[i]];
@@ -806,5 +809,7 @@ int qpu_nn_node(const struct qpu_nn_graph *g, unsigned int index, struct qpu_nn_
 	info->bytes = n->bytes;
 	info->last_ns = n->last_ns;
 	info->model_ns = n->model_ns;
+	if (g->bound)
+		nn_model_shares(g->board, n, &info->model_flops_pct, &info->model_bw_pct);
 	return 0;
 }

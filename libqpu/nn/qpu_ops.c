@@ -79,8 +79,27 @@ uint64_t nn_cpu_model_ns(enum qpu_board board, const struct nn_node *n)
 {
 	unsigned int i = (unsigned int)board < sizeof(cpu_gflops) / sizeof(cpu_gflops[0]) ?
 			 (unsigned int)board : 0;
+	enum qpu_board kb = board == QPU_BOARD_NONE ? QPU_BOARD_PI1 : board;
+	double flops = 2.0 * (double)n->macs / cpu_gflops[i];
+	double mem = (double)n->bytes / (double)qpu_board_mem_bytes_per_s(kb) * 1e9;
 
-	return (uint64_t)(2.0 * (double)n->macs / cpu_gflops[i]);
+	return (uint64_t)(flops > mem ? flops : mem);
+}
+
+void nn_model_shares(enum qpu_board board, const struct nn_node *n, double *flops_pct,
+		     double *bw_pct)
+{
+	const struct qpu_timing_board *b = board_of(board);
+	double peak = 12.0 * QPU_FLOPS_PER_CLOCK * b->p[QPU_TP_V3D_MHZ].value * 1e6;
+	enum qpu_board kb = board == QPU_BOARD_NONE ? QPU_BOARD_PI1 : board;
+	double s = (double)n->model_ns / 1e9;
+
+	*flops_pct = *bw_pct = 0.0;
+	if (!n->model_ns)
+		return;
+	if (n->where == QPU_NN_WHERE_QPU)
+		*flops_pct = 100.0 * 2.0 * (double)n->macs / s / peak;
+	*bw_pct = 100.0 * (double)n->bytes / s / (double)qpu_board_mem_bytes_per_s(kb);
 }
 
 /* The constant B of a product, as K x N (row-major) in the weight buffer. */

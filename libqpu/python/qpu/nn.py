@@ -45,7 +45,8 @@ class NodeInfo(ctypes.Structure):
     _fields_ = [("name", ctypes.c_char_p), ("op", ctypes.c_char_p), ("where", ctypes.c_int),
                 ("why", ctypes.c_char_p), ("fused", ctypes.c_char_p),
                 ("macs", ctypes.c_uint64), ("bytes", ctypes.c_uint64),
-                ("last_ns", ctypes.c_uint64), ("model_ns", ctypes.c_uint64)]
+                ("last_ns", ctypes.c_uint64), ("model_ns", ctypes.c_uint64),
+                ("model_flops_pct", ctypes.c_double), ("model_bw_pct", ctypes.c_double)]
 
 
 _vp, _int, _uint, _sz = ctypes.c_void_p, ctypes.c_int, ctypes.c_uint, ctypes.c_size_t
@@ -162,7 +163,9 @@ class Graph:
             out.append({"name": pystr(n.name), "op": pystr(n.op),
                         "where": WHERE_NAMES.get(n.where, "none"), "why": pystr(n.why),
                         "fused": pystr(n.fused), "macs": n.macs, "bytes": n.bytes,
-                        "last_ns": n.last_ns, "model_ns": n.model_ns})
+                        "last_ns": n.last_ns, "model_ns": n.model_ns,
+                        "model_flops_pct": n.model_flops_pct,
+                        "model_bw_pct": n.model_bw_pct})
         return out
 
     def close(self):
