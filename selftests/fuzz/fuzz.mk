@@ -18,6 +18,9 @@
 #   fuzz-emu     any words run on 1..12 QPUs with an instruction budget:
 #                a defined ending, no access outside translate(), the same
 #                state with the predecode cache (and its fast paths) off
+#   fuzz-nn      any .qnn image (libqpu/nn): loaded or refused with a
+#                message, never a crash; small graphs also bound and run
+#                on the CPU's fast path and its reference
 #
 #   make check-fuzz                  each for FUZZ_TIME seconds (40), as CI does
 #   make check-fuzz FUZZ_TIME=600    longer; FUZZ_SEED=N fixes the seed
@@ -43,7 +46,7 @@
 FUZZ_TIME ?= 40
 FUZZ_MAX_LEN ?= 4096
 FUZZ_CLANG ?= clang
-FUZZ_NAMES := asm disasm emu v3dx-disasm v3dx-asm v3dx-emit
+FUZZ_NAMES := asm disasm emu v3dx-disasm v3dx-asm v3dx-emit nn
 
 .PHONY: check-fuzz fuzz-build fuzz-run
 
@@ -84,8 +87,15 @@ $(FUZZ_OUT)/obj/%.o: %.c
 $(FUZZ_OUT)/fuzz-%: $(FUZZ_OUT)/obj/selftests/fuzz/fuzz-%.o $(FUZZ_DRIVER) $(FUZZ_LIB_OBJS)
 	$(Q)$(FUZZ_CC) $(FUZZ_LINK) -o $@ $^ -lm
 
+# fuzz-nn links libqpu/nn and the sample kernels its QPU backend calls
+# (their assembled programs: the library's own build makes them).
+FUZZ_NN_OBJS := $(QPU_NN_SRCS:%.c=$(FUZZ_OUT)/obj/%.o) $(QPU_KERNEL_SRCS:%.c=$(FUZZ_OUT)/obj/%.o)
+$(QPU_KERNEL_SRCS:%.c=$(FUZZ_OUT)/obj/%.o): FUZZ_CFLAGS += -I$(BUILD)/libqpu/kernels -Ilibqpu/kernels
+$(QPU_KERNEL_SRCS:%.c=$(FUZZ_OUT)/obj/%.o): | $(QPU_KERNEL_HDRS)
+$(FUZZ_OUT)/fuzz-nn: $(FUZZ_NN_OBJS)
+
 # Keep the objects: they are intermediates of the pattern rules above.
-.SECONDARY: $(FUZZ_LIB_OBJS) $(FUZZ_DRIVER) \
+.SECONDARY: $(FUZZ_LIB_OBJS) $(FUZZ_DRIVER) $(FUZZ_NN_OBJS) \
 	$(FUZZ_NAMES:%=$(FUZZ_OUT)/obj/selftests/fuzz/fuzz-%.o)
 
 fuzz-build: $(FUZZ_BINS)
