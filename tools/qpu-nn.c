@@ -357,8 +357,10 @@ int main(int argc, char **argv)
 			bind_flags |= QPU_NN_BIND_REFERENCE;
 			break;
 		case 'n':
-			if (!parse_u64(optarg, 1, 1000, &runs))
-				die("--runs takes 1 to 1000, not '%s'", optarg);
+			if (!parse_u64(optarg, 1, 1000, &runs)) {
+				fprintf(stderr, "qpu-nn: --runs takes 1 to 1000, not '%s'\n", optarg);
+				return 2;
+			}
 			break;
 		case 'b':
 			boards = optarg;

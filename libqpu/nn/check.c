@@ -11,6 +11,8 @@
 #include "nn_check.h"
 
 #define REFUSE(g, n, ...) refuse(g, n, __VA_ARGS__)
+/* The most elements a tensor has: products of its dimensions stay far from overflow. */
+#define NN_MAX_ELEMENTS (UINT64_C(1) << 32)
 
 static int __attribute__((format(printf, 3, 4)))
 refuse(struct qpu_nn_graph *g, const struct nn_node *n, const char *fmt, ...)
@@ -120,9 +122,9 @@ static int set_out(struct qpu_nn_graph *g, struct nn_node *n, unsigned int i,
 			return REFUSE(g, n, "output %u would have dimension %lld", i,
 				      (long long)dims[d]);
 		t->dims[d] = dims[d];
+		if (dims[d] && t->count > NN_MAX_ELEMENTS / (uint64_t)dims[d])
+			return REFUSE(g, n, "output %u would have more than 2^32 elements", i);
 		t->count *= (size_t)dims[d];
-		if (t->count > ((size_t)1 << 40))
-			return REFUSE(g, n, "output %u is too large", i);
 	}
 	t->bytes = t->count * nn_dtype_size(dtype);
 	t->shaped = 1;
@@ -301,9 +303,10 @@ static int conv_shape(struct qpu_nn_graph *g, struct nn_node *n, const struct nn
 	d[3] = nn_pool_out(x->dims[3], n->win.kw, n->win.sw, n->win.pl, n->win.pr, 0);
 	if (!d[2] || !d[3])
 		return REFUSE(g, n, "the kernel is larger than the padded image");
-	n->macs = (uint64_t)(d[0] * d[1] * d[2] * d[3]) * (uint64_t)(w->dims[1] * w->dims[2] *
-								      w->dims[3]);
-	return set_out(g, n, 0, out_dtype, 4, d);
+	if (set_out(g, n, 0, out_dtype, 4, d))
+		return -EINVAL;
+	n->macs = (uint64_t)g->t[n->out[0]].count * (uint64_t)(w->count / (size_t)w->dims[0]);
+	return 0;
 }
 
 static int check_conv(struct qpu_nn_graph *g, struct nn_node *n)
@@ -369,8 +372,10 @@ static int check_gemm(struct qpu_nn_graph *g, struct nn_node *n)
 			return REFUSE(g, n, "C must broadcast to %lldx%lld", (long long)d[0],
 				      (long long)d[1]);
 	}
-	n->macs = (uint64_t)(d[0] * d[1] * k);
-	return set_out(g, n, 0, QPU_NN_FLOAT32, 2, d);
+	if (set_out(g, n, 0, QPU_NN_FLOAT32, 2, d))
+		return -EINVAL;
+	n->macs = (uint64_t)g->t[n->out[0]].count * (uint64_t)k;
+	return 0;
 }
 
 /* MatMul's shape (numpy's matmul of rank >= 2 operands, batch broadcast). */
@@ -632,8 +637,10 @@ static int check_reshape(struct qpu_nn_graph *g, struct nn_node *n)
 			infer = (int)i;
 			continue;
 		}
-		if (d[i] < 0)
+		if (d[i] < 0 || d[i] > (INT64_C(1) << 32))
 			return REFUSE(g, n, "shape has %lld", (long long)d[i]);
+		if (d[i] && known > (INT64_C(1) << 32) / d[i])
+			return REFUSE(g, n, "shape has more than 2^32 elements");
 		known *= d[i];
 	}
 	if (infer >= 0) {

@@ -17,6 +17,11 @@
 #define QNN_MAX_EDGES 64
 #define QNN_MAX_ATTRS 256
 #define QNN_MAX_DIM (INT64_C(1) << 31)
+#define QNN_MAX_ELEMENTS (UINT64_C(1) << 32)
+/* The fewest bytes a tensor, a node and an input or output take. */
+#define QNN_MIN_TENSOR 5
+#define QNN_MIN_NODE 10
+#define QNN_MIN_IO 4
 
 struct reader {
 	const uint8_t *p;
@@ -119,13 +124,15 @@ static int rd_tensor(struct reader *r, struct nn_tensor *t)
 	t->count = 1;
 	for (i = 0; i < t->rank; i++) {
 		t->dims[i] = rd64(r);
-		if (t->dims[i] < 0 || t->dims[i] > QNN_MAX_DIM)
+		if (t->dims[i] < 0 || t->dims[i] > QNN_MAX_DIM) {
 			t->shaped = 0;
-		else if (t->shaped)
+		} else if (t->shaped) {
+			if (t->dims[i] && t->count > QNN_MAX_ELEMENTS / (uint64_t)t->dims[i]) {
+				r->what = "a tensor's shape (at most 2^32 elements)";
+				r->bad = 1;
+				return -1;
+			}
 			t->count = t->count * (size_t)t->dims[i];
-		if (t->count > (SIZE_MAX >> 4)) {
-			r->bad = 1;
-			return -1;
 		}
 	}
 	if (rd8(r)) {	/* data follows */
@@ -304,6 +311,10 @@ int nn_format_parse(struct qpu_nn_graph *g, const uint8_t *p, size_t size)
 	}
 	if (rd_count(&r, QNN_MAX_ITEMS, &nt) || rd_count(&r, QNN_MAX_ITEMS, &nn) ||
 	    rd_count(&r, QNN_MAX_ITEMS, &n_in) || rd_count(&r, QNN_MAX_ITEMS, &n_out))
+		goto bad;
+	/* counts the remaining bytes cannot hold are refused before any allocation */
+	if ((uint64_t)nt * QNN_MIN_TENSOR + (uint64_t)nn * QNN_MIN_NODE +
+	    ((uint64_t)n_in + n_out) * QNN_MIN_IO > size - r.pos)
 		goto bad;
 	g->t = calloc(nt ? nt : 1, sizeof(*g->t));
 	g->node = calloc(nn ? nn : 1, sizeof(*g->node));

@@ -12,6 +12,9 @@
 #include "nn_check.h"
 
 #define ARENA_ALIGN 64
+/* The largest node folded at load. */
+#define NN_FOLD_MAX_BYTES (64u << 20)
+#define NN_FOLD_MAX_MACS (UINT64_C(1) << 28)
 
 void nn_err(struct qpu_nn_graph *g, const char *fmt, ...)
 {
@@ -102,6 +105,21 @@ static int fold(struct qpu_nn_graph *g, struct nn_node *n)
 	n->where = QPU_NN_WHERE_FOLDED;
 	snprintf(n->why, sizeof(n->why), "all its inputs are constants: computed at load");
 	return ret;
+}
+
+/*
+ * Whether node @n is small enough to compute at load: a larger one (a file
+ * can ask for any amount of work) runs with the others instead.
+ */
+static int fold_small(const struct qpu_nn_graph *g, const struct nn_node *n)
+{
+	size_t bytes = 0;
+	unsigned int o;
+
+	for (o = 0; o < n->n_out; o++)
+		if (n->out[o] >= 0)
+			bytes += g->t[n->out[o]].bytes;
+	return bytes <= NN_FOLD_MAX_BYTES && n->macs <= NN_FOLD_MAX_MACS;
 }
 
 /* The quantization a tensor made by node @n carries (one scale, one zero point). */
@@ -233,7 +251,7 @@ static int load_graph(struct qpu_nn_graph *g)
 			if (n->out[k] >= 0)
 				g->t[n->out[k]].producer = (int)i;
 		note_quant(g, n);
-		if (all_const) {
+		if (all_const && fold_small(g, n)) {
 			ret = fold(g, n);
 			if (ret)
 				return ret;

@@ -3,3 +3,6 @@
 # libqpu.mk after the sample kernels, whose sgemm its QPU backend calls.
 
 QPU_NN_SRCS := $(wildcard libqpu/nn/*.c)
+
+# check-host runs selftests/lib/test-qpu-nn.sh, which needs the tool.
+HOST_TEST_DEPS += $(BUILD)/tools/qpu-nn

@@ -110,7 +110,7 @@ static int const_b(const struct qpu_nn_graph *g, const struct nn_node *n)
 
 int nn_qpu_able(const struct qpu_nn_graph *g, const struct nn_node *n)
 {
-	if (!n->macs)
+	if (!n->macs || g->t[n->in[0]].is_const)	/* the QPUs read it from the arena */
 		return 0;
 	switch (n->kind) {
 	case NN_CONV:
