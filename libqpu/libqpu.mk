@@ -13,6 +13,9 @@ include libqpu/nn/nn.mk
 LIBQPU_SRCS := $(LIBQPU_BASE_SRCS) $(QPU_KERNEL_SRCS) $(QPU_NN_SRCS)
 LIBQPU_OBJS := $(LIBQPU_SRCS:%.c=$(BUILD)/%.o)
 LIBQPU_A := $(BUILD)/libqpu.a
+# What libqpu itself links with (libqpu/nn: libm; dlopen() of XNNPACK is in
+# glibc's libc since 2.34, in libdl before).
+LIBQPU_LIBS := -lm -ldl
 LIBQPU_SO := $(BUILD)/$(LIBQPU_SONAME)
 
 lib: $(LIBQPU_A) $(LIBQPU_SO)
@@ -31,7 +34,7 @@ $(LIBQPU_A): $(LIBQPU_OBJS)
 
 $(LIBQPU_SO): $(LIBQPU_OBJS) libqpu/libqpu.map
 	$(Q)$(CC) -shared -Wl,-soname,$(LIBQPU_SONAME) \
-		-Wl,--version-script=libqpu/libqpu.map $(LDFLAGS) -o $@ $(LIBQPU_OBJS)
+		-Wl,--version-script=libqpu/libqpu.map $(LDFLAGS) -o $@ $(LIBQPU_OBJS) $(LIBQPU_LIBS)
 	$(Q)ln -sf $(LIBQPU_SONAME) $(BUILD)/libqpu.so
 	$(Q)mkdir -p $(BUILD)/lib && ln -sf ../$(LIBQPU_SONAME) $(BUILD)/lib/$(LIBQPU_SONAME)
 

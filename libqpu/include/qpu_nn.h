@@ -68,7 +68,9 @@ enum qpu_nn_layout {
 /**
  * enum qpu_nn_where - where a node runs
  * @QPU_NN_WHERE_NONE: not bound yet
- * @QPU_NN_WHERE_CPU: the CPU backend's fast path
+ * @QPU_NN_WHERE_CPU: the CPU backend's fast path (convolutions through
+ *	XNNPACK where the machine has libXNNPACK.so.0, libqpu's own code
+ *	elsewhere; @why says which)
  * @QPU_NN_WHERE_CPU_REF: the CPU backend's portable reference
  * @QPU_NN_WHERE_QPU: the device's QPUs
  * @QPU_NN_WHERE_FOLDED: computed at load (all its inputs are constants)
@@ -204,6 +206,8 @@ QPU_API void qpu_nn_free(struct qpu_nn_graph *graph);
 #define QPU_NN_BIND_REFERENCE (1u << 1)
 /* Every node that has a QPU kernel on the QPUs, whatever the model says. */
 #define QPU_NN_BIND_QPU_ALL (1u << 2)
+/* The CPU's convolutions by libqpu's own code even where XNNPACK is. */
+#define QPU_NN_BIND_NO_XNNPACK (1u << 3)
 
 /**
  * qpu_nn_bind() - plan a graph on a device and place its arena

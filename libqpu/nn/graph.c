@@ -376,6 +376,7 @@ void qpu_nn_free(struct qpu_nn_graph *g)
 	for (i = 0; i < g->n_nodes; i++) {
 		struct nn_node *n = &g->node[i];
 
+		nn_xnn_free(n);
 		free(n->name);
 		free(n->op);
 		free(n->domain);
@@ -409,6 +410,17 @@ static int root(const struct qpu_nn_graph *g, int t)
 	return t;
 }
 
+/* A convolution on the CPU's fast path goes through XNNPACK where it can. */
+static void cpu_conv(struct qpu_nn_graph *g, struct nn_node *n)
+{
+	size_t len = strlen(n->why);
+
+	if (n->where != QPU_NN_WHERE_CPU || (g->flags & QPU_NN_BIND_NO_XNNPACK) ||
+	    !nn_xnn_create(g, n))
+		return;
+	snprintf(n->why + len, sizeof(n->why) - len, "; XNNPACK's convolution");
+}
+
 static void plan_node(struct qpu_nn_graph *g, struct nn_node *n, int i)
 {
 	int ref = !!(g->flags & QPU_NN_BIND_REFERENCE);
@@ -432,12 +444,14 @@ static void plan_node(struct qpu_nn_graph *g, struct nn_node *n, int i)
 	if (!g->dev || (g->flags & QPU_NN_BIND_CPU_ONLY)) {
 		snprintf(n->why, sizeof(n->why), g->dev ? "every node on the CPU (asked)" :
 			 "no device: the CPU backend");
+		cpu_conv(g, n);
 		return;
 	}
 	n->qpu_able = nn_qpu_able(g, n);
 	if (!n->qpu_able) {
 		snprintf(n->why, sizeof(n->why), "no QPU kernel for %s%s", n->op,
-			 n->kind == NN_CONV ? " of this shape (groups, or too small)" : "");
+			 n->kind == NN_CONV ? " of groups" : "");
+		cpu_conv(g, n);
 		return;
 	}
 	qns = nn_qpu_model_ns(g->board, n);
@@ -450,6 +464,7 @@ static void plan_node(struct qpu_nn_graph *g, struct nn_node *n, int i)
 	} else {
 		snprintf(n->why, sizeof(n->why), "faster on the CPU: %.3f ms against the QPUs' "
 			 "%.3f ms on %s", cns / 1e6, qns / 1e6, qpu_board_name(g->board));
+		cpu_conv(g, n);
 	}
 }
 
@@ -542,7 +557,7 @@ static size_t node_scratch(const struct qpu_nn_graph *g, const struct nn_node *n
 	case QPU_NN_WHERE_QPU:
 		return nn_qpu_scratch(g, n);
 	case QPU_NN_WHERE_CPU:
-		return nn_fast_scratch(g, n);
+		return n->xnn_op ? nn_xnn_scratch(g, n) : nn_fast_scratch(g, n);
 	case QPU_NN_WHERE_CPU_REF:
 		return nn_ref_scratch(g, n);
 	default:
@@ -570,7 +585,7 @@ int qpu_nn_bind(struct qpu_nn_graph *g, struct qpu_dev *dev, unsigned int flags)
 	if (!g)
 		return -EINVAL;
 	if (g->bound || (flags & ~(QPU_NN_BIND_CPU_ONLY | QPU_NN_BIND_REFERENCE |
-				   QPU_NN_BIND_QPU_ALL))) {
+				   QPU_NN_BIND_QPU_ALL | QPU_NN_BIND_NO_XNNPACK))) {
 		nn_err(g, g->bound ? "bound already" : "unknown bind flags 0x%x", flags);
 		return -EINVAL;
 	}
@@ -619,6 +634,13 @@ int qpu_nn_bind(struct qpu_nn_graph *g, struct qpu_dev *dev, unsigned int flags)
 
 		if (!t->is_const)
 			t->data = g->arena + g->t[root(g, (int)i)].arena_off;
+	}
+	for (i = 0; i < g->n_nodes; i++) {
+		if (!g->node[i].xnn_op)
+			continue;
+		ret = nn_xnn_setup(g, &g->node[i], g->arena + g->scratch_off);
+		if (ret)
+			return ret;
 	}
 	if (g->kernels) {
 		ret = nn_qpu_prepare(g);
@@ -696,6 +718,10 @@ int qpu_nn_run(struct qpu_nn_graph *g)
 			ret = nn_qpu_run(g, n, scratch);
 			break;
 		case QPU_NN_WHERE_CPU:
+			if (n->xnn_op) {
+				ret = nn_xnn_run(g, n, scratch);
+				break;
+			}
 			if (nn_fast_run(g, n, scratch))
 				break;
 			/* fall through */

@@ -116,6 +116,8 @@ struct nn_node {
 	uint64_t last_ns, model_ns;
 	size_t scratch;		/* bytes of arena scratch it needs */
 	int qpu_able;		/* a QPU kernel exists for its shape */
+	void *xnn_op;		/* its XNNPACK operator (xnnpack.c), or NULL */
+	int xnn_mode;
 };
 
 struct nn_graph_io {
@@ -172,6 +174,14 @@ void nn_sgemm_cpu(size_t m, size_t n, size_t k, const float *a, size_t lda,
 		  const float *b, size_t ldb, float *c, size_t ldc, float *pack);
 void nn_im2col(const float *x, int64_t c, int64_t h, int64_t w, const struct nn_win *win,
 	       int64_t oh, int64_t ow, float *col);
+
+/* xnnpack.c: convolutions through XNNPACK where the machine has it. */
+int nn_xnn_available(void);
+int nn_xnn_create(struct qpu_nn_graph *g, struct nn_node *n);
+size_t nn_xnn_scratch(const struct qpu_nn_graph *g, const struct nn_node *n);
+int nn_xnn_setup(struct qpu_nn_graph *g, struct nn_node *n, void *scratch);
+int nn_xnn_run(struct qpu_nn_graph *g, struct nn_node *n, void *scratch);
+void nn_xnn_free(struct nn_node *n);
 
 /* qpu_ops.c: the QPU backend. */
 enum qpu_board nn_dev_board(struct qpu_dev *dev);

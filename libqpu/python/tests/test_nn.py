@@ -40,7 +40,10 @@ def make_model(nodes, inputs, outputs, inits=None, opset=13, ms=False):
     return helper.make_model(g, opset_imports=ops)
 
 
-BACKENDS = [("cpu", {}), ("ref", {"reference": True}), ("qpu", {"qpu_all": True})]
+# the CPU's fast path (through XNNPACK where the machine has it), the same
+# with libqpu's own code, its portable reference, and the QPUs
+BACKENDS = [("cpu", {}), ("cpu-own", {"no_xnnpack": True}), ("ref", {"reference": True}),
+            ("qpu", {"qpu_all": True})]
 
 
 def run_all(model, feeds, exact=False, rtol=1e-4, atol=1e-5, backends=BACKENDS):
