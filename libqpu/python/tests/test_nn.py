@@ -608,3 +608,41 @@ def test_run_errors():
             net.run(f32(2, 2), z=1)
     with pytest.raises(qpu.nn.NnError, match="closed"):
         net.run(f32(2, 2))
+
+
+@pytest.mark.host_only
+def test_package_copy_of_qpu_nn_h(tmp_path):
+    """qpu/nn.py's copy of <qpu_nn.h>: numbers, struct sizes and offsets,
+    printed by a C program built from the header."""
+    import ctypes
+    import shutil
+    include = os.environ.get("QPU_TEST_INCLUDE",
+                             os.path.join(os.path.dirname(__file__), "..", "..", "include"))
+    cc = shutil.which("cc")
+    if not cc or not os.path.isfile(os.path.join(include, "qpu_nn.h")):
+        pytest.skip("needs cc and libqpu's headers")
+    pairs = [("QPU_NN_BIND_CPU_ONLY", qpu.nn.BIND_CPU_ONLY),
+             ("QPU_NN_BIND_REFERENCE", qpu.nn.BIND_REFERENCE),
+             ("QPU_NN_BIND_QPU_ALL", qpu.nn.BIND_QPU_ALL),
+             ("QPU_NN_BIND_NO_XNNPACK", qpu.nn.BIND_NO_XNNPACK),
+             ("QPU_NN_NHWC", qpu.nn.LAYOUT_NHWC), ("QPU_NN_MAX_RANK", qpu.nn.MAX_RANK)]
+    pairs += [("QPU_NN_%s" % n, v) for v, n in ((1, "FLOAT32"), (2, "UINT8"), (3, "INT8"),
+                                                (6, "INT32"), (7, "INT64"))]
+    for v, name in qpu.nn.WHERE_NAMES.items():
+        pairs.append(("QPU_NN_WHERE_%s" % name.upper().replace("-", "_"), v))
+    for cname, cls in (("qpu_nn_tensor_info", qpu.nn.TensorInfo),
+                       ("qpu_nn_node_info", qpu.nn.NodeInfo)):
+        pairs.append(("sizeof(struct %s)" % cname, ctypes.sizeof(cls)))
+        pairs += [("offsetof(struct %s, %s)" % (cname, f), getattr(cls, f).offset)
+                  for f, _ in cls._fields_]
+    src = ["#include <stddef.h>", "#include <stdio.h>", "#include <qpu_nn.h>", "int main(void) {"]
+    src += ['\tprintf("%%llu\\n", (unsigned long long)(%s));' % e for e, _ in pairs]
+    src.append("\treturn 0;\n}")
+    (tmp_path / "abi.c").write_text("\n".join(src) + "\n")
+    subprocess.run([cc, "-std=gnu11", "-Wall", "-Werror", "-I", include, "-o",
+                    str(tmp_path / "abi"), str(tmp_path / "abi.c")], check=True)
+    got = subprocess.run([str(tmp_path / "abi")], capture_output=True, text=True,
+                         check=True).stdout.split()
+    wrong = ["%s: header %s, package %s" % (e, g, v) for (e, v), g in zip(pairs, got)
+             if int(g) != v]
+    assert wrong == [] and len(got) == len(pairs)
