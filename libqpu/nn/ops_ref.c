@@ -241,69 +241,36 @@ static void qlinearadd(struct qpu_nn_graph *g, struct nn_node *n)
 
 /* --- convolution ----------------------------------------------------------------- */
 
+/*
+ * Conv and QLinearConv: the same windows; a float sum, or an integer one
+ * of the operands less their zero points, requantized.
+ */
 static void conv(struct qpu_nn_graph *g, struct nn_node *n)
 {
-	const struct nn_tensor *tx = TIN(0), *tw = TIN(1), *ty = TOUT(0);
-	const float *x = IN(0), *w = IN(1), *b = n->n_in > 2 ? IN(2) : NULL;
+	int q = n->kind == NN_QLINEARCONV;
+	unsigned int xi = 0, wi = q ? 3 : 1, bi = q ? 8 : 2;
+	const struct nn_tensor *tx = TIN(xi), *tw = TIN(wi), *ty = TOUT(0);
+	const void *x = IN(xi), *w = IN(wi), *b = n->n_in > bi ? IN(bi) : NULL;
 	const struct nn_win *win = &n->win;
 	int64_t N = tx->dims[0], C = tx->dims[1], H = tx->dims[2], W = tx->dims[3];
 	int64_t M = ty->dims[1], OH = ty->dims[2], OW = ty->dims[3];
 	int64_t cg = tw->dims[1], mg = M / win->group;
-	int64_t b_, m, oh, ow, c, kh, kw;
-	float *y = OUT(0);
-
-	for (b_ = 0; b_ < N; b_++)
-		for (m = 0; m < M; m++) {
-			int64_t c0 = (m / mg) * cg;
-
-			for (oh = 0; oh < OH; oh++)
-				for (ow = 0; ow < OW; ow++) {
-					float acc = b ? b[m] : 0.0f;
-
-					for (c = 0; c < cg; c++)
-						for (kh = 0; kh < win->kh; kh++) {
-							int64_t ih = oh * win->sh - win->pt + kh;
-
-							if (ih < 0 || ih >= H)
-								continue;
-							for (kw = 0; kw < win->kw; kw++) {
-								int64_t iw = ow * win->sw - win->pl + kw;
-
-								if (iw < 0 || iw >= W)
-									continue;
-								acc += x[((b_ * C + c0 + c) * H + ih) * W + iw] *
-								       w[((m * cg + c) * win->kh + kh) * win->kw + kw];
-							}
-						}
-					y[((b_ * M + m) * OH + oh) * OW + ow] = act1(n->act, n->act_a,
-										     n->act_b, acc);
-				}
-		}
-}
-
-static void qlinearconv(struct qpu_nn_graph *g, struct nn_node *n)
-{
-	const struct nn_tensor *tx = TIN(0), *tw = TIN(3), *ty = TOUT(0);
-	const void *x = IN(0), *w = IN(3);
-	const int32_t *b = n->n_in > 8 ? IN(8) : NULL;
-	const struct nn_win *win = &n->win;
-	int64_t N = tx->dims[0], C = tx->dims[1], H = tx->dims[2], W = tx->dims[3];
-	int64_t M = ty->dims[1], OH = ty->dims[2], OW = ty->dims[3];
-	int64_t cg = tw->dims[1], mg = M / win->group;
-	int32_t xz = qzero(g, n, 2, 0), yz = qzero(g, n, 7, 0);
-	float xs = qscale(g, n, 1, 0), ys = qscale(g, n, 6, 0);
+	int32_t xz = q ? qzero(g, n, 2, 0) : 0, yz = q ? qzero(g, n, 7, 0) : 0;
 	int64_t b_, m, oh, ow, c, kh, kw;
 	void *y = OUT(0);
 
 	for (m = 0; m < M; m++) {
-		int32_t wz = qzero(g, n, 5, (size_t)m);
-		float mult = qmult(xs, qscale(g, n, 4, (size_t)m), ys);
+		int32_t wz = q ? qzero(g, n, 5, (size_t)m) : 0;
+		float mult = q ? qmult(qscale(g, n, 1, 0), qscale(g, n, 4, (size_t)m),
+				       qscale(g, n, 6, 0)) : 0.0f;
 		int64_t c0 = (m / mg) * cg;
 
 		for (b_ = 0; b_ < N; b_++)
 			for (oh = 0; oh < OH; oh++)
 				for (ow = 0; ow < OW; ow++) {
-					int64_t acc = b ? b[m] : 0;
+					size_t yi = (size_t)(((b_ * M + m) * OH + oh) * OW + ow);
+					float facc = b && !q ? ((const float *)b)[m] : 0.0f;
+					int64_t iacc = b && q ? ((const int32_t *)b)[m] : 0;
 
 					for (c = 0; c < cg; c++)
 						for (kh = 0; kh < win->kh; kh++) {
@@ -313,15 +280,23 @@ static void qlinearconv(struct qpu_nn_graph *g, struct nn_node *n)
 								continue;
 							for (kw = 0; kw < win->kw; kw++) {
 								int64_t iw = ow * win->sw - win->pl + kw;
+								size_t xo = (size_t)(((b_ * C + c0 + c) * H + ih) * W + iw);
+								size_t wo = (size_t)(((m * cg + c) * win->kh + kh) * win->kw + kw);
 
 								if (iw < 0 || iw >= W)
 									continue;
-								acc += (int64_t)(ld_q(x, tx->dtype, (size_t)(((b_ * C + c0 + c) * H + ih) * W + iw)) - xz) *
-								       (ld_q(w, tw->dtype, (size_t)(((m * cg + c) * win->kh + kh) * win->kw + kw)) - wz);
+								if (q)
+									iacc += (int64_t)(ld_q(x, tx->dtype, xo) - xz) *
+										(ld_q(w, tw->dtype, wo) - wz);
+								else
+									facc += ((const float *)x)[xo] *
+										((const float *)w)[wo];
 							}
 						}
-					st_q(y, ty->dtype, (size_t)(((b_ * M + m) * OH + oh) * OW + ow),
-					     requant(acc, mult, yz, ty->dtype));
+					if (q)
+						st_q(y, ty->dtype, yi, requant(iacc, mult, yz, ty->dtype));
+					else
+						((float *)y)[yi] = act1(n->act, n->act_a, n->act_b, facc);
 				}
 	}
 }
@@ -695,10 +670,8 @@ int nn_ref_run(struct qpu_nn_graph *g, struct nn_node *n, void *scratch)
 	(void)scratch;
 	switch (n->kind) {
 	case NN_CONV:
-		conv(g, n);
-		break;
 	case NN_QLINEARCONV:
-		qlinearconv(g, n);
+		conv(g, n);
 		break;
 	case NN_GEMM:
 		gemm(g, n);

@@ -612,15 +612,9 @@ def test_run_errors():
 
 @pytest.mark.host_only
 def test_package_copy_of_qpu_nn_h(tmp_path):
-    """qpu/nn.py's copy of <qpu_nn.h>: numbers, struct sizes and offsets,
-    printed by a C program built from the header."""
+    """qpu/nn.py's copy of <qpu_nn.h>: numbers, struct sizes and offsets."""
     import ctypes
-    import shutil
-    include = os.environ.get("QPU_TEST_INCLUDE",
-                             os.path.join(os.path.dirname(__file__), "..", "..", "include"))
-    cc = shutil.which("cc")
-    if not cc or not os.path.isfile(os.path.join(include, "qpu_nn.h")):
-        pytest.skip("needs cc and libqpu's headers")
+    from test_abi import check_against_headers
     pairs = [("QPU_NN_BIND_CPU_ONLY", qpu.nn.BIND_CPU_ONLY),
              ("QPU_NN_BIND_REFERENCE", qpu.nn.BIND_REFERENCE),
              ("QPU_NN_BIND_QPU_ALL", qpu.nn.BIND_QPU_ALL),
@@ -635,14 +629,4 @@ def test_package_copy_of_qpu_nn_h(tmp_path):
         pairs.append(("sizeof(struct %s)" % cname, ctypes.sizeof(cls)))
         pairs += [("offsetof(struct %s, %s)" % (cname, f), getattr(cls, f).offset)
                   for f, _ in cls._fields_]
-    src = ["#include <stddef.h>", "#include <stdio.h>", "#include <qpu_nn.h>", "int main(void) {"]
-    src += ['\tprintf("%%llu\\n", (unsigned long long)(%s));' % e for e, _ in pairs]
-    src.append("\treturn 0;\n}")
-    (tmp_path / "abi.c").write_text("\n".join(src) + "\n")
-    subprocess.run([cc, "-std=gnu11", "-Wall", "-Werror", "-I", include, "-o",
-                    str(tmp_path / "abi"), str(tmp_path / "abi.c")], check=True)
-    got = subprocess.run([str(tmp_path / "abi")], capture_output=True, text=True,
-                         check=True).stdout.split()
-    wrong = ["%s: header %s, package %s" % (e, g, v) for (e, v), g in zip(pairs, got)
-             if int(g) != v]
-    assert wrong == [] and len(got) == len(pairs)
+    check_against_headers(tmp_path, ("qpu_nn.h",), pairs)
