@@ -36,7 +36,8 @@ static void usage(FILE *out)
 		"       qpu-nn bench MODEL [options] [-n RUNS] [-b BOARD,...]\n"
 		"MODEL is a .qnn file, or an .onnx file converted on the way.\n"
 		"options:\n"
-		"  -d, --device PATH   run on this device (emu, /dev/qpu...); default: the CPU\n"
+		"  -d, --device PATH   run on this device (emu, /dev/qpu..., cpu); default:\n"
+		"                      $QPU_DEVICE, else the CPU\n"
 		"  --cpu-only          every node on the CPU\n"
 		"  --qpu-all           every node with a QPU kernel on the QPUs\n"
 		"  --reference         the CPU's portable reference, not its fast path\n"
@@ -137,7 +138,9 @@ static struct qpu_dev *open_dev(const char *path)
 {
 	struct qpu_dev *dev;
 
-	if (!path || !strcmp(path, "cpu"))
+	if (!path)
+		path = getenv("QPU_DEVICE");
+	if (!path || !*path || !strcmp(path, "cpu"))
 		return NULL;
 	dev = qpu_dev_open(path);
 	if (!dev)

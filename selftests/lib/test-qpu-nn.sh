@@ -16,6 +16,8 @@ if [ ! -x "$nn" ]; then
 	exit 77
 fi
 
+QPU_DEVICE=cpu	# the default device, unless a case names another
+export QPU_DEVICE
 tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT
 passed=0 failed=0
@@ -30,7 +32,7 @@ check grep -qE '^Conv_0 .*Conv\+Relu .*cpu .*no device: the CPU backend(; XNNPAC
 check grep -q '^Relu_1 .*fused .*done by node .Conv_0. (Conv) on its output$' "$tmp/plan"
 check grep -q '^arena: [0-9]* bytes$' "$tmp/plan"
 
-"$nn" plan -d emu --qpu-all "$seeds/dw-pool-gemm.qnn" >"$tmp/plan" 2>&1
+QPU_DEVICE=emu "$nn" plan --qpu-all "$seeds/dw-pool-gemm.qnn" >"$tmp/plan" 2>&1
 check grep -q '^Gemm_3 .*qpu .*QPUs asked' "$tmp/plan"
 check grep -q '^Conv_0 .*cpu .*no QPU kernel for Conv of groups' "$tmp/plan"
 check grep -q '^Flatten_2 .*view ' "$tmp/plan"

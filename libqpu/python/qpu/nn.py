@@ -87,6 +87,8 @@ class Graph:
         if not self._g:
             raise NnError(pystr(err.value) or os.strerror(ctypes.get_errno()))
         self._dev = None
+        if device is None:
+            device = os.environ.get("QPU_DEVICE") or "cpu"
         if isinstance(device, str) and device != "cpu":
             device = Device(device)
         if isinstance(device, Device):
@@ -187,8 +189,8 @@ class Graph:
 
 def load(model, device=None, shapes=None, **options):
     """Loads an ONNX model (path, bytes or onnx.ModelProto) or a .qnn file
-    (path ending in .qnn) on `device`: None or "cpu" for the CPU alone,
-    "emu", "/dev/qpu" or a qpu.Device. Options: cpu_only, reference,
+    (path ending in .qnn) on `device`: "cpu" for the CPU alone, "emu",
+    "/dev/qpu" or a qpu.Device; None: $QPU_DEVICE, else the CPU. Options: cpu_only, reference,
     qpu_all, no_xnnpack (the bind flags), layouts={"inputs": ["nhwc"]}."""
     if isinstance(model, (str, os.PathLike)) and os.fspath(model).endswith(".qnn"):
         with open(model, "rb") as f:
