@@ -114,17 +114,25 @@ static int nchw_shape(const struct nn_node *n, const struct nn_tensor *x,
 
 int nn_xnn_create(struct qpu_nn_graph *g, struct nn_node *n)
 {
-	const struct nn_tensor *x = &g->t[n->in[0]], *w = &g->t[n->in[1]];
-	const float *b = n->n_in > 2 && n->in[2] >= 0 ? g->t[n->in[2]].cdata : NULL;
-	size_t M = (size_t)w->dims[0], cg = (size_t)w->dims[1], G = (size_t)n->win.group;
-	size_t kk = (size_t)(w->dims[2] * w->dims[3]), m, c, p;
+	const struct nn_tensor *x, *w;
+	const float *b, *src;
+	size_t M, cg, G, kk, m, c, p;
 	const struct nn_win *wn = &n->win;
-	const float *src = w->cdata;
 	float lo, hi, *ohwi;
 	void *op = NULL;
 
-	if (n->kind != NN_CONV || !w->is_const || x->is_const || !nn_xnn_available())
+	if (n->kind != NN_CONV)
 		return 0;
+	x = &g->t[n->in[0]];
+	w = &g->t[n->in[1]];
+	if (!w->is_const || x->is_const || !nn_xnn_available())
+		return 0;
+	b = n->n_in > 2 && n->in[2] >= 0 ? g->t[n->in[2]].cdata : NULL;
+	M = (size_t)w->dims[0];
+	cg = (size_t)w->dims[1];
+	G = (size_t)n->win.group;
+	kk = (size_t)(w->dims[2] * w->dims[3]);
+	src = w->cdata;
 	ohwi = malloc(w->bytes ? w->bytes : 1);
 	if (!ohwi)
 		return 0;
