@@ -204,6 +204,33 @@ T_TEST(plan_says_where_and_why)
 	free(x);
 }
 
+/* Without flags, the time model places: conv1 (590 K multiply-adds) is modelled
+ * 40 times faster on the QPUs than on a Pi 1's CPU, the softmax has no kernel. */
+T_TEST(automatic_placement_says_why)
+{
+	size_t size;
+	uint8_t *img = conv_net(8, 16, 16, 32, 1, &size);
+	float *x = frand_n(8 * 16 * 16, 5), out[10];
+	struct qpu_nn_graph *g = NULL;
+	struct qpu_nn_node_info ni;
+
+	if (!dev) {
+		free(img);
+		free(x);
+		T_SKIP("no device");
+	}
+	run_net(img, size, dev, 0, x, out, &g);
+	if (g) {
+		T_CHECK(qpu_nn_node(g, 0, &ni) == 0 && ni.where == QPU_NN_WHERE_QPU);
+		T_CHECK(strncmp(ni.why, "faster on the QPUs: QPUs ", 25) == 0);
+		T_CHECK(qpu_nn_node(g, 5, &ni) == 0 && ni.where == QPU_NN_WHERE_CPU);
+		T_EQ_STR("no QPU kernel for Softmax", ni.why);
+	}
+	qpu_nn_free(g);
+	free(img);
+	free(x);
+}
+
 T_TEST(arena_reuses_dead_tensors)
 {
 	size_t size;
