@@ -106,7 +106,8 @@ fuzz-run: fuzz-build
 		UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 		sh selftests/fuzz/run-fuzz.sh $(FUZZ_OUT) $(BUILD)/fuzz $(FUZZ_NAMES)
 
--include $(FUZZ_LIB_OBJS:.o=.d) $(FUZZ_NAMES:%=$(FUZZ_OUT)/obj/selftests/fuzz/fuzz-%.d)
+-include $(FUZZ_LIB_OBJS:.o=.d) $(FUZZ_NN_OBJS:.o=.d) \
+	$(FUZZ_NAMES:%=$(FUZZ_OUT)/obj/selftests/fuzz/fuzz-%.d)
 else
 fuzz-build fuzz-run:
 	@echo 'set FUZZ_ENGINE=libfuzzer or FUZZ_ENGINE=standalone' >&2; exit 1
