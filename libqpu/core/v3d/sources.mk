@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # V3D 4.2 and 7.1's part of the core (see ../sources.mk): the instruction
-# tables and codec. Nothing in qpu.ko runs them yet, so they are libqpu's
-# toolkit until the emulator of these generations comes; they move to
-# QPU_CORE_RUN_SRCS with it. Its headers are included by their folder
-# ("v3d/qpu_v3dx_isa.h"), so nothing is added to QPU_CORE_INCLUDES.
-QPU_CORE_TOOL_SRCS += libqpu/core/v3d/qpu_v3dx_isa.c
+# tables (qpu_v3d_isa.c) and codec (qpu_v3d_codec.c). Nothing in qpu.ko
+# runs them yet, so they are libqpu's toolkit until the emulator of these
+# generations comes; they move to QPU_CORE_RUN_SRCS with it. Its headers are included by their folder
+# ("v3d/qpu_v3d_isa.h"), so nothing is added to QPU_CORE_INCLUDES.
+QPU_CORE_TOOL_SRCS += libqpu/core/v3d/qpu_v3d_isa.c \
+	libqpu/core/v3d/qpu_v3d_codec.c
