@@ -74,8 +74,10 @@ FUZZ_SAN := -fsanitize=address,undefined
 FUZZ_LINK := -fsanitize=address,undefined
 FUZZ_DRIVER := $(FUZZ_OUT)/obj/selftests/fuzz/driver.o
 endif
+# -I libqpu: the library's private headers are included by their folder
+# ("runtime/runtime.h"), as LIBQPU_OBJ_CFLAGS has it.
 FUZZ_CFLAGS := $(filter-out -fsanitize%,$(QPU_CFLAGS)) -g -O1 \
-	-fno-omit-frame-pointer -fno-sanitize-recover=all $(FUZZ_SAN)
+	-fno-omit-frame-pointer -fno-sanitize-recover=all $(FUZZ_SAN) -I$(CURDIR)/libqpu
 FUZZ_LIB_OBJS := $(LIBQPU_BASE_SRCS:%.c=$(FUZZ_OUT)/obj/%.o)
 FUZZ_BINS := $(FUZZ_NAMES:%=$(FUZZ_OUT)/fuzz-%)
 
