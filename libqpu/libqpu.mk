@@ -2,7 +2,8 @@
 # libqpu: static and shared library from the layers' sources listed below
 # and the freestanding core (QPU_CORE_SRCS: libqpu/core/sources.mk, which
 # the Makefile includes). The layers point down: toolkit -> asm -> emit ->
-# core, hazard -> core, runtime -> toolkit -> core (libqpu/README.md).
+# core, hazard -> core, runtime -> toolkit -> core (libqpu/README.md); nn/
+# (nn.mk) -> kernels -> runtime.
 
 LIBQPU_VERSION := 0.4.0
 LIBQPU_SONAME := libqpu.so.0
@@ -22,9 +23,13 @@ LIBQPU_BASE_SRCS := $(LIBQPU_RUNTIME_SRCS) $(LIBQPU_ASM_SRCS) \
 	$(QPU_CORE_SRCS)
 LIBQPU_BASE_OBJS := $(LIBQPU_BASE_SRCS:%.c=$(BUILD)/%.o)
 include libqpu/kernels/kernels.mk
-LIBQPU_SRCS := $(LIBQPU_BASE_SRCS) $(QPU_KERNEL_SRCS)
+include libqpu/nn/nn.mk
+LIBQPU_SRCS := $(LIBQPU_BASE_SRCS) $(QPU_KERNEL_SRCS) $(QPU_NN_SRCS)
 LIBQPU_OBJS := $(LIBQPU_SRCS:%.c=$(BUILD)/%.o)
 LIBQPU_A := $(BUILD)/libqpu.a
+# What libqpu itself links with (libqpu/nn: libm; dlopen() of XNNPACK is in
+# glibc's libc since 2.34, in libdl before).
+LIBQPU_LIBS := -lm -ldl
 LIBQPU_SO := $(BUILD)/$(LIBQPU_SONAME)
 
 lib: $(LIBQPU_A) $(LIBQPU_SO)
@@ -52,7 +57,7 @@ $(LIBQPU_A): $(LIBQPU_OBJS)
 
 $(LIBQPU_SO): $(LIBQPU_OBJS) libqpu/libqpu.map
 	$(Q)$(CC) -shared -Wl,-soname,$(LIBQPU_SONAME) \
-		-Wl,--version-script=libqpu/libqpu.map $(LDFLAGS) -o $@ $(LIBQPU_OBJS)
+		-Wl,--version-script=libqpu/libqpu.map $(LDFLAGS) -o $@ $(LIBQPU_OBJS) $(LIBQPU_LIBS)
 	$(Q)ln -sf $(LIBQPU_SONAME) $(BUILD)/libqpu.so
 	$(Q)mkdir -p $(BUILD)/lib && ln -sf ../$(LIBQPU_SONAME) $(BUILD)/lib/$(LIBQPU_SONAME)
 

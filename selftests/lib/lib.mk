@@ -49,10 +49,10 @@ check-reference:
 
 -include $(LIBTEST_BINS:=.d) $(BUILD)/selftests/lib/testlib-sample.d
 
-# test-runtime, test-kernels, test-emu-tables and test-mailbox also run in the VM,
+# test-runtime, test-kernels, test-emu-tables, test-mailbox and test-nn also run in the VM,
 # statically linked, on qpu.ko's simulated V3D: the same programs on both
 # kinds of device.
-VM_LIB_TESTS := test-runtime test-kernels test-emu-tables test-mailbox
+VM_LIB_TESTS := test-runtime test-kernels test-emu-tables test-mailbox test-nn
 VM_LIB_TESTS_STATIC := $(VM_LIB_TESTS:%=$(BUILD)/static/%)
 $(VM_LIB_TESTS_STATIC): $(BUILD)/static/%: selftests/lib/%.c $(LIBQPU_A) $(QPU_TOOLS_A) $(MAILBOX_A)
 	$(Q)mkdir -p $(dir $@)
