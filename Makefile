@@ -65,7 +65,7 @@ help:
 	@echo '  check-host library and tool tests on this machine'
 	@echo '  check-python the Python package tests on the emulator (and in check-vm)'
 	@echo '  check-asan the same under AddressSanitizer and UBSan'
-	@echo '  check-reference the same with the emulator's fast paths off'
+	@echo '  check-reference the same with the emulator'"'"'s fast paths off'
 	@echo '  check-fuzz the assembler, disassembler and emulator fuzzers (FUZZ_TIME=40 s each)'
 	@echo '  check-vm   qpu.ko selftests in a QEMU VM (simulated V3D)'
 	@echo '  check-stress the fuzzer and the stress test in the VM (seeded, bounded)'
