@@ -22,7 +22,12 @@ LIBQPU_OBJ_CFLAGS := -fPIC -fvisibility=hidden -DLIBQPU_VERSION='"$(LIBQPU_VERSI
 
 $(BUILD)/libqpu/%.o: libqpu/%.c $(BUILD)/vars/ALL_CFLAGS $(BUILD)/vars/LIBQPU_OBJ_CFLAGS
 	$(Q)mkdir -p $(dir $@)
-	$(Q)$(CC) $(ALL_CFLAGS) $(LIBQPU_OBJ_CFLAGS) -MMD -MP -c -o $@ $<
+	$(Q)$(CC) $(ALL_CFLAGS) $(LIBQPU_OBJ_CFLAGS) $(LIBQPU_FILE_CFLAGS) -MMD -MP -c -o $@ $<
+
+# The assembler's last include directory is where install-user puts
+# libqpu/qasm (QASMDIR, the Makefile's install section).
+$(BUILD)/libqpu/asm_include_path.o: $(BUILD)/vars/QASMDIR
+$(BUILD)/libqpu/asm_include_path.o: LIBQPU_FILE_CFLAGS = -DQPU_QASMDIR='"$(QASMDIR)"'
 
 $(LIBQPU_A): $(LIBQPU_OBJS)
 	$(Q)rm -f $@

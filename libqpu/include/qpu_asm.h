@@ -164,6 +164,23 @@ QPU_API void qpu_asm_free(struct qpu_asm *as);
 QPU_API int qpu_asm_add_include_dir(struct qpu_asm *as, const char *dir);
 
 /**
+ * qpu_asm_default_include_dir() - where .include looks after the -I dirs
+ * @i: which directory, from 0
+ * @buf: where its name goes
+ * @size: @buf's size
+ *
+ * After the directories of qpu_asm_add_include_dir(), every assembler
+ * searches the entries of $QPU_INCLUDE (colon-separated), then the
+ * directory libqpu's include files are installed in (vpm.qinc, dma.qinc,
+ * exit.qinc...: /usr/local/share/qpu/qasm for PREFIX=/usr/local). New in
+ * 0.4.
+ *
+ * Return: the length of the name written to @buf, -ENOENT past the last
+ * directory, -ENAMETOOLONG when @buf is too small.
+ */
+QPU_API int qpu_asm_default_include_dir(size_t i, char *buf, size_t size);
+
+/**
  * qpu_asm_file() - assemble a file
  * @as: the assembler
  * @path: the top source file
