@@ -14,7 +14,7 @@ LIBQPU_OBJS := $(LIBQPU_SRCS:%.c=$(BUILD)/%.o)
 LIBQPU_A := $(BUILD)/libqpu.a
 LIBQPU_SO := $(BUILD)/$(LIBQPU_SONAME)
 
-lib: $(LIBQPU_A) $(LIBQPU_SO)
+lib: $(LIBQPU_A) $(LIBQPU_SO) $(BUILD)/libqpu-uninstalled.pc
 
 # What every libqpu object is compiled with (also for the Pi's cross-built
 # tests, selftests/pi/pi.mk), besides ALL_CFLAGS.
@@ -29,7 +29,18 @@ $(BUILD)/libqpu/%.o: libqpu/%.c $(BUILD)/vars/ALL_CFLAGS $(BUILD)/vars/LIBQPU_OB
 $(BUILD)/libqpu/asm_include_path.o: $(BUILD)/vars/QASMDIR
 $(BUILD)/libqpu/asm_include_path.o: LIBQPU_FILE_CFLAGS = -DQPU_QASMDIR='"$(QASMDIR)"'
 
-$(LIBQPU_A): $(LIBQPU_OBJS)
+# Files with versioned entry points (QPU_SYMVER_*, internal.h) are built
+# again for the static archive, without the versions, which only the shared
+# library's map defines: libqpu.a then links into shared objects too.
+LIBQPU_SYMVER_SRCS := $(shell grep -l 'QPU_SYMVER_[DO]' $(LIBQPU_BASE_SRCS))
+LIBQPU_STATIC_OBJS := $(foreach o,$(LIBQPU_OBJS),$(if $(filter \
+	$(LIBQPU_SYMVER_SRCS:%.c=$(BUILD)/%.o),$(o)),$(o:.o=.static.o),$(o)))
+
+$(BUILD)/libqpu/%.static.o: libqpu/%.c $(BUILD)/vars/ALL_CFLAGS $(BUILD)/vars/LIBQPU_OBJ_CFLAGS
+	$(Q)mkdir -p $(dir $@)
+	$(Q)$(CC) $(ALL_CFLAGS) $(LIBQPU_OBJ_CFLAGS) -DQPU_STATIC_ARCHIVE -MMD -MP -c -o $@ $<
+
+$(LIBQPU_A): $(LIBQPU_STATIC_OBJS)
 	$(Q)rm -f $@
 	$(Q)$(AR) rcs $@ $^
 
@@ -39,11 +50,16 @@ $(LIBQPU_SO): $(LIBQPU_OBJS) libqpu/libqpu.map
 	$(Q)ln -sf $(LIBQPU_SONAME) $(BUILD)/libqpu.so
 	$(Q)mkdir -p $(BUILD)/lib && ln -sf ../$(LIBQPU_SONAME) $(BUILD)/lib/$(LIBQPU_SONAME)
 
--include $(LIBQPU_OBJS:.o=.d)
+-include $(LIBQPU_OBJS:.o=.d) $(LIBQPU_SYMVER_SRCS:%.c=$(BUILD)/%.static.d)
 
 # libdir is written relative to ${prefix} when LIBDIR is under PREFIX
 # (Debian's /usr/lib/<triplet> is: ${prefix}/lib/x86_64-linux-gnu).
 PC_LIBDIR = $(patsubst $(PREFIX)/%,$${prefix}/%,$(LIBDIR))
 $(BUILD)/libqpu.pc: libqpu/libqpu.pc.in $(BUILD)/vars/PREFIX $(BUILD)/vars/LIBDIR $(BUILD)/vars/LIBQPU_VERSION
 	$(Q)sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(PC_LIBDIR)|' \
+		-e 's|@VERSION@|$(LIBQPU_VERSION)|' $< > $@
+
+# The build tree's own: PKG_CONFIG_PATH=$(BUILD) finds it before any installed libqpu.pc.
+$(BUILD)/libqpu-uninstalled.pc: libqpu/libqpu-uninstalled.pc.in $(BUILD)/vars/LIBQPU_VERSION $(BUILD)/vars/BUILD
+	$(Q)sed -e 's|@SRCDIR@|$(CURDIR)|' -e 's|@BUILDDIR@|$(BUILD)|' \
 		-e 's|@VERSION@|$(LIBQPU_VERSION)|' $< > $@
