@@ -35,6 +35,7 @@ from .errors import (AssemblyError, CanceledError, ClosedError, DeadlockError, D
                      Diagnostic, EmitError, Error, FaultError, JobError, JobTimeoutError,
                      KernelError, WaitTimeout)
 from .kernels import Kernels, Reduction
+from .program import ProgramFunction, program
 from . import emit as regs  # every register name: qpu.regs.UNIF, qpu.regs.VW_SETUP...
 
 __version__ = "0.4.0"
