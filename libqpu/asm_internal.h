@@ -163,6 +163,8 @@ struct qpu_asm {
 
 	/* state of one run */
 	int pass;
+	bool after_errors;	/* pass 2 after pass 1's errors: report only new ones */
+	bool lost_definitions;	/* pass 1 gave up a directive: no pass 2 */
 	jmp_buf fail;
 	struct frame frames[QPU_ASM_MAX_DEPTH + 1];
 	size_t nframes;

@@ -41,9 +41,10 @@
  * .clone, and .org (vc4asm has none).
  *
  * Errors: each gives up its line only; a run reports up to
- * QPU_ASM_MAX_ERRORS of them, a line repeated by a loop once. A first pass
- * with errors ends the run, so undefined symbols (found by the second)
- * show once the other errors are fixed. An .include of a file that is
+ * QPU_ASM_MAX_ERRORS of them, a line repeated by a loop once. Errors of
+ * the first pass do not end the run: the second reports undefined symbols
+ * and the other errors it finds with them (not again on a line the first
+ * gave up), so one run lists every error of a file, as a compiler does. An .include of a file that is
  * already being included (recursion) or of a directory is an error; so is
  * one of a device, FIFO or socket, though the top file may be any of those.
  * Work has limits (below): nested loops whose counts multiply past
