@@ -258,12 +258,12 @@ install: all install-user
 	install -D -m 644 kmod/60-qpu.rules $(DESTDIR)$(UDEVRULESDIR)/60-qpu.rules
 	$(Q)if [ -z "$(DESTDIR)" ]; then depmod -a $(KRELEASE); fi
 
-# The man pages: tools/man (section 1), tools/qpuctl (8), libqpu/man (3,
-# one page per function or family, .so links for the family's members;
-# 7, the overview). selftests/lib/test-man.sh checks them.
+# The man pages: tools/man (section 1; 7, the tools' command-line
+# convention), tools/qpuctl (8), libqpu/man (3, one page per function or
+# family, .so links for the family's members; 7, the overview). selftests/lib/test-man.sh checks them.
 MAN1_PAGES := $(wildcard tools/man/*.1)
 MAN3_PAGES := $(wildcard libqpu/man/*.3)
-MAN7_PAGES := $(wildcard libqpu/man/*.7)
+MAN7_PAGES := $(wildcard libqpu/man/*.7 tools/man/*.7)
 
 install-user: lib tools $(BUILD)/libqpu.pc $(BUILD)/qpu-mailbox.pc
 	install -D -m 644 uapi/linux/qpu.h $(DESTDIR)$(INCLUDEDIR)/linux/qpu.h

@@ -42,7 +42,7 @@ for f in include/qpu.h include/linux/qpu.h include/qpu_kernels.h \
 	 bin/qpu-run bin/qpu-as bin/qpu-check bin/qpu-demo bin/qpuctl \
 	 share/qpu/qasm/vpm.qinc share/qpu/qasm/dma.qinc share/man/man8/qpuctl.8 \
 	 share/man/man1/qpu-as.1 share/man/man3/qpu_dev_open.3 share/man/man3/qpu_submit.3 \
-	 share/man/man3/mbox_open.3 share/man/man7/libqpu.7 \
+	 share/man/man3/mbox_open.3 share/man/man7/libqpu.7 share/man/man7/qpu-tools.7 \
 	 share/bash-completion/completions/qpuctl; do
 	check "file_${f//\//_}" test -e "$dest/root$prefix/$f"
 done

@@ -12,4 +12,4 @@ python=${PYTHON:-/usr/bin/python3}
 "$python" -c 'import numpy' 2>/dev/null || { echo "no $python with numpy: run tools/deps.sh python"; exit 77; }
 cd "$top" || exit 1
 exec "$python" selftests/lib/doc-examples.py "$build" README.md libqpu/README.md \
-	libqpu/python/README.md libqpu/man/*.[37] tools/man/*.1 tools/qpuctl/qpuctl.8
+	libqpu/python/README.md libqpu/man/*.[37] tools/man/*.[17] tools/qpuctl/qpuctl.8
