@@ -20,7 +20,8 @@ check() {
 	fi
 }
 
-make -s --no-print-directory -C "$top" help >"$out" 2>"$out.err"
+# not the calling make's jobserver: its warning would be on stderr
+env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -s --no-print-directory -C "$top" help >"$out" 2>"$out.err"
 check runs $?
 [ ! -s "$out.err" ]
 check no_errors $?
