@@ -30,6 +30,7 @@ check reaches_last_line $?
 
 # The targets named at the start of the help's lines.
 bad=0
+# shellcheck disable=SC2013
 for t in $(sed -n 's/^  \([a-z][a-z0-9-]*\) .*/\1/p' "$out"); do
 	if ! cat "$top/Makefile" "$top"/*/*.mk "$top"/*/*/*.mk "$top"/*/*/*/*.mk 2>/dev/null |
 		grep -Eq "^([^#=]* )?$t( [^=]*)?:|^\.PHONY:.* $t( |$)"; then

@@ -42,6 +42,7 @@ output() {
 for t in qpu-as qpu-dis qpu-check qpu-run qpu-info qpu-demo qpuctl; do
 	check "${t}_version_short" output 0 "^$t (libqpu) $version\$" "$bin/$t" -V
 	check "${t}_version_long" output 0 "^$t (libqpu) $version\$" "$bin/$t" --version
+	# shellcheck disable=SC2016
 	check "${t}_bad_option" output 1 "^Try '$t --help' for more information.\$" \
 		sh -c '"$0" --no-such-option; [ $? -ne 0 ] && exit 1' "$bin/$t"
 done
