@@ -103,6 +103,17 @@ class Runner:
             "QPU_INCLUDE": os.path.join(TOP, "libqpu", "qasm"),
         })
         self.env.pop("PKG_CONFIG_LIBDIR", None)
+        self.bindir = None
+        if self.asan:
+            # the ASan build's libqpu needs its runtime in every program: a
+            # cc that adds it, first on PATH, for the examples' own commands
+            self.bindir = tempfile.mkdtemp(prefix="doc-examples-cc.")
+            cc = os.path.join(self.bindir, "cc")
+            with open(cc, "w") as f:
+                f.write('#!/bin/sh\nexec %s -fsanitize=address,undefined "$@"\n'
+                        % shutil.which("cc"))
+            os.chmod(cc, 0o755)
+            self.env["PATH"] = self.bindir + os.pathsep + self.env["PATH"]
 
     def report(self, name, ok, out=""):
         if ok is None:
@@ -117,9 +128,9 @@ class Runner:
             for line in out.rstrip().split("\n"):
                 print("    " + line)
 
-    def sh(self, cwd, script):
+    def sh(self, cwd, script, env=None):
         try:
-            r = subprocess.run(["sh", "-ec", script], cwd=cwd, env=self.env, timeout=TIMEOUT,
+            r = subprocess.run(["sh", "-ec", script], cwd=cwd, env=env or self.env, timeout=TIMEOUT,
                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         except subprocess.TimeoutExpired:
             return False, "timed out after %d s" % TIMEOUT
@@ -135,11 +146,12 @@ class Runner:
         src = "example%d.c" % n
         with open(os.path.join(cwd, src), "w") as f:
             f.write(text)
-        san = "-fsanitize=address,undefined " if self.asan else ""
-        if wrap:    # a page's fragment may show a variable it does not use
-            san += "-Wno-unused-variable -Wno-unused-but-set-variable "
+        flags, env = "", None
+        if wrap:    # a page's fragment may show a variable it does not use, or not free
+            flags = "-Wno-unused-variable -Wno-unused-but-set-variable "
+            env = dict(self.env, ASAN_OPTIONS="detect_leaks=0")
         return self.sh(cwd, "cc %s-Wall -Werror -o example%d %s $(pkg-config --cflags --libs libqpu)"
-                       " && ./example%d" % (san, n, src, n))
+                       " && ./example%d" % (flags, n, src, n), env)
 
     def run_file(self, path):
         rel = os.path.relpath(path, TOP)
@@ -192,6 +204,8 @@ def main():
     runner = Runner(sys.argv[1])
     for path in sys.argv[2:]:
         runner.run_file(os.path.abspath(path))
+    if runner.bindir:
+        shutil.rmtree(runner.bindir)
     print("%d passed, %d failed, %d skipped" % (runner.passed, runner.failed, runner.skipped))
     sys.exit(1 if runner.failed else 0)
 
