@@ -65,7 +65,7 @@ help:
 	@echo '  check-host library and tool tests on this machine'
 	@echo '  check-python the Python package tests on the emulator (and in check-vm)'
 	@echo '  check-asan the same under AddressSanitizer and UBSan'
-	@echo '  check-reference the same with the emulator's fast paths off'
+	@echo '  check-reference the same with the emulator'"'"'s fast paths off'
 	@echo '  check-fuzz the assembler, disassembler and emulator fuzzers (FUZZ_TIME=40 s each)'
 	@echo '  check-vm   qpu.ko selftests in a QEMU VM (simulated V3D)'
 	@echo '  check-stress the fuzzer and the stress test in the VM (seeded, bounded)'
@@ -261,12 +261,12 @@ install: all install-user
 	install -D -m 644 kmod/60-qpu.rules $(DESTDIR)$(UDEVRULESDIR)/60-qpu.rules
 	$(Q)if [ -z "$(DESTDIR)" ]; then depmod -a $(KRELEASE); fi
 
-# The man pages: tools/man (section 1), tools/qpuctl (8), libqpu/man (3,
-# one page per function or family, .so links for the family's members;
-# 7, the overview). selftests/lib/test-man.sh checks them.
+# The man pages: tools/man (section 1; 7, the tools' command-line
+# convention), tools/qpuctl (8), libqpu/man (3, one page per function or
+# family, .so links for the family's members; 7, the overview). selftests/lib/test-man.sh checks them.
 MAN1_PAGES := $(wildcard tools/man/*.1)
 MAN3_PAGES := $(wildcard libqpu/man/*.3)
-MAN7_PAGES := $(wildcard libqpu/man/*.7)
+MAN7_PAGES := $(wildcard libqpu/man/*.7 tools/man/*.7)
 
 install-user: lib tools $(BUILD)/libqpu.pc $(BUILD)/qpu-mailbox.pc
 	install -D -m 644 uapi/linux/qpu.h $(DESTDIR)$(INCLUDEDIR)/linux/qpu.h

@@ -33,7 +33,8 @@ $(BUILD)/selftests/lib/test-abi-v0.1 $(BUILD)/selftests/lib/test-abi-v0.2: \
 # testlib-sample fails on purpose: test-runners.sh runs it to check the
 # runner of named cases (testlib.h) and run-tests.sh's adding-up.
 check-host: $(LIBTEST_BINS) $(BUILD)/selftests/lib/testlib-sample $(BUILD)/tools/qpu-dis $(BUILD)/tools/qpu-run \
-		$(BUILD)/tools/qpu-as $(BUILD)/tools/qpu-check $(BUILD)/tools/qpu-demo $(HOST_TEST_DEPS)
+		$(BUILD)/tools/qpu-as $(BUILD)/tools/qpu-check $(BUILD)/tools/qpu-demo $(HOST_TEST_DEPS) \
+		$(BUILD)/tools/qpu-info $(QPUCTL) $(LIBQPU_SO) $(BUILD)/libqpu-uninstalled.pc
 	$(Q)QPU_DIS=$(BUILD)/tools/qpu-dis QPUCTL=$(BUILD)/tools/qpuctl QPU_TEST_DATA=$(CURDIR)/selftests/lib/data \
 		QPU_TEST_BIN=$(BUILD)/selftests/lib \
 		sh selftests/lib/run-tests.sh $(LIBTEST_BINS) $(LIBTEST_SCRIPTS)
