@@ -299,6 +299,22 @@ static void qpu_bo_release(struct kref *ref)
 }
 
 /**
+ * qpu_bo_leak_memory() - never free @bo's memory
+ * @bo: a BO the QPUs of a V3D that did not reset may still write
+ *
+ * Its memory stays allocated, and counted, for the module's life; the
+ * structure goes with its last reference as usual, without the memory.
+ */
+void qpu_bo_leak_memory(struct qpu_bo *bo)
+{
+	struct qpu_dev *qdev = bo->qdev;
+
+	mutex_lock(&qdev->bos_lock);
+	bo->vaddr = NULL;
+	mutex_unlock(&qdev->bos_lock);
+}
+
+/**
  * qpu_bo_unplug() - take every BO's memory from a device being removed
  * @qdev: the device, gone (&qpu_dev.gone), with no job left and no ioctl
  *	or page fault under way, and still bound

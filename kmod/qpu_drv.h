@@ -619,6 +619,7 @@ int qpu_ioctl_bo_destroy(struct qpu_file *qf, void *data, size_t usize,
 			 struct qpu_ioctl_fd *install);
 int qpu_bo_mmap(struct file *file, struct vm_area_struct *vma);
 void qpu_bo_put(struct qpu_bo *bo);
+void qpu_bo_leak_memory(struct qpu_bo *bo);
 void qpu_bo_unplug(struct qpu_dev *qdev);
 void qpu_bo_objects(int *count, s64 *bytes);
 int qpu_bo_dma_alloc(struct qpu_dev *qdev, struct qpu_bo *bo);

@@ -862,7 +862,9 @@ static struct qpu_job *qpu_job_lookup(struct qpu_file *qf, const struct qpu_wait
  * (or 0, or negative) polls, and a far one is clamped below
  * MAX_SCHEDULE_TIMEOUT, since jiffies of a u64 do not fit a 32-bit long.
  * The subtraction is done only when the deadline is ahead, so it cannot
- * overflow.
+ * overflow. Rounded up, plus one for the tick already under way: a sleep
+ * of n jiffies may end n - 1 ticks on, and a WAIT must not end before its
+ * deadline (one less than a jiffy away sleeps too).
  */
 static long qpu_job_wait_jiffies(s64 deadline_ns)
 {
@@ -871,7 +873,7 @@ static long qpu_job_wait_jiffies(s64 deadline_ns)
 
 	if (deadline_ns <= 0 || (u64)deadline_ns <= now)
 		return 0;
-	left = nsecs_to_jiffies64((u64)deadline_ns - now);
+	left = nsecs_to_jiffies64((u64)deadline_ns - now + TICK_NSEC - 1) + 1;
 	return min_t(u64, left, MAX_SCHEDULE_TIMEOUT - 1);
 }
 
@@ -928,8 +930,12 @@ int qpu_ioctl_wait(struct qpu_file *qf, void *data, size_t usize,
 		return 0;
 	}
 
-	ret = dma_fence_wait_timeout(job->done, true,
-				     qpu_job_wait_jiffies(args->timeout_ns));
+	/* Again while the deadline is ahead: a wake-up a tick early is none. */
+	do {
+		ret = dma_fence_wait_timeout(job->done, true,
+					     qpu_job_wait_jiffies(args->timeout_ns));
+	} while (ret == 0 && !dma_fence_is_signaled(job->done) &&
+		 qpu_job_wait_jiffies(args->timeout_ns));
 	if (ret == 0)
 		ret = dma_fence_is_signaled(job->done) ? 1 : -ETIME;
 	if (ret > 0) {

@@ -370,15 +370,35 @@ static void qpu_sched_release_kept(struct qpu_sched *sched)
 			qpu_bo_put(kept->bos[i]);
 		atomic_sub(kept->count, &sched->kept_bos);
 		list_del(&kept->node);
-		kfree(kept->bos);
+		kvfree(kept->bos);	/* the job's kvmalloc_array() */
 		kfree(kept);
 	}
 }
 
 /*
+ * The device goes while the QPUs may still write the kept BOs: their
+ * memory must outlive it. Each is marked so that qpu_bo_unplug() and the
+ * last put leave its memory alone, and the references are dropped.
+ */
+static void qpu_sched_leak_kept(struct qpu_dev *qdev)
+{
+	struct qpu_sched_kept *kept;
+	unsigned int i;
+
+	list_for_each_entry(kept, &qdev->sched.kept, node) {
+		dev_err(qdev->dev, "%u BOs leaked at removal: the V3D did not reset, its QPUs may still write them\n",
+			kept->count);
+		for (i = 0; i < kept->count; i++)
+			qpu_bo_leak_memory(kept->bos[i]);
+	}
+	qpu_sched_release_kept(&qdev->sched);
+}
+
+/*
  * Takes @job's BOs over before it ends: its reset failed, so its programs
  * may still run and write them. Without memory to note them, they leak:
- * better than freed memory the QPUs write.
+ * better than freed memory the QPUs write. The backend has let go of the
+ * job (job_end), so nothing reads job->bos while they move.
  */
 static void qpu_sched_keep_bos(struct qpu_dev *qdev, struct qpu_job *job)
 {
@@ -392,7 +412,7 @@ static void qpu_sched_keep_bos(struct qpu_dev *qdev, struct qpu_job *job)
 	} else {
 		dev_err(qdev->dev, "job %llu: %u BOs leaked, as the QPUs may still write them\n",
 			job->seqno, job->bo_count);
-		kfree(job->bos);
+		kvfree(job->bos);
 	}
 	job->bos = NULL;
 	job->bo_count = 0;
@@ -489,6 +509,7 @@ static void qpu_sched_finish(struct qpu_dev *qdev, struct qpu_job *job,
 			     u32 status, u32 reason)
 {
 	struct qpu_sched *sched = &qdev->sched;
+	bool reset_failed;
 
 	/* No register read from here on: the V3D may be reset or go. */
 	hrtimer_cancel(&sched->poll);
@@ -496,10 +517,15 @@ static void qpu_sched_finish(struct qpu_dev *qdev, struct qpu_job *job,
 	qpu_sched_busy_end(sched);
 	trace_qpu_job_end(qdev, job, status, qpu_sched_job_ns(job));
 	qpu_nl_job_event(qdev, job, status);
-	if (status != QPU_JOB_DONE && qpu_sched_reset(qdev, reason))
-		qpu_sched_keep_bos(qdev, job);
+	reset_failed = status != QPU_JOB_DONE && qpu_sched_reset(qdev, reason);
+	/*
+	 * Before the BOs move: the simulated V3D's programs look them up
+	 * (qpu_job_find_bo()) until job_end detaches the job under its lock.
+	 */
 	if (qdev->ops->job_end)
 		qdev->ops->job_end(qdev, job);
+	if (reset_failed)
+		qpu_sched_keep_bos(qdev, job);
 	sched->running = NULL;
 
 	switch (status) {
@@ -840,7 +866,14 @@ void qpu_sched_fini(struct qpu_dev *qdev)
 		qpu_sched_take_jobs_locked(sched, client, &canceled);
 	spin_unlock_irqrestore(&sched->lock, flags);
 	qpu_sched_cancel_jobs(sched, &canceled);
-	qpu_sched_release_kept(sched);
+	/*
+	 * BOs kept after a failed reset go only after one that works: their
+	 * memory is freed next (qpu_bo_unplug()). Else they stay, memory and
+	 * all, for as long as the module: the QPUs may still write them.
+	 */
+	if (!list_empty(&sched->kept) &&
+	    qpu_sched_v3d_reset(qdev, QPU_RESET_REMOVE))
+		qpu_sched_leak_kept(qdev);
 
 	destroy_workqueue(sched->wq);
 	sched->wq = NULL;

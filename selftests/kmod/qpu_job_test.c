@@ -1182,6 +1182,37 @@ TEST_F(job, wait_errors)
 	EXPECT_EQ(QPU_JOB_TIMEOUT, qpu_test_wait(self->fd, s.seqno, 10000, NULL));
 }
 
+/*
+ * A WAIT never ends before its deadline: on a job the hang knob holds,
+ * each deadline, also those under a jiffy away, is past by CLOCK_MONOTONIC
+ * when WAIT says -ETIME.
+ */
+TEST_F_TIMEOUT(job, wait_never_ends_before_its_deadline, 60)
+{
+	static const __s64 us[] = { 50, 300, 999, 1500, 4100, 9999, 10001, 23456 };
+	struct qpu_submit s;
+	unsigned int i, k;
+
+	ASSERT_EQ(0, qpu_test_write(DEBUGFS "hang", "1"));
+	ASSERT_EQ(0, qpu_test_submit(self->fd, &self->end, &self->unif, 1, 3000, 0, 0, &s));
+	for (k = 0; k < 3; k++) {
+		for (i = 0; i < sizeof(us) / sizeof(us[0]); i++) {
+			struct qpu_wait w = { .seqno = s.seqno };
+			__s64 now;
+
+			w.timeout_ns = qpu_test_now_ns() + us[i] * 1000;
+			EXPECT_EQ(-1, ioctl(self->fd, QPU_IOCTL_WAIT, &w));
+			EXPECT_EQ(ETIME, errno);
+			now = qpu_test_now_ns();
+			EXPECT_LE(w.timeout_ns, now)
+				TH_LOG("%lld us: ended %lld us early", (long long)us[i],
+				       (long long)(w.timeout_ns - now) / 1000);
+		}
+	}
+	ASSERT_EQ(0, qpu_test_write(DEBUGFS "hang", "0"));
+	EXPECT_EQ(QPU_JOB_TIMEOUT, qpu_test_wait(self->fd, s.seqno, 20000, NULL));
+}
+
 /* WAIT with @deadline_ns on job @seqno: its status or -errno; @took_ms. */
 static int wait_deadline(int fd, __u64 seqno, __s64 deadline_ns, long long *took_ms)
 {
