@@ -46,10 +46,20 @@ static u64 qpu_max_bo_size = QPU_DEVMODEL_MAX_BO_SIZE;
 static u64 qpu_client_mem_limit = SZ_256M;
 /* Without a device tree's CMA size (qpu_bo_limits_init()). */
 #define QPU_DEV_MEM_LIMIT_DEFAULT	SZ_512M
+/*
+ * What devices with DMA memory may hold, all together, when neither the
+ * CMA size nor dev_mem_limit at load says: half the 64 MiB pool of the
+ * Raspberry Pi device trees, failing closed rather than at 512 MiB.
+ */
+#define QPU_DMA_MEM_LIMIT_UNKNOWN	SZ_32M
 static u64 qpu_dev_mem_limit = QPU_DEV_MEM_LIMIT_DEFAULT;
 /* Given at load (or set before qpu_bo_limits_init()): no CMA default. */
 static bool qpu_max_bo_size_given;
 static bool qpu_dev_mem_limit_given;
+/* The CMA size was read, or dev_mem_limit given: it bounds DMA memory too. */
+static bool qpu_dma_mem_known;
+/* BO bytes of every device with DMA memory: one CMA area serves them all. */
+static atomic64_t qpu_bo_dma_bytes = ATOMIC64_INIT(0);
 
 static int qpu_param_set_bytes(const char *val, const struct kernel_param *kp)
 {
@@ -81,7 +91,7 @@ MODULE_PARM_DESC(client_mem_limit,
 		 "Bytes of buffer objects one open file may hold (default 256 MiB)");
 module_param_cb(dev_mem_limit, &qpu_param_ops_bytes, &qpu_dev_mem_limit, 0644);
 MODULE_PARM_DESC(dev_mem_limit,
-		 "Bytes of buffer objects one device may hold (default: half the CMA area the device tree or cma= sets, else 512 MiB)");
+		 "Bytes of buffer objects one device may hold, and all devices with DMA memory together (default: half the CMA area the device tree or cma= sets; else 512 MiB, and 32 MiB for DMA memory)");
 
 /**
  * qpu_bo_limits_init() - default the device memory limit from CMA
@@ -96,18 +106,27 @@ MODULE_PARM_DESC(dev_mem_limit,
  * BO, unless max_bo_size was given, is then no larger than that limit,
  * so that QPU_PARAM_MAX_BO_SIZE names a size that can be had. Without a
  * known CMA size (machines without a device tree: x86, the VM) both stay
- * at their defaults, 64 and 512 MiB. Called at load, before any device.
+ * at their defaults, 64 and 512 MiB, but devices whose memory comes from
+ * the DMA API fail closed: together they hold at most
+ * QPU_DMA_MEM_LIMIT_UNKNOWN (qpu_bo_dma_mem_limit()). Called at load,
+ * before any device.
  */
 void qpu_bo_limits_init(void)
 {
 	const char *from = NULL;
 	u64 cma, limit;
 
-	if (qpu_dev_mem_limit_given)
+	if (qpu_dev_mem_limit_given) {
+		qpu_dma_mem_known = true;
 		return;	/* and max_bo_size keeps its own default or value */
+	}
 	cma = qpu_cma_size(&from);
-	if (!cma)
+	if (!cma) {
+		pr_info("CMA size unknown: devices with DMA memory hold %u KiB together\n",
+			QPU_DMA_MEM_LIMIT_UNKNOWN / SZ_1K);
 		return;
+	}
+	qpu_dma_mem_known = true;
 	limit = clamp_t(u64, round_down(cma / 2, PAGE_SIZE), QPU_BO_LIMIT_MIN,
 			QPU_BO_LIMIT_MAX);
 	WRITE_ONCE(qpu_dev_mem_limit, limit);
@@ -159,6 +178,38 @@ u64 qpu_bo_client_mem_limit(void)
 u64 qpu_bo_dev_mem_limit(void)
 {
 	return READ_ONCE(qpu_dev_mem_limit);
+}
+
+/*
+ * What every device with DMA memory may hold together: the device limit,
+ * which is half the CMA area when its size is known, else at most
+ * QPU_DMA_MEM_LIMIT_UNKNOWN.
+ */
+static u64 qpu_bo_dma_mem_limit(void)
+{
+	u64 limit = qpu_bo_dev_mem_limit();
+
+	return qpu_dma_mem_known ? limit : min_t(u64, limit, QPU_DMA_MEM_LIMIT_UNKNOWN);
+}
+
+/* Charges @size to the devices with DMA memory, if @qdev is one; 0 or -ENOSPC. */
+static int qpu_bo_dma_charge(struct qpu_dev *qdev, size_t size)
+{
+	if (!qdev->dma_memory)
+		return 0;
+	if (atomic64_add_return(size, &qpu_bo_dma_bytes) > qpu_bo_dma_mem_limit()) {
+		atomic64_sub(size, &qpu_bo_dma_bytes);
+		dev_dbg(qdev->dev, "BO refused: the devices with DMA memory hold %lld bytes\n",
+			(long long)atomic64_read(&qpu_bo_dma_bytes));
+		return -ENOSPC;
+	}
+	return 0;
+}
+
+static void qpu_bo_dma_uncharge(struct qpu_dev *qdev, size_t size)
+{
+	if (qdev->dma_memory)
+		atomic64_sub(size, &qpu_bo_dma_bytes);
 }
 
 static int qpu_bo_set_limit(u64 *limit, u64 bytes)
@@ -292,6 +343,7 @@ static void qpu_bo_release(struct kref *ref)
 		qpu_quota_put(bo->quota);
 	}
 	atomic64_sub(bo->size, &qdev->bo_bytes);
+	qpu_bo_dma_uncharge(qdev, bo->size);
 	atomic_dec(&qdev->bo_count);
 	kfree(bo);
 	atomic_dec(&qpu_bo_structs);
@@ -407,11 +459,14 @@ static struct qpu_bo *qpu_bo_create(struct qpu_dev *qdev, size_t size)
 		ret = -ENOSPC;
 		goto err_uncharge;
 	}
+	ret = qpu_bo_dma_charge(qdev, size);
+	if (ret)
+		goto err_uncharge;
 
 	bo = kzalloc(sizeof(*bo), GFP_KERNEL_ACCOUNT);
 	if (!bo) {
 		ret = -ENOMEM;
-		goto err_uncharge;
+		goto err_dma_uncharge;
 	}
 	kref_init(&bo->ref);
 	bo->size = size;
@@ -433,6 +488,8 @@ static struct qpu_bo *qpu_bo_create(struct qpu_dev *qdev, size_t size)
 
 err_free:
 	kfree(bo);
+err_dma_uncharge:
+	qpu_bo_dma_uncharge(qdev, size);
 err_uncharge:
 	atomic64_sub(size, &qdev->bo_bytes);
 	return ERR_PTR(ret);

@@ -396,6 +396,9 @@ struct qpu_v3d_ident {
  *	job); struct qpu_bo.node. The removal frees their memory through it.
  * @bo_count: BOs alive on this device, whoever holds them.
  * @bo_bytes: bytes of those BOs, checked against the device limit.
+ * @dma_memory: BO memory comes from the DMA API (CMA on a Pi): a real V3D,
+ *	or a simulated one probed with sim_dma. Set before registering; such
+ *	devices share one limit (qpu_bo_create()).
  * @sched: the job scheduler.
  * @files_lock: protects @files. Taken by open and release, and by netlink
  *	dumps, which take each file's &qpu_file.lock and then the scheduler's
@@ -423,6 +426,7 @@ struct qpu_dev {
 	struct list_head bos;
 	atomic_t bo_count;
 	atomic64_t bo_bytes;
+	bool dma_memory;
 	struct qpu_sched sched;
 	struct mutex files_lock;	/* @files */
 	struct list_head files;

@@ -843,7 +843,14 @@ static struct qpu_job *qpu_job_lookup(struct qpu_file *qf, const struct qpu_wait
 			job = bo->last_job;	/* NULL: no job used it */
 		}
 	} else {
-		job = xa_load(&qf->client.jobs, args->seqno);
+		/*
+		 * The table's index is an unsigned long: on a 32-bit kernel a
+		 * seqno past it would name the job of its low bits.
+		 */
+		if (args->seqno <= ULONG_MAX)
+			job = xa_load(&qf->client.jobs, (unsigned long)args->seqno);
+		if (job && job->seqno != args->seqno)
+			job = NULL;
 		if (!job) {
 			dev_dbg(qf->qdev->dev, "wait refused: no job %llu kept on this file\n",
 				args->seqno);

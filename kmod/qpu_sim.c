@@ -762,6 +762,7 @@ static struct qpu_sim *qpu_sim_create(struct qpu_dev *qdev)
 	qdev->sim = sim;
 	sim->qdev = qdev;
 	sim->dma_bos = READ_ONCE(qpu_sim_dma);
+	qdev->dma_memory = sim->dma_bos;
 	spin_lock_init(&sim->lock);
 	mutex_init(&sim->emu_lock);
 	INIT_DELAYED_WORK(&sim->exec, qpu_sim_exec);

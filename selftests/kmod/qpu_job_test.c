@@ -1174,6 +1174,12 @@ TEST_F(job, wait_errors)
 	EXPECT_EQ(EINVAL, errno);
 	EXPECT_EQ(-1, ioctl(self->fd, QPU_IOCTL_WAIT, NULL));
 	EXPECT_EQ(EFAULT, errno);
+	/* A seqno past 32 bits is no job of its low bits (32-bit kernels). */
+	ASSERT_EQ(0, qpu_test_submit(self->fd, &self->end, &self->unif, 1, 0, 0, 0, &s));
+	EXPECT_EQ(QPU_JOB_DONE, qpu_test_wait(self->fd, s.seqno, 5000, NULL));
+	w = (struct qpu_wait){ .seqno = s.seqno + (1ull << 32) };
+	EXPECT_EQ(-1, ioctl(self->fd, QPU_IOCTL_WAIT, &w));
+	EXPECT_EQ(ENOENT, errno);
 
 	/* A deadline in the past only polls (a job hung 200 ms by the knob). */
 	ASSERT_EQ(0, qpu_test_write(DEBUGFS "hang", "1"));

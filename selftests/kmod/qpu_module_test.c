@@ -365,6 +365,48 @@ TEST_F(module, dev_mem_limit_defaults_to_half_of_cma)
 	close(fd);
 }
 
+/* A 1 MiB BO on @fd: 0 or -errno. */
+static int bo_mib(int fd)
+{
+	struct qpu_bo_create c = { .size = 1 << 20 };
+
+	return ioctl(fd, QPU_IOCTL_BO_CREATE, &c) ? -errno : 0;
+}
+
+/*
+ * Simulated nodes with DMA memory (sim_dma) draw on one CMA area, as real
+ * ones do: their BOs count against one limit together, and where the CMA
+ * size is unknown (no device tree: x86) it fails closed at 32 MiB, not at
+ * 512 MiB for each node.
+ */
+TEST_F(module, dma_memory_limit_counts_every_node)
+{
+	const char *why;
+	long long want = expected_dev_mem_limit(&why), total = 0;
+	int fd[2], i, ret = 0;
+
+	if (want == 512ll << 20)
+		want = 32ll << 20;
+	ASSERT_EQ(0, load("sim=2 sim_dma=1"));
+	fd[0] = open("/dev/qpu", O_RDWR | O_CLOEXEC);
+	fd[1] = open("/dev/qpu1", O_RDWR | O_CLOEXEC);
+	ASSERT_LE(0, fd[0]);
+	ASSERT_LE(0, fd[1]);
+	/* At most 64 MiB past the limit: the VM has 512 MiB. */
+	for (i = 0; total <= want + (64 << 20); i++) {
+		ret = bo_mib(fd[i & 1]);
+		if (ret)
+			break;
+		total += 1 << 20;
+	}
+	TH_LOG("%lld MiB on two nodes, then %d (limit %lld MiB: %s)",
+	       total >> 20, ret, want >> 20, why);
+	EXPECT_EQ(-ENOSPC, ret);
+	EXPECT_EQ(want, total);
+	close(fd[0]);
+	close(fd[1]);
+}
+
 /*
  * Given at load, each beats the CMA-sized default (also where there is
  * none), and a given dev_mem_limit leaves max_bo_size alone.
