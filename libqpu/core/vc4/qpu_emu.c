@@ -933,7 +933,17 @@ size_t qpu_emu_size(void)
 	return sizeof(struct qpu_emu);
 }
 
-static void reset_state(struct qpu_emu *emu)
+/*
+ * Everything back to its state at init but the settings, all of it when
+ * @all; else what a job can have changed: the scalars, statistics and VPM
+ * before op_uncached, and the QPUs given a program. Left alone: the
+ * predecoded instructions, which are checked against memory's word and
+ * address at each fetch and so never run stale code, and the per-instruction
+ * scratch vectors, written before they are read. A QPU is cleared again
+ * when a program starts on it (qpu_emu_start()). The partial reset is what
+ * qpu.ko's simulated V3D pays before every job: about a tenth of the whole.
+ */
+static void reset_state(struct qpu_emu *emu, bool all)
 {
 	const struct qpu_emu_ops *ops = emu->ops;
 	void *ctx = emu->ctx;
@@ -942,8 +952,17 @@ static void reset_state(struct qpu_emu *emu)
 	bool strict_vpm = emu->strict_vpm;
 	u64 limit = emu->limit;
 	const u64 *clock = emu->clock;
+	unsigned int qi;
 
-	emu_memset(emu, 0, sizeof(*emu));
+	if (all) {
+		emu_memset(emu, 0, sizeof(*emu));
+	} else {
+		for (qi = 0; qi < QPU_EMU_NUM_QPUS; qi++)
+			if (emu->used & (1u << qi))
+				emu_memset(emu_qpu(emu, qi), 0,
+					   sizeof(struct qpu_emu_qpu));
+		emu_memset(emu, 0, offsetof(struct qpu_emu, op_uncached));
+	}
 	emu->ops = ops;
 	emu->ctx = ctx;
 	emu->seed = seed;
@@ -977,7 +996,7 @@ void qpu_emu_init(struct qpu_emu *emu, const struct qpu_emu_ops *ops,
 	emu->strict_vpm = false;
 	emu->limit = 0;
 	emu->clock = NULL;
-	reset_state(emu);
+	reset_state(emu, true);
 }
 
 void qpu_emu_set_strict_vpm(struct qpu_emu *emu, bool on)
@@ -1010,7 +1029,7 @@ void qpu_emu_set_clock(struct qpu_emu *emu, const u64 *clock)
 
 void qpu_emu_reset(struct qpu_emu *emu)
 {
-	reset_state(emu);
+	reset_state(emu, false);
 }
 
 int qpu_emu_start(struct qpu_emu *emu, u32 code_addr, u32 unif_addr)
@@ -1025,6 +1044,7 @@ int qpu_emu_start(struct qpu_emu *emu, u32 code_addr, u32 unif_addr)
 		if (is_live(q))
 			continue;
 		emu_memset(q, 0, sizeof(*q));
+		emu->used |= 1u << i;
 		set_state(emu, i, QPU_EMU_QPU_RUNNING);
 		q->pc = code_addr;
 		q->unif = unif_addr;

@@ -158,6 +158,7 @@ struct qpu_emu {
 	u16 live;		/* QPUs with a program, bit per QPU */
 	u16 waiting;		/* ... of which in a QPU_EMU_QPU_WAIT_* state */
 	u16 sem_woken;		/* ... woken from a semaphore wait, not yet run */
+	u16 used;		/* QPUs given a program since init or reset */
 	bool no_predecode;	/* qpu_emu_set_predecode(emu, false) */
 	bool strict_vpm;	/* qpu_emu_set_strict_vpm(emu, true) */
 	u64 limit;		/* qpu_emu_set_limit(); 0: none */
