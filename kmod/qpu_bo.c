@@ -507,7 +507,8 @@ static void qpu_bo_unpublish_locked(struct qpu_file *qf, u32 handle,
 }
 
 int qpu_ioctl_bo_create(struct qpu_file *qf, void *data, size_t usize,
-			struct qpu_ioctl_fd *install)
+			struct qpu_ioctl_fd *install,
+			const struct qpu_ioctl_in *in)
 {
 	struct qpu_bo_create *args = data;
 	struct qpu_bo *bo;
@@ -591,7 +592,8 @@ out_unlock:
 }
 
 int qpu_ioctl_bo_destroy(struct qpu_file *qf, void *data, size_t usize,
-			 struct qpu_ioctl_fd *install)
+			 struct qpu_ioctl_fd *install,
+			 const struct qpu_ioctl_in *in)
 {
 	struct qpu_bo_destroy *args = data;
 	struct qpu_bo *bo;
@@ -663,13 +665,13 @@ static vm_fault_t qpu_bo_vm_fault(struct vm_fault *vmf)
 	vm_fault_t ret;
 	int idx;
 
-	idx = qpu_dev_read_lock();
+	idx = qpu_dev_read_lock(qdev);
 	/* mmap refused ranges past the BO: that check is only for safety. */
 	if (qpu_dev_present(qdev) && pgoff < bo->size >> PAGE_SHIFT)
 		ret = qdev->ops->bo_fault(qdev, bo, vmf, pgoff);
 	else
 		ret = VM_FAULT_SIGBUS;
-	qpu_dev_read_unlock(idx);
+	qpu_dev_read_unlock(qdev, idx);
 	return ret;
 }
 

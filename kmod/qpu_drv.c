@@ -90,7 +90,8 @@ static int qpu_release(struct inode *inode, struct file *file)
 }
 
 static int qpu_ioctl_get_param(struct qpu_file *qf, void *data, size_t usize,
-			       struct qpu_ioctl_fd *install)
+			       struct qpu_ioctl_fd *install,
+			       const struct qpu_ioctl_in *in)
 {
 	const struct qpu_v3d_ident *id = &qf->qdev->ident;
 	struct qpu_get_param *args = data;
@@ -156,6 +157,9 @@ static int qpu_ioctl_get_param(struct qpu_file *qf, void *data, size_t usize,
  * struct qpu_ioctl_desc - one entry of the ioctl table.
  * @cmd: the command with the kernel's struct size.
  * @min_size: size of the struct's first version; shorter ones are refused.
+ * @copy_in: optional: checks the struct and reads the user memory it points
+ *	to into @in, before the device's SRCU section; nothing to undo when
+ *	it fails. The dispatcher frees @in's allocations after @handler.
  * @handler: works on a kernel copy of the struct, whole (a caller's shorter
  *	one reads as zero-extended); @usize is the caller's size, for answers
  *	that depend on which version the caller knows; a new fd goes in
@@ -164,8 +168,10 @@ static int qpu_ioctl_get_param(struct qpu_file *qf, void *data, size_t usize,
 struct qpu_ioctl_desc {
 	unsigned int cmd;
 	size_t min_size;
+	int (*copy_in)(struct qpu_file *qf, void *data, struct qpu_ioctl_in *in);
 	int (*handler)(struct qpu_file *qf, void *data, size_t usize,
-		       struct qpu_ioctl_fd *install);
+		       struct qpu_ioctl_fd *install,
+		       const struct qpu_ioctl_in *in);
 };
 
 #define QPU_IOCTL_DEF(name, handler_fn, type, last_v1_member)		\
@@ -181,7 +187,12 @@ static const struct qpu_ioctl_desc qpu_ioctls[] = {
 		      mmap_offset),
 	QPU_IOCTL_DEF(BO_DESTROY, qpu_ioctl_bo_destroy, struct qpu_bo_destroy,
 		      pad),
-	QPU_IOCTL_DEF(SUBMIT, qpu_ioctl_submit, struct qpu_submit, seqno),
+	[QPU_IOCTL_NR_SUBMIT] = {
+		.cmd = QPU_IOCTL_SUBMIT,
+		.min_size = offsetofend(struct qpu_submit, seqno),
+		.copy_in = qpu_ioctl_submit_copy_in,
+		.handler = qpu_ioctl_submit,
+	},
 	QPU_IOCTL_DEF(WAIT, qpu_ioctl_wait, struct qpu_wait, pad),
 };
 
@@ -200,6 +211,7 @@ static long qpu_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	struct qpu_file *qf = file->private_data;
 	const struct qpu_ioctl_desc *desc;
 	struct qpu_ioctl_fd install = { .fd = -1 };
+	struct qpu_ioctl_in in = { .handles = NULL };
 	union qpu_ioctl_args kdata;
 	unsigned int nr = _IOC_NR(cmd);
 	size_t usize = _IOC_SIZE(cmd);
@@ -249,13 +261,24 @@ static long qpu_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 		return -EFAULT;
 	}
 
+	/*
+	 * User memory beyond the struct is read before the device's section:
+	 * a page that never arrives must not hold the device's removal up.
+	 */
+	if (desc->copy_in) {
+		ret = desc->copy_in(qf, &kdata, &in);
+		if (ret)
+			return ret;
+	}
+
 	/* Nothing reaches a device that is going: see qpu_dev_unregister(). */
-	idx = qpu_dev_read_lock();
+	idx = qpu_dev_read_lock(qf->qdev);
 	if (qpu_dev_present(qf->qdev))
-		ret = desc->handler(qf, &kdata, usize, &install);
+		ret = desc->handler(qf, &kdata, usize, &install, &in);
 	else
 		ret = -ENODEV;
-	qpu_dev_read_unlock(idx);
+	qpu_dev_read_unlock(qf->qdev, idx);
+	kfree(in.handles);
 	if (ret)
 		return ret;
 

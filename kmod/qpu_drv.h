@@ -21,6 +21,7 @@
 #include <linux/sched.h>
 #include <linux/sizes.h>
 #include <linux/spinlock.h>
+#include <linux/srcu.h>
 #include <linux/types.h>
 #include <linux/wait.h>
 #include <linux/workqueue.h>
@@ -399,6 +400,8 @@ struct qpu_v3d_ident {
  * @dma_memory: BO memory comes from the DMA API (CMA on a Pi): a real V3D,
  *	or a simulated one probed with sim_dma. Set before registering; such
  *	devices share one limit (qpu_bo_create()).
+ * @unplug_srcu: readers are the device's ioctls and page faults; its
+ *	removal waits for them (qpu_dev_read_lock()).
  * @sched: the job scheduler.
  * @files_lock: protects @files. Taken by open and release, and by netlink
  *	dumps, which take each file's &qpu_file.lock and then the scheduler's
@@ -427,6 +430,7 @@ struct qpu_dev {
 	atomic_t bo_count;
 	atomic64_t bo_bytes;
 	bool dma_memory;
+	struct srcu_struct unplug_srcu;
 	struct qpu_sched sched;
 	struct mutex files_lock;	/* @files */
 	struct list_head files;
@@ -601,6 +605,20 @@ struct qpu_ioctl_fd {
 	struct file *file;
 };
 
+/**
+ * struct qpu_ioctl_in - the user memory an ioctl reads beyond its struct.
+ * @programs: SUBMIT's programs, each as the kernel's struct.
+ * @handles: SUBMIT's BO handles (memdup_user()), or NULL.
+ *
+ * Copied by the ioctl's copy_in before the device's SRCU section
+ * (qpu_dev_read_lock()), so a user page that never arrives (a FUSE or
+ * userfaultfd mapping) holds no removal up; freed by the dispatcher.
+ */
+struct qpu_ioctl_in {
+	struct qpu_program programs[QPU_MAX_QPUS];
+	u32 *handles;
+};
+
 extern const struct file_operations qpu_fops;
 extern struct dentry *qpu_debugfs_root;
 extern struct workqueue_struct *qpu_wq;
@@ -618,9 +636,11 @@ int qpu_bo_set_dev_mem_limit(u64 bytes);
 int qpu_bo_file_init(struct qpu_file *qf);
 void qpu_bo_file_fini(struct qpu_file *qf);
 int qpu_ioctl_bo_create(struct qpu_file *qf, void *data, size_t usize,
-			struct qpu_ioctl_fd *install);
+			struct qpu_ioctl_fd *install,
+			const struct qpu_ioctl_in *in);
 int qpu_ioctl_bo_destroy(struct qpu_file *qf, void *data, size_t usize,
-			 struct qpu_ioctl_fd *install);
+			 struct qpu_ioctl_fd *install,
+			 const struct qpu_ioctl_in *in);
 int qpu_bo_mmap(struct file *file, struct vm_area_struct *vma);
 void qpu_bo_put(struct qpu_bo *bo);
 void qpu_bo_leak_memory(struct qpu_bo *bo);
@@ -637,9 +657,13 @@ vm_fault_t qpu_bo_dma_fault(struct qpu_dev *qdev, struct qpu_bo *bo,
 int qpu_job_file_init(struct qpu_file *qf);
 void qpu_job_file_fini(struct qpu_file *qf);
 int qpu_ioctl_submit(struct qpu_file *qf, void *data, size_t usize,
-		     struct qpu_ioctl_fd *install);
+		     struct qpu_ioctl_fd *install,
+		     const struct qpu_ioctl_in *in);
 int qpu_ioctl_wait(struct qpu_file *qf, void *data, size_t usize,
-		   struct qpu_ioctl_fd *install);
+		   struct qpu_ioctl_fd *install,
+		   const struct qpu_ioctl_in *in);
+int qpu_ioctl_submit_copy_in(struct qpu_file *qf, void *data,
+			     struct qpu_ioctl_in *in);
 bool qpu_job_submit_allowed(const struct qpu_dev *qdev);
 void qpu_job_put(struct qpu_job *job);
 void qpu_job_end(struct qpu_job *job, u32 status);
@@ -680,8 +704,8 @@ int qpu_dev_register(struct qpu_dev *qdev);
 void qpu_dev_unregister(struct qpu_dev *qdev);
 void qpu_dev_get(struct qpu_dev *qdev);
 void qpu_dev_put(struct qpu_dev *qdev);
-int qpu_dev_read_lock(void);
-void qpu_dev_read_unlock(int idx);
+int qpu_dev_read_lock(struct qpu_dev *qdev);
+void qpu_dev_read_unlock(struct qpu_dev *qdev, int idx);
 bool qpu_dev_present(const struct qpu_dev *qdev);
 void qpu_dev_debugfs_init(struct dentry *root);
 struct qpu_dev *qpu_dev_lookup(u32 index);

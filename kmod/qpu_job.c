@@ -667,12 +667,11 @@ static void qpu_job_submit_unbuild(struct qpu_job *job)
  */
 static struct qpu_job *qpu_job_submit_build(struct qpu_file *qf,
 					    const struct qpu_submit *args,
-					    const struct qpu_program *programs)
+					    const struct qpu_ioctl_in *in)
 {
 	struct qpu_dev *qdev = qf->qdev;
 	unsigned int timeout_ms;
 	struct qpu_job *job;
-	u32 *handles = NULL;
 	int ret;
 
 	job = kzalloc(sizeof(*job), GFP_KERNEL_ACCOUNT);
@@ -687,21 +686,11 @@ static struct qpu_job *qpu_job_submit_build(struct qpu_file *qf,
 	timeout_ms = args->timeout_ms ? args->timeout_ms : qpu_job_default_timeout_ms();
 	job->timeout = ms_to_ktime(min(timeout_ms, qpu_job_max_timeout_ms()));
 
-	if (args->bo_count) {
-		handles = memdup_user(u64_to_user_ptr(args->bo_handles),
-				      args->bo_count * sizeof(*handles));
-		if (IS_ERR(handles)) {
-			ret = PTR_ERR(handles);
-			dev_dbg(qdev->dev, "submit refused: bo_handles unreadable (%d)\n",
-				ret);
-			goto err_unbuild;
-		}
-	}
 	if (args->flags & QPU_SUBMIT_ALL_BOS)
-		ret = qpu_job_lookup_all_bos(qf, job, programs);
+		ret = qpu_job_lookup_all_bos(qf, job, in->programs);
 	else
-		ret = qpu_job_lookup_bos(qf, job, programs, handles, args->bo_count);
-	kfree(handles);
+		ret = qpu_job_lookup_bos(qf, job, in->programs, in->handles,
+					 args->bo_count);
 	if (ret)
 		goto err_unbuild;
 
@@ -789,17 +778,44 @@ err_unlock:
 	return ret;
 }
 
-int qpu_ioctl_submit(struct qpu_file *qf, void *data, size_t usize,
-		     struct qpu_ioctl_fd *install)
+/**
+ * qpu_ioctl_submit_copy_in() - SUBMIT's checks, and its user memory read
+ * @qf: the caller's file
+ * @data: the struct qpu_submit read
+ * @in: gets the programs and the BO handles
+ *
+ * Runs before the device's SRCU section, as the copies may wait for pages
+ * indefinitely (qpu_ioctl()); nothing else is allocated.
+ *
+ * Return: 0, or the refusal's error, with nothing to free.
+ */
+int qpu_ioctl_submit_copy_in(struct qpu_file *qf, void *data,
+			     struct qpu_ioctl_in *in)
 {
-	struct qpu_program programs[QPU_MAX_QPUS];
+	const struct qpu_submit *args = data;
+	int ret;
+
+	ret = qpu_job_submit_validate(qf, args, in->programs);
+	if (ret || !args->bo_count)
+		return ret;
+	in->handles = memdup_user(u64_to_user_ptr(args->bo_handles),
+				  args->bo_count * sizeof(*in->handles));
+	if (IS_ERR(in->handles)) {
+		ret = PTR_ERR(in->handles);
+		in->handles = NULL;
+		dev_dbg(qf->qdev->dev, "submit refused: bo_handles unreadable (%d)\n",
+			ret);
+	}
+	return ret;
+}
+
+int qpu_ioctl_submit(struct qpu_file *qf, void *data, size_t usize,
+		     struct qpu_ioctl_fd *install,
+		     const struct qpu_ioctl_in *in)
+{
 	struct qpu_submit *args = data;
 	struct qpu_job *job;
 	int ret;
-
-	ret = qpu_job_submit_validate(qf, args, programs);
-	if (ret)
-		return ret;
 
 	/* Before anything is allocated: a full queue costs nothing. */
 	if (!qpu_job_queue_reserve(&qf->client)) {
@@ -808,7 +824,7 @@ int qpu_ioctl_submit(struct qpu_file *qf, void *data, size_t usize,
 		return -EAGAIN;
 	}
 
-	job = qpu_job_submit_build(qf, args, programs);
+	job = qpu_job_submit_build(qf, args, in);
 	if (IS_ERR(job)) {
 		ret = PTR_ERR(job);
 		goto err_unqueue;
@@ -901,7 +917,8 @@ static void qpu_job_wait_deadlock(struct qpu_wait *args,
 }
 
 int qpu_ioctl_wait(struct qpu_file *qf, void *data, size_t usize,
-		   struct qpu_ioctl_fd *install)
+		   struct qpu_ioctl_fd *install,
+		   const struct qpu_ioctl_in *in)
 {
 	struct qpu_wait *args = data;
 	struct qpu_job *job;
