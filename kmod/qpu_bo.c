@@ -199,7 +199,7 @@ static int qpu_bo_dma_charge(struct qpu_dev *qdev, size_t size)
 		return 0;
 	if (atomic64_add_return(size, &qpu_bo_dma_bytes) > qpu_bo_dma_mem_limit()) {
 		atomic64_sub(size, &qpu_bo_dma_bytes);
-		dev_dbg(qdev->dev, "BO refused: the devices with DMA memory hold %lld bytes\n",
+		qpu_dbg(qdev->dev, "BO refused: the devices with DMA memory hold %lld bytes\n",
 			(long long)atomic64_read(&qpu_bo_dma_bytes));
 		return -ENOSPC;
 	}
@@ -517,12 +517,12 @@ int qpu_ioctl_bo_create(struct qpu_file *qf, void *data, size_t usize,
 	int ret;
 
 	if (args->flags || args->pad) {
-		dev_dbg(qf->qdev->dev, "bo_create refused: nonzero flags %#x or pad\n",
+		qpu_dbg(qf->qdev->dev, "bo_create refused: nonzero flags %#x or pad\n",
 			args->flags);
 		return -EINVAL;
 	}
 	if (!args->size || args->size > qpu_bo_max_size()) {
-		dev_dbg(qf->qdev->dev, "bo_create refused: size %llu, not 1 to %llu\n",
+		qpu_dbg(qf->qdev->dev, "bo_create refused: size %llu, not 1 to %llu\n",
 			args->size, qpu_bo_max_size());
 		return -EINVAL;
 	}
@@ -531,7 +531,7 @@ int qpu_ioctl_bo_create(struct qpu_file *qf, void *data, size_t usize,
 	mutex_lock(&qf->lock);
 	/* Only BO_CREATE adds, under qf->lock; a BO's release takes away. */
 	if (atomic64_read(&qf->quota->bytes) + size > qpu_bo_client_mem_limit()) {
-		dev_dbg(qf->qdev->dev, "bo_create refused: %llu more bytes pass the file's limit of %llu\n",
+		qpu_dbg(qf->qdev->dev, "bo_create refused: %llu more bytes pass the file's limit of %llu\n",
 			size, qpu_bo_client_mem_limit());
 		ret = -EDQUOT;
 		goto out_unlock;
@@ -541,7 +541,7 @@ int qpu_ioctl_bo_create(struct qpu_file *qf, void *data, size_t usize,
 	if (IS_ERR(bo)) {
 		ret = PTR_ERR(bo);
 		if (ret == -ENOSPC)
-			dev_dbg(qf->qdev->dev, "bo_create refused: %llu more bytes pass the device's limit or bus space\n",
+			qpu_dbg(qf->qdev->dev, "bo_create refused: %llu more bytes pass the device's limit or bus space\n",
 				size);
 		goto out_unlock;
 	}
@@ -549,7 +549,7 @@ int qpu_ioctl_bo_create(struct qpu_file *qf, void *data, size_t usize,
 	ret = qpu_bo_mmap_alloc_locked(qf, size >> PAGE_SHIFT, &bo->mmap_pgoff);
 	if (ret) {
 		if (ret == -ENOSPC)
-			dev_dbg(qf->qdev->dev, "bo_create refused: no %llu free pages of the file's mmap space\n",
+			qpu_dbg(qf->qdev->dev, "bo_create refused: no %llu free pages of the file's mmap space\n",
 				size >> PAGE_SHIFT);
 		goto err_put;
 	}
@@ -563,7 +563,7 @@ int qpu_ioctl_bo_create(struct qpu_file *qf, void *data, size_t usize,
 	ret = xa_alloc(&qf->handles, &handle, bo, xa_limit_32b, GFP_KERNEL_ACCOUNT);
 	if (ret) {
 		if (ret == -EBUSY) {
-			dev_dbg(qf->qdev->dev, "bo_create refused: no free handle on this file\n");
+			qpu_dbg(qf->qdev->dev, "bo_create refused: no free handle on this file\n");
 			ret = -ENOSPC;
 		}
 		goto err_erase_offset;
@@ -599,7 +599,7 @@ int qpu_ioctl_bo_destroy(struct qpu_file *qf, void *data, size_t usize,
 	struct qpu_bo *bo;
 
 	if (args->pad) {
-		dev_dbg(qf->qdev->dev, "bo_destroy refused: nonzero pad\n");
+		qpu_dbg(qf->qdev->dev, "bo_destroy refused: nonzero pad\n");
 		return -EINVAL;
 	}
 
@@ -610,7 +610,7 @@ int qpu_ioctl_bo_destroy(struct qpu_file *qf, void *data, size_t usize,
 	mutex_unlock(&qf->lock);
 
 	if (!bo) {
-		dev_dbg(qf->qdev->dev, "bo_destroy refused: no handle %u\n",
+		qpu_dbg(qf->qdev->dev, "bo_destroy refused: no handle %u\n",
 			args->handle);
 		return -ENOENT;
 	}
@@ -691,7 +691,7 @@ int qpu_bo_mmap(struct file *file, struct vm_area_struct *vma)
 
 	/* A private copy would stop being what the QPUs see. */
 	if (!(vma->vm_flags & VM_SHARED)) {
-		dev_dbg(qf->qdev->dev, "mmap refused: not MAP_SHARED\n");
+		qpu_dbg(qf->qdev->dev, "mmap refused: not MAP_SHARED\n");
 		return -EINVAL;
 	}
 	/* A clean answer; the fault handler is what keeps memory safe. */
@@ -704,14 +704,14 @@ int qpu_bo_mmap(struct file *file, struct vm_area_struct *vma)
 		kref_get(&bo->ref);
 	mutex_unlock(&qf->lock);
 	if (!bo) {
-		dev_dbg(qf->qdev->dev, "mmap refused: no BO at page offset %#lx\n",
+		qpu_dbg(qf->qdev->dev, "mmap refused: no BO at page offset %#lx\n",
 			vma->vm_pgoff);
 		return -EINVAL;
 	}
 
 	pgoff = vma->vm_pgoff - bo->mmap_pgoff;
 	if (npages > (bo->size >> PAGE_SHIFT) - pgoff) {
-		dev_dbg(qf->qdev->dev, "mmap refused: %lu pages from page %lu of a BO of %zu\n",
+		qpu_dbg(qf->qdev->dev, "mmap refused: %lu pages from page %lu of a BO of %zu\n",
 			npages, pgoff, bo->size >> PAGE_SHIFT);
 		ret = -EINVAL;
 		goto err_put;

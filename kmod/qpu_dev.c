@@ -196,6 +196,7 @@ void qpu_dev_file_open(struct qpu_dev *qdev, struct qpu_file *qf,
 	qf->pid = get_pid(task_tgid(current));
 	qf->mapping = file->f_mapping;
 	get_task_comm(qf->comm, current);
+	qf->uid = file->f_cred->euid;
 
 	mutex_lock(&qdev->files_lock);
 	list_add_tail(&qf->node, &qdev->files);

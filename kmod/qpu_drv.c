@@ -97,7 +97,7 @@ static int qpu_ioctl_get_param(struct qpu_file *qf, void *data, size_t usize,
 	struct qpu_get_param *args = data;
 
 	if (args->pad) {
-		dev_dbg(qf->qdev->dev, "get_param refused: nonzero pad\n");
+		qpu_dbg(qf->qdev->dev, "get_param refused: nonzero pad\n");
 		return -EINVAL;
 	}
 
@@ -146,7 +146,7 @@ static int qpu_ioctl_get_param(struct qpu_file *qf, void *data, size_t usize,
 			      QPU_EMU_INSTRUCTIONS_PER_MS : 0;
 		break;
 	default:
-		dev_dbg(qf->qdev->dev, "get_param refused: unknown param %u\n",
+		qpu_dbg(qf->qdev->dev, "get_param refused: unknown param %u\n",
 			args->param);
 		return -EINVAL;
 	}
@@ -219,13 +219,13 @@ static long qpu_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	int ret, idx;
 
 	if (_IOC_TYPE(cmd) != QPU_IOCTL_BASE || nr >= ARRAY_SIZE(qpu_ioctls)) {
-		dev_dbg(qf->qdev->dev, "ioctl %#x refused: not a qpu command\n", cmd);
+		qpu_dbg(qf->qdev->dev, "ioctl %#x refused: not a qpu command\n", cmd);
 		return -ENOTTY;
 	}
 	nr = array_index_nospec(nr, ARRAY_SIZE(qpu_ioctls));
 	desc = &qpu_ioctls[nr];
 	if (!desc->handler || _IOC_DIR(cmd) != _IOC_DIR(desc->cmd)) {
-		dev_dbg(qf->qdev->dev, "ioctl %#x refused: unknown number or direction\n",
+		qpu_dbg(qf->qdev->dev, "ioctl %#x refused: unknown number or direction\n",
 			cmd);
 		return -ENOTTY;
 	}
@@ -234,7 +234,7 @@ static long qpu_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	if (WARN_ON_ONCE(ksize > sizeof(kdata)))
 		return -EINVAL;
 	if (usize < desc->min_size) {
-		dev_dbg(qf->qdev->dev, "ioctl %#x refused: struct of %zu bytes, less than %zu\n",
+		qpu_dbg(qf->qdev->dev, "ioctl %#x refused: struct of %zu bytes, less than %zu\n",
 			cmd, usize, desc->min_size);
 		return -EINVAL;
 	}
@@ -242,7 +242,7 @@ static long qpu_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	if (_IOC_DIR(cmd) & _IOC_WRITE) {
 		ret = copy_struct_from_user(&kdata, ksize, uarg, usize);
 		if (ret) {
-			dev_dbg(qf->qdev->dev, "ioctl %#x refused: struct unreadable or with a nonzero tail (%d)\n",
+			qpu_dbg(qf->qdev->dev, "ioctl %#x refused: struct unreadable or with a nonzero tail (%d)\n",
 				cmd, ret);
 			return ret;
 		}
@@ -257,7 +257,7 @@ static long qpu_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	 */
 	if ((_IOC_DIR(cmd) & _IOC_READ) &&
 	    copy_to_user(uarg, &kdata, min(usize, ksize))) {
-		dev_dbg(qf->qdev->dev, "ioctl %#x refused: struct not writable\n", cmd);
+		qpu_dbg(qf->qdev->dev, "ioctl %#x refused: struct not writable\n", cmd);
 		return -EFAULT;
 	}
 
@@ -284,7 +284,7 @@ static long qpu_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 
 	if ((_IOC_DIR(cmd) & _IOC_READ) &&
 	    copy_to_user(uarg, &kdata, min(usize, ksize))) {
-		dev_dbg(qf->qdev->dev, "ioctl %#x: answer not written back, struct no longer writable\n",
+		qpu_dbg(qf->qdev->dev, "ioctl %#x: answer not written back, struct no longer writable\n",
 			cmd);
 		ret = -EFAULT;
 	}

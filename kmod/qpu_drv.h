@@ -165,6 +165,10 @@ struct qpu_hang {
  *	and ends jobs, so @running needs no lock.
  * @work: starts the next job, polls the running one, handles its timeout.
  * @running: the job on the V3D, or NULL.
+ * @running_client: its file's &qpu_client.id, or 0 (under @lock).
+ * @after_running: queued jobs of @running's file, closed while it ran:
+ *	canceled once it ends, as fences of one context signal in order
+ *	(under @lock).
  * @stopped: set at device removal; queued jobs are canceled, none starts.
  * @jobs_submitted: counters of the device's life, read without a lock.
  * @jobs_done: jobs that ended with QPU_JOB_DONE.
@@ -210,6 +214,8 @@ struct qpu_sched {
 	struct workqueue_struct *wq;
 	struct delayed_work work;
 	struct qpu_job *running;
+	u32 running_client;
+	struct list_head after_running;
 	bool stopped;
 	atomic64_t jobs_submitted;
 	atomic64_t jobs_done;
@@ -321,6 +327,8 @@ struct qpu_telemetry_sample {
  * @stopped: set at removal, before @work is cancelled for good.
  * @sample: the last sample; valid when @when is not 0.
  * @when: when it was taken (CLOCK_MONOTONIC), or 0 before the first.
+ * @tried: when the last sample was asked for, answered or not; 0 before
+ *	the first. A first file's sample waits for a period after it.
  * @clock_low: the clock-low state (see uapi's "DOC: telemetry").
  * @throttling: the throttling state.
  * @clear_samples: samples in a row without a throttled "now" bit.
@@ -336,6 +344,7 @@ struct qpu_telemetry {
 	bool stopped;
 	struct qpu_telemetry_sample sample;
 	ktime_t when;
+	ktime_t tried;
 	bool clock_low;
 	bool throttling;
 	unsigned int clear_samples;
@@ -468,6 +477,8 @@ struct qpu_quota {
  *	node's inode's), which the device's removal zaps.
  * @pid: the opening process (thread group), referenced until release.
  * @comm: its command name at open.
+ * @uid: the opener's effective uid: netlink shows the file to that user
+ *	and to administrators only.
  */
 struct qpu_file {
 	struct qpu_dev *qdev;
@@ -482,6 +493,7 @@ struct qpu_file {
 	struct address_space *mapping;
 	struct pid *pid;
 	char comm[TASK_COMM_LEN];
+	kuid_t uid;
 };
 
 /**
@@ -589,6 +601,12 @@ struct qpu_job {
 	pid_t pid;
 	char comm[TASK_COMM_LEN];
 };
+
+/*
+ * A refusal's debug line (dynamic debug): rate-limited per call site, as a
+ * caller can repeat the refusal at will and flood the log.
+ */
+#define qpu_dbg(dev, fmt, ...) dev_dbg_ratelimited(dev, fmt, ##__VA_ARGS__)
 
 /* qpu_drv.c */
 /**

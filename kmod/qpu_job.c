@@ -377,7 +377,7 @@ static int qpu_job_add_bo_locked(struct qpu_file *qf, struct qpu_job *job,
 	lockdep_assert_held(&qf->lock);
 	bo = xa_load(&qf->handles, handle);
 	if (!bo) {
-		dev_dbg(qf->qdev->dev, "submit refused: no BO handle %u\n", handle);
+		qpu_dbg(qf->qdev->dev, "submit refused: no BO handle %u\n", handle);
 		return -ENOENT;
 	}
 	kref_get(&bo->ref);
@@ -414,7 +414,7 @@ static int qpu_job_set_program(struct qpu_job *job, unsigned int i,
 	    !qpu_devmodel_program_fits(code->size, p->code_offset,
 				       unif->size, p->unif_offset,
 				       p->unif_length)) {
-		dev_dbg(job->qdev->dev, "submit refused: program %u has a nonzero pad or does not fit its BOs\n",
+		qpu_dbg(job->qdev->dev, "submit refused: program %u has a nonzero pad or does not fit its BOs\n",
 			i);
 		return -EINVAL;
 	}
@@ -488,7 +488,7 @@ static int qpu_job_lookup_all_bos(struct qpu_file *qf, struct qpu_job *job,
 	xa_for_each(&qf->handles, handle, bo)
 		count++;
 	if (count > QPU_MAX_JOB_BOS) {
-		dev_dbg(qf->qdev->dev, "submit refused: all %lu BOs of the file, more than %u\n",
+		qpu_dbg(qf->qdev->dev, "submit refused: all %lu BOs of the file, more than %u\n",
 			count, QPU_MAX_JOB_BOS);
 		ret = -EINVAL;
 		goto out_unlock;
@@ -499,7 +499,7 @@ static int qpu_job_lookup_all_bos(struct qpu_file *qf, struct qpu_job *job,
 		code = xa_load(&qf->handles, p->code_handle);
 		unif = xa_load(&qf->handles, p->unif_handle);
 		if (!code || !unif) {
-			dev_dbg(qf->qdev->dev, "submit refused: program %u names no BO handle %u\n",
+			qpu_dbg(qf->qdev->dev, "submit refused: program %u names no BO handle %u\n",
 				i, code ? p->unif_handle : p->code_handle);
 			ret = -ENOENT;
 		} else {
@@ -562,7 +562,7 @@ static bool qpu_job_may_submit(const struct qpu_dev *qdev)
 {
 	if (qpu_job_submit_allowed(qdev))
 		return true;
-	dev_dbg(qdev->dev, "submit refused: no CAP_SYS_RAWIO and allow_unprivileged_hw is off\n");
+	qpu_dbg(qdev->dev, "submit refused: no CAP_SYS_RAWIO and allow_unprivileged_hw is off\n");
 	return false;
 }
 
@@ -613,35 +613,35 @@ static int qpu_job_submit_validate(struct qpu_file *qf,
 	int ret;
 
 	if (args->pad || args->flags & ~known_flags) {
-		dev_dbg(qdev->dev, "submit refused: nonzero pad or unknown flags %#x\n",
+		qpu_dbg(qdev->dev, "submit refused: nonzero pad or unknown flags %#x\n",
 			args->flags & ~known_flags);
 		return -EINVAL;
 	}
 	if (!args->program_count || args->program_count > num_qpus ||
 	    args->program_count > QPU_MAX_QPUS) {
-		dev_dbg(qdev->dev, "submit refused: %u programs, not 1 to %u\n",
+		qpu_dbg(qdev->dev, "submit refused: %u programs, not 1 to %u\n",
 			args->program_count, min_t(u32, num_qpus, QPU_MAX_QPUS));
 		return -EINVAL;
 	}
 	if (args->program_size < offsetofend(struct qpu_program, unif_offset) ||
 	    args->program_size > PAGE_SIZE) {
-		dev_dbg(qdev->dev, "submit refused: program_size %u, not %zu to %lu\n",
+		qpu_dbg(qdev->dev, "submit refused: program_size %u, not %zu to %lu\n",
 			args->program_size,
 			offsetofend(struct qpu_program, unif_offset), PAGE_SIZE);
 		return -EINVAL;
 	}
 	if (args->bo_count > QPU_MAX_JOB_BOS) {
-		dev_dbg(qdev->dev, "submit refused: %u BOs, more than %u\n",
+		qpu_dbg(qdev->dev, "submit refused: %u BOs, more than %u\n",
 			args->bo_count, QPU_MAX_JOB_BOS);
 		return -EINVAL;
 	}
 	if (!(args->flags & QPU_SUBMIT_IN_FENCE) && args->in_fence_fd) {
-		dev_dbg(qdev->dev, "submit refused: in_fence_fd without QPU_SUBMIT_IN_FENCE\n");
+		qpu_dbg(qdev->dev, "submit refused: in_fence_fd without QPU_SUBMIT_IN_FENCE\n");
 		return -EINVAL;
 	}
 	/* The file's whole set, or a list: never both. */
 	if (args->flags & QPU_SUBMIT_ALL_BOS && (args->bo_count || args->bo_handles)) {
-		dev_dbg(qdev->dev, "submit refused: QPU_SUBMIT_ALL_BOS with a BO list\n");
+		qpu_dbg(qdev->dev, "submit refused: QPU_SUBMIT_ALL_BOS with a BO list\n");
 		return -EINVAL;
 	}
 	if (!qpu_job_may_submit(qdev))
@@ -649,7 +649,7 @@ static int qpu_job_submit_validate(struct qpu_file *qf,
 
 	ret = qpu_job_copy_programs(args, programs);
 	if (ret)
-		dev_dbg(qdev->dev, "submit refused: programs unreadable or with a nonzero tail (%d)\n",
+		qpu_dbg(qdev->dev, "submit refused: programs unreadable or with a nonzero tail (%d)\n",
 			ret);
 	return ret;
 }
@@ -697,7 +697,7 @@ static struct qpu_job *qpu_job_submit_build(struct qpu_file *qf,
 	if (args->flags & QPU_SUBMIT_IN_FENCE) {
 		job->in_fence = sync_file_get_fence(args->in_fence_fd);
 		if (!job->in_fence) {
-			dev_dbg(qdev->dev, "submit refused: in_fence_fd %d is no sync_file\n",
+			qpu_dbg(qdev->dev, "submit refused: in_fence_fd %d is no sync_file\n",
 				args->in_fence_fd);
 			ret = -EINVAL;
 			goto err_unbuild;
@@ -729,7 +729,7 @@ static int qpu_job_submit_publish(struct qpu_file *qf, struct qpu_job *job,
 	if (args->flags & QPU_SUBMIT_OUT_FENCE) {
 		out_fd = get_unused_fd_flags(O_CLOEXEC);
 		if (out_fd < 0) {
-			dev_dbg(qdev->dev, "submit refused: no fd for the out-fence (%d)\n",
+			qpu_dbg(qdev->dev, "submit refused: no fd for the out-fence (%d)\n",
 				out_fd);
 			return out_fd;
 		}
@@ -803,7 +803,7 @@ int qpu_ioctl_submit_copy_in(struct qpu_file *qf, void *data,
 	if (IS_ERR(in->handles)) {
 		ret = PTR_ERR(in->handles);
 		in->handles = NULL;
-		dev_dbg(qf->qdev->dev, "submit refused: bo_handles unreadable (%d)\n",
+		qpu_dbg(qf->qdev->dev, "submit refused: bo_handles unreadable (%d)\n",
 			ret);
 	}
 	return ret;
@@ -819,7 +819,7 @@ int qpu_ioctl_submit(struct qpu_file *qf, void *data, size_t usize,
 
 	/* Before anything is allocated: a full queue costs nothing. */
 	if (!qpu_job_queue_reserve(&qf->client)) {
-		dev_dbg(qf->qdev->dev, "submit refused: %u jobs queued on this file\n",
+		qpu_dbg(qf->qdev->dev, "submit refused: %u jobs queued on this file\n",
 			qpu_job_max_queued());
 		return -EAGAIN;
 	}
@@ -852,7 +852,7 @@ static struct qpu_job *qpu_job_lookup(struct qpu_file *qf, const struct qpu_wait
 	if (args->flags & QPU_WAIT_BO) {
 		bo = xa_load(&qf->handles, args->handle);
 		if (!bo) {
-			dev_dbg(qf->qdev->dev, "wait refused: no BO handle %u\n",
+			qpu_dbg(qf->qdev->dev, "wait refused: no BO handle %u\n",
 				args->handle);
 			job = ERR_PTR(-ENOENT);
 		} else {
@@ -868,7 +868,7 @@ static struct qpu_job *qpu_job_lookup(struct qpu_file *qf, const struct qpu_wait
 		if (job && job->seqno != args->seqno)
 			job = NULL;
 		if (!job) {
-			dev_dbg(qf->qdev->dev, "wait refused: no job %llu kept on this file\n",
+			qpu_dbg(qf->qdev->dev, "wait refused: no job %llu kept on this file\n",
 				args->seqno);
 			job = ERR_PTR(-ENOENT);
 		}
@@ -925,12 +925,12 @@ int qpu_ioctl_wait(struct qpu_file *qf, void *data, size_t usize,
 	long ret;
 
 	if (args->pad || args->pad2 || args->pad3 || args->flags & ~QPU_WAIT_BO) {
-		dev_dbg(qf->qdev->dev, "wait refused: nonzero pad or unknown flags %#x\n",
+		qpu_dbg(qf->qdev->dev, "wait refused: nonzero pad or unknown flags %#x\n",
 			args->flags & ~QPU_WAIT_BO);
 		return -EINVAL;
 	}
 	if (args->flags & QPU_WAIT_BO ? args->seqno : args->handle) {
-		dev_dbg(qf->qdev->dev, "wait refused: %s\n",
+		qpu_dbg(qf->qdev->dev, "wait refused: %s\n",
 			args->flags & QPU_WAIT_BO ? "a seqno with QPU_WAIT_BO" :
 			"a handle without QPU_WAIT_BO");
 		return -EINVAL;

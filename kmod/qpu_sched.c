@@ -257,12 +257,13 @@ static struct qpu_job *qpu_sched_pick(struct qpu_sched *sched)
 }
 
 /* The running job starts, or ends: its time goes to @busy_ns. */
-static void qpu_sched_busy_start(struct qpu_sched *sched)
+static void qpu_sched_busy_start(struct qpu_sched *sched, u32 client_id)
 {
 	unsigned long flags;
 
 	spin_lock_irqsave(&sched->lock, flags);
 	sched->busy_since = ktime_get();
+	sched->running_client = client_id;
 	spin_unlock_irqrestore(&sched->lock, flags);
 }
 
@@ -494,6 +495,20 @@ static int qpu_sched_isolate(struct qpu_dev *qdev, struct qpu_job *job)
 	return 0;
 }
 
+/* Cancels the jobs on @list, taken off their queues; no lock held. */
+static void qpu_sched_cancel_jobs(struct qpu_sched *sched,
+				  struct list_head *list)
+{
+	struct qpu_job *job, *tmp;
+
+	list_for_each_entry_safe(job, tmp, list, node) {
+		list_del(&job->node);
+		qpu_job_forget_in_fence(job);
+		atomic64_inc(&sched->jobs_canceled);
+		qpu_job_end(job, QPU_JOB_CANCELED);
+	}
+}
+
 /* How long the running @job has run. */
 static u64 qpu_sched_job_ns(const struct qpu_job *job)
 {
@@ -509,7 +524,9 @@ static void qpu_sched_finish(struct qpu_dev *qdev, struct qpu_job *job,
 			     u32 status, u32 reason)
 {
 	struct qpu_sched *sched = &qdev->sched;
+	unsigned long flags;
 	bool reset_failed;
+	LIST_HEAD(later);
 
 	/* No register read from here on: the V3D may be reset or go. */
 	hrtimer_cancel(&sched->poll);
@@ -544,6 +561,13 @@ static void qpu_sched_finish(struct qpu_dev *qdev, struct qpu_job *job,
 		break;
 	}
 	qpu_job_end(job, status);
+
+	/* The jobs its closed file left, once its fence has signalled. */
+	spin_lock_irqsave(&sched->lock, flags);
+	sched->running_client = 0;
+	list_splice_init(&sched->after_running, &later);
+	spin_unlock_irqrestore(&sched->lock, flags);
+	qpu_sched_cancel_jobs(sched, &later);
 }
 
 /* Has the work done reset number @seq, or stopped for good? */
@@ -765,7 +789,7 @@ static void qpu_sched_work(struct work_struct *work)
 	job->deadline = ktime_add(job->start, job->timeout);
 	if (qdev->ops->job_begin)
 		qdev->ops->job_begin(qdev, job);
-	qpu_sched_busy_start(sched);
+	qpu_sched_busy_start(sched, job->client_id);
 	trace_qpu_job_start(qdev, job);
 	qpu_v3d_job_start(qdev, job);
 	qpu_sched_poll_start(sched, job);
@@ -779,6 +803,7 @@ int qpu_sched_init(struct qpu_dev *qdev)
 	spin_lock_init(&sched->lock);
 	INIT_LIST_HEAD(&sched->clients);
 	INIT_LIST_HEAD(&sched->kept);
+	INIT_LIST_HEAD(&sched->after_running);
 	init_waitqueue_head(&sched->reset_wait);
 	mutex_init(&sched->hang_lock);
 	INIT_DELAYED_WORK(&sched->work, qpu_sched_work);
@@ -804,21 +829,11 @@ static void qpu_sched_take_jobs_locked(struct qpu_sched *sched,
 	}
 }
 
-/* Cancels the jobs on @list, taken off their queues; no lock held. */
-static void qpu_sched_cancel_jobs(struct qpu_sched *sched,
-				  struct list_head *list)
-{
-	struct qpu_job *job, *tmp;
-
-	list_for_each_entry_safe(job, tmp, list, node) {
-		list_del(&job->node);
-		qpu_job_forget_in_fence(job);
-		atomic64_inc(&sched->jobs_canceled);
-		qpu_job_end(job, QPU_JOB_CANCELED);
-	}
-}
-
-/* Cancels the queued jobs of @client, which is going away. */
+/*
+ * Cancels the queued jobs of @client, which is going away. Fences of one
+ * context signal in order: while a job of @client runs, its queued ones
+ * are canceled when it ends (qpu_sched_finish()), not before.
+ */
 void qpu_sched_client_fini(struct qpu_dev *qdev, struct qpu_client *client)
 {
 	struct qpu_sched *sched = &qdev->sched;
@@ -827,6 +842,8 @@ void qpu_sched_client_fini(struct qpu_dev *qdev, struct qpu_client *client)
 
 	spin_lock_irqsave(&sched->lock, flags);
 	qpu_sched_take_jobs_locked(sched, client, &canceled);
+	if (sched->running_client == client->id)
+		list_splice_tail_init(&canceled, &sched->after_running);
 	spin_unlock_irqrestore(&sched->lock, flags);
 	qpu_sched_cancel_jobs(sched, &canceled);
 }

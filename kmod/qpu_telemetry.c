@@ -137,6 +137,7 @@ static void qpu_telemetry_work(struct work_struct *work)
 	ret = qdev->ops->telemetry_read(qdev, &s);
 
 	mutex_lock(&t->lock);
+	t->tried = ktime_get();
 	if (!ret && s.have) {
 		t->sample = s;
 		t->when = ktime_get();
@@ -184,9 +185,29 @@ void qpu_telemetry_stop(struct qpu_dev *qdev)
 	cancel_delayed_work_sync(&t->work);
 }
 
+/*
+ * When the first file's sample is due: now, unless the last sample is less
+ * than a period old, so that opening and closing the device in a loop does
+ * not call the firmware more often than the period says.
+ */
+static unsigned long qpu_telemetry_first_delay_locked(struct qpu_telemetry *t)
+{
+	s64 left_ms;
+
+	lockdep_assert_held(&t->lock);
+	if (!t->tried)
+		return 0;
+	left_ms = ktime_ms_delta(ktime_add_ms(t->tried,
+					      READ_ONCE(qpu_telemetry_period_ms)),
+				 ktime_get());
+	return left_ms > 0 ? msecs_to_jiffies(left_ms) : 0;
+}
+
 /**
- * qpu_telemetry_file_open() - a file opened: sample now, then periodically
+ * qpu_telemetry_file_open() - a file opened: sample, then periodically
  * @qdev: the device
+ *
+ * The first sample comes at once, or a period after the last one.
  */
 void qpu_telemetry_file_open(struct qpu_dev *qdev)
 {
@@ -196,7 +217,7 @@ void qpu_telemetry_file_open(struct qpu_dev *qdev)
 		return;
 	mutex_lock(&t->lock);
 	if (!t->users++)
-		qpu_telemetry_schedule_locked(t, 0);
+		qpu_telemetry_schedule_locked(t, qpu_telemetry_first_delay_locked(t));
 	mutex_unlock(&t->lock);
 }
 

@@ -6,7 +6,7 @@
  * SUBMIT, WAIT, mmap; a missing or unknown device, client or setting over
  * netlink; float_digest and the simulated firmware's knobs) logs
  * exactly one kernel line saying what was refused, and nothing at all
- * with it off. Requests that the generic-netlink core refuses before
+ * with it off; repeated, no more than a burst of them. Requests that the generic-netlink core refuses before
  * qpu.ko sees them (a value outside its attribute's policy, an admin
  * command without CAP_NET_ADMIN) get the core's extended ack and no qpu
  * line, so they are not here. Without dynamic debug
@@ -339,6 +339,25 @@ TEST_F(dyndbg, refusal_logs_one_line)
 	EXPECT_EQ(variant->err, errno) TH_LOG("%s", strerror(errno));
 	EXPECT_EQ(1, qpu_test_kmsg_lines(self->kmsg, line, sizeof(line))) TH_LOG("last: %s", line);
 	EXPECT_NE(NULL, strstr(line, variant->text)) TH_LOG("line: %s", line);
+}
+
+/*
+ * Repeated at will, a refusal does not flood the log: its line is
+ * rate-limited (a burst of ten per five seconds and call site).
+ */
+TEST_F(dyndbg, refusal_lines_rate_limited)
+{
+	char line[1024];
+	int i, lines;
+
+	if (!self->have_dyndbg)
+		SKIP(return, "no " DYNDBG_CONTROL " (CONFIG_DYNAMIC_DEBUG)");
+	qpu_test_kmsg_skip(self->kmsg);
+	for (i = 0; i < 30; i++)
+		EXPECT_EQ(-1, variant->refuse(&self->ctx));
+	lines = qpu_test_kmsg_lines(self->kmsg, line, sizeof(line));
+	EXPECT_LE(1, lines);
+	EXPECT_GE(10, lines) TH_LOG("last: %s", line);
 }
 
 /* With the module's debug lines off, the same refusal logs nothing. */

@@ -782,7 +782,7 @@ TEST_F_TIMEOUT(job, failed_in_fence_cancels, 30)
 	close(a.out_fence_fd);
 }
 
-/* Closing a file cancels what has not started; fences say so. */
+/* Closing a file cancels what has not started; fences say so, in order. */
 TEST_F_TIMEOUT(job, close_cancels_queued_jobs, 30)
 {
 	int fd2 = open(QPU_NODE, O_RDWR | O_CLOEXEC);
@@ -805,11 +805,16 @@ TEST_F_TIMEOUT(job, close_cancels_queued_jobs, 30)
 	munmap(unif2.map, 4096);
 	close(fd2);
 
-	EXPECT_EQ(-ECANCELED, qpu_test_fence_status(b.out_fence_fd));
+	/* Fences of one file signal in order: the queued one after a's. */
+	EXPECT_EQ(0, qpu_test_fence_status(a.out_fence_fd));
+	EXPECT_EQ(0, qpu_test_fence_status(b.out_fence_fd));
 	/* The running one runs to its end, and its BOs with it. */
 	pfd.fd = a.out_fence_fd;
 	EXPECT_EQ(1, poll(&pfd, 1, 10000));
 	EXPECT_EQ(-ETIMEDOUT, qpu_test_fence_status(a.out_fence_fd));
+	pfd.fd = b.out_fence_fd;
+	EXPECT_EQ(1, poll(&pfd, 1, 10000));
+	EXPECT_EQ(-ECANCELED, qpu_test_fence_status(b.out_fence_fd));
 	close(a.out_fence_fd);
 	close(b.out_fence_fd);
 }

@@ -342,6 +342,50 @@ TEST_F(module, fresh_device_has_no_hang)
 	close(nl.fd);
 }
 
+/* The device's telemetry samples so far, from STATS_GET; -1 on an error. */
+static long long telemetry_samples(void)
+{
+	static struct reply r;
+	__u64 v = NO_VALUE;
+	struct req q;
+	struct nl nl;
+
+	if (nl_open(&nl))
+		return -1;
+	req_start(&q, nl.family, 0, QPU_CMD_STATS_GET);
+	req_put_u32(&q, QPU_A_STATS_DEV_INDEX, 0);
+	if (!nl_request(&nl, &q, &r) && r.count == 1)
+		v = msg_uint(reply_msg(&r, 0), QPU_A_STATS_TELEMETRY_SAMPLES);
+	close(nl.fd);
+	return v == NO_VALUE ? -1 : (long long)v;
+}
+
+/*
+ * The first open samples the telemetry at once; opening and closing the
+ * device in a loop samples no more often than the period (1 s).
+ */
+TEST_F(module, reopening_samples_once_a_period)
+{
+	long long first;
+	int i, fd;
+
+	ASSERT_EQ(0, load("sim=1"));
+	fd = open("/dev/qpu", O_RDWR | O_CLOEXEC);
+	ASSERT_LE(0, fd);
+	for (i = 0; i < 200 && telemetry_samples() < 1; i++)
+		usleep(10000);
+	close(fd);
+	first = telemetry_samples();
+	ASSERT_LE(1, first);
+	for (i = 0; i < 20; i++) {
+		fd = open("/dev/qpu", O_RDWR | O_CLOEXEC);
+		ASSERT_LE(0, fd);
+		usleep(5000);
+		close(fd);
+	}
+	EXPECT_GE(first + 1, telemetry_samples());
+}
+
 TEST_F(module, dev_mem_limit_defaults_to_half_of_cma)
 {
 	const char *why;
