@@ -63,7 +63,11 @@ static bool node_exists(const char *path)
 }
 
 /* The u64 CONFIG_GET answers for @attr, or -1. */
-static long long config_get(__u16 attr)
+/*
+ * Attribute @attr of the one reply to @cmd, asked of device 0 by its
+ * @dev_attr unless that is 0; -1 on an error.
+ */
+static long long nl_get(__u8 cmd, __u16 dev_attr, __u16 attr)
 {
 	static struct reply r;
 	__u64 v = NO_VALUE;
@@ -72,11 +76,18 @@ static long long config_get(__u16 attr)
 
 	if (nl_open(&nl))
 		return -1;
-	req_start(&q, nl.family, 0, QPU_CMD_CONFIG_GET);
+	req_start(&q, nl.family, 0, cmd);
+	if (dev_attr)
+		req_put_u32(&q, dev_attr, 0);
 	if (!nl_request(&nl, &q, &r) && r.count == 1)
 		v = msg_uint(reply_msg(&r, 0), attr);
 	close(nl.fd);
 	return v == NO_VALUE ? -1 : (long long)v;
+}
+
+static long long config_get(__u16 attr)
+{
+	return nl_get(QPU_CMD_CONFIG_GET, 0, attr);
 }
 
 /* --- the CMA size, read here as the kernel reads it ---------------------- */
@@ -345,19 +356,8 @@ TEST_F(module, fresh_device_has_no_hang)
 /* The device's telemetry samples so far, from STATS_GET; -1 on an error. */
 static long long telemetry_samples(void)
 {
-	static struct reply r;
-	__u64 v = NO_VALUE;
-	struct req q;
-	struct nl nl;
-
-	if (nl_open(&nl))
-		return -1;
-	req_start(&q, nl.family, 0, QPU_CMD_STATS_GET);
-	req_put_u32(&q, QPU_A_STATS_DEV_INDEX, 0);
-	if (!nl_request(&nl, &q, &r) && r.count == 1)
-		v = msg_uint(reply_msg(&r, 0), QPU_A_STATS_TELEMETRY_SAMPLES);
-	close(nl.fd);
-	return v == NO_VALUE ? -1 : (long long)v;
+	return nl_get(QPU_CMD_STATS_GET, QPU_A_STATS_DEV_INDEX,
+		      QPU_A_STATS_TELEMETRY_SAMPLES);
 }
 
 /*
