@@ -328,7 +328,8 @@ struct qpu_telemetry_sample {
  * @sample: the last sample; valid when @when is not 0.
  * @when: when it was taken (CLOCK_MONOTONIC), or 0 before the first.
  * @tried: when the last sample was asked for, answered or not; 0 before
- *	the first. A first file's sample waits for a period after it.
+ *	the first. A first file's sample waits for a period after it...
+ * @tried_gen: ...unless the period was written since (its generation then).
  * @clock_low: the clock-low state (see uapi's "DOC: telemetry").
  * @throttling: the throttling state.
  * @clear_samples: samples in a row without a throttled "now" bit.
@@ -345,6 +346,7 @@ struct qpu_telemetry {
 	struct qpu_telemetry_sample sample;
 	ktime_t when;
 	ktime_t tried;
+	int tried_gen;
 	bool clock_low;
 	bool throttling;
 	unsigned int clear_samples;

@@ -29,6 +29,8 @@
 #define QPU_TELEMETRY_PERIOD_MAX_MS	60000
 
 static unsigned int qpu_telemetry_period_ms = 1000;
+/* Bumped by every write of the period: a first open then samples at once. */
+static atomic_t qpu_telemetry_period_gen = ATOMIC_INIT(0);
 
 static int qpu_telemetry_period_set(const char *val,
 				    const struct kernel_param *kp)
@@ -48,6 +50,7 @@ static int qpu_telemetry_period_set(const char *val,
 		return ret;
 	}
 	WRITE_ONCE(qpu_telemetry_period_ms, ms);
+	atomic_inc(&qpu_telemetry_period_gen);
 	return 0;
 }
 
@@ -138,6 +141,7 @@ static void qpu_telemetry_work(struct work_struct *work)
 
 	mutex_lock(&t->lock);
 	t->tried = ktime_get();
+	t->tried_gen = atomic_read(&qpu_telemetry_period_gen);
 	if (!ret && s.have) {
 		t->sample = s;
 		t->when = ktime_get();
@@ -188,14 +192,16 @@ void qpu_telemetry_stop(struct qpu_dev *qdev)
 /*
  * When the first file's sample is due: now, unless the last sample is less
  * than a period old, so that opening and closing the device in a loop does
- * not call the firmware more often than the period says.
+ * not call the firmware more often than the period says. A period written
+ * since (an administrator's) lets it sample at once again.
  */
 static unsigned long qpu_telemetry_first_delay_locked(struct qpu_telemetry *t)
 {
+	int gen = atomic_read(&qpu_telemetry_period_gen);
 	s64 left_ms;
 
 	lockdep_assert_held(&t->lock);
-	if (!t->tried)
+	if (!t->tried || t->tried_gen != gen)
 		return 0;
 	left_ms = ktime_ms_delta(ktime_add_ms(t->tried,
 					      READ_ONCE(qpu_telemetry_period_ms)),
