@@ -73,6 +73,18 @@ static void v3d_sim_fence_end(struct dma_fence *fence, int error)
 	dma_fence_signal(fence);
 }
 
+/*
+ * Ends a job's hardware fence with @error. 6.1's scheduler does not pass
+ * that error on: the finished fence (signalled only after this one) gets
+ * it directly, so that the out-syncobjs' sync_files report it.
+ */
+static void v3d_sim_job_end(struct v3d_sim_job *job, int error)
+{
+	if (error)
+		dma_fence_set_error(&job->base.s_fence->finished, error);
+	v3d_sim_fence_end(job->irq_fence, error);
+}
+
 /* --- the emulator worker -------------------------------------------------- */
 
 /* Maps the job's BOs alone into the emulator's MMU, sorted by address. */
@@ -162,15 +174,9 @@ static void v3d_sim_run_work(struct work_struct *work)
 		if (job->perfmon)
 			v3d_sim_perfmon_add(job->perfmon,
 					    qpu_v3d_emu_get_stats(v3d->emu));
-		/*
-		 * 6.1's scheduler does not pass the hardware fence's error on:
-		 * the finished fence (not signalled before this one) gets it.
-		 */
-		if (error)
-			dma_fence_set_error(&job->base.s_fence->finished, error);
 		v3d->active = NULL;
 		mutex_unlock(&v3d->emu_lock);
-		v3d_sim_fence_end(job->irq_fence, error);
+		v3d_sim_job_end(job, error);
 		return;
 	}
 }
@@ -207,7 +213,7 @@ static struct dma_fence *v3d_sim_run_job(struct drm_sched_job *sched_job)
 		mutex_unlock(&v3d->emu_lock);
 		drm_dbg_driver(&v3d->drm, "CSD refused cfg[5] 0x%08x: %d\n",
 			       job->cfg[5], ret);
-		v3d_sim_fence_end(fence, -EINVAL);
+		v3d_sim_job_end(job, -EINVAL);
 		return fence;
 	}
 	atomic64_set(&v3d->batches, 0);
