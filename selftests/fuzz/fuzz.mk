@@ -18,6 +18,9 @@
 #   fuzz-emu     any words run on 1..12 QPUs with an instruction budget:
 #                a defined ending, no access outside translate(), the same
 #                state with the predecode cache (and its fast paths) off
+#   fuzz-v3d-emu the V3D 4.2/7.1 emulator on any words, one thread or a
+#                CSD dispatch: a defined ending, no access outside the
+#                MMU's BOs, the same state when run twice
 #
 #   make check-fuzz                  each for FUZZ_TIME seconds (40), as CI does
 #   make check-fuzz FUZZ_TIME=600    longer; FUZZ_SEED=N fixes the seed
@@ -43,7 +46,7 @@
 FUZZ_TIME ?= 40
 FUZZ_MAX_LEN ?= 4096
 FUZZ_CLANG ?= clang
-FUZZ_NAMES := asm disasm emu v3dx-disasm v3dx-asm v3dx-emit
+FUZZ_NAMES := asm disasm emu v3dx-disasm v3dx-asm v3dx-emit v3d-emu
 
 .PHONY: check-fuzz fuzz-build fuzz-run
 

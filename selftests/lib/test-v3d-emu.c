@@ -296,7 +296,8 @@ static uint32_t ref_int(const char *op, uint32_t x, uint32_t y)
 	if (!strcmp(op, "umul24"))
 		return (x & 0xffffff) * (y & 0xffffff);
 	if (!strcmp(op, "smul24"))
-		return (uint32_t)(((int32_t)(x << 8) >> 8) * ((int32_t)(y << 8) >> 8));
+		return (uint32_t)((int32_t)(x << 8) >> 8) *
+		       (uint32_t)((int32_t)(y << 8) >> 8);
 	return 0xdead;
 }
 
@@ -389,6 +390,60 @@ T_TEST(alu_float_ops)
 		for (i = 0; i < 16; i++)
 			want[i] = u_of((float)ix[i]);
 		run_op(boards[b], "utof rf3, rf1 ; nop", ix, iy, want, "utof");
+	}
+}
+
+/* The fast paths give the reference path's results: random floats near
+ * each other (so that sums cancel and round), and near the ends of the
+ * exponent range, through fadd, fsub and fmul on both paths. */
+T_TEST(fast_paths_match_reference)
+{
+	static const char *const prog =
+		"fadd rf3, rf1, rf2 ; fmul rf4, rf1, rf2\n"
+		"fsub rf5, rf1, rf2 ; nop\n";
+	uint64_t state = 0x5eed;
+	uint32_t x[16], y[16], got[2][3][16];
+	unsigned int round, i, k, path;
+	struct rig r;
+	char src[2048];
+
+	snprintf(src, sizeof(src), "%s%s", load_xy, prog);
+	for (round = 0; round < 48; round++) {
+		for (i = 0; i < 16; i++) {
+			uint32_t e = (uint32_t)(t_rand(&state) % 254) + 1;
+
+			if (round % 3 == 1)
+				e = e % 8 + 1;		/* near underflow */
+			else if (round % 3 == 2)
+				e = 254 - e % 8;	/* near overflow */
+			x[i] = (uint32_t)t_rand(&state) & 0x807fffffu;
+			x[i] |= e << 23;
+			y[i] = (x[i] ^ ((uint32_t)t_rand(&state) & 0x800000ffu)) +
+			       ((uint32_t)(t_rand(&state) % 3) << 23);
+		}
+		for (path = 0; path < 2; path++) {
+			if (!rig_init(&r, QPU_V3D_EMU_BOARD_PI4, src))
+				return;
+			qpu_v3d_emu_set_predecode(r.emu, path);
+			memcpy(r.data, x, 64);
+			memcpy(r.data + 64, y, 64);
+			unif32(&r)[0] = r.data_va;
+			T_EQ_U64(QPU_V3D_EMU_IDLE, rig_run(&r));
+			for (k = 0; k < 3; k++)
+				reg(&r, 3 + k, got[path][k]);
+			rig_free(&r);
+		}
+		for (k = 0; k < 3; k++)
+			for (i = 0; i < 16; i++)
+				T_EQ_U64(got[0][k][i], got[1][k][i]);
+		/* and both against the host, away from the flushing edge */
+		for (i = 0; i < 16; i++) {
+			if (round % 3 == 1)
+				continue;
+			T_EQ_U64(host_f(x[i], y[i], '+'), got[1][0][i]);
+			T_EQ_U64(host_f(x[i], y[i], '*'), got[1][1][i]);
+			T_EQ_U64(host_f(x[i], y[i], '-'), got[1][2][i]);
+		}
 	}
 }
 
@@ -550,6 +605,13 @@ T_TEST(lane_moves)
 		want[i] = x[(i - 3) & 15];
 	run_op(QPU_V3D_EMU_BOARD_PI4, "nop ; mov r1, rf1\nnop ; mov rf3, r1 ; rot(3)",
 	       x, x, want, "rot(3)");
+	/* a register-file operand turns inside its quad (py-videocore6's
+	 * test_quad_rotate: "rot signal with rfN source performs as a quad
+	 * rotate") */
+	for (i = 0; i < 16; i++)
+		want[i] = 2 * x[(i & ~3u) | ((i - 1) & 3)];
+	run_op(QPU_V3D_EMU_BOARD_PI4, "nop ; add rf3, rf1, rf1 ; rot(1)", x, x,
+	       want, "quad rot of rf");
 	for (i = 0; i < 16; i++)
 		want[i] = x[i & ~3u];
 	run_op(QPU_V3D_EMU_BOARD_PI4, "nop ; mov r5, rf1\nnop ; mov rf3, r5",
@@ -563,16 +625,97 @@ T_TEST(lane_moves)
 	run_op(QPU_V3D_EMU_BOARD_PI5_3X4, "nop ; mov rep, rf1\nnop ; mov rf3, rf0",
 	       x, x, want, "rep");
 	for (i = 0; i < 16; i++)
-		want[i] = x[(i - 2) & 15];
+		want[i] = x[(i + 2) & 15];
 	run_op(QPU_V3D_EMU_BOARD_PI5_3X4, "rot rf3, rf1, 2 ; nop", x, x, want, "rot");
 	for (i = 0; i < 16; i++)
-		want[i] = x[(i & ~3u) | ((i - 1) & 3)];
+		want[i] = x[(i & ~3u) | ((i + 1) & 3)];
 	run_op(QPU_V3D_EMU_BOARD_PI5_3X4, "rotq rf3, rf1, 1 ; nop", x, x, want, "rotq");
 	for (i = 0; i < 16; i++)
 		want[i] = x[15 - i];
 	run_op(QPU_V3D_EMU_BOARD_PI5_3X4,
 	       "eidx rf4 ; nop\nsub rf4, 15, rf4 ; nop\nshuffle rf3, rf1, rf4 ; nop",
 	       x, x, want, "shuffle");
+}
+
+/* The flag-stack ops and vfl* results (py-videocore6's test_cond_flx and
+ * test_cond_vflx). */
+T_TEST(flag_stack_ops)
+{
+	uint32_t want[16], x[16], y[16];
+	unsigned int i;
+	size_t b;
+
+	for (i = 0; i < 16; i++) {
+		x[i] = 0x1000 + i;
+		y[i] = i & 1;
+	}
+	for (b = 0; b < T_ARRAY_SIZE(boards); b++) {
+		/* a = (y == 0), b = a's old value (all 0) */
+		for (i = 0; i < 16; i++)
+			want[i] = x[i] << 2 | (i & 1 ? 0 : 3);
+		run_op(boards[b], "nop ; mov.pushz -, rf2\nflapush rf3, rf1 ; nop",
+		       x, y, want, "flapush");
+		for (i = 0; i < 16; i++)
+			want[i] = x[i] << 2;
+		run_op(boards[b], "nop ; mov.pushz -, rf2\nflbpush rf3, rf1 ; nop",
+		       x, y, want, "flbpush");
+		for (i = 0; i < 16; i++)
+			want[i] = x[i] >> 2;
+		run_op(boards[b], "flpop rf3, rf1 ; nop", x, y, want, "flpop");
+		for (i = 0; i < 16; i++)
+			want[i] = i & 1 ? 0x10001 : 0;
+		run_op(boards[b], "nop ; mov.pushz -, rf2\nvflna rf3 ; nop", x, y,
+		       want, "vflna");
+	}
+}
+
+/* A vec3 store of 1, 2, 3 at word 2 of a block, its address written
+ * with @cond; data as it leaves it. */
+static void vec3_store(struct rig *r, enum qpu_v3d_emu_board board,
+		       const char *cond)
+{
+	char src[512];
+
+	snprintf(src, sizeof(src),
+		 "nop ; nop ; ldunifrf.rf10\n"
+		 "nop ; nop ; ldunifrf.rf11\n"
+		 "nop ; mov tmuc, rf11\n"
+		 "nop ; mov tmud, 1\n"
+		 "nop ; mov tmud, 2\n"
+		 "nop ; mov tmud, 3\n"
+		 "nop ; mov%s tmua, rf10\n"
+		 "tmuwt - ; nop\n", cond);
+	if (!rig_init(r, board, src))
+		return;
+	unif32(r)[0] = r->data_va + 8;		/* word 2 of a block */
+	unif32(r)[1] = 0xfffffffb;		/* vec3, per pixel */
+	T_EQ_U64(QPU_V3D_EMU_IDLE, rig_run(r));
+}
+
+/* Vector TMU words: 4.2 wraps them inside their 16-byte block, 7.1 not
+ * (py-videocore6's vec naive writes, py-videocore7's strided reads); a
+ * condition masks the lanes' stores. */
+T_TEST(tmu_vector_wrap_per_generation)
+{
+	struct rig r;
+	uint32_t *d;
+	size_t b;
+
+	for (b = 0; b < T_ARRAY_SIZE(boards); b++) {
+		bool v71 = qpu_v3d_emu_board(boards[b])->gen == 71;
+
+		vec3_store(&r, boards[b], ".ifa");	/* no flag: no lane */
+		d = data32(&r);
+		T_EQ_U64(0, d[2]);
+		rig_free(&r);
+		vec3_store(&r, boards[b], "");
+		d = data32(&r);
+		T_EQ_U64(1, d[2]);
+		T_EQ_U64(2, d[3]);
+		T_EQ_U64(v71 ? 0 : 3, d[0]);	/* 4.2 wraps to word 0 */
+		T_EQ_U64(v71 ? 3 : 0, d[4]);
+		rig_free(&r);
+	}
 }
 
 /* --- flags, conditions, branches ---------------------------------------- */
@@ -608,7 +751,7 @@ T_TEST(flags_and_conditions)
 			T_EQ_U64(i != 9 ? 2 : 0, v[i]);
 		reg(&r, 5, v);
 		for (i = 0; i < 16; i++)
-			T_EQ_U64(i < 5, v[i]);
+			T_EQ_U64(i < 5 ? 0x10001 : 0, v[i]);
 		reg(&r, 6, v);
 		for (i = 0; i < 16; i++)
 			T_EQ_U64(0, v[i]);
@@ -728,16 +871,13 @@ T_TEST(branch_uniforms)
 		unif32(&r)[3] = 7;
 		unif32(&r)[4] = 8;
 		if (f == 2) {
-			/* rf1's lane 1 is 16: add the stream's base */
-			r.emu = r.emu;
-		}
-		if (f == 2) {
 			rig_free(&r);
 			snprintf(src, sizeof(src),
 				 "nop ; nop ; ldunifrf.rf2\n"
 				 "eidx rf1 ; nop\n"
 				 "shl rf1, rf1, 4 ; nop\n"
 				 "add rf1, rf1, rf2 ; nop\n"
+				 "add rf1, rf1, 4 ; nop\n"	/* aligned down */
 				 "%s"
 				 "nop ; nop\n"
 				 "nop ; nop\n"
@@ -752,7 +892,7 @@ T_TEST(branch_uniforms)
 		T_EQ_U64(QPU_V3D_EMU_IDLE, rig_run(&r));
 		reg(&r, 3, v);
 		/* abs: unif[3] = 7; rel: past unif[0] (4) + 8 = unif[3]; reg:
-		 * lane 1 = base + 16 = unif[4] */
+		 * lane 1 = base + 20, aligned down to 8: unif[4] */
 		T_EQ_U64(f == 2 ? 8 : 7, v[0]);
 		rig_free(&r);
 	}
@@ -990,24 +1130,30 @@ T_TEST(csd_decode_table)
 {
 	static const struct {
 		uint32_t cfg[7];
+		bool raw;
 		struct qpu_v3d_csd want;
 	} rows[] = {
 		/* py-videocore6: 1 x 1 x 1, wg 16, 16 per sg (its 16 << 8
 		 * ORs into bit 12, which is set already), thread 8 -> cfg4 7 */
 		{ { 1 << 16, 1 << 16, 1 << 16, 0xf000 | 16 << 8 | 16, 7,
-		    0x20000 | 4 | 1, 0x40000 },
+		    0x20000 | 4 | 1, 0x40000 }, false,
 		  { { 1, 1, 1 }, { 0, 0, 0 }, 16, 16, 16, 0, false, 8, 0x20000,
 		    true, false, true, 0x40000 } },
-		/* py-videocore7 writes thread itself: 9 batches run */
+		/* py-videocore7 writes thread itself: 8 batches on a Pi 5
+		 * (7.1.6+), 9 on an earlier 7.1 */
 		{ { 1 << 16, 1 << 16, 1 << 16, 0xf000 | 16 << 8 | 16, 8,
-		    0x20000 | 2, 0x40000 },
+		    0x20000 | 2, 0x40000 }, true,
+		  { { 1, 1, 1 }, { 0, 0, 0 }, 16, 16, 16, 0, false, 8, 0x20000,
+		    false, true, false, 0x40000 } },
+		{ { 1 << 16, 1 << 16, 1 << 16, 0xf000 | 16 << 8 | 16, 8,
+		    0x20000 | 2, 0x40000 }, false,
 		  { { 1, 1, 1 }, { 0, 0, 0 }, 16, 16, 16, 0, false, 9, 0x20000,
 		    false, true, false, 0x40000 } },
 		/* Mesa: 4 x 2 x 3 groups from (1, 2, 3), wg size 256 (0), 1
 		 * per sg, 16 batches per sg, max sg id 5, overlap */
 		{ { 4 << 16 | 1, 2 << 16 | 2, 3 << 16 | 3,
 		    1 << 26 | 5 << 20 | 15 << 12 | 1 << 8 | 0, 383, 0x1000,
-		    0x2000 },
+		    0x2000 }, false,
 		  { { 4, 2, 3 }, { 1, 2, 3 }, 256, 1, 16, 5, true, 384, 0x1000,
 		    false, false, false, 0x2000 } },
 	};
@@ -1016,7 +1162,7 @@ T_TEST(csd_decode_table)
 	for (i = 0; i < T_ARRAY_SIZE(rows); i++) {
 		struct qpu_v3d_csd got;
 
-		qpu_v3d_csd_decode(rows[i].cfg, &got);
+		qpu_v3d_csd_decode(rows[i].cfg, rows[i].raw, &got);
 		T_CHECK(!memcmp(&got.wg_count, rows[i].want.wg_count, 12));
 		T_CHECK(!memcmp(&got.wg_offset, rows[i].want.wg_offset, 12));
 		T_EQ_U64(rows[i].want.wg_size, got.wg_size);
@@ -1030,6 +1176,26 @@ T_TEST(csd_decode_table)
 		T_EQ_U64(rows[i].want.single_seg, got.single_seg);
 		T_EQ_U64(rows[i].want.threading, got.threading);
 		T_EQ_U64(rows[i].want.unif, got.unif);
+	}
+}
+
+/* cfg[4] 0: one batch on a Pi 4, none on a Pi 5 (7.1.6+ counts raw). */
+T_TEST(csd_batch_count_per_revision)
+{
+	uint32_t cfg[7] = { 1 << 16, 1 << 16, 1 << 16, 16, 0, 0, 0 };
+	struct rig r;
+	size_t b;
+
+	for (b = 0; b < T_ARRAY_SIZE(boards); b++) {
+		if (!rig_init(&r, boards[b], "nop ; nop\n"))
+			return;
+		cfg[5] = r.code_va;
+		cfg[6] = r.unif_va;
+		T_EQ_U64(0, qpu_v3d_emu_dispatch(r.emu, cfg));
+		T_EQ_U64(QPU_V3D_EMU_IDLE, qpu_v3d_emu_run(r.emu, 1000));
+		T_EQ_U64(qpu_v3d_emu_board(boards[b])->csd_raw_batches ? 0 : 1,
+			 qpu_v3d_emu_get_stats(r.emu)->batches);
+		rig_free(&r);
 	}
 }
 
@@ -1047,11 +1213,11 @@ static void csd_payload(enum qpu_v3d_emu_board board, bool threading)
 	struct rig r;
 	unsigned int i, batches = 12, seen[64] = { 0 };
 
-	/* idx = ((y * 3 + x) * 32 + local); local in rf2's top 5 bits */
+	/* idx = ((y * 3 + x) * 32 + local); local in rf2's top 6 bits */
 	snprintf(src, sizeof(src),
 		 "nop ; nop ; ldunifrf.rf10\n"
-		 "shr rf5, rf2, 12 ; nop\n"
-		 "shr rf5, rf5, 15 ; nop\n"		/* local */
+		 "shr rf5, rf2, 13 ; nop\n"
+		 "shr rf5, rf5, 13 ; nop\n"		/* local */
 		 "and rf6, rf%d, 15 ; nop\n"		/* x (< 16) */
 		 "shr rf7, rf%d, 8 ; nop\n"
 		 "shr rf7, rf7, 8 ; nop\n"		/* y */
@@ -1080,7 +1246,7 @@ static void csd_payload(enum qpu_v3d_emu_board board, bool threading)
 	cfg[1] = 2u << 16;
 	cfg[2] = 1u << 16;
 	cfg[3] = (4 - 1) << 12 | 2 << 8 | 32;
-	cfg[4] = batches - 1;
+	cfg[4] = batches - !qpu_v3d_emu_board(board)->csd_raw_batches;
 	cfg[5] = r.code_va | threading;
 	cfg[6] = r.unif_va;
 	T_EQ_U64(0, qpu_v3d_emu_dispatch(r.emu, cfg));
@@ -1116,75 +1282,100 @@ T_TEST(csd_dispatch_payload)
 }
 
 /*
- * Barrier across the QPUs of a workgroup of 64 (4 batches): each batch
- * waits (longer the lower its first local index), writes its index, meets
- * the others at the barrier, then reads the next batch's word. Without
- * the barrier the early readers would see 0.
+ * @n batches meet at a barrier: the program's @id_src puts each batch's
+ * number 0..@n-1 (a power of two) in rf6; the batch waits (longer the
+ * lower its number), writes number + 1 to data[id], meets the others,
+ * then copies the next batch's word to data[n + id]. Without the barrier
+ * the early readers would see 0.
  */
-T_TEST(barrier_across_qpus)
+static void barrier_run(enum qpu_v3d_emu_board board, const char *id_src,
+			unsigned int n, const uint32_t cfg_in[7])
 {
-	bool v71;
 	char src[2048];
-	uint32_t cfg[7], *d, v[16];
+	uint32_t cfg[7], *d;
 	struct rig r;
-	size_t b;
 	unsigned int i;
 
-	for (b = 0; b < T_ARRAY_SIZE(boards); b++) {
-		v71 = qpu_v3d_emu_board(boards[b])->gen == 71;
-		snprintf(src, sizeof(src),
-			 "nop ; nop ; ldunifrf.rf10\n"
-			 "shr rf5, rf2, 13 ; nop\n"
-			 "shr rf5, rf5, 13 ; nop\n"	/* local (6 bits) */
-			 "shr rf6, rf5, 4 ; nop\n"	/* batch 0..3 */
-			 "sub rf7, 4, rf6 ; nop\n"
-			 "shl rf7, rf7, 6 ; nop\n"	/* wait (4 - batch) * 64 */
-			 "wait:\n"
-			 "sub.pushz rf7, rf7, 1 ; nop\n"
-			 "b.anyna  wait\n"
-			 "nop ; nop\n"
-			 "nop ; nop\n"
-			 "nop ; nop\n"
-			 "shl rf8, rf6, 2 ; nop\n"
-			 "add rf8, rf8, rf10 ; nop\n"
-			 "add rf9, rf6, 1 ; nop\n"
-			 "nop ; mov tmud, rf9\n"
-			 "nop ; mov tmua, rf8\n"
-			 "tmuwt - ; nop\n"
-			 "barrierid syncb ; nop ; thrsw\n"
-			 "nop ; nop\n"
-			 "nop ; nop\n"
-			 "add rf11, rf6, 1 ; nop\n"
-			 "and rf11, rf11, 3 ; nop\n"
-			 "shl rf11, rf11, 2 ; nop\n"
-			 "add rf11, rf11, rf10 ; nop\n"
-			 "nop ; mov tmua, rf11\n"
-			 "nop ; nop ; ldtmu.rf12\n"
-			 "add rf13, rf8, 15 ; nop\n"
-			 "add rf13, rf13, 1 ; nop\n"
-			 "nop ; mov tmud, rf12\n"
-			 "nop ; mov tmua, rf13\n"
-			 "tmuwt - ; nop\n");
-		(void)v71;
-		if (!rig_init(&r, boards[b], src))
-			return;
-		unif32(&r)[0] = r.data_va;
-		cfg[0] = cfg[1] = cfg[2] = 1u << 16;
-		cfg[3] = (4 - 1) << 12 | 1 << 8 | 64;
-		cfg[4] = 3;
-		cfg[5] = r.code_va | 1;
-		cfg[6] = r.unif_va;
-		T_EQ_U64(0, qpu_v3d_emu_dispatch(r.emu, cfg));
-		T_EQ_U64(QPU_V3D_EMU_IDLE, qpu_v3d_emu_run(r.emu, 100000000));
-		d = data32(&r);
-		for (i = 0; i < 4; i++) {
-			T_EQ_U64(i + 1, d[i]);
-			T_EQ_U64((i + 1) % 4 + 1, d[4 + i]);
-		}
-		T_EQ_U64(1, qpu_v3d_emu_get_stats(r.emu)->barriers);
-		(void)v;
-		rig_free(&r);
+	snprintf(src, sizeof(src),
+		 "nop ; nop ; ldunifrf.rf10\n"
+		 "%s"
+		 "sub rf7, %u, rf6 ; nop\n"
+		 "shl rf7, rf7, 5 ; nop\n"
+		 "wait:\n"
+		 "sub.pushz rf7, rf7, 1 ; nop\n"
+		 "b.anyna  wait\n"
+		 "nop ; nop\n"
+		 "nop ; nop\n"
+		 "nop ; nop\n"
+		 "shl rf8, rf6, 2 ; nop\n"
+		 "add rf8, rf8, rf10 ; nop\n"
+		 "add rf9, rf6, 1 ; nop\n"
+		 "nop ; mov tmud, rf9\n"
+		 "nop ; mov tmua, rf8\n"
+		 "tmuwt - ; nop\n"
+		 "barrierid syncb ; nop ; thrsw\n"
+		 "nop ; nop\n"
+		 "nop ; nop\n"
+		 "add rf11, rf6, 1 ; nop\n"
+		 "and rf11, rf11, %u ; nop\n"
+		 "shl rf11, rf11, 2 ; nop\n"
+		 "add rf11, rf11, rf10 ; nop\n"
+		 "nop ; mov tmua, rf11\n"
+		 "nop ; nop ; ldtmu.rf12\n"
+		 "nop ; mov rf13, %u\n"
+		 "shl rf13, rf13, 2 ; nop\n"
+		 "add rf13, rf13, rf8 ; nop\n"
+		 "nop ; mov tmud, rf12\n"
+		 "nop ; mov tmua, rf13\n"
+		 "tmuwt - ; nop\n", id_src, n, n - 1, n);
+	if (!rig_init(&r, board, src))
+		return;
+	unif32(&r)[0] = r.data_va;
+	memcpy(cfg, cfg_in, sizeof(cfg));
+	cfg[4] -= !qpu_v3d_emu_board(board)->csd_raw_batches;
+	cfg[5] = r.code_va;
+	cfg[6] = r.unif_va;
+	T_EQ_U64(0, qpu_v3d_emu_dispatch(r.emu, cfg));
+	T_EQ_U64(QPU_V3D_EMU_IDLE, qpu_v3d_emu_run(r.emu, 100000000));
+	d = data32(&r);
+	for (i = 0; i < n; i++) {
+		T_EQ_U64(i + 1, d[i]);
+		T_EQ_U64((i + 1) % n + 1, d[n + i]);
 	}
+	T_EQ_U64(1, qpu_v3d_emu_get_stats(r.emu)->barriers);
+	rig_free(&r);
+}
+
+/* The 4 batches of a workgroup of 64 invocations, threading on; the
+ * batch number from the local index (the top 6 bits of rf2). */
+T_TEST(barrier_across_qpus)
+{
+	static const uint32_t cfg[7] = {
+		1 << 16, 1 << 16, 1 << 16, (4 - 1) << 12 | 1 << 8 | 64, 4, 0, 1,
+	};
+	size_t b;
+
+	for (b = 0; b < T_ARRAY_SIZE(boards); b++)
+		barrier_run(boards[b], "shr rf6, rf2, 13 ; nop\n"
+			    "shr rf6, rf6, 13 ; nop\n"
+			    "shr rf6, rf6, 4 ; nop\n", 4, cfg);
+}
+
+/* The barrier holds a supergroup: 8 one-batch workgroups, 8 per
+ * supergroup (py-videocore6's test_barrier has 16); the number is the
+ * workgroup's x. */
+T_TEST(barrier_holds_supergroup)
+{
+	static const uint32_t cfg[7] = {
+		8 << 16, 1 << 16, 1 << 16, (8 - 1) << 12 | 8 << 8 | 16, 8, 0, 0,
+	};
+	size_t b;
+
+	for (b = 0; b < T_ARRAY_SIZE(boards); b++)
+		barrier_run(boards[b],
+			    qpu_v3d_emu_board(boards[b])->gen == 71 ?
+			    "and rf6, rf3, 7 ; nop\n" : "and rf6, rf0, 7 ; nop\n",
+			    8, cfg);
 }
 
 /* Two threads on one QPU: thrsw hands over after its two delay slots, the
@@ -1213,6 +1404,30 @@ T_TEST(threads_switch)
 	/* each thread: the body's switch, the last switch (two thrsw in a
 	 * row) and its end */
 	T_EQ_U64(6, qpu_v3d_emu_get_stats(r.emu)->thread_switches);
+	rig_free(&r);
+}
+
+/* A thrsw in the last delay slot of another switches again two
+ * instructions after the thread resumes (py-videocore6's test_parallel
+ * loops so); a thread with nothing else to run resumes at once. */
+T_TEST(thrsw_in_delay_slot)
+{
+	uint32_t v[16];
+	struct rig r;
+
+	if (!rig_init(&r, QPU_V3D_EMU_BOARD_PI4,
+		      "nop ; nop ; thrsw\n"
+		      "nop ; nop\n"
+		      "nop ; nop ; thrsw\n"
+		      "add rf1, rf1, 1 ; nop\n"
+		      "add rf1, rf1, 1 ; nop\n"
+		      "add rf1, rf1, 1 ; nop\n"))
+		return;
+	T_EQ_U64(QPU_V3D_EMU_IDLE, rig_run(&r));
+	reg(&r, 1, v);
+	T_EQ_U64(3, v[0]);	/* it did not end early */
+	/* 2 body switches, the last switch, the end */
+	T_EQ_U64(4, qpu_v3d_emu_get_stats(r.emu)->thread_switches);
 	rig_free(&r);
 }
 

@@ -26,21 +26,27 @@
  *   first lane, r5rep and rep every lane lane 0's value; tmuc sets the TMU
  *   config word, tmud/tmudref/tmuoff queue data, tmua/tmuau make the lookup
  *   (qpu_v3d_emu_mem.c), unifa points the second uniform stream, syncb
- *   arrives at the workgroup's barrier. The VPM, tile buffer and varyings
+ *   arrives at the supergroup's barrier. The VPM, tile buffer and varyings
  *   have no compute use here: they fault as instructions.
  * - 4.2's rot signal rotates the mul ALU's operands by raddr_b's small
  *   immediate, or by r5's lane 0 when raddr_b is 0 (py-videocore6's
- *   encoding): lane i gets lane (i - n) mod 16.
+ *   encoding): lane i gets lane (i - n) mod 16 of an accumulator, and of a
+ *   register-file operand lane 4q + (i - n) mod 4, inside its quad (its
+ *   test_full_rotate and test_quad_rotate: "rot signal with rfN source
+ *   performs as a quad rotate").
  * - thrsw: the switch comes after two delay slots. Two thrsw in a row mark
  *   the last switch (Mesa's emit_thrsw: "signal that to the HW by emitting
  *   two THRSWs in a row"); the thrsw after it ends the thread, again after
- *   two delay slots. A barrier (a syncb write) blocks at the next switch
+ *   two delay slots. A thrsw in the last delay slot of another (py-
+ *   videocore6's test_parallel loops so) switches again two instructions
+ *   after the thread resumes. A barrier (a syncb write) blocks at the next switch
  *   (Mesa: "the blocking of a TSY op only happens at the next thread
- *   switch") until every thread of the workgroup arrived or ended.
+ *   switch") until every thread of the supergroup arrived or ended.
  * - Branches: taken after three delay slots; relative targets count from
  *   past them; a register target reads raddr_a's lane 0, a register
- *   uniform target its lane 1 (py-videocore7's test_uniform_branch_reg
- *   puts the address there). A uniform target read from the stream is
+ *   uniform target its lane 1 aligned down to 8 bytes (py-videocore's
+ *   test_uniform_branch_reg puts the address in lane 1; its test_unifa
+ *   branches to src + 4 * eidx and reads src[0] first). A uniform target read from the stream is
  *   absolute, or relative to the address past that uniform (its
  *   test_uniform_branch_rel). The link register is written only when bit
  *   23 is set (py-videocore's link flag; the codec's BR_PAD_23): its value
@@ -50,18 +56,21 @@
  *   slots 0 and 2 (py-videocore6's test_parallel counts (tidx >> 1) & 31 as
  *   16 distinct ids of 16 batches on 8 QPUs with threading off). tidx is
  *   QPU << 2 | slot. Batches fill supergroups of wgs_per_sg workgroups,
- *   lane by lane; a workgroup's batches start together. The payload, as
+ *   lane by lane; a supergroup's batches start together. The payload, as
  *   Mesa's compute setup reads it: rf0 (4.2) or rf3 (7.1) holds the
  *   workgroup x | y << 16, rf2 z | workgroup-in-supergroup << 16 | local
- *   index in the top log2(wg_size) bits (8 unless a power of two).
+ *   index in the top max(6, log2 wg_size rounded up) bits: Mesa's
+ *   ffs(next_pow2(MAX2(wg_size, 64))) - 1, which py-videocore7's
+ *   test_parallel_with_workgroup reads on a Pi 5. (A later Mesa reads
+ *   log2(wg_size) bits for powers of two; the board's test decides.)
  */
 #include "v3d/qpu_v3d_emu_internal.h"
 #include "qpu_strbuf.h"
 
 static const struct qpu_v3d_emu_board_info boards[QPU_V3D_EMU_BOARD_COUNT] = {
-	[QPU_V3D_EMU_BOARD_PI4] = { "pi4", QPU_V3DX_GEN_42, 2, 4, 500 },
-	[QPU_V3D_EMU_BOARD_PI5_3X4] = { "pi5", QPU_V3DX_GEN_71, 3, 4, 800 },
-	[QPU_V3D_EMU_BOARD_PI5_4X4] = { "pi5-16", QPU_V3DX_GEN_71, 4, 4, 960 },
+	[QPU_V3D_EMU_BOARD_PI4] = { "pi4", QPU_V3DX_GEN_42, 2, 4, 500, false },
+	[QPU_V3D_EMU_BOARD_PI5_3X4] = { "pi5", QPU_V3DX_GEN_71, 3, 4, 800, true },
+	[QPU_V3D_EMU_BOARD_PI5_4X4] = { "pi5-16", QPU_V3DX_GEN_71, 4, 4, 960, true },
 };
 
 const struct qpu_v3d_emu_board_info *
@@ -72,7 +81,8 @@ qpu_v3d_emu_board(enum qpu_v3d_emu_board board)
 	return &boards[board];
 }
 
-void qpu_v3d_csd_decode(const u32 cfg[7], struct qpu_v3d_csd *csd)
+void qpu_v3d_csd_decode(const u32 cfg[7], bool raw_batches,
+			struct qpu_v3d_csd *csd)
 {
 	unsigned int i;
 
@@ -89,7 +99,7 @@ void qpu_v3d_csd_decode(const u32 cfg[7], struct qpu_v3d_csd *csd)
 	csd->batches_per_sg = ((cfg[3] >> 12) & 0xff) + 1;
 	csd->max_sg_id = (cfg[3] >> 20) & 0x3f;
 	csd->overlap = (cfg[3] >> 26) & 1;
-	csd->batches = cfg[4] + 1;
+	csd->batches = raw_batches ? cfg[4] : cfg[4] + 1;
 	csd->code = cfg[5] & ~7u;
 	csd->propagate_nans = (cfg[5] >> 2) & 1;
 	csd->single_seg = (cfg[5] >> 1) & 1;
@@ -118,6 +128,11 @@ int qpu_v3d_emu_init(struct qpu_v3d_emu *emu, enum qpu_v3d_emu_board board,
 	emu->ops = ops;
 	emu->ctx = ctx;
 	emu->stop = QPU_V3D_EMU_RUNNING;
+#ifdef QPU_EMU_REFERENCE_PATH	/* make check-reference */
+	emu->predecode = false;
+#else
+	emu->predecode = true;
+#endif
 	return 0;
 }
 
@@ -189,7 +204,7 @@ int qpu_v3d_emu_dispatch(struct qpu_v3d_emu *emu, const u32 cfg[7])
 
 	if (emu->csd_active)
 		return -QPU_V3D_EMU_EBUSY;
-	qpu_v3d_csd_decode(cfg, &csd);
+	qpu_v3d_csd_decode(cfg, emu->board->csd_raw_batches, &csd);
 	if (csd.unif & 3)
 		return -QPU_V3D_EMU_EINVAL;
 	emu->csd = csd;
@@ -200,36 +215,43 @@ int qpu_v3d_emu_dispatch(struct qpu_v3d_emu *emu, const u32 cfg[7])
 	return 0;
 }
 
-/* Where batch @b's lane @lane sits: its workgroup and local index. */
+/*
+ * Where batch @b's lane @lane sits: its workgroup and local index. A
+ * supergroup's batches hold its workgroups lane after lane, as many as
+ * fill them when that is more than wgs_per_sg says: py-videocore7 asks for
+ * 24 per supergroup, which its 4-bit field keeps as 8, and its
+ * test_parallel_with_workgroup sees workgroups 0..23 there on a Pi 5.
+ */
 static void batch_lane(const struct qpu_v3d_csd *csd, u32 b, unsigned int lane,
 		       u32 *wg, u32 *wg_in_sg, u32 *local)
 {
 	u32 sg = b / csd->batches_per_sg;
 	u32 l = (b % csd->batches_per_sg) * LANES + lane;
+	u32 per_sg = csd->batches_per_sg * LANES / csd->wg_size;
 
+	if (per_sg < csd->wgs_per_sg)
+		per_sg = csd->wgs_per_sg;
 	*wg_in_sg = l / csd->wg_size;
 	*local = l % csd->wg_size;
-	*wg = sg * csd->wgs_per_sg + *wg_in_sg;
+	*wg = sg * per_sg + *wg_in_sg;
 }
 
-/* The barrier group of batch @b: its workgroup, or itself when it holds
- * whole workgroups. */
+/*
+ * The barrier group of batch @b: its supergroup. A barrier holds every
+ * batch of the supergroup (py-videocore6's test_barrier syncs 16 one-batch
+ * workgroups of one supergroup; Mesa sizes supergroups of shaders with
+ * barriers to fit the QPUs at once).
+ */
 static u32 batch_group(const struct qpu_v3d_csd *csd, u32 b)
 {
-	u32 wg, in_sg, local;
-
-	if (csd->wg_size <= LANES)
-		return 0x80000000u | b;
-	batch_lane(csd, b, 0, &wg, &in_sg, &local);
-	return wg;
+	return b / csd->batches_per_sg;
 }
 
+/* Bits of the local index at the top of the payload's rf2. */
 static unsigned int lii_bits(u32 wg_size)
 {
-	unsigned int bits = 0;
+	unsigned int bits = 6;
 
-	if (wg_size & (wg_size - 1))
-		return 8;
 	while ((1u << bits) < wg_size)
 		bits++;
 	return bits;
@@ -251,12 +273,26 @@ static void write_payload(struct qpu_v3d_emu *emu, struct v3d_thread *t, u32 b)
 		id[1] = (wg / c[0]) % c[1] + csd->wg_offset[1];
 		id[2] = wg / c[0] / c[1] + csd->wg_offset[2];
 		t->rf[r0][i] = (id[0] & 0xffff) | id[1] << 16;
-		t->rf[2][i] = (id[2] & 0xffff) | (in_sg & 0xff) << 16 |
-			      (bits ? local << (32 - bits) : 0);
+		t->rf[2][i] = (id[2] & 0xffff) |
+			      (in_sg & ((1u << (16 - bits)) - 1)) << 16 |
+			      local << (32 - bits);
 	}
 }
 
-/* Start as many batches as free slots hold, a workgroup at a time. */
+/* Whether QPU @q may take a batch of a @threads-thread dispatch. */
+static bool qpu_takes(const struct v3d_qpu *q, unsigned int threads)
+{
+	unsigned int s;
+
+	if (q->threads == threads)
+		return true;
+	for (s = 0; s < QPU_V3D_EMU_THREADS; s++)
+		if (q->t[s].state != T_FREE)
+			return false;
+	return true;
+}
+
+/* Start as many batches as free slots hold, a supergroup at a time. */
 static void csd_fill(struct qpu_v3d_emu *emu)
 {
 	const struct qpu_v3d_csd *csd = &emu->csd;
@@ -266,38 +302,30 @@ static void csd_fill(struct qpu_v3d_emu *emu)
 		u32 b = emu->next_batch, g = batch_group(csd, b), n = 0, free = 0;
 		unsigned int qpu, s;
 
-		while (b + n < csd->batches && batch_group(csd, b + n) == g)
+		/* a group larger than the board starts as slots allow */
+		while (b + n < csd->batches && batch_group(csd, b + n) == g &&
+		       n < emu->nqpus * threads)
 			n++;
 		for (qpu = 0; qpu < emu->nqpus; qpu++) {
-			struct v3d_qpu *q = &emu->q[qpu];
-			bool idle = true;
-
-			for (s = 0; s < QPU_V3D_EMU_THREADS; s++)
-				idle &= q->t[s].state == T_FREE;
-			if (!idle && q->threads != threads)
+			if (!qpu_takes(&emu->q[qpu], threads))
 				continue;
 			for (s = 0; s < QPU_V3D_EMU_THREADS; s += step)
-				free += q->t[s].state == T_FREE;
+				free += emu->q[qpu].t[s].state == T_FREE;
 		}
 		if (free < n)
 			return;
-		for (qpu = 0; qpu < emu->nqpus && n; qpu++) {
-			struct v3d_qpu *q = &emu->q[(qpu + emu->rr) % emu->nqpus];
-			unsigned int qi = (qpu + emu->rr) % emu->nqpus;
-			bool idle = true;
-
-			for (s = 0; s < QPU_V3D_EMU_THREADS; s++)
-				idle &= q->t[s].state == T_FREE;
-			if (!idle && q->threads != threads)
-				continue;
-			for (s = 0; s < QPU_V3D_EMU_THREADS && n; s += step) {
+		/* a slot on every QPU before a second on any, as batches run
+		 * side by side on the hardware's QPUs */
+		for (s = 0; s < QPU_V3D_EMU_THREADS && n; s += step) {
+			for (qpu = 0; qpu < emu->nqpus && n; qpu++) {
+				struct v3d_qpu *q = &emu->q[qpu];
 				struct v3d_thread *t = &q->t[s];
 
-				if (t->state != T_FREE)
+				if (t->state != T_FREE || !qpu_takes(q, threads))
 					continue;
 				q->threads = threads;
 				thread_reset(t, threads, csd->code, csd->unif);
-				t->tidx = qi << 2 | s;
+				t->tidx = qpu << 2 | s;
 				t->group = g;
 				write_payload(emu, t, emu->next_batch);
 				emu->next_batch++;
@@ -504,12 +532,13 @@ static const u32 *operand(struct qpu_v3d_emu *emu, struct v3d_thread *t,
 	return t->rf[reg_index(t, in->raddr_b)];
 }
 
-static void rotate(u32 *dst, const u32 *src, unsigned int n)
+/* Lane i gets lane i - @n, of the vector or (@quad) of its quad. */
+static void rotate(u32 *dst, const u32 *src, unsigned int n, bool quad)
 {
 	unsigned int i;
 
 	for (i = 0; i < LANES; i++)
-		dst[i] = src[(i - n) & 15];
+		dst[i] = quad ? src[(i & ~3u) | ((i - n) & 3)] : src[(i - n) & 15];
 }
 
 static bool branch_taken(const struct v3d_thread *t, unsigned int cond)
@@ -560,7 +589,7 @@ static void do_branch(struct qpu_v3d_emu *emu, unsigned int qpu,
 	t->br_unif = br->ub;
 	if (br->ub) {
 		if (br->bdu == QPU_V3DX_DEST_REGFILE) {
-			t->br_unif_addr = reg[1];
+			t->br_unif_addr = reg[1] & ~7u;
 		} else if (br->bdu == QPU_V3DX_DEST_LINK_REG) {
 			t->br_unif_addr = t->link;
 		} else {
@@ -593,8 +622,44 @@ static void end_of_instruction(struct qpu_v3d_emu *emu, unsigned int qpu,
 		if (t->br_unif)
 			t->unif = t->br_unif_addr;
 	}
-	if (t->thrsw_left && --t->thrsw_left == 0)
+	if (t->thrsw_left && --t->thrsw_left == 0) {
 		thread_switch(emu, qpu, t);
+		if (t->thrsw_queued) {	/* its slots run after the switch */
+			t->thrsw_queued = false;
+			t->ending = t->last_thrsw;
+			t->thrsw_left = 2;
+		}
+	}
+}
+
+/* @w at @pc decoded, through the predecode cache when it is on. */
+static bool decode(struct qpu_v3d_emu *emu, u32 pc, u64 w,
+		   struct qpu_v3dx_instr *in, u32 *sig)
+{
+	struct v3d_predecoded *e = &emu->pre[(pc >> 3) % PREDECODE_SIZE];
+
+	if (emu->predecode && e->valid && e->pc == pc && e->word == w) {
+		*in = e->in;
+		*sig = e->sig;
+		return true;
+	}
+	if (qpu_v3dx_decode(emu->gen, w, in) != QPU_V3DX_VALID)
+		return false;
+	*sig = in->is_branch ? 0 : qpu_v3dx_sig_bits(emu->gen, in->sig);
+	if (emu->predecode) {
+		e->valid = true;
+		e->pc = pc;
+		e->word = w;
+		e->sig = *sig;
+		e->in = *in;
+	}
+	return true;
+}
+
+void qpu_v3d_emu_set_predecode(struct qpu_v3d_emu *emu, bool on)
+{
+	emu->predecode = on;
+	__builtin_memset(emu->pre, 0, sizeof(emu->pre));
 }
 
 static void step(struct qpu_v3d_emu *emu, unsigned int qpu, unsigned int slot)
@@ -621,12 +686,11 @@ static void step(struct qpu_v3d_emu *emu, unsigned int qpu, unsigned int slot)
 	w = 0;
 	for (i = 0; i < 8; i++)
 		w |= (u64)p[i] << (8 * i);
-	if (qpu_v3dx_decode(emu->gen, w, &in) != QPU_V3DX_VALID) {
+	if (!decode(emu, t->pc, w, &in, &sig)) {
 		v3d_emu_set_fault(emu, qpu, slot, QPU_EMU_FAULT_INSTRUCTION,
 				  t->pc, QPU_EMU_ACCESS_FETCH);
 		return;
 	}
-	sig = in.is_branch ? 0 : qpu_v3dx_sig_bits(emu->gen, in.sig);
 	if ((sig & QPU_V3DX_SIG_LDTMU) && !t->fifo_n) {
 		t->state = T_WAIT_TMU;	/* nothing will fill it */
 		return;
@@ -659,14 +723,18 @@ static void step(struct qpu_v3d_emu *emu, unsigned int qpu, unsigned int slot)
 	ma = operand(emu, t, &in, sig, in.mul.a, QPU_V3DX_SIG_SMIMM_C, tc);
 	mb = operand(emu, t, &in, sig, in.mul.b, QPU_V3DX_SIG_SMIMM_D, td);
 	if (!v71 && (sig & QPU_V3DX_SIG_ROT)) {
-		unsigned int n = in.raddr_b ? qpu_v3dx_small_imm[in.raddr_b] :
-				 t->acc[5][0];
+		/* raddr_b 48..63 have no small immediate: their low bits */
+		unsigned int n = !in.raddr_b ? t->acc[5][0] :
+				 in.raddr_b < QPU_V3DX_SMALL_IMMS ?
+				 qpu_v3dx_small_imm[in.raddr_b] : in.raddr_b;
 
-		rotate(rot[0], ma, n);
-		rotate(rot[1], mb, n);
+		rotate(rot[0], ma, n, in.mul.a >= 6);
+		rotate(rot[1], mb, n, in.mul.b >= 6);
 		ma = rot[0];
 		mb = rot[1];
 	}
+	add.flags = in.apf || in.auf;
+	mul.flags = in.mpf || in.muf;
 	v3d_alu_add(emu, t, &in, aa, ab, &add, &bad);
 	if (!bad)
 		v3d_alu_mul(emu, t, &in, ma, mb, &mul, &bad);
@@ -726,8 +794,10 @@ static void step(struct qpu_v3d_emu *emu, unsigned int qpu, unsigned int slot)
 			return;
 	}
 	if (sig & QPU_V3DX_SIG_THRSW) {
-		if (t->thrsw_left) {
-			t->last_thrsw = true;
+		if (t->thrsw_left == 2) {
+			t->last_thrsw = true;	/* right after another */
+		} else if (t->thrsw_left) {
+			t->thrsw_queued = true;	/* in the last delay slot */
 		} else {
 			t->ending = t->last_thrsw;
 			t->thrsw_left = 3;	/* this one and two slots */
@@ -824,7 +894,7 @@ size_t qpu_v3d_emu_describe(const struct qpu_v3d_emu *emu, char *buf,
 {
 	static const char *const what[] = {
 		[T_FREE] = "free", [T_READY] = "ready",
-		[T_WAIT_BARRIER] = "waits at a workgroup barrier",
+		[T_WAIT_BARRIER] = "waits at a barrier",
 		[T_WAIT_TMU] = "waits on ldtmu with an empty TMU FIFO",
 	};
 	struct qpu_strbuf o = { buf, len, 0 };

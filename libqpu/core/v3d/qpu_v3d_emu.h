@@ -36,12 +36,19 @@ enum qpu_v3d_emu_board {
 	QPU_V3D_EMU_BOARD_COUNT
 };
 
+/*
+ * @csd_raw_batches: the CSD runs cfg[4] batches, not cfg[4] + 1: V3D 7.1
+ * from revision 6 on, the Pi 5's BCM2712 (Mesa's v3dx_draw.c and the
+ * kernel's v3d_sched.c: "V3D 7.1.6 and later don't subtract 1 from the
+ * number of batches"; py-videocore7 writes its thread count there).
+ */
 struct qpu_v3d_emu_board_info {
 	const char *name;
 	enum qpu_v3dx_gen gen;
 	u8 slices;
 	u8 qpus_per_slice;
 	u32 clock_mhz;
+	bool csd_raw_batches;
 };
 
 /* The board's figures, or NULL for an unknown board. */
@@ -99,7 +106,7 @@ struct qpu_v3d_csd {
 	u32 batches_per_sg;	/* cfg[3] 19:12, plus 1 */
 	u32 max_sg_id;		/* cfg[3] 25:20 */
 	bool overlap;		/* cfg[3] 26 */
-	u32 batches;		/* cfg[4] plus 1: what the CSD runs */
+	u32 batches;		/* cfg[4] plus 1, or cfg[4] (raw): what runs */
 	u32 code;		/* cfg[5] with the low 3 bits clear */
 	bool propagate_nans;	/* cfg[5] bit 2 */
 	bool single_seg;	/* cfg[5] bit 1 */
@@ -107,7 +114,9 @@ struct qpu_v3d_csd {
 	u32 unif;		/* cfg[6] */
 };
 
-void qpu_v3d_csd_decode(const u32 cfg[7], struct qpu_v3d_csd *csd);
+/* @raw_batches: the board's csd_raw_batches. */
+void qpu_v3d_csd_decode(const u32 cfg[7], bool raw_batches,
+			struct qpu_v3d_csd *csd);
 
 /* --- the emulator --------------------------------------------------------- */
 
@@ -195,6 +204,14 @@ int qpu_v3d_emu_start(struct qpu_v3d_emu *emu, unsigned int qpu,
 
 /* Run at most @budget instructions over all threads. */
 enum qpu_v3d_emu_status qpu_v3d_emu_run(struct qpu_v3d_emu *emu, u64 budget);
+
+/*
+ * qpu_v3d_emu_set_predecode() - the predecode cache and the ALU's fast
+ * paths on (the default; off in an EMU_REFERENCE build) or off: the
+ * reference path check-reference and fuzz-v3d-emu compare them with.
+ * Results are the same either way.
+ */
+void qpu_v3d_emu_set_predecode(struct qpu_v3d_emu *emu, bool on);
 
 /* Instructions each thread may issue (0: no bound). */
 void qpu_v3d_emu_set_limit(struct qpu_v3d_emu *emu, u64 instructions);

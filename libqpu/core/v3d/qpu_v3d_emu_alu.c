@@ -12,12 +12,15 @@
  * (unconfirmed on hardware) and 0 for the rest. An update changes a alone:
  * and<x> a = a & x, andn<x> a = a & !x, nor<x>/norn<x> a = !(a | x) with x
  * the flag or its negation, as Mesa's v3d_qpu_uf names read. flapush and
- * flbpush push a (or b) on the stack, flpop pops it.
+ * flbpush keep a flag stack in a register: x << 2 with flag a (or b) in
+ * both low bits; flpop gives x >> 2 (py-videocore6's test_cond_flx).
+ * vfla/vflna/vflb/vflnb give the flag (or its negation) in both 16-bit
+ * halves (its test_cond_vflx).
  *
  * DOC: 7.1 lane moves
- * rot and 4.2's rot signal give lane i lane (i - n) mod 16 (py-videocore6's
- * test_signals: rotate by -1 gives lane 0 lane 1's value); rotq does it
- * inside each quad; shuffle gives lane i lane b[i] mod 16; bcastf gives
+ * rot gives lane i lane (i + b[0]) mod 16, rotq lane 4q + (i + b[4q]) mod 4
+ * of its quad, shuffle lane b[i] mod 16 (py-videocore7's test_alu
+ * references: np.roll(a, -b[0]) and per quad); bcastf gives
  * every lane the first lane with flag a (lane 0 if none); ballot the mask
  * of lanes where a is nonzero; alleq/allfeq 1 when every lane is equal.
  * The 7.1 norm conversions (ftounorm16 ... vftounorm10hi) follow their
@@ -248,12 +251,11 @@ static bool add_vector(struct v3d_thread *t, unsigned int op, const u32 *a,
 	case QPU_V3DX_A_ROT:
 		n = b[0];
 		for (i = 0; i < LANES; i++)
-			r[i] = a[(i - n) & 15];
+			r[i] = a[(i + n) & 15];
 		return true;
 	case QPU_V3DX_A_ROTQ:
-		n = b[0];
 		for (i = 0; i < LANES; i++)
-			r[i] = a[(i & ~3u) | ((i - n) & 3)];
+			r[i] = a[(i & ~3u) | ((i + b[i & ~3u]) & 3)];
 		return true;
 	case QPU_V3DX_A_SHUFFLE:
 		for (i = 0; i < LANES; i++)
@@ -303,6 +305,172 @@ static bool add_vector(struct v3d_thread *t, unsigned int op, const u32 *a,
 	return false;
 }
 
+/*
+ * The fast paths (predecode on): the common operations without unpack,
+ * pack or flags, one tight loop each; the same results as the lane-by-
+ * lane switch below, which fuzz-v3d-emu and check-reference compare.
+ */
+#define LOOP(expr) do {						\
+	for (i = 0; i < LANES; i++) {					\
+		u32 x = a[i], y = b[i];					\
+									\
+		r[i] = (expr);						\
+		(void)x;						\
+		(void)y;						\
+	}								\
+} while (0)
+
+/* fmul of two normal numbers to a normal result, rounded to nearest even;
+ * every other case by qpu_v3d_fmul(). */
+static inline u32 fmul_fast(u32 a, u32 b)
+{
+	u32 ea = (a >> 23) & 0xff, eb = (b >> 23) & 0xff, top, q, e;
+	u64 m, rem, half;
+
+	if (ea - 1 >= 254 || eb - 1 >= 254)
+		return qpu_v3d_fmul(a, b);
+	m = (u64)((a & 0x7fffffu) | 0x800000u) * ((b & 0x7fffffu) | 0x800000u);
+	top = (u32)(m >> 47);
+	q = (u32)(m >> (23 + top));
+	rem = m & ((1ull << (23 + top)) - 1);
+	half = 1ull << (22 + top);
+	if (rem > half || (rem == half && (q & 1)))
+		q++;
+	e = ea + eb - 127 + top;
+	if (q == 1u << 24) {
+		q >>= 1;
+		e++;
+	}
+	if (e - 1 >= 254)
+		return qpu_v3d_fmul(a, b);
+	return ((a ^ b) & F_SIGN) | e << 23 | (q & 0x7fffffu);
+}
+
+/* fadd of two normal numbers to a normal result, rounded to nearest
+ * even; every other case by qpu_v3d_fadd(). */
+static inline u32 fadd_fast(u32 a, u32 b)
+{
+	u32 ea = (a >> 23) & 0xff, eb = (b >> 23) & 0xff, t, p, e, q, d;
+	u64 ma, mb, m, rem, half;
+
+	if (ea - 1 >= 254 || eb - 1 >= 254)
+		return qpu_v3d_fadd(a, b);
+	if ((a & ~F_SIGN) < (b & ~F_SIGN)) {
+		t = a;
+		a = b;
+		b = t;
+		t = ea;
+		ea = eb;
+		eb = t;
+	}
+	d = ea - eb;
+	ma = (u64)((a & 0x7fffffu) | 0x800000u) << 32;
+	mb = (u64)((b & 0x7fffffu) | 0x800000u) << 32;
+	if (d >= 60)
+		mb = 1;
+	else if (d)
+		mb = (mb >> d) | ((mb & ((1ull << d) - 1)) != 0);
+	m = ((a ^ b) & F_SIGN) ? ma - mb : ma + mb;
+	if (!m)
+		return 0;
+	p = 63 - (u32)__builtin_clzll(m);
+	e = ea + p - 55;
+	q = (u32)(m >> (p - 23));
+	rem = m & ((1ull << (p - 23)) - 1);
+	half = 1ull << (p - 24);
+	if (rem > half || (rem == half && (q & 1)))
+		q++;
+	if (q == 1u << 24) {
+		q >>= 1;
+		e++;
+	}
+	if (e - 1 >= 254)
+		return qpu_v3d_fadd(a, b);
+	return (a & F_SIGN) | e << 23 | (q & 0x7fffffu);
+}
+
+static bool add_fast(unsigned int op, const u32 *a, const u32 *b, u32 *r)
+{
+	unsigned int i;
+
+	switch (op) {
+	case QPU_V3DX_A_ADD:
+		LOOP(x + y);
+		return true;
+	case QPU_V3DX_A_SUB:
+		LOOP(x - y);
+		return true;
+	case QPU_V3DX_A_AND:
+		LOOP(x & y);
+		return true;
+	case QPU_V3DX_A_OR:
+		LOOP(x | y);
+		return true;
+	case QPU_V3DX_A_XOR:
+		LOOP(x ^ y);
+		return true;
+	case QPU_V3DX_A_SHL:
+		LOOP(x << (y & 31));
+		return true;
+	case QPU_V3DX_A_SHR:
+		LOOP(x >> (y & 31));
+		return true;
+	case QPU_V3DX_A_ASR:
+		LOOP((u32)((s32)x >> (y & 31)));
+		return true;
+	case QPU_V3DX_A_FADD:
+	case QPU_V3DX_A_FADDNF:
+		LOOP(fadd_fast(x, y));
+		return true;
+	case QPU_V3DX_A_FSUB:
+		LOOP(fadd_fast(x, y ^ F_SIGN));
+		return true;
+	case QPU_V3DX_A_FMAX:
+		LOOP(qpu_v3d_fmax(x, y));
+		return true;
+	case QPU_V3DX_A_FMIN:
+		LOOP(qpu_v3d_fmin(x, y));
+		return true;
+	case QPU_V3DX_A_EIDX:
+		LOOP(i);
+		return true;
+	case QPU_V3DX_A_NOP:
+		return true;
+	}
+	return false;
+}
+
+static bool mul_fast(unsigned int op, const u32 *a, const u32 *b, u32 *r)
+{
+	unsigned int i;
+
+	switch (op) {
+	case QPU_V3DX_M_FMUL:
+		LOOP(fmul_fast(x, y));
+		return true;
+	case QPU_V3DX_M_ADD:
+		LOOP(x + y);
+		return true;
+	case QPU_V3DX_M_SUB:
+		LOOP(x - y);
+		return true;
+	case QPU_V3DX_M_MOV:
+		LOOP(x);
+		return true;
+	case QPU_V3DX_M_NOP:
+		return true;
+	}
+	return false;
+}
+
+/* Whether @alu takes the fast path: no modifiers and no flags. */
+static bool plain(const struct qpu_v3d_emu *emu, const struct qpu_v3dx_alu *alu,
+		  const struct v3d_alu_out *o)
+{
+	return emu->predecode && !o->flags && !alu->pack && !alu->unpack_a &&
+	       !alu->unpack_b;
+}
+
 void v3d_alu_add(struct qpu_v3d_emu *emu, struct v3d_thread *t,
 		 const struct qpu_v3dx_instr *in, const u32 *a, const u32 *b,
 		 struct v3d_alu_out *o, bool *bad)
@@ -316,6 +484,8 @@ void v3d_alu_add(struct qpu_v3d_emu *emu, struct v3d_thread *t,
 	o->writes = (qpu_v3dx_add_op_info[op].args & QPU_V3DX_ARG_D) != 0;
 	o->lanes = v3d_cond_lanes(t, in->ac);
 	o->z = o->n = o->c = 0;
+	if (plain(emu, alu, o) && add_fast(op, a, b, o->v))
+		return;
 	if (op == QPU_V3DX_A_FDX || op == QPU_V3DX_A_FDY ||
 	    op == QPU_V3DX_A_FLAFIRST || op == QPU_V3DX_A_FLNAFIRST ||
 	    op == QPU_V3DX_A_ALLFEQ) {
@@ -498,20 +668,21 @@ void v3d_alu_add(struct qpu_v3d_emu *emu, struct v3d_thread *t,
 			r = t->link;
 			break;
 		case QPU_V3DX_A_VFLA:
-			r = t->fa >> i & 1;
-			break;
 		case QPU_V3DX_A_VFLNA:
-			r = !(t->fa >> i & 1);
-			break;
 		case QPU_V3DX_A_VFLB:
-			r = t->fb >> i & 1;
-			break;
 		case QPU_V3DX_A_VFLNB:
-			r = !(t->fb >> i & 1);
+			r = (op == QPU_V3DX_A_VFLA || op == QPU_V3DX_A_VFLNA ?
+			     t->fa : t->fb) >> i & 1;
+			r ^= op == QPU_V3DX_A_VFLNA || op == QPU_V3DX_A_VFLNB;
+			r |= r << 16;	/* both 16-bit halves */
 			break;
 		case QPU_V3DX_A_FLAPUSH:
 		case QPU_V3DX_A_FLBPUSH:
+			r = x << 2 | 3 * ((op == QPU_V3DX_A_FLAPUSH ? t->fa : t->fb) >> i & 1);
+			break;
 		case QPU_V3DX_A_FLPOP:
+			r = x >> 2;
+			break;
 		case QPU_V3DX_A_SETMSF:
 		case QPU_V3DX_A_SETREVF:
 			r = x;
@@ -536,21 +707,11 @@ void v3d_alu_add(struct qpu_v3d_emu *emu, struct v3d_thread *t,
 			return;
 		}
 		o->v[i] = r;
-		o->c |= (u16)(c << i);
-		set_zn(o, i, fl);
+		if (o->flags) {
+			o->c |= (u16)(c << i);
+			set_zn(o, i, fl);
+		}
 	}
-	/* the flag stack ops act once, on every lane */
-	if (op == QPU_V3DX_A_FLAPUSH) {
-		t->fb = t->fa;
-	} else if (op == QPU_V3DX_A_FLBPUSH) {
-		u16 a_old = t->fa;
-
-		t->fa = t->fb;
-		t->fb = a_old;
-	} else if (op == QPU_V3DX_A_FLPOP) {
-		t->fa = t->fb;
-	}
-	(void)emu;
 }
 
 void v3d_alu_mul(struct qpu_v3d_emu *emu, struct v3d_thread *t,
@@ -564,6 +725,8 @@ void v3d_alu_mul(struct qpu_v3d_emu *emu, struct v3d_thread *t,
 	o->writes = (qpu_v3dx_mul_op_info[op].args & QPU_V3DX_ARG_D) != 0;
 	o->lanes = v3d_cond_lanes(t, in->mc);
 	o->z = o->n = o->c = 0;
+	if (plain(emu, alu, o) && mul_fast(op, a, b, o->v))
+		return;
 	for (i = 0; i < LANES; i++) {
 		u32 x = a[i], y = b[i], r = 0, c = 0;
 		u64 p;
@@ -645,8 +808,9 @@ void v3d_alu_mul(struct qpu_v3d_emu *emu, struct v3d_thread *t,
 			return;
 		}
 		o->v[i] = r;
-		o->c |= (u16)(c << i);
-		set_zn(o, i, fl);
+		if (o->flags) {
+			o->c |= (u16)(c << i);
+			set_zn(o, i, fl);
+		}
 	}
-	(void)emu;
 }

@@ -29,6 +29,7 @@ struct v3d_thread {
 	u8 sfu_left;		/* 4.2: instructions until sfu_val reaches r4 */
 	bool last_thrsw;	/* two thrsw in a row: the next one ends */
 	bool ending;		/* the switch pending is the thread end */
+	bool thrsw_queued;	/* a thrsw in the last slot of another */
 	bool barrier_pending;	/* syncb written: block at the next switch */
 	bool br_unif;		/* the taken branch moves the uniforms too */
 	u8 tmu_ndata;
@@ -41,7 +42,7 @@ struct v3d_thread {
 	u32 br_target;
 	u32 br_unif_addr;
 	u32 tmu_cfg;
-	u32 group;		/* barrier group: the workgroup */
+	u32 group;		/* barrier group: the supergroup */
 	u32 tidx;
 	u16 fa, fb;		/* flag stacks, bit i = lane i */
 	u64 issued;
@@ -59,6 +60,22 @@ struct v3d_qpu {
 	struct v3d_thread t[QPU_V3D_EMU_THREADS];
 };
 
+/*
+ * A predecoded instruction, by code address. Every fetch still reads the
+ * word through the MMU; the entry serves only when the word is the one it
+ * was decoded from, so a program that rewrites its code sees the new
+ * instructions, and the reference path (predecode off) computes the same.
+ */
+#define PREDECODE_SIZE	1024	/* entries, direct-mapped by address */
+
+struct v3d_predecoded {
+	u64 word;
+	u32 pc;
+	u32 sig;	/* qpu_v3dx_sig_bits() of the word */
+	bool valid;
+	struct qpu_v3dx_instr in;
+};
+
 struct qpu_v3d_emu {
 	const struct qpu_v3d_emu_board_info *board;
 	enum qpu_v3dx_gen gen;
@@ -73,8 +90,9 @@ struct qpu_v3d_emu {
 	bool csd_active;
 	struct qpu_v3d_csd csd;
 	u32 next_batch;
-	unsigned int rr;
+	bool predecode;
 	struct v3d_qpu q[QPU_V3D_EMU_MAX_QPUS];
+	struct v3d_predecoded pre[PREDECODE_SIZE];
 };
 
 /* One instruction's ALU work, before its writes land. */
@@ -82,6 +100,7 @@ struct v3d_alu_out {
 	u32 v[LANES];
 	u16 lanes;		/* the condition's lanes */
 	bool writes;
+	bool flags;		/* set by the caller: z, n, c are used */
 	u16 z, n, c;		/* flag inputs of pushes and updates */
 };
 

@@ -19,7 +19,11 @@
  * that overflows it faults. Everything is done when the address is
  * written, in program order, so tmuwt has nothing to wait for and every
  * access sees every earlier one (the memory consistency the tests check).
- * Addresses are aligned down to the access size.
+ * Addresses are aligned down to the access size. On 4.2 a vector's words
+ * wrap inside the 16-byte block of its address (py-videocore6's
+ * test_tmu_vec*_naive_write: a vec4 at column 1 fills columns 1, 2, 3, 0);
+ * on 7.1 they follow each other (py-videocore7's
+ * test_tmu_4x16_strided_rectangular_read loads vec4s at any word).
  */
 #include "v3d/qpu_v3d_emu_internal.h"
 
@@ -228,6 +232,7 @@ bool v3d_tmu_lookup(struct qpu_v3d_emu *emu, unsigned int qpu,
 	unsigned int type = cfg & 7, words = 1, size = 4, i, k, depth;
 	bool per_pixel = cfg & 0x80, write = t->tmu_ndata > 0;
 	bool atomic_op = op != TMU_OP_REGULAR, returns;
+	bool wrap = emu->gen == QPU_V3DX_GEN_42;
 	u32 res[4][LANES];
 
 	t->tmu_cfg = (t->tmu_cfg >> 8) | 0xff000000u;
@@ -250,40 +255,41 @@ bool v3d_tmu_lookup(struct qpu_v3d_emu *emu, unsigned int qpu,
 	for (i = 0; i < LANES; i++) {
 		unsigned int src = per_pixel ? i : i & ~3u;
 		u32 a = addr[src] & ~(size - 1);
-		u8 *p;
 
 		for (k = 0; k < words; k++)
 			res[k][i] = 0;
 		if (!(lanes >> i & 1))
 			continue;
-		p = qpu_v3d_mmu_translate(emu->mmu, a, size * words);
-		if (!p) {
-			v3d_emu_set_fault(emu, qpu, slot, QPU_EMU_FAULT_MEMORY,
-					  a, QPU_EMU_ACCESS_TMU);
-			return false;
-		}
-		if (atomic_op) {
-			u32 old = load32(p);
-
-			if (write || op >= 8)
-				store32(p, atomic(op, old, t->tmu_data[0][i],
-						  t->tmu_data[1][i], write));
-			res[0][i] = old;
-			emu->stats.tmu_writes++;
-			emu->stats.tmu_read_bytes += 4;
-			emu->stats.tmu_write_bytes += 4;
-			continue;
-		}
 		for (k = 0; k < words; k++) {
-			if (write) {
+			/* 4.2: a vector's words wrap inside its 16-byte block */
+			u32 at = wrap ? (a & ~15u) | ((a + 4 * k) & 15) : a + 4 * k;
+			u8 *p = qpu_v3d_mmu_translate(emu->mmu, at, size);
+
+			if (!p) {
+				v3d_emu_set_fault(emu, qpu, slot,
+						  QPU_EMU_FAULT_MEMORY, at,
+						  QPU_EMU_ACCESS_TMU);
+				return false;
+			}
+			if (atomic_op) {
+				u32 old = load32(p);
+
+				if (write || op >= 8)
+					store32(p, atomic(op, old,
+							  t->tmu_data[0][i],
+							  t->tmu_data[1][i], write));
+				res[0][i] = old;
+				emu->stats.tmu_writes++;
+				emu->stats.tmu_read_bytes += 4;
+				emu->stats.tmu_write_bytes += 4;
+			} else if (write) {
 				if (k < t->tmu_ndata) {
-					store_sized(p + k * size, type,
-						    t->tmu_data[k][i]);
+					store_sized(p, type, t->tmu_data[k][i]);
 					emu->stats.tmu_writes++;
 					emu->stats.tmu_write_bytes += size;
 				}
 			} else {
-				res[k][i] = load_sized(p + k * size, type);
+				res[k][i] = load_sized(p, type);
 				emu->stats.tmu_lookups++;
 				emu->stats.tmu_read_bytes += size;
 			}
