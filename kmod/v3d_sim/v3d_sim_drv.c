@@ -25,7 +25,8 @@
  * Identification registers as a board reads them: CORE0_IDENT0 "V3D" and
  * the version's major, IDENT1 its revision, slices and QPUs per slice,
  * HUB_IDENT1 the version again with one core, a TFU and (4.2) an L3C,
- * HUB_IDENT2 an MMU.
+ * HUB_IDENT2 an MMU, HUB_IDENT3 the revision Mesa reads (4.2.14, 7.1.6: from
+ * 7.1.6 on the CSD runs cfg[4] batches, not cfg[4] + 1).
  */
 #define V3D_SIM_IDENT0(ver)	(0x443356u | (ver) << 24)
 #define V3D_SIM_IDENT1(slc, qps, rev) \
@@ -38,14 +39,14 @@ static const struct v3d_sim_model v3d_sim_models[] = {
 		.pdev_name = "fec00000.v3d",
 		.gen = 42,
 		.board = QPU_V3D_EMU_BOARD_PI4,
-		.hub_ident = { 0, V3D_SIM_HUB_IDENT1(4u, 2u, 1u), 1u << 8, 0 },
+		.hub_ident = { 0, V3D_SIM_HUB_IDENT1(4u, 2u, 1u), 1u << 8, 14u << 8 },
 		.core_ident = { V3D_SIM_IDENT0(4u), V3D_SIM_IDENT1(2u, 4u, 2u), 0 },
 	},
 	{
 		.pdev_name = "1002000000.v3d",
 		.gen = 71,
 		.board = QPU_V3D_EMU_BOARD_PI5_4X4,
-		.hub_ident = { 0, V3D_SIM_HUB_IDENT1(7u, 1u, 0u), 1u << 8, 0 },
+		.hub_ident = { 0, V3D_SIM_HUB_IDENT1(7u, 1u, 0u), 1u << 8, 6u << 8 },
 		.core_ident = { V3D_SIM_IDENT0(7u), V3D_SIM_IDENT1(4u, 4u, 1u), 0 },
 	},
 };

@@ -195,7 +195,8 @@ static struct dma_fence *v3d_sim_run_job(struct drm_sched_job *sched_job)
 	if (unlikely(sched_job->s_fence->finished.error))
 		return NULL;
 	/* As upstream: no workgroups in a dimension is no dispatch at all. */
-	qpu_v3d_csd_decode(job->cfg, &csd);
+	qpu_v3d_csd_decode(job->cfg,
+			   qpu_v3d_emu_board(v3d->model->board)->csd_raw_batches, &csd);
 	if (!csd.wg_count[0] || !csd.wg_count[1] || !csd.wg_count[2])
 		return NULL;
 

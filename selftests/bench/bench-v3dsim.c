@@ -66,7 +66,7 @@ static void bench_node(int gen)
 	sync = v3d_sim_syncobj_new(fd);
 	if (!sync)
 		die("SYNCOBJ_CREATE");
-	v3d_sim_cfg(cfg, 1, code.offset, code.offset);
+	v3d_sim_cfg(cfg, gen, 1, code.offset, code.offset);
 	memcpy(none, cfg, sizeof(none));
 	none[0] = 0;
 	for (r = 0; r < RUNS; r++) {

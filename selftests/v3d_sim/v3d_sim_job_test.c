@@ -108,7 +108,7 @@ static int submit(FIXTURE_DATA(job) *self, unsigned int batches, uint32_t out)
 {
 	uint32_t cfg[7];
 
-	v3d_sim_cfg(cfg, batches, self->code.offset, self->unif.offset);
+	v3d_sim_cfg(cfg, self->gen, batches, self->code.offset, self->unif.offset);
 	return v3d_sim_submit(self->fd, cfg, self->handles, 3, 0, out);
 }
 
@@ -163,7 +163,7 @@ TEST_F(job, no_workgroups_is_a_no_op)
 
 	ASSERT_TRUE(load(self, store_src));
 	set_unif(self, self->data.offset, MAGIC);
-	v3d_sim_cfg(cfg, 1, self->code.offset, self->unif.offset);
+	v3d_sim_cfg(cfg, self->gen, 1, self->code.offset, self->unif.offset);
 	cfg[1] = 0;
 	ASSERT_EQ(0, v3d_sim_submit(self->fd, cfg, self->handles, 3, 0, out));
 	EXPECT_EQ(1, job_status(self->fd, out, 10000));
@@ -192,7 +192,7 @@ TEST_F(job, syncobjs_and_multisync)
 
 	ASSERT_TRUE(load(self, store_src));
 	set_unif(self, self->data.offset, MAGIC);
-	v3d_sim_cfg(cfg, 1, self->code.offset, self->unif.offset);
+	v3d_sim_cfg(cfg, self->gen, 1, self->code.offset, self->unif.offset);
 	ASSERT_EQ(0, v3d_sim_submit(self->fd, cfg, self->handles, 3, 0, s1));
 	/* The second job waits for the first through in_sync. */
 	ASSERT_EQ(0, v3d_sim_submit(self->fd, cfg, self->handles, 3, s1, s2));
@@ -223,7 +223,7 @@ TEST_F(job, perfmon_counts_instructions)
 	ASSERT_TRUE(load(self, store_src));
 	set_unif(self, self->data.offset, MAGIC);
 	ASSERT_EQ(0, ioctl(self->fd, DRM_IOCTL_V3D_PERFMON_CREATE, &c));
-	v3d_sim_cfg(cfg, 1, self->code.offset, self->unif.offset);
+	v3d_sim_cfg(cfg, self->gen, 1, self->code.offset, self->unif.offset);
 	{
 		struct drm_v3d_submit_csd s = {
 			.bo_handles = (uintptr_t)self->handles, .bo_handle_count = 3,
@@ -274,7 +274,7 @@ TEST_F(job, unmapped_shader_address_faults)
 	uint32_t out = v3d_sim_syncobj_new(self->fd);
 	uint32_t cfg[7];
 
-	v3d_sim_cfg(cfg, 1, 0x7ff00000u, self->unif.offset);
+	v3d_sim_cfg(cfg, self->gen, 1, 0x7ff00000u, self->unif.offset);
 	ASSERT_EQ(0, v3d_sim_submit(self->fd, cfg, self->handles, 3, 0, out));
 	EXPECT_EQ(-EFAULT, job_status(self->fd, out, 10000));
 	v3d_sim_syncobj_free(self->fd, out);
@@ -287,7 +287,7 @@ TEST_F(job, misaligned_uniforms_refused)
 	uint32_t cfg[7];
 
 	ASSERT_TRUE(load(self, store_src));
-	v3d_sim_cfg(cfg, 1, self->code.offset, self->unif.offset + 2);
+	v3d_sim_cfg(cfg, self->gen, 1, self->code.offset, self->unif.offset + 2);
 	ASSERT_EQ(0, v3d_sim_submit(self->fd, cfg, self->handles, 3, 0, out));
 	EXPECT_EQ(-EINVAL, job_status(self->fd, out, 10000));
 	v3d_sim_syncobj_free(self->fd, out);
@@ -385,7 +385,7 @@ TEST_F(job, fd_closed_while_job_runs)
 	ASSERT_LE(0, fd2);
 	ASSERT_EQ(0, v3d_sim_bo_new(fd2, CODE_WORDS * 8, &code));
 	ASSERT_LT(0, v3d_sim_assemble(self->gen, hang_src, code.map, CODE_WORDS));
-	v3d_sim_cfg(cfg, 1, code.offset, code.offset);
+	v3d_sim_cfg(cfg, self->gen, 1, code.offset, code.offset);
 	ASSERT_EQ(0, v3d_sim_submit(fd2, cfg, &code.handle, 1, 0, 0));
 	usleep(100 * 1000);
 	v3d_sim_bo_free(fd2, &code);

@@ -80,6 +80,9 @@ TEST_F(node, get_param_ident_and_features)
 	ASSERT_EQ(0, get_param(self->fd, DRM_V3D_PARAM_V3D_HUB_IDENT1, &v));
 	EXPECT_EQ(variant->gen / 10, v & 0xf);
 	EXPECT_EQ(1, (v >> 8) & 0xf);				/* one core */
+	/* The revision Mesa reads: 4.2.14, 7.1.6 (cfg[4] without minus 1). */
+	ASSERT_EQ(0, get_param(self->fd, DRM_V3D_PARAM_V3D_HUB_IDENT3, &v));
+	EXPECT_EQ(variant->gen == 42 ? 14 : 6, (v >> 8) & 0xff);
 	ASSERT_EQ(0, get_param(self->fd, DRM_V3D_PARAM_SUPPORTS_CSD, &v));
 	EXPECT_EQ(1, v);
 	ASSERT_EQ(0, get_param(self->fd, DRM_V3D_PARAM_SUPPORTS_PERFMON, &v));
@@ -198,7 +201,7 @@ TEST_F(node, submit_csd_refusals)
 	__u32 handles[2];
 
 	ASSERT_EQ(0, v3d_sim_bo_new(self->fd, 4096, &code));
-	v3d_sim_cfg(s.cfg, 1, code.offset, code.offset);
+	v3d_sim_cfg(s.cfg, variant->gen, 1, code.offset, code.offset);
 	handles[0] = code.handle;
 	s.bo_handles = (uintptr_t)handles;
 	s.bo_handle_count = 1;
@@ -317,7 +320,7 @@ TEST_F(node, card_node_submit_needs_auth)
 	ASSERT_LE(0, other);
 	ASSERT_EQ(0, v3d_sim_bo_new(other, 4096, &code));
 	/* No workgroups: upstream's no-op dispatch, accepted and done. */
-	v3d_sim_cfg(cfg, 1, code.offset, code.offset);
+	v3d_sim_cfg(cfg, variant->gen, 1, code.offset, code.offset);
 	cfg[0] = 0;
 	EXPECT_EQ(-1, v3d_sim_submit(other, cfg, &code.handle, 1, 0, 0));
 	EXPECT_EQ(EACCES, errno);

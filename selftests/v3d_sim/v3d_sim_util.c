@@ -114,14 +114,14 @@ out:
 	return n;
 }
 
-void v3d_sim_cfg(uint32_t cfg[7], unsigned int batches, uint32_t code,
+void v3d_sim_cfg(uint32_t cfg[7], int gen, unsigned int batches, uint32_t code,
 		 uint32_t unif)
 {
 	cfg[0] = batches << 16;
 	cfg[1] = 1u << 16;
 	cfg[2] = 1u << 16;
 	cfg[3] = 1u << 8 | 16;		/* 1 workgroup of 16 per supergroup */
-	cfg[4] = batches - 1;
+	cfg[4] = gen == 71 ? batches : batches - 1;
 	cfg[5] = code | 1;		/* 4 threads per QPU */
 	cfg[6] = unif;
 }

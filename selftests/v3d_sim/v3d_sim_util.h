@@ -49,9 +49,10 @@ size_t v3d_sim_assemble(int gen, const char *src, uint64_t *code,
 
 /*
  * The cfg words of a dispatch of @batches batches of 16 invocations (one
- * workgroup of 16 each), code at @code, uniforms at @unif, 4 threads.
+ * workgroup of 16 each), code at @code, uniforms at @unif, 4 threads, for
+ * generation @gen (7.1.6, the Pi 5's, counts cfg[4] without the minus 1).
  */
-void v3d_sim_cfg(uint32_t cfg[7], unsigned int batches, uint32_t code,
+void v3d_sim_cfg(uint32_t cfg[7], int gen, unsigned int batches, uint32_t code,
 		 uint32_t unif);
 
 /* SUBMIT_CSD of @cfg over @bos with the in/out syncobjs (0: none). */
