@@ -16,6 +16,7 @@
 #include "qpu.h"
 #include "qpu_asm.h"
 #include "v3d/qpu_v3d_emu.h"
+#include "test-v3d.h"
 
 #define CODE_BYTES	(64 * 1024)
 #define UNIF_BYTES	(4 * 1024)
@@ -30,14 +31,7 @@ struct rig {
 	size_t words;
 };
 
-static const char *const end_seq =
-	"nop ; nop ; thrsw\n"
-	"nop ; nop ; thrsw\n"
-	"nop ; nop\n"
-	"nop ; nop\n"
-	"nop ; nop ; thrsw\n"
-	"nop ; nop\n"
-	"nop ; nop\n";
+static const char *const end_seq = V3D_THREAD_END;
 
 static void rig_free(struct rig *r)
 {
@@ -1012,6 +1006,40 @@ T_TEST(tmu_atomics)
 			}
 			T_EQ_U64(want, d[i]);
 		}
+		rig_free(&r);
+	}
+}
+
+/* A uniform the job wrote through the TMU reads as it was (the uniform
+ * cache); the TMU reads the new value. */
+T_TEST(uniform_cache_stale_after_tmu_write)
+{
+	uint32_t v[16];
+	struct rig r;
+	size_t b;
+
+	for (b = 0; b < T_ARRAY_SIZE(boards); b++) {
+		if (!rig_init(&r, boards[b],
+			      "nop ; nop ; ldunifrf.rf10\n"	/* &unif[2] */
+			      "nop ; mov tmud, 5\n"
+			      "nop ; mov tmua, rf10\n"
+			      "tmuwt - ; nop\n"
+			      "nop ; nop ; ldunifrf.rf11\n"	/* unif[1] */
+			      "nop ; nop ; ldunifrf.rf12\n"	/* unif[2]: stale */
+			      "nop ; mov tmua, rf10\n"
+			      "nop ; nop ; ldtmu.rf13\n"))
+			return;
+		unif32(&r)[0] = r.unif_va + 8;
+		unif32(&r)[1] = 6;
+		unif32(&r)[2] = 7;
+		T_EQ_U64(QPU_V3D_EMU_IDLE, rig_run(&r));
+		reg(&r, 11, v);
+		T_EQ_U64(6, v[0]);
+		reg(&r, 12, v);
+		T_EQ_U64(7, v[0]);
+		reg(&r, 13, v);
+		T_EQ_U64(5, v[0]);
+		T_EQ_U64(5, unif32(&r)[2]);
 		rig_free(&r);
 	}
 }

@@ -23,7 +23,7 @@
  *   generations write their destination like any op (the same test reads
  *   it in the next instruction). unifa takes effect at once.
  * - Magic writes: r5 (4.2) and quad (7.1, into rf0) give each quad its
- *   first lane, r5rep and rep every lane lane 0's value; tmuc sets the TMU
+ *   first lane, r5rep and rep give every lane the value of lane 0; tmuc sets the TMU
  *   config word, tmud/tmudref/tmuoff queue data, tmua/tmuau make the lookup
  *   (qpu_v3d_emu_mem.c), unifa points the second uniform stream, syncb
  *   arrives at the supergroup's barrier. The VPM, tile buffer and varyings
@@ -210,6 +210,7 @@ int qpu_v3d_emu_dispatch(struct qpu_v3d_emu *emu, const u32 cfg[7])
 	emu->csd = csd;
 	emu->csd_active = true;
 	emu->next_batch = 0;
+	emu->stale_n = 0;	/* a job starts with a clean uniform cache */
 	emu->stop = QPU_V3D_EMU_RUNNING;
 	__builtin_memset(&emu->stats, 0, sizeof(emu->stats));
 	return 0;
@@ -314,8 +315,10 @@ static void csd_fill(struct qpu_v3d_emu *emu)
 		}
 		if (free < n)
 			return;
-		/* a slot on every QPU before a second on any, as batches run
-		 * side by side on the hardware's QPUs */
+		/*
+		 * a slot on every QPU before a second on any, as batches run
+		 * side by side on the hardware's QPUs
+		 */
 		for (s = 0; s < QPU_V3D_EMU_THREADS && n; s += step) {
 			for (qpu = 0; qpu < emu->nqpus && n; qpu++) {
 				struct v3d_qpu *q = &emu->q[qpu];

@@ -91,8 +91,10 @@ int qpu_v3d_mmu_unmap(struct qpu_v3d_mmu *mmu, u32 va);
 /* The next job's BOs: clear the set, then add each by its address. */
 void qpu_v3d_mmu_job_clear(struct qpu_v3d_mmu *mmu);
 int qpu_v3d_mmu_job_add(struct qpu_v3d_mmu *mmu, u32 va);
-/* The host address of @len bytes at @va, or NULL if they are not all in
- * one BO the job may touch. */
+/*
+ * The host address of @len bytes at @va, or NULL if they are not all in
+ * one BO the job may touch.
+ */
 void *qpu_v3d_mmu_translate(const struct qpu_v3d_mmu *mmu, u32 va, u32 len);
 
 /* --- the compute shader dispatcher ---------------------------------------- */

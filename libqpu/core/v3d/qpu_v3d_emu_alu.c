@@ -170,8 +170,10 @@ static int sfu_of(unsigned int op)
 	return -1;
 }
 
-/* An f16 as an unsigned small float (R11G11B10F): sign dropped (negative
- * is 0), the mantissa cut by @drop bits. */
+/*
+ * An f16 as an unsigned small float (R11G11B10F): sign dropped (negative
+ * is 0), the mantissa cut by @drop bits.
+ */
 static u32 f16_to_uf(u32 h, unsigned int drop)
 {
 	if (h & 0x8000)
@@ -320,8 +322,10 @@ static bool add_vector(struct v3d_thread *t, unsigned int op, const u32 *a,
 	}								\
 } while (0)
 
-/* fmul of two normal numbers to a normal result, rounded to nearest even;
- * every other case by qpu_v3d_fmul(). */
+/*
+ * fmul of two normal numbers to a normal result, rounded to nearest even;
+ * every other case by qpu_v3d_fmul().
+ */
 static inline u32 fmul_fast(u32 a, u32 b)
 {
 	u32 ea = (a >> 23) & 0xff, eb = (b >> 23) & 0xff, top, q, e;
@@ -346,35 +350,29 @@ static inline u32 fmul_fast(u32 a, u32 b)
 	return ((a ^ b) & F_SIGN) | e << 23 | (q & 0x7fffffu);
 }
 
-/* fadd of two normal numbers to a normal result, rounded to nearest
- * even; every other case by qpu_v3d_fadd(). */
+/*
+ * fadd of two normal numbers to a normal result, rounded to nearest
+ * even; every other case by qpu_v3d_fadd().
+ */
 static inline u32 fadd_fast(u32 a, u32 b)
 {
-	u32 ea = (a >> 23) & 0xff, eb = (b >> 23) & 0xff, t, p, e, q, d;
-	u64 ma, mb, m, rem, half;
+	/* hi: the larger magnitude, whose sign the result takes */
+	u32 hi = (a & ~F_SIGN) >= (b & ~F_SIGN) ? a : b, lo = a ^ b ^ hi;
+	u32 eh = (hi >> 23) & 0xff, el = (lo >> 23) & 0xff, p, e, q, d;
+	u64 mh, ml, m, rem, half;
 
-	if (ea - 1 >= 254 || eb - 1 >= 254)
+	if (eh - 1 >= 254 || el - 1 >= 254)
 		return qpu_v3d_fadd(a, b);
-	if ((a & ~F_SIGN) < (b & ~F_SIGN)) {
-		t = a;
-		a = b;
-		b = t;
-		t = ea;
-		ea = eb;
-		eb = t;
-	}
-	d = ea - eb;
-	ma = (u64)((a & 0x7fffffu) | 0x800000u) << 32;
-	mb = (u64)((b & 0x7fffffu) | 0x800000u) << 32;
-	if (d >= 60)
-		mb = 1;
-	else if (d)
-		mb = (mb >> d) | ((mb & ((1ull << d) - 1)) != 0);
-	m = ((a ^ b) & F_SIGN) ? ma - mb : ma + mb;
+	d = eh - el;
+	mh = (u64)((hi & 0x7fffffu) | 0x800000u) << 32;
+	ml = (u64)((lo & 0x7fffffu) | 0x800000u) << 32;
+	/* the low one shifted down, its lost bits kept as a sticky bit */
+	ml = d >= 60 ? 1 : d ? (ml >> d) | ((ml << (64 - d)) != 0) : ml;
+	m = ((a ^ b) & F_SIGN) ? mh - ml : mh + ml;
 	if (!m)
 		return 0;
 	p = 63 - (u32)__builtin_clzll(m);
-	e = ea + p - 55;
+	e = eh + p - 55;
 	q = (u32)(m >> (p - 23));
 	rem = m & ((1ull << (p - 23)) - 1);
 	half = 1ull << (p - 24);
@@ -386,7 +384,7 @@ static inline u32 fadd_fast(u32 a, u32 b)
 	}
 	if (e - 1 >= 254)
 		return qpu_v3d_fadd(a, b);
-	return (a & F_SIGN) | e << 23 | (q & 0x7fffffu);
+	return (hi & F_SIGN) | e << 23 | (q & 0x7fffffu);
 }
 
 static bool add_fast(unsigned int op, const u32 *a, const u32 *b, u32 *r)
@@ -483,7 +481,9 @@ void v3d_alu_add(struct qpu_v3d_emu *emu, struct v3d_thread *t,
 
 	o->writes = (qpu_v3dx_add_op_info[op].args & QPU_V3DX_ARG_D) != 0;
 	o->lanes = v3d_cond_lanes(t, in->ac);
-	o->z = o->n = o->c = 0;
+	o->z = 0;
+	o->n = 0;
+	o->c = 0;
 	if (plain(emu, alu, o) && add_fast(op, a, b, o->v))
 		return;
 	if (op == QPU_V3DX_A_FDX || op == QPU_V3DX_A_FDY ||
@@ -724,7 +724,9 @@ void v3d_alu_mul(struct qpu_v3d_emu *emu, struct v3d_thread *t,
 
 	o->writes = (qpu_v3dx_mul_op_info[op].args & QPU_V3DX_ARG_D) != 0;
 	o->lanes = v3d_cond_lanes(t, in->mc);
-	o->z = o->n = o->c = 0;
+	o->z = 0;
+	o->n = 0;
+	o->c = 0;
 	if (plain(emu, alu, o) && mul_fast(op, a, b, o->v))
 		return;
 	for (i = 0; i < LANES; i++) {

@@ -238,6 +238,7 @@ u32 qpu_v3d_utof(u32 a)
 
 #define PI_Q30		3373259426ull	/* pi * 2^30, rounded */
 #define F_PI		0x40490fdbu	/* pi as a float */
+#define SIN_TERMS	6		/* Taylor terms past t */
 
 /* sin(pi x) for |x| <= 0.5; +-1 beyond (see "SFU" above). */
 static u32 sfu_sin(u32 a)
@@ -245,7 +246,7 @@ static u32 sfu_sin(u32 a)
 	u32 e, sign = a & F_SIGN;
 	s64 t, t2, r;
 	u64 x;
-	static const s64 div[] = { 156, 110, 72, 42, 20, 6 };
+	static const s64 div[SIN_TERMS] = { 156, 110, 72, 42, 20, 6 };
 	unsigned int i;
 
 	a = qpu_emu_fflush(a);
@@ -261,7 +262,7 @@ static u32 sfu_sin(u32 a)
 	t = (s64)((x * PI_Q30) >> 30);	/* t = pi |x|, Q30 */
 	t2 = (t * t) >> 30;
 	r = 1ll << 30;
-	for (i = 0; i < sizeof(div) / sizeof(div[0]); i++)
+	for (i = 0; i < SIN_TERMS; i++)
 		r = (1ll << 30) - ((t2 * r >> 30) / div[i]);
 	r = (t * r) >> 30;
 	return qpu_emu_round_pack(sign, -30, (u64)r, false);

@@ -76,6 +76,8 @@ struct v3d_predecoded {
 	struct qpu_v3dx_instr in;
 };
 
+#define STALE_MAX	64	/* TMU-written words the uniform cache hides */
+
 struct qpu_v3d_emu {
 	const struct qpu_v3d_emu_board_info *board;
 	enum qpu_v3dx_gen gen;
@@ -91,6 +93,11 @@ struct qpu_v3d_emu {
 	struct qpu_v3d_csd csd;
 	u32 next_batch;
 	bool predecode;
+	unsigned int stale_n;
+	struct {
+		u32 va;
+		u32 old;
+	} stale[STALE_MAX];
 	struct v3d_qpu q[QPU_V3D_EMU_MAX_QPUS];
 	struct v3d_predecoded pre[PREDECODE_SIZE];
 };

@@ -19,7 +19,16 @@
  * that overflows it faults. Everything is done when the address is
  * written, in program order, so tmuwt has nothing to wait for and every
  * access sees every earlier one (the memory consistency the tests check).
- * Addresses are aligned down to the access size. On 4.2 a vector's words
+ * Addresses are aligned down to the access size.
+ *
+ * DOC: uniform cache
+ * The uniform streams read through their own cache, which the TMU's writes
+ * do not update: a job that writes a word through the TMU and then reads
+ * it as a uniform gets the word as it was (py-videocore6/7's
+ * test_tmu_read_tmu_write_uniform_read, "!? not 3 ?", on both boards). The
+ * emulator notes the first STALE_MAX words a job writes and serves their
+ * old values to ldunif/ldunifa; words written after the log is full are
+ * read fresh. On 4.2 a vector's words
  * wrap inside the 16-byte block of its address (py-videocore6's
  * test_tmu_vec*_naive_write: a vec4 at column 1 fills columns 1, 2, 3, 0);
  * on 7.1 they follow each other (py-videocore7's
@@ -136,10 +145,30 @@ static void store32(u8 *p, u32 v)
 	p[3] = (u8)(v >> 24);
 }
 
+/*
+ * Note the word at @va before the job's first TMU write to it: the uniform
+ * streams go on reading it (see "uniform cache" above). A full log stops
+ * noting; later writes are then seen at once.
+ */
+static void note_stale(struct qpu_v3d_emu *emu, u32 va, const u8 *p)
+{
+	unsigned int i;
+
+	for (i = 0; i < emu->stale_n; i++)
+		if (emu->stale[i].va == va)
+			return;
+	if (emu->stale_n >= STALE_MAX)
+		return;
+	emu->stale[emu->stale_n].va = va;
+	emu->stale[emu->stale_n].old = load32(p);
+	emu->stale_n++;
+}
+
 bool v3d_read_unif(struct qpu_v3d_emu *emu, unsigned int qpu,
 		   unsigned int slot, u32 *addr, u32 *val)
 {
 	const u8 *p = qpu_v3d_mmu_translate(emu->mmu, *addr, 4);
+	unsigned int i;
 
 	if (!p || (*addr & 3)) {
 		v3d_emu_set_fault(emu, qpu, slot, p ? QPU_EMU_FAULT_MISALIGNED :
@@ -148,6 +177,9 @@ bool v3d_read_unif(struct qpu_v3d_emu *emu, unsigned int qpu,
 		return false;
 	}
 	*val = load32(p);
+	for (i = 0; i < emu->stale_n; i++)
+		if (emu->stale[i].va == *addr)
+			*val = emu->stale[i].old;
 	*addr += 4;
 	return true;
 }
@@ -242,8 +274,10 @@ bool v3d_tmu_lookup(struct qpu_v3d_emu *emu, unsigned int qpu,
 		size = 1;
 	else if (type == 1 || type == 6)
 		size = 2;
-	if (atomic_op)
+	if (atomic_op) {
 		words = 1;
+		size = 4;
+	}
 	/* reads return their words; atomics the old value; cache ops nothing */
 	returns = atomic_op ? (write || op >= 8) : !write;
 	depth = TMU_FIFO_MAX / emu->q[qpu].threads;
@@ -274,16 +308,20 @@ bool v3d_tmu_lookup(struct qpu_v3d_emu *emu, unsigned int qpu,
 			if (atomic_op) {
 				u32 old = load32(p);
 
-				if (write || op >= 8)
+				if (write || op >= 8) {
+					note_stale(emu, at & ~3u, p);
 					store32(p, atomic(op, old,
 							  t->tmu_data[0][i],
 							  t->tmu_data[1][i], write));
+				}
 				res[0][i] = old;
 				emu->stats.tmu_writes++;
 				emu->stats.tmu_read_bytes += 4;
 				emu->stats.tmu_write_bytes += 4;
 			} else if (write) {
 				if (k < t->tmu_ndata) {
+					note_stale(emu, at & ~3u,
+						   p - (at & 3));
 					store_sized(p, type, t->tmu_data[k][i]);
 					emu->stats.tmu_writes++;
 					emu->stats.tmu_write_bytes += size;
