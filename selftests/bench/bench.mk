@@ -20,7 +20,7 @@ $(BENCH_VM): selftests/bench/bench-vm.c selftests/kmod/qpu_util.c selftests/kmod
 $(BENCH_V3DSIM): selftests/bench/bench-v3dsim.c $(V3DSIM_TEST_HELPERS) $(LIBQPU_A) \
 		$(V3DSIM_UAPI)/drm/.stamp
 	$(Q)mkdir -p $(dir $@)
-	$(Q)$(CC) $(filter-out -fsanitize%,$(ALL_CFLAGS)) -I$(V3DSIM_UAPI) -static -o $@ $< \
+	$(Q)$(CC) $(filter-out -fsanitize%,$(ALL_CFLAGS)) -I$(V3DSIM_UAPI) -Iselftests/lib -static -o $@ $< \
 		$(V3DSIM_TEST_HELPERS) $(LIBQPU_A)
 
 # The emulator bench builds its programs with the emulator tests' helpers.

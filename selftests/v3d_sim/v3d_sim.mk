@@ -41,7 +41,7 @@ v3dsim-vm-module:
 $(V3DSIM_TESTS): $(BUILD)/selftests/v3d_sim/%: selftests/v3d_sim/%.c \
 		$(V3DSIM_TEST_HELPERS) $(KSFT_STAMP) $(LIBQPU_A) $(V3DSIM_UAPI)/drm/.stamp
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) -static $(KMOD_TEST_CFLAGS) -I$(V3DSIM_UAPI) -Iselftests/v3d_sim \
+	$(Q)$(CC) -static $(KMOD_TEST_CFLAGS) -I$(V3DSIM_UAPI) -Iselftests/v3d_sim -Iselftests/lib \
 		-MMD -MP -MF $@.d -o $@ $< $(V3DSIM_TEST_HELPERS) $(LIBQPU_A) \
 		$(LDFLAGS:-fsanitize%=)
 

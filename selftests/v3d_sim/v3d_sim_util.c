@@ -15,6 +15,7 @@
 #include <linux/sync_file.h>
 
 #include "qpu_asm.h"
+#include "test-v3d.h"
 #include "v3d_sim_util.h"
 
 const char *v3d_sim_node_name(int gen)
@@ -72,15 +73,8 @@ void v3d_sim_bo_free(int fd, struct v3d_sim_bo *bo)
 	memset(bo, 0, sizeof(*bo));
 }
 
-/* A thread's end: thrsw with its delay slots, as Mesa's compiler ends one. */
-static const char v3d_sim_end[] =
-	"nop ; nop ; thrsw\n"
-	"nop ; nop ; thrsw\n"
-	"nop ; nop\n"
-	"nop ; nop\n"
-	"nop ; nop ; thrsw\n"
-	"nop ; nop\n"
-	"nop ; nop\n";
+/* A thread's end, as every V3D test program closes. */
+static const char v3d_sim_end[] = V3D_THREAD_END;
 
 size_t v3d_sim_assemble(int gen, const char *src, uint64_t *code,
 			size_t max_words)
