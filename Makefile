@@ -116,8 +116,11 @@ module:
 # headers package lacks them); extracted once, never committed.
 LINUX_SOURCE_TAR ?= $(lastword $(sort $(wildcard /usr/src/linux-source-6.1*.tar.xz)))
 LINUX_SCRIPTS := $(BUILD)/linux-scripts
+# The core includes the freestanding public headers qpu_gen.h and
+# qpu_v3d_fields.h, so they are kernel style too.
 KERNEL_STYLE_FILES := $(sort $(wildcard kmod/*.[ch] kmod/v3d_sim/*.[ch] libqpu/core/*.[ch] \
-	libqpu/core/*/*.[ch])) uapi/linux/qpu.h
+	libqpu/core/*/*.[ch])) uapi/linux/qpu.h libqpu/include/qpu_gen.h \
+	libqpu/include/qpu_v3d_fields.h
 
 $(LINUX_SCRIPTS)/.stamp:
 	$(Q)test -f "$(LINUX_SOURCE_TAR)" || \
@@ -273,9 +276,11 @@ MAN7_PAGES := $(wildcard libqpu/man/*.7)
 install-user: lib tools $(BUILD)/libqpu.pc $(BUILD)/qpu-mailbox.pc
 	install -D -m 644 uapi/linux/qpu.h $(DESTDIR)$(INCLUDEDIR)/linux/qpu.h
 	install -D -m 644 libqpu/include/qpu.h $(DESTDIR)$(INCLUDEDIR)/qpu.h
+	install -D -m 644 libqpu/include/qpu_gen.h $(DESTDIR)$(INCLUDEDIR)/qpu_gen.h
 	install -D -m 644 libqpu/include/qpu_kernels.h $(DESTDIR)$(INCLUDEDIR)/qpu_kernels.h
 	install -D -m 644 -t $(DESTDIR)$(QASMDIR) libqpu/qasm/*.qinc
 	install -D -m 644 libqpu/include/qpu_emit.h $(DESTDIR)$(INCLUDEDIR)/qpu_emit.h
+	install -D -m 644 libqpu/include/qpu_v3d_fields.h $(DESTDIR)$(INCLUDEDIR)/qpu_v3d_fields.h
 	install -D -m 644 libqpu/include/qpu_emit_v3d.h $(DESTDIR)$(INCLUDEDIR)/qpu_emit_v3d.h
 	install -D -m 644 libqpu/include/qpu_hazard.h $(DESTDIR)$(INCLUDEDIR)/qpu_hazard.h
 	install -D -m 644 libqpu/include/qpu_hazard_v3d.h $(DESTDIR)$(INCLUDEDIR)/qpu_hazard_v3d.h

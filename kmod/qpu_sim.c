@@ -184,7 +184,7 @@ struct qpu_sim {
 	struct qpu_emu *emu;
 	struct qpu_job *job;
 	u32 emu_done;
-	struct qpu_emu_fault fault;
+	struct qpu_fault fault;
 	u64 emu_seen[QPU_EMU_NUM_QPUS];
 	u64 job_start;
 	u32 stop;
@@ -292,7 +292,7 @@ static void qpu_sim_reg_write(struct qpu_dev *qdev, u32 reg, u32 val)
 
 /* Every memory access of a program, of any kind: inside a job's BO. */
 static void *qpu_sim_translate(void *ctx, u32 addr, u32 len,
-			       enum qpu_emu_access access)
+			       enum qpu_mem_access access)
 {
 	struct qpu_sim *sim = ctx;
 	struct qpu_bo *bo;
@@ -363,8 +363,8 @@ static void qpu_sim_start_programs(struct qpu_sim *sim)
 	while (sim->queue_len && !sim->error) {
 		if (READ_ONCE(sim->fault_next)) {
 			WRITE_ONCE(sim->fault_next, false);
-			sim->fault = (struct qpu_emu_fault){
-				.reason = QPU_EMU_FAULT_INSTRUCTION,
+			sim->fault = (struct qpu_fault){
+				.reason = QPU_FAULT_REASON_INSTRUCTION,
 				.pc = sim->queue_pc[0],
 				.addr = sim->queue_pc[0],
 			};
@@ -376,11 +376,11 @@ static void qpu_sim_start_programs(struct qpu_sim *sim)
 			break;
 		if (ret < 0) {
 			/* A misaligned start address: the program faults. */
-			sim->fault = (struct qpu_emu_fault){
-				.reason = QPU_EMU_FAULT_MISALIGNED,
+			sim->fault = (struct qpu_fault){
+				.reason = QPU_FAULT_REASON_MISALIGNED,
 				.pc = sim->queue_pc[0],
 				.addr = sim->queue_pc[0],
-				.access = QPU_EMU_ACCESS_FETCH,
+				.access = QPU_MEM_FETCH,
 			};
 			sim->error = true;
 		}
@@ -596,14 +596,14 @@ static void qpu_sim_qpu_instructions(struct qpu_dev *qdev, u64 *counts,
 static void qpu_sim_job_fault(struct qpu_dev *qdev, struct qpu_job *job)
 {
 	static const u32 access[] = {
-		[QPU_EMU_ACCESS_FETCH] = QPU_FAULT_FETCH,
-		[QPU_EMU_ACCESS_UNIFORM] = QPU_FAULT_UNIFORM,
-		[QPU_EMU_ACCESS_TMU] = QPU_FAULT_TMU,
-		[QPU_EMU_ACCESS_DMA_LOAD] = QPU_FAULT_DMA_LOAD,
-		[QPU_EMU_ACCESS_DMA_STORE] = QPU_FAULT_DMA_STORE,
+		[QPU_MEM_FETCH] = QPU_FAULT_FETCH,
+		[QPU_MEM_UNIFORM] = QPU_FAULT_UNIFORM,
+		[QPU_MEM_TMU] = QPU_FAULT_TMU,
+		[QPU_MEM_LOAD] = QPU_FAULT_DMA_LOAD,
+		[QPU_MEM_STORE] = QPU_FAULT_DMA_STORE,
 	};
 	struct qpu_sim *sim = qdev->sim;
-	enum qpu_emu_access kind;
+	enum qpu_mem_access kind;
 	unsigned long flags;
 
 	spin_lock_irqsave(&sim->lock, flags);

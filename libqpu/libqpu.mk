@@ -1,12 +1,25 @@
 # SPDX-License-Identifier: GPL-2.0
-# libqpu: static and shared library from libqpu/*.c and the freestanding core
-# (QPU_CORE_SRCS: libqpu/core/sources.mk, which the Makefile includes).
+# libqpu: static and shared library from the layers' sources listed below
+# and the freestanding core (QPU_CORE_SRCS: libqpu/core/sources.mk, which
+# the Makefile includes). The layers point down: toolkit -> asm -> emit ->
+# core, hazard -> core, runtime -> toolkit -> core (libqpu/README.md).
 
 LIBQPU_VERSION := 0.4.0
 LIBQPU_SONAME := libqpu.so.0
 # The base (device API, assembler, core) and the sample kernels, which the
 # base's assembler builds: see libqpu/kernels/kernels.mk.
-LIBQPU_BASE_SRCS := $(wildcard libqpu/*.c) $(QPU_CORE_SRCS)
+LIBQPU_RUNTIME_SRCS := $(addprefix libqpu/runtime/,device.c bo.c job.c \
+	kdev.c kdev_ioctl.c emudev.c)
+LIBQPU_ASM_SRCS := $(addprefix libqpu/asm/,asm.c asm_lex.c asm_expr.c \
+	asm_directive.c asm_macro.c asm_instr.c asm_v3d.c)
+LIBQPU_EMIT_SRCS := $(addprefix libqpu/emit/,instr_build.c instr_build_v3d.c \
+	emit_prog.c emit.c emit_v3d.c)
+LIBQPU_HAZARD_SRCS := $(addprefix libqpu/hazard/,hazard.c hazard_v3d.c)
+LIBQPU_TOOLKIT_SRCS := $(addprefix libqpu/toolkit/,gen.c dis.c dis_v3d.c \
+	emulator.c timing.c)
+LIBQPU_BASE_SRCS := $(LIBQPU_RUNTIME_SRCS) $(LIBQPU_ASM_SRCS) \
+	$(LIBQPU_EMIT_SRCS) $(LIBQPU_HAZARD_SRCS) $(LIBQPU_TOOLKIT_SRCS) \
+	$(QPU_CORE_SRCS)
 LIBQPU_BASE_OBJS := $(LIBQPU_BASE_SRCS:%.c=$(BUILD)/%.o)
 include libqpu/kernels/kernels.mk
 LIBQPU_SRCS := $(LIBQPU_BASE_SRCS) $(QPU_KERNEL_SRCS)
@@ -18,7 +31,9 @@ lib: $(LIBQPU_A) $(LIBQPU_SO)
 
 # What every libqpu object is compiled with (also for the Pi's cross-built
 # tests, selftests/pi/pi.mk), besides ALL_CFLAGS.
-LIBQPU_OBJ_CFLAGS := -fPIC -fvisibility=hidden -DLIBQPU_VERSION='"$(LIBQPU_VERSION)"'
+# Private headers are included by their folder ("emit/instr_build.h").
+LIBQPU_OBJ_CFLAGS := -fPIC -fvisibility=hidden -DLIBQPU_VERSION='"$(LIBQPU_VERSION)"' \
+	-I$(CURDIR)/libqpu
 
 $(BUILD)/libqpu/%.o: libqpu/%.c $(BUILD)/vars/ALL_CFLAGS $(BUILD)/vars/LIBQPU_OBJ_CFLAGS
 	$(Q)mkdir -p $(dir $@)

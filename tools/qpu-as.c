@@ -75,8 +75,7 @@ static uint64_t hazard_rule_bit(int gen, const char *name)
 
 	if (rule < 0)
 		die("unknown warning '-Wno-%s' (qpu-check -m %s -l lists the rules)",
-		    name, gen == QPU_GEN_VC4 ? "vc4" : gen == QPU_GEN_V3D42 ?
-		    "v3d42" : "v3d71");
+		    name, qpu_gen_name(gen));
 	return QPU_HAZARD_RULE_BIT(rule);
 }
 

@@ -1,11 +1,11 @@
 # SPDX-License-Identifier: GPL-2.0
 # libqpu-mailbox: the firmware-mailbox interface and GPU_FFT's host glue
-# (libqpu/compat/*.c) over libqpu.so, static and shared, with pkg-config
+# (libqpu/compat/mailbox.c and gpu_fft_glue.c) over libqpu.so, static and shared, with pkg-config
 # name qpu-mailbox.
 
 MAILBOX_VERSION := $(LIBQPU_VERSION)
 MAILBOX_SONAME := libqpu-mailbox.so.0
-MAILBOX_SRCS := $(wildcard libqpu/compat/*.c)
+MAILBOX_SRCS := $(addprefix libqpu/compat/,mailbox.c gpu_fft_glue.c)
 MAILBOX_OBJS := $(MAILBOX_SRCS:%.c=$(BUILD)/%.o)
 MAILBOX_A := $(BUILD)/libqpu-mailbox.a
 MAILBOX_SO := $(BUILD)/$(MAILBOX_SONAME)

@@ -93,11 +93,11 @@ static inline int qpu_devmodel_find_window(const void *const *bufs,
  * refused or misaligned; false when the program did what the V3D cannot
  * (an invalid instruction, a VPM access outside it): reported as "other".
  */
-static inline bool qpu_devmodel_fault_access(const struct qpu_emu_fault *f,
-					     enum qpu_emu_access *access)
+static inline bool qpu_devmodel_fault_access(const struct qpu_fault *f,
+					     enum qpu_mem_access *access)
 {
-	if (f->reason != QPU_EMU_FAULT_MEMORY &&
-	    f->reason != QPU_EMU_FAULT_MISALIGNED)
+	if (f->reason != QPU_FAULT_REASON_MEMORY &&
+	    f->reason != QPU_FAULT_REASON_MISALIGNED)
 		return false;
 	*access = f->access;
 	return true;

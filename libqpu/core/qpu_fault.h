@@ -11,37 +11,41 @@
 
 #include "qpu_types.h"
 
-/* What a memory access is for, as reported in faults and traces. */
-enum qpu_emu_access {
-	QPU_EMU_ACCESS_FETCH,		/* instruction fetch */
-	QPU_EMU_ACCESS_UNIFORM,		/* uniform stream read */
-	QPU_EMU_ACCESS_TMU,		/* TMU (texture/direct memory) read */
-	QPU_EMU_ACCESS_DMA_LOAD,	/* VCD DMA from memory into the VPM */
-	QPU_EMU_ACCESS_DMA_STORE,	/* VCD DMA from the VPM into memory */
+/*
+ * What a memory access is for, as reported in faults and traces, in terms
+ * every generation has: the QPUs read memory through the TMU, and bulk
+ * loads and stores move memory to and from their shared local memory.
+ */
+enum qpu_mem_access {
+	QPU_MEM_FETCH,		/* instruction fetch */
+	QPU_MEM_UNIFORM,	/* uniform stream read */
+	QPU_MEM_TMU,		/* TMU (texture/direct memory) read */
+	QPU_MEM_LOAD,		/* bulk load (VideoCore IV: VCD DMA into the VPM) */
+	QPU_MEM_STORE,		/* bulk store (VideoCore IV: VDW DMA from the VPM) */
 };
 
 /* Why a job stopped with a fault. */
-enum qpu_emu_fault_reason {
-	QPU_EMU_FAULT_MEMORY,		/* translate() refused an access */
-	QPU_EMU_FAULT_MISALIGNED,	/* address not aligned for its access */
-	QPU_EMU_FAULT_INSTRUCTION,	/* an encoding the hardware cannot run */
-	QPU_EMU_FAULT_VPM,		/* VPM access outside it, or wrapping */
+enum qpu_fault_reason {
+	QPU_FAULT_REASON_MEMORY,		/* translate() refused an access */
+	QPU_FAULT_REASON_MISALIGNED,	/* address not aligned for its access */
+	QPU_FAULT_REASON_INSTRUCTION,	/* an encoding the hardware cannot run */
+	QPU_FAULT_REASON_VPM,		/* VPM access outside it, or wrapping */
 };
 
 /**
- * struct qpu_emu_fault - where and why a job stopped
- * @reason: a QPU_EMU_FAULT_* value
+ * struct qpu_fault - where and why a job stopped
+ * @reason: a QPU_FAULT_REASON_* value
  * @qpu: the QPU
  * @pc: bus address of the instruction
  * @addr: the address refused (bus address, or VPM address for VPM faults)
  * @access: what the access was for
  */
-struct qpu_emu_fault {
-	enum qpu_emu_fault_reason reason;
+struct qpu_fault {
+	enum qpu_fault_reason reason;
 	u32 qpu;
 	u32 pc;
 	u32 addr;
-	enum qpu_emu_access access;
+	enum qpu_mem_access access;
 };
 
 #endif /* QPU_FAULT_H */

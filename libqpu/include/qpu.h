@@ -20,6 +20,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "qpu_gen.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -29,14 +31,28 @@ extern "C" {
 /**
  * DOC: generations
  *
- * The toolkit (qpu_asm.h, qpu_dis.h) knows three instruction sets:
- * QPU_GEN_VC4 is VideoCore IV (Pi 1-3), QPU_GEN_V3D42 the Pi 4's V3D 4.2,
- * QPU_GEN_V3D71 the Pi 5's V3D 7.1, whose text is Mesa's disassembly
- * syntax (Mesa 25.0).
+ * The toolkit (qpu_asm.h, qpu_dis.h) knows three instruction sets, the
+ * values of enum qpu_gen (qpu_gen.h): QPU_GEN_VC4 is VideoCore IV (Pi 1-3),
+ * QPU_GEN_V3D42 the Pi 4's V3D 4.2, QPU_GEN_V3D71 the Pi 5's V3D 7.1, whose
+ * text is Mesa's disassembly syntax (Mesa 25.0). A device has one
+ * (QPU_DEV_PARAM_GEN).
  */
-#define QPU_GEN_VC4		4
-#define QPU_GEN_V3D42		42
-#define QPU_GEN_V3D71		71
+
+/**
+ * qpu_gen_name() - the short name of a generation: "vc4", "v3d42", "v3d71"
+ * @gen: an enum qpu_gen value
+ * Return: a static string, as the tools' -m option and qpu_gen_from_name()
+ * take it; NULL for any other value.
+ */
+QPU_API const char *qpu_gen_name(enum qpu_gen gen);
+
+/**
+ * qpu_gen_from_name() - the generation named "vc4", "v3d42" or "v3d71"
+ * @name: the name, as the tools' -m option takes it
+ * Return: QPU_GEN_VC4, QPU_GEN_V3D42 or QPU_GEN_V3D71; -EINVAL for any
+ * other name or NULL.
+ */
+QPU_API int qpu_gen_from_name(const char *name);
 
 /**
  * qpu_version() - the library's version

@@ -232,7 +232,7 @@ QPU_API size_t qpu_asm_diags(const struct qpu_asm *as,
  *
  * Return: 0, or -EINVAL for an unknown generation.
  */
-QPU_API int qpu_asm_set_gen(struct qpu_asm *as, int gen);
+QPU_API int qpu_asm_set_gen(struct qpu_asm *as, enum qpu_gen gen);
 
 /**
  * qpu_asm_line_gen() - assemble one instruction line of a generation
@@ -246,8 +246,8 @@ QPU_API int qpu_asm_set_gen(struct qpu_asm *as, int gen);
  *
  * Return: 0, or -EINVAL (unknown generation, or an error in @msg).
  */
-QPU_API int qpu_asm_line_gen(int gen, const char *text, uint64_t *word,
-			     char *msg, size_t msg_size);
+QPU_API int qpu_asm_line_gen(enum qpu_gen gen, const char *text,
+			     uint64_t *word, char *msg, size_t msg_size);
 
 /**
  * qpu_asm_line() - assemble one instruction line, no labels defined

@@ -48,14 +48,6 @@ QPU_API int qpu_dis_word(uint64_t word, uint32_t addr, unsigned int flags,
 			 char *buf, size_t size);
 
 /**
- * qpu_gen_from_name() - the generation named "vc4", "v3d42" or "v3d71"
- * @name: the name, as the tools' -m option takes it
- * Return: QPU_GEN_VC4, QPU_GEN_V3D42 or QPU_GEN_V3D71; -EINVAL for any
- * other name or NULL.
- */
-QPU_API int qpu_gen_from_name(const char *name);
-
-/**
  * qpu_dis_word_gen() - one instruction word of a generation as text
  * @gen: QPU_GEN_VC4 (then as qpu_dis_word()), QPU_GEN_V3D42 or QPU_GEN_V3D71
  * @word: the instruction
@@ -69,8 +61,9 @@ QPU_API int qpu_gen_from_name(const char *name);
  * Return: the length of the whole text, as snprintf() counts it, or
  * -EINVAL for an unknown generation or flag.
  */
-QPU_API int qpu_dis_word_gen(int gen, uint64_t word, uint32_t addr,
-			     unsigned int flags, char *buf, size_t size);
+QPU_API int qpu_dis_word_gen(enum qpu_gen gen, uint64_t word,
+			     uint32_t addr, unsigned int flags, char *buf,
+			     size_t size);
 
 /**
  * qpu_dis_write_reg_name() - the assembler's name of a write address

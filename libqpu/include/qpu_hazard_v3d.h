@@ -130,8 +130,8 @@ enum qpu_hazard_v3d_rule {
  * Return: the number of findings reported, or -EINVAL for an unknown
  * generation, unknown @rules or @flags bits, or NULL @words with @n > 0.
  */
-QPU_API int qpu_hazard_v3d_check(int gen, const uint64_t *words, size_t n,
-				 uint64_t rules, unsigned int flags,
+QPU_API int qpu_hazard_v3d_check(enum qpu_gen gen, const uint64_t *words,
+				 size_t n, uint64_t rules, unsigned int flags,
 				 qpu_hazard_cb cb, void *ctx);
 
 /* The name, one-line summary and id (by name, or -ENOENT) of a rule. */

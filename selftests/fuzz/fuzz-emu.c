@@ -27,7 +27,7 @@
 static uint8_t *mem;
 static struct qpu_emu *emu;
 
-static void *translate(void *ctx, u32 addr, u32 len, enum qpu_emu_access kind)
+static void *translate(void *ctx, u32 addr, u32 len, enum qpu_mem_access kind)
 {
 	FUZZ_CHECK(len, "translate of 0 bytes");
 	if (addr < BASE || addr - BASE > REGION || len > REGION - (addr - BASE))
@@ -50,10 +50,10 @@ static void check_status(enum qpu_emu_status st, unsigned int nqpus)
 	FUZZ_CHECK(st == QPU_EMU_IDLE || st == QPU_EMU_RUNNING || st == QPU_EMU_FAULT ||
 		   st == QPU_EMU_DEADLOCK, "status %d", (int)st);
 	if (st == QPU_EMU_FAULT) {
-		const struct qpu_emu_fault *f = qpu_emu_get_fault(emu);
+		const struct qpu_fault *f = qpu_emu_get_fault(emu);
 
 		FUZZ_CHECK(f && f->qpu < nqpus, "fault on QPU %u", f ? f->qpu : 99u);
-		FUZZ_CHECK(f->reason <= QPU_EMU_FAULT_VPM, "fault reason %d", (int)f->reason);
+		FUZZ_CHECK(f->reason <= QPU_FAULT_REASON_VPM, "fault reason %d", (int)f->reason);
 	}
 }
 
@@ -61,7 +61,7 @@ static void check_status(enum qpu_emu_status st, unsigned int nqpus)
 struct outcome {
 	enum qpu_emu_status status;
 	struct qpu_emu_stats stats;
-	struct qpu_emu_fault fault;
+	struct qpu_fault fault;
 	uint64_t digest;
 };
 

@@ -7,12 +7,12 @@
 #                survive disassembly and reassembly
 #   fuzz-disasm  any words: decode/encode and disassemble/assemble must both
 #                give every word back
-#   fuzz-v3dx-disasm  any words, as V3D 4.2 and as 7.1: decode/encode give
+#   fuzz-v3d-disasm  any words, as V3D 4.2 and as 7.1: decode/encode give
 #                valid words back, the text is .long data exactly for the
 #                invalid and non-canonical ones, and assembles back
-#   fuzz-v3dx-asm  any V3D source (first byte: the generation): as fuzz-asm,
+#   fuzz-v3d-asm  any V3D source (first byte: the generation): as fuzz-asm,
 #                the words through the V3D disassembler and back
-#   fuzz-v3dx-emit  any sequence of V3D emitter calls (first byte: the
+#   fuzz-v3d-emit  any sequence of V3D emitter calls (first byte: the
 #                generation): errors sticky and complete, finished programs
 #                canonical and back through disassembly and assembly
 #   fuzz-emu     any words run on 1..12 QPUs with an instruction budget:
@@ -46,7 +46,7 @@
 FUZZ_TIME ?= 40
 FUZZ_MAX_LEN ?= 4096
 FUZZ_CLANG ?= clang
-FUZZ_NAMES := asm disasm emu v3dx-disasm v3dx-asm v3dx-emit v3d-emu
+FUZZ_NAMES := asm disasm emu v3d-disasm v3d-asm v3d-emit v3d-emu
 
 .PHONY: check-fuzz fuzz-build fuzz-run
 
@@ -81,7 +81,7 @@ FUZZ_BINS := $(FUZZ_NAMES:%=$(FUZZ_OUT)/fuzz-%)
 
 $(FUZZ_OUT)/obj/%.o: %.c
 	$(Q)mkdir -p $(dir $@)
-	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) -DLIBQPU_VERSION='"$(LIBQPU_VERSION)"' \
+	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) -I$(CURDIR)/libqpu -DLIBQPU_VERSION='"$(LIBQPU_VERSION)"' \
 		-MMD -MP -c -o $@ $<
 
 $(FUZZ_OUT)/fuzz-%: $(FUZZ_OUT)/obj/selftests/fuzz/fuzz-%.o $(FUZZ_DRIVER) $(FUZZ_LIB_OBJS)

@@ -224,10 +224,10 @@ static uint32_t max_fetch = ~0u;
 static uint8_t *code_host;
 
 static void *counting_translate(void *ctx, uint32_t addr, uint32_t len,
-				enum qpu_emu_access kind)
+				enum qpu_mem_access kind)
 {
 	(void)ctx;
-	if (kind == QPU_EMU_ACCESS_FETCH) {
+	if (kind == QPU_MEM_FETCH) {
 		fetches++;
 		if (len > max_fetch)
 			return NULL;
@@ -328,15 +328,15 @@ static uint32_t limit_unif = ~0u, limit_tmu = ~0u;
 static unsigned int unif_calls;
 
 static void *limiting_translate(void *ctx, uint32_t addr, uint32_t len,
-				enum qpu_emu_access kind)
+				enum qpu_mem_access kind)
 {
 	(void)ctx;
-	if (kind == QPU_EMU_ACCESS_UNIFORM) {
+	if (kind == QPU_MEM_UNIFORM) {
 		unif_calls++;
 		if (addr + len > limit_unif)
 			return NULL;
 	}
-	if (kind == QPU_EMU_ACCESS_TMU && addr + len > limit_tmu)
+	if (kind == QPU_MEM_TMU && addr + len > limit_tmu)
 		return NULL;
 	return t_translate(NULL, addr, len, kind);
 }
@@ -347,7 +347,7 @@ static const struct qpu_emu_ops limiting_ops = {
 
 struct limited_run {
 	enum qpu_emu_status status;
-	struct qpu_emu_fault fault;
+	struct qpu_fault fault;
 	struct qpu_emu_stats stats;
 	uint32_t r1[16];
 	unsigned int unif_calls;
@@ -373,7 +373,7 @@ static void run_limited(struct qpu_emu *emu, bool cache, uint32_t code,
 }
 
 static void check_limited(uint32_t code, enum qpu_emu_status want,
-			  uint32_t fault_addr, enum qpu_emu_access access,
+			  uint32_t fault_addr, enum qpu_mem_access access,
 			  struct limited_run *on)
 {
 	struct qpu_emu *emu = t_emu_new(0);
@@ -429,7 +429,7 @@ T_TEST(data_windows)
 	/* granted up to UNIF_BASE + 0x104: the 66th uniform faults */
 	limit_unif = UNIF_BASE + 0x104;
 	check_limited(CODE_BASE, QPU_EMU_FAULT, UNIF_BASE + 0x104,
-		      QPU_EMU_ACCESS_UNIFORM, &on);
+		      QPU_MEM_UNIFORM, &on);
 	T_EQ_U64(65 * 66 / 2, on.r1[0]);
 	limit_unif = ~0u;
 
@@ -464,7 +464,7 @@ T_TEST(data_windows)
 	/* granted up to DATA_BASE + 0x108: lane 2 of request 4 faults */
 	limit_tmu = DATA_BASE + 0x108;
 	check_limited(CODE_BASE + 0x2000, QPU_EMU_FAULT, DATA_BASE + 0x108,
-		      QPU_EMU_ACCESS_TMU, &on);
+		      QPU_MEM_TMU, &on);
 	T_EQ_U64(1000 * 16 * 6, on.r1[0]);
 	T_EQ_U64(4 * 16 * 4 + 2 * 4, on.stats.tmu_bytes);
 	limit_tmu = ~0u;

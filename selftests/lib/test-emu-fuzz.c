@@ -313,7 +313,7 @@ static uint64_t rnd_word(void)
 struct outcome {
 	enum qpu_emu_status status;
 	struct qpu_emu_stats stats;
-	struct qpu_emu_fault fault;
+	struct qpu_fault fault;
 	uint32_t out_sum;
 	uint64_t state_sum;
 };

@@ -280,7 +280,7 @@ T_TEST(tmu)
 	struct prog p = prog_at(CODE_BASE);
 	uint32_t *u = t_words(UNIF_BASE), *d = t_words(DATA_BASE);
 	struct qpu_isa_instr in;
-	const struct qpu_emu_fault *f;
+	const struct qpu_fault *f;
 
 	for (int i = 0; i < 64; i++)
 		d[i] = 0x1000 + i;
@@ -339,8 +339,8 @@ T_TEST(tmu)
 		u[k] = DATA_BASE;
 	T_EQ_U64(QPU_EMU_FAULT, t_run1(emu, CODE_BASE, UNIF_BASE));
 	f = qpu_emu_get_fault(emu);
-	T_EQ_U64(QPU_EMU_FAULT_INSTRUCTION, f->reason);
-	T_EQ_U64(QPU_EMU_ACCESS_TMU, f->access);
+	T_EQ_U64(QPU_FAULT_REASON_INSTRUCTION, f->reason);
+	T_EQ_U64(QPU_MEM_TMU, f->access);
 	T_EQ_U64(CODE_BASE + 5 * 8, f->pc);
 	free(emu);
 
@@ -353,8 +353,8 @@ T_TEST(tmu)
 	emit_end(&p);
 	T_EQ_U64(QPU_EMU_FAULT, t_run1(emu, CODE_BASE, UNIF_BASE));
 	f = qpu_emu_get_fault(emu);
-	T_EQ_U64(QPU_EMU_FAULT_MEMORY, f->reason);
-	T_EQ_U64(QPU_EMU_ACCESS_TMU, f->access);
+	T_EQ_U64(QPU_FAULT_REASON_MEMORY, f->reason);
+	T_EQ_U64(QPU_MEM_TMU, f->access);
 	T_EQ_U64(0x0badf000, f->addr);
 	T_EQ_U64(0, f->qpu);
 	/* stopped: nothing runs until reset */
@@ -495,7 +495,7 @@ T_TEST(vpm_rows)
 				 qpu_emu_get_stats(emu)->vpm_wrapped);
 		} else {
 			T_EQ_U64(QPU_EMU_FAULT, t_run1(emu, CODE_BASE, UNIF_BASE));
-			T_EQ_U64(QPU_EMU_FAULT_VPM, qpu_emu_get_fault(emu)->reason);
+			T_EQ_U64(QPU_FAULT_REASON_VPM, qpu_emu_get_fault(emu)->reason);
 			T_EQ_U64(cases[k].fault * 4, qpu_emu_get_fault(emu)->addr);
 			T_EQ_U64(0, qpu_emu_get_stats(emu)->vpm_wrapped);
 		}
@@ -566,7 +566,7 @@ T_TEST(dma)
 	uint32_t *d = t_words(DATA_BASE), *o = t_words(OUT_BASE);
 	const uint32_t *vpm;
 	const struct qpu_emu_stats *st;
-	const struct qpu_emu_fault *f;
+	const struct qpu_fault *f;
 
 	for (int i = 0; i < 2048; i++)
 		d[i] = 0xd0000 + i;
@@ -632,8 +632,8 @@ T_TEST(dma)
 	emit_end(&p);
 	T_EQ_U64(QPU_EMU_FAULT, t_run1(emu, CODE_BASE, UNIF_BASE));
 	f = qpu_emu_get_fault(emu);
-	T_EQ_U64(QPU_EMU_FAULT_MEMORY, f->reason);
-	T_EQ_U64(QPU_EMU_ACCESS_DMA_STORE, f->access);
+	T_EQ_U64(QPU_FAULT_REASON_MEMORY, f->reason);
+	T_EQ_U64(QPU_MEM_STORE, f->access);
 	T_EQ_U64(OUT_BASE + REGION_BYTES, f->addr);
 	T_EQ_U64(CODE_BASE + 16, f->pc);
 	T_EQ_U64(0x5a5a5a5au, t_words(OUT_BASE + REGION_BYTES - 64)[0]);
@@ -646,8 +646,8 @@ T_TEST(dma)
 	emit(&p, i_ldi(W_DMA_ADDR, DATA_BASE + 2));
 	emit_end(&p);
 	T_EQ_U64(QPU_EMU_FAULT, t_run1(emu, CODE_BASE, UNIF_BASE));
-	T_EQ_U64(QPU_EMU_FAULT_MISALIGNED, qpu_emu_get_fault(emu)->reason);
-	T_EQ_U64(QPU_EMU_ACCESS_DMA_LOAD, qpu_emu_get_fault(emu)->access);
+	T_EQ_U64(QPU_FAULT_REASON_MISALIGNED, qpu_emu_get_fault(emu)->reason);
+	T_EQ_U64(QPU_MEM_LOAD, qpu_emu_get_fault(emu)->access);
 	free(emu);
 	emu = t_emu_new(0);
 	p = prog_at(CODE_BASE);
@@ -655,7 +655,7 @@ T_TEST(dma)
 	emit(&p, i_ldi_b(W_DMA_ADDR, OUT_BASE));
 	emit_end(&p);
 	T_EQ_U64(QPU_EMU_FAULT, t_run1(emu, CODE_BASE, UNIF_BASE));
-	T_EQ_U64(QPU_EMU_FAULT_VPM, qpu_emu_get_fault(emu)->reason);
+	T_EQ_U64(QPU_FAULT_REASON_VPM, qpu_emu_get_fault(emu)->reason);
 	T_EQ_U64(192 * 64, qpu_emu_get_fault(emu)->addr);
 	free(emu);
 }
@@ -664,14 +664,14 @@ T_TEST(faults)
 {
 	struct qpu_emu *emu = t_emu_new(0);
 	struct prog p;
-	const struct qpu_emu_fault *f;
+	const struct qpu_fault *f;
 	uint32_t *w;
 
 	/* fetch outside memory */
 	T_EQ_U64(QPU_EMU_FAULT, t_run1(emu, 0x7000000, UNIF_BASE));
 	f = qpu_emu_get_fault(emu);
-	T_EQ_U64(QPU_EMU_FAULT_MEMORY, f->reason);
-	T_EQ_U64(QPU_EMU_ACCESS_FETCH, f->access);
+	T_EQ_U64(QPU_FAULT_REASON_MEMORY, f->reason);
+	T_EQ_U64(QPU_MEM_FETCH, f->access);
 	T_EQ_U64(0x7000000, f->pc);
 	T_EQ_U64(0x7000000, f->addr);
 	/*
@@ -697,8 +697,8 @@ T_TEST(faults)
 	emit_end(&p);
 	T_EQ_U64(QPU_EMU_FAULT, t_run1(emu, CODE_BASE, UNIF_BASE));
 	f = qpu_emu_get_fault(emu);
-	T_EQ_U64(QPU_EMU_FAULT_MISALIGNED, f->reason);
-	T_EQ_U64(QPU_EMU_ACCESS_UNIFORM, f->access);
+	T_EQ_U64(QPU_FAULT_REASON_MISALIGNED, f->reason);
+	T_EQ_U64(QPU_MEM_UNIFORM, f->access);
 	T_EQ_U64(UNIF_BASE + 2, f->addr);
 	T_EQ_U64(CODE_BASE + 8, f->pc);
 	/* misaligned branch target */
@@ -709,7 +709,7 @@ T_TEST(faults)
 	emit(&p, i_nop());
 	emit(&p, i_nop());
 	T_EQ_U64(QPU_EMU_FAULT, t_run1(emu, CODE_BASE, UNIF_BASE));
-	T_EQ_U64(QPU_EMU_FAULT_MISALIGNED, qpu_emu_get_fault(emu)->reason);
+	T_EQ_U64(QPU_FAULT_REASON_MISALIGNED, qpu_emu_get_fault(emu)->reason);
 	T_EQ_U64(CODE_BASE + 36, qpu_emu_get_fault(emu)->pc);
 	/*
 	 * Reserved encodings: load-immediate mode 2, add opcode 9, and a
@@ -734,7 +734,7 @@ T_TEST(faults)
 		emit_end(&p);
 		T_EQ_U64(QPU_EMU_FAULT, t_run1(emu, CODE_BASE, UNIF_BASE));
 		f = qpu_emu_get_fault(emu);
-		T_EQ_U64(QPU_EMU_FAULT_INSTRUCTION, f->reason);
+		T_EQ_U64(QPU_FAULT_REASON_INSTRUCTION, f->reason);
 		T_EQ_U64(CODE_BASE + 8, f->pc);
 	}
 	/*
@@ -761,7 +761,7 @@ T_TEST(faults)
 			if (never)
 				continue;
 			f = qpu_emu_get_fault(emu);
-			T_EQ_U64(QPU_EMU_FAULT_INSTRUCTION, f->reason);
+			T_EQ_U64(QPU_FAULT_REASON_INSTRUCTION, f->reason);
 			T_EQ_U64(CODE_BASE, f->pc);
 		}
 	}

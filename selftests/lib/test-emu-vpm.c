@@ -577,7 +577,7 @@ T_TEST(dma_store)
 	emit(&p, i_ldi_b(W_DMA_ADDR, OUT_BASE));
 	emit_end(&p);
 	T_EQ_U64(QPU_EMU_FAULT, t_run1(emu, CODE_BASE, UNIF_BASE));
-	T_EQ_U64(QPU_EMU_FAULT_INSTRUCTION, qpu_emu_get_fault(emu)->reason);
+	T_EQ_U64(QPU_FAULT_REASON_INSTRUCTION, qpu_emu_get_fault(emu)->reason);
 	T_EQ_U64(CODE_BASE + 8, qpu_emu_get_fault(emu)->pc);
 	free(emu);
 }
@@ -596,7 +596,7 @@ T_TEST(vpm_faults)
 	emit(&p, i_ldi(W_VPM, 1));
 	emit_end(&p);
 	T_EQ_U64(QPU_EMU_FAULT, t_run1(emu, CODE_BASE, UNIF_BASE));
-	T_EQ_U64(QPU_EMU_FAULT_INSTRUCTION, qpu_emu_get_fault(emu)->reason);
+	T_EQ_U64(QPU_FAULT_REASON_INSTRUCTION, qpu_emu_get_fault(emu)->reason);
 	T_EQ_U64(CODE_BASE + 8, qpu_emu_get_fault(emu)->pc);
 	free(emu);
 
@@ -615,7 +615,7 @@ T_TEST(vpm_faults)
 	emit(&p, i_ldi(W_DMA_ADDR, DATA_BASE + 1));
 	emit_end(&p);
 	T_EQ_U64(QPU_EMU_FAULT, t_run1(emu, CODE_BASE, UNIF_BASE));
-	T_EQ_U64(QPU_EMU_FAULT_MISALIGNED, qpu_emu_get_fault(emu)->reason);
+	T_EQ_U64(QPU_FAULT_REASON_MISALIGNED, qpu_emu_get_fault(emu)->reason);
 	T_EQ_U64(DATA_BASE + 1, qpu_emu_get_fault(emu)->addr);
 	free(emu);
 }

@@ -54,7 +54,7 @@ static struct tmem_region t_regions[4] = {
 static unsigned int t_irqs;
 
 static inline void *t_translate(void *ctx, uint32_t addr, uint32_t len,
-				enum qpu_emu_access kind)
+				enum qpu_mem_access kind)
 {
 	unsigned int i;
 
@@ -84,7 +84,7 @@ static const struct qpu_emu_ops t_ops = {
 
 static inline uint32_t *t_words(uint32_t addr)
 {
-	return t_translate(NULL, addr, 4, QPU_EMU_ACCESS_TMU);
+	return t_translate(NULL, addr, 4, QPU_MEM_TMU);
 }
 
 /* --- program builder ------------------------------------------------------ */

@@ -825,7 +825,7 @@ T_TEST(branch_link_bit23)
 			} else {
 				/* no link: b lri goes to 0, which is unmapped */
 				T_EQ_U64(QPU_V3D_EMU_FAULT, rig_run(&r));
-				T_EQ_U64(QPU_EMU_ACCESS_FETCH,
+				T_EQ_U64(QPU_MEM_FETCH,
 					 qpu_v3d_emu_get_fault(r.emu)->f.access);
 				T_EQ_U64(0, qpu_v3d_emu_get_fault(r.emu)->f.addr);
 			}
@@ -1057,8 +1057,8 @@ T_TEST(tmu_fifo_depth)
 		return;
 	unif32(&r)[0] = r.data_va;
 	T_EQ_U64(QPU_V3D_EMU_FAULT, rig_run(&r));
-	T_EQ_U64(QPU_EMU_FAULT_INSTRUCTION, qpu_v3d_emu_get_fault(r.emu)->f.reason);
-	T_EQ_U64(QPU_EMU_ACCESS_TMU, qpu_v3d_emu_get_fault(r.emu)->f.access);
+	T_EQ_U64(QPU_FAULT_REASON_INSTRUCTION, qpu_v3d_emu_get_fault(r.emu)->f.reason);
+	T_EQ_U64(QPU_MEM_TMU, qpu_v3d_emu_get_fault(r.emu)->f.access);
 	T_EQ_U64(r.code_va + 17 * 8, qpu_v3d_emu_get_fault(r.emu)->f.pc);
 	rig_free(&r);
 }
@@ -1123,8 +1123,8 @@ T_TEST(mmu_job_fault_and_allow_all)
 
 			T_EQ_U64(QPU_V3D_EMU_FAULT, rig_run(&r));
 			f = qpu_v3d_emu_get_fault(r.emu);
-			T_EQ_U64(QPU_EMU_FAULT_MEMORY, f->f.reason);
-			T_EQ_U64(QPU_EMU_ACCESS_TMU, f->f.access);
+			T_EQ_U64(QPU_FAULT_REASON_MEMORY, f->f.reason);
+			T_EQ_U64(QPU_MEM_TMU, f->f.access);
 			T_EQ_U64(va, f->f.addr);
 			T_EQ_U64(r.code_va + 8, f->f.pc);
 			T_EQ_U64(0, f->f.qpu);
@@ -1146,7 +1146,7 @@ T_TEST(mmu_uniform_and_fetch_faults)
 		return;
 	T_EQ_U64(0, qpu_v3d_emu_start(r.emu, 1, 0, 1, r.code_va, 4));
 	T_EQ_U64(QPU_V3D_EMU_FAULT, qpu_v3d_emu_run(r.emu, 100));
-	T_EQ_U64(QPU_EMU_ACCESS_UNIFORM, qpu_v3d_emu_get_fault(r.emu)->f.access);
+	T_EQ_U64(QPU_MEM_UNIFORM, qpu_v3d_emu_get_fault(r.emu)->f.access);
 	T_EQ_U64(4, qpu_v3d_emu_get_fault(r.emu)->f.addr);
 	T_EQ_U64(1, qpu_v3d_emu_get_fault(r.emu)->f.qpu);
 	rig_free(&r);

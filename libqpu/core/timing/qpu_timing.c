@@ -652,7 +652,7 @@ static void event_tmu(struct qpu_timing *t, const struct qpu_emu_event *ev)
 static void event_dma(struct qpu_timing *t, const struct qpu_emu_event *ev)
 {
 	struct tm_qpu *q = &t->q[ev->qpu];
-	bool load = ev->kind == QPU_EMU_ACCESS_DMA_LOAD;
+	bool load = ev->kind == QPU_MEM_LOAD;
 	u64 *done = load ? &q->dma_load_done : &q->dma_store_done;
 	u64 at, bytes = (u64)ev->rows * ev->row_bytes, engine, mem;
 	u32 bpc = t->p[QPU_TP_DMA_BYTES_PER_CYCLE], r, a;
@@ -690,7 +690,7 @@ void qpu_timing_event(struct qpu_timing *t, const struct qpu_emu_event *ev)
 {
 	if (ev->qpu >= QPU_EMU_NUM_QPUS)
 		return;
-	if (ev->kind == QPU_EMU_ACCESS_UNIFORM) {
+	if (ev->kind == QPU_MEM_UNIFORM) {
 		struct tm_qpu *q = &t->q[ev->qpu];
 
 		/*
@@ -704,10 +704,10 @@ void qpu_timing_event(struct qpu_timing *t, const struct qpu_emu_event *ev)
 		if (t->uc[0].sets)
 			unif_enter(t, ev->qpu, ev->base >> t->uc[0].shift,
 				   q->issue_at);
-	} else if (ev->kind == QPU_EMU_ACCESS_TMU) {
+	} else if (ev->kind == QPU_MEM_TMU) {
 		event_tmu(t, ev);
-	} else if (ev->kind == QPU_EMU_ACCESS_DMA_LOAD ||
-		   ev->kind == QPU_EMU_ACCESS_DMA_STORE) {
+	} else if (ev->kind == QPU_MEM_LOAD ||
+		   ev->kind == QPU_MEM_STORE) {
 		event_dma(t, ev);
 	}
 }

@@ -55,8 +55,11 @@
  * - CSD: cfg[5] THREADING runs 4 threads a QPU in slots 0..3, else 2 in
  *   slots 0 and 2 (py-videocore6's test_parallel counts (tidx >> 1) & 31 as
  *   16 distinct ids of 16 batches on 8 QPUs with threading off). tidx is
- *   QPU << 2 | slot. Batches fill supergroups of wgs_per_sg workgroups,
- *   lane by lane; a supergroup's batches start together. The payload, as
+ *   QPU << 2 | slot. The CSD runs cfg[4] + 1 batches, cfg[4] on a Pi 5
+ *   (struct qpu_v3d_emu_board_info's csd_raw_batches); their workgroups
+ *   fill supergroups lane by lane (batch_lane()), a supergroup's batches
+ *   start together, on a slot of every QPU before a second of any; the
+ *   ids count x, then y, then z, with no wrap of z. The payload, as
  *   Mesa's compute setup reads it: rf0 (4.2) or rf3 (7.1) holds the
  *   workgroup x | y << 16, rf2 z | workgroup-in-supergroup << 16 | local
  *   index in the top max(6, log2 wg_size rounded up) bits: Mesa's
@@ -68,9 +71,9 @@
 #include "qpu_strbuf.h"
 
 static const struct qpu_v3d_emu_board_info boards[QPU_V3D_EMU_BOARD_COUNT] = {
-	[QPU_V3D_EMU_BOARD_PI4] = { "pi4", QPU_V3DX_GEN_42, 2, 4, 500, false },
-	[QPU_V3D_EMU_BOARD_PI5_3X4] = { "pi5", QPU_V3DX_GEN_71, 3, 4, 800, true },
-	[QPU_V3D_EMU_BOARD_PI5_4X4] = { "pi5-16", QPU_V3DX_GEN_71, 4, 4, 960, true },
+	[QPU_V3D_EMU_BOARD_PI4] = { "pi4", QPU_GEN_V3D42, 2, 4, 500, false },
+	[QPU_V3D_EMU_BOARD_PI5_3X4] = { "pi5", QPU_GEN_V3D71, 3, 4, 800, true },
+	[QPU_V3D_EMU_BOARD_PI5_4X4] = { "pi5-16", QPU_GEN_V3D71, 4, 4, 960, true },
 };
 
 const struct qpu_v3d_emu_board_info *
@@ -152,8 +155,8 @@ const struct qpu_v3d_emu_stats *qpu_v3d_emu_get_stats(const struct qpu_v3d_emu *
 }
 
 void v3d_emu_set_fault(struct qpu_v3d_emu *emu, unsigned int qpu,
-		       unsigned int slot, enum qpu_emu_fault_reason why,
-		       u32 addr, enum qpu_emu_access kind)
+		       unsigned int slot, enum qpu_fault_reason why,
+		       u32 addr, enum qpu_mem_access kind)
 {
 	if (emu->stop != QPU_V3D_EMU_RUNNING)
 		return;
@@ -211,6 +214,7 @@ int qpu_v3d_emu_dispatch(struct qpu_v3d_emu *emu, const u32 cfg[7])
 	emu->csd_active = true;
 	emu->next_batch = 0;
 	emu->stale_n = 0;	/* a job starts with a clean uniform cache */
+	emu->slot_freed = true;
 	emu->stop = QPU_V3D_EMU_RUNNING;
 	__builtin_memset(&emu->stats, 0, sizeof(emu->stats));
 	return 0;
@@ -262,7 +266,7 @@ static void write_payload(struct qpu_v3d_emu *emu, struct v3d_thread *t, u32 b)
 {
 	const struct qpu_v3d_csd *csd = &emu->csd;
 	unsigned int bits = lii_bits(csd->wg_size), i;
-	unsigned int r0 = emu->gen == QPU_V3DX_GEN_71 ? 3 : 0;
+	unsigned int r0 = emu->gen == QPU_GEN_V3D71 ? 3 : 0;
 
 	for (i = 0; i < LANES; i++) {
 		u32 wg, in_sg, local, c[3], id[3];
@@ -388,6 +392,7 @@ static void thread_switch(struct qpu_v3d_emu *emu, unsigned int qpu,
 		u32 g = t->group;
 
 		t->state = T_FREE;
+		emu->slot_freed = true;
 		barrier_check(emu, g);
 	} else if (t->barrier_pending) {
 		t->barrier_pending = false;
@@ -417,6 +422,10 @@ static void write_lanes(u32 *dst, const u32 *v, u16 lanes)
 {
 	unsigned int i;
 
+	if (lanes == ALL_LANES) {
+		__builtin_memcpy(dst, v, LANES * sizeof(*v));
+		return;
+	}
 	for (i = 0; i < LANES; i++)
 		if (lanes >> i & 1)
 			dst[i] = v[i];
@@ -436,7 +445,7 @@ static void write_dest(struct qpu_v3d_emu *emu, unsigned int qpu,
 		       const u32 *v, u16 lanes)
 {
 	struct v3d_thread *t = &emu->q[qpu].t[slot];
-	bool v71 = emu->gen == QPU_V3DX_GEN_71;
+	bool v71 = emu->gen == QPU_GEN_V3D71;
 	unsigned int i;
 
 	if (!magic) {
@@ -445,7 +454,7 @@ static void write_dest(struct qpu_v3d_emu *emu, unsigned int qpu,
 		return;
 	}
 	if (!v71 && waddr <= 5) {
-		if (waddr == QPU_V3DX_W_R5)
+		if (waddr == QPU_V3D_W_QUAD)
 			replicate(t->acc[5], v, lanes, true);
 		else
 			write_lanes(t->acc[waddr], v, lanes);
@@ -453,83 +462,83 @@ static void write_dest(struct qpu_v3d_emu *emu, unsigned int qpu,
 		return;
 	}
 	switch (waddr) {
-	case QPU_V3DX_W_NOP:
-	case QPU_V3DX_W_SYNC:
-	case QPU_V3DX_W_SYNCU:
+	case QPU_V3D_W_NOP:
+	case QPU_V3D_W_SYNC:
+	case QPU_V3D_W_SYNCU:
 		return;
-	case QPU_V3DX_W_R5:	/* 7.1: quad */
+	case QPU_V3D_W_QUAD:	/* 7.1: quad */
 		replicate(t->rf[0], v, lanes, true);
 		return;
-	case QPU_V3DX_W_REP:
+	case QPU_V3D_W_R5REP:
 		replicate(v71 ? t->rf[0] : t->acc[5], v, lanes, false);
 		return;
-	case QPU_V3DX_W_UNIFA:
+	case QPU_V3D_W_UNIFA:
 		t->unifa = v[0];
 		return;
-	case QPU_V3DX_W_TMUD:
-	case QPU_V3DX_W_TMUC + 6:	/* tmudref */
-	case QPU_V3DX_W_TMUC + 7:	/* tmuoff */
+	case QPU_V3D_W_TMUD:
+	case QPU_V3D_W_TMUC + 6:	/* tmudref */
+	case QPU_V3D_W_TMUC + 7:	/* tmuoff */
 		if (t->tmu_ndata >= TMU_DATA_MAX) {
 			v3d_emu_set_fault(emu, qpu, slot,
-					  QPU_EMU_FAULT_INSTRUCTION, waddr,
-					  QPU_EMU_ACCESS_TMU);
+					  QPU_FAULT_REASON_INSTRUCTION, waddr,
+					  QPU_MEM_TMU);
 			return;
 		}
 		for (i = 0; i < LANES; i++)
 			t->tmu_data[t->tmu_ndata][i] = v[i];
 		t->tmu_ndata++;
 		return;
-	case QPU_V3DX_W_TMUC:
+	case QPU_V3D_W_TMUC:
 		t->tmu_cfg = v[0];
 		return;
-	case QPU_V3DX_W_TMUAU:
+	case QPU_V3D_W_TMUAU:
 		if (!v3d_read_unif(emu, qpu, slot, &t->unif, &t->tmu_cfg))
 			return;
 		emu->stats.uniforms++;
 		v3d_tmu_lookup(emu, qpu, slot, v, lanes);
 		return;
-	case QPU_V3DX_W_TMUA:
+	case QPU_V3D_W_TMUA:
 		v3d_tmu_lookup(emu, qpu, slot, v, lanes);
 		return;
-	case QPU_V3DX_W_SYNCB:
+	case QPU_V3D_W_SYNCB:
 		t->barrier_pending = true;
 		return;
 	}
-	if (!v71 && waddr >= QPU_V3DX_W_RECIP && waddr <= QPU_V3DX_W_RSQRT2) {
+	if (!v71 && waddr >= QPU_V3D_W_RECIP && waddr <= QPU_V3D_W_RSQRT2) {
 		for (i = 0; i < LANES; i++)
-			t->sfu_val[i] = qpu_v3d_sfu(waddr - QPU_V3DX_W_RECIP, v[i]);
+			t->sfu_val[i] = qpu_v3d_sfu(waddr - QPU_V3D_W_RECIP, v[i]);
 		t->sfu_left = 3;	/* counted down at this one's end too */
 		return;
 	}
-	if (waddr > QPU_V3DX_W_TMUC && waddr <= QPU_V3DX_W_TMUHSLOD)
+	if (waddr > QPU_V3D_W_TMUC && waddr <= QPU_V3D_W_TMUHSLOD)
 		return;		/* texture parameters: no general-mode use */
-	v3d_emu_set_fault(emu, qpu, slot, QPU_EMU_FAULT_INSTRUCTION, waddr,
-			  QPU_EMU_ACCESS_TMU);
+	v3d_emu_set_fault(emu, qpu, slot, QPU_FAULT_REASON_INSTRUCTION, waddr,
+			  QPU_MEM_TMU);
 }
 
 /* Operand @field of an ALU (mux on 4.2, address on 7.1) into @out. */
 static const u32 *operand(struct qpu_v3d_emu *emu, struct v3d_thread *t,
-			  const struct qpu_v3dx_instr *in, u32 sig,
+			  const struct qpu_v3d_instr *in, u32 sig,
 			  unsigned int field, u32 smimm_bit, u32 *tmp)
 {
 	unsigned int i, idx;
 
-	if (emu->gen == QPU_V3DX_GEN_71) {
+	if (emu->gen == QPU_GEN_V3D71) {
 		if (sig & smimm_bit) {
 			for (i = 0; i < LANES; i++)
-				tmp[i] = qpu_v3dx_small_imm[field];
+				tmp[i] = qpu_v3d_small_imm[field];
 			return tmp;
 		}
 		return t->rf[reg_index(t, field)];
 	}
 	if (field < 6)
 		return t->acc[field];
-	if (field == QPU_V3DX_MUX_A)
+	if (field == QPU_V3D_MUX_A)
 		return t->rf[reg_index(t, in->raddr_a)];
-	if (sig & QPU_V3DX_SIG_SMIMM_B) {
+	if (sig & QPU_V3D_SIG_SMIMM_B) {
 		idx = in->raddr_b;
 		for (i = 0; i < LANES; i++)
-			tmp[i] = qpu_v3dx_small_imm[idx];
+			tmp[i] = qpu_v3d_small_imm[idx];
 		return tmp;
 	}
 	return t->rf[reg_index(t, in->raddr_b)];
@@ -547,42 +556,42 @@ static void rotate(u32 *dst, const u32 *src, unsigned int n, bool quad)
 static bool branch_taken(const struct v3d_thread *t, unsigned int cond)
 {
 	switch (cond) {
-	case QPU_V3DX_BR_ALWAYS:
+	case QPU_V3D_BR_ALWAYS:
 		return true;
-	case QPU_V3DX_BR_A0:
+	case QPU_V3D_BR_A0:
 		return t->fa & 1;
-	case QPU_V3DX_BR_NA0:
+	case QPU_V3D_BR_NA0:
 		return !(t->fa & 1);
-	case QPU_V3DX_BR_ALLA:
+	case QPU_V3D_BR_ALLA:
 		return t->fa == ALL_LANES;
-	case QPU_V3DX_BR_ANYNA:
+	case QPU_V3D_BR_ANYNA:
 		return t->fa != ALL_LANES;
-	case QPU_V3DX_BR_ANYA:
+	case QPU_V3D_BR_ANYA:
 		return t->fa != 0;
-	case QPU_V3DX_BR_ALLNA:
+	case QPU_V3D_BR_ALLNA:
 		return t->fa == 0;
 	}
 	return false;
 }
 
 static void do_branch(struct qpu_v3d_emu *emu, unsigned int qpu,
-		      unsigned int slot, const struct qpu_v3dx_instr *in)
+		      unsigned int slot, const struct qpu_v3d_instr *in)
 {
 	struct v3d_thread *t = &emu->q[qpu].t[slot];
-	const struct qpu_v3dx_branch *br = &in->br;
+	const struct qpu_v3d_branch *br = &in->br;
 	u32 after = t->pc + 4 * 8, u = 0, at;
 	const u32 *reg = t->rf[reg_index(t, br->raddr_a)];
 
 	if (!branch_taken(t, br->cond))
 		return;
 	switch (br->bdi) {
-	case QPU_V3DX_DEST_ABS:
+	case QPU_V3D_BR_DEST_ABS:
 		t->br_target = br->offset;
 		break;
-	case QPU_V3DX_DEST_REL:
+	case QPU_V3D_BR_DEST_REL:
 		t->br_target = after + br->offset;
 		break;
-	case QPU_V3DX_DEST_LINK_REG:
+	case QPU_V3D_BR_DEST_LRI:
 		t->br_target = t->link;
 		break;
 	default:
@@ -591,9 +600,9 @@ static void do_branch(struct qpu_v3d_emu *emu, unsigned int qpu,
 	}
 	t->br_unif = br->ub;
 	if (br->ub) {
-		if (br->bdu == QPU_V3DX_DEST_REGFILE) {
+		if (br->bdu == QPU_V3D_BR_DEST_RF) {
 			t->br_unif_addr = reg[1] & ~7u;
-		} else if (br->bdu == QPU_V3DX_DEST_LINK_REG) {
+		} else if (br->bdu == QPU_V3D_BR_DEST_LRI) {
 			t->br_unif_addr = t->link;
 		} else {
 			at = t->unif;
@@ -601,7 +610,7 @@ static void do_branch(struct qpu_v3d_emu *emu, unsigned int qpu,
 				return;
 			emu->stats.uniforms++;
 			t->unif = at;
-			t->br_unif_addr = br->bdu == QPU_V3DX_DEST_ABS ? u : at + u;
+			t->br_unif_addr = br->bdu == QPU_V3D_BR_DEST_ABS ? u : at + u;
 		}
 	}
 	if (br->pad & (1u << 9))	/* bit 23: the link flag */
@@ -637,7 +646,7 @@ static void end_of_instruction(struct qpu_v3d_emu *emu, unsigned int qpu,
 
 /* @w at @pc decoded, through the predecode cache when it is on. */
 static bool decode(struct qpu_v3d_emu *emu, u32 pc, u64 w,
-		   struct qpu_v3dx_instr *in, u32 *sig)
+		   struct qpu_v3d_instr *in, u32 *sig)
 {
 	struct v3d_predecoded *e = &emu->pre[(pc >> 3) % PREDECODE_SIZE];
 
@@ -646,9 +655,9 @@ static bool decode(struct qpu_v3d_emu *emu, u32 pc, u64 w,
 		*sig = e->sig;
 		return true;
 	}
-	if (qpu_v3dx_decode(emu->gen, w, in) != QPU_V3DX_VALID)
+	if (qpu_v3d_decode(emu->gen, w, in) != QPU_V3D_VALID)
 		return false;
-	*sig = in->is_branch ? 0 : qpu_v3dx_sig_bits(emu->gen, in->sig);
+	*sig = in->is_branch ? 0 : qpu_v3d_sig_bits(emu->gen, in->sig);
 	if (emu->predecode) {
 		e->valid = true;
 		e->pc = pc;
@@ -668,8 +677,8 @@ void qpu_v3d_emu_set_predecode(struct qpu_v3d_emu *emu, bool on)
 static void step(struct qpu_v3d_emu *emu, unsigned int qpu, unsigned int slot)
 {
 	struct v3d_thread *t = &emu->q[qpu].t[slot];
-	bool v71 = emu->gen == QPU_V3DX_GEN_71, bad = false;
-	struct qpu_v3dx_instr in;
+	bool v71 = emu->gen == QPU_GEN_V3D71, bad = false;
+	struct qpu_v3d_instr in;
 	struct v3d_alu_out add, mul;
 	const u32 *aa, *ab, *ma, *mb;
 	u32 ta[LANES], tb[LANES], tc[LANES], td[LANES], rot[2][LANES];
@@ -681,20 +690,20 @@ static void step(struct qpu_v3d_emu *emu, unsigned int qpu, unsigned int slot)
 
 	p = qpu_v3d_mmu_translate(emu->mmu, t->pc, 8);
 	if (!p || (t->pc & 7)) {
-		v3d_emu_set_fault(emu, qpu, slot, p ? QPU_EMU_FAULT_MISALIGNED :
-				  QPU_EMU_FAULT_MEMORY, t->pc,
-				  QPU_EMU_ACCESS_FETCH);
+		v3d_emu_set_fault(emu, qpu, slot, p ? QPU_FAULT_REASON_MISALIGNED :
+				  QPU_FAULT_REASON_MEMORY, t->pc,
+				  QPU_MEM_FETCH);
 		return;
 	}
 	w = 0;
 	for (i = 0; i < 8; i++)
 		w |= (u64)p[i] << (8 * i);
 	if (!decode(emu, t->pc, w, &in, &sig)) {
-		v3d_emu_set_fault(emu, qpu, slot, QPU_EMU_FAULT_INSTRUCTION,
-				  t->pc, QPU_EMU_ACCESS_FETCH);
+		v3d_emu_set_fault(emu, qpu, slot, QPU_FAULT_REASON_INSTRUCTION,
+				  t->pc, QPU_MEM_FETCH);
 		return;
 	}
-	if ((sig & QPU_V3DX_SIG_LDTMU) && !t->fifo_n) {
+	if ((sig & QPU_V3D_SIG_LDTMU) && !t->fifo_n) {
 		t->state = T_WAIT_TMU;	/* nothing will fill it */
 		return;
 	}
@@ -713,23 +722,23 @@ static void step(struct qpu_v3d_emu *emu, unsigned int qpu, unsigned int slot)
 		end_of_instruction(emu, qpu, t);
 		return;
 	}
-	if (sig & (QPU_V3DX_SIG_LDVARY | QPU_V3DX_SIG_LDVPM |
-		   QPU_V3DX_SIG_LDTLB | QPU_V3DX_SIG_LDTLBU)) {
-		v3d_emu_set_fault(emu, qpu, slot, QPU_EMU_FAULT_INSTRUCTION,
-				  t->pc, QPU_EMU_ACCESS_FETCH);
+	if (sig & (QPU_V3D_SIG_LDVARY | QPU_V3D_SIG_LDVPM |
+		   QPU_V3D_SIG_LDTLB | QPU_V3D_SIG_LDTLBU)) {
+		v3d_emu_set_fault(emu, qpu, slot, QPU_FAULT_REASON_INSTRUCTION,
+				  t->pc, QPU_MEM_FETCH);
 		return;
 	}
 
 	/* operands, as the registers were before this instruction */
-	aa = operand(emu, t, &in, sig, in.add.a, QPU_V3DX_SIG_SMIMM_A, ta);
-	ab = operand(emu, t, &in, sig, in.add.b, QPU_V3DX_SIG_SMIMM_B, tb);
-	ma = operand(emu, t, &in, sig, in.mul.a, QPU_V3DX_SIG_SMIMM_C, tc);
-	mb = operand(emu, t, &in, sig, in.mul.b, QPU_V3DX_SIG_SMIMM_D, td);
-	if (!v71 && (sig & QPU_V3DX_SIG_ROT)) {
+	aa = operand(emu, t, &in, sig, in.add.a, QPU_V3D_SIG_SMIMM_A, ta);
+	ab = operand(emu, t, &in, sig, in.add.b, QPU_V3D_SIG_SMIMM_B, tb);
+	ma = operand(emu, t, &in, sig, in.mul.a, QPU_V3D_SIG_SMIMM_C, tc);
+	mb = operand(emu, t, &in, sig, in.mul.b, QPU_V3D_SIG_SMIMM_D, td);
+	if (!v71 && (sig & QPU_V3D_SIG_ROT)) {
 		/* raddr_b 48..63 have no small immediate: their low bits */
 		unsigned int n = !in.raddr_b ? t->acc[5][0] :
-				 in.raddr_b < QPU_V3DX_SMALL_IMMS ?
-				 qpu_v3dx_small_imm[in.raddr_b] : in.raddr_b;
+				 in.raddr_b < QPU_V3D_SMALL_IMMS ?
+				 qpu_v3d_small_imm[in.raddr_b] : in.raddr_b;
 
 		rotate(rot[0], ma, n, in.mul.a >= 6);
 		rotate(rot[1], mb, n, in.mul.b >= 6);
@@ -742,31 +751,31 @@ static void step(struct qpu_v3d_emu *emu, unsigned int qpu, unsigned int slot)
 	if (!bad)
 		v3d_alu_mul(emu, t, &in, ma, mb, &mul, &bad);
 	if (bad) {
-		v3d_emu_set_fault(emu, qpu, slot, QPU_EMU_FAULT_INSTRUCTION,
-				  t->pc, QPU_EMU_ACCESS_FETCH);
+		v3d_emu_set_fault(emu, qpu, slot, QPU_FAULT_REASON_INSTRUCTION,
+				  t->pc, QPU_MEM_FETCH);
 		return;
 	}
 
 	/* signals that read before the writes land */
-	if (sig & (QPU_V3DX_SIG_LDUNIF | QPU_V3DX_SIG_LDUNIFRF)) {
+	if (sig & (QPU_V3D_SIG_LDUNIF | QPU_V3D_SIG_LDUNIFRF)) {
 		if (!v3d_read_unif(emu, qpu, slot, &t->unif, &uval))
 			return;
 		emu->stats.uniforms++;
 		sig_writes = true;
-	} else if (sig & (QPU_V3DX_SIG_LDUNIFA | QPU_V3DX_SIG_LDUNIFARF)) {
+	} else if (sig & (QPU_V3D_SIG_LDUNIFA | QPU_V3D_SIG_LDUNIFARF)) {
 		if (!v3d_read_unif(emu, qpu, slot, &t->unifa, &uval))
 			return;
 		emu->stats.unifa_reads++;
 		sig_writes = true;
 	}
-	if (sig & QPU_V3DX_SIG_WRTMUC) {	/* texture config: no general use */
+	if (sig & QPU_V3D_SIG_WRTMUC) {	/* texture config: no general use */
 		if (!v3d_read_unif(emu, qpu, slot, &t->unif, &uval))
 			return;
 		emu->stats.uniforms++;
 	}
 	for (i = 0; i < LANES; i++)
 		sval[i] = uval;
-	if (sig & QPU_V3DX_SIG_LDTMU) {
+	if (sig & QPU_V3D_SIG_LDTMU) {
 		for (i = 0; i < LANES; i++)
 			sval[i] = t->fifo[t->fifo_head][i];
 		t->fifo_head = (t->fifo_head + 1) % TMU_FIFO_MAX;
@@ -786,7 +795,7 @@ static void step(struct qpu_v3d_emu *emu, unsigned int qpu, unsigned int slot)
 	v3d_flags_apply(t, in.apf, in.auf, &add);
 	v3d_flags_apply(t, in.mpf, in.muf, &mul);
 	if (sig_writes) {
-		if (sig & QPU_V3DX_SIG_WRITES_ADDR)
+		if (sig & QPU_V3D_SIG_WRITES_ADDR)
 			write_dest(emu, qpu, slot, in.sig_addr, in.sig_magic,
 				   sval, ALL_LANES);
 		else if (v71)
@@ -796,7 +805,7 @@ static void step(struct qpu_v3d_emu *emu, unsigned int qpu, unsigned int slot)
 		if (emu->stop != QPU_V3D_EMU_RUNNING)
 			return;
 	}
-	if (sig & QPU_V3DX_SIG_THRSW) {
+	if (sig & QPU_V3D_SIG_THRSW) {
 		if (t->thrsw_left == 2) {
 			t->last_thrsw = true;	/* right after another */
 		} else if (t->thrsw_left) {
@@ -824,7 +833,10 @@ enum qpu_v3d_emu_status qpu_v3d_emu_run(struct qpu_v3d_emu *emu, u64 budget)
 	while (budget) {
 		bool ran = false, live = false;
 
-		csd_fill(emu);
+		if (emu->slot_freed) {	/* a batch may start */
+			emu->slot_freed = false;
+			csd_fill(emu);
+		}
 		for (qpu = 0; qpu < emu->nqpus && budget; qpu++) {
 			struct v3d_qpu *q = &emu->q[qpu];
 			struct v3d_thread *t = &q->t[q->cur];
@@ -838,8 +850,6 @@ enum qpu_v3d_emu_status qpu_v3d_emu_run(struct qpu_v3d_emu *emu, u64 budget)
 				}
 				t = &q->t[q->cur];
 			}
-			for (s = 0; s < QPU_V3D_EMU_THREADS; s++)
-				live |= thread_live(&q->t[s]);
 			if (t->state != T_READY)
 				continue;
 			step(emu, qpu, q->cur);
@@ -849,6 +859,9 @@ enum qpu_v3d_emu_status qpu_v3d_emu_run(struct qpu_v3d_emu *emu, u64 budget)
 			budget--;
 		}
 		if (!ran) {
+			for (qpu = 0; qpu < emu->nqpus; qpu++)
+				for (s = 0; s < QPU_V3D_EMU_THREADS; s++)
+					live |= thread_live(&emu->q[qpu].t[s]);
 			if (live)
 				return QPU_V3D_EMU_DEADLOCK;
 			if (!emu->csd_active)
@@ -874,7 +887,7 @@ int qpu_v3d_emu_get_reg(const struct qpu_v3d_emu *emu, unsigned int qpu,
 		return 0;
 	}
 	if (file == QPU_V3D_EMU_FILE_ACC && reg < 6 &&
-	    emu->gen == QPU_V3DX_GEN_42) {
+	    emu->gen == QPU_GEN_V3D42) {
 		for (i = 0; i < LANES; i++)
 			out[i] = t->acc[reg][i];
 		return 0;

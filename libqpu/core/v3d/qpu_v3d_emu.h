@@ -13,7 +13,8 @@
 
 #include "qpu_fault.h"
 #include "qpu_types.h"
-#include "v3d/qpu_v3dx_isa.h"
+#include "v3d/qpu_v3d_isa.h"
+#include "v3d/qpu_v3d_codec.h"
 
 #define QPU_V3D_EMU_MAX_QPUS	16	/* 4 slices x 4 QPUs (Pi 5's larger option) */
 #define QPU_V3D_EMU_THREADS	4	/* thread slots per QPU */
@@ -44,7 +45,7 @@ enum qpu_v3d_emu_board {
  */
 struct qpu_v3d_emu_board_info {
 	const char *name;
-	enum qpu_v3dx_gen gen;
+	enum qpu_gen gen;
 	u8 slices;
 	u8 qpus_per_slice;
 	u32 clock_mhz;
@@ -146,7 +147,7 @@ enum qpu_v3d_emu_status {
 
 /* A fault: qpu_fault.h's record plus the thread slot. */
 struct qpu_v3d_emu_fault {
-	struct qpu_emu_fault f;
+	struct qpu_fault f;
 	u32 thread;
 };
 

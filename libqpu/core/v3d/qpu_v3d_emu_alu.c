@@ -48,17 +48,17 @@ static u32 f16_hi(u32 v)
 static u32 f32_unpack(u32 v, unsigned int u)
 {
 	switch (u) {
-	case QPU_V3DX_UNPACK_ABS:
+	case QPU_V3D_UNPACK_ABS:
 		return v & ~F_SIGN;
-	case QPU_V3DX_UNPACK_L:
+	case QPU_V3D_UNPACK_L:
 		return f16_lo(v);
-	case QPU_V3DX_UNPACK_H:
+	case QPU_V3D_UNPACK_H:
 		return f16_hi(v);
-	case QPU_V3DX_UNPACK_SAT:
+	case QPU_V3D_UNPACK_SAT:
 		return qpu_v3d_fmin(qpu_v3d_fmax(v, 0), F_ONE);
-	case QPU_V3DX_UNPACK_NSAT:
+	case QPU_V3D_UNPACK_NSAT:
 		return qpu_v3d_fmin(qpu_v3d_fmax(v, F_SIGN | F_ONE), F_ONE);
-	case QPU_V3DX_UNPACK_MAX0:
+	case QPU_V3D_UNPACK_MAX0:
 		return qpu_v3d_fmax(v, 0);
 	}
 	return v;
@@ -69,14 +69,14 @@ static u32 f16_unpack(u32 v, unsigned int u)
 	u32 h;
 
 	switch (u) {
-	case QPU_V3DX_UNPACK_FF:
+	case QPU_V3D_UNPACK_FF:
 		h = qpu_emu_f32_to_f16(v);
 		return h | h << 16;
-	case QPU_V3DX_UNPACK_LL:
+	case QPU_V3D_UNPACK_LL:
 		return (v & 0xffff) | v << 16;
-	case QPU_V3DX_UNPACK_HH:
+	case QPU_V3D_UNPACK_HH:
 		return (v >> 16) | (v & 0xffff0000u);
-	case QPU_V3DX_UNPACK_SWP:
+	case QPU_V3D_UNPACK_SWP:
 		return v >> 16 | v << 16;
 	}
 	return v;
@@ -85,13 +85,13 @@ static u32 f16_unpack(u32 v, unsigned int u)
 static u32 int_unpack(u32 v, unsigned int u)
 {
 	switch (u) {
-	case QPU_V3DX_UNPACK_UL:
+	case QPU_V3D_UNPACK_UL:
 		return v & 0xffff;
-	case QPU_V3DX_UNPACK_UH:
+	case QPU_V3D_UNPACK_UH:
 		return v >> 16;
-	case QPU_V3DX_UNPACK_IL:
+	case QPU_V3D_UNPACK_IL:
 		return (u32)(s32)(s16)(v & 0xffff);
-	case QPU_V3DX_UNPACK_IH:
+	case QPU_V3D_UNPACK_IH:
 		return (u32)(s32)(s16)(v >> 16);
 	}
 	return v;
@@ -100,9 +100,9 @@ static u32 int_unpack(u32 v, unsigned int u)
 static u32 f32_pack(u32 v, unsigned int p)
 {
 	switch (p) {
-	case QPU_V3DX_PACK_L:
+	case QPU_V3D_PACK_L:
 		return qpu_emu_f32_to_f16(v);
-	case QPU_V3DX_PACK_H:
+	case QPU_V3D_PACK_H:
 		return qpu_emu_f32_to_f16(v) << 16;
 	}
 	return v;
@@ -155,12 +155,12 @@ static u32 from_snorm(u32 v, u32 max)
 static int sfu_of(unsigned int op)
 {
 	static const u8 ops[] = {
-		[QPU_V3D_SFU_RECIP] = QPU_V3DX_A_RECIP,
-		[QPU_V3D_SFU_RSQRT] = QPU_V3DX_A_RSQRT,
-		[QPU_V3D_SFU_EXP] = QPU_V3DX_A_EXP,
-		[QPU_V3D_SFU_LOG] = QPU_V3DX_A_LOG,
-		[QPU_V3D_SFU_SIN] = QPU_V3DX_A_SIN,
-		[QPU_V3D_SFU_RSQRT2] = QPU_V3DX_A_RSQRT2,
+		[QPU_V3D_SFU_RECIP] = QPU_V3D_A_RECIP,
+		[QPU_V3D_SFU_RSQRT] = QPU_V3D_A_RSQRT,
+		[QPU_V3D_SFU_EXP] = QPU_V3D_A_EXP,
+		[QPU_V3D_SFU_LOG] = QPU_V3D_A_LOG,
+		[QPU_V3D_SFU_SIN] = QPU_V3D_A_SIN,
+		[QPU_V3D_SFU_RSQRT2] = QPU_V3D_A_RSQRT2,
 	};
 	unsigned int i;
 
@@ -184,13 +184,13 @@ static u32 f16_to_uf(u32 h, unsigned int drop)
 u16 v3d_cond_lanes(const struct v3d_thread *t, unsigned int cond)
 {
 	switch (cond) {
-	case QPU_V3DX_COND_IFA:
+	case QPU_V3D_COND_IFA:
 		return t->fa;
-	case QPU_V3DX_COND_IFB:
+	case QPU_V3D_COND_IFB:
 		return t->fb;
-	case QPU_V3DX_COND_IFNA:
+	case QPU_V3D_COND_IFNA:
 		return ~t->fa;
-	case QPU_V3DX_COND_IFNB:
+	case QPU_V3D_COND_IFNB:
 		return ~t->fb;
 	}
 	return ALL_LANES;
@@ -203,12 +203,12 @@ void v3d_flags_apply(struct v3d_thread *t, unsigned int pf, unsigned int uf,
 
 	if (pf) {
 		t->fb = t->fa;
-		t->fa = pf == QPU_V3DX_PF_PUSHZ ? o->z :
-			pf == QPU_V3DX_PF_PUSHN ? o->n : o->c;
+		t->fa = pf == QPU_V3D_PF_PUSHZ ? o->z :
+			pf == QPU_V3D_PF_PUSHN ? o->n : o->c;
 	}
 	if (!uf)
 		return;
-	uf -= QPU_V3DX_UF_ANDZ;		/* 0..11: (z, n, c) x (and, andn, nor-n, nor) */
+	uf -= QPU_V3D_UF_ANDZ;		/* 0..11: (z, n, c) x (and, andn, nor-n, nor) */
 	x = uf < 4 ? o->z : uf < 8 ? o->n : o->c;
 	switch (uf & 3) {
 	case 0:		/* and<x> */
@@ -250,34 +250,34 @@ static bool add_vector(struct v3d_thread *t, unsigned int op, const u32 *a,
 	bool eq = true;
 
 	switch (op) {
-	case QPU_V3DX_A_ROT:
+	case QPU_V3D_A_ROT:
 		n = b[0];
 		for (i = 0; i < LANES; i++)
 			r[i] = a[(i + n) & 15];
 		return true;
-	case QPU_V3DX_A_ROTQ:
+	case QPU_V3D_A_ROTQ:
 		for (i = 0; i < LANES; i++)
 			r[i] = a[(i & ~3u) | ((i + b[i & ~3u]) & 3)];
 		return true;
-	case QPU_V3DX_A_SHUFFLE:
+	case QPU_V3D_A_SHUFFLE:
 		for (i = 0; i < LANES; i++)
 			r[i] = a[b[i] & 15];
 		return true;
-	case QPU_V3DX_A_BCASTF:
+	case QPU_V3D_A_BCASTF:
 		n = first_lane(t->fa);
 		for (i = 0; i < LANES; i++)
 			r[i] = a[n];
 		return true;
-	case QPU_V3DX_A_BALLOT:
+	case QPU_V3D_A_BALLOT:
 		for (i = 0; i < LANES; i++)
 			m |= (u32)(a[i] != 0) << i;
 		for (i = 0; i < LANES; i++)
 			r[i] = m;
 		return true;
-	case QPU_V3DX_A_ALLEQ:
-	case QPU_V3DX_A_ALLFEQ:
+	case QPU_V3D_A_ALLEQ:
+	case QPU_V3D_A_ALLFEQ:
 		for (i = 1; i < LANES; i++) {
-			if (op == QPU_V3DX_A_ALLEQ)
+			if (op == QPU_V3D_A_ALLEQ)
 				eq &= a[i] == a[0];
 			else
 				eq &= qpu_v3d_fadd(a[i], a[0] ^ F_SIGN) == 0 ||
@@ -286,19 +286,19 @@ static bool add_vector(struct v3d_thread *t, unsigned int op, const u32 *a,
 		for (i = 0; i < LANES; i++)
 			r[i] = eq;
 		return true;
-	case QPU_V3DX_A_FDX:
-	case QPU_V3DX_A_FDY:
+	case QPU_V3D_A_FDX:
+	case QPU_V3D_A_FDY:
 		for (i = 0; i < LANES; i++) {
-			unsigned int base = op == QPU_V3DX_A_FDX ? i & ~1u :
+			unsigned int base = op == QPU_V3D_A_FDX ? i & ~1u :
 					    (i & ~3u) | (i & 1);
-			unsigned int step = op == QPU_V3DX_A_FDX ? 1 : 2;
+			unsigned int step = op == QPU_V3D_A_FDX ? 1 : 2;
 
 			r[i] = fsub(a[base + step], a[base]);
 		}
 		return true;
-	case QPU_V3DX_A_FLAFIRST:
-	case QPU_V3DX_A_FLNAFIRST:
-		m = op == QPU_V3DX_A_FLAFIRST ? t->fa : (u16)~t->fa;
+	case QPU_V3D_A_FLAFIRST:
+	case QPU_V3D_A_FLNAFIRST:
+		m = op == QPU_V3D_A_FLAFIRST ? t->fa : (u16)~t->fa;
 		n = first_lane((u16)m);
 		for (i = 0; i < LANES; i++)
 			r[i] = i == n && m;
@@ -392,47 +392,47 @@ static bool add_fast(unsigned int op, const u32 *a, const u32 *b, u32 *r)
 	unsigned int i;
 
 	switch (op) {
-	case QPU_V3DX_A_ADD:
+	case QPU_V3D_A_ADD:
 		LOOP(x + y);
 		return true;
-	case QPU_V3DX_A_SUB:
+	case QPU_V3D_A_SUB:
 		LOOP(x - y);
 		return true;
-	case QPU_V3DX_A_AND:
+	case QPU_V3D_A_AND:
 		LOOP(x & y);
 		return true;
-	case QPU_V3DX_A_OR:
+	case QPU_V3D_A_OR:
 		LOOP(x | y);
 		return true;
-	case QPU_V3DX_A_XOR:
+	case QPU_V3D_A_XOR:
 		LOOP(x ^ y);
 		return true;
-	case QPU_V3DX_A_SHL:
+	case QPU_V3D_A_SHL:
 		LOOP(x << (y & 31));
 		return true;
-	case QPU_V3DX_A_SHR:
+	case QPU_V3D_A_SHR:
 		LOOP(x >> (y & 31));
 		return true;
-	case QPU_V3DX_A_ASR:
+	case QPU_V3D_A_ASR:
 		LOOP((u32)((s32)x >> (y & 31)));
 		return true;
-	case QPU_V3DX_A_FADD:
-	case QPU_V3DX_A_FADDNF:
+	case QPU_V3D_A_FADD:
+	case QPU_V3D_A_FADDNF:
 		LOOP(fadd_fast(x, y));
 		return true;
-	case QPU_V3DX_A_FSUB:
+	case QPU_V3D_A_FSUB:
 		LOOP(fadd_fast(x, y ^ F_SIGN));
 		return true;
-	case QPU_V3DX_A_FMAX:
+	case QPU_V3D_A_FMAX:
 		LOOP(qpu_v3d_fmax(x, y));
 		return true;
-	case QPU_V3DX_A_FMIN:
+	case QPU_V3D_A_FMIN:
 		LOOP(qpu_v3d_fmin(x, y));
 		return true;
-	case QPU_V3DX_A_EIDX:
+	case QPU_V3D_A_EIDX:
 		LOOP(i);
 		return true;
-	case QPU_V3DX_A_NOP:
+	case QPU_V3D_A_NOP:
 		return true;
 	}
 	return false;
@@ -443,26 +443,26 @@ static bool mul_fast(unsigned int op, const u32 *a, const u32 *b, u32 *r)
 	unsigned int i;
 
 	switch (op) {
-	case QPU_V3DX_M_FMUL:
+	case QPU_V3D_M_FMUL:
 		LOOP(fmul_fast(x, y));
 		return true;
-	case QPU_V3DX_M_ADD:
+	case QPU_V3D_M_ADD:
 		LOOP(x + y);
 		return true;
-	case QPU_V3DX_M_SUB:
+	case QPU_V3D_M_SUB:
 		LOOP(x - y);
 		return true;
-	case QPU_V3DX_M_MOV:
+	case QPU_V3D_M_MOV:
 		LOOP(x);
 		return true;
-	case QPU_V3DX_M_NOP:
+	case QPU_V3D_M_NOP:
 		return true;
 	}
 	return false;
 }
 
 /* Whether @alu takes the fast path: no modifiers and no flags. */
-static bool plain(const struct qpu_v3d_emu *emu, const struct qpu_v3dx_alu *alu,
+static bool plain(const struct qpu_v3d_emu *emu, const struct qpu_v3d_alu *alu,
 		  const struct v3d_alu_out *o)
 {
 	return emu->predecode && !o->flags && !alu->pack && !alu->unpack_a &&
@@ -470,31 +470,31 @@ static bool plain(const struct qpu_v3d_emu *emu, const struct qpu_v3dx_alu *alu,
 }
 
 void v3d_alu_add(struct qpu_v3d_emu *emu, struct v3d_thread *t,
-		 const struct qpu_v3dx_instr *in, const u32 *a, const u32 *b,
+		 const struct qpu_v3d_instr *in, const u32 *a, const u32 *b,
 		 struct v3d_alu_out *o, bool *bad)
 {
-	const struct qpu_v3dx_alu *alu = &in->add;
+	const struct qpu_v3d_alu *alu = &in->add;
 	unsigned int op = alu->op, i, ua = alu->unpack_a, ub = alu->unpack_b;
 	int sfu = sfu_of(op);
 	u32 ta[LANES];
 	bool fl = false;
 
-	o->writes = (qpu_v3dx_add_op_info[op].args & QPU_V3DX_ARG_D) != 0;
+	o->writes = (qpu_v3d_add_op_info[op].args & QPU_V3D_ARG_D) != 0;
 	o->lanes = v3d_cond_lanes(t, in->ac);
 	o->z = 0;
 	o->n = 0;
 	o->c = 0;
 	if (plain(emu, alu, o) && add_fast(op, a, b, o->v))
 		return;
-	if (op == QPU_V3DX_A_FDX || op == QPU_V3DX_A_FDY ||
-	    op == QPU_V3DX_A_FLAFIRST || op == QPU_V3DX_A_FLNAFIRST ||
-	    op == QPU_V3DX_A_ALLFEQ) {
+	if (op == QPU_V3D_A_FDX || op == QPU_V3D_A_FDY ||
+	    op == QPU_V3D_A_FLAFIRST || op == QPU_V3D_A_FLNAFIRST ||
+	    op == QPU_V3D_A_ALLFEQ) {
 		for (i = 0; i < LANES; i++)
 			ta[i] = f32_unpack(a[i], ua);
 		a = ta;
 	}
 	if (add_vector(t, op, a, b, o->v)) {
-		if (op == QPU_V3DX_A_FDX || op == QPU_V3DX_A_FDY) {
+		if (op == QPU_V3D_A_FDX || op == QPU_V3D_A_FDY) {
 			for (i = 0; i < LANES; i++)
 				o->v[i] = f32_pack(o->v[i], alu->pack);
 			fl = true;
@@ -514,192 +514,192 @@ void v3d_alu_add(struct qpu_v3d_emu *emu, struct v3d_thread *t,
 		u32 x = a[i], y = b[i], r = 0, c = 0;
 
 		switch (op) {
-		case QPU_V3DX_A_FADD:
-		case QPU_V3DX_A_FADDNF:
-		case QPU_V3DX_A_FSUB:
-		case QPU_V3DX_A_FMIN:
-		case QPU_V3DX_A_FMAX:
-		case QPU_V3DX_A_FCMP:
+		case QPU_V3D_A_FADD:
+		case QPU_V3D_A_FADDNF:
+		case QPU_V3D_A_FSUB:
+		case QPU_V3D_A_FMIN:
+		case QPU_V3D_A_FMAX:
+		case QPU_V3D_A_FCMP:
 			x = f32_unpack(x, ua);
 			y = f32_unpack(y, ub);
 			fl = true;
-			if (op == QPU_V3DX_A_FMIN)
+			if (op == QPU_V3D_A_FMIN)
 				r = qpu_v3d_fmin(x, y);
-			else if (op == QPU_V3DX_A_FMAX)
+			else if (op == QPU_V3D_A_FMAX)
 				r = qpu_v3d_fmax(x, y);
-			else if (op == QPU_V3DX_A_FSUB || op == QPU_V3DX_A_FCMP)
+			else if (op == QPU_V3D_A_FSUB || op == QPU_V3D_A_FCMP)
 				r = fsub(x, y);
 			else
 				r = qpu_v3d_fadd(x, y);
-			c = op != QPU_V3DX_A_FADD && op != QPU_V3DX_A_FADDNF &&
-			    op != QPU_V3DX_A_FSUB &&
+			c = op != QPU_V3D_A_FADD && op != QPU_V3D_A_FADDNF &&
+			    op != QPU_V3D_A_FSUB &&
 			    qpu_v3d_fmax(x, y) == x && x != y;
 			r = f32_pack(r, alu->pack);
 			break;
-		case QPU_V3DX_A_VFPACK:
+		case QPU_V3D_A_VFPACK:
 			r = qpu_emu_f32_to_f16(f32_unpack(x, ua)) |
 			    qpu_emu_f32_to_f16(f32_unpack(y, ub)) << 16;
 			break;
-		case QPU_V3DX_A_VFMIN:
+		case QPU_V3D_A_VFMIN:
 			r = f16x2(f16_unpack(x, ua), y, qpu_v3d_fmin);
 			break;
-		case QPU_V3DX_A_VFMAX:
+		case QPU_V3D_A_VFMAX:
 			r = f16x2(f16_unpack(x, ua), y, qpu_v3d_fmax);
 			break;
-		case QPU_V3DX_A_ADD:
+		case QPU_V3D_A_ADD:
 			r = x + y;
 			c = r < x;
 			break;
-		case QPU_V3DX_A_SUB:
+		case QPU_V3D_A_SUB:
 			r = x - y;
 			c = x < y;
 			break;
-		case QPU_V3DX_A_MIN:
+		case QPU_V3D_A_MIN:
 			r = (s32)x < (s32)y ? x : y;
 			c = (s32)x > (s32)y;
 			break;
-		case QPU_V3DX_A_MAX:
+		case QPU_V3D_A_MAX:
 			r = (s32)x > (s32)y ? x : y;
 			c = (s32)x > (s32)y;
 			break;
-		case QPU_V3DX_A_UMIN:
+		case QPU_V3D_A_UMIN:
 			r = x < y ? x : y;
 			c = x > y;
 			break;
-		case QPU_V3DX_A_UMAX:
+		case QPU_V3D_A_UMAX:
 			r = x > y ? x : y;
 			c = x > y;
 			break;
-		case QPU_V3DX_A_SHL:
+		case QPU_V3D_A_SHL:
 			r = x << (y & 31);
 			break;
-		case QPU_V3DX_A_SHR:
+		case QPU_V3D_A_SHR:
 			r = x >> (y & 31);
 			break;
-		case QPU_V3DX_A_ASR:
+		case QPU_V3D_A_ASR:
 			r = (u32)((s32)x >> (y & 31));
 			break;
-		case QPU_V3DX_A_ROR:
+		case QPU_V3D_A_ROR:
 			r = (y & 31) ? (x >> (y & 31)) | (x << (32 - (y & 31))) : x;
 			break;
-		case QPU_V3DX_A_AND:
+		case QPU_V3D_A_AND:
 			r = x & y;
 			break;
-		case QPU_V3DX_A_OR:
+		case QPU_V3D_A_OR:
 			r = x | y;
 			break;
-		case QPU_V3DX_A_XOR:
+		case QPU_V3D_A_XOR:
 			r = x ^ y;
 			break;
-		case QPU_V3DX_A_VADD:
+		case QPU_V3D_A_VADD:
 			r = ((x + y) & 0xffff) | ((x >> 16) + (y >> 16)) << 16;
 			break;
-		case QPU_V3DX_A_VSUB:
+		case QPU_V3D_A_VSUB:
 			r = ((x - y) & 0xffff) | ((x >> 16) - (y >> 16)) << 16;
 			break;
-		case QPU_V3DX_A_NOT:
+		case QPU_V3D_A_NOT:
 			r = ~x;
 			break;
-		case QPU_V3DX_A_NEG:
+		case QPU_V3D_A_NEG:
 			r = -x;
 			break;
-		case QPU_V3DX_A_CLZ:
+		case QPU_V3D_A_CLZ:
 			r = clz32(x);
 			break;
-		case QPU_V3DX_A_ITOF:
+		case QPU_V3D_A_ITOF:
 			r = qpu_v3d_itof(x);
 			fl = true;
 			break;
-		case QPU_V3DX_A_UTOF:
+		case QPU_V3D_A_UTOF:
 			r = qpu_v3d_utof(x);
 			fl = true;
 			break;
-		case QPU_V3DX_A_FROUND:
-		case QPU_V3DX_A_FTRUNC:
-		case QPU_V3DX_A_FFLOOR:
-		case QPU_V3DX_A_FCEIL:
+		case QPU_V3D_A_FROUND:
+		case QPU_V3D_A_FTRUNC:
+		case QPU_V3D_A_FFLOOR:
+		case QPU_V3D_A_FCEIL:
 			r = qpu_v3d_fround(f32_unpack(x, ua),
-					   op == QPU_V3DX_A_FROUND ? 0 :
-					   op == QPU_V3DX_A_FTRUNC ? 1 :
-					   op == QPU_V3DX_A_FFLOOR ? 2 : 3);
+					   op == QPU_V3D_A_FROUND ? 0 :
+					   op == QPU_V3D_A_FTRUNC ? 1 :
+					   op == QPU_V3D_A_FFLOOR ? 2 : 3);
 			r = f32_pack(r, alu->pack);
 			fl = true;
 			break;
-		case QPU_V3DX_A_FTOIN:
-		case QPU_V3DX_A_FTOC:
+		case QPU_V3D_A_FTOIN:
+		case QPU_V3D_A_FTOC:
 			r = qpu_v3d_ftoi(f32_unpack(x, ua), 0);
 			break;
-		case QPU_V3DX_A_FTOIZ:
+		case QPU_V3D_A_FTOIZ:
 			r = qpu_v3d_ftoi(f32_unpack(x, ua), 1);
 			break;
-		case QPU_V3DX_A_FTOUZ:
+		case QPU_V3D_A_FTOUZ:
 			r = qpu_v3d_ftouz(f32_unpack(x, ua));
 			break;
-		case QPU_V3DX_A_FMOV:
+		case QPU_V3D_A_FMOV:
 			r = f32_pack(f32_unpack(x, ua), alu->pack);
 			fl = true;
 			break;
-		case QPU_V3DX_A_MOV:
+		case QPU_V3D_A_MOV:
 			r = int_unpack(x, ua);
 			break;
-		case QPU_V3DX_A_VPACK:
+		case QPU_V3D_A_VPACK:
 			r = (x & 0xffff) | y << 16;
 			break;
-		case QPU_V3DX_A_V8PACK:
+		case QPU_V3D_A_V8PACK:
 			r = (x & 0xff) | (x >> 16 & 0xff) << 8 |
 			    (y & 0xff) << 16 | (y >> 16 & 0xff) << 24;
 			break;
-		case QPU_V3DX_A_V10PACK:
+		case QPU_V3D_A_V10PACK:
 			r = (x & 0x3ff) | (x >> 16 & 0x3ff) << 10 |
 			    (y & 0x3ff) << 20 | (y >> 16 & 0x3) << 30;
 			break;
-		case QPU_V3DX_A_V11FPACK:
+		case QPU_V3D_A_V11FPACK:
 			r = f16_to_uf(x & 0xffff, 4) |
 			    f16_to_uf(x >> 16, 4) << 11 |
 			    f16_to_uf(y & 0xffff, 5) << 22;
 			break;
-		case QPU_V3DX_A_EIDX:
+		case QPU_V3D_A_EIDX:
 			r = i;
 			break;
-		case QPU_V3DX_A_TIDX:
+		case QPU_V3D_A_TIDX:
 			r = t->tidx;
 			break;
-		case QPU_V3DX_A_LR:
+		case QPU_V3D_A_LR:
 			r = t->link;
 			break;
-		case QPU_V3DX_A_VFLA:
-		case QPU_V3DX_A_VFLNA:
-		case QPU_V3DX_A_VFLB:
-		case QPU_V3DX_A_VFLNB:
-			r = (op == QPU_V3DX_A_VFLA || op == QPU_V3DX_A_VFLNA ?
+		case QPU_V3D_A_VFLA:
+		case QPU_V3D_A_VFLNA:
+		case QPU_V3D_A_VFLB:
+		case QPU_V3D_A_VFLNB:
+			r = (op == QPU_V3D_A_VFLA || op == QPU_V3D_A_VFLNA ?
 			     t->fa : t->fb) >> i & 1;
-			r ^= op == QPU_V3DX_A_VFLNA || op == QPU_V3DX_A_VFLNB;
+			r ^= op == QPU_V3D_A_VFLNA || op == QPU_V3D_A_VFLNB;
 			r |= r << 16;	/* both 16-bit halves */
 			break;
-		case QPU_V3DX_A_FLAPUSH:
-		case QPU_V3DX_A_FLBPUSH:
-			r = x << 2 | 3 * ((op == QPU_V3DX_A_FLAPUSH ? t->fa : t->fb) >> i & 1);
+		case QPU_V3D_A_FLAPUSH:
+		case QPU_V3D_A_FLBPUSH:
+			r = x << 2 | 3 * ((op == QPU_V3D_A_FLAPUSH ? t->fa : t->fb) >> i & 1);
 			break;
-		case QPU_V3DX_A_FLPOP:
+		case QPU_V3D_A_FLPOP:
 			r = x >> 2;
 			break;
-		case QPU_V3DX_A_SETMSF:
-		case QPU_V3DX_A_SETREVF:
+		case QPU_V3D_A_SETMSF:
+		case QPU_V3D_A_SETREVF:
 			r = x;
 			break;
-		case QPU_V3DX_A_NOP:
-		case QPU_V3DX_A_MSF:
-		case QPU_V3DX_A_REVF:
-		case QPU_V3DX_A_XCD:
-		case QPU_V3DX_A_YCD:
-		case QPU_V3DX_A_FXCD:
-		case QPU_V3DX_A_FYCD:
-		case QPU_V3DX_A_IID:
-		case QPU_V3DX_A_SAMPID:
-		case QPU_V3DX_A_BARRIERID:
-		case QPU_V3DX_A_TMUWT:
-		case QPU_V3DX_A_VPMWT:
-		case QPU_V3DX_A_VDWWT:
+		case QPU_V3D_A_NOP:
+		case QPU_V3D_A_MSF:
+		case QPU_V3D_A_REVF:
+		case QPU_V3D_A_XCD:
+		case QPU_V3D_A_YCD:
+		case QPU_V3D_A_FXCD:
+		case QPU_V3D_A_FYCD:
+		case QPU_V3D_A_IID:
+		case QPU_V3D_A_SAMPID:
+		case QPU_V3D_A_BARRIERID:
+		case QPU_V3D_A_TMUWT:
+		case QPU_V3D_A_VPMWT:
+		case QPU_V3D_A_VDWWT:
 			r = 0;	/* every TMU write is done when it issues */
 			break;
 		default:	/* the VPM and tile buffer: no compute use */
@@ -715,14 +715,14 @@ void v3d_alu_add(struct qpu_v3d_emu *emu, struct v3d_thread *t,
 }
 
 void v3d_alu_mul(struct qpu_v3d_emu *emu, struct v3d_thread *t,
-		 const struct qpu_v3dx_instr *in, const u32 *a, const u32 *b,
+		 const struct qpu_v3d_instr *in, const u32 *a, const u32 *b,
 		 struct v3d_alu_out *o, bool *bad)
 {
-	const struct qpu_v3dx_alu *alu = &in->mul;
+	const struct qpu_v3d_alu *alu = &in->mul;
 	unsigned int op = alu->op, i;
 	bool fl = false;
 
-	o->writes = (qpu_v3dx_mul_op_info[op].args & QPU_V3DX_ARG_D) != 0;
+	o->writes = (qpu_v3d_mul_op_info[op].args & QPU_V3D_ARG_D) != 0;
 	o->lanes = v3d_cond_lanes(t, in->mc);
 	o->z = 0;
 	o->n = 0;
@@ -734,75 +734,75 @@ void v3d_alu_mul(struct qpu_v3d_emu *emu, struct v3d_thread *t,
 		u64 p;
 
 		switch (op) {
-		case QPU_V3DX_M_ADD:
+		case QPU_V3D_M_ADD:
 			r = x + y;
 			c = r < x;
 			break;
-		case QPU_V3DX_M_SUB:
+		case QPU_V3D_M_SUB:
 			r = x - y;
 			c = x < y;
 			break;
-		case QPU_V3DX_M_UMUL24:
+		case QPU_V3D_M_UMUL24:
 			/* a multop before adds its top part (Mesa's imul) */
 			r = (x & 0xffffff) * (y & 0xffffff) + t->rtop[i];
 			t->rtop[i] = 0;
 			break;
-		case QPU_V3DX_M_SMUL24:
+		case QPU_V3D_M_SMUL24:
 			r = (u32)((s32)(x << 8) >> 8) * (u32)((s32)(y << 8) >> 8);
 			break;
-		case QPU_V3DX_M_MULTOP:
+		case QPU_V3D_M_MULTOP:
 			p = (u64)x * y - (u64)(x & 0xffffff) * (y & 0xffffff);
 			t->rtop[i] = (u32)p;
 			r = t->rtop[i];
 			break;
-		case QPU_V3DX_M_VFMUL:
+		case QPU_V3D_M_VFMUL:
 			r = f16x2(f16_unpack(x, alu->unpack_a), y, qpu_v3d_fmul);
 			break;
-		case QPU_V3DX_M_FMUL:
+		case QPU_V3D_M_FMUL:
 			r = qpu_v3d_fmul(f32_unpack(x, alu->unpack_a),
 					 f32_unpack(y, alu->unpack_b));
 			r = f32_pack(r, alu->pack);
 			fl = true;
 			break;
-		case QPU_V3DX_M_FMOV:
+		case QPU_V3D_M_FMOV:
 			r = f32_pack(f32_unpack(x, alu->unpack_a), alu->pack);
 			fl = true;
 			break;
-		case QPU_V3DX_M_MOV:
+		case QPU_V3D_M_MOV:
 			r = int_unpack(x, alu->unpack_a);
 			break;
-		case QPU_V3DX_M_NOP:
+		case QPU_V3D_M_NOP:
 			break;
-		case QPU_V3DX_M_FTOUNORM16:
+		case QPU_V3D_M_FTOUNORM16:
 			r = to_norm(x, 0, F_ONE, 65535);
 			break;
-		case QPU_V3DX_M_FTOSNORM16:
+		case QPU_V3D_M_FTOSNORM16:
 			r = to_norm(x, F_SIGN | F_ONE, F_ONE, 32767) & 0xffff;
 			break;
-		case QPU_V3DX_M_VFTOUNORM8:
+		case QPU_V3D_M_VFTOUNORM8:
 			r = to_norm(f16_lo(x), 0, F_ONE, 255) |
 			    to_norm(f16_hi(x), 0, F_ONE, 255) << 16;
 			break;
-		case QPU_V3DX_M_VFTOSNORM8:
+		case QPU_V3D_M_VFTOSNORM8:
 			r = (to_norm(f16_lo(x), F_SIGN | F_ONE, F_ONE, 127) & 0xff) |
 			    (to_norm(f16_hi(x), F_SIGN | F_ONE, F_ONE, 127) & 0xff) << 16;
 			break;
-		case QPU_V3DX_M_FUNPACKUNORMLO:
+		case QPU_V3D_M_FUNPACKUNORMLO:
 			r = from_unorm(x & 0xffff, 65535);
 			break;
-		case QPU_V3DX_M_FUNPACKUNORMHI:
+		case QPU_V3D_M_FUNPACKUNORMHI:
 			r = from_unorm(x >> 16, 65535);
 			break;
-		case QPU_V3DX_M_FUNPACKSNORMLO:
+		case QPU_V3D_M_FUNPACKSNORMLO:
 			r = from_snorm((u32)(s32)(s16)(x & 0xffff), 32767);
 			break;
-		case QPU_V3DX_M_FUNPACKSNORMHI:
+		case QPU_V3D_M_FUNPACKSNORMHI:
 			r = from_snorm((u32)(s32)(s16)(x >> 16), 32767);
 			break;
-		case QPU_V3DX_M_VFTOUNORM10LO:
+		case QPU_V3D_M_VFTOUNORM10LO:
 			r = to_norm(f16_lo(x), 0, F_ONE, 1023);
 			break;
-		case QPU_V3DX_M_VFTOUNORM10HI:
+		case QPU_V3D_M_VFTOUNORM10HI:
 			r = to_norm(f16_hi(x), 0, F_ONE, 1023) << 16;
 			break;
 		default:

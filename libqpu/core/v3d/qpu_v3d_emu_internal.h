@@ -71,16 +71,16 @@ struct v3d_qpu {
 struct v3d_predecoded {
 	u64 word;
 	u32 pc;
-	u32 sig;	/* qpu_v3dx_sig_bits() of the word */
+	u32 sig;	/* qpu_v3d_sig_bits() of the word */
 	bool valid;
-	struct qpu_v3dx_instr in;
+	struct qpu_v3d_instr in;
 };
 
 #define STALE_MAX	64	/* TMU-written words the uniform cache hides */
 
 struct qpu_v3d_emu {
 	const struct qpu_v3d_emu_board_info *board;
-	enum qpu_v3dx_gen gen;
+	enum qpu_gen gen;
 	unsigned int nqpus;
 	struct qpu_v3d_mmu *mmu;
 	const struct qpu_v3d_emu_ops *ops;
@@ -90,6 +90,7 @@ struct qpu_v3d_emu {
 	struct qpu_v3d_emu_fault fault;
 	struct qpu_v3d_emu_stats stats;
 	bool csd_active;
+	bool slot_freed;	/* a thread ended: csd_fill() may start batches */
 	struct qpu_v3d_csd csd;
 	u32 next_batch;
 	bool predecode;
@@ -112,15 +113,15 @@ struct v3d_alu_out {
 };
 
 void v3d_emu_set_fault(struct qpu_v3d_emu *emu, unsigned int qpu,
-		       unsigned int slot, enum qpu_emu_fault_reason why,
-		       u32 addr, enum qpu_emu_access kind);
+		       unsigned int slot, enum qpu_fault_reason why,
+		       u32 addr, enum qpu_mem_access kind);
 
 /* qpu_v3d_emu_alu.c */
 void v3d_alu_add(struct qpu_v3d_emu *emu, struct v3d_thread *t,
-		 const struct qpu_v3dx_instr *in, const u32 *a, const u32 *b,
+		 const struct qpu_v3d_instr *in, const u32 *a, const u32 *b,
 		 struct v3d_alu_out *o, bool *bad);
 void v3d_alu_mul(struct qpu_v3d_emu *emu, struct v3d_thread *t,
-		 const struct qpu_v3dx_instr *in, const u32 *a, const u32 *b,
+		 const struct qpu_v3d_instr *in, const u32 *a, const u32 *b,
 		 struct v3d_alu_out *o, bool *bad);
 u16 v3d_cond_lanes(const struct v3d_thread *t, unsigned int cond);
 void v3d_flags_apply(struct v3d_thread *t, unsigned int pf, unsigned int uf,

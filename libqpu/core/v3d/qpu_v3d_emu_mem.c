@@ -171,9 +171,9 @@ bool v3d_read_unif(struct qpu_v3d_emu *emu, unsigned int qpu,
 	unsigned int i;
 
 	if (!p || (*addr & 3)) {
-		v3d_emu_set_fault(emu, qpu, slot, p ? QPU_EMU_FAULT_MISALIGNED :
-				  QPU_EMU_FAULT_MEMORY, *addr,
-				  QPU_EMU_ACCESS_UNIFORM);
+		v3d_emu_set_fault(emu, qpu, slot, p ? QPU_FAULT_REASON_MISALIGNED :
+				  QPU_FAULT_REASON_MEMORY, *addr,
+				  QPU_MEM_UNIFORM);
 		return false;
 	}
 	*val = load32(p);
@@ -264,7 +264,7 @@ bool v3d_tmu_lookup(struct qpu_v3d_emu *emu, unsigned int qpu,
 	unsigned int type = cfg & 7, words = 1, size = 4, i, k, depth;
 	bool per_pixel = cfg & 0x80, write = t->tmu_ndata > 0;
 	bool atomic_op = op != TMU_OP_REGULAR, returns;
-	bool wrap = emu->gen == QPU_V3DX_GEN_42;
+	bool wrap = emu->gen == QPU_GEN_V3D42;
 	u32 res[4][LANES];
 
 	t->tmu_cfg = (t->tmu_cfg >> 8) | 0xff000000u;
@@ -282,8 +282,8 @@ bool v3d_tmu_lookup(struct qpu_v3d_emu *emu, unsigned int qpu,
 	returns = atomic_op ? (write || op >= 8) : !write;
 	depth = TMU_FIFO_MAX / emu->q[qpu].threads;
 	if (returns && t->fifo_n + words > depth) {
-		v3d_emu_set_fault(emu, qpu, slot, QPU_EMU_FAULT_INSTRUCTION,
-				  t->fifo_n + words, QPU_EMU_ACCESS_TMU);
+		v3d_emu_set_fault(emu, qpu, slot, QPU_FAULT_REASON_INSTRUCTION,
+				  t->fifo_n + words, QPU_MEM_TMU);
 		return false;
 	}
 	for (i = 0; i < LANES; i++) {
@@ -301,8 +301,8 @@ bool v3d_tmu_lookup(struct qpu_v3d_emu *emu, unsigned int qpu,
 
 			if (!p) {
 				v3d_emu_set_fault(emu, qpu, slot,
-						  QPU_EMU_FAULT_MEMORY, at,
-						  QPU_EMU_ACCESS_TMU);
+						  QPU_FAULT_REASON_MEMORY, at,
+						  QPU_MEM_TMU);
 				return false;
 			}
 			if (atomic_op) {

@@ -462,19 +462,19 @@ static const struct qpu_emu_op *fetch(struct qpu_emu_exec *x, u64 *wordp)
 		p = q->win + off;
 	} else {
 		if (pc & 7) {
-			qpu_emu_set_fault(x, QPU_EMU_FAULT_MISALIGNED, pc,
-					  QPU_EMU_ACCESS_FETCH);
+			qpu_emu_set_fault(x, QPU_FAULT_REASON_MISALIGNED, pc,
+					  QPU_MEM_FETCH);
 			return NULL;
 		}
 		/* The rest of the 4 KiB block if mapped, else one word. */
 		q->win_len = FETCH_WINDOW - (pc & (FETCH_WINDOW - 1));
 		q->win = emu->no_predecode ? NULL :
 			emu->ops->translate(emu->ctx, pc, q->win_len,
-					    QPU_EMU_ACCESS_FETCH);
+					    QPU_MEM_FETCH);
 		if (!q->win) {
 			q->win_len = 8;
 			q->win = qpu_emu_mem(x, pc, 8, 4,
-					     QPU_EMU_ACCESS_FETCH);
+					     QPU_MEM_FETCH);
 			if (!q->win) {
 				q->win_len = 0;
 				return NULL;
@@ -1020,7 +1020,7 @@ u32 qpu_emu_completed(const struct qpu_emu *emu)
 	return emu->completed;
 }
 
-const struct qpu_emu_fault *qpu_emu_get_fault(const struct qpu_emu *emu)
+const struct qpu_fault *qpu_emu_get_fault(const struct qpu_emu *emu)
 {
 	return &emu->fault;
 }

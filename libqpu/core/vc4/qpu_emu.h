@@ -39,7 +39,7 @@
 
 /**
  * struct qpu_emu_event - a memory transaction, for qpu_emu_ops.event
- * @kind: QPU_EMU_ACCESS_TMU, _DMA_LOAD or _DMA_STORE; or _UNIFORM: a
+ * @kind: QPU_MEM_TMU, _DMA_LOAD or _DMA_STORE; or _UNIFORM: a
  *	write of unif_addr or unif_addr_rel moved the uniform stream
  * @qpu: the QPU whose instruction started it
  * @tmu: for a TMU lookup: which TMU (0 or 1)
@@ -53,7 +53,7 @@
  * @pitch: for a DMA: bytes from one row's start to the next's
  */
 struct qpu_emu_event {
-	enum qpu_emu_access kind;
+	enum qpu_mem_access kind;
 	unsigned int qpu;
 	unsigned int tmu;
 	u16 lanes;
@@ -85,7 +85,7 @@ struct qpu_emu_event {
  */
 struct qpu_emu_ops {
 	void *(*translate)(void *ctx, u32 addr, u32 len,
-			   enum qpu_emu_access kind);
+			   enum qpu_mem_access kind);
 	void (*host_interrupt)(void *ctx, unsigned int qpu);
 	void (*trace)(void *ctx, unsigned int qpu, u32 pc, u64 word);
 	void (*trace_write)(void *ctx, unsigned int qpu, unsigned int waddr,
@@ -191,7 +191,7 @@ void qpu_emu_set_predecode(struct qpu_emu *emu, bool on);
  * and stats.vpm_wrapped counts it. Programs rely on it (a stride of 64
  * that leaves the address where it is); a program of ours that gets
  * there has usually miscomputed its address. With @on, such an access
- * stops the job with QPU_EMU_FAULT_VPM instead: a debugging aid the
+ * stops the job with QPU_FAULT_REASON_VPM instead: a debugging aid the
  * hardware lacks. Kept by qpu_emu_reset(), cleared by qpu_emu_init().
  */
 void qpu_emu_set_strict_vpm(struct qpu_emu *emu, bool on);
@@ -235,7 +235,7 @@ void qpu_emu_reset(struct qpu_emu *emu);
 u32 qpu_emu_completed(const struct qpu_emu *emu);
 
 /* Valid after QPU_EMU_FAULT, until the next reset. */
-const struct qpu_emu_fault *qpu_emu_get_fault(const struct qpu_emu *emu);
+const struct qpu_fault *qpu_emu_get_fault(const struct qpu_emu *emu);
 
 const struct qpu_emu_stats *qpu_emu_get_stats(const struct qpu_emu *emu);
 

@@ -332,7 +332,7 @@ void qpu_emu_exec_alu(struct qpu_emu_exec *x)
 	}
 	if (x->op->flags & OP_UNIF) {
 		const u8 *p = win_mem(x, &q->uwin, q->unif,
-				      QPU_EMU_ACCESS_UNIFORM);
+				      QPU_MEM_UNIFORM);
 
 		if (!p)
 			return;
@@ -481,7 +481,7 @@ static bool fast_inputs(struct qpu_emu_exec *x)
 
 	if (op->flags & OP_UNIF) {
 		const u8 *p = win_mem(x, &q->uwin, q->unif,
-				      QPU_EMU_ACCESS_UNIFORM);
+				      QPU_MEM_UNIFORM);
 		u32 unif;
 
 		if (!p)

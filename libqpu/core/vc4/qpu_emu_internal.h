@@ -168,7 +168,7 @@ struct qpu_emu {
 	u64 started_at[QPU_EMU_NUM_QPUS];	/* stats.instructions at start */
 	int mutex_owner;
 	u8 sem[QPU_EMU_NUM_SEMAPHORES];
-	struct qpu_emu_fault fault;
+	struct qpu_fault fault;
 	struct qpu_emu_stats stats;
 	u32 vpm[QPU_EMU_VPM_WORDS];
 	struct qpu_emu_op op_uncached;	/* the decode when predecoding is off */
@@ -257,15 +257,15 @@ static inline void wr32(void *p, u32 v)
 void qpu_emu_wake_sync(struct qpu_emu *emu);
 
 /* qpu_emu_mem.c */
-void qpu_emu_set_fault(struct qpu_emu_exec *x, enum qpu_emu_fault_reason why,
-		       u32 addr, enum qpu_emu_access access);
+void qpu_emu_set_fault(struct qpu_emu_exec *x, enum qpu_fault_reason why,
+		       u32 addr, enum qpu_mem_access access);
 void qpu_emu_bad_instr(struct qpu_emu_exec *x);
 void *qpu_emu_mem(struct qpu_emu_exec *x, u32 addr, u32 len, u32 align,
-		  enum qpu_emu_access kind);
+		  enum qpu_mem_access kind);
 u8 *qpu_emu_win_miss(struct qpu_emu_exec *x, struct qpu_emu_win *w, u32 addr,
-		     u32 len, u32 align, enum qpu_emu_access kind);
+		     u32 len, u32 align, enum qpu_mem_access kind);
 u8 *qpu_emu_dma_mem(struct qpu_emu_exec *x, u32 addr, u32 len, u32 align,
-		    enum qpu_emu_access kind);
+		    enum qpu_mem_access kind);
 
 /* qpu_emu_alu.c */
 void qpu_emu_exec_alu(struct qpu_emu_exec *x);
@@ -319,7 +319,7 @@ static inline const u32 *splat(u32 *buf, u32 v)
 /* qpu_emu_win_miss()'s answer, from the window when it holds the bytes. */
 static inline u8 *win_get(struct qpu_emu_exec *x, struct qpu_emu_win *w,
 			  u32 addr, u32 len, u32 align,
-			  enum qpu_emu_access kind)
+			  enum qpu_mem_access kind)
 {
 	u32 off = addr - w->addr;
 
@@ -333,7 +333,7 @@ static inline u8 *win_get(struct qpu_emu_exec *x, struct qpu_emu_win *w,
 /* The 4-byte word at @addr through @w (uniforms, TMU reads). */
 static inline const u8 *win_mem(struct qpu_emu_exec *x,
 				struct qpu_emu_win *w, u32 addr,
-				enum qpu_emu_access kind)
+				enum qpu_mem_access kind)
 {
 	return win_get(x, w, addr, 4, 4, kind);
 }

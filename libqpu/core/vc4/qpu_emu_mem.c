@@ -7,8 +7,8 @@
  */
 #include "qpu_emu_internal.h"
 
-void qpu_emu_set_fault(struct qpu_emu_exec *x, enum qpu_emu_fault_reason why,
-		       u32 addr, enum qpu_emu_access access)
+void qpu_emu_set_fault(struct qpu_emu_exec *x, enum qpu_fault_reason why,
+		       u32 addr, enum qpu_mem_access access)
 {
 	if (x->fault)
 		return;
@@ -25,25 +25,25 @@ void qpu_emu_set_fault(struct qpu_emu_exec *x, enum qpu_emu_fault_reason why,
  * address must be a multiple of @align, or NULL after setting the fault.
  */
 void *qpu_emu_mem(struct qpu_emu_exec *x, u32 addr, u32 len, u32 align,
-		  enum qpu_emu_access kind)
+		  enum qpu_mem_access kind)
 {
 	void *p;
 
 	if (x->fault)
 		return NULL;
 	if (addr & (align - 1)) {
-		qpu_emu_set_fault(x, QPU_EMU_FAULT_MISALIGNED, addr, kind);
+		qpu_emu_set_fault(x, QPU_FAULT_REASON_MISALIGNED, addr, kind);
 		return NULL;
 	}
 	p = x->emu->ops->translate(x->emu->ctx, addr, len, kind);
 	if (!p)
-		qpu_emu_set_fault(x, QPU_EMU_FAULT_MEMORY, addr, kind);
+		qpu_emu_set_fault(x, QPU_FAULT_REASON_MEMORY, addr, kind);
 	return p;
 }
 
 /* Ask translate() for @len bytes at @addr as the window @w. */
 static u8 *win_try(struct qpu_emu *emu, struct qpu_emu_win *w, u32 addr,
-		   u32 len, enum qpu_emu_access kind)
+		   u32 len, enum qpu_mem_access kind)
 {
 	u8 *p = emu->ops->translate(emu->ctx, addr, len, kind);
 
@@ -70,7 +70,7 @@ static const u32 win_sizes[WIN_LEVELS] = { 1u << 20, 1u << 16, FETCH_WINDOW };
  * without predecoding.
  */
 u8 *qpu_emu_win_miss(struct qpu_emu_exec *x, struct qpu_emu_win *w, u32 addr,
-		     u32 len, u32 align, enum qpu_emu_access kind)
+		     u32 len, u32 align, enum qpu_mem_access kind)
 {
 	struct qpu_emu *emu = x->emu;
 	u32 wlen, tried = 0;
@@ -104,9 +104,9 @@ u8 *qpu_emu_win_miss(struct qpu_emu_exec *x, struct qpu_emu_win *w, u32 addr,
 
 /* A VCD DMA row through the QPU's window for @kind. */
 u8 *qpu_emu_dma_mem(struct qpu_emu_exec *x, u32 addr, u32 len, u32 align,
-		    enum qpu_emu_access kind)
+		    enum qpu_mem_access kind)
 {
-	struct qpu_emu_win *w = kind == QPU_EMU_ACCESS_DMA_LOAD ?
+	struct qpu_emu_win *w = kind == QPU_MEM_LOAD ?
 		&x->q->dlwin : &x->q->dswin;
 
 	return win_get(x, w, addr, len, align, kind);
@@ -114,6 +114,6 @@ u8 *qpu_emu_dma_mem(struct qpu_emu_exec *x, u32 addr, u32 len, u32 align,
 
 void qpu_emu_bad_instr(struct qpu_emu_exec *x)
 {
-	qpu_emu_set_fault(x, QPU_EMU_FAULT_INSTRUCTION, x->q->pc,
-			  QPU_EMU_ACCESS_FETCH);
+	qpu_emu_set_fault(x, QPU_FAULT_REASON_INSTRUCTION, x->q->pc,
+			  QPU_MEM_FETCH);
 }

@@ -172,7 +172,7 @@ static void write_unif_addr(struct qpu_emu_exec *x, unsigned int waddr,
 	q->unif = file_b ? q->unif + r->v[0] * 4 : r->v[0];
 	if (x->emu->ops->event) {
 		struct qpu_emu_event ev = {
-			.kind = QPU_EMU_ACCESS_UNIFORM, .qpu = x->qi, .base = q->unif,
+			.kind = QPU_MEM_UNIFORM, .qpu = x->qi, .base = q->unif,
 		};
 
 		x->emu->ops->event(x->emu->ctx, &ev);

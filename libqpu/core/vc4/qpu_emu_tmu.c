@@ -49,7 +49,7 @@ static bool tmu_lookup_lanes(struct qpu_emu_exec *x, u32 *slot, const u32 *v,
 		slot[i] = 0;
 		if (!(mask & (1u << i)))
 			continue;
-		p = win_mem(x, &x->q->twin, v[i] & ~3u, QPU_EMU_ACCESS_TMU);
+		p = win_mem(x, &x->q->twin, v[i] & ~3u, QPU_MEM_TMU);
 		if (!p)
 			return false;
 		slot[i] = rd32(p);
@@ -65,8 +65,8 @@ void qpu_emu_tmu_request(struct qpu_emu_exec *x, unsigned int t, const u32 *v,
 	u32 *slot;
 
 	if (q->tmu_count[t] >= TMU_FIFO_DEPTH) {
-		qpu_emu_set_fault(x, QPU_EMU_FAULT_INSTRUCTION, q->pc,
-				  QPU_EMU_ACCESS_TMU);
+		qpu_emu_set_fault(x, QPU_FAULT_REASON_INSTRUCTION, q->pc,
+				  QPU_MEM_TMU);
 		return;
 	}
 	slot = q->tmu[t][(q->tmu_head[t] + q->tmu_count[t]) % TMU_FIFO_DEPTH];
@@ -78,7 +78,7 @@ void qpu_emu_tmu_request(struct qpu_emu_exec *x, unsigned int t, const u32 *v,
 	q->tmu_count[t]++;
 	if (x->emu->ops->event) {
 		struct qpu_emu_event ev = {
-			.kind = QPU_EMU_ACCESS_TMU, .qpu = x->qi, .tmu = t,
+			.kind = QPU_MEM_TMU, .qpu = x->qi, .tmu = t,
 			.lanes = mask, .addr = v,
 		};
 

@@ -44,7 +44,7 @@ static inline bool fast_rows(const struct qpu_emu_exec *x)
  * 64 rows (a setup's ADDR bits the mode does not name, or strides walking
  * off the end) therefore wraps: the low 6 (32-bit), 7 (16-bit) or 8
  * (8-bit) bits are the address, and stats.vpm_wrapped counts the access.
- * With qpu_emu_set_strict_vpm() it stops the job with QPU_EMU_FAULT_VPM
+ * With qpu_emu_set_strict_vpm() it stops the job with QPU_FAULT_REASON_VPM
  * instead (at the byte address it would have reached): our own kernels'
  * tests turn that on, since in a kernel of ours a wrap is a bug.
  * LANED ("0,1 = Packed, Laned.
@@ -106,9 +106,9 @@ static bool vpm_check(struct qpu_emu_exec *x,
 	if (*a == s->addr)
 		return true;
 	if (x->emu->strict_vpm) {
-		qpu_emu_set_fault(x, QPU_EMU_FAULT_VPM,
+		qpu_emu_set_fault(x, QPU_FAULT_REASON_VPM,
 				  vpm_elem(s, s->addr, 0, &sh) * 4,
-				  QPU_EMU_ACCESS_FETCH);
+				  QPU_MEM_FETCH);
 		return false;
 	}
 	x->emu->stats.vpm_wrapped++;
@@ -264,7 +264,7 @@ static bool dma_vpm_ok(struct qpu_emu_exec *x, u32 word)
 {
 	if (word < QPU_EMU_VPM_WORDS)
 		return true;
-	qpu_emu_set_fault(x, QPU_EMU_FAULT_VPM, word * 4, QPU_EMU_ACCESS_FETCH);
+	qpu_emu_set_fault(x, QPU_FAULT_REASON_VPM, word * 4, QPU_MEM_FETCH);
 	return false;
 }
 
@@ -299,7 +299,7 @@ static u32 dma_width(u32 modew, u32 *sel)
 }
 
 /* A DMA done: tell qpu_emu_ops.event, if set. */
-static void dma_event(struct qpu_emu_exec *x, enum qpu_emu_access kind,
+static void dma_event(struct qpu_emu_exec *x, enum qpu_mem_access kind,
 		      u32 addr, u32 rows, u32 row_bytes, u32 pitch)
 {
 	struct qpu_emu_event ev = {
@@ -422,14 +422,14 @@ void qpu_emu_dma_load(struct qpu_emu_exec *x, u32 addr)
 	if (w == 4 && !vert &&
 	    dma_load_rows(x, addr, nrows, rowlen, pitch, by, vpitch, bx)) {
 		x->emu->stats.dma_load_bytes += nrows * rowlen * w;
-		dma_event(x, QPU_EMU_ACCESS_DMA_LOAD, addr, nrows, rowlen * w,
+		dma_event(x, QPU_MEM_LOAD, addr, nrows, rowlen * w,
 			  pitch);
 		return;
 	}
 	for (pass = 0; pass < 2; pass++) {
 		for (r = 0; r < nrows; r++) {
 			u8 *p = qpu_emu_dma_mem(x, addr + r * pitch, rowlen * w, w,
-					QPU_EMU_ACCESS_DMA_LOAD);
+					QPU_MEM_LOAD);
 			u32 v = by * per + sel0 + r * vpitch;
 			u32 row = v / per, sel = v % per;
 
@@ -469,7 +469,7 @@ void qpu_emu_dma_load(struct qpu_emu_exec *x, u32 addr)
 		}
 	}
 	x->emu->stats.dma_load_bytes += nrows * rowlen * w;
-	dma_event(x, QPU_EMU_ACCESS_DMA_LOAD, addr, nrows, rowlen * w, pitch);
+	dma_event(x, QPU_MEM_LOAD, addr, nrows, rowlen * w, pitch);
 }
 
 /*
@@ -495,7 +495,7 @@ void qpu_emu_dma_store(struct qpu_emu_exec *x, u32 addr)
 	depth = depth ? depth : 128;
 	if (w == 4 && horiz && dma_store_rows(x, addr, units, depth, by, bx)) {
 		x->emu->stats.dma_store_bytes += units * depth * w;
-		dma_event(x, QPU_EMU_ACCESS_DMA_STORE, addr, units, depth * w,
+		dma_event(x, QPU_MEM_STORE, addr, units, depth * w,
 			  depth * w + q->vdw_stride);
 		return;
 	}
@@ -504,7 +504,7 @@ void qpu_emu_dma_store(struct qpu_emu_exec *x, u32 addr)
 			u8 *p = qpu_emu_dma_mem(x, addr + u * (depth * w +
 						       q->vdw_stride),
 					depth * w, w,
-					QPU_EMU_ACCESS_DMA_STORE);
+					QPU_MEM_STORE);
 			u32 row = by + (horiz ? u : 0);
 			u32 col = horiz ? bx : (bx + u) & 15;
 
@@ -536,6 +536,6 @@ void qpu_emu_dma_store(struct qpu_emu_exec *x, u32 addr)
 		}
 	}
 	x->emu->stats.dma_store_bytes += units * depth * w;
-	dma_event(x, QPU_EMU_ACCESS_DMA_STORE, addr, units, depth * w,
+	dma_event(x, QPU_MEM_STORE, addr, units, depth * w,
 		  depth * w + q->vdw_stride);
 }

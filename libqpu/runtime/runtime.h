@@ -1,0 +1,83 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * libqpu's private interfaces, shared between its files: the device and
+ * buffer structs, the backend operations behind them (qpu.ko through
+ * kdev.c, the in-process emulator through emudev.c), and the ioctl
+ * wrappers. Only kdev_ioctl.c knows the kernel's structs and numbers: it
+ * translates them to libqpu's enums and back.
+ */
+#ifndef QPU_INTERNAL_H
+#define QPU_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "qpu.h"
+#include "toolkit/toolkit.h"
+
+/**
+ * struct qpu_dev_ops - what differs between the kinds of device.
+ * @describe: the qpu_dev_describe() string.
+ * @get_param: a QPU_DEV_PARAM_* value; 0 or -errno.
+ * @bo_alloc: zeroed, mapped memory of @bo->size bytes: set @bo->map,
+ *	@bo->bus_addr and @bo->handle; 0 or -errno.
+ * @bo_free: give back what @bo_alloc got.
+ * @submit: start a validated job; 0 or -errno.
+ * @wait: wait for a job until @timeout_ms (0: look, -1: forever).
+ * @close: free the backend's state.
+ * @set_board: model @board's timing (the emulator only; NULL elsewhere).
+ */
+struct qpu_dev_ops {
+	const char *(*describe)(const struct qpu_dev *dev);
+	int (*get_param)(struct qpu_dev *dev, enum qpu_dev_param param,
+			 uint64_t *value);
+	int (*bo_alloc)(struct qpu_dev *dev, struct qpu_bo *bo);
+	void (*bo_free)(struct qpu_dev *dev, struct qpu_bo *bo);
+	int (*submit)(struct qpu_dev *dev, const struct qpu_job_desc *desc,
+		      uint64_t *seqno);
+	int (*wait)(struct qpu_dev *dev, uint64_t seqno, int timeout_ms,
+		    struct qpu_job_result *result);
+	void (*close)(struct qpu_dev *dev);
+	int (*set_board)(struct qpu_dev *dev, enum qpu_board board);
+};
+
+struct qpu_dev {
+	const struct qpu_dev_ops *ops;
+	char *path;
+	int fd;			/* kdev.c: the open node; -1 otherwise */
+	void *priv;		/* emudev.c: the emulator's state */
+};
+
+struct qpu_bo {
+	struct qpu_dev *dev;
+	size_t size;
+	void *map;
+	uint32_t bus_addr;
+	uint32_t handle;	/* kdev.c: the kernel's handle */
+	uint64_t mmap_offset;	/* kdev.c: where it is mapped from */
+	void *priv;		/* emudev.c: its struct emu_mem */
+};
+
+/* kdev.c */
+int qpu_kdev_open(struct qpu_dev *dev);
+
+/* emudev.c */
+/* @options: what follows "emu:" in the path (NULL for plain "emu") */
+int qpu_emudev_open(struct qpu_dev *dev, const char *options);
+
+/* kdev_ioctl.c */
+/* 0 if @fd is qpu.ko of this ABI; -ENOTTY: not qpu.ko; -EPROTO: another ABI */
+int qpu_kdev_ioctl_check_abi(int fd);
+/* The ABI version libqpu speaks, for the emulator's QPU_DEV_PARAM_ABI_VERSION. */
+uint32_t qpu_kdev_ioctl_abi_version(void);
+int qpu_kdev_ioctl_get_param(int fd, enum qpu_dev_param param, uint64_t *value);
+/* libqpu's numbers as qpu.ko's, which libqpu 0.1 gave its callers */
+uint32_t qpu_status_to_uapi(enum qpu_status status);
+uint32_t qpu_access_to_uapi(enum qpu_access access);
+int qpu_kdev_ioctl_bo_create(int fd, uint64_t size, struct qpu_bo *bo);
+int qpu_kdev_ioctl_bo_destroy(int fd, uint32_t handle);
+int qpu_kdev_ioctl_submit(int fd, const struct qpu_job_desc *desc, uint64_t *seqno);
+int qpu_kdev_ioctl_wait(int fd, uint64_t seqno, int64_t deadline_ns,
+			struct qpu_job_result *result);
+
+#endif /* QPU_INTERNAL_H */
