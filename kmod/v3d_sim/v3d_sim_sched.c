@@ -118,10 +118,10 @@ static void v3d_sim_report_fault(struct v3d_sim_dev *v3d)
 {
 	const struct qpu_v3d_emu_fault *f = qpu_v3d_emu_get_fault(v3d->emu);
 	static const char *const why[] = {
-		[QPU_EMU_FAULT_MEMORY] = "unmapped address",
-		[QPU_EMU_FAULT_MISALIGNED] = "misaligned address",
-		[QPU_EMU_FAULT_INSTRUCTION] = "invalid instruction",
-		[QPU_EMU_FAULT_VPM] = "VPM address",
+		[QPU_FAULT_REASON_MEMORY] = "unmapped address",
+		[QPU_FAULT_REASON_MISALIGNED] = "misaligned address",
+		[QPU_FAULT_REASON_INSTRUCTION] = "invalid instruction",
+		[QPU_FAULT_REASON_VPM] = "VPM address",
 	};
 
 	dev_err(v3d->drm.dev,
