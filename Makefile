@@ -94,12 +94,14 @@ deps:
 
 # --- the kernel module ------------------------------------------------------
 
-# $(call kmod_build,flavour,kernel dir,extra make arguments)
+# $(call kmod_build,flavour,kernel dir,extra make arguments[,Kbuild file])
+# The Kbuild file (default the top one, qpu.ko's) becomes the tree's top
+# Kbuild: kmod/v3d_sim/Kbuild builds v3d_sim.ko from the same sources.
 define kmod_build
 	$(Q)test -n "$(2)" -a -d "$(2)" || \
 		{ echo "no kernel build directory for '$(1)' (KDIR='$(2)'): run 'make deps'" >&2; exit 1; }
 	$(Q)mkdir -p $(BUILD)/mod/$(1)
-	$(Q)cd $(BUILD)/mod/$(1) && cp -rsf $(CURDIR)/Kbuild $(CURDIR)/kmod \
+	$(Q)cd $(BUILD)/mod/$(1) && cp -rsf $(CURDIR)/$(or $(4),Kbuild) $(CURDIR)/kmod \
 		$(CURDIR)/libqpu $(CURDIR)/uapi .
 	+$(Q)$(MAKE) -C $(2) M=$(BUILD)/mod/$(1) W=1 $(3) modules
 endef
@@ -116,7 +118,7 @@ LINUX_SOURCE_TAR ?= $(lastword $(sort $(wildcard /usr/src/linux-source-6.1*.tar.
 LINUX_SCRIPTS := $(BUILD)/linux-scripts
 # The core includes the freestanding public headers qpu_gen.h and
 # qpu_v3d_fields.h, so they are kernel style too.
-KERNEL_STYLE_FILES := $(sort $(wildcard kmod/*.[ch] libqpu/core/*.[ch] \
+KERNEL_STYLE_FILES := $(sort $(wildcard kmod/*.[ch] kmod/v3d_sim/*.[ch] libqpu/core/*.[ch] \
 	libqpu/core/*/*.[ch])) uapi/linux/qpu.h libqpu/include/qpu_gen.h \
 	libqpu/include/qpu_v3d_fields.h
 
@@ -140,7 +142,8 @@ lint-checkpatch: $(LINUX_SCRIPTS)/.stamp
 		-f $(KERNEL_STYLE_FILES)
 
 lint-kernel-doc: $(LINUX_SCRIPTS)/.stamp
-	$(Q)$(LINUX_SCRIPTS)/kernel-doc -none -Werror uapi/linux/qpu.h kmod/*.h kmod/*.c
+	$(Q)$(LINUX_SCRIPTS)/kernel-doc -none -Werror uapi/linux/qpu.h kmod/*.h kmod/*.c \
+		kmod/v3d_sim/*.h kmod/v3d_sim/*.c
 
 # The layers of kmod/ that a compiler cannot see: qpu_v3d.c programs the
 # V3D through the backend's ops and never asks which backend it drives;
@@ -159,6 +162,8 @@ lint-module-core: module $(QPU_CORE_TOOL_SRCS:%.c=$(BUILD)/%.o)
 lint-sparse:
 	$(call kmod_build,sparse,$(KDIR),C=2 CF=-Wsparse-error) > $(BUILD)/sparse.log 2>&1 || \
 		{ cat $(BUILD)/sparse.log; exit 1; }
+	$(call kmod_build,v3dsim-sparse,$(KDIR),C=2 CF=-Wsparse-error,kmod/v3d_sim/Kbuild) \
+		>> $(BUILD)/sparse.log 2>&1 || { cat $(BUILD)/sparse.log; exit 1; }
 	$(Q)! grep -E 'warning:|error:' $(BUILD)/sparse.log || \
 		{ echo 'sparse is not clean' >&2; exit 1; }
 
