@@ -239,6 +239,31 @@ T_TEST(sfu_cycles)
 		moves(boards[b], src, QPU_TV_SFU_CYCLES, 10, 10);
 }
 
+/* A write of a line the L2T misses reads the line first when it allocates. */
+T_TEST(l2t_write_allocate)
+{
+	const char *src =
+		"nop ; nop ; ldunifrf.rf10\n"
+		"eidx rf12 ; nop\nshl rf12, rf12, 2 ; nop\n"
+		"add rf10, rf10, rf12 ; nop\n"
+		"nop ; mov tmud, 1\n"
+		"nop ; mov tmua, rf10\n"
+		"tmuwt - ; nop\n";
+	size_t b;
+
+	for (b = 0; b < T_ARRAY_SIZE(boards); b++) {
+		struct override o = { QPU_TV_L2T_WRITE_ALLOCATE, 0 };
+		uint32_t line = param(boards[b], QPU_TV_L2T_LINE_BYTES);
+		struct qpu_tv_stats a, c;
+
+		T_CHECK(run(boards[b], src, &o, 1, &a));
+		o.value = 1;
+		T_CHECK(run(boards[b], src, &o, 1, &c));
+		T_EQ_U64(64, a.sdram_bytes);
+		T_EQ_U64(64 + 64 / line * line, c.sdram_bytes);
+	}
+}
+
 /* Streaming more lines moves more bytes and takes longer. */
 T_TEST(traffic_monotonic)
 {

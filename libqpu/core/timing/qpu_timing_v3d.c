@@ -41,6 +41,7 @@ struct qpu_tv {
 	u64 next_batch;
 	u64 sdram_free;		/* in 1/TV_FRAC cycles */
 	u64 tmu_free[TV_SLICES];
+	u64 write_free[TV_SLICES];	/* the slice's last write gone to SDRAM */
 	u64 sdram_bytes, l1t_misses, l2t_misses;
 	struct tv_qpu q[QPU_V3D_EMU_MAX_QPUS];
 	struct tv_cache l2t;
@@ -222,8 +223,12 @@ static u64 line_ready(struct qpu_tv *t, unsigned int slice, u32 addr, u64 now,
 {
 	u64 at = now + pv(t, QPU_TV_TMU_HIT_CYCLES);
 
-	if (write) {	/* into the L2T; its bytes are booked by the caller */
-		cache_access(&t->l2t, addr);
+	if (write) {	/* into the L2T, a missed line read first if it allocates */
+		if (!cache_access(&t->l2t, addr)) {
+			t->l2t_misses++;
+			if (pv(t, QPU_TV_L2T_WRITE_ALLOCATE))
+				return sdram_book(t, now, t->l2t.line);
+		}
 		return at;
 	}
 	if (cache_access(&t->l1t[slice], addr))
@@ -259,6 +264,8 @@ void qpu_tv_tmu(void *ctx, unsigned int qpu, unsigned int thread,
 		inflight += q->t[i].n;
 	if (per_qpu && inflight + words > per_qpu && th->n)
 		stall(q, QPU_TV_STALL_TMU_FIFO, th->ready[th->head]);
+	if (write)	/* one write in flight per slice: the TMU holds it */
+		stall(q, QPU_TV_STALL_TMU_FIFO, t->write_free[slice]);
 	now = q->clock;
 	done = now + pv(t, QPU_TV_TMU_HIT_CYCLES);
 	for (i = 0; i < QPU_V3D_EMU_LANES; i++) {
@@ -283,7 +290,7 @@ void qpu_tv_tmu(void *ctx, unsigned int qpu, unsigned int thread,
 
 		for (i = 0; i < QPU_V3D_EMU_LANES; i++)
 			bytes += (lanes >> i & 1) * words * size;
-		sdram_book(t, now, bytes);
+		t->write_free[slice] = sdram_book(t, done, bytes);
 		return;
 	}
 	for (k = 0; k < words && th->n < TV_FIFO; k++) {

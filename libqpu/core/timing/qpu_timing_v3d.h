@@ -36,6 +36,7 @@ enum qpu_tv_param_id {
 	QPU_TV_L2T_LINE_BYTES,
 	QPU_TV_L2T_WAYS,
 	QPU_TV_L2T_HIT_CYCLES,	/* an L1T miss that hits in the L2T */
+	QPU_TV_L2T_WRITE_ALLOCATE, /* 1: a written line missed is read first */
 	QPU_TV_SDRAM_MTS,	/* SDRAM transfers per microsecond */
 	QPU_TV_SDRAM_BUS_BYTES,	/* bytes per transfer */
 	QPU_TV_SDRAM_EFFICIENCY, /* percent of the peak a stream reaches */
@@ -78,7 +79,8 @@ const char *qpu_tv_param_name(unsigned int id);
 /* Why a thread did not issue in a cycle it could have. */
 enum qpu_tv_stall {
 	QPU_TV_STALL_TMU,	/* ldtmu before the lookup returned */
-	QPU_TV_STALL_TMU_FIFO,	/* a lookup with the QPU's FIFO full */
+	QPU_TV_STALL_TMU_FIFO,	/* a lookup with the QPU's FIFO full, or a
+				 * write behind the slice's last one */
 	QPU_TV_STALL_SFU,	/* an SFU operation with the SFU busy */
 	QPU_TV_STALL_THRSW,	/* thread switches */
 	QPU_TV_NUM_STALLS,

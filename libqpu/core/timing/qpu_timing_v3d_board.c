@@ -9,6 +9,7 @@
 #include "qpu_timing_v3d.h"
 
 #define ASSUMED		"assumed: no public document gives it (CALIBRATION-V3D.md)"
+#define FITTED		"fitted to py-videocore6/7's published figures (CALIBRATION-V3D.md)"
 #define SRC_ISSUE	"py-videocore6 README: peak 32 GFLOPS = 8 QPUs x 500 MHz x " \
 			"2 ALUs x 4 lanes a cycle, so 16 lanes take 4 cycles"
 #define SRC_THRSW	"Mesa v3d qpu_schedule.c: a switch takes effect after its " \
@@ -23,7 +24,7 @@
 	[QPU_TV_THRSW_CYCLES] = { 0, SRC_THRSW }, \
 	[QPU_TV_SFU_CYCLES] = { 8, ASSUMED }, \
 	[QPU_TV_TMU_FIFO] = { 16, SRC_FIFO }, \
-	[QPU_TV_TMU_HIT_CYCLES] = { 40, ASSUMED }, \
+	[QPU_TV_TMU_HIT_CYCLES] = { 20, FITTED }, \
 	[QPU_TV_TMU_LANE_CYCLES] = { 1, ASSUMED }, \
 	[QPU_TV_L1T_BYTES] = { 16384, ASSUMED }, \
 	[QPU_TV_L1T_LINE_BYTES] = { 64, ASSUMED }, \
@@ -32,8 +33,9 @@
 	[QPU_TV_L2T_LINE_BYTES] = { 64, ASSUMED }, \
 	[QPU_TV_L2T_WAYS] = { 8, ASSUMED }, \
 	[QPU_TV_L2T_HIT_CYCLES] = { 20, ASSUMED }, \
-	[QPU_TV_SDRAM_EFFICIENCY] = { 60, ASSUMED }, \
-	[QPU_TV_SDRAM_LATENCY_NS] = { 300, ASSUMED }, \
+	[QPU_TV_L2T_WRITE_ALLOCATE] = { 1, FITTED }, \
+	[QPU_TV_SDRAM_EFFICIENCY] = { 60, FITTED }, \
+	[QPU_TV_SDRAM_LATENCY_NS] = { 100, FITTED }, \
 	[QPU_TV_CSD_SUBMIT_NS] = { 20000, ASSUMED }, \
 	[QPU_TV_BATCH_START_CYCLES] = { 16, ASSUMED }
 
@@ -81,6 +83,7 @@ static const char *const param_names[QPU_TV_NUM_PARAMS] = {
 	[QPU_TV_L2T_LINE_BYTES] = "l2t_line_bytes",
 	[QPU_TV_L2T_WAYS] = "l2t_ways",
 	[QPU_TV_L2T_HIT_CYCLES] = "l2t_hit_cycles",
+	[QPU_TV_L2T_WRITE_ALLOCATE] = "l2t_write_allocate",
 	[QPU_TV_SDRAM_MTS] = "sdram_mts",
 	[QPU_TV_SDRAM_BUS_BYTES] = "sdram_bus_bytes",
 	[QPU_TV_SDRAM_EFFICIENCY] = "sdram_efficiency_pct",
