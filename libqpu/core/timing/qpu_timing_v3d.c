@@ -29,6 +29,7 @@ struct tv_thread {
 struct tv_qpu {
 	u64 clock;
 	u64 sfu_free;
+	u64 write_free;		/* its last write gone to SDRAM */
 	bool started;
 	struct tv_thread t[QPU_V3D_EMU_THREADS];
 	struct qpu_tv_qpu_stats s;
@@ -41,7 +42,6 @@ struct qpu_tv {
 	u64 next_batch;
 	u64 sdram_free;		/* in 1/TV_FRAC cycles */
 	u64 tmu_free[TV_SLICES];
-	u64 write_free[TV_SLICES];	/* the slice's last write gone to SDRAM */
 	u64 sdram_bytes, l1t_misses, l2t_misses;
 	struct tv_qpu q[QPU_V3D_EMU_MAX_QPUS];
 	struct tv_cache l2t;
@@ -264,8 +264,8 @@ void qpu_tv_tmu(void *ctx, unsigned int qpu, unsigned int thread,
 		inflight += q->t[i].n;
 	if (per_qpu && inflight + words > per_qpu && th->n)
 		stall(q, QPU_TV_STALL_TMU_FIFO, th->ready[th->head]);
-	if (write)	/* one write in flight per slice: the TMU holds it */
-		stall(q, QPU_TV_STALL_TMU_FIFO, t->write_free[slice]);
+	if (write)	/* one write in flight per QPU */
+		stall(q, QPU_TV_STALL_TMU_FIFO, q->write_free);
 	now = q->clock;
 	done = now + pv(t, QPU_TV_TMU_HIT_CYCLES);
 	for (i = 0; i < QPU_V3D_EMU_LANES; i++) {
@@ -290,7 +290,7 @@ void qpu_tv_tmu(void *ctx, unsigned int qpu, unsigned int thread,
 
 		for (i = 0; i < QPU_V3D_EMU_LANES; i++)
 			bytes += (lanes >> i & 1) * words * size;
-		t->write_free[slice] = sdram_book(t, done, bytes);
+		q->write_free = sdram_book(t, done, bytes);
 		return;
 	}
 	for (k = 0; k < words && th->n < TV_FIFO; k++) {

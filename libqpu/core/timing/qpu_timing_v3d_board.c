@@ -25,7 +25,6 @@
 	[QPU_TV_SFU_CYCLES] = { 8, ASSUMED }, \
 	[QPU_TV_TMU_FIFO] = { 16, SRC_FIFO }, \
 	[QPU_TV_TMU_HIT_CYCLES] = { 20, FITTED }, \
-	[QPU_TV_TMU_LANE_CYCLES] = { 1, ASSUMED }, \
 	[QPU_TV_L1T_BYTES] = { 16384, ASSUMED }, \
 	[QPU_TV_L1T_LINE_BYTES] = { 64, ASSUMED }, \
 	[QPU_TV_L1T_WAYS] = { 4, ASSUMED }, \
@@ -45,6 +44,7 @@ static const struct qpu_tv_board boards[QPU_V3D_EMU_BOARD_COUNT] = {
 		.label = "Pi 4 (V3D 4.2, 8 QPUs, 500 MHz)",
 		.p = {
 			COMMON_ROWS,
+			[QPU_TV_TMU_LANE_CYCLES] = { 1, ASSUMED },
 			[QPU_TV_SDRAM_MTS] = { 3200, SRC_PI4_DRAM },
 			[QPU_TV_SDRAM_BUS_BYTES] = { 4, SRC_PI4_DRAM },
 		},
@@ -54,6 +54,7 @@ static const struct qpu_tv_board boards[QPU_V3D_EMU_BOARD_COUNT] = {
 		.label = "Pi 5 (V3D 7.1, 12 QPUs, 800 MHz)",
 		.p = {
 			COMMON_ROWS,
+			[QPU_TV_TMU_LANE_CYCLES] = { 14, FITTED },
 			[QPU_TV_SDRAM_MTS] = { 4267, SRC_PI5_DRAM },
 			[QPU_TV_SDRAM_BUS_BYTES] = { 4, SRC_PI5_DRAM },
 		},
@@ -63,6 +64,7 @@ static const struct qpu_tv_board boards[QPU_V3D_EMU_BOARD_COUNT] = {
 		.label = "Pi 5 (V3D 7.1, 16 QPUs, 960 MHz)",
 		.p = {
 			COMMON_ROWS,
+			[QPU_TV_TMU_LANE_CYCLES] = { 14, FITTED },
 			[QPU_TV_SDRAM_MTS] = { 4267, SRC_PI5_DRAM },
 			[QPU_TV_SDRAM_BUS_BYTES] = { 4, SRC_PI5_DRAM },
 		},
