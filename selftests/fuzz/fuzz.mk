@@ -81,7 +81,7 @@ FUZZ_BINS := $(FUZZ_NAMES:%=$(FUZZ_OUT)/fuzz-%)
 
 $(FUZZ_OUT)/obj/%.o: %.c
 	$(Q)mkdir -p $(dir $@)
-	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) -DLIBQPU_VERSION='"$(LIBQPU_VERSION)"' \
+	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) -I$(CURDIR)/libqpu -DLIBQPU_VERSION='"$(LIBQPU_VERSION)"' \
 		-MMD -MP -c -o $@ $<
 
 $(FUZZ_OUT)/fuzz-%: $(FUZZ_OUT)/obj/selftests/fuzz/fuzz-%.o $(FUZZ_DRIVER) $(FUZZ_LIB_OBJS)
