@@ -2,14 +2,15 @@
 # libqpu: static and shared library from the layers' sources listed below
 # and the freestanding core (QPU_CORE_SRCS: libqpu/core/sources.mk, which
 # the Makefile includes). The layers point down: toolkit -> asm -> emit ->
-# core, hazard -> core, runtime -> toolkit -> core (libqpu/README.md).
+# core, hazard -> core, runtime -> toolkit -> core (libqpu/README.md); nn/
+# (nn.mk) -> kernels -> runtime.
 
 LIBQPU_VERSION := 0.4.0
 LIBQPU_SONAME := libqpu.so.0
 # The base (device API, assembler, core) and the sample kernels, which the
 # base's assembler builds: see libqpu/kernels/kernels.mk.
-LIBQPU_RUNTIME_SRCS := $(addprefix libqpu/runtime/,device.c bo.c job.c \
-	kdev.c kdev_ioctl.c emudev.c)
+LIBQPU_RUNTIME_SRCS := $(addprefix libqpu/runtime/,error.c device.c bo.c \
+	job.c kdev.c kdev_ioctl.c drm.c emudev.c emudev_vc4.c)
 LIBQPU_ASM_SRCS := $(addprefix libqpu/asm/,asm.c asm_lex.c asm_expr.c \
 	asm_directive.c asm_macro.c asm_instr.c asm_v3d.c)
 LIBQPU_EMIT_SRCS := $(addprefix libqpu/emit/,instr_build.c instr_build_v3d.c \
@@ -22,9 +23,13 @@ LIBQPU_BASE_SRCS := $(LIBQPU_RUNTIME_SRCS) $(LIBQPU_ASM_SRCS) \
 	$(QPU_CORE_SRCS)
 LIBQPU_BASE_OBJS := $(LIBQPU_BASE_SRCS:%.c=$(BUILD)/%.o)
 include libqpu/kernels/kernels.mk
-LIBQPU_SRCS := $(LIBQPU_BASE_SRCS) $(QPU_KERNEL_SRCS)
+include libqpu/nn/nn.mk
+LIBQPU_SRCS := $(LIBQPU_BASE_SRCS) $(QPU_KERNEL_SRCS) $(QPU_NN_SRCS)
 LIBQPU_OBJS := $(LIBQPU_SRCS:%.c=$(BUILD)/%.o)
 LIBQPU_A := $(BUILD)/libqpu.a
+# What libqpu itself links with (libqpu/nn: libm; dlopen() of XNNPACK is in
+# glibc's libc since 2.34, in libdl before).
+LIBQPU_LIBS := -lm -ldl
 LIBQPU_SO := $(BUILD)/$(LIBQPU_SONAME)
 
 lib: $(LIBQPU_A) $(LIBQPU_SO)
@@ -39,13 +44,20 @@ $(BUILD)/libqpu/%.o: libqpu/%.c $(BUILD)/vars/ALL_CFLAGS $(BUILD)/vars/LIBQPU_OB
 	$(Q)mkdir -p $(dir $@)
 	$(Q)$(CC) $(ALL_CFLAGS) $(LIBQPU_OBJ_CFLAGS) -MMD -MP -c -o $@ $<
 
+# libdrm's headers (libdrm-dev, tools/deps.sh build; drm.c loads the library
+# when it runs, so nothing links it). A cross build takes the build
+# machine's: drm.c uses their types, which are the same on every target.
+PKG_CONFIG ?= pkg-config
+$(BUILD)/libqpu/runtime/drm.o: LIBQPU_OBJ_CFLAGS += \
+	$(shell $(PKG_CONFIG) --cflags libdrm 2>/dev/null || echo -I/usr/include/libdrm)
+
 $(LIBQPU_A): $(LIBQPU_OBJS)
 	$(Q)rm -f $@
 	$(Q)$(AR) rcs $@ $^
 
 $(LIBQPU_SO): $(LIBQPU_OBJS) libqpu/libqpu.map
 	$(Q)$(CC) -shared -Wl,-soname,$(LIBQPU_SONAME) \
-		-Wl,--version-script=libqpu/libqpu.map $(LDFLAGS) -o $@ $(LIBQPU_OBJS)
+		-Wl,--version-script=libqpu/libqpu.map $(LDFLAGS) -o $@ $(LIBQPU_OBJS) $(LIBQPU_LIBS)
 	$(Q)ln -sf $(LIBQPU_SONAME) $(BUILD)/libqpu.so
 	$(Q)mkdir -p $(BUILD)/lib && ln -sf ../$(LIBQPU_SONAME) $(BUILD)/lib/$(LIBQPU_SONAME)
 

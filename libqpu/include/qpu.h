@@ -75,18 +75,41 @@ struct qpu_dev;
  *	(the hardware wraps it; a debugging aid, as qpu.ko's simulated V3D
  *	offers in debugfs, qpu/<node>/strict_vpm); "emu:max-bo-mib=N"
  *	raises the largest buffer from 64 MiB to N MiB (up to 512), as qpu.ko's
- *	max_bo_size parameter does (GPU_FFT's 2^22-point transform needs 65)
+ *	max_bo_size parameter does (GPU_FFT's 2^22-point transform needs 65).
+ *	The first option may name the emulator's generation (qpu_gen_name()):
+ *	"emu:vc4" is "emu"; "emu:v3d42" and "emu:v3d71" fail with ENOTSUP
+ *	until libqpu has a V3D emulator
  *
- * The same program runs on all three kinds of device: a real V3D, qpu.ko's
- * simulated V3D, and the emulator in this process (no kernel module needed;
- * every memory access is checked as in the simulated V3D).
- * qpu_dev_describe() says which one is in use.
+ * The same program runs on all three kinds of VideoCore IV device: a real
+ * V3D, qpu.ko's simulated V3D, and the emulator in this process (no kernel
+ * module needed; every memory access is checked as in the simulated V3D).
+ * qpu_dev_describe() says which one is in use, QPU_DEV_PARAM_GEN which
+ * generation it runs. A node is probed, not recognised by its name: qpu.ko
+ * answers its GET_PARAM; a DRM node is asked its driver (libdrm's
+ * drmGetVersion()). The Pi 4's and Pi 5's "v3d" DRM driver is recognised,
+ * and refused with ENOTSUP until libqpu has a backend for it. With no @path
+ * and no $QPU_DEVICE, when /dev/qpu is missing, the DRM devices are
+ * searched (drmGetDevices2()) for a v3d node, to say so.
  *
  * Return: a device the caller closes with qpu_dev_close(), or NULL with
- * errno set (ENOENT: no such node, is qpu.ko loaded?; ENOTTY: the node is
- * not a qpu device; EINVAL: an unknown "emu:" option).
+ * errno set and qpu_last_error() saying why in words (ENOENT: no such
+ * node, is qpu.ko loaded?; ENODEV: the node is neither qpu.ko's nor
+ * v3d's; EPROTO: qpu.ko of another ABI; ENOTSUP: a device libqpu cannot
+ * drive yet; EINVAL: an unknown "emu:" option).
  */
 QPU_API struct qpu_dev *qpu_dev_open(const char *path);
+
+/**
+ * qpu_last_error() - why the calling thread's last failed call failed
+ *
+ * qpu_dev_open() and qpu_submit() say in words what their errno value
+ * cannot: which node was found and what it is, which generation a job and
+ * a device have. Other calls leave the message as it was.
+ *
+ * Return: a string owned by the thread, valid until its next libqpu call;
+ * "" when no call has failed with a message. New in 0.5.
+ */
+QPU_API const char *qpu_last_error(void);
 
 /**
  * qpu_dev_close() - close a device
@@ -125,6 +148,8 @@ QPU_API const char *qpu_dev_get_path(const struct qpu_dev *dev);
  * @QPU_DEV_PARAM_V3D_IDENT0: the V3D's raw IDENT0 register (qpu.ko only)
  * @QPU_DEV_PARAM_V3D_IDENT1: the V3D's raw IDENT1 register (qpu.ko only)
  * @QPU_DEV_PARAM_V3D_IDENT2: the V3D's raw IDENT2 register (qpu.ko only)
+ * @QPU_DEV_PARAM_GEN: the enum qpu_gen the device runs: QPU_GEN_VC4 for
+ *	qpu.ko and "emu" (new in 0.5: libqpu answers it for every device)
  */
 enum qpu_dev_param {
 	QPU_DEV_PARAM_NUM_QPUS = 1,
@@ -141,6 +166,7 @@ enum qpu_dev_param {
 	QPU_DEV_PARAM_V3D_IDENT1,
 	QPU_DEV_PARAM_V3D_IDENT2,
 	QPU_DEV_PARAM_INSTRUCTIONS_PER_MS,
+	QPU_DEV_PARAM_GEN,
 };
 
 /**
@@ -278,8 +304,64 @@ struct qpu_program_ref {
 #define QPU_JOB_TIMEOUT_NONE	0xffffffffu
 
 /**
+ * enum qpu_job_kind - what a job runs (&qpu_job_desc.kind)
+ * @QPU_JOB_VC4_PROGRAMS: VideoCore IV programs, one per QPU
+ *	(&qpu_job_desc.programs). It is 0, so every description written for
+ *	libqpu 0.4 or older is one
+ * @QPU_JOB_V3D_DISPATCH: a V3D 4.2/7.1 compute dispatch
+ *	(&qpu_job_desc.dispatch), what the v3d driver's SUBMIT_CSD runs
+ *
+ * A device runs the kind of its generation (QPU_DEV_PARAM_GEN); qpu_submit()
+ * refuses the other with -EINVAL, and qpu_last_error() names both.
+ */
+enum qpu_job_kind {
+	QPU_JOB_VC4_PROGRAMS,
+	QPU_JOB_V3D_DISPATCH,
+};
+
+/**
+ * struct qpu_v3d_dispatch - a V3D compute dispatch: a grid of workgroups
+ * of one shader, grouped in supergroups and run in batches of 16
+ * invocations, as the CSD's configuration words take it
+ * @code: the buffer holding the shader
+ * @code_offset: offset of its first instruction, a multiple of 8 (cfg[5])
+ * @uniforms: the buffer holding its uniforms
+ * @uniforms_offset: offset of the first uniform, a multiple of 4 (cfg[6])
+ * @wg_count: workgroups in X, Y and Z, 1 to 65535 each (cfg[0..2])
+ * @wg_size: invocations per workgroup, 1 to 256 (cfg[3])
+ * @wgs_per_sg: workgroups per supergroup, 1 to 16 (cfg[3])
+ * @batches: 16-invocation batches the dispatch runs (cfg[4]); 0: as Mesa
+ *	counts them, whole supergroups of DIV_ROUND_UP(@wgs_per_sg * @wg_size,
+ *	16) batches and a last partial one
+ * @threads: threads per QPU the shader is compiled for: 1, 2 or 4 (4 sets
+ *	cfg[5]'s threading bit)
+ * @flags: QPU_V3D_DISPATCH_* bits
+ *
+ * The buffers holding the data the shader reads and writes are
+ * &qpu_job_desc.bos, as for VideoCore IV programs.
+ */
+struct qpu_v3d_dispatch {
+	struct qpu_bo *code;
+	uint32_t code_offset;
+	struct qpu_bo *uniforms;
+	uint32_t uniforms_offset;
+	uint32_t wg_count[3];
+	uint32_t wg_size;
+	uint32_t wgs_per_sg;
+	uint32_t batches;
+	uint32_t threads;
+	uint32_t flags;
+};
+
+/** QPU_V3D_DISPATCH_SINGLE_SEG - cfg[5]: the shader is one segment */
+#define QPU_V3D_DISPATCH_SINGLE_SEG	(1u << 0)
+/** QPU_V3D_DISPATCH_PROPAGATE_NANS - cfg[5]: NaNs propagate (V3D 4.2) */
+#define QPU_V3D_DISPATCH_PROPAGATE_NANS	(1u << 1)
+
+/**
  * struct qpu_job_desc - what qpu_submit() runs
- * @programs: one per QPU used, 1 to QPU_DEV_PARAM_NUM_QPUS of them
+ * @programs: VideoCore IV: one per QPU used, 1 to QPU_DEV_PARAM_NUM_QPUS
+ *	of them
  * @program_count: entries in @programs
  * @bos: the other buffers the programs read or write (their code and
  *	uniforms buffers are included anyway)
@@ -289,13 +371,21 @@ struct qpu_program_ref {
  *	and qpu.ko's simulated V3D count it in instructions per QPU
  *	(QPU_DEV_PARAM_INSTRUCTIONS_PER_MS per millisecond), not wall time
  * @in_fence_fd: a sync_file (or the emulator's fence) to wait for first, or
- *	-1. qpu_submit() never waits for it: the job is queued behind it. On
- *	qpu.ko a fence that signals an error cancels the job; the emulator's
- *	fences are eventfds, which carry none, so there the job runs
+ *	-1. qpu_submit() never waits for it: the job is queued behind it. A
+ *	fence that signals an error cancels the job (QPU_STATUS_CANCELED): on
+ *	qpu.ko a sync_file's; on the emulator, whose fences are eventfds,
+ *	the out-fence of a job of any emulated device of the process that
+ *	did not end QPU_STATUS_DONE
  * @out_fence_fd: NULL, or where to put a new fence fd that becomes
  *	readable (poll) when the job ends; the caller closes it
  * @flags: QPU_JOB_* bits (new in 0.3: a program built against 0.2 binds
  *	qpu_submit@LIBQPU_0.1, which reads the struct without it)
+ * @kind: an enum qpu_job_kind; 0, QPU_JOB_VC4_PROGRAMS, takes @programs
+ * @dispatch: with QPU_JOB_V3D_DISPATCH, the dispatch (@programs is then
+ *	NULL and @program_count 0)
+ *
+ * @kind and @dispatch are new in 0.5: a program built against 0.3 or 0.4
+ * binds qpu_submit@LIBQPU_0.3, which reads the struct without them.
  */
 struct qpu_job_desc {
 	const struct qpu_program_ref *programs;
@@ -306,6 +396,8 @@ struct qpu_job_desc {
 	int in_fence_fd;
 	int *out_fence_fd;
 	unsigned int flags;
+	enum qpu_job_kind kind;
+	const struct qpu_v3d_dispatch *dispatch;
 };
 
 /**
@@ -326,8 +418,9 @@ struct qpu_job_desc {
  *
  * Return: 0, or -EINVAL (bad description, unknown flags, buffers of another
  * device, QPU_JOB_ALL_BOS with @bos or on a device without
- * QPU_DEV_FEATURE_ALL_BOS), -EPERM (real hardware needs CAP_SYS_RAWIO),
- * -ENOENT, -ENOMEM.
+ * QPU_DEV_FEATURE_ALL_BOS, a job of another generation's kind: see
+ * qpu_last_error()), -EPERM (real hardware needs CAP_SYS_RAWIO), -ENOENT,
+ * -ENOMEM.
  */
 QPU_API int qpu_submit(struct qpu_dev *dev, const struct qpu_job_desc *desc,
 		       uint64_t *seqno);

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
- * The in-process backend of struct qpu_dev: the emulator of libqpu/core
- * behind the same API as /dev/qpu, for machines without qpu.ko.
+ * The in-process backend of struct qpu_dev: a generic emulated device
+ * behind the same API as /dev/qpu, for machines without qpu.ko, whose jobs
+ * a generation's runner executes (emudev.h; VideoCore IV's: emudev_vc4.c).
  *
  * Buffers are page-aligned heap memory placed in a 32-bit bus space from
  * 0xc0000000, each followed by a 64 KiB gap, as in qpu.ko's simulated V3D;
@@ -12,41 +13,37 @@
  * submission order, each once its in-fence has signalled; qpu_submit()
  * never waits for a fence: a job that can start at once runs inside it,
  * the others on a worker thread (struct emudev). An out-fence is an
- * eventfd that becomes readable when its job ends. Time is the job's progress, as on qpu.ko's simulated
- * V3D: a job times out when a program needs more than its timeout's worth
- * of instructions (QPU_EMU_INSTRUCTIONS_PER_MS per millisecond), however
- * long the host takes; QPU_JOB_TIMEOUT_NONE sets no bound. A job whose live
- * programs all wait forever ends at once as QPU_STATUS_DEADLOCK, with each
- * QPU's state.
+ * eventfd that becomes readable when its job ends; as qpu.ko's fences
+ * carry a failed job's error, a job whose in-fence is the out-fence of a
+ * job that did not end QPU_STATUS_DONE (on any emulated device of the
+ * process) ends QPU_STATUS_CANCELED without running. Time is the job's
+ * progress, as on qpu.ko's simulated V3D: a job times out when a program
+ * needs more than its timeout's worth of instructions (the runner's
+ * instructions per millisecond), however long the host takes;
+ * QPU_JOB_TIMEOUT_NONE sets no bound.
  *
- * Each job runs on a freshly initialised emulator, so the emulator's
- * statistics afterwards are the job's own: its instruction count and the
- * counters of struct qpu_job_counters.
- *
- * Options after "emu:" (comma-separated; see qpu_dev_open()): "strict-vpm"
- * turns on the emulator's strict VPM check (qpu_emu_set_strict_vpm());
- * "max-bo-mib=N" raises the largest buffer to N MiB (at most 512);
- * "board=NAME" (or $QPU_EMU_BOARD, when no option names one) runs the
- * timing model of libqpu/core/timing beside the emulator, through its
- * trace and event hooks, and gives each job its modelled time on that
- * board (QPU_JOB_RESULT_TIMING); qpu_dev_set_board() changes it later.
+ * Options after "emu:" (comma-separated; see qpu_dev_open()): first, the
+ * generation ("vc4", the default; "v3d42" and "v3d71" once their runner
+ * exists), then "max-bo-mib=N", which raises the largest buffer to N MiB
+ * (at most 512), and the runner's own (emudev_vc4.c).
  */
 
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/kcmp.h>
 #include <poll.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "runtime/emudev.h"
 #include "runtime/runtime.h"
 #include "qpu_devmodel.h"
-#include "qpu_emu.h"
-#include "qpu_timing.h"
 
 #define EMU_BUS_START		QPU_DEVMODEL_BUS_START
 #define EMU_BUS_END		(QPU_DEVMODEL_BUS_START + QPU_DEVMODEL_BUS_SIZE)
@@ -56,7 +53,17 @@
 #define EMU_DEFAULT_TIMEOUT_MS	QPU_DEVMODEL_DEFAULT_TIMEOUT_MS
 #define EMU_MAX_TIMEOUT_MS	QPU_DEVMODEL_MAX_TIMEOUT_MS
 #define EMU_JOBS_KEPT		1024
-#define EMU_SLICE		(1u << 20)
+#define EMU_FENCES_KEPT		1024
+
+/* The runners a device can have, by generation; tests replace them. */
+static const struct qpu_emu_runner *emu_runners[] = {
+	&qpu_emu_runner_vc4,
+	NULL,			/* V3D 4.2: issue 34 */
+	NULL,			/* V3D 7.1: issue 34 */
+};
+static const enum qpu_gen emu_runner_gens[] = {
+	QPU_GEN_VC4, QPU_GEN_V3D42, QPU_GEN_V3D71,
+};
 
 /*
  * A buffer's memory and bus range. It outlives its qpu_bo while a job
@@ -72,17 +79,15 @@ struct emu_mem {
 };
 
 /* A job from qpu_submit() to its end: what it may touch, where it starts. */
-struct emu_job {
-	struct emu_job *next;		/* in the queue */
+struct qpu_emu_job {
+	struct qpu_emu_job *next;	/* in the queue */
 	uint64_t seqno;
-	unsigned int timeout_ms;
-	unsigned int program_count;
-	uint32_t code_addr[QPU_JOB_MAX_QPUS];
-	uint32_t unif_addr[QPU_JOB_MAX_QPUS];
+	struct qpu_emu_job_view view;	/* what the runner reads */
 	struct emu_mem **mems;		/* sorted by bus address, each once */
 	unsigned int mem_count;
 	int in_fence;			/* a dup of the caller's, or -1 */
 	int out_fence;			/* a dup of the caller's, or -1 */
+	uint64_t fence_id;		/* its out-fence's in fence_log, or 0 */
 };
 
 struct emu_result {
@@ -96,13 +101,11 @@ struct emu_result {
  * worker thread, started on first need, runs the queue in order, each job
  * once its in-fence signals, as qpu.ko runs a file's jobs. @lock guards
  * everything below it: the buffer list, the queue and the results; the
- * emulator belongs to whoever set @busy.
+ * runner's state belongs to whoever set @busy.
  */
 struct emudev {
-	struct qpu_emu *emu;
-	bool strict_vpm;		/* option "strict-vpm" */
-	enum qpu_board board;		/* option "board=", $QPU_EMU_BOARD */
-	struct qpu_timing *timing;	/* the model, while @board is set */
+	const struct qpu_emu_runner *runner;
+	void *state;			/* the runner's */
 	uint64_t max_bo_size;		/* option "max-bo-mib=N", else 64 MiB */
 	pthread_mutex_t lock;
 	pthread_cond_t done;		/* a job ended, or @busy fell */
@@ -112,13 +115,92 @@ struct emudev {
 	uint64_t next_seqno;
 	uint64_t ended_seqno;		/* jobs end in order: the last one */
 	struct emu_result results[EMU_JOBS_KEPT];
-	struct emu_job *queue, **queue_tail;
-	bool busy;			/* a job is running on @emu */
+	struct qpu_emu_job *queue, **queue_tail;
+	bool busy;			/* a job is running on the runner */
 	bool closing;
 	bool worker_started;
 	pthread_t worker;
 	int wake;			/* eventfd: wakes the worker's fence wait */
 };
+
+/*
+ * The out-fences of every emulated device of the process and how their
+ * jobs ended: an eventfd carries no error, so a job waiting on one finds
+ * it here, by kcmp() (the same open file, whatever its fd number). The
+ * last EMU_FENCES_KEPT are kept; an older one, or a fence of another kind,
+ * counts as a job that ended well.
+ */
+static struct {
+	uint64_t id;			/* 0: free */
+	int fd;				/* a dup of the out-fence */
+	bool ended;
+	enum qpu_status status;
+} fence_log[EMU_FENCES_KEPT];
+static uint64_t fence_next_id = 1;
+static pthread_mutex_t fence_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* Logs the out-fence @fd of a job that has not ended; its id, or 0. */
+static uint64_t fence_log_add(int fd)
+{
+	uint64_t id;
+	int dup_fd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+	size_t slot;
+
+	if (dup_fd < 0)
+		return 0;
+	pthread_mutex_lock(&fence_lock);
+	id = fence_next_id++;
+	slot = id % EMU_FENCES_KEPT;
+	if (fence_log[slot].id)
+		close(fence_log[slot].fd);
+	fence_log[slot].id = id;
+	fence_log[slot].fd = dup_fd;
+	fence_log[slot].ended = false;
+	pthread_mutex_unlock(&fence_lock);
+	return id;
+}
+
+static void fence_log_end(uint64_t id, enum qpu_status status)
+{
+	size_t slot = id % EMU_FENCES_KEPT;
+
+	pthread_mutex_lock(&fence_lock);
+	if (id && fence_log[slot].id == id) {
+		fence_log[slot].ended = true;
+		fence_log[slot].status = status;
+	}
+	pthread_mutex_unlock(&fence_lock);
+}
+
+/* Whether the signalled fence @fd is the out-fence of a job that failed. */
+static bool fence_log_failed(int fd)
+{
+	pid_t self = getpid();
+	bool failed = false;
+	size_t i;
+
+	pthread_mutex_lock(&fence_lock);
+	for (i = 0; i < EMU_FENCES_KEPT; i++) {
+		if (!fence_log[i].id || !fence_log[i].ended ||
+		    syscall(SYS_kcmp, self, self, KCMP_FILE, fd, fence_log[i].fd))
+			continue;
+		failed = fence_log[i].status != QPU_STATUS_DONE;
+		break;
+	}
+	pthread_mutex_unlock(&fence_lock);
+	return failed;
+}
+
+void qpu_emudev_register_runner(enum qpu_gen gen,
+				const struct qpu_emu_runner *runner)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(emu_runner_gens) / sizeof(emu_runner_gens[0]); i++)
+		if (emu_runner_gens[i] == gen)
+			emu_runners[i] = runner ? runner :
+					 gen == QPU_GEN_VC4 ? &qpu_emu_runner_vc4 : NULL;
+}
 
 static struct emudev *emudev_of(const struct qpu_dev *dev)
 {
@@ -133,28 +215,17 @@ static const char *emudev_describe(const struct qpu_dev *dev)
 static int emudev_get_param(struct qpu_dev *dev, enum qpu_dev_param param,
 			    uint64_t *value)
 {
+	struct emudev *ed = emudev_of(dev);
+
 	switch (param) {
+	case QPU_DEV_PARAM_GEN:
+		*value = ed->runner->gen;
+		return 0;
 	case QPU_DEV_PARAM_ABI_VERSION:
 		*value = qpu_kdev_ioctl_abi_version();
 		return 0;
-	case QPU_DEV_PARAM_NUM_QPUS:
-		*value = QPU_EMU_NUM_QPUS;
-		return 0;
-	case QPU_DEV_PARAM_NUM_SLICES:
-		*value = QPU_EMU_NUM_QPUS / 4;
-		return 0;
-	case QPU_DEV_PARAM_NUM_SEMAPHORES:
-		*value = QPU_EMU_NUM_SEMAPHORES;
-		return 0;
-	case QPU_DEV_PARAM_VPM_SIZE:
-		*value = QPU_EMU_VPM_WORDS * 4;
-		return 0;
-	case QPU_DEV_PARAM_FEATURES:
-		*value = QPU_DEV_FEATURE_UNIFORMS_ANYWHERE | QPU_DEV_FEATURE_DEADLOCK |
-			 QPU_DEV_FEATURE_ALL_BOS;
-		return 0;
 	case QPU_DEV_PARAM_MAX_BO_SIZE:
-		*value = emudev_of(dev)->max_bo_size;
+		*value = ed->max_bo_size;
 		return 0;
 	case QPU_DEV_PARAM_DEFAULT_TIMEOUT_MS:
 		*value = EMU_DEFAULT_TIMEOUT_MS;
@@ -163,11 +234,10 @@ static int emudev_get_param(struct qpu_dev *dev, enum qpu_dev_param param,
 		*value = EMU_MAX_TIMEOUT_MS;
 		return 0;
 	case QPU_DEV_PARAM_INSTRUCTIONS_PER_MS:
-		*value = QPU_EMU_INSTRUCTIONS_PER_MS;
+		*value = ed->runner->instructions_per_ms;
 		return 0;
 	default:
-		/* No V3D registers here: no backend kind, no ident words. */
-		return -EINVAL;
+		return ed->runner->get_param(ed->state, param, value);
 	}
 }
 
@@ -291,21 +361,12 @@ static void emudev_mem_window(const void *buf, uint32_t *start, uint64_t *size)
 	*size = mem->size;
 }
 
-/* What the emulator's callbacks get: the job and, if on, the model. */
-struct emu_run {
-	const struct emu_job *job;
-	struct qpu_timing *timing;
-};
-
-/* Every access of a program: inside one of its job's buffers. */
-static void *emudev_translate(void *ctx, uint32_t addr, uint32_t len,
-			      enum qpu_mem_access access)
+void *qpu_emudev_translate(const struct qpu_emu_job *job, uint32_t addr,
+			   uint32_t len)
 {
-	const struct emu_job *job = ((const struct emu_run *)ctx)->job;
 	const struct emu_mem *mem;
 	int i;
 
-	(void)access;		/* every kind may reach every buffer of the job */
 	i = qpu_devmodel_find_window((const void *const *)job->mems, job->mem_count,
 				     emudev_mem_window, addr, len);
 	if (i < 0)
@@ -314,39 +375,8 @@ static void *emudev_translate(void *ctx, uint32_t addr, uint32_t len,
 	return (char *)mem->map + (addr - mem->bus_addr);
 }
 
-static void emudev_timing_issue(void *ctx, unsigned int qpu, uint32_t pc,
-				uint64_t word)
-{
-	qpu_timing_issue(((struct emu_run *)ctx)->timing, qpu, pc, word);
-}
-
-static void emudev_timing_event(void *ctx, const struct qpu_emu_event *ev)
-{
-	qpu_timing_event(((struct emu_run *)ctx)->timing, ev);
-}
-
-static const struct qpu_emu_ops emudev_emu_ops = {
-	.translate = emudev_translate,
-};
-
-/* The same with the timing model on. */
-static const struct qpu_emu_ops emudev_timed_ops = {
-	.translate = emudev_translate,
-	.trace = emudev_timing_issue,
-	.event = emudev_timing_event,
-};
-
-static enum qpu_access emudev_fault_access(const struct qpu_fault *f)
-{
-	enum qpu_mem_access access;
-
-	if (qpu_devmodel_fault_access(f, &access))
-		return qpu_access_from_emu(access);
-	return QPU_ACCESS_OTHER;
-}
-
 /* Instructions each program may issue; 0: no bound (QPU_JOB_TIMEOUT_NONE). */
-static uint64_t emudev_limit(unsigned int timeout_ms)
+static uint64_t emudev_limit(const struct emudev *ed, unsigned int timeout_ms)
 {
 	if (timeout_ms == QPU_JOB_TIMEOUT_NONE)
 		return 0;
@@ -354,124 +384,22 @@ static uint64_t emudev_limit(unsigned int timeout_ms)
 		timeout_ms = EMU_DEFAULT_TIMEOUT_MS;
 	if (timeout_ms > EMU_MAX_TIMEOUT_MS)
 		timeout_ms = EMU_MAX_TIMEOUT_MS;
-	return (uint64_t)timeout_ms * QPU_EMU_INSTRUCTIONS_PER_MS;
-}
-
-/* Where each QPU stopped. */
-static void emudev_report_qpus(const struct qpu_emu *emu,
-			       struct qpu_job_result *result)
-{
-	unsigned int i;
-
-	result->flags |= QPU_JOB_RESULT_QPUS;
-	result->qpu_count = QPU_EMU_NUM_QPUS;
-	for (i = 0; i < QPU_EMU_NUM_QPUS; i++) {
-		struct qpu_job_qpu *q = &result->qpus[i];
-		int sem = qpu_emu_get_wait_semaphore(emu, i, NULL);
-
-		q->activity = qpu_activity_from_emu(qpu_emu_get_qpu_state(emu, i, &q->pc));
-		q->semaphore = sem < 0 ? 0 : sem;
-	}
-}
-
-/* This thread's CPU time: the emulator runs the job in the caller. */
-static uint64_t thread_cpu_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return ts.tv_sec * 1000000000ull + ts.tv_nsec;
+	return (uint64_t)timeout_ms * ed->runner->instructions_per_ms;
 }
 
 /*
- * The job ran on a fresh emulator, started at @cpu0 of this thread's CPU
- * time: its statistics are the job's.
+ * Runs @job to its end, unless its in-fence carries a failed job's error:
+ * then it ends canceled, as on qpu.ko. The caller set ed->busy.
  */
-static void emudev_count(struct emudev *ed, uint64_t cpu0,
-			 struct qpu_job_result *result)
-{
-	const struct qpu_emu_stats *stats = qpu_emu_get_stats(ed->emu);
-	struct qpu_job_counters *c = &result->counters;
-	unsigned int i;
-
-	result->flags |= QPU_JOB_RESULT_INSTRUCTIONS | QPU_JOB_RESULT_COUNTERS;
-	result->instructions = 0;
-	for (i = 0; i < QPU_EMU_NUM_QPUS; i++)
-		result->instructions += stats->instructions[i];
-	c->dual_issued = stats->both_units;
-	c->tmu_bytes = stats->tmu_bytes;
-	c->uniform_bytes = stats->uniform_bytes;
-	c->dma_load_bytes = stats->dma_load_bytes;
-	c->dma_store_bytes = stats->dma_store_bytes;
-	c->run_ns = thread_cpu_ns() - cpu0;
-	c->vpm_wrapped = stats->vpm_wrapped;
-	if (ed->timing) {
-		qpu_timing_to_job(ed->timing, ed->board, &result->timing);
-		result->flags |= QPU_JOB_RESULT_TIMING;
-	}
-}
-
-/* Runs @job to its end on a freshly reset emulator; the caller set ed->busy. */
-static void emudev_run(struct emudev *ed, const struct emu_job *job,
+static void emudev_run(struct emudev *ed, const struct qpu_emu_job *job,
 		       struct qpu_job_result *result)
 {
-	enum qpu_emu_status status = QPU_EMU_IDLE;
-	uint64_t cpu0 = thread_cpu_ns();
-	struct emu_run run = { .job = job, .timing = ed->timing };
-	unsigned int i;
-	int qpu;
-
-	if (ed->timing)
-		qpu_timing_init(ed->timing, qpu_timing_board_of(ed->board));
-	qpu_emu_init(ed->emu, ed->timing ? &emudev_timed_ops : &emudev_emu_ops,
-		     &run, 0);
-	if (ed->timing)
-		qpu_emu_set_clock(ed->emu, qpu_timing_clock(ed->timing));
-	qpu_emu_set_strict_vpm(ed->emu, ed->strict_vpm);
-	qpu_emu_set_limit(ed->emu, emudev_limit(job->timeout_ms));
 	memset(result, 0, sizeof(*result));
-	for (i = 0; i < job->program_count; i++) {
-		qpu = qpu_emu_start(ed->emu, job->code_addr[i], job->unif_addr[i]);
-		if (qpu >= 0 && ed->timing)
-			qpu_timing_start(ed->timing, qpu, job->code_addr[i],
-					 job->unif_addr[i]);
-		if (qpu < 0) {
-			result->status = QPU_STATUS_FAULT;
-			result->fault_qpu = i;
-			result->fault_pc = job->code_addr[i];
-			result->fault_addr = result->fault_pc;
-			result->fault_access = QPU_ACCESS_FETCH;
-			emudev_count(ed, cpu0, result);
-			return;
-		}
+	if (job->in_fence >= 0 && fence_log_failed(job->in_fence)) {
+		result->status = QPU_STATUS_CANCELED;
+		return;
 	}
-	do {
-		status = qpu_emu_run(ed->emu, EMU_SLICE);
-	} while (status == QPU_EMU_RUNNING);
-
-	switch (status) {
-	case QPU_EMU_IDLE:
-		result->status = QPU_STATUS_DONE;
-		break;
-	case QPU_EMU_FAULT: {
-		const struct qpu_fault *f = qpu_emu_get_fault(ed->emu);
-
-		result->status = QPU_STATUS_FAULT;
-		result->fault_qpu = f->qpu;
-		result->fault_pc = f->pc;
-		result->fault_addr = f->addr;
-		result->fault_access = emudev_fault_access(f);
-		break;
-	}
-	case QPU_EMU_DEADLOCK:
-		result->status = QPU_STATUS_DEADLOCK;
-		emudev_report_qpus(ed->emu, result);
-		break;
-	default:		/* a program needed more than its time */
-		result->status = QPU_STATUS_TIMEOUT;
-		break;
-	}
-	emudev_count(ed, cpu0, result);
+	ed->runner->run(ed->state, &job->view, result);
 }
 
 static int emudev_mem_cmp(const void *a, const void *b)
@@ -482,7 +410,7 @@ static int emudev_mem_cmp(const void *a, const void *b)
 	return (x->bus_addr > y->bus_addr) - (x->bus_addr < y->bus_addr);
 }
 
-static void emudev_job_free(struct emudev *ed, struct emu_job *job)
+static void emudev_job_free(struct emudev *ed, struct qpu_emu_job *job)
 {
 	unsigned int i;
 
@@ -497,16 +425,60 @@ static void emudev_job_free(struct emudev *ed, struct emu_job *job)
 }
 
 /*
+ * Where the programs (VideoCore IV) or the shader (V3D) start, into
+ * @job->view, and the buffers they are in, at @job->mems from @n; false
+ * when a start lies outside its buffer, as qpu.ko checks it.
+ */
+static bool emudev_job_starts(struct qpu_emu_job *job,
+			      const struct qpu_job_desc *desc, bool all,
+			      unsigned int *n)
+{
+	const struct qpu_v3d_dispatch *d = desc->dispatch;
+	unsigned int i;
+
+	if (desc->kind == QPU_JOB_V3D_DISPATCH) {
+		if (!qpu_devmodel_program_fits(d->code->size, d->code_offset,
+					       d->uniforms->size, d->uniforms_offset, 0))
+			return false;
+		job->view.dispatch = *d;
+		job->view.dispatch.batches = qpu_v3d_dispatch_batches(d);
+		job->view.code_addr[0] = d->code->bus_addr + d->code_offset;
+		job->view.unif_addr[0] = d->uniforms->bus_addr + d->uniforms_offset;
+		if (!all) {
+			job->mems[(*n)++] = d->code->priv;
+			job->mems[(*n)++] = d->uniforms->priv;
+		}
+		return true;
+	}
+	for (i = 0; i < desc->program_count; i++) {
+		const struct qpu_program_ref *p = &desc->programs[i];
+
+		if (!qpu_devmodel_program_fits(p->code->size, p->code_offset,
+					       p->uniforms->size, p->uniforms_offset,
+					       p->uniforms_length))
+			return false;
+		job->view.code_addr[i] = p->code->bus_addr + p->code_offset;
+		job->view.unif_addr[i] = p->uniforms->bus_addr + p->uniforms_offset;
+		if (all)
+			continue;
+		job->mems[(*n)++] = p->code->priv;
+		job->mems[(*n)++] = p->uniforms->priv;
+	}
+	job->view.program_count = desc->program_count;
+	return true;
+}
+
+/*
  * The job @desc describes, holding its buffers (job.c checked that they
- * are this device's), with windows checked as qpu.ko checks them. Called
- * with ed->lock held.
+ * are this device's and that the job is of its generation), with windows
+ * checked as qpu.ko checks them. Called with ed->lock held.
  */
 static int emudev_job_new(struct emudev *ed, const struct qpu_job_desc *desc,
-			  struct emu_job **out)
+			  struct qpu_emu_job **out)
 {
 	bool all = desc->flags & QPU_JOB_ALL_BOS;
-	size_t max = all ? ed->mem_count : 2 * desc->program_count + desc->bo_count;
-	struct emu_job *job = calloc(1, sizeof(*job));
+	size_t max = all ? ed->mem_count : 2 * QPU_JOB_MAX_QPUS + desc->bo_count;
+	struct qpu_emu_job *job = calloc(1, sizeof(*job));
 	unsigned int i, n = 0;
 
 	if (!job)
@@ -518,19 +490,10 @@ static int emudev_job_new(struct emudev *ed, const struct qpu_job_desc *desc,
 		free(job);
 		return -ENOMEM;
 	}
-	for (i = 0; i < desc->program_count; i++) {
-		const struct qpu_program_ref *p = &desc->programs[i];
-
-		if (!qpu_devmodel_program_fits(p->code->size, p->code_offset,
-					       p->uniforms->size, p->uniforms_offset,
-					       p->uniforms_length))
-			goto invalid;
-		job->code_addr[i] = p->code->bus_addr + p->code_offset;
-		job->unif_addr[i] = p->uniforms->bus_addr + p->uniforms_offset;
-		if (all)
-			continue;
-		job->mems[n++] = p->code->priv;
-		job->mems[n++] = p->uniforms->priv;
+	if (!emudev_job_starts(job, desc, all, &n)) {
+		free(job->mems);
+		free(job);
+		return -EINVAL;
 	}
 	for (i = 0; i < desc->bo_count; i++)
 		job->mems[n++] = desc->bos[i]->priv;
@@ -545,15 +508,11 @@ static int emudev_job_new(struct emudev *ed, const struct qpu_job_desc *desc,
 		job->mems[job->mem_count++] = job->mems[i];
 		job->mems[i]->refs++;
 	}
-	job->program_count = desc->program_count;
-	job->timeout_ms = desc->timeout_ms;
+	job->view.kind = desc->kind;
+	job->view.limit = emudev_limit(ed, desc->timeout_ms);
+	job->view.job = job;
 	*out = job;
 	return 0;
-
-invalid:
-	free(job->mems);
-	free(job);
-	return -EINVAL;
 }
 
 /* Whether @fd (an eventfd or sync_file) is readable now. */
@@ -568,7 +527,7 @@ static bool emudev_fence_signalled(int fd)
  * @job ended with @result: keep the result, signal its out-fence, let its
  * buffers go. Called with ed->lock held.
  */
-static void emudev_job_end(struct emudev *ed, struct emu_job *job,
+static void emudev_job_end(struct emudev *ed, struct qpu_emu_job *job,
 			   const struct qpu_job_result *result)
 {
 	struct emu_result *slot = &ed->results[job->seqno % EMU_JOBS_KEPT];
@@ -577,6 +536,8 @@ static void emudev_job_end(struct emudev *ed, struct emu_job *job,
 	slot->seqno = job->seqno;
 	slot->result = *result;
 	ed->ended_seqno = job->seqno;
+	/* Before the fence signals: a job waiting on it then sees how it ended. */
+	fence_log_end(job->fence_id, result->status);
 	if (job->out_fence >= 0 &&
 	    write(job->out_fence, &one, sizeof(one)) != sizeof(one))
 		abort();	/* an eventfd of ours at 0 takes a 1 */
@@ -609,7 +570,7 @@ static void *emudev_worker(void *arg)
 {
 	struct emudev *ed = arg;
 	struct qpu_job_result result;
-	struct emu_job *job;
+	struct qpu_emu_job *job;
 
 	pthread_mutex_lock(&ed->lock);
 	for (;;) {
@@ -641,7 +602,7 @@ static void *emudev_worker(void *arg)
 }
 
 /* Hands @job to the worker, starting it on first need. Called with ed->lock held. */
-static int emudev_enqueue(struct emudev *ed, struct emu_job *job)
+static int emudev_enqueue(struct emudev *ed, struct qpu_emu_job *job)
 {
 	if (!ed->worker_started) {
 		if (pthread_create(&ed->worker, NULL, emudev_worker, ed))
@@ -654,12 +615,39 @@ static int emudev_enqueue(struct emudev *ed, struct emu_job *job)
 	return 0;
 }
 
+/* The job's fences: a dup of @desc's in-fence, a new out-fence in @fence. */
+static int emudev_job_fences(struct qpu_emu_job *job,
+			     const struct qpu_job_desc *desc, int *fence)
+{
+	/* Taken now, as qpu.ko takes its sync_file: the caller may close it. */
+	if (desc->in_fence_fd >= 0) {
+		job->in_fence = fcntl(desc->in_fence_fd, F_DUPFD_CLOEXEC, 0);
+		if (job->in_fence < 0)
+			return errno == EBADF ? -EINVAL : -errno;
+	}
+	if (!desc->out_fence_fd)
+		return 0;
+	*fence = eventfd(0, EFD_CLOEXEC);
+	if (*fence < 0)
+		return -errno;
+	job->out_fence = fcntl(*fence, F_DUPFD_CLOEXEC, 0);
+	if (job->out_fence < 0) {
+		int ret = -errno;
+
+		close(*fence);
+		*fence = -1;
+		return ret;
+	}
+	job->fence_id = fence_log_add(*fence);
+	return 0;
+}
+
 static int emudev_submit(struct qpu_dev *dev, const struct qpu_job_desc *desc,
 			 uint64_t *seqno)
 {
 	struct emudev *ed = emudev_of(dev);
 	struct qpu_job_result result;
-	struct emu_job *job;
+	struct qpu_emu_job *job;
 	int ret, fence = -1;
 
 	pthread_mutex_lock(&ed->lock);
@@ -667,27 +655,9 @@ static int emudev_submit(struct qpu_dev *dev, const struct qpu_job_desc *desc,
 	pthread_mutex_unlock(&ed->lock);
 	if (ret)
 		return ret;
-	/* Taken now, as qpu.ko takes its sync_file: the caller may close it. */
-	if (desc->in_fence_fd >= 0) {
-		job->in_fence = fcntl(desc->in_fence_fd, F_DUPFD_CLOEXEC, 0);
-		if (job->in_fence < 0) {
-			ret = errno == EBADF ? -EINVAL : -errno;
-			goto out_free;
-		}
-	}
-	if (desc->out_fence_fd) {
-		fence = eventfd(0, EFD_CLOEXEC);
-		if (fence < 0) {
-			ret = -errno;
-			goto out_free;
-		}
-		job->out_fence = fcntl(fence, F_DUPFD_CLOEXEC, 0);
-		if (job->out_fence < 0) {
-			ret = -errno;
-			close(fence);
-			goto out_free;
-		}
-	}
+	ret = emudev_job_fences(job, desc, &fence);
+	if (ret)
+		goto out_free;
 
 	pthread_mutex_lock(&ed->lock);
 	job->seqno = ed->next_seqno;
@@ -703,7 +673,8 @@ static int emudev_submit(struct qpu_dev *dev, const struct qpu_job_desc *desc,
 		ret = emudev_enqueue(ed, job);
 		if (ret) {
 			pthread_mutex_unlock(&ed->lock);
-			close(fence);
+			if (fence >= 0)
+				close(fence);
 			goto out_free;
 		}
 	}
@@ -714,6 +685,7 @@ static int emudev_submit(struct qpu_dev *dev, const struct qpu_job_desc *desc,
 	return 0;
 
 out_free:
+	fence_log_end(job->fence_id, QPU_STATUS_CANCELED);
 	pthread_mutex_lock(&ed->lock);
 	emudev_job_free(ed, job);
 	pthread_mutex_unlock(&ed->lock);
@@ -790,7 +762,7 @@ static void emudev_close(struct qpu_dev *dev)
 	}
 	pthread_mutex_lock(&ed->lock);
 	while (ed->queue) {
-		struct emu_job *job = ed->queue;
+		struct qpu_emu_job *job = ed->queue;
 
 		ed->queue = job->next;
 		emudev_job_end(ed, job, &canceled);
@@ -805,33 +777,26 @@ static void emudev_close(struct qpu_dev *dev)
 	pthread_cond_destroy(&ed->done);
 	pthread_cond_destroy(&ed->queued);
 	pthread_mutex_destroy(&ed->lock);
-	free(ed->emu);
-	free(ed->timing);
+	if (ed->state)
+		ed->runner->destroy(ed->state);
 	free(ed->mems);
 	free(ed);
 }
 
-/* Under @ed->lock with no job running: the emulator's board is the caller's. */
+/* With no job running or queued: the runner's state is the caller's. */
 static int emudev_set_board(struct qpu_dev *dev, enum qpu_board board)
 {
 	struct emudev *ed = emudev_of(dev);
-	struct qpu_timing *timing = NULL;
+	int ret;
 
-	if (board != QPU_BOARD_NONE && !qpu_timing_board_of(board))
-		return -EINVAL;
-	if (board != QPU_BOARD_NONE) {
-		timing = aligned_alloc(8, (qpu_timing_size() + 7) & ~(size_t)7);
-		if (!timing)
-			return -ENOMEM;
-	}
+	if (!ed->runner->set_board)
+		return -ENOTTY;
 	pthread_mutex_lock(&ed->lock);
 	while (ed->busy || ed->queue)
 		pthread_cond_wait(&ed->done, &ed->lock);
-	free(ed->timing);
-	ed->timing = timing;
-	ed->board = board;
+	ret = ed->runner->set_board(ed->state, board);
 	pthread_mutex_unlock(&ed->lock);
-	return 0;
+	return ret;
 }
 
 static const struct qpu_dev_ops emudev_ops = {
@@ -845,39 +810,53 @@ static const struct qpu_dev_ops emudev_ops = {
 	.close = emudev_close,
 };
 
+/*
+ * The runner "emu:OPTIONS" names with its first option (VideoCore IV's
+ * when that is no generation); @options moves past it. NULL with @err set
+ * (ENOTSUP) for a generation that has no runner yet.
+ */
+static const struct qpu_emu_runner *emudev_runner(const char **options,
+						  int *err)
+{
+	size_t len = *options ? strcspn(*options, ",") : 0;
+	size_t i;
+
+	for (i = 0; len && i < sizeof(emu_runner_gens) / sizeof(emu_runner_gens[0]); i++) {
+		const char *name = qpu_gen_name(emu_runner_gens[i]);
+
+		if (strlen(name) != len || strncmp(*options, name, len))
+			continue;
+		*options += len + ((*options)[len] == ',');
+		if (!emu_runners[i])
+			*err = -ENOTSUP;
+		return emu_runners[i];
+	}
+	return emu_runners[0];
+}
+
 /* The comma-separated options of "emu:OPTIONS"; -EINVAL for unknown ones. */
 static int emudev_parse(struct emudev *ed, const char *options)
 {
-	static const char strict_vpm[] = "strict-vpm", max_bo[] = "max-bo-mib=";
-	static const char board[] = "board=";
+	static const char max_bo[] = "max-bo-mib=";
 
 	while (options && *options) {
 		size_t len = strcspn(options, ",");
 		char *end;
+		int ret;
 
-		if (len == sizeof(strict_vpm) - 1 &&
-		    !strncmp(options, strict_vpm, len)) {
-			ed->strict_vpm = true;
-		} else if (len > sizeof(max_bo) - 1 &&
-			   !strncmp(options, max_bo, sizeof(max_bo) - 1)) {
+		if (len > sizeof(max_bo) - 1 &&
+		    !strncmp(options, max_bo, sizeof(max_bo) - 1)) {
 			unsigned long mib = strtoul(options + sizeof(max_bo) - 1, &end, 10);
 
 			/* Within the 1 GiB bus space, beside other buffers. */
 			if (end != options + len || !mib || mib > 512)
 				return -EINVAL;
 			ed->max_bo_size = (uint64_t)mib << 20;
-		} else if (len > sizeof(board) - 1 &&
-			   !strncmp(options, board, sizeof(board) - 1)) {
-			char name[16] = "";
-
-			if (len - (sizeof(board) - 1) < sizeof(name))
-				memcpy(name, options + sizeof(board) - 1,
-				       len - (sizeof(board) - 1));
-			ed->board = qpu_board_from_name(name);
-			if (ed->board == QPU_BOARD_NONE)
-				return -EINVAL;
 		} else {
-			return -EINVAL;
+			ret = ed->runner->option ?
+			      ed->runner->option(ed->state, options, len) : -ENOENT;
+			if (ret)
+				return -EINVAL;
 		}
 		options += len;
 		if (*options)
@@ -890,7 +869,7 @@ int qpu_emudev_open(struct qpu_dev *dev, const char *options)
 {
 	struct emudev *ed = calloc(1, sizeof(*ed));
 	pthread_condattr_t attr;
-	int ret;
+	int ret = 0;
 
 	dev->ops = &emudev_ops;
 	if (!ed)
@@ -906,26 +885,19 @@ int qpu_emudev_open(struct qpu_dev *dev, const char *options)
 	pthread_cond_init(&ed->queued, NULL);
 	pthread_condattr_destroy(&attr);
 	dev->priv = ed;
-	ret = emudev_parse(ed, options);
+	ed->runner = emudev_runner(&options, &ret);
 	if (ret)
 		return ret;
-	/* $QPU_EMU_BOARD when no option chose: a name it does not know fails */
-	if (ed->board == QPU_BOARD_NONE && getenv("QPU_EMU_BOARD") &&
-	    *getenv("QPU_EMU_BOARD")) {
-		ed->board = qpu_board_from_name(getenv("QPU_EMU_BOARD"));
-		if (ed->board == QPU_BOARD_NONE)
-			return -EINVAL;
-	}
-	if (ed->board != QPU_BOARD_NONE) {
-		ret = emudev_set_board(dev, ed->board);
-		if (ret)
-			return ret;
-	}
+	ed->state = ed->runner->create();
+	if (!ed->state)
+		return -ENOMEM;
+	ret = emudev_parse(ed, options);
+	if (!ret && ed->runner->ready)
+		ret = ed->runner->ready(ed->state);
+	if (ret)
+		return ret;
 	ed->wake = eventfd(0, EFD_CLOEXEC);
 	if (ed->wake < 0)
 		return -errno;
-	ed->emu = aligned_alloc(8, (qpu_emu_size() + 7) & ~(size_t)7);
-	if (!ed->emu)
-		return -ENOMEM;
 	return 0;
 }

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * Jobs: checking a job description once for every backend, submitting it
- * and waiting for it.
+ * Jobs: checking a job description once for every backend (its kind
+ * against the device's generation too), submitting it and waiting for it.
  */
 
 #include <assert.h>
@@ -13,13 +13,80 @@
 #include "runtime/runtime.h"
 #include "qpu.h"
 
+/* Whether @d is a dispatch a CSD can take, with this device's buffers. */
+static bool qpu_v3d_dispatch_valid(const struct qpu_dev *dev,
+				   const struct qpu_v3d_dispatch *d)
+{
+	unsigned int i;
+
+	if (!d || !d->code || !d->uniforms || d->code->dev != dev ||
+	    d->uniforms->dev != dev)
+		return false;
+	for (i = 0; i < 3; i++)
+		if (!d->wg_count[i] || d->wg_count[i] > 0xffff)
+			return false;
+	return d->wg_size && d->wg_size <= 256 && d->wgs_per_sg &&
+	       d->wgs_per_sg <= 16 &&
+	       (d->threads == 1 || d->threads == 2 || d->threads == 4) &&
+	       !(d->flags & ~(QPU_V3D_DISPATCH_SINGLE_SEG |
+			      QPU_V3D_DISPATCH_PROPAGATE_NANS));
+}
+
+static uint32_t div_round_up(uint64_t n, uint32_t d)
+{
+	return (uint32_t)((n + d - 1) / d);
+}
+
+uint32_t qpu_v3d_dispatch_batches(const struct qpu_v3d_dispatch *d)
+{
+	uint64_t wgs = (uint64_t)d->wg_count[0] * d->wg_count[1] * d->wg_count[2];
+	uint32_t per_sg = div_round_up((uint64_t)d->wgs_per_sg * d->wg_size, 16);
+
+	if (d->batches)
+		return d->batches;
+	return per_sg * (uint32_t)(wgs / d->wgs_per_sg) +
+	       div_round_up(wgs % d->wgs_per_sg * d->wg_size, 16);
+}
+
+/* The generation whose jobs are of @kind. */
+static bool qpu_job_kind_runs_on(enum qpu_job_kind kind, uint64_t gen)
+{
+	return kind == QPU_JOB_V3D_DISPATCH ? qpu_gen_is_v3d((int)gen) :
+					      gen == QPU_GEN_VC4;
+}
+
+/* -EINVAL, saying so, for a job of the kind another generation runs. */
+static int qpu_job_check_gen(struct qpu_dev *dev, const struct qpu_job_desc *desc)
+{
+	static const char *const kinds[] = {
+		[QPU_JOB_VC4_PROGRAMS] = "VideoCore IV programs",
+		[QPU_JOB_V3D_DISPATCH] = "a V3D compute dispatch",
+	};
+	uint64_t gen;
+
+	if (dev->ops->get_param(dev, QPU_DEV_PARAM_GEN, &gen))
+		return qpu_fail(-EINVAL, "%s: the device does not say its generation",
+				dev->path);
+	if (qpu_job_kind_runs_on(desc->kind, gen))
+		return 0;
+	return qpu_fail(-EINVAL, "%s: a job of %s cannot run on this %s device",
+			dev->path, kinds[desc->kind], qpu_gen_name((enum qpu_gen)gen));
+}
+
 static bool qpu_job_desc_valid(const struct qpu_dev *dev,
 			       const struct qpu_job_desc *desc)
 {
 	unsigned int i;
 
-	if (!desc->programs || !desc->program_count || desc->program_count > QPU_JOB_MAX_QPUS)
+	if (desc->kind == QPU_JOB_V3D_DISPATCH) {
+		if (desc->programs || desc->program_count ||
+		    !qpu_v3d_dispatch_valid(dev, desc->dispatch))
+			return false;
+	} else if (desc->kind != QPU_JOB_VC4_PROGRAMS || desc->dispatch ||
+		   !desc->programs || !desc->program_count ||
+		   desc->program_count > QPU_JOB_MAX_QPUS) {
 		return false;
+	}
 	if (desc->bo_count && !desc->bos)
 		return false;
 	if (desc->flags & ~QPU_JOB_ALL_BOS ||
@@ -40,54 +107,67 @@ static bool qpu_job_desc_valid(const struct qpu_dev *dev,
 
 /*
  * qpu_submit() has one entry point per layout of struct qpu_job_desc
- * (libqpu/README.md, "How the API grows"): the default, LIBQPU_0.3, reads
- * today's struct with its flags; programs built before it bind
- * qpu_submit@LIBQPU_0.1, which reads the struct as it was, without flags.
+ * (libqpu/README.md, "How the API grows"): the default, LIBQPU_0.5, reads
+ * today's struct with its kind; programs built against 0.3 or 0.4 bind
+ * qpu_submit@LIBQPU_0.3, which reads the struct without it (VideoCore IV
+ * programs), and those built before qpu_submit@LIBQPU_0.1, which reads the
+ * struct without flags either.
  */
-QPU_API int qpu_submit_v0_3(struct qpu_dev *dev, const struct qpu_job_desc *desc,
+QPU_API int qpu_submit_v0_5(struct qpu_dev *dev, const struct qpu_job_desc *desc,
 			    uint64_t *seqno);
-__asm__(".symver qpu_submit_v0_3, qpu_submit@@LIBQPU_0.3");
+__asm__(".symver qpu_submit_v0_5, qpu_submit@@LIBQPU_0.5");
 
-QPU_API int qpu_submit_v0_3(struct qpu_dev *dev, const struct qpu_job_desc *desc,
+QPU_API int qpu_submit_v0_5(struct qpu_dev *dev, const struct qpu_job_desc *desc,
 			    uint64_t *seqno)
 {
+	int ret;
+
 	assert(dev && desc && seqno);
 	if (!qpu_job_desc_valid(dev, desc))
-		return -EINVAL;
+		return qpu_fail(-EINVAL, "%s: an invalid job description",
+				dev->path);
+	ret = qpu_job_check_gen(dev, desc);
+	if (ret)
+		return ret;
 	return dev->ops->submit(dev, desc, seqno);
 }
 
-/* The description as libqpu 0.1 and 0.2 laid it out: no flags. */
-struct qpu_job_desc_v0_1 {
-	const struct qpu_program_ref *programs;
-	unsigned int program_count;
-	struct qpu_bo *const *bos;
-	unsigned int bo_count;
-	unsigned int timeout_ms;
-	int in_fence_fd;
-	int *out_fence_fd;
-};
-
-QPU_API int qpu_submit_v0_1(struct qpu_dev *dev,
-			    const struct qpu_job_desc_v0_1 *old, uint64_t *seqno);
-__asm__(".symver qpu_submit_v0_1, qpu_submit@LIBQPU_0.1");
-
-QPU_API int qpu_submit_v0_1(struct qpu_dev *dev,
-			    const struct qpu_job_desc_v0_1 *old, uint64_t *seqno)
+/*
+ * A description of an older layout, today's up to @size bytes (the same
+ * members in the same order, so at the same offsets); the members it did
+ * not have are 0: VideoCore IV programs, no flags.
+ */
+static int qpu_submit_old(struct qpu_dev *dev, const void *old, size_t size,
+			  uint64_t *seqno)
 {
 	struct qpu_job_desc desc;
 
 	assert(old);
-	desc = (struct qpu_job_desc){
-		.programs = old->programs,
-		.program_count = old->program_count,
-		.bos = old->bos,
-		.bo_count = old->bo_count,
-		.timeout_ms = old->timeout_ms,
-		.in_fence_fd = old->in_fence_fd,
-		.out_fence_fd = old->out_fence_fd,
-	};
-	return qpu_submit_v0_3(dev, &desc, seqno);
+	memset(&desc, 0, sizeof(desc));
+	memcpy(&desc, old, size);
+	return qpu_submit_v0_5(dev, &desc, seqno);
+}
+
+/* libqpu 0.3 and 0.4's struct ended at its flags: no kind. */
+QPU_API int qpu_submit_v0_3(struct qpu_dev *dev, const void *old,
+			    uint64_t *seqno);
+__asm__(".symver qpu_submit_v0_3, qpu_submit@LIBQPU_0.3");
+
+QPU_API int qpu_submit_v0_3(struct qpu_dev *dev, const void *old,
+			    uint64_t *seqno)
+{
+	return qpu_submit_old(dev, old, offsetof(struct qpu_job_desc, kind), seqno);
+}
+
+/* libqpu 0.1 and 0.2's struct ended at its out-fence: no flags. */
+QPU_API int qpu_submit_v0_1(struct qpu_dev *dev, const void *old,
+			    uint64_t *seqno);
+__asm__(".symver qpu_submit_v0_1, qpu_submit@LIBQPU_0.1");
+
+QPU_API int qpu_submit_v0_1(struct qpu_dev *dev, const void *old,
+			    uint64_t *seqno)
+{
+	return qpu_submit_old(dev, old, offsetof(struct qpu_job_desc, flags), seqno);
 }
 
 /*

@@ -43,6 +43,11 @@ static const char *qpu_kdev_describe(const struct qpu_dev *dev)
 static int qpu_kdev_get_param(struct qpu_dev *dev, enum qpu_dev_param param,
 			      uint64_t *value)
 {
+	/* qpu.ko drives VideoCore IV alone: its ABI has no such number. */
+	if (param == QPU_DEV_PARAM_GEN) {
+		*value = QPU_GEN_VC4;
+		return 0;
+	}
 	return qpu_kdev_ioctl_get_param(dev->fd, param, value);
 }
 

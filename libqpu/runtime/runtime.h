@@ -9,6 +9,7 @@
 #ifndef QPU_INTERNAL_H
 #define QPU_INTERNAL_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -57,6 +58,25 @@ struct qpu_bo {
 	uint64_t mmap_offset;	/* kdev.c: where it is mapped from */
 	void *priv;		/* emudev.c: its struct emu_mem */
 };
+
+/*
+ * error.c: sets the calling thread's qpu_last_error() message from @fmt
+ * and returns @err (a -errno value), for "return qpu_fail(-EINVAL, ...)".
+ */
+int qpu_fail(int err, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* job.c: the batches of @d, its own count or Mesa's when it has none. */
+uint32_t qpu_v3d_dispatch_batches(const struct qpu_v3d_dispatch *d);
+
+/*
+ * drm.c: the driver of @fd, a node that is not qpu.ko's, said in
+ * qpu_last_error(): -ENOTSUP for v3d's (no backend yet), -ENODEV for
+ * anything else.
+ */
+int qpu_drm_probe(int fd, const char *path);
+/* drm.c: the first v3d DRM node into @path; false when there is none. */
+bool qpu_drm_find_v3d(char *path, size_t size);
 
 /* kdev.c */
 int qpu_kdev_open(struct qpu_dev *dev);

@@ -18,6 +18,10 @@ $(BUILD)/selftests/lib/%: selftests/lib/%.c $(LIBQPU_A) $(QPU_TOOLS_A) $(MAILBOX
 	$(Q)$(CC) $(ALL_CFLAGS) -Itools/lib -MMD -MP -o $@ $< $(QPU_TOOLS_A) \
 		$(MAILBOX_A) $(LIBQPU_A) $(LDFLAGS) -lm
 
+# test-emu-runner registers a runner of its own through libqpu's private
+# runtime/emudev.h (libqpu.a links it: the symbol is not exported).
+$(BUILD)/selftests/lib/test-emu-runner: QPU_CFLAGS += -I$(CURDIR)/libqpu
+
 # test-abi-v0.1 and -v0.2 check symbol versions: they link the shared library,
 # found through its rpath, as an old program would.
 $(BUILD)/selftests/lib/test-abi-v0.1 $(BUILD)/selftests/lib/test-abi-v0.2: \
@@ -45,10 +49,10 @@ check-reference:
 
 -include $(LIBTEST_BINS:=.d) $(BUILD)/selftests/lib/testlib-sample.d
 
-# test-runtime, test-kernels, test-emu-tables and test-mailbox also run in the VM,
+# test-runtime, test-kernels, test-emu-tables, test-mailbox and test-nn also run in the VM,
 # statically linked, on qpu.ko's simulated V3D: the same programs on both
 # kinds of device.
-VM_LIB_TESTS := test-runtime test-kernels test-emu-tables test-mailbox
+VM_LIB_TESTS := test-runtime test-kernels test-emu-tables test-mailbox test-nn
 VM_LIB_TESTS_STATIC := $(VM_LIB_TESTS:%=$(BUILD)/static/%)
 $(VM_LIB_TESTS_STATIC): $(BUILD)/static/%: selftests/lib/%.c $(LIBQPU_A) $(QPU_TOOLS_A) $(MAILBOX_A)
 	$(Q)mkdir -p $(dir $@)

@@ -5,7 +5,11 @@
  * and linked against today's libqpu.so: on an emulator that models a
  * board (so today's result carries a timing), the old entry point fills
  * exactly 0.2's bytes (the guard words after them stay), without
- * QPU_JOB_RESULT_TIMING, and today's qpu_wait fills the timing.
+ * QPU_JOB_RESULT_TIMING, and today's qpu_wait fills the timing. Likewise
+ * a program built against 0.3 or 0.4, whose struct qpu_job_desc ended at
+ * its flags, bound to qpu_submit@LIBQPU_0.3: whatever its memory holds
+ * after that struct (where today's kind and dispatch are), its VideoCore
+ * IV programs run, and today's qpu_submit reads the kind.
  */
 #include <errno.h>
 #include <stddef.h>
@@ -21,6 +25,8 @@
 
 int qpu_wait_v0_2(struct qpu_dev *dev, uint64_t seqno, int timeout_ms, void *result);
 __asm__(".symver qpu_wait_v0_2, qpu_wait@LIBQPU_0.2");
+int qpu_submit_v0_3(struct qpu_dev *dev, const void *desc, uint64_t *seqno);
+__asm__(".symver qpu_submit_v0_3, qpu_submit@LIBQPU_0.3");
 
 /* 0.2's struct and what follows it in the caller's memory. */
 struct slot {
@@ -97,6 +103,30 @@ T_TEST(wait_fills_timing)
 	T_EQ_U64(QPU_STATUS_DONE, now.status);
 	T_CHECK(now.flags & QPU_JOB_RESULT_TIMING);
 	T_CHECK(now.timing.cycles > 0);
+}
+
+/* qpu_submit@LIBQPU_0.3 reads 0.4's bytes, not what follows them. */
+T_TEST(old_submit_reads_old_struct)
+{
+	struct qpu_program_ref prog = { .code = code, .uniforms = unif };
+	struct qpu_job_desc job;
+	struct qpu_job_result r;
+	uint64_t seqno = 0;
+
+	memset(&job, 0xa5, sizeof(job));	/* kind, dispatch: garbage */
+	job.programs = &prog;
+	job.program_count = 1;
+	job.bos = NULL;
+	job.bo_count = 0;
+	job.timeout_ms = 0;
+	job.in_fence_fd = -1;
+	job.out_fence_fd = NULL;
+	job.flags = 0;
+	T_EQ_U64(0, qpu_submit_v0_3(dev, &job, &seqno));
+	T_EQ_U64(0, qpu_wait(dev, seqno, -1, &r));
+	T_EQ_U64(QPU_STATUS_DONE, r.status);
+	/* today's entry point reads the kind: the garbage is refused */
+	T_EQ_U64(-EINVAL, qpu_submit(dev, &job, &seqno));
 }
 
 T_MAIN(.setup = open_emu, .teardown = close_emu)

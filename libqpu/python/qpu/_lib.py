@@ -56,8 +56,10 @@ DEV_PARAMS = {
     "num_qpus": 1, "num_slices": 2, "num_semaphores": 3, "vpm_size": 4,
     "max_bo_size": 5, "default_timeout_ms": 6, "max_timeout_ms": 7,
     "backend": 8, "abi_version": 9, "features": 10, "v3d_ident0": 11,
-    "v3d_ident1": 12, "v3d_ident2": 13, "instructions_per_ms": 14,
+    "v3d_ident1": 12, "v3d_ident2": 13, "instructions_per_ms": 14, "gen": 15,
 }
+# enum qpu_gen: its values, by qpu_gen_name()
+GENS = {4: "vc4", 42: "v3d42", 71: "v3d71"}
 # QPU_DEV_FEATURE_* bits of QPU_DEV_PARAM_FEATURES
 DEV_FEATURES = {"uniforms_anywhere": 1 << 0, "deadlock": 1 << 1, "all_bos": 1 << 2}
 # enum qpu_dev_backend
@@ -92,7 +94,9 @@ class JobDesc(ctypes.Structure):
     _fields_ = [("programs", ctypes.POINTER(ProgramRef)), ("program_count", ctypes.c_uint),
                 ("bos", ctypes.POINTER(ctypes.c_void_p)), ("bo_count", ctypes.c_uint),
                 ("timeout_ms", ctypes.c_uint), ("in_fence_fd", ctypes.c_int),
-                ("out_fence_fd", ctypes.POINTER(ctypes.c_int)), ("flags", ctypes.c_uint)]
+                ("out_fence_fd", ctypes.POINTER(ctypes.c_int)), ("flags", ctypes.c_uint),
+                # 0.5: enum qpu_job_kind (0: VideoCore IV programs) and the V3D dispatch
+                ("kind", ctypes.c_int), ("dispatch", ctypes.c_void_p)]
 
 
 class JobCounters(ctypes.Structure):
@@ -214,6 +218,7 @@ PROTOTYPES = {
     # <qpu.h>
     "qpu_version": (_str, []),
     "qpu_dev_open": (_vp, [_str]),
+    "qpu_last_error": (_str, []),
     "qpu_dev_close": (None, [_vp]),
     "qpu_dev_get_path": (_str, [_vp]),
     "qpu_dev_get_param": (_int, [_vp, c_enum, _P(_u64)]),

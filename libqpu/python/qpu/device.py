@@ -378,7 +378,8 @@ class Device:
         if not ptr:
             err = ctypes.get_errno()
             where = path if path is not None else os.environ.get("QPU_DEVICE", "/dev/qpu")
-            raise DeviceError(err, "opening qpu device %r" % where)
+            why = _lib.pystr(lib.qpu_last_error())
+            raise DeviceError(err, "opening qpu device %r" % where + (" (%s)" % why if why else ""))
         self._h = _DevHandle(ptr)
         self._kernels = None
         self.path = _lib.pystr(lib.qpu_dev_get_path(ptr))
@@ -391,6 +392,8 @@ class Device:
         bits = self.params.get("features", 0)
         self.features = frozenset(n for n, b in _lib.DEV_FEATURES.items() if bits & b)
         self.num_qpus = self.params["num_qpus"]
+        # "vc4", "v3d42" or "v3d71": the instruction set of the device's QPUs
+        self.gen = _lib.GENS.get(self.params.get("gen"), "unknown")
         b = self.params.get("backend")
         self.backend = _lib.pystr(lib.qpu_backend_name(b)) if b is not None else "emulator"
 

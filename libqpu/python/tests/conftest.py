@@ -88,8 +88,7 @@ def gate():
 
 
 def needs_real_fences():
-    """What the emulator cannot show: it merges no eventfds, and its fences
-    carry no error for a job that failed."""
+    """What the emulator cannot show: it merges no eventfds."""
     return pytest.mark.skipif(ON_EMU, reason="needs qpu.ko's sync_files")
 
 

@@ -49,6 +49,29 @@ def test_open_bad_emu_option():
     assert e.value.errno == errno.EINVAL
 
 
+def test_generation():
+    # qpu.ko and the emulator run VideoCore IV; "emu:vc4" is "emu"
+    with qpu.Device(DEVICE) as d:
+        assert d.gen == "vc4" and d.param("gen") == 4
+    with qpu.Device("emu:vc4,strict-vpm") as d:
+        assert d.gen == "vc4"
+
+
+@pytest.mark.parametrize("name", ["v3d42", "v3d71"])
+def test_open_emulator_of_a_generation_without_one(name):
+    # refused, saying why, until libqpu has a V3D emulator
+    with pytest.raises(qpu.DeviceError, match="no emulator of this generation") as e:
+        qpu.Device("emu:" + name)
+    assert e.value.errno == errno.ENOTSUP
+
+
+def test_open_a_node_that_is_no_qpu_device():
+    # /dev/null answers no GET_PARAM and is no DRM node
+    with pytest.raises(qpu.DeviceError, match="qpu.ko") as e:
+        qpu.Device("/dev/null")
+    assert e.value.errno == errno.ENODEV
+
+
 def test_context_manager_closes(store):
     with qpu.Device(DEVICE) as d:
         a = d.array(16, np.uint32)
