@@ -79,8 +79,7 @@ const char *qpu_tv_param_name(unsigned int id);
 /* Why a thread did not issue in a cycle it could have. */
 enum qpu_tv_stall {
 	QPU_TV_STALL_TMU,	/* ldtmu before the lookup returned */
-	QPU_TV_STALL_TMU_FIFO,	/* a lookup with the QPU's FIFO full, or a
-				 * write behind the QPU's last one */
+	QPU_TV_STALL_TMU_FIFO,	/* FIFO full, or a write behind the last */
 	QPU_TV_STALL_SFU,	/* an SFU operation with the SFU busy */
 	QPU_TV_STALL_THRSW,	/* thread switches */
 	QPU_TV_NUM_STALLS,
