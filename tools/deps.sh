@@ -3,7 +3,7 @@
 #
 # Installs the Debian 12 packages a make target needs, and nothing when they
 # are all there already. Usage: deps.sh GROUP... (build lint vm pi python netlink
-# pyvideocore debug all)
+# pyvideocore man m32 debug all)
 # Needs root to install; otherwise it prints the command to run and fails.
 set -euo pipefail
 
@@ -19,6 +19,9 @@ declare -A groups=(
 	[pyvideocore]="python3 python3-numpy python3-pytest python3-nose"
 	# the man pages' check (selftests/lib/test-man.sh): man --warnings, groff
 	[man]="man-db groff"
+	# make check-m32: libqpu and its emulator tests built with gcc -m32, run
+	# by qemu-user's qemu-i386 where the kernel runs no 32-bit program
+	[m32]="gcc-multilib qemu-user"
 	# make deb and check-deb (tools/debian/deb.mk): debhelper and what
 	# debian/control's Build-Depends names, for amd64 and the two cross
 	# builds (Debian's cross toolchains; the target's libnl and pkgconf,
