@@ -73,6 +73,11 @@ struct vm_fault;
  *	the V3D's clock, the temperature and throttling, each field flagged in
  *	@s->have; 0, or a negative errno when nothing could be read (optional:
  *	without it the device has no telemetry).
+ * @confines_jobs: whether every access of a job's programs is checked
+ *	against its buffers now, so that any task may submit (optional:
+ *	without it, the backend cannot, as the real V3D cannot, and submitting
+ *	needs CAP_SYS_RAWIO). The simulated V3D confines jobs unless it
+ *	follows the hardware's policy (sim_hw_policy), which tests the gate.
  * @reset: bring a wedged V3D back to its state after probe, discarding
  *	every program and everything programs left in the VPM, semaphores and
  *	mutex.
@@ -101,6 +106,8 @@ struct vm_fault;
  * - @qpu_instructions: netlink requests, no qpu lock held; may sleep.
  * - @telemetry_read: the telemetry's sampling work, with no qpu lock held
  *   (qpu_telemetry.c takes its lock after the read); may sleep.
+ * - @confines_jobs: process context (SUBMIT, GET_PARAM), any lock held;
+ *   must not sleep.
  * - @release: the device's last reference put, no qpu lock held.
  */
 struct qpu_backend_ops {
@@ -121,6 +128,7 @@ struct qpu_backend_ops {
 				 unsigned int n);
 	int (*telemetry_read)(struct qpu_dev *qdev,
 			      struct qpu_telemetry_sample *s);
+	bool (*confines_jobs)(const struct qpu_dev *qdev);
 	int (*reset)(struct qpu_dev *qdev);
 	void (*release)(struct qpu_dev *qdev);
 };
@@ -750,7 +758,6 @@ irqreturn_t qpu_v3d_irq(struct qpu_dev *qdev);
 
 /* qpu_sim.c */
 #define QPU_SIM_MAX_DEVICES 4
-bool qpu_sim_follows_hw_policy(void);
 int qpu_sim_init(unsigned int num_devices);
 void qpu_sim_exit(void);
 

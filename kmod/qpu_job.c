@@ -545,15 +545,15 @@ static int qpu_job_copy_programs(const struct qpu_submit *args,
  * qpu_job_submit_allowed() - may the current task run programs on @qdev?
  * @qdev: the device
  *
- * The simulated V3D checks every access; the real one cannot. With
- * sim_hw_policy the simulated one is gated as the real one is, so that the
- * gate itself is tested.
+ * A backend that confines jobs to their buffers (the simulated V3D, unless
+ * sim_hw_policy gates it as the real one is, so that the gate itself is
+ * tested) takes them from anyone; the real V3D cannot confine them.
  *
  * Return: true when SUBMIT would not be refused with -EPERM.
  */
 bool qpu_job_submit_allowed(const struct qpu_dev *qdev)
 {
-	if (qdev->backend == QPU_BACKEND_SIM && !qpu_sim_follows_hw_policy())
+	if (qdev->ops->confines_jobs && qdev->ops->confines_jobs(qdev))
 		return true;
 	return capable(CAP_SYS_RAWIO) || READ_ONCE(qpu_allow_unprivileged_hw);
 }

@@ -93,7 +93,7 @@ MODULE_PARM_DESC(sim_dma,
 		 "Simulated V3Ds probed from now on take BO memory from the DMA API, as a real one does, instead of vmalloc (for tests; default N)");
 
 /* Read at each submit and each job's start: tests change it at run time. */
-bool qpu_sim_follows_hw_policy(void)
+static bool qpu_sim_follows_hw_policy(void)
 {
 	return READ_ONCE(qpu_sim_hw_policy);
 }
@@ -734,6 +734,12 @@ static void qpu_sim_release(struct qpu_dev *qdev)
 	kfree(sim);
 }
 
+/* Every access is checked against the job's buffers, unless tests gate it. */
+static bool qpu_sim_confines_jobs(const struct qpu_dev *qdev)
+{
+	return !qpu_sim_follows_hw_policy();
+}
+
 static const struct qpu_backend_ops qpu_sim_ops = {
 	.reg_read = qpu_sim_reg_read,
 	.reg_write = qpu_sim_reg_write,
@@ -747,6 +753,7 @@ static const struct qpu_backend_ops qpu_sim_ops = {
 	.job_check = qpu_sim_job_check,
 	.qpu_instructions = qpu_sim_qpu_instructions,
 	.telemetry_read = qpu_sim_telemetry_read,
+	.confines_jobs = qpu_sim_confines_jobs,
 	.reset = qpu_sim_reset,
 	.release = qpu_sim_release,
 };

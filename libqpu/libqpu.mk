@@ -34,22 +34,21 @@ LIBQPU_SO := $(BUILD)/$(LIBQPU_SONAME)
 
 lib: $(LIBQPU_A) $(LIBQPU_SO) $(BUILD)/libqpu-uninstalled.pc
 
+# libdrm's headers (libdrm-dev, tools/deps.sh build), for runtime/drm.c,
+# which loads the library when it runs, so that nothing links it. A cross
+# build takes the build machine's: drm.c uses their types, the same on
+# every target.
+PKG_CONFIG ?= pkg-config
+LIBQPU_DRM_CFLAGS := $(shell $(PKG_CONFIG) --cflags libdrm 2>/dev/null || echo -I/usr/include/libdrm)
 # What every libqpu object is compiled with (also for the Pi's cross-built
-# tests, selftests/pi/pi.mk), besides ALL_CFLAGS.
-# Private headers are included by their folder ("emit/instr_build.h").
+# tests, selftests/pi/pi.mk), besides ALL_CFLAGS. Private headers are
+# included by their folder ("emit/instr_build.h").
 LIBQPU_OBJ_CFLAGS := -fPIC -fvisibility=hidden -DLIBQPU_VERSION='"$(LIBQPU_VERSION)"' \
-	-I$(CURDIR)/libqpu
+	-I$(CURDIR)/libqpu $(LIBQPU_DRM_CFLAGS)
 
 $(BUILD)/libqpu/%.o: libqpu/%.c $(BUILD)/vars/ALL_CFLAGS $(BUILD)/vars/LIBQPU_OBJ_CFLAGS
 	$(Q)mkdir -p $(dir $@)
 	$(Q)$(CC) $(ALL_CFLAGS) $(LIBQPU_OBJ_CFLAGS) $(LIBQPU_FILE_CFLAGS) -MMD -MP -c -o $@ $<
-
-# libdrm's headers (libdrm-dev, tools/deps.sh build; drm.c loads the library
-# when it runs, so nothing links it). A cross build takes the build
-# machine's: drm.c uses their types, which are the same on every target.
-PKG_CONFIG ?= pkg-config
-$(BUILD)/libqpu/runtime/drm.o: LIBQPU_OBJ_CFLAGS += \
-	$(shell $(PKG_CONFIG) --cflags libdrm 2>/dev/null || echo -I/usr/include/libdrm)
 
 # The assembler's last include directory is where install-user puts
 # libqpu/qasm (QASMDIR, the Makefile's install section).

@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Installs the Debian 12 packages a make target needs, and nothing when they
-# are all there already. Usage: deps.sh GROUP... (build lint vm pi python netlink xnnpack
-# pyvideocore debug all)
+# are all there already. Usage: deps.sh GROUP... (build lint vm pi python netlink
+# xnnpack pyvideocore man m32 debug all)
 # Needs root to install; otherwise it prints the command to run and fails.
 set -euo pipefail
 
@@ -22,6 +22,11 @@ declare -A groups=(
 	[xnnpack]="libxnnpack-dev libpthreadpool-dev"
 	# the man pages' check (selftests/lib/test-man.sh): man --warnings, groff
 	[man]="man-db groff"
+	# make check-m32: libqpu and its emulator tests built with gcc -m32, run
+	# by qemu-user's qemu-i386 where the kernel runs no 32-bit program.
+	# gcc-12-multilib, not gcc-multilib: Debian 12's gcc-multilib conflicts
+	# with the cross compilers of the pi group, and apt would remove them.
+	[m32]="gcc-12-multilib libc6-dev-i386 qemu-user"
 	# make deb and check-deb (tools/debian/deb.mk): debhelper and what
 	# debian/control's Build-Depends names, for amd64 and the two cross
 	# builds (Debian's cross toolchains; the target's libnl and pkgconf,

@@ -39,6 +39,21 @@ check-host: $(LIBTEST_BINS) $(BUILD)/selftests/lib/testlib-sample $(BUILD)/tools
 		QPU_TEST_BIN=$(BUILD)/selftests/lib \
 		sh selftests/lib/run-tests.sh $(LIBTEST_BINS) $(LIBTEST_SCRIPTS)
 
+# libqpu and the tests that run on its emulator, built for 32-bit x86
+# (gcc-12-multilib: tools/deps.sh m32), as libqpu runs on a 32-bit Raspberry
+# Pi OS: 64-bit file offsets (runtime/kdev.c checks them when it compiles),
+# the emulator's arithmetic, the same results. The bootstrap assembler is
+# the build machine's; on a kernel that runs no 32-bit program, qemu-i386
+# (qemu-user) runs the tests.
+M32_TESTS := $(addprefix $(BUILD)/m32/selftests/lib/,test-runtime test-emu-runner \
+	test-kernels test-emu-sys)
+check-m32:
+	$(Q)$(MAKE) --no-print-directory BUILD=$(BUILD)/m32 CC="$(CC) -m32" CC_FOR_BUILD=$(CC) \
+		$(M32_TESTS)
+	$(Q)w=; $(firstword $(M32_TESTS)) --list >/dev/null 2>&1 || w="qemu-i386 -L /"; \
+		TEST_WRAPPER="$$w" QPU_TEST_DATA=$(CURDIR)/selftests/lib/data \
+		QPU_TEST_BIN=$(BUILD)/m32/selftests/lib sh selftests/lib/run-tests.sh $(M32_TESTS)
+
 check-asan:
 	$(Q)$(MAKE) --no-print-directory BUILD=$(BUILD)/asan SANITIZE=1 check-host
 

@@ -277,9 +277,15 @@ def _fence_fd(f):
 
 def _merge_fences(fences):
     """One fd that signals when every fence has, or -1; the caller closes it.
-    Fences that have signalled are dropped; qpu.ko's sync_files that have
-    not are merged (a job takes one in-fence)."""
-    pending = [fd for fd in (_fence_fd(f) for f in fences) if not _signalled(fd)]
+    Fences that have signalled are dropped, but for a failed job's; qpu.ko's
+    sync_files that have not are merged (a job takes one in-fence)."""
+    fds = [(f, _fence_fd(f)) for f in fences]
+    # A job that has failed cancels the job after it, as its fence says
+    # (qpu.ko's sync_file, the emulator's record of its eventfd): keep it.
+    for f, fd in fds:
+        if isinstance(f, Job) and _signalled(fd) and not f.wait(0, check=False).ok:
+            return os.dup(fd)
+    pending = [fd for _, fd in fds if not _signalled(fd)]
     if not pending:
         return -1
     fd = os.dup(pending[0])
