@@ -44,11 +44,17 @@ check-host: $(LIBTEST_BINS) $(BUILD)/selftests/lib/testlib-sample $(BUILD)/tools
 # Pi OS: 64-bit file offsets (runtime/kdev.c checks them when it compiles),
 # the emulator's arithmetic, the same results. The bootstrap assembler is
 # the build machine's; on a kernel that runs no 32-bit program, qemu-i386
-# (qemu-user) runs the tests.
+# (qemu-user) runs the tests. The kernel's <asm/...> headers serve both
+# widths; gcc-multilib would link /usr/include/asm to them, but Debian 12
+# declares it in conflict with the pi group's cross compilers, so the
+# build links them in a directory of its own.
 M32_TESTS := $(addprefix $(BUILD)/m32/selftests/lib/,test-runtime test-emu-runner \
 	test-kernels test-emu-sys)
+M32_ASM := /usr/include/$(shell $(CC) -print-multiarch)/asm
 check-m32:
-	$(Q)$(MAKE) --no-print-directory BUILD=$(BUILD)/m32 CC="$(CC) -m32" CC_FOR_BUILD=$(CC) \
+	$(Q)mkdir -p $(BUILD)/m32/include && ln -sfn $(M32_ASM) $(BUILD)/m32/include/asm
+	$(Q)$(MAKE) --no-print-directory BUILD=$(BUILD)/m32 \
+		CC="$(CC) -m32 -idirafter $(BUILD)/m32/include" CC_FOR_BUILD=$(CC) \
 		$(M32_TESTS)
 	$(Q)w=; $(firstword $(M32_TESTS)) --list >/dev/null 2>&1 || w="qemu-i386 -L /"; \
 		TEST_WRAPPER="$$w" QPU_TEST_DATA=$(CURDIR)/selftests/lib/data \
