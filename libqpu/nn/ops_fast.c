@@ -10,6 +10,13 @@
 
 #include "nn_check.h"
 
+/*
+ * Every function taking or returning a vector is static: no ABI crosses
+ * this file, so GCC's note that a vector's ABI differs without SSE (32-bit
+ * x86, check-m32) or NEON (armhf without it) does not apply.
+ */
+#pragma GCC diagnostic ignored "-Wpsabi"
+
 typedef float v4f __attribute__((vector_size(16)));
 
 #define MR 4		/* rows of C a micro-kernel keeps in registers */
