@@ -624,7 +624,9 @@ struct qpu_job_timing {
  *	in-process emulator only); zero otherwise
  * @qpu_count: with QPU_JOB_RESULT_QPUS: entries of @qpus filled, one per
  *	QPU of the device
- * @pad: zero
+ * @fault_thread: with QPU_STATUS_FAULT on a V3D device, the faulting
+ *	thread's slot on @fault_qpu (0 to 3); else 0 (new in 0.5, where it
+ *	was padding)
  * @qpus: with QPU_JOB_RESULT_QPUS: each QPU's state, in QPU order
  * @timing: with QPU_JOB_RESULT_TIMING: the modelled time (LIBQPU_0.4)
  *
@@ -643,7 +645,7 @@ struct qpu_job_result {
 	uint64_t instructions;
 	struct qpu_job_counters counters;
 	uint32_t qpu_count;
-	uint32_t pad;
+	uint32_t fault_thread;
 	struct qpu_job_qpu qpus[QPU_JOB_MAX_QPUS];
 	struct qpu_job_timing timing;
 };

@@ -121,7 +121,7 @@ class JobResult(ctypes.Structure):
                 ("fault_pc", ctypes.c_uint32), ("fault_addr", ctypes.c_uint32),
                 ("fault_access", c_enum), ("flags", ctypes.c_uint32),
                 ("instructions", ctypes.c_uint64), ("counters", JobCounters),
-                ("qpu_count", ctypes.c_uint32), ("pad", ctypes.c_uint32),
+                ("qpu_count", ctypes.c_uint32), ("fault_thread", ctypes.c_uint32),
                 ("qpus", JobQpu * JOB_MAX_QPUS), ("timing", JobTiming)]
 
 
