@@ -113,14 +113,11 @@ static int v3d_get_param(void *state, enum qpu_dev_param param,
 	case QPU_DEV_PARAM_NUM_SLICES:
 		*value = b->slices;
 		return 0;
-	case QPU_DEV_PARAM_NUM_SEMAPHORES:
-	case QPU_DEV_PARAM_VPM_SIZE:
-		*value = 0;	/* compute jobs use neither */
-		return 0;
 	case QPU_DEV_PARAM_FEATURES:
 		*value = QPU_DEV_FEATURE_UNIFORMS_ANYWHERE | QPU_DEV_FEATURE_ALL_BOS;
 		return 0;
 	default:
+		/* no semaphores; the VPM is no compute job's; no ident registers */
 		return -EINVAL;
 	}
 }

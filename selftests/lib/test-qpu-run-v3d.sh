@@ -1,13 +1,14 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 #
-# test-qpu-run-v3d: qpu-run -m v3d42 / v3d71 end to end, a program
+# test-qpu-run-v3d: qpu-run -m v3d42 / v3d71 end to end (and qpu-info
+# on the emulated V3D devices), a program
 # assembled by qpu-as dispatched on the emulated V3D device: each lane
 # stores eidx + uniform 1 at uniform 0 + 4 * eidx, the dump checked on
 # both generations; a fault's report (QPU, thread, PC, kind, address, the
 # instruction); a spent budget; regions refused at addresses the V3D
 # cannot place; options that are VideoCore IV's alone; an unknown machine.
-# qpu-run and qpu-as are looked up next to QPU_DIS.
+# qpu-run, qpu-as and qpu-info are looked up next to QPU_DIS.
 
 : "${QPU_DIS:?QPU_DIS must name the qpu-dis binary}"
 bin=$(dirname "$QPU_DIS")
@@ -109,6 +110,19 @@ if grep -q "VideoCore IV's" "$tmp/err"; then ok; else fail "vc4-only: $(cat "$tm
 expect timing 1 -- "$run" -m v3d42 --timing "$tmp/store-v3d42.bin"
 expect machine 1 -- "$run" -m v3d9 "$tmp/store-v3d42.bin"
 if grep -q "unknown machine 'v3d9'" "$tmp/err"; then ok; else fail "machine: $(cat "$tmp/err")"; fi
+
+info=$bin/qpu-info
+for row in "emu:v3d42 v3d42 8 2" "emu:v3d71 v3d71 12 3" "emu:v3d71,board=pi5-16 v3d71 16 4"; do
+	set -- $row
+	expect "info-$1" 0 -- "$info" -d "$1"
+	if grep -qx "gen: $2" "$tmp/out" && grep -qx "qpus: $3" "$tmp/out" &&
+	   grep -qx "slices: $4" "$tmp/out" && ! grep -q '^semaphores' "$tmp/out"; then
+		ok
+	else
+		fail "info-$1: $(cat "$tmp/out")"
+	fi
+done
+expect info-bad-board 1 -- "$info" -d emu:v3d42,board=pi5
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
