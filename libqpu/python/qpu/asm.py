@@ -57,11 +57,16 @@ def _loc(p):
     return (_lib.pystr(loc.file), loc.line, loc.col, _lib.pystr(loc.macro), _loc(loc.expanded_from))
 
 
-def _run(include_dirs, run, texts):
+def _run(include_dirs, run, texts, gen="vc4"):
     as_ = lib.qpu_asm_new()
     if not as_:
         raise MemoryError("qpu_asm_new")
     try:
+        if gen != "vc4":
+            num = {v: k for k, v in _lib.GENS.items()}.get(gen)
+            if num is None:
+                raise ValueError("gen is vc4, v3d42 or v3d71, not %r" % (gen,))
+            lib.qpu_asm_set_gen(as_, num)
         for d in include_dirs:
             ret = lib.qpu_asm_add_include_dir(as_, _lib.cstr(d))
             if ret:
@@ -95,15 +100,15 @@ def _dirs(include_dirs):
     return list(include_dirs)
 
 
-def assemble(text, include_dirs=(), name="<string>"):
-    """Assemble source text (vc4asm syntax) into a Program. Raises
-    AssemblyError with file, line, column and the source line of the first
-    error."""
+def assemble(text, include_dirs=(), name="<string>", gen="vc4"):
+    """Assemble source text (vc4asm syntax; gen="v3d42" or "v3d71": Mesa's
+    V3D syntax) into a Program. Raises AssemblyError with file, line,
+    column and the source line of the first error."""
     if not isinstance(text, str):
         raise TypeError("assemble() takes the source as str; use assemble_file() for a path")
     texts = {name: text.splitlines()}
     return _run(_dirs(include_dirs),
-                lambda a: lib.qpu_asm_string(a, _lib.cstr(name), text.encode()), texts)
+                lambda a: lib.qpu_asm_string(a, _lib.cstr(name), text.encode()), texts, gen)
 
 
 def assemble_file(path, include_dirs=()):
