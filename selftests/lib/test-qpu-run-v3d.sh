@@ -2,9 +2,9 @@
 # SPDX-License-Identifier: MIT
 #
 # test-qpu-run-v3d: qpu-run -m v3d42 / v3d71 end to end (and qpu-info
-# on the emulated V3D devices), a program
-# assembled by qpu-as dispatched on the emulated V3D device: each lane
-# stores eidx + uniform 1 at uniform 0 + 4 * eidx, the dump checked on
+# on the emulated V3D devices), a program assembled by qpu-as dispatched
+# on the emulated V3D device (data/v3d-store.s: each lane stores eidx +
+# uniform 1 at uniform 0 + 4 * eidx), the dump checked on
 # both generations; a fault's report (QPU, thread, PC, kind, address, the
 # instruction); a spent budget; regions refused at addresses the V3D
 # cannot place; options that are VideoCore IV's alone; an unknown machine.
@@ -30,24 +30,7 @@ fail() {
 	failed=$((failed + 1))
 }
 
-cat >"$tmp/store.s" <<'EOS'
-nop ; nop ; ldunifrf.rf10
-nop ; nop ; ldunifrf.rf11
-eidx rf12 ; nop
-shl rf13, rf12, 2 ; nop
-add rf10, rf10, rf13 ; nop
-add rf12, rf12, rf11 ; nop
-nop ; mov tmud, rf12
-nop ; mov tmua, rf10
-tmuwt - ; nop
-nop ; nop ; thrsw
-nop ; nop ; thrsw
-nop ; nop
-nop ; nop
-nop ; nop ; thrsw
-nop ; nop
-nop ; nop
-EOS
+store=${QPU_TEST_DATA:-$(dirname "$0")/data}/v3d-store.s
 cat >"$tmp/spin.s" <<'EOS'
 loop:
 b loop
@@ -74,7 +57,7 @@ cat >"$tmp/want" <<'EOW'
 0000006c 0000006d 0000006e 0000006f 00000070 00000071 00000072 00000073
 EOW
 for gen in v3d42 v3d71; do
-	"$as" -m "$gen" -o "$tmp/store-$gen.bin" "$tmp/store.s" || fail "$gen: qpu-as"
+	"$as" -m "$gen" -o "$tmp/store-$gen.bin" "$store" || fail "$gen: qpu-as"
 	"$as" -m "$gen" -Wno-thrend-missing -o "$tmp/spin-$gen.bin" "$tmp/spin.s" || fail "$gen: qpu-as"
 	expect "$gen-run" 0 -- "$run" -m "$gen" -n 3 -z 4096@0x60000 -u 0x60000 \
 		-u 100 -d 64@0x60000 "$tmp/store-$gen.bin"

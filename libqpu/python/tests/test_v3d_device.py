@@ -5,33 +5,19 @@ stores checked on every lane; faults with QPU, thread, PC, kind and
 address; a failed job's fence cancelling the next; the boards; jobs the
 device refuses."""
 
+import os
+
 import numpy as np
 import pytest
 
 import qpu
 
-END = """
-nop ; nop ; thrsw
-nop ; nop ; thrsw
-nop ; nop
-nop ; nop
-nop ; nop ; thrsw
-nop ; nop
-nop ; nop
-"""
-
-# Each lane stores eidx + uniform 1 at uniform 0 + 4 * eidx.
-STORE = """
-nop ; nop ; ldunifrf.rf10
-nop ; nop ; ldunifrf.rf11
-eidx rf12 ; nop
-shl rf13, rf12, 2 ; nop
-add rf10, rf10, rf13 ; nop
-add rf12, rf12, rf11 ; nop
-nop ; mov tmud, rf12
-nop ; mov tmua, rf10
-tmuwt - ; nop
-""" + END
+# Each lane stores eidx + uniform 1 at uniform 0 + 4 * eidx (shared with
+# selftests/lib/test-qpu-run-v3d.sh).
+STORE_PATH = os.environ.get("QPU_TEST_V3D_STORE", os.path.join(
+    os.path.dirname(__file__), "..", "..", "..", "selftests", "lib", "data", "v3d-store.s"))
+with open(STORE_PATH, encoding="utf-8") as _f:
+    STORE = _f.read()
 
 GENS = [("emu:v3d42", "v3d42", 8), ("emu:v3d71", "v3d71", 12),
         ("emu:v3d71,board=pi5-16", "v3d71", 16)]
