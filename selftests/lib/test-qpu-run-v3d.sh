@@ -96,6 +96,7 @@ if grep -q "unknown machine 'v3d9'" "$tmp/err"; then ok; else fail "machine: $(c
 
 info=$bin/qpu-info
 for row in "emu:v3d42 v3d42 8 2" "emu:v3d71 v3d71 12 3" "emu:v3d71,board=pi5-16 v3d71 16 4"; do
+	# shellcheck disable=SC2086 # the row's words are the fields
 	set -- $row
 	expect "info-$1" 0 -- "$info" -d "$1"
 	if grep -qx "gen: $2" "$tmp/out" && grep -qx "qpus: $3" "$tmp/out" &&
