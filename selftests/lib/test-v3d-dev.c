@@ -4,8 +4,9 @@
  * (libqpu/runtime/emudev_v3d.c) through the public API alone: a program
  * assembled with the V3D assembler, dispatched, its stores checked on
  * every lane; buffers at upstream v3d's GPU addresses; faults with QPU,
- * thread, PC, address and kind; a failed job's out-fence cancelling the
- * job behind it; timeouts; counters; the boards; bad descriptions.
+ * thread, PC, address and kind; QPU_JOB_ALL_BOS; a failed job's
+ * out-fence cancelling the job behind it; timeouts; counters; the boards;
+ * bad descriptions.
  */
 #include <errno.h>
 #include <poll.h>
@@ -281,6 +282,29 @@ T_TEST(fault_bad_instruction)
 	T_EQ_U64(QPU_STATUS_FAULT, res.status);
 	T_EQ_U64(qpu_bo_get_bus_addr(r.code) + 8, res.fault_pc);
 	T_EQ_U64(QPU_ACCESS_OTHER, res.fault_access);
+	rig_free(&r);
+}
+
+/* QPU_JOB_ALL_BOS: a buffer the job does not name is in reach. */
+T_TEST(all_bos)
+{
+	struct qpu_job_desc desc;
+	struct qpu_job_result res;
+	uint64_t seqno = 0, features = 0;
+	struct rig r;
+
+	if (!rig_init(&r, "emu:v3d71", store_to_unif0))
+		return;
+	T_EQ_U64(0, qpu_dev_get_param(r.dev, QPU_DEV_PARAM_FEATURES, &features));
+	T_CHECK(features & QPU_DEV_FEATURE_ALL_BOS);
+	desc = (struct qpu_job_desc){
+		.kind = QPU_JOB_V3D_DISPATCH, .dispatch = &r.d, .in_fence_fd = -1,
+		.flags = QPU_JOB_ALL_BOS,
+	};
+	T_EQ_U64(0, qpu_submit(r.dev, &desc, &seqno));
+	T_EQ_U64(0, qpu_wait(r.dev, seqno, -1, &res));
+	T_EQ_U64(QPU_STATUS_DONE, res.status);
+	T_EQ_U64(7, ((uint32_t *)qpu_bo_get_map(r.data))[0]);
 	rig_free(&r);
 }
 
