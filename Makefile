@@ -65,7 +65,7 @@ help:
 	@echo '  check-host library and tool tests on this machine'
 	@echo '  check-python the Python package tests on the emulator (and in check-vm)'
 	@echo '  check-asan the same under AddressSanitizer and UBSan'
-	@echo '  check-reference the same with the emulator's fast paths off'
+	@echo '  check-reference the same with the emulator'"'"'s fast paths off'
 	@echo '  check-fuzz the assembler, disassembler and emulator fuzzers (FUZZ_TIME=40 s each)'
 	@echo '  check-vm   qpu.ko selftests in a QEMU VM (simulated V3D)'
 	@echo '  check-stress the fuzzer and the stress test in the VM (seeded, bounded)'
@@ -94,12 +94,14 @@ deps:
 
 # --- the kernel module ------------------------------------------------------
 
-# $(call kmod_build,flavour,kernel dir,extra make arguments)
+# $(call kmod_build,flavour,kernel dir,extra make arguments[,Kbuild file])
+# The Kbuild file (default the top one, qpu.ko's) becomes the tree's top
+# Kbuild: kmod/v3d_sim/Kbuild builds v3d_sim.ko from the same sources.
 define kmod_build
 	$(Q)test -n "$(2)" -a -d "$(2)" || \
 		{ echo "no kernel build directory for '$(1)' (KDIR='$(2)'): run 'make deps'" >&2; exit 1; }
 	$(Q)mkdir -p $(BUILD)/mod/$(1)
-	$(Q)cd $(BUILD)/mod/$(1) && cp -rsf $(CURDIR)/Kbuild $(CURDIR)/kmod \
+	$(Q)cd $(BUILD)/mod/$(1) && cp -rsf $(CURDIR)/$(or $(4),Kbuild) $(CURDIR)/kmod \
 		$(CURDIR)/libqpu $(CURDIR)/uapi .
 	+$(Q)$(MAKE) -C $(2) M=$(BUILD)/mod/$(1) W=1 $(3) modules
 endef
@@ -116,7 +118,7 @@ LINUX_SOURCE_TAR ?= $(lastword $(sort $(wildcard /usr/src/linux-source-6.1*.tar.
 LINUX_SCRIPTS := $(BUILD)/linux-scripts
 # The core includes the freestanding public headers qpu_gen.h and
 # qpu_v3d_fields.h, so they are kernel style too.
-KERNEL_STYLE_FILES := $(sort $(wildcard kmod/*.[ch] libqpu/core/*.[ch] \
+KERNEL_STYLE_FILES := $(sort $(wildcard kmod/*.[ch] kmod/v3d_sim/*.[ch] libqpu/core/*.[ch] \
 	libqpu/core/*/*.[ch])) uapi/linux/qpu.h libqpu/include/qpu_gen.h \
 	libqpu/include/qpu_v3d_fields.h
 
@@ -140,7 +142,8 @@ lint-checkpatch: $(LINUX_SCRIPTS)/.stamp
 		-f $(KERNEL_STYLE_FILES)
 
 lint-kernel-doc: $(LINUX_SCRIPTS)/.stamp
-	$(Q)$(LINUX_SCRIPTS)/kernel-doc -none -Werror uapi/linux/qpu.h kmod/*.h kmod/*.c
+	$(Q)$(LINUX_SCRIPTS)/kernel-doc -none -Werror uapi/linux/qpu.h kmod/*.h kmod/*.c \
+		kmod/v3d_sim/*.h kmod/v3d_sim/*.c
 
 # The layers of kmod/ that a compiler cannot see: qpu_v3d.c programs the
 # V3D through the backend's ops and never asks which backend it drives;
@@ -159,6 +162,8 @@ lint-module-core: module $(QPU_CORE_TOOL_SRCS:%.c=$(BUILD)/%.o)
 lint-sparse:
 	$(call kmod_build,sparse,$(KDIR),C=2 CF=-Wsparse-error) > $(BUILD)/sparse.log 2>&1 || \
 		{ cat $(BUILD)/sparse.log; exit 1; }
+	$(call kmod_build,v3dsim-sparse,$(KDIR),C=2 CF=-Wsparse-error,kmod/v3d_sim/Kbuild) \
+		>> $(BUILD)/sparse.log 2>&1 || { cat $(BUILD)/sparse.log; exit 1; }
 	$(Q)! grep -E 'warning:|error:' $(BUILD)/sparse.log || \
 		{ echo 'sparse is not clean' >&2; exit 1; }
 
@@ -261,12 +266,12 @@ install: all install-user
 	install -D -m 644 kmod/60-qpu.rules $(DESTDIR)$(UDEVRULESDIR)/60-qpu.rules
 	$(Q)if [ -z "$(DESTDIR)" ]; then depmod -a $(KRELEASE); fi
 
-# The man pages: tools/man (section 1), tools/qpuctl (8), libqpu/man (3,
-# one page per function or family, .so links for the family's members;
-# 7, the overview). selftests/lib/test-man.sh checks them.
+# The man pages: tools/man (section 1; 7, the tools' command-line
+# convention), tools/qpuctl (8), libqpu/man (3, one page per function or
+# family, .so links for the family's members; 7, the overview). selftests/lib/test-man.sh checks them.
 MAN1_PAGES := $(wildcard tools/man/*.1)
 MAN3_PAGES := $(wildcard libqpu/man/*.3)
-MAN7_PAGES := $(wildcard libqpu/man/*.7)
+MAN7_PAGES := $(wildcard libqpu/man/*.7 tools/man/*.7)
 
 install-user: lib tools $(BUILD)/libqpu.pc $(BUILD)/qpu-mailbox.pc
 	install -D -m 644 uapi/linux/qpu.h $(DESTDIR)$(INCLUDEDIR)/linux/qpu.h
@@ -282,6 +287,7 @@ install-user: lib tools $(BUILD)/libqpu.pc $(BUILD)/qpu-mailbox.pc
 	install -D -m 644 libqpu/include/qpu_asm.h $(DESTDIR)$(INCLUDEDIR)/qpu_asm.h
 	install -D -m 644 libqpu/include/qpu_dis.h $(DESTDIR)$(INCLUDEDIR)/qpu_dis.h
 	install -D -m 644 libqpu/include/qpu_emulator.h $(DESTDIR)$(INCLUDEDIR)/qpu_emulator.h
+	install -D -m 644 libqpu/include/qpu_nn.h $(DESTDIR)$(INCLUDEDIR)/qpu_nn.h
 	install -D -m 644 $(LIBQPU_A) $(DESTDIR)$(LIBDIR)/libqpu.a
 	install -D -m 755 $(LIBQPU_SO) $(DESTDIR)$(LIBDIR)/$(LIBQPU_SONAME)
 	ln -sf $(LIBQPU_SONAME) $(DESTDIR)$(LIBDIR)/libqpu.so

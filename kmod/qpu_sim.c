@@ -30,7 +30,10 @@
  *
  * Time is the job's progress, not the wall clock's: the emulator stops the
  * job when one of its programs needs more than its timeout's worth of
- * instructions (QPU_EMU_INSTRUCTIONS_PER_MS per millisecond), and when every
+ * work (QPU_EMU_INSTRUCTIONS_PER_MS instructions per millisecond, its DMAs
+ * and TMU lookups charged as the instructions the V3D would take for
+ * them, qpu_emu_set_limit()), so that a job's host time is bounded by its
+ * timeout whatever its programs do, and when every
  * running program waits forever (a deadlock, whose QPU states it keeps).
  * qpu_sim_job_check() gives the scheduler that verdict, and says whether
  * programs are running, so the wall clock does not cut a job the host is
@@ -111,7 +114,11 @@ bool qpu_sim_follows_hw_policy(void)
 
 /* Depth of the user-program request queue, as on the hardware. */
 #define QPU_SIM_QUEUE_DEPTH	16
-/* Instructions run between two chances for the rest of the system. */
+/*
+ * Work run between two chances for the rest of the system: instructions,
+ * and what their DMAs and TMU lookups are charged (qpu_emu_run()), so a
+ * slice of the largest DMAs is no longer than one of ALU instructions.
+ */
 #define QPU_SIM_SLICE		20000
 
 /**
@@ -498,8 +505,11 @@ static void qpu_sim_exec(struct work_struct *work)
 	mutex_unlock(&sim->emu_lock);
 	if (status == QPU_EMU_DEADLOCK)
 		dev_dbg(sim->qdev->dev, "every running QPU waits forever\n");
-	if (more)
+	if (more) {
+		/* The next slice after the rest of the system had its turn. */
+		cond_resched();
 		queue_delayed_work(sim->wq, &sim->exec, 0);
+	}
 	if (verdict || (changed && !READ_ONCE(sim->poll_only)))
 		qpu_sched_kick(sim->qdev);
 }
@@ -752,6 +762,7 @@ static struct qpu_sim *qpu_sim_create(struct qpu_dev *qdev)
 	qdev->sim = sim;
 	sim->qdev = qdev;
 	sim->dma_bos = READ_ONCE(qpu_sim_dma);
+	qdev->dma_memory = sim->dma_bos;
 	spin_lock_init(&sim->lock);
 	mutex_init(&sim->emu_lock);
 	INIT_DELAYED_WORK(&sim->exec, qpu_sim_exec);

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Installs the Debian 12 packages a make target needs, and nothing when they
-# are all there already. Usage: deps.sh GROUP... (build lint vm pi python netlink
+# are all there already. Usage: deps.sh GROUP... (build lint vm pi python netlink xnnpack
 # pyvideocore debug all)
 # Needs root to install; otherwise it prints the command to run and fails.
 set -euo pipefail
@@ -12,11 +12,14 @@ declare -A groups=(
 	[lint]="linux-source-6.1 sparse"
 	[vm]="qemu-system-x86 busybox-static cpio linux-image-amd64 linux-headers-amd64 linux-source-6.1"
 	[pi]="gcc-arm-linux-gnueabi libc6-dev-armel-cross gcc-aarch64-linux-gnu qemu-system-arm cpio device-tree-compiler linux-kbuild-6.1 linux-source-6.1"
-	[python]="python3 python3-numpy python3-pytest python3-build python3-setuptools python3-wheel"
+	[python]="python3 python3-numpy python3-pytest python3-build python3-setuptools python3-wheel python3-onnx"
 	[netlink]="libnl-3-dev libnl-genl-3-dev"
 	# make check-thirdparty PYVIDEOCORE_SRC=DIR: PyVideoCore's suite imports
 	# nose.tools beside pytest
 	[pyvideocore]="python3 python3-numpy python3-pytest python3-nose"
+	# make bench-nn-xnnpack: the CPU backend's layers against XNNPACK (whose
+	# header includes pthreadpool's)
+	[xnnpack]="libxnnpack-dev libpthreadpool-dev"
 	# the man pages' check (selftests/lib/test-man.sh): man --warnings, groff
 	[man]="man-db groff"
 	# make deb and check-deb (tools/debian/deb.mk): debhelper and what

@@ -33,7 +33,8 @@ $(BUILD)/selftests/lib/test-abi-v0.1 $(BUILD)/selftests/lib/test-abi-v0.2: \
 # testlib-sample fails on purpose: test-runners.sh runs it to check the
 # runner of named cases (testlib.h) and run-tests.sh's adding-up.
 check-host: $(LIBTEST_BINS) $(BUILD)/selftests/lib/testlib-sample $(BUILD)/tools/qpu-dis $(BUILD)/tools/qpu-run \
-		$(BUILD)/tools/qpu-as $(BUILD)/tools/qpu-check $(BUILD)/tools/qpu-demo $(HOST_TEST_DEPS)
+		$(BUILD)/tools/qpu-as $(BUILD)/tools/qpu-check $(BUILD)/tools/qpu-demo $(HOST_TEST_DEPS) \
+		$(BUILD)/tools/qpu-info $(QPUCTL) $(LIBQPU_SO) $(BUILD)/libqpu-uninstalled.pc
 	$(Q)QPU_DIS=$(BUILD)/tools/qpu-dis QPUCTL=$(BUILD)/tools/qpuctl QPU_TEST_DATA=$(CURDIR)/selftests/lib/data \
 		QPU_TEST_BIN=$(BUILD)/selftests/lib \
 		sh selftests/lib/run-tests.sh $(LIBTEST_BINS) $(LIBTEST_SCRIPTS)
@@ -49,10 +50,10 @@ check-reference:
 
 -include $(LIBTEST_BINS:=.d) $(BUILD)/selftests/lib/testlib-sample.d
 
-# test-runtime, test-kernels, test-emu-tables and test-mailbox also run in the VM,
+# test-runtime, test-kernels, test-emu-tables, test-mailbox and test-nn also run in the VM,
 # statically linked, on qpu.ko's simulated V3D: the same programs on both
 # kinds of device.
-VM_LIB_TESTS := test-runtime test-kernels test-emu-tables test-mailbox
+VM_LIB_TESTS := test-runtime test-kernels test-emu-tables test-mailbox test-nn
 VM_LIB_TESTS_STATIC := $(VM_LIB_TESTS:%=$(BUILD)/static/%)
 $(VM_LIB_TESTS_STATIC): $(BUILD)/static/%: selftests/lib/%.c $(LIBQPU_A) $(QPU_TOOLS_A) $(MAILBOX_A)
 	$(Q)mkdir -p $(dir $@)
