@@ -27,6 +27,7 @@ static const struct {
 } params[] = {
 	{ QPU_DEV_PARAM_ABI_VERSION, "abi_version", "%" PRIu64 },
 	{ QPU_DEV_PARAM_BACKEND, "backend", NULL },
+	{ QPU_DEV_PARAM_GEN, "gen", NULL },
 	{ QPU_DEV_PARAM_V3D_IDENT0, "v3d_ident0", "0x%08" PRIx64 },
 	{ QPU_DEV_PARAM_V3D_IDENT1, "v3d_ident1", "0x%08" PRIx64 },
 	{ QPU_DEV_PARAM_V3D_IDENT2, "v3d_ident2", "0x%08" PRIx64 },
@@ -116,6 +117,8 @@ int main(int argc, char **argv)
 		printf("%s: ", params[i].name);
 		if (params[i].param == QPU_DEV_PARAM_BACKEND)
 			fputs(qpu_backend_name(value), stdout);
+		else if (params[i].param == QPU_DEV_PARAM_GEN)
+			fputs(qpu_gen_name((enum qpu_gen)value), stdout);
 		else if (params[i].param == QPU_DEV_PARAM_FEATURES)
 			print_features(value);
 		else

@@ -8,7 +8,9 @@
  * --timing[=BOARD] adds each QPU's modelled cycles on a Raspberry Pi, with
  * its stalls by cause (libqpu's timing model: a model, not a measurement). The exit
  * status says how the run ended: 0 all programs ended, 2 fault, 3 deadlock,
- * 4 instruction budget spent, 1 usage or I/O error.
+ * 4 instruction budget spent, 1 usage or I/O error. With -m v3d42 or v3d71
+ * the program is a Pi 4's or Pi 5's, dispatched on libqpu's emulated V3D
+ * device (tools/lib/run_v3d.c).
  */
 
 #include <errno.h>
@@ -32,6 +34,7 @@ const char tool_name[] = TOOL_NAME;
 #include "cli.h"
 #include "die.h"
 #include "parse_num.h"
+#include "run_v3d.h"
 #include "wordfile.h"
 
 #define MAX_REGIONS	32
@@ -40,6 +43,9 @@ const char tool_name[] = TOOL_NAME;
 #define DEFAULT_CODE	0x10000u
 #define DEFAULT_UNIF	0x8000u
 #define DEFAULT_BUDGET	100000000ull
+/* V3D: code and uniforms in the first two granules of the GPU's space. */
+#define DEFAULT_V3D_CODE	RUN_V3D_GRANULE
+#define DEFAULT_V3D_UNIF	(2 * RUN_V3D_GRANULE)
 
 enum exit_code {
 	EXIT_DONE = 0,
@@ -56,13 +62,9 @@ struct region {
 	const char *name;
 };
 
-struct dump {
-	uint32_t addr;
-	uint32_t size;
-	const char *path;	/* NULL: hex words on standard output */
-};
-
 struct config {
+	enum qpu_gen gen;	/* -m, the instruction set */
+	bool code_set, unif_set;	/* -c, -U given */
 	uint32_t code_addr;
 	uint32_t unif_addr;
 	uint32_t unif_stride;
@@ -78,7 +80,7 @@ struct config {
 	unsigned int nregions;
 	uint32_t uniforms[MAX_UNIFORMS];
 	unsigned int nuniforms;
-	struct dump dumps[MAX_DUMPS];
+	struct run_dump dumps[MAX_DUMPS];
 	unsigned int ndumps;
 };
 
@@ -86,10 +88,13 @@ static void usage(FILE *out)
 {
 	fprintf(out,
 		"Usage: qpu-run [OPTION]... PROGRAM\n"
-		"Run PROGRAM (VideoCore IV code: raw little-endian 64-bit words, or hex\n"
-		"text as qpu-as -f hex writes) on the emulator.\n\n"
-		"  -m, --machine=GEN        the instruction set: vc4, the only one the\n"
-		"                           emulator runs\n"
+		"Run PROGRAM (raw little-endian 64-bit words, or hex text as qpu-as -f hex\n"
+		"writes) on the emulator.\n\n"
+		"  -m, --machine=GEN        the instruction set: vc4 (default), or v3d42\n"
+		"                           or v3d71 to dispatch a Pi 4's or Pi 5's program\n"
+		"                           on the emulated V3D (-n: batches of 16 lanes;\n"
+		"                           addresses are multiples of 0x20000, code and\n"
+		"                           uniforms by default at 0x20000 and 0x40000)\n"
 		"  -x, --hex                PROGRAM is hex text: 0xLOW, 0xHIGH, per word\n"
 		"      --binary             PROGRAM is little-endian 64-bit words\n"
 		"                           (without either: hex if it looks like it)\n"
@@ -364,12 +369,17 @@ static void parse_args(struct config *cfg, int argc, char **argv)
 		case 'c':
 			cfg->code_addr = parse_num(optarg, "address",
 						   0xffffffffull);
+			cfg->code_set = true;
 			break;
-		case 'm':
-			if (qpu_gen_from_name(optarg) != QPU_GEN_VC4)
-				usage_error(EXIT_USAGE, "machine '%s': the emulator runs vc4 code only",
+		case 'm': {
+			int gen = qpu_gen_from_name(optarg);
+
+			if (gen < 0)
+				usage_error(EXIT_USAGE, "unknown machine '%s' (vc4, v3d42, v3d71)",
 					    optarg);
+			cfg->gen = (enum qpu_gen)gen;
 			break;
+		}
 		case 'x':
 			cfg->format = QPU_WORDFILE_HEX;
 			break;
@@ -411,14 +421,14 @@ static void parse_args(struct config *cfg, int argc, char **argv)
 		case 'U':
 			cfg->unif_addr = parse_num(optarg, "address",
 						   0xffffffffull);
+			cfg->unif_set = true;
 			break;
 		case 'S':
 			cfg->unif_stride = parse_num(optarg, "stride",
 						     0x10000000ull);
 			break;
 		case 'n':
-			cfg->qpus = parse_num(optarg, "QPU count",
-					      QPU_EMULATOR_NUM_QPUS);
+			cfg->qpus = parse_num(optarg, "QPU count", 0xffff);
 			if (!cfg->qpus)
 				die("at least one QPU");
 			break;
@@ -429,7 +439,7 @@ static void parse_args(struct config *cfg, int argc, char **argv)
 			cfg->budget = parse_num(optarg, "budget", ~0ull);
 			break;
 		case 'd': {
-			struct dump *d;
+			struct run_dump *d;
 			char *eq, *at;
 
 			if (cfg->ndumps == MAX_DUMPS)
@@ -482,6 +492,44 @@ static void parse_args(struct config *cfg, int argc, char **argv)
 		usage_error(EXIT_USAGE, "no PROGRAM to run");
 	if (optind != argc - 1)
 		usage_error(EXIT_USAGE, "one PROGRAM at most (got %d)", argc - optind);
+	if (cfg->gen == QPU_GEN_VC4 && cfg->qpus > QPU_EMULATOR_NUM_QPUS)
+		die("bad QPU count '%u'", cfg->qpus);
+	if (cfg->gen != QPU_GEN_VC4 && (cfg->trace_qpus || cfg->seed ||
+					cfg->unif_stride || cfg->no_predecode ||
+					cfg->board != QPU_BOARD_NONE))
+		die("--trace, --seed, --unif-stride, --no-predecode and --timing "
+		    "are VideoCore IV's");
+}
+
+/* -m v3d42/v3d71: the regions, code and uniforms first, as one dispatch. */
+static int main_v3d(struct config *cfg, uint8_t *code, uint32_t size)
+{
+	static struct run_v3d_region regions[MAX_REGIONS + 2];
+	struct run_v3d run = {
+		.gen = cfg->gen, .regions = regions, .dumps = cfg->dumps,
+		.ndumps = cfg->ndumps, .batches = cfg->qpus, .threads = 1,
+		.budget = cfg->budget, .stats = cfg->stats,
+	};
+	static uint32_t no_uniform;
+	unsigned int i;
+
+	regions[0] = (struct run_v3d_region){
+		cfg->code_set ? cfg->code_addr : DEFAULT_V3D_CODE, size, code,
+		"the program",
+	};
+	regions[1] = (struct run_v3d_region){
+		cfg->unif_set ? cfg->unif_addr : DEFAULT_V3D_UNIF,
+		cfg->nuniforms ? cfg->nuniforms * 4 : 4,
+		cfg->nuniforms ? (uint8_t *)cfg->uniforms : (uint8_t *)&no_uniform,
+		"the uniforms",
+	};
+	for (i = 0; i < cfg->nregions; i++)
+		regions[i + 2] = (struct run_v3d_region){
+			cfg->regions[i].base, cfg->regions[i].size,
+			cfg->regions[i].mem, cfg->regions[i].name,
+		};
+	run.nregions = cfg->nregions + 2;
+	return run_v3d(&run);
 }
 
 static void report_fault(const struct qpu_emulator *emu)
@@ -513,7 +561,7 @@ static int write_dumps(struct config *cfg, const struct qpu_emulator *emu)
 	unsigned int i;
 
 	for (i = 0; i < cfg->ndumps; i++) {
-		struct dump *d = &cfg->dumps[i];
+		struct run_dump *d = &cfg->dumps[i];
 		uint8_t *p = qpu_emulator_lookup(emu, d->addr, d->size);
 
 		if (!p) {
@@ -522,25 +570,8 @@ static int write_dumps(struct config *cfg, const struct qpu_emulator *emu)
 				d->addr);
 			return EXIT_USAGE;
 		}
-		if (d->path) {
-			FILE *f = fopen(d->path, "wb");
-
-			if (!f || fwrite(p, 1, d->size, f) != d->size ||
-			    fclose(f)) {
-				fprintf(stderr, "qpu-run: %s: %s\n", d->path,
-					strerror(errno));
-				return EXIT_USAGE;
-			}
-			continue;
-		}
-		for (uint32_t k = 0; k + 4 <= d->size; k += 4) {
-			uint32_t w;
-
-			memcpy(&w, p + k, 4);
-			printf("%s%08" PRIx32, k % 32 ? " " : "", w);
-			if (k % 32 == 28 || k + 8 > d->size)
-				putchar('\n');
-		}
+		if (run_write_dump(d->path, p, d->size))
+			return EXIT_USAGE;
 	}
 	return EXIT_DONE;
 }
@@ -614,7 +645,7 @@ int main(int argc, char **argv)
 {
 	static struct config cfg = {
 		.code_addr = DEFAULT_CODE, .unif_addr = DEFAULT_UNIF,
-		.qpus = 1, .budget = DEFAULT_BUDGET,
+		.qpus = 1, .budget = DEFAULT_BUDGET, .gen = QPU_GEN_VC4,
 	};
 	enum qpu_emulator_status st;
 	struct qpu_emulator *emu;
@@ -625,6 +656,8 @@ int main(int argc, char **argv)
 
 	parse_args(&cfg, argc, argv);
 	code = read_code(argv[optind], cfg.format, &size);
+	if (cfg.gen != QPU_GEN_VC4)
+		return main_v3d(&cfg, code, size);
 	add_region(&cfg, cfg.code_addr, size, code, argv[optind]);
 	if (cfg.nuniforms) {
 		uint8_t *u = malloc(cfg.nuniforms * 4);

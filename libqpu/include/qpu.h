@@ -77,8 +77,10 @@ struct qpu_dev;
  *	raises the largest buffer from 64 MiB to N MiB (up to 512), as qpu.ko's
  *	max_bo_size parameter does (GPU_FFT's 2^22-point transform needs 65).
  *	The first option may name the emulator's generation (qpu_gen_name()):
- *	"emu:vc4" is "emu"; "emu:v3d42" and "emu:v3d71" fail with ENOTSUP
- *	until libqpu has a V3D emulator
+ *	"emu:vc4" is "emu"; "emu:v3d42" (Pi 4) and "emu:v3d71" (Pi 5;
+ *	",board=pi5-16" for its 4 x 4 configuration) emulate a V3D 4.2/7.1
+ *	that runs QPU_JOB_V3D_DISPATCH jobs, its buffers at upstream v3d's
+ *	GPU addresses (128 KiB granules from 128 KiB)
  *
  * The same program runs on all three kinds of VideoCore IV device: a real
  * V3D, qpu.ko's simulated V3D, and the emulator in this process (no kernel
@@ -651,7 +653,9 @@ struct qpu_job_timing {
  *	in-process emulator only); zero otherwise
  * @qpu_count: with QPU_JOB_RESULT_QPUS: entries of @qpus filled, one per
  *	QPU of the device
- * @pad: zero
+ * @fault_thread: with QPU_STATUS_FAULT on a V3D device, the faulting
+ *	thread's slot on @fault_qpu (0 to 3); else 0 (new in 0.5, where it
+ *	was padding)
  * @qpus: with QPU_JOB_RESULT_QPUS: each QPU's state, in QPU order
  * @timing: with QPU_JOB_RESULT_TIMING: the modelled time (LIBQPU_0.4)
  *
@@ -670,7 +674,7 @@ struct qpu_job_result {
 	uint64_t instructions;
 	struct qpu_job_counters counters;
 	uint32_t qpu_count;
-	uint32_t pad;
+	uint32_t fault_thread;
 	struct qpu_job_qpu qpus[QPU_JOB_MAX_QPUS];
 	struct qpu_job_timing timing;
 };

@@ -23,9 +23,8 @@
  * QPU_JOB_TIMEOUT_NONE sets no bound.
  *
  * Options after "emu:" (comma-separated; see qpu_dev_open()): first, the
- * generation ("vc4", the default; "v3d42" and "v3d71" once their runner
- * exists), then "max-bo-mib=N", which raises the largest buffer to N MiB
- * (at most 512), and the runner's own (emudev_vc4.c).
+ * generation ("vc4", the default, "v3d42" or "v3d71"), then "max-bo-mib=N", which raises the largest buffer to N MiB
+ * (at most 512), and the runner's own (emudev_vc4.c, emudev_v3d.c).
  */
 
 #include <errno.h>
@@ -58,8 +57,8 @@
 /* The runners a device can have, by generation; tests replace them. */
 static const struct qpu_emu_runner *emu_runners[] = {
 	&qpu_emu_runner_vc4,
-	NULL,			/* V3D 4.2: issue 34 */
-	NULL,			/* V3D 7.1: issue 34 */
+	&qpu_emu_runner_v3d42,
+	&qpu_emu_runner_v3d71,
 };
 static const enum qpu_gen emu_runner_gens[] = {
 	QPU_GEN_VC4, QPU_GEN_V3D42, QPU_GEN_V3D71,
@@ -199,7 +198,9 @@ void qpu_emudev_register_runner(enum qpu_gen gen,
 	for (i = 0; i < sizeof(emu_runner_gens) / sizeof(emu_runner_gens[0]); i++)
 		if (emu_runner_gens[i] == gen)
 			emu_runners[i] = runner ? runner :
-					 gen == QPU_GEN_VC4 ? &qpu_emu_runner_vc4 : NULL;
+					 gen == QPU_GEN_VC4 ? &qpu_emu_runner_vc4 :
+					 gen == QPU_GEN_V3D42 ? &qpu_emu_runner_v3d42 :
+					 &qpu_emu_runner_v3d71;
 }
 
 static struct emudev *emudev_of(const struct qpu_dev *dev)
@@ -241,11 +242,21 @@ static int emudev_get_param(struct qpu_dev *dev, enum qpu_dev_param param,
 	}
 }
 
-/* First gap of the bus space that holds @size bytes and the guard. */
+/* @v up to a multiple of @align, a power of two. */
+static uint64_t emudev_align(uint64_t v, uint64_t align)
+{
+	return (v + align - 1) & ~(align - 1);
+}
+
+/*
+ * First gap of the bus space that holds @size bytes and the guard, at an
+ * address the runner's alignment allows.
+ */
 static int emudev_place(struct emudev *ed, size_t size, uint32_t *addr,
 			size_t *index)
 {
-	uint64_t next = EMU_BUS_START;
+	uint64_t align = ed->runner->bus_align ? ed->runner->bus_align : EMU_PAGE;
+	uint64_t next = ed->runner->bus_start ? ed->runner->bus_start : EMU_BUS_START;
 	size_t i;
 
 	for (i = 0; i <= ed->mem_count; i++) {
@@ -257,8 +268,8 @@ static int emudev_place(struct emudev *ed, size_t size, uint32_t *addr,
 			return 0;
 		}
 		if (i < ed->mem_count)
-			next = (uint64_t)ed->mems[i]->bus_addr + ed->mems[i]->size +
-			       EMU_BUS_GUARD;
+			next = emudev_align((uint64_t)ed->mems[i]->bus_addr +
+					    ed->mems[i]->size + EMU_BUS_GUARD, align);
 	}
 	return -ENOSPC;
 }
@@ -373,6 +384,24 @@ void *qpu_emudev_translate(const struct qpu_emu_job *job, uint32_t addr,
 		return NULL;
 	mem = job->mems[i];
 	return (char *)mem->map + (addr - mem->bus_addr);
+}
+
+uint64_t qpu_emudev_thread_cpu_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+void *qpu_emudev_job_buffer(const struct qpu_emu_job *job, unsigned int i,
+			    uint32_t *addr, uint32_t *size)
+{
+	if (i >= job->mem_count)
+		return NULL;
+	*addr = job->mems[i]->bus_addr;
+	*size = job->mems[i]->size;
+	return job->mems[i]->map;
 }
 
 /* Instructions each program may issue; 0: no bound (QPU_JOB_TIMEOUT_NONE). */

@@ -15,7 +15,7 @@
  * in emudev.c's table of runners and the file in libqpu.mk; nothing else
  * changes. "emu:NAME" (NAME: the runner's qpu_gen_name()) opens a device
  * with it; "emu" and "emu:OPTIONS" open VideoCore IV's. Until a runner
- * exists for a generation, "emu:v3d42" and "emu:v3d71" fail with ENOTSUP.
+ * exists for a generation, "emu:NAME" fails with ENOTSUP.
  * Tests register a runner of their own with qpu_emudev_register_runner().
  */
 #ifndef LIBQPU_EMUDEV_H
@@ -62,6 +62,17 @@ struct qpu_emu_job_view {
 void *qpu_emudev_translate(const struct qpu_emu_job *job, uint32_t addr,
 			   uint32_t len);
 
+/*
+ * The host memory of @job's buffer @i (by bus address, from 0) with its
+ * bus address and size, or NULL past the last: for runners whose emulator
+ * keeps its own map of them (V3D's MMU).
+ */
+void *qpu_emudev_job_buffer(const struct qpu_emu_job *job, unsigned int i,
+			    uint32_t *addr, uint32_t *size);
+
+/* The calling thread's CPU time: a runner runs its job in that thread. */
+uint64_t qpu_emudev_thread_cpu_ns(void);
+
 /**
  * struct qpu_emu_runner - one generation's part of the emulated device
  * @gen: the generation it runs; "emu:" followed by its qpu_gen_name()
@@ -83,6 +94,10 @@ void *qpu_emudev_translate(const struct qpu_emu_job *job, uint32_t addr,
  * @run: run @view to its end and fill @result (zeroed before the call)
  *	with its status, fault, counters. Called from one thread at a time,
  *	the submitting one or the device's worker
+ * @bus_start: where its buffers' bus space starts; 0: at
+ *	QPU_DEVMODEL_BUS_START (qpu_devmodel.h)
+ * @bus_align: each buffer's bus address a multiple of it (a power of
+ *	two); 0: of a page
  *
  * Every function gets the state @create returned.
  */
@@ -98,10 +113,15 @@ struct qpu_emu_runner {
 	int (*set_board)(void *state, enum qpu_board board);
 	void (*run)(void *state, const struct qpu_emu_job_view *view,
 		    struct qpu_job_result *result);
+	uint32_t bus_start;
+	uint32_t bus_align;
 };
 
 /* emudev_vc4.c: VideoCore IV on libqpu/core/vc4's emulator. */
 extern const struct qpu_emu_runner qpu_emu_runner_vc4;
+/* emudev_v3d.c: V3D 4.2 and 7.1 on libqpu/core/v3d's emulator. */
+extern const struct qpu_emu_runner qpu_emu_runner_v3d42;
+extern const struct qpu_emu_runner qpu_emu_runner_v3d71;
 
 /*
  * Adds @runner for its generation, replacing the one there (NULL: the

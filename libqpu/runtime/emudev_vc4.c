@@ -17,7 +17,6 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "runtime/emudev.h"
 #include "toolkit/toolkit.h"
@@ -200,15 +199,6 @@ static void vc4_report_qpus(const struct qpu_emu *emu,
 	}
 }
 
-/* This thread's CPU time: the emulator runs the job in the caller. */
-static uint64_t thread_cpu_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return ts.tv_sec * 1000000000ull + ts.tv_nsec;
-}
-
 /*
  * The job ran on a fresh emulator, started at @cpu0 of this thread's CPU
  * time: its statistics are the job's.
@@ -229,7 +219,7 @@ static void vc4_count(struct vc4_runner *r, uint64_t cpu0,
 	c->uniform_bytes = stats->uniform_bytes;
 	c->dma_load_bytes = stats->dma_load_bytes;
 	c->dma_store_bytes = stats->dma_store_bytes;
-	c->run_ns = thread_cpu_ns() - cpu0;
+	c->run_ns = qpu_emudev_thread_cpu_ns() - cpu0;
 	c->vpm_wrapped = stats->vpm_wrapped;
 	if (r->timing) {
 		qpu_timing_to_job(r->timing, r->board, &result->timing);
@@ -243,7 +233,7 @@ static void vc4_run(void *state, const struct qpu_emu_job_view *view,
 {
 	struct vc4_runner *r = state;
 	enum qpu_emu_status status = QPU_EMU_IDLE;
-	uint64_t cpu0 = thread_cpu_ns();
+	uint64_t cpu0 = qpu_emudev_thread_cpu_ns();
 	struct vc4_run run = { .job = view->job, .timing = r->timing };
 	unsigned int i;
 	int qpu;

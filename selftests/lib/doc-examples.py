@@ -192,6 +192,9 @@ class Runner:
             f.write("mov r0, unif\nmov r1, unif\nthrend\nnop\nnop\n")
         with open(os.path.join(cwd, "part.qasm"), "w") as f:
             f.write("mov r0, 1\nadd r1, r0, r0\n")
+        # qpu-run(1)'s V3D example: the program test-qpu-run-v3d.sh runs
+        shutil.copy(os.path.join(os.path.dirname(os.path.abspath(__file__)), "data",
+                                 "v3d-store.s"), os.path.join(cwd, "store.s"))
         for args in (["-o", "prog.bin", "prog.qasm"], ["-f", "hex", "-o", "prog.hex", "prog.qasm"],
                      ["-o", "part.bin", "part.qasm"]):
             subprocess.run(["qpu-as"] + args, cwd=cwd, env=self.env, check=True,

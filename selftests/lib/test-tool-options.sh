@@ -60,8 +60,9 @@ check qpu-check_options_after_file output 0 '' "$bin/qpu-check" prog.hex -q -m v
 check qpu-run_options_after_file output 0 '' "$bin/qpu-run" prog.bin -m vc4 -u 1
 check qpu-as_no_input output 1 "^qpu-as: no input file\$" "$bin/qpu-as" -f hex
 # -m is the instruction set in every tool that reads code.
-check qpu-run_machine_refused output 1 "machine 'v3d42': the emulator runs vc4 code only" \
-	"$bin/qpu-run" -m v3d42 prog.bin
+# (qpu-run -m v3d42/v3d71: test-qpu-run-v3d.sh)
+check qpu-run_machine_refused output 1 "unknown machine 'v3d9'" \
+	"$bin/qpu-run" -m v3d9 prog.bin
 # qpu-run reads hex as qpu-dis and qpu-check do.
 check qpu-run_reads_hex output 0 '' "$bin/qpu-run" prog.hex
 check qpu-run_hex_forced output 1 'prog.bin: ' "$bin/qpu-run" --hex prog.bin

@@ -69,6 +69,7 @@ BACKEND_SIMULATED = 2
 JOB_TIMEOUT_NONE = 0xFFFFFFFF
 JOB_ALL_BOS = 1 << 0  # qpu_job_desc.flags
 JOB_MAX_QPUS = 16
+JOB_VC4_PROGRAMS, JOB_V3D_DISPATCH = 0, 1  # enum qpu_job_kind
 JOB_RESULT_INSTRUCTIONS = 1 << 0
 JOB_RESULT_COUNTERS = 1 << 1
 JOB_RESULT_QPUS = 1 << 2
@@ -89,6 +90,14 @@ class ProgramRef(ctypes.Structure):
     _fields_ = [("code", ctypes.c_void_p), ("code_offset", ctypes.c_uint32),
                 ("uniforms", ctypes.c_void_p), ("uniforms_offset", ctypes.c_uint32),
                 ("uniforms_length", ctypes.c_uint32)]
+
+
+class V3dDispatch(ctypes.Structure):
+    _fields_ = [("code", ctypes.c_void_p), ("code_offset", ctypes.c_uint32),
+                ("uniforms", ctypes.c_void_p), ("uniforms_offset", ctypes.c_uint32),
+                ("wg_count", ctypes.c_uint32 * 3), ("wg_size", ctypes.c_uint32),
+                ("wgs_per_sg", ctypes.c_uint32), ("batches", ctypes.c_uint32),
+                ("threads", ctypes.c_uint32), ("flags", ctypes.c_uint32)]
 
 
 class JobDesc(ctypes.Structure):
@@ -122,7 +131,7 @@ class JobResult(ctypes.Structure):
                 ("fault_pc", ctypes.c_uint32), ("fault_addr", ctypes.c_uint32),
                 ("fault_access", c_enum), ("flags", ctypes.c_uint32),
                 ("instructions", ctypes.c_uint64), ("counters", JobCounters),
-                ("qpu_count", ctypes.c_uint32), ("pad", ctypes.c_uint32),
+                ("qpu_count", ctypes.c_uint32), ("fault_thread", ctypes.c_uint32),
                 ("qpus", JobQpu * JOB_MAX_QPUS), ("timing", JobTiming)]
 
 
@@ -240,6 +249,7 @@ PROTOTYPES = {
     "qpu_asm_new": (_vp, []),
     "qpu_asm_free": (None, [_vp]),
     "qpu_asm_add_include_dir": (_int, [_vp, _str]),
+    "qpu_asm_set_gen": (_int, [_vp, c_enum]),
     "qpu_asm_default_include_dir": (_int, [_sz, ctypes.c_char_p, _sz]),
     "qpu_asm_file": (_int, [_vp, _str]),
     "qpu_asm_string": (_int, [_vp, _str, _str]),

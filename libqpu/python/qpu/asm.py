@@ -80,11 +80,16 @@ def _hazard_warnings(words, locs, texts, skip):
     return out
 
 
-def _run(include_dirs, run, texts, hazards=True, skip=()):
+def _run(include_dirs, run, texts, hazards=True, skip=(), gen="vc4"):
     as_ = lib.qpu_asm_new()
     if not as_:
         raise MemoryError("qpu_asm_new")
     try:
+        if gen != "vc4":
+            num = {v: k for k, v in _lib.GENS.items()}.get(gen)
+            if num is None:
+                raise ValueError("gen is vc4, v3d42 or v3d71, not %r" % (gen,))
+            lib.qpu_asm_set_gen(as_, num)
         for d in include_dirs:
             ret = lib.qpu_asm_add_include_dir(as_, _lib.cstr(d))
             if ret:
@@ -108,7 +113,7 @@ def _run(include_dirs, run, texts, hazards=True, skip=()):
         locs = [(_lib.pystr(lp[i].file), lp[i].line, lp[i].col)
                 for i in range(lib.qpu_asm_locs(as_, ctypes.byref(lp)))]
         warnings = [d for d in diags if d.warning]
-        if hazards:
+        if hazards and gen == "vc4":  # check_hazards() is VideoCore IV's
             warnings += _hazard_warnings(words, locs, texts, skip)
         return Program(words, locs, warnings)
     finally:
@@ -121,8 +126,9 @@ def _dirs(include_dirs):
     return list(include_dirs)
 
 
-def assemble(text, include_dirs=(), name="<string>", hazards=True, skip=()):
-    """Assemble source text (vc4asm syntax) into a Program. Raises
+def assemble(text, include_dirs=(), name="<string>", hazards=True, skip=(), gen="vc4"):
+    """Assemble source text (vc4asm syntax; gen="v3d42" or "v3d71": Mesa's
+    V3D syntax, without the hazard check) into a Program. Raises
     AssemblyError with file, line, column and the source line of the first
     error, and every error in its diagnostics. .include files are searched
     in include_dirs, then include_path(). Program.warnings has the
@@ -134,7 +140,7 @@ def assemble(text, include_dirs=(), name="<string>", hazards=True, skip=()):
     texts = {name: text.splitlines()}
     return _run(_dirs(include_dirs),
                 lambda a: lib.qpu_asm_string(a, _lib.cstr(name), text.encode()), texts,
-                hazards, skip)
+                hazards, skip, gen)
 
 
 def assemble_file(path, include_dirs=(), hazards=True, skip=()):

@@ -212,6 +212,8 @@ class Result:
         self.ok = c.status == _lib.STATUS_DONE
         fault = c.status == _lib.STATUS_FAULT
         self.fault_qpu = c.fault_qpu if fault else None
+        # V3D: the faulting thread's slot on that QPU (0 on VideoCore IV)
+        self.fault_thread = c.fault_thread if fault else None
         self.fault_pc = c.fault_pc if fault else None
         self.fault_addr = c.fault_addr if fault else None
         names = _lib.ACCESS_NAMES
@@ -548,7 +550,8 @@ class Device:
         return arr
 
     def submit(self, code=None, uniforms=None, *, programs=None, buffers=(), in_fences=(),
-               timeout_ms=None, all_buffers=False):
+               timeout_ms=None, all_buffers=False, workgroups=(1, 1, 1), wg_size=16,
+               wgs_per_sg=1, threads=1):
         """Start a job of up to 12 programs and return its Job at once.
         code and uniforms give one program; programs=[(code, uniforms), ...]
         gives several. Code is a device array of words, or words (a Program,
@@ -558,7 +561,11 @@ class Device:
         (QPU_JOB_ALL_BOS: the "all_bos" feature), as programs that find
         their data by bus address expect; in_fences are Jobs or fence fds to
         wait for first; timeout_ms is the job's bound (None: the device's
-        default; TIMEOUT_NONE: none, on the emulator)."""
+        default; TIMEOUT_NONE: none, on the emulator).
+        On a V3D device (gen "v3d42" or "v3d71") the job is one compute
+        dispatch of code with uniforms: workgroups (X, Y, Z) of wg_size
+        invocations, wgs_per_sg per supergroup, for a program written for
+        threads (1, 2 or 4) threads per QPU; programs= is VideoCore IV's."""
         dev = self._h.check()
         if all_buffers:
             if buffers:
@@ -602,6 +609,18 @@ class Device:
                 bos.append(_device_array(b, "a job's buffer", self._h).buffer.check())
                 listed.append(b.buffer)
         bo_arr = (ctypes.c_void_p * max(len(bos), 1))(*bos)
+        dispatch = None
+        if self.gen.startswith("v3d"):
+            if len(programs) != 1:
+                raise ValueError("a V3D job is one dispatch of one program, not %d"
+                                 % len(programs))
+            wg = tuple(int(n) for n in workgroups)
+            if len(wg) != 3:
+                raise ValueError("workgroups is (X, Y, Z), not %r" % (workgroups,))
+            r = refs[0]
+            dispatch = _lib.V3dDispatch(r.code, r.code_offset, r.uniforms, r.uniforms_offset,
+                                        (ctypes.c_uint32 * 3)(*wg), int(wg_size),
+                                        int(wgs_per_sg), 0, int(threads), 0)
         if timeout_ms is None:
             timeout_ms = 0
         elif not 0 < int(timeout_ms) <= TIMEOUT_NONE:
@@ -611,6 +630,10 @@ class Device:
         out_fd = ctypes.c_int(-1)
         desc = _lib.JobDesc(refs, len(programs), bo_arr, len(bos), int(timeout_ms), in_fd,
                             ctypes.pointer(out_fd), _lib.JOB_ALL_BOS if all_buffers else 0)
+        if dispatch is not None:
+            desc.programs, desc.program_count = None, 0
+            desc.kind = _lib.JOB_V3D_DISPATCH
+            desc.dispatch = ctypes.cast(ctypes.pointer(dispatch), ctypes.c_void_p)
         seqno = ctypes.c_uint64()
         try:
             ret = lib.qpu_submit(dev, ctypes.byref(desc), ctypes.byref(seqno))
@@ -623,12 +646,12 @@ class Device:
                    _FaultContext(self._h, code_info, listed, all_buffers))
 
     def run(self, code=None, uniforms=None, *, programs=None, buffers=(), in_fences=(),
-            timeout_ms=None, all_buffers=False, wait_timeout=None, check=True):
+            timeout_ms=None, all_buffers=False, wait_timeout=None, check=True, **dispatch):
         """submit(), then wait for the job's Result; raises its JobError (a
         FaultError, a JobTimeoutError...) when it did not end as done."""
         with self.submit(code, uniforms, programs=programs, buffers=buffers,
                          in_fences=in_fences, timeout_ms=timeout_ms,
-                         all_buffers=all_buffers) as job:
+                         all_buffers=all_buffers, **dispatch) as job:
             return job.wait(wait_timeout, check)
 
     # --- the sample kernels ---------------------------------------------------

@@ -1,0 +1,112 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+#
+# test-qpu-run-v3d: qpu-run -m v3d42 / v3d71 end to end (and qpu-info
+# on the emulated V3D devices), a program assembled by qpu-as dispatched
+# on the emulated V3D device (data/v3d-store.s: each lane stores eidx +
+# uniform 1 at uniform 0 + 4 * eidx), the dump checked on
+# both generations; a fault's report (QPU, thread, PC, kind, address, the
+# instruction); a spent budget; regions refused at addresses the V3D
+# cannot place; options that are VideoCore IV's alone; an unknown machine.
+# qpu-run, qpu-as and qpu-info are looked up next to QPU_DIS.
+
+: "${QPU_DIS:?QPU_DIS must name the qpu-dis binary}"
+bin=$(dirname "$QPU_DIS")
+run=$bin/qpu-run
+as=$bin/qpu-as
+if [ ! -x "$run" ] || [ ! -x "$as" ]; then
+	echo "qpu-run or qpu-as not built (make tools)"
+	exit 77
+fi
+
+tmp=$(mktemp -d) || exit 1
+trap 'rm -rf "$tmp"' EXIT
+passed=0
+failed=0
+
+ok() { passed=$((passed + 1)); }
+fail() {
+	echo "FAIL: $*" >&2
+	failed=$((failed + 1))
+}
+
+store=${QPU_TEST_DATA:-$(dirname "$0")/data}/v3d-store.s
+cat >"$tmp/spin.s" <<'EOS'
+loop:
+b loop
+nop ; nop
+nop ; nop
+nop ; nop
+EOS
+
+# expect NAME STATUS -- COMMAND...: the exit status must be STATUS.
+expect() {
+	name=$1 want=$2
+	shift 3
+	"$@" >"$tmp/out" 2>"$tmp/err"
+	status=$?
+	if [ "$status" -eq "$want" ]; then
+		ok
+	else
+		fail "$name: exit status $status, expected $want ($(cat "$tmp/err"))"
+	fi
+}
+
+cat >"$tmp/want" <<'EOW'
+00000064 00000065 00000066 00000067 00000068 00000069 0000006a 0000006b
+0000006c 0000006d 0000006e 0000006f 00000070 00000071 00000072 00000073
+EOW
+for gen in v3d42 v3d71; do
+	"$as" -m "$gen" -o "$tmp/store-$gen.bin" "$store" || fail "$gen: qpu-as"
+	"$as" -m "$gen" -Wno-thrend-missing -o "$tmp/spin-$gen.bin" "$tmp/spin.s" || fail "$gen: qpu-as"
+	expect "$gen-run" 0 -- "$run" -m "$gen" -n 3 -z 4096@0x60000 -u 0x60000 \
+		-u 100 -d 64@0x60000 "$tmp/store-$gen.bin"
+	if cmp -s "$tmp/want" "$tmp/out"; then ok; else fail "$gen-run: dump: $(cat "$tmp/out")"; fi
+	expect "$gen-stats" 0 -- "$run" --machine="$gen" -n 2 -M "$tmp/want@0x80000" \
+		-u 0x80000 -u 1 --stats "$tmp/store-$gen.bin"
+	if grep -q '^instructions: 32$' "$tmp/out" &&
+	   grep -q '^bytes: tmu 128, uniforms 16$' "$tmp/out"; then
+		ok
+	else
+		fail "$gen-stats: $(cat "$tmp/out")"
+	fi
+	expect "$gen-fault" 2 -- "$run" -m "$gen" -u 0x100 -u 1 "$tmp/store-$gen.bin"
+	if grep -q 'fault on qpu [0-9]* thread [0-3] at pc 0x00020038: TMU .* of 0x00000100' "$tmp/err" &&
+	   grep -q 'mov tmua, rf10' "$tmp/err"; then
+		ok
+	else
+		fail "$gen-fault: report: $(cat "$tmp/err")"
+	fi
+	expect "$gen-budget" 4 -- "$run" -m "$gen" -b 1000 "$tmp/spin-$gen.bin"
+	if grep -q 'budget spent' "$tmp/err"; then ok; else fail "$gen-budget: $(cat "$tmp/err")"; fi
+done
+
+expect misaligned 1 -- "$run" -m v3d42 -z 4096@0x61000 "$tmp/store-v3d42.bin"
+if grep -q 'multiple of 0x20000' "$tmp/err"; then ok; else fail "misaligned: $(cat "$tmp/err")"; fi
+expect page-zero 1 -- "$run" -m v3d42 -z 4096@0 "$tmp/store-v3d42.bin"
+expect too-close 1 -- "$run" -m v3d42 -z 0x20000@0x60000 -z 4096@0x80000 \
+	"$tmp/store-v3d42.bin"
+if grep -q 'cannot place it at 0x00080000' "$tmp/err"; then ok; else fail "too-close: $(cat "$tmp/err")"; fi
+expect overlap 1 -- "$run" -m v3d71 -c 0x40000 "$tmp/store-v3d71.bin"
+expect vc4-only 1 -- "$run" -m v3d71 --trace "$tmp/store-v3d71.bin"
+if grep -q "VideoCore IV's" "$tmp/err"; then ok; else fail "vc4-only: $(cat "$tmp/err")"; fi
+expect timing 1 -- "$run" -m v3d42 --timing "$tmp/store-v3d42.bin"
+expect machine 1 -- "$run" -m v3d9 "$tmp/store-v3d42.bin"
+if grep -q "unknown machine 'v3d9'" "$tmp/err"; then ok; else fail "machine: $(cat "$tmp/err")"; fi
+
+info=$bin/qpu-info
+for row in "emu:v3d42 v3d42 8 2" "emu:v3d71 v3d71 12 3" "emu:v3d71,board=pi5-16 v3d71 16 4"; do
+	# shellcheck disable=SC2086 # the row's words are the fields
+	set -- $row
+	expect "info-$1" 0 -- "$info" -d "$1"
+	if grep -qx "gen: $2" "$tmp/out" && grep -qx "qpus: $3" "$tmp/out" &&
+	   grep -qx "slices: $4" "$tmp/out" && ! grep -q '^semaphores' "$tmp/out"; then
+		ok
+	else
+		fail "info-$1: $(cat "$tmp/out")"
+	fi
+done
+expect info-bad-board 1 -- "$info" -d emu:v3d42,board=pi5
+
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
