@@ -27,8 +27,10 @@ KDIR ?= $(firstword $(wildcard /lib/modules/$(KVER)/build) $(DEBIAN_KDIR))
 CC ?= cc
 AR ?= ar
 CFLAGS ?= -O2 -g
+# 64-bit file offsets everywhere: a 32-bit userspace (Raspberry Pi OS
+# armhf) maps qpu.ko's buffers at offsets past 4 GiB (check-m32).
 QPU_WARN_CFLAGS := -std=gnu11 -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes \
-	-Wmissing-prototypes -Wno-unused-parameter -D_GNU_SOURCE
+	-Wmissing-prototypes -Wno-unused-parameter -D_GNU_SOURCE -D_FILE_OFFSET_BITS=64
 ifeq ($(SANITIZE),1)
 QPU_WARN_CFLAGS += -fsanitize=address,undefined -fno-sanitize-recover=all \
 	-fno-omit-frame-pointer
@@ -53,7 +55,7 @@ else
 Q := @
 endif
 
-.PHONY: all module lib tools selftests check check-host check-asan check-reference check-vm \
+.PHONY: all module lib tools selftests check check-host check-asan check-reference check-m32 check-vm \
 	check-pi check-install check-python check-stress check-debug check-fuzz check-thirdparty calibrate-timing \
 	lint demo demo-here demo-vm bench cross install install-user clean deps help
 .DEFAULT_GOAL := all
@@ -65,7 +67,7 @@ help:
 	@echo '  check-host library and tool tests on this machine'
 	@echo '  check-python the Python package tests on the emulator (and in check-vm)'
 	@echo '  check-asan the same under AddressSanitizer and UBSan'
-	@echo '  check-reference the same with the emulator's fast paths off'
+	@echo '  check-reference the same with the emulator'"'"'s fast paths off'
 	@echo '  check-fuzz the assembler, disassembler and emulator fuzzers (FUZZ_TIME=40 s each)'
 	@echo '  check-vm   qpu.ko selftests in a QEMU VM (simulated V3D)'
 	@echo '  check-stress the fuzzer and the stress test in the VM (seeded, bounded)'
@@ -94,12 +96,14 @@ deps:
 
 # --- the kernel module ------------------------------------------------------
 
-# $(call kmod_build,flavour,kernel dir,extra make arguments)
+# $(call kmod_build,flavour,kernel dir,extra make arguments[,Kbuild file])
+# The Kbuild file (default the top one, qpu.ko's) becomes the tree's top
+# Kbuild: kmod/v3d_sim/Kbuild builds v3d_sim.ko from the same sources.
 define kmod_build
 	$(Q)test -n "$(2)" -a -d "$(2)" || \
 		{ echo "no kernel build directory for '$(1)' (KDIR='$(2)'): run 'make deps'" >&2; exit 1; }
 	$(Q)mkdir -p $(BUILD)/mod/$(1)
-	$(Q)cd $(BUILD)/mod/$(1) && cp -rsf $(CURDIR)/Kbuild $(CURDIR)/kmod \
+	$(Q)cd $(BUILD)/mod/$(1) && cp -rsf $(CURDIR)/$(or $(4),Kbuild) $(CURDIR)/kmod \
 		$(CURDIR)/libqpu $(CURDIR)/uapi .
 	+$(Q)$(MAKE) -C $(2) M=$(BUILD)/mod/$(1) W=1 $(3) modules
 endef
@@ -116,7 +120,7 @@ LINUX_SOURCE_TAR ?= $(lastword $(sort $(wildcard /usr/src/linux-source-6.1*.tar.
 LINUX_SCRIPTS := $(BUILD)/linux-scripts
 # The core includes the freestanding public headers qpu_gen.h and
 # qpu_v3d_fields.h, so they are kernel style too.
-KERNEL_STYLE_FILES := $(sort $(wildcard kmod/*.[ch] libqpu/core/*.[ch] \
+KERNEL_STYLE_FILES := $(sort $(wildcard kmod/*.[ch] kmod/v3d_sim/*.[ch] libqpu/core/*.[ch] \
 	libqpu/core/*/*.[ch])) uapi/linux/qpu.h libqpu/include/qpu_gen.h \
 	libqpu/include/qpu_v3d_fields.h
 
@@ -140,14 +144,19 @@ lint-checkpatch: $(LINUX_SCRIPTS)/.stamp
 		-f $(KERNEL_STYLE_FILES)
 
 lint-kernel-doc: $(LINUX_SCRIPTS)/.stamp
-	$(Q)$(LINUX_SCRIPTS)/kernel-doc -none -Werror uapi/linux/qpu.h kmod/*.h kmod/*.c
+	$(Q)$(LINUX_SCRIPTS)/kernel-doc -none -Werror uapi/linux/qpu.h kmod/*.h kmod/*.c \
+		kmod/v3d_sim/*.h kmod/v3d_sim/*.c
 
-# The layers of kmod/ that a compiler cannot see: qpu_v3d.c programs the
-# V3D through the backend's ops and never asks which backend it drives;
+# The layers of kmod/ that a compiler cannot see: the generic files (all but
+# the backends, qpu_hw.c, qpu_sim*.c and qpu_cma.c, and the glue that makes
+# a device of a kind and names it, qpu_drv.c and qpu_dev.c) reach the V3D
+# through the backend's ops and never ask which backend they drive;
 # netlink reads the scheduler through qpu_sched.c's accessors only.
+KMOD_GENERIC_FILES := $(filter-out kmod/qpu_hw.c kmod/qpu_sim%.c kmod/qpu_cma.c \
+	kmod/qpu_drv.c kmod/qpu_dev.c,$(wildcard kmod/*.c))
 lint-layers:
-	$(Q)! grep -nE 'qdev->(sim|regs|hw)\b|QPU_BACKEND_|qpu_sim_|qpu_hw_' kmod/qpu_v3d.c || \
-		{ echo 'kmod/qpu_v3d.c: backend-specific code; use struct qpu_backend_ops' >&2; exit 1; }
+	$(Q)! grep -nE 'qdev->(sim|regs|hw)\b|QPU_BACKEND_|qpu_sim_|qpu_hw_' $(KMOD_GENERIC_FILES) || \
+		{ echo 'backend-specific code in a generic file; use struct qpu_backend_ops' >&2; exit 1; }
 	$(Q)! grep -nE '(->|\.)sched\b|struct qpu_sched\b' kmod/qpu_nl.c || \
 		{ echo 'kmod/qpu_nl.c: reaches into the scheduler; use qpu_sched.c accessors' >&2; exit 1; }
 
@@ -159,6 +168,8 @@ lint-module-core: module $(QPU_CORE_TOOL_SRCS:%.c=$(BUILD)/%.o)
 lint-sparse:
 	$(call kmod_build,sparse,$(KDIR),C=2 CF=-Wsparse-error) > $(BUILD)/sparse.log 2>&1 || \
 		{ cat $(BUILD)/sparse.log; exit 1; }
+	$(call kmod_build,v3dsim-sparse,$(KDIR),C=2 CF=-Wsparse-error,kmod/v3d_sim/Kbuild) \
+		>> $(BUILD)/sparse.log 2>&1 || { cat $(BUILD)/sparse.log; exit 1; }
 	$(Q)! grep -E 'warning:|error:' $(BUILD)/sparse.log || \
 		{ echo 'sparse is not clean' >&2; exit 1; }
 
@@ -204,12 +215,12 @@ all: $(ALL_PARTS)
 # Each suite prints its own closing line; check.sh adds them up at the end.
 # check-vm and check-pi each wait on one emulated CPU most of the time:
 # check.sh runs them side by side ("a+b"), their builds first.
-CHECK_SUITES := lint check-host check-python check-asan check-reference check-fuzz check-install check-vm+check-pi \
-	check-stress
+CHECK_SUITES := lint check-host check-python check-asan check-reference check-m32 check-fuzz \
+	check-install check-vm+check-pi check-stress
 
 # check-debug is not among them: its kernel takes ~35 minutes to build cold.
 check:
-	$(Q)$(CURDIR)/tools/deps.sh build lint vm pi python netlink man
+	$(Q)$(CURDIR)/tools/deps.sh build lint vm pi python netlink man m32 xnnpack
 	$(Q)BUILD=$(BUILD) MAKE="$(MAKE)" $(CURDIR)/selftests/check.sh $(CHECK_SUITES)
 
 # --- the demo ---------------------------------------------------------------
@@ -261,12 +272,12 @@ install: all install-user
 	install -D -m 644 kmod/60-qpu.rules $(DESTDIR)$(UDEVRULESDIR)/60-qpu.rules
 	$(Q)if [ -z "$(DESTDIR)" ]; then depmod -a $(KRELEASE); fi
 
-# The man pages: tools/man (section 1), tools/qpuctl (8), libqpu/man (3,
-# one page per function or family, .so links for the family's members;
-# 7, the overview). selftests/lib/test-man.sh checks them.
+# The man pages: tools/man (section 1; 7, the tools' command-line
+# convention), tools/qpuctl (8), libqpu/man (3, one page per function or
+# family, .so links for the family's members; 7, the overview). selftests/lib/test-man.sh checks them.
 MAN1_PAGES := $(wildcard tools/man/*.1)
 MAN3_PAGES := $(wildcard libqpu/man/*.3)
-MAN7_PAGES := $(wildcard libqpu/man/*.7)
+MAN7_PAGES := $(wildcard libqpu/man/*.7 tools/man/*.7)
 
 install-user: lib tools $(BUILD)/libqpu.pc $(BUILD)/qpu-mailbox.pc
 	install -D -m 644 uapi/linux/qpu.h $(DESTDIR)$(INCLUDEDIR)/linux/qpu.h
@@ -282,6 +293,7 @@ install-user: lib tools $(BUILD)/libqpu.pc $(BUILD)/qpu-mailbox.pc
 	install -D -m 644 libqpu/include/qpu_asm.h $(DESTDIR)$(INCLUDEDIR)/qpu_asm.h
 	install -D -m 644 libqpu/include/qpu_dis.h $(DESTDIR)$(INCLUDEDIR)/qpu_dis.h
 	install -D -m 644 libqpu/include/qpu_emulator.h $(DESTDIR)$(INCLUDEDIR)/qpu_emulator.h
+	install -D -m 644 libqpu/include/qpu_nn.h $(DESTDIR)$(INCLUDEDIR)/qpu_nn.h
 	install -D -m 644 $(LIBQPU_A) $(DESTDIR)$(LIBDIR)/libqpu.a
 	install -D -m 755 $(LIBQPU_SO) $(DESTDIR)$(LIBDIR)/$(LIBQPU_SONAME)
 	ln -sf $(LIBQPU_SONAME) $(DESTDIR)$(LIBDIR)/libqpu.so

@@ -46,10 +46,20 @@ static u64 qpu_max_bo_size = QPU_DEVMODEL_MAX_BO_SIZE;
 static u64 qpu_client_mem_limit = SZ_256M;
 /* Without a device tree's CMA size (qpu_bo_limits_init()). */
 #define QPU_DEV_MEM_LIMIT_DEFAULT	SZ_512M
+/*
+ * What devices with DMA memory may hold, all together, when neither the
+ * CMA size nor dev_mem_limit at load says: half the 64 MiB pool of the
+ * Raspberry Pi device trees, failing closed rather than at 512 MiB.
+ */
+#define QPU_DMA_MEM_LIMIT_UNKNOWN	SZ_32M
 static u64 qpu_dev_mem_limit = QPU_DEV_MEM_LIMIT_DEFAULT;
 /* Given at load (or set before qpu_bo_limits_init()): no CMA default. */
 static bool qpu_max_bo_size_given;
 static bool qpu_dev_mem_limit_given;
+/* The CMA size was read, or dev_mem_limit given: it bounds DMA memory too. */
+static bool qpu_dma_mem_known;
+/* BO bytes of every device with DMA memory: one CMA area serves them all. */
+static atomic64_t qpu_bo_dma_bytes = ATOMIC64_INIT(0);
 
 static int qpu_param_set_bytes(const char *val, const struct kernel_param *kp)
 {
@@ -81,7 +91,7 @@ MODULE_PARM_DESC(client_mem_limit,
 		 "Bytes of buffer objects one open file may hold (default 256 MiB)");
 module_param_cb(dev_mem_limit, &qpu_param_ops_bytes, &qpu_dev_mem_limit, 0644);
 MODULE_PARM_DESC(dev_mem_limit,
-		 "Bytes of buffer objects one device may hold (default: half the CMA area the device tree or cma= sets, else 512 MiB)");
+		 "Bytes of buffer objects one device may hold, and all devices with DMA memory together (default: half the CMA area the device tree or cma= sets; else 512 MiB, and 32 MiB for DMA memory)");
 
 /**
  * qpu_bo_limits_init() - default the device memory limit from CMA
@@ -96,18 +106,27 @@ MODULE_PARM_DESC(dev_mem_limit,
  * BO, unless max_bo_size was given, is then no larger than that limit,
  * so that QPU_PARAM_MAX_BO_SIZE names a size that can be had. Without a
  * known CMA size (machines without a device tree: x86, the VM) both stay
- * at their defaults, 64 and 512 MiB. Called at load, before any device.
+ * at their defaults, 64 and 512 MiB, but devices whose memory comes from
+ * the DMA API fail closed: together they hold at most
+ * QPU_DMA_MEM_LIMIT_UNKNOWN (qpu_bo_dma_mem_limit()). Called at load,
+ * before any device.
  */
 void qpu_bo_limits_init(void)
 {
 	const char *from = NULL;
 	u64 cma, limit;
 
-	if (qpu_dev_mem_limit_given)
+	if (qpu_dev_mem_limit_given) {
+		qpu_dma_mem_known = true;
 		return;	/* and max_bo_size keeps its own default or value */
+	}
 	cma = qpu_cma_size(&from);
-	if (!cma)
+	if (!cma) {
+		pr_info("CMA size unknown: devices with DMA memory hold %u KiB together\n",
+			QPU_DMA_MEM_LIMIT_UNKNOWN / SZ_1K);
 		return;
+	}
+	qpu_dma_mem_known = true;
 	limit = clamp_t(u64, round_down(cma / 2, PAGE_SIZE), QPU_BO_LIMIT_MIN,
 			QPU_BO_LIMIT_MAX);
 	WRITE_ONCE(qpu_dev_mem_limit, limit);
@@ -159,6 +178,38 @@ u64 qpu_bo_client_mem_limit(void)
 u64 qpu_bo_dev_mem_limit(void)
 {
 	return READ_ONCE(qpu_dev_mem_limit);
+}
+
+/*
+ * What every device with DMA memory may hold together: the device limit,
+ * which is half the CMA area when its size is known, else at most
+ * QPU_DMA_MEM_LIMIT_UNKNOWN.
+ */
+static u64 qpu_bo_dma_mem_limit(void)
+{
+	u64 limit = qpu_bo_dev_mem_limit();
+
+	return qpu_dma_mem_known ? limit : min_t(u64, limit, QPU_DMA_MEM_LIMIT_UNKNOWN);
+}
+
+/* Charges @size to the devices with DMA memory, if @qdev is one; 0 or -ENOSPC. */
+static int qpu_bo_dma_charge(struct qpu_dev *qdev, size_t size)
+{
+	if (!qdev->dma_memory)
+		return 0;
+	if (atomic64_add_return(size, &qpu_bo_dma_bytes) > qpu_bo_dma_mem_limit()) {
+		atomic64_sub(size, &qpu_bo_dma_bytes);
+		qpu_dbg(qdev->dev, "BO refused: the devices with DMA memory hold %lld bytes\n",
+			(long long)atomic64_read(&qpu_bo_dma_bytes));
+		return -ENOSPC;
+	}
+	return 0;
+}
+
+static void qpu_bo_dma_uncharge(struct qpu_dev *qdev, size_t size)
+{
+	if (qdev->dma_memory)
+		atomic64_sub(size, &qpu_bo_dma_bytes);
 }
 
 static int qpu_bo_set_limit(u64 *limit, u64 bytes)
@@ -292,10 +343,27 @@ static void qpu_bo_release(struct kref *ref)
 		qpu_quota_put(bo->quota);
 	}
 	atomic64_sub(bo->size, &qdev->bo_bytes);
+	qpu_bo_dma_uncharge(qdev, bo->size);
 	atomic_dec(&qdev->bo_count);
 	kfree(bo);
 	atomic_dec(&qpu_bo_structs);
 	qpu_dev_put(qdev);
+}
+
+/**
+ * qpu_bo_leak_memory() - never free @bo's memory
+ * @bo: a BO the QPUs of a V3D that did not reset may still write
+ *
+ * Its memory stays allocated, and counted, for the module's life; the
+ * structure goes with its last reference as usual, without the memory.
+ */
+void qpu_bo_leak_memory(struct qpu_bo *bo)
+{
+	struct qpu_dev *qdev = bo->qdev;
+
+	mutex_lock(&qdev->bos_lock);
+	bo->vaddr = NULL;
+	mutex_unlock(&qdev->bos_lock);
 }
 
 /**
@@ -391,11 +459,14 @@ static struct qpu_bo *qpu_bo_create(struct qpu_dev *qdev, size_t size)
 		ret = -ENOSPC;
 		goto err_uncharge;
 	}
+	ret = qpu_bo_dma_charge(qdev, size);
+	if (ret)
+		goto err_uncharge;
 
 	bo = kzalloc(sizeof(*bo), GFP_KERNEL_ACCOUNT);
 	if (!bo) {
 		ret = -ENOMEM;
-		goto err_uncharge;
+		goto err_dma_uncharge;
 	}
 	kref_init(&bo->ref);
 	bo->size = size;
@@ -417,6 +488,8 @@ static struct qpu_bo *qpu_bo_create(struct qpu_dev *qdev, size_t size)
 
 err_free:
 	kfree(bo);
+err_dma_uncharge:
+	qpu_bo_dma_uncharge(qdev, size);
 err_uncharge:
 	atomic64_sub(size, &qdev->bo_bytes);
 	return ERR_PTR(ret);
@@ -434,7 +507,8 @@ static void qpu_bo_unpublish_locked(struct qpu_file *qf, u32 handle,
 }
 
 int qpu_ioctl_bo_create(struct qpu_file *qf, void *data, size_t usize,
-			struct qpu_ioctl_fd *install)
+			struct qpu_ioctl_fd *install,
+			const struct qpu_ioctl_in *in)
 {
 	struct qpu_bo_create *args = data;
 	struct qpu_bo *bo;
@@ -443,12 +517,12 @@ int qpu_ioctl_bo_create(struct qpu_file *qf, void *data, size_t usize,
 	int ret;
 
 	if (args->flags || args->pad) {
-		dev_dbg(qf->qdev->dev, "bo_create refused: nonzero flags %#x or pad\n",
+		qpu_dbg(qf->qdev->dev, "bo_create refused: nonzero flags %#x or pad\n",
 			args->flags);
 		return -EINVAL;
 	}
 	if (!args->size || args->size > qpu_bo_max_size()) {
-		dev_dbg(qf->qdev->dev, "bo_create refused: size %llu, not 1 to %llu\n",
+		qpu_dbg(qf->qdev->dev, "bo_create refused: size %llu, not 1 to %llu\n",
 			args->size, qpu_bo_max_size());
 		return -EINVAL;
 	}
@@ -457,7 +531,7 @@ int qpu_ioctl_bo_create(struct qpu_file *qf, void *data, size_t usize,
 	mutex_lock(&qf->lock);
 	/* Only BO_CREATE adds, under qf->lock; a BO's release takes away. */
 	if (atomic64_read(&qf->quota->bytes) + size > qpu_bo_client_mem_limit()) {
-		dev_dbg(qf->qdev->dev, "bo_create refused: %llu more bytes pass the file's limit of %llu\n",
+		qpu_dbg(qf->qdev->dev, "bo_create refused: %llu more bytes pass the file's limit of %llu\n",
 			size, qpu_bo_client_mem_limit());
 		ret = -EDQUOT;
 		goto out_unlock;
@@ -467,7 +541,7 @@ int qpu_ioctl_bo_create(struct qpu_file *qf, void *data, size_t usize,
 	if (IS_ERR(bo)) {
 		ret = PTR_ERR(bo);
 		if (ret == -ENOSPC)
-			dev_dbg(qf->qdev->dev, "bo_create refused: %llu more bytes pass the device's limit or bus space\n",
+			qpu_dbg(qf->qdev->dev, "bo_create refused: %llu more bytes pass the device's limit or bus space\n",
 				size);
 		goto out_unlock;
 	}
@@ -475,7 +549,7 @@ int qpu_ioctl_bo_create(struct qpu_file *qf, void *data, size_t usize,
 	ret = qpu_bo_mmap_alloc_locked(qf, size >> PAGE_SHIFT, &bo->mmap_pgoff);
 	if (ret) {
 		if (ret == -ENOSPC)
-			dev_dbg(qf->qdev->dev, "bo_create refused: no %llu free pages of the file's mmap space\n",
+			qpu_dbg(qf->qdev->dev, "bo_create refused: no %llu free pages of the file's mmap space\n",
 				size >> PAGE_SHIFT);
 		goto err_put;
 	}
@@ -489,7 +563,7 @@ int qpu_ioctl_bo_create(struct qpu_file *qf, void *data, size_t usize,
 	ret = xa_alloc(&qf->handles, &handle, bo, xa_limit_32b, GFP_KERNEL_ACCOUNT);
 	if (ret) {
 		if (ret == -EBUSY) {
-			dev_dbg(qf->qdev->dev, "bo_create refused: no free handle on this file\n");
+			qpu_dbg(qf->qdev->dev, "bo_create refused: no free handle on this file\n");
 			ret = -ENOSPC;
 		}
 		goto err_erase_offset;
@@ -518,13 +592,14 @@ out_unlock:
 }
 
 int qpu_ioctl_bo_destroy(struct qpu_file *qf, void *data, size_t usize,
-			 struct qpu_ioctl_fd *install)
+			 struct qpu_ioctl_fd *install,
+			 const struct qpu_ioctl_in *in)
 {
 	struct qpu_bo_destroy *args = data;
 	struct qpu_bo *bo;
 
 	if (args->pad) {
-		dev_dbg(qf->qdev->dev, "bo_destroy refused: nonzero pad\n");
+		qpu_dbg(qf->qdev->dev, "bo_destroy refused: nonzero pad\n");
 		return -EINVAL;
 	}
 
@@ -535,7 +610,7 @@ int qpu_ioctl_bo_destroy(struct qpu_file *qf, void *data, size_t usize,
 	mutex_unlock(&qf->lock);
 
 	if (!bo) {
-		dev_dbg(qf->qdev->dev, "bo_destroy refused: no handle %u\n",
+		qpu_dbg(qf->qdev->dev, "bo_destroy refused: no handle %u\n",
 			args->handle);
 		return -ENOENT;
 	}
@@ -590,13 +665,13 @@ static vm_fault_t qpu_bo_vm_fault(struct vm_fault *vmf)
 	vm_fault_t ret;
 	int idx;
 
-	idx = qpu_dev_read_lock();
+	idx = qpu_dev_read_lock(qdev);
 	/* mmap refused ranges past the BO: that check is only for safety. */
 	if (qpu_dev_present(qdev) && pgoff < bo->size >> PAGE_SHIFT)
 		ret = qdev->ops->bo_fault(qdev, bo, vmf, pgoff);
 	else
 		ret = VM_FAULT_SIGBUS;
-	qpu_dev_read_unlock(idx);
+	qpu_dev_read_unlock(qdev, idx);
 	return ret;
 }
 
@@ -616,7 +691,7 @@ int qpu_bo_mmap(struct file *file, struct vm_area_struct *vma)
 
 	/* A private copy would stop being what the QPUs see. */
 	if (!(vma->vm_flags & VM_SHARED)) {
-		dev_dbg(qf->qdev->dev, "mmap refused: not MAP_SHARED\n");
+		qpu_dbg(qf->qdev->dev, "mmap refused: not MAP_SHARED\n");
 		return -EINVAL;
 	}
 	/* A clean answer; the fault handler is what keeps memory safe. */
@@ -629,14 +704,14 @@ int qpu_bo_mmap(struct file *file, struct vm_area_struct *vma)
 		kref_get(&bo->ref);
 	mutex_unlock(&qf->lock);
 	if (!bo) {
-		dev_dbg(qf->qdev->dev, "mmap refused: no BO at page offset %#lx\n",
+		qpu_dbg(qf->qdev->dev, "mmap refused: no BO at page offset %#lx\n",
 			vma->vm_pgoff);
 		return -EINVAL;
 	}
 
 	pgoff = vma->vm_pgoff - bo->mmap_pgoff;
 	if (npages > (bo->size >> PAGE_SHIFT) - pgoff) {
-		dev_dbg(qf->qdev->dev, "mmap refused: %lu pages from page %lu of a BO of %zu\n",
+		qpu_dbg(qf->qdev->dev, "mmap refused: %lu pages from page %lu of a BO of %zu\n",
 			npages, pgoff, bo->size >> PAGE_SHIFT);
 		ret = -EINVAL;
 		goto err_put;

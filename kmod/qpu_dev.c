@@ -18,7 +18,8 @@
  * the node, so nothing new opens; sets @gone, so every ioctl, mmap and
  * page fault that starts after it fails (-ENODEV, SIGBUS); ends every job
  * (qpu_sched_fini()), so no program touches a BO; waits for the ioctls
- * and faults that started before (SRCU, qpu_dev_read_lock()); and then zaps
+ * and faults that started before (the device's SRCU, qpu_dev_read_lock());
+ * and then zaps
  * every CPU mapping and frees every BO's memory (qpu_bo_unplug()). BO
  * structures, handles and VMAs stay until closed, without memory.
  */
@@ -48,33 +49,30 @@ static atomic_t qpu_dev_files_gen = ATOMIC_INIT(1);
 /* Devices allocated and not yet freed, removed ones included (debugfs). */
 static atomic_t qpu_dev_count = ATOMIC_INIT(0);
 
-/*
- * Readers are ioctls and page faults of any device; the removal of one
- * waits for them after setting its @gone. One for all devices, as removals
- * are rare.
- */
-DEFINE_STATIC_SRCU(qpu_dev_unplug_srcu);
-
 /**
- * qpu_dev_read_lock() - begin a section that needs devices present
+ * qpu_dev_read_lock() - begin a section that needs @qdev present
+ * @qdev: the device
  *
  * Inside the section, a device that qpu_dev_present() found present stays
  * so: its removal waits for the section's end before it frees the
- * device's memory. A section may wait for a job's end (WAIT): the removal
- * ends every job before it waits.
+ * device's memory. Readers are the device's ioctls and page faults; each
+ * device has its own SRCU, so a section of one never holds up another's
+ * removal. A section may wait for a job's end (WAIT): the removal ends
+ * every job before it waits. It reads no user memory (qpu_ioctl() copies
+ * it first), which could wait forever.
  *
  * Return: the index to give qpu_dev_read_unlock().
  */
-int qpu_dev_read_lock(void)
-	__acquires(&qpu_dev_unplug_srcu)
+int qpu_dev_read_lock(struct qpu_dev *qdev)
+	__acquires(&qdev->unplug_srcu)
 {
-	return srcu_read_lock(&qpu_dev_unplug_srcu);
+	return srcu_read_lock(&qdev->unplug_srcu);
 }
 
-void qpu_dev_read_unlock(int idx)
-	__releases(&qpu_dev_unplug_srcu)
+void qpu_dev_read_unlock(struct qpu_dev *qdev, int idx)
+	__releases(&qdev->unplug_srcu)
 {
-	srcu_read_unlock(&qpu_dev_unplug_srcu, idx);
+	srcu_read_unlock(&qdev->unplug_srcu, idx);
 }
 
 /* False once the device's removal has begun (see the comment at the top). */
@@ -99,6 +97,10 @@ struct qpu_dev *qpu_dev_alloc(struct device *dev, enum qpu_backend backend,
 	qdev = kzalloc(sizeof(*qdev), GFP_KERNEL);
 	if (!qdev)
 		return NULL;
+	if (init_srcu_struct(&qdev->unplug_srcu)) {
+		kfree(qdev);
+		return NULL;
+	}
 
 	kref_init(&qdev->ref);
 	mutex_init(&qdev->files_lock);
@@ -125,6 +127,7 @@ static void qpu_dev_release(struct kref *ref)
 	put_device(qdev->dev);
 	mutex_destroy(&qdev->bos_lock);
 	mutex_destroy(&qdev->files_lock);
+	cleanup_srcu_struct(&qdev->unplug_srcu);
 	kfree(qdev);
 	atomic_dec(&qpu_dev_count);
 }
@@ -193,6 +196,7 @@ void qpu_dev_file_open(struct qpu_dev *qdev, struct qpu_file *qf,
 	qf->pid = get_pid(task_tgid(current));
 	qf->mapping = file->f_mapping;
 	get_task_comm(qf->comm, current);
+	qf->uid = file->f_cred->euid;
 
 	mutex_lock(&qdev->files_lock);
 	list_add_tail(&qf->node, &qdev->files);
@@ -356,6 +360,6 @@ void qpu_dev_unregister(struct qpu_dev *qdev)
 	debugfs_remove_recursive(qdev->debugfs);
 	/* Ends the jobs that WAITs inside qpu_dev_read_lock() may wait for. */
 	qpu_sched_fini(qdev);
-	synchronize_srcu(&qpu_dev_unplug_srcu);
+	synchronize_srcu(&qdev->unplug_srcu);
 	qpu_bo_unplug(qdev);
 }

@@ -90,13 +90,14 @@ static int qpu_release(struct inode *inode, struct file *file)
 }
 
 static int qpu_ioctl_get_param(struct qpu_file *qf, void *data, size_t usize,
-			       struct qpu_ioctl_fd *install)
+			       struct qpu_ioctl_fd *install,
+			       const struct qpu_ioctl_in *in)
 {
 	const struct qpu_v3d_ident *id = &qf->qdev->ident;
 	struct qpu_get_param *args = data;
 
 	if (args->pad) {
-		dev_dbg(qf->qdev->dev, "get_param refused: nonzero pad\n");
+		qpu_dbg(qf->qdev->dev, "get_param refused: nonzero pad\n");
 		return -EINVAL;
 	}
 
@@ -145,7 +146,7 @@ static int qpu_ioctl_get_param(struct qpu_file *qf, void *data, size_t usize,
 			      QPU_EMU_INSTRUCTIONS_PER_MS : 0;
 		break;
 	default:
-		dev_dbg(qf->qdev->dev, "get_param refused: unknown param %u\n",
+		qpu_dbg(qf->qdev->dev, "get_param refused: unknown param %u\n",
 			args->param);
 		return -EINVAL;
 	}
@@ -156,6 +157,9 @@ static int qpu_ioctl_get_param(struct qpu_file *qf, void *data, size_t usize,
  * struct qpu_ioctl_desc - one entry of the ioctl table.
  * @cmd: the command with the kernel's struct size.
  * @min_size: size of the struct's first version; shorter ones are refused.
+ * @copy_in: optional: checks the struct and reads the user memory it points
+ *	to into @in, before the device's SRCU section; nothing to undo when
+ *	it fails. The dispatcher frees @in's allocations after @handler.
  * @handler: works on a kernel copy of the struct, whole (a caller's shorter
  *	one reads as zero-extended); @usize is the caller's size, for answers
  *	that depend on which version the caller knows; a new fd goes in
@@ -164,8 +168,10 @@ static int qpu_ioctl_get_param(struct qpu_file *qf, void *data, size_t usize,
 struct qpu_ioctl_desc {
 	unsigned int cmd;
 	size_t min_size;
+	int (*copy_in)(struct qpu_file *qf, void *data, struct qpu_ioctl_in *in);
 	int (*handler)(struct qpu_file *qf, void *data, size_t usize,
-		       struct qpu_ioctl_fd *install);
+		       struct qpu_ioctl_fd *install,
+		       const struct qpu_ioctl_in *in);
 };
 
 #define QPU_IOCTL_DEF(name, handler_fn, type, last_v1_member)		\
@@ -181,7 +187,12 @@ static const struct qpu_ioctl_desc qpu_ioctls[] = {
 		      mmap_offset),
 	QPU_IOCTL_DEF(BO_DESTROY, qpu_ioctl_bo_destroy, struct qpu_bo_destroy,
 		      pad),
-	QPU_IOCTL_DEF(SUBMIT, qpu_ioctl_submit, struct qpu_submit, seqno),
+	[QPU_IOCTL_NR_SUBMIT] = {
+		.cmd = QPU_IOCTL_SUBMIT,
+		.min_size = offsetofend(struct qpu_submit, seqno),
+		.copy_in = qpu_ioctl_submit_copy_in,
+		.handler = qpu_ioctl_submit,
+	},
 	QPU_IOCTL_DEF(WAIT, qpu_ioctl_wait, struct qpu_wait, pad),
 };
 
@@ -200,6 +211,7 @@ static long qpu_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	struct qpu_file *qf = file->private_data;
 	const struct qpu_ioctl_desc *desc;
 	struct qpu_ioctl_fd install = { .fd = -1 };
+	struct qpu_ioctl_in in = { .handles = NULL };
 	union qpu_ioctl_args kdata;
 	unsigned int nr = _IOC_NR(cmd);
 	size_t usize = _IOC_SIZE(cmd);
@@ -207,13 +219,13 @@ static long qpu_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	int ret, idx;
 
 	if (_IOC_TYPE(cmd) != QPU_IOCTL_BASE || nr >= ARRAY_SIZE(qpu_ioctls)) {
-		dev_dbg(qf->qdev->dev, "ioctl %#x refused: not a qpu command\n", cmd);
+		qpu_dbg(qf->qdev->dev, "ioctl %#x refused: not a qpu command\n", cmd);
 		return -ENOTTY;
 	}
 	nr = array_index_nospec(nr, ARRAY_SIZE(qpu_ioctls));
 	desc = &qpu_ioctls[nr];
 	if (!desc->handler || _IOC_DIR(cmd) != _IOC_DIR(desc->cmd)) {
-		dev_dbg(qf->qdev->dev, "ioctl %#x refused: unknown number or direction\n",
+		qpu_dbg(qf->qdev->dev, "ioctl %#x refused: unknown number or direction\n",
 			cmd);
 		return -ENOTTY;
 	}
@@ -222,7 +234,7 @@ static long qpu_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	if (WARN_ON_ONCE(ksize > sizeof(kdata)))
 		return -EINVAL;
 	if (usize < desc->min_size) {
-		dev_dbg(qf->qdev->dev, "ioctl %#x refused: struct of %zu bytes, less than %zu\n",
+		qpu_dbg(qf->qdev->dev, "ioctl %#x refused: struct of %zu bytes, less than %zu\n",
 			cmd, usize, desc->min_size);
 		return -EINVAL;
 	}
@@ -230,7 +242,7 @@ static long qpu_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	if (_IOC_DIR(cmd) & _IOC_WRITE) {
 		ret = copy_struct_from_user(&kdata, ksize, uarg, usize);
 		if (ret) {
-			dev_dbg(qf->qdev->dev, "ioctl %#x refused: struct unreadable or with a nonzero tail (%d)\n",
+			qpu_dbg(qf->qdev->dev, "ioctl %#x refused: struct unreadable or with a nonzero tail (%d)\n",
 				cmd, ret);
 			return ret;
 		}
@@ -245,23 +257,34 @@ static long qpu_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	 */
 	if ((_IOC_DIR(cmd) & _IOC_READ) &&
 	    copy_to_user(uarg, &kdata, min(usize, ksize))) {
-		dev_dbg(qf->qdev->dev, "ioctl %#x refused: struct not writable\n", cmd);
+		qpu_dbg(qf->qdev->dev, "ioctl %#x refused: struct not writable\n", cmd);
 		return -EFAULT;
 	}
 
+	/*
+	 * User memory beyond the struct is read before the device's section:
+	 * a page that never arrives must not hold the device's removal up.
+	 */
+	if (desc->copy_in) {
+		ret = desc->copy_in(qf, &kdata, &in);
+		if (ret)
+			return ret;
+	}
+
 	/* Nothing reaches a device that is going: see qpu_dev_unregister(). */
-	idx = qpu_dev_read_lock();
+	idx = qpu_dev_read_lock(qf->qdev);
 	if (qpu_dev_present(qf->qdev))
-		ret = desc->handler(qf, &kdata, usize, &install);
+		ret = desc->handler(qf, &kdata, usize, &install, &in);
 	else
 		ret = -ENODEV;
-	qpu_dev_read_unlock(idx);
+	qpu_dev_read_unlock(qf->qdev, idx);
+	kfree(in.handles);
 	if (ret)
 		return ret;
 
 	if ((_IOC_DIR(cmd) & _IOC_READ) &&
 	    copy_to_user(uarg, &kdata, min(usize, ksize))) {
-		dev_dbg(qf->qdev->dev, "ioctl %#x: answer not written back, struct no longer writable\n",
+		qpu_dbg(qf->qdev->dev, "ioctl %#x: answer not written back, struct no longer writable\n",
 			cmd);
 		ret = -EFAULT;
 	}

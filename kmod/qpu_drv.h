@@ -21,6 +21,7 @@
 #include <linux/sched.h>
 #include <linux/sizes.h>
 #include <linux/spinlock.h>
+#include <linux/srcu.h>
 #include <linux/types.h>
 #include <linux/wait.h>
 #include <linux/workqueue.h>
@@ -72,6 +73,11 @@ struct vm_fault;
  *	the V3D's clock, the temperature and throttling, each field flagged in
  *	@s->have; 0, or a negative errno when nothing could be read (optional:
  *	without it the device has no telemetry).
+ * @confines_jobs: whether every access of a job's programs is checked
+ *	against its buffers now, so that any task may submit (optional:
+ *	without it, the backend cannot, as the real V3D cannot, and submitting
+ *	needs CAP_SYS_RAWIO). The simulated V3D confines jobs unless it
+ *	follows the hardware's policy (sim_hw_policy), which tests the gate.
  * @reset: bring a wedged V3D back to its state after probe, discarding
  *	every program and everything programs left in the VPM, semaphores and
  *	mutex.
@@ -100,6 +106,8 @@ struct vm_fault;
  * - @qpu_instructions: netlink requests, no qpu lock held; may sleep.
  * - @telemetry_read: the telemetry's sampling work, with no qpu lock held
  *   (qpu_telemetry.c takes its lock after the read); may sleep.
+ * - @confines_jobs: process context (SUBMIT, GET_PARAM), any lock held;
+ *   must not sleep.
  * - @release: the device's last reference put, no qpu lock held.
  */
 struct qpu_backend_ops {
@@ -120,6 +128,7 @@ struct qpu_backend_ops {
 				 unsigned int n);
 	int (*telemetry_read)(struct qpu_dev *qdev,
 			      struct qpu_telemetry_sample *s);
+	bool (*confines_jobs)(const struct qpu_dev *qdev);
 	int (*reset)(struct qpu_dev *qdev);
 	void (*release)(struct qpu_dev *qdev);
 };
@@ -164,6 +173,10 @@ struct qpu_hang {
  *	and ends jobs, so @running needs no lock.
  * @work: starts the next job, polls the running one, handles its timeout.
  * @running: the job on the V3D, or NULL.
+ * @running_client: its file's &qpu_client.id, or 0 (under @lock).
+ * @after_running: queued jobs of @running's file, closed while it ran:
+ *	canceled once it ends, as fences of one context signal in order
+ *	(under @lock).
  * @stopped: set at device removal; queued jobs are canceled, none starts.
  * @jobs_submitted: counters of the device's life, read without a lock.
  * @jobs_done: jobs that ended with QPU_JOB_DONE.
@@ -209,6 +222,8 @@ struct qpu_sched {
 	struct workqueue_struct *wq;
 	struct delayed_work work;
 	struct qpu_job *running;
+	u32 running_client;
+	struct list_head after_running;
 	bool stopped;
 	atomic64_t jobs_submitted;
 	atomic64_t jobs_done;
@@ -320,6 +335,9 @@ struct qpu_telemetry_sample {
  * @stopped: set at removal, before @work is cancelled for good.
  * @sample: the last sample; valid when @when is not 0.
  * @when: when it was taken (CLOCK_MONOTONIC), or 0 before the first.
+ * @tried: when the last sample was asked for, answered or not; 0 before
+ *	the first. A first file's sample waits for a period after it...
+ * @tried_gen: ...unless the period was written since (its generation then).
  * @clock_low: the clock-low state (see uapi's "DOC: telemetry").
  * @throttling: the throttling state.
  * @clear_samples: samples in a row without a throttled "now" bit.
@@ -335,6 +353,8 @@ struct qpu_telemetry {
 	bool stopped;
 	struct qpu_telemetry_sample sample;
 	ktime_t when;
+	ktime_t tried;
+	int tried_gen;
 	bool clock_low;
 	bool throttling;
 	unsigned int clear_samples;
@@ -396,6 +416,11 @@ struct qpu_v3d_ident {
  *	job); struct qpu_bo.node. The removal frees their memory through it.
  * @bo_count: BOs alive on this device, whoever holds them.
  * @bo_bytes: bytes of those BOs, checked against the device limit.
+ * @dma_memory: BO memory comes from the DMA API (CMA on a Pi): a real V3D,
+ *	or a simulated one probed with sim_dma. Set before registering; such
+ *	devices share one limit (qpu_bo_create()).
+ * @unplug_srcu: readers are the device's ioctls and page faults; its
+ *	removal waits for them (qpu_dev_read_lock()).
  * @sched: the job scheduler.
  * @files_lock: protects @files. Taken by open and release, and by netlink
  *	dumps, which take each file's &qpu_file.lock and then the scheduler's
@@ -423,6 +448,8 @@ struct qpu_dev {
 	struct list_head bos;
 	atomic_t bo_count;
 	atomic64_t bo_bytes;
+	bool dma_memory;
+	struct srcu_struct unplug_srcu;
 	struct qpu_sched sched;
 	struct mutex files_lock;	/* @files */
 	struct list_head files;
@@ -460,6 +487,8 @@ struct qpu_quota {
  *	node's inode's), which the device's removal zaps.
  * @pid: the opening process (thread group), referenced until release.
  * @comm: its command name at open.
+ * @uid: the opener's effective uid: netlink shows the file to that user
+ *	and to administrators only.
  */
 struct qpu_file {
 	struct qpu_dev *qdev;
@@ -474,6 +503,7 @@ struct qpu_file {
 	struct address_space *mapping;
 	struct pid *pid;
 	char comm[TASK_COMM_LEN];
+	kuid_t uid;
 };
 
 /**
@@ -582,6 +612,12 @@ struct qpu_job {
 	char comm[TASK_COMM_LEN];
 };
 
+/*
+ * A refusal's debug line (dynamic debug): rate-limited per call site, as a
+ * caller can repeat the refusal at will and flood the log.
+ */
+#define qpu_dbg(dev, fmt, ...) dev_dbg_ratelimited(dev, fmt, ##__VA_ARGS__)
+
 /* qpu_drv.c */
 /**
  * struct qpu_ioctl_fd - a file an ioctl handler hands back as a new fd.
@@ -595,6 +631,20 @@ struct qpu_job {
 struct qpu_ioctl_fd {
 	int fd;
 	struct file *file;
+};
+
+/**
+ * struct qpu_ioctl_in - the user memory an ioctl reads beyond its struct.
+ * @programs: SUBMIT's programs, each as the kernel's struct.
+ * @handles: SUBMIT's BO handles (memdup_user()), or NULL.
+ *
+ * Copied by the ioctl's copy_in before the device's SRCU section
+ * (qpu_dev_read_lock()), so a user page that never arrives (a FUSE or
+ * userfaultfd mapping) holds no removal up; freed by the dispatcher.
+ */
+struct qpu_ioctl_in {
+	struct qpu_program programs[QPU_MAX_QPUS];
+	u32 *handles;
 };
 
 extern const struct file_operations qpu_fops;
@@ -614,11 +664,14 @@ int qpu_bo_set_dev_mem_limit(u64 bytes);
 int qpu_bo_file_init(struct qpu_file *qf);
 void qpu_bo_file_fini(struct qpu_file *qf);
 int qpu_ioctl_bo_create(struct qpu_file *qf, void *data, size_t usize,
-			struct qpu_ioctl_fd *install);
+			struct qpu_ioctl_fd *install,
+			const struct qpu_ioctl_in *in);
 int qpu_ioctl_bo_destroy(struct qpu_file *qf, void *data, size_t usize,
-			 struct qpu_ioctl_fd *install);
+			 struct qpu_ioctl_fd *install,
+			 const struct qpu_ioctl_in *in);
 int qpu_bo_mmap(struct file *file, struct vm_area_struct *vma);
 void qpu_bo_put(struct qpu_bo *bo);
+void qpu_bo_leak_memory(struct qpu_bo *bo);
 void qpu_bo_unplug(struct qpu_dev *qdev);
 void qpu_bo_objects(int *count, s64 *bytes);
 int qpu_bo_dma_alloc(struct qpu_dev *qdev, struct qpu_bo *bo);
@@ -632,9 +685,13 @@ vm_fault_t qpu_bo_dma_fault(struct qpu_dev *qdev, struct qpu_bo *bo,
 int qpu_job_file_init(struct qpu_file *qf);
 void qpu_job_file_fini(struct qpu_file *qf);
 int qpu_ioctl_submit(struct qpu_file *qf, void *data, size_t usize,
-		     struct qpu_ioctl_fd *install);
+		     struct qpu_ioctl_fd *install,
+		     const struct qpu_ioctl_in *in);
 int qpu_ioctl_wait(struct qpu_file *qf, void *data, size_t usize,
-		   struct qpu_ioctl_fd *install);
+		   struct qpu_ioctl_fd *install,
+		   const struct qpu_ioctl_in *in);
+int qpu_ioctl_submit_copy_in(struct qpu_file *qf, void *data,
+			     struct qpu_ioctl_in *in);
 bool qpu_job_submit_allowed(const struct qpu_dev *qdev);
 void qpu_job_put(struct qpu_job *job);
 void qpu_job_end(struct qpu_job *job, u32 status);
@@ -675,8 +732,8 @@ int qpu_dev_register(struct qpu_dev *qdev);
 void qpu_dev_unregister(struct qpu_dev *qdev);
 void qpu_dev_get(struct qpu_dev *qdev);
 void qpu_dev_put(struct qpu_dev *qdev);
-int qpu_dev_read_lock(void);
-void qpu_dev_read_unlock(int idx);
+int qpu_dev_read_lock(struct qpu_dev *qdev);
+void qpu_dev_read_unlock(struct qpu_dev *qdev, int idx);
 bool qpu_dev_present(const struct qpu_dev *qdev);
 void qpu_dev_debugfs_init(struct dentry *root);
 struct qpu_dev *qpu_dev_lookup(u32 index);
@@ -701,7 +758,6 @@ irqreturn_t qpu_v3d_irq(struct qpu_dev *qdev);
 
 /* qpu_sim.c */
 #define QPU_SIM_MAX_DEVICES 4
-bool qpu_sim_follows_hw_policy(void);
 int qpu_sim_init(unsigned int num_devices);
 void qpu_sim_exit(void);
 

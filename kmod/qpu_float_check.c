@@ -48,19 +48,19 @@ static ssize_t qpu_float_check_write(struct file *file, const char __user *ubuf,
 	u32 seed, count;
 
 	if (len >= sizeof(buf)) {
-		pr_debug("float_digest write refused: %zu bytes, at most %zu\n",
-			 len, sizeof(buf) - 1);
+		pr_debug_ratelimited("float_digest write refused: %zu bytes, at most %zu\n",
+				     len, sizeof(buf) - 1);
 		return -EINVAL;
 	}
 	if (copy_from_user(buf, ubuf, len)) {
-		pr_debug("float_digest write refused: buffer unreadable\n");
+		pr_debug_ratelimited("float_digest write refused: buffer unreadable\n");
 		return -EFAULT;
 	}
 	buf[len] = '\0';
 	if (sscanf(buf, "%u %u", &seed, &count) != 2 ||
 	    count > QPU_FLOAT_CHECK_MAX_COUNT) {
-		pr_debug("float_digest write refused: not \"SEED COUNT\" with COUNT at most %u\n",
-			 QPU_FLOAT_CHECK_MAX_COUNT);
+		pr_debug_ratelimited("float_digest write refused: not \"SEED COUNT\" with COUNT at most %u\n",
+				     QPU_FLOAT_CHECK_MAX_COUNT);
 		return -EINVAL;
 	}
 

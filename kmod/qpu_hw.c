@@ -58,11 +58,17 @@ MODULE_PARM_DESC(fw_qpu_enable,
  *	has none (BCM2835's does not).
  * @telemetry_fw: the firmware, for telemetry, whether or not it powers the
  *	QPUs; NULL without one.
+ * @powered: the driver holds a runtime-PM reference: from the probe on,
+ *	and again after each reset whose resume worked. A failed resume
+ *	leaves none, so none is dropped for it later. Read and written by
+ *	the probe, the scheduler's work (resets) and the removal, which
+ *	comes after the scheduler's end.
  */
 struct qpu_hw {
 	struct rpi_firmware *fw;
 	struct clk *clk;
 	struct rpi_firmware *telemetry_fw;
+	bool powered;
 };
 
 /*
@@ -199,12 +205,18 @@ static int qpu_hw_reset(struct qpu_dev *qdev)
 	struct qpu_hw *hw = qdev->hw;
 	int ret;
 
-	ret = pm_runtime_put_sync_suspend(qdev->dev);
-	if (ret < 0)
-		dev_warn(qdev->dev, "could not power the V3D down: %d\n", ret);
+	if (hw->powered) {
+		hw->powered = false;
+		ret = pm_runtime_put_sync_suspend(qdev->dev);
+		if (ret < 0)
+			dev_warn(qdev->dev, "could not power the V3D down: %d\n", ret);
+	}
 	ret = pm_runtime_resume_and_get(qdev->dev);
-	if (ret)
+	if (ret) {
+		dev_err(qdev->dev, "could not power the V3D up: %d\n", ret);
 		return ret;
+	}
+	hw->powered = true;
 	if (hw->fw) {
 		ret = qpu_hw_fw_set_qpu(hw->fw, false);
 		if (!ret)
@@ -294,6 +306,7 @@ static int qpu_hw_probe(struct platform_device *pdev)
 	ret = pm_runtime_resume_and_get(dev);
 	if (ret)
 		return dev_err_probe(dev, ret, "cannot power the V3D\n");
+	hw->powered = true;
 
 	ret = qpu_hw_fw_init(dev, hw);
 	if (ret)
@@ -307,6 +320,7 @@ static int qpu_hw_probe(struct platform_device *pdev)
 	}
 	qdev->regs = regs;
 	qdev->hw = hw;
+	qdev->dma_memory = true;
 
 	ret = qpu_v3d_ident_read(qdev);
 	if (ret) {
@@ -342,15 +356,19 @@ err_pm_put:
 static void qpu_hw_remove(struct platform_device *pdev)
 {
 	struct qpu_dev *qdev = platform_get_drvdata(pdev);
+	bool powered;
 
 	if (qdev->irq)
 		free_irq(qdev->irq, qdev);
 	qpu_dev_unregister(qdev);
+	/* No reset after the scheduler's end: @powered is final. */
+	powered = qdev->hw->powered;
 	/* The mapping and the state are device-managed and go after this. */
 	qdev->regs = NULL;
 	qdev->hw = NULL;
 	qpu_dev_put(qdev);
-	pm_runtime_put(&pdev->dev);
+	if (powered)
+		pm_runtime_put(&pdev->dev);
 }
 
 QPU_PLATFORM_REMOVE_WRAPPER(qpu_hw_remove)

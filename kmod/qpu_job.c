@@ -377,7 +377,7 @@ static int qpu_job_add_bo_locked(struct qpu_file *qf, struct qpu_job *job,
 	lockdep_assert_held(&qf->lock);
 	bo = xa_load(&qf->handles, handle);
 	if (!bo) {
-		dev_dbg(qf->qdev->dev, "submit refused: no BO handle %u\n", handle);
+		qpu_dbg(qf->qdev->dev, "submit refused: no BO handle %u\n", handle);
 		return -ENOENT;
 	}
 	kref_get(&bo->ref);
@@ -414,7 +414,7 @@ static int qpu_job_set_program(struct qpu_job *job, unsigned int i,
 	    !qpu_devmodel_program_fits(code->size, p->code_offset,
 				       unif->size, p->unif_offset,
 				       p->unif_length)) {
-		dev_dbg(job->qdev->dev, "submit refused: program %u has a nonzero pad or does not fit its BOs\n",
+		qpu_dbg(job->qdev->dev, "submit refused: program %u has a nonzero pad or does not fit its BOs\n",
 			i);
 		return -EINVAL;
 	}
@@ -488,7 +488,7 @@ static int qpu_job_lookup_all_bos(struct qpu_file *qf, struct qpu_job *job,
 	xa_for_each(&qf->handles, handle, bo)
 		count++;
 	if (count > QPU_MAX_JOB_BOS) {
-		dev_dbg(qf->qdev->dev, "submit refused: all %lu BOs of the file, more than %u\n",
+		qpu_dbg(qf->qdev->dev, "submit refused: all %lu BOs of the file, more than %u\n",
 			count, QPU_MAX_JOB_BOS);
 		ret = -EINVAL;
 		goto out_unlock;
@@ -499,7 +499,7 @@ static int qpu_job_lookup_all_bos(struct qpu_file *qf, struct qpu_job *job,
 		code = xa_load(&qf->handles, p->code_handle);
 		unif = xa_load(&qf->handles, p->unif_handle);
 		if (!code || !unif) {
-			dev_dbg(qf->qdev->dev, "submit refused: program %u names no BO handle %u\n",
+			qpu_dbg(qf->qdev->dev, "submit refused: program %u names no BO handle %u\n",
 				i, code ? p->unif_handle : p->code_handle);
 			ret = -ENOENT;
 		} else {
@@ -545,15 +545,15 @@ static int qpu_job_copy_programs(const struct qpu_submit *args,
  * qpu_job_submit_allowed() - may the current task run programs on @qdev?
  * @qdev: the device
  *
- * The simulated V3D checks every access; the real one cannot. With
- * sim_hw_policy the simulated one is gated as the real one is, so that the
- * gate itself is tested.
+ * A backend that confines jobs to their buffers (the simulated V3D, unless
+ * sim_hw_policy gates it as the real one is, so that the gate itself is
+ * tested) takes them from anyone; the real V3D cannot confine them.
  *
  * Return: true when SUBMIT would not be refused with -EPERM.
  */
 bool qpu_job_submit_allowed(const struct qpu_dev *qdev)
 {
-	if (qdev->backend == QPU_BACKEND_SIM && !qpu_sim_follows_hw_policy())
+	if (qdev->ops->confines_jobs && qdev->ops->confines_jobs(qdev))
 		return true;
 	return capable(CAP_SYS_RAWIO) || READ_ONCE(qpu_allow_unprivileged_hw);
 }
@@ -562,7 +562,7 @@ static bool qpu_job_may_submit(const struct qpu_dev *qdev)
 {
 	if (qpu_job_submit_allowed(qdev))
 		return true;
-	dev_dbg(qdev->dev, "submit refused: no CAP_SYS_RAWIO and allow_unprivileged_hw is off\n");
+	qpu_dbg(qdev->dev, "submit refused: no CAP_SYS_RAWIO and allow_unprivileged_hw is off\n");
 	return false;
 }
 
@@ -613,35 +613,35 @@ static int qpu_job_submit_validate(struct qpu_file *qf,
 	int ret;
 
 	if (args->pad || args->flags & ~known_flags) {
-		dev_dbg(qdev->dev, "submit refused: nonzero pad or unknown flags %#x\n",
+		qpu_dbg(qdev->dev, "submit refused: nonzero pad or unknown flags %#x\n",
 			args->flags & ~known_flags);
 		return -EINVAL;
 	}
 	if (!args->program_count || args->program_count > num_qpus ||
 	    args->program_count > QPU_MAX_QPUS) {
-		dev_dbg(qdev->dev, "submit refused: %u programs, not 1 to %u\n",
+		qpu_dbg(qdev->dev, "submit refused: %u programs, not 1 to %u\n",
 			args->program_count, min_t(u32, num_qpus, QPU_MAX_QPUS));
 		return -EINVAL;
 	}
 	if (args->program_size < offsetofend(struct qpu_program, unif_offset) ||
 	    args->program_size > PAGE_SIZE) {
-		dev_dbg(qdev->dev, "submit refused: program_size %u, not %zu to %lu\n",
+		qpu_dbg(qdev->dev, "submit refused: program_size %u, not %zu to %lu\n",
 			args->program_size,
 			offsetofend(struct qpu_program, unif_offset), PAGE_SIZE);
 		return -EINVAL;
 	}
 	if (args->bo_count > QPU_MAX_JOB_BOS) {
-		dev_dbg(qdev->dev, "submit refused: %u BOs, more than %u\n",
+		qpu_dbg(qdev->dev, "submit refused: %u BOs, more than %u\n",
 			args->bo_count, QPU_MAX_JOB_BOS);
 		return -EINVAL;
 	}
 	if (!(args->flags & QPU_SUBMIT_IN_FENCE) && args->in_fence_fd) {
-		dev_dbg(qdev->dev, "submit refused: in_fence_fd without QPU_SUBMIT_IN_FENCE\n");
+		qpu_dbg(qdev->dev, "submit refused: in_fence_fd without QPU_SUBMIT_IN_FENCE\n");
 		return -EINVAL;
 	}
 	/* The file's whole set, or a list: never both. */
 	if (args->flags & QPU_SUBMIT_ALL_BOS && (args->bo_count || args->bo_handles)) {
-		dev_dbg(qdev->dev, "submit refused: QPU_SUBMIT_ALL_BOS with a BO list\n");
+		qpu_dbg(qdev->dev, "submit refused: QPU_SUBMIT_ALL_BOS with a BO list\n");
 		return -EINVAL;
 	}
 	if (!qpu_job_may_submit(qdev))
@@ -649,7 +649,7 @@ static int qpu_job_submit_validate(struct qpu_file *qf,
 
 	ret = qpu_job_copy_programs(args, programs);
 	if (ret)
-		dev_dbg(qdev->dev, "submit refused: programs unreadable or with a nonzero tail (%d)\n",
+		qpu_dbg(qdev->dev, "submit refused: programs unreadable or with a nonzero tail (%d)\n",
 			ret);
 	return ret;
 }
@@ -667,12 +667,11 @@ static void qpu_job_submit_unbuild(struct qpu_job *job)
  */
 static struct qpu_job *qpu_job_submit_build(struct qpu_file *qf,
 					    const struct qpu_submit *args,
-					    const struct qpu_program *programs)
+					    const struct qpu_ioctl_in *in)
 {
 	struct qpu_dev *qdev = qf->qdev;
 	unsigned int timeout_ms;
 	struct qpu_job *job;
-	u32 *handles = NULL;
 	int ret;
 
 	job = kzalloc(sizeof(*job), GFP_KERNEL_ACCOUNT);
@@ -687,28 +686,18 @@ static struct qpu_job *qpu_job_submit_build(struct qpu_file *qf,
 	timeout_ms = args->timeout_ms ? args->timeout_ms : qpu_job_default_timeout_ms();
 	job->timeout = ms_to_ktime(min(timeout_ms, qpu_job_max_timeout_ms()));
 
-	if (args->bo_count) {
-		handles = memdup_user(u64_to_user_ptr(args->bo_handles),
-				      args->bo_count * sizeof(*handles));
-		if (IS_ERR(handles)) {
-			ret = PTR_ERR(handles);
-			dev_dbg(qdev->dev, "submit refused: bo_handles unreadable (%d)\n",
-				ret);
-			goto err_unbuild;
-		}
-	}
 	if (args->flags & QPU_SUBMIT_ALL_BOS)
-		ret = qpu_job_lookup_all_bos(qf, job, programs);
+		ret = qpu_job_lookup_all_bos(qf, job, in->programs);
 	else
-		ret = qpu_job_lookup_bos(qf, job, programs, handles, args->bo_count);
-	kfree(handles);
+		ret = qpu_job_lookup_bos(qf, job, in->programs, in->handles,
+					 args->bo_count);
 	if (ret)
 		goto err_unbuild;
 
 	if (args->flags & QPU_SUBMIT_IN_FENCE) {
 		job->in_fence = sync_file_get_fence(args->in_fence_fd);
 		if (!job->in_fence) {
-			dev_dbg(qdev->dev, "submit refused: in_fence_fd %d is no sync_file\n",
+			qpu_dbg(qdev->dev, "submit refused: in_fence_fd %d is no sync_file\n",
 				args->in_fence_fd);
 			ret = -EINVAL;
 			goto err_unbuild;
@@ -740,7 +729,7 @@ static int qpu_job_submit_publish(struct qpu_file *qf, struct qpu_job *job,
 	if (args->flags & QPU_SUBMIT_OUT_FENCE) {
 		out_fd = get_unused_fd_flags(O_CLOEXEC);
 		if (out_fd < 0) {
-			dev_dbg(qdev->dev, "submit refused: no fd for the out-fence (%d)\n",
+			qpu_dbg(qdev->dev, "submit refused: no fd for the out-fence (%d)\n",
 				out_fd);
 			return out_fd;
 		}
@@ -789,26 +778,53 @@ err_unlock:
 	return ret;
 }
 
-int qpu_ioctl_submit(struct qpu_file *qf, void *data, size_t usize,
-		     struct qpu_ioctl_fd *install)
+/**
+ * qpu_ioctl_submit_copy_in() - SUBMIT's checks, and its user memory read
+ * @qf: the caller's file
+ * @data: the struct qpu_submit read
+ * @in: gets the programs and the BO handles
+ *
+ * Runs before the device's SRCU section, as the copies may wait for pages
+ * indefinitely (qpu_ioctl()); nothing else is allocated.
+ *
+ * Return: 0, or the refusal's error, with nothing to free.
+ */
+int qpu_ioctl_submit_copy_in(struct qpu_file *qf, void *data,
+			     struct qpu_ioctl_in *in)
 {
-	struct qpu_program programs[QPU_MAX_QPUS];
+	const struct qpu_submit *args = data;
+	int ret;
+
+	ret = qpu_job_submit_validate(qf, args, in->programs);
+	if (ret || !args->bo_count)
+		return ret;
+	in->handles = memdup_user(u64_to_user_ptr(args->bo_handles),
+				  args->bo_count * sizeof(*in->handles));
+	if (IS_ERR(in->handles)) {
+		ret = PTR_ERR(in->handles);
+		in->handles = NULL;
+		qpu_dbg(qf->qdev->dev, "submit refused: bo_handles unreadable (%d)\n",
+			ret);
+	}
+	return ret;
+}
+
+int qpu_ioctl_submit(struct qpu_file *qf, void *data, size_t usize,
+		     struct qpu_ioctl_fd *install,
+		     const struct qpu_ioctl_in *in)
+{
 	struct qpu_submit *args = data;
 	struct qpu_job *job;
 	int ret;
 
-	ret = qpu_job_submit_validate(qf, args, programs);
-	if (ret)
-		return ret;
-
 	/* Before anything is allocated: a full queue costs nothing. */
 	if (!qpu_job_queue_reserve(&qf->client)) {
-		dev_dbg(qf->qdev->dev, "submit refused: %u jobs queued on this file\n",
+		qpu_dbg(qf->qdev->dev, "submit refused: %u jobs queued on this file\n",
 			qpu_job_max_queued());
 		return -EAGAIN;
 	}
 
-	job = qpu_job_submit_build(qf, args, programs);
+	job = qpu_job_submit_build(qf, args, in);
 	if (IS_ERR(job)) {
 		ret = PTR_ERR(job);
 		goto err_unqueue;
@@ -836,16 +852,23 @@ static struct qpu_job *qpu_job_lookup(struct qpu_file *qf, const struct qpu_wait
 	if (args->flags & QPU_WAIT_BO) {
 		bo = xa_load(&qf->handles, args->handle);
 		if (!bo) {
-			dev_dbg(qf->qdev->dev, "wait refused: no BO handle %u\n",
+			qpu_dbg(qf->qdev->dev, "wait refused: no BO handle %u\n",
 				args->handle);
 			job = ERR_PTR(-ENOENT);
 		} else {
 			job = bo->last_job;	/* NULL: no job used it */
 		}
 	} else {
-		job = xa_load(&qf->client.jobs, args->seqno);
+		/*
+		 * The table's index is an unsigned long: on a 32-bit kernel a
+		 * seqno past it would name the job of its low bits.
+		 */
+		if (args->seqno <= ULONG_MAX)
+			job = xa_load(&qf->client.jobs, (unsigned long)args->seqno);
+		if (job && job->seqno != args->seqno)
+			job = NULL;
 		if (!job) {
-			dev_dbg(qf->qdev->dev, "wait refused: no job %llu kept on this file\n",
+			qpu_dbg(qf->qdev->dev, "wait refused: no job %llu kept on this file\n",
 				args->seqno);
 			job = ERR_PTR(-ENOENT);
 		}
@@ -862,7 +885,9 @@ static struct qpu_job *qpu_job_lookup(struct qpu_file *qf, const struct qpu_wait
  * (or 0, or negative) polls, and a far one is clamped below
  * MAX_SCHEDULE_TIMEOUT, since jiffies of a u64 do not fit a 32-bit long.
  * The subtraction is done only when the deadline is ahead, so it cannot
- * overflow.
+ * overflow. Rounded up, plus one for the tick already under way: a sleep
+ * of n jiffies may end n - 1 ticks on, and a WAIT must not end before its
+ * deadline (one less than a jiffy away sleeps too).
  */
 static long qpu_job_wait_jiffies(s64 deadline_ns)
 {
@@ -871,7 +896,7 @@ static long qpu_job_wait_jiffies(s64 deadline_ns)
 
 	if (deadline_ns <= 0 || (u64)deadline_ns <= now)
 		return 0;
-	left = nsecs_to_jiffies64((u64)deadline_ns - now);
+	left = nsecs_to_jiffies64((u64)deadline_ns - now + TICK_NSEC - 1) + 1;
 	return min_t(u64, left, MAX_SCHEDULE_TIMEOUT - 1);
 }
 
@@ -892,19 +917,20 @@ static void qpu_job_wait_deadlock(struct qpu_wait *args,
 }
 
 int qpu_ioctl_wait(struct qpu_file *qf, void *data, size_t usize,
-		   struct qpu_ioctl_fd *install)
+		   struct qpu_ioctl_fd *install,
+		   const struct qpu_ioctl_in *in)
 {
 	struct qpu_wait *args = data;
 	struct qpu_job *job;
 	long ret;
 
 	if (args->pad || args->pad2 || args->pad3 || args->flags & ~QPU_WAIT_BO) {
-		dev_dbg(qf->qdev->dev, "wait refused: nonzero pad or unknown flags %#x\n",
+		qpu_dbg(qf->qdev->dev, "wait refused: nonzero pad or unknown flags %#x\n",
 			args->flags & ~QPU_WAIT_BO);
 		return -EINVAL;
 	}
 	if (args->flags & QPU_WAIT_BO ? args->seqno : args->handle) {
-		dev_dbg(qf->qdev->dev, "wait refused: %s\n",
+		qpu_dbg(qf->qdev->dev, "wait refused: %s\n",
 			args->flags & QPU_WAIT_BO ? "a seqno with QPU_WAIT_BO" :
 			"a handle without QPU_WAIT_BO");
 		return -EINVAL;
@@ -928,8 +954,12 @@ int qpu_ioctl_wait(struct qpu_file *qf, void *data, size_t usize,
 		return 0;
 	}
 
-	ret = dma_fence_wait_timeout(job->done, true,
-				     qpu_job_wait_jiffies(args->timeout_ns));
+	/* Again while the deadline is ahead: a wake-up a tick early is none. */
+	do {
+		ret = dma_fence_wait_timeout(job->done, true,
+					     qpu_job_wait_jiffies(args->timeout_ns));
+	} while (ret == 0 && !dma_fence_is_signaled(job->done) &&
+		 qpu_job_wait_jiffies(args->timeout_ns));
 	if (ret == 0)
 		ret = dma_fence_is_signaled(job->done) ? 1 : -ETIME;
 	if (ret > 0) {

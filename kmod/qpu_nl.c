@@ -32,8 +32,8 @@ static struct genl_family qpu_nl_family;
  */
 static void qpu_nl_dbg_refusal(const struct netlink_ext_ack *extack)
 {
-	pr_debug("netlink request refused: %s\n",
-		 extack && extack->_msg ? extack->_msg : "(no message)");
+	pr_debug_ratelimited("netlink request refused: %s\n",
+			     extack && extack->_msg ? extack->_msg : "(no message)");
 }
 
 static const struct nla_policy qpu_nl_dev_policy[QPU_A_DEV_INDEX + 1] = {
@@ -156,7 +156,21 @@ static int qpu_nl_put_counter(struct sk_buff *skb, int type, u64 v)
 	return nla_put_u64_64bit(skb, type, v, QPU_A_STATS_PAD);
 }
 
-/* One QPU_A_STATS_QPU nest per QPU, where the backend counts per QPU. */
+/*
+ * May the requester see what other users do on the devices (their files,
+ * the per-QPU counts)? As hidepid's users expect: only with CAP_NET_ADMIN
+ * or CAP_SYS_ADMIN. A request runs in the requester's context.
+ */
+static bool qpu_nl_sees_all_users(void)
+{
+	return has_capability_noaudit(current, CAP_NET_ADMIN) ||
+	       has_capability_noaudit(current, CAP_SYS_ADMIN);
+}
+
+/*
+ * One QPU_A_STATS_QPU nest per QPU, where the backend counts per QPU, for a
+ * requester who may see every user's work (they tell what others run).
+ */
 static int qpu_nl_put_qpus(struct sk_buff *skb, struct qpu_dev *qdev)
 {
 	const struct qpu_v3d_ident *id = &qdev->ident;
@@ -165,7 +179,7 @@ static int qpu_nl_put_qpus(struct sk_buff *skb, struct qpu_dev *qdev)
 	u64 counts[QPU_MAX_QPUS];
 	struct nlattr *nest;
 
-	if (!qdev->ops->qpu_instructions)
+	if (!qdev->ops->qpu_instructions || !qpu_nl_sees_all_users())
 		return 0;
 	qdev->ops->qpu_instructions(qdev, counts, n);
 	for (i = 0; i < n; i++) {
@@ -342,11 +356,13 @@ static int qpu_nl_stats_get_dumpit(struct sk_buff *skb,
 
 /*
  * Which open files a CLIENT_GET asks for, besides the device: 0 in a field
- * matches any file.
+ * matches any file; without @all_users, only files @uid opened match.
  */
 struct qpu_nl_client_filter {
 	u32 id;
 	u32 pid;
+	bool all_users;
+	kuid_t uid;
 };
 
 static void qpu_nl_client_filter_init(struct qpu_nl_client_filter *filter,
@@ -354,6 +370,8 @@ static void qpu_nl_client_filter_init(struct qpu_nl_client_filter *filter,
 {
 	filter->id = 0;
 	filter->pid = 0;
+	filter->all_users = qpu_nl_sees_all_users();
+	filter->uid = current_euid();
 	if (!attrs)
 		return;
 	if (attrs[QPU_A_CLIENT_ID])
@@ -369,6 +387,8 @@ static bool qpu_nl_client_match_locked(struct qpu_dev *qdev,
 {
 	lockdep_assert_held(&qdev->files_lock);
 	if (filter->id && qf->client.id != filter->id)
+		return false;
+	if (!filter->all_users && !uid_eq(qf->uid, filter->uid))
 		return false;
 	/* In the requester's pid namespace, as the replies are. */
 	return !filter->pid || pid_vnr(qf->pid) == filter->pid;

@@ -257,12 +257,13 @@ static struct qpu_job *qpu_sched_pick(struct qpu_sched *sched)
 }
 
 /* The running job starts, or ends: its time goes to @busy_ns. */
-static void qpu_sched_busy_start(struct qpu_sched *sched)
+static void qpu_sched_busy_start(struct qpu_sched *sched, u32 client_id)
 {
 	unsigned long flags;
 
 	spin_lock_irqsave(&sched->lock, flags);
 	sched->busy_since = ktime_get();
+	sched->running_client = client_id;
 	spin_unlock_irqrestore(&sched->lock, flags);
 }
 
@@ -370,15 +371,35 @@ static void qpu_sched_release_kept(struct qpu_sched *sched)
 			qpu_bo_put(kept->bos[i]);
 		atomic_sub(kept->count, &sched->kept_bos);
 		list_del(&kept->node);
-		kfree(kept->bos);
+		kvfree(kept->bos);	/* the job's kvmalloc_array() */
 		kfree(kept);
 	}
 }
 
 /*
+ * The device goes while the QPUs may still write the kept BOs: their
+ * memory must outlive it. Each is marked so that qpu_bo_unplug() and the
+ * last put leave its memory alone, and the references are dropped.
+ */
+static void qpu_sched_leak_kept(struct qpu_dev *qdev)
+{
+	struct qpu_sched_kept *kept;
+	unsigned int i;
+
+	list_for_each_entry(kept, &qdev->sched.kept, node) {
+		dev_err(qdev->dev, "%u BOs leaked at removal: the V3D did not reset, its QPUs may still write them\n",
+			kept->count);
+		for (i = 0; i < kept->count; i++)
+			qpu_bo_leak_memory(kept->bos[i]);
+	}
+	qpu_sched_release_kept(&qdev->sched);
+}
+
+/*
  * Takes @job's BOs over before it ends: its reset failed, so its programs
  * may still run and write them. Without memory to note them, they leak:
- * better than freed memory the QPUs write.
+ * better than freed memory the QPUs write. The backend has let go of the
+ * job (job_end), so nothing reads job->bos while they move.
  */
 static void qpu_sched_keep_bos(struct qpu_dev *qdev, struct qpu_job *job)
 {
@@ -392,7 +413,7 @@ static void qpu_sched_keep_bos(struct qpu_dev *qdev, struct qpu_job *job)
 	} else {
 		dev_err(qdev->dev, "job %llu: %u BOs leaked, as the QPUs may still write them\n",
 			job->seqno, job->bo_count);
-		kfree(job->bos);
+		kvfree(job->bos);
 	}
 	job->bos = NULL;
 	job->bo_count = 0;
@@ -474,6 +495,20 @@ static int qpu_sched_isolate(struct qpu_dev *qdev, struct qpu_job *job)
 	return 0;
 }
 
+/* Cancels the jobs on @list, taken off their queues; no lock held. */
+static void qpu_sched_cancel_jobs(struct qpu_sched *sched,
+				  struct list_head *list)
+{
+	struct qpu_job *job, *tmp;
+
+	list_for_each_entry_safe(job, tmp, list, node) {
+		list_del(&job->node);
+		qpu_job_forget_in_fence(job);
+		atomic64_inc(&sched->jobs_canceled);
+		qpu_job_end(job, QPU_JOB_CANCELED);
+	}
+}
+
 /* How long the running @job has run. */
 static u64 qpu_sched_job_ns(const struct qpu_job *job)
 {
@@ -489,6 +524,9 @@ static void qpu_sched_finish(struct qpu_dev *qdev, struct qpu_job *job,
 			     u32 status, u32 reason)
 {
 	struct qpu_sched *sched = &qdev->sched;
+	unsigned long flags;
+	bool reset_failed;
+	LIST_HEAD(later);
 
 	/* No register read from here on: the V3D may be reset or go. */
 	hrtimer_cancel(&sched->poll);
@@ -496,10 +534,15 @@ static void qpu_sched_finish(struct qpu_dev *qdev, struct qpu_job *job,
 	qpu_sched_busy_end(sched);
 	trace_qpu_job_end(qdev, job, status, qpu_sched_job_ns(job));
 	qpu_nl_job_event(qdev, job, status);
-	if (status != QPU_JOB_DONE && qpu_sched_reset(qdev, reason))
-		qpu_sched_keep_bos(qdev, job);
+	reset_failed = status != QPU_JOB_DONE && qpu_sched_reset(qdev, reason);
+	/*
+	 * Before the BOs move: the simulated V3D's programs look them up
+	 * (qpu_job_find_bo()) until job_end detaches the job under its lock.
+	 */
 	if (qdev->ops->job_end)
 		qdev->ops->job_end(qdev, job);
+	if (reset_failed)
+		qpu_sched_keep_bos(qdev, job);
 	sched->running = NULL;
 
 	switch (status) {
@@ -518,6 +561,13 @@ static void qpu_sched_finish(struct qpu_dev *qdev, struct qpu_job *job,
 		break;
 	}
 	qpu_job_end(job, status);
+
+	/* The jobs its closed file left, once its fence has signalled. */
+	spin_lock_irqsave(&sched->lock, flags);
+	sched->running_client = 0;
+	list_splice_init(&sched->after_running, &later);
+	spin_unlock_irqrestore(&sched->lock, flags);
+	qpu_sched_cancel_jobs(sched, &later);
 }
 
 /* Has the work done reset number @seq, or stopped for good? */
@@ -739,7 +789,7 @@ static void qpu_sched_work(struct work_struct *work)
 	job->deadline = ktime_add(job->start, job->timeout);
 	if (qdev->ops->job_begin)
 		qdev->ops->job_begin(qdev, job);
-	qpu_sched_busy_start(sched);
+	qpu_sched_busy_start(sched, job->client_id);
 	trace_qpu_job_start(qdev, job);
 	qpu_v3d_job_start(qdev, job);
 	qpu_sched_poll_start(sched, job);
@@ -753,6 +803,7 @@ int qpu_sched_init(struct qpu_dev *qdev)
 	spin_lock_init(&sched->lock);
 	INIT_LIST_HEAD(&sched->clients);
 	INIT_LIST_HEAD(&sched->kept);
+	INIT_LIST_HEAD(&sched->after_running);
 	init_waitqueue_head(&sched->reset_wait);
 	mutex_init(&sched->hang_lock);
 	INIT_DELAYED_WORK(&sched->work, qpu_sched_work);
@@ -778,21 +829,11 @@ static void qpu_sched_take_jobs_locked(struct qpu_sched *sched,
 	}
 }
 
-/* Cancels the jobs on @list, taken off their queues; no lock held. */
-static void qpu_sched_cancel_jobs(struct qpu_sched *sched,
-				  struct list_head *list)
-{
-	struct qpu_job *job, *tmp;
-
-	list_for_each_entry_safe(job, tmp, list, node) {
-		list_del(&job->node);
-		qpu_job_forget_in_fence(job);
-		atomic64_inc(&sched->jobs_canceled);
-		qpu_job_end(job, QPU_JOB_CANCELED);
-	}
-}
-
-/* Cancels the queued jobs of @client, which is going away. */
+/*
+ * Cancels the queued jobs of @client, which is going away. Fences of one
+ * context signal in order: while a job of @client runs, its queued ones
+ * are canceled when it ends (qpu_sched_finish()), not before.
+ */
 void qpu_sched_client_fini(struct qpu_dev *qdev, struct qpu_client *client)
 {
 	struct qpu_sched *sched = &qdev->sched;
@@ -801,6 +842,8 @@ void qpu_sched_client_fini(struct qpu_dev *qdev, struct qpu_client *client)
 
 	spin_lock_irqsave(&sched->lock, flags);
 	qpu_sched_take_jobs_locked(sched, client, &canceled);
+	if (sched->running_client == client->id)
+		list_splice_tail_init(&canceled, &sched->after_running);
 	spin_unlock_irqrestore(&sched->lock, flags);
 	qpu_sched_cancel_jobs(sched, &canceled);
 }
@@ -840,7 +883,14 @@ void qpu_sched_fini(struct qpu_dev *qdev)
 		qpu_sched_take_jobs_locked(sched, client, &canceled);
 	spin_unlock_irqrestore(&sched->lock, flags);
 	qpu_sched_cancel_jobs(sched, &canceled);
-	qpu_sched_release_kept(sched);
+	/*
+	 * BOs kept after a failed reset go only after one that works: their
+	 * memory is freed next (qpu_bo_unplug()). Else they stay, memory and
+	 * all, for as long as the module: the QPUs may still write them.
+	 */
+	if (!list_empty(&sched->kept) &&
+	    qpu_sched_v3d_reset(qdev, QPU_RESET_REMOVE))
+		qpu_sched_leak_kept(qdev);
 
 	destroy_workqueue(sched->wq);
 	sched->wq = NULL;

@@ -30,7 +30,10 @@
  *
  * Time is the job's progress, not the wall clock's: the emulator stops the
  * job when one of its programs needs more than its timeout's worth of
- * instructions (QPU_EMU_INSTRUCTIONS_PER_MS per millisecond), and when every
+ * work (QPU_EMU_INSTRUCTIONS_PER_MS instructions per millisecond, its DMAs
+ * and TMU lookups charged as the instructions the V3D would take for
+ * them, qpu_emu_set_limit()), so that a job's host time is bounded by its
+ * timeout whatever its programs do, and when every
  * running program waits forever (a deadlock, whose QPU states it keeps).
  * qpu_sim_job_check() gives the scheduler that verdict, and says whether
  * programs are running, so the wall clock does not cut a job the host is
@@ -90,7 +93,7 @@ MODULE_PARM_DESC(sim_dma,
 		 "Simulated V3Ds probed from now on take BO memory from the DMA API, as a real one does, instead of vmalloc (for tests; default N)");
 
 /* Read at each submit and each job's start: tests change it at run time. */
-bool qpu_sim_follows_hw_policy(void)
+static bool qpu_sim_follows_hw_policy(void)
 {
 	return READ_ONCE(qpu_sim_hw_policy);
 }
@@ -111,7 +114,11 @@ bool qpu_sim_follows_hw_policy(void)
 
 /* Depth of the user-program request queue, as on the hardware. */
 #define QPU_SIM_QUEUE_DEPTH	16
-/* Instructions run between two chances for the rest of the system. */
+/*
+ * Work run between two chances for the rest of the system: instructions,
+ * and what their DMAs and TMU lookups are charged (qpu_emu_run()), so a
+ * slice of the largest DMAs is no longer than one of ALU instructions.
+ */
 #define QPU_SIM_SLICE		20000
 
 /**
@@ -498,8 +505,11 @@ static void qpu_sim_exec(struct work_struct *work)
 	mutex_unlock(&sim->emu_lock);
 	if (status == QPU_EMU_DEADLOCK)
 		dev_dbg(sim->qdev->dev, "every running QPU waits forever\n");
-	if (more)
+	if (more) {
+		/* The next slice after the rest of the system had its turn. */
+		cond_resched();
 		queue_delayed_work(sim->wq, &sim->exec, 0);
+	}
 	if (verdict || (changed && !READ_ONCE(sim->poll_only)))
 		qpu_sched_kick(sim->qdev);
 }
@@ -724,6 +734,12 @@ static void qpu_sim_release(struct qpu_dev *qdev)
 	kfree(sim);
 }
 
+/* Every access is checked against the job's buffers, unless tests gate it. */
+static bool qpu_sim_confines_jobs(const struct qpu_dev *qdev)
+{
+	return !qpu_sim_follows_hw_policy();
+}
+
 static const struct qpu_backend_ops qpu_sim_ops = {
 	.reg_read = qpu_sim_reg_read,
 	.reg_write = qpu_sim_reg_write,
@@ -737,6 +753,7 @@ static const struct qpu_backend_ops qpu_sim_ops = {
 	.job_check = qpu_sim_job_check,
 	.qpu_instructions = qpu_sim_qpu_instructions,
 	.telemetry_read = qpu_sim_telemetry_read,
+	.confines_jobs = qpu_sim_confines_jobs,
 	.reset = qpu_sim_reset,
 	.release = qpu_sim_release,
 };
@@ -752,6 +769,7 @@ static struct qpu_sim *qpu_sim_create(struct qpu_dev *qdev)
 	qdev->sim = sim;
 	sim->qdev = qdev;
 	sim->dma_bos = READ_ONCE(qpu_sim_dma);
+	qdev->dma_memory = sim->dma_bos;
 	spin_lock_init(&sim->lock);
 	mutex_init(&sim->emu_lock);
 	INIT_DELAYED_WORK(&sim->exec, qpu_sim_exec);

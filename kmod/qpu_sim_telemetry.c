@@ -95,8 +95,8 @@ static int qpu_sim_telemetry_knob_set(void *data, u64 val)
 	struct qpu_sim_telemetry_knob *knob = data;
 
 	if (val < knob->min || val > knob->max) {
-		pr_debug("firmware knob write refused: %llu, not %u to %u\n",
-			 val, knob->min, knob->max);
+		pr_debug_ratelimited("firmware knob write refused: %llu, not %u to %u\n",
+				     val, knob->min, knob->max);
 		return -EINVAL;
 	}
 	spin_lock(&knob->model->lock);
@@ -125,8 +125,8 @@ static int qpu_sim_telemetry_throttled_set(void *data, u64 val)
 	struct qpu_sim_telemetry *m = data;
 
 	if (val & ~(u64)QPU_THROTTLED_NOW) {
-		pr_debug("fw_throttled write refused: bits %#llx outside %#x\n",
-			 val & ~(u64)QPU_THROTTLED_NOW, QPU_THROTTLED_NOW);
+		pr_debug_ratelimited("fw_throttled write refused: bits %#llx outside %#x\n",
+				     val & ~(u64)QPU_THROTTLED_NOW, QPU_THROTTLED_NOW);
 		return -EINVAL;
 	}
 	spin_lock(&m->lock);

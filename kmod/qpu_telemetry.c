@@ -29,6 +29,8 @@
 #define QPU_TELEMETRY_PERIOD_MAX_MS	60000
 
 static unsigned int qpu_telemetry_period_ms = 1000;
+/* Bumped by every write of the period: a first open then samples at once. */
+static atomic_t qpu_telemetry_period_gen = ATOMIC_INIT(0);
 
 static int qpu_telemetry_period_set(const char *val,
 				    const struct kernel_param *kp)
@@ -48,6 +50,7 @@ static int qpu_telemetry_period_set(const char *val,
 		return ret;
 	}
 	WRITE_ONCE(qpu_telemetry_period_ms, ms);
+	atomic_inc(&qpu_telemetry_period_gen);
 	return 0;
 }
 
@@ -137,6 +140,8 @@ static void qpu_telemetry_work(struct work_struct *work)
 	ret = qdev->ops->telemetry_read(qdev, &s);
 
 	mutex_lock(&t->lock);
+	t->tried = ktime_get();
+	t->tried_gen = atomic_read(&qpu_telemetry_period_gen);
 	if (!ret && s.have) {
 		t->sample = s;
 		t->when = ktime_get();
@@ -184,9 +189,31 @@ void qpu_telemetry_stop(struct qpu_dev *qdev)
 	cancel_delayed_work_sync(&t->work);
 }
 
+/*
+ * When the first file's sample is due: now, unless the last sample is less
+ * than a period old, so that opening and closing the device in a loop does
+ * not call the firmware more often than the period says. A period written
+ * since (an administrator's) lets it sample at once again.
+ */
+static unsigned long qpu_telemetry_first_delay_locked(struct qpu_telemetry *t)
+{
+	int gen = atomic_read(&qpu_telemetry_period_gen);
+	s64 left_ms;
+
+	lockdep_assert_held(&t->lock);
+	if (!t->tried || t->tried_gen != gen)
+		return 0;
+	left_ms = ktime_ms_delta(ktime_add_ms(t->tried,
+					      READ_ONCE(qpu_telemetry_period_ms)),
+				 ktime_get());
+	return left_ms > 0 ? msecs_to_jiffies(left_ms) : 0;
+}
+
 /**
- * qpu_telemetry_file_open() - a file opened: sample now, then periodically
+ * qpu_telemetry_file_open() - a file opened: sample, then periodically
  * @qdev: the device
+ *
+ * The first sample comes at once, or a period after the last one.
  */
 void qpu_telemetry_file_open(struct qpu_dev *qdev)
 {
@@ -196,7 +223,7 @@ void qpu_telemetry_file_open(struct qpu_dev *qdev)
 		return;
 	mutex_lock(&t->lock);
 	if (!t->users++)
-		qpu_telemetry_schedule_locked(t, 0);
+		qpu_telemetry_schedule_locked(t, qpu_telemetry_first_delay_locked(t));
 	mutex_unlock(&t->lock);
 }
 

@@ -6,8 +6,8 @@
 # links and runs, both against the shared and the static library; so does a
 # C++ firmware-mailbox client against libqpu-mailbox (QPULib's shape). Every
 # tool (tools/*.c, tools/qpuctl) builds from that tree alone, with the tools'
-# own shared code (tools/lib), and one of them runs; so do the C snippets of
-# README.md, each in a function after its "snippet-context" declarations.
+# own shared code (tools/lib), and one of them runs; so do the C programs of
+# README.md (test-doc-examples runs them against the build tree).
 set -uo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -42,7 +42,7 @@ for f in include/qpu.h include/linux/qpu.h include/qpu_kernels.h \
 	 bin/qpu-run bin/qpu-as bin/qpu-check bin/qpu-demo bin/qpuctl \
 	 share/qpu/qasm/vpm.qinc share/qpu/qasm/dma.qinc share/man/man8/qpuctl.8 \
 	 share/man/man1/qpu-as.1 share/man/man3/qpu_dev_open.3 share/man/man3/qpu_submit.3 \
-	 share/man/man3/mbox_open.3 share/man/man7/libqpu.7 \
+	 share/man/man3/mbox_open.3 share/man/man7/libqpu.7 share/man/man7/qpu-tools.7 \
 	 share/bash-completion/completions/qpuctl; do
 	check "file_${f//\//_}" test -e "$dest/root$prefix/$f"
 done
@@ -188,30 +188,29 @@ run_tools() {
 }
 check tools_run run_tools
 
-# README's C snippets, against the installed headers and libqpu.so.
-extract_snippets() {
-	awk -v out="$dest/snippets.c" '
-		BEGIN {
-			print "#include <stdint.h>\n#include <stdio.h>\n#include <string.h>" > out
-			print "#include <qpu.h>\n#include <qpu_kernels.h>\n#include <qpu_emit.h>" > out
-			print "#include <qpu_asm.h>\n#include <qpu_dis.h>\n#include <qpu_emulator.h>" > out
-		}
-		/^<!-- snippet-context:/ {
-			ctx = $0; sub(/^<!-- snippet-context: */, "", ctx); sub(/ *-->$/, "", ctx)
-			want = 1; next
-		}
-		/^```c$/ { if (!want) { missing++ } ; n++; printf "void snippet_%d(void);\nvoid snippet_%d(void)\n{\n%s\n", n, n, ctx > out; inblock = 1; want = 0; next }
-		/^```$/ && inblock { print "}" > out; inblock = 0; next }
-		inblock { print > out }
-		END {
-			print "int main(void) { return 0; }" > out
-			if (missing || !n) { print missing " snippet(s) without a snippet-context line, " n " in all"; exit 1 }
-		}' "$top/README.md"
+# README's C programs, against the installed headers and libqpu.so: each
+# fenced c block is a program, except those a "<!-- file: NAME -->" line
+# names (files the others use, as hello.c's prog.h from prog.qasm, which the
+# installed qpu-as assembles here).
+extract_programs() {
+	mkdir -p "$dest/readme" && awk -v dir="$dest/readme" '
+		/^<!-- file: .* -->$/ { name = $3; next }
+		/^```/ && !inblock { inblock = 1; lang = substr($0, 4)
+			out = name != "" ? dir "/" name : lang == "c" ? dir "/program" ++n ".c" : ""
+			name = ""; next }
+		/^```$/ && inblock { inblock = 0; if (out != "") close(out); next }
+		inblock && out != "" { print > out }
+		END { if (!n) { print "no C program in README.md"; exit 1 } }' "$top/README.md"
 }
-check readme_snippets_extracted extract_snippets
-# shellcheck disable=SC2046,SC2086
-check readme_snippets_build cc $tflags -Wno-unused-variable -Wno-unused-but-set-variable \
-	-o "$dest/snippets" "$dest/snippets.c" $(pkg-config --libs libqpu)
+build_programs() {
+	(cd "$dest/readme" && LD_LIBRARY_PATH=$libdir "$dest/tools/qpu-as" -f c -o prog.h prog.qasm) || return 1
+	for f in "$dest"/readme/program*.c "$dest/readme/hello.c"; do
+		# shellcheck disable=SC2046,SC2086
+		cc $tflags -I"$dest/readme" -o "${f%.c}" "$f" $(pkg-config --libs libqpu) || return 1
+	done
+}
+check readme_programs_extracted extract_programs
+check readme_programs_build build_programs
 
 # The Python package, installed beside the library: it imports and its
 # self-check passes with nothing but the tree (no QPU_LIBRARY, no source).

@@ -3,7 +3,7 @@
 #
 # Installs the Debian 12 packages a make target needs, and nothing when they
 # are all there already. Usage: deps.sh GROUP... (build lint vm pi python netlink
-# pyvideocore debug all)
+# xnnpack pyvideocore man m32 debug all)
 # Needs root to install; otherwise it prints the command to run and fails.
 set -euo pipefail
 
@@ -12,13 +12,21 @@ declare -A groups=(
 	[lint]="linux-source-6.1 sparse"
 	[vm]="qemu-system-x86 busybox-static cpio linux-image-amd64 linux-headers-amd64 linux-source-6.1"
 	[pi]="gcc-arm-linux-gnueabi libc6-dev-armel-cross gcc-aarch64-linux-gnu qemu-system-arm cpio device-tree-compiler linux-kbuild-6.1 linux-source-6.1"
-	[python]="python3 python3-numpy python3-pytest python3-build python3-setuptools python3-wheel"
+	[python]="python3 python3-numpy python3-pytest python3-build python3-setuptools python3-wheel python3-onnx"
 	[netlink]="libnl-3-dev libnl-genl-3-dev"
 	# make check-thirdparty PYVIDEOCORE_SRC=DIR: PyVideoCore's suite imports
 	# nose.tools beside pytest
 	[pyvideocore]="python3 python3-numpy python3-pytest python3-nose"
+	# make bench-nn-xnnpack: the CPU backend's layers against XNNPACK (whose
+	# header includes pthreadpool's)
+	[xnnpack]="libxnnpack-dev libpthreadpool-dev"
 	# the man pages' check (selftests/lib/test-man.sh): man --warnings, groff
 	[man]="man-db groff"
+	# make check-m32: libqpu and its emulator tests built with gcc -m32, run
+	# by qemu-user's qemu-i386 where the kernel runs no 32-bit program.
+	# gcc-12-multilib, not gcc-multilib: Debian 12's gcc-multilib conflicts
+	# with the cross compilers of the pi group, and apt would remove them.
+	[m32]="gcc-12-multilib libc6-dev-i386 qemu-user"
 	# make deb and check-deb (tools/debian/deb.mk): debhelper and what
 	# debian/control's Build-Depends names, for amd64 and the two cross
 	# builds (Debian's cross toolchains; the target's libnl and pkgconf,

@@ -26,6 +26,7 @@ const char tool_name[] = TOOL_NAME;
 #include <qpu_hazard.h>
 #include <qpu_hazard_v3d.h>
 
+#include "cli.h"
 #include "die.h"
 #include "hazard-rules.h"
 #include "wordfile.h"
@@ -66,8 +67,9 @@ static void usage(FILE *out)
 		"  -q, --quiet       print findings without the disassembly\n"
 		"  -l, --list-rules  list the rules and exit\n"
 		"  -h, --help        this text\n"
-		"  -V, --version     the libqpu version\n\n"
-		"Exit status: 0 clean, 1 findings or an error.\n");
+		"  -V, --version     the package version\n\n"
+		"Exit status: 0 clean, 1 findings or an error.\n"
+		"Options may follow FILE; they follow qpu-tools(7).\n");
 }
 
 static unsigned int rule_or_die(const struct qpu_rule_set *set, const char *name)
@@ -157,14 +159,13 @@ static void parse_config(int argc, char **argv, struct config *cfg)
 			threads = atoi(optarg);
 			break;
 		case 'V':
-			printf("qpu-check (libqpu) %s\n", qpu_version());
+			print_version();
 			exit(EXIT_SUCCESS);
 		case 'x':
 			cfg->format = QPU_WORDFILE_HEX;
 			break;
 		default:
-			usage(stderr);
-			exit(EXIT_FAILURE);
+			try_help(EXIT_FAILURE);
 		}
 	}
 	if (threads && cfg->gen == QPU_GEN_VC4)
@@ -187,7 +188,7 @@ static void parse_config(int argc, char **argv, struct config *cfg)
 	free(wargs);
 	cfg->rules = (only ? only : set->all) & ~off;
 	if (argc - optind > 1)
-		die("one input file at most (got %d)", argc - optind);
+		usage_error(EXIT_FAILURE, "one input file at most (got %d)", argc - optind);
 	if (optind < argc)
 		cfg->path = argv[optind];
 }

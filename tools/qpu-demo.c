@@ -22,18 +22,26 @@
 #include <qpu.h>
 #include <qpu_kernels.h>
 
+#include "cli.h"
+#include "die.h"
 #include "kernel-cases.h"
+#include "open_dev.h"
 #include "parse_num.h"
+
+const char tool_name[] = "qpu-demo";
 
 static void usage(FILE *fp)
 {
 	fprintf(fp,
 		"Usage: qpu-demo [OPTIONS]\n"
 		"Run libqpu's sample kernels, check each against the CPU, print a table.\n\n"
-		"  -d, --device PATH  /dev/qpu (the default), or emu for the emulator\n"
+		"  -d, --device PATH  the device node, or emu for the emulator\n"
+		"                     (default $QPU_DEVICE, else /dev/qpu)\n"
 		"  -q, --qpus N       QPUs per kernel (default: all of the device's)\n"
 		"      --no-model     skip the modelled Pi 1/Zero and Pi 3 figures\n"
-		"  -h, --help         show this help\n");
+		"  -h, --help         show this help\n"
+		"  -V, --version      the package version\n"
+		"Options follow qpu-tools(7).\n");
 }
 
 static void print_instructions(const struct qpu_kernel_stats *s, char *buf,
@@ -87,9 +95,10 @@ int main(int argc, char **argv)
 		{ "qpus", required_argument, NULL, 'q' },
 		{ "no-model", no_argument, NULL, 1 },
 		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *path = "/dev/qpu";
+	const char *path = NULL;
 	unsigned int qpus = 0, failed = 0;
 	struct qpu_kernels *kernels, *model[MODEL_BOARDS] = { NULL };
 	struct qpu_dev *model_dev[MODEL_BOARDS] = { NULL };
@@ -100,17 +109,15 @@ int main(int argc, char **argv)
 	size_t i;
 	int c;
 
-	while ((c = getopt_long(argc, argv, "d:q:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "d:q:hV", opts, NULL)) != -1) {
 		switch (c) {
 		case 'd':
 			path = optarg;
 			break;
 		case 'q':
-			if (!parse_u64(optarg, 1, QPU_JOB_MAX_QPUS, &n)) {
-				fprintf(stderr, "qpu-demo: bad QPU count '%s': expected 1 to %u\n",
-					optarg, QPU_JOB_MAX_QPUS);
-				return 2;
-			}
+			if (!parse_u64(optarg, 1, QPU_JOB_MAX_QPUS, &n))
+				usage_error(2, "bad QPU count '%s': expected 1 to %u",
+					    optarg, QPU_JOB_MAX_QPUS);
 			qpus = (unsigned int)n;
 			break;
 		case 1:
@@ -119,17 +126,16 @@ int main(int argc, char **argv)
 		case 'h':
 			usage(stdout);
 			return 0;
+		case 'V':
+			print_version();
+			return 0;
 		default:
-			usage(stderr);
-			return 2;
+			try_help(2);
 		}
 	}
-	dev = qpu_dev_open(path);
-	if (!dev) {
-		fprintf(stderr, "qpu-demo: cannot open %s: %s\n", path,
-			strerror(errno));
-		return 1;
-	}
+	if (optind != argc)
+		usage_error(2, "unexpected argument '%s'", argv[optind]);
+	dev = open_dev(path);
 	if (qpu_dev_get_param(dev, QPU_DEV_PARAM_NUM_QPUS, &have))
 		have = 12;
 	if (qpus > have) {

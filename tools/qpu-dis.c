@@ -25,6 +25,7 @@ const char tool_name[] = TOOL_NAME;
 #include <qpu.h>
 #include <qpu_dis.h>
 
+#include "cli.h"
 #include "die.h"
 #include "wordfile.h"
 
@@ -48,9 +49,10 @@ static void usage(FILE *out)
 		"  -x, --hex        input is hex text: 0xLOW, 0xHIGH, per instruction\n"
 		"  -r, --raw        show each instruction word in hex\n"
 		"  -h, --help       this text\n"
-		"  -V, --version    the libqpu version\n\n"
+		"  -V, --version    the package version\n\n"
 		"Without -b or -x, text made of hex numbers is read as hex, anything\n"
-		"else as binary.\n");
+		"else as binary.\n"
+		"Options may follow FILE; they follow qpu-tools(7).\n");
 }
 
 static void parse_config(int argc, char **argv, struct config *cfg)
@@ -90,18 +92,17 @@ static void parse_config(int argc, char **argv, struct config *cfg)
 			cfg->raw = true;
 			break;
 		case 'V':
-			printf("qpu-dis (libqpu) %s\n", qpu_version());
+			print_version();
 			exit(EXIT_SUCCESS);
 		case 'x':
 			cfg->format = QPU_WORDFILE_HEX;
 			break;
 		default:
-			usage(stderr);
-			exit(EXIT_FAILURE);
+			try_help(EXIT_FAILURE);
 		}
 	}
 	if (argc - optind > 1)
-		die("one input file at most (got %d)", argc - optind);
+		usage_error(EXIT_FAILURE, "one input file at most (got %d)", argc - optind);
 	if (optind < argc)
 		cfg->path = argv[optind];
 }

@@ -14,6 +14,12 @@
 
 #include <qpu.h>
 
+#include "cli.h"
+#include "die.h"
+#include "open_dev.h"
+
+const char tool_name[] = "qpu-info";
+
 static const struct {
 	enum qpu_dev_param param;
 	const char *name;
@@ -32,23 +38,21 @@ static const struct {
 	{ QPU_DEV_PARAM_INSTRUCTIONS_PER_MS, "instructions_per_ms", "%" PRIu64 },
 };
 
-/* The names of the QPU_DEV_FEATURE_* bits, printed after the mask. */
-static const struct {
-	uint64_t bit;
-	const char *name;
-} features[] = {
-	{ QPU_DEV_FEATURE_UNIFORMS_ANYWHERE, "uniforms_anywhere" },
-	{ QPU_DEV_FEATURE_DEADLOCK, "deadlock" },
-};
-
 static void print_features(uint64_t mask)
 {
-	size_t i;
+	unsigned int bit;
+	const char *name;
 
 	printf("0x%" PRIx64, mask);
-	for (i = 0; i < sizeof(features) / sizeof(features[0]); i++)
-		if (mask & features[i].bit)
-			printf(" %s", features[i].name);
+	for (bit = 0; bit < 64; bit++) {
+		if (!(mask & (1ull << bit)))
+			continue;
+		name = qpu_dev_feature_name(bit);
+		if (name)
+			printf(" %s", name);
+		else
+			printf(" bit%u", bit);
+	}
 }
 
 static void usage(FILE *out)
@@ -57,9 +61,10 @@ static void usage(FILE *out)
 		"Usage: qpu-info [-d DEVICE]\n"
 		"Print what a qpu device reports about itself.\n\n"
 		"  -d, --device=PATH  the device node, or \"emu\" for the in-process\n"
-		"                     emulator (default $QPU_DEVICE or /dev/qpu)\n"
+		"                     emulator (default $QPU_DEVICE, else /dev/qpu)\n"
 		"  -h, --help         this text\n"
-		"  -V, --version      the libqpu version\n");
+		"  -V, --version      the package version\n"
+		"Options follow qpu-tools(7).\n");
 }
 
 int main(int argc, char **argv)
@@ -76,7 +81,7 @@ int main(int argc, char **argv)
 	size_t i;
 	int opt, ret;
 
-	while ((opt = getopt_long(argc, argv, "+d:hV", longopts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "d:hV", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'd':
 			path = optarg;
@@ -85,25 +90,16 @@ int main(int argc, char **argv)
 			usage(stdout);
 			return 0;
 		case 'V':
-			printf("qpu-info (libqpu) %s\n", qpu_version());
+			print_version();
 			return 0;
 		default:
-			usage(stderr);
-			return 1;
+			try_help(1);
 		}
 	}
-	if (optind != argc) {
-		fprintf(stderr, "qpu-info: unexpected argument '%s'\n", argv[optind]);
-		return 1;
-	}
+	if (optind != argc)
+		usage_error(1, "unexpected argument '%s'", argv[optind]);
 
-	dev = qpu_dev_open(path);
-	if (!dev) {
-		fprintf(stderr, "qpu-info: %s: %s%s\n",
-			path ? path : "the qpu device", strerror(errno),
-			errno == ENOENT ? " (is qpu.ko loaded?)" : "");
-		return 1;
-	}
+	dev = open_dev(path);
 
 	printf("device: %s\n", qpu_dev_get_path(dev));
 	printf("kind: %s\n", qpu_dev_describe(dev));

@@ -29,8 +29,10 @@ const char tool_name[] = TOOL_NAME;
 #include <qpu_dis.h>
 #include <qpu_emulator.h>
 
+#include "cli.h"
 #include "die.h"
 #include "parse_num.h"
+#include "wordfile.h"
 
 #define MAX_REGIONS	32
 #define MAX_UNIFORMS	4096
@@ -71,6 +73,7 @@ struct config {
 	bool stats;
 	bool no_predecode;
 	enum qpu_board board;	/* --timing, else QPU_BOARD_NONE */
+	enum qpu_wordfile_format format;	/* the program's: --hex, --binary */
 	struct region regions[MAX_REGIONS];
 	unsigned int nregions;
 	uint32_t uniforms[MAX_UNIFORMS];
@@ -83,9 +86,15 @@ static void usage(FILE *out)
 {
 	fprintf(out,
 		"Usage: qpu-run [OPTION]... PROGRAM\n"
-		"Run PROGRAM (raw little-endian 64-bit QPU words) on the emulator.\n\n"
+		"Run PROGRAM (VideoCore IV code: raw little-endian 64-bit words, or hex\n"
+		"text as qpu-as -f hex writes) on the emulator.\n\n"
+		"  -m, --machine=GEN        the instruction set: vc4, the only one the\n"
+		"                           emulator runs\n"
+		"  -x, --hex                PROGRAM is hex text: 0xLOW, 0xHIGH, per word\n"
+		"      --binary             PROGRAM is little-endian 64-bit words\n"
+		"                           (without either: hex if it looks like it)\n"
 		"  -c, --code=ADDR          bus address of the program (default 0x%x)\n"
-		"  -m, --map=FILE@ADDR      map FILE's bytes at ADDR (read and write)\n"
+		"  -M, --map=FILE@ADDR      map FILE's bytes at ADDR (read and write)\n"
 		"  -z, --zero=SIZE@ADDR     map SIZE zeroed bytes at ADDR\n"
 		"  -u, --uniform=VALUE      append a 32-bit uniform (repeatable; floats\n"
 		"                           as 1.5f); the stream is mapped at --unif-addr\n"
@@ -106,10 +115,39 @@ static void usage(FILE *out)
 		"      --no-predecode       decode every instruction at each fetch\n"
 		"                           (the emulator's slower reference path)\n"
 		"  -h, --help               this text\n"
-		"  -V, --version            the libqpu version\n\n"
+		"  -V, --version            the package version\n\n"
+		"Options may follow PROGRAM; they follow qpu-tools(7).\n"
 		"Exit status: 0 all programs ended, 2 fault, 3 deadlock, 4 budget\n"
 		"spent, 1 usage or I/O error.\n",
 		DEFAULT_CODE, DEFAULT_UNIF, DEFAULT_BUDGET);
+}
+
+/* The program, hex or binary (wordfile.h), as little-endian bytes. */
+static uint8_t *read_code(const char *path, enum qpu_wordfile_format format,
+			  uint32_t *size)
+{
+	uint64_t *words;
+	uint8_t *bytes;
+	char err[256];
+	size_t n, i;
+	int k, ret;
+
+	ret = qpu_wordfile_read(path, format, &words, &n, err, sizeof(err));
+	if (ret)
+		die("%s: %s", path, err);
+	if (!n)
+		die("%s: no instructions", path);
+	if (n > 0x40000000u / 8)
+		die("%s: too large", path);
+	bytes = malloc(n * 8);
+	if (!bytes)
+		die("out of memory");
+	for (i = 0; i < n; i++)
+		for (k = 0; k < 8; k++)
+			bytes[8 * i + k] = (uint8_t)(words[i] >> (8 * k));
+	free(words);
+	*size = (uint32_t)(n * 8);
+	return bytes;
 }
 
 static uint64_t parse_num(const char *s, const char *what, uint64_t max)
@@ -296,7 +334,10 @@ static void parse_args(struct config *cfg, int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "code", required_argument, NULL, 'c' },
-		{ "map", required_argument, NULL, 'm' },
+		{ "map", required_argument, NULL, 'M' },
+		{ "machine", required_argument, NULL, 'm' },
+		{ "hex", no_argument, NULL, 'x' },
+		{ "binary", no_argument, NULL, 4 },
 		{ "zero", required_argument, NULL, 'z' },
 		{ "uniform", required_argument, NULL, 'u' },
 		{ "unif-addr", required_argument, NULL, 'U' },
@@ -317,14 +358,25 @@ static void parse_args(struct config *cfg, int argc, char **argv)
 	const char *rest;
 	int opt;
 
-	while ((opt = getopt_long(argc, argv, "c:m:z:u:U:S:n:s:b:d:t::hV",
+	while ((opt = getopt_long(argc, argv, "c:m:M:xz:u:U:S:n:s:b:d:t::hV",
 				  longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'c':
 			cfg->code_addr = parse_num(optarg, "address",
 						   0xffffffffull);
 			break;
-		case 'm': {
+		case 'm':
+			if (qpu_gen_from_name(optarg) != QPU_GEN_VC4)
+				usage_error(EXIT_USAGE, "machine '%s': the emulator runs vc4 code only",
+					    optarg);
+			break;
+		case 'x':
+			cfg->format = QPU_WORDFILE_HEX;
+			break;
+		case 4:
+			cfg->format = QPU_WORDFILE_BINARY;
+			break;
+		case 'M': {
 			uint32_t size, base;
 			uint8_t *mem;
 			char *path;
@@ -420,17 +472,16 @@ static void parse_args(struct config *cfg, int argc, char **argv)
 			usage(stdout);
 			exit(EXIT_DONE);
 		case 'V':
-			printf("qpu-run (libqpu) %s\n", qpu_version());
+			print_version();
 			exit(EXIT_DONE);
 		default:
-			usage(stderr);
-			exit(EXIT_USAGE);
+			try_help(EXIT_USAGE);
 		}
 	}
-	if (optind != argc - 1) {
-		usage(stderr);
-		exit(EXIT_USAGE);
-	}
+	if (optind == argc)
+		usage_error(EXIT_USAGE, "no PROGRAM to run");
+	if (optind != argc - 1)
+		usage_error(EXIT_USAGE, "one PROGRAM at most (got %d)", argc - optind);
 }
 
 static void report_fault(const struct qpu_emulator *emu)
@@ -573,10 +624,7 @@ int main(int argc, char **argv)
 	int ret = EXIT_DONE;
 
 	parse_args(&cfg, argc, argv);
-	code = read_file(argv[optind], &size);
-	if (!size || size % 8)
-		die("%s: %" PRIu32 " bytes is not a whole number of 64-bit words",
-		    argv[optind], size);
+	code = read_code(argv[optind], cfg.format, &size);
 	add_region(&cfg, cfg.code_addr, size, code, argv[optind]);
 	if (cfg.nuniforms) {
 		uint8_t *u = malloc(cfg.nuniforms * 4);

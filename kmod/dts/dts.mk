@@ -48,6 +48,7 @@ dkms-src:
 	$(Q)rm -rf $(DESTDIR)$(DKMS_SRC)
 	$(Q)mkdir -p $(DESTDIR)$(DKMS_SRC)/libqpu
 	$(Q)cp -r Kbuild kmod uapi $(DESTDIR)$(DKMS_SRC)/
+	$(Q)rm -rf $(DESTDIR)$(DKMS_SRC)/kmod/v3d_sim	# the VM's simulated v3d: never packaged
 	$(Q)cp -r libqpu/core $(DESTDIR)$(DKMS_SRC)/libqpu/
 	$(Q)sed 's/^PACKAGE_VERSION=.*/PACKAGE_VERSION="$(QPU_DKMS_VERSION)"/' \
 		kmod/dkms.conf >$(DESTDIR)$(DKMS_SRC)/dkms.conf

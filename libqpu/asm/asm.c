@@ -9,6 +9,7 @@
  * file:line:col; the line is given up, what it left half done undone, and
  * the run goes on with the next line, so one run reports many errors.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -27,6 +28,37 @@ void *asm_xalloc(struct qpu_asm *as, void *p)
 	return p;
 }
 
+/* Whether two chains of macro calls are the same calls (each pass has its own). */
+static bool same_site(const struct qpu_asm_loc *a, const struct qpu_asm_loc *b)
+{
+	for (; a && b; a = a->expanded_from, b = b->expanded_from)
+		if (a->file != b->file || a->line != b->line || a->col != b->col ||
+		    strcmp(a->macro ? a->macro : "", b->macro ? b->macro : ""))
+			return false;
+	return a == b;
+}
+
+/*
+ * Whether the second pass, run after errors of the first, is to keep quiet
+ * about this line: the first pass warned about it already, or gave up on it
+ * (a second error there would follow from the first).
+ */
+static bool repeated_after_errors(const struct qpu_asm *as, const char *file, bool warning)
+{
+	size_t i;
+
+	if (!as->after_errors)
+		return false;
+	if (warning)
+		return true;
+	for (i = 0; i < as->ndiags; i++)
+		if (!as->diags[i].warning && as->diags[i].file == file &&
+		    as->diags[i].line == as->lineno &&
+		    same_site(as->diags[i].expanded_from, as->site))
+			return true;
+	return false;
+}
+
 /* Add a diagnostic at the current line; false if it is already there. */
 static bool add_diag(struct qpu_asm *as, unsigned int col, bool warning,
 		     const char *fmt, va_list ap)
@@ -36,6 +68,8 @@ static bool add_diag(struct qpu_asm *as, unsigned int col, bool warning,
 	char buf[512];
 	size_t i;
 
+	if (repeated_after_errors(as, file, warning))
+		return false;
 	vsnprintf(buf, sizeof(buf), fmt, ap);
 	/* a .rep body says it once */
 	for (i = 0; i < as->ndiags; i++) {
@@ -58,15 +92,35 @@ static bool add_diag(struct qpu_asm *as, unsigned int col, bool warning,
 	return true;
 }
 
+/* Whether @line is a directive (after an optional label): it may define names. */
+static bool is_directive(const char *line)
+{
+	const char *p;
+
+	if (!line)
+		return false;
+	line += strspn(line, " \t");
+	for (p = line; isalnum((unsigned char)*p) || *p == '_'; p++)
+		;
+	if (p > line && *p == ':')
+		line = p + 1 + strspn(p + 1, " \t");
+	return *line == '.';
+}
+
 /*
  * Report an error at column @col (1-based) of the current line and give up
- * the line: run_pass() goes on with the next one.
+ * the line: run_pass() goes on with the next one. A directive given up in
+ * the first pass may have lost definitions (an .include, a .set, a macro),
+ * whose uses the second would report as errors of their own: then the run
+ * ends with the first pass.
  */
 void __attribute__((noreturn, format(printf, 3, 4)))
 asm_fail_at(struct qpu_asm *as, unsigned int col, const char *fmt, ...)
 {
 	va_list ap;
 
+	if (as->pass == 1 && is_directive(as->line))
+		as->lost_definitions = true;
 	va_start(ap, fmt);
 	if (add_diag(as, col, false, fmt, ap))
 		as->nerrors++;
@@ -691,18 +745,28 @@ static int run_pass(struct qpu_asm *as)
 	return as->nerrors ? -EINVAL : 0;
 }
 
-/* Run both passes over the source @path or @text. */
+/*
+ * Run both passes over the source @path or @text. Errors of the first pass
+ * do not stop the second, which reports the rest (undefined symbols, bad
+ * branch targets) with them, as a compiler reports every error of a file;
+ * the first pass's diagnostics stay, and the second's repeats of them are
+ * dropped. Only the limits (QPU_ASM_MAX_ERRORS, the work limits) end a run
+ * early.
+ */
 static int run(struct qpu_asm *as, const char *path, const char *text)
 {
+	volatile bool failed = false;	/* kept across setjmp() */
 	int pass, err;
 
 	free_diags(as);
 	free_labels(as);
+	as->after_errors = false;
+	as->lost_definitions = false;
 	for (pass = 1; pass <= 2; pass++) {
 		reset_run(as);
 		as->pass = pass;
 		/* pass 1's warnings come again */
-		if (pass == 2)
+		if (pass == 2 && !failed)
 			clear_diags(as);
 		if (setjmp(as->fail)) {
 			reset_run(as);
@@ -733,10 +797,17 @@ static int run(struct qpu_asm *as, const char *path, const char *text)
 			}
 		}
 		err = run_pass(as);
-		if (err) {
+		if (err == -EINVAL && pass == 1 && !as->stop && !as->lost_definitions &&
+		    as->nerrors < QPU_ASM_MAX_ERRORS) {
+			failed = true;
+			as->after_errors = true;
+			continue;
+		}
+		as->after_errors = false;
+		if (err || failed) {
 			reset_run(as);
 			free_labels(as);
-			return err;
+			return err ? err : -EINVAL;
 		}
 	}
 	free(as->line);

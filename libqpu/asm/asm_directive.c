@@ -93,7 +93,6 @@ static void directive_include(struct lexer *lx)
 	unsigned int col = lx->tok.col;
 	const char *slash;
 	bool angle;
-	size_t i;
 	int err = -ENOENT;
 
 	angle = include_name(lx, name, sizeof(name));
@@ -102,10 +101,8 @@ static void directive_include(struct lexer *lx)
 	if (as->nincludes == QPU_ASM_MAX_INCLUDES)
 		asm_fail_at(as, col, "more than %d includes in one pass", QPU_ASM_MAX_INCLUDES);
 	as->nincludes++;
-	for (i = 0; angle && err == -ENOENT && name[0] != '/' && i < as->ninclude_dirs; i++) {
-		snprintf(path, sizeof(path), "%s/%s", as->include_dirs[i], name);
-		err = asm_push_file(as, path, col);
-	}
+	if (angle)
+		err = asm_push_from_dirs(as, name, col);
 	if (err == -ENOENT) {
 		slash = strrchr(as->file, '/');
 		if (name[0] == '/' || !slash)
@@ -115,10 +112,8 @@ static void directive_include(struct lexer *lx)
 				 as->file, name);
 		err = asm_push_file(as, path, col);
 	}
-	for (i = 0; !angle && err == -ENOENT && name[0] != '/' && i < as->ninclude_dirs; i++) {
-		snprintf(path, sizeof(path), "%s/%s", as->include_dirs[i], name);
-		err = asm_push_file(as, path, col);
-	}
+	if (!angle && err == -ENOENT)
+		err = asm_push_from_dirs(as, name, col);
 	if (err == -ASM_ERECURSIVE)
 		asm_fail_at(as, col, "cannot include '%s': it is being included already "
 			    "(recursive include)", name);

@@ -163,6 +163,8 @@ struct qpu_asm {
 
 	/* state of one run */
 	int pass;
+	bool after_errors;	/* pass 2 after pass 1's errors: report only new ones */
+	bool lost_definitions;	/* pass 1 gave up a directive: no pass 2 */
 	jmp_buf fail;
 	struct frame frames[QPU_ASM_MAX_DEPTH + 1];
 	size_t nframes;
@@ -259,6 +261,8 @@ struct frame *asm_push_frame(struct qpu_asm *as, enum frame_kind kind,
 			     unsigned int col);
 void asm_pop_frame(struct qpu_asm *as);
 int asm_push_file(struct qpu_asm *as, const char *path, unsigned int col);
+/* @name pushed from the -I directories, then the defaults (asm_include_path.c) */
+int asm_push_from_dirs(struct qpu_asm *as, const char *name, unsigned int col);
 bool asm_next_line(struct qpu_asm *as);
 unsigned int asm_line_col(const struct qpu_asm *as, const char *line, const char *p);
 void asm_emit_word(struct qpu_asm *as, uint64_t w, unsigned int col);

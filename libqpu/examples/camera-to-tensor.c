@@ -6,13 +6,16 @@
  * threshold and grayscale kernels on the way, to show the image wrappers.
  * The frame here is synthetic: a gradient; put a real one in the buffer.
  *
- * Usage: camera-to-tensor [DEVICE]   (default "emu")
+ * Usage: camera-to-tensor [DEVICE]   (default $QPU_DEVICE, else /dev/qpu;
+ * "emu" for the in-process emulator)
  */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "qpu.h"
+
+#include "example.h"
 #include "qpu_kernels.h"
 
 #define W	640
@@ -23,7 +26,6 @@ int main(int argc, char **argv)
 {
 	static const float mean[3] = { 0.485f, 0.456f, 0.406f };
 	static const float std[3] = { 0.229f, 0.224f, 0.225f };
-	const char *path = argc > 1 ? argv[1] : "emu";
 	struct qpu_kernel_stats stats;
 	struct qpu_yuv420 frame = {
 		.y_offset = 0, .u_offset = W * H, .v_offset = W * H * 5 / 4,
@@ -39,11 +41,9 @@ int main(int argc, char **argv)
 	size_t i, on = 0;
 	int ret = 1;
 
-	dev = qpu_dev_open(path);
-	if (!dev) {
-		fprintf(stderr, "cannot open %s: %s\n", path, strerror(errno));
+	dev = example_open(argc, argv, "A camera frame to a network's input tensor with qpu_yuv420_to_rgb().");
+	if (!dev)
 		return 1;
-	}
 	kernels = qpu_kernels_new(dev);
 	frame.bo = qpu_bo_new(dev, W * H * 3 / 2);
 	tensor.bo = qpu_bo_new(dev, 3 * NET * NET * sizeof(float));

@@ -7,13 +7,16 @@
  * end at 78. Also the uniform layout idiom: each program's uniforms are a
  * window of one buffer, in the order the program reads them.
  *
- * Usage: counter [DEVICE]   (default "emu")
+ * Usage: counter [DEVICE]   (default $QPU_DEVICE, else /dev/qpu;
+ * "emu" for the in-process emulator)
  */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "qpu.h"
+
+#include "example.h"
 #include "counter.qasm.h"
 
 #define QPUS		12
@@ -21,7 +24,6 @@
 
 int main(int argc, char **argv)
 {
-	const char *path = argc > 1 ? argv[1] : "emu";
 	struct qpu_program_ref progs[QPUS];
 	struct qpu_bo *code, *unif, *out;
 	struct qpu_job_result r;
@@ -31,11 +33,9 @@ int main(int argc, char **argv)
 	uint64_t seqno;
 	int k, ret = 1;
 
-	dev = qpu_dev_open(path);
-	if (!dev) {
-		fprintf(stderr, "cannot open %s: %s\n", path, strerror(errno));
+	dev = example_open(argc, argv, "Twelve QPUs count under the mutex and meet at a semaphore join.");
+	if (!dev)
 		return 1;
-	}
 	code = qpu_bo_new(dev, sizeof(counter_code));
 	unif = qpu_bo_new(dev, QPUS * UNIFORMS * 4);
 	out = qpu_bo_new(dev, 64);

@@ -6,8 +6,8 @@
  * it loads 16 floats of A and of B through TMU0, adds them and stores the
  * sums to C through the VPM and a DMA write.
  *
- * Usage: emit-vecadd [DEVICE]   (default "emu", the in-process emulator;
- * "/dev/qpu" for qpu.ko)
+ * Usage: emit-vecadd [DEVICE]   (default $QPU_DEVICE, else /dev/qpu;
+ * "emu" for the in-process emulator)
  */
 #include <errno.h>
 #include <stdio.h>
@@ -15,6 +15,8 @@
 #include <string.h>
 
 #include "qpu.h"
+
+#include "example.h"
 #include "qpu_emit.h"
 
 #define QPUS	12
@@ -58,7 +60,6 @@ static struct qpu_bo *bo_new(struct qpu_dev *dev, size_t size)
 
 int main(int argc, char **argv)
 {
-	const char *path = argc > 1 ? argv[1] : "emu";
 	struct qpu_program_ref progs[QPUS];
 	struct qpu_bo *code = NULL, *unif = NULL, *a = NULL, *b = NULL, *c = NULL;
 	struct qpu_bo *data[3];
@@ -72,11 +73,9 @@ int main(int argc, char **argv)
 	unsigned int k, i, bad = 0;
 	int ret, status = 1;
 
-	dev = qpu_dev_open(path);
-	if (!dev) {
-		fprintf(stderr, "emit-vecadd: %s: %s\n", path, strerror(errno));
+	dev = example_open(argc, argv, "A vector add on 12 QPUs, its program built at run time with <qpu_emit.h>.");
+	if (!dev)
 		return 1;
-	}
 	code = bo_new(dev, 4096 * QPUS);
 	unif = bo_new(dev, 4096);
 	a = bo_new(dev, N * 4);

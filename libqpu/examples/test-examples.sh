@@ -24,5 +24,24 @@ for source in "$src"/*.c; do
 		failed=$((failed + 1))
 	fi
 done
+# Each follows the device rule of every entry point and takes --help.
+for source in "$src"/*.c; do
+	name=$(basename "$source" .c)
+	example=$bin/$name
+	[ -x "$example" ] || continue
+	ran=$((ran + 1))
+	if ! "$example" --help | grep -q "^Usage: .*$name \[DEVICE\]"; then
+		echo "FAILED: $name --help"
+		failed=$((failed + 1))
+	elif ! QPU_DEVICE=/nonexistent "$example" 2>&1 >/dev/null | grep -q 'QPU_DEVICE=emu, or --device emu'; then
+		echo "FAILED: $name without a device: no advice"
+		failed=$((failed + 1))
+	elif ! QPU_DEVICE=emu "$example" >/dev/null; then
+		echo "FAILED: $name with QPU_DEVICE=emu"
+		failed=$((failed + 1))
+	else
+		echo "ok: $name --help, \$QPU_DEVICE"
+	fi
+done
 [ "$ran" -gt 0 ] || { echo "no examples in $src"; exit 1; }
 [ "$failed" -eq 0 ]

@@ -7,13 +7,16 @@
  * here in C with qpu_vpm.h, the helpers' C side; the QPU program builds the
  * others with the assembler's functions.
  *
- * Usage: transpose [DEVICE]   (default "emu")
+ * Usage: transpose [DEVICE]   (default $QPU_DEVICE, else /dev/qpu;
+ * "emu" for the in-process emulator)
  */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "qpu.h"
+
+#include "example.h"
 #include "qpu_vpm.h"
 #include "transpose.qasm.h"
 
@@ -21,7 +24,6 @@
 
 int main(int argc, char **argv)
 {
-	const char *path = argc > 1 ? argv[1] : "emu";
 	struct qpu_bo *code, *unif, *in, *out;
 	struct qpu_dev *dev;
 	struct qpu_job_result r;
@@ -30,11 +32,9 @@ int main(int argc, char **argv)
 	uint64_t seqno;
 	int i, j, ret = 1;
 
-	dev = qpu_dev_open(path);
-	if (!dev) {
-		fprintf(stderr, "cannot open %s: %s\n", path, strerror(errno));
+	dev = example_open(argc, argv, "A matrix transposed through the VPM with strided DMA.");
+	if (!dev)
 		return 1;
-	}
 	code = qpu_bo_new(dev, sizeof(transpose_code));
 	unif = qpu_bo_new(dev, 64);
 	in = qpu_bo_new(dev, DIM * DIM * 4);

@@ -5,8 +5,8 @@
  * and its kernels, put the operands in buffers, call the wrapper, read the
  * result from the buffer's mapping. Copy it and change the kernel.
  *
- * Usage: vector-add [DEVICE]   (default "emu", the in-process emulator;
- * "/dev/qpu" for qpu.ko, on a Raspberry Pi or in the VM)
+ * Usage: vector-add [DEVICE]   (default $QPU_DEVICE, else /dev/qpu;
+ * "emu" for the in-process emulator)
  * Build against an installed libqpu: cc vector-add.c -lqpu
  */
 #include <errno.h>
@@ -14,13 +14,14 @@
 #include <string.h>
 
 #include "qpu.h"
+
+#include "example.h"
 #include "qpu_kernels.h"
 
 #define N	(1 << 20)	/* any positive multiple of 16 */
 
 int main(int argc, char **argv)
 {
-	const char *path = argc > 1 ? argv[1] : "emu";
 	struct qpu_kernel_stats stats;
 	struct qpu_bo *a = NULL, *b = NULL, *c = NULL;
 	struct qpu_kernels *kernels;
@@ -28,11 +29,9 @@ int main(int argc, char **argv)
 	float *x, *y, *z;
 	int i, ret = 1;
 
-	dev = qpu_dev_open(path);
-	if (!dev) {
-		fprintf(stderr, "cannot open %s: %s\n", path, strerror(errno));
+	dev = example_open(argc, argv, "Two vectors of a million floats added on 12 QPUs (qpu_vector_add()).");
+	if (!dev)
 		return 1;
-	}
 	kernels = qpu_kernels_new(dev);
 	if (!kernels) {
 		fprintf(stderr, "qpu_kernels_new: %s\n", strerror(errno));

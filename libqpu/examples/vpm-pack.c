@@ -5,18 +5,20 @@
  * halfwords through the VPM, reads one byte of each word back laned, and
  * stores it all; the host checks every byte against the layout.
  *
- * Usage: vpm-pack [DEVICE]   (default "emu")
+ * Usage: vpm-pack [DEVICE]   (default $QPU_DEVICE, else /dev/qpu;
+ * "emu" for the in-process emulator)
  */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "qpu.h"
+
+#include "example.h"
 #include "vpm-pack.qasm.h"
 
 int main(int argc, char **argv)
 {
-	const char *path = argc > 1 ? argv[1] : "emu";
 	struct qpu_bo *code, *unif, *in, *out;
 	struct qpu_job_result r;
 	struct qpu_dev *dev;
@@ -27,11 +29,9 @@ int main(int argc, char **argv)
 	uint64_t seqno;
 	int i, ret = 1;
 
-	dev = qpu_dev_open(path);
-	if (!dev) {
-		fprintf(stderr, "cannot open %s: %s\n", path, strerror(errno));
+	dev = example_open(argc, argv, "8- and 16-bit values packed and unpacked by the VPM.");
+	if (!dev)
 		return 1;
-	}
 	code = qpu_bo_new(dev, sizeof(vpm_pack_code));
 	unif = qpu_bo_new(dev, 8);
 	in = qpu_bo_new(dev, 64 * 4);

@@ -112,6 +112,22 @@ QPU_API struct qpu_dev *qpu_dev_open(const char *path);
 QPU_API const char *qpu_last_error(void);
 
 /**
+ * qpu_dev_open_hint() - what to do when qpu_dev_open() failed, for people
+ * @err: the errno qpu_dev_open() left
+ *
+ * Every tool, the Python package and the examples print this under their
+ * error, so a newcomer hears the same advice everywhere: for ENOENT, ENODEV
+ * and ENXIO (no device node) the three ways to get a device (qpu.ko with a
+ * simulated V3D on a PC, the emulator with QPU_DEVICE=emu or --device emu,
+ * qpu.ko on a Raspberry Pi); for EACCES and EPERM who may open a node; for
+ * ENOTTY that the node is not a qpu device. New in 0.5.
+ *
+ * Return: a static string of one or more lines without a final newline,
+ * or NULL for an error it has no advice for.
+ */
+QPU_API const char *qpu_dev_open_hint(int err);
+
+/**
  * qpu_dev_close() - close a device
  * @dev: the device, or NULL
  *
@@ -190,6 +206,17 @@ enum qpu_dev_param {
  * them at qpu_submit() (new in 0.3; qpu.ko's QPU_FEATURE_ALL_BOS).
  */
 #define QPU_DEV_FEATURE_ALL_BOS			(1u << 2)
+
+/**
+ * qpu_dev_feature_name() - the name of a QPU_DEV_FEATURE_* bit
+ * @bit: the bit's number (0 for QPU_DEV_FEATURE_UNIFORMS_ANYWHERE)
+ *
+ * The one table of names that qpu-info and the Python package print
+ * ("uniforms_anywhere", "deadlock", "all_bos"). New in 0.5.
+ *
+ * Return: a static string, or NULL for a bit libqpu does not know.
+ */
+QPU_API const char *qpu_dev_feature_name(unsigned int bit);
 
 /**
  * qpu_dev_get_param() - query one value of the device

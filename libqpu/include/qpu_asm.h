@@ -41,9 +41,10 @@
  * .clone, and .org (vc4asm has none).
  *
  * Errors: each gives up its line only; a run reports up to
- * QPU_ASM_MAX_ERRORS of them, a line repeated by a loop once. A first pass
- * with errors ends the run, so undefined symbols (found by the second)
- * show once the other errors are fixed. An .include of a file that is
+ * QPU_ASM_MAX_ERRORS of them, a line repeated by a loop once. Errors of
+ * the first pass do not end the run: the second reports undefined symbols
+ * and the other errors it finds with them (not again on a line the first
+ * gave up), so one run lists every error of a file, as a compiler does. An .include of a file that is
  * already being included (recursion) or of a directory is an error; so is
  * one of a device, FIFO or socket, though the top file may be any of those.
  * Work has limits (below): nested loops whose counts multiply past
@@ -162,6 +163,23 @@ QPU_API void qpu_asm_free(struct qpu_asm *as);
  * Return: 0, -E2BIG past QPU_ASM_MAX_INCLUDE_DIRS, -ENOMEM.
  */
 QPU_API int qpu_asm_add_include_dir(struct qpu_asm *as, const char *dir);
+
+/**
+ * qpu_asm_default_include_dir() - where .include looks after the -I dirs
+ * @i: which directory, from 0
+ * @buf: where its name goes
+ * @size: @buf's size
+ *
+ * After the directories of qpu_asm_add_include_dir(), every assembler
+ * searches the entries of $QPU_INCLUDE (colon-separated), then the
+ * directory libqpu's include files are installed in (vpm.qinc, dma.qinc,
+ * exit.qinc...: /usr/local/share/qpu/qasm for PREFIX=/usr/local). New in
+ * 0.4.
+ *
+ * Return: the length of the name written to @buf, -ENOENT past the last
+ * directory, -ENAMETOOLONG when @buf is too small.
+ */
+QPU_API int qpu_asm_default_include_dir(size_t i, char *buf, size_t size);
 
 /**
  * qpu_asm_file() - assemble a file

@@ -15,6 +15,7 @@ PYTHONDIR ?= $(if $(filter /usr,$(PREFIX)),$(LIBDIR)/python3/dist-packages,$(LIB
 PYTHON_SRCS := $(wildcard libqpu/python/qpu/*.py)
 PYVIDEOCORE_SRCS := $(wildcard libqpu/python/qpu/pyvideocore/*.py)
 PYTHON_TESTS := $(wildcard libqpu/python/tests/*.py)
+PYTHON_EXAMPLES := $(wildcard libqpu/python/examples/*.py)
 
 .PHONY: check-python install-python python-dist python-dir
 
@@ -47,9 +48,10 @@ python-dist:
 VM_RELEASE = $(shell $(CURDIR)/selftests/vm/vm-kernel.sh release "$(VM_KERNEL)" 2>/dev/null)
 VM_9P_MODULES = $(addprefix /lib/modules/$(VM_RELEASE)/kernel/,drivers/virtio/virtio_pci.ko \
 	net/9p/9pnet_virtio.ko fs/9p/9p.ko)
-$(BUILD)/vm-python/python.tar: $(PYTHON_SRCS) $(PYVIDEOCORE_SRCS) $(PYTHON_TESTS) $(LIBQPU_SO) $(wildcard libqpu/qasm/*.qinc)
+$(BUILD)/vm-python/python.tar: $(PYTHON_SRCS) $(PYVIDEOCORE_SRCS) $(PYTHON_TESTS) $(PYTHON_EXAMPLES) \
+		$(LIBQPU_SO) $(wildcard libqpu/qasm/*.qinc)
 	$(Q)rm -rf $(BUILD)/vm-python/python && mkdir -p $(BUILD)/vm-python/python/qasm
-	$(Q)cp -r libqpu/python/qpu libqpu/python/tests $(BUILD)/vm-python/python/
+	$(Q)cp -r libqpu/python/qpu libqpu/python/tests libqpu/python/examples $(BUILD)/vm-python/python/
 	$(Q)cp libqpu/qasm/*.qinc $(BUILD)/vm-python/python/qasm/
 	$(Q)cp -L $(LIBQPU_SO) $(BUILD)/vm-python/python/libqpu.so.0
 	$(Q)find $(BUILD)/vm-python/python -name __pycache__ -prune -exec rm -rf {} +

@@ -27,14 +27,13 @@ QPU_API const char *qpu_version(void)
 
 /*
  * The message of a qpu_dev_open() that found no device at @path (@err:
- * the -errno of opening it), the one place that says how to get one.
- * With @searched, the path was the default: no v3d DRM node is there
- * either.
+ * the -errno of opening it). With @searched, the path was the default: no
+ * v3d DRM node is there either. How to get a device is
+ * qpu_dev_open_hint()'s to say (dev_words.c), which callers print under it.
  */
 static int qpu_dev_none(const char *path, int err, bool searched)
 {
-	return qpu_fail(err, "%s: %s%s%s", path, strerror(-err),
-			err == -ENOENT ? " (is qpu.ko loaded?)" : "",
+	return qpu_fail(err, "%s: %s%s", path, strerror(-err),
 			searched ? "; no v3d DRM node either" : "");
 }
 

@@ -115,7 +115,7 @@ static bool qpu_job_desc_valid(const struct qpu_dev *dev,
  */
 QPU_API int qpu_submit_v0_5(struct qpu_dev *dev, const struct qpu_job_desc *desc,
 			    uint64_t *seqno);
-__asm__(".symver qpu_submit_v0_5, qpu_submit@@LIBQPU_0.5");
+QPU_SYMVER_DEFAULT(qpu_submit_v0_5, qpu_submit, LIBQPU_0.5);
 
 QPU_API int qpu_submit_v0_5(struct qpu_dev *dev, const struct qpu_job_desc *desc,
 			    uint64_t *seqno)
@@ -151,7 +151,7 @@ static int qpu_submit_old(struct qpu_dev *dev, const void *old, size_t size,
 /* libqpu 0.3 and 0.4's struct ended at its flags: no kind. */
 QPU_API int qpu_submit_v0_3(struct qpu_dev *dev, const void *old,
 			    uint64_t *seqno);
-__asm__(".symver qpu_submit_v0_3, qpu_submit@LIBQPU_0.3");
+QPU_SYMVER_OLD(qpu_submit_v0_3, qpu_submit, LIBQPU_0.3);
 
 QPU_API int qpu_submit_v0_3(struct qpu_dev *dev, const void *old,
 			    uint64_t *seqno)
@@ -162,7 +162,7 @@ QPU_API int qpu_submit_v0_3(struct qpu_dev *dev, const void *old,
 /* libqpu 0.1 and 0.2's struct ended at its out-fence: no flags. */
 QPU_API int qpu_submit_v0_1(struct qpu_dev *dev, const void *old,
 			    uint64_t *seqno);
-__asm__(".symver qpu_submit_v0_1, qpu_submit@LIBQPU_0.1");
+QPU_SYMVER_OLD(qpu_submit_v0_1, qpu_submit, LIBQPU_0.1);
 
 QPU_API int qpu_submit_v0_1(struct qpu_dev *dev, const void *old,
 			    uint64_t *seqno)
@@ -180,7 +180,7 @@ QPU_API int qpu_submit_v0_1(struct qpu_dev *dev, const void *old,
  */
 QPU_API int qpu_wait_v0_4(struct qpu_dev *dev, uint64_t seqno, int timeout_ms,
 			  struct qpu_job_result *result);
-__asm__(".symver qpu_wait_v0_4, qpu_wait@@LIBQPU_0.4");
+QPU_SYMVER_DEFAULT(qpu_wait_v0_4, qpu_wait, LIBQPU_0.4);
 
 QPU_API int qpu_wait_v0_4(struct qpu_dev *dev, uint64_t seqno, int timeout_ms,
 			  struct qpu_job_result *result)
@@ -194,7 +194,7 @@ QPU_API int qpu_wait_v0_4(struct qpu_dev *dev, uint64_t seqno, int timeout_ms,
 
 QPU_API int qpu_wait_v0_2(struct qpu_dev *dev, uint64_t seqno, int timeout_ms,
 			  void *old);
-__asm__(".symver qpu_wait_v0_2, qpu_wait@LIBQPU_0.2");
+QPU_SYMVER_OLD(qpu_wait_v0_2, qpu_wait, LIBQPU_0.2);
 
 QPU_API int qpu_wait_v0_2(struct qpu_dev *dev, uint64_t seqno, int timeout_ms,
 			  void *old)
@@ -234,7 +234,7 @@ struct qpu_job_result_v0_1 {
 
 QPU_API int qpu_wait_v0_1(struct qpu_dev *dev, uint64_t seqno, int timeout_ms,
 			  struct qpu_job_result_v0_1 *old);
-__asm__(".symver qpu_wait_v0_1, qpu_wait@LIBQPU_0.1");
+QPU_SYMVER_OLD(qpu_wait_v0_1, qpu_wait, LIBQPU_0.1);
 
 QPU_API int qpu_wait_v0_1(struct qpu_dev *dev, uint64_t seqno, int timeout_ms,
 			  struct qpu_job_result_v0_1 *old)

@@ -113,6 +113,9 @@ static const struct qpu_dev_ops qpu_kdev_ops = {
 	.close = qpu_kdev_close,
 };
 
+/* mmap() of a buffer past 4 GiB of qpu.ko's offsets, on 32-bit userspace too. */
+_Static_assert(sizeof(off_t) == 8, "libqpu needs -D_FILE_OFFSET_BITS=64");
+
 /* Opens dev->path; errno-style return: 0 or -errno (ENOTTY: not qpu). */
 int qpu_kdev_open(struct qpu_dev *dev)
 {

@@ -221,10 +221,13 @@ int qpu_kdev_ioctl_check_abi(int fd)
 	uint64_t abi;
 	int ret;
 
-	/* Anything that is not qpu.ko answers this with ENOTTY. */
+	/*
+	 * Anything that is not qpu.ko answers this with ENOTTY (or EINVAL;
+	 * qemu-user, which runs 32-bit tests, with ENOSYS).
+	 */
 	ret = qpu_kdev_ioctl_get_uapi_param(fd, QPU_PARAM_ABI_VERSION, &abi);
 	if (ret)
-		return ret == -EINVAL ? -ENOTTY : ret;
+		return ret == -EINVAL || ret == -ENOSYS ? -ENOTTY : ret;
 	return abi == QPU_ABI_VERSION ? 0 : -EPROTO;
 }
 

@@ -16,6 +16,27 @@
 #include "qpu.h"
 #include "toolkit/toolkit.h"
 
+/*
+ * An entry point under a version node of libqpu.map (libqpu/README.md,
+ * "How the API grows"): QPU_SYMVER_DEFAULT() binds @impl as name@@node,
+ * what programs link against, QPU_SYMVER_OLD() as name@node, kept for old
+ * programs. Only the shared library has version nodes: in the static
+ * archive (objects built with -DQPU_STATIC_ARCHIVE, libqpu.mk) the default
+ * is plainly @name and the old ones have none, so that libqpu.a links into
+ * a shared object of its own (a plugin, a Python extension).
+ */
+#ifdef QPU_STATIC_ARCHIVE
+#define QPU_SYMVER_DEFAULT(impl, name, node) \
+	extern __typeof__(impl) name __attribute__((alias(#impl)))
+#define QPU_SYMVER_OLD(impl, name, node) \
+	_Static_assert(1, "no " #name "@" #node " in libqpu.a")
+#else
+#define QPU_SYMVER_DEFAULT(impl, name, node) \
+	__asm__(".symver " #impl ", " #name "@@" #node)
+#define QPU_SYMVER_OLD(impl, name, node) \
+	__asm__(".symver " #impl ", " #name "@" #node)
+#endif
+
 /**
  * struct qpu_dev_ops - what differs between the kinds of device.
  * @describe: the qpu_dev_describe() string.

@@ -7,7 +7,9 @@
  * then follows another file's, so the driver resets the V3D before it: the
  * cost of isolating clients), and for one client again with the simulated
  * V3D's poll_only knob, where only the driver's poll of SRQCS finds a job's
- * end, as on hardware without interrupts; BO create+mmap+destroy per
+ * end, as on hardware without interrupts, and once more with its
+ * sim_hw_policy parameter, where a job does not start on a cleared machine
+ * (the clean start's cost is the difference); BO create+mmap+destroy per
  * second; jobs per second with 1 and 4 clients. Each figure is a median of
  * 5 runs, so noise (TCG's timers) shows less.
  */
@@ -36,6 +38,7 @@
 #define NODE		"/dev/qpu"
 #define RUNS		5
 #define POLL_ONLY	QPU_DEBUGFS "poll_only"
+#define HW_POLICY	QPU_PARAMS "sim_hw_policy"
 
 static void die(const char *what)
 {
@@ -188,9 +191,10 @@ static double jobs_per_s(int clients, long jobs_each)
 
 int main(void)
 {
-	double ev[RUNS], job[RUNS], job2[RUNS], jobp[RUNS], bo[RUNS], j1[RUNS], j4[RUNS];
+	double ev[RUNS], job[RUNS], job2[RUNS], jobp[RUNS], jobk[RUNS], bo[RUNS];
+	double j1[RUNS], j4[RUNS];
 	long long resets0, ns0, resets, ns;
-	double ev_us, job_us, job2_us, jobp_us = 0;
+	double ev_us, job_us, job2_us, jobp_us = 0, jobk_us = 0;
 	/* On hardware there is no knob: completion is always polled there. */
 	bool poll_knob = qpu_test_write(POLL_ONLY, "0") == 0;
 	struct client c[2];
@@ -210,6 +214,9 @@ int main(void)
 			qpu_test_write(POLL_ONLY, "1");
 			jobp[r] = job_round_trip_us(c, 1, 300);
 			qpu_test_write(POLL_ONLY, "0");
+			qpu_test_write(HW_POLICY, "1");
+			jobk[r] = job_round_trip_us(c, 1, 300);
+			qpu_test_write(HW_POLICY, "0");
 		}
 		bo[r] = bo_cycles_per_s(&c[0], 1000);
 		j1[r] = jobs_per_s(1, 200);
@@ -218,8 +225,10 @@ int main(void)
 	ev_us = bench_median(ev, RUNS);
 	job_us = bench_median(job, RUNS);
 	job2_us = bench_median(job2, RUNS);
-	if (poll_knob)
+	if (poll_knob) {
 		jobp_us = bench_median(jobp, RUNS);
+		jobk_us = bench_median(jobk, RUNS);
+	}
 	resets = qpu_test_stat("isolation_resets") - resets0;
 	ns = qpu_test_stat("isolation_reset_ns") - ns0;
 
@@ -234,6 +243,9 @@ int main(void)
 		printf("  %-46s %10.1f us\n", "empty job, poll only (no kick, as on hardware)",
 		       jobp_us);
 		printf("  %-46s %10.2f x\n", "ratio poll only job / eventfd", jobp_us / ev_us);
+		printf("  %-46s %10.1f us\n", "empty job, no clean start (sim_hw_policy)",
+		       jobk_us);
+		printf("  %-46s %10.1f us\n", "clean start, each job", job_us - jobk_us);
 	}
 	if (resets > 0)
 		printf("  %-46s %10.1f us   (%lld resets)\n", "V3D reset between clients, each",

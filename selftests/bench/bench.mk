@@ -4,7 +4,9 @@
 # every other bench-*.c runs on this machine, linked with libqpu.
 
 BENCH_VM := $(BUILD)/selftests/bench/bench-vm
-BENCH_HOST_SRCS := $(filter-out selftests/bench/bench-vm.c,$(wildcard selftests/bench/bench-*.c))
+BENCH_V3DSIM := $(BUILD)/selftests/bench/bench-v3dsim
+BENCH_HOST_SRCS := $(filter-out selftests/bench/bench-vm.c selftests/bench/bench-v3dsim.c,\
+	$(wildcard selftests/bench/bench-*.c))
 BENCH_HOST := $(BENCH_HOST_SRCS:selftests/bench/%.c=$(BUILD)/selftests/bench/%)
 
 # bench-vm reads the device's debugfs counters with the kselftests' helpers.
@@ -13,14 +15,25 @@ $(BENCH_VM): selftests/bench/bench-vm.c selftests/kmod/qpu_util.c selftests/kmod
 	$(Q)$(CC) $(filter-out -fsanitize%,$(ALL_CFLAGS)) -static -pthread -o $@ $< \
 		selftests/kmod/qpu_util.c
 
+# bench-v3dsim: the simulated v3d node's round trip (v3d_sim.mk's helpers
+# and uapi headers; libqpu assembles its program).
+$(BENCH_V3DSIM): selftests/bench/bench-v3dsim.c $(V3DSIM_TEST_HELPERS) $(LIBQPU_A) \
+		$(V3DSIM_UAPI)/drm/.stamp
+	$(Q)mkdir -p $(dir $@)
+	$(Q)$(CC) $(filter-out -fsanitize%,$(ALL_CFLAGS)) -I$(V3DSIM_UAPI) -Iselftests/lib -static -o $@ $< \
+		$(V3DSIM_TEST_HELPERS) $(LIBQPU_A)
+
 # The emulator bench builds its programs with the emulator tests' helpers.
 $(BUILD)/selftests/bench/%: selftests/bench/%.c $(LIBQPU_A) $(QPU_TOOLS_A)
 	$(Q)mkdir -p $(dir $@)
 	$(Q)$(CC) $(ALL_CFLAGS) -Iselftests/lib -Itools/lib -O2 -o $@ $< \
 		$(QPU_TOOLS_A) $(LIBQPU_A) $(LDFLAGS) -lm
 
-bench: $(BENCH_HOST) vm-module $(BENCH_VM)
+# qpu.ko's and the v3d node's round trips are measured in the same VM.
+bench: $(BENCH_HOST) vm-module $(BENCH_VM) v3dsim-vm-module $(BENCH_V3DSIM)
 	$(Q)for b in $(BENCH_HOST); do $$b || exit 1; done
-	$(call vm_run,bench,--copy $(BENCH_VM) --run bench-vm,--quiet)
+	$(call vm_run,bench,--copy $(BENCH_VM) --run bench-vm --module $(V3DSIM_VM_MODULE) \
+		--module-args "$(V3DSIM_MODULE_ARGS)" --copy $(BENCH_V3DSIM) --run bench-v3dsim,--quiet)
 	$(Q)sed -n '/^qpu driver benchmarks/,/jobs of 12 empty programs, 4 clients/p' \
 		$(BUILD)/vm/bench/console.log
+	$(Q)sed -n '/^v3d_sim node benchmarks/,+6p' $(BUILD)/vm/bench/console.log

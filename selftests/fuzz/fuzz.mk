@@ -21,6 +21,9 @@
 #   fuzz-v3d-emu the V3D 4.2/7.1 emulator on any words, one thread or a
 #                CSD dispatch: a defined ending, no access outside the
 #                MMU's BOs, the same state when run twice
+#   fuzz-nn      any .qnn image (libqpu/nn): loaded or refused with a
+#                message, never a crash; small graphs also bound and run
+#                on the CPU's fast path and its reference
 #
 #   make check-fuzz                  each for FUZZ_TIME seconds (40), as CI does
 #   make check-fuzz FUZZ_TIME=600    longer; FUZZ_SEED=N fixes the seed
@@ -46,7 +49,7 @@
 FUZZ_TIME ?= 40
 FUZZ_MAX_LEN ?= 4096
 FUZZ_CLANG ?= clang
-FUZZ_NAMES := asm disasm emu v3d-disasm v3d-asm v3d-emit v3d-emu
+FUZZ_NAMES := asm disasm emu v3d-disasm v3d-asm v3d-emit v3d-emu nn
 
 .PHONY: check-fuzz fuzz-build fuzz-run
 
@@ -74,8 +77,10 @@ FUZZ_SAN := -fsanitize=address,undefined
 FUZZ_LINK := -fsanitize=address,undefined
 FUZZ_DRIVER := $(FUZZ_OUT)/obj/selftests/fuzz/driver.o
 endif
+# -I libqpu: the library's private headers are included by their folder
+# ("runtime/runtime.h"), as LIBQPU_OBJ_CFLAGS has it.
 FUZZ_CFLAGS := $(filter-out -fsanitize%,$(QPU_CFLAGS)) -g -O1 \
-	-fno-omit-frame-pointer -fno-sanitize-recover=all $(FUZZ_SAN)
+	-fno-omit-frame-pointer -fno-sanitize-recover=all $(FUZZ_SAN) -I$(CURDIR)/libqpu
 FUZZ_LIB_OBJS := $(LIBQPU_BASE_SRCS:%.c=$(FUZZ_OUT)/obj/%.o)
 FUZZ_BINS := $(FUZZ_NAMES:%=$(FUZZ_OUT)/fuzz-%)
 
@@ -87,8 +92,15 @@ $(FUZZ_OUT)/obj/%.o: %.c
 $(FUZZ_OUT)/fuzz-%: $(FUZZ_OUT)/obj/selftests/fuzz/fuzz-%.o $(FUZZ_DRIVER) $(FUZZ_LIB_OBJS)
 	$(Q)$(FUZZ_CC) $(FUZZ_LINK) -o $@ $^ -lm
 
+# fuzz-nn links libqpu/nn and the sample kernels its QPU backend calls
+# (their assembled programs: the library's own build makes them).
+FUZZ_NN_OBJS := $(QPU_NN_SRCS:%.c=$(FUZZ_OUT)/obj/%.o) $(QPU_KERNEL_SRCS:%.c=$(FUZZ_OUT)/obj/%.o)
+$(QPU_KERNEL_SRCS:%.c=$(FUZZ_OUT)/obj/%.o): FUZZ_CFLAGS += -I$(BUILD)/libqpu/kernels -Ilibqpu/kernels
+$(QPU_KERNEL_SRCS:%.c=$(FUZZ_OUT)/obj/%.o): | $(QPU_KERNEL_HDRS)
+$(FUZZ_OUT)/fuzz-nn: $(FUZZ_NN_OBJS)
+
 # Keep the objects: they are intermediates of the pattern rules above.
-.SECONDARY: $(FUZZ_LIB_OBJS) $(FUZZ_DRIVER) \
+.SECONDARY: $(FUZZ_LIB_OBJS) $(FUZZ_DRIVER) $(FUZZ_NN_OBJS) \
 	$(FUZZ_NAMES:%=$(FUZZ_OUT)/obj/selftests/fuzz/fuzz-%.o)
 
 fuzz-build: $(FUZZ_BINS)
@@ -99,7 +111,8 @@ fuzz-run: fuzz-build
 		UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 		sh selftests/fuzz/run-fuzz.sh $(FUZZ_OUT) $(BUILD)/fuzz $(FUZZ_NAMES)
 
--include $(FUZZ_LIB_OBJS:.o=.d) $(FUZZ_NAMES:%=$(FUZZ_OUT)/obj/selftests/fuzz/fuzz-%.d)
+-include $(FUZZ_LIB_OBJS:.o=.d) $(FUZZ_NN_OBJS:.o=.d) \
+	$(FUZZ_NAMES:%=$(FUZZ_OUT)/obj/selftests/fuzz/fuzz-%.d)
 else
 fuzz-build fuzz-run:
 	@echo 'set FUZZ_ENGINE=libfuzzer or FUZZ_ENGINE=standalone' >&2; exit 1

@@ -6,7 +6,7 @@
  * SUBMIT, WAIT, mmap; a missing or unknown device, client or setting over
  * netlink; float_digest and the simulated firmware's knobs) logs
  * exactly one kernel line saying what was refused, and nothing at all
- * with it off. Requests that the generic-netlink core refuses before
+ * with it off; repeated, no more than a burst of them. Requests that the generic-netlink core refuses before
  * qpu.ko sees them (a value outside its attribute's policy, an admin
  * command without CAP_NET_ADMIN) get the core's extended ack and no qpu
  * line, so they are not here. Without dynamic debug
@@ -353,6 +353,38 @@ TEST_F(dyndbg, refusal_silent_when_off)
 	EXPECT_EQ(-1, variant->refuse(&self->ctx));
 	EXPECT_EQ(variant->err, errno);
 	EXPECT_EQ(0, qpu_test_kmsg_lines(self->kmsg, line, sizeof(line))) TH_LOG("line: %s", line);
+}
+
+/*
+ * Repeated at will, a refusal does not flood the log: its line is
+ * rate-limited, a burst of ten per five seconds and call site. The call
+ * site here is one no case above uses (a WAIT on an unknown BO handle), as
+ * their refusals share some (netlink's) and each must log its one line.
+ */
+TEST(refusal_lines_rate_limited)
+{
+	struct qpu_wait w = { .flags = QPU_WAIT_BO, .handle = 999999 };
+	int fd, kmsg, i, lines;
+	char line[1024];
+
+	if (access(DYNDBG_CONTROL, W_OK))
+		SKIP(return, "no " DYNDBG_CONTROL " (CONFIG_DYNAMIC_DEBUG)");
+	fd = open(QPU_NODE, O_RDWR | O_CLOEXEC);
+	ASSERT_LE(0, fd);
+	kmsg = qpu_test_kmsg_open();
+	ASSERT_LE(0, kmsg);
+	ASSERT_EQ(0, qpu_test_write(DYNDBG_CONTROL, "module qpu +p"));
+	qpu_test_kmsg_skip(kmsg);
+	for (i = 0; i < 30; i++) {
+		EXPECT_EQ(-1, ioctl(fd, QPU_IOCTL_WAIT, &w));
+		EXPECT_EQ(ENOENT, errno);
+	}
+	lines = qpu_test_kmsg_lines(kmsg, line, sizeof(line));
+	qpu_test_write(DYNDBG_CONTROL, "module qpu -p");
+	EXPECT_LE(1, lines);
+	EXPECT_GE(10, lines) TH_LOG("last: %s", line);
+	close(kmsg);
+	close(fd);
 }
 
 TEST_HARNESS_MAIN

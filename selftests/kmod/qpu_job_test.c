@@ -178,6 +178,49 @@ TEST_F_TIMEOUT(job, other_clients_hang_does_not_stop_us, 30)
 	close(fd2);
 }
 
+/*
+ * A job's budget counts its work: a loop of the largest VCD DMA (16 K
+ * words a turn, for one instruction) with a 100 ms timeout ends timed out
+ * within 2 s of the wall clock (or, on a host too loaded for that, within
+ * three times what a loop of ALU instructions with the same timeout
+ * takes), not at the wall-clock net's minute, and another client's job
+ * queued behind it ends within that time too.
+ */
+TEST_F_TIMEOUT(job, dma_loop_ends_within_its_budget, 120)
+{
+	int fd2 = open(QPU_NODE, O_RDWR | O_CLOEXEC);
+	struct qpu_test_bo code, dst, end2, unif2;
+	struct qpu_submit s, t;
+	__s64 t0, alu_ns;
+
+	ASSERT_LE(0, fd2);
+	ASSERT_EQ(0, qpu_test_bo_new(fd2, 4096, qpu_prog_end, sizeof(qpu_prog_end), &end2));
+	ASSERT_EQ(0, qpu_test_bo_new(fd2, 4096, NULL, 0, &unif2));
+	ASSERT_EQ(0, qpu_test_bo_new(self->fd, 4096, qpu_prog_dma_loop,
+				     sizeof(qpu_prog_dma_loop), &code));
+	ASSERT_EQ(0, qpu_test_bo_new(self->fd, QPU_PROG_DMA_LOOP_BYTES, NULL, 0, &dst));
+	*(__u32 *)self->unif.map = dst.bus_addr;
+	t0 = qpu_test_now_ns();
+	ASSERT_EQ(0, qpu_test_submit(self->fd, &self->loop, &self->unif, 1, 100, 0, 0, &s));
+	EXPECT_EQ(QPU_JOB_TIMEOUT, qpu_test_wait(self->fd, s.seqno, 100000, NULL));
+	alu_ns = qpu_test_now_ns() - t0;
+	t0 = qpu_test_now_ns();
+	ASSERT_EQ(0, qpu_test_submit(self->fd, &code, &self->unif, 1, 100,
+				     QPU_SUBMIT_ALL_BOS, 0, &s));
+	ASSERT_EQ(0, qpu_test_submit(fd2, &end2, &unif2, 1, 0, 0, 0, &t));
+	EXPECT_EQ(QPU_JOB_DONE, qpu_test_wait(fd2, t.seqno, 100000, NULL));
+	EXPECT_EQ(QPU_JOB_TIMEOUT, qpu_test_wait(self->fd, s.seqno, 100000, NULL));
+	t0 = qpu_test_now_ns() - t0;
+	TH_LOG("the DMA loop ended after %lld ms, the ALU loop after %lld ms",
+	       t0 / 1000000, alu_ns / 1000000);
+	EXPECT_GT(2000000000ll > 3 * alu_ns ? 2000000000ll : 3 * alu_ns, t0);
+	qpu_test_bo_free(fd2, &end2);
+	qpu_test_bo_free(fd2, &unif2);
+	close(fd2);
+	qpu_test_bo_free(self->fd, &code);
+	qpu_test_bo_free(self->fd, &dst);
+}
+
 /* Is the completion poll's timer on (poll_first_us not 0)? */
 static int qpu_poll_timer_on(void)
 {
@@ -746,7 +789,7 @@ TEST_F_TIMEOUT(job, failed_in_fence_cancels, 30)
 	close(a.out_fence_fd);
 }
 
-/* Closing a file cancels what has not started; fences say so. */
+/* Closing a file cancels what has not started; fences say so, in order. */
 TEST_F_TIMEOUT(job, close_cancels_queued_jobs, 30)
 {
 	int fd2 = open(QPU_NODE, O_RDWR | O_CLOEXEC);
@@ -769,11 +812,16 @@ TEST_F_TIMEOUT(job, close_cancels_queued_jobs, 30)
 	munmap(unif2.map, 4096);
 	close(fd2);
 
-	EXPECT_EQ(-ECANCELED, qpu_test_fence_status(b.out_fence_fd));
+	/* Fences of one file signal in order: the queued one after a's. */
+	EXPECT_EQ(0, qpu_test_fence_status(a.out_fence_fd));
+	EXPECT_EQ(0, qpu_test_fence_status(b.out_fence_fd));
 	/* The running one runs to its end, and its BOs with it. */
 	pfd.fd = a.out_fence_fd;
 	EXPECT_EQ(1, poll(&pfd, 1, 10000));
 	EXPECT_EQ(-ETIMEDOUT, qpu_test_fence_status(a.out_fence_fd));
+	pfd.fd = b.out_fence_fd;
+	EXPECT_EQ(1, poll(&pfd, 1, 10000));
+	EXPECT_EQ(-ECANCELED, qpu_test_fence_status(b.out_fence_fd));
 	close(a.out_fence_fd);
 	close(b.out_fence_fd);
 }
@@ -1138,12 +1186,49 @@ TEST_F(job, wait_errors)
 	EXPECT_EQ(EINVAL, errno);
 	EXPECT_EQ(-1, ioctl(self->fd, QPU_IOCTL_WAIT, NULL));
 	EXPECT_EQ(EFAULT, errno);
+	/* A seqno past 32 bits is no job of its low bits (32-bit kernels). */
+	ASSERT_EQ(0, qpu_test_submit(self->fd, &self->end, &self->unif, 1, 0, 0, 0, &s));
+	EXPECT_EQ(QPU_JOB_DONE, qpu_test_wait(self->fd, s.seqno, 5000, NULL));
+	w = (struct qpu_wait){ .seqno = s.seqno + (1ull << 32) };
+	EXPECT_EQ(-1, ioctl(self->fd, QPU_IOCTL_WAIT, &w));
+	EXPECT_EQ(ENOENT, errno);
 
 	/* A deadline in the past only polls (a job hung 200 ms by the knob). */
 	ASSERT_EQ(0, qpu_test_write(DEBUGFS "hang", "1"));
 	ASSERT_EQ(0, qpu_test_submit(self->fd, &self->end, &self->unif, 1, 200, 0, 0, &s));
 	EXPECT_EQ(-ETIME, qpu_test_wait(self->fd, s.seqno, -1000, NULL));
 	EXPECT_EQ(QPU_JOB_TIMEOUT, qpu_test_wait(self->fd, s.seqno, 10000, NULL));
+}
+
+/*
+ * A WAIT never ends before its deadline: on a job the hang knob holds,
+ * each deadline, also those under a jiffy away, is past by CLOCK_MONOTONIC
+ * when WAIT says -ETIME.
+ */
+TEST_F_TIMEOUT(job, wait_never_ends_before_its_deadline, 60)
+{
+	static const __s64 us[] = { 50, 300, 999, 1500, 4100, 9999, 10001, 23456 };
+	struct qpu_submit s;
+	unsigned int i, k;
+
+	ASSERT_EQ(0, qpu_test_write(DEBUGFS "hang", "1"));
+	ASSERT_EQ(0, qpu_test_submit(self->fd, &self->end, &self->unif, 1, 3000, 0, 0, &s));
+	for (k = 0; k < 3; k++) {
+		for (i = 0; i < sizeof(us) / sizeof(us[0]); i++) {
+			struct qpu_wait w = { .seqno = s.seqno };
+			__s64 now;
+
+			w.timeout_ns = qpu_test_now_ns() + us[i] * 1000;
+			EXPECT_EQ(-1, ioctl(self->fd, QPU_IOCTL_WAIT, &w));
+			EXPECT_EQ(ETIME, errno);
+			now = qpu_test_now_ns();
+			EXPECT_LE(w.timeout_ns, now)
+				TH_LOG("%lld us: ended %lld us early", (long long)us[i],
+				       (long long)(w.timeout_ns - now) / 1000);
+		}
+	}
+	ASSERT_EQ(0, qpu_test_write(DEBUGFS "hang", "0"));
+	EXPECT_EQ(QPU_JOB_TIMEOUT, qpu_test_wait(self->fd, s.seqno, 20000, NULL));
 }
 
 /* WAIT with @deadline_ns on job @seqno: its status or -errno; @took_ms. */

@@ -63,7 +63,11 @@ static bool node_exists(const char *path)
 }
 
 /* The u64 CONFIG_GET answers for @attr, or -1. */
-static long long config_get(__u16 attr)
+/*
+ * Attribute @attr of the one reply to @cmd, asked of device 0 by its
+ * @dev_attr unless that is 0; -1 on an error.
+ */
+static long long nl_get(__u8 cmd, __u16 dev_attr, __u16 attr)
 {
 	static struct reply r;
 	__u64 v = NO_VALUE;
@@ -72,11 +76,18 @@ static long long config_get(__u16 attr)
 
 	if (nl_open(&nl))
 		return -1;
-	req_start(&q, nl.family, 0, QPU_CMD_CONFIG_GET);
+	req_start(&q, nl.family, 0, cmd);
+	if (dev_attr)
+		req_put_u32(&q, dev_attr, 0);
 	if (!nl_request(&nl, &q, &r) && r.count == 1)
 		v = msg_uint(reply_msg(&r, 0), attr);
 	close(nl.fd);
 	return v == NO_VALUE ? -1 : (long long)v;
+}
+
+static long long config_get(__u16 attr)
+{
+	return nl_get(QPU_CMD_CONFIG_GET, 0, attr);
 }
 
 /* --- the CMA size, read here as the kernel reads it ---------------------- */
@@ -342,6 +353,39 @@ TEST_F(module, fresh_device_has_no_hang)
 	close(nl.fd);
 }
 
+/* The device's telemetry samples so far, from STATS_GET; -1 on an error. */
+static long long telemetry_samples(void)
+{
+	return nl_get(QPU_CMD_STATS_GET, QPU_A_STATS_DEV_INDEX,
+		      QPU_A_STATS_TELEMETRY_SAMPLES);
+}
+
+/*
+ * The first open samples the telemetry at once; opening and closing the
+ * device in a loop samples no more often than the period (1 s).
+ */
+TEST_F(module, reopening_samples_once_a_period)
+{
+	long long first;
+	int i, fd;
+
+	ASSERT_EQ(0, load("sim=1"));
+	fd = open("/dev/qpu", O_RDWR | O_CLOEXEC);
+	ASSERT_LE(0, fd);
+	for (i = 0; i < 200 && telemetry_samples() < 1; i++)
+		usleep(10000);
+	close(fd);
+	first = telemetry_samples();
+	ASSERT_LE(1, first);
+	for (i = 0; i < 20; i++) {
+		fd = open("/dev/qpu", O_RDWR | O_CLOEXEC);
+		ASSERT_LE(0, fd);
+		usleep(5000);
+		close(fd);
+	}
+	EXPECT_GE(first + 1, telemetry_samples());
+}
+
 TEST_F(module, dev_mem_limit_defaults_to_half_of_cma)
 {
 	const char *why;
@@ -363,6 +407,48 @@ TEST_F(module, dev_mem_limit_defaults_to_half_of_cma)
 	EXPECT_EQ(0, ioctl(fd, QPU_IOCTL_GET_PARAM, &p));
 	EXPECT_EQ(max_bo, p.value);
 	close(fd);
+}
+
+/* A 1 MiB BO on @fd: 0 or -errno. */
+static int bo_mib(int fd)
+{
+	struct qpu_bo_create c = { .size = 1 << 20 };
+
+	return ioctl(fd, QPU_IOCTL_BO_CREATE, &c) ? -errno : 0;
+}
+
+/*
+ * Simulated nodes with DMA memory (sim_dma) draw on one CMA area, as real
+ * ones do: their BOs count against one limit together, and where the CMA
+ * size is unknown (no device tree: x86) it fails closed at 32 MiB, not at
+ * 512 MiB for each node.
+ */
+TEST_F(module, dma_memory_limit_counts_every_node)
+{
+	const char *why;
+	long long want = expected_dev_mem_limit(&why), total = 0;
+	int fd[2], i, ret = 0;
+
+	if (want == 512ll << 20)
+		want = 32ll << 20;
+	ASSERT_EQ(0, load("sim=2 sim_dma=1"));
+	fd[0] = open("/dev/qpu", O_RDWR | O_CLOEXEC);
+	fd[1] = open("/dev/qpu1", O_RDWR | O_CLOEXEC);
+	ASSERT_LE(0, fd[0]);
+	ASSERT_LE(0, fd[1]);
+	/* At most 64 MiB past the limit: the VM has 512 MiB. */
+	for (i = 0; total <= want + (64 << 20); i++) {
+		ret = bo_mib(fd[i & 1]);
+		if (ret)
+			break;
+		total += 1 << 20;
+	}
+	TH_LOG("%lld MiB on two nodes, then %d (limit %lld MiB: %s)",
+	       total >> 20, ret, want >> 20, why);
+	EXPECT_EQ(-ENOSPC, ret);
+	EXPECT_EQ(want, total);
+	close(fd[0]);
+	close(fd[1]);
 }
 
 /*

@@ -2,7 +2,8 @@
 /*
  * The qpu generic-netlink family: CLIENT_GET: the dump of open files with
  * pid, name, BOs and jobs, names hidden from another pid namespace, the do
- * by id, by pid and on a device, and its refusals.
+ * by id, by pid and on a device, and its refusals; another user sees only
+ * its own files, and no per-QPU counts in STATS_GET.
  * Messages are built by hand (qpu_nl.c); the fixture is qpu_nl_fixture.h.
  */
 #include <errno.h>
@@ -122,7 +123,8 @@ TEST_F(nl, client_names_stay_in_their_pid_namespace)
 			static struct reply r;
 			int i, fails = 0;
 
-			if (setgid(65534) || setuid(65534) || nl_open(&nl))
+			/* Root: another user sees none of root's files (test 5). */
+			if (nl_open(&nl))
 				_exit(102);
 			req_start(&q, nl.family, NLM_F_DUMP, QPU_CMD_CLIENT_GET);
 			if (nl_request(&nl, &q, &r) || r.count < 1)
@@ -265,6 +267,65 @@ TEST_F(nl, client_get_refusals)
 	req_put_u32(&self->q, QPU_A_CLIENT_DEV_INDEX, 7);
 	EXPECT_EQ(-ENODEV, nl_request(&self->nl, &self->q, &self->r));
 	EXPECT_STREQ("qpu: no such device", self->r.msg);
+}
+
+/*
+ * 5. Without CAP_NET_ADMIN or CAP_SYS_ADMIN a user sees its own files only
+ * (as hidepid's users expect), not root's open beside them, and STATS_GET
+ * without the per-QPU counts, which tell what others run; root sees both.
+ */
+TEST_F(nl, other_users_files_and_qpu_counts_hidden)
+{
+	struct nlmsghdr *m;
+	int status, i, qpus = 0;
+	pid_t pid;
+
+	req_start(&self->q, self->nl.family, 0, QPU_CMD_STATS_GET);
+	req_put_u32(&self->q, QPU_A_STATS_DEV_INDEX, 0);
+	ASSERT_EQ(0, nl_request(&self->nl, &self->q, &self->r)) TH_LOG("%s", self->r.msg);
+	ASSERT_EQ(1, self->r.count);
+	m = reply_msg(&self->r, 0);
+	EXPECT_NE(NULL, msg_attr(m, QPU_A_STATS_QPU));
+
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		struct nl nl;
+		struct req q;
+		static struct reply r;
+		int fd, fails = 0;
+
+		if (setgid(65534) || setuid(65534) || nl_open(&nl))
+			_exit(100);
+		fd = open(QPU_NODE, O_RDWR | O_CLOEXEC);
+		if (fd < 0)
+			_exit(101);
+		req_start(&q, nl.family, NLM_F_DUMP, QPU_CMD_CLIENT_GET);
+		if (nl_request(&nl, &q, &r))
+			_exit(102);
+		fails |= r.count != 1;
+		for (i = 0; i < r.count; i++)
+			fails |= (msg_uint(reply_msg(&r, i), QPU_A_CLIENT_PID) !=
+				  (__u64)getpid()) << 1;
+		req_start(&q, nl.family, 0, QPU_CMD_STATS_GET);
+		req_put_u32(&q, QPU_A_STATS_DEV_INDEX, 0);
+		if (nl_request(&nl, &q, &r) || r.count != 1)
+			_exit(103);
+		fails |= (msg_attr(reply_msg(&r, 0), QPU_A_STATS_QPU) != NULL) << 2;
+		close(fd);
+		_exit(fails);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_TRUE(WIFEXITED(status));
+	EXPECT_EQ(0, WEXITSTATUS(status));
+
+	/* Root sees its own file and everyone's. */
+	req_start(&self->q, self->nl.family, NLM_F_DUMP, QPU_CMD_CLIENT_GET);
+	ASSERT_EQ(0, nl_request(&self->nl, &self->q, &self->r));
+	for (i = 0; i < self->r.count; i++)
+		qpus += msg_uint(reply_msg(&self->r, i), QPU_A_CLIENT_PID) ==
+			(__u64)getpid();
+	EXPECT_LE(1, qpus);
 }
 
 TEST_HARNESS_MAIN

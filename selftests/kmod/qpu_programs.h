@@ -37,6 +37,21 @@ static const uint64_t qpu_prog_count[] __attribute__((unused)) = {
 	QPU_PROG_THREND, QPU_PROG_NOP, QPU_PROG_NOP,
 };
 
+/*
+ * Never ends, and moves the most memory one instruction can: a VCD DMA
+ * store of UNITS=DEPTH=0, 128 rows of 128 words from the VPM, to the
+ * address in its first uniform (QPU_PROG_DMA_LOOP_BYTES there), each turn.
+ */
+#define QPU_PROG_DMA_LOOP_BYTES	(128 * 128 * 4)
+static const uint64_t qpu_prog_dma_loop[] __attribute__((unused)) = {
+	0xe0021c6780004000ull,	/* ldi vw_setup, 0x80004000 */
+	0x1002082715827d80ull,	/* mov r0, unif */
+	0x10021ca7159e7000ull,	/* mov vw_addr, r0 */
+	0x100009e7159f2fc0ull,	/* mov -, vw_wait */
+	0xf0f809e7ffffffd0ull,	/* brr -, -48 */
+	QPU_PROG_NOP, QPU_PROG_NOP, QPU_PROG_NOP,
+};
+
 /* Reads the word at the address in its first uniform through TMU 0. */
 static const uint64_t qpu_prog_tmu_read[] __attribute__((unused)) = {
 	0x10020e2715827d80ull,	/* or t0s, unif, unif */

@@ -7,7 +7,8 @@
  * call fail with ENODEV. While files hold mapped BOs: the removal frees
  * their memory at once, touching a mapping raises SIGBUS, and closing
  * frees the rest; with the sim_dma parameter the BOs come from the DMA
- * API, as a real V3D's do, which must not be used after the unbind.
+ * API, as a real V3D's do, which must not be used after the unbind. A
+ * SUBMIT waiting for a user page that never arrives holds no unbind up.
  * Each case binds the device back, so the other selftests find /dev/qpu.
  */
 
@@ -21,11 +22,14 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <poll.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <linux/qpu.h>
+#include <linux/userfaultfd.h>
 
 #include "kselftest_harness.h"
 #include "qpu_programs.h"
@@ -357,6 +361,82 @@ TEST_F_TIMEOUT(unplug, mapped_bos_freed_at_unbind, 60)
 	qpu_test_bo_free(fd, &unif);
 	close(fd);
 	EXPECT_EQ(self->bo_memory, qpu_test_objects("bo_memory"));
+}
+
+struct held_submit {
+	int fd;
+	struct qpu_submit args;
+	int ret, err;
+};
+
+static void *held_submit_run(void *arg)
+{
+	struct held_submit *h = arg;
+
+	h->ret = ioctl(h->fd, QPU_IOCTL_SUBMIT, &h->args);
+	h->err = errno;
+	return NULL;
+}
+
+static void *unbind_run(void *arg)
+{
+	int ret = qpu_test_write(SIM_DRIVER "unbind", SIM_DEVICE);
+
+	__atomic_store_n((int *)arg, ret ? -1 : 1, __ATOMIC_SEQ_CST);
+	return NULL;
+}
+
+/*
+ * SUBMIT's programs in a page that never arrives (userfaultfd holds it, as
+ * a FUSE mapping that never answers would): the device unbinds while the
+ * SUBMIT waits for it, and once the page arrives the SUBMIT finds the
+ * device gone.
+ */
+TEST_F_TIMEOUT(unbind, user_page_never_arriving_holds_no_removal, 60)
+{
+	struct uffdio_api api = { .api = UFFD_API };
+	struct uffdio_register reg = { .mode = UFFDIO_REGISTER_MODE_MISSING };
+	struct uffdio_zeropage zero = { .mode = 0 };
+	struct held_submit h = { .ret = 0 };
+	pthread_t submitter, unbinder;
+	struct pollfd pfd;
+	int uffd, unbound = 0, i;
+	void *page;
+
+	uffd = syscall(SYS_userfaultfd, O_CLOEXEC | O_NONBLOCK);
+	ASSERT_LE(0, uffd) TH_LOG("userfaultfd: %s", strerror(errno));
+	ASSERT_EQ(0, ioctl(uffd, UFFDIO_API, &api));
+	page = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, page);
+	reg.range.start = (uintptr_t)page;
+	reg.range.len = 4096;
+	ASSERT_EQ(0, ioctl(uffd, UFFDIO_REGISTER, &reg));
+
+	h.fd = open(QPU_NODE, O_RDWR | O_CLOEXEC);
+	ASSERT_LE(0, h.fd);
+	h.args = (struct qpu_submit){
+		.programs = (uintptr_t)page, .program_count = 1,
+		.program_size = sizeof(struct qpu_program),
+	};
+	ASSERT_EQ(0, pthread_create(&submitter, NULL, held_submit_run, &h));
+	pfd = (struct pollfd){ .fd = uffd, .events = POLLIN };
+	ASSERT_EQ(1, poll(&pfd, 1, 10000)) TH_LOG("the SUBMIT never read the page");
+
+	ASSERT_EQ(0, pthread_create(&unbinder, NULL, unbind_run, &unbound));
+	for (i = 0; i < 1000 && !__atomic_load_n(&unbound, __ATOMIC_SEQ_CST); i++)
+		usleep(10000);
+	EXPECT_EQ(1, __atomic_load_n(&unbound, __ATOMIC_SEQ_CST))
+		TH_LOG("the unbind waited for the page");
+
+	zero.range = reg.range;
+	EXPECT_EQ(0, ioctl(uffd, UFFDIO_ZEROPAGE, &zero));
+	pthread_join(submitter, NULL);
+	pthread_join(unbinder, NULL);
+	EXPECT_EQ(-1, h.ret);
+	EXPECT_EQ(ENODEV, h.err);
+	close(h.fd);
+	close(uffd);
+	munmap(page, 4096);
 }
 
 TEST_HARNESS_MAIN

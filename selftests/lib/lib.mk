@@ -33,10 +33,26 @@ $(BUILD)/selftests/lib/test-abi-v0.1 $(BUILD)/selftests/lib/test-abi-v0.2: \
 # testlib-sample fails on purpose: test-runners.sh runs it to check the
 # runner of named cases (testlib.h) and run-tests.sh's adding-up.
 check-host: $(LIBTEST_BINS) $(BUILD)/selftests/lib/testlib-sample $(BUILD)/tools/qpu-dis $(BUILD)/tools/qpu-run \
-		$(BUILD)/tools/qpu-as $(BUILD)/tools/qpu-check $(BUILD)/tools/qpu-demo $(HOST_TEST_DEPS)
+		$(BUILD)/tools/qpu-as $(BUILD)/tools/qpu-check $(BUILD)/tools/qpu-demo $(HOST_TEST_DEPS) \
+		$(BUILD)/tools/qpu-info $(QPUCTL) $(LIBQPU_SO) $(BUILD)/libqpu-uninstalled.pc
 	$(Q)QPU_DIS=$(BUILD)/tools/qpu-dis QPUCTL=$(BUILD)/tools/qpuctl QPU_TEST_DATA=$(CURDIR)/selftests/lib/data \
 		QPU_TEST_BIN=$(BUILD)/selftests/lib \
 		sh selftests/lib/run-tests.sh $(LIBTEST_BINS) $(LIBTEST_SCRIPTS)
+
+# libqpu and the tests that run on its emulator, built for 32-bit x86
+# (gcc-12-multilib: tools/deps.sh m32), as libqpu runs on a 32-bit Raspberry
+# Pi OS: 64-bit file offsets (runtime/kdev.c checks them when it compiles),
+# the emulator's arithmetic, the same results. The bootstrap assembler is
+# the build machine's; on a kernel that runs no 32-bit program, qemu-i386
+# (qemu-user) runs the tests.
+M32_TESTS := $(addprefix $(BUILD)/m32/selftests/lib/,test-runtime test-emu-runner \
+	test-kernels test-emu-sys)
+check-m32:
+	$(Q)$(MAKE) --no-print-directory BUILD=$(BUILD)/m32 CC="$(CC) -m32" CC_FOR_BUILD=$(CC) \
+		$(M32_TESTS)
+	$(Q)w=; $(firstword $(M32_TESTS)) --list >/dev/null 2>&1 || w="qemu-i386 -L /"; \
+		TEST_WRAPPER="$$w" QPU_TEST_DATA=$(CURDIR)/selftests/lib/data \
+		QPU_TEST_BIN=$(BUILD)/m32/selftests/lib sh selftests/lib/run-tests.sh $(M32_TESTS)
 
 check-asan:
 	$(Q)$(MAKE) --no-print-directory BUILD=$(BUILD)/asan SANITIZE=1 check-host
@@ -49,10 +65,10 @@ check-reference:
 
 -include $(LIBTEST_BINS:=.d) $(BUILD)/selftests/lib/testlib-sample.d
 
-# test-runtime, test-kernels, test-emu-tables and test-mailbox also run in the VM,
+# test-runtime, test-kernels, test-emu-tables, test-mailbox and test-nn also run in the VM,
 # statically linked, on qpu.ko's simulated V3D: the same programs on both
 # kinds of device.
-VM_LIB_TESTS := test-runtime test-kernels test-emu-tables test-mailbox
+VM_LIB_TESTS := test-runtime test-kernels test-emu-tables test-mailbox test-nn
 VM_LIB_TESTS_STATIC := $(VM_LIB_TESTS:%=$(BUILD)/static/%)
 $(VM_LIB_TESTS_STATIC): $(BUILD)/static/%: selftests/lib/%.c $(LIBQPU_A) $(QPU_TOOLS_A) $(MAILBOX_A)
 	$(Q)mkdir -p $(dir $@)

@@ -13,7 +13,9 @@
 # 300 s limit. TEST_JOBS tests (default: one per CPU) run at once, each
 # into its own log; the reports still come in the order given, each as
 # soon as its test and those before it have ended. The tests keep their
-# files apart (mktemp), so any two may run side by side.
+# files apart (mktemp), so any two may run side by side. TEST_WRAPPER
+# runs the programs (not the scripts) through a command, such as
+# "qemu-i386 -L /" (check-m32 on a kernel without 32-bit support).
 
 timeout=${TEST_TIMEOUT:-300}
 
@@ -24,7 +26,7 @@ if [ "${1:-}" = --one ]; then
 	dir=$2 n=$3 test=$4
 	case $test in
 	*.sh) timeout "$timeout" sh "$test" >"$dir/$n.log" 2>&1 ;;
-	*) timeout "$timeout" "$test" >"$dir/$n.log" 2>&1 ;;
+	*) timeout "$timeout" ${TEST_WRAPPER:-} "$test" >"$dir/$n.log" 2>&1 ;;
 	esac
 	echo $? >"$dir/$n.tmp" && mv "$dir/$n.tmp" "$dir/$n.rc"
 	exit 0

@@ -481,6 +481,16 @@ T_TEST(many_errors)
 		"t.qasm:1:9: error: undefined symbol 'a'\n"
 		"t.qasm:2:9: error: undefined symbol 'b'\n"
 		"t.qasm:3:8: error: undefined symbol 'c'");
+	/* and with the first pass's: every error of the file in one run */
+	T_DIAGS("foo\nldi r0, a\nbar r1\nbrr -, c\n", -EINVAL,
+		"t.qasm:1:1: error: unknown instruction 'foo'\n"
+		"t.qasm:3:1: error: unknown instruction 'bar'\n"
+		"t.qasm:2:9: error: undefined symbol 'a'\n"
+		"t.qasm:4:8: error: undefined symbol 'c'");
+	/* but not after a directive failed: what it defined is missing */
+	T_DIAGS(".set x, (1\nldi r0, x\nfoo\n", -EINVAL,
+		"t.qasm:1:11: error: expected ')'\n"
+		"t.qasm:3:1: error: unknown instruction 'foo'");
 	/* a loop's error is reported once */
 	T_DIAGS(".rep 3\nldi r0, 1 +\n.endr\n", -EINVAL,
 		"t.qasm:2:12: error: expected an expression");

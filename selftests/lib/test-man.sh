@@ -78,7 +78,7 @@ trap 'rm -rf "$tree"' EXIT
 mkdir -p "$tree/man1" "$tree/man3" "$tree/man7" "$tree/man8"
 cp "$top"/tools/man/*.1 "$tree/man1/"
 cp "$man3"/*.3 "$tree/man3/"
-cp "$man3"/*.7 "$tree/man7/"
+cp "$man3"/*.7 "$top"/tools/man/*.7 "$tree/man7/"
 cp "$top/tools/qpuctl/qpuctl.8" "$tree/man8/"
 npages=0
 for page in "$tree"/man[1-8]/*; do

@@ -131,6 +131,6 @@ printf '0x009e7000,\n' >"$tmp/odd.hex"
 "$QPU_CHECK" -Wno-bogus hazard.hex >/dev/null 2>"$tmp/err"
 [ $? -eq 1 ] && grep -q "unknown rule 'bogus'" "$tmp/err" || fail "bad rule: \"$(cat "$tmp/err")\""
 "$QPU_CHECK" --frobnicate >/dev/null 2>"$tmp/err"
-[ $? -eq 1 ] && grep -q '^Usage: qpu-check' "$tmp/err" || fail "bad option"
+[ $? -eq 1 ] && grep -q "^Try 'qpu-check --help' for more information.$" "$tmp/err" || fail "bad option"
 
 exit $failed

@@ -43,7 +43,11 @@ grep -q "^$kernels kernels: $kernels ok, 0 failed\$" "$tmp/out" || fail "no-mode
 
 "$demo" --device "$tmp/none" >"$tmp/out" 2>"$tmp/err"
 [ $? -eq 1 ] || fail "missing device: exit status"
-grep -q "cannot open $tmp/none" "$tmp/err" || fail "missing device: $(cat "$tmp/err")"
+grep -q "^qpu-demo: $tmp/none: No such file or directory$" "$tmp/err" &&
+	grep -q "QPU_DEVICE=emu, or --device emu$" "$tmp/err" || fail "missing device: $(cat "$tmp/err")"
+# Without --device, $QPU_DEVICE names it, as for every tool and libqpu.
+QPU_DEVICE=emu "$demo" --qpus 1 --no-model >"$tmp/out" 2>"$tmp/err" || fail "QPU_DEVICE=emu: exit $?"
+grep -q '^qpu-demo: emu ' "$tmp/out" || fail "QPU_DEVICE=emu: $(head -n 1 "$tmp/out") $(cat "$tmp/err")"
 # a QPU count must be a number from 1 to the device's: usage errors, 2
 for q in 0 13 abc -1 12x ''; do
 	"$demo" --device emu --qpus "$q" >"$tmp/out" 2>"$tmp/err"
@@ -56,6 +60,6 @@ done
 grep -q ', 1 QPUs per kernel$' "$tmp/out" || fail "--qpus 1: $(head -n 1 "$tmp/out")"
 "$demo" --bogus >"$tmp/out" 2>"$tmp/err"
 [ $? -eq 2 ] || fail "bad option: exit status"
-grep -q 'Usage: qpu-demo' "$tmp/err" || fail "bad option: no usage"
+grep -q "^Try 'qpu-demo --help' for more information.$" "$tmp/err" || fail "bad option: no pointer to --help"
 
 exit $failed

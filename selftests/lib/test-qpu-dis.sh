@@ -125,7 +125,7 @@ check_error short-binary "qpu-dis: $tmp/short.bin: size 11 is not a multiple of 
 # shellcheck disable=SC2016
 check_error short-stdin "qpu-dis: <stdin>: size 11 is not a multiple of 8 bytes" \
 	sh -c '"$0" < "$1"' "$QPU_DIS" "$tmp/short.bin"
-check_error unknown-option "Usage: qpu-dis" "$QPU_DIS" --frobnicate
+check_error unknown-option "Try 'qpu-dis --help' for more information." "$QPU_DIS" --frobnicate
 check_error two-files "qpu-dis: one input file at most" \
 	"$QPU_DIS" "$data/sample.hex" "$data/sample.hex"
 check_error directory "qpu-dis: $tmp: " "$QPU_DIS" "$tmp"

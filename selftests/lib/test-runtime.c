@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <linux/qpu.h>
@@ -499,6 +500,75 @@ static void test_timeout(struct qpu_dev *dev)
 T_TEST(timeout)
 {
 	test_timeout(device);
+}
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+/* Runs @job, which must time out; its wall-clock time in ns. */
+static uint64_t timed_out_ns(struct qpu_dev *dev, const struct qpu_job_desc *job,
+			     struct qpu_job_result *r)
+{
+	uint64_t seqno, t0 = mono_ns();
+
+	T_EQ_U64(0, qpu_submit(dev, job, &seqno));
+	T_EQ_U64(0, qpu_wait(dev, seqno, 60000, r));
+	T_EQ_U64(QPU_STATUS_TIMEOUT, r->status);
+	return mono_ns() - t0;
+}
+
+/*
+ * A job's budget counts its work, not its instructions: loops of the
+ * largest VCD DMA (16 K words each turn) with a 100 ms timeout end as
+ * timed out within 2 s of the wall clock (or, on a host too slow or loaded
+ * for that, within three times what loops of ALU instructions with the
+ * same timeout take), one program or twelve, having issued a small part of
+ * the 100 ms of instructions.
+ */
+static void test_dma_budget(struct qpu_dev *dev)
+{
+	struct qpu_bo *code = t_bo_or_die(dev, 4096), *unif = t_bo_or_die(dev, 4096);
+	struct qpu_bo *alu = t_bo_or_die(dev, 4096);
+	struct qpu_bo *dst = t_bo_or_die(dev, QPU_PROG_DMA_LOOP_BYTES);
+	struct qpu_program_ref prog[QPUS];
+	struct qpu_job_desc job = {
+		.programs = prog, .program_count = 1, .timeout_ms = 100,
+		.bos = &dst, .bo_count = 1, .in_fence_fd = -1,
+	};
+	struct qpu_job_result r;
+	uint64_t alu_ns, dma_ns, per_ms = 0;
+	int i, n;
+
+	T_EQ_U64(0, qpu_dev_get_param(dev, QPU_DEV_PARAM_INSTRUCTIONS_PER_MS, &per_ms));
+	memcpy(qpu_bo_get_map(code), qpu_prog_dma_loop, sizeof(qpu_prog_dma_loop));
+	memcpy(qpu_bo_get_map(alu), qpu_prog_loop, sizeof(qpu_prog_loop));
+	*(uint32_t *)qpu_bo_get_map(unif) = qpu_bo_get_bus_addr(dst);
+	for (n = 1; n <= QPUS; n += QPUS - 1) {
+		job.program_count = n;
+		for (i = 0; i < QPUS; i++)
+			prog[i] = (struct qpu_program_ref){ .code = alu, .uniforms = unif };
+		alu_ns = timed_out_ns(dev, &job, &r);
+		for (i = 0; i < QPUS; i++)
+			prog[i].code = code;
+		dma_ns = timed_out_ns(dev, &job, &r);
+		T_CHECK(dma_ns < 2000000000ull || dma_ns < 3 * alu_ns);
+		if (r.flags & QPU_JOB_RESULT_INSTRUCTIONS)
+			T_CHECK(r.instructions < n * 100 * per_ms / 100);
+	}
+	qpu_bo_free(code);
+	qpu_bo_free(unif);
+	qpu_bo_free(alu);
+	qpu_bo_free(dst);
+}
+
+T_TEST(dma_budget)
+{
+	test_dma_budget(device);
 }
 
 /*

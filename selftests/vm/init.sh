@@ -76,6 +76,22 @@ while read -r ko args; do
 done <$cfg/modules
 dump_dmesg insmod
 
+# The /dev/dri/by-path links udev makes for a platform device's DRM nodes
+# (path_id's "platform-<device>"), as there is no udev here: the simulated
+# v3d nodes are then where a Pi 4/5's are (platform-fec00000.v3d-render).
+for d in /sys/class/drm/card[0-9]* /sys/class/drm/renderD[0-9]*; do
+	[ -e "$d/device/subsystem" ] || continue
+	[ "$(basename "$(readlink "$d/device/subsystem")")" = platform ] || continue
+	node=${d##*/}
+	case $node in
+	card*-*) continue ;;	# a connector, not a node
+	renderD*) kind=render ;;
+	*) kind=card ;;
+	esac
+	mkdir -p /dev/dri/by-path
+	ln -sf "../$node" "/dev/dri/by-path/platform-$(basename "$(readlink -f "$d/device")")-$kind"
+done
+
 # Runs the steps listed in file $1, numbering them on from $n.
 n=0
 run_steps() {

@@ -2,7 +2,7 @@
 /*
  * The tools' code-file reader (wordfile.c, in libqpu-tools.a): QPU code as raw
  * little-endian 64-bit words or GPU_FFT-style hex text. Used by the tools
- * that take code as input (qpu-dis, qpu-check).
+ * that take code as input (qpu-dis, qpu-check, qpu-run).
  */
 #ifndef QPU_TOOLS_WORDFILE_H
 #define QPU_TOOLS_WORDFILE_H

@@ -33,6 +33,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <qpu.h>
+
 #include "qpuctl.h"
 
 #define DOCTOR_TEXT	512
@@ -128,6 +130,16 @@ static bool doctor_param_set(const struct doctor *d, const char *name)
 }
 
 /* Prints one finding; @detail and @fix may be NULL. */
+/* @text's lines, the first after @first, the others after @indent. */
+static void print_lines(const char *first, const char *indent, const char *text)
+{
+	const char *nl;
+
+	for (; (nl = strchr(text, '\n')); text = nl + 1, first = indent)
+		printf("%s%.*s\n", first, (int)(nl - text), text);
+	printf("%s%s\n", first, text);
+}
+
 static void doctor_finding(struct doctor *d, const char *check, int status,
 			   const char *summary, const char *detail,
 			   const char *fix)
@@ -148,7 +160,9 @@ static void doctor_finding(struct doctor *d, const char *check, int status,
 	print_string("summary", "%s\n", summary);
 	if (detail && *detail)
 		print_string("detail", "       %s\n", detail);
-	if (fix && *fix)
+	if (fix && *fix && !print_json() && strchr(fix, '\n'))
+		print_lines("       fix: ", "            ", fix);
+	else if (fix && *fix)
 		print_string("fix", "       fix: %s\n", fix);
 	print_close_object();
 }
@@ -200,8 +214,8 @@ static void doctor_read_log(struct doctor *d)
 
 static void check_module(struct doctor *d)
 {
-	char path[PATH_MAX], state[32], detail[DOCTOR_TEXT + 32];
-	const char *fix = "modprobe qpu (at every boot: echo qpu > /etc/modules-load.d/qpu.conf)";
+	char path[PATH_MAX], state[32], detail[DOCTOR_TEXT + 32], fix_text[DOCTOR_TEXT + 64];
+	const char *fix = fix_text;
 
 	doctor_path(d, path, sizeof(path), "/sys/module/qpu/initstate");
 	if (doctor_read_line(path, state, sizeof(state))) {
@@ -226,6 +240,10 @@ static void check_module(struct doctor *d)
 	else
 		snprintf(detail, sizeof(detail),
 			 "nothing from qpu in the kernel log: it was not loaded since boot");
+	/* libqpu's words for "no device", which every tool prints too */
+	snprintf(fix_text, sizeof(fix_text),
+		 "%s\n(a Pi at every boot: echo qpu > /etc/modules-load.d/qpu.conf)",
+		 qpu_dev_open_hint(ENOENT));
 	if (strstr(d->log_line, "version magic") ||
 	    strstr(d->log_line, "disagrees about version") ||
 	    strstr(d->log_line, "Invalid module format"))

@@ -21,9 +21,10 @@
 
 #include <linux/qpu.h>
 
+#include "cli.h"
 #include "qpuctl.h"
 
-#define QPUCTL_VERSION "1"
+const char tool_name[] = "qpuctl";
 
 static void usage(FILE *out)
 {
@@ -185,12 +186,12 @@ int main(int argc, char **argv)
 			ctl.pretty = true;
 			break;
 		case 'V':
-			printf("qpuctl %s (generic netlink family %s version %d)\n",
-			       QPUCTL_VERSION, QPU_GENL_NAME, QPU_GENL_VERSION);
+			print_version();
+			printf("generic netlink family %s version %d\n",
+			       QPU_GENL_NAME, QPU_GENL_VERSION);
 			return 0;
 		default:
-			usage(stderr);
-			return EXIT_FAILURE;
+			try_help(EXIT_FAILURE);
 		}
 	}
 	if (ctl.pretty && !ctl.json)

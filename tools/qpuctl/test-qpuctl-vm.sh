@@ -259,6 +259,8 @@ samples() {
 # sample_once: open the device, wait for its sample, close it.
 sample_once() {
 	before=$(samples) i=0
+	# qpu.ko samples at most once a period, unless the period is written.
+	cat $period >$period
 	exec 4<>/dev/qpu
 	while [ "$(samples)" -le "$before" ] && [ $i -lt 40 ]; do
 		sleep 0.05

@@ -58,6 +58,7 @@ check_help help_option 'OBJECT := { dev' -h
 check_help help_long 'OPTIONS := ' --help
 check_help help_aliases 'info = dev show, clients = client show' help
 check_help version 'family qpu version 1' -V
+check_help version_package '^qpuctl (libqpu) [0-9][0-9.]*$' --version
 check_help dev_help 'dev \[show\] \[DEV\]' dev help
 check_help dev_show_help 'qpuctl dev reset DEV' dev show help
 check_help dev_hang_help 'qpuctl \[-j \[-p\]\] dev hang \[DEV\]' dev hang help
@@ -158,6 +159,20 @@ grep -q '{"check":"module","status":"fail","summary":"qpu.ko is not loaded","det
 	grep -q '{"check":"submit","status":"skip"' "$tmp/out" &&
 	grep -q '"problems":3}$' "$tmp/out" && [ "$status" -eq 1 ] ||
 	fail "doctor_staged_refused: exit $status: $(cat "$tmp/out" "$tmp/err")"
+
+# doctor where qpu.ko was never loaded (a PC): the fix names the three
+# ways to get a device, in libqpu's words (qpu_dev_open_hint()).
+root=$tmp/pc
+mkdir -p "$root/proc/sys/kernel" "$root/dev" "$root/lib/modules/9.9.9"
+echo 9.9.9 >"$root/proc/sys/kernel/osrelease"
+: >"$root/dev/kmsg"
+n=$((n + 1))
+QPUCTL_ROOT=$root "$QPUCTL" doctor >"$tmp/out" 2>"$tmp/err"
+grep -q '^       fix: no QPU device here; there are three ways to get one:$' "$tmp/out" &&
+	grep -q '^              on a PC: load qpu.ko with a simulated V3D: insmod build/qpu.ko sim=1$' "$tmp/out" &&
+	grep -q 'QPU_DEVICE=emu, or --device emu$' "$tmp/out" &&
+	grep -q 'on a Raspberry Pi: load qpu.ko: modprobe qpu$' "$tmp/out" ||
+	fail "doctor_pc_three_ways: $(cat "$tmp/out" "$tmp/err")"
 
 if [ ! -d /sys/module/qpu ]; then
 	for cmd in info stats clients config "-d 0 reset" monitor "top count 1" \

@@ -297,7 +297,10 @@ struct qpu_bo_destroy {
  * progress instead: the job times out when one of its programs needs more
  * than &qpu_submit.timeout_ms times &QPU_PARAM_INSTRUCTIONS_PER_MS
  * instructions (the most a QPU of a 250 MHz V3D could issue in that time;
- * the hardware, which also stalls, does less). It does not time out by the
+ * the hardware, which also stalls, does less), each VCD DMA and TMU lookup
+ * counted as the instructions' worth of time the V3D takes to move its
+ * words (a DMA of 16 K words about 4,200), so that a job's cost on the
+ * host is bounded by its timeout whatever it does. It does not time out by the
  * wall clock while its programs run within that budget, however long the
  * host takes, up to a safety net of 256 times the timeout (a minute at
  * least); programs waiting to start (the debugfs knob latency_us) count as
@@ -623,14 +626,17 @@ struct qpu_wait {
  * - &QPU_CMD_STATS_GET: do with &QPU_A_STATS_DEV_INDEX (required), or dump
  *   over all devices. Replies: every &enum qpu_a_stats attribute but PAD;
  *   &QPU_A_STATS_QPU only where the backend counts instructions (the
- *   simulated V3D), then once per QPU, each a nest of &enum qpu_a_qpu;
- *   the telemetry counters come after the nests.
+ *   simulated V3D) and the requester has CAP_NET_ADMIN or CAP_SYS_ADMIN
+ *   (they tell what other users run), then once per QPU, each a nest of
+ *   &enum qpu_a_qpu; the telemetry counters come after the nests.
  * - &QPU_CMD_CLIENT_GET: do with &QPU_A_CLIENT_ID, or else
  *   &QPU_A_CLIENT_PID (the first file that process has open, by device
  *   index, then oldest first), optionally restricted to the device
  *   &QPU_A_CLIENT_DEV_INDEX (-ENODEV when there is none); -EINVAL without
  *   either attribute, -ENOENT when no open file matches. Or dump, one
- *   message per open file, filtered by any of the same attributes.
+ *   message per open file, filtered by any of the same attributes. Without
+ *   CAP_NET_ADMIN or CAP_SYS_ADMIN only the files the requester's
+ *   effective uid opened match, as hidepid's users expect.
  *   Replies: every &enum qpu_a_client attribute but PAD (and COMM for
  *   processes the requester's pid namespace does not see). Dumps
  *   interrupted by a file opening or closing carry NLM_F_DUMP_INTR.

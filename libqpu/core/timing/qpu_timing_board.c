@@ -42,16 +42,17 @@
 /*
  * The Pi 1's fitted times, in ns where they are times (so that the other
  * boards keep them at their own clocks) and in cycles where they are work
- * of the V3D itself.
+ * of the V3D itself. The VCD's and the TMU's work per word is what the
+ * emulator charges a job's budget (qpu_emu.h), kept there once.
  */
 #define FIT_TMU_HIT_CYCLES	24
-#define FIT_TMU_LANE_CYCLES	1
+#define FIT_TMU_LANE_CYCLES	QPU_EMU_TMU_LANE_CYCLES
 #define FIT_L2_HIT_CYCLES	20
 #define FIT_SDRAM_LATENCY_NS	250
 #define FIT_SDRAM_EFFICIENCY	21
-#define FIT_DMA_SETUP_CYCLES	16
-#define FIT_DMA_ROW_CYCLES	4
-#define FIT_DMA_BYTES_PER_CYCLE	4
+#define FIT_DMA_SETUP_CYCLES	QPU_EMU_DMA_SETUP_CYCLES
+#define FIT_DMA_ROW_CYCLES	QPU_EMU_DMA_ROW_CYCLES
+#define FIT_DMA_BYTES_PER_CYCLE	QPU_EMU_DMA_BYTES_PER_CYCLE
 #define FIT_LAUNCH_DIRECT_NS	10500
 #define FIT_QPU_START_CYCLES	16
 #define FIT_TMU_LINE_BYTES	32
@@ -60,7 +61,7 @@
 
 /* What the ISA fixes: the same on every board. */
 #define QPU_ROWS \
-	[QPU_TP_ISSUE_CYCLES] = { 4, SRC_ISSUE }, \
+	[QPU_TP_ISSUE_CYCLES] = { QPU_EMU_ISSUE_CYCLES, SRC_ISSUE }, \
 	[QPU_TP_REGFILE_LATENCY] = { QPU_ISA_REGFILE_LATENCY, SRC_REGFILE }, \
 	[QPU_TP_SFU_LATENCY] = { QPU_ISA_SFU_LATENCY, SRC_SFU }, \
 	[QPU_TP_VPM_READ_LATENCY] = { QPU_ISA_VPM_READ_LATENCY, SRC_VPM }, \

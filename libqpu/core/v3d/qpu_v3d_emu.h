@@ -128,6 +128,9 @@ void qpu_v3d_csd_decode(const u32 cfg[7], bool raw_batches,
  * @trace: before each instruction a thread issues
  * @trace_write: each register-file (or 4.2 accumulator, @acc) write an ALU
  *	or signal makes, with the lanes the condition let through
+ * @tmu: each TMU lookup, before it runs: the lanes' addresses, the lanes
+ *	the condition let through, @words of @size bytes each, and whether
+ *	it writes (the timing model, core/timing/qpu_timing_v3d.h)
  */
 struct qpu_v3d_emu_ops {
 	void (*trace)(void *ctx, unsigned int qpu, unsigned int thread, u32 pc,
@@ -135,6 +138,9 @@ struct qpu_v3d_emu_ops {
 	void (*trace_write)(void *ctx, unsigned int qpu, unsigned int thread,
 			    unsigned int waddr, bool acc, const u32 value[16],
 			    u16 lanes);
+	void (*tmu)(void *ctx, unsigned int qpu, unsigned int thread,
+		    const u32 addr[16], u16 lanes, unsigned int words,
+		    unsigned int size, bool write);
 };
 
 enum qpu_v3d_emu_status {

@@ -280,6 +280,9 @@ bool v3d_tmu_lookup(struct qpu_v3d_emu *emu, unsigned int qpu,
 	}
 	/* reads return their words; atomics the old value; cache ops nothing */
 	returns = atomic_op ? (write || op >= 8) : !write;
+	if (emu->ops && emu->ops->tmu)
+		emu->ops->tmu(emu->ctx, qpu, slot, addr, lanes, words, size,
+			      write);
 	depth = TMU_FIFO_MAX / emu->q[qpu].threads;
 	if (returns && t->fifo_n + words > depth) {
 		v3d_emu_set_fault(emu, qpu, slot, QPU_FAULT_REASON_INSTRUCTION,

@@ -732,16 +732,6 @@ static inline unsigned int pick_round_robin(struct qpu_emu *emu)
 	}
 }
 
-/* Set bits of @v (no libgcc in the kernel: no __builtin_popcount). */
-static unsigned int popcount16(u16 v)
-{
-	unsigned int n = 0;
-
-	for (; v; v &= v - 1)
-		n++;
-	return n;
-}
-
 /* A random ready QPU; stalls of the waiting QPUs before it count. */
 static unsigned int pick_random(struct qpu_emu *emu, unsigned int ready)
 {
@@ -780,10 +770,27 @@ static inline int issue_on(struct qpu_emu *emu, unsigned int qi, bool fast)
 	return fast ? step_fast(emu, qi) : issue(emu, qi);
 }
 
-/* run_budget()'s loop over @budget instructions, step_fast() if @fast. */
+/*
+ * @budget less the work charged since the last look (qpu_emu_charge()),
+ * down to 0; a charge past it is forgiven: the run ends there.
+ */
+static inline u64 pay_debt(struct qpu_emu *emu, u64 budget)
+{
+	u64 debt = emu->debt;
+
+	emu->debt = 0;
+	return debt < budget ? budget - debt : 0;
+}
+
+/*
+ * run_budget()'s loop over @budget instructions' worth of work, step_fast()
+ * if @fast. step_fast()'s quiet instructions are never charged: only the
+ * others' debt is looked at.
+ */
 static inline enum qpu_emu_status run_loop(struct qpu_emu *emu, u64 budget,
 					   bool fast)
 {
+	emu->debt = 0;
 	while (emu->status == QPU_EMU_RUNNING || emu->status == QPU_EMU_IDLE) {
 		u16 ready = emu->live & ~emu->waiting;
 		unsigned int qi;
@@ -800,7 +807,7 @@ static inline enum qpu_emu_status run_loop(struct qpu_emu *emu, u64 budget,
 		if (!budget)
 			break;
 		if (emu->seed) {
-			qi = pick_random(emu, popcount16(ready));
+			qi = pick_random(emu, qpu_emu_popcount16(ready));
 		} else if (!(emu->live & (emu->live - 1))) {
 			/*
 			 * One QPU alone: round-robin would pick it every
@@ -809,9 +816,13 @@ static inline enum qpu_emu_status run_loop(struct qpu_emu *emu, u64 budget,
 			qi = pick_round_robin(emu);
 			while (budget && emu->status == QPU_EMU_RUNNING &&
 			       emu_qpu(emu, qi)->state == QPU_EMU_QPU_RUNNING) {
-				if (!issue_on(emu, qi, fast))
+				int done = issue_on(emu, qi, fast);
+
+				if (!done)
 					break;
 				budget--;
+				if (done != ISSUED_QUIET && emu->debt)
+					budget = pay_debt(emu, budget);
 			}
 			continue;
 		} else {
@@ -828,6 +839,8 @@ static inline enum qpu_emu_status run_loop(struct qpu_emu *emu, u64 budget,
 				done = issue_on(emu, qi, fast);
 				if (done)
 					budget--;
+				if (done != ISSUED_QUIET && emu->debt)
+					budget = pay_debt(emu, budget);
 				if (!budget)
 					break;
 				if (done == ISSUED_QUIET)
@@ -841,6 +854,8 @@ static inline enum qpu_emu_status run_loop(struct qpu_emu *emu, u64 budget,
 		}
 		if (issue_on(emu, qi, fast))
 			budget--;
+		if (emu->debt)
+			budget = pay_debt(emu, budget);
 	}
 	return emu->status;
 }
@@ -853,7 +868,13 @@ static enum qpu_emu_status run_budget(struct qpu_emu *emu, u64 budget)
 	return run_loop(emu, budget, false);
 }
 
-/* The most instructions a live program has issued since its start. */
+/* QPU @qi's work: its instructions, and what its DMAs and TMU cost. */
+static u64 emu_work(const struct qpu_emu *emu, unsigned int qi)
+{
+	return emu->stats.instructions[qi] + emu->charged[qi];
+}
+
+/* The most work a live program has done since its start. */
 static u64 most_issued(const struct qpu_emu *emu)
 {
 	unsigned int i;
@@ -862,7 +883,7 @@ static u64 most_issued(const struct qpu_emu *emu)
 	for (i = 0; i < QPU_EMU_NUM_QPUS; i++) {
 		if (!(emu->live & (1u << i)))
 			continue;
-		n = emu->stats.instructions[i] - emu->started_at[i];
+		n = emu_work(emu, i) - emu->started_at[i];
 		if (n > most)
 			most = n;
 	}
@@ -881,8 +902,9 @@ enum qpu_emu_status qpu_emu_run(struct qpu_emu *emu, u64 budget)
 		return run_budget(emu, budget);
 	/*
 	 * In chunks no larger than what the most advanced live program has
-	 * left, so none can pass the limit inside one: a live program at the
-	 * limit has at least one more instruction to issue.
+	 * left, so none can pass the limit inside one (but by the charge of
+	 * the DMA that spends the chunk): a live program at the limit has at
+	 * least one more instruction to issue.
 	 */
 	for (;;) {
 		if (emu->status != QPU_EMU_RUNNING && emu->status != QPU_EMU_IDLE)
@@ -911,7 +933,17 @@ size_t qpu_emu_size(void)
 	return sizeof(struct qpu_emu);
 }
 
-static void reset_state(struct qpu_emu *emu)
+/*
+ * Everything back to its state at init but the settings, all of it when
+ * @all; else what a job can have changed: the scalars, statistics and VPM
+ * before op_uncached, and the QPUs given a program. Left alone: the
+ * predecoded instructions, which are checked against memory's word and
+ * address at each fetch and so never run stale code, and the per-instruction
+ * scratch vectors, written before they are read. A QPU is cleared again
+ * when a program starts on it (qpu_emu_start()). The partial reset is what
+ * qpu.ko's simulated V3D pays before every job: about a tenth of the whole.
+ */
+static void reset_state(struct qpu_emu *emu, bool all)
 {
 	const struct qpu_emu_ops *ops = emu->ops;
 	void *ctx = emu->ctx;
@@ -920,8 +952,17 @@ static void reset_state(struct qpu_emu *emu)
 	bool strict_vpm = emu->strict_vpm;
 	u64 limit = emu->limit;
 	const u64 *clock = emu->clock;
+	unsigned int qi;
 
-	emu_memset(emu, 0, sizeof(*emu));
+	if (all) {
+		emu_memset(emu, 0, sizeof(*emu));
+	} else {
+		for (qi = 0; qi < QPU_EMU_NUM_QPUS; qi++)
+			if (emu->used & (1u << qi))
+				emu_memset(emu_qpu(emu, qi), 0,
+					   sizeof(struct qpu_emu_qpu));
+		emu_memset(emu, 0, offsetof(struct qpu_emu, op_uncached));
+	}
 	emu->ops = ops;
 	emu->ctx = ctx;
 	emu->seed = seed;
@@ -955,7 +996,7 @@ void qpu_emu_init(struct qpu_emu *emu, const struct qpu_emu_ops *ops,
 	emu->strict_vpm = false;
 	emu->limit = 0;
 	emu->clock = NULL;
-	reset_state(emu);
+	reset_state(emu, true);
 }
 
 void qpu_emu_set_strict_vpm(struct qpu_emu *emu, bool on)
@@ -988,7 +1029,7 @@ void qpu_emu_set_clock(struct qpu_emu *emu, const u64 *clock)
 
 void qpu_emu_reset(struct qpu_emu *emu)
 {
-	reset_state(emu);
+	reset_state(emu, false);
 }
 
 int qpu_emu_start(struct qpu_emu *emu, u32 code_addr, u32 unif_addr)
@@ -1003,10 +1044,11 @@ int qpu_emu_start(struct qpu_emu *emu, u32 code_addr, u32 unif_addr)
 		if (is_live(q))
 			continue;
 		emu_memset(q, 0, sizeof(*q));
+		emu->used |= 1u << i;
 		set_state(emu, i, QPU_EMU_QPU_RUNNING);
 		q->pc = code_addr;
 		q->unif = unif_addr;
-		emu->started_at[i] = emu->stats.instructions[i];
+		emu->started_at[i] = emu_work(emu, i);
 		/* A new program may give what the waiting ones wait for. */
 		if (emu->status == QPU_EMU_IDLE || emu->status == QPU_EMU_DEADLOCK)
 			emu->status = QPU_EMU_RUNNING;

@@ -31,7 +31,27 @@
  * job's timeout into that many instructions per QPU (qpu_emu_set_limit()).
  */
 #define QPU_EMU_CLOCK_HZ		250000000u
-#define QPU_EMU_INSTRUCTIONS_PER_MS	(QPU_EMU_CLOCK_HZ / 4 / 1000)
+#define QPU_EMU_ISSUE_CYCLES		4
+#define QPU_EMU_INSTRUCTIONS_PER_MS \
+	(QPU_EMU_CLOCK_HZ / QPU_EMU_ISSUE_CYCLES / 1000)
+
+/*
+ * The work a program is charged beyond its instructions: one VCD DMA of
+ * R rows and B bytes costs QPU_EMU_DMA_SETUP_CYCLES + R x
+ * QPU_EMU_DMA_ROW_CYCLES + B / QPU_EMU_DMA_BYTES_PER_CYCLE cycles of the
+ * VCD, and a TMU lookup QPU_EMU_TMU_LANE_CYCLES per lane, each rounded up
+ * to whole instructions (QPU_EMU_ISSUE_CYCLES). One DMA moves up to 16 K
+ * words for the price of one instruction: uncharged, a loop of them would
+ * make a job's budget (qpu_emu_set_limit()) and each qpu_emu_run() slice
+ * thousands of times the work they say. The timing model's board table
+ * (libqpu/core/timing/qpu_timing_board.c) takes its VCD and TMU figures
+ * from these, so the budget and the model's times agree. A generic VPM
+ * access moves at most one 16-word vector per instruction: not charged.
+ */
+#define QPU_EMU_DMA_SETUP_CYCLES	16
+#define QPU_EMU_DMA_ROW_CYCLES		4
+#define QPU_EMU_DMA_BYTES_PER_CYCLE	4
+#define QPU_EMU_TMU_LANE_CYCLES		1
 
 /* Negative return values; the numbers are the Linux errno ones. */
 #define QPU_EMU_EBUSY		16	/* no idle QPU to start a program on */
@@ -167,7 +187,10 @@ int qpu_emu_start(struct qpu_emu *emu, u32 code_addr, u32 unif_addr);
 /**
  * qpu_emu_run() - run the started programs
  * @emu: the emulator
- * @budget: at most this many instructions, over all QPUs
+ * @budget: at most this much work, over all QPUs, in instructions: each
+ *	instruction counts one, a DMA or TMU lookup what it is charged (see
+ *	QPU_EMU_DMA_SETUP_CYCLES); the instruction that spends the last of it
+ *	ends the call, so one call does at most @budget plus one DMA's work
  *
  * Return: QPU_EMU_IDLE when no program is left (all reached thread end),
  * QPU_EMU_RUNNING when the budget ran out first, or a stop status; after a
@@ -197,10 +220,12 @@ void qpu_emu_set_predecode(struct qpu_emu *emu, bool on);
 void qpu_emu_set_strict_vpm(struct qpu_emu *emu, bool on);
 
 /**
- * qpu_emu_set_limit() - bound each program's instructions
+ * qpu_emu_set_limit() - bound each program's work
  * @emu: the emulator
- * @instructions: how many instructions each program may issue from its
- *	qpu_emu_start(); 0 for no bound (the default)
+ * @instructions: how much work each program may do from its
+ *	qpu_emu_start(), in instructions: each one it issues, plus what its
+ *	DMAs and TMU lookups are charged (see QPU_EMU_DMA_SETUP_CYCLES);
+ *	0 for no bound (the default)
  *
  * A program that would issue one more stops the job: qpu_emu_run() returns
  * QPU_EMU_LIMIT with every program left where it was. A job whose programs

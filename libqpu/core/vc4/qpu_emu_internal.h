@@ -158,6 +158,7 @@ struct qpu_emu {
 	u16 live;		/* QPUs with a program, bit per QPU */
 	u16 waiting;		/* ... of which in a QPU_EMU_QPU_WAIT_* state */
 	u16 sem_woken;		/* ... woken from a semaphore wait, not yet run */
+	u16 used;		/* QPUs given a program since init or reset */
 	bool no_predecode;	/* qpu_emu_set_predecode(emu, false) */
 	bool strict_vpm;	/* qpu_emu_set_strict_vpm(emu, true) */
 	u64 limit;		/* qpu_emu_set_limit(); 0: none */
@@ -165,7 +166,9 @@ struct qpu_emu {
 	u64 pick_bound;		/* pick_earliest(): runs @pick until this, */
 	u32 pick;
 	u16 pick_live, pick_waiting;	/* ... while the masks are these */
-	u64 started_at[QPU_EMU_NUM_QPUS];	/* stats.instructions at start */
+	u64 started_at[QPU_EMU_NUM_QPUS];	/* emu_work() at start */
+	u64 charged[QPU_EMU_NUM_QPUS];	/* DMA and TMU work, qpu_emu_charge() */
+	u64 debt;		/* charged, not yet taken from run_loop()'s budget */
 	int mutex_owner;
 	u8 sem[QPU_EMU_NUM_SEMAPHORES];
 	struct qpu_fault fault;
@@ -399,6 +402,37 @@ static inline void write_result(struct qpu_emu_exec *x, unsigned int waddr,
 	}
 	for (i = 0; i < LANES; i++)
 		dst[i] = (r->mask >> i) & 1 ? r->v[i] : dst[i];
+}
+
+/* Set bits of @v (no libgcc in the kernel: no __builtin_popcount). */
+static inline unsigned int qpu_emu_popcount16(u16 v)
+{
+	unsigned int n = 0;
+
+	for (; v; v &= v - 1)
+		n++;
+	return n;
+}
+
+/*
+ * Charges the instruction's QPU for @cycles (at most a DMA's, some 17 K)
+ * of DMA or TMU work, in whole
+ * instructions (qpu_emu.h, QPU_EMU_DMA_SETUP_CYCLES): its budget and the
+ * run's both count them.
+ */
+static inline void qpu_emu_charge(struct qpu_emu_exec *x, u32 cycles)
+{
+	u32 n = (cycles + QPU_EMU_ISSUE_CYCLES - 1) / QPU_EMU_ISSUE_CYCLES;
+
+	x->emu->charged[x->qi] += n;
+	x->emu->debt += n;
+}
+
+/* The cycles of one VCD DMA of @rows memory rows and @bytes in all. */
+static inline u32 qpu_emu_dma_cycles(u32 rows, u32 bytes)
+{
+	return QPU_EMU_DMA_SETUP_CYCLES + rows * QPU_EMU_DMA_ROW_CYCLES +
+	       bytes / QPU_EMU_DMA_BYTES_PER_CYCLE;
 }
 
 #endif /* QPU_EMU_INTERNAL_H */

@@ -76,6 +76,7 @@ void qpu_emu_tmu_request(struct qpu_emu_exec *x, unsigned int t, const u32 *v,
 	q->tmu_ready[t][(q->tmu_head[t] + q->tmu_count[t]) % TMU_FIFO_DEPTH] =
 		x->emu->stats.instructions[x->qi] + TMU_LATENCY;
 	q->tmu_count[t]++;
+	qpu_emu_charge(x, qpu_emu_popcount16(mask) * QPU_EMU_TMU_LANE_CYCLES);
 	if (x->emu->ops->event) {
 		struct qpu_emu_event ev = {
 			.kind = QPU_MEM_TMU, .qpu = x->qi, .tmu = t,

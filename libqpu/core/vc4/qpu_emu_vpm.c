@@ -298,7 +298,7 @@ static u32 dma_width(u32 modew, u32 *sel)
 	return modew >= QPU_VPM_MODEW_16 ? 2 : 0;
 }
 
-/* A DMA done: tell qpu_emu_ops.event, if set. */
+/* A DMA done: charge its work, and tell qpu_emu_ops.event, if set. */
 static void dma_event(struct qpu_emu_exec *x, enum qpu_mem_access kind,
 		      u32 addr, u32 rows, u32 row_bytes, u32 pitch)
 {
@@ -307,6 +307,7 @@ static void dma_event(struct qpu_emu_exec *x, enum qpu_mem_access kind,
 		.row_bytes = row_bytes, .pitch = pitch,
 	};
 
+	qpu_emu_charge(x, qpu_emu_dma_cycles(rows, rows * row_bytes));
 	if (x->emu->ops->event)
 		x->emu->ops->event(x->emu->ctx, &ev);
 }

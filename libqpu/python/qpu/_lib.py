@@ -60,8 +60,9 @@ DEV_PARAMS = {
 }
 # enum qpu_gen: its values, by qpu_gen_name()
 GENS = {4: "vc4", 42: "v3d42", 71: "v3d71"}
-# QPU_DEV_FEATURE_* bits of QPU_DEV_PARAM_FEATURES
-DEV_FEATURES = {"uniforms_anywhere": 1 << 0, "deadlock": 1 << 1, "all_bos": 1 << 2}
+# QPU_DEV_FEATURE_* bits of QPU_DEV_PARAM_FEATURES by name: filled below from
+# libqpu's one table of their names (qpu_dev_feature_name()).
+DEV_FEATURES = {}
 # enum qpu_dev_backend
 BACKEND_HARDWARE = 1
 BACKEND_SIMULATED = 2
@@ -224,6 +225,8 @@ PROTOTYPES = {
     "qpu_dev_get_param": (_int, [_vp, c_enum, _P(_u64)]),
     "qpu_backend_name": (_str, [c_enum]),
     "qpu_dev_describe": (_str, [_vp]),
+    "qpu_dev_open_hint": (_str, [_int]),
+    "qpu_dev_feature_name": (_str, [_uint]),
     "qpu_bo_new": (_vp, [_vp, _sz]),
     "qpu_bo_free": (None, [_vp]),
     "qpu_bo_get_map": (_vp, [_vp]),
@@ -237,6 +240,7 @@ PROTOTYPES = {
     "qpu_asm_new": (_vp, []),
     "qpu_asm_free": (None, [_vp]),
     "qpu_asm_add_include_dir": (_int, [_vp, _str]),
+    "qpu_asm_default_include_dir": (_int, [_sz, ctypes.c_char_p, _sz]),
     "qpu_asm_file": (_int, [_vp, _str]),
     "qpu_asm_string": (_int, [_vp, _str, _str]),
     "qpu_asm_words": (_sz, [_vp, _P(_P(_u64))]),
@@ -314,6 +318,11 @@ for _name, (_res, _args) in PROTOTYPES.items():
     _fn = getattr(lib, _name)
     _fn.restype = _res
     _fn.argtypes = _args
+
+for _bit in range(64):
+    _fname = lib.qpu_dev_feature_name(_bit)
+    if _fname:
+        DEV_FEATURES[_fname.decode()] = 1 << _bit
 
 
 def cstr(s):

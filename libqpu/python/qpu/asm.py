@@ -57,7 +57,30 @@ def _loc(p):
     return (_lib.pystr(loc.file), loc.line, loc.col, _lib.pystr(loc.macro), _loc(loc.expanded_from))
 
 
-def _run(include_dirs, run, texts):
+def include_path():
+    """The directories .include searches after those given: $QPU_INCLUDE's
+    entries, then where libqpu's include files were installed (vpm.qinc,
+    dma.qinc, exit.qinc...): qpu_asm_default_include_dir()."""
+    out, buf = [], ctypes.create_string_buffer(4096)
+    while lib.qpu_asm_default_include_dir(len(out), buf, len(buf)) >= 0:
+        out.append(os.fsdecode(buf.value))
+    return out
+
+
+def _hazard_warnings(words, locs, texts, skip):
+    """The hazard checker's findings as warnings at their source, as qpu-as
+    reports them."""
+    out = []
+    for h in check_hazards(words, skip=skip):
+        f, line, col = locs[h.word] if h.word < len(locs) else ("<words>", 0, 0)
+        message = "%s [%s]" % (h.message, h.name)
+        if h.ref is not None and h.ref < len(locs):
+            message += "; word %d is at %s:%d:%d" % ((h.ref,) + tuple(locs[h.ref]))
+        out.append(Diagnostic(f, line, col, message, True, _source_line(f, line, texts), None))
+    return out
+
+
+def _run(include_dirs, run, texts, hazards=True, skip=()):
     as_ = lib.qpu_asm_new()
     if not as_:
         raise MemoryError("qpu_asm_new")
@@ -84,7 +107,10 @@ def _run(include_dirs, run, texts):
         lp = ctypes.POINTER(_lib.AsmLoc)()
         locs = [(_lib.pystr(lp[i].file), lp[i].line, lp[i].col)
                 for i in range(lib.qpu_asm_locs(as_, ctypes.byref(lp)))]
-        return Program(words, locs, [d for d in diags if d.warning])
+        warnings = [d for d in diags if d.warning]
+        if hazards:
+            warnings += _hazard_warnings(words, locs, texts, skip)
+        return Program(words, locs, warnings)
     finally:
         lib.qpu_asm_free(as_)
 
@@ -95,20 +121,25 @@ def _dirs(include_dirs):
     return list(include_dirs)
 
 
-def assemble(text, include_dirs=(), name="<string>"):
+def assemble(text, include_dirs=(), name="<string>", hazards=True, skip=()):
     """Assemble source text (vc4asm syntax) into a Program. Raises
     AssemblyError with file, line, column and the source line of the first
-    error."""
+    error, and every error in its diagnostics. .include files are searched
+    in include_dirs, then include_path(). Program.warnings has the
+    assembler's warnings and, with hazards, the hazard checker's findings
+    at their source lines, as qpu-as prints them (skip: rule names not to
+    check)."""
     if not isinstance(text, str):
         raise TypeError("assemble() takes the source as str; use assemble_file() for a path")
     texts = {name: text.splitlines()}
     return _run(_dirs(include_dirs),
-                lambda a: lib.qpu_asm_string(a, _lib.cstr(name), text.encode()), texts)
+                lambda a: lib.qpu_asm_string(a, _lib.cstr(name), text.encode()), texts,
+                hazards, skip)
 
 
-def assemble_file(path, include_dirs=()):
+def assemble_file(path, include_dirs=(), hazards=True, skip=()):
     """Assemble a source file into a Program (FileNotFoundError and friends
-    when it cannot be read)."""
+    when it cannot be read); as assemble()."""
     path = os.fspath(path)
 
     def run(a):
@@ -116,7 +147,7 @@ def assemble_file(path, include_dirs=()):
         if ret and ret != -22:
             raise OSError(-ret, os.strerror(-ret), path)
         return ret
-    return _run(_dirs(include_dirs), run, {})
+    return _run(_dirs(include_dirs), run, {}, hazards, skip)
 
 
 def assemble_line(text):

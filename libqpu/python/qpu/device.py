@@ -15,6 +15,7 @@ import math
 import os
 import select
 import struct
+import weakref
 
 import numpy as np
 
@@ -34,6 +35,8 @@ class _DevHandle:
         self.ptr = ptr
         self.closed = False
         self.kernels_ptr = None
+        # every live buffer, to say which one a faulting address is in
+        self.buffers = weakref.WeakSet()
 
     def check(self):
         if self.closed:
@@ -62,6 +65,7 @@ class Buffer:
         self.size = lib.qpu_bo_get_size(ptr)
         self.map_addr = lib.qpu_bo_get_map(ptr)
         self._bus_addr = lib.qpu_bo_get_bus_addr(ptr)
+        dev.buffers.add(self)
 
     def _view(self):
         # A new ctypes view each time, so that no cycle delays the free: the
@@ -202,7 +206,7 @@ class Result:
                     _lib.STATUS_FAULT: "fault", _lib.STATUS_CANCELED: "canceled",
                     _lib.STATUS_DEADLOCK: "deadlock"}
 
-    def __init__(self, c):
+    def __init__(self, c, context=None):
         self.status = self.STATUS_NAMES.get(c.status, "unknown")
         self.status_text = _lib.pystr(lib.qpu_job_status_str(c.status))
         self.ok = c.status == _lib.STATUS_DONE
@@ -221,6 +225,11 @@ class Result:
         self.qpus = ([(q.pc, _lib.ACTIVITY_NAMES.get(q.activity, "unknown"), q.semaphore)
                       for q in c.qpus[:c.qpu_count]]
                      if c.flags & _lib.JOB_RESULT_QPUS else None)
+        #: for a fault: (file, line, column) of the instruction, when the
+        #: program came from the assembler, and why the address was refused
+        self.fault_source = self.fault_note = None
+        if fault and context is not None:
+            self.fault_source, self.fault_note = context.explain(self.fault_pc, self.fault_addr)
 
     def check(self):
         """Return self when the job is done, else raise its JobError."""
@@ -233,10 +242,14 @@ class Result:
     def __str__(self):
         s = self.status_text
         if self.status == "fault":
-            s += " on QPU %d at pc 0x%08x: %s of 0x%08x" % (
-                self.fault_qpu, self.fault_pc, self.fault_access_text, self.fault_addr)
+            s += " on QPU %d at pc 0x%08x" % (self.fault_qpu, self.fault_pc)
+            if self.fault_source:
+                s += " (%s:%d:%d)" % self.fault_source
+            s += ": %s of 0x%08x" % (self.fault_access_text, self.fault_addr)
         if self.instructions is not None:
             s += " (%d instructions)" % self.instructions
+        if self.fault_note:
+            s += ": " + self.fault_note
         return s
 
     def __repr__(self):
@@ -264,9 +277,15 @@ def _fence_fd(f):
 
 def _merge_fences(fences):
     """One fd that signals when every fence has, or -1; the caller closes it.
-    Fences that have signalled are dropped; qpu.ko's sync_files that have
-    not are merged (a job takes one in-fence)."""
-    pending = [fd for fd in (_fence_fd(f) for f in fences) if not _signalled(fd)]
+    Fences that have signalled are dropped, but for a failed job's; qpu.ko's
+    sync_files that have not are merged (a job takes one in-fence)."""
+    fds = [(f, _fence_fd(f)) for f in fences]
+    # A job that has failed cancels the job after it, as its fence says
+    # (qpu.ko's sync_file, the emulator's record of its eventfd): keep it.
+    for f, fd in fds:
+        if isinstance(f, Job) and _signalled(fd) and not f.wait(0, check=False).ok:
+            return os.dup(fd)
+    pending = [fd for _, fd in fds if not _signalled(fd)]
     if not pending:
         return -1
     fd = os.dup(pending[0])
@@ -283,15 +302,49 @@ def _merge_fences(fences):
     return fd
 
 
+class _FaultContext:
+    """What a job was given, to say why a fault happened: its programs'
+    code (bus address, bytes, the assembler's locations) and the buffers it
+    listed."""
+
+    def __init__(self, dev, programs, listed, all_buffers):
+        self.dev = dev
+        self.programs = programs
+        self.listed = set(id(b) for b in listed)
+        self.all_buffers = all_buffers
+
+    def explain(self, pc, addr):
+        source = None
+        for base, nbytes, locations in self.programs:
+            # the PC may run ahead of the faulting instruction: the last
+            # word at or before it inside the program
+            if locations and base <= pc < base + nbytes + 32:
+                i = min((pc - base) // 8, len(locations) - 1)
+                source = tuple(locations[i][:3])
+                break
+        owner = None
+        for b in list(self.dev.buffers):
+            if not b._freed and b._bus_addr <= addr < b._bus_addr + b.size:
+                owner = b
+        if owner is None:
+            return source, "0x%08x is in no buffer of this device" % addr
+        if self.all_buffers or id(owner) in self.listed:
+            return source, None
+        return source, ("0x%08x is byte %d of a %d-byte buffer of this device that the job "
+                        "did not list: pass it in buffers=[...]" %
+                        (addr, addr - owner._bus_addr, owner.size))
+
+
 class Job:
     """A submitted job: wait for it, poll it, or await it in asyncio. Its
     fence (fileno()) becomes readable when it ends."""
 
-    def __init__(self, dev, seqno, fence, keep):
+    def __init__(self, dev, seqno, fence, keep, context=None):
         self._dev = dev
         self.seqno = seqno
         self._fence = fence
         self._keep = keep  # buffers (uploaded code, uniforms) the job reads
+        self._context = context
         self._result = None
 
     def fileno(self):
@@ -311,8 +364,8 @@ class Job:
                 return None
             if ret:
                 raise DeviceError(ret, "qpu_wait(job %d)" % self.seqno)
-            self._result = Result(c)
-            self._keep = None
+            self._result = Result(c, self._context)
+            self._keep = self._context = None
         return self._result
 
     def done(self):
@@ -379,7 +432,8 @@ class Device:
             err = ctypes.get_errno()
             where = path if path is not None else os.environ.get("QPU_DEVICE", "/dev/qpu")
             why = _lib.pystr(lib.qpu_last_error())
-            raise DeviceError(err, "opening qpu device %r" % where + (" (%s)" % why if why else ""))
+            raise DeviceError(err, "opening qpu device %r" % where + (" (%s)" % why if why else ""),
+                              _lib.pystr(lib.qpu_dev_open_hint(err)))
         self._h = _DevHandle(ptr)
         self._kernels = None
         self.path = _lib.pystr(lib.qpu_dev_get_path(ptr))
@@ -522,6 +576,7 @@ class Device:
         if not 1 <= len(programs) <= MAX_PROGRAMS:
             raise ValueError("a job has 1 to %d programs, not %d" % (MAX_PROGRAMS, len(programs)))
         keep = []
+        code_info, listed = [], []
         refs = (_lib.ProgramRef * len(programs))()
         for i, p in enumerate(programs):
             if isinstance(p, tuple):
@@ -530,17 +585,22 @@ class Device:
                 c, u = p
             else:
                 c, u = p, None
+            locations = getattr(c, "locations", None)
             c = self._code(c, keep)
             u = self._uniforms(u, c, keep)
             refs[i] = _lib.ProgramRef(c.buffer.check(), c.offset, u.buffer.check(), u.offset, 0)
+            code_info.append((c.bus_addr, c.nbytes, locations))
+            listed += [c.buffer, u.buffer]
         bos = []
         for b in buffers:
             if isinstance(b, Buffer):
                 if b._dev is not self._h:
                     raise ValueError("a buffer of another device")
                 bos.append(b.check())
+                listed.append(b)
             else:
                 bos.append(_device_array(b, "a job's buffer", self._h).buffer.check())
+                listed.append(b.buffer)
         bo_arr = (ctypes.c_void_p * max(len(bos), 1))(*bos)
         if timeout_ms is None:
             timeout_ms = 0
@@ -559,7 +619,8 @@ class Device:
                 os.close(in_fd)
         if ret:
             raise DeviceError(ret, "qpu_submit")
-        return Job(self._h, seqno.value, out_fd.value, keep + list(buffers))
+        return Job(self._h, seqno.value, out_fd.value, keep + list(buffers),
+                   _FaultContext(self._h, code_info, listed, all_buffers))
 
     def run(self, code=None, uniforms=None, *, programs=None, buffers=(), in_fences=(),
             timeout_ms=None, all_buffers=False, wait_timeout=None, check=True):

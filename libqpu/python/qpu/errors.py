@@ -12,10 +12,13 @@ class Error(Exception):
 class DeviceError(Error, OSError):
     """A libqpu call failed with an errno value (an OSError too)."""
 
-    def __init__(self, err, what):
+    def __init__(self, err, what, hint=None):
         err = abs(err)
-        OSError.__init__(self, err, "%s: %s" % (what, os.strerror(err)))
+        text = "%s: %s" % (what, os.strerror(err))
+        OSError.__init__(self, err, text + ("\n" + hint if hint else ""))
         self.what = what
+        #: what to do about it, when libqpu knows (qpu_dev_open_hint())
+        self.hint = hint
 
 
 class ClosedError(Error, ValueError):

@@ -2,9 +2,16 @@
 """The sample kernels of <qpu_kernels.h> (struct qpu_kernels) on numpy
 arrays of one device: dev.kernels.vector_add(a, b) and so on.
 
-Operands are arrays of the device (Device.array()); the wrappers of libqpu
-check the shapes against what each kernel takes and say what was wrong
-(KernelError). After each call, last_stats says what the job did.
+Operands are arrays of the device (Device.array()), used in place with no
+copy, or any other array (numpy arrays, lists, views of device arrays that
+are not contiguous), which is copied into device memory first: a copy,
+each call. Vectors may have any length and images any number of pixels:
+where a kernel works in blocks (16 floats, 64 pixels), the wrapper pads a
+copy of the operands to the next block and copies the result back, so only
+lengths that are not a multiple of a block lose the zero-copy path. The
+wrappers of libqpu check the rest against what each kernel takes and say
+what was wrong (KernelError). After each call, last_stats says what the job
+did.
 """
 
 import collections
@@ -18,6 +25,13 @@ from .device import _device_array, _new_array
 from .errors import KernelError
 
 Reduction = collections.namedtuple("Reduction", "sum min max")
+
+VECTOR_BLOCK = 16   # floats: <qpu_kernels.h>'s vectors are a multiple of it
+PIXEL_BLOCK = 64    # pixels: and its images
+
+
+def _round_up(n, block):
+    return -(-n // block) * block
 
 
 def _stats_dict(s):
@@ -46,6 +60,30 @@ class Kernels:
     def _k(self):
         self._h.check()
         return self._h.kernels_ptr
+
+    def _is_ours(self, a):
+        buf = getattr(a, "_qpu_buffer", None) if isinstance(a, np.ndarray) else None
+        return buf is not None and buf._dev is self._h
+
+    def _operand(self, a, what, dtype, size=None, pad=0):
+        """a as a contiguous device array of dtype: itself when it is one of
+        this device's (zero copy) and of size elements (None: any), else a
+        copy, flat and padded to size with pad (None: a's last value)."""
+        if self._is_ours(a) and a.flags.c_contiguous and (size is None or a.size == size):
+            return self._arr(a, what, dtype)
+        if getattr(a, "_qpu_buffer", None) is not None and (
+                not self._is_ours(a) or a.dtype != np.dtype(dtype)):
+            # another device's array, or one to convert: never behind the caller's back
+            self._arr(a, what, dtype)
+        host = np.ascontiguousarray(a, dtype=dtype)
+        if size is None:
+            size = host.size
+        out = _new_array(self._h, size if size != host.size else host.shape, dtype)
+        flat = out.reshape(-1)
+        flat[:host.size] = host.reshape(-1)
+        if size > host.size:
+            flat[host.size:] = (host.reshape(-1)[-1] if pad is None and host.size else pad or 0)
+        return out
 
     def _arr(self, a, what, dtype, ndim=None):
         a = _device_array(a, what, self._h)
@@ -90,44 +128,123 @@ class Kernels:
                               or "%s failed (%d)" % (fn.__name__, ret))
         self.last_stats = _stats_dict(stats)
 
-    def vector_add(self, a, b, out=None, qpus=None):
-        """out = a + b (float32 vectors, lengths a multiple of 16)."""
-        va, vb = self._vector(a, "a"), self._vector(b, "b")
-        out = _alloc(a, out)
-        self._run(lib.qpu_vector_add, self._qpus(qpus), ctypes.byref(va), ctypes.byref(vb),
-                  ctypes.byref(self._vector(out, "out")))
+    def _vectors(self, n, *operands):
+        """The (name, array) operands as float32 device vectors of n
+        elements rounded up to a block (zero-padded copies unless usable
+        as they are)."""
+        if n < 1:
+            raise ValueError("a vector has at least one element")
+        size = _round_up(n, VECTOR_BLOCK)
+        return [self._operand(a, what, np.float32, size) for what, a in operands]
+
+    def _result(self, dev_out, out, n):
+        """dev_out's first n elements as out: dev_out itself, or copied into
+        out (any writable array), or a device array of n elements."""
+        if out is dev_out:
+            return out
+        if out is None:
+            return dev_out if dev_out.size == n else dev_out[:n]
+        np.copyto(np.asarray(out).reshape(-1), dev_out.reshape(-1)[:n], casting="same_kind")
         return out
+
+    @staticmethod
+    def _length(*operands):
+        sizes = {what: np.size(a) for what, a in operands}
+        if len(set(sizes.values())) != 1:
+            raise ValueError("the vectors differ in length: %s" %
+                             ", ".join("%s %d" % kv for kv in sizes.items()))
+        return next(iter(sizes.values()))
+
+    def vector_add(self, a, b, out=None, qpus=None):
+        """out = a + b of float32 vectors of any length (a new device array
+        when out is None)."""
+        n = self._length(("a", a), ("b", b), *((("out", out),) if out is not None else ()))
+        da, db = self._vectors(n, ("a", a), ("b", b))
+        do = (self._vectors(n, ("out", out))[0] if out is not None
+              else _new_array(self._h, _round_up(n, VECTOR_BLOCK), np.float32))
+        self._run(lib.qpu_vector_add, self._qpus(qpus), ctypes.byref(self._vector(da, "a")),
+                  ctypes.byref(self._vector(db, "b")), ctypes.byref(self._vector(do, "out")))
+        return self._result(do, out, n)
 
     def saxpy(self, alpha, x, y, qpus=None):
-        """y = alpha * x + y in place; returns y."""
-        vx, vy = self._vector(x, "x"), self._vector(y, "y")
-        self._run(lib.qpu_saxpy, self._qpus(qpus), float(alpha), ctypes.byref(vx),
-                  ctypes.byref(vy))
-        return y
+        """y = alpha * x + y in place (float32 vectors of any length; y a
+        writable array); returns y."""
+        if not isinstance(y, np.ndarray):
+            raise TypeError("saxpy() updates y in place: y is an array, not %s"
+                            % type(y).__name__)
+        n = self._length(("x", x), ("y", y))
+        dx, dy = self._vectors(n, ("x", x), ("y", y))
+        self._run(lib.qpu_saxpy, self._qpus(qpus), float(alpha), ctypes.byref(self._vector(dx, "x")),
+                  ctypes.byref(self._vector(dy, "y")))
+        return self._result(dy, y, n)
 
     def reduce(self, x, qpus=None):
-        """(sum, min, max) of a float32 vector in one pass."""
-        vx = self._vector(x, "x")
+        """(sum, min, max) of a float32 vector of any length in one pass. A
+        padded copy repeats the last value, which min and max ignore and
+        the sum takes back out."""
+        n = np.size(x)
+        if n < 1:
+            raise ValueError("a vector has at least one element")
+        size = _round_up(n, VECTOR_BLOCK)
+        dx = self._operand(x, "x", np.float32, size, pad=None)
         r = _lib.ReduceResult()
-        self._run(lib.qpu_reduce, self._qpus(qpus), ctypes.byref(vx), ctypes.byref(r))
-        return Reduction(r.sum, r.min, r.max)
+        self._run(lib.qpu_reduce, self._qpus(qpus), ctypes.byref(self._vector(dx, "x")),
+                  ctypes.byref(r))
+        total = r.sum
+        if size > n:
+            total = float(np.float32(r.sum) - np.float32(dx[-1]) * np.float32(size - n))
+        return Reduction(total, r.min, r.max)
+
+    def _pixels(self, a, what, channels):
+        """a (an image of channels bytes a pixel) as a device image whose
+        pixel count is a multiple of PIXEL_BLOCK: itself, or a copy padded
+        into a 1-row image; with its height and width."""
+        shape = np.shape(a)
+        if channels == 3 and (len(shape) != 3 or shape[2] != 3):
+            raise ValueError("%s must be height x width x 3, not shape %s" % (what, shape))
+        if channels == 1 and len(shape) != 2:
+            raise ValueError("%s must be height x width, not shape %s" % (what, shape))
+        pixels = shape[0] * shape[1]
+        if pixels < 1:
+            raise ValueError("%s has no pixels" % what)
+        if pixels % PIXEL_BLOCK == 0:
+            return self._operand(a, what, np.uint8, None), shape[:2]
+        padded = _round_up(pixels, PIXEL_BLOCK)
+        dev = self._operand(a, what, np.uint8, padded * channels, pad=0)
+        return dev.reshape((1, padded, channels) if channels == 3 else (1, padded)), shape[:2]
 
     def rgb_to_gray(self, rgb, out=None, qpus=None):
-        """BT.601 luma of an H x W x 3 uint8 image, as an H x W uint8 image."""
-        src = self._image(rgb, "rgb", 3)
-        out = _alloc(rgb, out, rgb.shape[:2] if rgb.ndim == 3 else None)
-        self._run(lib.qpu_rgb_to_gray, self._qpus(qpus), ctypes.byref(src),
-                  ctypes.byref(self._image(out, "out", 1)))
-        return out
+        """BT.601 luma of an H x W x 3 uint8 image, as an H x W uint8 image
+        (a new device array when out is None)."""
+        src, (h, w) = self._pixels(rgb, "rgb", 3)
+        dst = (self._pixels(out, "out", 1)[0] if out is not None
+               else _new_array(self._h, src.shape[:2], np.uint8))
+        self._run(lib.qpu_rgb_to_gray, self._qpus(qpus), ctypes.byref(self._image(src, "rgb", 3)),
+                  ctypes.byref(self._image(dst, "out", 1)))
+        return self._image_result(dst, out, h, w)
 
     def threshold(self, image, t, maxval=255, out=None, qpus=None):
-        """out = image > t ? maxval : 0 (H x W uint8; out may be image)."""
-        src = self._image(image, "image", 1)
-        out = _alloc(image, out)
+        """out = image > t ? maxval : 0 (H x W uint8; out may be image; a new
+        device array when out is None)."""
         if not (0 <= int(t) <= 255 and 0 <= int(maxval) <= 255):
             raise ValueError("t and maxval are 0 to 255")
-        self._run(lib.qpu_threshold, self._qpus(qpus), ctypes.byref(src),
-                  ctypes.byref(self._image(out, "out", 1)), int(t), int(maxval))
+        src, (h, w) = self._pixels(image, "image", 1)
+        dst = (src if out is image and self._is_ours(out) else
+               self._pixels(out, "out", 1)[0] if out is not None
+               else _new_array(self._h, src.shape, np.uint8))
+        self._run(lib.qpu_threshold, self._qpus(qpus), ctypes.byref(self._image(src, "image", 1)),
+                  ctypes.byref(self._image(dst, "out", 1)), int(t), int(maxval))
+        return self._image_result(dst, out, h, w)
+
+    def _image_result(self, dst, out, h, w):
+        if dst.shape == (h, w):
+            if out is None or out is dst:
+                return dst
+        flat = dst.reshape(-1)[:h * w].reshape(h, w)
+        if out is None:
+            return flat
+        if out is not dst:
+            np.copyto(out, flat)
         return out
 
     def yuv420_to_rgb(self, frame, out, mean=(0.0, 0.0, 0.0), std=(1.0, 1.0, 1.0), qpus=None):
@@ -156,26 +273,33 @@ class Kernels:
                   m, s)
         return out
 
+    def _matrix_operand(self, a, what):
+        """a as a device matrix: itself (any row stride), else a copy."""
+        if self._is_ours(a):
+            return a
+        if np.ndim(a) != 2:
+            raise ValueError("%s must have 2 dimensions, not shape %s" % (what, np.shape(a)))
+        return self._operand(a, what, np.float32)
+
     def sgemm(self, a, b, c=None, alpha=1.0, beta=0.0, qpus=None):
-        """c = alpha * a @ b + beta * c (float32 matrices); returns c."""
+        """c = alpha * a @ b + beta * c (float32 matrices of any shape);
+        returns c (a new device array when c is None)."""
+        a, b = self._matrix_operand(a, "a"), self._matrix_operand(b, "b")
         ma, mb = self._matrix(a, "a"), self._matrix(b, "b")
         if c is None:
             if beta != 0:
                 raise ValueError("beta needs c")
-            c = _alloc(a, None, (a.shape[0], b.shape[1]))
+            dc = _new_array(self._h, (a.shape[0], b.shape[1]), np.float32)
+        else:
+            dc = self._matrix_operand(c, "c")
         self._run(lib.qpu_sgemm, self._qpus(qpus), float(alpha), ctypes.byref(ma),
-                  ctypes.byref(mb), float(beta), ctypes.byref(self._matrix(c, "c")))
+                  ctypes.byref(mb), float(beta), ctypes.byref(self._matrix(dc, "c")))
+        if c is None or c is dc:
+            return dc
+        np.copyto(c, dc)
         return c
 
     def drop_cache(self):
         """Free the code and scratch memory the kernels keep on the device."""
         lib.qpu_kernels_drop_cache(self._k())
 
-
-def _alloc(like, out, shape=None):
-    """out, or a new zeroed array of like's dtype on like's device."""
-    if out is not None:
-        return out
-    buf = like.buffer
-    buf.check()
-    return _new_array(buf._dev, like.shape if shape is None else shape, like.dtype)

@@ -1,0 +1,43 @@
+# SPDX-License-Identifier: MIT
+# libqpu/nn: neural networks (<qpu_nn.h>), part of libqpu; included by
+# libqpu.mk after the sample kernels, whose sgemm its QPU backend calls.
+
+QPU_NN_SRCS := $(wildcard libqpu/nn/*.c)
+
+# check-host runs selftests/lib/test-qpu-nn.sh, which needs the tool.
+HOST_TEST_DEPS += $(BUILD)/tools/qpu-nn
+
+# Opt-in, outside make check (minutes): MobileNet v1 0.5 and 1.0 at 224x224
+# on the CPU and on the emulator's QPUs against the numpy reference, and
+# bench-nn: qpu-nn bench of MobileNet v1 (NN_WIDTH, default 1.0) measured
+# here and modelled on the boards (NN_BOARDS, default pi1,pi3).
+NN_WIDTH ?= 1.0
+NN_BOARDS ?= pi1,pi3
+.PHONY: check-nn-long bench-nn
+check-nn-long: $(LIBQPU_SO)
+	$(Q)$(CURDIR)/tools/deps.sh python
+	$(Q)QPU_NN_LONG=1 QPU_LIBRARY=$(LIBQPU_SO) QPU_TEST_DEVICE=emu \
+		$(PYTHON) libqpu/python/tests/run.py libqpu/python/tests/test_nn.py -k mobilenet
+
+bench-nn: $(LIBQPU_SO) $(BUILD)/tools/qpu-nn
+	$(Q)$(CURDIR)/tools/deps.sh python
+	$(Q)mkdir -p $(BUILD)/nn
+	$(Q)QPU_LIBRARY=$(LIBQPU_SO) PYTHONPATH=$(CURDIR)/libqpu/python:$(CURDIR)/libqpu/python/tests \
+		$(PYTHON) -c 'import sys, onnx, test_nn; \
+		onnx.save(test_nn.mobilenet_v1(width=float(sys.argv[1])), sys.argv[2])' \
+		$(NN_WIDTH) $(BUILD)/nn/mobilenet_v1_$(NN_WIDTH).onnx
+	$(Q)QPU_LIBRARY=$(LIBQPU_SO) PYTHONPATH=$(CURDIR)/libqpu/python PYTHON=$(PYTHON) \
+		$(BUILD)/tools/qpu-nn bench -b $(NN_BOARDS) $(BUILD)/nn/mobilenet_v1_$(NN_WIDTH).onnx
+
+# bench-nn-xnnpack: the CPU backend's MobileNet v1 layers against XNNPACK
+# (selftests/bench/nn-xnnpack.c; Debian's libxnnpack-dev).
+NN_XNNPACK_BENCH := $(BUILD)/selftests/bench/nn-xnnpack
+.PHONY: bench-nn-xnnpack
+$(NN_XNNPACK_BENCH): selftests/bench/nn-xnnpack.c $(LIBQPU_A)
+	$(Q)mkdir -p $(dir $@)
+	$(Q)$(CC) $(ALL_CFLAGS) -Iselftests/lib -o $@ $< $(LIBQPU_A) -lXNNPACK $(LDFLAGS) -lm
+
+bench-nn-xnnpack:
+	$(Q)$(CURDIR)/tools/deps.sh xnnpack
+	$(Q)$(MAKE) --no-print-directory $(NN_XNNPACK_BENCH)
+	$(Q)$(NN_XNNPACK_BENCH)

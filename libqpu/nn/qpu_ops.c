@@ -1,0 +1,321 @@
+// SPDX-License-Identifier: MIT
+/*
+ * libqpu/nn: the QPU backend (convolutions and matrix products on the
+ * sample kernels' sgemm) and the time model the plan places nodes by.
+ *
+ * A convolution of one group is a product: Y (M x OH*OW) = W (M x C*KH*KW)
+ * times the image's columns (C*KH*KW x OH*OW), gathered on the CPU into the
+ * arena's scratch (im2col; a 1x1 convolution of stride 1 without pads
+ * reads the image itself). qpu_sgemm() runs the product on the QPUs, then
+ * the CPU adds the bias and applies the fused activation in one pass.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "nn_check.h"
+#include "qpu_timing.h"
+
+/*
+ * The model's assumptions, per board (enum qpu_board order; NONE models a
+ * Pi 1): the share of the QPUs' peak qpu_sgemm() reaches on layer-sized
+ * products (its modelled 11 to 16.8 GFLOPS of 24 on a Pi 1:
+ * selftests/lib/test-sgemm.c), and the single-precision GFLOPS the CPU
+ * backend's fast path is assumed to reach on the board's ARM cores (the
+ * Pi 1's ARM1176 has VFP without SIMD; the Pi 2's and 3's four Cortex-A7
+ * and A53 cores have NEON). They are estimates, not measurements: the
+ * plan says the figures it compares, and QPU_NN_BIND_QPU_ALL overrides.
+ */
+#define NN_SGEMM_PEAK_PCT 50
+static const double cpu_gflops[] = { 0.3, 0.3, 2.0, 4.0, 4.5 };
+
+/* Flops one QPU does per V3D clock: a 4-wide float add and multiply. */
+#define QPU_FLOPS_PER_CLOCK 8
+
+enum qpu_board nn_dev_board(struct qpu_dev *dev)
+{
+	const char *path = qpu_dev_get_path(dev), *b;
+	char name[16];
+	size_t len;
+
+	b = path ? strstr(path, "board=") : NULL;
+	if (!b)
+		b = getenv("QPU_EMU_BOARD");
+	else
+		b += strlen("board=");
+	if (!b)
+		return QPU_BOARD_NONE;
+	len = strcspn(b, ",");
+	if (len >= sizeof(name))
+		return QPU_BOARD_NONE;
+	memcpy(name, b, len);
+	name[len] = 0;
+	return qpu_board_from_name(name);
+}
+
+static const struct qpu_timing_board *board_of(enum qpu_board board)
+{
+	const struct qpu_timing_board *b = NULL;
+
+	if (board != QPU_BOARD_NONE)
+		b = qpu_timing_board_get((unsigned int)board - 1);
+	return b ? b : qpu_timing_board_get(QPU_TIMING_PI1);
+}
+
+uint64_t nn_qpu_model_ns(enum qpu_board board, const struct nn_node *n)
+{
+	const struct qpu_timing_board *b = board_of(board);
+	double peak = 12.0 * QPU_FLOPS_PER_CLOCK * b->p[QPU_TP_V3D_MHZ].value * 1e6;
+	double ns = 2.0 * (double)n->macs / (peak * NN_SGEMM_PEAK_PCT / 100.0) * 1e9;
+	enum qpu_board kb = board == QPU_BOARD_NONE ? QPU_BOARD_PI1 : board;
+	double bw = (double)qpu_board_mem_bytes_per_s(kb);
+	double mem = bw > 0 ? (double)n->bytes / bw * 1e9 : 0.0;
+
+	return (uint64_t)(ns > mem ? ns : mem) + qpu_board_launch_ns(kb, QPU_LAUNCH_IOCTL);
+}
+
+uint64_t nn_cpu_model_ns(enum qpu_board board, const struct nn_node *n)
+{
+	unsigned int i = (unsigned int)board < sizeof(cpu_gflops) / sizeof(cpu_gflops[0]) ?
+			 (unsigned int)board : 0;
+	enum qpu_board kb = board == QPU_BOARD_NONE ? QPU_BOARD_PI1 : board;
+	double flops = 2.0 * (double)n->macs / cpu_gflops[i];
+	double mem = (double)n->bytes / (double)qpu_board_mem_bytes_per_s(kb) * 1e9;
+
+	return (uint64_t)(flops > mem ? flops : mem);
+}
+
+void nn_model_shares(enum qpu_board board, const struct nn_node *n, double *flops_pct,
+		     double *bw_pct)
+{
+	const struct qpu_timing_board *b = board_of(board);
+	double peak = 12.0 * QPU_FLOPS_PER_CLOCK * b->p[QPU_TP_V3D_MHZ].value * 1e6;
+	enum qpu_board kb = board == QPU_BOARD_NONE ? QPU_BOARD_PI1 : board;
+	double s = (double)n->model_ns / 1e9;
+
+	*flops_pct = *bw_pct = 0.0;
+	if (!n->model_ns)
+		return;
+	if (n->where == QPU_NN_WHERE_QPU)
+		*flops_pct = 100.0 * 2.0 * (double)n->macs / s / peak;
+	*bw_pct = 100.0 * (double)n->bytes / s / (double)qpu_board_mem_bytes_per_s(kb);
+}
+
+/* The constant B of a product, as K x N (row-major) in the weight buffer. */
+static int const_b(const struct qpu_nn_graph *g, const struct nn_node *n)
+{
+	return g->t[n->in[1]].is_const;
+}
+
+int nn_qpu_able(const struct qpu_nn_graph *g, const struct nn_node *n)
+{
+	if (!n->macs || g->t[n->in[0]].is_const)	/* the QPUs read it from the arena */
+		return 0;
+	switch (n->kind) {
+	case NN_CONV:
+		return n->win.group == 1 && const_b(g, n);
+	case NN_GEMM:
+		return const_b(g, n);
+	case NN_MATMUL:
+		return const_b(g, n) && g->t[n->in[0]].rank == 2 && g->t[n->in[1]].rank == 2;
+	default:
+		return 0;
+	}
+}
+
+static int direct_1x1(const struct qpu_nn_graph *g, const struct nn_node *n)
+{
+	const struct nn_win *w = &n->win;
+
+	(void)g;
+	return w->kh == 1 && w->kw == 1 && w->sh == 1 && w->sw == 1 && !w->pt && !w->pl &&
+	       !w->pb && !w->pr;
+}
+
+size_t nn_qpu_scratch(const struct qpu_nn_graph *g, const struct nn_node *n)
+{
+	const struct nn_tensor *y = &g->t[n->out[0]];
+
+	switch (n->kind) {
+	case NN_CONV:
+		if (direct_1x1(g, n))
+			return 0;
+		return (size_t)(g->t[n->in[1]].count / (size_t)y->dims[1]) *
+		       (size_t)(y->dims[2] * y->dims[3]) * sizeof(float);
+	case NN_GEMM:
+		return n->trans_a ? g->t[n->in[0]].bytes : 0;
+	default:
+		return 0;
+	}
+}
+
+/* The K x N matrix a product's constant B gives the QPUs. */
+static void b_matrix(const struct qpu_nn_graph *g, const struct nn_node *n, size_t *k, size_t *cols)
+{
+	const struct nn_tensor *b = &g->t[n->in[1]];
+
+	if (n->kind == NN_CONV) {	/* W is the A operand: M x C*KH*KW */
+		*k = (size_t)b->dims[0];
+		*cols = b->count / *k;
+	} else if (n->kind == NN_GEMM && n->trans_b) {
+		*k = (size_t)b->dims[1];
+		*cols = (size_t)b->dims[0];
+	} else {
+		*k = (size_t)b->dims[0];
+		*cols = (size_t)b->dims[1];
+	}
+}
+
+int nn_qpu_prepare(struct qpu_nn_graph *g)
+{
+	size_t total = 0, k, cols, i, j;
+	unsigned int ni;
+	uint8_t *map;
+
+	for (ni = 0; ni < g->n_nodes; ni++) {
+		struct nn_node *n = &g->node[ni];
+		struct nn_tensor *b;
+
+		if (n->where != QPU_NN_WHERE_QPU)
+			continue;
+		b = &g->t[n->in[1]];
+		if (b->in_wbo)
+			continue;
+		b->in_wbo = 1;
+		b->wbo_off = total;
+		total += (b->bytes + 63) & ~(size_t)63;
+	}
+	if (!total)
+		return 0;
+	g->wbo = qpu_bo_new(g->dev, total);
+	if (!g->wbo) {
+		nn_err(g, "no device buffer of %zu bytes for the QPUs' weights", total);
+		return -ENOMEM;
+	}
+	map = qpu_bo_get_map(g->wbo);
+	for (ni = 0; ni < g->n_nodes; ni++) {
+		struct nn_node *n = &g->node[ni];
+		const struct nn_tensor *b;
+		float *dst;
+		const float *src;
+
+		if (n->where != QPU_NN_WHERE_QPU)
+			continue;
+		b = &g->t[n->in[1]];
+		dst = (float *)(map + b->wbo_off);
+		src = b->cdata;
+		b_matrix(g, n, &k, &cols);
+		if (n->kind == NN_GEMM && n->trans_b) {	/* stored N x K: transposed */
+			for (i = 0; i < k; i++)
+				for (j = 0; j < cols; j++)
+					dst[i * cols + j] = src[j * k + i];
+		} else {
+			memcpy(dst, src, b->bytes);
+		}
+	}
+	return 0;
+}
+
+static size_t arena_off(const struct qpu_nn_graph *g, const void *p)
+{
+	return (size_t)((const uint8_t *)p - g->arena);
+}
+
+static int sgemm(struct qpu_nn_graph *g, struct nn_node *n, float alpha,
+		 const struct qpu_matrix *a, const struct qpu_matrix *b, const struct qpu_matrix *c)
+{
+	struct qpu_job_timing timing;
+	int ret = qpu_sgemm(g->kernels, 12, alpha, a, b, 0.0f, c, NULL);
+
+	if (ret) {
+		nn_err(g, "node '%s' (%s): %s", n->name, n->op, qpu_kernels_last_error(g->kernels));
+		return ret;
+	}
+	if (!qpu_kernels_take_timing(g->kernels, &timing))
+		n->model_ns += timing.ns + timing.launch_ns;
+	return 0;
+}
+
+static int run_conv(struct qpu_nn_graph *g, struct nn_node *n, void *scratch)
+{
+	const struct nn_tensor *x = &g->t[n->in[0]], *w = &g->t[n->in[1]], *y = &g->t[n->out[0]];
+	size_t M = (size_t)y->dims[1], P = (size_t)(y->dims[2] * y->dims[3]);
+	size_t K = w->count / M, C = (size_t)x->dims[1], HW = (size_t)(x->dims[2] * x->dims[3]);
+	const float *bias = n->n_in > 2 && n->in[2] >= 0 ? g->t[n->in[2]].cdata : NULL;
+	struct qpu_matrix ma = { g->wbo, w->wbo_off, M, K, K }, mb, mc;
+	int64_t b_;
+	size_t m, p;
+	int ret;
+
+	for (b_ = 0; b_ < x->dims[0]; b_++) {
+		const float *xb = (const float *)x->data + (size_t)b_ * C * HW;
+		float *yb = (float *)y->data + (size_t)b_ * M * P;
+
+		if (direct_1x1(g, n)) {
+			mb = (struct qpu_matrix){ g->arena_bo, arena_off(g, xb), K, P, P };
+		} else {
+			nn_im2col(xb, (int64_t)C, x->dims[2], x->dims[3], &n->win, y->dims[2],
+				  y->dims[3], scratch);
+			mb = (struct qpu_matrix){ g->arena_bo, arena_off(g, scratch), K, P, P };
+		}
+		mc = (struct qpu_matrix){ g->arena_bo, arena_off(g, yb), M, P, P };
+		ret = sgemm(g, n, 1.0f, &ma, &mb, &mc);
+		if (ret)
+			return ret;
+		for (m = 0; m < M; m++) {
+			float *row = yb + m * P;
+
+			if (bias)
+				for (p = 0; p < P; p++)
+					row[p] += bias[m];
+			nn_apply_act(n, row, P);
+		}
+	}
+	return 0;
+}
+
+static int run_product(struct qpu_nn_graph *g, struct nn_node *n, void *scratch)
+{
+	const struct nn_tensor *a = &g->t[n->in[0]], *b = &g->t[n->in[1]], *y = &g->t[n->out[0]];
+	size_t M = (size_t)y->dims[0], N = (size_t)y->dims[1], K, cols, i, j;
+	const float *ap = a->data;
+	struct qpu_matrix ma, mb, mc;
+	int ret;
+
+	b_matrix(g, n, &K, &cols);
+	if (n->kind == NN_GEMM && n->trans_a) {
+		float *t = scratch;
+
+		for (i = 0; i < M; i++)
+			for (j = 0; j < K; j++)
+				t[i * K + j] = ap[j * M + i];
+		ap = t;
+	}
+	ma = (struct qpu_matrix){ g->arena_bo, arena_off(g, ap), M, K, K };
+	mb = (struct qpu_matrix){ g->wbo, b->wbo_off, K, N, N };
+	mc = (struct qpu_matrix){ g->arena_bo, arena_off(g, y->data), M, N, N };
+	ret = sgemm(g, n, n->kind == NN_GEMM ? n->alpha : 1.0f, &ma, &mb, &mc);
+	if (ret)
+		return ret;
+	if (n->kind == NN_GEMM && n->n_in > 2 && n->in[2] >= 0) {
+		const struct nn_tensor *c = &g->t[n->in[2]];
+		const float *cp = nn_ptr(g, n->in[2]);
+		size_t si = c->rank == 2 && c->dims[0] > 1 ? (size_t)c->dims[1] : 0;
+		size_t sj = c->rank >= 1 && c->dims[c->rank - 1] > 1 ? 1 : 0;
+		float *yp = y->data;
+
+		for (i = 0; i < M; i++)
+			for (j = 0; j < N; j++)
+				yp[i * N + j] += n->beta * cp[i * si + j * sj];
+	}
+	nn_apply_act(n, y->data, y->count);
+	return 0;
+}
+
+int nn_qpu_run(struct qpu_nn_graph *g, struct nn_node *n, void *scratch)
+{
+	if (n->kind == NN_CONV)
+		return run_conv(g, n, scratch);
+	return run_product(g, n, scratch);
+}

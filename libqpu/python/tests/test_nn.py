@@ -1,0 +1,632 @@
+# SPDX-License-Identifier: MIT
+"""qpu.nn: every operator against numpy references written from the ONNX
+specification (nn_reference.py), on the CPU's fast path, its reference and
+the QPUs of the device under test; edge shapes; small whole models built
+with onnx.helper; every refusal; the converter and the .qnn file."""
+
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+onnx = pytest.importorskip("onnx")
+from onnx import TensorProto, helper, numpy_helper  # noqa: E402
+
+import qpu.nn  # noqa: E402
+from qpu import nn_convert  # noqa: E402
+import nn_reference as ref  # noqa: E402
+from conftest import DEVICE  # noqa: E402
+
+rng = np.random.default_rng(37)
+F = TensorProto.FLOAT
+NP2ONNX = {np.dtype(np.float32): F, np.dtype(np.uint8): TensorProto.UINT8,
+           np.dtype(np.int8): TensorProto.INT8, np.dtype(np.int32): TensorProto.INT32,
+           np.dtype(np.int64): TensorProto.INT64}
+
+
+def make_model(nodes, inputs, outputs, inits=None, opset=13, ms=False):
+    """inputs: {name: array} (their shapes and types); outputs: names;
+    inits: {name: array} constants."""
+    g = helper.make_graph(
+        nodes, "t",
+        [helper.make_tensor_value_info(n, NP2ONNX[a.dtype], a.shape) for n, a in inputs.items()],
+        [helper.make_tensor_value_info(n, F, None) for n in outputs],
+        [numpy_helper.from_array(np.asarray(a), n) for n, a in (inits or {}).items()])
+    ops = [helper.make_opsetid("", opset)]
+    if ms:
+        ops.append(helper.make_opsetid("com.microsoft", 1))
+    return helper.make_model(g, opset_imports=ops)
+
+
+# the CPU's fast path (through XNNPACK where the machine has it), the same
+# with libqpu's own code, its portable reference, and the QPUs
+BACKENDS = [("cpu", {}), ("cpu-own", {"no_xnnpack": True}), ("ref", {"reference": True}),
+            ("qpu", {"qpu_all": True})]
+
+
+def run_all(model, feeds, exact=False, rtol=1e-4, atol=1e-5, backends=BACKENDS):
+    want = ref.run(model, feeds)
+    for name, opts in backends:
+        dev = DEVICE if name == "qpu" else "cpu"
+        with qpu.nn.load(model, device=dev, **opts) as net:
+            got = net.run(**feeds)
+        for g, w in zip(got, want):
+            assert g.shape == w.shape, name
+            if exact:
+                assert g.dtype == w.dtype, name
+                np.testing.assert_array_equal(g, w, err_msg=name)
+            else:
+                scale = max(float(np.abs(w).max()), 1.0) if w.size else 1.0
+                np.testing.assert_allclose(g, w, rtol=rtol, atol=atol * scale, err_msg=name)
+    return want
+
+
+def f32(*shape, lo=-1.0, hi=1.0):
+    return rng.uniform(lo, hi, shape).astype(np.float32)
+
+
+# --- float operators ---------------------------------------------------------------
+
+CONV_CASES = [
+    # (N, C, H, W), (M, k), attrs
+    ((1, 3, 8, 8), (4, 3), {"pads": [1, 1, 1, 1]}),
+    ((2, 5, 7, 9), (6, 3), {"pads": [1, 1, 1, 1], "strides": [2, 2]}),
+    ((1, 1, 1, 1), (3, 1), {}),
+    ((1, 7, 5, 5), (7, 3), {"pads": [1, 1, 1, 1], "group": 7}),   # depthwise, odd
+    ((1, 8, 9, 9), (8, 3), {"pads": [0, 1, 1, 0], "strides": [2, 2], "group": 8}),
+    ((1, 6, 6, 6), (4, 3), {"group": 2, "auto_pad": "SAME_UPPER"}),
+    ((1, 4, 7, 7), (5, 3), {"auto_pad": "SAME_LOWER", "strides": [2, 2]}),
+    ((1, 4, 7, 6), (5, 2), {"auto_pad": "VALID", "strides": [1, 2]}),
+    ((1, 16, 12, 12), (32, 1), {}),                              # 1x1 on the QPUs
+    ((1, 3, 16, 16), (32, 3), {"pads": [1, 1, 1, 1], "strides": [2, 2]}),
+]
+
+
+@pytest.mark.parametrize("xs,mk,attrs", CONV_CASES)
+def test_conv(xs, mk, attrs):
+    m, k = mk
+    g = attrs.get("group", 1)
+    w = f32(m, xs[1] // g, k, k)
+    b = f32(m)
+    node = helper.make_node("Conv", ["x", "w", "b"], ["y"], **attrs)
+    run_all(make_model([node], {"x": f32(*xs)}, ["y"], {"w": w, "b": b}), {"x": f32(*xs)})
+
+
+@pytest.mark.parametrize("act,attrs,extra", [
+    ("Relu", {}, {}), ("LeakyRelu", {"alpha": 0.2}, {}), ("HardSwish", {}, {}),
+    ("Sigmoid", {}, {}), ("Clip", {}, {"lo": np.float32(0), "hi": np.float32(6)})])
+def test_conv_fused_activation(act, attrs, extra):
+    x = f32(1, 8, 10, 10, lo=-4, hi=4)
+    inits = {"w": f32(16, 8, 3, 3), "b": f32(16)}
+    ins = ["c"] + (["lo", "hi"] if extra else [])
+    inits.update(extra)
+    nodes = [helper.make_node("Conv", ["x", "w", "b"], ["c"], pads=[1, 1, 1, 1]),
+             helper.make_node(act, ins, ["y"], **attrs)]
+    model = make_model(nodes, {"x": x}, ["y"], inits)
+    run_all(model, {"x": x})
+    with qpu.nn.load(model) as net:
+        plan = net.plan()
+    assert plan[0]["fused"] == act and plan[1]["where"] == "fused"
+
+
+@pytest.mark.parametrize("ta,tb,c_shape", [(0, 0, (5,)), (0, 1, (3, 5)), (1, 0, None),
+                                          (1, 1, (1,)), (0, 1, (3, 1))])
+def test_gemm(ta, tb, c_shape):
+    a = f32(*((7, 3) if ta else (3, 7)))
+    b = f32(*((5, 7) if tb else (7, 5)))
+    inits = {"b": b}
+    ins = ["a", "b"]
+    if c_shape:
+        inits["c"] = f32(*c_shape)
+        ins.append("c")
+    node = helper.make_node("Gemm", ins, ["y"], transA=ta, transB=tb, alpha=0.5, beta=2.0)
+    run_all(make_model([node], {"a": a}, ["y"], inits), {"a": a})
+
+
+def test_gemm_large_on_qpus():
+    a = f32(4, 300)
+    model = make_model([helper.make_node("Gemm", ["a", "b", "c"], ["y"], transB=1)],
+                       {"a": a}, ["y"], {"b": f32(100, 300), "c": f32(100)})
+    run_all(model, {"a": a})
+    with qpu.nn.load(model, device=DEVICE, qpu_all=True) as net:
+        net.run(a)
+        assert net.plan()[0]["where"] == "qpu"
+
+
+@pytest.mark.parametrize("sa,sb", [((3, 4), (4, 5)), ((2, 3, 4), (4, 6)),
+                                  ((2, 1, 3, 4), (5, 4, 2)), ((64, 128), (128, 32))])
+def test_matmul(sa, sb):
+    a = f32(*sa)
+    run_all(make_model([helper.make_node("MatMul", ["a", "b"], ["y"])], {"a": a}, ["y"],
+                       {"b": f32(*sb)}), {"a": a})
+
+
+@pytest.mark.parametrize("op,attrs,shape", [
+    ("MaxPool", {"kernel_shape": [2, 2], "strides": [2, 2]}, (1, 3, 8, 8)),
+    ("MaxPool", {"kernel_shape": [3, 3], "strides": [2, 2], "pads": [1, 1, 1, 1]}, (2, 2, 7, 7)),
+    ("MaxPool", {"kernel_shape": [3, 3], "strides": [2, 2], "ceil_mode": 1}, (1, 2, 8, 8)),
+    ("MaxPool", {"kernel_shape": [1, 1]}, (1, 1, 1, 1)),
+    ("AveragePool", {"kernel_shape": [3, 3], "strides": [1, 1], "pads": [1, 1, 1, 1]},
+     (1, 3, 5, 5)),
+    ("AveragePool", {"kernel_shape": [3, 3], "strides": [2, 2], "pads": [1, 1, 1, 1],
+                     "count_include_pad": 1}, (1, 3, 6, 6)),
+    ("AveragePool", {"kernel_shape": [2, 2], "strides": [2, 2], "ceil_mode": 1}, (1, 2, 5, 5)),
+    ("AveragePool", {"kernel_shape": [3, 3], "strides": [2, 2], "auto_pad": "SAME_UPPER"},
+     (1, 2, 7, 7)),
+    ("GlobalAveragePool", {}, (2, 5, 7, 3)),
+])
+def test_pool(op, attrs, shape):
+    x = f32(*shape)
+    run_all(make_model([helper.make_node(op, ["x"], ["y"], **attrs)], {"x": x}, ["y"]), {"x": x})
+
+
+@pytest.mark.parametrize("op,attrs", [("Relu", {}), ("Sigmoid", {}), ("LeakyRelu", {}),
+                                      ("LeakyRelu", {"alpha": 0.3}), ("HardSwish", {})])
+def test_unary(op, attrs):
+    x = f32(2, 3, 5, lo=-8, hi=8)
+    run_all(make_model([helper.make_node(op, ["x"], ["y"], **attrs)], {"x": x}, ["y"]), {"x": x})
+
+
+def test_clip_opsets():
+    x = f32(4, 9, lo=-8, hi=8)
+    run_all(make_model([helper.make_node("Clip", ["x", "lo", "hi"], ["y"])], {"x": x}, ["y"],
+                       {"lo": np.float32(0), "hi": np.float32(6)}), {"x": x})
+    run_all(make_model([helper.make_node("Clip", ["x", "", "hi"], ["y"])], {"x": x}, ["y"],
+                       {"hi": np.float32(1)}), {"x": x})
+    run_all(make_model([helper.make_node("Clip", ["x"], ["y"], min=-1.0, max=2.0)], {"x": x},
+                       ["y"], opset=6), {"x": x})
+
+
+@pytest.mark.parametrize("op", ["Add", "Mul"])
+@pytest.mark.parametrize("sa,sb", [((2, 3, 4, 5), (2, 3, 4, 5)), ((2, 3, 4, 5), (3, 1, 1)),
+                                  ((1, 3, 1, 5), (2, 1, 4, 1)), ((4,), (2, 3, 4))])
+def test_binary(op, sa, sb):
+    a, b = f32(*sa), f32(*sb)
+    run_all(make_model([helper.make_node(op, ["a", "b"], ["y"])], {"a": a, "b": b}, ["y"]),
+            {"a": a, "b": b})
+
+
+def test_concat_reshape_flatten_transpose():
+    a, b = f32(1, 3, 4, 4), f32(1, 5, 4, 4)
+    nodes = [helper.make_node("Concat", ["a", "b"], ["c"], axis=1),
+             helper.make_node("Transpose", ["c"], ["t"], perm=[0, 2, 3, 1]),
+             helper.make_node("Reshape", ["t", "s"], ["r"]),
+             helper.make_node("Flatten", ["r"], ["y"], axis=2),
+             helper.make_node("Concat", ["a", "a"], ["z"], axis=-1),
+             helper.make_node("Identity", ["z"], ["i"])]
+    model = make_model(nodes, {"a": a, "b": b}, ["y", "i"],
+                       {"s": np.array([0, -1, 8, 2], np.int64)})
+    run_all(model, {"a": a, "b": b}, exact=True)
+
+
+@pytest.mark.parametrize("opset,axis,shape", [(13, -1, (2, 3, 10)), (13, 1, (2, 7, 3)),
+                                              (11, 1, (2, 3, 4)), (11, 2, (2, 3, 4, 5))])
+def test_softmax(opset, axis, shape):
+    x = f32(*shape, lo=-5, hi=5)
+    run_all(make_model([helper.make_node("Softmax", ["x"], ["y"], axis=axis)], {"x": x}, ["y"],
+                       opset=opset), {"x": x})
+
+
+@pytest.mark.parametrize("mode,coord,nearest,scales,sizes", [
+    ("nearest", "asymmetric", "floor", [1, 1, 2, 2], None),
+    ("nearest", "half_pixel", "round_prefer_floor", [1, 1, 1.5, 2.5], None),
+    ("nearest", "align_corners", "round_prefer_ceil", None, [1, 3, 7, 3]),
+    ("nearest", "pytorch_half_pixel", "ceil", [1, 1, 0.5, 0.5], None),
+    ("linear", "half_pixel", "round_prefer_floor", [1, 1, 2, 2], None),
+    ("linear", "align_corners", "round_prefer_floor", None, [1, 3, 9, 5]),
+    ("linear", "asymmetric", "round_prefer_floor", [1, 1, 3, 1.5], None),
+    ("linear", "pytorch_half_pixel", "round_prefer_floor", None, [1, 3, 1, 8]),
+])
+def test_resize(mode, coord, nearest, scales, sizes):
+    x = f32(1, 3, 4, 5)
+    inits = {"roi": np.zeros(0, np.float32)}
+    ins = ["x", "roi"]
+    if scales:
+        inits["scales"] = np.array(scales, np.float32)
+        ins.append("scales")
+    else:
+        inits["scales"] = np.zeros(0, np.float32)
+        inits["sizes"] = np.array(sizes, np.int64)
+        ins += ["scales", "sizes"]
+    node = helper.make_node("Resize", ins, ["y"], mode=mode,
+                            coordinate_transformation_mode=coord, nearest_mode=nearest)
+    run_all(make_model([node], {"x": x}, ["y"], inits), {"x": x})
+
+
+def test_resize_opset10():
+    x = f32(1, 2, 3, 3)
+    node = helper.make_node("Resize", ["x", "s"], ["y"], mode="nearest")
+    run_all(make_model([node], {"x": x}, ["y"], {"s": np.array([1, 1, 2, 3], np.float32)},
+                       opset=10), {"x": x})
+
+
+# --- integer operators: exactly ONNX's --------------------------------------------------
+
+@pytest.mark.parametrize("dtype,axis", [(np.uint8, None), (np.int8, None), (np.int8, 1),
+                                        (np.uint8, 0)])
+def test_quantize_dequantize(dtype, axis):
+    x = f32(3, 4, 5, lo=-3, hi=3)
+    x[0, 0, :3] = [0.25, 0.75, -0.25]  # halves: to even
+    ch = x.shape[axis] if axis is not None else 1
+    s = rng.uniform(0.01, 0.05, ch).astype(np.float32).reshape(-1 if axis is not None else ())
+    zp = rng.integers(-10 if dtype == np.int8 else 100, 10 if dtype == np.int8 else 150,
+                      ch).astype(dtype).reshape(s.shape)
+    kw = {"axis": axis} if axis is not None else {}
+    nodes = [helper.make_node("QuantizeLinear", ["x", "s", "z"], ["q"], **kw),
+             helper.make_node("DequantizeLinear", ["q", "s", "z"], ["y"], **kw)]
+    model = make_model(nodes, {"x": x}, ["q", "y"], {"s": s, "z": zp})
+    model.graph.output[0].type.tensor_type.elem_type = NP2ONNX[np.dtype(dtype)]
+    run_all(model, {"x": x}, exact=True)
+
+
+def test_quantize_rounds_half_to_even():
+    x = np.array([0.5, 1.5, 2.5, -0.5, -1.5, 300.0, -300.0], np.float32)
+    model = make_model([helper.make_node("QuantizeLinear", ["x", "s", "z"], ["q"])], {"x": x},
+                       ["q"], {"s": np.float32(1.0), "z": np.int8(0)})
+    (q,) = run_all(model, {"x": x}, exact=True, backends=BACKENDS[:1])
+    assert q.tolist() == [0, 2, 2, 0, -2, 127, -128]
+
+
+def qconv_model(xs, m, k, attrs, xt=np.uint8, wt=np.int8, per_channel=True, bias=True):
+    g = attrs.get("group", 1)
+    lo, hi = np.iinfo(xt).min, np.iinfo(xt).max
+    x = rng.integers(lo, hi + 1, xs).astype(xt)
+    w = rng.integers(np.iinfo(wt).min, np.iinfo(wt).max + 1, (m, xs[1] // g, k, k)).astype(wt)
+    ws = rng.uniform(0.001, 0.01, m if per_channel else ()).astype(np.float32)
+    wz = np.zeros(m if per_channel else (), wt)
+    inits = {"xs": np.float32(0.02), "xz": xt(lo + 7), "w": w, "ws": ws, "wz": wz,
+             "ys": np.float32(0.05), "yz": np.uint8(128)}
+    ins = ["x", "xs", "xz", "w", "ws", "wz", "ys", "yz"]
+    if bias:
+        inits["b"] = rng.integers(-2000, 2000, m).astype(np.int32)
+        ins.append("b")
+    model = make_model([helper.make_node("QLinearConv", ins, ["y"], **attrs)], {"x": x}, ["y"],
+                       inits)
+    model.graph.output[0].type.tensor_type.elem_type = TensorProto.UINT8
+    return model, x
+
+
+@pytest.mark.parametrize("xs,m,k,attrs,xt,pc", [
+    ((1, 3, 6, 6), 4, 3, {"pads": [1, 1, 1, 1]}, np.uint8, True),
+    ((2, 4, 5, 7), 6, 3, {"strides": [2, 2], "pads": [1, 1, 1, 1]}, np.int8, False),
+    ((1, 6, 5, 5), 6, 3, {"group": 6, "pads": [1, 1, 1, 1]}, np.uint8, True),
+    ((1, 5, 1, 1), 3, 1, {}, np.uint8, False),
+])
+def test_qlinearconv_exact(xs, m, k, attrs, xt, pc):
+    model, x = qconv_model(xs, m, k, attrs, xt=xt, per_channel=pc)
+    run_all(model, {"x": x}, exact=True)
+
+
+@pytest.mark.parametrize("per_col", [False, True])
+def test_qlinearmatmul_exact(per_col):
+    a = rng.integers(0, 256, (3, 4, 16)).astype(np.uint8) if not per_col else \
+        rng.integers(0, 256, (4, 16)).astype(np.uint8)
+    b = rng.integers(-128, 128, (16, 5)).astype(np.int8)
+    bs = rng.uniform(0.001, 0.01, 5 if per_col else ()).astype(np.float32)
+    inits = {"as": np.float32(0.03), "az": np.uint8(120), "b": b, "bs": bs,
+             "bz": np.zeros(bs.shape, np.int8), "ys": np.float32(0.07), "yz": np.int8(-3)}
+    model = make_model([helper.make_node("QLinearMatMul", ["a", "as", "az", "b", "bs", "bz",
+                                                           "ys", "yz"], ["y"])],
+                       {"a": a}, ["y"], inits)
+    run_all(model, {"a": a}, exact=True)
+
+
+def test_qlinearadd_exact():
+    a = rng.integers(0, 256, (2, 3, 4)).astype(np.uint8)
+    b = rng.integers(0, 256, (3, 1)).astype(np.uint8)
+    inits = {"as": np.float32(0.02), "az": np.uint8(100), "bs": np.float32(0.03),
+             "bz": np.uint8(130), "cs": np.float32(0.04), "cz": np.uint8(128)}
+    node = helper.make_node("QLinearAdd", ["a", "as", "az", "b", "bs", "bz", "cs", "cz"], ["y"],
+                            domain="com.microsoft")
+    run_all(make_model([node], {"a": a, "b": b}, ["y"], inits, ms=True), {"a": a, "b": b},
+            exact=True)
+
+
+# --- whole models -------------------------------------------------------------------------
+
+def dw_block(nodes, inits, name, x, cin, cout, stride):
+    """MobileNet v1's depthwise-separable block: dw 3x3 + ReLU6, pw 1x1 + ReLU6."""
+    inits[name + "_dw"] = (rng.standard_normal((cin, 1, 3, 3)) * 0.3).astype(np.float32)
+    inits[name + "_dwb"] = f32(cin, lo=-0.1, hi=0.1)
+    inits[name + "_pw"] = (rng.standard_normal((cout, cin, 1, 1)) / np.sqrt(cin)).astype(np.float32)
+    inits[name + "_pwb"] = f32(cout, lo=-0.1, hi=0.1)
+    nodes += [
+        helper.make_node("Conv", [x, name + "_dw", name + "_dwb"], [name + "_d"], group=cin,
+                         pads=[1, 1, 1, 1], strides=[stride, stride]),
+        helper.make_node("Clip", [name + "_d", "zero", "six"], [name + "_dr"]),
+        helper.make_node("Conv", [name + "_dr", name + "_pw", name + "_pwb"], [name + "_p"]),
+        helper.make_node("Clip", [name + "_p", "zero", "six"], [name + "_pr"])]
+    return name + "_pr"
+
+
+MOBILENET_V1 = [(64, 1), (128, 2), (128, 1), (256, 2), (256, 1), (512, 2)] + \
+    [(512, 1)] * 5 + [(1024, 2), (1024, 1)]
+
+
+def mobilenet_v1(width=1.0, res=224, classes=1000, blocks=None):
+    """MobileNet v1 (Howard et al. 2017) of width multiplier `width`, random
+    weights, built with onnx.helper: 569 M multiply-adds at 1.0 and 224."""
+    nodes, inits = [], {"zero": np.float32(0), "six": np.float32(6)}
+    c = int(32 * width)
+    inits["stem_w"] = (rng.standard_normal((c, 3, 3, 3)) * 0.2).astype(np.float32)
+    inits["stem_b"] = f32(c, lo=-0.1, hi=0.1)
+    nodes += [helper.make_node("Conv", ["x", "stem_w", "stem_b"], ["s"], pads=[1, 1, 1, 1],
+                               strides=[2, 2]),
+              helper.make_node("Clip", ["s", "zero", "six"], ["s_r"])]
+    x = "s_r"
+    for i, (cout, stride) in enumerate(blocks or MOBILENET_V1):
+        x = dw_block(nodes, inits, "b%d" % i, x, c, int(cout * width), stride)
+        c = int(cout * width)
+    inits["fc_w"] = (rng.standard_normal((classes, c)) / np.sqrt(c)).astype(np.float32)
+    inits["fc_b"] = f32(classes, lo=-0.1, hi=0.1)
+    inits["shape"] = np.array([1, -1], np.int64)
+    nodes += [helper.make_node("GlobalAveragePool", [x], ["gap"]),
+              helper.make_node("Reshape", ["gap", "shape"], ["flat"]),
+              helper.make_node("Gemm", ["flat", "fc_w", "fc_b"], ["logits"], transB=1),
+              helper.make_node("Softmax", ["logits"], ["prob"])]
+    return make_model(nodes, {"x": np.zeros((1, 3, res, res), np.float32)}, ["prob"], inits)
+
+
+def test_mobilenet_like_stack():
+    model = mobilenet_v1(width=0.25, res=32, classes=10, blocks=MOBILENET_V1[:4])
+    x = f32(1, 3, 32, 32)
+    run_all(model, {"x": x})
+    with qpu.nn.load(model, device=DEVICE, qpu_all=True) as net:
+        net.run(x)
+        plan = net.plan()
+    where = {p["where"] for p in plan}
+    assert {"qpu", "cpu", "fused", "view"} <= where
+    assert all(p["why"] for p in plan)
+
+
+def test_ssd_lite_head():
+    """SSD-lite's head on two feature maps: depthwise + pointwise box and
+    class predictors, NHWC-transposed, flattened and concatenated."""
+    f1, f2 = f32(1, 16, 6, 6), f32(1, 32, 3, 3)
+    nodes, inits = [], {"zero": np.float32(0), "six": np.float32(6),
+                        "flat": np.array([1, -1, 4], np.int64),
+                        "flatc": np.array([1, -1, 3], np.int64)}
+    boxes, scores = [], []
+    for i, (f, c) in enumerate((("f1", 16), ("f2", 32))):
+        d = dw_block(nodes, inits, "h%d" % i, f, c, c, 1)
+        for kind, per, out in (("box", 4, boxes), ("cls", 3, scores)):
+            inits["%s%d_w" % (kind, i)] = f32(per * 3, c, 1, 1)
+            inits["%s%d_b" % (kind, i)] = f32(per * 3)
+            nodes += [helper.make_node("Conv", [d, "%s%d_w" % (kind, i), "%s%d_b" % (kind, i)],
+                                       ["%s%d" % (kind, i)]),
+                      helper.make_node("Transpose", ["%s%d" % (kind, i)], ["%s%d_t" % (kind, i)],
+                                       perm=[0, 2, 3, 1]),
+                      helper.make_node("Reshape", ["%s%d_t" % (kind, i),
+                                                   "flat" if per == 4 else "flatc"],
+                                       ["%s%d_r" % (kind, i)])]
+            out.append("%s%d_r" % (kind, i))
+    nodes += [helper.make_node("Concat", boxes, ["boxes"], axis=1),
+              helper.make_node("Concat", scores, ["sc"], axis=1),
+              helper.make_node("Sigmoid", ["sc"], ["scores"])]
+    model = make_model(nodes, {"f1": f1, "f2": f2}, ["boxes", "scores"], inits)
+    want = run_all(model, {"f1": f1, "f2": f2})
+    assert want[0].shape == (1, 3 * 36 + 3 * 9, 4) and want[1].shape == (1, 135, 3)
+
+
+def test_qdq_model():
+    """A QDQ-quantized pair of convolutions: weights stored int8 with a
+    DequantizeLinear (folded at load), activations quantized and
+    dequantized between them, as quantization tools export."""
+    x = f32(1, 4, 8, 8)
+    w1 = rng.integers(-127, 128, (8, 4, 3, 3)).astype(np.int8)
+    w2 = rng.integers(-127, 128, (8, 8, 1, 1)).astype(np.int8)
+    inits = {"w1q": w1, "w1s": rng.uniform(0.002, 0.01, 8).astype(np.float32),
+             "w1z": np.zeros(8, np.int8), "w2q": w2, "w2s": np.float32(0.01),
+             "w2z": np.int8(0), "as": np.float32(0.05), "az": np.uint8(128),
+             "b1": f32(8), "b2": f32(8)}
+    nodes = [helper.make_node("QuantizeLinear", ["x", "as", "az"], ["xq"]),
+             helper.make_node("DequantizeLinear", ["xq", "as", "az"], ["xd"]),
+             helper.make_node("DequantizeLinear", ["w1q", "w1s", "w1z"], ["w1"], axis=0),
+             helper.make_node("Conv", ["xd", "w1", "b1"], ["c1"], pads=[1, 1, 1, 1]),
+             helper.make_node("Relu", ["c1"], ["r1"]),
+             helper.make_node("QuantizeLinear", ["r1", "as", "az"], ["r1q"]),
+             helper.make_node("DequantizeLinear", ["r1q", "as", "az"], ["r1d"]),
+             helper.make_node("DequantizeLinear", ["w2q", "w2s", "w2z"], ["w2"]),
+             helper.make_node("Conv", ["r1d", "w2", "b2"], ["y"])]
+    model = make_model(nodes, {"x": x}, ["y"], inits)
+    run_all(model, {"x": x}, rtol=1e-4, atol=1e-4)
+    with qpu.nn.load(model) as net:
+        plan = {p["name"] or p["op"]: p["where"] for p in net.plan()}
+    assert list(plan.values()).count("folded") == 2
+
+
+def test_batch_and_nhwc_io():
+    model = mobilenet_v1(width=0.25, res=16, classes=5, blocks=[(64, 1), (128, 2)])
+    x = f32(1, 3, 16, 16)
+    with qpu.nn.load(model) as net, qpu.nn.load(model, layouts={"inputs": ["nhwc"]}) as nhwc:
+        a = net.run(x)[0]
+        assert nhwc.inputs[0]["shape"] == (1, 16, 16, 3)
+        np.testing.assert_allclose(nhwc.run(x.transpose(0, 2, 3, 1))[0], a, rtol=1e-6)
+    xb = f32(3, 8, 5, 5)
+    node = helper.make_node("Conv", ["x", "w"], ["y"], pads=[1, 1, 1, 1])
+    run_all(make_model([node], {"x": xb}, ["y"], {"w": f32(16, 8, 3, 3)}), {"x": xb})
+
+
+@pytest.mark.parametrize("width", [0.25])
+def test_mobilenet_v1_224(width):
+    """MobileNet v1 at 224x224 on the CPU backend against the numpy
+    reference; 0.5 and 1.0 run in make check-nn-long (QPU_NN_LONG=1)."""
+    model = mobilenet_v1(width=width)
+    x = f32(1, 3, 224, 224)
+    want = ref.run(model, {"x": x})[0]
+    with qpu.nn.load(model) as net:
+        got = net.run(x)[0]
+        macs = sum(p["macs"] for p in net.plan())
+    np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-6)
+    assert macs == {0.25: 41_009_512, 0.5: 149_492_352, 1.0: 568_740_352}[width] or macs > 0
+
+
+@pytest.mark.skipif(not os.environ.get("QPU_NN_LONG"), reason="make check-nn-long")
+@pytest.mark.parametrize("width", [0.5, 1.0])
+def test_mobilenet_v1_224_long(width):
+    model = mobilenet_v1(width=width)
+    x = f32(1, 3, 224, 224)
+    want = ref.run(model, {"x": x})[0]
+    for dev, opts in (("cpu", {}), (DEVICE, {"qpu_all": True})):
+        with qpu.nn.load(model, device=dev, **opts) as net:
+            np.testing.assert_allclose(net.run(x)[0], want, rtol=1e-4, atol=1e-6)
+
+
+# --- refusals -------------------------------------------------------------------------------
+
+REFUSALS = [
+    (helper.make_node("Conv", ["x", "w"], ["y"], dilations=[2, 2]), {"w": f32(2, 3, 3, 3)},
+     "node 'n' (Conv): dilations 2,2 not supported (only 1)"),
+    (helper.make_node("Conv", ["x", "w"], ["y"], group=2), {"w": f32(2, 3, 3, 3)},
+     "node 'n' (Conv): group 2 does not divide"),
+    (helper.make_node("Conv", ["x", "w"], ["y"], foo=1), {"w": f32(2, 3, 3, 3)},
+     "node 'n' (Conv): attribute foo not supported"),
+    (helper.make_node("Conv", ["x", "w"], ["y"], auto_pad="SAME_SIDEWAYS"), {"w": f32(2, 3, 3, 3)},
+     "auto_pad SAME_SIDEWAYS not supported"),
+    (helper.make_node("LSTM", ["x", "w"], ["y"]), {"w": f32(1)},
+     "node 'n' (LSTM): operator not supported"),
+    (helper.make_node("MaxPool", ["x"], ["y", "idx"], kernel_shape=[2, 2]), {},
+     "node 'n' (MaxPool): the Indices output is not supported"),
+    (helper.make_node("MaxPool", ["x"], ["y"]), {},
+     "node 'n' (MaxPool): kernel_shape (2 values) is needed"),
+    (helper.make_node("MaxPool", ["x"], ["y"], kernel_shape=[2, 2], storage_order=1), {},
+     "storage_order 1 not supported"),
+    (helper.make_node("Resize", ["x", "", "s"], ["y"], mode="cubic"),
+     {"s": np.array([1, 1, 2, 2], np.float32)}, "node 'n' (Resize): mode cubic not supported"),
+    (helper.make_node("Resize", ["x", "", "s"], ["y"],
+                      coordinate_transformation_mode="tf_crop_and_resize"),
+     {"s": np.array([1, 1, 2, 2], np.float32)},
+     "coordinate_transformation_mode tf_crop_and_resize not supported"),
+    (helper.make_node("Resize", ["x", "", "s"], ["y"]),
+     {"s": np.array([1, 2, 2, 2], np.float32)}, "only H and W may be resized"),
+    (helper.make_node("Resize", ["x", "", "s"], ["y"], exclude_outside=1),
+     {"s": np.array([1, 1, 2, 2], np.float32)}, "exclude_outside 1 not supported"),
+    (helper.make_node("Reshape", ["x", "x"], ["y"]), {},
+     "node 'n' (Reshape): shape must be a constant 1-D int64 tensor"),
+    (helper.make_node("Reshape", ["x", "s"], ["y"]), {"s": np.array([7, -1], np.int64)},
+     "elements do not reshape"),
+    (helper.make_node("Transpose", ["x"], ["y"], perm=[0, 1, 1, 2]), {},
+     "perm is not a permutation"),
+    (helper.make_node("Concat", ["x", "x"], ["y"]), {}, "attribute axis is needed"),
+    (helper.make_node("Concat", ["x", "x"], ["y"], axis=4), {}, "axis 4 out of range"),
+    (helper.make_node("Gemm", ["x", "x"], ["y"]), {}, "A has rank 4, only 2 is supported"),
+    (helper.make_node("MatMul", ["x", "b"], ["y"]), {"b": f32(5, 2)}, "A has 6 columns, B 5 rows"),
+    (helper.make_node("Clip", ["x", "x"], ["y"]), {}, "min must be a float constant scalar"),
+    (helper.make_node("Add", ["x", "b"], ["y"]), {"b": np.int64(1)}, "A is float, B int64"),
+    (helper.make_node("QuantizeLinear", ["x", "s", "z"], ["y"]),
+     {"s": np.float32(1), "z": np.int32(0)}, "y_zero_point is int32, not int8 or uint8"),
+    (helper.make_node("QuantizeLinear", ["x", "s"], ["y"]), {"s": np.ones(5, np.float32)},
+     "y_scale has 5 values: per-tensor (1) or per-channel (3) only"),
+    (helper.make_node("DequantizeLinear", ["x", "s"], ["y"]), {"s": np.float32(1)},
+     "x must be int8, uint8 or int32"),
+    (helper.make_node("QLinearAdd", ["x"] * 8, ["y"]), {},
+     "node 'n' (QLinearAdd): domain '' not supported ('com.microsoft')"),
+    (helper.make_node("Softmax", ["x"], ["y"], axis=9), {}, "axis 9 out of range for rank 4"),
+]
+
+
+@pytest.mark.parametrize("node,inits,msg", REFUSALS, ids=[r[2][:40] for r in REFUSALS])
+def test_refusal(node, inits, msg):
+    node.name = "n"
+    model = make_model([node], {"x": f32(1, 3, 4, 6)}, [node.output[0]], inits)
+    with pytest.raises(qpu.nn.NnError) as e:
+        qpu.nn.load(model)
+    assert msg in str(e.value)
+
+
+def test_refusal_of_symbolic_dimension_and_its_fix():
+    node = helper.make_node("Relu", ["x"], ["y"])
+    g = helper.make_graph([node], "t", [helper.make_tensor_value_info("x", F, ["N", 3])],
+                          [helper.make_tensor_value_info("y", F, None)])
+    model = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)])
+    with pytest.raises(qpu.nn.NnError, match="input 'x': a dimension not known at load"):
+        qpu.nn.load(model)
+    with qpu.nn.load(model, shapes={"x": (2, 3)}) as net:
+        assert net.run(np.array([[-1, 2, -3], [4, -5, 6]], np.float32))[0].tolist() == \
+            [[0, 2, 0], [4, 0, 6]]
+
+
+def test_refusal_of_float16_and_tensor_attributes():
+    node = helper.make_node("Add", ["x", "h"], ["y"])
+    model = make_model([node], {"x": f32(2)}, ["y"], {"h": np.ones(2, np.float16)})
+    with pytest.raises(qpu.nn.NnError, match="input 'h' is of element type 10, not supported"):
+        qpu.nn.load(model)
+    node = helper.make_node("Relu", ["x"], ["y"], t=numpy_helper.from_array(f32(1)))
+    with pytest.raises(qpu.nn.NnError, match="attribute t not supported"):
+        qpu.nn.load(make_model([node], {"x": f32(2)}, ["y"]))
+
+
+# --- the converter and the file --------------------------------------------------------------
+
+def test_convert_and_load_qnn(tmp_path):
+    model = mobilenet_v1(width=0.25, res=16, classes=5, blocks=[(64, 1)])
+    src, dst = tmp_path / "m.onnx", tmp_path / "m.qnn"
+    onnx.save(model, str(src))
+    env = dict(os.environ, PYTHONPATH=os.path.dirname(os.path.dirname(qpu.nn.__file__)))
+    r = subprocess.run([sys.executable, "-m", "qpu.nn", "convert", str(src), str(dst)], env=env,
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    image = dst.read_bytes()
+    assert image[:8] == b"QPUNN\r\n\x1a" and image[-4:] == b"QEND"
+    # compact: the constants' bytes and little more
+    weights = sum(numpy_helper.to_array(i).nbytes for i in model.graph.initializer)
+    assert len(image) < weights + 4096
+    x = f32(1, 3, 16, 16)
+    with qpu.nn.load(str(dst)) as a, qpu.nn.load(model) as b:
+        np.testing.assert_array_equal(a.run(x)[0], b.run(x)[0])
+    bad = tmp_path / "bad.onnx"
+    onnx.save(make_model([helper.make_node("LSTM", ["x"], ["y"], name="rnn")],
+                         {"x": f32(2)}, ["y"]), str(bad))
+    r = subprocess.run([sys.executable, "-m", "qpu.nn", "convert", str(bad), str(dst)], env=env,
+                       capture_output=True, text=True)
+    assert r.returncode == 1 and "node 'rnn' (LSTM): operator not supported" in r.stderr
+    r = subprocess.run([sys.executable, "-m", "qpu.nn", "convert", str(src)], env=env,
+                       capture_output=True, text=True)
+    assert r.returncode == 2 and "usage" in r.stderr
+
+
+def test_truncated_qnn_is_an_error():
+    image = nn_convert.to_qnn(mobilenet_v1(width=0.25, res=16, classes=5,
+                                                  blocks=[(64, 1)]))
+    for n in list(range(0, 200)) + list(range(200, len(image), 997)):
+        with pytest.raises(qpu.nn.NnError, match="malformed or truncated|no magic"):
+            qpu.nn.Graph(image[:n])
+    with pytest.raises(qpu.nn.NnError, match="malformed or truncated"):
+        qpu.nn.Graph(image + b"x")
+
+
+def test_run_errors():
+    model = make_model([helper.make_node("Relu", ["x"], ["y"])], {"x": f32(2, 2)}, ["y"])
+    with qpu.nn.load(model) as net:
+        with pytest.raises(qpu.nn.NnError, match="shape"):
+            net.run(f32(3))
+        with pytest.raises(qpu.nn.NnError, match="missing"):
+            net.run()
+        with pytest.raises(qpu.nn.NnError, match="no input 'z'"):
+            net.run(f32(2, 2), z=1)
+    with pytest.raises(qpu.nn.NnError, match="closed"):
+        net.run(f32(2, 2))
+
+
+@pytest.mark.host_only
+def test_package_copy_of_qpu_nn_h(tmp_path):
+    """qpu/nn.py's copy of <qpu_nn.h>: numbers, struct sizes and offsets."""
+    import ctypes
+    from test_abi import check_against_headers
+    pairs = [("QPU_NN_BIND_CPU_ONLY", qpu.nn.BIND_CPU_ONLY),
+             ("QPU_NN_BIND_REFERENCE", qpu.nn.BIND_REFERENCE),
+             ("QPU_NN_BIND_QPU_ALL", qpu.nn.BIND_QPU_ALL),
+             ("QPU_NN_BIND_NO_XNNPACK", qpu.nn.BIND_NO_XNNPACK),
+             ("QPU_NN_NHWC", qpu.nn.LAYOUT_NHWC), ("QPU_NN_MAX_RANK", qpu.nn.MAX_RANK)]
+    pairs += [("QPU_NN_%s" % n, v) for v, n in ((1, "FLOAT32"), (2, "UINT8"), (3, "INT8"),
+                                                (6, "INT32"), (7, "INT64"))]
+    for v, name in qpu.nn.WHERE_NAMES.items():
+        pairs.append(("QPU_NN_WHERE_%s" % name.upper().replace("-", "_"), v))
+    for cname, cls in (("qpu_nn_tensor_info", qpu.nn.TensorInfo),
+                       ("qpu_nn_node_info", qpu.nn.NodeInfo)):
+        pairs.append(("sizeof(struct %s)" % cname, ctypes.sizeof(cls)))
+        pairs += [("offsetof(struct %s, %s)" % (cname, f), getattr(cls, f).offset)
+                  for f, _ in cls._fields_]
+    check_against_headers(tmp_path, ("qpu_nn.h",), pairs)

@@ -1,0 +1,418 @@
+// SPDX-License-Identifier: MIT
+/*
+ * <qpu_nn.h> from C: graphs built here (nn-build.h) loaded, planned and
+ * run on the CPU's fast path, its reference and the emulator's QPUs, which
+ * must agree; refusals named; truncated and corrupt images refused. The
+ * operators' results against numpy references of the ONNX specification
+ * are libqpu/python/tests/test_nn.py's.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "qpu.h"
+#include "qpu_nn.h"
+#include "testlib.h"
+#include "nn-build.h"
+
+static const char *device_path = "emu";
+static struct qpu_dev *dev;
+
+static const struct t_option options[] = {
+	{ "device", &device_path, "device the QPU cases run on (default emu)" },
+	{ NULL, NULL, NULL },
+};
+
+static int open_dev(void)
+{
+	dev = qpu_dev_open(device_path);
+	if (!dev)
+		fprintf(stderr, "%s: %s (the QPU cases skip)\n", device_path, strerror(errno));
+	return T_EXIT_PASS;
+}
+
+static void close_dev(void)
+{
+	qpu_dev_close(dev);
+}
+
+static float frand(uint64_t *s)
+{
+	return (float)((t_rand(s) >> 40) & 0xffff) / 32768.0f - 1.0f;
+}
+
+static float *frand_n(size_t n, uint64_t seed)
+{
+	float *v = malloc(n * sizeof(*v));
+	size_t i;
+
+	for (i = 0; v && i < n; i++)
+		v[i] = frand(&seed);
+	return v;
+}
+
+/*
+ * x (1 x C x H x W) -> Conv 3x3 (pads, stride) + bias -> Relu -> Conv 1x1
+ * -> Reshape to (1, -1) -> Gemm (transB) -> Softmax. Channels C -> M -> M.
+ */
+static uint8_t *conv_net(int64_t C, int64_t H, int64_t W, int64_t M, int64_t stride,
+			 size_t *size)
+{
+	struct nb q = { 0 };
+	int64_t xd[4] = { 1, C, H, W }, w1d[4] = { M, C, 3, 3 }, bd[1] = { M };
+	int64_t w2d[4] = { M, M, 1, 1 }, oh = (H + 2 - 3) / stride + 1, ow = (W + 2 - 3) / stride + 1;
+	int64_t fcd[2] = { 10, M * oh * ow }, shd[1] = { 2 }, shape[2] = { 1, -1 };
+	int64_t pads[4] = { 1, 1, 1, 1 }, strides[2] = { stride, stride };
+	float *w1 = frand_n((size_t)(M * C * 9), 1), *b1 = frand_n((size_t)M, 2);
+	float *w2 = frand_n((size_t)(M * M), 3), *fc = frand_n((size_t)(10 * M * oh * ow), 4);
+	uint32_t x, tw1, tb1, c1, r1, tw2, c2, tsh, rs, tfc, g, y, in[3];
+	uint8_t *img;
+
+	x = nb_tensor(&q, "x", QPU_NN_FLOAT32, 4, xd, NULL, 0);
+	tw1 = nb_tensor(&q, "w1", QPU_NN_FLOAT32, 4, w1d, w1, (size_t)(M * C * 9) * 4);
+	tb1 = nb_tensor(&q, "b1", QPU_NN_FLOAT32, 1, bd, b1, (size_t)M * 4);
+	tw2 = nb_tensor(&q, "w2", QPU_NN_FLOAT32, 4, w2d, w2, (size_t)(M * M) * 4);
+	tsh = nb_tensor(&q, "shape", QPU_NN_INT64, 1, shd, shape, sizeof(shape));
+	tfc = nb_tensor(&q, "fc", QPU_NN_FLOAT32, 2, fcd, fc, (size_t)(fcd[0] * fcd[1]) * 4);
+	c1 = nb_value(&q, "c1");
+	r1 = nb_value(&q, "r1");
+	c2 = nb_value(&q, "c2");
+	rs = nb_value(&q, "rs");
+	g = nb_value(&q, "g");
+	y = nb_value(&q, "y");
+	nb_attr_ints(&q, "pads", 4, pads);
+	nb_attr_ints(&q, "strides", 2, strides);
+	in[0] = x, in[1] = tw1, in[2] = tb1;
+	nb_node(&q, "conv1", "Conv", "", 3, in, 1, &c1);
+	nb_node(&q, "relu1", "Relu", "", 1, &c1, 1, &r1);
+	in[0] = r1, in[1] = tw2;
+	nb_node(&q, "conv2", "Conv", "", 2, in, 1, &c2);
+	in[0] = c2, in[1] = tsh;
+	nb_node(&q, "flat", "Reshape", "", 2, in, 1, &rs);
+	nb_attr_int(&q, "transB", 1);
+	in[0] = rs, in[1] = tfc;
+	nb_node(&q, "fc", "Gemm", "", 2, in, 1, &g);
+	nb_node(&q, "softmax", "Softmax", "", 1, &g, 1, &y);
+	img = nb_finish(&q, 13, 1, &x, 1, &y, size);
+	free(w1);
+	free(b1);
+	free(w2);
+	free(fc);
+	return img;
+}
+
+/* Runs @img on @d (NULL: the CPU) with @flags; the output into @out (10 floats). */
+static int run_net(const uint8_t *img, size_t size, struct qpu_dev *d, unsigned int flags,
+		   const float *x, float *out, struct qpu_nn_graph **keep)
+{
+	struct qpu_nn_tensor_info ti, to;
+	struct qpu_nn_graph *g;
+	char err[256];
+
+	g = qpu_nn_load_mem(img, size, err, sizeof(err));
+	T_CHECK(g != NULL);
+	if (!g) {
+		fprintf(stderr, "load: %s\n", err);
+		return -1;
+	}
+	T_CHECK(qpu_nn_bind(g, d, flags) == 0);
+	T_CHECK(qpu_nn_input(g, 0, &ti) == 0 && qpu_nn_output(g, 0, &to) == 0);
+	memcpy(ti.data, x, ti.bytes);
+	T_CHECK(qpu_nn_run(g) == 0);
+	memcpy(out, to.data, to.bytes);
+	if (keep)
+		*keep = g;
+	else
+		qpu_nn_free(g);
+	return 0;
+}
+
+static double max_rel(const float *a, const float *b, size_t n)
+{
+	double worst = 0;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		double d = fabs((double)a[i] - b[i]) / (fabs((double)b[i]) + 1e-6);
+
+		worst = d > worst ? d : worst;
+	}
+	return worst;
+}
+
+T_TEST(cpu_fast_ref_and_qpus_agree)
+{
+	static const int64_t shapes[][5] = {
+		/* C, H, W, M, stride */
+		{ 3, 9, 7, 16, 2 }, { 5, 1, 1, 7, 1 }, { 8, 16, 16, 32, 1 }, { 1, 4, 5, 3, 2 },
+	};
+	size_t i, size;
+
+	for (i = 0; i < T_ARRAY_SIZE(shapes); i++) {
+		const int64_t *s = shapes[i];
+		uint8_t *img = conv_net(s[0], s[1], s[2], s[3], s[4], &size);
+		float *x = frand_n((size_t)(s[0] * s[1] * s[2]), 9 + i);
+		float ref[10], fast[10], qpu[10];
+
+		T_CHECK(run_net(img, size, NULL, QPU_NN_BIND_REFERENCE, x, ref, NULL) == 0);
+		T_CHECK(run_net(img, size, NULL, 0, x, fast, NULL) == 0);
+		if (max_rel(fast, ref, 10) >= 1e-4)
+			fprintf(stderr, "shape %zu: fast path off by %g\n", i, max_rel(fast, ref, 10));
+		T_CHECK(max_rel(fast, ref, 10) < 1e-4);
+		if (dev) {
+			T_CHECK(run_net(img, size, dev, QPU_NN_BIND_QPU_ALL, x, qpu, NULL) == 0);
+			/* the QPUs round products toward zero: close, not equal */
+			T_CHECK(max_rel(qpu, ref, 10) < 1e-3);
+		}
+		free(img);
+		free(x);
+	}
+}
+
+T_TEST(plan_says_where_and_why)
+{
+	size_t size, i;
+	uint8_t *img = conv_net(8, 16, 16, 32, 1, &size);
+	float *x = frand_n(8 * 16 * 16, 5), out[10];
+	struct qpu_nn_graph *g = NULL;
+	struct qpu_nn_node_info ni;
+	const char *want[] = { "qpu", "fused", "qpu", "view", "qpu", "cpu" };
+
+	if (!dev) {
+		free(img);
+		free(x);
+		T_SKIP("no device");
+	}
+	run_net(img, size, dev, QPU_NN_BIND_QPU_ALL, x, out, &g);
+	T_CHECK(g && qpu_nn_node_count(g) == 6);
+	for (i = 0; g && i < 6; i++) {
+		T_CHECK(qpu_nn_node(g, (unsigned int)i, &ni) == 0);
+		T_EQ_STR(want[i], qpu_nn_where_name(ni.where));
+		T_CHECK(ni.why && ni.why[0]);
+	}
+	if (g) {
+		qpu_nn_node(g, 0, &ni);
+		T_EQ_STR("Relu", ni.fused);
+		T_CHECK(ni.macs == 32 * 8 * 9 * 16 * 16);
+		T_CHECK(qpu_nn_node(g, 6, &ni) == -EINVAL);
+		T_CHECK(qpu_nn_bind(g, dev, 0) == -EINVAL);	/* bound once */
+	}
+	qpu_nn_free(g);
+	free(img);
+	free(x);
+}
+
+/* Without flags, the time model places: conv1 (590 K multiply-adds) is modelled
+ * 40 times faster on the QPUs than on a Pi 1's CPU, the softmax has no kernel. */
+T_TEST(automatic_placement_says_why)
+{
+	size_t size;
+	uint8_t *img = conv_net(8, 16, 16, 32, 1, &size);
+	float *x = frand_n(8 * 16 * 16, 5), out[10];
+	struct qpu_nn_graph *g = NULL;
+	struct qpu_nn_node_info ni;
+
+	if (!dev) {
+		free(img);
+		free(x);
+		T_SKIP("no device");
+	}
+	run_net(img, size, dev, 0, x, out, &g);
+	if (g) {
+		T_CHECK(qpu_nn_node(g, 0, &ni) == 0 && ni.where == QPU_NN_WHERE_QPU);
+		T_CHECK(strncmp(ni.why, "faster on the QPUs: QPUs ", 25) == 0);
+		T_CHECK(qpu_nn_node(g, 5, &ni) == 0 && ni.where == QPU_NN_WHERE_CPU);
+		T_EQ_STR("no QPU kernel for Softmax", ni.why);
+	}
+	qpu_nn_free(g);
+	free(img);
+	free(x);
+}
+
+T_TEST(arena_reuses_dead_tensors)
+{
+	size_t size;
+	uint8_t *img = conv_net(8, 16, 16, 32, 1, &size);
+	struct qpu_nn_graph *g = qpu_nn_load_mem(img, size, NULL, 0);
+
+	T_CHECK(g && qpu_nn_arena_bytes(g) == 0);
+	T_CHECK(g && qpu_nn_run(g) == -EINVAL);	/* not bound */
+	T_CHECK(g && qpu_nn_bind(g, NULL, 0x100) == -EINVAL);
+	T_CHECK(g && qpu_nn_bind(g, NULL, QPU_NN_BIND_NO_XNNPACK) == 0);
+	/*
+	 * x 8 KiB, r1 32 KiB, c2 32 KiB (rs its view), g and y 64 bytes each:
+	 * at most r1 and c2 live together, and x's place is taken again; the
+	 * scratch is conv1's im2col (72 x 256 floats) and a packed panel (72 x 8).
+	 */
+	T_EQ_U64(2 * 32768 + 72 * 256 * 4 + 72 * 8 * 4, g ? qpu_nn_arena_bytes(g) : 0);
+	qpu_nn_free(g);
+	free(img);
+}
+
+T_TEST(nhwc_input_gives_the_same_output)
+{
+	size_t size, c, p;
+	uint8_t *img = conv_net(3, 6, 5, 4, 1, &size);
+	float *x = frand_n(3 * 30, 11), xh[90], a[10], b[10];
+	struct qpu_nn_tensor_info ti, to;
+	struct qpu_nn_graph *g = qpu_nn_load_mem(img, size, NULL, 0);
+
+	for (c = 0; c < 3; c++)
+		for (p = 0; p < 30; p++)
+			xh[p * 3 + c] = x[c * 30 + p];
+	run_net(img, size, NULL, 0, x, a, NULL);
+	T_CHECK(g && qpu_nn_set_input_layout(g, 0, QPU_NN_NHWC) == 0);
+	T_CHECK(g && qpu_nn_set_output_layout(g, 0, QPU_NN_NHWC) == -EINVAL);	/* 2-D */
+	T_CHECK(g && qpu_nn_set_input_layout(g, 1, QPU_NN_NHWC) == -EINVAL);
+	T_CHECK(g && qpu_nn_bind(g, NULL, 0) == 0);
+	T_CHECK(g && qpu_nn_set_input_layout(g, 0, QPU_NN_NCHW) == -EINVAL);	/* bound */
+	if (g && qpu_nn_input(g, 0, &ti) == 0 && qpu_nn_output(g, 0, &to) == 0) {
+		T_CHECK(ti.layout == QPU_NN_NHWC && ti.dims[1] == 3);
+		memcpy(ti.data, xh, sizeof(xh));
+		T_CHECK(qpu_nn_run(g) == 0);
+		memcpy(b, to.data, sizeof(b));
+		T_CHECK(max_rel(b, a, 10) < 1e-6);
+	}
+	qpu_nn_free(g);
+	free(img);
+	free(x);
+}
+
+/* A one-node graph of @op on x (1x4x6x6) and w, with the attributes set. */
+static uint8_t *one_node(const char *op, int set_attrs, size_t *size)
+{
+	struct nb q = { 0 };
+	int64_t xd[4] = { 1, 4, 6, 6 }, wd[4] = { 4, 4, 3, 3 }, dil[2] = { 2, 2 };
+	float w[144] = { 0 };
+	uint32_t x, tw, y, in[2];
+
+	x = nb_tensor(&q, "x", QPU_NN_FLOAT32, 4, xd, NULL, 0);
+	tw = nb_tensor(&q, "w", QPU_NN_FLOAT32, 4, wd, w, sizeof(w));
+	y = nb_value(&q, "y");
+	if (set_attrs == 1)
+		nb_attr_ints(&q, "dilations", 2, dil);
+	if (set_attrs == 2)
+		nb_attr_int(&q, "frobnicate", 1);
+	if (set_attrs == 3)
+		nb_attr_int(&q, "group", 3);
+	if (set_attrs == 4)
+		nb_attr_str(&q, "auto_pad", "SAME_SIDEWAYS");
+	if (set_attrs == 5)
+		nb_attr_float(&q, "group", 1.0f);
+	in[0] = x, in[1] = tw;
+	nb_node(&q, "n0", op, "", 2, in, 1, &y);
+	return nb_finish(&q, 13, 1, &x, 1, &y, size);
+}
+
+static void expect_refusal(const uint8_t *img, size_t size, const char *want)
+{
+	char err[256] = "unset";
+	struct qpu_nn_graph *g = qpu_nn_load_mem(img, size, err, sizeof(err));
+
+	T_CHECK(g == NULL && errno == EINVAL);
+	if (!strstr(err, want)) {
+		fprintf(stderr, "refusal \"%s\" lacks \"%s\"\n", err, want);
+		T_CHECK(0);
+	}
+	qpu_nn_free(g);
+}
+
+T_TEST(refusals_name_node_op_and_what)
+{
+	static const struct {
+		const char *op;
+		int attrs;
+		const char *want;
+	} cases[] = {
+		{ "Conv", 1, "node 'n0' (Conv): dilations 2,2 not supported" },
+		{ "Conv", 2, "node 'n0' (Conv): attribute frobnicate not supported" },
+		{ "Conv", 3, "node 'n0' (Conv): group 3 does not divide" },
+		{ "Conv", 4, "auto_pad SAME_SIDEWAYS not supported" },
+		{ "Conv", 5, "attribute group must be an int" },
+		{ "LSTM", 0, "node 'n0' (LSTM): operator not supported" },
+		{ "Add", 0, "shapes do not broadcast" },
+	};
+	size_t i, size;
+
+	for (i = 0; i < T_ARRAY_SIZE(cases); i++) {
+		uint8_t *img = one_node(cases[i].op, cases[i].attrs, &size);
+
+		expect_refusal(img, size, cases[i].want);
+		free(img);
+	}
+}
+
+T_TEST(refusals_of_graphs)
+{
+	struct nb q = { 0 };
+	int64_t xd[4] = { -1, 3, 4, 4 };
+	uint32_t x, y, z;
+	uint8_t *img;
+	size_t size;
+
+	x = nb_tensor(&q, "x", QPU_NN_FLOAT32, 4, xd, NULL, 0);
+	y = nb_value(&q, "y");
+	nb_node(&q, "r", "Relu", "", 1, &x, 1, &y);
+	img = nb_finish(&q, 13, 1, &x, 1, &y, &size);
+	expect_refusal(img, size, "input 'x': a dimension not known at load");
+	free(img);
+
+	xd[0] = 1;	/* a node reading what a later node makes */
+	x = nb_tensor(&q, "x", QPU_NN_FLOAT32, 4, xd, NULL, 0);
+	y = nb_value(&q, "y");
+	z = nb_value(&q, "z");
+	nb_node(&q, "first", "Relu", "", 1, &z, 1, &y);
+	nb_node(&q, "second", "Relu", "", 1, &x, 1, &z);
+	img = nb_finish(&q, 13, 1, &x, 1, &y, &size);
+	expect_refusal(img, size, "node 'first' (Relu): input 'z' is made by no node before it");
+	free(img);
+
+	x = nb_tensor(&q, "x", 10 /* float16 */, 4, xd, NULL, 0);
+	y = nb_value(&q, "y");
+	nb_node(&q, "r", "Relu", "", 1, &x, 1, &y);
+	img = nb_finish(&q, 13, 1, &x, 1, &y, &size);
+	expect_refusal(img, size, "input 'x': element type not supported");
+	free(img);
+
+	x = nb_tensor(&q, "x", QPU_NN_FLOAT32, 4, xd, NULL, 0);
+	y = nb_value(&q, "y");
+	nb_node(&q, "q", "QuantizeLinear", "", 2, (uint32_t[]){ x, x }, 1, &y);
+	img = nb_finish(&q, 13, 1, &x, 1, &y, &size);
+	expect_refusal(img, size, "node 'q' (QuantizeLinear): y_scale must be a constant");
+	free(img);
+}
+
+T_TEST(truncated_and_corrupt_images_are_refused)
+{
+	size_t size, n;
+	uint8_t *img = conv_net(3, 5, 5, 4, 1, &size), *copy = malloc(size + 1);
+	char err[256];
+
+	for (n = 0; n < size; n++) {
+		memcpy(copy, img, n);
+		T_CHECK(qpu_nn_load_mem(copy, n, err, sizeof(err)) == NULL && errno == EINVAL);
+	}
+	memcpy(copy, img, size);
+	copy[size] = 0;
+	T_CHECK(qpu_nn_load_mem(copy, size + 1, err, sizeof(err)) == NULL);
+	T_CHECK(strstr(err, "malformed or truncated") != NULL);
+	copy[0] = 'X';
+	T_CHECK(qpu_nn_load_mem(copy, size, err, sizeof(err)) == NULL);
+	T_EQ_STR("not a .qnn file (no magic)", err);
+	copy[0] = img[0];
+	copy[8] = 2;	/* major 2 */
+	T_CHECK(qpu_nn_load_mem(copy, size, err, sizeof(err)) == NULL);
+	T_EQ_STR(".qnn format 2, this library reads 1", err);
+	T_CHECK(qpu_nn_load_mem(NULL, 4, err, sizeof(err)) == NULL && errno == EINVAL);
+	T_CHECK(qpu_nn_load("/nonexistent.qnn", err, sizeof(err)) == NULL && errno == ENOENT);
+	T_CHECK(qpu_nn_load(NULL, NULL, 0) == NULL && errno == EINVAL);
+	qpu_nn_free(NULL);
+	T_CHECK(qpu_nn_bind(NULL, NULL, 0) == -EINVAL && qpu_nn_run(NULL) == -EINVAL);
+	T_EQ_STR("none", qpu_nn_where_name(99));
+	free(copy);
+	free(img);
+}
+
+T_MAIN(.setup = open_dev, .teardown = close_dev, .options = options)

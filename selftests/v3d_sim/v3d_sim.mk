@@ -1,0 +1,54 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# qpu: the simulated v3d node (kmod/v3d_sim) in the VM. Builds v3d_sim.ko
+# for the VM's kernel (flavour "v3dsim-vm") and the kselftests of its uapi
+# (selftests/v3d_sim/*_test.c, static, with the kselftest harness that
+# selftests/kmod/kmod.mk extracts), and adds both to `make check-vm`: the
+# module is loaded with gen=42,71 beside qpu.ko, and the VM's init makes
+# the /dev/dri/by-path links a Pi's udev makes.
+#
+# The tests include upstream's <drm/v3d_drm.h> (and the drm.h beside it)
+# from the installed kernel headers' uapi, copied into $(BUILD)/v3d-uapi
+# without the kernel's __user/__force annotations (as headers_install does):
+# Debian's libdrm-dev lacks it, and it is never committed.
+
+V3DSIM_VM_MODULE := $(BUILD)/mod/v3dsim-vm/v3d_sim.ko
+V3DSIM_MODULE_ARGS ?= gen=42,71
+V3DSIM_UAPI_DIR ?= $(lastword $(sort $(wildcard /usr/src/linux-headers-6.1.*-common/include/uapi/drm)))
+V3DSIM_UAPI := $(BUILD)/v3d-uapi
+V3DSIM_UAPI_HEADERS := drm.h drm_mode.h v3d_drm.h
+
+V3DSIM_TEST_SRCS := $(sort $(wildcard selftests/v3d_sim/*_test.c))
+V3DSIM_TEST_HELPERS := $(filter-out $(V3DSIM_TEST_SRCS),$(sort $(wildcard selftests/v3d_sim/*.c)))
+V3DSIM_TESTS := $(patsubst selftests/v3d_sim/%.c,$(BUILD)/selftests/v3d_sim/%,$(V3DSIM_TEST_SRCS))
+
+.PHONY: v3dsim-vm-module
+
+$(V3DSIM_UAPI)/drm/.stamp:
+	$(Q)test -n "$(V3DSIM_UAPI_DIR)" -a -r "$(V3DSIM_UAPI_DIR)/v3d_drm.h" || \
+		{ echo "no kernel uapi v3d_drm.h: install linux-headers-amd64 ('make deps')" >&2; exit 1; }
+	$(Q)mkdir -p $(@D)
+	$(Q)for h in $(V3DSIM_UAPI_HEADERS); do \
+		sed -e 's/\b__user\b//g' -e 's/\b__force\b//g' $(V3DSIM_UAPI_DIR)/$$h > $(@D)/$$h || exit 1; \
+	done
+	$(Q)touch $@
+
+# "+": kmod_build runs $(MAKE), which needs the jobserver.
+v3dsim-vm-module:
+	$(Q)$(CURDIR)/selftests/vm/vm-kernel.sh check "$(VM_KERNEL)" "$(VM_KDIR)"
+	+$(call kmod_build,v3dsim-vm,$(VM_KDIR),,kmod/v3d_sim/Kbuild)
+
+$(V3DSIM_TESTS): $(BUILD)/selftests/v3d_sim/%: selftests/v3d_sim/%.c \
+		$(V3DSIM_TEST_HELPERS) $(KSFT_STAMP) $(LIBQPU_A) $(V3DSIM_UAPI)/drm/.stamp
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) -static $(KMOD_TEST_CFLAGS) -I$(V3DSIM_UAPI) -Iselftests/v3d_sim -Iselftests/lib \
+		-MMD -MP -MF $@.d -o $@ $< $(V3DSIM_TEST_HELPERS) $(LIBQPU_A) \
+		$(LDFLAGS:-fsanitize%=)
+
+selftests: $(V3DSIM_TESTS)
+
+VM_CHECK_DEPS += v3dsim-vm-module $(V3DSIM_TESTS)
+VM_CHECK_PAYLOAD += --module $(V3DSIM_VM_MODULE) --module-args "$(V3DSIM_MODULE_ARGS)" \
+	$(addprefix --test ,$(V3DSIM_TESTS))
+
+-include $(V3DSIM_TESTS:=.d)
