@@ -59,8 +59,9 @@ static void usage(FILE *out)
 		"  -x, --hex         input is hex text: 0xLOW, 0xHIGH, per instruction\n"
 		"  -p, --partial     the code is part of a program: skip the rules\n"
 		"                    about its start and end\n"
-		"  -t, --threads=N   V3D: the program runs N threads per QPU (1, the\n"
-		"                    default, 2 or 4), which share the TMU FIFO\n"
+		"  -t, --threads=N   V3D: the program runs N threads per QPU (1, 2\n"
+		"                    or 4; unknown by default), which share the TMU\n"
+		"                    FIFO; 1 skips thrsw-too-close\n"
 		"  -Wno-RULE         do not apply RULE\n"
 		"  -WRULE            apply only the rules named with -W (repeatable)\n"
 		"  -q, --quiet       print findings without the disassembly\n"
@@ -103,7 +104,7 @@ static void parse_config(int argc, char **argv, struct config *cfg)
 	const struct qpu_rule_set *set;
 	uint64_t only = 0, off = 0;
 	bool list = false;
-	int i, j, opt, nw = 0, threads = 1;
+	int i, j, opt, nw = 0, threads = 0;	/* 0: unknown */
 	char **wargs;
 
 	memset(cfg, 0, sizeof(*cfg));
@@ -167,10 +168,11 @@ static void parse_config(int argc, char **argv, struct config *cfg)
 			try_help(EXIT_FAILURE);
 		}
 	}
-	if (threads > 1 && cfg->gen == QPU_GEN_VC4)
+	if (threads && cfg->gen == QPU_GEN_VC4)
 		die("--threads is for V3D code (-m v3d42 or v3d71)");
-	if (threads > 1)
-		cfg->flags |= threads == 2 ? QPU_HAZARD_V3D_THREADS_2 :
+	if (threads)
+		cfg->flags |= threads == 1 ? QPU_HAZARD_V3D_THREADS_1 :
+			      threads == 2 ? QPU_HAZARD_V3D_THREADS_2 :
 					     QPU_HAZARD_V3D_THREADS_4;
 	set = qpu_rule_set_of(cfg->gen);
 	if (list) {

@@ -311,15 +311,23 @@ static void parse_sig(struct v3d_line *l)
 	asm_lex_next(lx);
 }
 
-/* "b[u][.cond][p|q]": false if @text is not a branch mnemonic. */
+/* "b[u][.cond][p|q][.link]": false if @text is not a branch mnemonic. */
 static bool branch_mnemonic(const char *text, struct qpu_v3d_branch *br)
 {
-	char cond[NAME_LEN];
-	const char *p = text + 1;
+	static const char link[] = ".link";
+	char cond[NAME_LEN], name[NAME_LEN];
+	const char *p = name + 1;
 	size_t len;
 	int n;
 
-	if (text[0] != 'b')
+	copy_str(name, sizeof(name), text);
+	len = strlen(name);
+	if (len > sizeof(link) - 1 &&
+	    !strcmp(name + len - (sizeof(link) - 1), link)) {
+		br->link = true;
+		name[len - (sizeof(link) - 1)] = '\0';
+	}
+	if (name[0] != 'b')
 		return false;
 	if (*p == 'u') {
 		br->ub = true;
@@ -391,7 +399,21 @@ static void parse_branch(struct v3d_line *l, uint64_t pc,
 		asm_fail_at(lx->as, col, "%s", l->b.msg);
 	else if (m->msfign)
 		check(l, qpu_v3d_build_branch_msfign(&l->b, m->msfign));
+	if (m->link && l->b.in.is_branch)
+		check(l, qpu_v3d_build_branch_link(&l->b));
 	if (!m->ub) {
+		if (asm_tok_is(lx, ",")) {
+			asm_lex_next(lx);
+			if (!asm_tok_word(lx, "bdu"))
+				fail(l, "a branch without ub takes only bdu=N "
+				     "after its target (\"bu\" for a uniform "
+				     "target)");
+			asm_lex_next(lx);
+			asm_expect(lx, "=");
+			bdu = (unsigned int)asm_int_expr(lx, NULL);
+			if (l->b.in.is_branch)
+				check(l, qpu_v3d_build_branch_bdu(&l->b, bdu));
+		}
 		asm_expect_end(lx);
 		return;
 	}

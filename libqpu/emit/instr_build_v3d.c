@@ -284,6 +284,29 @@ bool qpu_v3d_build_branch_unif(struct qpu_v3d_build *b, unsigned int bdu,
 	return true;
 }
 
+bool qpu_v3d_build_branch_link(struct qpu_v3d_build *b)
+{
+	if (!b->in.is_branch)
+		return refuse(b, "link: the instruction is no branch");
+	if (b->in.br.link)
+		return refuse(b, "link given twice");
+	b->in.br.link = true;
+	return true;
+}
+
+bool qpu_v3d_build_branch_bdu(struct qpu_v3d_build *b, unsigned int bdu)
+{
+	if (!b->in.is_branch)
+		return refuse(b, "bdu: the instruction is no branch");
+	if (b->in.br.ub)
+		return refuse(b, "bdu=N is for a branch without ub (\"b\", not "
+			      "\"bu\"): \"bu\" names its uniform target");
+	if (bdu > 7)
+		return refuse(b, "bdu %u: the field holds 0..7", bdu);
+	b->in.br.bdu = bdu;
+	return true;
+}
+
 bool qpu_v3d_build_encode(struct qpu_v3d_build *b, u64 *word)
 {
 	int code;

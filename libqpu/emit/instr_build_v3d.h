@@ -65,6 +65,10 @@ bool qpu_v3d_build_branch_msfign(struct qpu_v3d_build *b,
 				 unsigned int msfign);
 bool qpu_v3d_build_branch_unif(struct qpu_v3d_build *b, unsigned int bdu,
 			       unsigned int rf);
+/* Bit 23: the branch writes the link register (py-videocore's set_link). */
+bool qpu_v3d_build_branch_link(struct qpu_v3d_build *b);
+/* bdu @bdu without ub (the hardware ignores it; py-videocore sets 1). */
+bool qpu_v3d_build_branch_bdu(struct qpu_v3d_build *b, unsigned int bdu);
 /* Signal code, canonical form and the core's encoder. */
 bool qpu_v3d_build_encode(struct qpu_v3d_build *b, u64 *word);
 

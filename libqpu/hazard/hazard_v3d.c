@@ -238,6 +238,7 @@ int qpu_hazard_v3d_check(enum qpu_gen gen, const uint64_t *words, size_t n,
 	struct scan s = { .gen = gen, .rules = rule_mask,
 			  .cb = cb, .ctx = ctx };
 	long last_branch = -10, last_thrsw = -10, last_sfu = -10;
+	bool one_thread = flags & QPU_HAZARD_V3D_THREADS_1;
 	long thrend = -1, first_request = -1, last_request = -1;
 	unsigned int fifo_depth, reads_since_request = 0;
 	bool last_thrsw_found = true, prev_ldvary = false;
@@ -249,10 +250,9 @@ int qpu_hazard_v3d_check(enum qpu_gen gen, const uint64_t *words, size_t n,
 
 	if (!qpu_gen_is_v3d(gen) ||
 	    (rule_mask & ~QPU_HAZARD_V3D_ALL_RULES) ||
-	    (flags & ~(QPU_HAZARD_PARTIAL | QPU_HAZARD_V3D_THREADS_2 |
-		       QPU_HAZARD_V3D_THREADS_4)) ||
-	    ((flags & QPU_HAZARD_V3D_THREADS_2) &&
-	     (flags & QPU_HAZARD_V3D_THREADS_4)) || (!words && n))
+	    (flags & ~(QPU_HAZARD_PARTIAL | QPU_HAZARD_V3D_THREADS)) ||
+	    __builtin_popcount(flags & QPU_HAZARD_V3D_THREADS) > 1 ||
+	    (!words && n))
 		return -EINVAL;
 	fifo_depth = TMU_OUTPUT_FIFO /
 		     (flags & QPU_HAZARD_V3D_THREADS_4 ? 4 :
@@ -324,12 +324,17 @@ int qpu_hazard_v3d_check(enum qpu_gen gen, const uint64_t *words, size_t n,
 				report(&s, i, last_thrsw, R(LDVARY_IN_THRSW_SLOT),
 				       "ldvary in a thrsw delay slot");
 		}
+		/*
+		 * Only magic SFU writes (recip...) count, as Mesa's validator
+		 * counts them: the result goes to r4 (4.2); SFU ALU ops write
+		 * their own destination, and 7.1's lane moves stall, not break.
+		 */
 		if (ip - last_sfu < 2) {
 			if (s.gen == QPU_GEN_V3D42 &&
 			    (reads_r4(&in) || writes_r4(&in, sig)))
 				report(&s, i, last_sfu, R(SFU_R4),
 				       "r4 used while the SFU result is on its way");
-			if (writes_sfu(&in))
+			if (writes_magic(&in, is_sfu_waddr))
 				report(&s, i, last_sfu, R(SFU_BUSY),
 				       "SFU write right after an SFU write");
 		}
@@ -346,7 +351,7 @@ int qpu_hazard_v3d_check(enum qpu_gen gen, const uint64_t *words, size_t n,
 			report(&s, i, QPU_HAZARD_NO_REF, R(PERIPHERAL_MULTI),
 			       "more than one of TMU, SFU, VPM, TLB and sync in "
 			       "one instruction");
-		if (writes_sfu(&in))
+		if (writes_magic(&in, is_sfu_waddr))
 			last_sfu = ip;
 
 		if ((sig & QPU_V3D_SIG_LDTMU) && first_request < 0)
@@ -381,13 +386,14 @@ int qpu_hazard_v3d_check(enum qpu_gen gen, const uint64_t *words, size_t n,
 					report(&s, i, QPU_HAZARD_NO_REF, R(DELAY_SHORT),
 					       "fewer than 2 words after the thread end");
 			}
+			/* one thread: a thrsw switches to no other thread */
 			if (last_thrsw == ip - 1) {
-				if (last_thrsw_found && thrend != ip)
+				if (last_thrsw_found && thrend != ip && !one_thread)
 					report(&s, i, last_thrsw, R(THRSW_TOO_CLOSE),
 					       "a second last-thrsw pair");
 				last_thrsw_found = true;
 			} else {
-				if (ip - last_thrsw < 3)
+				if (ip - last_thrsw < 3 && !one_thread)
 					report(&s, i, last_thrsw, R(THRSW_TOO_CLOSE),
 					       "thrsw in the delay slots of a thrsw");
 				last_thrsw = ip;

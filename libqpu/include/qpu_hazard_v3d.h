@@ -28,13 +28,16 @@
  * thrsw-in-branch-slot   a thrsw within 3 after a branch [M]
  * thrsw-too-close        a thrsw within 2 after a thrsw, other than the
  *                        one right after it that marks the last thrsw, or
- *                        a second such pair [M]
+ *                        a second such pair; not with THREADS_1 [M]
  * sfu-in-thrsw-slot      an SFU write within 2 after a thrsw: the result
  *                        would land in the other thread [M]
- * sfu-busy               an SFU write right after an SFU write [M]
- * sfu-r4                 (4.2) r4 read or written right after an SFU
- *                        write, whose result is r4 two instructions
- *                        later [M]
+ * sfu-busy               a magic SFU write (recip...) right after one;
+ *                        SFU ALU ops and 7.1's lane moves (shuffle, rot,
+ *                        bcastf...) stall instead [M]
+ * sfu-r4                 (4.2) r4 read or written right after a magic
+ *                        SFU write, whose result is r4 two instructions
+ *                        later; SFU ALU ops (exp rf14, rf4) write their
+ *                        own destination [M]
  * peripheral-multi       more than one of TMU, SFU, VPM, TLB and sync
  *                        writes, ldtmu (4.2), ldtlb, ldtlbu, ldvpm in one
  *                        instruction [M]
@@ -107,10 +110,19 @@ enum qpu_hazard_v3d_rule {
 
 /*
  * Flags of qpu_hazard_v3d_check() besides QPU_HAZARD_PARTIAL: the program
- * runs 2 or 4 threads per QPU (at most one of them; none: 1 thread).
+ * runs 1, 2 or 4 threads per QPU (at most one of them). THREADS_1 is a
+ * single-threaded dispatch (CSD cfg[5] THREADING clear), where thrsw
+ * switches to no other thread: thrsw-too-close does not apply. Without
+ * any, the thread count is unknown: thrsw-too-close applies, and
+ * tmu-fifo-overflow counts 1 thread. THREADS_1 is new in libqpu 0.5.0:
+ * older libraries refuse it (-EINVAL).
  */
 #define QPU_HAZARD_V3D_THREADS_2	(1u << 8)
 #define QPU_HAZARD_V3D_THREADS_4	(1u << 9)
+#define QPU_HAZARD_V3D_THREADS_1	(1u << 10)
+#define QPU_HAZARD_V3D_THREADS \
+	(QPU_HAZARD_V3D_THREADS_1 | QPU_HAZARD_V3D_THREADS_2 | \
+	 QPU_HAZARD_V3D_THREADS_4)
 
 /**
  * qpu_hazard_v3d_check() - check V3D code for hazards
@@ -120,7 +132,7 @@ enum qpu_hazard_v3d_rule {
  * @rules: a mask of QPU_HAZARD_RULE_BIT()s of enum qpu_hazard_v3d_rule,
  *	or QPU_HAZARD_V3D_ALL_RULES
  * @flags: 0 or QPU_HAZARD_PARTIAL (skip thrend-missing and delay-short),
- *	and at most one of QPU_HAZARD_V3D_THREADS_2 and _4
+ *	and at most one of QPU_HAZARD_V3D_THREADS_1, _2 and _4
  * @cb: called per finding (struct qpu_hazard, rule ids of this header),
  *	may be NULL to count only
  * @ctx: passed to @cb

@@ -42,8 +42,9 @@ enum qpu_v3d_unpack {
 };
 
 /*
- * Add ALU operations, by Mesa's names. vdwwt, vpmsetup and vfmax are 4.2
- * only, iid is 7.1 only; the others from fmov on are 7.1 only.
+ * Add ALU operations, by Mesa's names. vdwwt and vpmsetup are 4.2 only
+ * (vfmax is on both: Mesa's 7.1 tables lack it, py-videocore7 runs it),
+ * iid is 7.1 only; the others from fmov on are 7.1 only.
  */
 enum qpu_v3d_add_op {
 	QPU_V3D_A_FADD, QPU_V3D_A_FADDNF, QPU_V3D_A_VFPACK, QPU_V3D_A_ADD,

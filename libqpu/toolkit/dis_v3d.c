@@ -3,12 +3,13 @@
  * The V3D 4.2/7.1 disassembler: one word into Mesa's disassembly text
  * (src/broadcom/qpu/qpu_disasm.c as of Mesa 25.0, the first release
  * series whose 7.1 support is complete), with its column padding, so a
- * shader dump from a Pi reads and diffs the same. Three additions, each
+ * shader dump from a Pi reads and diffs the same. Additions, each
  * for words whose Mesa text would assemble to a different word: "; ucb"
  * and "; rot" (signals Mesa does not print; 4.2's rotation amount as
  * py-videocore6 writes it, "rot(-1)", plain "rot" being by r5), write
  * address 44 named
- * "tmuhscm" (Mesa repeats "tmuscm"), and ".long 0x..." for invalid words
+ * "tmuhscm" (Mesa repeats "tmuscm"), ".link" and ", bdu=N" on branches
+ * (bit 23, and bdu without ub: py-videocore sets both), and ".long 0x..." for invalid words
  * and for words with fields the text cannot show; those keep their Mesa
  * text, unpadded, as the comment, so a dump stays readable.
  */
@@ -229,6 +230,8 @@ static void put_branch(struct out *o, const struct qpu_v3d_branch *br)
 	put(o, "b%s", br->ub ? "u" : "");
 	put_suffix(o, qpu_v3d_branch_cond_names[br->cond]);
 	put(o, "%s", qpu_v3d_msfign_names[br->msfign]);
+	if (br->link)
+		put(o, ".link");
 	switch (br->bdi) {
 	case QPU_V3D_BR_DEST_ABS:
 		put(o, "  zero_addr+0x%08x", br->offset);
@@ -243,8 +246,12 @@ static void put_branch(struct out *o, const struct qpu_v3d_branch *br)
 		put(o, "  rf%u", br->raddr_a);
 		break;
 	}
-	if (!br->ub)
+	if (!br->ub) {
+		/* ignored by the hardware, yet set by py-videocore (1) */
+		if (br->bdu)
+			put(o, ", bdu=%u", br->bdu);
 		return;
+	}
 	if (br->bdu < 3)
 		put(o, "%s", udest[br->bdu]);
 	else if (br->bdu == QPU_V3D_BR_DEST_RF)

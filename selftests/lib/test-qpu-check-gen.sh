@@ -88,6 +88,18 @@ if "$bin/qpu-check" -m v3d42 -t 2 "$tmp/fifo.hex" >/dev/null 2>&1 &&
 else
 	fail "-t: $(cat "$tmp/out")"
 fi
+# -t 1: a thrsw within 2 of a thrsw is no hazard with one thread
+{ echo 'nop ; nop ; thrsw'; echo 'nop ; nop'; echo 'nop ; nop ; thrsw'
+  echo "$end"; } >"$tmp/thrsw.s"
+"$bin/qpu-as" -m v3d71 -Wno-thrsw-too-close -f hex -o "$tmp/thrsw.hex" "$tmp/thrsw.s" ||
+	fail "assemble thrsw.s"
+if "$bin/qpu-check" -m v3d71 -t 1 "$tmp/thrsw.hex" >/dev/null 2>&1 &&
+   ! "$bin/qpu-check" -m v3d71 "$tmp/thrsw.hex" >"$tmp/out" 2>&1 &&
+   grep -q "\[thrsw-too-close\]" "$tmp/out"; then
+	ok
+else
+	fail "-t 1: $(cat "$tmp/out")"
+fi
 if "$bin/qpu-check" -t 3 -m v3d42 "$tmp/fifo.hex" >/dev/null 2>"$tmp/err" ||
    ! grep -q "threads '3': 1, 2 or 4" "$tmp/err" ||
    "$bin/qpu-check" -t 2 "$tmp/fifo.hex" >/dev/null 2>"$tmp/err" ||

@@ -174,7 +174,7 @@ static const struct {
 	const char *msg;
 } bad_lines[] = {
 	{ QPU_GEN_V3D42, "fmov rf1, rf2 ; nop", "fmov is no add operation of V3D 4.2" },
-	{ QPU_GEN_V3D71, "vfmax rf1, rf2, rf3", "vfmax is no add operation of V3D 7.1" },
+	{ QPU_GEN_V3D71, "vpmsetup rf1, rf2", "vpmsetup is no add operation of V3D 7.1" },
 	{ QPU_GEN_V3D71, "add rf1, rf2, rf3, rf4", "unexpected text" },
 	{ QPU_GEN_V3D71, "add rf1, rf2, 17 ; nop", "not a register or a small immediate" },
 	{ QPU_GEN_V3D42, "add rf1, rf2, rf3 ; add rf4, rf5, r0", "two register-file" },
@@ -194,6 +194,9 @@ static const struct {
 	  "branch address 0x104 is not a multiple of 8" },
 	{ QPU_GEN_V3D42, "bu  rf3, rf4", "both targets read raddr_a: rf3 and rf4 differ" },
 	{ QPU_GEN_V3D71, "bu  lri", "expected ','" },
+	{ QPU_GEN_V3D42, "b  0, bdu=8", "bdu 8: the field holds 0..7" },
+	{ QPU_GEN_V3D42, "b  0, lri", "a branch without ub takes only bdu=N" },
+	{ QPU_GEN_V3D71, "b.link.link  0", "unknown instruction" },
 	{ QPU_GEN_V3D71, "bu  lri, x:unif", "the uniform target is" },
 	{ QPU_GEN_V3D71, "faddnf rf1, rf2, rf2 ; nop", "no V3D 7.1 encoding" },
 	{ QPU_GEN_V3D71, "add.pushz rf1, rf2, rf3 ; add.pushn.andz rf4, rf5, rf6",

@@ -538,8 +538,8 @@ T_TEST(refusals)
 	    qpu_v3d_emit_add(e, QPU_V3D_A_FMOV, RF(1), RF(2), QPU_V3D_NONE));
 	BAD(V42, 0, "ftounorm16 is no mul operation of V3D 4.2",
 	    qpu_v3d_emit_mul(e, QPU_V3D_M_FTOUNORM16, RF(1), RF(2), QPU_V3D_NONE));
-	BAD(V71, 0, "vfmax is no add operation of V3D 7.1",
-	    qpu_v3d_emit_add(e, QPU_V3D_A_VFMAX, RF(1), RF(2), RF(3)));
+	BAD(V71, 0, "vpmsetup is no add operation of V3D 7.1",
+	    qpu_v3d_emit_add(e, QPU_V3D_A_VPMSETUP, RF(1), RF(2), QPU_V3D_NONE));
 	BAD(V71, 0, "add operation 200 does not exist",
 	    qpu_v3d_emit_add(e, (enum qpu_v3d_add_op)200, RF(1), RF(2), RF(3)));
 	BAD(V71, 0, "the mul ALU of this instruction is in use",

@@ -387,6 +387,40 @@ T_TEST(alu_float_ops)
 	}
 }
 
+/*
+ * vfmin/vfmax on both generations (7.1's vfmax is missing from Mesa; py-
+ * videocore7's test_binary_ops runs it on a Pi 5): half-float pairs per
+ * lane, signs and both halves mixed, with the .swp unpack of a.
+ */
+T_TEST(alu_vfmin_vfmax)
+{
+	static const uint16_t h[] = {	/* ordered: -3 -2 -1 -0.5 0 0.5 1 2 3 */
+		0xc200, 0xc000, 0xbc00, 0xb800, 0x0000, 0x3800, 0x3c00,
+		0x4000, 0x4200,
+	};
+	uint32_t x[16], y[16], mx[16], mn[16], sw[16];
+	unsigned int i, xl, xh, yl, yh;
+	size_t b;
+
+	for (i = 0; i < 16; i++) {
+		xl = i % 9;
+		xh = (i * 5 + 2) % 9;
+		yl = (i * 7 + 4) % 9;
+		yh = (i * 2 + 1) % 9;
+		x[i] = (uint32_t)h[xh] << 16 | h[xl];
+		y[i] = (uint32_t)h[yh] << 16 | h[yl];
+		mx[i] = (uint32_t)h[xh > yh ? xh : yh] << 16 | h[xl > yl ? xl : yl];
+		mn[i] = (uint32_t)h[xh < yh ? xh : yh] << 16 | h[xl < yl ? xl : yl];
+		sw[i] = (uint32_t)h[xl > yh ? xl : yh] << 16 | h[xh > yl ? xh : yl];
+	}
+	for (b = 0; b < T_ARRAY_SIZE(boards); b++) {
+		run_op(boards[b], "vfmax rf3, rf1, rf2 ; nop", x, y, mx, "vfmax");
+		run_op(boards[b], "vfmin rf3, rf1, rf2 ; nop", x, y, mn, "vfmin");
+		run_op(boards[b], "vfmax rf3, rf1.swp, rf2 ; nop", x, y, sw,
+		       "vfmax swp");
+	}
+}
+
 /* The fast paths give the reference path's results: random floats near
  * each other (so that sums cancel and round), and near the ends of the
  * exponent range, through fadd, fsub and fmul on both paths. */
@@ -787,6 +821,7 @@ T_TEST(branch_loop_and_delay_slots)
  * flag), to the address past the delay slots; b lri returns there. */
 T_TEST(branch_link_bit23)
 {
+	char src[1024];
 	uint32_t v[16];
 	struct rig r;
 	uint64_t *w;
@@ -794,28 +829,28 @@ T_TEST(branch_link_bit23)
 
 	for (k = 0; k < T_ARRAY_SIZE(boards); k++) {
 		for (i = 0; i < 2; i++) {
-			if (!rig_init(&r, boards[k],
-				      "nop ; mov rf2, 0\n"
-				      "b  sub\n"		/* word 1 */
-				      "nop ; nop\n"
-				      "nop ; nop\n"
-				      "nop ; nop\n"
-				      "add rf2, rf2, 1 ; nop\n"	/* link target */
-				      "b  end\n"
-				      "nop ; nop\n"
-				      "nop ; nop\n"
-				      "nop ; nop\n"
-				      "sub:\n"
-				      "lr rf3 ; nop\n"
-				      "b  lri\n"
-				      "nop ; nop\n"
-				      "nop ; nop\n"
-				      "nop ; nop\n"
-				      "end:\n"))
+			/* "b.link": the text form of bit 23 */
+			snprintf(src, sizeof(src), "nop ; mov rf2, 0\n"
+				 "%s  sub\n"		/* word 1 */
+				 "nop ; nop\n"
+				 "nop ; nop\n"
+				 "nop ; nop\n"
+				 "add rf2, rf2, 1 ; nop\n"	/* link target */
+				 "b  end\n"
+				 "nop ; nop\n"
+				 "nop ; nop\n"
+				 "nop ; nop\n"
+				 "sub:\n"
+				 "lr rf3 ; nop\n"
+				 "b  lri\n"
+				 "nop ; nop\n"
+				 "nop ; nop\n"
+				 "nop ; nop\n"
+				 "end:\n", i ? "b.link" : "b");
+			if (!rig_init(&r, boards[k], src))
 				return;
 			w = (uint64_t *)r.code;
-			if (i)
-				w[1] |= 1ull << 23;
+			T_EQ_U64(i ? 1ull << 23 : 0, w[1] & 1ull << 23);
 			if (i) {
 				T_EQ_U64(QPU_V3D_EMU_IDLE, rig_run(&r));
 				reg(&r, 2, v);

@@ -52,8 +52,8 @@ static const struct hazard_case {
 	  "nop ; nop ; thrsw\nnop ; mov recip, r1\nnop ; nop\n" END,
 	  "nop ; nop ; thrsw\nnop ; nop\nnop ; nop\nnop ; mov recip, r1\n" END },
 	{ QPU_HAZARD_V3D_SFU_BUSY, G42 | G71, 1,
-	  "recip rf1, rf2 ; nop\nrsqrt rf3, rf4 ; nop\n" END,
-	  "recip rf1, rf2 ; nop\nnop ; nop\nrsqrt rf3, rf4 ; nop\n" END },
+	  "nop ; mov recip, rf2\nnop ; mov rsqrt, rf4\n" END,
+	  "nop ; mov recip, rf2\nnop ; nop\nnop ; mov rsqrt, rf4\n" END },
 	{ QPU_HAZARD_V3D_SFU_R4, G42, 1,
 	  "nop ; mov recip, r1\nadd rf1, r4, r4 ; nop\n" END,
 	  "nop ; mov recip, r1\nnop ; nop\nadd rf1, r4, r4 ; nop\n" END },
@@ -154,6 +154,57 @@ static int check_flags(int gen, const char *src, unsigned int flags,
 static int check(int gen, const char *src, struct seen *s)
 {
 	return check_flags(gen, src, 0, s);
+}
+
+/*
+ * Code a compiler's scheduler emits is no hazard: SFU ALU ops and 7.1's
+ * lane moves back to back (they stall), 4.2's SFU ALU op reading an rf
+ * (it writes its own destination, not r4), a thrsw within 2 of a thrsw
+ * with one thread (no other thread to switch to).
+ */
+T_TEST(no_false_findings)
+{
+	static const struct {
+		int gen;
+		unsigned int flags;
+		const char *src;
+	} good[] = {
+		{ QPU_GEN_V3D71, 0, "recip rf1, rf2 ; nop\nrsqrt rf3, rf4 ; nop\n" END },
+		{ QPU_GEN_V3D42, 0, "recip rf1, rf2 ; nop\nrsqrt rf3, rf4 ; nop\n" END },
+		{ QPU_GEN_V3D71, 0, "shuffle rf1, rf2, rf3 ; nop\n"
+		  "rot rf4, rf5, rf6 ; nop\nbcastf rf7, rf8 ; nop\n" END },
+		{ QPU_GEN_V3D42, 0, "exp rf14, rf4 ; nop\nfadd rf1, r4, rf2 ; nop\n" END },
+		{ QPU_GEN_V3D42, 0, "exp rf14, rf4 ; nop\nnop ; fmul rf1, rf14, rf2\n" END },
+		{ QPU_GEN_V3D42, QPU_HAZARD_V3D_THREADS_1,
+		  "nop ; nop ; thrsw\nnop ; nop\nnop ; nop ; thrsw\n" END },
+		{ QPU_GEN_V3D71, QPU_HAZARD_V3D_THREADS_1,
+		  "nop ; nop ; thrsw\nnop ; nop ; thrsw\nnop ; nop ; thrsw\n"
+		  "nop ; nop ; thrsw\nnop ; nop\nnop ; nop ; thrsw\nnop ; nop\nnop ; nop\n" },
+	};
+	struct seen s;
+	size_t k;
+
+	for (k = 0; k < T_ARRAY_SIZE(good); k++) {
+		T_EQ_U64(0, check_flags(good[k].gen, good[k].src,
+					good[k].flags, &s));
+		if (s.rules)
+			fprintf(stderr, "good[%zu] found 0x%llx\n", k,
+				(unsigned long long)s.rules);
+		T_EQ_U64(0, s.rules);
+	}
+	/* the same thrsw with 2 or 4 threads, or unknown, is a hazard */
+	T_CHECK(check_flags(QPU_GEN_V3D42, good[5].src, 0, &s) > 0);
+	T_EQ_U64(QPU_HAZARD_RULE_BIT(QPU_HAZARD_V3D_THRSW_TOO_CLOSE), s.rules);
+	T_CHECK(check_flags(QPU_GEN_V3D42, good[5].src,
+			    QPU_HAZARD_V3D_THREADS_2, &s) > 0);
+	T_EQ_U64(QPU_HAZARD_RULE_BIT(QPU_HAZARD_V3D_THRSW_TOO_CLOSE), s.rules);
+	T_CHECK(check_flags(QPU_GEN_V3D71, good[6].src,
+			    QPU_HAZARD_V3D_THREADS_4, &s) > 0);
+	T_EQ_U64(QPU_HAZARD_RULE_BIT(QPU_HAZARD_V3D_THRSW_TOO_CLOSE), s.rules);
+	/* one thread count at most */
+	T_EQ_U64(-EINVAL, check_flags(QPU_GEN_V3D42, good[0].src,
+				      QPU_HAZARD_V3D_THREADS_1 |
+				      QPU_HAZARD_V3D_THREADS_2, &s));
 }
 
 /* The output FIFO per thread: 16 / threads entries. */

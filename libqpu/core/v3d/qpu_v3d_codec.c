@@ -14,6 +14,8 @@
  * fround/ftrunc/ffloor/fceil/fdx/fdy is raddr_b bits 3:2 (Mesa reads the
  * opcode), the mul fmov unpack is raddr_d bits 4:2 (Mesa reads two bits),
  * and vfmin/vfmul keep the 4.2 layout (Mesa's 7.1 decoder stops there).
+ * 7.1's vfmax (240..244, 4.2's layout) is missing from Mesa's tables;
+ * py-videocore7 emits it and its test_binary_ops checks it on a Pi 5.
  */
 #include "v3d/qpu_v3d_codec.h"
 
@@ -266,6 +268,7 @@ static const struct opdesc add_ops_71[] = {
 	OPD(189, 189, LDVPMG_IN, ANY71),
 	OPD(190, 190, STVPMV, ANY71),
 	OPD(192, 207, FCMP, ANY71),
+	OPD(240, 244, VFMAX, ANY71),	/* not in Mesa: py-videocore7's */
 	OPD(245, 245, FROUND, ROUND71(0)),
 	OPD(245, 245, FTOIN, TOINT71(0)),
 	OPD(245, 245, FTRUNC, ROUND71(1)),
@@ -752,9 +755,9 @@ static enum qpu_v3d_invalid decode_branch(u64 w, struct qpu_v3d_instr *in)
 	br->raddr_a = QPU_V3D_GET(w, QPU_V3D_RADDR_A);
 	br->offset = QPU_V3D_GET(w, QPU_V3D_BR_ADDR_LOW) << 3 |
 		     QPU_V3D_GET(w, QPU_V3D_BR_ADDR_HIGH) << 24;
+	br->link = QPU_V3D_GET(w, QPU_V3D_BR_LINK);
 	br->pad = QPU_V3D_GET(w, QPU_V3D_BR_PAD_0) |
-		  QPU_V3D_GET(w, QPU_V3D_BR_PAD_18) << 6 |
-		  QPU_V3D_GET(w, QPU_V3D_BR_PAD_23) << 9;
+		  QPU_V3D_GET(w, QPU_V3D_BR_PAD_18) << 6;
 	return QPU_V3D_VALID;
 }
 
@@ -927,7 +930,8 @@ static bool instr_equal(const struct qpu_v3d_instr *x,
 		return x->br.cond == y->br.cond && x->br.msfign == y->br.msfign &&
 		       x->br.bdi == y->br.bdi && x->br.bdu == y->br.bdu &&
 		       x->br.ub == y->br.ub && x->br.raddr_a == y->br.raddr_a &&
-		       x->br.offset == y->br.offset && x->br.pad == y->br.pad;
+		       x->br.offset == y->br.offset && x->br.pad == y->br.pad &&
+		       x->br.link == y->br.link;
 	return x->sig == y->sig && x->sig_addr == y->sig_addr &&
 	       x->sig_magic == y->sig_magic && x->ac == y->ac &&
 	       x->mc == y->mc && x->apf == y->apf && x->mpf == y->mpf &&
@@ -1038,7 +1042,7 @@ static int encode_branch(const struct qpu_v3d_instr *c, u64 *w)
 	if (br->cond >= QPU_V3D_BR_COND_COUNT ||
 	    br->msfign >= QPU_V3D_MSFIGN_COUNT || br->bdi > 3 ||
 	    br->bdu > 7 || br->raddr_a >= 64 || (br->offset & 7) ||
-	    br->pad >= 1 << 10)
+	    br->pad >= 1 << 9)
 		return -QPU_V3D_EINVAL;
 	*w = QPU_V3D_PUT(QPU_V3D_BR_KIND, QPU_V3D_BR_KIND_BRANCH) |
 	     QPU_V3D_PUT(QPU_V3D_BR_COND, br->cond ? br->cond + 1 : 0) |
@@ -1046,12 +1050,12 @@ static int encode_branch(const struct qpu_v3d_instr *c, u64 *w)
 	     QPU_V3D_PUT(QPU_V3D_BR_BDI, br->bdi) |
 	     QPU_V3D_PUT(QPU_V3D_BR_BDU, br->bdu) |
 	     QPU_V3D_PUT(QPU_V3D_BR_UB, br->ub) |
+	     QPU_V3D_PUT(QPU_V3D_BR_LINK, br->link) |
 	     QPU_V3D_PUT(QPU_V3D_RADDR_A, br->raddr_a) |
 	     QPU_V3D_PUT(QPU_V3D_BR_ADDR_LOW, (br->offset & 0xffffff) >> 3) |
 	     QPU_V3D_PUT(QPU_V3D_BR_ADDR_HIGH, br->offset >> 24) |
 	     QPU_V3D_PUT(QPU_V3D_BR_PAD_0, br->pad) |
-	     QPU_V3D_PUT(QPU_V3D_BR_PAD_18, br->pad >> 6) |
-	     QPU_V3D_PUT(QPU_V3D_BR_PAD_23, br->pad >> 9);
+	     QPU_V3D_PUT(QPU_V3D_BR_PAD_18, br->pad >> 6);
 	return 0;
 }
 
@@ -1259,9 +1263,8 @@ void qpu_v3d_canonicalize(enum qpu_gen gen, struct qpu_v3d_instr *in)
 	int code;
 
 	if (in->is_branch) {
+		/* bdu stays without ub: py-videocore sets it, the text shows it */
 		br->pad = 0;
-		if (!br->ub)
-			br->bdu = 0;
 		if (br->bdi != QPU_V3D_BR_DEST_ABS && br->bdi != QPU_V3D_BR_DEST_REL)
 			br->offset = 0;
 		if (br->bdi != QPU_V3D_BR_DEST_RF &&

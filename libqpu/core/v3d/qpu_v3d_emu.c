@@ -49,7 +49,7 @@
  *   branches to src + 4 * eidx and reads src[0] first). A uniform target read from the stream is
  *   absolute, or relative to the address past that uniform (its
  *   test_uniform_branch_rel). The link register is written only when bit
- *   23 is set (py-videocore's link flag; the codec's BR_PAD_23): its value
+ *   23 is set (py-videocore's link flag; the codec's BR_LINK): its value
  *   is the address past the delay slots. Conditions read the a flags of
  *   all 16 lanes (a compute batch runs them all); msfign is ignored.
  * - CSD: cfg[5] THREADING runs 4 threads a QPU in slots 0..3, else 2 in
@@ -613,7 +613,7 @@ static void do_branch(struct qpu_v3d_emu *emu, unsigned int qpu,
 			t->br_unif_addr = br->bdu == QPU_V3D_BR_DEST_ABS ? u : at + u;
 		}
 	}
-	if (br->pad & (1u << 9))	/* bit 23: the link flag */
+	if (br->link)
 		t->link = after;
 	t->br_left = 4;	/* counted down at the end of this one too */
 }

@@ -50,12 +50,14 @@
 #define QPU_V3D_BR_ADDR_LOW	QPU_V3D_MASK(55, 35)	/* target bits 23:3 */
 #define QPU_V3D_BR_COND	QPU_V3D_MASK(34, 32)
 #define QPU_V3D_BR_ADDR_HIGH	QPU_V3D_MASK(31, 24)	/* target bits 31:24 */
-#define QPU_V3D_BR_PAD_23	QPU_V3D_MASK(23, 23)
+/* py-videocore's set_link: the branch writes the link register */
+#define QPU_V3D_BR_LINK	QPU_V3D_MASK(23, 23)
 #define QPU_V3D_BR_MSFIGN	QPU_V3D_MASK(22, 21)
 #define QPU_V3D_BR_PAD_18	QPU_V3D_MASK(20, 18)
 #define QPU_V3D_BR_BDU		QPU_V3D_MASK(17, 15)
 #define QPU_V3D_BR_UB		QPU_V3D_MASK(14, 14)
 #define QPU_V3D_BR_BDI		QPU_V3D_MASK(13, 12)
+/* no encoder sets these (Mesa 25.0's qpu_pack.c, py-videocore6/7) */
 #define QPU_V3D_BR_PAD_0	QPU_V3D_MASK(5, 0)
 #define QPU_V3D_BR_KIND_BRANCH	2
 
@@ -167,11 +169,12 @@ struct qpu_v3d_branch {
 	u8 cond;		/* enum qpu_v3d_br_cond */
 	u8 msfign;		/* enum qpu_v3d_msfign */
 	u8 bdi;			/* enum qpu_v3d_br_dest */
-	u8 bdu;			/* kept even when !ub */
+	u8 bdu;			/* kept even when !ub (py-videocore sets 1) */
 	bool ub;		/* the uniform stream branches too */
+	bool link;		/* bit 23: write the link register */
 	u8 raddr_a;
 	u32 offset;		/* target (abs) or byte offset (rel), 8-aligned */
-	u16 pad;		/* bits 23, 20:18 and 5:0, which have no use */
+	u16 pad;		/* bits 20:18 and 5:0, which have no use */
 };
 
 struct qpu_v3d_instr {
