@@ -78,9 +78,11 @@ FUZZ_LINK := -fsanitize=address,undefined
 FUZZ_DRIVER := $(FUZZ_OUT)/obj/selftests/fuzz/driver.o
 endif
 # -I libqpu: the library's private headers are included by their folder
-# ("runtime/runtime.h"), as LIBQPU_OBJ_CFLAGS has it.
+# ("runtime/runtime.h"), as LIBQPU_OBJ_CFLAGS has it; libdrm's headers for
+# runtime/drm.c, likewise.
 FUZZ_CFLAGS := $(filter-out -fsanitize%,$(QPU_CFLAGS)) -g -O1 \
-	-fno-omit-frame-pointer -fno-sanitize-recover=all $(FUZZ_SAN) -I$(CURDIR)/libqpu
+	-fno-omit-frame-pointer -fno-sanitize-recover=all $(FUZZ_SAN) -I$(CURDIR)/libqpu \
+	$(LIBQPU_DRM_CFLAGS)
 FUZZ_LIB_OBJS := $(LIBQPU_BASE_SRCS:%.c=$(FUZZ_OUT)/obj/%.o)
 FUZZ_BINS := $(FUZZ_NAMES:%=$(FUZZ_OUT)/fuzz-%)
 
