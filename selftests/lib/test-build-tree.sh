@@ -11,22 +11,8 @@
 : "${QPU_DIS:?QPU_DIS must name the qpu-dis binary}"
 build=$(cd "$(dirname "$QPU_DIS")/.." && pwd)
 top=$(cd "$(dirname "$0")/../.." && pwd)
-tmp=$(mktemp -d) || exit 1
-trap 'rm -rf "$tmp"' EXIT
-pass=0 fail=0
-
-check() {
-	name=$1
-	shift
-	if "$@" >"$tmp/log" 2>&1; then
-		echo "PASS $name"
-		pass=$((pass + 1))
-	else
-		echo "FAIL $name"
-		sed 's/^/    /' "$tmp/log"
-		fail=$((fail + 1))
-	fi
-}
+# shellcheck source=selftests/lib/check-lib.sh
+. "$(dirname "$0")/check-lib.sh"
 
 # The sanitizer build's library needs its runtime in the program too.
 san=
@@ -132,5 +118,4 @@ check no_versions_in_archive sh -c "! nm '$build/libqpu.a' | grep '@'"
 check build_loader cc $san -Wall -Werror -o "$tmp/loader" "$tmp/loader.c" -ldl
 check run_plugin "$tmp/loader" "$tmp/plugin.so"
 
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+check_end

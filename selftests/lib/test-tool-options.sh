@@ -10,22 +10,8 @@
 
 : "${QPU_DIS:?QPU_DIS must name the qpu-dis binary}"
 bin=$(cd "$(dirname "$QPU_DIS")" && pwd)
-tmp=$(mktemp -d) || exit 1
-trap 'rm -rf "$tmp"' EXIT
-pass=0 fail=0
-
-check() {
-	name=$1
-	shift
-	if "$@" >"$tmp/log" 2>&1; then
-		echo "PASS $name"
-		pass=$((pass + 1))
-	else
-		echo "FAIL $name"
-		sed 's/^/    /' "$tmp/log"
-		fail=$((fail + 1))
-	fi
-}
+# shellcheck source=selftests/lib/check-lib.sh
+. "$(dirname "$0")/check-lib.sh"
 
 version=$("$bin/qpu-info" -V | sed -n 's/^qpu-info (libqpu) //p')
 # output STATUS PATTERN CMD...: CMD exits STATUS and its output matches
@@ -87,5 +73,4 @@ check qpu-info_qpu_device output 0 '^device: emu$' env QPU_DEVICE=emu "$bin/qpu-
 check qpu-info_features output 0 '^features: 0x7 uniforms_anywhere deadlock all_bos$' \
 	"$bin/qpu-info" -d emu
 
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+check_end
