@@ -139,6 +139,9 @@ static int is_8bit(enum qpu_nn_dtype d)
 static int want_dtype(struct qpu_nn_graph *g, const struct nn_node *n, const struct nn_tensor *t,
 		      const char *what, enum qpu_nn_dtype d)
 {
+	/* An input named "" (ONNX's omitted optional input) where one is due */
+	if (!t)
+		return REFUSE(g, n, "input %s is missing", what);
 	if (t->dtype != d)
 		return REFUSE(g, n, "%s is %s, not %s", what, nn_dtype_name(t->dtype),
 			      nn_dtype_name(d));
@@ -541,6 +544,8 @@ static int check_binary(struct qpu_nn_graph *g, struct nn_node *n)
 	int64_t d[QPU_NN_MAX_RANK];
 	unsigned int r;
 
+	if (!b)
+		return REFUSE(g, n, "input B is missing");
 	if (a->dtype != b->dtype)
 		return REFUSE(g, n, "A is %s, B %s", nn_dtype_name(a->dtype),
 			      nn_dtype_name(b->dtype));
