@@ -58,8 +58,6 @@ DEV_PARAMS = {
     "backend": 8, "abi_version": 9, "features": 10, "v3d_ident0": 11,
     "v3d_ident1": 12, "v3d_ident2": 13, "instructions_per_ms": 14, "gen": 15,
 }
-# enum qpu_gen: its values, by qpu_gen_name()
-GENS = {4: "vc4", 42: "v3d42", 71: "v3d71"}
 # QPU_DEV_FEATURE_* bits of QPU_DEV_PARAM_FEATURES by name: filled below from
 # libqpu's one table of their names (qpu_dev_feature_name()).
 DEV_FEATURES = {}
@@ -236,6 +234,8 @@ PROTOTYPES = {
     "qpu_dev_describe": (_str, [_vp]),
     "qpu_dev_open_hint": (_str, [_int]),
     "qpu_dev_feature_name": (_str, [_uint]),
+    "qpu_gen_name": (_str, [c_enum]),
+    "qpu_gen_from_name": (_int, [_str]),
     "qpu_bo_new": (_vp, [_vp, _sz]),
     "qpu_bo_free": (None, [_vp]),
     "qpu_bo_get_map": (_vp, [_vp]),

@@ -86,8 +86,8 @@ def _run(include_dirs, run, texts, hazards=True, skip=(), gen="vc4"):
         raise MemoryError("qpu_asm_new")
     try:
         if gen != "vc4":
-            num = {v: k for k, v in _lib.GENS.items()}.get(gen)
-            if num is None:
+            num = lib.qpu_gen_from_name(_lib.cstr(gen))
+            if num < 0:
                 raise ValueError("gen is vc4, v3d42 or v3d71, not %r" % (gen,))
             lib.qpu_asm_set_gen(as_, num)
         for d in include_dirs:

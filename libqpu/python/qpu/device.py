@@ -449,7 +449,8 @@ class Device:
         self.features = frozenset(n for n, b in _lib.DEV_FEATURES.items() if bits & b)
         self.num_qpus = self.params["num_qpus"]
         # "vc4", "v3d42" or "v3d71": the instruction set of the device's QPUs
-        self.gen = _lib.GENS.get(self.params.get("gen"), "unknown")
+        gen = self.params.get("gen")
+        self.gen = (_lib.pystr(lib.qpu_gen_name(gen)) if gen is not None else None) or "unknown"
         b = self.params.get("backend")
         self.backend = _lib.pystr(lib.qpu_backend_name(b)) if b is not None else "emulator"
 

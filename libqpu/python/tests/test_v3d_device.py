@@ -82,3 +82,9 @@ def test_refused():
     for path in ("emu:v3d42,board=pi5", "emu:v3d71,board=nope", "emu:v3d71,strict-vpm"):
         with pytest.raises(qpu.DeviceError):
             qpu.Device(path)
+
+
+def test_assemble_refuses_an_unknown_generation():
+    # The names are libqpu's (qpu_gen_from_name()), not a table of Python's.
+    with pytest.raises(ValueError, match="v3d99"):
+        qpu.assemble("nop ; nop\n", gen="v3d99")
