@@ -139,9 +139,12 @@ LINT_CHECKS := lint-checkpatch lint-kernel-doc lint-sparse lint-layers lint-modu
 lint:
 	$(Q)MAKE="$(MAKE)" $(CURDIR)/selftests/lint.sh $(LINT_CHECKS)
 
+# checkpatch is one single-threaded Perl process per call and most of lint's
+# time: a few files per process, one process per CPU.
 lint-checkpatch: $(LINUX_SCRIPTS)/.stamp
-	$(Q)$(LINUX_SCRIPTS)/checkpatch.pl --strict --no-tree --quiet \
-		-f $(KERNEL_STYLE_FILES)
+	$(Q)printf '%s\n' $(KERNEL_STYLE_FILES) | \
+		xargs -P "$$(getconf _NPROCESSORS_ONLN)" -n 8 \
+		$(LINUX_SCRIPTS)/checkpatch.pl --strict --no-tree --quiet -f
 
 lint-kernel-doc: $(LINUX_SCRIPTS)/.stamp
 	$(Q)$(LINUX_SCRIPTS)/kernel-doc -none -Werror uapi/linux/qpu.h kmod/*.h kmod/*.c \
