@@ -49,8 +49,6 @@
 #define EMU_BUS_GUARD		QPU_DEVMODEL_BUS_GUARD
 #define EMU_PAGE		4096u
 #define EMU_MAX_BO_SIZE		QPU_DEVMODEL_MAX_BO_SIZE
-#define EMU_DEFAULT_TIMEOUT_MS	QPU_DEVMODEL_DEFAULT_TIMEOUT_MS
-#define EMU_MAX_TIMEOUT_MS	QPU_DEVMODEL_MAX_TIMEOUT_MS
 #define EMU_JOBS_KEPT		1024
 #define EMU_FENCES_KEPT		1024
 
@@ -229,11 +227,8 @@ static int emudev_get_param(struct qpu_dev *dev, enum qpu_dev_param param,
 		*value = ed->max_bo_size;
 		return 0;
 	case QPU_DEV_PARAM_DEFAULT_TIMEOUT_MS:
-		*value = EMU_DEFAULT_TIMEOUT_MS;
-		return 0;
 	case QPU_DEV_PARAM_MAX_TIMEOUT_MS:
-		*value = EMU_MAX_TIMEOUT_MS;
-		return 0;
+		return qpu_job_timeout_param(param, value);
 	case QPU_DEV_PARAM_INSTRUCTIONS_PER_MS:
 		*value = ed->runner->instructions_per_ms;
 		return 0;
@@ -407,12 +402,9 @@ void *qpu_emudev_job_buffer(const struct qpu_emu_job *job, unsigned int i,
 /* Instructions each program may issue; 0: no bound (QPU_JOB_TIMEOUT_NONE). */
 static uint64_t emudev_limit(const struct emudev *ed, unsigned int timeout_ms)
 {
+	timeout_ms = qpu_job_timeout_ms(timeout_ms);
 	if (timeout_ms == QPU_JOB_TIMEOUT_NONE)
 		return 0;
-	if (!timeout_ms)
-		timeout_ms = EMU_DEFAULT_TIMEOUT_MS;
-	if (timeout_ms > EMU_MAX_TIMEOUT_MS)
-		timeout_ms = EMU_MAX_TIMEOUT_MS;
 	return (uint64_t)timeout_ms * ed->runner->instructions_per_ms;
 }
 
