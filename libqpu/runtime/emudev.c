@@ -73,6 +73,7 @@ struct emu_mem {
 	void *map;
 	unsigned int refs;	/* its qpu_bo's, and one per job holding it */
 	bool freed;		/* its qpu_bo is gone: no longer the caller's */
+	struct qpu_bo *bo;	/* until then, its qpu_bo: qpu_dev_close() frees it */
 };
 
 /* A job from qpu_submit() to its end: what it may touch, where it starts. */
@@ -326,6 +327,7 @@ static int emudev_bo_alloc(struct qpu_dev *dev, struct qpu_bo *bo)
 		return -ENOMEM;
 	mem->size = (bo->size + EMU_PAGE - 1) & ~(size_t)(EMU_PAGE - 1);
 	mem->refs = 1;
+	mem->bo = bo;
 	mem->map = aligned_alloc(EMU_PAGE, mem->size);
 	if (!mem->map) {
 		free(mem);
@@ -355,6 +357,7 @@ static void emudev_bo_free(struct qpu_dev *dev, struct qpu_bo *bo)
 
 	pthread_mutex_lock(&ed->lock);
 	mem->freed = true;
+	mem->bo = NULL;
 	emudev_mem_put(ed, mem);
 	pthread_mutex_unlock(&ed->lock);
 }
@@ -789,7 +792,9 @@ static void emudev_close(struct qpu_dev *dev)
 		emudev_job_end(ed, job, &canceled);
 	}
 	pthread_mutex_unlock(&ed->lock);
+	/* Buffers left to the device go with it (qpu_dev_close()). */
 	for (i = 0; i < ed->mem_count; i++) {
+		free(ed->mems[i]->bo);
 		free(ed->mems[i]->map);
 		free(ed->mems[i]);
 	}

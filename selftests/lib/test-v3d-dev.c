@@ -148,13 +148,20 @@ fail:
 	return false;
 }
 
+/*
+ * A v3d node counts a job's timeout from its submission, behind the jobs
+ * before it (a timed-out one runs on in the driver until its reset, 500 ms
+ * on): the rig's jobs get long enough for a loaded VM.
+ */
+#define RIG_TIMEOUT_MS	20000
+
 static int rig_submit(struct rig *r, int in_fence, int *out_fence,
 		      uint64_t *seqno)
 {
 	struct qpu_job_desc desc = {
 		.bos = &r->data, .bo_count = 1, .kind = QPU_JOB_V3D_DISPATCH,
 		.dispatch = &r->d, .in_fence_fd = in_fence,
-		.out_fence_fd = out_fence,
+		.out_fence_fd = out_fence, .timeout_ms = RIG_TIMEOUT_MS,
 	};
 
 	return qpu_submit(r->dev, &desc, seqno);

@@ -41,7 +41,7 @@ has info_first_v3d "gen: v3d42" "$QPU_INFO" -d v3d
 
 "$QPU_INFO" -d v3d:vc4 >"$tmp/out" 2>"$tmp/err"
 rc=$?
-result info_v3d_of_vc4_refused "$([ "$rc" -eq 1 ] && grep -q 'v3d42 or v3d71' "$tmp/err"; echo $?)" \
+result info_v3d_of_vc4_refused "$([ "$rc" -eq 1 ] && grep -q 'v3d:vc4: Invalid argument' "$tmp/err"; echo $?)" \
 	"exit status $rc: $(cat "$tmp/err")"
 
 pi4_node=/dev/dri/$(basename "$(readlink "$pi4")")

@@ -49,7 +49,7 @@ static bool v3d_show_node(const char *node)
 	print_string("node", "node %s", node);
 	if (!dev) {
 		/* a v3d node this caller cannot use: say why */
-		print_string("error", " error %s", qpu_last_error());
+		print_string("error", " error %s\n", qpu_last_error());
 		print_close_object();
 		return true;
 	}
@@ -59,6 +59,7 @@ static bool v3d_show_node(const char *node)
 	for (i = 0; i < sizeof(params) / sizeof(params[0]); i++)
 		if (!qpu_dev_get_param(dev, params[i].param, &v))
 			print_uint(params[i].key, params[i].fmt, v);
+	print_text("\n");
 	print_close_object();
 	qpu_dev_close(dev);
 	return true;
