@@ -540,6 +540,48 @@ static void test_bad_descriptions(const char *path)
 
 ON_EVERY_DEVICE(bad_descriptions);
 
+/*
+ * "v3d" and "v3d:GEN" name the first v3d DRM node (of that generation):
+ * one opens as a V3D device, or there is none (ENOENT, said in words);
+ * a generation that is no V3D's is refused. /dev/null is no device.
+ */
+T_TEST(open_by_name)
+{
+	static const char *const bad[] = { "v3d:vc4", "v3d:v3d99", "v3d:" };
+	static const char *const names[] = { "v3d", "v3d:v3d42", "v3d:v3d71" };
+	unsigned int i;
+
+	for (i = 0; i < T_ARRAY_SIZE(bad); i++) {
+		errno = 0;
+		T_CHECK(!qpu_dev_open(bad[i]));
+		T_EQ_U64(EINVAL, errno);
+		T_CHECK(strstr(qpu_last_error(), "v3d42 or v3d71"));
+	}
+	for (i = 0; i < T_ARRAY_SIZE(names); i++) {
+		struct qpu_dev *dev;
+		uint64_t gen = 0;
+
+		errno = 0;
+		dev = qpu_dev_open(names[i]);
+		if (!dev) {
+			T_EQ_U64(ENOENT, errno);
+			T_CHECK(strstr(qpu_last_error(), "no v3d DRM node"));
+			continue;
+		}
+		T_EQ_U64(0, qpu_dev_get_param(dev, QPU_DEV_PARAM_GEN, &gen));
+		T_CHECK(qpu_gen_is_v3d((int)gen));
+		if (i)
+			T_EQ_U64(qpu_gen_from_name(names[i] + 4), gen);
+		T_CHECK(!strncmp(qpu_dev_get_path(dev), "/dev/dri/", 9));
+		T_CHECK(strstr(qpu_dev_describe(dev), "v3d DRM driver"));
+		qpu_dev_close(dev);
+	}
+	errno = 0;
+	T_CHECK(!qpu_dev_open("/dev/null"));
+	T_EQ_U64(ENODEV, errno);
+	T_CHECK(strstr(qpu_last_error(), "neither qpu.ko's node nor a DRM node"));
+}
+
 /* Open file descriptors of this process. */
 static unsigned int open_fds(void)
 {
