@@ -10,7 +10,7 @@ LIBQPU_SONAME := libqpu.so.0
 # The base (device API, assembler, core) and the sample kernels, which the
 # base's assembler builds: see libqpu/kernels/kernels.mk.
 LIBQPU_RUNTIME_SRCS := $(addprefix libqpu/runtime/,error.c device.c dev_words.c bo.c \
-	job.c kdev.c kdev_ioctl.c drm.c emudev.c emudev_vc4.c emudev_v3d.c)
+	job.c kdev.c kdev_ioctl.c drm.c v3ddev.c emudev.c emudev_vc4.c emudev_v3d.c)
 LIBQPU_ASM_SRCS := $(addprefix libqpu/asm/,asm.c asm_lex.c asm_expr.c \
 	asm_directive.c asm_macro.c asm_instr.c asm_v3d.c asm_include_path.c)
 LIBQPU_EMIT_SRCS := $(addprefix libqpu/emit/,instr_build.c instr_build_v3d.c \
@@ -40,15 +40,37 @@ lib: $(LIBQPU_A) $(LIBQPU_SO) $(BUILD)/libqpu-uninstalled.pc
 # every target.
 PKG_CONFIG ?= pkg-config
 LIBQPU_DRM_CFLAGS := $(shell $(PKG_CONFIG) --cflags libdrm 2>/dev/null || echo -I/usr/include/libdrm)
+# The upstream v3d driver's uapi, <drm/v3d_drm.h> (and the drm.h beside it),
+# for runtime/v3ddev.c and the tests of the simulated v3d node: the
+# installed kernel headers' uapi (linux-headers-amd64, tools/deps.sh
+# build), copied into $(V3D_UAPI) without the kernel's __user/__force
+# annotations, as headers_install does. Debian's libdrm-dev lacks it, and
+# it is never committed. A cross build's sysroot has its own; without
+# either, v3ddev.c leaves the backend out.
+V3D_UAPI_DIR ?= $(lastword $(sort $(wildcard /usr/src/linux-headers-6.1.*-common/include/uapi/drm)))
+V3D_UAPI := $(BUILD)/v3d-uapi
+V3D_UAPI_HEADERS := drm.h drm_mode.h v3d_drm.h
+
+$(V3D_UAPI)/drm/.stamp:
+	$(Q)mkdir -p $(@D)
+	$(Q)if [ -n "$(V3D_UAPI_DIR)" ] && [ -r "$(V3D_UAPI_DIR)/v3d_drm.h" ]; then \
+		for h in $(V3D_UAPI_HEADERS); do \
+			sed -e 's/\b__user\b//g' -e 's/\b__force\b//g' $(V3D_UAPI_DIR)/$$h > $(@D)/$$h || exit 1; \
+		done; \
+	else echo "no kernel uapi v3d_drm.h: libqpu without its v3d backend (install linux-headers-amd64: 'make deps')" >&2; fi
+	$(Q)touch $@
+
 # What every libqpu object is compiled with (also for the Pi's cross-built
 # tests, selftests/pi/pi.mk), besides ALL_CFLAGS. Private headers are
 # included by their folder ("emit/instr_build.h").
 LIBQPU_OBJ_CFLAGS := -fPIC -fvisibility=hidden -DLIBQPU_VERSION='"$(LIBQPU_VERSION)"' \
-	-I$(CURDIR)/libqpu $(LIBQPU_DRM_CFLAGS)
+	-I$(CURDIR)/libqpu $(LIBQPU_DRM_CFLAGS) -I$(V3D_UAPI)
 
 $(BUILD)/libqpu/%.o: libqpu/%.c $(BUILD)/vars/ALL_CFLAGS $(BUILD)/vars/LIBQPU_OBJ_CFLAGS
 	$(Q)mkdir -p $(dir $@)
 	$(Q)$(CC) $(ALL_CFLAGS) $(LIBQPU_OBJ_CFLAGS) $(LIBQPU_FILE_CFLAGS) -MMD -MP -c -o $@ $<
+
+$(BUILD)/libqpu/runtime/v3ddev.o $(BUILD)/libqpu/runtime/v3ddev.static.o: | $(V3D_UAPI)/drm/.stamp
 
 # The assembler's last include directory is where install-user puts
 # libqpu/qasm (QASMDIR, the Makefile's install section).

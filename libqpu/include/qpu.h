@@ -88,16 +88,20 @@ struct qpu_dev;
  * qpu_dev_describe() says which one is in use, QPU_DEV_PARAM_GEN which
  * generation it runs. A node is probed, not recognised by its name: qpu.ko
  * answers its GET_PARAM; a DRM node is asked its driver (libdrm's
- * drmGetVersion()). The Pi 4's and Pi 5's "v3d" DRM driver is recognised,
- * and refused with ENOTSUP until libqpu has a backend for it. With no @path
- * and no $QPU_DEVICE, when /dev/qpu is missing, the DRM devices are
- * searched (drmGetDevices2()) for a v3d node, to say so.
+ * DRM_IOCTL_VERSION). The Pi 4's and Pi 5's "v3d" DRM driver's node runs
+ * QPU_JOB_V3D_DISPATCH jobs (new in 0.5; libqpu/README.md, "On a Pi 4 or
+ * 5", says what that driver reports and what not). "v3d" opens the first
+ * v3d node, "v3d:v3d42" or "v3d:v3d71" the first of that generation (found
+ * with libdrm's drmGetDevices2(), or by listing /dev/dri without libdrm);
+ * qpu_dev_get_path() then says which. With no @path and no $QPU_DEVICE,
+ * when /dev/qpu is missing, the first v3d node is opened.
  *
  * Return: a device the caller closes with qpu_dev_close(), or NULL with
  * errno set and qpu_last_error() saying why in words (ENOENT: no such
  * node, is qpu.ko loaded?; ENODEV: the node is neither qpu.ko's nor
  * v3d's; EPROTO: qpu.ko of another ABI; ENOTSUP: a device libqpu cannot
- * drive yet; EINVAL: an unknown "emu:" option).
+ * drive: a V3D other than 4.2/7.1, a v3d driver without CSD; EINVAL: an
+ * unknown "emu:" option, a "v3d:" generation that is no V3D).
  */
 QPU_API struct qpu_dev *qpu_dev_open(const char *path);
 
@@ -136,7 +140,9 @@ QPU_API const char *qpu_dev_open_hint(int err);
  * Jobs that have not started end as QPU_STATUS_CANCELED, their fences
  * signalled; a running one runs to its end first. Free the device's
  * buffers before: one left goes with the device (qpu_bo_free() may no
- * longer be called on it; on the emulator its memory is gone).
+ * longer be called on it; on the emulator and a v3d node it is freed).
+ * On a v3d node the driver keeps the jobs it holds, with their buffers'
+ * memory, until they end; libqpu lets go of them at once.
  */
 QPU_API void qpu_dev_close(struct qpu_dev *dev);
 

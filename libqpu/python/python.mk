@@ -49,10 +49,11 @@ VM_RELEASE = $(shell $(CURDIR)/selftests/vm/vm-kernel.sh release "$(VM_KERNEL)" 
 VM_9P_MODULES = $(addprefix /lib/modules/$(VM_RELEASE)/kernel/,drivers/virtio/virtio_pci.ko \
 	net/9p/9pnet_virtio.ko fs/9p/9p.ko)
 $(BUILD)/vm-python/python.tar: $(PYTHON_SRCS) $(PYVIDEOCORE_SRCS) $(PYTHON_TESTS) $(PYTHON_EXAMPLES) \
-		$(LIBQPU_SO) $(wildcard libqpu/qasm/*.qinc)
+		$(LIBQPU_SO) $(wildcard libqpu/qasm/*.qinc) selftests/lib/data/v3d-store.s
 	$(Q)rm -rf $(BUILD)/vm-python/python && mkdir -p $(BUILD)/vm-python/python/qasm
 	$(Q)cp -r libqpu/python/qpu libqpu/python/tests libqpu/python/examples $(BUILD)/vm-python/python/
 	$(Q)cp libqpu/qasm/*.qinc $(BUILD)/vm-python/python/qasm/
+	$(Q)cp selftests/lib/data/v3d-store.s $(BUILD)/vm-python/python/
 	$(Q)cp -L $(LIBQPU_SO) $(BUILD)/vm-python/python/libqpu.so.0
 	$(Q)find $(BUILD)/vm-python/python -name __pycache__ -prune -exec rm -rf {} +
 	$(Q)tar -cf $@ -C $(BUILD)/vm-python python
@@ -63,6 +64,7 @@ VM_CHECK_PAYLOAD += $(addprefix --module ,$(VM_9P_MODULES)) --share hostusr=/usr
 	$(foreach f,$(PYTHON_VM_GROUPS),--run "sh vm-run.sh $(subst +, ,$(f))")
 # Four steps, each well inside the guest's per-step limit (120 s): starting
 # Python and numpy over 9p under TCG takes about 35 s, python3 -m qpu twice,
-# python3 -m qpu.pyvideocore once.
+# python3 -m qpu.pyvideocore once. test_v3d_node.py runs on kmod/v3d_sim's
+# nodes (vm-run.sh names them).
 PYTHON_VM_GROUPS := test_device.py+test_asm.py+test_emit.py test_jobs.py+test_kernels.py \
-	test_package.py test_pyvideocore.py
+	test_package.py+test_v3d_node.py test_pyvideocore.py

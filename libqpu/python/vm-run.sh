@@ -1,7 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 #
-# The Python suite inside the check-vm guest, on /dev/qpu: the guest has no
+# The Python suite inside the check-vm guest, on /dev/qpu (and
+# test_v3d_node.py on kmod/v3d_sim's Pi 4 and Pi 5 nodes): the guest has no
 # Python of its own, so the host's /usr (python3, numpy, pytest) is mounted
 # read-only over virtio-9p (run-vm.sh --share hostusr=/usr, and hostalt=
 # /etc/alternatives for the BLAS links numpy loads through), the package
@@ -16,6 +17,8 @@ mount -t 9p -o $opts hostalt /etc/alternatives || exit 1
 ln -sfn usr/lib /lib
 ln -sfn usr/lib64 /lib64
 QPU_LIBRARY=/tmp/python/libqpu.so.0 QPU_TEST_DEVICE=/dev/qpu \
+	QPU_TEST_V3D_NODES="v3d:v3d42 /dev/dri/by-path/platform-1002000000.v3d-card" \
+	QPU_TEST_V3D_STORE=/tmp/python/v3d-store.s \
 	QPU_TEST_QASM=/tmp/python/qasm HOME=/tmp \
 	/usr/bin/python3 /tmp/python/tests/run.py --tap -m "not host_only" --durations=5 \
 	$(for f in "$@"; do echo "/tmp/python/tests/$f"; done)

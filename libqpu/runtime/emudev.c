@@ -49,8 +49,6 @@
 #define EMU_BUS_GUARD		QPU_DEVMODEL_BUS_GUARD
 #define EMU_PAGE		4096u
 #define EMU_MAX_BO_SIZE		QPU_DEVMODEL_MAX_BO_SIZE
-#define EMU_DEFAULT_TIMEOUT_MS	QPU_DEVMODEL_DEFAULT_TIMEOUT_MS
-#define EMU_MAX_TIMEOUT_MS	QPU_DEVMODEL_MAX_TIMEOUT_MS
 #define EMU_JOBS_KEPT		1024
 #define EMU_FENCES_KEPT		1024
 
@@ -75,6 +73,7 @@ struct emu_mem {
 	void *map;
 	unsigned int refs;	/* its qpu_bo's, and one per job holding it */
 	bool freed;		/* its qpu_bo is gone: no longer the caller's */
+	struct qpu_bo *bo;	/* until then, its qpu_bo: qpu_dev_close() frees it */
 };
 
 /* A job from qpu_submit() to its end: what it may touch, where it starts. */
@@ -229,11 +228,8 @@ static int emudev_get_param(struct qpu_dev *dev, enum qpu_dev_param param,
 		*value = ed->max_bo_size;
 		return 0;
 	case QPU_DEV_PARAM_DEFAULT_TIMEOUT_MS:
-		*value = EMU_DEFAULT_TIMEOUT_MS;
-		return 0;
 	case QPU_DEV_PARAM_MAX_TIMEOUT_MS:
-		*value = EMU_MAX_TIMEOUT_MS;
-		return 0;
+		return qpu_job_timeout_param(param, value);
 	case QPU_DEV_PARAM_INSTRUCTIONS_PER_MS:
 		*value = ed->runner->instructions_per_ms;
 		return 0;
@@ -331,6 +327,7 @@ static int emudev_bo_alloc(struct qpu_dev *dev, struct qpu_bo *bo)
 		return -ENOMEM;
 	mem->size = (bo->size + EMU_PAGE - 1) & ~(size_t)(EMU_PAGE - 1);
 	mem->refs = 1;
+	mem->bo = bo;
 	mem->map = aligned_alloc(EMU_PAGE, mem->size);
 	if (!mem->map) {
 		free(mem);
@@ -360,6 +357,7 @@ static void emudev_bo_free(struct qpu_dev *dev, struct qpu_bo *bo)
 
 	pthread_mutex_lock(&ed->lock);
 	mem->freed = true;
+	mem->bo = NULL;
 	emudev_mem_put(ed, mem);
 	pthread_mutex_unlock(&ed->lock);
 }
@@ -407,12 +405,9 @@ void *qpu_emudev_job_buffer(const struct qpu_emu_job *job, unsigned int i,
 /* Instructions each program may issue; 0: no bound (QPU_JOB_TIMEOUT_NONE). */
 static uint64_t emudev_limit(const struct emudev *ed, unsigned int timeout_ms)
 {
+	timeout_ms = qpu_job_timeout_ms(timeout_ms);
 	if (timeout_ms == QPU_JOB_TIMEOUT_NONE)
 		return 0;
-	if (!timeout_ms)
-		timeout_ms = EMU_DEFAULT_TIMEOUT_MS;
-	if (timeout_ms > EMU_MAX_TIMEOUT_MS)
-		timeout_ms = EMU_MAX_TIMEOUT_MS;
 	return (uint64_t)timeout_ms * ed->runner->instructions_per_ms;
 }
 
@@ -797,7 +792,9 @@ static void emudev_close(struct qpu_dev *dev)
 		emudev_job_end(ed, job, &canceled);
 	}
 	pthread_mutex_unlock(&ed->lock);
+	/* Buffers left to the device go with it (qpu_dev_close()). */
 	for (i = 0; i < ed->mem_count; i++) {
+		free(ed->mems[i]->bo);
 		free(ed->mems[i]->map);
 		free(ed->mems[i]);
 	}

@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "runtime/emudev.h"
+#include "runtime/runtime.h"
 #include "toolkit/toolkit.h"
 #include "qpu_devmodel.h"
 #include "v3d/qpu_v3d_emu.h"
@@ -122,30 +123,6 @@ static int v3d_get_param(void *state, enum qpu_dev_param param,
 	}
 }
 
-/*
- * The CSD's configuration words for @d, as Mesa's v3dx_draw.c and
- * py-videocore6/7 write them: no workgroup offsets, one supergroup
- * pattern, cfg[4] the batches less one except on boards that take them
- * raw (V3D 7.1.6 on).
- */
-static void v3d_cfg(const struct qpu_emu_job_view *view, bool raw_batches,
-		    uint32_t cfg[7])
-{
-	const struct qpu_v3d_dispatch *d = &view->dispatch;
-	uint32_t batches_per_sg = (d->wgs_per_sg * d->wg_size + 15) / 16;
-	unsigned int i;
-
-	for (i = 0; i < 3; i++)
-		cfg[i] = d->wg_count[i] << 16;
-	cfg[3] = (d->wg_size & 0xff) | (d->wgs_per_sg & 0xf) << 8 |
-		 (batches_per_sg - 1) << 12;
-	cfg[4] = raw_batches ? d->batches : d->batches - 1;
-	cfg[5] = view->code_addr[0] | (d->threads == 4 ? 1u : 0) |
-		 (d->flags & QPU_V3D_DISPATCH_SINGLE_SEG ? 2u : 0) |
-		 (d->flags & QPU_V3D_DISPATCH_PROPAGATE_NANS ? 4u : 0);
-	cfg[6] = view->unif_addr[0];
-}
-
 /* The job's buffers into the MMU, each touchable; false: too many. */
 static bool v3d_map_job(struct v3d_runner *r, const struct qpu_emu_job *job)
 {
@@ -211,7 +188,8 @@ static void v3d_run(void *state, const struct qpu_emu_job_view *view,
 	    qpu_v3d_emu_init(r->emu, r->board, &r->mmu, NULL, NULL))
 		return;
 	qpu_v3d_emu_set_limit(r->emu, view->limit);
-	v3d_cfg(view, b->csd_raw_batches, cfg);
+	qpu_v3d_dispatch_cfg(&view->dispatch, view->code_addr[0],
+			     view->unif_addr[0], b->csd_raw_batches, cfg);
 	if (qpu_v3d_emu_dispatch(r->emu, cfg))
 		return;
 	do {

@@ -12,6 +12,7 @@
 
 #include "runtime/runtime.h"
 #include "qpu.h"
+#include "qpu_devmodel.h"
 
 /* Whether @d is a dispatch a CSD can take, with this device's buffers. */
 static bool qpu_v3d_dispatch_valid(const struct qpu_dev *dev,
@@ -46,6 +47,51 @@ uint32_t qpu_v3d_dispatch_batches(const struct qpu_v3d_dispatch *d)
 		return d->batches;
 	return per_sg * (uint32_t)(wgs / d->wgs_per_sg) +
 	       div_round_up(wgs % d->wgs_per_sg * d->wg_size, 16);
+}
+
+/*
+ * The CSD's configuration words for @d (its batches counted), as Mesa's
+ * v3dx_draw.c and py-videocore6/7 write them: no workgroup offsets, one
+ * supergroup pattern, cfg[4] the batches less one except on V3D 7.1.6
+ * and later (@raw_batches), which run cfg[4] batches.
+ */
+void qpu_v3d_dispatch_cfg(const struct qpu_v3d_dispatch *d, uint32_t code_addr,
+			  uint32_t unif_addr, bool raw_batches, uint32_t cfg[7])
+{
+	uint32_t batches_per_sg = div_round_up((uint64_t)d->wgs_per_sg * d->wg_size, 16);
+	uint32_t batches = qpu_v3d_dispatch_batches(d);
+	unsigned int i;
+
+	for (i = 0; i < 3; i++)
+		cfg[i] = d->wg_count[i] << 16;
+	cfg[3] = (d->wg_size & 0xff) | (d->wgs_per_sg & 0xf) << 8 |
+		 (batches_per_sg - 1) << 12;
+	cfg[4] = raw_batches ? batches : batches - 1;
+	cfg[5] = code_addr | (d->threads == 4 ? 1u : 0) |
+		 (d->flags & QPU_V3D_DISPATCH_SINGLE_SEG ? 2u : 0) |
+		 (d->flags & QPU_V3D_DISPATCH_PROPAGATE_NANS ? 4u : 0);
+	cfg[6] = unif_addr;
+}
+
+unsigned int qpu_job_timeout_ms(unsigned int timeout_ms)
+{
+	if (timeout_ms == QPU_JOB_TIMEOUT_NONE)
+		return timeout_ms;
+	if (!timeout_ms)
+		return QPU_DEVMODEL_DEFAULT_TIMEOUT_MS;
+	return timeout_ms < QPU_DEVMODEL_MAX_TIMEOUT_MS ? timeout_ms :
+							  QPU_DEVMODEL_MAX_TIMEOUT_MS;
+}
+
+int qpu_job_timeout_param(enum qpu_dev_param param, uint64_t *value)
+{
+	if (param == QPU_DEV_PARAM_DEFAULT_TIMEOUT_MS)
+		*value = QPU_DEVMODEL_DEFAULT_TIMEOUT_MS;
+	else if (param == QPU_DEV_PARAM_MAX_TIMEOUT_MS)
+		*value = QPU_DEVMODEL_MAX_TIMEOUT_MS;
+	else
+		return -EINVAL;
+	return 0;
 }
 
 /* The generation whose jobs are of @kind. */

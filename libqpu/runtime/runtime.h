@@ -2,9 +2,10 @@
 /*
  * libqpu's private interfaces, shared between its files: the device and
  * buffer structs, the backend operations behind them (qpu.ko through
- * kdev.c, the in-process emulator through emudev.c), and the ioctl
- * wrappers. Only kdev_ioctl.c knows the kernel's structs and numbers: it
- * translates them to libqpu's enums and back.
+ * kdev.c, the upstream v3d DRM driver through v3ddev.c, the in-process
+ * emulator through emudev.c), and the ioctl wrappers. Only kdev_ioctl.c
+ * knows qpu.ko's structs and numbers, and only v3ddev.c the v3d driver's:
+ * they translate them to libqpu's enums and back.
  */
 #ifndef QPU_INTERNAL_H
 #define QPU_INTERNAL_H
@@ -66,8 +67,8 @@ struct qpu_dev_ops {
 struct qpu_dev {
 	const struct qpu_dev_ops *ops;
 	char *path;
-	int fd;			/* kdev.c: the open node; -1 otherwise */
-	void *priv;		/* emudev.c: the emulator's state */
+	int fd;			/* kdev.c, v3ddev.c: the open node; -1 otherwise */
+	void *priv;		/* emudev.c, v3ddev.c: the backend's state */
 };
 
 struct qpu_bo {
@@ -75,9 +76,9 @@ struct qpu_bo {
 	size_t size;
 	void *map;
 	uint32_t bus_addr;
-	uint32_t handle;	/* kdev.c: the kernel's handle */
-	uint64_t mmap_offset;	/* kdev.c: where it is mapped from */
-	void *priv;		/* emudev.c: its struct emu_mem */
+	uint32_t handle;	/* kdev.c, v3ddev.c: the kernel's handle */
+	uint64_t mmap_offset;	/* kdev.c, v3ddev.c: where it is mapped from */
+	void *priv;		/* emudev.c: its struct emu_mem; v3ddev.c: the next buffer */
 };
 
 /*
@@ -89,15 +90,37 @@ int qpu_fail(int err, const char *fmt, ...)
 
 /* job.c: the batches of @d, its own count or Mesa's when it has none. */
 uint32_t qpu_v3d_dispatch_batches(const struct qpu_v3d_dispatch *d);
-
 /*
- * drm.c: the driver of @fd, a node that is not qpu.ko's, said in
- * qpu_last_error(): -ENOTSUP for v3d's (no backend yet), -ENODEV for
- * anything else.
+ * job.c: the timeout a job of &qpu_job_desc.timeout_ms runs with on a
+ * device of libqpu's (the emulator, the v3d driver): the device model's
+ * default for 0, cut to its maximum; QPU_JOB_TIMEOUT_NONE stays none.
+ */
+unsigned int qpu_job_timeout_ms(unsigned int timeout_ms);
+/* job.c: QPU_DEV_PARAM_DEFAULT/MAX_TIMEOUT_MS for those; -EINVAL for others. */
+int qpu_job_timeout_param(enum qpu_dev_param param, uint64_t *value);
+/*
+ * job.c: the CSD's cfg[0..6] for @d with its shader at @code_addr and its
+ * uniforms at @unif_addr, what SUBMIT_CSD carries; @raw_batches: V3D
+ * 7.1.6 on, whose CSD runs cfg[4] batches rather than cfg[4] + 1.
+ */
+void qpu_v3d_dispatch_cfg(const struct qpu_v3d_dispatch *d, uint32_t code_addr,
+			  uint32_t unif_addr, bool raw_batches, uint32_t cfg[7]);
+
+/* drm.c: the longest DRM node path the search gives. */
+#define QPU_DRM_PATH_MAX	64
+/*
+ * drm.c: 0 when @fd (a node that is not qpu.ko's) is the v3d driver's;
+ * else -ENODEV, saying in qpu_last_error() what it is.
  */
 int qpu_drm_probe(int fd, const char *path);
-/* drm.c: the first v3d DRM node into @path; false when there is none. */
-bool qpu_drm_find_v3d(char *path, size_t size);
+/*
+ * drm.c: the v3d driver's nodes into @paths, at most @max, one per device
+ * (its render node, else its card node); how many.
+ */
+int qpu_drm_find_v3d(char (*paths)[QPU_DRM_PATH_MAX], int max);
+
+/* v3ddev.c: the v3d backend on dev->fd, a node qpu_drm_probe() accepted. */
+int qpu_v3ddev_open(struct qpu_dev *dev);
 
 /* kdev.c */
 int qpu_kdev_open(struct qpu_dev *dev);

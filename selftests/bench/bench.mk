@@ -18,9 +18,9 @@ $(BENCH_VM): selftests/bench/bench-vm.c selftests/kmod/qpu_util.c selftests/kmod
 # bench-v3dsim: the simulated v3d node's round trip (v3d_sim.mk's helpers
 # and uapi headers; libqpu assembles its program).
 $(BENCH_V3DSIM): selftests/bench/bench-v3dsim.c $(V3DSIM_TEST_HELPERS) $(LIBQPU_A) \
-		$(V3DSIM_UAPI)/drm/.stamp
+		$(V3D_UAPI)/drm/.stamp
 	$(Q)mkdir -p $(dir $@)
-	$(Q)$(CC) $(filter-out -fsanitize%,$(ALL_CFLAGS)) -I$(V3DSIM_UAPI) -Iselftests/lib -static -o $@ $< \
+	$(Q)$(CC) $(filter-out -fsanitize%,$(ALL_CFLAGS)) -I$(V3D_UAPI) -Iselftests/lib -static -o $@ $< \
 		$(V3DSIM_TEST_HELPERS) $(LIBQPU_A)
 
 # The emulator bench builds its programs with the emulator tests' helpers.

@@ -7,31 +7,20 @@
 # module is loaded with gen=42,71 beside qpu.ko, and the VM's init makes
 # the /dev/dri/by-path links a Pi's udev makes.
 #
-# The tests include upstream's <drm/v3d_drm.h> (and the drm.h beside it)
-# from the installed kernel headers' uapi, copied into $(BUILD)/v3d-uapi
-# without the kernel's __user/__force annotations (as headers_install does):
-# Debian's libdrm-dev lacks it, and it is never committed.
+# The tests include upstream's <drm/v3d_drm.h> from $(V3D_UAPI)
+# (libqpu/libqpu.mk copies it from the installed kernel headers).
 
 V3DSIM_VM_MODULE := $(BUILD)/mod/v3dsim-vm/v3d_sim.ko
 V3DSIM_MODULE_ARGS ?= gen=42,71
-V3DSIM_UAPI_DIR ?= $(lastword $(sort $(wildcard /usr/src/linux-headers-6.1.*-common/include/uapi/drm)))
-V3DSIM_UAPI := $(BUILD)/v3d-uapi
-V3DSIM_UAPI_HEADERS := drm.h drm_mode.h v3d_drm.h
-
 V3DSIM_TEST_SRCS := $(sort $(wildcard selftests/v3d_sim/*_test.c))
 V3DSIM_TEST_HELPERS := $(filter-out $(V3DSIM_TEST_SRCS),$(sort $(wildcard selftests/v3d_sim/*.c)))
 V3DSIM_TESTS := $(patsubst selftests/v3d_sim/%.c,$(BUILD)/selftests/v3d_sim/%,$(V3DSIM_TEST_SRCS))
 
 .PHONY: v3dsim-vm-module
 
-$(V3DSIM_UAPI)/drm/.stamp:
-	$(Q)test -n "$(V3DSIM_UAPI_DIR)" -a -r "$(V3DSIM_UAPI_DIR)/v3d_drm.h" || \
-		{ echo "no kernel uapi v3d_drm.h: install linux-headers-amd64 ('make deps')" >&2; exit 1; }
-	$(Q)mkdir -p $(@D)
-	$(Q)for h in $(V3DSIM_UAPI_HEADERS); do \
-		sed -e 's/\b__user\b//g' -e 's/\b__force\b//g' $(V3DSIM_UAPI_DIR)/$$h > $(@D)/$$h || exit 1; \
-	done
-	$(Q)touch $@
+# The tests need the header that libqpu can do without.
+V3DSIM_UAPI_CHECK = $(Q)test -r $(V3D_UAPI)/drm/v3d_drm.h || \
+	{ echo "no kernel uapi v3d_drm.h: install linux-headers-amd64 ('make deps')" >&2; exit 1; }
 
 # "+": kmod_build runs $(MAKE), which needs the jobserver.
 v3dsim-vm-module:
@@ -39,9 +28,10 @@ v3dsim-vm-module:
 	+$(call kmod_build,v3dsim-vm,$(VM_KDIR),,kmod/v3d_sim/Kbuild)
 
 $(V3DSIM_TESTS): $(BUILD)/selftests/v3d_sim/%: selftests/v3d_sim/%.c \
-		$(V3DSIM_TEST_HELPERS) $(KSFT_STAMP) $(LIBQPU_A) $(V3DSIM_UAPI)/drm/.stamp
+		$(V3DSIM_TEST_HELPERS) $(KSFT_STAMP) $(LIBQPU_A) $(V3D_UAPI)/drm/.stamp
+	$(V3DSIM_UAPI_CHECK)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) -static $(KMOD_TEST_CFLAGS) -I$(V3DSIM_UAPI) -Iselftests/v3d_sim -Iselftests/lib \
+	$(Q)$(CC) -static $(KMOD_TEST_CFLAGS) -I$(V3D_UAPI) -Iselftests/v3d_sim -Iselftests/lib \
 		-MMD -MP -MF $@.d -o $@ $< $(V3DSIM_TEST_HELPERS) $(LIBQPU_A) \
 		$(LDFLAGS:-fsanitize%=)
 
@@ -50,5 +40,17 @@ selftests: $(V3DSIM_TESTS)
 VM_CHECK_DEPS += v3dsim-vm-module $(V3DSIM_TESTS)
 VM_CHECK_PAYLOAD += --module $(V3DSIM_VM_MODULE) --module-args "$(V3DSIM_MODULE_ARGS)" \
 	$(addprefix --test ,$(V3DSIM_TESTS))
+
+# libqpu's v3d backend on both nodes: test-v3d-dev, the program check-host
+# runs on the emulated V3Ds, expecting the same results; the Pi 4's node by
+# its by-path link, the Pi 5's by libqpu's search ("v3d:v3d71"). Then
+# qpu-info and qpuctl v3d on them (test-v3d-tools-vm.sh; qpuctl.mk puts the
+# static qpuctl in the payload).
+VM_CHECK_DEPS += $(BUILD)/static/qpu-info $(QPUCTL_STATIC)
+VM_CHECK_PAYLOAD += --copy $(BUILD)/static/test-v3d-dev \
+	--run "test-v3d-dev --device /dev/dri/by-path/platform-fec00000.v3d-render" \
+	--run "test-v3d-dev --device v3d:v3d71" \
+	--copy $(BUILD)/static/qpu-info --copy $(CURDIR)/selftests/v3d_sim/test-v3d-tools-vm.sh \
+	--run "sh test-v3d-tools-vm.sh"
 
 -include $(V3DSIM_TESTS:=.d)

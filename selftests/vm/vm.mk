@@ -46,6 +46,9 @@ vm-module:
 # it first when check-vm runs beside another suite.
 check-vm-prereqs: vm-module $(KMOD_TESTS) $(VM_CHECK_DEPS)
 
+# The shell tests' TAP lines (tap.sh), which they source from /payload.
+VM_CHECK_PAYLOAD += --copy $(CURDIR)/selftests/vm/tap.sh
+
 check-vm: check-vm-prereqs
 	$(Q)mkdir -p $(BUILD)/vm/check
 	$(call vm_run,check,$(addprefix --test ,$(KMOD_TESTS)) $(VM_CHECK_PAYLOAD),--log $(BUILD)/vm/console.log)

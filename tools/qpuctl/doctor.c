@@ -19,6 +19,8 @@
  * from CMA), headers (/lib/modules/RELEASE/build, for DKMS), device_node
  * (/dev/qpu* against the caller's uid and groups) and submit
  * (CAP_SYS_RAWIO or allow_unprivileged_hw, where a real V3D's rules apply).
+ * On a Pi 4 or 5, whose V3D is the v3d DRM driver's, doctor_v3d.c's
+ * checks take their place.
  */
 
 #include <dirent.h>
@@ -36,17 +38,13 @@
 #include <qpu.h>
 
 #include "qpuctl.h"
+#include "doctor.h"
 
-#define DOCTOR_TEXT	512
-/* CAP_SYS_RAWIO's bit in /proc/self/status's CapEff (linux/capability.h). */
-#define DOCTOR_CAP_SYS_RAWIO	17
-#define DOCTOR_MAX_GROUPS	64
 
 /* The udev rule's line that opens a real V3D's node to the video group. */
 #define DOCTOR_UDEV_RULE \
 	"SUBSYSTEM==\"misc\", KERNEL==\"qpu*\", DRIVERS==\"qpu-v3d\", GROUP=\"video\", MODE=\"0660\""
 
-enum doctor_status { DOCTOR_OK, DOCTOR_WARN, DOCTOR_FAIL, DOCTOR_SKIP };
 
 static const char * const status_names[] = {
 	[DOCTOR_OK] = "ok",
@@ -55,18 +53,6 @@ static const char * const status_names[] = {
 	[DOCTOR_SKIP] = "skip",
 };
 
-/* What the checks learn and later checks use. */
-struct doctor {
-	const char *root;
-	char release[128];
-	bool loaded;
-	int build;		/* the module_build finding's status */
-	bool hw_bound;		/* a real V3D is bound to qpu-v3d */
-	bool hw_present;	/* a VideoCore IV V3D is in the device tree */
-	char log_line[DOCTOR_TEXT];	/* the kernel log's last qpu line */
-	int log_err;		/* errno reading the kernel log, or 0 */
-	unsigned int fails;
-};
 
 /* Copies @src into @dst, cut to fit. */
 static void doctor_copy(char *dst, size_t size, const char *src)
@@ -78,7 +64,7 @@ static void doctor_copy(char *dst, size_t size, const char *src)
 }
 
 /* A path under the root; "" when it does not fit. */
-static const char *doctor_path(const struct doctor *d, char *buf, size_t size,
+const char *doctor_path(const struct doctor *d, char *buf, size_t size,
 			       const char *fmt, ...)
 {
 	char rel[PATH_MAX];
@@ -95,7 +81,7 @@ static const char *doctor_path(const struct doctor *d, char *buf, size_t size,
 }
 
 /* The first line of a file, without its newline; false when unreadable. */
-static bool doctor_read_line(const char *path, char *buf, size_t size)
+bool doctor_read_line(const char *path, char *buf, size_t size)
 {
 	FILE *f = fopen(path, "r");
 	bool ok;
@@ -140,7 +126,7 @@ static void print_lines(const char *first, const char *indent, const char *text)
 	printf("%s%s\n", first, text);
 }
 
-static void doctor_finding(struct doctor *d, const char *check, int status,
+void doctor_finding(struct doctor *d, const char *check, int status,
 			   const char *summary, const char *detail,
 			   const char *fix)
 {
@@ -352,7 +338,7 @@ static void check_module_build(struct doctor *d)
 }
 
 /* True when the NUL-separated list in file @path holds @want. */
-static bool doctor_compatible_has(const char *path, const char *want)
+bool doctor_compatible_has(const char *path, const char *want)
 {
 	char buf[1024];
 	size_t n, i;
@@ -370,7 +356,7 @@ static bool doctor_compatible_has(const char *path, const char *want)
 }
 
 /* The basename of symlink @path's target into @buf; false if no link. */
-static bool doctor_link_name(const char *path, char *buf, size_t size)
+bool doctor_link_name(const char *path, char *buf, size_t size)
 {
 	char target[PATH_MAX], *base;
 	ssize_t n = readlink(path, target, sizeof(target) - 1);
@@ -384,7 +370,7 @@ static bool doctor_link_name(const char *path, char *buf, size_t size)
 }
 
 /* The boot partition's config.txt, bookworm's place first; "" if none. */
-static const char *doctor_config_txt(const struct doctor *d, char *buf, size_t size)
+const char *doctor_config_txt(const struct doctor *d, char *buf, size_t size)
 {
 	static const char * const paths[] = {
 		"/boot/firmware/config.txt", "/boot/config.txt",
@@ -398,7 +384,7 @@ static const char *doctor_config_txt(const struct doctor *d, char *buf, size_t s
 	return buf;
 }
 
-static bool doctor_file_has_line(const char *path, const char *want)
+bool doctor_file_has_line(const char *path, const char *want)
 {
 	char line[512];
 	bool found = false;
@@ -594,13 +580,6 @@ static void check_headers(struct doctor *d)
 	doctor_finding(d, "headers", status, text, NULL, fix);
 }
 
-/* The caller as /proc/self/status says: euid, egid, groups, CapEff. */
-struct doctor_self {
-	unsigned int uid, gid;
-	unsigned int groups[DOCTOR_MAX_GROUPS];
-	unsigned int ngroups;
-	unsigned long long cap_eff;
-};
 
 static bool doctor_read_self(const struct doctor *d, struct doctor_self *self)
 {
@@ -644,7 +623,7 @@ static bool doctor_in_group(const struct doctor_self *self, unsigned int gid)
 }
 
 /* A group's name from /etc/group, else its number. */
-static void doctor_group_name(const struct doctor *d, unsigned int gid,
+void doctor_group_name(const struct doctor *d, unsigned int gid,
 			      char *buf, size_t size)
 {
 	char path[PATH_MAX], line[1024], name[256];
@@ -664,7 +643,7 @@ static void doctor_group_name(const struct doctor *d, unsigned int gid,
 }
 
 /* Whether the caller may open @st read-write, by its mode bits. */
-static bool doctor_may_open(const struct doctor_self *self, const struct stat *st)
+bool doctor_may_open(const struct doctor_self *self, const struct stat *st)
 {
 	mode_t need;
 
@@ -789,13 +768,15 @@ int cmd_doctor(struct qpuctl *ctl, int argc, char **argv)
 
 	print_open_object(NULL);
 	print_open_array("findings");
-	check_module(&d);
-	check_module_build(&d);
-	check_v3d_owner(&d);
-	check_cma(&d);
-	check_headers(&d);
-	check_device_node(&d, &self, have_self);
-	check_submit(&d, &self);
+	if (!doctor_v3d_drm(&d, &self, have_self)) {
+		check_module(&d);
+		check_module_build(&d);
+		check_v3d_owner(&d);
+		check_cma(&d);
+		check_headers(&d);
+		check_device_node(&d, &self, have_self);
+		check_submit(&d, &self);
+	}
 	print_close_array();
 	print_uint("problems", d.fails ? "qpuctl doctor: %" PRIu64 " problem(s) found\n" :
 			       "qpuctl doctor: no problem found\n", d.fails);

@@ -51,7 +51,7 @@ void qpu_nl_open(struct qpu_nl *nl)
 		   &one, sizeof(one));
 	nl->family = genl_ctrl_resolve(nl->sk, QPU_GENL_NAME);
 	if (nl->family < 0)
-		die(QPU_GENL_NAME ": generic netlink family not found: is qpu.ko loaded?");
+		die(QPU_GENL_NAME ": generic netlink family not found: is qpu.ko loaded? (a Pi 4's or 5's GPU is the v3d driver's: qpuctl v3d)");
 }
 
 void qpu_nl_close(struct qpu_nl *nl)

@@ -40,8 +40,9 @@ static void usage(FILE *out)
 		"       qpuctl [-j [-p]] monitor [count N]         print events as they come\n"
 		"       qpuctl [-j [-p]] top [DEV] [interval S] [count N]   live rates and use\n"
 		"       qpuctl [-j [-p]] doctor                   what keeps /dev/qpu from working\n"
+		"       qpuctl [-j [-p]] v3d [show]               a Pi 4/5's GPU (the v3d driver's nodes)\n"
 		"       qpuctl OBJECT help\n"
-		"OBJECT := { dev | stats | client | config | monitor | top | doctor | help }\n"
+		"OBJECT := { dev | stats | client | config | monitor | top | doctor | v3d | help }\n"
 		"OPTIONS := { -j[son] | -p[retty] | -d[ev] DEV | -h[elp] | -V[ersion] }\n"
 		"DEV := { N | qpuN | /dev/qpuN }   (qpu and /dev/qpu are 0; -d DEV also names it)\n"
 		"Aliases of the first release: info = dev show, clients = client show,\n"
@@ -148,6 +149,7 @@ static const struct {
 	{ "monitor", cmd_monitor },
 	{ "top", cmd_top },
 	{ "doctor", cmd_doctor },
+	{ "v3d", cmd_v3d },
 	{ "help", cmd_help },
 	/* The first release's words. */
 	{ "info", cmd_info },

@@ -132,4 +132,7 @@ const char *telemetry_event_name(uint64_t event);
 /* doctor.c */
 int cmd_doctor(struct qpuctl *ctl, int argc, char **argv);
 
+/* v3d.c */
+int cmd_v3d(struct qpuctl *ctl, int argc, char **argv);
+
 #endif /* QPUCTL_H */

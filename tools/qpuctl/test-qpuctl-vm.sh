@@ -12,21 +12,8 @@ DEBUGFS=/sys/kernel/debug/qpu/qpu
 PARAMS=/sys/module/qpu/parameters
 tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT
-n=0 failed=0
-
-echo "TAP version 13"
-
-# result NAME STATUS [WHY]
-result() {
-	n=$((n + 1))
-	if [ "$2" -eq 0 ]; then
-		echo "ok $n $1"
-	else
-		echo "# $1: $3"
-		echo "not ok $n $1"
-		failed=1
-	fi
-}
+# result(), tap_end (check-vm copies it beside this script)
+. ./tap.sh
 
 # run ARGS...: qpuctl's stdout in $tmp/out, stderr in $tmp/err, status in $rc.
 run() {
@@ -549,5 +536,4 @@ done
 insmod "$ko" $args
 result module_reloaded "$([ -e /dev/qpu ]; echo $?)" "no /dev/qpu after insmod $ko $args"
 
-echo "1..$n"
-exit "$failed"
+tap_end

@@ -174,13 +174,57 @@ grep -q '^       fix: no QPU device here; there are three ways to get one:$' "$t
 	grep -q 'on a Raspberry Pi: load qpu.ko: modprobe qpu$' "$tmp/out" ||
 	fail "doctor_pc_three_ways: $(cat "$tmp/out" "$tmp/err")"
 
+# doctor on a staged Pi 4: its V3D is the v3d DRM driver's, so the v3d
+# checks replace qpu.ko's; the render node is not the caller's group's.
+root=$tmp/pi4
+dev=$root/sys/bus/platform/devices/fec00000.v3d
+mkdir -p "$root/proc/sys/kernel" "$root/proc/self" "$root/dev/dri" "$dev/drm/renderD128" \
+	"$root/sys/firmware/devicetree/base/v3d@7ec04000" "$root/sys/bus/platform/drivers/v3d" \
+	"$root/boot/firmware" "$root/etc"
+echo 9.9.9 >"$root/proc/sys/kernel/osrelease"
+: >"$root/dev/kmsg"
+printf 'brcm,2711-v3d\0' >"$root/sys/firmware/devicetree/base/v3d@7ec04000/compatible"
+ln -s "$root/sys/firmware/devicetree/base/v3d@7ec04000" "$dev/of_node"
+ln -s "$root/sys/bus/platform/drivers/v3d" "$dev/driver"
+: >"$root/dev/dri/renderD128"
+chmod 0660 "$root/dev/dri/renderD128"
+echo "render:x:$(stat -c %g "$root/dev/dri/renderD128"):" >"$root/etc/group"
+printf 'Uid:\t4242\t4242\t4242\t4242\nGid:\t4242\t4242\t4242\t4242\nGroups:\t44\nCapEff:\t0\n' \
+	>"$root/proc/self/status"
+echo dtoverlay=vc4-kms-v3d >"$root/boot/firmware/config.txt"
+n=$((n + 1))
+QPUCTL_ROOT=$root "$QPUCTL" -j doctor >"$tmp/out" 2>"$tmp/err"
+status=$?
+grep -q '{"check":"v3d_driver","status":"ok","summary":"the V3D (fec00000.v3d) is the v3d DRM driver'"'"'s' "$tmp/out" &&
+	grep -q '{"check":"kms_overlay","status":"ok"' "$tmp/out" &&
+	grep -q '{"check":"v3d_node","status":"fail","summary":"'"$root"'/dev/dri/renderD128 (mode 0660, group render) cannot be opened by uid 4242","fix":"join the group: usermod -aG render $USER, then log in again"}' "$tmp/out" &&
+	grep -q '{"check":"csd","status":"skip"' "$tmp/out" &&
+	! grep -q '"check":"module"' "$tmp/out" &&
+	grep -q '"problems":1}$' "$tmp/out" && [ "$status" -eq 1 ] ||
+	fail "doctor_pi4_node_group: exit $status: $(cat "$tmp/out" "$tmp/err")"
+# ... and without the driver and the overlay: both fail, with their fixes.
+rm "$dev/driver"
+: >"$root/boot/firmware/config.txt"
+n=$((n + 1))
+QPUCTL_ROOT=$root "$QPUCTL" -j doctor >"$tmp/out" 2>"$tmp/err"
+status=$?
+grep -q '{"check":"v3d_driver","status":"fail","summary":"no driver has the V3D (fec00000.v3d)","fix":"modprobe v3d' "$tmp/out" &&
+	grep -q '{"check":"kms_overlay","status":"fail","summary":"config.txt has no dtoverlay=vc4-kms-v3d: the v3d driver is not probed without it","fix":"add the line dtoverlay=vc4-kms-v3d to '"$root"'/boot/firmware/config.txt and reboot"}' "$tmp/out" &&
+	grep -q '{"check":"v3d_node","status":"skip"' "$tmp/out" &&
+	grep -q '"problems":2}$' "$tmp/out" && [ "$status" -eq 1 ] ||
+	fail "doctor_pi4_no_driver: exit $status: $(cat "$tmp/out" "$tmp/err")"
+
+check_help v3d_help 'qpuctl \[-j \[-p\]\] v3d \[show\]' v3d help
+check_error v3d_extra "qpuctl: unknown v3d command 'now': try 'qpuctl v3d help'" v3d now
+check_error v3d_two "qpuctl: unexpected argument 'now'" v3d show now
+
 if [ ! -d /sys/module/qpu ]; then
 	for cmd in info stats clients config "-d 0 reset" monitor "top count 1" \
 		"dev show 0" "dev 0" "stats qpu0" "client id 7" "client pid 1" \
 		"dev reset 0" "dev hang /dev/qpu" "dev hang" "hang show" "config show"; do
 		# shellcheck disable=SC2086
 		check_error "no_module_$cmd" \
-			"qpuctl: qpu: generic netlink family not found: is qpu.ko loaded?" $cmd
+			"qpuctl: qpu: generic netlink family not found: is qpu.ko loaded? (a Pi 4's or 5's GPU is the v3d driver's: qpuctl v3d)" $cmd
 	done
 fi
 

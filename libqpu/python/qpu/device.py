@@ -425,8 +425,11 @@ class Job:
 
 
 class Device:
-    """An open qpu device: "/dev/qpu" (qpu.ko), "emu" (the emulator in this
-    process), or None for $QPU_DEVICE, else /dev/qpu."""
+    """An open qpu device: "/dev/qpu" (qpu.ko), a v3d DRM node of a Pi 4/5
+    ("/dev/dri/renderD128", or "v3d" for the first, "v3d:v3d42" or
+    "v3d:v3d71" for the first of a generation), "emu" (the emulator in this
+    process), or None for $QPU_DEVICE, else /dev/qpu (else the first v3d
+    node)."""
 
     def __init__(self, path=None):
         ptr = lib.qpu_dev_open(None if path is None else _lib.cstr(path))
@@ -451,8 +454,15 @@ class Device:
         # "vc4", "v3d42" or "v3d71": the instruction set of the device's QPUs
         gen = self.params.get("gen")
         self.gen = (_lib.pystr(lib.qpu_gen_name(gen)) if gen is not None else None) or "unknown"
+        # qpu.ko's "hardware"/"simulated"; "v3d": a v3d DRM node (Pi 4/5),
+        # whose driver does not say which
         b = self.params.get("backend")
-        self.backend = _lib.pystr(lib.qpu_backend_name(b)) if b is not None else "emulator"
+        if b is not None:
+            self.backend = _lib.pystr(lib.qpu_backend_name(b))
+        elif self.path.startswith("emu"):
+            self.backend = "emulator"
+        else:
+            self.backend = "v3d"
 
     # --- lifetime -------------------------------------------------------------
 

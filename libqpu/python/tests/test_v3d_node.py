@@ -1,0 +1,71 @@
+# SPDX-License-Identifier: MIT
+"""qpu.Device on a v3d DRM node (libqpu's v3d backend, a Pi 4's or Pi 5's
+GPU through the upstream driver): check-vm runs these on kmod/v3d_sim's
+nodes, named by $QPU_TEST_V3D_NODES (space-separated paths or "v3d:GEN");
+elsewhere they skip. The expectations are test_v3d_device.py's on the
+emulated devices, less what the v3d driver does not tell: counters and a
+fault's QPU, PC and address."""
+
+import os
+
+import numpy as np
+import pytest
+
+import qpu
+from test_v3d_device import STORE
+
+NODES = os.environ.get("QPU_TEST_V3D_NODES", "").split()
+pytestmark = pytest.mark.skipif(not NODES, reason="no v3d node ($QPU_TEST_V3D_NODES)")
+
+SPIN = "loop:\nb loop\nnop ; nop\nnop ; nop\nnop ; nop\n"
+
+
+@pytest.mark.parametrize("path", NODES or ["-"])
+def test_node_runs_a_dispatch(path):
+    with qpu.Device(path) as dev:
+        assert dev.gen in ("v3d42", "v3d71") and dev.backend == "v3d"
+        assert "v3d DRM driver" in dev.description
+        assert dev.num_qpus == (8 if dev.gen == "v3d42" else 16)
+        prog = qpu.assemble(STORE, gen=dev.gen)
+        out = dev.array(16, np.uint32)
+        res = dev.run(prog, [out.bus_addr, 100], buffers=[out], workgroups=(2, 1, 1))
+        assert res.ok and res.instructions is None and res.counters is None
+        assert list(out) == list(range(100, 116))
+
+
+@pytest.mark.parametrize("path", NODES or ["-"])
+def test_node_fault_and_timeout(path):
+    with qpu.Device(path) as dev:
+        prog = qpu.assemble(STORE, gen=dev.gen)
+        with pytest.raises(qpu.FaultError) as e:
+            dev.run(prog, [0x100, 1])
+        assert e.value.result.status == "fault"
+        spin = qpu.assemble(SPIN, gen=dev.gen)
+        with pytest.raises(qpu.JobTimeoutError):
+            dev.run(spin, [0, 0], timeout_ms=1)
+        # the device goes on after both; a job's timeout counts from its
+        # submission, behind the spinning job the driver resets 500 ms on
+        out = dev.array(16, np.uint32)
+        assert dev.run(prog, [out.bus_addr, 1], buffers=[out], timeout_ms=20000).ok
+
+
+@pytest.mark.parametrize("path", NODES or ["-"])
+def test_node_failed_fence_cancels(path):
+    with qpu.Device(path) as dev:
+        prog = qpu.assemble(STORE, gen=dev.gen)
+        out = dev.array(16, np.uint32)
+        with dev.submit(prog, [0x100, 1]) as bad:
+            assert bad.wait(check=False).status == "fault"
+            with dev.submit(prog, [out.bus_addr, 1], buffers=[out], in_fences=[bad]) as nxt:
+                assert nxt.wait(check=False).status == "canceled"
+        assert out[0] == 0
+
+
+@pytest.mark.parametrize("path", NODES or ["-"])
+def test_node_refuses_videocore_programs(path):
+    with qpu.Device(path) as dev:
+        prog = qpu.assemble(STORE, gen=dev.gen)
+        with pytest.raises(ValueError):
+            dev.submit(programs=[prog, prog])
+        with pytest.raises(qpu.DeviceError):
+            dev.submit(prog, [0, 0], wg_size=0)

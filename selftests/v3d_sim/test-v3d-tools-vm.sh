@@ -1,0 +1,58 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+#
+# test-v3d-tools-vm: qpu-info and qpuctl on kmod/v3d_sim's Pi 4 and Pi 5
+# nodes, run in the VM (check-vm copies it, the static qpu-info and qpuctl
+# to /payload): each case asserts exact lines and the exit status. Prints
+# TAP.
+
+QPU_INFO=${QPU_INFO:-./qpu-info}
+QPUCTL=${QPUCTL:-./qpuctl}
+tmp=$(mktemp -d) || exit 1
+trap 'rm -rf "$tmp"' EXIT
+# result(), tap_end (check-vm copies it beside this script)
+. ./tap.sh
+
+# has NAME LINE COMMAND...: exit 0 and LINE among its output's lines.
+has() {
+	name=$1 want=$2
+	shift 2
+	"$@" >"$tmp/out" 2>"$tmp/err"
+	rc=$?
+	if [ "$rc" -ne 0 ] || ! grep -qxF -- "$want" "$tmp/out"; then
+		result "$name" 1 "exit status $rc, no line '$want' in: $(cat "$tmp/out" "$tmp/err")"
+	else
+		result "$name" 0
+	fi
+}
+
+pi4=/dev/dri/by-path/platform-fec00000.v3d-render
+pi5=/dev/dri/by-path/platform-1002000000.v3d-render
+
+has info_pi4_kind "kind: v3d DRM driver, V3D 4.2 (Pi 4)" "$QPU_INFO" -d "$pi4"
+has info_pi4_gen "gen: v3d42" "$QPU_INFO" -d "$pi4"
+has info_pi4_qpus "qpus: 8" "$QPU_INFO" -d "$pi4"
+has info_pi4_slices "slices: 2" "$QPU_INFO" -d "$pi4"
+has info_pi5_by_gen "kind: v3d DRM driver, V3D 7.1 (Pi 5)" "$QPU_INFO" -d v3d:v3d71
+has info_pi5_qpus "qpus: 16" "$QPU_INFO" -d v3d:v3d71
+has info_pi5_slices "slices: 4" "$QPU_INFO" -d "$pi5"
+has info_pi5_card_node "gen: v3d71" "$QPU_INFO" -d /dev/dri/by-path/platform-1002000000.v3d-card
+has info_first_v3d "gen: v3d42" "$QPU_INFO" -d v3d
+
+"$QPU_INFO" -d v3d:vc4 >"$tmp/out" 2>"$tmp/err"
+rc=$?
+result info_v3d_of_vc4_refused "$([ "$rc" -eq 1 ] && grep -q 'v3d:vc4: Invalid argument' "$tmp/err"; echo $?)" \
+	"exit status $rc: $(cat "$tmp/err")"
+
+pi4_node=/dev/dri/$(basename "$(readlink "$pi4")")
+pi5_node=/dev/dri/$(basename "$(readlink "$pi5")")
+has qpuctl_v3d_pi4 "node $pi4_node gen v3d42 kind \"v3d DRM driver, V3D 4.2 (Pi 4)\" slices 2 qpus 8 ident0 0x04443356 ident1 0x40101422 ident2 0x00000000" \
+	"$QPUCTL" v3d
+has qpuctl_v3d_pi5 "node $pi5_node gen v3d71 kind \"v3d DRM driver, V3D 7.1 (Pi 5)\" slices 4 qpus 16 ident0 0x07443356 ident1 0x40101441 ident2 0x00000000" \
+	"$QPUCTL" v3d show
+"$QPUCTL" -j v3d >"$tmp/out" 2>"$tmp/err"
+rc=$?
+result qpuctl_v3d_json "$([ "$rc" -eq 0 ] && grep -qF "{\"node\":\"$pi5_node\",\"gen\":\"v3d71\"" "$tmp/out"; echo $?)" \
+	"exit status $rc: $(cat "$tmp/out" "$tmp/err")"
+
+tap_end
