@@ -7,9 +7,10 @@
 # to be built. Included by libqpu.mk after LIBQPU_BASE_OBJS is set.
 
 QPU_KERNEL_SRCS := $(addprefix libqpu/kernels/,launch.c cache.c vecadd.c \
-	saxpy.c reduce.c gray.c threshold.c yuv.c sgemm.c)
+	saxpy.c reduce.c gray.c threshold.c yuv.c sgemm.c dwconv.c)
 QPU_KERNEL_QASM := $(addprefix libqpu/kernels/,vecadd.qasm saxpy.qasm \
-	reduce.qasm gray.qasm threshold.qasm yuv.qasm sgemm.qasm sgemm16x64.qasm)
+	reduce.qasm gray.qasm threshold.qasm yuv.qasm sgemm.qasm sgemm16x64.qasm \
+	dwconv.qasm)
 QPU_KERNEL_HDRS := $(QPU_KERNEL_QASM:libqpu/kernels/%.qasm=$(BUILD)/libqpu/kernels/%.qasm.h)
 QPU_KERNEL_OBJS := $(QPU_KERNEL_SRCS:%.c=$(BUILD)/%.o)
 # .include search path of the kernels: the helper files users include too.

@@ -447,14 +447,12 @@ static void plan_node(struct qpu_nn_graph *g, struct nn_node *n, int i)
 		cpu_conv(g, n);
 		return;
 	}
-	n->qpu_able = nn_qpu_able(g, n);
+	n->qpu_able = nn_qpu_able(g, n, n->why, sizeof(n->why));
 	if (!n->qpu_able) {
-		snprintf(n->why, sizeof(n->why), "no QPU kernel for %s%s", n->op,
-			 n->kind == NN_CONV ? " of groups" : "");
 		cpu_conv(g, n);
 		return;
 	}
-	qns = nn_qpu_model_ns(g->board, n);
+	qns = nn_qpu_model_ns(g->board, g, n);
 	cns = nn_cpu_model_ns(g->board, n);
 	if ((g->flags & QPU_NN_BIND_QPU_ALL) || qns < cns) {
 		n->where = QPU_NN_WHERE_QPU;

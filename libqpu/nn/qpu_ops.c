@@ -8,12 +8,16 @@
  * arena's scratch (im2col; a 1x1 convolution of stride 1 without pads
  * reads the image itself). qpu_sgemm() runs the product on the QPUs, then
  * the CPU adds the bias and applies the fused activation in one pass.
+ * A depthwise 3x3 convolution (one channel a group) runs whole on the
+ * QPUs, bias and ReLU or ReLU6 included (qpu_dwconv3x3(): dwconv.qasm).
  */
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "kernels/nn_kernels.h"
 #include "nn_check.h"
 #include "qpu_timing.h"
 
@@ -63,7 +67,32 @@ static const struct qpu_timing_board *board_of(enum qpu_board board)
 	return b ? b : qpu_timing_board_get(QPU_TIMING_PI1);
 }
 
-uint64_t nn_qpu_model_ns(enum qpu_board board, const struct nn_node *n)
+/*
+ * Instructions dwconv.qasm issues per vector of 16 outputs and per output
+ * row (its "DOC: per vector"), for the plan's estimate of a depthwise
+ * convolution: issue-bound when its bytes come fast enough.
+ */
+#define DW_ISSUE_PER_VECTOR 56
+#define DW_ISSUE_PER_ROW 26
+
+/* The node is a depthwise convolution of one channel a group. */
+static int depthwise(const struct qpu_nn_graph *g, const struct nn_node *n)
+{
+	return n->kind == NN_CONV && n->win.group > 1 &&
+	       g->t[n->in[1]].dims[0] == n->win.group && g->t[n->in[1]].dims[1] == 1;
+}
+
+static double dw_issue_cycles(const struct qpu_nn_graph *g, const struct nn_node *n)
+{
+	const struct nn_tensor *y = &g->t[n->out[0]];
+	double rows = (double)(y->dims[0] * y->dims[1] * y->dims[2]);
+	double nvec = (double)((y->dims[3] + 15) / 16);
+
+	return rows * (DW_ISSUE_PER_ROW + nvec * DW_ISSUE_PER_VECTOR);
+}
+
+uint64_t nn_qpu_model_ns(enum qpu_board board, const struct qpu_nn_graph *g,
+			 const struct nn_node *n)
 {
 	const struct qpu_timing_board *b = board_of(board);
 	double peak = 12.0 * QPU_FLOPS_PER_CLOCK * b->p[QPU_TP_V3D_MHZ].value * 1e6;
@@ -72,6 +101,8 @@ uint64_t nn_qpu_model_ns(enum qpu_board board, const struct nn_node *n)
 	double bw = (double)qpu_board_mem_bytes_per_s(kb);
 	double mem = bw > 0 ? (double)n->bytes / bw * 1e9 : 0.0;
 
+	if (depthwise(g, n))
+		ns = dw_issue_cycles(g, n) / 12.0 / (b->p[QPU_TP_V3D_MHZ].value * 1e6) * 1e9;
 	return (uint64_t)(ns > mem ? ns : mem) + qpu_board_launch_ns(kb, QPU_LAUNCH_IOCTL);
 }
 
@@ -108,13 +139,43 @@ static int const_b(const struct qpu_nn_graph *g, const struct nn_node *n)
 	return g->t[n->in[1]].is_const;
 }
 
-int nn_qpu_able(const struct qpu_nn_graph *g, const struct nn_node *n)
+/* Why dwconv.qasm cannot run depthwise node @n, or NULL if it can. */
+static const char *dw_unable(const struct qpu_nn_graph *g, const struct nn_node *n)
 {
+	const struct nn_win *w = &n->win;
+	const struct nn_tensor *x = &g->t[n->in[0]], *y = &g->t[n->out[0]];
+
+	if (!depthwise(g, n))
+		return "groups of more than one channel";
+	if (w->kh != 3 || w->kw != 3)
+		return "a depthwise kernel other than 3x3";
+	if (w->sh != w->sw || w->sh > 15)
+		return "strides that differ or exceed 15";
+	if (!const_b(g, n) || (n->n_in > 2 && n->in[2] >= 0 && !g->t[n->in[2]].is_const))
+		return "weights or bias computed at run time";
+	if (x->dims[2] * x->dims[3] > QPU_DWCONV_MAX_PLANE ||
+	    y->dims[2] * y->dims[3] > QPU_DWCONV_MAX_PLANE)
+		return "planes over the kernel's 4 M floats";
+	if (w->pt > y->dims[2] * w->sh || w->pl > y->dims[3] * w->sw)
+		return "pads reaching past the output";
+	return NULL;
+}
+
+int nn_qpu_able(const struct qpu_nn_graph *g, const struct nn_node *n, char *why, size_t len)
+{
+	const char *no;
+
+	snprintf(why, len, "no QPU kernel for %s", n->op);
 	if (!n->macs || g->t[n->in[0]].is_const)	/* the QPUs read it from the arena */
 		return 0;
 	switch (n->kind) {
 	case NN_CONV:
-		return n->win.group == 1 && const_b(g, n);
+		if (n->win.group == 1)
+			return const_b(g, n);
+		no = dw_unable(g, n);
+		if (no)
+			snprintf(why, len, "no QPU kernel for %s of %s", n->op, no);
+		return !no;
 	case NN_GEMM:
 		return const_b(g, n);
 	case NN_MATMUL:
@@ -139,7 +200,7 @@ size_t nn_qpu_scratch(const struct qpu_nn_graph *g, const struct nn_node *n)
 
 	switch (n->kind) {
 	case NN_CONV:
-		if (direct_1x1(g, n))
+		if (n->win.group > 1 || direct_1x1(g, n))
 			return 0;
 		return (size_t)(g->t[n->in[1]].count / (size_t)y->dims[1]) *
 		       (size_t)(y->dims[2] * y->dims[3]) * sizeof(float);
@@ -177,7 +238,7 @@ int nn_qpu_prepare(struct qpu_nn_graph *g)
 		struct nn_node *n = &g->node[ni];
 		struct nn_tensor *b;
 
-		if (n->where != QPU_NN_WHERE_QPU)
+		if (n->where != QPU_NN_WHERE_QPU || depthwise(g, n))	/* its weights: uniforms */
 			continue;
 		b = &g->t[n->in[1]];
 		if (b->in_wbo)
@@ -200,7 +261,7 @@ int nn_qpu_prepare(struct qpu_nn_graph *g)
 		float *dst;
 		const float *src;
 
-		if (n->where != QPU_NN_WHERE_QPU)
+		if (n->where != QPU_NN_WHERE_QPU || depthwise(g, n))
 			continue;
 		b = &g->t[n->in[1]];
 		dst = (float *)(map + b->wbo_off);
@@ -313,8 +374,66 @@ static int run_product(struct qpu_nn_graph *g, struct nn_node *n, void *scratch)
 	return 0;
 }
 
+/* The fused activation as the kernel's clamp; 0 if the CPU must apply it. */
+static int act_clamp(const struct nn_node *n, float *lo, float *hi)
+{
+	*lo = -INFINITY;
+	*hi = INFINITY;
+	switch (n->act) {
+	case NN_ACT_NONE:
+		return 1;
+	case NN_ACT_RELU:
+		*lo = 0.0f;
+		return 1;
+	case NN_ACT_CLIP:
+		*lo = n->act_a;
+		*hi = n->act_b;
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+static int run_dwconv(struct qpu_nn_graph *g, struct nn_node *n)
+{
+	const struct nn_tensor *x = &g->t[n->in[0]], *w = &g->t[n->in[1]], *y = &g->t[n->out[0]];
+	size_t xb = (size_t)(x->dims[1] * x->dims[2] * x->dims[3]) * sizeof(float);
+	size_t yb = (size_t)(y->dims[1] * y->dims[2] * y->dims[3]) * sizeof(float);
+	struct qpu_dwconv p = {
+		.x = g->arena_bo, .y = g->arena_bo,
+		.c = (unsigned int)y->dims[1],
+		.h = (unsigned int)x->dims[2], .w = (unsigned int)x->dims[3],
+		.oh = (unsigned int)y->dims[2], .ow = (unsigned int)y->dims[3],
+		.stride = (unsigned int)n->win.sh,
+		.pad_top = (unsigned int)n->win.pt, .pad_left = (unsigned int)n->win.pl,
+		.weights = w->cdata,
+		.bias = n->n_in > 2 && n->in[2] >= 0 ? g->t[n->in[2]].cdata : NULL,
+	};
+	struct qpu_job_timing timing;
+	int on_qpus = act_clamp(n, &p.lo, &p.hi), ret;
+	int64_t b_;
+
+	for (b_ = 0; b_ < x->dims[0]; b_++) {
+		p.x_off = arena_off(g, x->data) + (size_t)b_ * xb;
+		p.y_off = arena_off(g, y->data) + (size_t)b_ * yb;
+		ret = qpu_dwconv3x3(g->kernels, 12, &p, NULL);
+		if (ret) {
+			nn_err(g, "node '%s' (%s): %s", n->name, n->op,
+			       qpu_kernels_last_error(g->kernels));
+			return ret;
+		}
+		if (!qpu_kernels_take_timing(g->kernels, &timing))
+			n->model_ns += timing.ns + timing.launch_ns;
+	}
+	if (!on_qpus)
+		nn_apply_act(n, y->data, y->count);
+	return 0;
+}
+
 int nn_qpu_run(struct qpu_nn_graph *g, struct nn_node *n, void *scratch)
 {
+	if (depthwise(g, n))
+		return run_dwconv(g, n);
 	if (n->kind == NN_CONV)
 		return run_conv(g, n, scratch);
 	return run_product(g, n, scratch);
