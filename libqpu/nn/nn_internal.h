@@ -192,7 +192,8 @@ int nn_qpu_prepare(struct qpu_nn_graph *g);
 int nn_qpu_run(struct qpu_nn_graph *g, struct nn_node *n, void *scratch);
 uint64_t nn_qpu_model_ns(enum qpu_board board, const struct qpu_nn_graph *g,
 			 const struct nn_node *n);
-uint64_t nn_cpu_model_ns(enum qpu_board board, const struct nn_node *n);
+uint64_t nn_cpu_model_ns(enum qpu_board board, const struct qpu_nn_graph *g,
+			 const struct nn_node *n);
 void nn_model_shares(enum qpu_board board, const struct nn_node *n, double *flops_pct,
 		     double *bw_pct);
 
