@@ -238,7 +238,7 @@ int nn_qpu_able(const struct qpu_nn_graph *g, const struct nn_node *n, char *why
 		no = n->kind == NN_GAVGPOOL ? NULL :
 		     window_unable(&g->t[n->in[0]], &g->t[n->out[0]], &n->win);
 		if (no)
-			snprintf(why, len, "no QPU kernel for %s of %s", n->op, no);
+			snprintf(why, len, "no QPU kernel for %s with %s", n->op, no);
 		return !no;
 	}
 	if (!n->macs)
@@ -249,7 +249,7 @@ int nn_qpu_able(const struct qpu_nn_graph *g, const struct nn_node *n, char *why
 			return const_b(g, n);
 		no = dw_unable(g, n);
 		if (no)
-			snprintf(why, len, "no QPU kernel for %s of %s", n->op, no);
+			snprintf(why, len, "no QPU kernel for %s with %s", n->op, no);
 		return !no;
 	case NN_GEMM:
 		return const_b(g, n);

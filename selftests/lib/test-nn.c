@@ -171,6 +171,141 @@ T_TEST(cpu_fast_ref_and_qpus_agree)
 	}
 }
 
+/*
+ * x (1 x C x H x W) -> depthwise Conv kxk (pads 1, stride) + bias -> Relu
+ * -> MaxPool 2x2 stride 2 -> AveragePool 3x3 (pads 1) -> GlobalAveragePool:
+ * the window kernels' graph (dwconv.qasm, pool.qasm for k = 3). Outputs:
+ * the average pooling's and the global one's.
+ */
+static uint8_t *window_net(int64_t C, int64_t H, int64_t W, int64_t k, int64_t stride,
+			   size_t *size)
+{
+	struct nb q = { 0 };
+	int64_t xd[4] = { 1, C, H, W }, wd[4] = { C, 1, k, k }, bd[1] = { C };
+	int64_t pads[4] = { 1, 1, 1, 1 }, strides[2] = { stride, stride };
+	int64_t k2[2] = { 2, 2 }, k3[2] = { 3, 3 }, s2[2] = { 2, 2 };
+	float *w = frand_n((size_t)(C * k * k), 21), *b = frand_n((size_t)C, 22);
+	uint32_t x, tw, tb, c, r, m, a, y, in[3], out[2];
+	uint8_t *img;
+
+	x = nb_tensor(&q, "x", QPU_NN_FLOAT32, 4, xd, NULL, 0);
+	tw = nb_tensor(&q, "w", QPU_NN_FLOAT32, 4, wd, w, (size_t)(C * k * k) * 4);
+	tb = nb_tensor(&q, "b", QPU_NN_FLOAT32, 1, bd, b, (size_t)C * 4);
+	c = nb_value(&q, "c");
+	r = nb_value(&q, "r");
+	m = nb_value(&q, "m");
+	a = nb_value(&q, "a");
+	y = nb_value(&q, "y");
+	nb_attr_ints(&q, "pads", 4, pads);
+	nb_attr_ints(&q, "strides", 2, strides);
+	nb_attr_int(&q, "group", C);
+	in[0] = x, in[1] = tw, in[2] = tb;
+	nb_node(&q, "dw", "Conv", "", 3, in, 1, &c);
+	nb_node(&q, "relu", "Relu", "", 1, &c, 1, &r);
+	nb_attr_ints(&q, "kernel_shape", 2, k2);
+	nb_attr_ints(&q, "strides", 2, s2);
+	nb_node(&q, "max", "MaxPool", "", 1, &r, 1, &m);
+	nb_attr_ints(&q, "kernel_shape", 2, k3);
+	nb_attr_ints(&q, "pads", 4, pads);
+	nb_node(&q, "avg", "AveragePool", "", 1, &m, 1, &a);
+	nb_node(&q, "gap", "GlobalAveragePool", "", 1, &a, 1, &y);
+	out[0] = a, out[1] = y;
+	img = nb_finish(&q, 13, 1, &x, 2, out, size);
+	free(w);
+	free(b);
+	return img;
+}
+
+/* Runs @img on @d with @flags: output @i into @out, its element count. */
+static size_t run_window_net(const uint8_t *img, size_t size, struct qpu_dev *d,
+			     unsigned int flags, const float *x, unsigned int i, float *out,
+			     struct qpu_nn_graph **keep)
+{
+	struct qpu_nn_tensor_info ti, to = { 0 };
+	struct qpu_nn_graph *g = qpu_nn_load_mem(img, size, NULL, 0);
+
+	T_CHECK(g && qpu_nn_bind(g, d, flags) == 0);
+	T_CHECK(g && qpu_nn_input(g, 0, &ti) == 0 && qpu_nn_output(g, i, &to) == 0);
+	if (g) {
+		memcpy(ti.data, x, ti.bytes);
+		T_CHECK(qpu_nn_run(g) == 0);
+		memcpy(out, to.data, to.bytes);
+	}
+	if (keep)
+		*keep = g;
+	else
+		qpu_nn_free(g);
+	return to.bytes / sizeof(float);
+}
+
+T_TEST(depthwise_and_pooling_on_the_qpus)
+{
+	static const int64_t shapes[][4] = {
+		/* C, H, W, stride: 1 and 3 vectors a row, tails, 1x1 pools */
+		{ 4, 9, 9, 1 }, { 3, 21, 37, 2 }, { 2, 2, 3, 1 }, { 17, 14, 14, 1 },
+	};
+	const char *where[] = { "qpu", "fused", "qpu", "qpu", "qpu" };
+	struct qpu_nn_node_info ni;
+	struct qpu_nn_graph *g;
+	size_t i, j, size, n;
+
+	if (!dev)
+		T_SKIP("no device");
+	for (i = 0; i < T_ARRAY_SIZE(shapes); i++) {
+		const int64_t *s = shapes[i];
+		uint8_t *img = window_net(s[0], s[1], s[2], 3, s[3], &size);
+		float *x = frand_n((size_t)(s[0] * s[1] * s[2]), 30 + i);
+		float ref[2][17 * 7 * 7], qpu[2][17 * 7 * 7];
+
+		for (j = 0; j < 2; j++) {
+			n = run_window_net(img, size, NULL, QPU_NN_BIND_REFERENCE, x,
+					   (unsigned int)j, ref[j], NULL);
+			T_CHECK(n == run_window_net(img, size, dev, QPU_NN_BIND_QPU_ALL, x,
+						    (unsigned int)j, qpu[j], &g));
+			/* the QPUs round toward zero: within a few ulps */
+			if (max_rel(qpu[j], ref[j], n) >= 1e-5)
+				fprintf(stderr, "shape %zu output %zu off by %g\n", i, j,
+					max_rel(qpu[j], ref[j], n));
+			T_CHECK(max_rel(qpu[j], ref[j], n) < 1e-5);
+			for (n = 0; g && j == 0 && n < T_ARRAY_SIZE(where); n++) {
+				T_CHECK(qpu_nn_node(g, (unsigned int)n, &ni) == 0);
+				T_EQ_STR(where[n], qpu_nn_where_name(ni.where));
+			}
+			qpu_nn_free(g);
+		}
+		free(img);
+		free(x);
+	}
+}
+
+/* A depthwise 5x5 has no QPU kernel: the CPU runs it, and the plan says why. */
+T_TEST(depthwise_without_kernel_planned_on_the_cpu)
+{
+	size_t size;
+	uint8_t *img = window_net(4, 9, 9, 5, 1, &size);
+	float *x = frand_n(4 * 81, 40), ref[4 * 4 * 4], out[4 * 4 * 4];
+	struct qpu_nn_node_info ni;
+	struct qpu_nn_graph *g = NULL;
+	size_t n;
+
+	if (!dev) {
+		free(img);
+		free(x);
+		T_SKIP("no device");
+	}
+	n = run_window_net(img, size, NULL, QPU_NN_BIND_REFERENCE, x, 0, ref, NULL);
+	T_CHECK(n == run_window_net(img, size, dev, QPU_NN_BIND_QPU_ALL, x, 0, out, &g));
+	T_CHECK(max_rel(out, ref, n) < 1e-5);
+	T_CHECK(g && qpu_nn_node(g, 0, &ni) == 0 && ni.where == QPU_NN_WHERE_CPU);
+	/* (then "; XNNPACK's convolution" where the machine has it) */
+	T_CHECK(g && strncmp(ni.why, "no QPU kernel for Conv with a depthwise kernel other "
+			     "than 3x3", 61) == 0);
+	T_CHECK(g && qpu_nn_node(g, 2, &ni) == 0 && ni.where == QPU_NN_WHERE_QPU);
+	qpu_nn_free(g);
+	free(img);
+	free(x);
+}
+
 T_TEST(plan_says_where_and_why)
 {
 	size_t size, i;

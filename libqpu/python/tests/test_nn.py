@@ -200,10 +200,10 @@ def test_depthwise_on_qpus(xs, attrs, act):
 
 # depthwise convolutions the kernel does not take: planned on the CPU, saying why
 DW_CPU_CASES = [
-    ((1, 4, 9, 9), (4, 5), {"pads": [2, 2, 2, 2]}, "of a depthwise kernel other than 3x3"),
-    ((1, 4, 9, 9), (8, 3), {"pads": [1, 1, 1, 1]}, "of groups of more than one channel"),
-    ((1, 4, 8, 8), (4, 3), {"strides": [16, 16]}, "of strides over 15"),
-    ((1, 4, 1, 1), (4, 3), {"pads": [2, 2, 2, 2]}, "of pads larger than the input"),
+    ((1, 4, 9, 9), (4, 5), {"pads": [2, 2, 2, 2]}, "with a depthwise kernel other than 3x3"),
+    ((1, 4, 9, 9), (8, 3), {"pads": [1, 1, 1, 1]}, "with groups of more than one channel"),
+    ((1, 4, 8, 8), (4, 3), {"strides": [16, 16]}, "with strides over 15"),
+    ((1, 4, 1, 1), (4, 3), {"pads": [2, 2, 2, 2]}, "with pads larger than the input"),
 ]
 
 
@@ -252,7 +252,7 @@ def test_pool_refused_to_the_cpu():
     run_all(model, {"x": x}, exact=True)
     plan = qpu_plan(model)
     assert plan[0]["where"] == "cpu"
-    assert plan[0]["why"] == "no QPU kernel for MaxPool of strides over 15"
+    assert plan[0]["why"] == "no QPU kernel for MaxPool with strides over 15"
 
 
 @pytest.mark.parametrize("op,attrs", [("Relu", {}), ("Sigmoid", {}), ("LeakyRelu", {}),
