@@ -68,6 +68,10 @@ struct qpu_dwconv {
  * @pad_bottom, @pad_right: pads after the input (an average's count)
  * @average: 1 for an average, 0 for a maximum
  * @count_pad: an average counts the pads (count_include_pad)
+ * @channels_across: the planes' elements are 4 bytes apart down a column
+ *	and a column (@win.h x 4 bytes) apart along a row: @win.w channels
+ *	of @win.h elements each, one plane of @win.c; how GlobalAveragePool
+ *	fills the lanes (pool.qasm, "DOC: global pooling")
  */
 struct qpu_pool {
 	struct qpu_bo *x;
@@ -76,7 +80,7 @@ struct qpu_pool {
 	size_t y_off;
 	struct qpu_window win;
 	unsigned int kh, kw, pad_bottom, pad_right;
-	unsigned int average, count_pad;
+	unsigned int average, count_pad, channels_across;
 };
 
 /*

@@ -14,9 +14,18 @@
 # the host giving the bounds, times the SFU's reciprocal after one
 # Newton step (2 - c r) r.
 #
+# DOC: global pooling
+# GlobalAveragePool is a window of the whole plane, and one output a
+# plane would use one lane of 16. So the host lays the channels across
+# the lanes instead: 16 channels (or all C, if C is no multiple of 16)
+# are one "plane" of H x W rows and 16 (C) columns, whose rows are 4
+# bytes apart and columns a channel (H x W x 4 bytes) apart; its window
+# is H x W by 1, its one output row the 16 (C) channels' averages.
+#
 # DOC: uniforms
 # After window.qinc's: 1 for an average (0: max), kh, kw, XLO, XHI, YLO,
-# YHI. Tasks have only window.qinc's.
+# YHI, the column pitch in bytes (4 but for global pooling). Tasks have
+# only window.qinc's.
 #
 # DOC: per vector
 # 4 + 6 per window row + 7 per tap (the TMU's latency shows, as one
@@ -39,6 +48,7 @@
 .set rb_xhi, rb14
 .set rb_ylo, rb15
 .set rb_yhi, rb16
+.set rb_xpitch, rb17
 
 # The loops of one kind of pooling: @avg 1 for an average, else 0.
 .macro pool_loops, avg
@@ -70,7 +80,7 @@
 :5	# a tap: taken where neither its column nor its row was moved
 	max r1, r3, 0
 	min r1, r1, rb_wm1
-	sub r0, r1, r3; mul24 r1, r1, 4
+	sub r0, r1, r3; mul24 r1, r1, rb_xpitch
 	add t0s, ra_row, r1
 	sub.setf ra_kx, ra_kx, 1
 	brr.anynz -, r:5b
@@ -115,6 +125,7 @@
 	mov rb_xhi, unif
 	mov rb_ylo, unif
 	mov rb_yhi, unif
+	mov rb_xpitch, unif
 	mov.setf -, r0
 	brr.anynz -, r:avg
 	nop

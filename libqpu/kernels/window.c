@@ -30,6 +30,7 @@ struct win_call {
 	struct qpu_bo *x, *y;
 	size_t x_off, y_off;
 	const struct qpu_window *win;
+	uint32_t row_pitch;		/* bytes from an input row to the next */
 	const uint32_t *header;		/* the kernel's header uniforms */
 	unsigned int header_words;
 	unsigned int task_words;	/* the kernel's uniforms per task */
@@ -87,7 +88,7 @@ static void win_uniforms(const struct win_call *call, unsigned int qpus, unsigne
 	ntasks = &u[n++];
 	u[n++] = w->w - 1;
 	u[n++] = w->h - 1;
-	u[n++] = w->w * 4;
+	u[n++] = call->row_pitch;
 	u[n++] = w->ow * 4;
 	u[n++] = WIN_LANES * w->stride_w;
 	u[n++] = w->stride_w;
@@ -208,6 +209,7 @@ int qpu_dwconv3x3(struct qpu_kernels *kernels, unsigned int qpus, const struct q
 	call.y = p->y;
 	call.y_off = p->y_off;
 	call.win = &p->win;
+	call.row_pitch = p->win.w * 4;
 	/* the zero area: pad rows read up to W words */
 	call.extra_bytes = ((size_t)p->win.w * 4 + 63) & ~(size_t)63;
 	scratch = win_scratch(kernels, &call, qpus, &per, &unif_bytes);
@@ -225,8 +227,8 @@ int qpu_pool2d(struct qpu_kernels *kernels, unsigned int qpus, const struct qpu_
 {
 	const char *name = pool_prog.name;
 	const struct qpu_window *w;
-	uint32_t header[7];
-	struct win_call call = { .code = &pool_prog, .header = header, .header_words = 7 };
+	uint32_t header[8];
+	struct win_call call = { .code = &pool_prog, .header = header, .header_words = 8 };
 	size_t per, unif_bytes;
 	int ret;
 
@@ -248,6 +250,7 @@ int qpu_pool2d(struct qpu_kernels *kernels, unsigned int qpus, const struct qpu_
 	call.y = p->y;
 	call.y_off = p->y_off;
 	call.win = w;
+	call.row_pitch = p->channels_across ? 4 : w->w * 4;
 	if (!win_scratch(kernels, &call, qpus, &per, &unif_bytes))
 		return qpu_kernel_fail(kernels, errno, name, "scratch buffer: %s",
 				       strerror(errno));
@@ -259,5 +262,6 @@ int qpu_pool2d(struct qpu_kernels *kernels, unsigned int qpus, const struct qpu_
 	header[4] = w->w + (p->count_pad ? p->pad_right : 0);
 	header[5] = p->count_pad ? (uint32_t)-(int32_t)w->pad_top : 0;
 	header[6] = w->h + (p->count_pad ? p->pad_bottom : 0);
+	header[7] = p->channels_across ? w->h * 4 : 4;
 	return win_run(kernels, qpus, &call, per, stats);
 }

@@ -96,29 +96,45 @@ static int pooling(const struct nn_node *n)
 	return n->kind == NN_MAXPOOL || n->kind == NN_AVGPOOL || n->kind == NN_GAVGPOOL;
 }
 
+/* The channels a global pooling lays across the lanes (pool.qasm). */
+static unsigned int gap_across(const struct nn_tensor *x)
+{
+	return x->dims[1] % 16 ? (unsigned int)x->dims[1] : 16;
+}
+
 /* A pooling's window and planes as pool.qasm takes them. */
 static void pool_of(const struct qpu_nn_graph *g, const struct nn_node *n, struct qpu_pool *p)
 {
 	const struct nn_tensor *x = &g->t[n->in[0]], *y = &g->t[n->out[0]];
 	const struct nn_win *w = &n->win;
 	int global = n->kind == NN_GAVGPOOL;
+	unsigned int across;
 
+	if (global) {	/* "DOC: global pooling" */
+		across = gap_across(x);
+		*p = (struct qpu_pool){
+			.win = {
+				.c = (unsigned int)x->dims[1] / across,
+				.h = (unsigned int)(x->dims[2] * x->dims[3]), .w = across,
+				.oh = 1, .ow = across, .stride_h = 1, .stride_w = 1,
+			},
+			.kh = (unsigned int)(x->dims[2] * x->dims[3]), .kw = 1,
+			.average = 1, .channels_across = 1,
+		};
+		return;
+	}
 	*p = (struct qpu_pool){
 		.win = {
 			.c = (unsigned int)x->dims[1],
 			.h = (unsigned int)x->dims[2], .w = (unsigned int)x->dims[3],
 			.oh = (unsigned int)y->dims[2], .ow = (unsigned int)y->dims[3],
-			.stride_h = global ? 1 : (unsigned int)w->sh,
-			.stride_w = global ? 1 : (unsigned int)w->sw,
-			.pad_top = global ? 0 : (unsigned int)w->pt,
-			.pad_left = global ? 0 : (unsigned int)w->pl,
+			.stride_h = (unsigned int)w->sh, .stride_w = (unsigned int)w->sw,
+			.pad_top = (unsigned int)w->pt, .pad_left = (unsigned int)w->pl,
 		},
-		.kh = global ? (unsigned int)x->dims[2] : (unsigned int)w->kh,
-		.kw = global ? (unsigned int)x->dims[3] : (unsigned int)w->kw,
-		.pad_bottom = global ? 0 : (unsigned int)w->pb,
-		.pad_right = global ? 0 : (unsigned int)w->pr,
+		.kh = (unsigned int)w->kh, .kw = (unsigned int)w->kw,
+		.pad_bottom = (unsigned int)w->pb, .pad_right = (unsigned int)w->pr,
 		.average = n->kind != NN_MAXPOOL,
-		.count_pad = !global && w->count_pad,
+		.count_pad = w->count_pad,
 	};
 }
 
@@ -142,6 +158,8 @@ static double window_issue_cycles(const struct qpu_nn_graph *g, const struct nn_
 	if (!pooling(n))
 		return rows * (DW_ISSUE_PER_ROW + nvec * DW_ISSUE_PER_VECTOR);
 	pool_of(g, n, &p);
+	rows = (double)y->dims[0] * p.win.c * p.win.oh;
+	nvec = (double)((p.win.ow + 15) / 16);
 	return rows * nvec * (POOL_ISSUE_PER_VECTOR +
 			      p.kh * (POOL_ISSUE_PER_WINDOW_ROW + p.kw * (double)POOL_ISSUE_PER_TAP));
 }
