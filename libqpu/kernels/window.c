@@ -74,6 +74,26 @@ static int win_check(struct qpu_kernels *kernels, const char *name, const struct
 	return ret;
 }
 
+/*
+ * Check a call's planes, buffers and @qpus, and point @call at them;
+ * 0 or -EINVAL with the message.
+ */
+static int win_setup(struct qpu_kernels *kernels, unsigned int qpus, struct win_call *call,
+		     const struct qpu_window *w, struct qpu_bo *x, size_t x_off,
+		     struct qpu_bo *y, size_t y_off)
+{
+	int ret = win_check(kernels, call->code->name, w, x, x_off, y, y_off);
+
+	if (!ret)
+		ret = qpu_kernel_check_qpus(kernels, call->code->name, qpus);
+	call->win = w;
+	call->x = x;
+	call->x_off = x_off;
+	call->y = y;
+	call->y_off = y_off;
+	return ret;
+}
+
 /* Program @k's uniforms into @u. */
 static void win_uniforms(const struct win_call *call, unsigned int qpus, unsigned int k,
 			 uint32_t *u)
@@ -199,16 +219,9 @@ int qpu_dwconv3x3(struct qpu_kernels *kernels, unsigned int qpus, const struct q
 		return qpu_kernel_fail(kernels, EINVAL, name, "no convolution");
 	if (!p->weights)
 		return qpu_kernel_fail(kernels, EINVAL, name, "no weights");
-	ret = win_check(kernels, name, &p->win, p->x, p->x_off, p->y, p->y_off);
-	if (!ret)
-		ret = qpu_kernel_check_qpus(kernels, name, qpus);
+	ret = win_setup(kernels, qpus, &call, &p->win, p->x, p->x_off, p->y, p->y_off);
 	if (ret)
 		return ret;
-	call.x = p->x;
-	call.x_off = p->x_off;
-	call.y = p->y;
-	call.y_off = p->y_off;
-	call.win = &p->win;
 	call.row_pitch = p->win.w * 4;
 	/* the zero area: pad rows read up to W words */
 	call.extra_bytes = ((size_t)p->win.w * 4 + 63) & ~(size_t)63;
@@ -240,16 +253,9 @@ int qpu_pool2d(struct qpu_kernels *kernels, unsigned int qpus, const struct qpu_
 		return qpu_kernel_fail(kernels, EINVAL, name,
 				       "a %ux%u window: sides of 1 to %u", p->kh, p->kw,
 				       QPU_WINDOW_MAX_SIDE);
-	ret = win_check(kernels, name, w, p->x, p->x_off, p->y, p->y_off);
-	if (!ret)
-		ret = qpu_kernel_check_qpus(kernels, name, qpus);
+	ret = win_setup(kernels, qpus, &call, w, p->x, p->x_off, p->y, p->y_off);
 	if (ret)
 		return ret;
-	call.x = p->x;
-	call.x_off = p->x_off;
-	call.y = p->y;
-	call.y_off = p->y_off;
-	call.win = w;
 	call.row_pitch = p->channels_across ? 4 : w->w * 4;
 	if (!win_scratch(kernels, &call, qpus, &per, &unif_bytes))
 		return qpu_kernel_fail(kernels, errno, name, "scratch buffer: %s",

@@ -492,11 +492,36 @@ static int act_clamp(const struct nn_node *n, float *lo, float *hi)
 	}
 }
 
+/* A window kernel, @dw or @pool, on each image of the batch. */
+static int run_window(struct qpu_nn_graph *g, struct nn_node *n, struct qpu_dwconv *dw,
+		      struct qpu_pool *pool)
+{
+	const struct nn_tensor *x = &g->t[n->in[0]], *y = &g->t[n->out[0]];
+	size_t xb = x->bytes / (size_t)x->dims[0], yb = y->bytes / (size_t)y->dims[0];
+	size_t x_off = arena_off(g, x->data), y_off = arena_off(g, y->data);
+	int64_t b_;
+	int ret;
+
+	for (b_ = 0; b_ < x->dims[0]; b_++, x_off += xb, y_off += yb) {
+		if (dw) {
+			dw->x_off = x_off;
+			dw->y_off = y_off;
+			ret = qpu_dwconv3x3(g->kernels, 12, dw, NULL);
+		} else {
+			pool->x_off = x_off;
+			pool->y_off = y_off;
+			ret = qpu_pool2d(g->kernels, 12, pool, NULL);
+		}
+		ret = kernel_done(g, n, ret);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
 static int run_dwconv(struct qpu_nn_graph *g, struct nn_node *n)
 {
 	const struct nn_tensor *x = &g->t[n->in[0]], *w = &g->t[n->in[1]], *y = &g->t[n->out[0]];
-	size_t xb = (size_t)(x->dims[1] * x->dims[2] * x->dims[3]) * sizeof(float);
-	size_t yb = (size_t)(y->dims[1] * y->dims[2] * y->dims[3]) * sizeof(float);
 	struct qpu_dwconv p = {
 		.x = g->arena_bo, .y = g->arena_bo,
 		.win = {
@@ -510,39 +535,20 @@ static int run_dwconv(struct qpu_nn_graph *g, struct nn_node *n)
 		.bias = n->n_in > 2 && n->in[2] >= 0 ? g->t[n->in[2]].cdata : NULL,
 	};
 	int on_qpus = act_clamp(n, &p.lo, &p.hi), ret;
-	int64_t b_;
 
-	for (b_ = 0; b_ < x->dims[0]; b_++) {
-		p.x_off = arena_off(g, x->data) + (size_t)b_ * xb;
-		p.y_off = arena_off(g, y->data) + (size_t)b_ * yb;
-		ret = kernel_done(g, n, qpu_dwconv3x3(g->kernels, 12, &p, NULL));
-		if (ret)
-			return ret;
-	}
-	if (!on_qpus)
+	ret = run_window(g, n, &p, NULL);
+	if (!ret && !on_qpus)
 		nn_apply_act(n, y->data, y->count);
-	return 0;
+	return ret;
 }
 
 static int run_pool(struct qpu_nn_graph *g, struct nn_node *n)
 {
-	const struct nn_tensor *x = &g->t[n->in[0]], *y = &g->t[n->out[0]];
-	size_t xb = (size_t)(x->dims[1] * x->dims[2] * x->dims[3]) * sizeof(float);
-	size_t yb = (size_t)(y->dims[1] * y->dims[2] * y->dims[3]) * sizeof(float);
 	struct qpu_pool p;
-	int64_t b_;
-	int ret;
 
 	pool_of(g, n, &p);
 	p.x = p.y = g->arena_bo;
-	for (b_ = 0; b_ < x->dims[0]; b_++) {
-		p.x_off = arena_off(g, x->data) + (size_t)b_ * xb;
-		p.y_off = arena_off(g, y->data) + (size_t)b_ * yb;
-		ret = kernel_done(g, n, qpu_pool2d(g->kernels, 12, &p, NULL));
-		if (ret)
-			return ret;
-	}
-	return 0;
+	return run_window(g, n, NULL, &p);
 }
 
 int nn_qpu_run(struct qpu_nn_graph *g, struct nn_node *n, void *scratch)
