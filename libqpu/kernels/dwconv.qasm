@@ -14,7 +14,9 @@
 # pixel, and its column's sum is multiplied by a lane mask of 0.0 (1.0
 # inside): the masks and clamped offsets are computed once per vector for
 # the three values of kx and serve the three rows. So no lane reads
-# outside the image and no tap branches.
+# outside the image and no tap branches. (A pad column's mask multiplies
+# real pixels: an infinite or NaN edge pixel makes that output NaN, where
+# ONNX leaves the pad out.)
 #
 # DOC: uniforms
 # After window.qinc's: the zero area's address, the clamp's low and high
