@@ -2,7 +2,8 @@
 /*
  * <qpu_nn.h> from C: graphs built here (nn-build.h) loaded, planned and
  * run on the CPU's fast path, its reference and the emulator's QPUs, which
- * must agree; refusals named; truncated and corrupt images refused. The
+ * must agree; refusals named; truncated and corrupt images refused; the
+ * window kernels' calls (libqpu-internal) refused when bad. The
  * operators' results against numpy references of the ONNX specification
  * are libqpu/python/tests/test_nn.py's.
  */
@@ -16,6 +17,7 @@
 #include "qpu_nn.h"
 #include "testlib.h"
 #include "nn-build.h"
+#include "kernels/nn_kernels.h"
 
 static const char *device_path = "emu";
 static struct qpu_dev *dev;
@@ -292,6 +294,85 @@ T_TEST(depthwise_without_kernel_planned_on_the_cpu)
 	qpu_nn_free(g);
 	free(img);
 	free(x);
+}
+
+/* Expect @ret to be -EINVAL and the kernels' message to start with @want. */
+static void expect_kernel_refusal(struct qpu_kernels *k, int ret, const char *want)
+{
+	const char *got = qpu_kernels_last_error(k);
+
+	T_CHECK(ret == -EINVAL);
+	if (strncmp(got, want, strlen(want)))
+		fprintf(stderr, "expected \"%s...\", got \"%s\"\n", want, got);
+	T_CHECK(strncmp(got, want, strlen(want)) == 0);
+}
+
+T_TEST(window_kernels_refuse_bad_calls)
+{
+	static const float w9[2 * 9];
+	struct qpu_kernels *k;
+	struct qpu_bo *bo;
+	struct qpu_dwconv d;
+	struct qpu_pool p;
+	const struct qpu_window win = {
+		.c = 2, .h = 8, .w = 8, .oh = 8, .ow = 8,
+		.stride_h = 1, .stride_w = 1, .pad_top = 1, .pad_left = 1,
+	};
+	const struct qpu_dwconv good_d = {
+		.x_off = 0, .y_off = 1024, .win = win, .weights = w9, .lo = 0, .hi = 6,
+	};
+	const struct qpu_pool good_p = { .x_off = 0, .y_off = 1024, .win = win, .kh = 3, .kw = 3 };
+
+	if (!dev)
+		T_SKIP("no device");
+	k = qpu_kernels_new(dev);
+	bo = qpu_bo_new(dev, 4096);
+	T_CHECK(k && bo);
+	if (!k || !bo)
+		goto out;
+	memset(qpu_bo_get_map(bo), 0, 4096);
+	d = good_d;
+	d.x = d.y = bo;
+	T_CHECK(qpu_dwconv3x3(k, 12, &d, NULL) == 0);	/* the calls below differ in one field */
+	p = good_p;
+	p.x = p.y = bo;
+	T_CHECK(qpu_pool2d(k, 12, &p, NULL) == 0);
+
+	expect_kernel_refusal(k, qpu_dwconv3x3(k, 12, NULL, NULL), "dwconv: no convolution");
+	d.weights = NULL;
+	expect_kernel_refusal(k, qpu_dwconv3x3(k, 12, &d, NULL), "dwconv: no weights");
+	d = good_d, d.x = d.y = bo, d.win.c = 0;
+	expect_kernel_refusal(k, qpu_dwconv3x3(k, 12, &d, NULL), "dwconv: a dimension is 0");
+	d = good_d, d.x = d.y = bo, d.win.stride_w = 16;
+	expect_kernel_refusal(k, qpu_dwconv3x3(k, 12, &d, NULL),
+			      "dwconv: strides 1, 16: the kernel takes 1 to 15");
+	d = good_d, d.x = d.y = bo, d.win.pad_top = 9;
+	expect_kernel_refusal(k, qpu_dwconv3x3(k, 12, &d, NULL),
+			      "dwconv: pads 9, 1 are larger than the input");
+	d = good_d, d.x = d.y = bo, d.win.h = 4096, d.win.w = 1024;
+	expect_kernel_refusal(k, qpu_dwconv3x3(k, 12, &d, NULL),
+			      "dwconv: planes of 4096x1024 and 8x8: at most 4194303 floats each");
+	d = good_d, d.x = d.y = bo, d.y_off = 4096 - 256;
+	expect_kernel_refusal(k, qpu_dwconv3x3(k, 12, &d, NULL),
+			      "dwconv: y: needs 512 bytes from offset 3840");
+	d = good_d, d.x = d.y = bo, d.y_off = 256;
+	expect_kernel_refusal(k, qpu_dwconv3x3(k, 12, &d, NULL), "dwconv: x and y overlap");
+	d = good_d, d.x = d.y = bo, d.x_off = 2;
+	expect_kernel_refusal(k, qpu_dwconv3x3(k, 12, &d, NULL), "dwconv: x: offset 2 is not");
+	d = good_d, d.x = d.y = bo;
+	expect_kernel_refusal(k, qpu_dwconv3x3(k, 13, &d, NULL),
+			      "dwconv: asked for 13 QPUs");
+	expect_kernel_refusal(k, qpu_pool2d(k, 12, NULL, NULL), "pool: no pooling");
+	p.kw = 0;
+	expect_kernel_refusal(k, qpu_pool2d(k, 12, &p, NULL), "pool: a 3x0 window: sides of 1 to");
+	p = good_p, p.x = p.y = bo, p.win.stride_h = 0;
+	expect_kernel_refusal(k, qpu_pool2d(k, 12, &p, NULL),
+			      "pool: strides 0, 1: the kernel takes 1 to 15");
+	p = good_p, p.x = p.y = NULL;
+	expect_kernel_refusal(k, qpu_pool2d(k, 12, &p, NULL), "pool: x: no buffer");
+out:
+	qpu_bo_free(bo);
+	qpu_kernels_free(k);
 }
 
 T_TEST(plan_says_where_and_why)
