@@ -7,14 +7,16 @@
 # to be built. Included by libqpu.mk after LIBQPU_BASE_OBJS is set.
 
 QPU_KERNEL_SRCS := $(addprefix libqpu/kernels/,launch.c cache.c vecadd.c \
-	saxpy.c reduce.c gray.c threshold.c yuv.c sgemm.c)
+	saxpy.c reduce.c gray.c threshold.c yuv.c sgemm.c window.c)
 QPU_KERNEL_QASM := $(addprefix libqpu/kernels/,vecadd.qasm saxpy.qasm \
-	reduce.qasm gray.qasm threshold.qasm yuv.qasm sgemm.qasm sgemm16x64.qasm)
+	reduce.qasm gray.qasm threshold.qasm yuv.qasm sgemm.qasm sgemm16x64.qasm \
+	dwconv.qasm pool.qasm)
 QPU_KERNEL_HDRS := $(QPU_KERNEL_QASM:libqpu/kernels/%.qasm=$(BUILD)/libqpu/kernels/%.qasm.h)
 QPU_KERNEL_OBJS := $(QPU_KERNEL_SRCS:%.c=$(BUILD)/%.o)
 # .include search path of the kernels: the helper files users include too.
 QPU_QASM_INCLUDES := $(addprefix libqpu/qasm/,dma.qinc exit.qinc sync.qinc \
-	unif.qinc vpm.qinc) libqpu/kernels/stream.qinc
+	unif.qinc vpm.qinc) libqpu/kernels/stream.qinc \
+	libqpu/kernels/window.qinc
 QPU_AS_BOOT := $(BUILD)/boot/qpu-as
 # The compiler of the machine that runs the build. A cross build (CC names
 # the target's compiler, as for the Debian packages of tools/debian) builds

@@ -447,15 +447,13 @@ static void plan_node(struct qpu_nn_graph *g, struct nn_node *n, int i)
 		cpu_conv(g, n);
 		return;
 	}
-	n->qpu_able = nn_qpu_able(g, n);
+	n->qpu_able = nn_qpu_able(g, n, n->why, sizeof(n->why));
 	if (!n->qpu_able) {
-		snprintf(n->why, sizeof(n->why), "no QPU kernel for %s%s", n->op,
-			 n->kind == NN_CONV ? " of groups" : "");
 		cpu_conv(g, n);
 		return;
 	}
-	qns = nn_qpu_model_ns(g->board, n);
-	cns = nn_cpu_model_ns(g->board, n);
+	qns = nn_qpu_model_ns(g->board, g, n);
+	cns = nn_cpu_model_ns(g->board, g, n);
 	if ((g->flags & QPU_NN_BIND_QPU_ALL) || qns < cns) {
 		n->where = QPU_NN_WHERE_QPU;
 		snprintf(n->why, sizeof(n->why), "%s: QPUs %.3f ms against the CPU's %.3f ms on %s",
@@ -734,7 +732,7 @@ int qpu_nn_run(struct qpu_nn_graph *g)
 		n->last_ns = now_ns() - t0;
 		if (g->board != QPU_BOARD_NONE && (n->where == QPU_NN_WHERE_CPU ||
 						   n->where == QPU_NN_WHERE_CPU_REF))
-			n->model_ns = nn_cpu_model_ns(g->board, n);
+			n->model_ns = nn_cpu_model_ns(g->board, g, n);
 	}
 	for (i = 0; i < g->out.n && !ret; i++) {
 		const struct nn_tensor *t = &g->t[g->out.t[i]];

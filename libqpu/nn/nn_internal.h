@@ -185,12 +185,15 @@ void nn_xnn_free(struct nn_node *n);
 
 /* qpu_ops.c: the QPU backend. */
 enum qpu_board nn_dev_board(struct qpu_dev *dev);
-int nn_qpu_able(const struct qpu_nn_graph *g, const struct nn_node *n);
+/* 1 if a QPU kernel takes @n; else 0 and @why says what it lacks. */
+int nn_qpu_able(const struct qpu_nn_graph *g, const struct nn_node *n, char *why, size_t len);
 size_t nn_qpu_scratch(const struct qpu_nn_graph *g, const struct nn_node *n);
 int nn_qpu_prepare(struct qpu_nn_graph *g);
 int nn_qpu_run(struct qpu_nn_graph *g, struct nn_node *n, void *scratch);
-uint64_t nn_qpu_model_ns(enum qpu_board board, const struct nn_node *n);
-uint64_t nn_cpu_model_ns(enum qpu_board board, const struct nn_node *n);
+uint64_t nn_qpu_model_ns(enum qpu_board board, const struct qpu_nn_graph *g,
+			 const struct nn_node *n);
+uint64_t nn_cpu_model_ns(enum qpu_board board, const struct qpu_nn_graph *g,
+			 const struct nn_node *n);
 void nn_model_shares(enum qpu_board board, const struct nn_node *n, double *flops_pct,
 		     double *bw_pct);
 

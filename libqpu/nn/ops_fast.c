@@ -160,8 +160,8 @@ size_t nn_fast_scratch(const struct qpu_nn_graph *g, const struct nn_node *n)
 		w = &g->t[n->in[1]];
 		y = &g->t[n->out[0]];
 		k = w->count / (size_t)w->dims[0];
-		if (w->dims[1] == 1 && n->win.group > 1)
-			return 0;	/* depthwise: direct */
+		if (w->dims[1] == 1 && w->dims[0] == n->win.group)
+			return 0;	/* one channel a group and a filter each: direct */
 		return pack_bytes(k) + (is_direct(n) ? 0 : k * (size_t)(y->dims[2] * y->dims[3]) *
 							   sizeof(float));
 	case NN_GEMM:

@@ -8,12 +8,18 @@
  * arena's scratch (im2col; a 1x1 convolution of stride 1 without pads
  * reads the image itself). qpu_sgemm() runs the product on the QPUs, then
  * the CPU adds the bias and applies the fused activation in one pass.
+ * A depthwise 3x3 convolution (one channel a group) runs whole on the
+ * QPUs, bias and ReLU or ReLU6 included (qpu_dwconv3x3(): dwconv.qasm),
+ * and so do MaxPool, AveragePool and GlobalAveragePool (qpu_pool2d():
+ * pool.qasm).
  */
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "kernels/nn_kernels.h"
 #include "nn_check.h"
 #include "qpu_timing.h"
 
@@ -63,7 +69,103 @@ static const struct qpu_timing_board *board_of(enum qpu_board board)
 	return b ? b : qpu_timing_board_get(QPU_TIMING_PI1);
 }
 
-uint64_t nn_qpu_model_ns(enum qpu_board board, const struct nn_node *n)
+/*
+ * Instructions dwconv.qasm issues per vector of 16 outputs and per output
+ * row (its "DOC: per vector"), for the plan's estimate of a depthwise
+ * convolution: issue-bound when its bytes come fast enough.
+ */
+#define DW_ISSUE_PER_VECTOR 57
+#define DW_ISSUE_PER_ROW 26
+/*
+ * pool.qasm's: per vector of 16 outputs, per window row and per tap (its
+ * 7 instructions and the wait for its one lookup in flight, some 7 more).
+ */
+#define POOL_ISSUE_PER_VECTOR 25
+#define POOL_ISSUE_PER_WINDOW_ROW 6
+#define POOL_ISSUE_PER_TAP 14
+
+/* The node is a depthwise convolution of one channel a group. */
+static int depthwise(const struct qpu_nn_graph *g, const struct nn_node *n)
+{
+	return n->kind == NN_CONV && n->win.group > 1 &&
+	       g->t[n->in[1]].dims[0] == n->win.group && g->t[n->in[1]].dims[1] == 1;
+}
+
+static int pooling(const struct nn_node *n)
+{
+	return n->kind == NN_MAXPOOL || n->kind == NN_AVGPOOL || n->kind == NN_GAVGPOOL;
+}
+
+/* The channels a global pooling lays across the lanes (pool.qasm). */
+static unsigned int gap_across(const struct nn_tensor *x)
+{
+	return x->dims[1] % 16 ? (unsigned int)x->dims[1] : 16;
+}
+
+/* A pooling's window and planes as pool.qasm takes them. */
+static void pool_of(const struct qpu_nn_graph *g, const struct nn_node *n, struct qpu_pool *p)
+{
+	const struct nn_tensor *x = &g->t[n->in[0]], *y = &g->t[n->out[0]];
+	const struct nn_win *w = &n->win;
+	int global = n->kind == NN_GAVGPOOL;
+	unsigned int across;
+
+	if (global) {	/* "DOC: global pooling" */
+		across = gap_across(x);
+		*p = (struct qpu_pool){
+			.win = {
+				.c = (unsigned int)x->dims[1] / across,
+				.h = (unsigned int)(x->dims[2] * x->dims[3]), .w = across,
+				.oh = 1, .ow = across, .stride_h = 1, .stride_w = 1,
+			},
+			.kh = (unsigned int)(x->dims[2] * x->dims[3]), .kw = 1,
+			.average = 1, .channels_across = 1,
+		};
+		return;
+	}
+	*p = (struct qpu_pool){
+		.win = {
+			.c = (unsigned int)x->dims[1],
+			.h = (unsigned int)x->dims[2], .w = (unsigned int)x->dims[3],
+			.oh = (unsigned int)y->dims[2], .ow = (unsigned int)y->dims[3],
+			.stride_h = (unsigned int)w->sh, .stride_w = (unsigned int)w->sw,
+			.pad_top = (unsigned int)w->pt, .pad_left = (unsigned int)w->pl,
+		},
+		.kh = (unsigned int)w->kh, .kw = (unsigned int)w->kw,
+		.pad_bottom = (unsigned int)w->pb, .pad_right = (unsigned int)w->pr,
+		.average = n->kind != NN_MAXPOOL,
+		.count_pad = w->count_pad,
+	};
+}
+
+/* The taps of pooling node @n: window elements over all outputs. */
+static double pool_taps(const struct qpu_nn_graph *g, const struct nn_node *n)
+{
+	struct qpu_pool p;
+
+	pool_of(g, n, &p);
+	return (double)g->t[n->out[0]].count * p.kh * p.kw;
+}
+
+/* The instructions a window kernel issues for node @n, all programs'. */
+static double window_issue_cycles(const struct qpu_nn_graph *g, const struct nn_node *n)
+{
+	const struct nn_tensor *y = &g->t[n->out[0]];
+	double rows = (double)(y->dims[0] * y->dims[1] * y->dims[2]);
+	double nvec = (double)((y->dims[3] + 15) / 16);
+	struct qpu_pool p;
+
+	if (!pooling(n))
+		return rows * (DW_ISSUE_PER_ROW + nvec * DW_ISSUE_PER_VECTOR);
+	pool_of(g, n, &p);
+	rows = (double)y->dims[0] * p.win.c * p.win.oh;
+	nvec = (double)((p.win.ow + 15) / 16);
+	return rows * nvec * (POOL_ISSUE_PER_VECTOR +
+			      p.kh * (POOL_ISSUE_PER_WINDOW_ROW + p.kw * (double)POOL_ISSUE_PER_TAP));
+}
+
+uint64_t nn_qpu_model_ns(enum qpu_board board, const struct qpu_nn_graph *g,
+			 const struct nn_node *n)
 {
 	const struct qpu_timing_board *b = board_of(board);
 	double peak = 12.0 * QPU_FLOPS_PER_CLOCK * b->p[QPU_TP_V3D_MHZ].value * 1e6;
@@ -72,15 +174,21 @@ uint64_t nn_qpu_model_ns(enum qpu_board board, const struct nn_node *n)
 	double bw = (double)qpu_board_mem_bytes_per_s(kb);
 	double mem = bw > 0 ? (double)n->bytes / bw * 1e9 : 0.0;
 
+	if (depthwise(g, n) || pooling(n))
+		ns = window_issue_cycles(g, n) / 12.0 / (b->p[QPU_TP_V3D_MHZ].value * 1e6) * 1e9;
 	return (uint64_t)(ns > mem ? ns : mem) + qpu_board_launch_ns(kb, QPU_LAUNCH_IOCTL);
 }
 
-uint64_t nn_cpu_model_ns(enum qpu_board board, const struct nn_node *n)
+uint64_t nn_cpu_model_ns(enum qpu_board board, const struct qpu_nn_graph *g,
+			 const struct nn_node *n)
 {
 	unsigned int i = (unsigned int)board < sizeof(cpu_gflops) / sizeof(cpu_gflops[0]) ?
 			 (unsigned int)board : 0;
 	enum qpu_board kb = board == QPU_BOARD_NONE ? QPU_BOARD_PI1 : board;
 	double flops = 2.0 * (double)n->macs / cpu_gflops[i];
+
+	if (pooling(n))		/* one operation (a max or an add) a tap */
+		flops = (double)pool_taps(g, n) / cpu_gflops[i];
 	double mem = (double)n->bytes / (double)qpu_board_mem_bytes_per_s(kb) * 1e9;
 
 	return (uint64_t)(flops > mem ? flops : mem);
@@ -108,13 +216,59 @@ static int const_b(const struct qpu_nn_graph *g, const struct nn_node *n)
 	return g->t[n->in[1]].is_const;
 }
 
-int nn_qpu_able(const struct qpu_nn_graph *g, const struct nn_node *n)
+/* Why the window kernels cannot take these planes, or NULL if they can. */
+static const char *window_unable(const struct nn_tensor *x, const struct nn_tensor *y,
+				 const struct nn_win *w)
 {
-	if (!n->macs || g->t[n->in[0]].is_const)	/* the QPUs read it from the arena */
+	if (w->sh > QPU_WINDOW_MAX_STRIDE || w->sw > QPU_WINDOW_MAX_STRIDE)
+		return "strides over 15";
+	if (x->dims[2] * x->dims[3] > QPU_WINDOW_MAX_PLANE ||
+	    y->dims[2] * y->dims[3] > QPU_WINDOW_MAX_PLANE)
+		return "planes over the kernel's 4 M floats";
+	if (w->pt > x->dims[2] || w->pl > x->dims[3])
+		return "pads larger than the input";
+	return NULL;
+}
+
+/* Why dwconv.qasm cannot run depthwise node @n, or NULL if it can. */
+static const char *dw_unable(const struct qpu_nn_graph *g, const struct nn_node *n)
+{
+	const struct nn_win *w = &n->win;
+	const struct nn_tensor *x = &g->t[n->in[0]], *y = &g->t[n->out[0]];
+
+	if (!depthwise(g, n))
+		return "groups of more than one channel";
+	if (w->kh != 3 || w->kw != 3)
+		return "a depthwise kernel other than 3x3";
+	if (!const_b(g, n) || (n->n_in > 2 && n->in[2] >= 0 && !g->t[n->in[2]].is_const))
+		return "weights or bias computed at run time";
+	return window_unable(x, y, w);
+}
+
+int nn_qpu_able(const struct qpu_nn_graph *g, const struct nn_node *n, char *why, size_t len)
+{
+	const char *no;
+
+	snprintf(why, len, "no QPU kernel for %s", n->op);
+	if (g->t[n->in[0]].is_const)	/* the QPUs read it from the arena */
+		return 0;
+	if (pooling(n)) {
+		no = n->kind == NN_GAVGPOOL ? NULL :
+		     window_unable(&g->t[n->in[0]], &g->t[n->out[0]], &n->win);
+		if (no)
+			snprintf(why, len, "no QPU kernel for %s with %s", n->op, no);
+		return !no;
+	}
+	if (!n->macs)
 		return 0;
 	switch (n->kind) {
 	case NN_CONV:
-		return n->win.group == 1 && const_b(g, n);
+		if (n->win.group == 1)
+			return const_b(g, n);
+		no = dw_unable(g, n);
+		if (no)
+			snprintf(why, len, "no QPU kernel for %s with %s", n->op, no);
+		return !no;
 	case NN_GEMM:
 		return const_b(g, n);
 	case NN_MATMUL:
@@ -139,7 +293,7 @@ size_t nn_qpu_scratch(const struct qpu_nn_graph *g, const struct nn_node *n)
 
 	switch (n->kind) {
 	case NN_CONV:
-		if (direct_1x1(g, n))
+		if (n->win.group > 1 || direct_1x1(g, n))
 			return 0;
 		return (size_t)(g->t[n->in[1]].count / (size_t)y->dims[1]) *
 		       (size_t)(y->dims[2] * y->dims[3]) * sizeof(float);
@@ -177,7 +331,7 @@ int nn_qpu_prepare(struct qpu_nn_graph *g)
 		struct nn_node *n = &g->node[ni];
 		struct nn_tensor *b;
 
-		if (n->where != QPU_NN_WHERE_QPU)
+		if (n->where != QPU_NN_WHERE_QPU || pooling(n) || depthwise(g, n))	/* uniforms */
 			continue;
 		b = &g->t[n->in[1]];
 		if (b->in_wbo)
@@ -200,7 +354,7 @@ int nn_qpu_prepare(struct qpu_nn_graph *g)
 		float *dst;
 		const float *src;
 
-		if (n->where != QPU_NN_WHERE_QPU)
+		if (n->where != QPU_NN_WHERE_QPU || pooling(n) || depthwise(g, n))
 			continue;
 		b = &g->t[n->in[1]];
 		dst = (float *)(map + b->wbo_off);
@@ -222,11 +376,10 @@ static size_t arena_off(const struct qpu_nn_graph *g, const void *p)
 	return (size_t)((const uint8_t *)p - g->arena);
 }
 
-static int sgemm(struct qpu_nn_graph *g, struct nn_node *n, float alpha,
-		 const struct qpu_matrix *a, const struct qpu_matrix *b, const struct qpu_matrix *c)
+/* After a kernel's call that returned @ret: its error, or its modelled time. */
+static int kernel_done(struct qpu_nn_graph *g, struct nn_node *n, int ret)
 {
 	struct qpu_job_timing timing;
-	int ret = qpu_sgemm(g->kernels, 12, alpha, a, b, 0.0f, c, NULL);
 
 	if (ret) {
 		nn_err(g, "node '%s' (%s): %s", n->name, n->op, qpu_kernels_last_error(g->kernels));
@@ -235,6 +388,12 @@ static int sgemm(struct qpu_nn_graph *g, struct nn_node *n, float alpha,
 	if (!qpu_kernels_take_timing(g->kernels, &timing))
 		n->model_ns += timing.ns + timing.launch_ns;
 	return 0;
+}
+
+static int sgemm(struct qpu_nn_graph *g, struct nn_node *n, float alpha,
+		 const struct qpu_matrix *a, const struct qpu_matrix *b, const struct qpu_matrix *c)
+{
+	return kernel_done(g, n, qpu_sgemm(g->kernels, 12, alpha, a, b, 0.0f, c, NULL));
 }
 
 static int run_conv(struct qpu_nn_graph *g, struct nn_node *n, void *scratch)
@@ -313,8 +472,91 @@ static int run_product(struct qpu_nn_graph *g, struct nn_node *n, void *scratch)
 	return 0;
 }
 
+/* The fused activation as the kernel's clamp; 0 if the CPU must apply it. */
+static int act_clamp(const struct nn_node *n, float *lo, float *hi)
+{
+	*lo = -INFINITY;
+	*hi = INFINITY;
+	switch (n->act) {
+	case NN_ACT_NONE:
+		return 1;
+	case NN_ACT_RELU:
+		*lo = 0.0f;
+		return 1;
+	case NN_ACT_CLIP:
+		*lo = n->act_a;
+		*hi = n->act_b;
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+/* A window kernel, @dw or @pool, on each image of the batch. */
+static int run_window(struct qpu_nn_graph *g, struct nn_node *n, struct qpu_dwconv *dw,
+		      struct qpu_pool *pool)
+{
+	const struct nn_tensor *x = &g->t[n->in[0]], *y = &g->t[n->out[0]];
+	size_t xb = x->bytes / (size_t)x->dims[0], yb = y->bytes / (size_t)y->dims[0];
+	size_t x_off = arena_off(g, x->data), y_off = arena_off(g, y->data);
+	int64_t b_;
+	int ret;
+
+	for (b_ = 0; b_ < x->dims[0]; b_++, x_off += xb, y_off += yb) {
+		if (dw) {
+			dw->x_off = x_off;
+			dw->y_off = y_off;
+			ret = qpu_dwconv3x3(g->kernels, 12, dw, NULL);
+		} else {
+			pool->x_off = x_off;
+			pool->y_off = y_off;
+			ret = qpu_pool2d(g->kernels, 12, pool, NULL);
+		}
+		ret = kernel_done(g, n, ret);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+static int run_dwconv(struct qpu_nn_graph *g, struct nn_node *n)
+{
+	const struct nn_tensor *x = &g->t[n->in[0]], *w = &g->t[n->in[1]], *y = &g->t[n->out[0]];
+	struct qpu_dwconv p = {
+		.x = g->arena_bo, .y = g->arena_bo,
+		.win = {
+			.c = (unsigned int)y->dims[1],
+			.h = (unsigned int)x->dims[2], .w = (unsigned int)x->dims[3],
+			.oh = (unsigned int)y->dims[2], .ow = (unsigned int)y->dims[3],
+			.stride_h = (unsigned int)n->win.sh, .stride_w = (unsigned int)n->win.sw,
+			.pad_top = (unsigned int)n->win.pt, .pad_left = (unsigned int)n->win.pl,
+		},
+		.weights = w->cdata,
+		.bias = n->n_in > 2 && n->in[2] >= 0 ? g->t[n->in[2]].cdata : NULL,
+	};
+	int on_qpus = act_clamp(n, &p.lo, &p.hi), ret;
+
+	ret = run_window(g, n, &p, NULL);
+	if (!ret && !on_qpus)
+		nn_apply_act(n, y->data, y->count);
+	return ret;
+}
+
+static int run_pool(struct qpu_nn_graph *g, struct nn_node *n)
+{
+	struct qpu_pool p;
+
+	pool_of(g, n, &p);
+	p.x = p.y = g->arena_bo;
+	return run_window(g, n, NULL, &p);
+}
+
 int nn_qpu_run(struct qpu_nn_graph *g, struct nn_node *n, void *scratch)
 {
+	if (depthwise(g, n))
+		return run_dwconv(g, n);
+	if (pooling(n))
+		return run_pool(g, n);
 	if (n->kind == NN_CONV)
 		return run_conv(g, n, scratch);
 	return run_product(g, n, scratch);

@@ -21,6 +21,8 @@ $(BUILD)/selftests/lib/%: selftests/lib/%.c $(LIBQPU_A) $(QPU_TOOLS_A) $(MAILBOX
 # test-emu-runner registers a runner of its own through libqpu's private
 # runtime/emudev.h (libqpu.a links it: the symbol is not exported).
 $(BUILD)/selftests/lib/test-emu-runner: QPU_CFLAGS += -I$(CURDIR)/libqpu
+# test-nn calls the window kernels (kernels/nn_kernels.h), libqpu-internal.
+$(BUILD)/selftests/lib/test-nn $(BUILD)/static/test-nn: QPU_CFLAGS += -I$(CURDIR)/libqpu
 
 # test-abi-v0.1 and -v0.2 check symbol versions: they link the shared library,
 # found through its rpath, as an old program would.

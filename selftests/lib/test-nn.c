@@ -2,7 +2,8 @@
 /*
  * <qpu_nn.h> from C: graphs built here (nn-build.h) loaded, planned and
  * run on the CPU's fast path, its reference and the emulator's QPUs, which
- * must agree; refusals named; truncated and corrupt images refused. The
+ * must agree; refusals named; truncated and corrupt images refused; the
+ * window kernels' calls (libqpu-internal) refused when bad. The
  * operators' results against numpy references of the ONNX specification
  * are libqpu/python/tests/test_nn.py's.
  */
@@ -16,6 +17,7 @@
 #include "qpu_nn.h"
 #include "testlib.h"
 #include "nn-build.h"
+#include "kernels/nn_kernels.h"
 
 static const char *device_path = "emu";
 static struct qpu_dev *dev;
@@ -103,11 +105,14 @@ static uint8_t *conv_net(int64_t C, int64_t H, int64_t W, int64_t M, int64_t str
 	return img;
 }
 
-/* Runs @img on @d (NULL: the CPU) with @flags; the output into @out (10 floats). */
-static int run_net(const uint8_t *img, size_t size, struct qpu_dev *d, unsigned int flags,
-		   const float *x, float *out, struct qpu_nn_graph **keep)
+/*
+ * Runs @img on @d (NULL: the CPU) with @flags: output @i into @out, its
+ * element count (0 if the graph did not load).
+ */
+static size_t run_output(const uint8_t *img, size_t size, struct qpu_dev *d, unsigned int flags,
+			 const float *x, unsigned int i, float *out, struct qpu_nn_graph **keep)
 {
-	struct qpu_nn_tensor_info ti, to;
+	struct qpu_nn_tensor_info ti, to = { 0 };
 	struct qpu_nn_graph *g;
 	char err[256];
 
@@ -115,10 +120,10 @@ static int run_net(const uint8_t *img, size_t size, struct qpu_dev *d, unsigned 
 	T_CHECK(g != NULL);
 	if (!g) {
 		fprintf(stderr, "load: %s\n", err);
-		return -1;
+		return 0;
 	}
 	T_CHECK(qpu_nn_bind(g, d, flags) == 0);
-	T_CHECK(qpu_nn_input(g, 0, &ti) == 0 && qpu_nn_output(g, 0, &to) == 0);
+	T_CHECK(qpu_nn_input(g, 0, &ti) == 0 && qpu_nn_output(g, i, &to) == 0);
 	memcpy(ti.data, x, ti.bytes);
 	T_CHECK(qpu_nn_run(g) == 0);
 	memcpy(out, to.data, to.bytes);
@@ -126,7 +131,14 @@ static int run_net(const uint8_t *img, size_t size, struct qpu_dev *d, unsigned 
 		*keep = g;
 	else
 		qpu_nn_free(g);
-	return 0;
+	return to.bytes / sizeof(float);
+}
+
+/* The same for conv_net's one output (10 floats); 0, or -1 if it did not load. */
+static int run_net(const uint8_t *img, size_t size, struct qpu_dev *d, unsigned int flags,
+		   const float *x, float *out, struct qpu_nn_graph **keep)
+{
+	return run_output(img, size, d, flags, x, 0, out, keep) ? 0 : -1;
 }
 
 static double max_rel(const float *a, const float *b, size_t n)
@@ -169,6 +181,198 @@ T_TEST(cpu_fast_ref_and_qpus_agree)
 		free(img);
 		free(x);
 	}
+}
+
+/*
+ * x (1 x C x H x W) -> depthwise Conv kxk (pads 1, stride) + bias -> Relu
+ * -> MaxPool 2x2 stride 2 -> AveragePool 3x3 (pads 1) -> GlobalAveragePool:
+ * the window kernels' graph (dwconv.qasm, pool.qasm for k = 3). Outputs:
+ * the average pooling's and the global one's.
+ */
+static uint8_t *window_net(int64_t C, int64_t H, int64_t W, int64_t k, int64_t stride,
+			   size_t *size)
+{
+	struct nb q = { 0 };
+	int64_t xd[4] = { 1, C, H, W }, wd[4] = { C, 1, k, k }, bd[1] = { C };
+	int64_t pads[4] = { 1, 1, 1, 1 }, strides[2] = { stride, stride };
+	int64_t k2[2] = { 2, 2 }, k3[2] = { 3, 3 }, s2[2] = { 2, 2 };
+	float *w = frand_n((size_t)(C * k * k), 21), *b = frand_n((size_t)C, 22);
+	uint32_t x, tw, tb, c, r, m, a, y, in[3], out[2];
+	uint8_t *img;
+
+	x = nb_tensor(&q, "x", QPU_NN_FLOAT32, 4, xd, NULL, 0);
+	tw = nb_tensor(&q, "w", QPU_NN_FLOAT32, 4, wd, w, (size_t)(C * k * k) * 4);
+	tb = nb_tensor(&q, "b", QPU_NN_FLOAT32, 1, bd, b, (size_t)C * 4);
+	c = nb_value(&q, "c");
+	r = nb_value(&q, "r");
+	m = nb_value(&q, "m");
+	a = nb_value(&q, "a");
+	y = nb_value(&q, "y");
+	nb_attr_ints(&q, "pads", 4, pads);
+	nb_attr_ints(&q, "strides", 2, strides);
+	nb_attr_int(&q, "group", C);
+	in[0] = x, in[1] = tw, in[2] = tb;
+	nb_node(&q, "dw", "Conv", "", 3, in, 1, &c);
+	nb_node(&q, "relu", "Relu", "", 1, &c, 1, &r);
+	nb_attr_ints(&q, "kernel_shape", 2, k2);
+	nb_attr_ints(&q, "strides", 2, s2);
+	nb_node(&q, "max", "MaxPool", "", 1, &r, 1, &m);
+	nb_attr_ints(&q, "kernel_shape", 2, k3);
+	nb_attr_ints(&q, "pads", 4, pads);
+	nb_node(&q, "avg", "AveragePool", "", 1, &m, 1, &a);
+	nb_node(&q, "gap", "GlobalAveragePool", "", 1, &a, 1, &y);
+	out[0] = a, out[1] = y;
+	img = nb_finish(&q, 13, 1, &x, 2, out, size);
+	free(w);
+	free(b);
+	return img;
+}
+
+T_TEST(depthwise_and_pooling_on_the_qpus)
+{
+	static const int64_t shapes[][4] = {
+		/* C, H, W, stride: 1 and 3 vectors a row, tails, 1x1 pools */
+		{ 4, 9, 9, 1 }, { 3, 21, 37, 2 }, { 2, 2, 3, 1 }, { 17, 14, 14, 1 },
+	};
+	const char *where[] = { "qpu", "fused", "qpu", "qpu", "qpu" };
+	struct qpu_nn_node_info ni;
+	struct qpu_nn_graph *g;
+	size_t i, j, size, n;
+
+	if (!dev)
+		T_SKIP("no device");
+	for (i = 0; i < T_ARRAY_SIZE(shapes); i++) {
+		const int64_t *s = shapes[i];
+		uint8_t *img = window_net(s[0], s[1], s[2], 3, s[3], &size);
+		float *x = frand_n((size_t)(s[0] * s[1] * s[2]), 30 + i);
+		float ref[2][17 * 7 * 7], qpu[2][17 * 7 * 7];
+
+		for (j = 0; j < 2; j++) {
+			n = run_output(img, size, NULL, QPU_NN_BIND_REFERENCE, x,
+				       (unsigned int)j, ref[j], NULL);
+			T_CHECK(n == run_output(img, size, dev, QPU_NN_BIND_QPU_ALL, x,
+						(unsigned int)j, qpu[j], &g));
+			/* the QPUs round toward zero: within a few ulps */
+			if (max_rel(qpu[j], ref[j], n) >= 1e-5)
+				fprintf(stderr, "shape %zu output %zu off by %g\n", i, j,
+					max_rel(qpu[j], ref[j], n));
+			T_CHECK(max_rel(qpu[j], ref[j], n) < 1e-5);
+			for (n = 0; g && j == 0 && n < T_ARRAY_SIZE(where); n++) {
+				T_CHECK(qpu_nn_node(g, (unsigned int)n, &ni) == 0);
+				T_EQ_STR(where[n], qpu_nn_where_name(ni.where));
+			}
+			qpu_nn_free(g);
+		}
+		free(img);
+		free(x);
+	}
+}
+
+/* A depthwise 5x5 has no QPU kernel: the CPU runs it, and the plan says why. */
+T_TEST(depthwise_without_kernel_planned_on_the_cpu)
+{
+	size_t size;
+	uint8_t *img = window_net(4, 9, 9, 5, 1, &size);
+	float *x = frand_n(4 * 81, 40), ref[4 * 4 * 4], out[4 * 4 * 4];
+	struct qpu_nn_node_info ni;
+	struct qpu_nn_graph *g = NULL;
+	size_t n;
+
+	if (!dev) {
+		free(img);
+		free(x);
+		T_SKIP("no device");
+	}
+	n = run_output(img, size, NULL, QPU_NN_BIND_REFERENCE, x, 0, ref, NULL);
+	T_CHECK(n == run_output(img, size, dev, QPU_NN_BIND_QPU_ALL, x, 0, out, &g));
+	T_CHECK(max_rel(out, ref, n) < 1e-5);
+	T_CHECK(g && qpu_nn_node(g, 0, &ni) == 0 && ni.where == QPU_NN_WHERE_CPU);
+	/* (then "; XNNPACK's convolution" where the machine has it) */
+	T_CHECK(g && strncmp(ni.why, "no QPU kernel for Conv with a depthwise kernel other "
+			     "than 3x3", 61) == 0);
+	T_CHECK(g && qpu_nn_node(g, 2, &ni) == 0 && ni.where == QPU_NN_WHERE_QPU);
+	qpu_nn_free(g);
+	free(img);
+	free(x);
+}
+
+/* Expect @ret to be -EINVAL and the kernels' message to start with @want. */
+static void expect_kernel_refusal(struct qpu_kernels *k, int ret, const char *want)
+{
+	const char *got = qpu_kernels_last_error(k);
+
+	T_CHECK(ret == -EINVAL);
+	if (strncmp(got, want, strlen(want)))
+		fprintf(stderr, "expected \"%s...\", got \"%s\"\n", want, got);
+	T_CHECK(strncmp(got, want, strlen(want)) == 0);
+}
+
+T_TEST(window_kernels_refuse_bad_calls)
+{
+	static const float w9[2 * 9];
+	struct qpu_kernels *k;
+	struct qpu_bo *bo;
+	struct qpu_dwconv d;
+	struct qpu_pool p;
+	const struct qpu_window win = {
+		.c = 2, .h = 8, .w = 8, .oh = 8, .ow = 8,
+		.stride_h = 1, .stride_w = 1, .pad_top = 1, .pad_left = 1,
+	};
+	const struct qpu_dwconv good_d = {
+		.x_off = 0, .y_off = 1024, .win = win, .weights = w9, .lo = 0, .hi = 6,
+	};
+	const struct qpu_pool good_p = { .x_off = 0, .y_off = 1024, .win = win, .kh = 3, .kw = 3 };
+
+	if (!dev)
+		T_SKIP("no device");
+	k = qpu_kernels_new(dev);
+	bo = qpu_bo_new(dev, 4096);
+	T_CHECK(k && bo);
+	if (!k || !bo)
+		goto out;
+	memset(qpu_bo_get_map(bo), 0, 4096);
+	d = good_d;
+	d.x = d.y = bo;
+	T_CHECK(qpu_dwconv3x3(k, 12, &d, NULL) == 0);	/* the calls below differ in one field */
+	p = good_p;
+	p.x = p.y = bo;
+	T_CHECK(qpu_pool2d(k, 12, &p, NULL) == 0);
+
+	expect_kernel_refusal(k, qpu_dwconv3x3(k, 12, NULL, NULL), "dwconv: no convolution");
+	d.weights = NULL;
+	expect_kernel_refusal(k, qpu_dwconv3x3(k, 12, &d, NULL), "dwconv: no weights");
+	d = good_d, d.x = d.y = bo, d.win.c = 0;
+	expect_kernel_refusal(k, qpu_dwconv3x3(k, 12, &d, NULL), "dwconv: a dimension is 0");
+	d = good_d, d.x = d.y = bo, d.win.stride_w = 16;
+	expect_kernel_refusal(k, qpu_dwconv3x3(k, 12, &d, NULL),
+			      "dwconv: strides 1, 16: the kernel takes 1 to 15");
+	d = good_d, d.x = d.y = bo, d.win.pad_top = 9;
+	expect_kernel_refusal(k, qpu_dwconv3x3(k, 12, &d, NULL),
+			      "dwconv: pads 9, 1 are larger than the input");
+	d = good_d, d.x = d.y = bo, d.win.h = 4096, d.win.w = 1024;
+	expect_kernel_refusal(k, qpu_dwconv3x3(k, 12, &d, NULL),
+			      "dwconv: planes of 4096x1024 and 8x8: at most 4194303 floats each");
+	d = good_d, d.x = d.y = bo, d.y_off = 4096 - 256;
+	expect_kernel_refusal(k, qpu_dwconv3x3(k, 12, &d, NULL),
+			      "dwconv: y: needs 512 bytes from offset 3840");
+	d = good_d, d.x = d.y = bo, d.y_off = 256;
+	expect_kernel_refusal(k, qpu_dwconv3x3(k, 12, &d, NULL), "dwconv: x and y overlap");
+	d = good_d, d.x = d.y = bo, d.x_off = 2;
+	expect_kernel_refusal(k, qpu_dwconv3x3(k, 12, &d, NULL), "dwconv: x: offset 2 is not");
+	d = good_d, d.x = d.y = bo;
+	expect_kernel_refusal(k, qpu_dwconv3x3(k, 13, &d, NULL),
+			      "dwconv: asked for 13 QPUs");
+	expect_kernel_refusal(k, qpu_pool2d(k, 12, NULL, NULL), "pool: no pooling");
+	p.kw = 0;
+	expect_kernel_refusal(k, qpu_pool2d(k, 12, &p, NULL), "pool: a 3x0 window: sides of 1 to");
+	p = good_p, p.x = p.y = bo, p.win.stride_h = 0;
+	expect_kernel_refusal(k, qpu_pool2d(k, 12, &p, NULL),
+			      "pool: strides 0, 1: the kernel takes 1 to 15");
+	p = good_p, p.x = p.y = NULL;
+	expect_kernel_refusal(k, qpu_pool2d(k, 12, &p, NULL), "pool: x: no buffer");
+out:
+	qpu_bo_free(bo);
+	qpu_kernels_free(k);
 }
 
 T_TEST(plan_says_where_and_why)

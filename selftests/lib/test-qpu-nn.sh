@@ -34,7 +34,8 @@ check grep -q '^arena: [0-9]* bytes$' "$tmp/plan"
 
 QPU_DEVICE=emu "$nn" plan --qpu-all "$seeds/dw-pool-gemm.qnn" >"$tmp/plan" 2>&1
 check grep -q '^Gemm_3 .*qpu .*QPUs asked' "$tmp/plan"
-check grep -q '^Conv_0 .*cpu .*no QPU kernel for Conv of groups' "$tmp/plan"
+check grep -q '^Conv_0 .*qpu .*QPUs asked' "$tmp/plan"
+check grep -q '^MaxPool_1 .*qpu .*QPUs asked' "$tmp/plan"
 check grep -q '^Flatten_2 .*view ' "$tmp/plan"
 
 head -c 128 /dev/urandom >"$tmp/in"

@@ -162,6 +162,99 @@ def test_pool(op, attrs, shape):
     run_all(make_model([helper.make_node(op, ["x"], ["y"], **attrs)], {"x": x}, ["y"]), {"x": x})
 
 
+def qpu_plan(model):
+    """The plan of the device's QPU backend with every able node on the QPUs."""
+    with qpu.nn.load(model, device=DEVICE, qpu_all=True) as net:
+        return net.plan()
+
+
+# depthwise 3x3 (libqpu/kernels/dwconv.qasm): (N, C, H, W), attrs, fused activation
+DW_QPU_CASES = [
+    ((1, 4, 5, 5), {"pads": [1, 1, 1, 1]}, None),
+    ((1, 5, 17, 33), {"pads": [1, 1, 1, 1]}, "Relu"),               # 3 vectors, a tail of 1
+    ((1, 6, 17, 33), {"pads": [0, 0, 1, 1], "strides": [2, 2]}, "Clip"),
+    ((2, 3, 16, 16), {"pads": [1, 1, 1, 1], "strides": [2, 2]}, "Clip"),   # batch 2
+    ((1, 3, 1, 1), {"pads": [1, 1, 1, 1]}, "Relu"),                 # 1x1 image
+    ((1, 2, 9, 40), {"pads": [2, 0, 0, 2], "strides": [1, 2]}, None),
+    ((1, 13, 20, 7), {"strides": [3, 3]}, "LeakyRelu"),             # activation on the CPU
+    ((1, 3, 8, 8), {"auto_pad": "SAME_UPPER", "strides": [2, 2]}, None),
+]
+
+
+@pytest.mark.parametrize("xs,attrs,act", DW_QPU_CASES)
+def test_depthwise_on_qpus(xs, attrs, act):
+    c = xs[1]
+    inits = {"w": f32(c, 1, 3, 3), "b": f32(c)}
+    nodes = [helper.make_node("Conv", ["x", "w", "b"], ["c" if act else "y"], group=c, **attrs)]
+    if act == "Clip":
+        inits.update(lo=np.float32(0), hi=np.float32(6))
+        nodes.append(helper.make_node("Clip", ["c", "lo", "hi"], ["y"]))
+    elif act:
+        nodes.append(helper.make_node(act, ["c"], ["y"]))
+    x = f32(*xs, lo=-4, hi=4)
+    model = make_model(nodes, {"x": x}, ["y"], inits)
+    run_all(model, {"x": x}, rtol=1e-5)
+    plan = qpu_plan(model)
+    assert plan[0]["where"] == "qpu", plan[0]["why"]
+
+
+# depthwise convolutions the kernel does not take: planned on the CPU, saying why
+DW_CPU_CASES = [
+    ((1, 4, 9, 9), (4, 5), {"pads": [2, 2, 2, 2]}, "with a depthwise kernel other than 3x3"),
+    ((1, 4, 9, 9), (8, 3), {"pads": [1, 1, 1, 1]}, "with groups of more than one channel"),
+    ((1, 4, 8, 8), (4, 3), {"strides": [16, 16]}, "with strides over 15"),
+    ((1, 4, 1, 1), (4, 3), {"pads": [2, 2, 2, 2]}, "with pads larger than the input"),
+]
+
+
+@pytest.mark.parametrize("xs,mk,attrs,why", DW_CPU_CASES)
+def test_depthwise_refused_to_the_cpu(xs, mk, attrs, why):
+    m, k = mk
+    c = xs[1]
+    node = helper.make_node("Conv", ["x", "w", "b"], ["y"], group=c, **attrs)
+    x = f32(*xs)
+    model = make_model([node], {"x": x}, ["y"], {"w": f32(m, 1, k, k), "b": f32(m)})
+    run_all(model, {"x": x})
+    plan = qpu_plan(model)
+    assert plan[0]["where"] == "cpu"
+    assert plan[0]["why"].startswith("no QPU kernel for Conv " + why)
+
+
+POOL_QPU_CASES = [
+    ("MaxPool", {"kernel_shape": [3, 3], "strides": [2, 2], "pads": [1, 1, 1, 1]}, (1, 3, 9, 9)),
+    ("MaxPool", {"kernel_shape": [2, 2], "strides": [2, 2]}, (2, 3, 8, 37)),
+    ("MaxPool", {"kernel_shape": [3, 2], "strides": [2, 1], "pads": [0, 1, 1, 0],
+                 "ceil_mode": 1}, (1, 3, 9, 10)),
+    ("AveragePool", {"kernel_shape": [3, 3], "strides": [2, 2], "pads": [1, 1, 1, 1]},
+     (1, 3, 9, 9)),
+    ("AveragePool", {"kernel_shape": [3, 3], "strides": [2, 2], "pads": [1, 1, 1, 1],
+                     "count_include_pad": 1}, (1, 3, 9, 9)),
+    ("AveragePool", {"kernel_shape": [3, 3], "strides": [2, 2], "ceil_mode": 1}, (1, 3, 10, 9)),
+    ("GlobalAveragePool", {}, (2, 5, 7, 7)),
+    ("GlobalAveragePool", {}, (1, 40, 7, 7)),
+    ("GlobalAveragePool", {}, (1, 3, 1, 1)),
+]
+
+
+@pytest.mark.parametrize("op,attrs,shape", POOL_QPU_CASES)
+def test_pool_on_qpus(op, attrs, shape):
+    x = f32(*shape, lo=-4, hi=4)
+    model = make_model([helper.make_node(op, ["x"], ["y"], **attrs)], {"x": x}, ["y"])
+    run_all(model, {"x": x}, exact=op == "MaxPool", rtol=1e-5)
+    plan = qpu_plan(model)
+    assert plan[0]["where"] == "qpu", plan[0]["why"]
+
+
+def test_pool_refused_to_the_cpu():
+    x = f32(1, 2, 40, 40)
+    node = helper.make_node("MaxPool", ["x"], ["y"], kernel_shape=[2, 2], strides=[16, 16])
+    model = make_model([node], {"x": x}, ["y"])
+    run_all(model, {"x": x}, exact=True)
+    plan = qpu_plan(model)
+    assert plan[0]["where"] == "cpu"
+    assert plan[0]["why"] == "no QPU kernel for MaxPool with strides over 15"
+
+
 @pytest.mark.parametrize("op,attrs", [("Relu", {}), ("Sigmoid", {}), ("LeakyRelu", {}),
                                       ("LeakyRelu", {"alpha": 0.3}), ("HardSwish", {})])
 def test_unary(op, attrs):

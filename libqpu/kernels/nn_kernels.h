@@ -1,0 +1,97 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The kernels libqpu/nn's QPU backend calls besides qpu_sgemm(): internal
+ * to libqpu (not in <qpu_kernels.h>), with the sample kernels' conventions:
+ * 0 or a negative errno, qpu_kernels_last_error() saying why, and the
+ * modelled time summed for qpu_kernels_take_timing(). Both are window
+ * kernels (window.c, window.qinc): each output of a plane is a function
+ * of a window of its input plane.
+ */
+#ifndef LIBQPU_NN_KERNELS_H
+#define LIBQPU_NN_KERNELS_H
+
+#include <stddef.h>
+
+#include "qpu.h"
+#include "qpu_kernels.h"
+
+/*
+ * The largest plane (H x W or OH x OW floats) the window kernels take:
+ * their row offsets are 24-bit products (mul24).
+ */
+#define QPU_WINDOW_MAX_PLANE	((1u << 22) - 1)
+#define QPU_WINDOW_MAX_STRIDE	15
+/* The largest side of a pooling window (a global pooling's is the plane's). */
+#define QPU_WINDOW_MAX_SIDE	QPU_WINDOW_MAX_PLANE
+
+/**
+ * struct qpu_window - the planes of a window kernel
+ * @c: channels: input and output planes
+ * @h, @w: an input plane's rows and columns
+ * @oh, @ow: an output plane's
+ * @stride_h, @stride_w: 1 to QPU_WINDOW_MAX_STRIDE
+ * @pad_top, @pad_left: rows and columns of pads before the input (at most
+ *	@h and @w); those after it follow from @oh and @ow
+ */
+struct qpu_window {
+	unsigned int c, h, w, oh, ow;
+	unsigned int stride_h, stride_w, pad_top, pad_left;
+};
+
+/**
+ * struct qpu_dwconv - one depthwise 3x3 convolution (dwconv.qasm)
+ * @x: C planes of H x W floats, plane after plane, at @x_off of @x
+ * @y: C planes of OH x OW floats, at @y_off of @y (may not overlap @x)
+ * @win: the planes; the filter is 3x3
+ * @weights: C x 3 x 3 floats
+ * @bias: C floats, or NULL
+ * @lo, @hi: each output is clamped to them: -inf and inf for none, 0 and
+ *	inf for ReLU, 0 and 6 for ReLU6 (Clip)
+ */
+struct qpu_dwconv {
+	struct qpu_bo *x;
+	size_t x_off;
+	struct qpu_bo *y;
+	size_t y_off;
+	struct qpu_window win;
+	const float *weights;
+	const float *bias;
+	float lo, hi;
+};
+
+/**
+ * struct qpu_pool - one pooling (pool.qasm), ONNX's MaxPool, AveragePool
+ *	or (a window of the whole plane) GlobalAveragePool
+ * @x, @x_off, @y, @y_off: as struct qpu_dwconv's
+ * @win: the planes
+ * @kh, @kw: the window, 1 to QPU_WINDOW_MAX_SIDE each
+ * @pad_bottom, @pad_right: pads after the input (an average's count)
+ * @average: 1 for an average, 0 for a maximum
+ * @count_pad: an average counts the pads (count_include_pad)
+ * @channels_across: the planes' elements are 4 bytes apart down a column
+ *	and a column (@win.h x 4 bytes) apart along a row: @win.w channels
+ *	of @win.h elements each, one plane of @win.c; how GlobalAveragePool
+ *	fills the lanes (pool.qasm, "DOC: global pooling")
+ */
+struct qpu_pool {
+	struct qpu_bo *x;
+	size_t x_off;
+	struct qpu_bo *y;
+	size_t y_off;
+	struct qpu_window win;
+	unsigned int kh, kw, pad_bottom, pad_right;
+	unsigned int average, count_pad, channels_across;
+};
+
+/*
+ * Run @p on @qpus QPUs (1 to 12). -EINVAL with the message for a shape the
+ * kernel does not take (a dimension 0, a plane over QPU_WINDOW_MAX_PLANE,
+ * a stride of 0 or over QPU_WINDOW_MAX_STRIDE, pads larger than the
+ * input, buffers too small, not word-aligned or overlapping).
+ */
+int qpu_dwconv3x3(struct qpu_kernels *kernels, unsigned int qpus, const struct qpu_dwconv *p,
+		  struct qpu_kernel_stats *stats);
+int qpu_pool2d(struct qpu_kernels *kernels, unsigned int qpus, const struct qpu_pool *p,
+	       struct qpu_kernel_stats *stats);
+
+#endif /* LIBQPU_NN_KERNELS_H */
