@@ -195,7 +195,11 @@ static int sgemm_check(struct qpu_kernels *kernels, const char *name,
 		return qpu_kernel_fail(kernels, EINVAL, name,
 				       "C has %zu columns, B has %zu", c->cols,
 				       b->cols);
-	return qpu_kernel_check_qpus(kernels, name, qpus);
+	ret = qpu_kernel_check_qpus(kernels, name, qpus);
+	if (!ret && qpu_gen_is_v3d(kernels->gen))	/* not written yet */
+		ret = qpu_kernel_fail(kernels, ENOTSUP, name,
+				      "no program for this device's generation");
+	return ret;
 }
 
 /*

@@ -88,6 +88,9 @@ static int check_args(struct qpu_kernels *kernels, unsigned int qpus,
 					   4);
 	if (!ret)
 		ret = qpu_kernel_check_qpus(kernels, name, qpus);
+	if (!ret && qpu_gen_is_v3d(kernels->gen))	/* not written yet */
+		ret = qpu_kernel_fail(kernels, ENOTSUP, name,
+				      "no program for this device's generation");
 	return ret;
 }
 
