@@ -21,7 +21,7 @@
  * run libqpu/kernels/v3d/<name>.qasm as a compute dispatch, one program a
  * QPU; there the stores go through the TMU (the stats count them in
  * @tmu_bytes, none as DMA), floats round to nearest even, and the kernels
- * without a V3D program yet (yuv420_to_rgb, sgemm) return -ENOTSUP after
+ * without a V3D program yet (sgemm) return -ENOTSUP after
  * checking their arguments.
  */
 #ifndef QPU_KERNELS_H

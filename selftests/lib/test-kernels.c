@@ -37,7 +37,7 @@ static unsigned int fit(unsigned int q)
 /* Kernels with no V3D program yet: refused with -ENOTSUP there. */
 static bool runs_here(const char *kernel)
 {
-	return !v3d || (strcmp(kernel, "yuv420_to_rgb") && strncmp(kernel, "sgemm", 5));
+	return !v3d || strncmp(kernel, "sgemm", 5);
 }
 
 /*
