@@ -119,6 +119,11 @@ int qpu_kernel_dispatch_v3d(struct qpu_kernels *kernels, const struct qpu_kernel
 			    struct qpu_bo *const *bos, unsigned int bo_count,
 			    struct qpu_kernel_stats *stats);
 
+/* qpu_sgemm() on V3D, its arguments checked (sgemm_v3d.c). */
+int qpu_sgemm_v3d(struct qpu_kernels *kernels, unsigned int qpus, float alpha,
+		  const struct qpu_matrix *a, const struct qpu_matrix *b, float beta,
+		  const struct qpu_matrix *c, struct qpu_kernel_stats *stats);
+
 /*
  * Submit @job (a timeout of 0 becomes the device's longest), wait for its
  * end and fill @stats' qpus, instructions and elapsed_ns. Returns 0, -EIO
