@@ -10,11 +10,15 @@
  * share of the model's SDRAM bandwidth (transfers x bus bytes x its
  * efficiency), and the TMU stall cycles per QPU. Every run is checked
  * against the CPU (tools/lib/kernel-cases.h); a wrong result fails the
- * bench. These are a model's figures, not a measurement.
+ * bench. Then sgemm at 1024 x 1024 x 1024 on all QPUs (the issue's goal:
+ * 8 GFLOPS on a Pi 4, 32 on a Pi 5), its share of the board's peak (QPUs x
+ * 16 lanes x 2 ALUs every 4 cycles) and its stalls. These are a model's
+ * figures, not a measurement.
  */
 
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "qpu.h"
@@ -48,6 +52,54 @@ static int model_run(struct qpu_kernels *kernels, size_t i, unsigned int qpus,
 	    qpu_kernels_take_timing(kernels, t))
 		return -1;
 	return 0;
+}
+
+#define SGEMM_SIDE	1024
+
+/* sgemm at SGEMM_SIDE^3 on all of @all QPUs, checked on a sample of C. */
+static int sgemm_row(struct qpu_dev *dev, struct qpu_kernels *kernels, unsigned int all,
+		     unsigned int clock_mhz)
+{
+	const size_t n = SGEMM_SIDE, bytes = n * n * 4;
+	struct qpu_bo *bo = qpu_bo_new(dev, 3 * bytes);
+	struct qpu_matrix a = { bo, 0, n, n, n }, b = { bo, bytes, n, n, n };
+	struct qpu_matrix c = { bo, 2 * bytes, n, n, n };
+	struct qpu_job_timing t;
+	double flop = 2.0 * n * n * n, gflops, peak;
+	float *f;
+	size_t i, j, k;
+	int bad = 0;
+
+	if (!bo)
+		return 1;
+	f = qpu_bo_get_map(bo);
+	for (i = 0; i < 2 * n * n; i++)		/* small integers: exact sums */
+		f[i] = (float)((i * 7 + 3) % 5) - 2.0f;
+	qpu_kernels_take_timing(kernels, &t);
+	if (qpu_sgemm(kernels, all, 1.0f, &a, &b, 0.0f, &c, NULL) ||
+	    qpu_kernels_take_timing(kernels, &t)) {
+		fprintf(stderr, "bench-kernels-v3d: sgemm %zu^3: %s\n", n,
+			qpu_kernels_last_error(kernels));
+		qpu_bo_free(bo);
+		return 1;
+	}
+	for (i = 0; i < n; i += 97)
+		for (j = 0; j < n; j += 89) {
+			float want = 0;
+
+			for (k = 0; k < n; k++)
+				want += f[i * n + k] * f[n * n + k * n + j];
+			bad += f[2 * n * n + i * n + j] != want;
+		}
+	gflops = flop / (double)t.ns;
+	peak = all * 16.0 * 2 / 4 * clock_mhz / 1e3;
+	printf("  sgemm %zux%zux%zu on %u QPUs: %.1f ms, %.2f GFLOPS, %.1f%% of the %.1f GFLOPS peak,\n"
+	       "    SDRAM %.1f MB; stall cycles a QPU: TMU %.0f, other %.0f, of %.0f%s\n",
+	       n, n, n, all, t.ns / 1e6, gflops, 100 * gflops / peak, peak,
+	       t.sdram_bytes / 1e6, (double)t.stall_tmu / all, (double)t.stall_other / all,
+	       (double)t.cycles, bad ? " WRONG RESULT" : "");
+	qpu_bo_free(bo);
+	return bad != 0;
 }
 
 static int board_table(const char *path, enum qpu_v3d_emu_board board)
@@ -100,6 +152,7 @@ static int board_table(const char *path, enum qpu_v3d_emu_board board)
 		       t.sdram_bytes * 1e3 / ns, 100.0 * t.sdram_bytes * 1e9 / ns / bw,
 		       (double)t.stall_tmu / all);
 	}
+	failed |= sgemm_row(dev, kernels, all, eb->clock_mhz);
 	qpu_kernels_free(kernels);
 	qpu_dev_close(dev);
 	return failed;
