@@ -6,7 +6,8 @@
 # filled for both boards, no line ending in blanks (the table is read by
 # people and pasted into issues), --no-model without them, and a device
 # that cannot be opened refused with a message and exit 1, a bad QPU count
-# or option with exit 2.
+# or option with exit 2. On a V3D device (emu:v3d42) the modelled boards
+# are a Pi 4 and a Pi 5.
 # qpu-demo is looked up next to QPU_DIS.
 
 : "${QPU_DIS:?QPU_DIS must name the qpu-dis binary}"
@@ -36,6 +37,15 @@ grep -q '^modelled (the emulator.s timing model, not a measurement): Pi 1/Zero, 
 rows=$(grep -cE ' ok .*( +[0-9.]+ +[0-9.]+ (GB/s|GFLOPS)){2}$' "$tmp/out")
 [ "$rows" -eq "$kernels" ] || fail "emu: $rows of $kernels rows have both boards' figures"
 grep -q ' $' "$tmp/out" && fail "emu: lines end in blanks: $(grep -n ' $' "$tmp/out")"
+
+"$demo" --device emu:v3d42 >"$tmp/out" 2>"$tmp/err" || fail "v3d42: exit $?: $(cat "$tmp/err")"
+grep -q "^$kernels kernels: $kernels ok, 0 failed\$" "$tmp/out" ||
+	fail "v3d42: closing count: $(tail -n 1 "$tmp/out")"
+grep -q '^modelled (the emulator.s timing model, not a measurement): Pi 4 (V3D 4.2, 8 QPUs, 500 MHz), Pi 5 (V3D 7.1, 12 QPUs, 800 MHz)$' \
+	"$tmp/out" || fail "v3d42: modelled label missing"
+rows=$(grep -cE ' ok .*( +[0-9.]+ +[0-9.]+ (GB/s|GFLOPS)){2}$' "$tmp/out")
+[ "$rows" -eq "$kernels" ] || fail "v3d42: $rows of $kernels rows have both boards' figures"
+grep -q 'Pi4 us' "$tmp/out" || fail "v3d42: no Pi 4 column"
 
 "$demo" --device emu --no-model >"$tmp/out" 2>"$tmp/err" || fail "no-model: exit $?"
 grep -qE 'GB/s|GFLOPS|modelled' "$tmp/out" && fail "no-model: modelled figures printed"
