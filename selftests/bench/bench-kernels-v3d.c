@@ -10,7 +10,10 @@
  * share of the model's SDRAM bandwidth (transfers x bus bytes x its
  * efficiency), and the TMU stall cycles per QPU. Every run is checked
  * against the CPU (tools/lib/kernel-cases.h); a wrong result fails the
- * bench. Then sgemm at 1024 x 1024 x 1024 on all QPUs (the issue's goal:
+ * bench. Then the streaming kernels at 1 Mi elements or pixels on all
+ * QPUs, their SDRAM bytes over the time as a share of the model's
+ * bandwidth with SUBMIT_CSD's cost and without it (the issue's goal: 80 %),
+ * and sgemm at 1024 x 1024 x 1024 on all QPUs (the issue's goal:
  * 8 GFLOPS on a Pi 4, 32 on a Pi 5), its share of the board's peak (QPUs x
  * 16 lanes x 2 ALUs every 4 cycles) and its stalls. These are a model's
  * figures, not a measurement.
@@ -42,13 +45,15 @@ static double model_bandwidth(const struct qpu_tv_board *b)
 	       b->p[QPU_TV_SDRAM_EFFICIENCY].value / 100.0;
 }
 
-/* Case @i on @qpus QPUs: its modelled time in @t; -1 when it failed. */
-static int model_run(struct qpu_kernels *kernels, size_t i, unsigned int qpus,
+#define STREAM_SCALE	(1u << 20)
+
+/* Case @i at @scale on @qpus QPUs: its modelled time in @t; -1 when it failed. */
+static int model_run(struct qpu_kernels *kernels, size_t i, unsigned int qpus, size_t scale,
 		     struct qpu_job_timing *t, struct kcase_report *rep)
 {
 	memset(rep, 0, sizeof(*rep));
 	qpu_kernels_take_timing(kernels, t);	/* drop what came before */
-	if (kcases[i].run(kernels, qpus, 0, rep) || !rep->ok ||
+	if (kcases[i].run(kernels, qpus, scale, rep) || !rep->ok ||
 	    qpu_kernels_take_timing(kernels, t))
 		return -1;
 	return 0;
@@ -133,7 +138,7 @@ static int board_table(const char *path, enum qpu_v3d_emu_board board)
 		int ret = 0;
 
 		for (q = 0; q < 4 && !ret; q++) {
-			ret = model_run(kernels, i, counts[q], &t, &rep);
+			ret = model_run(kernels, i, counts[q], 0, &t, &rep);
 			ns = (double)t.ns;
 			us[q] = ns / 1e3;
 		}
@@ -151,6 +156,28 @@ static int board_table(const char *path, enum qpu_v3d_emu_board board)
 		       kcases[i].kernel, rep.size, us[0], us[1], us[2], us[3],
 		       t.sdram_bytes * 1e3 / ns, 100.0 * t.sdram_bytes * 1e9 / ns / bw,
 		       (double)t.stall_tmu / all);
+	}
+	printf("  streaming kernels at %u elements or pixels on %u QPUs: share of the bandwidth\n"
+	       "  with SUBMIT_CSD's %u us and without it\n", STREAM_SCALE, all,
+	       tb->p[QPU_TV_CSD_SUBMIT_NS].value / 1000);
+	for (i = 0; i < kcase_count; i++) {
+		struct kcase_report rep;
+		struct qpu_job_timing t;
+		double ns, run_ns;
+
+		if (!kcases[i].stream)
+			continue;
+		if (model_run(kernels, i, all, STREAM_SCALE, &t, &rep)) {
+			fprintf(stderr, "bench-kernels-v3d: %s: %s\n", kcases[i].kernel, rep.msg);
+			failed = 1;
+			continue;
+		}
+		ns = (double)t.ns;
+		run_ns = ns - tb->p[QPU_TV_CSD_SUBMIT_NS].value;
+		printf("  %-14s %-16s %10.1f us %7.1f MB/s %5.1f%% %5.1f%%\n", kcases[i].kernel,
+		       rep.size, ns / 1e3, t.sdram_bytes * 1e3 / ns,
+		       100.0 * t.sdram_bytes * 1e9 / ns / bw,
+		       100.0 * t.sdram_bytes * 1e9 / run_ns / bw);
 	}
 	failed |= sgemm_row(dev, kernels, all, eb->clock_mhz);
 	qpu_kernels_free(kernels);
