@@ -4,7 +4,7 @@
 # BT.601 luma weights in 8-bit fixed point: gray = (77 R + 150 G + 29 B +
 # 128) >> 8, exact integer arithmetic. Every program converts its own run
 # of 64-pixel pieces: lane i reads the 12 bytes of pixels 4i..4i+3 as three
-# words (three lookups of the piece's 192 bytes), takes the channels out
+# words (v3d_load3 of the generation), takes the channels out
 # with shifts and masks (shifts by -16 and -8 are by 16 and 24: the ALU
 # reads 5 bits), and writes the four grays as one word. Reads run AHEAD
 # pieces in front, as in vecadd.qasm.
@@ -46,11 +46,7 @@
 
 # The next piece's three words, from offset rf20.
 .macro fetch
-	add tmua, rf10, rf20 ; nop
-	add rf22, rf20, 4 ; nop
-	add tmua, rf10, rf22 ; nop
-	add rf22, rf20, 8 ; nop
-	add tmua, rf10, rf22 ; nop
+	v3d_load3 rf10, rf20, rf22
 	add rf20, rf20, rf31 ; nop
 	min rf20, rf20, rf21 ; nop
 .endm
