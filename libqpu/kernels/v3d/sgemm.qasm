@@ -9,10 +9,10 @@
 # the program's uniform stream while the tile runs) times that row into the
 # row's accumulator: one instruction a row doing a multiply and an add,
 # 32 flops. The row of k + AHEAD is asked for at k (the last row read
-# again past the end), so the lookups hide behind 3 steps. K runs as K % 8
-# single steps, then K / 8 turns of 8. At the tile's end each valid row
-# (times beta, plus beta C when beta is not 0) is written through the TMU,
-# lanes past N masked off. The generation's sgemm_gen.qinc holds the step.
+# again past the end: umin, as GPU addresses may pass 2^31), so the
+# lookups hide behind 3 steps. K runs as K % 8 single steps, then K / 8
+# turns of 8. At the tile's end each valid row (plus beta times C's row
+# when beta is not 0) is written through the TMU, lanes past N masked off. The generation's sgemm_gen.qinc holds the step.
 #
 # Window uniforms (sgemm_v3d.c): tiles, K % 8, K / 8, B's row stride and
 # C's row stride in bytes, beta, beta not 0 (1 or 0), then per tile: its
@@ -27,7 +27,7 @@
 # One k: ask for the row AHEAD on, take this one, 13 rows (then 3: tail).
 .macro kstep_head
 	add rf51, rf51, rf52 ; mov tmua, rf51
-	min rf51, rf51, rf53 ; nop ; ldtmu.rf50
+	umin rf51, rf51, rf53 ; nop ; ldtmu.rf50
 	sg_mac rf47, rf50
 	sg_mac rf32, rf50
 	sg_mac rf33, rf50
@@ -106,7 +106,7 @@ tile:
 	nop ; mov rf47, 0
 .rep i, AHEAD
 	add rf51, rf51, rf52 ; mov tmua, rf51
-	min rf51, rf51, rf53 ; nop
+	umin rf51, rf51, rf53 ; nop
 .endr
 	sub.pushz rf20, rf11, 0 ; nop
 	b.alla ones_done
