@@ -25,6 +25,8 @@
 	v3d_window
 	v3d_unif rf10			# rgb
 	v3d_unif rf12			# gray
+	add rf18, rf10, 4 ; nop
+	add rf19, rf10, 8 ; nop		# rgb + 4, rgb + 8
 	v3d_unif rf13			# pieces
 	v3d_unif rf14
 	v3d_unif rf14
@@ -64,17 +66,17 @@
 
 # The next piece's three words, from offset rf20.
 .macro fetch
-	v3d_load3 rf10, rf20, rf22
+	v3d_load3 rf10, rf18, rf19, rf20
 	add rf20, rf20, rf31 ; nop
-	min rf20, rf20, rf21 ; nop
 .endm
 
 .rep i, AHEAD
 	fetch
+	min rf20, rf20, rf21 ; nop
 .endr
 loop:
 	fetch
-	nop ; nop ; ldtmu.rf40
+	min rf20, rf20, rf21 ; nop ; ldtmu.rf40
 	and rf43, rf40, rf25 ; nop ; ldtmu.rf41	# A = R0, B0
 	shr rf44, rf40, 8 ; nop
 	and rf44, rf44, rf25 ; nop ; ldtmu.rf42	# Bv = G0, R1
