@@ -235,7 +235,9 @@ check:
 # the CPU and prints one table (kernel, size, result, QPU instructions,
 # time); it fails if any kernel does.
 DEMO_TOOLS := qpu-info qpu-demo
-DEMO_STEPS := --run qpu-info --run "qpu-demo --device /dev/qpu"
+# The V3D generation (Pi 4 and 5) runs on the in-process emulator of a
+# Pi 4, modelled on a Pi 4 and a Pi 5, until libqpu drives a v3d node.
+DEMO_STEPS := --run qpu-info --run "qpu-demo --device /dev/qpu" --run "qpu-demo --device emu:v3d42"
 
 demo:
 	$(Q)$(CURDIR)/tools/deps.sh build vm
@@ -249,6 +251,8 @@ demo-here: $(BUILD)/tools/qpu-info $(BUILD)/tools/qpu-demo
 	$(Q)echo '=== demo on this machine: /dev/qpu'
 	$(Q)$(BUILD)/tools/qpu-info
 	$(Q)$(BUILD)/tools/qpu-demo --device /dev/qpu
+	$(Q)echo '=== V3D (Pi 4 and 5) on the in-process emulator'
+	$(Q)$(BUILD)/tools/qpu-demo --device emu:v3d42
 
 demo-vm: vm-module $(DEMO_TOOLS:%=$(BUILD)/static/%)
 	$(Q)echo '=== demo in a VM: qpu.ko with one simulated V3D'

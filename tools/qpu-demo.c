@@ -4,7 +4,9 @@
  * result against the CPU, and print one table. `make demo` runs it in the
  * VM on qpu.ko's simulated V3D, or on a Raspberry Pi with qpu.ko loaded;
  * `--device emu` runs it on the in-process emulator. Each kernel also runs
- * on the emulator with the timing model of a Pi 1/Zero and of a Pi 3, and
+ * on the emulator with the timing model of two boards of the device's
+ * generation, a Pi 1/Zero and a Pi 3 for VideoCore IV, a Pi 4 and a Pi 5
+ * for V3D (emu:v3d42 and emu:v3d71 with their "timing" option), and
  * the table shows its modelled time and throughput there (GFLOPS for
  * sgemm, memory GB/s for the others; labelled
  * modelled: a model's figures, not measurements; --no-model skips them).
@@ -38,7 +40,8 @@ static void usage(FILE *fp)
 		"  -d, --device PATH  the device node, or emu for the emulator\n"
 		"                     (default $QPU_DEVICE, else /dev/qpu)\n"
 		"  -q, --qpus N       QPUs per kernel (default: all of the device's)\n"
-		"      --no-model     skip the modelled Pi 1/Zero and Pi 3 figures\n"
+		"      --no-model     skip the modelled figures (Pi 1/Zero and Pi 3, or\n"
+		"                     Pi 4 and Pi 5 for a V3D device)\n"
 		"  -h, --help         show this help\n"
 		"  -V, --version      the package version\n"
 		"Options follow qpu-tools(7).\n");
@@ -53,9 +56,41 @@ static void print_instructions(const struct qpu_kernel_stats *s, char *buf,
 		snprintf(buf, size, "n/a");
 }
 
-/* The boards whose modelled figures the table shows. */
-static const enum qpu_board model_boards[] = { QPU_BOARD_PI1, QPU_BOARD_PI3 };
-#define MODEL_BOARDS	(sizeof(model_boards) / sizeof(model_boards[0]))
+/*
+ * The boards whose modelled figures the table shows, two per generation:
+ * the emulator device that models each (with its board set when @board is
+ * not QPU_BOARD_NONE) and its column's name.
+ */
+struct model_board {
+	const char *column;
+	const char *device;
+	enum qpu_board board;
+	const char *name;	/* NULL: qpu_board_name(@board) */
+};
+#define MODEL_BOARDS	2
+static const struct model_board vc4_boards[MODEL_BOARDS] = {
+	{ "Pi1", "emu", QPU_BOARD_PI1, NULL },
+	{ "Pi3", "emu", QPU_BOARD_PI3, NULL },
+};
+static const struct model_board v3d_boards[MODEL_BOARDS] = {
+	{ "Pi4", "emu:v3d42,timing", QPU_BOARD_NONE, "Pi 4 (V3D 4.2, 8 QPUs, 500 MHz)" },
+	{ "Pi5", "emu:v3d71,timing", QPU_BOARD_NONE, "Pi 5 (V3D 7.1, 12 QPUs, 800 MHz)" },
+};
+
+static const char *model_name(const struct model_board *m)
+{
+	return m->name ? m->name : qpu_board_name(m->board);
+}
+
+/* @qpus, or all of @dev's when @all (or when it has fewer). */
+static unsigned int model_qpus(struct qpu_dev *dev, unsigned int qpus, bool all)
+{
+	uint64_t have;
+
+	if (qpu_dev_get_param(dev, QPU_DEV_PARAM_NUM_QPUS, &have))
+		return qpus;
+	return all || have < qpus ? (unsigned int)have : qpus;
+}
 
 /*
  * Case @i on the emulator modelling @board: "modelled us" and the
@@ -102,7 +137,9 @@ int main(int argc, char **argv)
 	unsigned int qpus = 0, failed = 0;
 	struct qpu_kernels *kernels, *model[MODEL_BOARDS] = { NULL };
 	struct qpu_dev *model_dev[MODEL_BOARDS] = { NULL };
-	bool no_model = false;
+	const struct model_board *boards = vc4_boards;
+	bool no_model = false, all = false;
+	uint64_t gen;
 	size_t b;
 	struct qpu_dev *dev;
 	uint64_t have = 0, n;
@@ -144,8 +181,12 @@ int main(int argc, char **argv)
 		qpu_dev_close(dev);
 		return 2;
 	}
-	if (!qpus)
+	if (!qpus) {
 		qpus = (unsigned int)have;
+		all = true;
+	}
+	if (!qpu_dev_get_param(dev, QPU_DEV_PARAM_GEN, &gen) && qpu_gen_is_v3d((int)gen))
+		boards = v3d_boards;
 	kernels = qpu_kernels_new(dev);
 	if (!kernels) {
 		fprintf(stderr, "qpu-demo: %s\n", strerror(errno));
@@ -153,8 +194,9 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	for (b = 0; !no_model && b < MODEL_BOARDS; b++) {
-		model_dev[b] = qpu_dev_open("emu");
-		if (model_dev[b] && !qpu_dev_set_board(model_dev[b], model_boards[b]))
+		model_dev[b] = qpu_dev_open(boards[b].device);
+		if (model_dev[b] && (boards[b].board == QPU_BOARD_NONE ||
+				     !qpu_dev_set_board(model_dev[b], boards[b].board)))
 			model[b] = qpu_kernels_new(model_dev[b]);
 		if (!model[b]) {
 			fprintf(stderr, "qpu-demo: no emulator for the modelled figures\n");
@@ -165,12 +207,12 @@ int main(int argc, char **argv)
 	       qpu_dev_describe(dev), qpus);
 	if (!no_model)
 		printf("modelled (the emulator's timing model, not a measurement): %s, %s\n",
-		       qpu_board_name(model_boards[0]), qpu_board_name(model_boards[1]));
+		       model_name(&boards[0]), model_name(&boards[1]));
 	printf("%-14s %-16s %-6s %14s %10s", "kernel", "size", "result",
 	       "instructions", "time ms");
 	if (!no_model)
-		printf(" %10s %-13s %10s %s", "Pi1 us", "  throughput", "Pi3 us",
-		       "  throughput");
+		printf(" %7s us %-13s %7s us %s", boards[0].column, "  throughput",
+		       boards[1].column, "  throughput");
 	printf("\n");
 	for (i = 0; i < kcase_count; i++) {
 		struct kcase_report r;
@@ -186,7 +228,8 @@ int main(int argc, char **argv)
 			char m[40];
 
 			/* pad every column but the last: no trailing blanks */
-			model_case(model[b], i, qpus, m, sizeof(m));
+			model_case(model[b], i, model_qpus(model_dev[b], qpus, all), m,
+				   sizeof(m));
 			printf(b + 1 < MODEL_BOARDS ? " %-24s" : " %s", m);
 		}
 		printf("\n");

@@ -80,7 +80,10 @@ struct qpu_dev;
  *	"emu:vc4" is "emu"; "emu:v3d42" (Pi 4) and "emu:v3d71" (Pi 5;
  *	",board=pi5-16" for its 4 x 4 configuration) emulate a V3D 4.2/7.1
  *	that runs QPU_JOB_V3D_DISPATCH jobs, its buffers at upstream v3d's
- *	GPU addresses (128 KiB granules from 128 KiB)
+ *	GPU addresses (128 KiB granules from 128 KiB); their option
+ *	",timing" runs the V3D timing model on that board beside every job,
+ *	whose result then carries its modelled time (QPU_JOB_RESULT_TIMING,
+ *	board QPU_BOARD_NONE: the device's board is the one modelled)
  *
  * The same program runs on all three kinds of VideoCore IV device: a real
  * V3D, qpu.ko's simulated V3D, and the emulator in this process (no kernel

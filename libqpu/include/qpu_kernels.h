@@ -17,6 +17,12 @@
  * may share a device, each keeping its own cache).
  *
  * The programs are libqpu/kernels/<name>.qasm, assembled at build time.
+ * On a V3D 4.2/7.1 device (Pi 4, Pi 5: QPU_DEV_PARAM_GEN) the same calls
+ * run libqpu/kernels/v3d/<name>.qasm as a compute dispatch, one program a
+ * QPU; there the stores go through the TMU (the stats count them in
+ * @tmu_bytes, none as DMA), floats round to nearest even, and
+ * qpu_sgemm_16x64(), VideoCore IV's published schedule, returns -ENOTSUP
+ * after checking its arguments.
  */
 #ifndef QPU_KERNELS_H
 #define QPU_KERNELS_H

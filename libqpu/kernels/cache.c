@@ -21,6 +21,7 @@
 QPU_API struct qpu_kernels *qpu_kernels_new(struct qpu_dev *dev)
 {
 	struct qpu_kernels *kernels;
+	uint64_t gen;
 
 	if (!dev) {
 		errno = EINVAL;
@@ -30,6 +31,8 @@ QPU_API struct qpu_kernels *qpu_kernels_new(struct qpu_dev *dev)
 	if (!kernels)
 		return NULL;
 	kernels->dev = dev;
+	kernels->gen = qpu_dev_get_param(dev, QPU_DEV_PARAM_GEN, &gen) ||
+		       !qpu_gen_valid((int)gen) ? QPU_GEN_VC4 : (enum qpu_gen)gen;
 	return kernels;
 }
 

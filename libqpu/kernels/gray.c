@@ -7,9 +7,11 @@
 
 #include "kernel.h"
 #include "gray.qasm.h"
+#include "v3d/gray_v3d42.qasm.h"
+#include "v3d/gray_v3d71.qasm.h"
 
 static const struct qpu_kernel_code gray_prog =
-	QPU_KERNEL_CODE("rgb_to_gray", gray_code);
+	QPU_KERNEL_CODE_V3D("rgb_to_gray", gray_code, gray, 1);
 
 int qpu_rgb_to_gray(struct qpu_kernels *kernels, unsigned int qpus,
 		    const struct qpu_image *rgb, const struct qpu_image *gray,

@@ -23,10 +23,30 @@ struct qpu_kernel_code {
 	const char *name;
 	const uint32_t *halves;
 	size_t size;		/* bytes */
+	/* the same kernel for V3D 4.2 and 7.1 (libqpu/kernels/v3d/), or NULL */
+	const struct qpu_kernel_code *v3d42, *v3d71;
+	/* V3D: pieces a non-empty program reads twice (streaming kernels) */
+	unsigned int reread;
 };
 
 #define QPU_KERNEL_CODE(kname, array) \
 	{ .name = (kname), .halves = (array), .size = sizeof(array) }
+
+/*
+ * A kernel with V3D programs too: libqpu/kernels/v3d/<v3d>.qasm assembled
+ * for each generation into <v3d>_v3d42_code and <v3d>_v3d71_code, which
+ * read @again pieces twice.
+ */
+#define QPU_KERNEL_V3D_CODE(kname, array, again) {			\
+	.name = (kname), .halves = (array), .size = sizeof(array),	\
+	.reread = (again) }
+#define QPU_KERNEL_CODE_V3D(kname, array, v3d, again) {			\
+	.name = (kname), .halves = (array), .size = sizeof(array),		\
+	.v3d42 = &(const struct qpu_kernel_code)				\
+		QPU_KERNEL_V3D_CODE(kname, v3d##_v3d42_code, again),		\
+	.v3d71 = &(const struct qpu_kernel_code)				\
+		QPU_KERNEL_V3D_CODE(kname, v3d##_v3d71_code, again),		\
+}
 
 /* More than the library has kernels: a full cache is a bug. */
 #define QPU_KERNELS_MAX_CODES	16
@@ -34,6 +54,7 @@ struct qpu_kernel_code {
 /*
  * struct qpu_kernels - the sample kernels on one device (cache.c)
  * @dev: the device, the caller's: it outlives this object
+ * @gen: the device's generation, which picks the programs
  * @scratch: uniforms and sgemm's operands, as large as the largest call
  *	so far needed; NULL before the first call
  * @ncodes: entries used in @codes
@@ -42,6 +63,7 @@ struct qpu_kernel_code {
  */
 struct qpu_kernels {
 	struct qpu_dev *dev;
+	enum qpu_gen gen;	/* the device's (QPU_DEV_PARAM_GEN) */
 	struct qpu_bo *scratch;
 	unsigned int ncodes;
 	struct {
@@ -81,6 +103,26 @@ struct qpu_kernel_launch {
  */
 int qpu_kernel_run(struct qpu_kernels *kernels, const struct qpu_kernel_launch *l,
 		   struct qpu_kernel_stats *stats);
+
+/*
+ * The V3D side (launch_v3d.c, "DOC: V3D launch"): @code's program for
+ * @kernels's generation (NULL: none); @l run as a compute dispatch; a
+ * dispatch of @programs workgroups of @code (already the generation's)
+ * reading @uniforms, for wrappers that build their own uniforms.
+ */
+const struct qpu_kernel_code *qpu_kernel_code_of(const struct qpu_kernels *kernels,
+						 const struct qpu_kernel_code *code);
+int qpu_kernel_run_v3d(struct qpu_kernels *kernels, const struct qpu_kernel_launch *l,
+		       struct qpu_kernel_stats *stats);
+int qpu_kernel_dispatch_v3d(struct qpu_kernels *kernels, const struct qpu_kernel_code *code,
+			    unsigned int programs, struct qpu_bo *uniforms,
+			    struct qpu_bo *const *bos, unsigned int bo_count,
+			    struct qpu_kernel_stats *stats);
+
+/* qpu_sgemm() on V3D, its arguments checked (sgemm_v3d.c). */
+int qpu_sgemm_v3d(struct qpu_kernels *kernels, unsigned int qpus, float alpha,
+		  const struct qpu_matrix *a, const struct qpu_matrix *b, float beta,
+		  const struct qpu_matrix *c, struct qpu_kernel_stats *stats);
 
 /*
  * Submit @job (a timeout of 0 becomes the device's longest), wait for its

@@ -6,12 +6,20 @@
 # libqpu's objects without the kernels, so the library never needs itself
 # to be built. Included by libqpu.mk after LIBQPU_BASE_OBJS is set.
 
-QPU_KERNEL_SRCS := $(addprefix libqpu/kernels/,launch.c cache.c vecadd.c \
-	saxpy.c reduce.c gray.c threshold.c yuv.c sgemm.c window.c)
+QPU_KERNEL_SRCS := $(addprefix libqpu/kernels/,launch.c launch_v3d.c cache.c vecadd.c \
+	saxpy.c reduce.c gray.c threshold.c yuv.c sgemm.c sgemm_v3d.c window.c)
 QPU_KERNEL_QASM := $(addprefix libqpu/kernels/,vecadd.qasm saxpy.qasm \
 	reduce.qasm gray.qasm threshold.qasm yuv.qasm sgemm.qasm sgemm16x64.qasm \
 	dwconv.qasm pool.qasm)
 QPU_KERNEL_HDRS := $(QPU_KERNEL_QASM:libqpu/kernels/%.qasm=$(BUILD)/libqpu/kernels/%.qasm.h)
+# The V3D programs (libqpu/kernels/v3d/README.md): each source assembled
+# for V3D 4.2 and 7.1 into <name>_v3d42_code and <name>_v3d71_code, with
+# the generation's directory (gen42/, gen71/) on the include path; a
+# source in that directory takes the place of the shared one.
+QPU_KERNEL_V3D := vecadd saxpy threshold gray reduce yuv sgemm
+QPU_KERNEL_V3D_HDRS := $(foreach g,42 71,$(QPU_KERNEL_V3D:%=$(BUILD)/libqpu/kernels/v3d/%_v3d$(g).qasm.h))
+QPU_KERNEL_HDRS += $(QPU_KERNEL_V3D_HDRS)
+QPU_V3D_INCLUDES := $(wildcard libqpu/kernels/v3d/*.qinc libqpu/kernels/v3d/gen*/*.qinc)
 QPU_KERNEL_OBJS := $(QPU_KERNEL_SRCS:%.c=$(BUILD)/%.o)
 # .include search path of the kernels: the helper files users include too.
 QPU_QASM_INCLUDES := $(addprefix libqpu/qasm/,dma.qinc exit.qinc sync.qinc \
@@ -46,6 +54,16 @@ $(BUILD)/libqpu/kernels/%.qasm.h: libqpu/kernels/%.qasm $(QPU_AS_BOOT) $(QPU_QAS
 	$(Q)mkdir -p $(dir $@)
 	$(Q)$(QPU_AS_BOOT) -Werror -I libqpu/qasm -I libqpu/kernels -f c \
 		-n $(subst -,_,$*)_code -o $@ $<
+
+# $(1): the generation (42, 71); $(2): the source's directory.
+define QPU_KERNEL_V3D_RULE
+$(BUILD)/libqpu/kernels/v3d/%_v3d$(1).qasm.h: libqpu/kernels/v3d/$(2)%.qasm $(QPU_AS_BOOT) $(QPU_V3D_INCLUDES)
+	$$(Q)mkdir -p $$(dir $$@)
+	$$(Q)$(QPU_AS_BOOT) -Werror -m v3d$(1) -I libqpu/kernels/v3d/gen$(1) -I libqpu/kernels/v3d \
+		-f c -n $$*_v3d$(1)_code -o $$@ $$<
+endef
+$(foreach g,42 71,$(eval $(call QPU_KERNEL_V3D_RULE,$(g),gen$(g)/)))
+$(foreach g,42 71,$(eval $(call QPU_KERNEL_V3D_RULE,$(g),)))
 
 $(QPU_KERNEL_OBJS): QPU_CFLAGS += -I$(BUILD)/libqpu/kernels -Ilibqpu/kernels
 $(QPU_KERNEL_OBJS): | $(QPU_KERNEL_HDRS)

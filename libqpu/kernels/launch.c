@@ -223,6 +223,8 @@ int qpu_kernel_run(struct qpu_kernels *kernels, const struct qpu_kernel_launch *
 	ret = qpu_kernel_check_qpus(kernels, name, l->qpus);
 	if (ret)
 		return ret;
+	if (qpu_gen_is_v3d(kernels->gen))
+		return qpu_kernel_run_v3d(kernels, l, stats);
 	progs = calloc(l->qpus, sizeof(*progs));
 	bos = calloc(l->bo_count ? l->bo_count : 1, sizeof(*bos));
 	if (!progs || !bos) {
@@ -328,6 +330,30 @@ static int stream_check(struct qpu_kernels *kernels,
 	return ret;
 }
 
+/*
+ * V3D programs write through the TMU too, and read the first pieces of
+ * their run again (qpu_kernel_code.reread, see "DOC: V3D launch").
+ */
+static void stream_v3d_bytes(const struct qpu_kernels *kernels, unsigned int qpus,
+			     const struct qpu_kernel_stream *s, size_t pieces,
+			     struct qpu_kernel_stats *stats)
+{
+	const struct qpu_kernel_code *code = qpu_kernel_code_of(kernels, s->code);
+	size_t start, count;
+	uint64_t again = 0;
+	unsigned int i, k;
+
+	for (k = 0; k < qpus; k++) {
+		qpu_kernel_split(pieces, qpus, k, &start, &count);
+		again += count ? code->reread : 0;
+	}
+	for (i = 0; i < s->op_count; i++)
+		if (s->ops[i].access & QPU_KERNEL_TMU_READ)
+			stats->tmu_bytes += again * stream_piece_bytes(s, &s->ops[i]);
+	stats->tmu_bytes += stats->dma_store_bytes;
+	stats->dma_store_bytes = 0;
+}
+
 int qpu_kernel_stream_run(struct qpu_kernels *kernels, unsigned int qpus,
 			  const struct qpu_kernel_stream *s,
 			  struct qpu_kernel_stats *stats)
@@ -398,6 +424,8 @@ int qpu_kernel_stream_run(struct qpu_kernels *kernels, unsigned int qpus,
 		stats->tmu_bytes = tmu;
 		stats->dma_load_bytes = 0;
 		stats->dma_store_bytes = store;
+		if (qpu_gen_is_v3d(kernels->gen))
+			stream_v3d_bytes(kernels, qpus, s, pieces, stats);
 	}
 	return ret;
 }

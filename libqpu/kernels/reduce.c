@@ -12,13 +12,48 @@
 
 #include "kernel.h"
 #include "reduce.qasm.h"
+#include "v3d/reduce_v3d42.qasm.h"
+#include "v3d/reduce_v3d71.qasm.h"
 
 #define REDUCE_UNIFORMS	11
 #define REDUCE_LEAF_UNIFORMS	4	/* what a program other than the master reads */
 #define REDUCE_OUT_ROW	48	/* after the partials' rows 0..47 */
+#define REDUCE_V3D_AHEAD	6	/* v3d/reduce.qasm's AHEAD */
+#define REDUCE_V3D_PARTIALS	48	/* floats a V3D program writes: 16 of each */
 
 static const struct qpu_kernel_code reduce_prog =
-	QPU_KERNEL_CODE("reduce", reduce_code);
+	QPU_KERNEL_CODE_V3D("reduce", reduce_code, reduce, REDUCE_V3D_AHEAD);
+
+/*
+ * V3D: fold the partials of @qpus programs (v3d/reduce.qasm) and fill the
+ * byte counts: the vector, the pieces read again, the partials written.
+ */
+static void reduce_v3d_fold(const float *p, unsigned int qpus, size_t n,
+			    struct qpu_reduce_result *result,
+			    struct qpu_kernel_stats *stats)
+{
+	unsigned int k, i, busy = 0;
+	size_t start, count;
+
+	result->sum = 0;
+	result->min = p[16];
+	result->max = p[32];
+	for (k = 0; k < qpus; k++, p += REDUCE_V3D_PARTIALS) {
+		for (i = 0; i < 16; i++) {
+			result->sum += p[i];
+			result->min = p[16 + i] < result->min ? p[16 + i] : result->min;
+			result->max = p[32 + i] > result->max ? p[32 + i] : result->max;
+		}
+		qpu_kernel_split(n / 16, qpus, k, &start, &count);
+		busy += count > 0;
+	}
+	if (stats) {
+		stats->tmu_bytes = n * 4 + (uint64_t)busy * REDUCE_V3D_AHEAD * 64 +
+				   (uint64_t)qpus * REDUCE_V3D_PARTIALS * 4;
+		stats->dma_load_bytes = 0;
+		stats->dma_store_bytes = 0;
+	}
+}
 
 static uint32_t vr_rows(unsigned int n, unsigned int row)
 {
@@ -90,7 +125,9 @@ int qpu_reduce(struct qpu_kernels *kernels, unsigned int qpus,
 	l.bo_count = 2;
 	ret = qpu_kernel_run(kernels, &l, stats);
 	free(u);
-	if (!ret) {
+	if (!ret && qpu_gen_is_v3d(kernels->gen)) {
+		reduce_v3d_fold(qpu_bo_get_map(out), qpus, n, result, stats);
+	} else if (!ret) {
 		r = qpu_bo_get_map(out);
 		result->sum = r[0];
 		result->min = r[1];

@@ -7,9 +7,11 @@
 
 #include "kernel.h"
 #include "saxpy.qasm.h"
+#include "v3d/saxpy_v3d42.qasm.h"
+#include "v3d/saxpy_v3d71.qasm.h"
 
 static const struct qpu_kernel_code saxpy_prog =
-	QPU_KERNEL_CODE("saxpy", saxpy_code);
+	QPU_KERNEL_CODE_V3D("saxpy", saxpy_code, saxpy, 3);
 
 int qpu_saxpy(struct qpu_kernels *kernels, unsigned int qpus, float alpha,
 	      const struct qpu_vector *x, const struct qpu_vector *y,

@@ -665,6 +665,8 @@ int qpu_sgemm(struct qpu_kernels *kernels, unsigned int qpus, float alpha,
 	ret = sgemm_check(kernels, name, qpus, a, b, c);
 	if (ret)
 		return ret;
+	if (qpu_gen_is_v3d(kernels->gen))
+		return qpu_sgemm_v3d(kernels, qpus, alpha, a, b, beta, c, stats);
 	m = a->rows;
 	k = a->cols;
 	n = b->cols;
@@ -817,6 +819,9 @@ int qpu_sgemm_16x64(struct qpu_kernels *kernels, unsigned int qpus,
 	ret = sgemm_check(kernels, name, qpus, a, b, c);
 	if (ret)
 		return ret;
+	if (qpu_gen_is_v3d(kernels->gen))	/* VideoCore IV's schedule only */
+		return qpu_kernel_fail(kernels, ENOTSUP, name,
+				       "no program for this device's generation");
 	if (a->rows % 16 || b->cols % 64 || a->cols < 3)
 		return qpu_kernel_fail(kernels, EINVAL, name,
 				       "M must be a multiple of 16, N of 64, K at least 3 (%zu x %zu x %zu)",

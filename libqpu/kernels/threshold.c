@@ -7,9 +7,11 @@
 
 #include "kernel.h"
 #include "threshold.qasm.h"
+#include "v3d/threshold_v3d42.qasm.h"
+#include "v3d/threshold_v3d71.qasm.h"
 
 static const struct qpu_kernel_code threshold_prog =
-	QPU_KERNEL_CODE("threshold", threshold_code);
+	QPU_KERNEL_CODE_V3D("threshold", threshold_code, threshold, 4);
 
 int qpu_threshold(struct qpu_kernels *kernels, unsigned int qpus,
 		  const struct qpu_image *in, const struct qpu_image *out,

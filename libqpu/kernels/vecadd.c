@@ -7,9 +7,11 @@
 
 #include "kernel.h"
 #include "vecadd.qasm.h"
+#include "v3d/vecadd_v3d42.qasm.h"
+#include "v3d/vecadd_v3d71.qasm.h"
 
 static const struct qpu_kernel_code vecadd_prog =
-	QPU_KERNEL_CODE("vector_add", vecadd_code);
+	QPU_KERNEL_CODE_V3D("vector_add", vecadd_code, vecadd, 3);
 
 int qpu_vector_add(struct qpu_kernels *kernels, unsigned int qpus,
 		   const struct qpu_vector *a, const struct qpu_vector *b,

@@ -11,14 +11,22 @@
 
 #include "kernel.h"
 #include "yuv.qasm.h"
+#include "v3d/yuv_v3d42.qasm.h"
+#include "v3d/yuv_v3d71.qasm.h"
 
 #define YUV_UNIFORMS	23
+/*
+ * V3D's programs take the conversion's constants as uniforms too (no
+ * 32-bit immediates there): VideoCore IV's yuv.qasm has them as ldi.
+ */
+static const float yuv_v3d_consts[] = { 1.402f, 0.344136f, 0.714136f, 1.772f, 255.0f };
+#define YUV_V3D_CONSTS	(sizeof(yuv_v3d_consts) / sizeof(yuv_v3d_consts[0]))
 #define YUV_MAX_SIDE	4096
 /* The 16.16 steps go through mul24: below 2^24, a 255x reduction at most. */
 #define YUV_MAX_STEP	((1u << 24) - 1)
 
 static const struct qpu_kernel_code yuv_prog =
-	QPU_KERNEL_CODE("yuv420_to_rgb", yuv_code);
+	QPU_KERNEL_CODE_V3D("yuv420_to_rgb", yuv_code, yuv, 0);
 
 /* 0 if plane @what of @rows rows of @cols bytes @stride apart is inside. */
 static int check_plane(struct qpu_kernels *kernels, const char *what, const struct qpu_bo *bo,
@@ -97,9 +105,10 @@ int qpu_yuv420_to_rgb(struct qpu_kernels *kernels, unsigned int qpus,
 		      const float std[3], struct qpu_kernel_stats *stats)
 {
 	const char *name = yuv_prog.name;
+	bool v3d = qpu_gen_is_v3d(kernels->gen);
 	struct qpu_kernel_launch l = {
 		.code = &yuv_prog, .qpus = qpus,
-		.uniforms_per_qpu = YUV_UNIFORMS,
+		.uniforms_per_qpu = YUV_UNIFORMS + (v3d ? YUV_V3D_CONSTS : 0),
 	};
 	struct qpu_bo *bos[2];
 	size_t plane, start, count, pixels;
@@ -114,11 +123,11 @@ int qpu_yuv420_to_rgb(struct qpu_kernels *kernels, unsigned int qpus,
 
 	pixels = (size_t)dst->width * dst->height;
 	plane = pixels * 4;
-	u = calloc((size_t)qpus * YUV_UNIFORMS, sizeof(*u));
+	u = calloc((size_t)qpus * l.uniforms_per_qpu, sizeof(*u));
 	if (!u)
 		return qpu_kernel_fail(kernels, ENOMEM, name, "out of memory");
 	for (k = 0; k < qpus; k++) {
-		uint32_t *p = u + k * YUV_UNIFORMS;
+		uint32_t *p = u + k * l.uniforms_per_qpu;
 
 		qpu_kernel_split(dst->height, qpus, k, &start, &count);
 		p[0] = qpu_kernel_addr(src->bo, src->y_offset);
@@ -143,6 +152,8 @@ int qpu_yuv420_to_rgb(struct qpu_kernels *kernels, unsigned int qpus,
 			p[17 + c] = qpu_unif_f(1.0f / (255.0f * std[c]));
 			p[20 + c] = qpu_unif_f(-mean[c] / std[c]);
 		}
+		for (c = 0; v3d && c < YUV_V3D_CONSTS; c++)
+			p[YUV_UNIFORMS + c] = qpu_unif_f(yuv_v3d_consts[c]);
 	}
 	bos[0] = src->bo;
 	bos[1] = dst->bo;
@@ -155,6 +166,10 @@ int qpu_yuv420_to_rgb(struct qpu_kernels *kernels, unsigned int qpus,
 		stats->tmu_bytes = pixels * 3 * 4;	/* a word a sample */
 		stats->dma_load_bytes = 0;
 		stats->dma_store_bytes = plane * 3;
+		if (v3d) {	/* the stores are TMU writes */
+			stats->tmu_bytes += stats->dma_store_bytes;
+			stats->dma_store_bytes = 0;
+		}
 	}
 	return ret;
 }

@@ -13,7 +13,11 @@
  *
  * Its option after "emu:v3d71": "board=pi5" (3 slices x 4 QPUs, the
  * default) or "board=pi5-16" (4 x 4), the Pi 5's two published
- * configurations (qpu_v3d_emu.h); "emu:v3d42" is the Pi 4's 2 x 4. A
+ * configurations (qpu_v3d_emu.h); "emu:v3d42" is the Pi 4's 2 x 4. The
+ * option "timing" runs the V3D timing model (core/timing/qpu_timing_v3d.h)
+ * on the device's board beside every job, whose result then carries its
+ * modelled time (QPU_JOB_RESULT_TIMING, board QPU_BOARD_NONE: enum
+ * qpu_board names no V3D board yet; the device's board is the one). A
  * job that deadlocks (every live thread waits, as on a barrier no other
  * thread reaches) hangs on hardware: it ends QPU_STATUS_TIMEOUT.
  */
@@ -28,6 +32,7 @@
 #include "toolkit/toolkit.h"
 #include "qpu_devmodel.h"
 #include "v3d/qpu_v3d_emu.h"
+#include "qpu_timing_v3d.h"
 
 /* Instructions run between checks of the job's end. */
 #define V3D_SLICE		(1u << 20)
@@ -42,6 +47,7 @@ struct v3d_runner {
 	struct qpu_v3d_emu *emu;
 	enum qpu_v3d_emu_board board;
 	struct qpu_v3d_mmu mmu;
+	struct qpu_tv *timing;	/* the model, with the option "timing" */
 };
 
 static void *v3d_create(enum qpu_v3d_emu_board board)
@@ -73,6 +79,7 @@ static void v3d_destroy(void *state)
 {
 	struct v3d_runner *r = state;
 
+	free(r->timing);
 	free(r->emu);
 	free(r);
 }
@@ -80,10 +87,16 @@ static void v3d_destroy(void *state)
 /* "board=NAME": a board of the runner's generation, by its core name. */
 static int v3d_option(void *state, const char *opt, size_t len)
 {
-	static const char board[] = "board=";
+	static const char board[] = "board=", timing[] = "timing";
 	struct v3d_runner *r = state;
 	enum qpu_gen gen = qpu_v3d_emu_board(r->board)->gen;
 	unsigned int b;
+
+	if (len == sizeof(timing) - 1 && !strncmp(opt, timing, len)) {
+		if (!r->timing)
+			r->timing = aligned_alloc(8, qpu_tv_size());
+		return r->timing ? 0 : -ENOMEM;
+	}
 
 	if (len <= sizeof(board) - 1 || strncmp(opt, board, sizeof(board) - 1))
 		return -ENOENT;
@@ -156,6 +169,31 @@ static void v3d_count(const struct v3d_runner *r, uint64_t cpu0,
 	c->run_ns = qpu_emudev_thread_cpu_ns() - cpu0;
 }
 
+/* The model's figures for the job that ran. */
+static void v3d_timing(const struct v3d_runner *r, struct qpu_job_result *result)
+{
+	struct qpu_job_timing *t = &result->timing;
+	struct qpu_tv_stats *s = malloc(sizeof(*s));
+	unsigned int q;
+
+	if (!s)
+		return;
+	qpu_tv_get_stats(r->timing, s);
+	memset(t, 0, sizeof(*t));
+	t->board = QPU_BOARD_NONE;
+	t->cycles = s->cycles;
+	t->ns = s->ns;
+	t->sdram_bytes = s->sdram_bytes;
+	for (q = 0; q < QPU_V3D_EMU_MAX_QPUS; q++) {
+		t->stall_tmu += s->qpu[q].stall[QPU_TV_STALL_TMU] +
+				s->qpu[q].stall[QPU_TV_STALL_TMU_FIFO];
+		t->stall_other += s->qpu[q].stall[QPU_TV_STALL_SFU] +
+				  s->qpu[q].stall[QPU_TV_STALL_THRSW];
+	}
+	result->flags |= QPU_JOB_RESULT_TIMING;
+	free(s);
+}
+
 static void v3d_fault(const struct qpu_v3d_emu_fault *vf,
 		      struct qpu_job_result *result)
 {
@@ -184,8 +222,15 @@ static void v3d_run(void *state, const struct qpu_emu_job_view *view,
 	result->fault_pc = view->code_addr[0];
 	result->fault_addr = view->code_addr[0];
 	result->fault_access = QPU_ACCESS_OTHER;
+	static const struct qpu_v3d_emu_ops timed = {
+		.trace = qpu_tv_trace, .tmu = qpu_tv_tmu,
+	};
+
+	if (r->timing)
+		qpu_tv_init(r->timing, qpu_tv_board_get(r->board));
 	if (view->kind != QPU_JOB_V3D_DISPATCH || !v3d_map_job(r, view->job) ||
-	    qpu_v3d_emu_init(r->emu, r->board, &r->mmu, NULL, NULL))
+	    qpu_v3d_emu_init(r->emu, r->board, &r->mmu, r->timing ? &timed : NULL,
+			     r->timing))
 		return;
 	qpu_v3d_emu_set_limit(r->emu, view->limit);
 	qpu_v3d_dispatch_cfg(&view->dispatch, view->code_addr[0],
@@ -214,6 +259,8 @@ static void v3d_run(void *state, const struct qpu_emu_job_view *view,
 		break;
 	}
 	v3d_count(r, cpu0, result);
+	if (r->timing)
+		v3d_timing(r, result);
 }
 
 /* The two differ in their generation and default board alone. */

@@ -6,7 +6,8 @@
 # filled for both boards, no line ending in blanks (the table is read by
 # people and pasted into issues), --no-model without them, and a device
 # that cannot be opened refused with a message and exit 1, a bad QPU count
-# or option with exit 2.
+# or option with exit 2. On a V3D device (emu:v3d42) the modelled boards
+# are a Pi 4 and a Pi 5.
 # qpu-demo is looked up next to QPU_DIS.
 
 : "${QPU_DIS:?QPU_DIS must name the qpu-dis binary}"
@@ -25,17 +26,25 @@ fail() {
 	failed=1
 }
 
-"$demo" --device emu >"$tmp/out" 2>"$tmp/err" || fail "emu: exit $?: $(cat "$tmp/err")"
-kernels=$(grep -c ' ok  *[0-9]' "$tmp/out")
-[ "$kernels" -ge 7 ] || fail "emu: $kernels kernels ok"
-grep -q "^$kernels kernels: $kernels ok, 0 failed\$" "$tmp/out" ||
-	fail "emu: closing count: $(tail -n 1 "$tmp/out")"
-grep -q '^modelled (the emulator.s timing model, not a measurement): Pi 1/Zero, Pi 3 (extrapolated)$' \
-	"$tmp/out" || fail "emu: modelled label missing"
-# each kernel row: two boards, each a time and a throughput with its unit
-rows=$(grep -cE ' ok .*( +[0-9.]+ +[0-9.]+ (GB/s|GFLOPS)){2}$' "$tmp/out")
-[ "$rows" -eq "$kernels" ] || fail "emu: $rows of $kernels rows have both boards' figures"
-grep -q ' $' "$tmp/out" && fail "emu: lines end in blanks: $(grep -n ' $' "$tmp/out")"
+# table DEVICE BOARDS COLUMN: every kernel ok on DEVICE, the modelled label
+# naming BOARDS, both boards' figures on every row (COLUMN the first one's
+# heading), no line ending in blanks.
+table() {
+	"$demo" --device "$1" >"$tmp/out" 2>"$tmp/err" || fail "$1: exit $?: $(cat "$tmp/err")"
+	kernels=$(grep -c ' ok  *[0-9]' "$tmp/out")
+	[ "$kernels" -ge 7 ] || fail "$1: $kernels kernels ok"
+	grep -q "^$kernels kernels: $kernels ok, 0 failed\$" "$tmp/out" ||
+		fail "$1: closing count: $(tail -n 1 "$tmp/out")"
+	grep -qF "modelled (the emulator's timing model, not a measurement): $2" "$tmp/out" ||
+		fail "$1: modelled label missing"
+	# each kernel row: two boards, each a time and a throughput with its unit
+	rows=$(grep -cE ' ok .*( +[0-9.]+ +[0-9.]+ (GB/s|GFLOPS)){2}$' "$tmp/out")
+	[ "$rows" -eq "$kernels" ] || fail "$1: $rows of $kernels rows have both boards' figures"
+	grep -q "$3 us" "$tmp/out" || fail "$1: no $3 column"
+	grep -q ' $' "$tmp/out" && fail "$1: lines end in blanks: $(grep -n ' $' "$tmp/out")"
+}
+table emu:v3d42 "Pi 4 (V3D 4.2, 8 QPUs, 500 MHz), Pi 5 (V3D 7.1, 12 QPUs, 800 MHz)" Pi4
+table emu "Pi 1/Zero, Pi 3 (extrapolated)" Pi1
 
 "$demo" --device emu --no-model >"$tmp/out" 2>"$tmp/err" || fail "no-model: exit $?"
 grep -qE 'GB/s|GFLOPS|modelled' "$tmp/out" && fail "no-model: modelled figures printed"

@@ -1,10 +1,19 @@
 # SPDX-License-Identifier: MIT
-"""Every sample kernel of <qpu_kernels.h> on numpy arrays, against numpy."""
+"""Every sample kernel of <qpu_kernels.h> on numpy arrays, against numpy:
+on the test device, and on the emulated V3D devices of a Pi 4 and a Pi 5,
+whose programs are V3D's (libqpu/kernels/v3d/)."""
 
 import numpy as np
 import pytest
 
 import qpu
+from conftest import DEVICE
+
+
+@pytest.fixture(params=[DEVICE, "emu:v3d42", "emu:v3d71"])
+def dev(request):
+    with qpu.Device(request.param) as d:
+        yield d
 
 rng = np.random.default_rng(21)
 
@@ -20,7 +29,11 @@ def test_vector_add(dev):
     assert isinstance(c, qpu.Array) and c.bus_addr != a.bus_addr
     assert np.allclose(c, a + b, rtol=1e-6, atol=0)
     st = dev.kernels.last_stats
-    assert st["qpus"] == 12 and st["tmu_bytes"] == 2 * 4096 and st["dma_store_bytes"] == 4096
+    assert st["qpus"] == dev.num_qpus
+    if dev.gen.startswith("v3d"):  # stores through the TMU, a few pieces read twice
+        assert st["tmu_bytes"] >= 3 * 4096 and st["dma_store_bytes"] == 0
+    else:
+        assert st["tmu_bytes"] == 2 * 4096 and st["dma_store_bytes"] == 4096
     dev.kernels.vector_add(a, b, out=a, qpus=3)  # in place, on 3 QPUs
     assert dev.kernels.last_stats["qpus"] == 3 and np.array_equal(a, c)
 
