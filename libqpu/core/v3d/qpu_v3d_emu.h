@@ -225,6 +225,25 @@ void qpu_v3d_emu_set_predecode(struct qpu_v3d_emu *emu, bool on);
 /* Instructions each thread may issue (0: no bound). */
 void qpu_v3d_emu_set_limit(struct qpu_v3d_emu *emu, u64 instructions);
 
+/**
+ * qpu_v3d_emu_set_clock() - run the QPUs in the order of a timing model
+ * @emu: the emulator
+ * @clock: QPU_V3D_EMU_MAX_QPUS cycle counts kept by the caller (the timing
+ *	model's qpu_tv_clock(): the cycle each QPU issues its next
+ *	instruction), or NULL for round-robin, one instruction each (the
+ *	default)
+ *
+ * With a clock, qpu_v3d_emu_run() runs the ready QPU whose clock is lowest
+ * (the lowest index among equals) until it is QPU_V3D_EMU_CLOCK_SLACK
+ * cycles past the next one, or a thread starts, switches, ends or waits,
+ * so that what the model shares between QPUs (the L2T, the SDRAM, each
+ * slice's TMU) is booked in modelled time order, as VideoCore IV's
+ * qpu_emu_set_clock() does. Programs without races compute the same either
+ * way. qpu_v3d_emu_init() clears it.
+ */
+#define QPU_V3D_EMU_CLOCK_SLACK	32
+void qpu_v3d_emu_set_clock(struct qpu_v3d_emu *emu, const u64 *clock);
+
 const struct qpu_v3d_emu_fault *qpu_v3d_emu_get_fault(const struct qpu_v3d_emu *emu);
 const struct qpu_v3d_emu_stats *qpu_v3d_emu_get_stats(const struct qpu_v3d_emu *emu);
 

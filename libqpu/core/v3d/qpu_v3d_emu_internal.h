@@ -77,6 +77,8 @@ struct v3d_predecoded {
 };
 
 #define STALE_MAX	64	/* TMU-written words the uniform cache hides */
+#define UNIF_LINES_MAX	32	/* uniform lines a job's streams read */
+#define UNIF_LINE_SHIFT	6	/* 64-byte lines */
 
 struct qpu_v3d_emu {
 	const struct qpu_v3d_emu_board_info *board;
@@ -94,11 +96,19 @@ struct qpu_v3d_emu {
 	struct qpu_v3d_csd csd;
 	u32 next_batch;
 	bool predecode;
+	const u64 *clock;	/* qpu_v3d_emu_set_clock(), or NULL */
+	bool resched;		/* a thread started, switched or woke */
+	unsigned int pick;	/* the QPU the clock chose */
+	u64 pick_bound;		/* its clock when the choice ends */
 	unsigned int stale_n;
 	struct {
 		u32 va;
 		u32 old;
 	} stale[STALE_MAX];
+	unsigned int unif_lines_n;
+	u32 unif_last;		/* the line last read, + 1 (0: none) */
+	u32 unif_lo, unif_hi;	/* the lowest and highest line read */
+	u32 unif_line[UNIF_LINES_MAX];
 	struct v3d_qpu q[QPU_V3D_EMU_MAX_QPUS];
 	struct v3d_predecoded pre[PREDECODE_SIZE];
 };

@@ -26,9 +26,13 @@
  * do not update: a job that writes a word through the TMU and then reads
  * it as a uniform gets the word as it was (py-videocore6/7's
  * test_tmu_read_tmu_write_uniform_read, "!? not 3 ?", on both boards). The
- * emulator notes the first STALE_MAX words a job writes and serves their
- * old values to ldunif/ldunifa; words written after the log is full are
- * read fresh. On 4.2 a vector's words
+ * emulator notes the old value of the first STALE_MAX words a job writes
+ * and serves it to ldunif/ldunifa; once the log is full, a word in a line
+ * (64 bytes) the job's uniform streams have read (the first UNIF_LINES_MAX
+ * lines) takes the place of one outside them, and other words are read
+ * fresh. (py-videocore7's 12-QPU scopy writes past its destination into its
+ * own uniforms after megabytes of other writes, and a QPU a loop behind the
+ * others still reads them as they were.) On 4.2 a vector's words
  * wrap inside the 16-byte block of its address (py-videocore6's
  * test_tmu_vec*_naive_write: a vec4 at column 1 fills columns 1, 2, 3, 0);
  * on 7.1 they follow each other (py-videocore7's
@@ -150,18 +154,60 @@ static void store32(u8 *p, u32 v)
  * streams go on reading it (see "uniform cache" above). A full log stops
  * noting; later writes are then seen at once.
  */
+static bool unif_line_read(const struct qpu_v3d_emu *emu, u32 va)
+{
+	u32 line = va >> UNIF_LINE_SHIFT;
+	unsigned int i;
+
+	if (!emu->unif_lines_n || line < emu->unif_lo || line > emu->unif_hi)
+		return false;
+	for (i = 0; i < emu->unif_lines_n; i++)
+		if (emu->unif_line[i] == line)
+			return true;
+	return false;
+}
+
 static void note_stale(struct qpu_v3d_emu *emu, u32 va, const u8 *p)
 {
 	unsigned int i;
 
+	if (emu->stale_n >= STALE_MAX && !unif_line_read(emu, va))
+		return;
 	for (i = 0; i < emu->stale_n; i++)
 		if (emu->stale[i].va == va)
 			return;
-	if (emu->stale_n >= STALE_MAX)
+	if (emu->stale_n < STALE_MAX) {
+		i = emu->stale_n++;
+	} else {	/* full: a word in a line the streams read takes a place */
+		for (i = 0; i < STALE_MAX; i++)
+			if (!unif_line_read(emu, emu->stale[i].va))
+				break;
+		if (i == STALE_MAX)
+			return;
+	}
+	emu->stale[i].va = va;
+	emu->stale[i].old = load32(p);
+}
+
+/* Note the line of a uniform read (see "uniform cache" above). */
+static void note_unif_line(struct qpu_v3d_emu *emu, u32 va)
+{
+	u32 line = va >> UNIF_LINE_SHIFT;
+	unsigned int i;
+
+	if (emu->unif_last == line + 1)
 		return;
-	emu->stale[emu->stale_n].va = va;
-	emu->stale[emu->stale_n].old = load32(p);
-	emu->stale_n++;
+	emu->unif_last = line + 1;
+	for (i = 0; i < emu->unif_lines_n; i++)
+		if (emu->unif_line[i] == line)
+			return;
+	if (emu->unif_lines_n >= UNIF_LINES_MAX)
+		return;
+	if (!emu->unif_lines_n || line < emu->unif_lo)
+		emu->unif_lo = line;
+	if (!emu->unif_lines_n || line > emu->unif_hi)
+		emu->unif_hi = line;
+	emu->unif_line[emu->unif_lines_n++] = line;
 }
 
 bool v3d_read_unif(struct qpu_v3d_emu *emu, unsigned int qpu,
@@ -176,6 +222,7 @@ bool v3d_read_unif(struct qpu_v3d_emu *emu, unsigned int qpu,
 				  QPU_MEM_UNIFORM);
 		return false;
 	}
+	note_unif_line(emu, *addr);
 	*val = load32(p);
 	for (i = 0; i < emu->stale_n; i++)
 		if (emu->stale[i].va == *addr)
