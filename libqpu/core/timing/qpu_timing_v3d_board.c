@@ -43,7 +43,7 @@ static const struct qpu_tv_board boards[QPU_V3D_EMU_BOARD_COUNT] = {
 		.label = "Pi 4 (V3D 4.2, 8 QPUs, 500 MHz)",
 		.p = {
 			COMMON_ROWS,
-			[QPU_TV_TMU_LANE_CYCLES] = { 1, ASSUMED },
+			[QPU_TV_TMU_LANE_CYCLES] = { 9, FITTED },
 			[QPU_TV_SDRAM_EFFICIENCY] = { 60, FITTED },
 			[QPU_TV_SDRAM_MTS] = { 3200, SRC_PI4_DRAM },
 			[QPU_TV_SDRAM_BUS_BYTES] = { 4, SRC_PI4_DRAM },
