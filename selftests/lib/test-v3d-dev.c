@@ -247,7 +247,9 @@ T_TEST(fault_reported)
 		((uint32_t *)qpu_bo_get_map(r.unif))[0] = 0x100;
 		rig_run(&r, &res);
 		T_EQ_U64(QPU_STATUS_FAULT, res.status);
-		T_EQ_U64(QPU_ACCESS_TMU, res.fault_access);
+		/* a store: a TMU write, not a read */
+		T_EQ_U64(QPU_ACCESS_TMU_WRITE, res.fault_access);
+		T_CHECK(!strcmp(qpu_access_str(res.fault_access), "TMU write"));
 		T_EQ_U64(0x100, res.fault_addr);
 		T_EQ_U64(0, qpu_dev_get_param(r.dev, QPU_DEV_PARAM_NUM_QPUS, &nqpus));
 		T_CHECK(res.fault_qpu < nqpus);
@@ -342,6 +344,58 @@ T_TEST(failed_in_fence_cancels)
 		close(fence);
 	}
 	rig_free(&r);
+}
+
+/*
+ * Workgroups with x = 0 wait on ldtmu with nothing queued, the others at
+ * their supergroup's barrier, which those never reach: a deadlock, each
+ * QPU's wait named, at once rather than at the timeout.
+ */
+T_TEST(deadlock_reported)
+{
+	static const char *const stuck =
+		"and.pushz rf6, rf%d, 15 ; nop\n"
+		"b.anya tmu_wait\n"
+		"nop ; nop\nnop ; nop\nnop ; nop\n"
+		"barrierid syncb ; nop ; thrsw\n"
+		"nop ; nop\nnop ; nop\n"
+		"b done\n"
+		"nop ; nop\nnop ; nop\nnop ; nop\n"
+		"tmu_wait:\n"
+		"nop ; nop ; ldtmu.rf1\n"
+		"done:\n";
+	unsigned int k;
+
+	for (k = 0; k < T_ARRAY_SIZE(devs); k++) {
+		struct qpu_job_result res;
+		unsigned int q, tmu = 0, barrier = 0;
+		uint64_t features = 0;
+		struct rig r;
+
+		if (!rig_init(&r, devs[k], stuck))
+			continue;
+		T_EQ_U64(0, qpu_dev_get_param(r.dev, QPU_DEV_PARAM_FEATURES,
+					      &features));
+		T_CHECK(features & QPU_DEV_FEATURE_DEADLOCK);
+		rig_run(&r, &res);
+		T_EQ_U64(QPU_STATUS_DEADLOCK, res.status);
+		T_EQ_U64(0, res.fault_access);
+		for (q = 0; q < QPU_JOB_MAX_QPUS; q++) {
+			if (res.qpus[q].activity == QPU_ACTIVITY_WAIT_TMU) {
+				tmu++;
+				T_EQ_U64(qpu_bo_get_bus_addr(r.code) + 12 * 8,
+					 res.qpus[q].pc);
+			} else if (res.qpus[q].activity ==
+				   QPU_ACTIVITY_WAIT_BARRIER) {
+				barrier++;
+				T_EQ_U64(qpu_bo_get_bus_addr(r.code) + 8 * 8,
+					 res.qpus[q].pc);
+			}
+		}
+		T_CHECK(tmu > 0);
+		T_CHECK(barrier > 0);
+		rig_free(&r);
+	}
 }
 
 T_TEST(timeout)

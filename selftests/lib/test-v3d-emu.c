@@ -1227,6 +1227,43 @@ T_TEST(mmu_job_fault_and_allow_all)
 	}
 }
 
+/* A refused TMU write or atomic is a TMU write; a read a TMU read. */
+T_TEST(mmu_tmu_write_fault_kind)
+{
+	static const struct {
+		const char *src;
+		enum qpu_mem_access kind;
+	} cases[] = {
+		{ "nop ; mov tmud, 7\nnop ; mov tmua, rf10\ntmuwt - ; nop\n",
+		  QPU_MEM_TMU_WRITE },
+		{ "nop ; mov tmua, rf10\nnop ; nop ; ldtmu.rf1\n", QPU_MEM_TMU },
+		/* an atomic add (tmuau's config from the second uniform) */
+		{ "nop ; mov tmud, 7\nnop ; mov tmuau, rf10\n"
+		  "nop ; nop ; ldtmu.rf1\n", QPU_MEM_TMU_WRITE },
+	};
+	char src[512];
+	size_t k, b;
+	struct rig r;
+
+	for (b = 0; b < T_ARRAY_SIZE(boards); b++) {
+		for (k = 0; k < T_ARRAY_SIZE(cases); k++) {
+			snprintf(src, sizeof(src), "nop ; nop ; ldunifrf.rf10\n%s",
+				 cases[k].src);
+			if (!rig_init(&r, boards[b], src))
+				return;
+			unif32(&r)[0] = 0x100;	/* page 0: never mapped */
+			unif32(&r)[1] = 0xffffff87;	/* add, 32-bit */
+			T_EQ_U64(QPU_V3D_EMU_FAULT, rig_run(&r));
+			T_EQ_U64(QPU_FAULT_REASON_MEMORY,
+				 qpu_v3d_emu_get_fault(r.emu)->f.reason);
+			T_EQ_U64(cases[k].kind,
+				 qpu_v3d_emu_get_fault(r.emu)->f.access);
+			T_EQ_U64(0x100, qpu_v3d_emu_get_fault(r.emu)->f.addr);
+			rig_free(&r);
+		}
+	}
+}
+
 T_TEST(mmu_uniform_and_fetch_faults)
 {
 	struct rig r;

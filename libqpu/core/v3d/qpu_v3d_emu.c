@@ -692,7 +692,7 @@ static void step(struct qpu_v3d_emu *emu, unsigned int qpu, unsigned int slot)
 	u64 w;
 	unsigned int i;
 
-	p = qpu_v3d_mmu_translate(emu->mmu, t->pc, 8);
+	p = v3d_translate(emu, t->pc, 8);
 	if (!p || (t->pc & 7)) {
 		v3d_emu_set_fault(emu, qpu, slot, p ? QPU_FAULT_REASON_MISALIGNED :
 				  QPU_FAULT_REASON_MEMORY, t->pc,
@@ -928,6 +928,7 @@ enum qpu_v3d_emu_status qpu_v3d_emu_run(struct qpu_v3d_emu *emu, u64 budget)
 
 	if (emu->stop != QPU_V3D_EMU_RUNNING)
 		return emu->stop;
+	emu->last_bo = NULL;	/* the MMU may have changed since */
 	if (emu->clock)
 		return run_by_clock(emu, budget);
 	while (budget) {
@@ -995,6 +996,17 @@ int qpu_v3d_emu_get_flags(const struct qpu_v3d_emu *emu, unsigned int qpu,
 		return -QPU_V3D_EMU_EINVAL;
 	*a = emu->q[qpu].t[slot].fa;
 	*b = emu->q[qpu].t[slot].fb;
+	return 0;
+}
+
+int qpu_v3d_emu_get_thread(const struct qpu_v3d_emu *emu, unsigned int qpu,
+			   unsigned int slot, enum qpu_v3d_emu_thread_state *state,
+			   u32 *pc)
+{
+	if (qpu >= emu->nqpus || slot >= QPU_V3D_EMU_THREADS)
+		return -QPU_V3D_EMU_EINVAL;
+	*state = (enum qpu_v3d_emu_thread_state)emu->q[qpu].t[slot].state;
+	*pc = emu->q[qpu].t[slot].pc;
 	return 0;
 }
 

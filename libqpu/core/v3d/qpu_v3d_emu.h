@@ -261,6 +261,19 @@ int qpu_v3d_emu_get_reg(const struct qpu_v3d_emu *emu, unsigned int qpu,
 int qpu_v3d_emu_get_flags(const struct qpu_v3d_emu *emu, unsigned int qpu,
 			  unsigned int slot, u16 *a, u16 *b);
 
+/* What a thread slot holds (qpu_v3d_emu_get_thread()). */
+enum qpu_v3d_emu_thread_state {
+	QPU_V3D_EMU_THREAD_FREE,	/* no batch, or its batch ended */
+	QPU_V3D_EMU_THREAD_READY,	/* issuing, or its turn will come */
+	QPU_V3D_EMU_THREAD_WAIT_BARRIER, /* arrived at its supergroup's barrier */
+	QPU_V3D_EMU_THREAD_WAIT_TMU,	/* ldtmu with nothing queued: forever */
+};
+
+/* Thread @slot of QPU @qpu: its state and PC; 0 or -QPU_V3D_EMU_EINVAL. */
+int qpu_v3d_emu_get_thread(const struct qpu_v3d_emu *emu, unsigned int qpu,
+			   unsigned int slot, enum qpu_v3d_emu_thread_state *state,
+			   u32 *pc);
+
 /*
  * One line per live thread (QPU, slot, PC, what it waits on), as a
  * deadlock report; NUL-terminated, truncated to @len; returns the length

@@ -475,7 +475,7 @@ void v3d_alu_add(struct qpu_v3d_emu *emu, struct v3d_thread *t,
 {
 	const struct qpu_v3d_alu *alu = &in->add;
 	unsigned int op = alu->op, i, ua = alu->unpack_a, ub = alu->unpack_b;
-	int sfu = sfu_of(op);
+	int sfu;
 	u32 ta[LANES];
 	bool fl = false;
 
@@ -486,6 +486,7 @@ void v3d_alu_add(struct qpu_v3d_emu *emu, struct v3d_thread *t,
 	o->c = 0;
 	if (plain(emu, alu, o) && add_fast(op, a, b, o->v))
 		return;
+	sfu = sfu_of(op);
 	if (op == QPU_V3D_A_FDX || op == QPU_V3D_A_FDY ||
 	    op == QPU_V3D_A_FLAFIRST || op == QPU_V3D_A_FLNAFIRST ||
 	    op == QPU_V3D_A_ALLFEQ) {

@@ -15,10 +15,12 @@
 #define TMU_DATA_MAX	8	/* tmud words queued for one lookup */
 
 enum v3d_thread_state {
-	T_FREE,
-	T_READY,
-	T_WAIT_BARRIER,	/* arrived at a workgroup barrier */
-	T_WAIT_TMU,	/* ldtmu with an empty result FIFO: never woken */
+	T_FREE = QPU_V3D_EMU_THREAD_FREE,
+	T_READY = QPU_V3D_EMU_THREAD_READY,
+	/* arrived at a workgroup barrier */
+	T_WAIT_BARRIER = QPU_V3D_EMU_THREAD_WAIT_BARRIER,
+	/* ldtmu with an empty result FIFO: never woken */
+	T_WAIT_TMU = QPU_V3D_EMU_THREAD_WAIT_TMU,
 };
 
 struct v3d_thread {
@@ -85,6 +87,7 @@ struct qpu_v3d_emu {
 	enum qpu_gen gen;
 	unsigned int nqpus;
 	struct qpu_v3d_mmu *mmu;
+	const struct qpu_v3d_mmu_bo *last_bo;	/* v3d_translate()'s, or NULL */
 	const struct qpu_v3d_emu_ops *ops;
 	void *ctx;
 	u64 limit;
@@ -138,6 +141,7 @@ void v3d_flags_apply(struct v3d_thread *t, unsigned int pf, unsigned int uf,
 		     const struct v3d_alu_out *o);
 
 /* qpu_v3d_emu_mem.c */
+void *v3d_translate(struct qpu_v3d_emu *emu, u32 va, u32 len);
 bool v3d_read_unif(struct qpu_v3d_emu *emu, unsigned int qpu,
 		   unsigned int slot, u32 *addr, u32 *val);
 bool v3d_tmu_lookup(struct qpu_v3d_emu *emu, unsigned int qpu,

@@ -113,7 +113,9 @@ int qpu_v3d_mmu_job_add(struct qpu_v3d_mmu *mmu, u32 va)
 	return -QPU_V3D_EMU_EINVAL;
 }
 
-void *qpu_v3d_mmu_translate(const struct qpu_v3d_mmu *mmu, u32 va, u32 len)
+/* The BO holding @va that the job may touch, or NULL. */
+static const struct qpu_v3d_mmu_bo *mmu_find(const struct qpu_v3d_mmu *mmu,
+					     u32 va)
 {
 	unsigned int lo = 0, hi = mmu->count;
 
@@ -126,14 +128,41 @@ void *qpu_v3d_mmu_translate(const struct qpu_v3d_mmu *mmu, u32 va, u32 len)
 		} else if (va - bo->va >= bo->size) {
 			lo = mid + 1;
 		} else {
-			if (len > bo->size - (va - bo->va))
-				return NULL;
 			if (!bo->in_job && !mmu->allow_all)
 				return NULL;
-			return bo->host + (va - bo->va);
+			return bo;
 		}
 	}
 	return NULL;
+}
+
+void *qpu_v3d_mmu_translate(const struct qpu_v3d_mmu *mmu, u32 va, u32 len)
+{
+	const struct qpu_v3d_mmu_bo *bo = mmu_find(mmu, va);
+
+	if (!bo || len > bo->size - (va - bo->va))
+		return NULL;
+	return bo->host + (va - bo->va);
+}
+
+/*
+ * qpu_v3d_mmu_translate() through the BO the last access found, which
+ * holds for a run (the MMU does not change while qpu_v3d_emu_run() runs;
+ * the run forgets it when it starts).
+ */
+void *v3d_translate(struct qpu_v3d_emu *emu, u32 va, u32 len)
+{
+	const struct qpu_v3d_mmu_bo *bo = emu->last_bo;
+
+	if (!bo || va - bo->va >= bo->size) {
+		bo = mmu_find(emu->mmu, va);
+		if (!bo)
+			return NULL;
+		emu->last_bo = bo;
+	}
+	if (len > bo->size - (va - bo->va))
+		return NULL;
+	return bo->host + (va - bo->va);
 }
 
 static u32 load32(const u8 *p)
@@ -213,7 +242,7 @@ static void note_unif_line(struct qpu_v3d_emu *emu, u32 va)
 bool v3d_read_unif(struct qpu_v3d_emu *emu, unsigned int qpu,
 		   unsigned int slot, u32 *addr, u32 *val)
 {
-	const u8 *p = qpu_v3d_mmu_translate(emu->mmu, *addr, 4);
+	const u8 *p = v3d_translate(emu, *addr, 4);
 	unsigned int i;
 
 	if (!p || (*addr & 3)) {
@@ -347,11 +376,12 @@ bool v3d_tmu_lookup(struct qpu_v3d_emu *emu, unsigned int qpu,
 		for (k = 0; k < words; k++) {
 			/* 4.2: a vector's words wrap inside its 16-byte block */
 			u32 at = wrap ? (a & ~15u) | ((a + 4 * k) & 15) : a + 4 * k;
-			u8 *p = qpu_v3d_mmu_translate(emu->mmu, at, size);
+			u8 *p = v3d_translate(emu, at, size);
 
 			if (!p) {
 				v3d_emu_set_fault(emu, qpu, slot,
 						  QPU_FAULT_REASON_MEMORY, at,
+						  write ? QPU_MEM_TMU_WRITE :
 						  QPU_MEM_TMU);
 				return false;
 			}
