@@ -699,9 +699,13 @@ static void step(struct qpu_v3d_emu *emu, unsigned int qpu, unsigned int slot)
 				  QPU_MEM_FETCH);
 		return;
 	}
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	__builtin_memcpy(&w, p, 8);
+#else
 	w = 0;
 	for (i = 0; i < 8; i++)
 		w |= (u64)p[i] << (8 * i);
+#endif
 	if (!decode(emu, t->pc, w, &in, &sig)) {
 		v3d_emu_set_fault(emu, qpu, slot, QPU_FAULT_REASON_INSTRUCTION,
 				  t->pc, QPU_MEM_FETCH);

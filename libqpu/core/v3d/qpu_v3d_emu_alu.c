@@ -357,8 +357,8 @@ static inline u32 fmul_fast(u32 a, u32 b)
 
 /*
  * fadd of two normal numbers to a normal result, rounded to nearest
- * even, and of a normal number and a zero or denormal (flushed); every
- * other case by qpu_v3d_fadd().
+ * even, and of zeros or denormals (flushed) with normal numbers or each
+ * other; every other case by qpu_v3d_fadd().
  */
 static inline u32 fadd_fast(u32 a, u32 b)
 {
@@ -371,6 +371,8 @@ static inline u32 fadd_fast(u32 a, u32 b)
 		/* x + 0 (or a flushed denormal) with x normal: x */
 		if (!el && eh - 1 < 254)
 			return hi;
+		if (!eh)	/* 0 + 0: -0 only when both are */
+			return a & b & F_SIGN;
 		return qpu_v3d_fadd(a, b);
 	}
 	d = eh - el;
