@@ -2,7 +2,7 @@
 /*
  * A shared unit's capacity over time (SDRAM bandwidth, a TMU, a DMA
  * engine) for the timing models of both generations: buckets of
- * QPU_TIMELINE_BUCKET_CYCLES cycles, each with room for a number of units.
+ * 1 << QPU_TIMELINE_SHIFT cycles, each with room for a number of units.
  * A request books the first room from its cycle on, so one made later in
  * emulation but earlier in modelled time still goes before those booked
  * after it, which a single "busy until" cycle cannot do. Freestanding.
@@ -13,8 +13,7 @@
 #include "qpu_types.h"
 
 #define QPU_TIMELINE_BUCKETS	4096	/* a power of 2: a ring */
-#define QPU_TIMELINE_SHIFT	6
-#define QPU_TIMELINE_BUCKET_CYCLES	(1u << QPU_TIMELINE_SHIFT)
+#define QPU_TIMELINE_SHIFT	6	/* a bucket is 1 << QPU_TIMELINE_SHIFT cycles */
 
 struct qpu_timeline {
 	u64 base;		/* first bucket the ring holds */

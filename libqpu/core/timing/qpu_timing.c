@@ -585,7 +585,8 @@ static void event_tmu(struct qpu_timing *t, const struct qpu_emu_event *ev)
 		}
 	}
 	done = qpu_timeline_book(&t->tmu_tl[unit], at,
-		       (u64)(lanes ? lanes : 1) * t->p[QPU_TP_TMU_LANE_CYCLES]);
+				 (u64)(lanes ? lanes : 1) *
+				 t->p[QPU_TP_TMU_LANE_CYCLES]);
 	ready = max_u64(ready, done) + t->p[QPU_TP_TMU_HIT_CYCLES];
 	q->tmu_ready[k][(q->tmu_head[k] + q->tmu_count[k]) % TM_FIFO_MAX] = ready;
 	q->tmu_count[k]++;
@@ -601,9 +602,10 @@ static void event_dma(struct qpu_timing *t, const struct qpu_emu_event *ev)
 
 	delay_issue(t, ev->qpu, *done, QPU_TIMING_STALL_DMA);
 	at = q->issue_at;
-	engine = qpu_timeline_book(&t->vcd, at, t->p[QPU_TP_DMA_SETUP_CYCLES] +
-			 (u64)ev->rows * t->p[QPU_TP_DMA_ROW_CYCLES] +
-			 (bytes + (bpc ? bpc : 1) - 1) / (bpc ? bpc : 1));
+	engine = qpu_timeline_book(&t->vcd, at,
+				   t->p[QPU_TP_DMA_SETUP_CYCLES] +
+				   (u64)ev->rows * t->p[QPU_TP_DMA_ROW_CYCLES] +
+				   (bytes + (bpc ? bpc : 1) - 1) / (bpc ? bpc : 1));
 	/* row by row: loads read what misses L2; stores write through */
 	mem = at;
 	for (r = 0; r < ev->rows; r++) {

@@ -128,7 +128,7 @@ static void setup(struct qpu_tv *t)
 		cache_size(&t->l1t[i], pv(t, QPU_TV_L1T_BYTES),
 			   pv(t, QPU_TV_L1T_LINE_BYTES), pv(t, QPU_TV_L1T_WAYS),
 			   TV_L1T_MAX);
-		qpu_timeline_init(&t->tmu[i], QPU_TIMELINE_BUCKET_CYCLES);
+		qpu_timeline_init(&t->tmu[i], 1u << QPU_TIMELINE_SHIFT);
 	}
 	qpu_timeline_init(&t->sdram, sdram_bytes_per_bucket(t));
 	t->ready = true;
