@@ -611,6 +611,7 @@ static void qpu_sim_job_fault(struct qpu_dev *qdev, struct qpu_job *job)
 		[QPU_MEM_TMU] = QPU_FAULT_TMU,
 		[QPU_MEM_LOAD] = QPU_FAULT_DMA_LOAD,
 		[QPU_MEM_STORE] = QPU_FAULT_DMA_STORE,
+		[QPU_MEM_TMU_WRITE] = QPU_FAULT_TMU,	/* V3D only; none in the uapi */
 	};
 	struct qpu_sim *sim = qdev->sim;
 	enum qpu_mem_access kind;

@@ -69,6 +69,8 @@ struct config {
 	uint32_t unif_addr;
 	uint32_t unif_stride;
 	unsigned int qpus;
+	unsigned int wg_size;	/* V3D: --wg-size, 0 if not given */
+	unsigned int threads;	/* V3D: --threads, 0 if not given */
 	uint32_t seed;
 	uint64_t budget;
 	uint16_t trace_qpus;	/* bit q: trace QPU q */
@@ -92,9 +94,10 @@ static void usage(FILE *out)
 		"writes) on the emulator.\n\n"
 		"  -m, --machine=GEN        the instruction set: vc4 (default), or v3d42\n"
 		"                           or v3d71 to dispatch a Pi 4's or Pi 5's program\n"
-		"                           on the emulated V3D (-n: batches of 16 lanes;\n"
-		"                           addresses are multiples of 0x20000, code and\n"
-		"                           uniforms by default at 0x20000 and 0x40000)\n"
+		"                           on the emulated V3D (-n: workgroups of\n"
+		"                           --wg-size invocations; addresses are multiples\n"
+		"                           of 0x20000, code and uniforms by default at\n"
+		"                           0x20000 and 0x40000)\n"
 		"  -x, --hex                PROGRAM is hex text: 0xLOW, 0xHIGH, per word\n"
 		"      --binary             PROGRAM is little-endian 64-bit words\n"
 		"                           (without either: hex if it looks like it)\n"
@@ -106,6 +109,10 @@ static void usage(FILE *out)
 		"  -U, --unif-addr=ADDR     uniform stream address (default 0x%x)\n"
 		"  -S, --unif-stride=BYTES  QPU k reads uniforms at ADDR + k * BYTES\n"
 		"  -n, --qpus=N             start the program on N QPUs (default 1)\n"
+		"      --wg-size=N          V3D: invocations per workgroup, 1 to 256\n"
+		"                           (default 16: a workgroup a batch)\n"
+		"      --threads=N          V3D: threads per QPU the program is written\n"
+		"                           for, 1, 2 or 4 (default 1)\n"
 		"  -s, --seed=N             interleave QPUs pseudo-randomly (0: in order)\n"
 		"  -b, --budget=N           stop after N instructions (default %llu)\n"
 		"  -d, --dump=SIZE@ADDR[=FILE]  after the run, write SIZE bytes at ADDR\n"
@@ -355,6 +362,8 @@ static void parse_args(struct config *cfg, int argc, char **argv)
 		{ "stats", no_argument, NULL, 1 },
 		{ "no-predecode", no_argument, NULL, 2 },
 		{ "timing", optional_argument, NULL, 3 },
+		{ "wg-size", required_argument, NULL, 5 },
+		{ "threads", required_argument, NULL, 6 },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -435,6 +444,16 @@ static void parse_args(struct config *cfg, int argc, char **argv)
 		case 's':
 			cfg->seed = parse_num(optarg, "seed", 0xffffffffull);
 			break;
+		case 5:
+			cfg->wg_size = parse_num(optarg, "workgroup size", 256);
+			if (!cfg->wg_size)
+				die("bad workgroup size '%s' (1 to 256)", optarg);
+			break;
+		case 6:
+			cfg->threads = parse_num(optarg, "thread count", 4);
+			if (cfg->threads != 1 && cfg->threads != 2 && cfg->threads != 4)
+				die("bad thread count '%s' (1, 2 or 4)", optarg);
+			break;
 		case 'b':
 			cfg->budget = parse_num(optarg, "budget", ~0ull);
 			break;
@@ -499,6 +518,8 @@ static void parse_args(struct config *cfg, int argc, char **argv)
 					cfg->board != QPU_BOARD_NONE))
 		die("--trace, --seed, --unif-stride, --no-predecode and --timing "
 		    "are VideoCore IV's");
+	if (cfg->gen == QPU_GEN_VC4 && (cfg->wg_size || cfg->threads))
+		die("--wg-size and --threads are V3D's (-m v3d42 or v3d71)");
 }
 
 /* -m v3d42/v3d71: the regions, code and uniforms first, as one dispatch. */
@@ -507,7 +528,9 @@ static int main_v3d(struct config *cfg, uint8_t *code, uint32_t size)
 	static struct run_v3d_region regions[MAX_REGIONS + 2];
 	struct run_v3d run = {
 		.gen = cfg->gen, .regions = regions, .dumps = cfg->dumps,
-		.ndumps = cfg->ndumps, .batches = cfg->qpus, .threads = 1,
+		.ndumps = cfg->ndumps, .workgroups = cfg->qpus,
+		.wg_size = cfg->wg_size ? cfg->wg_size : 16,
+		.threads = cfg->threads ? cfg->threads : 1,
 		.budget = cfg->budget, .stats = cfg->stats,
 	};
 	static uint32_t no_uniform;

@@ -22,6 +22,7 @@ enum qpu_mem_access {
 	QPU_MEM_TMU,		/* TMU (texture/direct memory) read */
 	QPU_MEM_LOAD,		/* bulk load (VideoCore IV: VCD DMA into the VPM) */
 	QPU_MEM_STORE,		/* bulk store (VideoCore IV: VDW DMA from the VPM) */
+	QPU_MEM_TMU_WRITE,	/* TMU write or atomic (V3D 4.2/7.1) */
 };
 
 /* Why a job stopped with a fault. */

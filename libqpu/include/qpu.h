@@ -206,8 +206,8 @@ enum qpu_dev_param {
 /**
  * QPU_DEV_FEATURE_DEADLOCK - bit of QPU_DEV_PARAM_FEATURES: a job whose
  * running programs all wait forever ends at once as QPU_STATUS_DEADLOCK
- * (the emulator, qpu.ko's simulated V3D; a real V3D cannot tell a deadlock
- * from a hang, so it times out).
+ * (the emulator, qpu.ko's simulated V3D, the emulated Pi 4 and 5 since
+ * 0.5; a real V3D cannot tell a deadlock from a hang, so it times out).
  */
 #define QPU_DEV_FEATURE_DEADLOCK		(1u << 1)
 
@@ -547,6 +547,9 @@ enum qpu_status {
  * @QPU_ACCESS_DMA_STORE: VCD DMA from the VPM into memory
  * @QPU_ACCESS_OTHER: not a memory access (an instruction the V3D cannot
  *	run, a VPM address out of range)
+ * @QPU_ACCESS_TMU_WRITE: TMU write or atomic (V3D 4.2/7.1). New in 0.5,
+ *	as V3D jobs are; qpu_wait@LIBQPU_0.2 and @LIBQPU_0.1 give it as
+ *	QPU_ACCESS_TMU.
  */
 enum qpu_access {
 	QPU_ACCESS_NONE = 0,
@@ -556,6 +559,7 @@ enum qpu_access {
 	QPU_ACCESS_DMA_LOAD,
 	QPU_ACCESS_DMA_STORE,
 	QPU_ACCESS_OTHER,
+	QPU_ACCESS_TMU_WRITE,
 };
 
 /**
@@ -567,6 +571,10 @@ enum qpu_access {
  * @QPU_ACTIVITY_WAIT_MUTEX: waiting for the mutex, held by another QPU
  * @QPU_ACTIVITY_WAIT_VPM: waiting on a VPM read (or DMA) never set up
  * @QPU_ACTIVITY_WAIT_TMU: waiting on a TMU result never requested
+ * @QPU_ACTIVITY_WAIT_BARRIER: V3D: a thread waiting at its supergroup's
+ *	barrier, which some thread never reaches. New in 0.5, as V3D jobs
+ *	are; qpu_wait@LIBQPU_0.2 and @LIBQPU_0.1 give it as
+ *	QPU_ACTIVITY_WAIT_SEMAPHORE (on semaphore 0)
  */
 enum qpu_activity {
 	QPU_ACTIVITY_IDLE = 1,
@@ -575,6 +583,7 @@ enum qpu_activity {
 	QPU_ACTIVITY_WAIT_MUTEX,
 	QPU_ACTIVITY_WAIT_VPM,
 	QPU_ACTIVITY_WAIT_TMU,
+	QPU_ACTIVITY_WAIT_BARRIER,
 };
 
 /**

@@ -19,7 +19,9 @@
  * modelled time (QPU_JOB_RESULT_TIMING, board QPU_BOARD_NONE: enum
  * qpu_board names no V3D board yet; the device's board is the one). A
  * job that deadlocks (every live thread waits, as on a barrier no other
- * thread reaches) hangs on hardware: it ends QPU_STATUS_TIMEOUT.
+ * thread reaches, or on ldtmu with nothing queued), which would hang the
+ * hardware, ends at once QPU_STATUS_DEADLOCK with each QPU's wait
+ * (QPU_DEV_FEATURE_DEADLOCK), as on the VideoCore IV devices.
  */
 
 #include <errno.h>
@@ -128,7 +130,8 @@ static int v3d_get_param(void *state, enum qpu_dev_param param,
 		*value = b->slices;
 		return 0;
 	case QPU_DEV_PARAM_FEATURES:
-		*value = QPU_DEV_FEATURE_UNIFORMS_ANYWHERE | QPU_DEV_FEATURE_ALL_BOS;
+		*value = QPU_DEV_FEATURE_UNIFORMS_ANYWHERE | QPU_DEV_FEATURE_ALL_BOS |
+			 QPU_DEV_FEATURE_DEADLOCK;
 		return 0;
 	default:
 		/* no semaphores; the VPM is no compute job's; no ident registers */
@@ -208,6 +211,38 @@ static void v3d_fault(const struct qpu_v3d_emu_fault *vf,
 			       qpu_access_from_emu(access) : QPU_ACCESS_OTHER;
 }
 
+/*
+ * Each QPU's wait in a deadlock: a thread waiting on ldtmu names it (and
+ * its PC) before one at a barrier; a QPU with no live thread is idle.
+ */
+static void v3d_report_qpus(const struct v3d_runner *r,
+			    struct qpu_job_result *result)
+{
+	const struct qpu_v3d_emu_board_info *b = qpu_v3d_emu_board(r->board);
+	unsigned int n = b->slices * b->qpus_per_slice, q, s;
+
+	for (q = 0; q < n && q < QPU_JOB_MAX_QPUS; q++) {
+		struct qpu_job_qpu *o = &result->qpus[q];
+
+		o->activity = QPU_ACTIVITY_IDLE;
+		for (s = 0; s < QPU_V3D_EMU_THREADS; s++) {
+			enum qpu_v3d_emu_thread_state st;
+			uint32_t pc;
+
+			if (qpu_v3d_emu_get_thread(r->emu, q, s, &st, &pc))
+				continue;
+			if (st == QPU_V3D_EMU_THREAD_WAIT_TMU ||
+			    (st == QPU_V3D_EMU_THREAD_WAIT_BARRIER &&
+			     o->activity == QPU_ACTIVITY_IDLE)) {
+				o->activity = st == QPU_V3D_EMU_THREAD_WAIT_TMU ?
+					      QPU_ACTIVITY_WAIT_TMU :
+					      QPU_ACTIVITY_WAIT_BARRIER;
+				o->pc = pc;
+			}
+		}
+	}
+}
+
 /* Runs the job's dispatch to its end on a freshly initialised emulator. */
 static void v3d_run(void *state, const struct qpu_emu_job_view *view,
 		    struct qpu_job_result *result)
@@ -251,7 +286,14 @@ static void v3d_run(void *state, const struct qpu_emu_job_view *view,
 	case QPU_V3D_EMU_FAULT:
 		v3d_fault(qpu_v3d_emu_get_fault(r->emu), result);
 		break;
-	default:	/* past its time, or hung as the hardware would hang */
+	case QPU_V3D_EMU_DEADLOCK:
+		result->status = QPU_STATUS_DEADLOCK;
+		result->fault_pc = 0;
+		result->fault_addr = 0;
+		result->fault_access = 0;
+		v3d_report_qpus(r, result);
+		break;
+	default:	/* past its time */
 		result->status = QPU_STATUS_TIMEOUT;
 		result->fault_pc = 0;
 		result->fault_addr = 0;

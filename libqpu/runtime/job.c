@@ -238,6 +238,24 @@ QPU_API int qpu_wait_v0_4(struct qpu_dev *dev, uint64_t seqno, int timeout_ms,
 /* 0.2's struct qpu_job_result: today's up to the modelled time. */
 #define QPU_JOB_RESULT_V0_2_SIZE	offsetof(struct qpu_job_result, timing)
 
+/*
+ * Values new in 0.5 (V3D jobs' TMU writes and barriers) as the older ones
+ * nearest to them, for callers of the older entry points.
+ */
+static void result_without_v0_5_values(struct qpu_job_result *r)
+{
+	unsigned int i;
+
+	if (r->fault_access == QPU_ACCESS_TMU_WRITE)
+		r->fault_access = QPU_ACCESS_TMU;
+	for (i = 0; i < QPU_JOB_MAX_QPUS; i++) {
+		if (r->qpus[i].activity == QPU_ACTIVITY_WAIT_BARRIER) {
+			r->qpus[i].activity = QPU_ACTIVITY_WAIT_SEMAPHORE;
+			r->qpus[i].semaphore = 0;
+		}
+	}
+}
+
 QPU_API int qpu_wait_v0_2(struct qpu_dev *dev, uint64_t seqno, int timeout_ms,
 			  void *old);
 QPU_SYMVER_OLD(qpu_wait_v0_2, qpu_wait, LIBQPU_0.2);
@@ -253,6 +271,7 @@ QPU_API int qpu_wait_v0_2(struct qpu_dev *dev, uint64_t seqno, int timeout_ms,
 	if (ret)
 		return ret;
 	r.flags &= ~QPU_JOB_RESULT_TIMING;
+	result_without_v0_5_values(&r);
 	memcpy(old, &r, QPU_JOB_RESULT_V0_2_SIZE);
 	return 0;
 }
@@ -345,6 +364,8 @@ QPU_API const char *qpu_access_str(enum qpu_access access)
 		return "DMA store";
 	case QPU_ACCESS_OTHER:
 		return "other";
+	case QPU_ACCESS_TMU_WRITE:
+		return "TMU write";
 	default:
 		return "unknown";
 	}

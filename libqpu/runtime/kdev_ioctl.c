@@ -141,6 +141,7 @@ uint32_t qpu_access_to_uapi(enum qpu_access access)
 	case QPU_ACCESS_UNIFORM:
 		return QPU_FAULT_UNIFORM;
 	case QPU_ACCESS_TMU:
+	case QPU_ACCESS_TMU_WRITE:	/* the uapi has no TMU write */
 		return QPU_FAULT_TMU;
 	case QPU_ACCESS_DMA_LOAD:
 		return QPU_FAULT_DMA_LOAD;

@@ -56,6 +56,8 @@ enum qpu_access qpu_access_from_emu(enum qpu_mem_access access)
 		return QPU_ACCESS_DMA_LOAD;
 	case QPU_MEM_STORE:
 		return QPU_ACCESS_DMA_STORE;
+	case QPU_MEM_TMU_WRITE:
+		return QPU_ACCESS_TMU_WRITE;
 	}
 	return QPU_ACCESS_OTHER;
 }

@@ -6,8 +6,10 @@
 # on the emulated V3D device (data/v3d-store.s: each lane stores eidx +
 # uniform 1 at uniform 0 + 4 * eidx), the dump checked on
 # both generations; a fault's report (QPU, thread, PC, kind, address, the
-# instruction); a spent budget; regions refused at addresses the V3D
-# cannot place; options that are VideoCore IV's alone; an unknown machine.
+# instruction); a spent budget; a deadlock with each QPU's wait; the
+# workgroup size and thread count asked (--wg-size, --threads) and their
+# refusals; regions refused at addresses the V3D cannot place; options that
+# are VideoCore IV's alone; an unknown machine.
 # qpu-run, qpu-as and qpu-info are looked up next to QPU_DIS.
 
 : "${QPU_DIS:?QPU_DIS must name the qpu-dis binary}"
@@ -37,6 +39,30 @@ b loop
 nop ; nop
 nop ; nop
 nop ; nop
+EOS
+
+# Every lane stores its local index | tidx << 8 at word 64 * workgroup x +
+# local index: the payload's workgroup id is rf0 on 4.2, rf3 on 7.1 (WG).
+cat >"$tmp/where.s" <<'EOS'
+nop ; nop ; ldunifrf.rf10
+shr rf5, rf2, 13 ; nop
+shr rf5, rf5, 13 ; nop
+and rf6, WG, 15 ; nop
+shl rf6, rf6, 6 ; nop
+add rf6, rf6, rf5 ; nop
+shl rf8, rf6, 2 ; nop
+add rf8, rf8, rf10 ; nop
+tidx rf7 ; nop
+shl rf7, rf7, 8 ; nop
+or rf7, rf7, rf5 ; nop
+nop ; mov tmud, rf7
+nop ; mov tmua, rf8
+EOS
+# the store's wait and the thread end, as the data program has them
+sed -n '/^tmuwt/,$p' "$store" >>"$tmp/where.s"
+# Waits on ldtmu with nothing queued.
+cat >"$tmp/stuck.s" <<'EOS'
+nop ; nop ; ldtmu.rf1
 EOS
 
 # expect NAME STATUS -- COMMAND...: the exit status must be STATUS.
@@ -79,7 +105,60 @@ for gen in v3d42 v3d71; do
 	fi
 	expect "$gen-budget" 4 -- "$run" -m "$gen" -b 1000 "$tmp/spin-$gen.bin"
 	if grep -q 'budget spent' "$tmp/err"; then ok; else fail "$gen-budget: $(cat "$tmp/err")"; fi
+	"$as" -m "$gen" -Wno-thrend-missing -Wno-tmu-load-empty -o "$tmp/stuck-$gen.bin" "$tmp/stuck.s" || fail "$gen: qpu-as"
+	expect "$gen-deadlock" 3 -- "$run" -m "$gen" -n 2 "$tmp/stuck-$gen.bin"
+	if grep -q 'deadlock: every running thread waits forever' "$tmp/err" &&
+	   grep -q 'qpu 1 at pc 0x00020000: waits on ldtmu with nothing queued' "$tmp/err"; then
+		ok
+	else
+		fail "$gen-deadlock: $(cat "$tmp/err")"
+	fi
+	wg=rf0
+	[ "$gen" = v3d71 ] && wg=rf3
+	sed "s/WG/$wg/" "$tmp/where.s" >"$tmp/where-$gen.s"
+	"$as" -m "$gen" -o "$tmp/where-$gen.bin" "$tmp/where-$gen.s" || fail "$gen: qpu-as where"
+	# two workgroups of 40: local indices 0..39 at 0..39 and 64..103
+	expect "$gen-wg-size" 0 -- "$run" -m "$gen" -n 2 --wg-size=40 -z 1024@0x60000 \
+		-u 0x60000 -d 512@0x60000 "$tmp/where-$gen.bin"
+	i=0 locals=
+	for w in $(cat "$tmp/out"); do
+		v=$((0x$w))
+		if [ $i -lt 40 ] || { [ $i -ge 64 ] && [ $i -lt 104 ]; }; then
+			locals="$locals$((v % 256)) "
+		elif [ $v -ne 0 ]; then
+			locals="$locals! "
+		fi
+		i=$((i + 1))
+	done
+	want=$(awk 'BEGIN { for (w = 0; w < 2; w++) for (i = 0; i < 40; i++) printf "%d ", i }')
+	if [ "$locals" = "$want" ]; then ok; else fail "$gen-wg-size: $locals"; fi
+	# 16 workgroups of 16 on 8 or 12 QPUs: 4 threads fill slot 1 next, 1 slot 2
+	for t in 1 4; do
+		expect "$gen-threads-$t" 0 -- "$run" -m "$gen" -n 16 --threads=$t \
+			-z 8192@0x60000 -u 0x60000 -d 4096@0x60000 "$tmp/where-$gen.bin"
+		i=0 slots=
+		for w in $(cat "$tmp/out"); do
+			[ $((i % 64)) -eq 0 ] && slots="$slots$(($((0x$w)) / 256 % 4))"
+			i=$((i + 1))
+		done
+		case $t in
+		1) want=$(printf '%s' "$slots" | tr -d '02') ;;
+		4) want=$(printf '%s' "$slots" | tr -d '01') ;;
+		esac
+		if [ -z "$want" ] && printf '%s' "$slots" | grep -q "$([ $t = 1 ] && echo 2 || echo 1)"; then
+			ok
+		else
+			fail "$gen-threads-$t: slots $slots"
+		fi
+	done
 done
+expect wg-size-0 1 -- "$run" -m v3d42 --wg-size=0 "$tmp/store-v3d42.bin"
+if grep -q "bad workgroup size '0'" "$tmp/err"; then ok; else fail "wg-size-0: $(cat "$tmp/err")"; fi
+expect wg-size-257 1 -- "$run" -m v3d42 --wg-size=257 "$tmp/store-v3d42.bin"
+expect threads-3 1 -- "$run" -m v3d71 --threads=3 "$tmp/store-v3d71.bin"
+if grep -q "bad thread count '3'" "$tmp/err"; then ok; else fail "threads-3: $(cat "$tmp/err")"; fi
+expect threads-vc4 1 -- "$run" --threads=4 "$tmp/store-v3d42.bin"
+if grep -q "V3D's" "$tmp/err"; then ok; else fail "threads-vc4: $(cat "$tmp/err")"; fi
 
 expect misaligned 1 -- "$run" -m v3d42 -z 4096@0x61000 "$tmp/store-v3d42.bin"
 if grep -q 'multiple of 0x20000' "$tmp/err"; then ok; else fail "misaligned: $(cat "$tmp/err")"; fi

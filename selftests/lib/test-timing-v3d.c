@@ -11,6 +11,7 @@
 #include "qpu_asm.h"
 #include "v3d/qpu_v3d_emu.h"
 #include "qpu_timing_v3d.h"
+#include "qpu_timeline.h"
 #include "test-v3d.h"
 
 #define MAP_BYTES	(256 * 1024)
@@ -300,6 +301,125 @@ T_TEST(traffic_monotonic)
 			last_cycles = st.cycles;
 		}
 	}
+}
+
+/*
+ * The run loop follows the model's clocks: QPU 0 waits on a lookup from
+ * SDRAM before it stores its id into a shared word, QPU 1 stores its id
+ * after as many instructions without waiting. Round-robin (no clock) runs
+ * QPU 0's store first in each round, so QPU 1's id stays; in modelled
+ * time QPU 1 stores first and QPU 0's id stays.
+ */
+static uint32_t last_writer(enum qpu_v3d_emu_board board, bool by_clock,
+			    uint64_t end[2])
+{
+	static const char *const src[2] = {
+		"nop ; nop ; ldunifrf.rf10\n"	/* the data */
+		"nop ; nop ; ldunifrf.rf11\n"	/* the shared word */
+		"nop ; nop ; ldunifrf.rf12\n"	/* the QPU's id */
+		"nop ; mov tmua, rf10\n"
+		"nop ; nop ; ldtmu.rf1\n"
+		"nop ; mov tmud, rf12\n"
+		"nop ; mov tmua, rf11\n"
+		"tmuwt - ; nop\n" V3D_THREAD_END,
+		"nop ; nop ; ldunifrf.rf10\n"
+		"nop ; nop ; ldunifrf.rf11\n"
+		"nop ; nop ; ldunifrf.rf12\n"
+		"nop ; nop\n"
+		"nop ; nop\n"
+		"nop ; mov tmud, rf12\n"
+		"nop ; mov tmua, rf11\n"
+		"tmuwt - ; nop\n" V3D_THREAD_END,
+	};
+	const struct qpu_v3d_emu_board_info *b = qpu_v3d_emu_board(board);
+	struct qpu_v3d_emu_ops ops = { .trace = qpu_tv_trace, .tmu = qpu_tv_tmu };
+	struct qpu_v3d_emu *emu = calloc(1, qpu_v3d_emu_size());
+	struct qpu_tv *tv = calloc(1, qpu_tv_size());
+	uint8_t *code = calloc(1, MAP_BYTES), *data = calloc(1, MAP_BYTES);
+	uint32_t *unif = calloc(1, 4096), code_va, unif_va, data_va, got = ~0u;
+	struct qpu_v3d_mmu mmu;
+	struct qpu_tv_stats st;
+	unsigned int q;
+
+	if (!emu || !tv || !code || !data || !unif) {
+		T_CHECK(!"out of memory");
+		goto out;
+	}
+	for (q = 0; q < 2; q++) {
+		struct qpu_asm *as = qpu_asm_new();
+		const uint64_t *words;
+		size_t n;
+
+		qpu_asm_set_gen(as, b->gen);
+		T_EQ_U64(0, qpu_asm_string(as, "prog", src[q]));
+		n = qpu_asm_words(as, &words);
+		memcpy(code + q * 4096, words, n * 8);
+		qpu_asm_free(as);
+	}
+	qpu_v3d_mmu_init(&mmu);
+	T_EQ_U64(0, qpu_v3d_mmu_map(&mmu, code, MAP_BYTES, &code_va));
+	T_EQ_U64(0, qpu_v3d_mmu_map(&mmu, unif, 4096, &unif_va));
+	T_EQ_U64(0, qpu_v3d_mmu_map(&mmu, data, MAP_BYTES, &data_va));
+	mmu.allow_all = true;
+	for (q = 0; q < 2; q++) {
+		unif[q * 4] = data_va;
+		unif[q * 4 + 1] = data_va + 4096;
+		unif[q * 4 + 2] = q + 1;
+	}
+	qpu_tv_init(tv, qpu_tv_board_get(board));
+	T_EQ_U64(0, qpu_v3d_emu_init(emu, board, &mmu, &ops, tv));
+	if (by_clock)
+		qpu_v3d_emu_set_clock(emu, qpu_tv_clock(tv));
+	for (q = 0; q < 2; q++)
+		T_EQ_U64(0, qpu_v3d_emu_start(emu, q, 0, 1, code_va + q * 4096,
+					      unif_va + q * 16));
+	T_EQ_U64(QPU_V3D_EMU_IDLE, qpu_v3d_emu_run(emu, 10000));
+	qpu_tv_get_stats(tv, &st);
+	end[0] = st.qpu[0].end;
+	end[1] = st.qpu[1].end;
+	memcpy(&got, data + 4096, 4);
+out:
+	free(unif);
+	free(data);
+	free(code);
+	free(tv);
+	free(emu);
+	return got;
+}
+
+T_TEST(run_loop_follows_model_clocks)
+{
+	size_t b;
+
+	for (b = 0; b < T_ARRAY_SIZE(boards); b++) {
+		uint64_t rr[2], ck[2];
+
+		T_EQ_U64(2, last_writer(boards[b], false, rr));
+		T_EQ_U64(1, last_writer(boards[b], true, ck));
+		/* QPU 0 waited on SDRAM: it ends later in modelled time */
+		T_CHECK(ck[0] > ck[1]);
+	}
+}
+
+/* A request made later but for an earlier cycle gets the earlier room. */
+T_TEST(timeline_books_in_modelled_time)
+{
+	static struct qpu_timeline tl;
+	const uint64_t bucket = 1u << QPU_TIMELINE_SHIFT;
+	uint64_t late, early;
+
+	qpu_timeline_init(&tl, bucket);
+	late = qpu_timeline_book(&tl, 10000, 64);
+	early = qpu_timeline_book(&tl, 100, 64);
+	T_EQ_U64(10000 + 64, late);
+	T_CHECK(early <= 100 + 2 * bucket);
+	/* a full bucket sends the next request on */
+	qpu_timeline_init(&tl, 4);
+	T_EQ_U64(bucket, qpu_timeline_book(&tl, 0, 4));
+	T_EQ_U64(2 * bucket, qpu_timeline_book(&tl, 0, 4));
+	/* room 0 counts as 1 */
+	qpu_timeline_init(&tl, 0);
+	T_EQ_U64(bucket, qpu_timeline_book(&tl, 0, 1));
 }
 
 T_MAIN();

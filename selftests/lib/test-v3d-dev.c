@@ -325,7 +325,9 @@ T_TEST(fault_reported)
 		rig_run(&r, &res);
 		T_EQ_U64(QPU_STATUS_FAULT, res.status);
 		if (is_emu(devs[k])) {
-			T_EQ_U64(QPU_ACCESS_TMU, res.fault_access);
+			/* a store: a TMU write, not a read */
+			T_EQ_U64(QPU_ACCESS_TMU_WRITE, res.fault_access);
+			T_CHECK(!strcmp(qpu_access_str(res.fault_access), "TMU write"));
 			T_EQ_U64(0x100, res.fault_addr);
 			T_EQ_U64(0, qpu_dev_get_param(r.dev, QPU_DEV_PARAM_NUM_QPUS, &nqpus));
 			T_CHECK(res.fault_qpu < nqpus);
@@ -455,6 +457,58 @@ static void test_failed_in_fence_cancels(const char *path)
 }
 
 ON_EVERY_DEVICE(failed_in_fence_cancels);
+
+/*
+ * Workgroups with x = 0 wait on ldtmu with nothing queued, the others at
+ * their supergroup's barrier, which those never reach: a deadlock, each
+ * QPU's wait named, at once rather than at the timeout.
+ */
+static void test_deadlock_reported(const char *path)
+{
+	static const char *const stuck =
+		"and.pushz rf6, rf%d, 15 ; nop\n"
+		"b.anya tmu_wait\n"
+		"nop ; nop\nnop ; nop\nnop ; nop\n"
+		"barrierid syncb ; nop ; thrsw\n"
+		"nop ; nop\nnop ; nop\n"
+		"b done\n"
+		"nop ; nop\nnop ; nop\nnop ; nop\n"
+		"tmu_wait:\n"
+		"nop ; nop ; ldtmu.rf1\n"
+		"done:\n";
+	struct qpu_job_result res;
+	unsigned int q, tmu = 0, barrier = 0;
+	uint64_t features = 0;
+	struct rig r;
+
+	if (!rig_init(&r, path, stuck))
+		return;
+	T_EQ_U64(0, qpu_dev_get_param(r.dev, QPU_DEV_PARAM_FEATURES, &features));
+	if (!is_emu(path)) {
+		/* a v3d driver resets a hang after its timeout: no deadlock report */
+		T_CHECK(!(features & QPU_DEV_FEATURE_DEADLOCK));
+		rig_free(&r);
+		return;
+	}
+	T_CHECK(features & QPU_DEV_FEATURE_DEADLOCK);
+	rig_run(&r, &res);
+	T_EQ_U64(QPU_STATUS_DEADLOCK, res.status);
+	T_EQ_U64(0, res.fault_access);
+	for (q = 0; q < QPU_JOB_MAX_QPUS; q++) {
+		if (res.qpus[q].activity == QPU_ACTIVITY_WAIT_TMU) {
+			tmu++;
+			T_EQ_U64(qpu_bo_get_bus_addr(r.code) + 12 * 8, res.qpus[q].pc);
+		} else if (res.qpus[q].activity == QPU_ACTIVITY_WAIT_BARRIER) {
+			barrier++;
+			T_EQ_U64(qpu_bo_get_bus_addr(r.code) + 8 * 8, res.qpus[q].pc);
+		}
+	}
+	T_CHECK(tmu > 0);
+	T_CHECK(barrier > 0);
+	rig_free(&r);
+}
+
+ON_EVERY_DEVICE(deadlock_reported);
 
 /* @r with one workgroup of the program that never ends, its job @desc. */
 static bool rig_spin(struct rig *r, const char *path, unsigned int timeout_ms,

@@ -1079,6 +1079,60 @@ T_TEST(uniform_cache_stale_after_tmu_write)
 	}
 }
 
+/*
+ * Past the first STALE_MAX written words, a word in a line the uniform
+ * stream read still reads as it was (py-videocore7's 12-QPU scopy writes
+ * into its uniforms after megabytes of data); a word elsewhere reads new.
+ */
+T_TEST(uniform_cache_stale_after_many_writes)
+{
+	char src[2048];
+	uint32_t v[16];
+	struct rig r;
+	size_t b, len;
+	int k;
+
+	len = (size_t)sprintf(src,
+			      "nop ; nop ; ldunifrf.rf10\n"	/* data */
+			      "nop ; nop ; ldunifrf.rf11\n"	/* &unif[4] */
+			      "nop ; nop ; ldunifrf.rf14\n"	/* 64 */
+			      "eidx rf12 ; nop\n"
+			      "shl rf13, rf12, 2 ; nop\n"
+			      "add rf13, rf10, rf13 ; nop\n");
+	for (k = 0; k < 5; k++)	/* 80 words */
+		len += (size_t)sprintf(src + len,
+				       "nop ; mov tmud, rf12\n"
+				       "nop ; mov tmua, rf13\n"
+				       "add rf13, rf13, rf14 ; nop\n");
+	sprintf(src + len, "tmuwt - ; nop\n"
+		"nop ; mov tmud, 9\n"
+		"nop ; mov tmua, rf11\n"
+		"tmuwt - ; nop\n"
+		"nop ; nop ; ldunifrf.rf15\n"	/* unif[3] */
+		"nop ; nop ; ldunifrf.rf16\n"	/* unif[4]: stale */
+		"nop ; mov tmua, rf11\n"
+		"nop ; nop ; ldtmu.rf17\n");
+	for (b = 0; b < T_ARRAY_SIZE(boards); b++) {
+		if (!rig_init(&r, boards[b], src))
+			return;
+		unif32(&r)[0] = r.data_va;
+		unif32(&r)[1] = r.unif_va + 16;
+		unif32(&r)[2] = 64;
+		unif32(&r)[3] = 6;
+		unif32(&r)[4] = 7;
+		T_EQ_U64(QPU_V3D_EMU_IDLE, rig_run(&r));
+		reg(&r, 15, v);
+		T_EQ_U64(6, v[0]);
+		reg(&r, 16, v);
+		T_EQ_U64(7, v[0]);
+		reg(&r, 17, v);
+		T_EQ_U64(9, v[0]);
+		T_EQ_U64(9, unif32(&r)[4]);
+		T_EQ_U64(15, data32(&r)[79]);
+		rig_free(&r);
+	}
+}
+
 /* The lookup FIFO holds 16 / threads vectors: one more faults. */
 T_TEST(tmu_fifo_depth)
 {
@@ -1170,6 +1224,43 @@ T_TEST(mmu_job_fault_and_allow_all)
 			T_EQ_U64(77, v[0]);
 		}
 		rig_free(&r);
+	}
+}
+
+/* A refused TMU write or atomic is a TMU write; a read a TMU read. */
+T_TEST(mmu_tmu_write_fault_kind)
+{
+	static const struct {
+		const char *src;
+		enum qpu_mem_access kind;
+	} cases[] = {
+		{ "nop ; mov tmud, 7\nnop ; mov tmua, rf10\ntmuwt - ; nop\n",
+		  QPU_MEM_TMU_WRITE },
+		{ "nop ; mov tmua, rf10\nnop ; nop ; ldtmu.rf1\n", QPU_MEM_TMU },
+		/* an atomic add (tmuau's config from the second uniform) */
+		{ "nop ; mov tmud, 7\nnop ; mov tmuau, rf10\n"
+		  "nop ; nop ; ldtmu.rf1\n", QPU_MEM_TMU_WRITE },
+	};
+	char src[512];
+	size_t k, b;
+	struct rig r;
+
+	for (b = 0; b < T_ARRAY_SIZE(boards); b++) {
+		for (k = 0; k < T_ARRAY_SIZE(cases); k++) {
+			snprintf(src, sizeof(src), "nop ; nop ; ldunifrf.rf10\n%s",
+				 cases[k].src);
+			if (!rig_init(&r, boards[b], src))
+				return;
+			unif32(&r)[0] = 0x100;	/* page 0: never mapped */
+			unif32(&r)[1] = 0xffffff87;	/* add, 32-bit */
+			T_EQ_U64(QPU_V3D_EMU_FAULT, rig_run(&r));
+			T_EQ_U64(QPU_FAULT_REASON_MEMORY,
+				 qpu_v3d_emu_get_fault(r.emu)->f.reason);
+			T_EQ_U64(cases[k].kind,
+				 qpu_v3d_emu_get_fault(r.emu)->f.access);
+			T_EQ_U64(0x100, qpu_v3d_emu_get_fault(r.emu)->f.addr);
+			rig_free(&r);
+		}
 	}
 }
 

@@ -4,8 +4,9 @@
  * emulated V3D device, each at the GPU address the command line gave it
  * (the device places buffers first-fit at granules, so a buffer the job
  * does not name fills each gap before a region), and the program runs as
- * one compute dispatch of 16-invocation workgroups. The job's result
- * gives the fault, the counters; dumps read the buffers afterwards.
+ * one compute dispatch of workgroups of the size asked, one a supergroup.
+ * The job's result gives the fault or each QPU's wait in a deadlock, the
+ * counters; dumps read the buffers afterwards.
  */
 
 #include <errno.h>
@@ -118,6 +119,27 @@ static void v3d_report_fault(const struct run_v3d *run,
 	}
 }
 
+static void v3d_report_deadlock(const struct qpu_job_result *res)
+{
+	static const char *const what[] = {
+		[QPU_ACTIVITY_WAIT_TMU] = "waits on ldtmu with nothing queued",
+		[QPU_ACTIVITY_WAIT_BARRIER] = "waits at a barrier no other "
+					      "thread reaches",
+	};
+	unsigned int q;
+
+	fprintf(stderr, "%s: deadlock: every running thread waits forever\n",
+		tool_name);
+	for (q = 0; q < QPU_JOB_MAX_QPUS; q++) {
+		const struct qpu_job_qpu *s = &res->qpus[q];
+
+		if (s->activity == QPU_ACTIVITY_WAIT_TMU ||
+		    s->activity == QPU_ACTIVITY_WAIT_BARRIER)
+			fprintf(stderr, "%s:   qpu %u at pc 0x%08" PRIx32 ": %s\n",
+				tool_name, q, s->pc, what[s->activity]);
+	}
+}
+
 static int v3d_dumps(const struct run_v3d *run)
 {
 	unsigned int i, k;
@@ -177,9 +199,9 @@ int run_v3d(const struct run_v3d *run)
 
 	d.code = placed[0];
 	d.uniforms = placed[1];
-	d.wg_count[0] = run->batches;
+	d.wg_count[0] = run->workgroups;
 	d.wg_count[1] = d.wg_count[2] = 1;
-	d.wg_size = 16;
+	d.wg_size = run->wg_size;
 	d.wgs_per_sg = 1;
 	d.threads = run->threads;
 	qpu_dev_get_param(dev, QPU_DEV_PARAM_INSTRUCTIONS_PER_MS, &per_ms);
@@ -204,9 +226,12 @@ int run_v3d(const struct run_v3d *run)
 		v3d_report_fault(run, &res);
 		ret = 2;
 		break;
+	case QPU_STATUS_DEADLOCK:
+		v3d_report_deadlock(&res);
+		ret = 3;
+		break;
 	default:
-		fprintf(stderr, "%s: %s: instruction budget spent (or every "
-			"thread waits forever)\n", tool_name,
+		fprintf(stderr, "%s: %s: instruction budget spent\n", tool_name,
 			qpu_job_status_str(res.status));
 		ret = 4;
 		break;

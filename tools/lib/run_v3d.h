@@ -30,7 +30,9 @@ struct run_dump {
  * struct run_v3d - what to run
  * @gen: QPU_GEN_V3D42 or QPU_GEN_V3D71
  * @regions: the areas; [0] the code, [1] the uniforms
- * @batches: 16-invocation batches dispatched (workgroups of 16)
+ * @workgroups: workgroups dispatched (in X)
+ * @wg_size: invocations per workgroup, 1 to 256 (a workgroup of more than
+ *	16 runs as several 16-lane batches)
  * @threads: threads per QPU the program is written for: 1, 2 or 4
  * @budget: instructions each thread may issue (rounded up to whole
  *	milliseconds of the device's rate)
@@ -42,7 +44,8 @@ struct run_v3d {
 	unsigned int nregions;
 	const struct run_dump *dumps;
 	unsigned int ndumps;
-	unsigned int batches;
+	unsigned int workgroups;
+	unsigned int wg_size;
 	unsigned int threads;
 	uint64_t budget;
 	bool stats;
@@ -60,7 +63,7 @@ struct run_v3d {
  */
 int run_write_dump(const char *path, const uint8_t *p, uint32_t size);
 
-/* Runs it: qpu-run's exit status (0 done, 2 fault, 4 budget, 1 error). */
+/* Runs it: qpu-run's exit status (0 done, 2 fault, 3 deadlock, 4 budget, 1 error). */
 int run_v3d(const struct run_v3d *run);
 
 #endif /* QPU_TOOLS_RUN_V3D_H */

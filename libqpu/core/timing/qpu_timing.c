@@ -36,6 +36,7 @@
  *   L2 lines (DMA stores write through and leave their lines in L2).
  */
 #include "qpu_timing.h"
+#include "qpu_timeline.h"
 #include "qpu_isa.h"
 
 #define TM_SLICES		3
@@ -43,8 +44,6 @@
 #define TM_TMUS			(TM_SLICES * 2)
 #define TM_FIFO_MAX		8
 #define TM_OPS			2048	/* decoded instructions, a power of 2 */
-#define TL_BUCKETS		4096	/* timeline buckets, a power of 2 */
-#define TL_SHIFT		6	/* 64 cycles a bucket */
 #define L2_MAX_LINES		8192
 #define TMU_MAX_LINES		512
 #define IC_MAX_LINES		512
@@ -90,13 +89,7 @@ struct tm_cache {
 	u64 *asked;		/* cycle it was asked for (with @ready) */
 };
 
-/* A shared unit booked in buckets of 1 << TL_SHIFT cycles. */
-struct tm_timeline {
-	u64 base;		/* first bucket the ring holds */
-	u32 cap;		/* units a bucket holds */
-	u32 used[TL_BUCKETS];
-};
-
+/* A shared unit booked in buckets of 1 << QPU_TIMELINE_SHIFT cycles. */
 struct tm_qpu {
 	bool live;
 	u64 now;		/* cycle the next instruction may issue */
@@ -134,7 +127,7 @@ struct qpu_timing {
 	u32 ic_tag[TM_SLICES][IC_MAX_LINES], ic_used[TM_SLICES][IC_MAX_LINES];
 	u32 uc_tag[TM_SLICES][UC_MAX_LINES], uc_used[TM_SLICES][UC_MAX_LINES];
 	u64 uc_ready[TM_SLICES][UC_MAX_LINES], uc_asked[TM_SLICES][UC_MAX_LINES];
-	struct tm_timeline sdram, vcd, tmu_tl[TM_TMUS];
+	struct qpu_timeline sdram, vcd, tmu_tl[TM_TMUS];
 };
 
 static void tm_memset(void *p, int c, size_t n)
@@ -235,57 +228,6 @@ static bool cache_access(struct tm_cache *c, u32 addr)
 	return cache_slot(c, addr, &slot);
 }
 
-/* --- timelines ----------------------------------------------------------- */
-
-static void tl_init(struct tm_timeline *tl, u32 cap)
-{
-	tm_memset(tl, 0, sizeof(*tl));
-	tl->cap = cap ? cap : 1;
-}
-
-/* The ring moves on so that bucket @b fits; older buckets are forgotten. */
-static void tl_advance(struct tm_timeline *tl, u64 b)
-{
-	u64 base = b - TL_BUCKETS / 2;
-
-	if (base - tl->base >= TL_BUCKETS)
-		tm_memset(tl->used, 0, sizeof(tl->used));
-	else
-		for (; tl->base < base; tl->base++)
-			tl->used[tl->base & (TL_BUCKETS - 1)] = 0;
-	tl->base = base;
-}
-
-/*
- * Book @amount units from cycle @t on, in the first buckets with room:
- * the cycle the last unit is done.
- */
-static u64 tl_book(struct tm_timeline *tl, u64 t, u64 amount)
-{
-	u64 b = t >> TL_SHIFT, end;
-	u64 total = amount;
-	u32 *u = NULL;
-
-	if (b < tl->base)
-		b = tl->base;
-	for (;;) {
-		u32 room, take;
-
-		if (b >= tl->base + TL_BUCKETS)
-			tl_advance(tl, b);
-		u = &tl->used[b & (TL_BUCKETS - 1)];
-		room = tl->cap - *u;
-		take = amount < room ? (u32)amount : room;
-		*u += take;
-		amount -= take;
-		if (!amount)
-			break;
-		b++;
-	}
-	end = (b << TL_SHIFT) + (((u64)*u << TL_SHIFT) + tl->cap - 1) / tl->cap;
-	return max_u64(end, t + ((total << TL_SHIFT) + tl->cap - 1) / tl->cap);
-}
-
 /* --- memory -------------------------------------------------------------- */
 
 /*
@@ -305,7 +247,7 @@ static u64 sdram_xfer(struct qpu_timing *t, u32 addr, u32 bytes, u64 at)
 		cost += t->p[QPU_TP_SDRAM_PAGE_MISS_BYTES];
 	}
 	t->sdram_bytes += bytes;
-	return tl_book(&t->sdram, at, cost);
+	return qpu_timeline_book(&t->sdram, at, cost);
 }
 
 /* The same for a read: when the data arrives. */
@@ -642,8 +584,9 @@ static void event_tmu(struct qpu_timing *t, const struct qpu_emu_event *ev)
 							1u << c->shift, at));
 		}
 	}
-	done = tl_book(&t->tmu_tl[unit], at,
-		       (u64)(lanes ? lanes : 1) * t->p[QPU_TP_TMU_LANE_CYCLES]);
+	done = qpu_timeline_book(&t->tmu_tl[unit], at,
+				 (u64)(lanes ? lanes : 1) *
+				 t->p[QPU_TP_TMU_LANE_CYCLES]);
 	ready = max_u64(ready, done) + t->p[QPU_TP_TMU_HIT_CYCLES];
 	q->tmu_ready[k][(q->tmu_head[k] + q->tmu_count[k]) % TM_FIFO_MAX] = ready;
 	q->tmu_count[k]++;
@@ -659,9 +602,10 @@ static void event_dma(struct qpu_timing *t, const struct qpu_emu_event *ev)
 
 	delay_issue(t, ev->qpu, *done, QPU_TIMING_STALL_DMA);
 	at = q->issue_at;
-	engine = tl_book(&t->vcd, at, t->p[QPU_TP_DMA_SETUP_CYCLES] +
-			 (u64)ev->rows * t->p[QPU_TP_DMA_ROW_CYCLES] +
-			 (bytes + (bpc ? bpc : 1) - 1) / (bpc ? bpc : 1));
+	engine = qpu_timeline_book(&t->vcd, at,
+				   t->p[QPU_TP_DMA_SETUP_CYCLES] +
+				   (u64)ev->rows * t->p[QPU_TP_DMA_ROW_CYCLES] +
+				   (bytes + (bpc ? bpc : 1) - 1) / (bpc ? bpc : 1));
 	/* row by row: loads read what misses L2; stores write through */
 	mem = at;
 	for (r = 0; r < ev->rows; r++) {
@@ -742,7 +686,7 @@ static void caches_init(struct qpu_timing *t)
 static u32 sdram_bytes_per_bucket(const struct qpu_timing *t)
 {
 	u64 bw = qpu_timing_sdram_rate_x100(t->p[QPU_TP_SDRAM_MHZ],
-					    t->p[QPU_TP_SDRAM_EFFICIENCY]) << TL_SHIFT;
+					    t->p[QPU_TP_SDRAM_EFFICIENCY]) << QPU_TIMELINE_SHIFT;
 
 	bw /= 100 * (u64)(t->p[QPU_TP_V3D_MHZ] ? t->p[QPU_TP_V3D_MHZ] : 1);
 	return bw ? (u32)bw : 1;
@@ -766,10 +710,10 @@ void qpu_timing_init(struct qpu_timing *t, const struct qpu_timing_board *board)
 	if (!t->p[QPU_TP_UNIF_LINE_BYTES])
 		t->p[QPU_TP_UNIF_LINE_BYTES] = 4;
 	caches_init(t);
-	tl_init(&t->sdram, sdram_bytes_per_bucket(t));
-	tl_init(&t->vcd, 1u << TL_SHIFT);
+	qpu_timeline_init(&t->sdram, sdram_bytes_per_bucket(t));
+	qpu_timeline_init(&t->vcd, 1u << QPU_TIMELINE_SHIFT);
 	for (i = 0; i < TM_TMUS; i++)
-		tl_init(&t->tmu_tl[i], 1u << TL_SHIFT);
+		qpu_timeline_init(&t->tmu_tl[i], 1u << QPU_TIMELINE_SHIFT);
 }
 
 void qpu_timing_set_param(struct qpu_timing *t, unsigned int id, u32 value)

@@ -4,15 +4,27 @@
  * qpu_timing_v3d_board.c holds the numbers): per-QPU clocks advanced by
  * the trace hook, TMU lookups through each slice's L1T and the shared L2T
  * to an SDRAM booked by bandwidth, results queued per thread until ldtmu.
+ * The SDRAM and each slice's TMU are timelines (qpu_timeline.h): the
+ * emulator runs the QPUs in clock order, but an instruction that stalls
+ * books its lookup at the end of the stall, ahead of QPUs still behind.
  */
 #include "qpu_timing_v3d.h"
 #include "v3d/qpu_v3d_codec.h"
+#include "qpu_timeline.h"
 
 #define TV_FIFO		16	/* ring of result times per thread */
 #define TV_L1T_MAX	1024	/* lines per slice the arrays hold */
 #define TV_L2T_MAX	8192
 #define TV_SLICES	4
-#define TV_FRAC		1024	/* SDRAM bookings in 1/1024 cycles */
+#define TV_DECODED	256	/* words the trace hook remembers decoded */
+
+/* What the trace hook needs of a word, remembered by the word. */
+struct tv_decoded {
+	u64 word;
+	bool valid;
+	bool sfu;
+	u32 sig;
+};
 
 struct tv_cache {
 	u32 sets, ways, line;
@@ -40,10 +52,12 @@ struct qpu_tv {
 	const struct qpu_v3d_emu_board_info *emu;
 	bool ready;		/* the caches sized from the parameters */
 	u64 next_batch;
-	u64 sdram_free;		/* in 1/TV_FRAC cycles */
-	u64 tmu_free[TV_SLICES];
+	struct qpu_timeline sdram;	/* bytes */
+	struct qpu_timeline tmu[TV_SLICES];	/* cycles of each slice's TMU */
 	u64 sdram_bytes, l1t_misses, l2t_misses;
 	struct tv_qpu q[QPU_V3D_EMU_MAX_QPUS];
+	u64 clock[QPU_V3D_EMU_MAX_QPUS];	/* q[i].clock, for qpu_tv_clock() */
+	struct tv_decoded dec[TV_DECODED];
 	struct tv_cache l2t;
 	struct tv_cache l1t[TV_SLICES];
 };
@@ -89,16 +103,34 @@ static void cache_size(struct tv_cache *c, u32 bytes, u32 line, u32 ways,
 	c->sets = lines / c->ways;
 }
 
+static u64 ns_cycles(const struct qpu_tv *t, u64 ns)
+{
+	return ns * t->emu->clock_mhz / 1000;
+}
+
+/* SDRAM bytes a timeline bucket moves: transfers x bus x efficiency. */
+static u32 sdram_bytes_per_bucket(const struct qpu_tv *t)
+{
+	u64 x100 = (u64)pv(t, QPU_TV_SDRAM_MTS) * pv(t, QPU_TV_SDRAM_BUS_BYTES) *
+		   pv(t, QPU_TV_SDRAM_EFFICIENCY);	/* bytes/us x 100 */
+	u64 b = (x100 << QPU_TIMELINE_SHIFT) / (100 * (u64)t->emu->clock_mhz);
+
+	return b ? (u32)b : 1;
+}
+
 static void setup(struct qpu_tv *t)
 {
 	unsigned int i;
 
 	cache_size(&t->l2t, pv(t, QPU_TV_L2T_BYTES), pv(t, QPU_TV_L2T_LINE_BYTES),
 		   pv(t, QPU_TV_L2T_WAYS), TV_L2T_MAX);
-	for (i = 0; i < TV_SLICES; i++)
+	for (i = 0; i < TV_SLICES; i++) {
 		cache_size(&t->l1t[i], pv(t, QPU_TV_L1T_BYTES),
 			   pv(t, QPU_TV_L1T_LINE_BYTES), pv(t, QPU_TV_L1T_WAYS),
 			   TV_L1T_MAX);
+		qpu_timeline_init(&t->tmu[i], 1u << QPU_TIMELINE_SHIFT);
+	}
+	qpu_timeline_init(&t->sdram, sdram_bytes_per_bucket(t));
 	t->ready = true;
 }
 
@@ -125,25 +157,11 @@ static bool cache_access(struct tv_cache *c, u32 addr)
 	return false;
 }
 
-static u64 ns_cycles(const struct qpu_tv *t, u64 ns)
-{
-	return ns * t->emu->clock_mhz / 1000;
-}
-
 /* Book @bytes on the SDRAM from cycle @now: the cycle the last one moves. */
 static u64 sdram_book(struct qpu_tv *t, u64 now, u32 bytes)
 {
-	u64 rate = (u64)pv(t, QPU_TV_SDRAM_MTS) * pv(t, QPU_TV_SDRAM_BUS_BYTES) *
-		   pv(t, QPU_TV_SDRAM_EFFICIENCY);	/* bytes/us x 100 */
-	u64 start = now * TV_FRAC;
-
-	if (!rate)
-		rate = 1;
-	if (t->sdram_free > start)
-		start = t->sdram_free;
-	t->sdram_free = start + (u64)bytes * t->emu->clock_mhz * 100 * TV_FRAC / rate;
 	t->sdram_bytes += bytes;
-	return (t->sdram_free + TV_FRAC - 1) / TV_FRAC;
+	return qpu_timeline_book(&t->sdram, now, bytes);
 }
 
 /* An SFU operation: 7.1's add operations, 4.2's magic writes. */
@@ -178,14 +196,31 @@ static struct tv_thread *thread_of(struct qpu_tv *t, unsigned int qpu,
 	return &t->q[qpu].t[thread];
 }
 
+/* @word's signals and SFU use, or NULL for a word that does not decode. */
+static const struct tv_decoded *decoded(struct qpu_tv *t, u64 word)
+{
+	struct tv_decoded *d = &t->dec[(word ^ word >> 29 ^ word >> 47) %
+				       TV_DECODED];
+	struct qpu_v3d_instr in;
+
+	if (d->valid && d->word == word)
+		return d;
+	if (qpu_v3d_decode(t->emu->gen, word, &in) != QPU_V3D_VALID)
+		return NULL;
+	d->word = word;
+	d->valid = true;
+	d->sig = in.is_branch ? 0 : qpu_v3d_sig_bits(t->emu->gen, in.sig);
+	d->sfu = !in.is_branch && is_sfu(&in);
+	return d;
+}
+
 void qpu_tv_trace(void *ctx, unsigned int qpu, unsigned int thread, u32 pc,
 		  u64 word)
 {
 	struct qpu_tv *t = ctx;
+	const struct tv_decoded *d;
 	struct tv_qpu *q;
 	struct tv_thread *th;
-	struct qpu_v3d_instr in;
-	u32 sig;
 
 	(void)pc;
 	th = thread_of(t, qpu, thread);
@@ -197,24 +232,25 @@ void qpu_tv_trace(void *ctx, unsigned int qpu, unsigned int thread, u32 pc,
 		t->next_batch += pv(t, QPU_TV_BATCH_START_CYCLES);
 		q->clock = t->next_batch;
 	}
-	if (qpu_v3d_decode(t->emu->gen, word, &in) != QPU_V3D_VALID)
+	d = decoded(t, word);
+	if (!d)
 		return;
-	sig = in.is_branch ? 0 : qpu_v3d_sig_bits(t->emu->gen, in.sig);
-	if ((sig & QPU_V3D_SIG_LDTMU) && th->n) {
+	if ((d->sig & QPU_V3D_SIG_LDTMU) && th->n) {
 		stall(q, QPU_TV_STALL_TMU, th->ready[th->head]);
 		th->head = (th->head + 1) % TV_FIFO;
 		th->n--;
 	}
-	if (!in.is_branch && is_sfu(&in)) {
+	if (d->sfu) {
 		stall(q, QPU_TV_STALL_SFU, q->sfu_free);
 		q->sfu_free = q->clock + pv(t, QPU_TV_SFU_CYCLES);
 	}
-	if (sig & QPU_V3D_SIG_THRSW) {
+	if (d->sig & QPU_V3D_SIG_THRSW) {
 		q->s.stall[QPU_TV_STALL_THRSW] += pv(t, QPU_TV_THRSW_CYCLES);
 		q->clock += pv(t, QPU_TV_THRSW_CYCLES);
 	}
 	q->clock += pv(t, QPU_TV_ISSUE_CYCLES);
 	q->s.instructions++;
+	t->clock[qpu] = q->clock;
 }
 
 /* The cycle one line's data reaches the TMU, looked up at @now. */
@@ -251,7 +287,7 @@ void qpu_tv_tmu(void *ctx, unsigned int qpu, unsigned int thread,
 	struct tv_thread *th;
 	struct tv_qpu *q;
 	u32 seen[QPU_V3D_EMU_LANES];
-	u64 now, done, start;
+	u64 now, done, start, lane;
 
 	th = thread_of(t, qpu, thread);
 	if (!th)
@@ -268,6 +304,7 @@ void qpu_tv_tmu(void *ctx, unsigned int qpu, unsigned int thread,
 		stall(q, QPU_TV_STALL_TMU_FIFO, q->write_free);
 	now = q->clock;
 	done = now + pv(t, QPU_TV_TMU_HIT_CYCLES);
+	lane = pv(t, QPU_TV_TMU_LANE_CYCLES);
 	for (i = 0; i < QPU_V3D_EMU_LANES; i++) {
 		u32 line;
 
@@ -279,12 +316,13 @@ void qpu_tv_tmu(void *ctx, unsigned int qpu, unsigned int thread,
 		if (k < n)
 			continue;
 		seen[n++] = line;
-		start = now > t->tmu_free[slice] ? now : t->tmu_free[slice];
-		t->tmu_free[slice] = start + pv(t, QPU_TV_TMU_LANE_CYCLES);
+		/* the line's turn on the slice's TMU starts it */
+		start = qpu_timeline_book(&t->tmu[slice], now, lane) - lane;
 		start = line_ready(t, slice, addr[i], start, write);
 		if (start > done)
 			done = start;
 	}
+	t->clock[qpu] = q->clock;
 	if (write) {
 		unsigned int bytes = 0;
 
@@ -297,6 +335,11 @@ void qpu_tv_tmu(void *ctx, unsigned int qpu, unsigned int thread,
 		th->ready[(th->head + th->n) % TV_FIFO] = done;
 		th->n++;
 	}
+}
+
+const u64 *qpu_tv_clock(const struct qpu_tv *t)
+{
+	return t->clock;
 }
 
 void qpu_tv_get_stats(const struct qpu_tv *t, struct qpu_tv_stats *s)

@@ -10,10 +10,11 @@
  * Each QPU keeps its own clock; each thread its TMU results' arrival
  * times, so a thread switch hides a lookup's latency behind the other
  * threads' instructions as the hardware does. Shared units (each slice's
- * TMU and L1T cache, the L2T, the SDRAM) are booked "busy until". The
- * emulator runs the QPUs round-robin, one instruction each, so QPUs with
- * like programs stay close in model time; a QPU far ahead books the SDRAM
- * early (the limitation the VC4 model lifts with qpu_emu_set_clock()).
+ * TMU and L1T cache, the L2T, the SDRAM) are booked "busy until", so the
+ * emulator must run the QPUs in the model's time order:
+ * qpu_v3d_emu_set_clock(emu, qpu_tv_clock(model)). (Round-robin, one
+ * instruction each, lets a QPU whose clock ran ahead book the SDRAM before
+ * others that come earlier in modelled time.)
  * Every parameter lives once, in the table of qpu_timing_v3d_board.c.
  */
 #ifndef QPU_TIMING_V3D_H
@@ -137,6 +138,12 @@ void qpu_tv_trace(void *ctx, unsigned int qpu, unsigned int thread, u32 pc,
 void qpu_tv_tmu(void *ctx, unsigned int qpu, unsigned int thread,
 		const u32 addr[16], u16 lanes, unsigned int words,
 		unsigned int size, bool write);
+
+/*
+ * Each QPU's clock, QPU_V3D_EMU_MAX_QPUS of them, for
+ * qpu_v3d_emu_set_clock(); valid as long as the model.
+ */
+const u64 *qpu_tv_clock(const struct qpu_tv *t);
 
 /* The job's modelled time so far. */
 void qpu_tv_get_stats(const struct qpu_tv *t, struct qpu_tv_stats *stats);

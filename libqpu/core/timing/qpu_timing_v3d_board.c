@@ -33,7 +33,6 @@
 	[QPU_TV_L2T_WAYS] = { 8, ASSUMED }, \
 	[QPU_TV_L2T_HIT_CYCLES] = { 20, ASSUMED }, \
 	[QPU_TV_L2T_WRITE_ALLOCATE] = { 1, FITTED }, \
-	[QPU_TV_SDRAM_EFFICIENCY] = { 60, FITTED }, \
 	[QPU_TV_SDRAM_LATENCY_NS] = { 100, FITTED }, \
 	[QPU_TV_CSD_SUBMIT_NS] = { 20000, ASSUMED }, \
 	[QPU_TV_BATCH_START_CYCLES] = { 16, ASSUMED }
@@ -44,7 +43,8 @@ static const struct qpu_tv_board boards[QPU_V3D_EMU_BOARD_COUNT] = {
 		.label = "Pi 4 (V3D 4.2, 8 QPUs, 500 MHz)",
 		.p = {
 			COMMON_ROWS,
-			[QPU_TV_TMU_LANE_CYCLES] = { 1, ASSUMED },
+			[QPU_TV_TMU_LANE_CYCLES] = { 9, FITTED },
+			[QPU_TV_SDRAM_EFFICIENCY] = { 60, FITTED },
 			[QPU_TV_SDRAM_MTS] = { 3200, SRC_PI4_DRAM },
 			[QPU_TV_SDRAM_BUS_BYTES] = { 4, SRC_PI4_DRAM },
 		},
@@ -54,7 +54,8 @@ static const struct qpu_tv_board boards[QPU_V3D_EMU_BOARD_COUNT] = {
 		.label = "Pi 5 (V3D 7.1, 12 QPUs, 800 MHz)",
 		.p = {
 			COMMON_ROWS,
-			[QPU_TV_TMU_LANE_CYCLES] = { 14, FITTED },
+			[QPU_TV_TMU_LANE_CYCLES] = { 11, FITTED },
+			[QPU_TV_SDRAM_EFFICIENCY] = { 85, FITTED },
 			[QPU_TV_SDRAM_MTS] = { 4267, SRC_PI5_DRAM },
 			[QPU_TV_SDRAM_BUS_BYTES] = { 4, SRC_PI5_DRAM },
 		},
@@ -64,7 +65,8 @@ static const struct qpu_tv_board boards[QPU_V3D_EMU_BOARD_COUNT] = {
 		.label = "Pi 5 (V3D 7.1, 16 QPUs, 960 MHz)",
 		.p = {
 			COMMON_ROWS,
-			[QPU_TV_TMU_LANE_CYCLES] = { 14, FITTED },
+			[QPU_TV_TMU_LANE_CYCLES] = { 11, FITTED },
+			[QPU_TV_SDRAM_EFFICIENCY] = { 85, FITTED },
 			[QPU_TV_SDRAM_MTS] = { 4267, SRC_PI5_DRAM },
 			[QPU_TV_SDRAM_BUS_BYTES] = { 4, SRC_PI5_DRAM },
 		},

@@ -214,6 +214,8 @@ int qpu_v3d_emu_dispatch(struct qpu_v3d_emu *emu, const u32 cfg[7])
 	emu->csd_active = true;
 	emu->next_batch = 0;
 	emu->stale_n = 0;	/* a job starts with a clean uniform cache */
+	emu->unif_lines_n = 0;
+	emu->unif_last = 0;
 	emu->slot_freed = true;
 	emu->stop = QPU_V3D_EMU_RUNNING;
 	__builtin_memset(&emu->stats, 0, sizeof(emu->stats));
@@ -370,6 +372,7 @@ static void barrier_check(struct qpu_v3d_emu *emu, u32 group)
 	if (!waiting)
 		return;
 	emu->stats.barriers++;
+	emu->resched = true;
 	for (qpu = 0; qpu < emu->nqpus; qpu++) {
 		for (s = 0; s < QPU_V3D_EMU_THREADS; s++) {
 			struct v3d_thread *t = &emu->q[qpu].t[s];
@@ -388,6 +391,7 @@ static void thread_switch(struct qpu_v3d_emu *emu, unsigned int qpu,
 	unsigned int i;
 
 	emu->stats.thread_switches++;
+	emu->resched = true;
 	if (t->ending) {
 		u32 g = t->group;
 
@@ -688,16 +692,20 @@ static void step(struct qpu_v3d_emu *emu, unsigned int qpu, unsigned int slot)
 	u64 w;
 	unsigned int i;
 
-	p = qpu_v3d_mmu_translate(emu->mmu, t->pc, 8);
+	p = v3d_translate(emu, t->pc, 8);
 	if (!p || (t->pc & 7)) {
 		v3d_emu_set_fault(emu, qpu, slot, p ? QPU_FAULT_REASON_MISALIGNED :
 				  QPU_FAULT_REASON_MEMORY, t->pc,
 				  QPU_MEM_FETCH);
 		return;
 	}
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	__builtin_memcpy(&w, p, 8);
+#else
 	w = 0;
 	for (i = 0; i < 8; i++)
 		w |= (u64)p[i] << (8 * i);
+#endif
 	if (!decode(emu, t->pc, w, &in, &sig)) {
 		v3d_emu_set_fault(emu, qpu, slot, QPU_FAULT_REASON_INSTRUCTION,
 				  t->pc, QPU_MEM_FETCH);
@@ -824,51 +832,141 @@ static bool thread_live(const struct v3d_thread *t)
 	return t->state != T_FREE;
 }
 
-enum qpu_v3d_emu_status qpu_v3d_emu_run(struct qpu_v3d_emu *emu, u64 budget)
+/* The slot QPU @q issues from next (made its current one), or -1. */
+static int ready_slot(struct v3d_qpu *q)
+{
+	unsigned int s;
+
+	if (q->t[q->cur].state == T_READY)
+		return q->cur;
+	for (s = 0; s < QPU_V3D_EMU_THREADS; s++) {
+		if (q->t[s].state == T_READY) {
+			q->cur = s;
+			return s;
+		}
+	}
+	return -1;
+}
+
+/* Nothing ready: a deadlock while a thread lives, idle once the CSD is. */
+static enum qpu_v3d_emu_status none_ready(const struct qpu_v3d_emu *emu)
 {
 	unsigned int qpu, s;
 
+	for (qpu = 0; qpu < emu->nqpus; qpu++)
+		for (s = 0; s < QPU_V3D_EMU_THREADS; s++)
+			if (thread_live(&emu->q[qpu].t[s]))
+				return QPU_V3D_EMU_DEADLOCK;
+	return emu->csd_active ? QPU_V3D_EMU_RUNNING : QPU_V3D_EMU_IDLE;
+}
+
+/*
+ * With a clock: the ready QPU whose clock is lowest, or -1. A choice holds
+ * until its clock passes the runner-up's by QPU_V3D_EMU_CLOCK_SLACK or a
+ * thread changes state (a scan per instruction costs more than a few
+ * instructions' disorder tells the model's caches).
+ */
+static int pick_earliest(struct qpu_v3d_emu *emu)
+{
+	u64 bc = ~0ull, nc = ~0ull;
+	unsigned int qpu;
+	int best = -1;
+
+	if (!emu->resched && emu->clock[emu->pick] < emu->pick_bound &&
+	    ready_slot(&emu->q[emu->pick]) >= 0)
+		return emu->pick;
+	for (qpu = 0; qpu < emu->nqpus; qpu++) {
+		u64 c;
+
+		if (ready_slot(&emu->q[qpu]) < 0)
+			continue;
+		c = emu->clock[qpu];
+		if (c < bc) {
+			nc = bc;
+			bc = c;
+			best = qpu;
+		} else if (c < nc) {
+			nc = c;
+		}
+	}
+	emu->resched = false;
+	if (best >= 0) {
+		emu->pick = best;
+		emu->pick_bound = nc < ~0ull - QPU_V3D_EMU_CLOCK_SLACK ?
+				  nc + QPU_V3D_EMU_CLOCK_SLACK : ~0ull;
+	}
+	return best;
+}
+
+static enum qpu_v3d_emu_status run_by_clock(struct qpu_v3d_emu *emu,
+					    u64 budget)
+{
+	enum qpu_v3d_emu_status st;
+	int qpu;
+
+	while (budget) {
+		if (emu->slot_freed) {	/* a batch may start */
+			emu->slot_freed = false;
+			csd_fill(emu);
+			emu->resched = true;
+		}
+		qpu = pick_earliest(emu);
+		if (qpu < 0) {
+			st = none_ready(emu);
+			if (st != QPU_V3D_EMU_RUNNING)
+				return st;
+			continue;
+		}
+		step(emu, qpu, emu->q[qpu].cur);
+		if (emu->stop != QPU_V3D_EMU_RUNNING)
+			return emu->stop;
+		budget--;
+	}
+	return QPU_V3D_EMU_RUNNING;
+}
+
+enum qpu_v3d_emu_status qpu_v3d_emu_run(struct qpu_v3d_emu *emu, u64 budget)
+{
+	enum qpu_v3d_emu_status st;
+	unsigned int qpu;
+
 	if (emu->stop != QPU_V3D_EMU_RUNNING)
 		return emu->stop;
+	emu->last_bo = NULL;	/* the MMU may have changed since */
+	if (emu->clock)
+		return run_by_clock(emu, budget);
 	while (budget) {
-		bool ran = false, live = false;
+		bool ran = false;
 
 		if (emu->slot_freed) {	/* a batch may start */
 			emu->slot_freed = false;
 			csd_fill(emu);
 		}
 		for (qpu = 0; qpu < emu->nqpus && budget; qpu++) {
-			struct v3d_qpu *q = &emu->q[qpu];
-			struct v3d_thread *t = &q->t[q->cur];
+			int s = ready_slot(&emu->q[qpu]);
 
-			if (t->state != T_READY) {
-				for (s = 0; s < QPU_V3D_EMU_THREADS; s++) {
-					if (q->t[s].state == T_READY) {
-						q->cur = s;
-						break;
-					}
-				}
-				t = &q->t[q->cur];
-			}
-			if (t->state != T_READY)
+			if (s < 0)
 				continue;
-			step(emu, qpu, q->cur);
+			step(emu, qpu, s);
 			if (emu->stop != QPU_V3D_EMU_RUNNING)
 				return emu->stop;
 			ran = true;
 			budget--;
 		}
 		if (!ran) {
-			for (qpu = 0; qpu < emu->nqpus; qpu++)
-				for (s = 0; s < QPU_V3D_EMU_THREADS; s++)
-					live |= thread_live(&emu->q[qpu].t[s]);
-			if (live)
-				return QPU_V3D_EMU_DEADLOCK;
-			if (!emu->csd_active)
-				return QPU_V3D_EMU_IDLE;
+			st = none_ready(emu);
+			if (st != QPU_V3D_EMU_RUNNING)
+				return st;
 		}
 	}
 	return QPU_V3D_EMU_RUNNING;
+}
+
+void qpu_v3d_emu_set_clock(struct qpu_v3d_emu *emu, const u64 *clock)
+{
+	emu->clock = clock;
+	emu->pick = 0;
+	emu->resched = true;
 }
 
 int qpu_v3d_emu_get_reg(const struct qpu_v3d_emu *emu, unsigned int qpu,
@@ -902,6 +1000,17 @@ int qpu_v3d_emu_get_flags(const struct qpu_v3d_emu *emu, unsigned int qpu,
 		return -QPU_V3D_EMU_EINVAL;
 	*a = emu->q[qpu].t[slot].fa;
 	*b = emu->q[qpu].t[slot].fb;
+	return 0;
+}
+
+int qpu_v3d_emu_get_thread(const struct qpu_v3d_emu *emu, unsigned int qpu,
+			   unsigned int slot, enum qpu_v3d_emu_thread_state *state,
+			   u32 *pc)
+{
+	if (qpu >= emu->nqpus || slot >= QPU_V3D_EMU_THREADS)
+		return -QPU_V3D_EMU_EINVAL;
+	*state = (enum qpu_v3d_emu_thread_state)emu->q[qpu].t[slot].state;
+	*pc = emu->q[qpu].t[slot].pc;
 	return 0;
 }
 

@@ -225,6 +225,25 @@ void qpu_v3d_emu_set_predecode(struct qpu_v3d_emu *emu, bool on);
 /* Instructions each thread may issue (0: no bound). */
 void qpu_v3d_emu_set_limit(struct qpu_v3d_emu *emu, u64 instructions);
 
+/**
+ * qpu_v3d_emu_set_clock() - run the QPUs in the order of a timing model
+ * @emu: the emulator
+ * @clock: QPU_V3D_EMU_MAX_QPUS cycle counts kept by the caller (the timing
+ *	model's qpu_tv_clock(): the cycle each QPU issues its next
+ *	instruction), or NULL for round-robin, one instruction each (the
+ *	default)
+ *
+ * With a clock, qpu_v3d_emu_run() runs the ready QPU whose clock is lowest
+ * (the lowest index among equals) until it is QPU_V3D_EMU_CLOCK_SLACK
+ * cycles past the next one, or a thread starts, switches, ends or waits,
+ * so that what the model shares between QPUs (the L2T, the SDRAM, each
+ * slice's TMU) is booked in modelled time order, as VideoCore IV's
+ * qpu_emu_set_clock() does. Programs without races compute the same either
+ * way. qpu_v3d_emu_init() clears it.
+ */
+#define QPU_V3D_EMU_CLOCK_SLACK	32
+void qpu_v3d_emu_set_clock(struct qpu_v3d_emu *emu, const u64 *clock);
+
 const struct qpu_v3d_emu_fault *qpu_v3d_emu_get_fault(const struct qpu_v3d_emu *emu);
 const struct qpu_v3d_emu_stats *qpu_v3d_emu_get_stats(const struct qpu_v3d_emu *emu);
 
@@ -241,6 +260,19 @@ int qpu_v3d_emu_get_reg(const struct qpu_v3d_emu *emu, unsigned int qpu,
 /* The a and b flags of a thread, bit i for lane i. */
 int qpu_v3d_emu_get_flags(const struct qpu_v3d_emu *emu, unsigned int qpu,
 			  unsigned int slot, u16 *a, u16 *b);
+
+/* What a thread slot holds (qpu_v3d_emu_get_thread()). */
+enum qpu_v3d_emu_thread_state {
+	QPU_V3D_EMU_THREAD_FREE,	/* no batch, or its batch ended */
+	QPU_V3D_EMU_THREAD_READY,	/* issuing, or its turn will come */
+	QPU_V3D_EMU_THREAD_WAIT_BARRIER, /* arrived at its supergroup's barrier */
+	QPU_V3D_EMU_THREAD_WAIT_TMU,	/* ldtmu with nothing queued: forever */
+};
+
+/* Thread @slot of QPU @qpu: its state and PC; 0 or -QPU_V3D_EMU_EINVAL. */
+int qpu_v3d_emu_get_thread(const struct qpu_v3d_emu *emu, unsigned int qpu,
+			   unsigned int slot, enum qpu_v3d_emu_thread_state *state,
+			   u32 *pc);
 
 /*
  * One line per live thread (QPU, slot, PC, what it waits on), as a

@@ -323,16 +323,21 @@ static bool add_vector(struct v3d_thread *t, unsigned int op, const u32 *a,
 } while (0)
 
 /*
- * fmul of two normal numbers to a normal result, rounded to nearest even;
- * every other case by qpu_v3d_fmul().
+ * fmul of two normal numbers to a normal result, rounded to nearest even,
+ * and of a zero or denormal (flushed) by a finite number; every other case
+ * by qpu_v3d_fmul().
  */
 static inline u32 fmul_fast(u32 a, u32 b)
 {
 	u32 ea = (a >> 23) & 0xff, eb = (b >> 23) & 0xff, top, q, e;
 	u64 m, rem, half;
 
-	if (ea - 1 >= 254 || eb - 1 >= 254)
+	if (ea - 1 >= 254 || eb - 1 >= 254) {
+		/* a zero (or flushed denormal) by a finite number: signed 0 */
+		if ((!ea && eb != 0xff) || (!eb && ea != 0xff))
+			return (a ^ b) & F_SIGN;
 		return qpu_v3d_fmul(a, b);
+	}
 	m = (u64)((a & 0x7fffffu) | 0x800000u) * ((b & 0x7fffffu) | 0x800000u);
 	top = (u32)(m >> 47);
 	q = (u32)(m >> (23 + top));
@@ -352,7 +357,8 @@ static inline u32 fmul_fast(u32 a, u32 b)
 
 /*
  * fadd of two normal numbers to a normal result, rounded to nearest
- * even; every other case by qpu_v3d_fadd().
+ * even, and of zeros or denormals (flushed) with normal numbers or each
+ * other; every other case by qpu_v3d_fadd().
  */
 static inline u32 fadd_fast(u32 a, u32 b)
 {
@@ -361,8 +367,14 @@ static inline u32 fadd_fast(u32 a, u32 b)
 	u32 eh = (hi >> 23) & 0xff, el = (lo >> 23) & 0xff, p, e, q, d;
 	u64 mh, ml, m, rem, half;
 
-	if (eh - 1 >= 254 || el - 1 >= 254)
+	if (eh - 1 >= 254 || el - 1 >= 254) {
+		/* x + 0 (or a flushed denormal) with x normal: x */
+		if (!el && eh - 1 < 254)
+			return hi;
+		if (!eh)	/* 0 + 0: -0 only when both are */
+			return a & b & F_SIGN;
 		return qpu_v3d_fadd(a, b);
+	}
 	d = eh - el;
 	mh = (u64)((hi & 0x7fffffu) | 0x800000u) << 32;
 	ml = (u64)((lo & 0x7fffffu) | 0x800000u) << 32;
@@ -475,7 +487,7 @@ void v3d_alu_add(struct qpu_v3d_emu *emu, struct v3d_thread *t,
 {
 	const struct qpu_v3d_alu *alu = &in->add;
 	unsigned int op = alu->op, i, ua = alu->unpack_a, ub = alu->unpack_b;
-	int sfu = sfu_of(op);
+	int sfu;
 	u32 ta[LANES];
 	bool fl = false;
 
@@ -486,6 +498,7 @@ void v3d_alu_add(struct qpu_v3d_emu *emu, struct v3d_thread *t,
 	o->c = 0;
 	if (plain(emu, alu, o) && add_fast(op, a, b, o->v))
 		return;
+	sfu = sfu_of(op);
 	if (op == QPU_V3D_A_FDX || op == QPU_V3D_A_FDY ||
 	    op == QPU_V3D_A_FLAFIRST || op == QPU_V3D_A_FLNAFIRST ||
 	    op == QPU_V3D_A_ALLFEQ) {

@@ -15,10 +15,12 @@
 #define TMU_DATA_MAX	8	/* tmud words queued for one lookup */
 
 enum v3d_thread_state {
-	T_FREE,
-	T_READY,
-	T_WAIT_BARRIER,	/* arrived at a workgroup barrier */
-	T_WAIT_TMU,	/* ldtmu with an empty result FIFO: never woken */
+	T_FREE = QPU_V3D_EMU_THREAD_FREE,
+	T_READY = QPU_V3D_EMU_THREAD_READY,
+	/* arrived at a workgroup barrier */
+	T_WAIT_BARRIER = QPU_V3D_EMU_THREAD_WAIT_BARRIER,
+	/* ldtmu with an empty result FIFO: never woken */
+	T_WAIT_TMU = QPU_V3D_EMU_THREAD_WAIT_TMU,
 };
 
 struct v3d_thread {
@@ -77,12 +79,15 @@ struct v3d_predecoded {
 };
 
 #define STALE_MAX	64	/* TMU-written words the uniform cache hides */
+#define UNIF_LINES_MAX	32	/* uniform lines a job's streams read */
+#define UNIF_LINE_SHIFT	6	/* 64-byte lines */
 
 struct qpu_v3d_emu {
 	const struct qpu_v3d_emu_board_info *board;
 	enum qpu_gen gen;
 	unsigned int nqpus;
 	struct qpu_v3d_mmu *mmu;
+	const struct qpu_v3d_mmu_bo *last_bo;	/* v3d_translate()'s, or NULL */
 	const struct qpu_v3d_emu_ops *ops;
 	void *ctx;
 	u64 limit;
@@ -94,11 +99,19 @@ struct qpu_v3d_emu {
 	struct qpu_v3d_csd csd;
 	u32 next_batch;
 	bool predecode;
+	const u64 *clock;	/* qpu_v3d_emu_set_clock(), or NULL */
+	bool resched;		/* a thread started, switched or woke */
+	unsigned int pick;	/* the QPU the clock chose */
+	u64 pick_bound;		/* its clock when the choice ends */
 	unsigned int stale_n;
 	struct {
 		u32 va;
 		u32 old;
 	} stale[STALE_MAX];
+	unsigned int unif_lines_n;
+	u32 unif_last;		/* the line last read, + 1 (0: none) */
+	u32 unif_lo, unif_hi;	/* the lowest and highest line read */
+	u32 unif_line[UNIF_LINES_MAX];
 	struct v3d_qpu q[QPU_V3D_EMU_MAX_QPUS];
 	struct v3d_predecoded pre[PREDECODE_SIZE];
 };
@@ -128,6 +141,7 @@ void v3d_flags_apply(struct v3d_thread *t, unsigned int pf, unsigned int uf,
 		     const struct v3d_alu_out *o);
 
 /* qpu_v3d_emu_mem.c */
+void *v3d_translate(struct qpu_v3d_emu *emu, u32 va, u32 len);
 bool v3d_read_unif(struct qpu_v3d_emu *emu, unsigned int qpu,
 		   unsigned int slot, u32 *addr, u32 *val);
 bool v3d_tmu_lookup(struct qpu_v3d_emu *emu, unsigned int qpu,

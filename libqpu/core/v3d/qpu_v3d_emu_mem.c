@@ -26,9 +26,13 @@
  * do not update: a job that writes a word through the TMU and then reads
  * it as a uniform gets the word as it was (py-videocore6/7's
  * test_tmu_read_tmu_write_uniform_read, "!? not 3 ?", on both boards). The
- * emulator notes the first STALE_MAX words a job writes and serves their
- * old values to ldunif/ldunifa; words written after the log is full are
- * read fresh. On 4.2 a vector's words
+ * emulator notes the old value of the first STALE_MAX words a job writes
+ * and serves it to ldunif/ldunifa; once the log is full, a word in a line
+ * (64 bytes) the job's uniform streams have read (the first UNIF_LINES_MAX
+ * lines) takes the place of one outside them, and other words are read
+ * fresh. (py-videocore7's 12-QPU scopy writes past its destination into its
+ * own uniforms after megabytes of other writes, and a QPU a loop behind the
+ * others still reads them as they were.) On 4.2 a vector's words
  * wrap inside the 16-byte block of its address (py-videocore6's
  * test_tmu_vec*_naive_write: a vec4 at column 1 fills columns 1, 2, 3, 0);
  * on 7.1 they follow each other (py-videocore7's
@@ -109,7 +113,9 @@ int qpu_v3d_mmu_job_add(struct qpu_v3d_mmu *mmu, u32 va)
 	return -QPU_V3D_EMU_EINVAL;
 }
 
-void *qpu_v3d_mmu_translate(const struct qpu_v3d_mmu *mmu, u32 va, u32 len)
+/* The BO holding @va that the job may touch, or NULL. */
+static const struct qpu_v3d_mmu_bo *mmu_find(const struct qpu_v3d_mmu *mmu,
+					     u32 va)
 {
 	unsigned int lo = 0, hi = mmu->count;
 
@@ -122,14 +128,41 @@ void *qpu_v3d_mmu_translate(const struct qpu_v3d_mmu *mmu, u32 va, u32 len)
 		} else if (va - bo->va >= bo->size) {
 			lo = mid + 1;
 		} else {
-			if (len > bo->size - (va - bo->va))
-				return NULL;
 			if (!bo->in_job && !mmu->allow_all)
 				return NULL;
-			return bo->host + (va - bo->va);
+			return bo;
 		}
 	}
 	return NULL;
+}
+
+void *qpu_v3d_mmu_translate(const struct qpu_v3d_mmu *mmu, u32 va, u32 len)
+{
+	const struct qpu_v3d_mmu_bo *bo = mmu_find(mmu, va);
+
+	if (!bo || len > bo->size - (va - bo->va))
+		return NULL;
+	return bo->host + (va - bo->va);
+}
+
+/*
+ * qpu_v3d_mmu_translate() through the BO the last access found, which
+ * holds for a run (the MMU does not change while qpu_v3d_emu_run() runs;
+ * the run forgets it when it starts).
+ */
+void *v3d_translate(struct qpu_v3d_emu *emu, u32 va, u32 len)
+{
+	const struct qpu_v3d_mmu_bo *bo = emu->last_bo;
+
+	if (!bo || va - bo->va >= bo->size) {
+		bo = mmu_find(emu->mmu, va);
+		if (!bo)
+			return NULL;
+		emu->last_bo = bo;
+	}
+	if (len > bo->size - (va - bo->va))
+		return NULL;
+	return bo->host + (va - bo->va);
 }
 
 static u32 load32(const u8 *p)
@@ -150,24 +183,66 @@ static void store32(u8 *p, u32 v)
  * streams go on reading it (see "uniform cache" above). A full log stops
  * noting; later writes are then seen at once.
  */
+static bool unif_line_read(const struct qpu_v3d_emu *emu, u32 va)
+{
+	u32 line = va >> UNIF_LINE_SHIFT;
+	unsigned int i;
+
+	if (!emu->unif_lines_n || line < emu->unif_lo || line > emu->unif_hi)
+		return false;
+	for (i = 0; i < emu->unif_lines_n; i++)
+		if (emu->unif_line[i] == line)
+			return true;
+	return false;
+}
+
 static void note_stale(struct qpu_v3d_emu *emu, u32 va, const u8 *p)
 {
 	unsigned int i;
 
+	if (emu->stale_n >= STALE_MAX && !unif_line_read(emu, va))
+		return;
 	for (i = 0; i < emu->stale_n; i++)
 		if (emu->stale[i].va == va)
 			return;
-	if (emu->stale_n >= STALE_MAX)
+	if (emu->stale_n < STALE_MAX) {
+		i = emu->stale_n++;
+	} else {	/* full: a word in a line the streams read takes a place */
+		for (i = 0; i < STALE_MAX; i++)
+			if (!unif_line_read(emu, emu->stale[i].va))
+				break;
+		if (i == STALE_MAX)
+			return;
+	}
+	emu->stale[i].va = va;
+	emu->stale[i].old = load32(p);
+}
+
+/* Note the line of a uniform read (see "uniform cache" above). */
+static void note_unif_line(struct qpu_v3d_emu *emu, u32 va)
+{
+	u32 line = va >> UNIF_LINE_SHIFT;
+	unsigned int i;
+
+	if (emu->unif_last == line + 1)
 		return;
-	emu->stale[emu->stale_n].va = va;
-	emu->stale[emu->stale_n].old = load32(p);
-	emu->stale_n++;
+	emu->unif_last = line + 1;
+	for (i = 0; i < emu->unif_lines_n; i++)
+		if (emu->unif_line[i] == line)
+			return;
+	if (emu->unif_lines_n >= UNIF_LINES_MAX)
+		return;
+	if (!emu->unif_lines_n || line < emu->unif_lo)
+		emu->unif_lo = line;
+	if (!emu->unif_lines_n || line > emu->unif_hi)
+		emu->unif_hi = line;
+	emu->unif_line[emu->unif_lines_n++] = line;
 }
 
 bool v3d_read_unif(struct qpu_v3d_emu *emu, unsigned int qpu,
 		   unsigned int slot, u32 *addr, u32 *val)
 {
-	const u8 *p = qpu_v3d_mmu_translate(emu->mmu, *addr, 4);
+	const u8 *p = v3d_translate(emu, *addr, 4);
 	unsigned int i;
 
 	if (!p || (*addr & 3)) {
@@ -176,6 +251,7 @@ bool v3d_read_unif(struct qpu_v3d_emu *emu, unsigned int qpu,
 				  QPU_MEM_UNIFORM);
 		return false;
 	}
+	note_unif_line(emu, *addr);
 	*val = load32(p);
 	for (i = 0; i < emu->stale_n; i++)
 		if (emu->stale[i].va == *addr)
@@ -300,11 +376,12 @@ bool v3d_tmu_lookup(struct qpu_v3d_emu *emu, unsigned int qpu,
 		for (k = 0; k < words; k++) {
 			/* 4.2: a vector's words wrap inside its 16-byte block */
 			u32 at = wrap ? (a & ~15u) | ((a + 4 * k) & 15) : a + 4 * k;
-			u8 *p = qpu_v3d_mmu_translate(emu->mmu, at, size);
+			u8 *p = v3d_translate(emu, at, size);
 
 			if (!p) {
 				v3d_emu_set_fault(emu, qpu, slot,
 						  QPU_FAULT_REASON_MEMORY, at,
+						  write ? QPU_MEM_TMU_WRITE :
 						  QPU_MEM_TMU);
 				return false;
 			}

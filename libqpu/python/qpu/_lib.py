@@ -74,9 +74,9 @@ JOB_RESULT_QPUS = 1 << 2
 # enum qpu_status
 STATUS_DONE, STATUS_TIMEOUT, STATUS_FAULT, STATUS_CANCELED, STATUS_DEADLOCK = 1, 2, 3, 4, 5
 # enum qpu_access
-ACCESS_NAMES = ("none", "fetch", "uniform", "tmu", "dma_load", "dma_store", "other")
+ACCESS_NAMES = ("none", "fetch", "uniform", "tmu", "dma_load", "dma_store", "other", "tmu_write")
 # enum qpu_activity
-ACTIVITY_NAMES = {1: "idle", 2: "running", 3: "wait_semaphore", 4: "wait_mutex",
+ACTIVITY_NAMES = {1: "idle", 2: "running", 3: "wait_semaphore", 4: "wait_mutex", 7: "wait_barrier",
                   5: "wait_vpm", 6: "wait_tmu"}
 
 # --- struct layouts --------------------------------------------------------------

@@ -51,7 +51,8 @@ def test_fault(path, gen, qpus):
         with pytest.raises(qpu.FaultError) as e:
             dev.run(code, [0x100, 1])
         res = e.value.result
-        assert res.status == "fault" and res.fault_access == "tmu"
+        assert res.status == "fault" and res.fault_access == "tmu_write"
+        assert "TMU write of 0x00000100" in str(e.value)
         assert res.fault_addr == 0x100 and res.fault_qpu < qpus
         assert 0 <= res.fault_thread < 4
         assert res.fault_pc == code.bus_addr + 7 * 8
