@@ -753,6 +753,9 @@ void qpu_v3d_save_hang(struct qpu_dev *qdev, struct qpu_hang *hang);
 u32 qpu_v3d_job_poll(struct qpu_dev *qdev, struct qpu_job *job);
 bool qpu_v3d_job_ended(struct qpu_dev *qdev, unsigned int programs);
 int qpu_v3d_reset(struct qpu_dev *qdev);
+int qpu_v3d_power_get(struct device *dev, bool *powered);
+void qpu_v3d_power_put(struct device *dev, bool *powered);
+int qpu_v3d_power_cycle(struct device *dev, bool *powered);
 bool qpu_v3d_host_irq_enabled(void);
 irqreturn_t qpu_v3d_irq(struct qpu_dev *qdev);
 

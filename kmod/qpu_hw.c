@@ -58,11 +58,8 @@ MODULE_PARM_DESC(fw_qpu_enable,
  *	has none (BCM2835's does not).
  * @telemetry_fw: the firmware, for telemetry, whether or not it powers the
  *	QPUs; NULL without one.
- * @powered: the driver holds a runtime-PM reference: from the probe on,
- *	and again after each reset whose resume worked. A failed resume
- *	leaves none, so none is dropped for it later. Read and written by
- *	the probe, the scheduler's work (resets) and the removal, which
- *	comes after the scheduler's end.
+ * @powered: the driver holds its runtime-PM reference (qpu_v3d.c, "the
+ *	V3D's power").
  */
 struct qpu_hw {
 	struct rpi_firmware *fw;
@@ -205,18 +202,9 @@ static int qpu_hw_reset(struct qpu_dev *qdev)
 	struct qpu_hw *hw = qdev->hw;
 	int ret;
 
-	if (hw->powered) {
-		hw->powered = false;
-		ret = pm_runtime_put_sync_suspend(qdev->dev);
-		if (ret < 0)
-			dev_warn(qdev->dev, "could not power the V3D down: %d\n", ret);
-	}
-	ret = pm_runtime_resume_and_get(qdev->dev);
-	if (ret) {
-		dev_err(qdev->dev, "could not power the V3D up: %d\n", ret);
+	ret = qpu_v3d_power_cycle(qdev->dev, &hw->powered);
+	if (ret)
 		return ret;
-	}
-	hw->powered = true;
 	if (hw->fw) {
 		ret = qpu_hw_fw_set_qpu(hw->fw, false);
 		if (!ret)
@@ -300,13 +288,14 @@ static int qpu_hw_probe(struct platform_device *pdev)
 	if (IS_ERR(hw->clk))
 		return dev_err_probe(dev, PTR_ERR(hw->clk), "cannot enable the V3D clock\n");
 
+	/* Forgets a failed resume of an earlier binding (qpu_v3d_power_get()). */
+	pm_runtime_set_suspended(dev);
 	ret = devm_pm_runtime_enable(dev);
 	if (ret)
 		return ret;
-	ret = pm_runtime_resume_and_get(dev);
+	ret = qpu_v3d_power_get(dev, &hw->powered);
 	if (ret)
 		return dev_err_probe(dev, ret, "cannot power the V3D\n");
-	hw->powered = true;
 
 	ret = qpu_hw_fw_init(dev, hw);
 	if (ret)
@@ -349,26 +338,24 @@ static int qpu_hw_probe(struct platform_device *pdev)
 err_put:
 	qpu_dev_put(qdev);
 err_pm_put:
-	pm_runtime_put(dev);
+	qpu_v3d_power_put(dev, &hw->powered);
 	return ret;
 }
 
 static void qpu_hw_remove(struct platform_device *pdev)
 {
 	struct qpu_dev *qdev = platform_get_drvdata(pdev);
-	bool powered;
+	struct qpu_hw *hw = qdev->hw;
 
 	if (qdev->irq)
 		free_irq(qdev->irq, qdev);
 	qpu_dev_unregister(qdev);
-	/* No reset after the scheduler's end: @powered is final. */
-	powered = qdev->hw->powered;
 	/* The mapping and the state are device-managed and go after this. */
 	qdev->regs = NULL;
 	qdev->hw = NULL;
 	qpu_dev_put(qdev);
-	if (powered)
-		pm_runtime_put(&pdev->dev);
+	/* No reset after the scheduler's end: @hw->powered is final. */
+	qpu_v3d_power_put(&pdev->dev, &hw->powered);
 }
 
 QPU_PLATFORM_REMOVE_WRAPPER(qpu_hw_remove)

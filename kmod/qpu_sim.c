@@ -59,9 +59,16 @@
  * generic VPM access past row 63 faults instead of wrapping as on the
  * hardware: qpu_emu_set_strict_vpm()), "poll_only" (programs that end or
  * fault do not kick the scheduler: only its poll of SRQCS finds them, as on
- * hardware without interrupts) and "reset_noop" (a reset does nothing, so
- * the driver's check of it fails); qpu_sim_telemetry.c adds the telemetry's
- * knobs. DBQITE/DBQITC model
+ * hardware without interrupts), "reset_noop" (a reset does nothing, so
+ * the driver's check of it fails) and "resume_fail" (the device's runtime
+ * resume fails, as a power domain that does not come back up);
+ * qpu_sim_telemetry.c adds the telemetry's knobs.
+ *
+ * Power: the device is powered through runtime PM as a real V3D is, by the
+ * functions qpu_hw.c uses (qpu_v3d.c, "the V3D's power"): one reference
+ * from the probe on, and a reset is a power cycle before the model clears
+ * itself. So the selftests meet the hardware's power path, failed resumes
+ * included, and read its usage count in sysfs. DBQITE/DBQITC model
  * the QPUs' host interrupts; the interrupt line is a call to qpu_v3d_irq().
  */
 
@@ -70,6 +77,7 @@
 #include <linux/genalloc.h>
 #include <linux/mm.h>
 #include <linux/platform_device.h>
+#include <linux/pm_runtime.h>
 #include <linux/sizes.h>
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
@@ -169,6 +177,8 @@ static bool qpu_sim_follows_hw_policy(void)
  *	does not kick the scheduler, whose poll must find it, as on hardware.
  *	The model's own verdicts (a deadlock, a spent budget) still do.
  * @dma_bos: BO memory comes from the DMA API (sim_dma at probe).
+ * @powered: the driver holds its runtime-PM reference (qpu_v3d.c).
+ * @resume_fail: debugfs knob: the device's runtime resume fails (-EIO).
  */
 struct qpu_sim {
 	struct qpu_dev *qdev;
@@ -206,6 +216,8 @@ struct qpu_sim {
 	bool poll_only;
 	bool reset_noop;
 	bool dma_bos;
+	bool powered;
+	bool resume_fail;
 };
 
 /* The reg_read op: any context (struct qpu_backend_ops). */
@@ -630,16 +642,22 @@ static void qpu_sim_job_fault(struct qpu_dev *qdev, struct qpu_job *job)
 }
 
 /*
- * Stops every program and empties the queue, as a power cycle would, and
- * brings SCRATCH back to 0, unless the reset_noop knob says not to.
+ * A power cycle, as on hardware; then, as the power went, stops every
+ * program, empties the queue and brings SCRATCH back to 0. The reset_noop
+ * knob makes it do nothing at all; a failed resume (resume_fail) leaves
+ * the model as it was, powered off.
  */
 static int qpu_sim_reset(struct qpu_dev *qdev)
 {
 	struct qpu_sim *sim = qdev->sim;
 	unsigned long flags;
+	int ret;
 
 	if (READ_ONCE(sim->reset_noop))
 		return 0;
+	ret = qpu_v3d_power_cycle(qdev->dev, &sim->powered);
+	if (ret)
+		return ret;
 	cancel_delayed_work_sync(&sim->exec);
 	mutex_lock(&sim->emu_lock);
 	qpu_sim_emu_clear(sim);
@@ -787,6 +805,25 @@ static struct qpu_sim *qpu_sim_create(struct qpu_dev *qdev)
 	return sim;
 }
 
+/*
+ * The device's runtime resume: the power coming back, unless the
+ * resume_fail knob says it does not. Runtime PM is enabled from after the
+ * state exists to before it goes (probe, remove), and the state is found
+ * once the probe has set it.
+ */
+static int qpu_sim_runtime_resume(struct device *dev)
+{
+	struct qpu_dev *qdev = dev_get_drvdata(dev);
+
+	if (qdev && READ_ONCE(qdev->sim->resume_fail))
+		return -EIO;
+	return 0;
+}
+
+static const struct dev_pm_ops qpu_sim_pm_ops = {
+	.runtime_resume = qpu_sim_runtime_resume,
+};
+
 static int qpu_sim_probe(struct platform_device *pdev)
 {
 	struct device *dev = &pdev->dev;
@@ -804,21 +841,30 @@ static int qpu_sim_probe(struct platform_device *pdev)
 		goto err_put;
 	}
 
+	/* Forgets a failed resume of an earlier binding (qpu_v3d_power_get()). */
+	pm_runtime_set_suspended(dev);
+	pm_runtime_enable(dev);
+	ret = qpu_v3d_power_get(dev, &sim->powered);
+	if (ret) {
+		dev_err(dev, "cannot power the simulated V3D: %d\n", ret);
+		goto err_pm_disable;
+	}
+
 	ret = qpu_v3d_ident_read(qdev);
 	if (ret) {
 		dev_err(dev, "simulated V3D gives a bad identity: %#010x\n",
 			qdev->ident.raw[0]);
-		goto err_put;
+		goto err_power_put;
 	}
 
 	ret = qpu_sim_telemetry_init(qdev);
 	if (ret)
-		goto err_put;
+		goto err_power_put;
 
 	sim->wq = alloc_ordered_workqueue("%s-sim", 0, dev_name(dev));
 	if (!sim->wq) {
 		ret = -ENOMEM;
-		goto err_put;
+		goto err_power_put;
 	}
 
 	ret = qpu_dev_register(qdev);
@@ -831,12 +877,17 @@ static int qpu_sim_probe(struct platform_device *pdev)
 	debugfs_create_bool("strict_vpm", 0600, qdev->debugfs, &sim->strict_vpm);
 	debugfs_create_bool("poll_only", 0600, qdev->debugfs, &sim->poll_only);
 	debugfs_create_bool("reset_noop", 0600, qdev->debugfs, &sim->reset_noop);
+	debugfs_create_bool("resume_fail", 0600, qdev->debugfs, &sim->resume_fail);
 	qpu_sim_telemetry_debugfs(qdev);
 	platform_set_drvdata(pdev, qdev);
 	return 0;
 
 err_destroy_wq:
 	destroy_workqueue(sim->wq);
+err_power_put:
+	qpu_v3d_power_put(dev, &sim->powered);
+err_pm_disable:
+	pm_runtime_disable(dev);
 err_put:
 	qpu_dev_put(qdev);
 	return ret;
@@ -850,6 +901,10 @@ static void qpu_sim_remove(struct platform_device *pdev)
 	qpu_dev_unregister(qdev);
 	cancel_delayed_work_sync(&qdev->sim->exec);
 	destroy_workqueue(qdev->sim->wq);
+	/* No reset after the scheduler's end: @powered is final. */
+	qpu_v3d_power_put(&pdev->dev, &qdev->sim->powered);
+	/* Waits for a callback under way; none runs after, on a freed sim. */
+	pm_runtime_disable(&pdev->dev);
 	qpu_dev_put(qdev);
 }
 
@@ -860,6 +915,7 @@ static struct platform_driver qpu_sim_driver = {
 	QPU_PLATFORM_REMOVE(qpu_sim_remove),
 	.driver = {
 		.name = QPU_SIM_DRV_NAME,
+		.pm = &qpu_sim_pm_ops,
 		/* qpu_sim_init() reads the probe's result right away. */
 		.probe_type = PROBE_FORCE_SYNCHRONOUS,
 	},

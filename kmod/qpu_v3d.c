@@ -13,6 +13,7 @@
 #include <linux/device.h>
 #include <linux/interrupt.h>
 #include <linux/module.h>
+#include <linux/pm_runtime.h>
 
 #include "qpu_drv.h"
 #include "qpu_v3d_regs.h"
@@ -232,6 +233,84 @@ int qpu_v3d_reset(struct qpu_dev *qdev)
 		return -EBUSY;
 	}
 	return 0;
+}
+
+/**
+ * DOC: the V3D's power, one runtime-PM reference
+ *
+ * A backend powers its V3D with one runtime-PM reference on its device,
+ * held from the probe on, and resets it by a power cycle: the reference is
+ * dropped (the domain goes down, the QPUs stop) and taken again. When the
+ * power does not come back, the reference is gone and the flag the backend
+ * keeps says so, so that neither the next reset nor the removal drops a
+ * reference the driver no longer holds (the usage count would underflow,
+ * and another holder's reference would be the one dropped). The real V3D
+ * (qpu_hw.c) and the simulated one (qpu_sim.c, whose resume a debugfs knob
+ * can fail) share these functions, so the selftests run the hardware's
+ * path. The flag is read and written by the probe, the scheduler's work
+ * (resets) and the removal, which comes after the scheduler's end.
+ */
+
+/**
+ * qpu_v3d_power_get() - take the reference that powers the V3D
+ * @dev: the backend's device, runtime PM enabled
+ * @powered: set when the reference is held
+ *
+ * The PM core keeps a failed resume's error and refuses every later one
+ * (-EINVAL) until it is told the device's state; the device is off, so it
+ * is told that, and the next reset, or the next probe, tries again.
+ *
+ * Return: 0, or the resume's error, with no reference held.
+ */
+int qpu_v3d_power_get(struct device *dev, bool *powered)
+{
+	int ret = pm_runtime_resume_and_get(dev);
+
+	if (!ret) {
+		*powered = true;
+		return 0;
+	}
+	pm_runtime_disable(dev);
+	pm_runtime_set_suspended(dev);
+	pm_runtime_enable(dev);
+	return ret;
+}
+
+/**
+ * qpu_v3d_power_put() - drop the reference, if it is held
+ * @dev: the backend's device
+ * @powered: whether it is held; cleared
+ */
+void qpu_v3d_power_put(struct device *dev, bool *powered)
+{
+	if (*powered)
+		pm_runtime_put(dev);
+	*powered = false;
+}
+
+/**
+ * qpu_v3d_power_cycle() - power the V3D down, if it is up, and up again
+ * @dev: the backend's device
+ * @powered: whether the reference is held; updated
+ *
+ * Return: 0, or the resume's error: the V3D is then off and no reference
+ * is held, so none is dropped for it later.
+ */
+int qpu_v3d_power_cycle(struct device *dev, bool *powered)
+{
+	int ret;
+
+	if (*powered) {
+		*powered = false;
+		ret = pm_runtime_put_sync_suspend(dev);
+		/* Without CONFIG_PM the call always fails: power stays on. */
+		if (ret < 0 && IS_ENABLED(CONFIG_PM))
+			dev_warn(dev, "could not power the V3D down: %d\n", ret);
+	}
+	ret = qpu_v3d_power_get(dev, powered);
+	if (ret)
+		dev_err(dev, "could not power the V3D up: %d\n", ret);
+	return ret;
 }
 
 /* The registers a hang snapshot keeps, read before the reset. */

@@ -9,7 +9,9 @@
  * frees the rest; with the sim_dma parameter the BOs come from the DMA
  * API, as a real V3D's do, which must not be used after the unbind. A
  * SUBMIT waiting for a user page that never arrives holds no unbind up.
- * Each case binds the device back, so the other selftests find /dev/qpu.
+ * A reset whose runtime resume fails leaves no power reference for the
+ * next reset or the unbind to drop. Each case binds the device back, so
+ * the other selftests find /dev/qpu.
  */
 
 #include <errno.h>
@@ -32,6 +34,7 @@
 #include <linux/userfaultfd.h>
 
 #include "kselftest_harness.h"
+#include "qpu_nl.h"
 #include "qpu_programs.h"
 #include "qpu_util.h"
 
@@ -91,6 +94,7 @@ FIXTURE_SETUP(unbind)
 FIXTURE_TEARDOWN(unbind)
 {
 	bind_back();
+	qpu_test_write(QPU_DEBUGFS "resume_fail", "0");
 }
 
 /*
@@ -213,15 +217,6 @@ static bool vma_has_flag(const void *addr, const char *flag)
 	return found;
 }
 
-static int get_param(int fd, __u32 param, __u64 *value)
-{
-	struct qpu_get_param p = { .param = param };
-	int ret = ioctl(fd, QPU_IOCTL_GET_PARAM, &p);
-
-	*value = p.value;
-	return ret;
-}
-
 FIXTURE(unplug) {
 	long long devices, bos, bo_memory;
 };
@@ -274,7 +269,7 @@ TEST_F_TIMEOUT(unplug, mapped_bos_freed_at_unbind, 60)
 	struct qpu_bo_create create = { .size = 4096 };
 	struct qpu_bo_destroy destroy;
 	struct qpu_submit s;
-	__u64 value, bytes;
+	__u64 bytes;
 	void *map;
 	int fd;
 
@@ -312,7 +307,7 @@ TEST_F_TIMEOUT(unplug, mapped_bos_freed_at_unbind, 60)
 	EXPECT_EQ(SIGBUS, touch(unif.map, true));
 	EXPECT_EQ(SIGBUS, touch((__u32 *)unif.map + 1, false));
 
-	EXPECT_EQ(-1, get_param(fd, QPU_PARAM_NUM_QPUS, &value));
+	EXPECT_EQ(NO_VALUE, get_param(fd, QPU_PARAM_NUM_QPUS));
 	EXPECT_EQ(ENODEV, errno);
 	EXPECT_EQ(-1, ioctl(fd, QPU_IOCTL_BO_CREATE, &create));
 	EXPECT_EQ(ENODEV, errno);
@@ -404,6 +399,8 @@ TEST_F_TIMEOUT(unbind, user_page_never_arriving_holds_no_removal, 60)
 	void *page;
 
 	uffd = syscall(SYS_userfaultfd, O_CLOEXEC | O_NONBLOCK);
+	if (uffd < 0 && errno == ENOSYS)
+		SKIP(return, "the kernel has no userfaultfd (CONFIG_USERFAULTFD)");
 	ASSERT_LE(0, uffd) TH_LOG("userfaultfd: %s", strerror(errno));
 	ASSERT_EQ(0, ioctl(uffd, UFFDIO_API, &api));
 	page = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -437,6 +434,129 @@ TEST_F_TIMEOUT(unbind, user_page_never_arriving_holds_no_removal, 60)
 	close(h.fd);
 	close(uffd);
 	munmap(page, 4096);
+}
+
+/* --- runtime PM across resets and the unbind ------------------------------ */
+
+#define SIM_POWER	"/sys/bus/platform/devices/" SIM_DEVICE "/power/"
+#define USAGE_UNSEEN	(-1000)
+
+/*
+ * The device's runtime-PM usage count, or USAGE_UNSEEN on a kernel that
+ * does not show it (CONFIG_PM_ADVANCED_DEBUG off).
+ */
+static long power_usage(void)
+{
+	char buf[32];
+
+	if (qpu_test_read_file(SIM_POWER "runtime_usage", buf, sizeof(buf)) <= 0)
+		return USAGE_UNSEEN;
+	return strtol(buf, NULL, 10);
+}
+
+/* The device's runtime-PM status ("active", "suspended"), or "". */
+static const char *power_status(char *buf, size_t size)
+{
+	if (qpu_test_read_file(SIM_POWER "runtime_status", buf, size) <= 0)
+		buf[0] = '\0';
+	buf[strcspn(buf, "\n")] = '\0';
+	return buf;
+}
+
+/* An administrator's reset of device 0 (netlink DEV_RESET); 0 or -errno. */
+static int admin_reset(void)
+{
+	static struct req q;
+	static struct reply r;
+	struct nl nl;
+	int ret = nl_open(&nl);
+
+	if (ret)
+		return ret;
+	req_start(&q, nl.family, 0, QPU_CMD_DEV_RESET);
+	req_put_u32(&q, QPU_A_DEV_INDEX, 0);
+	ret = nl_request(&nl, &q, &r);
+	close(nl.fd);
+	return ret;
+}
+
+#define EXPECT_USAGE(n) do {						\
+	long usage_ = power_usage();					\
+	if (usage_ != USAGE_UNSEEN)					\
+		EXPECT_EQ((n), usage_);					\
+} while (0)
+
+/*
+ * The simulated V3D is powered through runtime PM by the functions the
+ * real one uses (qpu_v3d_power_*()): one reference from the probe on,
+ * dropped and taken again by each reset. When a reset's resume fails (the
+ * resume_fail knob) no reference is left, and neither the next reset nor
+ * the unbind drops one: the kernel would log "Runtime PM usage count
+ * underflow!" (and one before 5.18 count below zero), and on hardware
+ * another holder's reference would be the one dropped.
+ */
+TEST_F_TIMEOUT(unbind, failed_resume_drops_no_reference, 60)
+{
+	int kmsg_down = qpu_test_kmsg_open(), kmsg_under = qpu_test_kmsg_open();
+	long long failures;
+	struct qpu_test_bo code, unif;
+	struct qpu_submit s;
+	char status[32], last[256];
+	int fd;
+
+	ASSERT_LE(0, kmsg_down);
+	ASSERT_LE(0, kmsg_under);
+	/* A fresh probe: the driver's reference is the only one. */
+	ASSERT_EQ(0, rebind());
+	qpu_test_kmsg_skip(kmsg_down);
+	qpu_test_kmsg_skip(kmsg_under);
+	if (power_usage() == USAGE_UNSEEN)
+		TH_LOG("no power/runtime_usage (CONFIG_PM_ADVANCED_DEBUG off): the status and the log are checked");
+	EXPECT_USAGE(1);
+	EXPECT_STREQ("active", power_status(status, sizeof(status)));
+	failures = qpu_test_stat("reset_failures");
+
+	/* A reset whose resume fails: the V3D is off, no reference held. */
+	ASSERT_EQ(0, qpu_test_write(QPU_DEBUGFS "resume_fail", "1"));
+	ASSERT_EQ(0, admin_reset());
+	EXPECT_EQ(failures + 1, qpu_test_stat("reset_failures"));
+	EXPECT_USAGE(0);
+	EXPECT_STREQ("suspended", power_status(status, sizeof(status)));
+
+	/* The next one works without dropping a reference first. */
+	ASSERT_EQ(0, qpu_test_write(QPU_DEBUGFS "resume_fail", "0"));
+	ASSERT_EQ(0, admin_reset());
+	EXPECT_EQ(failures + 1, qpu_test_stat("reset_failures"));
+	EXPECT_USAGE(1);
+	EXPECT_STREQ("active", power_status(status, sizeof(status)));
+	fd = open(QPU_NODE, O_RDWR | O_CLOEXEC);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, qpu_test_bo_new(fd, 4096, qpu_prog_end, sizeof(qpu_prog_end), &code));
+	ASSERT_EQ(0, qpu_test_bo_new(fd, 4096, NULL, 0, &unif));
+	ASSERT_EQ(0, qpu_test_submit(fd, &code, &unif, 1, 0, 0, 0, &s));
+	EXPECT_EQ(QPU_JOB_DONE, qpu_test_wait(fd, s.seqno, 5000, NULL));
+	qpu_test_bo_free(fd, &code);
+	qpu_test_bo_free(fd, &unif);
+	close(fd);
+
+	/* A failed resume again, then the removal: nothing to drop. */
+	ASSERT_EQ(0, qpu_test_write(QPU_DEBUGFS "resume_fail", "1"));
+	ASSERT_EQ(0, admin_reset());
+	EXPECT_EQ(failures + 2, qpu_test_stat("reset_failures"));
+	EXPECT_USAGE(0);
+	ASSERT_EQ(0, qpu_test_write(SIM_DRIVER "unbind", SIM_DEVICE));
+	EXPECT_USAGE(0);
+	/* A new probe, with the knob off: powered again. */
+	ASSERT_EQ(0, bind_back());
+	EXPECT_USAGE(1);
+	EXPECT_STREQ("active", power_status(status, sizeof(status)));
+
+	EXPECT_EQ(0, qpu_test_kmsg_grep(kmsg_under, "usage count underflow", last, sizeof(last)))
+		TH_LOG("%s", last);
+	EXPECT_EQ(0, qpu_test_kmsg_grep(kmsg_down, "could not power the V3D down", last, sizeof(last)))
+		TH_LOG("%s", last);
+	close(kmsg_down);
+	close(kmsg_under);
 }
 
 TEST_HARNESS_MAIN

@@ -266,6 +266,11 @@ void qpu_test_kmsg_skip(int kmsg)
 
 int qpu_test_kmsg_lines(int kmsg, char *last, size_t size)
 {
+	return qpu_test_kmsg_grep(kmsg, "", last, size);
+}
+
+int qpu_test_kmsg_grep(int kmsg, const char *text, char *last, size_t size)
+{
 	char rec[2048];
 	int count = 0;
 	size_t len;
@@ -281,6 +286,8 @@ int qpu_test_kmsg_lines(int kmsg, char *last, size_t size)
 		msg = strchr(rec, ';');
 		msg = msg ? msg + 1 : rec;
 		if (strncmp(msg, "qpu-sim ", 8) && strncmp(msg, "qpu: ", 5))
+			continue;
+		if (!strstr(msg, text))
 			continue;
 		count++;
 		len = strnlen(msg, size - 1);

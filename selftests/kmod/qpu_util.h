@@ -105,4 +105,7 @@ void qpu_test_kmsg_skip(int kmsg);
  */
 int qpu_test_kmsg_lines(int kmsg, char *last, size_t size);
 
+/* The same, counting only the records that contain @text. */
+int qpu_test_kmsg_grep(int kmsg, const char *text, char *last, size_t size);
+
 #endif /* QPU_UTIL_H */

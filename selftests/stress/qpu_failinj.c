@@ -15,7 +15,13 @@
  *    and queued jobs (close, then the munmap that drops the last file
  *    reference: the release runs in this thread, as task work, before the
  *    syscall returns), and netlink DEV_GET, STATS_GET dump, CLIENT_GET
- *    dump, CONFIG_SET and DEV_RESET.
+ *    dump, CONFIG_SET and DEV_RESET. And a SUBMIT of more than 512 BOs
+ *    whose job hangs and whose reset fails (the reset_noop knob): its BO
+ *    array, more than a page, falls back to vmalloc when the failed
+ *    allocation is kvmalloc's kmalloc, and it outlives the job (the
+ *    scheduler keeps the BOs, debugfs kept_bos) until another file's job
+ *    resets the V3D and frees it. /proc/vmallocinfo must show that array
+ *    once at least, so the kvfree of a vmalloc'ed array was reached.
  * 2. The same for BO_CREATE and mmap with sleeping page allocations
  *    counted too (fail_page_alloc's ignore-gfp-wait off): the BO's own
  *    pages, vmalloc's page tables, the mapping's page tables. As vmalloc
@@ -48,8 +54,10 @@
  * to expect those for this step (run-vm.sh --expect-log, see debug.mk)
  * and still fails on any other report; this program leaves the log alone.
  *
- * Usage: qpu_failinj [-k MAX_N] [-w TIMES]
- * Prints TAP, then "N faults injected, N jobs run".
+ * Usage: qpu_failinj [-k MAX_N] [-w TIMES] [-o TEXT]
+ * -o runs only the operations whose name contains TEXT, and not the
+ * window (to reproduce one finding). Prints TAP, then "N faults injected,
+ * N jobs run".
  */
 
 #include <pthread.h>
@@ -164,7 +172,15 @@ struct op {
 		NTH_PAGES,	/* fail-nth, sleeping page allocations too */
 		PAGE_BURST,	/* the first n page allocations all fail */
 	} mode;
+	/* Checks once every attempt has run (may be NULL): 0 or a failure. */
+	int (*after)(void);
 };
+
+/*
+ * A job of more BOs than a page of pointers holds (512 on 64-bit): the
+ * loop, its uniforms and the rest plain BOs.
+ */
+#define MANY_BOS	520
 
 struct ctx {
 	int fd, nl, family, fence;
@@ -177,6 +193,7 @@ struct ctx {
 	uint32_t handles[1];
 	uint64_t done_seqno;
 	char config[32];
+	uint32_t many[MANY_BOS];
 };
 
 static int ctx_open(struct ctx *c)
@@ -472,6 +489,134 @@ static int release_undo(void *p, int ok)
 	return ret;
 }
 
+/* --- more than 512 BOs, a failed reset ----------------------------------- */
+
+/* Attempts whose kept BO array was vmalloc'ed, by /proc/vmallocinfo. */
+static unsigned int many_vmalloced;
+
+static int many_reset_noop(const char *v)
+{
+	return qpu_test_write(QPU_DEBUGFS "reset_noop", v);
+}
+
+/*
+ * The loop (5 ms: it times out), its uniforms and MANY_BOS - 2 more BOs;
+ * the reset after the timeout does nothing, so it fails. A first job makes
+ * this file the V3D's owner while resets still work: no reset between
+ * files comes before the loop, which would fail too and cancel it.
+ */
+static int many_prep(void *p)
+{
+	struct ctx *c = p;
+	struct qpu_bo_create bo;
+	uint32_t status = 0;
+	uint64_t seqno;
+	int err = ctx_open(c), i;
+
+	if (!err && qpu_test_bo_new(c->fd, 4096, qpu_prog_loop,
+				    sizeof(qpu_prog_loop), &c->loop))
+		err = -errno;
+	c->many[0] = c->loop.handle;
+	c->many[1] = c->data.handle;
+	for (i = 2; !err && i < MANY_BOS; i++) {
+		bo = (struct qpu_bo_create){ .size = 4096 };
+		if (ioctl(c->fd, QPU_IOCTL_BO_CREATE, &bo))
+			err = -errno;
+		c->many[i] = bo.handle;
+	}
+	if (!err)
+		err = submit_one(c->fd, c->code.handle, c->data.handle, 5000, &seqno);
+	if (!err)
+		err = wait_seqno(c->fd, seqno, &status);
+	if (!err && status != QPU_JOB_DONE)
+		err = -EPROTO;
+	if (!err && many_reset_noop("1"))
+		err = -errno;
+	c->prog = (struct qpu_program){ .code_handle = c->loop.handle,
+		.unif_handle = c->data.handle };
+	c->submit = (struct qpu_submit){ .programs = (uintptr_t)&c->prog,
+		.program_count = 1, .program_size = sizeof(c->prog),
+		.bo_handles = (uintptr_t)c->many, .bo_count = MANY_BOS,
+		.timeout_ms = 5 };
+	return err;
+}
+
+/* Whether a vmalloc area of the job code (qpu_job_*) exists now. */
+static int job_array_vmalloced(void)
+{
+	char line[512];
+	int found = 0;
+	FILE *f = fopen("/proc/vmallocinfo", "r");
+
+	if (!f)
+		return 0;
+	while (!found && fgets(line, sizeof(line), f))
+		found = strstr(line, " qpu_job_") && strstr(line, "[qpu]");
+	fclose(f);
+	return found;
+}
+
+/*
+ * The job times out, its reset fails and its MANY_BOS BOs are kept; once
+ * the knob is off, another file's job resets the V3D and they go.
+ */
+static int many_undo(void *p, int ok)
+{
+	struct ctx *c = p;
+	struct ctx other = { .fd = -1 };
+	struct qpu_bo_destroy d;
+	uint32_t status = 0;
+	uint64_t seqno;
+	int ret = 0, i;
+
+	if (ok) {
+		if (wait_seqno(c->fd, c->submit.seqno, &status) ||
+		    status != QPU_JOB_TIMEOUT) {
+			printf("# the job of %d BOs ended %u, expected a timeout\n",
+			       MANY_BOS, status);
+			ret = -1;
+		}
+		if (qpu_test_stat("kept_bos") != MANY_BOS) {
+			printf("# %lld BOs kept after the failed reset, expected %d\n",
+			       qpu_test_stat("kept_bos"), MANY_BOS);
+			ret = -1;
+		}
+		many_vmalloced += job_array_vmalloced();
+	}
+	if (many_reset_noop("0"))
+		ret = -1;
+	if (ok) {
+		if (ctx_open(&other) ||
+		    submit_one(other.fd, other.code.handle, other.data.handle,
+			       5000, &seqno) ||
+		    wait_seqno(other.fd, seqno, &status) ||
+		    status != QPU_JOB_DONE) {
+			printf("# another file's job did not run after the failed reset\n");
+			ret = -1;
+		}
+		ctx_close(&other);
+		if (qpu_test_stat("kept_bos") != 0) {
+			printf("# %lld BOs still kept after a reset that worked\n",
+			       qpu_test_stat("kept_bos"));
+			ret = -1;
+		}
+	}
+	for (i = 2; i < MANY_BOS && c->many[i]; i++) {
+		d = (struct qpu_bo_destroy){ .handle = c->many[i] };
+		if (ioctl(c->fd, QPU_IOCTL_BO_DESTROY, &d))
+			ret = -1;
+	}
+	ctx_close(c);
+	return ret;
+}
+
+static int many_after(void)
+{
+	printf("# %u jobs of %d BOs kept a vmalloc'ed BO array after their failed reset\n",
+	       many_vmalloced, MANY_BOS);
+	return many_vmalloced ? 0 : -1;
+}
+
 /* --- netlink ------------------------------------------------------------- */
 
 static int nl_prep(void *p)
@@ -568,27 +713,29 @@ static const int no_more[] = { 0 };
 static const int nl_more[] = { ENOBUFS, 0 };
 
 static const struct op ops[] = {
-	{ "open", NULL, open_run, open_undo, no_more, 0 },
-	{ "BO_CREATE", bo_prep, bo_run, bo_undo, no_more, 0 },
-	{ "mmap", mmap_prep, mmap_run, mmap_undo, no_more, 0 },
-	{ "SUBMIT with in- and out-fences", submit_prep, submit_run, submit_undo, no_more, 0 },
-	{ "WAIT", wait_prep, wait_run, wait_undo, no_more, 0 },
+	{ "open", NULL, open_run, open_undo, no_more, 0, NULL },
+	{ "BO_CREATE", bo_prep, bo_run, bo_undo, no_more, 0, NULL },
+	{ "mmap", mmap_prep, mmap_run, mmap_undo, no_more, 0, NULL },
+	{ "SUBMIT with in- and out-fences", submit_prep, submit_run, submit_undo, no_more, 0, NULL },
+	{ "WAIT", wait_prep, wait_run, wait_undo, no_more, 0, NULL },
 	{ "release with BOs, mappings and queued jobs", release_prep,
-	  release_run, release_undo, no_more, 0 },
-	{ "netlink DEV_GET", nl_prep, devget_run, nl_undo, nl_more, 0 },
-	{ "netlink STATS_GET dump", nl_prep, statsdump_run, nl_undo, nl_more, 0 },
+	  release_run, release_undo, no_more, 0, NULL },
+	{ "netlink DEV_GET", nl_prep, devget_run, nl_undo, nl_more, 0, NULL },
+	{ "netlink STATS_GET dump", nl_prep, statsdump_run, nl_undo, nl_more, 0, NULL },
 	{ "netlink CLIENT_GET dump", nl_file_prep, clientdump_run, nl_file_undo,
-	  nl_more, 0 },
-	{ "netlink CONFIG_SET", nl_prep, configset_run, nl_undo, nl_more, 0 },
-	{ "netlink DEV_RESET", nl_file_prep, reset_run, nl_file_undo, nl_more, 0 },
+	  nl_more, 0, NULL },
+	{ "netlink CONFIG_SET", nl_prep, configset_run, nl_undo, nl_more, 0, NULL },
+	{ "netlink DEV_RESET", nl_file_prep, reset_run, nl_file_undo, nl_more, 0, NULL },
+	{ "SUBMIT of more than 512 BOs, its reset failing", many_prep,
+	  submit_run, many_undo, no_more, NTH, many_after },
 	{ "BO_CREATE, sleeping page allocations too", bo_prep, bo_run, bo_undo,
-	  no_more, NTH_PAGES },
+	  no_more, NTH_PAGES, NULL },
 	{ "mmap, sleeping page allocations too", mmap_prep, mmap_run, mmap_undo,
-	  no_more, NTH_PAGES },
+	  no_more, NTH_PAGES, NULL },
 	{ "BO_CREATE, the first N page allocations failing", bo_prep, bo_run,
-	  bo_undo, no_more, PAGE_BURST },
+	  bo_undo, no_more, PAGE_BURST, NULL },
 	{ "mmap, the first N page allocations failing", mmap_prep, mmap_run,
-	  mmap_undo, no_more, PAGE_BURST },
+	  mmap_undo, no_more, PAGE_BURST, NULL },
 };
 
 static int allowed(const struct op *op, int err)
@@ -742,6 +889,8 @@ static void run_op(const struct op *op)
 	}
 	if (op->mode != NTH)
 		qpu_test_write(FAILPAGE "ignore-gfp-wait", "Y");
+	if (op->after && op->after())
+		ok = 0;
 	if (prob >= 0) {
 		close(prob);
 		qpu_test_write(FAILPAGE "times", "-1");
@@ -984,10 +1133,11 @@ static void window_test(void)
 
 int main(int argc, char **argv)
 {
-	unsigned int i;
+	const char *only = NULL;
+	unsigned int i, count = 0;
 	int c;
 
-	while ((c = getopt(argc, argv, "k:w:")) != -1) {
+	while ((c = getopt(argc, argv, "k:w:o:")) != -1) {
 		switch (c) {
 		case 'k':
 			max_n = strtoul(optarg, NULL, 0);
@@ -995,8 +1145,11 @@ int main(int argc, char **argv)
 		case 'w':
 			window_times = strtoul(optarg, NULL, 0);
 			break;
+		case 'o':
+			only = optarg;
+			break;
 		default:
-			fprintf(stderr, "usage: qpu_failinj [-k MAX_N] [-w TIMES]\n");
+			fprintf(stderr, "usage: qpu_failinj [-k MAX_N] [-w TIMES] [-o TEXT]\n");
 			return 2;
 		}
 	}
@@ -1012,14 +1165,18 @@ int main(int argc, char **argv)
 		printf("1..0 # SKIP /proc/thread-self/fail-nth: %s\n", strerror(errno));
 		return 4;
 	}
-	printf("TAP version 13\n1..%zu\n", sizeof(ops) / sizeof(ops[0]) + 1);
+	for (i = 0; i < sizeof(ops) / sizeof(ops[0]); i++)
+		count += !only || strstr(ops[i].name, only);
+	printf("TAP version 13\n1..%u\n", count + !only);
 	if (setup()) {
 		printf("Bail out! cannot configure fault injection\n");
 		return 1;
 	}
 	for (i = 0; i < sizeof(ops) / sizeof(ops[0]); i++)
-		run_op(&ops[i]);
-	window_test();
+		if (!only || strstr(ops[i].name, only))
+			run_op(&ops[i]);
+	if (!only)
+		window_test();
 	printf("%llu faults injected, %llu jobs run\n", faults_total, jobs_total);
 	return 0;
 }
