@@ -43,16 +43,13 @@ VM_CHECK_PAYLOAD += --module $(V3DSIM_VM_MODULE) --module-args "$(V3DSIM_MODULE_
 
 # libqpu's v3d backend on both nodes: test-v3d-dev, the program check-host
 # runs on the emulated V3Ds, expecting the same results; the Pi 4's node by
-# its by-path link, the Pi 5's by libqpu's search ("v3d:v3d71"); the sample
-# kernels (test-kernels, in the payload for /dev/qpu) on both nodes. Then
+# its by-path link, the Pi 5's by libqpu's search ("v3d:v3d71"). Then
 # qpu-info and qpuctl v3d on them (test-v3d-tools-vm.sh; qpuctl.mk puts the
 # static qpuctl in the payload).
 VM_CHECK_DEPS += $(BUILD)/static/qpu-info $(QPUCTL_STATIC)
 VM_CHECK_PAYLOAD += --copy $(BUILD)/static/test-v3d-dev \
 	--run "test-v3d-dev --device /dev/dri/by-path/platform-fec00000.v3d-render" \
 	--run "test-v3d-dev --device v3d:v3d71" \
-	--run "test-kernels --device /dev/dri/by-path/platform-fec00000.v3d-render" \
-	--run "test-kernels --device v3d:v3d71" \
 	--copy $(BUILD)/static/qpu-info --copy $(CURDIR)/selftests/v3d_sim/test-v3d-tools-vm.sh \
 	--run "sh test-v3d-tools-vm.sh"
 
