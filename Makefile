@@ -8,6 +8,15 @@
 # the source tree stays clean.
 
 BUILD ?= $(CURDIR)/build
+
+# Build on every CPU unless the caller chose a job count (make -j1, -j4):
+# `make check` and `make demo` are what a newcomer types, without -j, and
+# compiling the library five ways (host, ASan, reference, 32-bit, fuzzing)
+# one file at a time was most of check's wall time on two cores. Sub-makes
+# share the jobserver; test runners keep their own TEST_JOBS.
+ifeq ($(filter -j%,$(MAKEFLAGS)),)
+MAKEFLAGS += -j$(shell getconf _NPROCESSORS_ONLN 2>/dev/null || echo 1)
+endif
 # What is made once per machine and kept across clean builds and clones
 # (the kselftest headers, the Pi's kernels and images, the debug kernel).
 QPU_CACHE ?= $(if $(HOME),$(or $(XDG_CACHE_HOME),$(HOME)/.cache)/qpu,$(BUILD)/cache)
