@@ -12,9 +12,11 @@ BUILD ?= $(CURDIR)/build
 # Build on every CPU unless the caller chose a job count (make -j1, -j4):
 # `make check` and `make demo` are what a newcomer types, without -j, and
 # compiling the library five ways (host, ASan, reference, 32-bit, fuzzing)
-# one file at a time was most of check's wall time on two cores. Sub-makes
-# share the jobserver; test runners keep their own TEST_JOBS.
-ifeq ($(filter -j%,$(MAKEFLAGS)),)
+# one file at a time was most of check's wall time on two cores. Only the
+# top-level make decides: sub-makes share its jobserver (they see no -j at
+# parse time, and forcing one would reset it); test runners keep their own
+# TEST_JOBS.
+ifeq ($(MAKELEVEL)$(filter -j%,$(MAKEFLAGS)),0)
 MAKEFLAGS += -j$(shell getconf _NPROCESSORS_ONLN 2>/dev/null || echo 1)
 endif
 # What is made once per machine and kept across clean builds and clones
