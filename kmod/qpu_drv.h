@@ -57,6 +57,14 @@ struct vm_fault;
  * @job_begin: a job is about to be programmed into the queue (optional;
  *	the simulated V3D learns which BOs the job may touch, and unless it
  *	follows the hardware's policy, clears everything an earlier job left).
+ * @job_run: the job's programs have just been queued: run them now, in
+ *	the caller's context, as far as one slice of the backend's work goes
+ *	(optional: a backend whose QPUs run by themselves has none). Returns
+ *	true when a program ended or faulted or the job's time verdict changed,
+ *	so the scheduler looks at the job at once instead of waiting for a
+ *	kick. The simulated V3D runs here unless a knob (poll_only,
+ *	latency_us) asks for the hardware's timing: an empty job then ends in
+ *	the work that started it, without waking another thread.
  * @job_end: the job has ended, whatever its status (optional).
  * @job_fault: fill @fault when the queue's error flag is up (optional).
  * @job_check: the backend's verdict on the running job's time (optional;
@@ -100,7 +108,7 @@ struct vm_fault;
  * - @bo_mmap: mmap(), under the caller's mmap_lock held for writing.
  * - @bo_fault: the page fault handler, under the mmap_lock held for
  *   reading and qpu_dev_read_lock().
- * - @job_begin, @job_end, @job_fault, @job_check and @reset: the
+ * - @job_begin, @job_run, @job_end, @job_fault, @job_check and @reset: the
  *   scheduler's work only, with no qpu lock held (so one at a time, never
  *   with the poll timer armed for @reset and @job_end); may sleep.
  * - @qpu_instructions: netlink requests, no qpu lock held; may sleep.
@@ -120,6 +128,7 @@ struct qpu_backend_ops {
 	vm_fault_t (*bo_fault)(struct qpu_dev *qdev, struct qpu_bo *bo,
 			       struct vm_fault *vmf, unsigned long pgoff);
 	void (*job_begin)(struct qpu_dev *qdev, struct qpu_job *job);
+	bool (*job_run)(struct qpu_dev *qdev, struct qpu_job *job);
 	void (*job_end)(struct qpu_dev *qdev, struct qpu_job *job);
 	void (*job_fault)(struct qpu_dev *qdev, struct qpu_job *job);
 	u32 (*job_check)(struct qpu_dev *qdev, struct qpu_job *job,
@@ -199,6 +208,9 @@ struct qpu_hang {
  *	while @poll is not armed.
  * @poll_ns: @poll's next interval; written by @work before arming it,
  *	then only by @poll.
+ * @poll_deferred: the backend ran the running job at its start (@job_run)
+ *	and @poll is not armed yet: @work arms it if the job has not ended
+ *	when it first looks. Only @work reads and writes it.
  * @reset_failures: resets that failed, or that the V3D did not do.
  * @kept: the BOs of jobs that ended with a reset that failed, held because
  *	their programs may still write them; struct qpu_sched_kept, only
@@ -238,6 +250,7 @@ struct qpu_sched {
 	struct hrtimer poll;
 	u32 poll_programs;
 	u64 poll_ns;
+	bool poll_deferred;
 	atomic64_t reset_failures;
 	struct list_head kept;
 	atomic_t kept_bos;

@@ -30,6 +30,15 @@
  * - the backend: the simulated V3D kicks the work when its programs end,
  *   unless its poll_only knob leaves completion to SRQCS, as on hardware.
  *
+ * A backend with a job_run op (the simulated V3D) runs the job's first
+ * slice in the work, right after it is programmed; when that slice ends
+ * or faults a program, the work looks at the job at once and, for a job
+ * that ended, the next job starts in the work's next turn. So an empty job
+ * costs two hand-offs, as any request to another thread and its answer
+ * do: the submitter wakes the work, and the fence wakes the waiter. The
+ * poll timer is then armed only if the job is still running when the work
+ * first looks.
+ *
  * The work itself looks again at the job's deadline (or, for a backend
  * that judges time by progress, at the next tick). A job past its
  * deadline, or one that faulted, is ended and the V3D reset; the next job
@@ -530,6 +539,7 @@ static void qpu_sched_finish(struct qpu_dev *qdev, struct qpu_job *job,
 
 	/* No register read from here on: the V3D may be reset or go. */
 	hrtimer_cancel(&sched->poll);
+	sched->poll_deferred = false;
 	/* The reset that may follow is not the job's running time. */
 	qpu_sched_busy_end(sched);
 	trace_qpu_job_end(qdev, job, status, qpu_sched_job_ns(job));
@@ -711,59 +721,73 @@ static u32 qpu_sched_reset_reason(u32 status)
 	}
 }
 
+/*
+ * Looks at the running @job: ends it when its programs are done, it
+ * faulted or its time is up, and returns true; else has the work look again
+ * later and returns false.
+ */
+static bool qpu_sched_check_running(struct qpu_dev *qdev, struct qpu_job *job)
+{
+	u32 status, done;
+
+	/*
+	 * Time first, then the queue: programs that ended after the queue was
+	 * read would look idle to the time check and time the job out by the
+	 * wall clock. Read after it, the queue shows every end the time check
+	 * saw, and an end wins.
+	 */
+	status = qpu_sched_job_time(qdev, job);
+	done = qpu_v3d_job_poll(qdev, job);
+	if (done)
+		status = done;
+	if (status == QPU_JOB_TIMEOUT || status == QPU_JOB_DEADLOCK)
+		trace_qpu_job_timeout(qdev, job, status, qpu_sched_job_ns(job));
+	if (status == QPU_JOB_FAULT)
+		trace_qpu_job_fault(qdev, job);
+	if (status == QPU_JOB_TIMEOUT) {
+		dev_err_ratelimited(qdev->dev,
+				    "job %llu timed out after %lld ms; resetting the V3D\n",
+				    job->seqno, ktime_to_ms(job->timeout));
+		qpu_sched_save_hang(qdev, job);
+	}
+	if (status == QPU_JOB_DEADLOCK)
+		dev_err_ratelimited(qdev->dev,
+				    "job %llu deadlocked: every running QPU waits forever; resetting the V3D\n",
+				    job->seqno);
+	if (!status) {
+		/* A job the backend ran at its start is polled from now on. */
+		if (qdev->sched.poll_deferred) {
+			qdev->sched.poll_deferred = false;
+			qpu_sched_poll_start(&qdev->sched, job);
+		}
+		qpu_sched_check_later(qdev, job);
+		return false;
+	}
+	if (status == QPU_JOB_FAULT && job->fault.access == QPU_FAULT_OTHER)
+		dev_err_ratelimited(qdev->dev,
+				    "job %llu stopped: QPU %u at %#x did what the V3D cannot (at %#x)\n",
+				    job->seqno, job->fault.qpu, job->fault.pc,
+				    job->fault.addr);
+	else if (status == QPU_JOB_FAULT)
+		dev_err_ratelimited(qdev->dev,
+				    "job %llu stopped: QPU %u at %#x was refused access to %#x\n",
+				    job->seqno, job->fault.qpu, job->fault.pc,
+				    job->fault.addr);
+	qpu_sched_finish(qdev, job, status, qpu_sched_reset_reason(status));
+	return true;
+}
+
 static void qpu_sched_work(struct work_struct *work)
 {
 	struct qpu_sched *sched = container_of(to_delayed_work(work),
 					       struct qpu_sched, work);
 	struct qpu_dev *qdev = qpu_sched_to_dev(sched);
 	struct qpu_job *job;
-	u32 status, done;
 
 	qpu_sched_do_reset_requests(qdev);
 	job = sched->running;
-	if (job) {
-		/*
-		 * Time first, then the queue: programs that ended after the
-		 * queue was read would look idle to the time check and time
-		 * the job out by the wall clock. Read after it, the queue
-		 * shows every end the time check saw, and an end wins.
-		 */
-		status = qpu_sched_job_time(qdev, job);
-		done = qpu_v3d_job_poll(qdev, job);
-		if (done)
-			status = done;
-		if (status == QPU_JOB_TIMEOUT || status == QPU_JOB_DEADLOCK)
-			trace_qpu_job_timeout(qdev, job, status,
-					      qpu_sched_job_ns(job));
-		if (status == QPU_JOB_FAULT)
-			trace_qpu_job_fault(qdev, job);
-		if (status == QPU_JOB_TIMEOUT) {
-			dev_err_ratelimited(qdev->dev,
-					    "job %llu timed out after %lld ms; resetting the V3D\n",
-					    job->seqno, ktime_to_ms(job->timeout));
-			qpu_sched_save_hang(qdev, job);
-		}
-		if (status == QPU_JOB_DEADLOCK)
-			dev_err_ratelimited(qdev->dev,
-					    "job %llu deadlocked: every running QPU waits forever; resetting the V3D\n",
-					    job->seqno);
-		if (!status) {
-			qpu_sched_check_later(qdev, job);
-			return;
-		}
-		if (status == QPU_JOB_FAULT && job->fault.access == QPU_FAULT_OTHER)
-			dev_err_ratelimited(qdev->dev,
-					    "job %llu stopped: QPU %u at %#x did what the V3D cannot (at %#x)\n",
-					    job->seqno, job->fault.qpu, job->fault.pc,
-					    job->fault.addr);
-		else if (status == QPU_JOB_FAULT)
-			dev_err_ratelimited(qdev->dev,
-					    "job %llu stopped: QPU %u at %#x was refused access to %#x\n",
-					    job->seqno, job->fault.qpu, job->fault.pc,
-					    job->fault.addr);
-		qpu_sched_finish(qdev, job, status,
-				 qpu_sched_reset_reason(status));
-	}
+	if (job && !qpu_sched_check_running(qdev, job))
+		return;
 
 	job = qpu_sched_pick(sched);
 	if (!job)
@@ -792,6 +816,18 @@ static void qpu_sched_work(struct work_struct *work)
 	qpu_sched_busy_start(sched, job->client_id);
 	trace_qpu_job_start(qdev, job);
 	qpu_v3d_job_start(qdev, job);
+	if (qdev->ops->job_run && qdev->ops->job_run(qdev, job)) {
+		/*
+		 * The backend ran the job here and something ended: look at
+		 * once, not after a kick that would wake this work again.
+		 * Once it ended, the next job starts in the work's next turn
+		 * (queued behind this one, so no other thread is woken).
+		 */
+		sched->poll_deferred = true;
+		if (qpu_sched_check_running(qdev, job))
+			queue_delayed_work(sched->wq, &sched->work, 0);
+		return;
+	}
 	qpu_sched_poll_start(sched, job);
 	qpu_sched_check_later(qdev, job);
 }

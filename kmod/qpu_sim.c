@@ -20,7 +20,9 @@
  *
  * Programs: an SRQPC write queues a program; a work item hands queued
  * programs to idle QPUs of the shared emulator (libqpu/core/qpu_emu.h) and
- * runs them a slice at a time, checking every memory access against the
+ * runs them a slice at a time (the first slice of a job runs in the
+ * scheduler's work, qpu_sim_job_run(), so an empty job needs no other
+ * thread), checking every memory access against the
  * running job's BOs (uniform reads too: a program may point its stream
  * anywhere in them). A stray access stops the job with SRQCS's error flag,
  * before anything is written. Completed programs count in SRQCS as on the
@@ -144,6 +146,9 @@ static bool qpu_sim_follows_hw_policy(void)
  * @queue_len: entries in the queue, from index 0.
  * @dbqite: DBQITE, the QPUs whose host interrupts are enabled.
  * @dbqitc: DBQITC, the QPUs whose host interrupts are pending.
+ * @run_inline: the scheduler runs the job's first slice itself
+ *	(qpu_sim_job_run()), so SRQPC writes do not queue @exec; set by
+ *	job_begin, cleared by job_run, both in the scheduler's work.
  * @instructions: instructions each QPU issued since the device appeared,
  *	up to the last look at the emulator (under @lock, which netlink
  *	takes to read them while a slice runs).
@@ -195,6 +200,7 @@ struct qpu_sim {
 	unsigned int queue_len;
 	u32 dbqite;
 	u32 dbqitc;
+	bool run_inline;
 	u64 instructions[QPU_EMU_NUM_QPUS];
 
 	struct mutex emu_lock;		/* the emulator and the running job */
@@ -270,8 +276,9 @@ static void qpu_sim_queue_program_locked(struct qpu_sim *sim, u32 pc)
 	sim->queue_ua[sim->queue_len] = sim->srqua;
 	sim->queue_len++;
 	sim->reqs = (sim->reqs + 1) & 0xff;
-	queue_delayed_work(sim->wq, &sim->exec,
-			   usecs_to_jiffies(READ_ONCE(sim->latency_us)));
+	if (!sim->run_inline)
+		queue_delayed_work(sim->wq, &sim->exec,
+				   usecs_to_jiffies(READ_ONCE(sim->latency_us)));
 }
 
 /* The reg_write op: any context (struct qpu_backend_ops). */
@@ -458,10 +465,14 @@ static void qpu_sim_set_limit(struct qpu_sim *sim)
 				  QPU_EMU_INSTRUCTIONS_PER_MS);
 }
 
-static void qpu_sim_exec(struct work_struct *work)
+/*
+ * One slice: queued programs onto idle QPUs, then at most QPU_SIM_SLICE of
+ * work; what ended or faulted shows in SRQCS, and @exec is queued for the
+ * next slice if programs remain. Returns whether the scheduler should look
+ * at the job: a verdict, or (unless poll_only) an end or a fault.
+ */
+static bool qpu_sim_run_slice(struct qpu_sim *sim)
 {
-	struct qpu_sim *sim = container_of(to_delayed_work(work),
-					   struct qpu_sim, exec);
 	enum qpu_emu_status status;
 	bool more, irq, changed = false, verdict;
 	unsigned long flags;
@@ -522,7 +533,15 @@ static void qpu_sim_exec(struct work_struct *work)
 		cond_resched();
 		queue_delayed_work(sim->wq, &sim->exec, 0);
 	}
-	if (verdict || (changed && !READ_ONCE(sim->poll_only)))
+	return verdict || (changed && !READ_ONCE(sim->poll_only));
+}
+
+static void qpu_sim_exec(struct work_struct *work)
+{
+	struct qpu_sim *sim = container_of(to_delayed_work(work),
+					   struct qpu_sim, exec);
+
+	if (qpu_sim_run_slice(sim))
 		qpu_sched_kick(sim->qdev);
 }
 
@@ -549,6 +568,7 @@ static void qpu_sim_emu_clear(struct qpu_sim *sim)
 static void qpu_sim_job_begin(struct qpu_dev *qdev, struct qpu_job *job)
 {
 	struct qpu_sim *sim = qdev->sim;
+	unsigned long flags;
 
 	mutex_lock(&sim->emu_lock);
 	/* The last job's programs all ended, or a reset stopped them. */
@@ -556,7 +576,34 @@ static void qpu_sim_job_begin(struct qpu_dev *qdev, struct qpu_job *job)
 		qpu_sim_emu_clear(sim);
 	sim->job = job;
 	sim->job_start = qpu_sim_count(sim);
+	/*
+	 * The knobs that model the hardware's timing keep @exec: latency_us
+	 * holds programs back, poll_only leaves their end to the poll.
+	 */
+	spin_lock_irqsave(&sim->lock, flags);
+	sim->run_inline = !READ_ONCE(sim->latency_us) &&
+			  !READ_ONCE(sim->poll_only);
+	spin_unlock_irqrestore(&sim->lock, flags);
 	mutex_unlock(&sim->emu_lock);
+}
+
+/*
+ * The job's programs are queued: the scheduler's work runs their first
+ * slice here instead of waking @exec, and, when that ends them, finds the
+ * end itself, so an empty job starts and ends in one turn of one thread.
+ * Longer jobs go on in @exec, queued by the slice as before.
+ */
+static bool qpu_sim_job_run(struct qpu_dev *qdev, struct qpu_job *job)
+{
+	struct qpu_sim *sim = qdev->sim;
+	unsigned long flags;
+	bool run;
+
+	spin_lock_irqsave(&sim->lock, flags);
+	run = sim->run_inline;
+	sim->run_inline = false;
+	spin_unlock_irqrestore(&sim->lock, flags);
+	return run && qpu_sim_run_slice(sim);
 }
 
 /* Before the job's fence signals: its instruction count is final. */
@@ -767,6 +814,7 @@ static const struct qpu_backend_ops qpu_sim_ops = {
 	.bo_mmap = qpu_sim_bo_mmap,
 	.bo_fault = qpu_sim_bo_fault,
 	.job_begin = qpu_sim_job_begin,
+	.job_run = qpu_sim_job_run,
 	.job_end = qpu_sim_job_end,
 	.job_fault = qpu_sim_job_fault,
 	.job_check = qpu_sim_job_check,

@@ -12,6 +12,19 @@
  * (the clean start's cost is the difference); BO create+mmap+destroy per
  * second; jobs per second with 1 and 4 clients. Each figure is a median of
  * 5 runs, so noise (TCG's timers) shows less.
+ *
+ * "bench-vm --round-trip [runs [jobs]]" measures only the eventfd ping-pong and the
+ * one-client empty job (and its poll-only form), one line per run, each run
+ * a pair taken back to back: what is compared when modules are alternated
+ * in one guest (insmod one, measure, rmmod, insmod the other).
+ *
+ * The comparison is fair by the number of hand-offs: the ping-pong wakes a
+ * sleeping thread twice per round trip (the ponger, then the caller); the
+ * job wakes the scheduler's worker (the submit) and then the caller (the
+ * fence), while the simulated V3D runs the empty program and the scheduler
+ * ends it within that worker's turn. What the job pays beyond the two
+ * wake-ups is the driver's own work: the submit, the sync_file and its
+ * fd, the clean start, the fence's end.
  */
 
 #include <errno.h>
@@ -189,7 +202,44 @@ static double jobs_per_s(int clients, long jobs_each)
 	return clients * jobs_each / (bench_now_s() - start);
 }
 
-int main(void)
+/* One line per run: the ping-pong and the one-client job, back to back. */
+static int round_trips(int runs, long jobs)
+{
+	bool poll_knob = qpu_test_write(POLL_ONLY, "0") == 0;
+	double ev[RUNS * 8], job[RUNS * 8], ratio[RUNS * 8];
+	struct client c;
+	int r;
+
+	if (runs < 1 || runs > RUNS * 8)
+		runs = RUNS;
+	if (jobs < 1)
+		jobs = 500;
+	client_open(&c);
+	job_round_trip_us(&c, 1, 50);		/* warm up */
+	for (r = 0; r < runs; r++) {
+		double jobp = 0;
+
+		ev[r] = qpu_test_eventfd_round_trip_us(4 * jobs);
+		if (ev[r] < 0)
+			die("eventfd ping-pong");
+		job[r] = job_round_trip_us(&c, 1, jobs);
+		ratio[r] = job[r] / ev[r];
+		if (poll_knob) {
+			qpu_test_write(POLL_ONLY, "1");
+			jobp = job_round_trip_us(&c, 1, jobs);
+			qpu_test_write(POLL_ONLY, "0");
+		}
+		printf("round trip %d: eventfd %.1f us, job %.1f us, ratio %.2f x, poll only %.1f us\n",
+		       r, ev[r], job[r], ratio[r], jobp);
+	}
+	printf("round trip median of %d: eventfd %.1f us, job %.1f us, ratio %.2f x\n",
+	       runs, bench_median(ev, runs), bench_median(job, runs),
+	       bench_median(ratio, runs));
+	close(c.fd);
+	return 0;
+}
+
+int main(int argc, char **argv)
 {
 	double ev[RUNS], job[RUNS], job2[RUNS], jobp[RUNS], jobk[RUNS], bo[RUNS];
 	double j1[RUNS], j4[RUNS];
@@ -200,6 +250,9 @@ int main(void)
 	struct client c[2];
 	int r;
 
+	if (argc > 1 && !strcmp(argv[1], "--round-trip"))
+		return round_trips(argc > 2 ? atoi(argv[2]) : RUNS,
+				   argc > 3 ? atol(argv[3]) : 500);
 	client_open(&c[0]);
 	client_open(&c[1]);
 	resets0 = qpu_test_stat("isolation_resets");
@@ -236,7 +289,7 @@ int main(void)
 	       poll_knob ? "simulated V3D, in the VM" : "no simulated V3D's knobs", RUNS);
 	printf("  %-46s %10.1f us\n", "eventfd ping-pong round trip, 2 threads", ev_us);
 	printf("  %-46s %10.1f us\n", "empty job: submit to out-fence poll", job_us);
-	printf("  %-46s %10.2f x   (goal: at most 3)\n", "ratio job / eventfd", job_us / ev_us);
+	printf("  %-46s %10.2f x   (goal: at most 1.5)\n", "ratio job / eventfd", job_us / ev_us);
 	printf("  %-46s %10.1f us\n", "empty job, two clients taking turns", job2_us);
 	printf("  %-46s %10.2f x\n", "ratio two clients / one client", job2_us / job_us);
 	if (poll_knob) {
