@@ -525,7 +525,8 @@ static void parse_args(struct config *cfg, int argc, char **argv)
 	if (cfg->timing && cfg->gen == QPU_GEN_VC4) {
 		cfg->board = qpu_board_from_name(cfg->timing_board ?
 						 cfg->timing_board : "pi1");
-		if (cfg->board == QPU_BOARD_NONE)
+		/* the V3D boards (pi4 on) are -m v3d42's and v3d71's */
+		if (cfg->board == QPU_BOARD_NONE || cfg->board >= QPU_BOARD_PI4)
 			die("unknown board '%s' (pi1, pi2, pi3, pi3plus)",
 			    cfg->timing_board);
 	}

@@ -174,14 +174,18 @@ if grep -q "VideoCore IV's" "$tmp/err"; then ok; else fail "vc4-only: $(cat "$tm
 # workgroups taking more cycles, the dump unchanged; a board of the other
 # generation (or VideoCore IV's for V3D, and the reverse) refused.
 cycles() { sed -n 's/^job: \([0-9]*\) cycles, .*/\1/p' "$tmp/out"; }
-for row in "v3d42 pi4" "v3d42 " "v3d71 pi5" "v3d71 pi5-16"; do
+for row in "v3d42 pi4 Pi 4 (V3D 4.2, 8 QPUs" "v3d42 - Pi 4 (V3D 4.2, 8 QPUs" \
+	"v3d71 pi5 Pi 5 (V3D 7.1, 12 QPUs" "v3d71 pi5-16 Pi 5 (V3D 7.1, 16 QPUs"; do
 	# shellcheck disable=SC2086 # the row's words are the fields
 	set -- $row
+	label=${row#* * }
+	[ "$2" = - ] && set -- "$1"
 	opt=--timing${2:+=$2}
 	expect "timing-$1-$2" 0 -- "$run" -m "$1" "$opt" -n 3 \
 		-z 4096@0x60000 -u 0x60000 -u 100 -d 64@0x60000 "$tmp/store-$1.bin"
 	few=$(cycles)
-	if grep -q "^timing (modelled on emu:$1${2:+,board=$2},timing: a model" "$tmp/out" &&
+	if grep -qF "timing (modelled on $label, " "$tmp/out" &&
+	   grep -qF "device emu:$1${2:+,board=$2},timing: a model" "$tmp/out" &&
 	   grep -q '^job: [1-9][0-9]* cycles, [0-9.]* us with SUBMIT_CSD, [1-9][0-9]* bytes through SDRAM$' "$tmp/out" &&
 	   grep -q '^stalls (cycles, all QPUs): tmu [0-9]*, other [0-9]*$' "$tmp/out" &&
 	   grep -q '^00000064 00000065' "$tmp/out"; then

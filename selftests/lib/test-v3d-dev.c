@@ -297,8 +297,9 @@ T_TEST(boards)
 		T_EQ_U64(rows[i].qpus, v);
 		T_EQ_U64(0, qpu_dev_get_param(dev, QPU_DEV_PARAM_NUM_SLICES, &v));
 		T_EQ_U64(rows[i].slices, v);
-		/* no timing model for V3D yet */
-		T_EQ_U64(-ENOTTY, qpu_dev_set_board(dev, QPU_BOARD_NONE));
+		/* its own board's model only (test-timing's v3d_boards) */
+		T_EQ_U64(0, qpu_dev_set_board(dev, QPU_BOARD_NONE));
+		T_EQ_U64(-EINVAL, qpu_dev_set_board(dev, QPU_BOARD_PI1));
 		qpu_dev_close(dev);
 	}
 	for (i = 0; i < T_ARRAY_SIZE(bad); i++) {

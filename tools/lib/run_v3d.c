@@ -178,7 +178,8 @@ static void v3d_print_timing(const char *path, const struct qpu_job_result *res)
 		printf("timing: none (the job did not run to a modelled end)\n");
 		return;
 	}
-	printf("timing (modelled on %s: a model, not a measurement):\n", path);
+	printf("timing (modelled on %s, device %s: a model, not a measurement):\n",
+	       qpu_board_name(t->board), path);
 	printf("job: %" PRIu64 " cycles, %.3f us with SUBMIT_CSD, %" PRIu64
 	       " bytes through SDRAM\n", t->cycles, t->ns / 1000.0, t->sdram_bytes);
 	printf("stalls (cycles, all QPUs): tmu %" PRIu64 ", other %" PRIu64 "\n",
