@@ -6,7 +6,8 @@
  * run with a fault report; regions can be dumped afterwards, and --trace
  * shows each instruction of the chosen QPUs with the values it writes;
  * --timing[=BOARD] adds each QPU's modelled cycles on a Raspberry Pi, with
- * its stalls by cause (libqpu's timing model: a model, not a measurement). The exit
+ * its stalls by cause (libqpu's timing model: a model, not a measurement;
+ * on V3D the job's, from the V3D model on a Pi 4 or 5). The exit
  * status says how the run ended: 0 all programs ended, 2 fault, 3 deadlock,
  * 4 instruction budget spent, 1 usage or I/O error. With -m v3d42 or v3d71
  * the program is a Pi 4's or Pi 5's, dispatched on libqpu's emulated V3D
@@ -77,6 +78,8 @@ struct config {
 	bool stats;
 	bool no_predecode;
 	enum qpu_board board;	/* --timing, else QPU_BOARD_NONE */
+	bool timing;		/* --timing given */
+	const char *timing_board;	/* its BOARD, or NULL */
 	enum qpu_wordfile_format format;	/* the program's: --hex, --binary */
 	struct region regions[MAX_REGIONS];
 	unsigned int nregions;
@@ -123,7 +126,9 @@ static void usage(FILE *out)
 		"      --stats              print the emulator's counters\n"
 		"      --timing[=BOARD]     print each QPU's modelled cycles and stalls\n"
 		"                           by cause on BOARD: pi1 (default; also the\n"
-		"                           Zero), pi2, pi3, pi3plus\n"
+		"                           Zero), pi2, pi3, pi3plus; with -m v3d42 the\n"
+		"                           job's on pi4, with v3d71 on pi5 (default,\n"
+		"                           12 QPUs) or pi5-16\n"
 		"      --no-predecode       decode every instruction at each fetch\n"
 		"                           (the emulator's slower reference path)\n"
 		"  -h, --help               this text\n"
@@ -493,9 +498,8 @@ static void parse_args(struct config *cfg, int argc, char **argv)
 			cfg->no_predecode = true;
 			break;
 		case 3:
-			cfg->board = qpu_board_from_name(optarg ? optarg : "pi1");
-			if (cfg->board == QPU_BOARD_NONE)
-				die("unknown board '%s' (pi1, pi2, pi3, pi3plus)", optarg);
+			cfg->timing = true;
+			cfg->timing_board = optarg;
 			break;
 		case 'h':
 			usage(stdout);
@@ -514,10 +518,18 @@ static void parse_args(struct config *cfg, int argc, char **argv)
 	if (cfg->gen == QPU_GEN_VC4 && cfg->qpus > QPU_EMULATOR_NUM_QPUS)
 		die("bad QPU count '%u'", cfg->qpus);
 	if (cfg->gen != QPU_GEN_VC4 && (cfg->trace_qpus || cfg->seed ||
-					cfg->unif_stride || cfg->no_predecode ||
-					cfg->board != QPU_BOARD_NONE))
-		die("--trace, --seed, --unif-stride, --no-predecode and --timing "
-		    "are VideoCore IV's");
+					cfg->unif_stride || cfg->no_predecode))
+		die("--trace, --seed, --unif-stride and --no-predecode are "
+		    "VideoCore IV's");
+	/* V3D boards are the emulated device's (run_v3d.c) */
+	if (cfg->timing && cfg->gen == QPU_GEN_VC4) {
+		cfg->board = qpu_board_from_name(cfg->timing_board ?
+						 cfg->timing_board : "pi1");
+		/* the V3D boards (pi4 on) are -m v3d42's and v3d71's */
+		if (cfg->board == QPU_BOARD_NONE || cfg->board >= QPU_BOARD_PI4)
+			die("unknown board '%s' (pi1, pi2, pi3, pi3plus)",
+			    cfg->timing_board);
+	}
 	if (cfg->gen == QPU_GEN_VC4 && (cfg->wg_size || cfg->threads))
 		die("--wg-size and --threads are V3D's (-m v3d42 or v3d71)");
 }
@@ -532,6 +544,7 @@ static int main_v3d(struct config *cfg, uint8_t *code, uint32_t size)
 		.wg_size = cfg->wg_size ? cfg->wg_size : 16,
 		.threads = cfg->threads ? cfg->threads : 1,
 		.budget = cfg->budget, .stats = cfg->stats,
+		.timing = cfg->timing, .board = cfg->timing_board,
 	};
 	static uint32_t no_uniform;
 	unsigned int i;

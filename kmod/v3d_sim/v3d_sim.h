@@ -78,6 +78,7 @@ struct v3d_sim_model {
  * @wq: the worker's queue (ordered, unbound)
  * @run_work: runs @active slice by slice
  * @batches: batches the running job has started (the CSD's progress)
+ * @instructions: instructions the running job has run (the emulator's clock)
  * @reset_lock: one reset at a time
  * @resets: resets done (debugfs)
  * @jobs_done: jobs that ran to their end (debugfs)
@@ -103,6 +104,7 @@ struct v3d_sim_dev {
 	struct workqueue_struct *wq;
 	struct work_struct run_work;
 	atomic64_t batches;
+	atomic64_t instructions;
 
 	struct mutex reset_lock;	/* one reset at a time */
 	atomic_t resets;
@@ -174,6 +176,8 @@ struct v3d_sim_perfmon {
  * @done_fence: the scheduler's finished fence (reference held)
  * @irq_fence: the hardware fence the worker signals (reference held)
  * @timedout_batches: progress at the last timeout, as upstream's CFG4
+ * @timedout_instructions: instructions run at the last timeout
+ * @batch_instructions: instructions run when @timedout_batches last moved
  */
 struct v3d_sim_job {
 	struct drm_sched_job base;
@@ -185,6 +189,8 @@ struct v3d_sim_job {
 	struct dma_fence *done_fence;
 	struct dma_fence *irq_fence;
 	u64 timedout_batches;
+	u64 timedout_instructions;
+	u64 batch_instructions;
 };
 
 static inline struct v3d_sim_job *to_v3d_sim_job(struct drm_sched_job *job)

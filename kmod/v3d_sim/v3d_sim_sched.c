@@ -7,6 +7,11 @@
  * every job gets 500 ms (module parameter timeout_ms), re-armed while the
  * CSD's batch count moves; a job that makes no progress resets the GPU,
  * its fence ending in -ECANCELED, and the queue goes on with the next.
+ * The emulator is the GPU's clock here, far slower than a V3D's: a timer
+ * that finds no new batch but instructions run since it last fired
+ * re-arms too, until the job has run hang_instructions per batch in
+ * flight without a batch starting (a batch that long is a loop that never
+ * ends).
  * An MMU fault ends the job with -EFAULT and one line naming the QPU, the
  * PC and the address, as the MMU's fault interrupt reports them.
  */
@@ -21,6 +26,17 @@
 static unsigned int timeout_ms = 500;
 module_param(timeout_ms, uint, 0444);
 MODULE_PARM_DESC(timeout_ms, "a job's time without progress before a GPU reset (ms, upstream's 500)");
+
+/*
+ * Instructions per batch in flight a job may run without starting a batch
+ * before a timeout resets it: 512 Ki, about 1 ms of a Pi 4 QPU's issue, 6
+ * times the longest batch of the sample kernels (sgemm 96x363x256 on 8
+ * QPUs, some 82 K), and a looping batch is reset within a second or two of
+ * a VM's emulation, as jobs queued behind it need.
+ */
+static unsigned long hang_instructions = 512ul << 10;
+module_param(hang_instructions, ulong, 0444);
+MODULE_PARM_DESC(hang_instructions, "instructions per running batch a job may run without starting a batch before a timeout resets it");
 
 /*
  * Instructions (all threads) per slice of emulation: each slice holds
@@ -151,6 +167,8 @@ static void v3d_sim_run_work(struct work_struct *work)
 		}
 		status = qpu_v3d_emu_run(v3d->emu, slice_instructions);
 		atomic64_set(&v3d->batches, qpu_v3d_emu_get_stats(v3d->emu)->batches);
+		atomic64_set(&v3d->instructions,
+			     qpu_v3d_emu_get_stats(v3d->emu)->instructions);
 		if (status == QPU_V3D_EMU_RUNNING) {
 			mutex_unlock(&v3d->emu_lock);
 			cond_resched();
@@ -218,7 +236,10 @@ static struct dma_fence *v3d_sim_run_job(struct drm_sched_job *sched_job)
 		return fence;
 	}
 	atomic64_set(&v3d->batches, 0);
+	atomic64_set(&v3d->instructions, 0);
 	job->timedout_batches = 0;
+	job->timedout_instructions = 0;
+	job->batch_instructions = 0;
 	v3d->active = job;
 	mutex_unlock(&v3d->emu_lock);
 	queue_work(v3d->wq, &v3d->run_work);
@@ -262,24 +283,47 @@ static enum drm_gpu_sched_stat v3d_sim_reset(struct v3d_sim_dev *v3d,
 	return DRM_GPU_SCHED_STAT_NOMINAL;
 }
 
+/* Batches that may run at once: those started, at most one per thread slot. */
+static u64 v3d_sim_in_flight(struct v3d_sim_dev *v3d, u64 batches)
+{
+	const struct qpu_v3d_emu_board_info *b =
+		qpu_v3d_emu_board(v3d->model->board);
+	u64 slots = (u64)b->slices * b->qpus_per_slice * QPU_V3D_EMU_THREADS;
+
+	return batches < slots ? batches : slots;
+}
+
 static enum drm_gpu_sched_stat v3d_sim_timedout_job(struct drm_sched_job *sched_job)
 {
 	struct v3d_sim_job *job = to_v3d_sim_job(sched_job);
 	struct drm_gpu_scheduler *sched = sched_job->sched;
 	u64 batches = atomic64_read(&job->v3d->batches);
+	u64 instructions = atomic64_read(&job->v3d->instructions);
+	bool progress;
 
 	/*
-	 * Progress since the last timeout: back on the pending list, from
-	 * which the scheduler took it, and the timer is re-armed.
+	 * Progress since the last timeout: a batch started, as upstream's
+	 * CFG4 moves; or, the emulator being the clock, instructions ran
+	 * since the last timeout and not hang_instructions since the last
+	 * batch started.
 	 */
 	if (batches != job->timedout_batches) {
 		job->timedout_batches = batches;
-		spin_lock(&sched->job_list_lock);
-		list_add(&sched_job->list, &sched->pending_list);
-		spin_unlock(&sched->job_list_lock);
-		return DRM_GPU_SCHED_STAT_NOMINAL;
+		job->batch_instructions = instructions;
+		progress = true;
+	} else {
+		progress = instructions != job->timedout_instructions &&
+			   instructions - job->batch_instructions <
+			   hang_instructions * v3d_sim_in_flight(job->v3d, batches);
 	}
-	return v3d_sim_reset(job->v3d, sched_job);
+	job->timedout_instructions = instructions;
+	if (!progress)
+		return v3d_sim_reset(job->v3d, sched_job);
+	/* Back on the pending list, from which the scheduler took it: re-armed. */
+	spin_lock(&sched->job_list_lock);
+	list_add(&sched_job->list, &sched->pending_list);
+	spin_unlock(&sched->job_list_lock);
+	return DRM_GPU_SCHED_STAT_NOMINAL;
 }
 
 static void v3d_sim_free_job(struct drm_sched_job *sched_job)

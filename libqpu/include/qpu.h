@@ -613,6 +613,12 @@ struct qpu_job_qpu {
  * @QPU_BOARD_PI2: Pi 2 (extrapolated from the Pi 1)
  * @QPU_BOARD_PI3: Pi 3 (extrapolated)
  * @QPU_BOARD_PI3PLUS: Pi 3B+ (extrapolated)
+ * @QPU_BOARD_PI4: Pi 4 (V3D 4.2, 8 QPUs at 500 MHz), the V3D timing model's
+ *	(libqpu/core/timing/CALIBRATION-V3D.md), for the emulated V3D 4.2
+ *	device (new in 0.5, as the two below)
+ * @QPU_BOARD_PI5: Pi 5 (V3D 7.1, 12 QPUs at 800 MHz), for "emu:v3d71"
+ * @QPU_BOARD_PI5_16: Pi 5 with 16 QPUs at 960 MHz, for
+ *	"emu:v3d71,board=pi5-16"
  */
 enum qpu_board {
 	QPU_BOARD_NONE,
@@ -620,6 +626,9 @@ enum qpu_board {
 	QPU_BOARD_PI2,
 	QPU_BOARD_PI3,
 	QPU_BOARD_PI3PLUS,
+	QPU_BOARD_PI4,
+	QPU_BOARD_PI5,
+	QPU_BOARD_PI5_16,
 };
 
 /**
@@ -720,15 +729,21 @@ QPU_API int qpu_wait(struct qpu_dev *dev, uint64_t seqno, int timeout_ms,
  * (QPU_JOB_RESULT_TIMING); results never depend on it, only the time to
  * emulate does (at most about 3 times longer). "emu:board=pi3" or
  * $QPU_EMU_BOARD (pi1, pi2, pi3, pi3plus) set it at qpu_dev_open().
+ * The emulated V3D devices (new in 0.5) model their own board alone, which
+ * qpu_dev_open() fixed with their QPU count: QPU_BOARD_PI4 on "emu:v3d42",
+ * QPU_BOARD_PI5 on "emu:v3d71", QPU_BOARD_PI5_16 on
+ * "emu:v3d71,board=pi5-16" (as their option "timing" does).
  *
- * Return: 0, -EINVAL for an unknown board, -ENOTTY for a device that is
- * no emulator (a real V3D's time is its own).
+ * Return: 0, -EINVAL for an unknown board or one the device is not (a
+ * VideoCore IV board on a V3D device, or the reverse), -ENOTTY for a
+ * device that is no emulator (a real V3D's time is its own).
  */
 QPU_API int qpu_dev_set_board(struct qpu_dev *dev, enum qpu_board board);
 
 /**
  * qpu_board_from_name() - the board called @name
- * @name: "pi1", "pi2", "pi3" or "pi3plus" (the Zero is a "pi1")
+ * @name: "pi1", "pi2", "pi3" or "pi3plus" (the Zero is a "pi1"); "pi4",
+ *	"pi5" or "pi5-16" (new in 0.5)
  *
  * Return: its enum qpu_board, or QPU_BOARD_NONE for another name or NULL.
  */
@@ -763,7 +778,8 @@ enum qpu_launch {
  *
  * Return: nanoseconds the host spends starting a job and learning of its
  * end on @board by @path, beside the job's own &qpu_job_timing.ns; 0 for
- * QPU_BOARD_NONE or an unknown board or path.
+ * QPU_BOARD_NONE, a V3D board (whose &qpu_job_timing.ns includes
+ * SUBMIT_CSD's cost) or an unknown board or path.
  */
 QPU_API uint64_t qpu_board_launch_ns(enum qpu_board board, enum qpu_launch path);
 
@@ -773,8 +789,8 @@ QPU_API uint64_t qpu_board_launch_ns(enum qpu_board board, enum qpu_launch path)
  *
  * What the timing model lets every client of SDRAM together move in a
  * second on @board (its SDRAM clock and fitted efficiency, see
- * libqpu/core/timing/CALIBRATION.md): the ceiling of a streaming kernel's
- * modelled throughput.
+ * libqpu/core/timing/CALIBRATION.md, or CALIBRATION-V3D.md for a Pi 4 or
+ * 5): the ceiling of a streaming kernel's modelled throughput.
  *
  * Return: bytes per second; 0 for QPU_BOARD_NONE or an unknown board.
  */

@@ -57,7 +57,9 @@ enum qpu_board nn_dev_board(struct qpu_dev *dev)
 		return QPU_BOARD_NONE;
 	memcpy(name, b, len);
 	name[len] = 0;
-	return qpu_board_from_name(name);
+	/* the plan's model is VideoCore IV's: a V3D board models none */
+	return qpu_board_from_name(name) > QPU_BOARD_PI3PLUS ? QPU_BOARD_NONE :
+	       qpu_board_from_name(name);
 }
 
 static const struct qpu_timing_board *board_of(enum qpu_board board)

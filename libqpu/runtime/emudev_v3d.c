@@ -14,10 +14,11 @@
  * Its option after "emu:v3d71": "board=pi5" (3 slices x 4 QPUs, the
  * default) or "board=pi5-16" (4 x 4), the Pi 5's two published
  * configurations (qpu_v3d_emu.h); "emu:v3d42" is the Pi 4's 2 x 4. The
- * option "timing" runs the V3D timing model (core/timing/qpu_timing_v3d.h)
- * on the device's board beside every job, whose result then carries its
- * modelled time (QPU_JOB_RESULT_TIMING, board QPU_BOARD_NONE: enum
- * qpu_board names no V3D board yet; the device's board is the one). A
+ * option "timing" (or qpu_dev_set_board() with the device's own board,
+ * QPU_BOARD_PI4, _PI5 or _PI5_16) runs the V3D timing model
+ * (core/timing/qpu_timing_v3d.h) on the device's board beside every job,
+ * whose result then carries its modelled time (QPU_JOB_RESULT_TIMING,
+ * with that board). A
  * job that deadlocks (every live thread waits, as on a barrier no other
  * thread reaches, or on ldtmu with nothing queued), which would hang the
  * hardware, ends at once QPU_STATUS_DEADLOCK with each QPU's wait
@@ -86,6 +87,26 @@ static void v3d_destroy(void *state)
 	free(r);
 }
 
+/*
+ * qpu_dev_set_board(): the model on (the device's own board: the others'
+ * QPU counts are not the device's) or off (QPU_BOARD_NONE).
+ */
+static int v3d_set_board(void *state, enum qpu_board board)
+{
+	struct v3d_runner *r = state;
+
+	if (board == QPU_BOARD_NONE) {
+		free(r->timing);
+		r->timing = NULL;
+		return 0;
+	}
+	if (qpu_board_to_v3d(board) != (int)r->board)
+		return -EINVAL;
+	if (!r->timing)
+		r->timing = aligned_alloc(8, qpu_tv_size());
+	return r->timing ? 0 : -ENOMEM;
+}
+
 /* "board=NAME": a board of the runner's generation, by its core name. */
 static int v3d_option(void *state, const char *opt, size_t len)
 {
@@ -94,11 +115,8 @@ static int v3d_option(void *state, const char *opt, size_t len)
 	enum qpu_gen gen = qpu_v3d_emu_board(r->board)->gen;
 	unsigned int b;
 
-	if (len == sizeof(timing) - 1 && !strncmp(opt, timing, len)) {
-		if (!r->timing)
-			r->timing = aligned_alloc(8, qpu_tv_size());
-		return r->timing ? 0 : -ENOMEM;
-	}
+	if (len == sizeof(timing) - 1 && !strncmp(opt, timing, len))
+		return v3d_set_board(r, qpu_board_from_v3d(r->board));
 
 	if (len <= sizeof(board) - 1 || strncmp(opt, board, sizeof(board) - 1))
 		return -ENOENT;
@@ -183,7 +201,7 @@ static void v3d_timing(const struct v3d_runner *r, struct qpu_job_result *result
 		return;
 	qpu_tv_get_stats(r->timing, s);
 	memset(t, 0, sizeof(*t));
-	t->board = QPU_BOARD_NONE;
+	t->board = qpu_board_from_v3d(r->board);
 	t->cycles = s->cycles;
 	t->ns = s->ns;
 	t->sdram_bytes = s->sdram_bytes;
@@ -313,6 +331,7 @@ static void v3d_run(void *state, const struct qpu_emu_job_view *view,
 	.destroy = v3d_destroy,					\
 	.option = v3d_option,					\
 	.get_param = v3d_get_param,				\
+	.set_board = v3d_set_board,				\
 	.run = v3d_run,						\
 	.bus_start = QPU_V3D_MMU_GRANULE,			\
 	.bus_align = QPU_V3D_MMU_GRANULE,			\

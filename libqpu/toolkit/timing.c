@@ -3,7 +3,9 @@
  * The timing model of libqpu/core/timing in libqpu's terms: enum qpu_board
  * and its names, a job's modelled time as struct qpu_job_timing, the launch
  * cost of each launch path (qpu_board_launch_ns()). qpu_dev_set_board() is
- * the runtime's (device.c).
+ * the runtime's (device.c). enum qpu_board's V3D boards are the V3D
+ * emulator's (qpu_v3d_emu.h), in its order from QPU_BOARD_PI4, and their
+ * tables the V3D model's (qpu_timing_v3d.h).
  */
 #include <errno.h>
 #include <string.h>
@@ -11,6 +13,23 @@
 #include "toolkit/toolkit.h"
 #include "qpu.h"
 #include "qpu_timing.h"
+#include "qpu_timing_v3d.h"
+
+_Static_assert(QPU_BOARD_PI5_16 - QPU_BOARD_PI4 + 1 == QPU_V3D_EMU_BOARD_COUNT,
+	       "enum qpu_board names every V3D board of the emulator");
+
+int qpu_board_to_v3d(enum qpu_board board)
+{
+	if (board < QPU_BOARD_PI4 || board > QPU_BOARD_PI5_16)
+		return -1;
+	return (int)(board - QPU_BOARD_PI4);
+}
+
+enum qpu_board qpu_board_from_v3d(unsigned int v3d_board)
+{
+	return v3d_board < QPU_V3D_EMU_BOARD_COUNT ?
+	       (enum qpu_board)(QPU_BOARD_PI4 + v3d_board) : QPU_BOARD_NONE;
+}
 
 /* enum qpu_board counts from 1 where the core's boards count from 0. */
 const struct qpu_timing_board *qpu_timing_board_of(enum qpu_board board)
@@ -27,6 +46,9 @@ QPU_API enum qpu_board qpu_board_from_name(const char *name)
 	for (i = 0; name && i < QPU_TIMING_NUM_BOARDS; i++)
 		if (!strcmp(qpu_timing_board_get(i)->name, name))
 			return (enum qpu_board)(i + 1);
+	for (i = 0; name && i < QPU_V3D_EMU_BOARD_COUNT; i++)
+		if (!strcmp(qpu_v3d_emu_board(i)->name, name))
+			return qpu_board_from_v3d(i);
 	return QPU_BOARD_NONE;
 }
 
@@ -34,15 +56,23 @@ QPU_API const char *qpu_board_name(enum qpu_board board)
 {
 	const struct qpu_timing_board *b = qpu_timing_board_of(board);
 
+	int v3d = qpu_board_to_v3d(board);
+
 	if (board == QPU_BOARD_NONE)
 		return "none";
+	if (v3d >= 0)
+		return qpu_tv_board_get((enum qpu_v3d_emu_board)v3d)->label;
 	return b ? b->label : "unknown";
 }
 
 QPU_API uint64_t qpu_board_mem_bytes_per_s(enum qpu_board board)
 {
 	const struct qpu_timing_board *b = qpu_timing_board_of(board);
+	int v3d = qpu_board_to_v3d(board);
 
+	if (v3d >= 0)
+		return qpu_tv_sdram_bytes_per_s(
+			qpu_tv_board_get((enum qpu_v3d_emu_board)v3d));
 	if (!b)
 		return 0;
 	/* bytes per microsecond x 100, so x 10^6 / 100 a second */

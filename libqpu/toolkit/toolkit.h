@@ -13,6 +13,12 @@ struct qpu_timing;
 struct qpu_timing_board;
 /* The core's table of @board, or NULL for QPU_BOARD_NONE or an unknown one. */
 const struct qpu_timing_board *qpu_timing_board_of(enum qpu_board board);
+/*
+ * The V3D emulator's board (enum qpu_v3d_emu_board) that @board names, or
+ * -1 for QPU_BOARD_NONE or a VideoCore IV board; and the reverse.
+ */
+int qpu_board_to_v3d(enum qpu_board board);
+enum qpu_board qpu_board_from_v3d(unsigned int v3d_board);
 /* A job's modelled time, as struct qpu_job_timing says it. */
 void qpu_timing_to_job(const struct qpu_timing *t, enum qpu_board board,
 		       struct qpu_job_timing *out);

@@ -40,9 +40,7 @@ static const struct {
 /* The model's SDRAM bytes a second on @b. */
 static double model_bandwidth(const struct qpu_tv_board *b)
 {
-	return (double)b->p[QPU_TV_SDRAM_MTS].value * 1e6 *
-	       b->p[QPU_TV_SDRAM_BUS_BYTES].value *
-	       b->p[QPU_TV_SDRAM_EFFICIENCY].value / 100.0;
+	return (double)qpu_tv_sdram_bytes_per_s(b);
 }
 
 #define STREAM_SCALE	(1u << 20)

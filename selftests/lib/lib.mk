@@ -79,8 +79,9 @@ check-reference:
 # statically linked, on qpu.ko's simulated V3D: the same programs on both
 # kinds of device.
 VM_LIB_TESTS := test-runtime test-kernels test-emu-tables test-mailbox test-nn
-# test-v3d-dev runs on kmod/v3d_sim's nodes (selftests/v3d_sim/v3d_sim.mk).
-VM_LIB_TESTS_STATIC := $(VM_LIB_TESTS:%=$(BUILD)/static/%) $(BUILD)/static/test-v3d-dev
+# test-v3d-dev and test-sgemm run on kmod/v3d_sim's nodes (selftests/v3d_sim/v3d_sim.mk).
+VM_LIB_TESTS_STATIC := $(VM_LIB_TESTS:%=$(BUILD)/static/%) $(BUILD)/static/test-v3d-dev \
+	$(BUILD)/static/test-sgemm
 $(VM_LIB_TESTS_STATIC): $(BUILD)/static/%: selftests/lib/%.c $(LIBQPU_A) $(QPU_TOOLS_A) $(MAILBOX_A)
 	$(Q)mkdir -p $(dir $@)
 	$(Q)$(CC) $(filter-out -fsanitize%,$(ALL_CFLAGS)) -Itools/lib -static -o $@ $< \

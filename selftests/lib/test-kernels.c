@@ -22,7 +22,7 @@
 
 static struct qpu_dev *dev;
 static struct qpu_kernels *kernels;
-static bool counts_instructions;
+static bool counts_instructions;	/* the device times jobs by progress */
 static bool emulated;		/* the device measures traffic too */
 static bool v3d;		/* a V3D 4.2/7.1 device: stores go through the TMU */
 static unsigned int dev_qpus;	/* the device's */
@@ -65,7 +65,7 @@ static void check_case(const struct kcase *c, unsigned int qpus, size_t scale,
 	}
 	/* a wrapper may use fewer programs than there are QPUs (sgemm) */
 	T_CHECK(r.stats.qpus >= 1 && r.stats.qpus <= qpus);
-	/* the emulator and the simulated V3D count instructions */
+	/* a device that times jobs by instructions reports their count */
 	if (counts_instructions && c->counted)
 		T_CHECK(r.stats.instructions_known && r.stats.instructions > 0);
 	T_CHECK(r.stats.tmu_bytes + r.stats.dma_load_bytes > 0);
@@ -628,7 +628,14 @@ static int open_kernels(void)
 		return T_EXIT_FAIL;
 	}
 	printf("device: %s (%s)\n", qpu_dev_get_path(dev), qpu_dev_describe(dev));
-	counts_instructions = !strstr(qpu_dev_describe(dev), "hardware");
+	/*
+	 * The emulator and qpu.ko's simulated V3D measure a timeout in
+	 * instructions and report their count; hardware and the v3d uapi
+	 * (its simulated node too) give neither.
+	 */
+	counts_instructions =
+		qpu_dev_get_param(dev, QPU_DEV_PARAM_INSTRUCTIONS_PER_MS, &v) == 0 &&
+		v > 0;
 	if (qpu_dev_get_param(dev, QPU_DEV_PARAM_GEN, &v) == 0)
 		v3d = qpu_gen_is_v3d((int)v);
 	dev_qpus = qpu_dev_get_param(dev, QPU_DEV_PARAM_NUM_QPUS, &v) == 0 ?

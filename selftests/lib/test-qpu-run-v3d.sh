@@ -9,7 +9,8 @@
 # instruction); a spent budget; a deadlock with each QPU's wait; the
 # workgroup size and thread count asked (--wg-size, --threads) and their
 # refusals; regions refused at addresses the V3D cannot place; options that
-# are VideoCore IV's alone; an unknown machine.
+# are VideoCore IV's alone; --timing on each board and its refusals; an
+# unknown machine.
 # qpu-run, qpu-as and qpu-info are looked up next to QPU_DIS.
 
 : "${QPU_DIS:?QPU_DIS must name the qpu-dis binary}"
@@ -169,7 +170,39 @@ if grep -q 'cannot place it at 0x00080000' "$tmp/err"; then ok; else fail "too-c
 expect overlap 1 -- "$run" -m v3d71 -c 0x40000 "$tmp/store-v3d71.bin"
 expect vc4-only 1 -- "$run" -m v3d71 --trace "$tmp/store-v3d71.bin"
 if grep -q "VideoCore IV's" "$tmp/err"; then ok; else fail "vc4-only: $(cat "$tmp/err")"; fi
-expect timing 1 -- "$run" -m v3d42 --timing "$tmp/store-v3d42.bin"
+# --timing: the job's modelled time on the generation's boards, more
+# workgroups taking more cycles, the dump unchanged; a board of the other
+# generation (or VideoCore IV's for V3D, and the reverse) refused.
+cycles() { sed -n 's/^job: \([0-9]*\) cycles, .*/\1/p' "$tmp/out"; }
+for row in "v3d42 pi4 Pi 4 (V3D 4.2, 8 QPUs" "v3d42 - Pi 4 (V3D 4.2, 8 QPUs" \
+	"v3d71 pi5 Pi 5 (V3D 7.1, 12 QPUs" "v3d71 pi5-16 Pi 5 (V3D 7.1, 16 QPUs"; do
+	# shellcheck disable=SC2086 # the row's words are the fields
+	set -- $row
+	label=${row#* * }
+	[ "$2" = - ] && set -- "$1"
+	opt=--timing${2:+=$2}
+	expect "timing-$1-$2" 0 -- "$run" -m "$1" "$opt" -n 3 \
+		-z 4096@0x60000 -u 0x60000 -u 100 -d 64@0x60000 "$tmp/store-$1.bin"
+	few=$(cycles)
+	if grep -qF "timing (modelled on $label, " "$tmp/out" &&
+	   grep -qF "device emu:$1${2:+,board=$2},timing: a model" "$tmp/out" &&
+	   grep -q '^job: [1-9][0-9]* cycles, [0-9.]* us with SUBMIT_CSD, [1-9][0-9]* bytes through SDRAM$' "$tmp/out" &&
+	   grep -q '^stalls (cycles, all QPUs): tmu [0-9]*, other [0-9]*$' "$tmp/out" &&
+	   grep -q '^00000064 00000065' "$tmp/out"; then
+		ok
+	else
+		fail "timing-$1-$2: $(cat "$tmp/out" "$tmp/err")"
+	fi
+	expect "timing-$1-$2-more" 0 -- "$run" -m "$1" "$opt" -n 40 \
+		-z 4096@0x60000 -u 0x60000 -u 100 "$tmp/store-$1.bin"
+	if [ -n "$few" ] && [ "$(cycles)" -gt "$few" ]; then ok; else fail "timing-$1-$2-more: $few then $(cycles)"; fi
+done
+expect timing-other-gen 1 -- "$run" -m v3d71 --timing=pi4 "$tmp/store-v3d71.bin"
+if grep -q "unknown board 'pi4' for v3d71 (pi5, pi5-16)" "$tmp/err"; then ok; else fail "timing-other-gen: $(cat "$tmp/err")"; fi
+expect timing-vc4-board 1 -- "$run" -m v3d42 --timing=pi1 "$tmp/store-v3d42.bin"
+if grep -q "unknown board 'pi1' for v3d42 (pi4)" "$tmp/err"; then ok; else fail "timing-vc4-board: $(cat "$tmp/err")"; fi
+expect timing-v3d-board-on-vc4 1 -- "$run" --timing=pi4 "$tmp/store-v3d42.bin"
+if grep -q "unknown board 'pi4' (pi1, pi2, pi3, pi3plus)" "$tmp/err"; then ok; else fail "timing-v3d-board-on-vc4: $(cat "$tmp/err")"; fi
 expect machine 1 -- "$run" -m v3d9 "$tmp/store-v3d42.bin"
 if grep -q "unknown machine 'v3d9'" "$tmp/err"; then ok; else fail "machine: $(cat "$tmp/err")"; fi
 

@@ -297,8 +297,9 @@ T_TEST(boards)
 		T_EQ_U64(rows[i].qpus, v);
 		T_EQ_U64(0, qpu_dev_get_param(dev, QPU_DEV_PARAM_NUM_SLICES, &v));
 		T_EQ_U64(rows[i].slices, v);
-		/* no timing model for V3D yet */
-		T_EQ_U64(-ENOTTY, qpu_dev_set_board(dev, QPU_BOARD_NONE));
+		/* its own board's model only (test-timing's v3d_boards) */
+		T_EQ_U64(0, qpu_dev_set_board(dev, QPU_BOARD_NONE));
+		T_EQ_U64(-EINVAL, qpu_dev_set_board(dev, QPU_BOARD_PI1));
 		qpu_dev_close(dev);
 	}
 	for (i = 0; i < T_ARRAY_SIZE(bad); i++) {
@@ -546,7 +547,7 @@ static void test_bad_descriptions(const char *path)
 	struct qpu_program_ref prog;
 	struct qpu_job_desc desc;
 	struct qpu_job_result res;
-	uint64_t seqno = 0;
+	uint64_t seqno = 0, max_ms = 0;
 	struct rig r;
 
 	if (!rig_init(&r, path, store_index))
@@ -583,9 +584,16 @@ static void test_bad_descriptions(const char *path)
 	r.d.flags = 1u << 7;
 	T_EQ_U64(-EINVAL, qpu_submit(r.dev, &desc, &seqno));
 	r.d.flags = 0;
-	/* and the same description, put right, runs */
+	/*
+	 * and the same description, put right, runs: given the longest
+	 * timeout, as on a node it may queue behind the spinning job the
+	 * timeout case left, until the driver resets that (under TCG the
+	 * simulated node's hang budget takes seconds of emulation)
+	 */
 	desc.bos = &r.data;
 	desc.bo_count = 1;
+	T_EQ_U64(0, qpu_dev_get_param(r.dev, QPU_DEV_PARAM_MAX_TIMEOUT_MS, &max_ms));
+	desc.timeout_ms = (unsigned int)max_ms;
 	T_EQ_U64(0, qpu_submit(r.dev, &desc, &seqno));
 	T_EQ_U64(0, qpu_wait(r.dev, seqno, -1, &res));
 	T_EQ_U64(QPU_STATUS_DONE, res.status);

@@ -43,13 +43,20 @@ VM_CHECK_PAYLOAD += --module $(V3DSIM_VM_MODULE) --module-args "$(V3DSIM_MODULE_
 
 # libqpu's v3d backend on both nodes: test-v3d-dev, the program check-host
 # runs on the emulated V3Ds, expecting the same results; the Pi 4's node by
-# its by-path link, the Pi 5's by libqpu's search ("v3d:v3d71"). Then
-# qpu-info and qpuctl v3d on them (test-v3d-tools-vm.sh; qpuctl.mk puts the
-# static qpuctl in the payload).
+# its by-path link, the Pi 5's by libqpu's search ("v3d:v3d71"); the sample
+# kernels on both: test-kernels' cases (in the payload for /dev/qpu; every
+# kernel at its small sizes on 1, 5 and all QPUs and at its default size,
+# sgemm 96x363x256 among them) and test-sgemm's refusals. Their other tests
+# run on the emulated V3Ds (test-kernels-v3d.sh): stream_tails alone is
+# hundreds of jobs, most of a minute on a node under TCG.
+# Then qpu-info and qpuctl v3d on them (test-v3d-tools-vm.sh; qpuctl.mk puts
+# the static qpuctl in the payload).
+V3DSIM_NODES := /dev/dri/by-path/platform-fec00000.v3d-render v3d:v3d71
 VM_CHECK_DEPS += $(BUILD)/static/qpu-info $(QPUCTL_STATIC)
-VM_CHECK_PAYLOAD += --copy $(BUILD)/static/test-v3d-dev \
-	--run "test-v3d-dev --device /dev/dri/by-path/platform-fec00000.v3d-render" \
-	--run "test-v3d-dev --device v3d:v3d71" \
+VM_CHECK_PAYLOAD += --copy $(BUILD)/static/test-v3d-dev --copy $(BUILD)/static/test-sgemm \
+	$(foreach n,$(V3DSIM_NODES),--run "test-v3d-dev --device $(n)") \
+	$(foreach n,$(V3DSIM_NODES),--run "test-kernels --device $(n) cases" \
+		--run "test-sgemm --device $(n) bad") \
 	--copy $(BUILD)/static/qpu-info --copy $(CURDIR)/selftests/v3d_sim/test-v3d-tools-vm.sh \
 	--run "sh test-v3d-tools-vm.sh"
 

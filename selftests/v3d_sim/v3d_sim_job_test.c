@@ -6,8 +6,9 @@
  * WAIT_BO, perfmon counts; MMU faults (a store outside the job's BOs, a
  * shader address no BO maps) that end the job with -EFAULT; a BO closed
  * while its job is queued, the fd closed while a job runs; and upstream's
- * timeout: re-armed while batches progress, a GPU reset without progress,
- * the next job running after it.
+ * timeout: re-armed while batches progress (or, the emulator being the
+ * clock, while a batch runs instructions within hang_instructions), a GPU
+ * reset without progress, the next job running after it.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -311,9 +312,9 @@ TEST_F(job, bo_closed_while_queued)
 }
 
 /*
- * Upstream's timeout: a job making no progress is reset after one or two
- * periods (the first sees its first batch start), its fence ends with an
- * error, and the next job runs.
+ * Upstream's timeout: a job making no progress is reset (a batch looping
+ * forever: once it has run hang_instructions, at a timeout), its fence
+ * ends with an error, and the next job runs.
  */
 TEST_F(job, hang_is_reset_then_next_job_runs)
 {
@@ -372,6 +373,46 @@ TEST_F(job, long_job_with_progress_is_not_reset)
 	TH_LOG("%u batches (waves of %u) ran %lld ms", batches / 2, wave, (long long)ms);
 	/* Past three timeouts: the later ones re-armed on progress alone. */
 	EXPECT_LE(1500, ms);
+	v3d_sim_syncobj_free(self->fd, out);
+}
+
+/* The module's hang_instructions, or 0 if sysfs does not say. */
+static unsigned long module_hang_instructions(void)
+{
+	FILE *f = fopen("/sys/module/v3d_sim/parameters/hang_instructions", "r");
+	unsigned long v = 0;
+
+	if (f) {
+		if (fscanf(f, "%lu", &v) != 1)
+			v = 0;
+		fclose(f);
+	}
+	return v;
+}
+
+/*
+ * One batch that runs three quarters of hang_instructions (5 per loop
+ * turn): no batch starts after the first, but the emulator, the GPU's
+ * clock here, keeps running instructions, so every timeout on the way is
+ * re-armed (under TCG such a batch outlasts several; sgemm's did) and the
+ * job ends well. The looping batch of hang_is_reset_then_next_job_runs
+ * runs past the budget and is reset.
+ */
+TEST_F(job, long_batch_running_instructions_is_not_reset)
+{
+	uint32_t out = v3d_sim_syncobj_new(self->fd);
+	unsigned long budget = module_hang_instructions();
+	int64_t t0;
+
+	ASSERT_LT(0, budget) TH_LOG("no /sys/module/v3d_sim/parameters/hang_instructions");
+	ASSERT_TRUE(load(self, loop_src));
+	set_unif(self, (uint32_t)(budget / 4 * 3 / 5), 0);
+	t0 = v3d_sim_now_ms();
+	ASSERT_EQ(0, submit(self, 1, out));
+	EXPECT_EQ(1, job_status(self->fd, out, 60000))
+		TH_LOG("a batch within hang_instructions was reset");
+	TH_LOG("one batch of %lu instructions ran %lld ms", budget / 4 * 3,
+	       (long long)(v3d_sim_now_ms() - t0));
 	v3d_sim_syncobj_free(self->fd, out);
 }
 

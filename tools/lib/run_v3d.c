@@ -165,6 +165,27 @@ static int v3d_dumps(const struct run_v3d *run)
 	return 0;
 }
 
+/*
+ * --timing: the job's modelled time on the device's board. The model sums
+ * the stalls over the QPUs (struct qpu_job_timing); its time includes
+ * SUBMIT_CSD's cost.
+ */
+static void v3d_print_timing(const char *path, const struct qpu_job_result *res)
+{
+	const struct qpu_job_timing *t = &res->timing;
+
+	if (!(res->flags & QPU_JOB_RESULT_TIMING)) {
+		printf("timing: none (the job did not run to a modelled end)\n");
+		return;
+	}
+	printf("timing (modelled on %s, device %s: a model, not a measurement):\n",
+	       qpu_board_name(t->board), path);
+	printf("job: %" PRIu64 " cycles, %.3f us with SUBMIT_CSD, %" PRIu64
+	       " bytes through SDRAM\n", t->cycles, t->ns / 1000.0, t->sdram_bytes);
+	printf("stalls (cycles, all QPUs): tmu %" PRIu64 ", other %" PRIu64 "\n",
+	       t->stall_tmu, t->stall_other);
+}
+
 int run_v3d(const struct run_v3d *run)
 {
 	struct run_v3d_region *sorted[RUN_V3D_MAX_BOS];
@@ -175,14 +196,20 @@ int run_v3d(const struct run_v3d *run)
 	struct qpu_job_result res;
 	uint64_t seqno, per_ms = 1;
 	struct qpu_dev *dev;
-	char path[32];
+	char path[64];
 	unsigned int i;
 	int ret = 0;
 
 	if (run->nregions > RUN_V3D_MAX_BOS / 2)
 		die("too many regions");
-	snprintf(path, sizeof(path), "emu:%s", qpu_gen_name(run->gen));
+	snprintf(path, sizeof(path), "emu:%s%s%s%s", qpu_gen_name(run->gen),
+		 run->board ? ",board=" : "", run->board ? run->board : "",
+		 run->timing ? ",timing" : "");
 	dev = qpu_dev_open(path);
+	if (!dev && run->board && errno == EINVAL)
+		die("unknown board '%s' for %s (%s)", run->board,
+		    qpu_gen_name(run->gen),
+		    run->gen == QPU_GEN_V3D42 ? "pi4" : "pi5, pi5-16");
 	if (!dev)
 		die("%s: %s", path, qpu_last_error());
 	for (i = 0; i < run->nregions; i++) {
@@ -240,6 +267,8 @@ int run_v3d(const struct run_v3d *run)
 		printf("instructions: %" PRIu64 "\nbytes: tmu %" PRIu64
 		       ", uniforms %" PRIu64 "\n", res.instructions,
 		       res.counters.tmu_bytes, res.counters.uniform_bytes);
+	if (run->timing)
+		v3d_print_timing(path, &res);
 	if (!ret)
 		ret = v3d_dumps(run);
 	for (i = 0; i < bos.count; i++)

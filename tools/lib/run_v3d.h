@@ -37,6 +37,9 @@ struct run_dump {
  * @budget: instructions each thread may issue (rounded up to whole
  *	milliseconds of the device's rate)
  * @stats: print the job's counters
+ * @timing: print the job's modelled time (the emulated device's "timing")
+ * @board: with @timing, the board modelled ("pi4"; "pi5" or "pi5-16"), or
+ *	NULL for the device's default
  */
 struct run_v3d {
 	enum qpu_gen gen;
@@ -49,6 +52,8 @@ struct run_v3d {
 	unsigned int threads;
 	uint64_t budget;
 	bool stats;
+	bool timing;
+	const char *board;
 };
 
 /*

@@ -74,6 +74,12 @@ struct qpu_tv_board {
 /* The board of the emulator's @board, or NULL. */
 const struct qpu_tv_board *qpu_tv_board_get(enum qpu_v3d_emu_board board);
 
+/*
+ * The SDRAM bytes a second the model lets @b's clients move together:
+ * transfers x bus bytes x the fitted efficiency.
+ */
+u64 qpu_tv_sdram_bytes_per_s(const struct qpu_tv_board *b);
+
 /* The parameter's name for people ("sdram_latency_ns"), or NULL. */
 const char *qpu_tv_param_name(unsigned int id);
 

@@ -108,6 +108,13 @@ const struct qpu_tv_board *qpu_tv_board_get(enum qpu_v3d_emu_board board)
 	return (unsigned int)board < QPU_V3D_EMU_BOARD_COUNT ? &boards[board] : NULL;
 }
 
+u64 qpu_tv_sdram_bytes_per_s(const struct qpu_tv_board *b)
+{
+	return (u64)b->p[QPU_TV_SDRAM_MTS].value * 1000000 *
+	       b->p[QPU_TV_SDRAM_BUS_BYTES].value *
+	       b->p[QPU_TV_SDRAM_EFFICIENCY].value / 100;
+}
+
 const char *qpu_tv_param_name(unsigned int id)
 {
 	return id < QPU_TV_NUM_PARAMS ? param_names[id] : NULL;
