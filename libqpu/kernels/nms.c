@@ -8,16 +8,19 @@
  *
  * DOC: NMS on the QPUs
  * The boxes, sorted by class then score, are padded with empty boxes to
- * a multiple of 32 and written as column records of six words: x1, x2,
- * y1, y2, k * area, and the column's bit (1 << j % 32). Rows come in
+ * a multiple of 32 and written as column records: x1, x2, K y1, K y2 (K =
+ * 256 + k: the overlap's height comes out times K, and K w h is compared
+ * with no multiply by K) and k * area, and on VideoCore IV a sixth word,
+ * the column's bit. Rows come in
  * blocks of 16, one row a lane; block b covers the columns from (16 b
  * rounded down to 32) to the end of its last row's class, rounded up to
  * 32, so only pairs of a class and a few around them are computed. A
  * program loads its block's rows through the TMU, points its uniform
- * stream at the block's first column and reads every column as six
- * uniforms, ORing the column's bit into each lane's word where the row
- * suppresses it; every 32 columns it stores the 16 words. Word g of row i
- * (columns 32 g .. 32 g + 31) lands at mask[g * npad + i]. Each block in turn
+ * stream at the block's first column and reads every column as uniforms,
+ * setting the column's bit in each lane's word where the row suppresses
+ * it; every 32 columns it stores the 16 words. Word g of row i (columns
+ * 32 g .. 32 g + 31) lands at mask[g * npad + i], column 32 g + t in bit
+ * 31 - t (V3D's program shifts the word left a column). Each block in turn
  * goes to the least loaded program. The CPU reads,
  * for each row it keeps, only the bits of the columns after it in its
  * class.
@@ -34,9 +37,10 @@
 #include "v3d/nms_v3d42.qasm.h"
 #include "v3d/nms_v3d71.qasm.h"
 
-#define NMS_REC_WORDS	6	/* a column record: x1, x2, y1, y2, ka, bit */
+#define NMS_REC_WORDS	6	/* a column record: x1, x2, K y1, K y2, ka, bit */
+#define NMS_REC_WORDS_V3D	5	/* the same without the bit */
 #define NMS_DESC_WORDS	4	/* a block: rows, first column, groups, output */
-#define NMS_UNIFORMS	6	/* a program's: see nms.qasm */
+#define NMS_UNIFORMS	5	/* a program's: see nms.qasm */
 #define NMS_ROWS	16	/* a block's rows: one a lane */
 #define NMS_GROUP	32	/* columns a mask word */
 
@@ -279,14 +283,16 @@ out:
 struct nms_layout {
 	size_t cols, descs, mask, size;
 	size_t blocks;
+	unsigned int rec_words;
 };
 
-static void layout(const struct nms_prep *s, struct nms_layout *l)
+static void layout(const struct nms_prep *s, bool v3d, struct nms_layout *l)
 {
-	/* one record more: V3D's program reads a column ahead */
+	l->rec_words = v3d ? NMS_REC_WORDS_V3D : NMS_REC_WORDS;
 	l->cols = 0;
 	l->blocks = s->npad / NMS_ROWS;
-	l->descs = (s->npad + 1) * NMS_REC_WORDS * 4;
+	/* one record more: V3D's program reads a column ahead */
+	l->descs = (s->npad + 1) * l->rec_words * 4;
 	l->mask = l->descs + l->blocks * NMS_DESC_WORDS * 4;
 	l->size = l->mask + s->npad / NMS_GROUP * s->npad * 4;
 }
@@ -317,11 +323,14 @@ static int fill(struct qpu_kernels *kernels, const struct nms_prep *s,
 	unsigned int k, best;
 
 	for (i = 0; i <= s->npad; i++) {
-		uint32_t *r = rec + i * NMS_REC_WORDS;
+		uint32_t *r = rec + i * l->rec_words;
 
 		for (k = 0; k < 5; k++)
 			r[k] = i < s->npad ? (uint32_t)s->box[i][k] : 0;
-		r[5] = 1u << (i % NMS_GROUP);
+		r[2] *= 256 + s->k;
+		r[3] *= 256 + s->k;
+		if (l->rec_words > 5)
+			r[5] = 1u << (NMS_GROUP - 1 - i % NMS_GROUP);
 	}
 	load = calloc(qpus, sizeof(*load));
 	byk = calloc(qpus + 1, sizeof(*byk));
@@ -353,14 +362,13 @@ static int fill(struct qpu_kernels *kernels, const struct nms_prep *s,
 		p[2] = (uint32_t)(s->npad * 4);
 		p[3] = qpu_kernel_vw_row(k);
 		p[4] = qpu_kernel_vdw_rows(1, 16, k);
-		p[5] = 256 + s->k;
 	}
 	for (b = 0; b < l->blocks; b++) {
 		k = blk[2 * b + 1];
 		desc = map + l->descs / 4 + byk[k]++ * NMS_DESC_WORDS;
 		block_cols(s, b, &c0, &c1);
-		desc[0] = qpu_kernel_addr(bo, l->cols + b * NMS_ROWS * NMS_REC_WORDS * 4);
-		desc[1] = qpu_kernel_addr(bo, l->cols + c0 * NMS_REC_WORDS * 4);
+		desc[0] = qpu_kernel_addr(bo, l->cols + b * NMS_ROWS * l->rec_words * 4);
+		desc[1] = qpu_kernel_addr(bo, l->cols + c0 * l->rec_words * 4);
 		desc[2] = (uint32_t)((c1 - c0) / NMS_GROUP);
 		desc[3] = qpu_kernel_addr(bo, l->mask + (c0 / NMS_GROUP * s->npad +
 							 b * NMS_ROWS) * 4);
@@ -369,6 +377,15 @@ static int fill(struct qpu_kernels *kernels, const struct nms_prep *s,
 	free(byk);
 	free(blk);
 	return 0;
+}
+
+static uint32_t reverse32(uint32_t v)
+{
+	v = (v >> 1 & 0x55555555u) | (v & 0x55555555u) << 1;
+	v = (v >> 2 & 0x33333333u) | (v & 0x33333333u) << 2;
+	v = (v >> 4 & 0x0f0f0f0fu) | (v & 0x0f0f0f0fu) << 4;
+	v = (v >> 8 & 0x00ff00ffu) | (v & 0x00ff00ffu) << 8;
+	return v >> 16 | v << 16;
 }
 
 /* The greedy walk over the QPUs' mask: the kept positions into @pos. */
@@ -384,7 +401,8 @@ static size_t walk(const struct nms_prep *s, const uint32_t *mask, uint32_t *pos
 			continue;
 		pos[count++] = (uint32_t)i;
 		for (g = g0; g < g1; g++) {
-			uint32_t w = mask[g * s->npad + i];
+			/* column lo + t in bit 31 - t: reversed, t in bit t */
+			uint32_t w = reverse32(mask[g * s->npad + i]);
 			size_t lo = g * NMS_GROUP, hi = lo + NMS_GROUP;
 
 			if (lo <= i)	/* only the columns after i... */
@@ -423,7 +441,7 @@ QPU_API int qpu_nms(struct qpu_kernels *kernels, unsigned int qpus,
 		*kept = 0;
 		goto out;
 	}
-	layout(&s, &l);
+	layout(&s, qpu_gen_is_v3d(kernels->gen), &l);
 	bo = qpu_bo_new(kernels->dev, l.size);
 	u = calloc(qpus, NMS_UNIFORMS * sizeof(*u));
 	pos = malloc(s.npad * sizeof(*pos));

@@ -2,18 +2,19 @@
 #
 # NMS's suppression matrix (nms.c, "DOC: NMS on the QPUs"): for 16 rows a
 # block, one a lane, and the block's columns, one at a time as six
-# uniforms (x1, x2, y1, y2, k * area, the column's bit), sets the
-# column's bit in each lane's word where (256 + k) * w * h > k * area_row
-# + k * area_col, w and h the overlap's sides clamped at 0 ("DOC: NMS
-# arithmetic" in <qpu_kernels.h>). Integers on a 2048-step grid: exact,
-# with mul24 (w * (256 + k) < 2^20, h < 2^11) and no sum past 2^31.
+# uniforms (x1, x2, y1 * K, y2 * K, k * area, the column's bit; K = 256 +
+# k), sets the column's bit in each lane's word where K * w * h > k *
+# area_row + k * area_col, w and h the overlap's sides clamped at 0 ("DOC:
+# NMS arithmetic" in <qpu_kernels.h>); the y's come scaled so that h is K
+# h. Integers on a 2048-step grid: exact, with mul24 (w < 2^11, K h <
+# 2^20) and no sum past 2^31. 11 instructions a column.
 # Every 32 columns the 16 words go through this program's VPM row to
 # mask[g * npad + row] with one VCD DMA store.
 #
 # Uniforms: the address of this program's block descriptors, their count
 # (0 allowed), npad * 4 (bytes between mask groups), vw_setup word of the
-# program's VPM row, VDW setup word of that row (1 row of 16 words), 256
-# + k. A descriptor: the block's first row record, its first column
+# program's VPM row, VDW setup word of that row (1 row of 16 words). A
+# descriptor: the block's first row record, its first column
 # record, its groups of 32 columns, where its first group's words go.
 
 .include "exit.qinc"
@@ -41,7 +42,6 @@
 	mov rb_vw, unif
 	brr.allz -, r:done
 	mov rb_vdw, unif
-	mov r3, unif			# 256 + k
 	ldi r1, 24
 	mul24 rb_lane, elem_num, r1	# a row record's bytes from lane 0's
 	dma_st_stride 0
@@ -83,7 +83,7 @@
 	min r2, rb_y2, unif
 	sub r2, r2, r0
 	max r1, r1, 0
-	max r2, r2, 0; mul24 r1, r1, r3
+	max r2, r2, 0
 	add r0, ra_ka, unif; mul24 r1, r1, r2
 	sub.setf -, r0, r1
 	or.ifn ra_m, ra_m, unif
