@@ -435,7 +435,7 @@ QPU_API int qpu_sgemm_16x64(struct qpu_kernels *kernels, unsigned int qpus,
  * calls are tested against, and the fallback when no device is at hand.
  * qpu_nms() computes the overlap matrix on the QPUs and the greedy
  * suppression on the CPU; its result is qpu_nms_cpu()'s, to the index.
- * Box decoding and labelling run on the CPU (libqpu/kernels/README.md
+ * Box decoding and labelling run on the CPU (libqpu/kernels/postproc.md
  * says why).
  */
 
@@ -639,7 +639,7 @@ QPU_API int qpu_nms(struct qpu_kernels *kernels, unsigned int qpus,
  * @count: set to the number of components
  *
  * Two passes with union-find (serial, so on the CPU: see
- * libqpu/kernels/README.md). The threshold may be run on the QPUs first
+ * libqpu/kernels/postproc.md). The threshold may be run on the QPUs first
  * with qpu_threshold() and this called with a threshold of 0.
  *
  * Return: 0; -EINVAL for NULL pointers, bad sizes or connectivity;
