@@ -610,7 +610,8 @@ QPU_API int qpu_nms_cpu(struct qpu_kernels *kernels, const struct qpu_detection 
  * @qpus: QPUs to spread the rows over (1 to the device's count)
  * @dets, @n, @p, @keep, @keep_size, @kept: as qpu_nms_cpu(), whose result
  *	this is, index for index
- * @stats: what the job did, or NULL
+ * @stats: the job's QPUs, instructions and time, or NULL (its byte counts
+ *	are not counted: 0, but for V3D's uniform windows)
  *
  * The CPU sorts the boxes (class, then score) and puts them on the grid;
  * the QPUs compute, 16 rows a program at a time, the bit matrix "box j

@@ -443,12 +443,16 @@ QPU_API int qpu_nms(struct qpu_kernels *kernels, unsigned int qpus,
 	}
 	layout(&s, qpu_gen_is_v3d(kernels->gen), &l);
 	bo = qpu_bo_new(kernels->dev, l.size);
+	if (!bo) {
+		ret = qpu_kernel_fail(kernels, errno, "nms", "buffer of %zu bytes: %s", l.size,
+				      strerror(errno));
+		goto out;
+	}
 	u = calloc(qpus, NMS_UNIFORMS * sizeof(*u));
 	pos = malloc(s.npad * sizeof(*pos));
 	gone = calloc(s.npad / NMS_GROUP, sizeof(*gone));
-	if (!bo || !u || !pos || !gone) {
-		ret = qpu_kernel_fail(kernels, bo ? ENOMEM : errno, "nms",
-				      "out of memory");
+	if (!u || !pos || !gone) {
+		ret = qpu_kernel_fail(kernels, ENOMEM, "nms", "out of memory");
 		goto out;
 	}
 	ret = fill(kernels, &s, &l, bo, qpus, u);
