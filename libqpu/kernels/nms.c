@@ -234,7 +234,8 @@ static int finish(const struct qpu_detection *dets, const struct nms_prep *s,
 		return -ENOMEM;
 	if (p->max_out && count > p->max_out)
 		count = p->max_out;
-	memcpy(keep, pos, count * sizeof(*keep));
+	if (count)	/* keep may be NULL when there is nothing */
+		memcpy(keep, pos, count * sizeof(*keep));
 	*kept = count;
 	return 0;
 }
