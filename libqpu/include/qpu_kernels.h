@@ -460,7 +460,8 @@ struct qpu_detection {
 /**
  * struct qpu_ssd_params - SSD box decoding (TensorFlow's box coder)
  * @anchors: candidates, 1 to QPU_DECODE_MAX_CANDIDATES
- * @classes: score columns a candidate, the background's included
+ * @classes: score columns a candidate, the background's included (at
+ *	most 65536)
  * @first_class: the first column that is a class (1 skips a background
  *	column 0); below @classes
  * @scale: y, x, h, w: the box coder's scale factors (10, 10, 5, 5 for
@@ -514,8 +515,9 @@ QPU_API int qpu_decode_ssd_cpu(struct qpu_kernels *kernels, const struct qpu_ssd
  * struct qpu_yolo_params - YOLO (v5's head) grid decoding
  * @grid_w: cells across, at least 1
  * @grid_h: cells down, at least 1
- * @anchors: anchors a cell, at least 1
- * @classes: classes, at least 1
+ * @anchors: anchors a cell, at least 1 (grid_w * grid_h * anchors at most
+ *	QPU_DECODE_MAX_CANDIDATES)
+ * @classes: classes, 1 to 65536
  * @stride: output units a cell
  * @score_threshold: a class is kept when objectness * class score is above it
  *

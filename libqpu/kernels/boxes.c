@@ -51,8 +51,7 @@ QPU_API int qpu_decode_ssd_cpu(struct qpu_kernels *kernels, const struct qpu_ssd
 	if (!p->anchors || p->anchors > QPU_DECODE_MAX_CANDIDATES)
 		return qpu_postproc_fail(kernels, EINVAL, name, "%u anchors: 1 to %u",
 					 p->anchors, QPU_DECODE_MAX_CANDIDATES);
-	if (!p->classes || p->first_class >= p->classes ||
-	    (uint64_t)p->classes * p->anchors > QPU_DECODE_MAX_CANDIDATES * 128ull)
+	if (!p->classes || p->first_class >= p->classes || p->classes > 65536)
 		return qpu_postproc_fail(kernels, EINVAL, name,
 					 "%u classes from %u: bad counts", p->classes,
 					 p->first_class);
