@@ -6,9 +6,9 @@
  * 12 QPUs), for the boxes in one class (every pair computed: the worst
  * case), in 20 classes and in 80 (COCO's). Each result is checked against
  * qpu_nms_cpu(); a difference fails the bench. Beside it, this machine's
- * wall time of qpu_nms_cpu() (not a Pi's): qpu_nms()'s CPU side (sorting,
- * packing, the greedy walk over the matrix) does less than that, and the
- * model leaves it out. These are a model's figures, not a measurement.
+ * wall time of qpu_nms_cpu(), the CPU fallback (not a Pi's). The model
+ * leaves out qpu_nms()'s CPU side (sorting, packing, the greedy walk over
+ * the matrix). These are a model's figures, not a measurement.
  */
 
 #include <errno.h>
@@ -77,8 +77,8 @@ int main(void)
 	int failed = 0;
 
 	printf("qpu_nms(), %u candidates, IoU threshold %.2f: the job's modelled time\n"
-	       "(a model's figures, not a measurement); this machine's wall time of\n"
-	       "qpu_nms_cpu(), which qpu_nms()'s CPU side (sort, pack, walk) stays under\n",
+	       "(a model's figures, not a measurement; qpu_nms()'s CPU side left out),\n"
+	       "and this machine's wall time of qpu_nms_cpu(), the CPU fallback\n",
 	       CANDIDATES, (double)p.iou_threshold);
 	printf("  %-30s %8s %6s %12s %12s\n", "board", "classes", "kept", "QPU job",
 	       "nms_cpu");
