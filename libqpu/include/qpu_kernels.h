@@ -423,6 +423,235 @@ QPU_API int qpu_sgemm_16x64(struct qpu_kernels *kernels, unsigned int qpus,
 			    const struct qpu_matrix *c,
 			    struct qpu_kernel_stats *stats);
 
+/*
+ * DOC: post-processing (box decoding, non-maximum suppression, components)
+ * What follows a detector or a segmenter: its raw outputs decoded into
+ * scored boxes (SSD's anchors, YOLO's grid) above a score threshold,
+ * class-wise non-maximum suppression (NMS) of those boxes, and the
+ * connected components of a thresholded mask. Every call takes the
+ * kernels of a device for its messages (qpu_kernels_last_error()); the
+ * functions ending in _cpu run on the CPU only, accept NULL there (the
+ * message then goes to qpu_last_error()) and are the references the QPU
+ * calls are tested against, and the fallback when no device is at hand.
+ * qpu_nms() computes the overlap matrix on the QPUs and the greedy
+ * suppression on the CPU; its result is qpu_nms_cpu()'s, to the index.
+ * Box decoding and labelling run on the CPU (libqpu/kernels/postproc.md
+ * says why).
+ */
+
+/**
+ * struct qpu_detection - one scored box
+ * @x1: left edge, in the units the decoder was asked for
+ * @y1: top edge
+ * @x2: right edge (boxes with @x2 <= @x1 or @y2 <= @y1 have no area)
+ * @y2: bottom edge
+ * @score: its class's score
+ * @class_id: the class (the score's column in the model's output)
+ * @index: the candidate it came from (SSD: the anchor; YOLO: (anchor *
+ *	grid_h + gy) * grid_w + gx)
+ */
+struct qpu_detection {
+	float x1, y1, x2, y2;
+	float score;
+	uint32_t class_id;
+	uint32_t index;
+};
+
+/**
+ * struct qpu_ssd_params - SSD box decoding (TensorFlow's box coder)
+ * @anchors: candidates, 1 to QPU_DECODE_MAX_CANDIDATES
+ * @classes: score columns a candidate, the background's included (at
+ *	most 65536)
+ * @first_class: the first column that is a class (1 skips a background
+ *	column 0); below @classes
+ * @scale: y, x, h, w: the box coder's scale factors (10, 10, 5, 5 for
+ *	TensorFlow's SSDs; 1 / variance for Caffe's); not 0
+ * @score_threshold: a class is kept when its score is above it
+ * @width: output units across the image (anchors are normalized)
+ * @height: output units down the image
+ *
+ * Anchor a is (cy, cx, h, w) and its regression (ty, tx, th, tw): the box
+ * is centred at (cy + ty / scale_y * h, cx + tx / scale_x * w) with size
+ * (h * exp(th / scale_h), w * exp(tw / scale_w)), in single precision,
+ * scaled by @height and @width.
+ */
+struct qpu_ssd_params {
+	unsigned int anchors;
+	unsigned int classes;
+	unsigned int first_class;
+	float scale[4];
+	float score_threshold;
+	float width;
+	float height;
+};
+
+/* The most candidates a decode call reads and an NMS call takes. */
+#define QPU_DECODE_MAX_CANDIDATES	(1u << 20)
+#define QPU_NMS_MAX_CANDIDATES		8192u
+
+/**
+ * qpu_decode_ssd_cpu() - SSD outputs to the detections above a threshold
+ * @kernels: for the message, or NULL
+ * @p: the decoding's parameters
+ * @loc: anchors x 4 floats, (ty, tx, th, tw) each
+ * @scores: anchors x classes floats, probabilities (softmax or sigmoid done)
+ * @anchors: anchors x 4 floats, (cy, cx, h, w) each, normalized
+ * @out: room for @max_out detections
+ * @max_out: entries in @out
+ * @count: set to the number of detections above the threshold
+ *
+ * Detections come anchor by anchor, classes in order within an anchor;
+ * a NaN score is never above the threshold.
+ *
+ * Return: 0; -ENOSPC when more than @max_out passed (@out holds the first
+ * @max_out, *@count says how many passed); -EINVAL for NULL pointers, bad
+ * counts or a zero scale.
+ */
+QPU_API int qpu_decode_ssd_cpu(struct qpu_kernels *kernels, const struct qpu_ssd_params *p,
+			       const float *loc, const float *scores, const float *anchors,
+			       struct qpu_detection *out, size_t max_out, size_t *count);
+
+/**
+ * struct qpu_yolo_params - YOLO (v5's head) grid decoding
+ * @grid_w: cells across, at least 1
+ * @grid_h: cells down, at least 1
+ * @anchors: anchors a cell, at least 1 (grid_w * grid_h * anchors at most
+ *	QPU_DECODE_MAX_CANDIDATES)
+ * @classes: classes, 1 to 65536
+ * @stride: output units a cell
+ * @score_threshold: a class is kept when objectness * class score is above it
+ *
+ * The head is the convolution's output, anchors * (5 + classes) channels
+ * of grid_h x grid_w raw logits (NCHW): channel a * (5 + classes) + c
+ * holds anchor a's tx, ty, tw, th, objectness, then the class logits. With
+ * s(v) = 1 / (1 + exp(-v)): centre ((2 s(tx) - 0.5 + gx) * stride, (2 s(ty)
+ * - 0.5 + gy) * stride), size ((2 s(tw))^2 * anchor_w, (2 s(th))^2 *
+ * anchor_h), score s(obj) * s(class).
+ */
+struct qpu_yolo_params {
+	unsigned int grid_w;
+	unsigned int grid_h;
+	unsigned int anchors;
+	unsigned int classes;
+	float stride;
+	float score_threshold;
+};
+
+/**
+ * qpu_decode_yolo_cpu() - a YOLO head to the detections above a threshold
+ * @kernels: for the message, or NULL
+ * @p: the decoding's parameters
+ * @head: the head's anchors * (5 + classes) * grid_h * grid_w floats
+ * @anchor_wh: anchors x 2 floats, each anchor's width and height in
+ *	output units
+ * @out: room for @max_out detections
+ * @max_out: entries in @out
+ * @count: set to the number of detections above the threshold
+ *
+ * Detections come anchor by anchor, then row by row, cell by cell, classes
+ * in order; a NaN score is never above the threshold.
+ *
+ * Return: as qpu_decode_ssd_cpu().
+ */
+QPU_API int qpu_decode_yolo_cpu(struct qpu_kernels *kernels, const struct qpu_yolo_params *p,
+				const float *head, const float *anchor_wh,
+				struct qpu_detection *out, size_t max_out, size_t *count);
+
+/**
+ * struct qpu_nms_params - class-wise non-maximum suppression
+ * @iou_threshold: in [0, 1]: a box is suppressed by a better box of its
+ *	class whose intersection over union with it is above this, taken in
+ *	steps of 1/256 (rounded to the nearest step)
+ * @scale: grid steps a coordinate unit, above 0: the boxes are compared on
+ *	a grid of QPU_NMS_GRID_MAX + 1 steps, each coordinate rounded to
+ *	round(v * @scale) and clamped to [0, QPU_NMS_GRID_MAX]
+ * @max_out: the most boxes kept (0: no limit)
+ *
+ * DOC: NMS arithmetic
+ * On the grid every overlap is exact in 32-bit integers, on the CPU and
+ * the QPUs alike: with w = min(x2i, x2j) - max(x1i, x1j) and h likewise,
+ * clamped at 0, inter = w * h and a = (x2 - x1) * (y2 - y1) (0 when the
+ * box is inverted), box j is suppressed by box i when (256 + k) * inter >
+ * k * (a_i + a_j), k = round(256 * @iou_threshold): IoU > k / 256. So an
+ * IoU threshold of 1 suppresses nothing, 0 every box that overlaps a
+ * better one, and a box without area never suppresses nor is suppressed.
+ * Order: the boxes of a class by score, highest first, equal scores by
+ * their position in the input; a box is kept unless a kept box of its
+ * class suppresses it. The kept boxes are returned by score, equal scores
+ * by position.
+ */
+struct qpu_nms_params {
+	float iou_threshold;
+	float scale;
+	unsigned int max_out;
+};
+
+#define QPU_NMS_GRID_MAX	2047
+
+/**
+ * qpu_nms_cpu() - class-wise NMS on the CPU
+ * @kernels: for the message, or NULL
+ * @dets: @n detections
+ * @n: 0 to QPU_NMS_MAX_CANDIDATES
+ * @p: the suppression's parameters
+ * @keep: room for @keep_size indices into @dets
+ * @keep_size: at least min(@n, @p->max_out) (@n when max_out is 0)
+ * @kept: set to the number of indices written
+ *
+ * Return: 0; -EINVAL for NULL pointers, bad counts, a @keep too small, a
+ * threshold outside [0, 1], a scale not above 0, or a NaN score or
+ * coordinate (the message names the detection); -ENOMEM.
+ */
+QPU_API int qpu_nms_cpu(struct qpu_kernels *kernels, const struct qpu_detection *dets,
+			size_t n, const struct qpu_nms_params *p, uint32_t *keep,
+			size_t keep_size, size_t *kept);
+
+/**
+ * qpu_nms() - class-wise NMS with the overlap matrix on the QPUs
+ * @kernels: the kernels of the device to run on
+ * @qpus: QPUs to spread the rows over (1 to the device's count)
+ * @dets, @n, @p, @keep, @keep_size, @kept: as qpu_nms_cpu(), whose result
+ *	this is, index for index
+ * @stats: the job's QPUs, instructions and time, or NULL (its byte counts
+ *	are not counted: 0, but for V3D's uniform windows)
+ *
+ * The CPU sorts the boxes (class, then score) and puts them on the grid;
+ * the QPUs compute, 16 rows a program at a time, the bit matrix "box j
+ * suppressed by box i" for every pair of a class (nms.qasm); the CPU then
+ * walks it greedily. No job is run when @n is 0.
+ *
+ * Return: qpu_nms_cpu()'s, and -EIO if the job failed.
+ */
+QPU_API int qpu_nms(struct qpu_kernels *kernels, unsigned int qpus,
+		    const struct qpu_detection *dets, size_t n,
+		    const struct qpu_nms_params *p, uint32_t *keep, size_t keep_size,
+		    size_t *kept, struct qpu_kernel_stats *stats);
+
+/**
+ * qpu_ccl_cpu() - connected components of a thresholded 8-bit mask
+ * @kernels: for the message, or NULL
+ * @mask: @height rows of @width bytes, @stride bytes apart
+ * @width: 1 to 65536
+ * @height: 1 to 65536
+ * @stride: at least @width
+ * @threshold: a pixel is foreground when above it
+ * @connectivity: 4 or 8
+ * @labels: @width * @height labels, packed rows: 0 for the background,
+ *	1..count for the components, numbered in the order their first pixel
+ *	comes in a row-by-row scan
+ * @count: set to the number of components
+ *
+ * Two passes with union-find (serial, so on the CPU: see
+ * libqpu/kernels/postproc.md). The threshold may be run on the QPUs first
+ * with qpu_threshold() and this called with a threshold of 0.
+ *
+ * Return: 0; -EINVAL for NULL pointers, bad sizes or connectivity;
+ * -ENOMEM.
+ */
+QPU_API int qpu_ccl_cpu(struct qpu_kernels *kernels, const uint8_t *mask, unsigned int width,
+			unsigned int height, size_t stride, uint8_t threshold,
+			unsigned int connectivity, uint32_t *labels, uint32_t *count);
+
 #ifdef __cplusplus
 }
 #endif

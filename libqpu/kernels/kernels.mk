@@ -67,3 +67,16 @@ $(foreach g,42 71,$(eval $(call QPU_KERNEL_V3D_RULE,$(g),)))
 
 $(QPU_KERNEL_OBJS): QPU_CFLAGS += -I$(BUILD)/libqpu/kernels -Ilibqpu/kernels
 $(QPU_KERNEL_OBJS): | $(QPU_KERNEL_HDRS)
+
+# Post-processing (boxes.c, nms.c, ccl.c; <qpu_kernels.h>'s "DOC:
+# post-processing"): the NMS matrix's program on both generations.
+QPU_POSTPROC_SRCS := $(addprefix libqpu/kernels/,postproc.c boxes.c nms.c ccl.c)
+QPU_POSTPROC_OBJS := $(QPU_POSTPROC_SRCS:%.c=$(BUILD)/%.o)
+QPU_KERNEL_SRCS += $(QPU_POSTPROC_SRCS)
+QPU_KERNEL_OBJS += $(QPU_POSTPROC_OBJS)
+QPU_KERNEL_QASM += libqpu/kernels/nms.qasm
+QPU_KERNEL_V3D += nms
+QPU_KERNEL_HDRS += $(BUILD)/libqpu/kernels/nms.qasm.h \
+	$(foreach g,42 71,$(BUILD)/libqpu/kernels/v3d/nms_v3d$(g).qasm.h)
+$(QPU_POSTPROC_OBJS): QPU_CFLAGS += -I$(BUILD)/libqpu/kernels -Ilibqpu/kernels
+$(QPU_POSTPROC_OBJS): | $(QPU_KERNEL_HDRS)

@@ -75,10 +75,10 @@ check-reference:
 
 -include $(LIBTEST_BINS:=.d) $(BUILD)/selftests/lib/testlib-sample.d
 
-# test-runtime, test-kernels, test-emu-tables, test-mailbox and test-nn also run in the VM,
+# test-runtime, test-kernels, test-emu-tables, test-mailbox, test-nn and test-postproc also run in the VM,
 # statically linked, on qpu.ko's simulated V3D: the same programs on both
 # kinds of device.
-VM_LIB_TESTS := test-runtime test-kernels test-emu-tables test-mailbox test-nn
+VM_LIB_TESTS := test-runtime test-kernels test-emu-tables test-mailbox test-nn test-postproc
 # test-v3d-dev and test-sgemm run on kmod/v3d_sim's nodes (selftests/v3d_sim/v3d_sim.mk).
 VM_LIB_TESTS_STATIC := $(VM_LIB_TESTS:%=$(BUILD)/static/%) $(BUILD)/static/test-v3d-dev \
 	$(BUILD)/static/test-sgemm

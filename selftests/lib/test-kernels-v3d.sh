@@ -6,11 +6,13 @@
 # test-kernels: every kernel against the CPU and every refusal; test-sgemm:
 # sgemm's shapes (tails, strides, offsets, alpha and beta) and refusals
 # (its 3072-column cases take seconds each: the default device runs them).
+# test-postproc: qpu_nms() against qpu_nms_cpu() and its refusals.
 . "$(dirname "$0")/check-lib.sh"
 
 bin=${QPU_TEST_BIN:?QPU_TEST_BIN names the directory of the test programs}
 for dev in emu:v3d42 emu:v3d71 emu:v3d71,board=pi5-16; do
 	check "test-kernels --device $dev" ${TEST_WRAPPER:-} "$bin/test-kernels" --device "$dev"
+	check "test-postproc --device $dev" ${TEST_WRAPPER:-} "$bin/test-postproc" --device "$dev"
 	check "test-sgemm --device $dev" ${TEST_WRAPPER:-} "$bin/test-sgemm" --device "$dev" \
 		shapes bad
 done

@@ -19,6 +19,7 @@
 #include "testlib.h"
 #include "qpu_asm.h"
 #include "kernel-cases.h"
+#include "kernels-dev.h"
 
 static struct qpu_dev *dev;
 static struct qpu_kernels *kernels;
@@ -613,21 +614,15 @@ T_TEST(objects)
 
 static const char *device_path = "emu:strict-vpm";
 
-static const struct t_option options[] = {
-	{ "device", &device_path, "DEVICE" },
-	{ NULL, NULL, NULL },
-};
+T_KERNELS_OPTIONS(device_path);
 
 static int open_kernels(void)
 {
 	uint64_t v;
+	int ret = t_open_kernels(device_path, T_EXIT_FAIL, &dev, &kernels);
 
-	dev = qpu_dev_open(device_path);
-	if (!dev) {
-		fprintf(stderr, "qpu_dev_open(%s): %s\n", device_path, strerror(errno));
-		return T_EXIT_FAIL;
-	}
-	printf("device: %s (%s)\n", qpu_dev_get_path(dev), qpu_dev_describe(dev));
+	if (ret != T_EXIT_PASS)
+		return ret;
 	/*
 	 * The emulator and qpu.ko's simulated V3D measure a timeout in
 	 * instructions and report their count; hardware and the v3d uapi
@@ -642,19 +637,12 @@ static int open_kernels(void)
 		   (unsigned int)v : 12;
 	max_qpus = dev_qpus < 12 ? dev_qpus : 12;
 	emulated = strstr(qpu_dev_describe(dev), "emulator") != NULL;
-	kernels = qpu_kernels_new(dev);
-	if (!kernels) {
-		fprintf(stderr, "qpu_kernels_new: %s\n", strerror(errno));
-		qpu_dev_close(dev);
-		return T_EXIT_FAIL;
-	}
 	return T_EXIT_PASS;
 }
 
 static void close_kernels(void)
 {
-	qpu_kernels_free(kernels);
-	qpu_dev_close(dev);
+	t_close_kernels(dev, kernels);
 }
 
 T_MAIN(.setup = open_kernels, .teardown = close_kernels, .options = options)

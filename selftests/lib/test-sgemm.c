@@ -33,6 +33,7 @@
 #include "qpu.h"
 #include "qpu_kernels.h"
 #include "testlib.h"
+#include "kernels-dev.h"
 
 #define U_RTZ	(1.0 / 8388608.0)		/* 2^-23 */
 #define TINY	1.1754943508222875e-38		/* 2^-126 */
@@ -367,26 +368,15 @@ static struct qpu_dev *dev;
 static struct qpu_kernels *kernels;
 static bool emulated;	/* only the in-process emulator measures traffic */
 
-static const struct t_option options[] = {
-	{ "device", &device_path, "DEVICE" },
-	{ NULL, NULL, NULL },
-};
+T_KERNELS_OPTIONS(device_path);
 
 static int open_kernels(void)
 {
 	uint64_t v;
+	int ret = t_open_kernels(device_path, T_EXIT_SKIP, &dev, &kernels);
 
-	dev = qpu_dev_open(device_path);
-	if (!dev) {
-		fprintf(stderr, "qpu_dev_open(%s): %s\n", device_path, strerror(errno));
-		return T_EXIT_SKIP;
-	}
-	kernels = qpu_kernels_new(dev);
-	T_CHECK(kernels != NULL);
-	if (!kernels) {
-		qpu_dev_close(dev);
-		return T_EXIT_FAIL;
-	}
+	if (ret != T_EXIT_PASS)
+		return ret;
 	emulated = strstr(qpu_dev_describe(dev), "emulator") != NULL;
 	if (!qpu_dev_get_param(dev, QPU_DEV_PARAM_NUM_QPUS, &v))
 		dev_qpus = (unsigned int)v;
@@ -397,8 +387,7 @@ static int open_kernels(void)
 
 static void close_kernels(void)
 {
-	qpu_kernels_free(kernels);
-	qpu_dev_close(dev);
+	t_close_kernels(dev, kernels);
 }
 
 T_TEST(shapes)

@@ -344,3 +344,46 @@ def cstr(s):
 
 def pystr(b):
     return None if b is None else b.decode("utf-8", "replace")
+
+
+# <qpu_kernels.h>: post-processing (box decoding, NMS, connected components)
+class Detection(ctypes.Structure):
+    _fields_ = [("x1", ctypes.c_float), ("y1", ctypes.c_float), ("x2", ctypes.c_float),
+                ("y2", ctypes.c_float), ("score", ctypes.c_float), ("class_id", ctypes.c_uint32),
+                ("index", ctypes.c_uint32)]
+
+
+class SsdParams(ctypes.Structure):
+    _fields_ = [("anchors", ctypes.c_uint), ("classes", ctypes.c_uint),
+                ("first_class", ctypes.c_uint), ("scale", ctypes.c_float * 4),
+                ("score_threshold", ctypes.c_float), ("width", ctypes.c_float),
+                ("height", ctypes.c_float)]
+
+
+class YoloParams(ctypes.Structure):
+    _fields_ = [("grid_w", ctypes.c_uint), ("grid_h", ctypes.c_uint), ("anchors", ctypes.c_uint),
+                ("classes", ctypes.c_uint), ("stride", ctypes.c_float),
+                ("score_threshold", ctypes.c_float)]
+
+
+class NmsParams(ctypes.Structure):
+    _fields_ = [("iou_threshold", ctypes.c_float), ("scale", ctypes.c_float),
+                ("max_out", ctypes.c_uint)]
+
+
+POSTPROC_PROTOTYPES = {
+    "qpu_decode_ssd_cpu": (_int, [_vp, _P(SsdParams), _P(_float), _P(_float), _P(_float),
+                                  _P(Detection), _sz, _P(_sz)]),
+    "qpu_decode_yolo_cpu": (_int, [_vp, _P(YoloParams), _P(_float), _P(_float), _P(Detection),
+                                   _sz, _P(_sz)]),
+    "qpu_nms_cpu": (_int, [_vp, _P(Detection), _sz, _P(NmsParams), _P(_u32), _sz, _P(_sz)]),
+    "qpu_nms": (_int, [_vp, _uint, _P(Detection), _sz, _P(NmsParams), _P(_u32), _sz, _P(_sz),
+                       _P(KernelStats)]),
+    "qpu_ccl_cpu": (_int, [_vp, _P(ctypes.c_uint8), _uint, _uint, _sz, ctypes.c_uint8, _uint,
+                           _P(_u32), _P(_u32)]),
+}
+
+for _name, (_res, _args) in POSTPROC_PROTOTYPES.items():
+    _fn = getattr(lib, _name)
+    _fn.restype = _res
+    _fn.argtypes = _args

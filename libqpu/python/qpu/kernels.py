@@ -15,6 +15,7 @@ did.
 """
 
 import collections
+import errno
 import ctypes
 
 import numpy as np
@@ -303,3 +304,102 @@ class Kernels:
         """Free the code and scratch memory the kernels keep on the device."""
         lib.qpu_kernels_drop_cache(self._k())
 
+
+    # --- post-processing (<qpu_kernels.h>'s "DOC: post-processing") ---------------------
+    # Detections are numpy structured arrays of DETECTION (struct qpu_detection's
+    # layout): x1, y1, x2, y2, score, class_id, index. Decoding and labelling run on the
+    # CPU; nms() on the QPUs unless cpu=True, with the same result either way.
+
+    def _post(self, fn, *args):
+        """fn(kernels, *args) of a call that does not report stats."""
+        ret = fn(self._k(), *args)
+        if ret:
+            raise KernelError(ret, lib.qpu_kernels_last_error(self._k()).decode()
+                              or "%s failed (%d)" % (fn.__name__, ret))
+
+    def _decode(self, fn, params, *arrays):
+        """Call a decoder, growing the output until every detection fits."""
+        ptrs = [a.ctypes.data_as(ctypes.POINTER(ctypes.c_float)) for a in arrays]
+        room, count = 256, ctypes.c_size_t()
+        while True:
+            out = np.zeros(room, DETECTION)
+            ret = fn(self._k(), ctypes.byref(params), *ptrs,
+                     out.ctypes.data_as(ctypes.POINTER(_lib.Detection)), room,
+                     ctypes.byref(count))
+            if ret == -errno.ENOSPC and count.value > room:
+                room = count.value
+                continue
+            if ret:
+                raise KernelError(ret, lib.qpu_kernels_last_error(self._k()).decode())
+            return out[:count.value]
+
+    def decode_ssd(self, loc, scores, anchors, scale=(10.0, 10.0, 5.0, 5.0),
+                   score_threshold=0.5, first_class=1, width=1.0, height=1.0):
+        """SSD outputs (loc: N x 4 ty, tx, th, tw; scores: N x C; anchors: N x 4
+        cy, cx, h, w, normalized) to the detections above score_threshold,
+        boxes times width and height (qpu_decode_ssd_cpu())."""
+        loc = np.ascontiguousarray(loc, np.float32).reshape(-1, 4)
+        anchors = np.ascontiguousarray(anchors, np.float32).reshape(-1, 4)
+        scores = np.ascontiguousarray(scores, np.float32)
+        scores = scores.reshape(loc.shape[0], -1) if loc.shape[0] else scores.reshape(0, 1)
+        if anchors.shape != loc.shape:
+            raise ValueError("loc and anchors must both be N x 4, not %s and %s"
+                             % (loc.shape, anchors.shape))
+        p = _lib.SsdParams(loc.shape[0], scores.shape[1], int(first_class),
+                           (ctypes.c_float * 4)(*scale), score_threshold, width, height)
+        return self._decode(lib.qpu_decode_ssd_cpu, p, loc, scores, anchors)
+
+    def decode_yolo(self, head, anchor_wh, stride, score_threshold=0.25):
+        """A YOLOv5 head (A * (5 + C) x H x W raw logits, or A x (5 + C) x H x W)
+        and its A anchors' (width, height) to the detections above
+        score_threshold (qpu_decode_yolo_cpu())."""
+        head = np.ascontiguousarray(head, np.float32)
+        anchor_wh = np.ascontiguousarray(anchor_wh, np.float32).reshape(-1, 2)
+        a = anchor_wh.shape[0]
+        if head.ndim not in (3, 4) or a < 1 or (head.size // (head.shape[-1] * head.shape[-2])) % a:
+            raise ValueError("head must be A * (5 + C) x H x W for %d anchors, not %s"
+                             % (a, head.shape))
+        channels = head.size // (head.shape[-1] * head.shape[-2]) // a
+        p = _lib.YoloParams(head.shape[-1], head.shape[-2], a, max(channels - 5, 0), stride,
+                            score_threshold)
+        return self._decode(lib.qpu_decode_yolo_cpu, p, head, anchor_wh)
+
+    def nms(self, dets, iou_threshold=0.45, scale=1.0, max_out=0, cpu=False, qpus=None):
+        """Class-wise NMS of a DETECTION array: the indices kept, by score
+        (qpu_nms() on the QPUs, or qpu_nms_cpu() with cpu=True: the same).
+        scale: grid steps a coordinate unit (<qpu_kernels.h>'s "DOC: NMS
+        arithmetic": at most 2048 steps across)."""
+        d = np.ascontiguousarray(dets, DETECTION)
+        n = d.shape[0]
+        keep = np.zeros(max(n, 1), np.uint32)
+        kept = ctypes.c_size_t()
+        p = _lib.NmsParams(iou_threshold, scale, int(max_out))
+        args = (d.ctypes.data_as(ctypes.POINTER(_lib.Detection)), n, ctypes.byref(p),
+                keep.ctypes.data_as(ctypes.POINTER(ctypes.c_uint32)), n, ctypes.byref(kept))
+        if cpu:
+            self._post(lib.qpu_nms_cpu, *args)
+        else:
+            self._run(lib.qpu_nms, self._qpus(qpus), *args)
+        return keep[:kept.value]
+
+    def ccl(self, mask, threshold=0, connectivity=8):
+        """Connected components of the pixels of an H x W uint8 mask above
+        threshold: (labels, count), labels H x W uint32, 0 the background,
+        components 1..count in scan order (qpu_ccl_cpu())."""
+        m = np.asarray(mask, np.uint8)
+        if m.ndim != 2 or m.strides[1] != 1:
+            m = np.ascontiguousarray(m)
+        if m.ndim != 2:
+            raise ValueError("mask must be H x W, not shape %s" % (m.shape,))
+        labels = np.zeros(m.shape, np.uint32)
+        count = ctypes.c_uint32()
+        self._post(lib.qpu_ccl_cpu, m.ctypes.data_as(ctypes.POINTER(ctypes.c_uint8)),
+                   m.shape[1], m.shape[0], m.strides[0], int(threshold), int(connectivity),
+                   labels.ctypes.data_as(ctypes.POINTER(ctypes.c_uint32)),
+                   ctypes.byref(count))
+        return labels, count.value
+
+
+# struct qpu_detection as a numpy dtype
+DETECTION = np.dtype([("x1", "<f4"), ("y1", "<f4"), ("x2", "<f4"), ("y2", "<f4"),
+                      ("score", "<f4"), ("class_id", "<u4"), ("index", "<u4")])
