@@ -73,7 +73,7 @@ $(QPU_KERNEL_OBJS): | $(QPU_KERNEL_HDRS)
 # add the QPUs round apart; one program a generation (preproc.qasm,
 # v3d/preproc.qasm).
 PREPROC_OBJS := $(addprefix $(BUILD)/libqpu/kernels/,preproc.o preproc_plan.o preproc_cpu.o)
-PREPROC_HDRS := \
+PREPROC_HDRS := $(BUILD)/libqpu/kernels/preproc.qasm.h \
 	$(foreach g,42 71,$(BUILD)/libqpu/kernels/v3d/preproc_v3d$(g).qasm.h)
 QPU_KERNEL_SRCS += $(PREPROC_OBJS:$(BUILD)/%.o=%.c)
 QPU_KERNEL_OBJS += $(PREPROC_OBJS)

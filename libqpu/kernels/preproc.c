@@ -7,16 +7,25 @@
 
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "preproc.h"
+#include "preproc.qasm.h"
 #include "v3d/preproc_v3d42.qasm.h"
 #include "v3d/preproc_v3d71.qasm.h"
 
-/* The V3D program's window (v3d/preproc.qasm): its words in order. */
+/*
+ * A program's uniforms window (v3d/preproc.qasm, preproc.qasm): its words
+ * in order. VideoCore IV's program reads the words after PU_255 too, and
+ * the sections again through unif_addr, so it needs its window's address.
+ */
 enum preproc_unif {
 	PU_HS = 0, PU_M = 3, PU_FX0 = 6, PU_STEPX, PU_XLO, PU_XHI, PU_AREA_X,
 	PU_AREA_WM1, PU_WM1, PU_PIX_BYTES, PU_CHAN_BYTES, PU_BYTE_CFG, PU_NVEC,
 	PU_ROW, PU_ROWS, PU_OUT, PU_ROW_BYTES, PU_FY, PU_INV65536, PU_255,
+	/* VideoCore IV only */
+	PU_WINDOW, PU_VW, PU_VDW_FULL, PU_VDW_TAIL, PU_STORES, PU_STORE_STEP,
+	PU_VDW_STEP, PU_VEC_BYTES,
 	/* the row section, read again every row */
 	PU_ROW_SECTION, PU_B = PU_ROW_SECTION, PU_S = PU_B + 3, PU_VS = PU_S + 3,
 	PU_STEPY = PU_VS + 3, PU_YLO, PU_YHI, PU_AREA_Y, PU_AREA_HM1,
@@ -26,10 +35,10 @@ enum preproc_unif {
 	PU_WORDS
 };
 
-/* The program's shifts find the sections there (v3d/preproc.qasm). */
-_Static_assert(PU_ROW_SECTION * 4 == 3 << 5, "v3d/preproc.qasm's ROW_WORDS_SHIFT");
+/* The programs find the sections there (v3d/preproc.qasm, preproc.qasm). */
+_Static_assert(PU_ROW_SECTION * 4 == 1 << 7, "the programs' row section");
 _Static_assert((PU_COL_SECTION - PU_ROW_SECTION) * 4 == 7 << 3,
-	       "v3d/preproc.qasm's COL_AFTER_ROW");
+	       "the programs' colour section");
 
 /* The TMU config words: four unsigned byte lookups; four 32-bit ones. */
 #define PREPROC_CFG_BYTES	0xfdfdfdfdu
@@ -43,7 +52,8 @@ static const struct qpu_kernel_code preproc_v3d42 =
 static const struct qpu_kernel_code preproc_v3d71 =
 	QPU_KERNEL_V3D_CODE(PREPROC_NAME, preproc_v3d71_code, 0);
 static const struct qpu_kernel_code preproc_prog = {
-	.name = PREPROC_NAME, .v3d42 = &preproc_v3d42, .v3d71 = &preproc_v3d71,
+	.name = PREPROC_NAME, .halves = preproc_code, .size = sizeof(preproc_code),
+	.v3d42 = &preproc_v3d42, .v3d71 = &preproc_v3d71,
 };
 
 /* Program @k's window: rows @start .. @start + @count - 1. */
@@ -94,6 +104,38 @@ static void v3d_window(const struct qpu_preprocess *p, const struct preproc_plan
 	u[PU_QMIN] = (uint32_t)pl->qmin;
 }
 
+/*
+ * VideoCore IV's words of program @k's window, which qpu_kernel_run() puts
+ * at @window; R, G, B in VPM rows 3k..3k+2 (see preproc.qasm).
+ */
+static void vc4_window(const struct preproc_plan *pl, unsigned int k, uint32_t window,
+		       uint32_t *u)
+{
+	unsigned int tail = pl->width % PREPROC_LANES ? pl->width % PREPROC_LANES :
+			    PREPROC_LANES;
+	bool nhwc = pl->chan_bytes == pl->esize;
+
+	u[PU_WINDOW] = window;
+	u[PU_VW] = qpu_kernel_vw_row(3 * k);
+	if (nhwc) {	/* 16 (or tail) columns of R, G, B */
+		uint32_t dma = qpu_vdw_dma(false, QPU_VPM_SIZE_32, 3 * k, 0, 0);
+
+		u[PU_VDW_FULL] = qpu_vdw_setup0(PREPROC_LANES, 3, dma);
+		u[PU_VDW_TAIL] = qpu_vdw_setup0(tail, 3, dma);
+		u[PU_STORES] = 1;
+		u[PU_STORE_STEP] = 0;
+		u[PU_VDW_STEP] = 0;
+	} else {	/* a row a channel */
+		u[PU_VDW_FULL] = qpu_kernel_vdw_rows(1, PREPROC_LANES, 3 * k);
+		u[PU_VDW_TAIL] = qpu_kernel_vdw_rows(1, tail, 3 * k);
+		u[PU_STORES] = 3;
+		u[PU_STORE_STEP] = (uint32_t)pl->chan_bytes;
+		u[PU_VDW_STEP] = qpu_kernel_vdw_rows(1, PREPROC_LANES, 3 * k + 1) -
+				 u[PU_VDW_FULL];
+	}
+	u[PU_VEC_BYTES] = (uint32_t)(PREPROC_LANES * pl->pix_bytes);
+}
+
 int qpu_preprocess(struct qpu_kernels *kernels, unsigned int qpus,
 		   const struct qpu_preprocess *p, struct qpu_kernel_stats *stats)
 {
@@ -103,8 +145,10 @@ int qpu_preprocess(struct qpu_kernels *kernels, unsigned int qpus,
 		.code = &preproc_prog, .qpus = qpus, .uniforms_per_qpu = PU_WORDS,
 		.bos = bos, .bo_count = 2,
 	};
+	struct qpu_bo *unif = NULL;
 	size_t start, count, lanes;
 	unsigned int k;
+	bool vc4;
 	uint32_t *u;
 	int ret;
 
@@ -114,15 +158,30 @@ int qpu_preprocess(struct qpu_kernels *kernels, unsigned int qpus,
 		ret = qpu_kernel_check_qpus(kernels, PREPROC_NAME, qpus);
 	if (ret)
 		return ret;
-	if (!qpu_gen_is_v3d(kernels->gen))
+	vc4 = !qpu_gen_is_v3d(kernels->gen);
+	if (vc4 && plan.quant)
 		return qpu_kernel_fail(kernels, ENOTSUP, PREPROC_NAME,
-				       "no program for this device's generation");
+				       "VideoCore IV's program writes float tensors only");
+	if (vc4) {
+		/*
+		 * qpu_kernel_run() copies the windows to the start of the
+		 * scratch buffer, which a call of the same size returns
+		 * unchanged: the programs get their windows' addresses.
+		 */
+		unif = qpu_kernel_scratch(kernels, (size_t)qpus * PU_WORDS * 4);
+		if (!unif)
+			return qpu_kernel_fail(kernels, errno, PREPROC_NAME,
+					       "uniforms buffer: %s", strerror(errno));
+	}
 	u = calloc((size_t)qpus * PU_WORDS, sizeof(*u));
 	if (!u)
 		return qpu_kernel_fail(kernels, ENOMEM, PREPROC_NAME, "out of memory");
 	for (k = 0; k < qpus; k++) {
 		qpu_kernel_split(plan.height, qpus, k, &start, &count);
 		v3d_window(p, &plan, start, count, u + (size_t)k * PU_WORDS);
+		if (vc4)
+			vc4_window(&plan, k, qpu_kernel_addr(unif, (size_t)k * PU_WORDS * 4),
+				   u + (size_t)k * PU_WORDS);
 	}
 	l.uniforms = u;
 	ret = qpu_kernel_run(kernels, &l, stats);
@@ -134,6 +193,10 @@ int qpu_preprocess(struct qpu_kernels *kernels, unsigned int qpus,
 		stats->tmu_bytes = lanes * (PREPROC_TAPS + 3 * plan.esize);
 		stats->dma_load_bytes = 0;
 		stats->dma_store_bytes = 0;
+		if (vc4) {	/* word lookups; the stores are DMA's */
+			stats->tmu_bytes = lanes * PREPROC_TAPS * 4;
+			stats->dma_store_bytes = plan.bytes;
+		}
 	}
 	return ret;
 }

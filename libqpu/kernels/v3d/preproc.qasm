@@ -23,7 +23,8 @@
 # constants (hs0-2, m0-2, fx0, stepx, xlo, xhi, area x, area width - 1,
 # width - 1, pixel bytes, channel bytes, the byte config word, vectors a
 # row, first row, rows, its first row's address, row bytes, its first
-# row's fy, 1/65536, 255.0), then the row section (B0-2, S0-2, vs0-2,
+# row's fy, 1/65536, 255.0; eight words for VideoCore IV's program),
+# then the row section (B0-2, S0-2, vs0-2,
 # stepy, ylo, yhi, area y, area height - 1), read again for every row,
 # then the colour section (per channel m0, m1, m2, k; pad; per channel a,
 # b; the write config word, qrange, qmin), read again for every vector:
@@ -31,8 +32,9 @@
 
 .include "v3d.qinc"
 
-# The byte offsets of the row and colour sections in the window.
-.set ROW_WORDS_SHIFT, 5		# 24 words: 96 bytes = 3 << 5
+# The byte offsets of the row and colour sections in the window (the 8
+# words before the row section are VideoCore IV's).
+.set ROW_WORDS_SHIFT, 7		# 32 words: 128 bytes = 1 << 7
 .set COL_AFTER_ROW, 7		# 14 words: 56 bytes = 7 << 3
 
 # Issue the four taps of one component: shift @hs, bytes @m, rows @ra, @rb.
@@ -129,7 +131,7 @@
 	v3d_unif rf2			# 255.0
 	sub.pushz rf62, rf28, 0 ; nop
 	b.alla done
-	v3d_const rf8, 3, ROW_WORDS_SHIFT
+	v3d_const rf8, 1, ROW_WORDS_SHIFT
 	add rf8, rf8, rf6 ; nop		# the row section
 	v3d_const rf9, COL_AFTER_ROW, 3
 	add rf9, rf9, rf8 ; nop		# the colour section
