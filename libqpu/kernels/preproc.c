@@ -90,7 +90,7 @@ static void v3d_window(const struct qpu_preprocess *p, const struct preproc_plan
 	u[PU_ROWS] = (uint32_t)count;
 	u[PU_OUT] = qpu_kernel_addr(p->dst_bo, p->dst_offset + start * pl->row_bytes);
 	u[PU_ROW_BYTES] = (uint32_t)pl->row_bytes;
-	u[PU_FY] = (uint32_t)(pl->fy0 + (int32_t)start * pl->stepy);
+	u[PU_FY] = (uint32_t)(pl->fy0 + (int64_t)start * pl->stepy);
 	u[PU_INV65536] = qpu_unif_f(1.0f / 65536.0f);
 	u[PU_255] = qpu_unif_f(255.0f);
 	u[PU_STEPY] = (uint32_t)pl->stepy;

@@ -96,7 +96,7 @@ int qpu_preprocess_cpu(struct qpu_kernels *kernels, const struct qpu_preprocess 
 	if (!mem || !out)
 		return qpu_kernel_fail(kernels, EINVAL, PREPROC_NAME, "a buffer has no CPU mapping");
 	for (y = 0; y < plan.height; y++) {
-		int32_t fy = plan.fy0 + (int32_t)y * plan.stepy, ya, yb, wyi;
+		int32_t fy = (int32_t)(plan.fy0 + (int64_t)y * plan.stepy), ya, yb, wyi;
 		bool row_in = y - ar->y < ar->height;	/* unsigned: below wraps */
 		float wy;
 
@@ -104,7 +104,7 @@ int qpu_preprocess_cpu(struct qpu_kernels *kernels, const struct qpu_preprocess 
 		wy = (float)wyi * (1.0f / 65536.0f);
 		for (x = 0; x < plan.width; x++)
 			pixel(&plan, mem, out + y * plan.row_bytes + x * plan.pix_bytes,
-			      plan.fx0 + (int32_t)x * plan.stepx, ya, yb, wy,
+			      (int32_t)(plan.fx0 + (int64_t)x * plan.stepx), ya, yb, wy,
 			      row_in && x - ar->x < ar->width);
 	}
 	return 0;
