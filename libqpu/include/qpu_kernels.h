@@ -549,9 +549,8 @@ struct qpu_preprocess {
  *
  * Return: 0, -EINVAL for an unsupported format, an odd size for a
  * subsampled format, a crop outside the frame, std 0, a scale not above 0,
- * a buffer too small (see qpu_kernels_last_error()), -ENOTSUP for a
- * combination the device's program does not do (see the kernels doc),
- * -EIO if the job failed.
+ * a buffer too small (see qpu_kernels_last_error()), -EIO if the job
+ * failed.
  */
 QPU_API int qpu_preprocess(struct qpu_kernels *kernels, unsigned int qpus,
 			   const struct qpu_preprocess *p,

@@ -113,25 +113,32 @@ static void vc4_window(const struct preproc_plan *pl, unsigned int k, uint32_t w
 {
 	unsigned int tail = pl->width % PREPROC_LANES ? pl->width % PREPROC_LANES :
 			    PREPROC_LANES;
+	enum qpu_vpm_size size = pl->quant ? QPU_VPM_SIZE_8 : QPU_VPM_SIZE_32;
 	bool nhwc = pl->chan_bytes == pl->esize;
 
 	u[PU_WINDOW] = window;
 	u[PU_VW] = qpu_kernel_vw_row(3 * k);
-	if (nhwc) {	/* 16 (or tail) columns of R, G, B */
-		uint32_t dma = qpu_vdw_dma(false, QPU_VPM_SIZE_32, 3 * k, 0, 0);
+	if (nhwc) {	/* 16 (or tail) columns of R, G, B: words, or bytes of row 3k */
+		uint32_t dma = qpu_vdw_dma(false, size, 3 * k, 0, 0);
 
 		u[PU_VDW_FULL] = qpu_vdw_setup0(PREPROC_LANES, 3, dma);
 		u[PU_VDW_TAIL] = qpu_vdw_setup0(tail, 3, dma);
 		u[PU_STORES] = 1;
 		u[PU_STORE_STEP] = 0;
 		u[PU_VDW_STEP] = 0;
-	} else {	/* a row a channel */
-		u[PU_VDW_FULL] = qpu_kernel_vdw_rows(1, PREPROC_LANES, 3 * k);
-		u[PU_VDW_TAIL] = qpu_kernel_vdw_rows(1, tail, 3 * k);
+	} else {	/* a row a channel, or 16 bytes of row 3k a channel */
+		unsigned int row = pl->quant ? 0 : 1, part = pl->quant ? 1 : 0;
+
+		if (pl->quant)
+			u[PU_VW] = qpu_vpm_setup(0, 1, qpu_vpm_addr(true, false, size, 3 * k,
+								    0, 0));
+		u[PU_VDW_FULL] = qpu_vdw_setup0(1, PREPROC_LANES,
+						qpu_vdw_dma(true, size, 3 * k, 0, 0));
+		u[PU_VDW_TAIL] = qpu_vdw_setup0(1, tail, qpu_vdw_dma(true, size, 3 * k, 0, 0));
 		u[PU_STORES] = 3;
 		u[PU_STORE_STEP] = (uint32_t)pl->chan_bytes;
-		u[PU_VDW_STEP] = qpu_kernel_vdw_rows(1, PREPROC_LANES, 3 * k + 1) -
-				 u[PU_VDW_FULL];
+		u[PU_VDW_STEP] = qpu_vdw_dma(true, size, 3 * k + row, 0, part) -
+				 qpu_vdw_dma(true, size, 3 * k, 0, 0);
 	}
 	u[PU_VEC_BYTES] = (uint32_t)(PREPROC_LANES * pl->pix_bytes);
 }
@@ -159,9 +166,6 @@ int qpu_preprocess(struct qpu_kernels *kernels, unsigned int qpus,
 	if (ret)
 		return ret;
 	vc4 = !qpu_gen_is_v3d(kernels->gen);
-	if (vc4 && plan.quant)
-		return qpu_kernel_fail(kernels, ENOTSUP, PREPROC_NAME,
-				       "VideoCore IV's program writes float tensors only");
 	if (vc4) {
 		/*
 		 * qpu_kernel_run() copies the windows to the start of the

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: MIT
 #
 # qpu_preprocess() on VideoCore IV: v3d/preproc.qasm's arithmetic (see
-# there and preproc.c) for float tensors. What differs: the TMU reads
+# there and preproc.c). What differs: the TMU reads
 # words, so each tap's byte is shifted out (by address << 3: the ALU
 # reads 5 bits) and masked; the colour section's words are operands read
 # straight from the uniform stream, which unif_addr points at again for
@@ -10,6 +10,11 @@
 # horizontal stores of a row each, NHWC one vertical store of 16 columns
 # of 3 words (R, G, B of a pixel next to each other); the last vector of
 # a row stores only the row's remaining pixels (the tail setup word).
+# Quantised, each lane packs its R, G, B bytes into one word (R in bits
+# 7:0) and writes it, >> 8 and >> 16: NCHW through an 8-bit packed write
+# setup (the low bytes, 16 a vector, to bytes 0-15, 16-31 and 32-47 of row
+# 3k) and three 8-bit row stores; NHWC to rows 3k..3k+2 and one 8-bit
+# vertical store of bytes 0-2 of 16 columns of row 3k.
 #
 # Uniforms: preproc.c's enum preproc_unif in order (the window's first 24
 # words, the VideoCore IV words after them: this window's address, the
@@ -144,6 +149,16 @@
 	fadd r0, r0, unif
 	fmax r0, r0, 0
 	fmin dst, r0, rb_255f
+.endm
+
+# @dst = @reg clamped to [0, qrange (r1)], truncated, + qmin (r2), its
+# low byte.
+.macro quantise, reg, dst
+	fmax r0, reg, 0
+	fmin r0, r0, r1
+	ftoi r0, r0
+	add r0, r0, r2
+	and dst, r0, rb_255i
 .endm
 
 # @reg = @reg * a + b (the next two uniforms).
@@ -281,6 +296,23 @@
 	normalise ra_R
 	normalise ra_G
 	normalise ra_B
+	mov -, unif			# V3D's write config
+	mov.setf r1, unif		# qrange: 0 for a float tensor
+	brr.allz -, r:4f
+	mov r2, unif			# qmin
+	nop
+	nop
+	quantise ra_R, r3
+	quantise ra_G, r0
+	shl r0, r0, 8
+	or r3, r3, r0
+	quantise ra_B, r0
+	shl r0, r0, rb_16
+	or r3, r3, r0			# the pixel's bytes R, G, B
+	mov ra_R, r3
+	shr ra_G, r3, 8
+	shr ra_B, r3, rb_16
+:4	# out through the VPM
 	mov vw_setup, rb_vw
 	mov vpm, ra_R
 	mov vpm, ra_G

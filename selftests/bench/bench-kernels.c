@@ -119,7 +119,7 @@ static int preproc_rows(enum qpu_board board)
 		{ .format = QPU_PIX_NV12, .width = 1920, .height = 1080, .dst_width = 320,
 		  .dst_height = 320 },
 		{ .format = QPU_PIX_NV12, .width = 1920, .height = 1080, .dst_width = 320,
-		  .dst_height = 320, .layout = QPU_TENSOR_NHWC,
+		  .dst_height = 320, .layout = QPU_TENSOR_NHWC, .type = QPU_TENSOR_I8,
 		  .flags = QPU_PREPROCESS_LETTERBOX },
 	};
 	struct qpu_dev *dev = qpu_dev_open("emu");

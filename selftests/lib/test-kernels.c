@@ -661,8 +661,6 @@ T_TEST(preprocess)
 		pcase_name(&c, name, sizeof(name));
 		ret = pcase_run(kernels, fit(qpus[i % 3]), &c, (unsigned int)i, &r);
 		t_checks++;
-		if (!v3d && c.type != QPU_TENSOR_F32 && ret == -ENOTSUP)
-			continue;	/* VideoCore IV's program writes floats only */
 		if (ret || !r.ok) {
 			snprintf(m, sizeof(m), "%s: %s", name, r.msg);
 			t_report(__FILE__, __LINE__, m);
@@ -687,12 +685,7 @@ T_TEST(bad_preprocess)
 	T_CHECK(x && y);
 	T_EQ_U64(0, (uint64_t)qpu_preprocess(kernels, fit(12), &p, NULL));
 	T_EQ_U64(0, (uint64_t)qpu_preprocess_cpu(kernels, &p));
-	q = p;
-	q.type = QPU_TENSOR_U8;
-	q.scale = 0.02f;
-	T_EQ_U64(v3d ? 0 : (uint64_t)-ENOTSUP, (uint64_t)qpu_preprocess(kernels, fit(12), &q, NULL));
-	if (!v3d)
-		T_CHECK(strstr(qpu_kernels_last_error(kernels), "float tensors only") != NULL);
+
 #define BAD(needle, field, value) do {						\
 	q = p;									\
 	q.field = value;							\
