@@ -642,6 +642,9 @@ static const struct pcase pcases[] = {
 	PC(RGB888, 37, 21, 20, 14, NCHW, F32, 0),
 	PC(RGB888, 23, 13, 16, 1, NHWC, U8, BGR),
 	PC(RGB888, 9, 31, 1, 17, NHWC, I8, LB),
+	PC(NV12, 24, 8, 40, 2, NHWC, F32, 0),		/* 12 QPUs, 2 rows */
+	PC(I420, 64, 36, 37, 21, NCHW, U8, LB),
+	PC(RGB888, 40, 30, 35, 5, NCHW, I8, BGR),
 };
 
 T_TEST(preprocess)
