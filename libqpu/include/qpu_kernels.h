@@ -546,6 +546,9 @@ struct qpu_preprocess {
  * The float arithmetic is qpu_preprocess_cpu()'s, each operation rounded
  * as the QPU rounds (toward zero on VideoCore IV): results may differ from
  * it in the last bits of the float, and by one in a quantised value.
+ * Stats: the byte counts are exact (lanes past a row's end, which repeat
+ * its last pixel, included; uniforms the programs read again per row and
+ * per vector too).
  *
  * Return: 0, -EINVAL for an unsupported format, an odd size for a
  * subsampled format, a crop outside the frame, std 0, a scale not above 0,

@@ -35,6 +35,10 @@ enum preproc_unif {
 	PU_WORDS
 };
 
+/* Words of the row and colour sections the programs read. */
+#define PREPROC_ROW_WORDS	(PU_COL_SECTION - PU_ROW_SECTION)
+#define PREPROC_COL_WORDS	(PU_WORDS - PU_COL_SECTION)
+
 /* The programs find the sections there (v3d/preproc.qasm, preproc.qasm). */
 _Static_assert(PU_ROW_SECTION * 4 == 1 << 7, "the programs' row section");
 _Static_assert((PU_COL_SECTION - PU_ROW_SECTION) * 4 == 7 << 3,
@@ -201,6 +205,15 @@ int qpu_preprocess(struct qpu_kernels *kernels, unsigned int qpus,
 			stats->tmu_bytes = lanes * PREPROC_TAPS * 4;
 			stats->dma_store_bytes = plan.bytes;
 		}
+		/*
+		 * The launch's (V3D: its header words) beside the words the
+		 * programs read: the window's first part once, the row
+		 * section every row, the colour section every vector.
+		 */
+		stats->uniform_bytes = stats->uniform_bytes - (uint64_t)qpus * PU_WORDS * 4 +
+				       4 * ((uint64_t)qpus * (vc4 ? PU_ROW_SECTION : PU_WINDOW) +
+					    (uint64_t)plan.height * PREPROC_ROW_WORDS +
+					    lanes / PREPROC_LANES * PREPROC_COL_WORDS);
 	}
 	return ret;
 }

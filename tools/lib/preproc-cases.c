@@ -154,6 +154,19 @@ int pcase_run(struct qpu_kernels *kernels, unsigned int qpus, const struct pcase
 		fail(r, "qpu_preprocess: %s", qpu_kernels_last_error(kernels));
 		goto out;
 	}
+	if (r->stats.counters_known) {	/* the device measured what the wrapper says */
+		const struct qpu_job_counters *m = &r->stats.counters;
+
+		if (m->tmu_bytes != r->stats.tmu_bytes ||
+		    m->uniform_bytes != r->stats.uniform_bytes ||
+		    m->dma_store_bytes != r->stats.dma_store_bytes)
+			fail(r, "byte counts: TMU %llu, uniforms %llu, DMA stores %llu; measured %llu, %llu, %llu",
+			     (unsigned long long)r->stats.tmu_bytes,
+			     (unsigned long long)r->stats.uniform_bytes,
+			     (unsigned long long)r->stats.dma_store_bytes,
+			     (unsigned long long)m->tmu_bytes, (unsigned long long)m->uniform_bytes,
+			     (unsigned long long)m->dma_store_bytes);
+	}
 	p.dst_offset = 0;
 	if (qpu_preprocess_cpu(kernels, &p)) {
 		fail(r, "qpu_preprocess_cpu: %s", qpu_kernels_last_error(kernels));
