@@ -214,7 +214,8 @@ static int preproc_rows(const char *path, enum qpu_v3d_emu_board board)
 		qpu_dev_close(dev);
 		return 1;
 	}
-	printf("  preprocess on %u QPUs (modelled; the goal: 4 ms on a Pi 4):\n", all);
+	printf("  preprocess on %u QPUs of a %s (modelled, SUBMIT_CSD included; the goal: 4 ms on a Pi 4):\n",
+	       all, qpu_tv_board_get(board)->label);
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		pcase_name(&cases[i], name, sizeof(name));
 		qpu_kernels_take_timing(kernels, &t);	/* drop what came before */
