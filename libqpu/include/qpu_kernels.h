@@ -651,6 +651,170 @@ QPU_API int qpu_nms(struct qpu_kernels *kernels, unsigned int qpus,
 QPU_API int qpu_ccl_cpu(struct qpu_kernels *kernels, const uint8_t *mask, unsigned int width,
 			unsigned int height, size_t stride, uint8_t threshold,
 			unsigned int connectivity, uint32_t *labels, uint32_t *count);
+/* --- fused pre-processing: camera frame to network input ------------------ */
+
+/* Pixel formats of struct qpu_frame (the V4L2 names). */
+enum qpu_pixel_format {
+	QPU_PIX_NV12 = 1,	/* Y plane, then one plane of interleaved U, V (4:2:0) */
+	QPU_PIX_I420,		/* Y, U, V planes (4:2:0) */
+	QPU_PIX_YUYV,		/* one plane, Y0 U Y1 V for each two pixels (4:2:2) */
+	QPU_PIX_RGB888,		/* one plane, R G B bytes a pixel */
+};
+
+/**
+ * struct qpu_frame - a camera frame in a buffer
+ * @bo: the buffer holding every plane
+ * @format: its pixel format
+ * @width: pixels a row (even for NV12, I420 and YUYV), up to 4096
+ * @height: rows (even for NV12 and I420), up to 4096
+ * @offset: bytes from the buffer's start to each plane (any alignment):
+ *	NV12 Y, UV; I420 Y, U, V; YUYV and RGB888 the one plane
+ * @stride: bytes between rows of each plane (at least a row's bytes,
+ *	below 2^24)
+ */
+struct qpu_frame {
+	struct qpu_bo *bo;
+	enum qpu_pixel_format format;
+	unsigned int width;
+	unsigned int height;
+	size_t offset[3];
+	size_t stride[3];
+};
+
+/* A rectangle of pixels; a width or height of 0 means the whole frame. */
+struct qpu_rect {
+	unsigned int x;
+	unsigned int y;
+	unsigned int width;
+	unsigned int height;
+};
+
+/* Output tensor layouts and element types. */
+enum qpu_tensor_layout {
+	QPU_TENSOR_NCHW,	/* three planes R, G, B */
+	QPU_TENSOR_NHWC,	/* R, G, B of a pixel next to each other */
+};
+
+enum qpu_tensor_type {
+	QPU_TENSOR_F32,		/* normalised: (v / 255 - mean) / std */
+	QPU_TENSOR_U8,		/* quantised: round(normalised / scale) + zero point */
+	QPU_TENSOR_I8,
+};
+
+/* Colour conversions of YUV frames (RGB888 frames are taken as they are). */
+enum qpu_colorspace {
+	QPU_COLOR_BT601_FULL,		/* JPEG / JFIF: Y and UV over 0..255 */
+	QPU_COLOR_BT601_LIMITED,	/* video: Y 16..235, UV 16..240 */
+	QPU_COLOR_BT709_LIMITED,	/* HD video */
+};
+
+/* struct qpu_preprocess flags */
+#define QPU_PREPROCESS_LETTERBOX	0x1u	/* keep the aspect ratio, pad */
+#define QPU_PREPROCESS_BGR		0x2u	/* channels B, G, R */
+
+/**
+ * struct qpu_preprocess - one frame to one tensor
+ * @src: the frame
+ * @crop: the part of @src to use (inside it; for NV12, I420 and YUYV any
+ *	position and size: chroma follows luma)
+ * @dst_bo: the tensor's buffer
+ * @dst_offset: bytes from @dst_bo's start to the tensor (a multiple of 4
+ *	for QPU_TENSOR_F32)
+ * @dst_width: the tensor's width W (1 to 4096)
+ * @dst_height: its height H (1 to 4096)
+ * @layout: NCHW or NHWC
+ * @type: F32, U8 or I8
+ * @colorspace: the YUV to RGB conversion
+ * @flags: QPU_PREPROCESS_LETTERBOX, QPU_PREPROCESS_BGR
+ * @pad: with QPU_PREPROCESS_LETTERBOX, the value (0..255) of the border's
+ *	R, G and B before normalisation (114 for YOLO)
+ * @mean: per output channel, subtracted after scaling to [0, 1]
+ * @std: per output channel, divided by after subtracting @mean; not 0
+ * @scale: U8 and I8: the quantisation step of the normalised value (> 0)
+ * @zero_point: U8 and I8: the quantised value of 0
+ */
+struct qpu_preprocess {
+	struct qpu_frame src;
+	struct qpu_rect crop;
+	struct qpu_bo *dst_bo;
+	size_t dst_offset;
+	unsigned int dst_width;
+	unsigned int dst_height;
+	enum qpu_tensor_layout layout;
+	enum qpu_tensor_type type;
+	enum qpu_colorspace colorspace;
+	unsigned int flags;
+	float pad;
+	float mean[3];
+	float std[3];
+	float scale;
+	int zero_point;
+};
+
+/**
+ * qpu_preprocess() - crop, resize, convert and normalise a frame in one pass
+ * @kernels: the kernels of the device to run on
+ * @qpus: QPUs to spread the output rows over (1 to the device's count)
+ * @p: the frame, the tensor and how to get from one to the other
+ * @stats: what the job did, or NULL
+ *
+ * Every output pixel (x, y) of the image area (the whole tensor, or with
+ * QPU_PREPROCESS_LETTERBOX the centred area of the crop's aspect ratio,
+ * see qpu_preprocess_placement(); the rest is @pad) samples the crop
+ * bilinearly at half-pixel centres: sx = crop.x + (x - left + 0.5) *
+ * crop.width / area width - 0.5, in 16.16 fixed point (exact integer
+ * arithmetic), sample rows and columns clamped to the crop. Chroma is
+ * taken at each luma sample's position (nearest: x / 2, y / 2), Y, U
+ * and V are interpolated with the same weights, then converted with
+ * @colorspace's matrix, clamped to [0, 255], then v * a + b per channel
+ * (a = 1 / (255 std), b = -mean / std), and for U8 and I8 rounded half
+ * up after dividing by @scale and adding @zero_point, clamped to the
+ * type. One job, each QPU a run of output rows, reading every source
+ * sample once per output pixel and writing each output element once.
+ * The float arithmetic is qpu_preprocess_cpu()'s, each operation rounded
+ * as the QPU rounds (toward zero on VideoCore IV): results may differ from
+ * it in the last bits of the float, and by one in a quantised value.
+ * Stats: the byte counts are exact (lanes past a row's end, which repeat
+ * its last pixel, included; uniforms the programs read again per row and
+ * per vector too).
+ *
+ * Return: 0, -EINVAL for an unsupported format, an odd size for a
+ * subsampled format, a crop outside the frame, std 0, a scale not above 0,
+ * a buffer too small (see qpu_kernels_last_error()), -EIO if the job
+ * failed.
+ */
+QPU_API int qpu_preprocess(struct qpu_kernels *kernels, unsigned int qpus,
+			   const struct qpu_preprocess *p,
+			   struct qpu_kernel_stats *stats);
+
+/**
+ * qpu_preprocess_cpu() - qpu_preprocess() on the CPU
+ * @kernels: where the error message goes (qpu_kernels_last_error()), or NULL
+ * @p: as for qpu_preprocess(); the buffers are read and written through
+ *	their CPU mappings
+ *
+ * The same checks, the same fixed-point coordinates and the same float
+ * operations in the same order (rounded to nearest): the reference the
+ * tests hold the QPU programs to, and a CPU fallback.
+ *
+ * Return: 0 or -EINVAL as qpu_preprocess().
+ */
+QPU_API int qpu_preprocess_cpu(struct qpu_kernels *kernels,
+			       const struct qpu_preprocess *p);
+
+/**
+ * qpu_preprocess_placement() - where the image lands in the tensor
+ * @p: as for qpu_preprocess() (only the sizes, crop and flags are read)
+ * @area: the tensor's pixels that show the crop (the rest is padding):
+ *	the whole tensor without QPU_PREPROCESS_LETTERBOX
+ *
+ * To map detections back: frame x = crop.x + (x - area.x) * crop.width /
+ * area.width, the same for y.
+ *
+ * Return: 0, or -EINVAL for sizes qpu_preprocess() refuses.
+ */
+QPU_API int qpu_preprocess_placement(const struct qpu_preprocess *p,
+				     struct qpu_rect *area);
 
 #ifdef __cplusplus
 }

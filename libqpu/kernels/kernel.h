@@ -147,7 +147,7 @@ struct qpu_bo *qpu_kernel_code_bo(struct qpu_kernels *kernels,
  */
 struct qpu_bo *qpu_kernel_scratch(struct qpu_kernels *kernels, size_t size);
 
-/* Set @kernels's message ("<kernel>: <text>") and return -@err. */
+/* Set @kernels's message ("<kernel>: <text>"; none if @kernels is NULL) and return -@err. */
 int qpu_kernel_fail(struct qpu_kernels *kernels, int err, const char *kernel, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 

@@ -80,3 +80,16 @@ QPU_KERNEL_HDRS += $(BUILD)/libqpu/kernels/nms.qasm.h \
 	$(foreach g,42 71,$(BUILD)/libqpu/kernels/v3d/nms_v3d$(g).qasm.h)
 $(QPU_POSTPROC_OBJS): QPU_CFLAGS += -I$(BUILD)/libqpu/kernels -Ilibqpu/kernels
 $(QPU_POSTPROC_OBJS): | $(QPU_KERNEL_HDRS)
+# Fused pre-processing (qpu_preprocess()): the wrapper, the checks and plan
+# it shares with the CPU reference, which must not fuse a multiply and an
+# add the QPUs round apart; one program a generation (preproc.qasm,
+# v3d/preproc.qasm).
+PREPROC_OBJS := $(addprefix $(BUILD)/libqpu/kernels/,preproc.o preproc_plan.o preproc_cpu.o)
+PREPROC_HDRS := $(BUILD)/libqpu/kernels/preproc.qasm.h \
+	$(foreach g,42 71,$(BUILD)/libqpu/kernels/v3d/preproc_v3d$(g).qasm.h)
+QPU_KERNEL_SRCS += $(PREPROC_OBJS:$(BUILD)/%.o=%.c)
+QPU_KERNEL_OBJS += $(PREPROC_OBJS)
+QPU_KERNEL_HDRS += $(PREPROC_HDRS)
+$(PREPROC_OBJS): QPU_CFLAGS += -I$(BUILD)/libqpu/kernels -Ilibqpu/kernels
+$(PREPROC_OBJS): | $(PREPROC_HDRS)
+$(BUILD)/libqpu/kernels/preproc_cpu.o: QPU_CFLAGS += -ffp-contract=off

@@ -27,11 +27,13 @@ void qpu_kernel_clear_error(struct qpu_kernels *kernels)
 int qpu_kernel_fail(struct qpu_kernels *kernels, int err, const char *kernel,
 		    const char *fmt, ...)
 {
-	char *msg = kernels->last_error;
+	char *msg = kernels ? kernels->last_error : NULL;
 	size_t size = sizeof(kernels->last_error);
 	va_list ap;
 	int n;
 
+	if (!kernels)	/* a CPU call with nowhere to put the message */
+		return -err;
 	n = snprintf(msg, size, "%s: ", kernel);
 	if (n < 0 || (size_t)n >= size)
 		n = 0;

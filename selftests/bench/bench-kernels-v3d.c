@@ -28,6 +28,7 @@
 #include "qpu_kernels.h"
 #include "qpu_timing_v3d.h"
 #include "kernel-cases.h"
+#include "preproc-cases.h"
 
 static const struct {
 	const char *device;
@@ -183,12 +184,62 @@ static int board_table(const char *path, enum qpu_v3d_emu_board board)
 	return failed;
 }
 
+/*
+ * qpu_preprocess() at the issue's size, 1920x1080 NV12 to a 320x320
+ * normalised tensor, on all of @path's QPUs: the modelled time (goal: 4 ms
+ * on a Pi 4), checked against qpu_preprocess_cpu().
+ */
+static int preproc_rows(const char *path, enum qpu_v3d_emu_board board)
+{
+	static const struct pcase cases[] = {
+		{ .format = QPU_PIX_NV12, .width = 1920, .height = 1080, .dst_width = 320,
+		  .dst_height = 320 },
+		{ .format = QPU_PIX_NV12, .width = 1920, .height = 1080, .dst_width = 320,
+		  .dst_height = 320, .layout = QPU_TENSOR_NHWC, .type = QPU_TENSOR_I8,
+		  .flags = QPU_PREPROCESS_LETTERBOX },
+	};
+	const struct qpu_v3d_emu_board_info *eb = qpu_v3d_emu_board(board);
+	struct qpu_dev *dev = qpu_dev_open(path);
+	struct qpu_kernels *kernels = dev ? qpu_kernels_new(dev) : NULL;
+	unsigned int all = eb->slices * eb->qpus_per_slice;
+	struct pcase_report rep;
+	struct qpu_job_timing t;
+	char name[96];
+	int failed = 0;
+	size_t i;
+
+	if (!kernels) {
+		qpu_dev_close(dev);
+		return 1;
+	}
+	printf("  preprocess on %u QPUs of a %s (modelled, SUBMIT_CSD included; the goal: 4 ms on a Pi 4):\n",
+	       all, qpu_tv_board_get(board)->label);
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		pcase_name(&cases[i], name, sizeof(name));
+		qpu_kernels_take_timing(kernels, &t);	/* drop what came before */
+		if (pcase_run(kernels, all, &cases[i], 1, &rep) || !rep.ok ||
+		    qpu_kernels_take_timing(kernels, &t)) {
+			fprintf(stderr, "bench-kernels-v3d: preprocess %s: %s\n", name, rep.msg);
+			failed = 1;
+			continue;
+		}
+		printf("    %-44s %7.2f ms, SDRAM %.1f MB, TMU stall cycles a QPU %.0f of %.0f\n",
+		       name, t.ns / 1e6, t.sdram_bytes / 1e6, (double)t.stall_tmu / all,
+		       (double)t.cycles);
+	}
+	qpu_kernels_free(kernels);
+	qpu_dev_close(dev);
+	return failed;
+}
+
 int main(void)
 {
 	size_t i;
 	int failed = 0;
 
-	for (i = 0; i < sizeof(boards) / sizeof(boards[0]); i++)
+	for (i = 0; i < sizeof(boards) / sizeof(boards[0]); i++) {
 		failed |= board_table(boards[i].device, boards[i].board);
+		failed |= preproc_rows(boards[i].device, boards[i].board);
+	}
 	return failed;
 }

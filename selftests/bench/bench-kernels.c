@@ -29,6 +29,7 @@
 #include "qpu_kernels.h"
 #include "bench.h"
 #include "kernel-cases.h"
+#include "preproc-cases.h"
 
 #define RUNS	3
 
@@ -107,6 +108,53 @@ static int model_table(enum qpu_board board)
 	return failed;
 }
 
+/*
+ * qpu_preprocess() at the issue's size, 1920x1080 NV12 to a 320x320
+ * normalised tensor, on 12 QPUs of @board's model (goal: 8 ms on a Pi 3),
+ * launch included, checked against qpu_preprocess_cpu().
+ */
+static int preproc_rows(enum qpu_board board)
+{
+	static const struct pcase cases[] = {
+		{ .format = QPU_PIX_NV12, .width = 1920, .height = 1080, .dst_width = 320,
+		  .dst_height = 320 },
+		{ .format = QPU_PIX_NV12, .width = 1920, .height = 1080, .dst_width = 320,
+		  .dst_height = 320, .layout = QPU_TENSOR_NHWC, .type = QPU_TENSOR_I8,
+		  .flags = QPU_PREPROCESS_LETTERBOX },
+	};
+	struct qpu_dev *dev = qpu_dev_open("emu");
+	struct qpu_kernels *kernels = NULL;
+	struct pcase_report rep;
+	struct qpu_job_timing t;
+	char name[96];
+	int failed = 0;
+	size_t i;
+
+	if (dev && !qpu_dev_set_board(dev, board))
+		kernels = qpu_kernels_new(dev);
+	if (!kernels) {
+		qpu_dev_close(dev);
+		return 1;
+	}
+	printf("  preprocess on 12 QPUs of a %s (modelled, launch included; the goal: 8 ms on a Pi 3):\n",
+	       qpu_board_name(board));
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		pcase_name(&cases[i], name, sizeof(name));
+		qpu_kernels_take_timing(kernels, &t);	/* drop what came before */
+		if (pcase_run(kernels, 12, &cases[i], 1, &rep) || !rep.ok ||
+		    qpu_kernels_take_timing(kernels, &t)) {
+			fprintf(stderr, "bench-kernels: preprocess %s: %s\n", name, rep.msg);
+			failed = 1;
+			continue;
+		}
+		printf("    %-44s %7.2f ms, SDRAM %.1f MB\n", name, (t.ns + t.launch_ns) / 1e6,
+		       t.sdram_bytes / 1e6);
+	}
+	qpu_kernels_free(kernels);
+	qpu_dev_close(dev);
+	return failed;
+}
+
 int main(int argc, char **argv)
 {
 	const char *path = argc > 1 ? argv[1] : "emu";
@@ -172,5 +220,6 @@ int main(int argc, char **argv)
 	qpu_dev_close(dev);
 	for (i = 0; i < sizeof(model_boards) / sizeof(model_boards[0]); i++)
 		failed |= model_table(model_boards[i]);
+	failed |= preproc_rows(QPU_BOARD_PI3);
 	return failed;
 }

@@ -20,6 +20,7 @@
 #include "qpu_asm.h"
 #include "kernel-cases.h"
 #include "kernels-dev.h"
+#include "preproc-cases.h"
 
 static struct qpu_dev *dev;
 static struct qpu_kernels *kernels;
@@ -610,6 +611,166 @@ T_TEST(objects)
 	errno = 0;
 	T_CHECK(qpu_kernels_new(NULL) == NULL);
 	T_EQ_U64(EINVAL, errno);
+}
+
+/* --- qpu_preprocess() ----------------------------------------------------- */
+
+#define PC(fmt, w, h, dw, dh, lay, ty, fl) \
+	{ .format = QPU_PIX_##fmt, .width = (w), .height = (h), .dst_width = (dw), \
+	  .dst_height = (dh), .layout = QPU_TENSOR_##lay, .type = QPU_TENSOR_##ty, \
+	  .flags = (fl) }
+#define LB	QPU_PREPROCESS_LETTERBOX
+#define BGR	QPU_PREPROCESS_BGR
+
+/*
+ * Every format, both layouts, every type, shrinking and growing, odd
+ * tensor sizes (the tail of a 16-pixel vector), letterbox bands on either
+ * side, BGR, the limited-range conversions; small, so the default run
+ * stays short (the 1080p row is make bench's).
+ */
+static const struct pcase pcases[] = {
+	PC(NV12, 38, 22, 20, 14, NCHW, F32, 0),
+	PC(NV12, 38, 22, 17, 9, NHWC, F32, 0),
+	PC(NV12, 20, 12, 33, 19, NCHW, F32, LB),
+	PC(NV12, 40, 10, 16, 16, NHWC, U8, LB | BGR),
+	PC(NV12, 12, 30, 21, 16, NCHW, I8, LB),
+	PC(I420, 38, 22, 20, 14, NCHW, F32, 0),
+	PC(I420, 26, 18, 18, 7, NHWC, I8, BGR),
+	PC(I420, 18, 26, 24, 24, NCHW, U8, LB),
+	PC(YUYV, 38, 22, 20, 14, NCHW, F32, 0),
+	PC(YUYV, 30, 15, 31, 3, NHWC, F32, LB),
+	PC(YUYV, 22, 9, 16, 16, NCHW, U8, 0),
+	PC(RGB888, 37, 21, 20, 14, NCHW, F32, 0),
+	PC(RGB888, 23, 13, 16, 1, NHWC, U8, BGR),
+	PC(RGB888, 9, 31, 1, 17, NHWC, I8, LB),
+	PC(NV12, 24, 8, 40, 2, NHWC, F32, 0),		/* 12 QPUs, 2 rows */
+	PC(I420, 64, 36, 37, 21, NCHW, U8, LB),
+	PC(RGB888, 40, 30, 35, 5, NCHW, I8, BGR),
+};
+
+T_TEST(preprocess)
+{
+	static const unsigned int qpus[] = { 1, 3, 12 };
+	struct pcase c;
+	struct pcase_report r;
+	char name[96], m[420];
+	size_t i;
+	int ret;
+
+	for (i = 0; i < sizeof(pcases) / sizeof(pcases[0]); i++) {
+		c = pcases[i];
+		c.colorspace = (enum qpu_colorspace)(i % 3);
+		if (i % 4 == 1)		/* an odd crop off the middle */
+			c.crop = (struct qpu_rect){ 3, 1, c.width - 5, c.height - 4 };
+		pcase_name(&c, name, sizeof(name));
+		ret = pcase_run(kernels, fit(qpus[i % 3]), &c, (unsigned int)i, &r);
+		t_checks++;
+		if (ret || !r.ok) {
+			snprintf(m, sizeof(m), "%s: %s", name, r.msg);
+			t_report(__FILE__, __LINE__, m);
+		}
+	}
+}
+
+/* What qpu_preprocess() and qpu_preprocess_cpu() refuse, with the message. */
+T_TEST(bad_preprocess)
+{
+	struct qpu_bo *x = qpu_bo_new(dev, 4096), *y = qpu_bo_new(dev, 8192);
+	/* NV12 64x32: Y 2048 bytes, UV 1024 */
+	struct qpu_preprocess p = {
+		.src = { .bo = x, .format = QPU_PIX_NV12, .width = 64, .height = 32,
+			 .offset = { 0, 2048 }, .stride = { 64, 64 } },
+		.dst_bo = y, .dst_width = 16, .dst_height = 8,
+		.mean = { 0.5f, 0.5f, 0.5f }, .std = { 0.25f, 0.25f, 0.25f },
+	};
+	struct qpu_preprocess q;
+	struct qpu_rect area;
+
+	T_CHECK(x && y);
+	T_EQ_U64(0, (uint64_t)qpu_preprocess(kernels, fit(12), &p, NULL));
+	T_EQ_U64(0, (uint64_t)qpu_preprocess_cpu(kernels, &p));
+
+#define BAD(needle, field, value) do {						\
+	q = p;									\
+	q.field = value;							\
+	T_REFUSED(needle, qpu_preprocess(kernels, fit(12), &q, NULL));		\
+	T_REFUSED(needle, qpu_preprocess_cpu(kernels, &q));			\
+} while (0)
+	T_REFUSED("no call description", qpu_preprocess(kernels, 1, NULL, NULL));
+	T_EQ_U64((uint64_t)-EINVAL, (uint64_t)qpu_preprocess_cpu(NULL, NULL));
+	BAD("pixel format 9: not NV12, I420, YUYV or RGB888", src.format, 9);
+	BAD("pixel format 0", src.format, 0);
+	BAD("src: 63x32: NV12 needs an even width and height", src.width, 63);
+	BAD("src: 64x31: NV12 needs an even width and height", src.height, 31);
+	BAD("src: 0x32; sides of 1 to 4096", src.width, 0);
+	BAD("src: no buffer", src.bo, NULL);
+	BAD("crop 65x32 at (0, 0) is outside the 64x32 frame", crop,
+	    ((struct qpu_rect){ 0, 0, 65, 32 }));
+	BAD("crop 2x2 at (63, 0) is outside", crop, ((struct qpu_rect){ 63, 0, 2, 2 }));
+	BAD("crop 2x2 at (0, 32) is outside", crop, ((struct qpu_rect){ 0, 32, 2, 2 }));
+	BAD("dst: 0x8; sides of 1 to 4096", dst_width, 0);
+	BAD("dst: 16x4097", dst_height, 4097);
+	BAD("dst: no buffer", dst_bo, NULL);
+	BAD("dst: needs 1536 bytes from offset 7000", dst_offset, 7000);
+	BAD("dst: offset 2 is not a multiple of 4", dst_offset, 2);
+	BAD("layout 2: not NCHW or NHWC", layout, 2);
+	BAD("type 3: not F32, U8 or I8", type, 3);
+	BAD("colorspace 3: unknown", colorspace, 3);
+	BAD("flags 0x4: unknown bits", flags, 4);
+	BAD("channel 2: mean 0.5, std 0", std[2], 0);
+	BAD("channel 0: mean inf", mean[0], 1.0f / 0.0f);
+	BAD("src plane 0: stride 63, needs 64", src.stride[0], 63);
+	BAD("src plane 1: stride 16777216", src.stride[1], 1 << 24);
+	BAD("src plane 1: needs 1024 bytes from offset 3600, the buffer has 4096",
+	    src.offset[1], 3600);
+	q = p;
+	q.flags = QPU_PREPROCESS_LETTERBOX;
+	q.pad = 256;
+	T_REFUSED("pad 256: needs 0 to 255", qpu_preprocess(kernels, fit(12), &q, NULL));
+	q = p;
+	q.type = QPU_TENSOR_U8;
+	q.scale = 0;
+	T_REFUSED("scale 0: needs a finite value above 0", qpu_preprocess_cpu(kernels, &q));
+	q.scale = 0.02f;
+	q.zero_point = 256;
+	T_REFUSED("zero point 256: needs 0 to 255", qpu_preprocess(kernels, fit(12), &q, NULL));
+	q.type = QPU_TENSOR_I8;
+	q.zero_point = -129;
+	T_REFUSED("zero point -129: needs -128 to 127", qpu_preprocess(kernels, fit(12), &q, NULL));
+	q = p;
+	q.src.format = QPU_PIX_YUYV;
+	q.src.width = 31;
+	q.src.height = 15;
+	q.src.stride[0] = 62;
+	T_REFUSED("src: 31x15: YUYV needs an even width", qpu_preprocess(kernels, fit(12), &q, NULL));
+	q.src.format = QPU_PIX_RGB888;
+	q.src.stride[0] = 92;
+	T_REFUSED("src plane 0: stride 92, needs 93", qpu_preprocess(kernels, fit(12), &q, NULL));
+	q = p;
+	q.src.width = 4096;
+	q.src.stride[0] = q.src.stride[1] = 4096;
+	q.dst_width = 16;
+	T_REFUSED("width: 4096 to 16 shrinks by 256 or more",
+		  qpu_preprocess(kernels, fit(12), &q, NULL));
+	T_REFUSED("QPUs, the device has", qpu_preprocess(kernels, dev_qpus + 2, &p, NULL));
+	/* the letterbox area: a 2:1 crop in a square tensor: bands above and below */
+	q = p;
+	q.flags = QPU_PREPROCESS_LETTERBOX;
+	q.dst_width = q.dst_height = 20;
+	T_EQ_U64(0, (uint64_t)qpu_preprocess_placement(&q, &area));
+	T_EQ_U64(0, area.x);
+	T_EQ_U64(5, area.y);
+	T_EQ_U64(20, area.width);
+	T_EQ_U64(10, area.height);
+	q.flags = 0;
+	T_EQ_U64(0, (uint64_t)qpu_preprocess_placement(&q, &area));
+	T_EQ_U64(20, area.height);
+	q.src.width = 3;
+	T_EQ_U64((uint64_t)-EINVAL, (uint64_t)qpu_preprocess_placement(&q, &area));
+	T_EQ_U64((uint64_t)-EINVAL, (uint64_t)qpu_preprocess_placement(NULL, &area));
+#undef BAD
+	qpu_bo_free(x);
+	qpu_bo_free(y);
 }
 
 static const char *device_path = "emu:strict-vpm";

@@ -387,3 +387,39 @@ for _name, (_res, _args) in POSTPROC_PROTOTYPES.items():
     _fn = getattr(lib, _name)
     _fn.restype = _res
     _fn.argtypes = _args
+
+
+# --- qpu_preprocess() (<qpu_kernels.h>: fused pre-processing) -------------------------
+
+class Frame(ctypes.Structure):
+    _fields_ = [("bo", ctypes.c_void_p), ("format", ctypes.c_int), ("width", ctypes.c_uint),
+                ("height", ctypes.c_uint), ("offset", ctypes.c_size_t * 3),
+                ("stride", ctypes.c_size_t * 3)]
+
+
+class Rect(ctypes.Structure):
+    _fields_ = [("x", ctypes.c_uint), ("y", ctypes.c_uint), ("width", ctypes.c_uint),
+                ("height", ctypes.c_uint)]
+
+
+class Preprocess(ctypes.Structure):
+    _fields_ = [("src", Frame), ("crop", Rect), ("dst_bo", ctypes.c_void_p),
+                ("dst_offset", ctypes.c_size_t), ("dst_width", ctypes.c_uint),
+                ("dst_height", ctypes.c_uint), ("layout", ctypes.c_int), ("type", ctypes.c_int),
+                ("colorspace", ctypes.c_int), ("flags", ctypes.c_uint), ("pad", ctypes.c_float),
+                ("mean", ctypes.c_float * 3), ("std", ctypes.c_float * 3),
+                ("scale", ctypes.c_float), ("zero_point", ctypes.c_int)]
+
+
+PIX_FORMATS = {"nv12": 1, "i420": 2, "yuyv": 3, "rgb888": 4}
+COLORSPACES = {"bt601-full": 0, "bt601-limited": 1, "bt709-limited": 2}
+PREPROCESS_LETTERBOX, PREPROCESS_BGR = 0x1, 0x2
+
+for _name, (_res, _args) in {
+        "qpu_preprocess": (_int, [_vp, _uint, _P(Preprocess), _P(KernelStats)]),
+        "qpu_preprocess_cpu": (_int, [_vp, _P(Preprocess)]),
+        "qpu_preprocess_placement": (_int, [_P(Preprocess), _P(Rect)]),
+}.items():
+    _fn = getattr(lib, _name)
+    _fn.restype = _res
+    _fn.argtypes = _args

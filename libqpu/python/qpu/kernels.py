@@ -305,6 +305,110 @@ class Kernels:
         lib.qpu_kernels_drop_cache(self._k())
 
 
+    # --- qpu_preprocess(): appended -----------------------------------------------------
+
+    _FRAME_SHAPES = {"nv12": "(3 H / 2) x W", "i420": "(3 H / 2) x W",
+                     "yuyv": "H x W x 2", "rgb888": "H x W x 3"}
+    _TENSOR_TYPES = {np.dtype(np.float32): 0, np.dtype(np.uint8): 1, np.dtype(np.int8): 2}
+
+    def _frame(self, frame, fmt):
+        """A device frame array as a struct qpu_frame (tightly packed planes)."""
+        if fmt not in _lib.PIX_FORMATS:
+            raise ValueError("format %r: one of %s" % (fmt, ", ".join(_lib.PIX_FORMATS)))
+        f = self._contig(self._arr(frame, "frame", np.uint8), "frame")
+        shape = f.shape
+        if fmt in ("nv12", "i420"):
+            if f.ndim != 2 or shape[0] % 3:
+                raise ValueError("a %s frame is %s, not %s" % (fmt, self._FRAME_SHAPES[fmt], shape))
+            h, w = shape[0] * 2 // 3, shape[1]
+        else:
+            if f.ndim != 3 or shape[2] != (2 if fmt == "yuyv" else 3):
+                raise ValueError("a %s frame is %s, not %s" % (fmt, self._FRAME_SHAPES[fmt], shape))
+            h, w = shape[0], shape[1]
+        s = _lib.Frame(f.buffer.check(), _lib.PIX_FORMATS[fmt], w, h)
+        base = f.offset
+        if fmt == "nv12":
+            s.offset[:] = [base, base + w * h, 0]
+            s.stride[:] = [w, w, 0]
+        elif fmt == "i420":
+            s.offset[:] = [base, base + w * h, base + w * h + (w // 2) * (h // 2)]
+            s.stride[:] = [w, w // 2, w // 2]
+        else:
+            s.offset[:] = [base, 0, 0]
+            s.stride[:] = [w * shape[2], 0, 0]
+        return s
+
+    def preprocess(self, frame, out, fmt="nv12", layout="nchw", crop=None,
+                   mean=(0.0, 0.0, 0.0), std=(1.0, 1.0, 1.0), letterbox=False, pad=114.0,
+                   bgr=False, colorspace="bt601-full", scale=1.0, zero_point=0,
+                   cpu=False, qpus=None):
+        """Crop, resize (bilinear), convert and normalise a camera frame into
+        out in one pass (qpu_preprocess(); cpu=True: qpu_preprocess_cpu()).
+
+        frame: a device uint8 array, NV12 or I420 (3 H / 2) x W, YUYV H x W x 2,
+        RGB888 H x W x 3. out: a device array, 3 x h x w (layout "nchw") or
+        h x w x 3 ("nhwc"); float32 for (c / 255 - mean) / std, uint8 or int8
+        for that quantised: round(value / scale) + zero_point. crop: (x, y,
+        width, height) or None for the whole frame. letterbox: keep the aspect
+        ratio, the border pad (0..255) before normalisation; placement() says
+        where the image went. Returns out."""
+        p, _ = self._preprocess_args(frame, out, fmt, layout, crop, mean, std, letterbox,
+                                     pad, bgr, colorspace, scale, zero_point)
+        if cpu:
+            ret = lib.qpu_preprocess_cpu(self._k(), ctypes.byref(p))
+            if ret:
+                raise KernelError(ret, lib.qpu_kernels_last_error(self._k()).decode())
+        else:
+            self._run(lib.qpu_preprocess, self._qpus(qpus), ctypes.byref(p))
+        return out
+
+    def placement(self, frame, out, fmt="nv12", layout="nchw", crop=None, letterbox=False):
+        """(x, y, width, height) of out's pixels that show the frame (the
+        rest is padding), as preprocess() with these arguments lays it out."""
+        p, _ = self._preprocess_args(frame, out, fmt, layout, crop, (0, 0, 0), (1, 1, 1),
+                                     letterbox, 0.0, False, "bt601-full", 1.0, 0)
+        r = _lib.Rect()
+        if lib.qpu_preprocess_placement(ctypes.byref(p), ctypes.byref(r)):
+            raise ValueError("preprocess would refuse these sizes")
+        return (r.x, r.y, r.width, r.height)
+
+    def _preprocess_args(self, frame, out, fmt, layout, crop, mean, std, letterbox, pad, bgr,
+                         colorspace, scale, zero_point):
+        src = self._frame(frame, fmt)
+        o = self._contig(self._arr(out, "out", out.dtype if isinstance(out, np.ndarray)
+                                   else np.float32, 3), "out")
+        if o.dtype not in self._TENSOR_TYPES:
+            raise TypeError("out must be float32, uint8 or int8, not %s" % o.dtype)
+        if layout not in ("nchw", "nhwc"):
+            raise ValueError("layout %r: 'nchw' or 'nhwc'" % (layout,))
+        nhwc = layout == "nhwc"
+        if (o.shape[2] if nhwc else o.shape[0]) != 3:
+            raise ValueError("out must be %s, not shape %s"
+                             % ("h x w x 3" if nhwc else "3 x h x w", o.shape))
+        if colorspace not in _lib.COLORSPACES:
+            raise ValueError("colorspace %r: one of %s"
+                             % (colorspace, ", ".join(_lib.COLORSPACES)))
+        if len(mean) != 3 or len(std) != 3:
+            raise ValueError("mean and std have one value per channel (3)")
+        p = _lib.Preprocess()
+        p.src = src
+        if crop is not None:
+            p.crop = _lib.Rect(*[int(v) for v in crop])
+        p.dst_bo = o.buffer.check()
+        p.dst_offset = o.offset
+        p.dst_height, p.dst_width = (o.shape[0], o.shape[1]) if nhwc else (o.shape[1], o.shape[2])
+        p.layout = int(nhwc)
+        p.type = self._TENSOR_TYPES[o.dtype]
+        p.colorspace = _lib.COLORSPACES[colorspace]
+        p.flags = ((_lib.PREPROCESS_LETTERBOX if letterbox else 0) |
+                   (_lib.PREPROCESS_BGR if bgr else 0))
+        p.pad = float(pad)
+        p.mean[:] = [float(v) for v in mean]
+        p.std[:] = [float(v) for v in std]
+        p.scale = float(scale)
+        p.zero_point = int(zero_point)
+        return p, o
+
     # --- post-processing (<qpu_kernels.h>'s "DOC: post-processing") ---------------------
     # Detections are numpy structured arrays of DETECTION (struct qpu_detection's
     # layout): x1, y1, x2, y2, score, class_id, index. Decoding and labelling run on the

@@ -223,3 +223,51 @@ def test_sgemm_takes_numpy(dev):
     assert dev.kernels.sgemm(a, b, c) is c
     assert np.array_equal(c, a @ b)
     assert np.array_equal(dev.kernels.sgemm(a, b), a @ b)
+
+
+# --- preprocess() (qpu_preprocess()): appended --------------------------------------
+
+def test_preprocess_matches_the_cpu(dev):
+    for fmt, shape in [("nv12", (33, 22)), ("i420", (33, 22)), ("yuyv", (22, 22, 2)),
+                       ("rgb888", (21, 23, 3))]:
+        frame = dev.array(shape, np.uint8)
+        frame[:] = rng.integers(0, 256, frame.shape)
+        out, ref = dev.array((3, 9, 17), np.float32), dev.array((3, 9, 17), np.float32)
+        args = dict(fmt=fmt, crop=(1, 2, 15, 11), mean=(0.485, 0.456, 0.406),
+                    std=(0.229, 0.224, 0.225), letterbox=True)
+        dev.kernels.preprocess(frame, out, **args)
+        dev.kernels.preprocess(frame, ref, cpu=True, **args)
+        assert np.abs(out - ref).max() <= 1e-4, fmt
+        x, y, w, h = dev.kernels.placement(frame, out, fmt=fmt, crop=(1, 2, 15, 11),
+                                           letterbox=True)
+        assert (x, y, w, h) == (2, 0, 12, 9)   # 15 x 11 scaled by 9 / 11, centred
+        border = (114 / 255 - 0.485) / 0.229
+        assert abs(out[0, 0, 0] - border) < 1e-5 and abs(out[0, 8, 16] - border) < 1e-5
+
+
+def test_preprocess_rgb_identity_and_quantised(dev):
+    img = dev.array((8, 16, 3), np.uint8)
+    img[:] = rng.integers(0, 256, img.shape)
+    out = dev.array((8, 16, 3), np.float32)
+    dev.kernels.preprocess(img, out, fmt="rgb888", layout="nhwc", mean=(0.5,) * 3,
+                           std=(0.25,) * 3)
+    assert np.abs(out - (img / 255 - 0.5) / 0.25).max() <= 1e-5
+    q = dev.array((8, 16, 3), np.uint8)
+    dev.kernels.preprocess(img, q, fmt="rgb888", layout="nhwc", scale=1 / 255)
+    assert np.abs(q.astype(int) - img.astype(int)).max() <= 1
+
+
+def test_preprocess_refuses(dev):
+    k = dev.kernels
+    with pytest.raises(qpu.KernelError, match="NV12 needs an even width"):
+        k.preprocess(dev.array((30, 21), np.uint8), dev.array((3, 8, 8), np.float32))
+    with pytest.raises(qpu.KernelError, match="outside"):
+        k.preprocess(dev.array((30, 20), np.uint8), dev.array((3, 8, 8), np.float32),
+                     crop=(10, 0, 11, 4))
+    with pytest.raises(qpu.KernelError, match="std 0"):
+        k.preprocess(dev.array((30, 20), np.uint8), dev.array((3, 8, 8), np.float32),
+                     std=(1, 0, 1), cpu=True)
+    with pytest.raises(ValueError, match="format"):
+        k.preprocess(dev.array((30, 20), np.uint8), dev.array((3, 8, 8), np.float32), fmt="bgr")
+    with pytest.raises(ValueError, match="3 x h x w"):
+        k.preprocess(dev.array((30, 20), np.uint8), dev.array((8, 8, 3), np.float32))
