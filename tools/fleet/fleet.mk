@@ -1,0 +1,50 @@
+# SPDX-License-Identifier: GPL-2.0
+# More than one board (tools/fleet): the MQTT publisher of detections and
+# health (qpu_mqtt.c with json.c, the archive libqpu-mqtt.a that qpu-detect
+# links), qpu-fleet, its subscriber, and qpu-batch, batches spread over
+# boards with MPI (qpu_mpi.c). libqpu itself links neither libmosquitto nor
+# MPI: each part is built only where its library is (tools/deps.sh fleet),
+# and its test skips elsewhere. The programs are built as the other tools
+# are (public headers, libqpu.so, libqpu-tools.a).
+
+FLEET_PKG_CONFIG ?= $(or $(PKG_CONFIG),pkg-config)
+HAVE_MOSQUITTO := $(shell $(FLEET_PKG_CONFIG) --exists libmosquitto 2>/dev/null && echo 1)
+MPICC ?= $(shell command -v mpicc 2>/dev/null)
+
+QPU_MQTT_A := $(BUILD)/tools/fleet/libqpu-mqtt.a
+QPU_MQTT_OBJS := $(addprefix $(BUILD)/tools/fleet/,qpu_mqtt.o json.o)
+FLEET_CFLAGS = $(TOOL_CFLAGS) -I$(CURDIR)/tools/fleet
+MOSQUITTO_LIBS := $(shell $(FLEET_PKG_CONFIG) --libs libmosquitto 2>/dev/null) -lpthread
+QPU_FLEET := $(BUILD)/tools/qpu-fleet
+FLEET_BOARD := $(BUILD)/selftests/fleet/fleet-board
+QPU_BATCH := $(BUILD)/tools/qpu-batch
+
+$(BUILD)/tools/fleet/%.o: tools/fleet/%.c $(BUILD)/vars/TOOL_CFLAGS
+	$(Q)mkdir -p $(dir $@)
+	$(Q)$(CC) $(FLEET_CFLAGS) -MMD -MP -c -o $@ $<
+
+$(QPU_MQTT_A): $(QPU_MQTT_OBJS)
+	$(Q)rm -f $@
+	$(Q)$(AR) rcs $@ $^
+
+$(QPU_FLEET): tools/fleet/qpu-fleet.c $(QPU_MQTT_A) $(QPU_TOOLS_A) $(LIBQPU_SO)
+	$(Q)mkdir -p $(dir $@)
+	$(Q)$(CC) $(FLEET_CFLAGS) -MMD -MP -o $@ $< $(QPU_MQTT_A) $(QPU_TOOLS_A) \
+		$(TOOL_LIBQPU) $(LDFLAGS) $(MOSQUITTO_LIBS)
+
+$(FLEET_BOARD): selftests/fleet/fleet-board.c $(QPU_MQTT_A) $(QPU_TOOLS_A) $(LIBQPU_SO)
+	$(Q)mkdir -p $(dir $@)
+	$(Q)$(CC) $(FLEET_CFLAGS) -MMD -MP -o $@ $< $(QPU_MQTT_A) $(QPU_TOOLS_A) \
+		-L$(BUILD) -lqpu -Wl,-rpath,$(BUILD) $(LDFLAGS) $(MOSQUITTO_LIBS)
+
+ifeq ($(HAVE_MOSQUITTO),1)
+TOOLS += $(QPU_FLEET)
+tools: $(QPU_FLEET)
+HOST_TEST_DEPS += $(QPU_FLEET) $(FLEET_BOARD)
+endif
+# Not again in check-reference: nothing here runs the emulator differently.
+ifneq ($(EMU_REFERENCE),1)
+HOST_TEST_SCRIPTS += selftests/fleet/test-fleet-mqtt.sh
+endif
+
+-include $(QPU_MQTT_OBJS:.o=.d) $(QPU_FLEET).d $(FLEET_BOARD).d
