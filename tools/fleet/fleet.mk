@@ -42,9 +42,37 @@ TOOLS += $(QPU_FLEET)
 tools: $(QPU_FLEET)
 HOST_TEST_DEPS += $(QPU_FLEET) $(FLEET_BOARD)
 endif
-# Not again in check-reference: nothing here runs the emulator differently.
+
+# mpicc is the compiler (MPI's headers and libraries), under the tools' flags.
+QPU_MPI_A := $(BUILD)/tools/fleet/libqpu-mpi.a
+
+$(BUILD)/tools/fleet/qpu_mpi.o: tools/fleet/qpu_mpi.c $(BUILD)/vars/TOOL_CFLAGS
+	$(Q)mkdir -p $(dir $@)
+	$(Q)OMPI_CC="$(CC)" $(MPICC) $(FLEET_CFLAGS) -MMD -MP -c -o $@ $<
+
+$(QPU_MPI_A): $(BUILD)/tools/fleet/qpu_mpi.o
+	$(Q)rm -f $@
+	$(Q)$(AR) rcs $@ $^
+
+$(QPU_BATCH): tools/fleet/qpu-batch.c $(QPU_MPI_A) $(QPU_TOOLS_A) $(LIBQPU_SO)
+	$(Q)mkdir -p $(dir $@)
+	$(Q)OMPI_CC="$(CC)" $(MPICC) $(FLEET_CFLAGS) -MMD -MP -o $@ $< $(QPU_MPI_A) \
+		$(QPU_TOOLS_A) $(TOOL_LIBQPU) $(LDFLAGS)
+
+ifneq ($(MPICC),)
+TOOLS += $(QPU_BATCH)
+tools: $(QPU_BATCH)
+HOST_TEST_DEPS += $(QPU_BATCH)
+endif
+# The tests run in check-host and (MQTT only) check-asan; not again in
+# check-reference, where nothing of theirs runs differently, nor the MPI
+# one under ASan, whose leak reports would be Open MPI's own.
 ifneq ($(EMU_REFERENCE),1)
 HOST_TEST_SCRIPTS += selftests/fleet/test-fleet-mqtt.sh
+ifneq ($(SANITIZE),1)
+HOST_TEST_SCRIPTS += selftests/fleet/test-fleet-mpi.sh
+endif
 endif
 
--include $(QPU_MQTT_OBJS:.o=.d) $(QPU_FLEET).d $(FLEET_BOARD).d
+-include $(QPU_MQTT_OBJS:.o=.d) $(QPU_FLEET).d $(FLEET_BOARD).d \
+	$(BUILD)/tools/fleet/qpu_mpi.d $(QPU_BATCH).d
