@@ -76,3 +76,12 @@ endif
 
 -include $(QPU_MQTT_OBJS:.o=.d) $(QPU_FLEET).d $(FLEET_BOARD).d \
 	$(BUILD)/tools/fleet/qpu_mpi.d $(QPU_BATCH).d
+
+# make bench-mpi (and make bench): qpu-batch's batches per second with 1 and
+# 2 ranks on this machine.
+.PHONY: bench-mpi
+bench-mpi: $(QPU_BATCH)
+	$(Q)sh selftests/fleet/bench-mpi.sh $(QPU_BATCH)
+ifneq ($(MPICC),)
+bench: bench-mpi
+endif
