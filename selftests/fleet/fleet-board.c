@@ -5,9 +5,9 @@
  * frame runs one vector add on the device (the "infer" stage, timed), and
  * its detections are a function of the frame number, so that a subscriber
  * can check them. Usage: fleet-board --mqtt HOST[:PORT] --stream NAME
- * [--frames N] [--fps F] [--device PATH] [--health-ms MS] [--queue N]
- * [--close-ms MS] (how long to wait at the end for the broker's last
- * acknowledgements).
+ * [the other options of QPU_MQTT_LONG_OPTIONS] [--frames N] [--fps F]
+ * [--device PATH] [--close-ms MS] (how long to wait at the end for the
+ * broker's last acknowledgements).
  * Exit 0 when every message reached the broker, 1 otherwise.
  */
 
@@ -52,53 +52,47 @@ static void sleep_until(uint64_t mono_ns)
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{ "mqtt", required_argument, NULL, 'm' },
-		{ "stream", required_argument, NULL, 's' },
+		QPU_MQTT_LONG_OPTIONS,
 		{ "frames", required_argument, NULL, 'n' },
 		{ "fps", required_argument, NULL, 'f' },
 		{ "device", required_argument, NULL, 'd' },
-		{ "health-ms", required_argument, NULL, 'H' },
-		{ "queue", required_argument, NULL, 'q' },
 		{ "close-ms", required_argument, NULL, 'c' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct qpu_mqtt_config cfg = { 0 };
-	uint64_t frames = 100, fps = 50, health_ms = 500, close_ms = 20000, f;
-	const char *addr = NULL, *device = NULL;
-	char host[256], err[256];
+	struct qpu_mqtt_opts mo = { 0 };
+	uint64_t frames = 100, fps = 50, close_ms = 20000, f;
+	const char *device = NULL;
+	char err[256];
 	struct qpu_mqtt_stats st;
 	struct qpu_kernels *kernels;
 	struct qpu_mqtt *m;
 	struct qpu_dev *dev;
 	struct qpu_bo *bo;
 	uint64_t start, next_health = 0, lost;
-	int c;
+	int c, taken;
 
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		taken = qpu_mqtt_take_option(&mo, c, optarg, err, sizeof(err));
+		if (taken < 0)
+			die("%s", err);
+		if (taken)
+			continue;
 		switch (c) {
-		case 'm': addr = optarg; break;
-		case 's': cfg.stream = optarg; break;
 		case 'n': frames = cli_opt_u64("--frames", optarg, 1, 1000000); break;
 		case 'f': fps = cli_opt_u64("--fps", optarg, 1, 1000); break;
 		case 'd': device = optarg; break;
-		case 'H': health_ms = cli_opt_u64("--health-ms", optarg, 1, 3600000); break;
-		case 'q': cfg.queue_max = (unsigned int)cli_opt_u64("--queue", optarg, 1, 1000000);
-			break;
 		case 'c': close_ms = cli_opt_u64("--close-ms", optarg, 0, 600000); break;
 		default: die("usage: fleet-board --mqtt HOST[:PORT] --stream NAME [options]");
 		}
 	}
-	if (!addr || !cfg.stream || !fps)
+	if (!mo.addr)
 		die("usage: fleet-board --mqtt HOST[:PORT] --stream NAME [options]");
-	if (qpu_mqtt_parse_addr(addr, host, sizeof(host), &cfg.port, err, sizeof(err)))
-		die("%s", err);
-	cfg.host = host;
 	dev = open_dev(device);
 	kernels = qpu_kernels_new(dev);
 	bo = qpu_bo_new(dev, 3 * VEC_LEN * sizeof(float));
 	if (!kernels || !bo)
 		die("%s", qpu_last_error());
-	m = qpu_mqtt_open(&cfg, err, sizeof(err));
+	m = qpu_mqtt_open_opts(&mo, err, sizeof(err));
 	if (!m)
 		die("%s", err);
 
@@ -147,12 +141,12 @@ int main(int argc, char **argv)
 
 			qpu_mqtt_read_sys_health(&h);
 			qpu_mqtt_publish_health(m, &h);
-			next_health = t2 + health_ms * 1000000u;
+			next_health = t2 + mo.health_interval_s * 1000000000ull;
 		}
 	}
 	lost = qpu_mqtt_close(m, (int)close_ms, &st);
 	printf("%s: %" PRIu64 " frames, %" PRIu64 " published, %" PRIu64 " acknowledged, %" PRIu64
-	       " dropped, %" PRIu64 " reconnects, %" PRIu64 " lost\n", cfg.stream, frames,
+	       " dropped, %" PRIu64 " reconnects, %" PRIu64 " lost\n", mo.cfg.stream, frames,
 	       st.published, st.acked, st.dropped, st.reconnects, lost);
 	qpu_bo_free(bo);
 	qpu_kernels_free(kernels);

@@ -84,6 +84,9 @@ check board_bad_stream error "stream name 'cam/1': '/' may not be in a topic lev
 	"$board" --mqtt "$broker" --stream cam/1 --frames 1
 check board_bad_port error "broker port '99999': not a port" \
 	"$board" --mqtt 127.0.0.1:99999 --stream cam1 --frames 1
+check board_no_stream error "needs --stream NAME" "$board" --mqtt "$broker" --frames 1
+check board_bad_queue error "mqtt-queue '0': not a number from 1" \
+	"$board" --mqtt "$broker" --stream cam1 --mqtt-queue 0
 check fleet_unreachable_broker error "^qpu-fleet: broker 127.0.0.1:$closed_port: Connection refused" \
 	"$fleet" "127.0.0.1:$closed_port"
 check fleet_bad_stream error "stream name 'cam#': '#' may not be in a topic level" \
@@ -105,7 +108,7 @@ sleep 0.3
 
 frames=150
 for s in cam1 cam2 cam3; do
-	"$board" --mqtt "$broker" --stream "$s" --frames $frames --fps 100 --health-ms 300 \
+	"$board" --mqtt "$broker" --stream "$s" --frames $frames --fps 100 --health-interval 1 \
 		>"$tmp/$s.log" 2>&1 &
 	eval "pid_$s=\$!"
 	pids="$pids $!"
@@ -115,7 +118,7 @@ done
 "$board" --mqtt "$broker" --stream victim --frames 1000 --fps 100 >"$tmp/victim.log" 2>&1 &
 victim_pid=$!
 pids="$pids $victim_pid"
-"$board" --mqtt "$broker" --stream small --frames $frames --fps 100 --queue 8 --close-ms 5000 \
+"$board" --mqtt "$broker" --stream small --frames $frames --fps 100 --mqtt-queue 8 --close-ms 5000 \
 	>"$tmp/small.log" 2>&1 &
 small_pid=$!
 pids="$pids $small_pid"

@@ -405,6 +405,58 @@ err_lib:
 	return NULL;
 }
 
+int qpu_mqtt_take_option(struct qpu_mqtt_opts *o, int opt, const char *arg, char *err,
+			 size_t err_size)
+{
+	char *end;
+	unsigned long v;
+
+	switch (opt) {
+	case QPU_MQTT_OPT_BROKER: o->addr = arg; return 1;
+	case QPU_MQTT_OPT_STREAM: o->cfg.stream = arg; return 1;
+	case QPU_MQTT_OPT_CAFILE: o->cfg.cafile = arg; return 1;
+	case QPU_MQTT_OPT_CERT: o->cfg.certfile = arg; return 1;
+	case QPU_MQTT_OPT_KEY: o->cfg.keyfile = arg; return 1;
+	case QPU_MQTT_OPT_USER: o->cfg.username = arg; return 1;
+	case QPU_MQTT_OPT_PASSWORD_FILE: o->cfg.password_file = arg; return 1;
+	case QPU_MQTT_OPT_QUEUE:
+	case QPU_MQTT_OPT_HEALTH:
+		errno = 0;
+		v = strtoul(arg, &end, 10);
+		if (errno || end == arg || *end || arg[0] == '-' || v < 1 || v > 1000000) {
+			set_err(err, err_size, "--%s '%s': not a number from 1 to 1000000",
+				opt == QPU_MQTT_OPT_QUEUE ? "mqtt-queue" : "health-interval", arg);
+			return -1;
+		}
+		if (opt == QPU_MQTT_OPT_QUEUE)
+			o->cfg.queue_max = (unsigned int)v;
+		else
+			o->health_interval_s = (unsigned int)v;
+		return 1;
+	}
+	return 0;
+}
+
+struct qpu_mqtt *qpu_mqtt_open_opts(struct qpu_mqtt_opts *o, char *err, size_t err_size)
+{
+	err[0] = '\0';
+	if (!o->addr) {
+		if (o->cfg.stream)
+			set_err(err, err_size, "--stream names the stream of --mqtt: give both");
+		return NULL;
+	}
+	if (!o->cfg.stream) {
+		set_err(err, err_size, "--mqtt needs --stream NAME (the topics' qpu/NAME/...)");
+		return NULL;
+	}
+	if (!o->health_interval_s)
+		o->health_interval_s = 5;
+	if (qpu_mqtt_parse_addr(o->addr, o->host, sizeof(o->host), &o->cfg.port, err, err_size))
+		return NULL;
+	o->cfg.host = o->host;
+	return qpu_mqtt_open(&o->cfg, err, err_size);
+}
+
 /* A field that may be unknown (-1): the number or null. */
 static void json_opt(struct json_out *j, const char *key, int64_t v)
 {

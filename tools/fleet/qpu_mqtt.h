@@ -98,6 +98,67 @@ struct qpu_mqtt_stats {
 };
 
 /*
+ * A publishing program's command line (qpu-detect(1)): the long options
+ * QPU_MQTT_LONG_OPTIONS, their help QPU_MQTT_OPTIONS_HELP, read with
+ * qpu_mqtt_take_option() into struct qpu_mqtt_opts.
+ */
+enum {
+	QPU_MQTT_OPT_BROKER = 0x4d00,
+	QPU_MQTT_OPT_STREAM,
+	QPU_MQTT_OPT_CAFILE,
+	QPU_MQTT_OPT_CERT,
+	QPU_MQTT_OPT_KEY,
+	QPU_MQTT_OPT_USER,
+	QPU_MQTT_OPT_PASSWORD_FILE,
+	QPU_MQTT_OPT_QUEUE,
+	QPU_MQTT_OPT_HEALTH,
+};
+
+#define QPU_MQTT_LONG_OPTIONS \
+	{ "mqtt", required_argument, NULL, QPU_MQTT_OPT_BROKER }, \
+	{ "stream", required_argument, NULL, QPU_MQTT_OPT_STREAM }, \
+	{ "mqtt-cafile", required_argument, NULL, QPU_MQTT_OPT_CAFILE }, \
+	{ "mqtt-cert", required_argument, NULL, QPU_MQTT_OPT_CERT }, \
+	{ "mqtt-key", required_argument, NULL, QPU_MQTT_OPT_KEY }, \
+	{ "mqtt-user", required_argument, NULL, QPU_MQTT_OPT_USER }, \
+	{ "mqtt-password-file", required_argument, NULL, QPU_MQTT_OPT_PASSWORD_FILE }, \
+	{ "mqtt-queue", required_argument, NULL, QPU_MQTT_OPT_QUEUE }, \
+	{ "health-interval", required_argument, NULL, QPU_MQTT_OPT_HEALTH }
+
+#define QPU_MQTT_OPTIONS_HELP \
+	"      --mqtt HOST[:PORT]   publish to the MQTT broker at HOST (port 1883)\n" \
+	"      --stream NAME        the stream's name in the topics qpu/NAME/...\n" \
+	"      --mqtt-cafile FILE   TLS, the broker checked against this CA\n" \
+	"      --mqtt-cert FILE     TLS client certificate (with --mqtt-key FILE)\n" \
+	"      --mqtt-user NAME     log in; the password is the first line of\n" \
+	"                           --mqtt-password-file FILE, else $" QPU_MQTT_PASSWORD_ENV "\n" \
+	"      --mqtt-queue N       messages kept for the broker at most (default 4096)\n" \
+	"      --health-interval S  health every S seconds (default 5)\n"
+
+/* What the options said; @addr NULL: no --mqtt, nothing to publish. */
+struct qpu_mqtt_opts {
+	const char *addr;
+	unsigned int health_interval_s;
+	struct qpu_mqtt_config cfg;
+	char host[256];
+};
+
+/*
+ * qpu_mqtt_take_option() - take getopt_long()'s @opt with @arg into @o.
+ * Return: 1 taken, 0 not one of the options, -1 a bad value (@err says).
+ */
+int qpu_mqtt_take_option(struct qpu_mqtt_opts *o, int opt, const char *arg, char *err,
+			 size_t err_size);
+
+/*
+ * qpu_mqtt_open_opts() - check what the options said together (a stream
+ * without --mqtt, --mqtt without a stream) and qpu_mqtt_open() them.
+ * Return: the publisher, NULL with @err empty when there was no --mqtt,
+ * or NULL with the reason in @err.
+ */
+struct qpu_mqtt *qpu_mqtt_open_opts(struct qpu_mqtt_opts *o, char *err, size_t err_size);
+
+/*
  * qpu_mqtt_parse_addr() - HOST[:PORT] (or [IPv6]:PORT) into @host (a copy
  * of at most @host_size - 1 bytes) and @port. Return: 0, or -1 with the
  * reason in @err.
