@@ -104,9 +104,11 @@ check missing_dir_said_once expect_error "^qpu-batch: $tmp/none: No such file or
 check no_out_said_once expect_error "^qpu-batch: no --out FILE\$" ranks 2
 check bad_size expect_error "^qpu-batch: --size '0': not a number from 1 to 1024\$" \
 	"$batch" --size 0 --out "$tmp/x.f32"
+# shellcheck disable=SC2086
 check hostfile_missing expect_error "unable to open the hostfile" \
 	timeout 20 $mpirun --hostfile "$tmp/none" -n 1 "$batch" --out "$tmp/x.f32"
 printf 'localhost slots=many\n' >"$tmp/hosts"
+# shellcheck disable=SC2086
 check hostfile_bad_slots expect_error "bad parameter in the hostfile" \
 	timeout 20 $mpirun --hostfile "$tmp/hosts" -n 1 "$batch" --out "$tmp/x.f32"
 check_end

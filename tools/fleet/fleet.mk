@@ -9,7 +9,11 @@
 
 FLEET_PKG_CONFIG ?= $(or $(PKG_CONFIG),pkg-config)
 HAVE_MOSQUITTO := $(shell $(FLEET_PKG_CONFIG) --exists libmosquitto 2>/dev/null && echo 1)
-MPICC ?= $(shell command -v mpicc 2>/dev/null)
+# MPI through pkg-config's mpi-c (Debian's choice of Open MPI or MPICH), so
+# that a cross build, whose pkg-config finds no target MPI, leaves it out.
+HAVE_MPI := $(shell $(FLEET_PKG_CONFIG) --exists mpi-c 2>/dev/null && echo 1)
+MPI_CFLAGS := $(shell $(FLEET_PKG_CONFIG) --cflags mpi-c 2>/dev/null)
+MPI_LIBS := $(shell $(FLEET_PKG_CONFIG) --libs mpi-c 2>/dev/null)
 
 QPU_MQTT_A := $(BUILD)/tools/fleet/libqpu-mqtt.a
 QPU_MQTT_OBJS := $(addprefix $(BUILD)/tools/fleet/,qpu_mqtt.o json.o)
@@ -43,12 +47,11 @@ tools: $(QPU_FLEET)
 HOST_TEST_DEPS += $(QPU_FLEET) $(FLEET_BOARD)
 endif
 
-# mpicc is the compiler (MPI's headers and libraries), under the tools' flags.
 QPU_MPI_A := $(BUILD)/tools/fleet/libqpu-mpi.a
 
 $(BUILD)/tools/fleet/qpu_mpi.o: tools/fleet/qpu_mpi.c $(BUILD)/vars/TOOL_CFLAGS
 	$(Q)mkdir -p $(dir $@)
-	$(Q)OMPI_CC="$(CC)" $(MPICC) $(FLEET_CFLAGS) -MMD -MP -c -o $@ $<
+	$(Q)$(CC) $(FLEET_CFLAGS) $(MPI_CFLAGS) -MMD -MP -c -o $@ $<
 
 $(QPU_MPI_A): $(BUILD)/tools/fleet/qpu_mpi.o
 	$(Q)rm -f $@
@@ -56,10 +59,10 @@ $(QPU_MPI_A): $(BUILD)/tools/fleet/qpu_mpi.o
 
 $(QPU_BATCH): tools/fleet/qpu-batch.c $(QPU_MPI_A) $(QPU_TOOLS_A) $(LIBQPU_SO)
 	$(Q)mkdir -p $(dir $@)
-	$(Q)OMPI_CC="$(CC)" $(MPICC) $(FLEET_CFLAGS) -MMD -MP -o $@ $< $(QPU_MPI_A) \
-		$(QPU_TOOLS_A) $(TOOL_LIBQPU) $(LDFLAGS)
+	$(Q)$(CC) $(FLEET_CFLAGS) $(MPI_CFLAGS) -MMD -MP -o $@ $< $(QPU_MPI_A) \
+		$(QPU_TOOLS_A) $(TOOL_LIBQPU) $(LDFLAGS) $(MPI_LIBS)
 
-ifneq ($(MPICC),)
+ifeq ($(HAVE_MPI),1)
 TOOLS += $(QPU_BATCH)
 tools: $(QPU_BATCH)
 HOST_TEST_DEPS += $(QPU_BATCH)
@@ -82,6 +85,6 @@ endif
 .PHONY: bench-mpi
 bench-mpi: $(QPU_BATCH)
 	$(Q)sh selftests/fleet/bench-mpi.sh $(QPU_BATCH)
-ifneq ($(MPICC),)
+ifeq ($(HAVE_MPI),1)
 bench: bench-mpi
 endif
