@@ -202,6 +202,19 @@ static void on_connect(struct mosquitto *mosq, void *data, int rc)
 		mosquitto_subscribe(mosq, NULL, sub_filter, 1);
 }
 
+static void on_subscribe(struct mosquitto *mosq, void *data, int mid, int qos_count,
+			 const int *granted_qos)
+{
+	(void)mosq;
+	(void)data;
+	(void)mid;
+	if (qos_count < 1 || granted_qos[0] > 2)
+		fprintf(stderr, "%s: the broker refused the subscription to %s\n", tool_name,
+			sub_filter);
+	else
+		fprintf(stderr, "%s: subscribed to %s\n", tool_name, sub_filter);
+}
+
 static void write_row(const struct stream *s)
 {
 	struct json_out j;
@@ -374,6 +387,7 @@ int main(int argc, char **argv)
 		die("%s", err);
 	mosquitto_connect_callback_set(mosq, on_connect);
 	mosquitto_message_callback_set(mosq, on_message);
+	mosquitto_subscribe_callback_set(mosq, on_subscribe);
 	rc = mosquitto_connect(mosq, host, cfg.port, 10);
 	if (rc)
 		die("broker %s:%d: %s", host, cfg.port,
