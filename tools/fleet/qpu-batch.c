@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 
 #include <qpu.h>
 #include <qpu_kernels.h>
@@ -256,7 +257,8 @@ int main(int argc, char **argv)
 	const char *out_path = NULL, *device = NULL;
 	unsigned int nbatches = 16, qpus = 0;
 	struct qpu_mpi_failure fail;
-	double t0, t1;
+	double t0, t1, cpu, cpus;
+	struct timespec ts;
 	uint64_t v;
 	float *results = NULL;
 	FILE *out = NULL;
@@ -322,9 +324,16 @@ int main(int argc, char **argv)
 
 	MPI_Barrier(MPI_COMM_WORLD);
 	t0 = MPI_Wtime();
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+	cpu = ts.tv_sec + ts.tv_nsec / 1e9;
 	rc = qpu_mpi_run_batches(MPI_COMM_WORLD, nbatches, (size_t)ctx.n * ctx.n * sizeof(float),
 				 run_batch, &ctx, results, &fail);
 	t1 = MPI_Wtime();
+	/* the CPU time of every rank (its device's threads too) in the batches:
+	 * on a shared machine, what they cost apart from what others ran */
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+	cpu = ts.tv_sec + ts.tv_nsec / 1e9 - cpu;
+	MPI_Reduce(&cpu, &cpus, 1, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
 	if (rc > 0 && rank == 0)
 		fprintf(stderr, "%s: batch %d failed on rank %d (%s): %s (%d of %u batches failed)\n",
 			tool_name, fail.batch, fail.rank, fail.host, fail.message, fail.failed,
@@ -339,9 +348,9 @@ int main(int argc, char **argv)
 			rc = -1;
 		}
 		if (stats)
-			fprintf(stderr, "%s: %u batches of %ux%u sgemm on %d ranks in %.3f s: %.1f batches/s\n",
+			fprintf(stderr, "%s: %u batches of %ux%u sgemm on %d ranks in %.3f s: %.1f batches/s, %.2f CPU-s in all\n",
 				tool_name, nbatches, ctx.n, ctx.n, size, t1 - t0,
-				nbatches / (t1 - t0));
+				nbatches / (t1 - t0), cpus);
 	}
 	if (out && fclose(out) && rc == 0) {
 		fprintf(stderr, "%s: %s: %s\n", tool_name, out_path, strerror(errno));

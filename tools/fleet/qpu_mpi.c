@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "qpu_mpi.h"
 
@@ -48,6 +49,26 @@ static int gather(MPI_Comm comm, int size, unsigned int nbatches, size_t out_siz
 	}
 	free(tmp);
 	return 0;
+}
+
+/*
+ * Wait for every rank, asleep: MPI's own waits poll the network flat out,
+ * and a rank that finished first would take a CPU from one still
+ * computing on the same machine (ranks on one board, or oversubscribed).
+ */
+static void idle_barrier(MPI_Comm comm)
+{
+	const struct timespec nap = { 0, 1000000 };
+	MPI_Request req;
+	int done = 0;
+
+	MPI_Ibarrier(comm, &req);
+	for (;;) {
+		MPI_Test(&req, &done, MPI_STATUS_IGNORE);
+		if (done)
+			break;
+		nanosleep(&nap, NULL);
+	}
 }
 
 int qpu_mpi_run_batches(MPI_Comm comm, unsigned int nbatches, size_t out_size,
@@ -90,6 +111,7 @@ int qpu_mpi_run_batches(MPI_Comm comm, unsigned int nbatches, size_t out_size,
 		}
 	}
 
+	idle_barrier(comm);
 	MPI_Allreduce(&lfirst, &first, 1, MPI_INT, MPI_MIN, comm);
 	MPI_Allreduce(&lcount, &count, 1, MPI_INT, MPI_SUM, comm);
 	if (count) {
