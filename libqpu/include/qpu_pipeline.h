@@ -79,6 +79,23 @@ QPU_API size_t qpu_pipeline_frame_bytes(enum qpu_pipeline_format format,
 					unsigned int width, unsigned int height);
 
 /**
+ * qpu_pipeline_frame_to_rgb24() - a frame as packed 8-bit RGB
+ * @format: the frame's enum qpu_pipeline_format
+ * @width: its width
+ * @height: its height
+ * @src: its qpu_pipeline_frame_bytes() bytes
+ * @dst: width x height x 3 bytes
+ *
+ * The pre-processing stage's conversion (full-range BT.601 for YUV, with
+ * each chroma sample for its 2x2 pixels), without resize or normalisation.
+ *
+ * Return: 0, or -EINVAL for a format or size qpu_pipeline_frame_bytes()
+ * refuses.
+ */
+QPU_API int qpu_pipeline_frame_to_rgb24(enum qpu_pipeline_format format, unsigned int width,
+					unsigned int height, const void *src, uint8_t *dst);
+
+/**
  * enum qpu_pipeline_place - where a stage runs
  * @QPU_PIPELINE_AUTO: as the plan says (the QPUs when the pipeline has a
  *	device and the stage can run there, else the CPU)
@@ -111,6 +128,8 @@ QPU_API const char *qpu_pipeline_place_name(enum qpu_pipeline_place place);
  * @model_ns: for the sink: the stages' modelled times summed, 0 if none
  *	was modelled
  * @recoveries: for the sink: stages re-run on the CPU for this frame
+ * @frame_data: for the sink: the frame's own bytes, in its slot until the
+ *	sink returns (to draw on it, as qpu-detect does)
  */
 struct qpu_pipeline_frame {
 	uint64_t index;
@@ -125,6 +144,7 @@ struct qpu_pipeline_frame {
 	uint64_t latency_ns;
 	uint64_t model_ns;
 	unsigned int recoveries;
+	const void *frame_data;
 };
 
 /**

@@ -555,6 +555,7 @@ static void deliver(struct qpu_pipeline *pl, struct pl_slot *slot)
 
 	f->latency_ns = pl_now_ns() - slot->submit_ns;
 	f->error = slot->error;
+	f->frame_data = slot->in.data;
 	f->data = last->data;
 	f->bytes = pl->stage_count ? last->bytes : pl->frame_bytes;
 	if (pl->cfg.sink)

@@ -55,54 +55,82 @@ static float clamp255(float v)
 	return v < 0 ? 0 : v > 255 ? 255 : v;
 }
 
+/* Pixel (@sx, @sy) of a @w x @h frame as R, G, B in [0, 255]. */
+static void pixel_rgb(enum qpu_pipeline_format format, const uint8_t *in, unsigned int w,
+		      unsigned int h, unsigned int sx, unsigned int sy, float rgb[3])
+{
+	size_t px = (size_t)w * h, s = (size_t)sy * w + sx;
+	float Y, U, V;
+
+	switch (format) {
+	case QPU_PIPELINE_I420:
+	case QPU_PIPELINE_NV12:
+		Y = in[s];
+		if (format == QPU_PIPELINE_I420) {
+			size_t c = (size_t)(sy / 2) * (w / 2) + sx / 2;
+
+			U = (float)in[px + c] - 128;
+			V = (float)in[px + px / 4 + c] - 128;
+		} else {
+			size_t c = px + (size_t)(sy / 2) * w + (sx / 2) * 2;
+
+			U = (float)in[c] - 128;
+			V = (float)in[c + 1] - 128;
+		}
+		rgb[0] = clamp255(Y + YUV_RV * V);
+		rgb[1] = clamp255(Y - YUV_GU * U - YUV_GV * V);
+		rgb[2] = clamp255(Y + YUV_BU * U);
+		break;
+	case QPU_PIPELINE_RGB24:
+		rgb[0] = in[s * 3];
+		rgb[1] = in[s * 3 + 1];
+		rgb[2] = in[s * 3 + 2];
+		break;
+	default:
+		rgb[0] = rgb[1] = rgb[2] = in[s];
+		break;
+	}
+}
+
+QPU_API int qpu_pipeline_frame_to_rgb24(enum qpu_pipeline_format format, unsigned int width,
+					unsigned int height, const void *src, uint8_t *dst)
+{
+	unsigned int x, y, c;
+	float rgb[3];
+
+	if (!qpu_pipeline_frame_bytes(format, width, height))
+		return -EINVAL;
+	for (y = 0; y < height; y++) {
+		for (x = 0; x < width; x++) {
+			pixel_rgb(format, src, width, height, x, y, rgb);
+			for (c = 0; c < 3; c++)
+				*dst++ = (uint8_t)rgb[c];
+		}
+	}
+	return 0;
+}
+
 /* The CPU's pre-processing: every format, the QPU kernel's sampling. */
 static void pre_cpu(const struct pre *p, const uint8_t *in, float *out)
 {
 	unsigned int w = p->c.width, h = p->c.height, ow = p->c.out_width, oh = p->c.out_height;
 	uint32_t step_x = (uint32_t)(((uint64_t)w << 16) / ow);
 	uint32_t step_y = (uint32_t)(((uint64_t)h << 16) / oh);
-	size_t plane = (size_t)ow * oh, px = (size_t)w * h;
+	size_t plane = (size_t)ow * oh;
 	unsigned int x, y;
+	float rgb[3];
 
 	for (y = 0; y < oh; y++) {
 		unsigned int sy = (unsigned int)(((uint64_t)y * step_y) >> 16);
 
 		for (x = 0; x < ow; x++) {
 			unsigned int sx = (unsigned int)(((uint64_t)x * step_x) >> 16);
-			size_t o = (size_t)y * ow + x, s = (size_t)sy * w + sx;
-			float r, g, b, Y, U, V;
+			size_t o = (size_t)y * ow + x;
 
-			switch (p->c.format) {
-			case QPU_PIPELINE_I420:
-			case QPU_PIPELINE_NV12:
-				Y = in[s];
-				if (p->c.format == QPU_PIPELINE_I420) {
-					size_t c = (size_t)(sy / 2) * (w / 2) + sx / 2;
-
-					U = (float)in[px + c] - 128;
-					V = (float)in[px + px / 4 + c] - 128;
-				} else {
-					size_t c = px + (size_t)(sy / 2) * w + (sx / 2) * 2;
-
-					U = (float)in[c] - 128;
-					V = (float)in[c + 1] - 128;
-				}
-				r = clamp255(Y + YUV_RV * V);
-				g = clamp255(Y - YUV_GU * U - YUV_GV * V);
-				b = clamp255(Y + YUV_BU * U);
-				break;
-			case QPU_PIPELINE_RGB24:
-				r = in[s * 3];
-				g = in[s * 3 + 1];
-				b = in[s * 3 + 2];
-				break;
-			default:
-				r = g = b = in[s];
-				break;
-			}
-			out[o] = r * p->a[0] + p->b[0];
-			out[plane + o] = g * p->a[1] + p->b[1];
-			out[2 * plane + o] = b * p->a[2] + p->b[2];
+			pixel_rgb(p->c.format, in, w, h, sx, sy, rgb);
+			out[o] = rgb[0] * p->a[0] + p->b[0];
+			out[plane + o] = rgb[1] * p->a[1] + p->b[1];
+			out[2 * plane + o] = rgb[2] * p->a[2] + p->b[2];
 		}
 	}
 }
@@ -225,7 +253,7 @@ QPU_API int qpu_pipeline_stage_preprocess(struct qpu_dev *dev,
 struct infer {
 	struct qpu_nn_graph *dev_graph;
 	struct qpu_nn_graph *cpu_graph;
-	int on_qpu;
+	unsigned int qpu_nodes;
 };
 
 /* Sum of the graph's nodes' modelled times of the last run. */
@@ -244,7 +272,11 @@ static uint64_t graph_model_ns(const struct qpu_nn_graph *g)
 static int infer_run(void *ctx, struct qpu_pipeline_job *job)
 {
 	struct infer *inf = ctx;
-	struct qpu_nn_graph *g = job->place == QPU_PIPELINE_QPU ? inf->dev_graph : inf->cpu_graph;
+	/* The device's graph, unless this is a QPU graph's recovery: a graph
+	 * planned on the CPU alone runs there too, with the board's model. */
+	struct qpu_nn_graph *g = inf->dev_graph && (job->place == QPU_PIPELINE_QPU ||
+						    !inf->qpu_nodes) ?
+				 inf->dev_graph : inf->cpu_graph;
 	struct qpu_nn_tensor_info ti;
 	unsigned int i;
 	size_t off = 0;
@@ -264,7 +296,7 @@ static int infer_run(void *ctx, struct qpu_pipeline_job *job)
 		memcpy((char *)job->out + off, ti.data, ti.bytes);
 		off += ti.bytes;
 	}
-	if (job->place == QPU_PIPELINE_QPU)
+	if (g == inf->dev_graph)
 		job->model_ns = graph_model_ns(g);
 	return 0;
 }
@@ -304,7 +336,7 @@ QPU_API int qpu_pipeline_stage_infer(struct qpu_dev *dev, const char *model, siz
 	struct qpu_nn_tensor_info ti;
 	struct infer *inf = calloc(1, sizeof(*inf));
 	size_t out_bytes = 0;
-	unsigned int i, qpu_nodes = 0;
+	unsigned int i;
 	int ret;
 
 	if (!inf)
@@ -344,13 +376,13 @@ QPU_API int qpu_pipeline_stage_infer(struct qpu_dev *dev, const char *model, siz
 			struct qpu_nn_node_info n;
 
 			if (!qpu_nn_node(inf->dev_graph, i, &n) && n.where == QPU_NN_WHERE_QPU)
-				qpu_nodes++;
+				inf->qpu_nodes++;
 		}
 	}
 	*stage = (struct qpu_pipeline_stage){
 		.name = "infer",
-		.can = QPU_PIPELINE_CAN_CPU | (qpu_nodes ? QPU_PIPELINE_CAN_QPU : 0),
-		.why = dev && !qpu_nodes ? "the graph's plan puts no node on the QPUs" : NULL,
+		.can = QPU_PIPELINE_CAN_CPU | (inf->qpu_nodes ? QPU_PIPELINE_CAN_QPU : 0),
+		.why = dev && !inf->qpu_nodes ? "the graph's plan puts no node on the QPUs" : NULL,
 		.in_bytes = in_bytes,
 		.out_bytes = out_bytes,
 		.run = infer_run,
