@@ -3,3 +3,6 @@
 # included by libqpu.mk after nn/, whose graphs its inference stage runs.
 
 QPU_PIPELINE_SRCS := $(wildcard libqpu/pipeline/*.c)
+
+# check-host runs selftests/lib/test-qpu-detect.sh, which needs the tools.
+HOST_TEST_DEPS += $(BUILD)/tools/qpu-detect $(BUILD)/tools/qpu-nn
