@@ -26,11 +26,16 @@
 #include "open_dev.h"
 #include "parse_num.h"
 #include "png.h"
+#ifdef QPU_DETECT_MQTT
+#include "qpu_mqtt.h"
+#endif
 
 const char tool_name[] = "qpu-detect";
 
 #define MAX_IMAGES	100000
 #define LIVE_EVERY_NS	500000000ull
+/* boxes kept per frame */
+#define MAX_BOXES	100
 
 struct opts {
 	const char *device;
@@ -47,6 +52,9 @@ struct opts {
 	int cpu;
 	int bench;
 	int quiet;
+#ifdef QPU_DETECT_MQTT
+	struct qpu_mqtt_opts mqtt;	/* --mqtt: publish (tools/fleet) */
+#endif
 };
 
 /* Where frames come from: one file (Y4M, NV12) or a list of images. */
@@ -69,6 +77,9 @@ struct sink_ctx {
 	unsigned int height;
 	uint64_t boxes;
 	int failed_io;
+#ifdef QPU_DETECT_MQTT
+	struct qpu_mqtt *mqtt;
+#endif
 };
 
 static void usage(FILE *out)
@@ -95,6 +106,9 @@ static void usage(FILE *out)
 		"      --iou T         NMS overlap threshold (0.45)\n"
 		"  -j, --in-flight N   frames in flight, 1 to 16 (3)\n"
 		"  -q, --quiet         no table\n"
+#ifdef QPU_DETECT_MQTT
+		QPU_MQTT_OPTIONS_HELP
+#endif
 		"  -h, --help          this text\n"
 		"  -V, --version       the version\n");
 }
@@ -350,6 +364,65 @@ static void write_png(struct sink_ctx *s, const struct qpu_pipeline_frame *f,
 	}
 }
 
+#ifdef QPU_DETECT_MQTT
+static uint64_t realtime_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* A frame's detections on qpu/STREAM/detections, boxes in pixels. */
+static void publish_frame(struct qpu_mqtt *m, const struct qpu_pipeline_frame *f,
+			  const struct qpu_pipeline_detections *d)
+{
+	struct qpu_mqtt_detection det[MAX_BOXES];
+	struct qpu_mqtt_stage stage = { "model", f->model_ns };
+	struct qpu_mqtt_frame fr = {
+		.frame = f->index,
+		.done_ns = realtime_ns(),
+		.stages = &stage,
+		.nstages = f->model_ns ? 1 : 0,
+		.detections = det,
+	};
+	unsigned int i;
+
+	fr.capture_ns = fr.done_ns - f->latency_ns;
+	for (i = 0; !f->status && i < d->count && i < MAX_BOXES; i++) {
+		const struct qpu_pipeline_box *b = &d->boxes[i];
+
+		det[i] = (struct qpu_mqtt_detection){
+			.label = NULL, .class_id = b->label, .score = b->score,
+			.x = b->x0 * (float)f->width, .y = b->y0 * (float)f->height,
+			.w = (b->x1 - b->x0) * (float)f->width,
+			.h = (b->y1 - b->y0) * (float)f->height,
+		};
+	}
+	fr.ndetections = i;
+	qpu_mqtt_publish_frame(m, &fr);
+}
+
+/* The board's health on qpu/STREAM/health: the pipeline's telemetry. */
+static void publish_health(struct qpu_mqtt *m, struct qpu_pipeline *pl, struct qpu_dev *dev)
+{
+	struct qpu_pipeline_stats ps;
+	struct qpu_mqtt_health h = { .device = dev ? qpu_dev_describe(dev) : "cpu" };
+
+	qpu_pipeline_get_stats(pl, &ps);
+	qpu_mqtt_read_sys_health(&h);
+	h.clock_hz = ps.telemetry.flags & QPU_PIPELINE_TELEMETRY_CLOCK ?
+		(int64_t)ps.telemetry.clock_hz : -1;
+	if (ps.telemetry.flags & QPU_PIPELINE_TELEMETRY_TEMP)
+		h.temp_mc = ps.telemetry.temp_mc;
+	if (ps.telemetry.flags & QPU_PIPELINE_TELEMETRY_THROTTLED)
+		h.throttled = ps.telemetry.throttled;
+	h.recoveries = (int64_t)ps.recoveries;
+	h.queue_depth = ps.in_flight;
+	qpu_mqtt_publish_health(m, &h);
+}
+#endif
+
 /* Every frame, in order, from the pipeline's last stage. */
 static void sink(void *ctx, const struct qpu_pipeline_frame *f)
 {
@@ -359,6 +432,10 @@ static void sink(void *ctx, const struct qpu_pipeline_frame *f)
 
 	if (!f->status)
 		s->boxes += d->count;
+#ifdef QPU_DETECT_MQTT
+	if (s->mqtt)
+		publish_frame(s->mqtt, f, d);
+#endif
 	if (s->o->bench)
 		return;
 	fprintf(s->json, "{\"frame\":%" PRIu64 ",\"width\":%u,\"height\":%u,\"latency_ms\":%.3f",
@@ -496,12 +573,21 @@ static void parse_args(int argc, char **argv, struct opts *o)
 		{ "iou", required_argument, NULL, 'I' },
 		{ "in-flight", required_argument, NULL, 'j' },
 		{ "quiet", no_argument, NULL, 'q' },
+#ifdef QPU_DETECT_MQTT
+		QPU_MQTT_LONG_OPTIONS,
+#else
+		{ "mqtt", required_argument, NULL, 'M' },
+#endif
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
 	uint64_t v;
 	int c;
+#ifdef QPU_DETECT_MQTT
+	char err[256];
+	int taken;
+#endif
 
 	while ((c = getopt_long(argc, argv, "m:d:n:o:s:a:j:qhV", longopts, NULL)) != -1) {
 		switch (c) {
@@ -553,8 +639,19 @@ static void parse_args(int argc, char **argv, struct opts *o)
 		case 'V':
 			print_version();
 			exit(0);
+#ifdef QPU_DETECT_MQTT
+		default:
+			taken = qpu_mqtt_take_option(&o->mqtt, c, optarg, err, sizeof(err));
+			if (taken < 0)
+				usage_error(2, "%s", err);
+			if (!taken)
+				try_help(2);
+#else
+		case 'M':
+			usage_error(2, "--mqtt: this qpu-detect was built without libmosquitto (tools/deps.sh fleet)");
 		default:
 			try_help(2);
+#endif
 		}
 	}
 	if (optind + 1 != argc)
@@ -571,7 +668,7 @@ static void parse_args(int argc, char **argv, struct opts *o)
 int main(int argc, char **argv)
 {
 	struct opts o = { .anchors = 1, .score = 0.5f, .iou = 0.45f, .in_flight = 3 };
-	struct qpu_pipeline_detect det = { .max_boxes = 100 };
+	struct qpu_pipeline_detect det = { .max_boxes = MAX_BOXES };
 	struct qpu_pipeline_preprocess pre = { .std = { 1, 1, 1 } };
 	struct qpu_pipeline_config cfg = { 0 };
 	struct sink_ctx sc = { .o = &o };
@@ -583,6 +680,9 @@ int main(int argc, char **argv)
 	const char *qnn;
 	char err[512] = "", path[4096];
 	uint64_t n = 0, last_table = now_ns();
+#ifdef QPU_DETECT_MQTT
+	uint64_t last_health = now_ns();
+#endif
 	int live, ret;
 
 	parse_args(argc, argv, &o);
@@ -613,6 +713,14 @@ int main(int argc, char **argv)
 	pl = qpu_pipeline_new(&cfg);
 	if (!pl)
 		die("%s", qpu_last_error());
+#ifdef QPU_DETECT_MQTT
+	/* before the frames: an unreachable broker is an error at start */
+	sc.mqtt = qpu_mqtt_open_opts(&o.mqtt, err, sizeof(err));
+	if (!sc.mqtt && err[0])
+		die("%s", err);
+	if (sc.mqtt)
+		publish_health(sc.mqtt, pl, dev);
+#endif
 	pre.format = src.format;
 	pre.width = src.width;
 	pre.height = src.height;
@@ -639,6 +747,12 @@ int main(int argc, char **argv)
 			break;
 		qpu_pipeline_submit(pl, fmt, w, h, NULL);
 		n++;
+#ifdef QPU_DETECT_MQTT
+		if (sc.mqtt && now_ns() - last_health > o.mqtt.health_interval_s * 1000000000ull) {
+			last_health = now_ns();
+			publish_health(sc.mqtt, pl, dev);
+		}
+#endif
 		if (live && now_ns() - last_table > LIVE_EVERY_NS) {
 			last_table = now_ns();
 			fprintf(stderr, "\033[H\033[J");
@@ -646,6 +760,16 @@ int main(int argc, char **argv)
 		}
 	}
 	qpu_pipeline_finish(pl);
+#ifdef QPU_DETECT_MQTT
+	if (sc.mqtt) {
+		struct qpu_mqtt_stats ms;
+
+		publish_health(sc.mqtt, pl, dev);
+		/* dropped or never acknowledged: said on stderr, and in the exit status */
+		if (qpu_mqtt_close(sc.mqtt, 10000, &ms) || ms.dropped)
+			sc.failed_io = 1;
+	}
+#endif
 	if (!o.quiet)
 		print_table(o.bench ? stdout : stderr, pl);
 	if (o.bench) {

@@ -20,7 +20,6 @@ QPU_MQTT_OBJS := $(addprefix $(BUILD)/tools/fleet/,qpu_mqtt.o json.o)
 FLEET_CFLAGS = $(TOOL_CFLAGS) -I$(CURDIR)/tools/fleet
 MOSQUITTO_LIBS := $(shell $(FLEET_PKG_CONFIG) --libs libmosquitto 2>/dev/null) -lpthread
 QPU_FLEET := $(BUILD)/tools/qpu-fleet
-FLEET_BOARD := $(BUILD)/selftests/fleet/fleet-board
 QPU_BATCH := $(BUILD)/tools/qpu-batch
 
 $(BUILD)/tools/fleet/%.o: tools/fleet/%.c $(BUILD)/vars/TOOL_CFLAGS
@@ -36,15 +35,19 @@ $(QPU_FLEET): tools/fleet/qpu-fleet.c $(QPU_MQTT_A) $(QPU_TOOLS_A) $(LIBQPU_SO)
 	$(Q)$(CC) $(FLEET_CFLAGS) -MMD -MP -o $@ $< $(QPU_MQTT_A) $(QPU_TOOLS_A) \
 		$(TOOL_LIBQPU) $(LDFLAGS) $(MOSQUITTO_LIBS)
 
-$(FLEET_BOARD): selftests/fleet/fleet-board.c $(QPU_MQTT_A) $(QPU_TOOLS_A) $(LIBQPU_SO)
+# qpu-detect --mqtt: its own rule where libmosquitto is (else tools.mk's,
+# and --mqtt says what is missing).
+ifeq ($(HAVE_MOSQUITTO),1)
+$(BUILD)/tools/qpu-detect: tools/qpu-detect.c $(QPU_MQTT_A) $(QPU_TOOLS_A) $(LIBQPU_SO)
 	$(Q)mkdir -p $(dir $@)
-	$(Q)$(CC) $(FLEET_CFLAGS) -MMD -MP -o $@ $< $(QPU_MQTT_A) $(QPU_TOOLS_A) \
-		-L$(BUILD) -lqpu -Wl,-rpath,$(BUILD) $(LDFLAGS) $(MOSQUITTO_LIBS)
+	$(Q)$(CC) $(FLEET_CFLAGS) -DQPU_DETECT_MQTT -MMD -MP -o $@ $< $(QPU_MQTT_A) \
+		$(QPU_TOOLS_A) $(TOOL_LIBQPU) $(LDFLAGS) -lm $(MOSQUITTO_LIBS)
+endif
 
 ifeq ($(HAVE_MOSQUITTO),1)
 TOOLS += $(QPU_FLEET)
 tools: $(QPU_FLEET)
-HOST_TEST_DEPS += $(QPU_FLEET) $(FLEET_BOARD)
+HOST_TEST_DEPS += $(QPU_FLEET) $(BUILD)/tools/qpu-nn
 endif
 
 QPU_MPI_A := $(BUILD)/tools/fleet/libqpu-mpi.a
@@ -77,7 +80,7 @@ HOST_TEST_SCRIPTS += selftests/fleet/test-fleet-mpi.sh
 endif
 endif
 
--include $(QPU_MQTT_OBJS:.o=.d) $(QPU_FLEET).d $(FLEET_BOARD).d \
+-include $(QPU_MQTT_OBJS:.o=.d) $(QPU_FLEET).d \
 	$(BUILD)/tools/fleet/qpu_mpi.d $(QPU_BATCH).d
 
 # make bench-mpi (and make bench): qpu-batch's batches per second with 1 and
