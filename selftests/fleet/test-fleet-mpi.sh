@@ -19,7 +19,8 @@ if ! command -v mpirun >/dev/null || [ ! -x "$batch" ]; then
 	echo "no mpirun or qpu-batch: run tools/deps.sh fleet, then make"
 	exit 77
 fi
-command -v python3 >/dev/null || { echo "no python3: run tools/deps.sh python"; exit 77; }
+PYTHON=${PYTHON:-/usr/bin/python3}
+[ -x "$PYTHON" ] || { echo "no $PYTHON: run tools/deps.sh python"; exit 77; }
 export QPU_DEVICE=emu
 # Open MPI's session files go to the scratch directory; as root (a CI
 # container), mpirun wants to be told that this is meant.
@@ -37,7 +38,7 @@ ranks() {
 
 # The products are exact (small integers over 4): C = A B as numpy has it.
 exact() {
-	python3 - "$1" $size $batches <<'EOF'
+	"$PYTHON" - "$1" $size $batches <<'EOF'
 import sys
 try:
     import numpy as np
@@ -69,7 +70,7 @@ check ranks_4_same_bits same_bits 4
 
 # The generated batches as files, and one file too short for a failure.
 mkdir -p "$tmp/in" "$tmp/bad"
-python3 - "$tmp/in" $size $batches <<'EOF'
+"$PYTHON" - "$tmp/in" $size $batches <<'EOF'
 import struct, sys
 d, n, batches = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
 for b in range(batches):
