@@ -78,19 +78,27 @@ static void each_attr(const char *buf, void (*fn)(const struct nlattr *a, void *
 	}
 }
 
-static uint32_t attr_u32(const struct nlattr *a)
+/* A u16 or u32 attribute's value (host order, as netlink sends it). */
+static uint32_t attr_uint(const struct nlattr *a)
 {
-	uint32_t v = 0;
+	uint16_t v16;
+	uint32_t v32;
 
-	if (a->nla_len >= NLA_HDRLEN + 4)
-		memcpy(&v, (const char *)a + NLA_HDRLEN, 4);
-	return v;
+	if (a->nla_len >= NLA_HDRLEN + 4) {
+		memcpy(&v32, (const char *)a + NLA_HDRLEN, 4);
+		return v32;
+	}
+	if (a->nla_len >= NLA_HDRLEN + 2) {
+		memcpy(&v16, (const char *)a + NLA_HDRLEN, 2);
+		return v16;
+	}
+	return 0;
 }
 
 static void family_attr(const struct nlattr *a, void *ctx)
 {
 	if ((a->nla_type & NLA_TYPE_MASK) == CTRL_ATTR_FAMILY_ID)
-		*(uint16_t *)ctx = (uint16_t)attr_u32(a);
+		*(uint16_t *)ctx = (uint16_t)attr_uint(a);
 }
 
 static void dev_attr(const struct nlattr *a, void *ctx)
@@ -99,15 +107,15 @@ static void dev_attr(const struct nlattr *a, void *ctx)
 
 	switch (a->nla_type & NLA_TYPE_MASK) {
 	case QPU_A_DEV_CLOCK_MEASURED_HZ:
-		t->clock_hz = attr_u32(a);
+		t->clock_hz = attr_uint(a);
 		t->flags |= QPU_PIPELINE_TELEMETRY_CLOCK;
 		break;
 	case QPU_A_DEV_TEMP_MC:
-		t->temp_mc = (int32_t)attr_u32(a);
+		t->temp_mc = (int32_t)attr_uint(a);
 		t->flags |= QPU_PIPELINE_TELEMETRY_TEMP;
 		break;
 	case QPU_A_DEV_THROTTLED:
-		t->throttled = attr_u32(a);
+		t->throttled = attr_uint(a);
 		t->flags |= QPU_PIPELINE_TELEMETRY_THROTTLED;
 		break;
 	}

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 #
 # test-qpu-detect: qpu-detect on the emulator and the CPU with the tiny
-# detector that libqpu/python/examples/tiny_detector.py generates (python3-
+# detector that `python3 -m qpu.pipeline tiny-detector` generates (python3-
 # onnx; converted once with qpu-nn convert): a Y4M video, a raw NV12 file
 # and a directory of PPM/PGM images (one of another size, refused in its
 # JSON line) to JSON lines and PNG files; --bench's table and figures;
@@ -35,7 +35,7 @@ check() {
 
 # The model and the inputs: 8 frames of 32x32 noise as Y4M and NV12, and
 # images: three 32x32 PPM, one 16x16 PPM, one 32x32 PGM.
-"$PYTHON" "$src/libqpu/python/examples/tiny_detector.py" "$tmp/det.onnx" || exit 1
+"$PYTHON" -m qpu.pipeline tiny-detector "$tmp/det.onnx" || exit 1
 "$bin/qpu-nn" convert "$tmp/det.onnx" "$tmp/det.qnn" >/dev/null || exit 1
 "$PYTHON" - "$tmp" <<'EOF' || exit 1
 import os, sys
