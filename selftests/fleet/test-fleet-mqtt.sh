@@ -94,7 +94,7 @@ error() {
 # into a FIFO at 60 frames a second, as a camera would deliver them.
 PYTHONPATH=$src/libqpu/python QPU_LIBRARY=$build/libqpu.so.0
 export PYTHON PYTHONPATH QPU_LIBRARY
-"$PYTHON" "$src/libqpu/python/examples/tiny_detector.py" "$tmp/det.onnx" || exit 1
+"$PYTHON" -m qpu.pipeline tiny-detector "$tmp/det.onnx" >/dev/null || exit 1
 "$build/tools/qpu-nn" convert "$tmp/det.onnx" "$tmp/det.qnn" >/dev/null || exit 1
 cat >"$tmp/pace.py" <<'EOF'
 import sys, time
