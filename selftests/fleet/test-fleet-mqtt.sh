@@ -94,8 +94,16 @@ error() {
 # into a FIFO at 60 frames a second, as a camera would deliver them.
 PYTHONPATH=$src/libqpu/python QPU_LIBRARY=$build/libqpu.so.0
 export PYTHON PYTHONPATH QPU_LIBRARY
-"$PYTHON" -m qpu.pipeline tiny-detector "$tmp/det.onnx" >/dev/null || exit 1
-"$build/tools/qpu-nn" convert "$tmp/det.onnx" "$tmp/det.qnn" >/dev/null || exit 1
+# An ASan build's libqpu, loaded into python, wants the ASan runtime first
+# (and python's own allocations are no leaks of ours).
+py_env=
+if ldd "$build/libqpu.so.0" 2>/dev/null | grep -q libasan; then
+	py_env="LD_PRELOAD=$(${CC:-cc} -print-file-name=libasan.so) ASAN_OPTIONS=detect_leaks=0"
+fi
+# shellcheck disable=SC2086
+env $py_env "$PYTHON" -m qpu.pipeline tiny-detector "$tmp/det.onnx" >/dev/null || exit 1
+# shellcheck disable=SC2086
+env $py_env "$build/tools/qpu-nn" convert "$tmp/det.onnx" "$tmp/det.qnn" >/dev/null || exit 1
 cat >"$tmp/pace.py" <<'EOF'
 import sys, time
 path, frames, fps = sys.argv[1], int(sys.argv[2]), float(sys.argv[3])
