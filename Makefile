@@ -235,7 +235,7 @@ CHECK_SUITES := lint check-host check-python check-asan check-reference check-m3
 
 # check-debug is not among them: its kernel takes ~35 minutes to build cold.
 check:
-	$(Q)$(CURDIR)/tools/deps.sh build lint vm pi python netlink man m32 xnnpack
+	$(Q)$(CURDIR)/tools/deps.sh build lint vm pi python netlink man m32 xnnpack fleet
 	$(Q)BUILD=$(BUILD) MAKE="$(MAKE)" $(CURDIR)/selftests/check.sh $(CHECK_SUITES)
 
 # --- the demo ---------------------------------------------------------------

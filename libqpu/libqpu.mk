@@ -3,7 +3,7 @@
 # and the freestanding core (QPU_CORE_SRCS: libqpu/core/sources.mk, which
 # the Makefile includes). The layers point down: toolkit -> asm -> emit ->
 # core, hazard -> core, runtime -> toolkit -> core (libqpu/README.md); nn/
-# (nn.mk) -> kernels -> runtime.
+# (nn.mk) -> kernels -> runtime; pipeline/ (pipeline.mk) -> nn, kernels.
 
 LIBQPU_VERSION := 0.4.0
 LIBQPU_SONAME := libqpu.so.0
@@ -24,7 +24,9 @@ LIBQPU_BASE_SRCS := $(LIBQPU_RUNTIME_SRCS) $(LIBQPU_ASM_SRCS) \
 LIBQPU_BASE_OBJS := $(LIBQPU_BASE_SRCS:%.c=$(BUILD)/%.o)
 include libqpu/kernels/kernels.mk
 include libqpu/nn/nn.mk
-LIBQPU_SRCS := $(LIBQPU_BASE_SRCS) $(QPU_KERNEL_SRCS) $(QPU_NN_SRCS)
+include libqpu/pipeline/pipeline.mk
+LIBQPU_SRCS := $(LIBQPU_BASE_SRCS) $(QPU_KERNEL_SRCS) $(QPU_NN_SRCS) \
+	$(QPU_PIPELINE_SRCS)
 LIBQPU_OBJS := $(LIBQPU_SRCS:%.c=$(BUILD)/%.o)
 LIBQPU_A := $(BUILD)/libqpu.a
 # What libqpu itself links with (libqpu/nn: libm; dlopen() of XNNPACK is in

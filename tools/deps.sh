@@ -3,7 +3,7 @@
 #
 # Installs the Debian 12 packages a make target needs, and nothing when they
 # are all there already. Usage: deps.sh GROUP... (build lint vm pi python netlink
-# xnnpack pyvideocore man m32 debug all)
+# xnnpack pyvideocore man m32 fleet debug all)
 # Needs root to install; otherwise it prints the command to run and fails.
 set -euo pipefail
 
@@ -48,6 +48,10 @@ declare -A groups=(
 	# debug.config needs no more: no BTF (pahole), no module signing or
 	# trusted keys (openssl headers), gzip only (no zstd/lz4), and neither
 	# python3 (clang LTO) nor rsync (headers_install) is in its build.
+	# qpu-fleet, the MQTT publisher of the boards (tools/fleet: libmosquitto,
+	# and the broker its test starts) and qpu-batch, the batches spread over
+	# boards with Open MPI (mpicc, mpirun)
+	[fleet]="mosquitto libmosquitto-dev openmpi-bin libopenmpi-dev"
 	[debug]="linux-source-6.1 xz-utils build-essential flex bison bc libelf-dev qemu-system-x86 busybox-static cpio kmod"
 )
 

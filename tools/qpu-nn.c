@@ -9,12 +9,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include "qpu.h"
 #include "qpu_nn.h"
 #include "die.h"
+#include "nn_model.h"
 #include "parse_num.h"
 
 const char tool_name[] = "qpu-nn";
@@ -25,7 +24,6 @@ static const char *device_path;
 static unsigned int bind_flags;
 static uint64_t runs = 3;
 static const char *input_path, *output_path;
-static char tmp_qnn[64];
 
 static void usage(FILE *out)
 {
@@ -48,70 +46,12 @@ static void usage(FILE *out)
 		"  -o, --output FILE   run: write the first output's raw bytes\n");
 }
 
-static const char *python(void)
-{
-	const char *p = getenv("PYTHON");
-
-	if (p && *p)
-		return p;
-	return access("/usr/bin/python3", X_OK) == 0 ? "/usr/bin/python3" : "python3";
-}
-
-/* python3 -m qpu.nn convert ARGS...: the converter is the Python package's. */
-static int run_converter(char **args, int count)
-{
-	char **argv = calloc((size_t)count + 4, sizeof(*argv));
-	int status, i;
-	pid_t pid;
-
-	if (!argv)
-		die("out of memory");
-	argv[0] = (char *)python();
-	argv[1] = "-m";
-	argv[2] = "qpu.nn";
-	for (i = 0; i < count; i++)
-		argv[3 + i] = args[i];
-	pid = fork();
-	if (pid < 0)
-		die("fork: %s", strerror(errno));
-	if (pid == 0) {
-		execvp(argv[0], argv);
-		fprintf(stderr, "qpu-nn: %s: %s (set PYTHON to a python3 with python3-onnx)\n",
-			argv[0], strerror(errno));
-		_exit(127);
-	}
-	free(argv);
-	if (waitpid(pid, &status, 0) < 0)
-		die("waitpid: %s", strerror(errno));
-	return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
-}
-
-static void drop_tmp(void)
-{
-	if (tmp_qnn[0])
-		unlink(tmp_qnn);
-}
-
 static struct qpu_nn_graph *load_model(const char *path)
 {
-	size_t len = strlen(path);
 	struct qpu_nn_graph *g;
 	char err[512];
 
-	if (len > 5 && !strcmp(path + len - 5, ".onnx")) {
-		char *args[3] = { "convert", (char *)path, tmp_qnn };
-		int fd;
-
-		snprintf(tmp_qnn, sizeof(tmp_qnn), "/tmp/qpu-nn-XXXXXX");
-		fd = mkstemp(tmp_qnn);
-		if (fd < 0)
-			die("mkstemp: %s", strerror(errno));
-		close(fd);
-		atexit(drop_tmp);
-		if (run_converter(args, 3))
-			exit(1);
-		path = tmp_qnn;
-	}
+	path = nn_model_qnn(path);
 	g = qpu_nn_load(path, err, sizeof(err));
 	if (!g)
 		die("%s", err);
@@ -347,7 +287,7 @@ int main(int argc, char **argv)
 	int c;
 
 	if (argc >= 2 && !strcmp(argv[1], "convert"))
-		return run_converter(argv + 1, argc - 1);
+		return nn_model_convert(argv + 1, argc - 1);
 	while ((c = getopt_long(argc, argv, "d:n:b:i:o:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'd':

@@ -41,3 +41,4 @@ $(BUILD)/static/%: tools/%.c $(QPU_TOOLS_A) $(LIBQPU_A)
 
 -include $(TOOLS:=.d) $(QPU_TOOLS_OBJS:.o=.d)
 include tools/qpuctl/qpuctl.mk
+include tools/fleet/fleet.mk

@@ -22,6 +22,7 @@
 
 #include "qpu.h"
 #include "qpu_devmodel.h"
+#include "test-device.h"
 #include "testlib.h"
 #include "../kmod/qpu_programs.h"
 
@@ -77,10 +78,6 @@ static void vecadd_init(struct qpu_dev *dev, struct vecadd *v)
 
 /* Only the in-process emulator measures a job's counters. */
 static bool emulated;
-
-/* The device the cases share: --device names it, setup opens it. */
-static const char *device_path = "emu";
-static struct qpu_dev *device;
 
 /*
  * Both devices count a job's instructions: expect exactly @n; the
@@ -883,26 +880,13 @@ T_TEST(fence_queue)
 	test_fence_queue(device, device_path);
 }
 
-static const struct t_option options[] = {
-	{ "device", &device_path, "DEVICE" },
-	{ NULL, NULL, NULL },
-};
-
 static int open_device(void)
 {
-	device = qpu_dev_open(device_path);
-	if (!device) {
-		fprintf(stderr, "qpu_dev_open(%s): %s\n", device_path, strerror(errno));
-		return T_EXIT_FAIL;
-	}
-	printf("device: %s (%s)\n", qpu_dev_get_path(device), qpu_dev_describe(device));
-	emulated = strstr(qpu_dev_describe(device), "emulator") != NULL;
-	return T_EXIT_PASS;
-}
+	int ret = t_device_open();
 
-static void close_device(void)
-{
-	qpu_dev_close(device);
+	if (ret == T_EXIT_PASS)
+		emulated = strstr(qpu_dev_describe(device), "emulator") != NULL;
+	return ret;
 }
 
 T_TEST(open_nonexistent)
@@ -912,4 +896,4 @@ T_TEST(open_nonexistent)
 	T_EQ_U64(ENOENT, errno);
 }
 
-T_MAIN(.setup = open_device, .teardown = close_device, .options = options)
+T_MAIN(.setup = open_device, .teardown = t_device_close, .options = device_options)

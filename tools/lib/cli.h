@@ -8,6 +8,7 @@
 #ifndef QPU_TOOLS_CLI_H
 #define QPU_TOOLS_CLI_H
 
+#include <stdint.h>
 #include <stdio.h>
 
 /* "NAME (libqpu) VERSION" on standard output: the package's version. */
@@ -22,5 +23,11 @@ void try_help(int status) __attribute__((noreturn));
 
 /* Die unless @fp may take binary output: a terminal may not. */
 void refuse_binary_to_terminal(FILE *fp, const char *instead);
+
+/*
+ * Option @opt's value @s, a number from @min to @max (parse_num.h), or a
+ * usage error (exit 1) naming the option and the range.
+ */
+uint64_t cli_opt_u64(const char *opt, const char *s, uint64_t min, uint64_t max);
 
 #endif /* QPU_TOOLS_CLI_H */

@@ -21,6 +21,7 @@ import sys
 import numpy as np
 
 from ._lib import lib, cstr, pystr
+from .closable import Closable
 from .device import Device
 from .errors import Error
 
@@ -77,7 +78,7 @@ class NnError(Error, ValueError):
     """A model libqpu refuses, or a run that failed; the message says why."""
 
 
-class Graph:
+class Graph(Closable):
     """A loaded graph bound to a device (or the CPU): run() it on numpy arrays."""
 
     def __init__(self, image, device=None, cpu_only=False, reference=False, qpu_all=False,
@@ -176,15 +177,6 @@ class Graph:
                 t["array"] = None
             lib.qpu_nn_free(self._g)
             self._g = None
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
-
-    def __del__(self):
-        self.close()
 
 
 def load(model, device=None, shapes=None, **options):

@@ -1,0 +1,834 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The pipeline's engine: slots allocated once, one thread per stage, an
+ * eventfd fence per slot and stage, recovery of failed device jobs on the
+ * CPU, and the telemetry sampled beside the runs.
+ *
+ * Frames go through the slots in submit order and every stage takes them in
+ * that order, so a stage waits only on the fence of the one slot it runs
+ * next: no queue, no lock on the data path (the lock guards the counters).
+ * The stop travels down the same fences as a frame marked "stop", so every
+ * frame submitted before it reaches the sink first.
+ */
+
+#include <errno.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "pipeline/pipeline_internal.h"
+#include "runtime/runtime.h"
+
+#define PL_DEFAULT_IN_FLIGHT	3
+#define PL_DEFAULT_WINDOW	4096
+#define PL_DEFAULT_TELEMETRY_MS	100
+#define PL_MAX_SIDE		8192
+/* A stage whose QPU runs failed this many times in a row runs the next
+ * PL_DEMOTE_FRAMES frames on the CPU, so a broken device costs one timeout
+ * per that many frames, not one per frame. */
+#define PL_DEMOTE_AFTER		3
+#define PL_DEMOTE_FRAMES	32
+/* Slowdown warnings: a run this much slower than the stage's usual time
+ * (the median of its first PL_BASE_RUNS QPU runs), with the clock below
+ * PL_CLOCK_FALL of the clock those runs saw. */
+#define PL_BASE_RUNS		8
+#define PL_SLOW_FACTOR		1.5
+#define PL_CLOCK_FALL		0.9
+#define PL_WARN_EVERY		100
+
+struct pl_buf {
+	struct qpu_bo *bo;
+	void *data;
+	size_t bytes;
+};
+
+struct pl_slot {
+	struct qpu_pipeline_frame frame;
+	/* fence[s]: stage s may run; fence[0] is signalled by submit. */
+	int fence[QPU_PIPELINE_MAX_STAGES];
+	/* Signalled by the last stage when the frame reached the sink. */
+	int free_fence;
+	int stop;
+	int refused;
+	uint64_t submit_ns;
+	char error[256];
+	struct pl_buf in;
+	struct pl_buf out[QPU_PIPELINE_MAX_STAGES];
+};
+
+struct pl_stage {
+	struct qpu_pipeline *pl;
+	unsigned int index;
+	struct qpu_pipeline_stage st;
+	char name[32];
+	char why[160];
+	enum qpu_pipeline_place place;
+	pthread_t thread;
+	int running;
+	/* Owned by the stage's thread. */
+	unsigned int consecutive_failures;
+	uint64_t cpu_until;
+	uint64_t fail_start_ns;
+	uint64_t base[PL_BASE_RUNS];
+	unsigned int base_count;
+	uint64_t base_ns;
+	uint64_t base_clock_hz;
+	/* Guarded by the pipeline's lock. */
+	struct qpu_pipeline_stage_stats stats;
+	struct pl_window window;
+};
+
+struct qpu_pipeline {
+	struct qpu_pipeline_config cfg;
+	size_t frame_bytes;
+	struct pl_stage stages[QPU_PIPELINE_MAX_STAGES];
+	unsigned int stage_count;
+	struct pl_slot *slots;
+	unsigned int slot_count;
+	int started;
+	int finished;
+	int acquired;
+	uint64_t next_index;
+	char err[256];
+
+	/* A device is not thread-safe (qpu.h): QPU runs take turns. */
+	pthread_mutex_t dev_lock;
+	pthread_mutex_t lock;
+	struct qpu_pipeline_stats stats;
+	struct pl_window window;
+	uint64_t telemetry_ns;
+};
+
+uint64_t pl_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+void pl_err(char *err, size_t size, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!err || !size)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(err, size, fmt, ap);
+	va_end(ap);
+}
+
+static int pl_fail(struct qpu_pipeline *pl, int ret, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static int pl_fail(struct qpu_pipeline *pl, int ret, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(pl->err, sizeof(pl->err), fmt, ap);
+	va_end(ap);
+	return ret;
+}
+
+QPU_API const char *qpu_pipeline_format_name(enum qpu_pipeline_format format)
+{
+	switch (format) {
+	case QPU_PIPELINE_I420:
+		return "i420";
+	case QPU_PIPELINE_NV12:
+		return "nv12";
+	case QPU_PIPELINE_RGB24:
+		return "rgb24";
+	case QPU_PIPELINE_GRAY8:
+		return "gray8";
+	}
+	return NULL;
+}
+
+QPU_API const char *qpu_pipeline_place_name(enum qpu_pipeline_place place)
+{
+	switch (place) {
+	case QPU_PIPELINE_AUTO:
+		return "auto";
+	case QPU_PIPELINE_QPU:
+		return "qpu";
+	case QPU_PIPELINE_CPU:
+		return "cpu";
+	}
+	return NULL;
+}
+
+QPU_API size_t qpu_pipeline_frame_bytes(enum qpu_pipeline_format format,
+					unsigned int width, unsigned int height)
+{
+	size_t px = (size_t)width * height;
+
+	if (!width || !height || width > PL_MAX_SIDE || height > PL_MAX_SIDE)
+		return 0;
+	switch (format) {
+	case QPU_PIPELINE_I420:
+	case QPU_PIPELINE_NV12:
+		if ((width | height) & 1)
+			return 0;
+		return px + px / 2;
+	case QPU_PIPELINE_RGB24:
+		return px * 3;
+	case QPU_PIPELINE_GRAY8:
+		return px;
+	}
+	return 0;
+}
+
+QPU_API struct qpu_pipeline *qpu_pipeline_new(const struct qpu_pipeline_config *config)
+{
+	struct qpu_pipeline *pl;
+	const char *fmt;
+
+	if (!config) {
+		errno = EINVAL;
+		return NULL;
+	}
+	fmt = qpu_pipeline_format_name(config->format);
+	if (!fmt) {
+		errno = -qpu_fail(-EINVAL, "pipeline: unsupported pixel format %d (i420, nv12, rgb24, gray8)",
+				  (int)config->format);
+		return NULL;
+	}
+	if (!qpu_pipeline_frame_bytes(config->format, config->width, config->height)) {
+		errno = -qpu_fail(-EINVAL, "pipeline: %ux%u is no %s frame size (1 to %u a side%s)",
+				  config->width, config->height, fmt, PL_MAX_SIDE,
+				  config->format == QPU_PIPELINE_I420 ||
+				  config->format == QPU_PIPELINE_NV12 ? ", even" : "");
+		return NULL;
+	}
+	if (config->in_flight > QPU_PIPELINE_MAX_IN_FLIGHT) {
+		errno = -qpu_fail(-EINVAL, "pipeline: %u frames in flight, at most %u",
+				  config->in_flight, QPU_PIPELINE_MAX_IN_FLIGHT);
+		return NULL;
+	}
+	pl = calloc(1, sizeof(*pl));
+	if (!pl)
+		return NULL;
+	pl->cfg = *config;
+	if (!pl->cfg.in_flight)
+		pl->cfg.in_flight = PL_DEFAULT_IN_FLIGHT;
+	if (!pl->cfg.stats_window)
+		pl->cfg.stats_window = PL_DEFAULT_WINDOW;
+	if (!pl->cfg.telemetry_ms)
+		pl->cfg.telemetry_ms = PL_DEFAULT_TELEMETRY_MS;
+	pl->frame_bytes = qpu_pipeline_frame_bytes(config->format, config->width, config->height);
+	pthread_mutex_init(&pl->lock, NULL);
+	pthread_mutex_init(&pl->dev_lock, NULL);
+	return pl;
+}
+
+QPU_API const char *qpu_pipeline_last_error(const struct qpu_pipeline *pipeline)
+{
+	return pipeline ? pipeline->err : "";
+}
+
+static void stage_fini(struct qpu_pipeline_stage *st)
+{
+	if (st->fini)
+		st->fini(st->ctx);
+	st->fini = NULL;
+}
+
+QPU_API int qpu_pipeline_add_stage(struct qpu_pipeline *pl, const struct qpu_pipeline_stage *st)
+{
+	struct qpu_pipeline_stage copy = *st;
+	size_t prev;
+	struct pl_stage *s;
+
+	pl->err[0] = 0;
+	if (pl->started || pl->stage_count == QPU_PIPELINE_MAX_STAGES) {
+		stage_fini(&copy);
+		return pl_fail(pl, -EINVAL, "pipeline: %s", pl->started ? "started already" :
+			       "too many stages");
+	}
+	if (!st->name || !st->run || !st->out_bytes || !(st->can & (QPU_PIPELINE_CAN_QPU |
+								     QPU_PIPELINE_CAN_CPU))) {
+		stage_fini(&copy);
+		return pl_fail(pl, -EINVAL, "pipeline: a stage needs a name, a run, an output and a place it can run");
+	}
+	prev = pl->stage_count ? pl->stages[pl->stage_count - 1].st.out_bytes : pl->frame_bytes;
+	if (st->in_bytes && st->in_bytes != prev) {
+		stage_fini(&copy);
+		return pl_fail(pl, -EINVAL, "pipeline: stage %s takes %zu bytes, %s gives %zu",
+			       st->name, st->in_bytes,
+			       pl->stage_count ? pl->stages[pl->stage_count - 1].name : "the frame",
+			       prev);
+	}
+	if (st->place == QPU_PIPELINE_QPU && (!pl->cfg.dev || !(st->can & QPU_PIPELINE_CAN_QPU))) {
+		stage_fini(&copy);
+		return pl_fail(pl, -EINVAL, "pipeline: stage %s cannot run on the QPUs: %s", st->name,
+			       !pl->cfg.dev ? "the pipeline has no device" :
+			       st->why ? st->why : "it has no QPU path");
+	}
+	if (st->place == QPU_PIPELINE_CPU && !(st->can & QPU_PIPELINE_CAN_CPU)) {
+		stage_fini(&copy);
+		return pl_fail(pl, -EINVAL, "pipeline: stage %s has no CPU path", st->name);
+	}
+	s = &pl->stages[pl->stage_count];
+	memset(s, 0, sizeof(*s));
+	s->pl = pl;
+	s->index = pl->stage_count;
+	s->st = copy;
+	snprintf(s->name, sizeof(s->name), "%s", st->name);
+	s->st.name = s->name;
+	if (st->place == QPU_PIPELINE_CPU) {
+		s->place = QPU_PIPELINE_CPU;
+		snprintf(s->why, sizeof(s->why), "placed on the CPU by the caller");
+	} else if (st->place == QPU_PIPELINE_QPU) {
+		s->place = QPU_PIPELINE_QPU;
+		snprintf(s->why, sizeof(s->why), "placed on the QPUs by the caller");
+	} else if (!pl->cfg.dev) {
+		s->place = QPU_PIPELINE_CPU;
+		snprintf(s->why, sizeof(s->why), "no device: the CPU backend");
+	} else if (!(st->can & QPU_PIPELINE_CAN_QPU)) {
+		s->place = QPU_PIPELINE_CPU;
+		snprintf(s->why, sizeof(s->why), "%s", st->why ? st->why : "no QPU path");
+	} else {
+		s->place = QPU_PIPELINE_QPU;
+		snprintf(s->why, sizeof(s->why), "the device's QPUs%s",
+			 st->can & QPU_PIPELINE_CAN_CPU ? ", the CPU on a failed job" : "");
+	}
+	s->st.why = s->why;
+	s->stats.name = s->name;
+	s->stats.why = s->why;
+	s->stats.place = s->place;
+	pl->stage_count++;
+	return 0;
+}
+
+static int buf_alloc(struct qpu_pipeline *pl, struct pl_buf *b, size_t bytes)
+{
+	b->bytes = bytes;
+	if (pl->cfg.dev) {
+		b->bo = qpu_bo_new(pl->cfg.dev, bytes);
+		if (!b->bo)
+			return pl_fail(pl, -errno, "pipeline: a %zu-byte device buffer: %s", bytes,
+				       strerror(errno));
+		b->data = qpu_bo_get_map(b->bo);
+		return 0;
+	}
+	b->data = calloc(1, bytes);
+	return b->data ? 0 : pl_fail(pl, -ENOMEM, "pipeline: out of memory");
+}
+
+static void buf_free(struct pl_buf *b)
+{
+	if (b->bo)
+		qpu_bo_free(b->bo);
+	else
+		free(b->data);
+	b->bo = NULL;
+	b->data = NULL;
+}
+
+static void fence_signal(int fd)
+{
+	uint64_t one = 1;
+
+	/* An eventfd's write of 1 cannot fail short of an overflow. */
+	if (write(fd, &one, sizeof(one)) != sizeof(one))
+		abort();
+}
+
+/* Waits for @fd to be signalled and consumes it: 0, or -ETIME. */
+static int fence_wait(int fd, int timeout_ms)
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+	uint64_t v;
+	int ret;
+
+	do
+		ret = poll(&p, 1, timeout_ms);
+	while (ret < 0 && errno == EINTR);
+	if (ret == 0)
+		return -ETIME;
+	if (ret < 0 || read(fd, &v, sizeof(v)) != sizeof(v))
+		return -errno;
+	return 0;
+}
+
+static void sample_telemetry(struct qpu_pipeline *pl, struct qpu_pipeline_telemetry *now)
+{
+	struct qpu_pipeline_telemetry t = { .source = "none" };
+	uint64_t ns = pl_now_ns();
+	int sample;
+
+	pthread_mutex_lock(&pl->lock);
+	sample = !pl->stats.telemetry_samples ||
+		 ns - pl->telemetry_ns >= (uint64_t)pl->cfg.telemetry_ms * 1000000ull;
+	if (sample)
+		pl->telemetry_ns = ns;
+	pthread_mutex_unlock(&pl->lock);
+	if (sample) {
+		if (pl->cfg.telemetry) {
+			t.source = "user";
+			if (pl->cfg.telemetry(pl->cfg.telemetry_ctx, &t))
+				t.flags = 0;
+		} else {
+			pl_telemetry_default(pl->cfg.dev, &t);
+		}
+	}
+	pthread_mutex_lock(&pl->lock);
+	if (sample) {
+		pl->stats.telemetry = t;
+		pl->stats.telemetry_samples++;
+	}
+	*now = pl->stats.telemetry;
+	pthread_mutex_unlock(&pl->lock);
+}
+
+static void warn(struct qpu_pipeline *pl, const char *msg)
+{
+	if (pl->cfg.warn)
+		pl->cfg.warn(pl->cfg.warn_ctx, msg);
+	else
+		fprintf(stderr, "qpu pipeline: warning: %s\n", msg);
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* A successful QPU run's time against the stage's usual one and the clock. */
+static void check_slowdown(struct pl_stage *s, uint64_t ns, const struct qpu_pipeline_telemetry *t)
+{
+	struct qpu_pipeline *pl = s->pl;
+	uint64_t n;
+	char msg[256];
+
+	if (!(t->flags & QPU_PIPELINE_TELEMETRY_CLOCK))
+		return;
+	if (s->base_count < PL_BASE_RUNS) {
+		s->base[s->base_count++] = ns;
+		if (t->clock_hz > s->base_clock_hz)
+			s->base_clock_hz = t->clock_hz;
+		if (s->base_count == PL_BASE_RUNS) {
+			qsort(s->base, PL_BASE_RUNS, sizeof(s->base[0]), cmp_u64);
+			s->base_ns = s->base[PL_BASE_RUNS / 2];
+		}
+		return;
+	}
+	if ((double)ns <= PL_SLOW_FACTOR * (double)s->base_ns ||
+	    (double)t->clock_hz >= PL_CLOCK_FALL * (double)s->base_clock_hz)
+		return;
+	pthread_mutex_lock(&pl->lock);
+	n = s->stats.slowdowns++;
+	if (n % PL_WARN_EVERY == 0)
+		pl->stats.warnings++;
+	pthread_mutex_unlock(&pl->lock);
+	if (n % PL_WARN_EVERY)
+		return;
+	snprintf(msg, sizeof(msg),
+		 "stage %s took %.2f ms, %.1fx its usual %.2f ms, with the V3D clock at %.0f MHz, down from %.0f MHz%s",
+		 s->name, ns / 1e6, (double)ns / (double)s->base_ns, s->base_ns / 1e6,
+		 t->clock_hz / 1e6, s->base_clock_hz / 1e6,
+		 t->flags & QPU_PIPELINE_TELEMETRY_THROTTLED && t->throttled ? " (throttled)" : "");
+	warn(pl, msg);
+}
+
+static void count_status(struct qpu_pipeline_stage_stats *st, enum qpu_status status)
+{
+	if (status == QPU_STATUS_TIMEOUT)
+		st->timeouts++;
+	else if (status == QPU_STATUS_FAULT)
+		st->faults++;
+	else
+		st->canceled++;
+}
+
+/* Runs @job, holding the device while it runs on the QPUs. */
+static int run_on(struct pl_stage *s, struct qpu_pipeline_job *job)
+{
+	int ret;
+
+	if (job->place != QPU_PIPELINE_QPU)
+		return s->st.run(s->st.ctx, job);
+	pthread_mutex_lock(&s->pl->dev_lock);
+	ret = s->st.run(s->st.ctx, job);
+	pthread_mutex_unlock(&s->pl->dev_lock);
+	return ret;
+}
+
+/* One stage's work on one slot's frame, with recovery on the CPU. */
+static void stage_run(struct pl_stage *s, struct pl_slot *slot)
+{
+	struct qpu_pipeline *pl = s->pl;
+	struct pl_buf *in = s->index ? &slot->out[s->index - 1] : &slot->in;
+	struct qpu_pipeline_telemetry t;
+	struct qpu_pipeline_job job = {
+		.frame = &slot->frame, .dev = pl->cfg.dev,
+		.in = in->data, .in_bytes = s->index ? in->bytes : pl->frame_bytes, .in_bo = in->bo,
+		.out = slot->out[s->index].data, .out_bytes = slot->out[s->index].bytes,
+		.out_bo = slot->out[s->index].bo, .error = slot->error,
+		.error_size = sizeof(slot->error),
+	};
+	uint64_t t0, t1, model = 0, recovery = 0, back = 0;
+	int ret, recovered = 0;
+
+	sample_telemetry(pl, &t);
+	job.place = s->place;
+	if (job.place == QPU_PIPELINE_QPU && slot->frame.index < s->cpu_until)
+		job.place = QPU_PIPELINE_CPU;
+	slot->error[0] = 0;
+	t0 = pl_now_ns();
+	ret = run_on(s, &job);
+	t1 = pl_now_ns();
+	model = job.model_ns;
+	if (job.place == QPU_PIPELINE_QPU && !ret) {
+		s->consecutive_failures = 0;
+		if (s->fail_start_ns) {
+			back = t0 - s->fail_start_ns;
+			s->fail_start_ns = 0;
+		}
+	}
+	pthread_mutex_lock(&pl->lock);
+	if (job.place == QPU_PIPELINE_QPU)
+		s->stats.qpu_runs++;
+	else
+		s->stats.cpu_runs++;
+	if (back > s->stats.back_to_qpu_max_ns)
+		s->stats.back_to_qpu_max_ns = back;
+	if (ret == -EIO && job.place == QPU_PIPELINE_QPU)
+		count_status(&s->stats, job.status);
+	pthread_mutex_unlock(&pl->lock);
+
+	if (ret == -EIO && job.place == QPU_PIPELINE_QPU && (s->st.can & QPU_PIPELINE_CAN_CPU)) {
+		if (!s->fail_start_ns)
+			s->fail_start_ns = t0;
+		if (++s->consecutive_failures >= PL_DEMOTE_AFTER)
+			s->cpu_until = slot->frame.index + PL_DEMOTE_FRAMES;
+		job.place = QPU_PIPELINE_CPU;
+		job.status = 0;
+		job.model_ns = 0;
+		slot->error[0] = 0;
+		ret = s->st.run(s->st.ctx, &job);
+		t1 = pl_now_ns();
+		recovery = t1 - t0;
+		recovered = 1;
+		slot->frame.recoveries++;
+	}
+	if (ret) {
+		char tmp[sizeof(slot->error)];
+
+		snprintf(tmp, sizeof(tmp), "%s", slot->error[0] ? slot->error : strerror(-ret));
+		snprintf(slot->error, sizeof(slot->error), "stage %.31s: %.200s", s->name, tmp);
+		slot->frame.status = ret;
+	}
+	slot->frame.model_ns += model;
+
+	pthread_mutex_lock(&pl->lock);
+	s->stats.frames++;
+	if (recovered) {
+		s->stats.cpu_runs++;
+		s->stats.recoveries++;
+		s->stats.recovery_ns += recovery;
+		if (recovery > s->stats.recovery_max_ns)
+			s->stats.recovery_max_ns = recovery;
+		pl->stats.recoveries++;
+	}
+	if (ret)
+		s->stats.failed++;
+	pl_window_add(&s->window, t1 - t0, model);
+	pthread_mutex_unlock(&pl->lock);
+	if (!ret && !recovered && job.place == QPU_PIPELINE_QPU)
+		check_slowdown(s, t1 - t0, &t);
+}
+
+static void deliver(struct qpu_pipeline *pl, struct pl_slot *slot)
+{
+	struct qpu_pipeline_frame *f = &slot->frame;
+	struct pl_buf *last = pl->stage_count ? &slot->out[pl->stage_count - 1] : &slot->in;
+
+	f->latency_ns = pl_now_ns() - slot->submit_ns;
+	f->error = slot->error;
+	f->frame_data = slot->in.data;
+	f->data = last->data;
+	f->bytes = pl->stage_count ? last->bytes : pl->frame_bytes;
+	if (pl->cfg.sink)
+		pl->cfg.sink(pl->cfg.sink_ctx, f);
+	pthread_mutex_lock(&pl->lock);
+	pl->stats.delivered++;
+	if (f->status)
+		pl->stats.failed++;
+	if (!slot->refused)
+		pl_window_add(&pl->window, f->latency_ns, f->model_ns);
+	pthread_mutex_unlock(&pl->lock);
+}
+
+static void *stage_thread(void *arg)
+{
+	struct pl_stage *s = arg;
+	struct qpu_pipeline *pl = s->pl;
+	int last = s->index + 1 == pl->stage_count;
+	uint64_t k;
+
+	for (k = 0;; k++) {
+		struct pl_slot *slot = &pl->slots[k % pl->slot_count];
+
+		if (fence_wait(slot->fence[s->index], -1))
+			abort();	/* an eventfd poll cannot fail */
+		if (slot->stop) {
+			if (!last)
+				fence_signal(slot->fence[s->index + 1]);
+			break;
+		}
+		if (!slot->frame.status)
+			stage_run(s, slot);
+		if (last) {
+			deliver(pl, slot);
+			fence_signal(slot->free_fence);
+		} else {
+			fence_signal(slot->fence[s->index + 1]);
+		}
+	}
+	return NULL;
+}
+
+static void stop_threads(struct qpu_pipeline *pl)
+{
+	unsigned int i;
+
+	for (i = 0; i < pl->stage_count; i++) {
+		if (pl->stages[i].running)
+			pthread_join(pl->stages[i].thread, NULL);
+		pl->stages[i].running = 0;
+	}
+}
+
+static void free_slots(struct qpu_pipeline *pl)
+{
+	unsigned int i, j;
+
+	if (!pl->slots)
+		return;
+	for (i = 0; i < pl->slot_count; i++) {
+		struct pl_slot *slot = &pl->slots[i];
+
+		for (j = 0; j < QPU_PIPELINE_MAX_STAGES; j++) {
+			if (slot->fence[j] >= 0)
+				close(slot->fence[j]);
+			buf_free(&slot->out[j]);
+		}
+		if (slot->free_fence >= 0)
+			close(slot->free_fence);
+		buf_free(&slot->in);
+	}
+	free(pl->slots);
+	pl->slots = NULL;
+}
+
+static int alloc_slots(struct qpu_pipeline *pl)
+{
+	unsigned int i, j;
+	int ret;
+
+	pl->slot_count = pl->cfg.in_flight;
+	pl->slots = calloc(pl->slot_count, sizeof(*pl->slots));
+	if (!pl->slots)
+		return pl_fail(pl, -ENOMEM, "pipeline: out of memory");
+	for (i = 0; i < pl->slot_count; i++) {
+		for (j = 0; j < QPU_PIPELINE_MAX_STAGES; j++)
+			pl->slots[i].fence[j] = -1;
+		pl->slots[i].free_fence = -1;
+	}
+	for (i = 0; i < pl->slot_count; i++) {
+		struct pl_slot *slot = &pl->slots[i];
+
+		slot->free_fence = eventfd(1, EFD_CLOEXEC);
+		if (slot->free_fence < 0)
+			return pl_fail(pl, -errno, "pipeline: eventfd: %s", strerror(errno));
+		for (j = 0; j < pl->stage_count; j++) {
+			slot->fence[j] = eventfd(0, EFD_CLOEXEC);
+			if (slot->fence[j] < 0)
+				return pl_fail(pl, -errno, "pipeline: eventfd: %s", strerror(errno));
+			ret = buf_alloc(pl, &slot->out[j], pl->stages[j].st.out_bytes);
+			if (ret)
+				return ret;
+		}
+		ret = buf_alloc(pl, &slot->in, pl->frame_bytes);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+QPU_API int qpu_pipeline_start(struct qpu_pipeline *pl)
+{
+	unsigned int i;
+	int ret;
+
+	pl->err[0] = 0;
+	if (pl->started)
+		return pl_fail(pl, -EINVAL, "pipeline: started already");
+	if (!pl->stage_count)
+		return pl_fail(pl, -EINVAL, "pipeline: no stage");
+	ret = alloc_slots(pl);
+	if (!ret)
+		ret = pl_window_init(&pl->window, pl->cfg.stats_window);
+	for (i = 0; !ret && i < pl->stage_count; i++)
+		ret = pl_window_init(&pl->stages[i].window, pl->cfg.stats_window);
+	if (ret) {
+		if (ret == -ENOMEM && !pl->err[0])
+			pl_fail(pl, ret, "pipeline: out of memory");
+		goto fail;
+	}
+	pl->stats.in_flight = pl->slot_count;
+	pl->stats.stage_count = pl->stage_count;
+	pl->started = 1;
+	for (i = 0; i < pl->stage_count; i++) {
+		ret = -pthread_create(&pl->stages[i].thread, NULL, stage_thread, &pl->stages[i]);
+		if (ret) {
+			pl_fail(pl, ret, "pipeline: a thread: %s", strerror(-ret));
+			/* The threads started exit on the stop; the rest never ran. */
+			qpu_pipeline_finish(pl);
+			pl->started = 0;
+			goto fail;
+		}
+		pl->stages[i].running = 1;
+	}
+	return 0;
+fail:
+	free_slots(pl);
+	return ret;
+}
+
+QPU_API int qpu_pipeline_acquire(struct qpu_pipeline *pl, int timeout_ms,
+				 struct qpu_pipeline_input *in)
+{
+	struct pl_slot *slot;
+	int ret;
+
+	if (!pl->started || pl->finished || pl->acquired)
+		return pl_fail(pl, -EINVAL, "pipeline: %s", !pl->started ? "not started" :
+			       pl->finished ? "finished" : "the acquired frame was not submitted");
+	slot = &pl->slots[pl->next_index % pl->slot_count];
+	ret = fence_wait(slot->free_fence, timeout_ms);
+	if (ret)
+		return ret;
+	pl->acquired = 1;
+	in->data = slot->in.data;
+	in->bytes = pl->frame_bytes;
+	in->bo = slot->in.bo;
+	return 0;
+}
+
+QPU_API int qpu_pipeline_submit(struct qpu_pipeline *pl, enum qpu_pipeline_format format,
+				unsigned int width, unsigned int height, void *user)
+{
+	struct pl_slot *slot;
+	struct qpu_pipeline_frame *f;
+
+	if (!pl->acquired)
+		return pl_fail(pl, -EINVAL, "pipeline: no frame acquired");
+	slot = &pl->slots[pl->next_index % pl->slot_count];
+	f = &slot->frame;
+	memset(f, 0, sizeof(*f));
+	f->index = pl->next_index++;
+	f->format = format;
+	f->width = width;
+	f->height = height;
+	f->user = user;
+	slot->error[0] = 0;
+	slot->stop = 0;
+	slot->refused = 0;
+	if (format != pl->cfg.format || width != pl->cfg.width || height != pl->cfg.height) {
+		const char *name = qpu_pipeline_format_name(format);
+
+		f->status = -EINVAL;
+		slot->refused = 1;
+		snprintf(slot->error, sizeof(slot->error),
+			 "refused: a %ux%u %s frame, the pipeline takes %ux%u %s", width, height,
+			 name ? name : "unknown-format", pl->cfg.width, pl->cfg.height,
+			 qpu_pipeline_format_name(pl->cfg.format));
+	}
+	pthread_mutex_lock(&pl->lock);
+	pl->stats.submitted++;
+	if (f->status)
+		pl->stats.refused++;
+	pthread_mutex_unlock(&pl->lock);
+	pl->acquired = 0;
+	slot->submit_ns = pl_now_ns();
+	fence_signal(slot->fence[0]);
+	return 0;
+}
+
+QPU_API int qpu_pipeline_finish(struct qpu_pipeline *pl)
+{
+	struct qpu_pipeline_input in;
+	struct pl_slot *slot;
+
+	if (!pl->started)
+		return pl_fail(pl, -EINVAL, "pipeline: not started");
+	if (pl->finished)
+		return 0;
+	if (!pl->acquired && qpu_pipeline_acquire(pl, -1, &in))
+		return pl_fail(pl, -EINVAL, "pipeline: cannot stop");
+	slot = &pl->slots[pl->next_index % pl->slot_count];
+	slot->stop = 1;
+	pl->acquired = 0;
+	pl->finished = 1;
+	fence_signal(slot->fence[0]);
+	stop_threads(pl);
+	return 0;
+}
+
+QPU_API void qpu_pipeline_free(struct qpu_pipeline *pl)
+{
+	unsigned int i;
+
+	if (!pl)
+		return;
+	if (pl->started)
+		qpu_pipeline_finish(pl);
+	free_slots(pl);
+	for (i = 0; i < pl->stage_count; i++) {
+		stage_fini(&pl->stages[i].st);
+		pl_window_fini(&pl->stages[i].window);
+	}
+	pl_window_fini(&pl->window);
+	pthread_mutex_destroy(&pl->lock);
+	pthread_mutex_destroy(&pl->dev_lock);
+	free(pl);
+}
+
+QPU_API int qpu_pipeline_get_stats(struct qpu_pipeline *pl, struct qpu_pipeline_stats *stats)
+{
+	pthread_mutex_lock(&pl->lock);
+	*stats = pl->stats;
+	stats->stage_count = pl->stage_count;
+	stats->in_flight = pl->cfg.in_flight;
+	pl_window_latency(&pl->window, &stats->latency);
+	pthread_mutex_unlock(&pl->lock);
+	return 0;
+}
+
+QPU_API int qpu_pipeline_get_stage_stats(struct qpu_pipeline *pl, unsigned int index,
+					 struct qpu_pipeline_stage_stats *stats)
+{
+	if (index >= pl->stage_count)
+		return -EINVAL;
+	pthread_mutex_lock(&pl->lock);
+	*stats = pl->stages[index].stats;
+	pl_window_latency(&pl->stages[index].window, &stats->latency);
+	pthread_mutex_unlock(&pl->lock);
+	return 0;
+}
+
+QPU_API int qpu_pipeline_stats_json(struct qpu_pipeline *pl, char *buf, size_t size)
+{
+	return pl_stats_json(pl, buf, size);
+}

@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * libqpu/pipeline's private declarations, grouped by defining file:
+ * pipeline.c (slots, fences, stage threads, recovery), stats.c (latency
+ * windows, percentiles, JSON), telemetry.c (the device's clock and
+ * temperature), stages.c and detect.c (the built-in stages).
+ */
+#ifndef QPU_PIPELINE_INTERNAL_H
+#define QPU_PIPELINE_INTERNAL_H
+
+#include <stdarg.h>
+#include <stdint.h>
+
+#include "qpu_pipeline.h"
+
+/* stats.c: the last @cap samples of one latency, allocated at start. */
+struct pl_window {
+	uint64_t *ns;
+	uint64_t *model_ns;
+	uint64_t *scratch;
+	unsigned int cap;
+	unsigned int count;
+	unsigned int next;
+};
+
+int pl_window_init(struct pl_window *w, unsigned int cap);
+void pl_window_fini(struct pl_window *w);
+void pl_window_add(struct pl_window *w, uint64_t ns, uint64_t model_ns);
+/* Sorts into the window's scratch: call with the pipeline's lock held. */
+void pl_window_latency(struct pl_window *w, struct qpu_pipeline_latency *out);
+int pl_stats_json(struct qpu_pipeline *pl, char *buf, size_t size);
+
+/* telemetry.c */
+int pl_telemetry_default(struct qpu_dev *dev, struct qpu_pipeline_telemetry *out);
+
+/* pipeline.c: monotonic nanoseconds; a message into a stage's error. */
+uint64_t pl_now_ns(void);
+void pl_err(char *err, size_t size, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+#endif /* QPU_PIPELINE_INTERNAL_H */

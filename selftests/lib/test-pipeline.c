@@ -1,0 +1,710 @@
+// SPDX-License-Identifier: MIT
+/*
+ * test-pipeline: <qpu_pipeline.h> on the emulator (or --device): frames in
+ * order through QPU and CPU stages, 300 frames with a hung job, a faulting
+ * job, a job canceled as a reset cancels it and a frame of the wrong size,
+ * none lost and each failure recovered on the CPU; the slowdown warning
+ * when the clock falls; the built-in stages (pre-processing on the QPUs
+ * against the CPU, a .qnn detector, NMS); refusals before any job.
+ */
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "qpu.h"
+#include "qpu_nn.h"
+#include "qpu_pipeline.h"
+#include "nn-build.h"
+#include "test-device.h"
+#include "testlib.h"
+#include "../kmod/qpu_programs.h"
+
+#define SIDE		32
+#define TENSOR		16
+#define FRAMES		300
+#define HANG_FRAME	50
+#define FAULT_FRAME	120
+#define RESET_FRAME	200
+#define WRONG_FRAME	260
+/* The hung job's timeout; recovery must bring the stage back well within
+ * the issue's 250 ms of a hang. */
+#define HANG_TIMEOUT_MS	5
+#define BACK_TO_QPU_MS	250
+
+static const float zero3[3] = { 0, 0, 0 }, one3[3] = { 1, 1, 1 };
+
+/* A stage that runs one job on the device per frame, a bad one on the
+ * frames chosen, and copies its input through. */
+struct faulty {
+	struct qpu_bo *code;
+	struct qpu_bo *unif;
+	uint64_t runs[2];
+};
+
+enum { CODE_END = 0, CODE_LOOP = 64, CODE_TMU = 128 };
+
+static int run_job(struct faulty *f, struct qpu_dev *dev, uint32_t code_off, int in_fence,
+		   int *out_fence, unsigned int timeout_ms, enum qpu_status *status)
+{
+	struct qpu_program_ref prog = { .code = f->code, .code_offset = code_off,
+					.uniforms = f->unif };
+	struct qpu_job_desc job = { .programs = &prog, .program_count = 1,
+				    .timeout_ms = timeout_ms, .in_fence_fd = in_fence,
+				    .out_fence_fd = out_fence };
+	struct qpu_job_result r;
+	uint64_t seqno;
+	int ret = qpu_submit(dev, &job, &seqno);
+
+	if (ret)
+		return ret;
+	ret = qpu_wait(dev, seqno, -1, &r);
+	if (ret)
+		return ret;
+	*status = r.status;
+	return r.status == QPU_STATUS_DONE ? 0 : -EIO;
+}
+
+static int faulty_run(void *ctx, struct qpu_pipeline_job *job)
+{
+	struct faulty *f = ctx;
+	uint64_t i = job->frame->index;
+	enum qpu_status status = QPU_STATUS_DONE;
+	int ret = 0, fence = -1;
+
+	f->runs[job->place == QPU_PIPELINE_QPU]++;
+	if (job->place == QPU_PIPELINE_QPU) {
+		if (i == HANG_FRAME) {
+			ret = run_job(f, job->dev, CODE_LOOP, -1, NULL, HANG_TIMEOUT_MS, &status);
+		} else if (i == FAULT_FRAME) {
+			ret = run_job(f, job->dev, CODE_TMU, -1, NULL, 0, &status);
+		} else if (i == RESET_FRAME) {
+			/* What a reset does to the job it interrupts: a job
+			 * queued behind a failed one is canceled. */
+			ret = run_job(f, job->dev, CODE_LOOP, -1, &fence, 1, &status);
+			if (ret == -EIO)
+				ret = run_job(f, job->dev, CODE_END, fence, NULL, 0, &status);
+			close(fence);
+		} else {
+			ret = run_job(f, job->dev, CODE_END, -1, NULL, 0, &status);
+		}
+		if (ret) {
+			job->status = status;
+			snprintf(job->error, job->error_size, "job %s", qpu_job_status_str(status));
+			return ret;
+		}
+		job->model_ns = 1000;
+	}
+	memcpy(job->out, job->in, job->out_bytes);
+	return 0;
+}
+
+static void faulty_init(struct faulty *f, struct qpu_dev *dev)
+{
+	memset(f, 0, sizeof(*f));
+	f->code = qpu_bo_new(dev, 4096);
+	f->unif = qpu_bo_new(dev, 4096);
+	T_CHECK(f->code && f->unif);
+	if (!f->code || !f->unif)
+		return;
+	memcpy((char *)qpu_bo_get_map(f->code) + CODE_END, qpu_prog_end, sizeof(qpu_prog_end));
+	memcpy((char *)qpu_bo_get_map(f->code) + CODE_LOOP, qpu_prog_loop, sizeof(qpu_prog_loop));
+	memcpy((char *)qpu_bo_get_map(f->code) + CODE_TMU, qpu_prog_tmu_read,
+	       sizeof(qpu_prog_tmu_read));
+	/* The TMU read's address: the bottom of the bus, in no buffer. */
+	memset(qpu_bo_get_map(f->unif), 0, 16);
+}
+
+static void faulty_fini(struct faulty *f)
+{
+	qpu_bo_free(f->code);
+	qpu_bo_free(f->unif);
+}
+
+/* What the sink saw. */
+struct seen {
+	uint64_t count;
+	uint64_t next_index;
+	uint64_t out_of_order;
+	uint64_t bad_user;
+	uint64_t failed;
+	uint64_t refused_index;
+	uint64_t recovered_frames;
+	uint64_t wrong_output;
+	char error[256];
+	size_t out_bytes;
+	float first_value[FRAMES];
+};
+
+static void sink(void *ctx, const struct qpu_pipeline_frame *f)
+{
+	struct seen *s = ctx;
+
+	if (f->index != s->next_index)
+		s->out_of_order++;
+	s->next_index = f->index + 1;
+	if ((uintptr_t)f->user != f->index + 1)
+		s->bad_user++;
+	if (f->status) {
+		s->failed++;
+		s->refused_index = f->index;
+		snprintf(s->error, sizeof(s->error), "%s", f->error);
+	} else if (f->index < FRAMES) {
+		s->first_value[f->index] = ((const float *)f->data)[0];
+	}
+	if (f->recoveries)
+		s->recovered_frames++;
+	s->out_bytes = f->bytes;
+	s->count++;
+}
+
+/* An I420 frame whose Y is @v everywhere, U and V 128 (grey). */
+static void fill_grey(void *data, unsigned int side, uint8_t v)
+{
+	memset(data, v, (size_t)side * side);
+	memset((uint8_t *)data + (size_t)side * side, 128, (size_t)side * side / 2);
+}
+
+T_TEST(recovery_300_frames)
+{
+	struct qpu_pipeline_config cfg = {
+		.dev = device, .format = QPU_PIPELINE_I420, .width = SIDE, .height = SIDE,
+		.in_flight = 4,
+	};
+	struct qpu_pipeline_preprocess pre = {
+		.format = QPU_PIPELINE_I420, .width = SIDE, .height = SIDE,
+		.out_width = TENSOR, .out_height = TENSOR,
+	};
+	struct qpu_pipeline_stage st;
+	struct qpu_pipeline_stage_stats ss;
+	struct qpu_pipeline_stats ps;
+	struct qpu_pipeline_input in;
+	struct qpu_pipeline *pl;
+	struct seen *seen = calloc(1, sizeof(*seen));
+	struct faulty f;
+	char err[256], json[4096];
+	unsigned int i;
+
+	memcpy(pre.mean, zero3, sizeof(zero3));
+	memcpy(pre.std, one3, sizeof(one3));
+	cfg.sink = sink;
+	cfg.sink_ctx = seen;
+	faulty_init(&f, device);
+	pl = qpu_pipeline_new(&cfg);
+	T_CHECK(pl != NULL);
+	if (!pl || !seen)
+		return;
+	T_EQ_U64(0, qpu_pipeline_stage_preprocess(device, &pre, &st, err, sizeof(err)));
+	T_EQ_U64(0, qpu_pipeline_add_stage(pl, &st));
+	st = (struct qpu_pipeline_stage){
+		.name = "faulty", .can = QPU_PIPELINE_CAN_QPU | QPU_PIPELINE_CAN_CPU,
+		.in_bytes = TENSOR * TENSOR * 3 * 4, .out_bytes = TENSOR * TENSOR * 3 * 4,
+		.run = faulty_run, .ctx = &f,
+	};
+	T_EQ_U64(0, qpu_pipeline_add_stage(pl, &st));
+	T_EQ_U64(0, qpu_pipeline_start(pl));
+	for (i = 0; i < FRAMES; i++) {
+		T_EQ_U64(0, qpu_pipeline_acquire(pl, 60000, &in));
+		T_EQ_U64(SIDE * SIDE * 3 / 2, in.bytes);
+		T_CHECK(in.bo != NULL);
+		fill_grey(in.data, SIDE, (uint8_t)i);
+		T_EQ_U64(0, qpu_pipeline_submit(pl, QPU_PIPELINE_I420,
+						i == WRONG_FRAME ? SIDE + 2 : SIDE, SIDE,
+						(void *)(uintptr_t)(i + 1)));
+	}
+	T_EQ_U64(0, qpu_pipeline_finish(pl));
+
+	/* Nothing lost, in order, one refusal. */
+	T_EQ_U64(FRAMES, seen->count);
+	T_EQ_U64(0, seen->out_of_order);
+	T_EQ_U64(0, seen->bad_user);
+	T_EQ_U64(1, seen->failed);
+	T_EQ_U64(WRONG_FRAME, seen->refused_index);
+	T_CHECK(strstr(seen->error, "refused: a 34x32 i420 frame, the pipeline takes 32x32 i420"));
+	T_EQ_U64(3, seen->recovered_frames);
+	T_EQ_U64(TENSOR * TENSOR * 3 * 4, seen->out_bytes);
+	/* Every frame's grey reached the end, recovered ones too (R of a
+	 * grey level v is v / 255 with mean 0 and std 1). */
+	for (i = 0; i < FRAMES; i++)
+		if (i != WRONG_FRAME && (seen->first_value[i] < (float)(i & 255) / 255 - 1e-4f ||
+					 seen->first_value[i] > (float)(i & 255) / 255 + 1e-4f))
+			seen->wrong_output++;
+	T_EQ_U64(0, seen->wrong_output);
+
+	T_EQ_U64(0, qpu_pipeline_get_stats(pl, &ps));
+	T_EQ_U64(FRAMES, ps.submitted);
+	T_EQ_U64(FRAMES, ps.delivered);
+	T_EQ_U64(1, ps.refused);
+	T_EQ_U64(1, ps.failed);
+	T_EQ_U64(3, ps.recoveries);
+	T_EQ_U64(FRAMES - 1, ps.latency.count);
+	T_CHECK(ps.latency.p50_ns <= ps.latency.p90_ns && ps.latency.p90_ns <= ps.latency.p99_ns &&
+		ps.latency.p99_ns <= ps.latency.max_ns);
+
+	T_EQ_U64(0, qpu_pipeline_get_stage_stats(pl, 0, &ss));
+	T_EQ_STR("preprocess", ss.name);
+	T_EQ_U64(QPU_PIPELINE_QPU, ss.place);
+	T_EQ_U64(FRAMES - 1, ss.qpu_runs);
+	T_EQ_U64(0, ss.recoveries);
+
+	T_EQ_U64(0, qpu_pipeline_get_stage_stats(pl, 1, &ss));
+	T_EQ_U64(FRAMES - 1, ss.frames);
+	T_EQ_U64(FRAMES - 1, ss.qpu_runs);
+	T_EQ_U64(3, ss.cpu_runs);
+	T_EQ_U64(3, ss.recoveries);
+	T_EQ_U64(1, ss.timeouts);
+	T_EQ_U64(1, ss.faults);
+	T_EQ_U64(1, ss.canceled);
+	T_EQ_U64(0, ss.failed);
+	T_EQ_U64(FRAMES - 1, f.runs[1]);
+	T_EQ_U64(3, f.runs[0]);
+	T_CHECK(ss.recovery_ns > 0 && ss.recovery_max_ns <= ss.recovery_ns);
+	T_CHECK(ss.back_to_qpu_max_ns > 0);
+	T_CHECK(ss.back_to_qpu_max_ns < BACK_TO_QPU_MS * 1000000ull);
+	T_EQ_U64(1000, ss.latency.model_ns);
+	printf("recoveries: 3, longest %.2f ms, back to the QPUs within %.2f ms of a failed job's start\n",
+	       ss.recovery_max_ns / 1e6, ss.back_to_qpu_max_ns / 1e6);
+
+	T_CHECK(qpu_pipeline_stats_json(pl, json, sizeof(json)) > 0);
+	T_CHECK(strstr(json, "\"delivered\":300"));
+	T_CHECK(strstr(json, "\"name\":\"faulty\",\"place\":\"qpu\""));
+	T_CHECK(strstr(json, "\"recoveries\":3"));
+	T_CHECK(strstr(json, "\"p99_ns\":"));
+	qpu_pipeline_free(pl);
+	faulty_fini(&f);
+	free(seen);
+}
+
+/* A stage that takes 1 ms, 3 ms once the user's telemetry says the clock
+ * fell, and that telemetry. */
+struct clocked {
+	uint64_t frame;
+	unsigned int warnings;
+	char warning[256];
+};
+
+static int clocked_telemetry(void *ctx, struct qpu_pipeline_telemetry *t)
+{
+	struct clocked *c = ctx;
+
+	t->flags = QPU_PIPELINE_TELEMETRY_CLOCK | QPU_PIPELINE_TELEMETRY_TEMP;
+	t->clock_hz = c->frame < 20 ? 500000000 : 250000000;
+	t->temp_mc = 80000;
+	return 0;
+}
+
+static int clocked_run(void *ctx, struct qpu_pipeline_job *job)
+{
+	struct clocked *c = ctx;
+	struct timespec ts = { 0, job->frame->index < 20 ? 1000000 : 3000000 };
+
+	c->frame = job->frame->index + 1;
+	nanosleep(&ts, NULL);
+	return 0;
+}
+
+static void clocked_warn(void *ctx, const char *msg)
+{
+	struct clocked *c = ctx;
+
+	c->warnings++;
+	snprintf(c->warning, sizeof(c->warning), "%s", msg);
+}
+
+T_TEST(slowdown_warning)
+{
+	struct clocked c = { 0 };
+	struct qpu_pipeline_config cfg = {
+		.dev = device, .format = QPU_PIPELINE_GRAY8, .width = 8, .height = 8,
+		.in_flight = 1, .telemetry_ms = 1, .telemetry = clocked_telemetry,
+		.telemetry_ctx = &c, .warn = clocked_warn, .warn_ctx = &c,
+	};
+	struct qpu_pipeline_stage st = {
+		.name = "clocked", .can = QPU_PIPELINE_CAN_QPU, .out_bytes = 4,
+		.run = clocked_run, .ctx = &c,
+	};
+	struct qpu_pipeline_stage_stats ss;
+	struct qpu_pipeline_stats ps;
+	struct qpu_pipeline_input in;
+	struct qpu_pipeline *pl = qpu_pipeline_new(&cfg);
+	unsigned int i;
+
+	T_CHECK(pl != NULL);
+	if (!pl)
+		return;
+	T_EQ_U64(0, qpu_pipeline_add_stage(pl, &st));
+	T_EQ_U64(0, qpu_pipeline_start(pl));
+	for (i = 0; i < 30; i++) {
+		T_EQ_U64(0, qpu_pipeline_acquire(pl, 60000, &in));
+		T_EQ_U64(0, qpu_pipeline_submit(pl, QPU_PIPELINE_GRAY8, 8, 8, NULL));
+	}
+	T_EQ_U64(0, qpu_pipeline_finish(pl));
+	T_EQ_U64(0, qpu_pipeline_get_stage_stats(pl, 0, &ss));
+	T_CHECK(ss.slowdowns >= 5);
+	T_EQ_U64(1, c.warnings);	/* one message per 100 slow runs */
+	T_CHECK(strstr(c.warning, "stage clocked took"));
+	T_CHECK(strstr(c.warning, "with the V3D clock at 250 MHz, down from 500 MHz"));
+	T_EQ_U64(0, qpu_pipeline_get_stats(pl, &ps));
+	T_EQ_U64(1, ps.warnings);
+	T_CHECK(ps.telemetry_samples >= 30);
+	T_EQ_STR("user", ps.telemetry.source);
+	T_EQ_U64(250000000, ps.telemetry.clock_hz);
+	T_EQ_U64(80000, ps.telemetry.temp_mc);
+	qpu_pipeline_free(pl);
+}
+
+/* The emulator reports no telemetry; a pipeline says so. */
+T_TEST(telemetry_default)
+{
+	struct qpu_pipeline_config cfg = {
+		.dev = device, .format = QPU_PIPELINE_GRAY8, .width = 8, .height = 8,
+	};
+	struct qpu_pipeline_stage st = {
+		.name = "copy", .can = QPU_PIPELINE_CAN_CPU, .out_bytes = 64,
+		.run = clocked_run, .ctx = &(struct clocked){ 0 },
+	};
+	struct qpu_pipeline_stats ps;
+	struct qpu_pipeline_input in;
+	struct qpu_pipeline *pl = qpu_pipeline_new(&cfg);
+
+	T_CHECK(pl != NULL);
+	if (!pl)
+		return;
+	T_EQ_U64(0, qpu_pipeline_add_stage(pl, &st));
+	T_EQ_U64(0, qpu_pipeline_start(pl));
+	T_EQ_U64(0, qpu_pipeline_acquire(pl, 1000, &in));
+	T_EQ_U64(0, qpu_pipeline_submit(pl, QPU_PIPELINE_GRAY8, 8, 8, NULL));
+	T_EQ_U64(0, qpu_pipeline_finish(pl));
+	T_EQ_U64(0, qpu_pipeline_get_stats(pl, &ps));
+	T_EQ_U64(1, ps.telemetry_samples);
+	if (strstr(qpu_dev_describe(device), "emulator")) {
+		T_EQ_STR("none", ps.telemetry.source);
+		T_EQ_U64(0, ps.telemetry.flags);
+	}
+	qpu_pipeline_free(pl);
+}
+
+/* Pre-processing on the QPUs and on the CPU give the same tensor. */
+T_TEST(preprocess_qpu_cpu)
+{
+	struct qpu_pipeline_preprocess pre = {
+		.format = QPU_PIPELINE_I420, .width = 48, .height = 36,
+		.out_width = 16, .out_height = 12, .mean = { 0.485f, 0.456f, 0.406f },
+		.std = { 0.229f, 0.224f, 0.225f },
+	};
+	struct qpu_pipeline_stage q, c;
+	struct qpu_bo *in = qpu_bo_new(device, 48 * 36 * 3 / 2);
+	struct qpu_bo *out = qpu_bo_new(device, 16 * 12 * 3 * 4);
+	float *cpu = malloc(16 * 12 * 3 * 4);
+	struct qpu_pipeline_frame frame = { .format = QPU_PIPELINE_I420, .width = 48, .height = 36 };
+	struct qpu_pipeline_job job = { .frame = &frame, .dev = device };
+	char err[256];
+	unsigned int i, bad = 0;
+	uint8_t *p;
+
+	T_CHECK(in && out && cpu);
+	if (!in || !out || !cpu)
+		return;
+	p = qpu_bo_get_map(in);
+	for (i = 0; i < 48 * 36 * 3 / 2; i++)
+		p[i] = (uint8_t)(i * 37 + (i >> 5));
+	T_EQ_U64(0, qpu_pipeline_stage_preprocess(device, &pre, &q, err, sizeof(err)));
+	T_EQ_U64(QPU_PIPELINE_CAN_QPU | QPU_PIPELINE_CAN_CPU, q.can);
+	job.in = p;
+	job.in_bytes = 48 * 36 * 3 / 2;
+	job.in_bo = in;
+	job.out = qpu_bo_get_map(out);
+	job.out_bytes = q.out_bytes;
+	job.out_bo = out;
+	job.error = err;
+	job.error_size = sizeof(err);
+	job.place = QPU_PIPELINE_QPU;
+	T_EQ_U64(0, q.run(q.ctx, &job));
+	job.place = QPU_PIPELINE_CPU;
+	job.out = cpu;
+	job.out_bo = NULL;
+	T_EQ_U64(0, q.run(q.ctx, &job));
+	for (i = 0; i < 16 * 12 * 3; i++) {
+		float d = ((float *)qpu_bo_get_map(out))[i] - cpu[i];
+
+		if (d > 1e-4f || d < -1e-4f)
+			bad++;
+	}
+	T_EQ_U64(0, bad);
+	q.fini(q.ctx);
+
+	/* NV12 and RGB run on the CPU, and the plan says why. */
+	pre.format = QPU_PIPELINE_NV12;
+	T_EQ_U64(0, qpu_pipeline_stage_preprocess(device, &pre, &c, err, sizeof(err)));
+	T_EQ_U64(QPU_PIPELINE_CAN_CPU, c.can);
+	T_CHECK(strstr(c.why, "takes I420 frames only"));
+	c.fini(c.ctx);
+	pre.format = QPU_PIPELINE_I420;
+	pre.out_width = 10;
+	T_EQ_U64(0, qpu_pipeline_stage_preprocess(device, &pre, &c, err, sizeof(err)));
+	T_CHECK(strstr(c.why, "multiple of 16"));
+	c.fini(c.ctx);
+	qpu_bo_free(in);
+	qpu_bo_free(out);
+	free(cpu);
+}
+
+/*
+ * A detector in the shape qpu_pipeline_stage_detect() decodes: a 1x1
+ * convolution from 3 x 8 x 8 to 7 channels (one anchor, x, y, w, h,
+ * objectness, two classes), each a constant from its bias, then a sigmoid.
+ */
+static int write_detector(const char *path)
+{
+	static const float logits[7] = { 0, 0, 0, 0, 2.1972246f, 2, -2 };
+	int64_t xd[4] = { 1, 3, 8, 8 }, wd[4] = { 7, 3, 1, 1 }, bd[1] = { 7 };
+	float w[21] = { 0 };
+	struct nb q = { 0 };
+	uint32_t x, tw, tb, c, y, in[3];
+	size_t size;
+	uint8_t *img;
+	FILE *f;
+	int ok;
+
+	x = nb_tensor(&q, "image", QPU_NN_FLOAT32, 4, xd, NULL, 0);
+	tw = nb_tensor(&q, "w", QPU_NN_FLOAT32, 4, wd, w, sizeof(w));
+	tb = nb_tensor(&q, "b", QPU_NN_FLOAT32, 1, bd, logits, sizeof(logits));
+	c = nb_value(&q, "conv");
+	y = nb_value(&q, "head");
+	in[0] = x;
+	in[1] = tw;
+	in[2] = tb;
+	nb_node(&q, "conv", "Conv", "", 3, in, 1, &c);
+	nb_node(&q, "sigmoid", "Sigmoid", "", 1, &c, 1, &y);
+	img = nb_finish(&q, 13, 1, &x, 1, &y, &size);
+	f = fopen(path, "wb");
+	ok = f && fwrite(img, 1, size, f) == size;
+	if (f)
+		ok = !fclose(f) && ok;
+	free(img);
+	return ok ? 0 : -1;
+}
+
+struct detect_seen {
+	uint32_t count;
+	uint32_t candidates;
+	struct qpu_pipeline_box best;
+};
+
+static void detect_sink(void *ctx, const struct qpu_pipeline_frame *f)
+{
+	const struct qpu_pipeline_detections *d = f->data;
+	struct detect_seen *keep = ctx;
+
+	if (f->status)
+		return;
+	keep->count = d->count;
+	keep->candidates = d->candidates;
+	if (d->count)
+		keep->best = d->boxes[0];
+}
+
+/* Pre-processing, the detector and NMS, on the device and on the CPU. */
+T_TEST(detector_pipeline)
+{
+	char model[] = "/tmp/test-pipeline-XXXXXX", err[512];
+	struct qpu_pipeline_preprocess pre = {
+		.format = QPU_PIPELINE_I420, .width = 32, .height = 16,
+		.out_width = 8, .out_height = 8, .std = { 1, 1, 1 },
+	};
+	struct qpu_pipeline_detect det = {
+		.grid_w = 8, .grid_h = 8, .anchors = 1, .classes = 2,
+		.score_threshold = 0.5f, .iou_threshold = 0.5f, .max_boxes = 100,
+	};
+	unsigned int pass;
+	int fd = mkstemp(model);
+
+	T_CHECK(fd >= 0);
+	if (fd < 0)
+		return;
+	close(fd);
+	T_EQ_U64(0, write_detector(model));
+	for (pass = 0; pass < 2; pass++) {
+		struct qpu_dev *dev = pass ? NULL : device;
+		struct detect_seen d = { 0 };
+		struct qpu_pipeline_config cfg = {
+			.dev = dev, .format = QPU_PIPELINE_I420, .width = 32, .height = 16,
+			.sink = detect_sink, .sink_ctx = &d,
+		};
+		struct qpu_pipeline *pl = qpu_pipeline_new(&cfg);
+		struct qpu_pipeline_stage st;
+		struct qpu_pipeline_input in;
+		unsigned int i;
+
+		T_CHECK(pl != NULL);
+		if (!pl)
+			break;
+		T_EQ_U64(0, qpu_pipeline_stage_preprocess(dev, &pre, &st, err, sizeof(err)));
+		T_EQ_U64(0, qpu_pipeline_add_stage(pl, &st));
+		T_EQ_U64(0, qpu_pipeline_stage_infer(dev, model, 8 * 8 * 3 * 4, QPU_NN_BIND_QPU_ALL, &st, err,
+						     sizeof(err)));
+		T_EQ_U64(0, qpu_pipeline_add_stage(pl, &st));
+		T_EQ_U64(0, qpu_pipeline_stage_detect(&det, &st, err, sizeof(err)));
+		T_EQ_U64(0, qpu_pipeline_add_stage(pl, &st));
+		T_EQ_U64(0, qpu_pipeline_start(pl));
+		for (i = 0; i < 4; i++) {
+			T_EQ_U64(0, qpu_pipeline_acquire(pl, 60000, &in));
+			memset(in.data, 100, in.bytes);
+			T_EQ_U64(0, qpu_pipeline_submit(pl, QPU_PIPELINE_I420, 32, 16, NULL));
+		}
+		T_EQ_U64(0, qpu_pipeline_finish(pl));
+		/* 64 cells each with a centred box half the image wide,
+		 * objectness 0.9, class 0 at 0.88: NMS keeps the cells whose
+		 * boxes overlap no better one by more than half. */
+		T_EQ_U64(64, d.candidates);
+		T_CHECK(d.count > 1 && d.count < 64);
+		T_EQ_U64(0, d.best.label);
+		T_CHECK(d.best.score > 0.79f && d.best.score < 0.80f);
+		T_CHECK(d.best.x1 - d.best.x0 > 0.2f);
+		qpu_pipeline_free(pl);
+	}
+	unlink(model);
+}
+
+T_TEST(nms)
+{
+	struct qpu_pipeline_detect det = {
+		.grid_w = 1, .grid_h = 1, .anchors = 2, .classes = 2,
+		.score_threshold = 0.3f, .iou_threshold = 0.5f, .max_boxes = 4,
+	};
+	/* Per anchor: x, y, w, h, objectness, class 0, class 1. */
+	float in[14] = {
+		0.5f, 0.5f, 0.5f, 0.5f, 0.9f, 0.9f, 0.1f,
+		0.6f, 0.5f, 0.5f, 0.5f, 0.8f, 0.9f, 0.1f,
+	};
+	char outbuf[sizeof(struct qpu_pipeline_detections) + 4 * sizeof(struct qpu_pipeline_box)];
+	struct qpu_pipeline_detections *d = (void *)outbuf;
+	struct qpu_pipeline_frame frame = { 0 };
+	struct qpu_pipeline_job job = { .frame = &frame, .place = QPU_PIPELINE_CPU, .in = in,
+					.out = outbuf, .out_bytes = sizeof(outbuf) };
+	struct qpu_pipeline_stage st;
+	char err[128];
+
+	T_EQ_U64(0, qpu_pipeline_stage_detect(&det, &st, err, sizeof(err)));
+	T_EQ_U64(sizeof(in), st.in_bytes);
+	T_EQ_U64(0, st.run(st.ctx, &job));
+	/* Boxes centred at x 0.5 and 0.6, both 0.5 wide: IoU 2/3, the same
+	 * class: the better one stays. */
+	T_EQ_U64(2, d->candidates);
+	T_EQ_U64(1, d->count);
+	T_CHECK(d->boxes[0].score > 0.80f && d->boxes[0].score < 0.82f);
+	T_CHECK(d->boxes[0].x0 > 0.25f - 1e-6f && d->boxes[0].x0 < 0.25f + 1e-6f);
+	/* Another class: both stay, the better first. */
+	in[12] = 0.1f;
+	in[13] = 0.9f;
+	T_EQ_U64(0, st.run(st.ctx, &job));
+	T_EQ_U64(2, d->count);
+	T_EQ_U64(0, d->boxes[0].label);
+	T_EQ_U64(1, d->boxes[1].label);
+	/* Under the score threshold: none. */
+	in[4] = in[11] = 0.2f;
+	T_EQ_U64(0, st.run(st.ctx, &job));
+	T_EQ_U64(0, d->candidates);
+	T_EQ_U64(0, d->count);
+	st.fini(st.ctx);
+}
+
+/* Bad input is refused with a message, before any job. */
+T_TEST(refusals)
+{
+	struct qpu_pipeline_config cfg = { .dev = NULL, .format = 99, .width = 8, .height = 8 };
+	struct qpu_pipeline_preprocess pre = {
+		.format = QPU_PIPELINE_I420, .width = 33, .height = 32, .out_width = 16,
+		.out_height = 16, .std = { 1, 1, 1 },
+	};
+	struct qpu_pipeline_detect det = { .grid_w = 0 };
+	char model[] = "/tmp/test-pipeline-XXXXXX", err[512];
+	struct qpu_pipeline_stage st;
+	struct qpu_pipeline_input in;
+	struct qpu_pipeline *pl;
+	int fd;
+
+	errno = 0;
+	T_CHECK(!qpu_pipeline_new(&cfg));
+	T_EQ_U64(EINVAL, errno);
+	T_CHECK(strstr(qpu_last_error(), "unsupported pixel format 99"));
+	cfg.format = QPU_PIPELINE_NV12;
+	cfg.width = 31;
+	T_CHECK(!qpu_pipeline_new(&cfg));
+	T_CHECK(strstr(qpu_last_error(), "31x8 is no nv12 frame size (1 to 8192 a side, even)"));
+	cfg.width = 8;
+	cfg.in_flight = QPU_PIPELINE_MAX_IN_FLIGHT + 1;
+	T_CHECK(!qpu_pipeline_new(&cfg));
+	cfg.in_flight = 0;
+	T_EQ_U64(0, qpu_pipeline_frame_bytes(QPU_PIPELINE_I420, 7, 8));
+	T_EQ_U64(0, qpu_pipeline_frame_bytes(QPU_PIPELINE_RGB24, 0, 8));
+	T_EQ_U64(8 * 8 * 3, qpu_pipeline_frame_bytes(QPU_PIPELINE_RGB24, 8, 8));
+	T_CHECK(!qpu_pipeline_format_name(0));
+
+	T_EQ_U64(-EINVAL, qpu_pipeline_stage_preprocess(device, &pre, &st, err, sizeof(err)));
+	T_CHECK(strstr(err, "33x32 is no i420 frame size (YUV 4:2:0 needs an even width and height)"));
+	pre.width = 32;
+	pre.format = 7;
+	T_EQ_U64(-EINVAL, qpu_pipeline_stage_preprocess(device, &pre, &st, err, sizeof(err)));
+	T_CHECK(strstr(err, "unsupported pixel format 7"));
+	pre.format = QPU_PIPELINE_I420;
+	pre.std[1] = 0;
+	T_EQ_U64(-EINVAL, qpu_pipeline_stage_preprocess(device, &pre, &st, err, sizeof(err)));
+	T_CHECK(strstr(err, "std[1] is 0"));
+	pre.std[1] = 1;
+	T_EQ_U64(-EINVAL, qpu_pipeline_stage_detect(&det, &st, err, sizeof(err)));
+	T_CHECK(strstr(err, "detect: a 0x0 grid"));
+
+	/* A model whose input is not what the previous stage gives. */
+	fd = mkstemp(model);
+	T_CHECK(fd >= 0);
+	if (fd >= 0) {
+		close(fd);
+		T_EQ_U64(0, write_detector(model));
+		T_EQ_U64(-EINVAL, qpu_pipeline_stage_infer(device, model, 16 * 16 * 3 * 4, 0, &st,
+							   err, sizeof(err)));
+		T_CHECK(strstr(err, "input image is float32 1x3x8x8 (768 bytes); the previous stage gives 3072 bytes"));
+		unlink(model);
+	}
+	T_CHECK(qpu_pipeline_stage_infer(device, "/nonexistent.qnn", 768, 0, &st, err,
+					 sizeof(err)) < 0);
+
+	/* A stage whose input is not the previous output; on the QPUs
+	 * without a device; calls out of order. */
+	cfg.format = QPU_PIPELINE_GRAY8;
+	pl = qpu_pipeline_new(&cfg);
+	T_CHECK(pl != NULL);
+	if (!pl)
+		return;
+	st = (struct qpu_pipeline_stage){
+		.name = "s", .can = QPU_PIPELINE_CAN_CPU, .in_bytes = 65, .out_bytes = 4,
+		.run = clocked_run, .ctx = &(struct clocked){ 0 },
+	};
+	T_EQ_U64(-EINVAL, qpu_pipeline_add_stage(pl, &st));
+	T_EQ_STR("pipeline: stage s takes 65 bytes, the frame gives 64",
+		 qpu_pipeline_last_error(pl));
+	st.in_bytes = 64;
+	st.place = QPU_PIPELINE_QPU;
+	T_EQ_U64(-EINVAL, qpu_pipeline_add_stage(pl, &st));
+	T_CHECK(strstr(qpu_pipeline_last_error(pl), "cannot run on the QPUs: the pipeline has no device"));
+	T_EQ_U64(-EINVAL, qpu_pipeline_start(pl));
+	T_EQ_STR("pipeline: no stage", qpu_pipeline_last_error(pl));
+	T_EQ_U64(-EINVAL, qpu_pipeline_acquire(pl, 0, &in));
+	T_EQ_U64(-EINVAL, qpu_pipeline_submit(pl, QPU_PIPELINE_GRAY8, 8, 8, NULL));
+	T_EQ_U64(-EINVAL, qpu_pipeline_finish(pl));
+	st.place = QPU_PIPELINE_AUTO;
+	T_EQ_U64(0, qpu_pipeline_add_stage(pl, &st));
+	T_EQ_U64(0, qpu_pipeline_start(pl));
+	T_EQ_U64(-EINVAL, qpu_pipeline_add_stage(pl, &st));
+	T_EQ_U64(0, qpu_pipeline_acquire(pl, 0, &in));
+	T_EQ_U64(-EINVAL, qpu_pipeline_acquire(pl, 0, &in));
+	T_EQ_U64(0, qpu_pipeline_submit(pl, QPU_PIPELINE_GRAY8, 8, 8, NULL));
+	T_EQ_U64(0, qpu_pipeline_finish(pl));
+	T_EQ_U64(-EINVAL, qpu_pipeline_acquire(pl, 0, &in));
+	qpu_pipeline_free(pl);
+}
+
+T_MAIN(.setup = t_device_open, .teardown = t_device_close, .options = device_options)
