@@ -61,3 +61,8 @@ $(KMOD_TESTS): $(BUILD)/selftests/kmod/%: selftests/kmod/%.c \
 	$(call kmod_test_link,$(CC),$(LIBQPU_A))
 
 -include $(KMOD_TESTS:=.d)
+
+# qpu_dmabuf_test imports vgem's buffers, and test-runtime (selftests/lib)
+# the frames of vivid, the virtual camera: modules of Debian's 6.1 kernel,
+# loaded with their dependencies by the VM runner.
+VM_CHECK_PAYLOAD += --kernel-module vgem --kernel-module vivid
