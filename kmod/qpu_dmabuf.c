@@ -201,11 +201,11 @@ int qpu_ioctl_bo_export(struct qpu_file *qf, void *data, size_t usize,
 		if (dmabuf)
 			get_dma_buf(dmabuf);
 		mutex_unlock(&qdev->bos_lock);
-		qpu_bo_put(bo);
 		if (!dmabuf) {
 			ret = -ENODEV;
 			goto err_put_fd;
 		}
+		qpu_bo_put(bo);	/* the dma-buf needs no BO */
 	} else {
 		info.ops = &qpu_dmabuf_ops;
 		info.size = bo->size;
@@ -228,8 +228,6 @@ int qpu_ioctl_bo_export(struct qpu_file *qf, void *data, size_t usize,
 
 err_put_fd:
 	put_unused_fd(fd);
-	if (bo->imported)
-		return ret;
 err_put:
 	qpu_bo_put(bo);
 	return ret;

@@ -18,7 +18,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include <libdrm/drm.h>
+#include <drm.h>
 #include <linux/qpu.h>
 
 #include "kselftest_harness.h"
