@@ -303,6 +303,7 @@ install-user: lib tools $(BUILD)/libqpu.pc $(BUILD)/qpu-mailbox.pc
 	install -D -m 644 libqpu/include/qpu.h $(DESTDIR)$(INCLUDEDIR)/qpu.h
 	install -D -m 644 libqpu/include/qpu_gen.h $(DESTDIR)$(INCLUDEDIR)/qpu_gen.h
 	install -D -m 644 libqpu/include/qpu_kernels.h $(DESTDIR)$(INCLUDEDIR)/qpu_kernels.h
+	install -D -m 644 libqpu/include/qpu_capture.h $(DESTDIR)$(INCLUDEDIR)/qpu_capture.h
 	install -D -m 644 -t $(DESTDIR)$(QASMDIR) libqpu/qasm/*.qinc
 	install -D -m 644 libqpu/include/qpu_emit.h $(DESTDIR)$(INCLUDEDIR)/qpu_emit.h
 	install -D -m 644 libqpu/include/qpu_v3d_fields.h $(DESTDIR)$(INCLUDEDIR)/qpu_v3d_fields.h

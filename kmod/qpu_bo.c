@@ -24,6 +24,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/bitmap.h>
+#include <linux/dma-buf.h>
 #include <linux/dma-mapping.h>
 #include <linux/fs.h>
 #include <linux/mm.h>
@@ -32,6 +33,7 @@
 #include <linux/scatterlist.h>
 #include <linux/sizes.h>
 #include <linux/slab.h>
+#include <linux/vmalloc.h>
 
 #include "qpu_devmodel.h"
 #include "qpu_drv.h"
@@ -252,6 +254,7 @@ int qpu_bo_file_init(struct qpu_file *qf)
 	atomic64_set(&qf->quota->bytes, 0);
 	mutex_init(&qf->lock);
 	xa_init_flags(&qf->handles, XA_FLAGS_ALLOC1);
+	xa_init(&qf->handle_pgoffs);
 	mt_init(&qf->mmap_offsets);
 	qf->mmap_used = NULL;
 	qf->mmap_pages = 0;
@@ -320,6 +323,13 @@ static void qpu_bo_mmap_free_locked(struct qpu_file *qf, unsigned long pgoff,
 /* Gives the memory back; once on the device's list, under its bos_lock. */
 static void qpu_bo_free_memory(struct qpu_dev *qdev, struct qpu_bo *bo)
 {
+	if (bo->imported) {
+		if (bo->import) {
+			qpu_dmabuf_unimport(qdev, bo);
+			atomic64_sub(bo->size, &qpu_bo_memory);
+		}
+		return;
+	}
 	if (!bo->vaddr)
 		return;
 	qdev->ops->bo_free(qdev, bo);
@@ -342,8 +352,10 @@ static void qpu_bo_release(struct kref *ref)
 		atomic64_sub(bo->size, &bo->quota->bytes);
 		qpu_quota_put(bo->quota);
 	}
-	atomic64_sub(bo->size, &qdev->bo_bytes);
-	qpu_bo_dma_uncharge(qdev, bo->size);
+	if (!bo->imported) {
+		atomic64_sub(bo->size, &qdev->bo_bytes);
+		qpu_bo_dma_uncharge(qdev, bo->size);
+	}
 	atomic_dec(&qdev->bo_count);
 	kfree(bo);
 	atomic_dec(&qpu_bo_structs);
@@ -356,6 +368,7 @@ static void qpu_bo_release(struct kref *ref)
  *
  * Its memory stays allocated, and counted, for the module's life; the
  * structure goes with its last reference as usual, without the memory.
+ * An imported BO keeps its dma-buf attached and mapped, for the same life.
  */
 void qpu_bo_leak_memory(struct qpu_bo *bo)
 {
@@ -363,6 +376,7 @@ void qpu_bo_leak_memory(struct qpu_bo *bo)
 
 	mutex_lock(&qdev->bos_lock);
 	bo->vaddr = NULL;
+	bo->import = NULL;
 	mutex_unlock(&qdev->bos_lock);
 }
 
@@ -373,7 +387,11 @@ void qpu_bo_leak_memory(struct qpu_bo *bo)
  *
  * Zaps every CPU mapping of the device's files first, so no process sees
  * the pages once they are freed; new faults find the device gone. The BO
- * structures stay for their holders, without memory.
+ * structures stay for their holders, without memory. Imported BOs let go
+ * of their dma-bufs. An exported BO's memory stays, since other drivers
+ * may reach it through their attachments: vmalloc memory until the BO's
+ * release, DMA memory for good, as the DMA API cannot free it once the
+ * device is unbound (qpu_bo_leak_memory()).
  */
 void qpu_bo_unplug(struct qpu_dev *qdev)
 {
@@ -386,8 +404,12 @@ void qpu_bo_unplug(struct qpu_dev *qdev)
 	mutex_unlock(&qdev->files_lock);
 
 	mutex_lock(&qdev->bos_lock);
-	list_for_each_entry(bo, &qdev->bos, node)
-		qpu_bo_free_memory(qdev, bo);
+	list_for_each_entry(bo, &qdev->bos, node) {
+		if (!atomic_read(&bo->exports))
+			qpu_bo_free_memory(qdev, bo);
+		else if (qdev->dma_memory)
+			bo->vaddr = NULL;	/* kept, and counted, for good */
+	}
 	mutex_unlock(&qdev->bos_lock);
 }
 
@@ -443,9 +465,69 @@ vm_fault_t qpu_bo_dma_fault(struct qpu_dev *qdev, struct qpu_bo *bo,
 	return vmf_insert_pfn(vmf->vma, vmf->address, bo->pfn + pgoff);
 }
 
+/**
+ * qpu_bo_page() - the page at @pgoff of @bo's memory, which it still has
+ * @bo: a BO made by BO_CREATE (not imported)
+ * @pgoff: a page within the BO
+ */
+struct page *qpu_bo_page(struct qpu_bo *bo, unsigned long pgoff)
+{
+	if (bo->qdev->dma_memory)
+		return pfn_to_page(bo->pfn + pgoff);
+	return vmalloc_to_page(bo->vaddr + (pgoff << PAGE_SHIFT));
+}
+
+void qpu_bo_get(struct qpu_bo *bo)
+{
+	kref_get(&bo->ref);
+}
+
 void qpu_bo_put(struct qpu_bo *bo)
 {
 	kref_put(&bo->ref, qpu_bo_release);
+}
+
+/**
+ * qpu_bo_new() - a BO structure with its memory, on the device's list
+ * @qdev: the device, present (inside qpu_dev_read_lock())
+ * @size: bytes, a whole number of pages
+ * @import: the dma-buf to import (a reference the BO takes over on
+ *	success), or NULL for memory from the backend
+ *
+ * Charges nothing: qpu_bo_create() did, and imports are not charged.
+ * Returns the BO with one reference for the caller, or an ERR_PTR() with
+ * nothing left to undo.
+ */
+struct qpu_bo *qpu_bo_new(struct qpu_dev *qdev, size_t size,
+			  struct dma_buf *import)
+{
+	struct qpu_bo *bo;
+	int ret;
+
+	bo = kzalloc(sizeof(*bo), GFP_KERNEL_ACCOUNT);
+	if (!bo)
+		return ERR_PTR(-ENOMEM);
+	kref_init(&bo->ref);
+	bo->size = size;
+	bo->imported = !!import;
+	bo->import = import;
+
+	ret = import ? qpu_dmabuf_attach(qdev, bo) : qdev->ops->bo_alloc(qdev, bo);
+	if (ret) {
+		kfree(bo);
+		return ERR_PTR(ret);
+	}
+
+	qpu_dev_get(qdev);
+	bo->qdev = qdev;
+	atomic_inc(&qdev->bo_count);
+	atomic_inc(&qpu_bo_structs);
+	atomic64_add(size, &qpu_bo_memory);
+	/* Inside qpu_dev_read_lock(): the removal finds it on the list. */
+	mutex_lock(&qdev->bos_lock);
+	list_add_tail(&bo->node, &qdev->bos);
+	mutex_unlock(&qdev->bos_lock);
+	return bo;
 }
 
 /* Takes a device-wide charge and allocates; the caller owns the result. */
@@ -463,47 +545,80 @@ static struct qpu_bo *qpu_bo_create(struct qpu_dev *qdev, size_t size)
 	if (ret)
 		goto err_uncharge;
 
-	bo = kzalloc(sizeof(*bo), GFP_KERNEL_ACCOUNT);
-	if (!bo) {
-		ret = -ENOMEM;
-		goto err_dma_uncharge;
-	}
-	kref_init(&bo->ref);
-	bo->size = size;
-
-	ret = qdev->ops->bo_alloc(qdev, bo);
-	if (ret)
-		goto err_free;
-
-	qpu_dev_get(qdev);
-	bo->qdev = qdev;
-	atomic_inc(&qdev->bo_count);
-	atomic_inc(&qpu_bo_structs);
-	atomic64_add(size, &qpu_bo_memory);
-	/* Inside qpu_dev_read_lock(): the removal finds it on the list. */
-	mutex_lock(&qdev->bos_lock);
-	list_add_tail(&bo->node, &qdev->bos);
-	mutex_unlock(&qdev->bos_lock);
-	return bo;
-
-err_free:
-	kfree(bo);
-err_dma_uncharge:
+	bo = qpu_bo_new(qdev, size, NULL);
+	if (!IS_ERR(bo))
+		return bo;
+	ret = PTR_ERR(bo);
 	qpu_bo_dma_uncharge(qdev, size);
 err_uncharge:
 	atomic64_sub(size, &qdev->bo_bytes);
 	return ERR_PTR(ret);
 }
 
+/**
+ * qpu_bo_publish_locked() - give @bo a handle and an mmap range in @qf
+ * @qf: the file, its lock held
+ * @bo: the BO; on success the handle owns the caller's reference
+ * @handle: gets the new handle
+ * @mmap_offset: gets the range's offset for mmap()
+ */
+int qpu_bo_publish_locked(struct qpu_file *qf, struct qpu_bo *bo, u32 *handle,
+			  u64 *mmap_offset)
+{
+	unsigned long pages = bo->size >> PAGE_SHIFT;
+	unsigned long pgoff;
+	int ret;
+
+	lockdep_assert_held(&qf->lock);
+
+	ret = qpu_bo_mmap_alloc_locked(qf, pages, &pgoff);
+	if (ret) {
+		if (ret == -ENOSPC)
+			qpu_dbg(qf->qdev->dev, "BO refused: no %lu free pages of the file's mmap space\n",
+				pages);
+		return ret;
+	}
+	ret = mtree_insert_range(&qf->mmap_offsets, pgoff, pgoff + pages - 1,
+				 bo, GFP_KERNEL_ACCOUNT);
+	if (ret)
+		goto err_free_offset;
+
+	ret = xa_alloc(&qf->handles, handle, bo, xa_limit_32b, GFP_KERNEL_ACCOUNT);
+	if (ret) {
+		if (ret == -EBUSY) {
+			qpu_dbg(qf->qdev->dev, "BO refused: no free handle on this file\n");
+			ret = -ENOSPC;
+		}
+		goto err_erase_offset;
+	}
+	ret = xa_err(xa_store(&qf->handle_pgoffs, *handle, xa_mk_value(pgoff),
+			      GFP_KERNEL_ACCOUNT));
+	if (ret)
+		goto err_erase_handle;
+	*mmap_offset = (u64)pgoff << PAGE_SHIFT;
+	return 0;
+
+err_erase_handle:
+	xa_erase(&qf->handles, *handle);
+err_erase_offset:
+	mtree_erase(&qf->mmap_offsets, pgoff);
+err_free_offset:
+	qpu_bo_mmap_free_locked(qf, pgoff, pages);
+	return ret;
+}
+
 /* Drops @bo's handle and mmap range; the caller puts the reference. */
 static void qpu_bo_unpublish_locked(struct qpu_file *qf, u32 handle,
 				    struct qpu_bo *bo)
 {
+	unsigned long pgoff;
+
 	lockdep_assert_held(&qf->lock);
 
+	pgoff = xa_to_value(xa_erase(&qf->handle_pgoffs, handle));
 	xa_erase(&qf->handles, handle);
-	mtree_erase(&qf->mmap_offsets, bo->mmap_pgoff);
-	qpu_bo_mmap_free_locked(qf, bo->mmap_pgoff, bo->size >> PAGE_SHIFT);
+	mtree_erase(&qf->mmap_offsets, pgoff);
+	qpu_bo_mmap_free_locked(qf, pgoff, bo->size >> PAGE_SHIFT);
 }
 
 int qpu_ioctl_bo_create(struct qpu_file *qf, void *data, size_t usize,
@@ -546,27 +661,11 @@ int qpu_ioctl_bo_create(struct qpu_file *qf, void *data, size_t usize,
 		goto out_unlock;
 	}
 
-	ret = qpu_bo_mmap_alloc_locked(qf, size >> PAGE_SHIFT, &bo->mmap_pgoff);
-	if (ret) {
-		if (ret == -ENOSPC)
-			qpu_dbg(qf->qdev->dev, "bo_create refused: no %llu free pages of the file's mmap space\n",
-				size >> PAGE_SHIFT);
-		goto err_put;
-	}
-	ret = mtree_insert_range(&qf->mmap_offsets, bo->mmap_pgoff,
-				 bo->mmap_pgoff + (size >> PAGE_SHIFT) - 1, bo,
-				 GFP_KERNEL_ACCOUNT);
-	if (ret)
-		goto err_free_offset;
-
 	/* The handle's reference is the one qpu_bo_create() returned. */
-	ret = xa_alloc(&qf->handles, &handle, bo, xa_limit_32b, GFP_KERNEL_ACCOUNT);
+	ret = qpu_bo_publish_locked(qf, bo, &handle, &args->mmap_offset);
 	if (ret) {
-		if (ret == -EBUSY) {
-			qpu_dbg(qf->qdev->dev, "bo_create refused: no free handle on this file\n");
-			ret = -ENOSPC;
-		}
-		goto err_erase_offset;
+		qpu_bo_put(bo);
+		goto out_unlock;
 	}
 	refcount_inc(&qf->quota->ref);
 	bo->quota = qf->quota;
@@ -576,16 +675,7 @@ int qpu_ioctl_bo_create(struct qpu_file *qf, void *data, size_t usize,
 	args->handle = handle;
 	/* A real V3D's bus addresses are physical: only for who may use them. */
 	args->bus_addr = qpu_job_submit_allowed(qf->qdev) ? bo->bus_addr : 0;
-	args->mmap_offset = (u64)bo->mmap_pgoff << PAGE_SHIFT;
 	ret = 0;
-	goto out_unlock;
-
-err_erase_offset:
-	mtree_erase(&qf->mmap_offsets, bo->mmap_pgoff);
-err_free_offset:
-	qpu_bo_mmap_free_locked(qf, bo->mmap_pgoff, size >> PAGE_SHIFT);
-err_put:
-	qpu_bo_put(bo);
 out_unlock:
 	mutex_unlock(&qf->lock);
 	return ret;
@@ -634,6 +724,7 @@ void qpu_bo_file_fini(struct qpu_file *qf)
 	/* BOs still mapped or used by a job keep the quota until freed. */
 	qpu_quota_put(qf->quota);
 	xa_destroy(&qf->handles);
+	xa_destroy(&qf->handle_pgoffs);
 	mtree_destroy(&qf->mmap_offsets);
 	kvfree(qf->mmap_used);
 	mutex_destroy(&qf->lock);
@@ -642,9 +733,7 @@ void qpu_bo_file_fini(struct qpu_file *qf)
 /* Each VMA holds a BO reference; fork and splits open new ones. */
 static void qpu_bo_vm_open(struct vm_area_struct *vma)
 {
-	struct qpu_bo *bo = vma->vm_private_data;
-
-	kref_get(&bo->ref);
+	qpu_bo_get(vma->vm_private_data);
 }
 
 static void qpu_bo_vm_close(struct vm_area_struct *vma)
@@ -655,19 +744,20 @@ static void qpu_bo_vm_close(struct vm_area_struct *vma)
 /*
  * Pages appear as they are touched, while the device is present; the VMA's
  * reference keeps the memory until then. Once the device is gone its
- * mappings were zapped and stay empty: SIGBUS.
+ * mappings were zapped and stay empty: SIGBUS. The VMA's page offset
+ * counts from the BO's first page (qpu_bo_mmap_setup()).
  */
 static vm_fault_t qpu_bo_vm_fault(struct vm_fault *vmf)
 {
 	struct qpu_bo *bo = vmf->vma->vm_private_data;
-	unsigned long pgoff = vmf->pgoff - bo->mmap_pgoff;
+	unsigned long pgoff = vmf->pgoff;
 	struct qpu_dev *qdev = bo->qdev;
 	vm_fault_t ret;
 	int idx;
 
 	idx = qpu_dev_read_lock(qdev);
 	/* mmap refused ranges past the BO: that check is only for safety. */
-	if (qpu_dev_present(qdev) && pgoff < bo->size >> PAGE_SHIFT)
+	if (qpu_dev_present(qdev) && bo->vaddr && pgoff < bo->size >> PAGE_SHIFT)
 		ret = qdev->ops->bo_fault(qdev, bo, vmf, pgoff);
 	else
 		ret = VM_FAULT_SIGBUS;
@@ -681,13 +771,51 @@ static const struct vm_operations_struct qpu_bo_vm_ops = {
 	.fault = qpu_bo_vm_fault,
 };
 
+/**
+ * qpu_bo_mmap_setup() - make @vma a mapping of @bo, filled at fault time
+ * @bo: a BO with memory of its own (not imported); the caller's reference
+ *	passes to the VMA
+ * @vma: its page offset counts from the BO's first page, and is checked
+ *	against the BO's size
+ *
+ * For the device's files and for the dma-bufs exported from the BO alike.
+ */
+void qpu_bo_mmap_setup(struct qpu_bo *bo, struct vm_area_struct *vma)
+{
+	/* Both backends set VM_DONTEXPAND and VM_DONTDUMP. */
+	bo->qdev->ops->bo_mmap(bo->qdev, bo, vma);
+	vma->vm_private_data = bo;
+	vma->vm_ops = &qpu_bo_vm_ops;
+}
+
+/* An imported BO is mapped by its exporter, through its dma-buf. */
+static int qpu_bo_mmap_import(struct qpu_bo *bo, struct vm_area_struct *vma)
+{
+	struct qpu_dev *qdev = bo->qdev;
+	struct dma_buf *dmabuf;
+	int ret;
+
+	mutex_lock(&qdev->bos_lock);
+	dmabuf = bo->import;
+	if (dmabuf)
+		get_dma_buf(dmabuf);
+	mutex_unlock(&qdev->bos_lock);
+	if (!dmabuf)
+		return -ENODEV;
+	ret = dma_buf_mmap(dmabuf, vma, vma->vm_pgoff);
+	dma_buf_put(dmabuf);
+	return ret;
+}
+
 int qpu_bo_mmap(struct file *file, struct vm_area_struct *vma)
 {
 	struct qpu_file *qf = file->private_data;
 	unsigned long npages = vma_pages(vma);
-	unsigned long pgoff;
+	unsigned long pgoff = 0;
 	struct qpu_bo *bo;
 	int ret;
+
+	MA_STATE(mas, &qf->mmap_offsets, vma->vm_pgoff, vma->vm_pgoff);
 
 	/* A private copy would stop being what the QPUs see. */
 	if (!(vma->vm_flags & VM_SHARED)) {
@@ -699,9 +827,13 @@ int qpu_bo_mmap(struct file *file, struct vm_area_struct *vma)
 		return -ENODEV;
 
 	mutex_lock(&qf->lock);
-	bo = mtree_load(&qf->mmap_offsets, vma->vm_pgoff);
-	if (bo)
-		kref_get(&bo->ref);
+	rcu_read_lock();
+	bo = mas_walk(&mas);
+	if (bo) {
+		qpu_bo_get(bo);
+		pgoff = vma->vm_pgoff - mas.index;
+	}
+	rcu_read_unlock();
 	mutex_unlock(&qf->lock);
 	if (!bo) {
 		qpu_dbg(qf->qdev->dev, "mmap refused: no BO at page offset %#lx\n",
@@ -709,7 +841,6 @@ int qpu_bo_mmap(struct file *file, struct vm_area_struct *vma)
 		return -EINVAL;
 	}
 
-	pgoff = vma->vm_pgoff - bo->mmap_pgoff;
 	if (npages > (bo->size >> PAGE_SHIFT) - pgoff) {
 		qpu_dbg(qf->qdev->dev, "mmap refused: %lu pages from page %lu of a BO of %zu\n",
 			npages, pgoff, bo->size >> PAGE_SHIFT);
@@ -717,10 +848,13 @@ int qpu_bo_mmap(struct file *file, struct vm_area_struct *vma)
 		goto err_put;
 	}
 
-	/* Both backends set VM_DONTEXPAND and VM_DONTDUMP. */
-	bo->qdev->ops->bo_mmap(bo->qdev, bo, vma);
-	vma->vm_private_data = bo;
-	vma->vm_ops = &qpu_bo_vm_ops;
+	/* From here on the offset counts from the BO's first page. */
+	vma->vm_pgoff = pgoff;
+	if (bo->imported) {
+		ret = qpu_bo_mmap_import(bo, vma);
+		goto err_put;	/* the exporter's mapping needs no BO */
+	}
+	qpu_bo_mmap_setup(bo, vma);
 	return 0;	/* the reference now belongs to the VMA */
 
 err_put:

@@ -46,4 +46,34 @@ static inline void qpu_hrtimer_setup(struct hrtimer *timer,
 #endif
 }
 
+/*
+ * dma-buf's locking moved to importers in 6.2: dma_buf_map_attachment()
+ * then wants the reservation lock held, which the _unlocked variants
+ * (some 6.1 stable kernels have them too) take. Kbuild looks for them.
+ */
+#ifdef QPU_HAVE_DMA_BUF_UNLOCKED
+#define qpu_dma_buf_map_attachment	dma_buf_map_attachment_unlocked
+#define qpu_dma_buf_unmap_attachment	dma_buf_unmap_attachment_unlocked
+#else
+#define qpu_dma_buf_map_attachment	dma_buf_map_attachment
+#define qpu_dma_buf_unmap_attachment	dma_buf_unmap_attachment
+#endif
+#ifdef QPU_HAVE_DMA_BUF_VMAP_UNLOCKED
+#define qpu_dma_buf_vmap	dma_buf_vmap_unlocked
+#define qpu_dma_buf_vunmap	dma_buf_vunmap_unlocked
+#else
+#define qpu_dma_buf_vmap	dma_buf_vmap
+#define qpu_dma_buf_vunmap	dma_buf_vunmap
+#endif
+
+/*
+ * MODULE_IMPORT_NS() took a bare name up to 6.12 and a string from 6.13;
+ * Kbuild tells which.
+ */
+#ifdef QPU_HAVE_IMPORT_NS_STRING
+#define QPU_IMPORT_NS_DMA_BUF()	MODULE_IMPORT_NS("DMA_BUF")
+#else
+#define QPU_IMPORT_NS_DMA_BUF()	MODULE_IMPORT_NS(DMA_BUF)
+#endif
+
 #endif /* QPU_COMPAT_H */

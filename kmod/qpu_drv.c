@@ -126,7 +126,8 @@ static int qpu_ioctl_get_param(struct qpu_file *qf, void *data, size_t usize,
 		args->value = id->vpm_size;
 		break;
 	case QPU_PARAM_FEATURES:
-		args->value = QPU_FEATURE_UNIFORMS_ANYWHERE | QPU_FEATURE_ALL_BOS;
+		args->value = QPU_FEATURE_UNIFORMS_ANYWHERE | QPU_FEATURE_ALL_BOS |
+			      QPU_FEATURE_DMABUF;
 		/* Only the simulated V3D tells a deadlock from a hang. */
 		if (qf->qdev->backend == QPU_BACKEND_SIM)
 			args->value |= QPU_FEATURE_DEADLOCK;
@@ -194,6 +195,9 @@ static const struct qpu_ioctl_desc qpu_ioctls[] = {
 		.handler = qpu_ioctl_submit,
 	},
 	QPU_IOCTL_DEF(WAIT, qpu_ioctl_wait, struct qpu_wait, pad),
+	QPU_IOCTL_DEF(BO_EXPORT, qpu_ioctl_bo_export, struct qpu_bo_export, pad),
+	QPU_IOCTL_DEF(BO_IMPORT, qpu_ioctl_bo_import, struct qpu_bo_import,
+		      mmap_offset),
 };
 
 /* Every ioctl struct, so the on-stack copy is as large as the largest. */
@@ -203,6 +207,8 @@ union qpu_ioctl_args {
 	struct qpu_bo_destroy bo_destroy;
 	struct qpu_submit submit;
 	struct qpu_wait wait;
+	struct qpu_bo_export bo_export;
+	struct qpu_bo_import bo_import;
 };
 
 static long qpu_ioctl(struct file *file, unsigned int cmd, unsigned long arg)

@@ -9,6 +9,7 @@
 #include <linux/atomic.h>
 #include <linux/dma-fence.h>
 #include <linux/hrtimer.h>
+#include <linux/iosys-map.h>
 #include <linux/irqreturn.h>
 #include <linux/kref.h>
 #include <linux/ktime.h>
@@ -28,6 +29,8 @@
 #include <linux/xarray.h>
 #include <linux/qpu.h>
 
+struct dma_buf;
+struct dma_buf_attachment;
 struct qpu_bo;
 struct qpu_dev;
 struct qpu_hw;
@@ -54,6 +57,11 @@ struct vm_fault;
  *	is mapped yet: @bo_fault inserts pages as they are touched.
  * @bo_fault: map page @pgoff of @bo (within the BO) at @vmf's address;
  *	called only while the device is present (qpu_dev_read_lock()).
+ * @bo_import: make the imported @bo (@bo->sgt mapped for the device, see
+ *	qpu_dmabuf.c) reachable by jobs: set @bo->bus_addr, and @bo->vaddr
+ *	if the backend reads memory through the CPU; refuse (-EINVAL) what
+ *	the V3D cannot reach. 0 or a negative errno, nothing to undo then.
+ * @bo_unimport: undo @bo_import.
  * @job_begin: a job is about to be programmed into the queue (optional;
  *	the simulated V3D learns which BOs the job may touch, and unless it
  *	follows the hardware's policy, clears everything an earlier job left).
@@ -105,6 +113,8 @@ struct vm_fault;
  * - @bo_alloc: process context (BO_CREATE), under &qpu_file.lock, inside
  *   qpu_dev_read_lock(); may sleep.
  * - @bo_free: process context, under &qpu_dev.bos_lock; may sleep.
+ * - @bo_import: process context (BO_IMPORT), under &qpu_file.lock, inside
+ *   qpu_dev_read_lock(); may sleep. @bo_unimport: as @bo_free.
  * - @bo_mmap: mmap(), under the caller's mmap_lock held for writing.
  * - @bo_fault: the page fault handler, under the mmap_lock held for
  *   reading and qpu_dev_read_lock().
@@ -127,6 +137,8 @@ struct qpu_backend_ops {
 			struct vm_area_struct *vma);
 	vm_fault_t (*bo_fault)(struct qpu_dev *qdev, struct qpu_bo *bo,
 			       struct vm_fault *vmf, unsigned long pgoff);
+	int (*bo_import)(struct qpu_dev *qdev, struct qpu_bo *bo);
+	void (*bo_unimport)(struct qpu_dev *qdev, struct qpu_bo *bo);
 	void (*job_begin)(struct qpu_dev *qdev, struct qpu_job *job);
 	bool (*job_run)(struct qpu_dev *qdev, struct qpu_job *job);
 	void (*job_end)(struct qpu_dev *qdev, struct qpu_job *job);
@@ -487,6 +499,9 @@ struct qpu_quota {
  * @lock: serialises changes to @handles, @mmap_used and @mmap_offsets
  *	together, so a BO's handle and its mmap range appear and vanish as one.
  * @handles: handle -> struct qpu_bo; each entry holds a BO reference.
+ * @handle_pgoffs: handle -> the first page of its range in the file's mmap
+ *	space (xa_mk_value()): a BO imported into several files (its own
+ *	export, see qpu_dmabuf.c) has a range in each.
  * @mmap_used: bitmap of the pages of the file's mmap space in use, from
  *	its first page; NULL until the first BO (see qpu_bo.c).
  * @mmap_pages: pages @mmap_used covers; it grows, never shrinks.
@@ -507,6 +522,7 @@ struct qpu_file {
 	struct qpu_dev *qdev;
 	struct mutex lock;		/* @handles with the mmap space */
 	struct xarray handles;
+	struct xarray handle_pgoffs;
 	unsigned long *mmap_used;
 	unsigned long mmap_pages;
 	struct maple_tree mmap_offsets;
@@ -531,8 +547,18 @@ struct qpu_file {
  * @dma_addr: the DMA address, for BOs from the DMA API.
  * @pfn: the first page frame of DMA API memory, which is contiguous.
  * @bus_addr: where QPU programs see the first byte.
- * @mmap_pgoff: first page of the BO's range in its file's mmap space.
- * @quota: the creating file's count, charged @size until the BO is freed.
+ * @quota: the creating file's count, charged @size until the BO is freed;
+ *	NULL for an imported BO, whose memory is the exporter's.
+ * @imported: the BO came from QPU_IOCTL_BO_IMPORT (set at creation).
+ * @exports: dma-bufs exported from the BO and not yet released, each
+ *	holding a BO reference (qpu_dmabuf.c).
+ * @import: for an imported BO, its dma-buf (a reference) and the
+ *	attachment to the device with its mapping @sgt; NULL once let go (at
+ *	the BO's release or the device's removal, under &qpu_dev.bos_lock).
+ * @attach: the attachment of @import.
+ * @sgt: @attach mapped for the device: the pages, pinned.
+ * @import_map: the kernel's mapping of @import, for backends that set
+ *	@vaddr from it (the simulated V3D).
  * @last_job: the last job submitted on the BO's file that uses it, for
  *	QPU_IOCTL_WAIT by BO; a job reference, under that file's lock.
  */
@@ -545,8 +571,13 @@ struct qpu_bo {
 	dma_addr_t dma_addr;
 	unsigned long pfn;
 	u32 bus_addr;
-	unsigned long mmap_pgoff;
 	struct qpu_quota *quota;
+	bool imported;
+	atomic_t exports;
+	struct dma_buf *import;
+	struct dma_buf_attachment *attach;
+	struct sg_table *sgt;
+	struct iosys_map import_map;
 	struct qpu_job *last_job;
 };
 
@@ -683,7 +714,14 @@ int qpu_ioctl_bo_destroy(struct qpu_file *qf, void *data, size_t usize,
 			 struct qpu_ioctl_fd *install,
 			 const struct qpu_ioctl_in *in);
 int qpu_bo_mmap(struct file *file, struct vm_area_struct *vma);
+void qpu_bo_mmap_setup(struct qpu_bo *bo, struct vm_area_struct *vma);
+void qpu_bo_get(struct qpu_bo *bo);
 void qpu_bo_put(struct qpu_bo *bo);
+struct qpu_bo *qpu_bo_new(struct qpu_dev *qdev, size_t size,
+			  struct dma_buf *import);
+int qpu_bo_publish_locked(struct qpu_file *qf, struct qpu_bo *bo, u32 *handle,
+			  u64 *mmap_offset);
+struct page *qpu_bo_page(struct qpu_bo *bo, unsigned long pgoff);
 void qpu_bo_leak_memory(struct qpu_bo *bo);
 void qpu_bo_unplug(struct qpu_dev *qdev);
 void qpu_bo_objects(int *count, s64 *bytes);
@@ -693,6 +731,18 @@ void qpu_bo_dma_mmap(struct qpu_dev *qdev, struct qpu_bo *bo,
 		     struct vm_area_struct *vma);
 vm_fault_t qpu_bo_dma_fault(struct qpu_dev *qdev, struct qpu_bo *bo,
 			    struct vm_fault *vmf, unsigned long pgoff);
+
+/* qpu_dmabuf.c */
+int qpu_ioctl_bo_export(struct qpu_file *qf, void *data, size_t usize,
+			struct qpu_ioctl_fd *install,
+			const struct qpu_ioctl_in *in);
+int qpu_ioctl_bo_import(struct qpu_file *qf, void *data, size_t usize,
+			struct qpu_ioctl_fd *install,
+			const struct qpu_ioctl_in *in);
+int qpu_dmabuf_attach(struct qpu_dev *qdev, struct qpu_bo *bo);
+void qpu_dmabuf_unimport(struct qpu_dev *qdev, struct qpu_bo *bo);
+bool qpu_dmabuf_contiguous(struct qpu_dev *qdev, struct qpu_bo *bo,
+			   dma_addr_t *start);
 
 /* qpu_job.c */
 int qpu_job_file_init(struct qpu_file *qf);

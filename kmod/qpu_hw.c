@@ -89,6 +89,30 @@ static int qpu_hw_bo_alloc(struct qpu_dev *qdev, struct qpu_bo *bo)
 	return 0;
 }
 
+/*
+ * An imported dma-buf must be one run of bus addresses within the V3D's
+ * 32 bits: it has no MMU. The DMA address is the bus address, as for BOs.
+ */
+static int qpu_hw_bo_import(struct qpu_dev *qdev, struct qpu_bo *bo)
+{
+	dma_addr_t start;
+
+	if (!qpu_dmabuf_contiguous(qdev, bo, &start))
+		return -EINVAL;
+	if (start + bo->size - 1 > U32_MAX) {
+		qpu_dbg(qdev->dev, "bo_import refused: dma-buf at %pad, past the V3D's 32-bit bus space\n",
+			&start);
+		return -EINVAL;
+	}
+	bo->bus_addr = start;
+	return 0;
+}
+
+/* Nothing to undo: the attachment's mapping is all there was. */
+static void qpu_hw_bo_unimport(struct qpu_dev *qdev, struct qpu_bo *bo)
+{
+}
+
 /* Presence only: newer kernels warn on of_property_read_bool() here. */
 static bool qpu_hw_has_power_domain(struct device *dev)
 {
@@ -229,6 +253,8 @@ static const struct qpu_backend_ops qpu_hw_ops = {
 	.reg_read = qpu_hw_reg_read,
 	.reg_write = qpu_hw_reg_write,
 	.bo_alloc = qpu_hw_bo_alloc,
+	.bo_import = qpu_hw_bo_import,
+	.bo_unimport = qpu_hw_bo_unimport,
 	.bo_free = qpu_bo_dma_free,
 	.bo_mmap = qpu_bo_dma_mmap,
 	.bo_fault = qpu_bo_dma_fault,

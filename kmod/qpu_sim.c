@@ -76,6 +76,7 @@
 
 #include <linux/bitfield.h>
 #include <linux/debugfs.h>
+#include <linux/dma-buf.h>
 #include <linux/genalloc.h>
 #include <linux/mm.h>
 #include <linux/platform_device.h>
@@ -101,6 +102,11 @@ static bool qpu_sim_dma;
 module_param_named(sim_dma, qpu_sim_dma, bool, 0644);
 MODULE_PARM_DESC(sim_dma,
 		 "Simulated V3Ds probed from now on take BO memory from the DMA API, as a real one does, instead of vmalloc (for tests; default N)");
+
+static bool qpu_sim_import_contiguous;
+module_param_named(sim_import_contiguous, qpu_sim_import_contiguous, bool, 0644);
+MODULE_PARM_DESC(sim_import_contiguous,
+		 "Simulated V3Ds refuse imported dma-bufs that are not one run of DMA addresses, as a real one must (default N: they reach any pages)");
 
 /* Read at each submit and each job's start: tests change it at run time. */
 static bool qpu_sim_follows_hw_policy(void)
@@ -767,6 +773,56 @@ static void qpu_sim_bo_free(struct qpu_dev *qdev, struct qpu_bo *bo)
 	qpu_sim_bo_free_memory(qdev, bo);
 }
 
+/*
+ * An imported dma-buf is reached through the exporter's kernel mapping,
+ * page by page as for vmalloc memory, at bus addresses of its own. By
+ * default any pages will do, so that imports are tested on a VM whose
+ * buffers are rarely contiguous; sim_import_contiguous applies the check
+ * a real V3D makes.
+ */
+static int qpu_sim_bo_import(struct qpu_dev *qdev, struct qpu_bo *bo)
+{
+	unsigned long addr;
+	dma_addr_t start;
+	int ret;
+
+	if (READ_ONCE(qpu_sim_import_contiguous) &&
+	    !qpu_dmabuf_contiguous(qdev, bo, &start))
+		return -EINVAL;
+	ret = qpu_dma_buf_vmap(bo->import, &bo->import_map);
+	if (ret) {
+		qpu_dbg(qdev->dev, "bo_import refused: the exporter gives no kernel mapping (%d)\n",
+			ret);
+		return ret;
+	}
+	if (bo->import_map.is_iomem) {
+		qpu_dbg(qdev->dev, "bo_import refused: the dma-buf is I/O memory\n");
+		ret = -EINVAL;
+		goto err_vunmap;
+	}
+	addr = gen_pool_alloc(qdev->sim->bus_space, bo->size + QPU_SIM_BUS_GUARD);
+	if (!addr) {
+		qpu_dbg(qdev->dev, "bo_import refused: no %zu bytes of bus space left\n",
+			bo->size);
+		ret = -ENOSPC;
+		goto err_vunmap;
+	}
+	bo->bus_addr = addr;
+	bo->vaddr = bo->import_map.vaddr;
+	return 0;
+
+err_vunmap:
+	qpu_dma_buf_vunmap(bo->import, &bo->import_map);
+	return ret;
+}
+
+static void qpu_sim_bo_unimport(struct qpu_dev *qdev, struct qpu_bo *bo)
+{
+	gen_pool_free(qdev->sim->bus_space, bo->bus_addr,
+		      bo->size + QPU_SIM_BUS_GUARD);
+	qpu_dma_buf_vunmap(bo->import, &bo->import_map);
+}
+
 static void qpu_sim_bo_mmap(struct qpu_dev *qdev, struct qpu_bo *bo,
 			    struct vm_area_struct *vma)
 {
@@ -813,6 +869,8 @@ static const struct qpu_backend_ops qpu_sim_ops = {
 	.bo_free = qpu_sim_bo_free,
 	.bo_mmap = qpu_sim_bo_mmap,
 	.bo_fault = qpu_sim_bo_fault,
+	.bo_import = qpu_sim_bo_import,
+	.bo_unimport = qpu_sim_bo_unimport,
 	.job_begin = qpu_sim_job_begin,
 	.job_run = qpu_sim_job_run,
 	.job_end = qpu_sim_job_end,

@@ -25,8 +25,9 @@ LIBQPU_BASE_OBJS := $(LIBQPU_BASE_SRCS:%.c=$(BUILD)/%.o)
 include libqpu/kernels/kernels.mk
 include libqpu/nn/nn.mk
 include libqpu/pipeline/pipeline.mk
+include libqpu/capture/capture.mk
 LIBQPU_SRCS := $(LIBQPU_BASE_SRCS) $(QPU_KERNEL_SRCS) $(QPU_NN_SRCS) \
-	$(QPU_PIPELINE_SRCS)
+	$(QPU_PIPELINE_SRCS) $(QPU_CAPTURE_SRCS)
 LIBQPU_OBJS := $(LIBQPU_SRCS:%.c=$(BUILD)/%.o)
 LIBQPU_A := $(BUILD)/libqpu.a
 # What libqpu itself links with (libqpu/nn: libm; dlopen() of XNNPACK is in

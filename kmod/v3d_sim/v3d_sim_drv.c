@@ -18,6 +18,7 @@
 #include <drm/drm_ioctl.h>
 #include <drm/drm_managed.h>
 #include <drm/drm_print.h>
+#include <drm/drm_prime.h>
 
 #include "v3d_sim.h"
 
@@ -176,6 +177,9 @@ static const struct drm_driver v3d_sim_driver = {
 	.open = v3d_sim_open,
 	.postclose = v3d_sim_postclose,
 	.gem_create_object = v3d_sim_create_object,
+	/* PRIME export, and import of its own exports (libqpu's dma-buf calls) */
+	.prime_handle_to_fd = drm_gem_prime_handle_to_fd,
+	.prime_fd_to_handle = drm_gem_prime_fd_to_handle,
 	.ioctls = v3d_sim_ioctls,
 	.num_ioctls = ARRAY_SIZE(v3d_sim_ioctls),
 	.fops = &v3d_sim_fops,

@@ -321,6 +321,52 @@ QPU_API uint32_t qpu_bo_get_bus_addr(const struct qpu_bo *bo);
 QPU_API size_t qpu_bo_get_size(const struct qpu_bo *bo);
 
 /**
+ * qpu_bo_import_dmabuf() - a buffer whose memory is a dma-buf's, uncopied
+ * @dev: the device
+ * @fd: a dma-buf fd (a camera's VIDIOC_EXPBUF, a DRM PRIME export, or
+ *	qpu_bo_export_dmabuf()'s); the caller keeps it and may close it at
+ *	once: the buffer holds the memory until qpu_bo_free()
+ * @size: the bytes the caller needs, or 0 for the whole dma-buf; more than
+ *	the dma-buf has is refused
+ * @bo: gets the buffer, freed with qpu_bo_free(); NULL on failure
+ *
+ * Jobs see the dma-buf's own pages; the map (qpu_bo_get_map()) is the
+ * whole dma-buf, mapped shared, and qpu_bo_get_size() its size. Where each
+ * device takes its memory from:
+ *
+ * - qpu.ko: any dma-buf (QPU_IOCTL_BO_IMPORT); a real V3D only a contiguous
+ *   one (EINVAL otherwise), the simulated one any.
+ * - the v3d DRM driver (Pi 4, 5): any dma-buf it can import (PRIME).
+ * - the in-process emulators ("emu", "emu:v3d..."): any fd it can mmap
+ *   shared: a dma-buf, a memfd, a file; @size 0 takes the file's size.
+ *
+ * New in 0.6.
+ *
+ * Return: 0, or a negative errno with qpu_last_error() saying why
+ * (EBADF: @fd is not open; EINVAL: not a dma-buf, a size too large, or
+ * memory this V3D cannot reach; ENOTSUP: the device cannot import).
+ */
+QPU_API int qpu_bo_import_dmabuf(struct qpu_dev *dev, int fd, size_t size,
+				 struct qpu_bo **bo);
+
+/**
+ * qpu_bo_export_dmabuf() - a dma-buf fd of a buffer, for other drivers
+ * @bo: the buffer
+ * @fd: gets a new fd (close-on-exec, mappable read-write) that the caller
+ *	closes; -1 on failure
+ *
+ * The dma-buf holds the memory while it is open, mapped or imported
+ * elsewhere, after qpu_bo_free() too. Importing it into the same device
+ * gives the same memory at the same bus address. qpu.ko and the v3d
+ * driver export; the emulators cannot (their memory is this process's).
+ * New in 0.6.
+ *
+ * Return: 0, or a negative errno with qpu_last_error() saying why
+ * (ENOTSUP: the device cannot export; EMFILE).
+ */
+QPU_API int qpu_bo_export_dmabuf(struct qpu_bo *bo, int *fd);
+
+/**
  * struct qpu_program_ref - one program of a job
  * @code: the buffer holding the code
  * @code_offset: offset of the first instruction, a multiple of 8

@@ -36,6 +36,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -71,6 +72,7 @@ struct emu_mem {
 	uint32_t bus_addr;
 	size_t size;
 	void *map;
+	bool mapped;		/* @map is an mmap() of an imported fd */
 	unsigned int refs;	/* its qpu_bo's, and one per job holding it */
 	bool freed;		/* its qpu_bo is gone: no longer the caller's */
 	struct qpu_bo *bo;	/* until then, its qpu_bo: qpu_dev_close() frees it */
@@ -310,7 +312,10 @@ static void emudev_mem_put(struct emudev *ed, struct emu_mem *mem)
 			break;
 		}
 	}
-	free(mem->map);
+	if (mem->mapped)
+		munmap(mem->map, mem->size);
+	else
+		free(mem->map);
 	free(mem);
 }
 
@@ -341,6 +346,57 @@ static int emudev_bo_alloc(struct qpu_dev *dev, struct qpu_bo *bo)
 		free(mem->map);
 		free(mem);
 		return ret;
+	}
+	bo->size = mem->size;
+	bo->map = mem->map;
+	bo->bus_addr = mem->bus_addr;
+	bo->priv = mem;
+	return 0;
+}
+
+/*
+ * An imported fd is mapped shared, whatever it is: a dma-buf, a memfd, a
+ * file. Its pages are the fd's, as a job of a real device would see them;
+ * the bus range is the emulator's own. @bo->size 0 takes the fd's size.
+ */
+static int emudev_bo_import(struct qpu_dev *dev, struct qpu_bo *bo, int fd)
+{
+	struct emudev *ed = emudev_of(dev);
+	off_t end = lseek(fd, 0, SEEK_END);
+	struct emu_mem *mem;
+	int ret;
+
+	if (end <= 0)
+		return qpu_fail(end ? -errno : -EINVAL,
+				"emulator: fd %d has no size to map (%s)", fd,
+				end ? strerror(errno) : "empty");
+	if (bo->size > (size_t)end)
+		return qpu_fail(-EINVAL, "emulator: fd %d has %lld bytes, less than the %zu asked",
+				fd, (long long)end, bo->size);
+	if ((size_t)end > ed->max_bo_size)
+		return qpu_fail(-EINVAL, "emulator: fd %d has %lld bytes, more than the largest buffer, %zu",
+				fd, (long long)end, ed->max_bo_size);
+	mem = calloc(1, sizeof(*mem));
+	if (!mem)
+		return qpu_fail(-ENOMEM, "emulator: out of memory");
+	mem->size = ((size_t)end + EMU_PAGE - 1) & ~(size_t)(EMU_PAGE - 1);
+	mem->refs = 1;
+	mem->bo = bo;
+	mem->mapped = true;
+	mem->map = mmap(NULL, mem->size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (mem->map == MAP_FAILED) {
+		ret = -errno;
+		free(mem);
+		return qpu_fail(ret, "emulator: cannot map fd %d shared, read-write: %s",
+				fd, strerror(-ret));
+	}
+	pthread_mutex_lock(&ed->lock);
+	ret = emudev_mem_add(ed, mem);
+	pthread_mutex_unlock(&ed->lock);
+	if (ret) {
+		munmap(mem->map, mem->size);
+		free(mem);
+		return qpu_fail(ret, "emulator: no bus space for %lld more bytes", (long long)end);
 	}
 	bo->size = mem->size;
 	bo->map = mem->map;
@@ -831,6 +887,7 @@ static const struct qpu_dev_ops emudev_ops = {
 	.get_param = emudev_get_param,
 	.bo_alloc = emudev_bo_alloc,
 	.bo_free = emudev_bo_free,
+	.bo_import = emudev_bo_import,
 	.submit = emudev_submit,
 	.wait = emudev_wait,
 	.close = emudev_close,

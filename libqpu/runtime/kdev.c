@@ -7,6 +7,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <string.h>
 #include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
@@ -75,6 +76,44 @@ static void qpu_kdev_bo_free(struct qpu_dev *dev, struct qpu_bo *bo)
 	qpu_kdev_ioctl_bo_destroy(dev->fd, bo->handle);
 }
 
+/* BO_IMPORT, then the whole dma-buf mapped through the device. */
+static int qpu_kdev_bo_import(struct qpu_dev *dev, struct qpu_bo *bo, int fd)
+{
+	size_t want = bo->size;
+	int ret;
+
+	ret = qpu_kdev_ioctl_bo_import(dev->fd, fd, bo);
+	if (ret)
+		return qpu_fail(ret, "%s: cannot import dma-buf fd %d: %s%s", dev->path, fd,
+				strerror(-ret), ret == -EINVAL ?
+				" (not a dma-buf, or memory this V3D cannot reach: see dmesg with qpu's debug lines on)" : "");
+	if (want > bo->size) {
+		qpu_kdev_ioctl_bo_destroy(dev->fd, bo->handle);
+		return qpu_fail(-EINVAL, "%s: dma-buf fd %d has %zu bytes, less than the %zu asked",
+				dev->path, fd, bo->size, want);
+	}
+	bo->map = mmap(NULL, bo->size, PROT_READ | PROT_WRITE, MAP_SHARED,
+		       dev->fd, bo->mmap_offset);
+	if (bo->map == MAP_FAILED) {
+		ret = -errno;
+		qpu_kdev_ioctl_bo_destroy(dev->fd, bo->handle);
+		return qpu_fail(ret, "%s: cannot map the dma-buf of fd %d: %s", dev->path,
+				fd, strerror(-ret));
+	}
+	return 0;
+}
+
+static int qpu_kdev_bo_export(struct qpu_dev *dev, struct qpu_bo *bo, int *fd)
+{
+	int ret = qpu_kdev_ioctl_bo_export(dev->fd, bo->handle, fd);
+
+	if (ret)
+		return qpu_fail(ret, "%s: cannot export a buffer: %s%s", dev->path,
+				strerror(-ret), ret == -ENOTTY ?
+				" (qpu.ko predates dma-buf sharing)" : "");
+	return 0;
+}
+
 static int qpu_kdev_submit(struct qpu_dev *dev, const struct qpu_job_desc *desc,
 			   uint64_t *seqno)
 {
@@ -108,6 +147,8 @@ static const struct qpu_dev_ops qpu_kdev_ops = {
 	.get_param = qpu_kdev_get_param,
 	.bo_alloc = qpu_kdev_bo_alloc,
 	.bo_free = qpu_kdev_bo_free,
+	.bo_import = qpu_kdev_bo_import,
+	.bo_export = qpu_kdev_bo_export,
 	.submit = qpu_kdev_submit,
 	.wait = qpu_kdev_wait,
 	.close = qpu_kdev_close,

@@ -237,19 +237,23 @@ uint32_t qpu_kdev_ioctl_abi_version(void)
 	return QPU_ABI_VERSION;
 }
 
+/* What BO_CREATE and BO_IMPORT answer alike (@args: either struct). */
+#define QPU_KDEV_BO_ANSWER(bo, args) do {		\
+	(bo)->size = (args)->size;			\
+	(bo)->handle = (args)->handle;			\
+	(bo)->bus_addr = (args)->bus_addr;		\
+	(bo)->mmap_offset = (args)->mmap_offset;	\
+} while (0)
+
 int qpu_kdev_ioctl_bo_create(int fd, uint64_t size, struct qpu_bo *bo)
 {
 	struct qpu_bo_create args = { .size = size };
 	int ret;
 
 	ret = qpu_kdev_ioctl(fd, QPU_IOCTL_BO_CREATE, &args);
-	if (ret)
-		return ret;
-	bo->size = args.size;
-	bo->handle = args.handle;
-	bo->bus_addr = args.bus_addr;
-	bo->mmap_offset = args.mmap_offset;
-	return 0;
+	if (!ret)
+		QPU_KDEV_BO_ANSWER(bo, &args);
+	return ret;
 }
 
 int qpu_kdev_ioctl_bo_destroy(int fd, uint32_t handle)
@@ -257,6 +261,31 @@ int qpu_kdev_ioctl_bo_destroy(int fd, uint32_t handle)
 	struct qpu_bo_destroy args = { .handle = handle };
 
 	return qpu_kdev_ioctl(fd, QPU_IOCTL_BO_DESTROY, &args);
+}
+
+int qpu_kdev_ioctl_bo_import(int fd, int dmabuf, struct qpu_bo *bo)
+{
+	struct qpu_bo_import args = { .fd = dmabuf };
+	int ret;
+
+	ret = qpu_kdev_ioctl(fd, QPU_IOCTL_BO_IMPORT, &args);
+	if (!ret)
+		QPU_KDEV_BO_ANSWER(bo, &args);
+	return ret;
+}
+
+int qpu_kdev_ioctl_bo_export(int fd, uint32_t handle, int *out)
+{
+	struct qpu_bo_export args = {
+		.handle = handle,
+		.flags = QPU_BO_EXPORT_CLOEXEC | QPU_BO_EXPORT_RDWR,
+	};
+	int ret;
+
+	ret = qpu_kdev_ioctl(fd, QPU_IOCTL_BO_EXPORT, &args);
+	if (!ret)
+		*out = args.fd;
+	return ret;
 }
 
 int qpu_kdev_ioctl_submit(int fd, const struct qpu_job_desc *desc, uint64_t *seqno)

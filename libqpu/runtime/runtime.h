@@ -44,7 +44,13 @@
  * @get_param: a QPU_DEV_PARAM_* value; 0 or -errno.
  * @bo_alloc: zeroed, mapped memory of @bo->size bytes: set @bo->map,
  *	@bo->bus_addr and @bo->handle; 0 or -errno.
- * @bo_free: give back what @bo_alloc got.
+ * @bo_free: give back what @bo_alloc or @bo_import got.
+ * @bo_import: map the dma-buf @fd as @bo: set @bo->map, @bo->bus_addr,
+ *	@bo->handle and @bo->size (the dma-buf's; @bo->size asks at least
+ *	that much, 0 anything); 0 or -errno with qpu_last_error() set.
+ *	NULL: the device cannot import.
+ * @bo_export: a new close-on-exec dma-buf fd of @bo into @fd; 0 or -errno
+ *	with qpu_last_error() set. NULL: the device cannot export.
  * @submit: start a validated job; 0 or -errno.
  * @wait: wait for a job until @timeout_ms (0: look, -1: forever).
  * @close: free the backend's state.
@@ -56,6 +62,8 @@ struct qpu_dev_ops {
 			 uint64_t *value);
 	int (*bo_alloc)(struct qpu_dev *dev, struct qpu_bo *bo);
 	void (*bo_free)(struct qpu_dev *dev, struct qpu_bo *bo);
+	int (*bo_import)(struct qpu_dev *dev, struct qpu_bo *bo, int fd);
+	int (*bo_export)(struct qpu_dev *dev, struct qpu_bo *bo, int *fd);
 	int (*submit)(struct qpu_dev *dev, const struct qpu_job_desc *desc,
 		      uint64_t *seqno);
 	int (*wait)(struct qpu_dev *dev, uint64_t seqno, int timeout_ms,
@@ -140,6 +148,10 @@ uint32_t qpu_status_to_uapi(enum qpu_status status);
 uint32_t qpu_access_to_uapi(enum qpu_access access);
 int qpu_kdev_ioctl_bo_create(int fd, uint64_t size, struct qpu_bo *bo);
 int qpu_kdev_ioctl_bo_destroy(int fd, uint32_t handle);
+/* BO_IMPORT of @dmabuf: fills @bo's size, handle, bus_addr, mmap_offset */
+int qpu_kdev_ioctl_bo_import(int fd, int dmabuf, struct qpu_bo *bo);
+/* BO_EXPORT of @handle, close-on-exec and read-write: the new fd in @out */
+int qpu_kdev_ioctl_bo_export(int fd, uint32_t handle, int *out);
 int qpu_kdev_ioctl_submit(int fd, const struct qpu_job_desc *desc, uint64_t *seqno);
 int qpu_kdev_ioctl_wait(int fd, uint64_t seqno, int64_t deadline_ns,
 			struct qpu_job_result *result);

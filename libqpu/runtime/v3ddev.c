@@ -225,6 +225,17 @@ static void v3ddev_bo_release(struct qpu_dev *dev, struct qpu_bo *bo)
 	v3d_gem_close(dev->fd, bo->handle);
 }
 
+/* Whether another live buffer has @handle (PRIME gives one per object). */
+static bool v3ddev_handle_shared(const struct v3ddev *vd, uint32_t handle)
+{
+	const struct qpu_bo *b;
+
+	for (b = vd->bos; b; b = b->priv)
+		if (b->handle == handle)
+			return true;
+	return false;
+}
+
 static void v3ddev_bo_free(struct qpu_dev *dev, struct qpu_bo *bo)
 {
 	struct v3ddev *vd = dev->priv;
@@ -236,7 +247,78 @@ static void v3ddev_bo_free(struct qpu_dev *dev, struct qpu_bo *bo)
 			vd->bo_count--;
 			break;
 		}
-	v3ddev_bo_release(dev, bo);
+	if (v3ddev_handle_shared(vd, bo->handle))
+		munmap(bo->map, bo->size);	/* the handle stays theirs */
+	else
+		v3ddev_bo_release(dev, bo);
+}
+
+/*
+ * PRIME: the dma-buf becomes a GEM handle of this file, the same handle
+ * each time for one object (an export of ours, or a dma-buf imported
+ * before): buffers that share it close it with the last of them.
+ */
+static int v3ddev_bo_import(struct qpu_dev *dev, struct qpu_bo *bo, int fd)
+{
+	struct v3ddev *vd = dev->priv;
+	struct drm_prime_handle prime = { .fd = fd };
+	struct drm_v3d_get_bo_offset off = { 0 };
+	struct drm_v3d_mmap_bo map = { 0 };
+	off_t end = lseek(fd, 0, SEEK_END);
+	void *p = MAP_FAILED;
+	int ret;
+
+	if (end <= 0 || (uint64_t)end > V3D_MAX_BO_SIZE)
+		return qpu_fail(-EINVAL, "%s: fd %d is no dma-buf of 1 to %u bytes", dev->path,
+				fd, (unsigned int)V3D_MAX_BO_SIZE);
+	if (bo->size > (size_t)end)
+		return qpu_fail(-EINVAL, "%s: dma-buf fd %d has %lld bytes, less than the %zu asked",
+				dev->path, fd, (long long)end, bo->size);
+	ret = v3d_ioctl(dev->fd, DRM_IOCTL_PRIME_FD_TO_HANDLE, &prime);
+	if (ret)
+		return qpu_fail(ret, "%s: PRIME cannot import fd %d: %s", dev->path, fd,
+				strerror(-ret));
+	off.handle = prime.handle;
+	map.handle = prime.handle;
+	ret = v3d_ioctl(dev->fd, DRM_IOCTL_V3D_GET_BO_OFFSET, &off);
+	if (!ret)
+		ret = v3d_ioctl(dev->fd, DRM_IOCTL_V3D_MMAP_BO, &map);
+	if (!ret) {
+		p = mmap(NULL, (size_t)end, PROT_READ | PROT_WRITE, MAP_SHARED, dev->fd,
+			 (off_t)map.offset);
+		if (p == MAP_FAILED)
+			ret = -errno;
+	}
+	if (ret) {
+		if (!v3ddev_handle_shared(vd, prime.handle))
+			v3d_gem_close(dev->fd, prime.handle);
+		return qpu_fail(ret, "%s: cannot place or map the dma-buf of fd %d: %s",
+				dev->path, fd, strerror(-ret));
+	}
+	bo->map = p;
+	bo->size = (size_t)end;
+	bo->handle = prime.handle;
+	bo->bus_addr = off.offset;
+	bo->mmap_offset = map.offset;
+	bo->priv = vd->bos;
+	vd->bos = bo;
+	vd->bo_count++;
+	return 0;
+}
+
+static int v3ddev_bo_export(struct qpu_dev *dev, struct qpu_bo *bo, int *fd)
+{
+	struct drm_prime_handle prime = {
+		.handle = bo->handle,
+		.flags = DRM_CLOEXEC | DRM_RDWR,
+	};
+	int ret = v3d_ioctl(dev->fd, DRM_IOCTL_PRIME_HANDLE_TO_FD, &prime);
+
+	if (ret)
+		return qpu_fail(ret, "%s: PRIME cannot export a buffer: %s", dev->path,
+				strerror(-ret));
+	*fd = prime.fd;
+	return 0;
 }
 
 static int v3d_syncobj_create(int fd, uint32_t *handle)
@@ -565,6 +647,8 @@ static const struct qpu_dev_ops qpu_v3ddev_ops = {
 	.get_param = v3ddev_get_param,
 	.bo_alloc = v3ddev_bo_alloc,
 	.bo_free = v3ddev_bo_free,
+	.bo_import = v3ddev_bo_import,
+	.bo_export = v3ddev_bo_export,
 	.submit = v3ddev_submit,
 	.wait = v3ddev_wait,
 	.close = v3ddev_close,

@@ -27,10 +27,12 @@ KMOD_TESTS := $(patsubst selftests/kmod/%.c,$(BUILD)/selftests/kmod/%,$(KMOD_TES
 # Pi's cross builds; both sides are widened alike, so they compare right).
 # Static binaries cannot carry the sanitizer runtimes: drop SANITIZE flags.
 # Tests may assemble programs at run time with libqpu's public assembler
-# (qpu_asm.h).
+# (qpu_asm.h). qpu_dmabuf_test drives vgem through DRM's uapi, <drm.h>
+# of libdrm's headers (the cross compilers of the Pi's builds do not look
+# in /usr/include by themselves).
 KMOD_TEST_CFLAGS = $(filter-out -fsanitize%,$(ALL_CFLAGS)) \
 	-Wno-missing-prototypes -Wno-sign-compare -Wno-pointer-to-int-cast \
-	-I$(KSFT_DIR)
+	-I$(KSFT_DIR) $(LIBQPU_DRM_CFLAGS)
 
 selftests: $(KMOD_TESTS)
 
@@ -61,3 +63,8 @@ $(KMOD_TESTS): $(BUILD)/selftests/kmod/%: selftests/kmod/%.c \
 	$(call kmod_test_link,$(CC),$(LIBQPU_A))
 
 -include $(KMOD_TESTS:=.d)
+
+# qpu_dmabuf_test imports vgem's buffers, and test-runtime (selftests/lib)
+# the frames of vivid, the virtual camera: modules of Debian's 6.1 kernel,
+# loaded with their dependencies by the VM runner.
+VM_CHECK_PAYLOAD += --kernel-module vgem --kernel-module vivid

@@ -75,7 +75,8 @@ check-reference:
 
 -include $(LIBTEST_BINS:=.d) $(BUILD)/selftests/lib/testlib-sample.d
 
-# test-runtime, test-kernels, test-emu-tables, test-mailbox, test-nn and test-postproc also run in the VM,
+# test-runtime (its capture cases against vivid, which kmod.mk loads),
+# test-kernels, test-emu-tables, test-mailbox, test-nn and test-postproc also run in the VM,
 # statically linked, on qpu.ko's simulated V3D: the same programs on both
 # kinds of device.
 VM_LIB_TESTS := test-runtime test-kernels test-emu-tables test-mailbox test-nn test-postproc

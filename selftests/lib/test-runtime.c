@@ -5,24 +5,33 @@
  * deadlocks, running the same programs on the device --device names.
  * check-host runs it on the in-process emulator (the default, "emu");
  * check-vm runs the same binary, statically linked, on qpu.ko's simulated
- * V3D ("test-runtime --device /dev/qpu").
+ * V3D ("test-runtime --device /dev/qpu"). Buffers shared as dma-bufs, and
+ * <qpu_capture.h>'s frames: in the VM, vivid's frames are imported and a
+ * QPU job reads the camera's own pages (its threshold of the Y plane is
+ * the CPU's of the bytes the camera's V4L2 mapping shows).
  */
 
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
 
 #include <linux/qpu.h>
+#include <linux/videodev2.h>
 
 #include "qpu.h"
+#include "qpu_capture.h"
 #include "qpu_devmodel.h"
 #include "test-device.h"
+#include "qpu_kernels.h"
 #include "testlib.h"
 #include "../kmod/qpu_programs.h"
 
@@ -879,6 +888,232 @@ T_TEST(fence_queue)
 {
 	test_fence_queue(device, device_path);
 }
+
+/*
+ * dma-buf sharing: a buffer imported from an fd is the fd's own memory to
+ * jobs (qpu.ko: our own export, the same BO; the emulator: a memfd), and
+ * what each device refuses.
+ */
+static void test_dmabuf(struct qpu_dev *dev)
+{
+	struct qpu_bo *src = NULL, *in = NULL, *bad = (struct qpu_bo *)1, *bos[2];
+	struct qpu_job_desc job = { .program_count = QPUS, .in_fence_fd = -1 };
+	struct qpu_job_result r;
+	const size_t size = 8192;
+	struct vecadd v;
+	uint64_t seqno;
+	int fd = -1, mfd, out = 0, k, i;
+	const float *a, *b;
+	uint32_t *u, *m;
+
+	T_EQ_U64(-EBADF, qpu_bo_import_dmabuf(dev, -1, 0, &bad));
+	T_CHECK(!bad);
+	mfd = memfd_create("test-runtime", MFD_CLOEXEC);
+	T_CHECK(mfd >= 0 && !ftruncate(mfd, size));
+	vecadd_init(dev, &v);
+	if (emulated) {
+		T_EQ_U64(-ENOTSUP, qpu_bo_export_dmabuf(v.b, &out));
+		T_EQ_U64(-1, out);
+		T_CHECK(strstr(qpu_last_error(), "cannot export"));
+		fd = mfd;
+	} else {
+		/* qpu.ko takes dma-bufs only: a memfd is not one. */
+		T_EQ_U64(-EINVAL, qpu_bo_import_dmabuf(dev, mfd, 0, &bad));
+		T_CHECK(strstr(qpu_last_error(), "cannot import"));
+		close(mfd);
+		src = t_bo_or_die(dev, size);
+		T_EQ_U64(0, qpu_bo_export_dmabuf(src, &fd));
+	}
+	T_EQ_U64(-EINVAL, qpu_bo_import_dmabuf(dev, fd, size + 4096, &bad));
+	T_CHECK(!bad);
+	T_EQ_U64(0, qpu_bo_import_dmabuf(dev, fd, 0, &in));
+	if (!in)
+		goto out;
+	T_EQ_U64(size, qpu_bo_get_size(in));
+	if (src)
+		T_EQ_U64(qpu_bo_get_bus_addr(src), qpu_bo_get_bus_addr(in));
+	/* The fd's own mapping, after the fd is gone: the same pages. */
+	m = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	T_CHECK(m != MAP_FAILED);
+	close(fd);
+	if (m == MAP_FAILED)
+		goto out;
+	memcpy(m, qpu_bo_get_map(v.a), FLOATS * 4);
+	u = qpu_bo_get_map(v.unif);
+	for (k = 0; k < QPUS; k++) {
+		u[4 * k + 0] = qpu_bo_get_bus_addr(in) + 64 * k;
+		u[4 * k + 2] = qpu_bo_get_bus_addr(in) + 4096 + 64 * k;
+	}
+	bos[0] = in;
+	bos[1] = v.b;
+	job.programs = v.progs;
+	job.bos = bos;
+	job.bo_count = 2;
+	T_EQ_U64(0, qpu_submit(dev, &job, &seqno));
+	T_EQ_U64(0, qpu_wait(dev, seqno, 10000, &r));
+	T_EQ_U64(QPU_STATUS_DONE, r.status);
+	a = qpu_bo_get_map(v.a);
+	b = qpu_bo_get_map(v.b);
+	for (i = 0; i < FLOATS; i++)
+		T_EQ_U64(bits(a[i] + b[i]), m[1024 + i]);
+	T_EQ_U64(m[1024], ((const uint32_t *)qpu_bo_get_map(in))[1024]);
+	munmap(m, size);
+out:
+	qpu_bo_free(in);
+	qpu_bo_free(src);
+	vecadd_fini(&v);
+}
+
+T_TEST(dmabuf)
+{
+	test_dmabuf(device);
+}
+
+/* --- <qpu_capture.h>: V4L2 frames imported (vivid in the VM) --- */
+
+/* A size vivid's webcam input gives (its smallest), as asked. */
+#define CAPTURE_W	320
+#define CAPTURE_H	180
+
+/* vivid's first single-planar capture node into @path; false without. */
+static bool find_vivid(char *path, size_t size)
+{
+	int i;
+
+	for (i = 0; i < 64; i++) {
+		struct v4l2_capability c = { 0 };
+		int fd;
+
+		snprintf(path, size, "/dev/video%d", i);
+		fd = open(path, O_RDWR | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		if (!ioctl(fd, VIDIOC_QUERYCAP, &c) && !strcmp((char *)c.driver, "vivid") &&
+		    (c.device_caps & V4L2_CAP_VIDEO_CAPTURE)) {
+			close(fd);
+			return true;
+		}
+		close(fd);
+	}
+	return false;
+}
+
+T_TEST(capture_refusals)
+{
+	struct qpu_capture_config cfg = {
+		.path = "/nonexistent/video0", .width = CAPTURE_W, .height = CAPTURE_H,
+		.fourcc = QPU_CAPTURE_NV12,
+	};
+	struct qpu_capture *cap = (struct qpu_capture *)1;
+
+	T_EQ_U64(-ENOENT, qpu_capture_open(device, &cfg, &cap));
+	T_CHECK(!cap);
+	T_CHECK(strstr(qpu_last_error(), "/nonexistent/video0"));
+	cfg.path = "/dev/null";
+	T_EQ_U64(-ENODEV, qpu_capture_open(device, &cfg, &cap));
+	T_CHECK(strstr(qpu_last_error(), "not a V4L2"));
+	cfg.fourcc = QPU_CAPTURE_FOURCC('X', 'X', 'X', 'X');
+	T_EQ_U64(-EINVAL, qpu_capture_open(device, &cfg, &cap));
+	T_CHECK(strstr(qpu_last_error(), "XXXX"));
+	cfg.fourcc = QPU_CAPTURE_NV12;
+	cfg.buffers = 1;
+	T_EQ_U64(-EINVAL, qpu_capture_open(device, &cfg, &cap));
+	cfg.buffers = 0;
+	cfg.width = 0;
+	T_EQ_U64(-EINVAL, qpu_capture_open(device, &cfg, &cap));
+	qpu_capture_close(NULL);
+}
+
+/* The camera's own mapping of buffer @index (V4L2 MMAP), or MAP_FAILED. */
+static void *camera_map(int fd, unsigned int index, size_t *len)
+{
+	struct v4l2_buffer b = {
+		.type = V4L2_BUF_TYPE_VIDEO_CAPTURE,
+		.memory = V4L2_MEMORY_MMAP,
+		.index = index,
+	};
+
+	if (ioctl(fd, VIDIOC_QUERYBUF, &b))
+		return MAP_FAILED;
+	*len = b.length;
+	return mmap(NULL, b.length, PROT_READ, MAP_SHARED, fd, b.m.offset);
+}
+
+T_TEST(vivid_frames_are_the_cameras_pages)
+{
+	struct qpu_capture_config cfg = {
+		.width = CAPTURE_W, .height = CAPTURE_H, .fourcc = QPU_CAPTURE_NV12, .buffers = 3,
+	};
+	struct qpu_capture *cap;
+	struct qpu_capture_frame f;
+	struct qpu_kernels *k;
+	struct qpu_bo *out;
+	struct qpu_image in_img, out_img;
+	char path[32];
+	uint32_t last = 0;
+	int n, ret;
+
+	if (!find_vivid(path, sizeof(path)))
+		T_SKIP("no vivid capture node (modprobe vivid)");
+	cfg.path = path;
+	ret = qpu_capture_open(device, &cfg, &cap);
+	T_EQ_U64(0, ret);
+	if (ret) {
+		fprintf(stderr, "%s\n", qpu_last_error());
+		return;
+	}
+	k = qpu_kernels_new(device);
+	out = qpu_bo_new(device, CAPTURE_W * CAPTURE_H);
+	T_CHECK(k && out);
+	T_EQ_U64(0, qpu_capture_start(cap));
+	for (n = 0; n < 3 && k && out; n++) {
+		const unsigned char *cam, *o, *m;
+		size_t len, i, bad = 0;
+
+		ret = qpu_capture_dequeue(cap, 10000, &f);
+		T_EQ_U64(0, ret);
+		if (ret)
+			break;
+		T_EQ_U64(CAPTURE_W, f.width);
+		T_EQ_U64(CAPTURE_H, f.height);
+		T_EQ_U64(CAPTURE_W, f.strides[0]);
+		if (f.width != CAPTURE_W || f.height != CAPTURE_H || f.strides[0] != CAPTURE_W)
+			break;
+		T_EQ_U64(QPU_CAPTURE_NV12, f.fourcc);
+		T_EQ_U64(2, f.planes);
+		T_EQ_U64(CAPTURE_W * CAPTURE_H, f.offsets[1]);
+		T_CHECK(f.bytesused >= CAPTURE_W * CAPTURE_H * 3 / 2);
+		T_CHECK(qpu_bo_get_size(f.bo) >= f.bytesused);
+		T_CHECK(n == 0 || f.sequence > last);
+		last = f.sequence;
+
+		cam = camera_map(qpu_capture_fd(cap), f.index, &len);
+		T_CHECK(cam != MAP_FAILED && len >= CAPTURE_W * CAPTURE_H * 3 / 2);
+		if (cam == MAP_FAILED || len < CAPTURE_W * CAPTURE_H * 3 / 2)
+			break;
+		m = qpu_bo_get_map(f.bo);
+		T_EQ_U64(0, memcmp(cam, m, CAPTURE_W * CAPTURE_H * 3 / 2));
+		in_img = (struct qpu_image){ .bo = f.bo, .width = CAPTURE_W, .height = CAPTURE_H, .stride = CAPTURE_W };
+		out_img = (struct qpu_image){ .bo = out, .width = CAPTURE_W, .height = CAPTURE_H, .stride = CAPTURE_W };
+		T_EQ_U64(0, qpu_threshold(k, 4, &in_img, &out_img, 100, 255, NULL));
+		o = qpu_bo_get_map(out);
+		for (i = 0; i < CAPTURE_W * CAPTURE_H; i++)
+			bad += o[i] != (cam[i] > 100 ? 255 : 0);
+		T_EQ_U64(0, bad);
+		munmap((void *)cam, len);
+		T_EQ_U64(0, qpu_capture_queue(cap, &f));
+	}
+	f.index = 99;
+	T_EQ_U64(-EINVAL, qpu_capture_queue(cap, &f));
+	qpu_bo_free(out);
+	qpu_kernels_free(k);
+	qpu_capture_close(cap);
+}
+
+static const struct t_option options[] = {
+	{ "device", &device_path, "DEVICE" },
+	{ NULL, NULL, NULL },
+};
 
 static int open_device(void)
 {

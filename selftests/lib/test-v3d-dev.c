@@ -14,6 +14,9 @@
 #include <dirent.h>
 #include <errno.h>
 #include <poll.h>
+#include <stdbool.h>
+#include <string.h>
+#include <sys/mman.h>
 #include <stdint.h>
 #include <unistd.h>
 
@@ -240,6 +243,48 @@ T_TEST(buffers_at_mmu_addresses)
 		qpu_dev_close(dev);
 	}
 }
+
+/*
+ * dma-buf sharing: a v3d node exports by PRIME and takes its own export
+ * back as the same buffer (one GEM handle, kept until both are freed); the
+ * emulators import a memfd and cannot export.
+ */
+static void test_dmabuf(const char *path)
+{
+	struct qpu_dev *dev = qpu_dev_open(path);
+	struct qpu_bo *a = dev ? qpu_bo_new(dev, 8192) : NULL, *b = NULL;
+	int fd = -1;
+
+	T_CHECK(a != NULL);
+	if (!a)
+		goto out;
+	if (is_emu(path)) {
+		T_EQ_U64(-ENOTSUP, qpu_bo_export_dmabuf(a, &fd));
+		fd = memfd_create("test-v3d-dev", MFD_CLOEXEC);
+		T_CHECK(fd >= 0 && !ftruncate(fd, 8192));
+	} else {
+		T_EQ_U64(0, qpu_bo_export_dmabuf(a, &fd));
+	}
+	T_EQ_U64(-EINVAL, qpu_bo_import_dmabuf(dev, fd, 3 * 4096, &b));
+	T_EQ_U64(0, qpu_bo_import_dmabuf(dev, fd, 0, &b));
+	close(fd);
+	T_CHECK(b != NULL);
+	if (!b)
+		goto out;
+	T_EQ_U64(8192, qpu_bo_get_size(b));
+	((uint32_t *)qpu_bo_get_map(b))[7] = 0x12345678;
+	if (!is_emu(path)) {
+		T_EQ_U64(qpu_bo_get_bus_addr(a), qpu_bo_get_bus_addr(b));
+		qpu_bo_free(a);
+		a = NULL;
+		T_EQ_U64(0x12345678, ((uint32_t *)qpu_bo_get_map(b))[7]);
+	}
+out:
+	qpu_bo_free(b);
+	qpu_bo_free(a);
+	qpu_dev_close(dev);
+}
+ON_EVERY_DEVICE(dmabuf);
 
 /* No buffer of no bytes, nor one past what the device takes. */
 T_TEST(bad_sizes)

@@ -61,7 +61,8 @@ loaded=
 load_ok=1
 while read -r ko args; do
 	[ -n "$ko" ] || continue
-	name=$(basename "$ko" .ko)
+	# The module's own name, as rmmod and /sys/module spell it.
+	name=$(basename "$ko" .ko | tr - _)
 	say "INSMOD BEGIN $name"
 	# shellcheck disable=SC2086 # module parameters are separate words
 	insmod "$ko" $args

@@ -15,6 +15,9 @@
 #                          /lib/modules/<release>); unloaded at the end
 #                          and the unload must succeed
 #   --module-args <args>   parameters for the preceding --module ("sim=1")
+#   --kernel-module <name> load the guest kernel's own module <name> (from
+#                          /lib/modules/<release>, with its dependencies)
+#                          before the steps, e.g. vgem (repeatable)
 #   --copy <file>          put <file> in the guest's /payload (repeatable;
 #                          executables must be static: there is no libc)
 #   --run <command>        a step: a shell command run in /payload under the
@@ -106,6 +109,7 @@ machine=x86_64
 dtb=
 release=
 modules=()
+kernel_modules=()
 module_args=()
 shares=()
 copies=()
@@ -148,6 +152,7 @@ while [ $# -gt 0 ]; do
 		[ ${#modules[@]} -gt 0 ] || die "--module-args must follow a --module"
 		module_args[${#modules[@]} - 1]=$2
 		;;
+	--kernel-module) kernel_modules+=("$2") ;;
 	--copy) copies+=("$2") ;;
 	--run)
 		steps+=("$2")
@@ -266,6 +271,9 @@ add_dep() {
 	load_args+=("")
 }
 
+for name in "${kernel_modules[@]}"; do
+	add_dep "$name"
+done
 for i in "${!modules[@]}"; do
 	ko=${modules[i]}
 	[ -r "$ko" ] || die "no module '$ko' (build it first)"

@@ -99,6 +99,8 @@ extern "C" {
  * @QPU_IOCTL_NR_BO_DESTROY: see &struct qpu_bo_destroy.
  * @QPU_IOCTL_NR_SUBMIT: see &struct qpu_submit.
  * @QPU_IOCTL_NR_WAIT: see &struct qpu_wait.
+ * @QPU_IOCTL_NR_BO_EXPORT: see &struct qpu_bo_export.
+ * @QPU_IOCTL_NR_BO_IMPORT: see &struct qpu_bo_import.
  *
  * New entries go at the end; nothing is ever reordered or reused.
  */
@@ -108,6 +110,8 @@ enum qpu_ioctl_nr {
 	QPU_IOCTL_NR_BO_DESTROY = 0x02,
 	QPU_IOCTL_NR_SUBMIT = 0x03,
 	QPU_IOCTL_NR_WAIT = 0x04,
+	QPU_IOCTL_NR_BO_EXPORT = 0x05,
+	QPU_IOCTL_NR_BO_IMPORT = 0x06,
 };
 
 /**
@@ -172,6 +176,8 @@ enum qpu_param {
  *	(&QPU_JOB_TIMEOUT), and the bit is clear.
  * @QPU_FEATURE_ALL_BOS: &QPU_SUBMIT_ALL_BOS: a job may touch every BO its
  *	file holds when it is submitted, without listing them.
+ * @QPU_FEATURE_DMABUF: &QPU_IOCTL_BO_EXPORT and &QPU_IOCTL_BO_IMPORT: BOs
+ *	shared with other drivers and processes as dma-buf fds.
  *
  * New bits go at the end; a bit is never reused.
  */
@@ -179,6 +185,7 @@ enum qpu_feature {
 	QPU_FEATURE_UNIFORMS_ANYWHERE = 1 << 0,
 	QPU_FEATURE_DEADLOCK = 1 << 1,
 	QPU_FEATURE_ALL_BOS = 1 << 2,
+	QPU_FEATURE_DMABUF = 1 << 3,
 };
 
 /**
@@ -276,6 +283,99 @@ struct qpu_bo_destroy {
 
 #define QPU_IOCTL_BO_DESTROY \
 	_IOW(QPU_IOCTL_BASE, QPU_IOCTL_NR_BO_DESTROY, struct qpu_bo_destroy)
+
+/**
+ * DOC: dma-buf sharing
+ *
+ * A BO can be handed to another driver or process as a dma-buf fd
+ * (&QPU_IOCTL_BO_EXPORT), and a dma-buf of another driver (a camera's
+ * V4L2 buffer from VIDIOC_EXPBUF, a DRM PRIME buffer) becomes a BO of this
+ * file (&QPU_IOCTL_BO_IMPORT) that jobs use as any other: its pages are
+ * never copied. &QPU_FEATURE_DMABUF says both are there.
+ *
+ * Lifetimes: an exported dma-buf holds its BO until the dma-buf's last
+ * user (fd, mapping, importer) goes, whatever happens to the handle or the
+ * file. An imported BO holds the dma-buf, attached and mapped for the
+ * device (pinned, for exporters that move buffers), until the BO's last
+ * user (handle, mapping, job) goes: closing the dma-buf fd, even while a
+ * job runs on the BO, changes nothing.
+ *
+ * Importing a dma-buf this device exported gives back the BO itself, as
+ * DRM PRIME does, though under a new handle (and mmap offset) each time,
+ * in any file: each handle is destroyed on its own, so a program needs no
+ * count of who holds one. Exporting an imported BO gives the original
+ * dma-buf.
+ *
+ * A real V3D has no MMU: a buffer it reaches must be one run of bus
+ * addresses. Importing one that is not gives -EINVAL (and a debug line
+ * saying so). The simulated V3D reaches any pages, unless its module
+ * parameter ``sim_import_contiguous`` asks it to refuse as a real one does.
+ *
+ * An imported BO is not counted against the file's or the device's limits
+ * (its memory is the exporter's), only against the file's mmap space.
+ * When the device goes, an imported BO lets go of its dma-buf; an exported
+ * BO's memory stays while the dma-buf lives (on a real V3D it is then never
+ * given back), but mapping it again through the device fails.
+ */
+
+/**
+ * enum qpu_bo_export_flags - bits of &qpu_bo_export.flags.
+ * @QPU_BO_EXPORT_CLOEXEC: the new fd is close-on-exec (O_CLOEXEC).
+ * @QPU_BO_EXPORT_RDWR: the dma-buf may be mapped writable (O_RDWR);
+ *	without it, read-only.
+ */
+enum qpu_bo_export_flags {
+	QPU_BO_EXPORT_CLOEXEC = 1 << 0,
+	QPU_BO_EXPORT_RDWR = 1 << 1,
+};
+
+/**
+ * struct qpu_bo_export - argument of &QPU_IOCTL_BO_EXPORT.
+ * @handle: Input: the BO to export; -ENOENT when this file has no such BO.
+ * @flags: Input: &enum qpu_bo_export_flags; others give -EINVAL.
+ * @fd: Output: a new dma-buf fd naming the BO's memory.
+ * @pad: Input: must be zero.
+ *
+ * Errors: -EINVAL for flags or pad; -ENOENT; -EMFILE when the process has
+ * no free fd; -ENOMEM.
+ */
+struct qpu_bo_export {
+	__u32 handle;
+	__u32 flags;
+	__s32 fd;
+	__u32 pad;
+};
+
+#define QPU_IOCTL_BO_EXPORT \
+	_IOWR(QPU_IOCTL_BASE, QPU_IOCTL_NR_BO_EXPORT, struct qpu_bo_export)
+
+/**
+ * struct qpu_bo_import - argument of &QPU_IOCTL_BO_IMPORT.
+ * @fd: Input: a dma-buf fd; the caller keeps it (and may close it at once).
+ * @flags: Input: must be zero; no flags are defined yet.
+ * @handle: Output: the BO's handle in this file, never zero.
+ * @bus_addr: Output: where QPU programs see the BO's first byte; 0 for a
+ *	caller that may not submit on this V3D, as for &QPU_IOCTL_BO_CREATE.
+ * @size: Output: the BO's size, the dma-buf's, a whole number of pages.
+ * @mmap_offset: Output: the offset to pass to mmap() on this file.
+ *
+ * Errors: -EBADF when @fd is not an open file; -EINVAL when it is not a
+ * dma-buf, for flags, for a buffer a real V3D cannot reach (not contiguous,
+ * or out of its 32-bit bus space) or a size not a whole number of pages;
+ * -ENOSPC when the file's mmap space or the device's bus space is full;
+ * or what the exporter says when it cannot map the buffer.
+ */
+struct qpu_bo_import {
+	__s32 fd;
+	__u32 flags;
+	__u32 handle;
+	__u32 bus_addr;
+	__u64 size;
+	__u64 mmap_offset;
+};
+
+#define QPU_IOCTL_BO_IMPORT \
+	_IOWR(QPU_IOCTL_BASE, QPU_IOCTL_NR_BO_IMPORT, struct qpu_bo_import)
 
 /**
  * DOC: jobs
