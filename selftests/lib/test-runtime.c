@@ -1110,11 +1110,6 @@ T_TEST(vivid_frames_are_the_cameras_pages)
 	qpu_capture_close(cap);
 }
 
-static const struct t_option options[] = {
-	{ "device", &device_path, "DEVICE" },
-	{ NULL, NULL, NULL },
-};
-
 static int open_device(void)
 {
 	int ret = t_device_open();

@@ -148,6 +148,7 @@ class Detector(Closable):
                  iou=0.45, in_flight=3, max_boxes=100):
         self._pl = None
         self._tmp = None
+        self._dev = None    # close() runs even when a check below refuses
         self.results = []
         self._fmt, self._w, self._h = fmt, width, height
         self._bytes = frame_bytes(fmt, width, height)
