@@ -374,8 +374,8 @@ static int emudev_bo_import(struct qpu_dev *dev, struct qpu_bo *bo, int fd)
 		return qpu_fail(-EINVAL, "emulator: fd %d has %lld bytes, less than the %zu asked",
 				fd, (long long)end, bo->size);
 	if ((size_t)end > ed->max_bo_size)
-		return qpu_fail(-EINVAL, "emulator: fd %d has %lld bytes, more than the largest buffer, %zu",
-				fd, (long long)end, ed->max_bo_size);
+		return qpu_fail(-EINVAL, "emulator: fd %d has %lld bytes, more than the largest buffer, %llu",
+				fd, (long long)end, (unsigned long long)ed->max_bo_size);
 	mem = calloc(1, sizeof(*mem));
 	if (!mem)
 		return qpu_fail(-ENOMEM, "emulator: out of memory");

@@ -63,7 +63,8 @@ TEST_F(param, sim_identity)
 	ASSERT_EQ(0, get_param(self->fd, QPU_PARAM_V3D_IDENT0, &v));
 	EXPECT_EQ(0x02443356, v);	/* "V3D", technology version 2 */
 	ASSERT_EQ(0, get_param(self->fd, QPU_PARAM_FEATURES, &v));
-	EXPECT_EQ(QPU_FEATURE_UNIFORMS_ANYWHERE | QPU_FEATURE_DEADLOCK | QPU_FEATURE_ALL_BOS, v);
+	EXPECT_EQ(QPU_FEATURE_UNIFORMS_ANYWHERE | QPU_FEATURE_DEADLOCK | QPU_FEATURE_ALL_BOS |
+		  QPU_FEATURE_DMABUF, v);
 	/* Timeouts are progress: a 250 MHz V3D's instructions per QPU and ms. */
 	ASSERT_EQ(0, get_param(self->fd, QPU_PARAM_INSTRUCTIONS_PER_MS, &v));
 	EXPECT_EQ(62500, v);

@@ -421,7 +421,11 @@ result doctor_bad_root "$([ "$rc" -eq 1 ] && [ ! -s "$tmp/out" ] &&
 
 # 10b. module_build: the installed qpu.ko's vermagic against uname -r; an
 # older build also makes missing headers a failure.
-read -r ko args </etc/qpu-vm/modules
+# The runner lists the guest kernel's own modules (vgem, vivid) too: take
+# qpu.ko's line.
+read -r ko args <<EOF
+$(grep -m1 '/qpu\.ko' /etc/qpu-vm/modules)
+EOF
 mkroot "$R"
 mkdir -p "$R/lib/modules/$rel/extra"
 echo "extra/qpu.ko:" >"$R/lib/modules/$rel/modules.dep"
