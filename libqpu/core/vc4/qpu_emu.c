@@ -663,8 +663,12 @@ static inline int step_fast(struct qpu_emu *emu, unsigned int qi)
 	if (x.uses_r4 && q->sfu_left)
 		emu->stats.stall_sfu++;	/* an SFU write of this instruction */
 	step_end(&x);
-	/* no thread end was on its way: only a fault changes the run */
-	return x.fault ? ISSUED : ISSUED_QUIET;
+	/*
+	 * No thread end was on its way: only a fault changes the run, and a
+	 * DMA or TMU charge (a VPM store's address written), which the run
+	 * loop must pay at once, as after step(), or the budget ends later.
+	 */
+	return x.fault || emu->debt ? ISSUED : ISSUED_QUIET;
 }
 
 static void count_stall(struct qpu_emu *emu, const struct qpu_emu_qpu *q)
