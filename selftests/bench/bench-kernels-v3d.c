@@ -191,13 +191,6 @@ static int board_table(const char *path, enum qpu_v3d_emu_board board)
  */
 static int preproc_rows(const char *path, enum qpu_v3d_emu_board board)
 {
-	static const struct pcase cases[] = {
-		{ .format = QPU_PIX_NV12, .width = 1920, .height = 1080, .dst_width = 320,
-		  .dst_height = 320 },
-		{ .format = QPU_PIX_NV12, .width = 1920, .height = 1080, .dst_width = 320,
-		  .dst_height = 320, .layout = QPU_TENSOR_NHWC, .type = QPU_TENSOR_I8,
-		  .flags = QPU_PREPROCESS_LETTERBOX },
-	};
 	const struct qpu_v3d_emu_board_info *eb = qpu_v3d_emu_board(board);
 	struct qpu_dev *dev = qpu_dev_open(path);
 	struct qpu_kernels *kernels = dev ? qpu_kernels_new(dev) : NULL;
@@ -214,10 +207,10 @@ static int preproc_rows(const char *path, enum qpu_v3d_emu_board board)
 	}
 	printf("  preprocess on %u QPUs of a %s (modelled, SUBMIT_CSD included; the goal: 4 ms on a Pi 4):\n",
 	       all, qpu_tv_board_get(board)->label);
-	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		pcase_name(&cases[i], name, sizeof(name));
+	for (i = 0; i < PCASE_BENCH_COUNT; i++) {
+		pcase_name(&pcase_bench[i], name, sizeof(name));
 		qpu_kernels_take_timing(kernels, &t);	/* drop what came before */
-		if (pcase_run(kernels, all, &cases[i], 1, &rep) || !rep.ok ||
+		if (pcase_run(kernels, all, &pcase_bench[i], 1, &rep) || !rep.ok ||
 		    qpu_kernels_take_timing(kernels, &t)) {
 			fprintf(stderr, "bench-kernels-v3d: preprocess %s: %s\n", name, rep.msg);
 			failed = 1;

@@ -115,13 +115,6 @@ static int model_table(enum qpu_board board)
  */
 static int preproc_rows(enum qpu_board board)
 {
-	static const struct pcase cases[] = {
-		{ .format = QPU_PIX_NV12, .width = 1920, .height = 1080, .dst_width = 320,
-		  .dst_height = 320 },
-		{ .format = QPU_PIX_NV12, .width = 1920, .height = 1080, .dst_width = 320,
-		  .dst_height = 320, .layout = QPU_TENSOR_NHWC, .type = QPU_TENSOR_I8,
-		  .flags = QPU_PREPROCESS_LETTERBOX },
-	};
 	struct qpu_dev *dev = qpu_dev_open("emu");
 	struct qpu_kernels *kernels = NULL;
 	struct pcase_report rep;
@@ -138,10 +131,10 @@ static int preproc_rows(enum qpu_board board)
 	}
 	printf("  preprocess on 12 QPUs of a %s (modelled, launch included; the goal: 8 ms on a Pi 3):\n",
 	       qpu_board_name(board));
-	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		pcase_name(&cases[i], name, sizeof(name));
+	for (i = 0; i < PCASE_BENCH_COUNT; i++) {
+		pcase_name(&pcase_bench[i], name, sizeof(name));
 		qpu_kernels_take_timing(kernels, &t);	/* drop what came before */
-		if (pcase_run(kernels, 12, &cases[i], 1, &rep) || !rep.ok ||
+		if (pcase_run(kernels, 12, &pcase_bench[i], 1, &rep) || !rep.ok ||
 		    qpu_kernels_take_timing(kernels, &t)) {
 			fprintf(stderr, "bench-kernels: preprocess %s: %s\n", name, rep.msg);
 			failed = 1;

@@ -17,6 +17,14 @@ static const char *const format_names[] = {
 	[QPU_PIX_YUYV] = "YUYV", [QPU_PIX_RGB888] = "RGB888",
 };
 
+const struct pcase pcase_bench[PCASE_BENCH_COUNT] = {
+	{ .format = QPU_PIX_NV12, .width = 1920, .height = 1080, .dst_width = 320,
+	  .dst_height = 320 },
+	{ .format = QPU_PIX_NV12, .width = 1920, .height = 1080, .dst_width = 320,
+	  .dst_height = 320, .layout = QPU_TENSOR_NHWC, .type = QPU_TENSOR_I8,
+	  .flags = QPU_PREPROCESS_LETTERBOX },
+};
+
 void pcase_name(const struct pcase *c, char *buf, size_t size)
 {
 	static const char *const types[] = { "f32", "u8", "i8" };

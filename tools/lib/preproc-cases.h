@@ -55,4 +55,11 @@ int pcase_run(struct qpu_kernels *kernels, unsigned int qpus, const struct pcase
 /* A short name of @c for messages and tables ("NV12 38x22>20x14 NCHW f32"). */
 void pcase_name(const struct pcase *c, char *buf, size_t size);
 
+/*
+ * The benchmarks' rows (bench-kernels, bench-kernels-v3d): a 1080p NV12
+ * frame to a 320x320 tensor, float NCHW and letterboxed int8 NHWC.
+ */
+#define PCASE_BENCH_COUNT	2
+extern const struct pcase pcase_bench[PCASE_BENCH_COUNT];
+
 #endif /* QPU_TOOLS_PREPROC_CASES_H */
