@@ -184,6 +184,18 @@ static void v3d_gem_close(int fd, uint32_t handle)
 	v3d_ioctl(fd, DRM_IOCTL_GEM_CLOSE, &c);
 }
 
+/* @bo, made or imported, joins the device's list with its GEM facts. */
+static void v3ddev_bo_track(struct v3ddev *vd, struct qpu_bo *bo, uint32_t handle,
+			    uint32_t bus_addr, uint64_t mmap_offset)
+{
+	bo->handle = handle;
+	bo->bus_addr = bus_addr;
+	bo->mmap_offset = mmap_offset;
+	bo->priv = vd->bos;
+	vd->bos = bo;
+	vd->bo_count++;
+}
+
 static int v3ddev_bo_alloc(struct qpu_dev *dev, struct qpu_bo *bo)
 {
 	struct v3ddev *vd = dev->priv;
@@ -209,12 +221,7 @@ static int v3ddev_bo_alloc(struct qpu_dev *dev, struct qpu_bo *bo)
 		v3d_gem_close(dev->fd, create.handle);
 		return ret;
 	}
-	bo->handle = create.handle;
-	bo->bus_addr = create.offset;
-	bo->mmap_offset = map.offset;
-	bo->priv = vd->bos;
-	vd->bos = bo;
-	vd->bo_count++;
+	v3ddev_bo_track(vd, bo, create.handle, create.offset, map.offset);
 	return 0;
 }
 
@@ -297,12 +304,7 @@ static int v3ddev_bo_import(struct qpu_dev *dev, struct qpu_bo *bo, int fd)
 	}
 	bo->map = p;
 	bo->size = (size_t)end;
-	bo->handle = prime.handle;
-	bo->bus_addr = off.offset;
-	bo->mmap_offset = map.offset;
-	bo->priv = vd->bos;
-	vd->bos = bo;
-	vd->bo_count++;
+	v3ddev_bo_track(vd, bo, prime.handle, off.offset, map.offset);
 	return 0;
 }
 
