@@ -91,22 +91,12 @@ static int write_detector(const char *path)
 	int64_t xd[4] = { 1, 3, SIDE, SIDE };
 	struct nb q = { 0 };
 	uint32_t x, y;
-	size_t size;
-	uint8_t *img;
-	FILE *f;
-	int ok;
 
 	x = nb_tensor(&q, "image", QPU_NN_FLOAT32, 4, xd, NULL, 0);
 	y = unary(&q, "relu1", "Relu", conv(&q, "conv1", x, 8, 3, 3, 2, NULL));
 	y = unary(&q, "relu2", "Relu", conv(&q, "conv2", y, 16, 8, 3, 2, NULL));
 	y = unary(&q, "head", "Sigmoid", conv(&q, "head_conv", y, HEAD_CH, 16, 1, 1, head_bias));
-	img = nb_finish(&q, 13, 1, &x, 1, &y, &size);
-	f = fopen(path, "wb");
-	ok = f && fwrite(img, 1, size, f) == size;
-	if (f)
-		ok = !fclose(f) && ok;
-	free(img);
-	return ok ? 0 : -1;
+	return nb_save(&q, 13, x, y, path);
 }
 
 static const struct {

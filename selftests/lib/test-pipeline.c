@@ -505,10 +505,6 @@ static int write_detector(const char *path)
 	float w[21] = { 0 };
 	struct nb q = { 0 };
 	uint32_t x, tw, tb, c, y, in[3];
-	size_t size;
-	uint8_t *img;
-	FILE *f;
-	int ok;
 
 	x = nb_tensor(&q, "image", QPU_NN_FLOAT32, 4, xd, NULL, 0);
 	tw = nb_tensor(&q, "w", QPU_NN_FLOAT32, 4, wd, w, sizeof(w));
@@ -520,13 +516,7 @@ static int write_detector(const char *path)
 	in[2] = tb;
 	nb_node(&q, "conv", "Conv", "", 3, in, 1, &c);
 	nb_node(&q, "sigmoid", "Sigmoid", "", 1, &c, 1, &y);
-	img = nb_finish(&q, 13, 1, &x, 1, &y, &size);
-	f = fopen(path, "wb");
-	ok = f && fwrite(img, 1, size, f) == size;
-	if (f)
-		ok = !fclose(f) && ok;
-	free(img);
-	return ok ? 0 : -1;
+	return nb_save(&q, 13, x, y, path);
 }
 
 struct detect_seen {
