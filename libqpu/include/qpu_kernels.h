@@ -385,7 +385,8 @@ QPU_API int qpu_yuv420_to_rgb(struct qpu_kernels *kernels, unsigned int qpus,
 /**
  * qpu_sgemm() - C = alpha * A * B + beta * C in single precision
  * @kernels: the kernels of the device to run on
- * @qpus: QPUs to spread the work over (1 to the device's count; 12 is best)
+ * @qpus: QPUs to spread the work over (1 to the device's count,
+ *	QPU_DEV_PARAM_NUM_QPUS, which is best: 12 on a Pi 1-3 and 5, 8 on a Pi 4)
  * @alpha: scale of the product
  * @a: M x K
  * @b: K x N
