@@ -914,8 +914,20 @@ T_TEST(refusals)
 		T_EQ_U64(-EINVAL, qpu_pipeline_stage_infer(device, model, 16 * 16 * 3 * 4, 0, &st,
 							   err, sizeof(err)));
 		T_CHECK(strstr(err, "input image is float32 1x3x8x8 (768 bytes); the previous stage gives 3072 bytes"));
+		/* the stages' timeout setters: a graph must be bound first */
+		{
+			struct qpu_nn_graph *g = qpu_nn_load(model, err, sizeof(err));
+
+			T_CHECK(g != NULL);
+			T_EQ_U64(-EINVAL, qpu_nn_set_timeout(g, 5));
+			T_EQ_U64(0, qpu_nn_bind(g, NULL, 0));
+			T_EQ_U64(0, qpu_nn_set_timeout(g, 5));
+			qpu_nn_free(g);
+		}
 		unlink(model);
 	}
+	T_EQ_U64(-EINVAL, qpu_nn_set_timeout(NULL, 5));
+	T_EQ_U64(-EINVAL, qpu_kernels_set_timeout(NULL, 5));
 	T_CHECK(qpu_pipeline_stage_infer(device, "/nonexistent.qnn", 768, 0, &st, err,
 					 sizeof(err)) < 0);
 
