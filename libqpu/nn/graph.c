@@ -866,3 +866,10 @@ int qpu_nn_node(const struct qpu_nn_graph *g, unsigned int index, struct qpu_nn_
 		nn_model_shares(g->board, n, &info->model_flops_pct, &info->model_bw_pct);
 	return 0;
 }
+
+QPU_API int qpu_nn_set_timeout(struct qpu_nn_graph *g, unsigned int timeout_ms)
+{
+	if (!g || !g->bound)
+		return -EINVAL;
+	return g->kernels ? qpu_kernels_set_timeout(g->kernels, timeout_ms) : 0;
+}
