@@ -122,6 +122,7 @@ uint32_t qpu_status_to_uapi(enum qpu_status status)
 	case QPU_STATUS_DONE:
 		return QPU_JOB_DONE;
 	case QPU_STATUS_TIMEOUT:
+	case QPU_STATUS_RESET:	/* qpu.ko has no reset of its own: the nearest */
 		return QPU_JOB_TIMEOUT;
 	case QPU_STATUS_FAULT:
 		return QPU_JOB_FAULT;
