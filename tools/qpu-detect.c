@@ -403,22 +403,46 @@ static void publish_frame(struct qpu_mqtt *m, const struct qpu_pipeline_frame *f
 	qpu_mqtt_publish_frame(m, &fr);
 }
 
-/* The board's health on qpu/STREAM/health: the pipeline's telemetry. */
+/*
+ * The board's health on qpu/STREAM/health: the pipeline's telemetry
+ * (qpu.ko's sample, a v3d node's thermal zone), the machine's own where the
+ * device has none, and why a value is missing. The emulator and the CPU
+ * path have no clock, sensor or firmware of their own: the host's
+ * temperature is not theirs.
+ */
 static void publish_health(struct qpu_mqtt *m, struct qpu_pipeline *pl, struct qpu_dev *dev)
 {
 	struct qpu_pipeline_stats ps;
-	struct qpu_mqtt_health h = { .device = dev ? qpu_dev_describe(dev) : "cpu" };
+	struct qpu_mqtt_health h = {
+		.device = dev ? qpu_dev_describe(dev) : "cpu",
+		.clock_hz = -1, .temp_mc = -1, .throttled = -1,
+	};
+	const struct qpu_pipeline_telemetry *t = &ps.telemetry;
+	const char *none = NULL;
 
 	qpu_pipeline_get_stats(pl, &ps);
-	qpu_mqtt_read_sys_health(&h);
-	h.clock_hz = ps.telemetry.flags & QPU_PIPELINE_TELEMETRY_CLOCK ?
-		(int64_t)ps.telemetry.clock_hz : -1;
-	if (ps.telemetry.flags & QPU_PIPELINE_TELEMETRY_TEMP)
-		h.temp_mc = ps.telemetry.temp_mc;
-	if (ps.telemetry.flags & QPU_PIPELINE_TELEMETRY_THROTTLED)
-		h.throttled = ps.telemetry.throttled;
+	/* (no source before the pipeline's first sample) */
+	h.telemetry = t->source ? t->source : "none";
 	h.recoveries = (int64_t)ps.recoveries;
-	h.queue_depth = ps.in_flight;
+	h.queue_depth = (int64_t)(ps.submitted - ps.delivered);
+	if (t->flags & QPU_PIPELINE_TELEMETRY_CLOCK)
+		h.clock_hz = (int64_t)t->clock_hz;
+	if (t->flags & QPU_PIPELINE_TELEMETRY_TEMP)
+		h.temp_mc = t->temp_mc;
+	if (t->flags & QPU_PIPELINE_TELEMETRY_THROTTLED)
+		h.throttled = t->throttled;
+	if (!dev)
+		none = "no device: every stage runs on the CPU";
+	else if (strstr(h.device, "emulator"))
+		none = "an emulated device has no clock, sensor or firmware";
+	if (none) {
+		h.why_clock = h.why_temp = h.why_throttled = none;
+	} else {
+		h.why_clock = strcmp(h.telemetry, "qpu.ko") ?
+			"only qpu.ko measures the clock (the v3d driver does not)" :
+			"qpu.ko's telemetry has no clock sample (yet) for this device";
+		qpu_mqtt_read_sys_health(&h);
+	}
 	qpu_mqtt_publish_health(m, &h);
 }
 #endif
