@@ -278,6 +278,15 @@ def stream(s):
         a, b = sent[o["frame"]], o["detections"]
         if len(a) != len(b) or any(abs(x["score"] - y["score"]) > 6e-5 for x, y in zip(a, b)):
             return f"frame {o['frame']}: {o['detections']} published as {sent[o['frame']]}"
+    # each frame's stages as its own line has them (ms there, ns here)
+    staged = {m["payload"]["frame"]: m["payload"]["stages"] for m in d}
+    for o in own:
+        a, b = staged[o["frame"]], o["stages"]
+        if not b or set(a) != set(b) or any(
+                abs(a[k]["ns"] - b[k]["ms"] * 1e6) > 1000 or a[k]["on"] != b[k]["on"] or
+                abs(a[k].get("model_ns", 0) - b[k].get("model_ms", 0) * 1e6) > 1000 or
+                a[k].get("recovered", False) != b[k].get("recovered", False) for k in b):
+            return f"frame {o['frame']}: stages {b} published as {a}"
     if len(d) - len(got) != sum(1 for m in d if m["dup"]):
         return "duplicates not all marked"
     st = statuses(s)

@@ -495,9 +495,20 @@ int qpu_mqtt_publish_frame(struct qpu_mqtt *m, const struct qpu_mqtt_frame *f)
 	json_out_key_u64(&j, "done_ns", f->done_ns);
 	json_out_key_u64(&j, "latency_ns", f->done_ns > f->capture_ns ?
 			 f->done_ns - f->capture_ns : 0);
-	json_out_begin(&j, "stages_ns", '{');
-	for (i = 0; i < f->nstages; i++)
-		json_out_key_u64(&j, f->stages[i].name, f->stages[i].ns);
+	json_out_begin(&j, "stages", '{');
+	for (i = 0; i < f->nstages; i++) {
+		const struct qpu_mqtt_stage *st = &f->stages[i];
+
+		json_out_begin(&j, st->name, '{');
+		json_out_key_u64(&j, "ns", st->ns);
+		if (st->on)
+			json_out_key_str(&j, "on", st->on);
+		if (st->model_ns)
+			json_out_key_u64(&j, "model_ns", st->model_ns);
+		if (st->recovered)
+			json_out_key_raw(&j, "recovered", "true", 4);
+		json_out_end(&j, '}');
+	}
 	json_out_end(&j, '}');
 	json_out_begin(&j, "detections", '[');
 	for (i = 0; i < f->ndetections; i++) {

@@ -61,10 +61,17 @@ struct qpu_mqtt_detection {
 	float x, y, w, h;
 };
 
-/* One stage of a frame's pipeline and the time it took. */
+/*
+ * One stage of a frame's pipeline: the time it took (a CPU re-run
+ * included), where its result was made ("qpu", "cpu"), its modelled device
+ * time (0: none) and whether a failed QPU run was re-run on the CPU.
+ */
 struct qpu_mqtt_stage {
 	const char *name;
 	uint64_t ns;
+	const char *on;
+	uint64_t model_ns;
+	int recovered;
 };
 
 /* A frame's detections, numbered from 0 by the board. */
