@@ -177,6 +177,13 @@ QPU_API const char *qpu_dev_get_path(const struct qpu_dev *dev);
  * @QPU_DEV_PARAM_V3D_IDENT2: the V3D's raw IDENT2 register (qpu.ko only)
  * @QPU_DEV_PARAM_GEN: the enum qpu_gen the device runs: QPU_GEN_VC4 for
  *	qpu.ko and "emu" (new in 0.5: libqpu answers it for every device)
+ * @QPU_DEV_PARAM_BO_L2_CACHED: VideoCore IV only: 1 when the QPUs reach
+ *	buffers through the VideoCore's L2 cache, 0 when their bus alias
+ *	(0xC) bypasses it. qpu.ko answers from where its buffers sit (an L2
+ *	alias on a Pi 1 or Zero, 0xC on a Pi 2 or 3); the emulator from its
+ *	board (1 for "pi1", whose buffers it then places at 0x4; 0 without
+ *	a board and on the other boards). -EINVAL on V3D devices and on
+ *	qpu.ko before it (new in 0.7)
  */
 enum qpu_dev_param {
 	QPU_DEV_PARAM_NUM_QPUS = 1,
@@ -194,6 +201,7 @@ enum qpu_dev_param {
 	QPU_DEV_PARAM_V3D_IDENT2,
 	QPU_DEV_PARAM_INSTRUCTIONS_PER_MS,
 	QPU_DEV_PARAM_GEN,
+	QPU_DEV_PARAM_BO_L2_CACHED,
 };
 
 /**

@@ -678,8 +678,10 @@ struct qpu_pipeline_detections {
  * The input is float32 [anchors * (5 + classes), grid_h, grid_w] (NCHW,
  * values already through a sigmoid): per anchor, x and y within the cell,
  * w and h as fractions of the image, objectness, then the classes.
- * libqpu/pipeline/README.md gives the formulas. A CPU stage: the
- * post-processing kernels plug in through the same stage interface.
+ * libqpu/pipeline/README.md gives the formulas. The boxes are decoded on
+ * the CPU; their class-wise NMS is qpu_nms() on the QPUs (since 0.7) or
+ * qpu_nms_cpu() on the CPU and for recovery, coordinates on its grid of
+ * QPU_NMS_GRID_MAX + 1 steps across the image.
  */
 struct qpu_pipeline_detect {
 	unsigned int grid_w;

@@ -49,6 +49,8 @@ static int64_t qpu_param_to_uapi(enum qpu_dev_param param)
 		return QPU_PARAM_V3D_IDENT2;
 	case QPU_DEV_PARAM_INSTRUCTIONS_PER_MS:
 		return QPU_PARAM_INSTRUCTIONS_PER_MS;
+	case QPU_DEV_PARAM_BO_L2_CACHED:
+		return QPU_PARAM_BO_L2_CACHED;
 	case QPU_DEV_PARAM_GEN:		/* libqpu's own: kdev.c answers it */
 		break;
 	}

@@ -57,6 +57,7 @@ DEV_PARAMS = {
     "max_bo_size": 5, "default_timeout_ms": 6, "max_timeout_ms": 7,
     "backend": 8, "abi_version": 9, "features": 10, "v3d_ident0": 11,
     "v3d_ident1": 12, "v3d_ident2": 13, "instructions_per_ms": 14, "gen": 15,
+    "bo_l2_cached": 16,
 }
 # QPU_DEV_FEATURE_* bits of QPU_DEV_PARAM_FEATURES by name: filled below from
 # libqpu's one table of their names (qpu_dev_feature_name()).
