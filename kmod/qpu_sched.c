@@ -33,7 +33,8 @@
  * A backend with a job_run op (the simulated V3D) runs the job's first
  * slice in the work, right after it is programmed; when that slice ends
  * or faults a program, the work looks at the job at once and, for a job
- * that ended, the next job starts in the work's next turn. So an empty job
+ * that ended, the next ready job (if one is queued: else no kworker is
+ * woken for nothing) starts in the work's next turn. So an empty job
  * costs two hand-offs, as any request to another thread and its answer
  * do: the submitter wakes the work, and the fence wakes the waiter. The
  * poll timer is then armed only if the job is still running when the work
@@ -237,24 +238,32 @@ static void qpu_sched_unqueue_locked(struct qpu_sched *sched, struct qpu_job *jo
 
 /*
  * The next job to run: the oldest of the first client in turn whose oldest
- * job is ready. That client goes to the back of the line.
+ * job is ready, or NULL; the caller holds the lock.
  */
-static struct qpu_job *qpu_sched_pick(struct qpu_sched *sched)
+static struct qpu_job *qpu_sched_next_locked(struct qpu_sched *sched)
 {
 	struct qpu_client *client;
-	struct qpu_job *job = NULL;
-	unsigned long flags;
 
-	spin_lock_irqsave(&sched->lock, flags);
+	lockdep_assert_held(&sched->lock);
 	list_for_each_entry(client, &sched->clients, node) {
 		struct qpu_job *head = list_first_entry(&client->queue,
 							struct qpu_job, node);
 
-		if (head->ready) {
-			job = head;
-			break;
-		}
+		if (head->ready)
+			return head;
 	}
+	return NULL;
+}
+
+/* Takes the next job to run off its queue; its client goes to the back. */
+static struct qpu_job *qpu_sched_pick(struct qpu_sched *sched)
+{
+	struct qpu_client *client;
+	struct qpu_job *job;
+	unsigned long flags;
+
+	spin_lock_irqsave(&sched->lock, flags);
+	job = qpu_sched_next_locked(sched);
 	if (job) {
 		client = job->client;
 		qpu_sched_unqueue_locked(sched, job);
@@ -263,6 +272,23 @@ static struct qpu_job *qpu_sched_pick(struct qpu_sched *sched)
 	}
 	spin_unlock_irqrestore(&sched->lock, flags);
 	return job;
+}
+
+/*
+ * Is a job ready to start, of any file? The work that ended a job asks
+ * before it queues itself for the next: an idle kworker woken for nothing
+ * costs two context switches per job. A job pushed or made ready after
+ * the answer kicks the work itself.
+ */
+static bool qpu_sched_any_ready(struct qpu_sched *sched)
+{
+	unsigned long flags;
+	bool ready;
+
+	spin_lock_irqsave(&sched->lock, flags);
+	ready = qpu_sched_next_locked(sched);
+	spin_unlock_irqrestore(&sched->lock, flags);
+	return ready;
 }
 
 /* The running job starts, or ends: its time goes to @busy_ns. */
@@ -820,11 +846,12 @@ static void qpu_sched_work(struct work_struct *work)
 		/*
 		 * The backend ran the job here and something ended: look at
 		 * once, not after a kick that would wake this work again.
-		 * Once it ended, the next job starts in the work's next turn
-		 * (queued behind this one, so no other thread is woken).
+		 * Once it ended, the next ready job, if any, starts in the
+		 * work's next turn.
 		 */
 		sched->poll_deferred = true;
-		if (qpu_sched_check_running(qdev, job))
+		if (qpu_sched_check_running(qdev, job) &&
+		    qpu_sched_any_ready(sched))
 			queue_delayed_work(sched->wq, &sched->work, 0);
 		return;
 	}
