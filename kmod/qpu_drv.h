@@ -593,6 +593,12 @@ struct qpu_bo {
 	struct qpu_job *last_job;
 };
 
+/*
+ * BOs a job holds without an array of its own: a program's code and
+ * uniforms and a few buffers (struct qpu_job.bos_inline).
+ */
+#define QPU_JOB_INLINE_BOS	8
+
 /**
  * struct qpu_job - one submission: up to one program per QPU.
  * @ref: held by the file's job table, by the scheduler from submit to the
@@ -615,8 +621,12 @@ struct qpu_bo {
  * @code_addr: bus address of each program's first instruction.
  * @unif_addr: bus address of each program's uniforms.
  * @bos: the BOs the job may touch, sorted by bus address; references held
- *	until the job ends.
+ *	until the job ends. @bos_inline when they fit there, else its own
+ *	kvmalloc_array().
  * @bo_count: entries in @bos.
+ * @bos_inline: the BO array of a job of at most QPU_JOB_INLINE_BOS BOs
+ *	(as named by SUBMIT, duplicates included), so that a small job
+ *	allocates nothing but itself.
  * @timeout: how long the job may run once started.
  * @start: when it started (written by the scheduler's work).
  * @deadline: @start plus @timeout.
@@ -650,6 +660,7 @@ struct qpu_job {
 	u32 unif_addr[QPU_MAX_QPUS];
 	struct qpu_bo **bos;
 	unsigned int bo_count;
+	struct qpu_bo *bos_inline[QPU_JOB_INLINE_BOS];
 	ktime_t timeout;
 	ktime_t start;
 	ktime_t deadline;
@@ -757,6 +768,8 @@ bool qpu_dmabuf_contiguous(struct qpu_dev *qdev, struct qpu_bo *bo,
 			   dma_addr_t *start);
 
 /* qpu_job.c */
+int qpu_job_cache_init(void);
+void qpu_job_cache_exit(void);
 int qpu_job_file_init(struct qpu_file *qf);
 void qpu_job_file_fini(struct qpu_file *qf);
 int qpu_ioctl_submit(struct qpu_file *qf, void *data, size_t usize,

@@ -366,13 +366,17 @@ u32 qpu_sched_client_queued(struct qpu_dev *qdev,
 /**
  * struct qpu_sched_kept - the BOs of a job whose V3D reset failed.
  * @node: on &qpu_sched.kept.
- * @bos: the job's BO references, taken over from it.
+ * @bos: the job's BO references, taken over from it: its own array, or
+ *	@inline_bos when the job held them inline (the job goes, its array
+ *	with it).
  * @count: entries in @bos.
+ * @inline_bos: a copy of a job's inline array.
  */
 struct qpu_sched_kept {
 	struct list_head node;
 	struct qpu_bo **bos;
 	unsigned int count;
+	struct qpu_bo *inline_bos[];
 };
 
 /* Lets the kept BOs go: the V3D was reset, or is going away. */
@@ -386,7 +390,8 @@ static void qpu_sched_release_kept(struct qpu_sched *sched)
 			qpu_bo_put(kept->bos[i]);
 		atomic_sub(kept->count, &sched->kept_bos);
 		list_del(&kept->node);
-		kvfree(kept->bos);	/* the job's kvmalloc_array() */
+		if (kept->bos != kept->inline_bos)
+			kvfree(kept->bos);	/* the job's kvmalloc_array() */
 		kfree(kept);
 	}
 }
@@ -418,17 +423,24 @@ static void qpu_sched_leak_kept(struct qpu_dev *qdev)
  */
 static void qpu_sched_keep_bos(struct qpu_dev *qdev, struct qpu_job *job)
 {
-	struct qpu_sched_kept *kept = kmalloc(sizeof(*kept), GFP_KERNEL);
+	bool inl = job->bos == job->bos_inline;
+	struct qpu_sched_kept *kept;
 
+	kept = kmalloc(struct_size(kept, inline_bos, inl ? job->bo_count : 0),
+		       GFP_KERNEL);
 	if (kept) {
 		kept->bos = job->bos;
+		if (inl)
+			kept->bos = memcpy(kept->inline_bos, job->bos,
+					   job->bo_count * sizeof(*job->bos));
 		kept->count = job->bo_count;
 		list_add_tail(&kept->node, &qdev->sched.kept);
 		atomic_add(job->bo_count, &qdev->sched.kept_bos);
 	} else {
 		dev_err(qdev->dev, "job %llu: %u BOs leaked, as the QPUs may still write them\n",
 			job->seqno, job->bo_count);
-		kvfree(job->bos);
+		if (!inl)
+			kvfree(job->bos);
 	}
 	job->bos = NULL;
 	job->bo_count = 0;
