@@ -338,11 +338,14 @@ static int __init qpu_init(void)
 	qpu_float_check_init(qpu_debugfs_root);
 	qpu_dev_debugfs_init(qpu_debugfs_root);
 	qpu_bo_limits_init();
+	ret = qpu_job_cache_init();
+	if (ret)
+		goto err_debugfs_remove;
 
 	/* Before the devices, which send events from their first job on. */
 	ret = qpu_nl_init();
 	if (ret)
-		goto err_debugfs_remove;
+		goto err_job_cache_exit;
 
 	ret = qpu_hw_init();
 	if (ret)
@@ -357,6 +360,8 @@ err_hw_exit:
 	qpu_hw_exit();
 err_nl_exit:
 	qpu_nl_exit();
+err_job_cache_exit:
+	qpu_job_cache_exit();
 err_debugfs_remove:
 	debugfs_remove_recursive(qpu_debugfs_root);
 	destroy_workqueue(qpu_wq);
@@ -368,6 +373,7 @@ static void __exit qpu_exit(void)
 	qpu_sim_exit();
 	qpu_hw_exit();
 	qpu_nl_exit();
+	qpu_job_cache_exit();
 	debugfs_remove_recursive(qpu_debugfs_root);
 	destroy_workqueue(qpu_wq);
 }

@@ -72,7 +72,8 @@ struct vm_fault;
  *	so the scheduler looks at the job at once instead of waiting for a
  *	kick. The simulated V3D runs here unless a knob (poll_only,
  *	latency_us) asks for the hardware's timing: an empty job then ends in
- *	the work that started it, without waking another thread.
+ *	the turn that started it (SUBMIT's, on an idle scheduler), without
+ *	waking another thread.
  * @job_end: the job has ended, whatever its status (optional).
  * @job_fault: fill @fault when the queue's error flag is up (optional).
  * @job_check: the backend's verdict on the running job's time (optional;
@@ -118,9 +119,12 @@ struct vm_fault;
  * - @bo_mmap: mmap(), under the caller's mmap_lock held for writing.
  * - @bo_fault: the page fault handler, under the mmap_lock held for
  *   reading and qpu_dev_read_lock().
- * - @job_begin, @job_run, @job_end, @job_fault, @job_check and @reset: the
- *   scheduler's work only, with no qpu lock held (so one at a time, never
- *   with the poll timer armed for @reset and @job_end); may sleep.
+ * - @job_begin, @job_run, @job_end, @job_fault, @job_check and @reset: a
+ *   scheduler's turn only (its work, or SUBMIT's turn on an idle
+ *   scheduler, process context), under &qpu_sched.run_lock and no other
+ *   qpu lock (so one at a time, never with the poll timer armed for @reset
+ *   and @job_end); may sleep, and must not wait for anything that takes
+ *   &qpu_sched.run_lock.
  * - @qpu_instructions: netlink requests, no qpu lock held; may sleep.
  * - @telemetry_read: the telemetry's sampling work, with no qpu lock held
  *   (qpu_telemetry.c takes its lock after the read); may sleep.
@@ -188,12 +192,19 @@ struct qpu_hang {
  * struct qpu_sched - runs jobs on one V3D, one at a time.
  * @lock: protects @clients, every client's queue, each queued job's
  *	@ready, @busy_ns and @busy_since; taken from fence callbacks, so with
- *	interrupts off.
+ *	interrupts off; taken under @run_lock, never the other way.
  * @clients: clients with queued jobs, in turn order; struct qpu_client.node.
- * @wq: ordered workqueue running @work, the only context that starts, polls
- *	and ends jobs, so @running needs no lock.
- * @work: starts the next job, polls the running one, handles its timeout.
- * @running: the job on the V3D, or NULL.
+ * @run_lock: held by a turn, the only context that starts, polls and ends
+ *	jobs: @work's body, SUBMIT's turn on an idle scheduler (taken with
+ *	mutex_trylock() there, so a submitter never waits for it) and the
+ *	removal's end of the running job. Protects @running, @poll_deferred,
+ *	@owner, @kept and the programming of the V3D; the backend's job ops
+ *	run under it. Never held while waiting for @work.
+ * @wq: ordered workqueue running @work.
+ * @work: a turn: does the resets asked for, looks at the running job (its
+ *	end, its timeout), starts the next one.
+ * @running: the job on the V3D, or NULL (under @run_lock; read without it
+ *	by qpu_sched_snapshot() as a hint).
  * @running_client: its file's &qpu_client.id, or 0 (under @lock).
  * @after_running: queued jobs of @running's file, closed while it ran:
  *	canceled once it ends, as fences of one context signal in order
@@ -213,36 +224,37 @@ struct qpu_hang {
  * @polls: completion polls of the running job by @poll.
  * @poll: reads SRQCS while a job runs, from 10 us after its start,
  *	doubling up to 1 ms, and kicks @work when the job's programs have all
- *	ended or one faulted. Armed only by @work, after it started a job,
- *	and cancelled by @work before that job ends, so it never reads the
+ *	ended or one faulted. Armed only by a turn, after it started a job,
+ *	and cancelled by a turn before that job ends, so it never reads the
  *	registers of a V3D being reset or gone.
- * @poll_programs: the running job's programs, for @poll; written by @work
+ * @poll_programs: the running job's programs, for @poll; written by a turn
  *	while @poll is not armed.
- * @poll_ns: @poll's next interval; written by @work before arming it,
+ * @poll_ns: @poll's next interval; written by a turn before arming it,
  *	then only by @poll.
  * @poll_deferred: the backend ran the running job at its start (@job_run)
- *	and @poll is not armed yet: @work arms it if the job has not ended
- *	when it first looks. Only @work reads and writes it.
+ *	and @poll is not armed yet: the turn arms it if the job has not ended
+ *	when it first looks (under @run_lock).
  * @reset_failures: resets that failed, or that the V3D did not do.
  * @kept: the BOs of jobs that ended with a reset that failed, held because
  *	their programs may still write them; struct qpu_sched_kept, only
- *	@work and removal touch it. Freed by the next reset that succeeds,
+ *	turns and removal touch it. Freed by the next reset that succeeds,
  *	or when the device goes.
  * @kept_bos: BOs on @kept, for debugfs stats.
  * @resets_requested: administrator resets asked for (under @lock).
  * @resets_handled: of those, resets done by @work (under @lock).
  * @reset_wait: where qpu_sched_reset_request() waits for @resets_handled.
- * @hang_lock: @hang, written by @work and read by netlink.
+ * @hang_lock: @hang, written by a turn and read by netlink.
  * @hang: the last timeout's snapshot.
  * @busy_ns: time the ended jobs ran, from start to end (under @lock).
  * @busy_since: when the running job started, or 0 (under @lock); written
- *	by @work with @running, read by netlink for the time so far.
+ *	by a turn with @running, read by netlink for the time so far.
  * @owner: the client id of the file whose jobs ran on the V3D since its
- *	last reset, or 0 when none did; only @work reads and writes it.
+ *	last reset, or 0 when none did (under @run_lock).
  */
 struct qpu_sched {
 	spinlock_t lock;		/* @clients, client queues, job readiness */
 	struct list_head clients;
+	struct mutex run_lock;		/* a turn: @running and the V3D */
 	struct workqueue_struct *wq;
 	struct delayed_work work;
 	struct qpu_job *running;
@@ -585,6 +597,12 @@ struct qpu_bo {
 	struct qpu_job *last_job;
 };
 
+/*
+ * BOs a job holds without an array of its own: a program's code and
+ * uniforms and a few buffers (struct qpu_job.bos_inline).
+ */
+#define QPU_JOB_INLINE_BOS	8
+
 /**
  * struct qpu_job - one submission: up to one program per QPU.
  * @ref: held by the file's job table, by the scheduler from submit to the
@@ -607,8 +625,12 @@ struct qpu_bo {
  * @code_addr: bus address of each program's first instruction.
  * @unif_addr: bus address of each program's uniforms.
  * @bos: the BOs the job may touch, sorted by bus address; references held
- *	until the job ends.
+ *	until the job ends. @bos_inline when they fit there, else its own
+ *	kvmalloc_array().
  * @bo_count: entries in @bos.
+ * @bos_inline: the BO array of a job of at most QPU_JOB_INLINE_BOS BOs
+ *	(as named by SUBMIT, duplicates included), so that a small job
+ *	allocates nothing but itself.
  * @timeout: how long the job may run once started.
  * @start: when it started (written by the scheduler's work).
  * @deadline: @start plus @timeout.
@@ -642,6 +664,7 @@ struct qpu_job {
 	u32 unif_addr[QPU_MAX_QPUS];
 	struct qpu_bo **bos;
 	unsigned int bo_count;
+	struct qpu_bo *bos_inline[QPU_JOB_INLINE_BOS];
 	ktime_t timeout;
 	ktime_t start;
 	ktime_t deadline;
@@ -749,6 +772,8 @@ bool qpu_dmabuf_contiguous(struct qpu_dev *qdev, struct qpu_bo *bo,
 			   dma_addr_t *start);
 
 /* qpu_job.c */
+int qpu_job_cache_init(void);
+void qpu_job_cache_exit(void);
 int qpu_job_file_init(struct qpu_file *qf);
 void qpu_job_file_fini(struct qpu_file *qf);
 int qpu_ioctl_submit(struct qpu_file *qf, void *data, size_t usize,

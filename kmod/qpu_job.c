@@ -76,15 +76,16 @@ MODULE_PARM_DESC(allow_unprivileged_hw,
 #define QPU_MAX_JOB_BOS		4096
 
 /*
- * Jobs one file may have queued. A queued job pins its struct qpu_job (480
- * bytes on x86-64: kmalloc-512), its fence (kmalloc-96), an xarray slot,
- * and its BO array, 8 bytes per distinct BO: up to 4096 + 2 * 16 entries,
- * which kvmalloc takes as an order-4 allocation, 64 KiB. So the worst job
- * pins some 65 KiB and 128 of them 8.2 MiB, under the 16 MiB a file must
- * not reach by queueing alone, while a pipeline of 128 jobs is deeper than
- * any client needs to keep the V3D busy; a job with a handful of BOs pins
- * about 0.6 KiB. The 1024 ended jobs a file keeps for WAIT have no BO
- * array left: about 0.6 MiB.
+ * Jobs one file may have queued. A queued job pins its struct qpu_job (552
+ * bytes on x86-64, from qpu_job_cache, its BO array inline up to
+ * QPU_JOB_INLINE_BOS), its fence (kmalloc-96), an xarray slot, and a
+ * larger job its own BO array, 8 bytes per distinct BO: up to 4096 + 2 *
+ * 16 entries, which kvmalloc takes as an order-4 allocation, 64 KiB. So
+ * the worst job pins some 65 KiB and 128 of them 8.2 MiB, under the 16 MiB
+ * a file must not reach by queueing alone, while a pipeline of 128 jobs is
+ * deeper than any client needs to keep the V3D busy; a job with a handful
+ * of BOs pins about 0.7 KiB. The 1024 ended jobs a file keeps for WAIT
+ * have no BO array of their own left: about 0.6 MiB.
  */
 static unsigned int qpu_max_queued_jobs = 128;
 
@@ -222,6 +223,25 @@ static struct dma_fence *qpu_fence_create(u64 context, u64 seqno)
 
 /* --- job lifetime -------------------------------------------------------- */
 
+/*
+ * Jobs come from their own cache: every SUBMIT takes one, and its exact
+ * size leaves room for the inline BO array that kmalloc's 512-byte class
+ * would not. Charged to the submitter's memory cgroup, as before.
+ */
+static struct kmem_cache *qpu_job_cache;
+
+int qpu_job_cache_init(void)
+{
+	qpu_job_cache = KMEM_CACHE(qpu_job, SLAB_ACCOUNT);
+	return qpu_job_cache ? 0 : -ENOMEM;
+}
+
+/* Module exit: every job is gone, as every file and BO that held one. */
+void qpu_job_cache_exit(void)
+{
+	kmem_cache_destroy(qpu_job_cache);
+}
+
 static void qpu_job_release(struct kref *ref)
 {
 	struct qpu_job *job = container_of(ref, struct qpu_job, ref);
@@ -232,7 +252,7 @@ static void qpu_job_release(struct kref *ref)
 		dma_fence_put(job->in_fence);
 	if (job->done)
 		dma_fence_put(job->done);
-	kfree(job);
+	kmem_cache_free(qpu_job_cache, job);
 }
 
 void qpu_job_put(struct qpu_job *job)
@@ -246,7 +266,8 @@ static void qpu_job_put_bos(struct qpu_job *job)
 
 	for (i = 0; i < job->bo_count; i++)
 		qpu_bo_put(job->bos[i]);
-	kvfree(job->bos);
+	if (job->bos != job->bos_inline)
+		kvfree(job->bos);
 	job->bos = NULL;
 	job->bo_count = 0;
 }
@@ -388,14 +409,28 @@ static int qpu_job_add_bo_locked(struct qpu_file *qf, struct qpu_job *job,
 }
 
 /*
+ * The job's BO array, for @n entries: inline when they fit (nothing to
+ * allocate), else its own. NULL when that allocation fails.
+ */
+static struct qpu_bo **qpu_job_alloc_bos(struct qpu_job *job, size_t n)
+{
+	if (n <= ARRAY_SIZE(job->bos_inline))
+		return job->bos_inline;
+	return kvmalloc_array(n, sizeof(*job->bos), GFP_KERNEL_ACCOUNT);
+}
+
+/*
  * The array was sized for every handle the caller named, duplicates
- * included; a queued job keeps only what its distinct BOs need.
+ * included; a queued job keeps only what its distinct BOs need (inline
+ * when they fit there now).
  */
 static int qpu_job_shrink_bos(struct qpu_job *job)
 {
 	struct qpu_bo **bos;
 
-	bos = kvmalloc_array(job->bo_count, sizeof(*bos), GFP_KERNEL_ACCOUNT);
+	if (job->bos == job->bos_inline)
+		return 0;
+	bos = qpu_job_alloc_bos(job, job->bo_count);
 	if (!bos)
 		return -ENOMEM;
 	memcpy(bos, job->bos, job->bo_count * sizeof(*bos));
@@ -449,8 +484,8 @@ static int qpu_job_lookup_bos(struct qpu_file *qf, struct qpu_job *job,
 	struct qpu_bo *code, *unif;
 	int ret = 0;
 
-	job->bos = kvmalloc_array(handle_count + 2 * job->program_count,
-				  sizeof(*job->bos), GFP_KERNEL_ACCOUNT);
+	job->bos = qpu_job_alloc_bos(job, (size_t)handle_count +
+				     2 * job->program_count);
 	if (!job->bos)
 		return -ENOMEM;
 	mutex_lock(&qf->lock);
@@ -508,7 +543,7 @@ static int qpu_job_lookup_all_bos(struct qpu_file *qf, struct qpu_job *job,
 	}
 	if (ret)
 		goto out_unlock;
-	job->bos = kvmalloc_array(count, sizeof(*job->bos), GFP_KERNEL_ACCOUNT);
+	job->bos = qpu_job_alloc_bos(job, count);
 	if (!job->bos) {
 		ret = -ENOMEM;
 		goto out_unlock;
@@ -674,7 +709,7 @@ static struct qpu_job *qpu_job_submit_build(struct qpu_file *qf,
 	struct qpu_job *job;
 	int ret;
 
-	job = kzalloc(sizeof(*job), GFP_KERNEL_ACCOUNT);
+	job = kmem_cache_zalloc(qpu_job_cache, GFP_KERNEL);
 	if (!job)
 		return ERR_PTR(-ENOMEM);
 	kref_init(&job->ref);

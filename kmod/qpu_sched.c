@@ -12,9 +12,11 @@
  * file flooding the queue delays the others by at most one job per turn.
  * A job whose in-fence has not signalled does not hold up other files.
  *
- * Everything that starts or ends a job runs in one delayed work item on an
- * ordered workqueue. Three things kick it while a job runs, and none of
- * them ends the job itself:
+ * Everything that starts or ends a job runs in a turn: one delayed work
+ * item on an ordered workqueue, or SUBMIT finding the scheduler idle (see
+ * "the submitter's turn" below). A turn holds @run_lock, so turns never
+ * overlap, and looks at @stopped under it. Three things kick the work
+ * while a job runs, and none of them ends the job itself:
  *
  * - the poll, an hrtimer (hard interrupt context; softirq on PREEMPT_RT)
  *   armed by the work after it started a job: it reads SRQCS, and nothing
@@ -31,15 +33,24 @@
  *   unless its poll_only knob leaves completion to SRQCS, as on hardware.
  *
  * A backend with a job_run op (the simulated V3D) runs the job's first
- * slice in the work, right after it is programmed; when that slice ends
- * or faults a program, the work looks at the job at once and, for a job
- * that ended, the next job starts in the work's next turn. So an empty job
- * costs two hand-offs, as any request to another thread and its answer
- * do: the submitter wakes the work, and the fence wakes the waiter. The
- * poll timer is then armed only if the job is still running when the work
- * first looks.
+ * slice in the turn that started it, right after it is programmed; when
+ * that slice ends or faults a program, the turn looks at the job at once
+ * and, for a job that ended, the next ready job (if one is queued: else no
+ * kworker is woken for nothing) starts in the work's next turn. The poll
+ * timer is armed only if the job is still running when the turn first
+ * looks.
  *
- * The work itself looks again at the job's deadline (or, for a backend
+ * The submitter's turn: SUBMIT, when no job runs, no administrator's reset
+ * waits and no turn holds @run_lock (mutex_trylock(): a submitter never
+ * waits for the work), starts the next job itself instead of waking the
+ * work: the job the work would have picked, by the same turns (with other
+ * files' jobs queued, that is another file's: the submitter then pays for
+ * its start). So an empty job on an idle V3D starts and ends inside SUBMIT,
+ * and its fence has signalled before the submitter waits: no hand-off at
+ * all. When the work holds the lock, the submitter kicks it as before, and
+ * the work finds the job when its turn looks at the queue.
+ *
+ * The work looks again at the running job's deadline (or, for a backend
  * that judges time by progress, at the next tick). A job past its
  * deadline, or one that faulted, is ended and the V3D reset; the next job
  * then starts on a clean V3D. An administrator's reset (netlink) is
@@ -147,7 +158,7 @@ static enum hrtimer_restart qpu_sched_poll(struct hrtimer *timer)
 	return HRTIMER_RESTART;
 }
 
-/* Starts polling @job, which has just been started; the work's context. */
+/* Starts polling @job, just started; a turn (@run_lock held). */
 static void qpu_sched_poll_start(struct qpu_sched *sched,
 				 const struct qpu_job *job)
 {
@@ -179,36 +190,6 @@ static void qpu_sched_check_later(struct qpu_dev *qdev,
 	queue_delayed_work(qdev->sched.wq, &qdev->sched.work, delay);
 }
 
-/* Takes the caller's job reference. */
-void qpu_sched_push(struct qpu_dev *qdev, struct qpu_client *client,
-		    struct qpu_job *job)
-{
-	struct qpu_sched *sched = &qdev->sched;
-	bool ready = qpu_job_wait_in_fence(job);
-	unsigned long flags;
-	bool stopped;
-
-	spin_lock_irqsave(&sched->lock, flags);
-	stopped = sched->stopped;
-	if (!stopped) {
-		job->ready |= ready;
-		job->client = client;
-		list_add_tail(&job->node, &client->queue);
-		if (list_empty(&client->node))
-			list_add_tail(&client->node, &sched->clients);
-		if (job->ready)
-			mod_delayed_work(sched->wq, &sched->work, 0);
-	}
-	spin_unlock_irqrestore(&sched->lock, flags);
-
-	if (stopped) {
-		qpu_job_unqueued(client);
-		qpu_job_forget_in_fence(job);
-		atomic64_inc(&sched->jobs_canceled);
-		qpu_job_end(job, QPU_JOB_CANCELED);
-	}
-}
-
 /* The job's in-fence signalled (process context). */
 void qpu_sched_job_ready(struct qpu_dev *qdev, struct qpu_job *job)
 {
@@ -237,24 +218,32 @@ static void qpu_sched_unqueue_locked(struct qpu_sched *sched, struct qpu_job *jo
 
 /*
  * The next job to run: the oldest of the first client in turn whose oldest
- * job is ready. That client goes to the back of the line.
+ * job is ready, or NULL; the caller holds the lock.
  */
-static struct qpu_job *qpu_sched_pick(struct qpu_sched *sched)
+static struct qpu_job *qpu_sched_next_locked(struct qpu_sched *sched)
 {
 	struct qpu_client *client;
-	struct qpu_job *job = NULL;
-	unsigned long flags;
 
-	spin_lock_irqsave(&sched->lock, flags);
+	lockdep_assert_held(&sched->lock);
 	list_for_each_entry(client, &sched->clients, node) {
 		struct qpu_job *head = list_first_entry(&client->queue,
 							struct qpu_job, node);
 
-		if (head->ready) {
-			job = head;
-			break;
-		}
+		if (head->ready)
+			return head;
 	}
+	return NULL;
+}
+
+/* Takes the next job to run off its queue; its client goes to the back. */
+static struct qpu_job *qpu_sched_pick(struct qpu_sched *sched)
+{
+	struct qpu_client *client;
+	struct qpu_job *job;
+	unsigned long flags;
+
+	spin_lock_irqsave(&sched->lock, flags);
+	job = qpu_sched_next_locked(sched);
 	if (job) {
 		client = job->client;
 		qpu_sched_unqueue_locked(sched, job);
@@ -263,6 +252,23 @@ static struct qpu_job *qpu_sched_pick(struct qpu_sched *sched)
 	}
 	spin_unlock_irqrestore(&sched->lock, flags);
 	return job;
+}
+
+/*
+ * Is a job ready to start, of any file? The work that ended a job asks
+ * before it queues itself for the next: an idle kworker woken for nothing
+ * costs two context switches per job. A job pushed or made ready after
+ * the answer kicks the work itself.
+ */
+static bool qpu_sched_any_ready(struct qpu_sched *sched)
+{
+	unsigned long flags;
+	bool ready;
+
+	spin_lock_irqsave(&sched->lock, flags);
+	ready = qpu_sched_next_locked(sched);
+	spin_unlock_irqrestore(&sched->lock, flags);
+	return ready;
 }
 
 /* The running job starts, or ends: its time goes to @busy_ns. */
@@ -360,13 +366,17 @@ u32 qpu_sched_client_queued(struct qpu_dev *qdev,
 /**
  * struct qpu_sched_kept - the BOs of a job whose V3D reset failed.
  * @node: on &qpu_sched.kept.
- * @bos: the job's BO references, taken over from it.
+ * @bos: the job's BO references, taken over from it: its own array, or
+ *	@inline_bos when the job held them inline (the job goes, its array
+ *	with it).
  * @count: entries in @bos.
+ * @inline_bos: a copy of a job's inline array.
  */
 struct qpu_sched_kept {
 	struct list_head node;
 	struct qpu_bo **bos;
 	unsigned int count;
+	struct qpu_bo *inline_bos[];
 };
 
 /* Lets the kept BOs go: the V3D was reset, or is going away. */
@@ -380,7 +390,8 @@ static void qpu_sched_release_kept(struct qpu_sched *sched)
 			qpu_bo_put(kept->bos[i]);
 		atomic_sub(kept->count, &sched->kept_bos);
 		list_del(&kept->node);
-		kvfree(kept->bos);	/* the job's kvmalloc_array() */
+		if (kept->bos != kept->inline_bos)
+			kvfree(kept->bos);	/* the job's kvmalloc_array() */
 		kfree(kept);
 	}
 }
@@ -412,17 +423,24 @@ static void qpu_sched_leak_kept(struct qpu_dev *qdev)
  */
 static void qpu_sched_keep_bos(struct qpu_dev *qdev, struct qpu_job *job)
 {
-	struct qpu_sched_kept *kept = kmalloc(sizeof(*kept), GFP_KERNEL);
+	bool inl = job->bos == job->bos_inline;
+	struct qpu_sched_kept *kept;
 
+	kept = kmalloc(struct_size(kept, inline_bos, inl ? job->bo_count : 0),
+		       GFP_KERNEL);
 	if (kept) {
 		kept->bos = job->bos;
+		if (inl)
+			kept->bos = memcpy(kept->inline_bos, job->bos,
+					   job->bo_count * sizeof(*job->bos));
 		kept->count = job->bo_count;
 		list_add_tail(&kept->node, &qdev->sched.kept);
 		atomic_add(job->bo_count, &qdev->sched.kept_bos);
 	} else {
 		dev_err(qdev->dev, "job %llu: %u BOs leaked, as the QPUs may still write them\n",
 			job->seqno, job->bo_count);
-		kvfree(job->bos);
+		if (!inl)
+			kvfree(job->bos);
 	}
 	job->bos = NULL;
 	job->bo_count = 0;
@@ -627,7 +645,7 @@ int qpu_sched_reset_request(struct qpu_dev *qdev)
 	return stopped ? -ENODEV : 0;
 }
 
-/* Does the administrators' resets asked for; the work's context. */
+/* Does the administrators' resets asked for; the work (@run_lock held). */
 static void qpu_sched_do_reset_requests(struct qpu_dev *qdev)
 {
 	struct qpu_sched *sched = &qdev->sched;
@@ -777,31 +795,26 @@ static bool qpu_sched_check_running(struct qpu_dev *qdev, struct qpu_job *job)
 	return true;
 }
 
-static void qpu_sched_work(struct work_struct *work)
+/*
+ * Starts the next ready job, if any; the caller holds @run_lock, no job
+ * runs and the scheduler is not stopped.
+ */
+static void qpu_sched_start_next(struct qpu_dev *qdev)
 {
-	struct qpu_sched *sched = container_of(to_delayed_work(work),
-					       struct qpu_sched, work);
-	struct qpu_dev *qdev = qpu_sched_to_dev(sched);
+	struct qpu_sched *sched = &qdev->sched;
 	struct qpu_job *job;
 
-	qpu_sched_do_reset_requests(qdev);
-	job = sched->running;
-	if (job && !qpu_sched_check_running(qdev, job))
-		return;
-
+	lockdep_assert_held(&sched->run_lock);
 	job = qpu_sched_pick(sched);
 	if (!job)
 		return;
 
-	/* An in-fence that failed takes its job down with it. */
-	if (job->in_fence && dma_fence_get_status(job->in_fence) < 0) {
-		atomic64_inc(&sched->jobs_canceled);
-		qpu_job_end(job, QPU_JOB_CANCELED);
-		queue_delayed_work(sched->wq, &sched->work, 0);
-		return;
-	}
-
-	if (qpu_sched_isolate(qdev, job)) {
+	/*
+	 * An in-fence that failed takes its job down with it, as does a
+	 * failed reset between files; the next job starts in the work.
+	 */
+	if ((job->in_fence && dma_fence_get_status(job->in_fence) < 0) ||
+	    qpu_sched_isolate(qdev, job)) {
 		atomic64_inc(&sched->jobs_canceled);
 		qpu_job_end(job, QPU_JOB_CANCELED);
 		queue_delayed_work(sched->wq, &sched->work, 0);
@@ -819,17 +832,113 @@ static void qpu_sched_work(struct work_struct *work)
 	if (qdev->ops->job_run && qdev->ops->job_run(qdev, job)) {
 		/*
 		 * The backend ran the job here and something ended: look at
-		 * once, not after a kick that would wake this work again.
-		 * Once it ended, the next job starts in the work's next turn
-		 * (queued behind this one, so no other thread is woken).
+		 * once, not after a kick that would wake the work. Once it
+		 * ended, the next ready job, if any, starts in the work's
+		 * next turn.
 		 */
 		sched->poll_deferred = true;
-		if (qpu_sched_check_running(qdev, job))
+		if (qpu_sched_check_running(qdev, job) &&
+		    qpu_sched_any_ready(sched))
 			queue_delayed_work(sched->wq, &sched->work, 0);
 		return;
 	}
 	qpu_sched_poll_start(sched, job);
 	qpu_sched_check_later(qdev, job);
+}
+
+static bool qpu_sched_is_stopped(struct qpu_sched *sched)
+{
+	unsigned long flags;
+	bool stopped;
+
+	spin_lock_irqsave(&sched->lock, flags);
+	stopped = sched->stopped;
+	spin_unlock_irqrestore(&sched->lock, flags);
+	return stopped;
+}
+
+static void qpu_sched_work(struct work_struct *work)
+{
+	struct qpu_sched *sched = container_of(to_delayed_work(work),
+					       struct qpu_sched, work);
+	struct qpu_dev *qdev = qpu_sched_to_dev(sched);
+	struct qpu_job *job;
+
+	mutex_lock(&sched->run_lock);
+	/* Once stopped, the removal alone ends the running job. */
+	if (!qpu_sched_is_stopped(sched)) {
+		qpu_sched_do_reset_requests(qdev);
+		job = sched->running;
+		if (!job || qpu_sched_check_running(qdev, job))
+			qpu_sched_start_next(qdev);
+	}
+	mutex_unlock(&sched->run_lock);
+}
+
+/*
+ * SUBMIT's turn (see "DOC: one job at a time, files take turns"): when no
+ * job runs and no administrator's reset waits, the submitter starts the
+ * next job itself, the one the work would have picked. Returns false when
+ * the work must be kicked instead: it holds @run_lock (it will look at
+ * the queue again once kicked), a job runs, or a reset is asked for.
+ */
+static bool qpu_sched_submit_turn(struct qpu_dev *qdev)
+{
+	struct qpu_sched *sched = &qdev->sched;
+	unsigned long flags;
+	bool idle;
+
+	if (!mutex_trylock(&sched->run_lock))
+		return false;
+	spin_lock_irqsave(&sched->lock, flags);
+	idle = !sched->running &&
+	       sched->resets_requested == sched->resets_handled;
+	/* Stopped: the removal cancels the queued job. */
+	if (idle && !sched->stopped) {
+		spin_unlock_irqrestore(&sched->lock, flags);
+		qpu_sched_start_next(qdev);
+	} else {
+		spin_unlock_irqrestore(&sched->lock, flags);
+	}
+	mutex_unlock(&sched->run_lock);
+	return idle;
+}
+
+/*
+ * Queues @job, taking the caller's job reference; SUBMIT, process context,
+ * no qpu lock held. A ready job on an idle scheduler starts here, in the
+ * submitter's turn (qpu_sched_submit_turn()), and may end before this
+ * returns.
+ */
+void qpu_sched_push(struct qpu_dev *qdev, struct qpu_client *client,
+		    struct qpu_job *job)
+{
+	struct qpu_sched *sched = &qdev->sched;
+	bool ready = qpu_job_wait_in_fence(job);
+	unsigned long flags;
+	bool stopped;
+
+	spin_lock_irqsave(&sched->lock, flags);
+	stopped = sched->stopped;
+	if (!stopped) {
+		job->ready |= ready;
+		ready = job->ready;
+		job->client = client;
+		list_add_tail(&job->node, &client->queue);
+		if (list_empty(&client->node))
+			list_add_tail(&client->node, &sched->clients);
+	}
+	spin_unlock_irqrestore(&sched->lock, flags);
+
+	/* @job may have run and ended from here on: the reference was ours. */
+	if (!stopped && ready && !qpu_sched_submit_turn(qdev))
+		qpu_sched_kick(qdev);
+	if (stopped) {
+		qpu_job_unqueued(client);
+		qpu_job_forget_in_fence(job);
+		atomic64_inc(&sched->jobs_canceled);
+		qpu_job_end(job, QPU_JOB_CANCELED);
+	}
 }
 
 int qpu_sched_init(struct qpu_dev *qdev)
@@ -842,6 +951,7 @@ int qpu_sched_init(struct qpu_dev *qdev)
 	INIT_LIST_HEAD(&sched->after_running);
 	init_waitqueue_head(&sched->reset_wait);
 	mutex_init(&sched->hang_lock);
+	mutex_init(&sched->run_lock);
 	INIT_DELAYED_WORK(&sched->work, qpu_sched_work);
 	qpu_hrtimer_setup(&sched->poll, qpu_sched_poll, CLOCK_MONOTONIC,
 			  HRTIMER_MODE_REL);
@@ -904,10 +1014,18 @@ void qpu_sched_fini(struct qpu_dev *qdev)
 	spin_unlock_irqrestore(&sched->lock, flags);
 	wake_up_all(&sched->reset_wait);	/* requests now fail */
 
-	cancel_delayed_work_sync(&sched->work);
+	/*
+	 * A turn under way (the work's, or a submitter's) ends first, and
+	 * none starts a job from now on: each looks at @stopped under
+	 * @run_lock. What a turn queued before it saw @stopped is cancelled
+	 * after, without @run_lock, which the work takes.
+	 */
+	mutex_lock(&sched->run_lock);
 	if (sched->running)
 		qpu_sched_finish(qdev, sched->running, QPU_JOB_CANCELED,
 				 QPU_RESET_REMOVE);
+	mutex_unlock(&sched->run_lock);
+	cancel_delayed_work_sync(&sched->work);
 
 	/*
 	 * Every queued job at once, under the lock: a file released meanwhile

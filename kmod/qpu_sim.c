@@ -21,8 +21,9 @@
  * Programs: an SRQPC write queues a program; a work item hands queued
  * programs to idle QPUs of the shared emulator (libqpu/core/qpu_emu.h) and
  * runs them a slice at a time (the first slice of a job runs in the
- * scheduler's work, qpu_sim_job_run(), so an empty job needs no other
- * thread), checking every memory access against the
+ * scheduler's turn that starts it, qpu_sim_job_run(): on an idle device,
+ * SUBMIT's, so an empty job needs no other thread), checking every memory
+ * access against the
  * running job's BOs (uniform reads too: a program may point its stream
  * anywhere in them). A stray access stops the job with SRQCS's error flag,
  * before anything is written. Completed programs count in SRQCS as on the
@@ -154,7 +155,7 @@ static bool qpu_sim_follows_hw_policy(void)
  * @dbqitc: DBQITC, the QPUs whose host interrupts are pending.
  * @run_inline: the scheduler runs the job's first slice itself
  *	(qpu_sim_job_run()), so SRQPC writes do not queue @exec; set by
- *	job_begin, cleared by job_run, both in the scheduler's work.
+ *	job_begin, cleared by job_run, both in one scheduler's turn.
  * @instructions: instructions each QPU issued since the device appeared,
  *	up to the last look at the emulator (under @lock, which netlink
  *	takes to read them while a slice runs).
@@ -594,9 +595,10 @@ static void qpu_sim_job_begin(struct qpu_dev *qdev, struct qpu_job *job)
 }
 
 /*
- * The job's programs are queued: the scheduler's work runs their first
- * slice here instead of waking @exec, and, when that ends them, finds the
- * end itself, so an empty job starts and ends in one turn of one thread.
+ * The job's programs are queued: the scheduler's turn (its work, or an
+ * idle device's SUBMIT) runs their first slice here instead of waking
+ * @exec, and, when that ends them, finds the end itself, so an empty job
+ * starts and ends in one turn of one thread.
  * Longer jobs go on in @exec, queued by the slice as before.
  */
 static bool qpu_sim_job_run(struct qpu_dev *qdev, struct qpu_job *job)

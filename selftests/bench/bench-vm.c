@@ -16,7 +16,10 @@
  * "bench-vm --round-trip [runs [jobs]]" measures only the eventfd ping-pong and the
  * one-client empty job (and its poll-only form), one line per run, each run
  * a pair taken back to back: what is compared when modules are alternated
- * in one guest (insmod one, measure, rmmod, insmod the other).
+ * in one guest (insmod one, measure, rmmod, insmod the other: make
+ * bench-round-trip). Each line ends with the machine's context switches
+ * per ping-pong round trip and per job, the guest's whole count, so that
+ * the hand-offs show however loaded the host is.
  *
  * The comparison is fair by the number of hand-offs: the ping-pong wakes a
  * sleeping thread twice per round trip (the ponger, then the caller); the
@@ -202,6 +205,26 @@ static double jobs_per_s(int clients, long jobs_each)
 	return clients * jobs_each / (bench_now_s() - start);
 }
 
+/*
+ * The machine's context switches so far (/proc/stat's ctxt): per round
+ * trip, the hand-offs counted instead of timed, which the host's load
+ * does not blur. -1 when unreadable.
+ */
+static long long context_switches(void)
+{
+	long long n = -1;
+	char line[256];
+	FILE *f = fopen("/proc/stat", "r");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "ctxt %lld", &n) == 1)
+			break;
+	fclose(f);
+	return n;
+}
+
 /* One line per run: the ping-pong and the one-client job, back to back. */
 static int round_trips(int runs, long jobs)
 {
@@ -217,20 +240,24 @@ static int round_trips(int runs, long jobs)
 	client_open(&c);
 	job_round_trip_us(&c, 1, 50);		/* warm up */
 	for (r = 0; r < runs; r++) {
-		double jobp = 0;
+		double jobp = 0, ev_cs, job_cs;
+		long long cs = context_switches();
 
 		ev[r] = qpu_test_eventfd_round_trip_us(4 * jobs);
 		if (ev[r] < 0)
 			die("eventfd ping-pong");
+		ev_cs = (double)(context_switches() - cs) / (4 * jobs);
+		cs = context_switches();
 		job[r] = job_round_trip_us(&c, 1, jobs);
+		job_cs = (double)(context_switches() - cs) / jobs;
 		ratio[r] = job[r] / ev[r];
 		if (poll_knob) {
 			qpu_test_write(POLL_ONLY, "1");
 			jobp = job_round_trip_us(&c, 1, jobs);
 			qpu_test_write(POLL_ONLY, "0");
 		}
-		printf("round trip %d: eventfd %.1f us, job %.1f us, ratio %.2f x, poll only %.1f us\n",
-		       r, ev[r], job[r], ratio[r], jobp);
+		printf("round trip %d: eventfd %.1f us, job %.1f us, ratio %.2f x, poll only %.1f us, switches %.2f and %.2f\n",
+		       r, ev[r], job[r], ratio[r], jobp, ev_cs, job_cs);
 	}
 	printf("round trip median of %d: eventfd %.1f us, job %.1f us, ratio %.2f x\n",
 	       runs, bench_median(ev, runs), bench_median(job, runs),

@@ -37,3 +37,22 @@ bench: $(BENCH_HOST) vm-module $(BENCH_VM) v3dsim-vm-module $(BENCH_V3DSIM)
 	$(Q)sed -n '/^qpu driver benchmarks/,/jobs of 12 empty programs, 4 clients/p' \
 		$(BUILD)/vm/bench/console.log
 	$(Q)sed -n '/^v3d_sim node benchmarks/,+6p' $(BUILD)/vm/bench/console.log
+
+# make bench-round-trip [BENCH_OLD_KO=<a qpu.ko built for the VM>]: the
+# one-client empty job's round trip against the eventfd ping-pong, this
+# tree's module alternated with BENCH_OLD_KO's in one guest (round-trip.sh),
+# BENCH_PAIRS pairs of BENCH_JOBS jobs each, on BENCH_SMP guest CPUs (one by
+# default: on a loaded host a second CPU's ping-pong measures the host's
+# scheduler more than the guest's). The host's load average is printed
+# beside the medians.
+BENCH_PAIRS ?= 5
+BENCH_JOBS ?= 500
+BENCH_SMP ?= 1
+.PHONY: bench-round-trip
+bench-round-trip: vm-module $(BENCH_VM)
+	$(call vm_run,round-trip,--copy $(BENCH_VM) --copy $(CURDIR)/selftests/bench/round-trip.sh \
+		$(if $(BENCH_OLD_KO),--copy $(abspath $(BENCH_OLD_KO))) \
+		--run "./round-trip.sh /qpu.ko $(if $(BENCH_OLD_KO),./$(notdir $(BENCH_OLD_KO)),-) $(BENCH_PAIRS) $(BENCH_JOBS)",\
+		--smp $(BENCH_SMP) --quiet)
+	$(Q)sed -n 's/^\(round trip [a-z]* median\)/\1/p; /^load average/p' $(BUILD)/vm/round-trip/console.log
+	$(Q)echo "load average (host): $$(cut -d' ' -f1-3 /proc/loadavg)"

@@ -981,6 +981,32 @@ TEST_F(job, submit_to_read_only_struct_leaves_nothing)
 }
 
 /*
+ * On an idle device an empty job starts and ends inside SUBMIT (the
+ * submitter's turn, qpu_sched.c): its out-fence has signalled by the time
+ * SUBMIT returns, so the caller never sleeps for it. A turn of the work
+ * that happens to hold the scheduler then (a stray kick) sends a job the
+ * old way, so a few may not have signalled yet; most must.
+ */
+TEST_F(job, idle_device_ends_empty_job_in_submit)
+{
+	struct pollfd pfd = { .events = POLLIN };
+	struct qpu_submit s;
+	int i, signalled = 0;
+
+	if (strcmp(QPU_JOB_POLL_ONLY, "0"))
+		SKIP(return, "poll_only: the poll finds the end, after SUBMIT");
+	for (i = 0; i < 20; i++) {
+		ASSERT_EQ(0, qpu_test_submit(self->fd, &self->end, &self->unif, 1, 0,
+					     QPU_SUBMIT_OUT_FENCE, 0, &s));
+		pfd.fd = s.out_fence_fd;
+		signalled += poll(&pfd, 1, 0) == 1;
+		close(s.out_fence_fd);
+		EXPECT_EQ(QPU_JOB_DONE, qpu_test_wait(self->fd, s.seqno, 5000, NULL));
+	}
+	EXPECT_LE(16, signalled) TH_LOG("%d of 20 fences signalled at SUBMIT's return", signalled);
+}
+
+/*
  * A file with many slow jobs does not keep another file waiting: between
  * our SUBMIT and our job's end, the flooding file finishes at most the job
  * that was running and the one whose turn came first, plus one more while
