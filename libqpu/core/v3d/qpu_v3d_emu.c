@@ -136,6 +136,7 @@ int qpu_v3d_emu_init(struct qpu_v3d_emu *emu, enum qpu_v3d_emu_board board,
 #else
 	emu->predecode = true;
 #endif
+	emu->host_float_ok = true;
 	return 0;
 }
 
@@ -925,16 +926,11 @@ static enum qpu_v3d_emu_status run_by_clock(struct qpu_v3d_emu *emu,
 	return QPU_V3D_EMU_RUNNING;
 }
 
-enum qpu_v3d_emu_status qpu_v3d_emu_run(struct qpu_v3d_emu *emu, u64 budget)
+static enum qpu_v3d_emu_status run_in_turn(struct qpu_v3d_emu *emu, u64 budget)
 {
 	enum qpu_v3d_emu_status st;
 	unsigned int qpu;
 
-	if (emu->stop != QPU_V3D_EMU_RUNNING)
-		return emu->stop;
-	emu->last_bo = NULL;	/* the MMU may have changed since */
-	if (emu->clock)
-		return run_by_clock(emu, budget);
 	while (budget) {
 		bool ran = false;
 
@@ -960,6 +956,32 @@ enum qpu_v3d_emu_status qpu_v3d_emu_run(struct qpu_v3d_emu *emu, u64 budget)
 		}
 	}
 	return QPU_V3D_EMU_RUNNING;
+}
+
+enum qpu_v3d_emu_status qpu_v3d_emu_run(struct qpu_v3d_emu *emu, u64 budget)
+{
+	enum qpu_v3d_emu_status st;
+	u32 saved;
+
+	if (emu->stop != QPU_V3D_EMU_RUNNING)
+		return emu->stop;
+	emu->last_bo = NULL;	/* the MMU may have changed since */
+	emu->host_float = emu->host_float_ok && emu->predecode &&
+			  qpu_v3d_host_float_enter(&saved);
+	st = emu->clock ? run_by_clock(emu, budget) : run_in_turn(emu, budget);
+	if (emu->host_float)
+		qpu_v3d_host_float_leave(saved);
+	return st;
+}
+
+bool qpu_v3d_emu_set_host_float(struct qpu_v3d_emu *emu, bool on)
+{
+	u32 saved;
+	bool can = qpu_v3d_host_float_enter(&saved);
+
+	qpu_v3d_host_float_leave(saved);
+	emu->host_float_ok = on;
+	return on && can;
 }
 
 void qpu_v3d_emu_set_clock(struct qpu_v3d_emu *emu, const u64 *clock)

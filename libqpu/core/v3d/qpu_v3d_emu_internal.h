@@ -99,6 +99,8 @@ struct qpu_v3d_emu {
 	struct qpu_v3d_csd csd;
 	u32 next_batch;
 	bool predecode;
+	bool host_float_ok;	/* qpu_v3d_emu_set_host_float() */
+	bool host_float;	/* this run computes floats on the host */
 	const u64 *clock;	/* qpu_v3d_emu_set_clock(), or NULL */
 	bool resched;		/* a thread started, switched or woke */
 	unsigned int pick;	/* the QPU the clock chose */
