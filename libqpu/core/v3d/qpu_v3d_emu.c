@@ -649,28 +649,32 @@ static void end_of_instruction(struct qpu_v3d_emu *emu, unsigned int qpu,
 	}
 }
 
-/* @w at @pc decoded, through the predecode cache when it is on. */
-static bool decode(struct qpu_v3d_emu *emu, u32 pc, u64 w,
-		   struct qpu_v3d_instr *in, u32 *sig)
+/*
+ * @w at @pc decoded, through the predecode cache when it is on: the
+ * cache's entry (valid until the next decode), else @tmp; NULL for an
+ * invalid word.
+ */
+static const struct qpu_v3d_instr *decode(struct qpu_v3d_emu *emu, u32 pc,
+					  u64 w, struct qpu_v3d_instr *tmp,
+					  u32 *sig)
 {
 	struct v3d_predecoded *e = &emu->pre[(pc >> 3) % PREDECODE_SIZE];
 
 	if (emu->predecode && e->valid && e->pc == pc && e->word == w) {
-		*in = e->in;
 		*sig = e->sig;
-		return true;
+		return &e->in;
 	}
-	if (qpu_v3d_decode(emu->gen, w, in) != QPU_V3D_VALID)
-		return false;
-	*sig = in->is_branch ? 0 : qpu_v3d_sig_bits(emu->gen, in->sig);
-	if (emu->predecode) {
-		e->valid = true;
-		e->pc = pc;
-		e->word = w;
-		e->sig = *sig;
-		e->in = *in;
-	}
-	return true;
+	if (qpu_v3d_decode(emu->gen, w, tmp) != QPU_V3D_VALID)
+		return NULL;
+	*sig = tmp->is_branch ? 0 : qpu_v3d_sig_bits(emu->gen, tmp->sig);
+	if (!emu->predecode)
+		return tmp;
+	e->valid = true;
+	e->pc = pc;
+	e->word = w;
+	e->sig = *sig;
+	e->in = *tmp;
+	return &e->in;
 }
 
 void qpu_v3d_emu_set_predecode(struct qpu_v3d_emu *emu, bool on)
@@ -683,7 +687,8 @@ static void step(struct qpu_v3d_emu *emu, unsigned int qpu, unsigned int slot)
 {
 	struct v3d_thread *t = &emu->q[qpu].t[slot];
 	bool v71 = emu->gen == QPU_GEN_V3D71, bad = false;
-	struct qpu_v3d_instr in;
+	struct qpu_v3d_instr tmp;
+	const struct qpu_v3d_instr *in;
 	struct v3d_alu_out add, mul;
 	const u32 *aa, *ab, *ma, *mb;
 	u32 ta[LANES], tb[LANES], tc[LANES], td[LANES], rot[2][LANES];
@@ -707,7 +712,8 @@ static void step(struct qpu_v3d_emu *emu, unsigned int qpu, unsigned int slot)
 	for (i = 0; i < 8; i++)
 		w |= (u64)p[i] << (8 * i);
 #endif
-	if (!decode(emu, t->pc, w, &in, &sig)) {
+	in = decode(emu, t->pc, w, &tmp, &sig);
+	if (!in) {
 		v3d_emu_set_fault(emu, qpu, slot, QPU_FAULT_REASON_INSTRUCTION,
 				  t->pc, QPU_MEM_FETCH);
 		return;
@@ -725,8 +731,8 @@ static void step(struct qpu_v3d_emu *emu, unsigned int qpu, unsigned int slot)
 	t->issued++;
 	emu->stats.instructions++;
 
-	if (in.is_branch) {
-		do_branch(emu, qpu, slot, &in);
+	if (in->is_branch) {
+		do_branch(emu, qpu, slot, in);
 		t->pc += 8;
 		end_of_instruction(emu, qpu, t);
 		return;
@@ -739,26 +745,26 @@ static void step(struct qpu_v3d_emu *emu, unsigned int qpu, unsigned int slot)
 	}
 
 	/* operands, as the registers were before this instruction */
-	aa = operand(emu, t, &in, sig, in.add.a, QPU_V3D_SIG_SMIMM_A, ta);
-	ab = operand(emu, t, &in, sig, in.add.b, QPU_V3D_SIG_SMIMM_B, tb);
-	ma = operand(emu, t, &in, sig, in.mul.a, QPU_V3D_SIG_SMIMM_C, tc);
-	mb = operand(emu, t, &in, sig, in.mul.b, QPU_V3D_SIG_SMIMM_D, td);
+	aa = operand(emu, t, in, sig, in->add.a, QPU_V3D_SIG_SMIMM_A, ta);
+	ab = operand(emu, t, in, sig, in->add.b, QPU_V3D_SIG_SMIMM_B, tb);
+	ma = operand(emu, t, in, sig, in->mul.a, QPU_V3D_SIG_SMIMM_C, tc);
+	mb = operand(emu, t, in, sig, in->mul.b, QPU_V3D_SIG_SMIMM_D, td);
 	if (!v71 && (sig & QPU_V3D_SIG_ROT)) {
 		/* raddr_b 48..63 have no small immediate: their low bits */
-		unsigned int n = !in.raddr_b ? t->acc[5][0] :
-				 in.raddr_b < QPU_V3D_SMALL_IMMS ?
-				 qpu_v3d_small_imm[in.raddr_b] : in.raddr_b;
+		unsigned int n = !in->raddr_b ? t->acc[5][0] :
+				 in->raddr_b < QPU_V3D_SMALL_IMMS ?
+				 qpu_v3d_small_imm[in->raddr_b] : in->raddr_b;
 
-		rotate(rot[0], ma, n, in.mul.a >= 6);
-		rotate(rot[1], mb, n, in.mul.b >= 6);
+		rotate(rot[0], ma, n, in->mul.a >= 6);
+		rotate(rot[1], mb, n, in->mul.b >= 6);
 		ma = rot[0];
 		mb = rot[1];
 	}
-	add.flags = in.apf || in.auf;
-	mul.flags = in.mpf || in.muf;
-	v3d_alu_add(emu, t, &in, aa, ab, &add, &bad);
+	add.flags = in->apf || in->auf;
+	mul.flags = in->mpf || in->muf;
+	v3d_alu_add(emu, t, in, aa, ab, &add, &bad);
 	if (!bad)
-		v3d_alu_mul(emu, t, &in, ma, mb, &mul, &bad);
+		v3d_alu_mul(emu, t, in, ma, mb, &mul, &bad);
 	if (bad) {
 		v3d_emu_set_fault(emu, qpu, slot, QPU_FAULT_REASON_INSTRUCTION,
 				  t->pc, QPU_MEM_FETCH);
@@ -782,30 +788,31 @@ static void step(struct qpu_v3d_emu *emu, unsigned int qpu, unsigned int slot)
 			return;
 		emu->stats.uniforms++;
 	}
-	for (i = 0; i < LANES; i++)
-		sval[i] = uval;
 	if (sig & QPU_V3D_SIG_LDTMU) {
 		for (i = 0; i < LANES; i++)
 			sval[i] = t->fifo[t->fifo_head][i];
 		t->fifo_head = (t->fifo_head + 1) % TMU_FIFO_MAX;
 		t->fifo_n--;
 		sig_writes = true;
+	} else if (sig_writes) {
+		for (i = 0; i < LANES; i++)
+			sval[i] = uval;
 	}
 
 	/* the writes, the flags, then the signals' results */
 	if (add.writes)
-		write_dest(emu, qpu, slot, in.add.waddr, in.add.magic, add.v,
+		write_dest(emu, qpu, slot, in->add.waddr, in->add.magic, add.v,
 			   add.lanes);
 	if (mul.writes)
-		write_dest(emu, qpu, slot, in.mul.waddr, in.mul.magic, mul.v,
+		write_dest(emu, qpu, slot, in->mul.waddr, in->mul.magic, mul.v,
 			   mul.lanes);
 	if (emu->stop != QPU_V3D_EMU_RUNNING)
 		return;
-	v3d_flags_apply(t, in.apf, in.auf, &add);
-	v3d_flags_apply(t, in.mpf, in.muf, &mul);
+	v3d_flags_apply(t, in->apf, in->auf, &add);
+	v3d_flags_apply(t, in->mpf, in->muf, &mul);
 	if (sig_writes) {
 		if (sig & QPU_V3D_SIG_WRITES_ADDR)
-			write_dest(emu, qpu, slot, in.sig_addr, in.sig_magic,
+			write_dest(emu, qpu, slot, in->sig_addr, in->sig_magic,
 				   sval, ALL_LANES);
 		else if (v71)
 			write_lanes(t->rf[0], sval, ALL_LANES);
