@@ -649,19 +649,58 @@ static void end_of_instruction(struct qpu_v3d_emu *emu, unsigned int qpu,
 	}
 }
 
+/* Where the fast path writes an ALU's result (FAST_W_*), or -1: not fast. */
+static int fast_dst(enum qpu_gen gen, const struct qpu_v3d_alu *alu,
+		    const struct qpu_v3d_op_info *info)
+{
+	if (!(info->args & QPU_V3D_ARG_D))
+		return FAST_W_NONE;
+	if (!alu->magic)
+		return FAST_W_RF;
+	if (alu->waddr == QPU_V3D_W_NOP)
+		return FAST_W_NONE;
+	/* 4.2's r0..r4; r5 writes a quad's first lane */
+	if (gen == QPU_GEN_V3D42 && alu->waddr < QPU_V3D_W_R5)
+		return FAST_W_ACC;
+	return -1;
+}
+
+/* The fast path's fields of predecoded entry @e. */
+static void predecode_fast(enum qpu_gen gen, struct v3d_predecoded *e)
+{
+	const struct qpu_v3d_instr *in = &e->in;
+	int aw, mw;
+
+	e->fast = false;
+	if (in->is_branch || (e->sig & ~QPU_V3D_SIG_SMIMMS) ||
+	    !v3d_alu_fast_ok(in))
+		return;
+	aw = fast_dst(gen, &in->add, &qpu_v3d_add_op_info[in->add.op]);
+	mw = fast_dst(gen, &in->mul, &qpu_v3d_mul_op_info[in->mul.op]);
+	if (aw < 0 || mw < 0)
+		return;
+	e->add_w = aw;
+	e->mul_w = mw;
+	e->fast = true;
+}
+
 /*
  * @w at @pc decoded, through the predecode cache when it is on: the
- * cache's entry (valid until the next decode), else @tmp; NULL for an
- * invalid word.
+ * instruction, the cache's entry (valid until the next decode) or @tmp,
+ * with the entry in @entry (NULL without predecoding); NULL for an invalid
+ * word.
  */
 static const struct qpu_v3d_instr *decode(struct qpu_v3d_emu *emu, u32 pc,
 					  u64 w, struct qpu_v3d_instr *tmp,
-					  u32 *sig)
+					  u32 *sig,
+					  const struct v3d_predecoded **entry)
 {
 	struct v3d_predecoded *e = &emu->pre[(pc >> 3) % PREDECODE_SIZE];
 
+	*entry = NULL;
 	if (emu->predecode && e->valid && e->pc == pc && e->word == w) {
 		*sig = e->sig;
+		*entry = e;
 		return &e->in;
 	}
 	if (qpu_v3d_decode(emu->gen, w, tmp) != QPU_V3D_VALID)
@@ -674,6 +713,8 @@ static const struct qpu_v3d_instr *decode(struct qpu_v3d_emu *emu, u32 pc,
 	e->word = w;
 	e->sig = *sig;
 	e->in = *tmp;
+	predecode_fast(emu->gen, e);
+	*entry = e;
 	return &e->in;
 }
 
@@ -683,12 +724,44 @@ void qpu_v3d_emu_set_predecode(struct qpu_v3d_emu *emu, bool on)
 	__builtin_memset(emu->pre, 0, sizeof(emu->pre));
 }
 
+/* A fast write's destination (FAST_W_RF or FAST_W_ACC). */
+static u32 *fast_reg(struct v3d_thread *t, unsigned int kind, unsigned int waddr)
+{
+	return kind == FAST_W_RF ? t->rf[reg_index(t, waddr)] : t->acc[waddr];
+}
+
+/*
+ * An instruction predecode_fast() chose: both ALUs on the fast paths, no
+ * signal but small immediates, plain register writes; what step()'s
+ * general path does for it, without its tests.
+ */
+static void step_fast(struct qpu_v3d_emu *emu, struct v3d_thread *t,
+		      const struct v3d_predecoded *e)
+{
+	const struct qpu_v3d_instr *in = &e->in;
+	u32 ta[LANES], tb[LANES], tc[LANES], td[LANES], av[LANES], mv[LANES];
+	const u32 *aa, *ab, *ma, *mb;
+
+	aa = operand(emu, t, in, e->sig, in->add.a, QPU_V3D_SIG_SMIMM_A, ta);
+	ab = operand(emu, t, in, e->sig, in->add.b, QPU_V3D_SIG_SMIMM_B, tb);
+	ma = operand(emu, t, in, e->sig, in->mul.a, QPU_V3D_SIG_SMIMM_C, tc);
+	mb = operand(emu, t, in, e->sig, in->mul.b, QPU_V3D_SIG_SMIMM_D, td);
+	v3d_alu_fast(emu, in, aa, ab, ma, mb, av, mv);
+	if (e->add_w)
+		__builtin_memcpy(fast_reg(t, e->add_w, in->add.waddr), av,
+				 sizeof(av));
+	if (e->mul_w)
+		__builtin_memcpy(fast_reg(t, e->mul_w, in->mul.waddr), mv,
+				 sizeof(mv));
+}
+
 static void step(struct qpu_v3d_emu *emu, unsigned int qpu, unsigned int slot)
 {
 	struct v3d_thread *t = &emu->q[qpu].t[slot];
 	bool v71 = emu->gen == QPU_GEN_V3D71, bad = false;
 	struct qpu_v3d_instr tmp;
 	const struct qpu_v3d_instr *in;
+	const struct v3d_predecoded *e;
 	struct v3d_alu_out add, mul;
 	const u32 *aa, *ab, *ma, *mb;
 	u32 ta[LANES], tb[LANES], tc[LANES], td[LANES], rot[2][LANES];
@@ -712,7 +785,7 @@ static void step(struct qpu_v3d_emu *emu, unsigned int qpu, unsigned int slot)
 	for (i = 0; i < 8; i++)
 		w |= (u64)p[i] << (8 * i);
 #endif
-	in = decode(emu, t->pc, w, &tmp, &sig);
+	in = decode(emu, t->pc, w, &tmp, &sig, &e);
 	if (!in) {
 		v3d_emu_set_fault(emu, qpu, slot, QPU_FAULT_REASON_INSTRUCTION,
 				  t->pc, QPU_MEM_FETCH);
@@ -731,6 +804,12 @@ static void step(struct qpu_v3d_emu *emu, unsigned int qpu, unsigned int slot)
 	t->issued++;
 	emu->stats.instructions++;
 
+	if (e && e->fast && !(emu->ops && emu->ops->trace_write)) {
+		step_fast(emu, t, e);
+		t->pc += 8;
+		end_of_instruction(emu, qpu, t);
+		return;
+	}
 	if (in->is_branch) {
 		do_branch(emu, qpu, slot, in);
 		t->pc += 8;

@@ -406,6 +406,53 @@ static bool plain(const struct qpu_v3d_emu *emu, const struct qpu_v3d_alu *alu,
 	       !alu->unpack_b;
 }
 
+/* The add ops add_fast() runs, and the mul ops mul_fast() runs. */
+static bool add_fast_op(unsigned int op)
+{
+	switch (op) {
+	case QPU_V3D_A_ADD:
+	case QPU_V3D_A_SUB:
+	case QPU_V3D_A_AND:
+	case QPU_V3D_A_OR:
+	case QPU_V3D_A_XOR:
+	case QPU_V3D_A_SHL:
+	case QPU_V3D_A_SHR:
+	case QPU_V3D_A_ASR:
+	case QPU_V3D_A_FADD:
+	case QPU_V3D_A_FADDNF:
+	case QPU_V3D_A_FSUB:
+	case QPU_V3D_A_FMAX:
+	case QPU_V3D_A_FMIN:
+	case QPU_V3D_A_EIDX:
+	case QPU_V3D_A_NOP:
+		return true;
+	}
+	return false;
+}
+
+static bool mul_fast_op(unsigned int op)
+{
+	return op == QPU_V3D_M_FMUL || op == QPU_V3D_M_ADD ||
+	       op == QPU_V3D_M_SUB || op == QPU_V3D_M_MOV || op == QPU_V3D_M_NOP;
+}
+
+bool v3d_alu_fast_ok(const struct qpu_v3d_instr *in)
+{
+	return !in->ac && !in->mc && !in->apf && !in->auf && !in->mpf &&
+	       !in->muf && !in->add.pack && !in->add.unpack_a &&
+	       !in->add.unpack_b && !in->mul.pack && !in->mul.unpack_a &&
+	       !in->mul.unpack_b && add_fast_op(in->add.op) &&
+	       mul_fast_op(in->mul.op);
+}
+
+void v3d_alu_fast(const struct qpu_v3d_emu *emu, const struct qpu_v3d_instr *in,
+		  const u32 *aa, const u32 *ab, const u32 *ma, const u32 *mb,
+		  u32 *add, u32 *mul)
+{
+	add_fast(emu, in->add.op, aa, ab, add);
+	mul_fast(emu, in->mul.op, ma, mb, mul);
+}
+
 void v3d_alu_add(struct qpu_v3d_emu *emu, struct v3d_thread *t,
 		 const struct qpu_v3d_instr *in, const u32 *a, const u32 *b,
 		 struct v3d_alu_out *o, bool *bad)
