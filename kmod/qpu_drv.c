@@ -146,6 +146,9 @@ static int qpu_ioctl_get_param(struct qpu_file *qf, void *data, size_t usize,
 		args->value = qf->qdev->backend == QPU_BACKEND_SIM ?
 			      QPU_EMU_INSTRUCTIONS_PER_MS : 0;
 		break;
+	case QPU_PARAM_BO_L2_CACHED:
+		args->value = qf->qdev->bo_l2_cached;
+		break;
 	default:
 		qpu_dbg(qf->qdev->dev, "get_param refused: unknown param %u\n",
 			args->param);

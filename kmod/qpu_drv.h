@@ -444,6 +444,9 @@ struct qpu_v3d_ident {
  * @dma_memory: BO memory comes from the DMA API (CMA on a Pi): a real V3D,
  *	or a simulated one probed with sim_dma. Set before registering; such
  *	devices share one limit (qpu_bo_create()).
+ * @bo_l2_cached: the V3D reaches BOs through the VideoCore L2 (their bus
+ *	alias is not 0xC), &QPU_PARAM_BO_L2_CACHED. Set by the backend before
+ *	registering, constant after.
  * @unplug_srcu: readers are the device's ioctls and page faults; its
  *	removal waits for them (qpu_dev_read_lock()).
  * @sched: the job scheduler.
@@ -474,6 +477,7 @@ struct qpu_dev {
 	atomic_t bo_count;
 	atomic64_t bo_bytes;
 	bool dma_memory;
+	bool bo_l2_cached;
 	struct srcu_struct unplug_srcu;
 	struct qpu_sched sched;
 	struct mutex files_lock;	/* @files */

@@ -26,6 +26,7 @@
 
 #include <linux/clk.h>
 #include <linux/device.h>
+#include <linux/dma-direct.h>
 #include <linux/interrupt.h>
 #include <linux/io.h>
 #include <linux/mod_devicetable.h>
@@ -87,6 +88,18 @@ static int qpu_hw_bo_alloc(struct qpu_dev *qdev, struct qpu_bo *bo)
 		return ret;
 	bo->bus_addr = bo->dma_addr;
 	return 0;
+}
+
+/*
+ * Whether the V3D reaches BOs through the VideoCore L2: every BO sits at its
+ * DMA address, whose top two bits are the alias the device tree's
+ * dma-ranges give RAM (0x4 on a BCM2835, 0xC on a BCM2836/7); 0xC goes
+ * straight to SDRAM, the others through the L2. RAM starts at 0 on these
+ * SoCs; an untranslatable address (DMA_MAPPING_ERROR) reads as 0xC.
+ */
+static bool qpu_hw_bo_l2_cached(struct device *dev)
+{
+	return ((phys_to_dma(dev, 0) >> 30) & 3) != 3;
 }
 
 /*
@@ -336,6 +349,7 @@ static int qpu_hw_probe(struct platform_device *pdev)
 	qdev->regs = regs;
 	qdev->hw = hw;
 	qdev->dma_memory = true;
+	qdev->bo_l2_cached = qpu_hw_bo_l2_cached(dev);
 
 	ret = qpu_v3d_ident_read(qdev);
 	if (ret) {

@@ -32,8 +32,10 @@ declare -A groups=(
 	# builds (Debian's cross toolchains; the target's libnl and pkgconf,
 	# which brings <triplet>-pkg-config, through multiarch); lintian; dkms
 	# (check-deb builds qpu-dkms's source with it); qemu-user runs an
-	# arm64 tool; python3-numpy is python3-qpu's dependency.
-	[deb]="debhelper dh-dkms dh-python python3 python3-numpy dpkg-dev fakeroot lintian dkms device-tree-compiler pkgconf libnl-3-dev libnl-genl-3-dev gcc-aarch64-linux-gnu libc6-dev-arm64-cross libnl-3-dev:arm64 libnl-genl-3-dev:arm64 pkgconf:arm64 gcc-arm-linux-gnueabihf libc6-dev-armhf-cross libnl-3-dev:armhf libnl-genl-3-dev:armhf pkgconf:armhf qemu-user man-db groff"
+	# arm64 tool; python3-numpy is python3-qpu's dependency; the fleet
+	# tools' libmosquitto-dev and mpi-default-dev, native only (the cross
+	# builds use the profile nofleet: tools/debian/rules).
+	[deb]="debhelper dh-dkms dh-python python3 python3-numpy dpkg-dev fakeroot lintian dkms device-tree-compiler pkgconf libnl-3-dev libnl-genl-3-dev gcc-aarch64-linux-gnu libc6-dev-arm64-cross libnl-3-dev:arm64 libnl-genl-3-dev:arm64 pkgconf:arm64 gcc-arm-linux-gnueabihf libc6-dev-armhf-cross libnl-3-dev:armhf libnl-genl-3-dev:armhf pkgconf:armhf qemu-user man-db groff libmosquitto-dev mpi-default-dev"
 	# make check-debug, complete on its own (selftests/debug/debug.mk):
 	#   linux-source-6.1  the debug kernel's source, the kselftest harness
 	#   xz-utils          unpacks it

@@ -77,6 +77,8 @@ struct sink_ctx {
 	unsigned int height;
 	uint64_t boxes;
 	int failed_io;
+	/* the pipeline's stage names, for each frame's "stages" */
+	const char *stage_names[QPU_PIPELINE_MAX_STAGES];
 #ifdef QPU_DETECT_MQTT
 	struct qpu_mqtt *mqtt;
 #endif
@@ -364,6 +366,12 @@ static void write_png(struct sink_ctx *s, const struct qpu_pipeline_frame *f,
 	}
 }
 
+/* Whether stage @i ran frame @f (not when an earlier stage failed). */
+static int stage_ran(const struct sink_ctx *s, const struct qpu_pipeline_frame *f, unsigned int i)
+{
+	return f->stages[i].place != QPU_PIPELINE_AUTO && s->stage_names[i];
+}
+
 #ifdef QPU_DETECT_MQTT
 static uint64_t realtime_ns(void)
 {
@@ -373,22 +381,35 @@ static uint64_t realtime_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-/* A frame's detections on qpu/STREAM/detections, boxes in pixels. */
-static void publish_frame(struct qpu_mqtt *m, const struct qpu_pipeline_frame *f,
+/*
+ * A frame's detections on qpu/STREAM/detections, boxes in pixels, with
+ * each stage that ran it as its JSON line has them (put_stages()).
+ */
+static void publish_frame(const struct sink_ctx *s, const struct qpu_pipeline_frame *f,
 			  const struct qpu_pipeline_detections *d)
 {
 	struct qpu_mqtt_detection det[MAX_BOXES];
-	struct qpu_mqtt_stage stage = { "model", f->model_ns };
+	struct qpu_mqtt_stage stages[QPU_PIPELINE_MAX_STAGES];
 	struct qpu_mqtt_frame fr = {
 		.frame = f->index,
 		.done_ns = realtime_ns(),
-		.stages = &stage,
-		.nstages = f->model_ns ? 1 : 0,
+		.stages = stages,
 		.detections = det,
 	};
 	unsigned int i;
 
 	fr.capture_ns = fr.done_ns - f->latency_ns;
+	for (i = 0; i < f->stage_count && i < QPU_PIPELINE_MAX_STAGES; i++) {
+		const struct qpu_pipeline_stage_time *t = &f->stages[i];
+
+		if (!stage_ran(s, f, i))
+			continue;
+		stages[fr.nstages++] = (struct qpu_mqtt_stage){
+			.name = s->stage_names[i], .ns = t->end_ns - t->start_ns,
+			.on = qpu_pipeline_place_name(t->place), .model_ns = t->model_ns,
+			.recovered = (int)t->recovered,
+		};
+	}
 	for (i = 0; !f->status && i < d->count && i < MAX_BOXES; i++) {
 		const struct qpu_pipeline_box *b = &d->boxes[i];
 
@@ -400,28 +421,79 @@ static void publish_frame(struct qpu_mqtt *m, const struct qpu_pipeline_frame *f
 		};
 	}
 	fr.ndetections = i;
-	qpu_mqtt_publish_frame(m, &fr);
+	qpu_mqtt_publish_frame(s->mqtt, &fr);
 }
 
-/* The board's health on qpu/STREAM/health: the pipeline's telemetry. */
+/*
+ * The board's health on qpu/STREAM/health: the pipeline's telemetry
+ * (qpu.ko's sample, a v3d node's thermal zone), the machine's own where the
+ * device has none, and why a value is missing. The emulator and the CPU
+ * path have no clock, sensor or firmware of their own: the host's
+ * temperature is not theirs.
+ */
 static void publish_health(struct qpu_mqtt *m, struct qpu_pipeline *pl, struct qpu_dev *dev)
 {
 	struct qpu_pipeline_stats ps;
-	struct qpu_mqtt_health h = { .device = dev ? qpu_dev_describe(dev) : "cpu" };
+	struct qpu_mqtt_health h = {
+		.device = dev ? qpu_dev_describe(dev) : "cpu",
+		.clock_hz = -1, .temp_mc = -1, .throttled = -1,
+	};
+	const struct qpu_pipeline_telemetry *t = &ps.telemetry;
+	const char *none = NULL;
 
 	qpu_pipeline_get_stats(pl, &ps);
-	qpu_mqtt_read_sys_health(&h);
-	h.clock_hz = ps.telemetry.flags & QPU_PIPELINE_TELEMETRY_CLOCK ?
-		(int64_t)ps.telemetry.clock_hz : -1;
-	if (ps.telemetry.flags & QPU_PIPELINE_TELEMETRY_TEMP)
-		h.temp_mc = ps.telemetry.temp_mc;
-	if (ps.telemetry.flags & QPU_PIPELINE_TELEMETRY_THROTTLED)
-		h.throttled = ps.telemetry.throttled;
+	/* (no source before the pipeline's first sample) */
+	h.telemetry = t->source ? t->source : "none";
 	h.recoveries = (int64_t)ps.recoveries;
-	h.queue_depth = ps.in_flight;
+	h.queue_depth = (int64_t)(ps.submitted - ps.delivered);
+	if (t->flags & QPU_PIPELINE_TELEMETRY_CLOCK)
+		h.clock_hz = (int64_t)t->clock_hz;
+	if (t->flags & QPU_PIPELINE_TELEMETRY_TEMP)
+		h.temp_mc = t->temp_mc;
+	if (t->flags & QPU_PIPELINE_TELEMETRY_THROTTLED)
+		h.throttled = t->throttled;
+	if (!dev)
+		none = "no device: every stage runs on the CPU";
+	else if (strstr(h.device, "emulator"))
+		none = "an emulated device has no clock, sensor or firmware";
+	if (none) {
+		h.why_clock = h.why_temp = h.why_throttled = none;
+	} else {
+		h.why_clock = strcmp(h.telemetry, "qpu.ko") ?
+			"only qpu.ko measures the clock (the v3d driver does not)" :
+			"qpu.ko's telemetry has no clock sample (yet) for this device";
+		qpu_mqtt_read_sys_health(&h);
+	}
 	qpu_mqtt_publish_health(m, &h);
 }
 #endif
+
+/*
+ * The frame's "stages": each stage that ran it, its time (start to end, a
+ * CPU re-run included), where its result was made, and its modelled time.
+ */
+static void put_stages(const struct sink_ctx *s, const struct qpu_pipeline_frame *f)
+{
+	const char *sep = "";
+	unsigned int i;
+
+	fprintf(s->json, ",\"stages\":{");
+	for (i = 0; i < f->stage_count && i < QPU_PIPELINE_MAX_STAGES; i++) {
+		const struct qpu_pipeline_stage_time *t = &f->stages[i];
+
+		if (!stage_ran(s, f, i))
+			continue;
+		fprintf(s->json, "%s\"%s\":{\"ms\":%.3f,\"on\":\"%s\"", sep, s->stage_names[i],
+			(t->end_ns - t->start_ns) / 1e6, qpu_pipeline_place_name(t->place));
+		if (t->model_ns)
+			fprintf(s->json, ",\"model_ms\":%.3f", t->model_ns / 1e6);
+		if (t->recovered)
+			fprintf(s->json, ",\"recovered\":true");
+		fprintf(s->json, "}");
+		sep = ",";
+	}
+	fprintf(s->json, "}");
+}
 
 /* Every frame, in order, from the pipeline's last stage. */
 static void sink(void *ctx, const struct qpu_pipeline_frame *f)
@@ -434,7 +506,7 @@ static void sink(void *ctx, const struct qpu_pipeline_frame *f)
 		s->boxes += d->count;
 #ifdef QPU_DETECT_MQTT
 	if (s->mqtt)
-		publish_frame(s->mqtt, f, d);
+		publish_frame(s, f, d);
 #endif
 	if (s->o->bench)
 		return;
@@ -443,6 +515,7 @@ static void sink(void *ctx, const struct qpu_pipeline_frame *f)
 	if (f->model_ns)
 		fprintf(s->json, ",\"model_ms\":%.3f", f->model_ns / 1e6);
 	fprintf(s->json, ",\"recoveries\":%u", f->recoveries);
+	put_stages(s, f);
 	if (f->status) {
 		fprintf(s->json, ",\"error\":\"");
 		for (i = 0; f->error[i]; i++)
@@ -734,6 +807,13 @@ int main(int argc, char **argv)
 	ret = qpu_pipeline_start(pl);
 	if (ret)
 		die("%s", qpu_pipeline_last_error(pl));
+	for (ret = 0; ret < QPU_PIPELINE_MAX_STAGES; ret++) {
+		struct qpu_pipeline_stage_stats ss;
+
+		if (qpu_pipeline_get_stage_stats(pl, (unsigned int)ret, &ss))
+			break;
+		sc.stage_names[ret] = ss.name;
+	}
 
 	live = !o.quiet && isatty(STDERR_FILENO);
 	while (!o.frames || n < o.frames) {

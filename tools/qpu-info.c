@@ -37,6 +37,7 @@ static const struct {
 	{ QPU_DEV_PARAM_VPM_SIZE, "vpm_bytes", "%" PRIu64 },
 	{ QPU_DEV_PARAM_FEATURES, "features", "0x%" PRIx64 },
 	{ QPU_DEV_PARAM_INSTRUCTIONS_PER_MS, "instructions_per_ms", "%" PRIu64 },
+	{ QPU_DEV_PARAM_BO_L2_CACHED, "bo_l2_cached", "%" PRIu64 },
 };
 
 static void print_features(uint64_t mask)

@@ -18,7 +18,7 @@
 
 const char tool_name[] = "qpu-nn";
 
-#define MAX_BOARDS 4
+#define MAX_BOARDS 7
 
 static const char *device_path;
 static unsigned int bind_flags;
@@ -41,7 +41,7 @@ static void usage(FILE *out)
 		"  --reference         the CPU's portable reference, not its fast path\n"
 		"  --no-xnnpack        the CPU's convolutions by libqpu's code, not XNNPACK's\n"
 		"  -n, --runs N        bench: runs per measurement, the fastest kept (3)\n"
-		"  -b, --boards LIST   bench: boards modelled on the emulator (pi1,pi3)\n"
+		"  -b, --boards LIST   bench: boards modelled on the emulator (pi1,pi3,pi4,pi5)\n"
 		"  -i, --input FILE    run: the first input's raw bytes (default zeros)\n"
 		"  -o, --output FILE   run: write the first output's raw bytes\n");
 }
@@ -182,9 +182,33 @@ static void measure(struct qpu_nn_graph *g, uint64_t *best)
 }
 
 struct board_run {
+	const char *tok;	/* as -b names it */
 	const char *name;
 	struct qpu_nn_graph *g;
 };
+
+/*
+ * The emulated device that models board @name: VideoCore IV's with the
+ * board named, a V3D's of the board's generation (and QPUs) with its
+ * timing model on.
+ */
+static struct qpu_dev *board_dev(const char *name)
+{
+	enum qpu_board b = qpu_board_from_name(name);
+	char path[64];
+
+	if (b == QPU_BOARD_NONE)
+		die("unknown board %s (pi1, pi2, pi3, pi3plus, pi4, pi5, pi5-16)", name);
+	if (b == QPU_BOARD_PI4)
+		return open_dev("emu:v3d42,timing");
+	if (b == QPU_BOARD_PI5 || b == QPU_BOARD_PI5_16) {
+		snprintf(path, sizeof(path), "emu:v3d71%s,timing",
+			 b == QPU_BOARD_PI5_16 ? ",board=pi5-16" : "");
+		return open_dev(path);
+	}
+	snprintf(path, sizeof(path), "emu:board=%s", name);
+	return open_dev(path);
+}
 
 static int cmd_bench(const char *model, const char *boards)
 {
@@ -203,12 +227,8 @@ static int cmd_bench(const char *model, const char *boards)
 	snprintf(list, sizeof(list), "%s", boards);
 	for (tok = strtok_r(list, ",", &save); tok && nb < MAX_BOARDS;
 	     tok = strtok_r(NULL, ",", &save)) {
-		char path[64];
-
-		if (qpu_board_from_name(tok) == QPU_BOARD_NONE)
-			die("unknown board %s (pi1, pi2, pi3, pi3plus)", tok);
-		snprintf(path, sizeof(path), "emu:board=%s", tok);
-		bdev[nb] = open_dev(path);
+		bdev[nb] = board_dev(tok);
+		br[nb].tok = tok;
 		br[nb].name = qpu_board_name(qpu_board_from_name(tok));
 		br[nb].g = bound(model, bdev[nb], bind_flags & ~QPU_NN_BIND_CPU_ONLY);
 		run_or_die(br[nb].g);	/* modelled times are deterministic: one run */
@@ -221,11 +241,14 @@ static int cmd_bench(const char *model, const char *boards)
 	       "runs; modelled on the emulator's boards (QPU jobs by the timing model, CPU nodes "
 	       "by the board's assumed CPU speed)\n", model, count, devg ? " and " : "",
 	       devg ? qpu_dev_describe(dev) : "", (unsigned long long)runs);
+	for (b = 0; b < nb; b++)
+		printf("%s %s: %s", b ? ";" : "boards:", br[b].tok, br[b].name);
+	printf(nb ? "\n" : "");
 	printf("%-14s %-14s %8s %9s", "node", "op", "MMAC", "cpu ms");
 	if (devg)
 		printf(" %9s %-5s", "dev ms", "where");
 	for (b = 0; b < nb; b++)
-		printf(" | %-12.12s %9s %-5s %6s %6s", br[b].name, "ms", "where", "%peak", "%bw");
+		printf(" | %-7.7s %9s %-5s %6s %6s", br[b].tok, "ms", "where", "%peak", "%bw");
 	printf("\n");
 	for (i = 0; i < count; i++) {
 		struct qpu_nn_node_info ni, nd;
@@ -245,7 +268,7 @@ static int cmd_bench(const char *model, const char *boards)
 		for (b = 0; b < nb; b++) {
 			qpu_nn_node(br[b].g, i, &nd);
 			sum_b[b] += (double)nd.model_ns;
-			printf(" | %-12s %9.3f %-5s %6.1f %6.1f", "", nd.model_ns / 1e6,
+			printf(" | %-7s %9.3f %-5s %6.1f %6.1f", "", nd.model_ns / 1e6,
 			       qpu_nn_where_name(nd.where), nd.model_flops_pct, nd.model_bw_pct);
 		}
 		printf("\n");
@@ -254,7 +277,7 @@ static int cmd_bench(const char *model, const char *boards)
 	if (devg)
 		printf(" %9.3f %-5s", sum_d / 1e6, "");
 	for (b = 0; b < nb; b++)
-		printf(" | %-12s %9.3f", "", sum_b[b] / 1e6);
+		printf(" | %-7s %9.3f", "", sum_b[b] / 1e6);
 	printf("\n");
 	for (b = 0; b < nb; b++) {
 		qpu_nn_free(br[b].g);
@@ -283,7 +306,7 @@ int main(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *boards = "pi1,pi3";
+	const char *boards = "pi1,pi3,pi4,pi5";
 	int c;
 
 	if (argc >= 2 && !strcmp(argv[1], "convert"))

@@ -47,6 +47,12 @@
 
 #define V3D_SIM_DRIVER_NAME	"v3d"
 
+/*
+ * GET_PARAM's resets done by the device: upstream's enum drm_v3d_param
+ * value from Linux 6.16 on, past the end of 6.1's header.
+ */
+#define V3D_SIM_PARAM_GLOBAL_RESET_COUNTER	15
+
 /* Upstream places BOs at this granularity (the GMP's) and never at 0. */
 #define V3D_SIM_GRANULE		(128u << 10)
 

@@ -62,7 +62,8 @@ static struct platform_device *v3d_sim_pdevs[ARRAY_SIZE(v3d_sim_models)];
 static int v3d_sim_get_param_ioctl(struct drm_device *drm, void *data,
 				   struct drm_file *file)
 {
-	const struct v3d_sim_model *m = to_v3d_sim(drm)->model;
+	struct v3d_sim_dev *v3d = to_v3d_sim(drm);
+	const struct v3d_sim_model *m = v3d->model;
 	struct drm_v3d_get_param *args = data;
 
 	if (args->pad) {
@@ -107,6 +108,9 @@ static int v3d_sim_get_param_ioctl(struct drm_device *drm, void *data,
 	case DRM_V3D_PARAM_SUPPORTS_CACHE_FLUSH:
 		/* The simulation has no TFU and no caches to flush. */
 		args->value = 0;
+		return 0;
+	case V3D_SIM_PARAM_GLOBAL_RESET_COUNTER:
+		args->value = atomic_read(&v3d->resets);
 		return 0;
 	default:
 		drm_dbg_driver(drm, "GET_PARAM: unknown parameter %u\n", args->param);

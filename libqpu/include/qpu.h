@@ -177,6 +177,13 @@ QPU_API const char *qpu_dev_get_path(const struct qpu_dev *dev);
  * @QPU_DEV_PARAM_V3D_IDENT2: the V3D's raw IDENT2 register (qpu.ko only)
  * @QPU_DEV_PARAM_GEN: the enum qpu_gen the device runs: QPU_GEN_VC4 for
  *	qpu.ko and "emu" (new in 0.5: libqpu answers it for every device)
+ * @QPU_DEV_PARAM_BO_L2_CACHED: VideoCore IV only: 1 when the QPUs reach
+ *	buffers through the VideoCore's L2 cache, 0 when their bus alias
+ *	(0xC) bypasses it. qpu.ko answers from where its buffers sit (an L2
+ *	alias on a Pi 1 or Zero, 0xC on a Pi 2 or 3); the emulator from its
+ *	board (1 for "pi1", whose buffers it then places at 0x4; 0 without
+ *	a board and on the other boards). -EINVAL on V3D devices and on
+ *	qpu.ko before it (new in 0.7)
  */
 enum qpu_dev_param {
 	QPU_DEV_PARAM_NUM_QPUS = 1,
@@ -194,6 +201,7 @@ enum qpu_dev_param {
 	QPU_DEV_PARAM_V3D_IDENT2,
 	QPU_DEV_PARAM_INSTRUCTIONS_PER_MS,
 	QPU_DEV_PARAM_GEN,
+	QPU_DEV_PARAM_BO_L2_CACHED,
 };
 
 /**
@@ -535,6 +543,12 @@ QPU_API int qpu_submit(struct qpu_dev *dev, const struct qpu_job_desc *desc,
 #define QPU_JOB_RESULT_TIMING		(1u << 3)
 
 /**
+ * QPU_JOB_RESULT_PROGRESS - bit of &qpu_job_result.flags: @batches and
+ * @batches_done say how far a V3D dispatch got (new in 0.7).
+ */
+#define QPU_JOB_RESULT_PROGRESS		(1u << 4)
+
+/**
  * struct qpu_job_counters - what a job's programs did, as the device saw it
  * @dual_issued: instructions in which both the add and the mul unit did
  *	work (issue efficiency: how many of @instructions were dual-issued)
@@ -574,6 +588,10 @@ struct qpu_job_counters {
  * @QPU_STATUS_DEADLOCK: every running program waited forever on another
  *	(only from a device with QPU_DEV_FEATURE_DEADLOCK); &qpu_job_result.qpus
  *	says on what
+ * @QPU_STATUS_RESET: the driver reset the GPU under the job (a v3d node's
+ *	hang check: no new batch for 500 ms); the next job runs on a GPU
+ *	recovered. New in 0.7: qpu_wait@LIBQPU_0.4 and older give it as
+ *	QPU_STATUS_TIMEOUT
  */
 enum qpu_status {
 	QPU_STATUS_DONE = 1,
@@ -581,6 +599,7 @@ enum qpu_status {
 	QPU_STATUS_FAULT,
 	QPU_STATUS_CANCELED,
 	QPU_STATUS_DEADLOCK,
+	QPU_STATUS_RESET,
 };
 
 /**
@@ -720,8 +739,10 @@ struct qpu_job_timing {
  * @instructions: with QPU_JOB_RESULT_INSTRUCTIONS: the instructions the
  *	job's programs issued, summed over the QPUs (for a job that stopped
  *	early, those issued before it stopped). The emulator and qpu.ko's
- *	simulated V3D count them; a real V3D cannot, so the bit stays clear
- *	there and @instructions is 0.
+ *	simulated V3D count them, and a Pi 4's v3d node through a perfmon
+ *	(QPU_CYCLES_VALID_INSTR; for a job that ended or faulted, not one
+ *	reset or given up on); a VideoCore IV and a 7.1 node cannot, so the
+ *	bit stays clear there and @instructions is 0.
  * @counters: with QPU_JOB_RESULT_COUNTERS: traffic and dual issue (the
  *	in-process emulator only); zero otherwise
  * @qpu_count: with QPU_JOB_RESULT_QPUS: entries of @qpus filled, one per
@@ -731,11 +752,20 @@ struct qpu_job_timing {
  *	was padding)
  * @qpus: with QPU_JOB_RESULT_QPUS: each QPU's state, in QPU order
  * @timing: with QPU_JOB_RESULT_TIMING: the modelled time (LIBQPU_0.4)
+ * @batches: with QPU_JOB_RESULT_PROGRESS: the batches of the job's V3D
+ *	dispatch (LIBQPU_0.7)
+ * @batches_done: with QPU_JOB_RESULT_PROGRESS: those that had run to
+ *	their end when the job stopped (all of them for a job done). The
+ *	emulated V3Ds tell it for every ending; upstream's v3d driver tells
+ *	no job's progress (its hang check reads the CSD's batch counter in the
+ *	kernel alone), so a v3d node leaves the bit clear (LIBQPU_0.7)
  *
  * ABI: the struct only grows at its end (its growth rule is settled in
  * libqpu/README.md). LIBQPU_0.2 changed it with the numbers' meaning, so a
  * program linked against 0.1 refuses to start instead of misreading it;
- * LIBQPU_0.4 added @timing (qpu_wait@LIBQPU_0.2 fills the struct without).
+ * LIBQPU_0.4 added @timing (qpu_wait@LIBQPU_0.2 fills the struct without),
+ * LIBQPU_0.7 @batches and @batches_done (qpu_wait@LIBQPU_0.4 fills the
+ * struct up to @timing, a reset given as a timeout).
  */
 struct qpu_job_result {
 	enum qpu_status status;
@@ -750,6 +780,8 @@ struct qpu_job_result {
 	uint32_t fault_thread;
 	struct qpu_job_qpu qpus[QPU_JOB_MAX_QPUS];
 	struct qpu_job_timing timing;
+	uint64_t batches;
+	uint64_t batches_done;
 };
 
 /**

@@ -136,11 +136,14 @@ struct qpu_nn_tensor_info {
  * @bytes: bytes it reads and writes at least (inputs, weights, outputs)
  * @last_ns: wall-clock time it took in the last qpu_nn_run(), 0 before
  * @model_ns: modelled time of its last run on the device's board (the
- *	emulator with a board set; none: 0): on the QPUs, the timing model's
- *	time of its jobs and their launch; on the CPU, an estimate from the
+ *	emulator with a board set, or any V3D, modelled as its generation's
+ *	board; none: 0): on the QPUs, the timing model's time of its jobs
+ *	and their launch (0 where no model runs: a real device, a V3D
+ *	emulator without its "timing" option); on the CPU, an estimate from the
  *	board CPU's assumed speed (libqpu/nn/README.md) and memory bandwidth
  * @model_flops_pct: with @model_ns on the QPUs, the share of the board's
- *	QPU peak (12 QPUs x 8 flops a clock) its multiply-adds reach
+ *	QPU peak (its QPUs, 12 or a Pi 4's 8, x 8 flops a clock) its
+ *	multiply-adds reach
  * @model_bw_pct: with @model_ns, the share of the board's modelled memory
  *	bandwidth its @bytes take in that time
  *
@@ -309,6 +312,22 @@ QPU_API size_t qpu_nn_arena_bytes(const struct qpu_nn_graph *graph);
  * Return: the name, or "none" for another value.
  */
 QPU_API const char *qpu_nn_where_name(enum qpu_nn_where where);
+
+/**
+ * qpu_nn_set_timeout() - the timeout of a bound graph's QPU jobs
+ * @graph: the graph, bound
+ * @timeout_ms: each job's timeout from now on (qpu_kernels_set_timeout());
+ *	0, the default, for the device's longest
+ *
+ * A pipeline's inference stage gives its budget here, so that a hung job
+ * costs that budget, not the device's longest timeout.
+ *
+ * Return: 0 (also for a graph bound to the CPU alone, which runs no job),
+ * -EINVAL when not bound.
+ *
+ * New in libqpu 0.7.
+ */
+QPU_API int qpu_nn_set_timeout(struct qpu_nn_graph *graph, unsigned int timeout_ms);
 
 #ifdef __cplusplus
 }

@@ -55,6 +55,11 @@
 #define SGEMM_BATCH	4
 /* Programs of one job: one per QPU of a V3D. */
 #define SGEMM_MAX_PROGRAMS	12
+/*
+ * QPUs of a slice, which share its uniforms and TMU caches; the emulator
+ * (and, assumed, the V3D) starts program i on QPU i of an idle V3D.
+ */
+#define SGEMM_SLICE_QPUS	4
 #define SGEMM_DUMMY	64	/* bytes: where the stores of padding go */
 /* Limits that keep the kernel's address arithmetic in 32 bits. */
 #define SGEMM_MAX_DIM	(1u << 20)
@@ -225,6 +230,7 @@ struct sgemm_ctx {
 	size_t kq;		/* those of the loops, which ask the TMU: kp - AHEAD */
 	size_t lanes;		/* N plain, M transposed */
 	uint32_t scratch_bus;
+	bool prefetch;		/* the panel prefetch is worth its traffic */
 	size_t dummy;		/* offset of the dummy store area */
 	const struct sgemm_panel *panels;
 	uint64_t stores;	/* bytes the DMA stores write */
@@ -270,12 +276,33 @@ static size_t sgemm_stream_words(const struct sgemm_ctx *x, unsigned int w)
 	return sgemm_step_word(x, w, x->kp);
 }
 
-/* Bus address of the prefetch of k (at most kp - 1) of panel @p. */
+/*
+ * Bus address of the prefetch of k (at most kp - 1) of panel @p. Without
+ * an L2 to fill (sgemm_l2_prefetch()), every prefetch reads the panel's
+ * first lines again: TMU 1's cache hits, no SDRAM traffic, and the code
+ * and the stream's layout stay the same.
+ */
 static uint32_t sgemm_prefetch(const struct sgemm_ctx *x,
 			       const struct sgemm_panel *p, size_t k)
 {
+	if (!x->prefetch)
+		k = 0;
 	return x->scratch_bus + (uint32_t)(p->offset +
 		sgemm_step_word(x, p->w, k < x->kp ? k : x->kp - 1) * 4);
+}
+
+/*
+ * Whether the panel prefetch fills an L2 the other programs read the
+ * stream from: not where the device's buffers bypass it (a Pi 2 or 3,
+ * QPU_DEV_PARAM_BO_L2_CACHED 0), where it only doubles the panels'
+ * SDRAM traffic (1024x1024x1024 on a Pi 3's model: 12 QPUs slower than
+ * 8). A device that cannot tell (qpu.ko before the parameter) keeps it.
+ */
+static bool sgemm_l2_prefetch(struct qpu_kernels *kernels)
+{
+	uint64_t l2;
+
+	return qpu_dev_get_param(kernels->dev, QPU_DEV_PARAM_BO_L2_CACHED, &l2) || l2;
 }
 
 /*
@@ -484,33 +511,46 @@ static void sgemm_deal_one(uint64_t *load, unsigned int qpus,
 
 /*
  * The tiles of the @w-row panels in lane tiles @j0 .. @j1 - 1, in rounds
- * of @per panels by @cols lane tiles, lane tile by lane tile across a
- * round's panels.
+ * of @per panels by @cols lane tiles: lane tile by lane tile across a
+ * round's panels, or with @panel_major a panel's @cols lane tiles to
+ * consecutive programs (so to one slice's QPUs when @cols is a slice's
+ * count).
  */
 static void sgemm_deal_region(uint64_t *load, unsigned int qpus,
 			      const struct sgemm_panel *panels,
 			      unsigned int npanels, unsigned int w, size_t j0,
 			      size_t j1, unsigned int per, size_t cols,
-			      struct sgemm_tile *tiles, size_t *n)
+			      bool panel_major, struct sgemm_tile *tiles,
+			      size_t *n)
 {
 	unsigned int group[SGEMM_MAX_PROGRAMS], p, g, ng;
-	size_t j, jg;
+	size_t j, jg, i;
 
 	for (p = 0; p < npanels; ) {
 		for (ng = 0; p < npanels && ng < per; p++)
 			if (panels[p].w == w)
 				group[ng++] = p;
 		for (jg = j0; jg < j1; jg += cols)
-			for (j = jg; j < jg + cols && j < j1; j++)
-				for (g = 0; g < ng; g++)
+			for (i = 0; i < cols * ng; i++) {
+				g = panel_major ? i / cols : i % ng;
+				j = jg + (panel_major ? i % cols : i / ng);
+				if (j < j1)
 					sgemm_deal_one(load, qpus, panels, group[g],
 						       j, tiles, n);
+			}
 	}
 }
 
 /*
  * Deal the tiles, widest panels first: the programs run in step, so the
  * tiles that run together should share their operands through the L2.
+ * Without an L2 (@l2 false: the buffers bypass it) only a slice's QPUs
+ * share, through its uniforms and TMU caches: each slice then takes one
+ * panel by SGEMM_SLICE_QPUS lane tiles (12 QPUs: 3 x 4, 384 values a k
+ * from SDRAM, where 2 x 6 dealt across the slices loads 480; a Pi 3's
+ * model at 1024x1024x1024: 240 ms to 189), where the lane tiles fill
+ * such rounds; a remainder of rounds of other shapes costs more than it
+ * saves (96x363x3072: 30.4 ms dealt 2 x 6, 43.8 with 3 x 4 and 6 x 2).
  * Rounds of sgemm_round_panels() panels by the rest of the programs in
  * lane tiles, over as many lane tiles as fill whole rounds; the lane
  * tiles left over in rounds of as many panels as the programs they
@@ -519,20 +559,24 @@ static void sgemm_deal_region(uint64_t *load, unsigned int qpus,
  */
 static unsigned int sgemm_deal(const struct sgemm_panel *panels,
 			       unsigned int npanels, size_t coltiles,
-			       unsigned int qpus, struct sgemm_tile *tiles)
+			       unsigned int qpus, bool l2,
+			       struct sgemm_tile *tiles)
 {
 	uint64_t load[16] = { 0 };
-	unsigned int w, q, used = 0, per = sgemm_round_panels(qpus);
+	bool slices = !l2 && qpus % SGEMM_SLICE_QPUS == 0 &&
+		      coltiles % SGEMM_SLICE_QPUS == 0;
+	unsigned int w, q, used = 0;
+	unsigned int per = slices ? qpus / SGEMM_SLICE_QPUS : sgemm_round_panels(qpus);
 	size_t n = 0, cols = qpus / per, full = coltiles - coltiles % cols;
 	size_t rest = coltiles - full;
 
 	for (w = 64; w >= 16; w /= 2) {
 		sgemm_deal_region(load, qpus, panels, npanels, w, 0, full, per,
-				  cols, tiles, &n);
+				  cols, slices, tiles, &n);
 		if (rest)
 			sgemm_deal_region(load, qpus, panels, npanels, w, full,
 					  coltiles, qpus / rest ? qpus / rest : 1,
-					  rest, tiles, &n);
+					  rest, false, tiles, &n);
 	}
 	for (q = 0; q < qpus; q++)
 		used += load[q] != 0;
@@ -677,6 +721,7 @@ int qpu_sgemm(struct qpu_kernels *kernels, unsigned int qpus, float alpha,
 		.kp = k > SGEMM_AHEAD ? k : SGEMM_AHEAD,
 		.kq = k > SGEMM_AHEAD ? k - SGEMM_AHEAD : 0,
 		.trans = sgemm_traffic(n, m, k) < sgemm_traffic(m, n, k),
+		.prefetch = sgemm_l2_prefetch(kernels),
 	};
 	if (x.trans) {
 		size_t swap = m;
@@ -699,7 +744,7 @@ int qpu_sgemm(struct qpu_kernels *kernels, unsigned int qpus, float alpha,
 		ret = qpu_kernel_fail(kernels, ENOMEM, name, "out of memory");
 		goto out;
 	}
-	progs = sgemm_deal(panels, npanels, coltiles, qpus, tiles);
+	progs = sgemm_deal(panels, npanels, coltiles, qpus, x.prefetch, tiles);
 	qsort(tiles, ntiles, sizeof(*tiles), sgemm_cmp_tile);
 	sgemm_barriers(tiles, ntiles, panels);
 

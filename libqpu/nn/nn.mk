@@ -10,10 +10,12 @@ HOST_TEST_DEPS += $(BUILD)/tools/qpu-nn
 # Opt-in, outside make check (minutes): MobileNet v1 0.5 and 1.0 at 224x224
 # on the CPU and on the emulator's QPUs against the numpy reference, and
 # bench-nn: qpu-nn bench of MobileNet v1 (NN_WIDTH, default 1.0) measured
-# here and modelled on the boards (NN_BOARDS, default pi1,pi3).
+# here and modelled on the boards (NN_BOARDS, default pi1,pi3,pi4,pi5).
+# make bench runs bench-nn: the MobileNet figures of libqpu/nn/README.md.
 NN_WIDTH ?= 1.0
-NN_BOARDS ?= pi1,pi3
+NN_BOARDS ?= pi1,pi3,pi4,pi5
 .PHONY: check-nn-long bench-nn
+bench: bench-nn
 check-nn-long: $(LIBQPU_SO)
 	$(Q)$(CURDIR)/tools/deps.sh python
 	$(Q)QPU_NN_LONG=1 QPU_LIBRARY=$(LIBQPU_SO) QPU_TEST_DEVICE=emu \

@@ -43,11 +43,7 @@ python-dist:
 		libqpu/python/qpu libqpu/python/tests $(BUILD)/python-src/
 	$(Q)$(PYTHON) -m build --no-isolation --outdir $(BUILD)/python-dist $(BUILD)/python-src
 
-# In the VM: the host's /usr over virtio-9p (vm-run.sh says why), with the
-# 9p and virtio-pci modules of the guest kernel.
-VM_RELEASE = $(shell $(CURDIR)/selftests/vm/vm-kernel.sh release "$(VM_KERNEL)" 2>/dev/null)
-VM_9P_MODULES = $(addprefix /lib/modules/$(VM_RELEASE)/kernel/,drivers/virtio/virtio_pci.ko \
-	net/9p/9pnet_virtio.ko fs/9p/9p.ko)
+# In the VM: the host's /usr over virtio-9p (selftests/vm/host-usr.sh).
 $(BUILD)/vm-python/python.tar: $(PYTHON_SRCS) $(PYVIDEOCORE_SRCS) $(PYTHON_TESTS) $(PYTHON_EXAMPLES) \
 		$(LIBQPU_SO) $(wildcard libqpu/qasm/*.qinc) selftests/lib/data/v3d-store.s
 	$(Q)rm -rf $(BUILD)/vm-python/python && mkdir -p $(BUILD)/vm-python/python/qasm
@@ -58,8 +54,7 @@ $(BUILD)/vm-python/python.tar: $(PYTHON_SRCS) $(PYVIDEOCORE_SRCS) $(PYTHON_TESTS
 	$(Q)find $(BUILD)/vm-python/python -name __pycache__ -prune -exec rm -rf {} +
 	$(Q)tar -cf $@ -C $(BUILD)/vm-python python
 VM_CHECK_DEPS += $(BUILD)/vm-python/python.tar
-VM_CHECK_PAYLOAD += $(addprefix --module ,$(VM_9P_MODULES)) --share hostusr=/usr \
-	--share hostalt=/etc/alternatives --copy $(BUILD)/vm-python/python.tar \
+VM_CHECK_PAYLOAD += --copy $(BUILD)/vm-python/python.tar \
 	--copy $(CURDIR)/libqpu/python/vm-run.sh \
 	$(foreach f,$(PYTHON_VM_GROUPS),--run "sh vm-run.sh $(subst +, ,$(f))")
 # Four steps, each well inside the guest's per-step limit (120 s): starting

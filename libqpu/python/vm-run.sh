@@ -4,18 +4,12 @@
 # The Python suite inside the check-vm guest, on /dev/qpu (and
 # test_v3d_node.py on kmod/v3d_sim's Pi 4 and Pi 5 nodes): the guest has no
 # Python of its own, so the host's /usr (python3, numpy, pytest) is mounted
-# read-only over virtio-9p (run-vm.sh --share hostusr=/usr, and hostalt=
-# /etc/alternatives for the BLAS links numpy loads through), the package
-# and libqpu.so.0 come in python.tar. Prints TAP, one line per test.
+# read-only over virtio-9p (host-usr.sh), the package and libqpu.so.0 come
+# in python.tar. Prints TAP, one line per test.
 # Arguments: the test files to run (tests/ names), each a step of its own.
 [ -d /tmp/python ] || tar -xf /payload/python.tar -C /tmp || exit 1
-opts=trans=virtio,version=9p2000.L,ro,cache=loose,msize=524288
-# cache=loose: the share is read-only, so the guest may keep what it read.
-mount -t 9p -o $opts hostusr /usr || exit 1
-mkdir -p /etc/alternatives
-mount -t 9p -o $opts hostalt /etc/alternatives || exit 1
-ln -sfn usr/lib /lib
-ln -sfn usr/lib64 /lib64
+. /payload/host-usr.sh
+host_usr_mount || exit 1
 QPU_LIBRARY=/tmp/python/libqpu.so.0 QPU_TEST_DEVICE=/dev/qpu \
 	QPU_TEST_V3D_NODES="v3d:v3d42 /dev/dri/by-path/platform-1002000000.v3d-card" \
 	QPU_TEST_V3D_STORE=/tmp/python/v3d-store.s \
@@ -23,7 +17,5 @@ QPU_LIBRARY=/tmp/python/libqpu.so.0 QPU_TEST_DEVICE=/dev/qpu \
 	/usr/bin/python3 /tmp/python/tests/run.py --tap -m "not host_only" --durations=5 \
 	$(for f in "$@"; do echo "/tmp/python/tests/$f"; done)
 rc=$?
-rm -f /lib /lib64
-umount /etc/alternatives
-umount /usr
+host_usr_umount
 exit $rc

@@ -48,6 +48,7 @@
 #define EMU_BUS_START		QPU_DEVMODEL_BUS_START
 #define EMU_BUS_END		(QPU_DEVMODEL_BUS_START + QPU_DEVMODEL_BUS_SIZE)
 #define EMU_BUS_GUARD		QPU_DEVMODEL_BUS_GUARD
+#define EMU_ALIAS_WINDOW	((uint64_t)QPU_DEVMODEL_BUS_SIZE + QPU_DEVMODEL_BUS_GUARD)
 #define EMU_PAGE		4096u
 #define EMU_MAX_BO_SIZE		QPU_DEVMODEL_MAX_BO_SIZE
 #define EMU_JOBS_KEPT		1024
@@ -214,6 +215,18 @@ static const char *emudev_describe(const struct qpu_dev *dev)
 	return "in-process emulator";
 }
 
+/*
+ * Where a runner with aliases (VideoCore IV) places buffers: in one alias's
+ * window, the first buffer's, or the runner's choice now when there is
+ * none (QPU_DEVMODEL_BUS_START: the L2-bypassing one). Called with
+ * ed->lock held.
+ */
+static uint32_t emudev_window(const struct emudev *ed)
+{
+	return ed->mem_count ? (uint32_t)(ed->mems[0]->bus_addr & ~(EMU_ALIAS_WINDOW - 1)) :
+			       ed->runner->bus_alias(ed->state);
+}
+
 static int emudev_get_param(struct qpu_dev *dev, enum qpu_dev_param param,
 			    uint64_t *value)
 {
@@ -235,6 +248,13 @@ static int emudev_get_param(struct qpu_dev *dev, enum qpu_dev_param param,
 	case QPU_DEV_PARAM_INSTRUCTIONS_PER_MS:
 		*value = ed->runner->instructions_per_ms;
 		return 0;
+	case QPU_DEV_PARAM_BO_L2_CACHED:
+		if (!ed->runner->bus_alias)
+			return -EINVAL;
+		pthread_mutex_lock(&ed->lock);
+		*value = emudev_window(ed) != QPU_DEVMODEL_BUS_START;
+		pthread_mutex_unlock(&ed->lock);
+		return 0;
 	default:
 		return ed->runner->get_param(ed->state, param, value);
 	}
@@ -255,10 +275,15 @@ static int emudev_place(struct emudev *ed, size_t size, uint32_t *addr,
 {
 	uint64_t align = ed->runner->bus_align ? ed->runner->bus_align : EMU_PAGE;
 	uint64_t next = ed->runner->bus_start ? ed->runner->bus_start : EMU_BUS_START;
+	uint64_t top = EMU_BUS_END;
 	size_t i;
 
+	if (ed->runner->bus_alias) {
+		next = emudev_window(ed);
+		top = next + QPU_DEVMODEL_BUS_SIZE;
+	}
 	for (i = 0; i <= ed->mem_count; i++) {
-		uint64_t end = i < ed->mem_count ? ed->mems[i]->bus_addr : EMU_BUS_END;
+		uint64_t end = i < ed->mem_count ? ed->mems[i]->bus_addr : top;
 
 		if (end >= next && end - next >= size + EMU_BUS_GUARD) {
 			*addr = next;

@@ -96,6 +96,10 @@ uint64_t qpu_emudev_thread_cpu_ns(void);
  *	the submitting one or the device's worker
  * @bus_start: where its buffers' bus space starts; 0: at
  *	QPU_DEVMODEL_BUS_START (qpu_devmodel.h)
+ * @bus_alias: where the bus space of a device without buffers starts now,
+ *	a QPU_DEVMODEL_BUS_SIZE window (VideoCore IV: its board's RAM alias,
+ *	so the model's L2 sees what the board's would); buffers made later
+ *	join the first ones' window. NULL: @bus_start, up to the top
  * @bus_align: each buffer's bus address a multiple of it (a power of
  *	two); 0: of a page
  *
@@ -115,6 +119,7 @@ struct qpu_emu_runner {
 		    struct qpu_job_result *result);
 	uint32_t bus_start;
 	uint32_t bus_align;
+	uint32_t (*bus_alias)(void *state);
 };
 
 /* emudev_vc4.c: VideoCore IV on libqpu/core/vc4's emulator. */

@@ -190,6 +190,34 @@ static void v3d_count(const struct v3d_runner *r, uint64_t cpu0,
 	c->run_ns = qpu_emudev_thread_cpu_ns() - cpu0;
 }
 
+/*
+ * How far the dispatch of @cfg got: its batches, and those ended (started,
+ * less those a thread slot still holds).
+ */
+static void v3d_progress(const struct v3d_runner *r, const uint32_t cfg[7],
+			 struct qpu_job_result *result)
+{
+	const struct qpu_v3d_emu_board_info *b = qpu_v3d_emu_board(r->board);
+	uint64_t held = 0;
+	struct qpu_v3d_csd csd;
+	unsigned int q, s;
+
+	for (q = 0; q < b->slices * b->qpus_per_slice; q++) {
+		for (s = 0; s < QPU_V3D_EMU_THREADS; s++) {
+			enum qpu_v3d_emu_thread_state st;
+			uint32_t pc;
+
+			if (!qpu_v3d_emu_get_thread(r->emu, q, s, &st, &pc) &&
+			    st != QPU_V3D_EMU_THREAD_FREE)
+				held++;
+		}
+	}
+	qpu_v3d_csd_decode(cfg, b->csd_raw_batches, &csd);
+	result->batches = csd.batches;
+	result->batches_done = qpu_v3d_emu_get_stats(r->emu)->batches - held;
+	result->flags |= QPU_JOB_RESULT_PROGRESS;
+}
+
 /* The model's figures for the job that ran. */
 static void v3d_timing(const struct v3d_runner *r, struct qpu_job_result *result)
 {
@@ -319,6 +347,7 @@ static void v3d_run(void *state, const struct qpu_emu_job_view *view,
 		break;
 	}
 	v3d_count(r, cpu0, result);
+	v3d_progress(r, cfg, result);
 	if (r->timing)
 		v3d_timing(r, result);
 }

@@ -117,6 +117,22 @@ static int vc4_ready(void *state)
 	return r->board != QPU_BOARD_NONE ? vc4_set_board(r, r->board) : 0;
 }
 
+_Static_assert(QPU_DEVMODEL_BUS_START == QPU_TIMING_ALIAS_DIRECT,
+	       "the emulator's default bus space is the L2-bypassing alias");
+
+/*
+ * New buffers sit where Linux puts RAM on the board (a Pi 1's at the L2
+ * alias), so the model's L2 sees them as that board's would; without a
+ * board, at 0xC as on a Pi 2 or 3.
+ */
+static uint32_t vc4_bus_alias(void *state)
+{
+	const struct vc4_runner *r = state;
+	const struct qpu_timing_board *b = qpu_timing_board_of(r->board);
+
+	return b ? b->ram_alias : QPU_TIMING_ALIAS_DIRECT;
+}
+
 static int vc4_get_param(void *state, enum qpu_dev_param param,
 			 uint64_t *value)
 {
@@ -299,4 +315,5 @@ const struct qpu_emu_runner qpu_emu_runner_vc4 = {
 	.get_param = vc4_get_param,
 	.set_board = vc4_set_board,
 	.run = vc4_run,
+	.bus_alias = vc4_bus_alias,
 };

@@ -219,24 +219,36 @@ QPU_API int qpu_submit_v0_1(struct qpu_dev *dev, const void *old,
 /*
  * qpu_wait() has one entry point per layout of struct qpu_job_result, each
  * under the symbol version that introduced it (libqpu/README.md, "How the
- * API grows"): the default, LIBQPU_0.4, fills today's struct; programs
- * linked against 0.2 or 0.3 bind qpu_wait@LIBQPU_0.2, which writes the struct
- * without the modelled time, and those linked against 0.1
- * qpu_wait@LIBQPU_0.1, which writes 0.1's struct.
+ * API grows"): the default, LIBQPU_0.7, fills today's struct; programs
+ * linked against 0.4 to 0.6 bind qpu_wait@LIBQPU_0.4, which writes the
+ * struct without a dispatch's progress, those linked against 0.2 or 0.3
+ * qpu_wait@LIBQPU_0.2, which writes it without the modelled time either,
+ * and those linked against 0.1 qpu_wait@LIBQPU_0.1, which writes 0.1's
+ * struct.
  */
-QPU_API int qpu_wait_v0_4(struct qpu_dev *dev, uint64_t seqno, int timeout_ms,
+QPU_API int qpu_wait_v0_7(struct qpu_dev *dev, uint64_t seqno, int timeout_ms,
 			  struct qpu_job_result *result);
-QPU_SYMVER_DEFAULT(qpu_wait_v0_4, qpu_wait, LIBQPU_0.4);
+QPU_SYMVER_DEFAULT(qpu_wait_v0_7, qpu_wait, LIBQPU_0.7);
 
-QPU_API int qpu_wait_v0_4(struct qpu_dev *dev, uint64_t seqno, int timeout_ms,
+QPU_API int qpu_wait_v0_7(struct qpu_dev *dev, uint64_t seqno, int timeout_ms,
 			  struct qpu_job_result *result)
 {
 	assert(dev && result);
 	return dev->ops->wait(dev, seqno, timeout_ms, result);
 }
 
+/* 0.4's struct qpu_job_result: today's up to a dispatch's progress. */
+#define QPU_JOB_RESULT_V0_4_SIZE	offsetof(struct qpu_job_result, batches)
 /* 0.2's struct qpu_job_result: today's up to the modelled time. */
 #define QPU_JOB_RESULT_V0_2_SIZE	offsetof(struct qpu_job_result, timing)
+
+/* A status new in 0.7 (a reset) as the older one nearest to it. */
+static void result_without_v0_7_values(struct qpu_job_result *r)
+{
+	if (r->status == QPU_STATUS_RESET)
+		r->status = QPU_STATUS_TIMEOUT;
+	r->flags &= ~QPU_JOB_RESULT_PROGRESS;
+}
 
 /*
  * Values new in 0.5 (V3D jobs' TMU writes and barriers) as the older ones
@@ -256,12 +268,12 @@ static void result_without_v0_5_values(struct qpu_job_result *r)
 	}
 }
 
-QPU_API int qpu_wait_v0_2(struct qpu_dev *dev, uint64_t seqno, int timeout_ms,
-			  void *old);
-QPU_SYMVER_OLD(qpu_wait_v0_2, qpu_wait, LIBQPU_0.2);
-
-QPU_API int qpu_wait_v0_2(struct qpu_dev *dev, uint64_t seqno, int timeout_ms,
-			  void *old)
+/*
+ * Today's wait, its result given to a caller of an older layout: the first
+ * @size bytes (0.4's or 0.2's), in the numbers that layout's release knew.
+ */
+static int qpu_wait_as(struct qpu_dev *dev, uint64_t seqno, int timeout_ms,
+		       void *old, size_t size)
 {
 	struct qpu_job_result r;
 	int ret;
@@ -270,10 +282,33 @@ QPU_API int qpu_wait_v0_2(struct qpu_dev *dev, uint64_t seqno, int timeout_ms,
 	ret = dev->ops->wait(dev, seqno, timeout_ms, &r);
 	if (ret)
 		return ret;
-	r.flags &= ~QPU_JOB_RESULT_TIMING;
-	result_without_v0_5_values(&r);
-	memcpy(old, &r, QPU_JOB_RESULT_V0_2_SIZE);
+	result_without_v0_7_values(&r);
+	if (size <= QPU_JOB_RESULT_V0_2_SIZE) {
+		r.flags &= ~QPU_JOB_RESULT_TIMING;
+		result_without_v0_5_values(&r);
+	}
+	memcpy(old, &r, size);
 	return 0;
+}
+
+QPU_API int qpu_wait_v0_4(struct qpu_dev *dev, uint64_t seqno, int timeout_ms,
+			  void *old);
+QPU_SYMVER_OLD(qpu_wait_v0_4, qpu_wait, LIBQPU_0.4);
+
+QPU_API int qpu_wait_v0_4(struct qpu_dev *dev, uint64_t seqno, int timeout_ms,
+			  void *old)
+{
+	return qpu_wait_as(dev, seqno, timeout_ms, old, QPU_JOB_RESULT_V0_4_SIZE);
+}
+
+QPU_API int qpu_wait_v0_2(struct qpu_dev *dev, uint64_t seqno, int timeout_ms,
+			  void *old);
+QPU_SYMVER_OLD(qpu_wait_v0_2, qpu_wait, LIBQPU_0.2);
+
+QPU_API int qpu_wait_v0_2(struct qpu_dev *dev, uint64_t seqno, int timeout_ms,
+			  void *old)
+{
+	return qpu_wait_as(dev, seqno, timeout_ms, old, QPU_JOB_RESULT_V0_2_SIZE);
 }
 
 /*
@@ -311,6 +346,7 @@ QPU_API int qpu_wait_v0_1(struct qpu_dev *dev, uint64_t seqno, int timeout_ms,
 	ret = dev->ops->wait(dev, seqno, timeout_ms, &r);
 	if (ret)
 		return ret;
+	result_without_v0_7_values(&r);
 	if (r.status == QPU_STATUS_DEADLOCK)
 		r.status = QPU_STATUS_TIMEOUT;
 	*old = (struct qpu_job_result_v0_1){
@@ -344,6 +380,8 @@ QPU_API const char *qpu_job_status_str(enum qpu_status status)
 		return "canceled";
 	case QPU_STATUS_DEADLOCK:
 		return "deadlock";
+	case QPU_STATUS_RESET:
+		return "GPU reset";
 	default:
 		return "unknown";
 	}

@@ -49,6 +49,8 @@ static int64_t qpu_param_to_uapi(enum qpu_dev_param param)
 		return QPU_PARAM_V3D_IDENT2;
 	case QPU_DEV_PARAM_INSTRUCTIONS_PER_MS:
 		return QPU_PARAM_INSTRUCTIONS_PER_MS;
+	case QPU_DEV_PARAM_BO_L2_CACHED:
+		return QPU_PARAM_BO_L2_CACHED;
 	case QPU_DEV_PARAM_GEN:		/* libqpu's own: kdev.c answers it */
 		break;
 	}
@@ -120,6 +122,7 @@ uint32_t qpu_status_to_uapi(enum qpu_status status)
 	case QPU_STATUS_DONE:
 		return QPU_JOB_DONE;
 	case QPU_STATUS_TIMEOUT:
+	case QPU_STATUS_RESET:	/* qpu.ko has no reset of its own: the nearest */
 		return QPU_JOB_TIMEOUT;
 	case QPU_STATUS_FAULT:
 		return QPU_JOB_FAULT;

@@ -12,13 +12,26 @@
  * exported from the syncobj (SYNC_IOC_FILE_INFO): its error and when it
  * signalled. 0 is QPU_STATUS_DONE; -EFAULT a fault (a driver that ends a
  * job on an MMU error; upstream logs it and lets the job hang), with no
- * QPU, PC or address: the driver logs those in the kernel log alone; any
- * other error (-ECANCELED: the driver reset the GPU after its 500 ms
- * without progress) QPU_STATUS_TIMEOUT. The job's timeout is libqpu's own
+ * QPU, PC or address: the driver logs those in the kernel log alone; the
+ * driver's reset after its 500 ms without progress QPU_STATUS_RESET: the
+ * scheduler's -ECANCELED for the job it found guilty (Linux 6.1), or any
+ * error once the driver's reset counter (GET_PARAM
+ * GLOBAL_RESET_COUNTER, Linux 6.16 on) has moved since the submit; any
+ * other error QPU_STATUS_TIMEOUT. The driver tells no job's progress
+ * (QPU_JOB_RESULT_PROGRESS stays clear). The job's timeout is libqpu's own
  * on top, in wall time from qpu_submit(): a job that has not ended by it,
  * or ended after it, is QPU_STATUS_TIMEOUT. The driver cannot cancel a
  * job, so one past its timeout runs on until it ends or the driver's hang
  * check resets the GPU; the kernel holds its buffers until then.
+ *
+ * Where the driver has perfmons (GET_PARAM SUPPORTS_PERFMON) and numbers
+ * their counters as V3D 4.2's (upstream's V3D_PERFCNT_*: a Pi 4; 7.1's
+ * counters are numbered apart), each job counts into a perfmon of its own,
+ * created at submit and read (PERFMON_GET_VALUES, which captures the
+ * counts) and destroyed when the job has ended: QPU_CYCLES_VALID_INSTR is
+ * the job's instructions (QPU_JOB_RESULT_INSTRUCTIONS). A job ended by a
+ * reset counts nothing there (upstream drops the counts at a reset), and a
+ * job libqpu gave up on (its timeout) is not counted.
  *
  * An in-fence that has already failed cancels the job without submitting
  * it (its out-fence is that fence again, so the failure passes on down a
@@ -66,6 +79,11 @@
 #define V3D_IDENT1_NSLC(r)	((r) >> 4 & 0xf)
 #define V3D_IDENT1_QPUS(r)	((r) >> 8 & 0xf)
 #define V3D_HUB_IDENT3_REV(r)	((r) >> 8 & 0xff)
+/*
+ * Upstream's enum drm_v3d_param value for the resets the device has done
+ * (Linux 6.16 on; 6.1's header stops before it): an older driver refuses it.
+ */
+#define V3D_PARAM_GLOBAL_RESET_COUNTER	15
 /* From V3D 7.1.6 on, the CSD runs cfg[4] batches, not cfg[4] + 1. */
 #define V3D_RAW_BATCHES_REV	6
 
@@ -76,6 +94,8 @@
 struct v3d_job {
 	uint64_t seqno;			/* 0: a free slot */
 	uint32_t syncobj;		/* 0 once @ended */
+	uint32_t perfmon;		/* 0: none, or once @ended */
+	uint64_t resets;		/* the reset counter at submit */
 	int64_t deadline_ns;		/* CLOCK_MONOTONIC; INT64_MAX: none */
 	bool ended;
 	struct qpu_job_result result;
@@ -86,6 +106,8 @@ struct v3ddev {
 	enum qpu_gen gen;
 	uint32_t ident[3];		/* CORE0_IDENT0..2 */
 	bool raw_batches;
+	bool perfmon;			/* jobs count their instructions */
+	bool reset_counter;		/* GET_PARAM has the resets done */
 	uint64_t next_seqno;
 	struct v3d_job jobs[V3D_JOBS_KEPT];
 	/*
@@ -340,6 +362,50 @@ static void v3d_syncobj_destroy(int fd, uint32_t handle)
 		v3d_ioctl(fd, DRM_IOCTL_SYNCOBJ_DESTROY, &d);
 }
 
+/* A perfmon counting instructions, or 0 when the driver cannot make one. */
+static uint32_t v3d_perfmon_create(int fd)
+{
+	struct drm_v3d_perfmon_create c = {
+		.ncounters = 1,
+		.counters = { V3D_PERFCNT_QPU_CYCLES_VALID_INSTR },
+	};
+
+	return v3d_ioctl(fd, DRM_IOCTL_V3D_PERFMON_CREATE, &c) ? 0 : c.id;
+}
+
+static void v3d_perfmon_destroy(int fd, uint32_t id)
+{
+	struct drm_v3d_perfmon_destroy d = { .id = id };
+
+	if (id)
+		v3d_ioctl(fd, DRM_IOCTL_V3D_PERFMON_DESTROY, &d);
+}
+
+/*
+ * Lets @job's perfmon go; a job that ended by itself (@status done or a
+ * fault) first gets its count. A job still queued or running holds the
+ * perfmon in the kernel until it ends.
+ */
+static void v3d_job_perfmon_end(int fd, struct v3d_job *job,
+				 enum qpu_status status)
+{
+	uint64_t instructions = 0;
+	struct drm_v3d_perfmon_get_values g = {
+		.id = job->perfmon,
+		.values_ptr = (uintptr_t)&instructions,
+	};
+
+	if (!job->perfmon)
+		return;
+	if ((status == QPU_STATUS_DONE || status == QPU_STATUS_FAULT) &&
+	    !v3d_ioctl(fd, DRM_IOCTL_V3D_PERFMON_GET_VALUES, &g)) {
+		job->result.instructions = instructions;
+		job->result.flags |= QPU_JOB_RESULT_INSTRUCTIONS;
+	}
+	v3d_perfmon_destroy(fd, job->perfmon);
+	job->perfmon = 0;
+}
+
 /* The syncobj's fence as a new sync_file fd, or -errno. */
 static int v3d_syncobj_export(int fd, uint32_t handle)
 {
@@ -395,6 +461,7 @@ static struct v3d_job *v3d_job_slot(struct qpu_dev *dev)
 	struct v3d_job *job = &vd->jobs[vd->next_seqno % V3D_JOBS_KEPT];
 
 	v3d_syncobj_destroy(dev->fd, job->syncobj);
+	v3d_perfmon_destroy(dev->fd, job->perfmon);
 	memset(job, 0, sizeof(*job));
 	job->seqno = vd->next_seqno++;
 	return job;
@@ -408,15 +475,33 @@ static void v3d_job_end(struct qpu_dev *dev, struct v3d_job *job,
 	job->syncobj = 0;
 	job->ended = true;
 	job->result.status = status;
+	v3d_job_perfmon_end(dev->fd, job, status);
+}
+
+/* The device's resets so far, or 0 where the driver does not say. */
+static uint64_t v3d_resets(const struct qpu_dev *dev)
+{
+	const struct v3ddev *vd = dev->priv;
+	uint64_t n = 0;
+
+	if (vd->reset_counter)
+		v3d_get_param(dev->fd, V3D_PARAM_GLOBAL_RESET_COUNTER, &n);
+	return n;
 }
 
 /* A job's end as the driver gave it, against its deadline. */
-static enum qpu_status v3d_job_status(int status, int64_t when,
-				      int64_t deadline)
+static enum qpu_status v3d_job_status(const struct qpu_dev *dev,
+				      const struct v3d_job *job, int status,
+				      int64_t when)
 {
 	if (status == V3D_FENCE_DONE)
-		return when && when > deadline ? QPU_STATUS_TIMEOUT : QPU_STATUS_DONE;
-	return status == -EFAULT ? QPU_STATUS_FAULT : QPU_STATUS_TIMEOUT;
+		return when && when > job->deadline_ns ? QPU_STATUS_TIMEOUT :
+							 QPU_STATUS_DONE;
+	if (status == -EFAULT)
+		return QPU_STATUS_FAULT;
+	if (status == -ECANCELED || v3d_resets(dev) > job->resets)
+		return QPU_STATUS_RESET;
+	return QPU_STATUS_TIMEOUT;
 }
 
 static int v3d_handle_cmp(const void *a, const void *b)
@@ -532,7 +617,8 @@ static int v3ddev_submit(struct qpu_dev *dev, const struct qpu_job_desc *desc,
 	const struct qpu_v3d_dispatch *d = desc->dispatch;
 	struct drm_v3d_submit_csd csd;
 	struct v3d_job *job;
-	uint32_t *handles, in = 0, out = 0;
+	uint32_t *handles, in = 0, out = 0, perfmon = 0;
+	uint64_t resets;
 	int ret, fence = -1;
 
 	if (!qpu_devmodel_program_fits(d->code->size, d->code_offset,
@@ -555,6 +641,10 @@ static int v3ddev_submit(struct qpu_dev *dev, const struct qpu_job_desc *desc,
 	csd.bo_handles = (uintptr_t)handles;
 	csd.in_sync = in;
 	csd.out_sync = out;
+	resets = v3d_resets(dev);
+	/* A perfmon the driver will not make costs the job its count alone. */
+	perfmon = vd->perfmon ? v3d_perfmon_create(dev->fd) : 0;
+	csd.perfmon_id = perfmon;
 	ret = v3d_ioctl(dev->fd, DRM_IOCTL_V3D_SUBMIT_CSD, &csd);
 	if (ret) {
 		ret = v3d_submit_failed(dev, ret);
@@ -566,8 +656,12 @@ static int v3ddev_submit(struct qpu_dev *dev, const struct qpu_job_desc *desc,
 		*desc->out_fence_fd = fence;
 	}
 	job = v3d_job_slot(dev);
+	/* read before the submit: a reset counted since may be this job's */
+	job->resets = resets;
 	job->syncobj = out;
 	out = 0;
+	job->perfmon = perfmon;
+	perfmon = 0;
 	job->deadline_ns = v3d_job_deadline(desc->timeout_ms);
 	*seqno = job->seqno;
 	if (fence < 0 && desc->out_fence_fd)
@@ -575,6 +669,7 @@ static int v3ddev_submit(struct qpu_dev *dev, const struct qpu_job_desc *desc,
 out:
 	v3d_syncobj_destroy(dev->fd, in);
 	v3d_syncobj_destroy(dev->fd, out);
+	v3d_perfmon_destroy(dev->fd, perfmon);
 	free(handles);
 	return ret;
 }
@@ -616,7 +711,7 @@ static int v3ddev_wait(struct qpu_dev *dev, uint64_t seqno, int timeout_ms,
 			return fence;
 		ret = v3d_fence_status(fence, &when);
 		close(fence);
-		v3d_job_end(dev, job, v3d_job_status(ret, when, job->deadline_ns));
+		v3d_job_end(dev, job, v3d_job_status(dev, job, ret, when));
 	}
 	*result = job->result;
 	return 0;
@@ -659,7 +754,7 @@ static const struct qpu_dev_ops qpu_v3ddev_ops = {
 int qpu_v3ddev_open(struct qpu_dev *dev)
 {
 	struct v3ddev *vd;
-	uint64_t v[3], hub3 = 0, csd = 0;
+	uint64_t v[3], hub3 = 0, csd = 0, perfmon = 0, resets;
 	unsigned int i, ver, rev;
 	int ret = 0;
 
@@ -685,6 +780,10 @@ int qpu_v3ddev_open(struct qpu_dev *dev)
 	for (i = 0; i < 3; i++)
 		vd->ident[i] = (uint32_t)v[i];
 	vd->raw_batches = ver == 7 && V3D_HUB_IDENT3_REV(hub3) >= V3D_RAW_BATCHES_REV;
+	vd->perfmon = ver == 4 &&
+		      !v3d_get_param(dev->fd, DRM_V3D_PARAM_SUPPORTS_PERFMON, &perfmon) &&
+		      perfmon;
+	vd->reset_counter = !v3d_get_param(dev->fd, V3D_PARAM_GLOBAL_RESET_COUNTER, &resets);
 	vd->next_seqno = 1;
 	dev->priv = vd;
 	dev->ops = &qpu_v3ddev_ops;

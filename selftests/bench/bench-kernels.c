@@ -35,8 +35,6 @@
 
 static const unsigned int model_qpus[] = { 1, 4, 8, 12 };
 #define MODEL_COUNTS	(sizeof(model_qpus) / sizeof(model_qpus[0]))
-/* FLOP a cycle at peak: 12 QPUs x 16 lanes x 2 ALUs, an instruction every 4 cycles */
-#define PEAK_FLOP_PER_CYCLE	(12.0 * 16 * 2 / 4)
 static const enum qpu_board model_boards[] = { QPU_BOARD_PI1, QPU_BOARD_PI3 };
 
 /* Case @i on @qpus QPUs of @kernels' modelled board; 0 when it failed. */

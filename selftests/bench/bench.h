@@ -24,6 +24,12 @@ static inline int bench_cmp_double(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/*
+ * VideoCore IV's FLOP a cycle at peak: 12 QPUs x 16 lanes x 2 ALUs, an
+ * instruction every 4 cycles (24 GFLOPS at a Pi 1's 250 MHz).
+ */
+#define PEAK_FLOP_PER_CYCLE	(12.0 * 16 * 2 / 4)
+
 /* The median of @n values; sorts @v. */
 static inline double bench_median(double *v, int n)
 {

@@ -6,7 +6,9 @@
 # injection, qpu.ko for it (flavour "debug"), and the target
 #   check-debug   every kselftest of selftests/kmod, the fuzzer, the stress
 #                 test and the fault-injection run (selftests/stress) in the
-#                 VM booted with that kernel; kmemleak is cleared before the
+#                 VM booted with that kernel, and what other fragments add
+#                 (DEBUG_CHECK_DEPS, DEBUG_CHECK_PAYLOAD: v3d_sim.mk's
+#                 simulated v3d node and its kselftests); kmemleak is cleared before the
 #                 tests and scanned after qpu.ko is unloaded (run-vm.sh
 #                 --after-unload), so an object the module leaked is found
 #                 even if the module's own data pointed at it: any leak,
@@ -60,13 +62,14 @@ check-debug:
 	$(Q)$(CURDIR)/tools/deps.sh debug
 	$(Q)BUILD=$(BUILD) MAKE="$(MAKE)" $(CURDIR)/selftests/check.sh check-debug-run
 
-check-debug-run: debug-module $(KMOD_TESTS) $(STRESS_PROGS)
+check-debug-run: debug-module $(KMOD_TESTS) $(STRESS_PROGS) $(DEBUG_CHECK_DEPS)
 	$(Q)mkdir -p $(BUILD)/vm/debug
 	$(Q)$(DEBUG_RUNNER) --kernel "$(DEBUG_KERNEL)" \
 		--workdir $(BUILD)/vm/debug --module $(DEBUG_MODULE) \
 		--module-args "$(VM_MODULE_ARGS)" --timeout $(DEBUG_VM_TIMEOUT) \
 		--step-timeout $(DEBUG_STEP_TIMEOUT) --memory $(DEBUG_VM_MEMORY) \
 		--copy $(KMEMLEAK_CHECK) --run "kmemleak-check.sh clear" \
+		$(DEBUG_CHECK_PAYLOAD) \
 		$(addprefix --test ,$(KMOD_TESTS)) \
 		$(addprefix --copy ,$(STRESS_PROGS)) \
 		--run "$(FUZZ_RUN)" --run "$(STRESS_RUN)" \

@@ -278,6 +278,15 @@ def stream(s):
         a, b = sent[o["frame"]], o["detections"]
         if len(a) != len(b) or any(abs(x["score"] - y["score"]) > 6e-5 for x, y in zip(a, b)):
             return f"frame {o['frame']}: {o['detections']} published as {sent[o['frame']]}"
+    # each frame's stages as its own line has them (ms there, ns here)
+    staged = {m["payload"]["frame"]: m["payload"]["stages"] for m in d}
+    for o in own:
+        a, b = staged[o["frame"]], o["stages"]
+        if not b or set(a) != set(b) or any(
+                abs(a[k]["ns"] - b[k]["ms"] * 1e6) > 1000 or a[k]["on"] != b[k]["on"] or
+                abs(a[k].get("model_ns", 0) - b[k].get("model_ms", 0) * 1e6) > 1000 or
+                a[k].get("recovered", False) != b[k].get("recovered", False) for k in b):
+            return f"frame {o['frame']}: stages {b} published as {a}"
     if len(d) - len(got) != sum(1 for m in d if m["dup"]):
         return "duplicates not all marked"
     st = statuses(s)
@@ -305,6 +314,31 @@ def small():
     if not got or got != sorted(got):
         return "frames out of order"
     return "ok" if len(got) < frames else "nothing dropped"
+def health():
+    keys = {"stream", "time_ns", "device", "telemetry", "clock_hz", "temp_mc", "throttled",
+            "recoveries", "queue_depth", "null_reasons", "mqtt_queued", "mqtt_dropped",
+            "mqtt_reconnects"}
+    hs = [m["payload"] for m in msgs if m["type"] == "health"]
+    if len(hs) < 3:
+        return f"{len(hs)} health messages"
+    for h in hs:
+        if set(h) != keys:
+            return f"fields {sorted(set(h) ^ keys)} differ in {h}"
+        nulls = {k for k, v in h.items() if v is None}
+        if set(h["null_reasons"]) != nulls or not all(h["null_reasons"].values()):
+            return f"null fields {sorted(nulls)} against reasons {h['null_reasons']}"
+        # the emulator has no clock, sensor or firmware; the pipeline's
+        # counts are always there
+        if nulls != {"clock_hz", "temp_mc", "throttled"} or h["telemetry"] != "none" \
+                or "emulated" not in h["null_reasons"]["clock_hz"]:
+            return f"emulator's health {h}"
+        if h["recoveries"] != 0 or not 0 <= h["queue_depth"] <= 16:
+            return f"pipeline's counts in {h}"
+    for s in ("cam1", "cam2", "cam3"):
+        last = [m["payload"] for m in msgs if m["type"] == "health" and m["stream"] == s][-1]
+        if last["queue_depth"] != 0:
+            return f"{s}: the last report, after the last frame, has {last}"
+    return "ok"
 def table():
     rows = {m["stream"]: m for m in msgs if m["type"] == "stream"}
     for s in ("cam1", "cam2", "cam3"):
@@ -319,6 +353,7 @@ for s in ("cam1", "cam2", "cam3"):
 print("victim", victim())
 print("small", small())
 print("table", table())
+print("health", health())
 EOF
 verdict() {
 	grep "^$1 " "$tmp/verdicts" || cat "$tmp/verdicts"
@@ -330,6 +365,7 @@ done
 check victim_last_will_others_go_on verdict victim
 check small_queue_frames_in_order verdict small
 check fleet_table_rows verdict table
+check health_fields_and_null_reasons verdict health
 resent() {
 	cat "$tmp"/cam*.log
 	grep -q "connected to the broker again, resending" "$tmp/cam1.log"

@@ -91,6 +91,26 @@ TEST_F(param, sim_shape_matches_ident1)
 	EXPECT_EQ((ident1 >> 28) * 1024, vpm);
 }
 
+/*
+ * QPU_PARAM_BO_L2_CACHED tells the alias BOs sit at: the simulated V3D
+ * places them at 0xC, the one that bypasses the VideoCore L2, so 0; and a
+ * BO's bus address agrees with the answer.
+ */
+TEST_F(param, bo_l2_cached_follows_bus_alias)
+{
+	struct qpu_bo_create bo = { .size = 4096 };
+	struct qpu_bo_destroy d = { 0 };
+	__u64 v = 7;
+
+	ASSERT_EQ(0, get_param(self->fd, QPU_PARAM_BO_L2_CACHED, &v));
+	EXPECT_EQ(0, v);
+	ASSERT_EQ(0, ioctl(self->fd, QPU_IOCTL_BO_CREATE, &bo));
+	EXPECT_EQ(0xc0000000u, bo.bus_addr & 0xc0000000u);
+	EXPECT_EQ(v, (bo.bus_addr & 0xc0000000u) != 0xc0000000u);
+	d.handle = bo.handle;
+	EXPECT_EQ(0, ioctl(self->fd, QPU_IOCTL_BO_DESTROY, &d));
+}
+
 TEST_F(param, ident2_is_readable)
 {
 	__u64 v = 1;
@@ -103,7 +123,7 @@ TEST_F(param, unknown_param_einval)
 {
 	__u64 v;
 
-	EXPECT_EQ(-1, get_param(self->fd, QPU_PARAM_INSTRUCTIONS_PER_MS + 1, &v));
+	EXPECT_EQ(-1, get_param(self->fd, QPU_PARAM_BO_L2_CACHED + 1, &v));
 	EXPECT_EQ(EINVAL, errno);
 	EXPECT_EQ(-1, get_param(self->fd, 0xffffffff, &v));
 	EXPECT_EQ(EINVAL, errno);

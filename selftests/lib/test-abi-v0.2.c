@@ -9,7 +9,9 @@
  * a program built against 0.3 or 0.4, whose struct qpu_job_desc ended at
  * its flags, bound to qpu_submit@LIBQPU_0.3: whatever its memory holds
  * after that struct (where today's kind and dispatch are), its VideoCore
- * IV programs run, and today's qpu_submit reads the kind.
+ * IV programs run, and today's qpu_submit reads the kind. And a program
+ * built against 0.4 to 0.6, whose struct ended at the timing, bound to
+ * qpu_wait@LIBQPU_0.4: it gets the timing, not the progress after it.
  */
 #include <errno.h>
 #include <stddef.h>
@@ -27,6 +29,8 @@ int qpu_wait_v0_2(struct qpu_dev *dev, uint64_t seqno, int timeout_ms, void *res
 __asm__(".symver qpu_wait_v0_2, qpu_wait@LIBQPU_0.2");
 int qpu_submit_v0_3(struct qpu_dev *dev, const void *desc, uint64_t *seqno);
 __asm__(".symver qpu_submit_v0_3, qpu_submit@LIBQPU_0.3");
+int qpu_wait_v0_4(struct qpu_dev *dev, uint64_t seqno, int timeout_ms, void *result);
+__asm__(".symver qpu_wait_v0_4, qpu_wait@LIBQPU_0.4");
 
 /* 0.2's struct and what follows it in the caller's memory. */
 struct slot {
@@ -77,21 +81,54 @@ static uint64_t submit(void)
 	return seqno;
 }
 
+static void guard_fill(uint64_t guard[16])
+{
+	unsigned int i;
+
+	for (i = 0; i < 16; i++)
+		guard[i] = GUARD;
+}
+
+static void guard_check(const uint64_t guard[16])
+{
+	unsigned int i;
+
+	for (i = 0; i < 16; i++)
+		T_EQ_U64(GUARD, guard[i]);
+}
+
 /* qpu_wait@LIBQPU_0.2 fills 0.2's bytes, no more, and no timing flag. */
 T_TEST(old_wait_fills_old_struct)
 {
 	struct slot s;
-	unsigned int i;
 
 	memset(&s, 0, sizeof(s));
-	for (i = 0; i < 16; i++)
-		s.guard[i] = GUARD;
+	guard_fill(s.guard);
 	T_EQ_U64(0, qpu_wait_v0_2(dev, submit(), -1, &s));
 	T_EQ_U64(QPU_STATUS_DONE, s.r.head.status);
 	T_CHECK(s.r.head.flags & QPU_JOB_RESULT_INSTRUCTIONS);
 	T_EQ_U64(0, s.r.head.flags & QPU_JOB_RESULT_TIMING);
-	for (i = 0; i < 16; i++)
-		T_EQ_U64(GUARD, s.guard[i]);
+	guard_check(s.guard);
+}
+
+/* qpu_wait@LIBQPU_0.4 fills 0.4's bytes, the timing last, no more. */
+T_TEST(v0_4_wait_fills_v0_4_struct)
+{
+	struct {
+		union {
+			struct qpu_job_result_prefix head;
+			unsigned char bytes[offsetof(struct qpu_job_result, batches)];
+		} r;
+		uint64_t guard[16];
+	} s;
+
+	memset(&s, 0, sizeof(s));
+	guard_fill(s.guard);
+	T_EQ_U64(0, qpu_wait_v0_4(dev, submit(), -1, &s));
+	T_EQ_U64(QPU_STATUS_DONE, s.r.head.status);
+	T_CHECK(s.r.head.flags & QPU_JOB_RESULT_TIMING);
+	T_EQ_U64(0, s.r.head.flags & QPU_JOB_RESULT_PROGRESS);
+	guard_check(s.guard);
 }
 
 /* Today's qpu_wait, on the same device, gives the timing. */

@@ -55,6 +55,10 @@ check [ $? -eq 0 ]
 check grep -q '^Conv_0 .* | .* cpu ' "$tmp/bench"
 check grep -q '^total ' "$tmp/bench"
 check grep -q 'Pi 1/Zero' "$tmp/bench"
+"$nn" bench -n 1 -b pi4,pi5 "$seeds/conv-relu.qnn" >"$tmp/bench" 2>&1
+check [ $? -eq 0 ]
+check grep -q 'boards: pi4: Pi 4 (V3D 4.2, 8 QPUs, 500 MHz); pi5: Pi 5 (V3D 7.1, 12 QPUs' "$tmp/bench"
+check grep -q '^total .* | .* | ' "$tmp/bench"
 "$nn" bench -n 1 -b pi9 "$seeds/conv-relu.qnn" >"$tmp/err" 2>&1
 check [ $? -eq 1 ]
 check grep -q 'unknown board pi9' "$tmp/err"

@@ -44,8 +44,15 @@ static void tm_event(void *ctx, const struct qpu_emu_event *ev)
 	qpu_timing_event(ctx, ev);
 }
 
+/* The test's memory under any of the four bus aliases, as SDRAM is. */
+static void *tm_translate(void *ctx, uint32_t addr, uint32_t len,
+			  enum qpu_mem_access kind)
+{
+	return t_translate(ctx, addr & ~QPU_TIMING_ALIAS_MASK, len, kind);
+}
+
 static const struct qpu_emu_ops tm_ops = {
-	.translate = t_translate,
+	.translate = tm_translate,
 	.trace = tm_trace,
 	.event = tm_event,
 };
@@ -408,6 +415,121 @@ T_TEST(uniform_cache)
 	s[1].value = 64;
 	T_EQ_U64(b, stall_sets(emit_unif_conflict, s, 4,
 			       QPU_TIMING_STALL_UNIFORM));
+}
+
+/* emit_tmu() at DATA_BASE under @alias, then the program's end */
+static void emit_tmu_alias(struct prog *p, uint32_t alias)
+{
+	struct qpu_isa_instr in = i_add(QPU_ISA_A_SHL, W_R1, QPU_ISA_MUX_A,
+					QPU_ISA_MUX_B);
+
+	in = i_smi(in, 2);
+	in.raddr_a = R_ELEM;
+	emit(p, in);
+	emit(p, i_ldi(W_R0, DATA_BASE | alias));
+	emit(p, i_add(QPU_ISA_A_ADD, W_TMU0_S, QPU_ISA_MUX_R0, QPU_ISA_MUX_R1));
+	emit(p, i_sig(QPU_ISA_SIG_LDTMU0));
+	emit_end(p);
+}
+
+/* The alias of a new buffer of @dev (freed again). */
+static uint32_t new_bo_alias(struct qpu_dev *dev)
+{
+	struct qpu_bo *bo = qpu_bo_new(dev, 4096);
+	uint32_t alias;
+
+	T_CHECK(bo);
+	if (!bo)
+		return 1;
+	alias = qpu_bo_get_bus_addr(bo) & QPU_TIMING_ALIAS_MASK;
+	qpu_bo_free(bo);
+	return alias;
+}
+
+/*
+ * QPU_DEV_PARAM_BO_L2_CACHED on the emulator: buffers sit where the
+ * board's Linux puts them, and the parameter says whether that alias goes
+ * through the L2; a board set while buffers live keeps their alias.
+ */
+T_TEST(bo_l2_cached_param)
+{
+	struct qpu_dev *dev = qpu_dev_open("emu");
+	struct qpu_bo *keep;
+	uint64_t v = 7;
+
+	T_CHECK(dev);
+	if (!dev)
+		return;
+	T_EQ_U64(0, qpu_dev_get_param(dev, QPU_DEV_PARAM_BO_L2_CACHED, &v));
+	T_EQ_U64(0, v);
+	T_EQ_U64(QPU_TIMING_ALIAS_DIRECT, new_bo_alias(dev));
+	T_EQ_U64(0, qpu_dev_set_board(dev, QPU_BOARD_PI1));
+	T_EQ_U64(0, qpu_dev_get_param(dev, QPU_DEV_PARAM_BO_L2_CACHED, &v));
+	T_EQ_U64(1, v);
+	T_EQ_U64(QPU_TIMING_ALIAS_L2, new_bo_alias(dev));
+	/* a Pi 3 with a Pi 1's buffer alive: its buffers stay behind the L2 */
+	keep = qpu_bo_new(dev, 4096);
+	T_CHECK(keep);
+	T_EQ_U64(0, qpu_dev_set_board(dev, QPU_BOARD_PI3));
+	T_EQ_U64(0, qpu_dev_get_param(dev, QPU_DEV_PARAM_BO_L2_CACHED, &v));
+	T_EQ_U64(1, v);
+	T_EQ_U64(QPU_TIMING_ALIAS_L2, new_bo_alias(dev));
+	qpu_bo_free(keep);
+	T_EQ_U64(0, qpu_dev_get_param(dev, QPU_DEV_PARAM_BO_L2_CACHED, &v));
+	T_EQ_U64(0, v);
+	T_EQ_U64(QPU_TIMING_ALIAS_DIRECT, new_bo_alias(dev));
+	qpu_dev_close(dev);
+
+	dev = qpu_dev_open("emu:board=pi1");
+	T_CHECK(dev);
+	if (dev) {
+		T_EQ_U64(0, qpu_dev_get_param(dev, QPU_DEV_PARAM_BO_L2_CACHED, &v));
+		T_EQ_U64(1, v);
+		qpu_dev_close(dev);
+	}
+	/* V3D has no VideoCore IV L2 to speak of */
+	dev = qpu_dev_open("emu:v3d42");
+	T_CHECK(dev);
+	if (dev) {
+		T_EQ_U64((uint64_t)-EINVAL,
+			 (uint64_t)qpu_dev_get_param(dev, QPU_DEV_PARAM_BO_L2_CACHED, &v));
+		qpu_dev_close(dev);
+	}
+}
+
+/*
+ * 2b. The L2 serves what the bus alias sends it, whatever the board: five
+ * QPUs read the same 64 bytes, QPU 4 through slice 1's cold TMU cache.
+ * Under an alias that caches (0x0, 0x4, 0x8) its lines come from the L2,
+ * under 0xC from SDRAM a second time. The boards' Linux aliases: a Pi 1's
+ * caches, the others' bypass the L2 they have.
+ */
+T_TEST(l2_follows_alias)
+{
+	static const uint32_t aliases[] = { 0x00000000u, 0x40000000u, 0x80000000u,
+					    QPU_TIMING_ALIAS_DIRECT };
+	uint32_t code[5] = { CODE_BASE, CODE_BASE, CODE_BASE, CODE_BASE, CODE_BASE };
+	struct qpu_timing_stats st[4];
+	unsigned int i;
+
+	for (i = 0; i < 4; i++) {
+		struct prog p = prog_at(CODE_BASE);
+
+		emit_tmu_alias(&p, aliases[i]);
+		tm_run(code, 5, none, &st[i]);
+	}
+	for (i = 1; i < 3; i++) {
+		T_EQ_U64(st[0].sdram_bytes, st[i].sdram_bytes);
+		T_EQ_U64(st[0].l2_misses, st[i].l2_misses);
+	}
+	T_EQ_U64(st[0].sdram_bytes + 64, st[3].sdram_bytes);
+	T_EQ_U64(st[0].l2_misses - 2, st[3].l2_misses);
+	T_EQ_U64(QPU_TIMING_ALIAS_L2,
+		 qpu_timing_board_get(QPU_TIMING_PI1)->ram_alias);
+	for (i = QPU_TIMING_PI2; i < QPU_TIMING_NUM_BOARDS; i++) {
+		T_EQ_U64(QPU_TIMING_ALIAS_DIRECT, qpu_timing_board_get(i)->ram_alias);
+		T_CHECK(qpu_timing_board_get(i)->p[QPU_TP_L2_BYTES].value > 0);
+	}
 }
 
 /* 3. More TMU lookups never cost fewer cycles, nor less bandwidth. */

@@ -179,6 +179,22 @@ static void rig_run(struct rig *r, struct qpu_job_result *res)
 	T_EQ_U64(0, qpu_wait(r->dev, seqno, -1, res));
 }
 
+/*
+ * The instructions the emulated V3D of @gen counts for @fmt's job: what a
+ * 4.2 node's perfmon counts (kmod/v3d_sim runs the same emulator).
+ */
+static uint64_t emu_instructions(uint64_t gen, const char *fmt)
+{
+	struct qpu_job_result res = { 0 };
+	struct rig e;
+
+	if (!rig_init(&e, gen == QPU_GEN_V3D71 ? "emu:v3d71" : "emu:v3d42", fmt))
+		return 0;
+	rig_run(&e, &res);
+	rig_free(&e);
+	return res.instructions;
+}
+
 T_TEST(dispatch_all_lanes)
 {
 	unsigned int i, k;
@@ -199,7 +215,15 @@ T_TEST(dispatch_all_lanes)
 			T_CHECK(res.instructions >= 12 * 15);
 			T_EQ_U64(192 * 4, res.counters.tmu_bytes);
 			T_EQ_U64(12 * 4, res.counters.uniform_bytes);
+			T_EQ_U64(QPU_JOB_RESULT_PROGRESS, res.flags & QPU_JOB_RESULT_PROGRESS);
+			T_EQ_U64(12, res.batches);
+			T_EQ_U64(12, res.batches_done);
+		} else if (r.gen == QPU_GEN_V3D42) {
+			/* a Pi 4's node: the job's perfmon, QPU_CYCLES_VALID_INSTR */
+			T_EQ_U64(QPU_JOB_RESULT_INSTRUCTIONS, res.flags);
+			T_EQ_U64(emu_instructions(r.gen, store_index), res.instructions);
 		} else {
+			/* 7.1 numbers its counters apart: none attached */
 			T_EQ_U64(0, res.flags);
 		}
 		d = qpu_bo_get_map(r.data);
@@ -418,6 +442,9 @@ T_TEST(fault_bad_instruction)
 		if (is_emu(devs[k])) {
 			T_EQ_U64(qpu_bo_get_bus_addr(r.code) + 8, res.fault_pc);
 			T_EQ_U64(QPU_ACCESS_OTHER, res.fault_access);
+		} else if (r.gen == QPU_GEN_V3D42) {
+			/* a fault ends the job: what ran before it is counted */
+			T_EQ_U64(QPU_JOB_RESULT_INSTRUCTIONS, res.flags);
 		}
 		rig_free(&r);
 	}
@@ -582,10 +609,53 @@ static void test_timeout(const char *path)
 	T_EQ_U64(0, qpu_submit(r.dev, &desc, &seqno));
 	T_EQ_U64(0, qpu_wait(r.dev, seqno, -1, &res));
 	T_EQ_U64(QPU_STATUS_TIMEOUT, res.status);
+	if (is_emu(path)) {
+		/* 32 invocations: 2 batches, both started, neither ended */
+		T_EQ_U64(QPU_JOB_RESULT_PROGRESS, res.flags & QPU_JOB_RESULT_PROGRESS);
+		T_EQ_U64(2, res.batches);
+		T_EQ_U64(0, res.batches_done);
+	} else {
+		/* a node's job libqpu gave up on is not counted; no progress */
+		T_EQ_U64(0, res.flags & (QPU_JOB_RESULT_INSTRUCTIONS |
+					 QPU_JOB_RESULT_PROGRESS));
+	}
 	rig_free(&r);
 }
 
 ON_EVERY_DEVICE(timeout);
+
+/*
+ * A node's hang check resets the GPU under a job that starts no batch: the
+ * job ends QPU_STATUS_RESET (not counted: upstream drops a reset job's
+ * counts) and the next job runs on the recovered GPU. The emulated V3Ds
+ * have no driver to reset (their timeout is the case above).
+ */
+static void test_reset(const char *path)
+{
+	struct qpu_job_desc desc;
+	struct qpu_job_result res;
+	uint64_t seqno = 0, max_ms = 0;
+	struct rig r;
+
+	T_CHECK(!strcmp(qpu_job_status_str(QPU_STATUS_RESET), "GPU reset"));
+	if (is_emu(path) || !rig_spin(&r, path, 0, &desc))
+		return;
+	T_EQ_U64(0, qpu_dev_get_param(r.dev, QPU_DEV_PARAM_MAX_TIMEOUT_MS, &max_ms));
+	desc.timeout_ms = (unsigned int)max_ms;
+	T_EQ_U64(0, qpu_submit(r.dev, &desc, &seqno));
+	T_EQ_U64(0, qpu_wait(r.dev, seqno, -1, &res));
+	T_EQ_U64(QPU_STATUS_RESET, res.status);
+	T_EQ_U64(0, res.flags);
+	rig_free(&r);
+	if (!rig_init(&r, path, store_index))
+		return;
+	rig_run(&r, &res);
+	T_EQ_U64(QPU_STATUS_DONE, res.status);
+	T_EQ_U64(5, ((uint32_t *)qpu_bo_get_map(r.data))[5]);
+	rig_free(&r);
+}
+
+ON_EVERY_DEVICE(reset);
 
 static void test_bad_descriptions(const char *path)
 {

@@ -61,3 +61,17 @@ VM_CHECK_PAYLOAD += --copy $(BUILD)/static/test-v3d-dev --copy $(BUILD)/static/t
 	--run "sh test-v3d-tools-vm.sh"
 
 -include $(V3DSIM_TESTS:=.d)
+
+# make check-debug (selftests/debug/debug.mk): the module built for the
+# debug kernel (KASAN, lockdep, kmemleak; its DRM, shmem helper and
+# gpu-sched are built in, debug.config says why) and its kselftests, run
+# after kmemleak's clear, so that a leak of the node's is found at the scan.
+V3DSIM_DEBUG_MODULE := $(BUILD)/mod/v3dsim-debug/v3d_sim.ko
+
+.PHONY: v3dsim-debug-module
+v3dsim-debug-module: debug-kernel
+	+$(call kmod_build,v3dsim-debug,$(DEBUG_KDIR),,kmod/v3d_sim/Kbuild)
+
+DEBUG_CHECK_DEPS += v3dsim-debug-module $(V3DSIM_TESTS)
+DEBUG_CHECK_PAYLOAD += --module $(V3DSIM_DEBUG_MODULE) --module-args "$(V3DSIM_MODULE_ARGS)" \
+	$(addprefix --test ,$(V3DSIM_TESTS))

@@ -311,24 +311,36 @@ TEST_F(job, bo_closed_while_queued)
 	v3d_sim_syncobj_free(self->fd, out);
 }
 
+/* The device's resets (GET_PARAM 15, upstream's GLOBAL_RESET_COUNTER). */
+static __u64 resets(int fd)
+{
+	struct drm_v3d_get_param p = { .param = 15 };
+
+	return ioctl(fd, DRM_IOCTL_V3D_GET_PARAM, &p) ? ~0ull : p.value;
+}
+
 /*
  * Upstream's timeout: a job making no progress is reset (a batch looping
  * forever: once it has run hang_instructions, at a timeout), its fence
- * ends with an error, and the next job runs.
+ * ends with -ECANCELED (the scheduler's mark of the guilty job), the reset
+ * counter moves by one, and the next job runs.
  */
 TEST_F(job, hang_is_reset_then_next_job_runs)
 {
 	uint32_t out = v3d_sim_syncobj_new(self->fd);
+	__u64 before = resets(self->fd);
 	int64_t t0, spent;
 	int st;
 
+	ASSERT_NE(~0ull, before);
 	ASSERT_TRUE(load(self, hang_src));
 	t0 = v3d_sim_now_ms();
 	ASSERT_EQ(0, submit(self, 1, out));
 	st = job_status(self->fd, out, 20000);
 	spent = v3d_sim_now_ms() - t0;
-	EXPECT_GT(0, st) TH_LOG("a hung job's fence ends with an error, not %d", st);
+	EXPECT_EQ(-ECANCELED, st) TH_LOG("a hung job's fence ends with -ECANCELED, not %d", st);
 	EXPECT_LE(400, spent);
+	EXPECT_EQ(before + 1, resets(self->fd));
 	ASSERT_TRUE(load(self, store_src));
 	set_unif(self, self->data.offset, MAGIC);
 	ASSERT_EQ(0, submit(self, 1, out));

@@ -49,6 +49,14 @@ check-vm-prereqs: vm-module $(KMOD_TESTS) $(VM_CHECK_DEPS)
 # The shell tests' TAP lines (tap.sh), which they source from /payload.
 VM_CHECK_PAYLOAD += --copy $(CURDIR)/selftests/vm/tap.sh
 
+# The host's /usr over virtio-9p for the steps that run host programs
+# (host-usr.sh), with the 9p and virtio-pci modules of the guest kernel.
+VM_RELEASE = $(shell $(CURDIR)/selftests/vm/vm-kernel.sh release "$(VM_KERNEL)" 2>/dev/null)
+VM_9P_MODULES = $(addprefix /lib/modules/$(VM_RELEASE)/kernel/,drivers/virtio/virtio_pci.ko \
+	net/9p/9pnet_virtio.ko fs/9p/9p.ko)
+VM_CHECK_PAYLOAD += $(addprefix --module ,$(VM_9P_MODULES)) --share hostusr=/usr \
+	--share hostalt=/etc/alternatives --copy $(CURDIR)/selftests/vm/host-usr.sh
+
 check-vm: check-vm-prereqs
 	$(Q)mkdir -p $(BUILD)/vm/check
 	$(call vm_run,check,$(addprefix --test ,$(KMOD_TESTS)) $(VM_CHECK_PAYLOAD),--log $(BUILD)/vm/console.log)

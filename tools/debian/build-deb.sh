@@ -7,7 +7,8 @@
 # to its debian/ and debian/changelog written for VERSION. The build
 # machine's architecture builds everything (-b: qpu-dkms and python3-qpu
 # are arch all); the others are cross builds of the arch-dependent
-# packages (-a ARCH -B -Pcross,nocheck) with Debian's cross toolchains.
+# packages (-a ARCH -B -Pcross,nocheck,nofleet) with Debian's cross
+# toolchains, without the fleet tools (tools/debian/rules says why).
 # An architecture whose export has not changed since its last successful
 # build is not built again. Usage: build-deb.sh TOP OUTDIR VERSION ARCH...
 set -euo pipefail
@@ -71,7 +72,7 @@ for arch in "$@"; do
 		args=(-b)
 		opts="parallel=2"
 	else
-		args=(-a "$arch" -B "-Pcross,nocheck")
+		args=(-a "$arch" -B "-Pcross,nocheck,nofleet")
 		opts="parallel=2 nocheck"
 	fi
 	echo "deb: building $arch (dpkg-buildpackage ${args[*]}; log in $dir/build.log)"

@@ -9,7 +9,8 @@
 #   command of its dkms.conf makes qpu.ko for the newest installed kernel
 #   headers, in a private tree (nothing is installed into /lib/modules and
 #   nothing is loaded);
-# - the amd64 libraries, tools and Python package, installed here with
+# - the amd64 libraries, tools, fleet tools (native only: the cross builds
+#   have the profile nofleet) and Python package, installed here with
 #   dpkg -i: pkg-config, a program built against them, the tools, the man
 #   pages, python3 -c 'import qpu'; then dpkg -r and dpkg -P leave no file
 #   behind (the file lists before and after are compared);
@@ -30,7 +31,9 @@ pass=0 fail=0
 start=$SECONDS
 arch_pkgs=(libqpu0 libqpu-mailbox0 libqpu-dev qpu-tools)
 indep_pkgs=(qpu-dkms python3-qpu)
-host_pkgs=(libqpu0 libqpu-mailbox0 libqpu-dev qpu-tools python3-qpu)
+host_pkgs=(libqpu0 libqpu-mailbox0 libqpu-dev qpu-tools python3-qpu qpu-fleet-tools)
+# Built natively only: the cross builds use the profile nofleet.
+native_pkgs=(qpu-fleet-tools)
 installed=0
 
 cleanup() {
@@ -78,6 +81,9 @@ for arch in "${arches[@]}"; do
 		check "deb_${arch}_$p" test -f "$(deb "$p" "$arch" "$arch")"
 	done
 	if [ "$arch" = "$native" ]; then
+		for p in "${native_pkgs[@]}"; do
+			check "deb_${arch}_$p" test -f "$(deb "$p" "$arch" "$arch")"
+		done
 		for p in "${indep_pkgs[@]}"; do
 			check "deb_all_$p" test -f "$(deb "$p" "$arch" all)"
 		done
@@ -194,6 +200,15 @@ check tool_qpu_as sh -c "qpu-as -I /usr/share/qpu/qasm -f hex -o '$tmp/prog.hex'
 	qpu-run '$tmp/prog.bin' && qpuctl help >/dev/null"
 check man_pages sh -c "man -w qpu-as | grep -q man1 && man -w qpu_emit_rotate | grep -q man3 &&
 	man -w libqpu.7 >/dev/null && MANWIDTH=80 man qpu_emit_rotate 2>&1 | grep -q 'qpu_emit_rotate'"
+# The fleet tools: their own package, the only one that pulls Open MPI.
+fleet_tools() {
+	qpu-fleet --help | grep -q -- --out && qpu-batch --help | grep -q -- --batches &&
+		man -w qpu-fleet | grep -q man1 && man -w qpu-batch | grep -q man1 &&
+		qpu-detect --help | grep -q -- --mqtt &&
+		dpkg-deb -f "$(deb qpu-fleet-tools "$native" "$native")" Depends | grep -q libopenmpi &&
+		! dpkg-deb -f "$(deb qpu-tools "$native" "$native")" Depends | grep -q mpi
+}
+check tool_fleet fleet_tools
 # Debian's interpreter: the one python3-qpu is for (not one earlier on PATH).
 check python_import sh -c "cd / && /usr/bin/python3 -c 'import qpu; print(qpu.LIBRARY_PATH)' | grep -q libqpu.so.0 &&
 	QPU_DEVICE=emu /usr/bin/python3 -m qpu >/dev/null"

@@ -91,3 +91,17 @@ bench-mpi: $(QPU_BATCH)
 ifeq ($(HAVE_MPI),1)
 bench: bench-mpi
 endif
+
+# check-vm: one board on the VM's /dev/qpu beside two on the emulator, all
+# publishing to a mosquitto in the guest (selftests/fleet/test-fleet-vm.sh,
+# FLEET_VM_FRAMES frames each); fleet.tar carries the tools, libqpu and the
+# detector (vm-payload.sh), or why the step skips.
+FLEET_VM_FRAMES := 8
+FLEET_VM_TAR := $(BUILD)/vm-fleet/fleet.tar
+$(FLEET_VM_TAR): selftests/fleet/vm-payload.sh $(BUILD)/tools/qpu-detect $(BUILD)/tools/qpu-nn \
+		$(LIBQPU_SO) $(if $(HAVE_MOSQUITTO),$(QPU_FLEET))
+	$(Q)mkdir -p $(dir $@)
+	$(Q)PYTHON=$(PYTHON) sh selftests/fleet/vm-payload.sh $(BUILD) $@ $(FLEET_VM_FRAMES)
+VM_CHECK_DEPS += $(FLEET_VM_TAR)
+VM_CHECK_PAYLOAD += --copy $(FLEET_VM_TAR) --copy $(CURDIR)/selftests/fleet/test-fleet-vm.sh \
+	--run "test-fleet-vm.sh $(FLEET_VM_FRAMES)"

@@ -24,6 +24,14 @@
 #include "json.h"
 #include "qpu_mqtt.h"
 
+/*
+ * A board's own health where the device has none of its own: the SoC's
+ * temperature, and the Raspberry Pi kernels' firmware driver's view of
+ * vcgencmd's throttled bits (hex).
+ */
+#define SYS_THERMAL_ZONE "/sys/class/thermal/thermal_zone0/temp"
+#define SYS_GET_THROTTLED "/sys/devices/platform/soc/soc:firmware/get_throttled"
+
 /* How long qpu_mqtt_open() waits for the broker's answer to CONNECT. */
 #define CONNACK_WAIT_MS 5000
 
@@ -466,6 +474,13 @@ static void json_opt(struct json_out *j, const char *key, int64_t v)
 		json_out_key_i64(j, key, v);
 }
 
+/* Why a field is null, when it is. */
+static void json_why(struct json_out *j, const char *key, int64_t v, const char *why)
+{
+	if (v < 0)
+		json_out_key_str(j, key, why ? why : "unknown");
+}
+
 int qpu_mqtt_publish_frame(struct qpu_mqtt *m, const struct qpu_mqtt_frame *f)
 {
 	struct json_out j;
@@ -480,9 +495,20 @@ int qpu_mqtt_publish_frame(struct qpu_mqtt *m, const struct qpu_mqtt_frame *f)
 	json_out_key_u64(&j, "done_ns", f->done_ns);
 	json_out_key_u64(&j, "latency_ns", f->done_ns > f->capture_ns ?
 			 f->done_ns - f->capture_ns : 0);
-	json_out_begin(&j, "stages_ns", '{');
-	for (i = 0; i < f->nstages; i++)
-		json_out_key_u64(&j, f->stages[i].name, f->stages[i].ns);
+	json_out_begin(&j, "stages", '{');
+	for (i = 0; i < f->nstages; i++) {
+		const struct qpu_mqtt_stage *st = &f->stages[i];
+
+		json_out_begin(&j, st->name, '{');
+		json_out_key_u64(&j, "ns", st->ns);
+		if (st->on)
+			json_out_key_str(&j, "on", st->on);
+		if (st->model_ns)
+			json_out_key_u64(&j, "model_ns", st->model_ns);
+		if (st->recovered)
+			json_out_key_raw(&j, "recovered", "true", 4);
+		json_out_end(&j, '}');
+	}
 	json_out_end(&j, '}');
 	json_out_begin(&j, "detections", '[');
 	for (i = 0; i < f->ndetections; i++) {
@@ -525,11 +551,19 @@ int qpu_mqtt_publish_health(struct qpu_mqtt *m, const struct qpu_mqtt_health *h)
 	json_out_key_str(&j, "stream", m->stream);
 	json_out_key_u64(&j, "time_ns", (uint64_t)now.tv_sec * 1000000000u + now.tv_nsec);
 	json_out_key_str(&j, "device", h->device ? h->device : "");
+	json_out_key_str(&j, "telemetry", h->telemetry ? h->telemetry : "none");
 	json_opt(&j, "clock_hz", h->clock_hz);
 	json_opt(&j, "temp_mc", h->temp_mc);
 	json_opt(&j, "throttled", h->throttled);
 	json_opt(&j, "recoveries", h->recoveries);
 	json_opt(&j, "queue_depth", h->queue_depth);
+	json_out_begin(&j, "null_reasons", '{');
+	json_why(&j, "clock_hz", h->clock_hz, h->why_clock);
+	json_why(&j, "temp_mc", h->temp_mc, h->why_temp);
+	json_why(&j, "throttled", h->throttled, h->why_throttled);
+	json_why(&j, "recoveries", h->recoveries, NULL);
+	json_why(&j, "queue_depth", h->queue_depth, NULL);
+	json_out_end(&j, '}');
 	json_out_key_u64(&j, "mqtt_queued", s.queued);
 	json_out_key_u64(&j, "mqtt_dropped", s.dropped);
 	json_out_key_u64(&j, "mqtt_reconnects", s.reconnects);
@@ -559,9 +593,20 @@ static int64_t read_sys_number(const char *path, int base)
 
 void qpu_mqtt_read_sys_health(struct qpu_mqtt_health *h)
 {
-	h->temp_mc = read_sys_number("/sys/class/thermal/thermal_zone0/temp", 10);
-	/* The Raspberry Pi kernels' firmware driver shows vcgencmd's bits in hex. */
-	h->throttled = read_sys_number("/sys/devices/platform/soc/soc:firmware/get_throttled", 16);
+	if (h->temp_mc < 0) {
+		h->temp_mc = read_sys_number(SYS_THERMAL_ZONE, 10);
+		if (h->temp_mc < 0)
+			h->why_temp = "no thermal zone (" SYS_THERMAL_ZONE ")";
+		else if (!h->telemetry || !strcmp(h->telemetry, "none"))
+			h->telemetry = "sysfs";
+	}
+	if (h->throttled < 0) {
+		h->throttled = read_sys_number(SYS_GET_THROTTLED, 16);
+		if (h->throttled < 0)
+			h->why_throttled = "no Raspberry Pi firmware's get_throttled in sysfs";
+		else if (!h->telemetry || !strcmp(h->telemetry, "none"))
+			h->telemetry = "sysfs";
+	}
 }
 
 void qpu_mqtt_get_stats(struct qpu_mqtt *m, struct qpu_mqtt_stats *stats)

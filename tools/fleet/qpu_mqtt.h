@@ -61,10 +61,17 @@ struct qpu_mqtt_detection {
 	float x, y, w, h;
 };
 
-/* One stage of a frame's pipeline and the time it took. */
+/*
+ * One stage of a frame's pipeline: the time it took (a CPU re-run
+ * included), where its result was made ("qpu", "cpu"), its modelled device
+ * time (0: none) and whether a failed QPU run was re-run on the CPU.
+ */
 struct qpu_mqtt_stage {
 	const char *name;
 	uint64_t ns;
+	const char *on;
+	uint64_t model_ns;
+	int recovered;
 };
 
 /* A frame's detections, numbered from 0 by the board. */
@@ -78,14 +85,20 @@ struct qpu_mqtt_frame {
 	unsigned int ndetections;
 };
 
-/* A board's health; a value it cannot read is -1. */
+/*
+ * A board's health. A value it cannot read is -1, published as null with
+ * its why_* reason (or "unknown") under "null_reasons".
+ */
 struct qpu_mqtt_health {
 	const char *device;	/* qpu_dev_describe() */
-	int64_t clock_hz;
+	const char *telemetry;	/* where the device's values came from:
+				 * "qpu.ko", "thermal zone", "sysfs", "none" */
+	int64_t clock_hz;	/* the QPUs' clock as measured */
 	int64_t temp_mc;	/* millidegrees Celsius */
 	int64_t throttled;	/* the firmware's get_throttled bits */
 	int64_t recoveries;	/* jobs the pipeline ran again after a fault */
-	int64_t queue_depth;	/* frames waiting in the pipeline */
+	int64_t queue_depth;	/* frames submitted, not yet delivered */
+	const char *why_clock, *why_temp, *why_throttled;
 };
 
 /* What the publisher did since qpu_mqtt_open(). */
@@ -196,9 +209,10 @@ int qpu_mqtt_publish_frame(struct qpu_mqtt *m, const struct qpu_mqtt_frame *f);
 int qpu_mqtt_publish_health(struct qpu_mqtt *m, const struct qpu_mqtt_health *h);
 
 /*
- * qpu_mqtt_read_sys_health() - fill what the system tells of @h: the SoC's
- * temperature (thermal_zone0) and the firmware's throttling bits where the
- * kernel shows them; -1 elsewhere. The caller sets the other fields.
+ * qpu_mqtt_read_sys_health() - fill the fields of @h still -1 from what the
+ * system tells: the SoC's temperature (thermal_zone0) and the firmware's
+ * throttling bits where the kernel shows them, each with its reason when
+ * it does not. The caller sets the device's own values first.
  */
 void qpu_mqtt_read_sys_health(struct qpu_mqtt_health *h);
 

@@ -326,8 +326,16 @@ static int kcase_threshold(struct qpu_kernels *kernels, unsigned int qpus,
 		x[i] = (uint8_t)(kcase_rand(&seed) >> 56);
 	for (i = 0; i < 256 && i < n; i++)
 		x[i] = (uint8_t)i;	/* every value */
-	/* the first threshold is the one timed; the others are edge cases */
+	/*
+	 * the first threshold is the one timed, run last; the others are edge
+	 * cases, whose modelled time is dropped (summed in, they made the
+	 * demo's threshold four jobs slow: 0.16 GB/s)
+	 */
 	for (k = sizeof(ts) / sizeof(ts[0]); !ret && k-- > 0;) {
+		struct qpu_job_timing edge;
+
+		if (k == 0)
+			qpu_kernels_take_timing(kernels, &edge);
 		ret = kcase_ran(kernels, r, qpu_threshold(kernels, qpus, &in, &out, ts[k][0],
 						 ts[k][1], &r->stats));
 		for (i = 0; !ret && i < n; i++) {

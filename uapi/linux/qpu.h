@@ -141,6 +141,17 @@ enum qpu_ioctl_nr {
  *	per millisecond of the job's timeout (see &qpu_submit.timeout_ms); 0
  *	where time is the wall clock's (a real V3D). -EINVAL from kernels
  *	before it, whose simulated V3D used the wall clock too.
+ * @QPU_PARAM_BO_L2_CACHED: 1 when the V3D reaches BOs through the
+ *	VideoCore's 128 KiB L2 cache, 0 when it bypasses it. The bus address's
+ *	top two bits pick the path: 0x0, 0x4 and 0x8 go through the L2, 0xC
+ *	goes straight to SDRAM (BCM2835 ARM Peripherals, the bus address map). Where BOs
+ *	sit follows the device tree's dma-ranges: the BCM2835 (Pi 1, Zero)
+ *	maps RAM to an L2 alias, where the ARM also goes through that L2; the
+ *	BCM2836/7 (Pi 2, 3) to 0xC, since their ARMs do not, so an L2 line
+ *	would go stale against what the ARM wrote. A program whose other QPUs
+ *	would find lines it loaded in the L2 (a prefetch) wastes SDRAM
+ *	bandwidth where this is 0. The simulated V3D places BOs at 0xC: 0.
+ *	-EINVAL from kernels before it.
  *
  * New entries go at the end; nothing is ever reordered or reused.
  */
@@ -159,6 +170,7 @@ enum qpu_param {
 	QPU_PARAM_DEFAULT_TIMEOUT_MS = 11,
 	QPU_PARAM_MAX_TIMEOUT_MS = 12,
 	QPU_PARAM_INSTRUCTIONS_PER_MS = 13,
+	QPU_PARAM_BO_L2_CACHED = 14,
 };
 
 /**

@@ -20,6 +20,10 @@
  *   DMA_ROW_CYCLES a row, plus its bytes at DMA_BYTES_PER_CYCLE, and its
  *   SDRAM traffic; a QPU's next DMA of the same direction, and its
  *   vr_wait/vw_wait, wait for the previous one.
+ * - L2: an access goes through it when the board has one and its bus
+ *   address's alias is not 0xC (QPU_TIMING_ALIAS_DIRECT), whatever the
+ *   board: a Pi 3 program whose buffers sit at an L2 alias has an L2, a
+ *   Pi 1's at 0xC has none. The aliases that cache share its lines.
  * - SDRAM: bandwidth (the SDRAM clock, DDR, 32 bits, SDRAM_EFFICIENCY
  *   percent of it) booked on a timeline, plus SDRAM_LATENCY per miss.
  * - Uniforms: each slice's uniforms cache (UNIF_CACHE_BYTES, lines of
@@ -257,6 +261,22 @@ static u64 sdram_read(struct qpu_timing *t, u32 addr, u32 bytes, u64 at)
 }
 
 /*
+ * Whether an access at @addr goes through the L2: the board has one and
+ * the address's alias does not bypass it.
+ */
+static bool l2_serves(const struct qpu_timing *t, u32 addr)
+{
+	return t->l2.sets &&
+	       (addr & QPU_TIMING_ALIAS_MASK) != QPU_TIMING_ALIAS_DIRECT;
+}
+
+/* The L2 line at @addr, whichever caching alias reached it: hit or not. */
+static bool l2_access(struct qpu_timing *t, u32 addr)
+{
+	return cache_access(&t->l2, addr & ~QPU_TIMING_ALIAS_MASK);
+}
+
+/*
  * @bytes from @addr (a line of a first-level cache that missed at @at):
  * when they arrive. The L2 lines it spans that miss come from SDRAM.
  */
@@ -264,11 +284,11 @@ static u64 mem_read(struct qpu_timing *t, u32 addr, u32 bytes, u64 at)
 {
 	u32 line, a, miss = 0, first = 0;
 
-	if (!t->l2.sets)
+	if (!l2_serves(t, addr))
 		return sdram_read(t, addr, bytes, at);
 	line = 1u << t->l2.shift;
 	for (a = addr & ~(line - 1); a < addr + bytes; a += line)
-		if (!cache_access(&t->l2, a)) {
+		if (!l2_access(t, a)) {
 			t->l2_misses++;
 			first = miss ? first : a;
 			miss += line;
@@ -611,12 +631,12 @@ static void event_dma(struct qpu_timing *t, const struct qpu_emu_event *ev)
 	for (r = 0; r < ev->rows; r++) {
 		u32 row = ev->base + r * ev->pitch, miss = ev->row_bytes;
 
-		if (t->l2.sets) {
+		if (l2_serves(t, row)) {
 			u32 line = 1u << t->l2.shift;
 
 			for (miss = 0, a = row & ~(line - 1);
 			     a < row + ev->row_bytes; a += line)
-				if (!cache_access(&t->l2, a) && load) {
+				if (!l2_access(t, a) && load) {
 					t->l2_misses++;
 					miss += line;
 				}

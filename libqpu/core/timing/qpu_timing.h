@@ -84,18 +84,32 @@ struct qpu_timing_param {
 	const char *source;
 };
 
+/*
+ * VideoCore IV bus aliases, a bus address's top two bits: 0x0, 0x4 and 0x8
+ * reach SDRAM through the VideoCore's L2 cache, 0xC straight (BCM2835 ARM
+ * Peripherals, the bus address map; the firmware's mem_alloc flags name
+ * 0xC "direct, uncached"). The model's L2 serves what its alias sends it.
+ */
+#define QPU_TIMING_ALIAS_MASK	0xc0000000u
+#define QPU_TIMING_ALIAS_L2	0x40000000u	/* what Linux gives a Pi 1's RAM */
+#define QPU_TIMING_ALIAS_DIRECT	0xc0000000u	/* and a Pi 2's or 3's */
+
 /**
  * struct qpu_timing_board - the parameters of one board
  * @name: what QPU_EMU_BOARD takes ("pi1", "pi2", "pi3", "pi3plus")
  * @label: for people ("Pi 1/Zero", ...)
  * @extrapolated: true when the board's figures are extrapolated from the
  *	Pi 1's (only the Pi 1 has published times to calibrate against)
+ * @ram_alias: the alias Linux gives RAM for devices on this board (the
+ *	device tree's dma-ranges), so where qpu.ko's buffers sit:
+ *	QPU_TIMING_ALIAS_L2 or QPU_TIMING_ALIAS_DIRECT
  * @p: the parameters, indexed by enum qpu_timing_param_id
  */
 struct qpu_timing_board {
 	const char *name;
 	const char *label;
 	bool extrapolated;
+	u32 ram_alias;
 	struct qpu_timing_param p[QPU_TIMING_NUM_PARAMS];
 };
 

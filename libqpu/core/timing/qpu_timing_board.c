@@ -28,8 +28,9 @@
 #define SRC_THRSW	"guide s3 (Thread control): a user program has one thread"
 #define SRC_FIFO	"guide s4 (TMU): request FIFO; depth 4 as in qpu_isa.h"
 #define SRC_MAILBOX	"GPU_FFT 3.0 gpu_fft.txt (Throughput): the mailbox adds 100 us"
-#define SRC_NO_L2	"GPU_FFT 3.0 gpu_fft_base.c: the VC4 L2 on Pi 1 only"
 #define SRC_L2		"BCM2835 overview (hermanhermitage wiki): 128 KiB, 4-way"
+#define SRC_L2_2837	"assumed: the BCM2835's VideoCore IV L2; GPU_FFT 3.0's " \
+			"gpu_fft_base.c bypasses it on Pi 2/3 (the 0xC alias)"
 #define SRC_CLOCKS	"rpi-docs: v3d_freq and sdram_freq defaults of the board"
 #define SRC_QUC		"guide s2 (block diagram), V3D_SLCACTL UCCS, V3D_PCTRS 22-23: " \
 			"a uniforms cache per slice, shared by its QPUs; its size: assumed"
@@ -98,16 +99,20 @@
 	[QPU_TP_SDRAM_PAGE_MISS_BYTES] = { FIT_SDRAM_PAGE_MISS_BYTES, FITTED }, \
 	[QPU_TP_L2_RANDOM] = { FIT_L2_RANDOM, FITTED }
 
-/* Pi 2 and 3: GPU_FFT and qpu.ko use the L2-bypassing alias there. */
-#define NO_L2_ROWS \
-	[QPU_TP_L2_BYTES] = { 0, SRC_NO_L2 }, \
+/*
+ * Pi 2 and 3: the same L2, which GPU_FFT and qpu.ko bypass there (their
+ * buffers at the 0xC alias, so the model's L2 sees none of their lines).
+ */
+#define L2_2837_ROWS \
+	[QPU_TP_L2_BYTES] = { 131072, SRC_L2_2837 }, \
 	[QPU_TP_L2_LINE_BYTES] = { 32, ASSUMED }, \
-	[QPU_TP_L2_WAYS] = { 4, ASSUMED }
+	[QPU_TP_L2_WAYS] = { 4, SRC_L2_2837 }
 
 static const struct qpu_timing_board boards[QPU_TIMING_NUM_BOARDS] = {
 	[QPU_TIMING_PI1] = {
 		.name = "pi1",
 		.label = "Pi 1/Zero",
+		.ram_alias = QPU_TIMING_ALIAS_L2,	/* bcm2835.dtsi dma-ranges */
 		.p = {
 			[QPU_TP_V3D_MHZ] = { 250, SRC_CLOCKS },
 			[QPU_TP_SDRAM_MHZ] = { 400, SRC_CLOCKS },
@@ -122,10 +127,11 @@ static const struct qpu_timing_board boards[QPU_TIMING_NUM_BOARDS] = {
 		.name = "pi2",
 		.label = "Pi 2 (extrapolated)",
 		.extrapolated = true,
+		.ram_alias = QPU_TIMING_ALIAS_DIRECT,	/* bcm2836/7.dtsi */
 		.p = {
 			[QPU_TP_V3D_MHZ] = { 250, SRC_CLOCKS },
 			[QPU_TP_SDRAM_MHZ] = { 450, SRC_CLOCKS },
-			NO_L2_ROWS,
+			L2_2837_ROWS,
 			QPU_ROWS,
 			FIT_ROWS(250),
 		},
@@ -134,10 +140,11 @@ static const struct qpu_timing_board boards[QPU_TIMING_NUM_BOARDS] = {
 		.name = "pi3",
 		.label = "Pi 3 (extrapolated)",
 		.extrapolated = true,
+		.ram_alias = QPU_TIMING_ALIAS_DIRECT,	/* bcm2836/7.dtsi */
 		.p = {
 			[QPU_TP_V3D_MHZ] = { 300, SRC_CLOCKS },
 			[QPU_TP_SDRAM_MHZ] = { 450, SRC_CLOCKS },
-			NO_L2_ROWS,
+			L2_2837_ROWS,
 			QPU_ROWS,
 			FIT_ROWS(300),
 		},
@@ -146,10 +153,11 @@ static const struct qpu_timing_board boards[QPU_TIMING_NUM_BOARDS] = {
 		.name = "pi3plus",
 		.label = "Pi 3B+ (extrapolated)",
 		.extrapolated = true,
+		.ram_alias = QPU_TIMING_ALIAS_DIRECT,	/* bcm2836/7.dtsi */
 		.p = {
 			[QPU_TP_V3D_MHZ] = { 300, SRC_CLOCKS },
 			[QPU_TP_SDRAM_MHZ] = { 500, SRC_CLOCKS },
-			NO_L2_ROWS,
+			L2_2837_ROWS,
 			QPU_ROWS,
 			FIT_ROWS(300),
 		},

@@ -33,7 +33,7 @@ from .emit import (NOP, R0, R1, R2, R3, R4, R5, REGISTERS, AddOp, BrCond, Cond, 
                    MulOp, Pack, Reg, Sig, Unpack, VpmMode, imm, immf, ra, rb)
 from .errors import (AssemblyError, CanceledError, ClosedError, DeadlockError, DeviceError,
                      Diagnostic, EmitError, Error, FaultError, JobError, JobTimeoutError,
-                     KernelError, WaitTimeout)
+                     KernelError, ResetError, WaitTimeout)
 from .kernels import DETECTION, Kernels, Reduction
 from .program import ProgramFunction, program
 from . import emit as regs  # every register name: qpu.regs.UNIF, qpu.regs.VW_SETUP...

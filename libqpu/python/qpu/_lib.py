@@ -57,6 +57,7 @@ DEV_PARAMS = {
     "max_bo_size": 5, "default_timeout_ms": 6, "max_timeout_ms": 7,
     "backend": 8, "abi_version": 9, "features": 10, "v3d_ident0": 11,
     "v3d_ident1": 12, "v3d_ident2": 13, "instructions_per_ms": 14, "gen": 15,
+    "bo_l2_cached": 16,
 }
 # QPU_DEV_FEATURE_* bits of QPU_DEV_PARAM_FEATURES by name: filled below from
 # libqpu's one table of their names (qpu_dev_feature_name()).
@@ -71,8 +72,10 @@ JOB_VC4_PROGRAMS, JOB_V3D_DISPATCH = 0, 1  # enum qpu_job_kind
 JOB_RESULT_INSTRUCTIONS = 1 << 0
 JOB_RESULT_COUNTERS = 1 << 1
 JOB_RESULT_QPUS = 1 << 2
-# enum qpu_status
+JOB_RESULT_PROGRESS = 1 << 4  # 0.7
+# enum qpu_status (STATUS_RESET: 0.7)
 STATUS_DONE, STATUS_TIMEOUT, STATUS_FAULT, STATUS_CANCELED, STATUS_DEADLOCK = 1, 2, 3, 4, 5
+STATUS_RESET = 6
 # enum qpu_access
 ACCESS_NAMES = ("none", "fetch", "uniform", "tmu", "dma_load", "dma_store", "other", "tmu_write")
 # enum qpu_activity
@@ -130,7 +133,9 @@ class JobResult(ctypes.Structure):
                 ("fault_access", c_enum), ("flags", ctypes.c_uint32),
                 ("instructions", ctypes.c_uint64), ("counters", JobCounters),
                 ("qpu_count", ctypes.c_uint32), ("fault_thread", ctypes.c_uint32),
-                ("qpus", JobQpu * JOB_MAX_QPUS), ("timing", JobTiming)]
+                ("qpus", JobQpu * JOB_MAX_QPUS), ("timing", JobTiming),
+                # 0.7: a V3D dispatch's progress
+                ("batches", ctypes.c_uint64), ("batches_done", ctypes.c_uint64)]
 
 
 # <qpu_asm.h>

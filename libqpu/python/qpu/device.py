@@ -22,7 +22,7 @@ import numpy as np
 from . import _lib
 from ._lib import lib
 from .errors import (CanceledError, ClosedError, DeadlockError, DeviceError, FaultError,
-                     JobError, JobTimeoutError, WaitTimeout)
+                     JobError, JobTimeoutError, ResetError, WaitTimeout)
 
 TIMEOUT_NONE = _lib.JOB_TIMEOUT_NONE
 MAX_PROGRAMS = 12  # QPUs of every VideoCore IV; the device's own count is Device.num_qpus
@@ -204,7 +204,7 @@ class Result:
 
     STATUS_NAMES = {_lib.STATUS_DONE: "done", _lib.STATUS_TIMEOUT: "timeout",
                     _lib.STATUS_FAULT: "fault", _lib.STATUS_CANCELED: "canceled",
-                    _lib.STATUS_DEADLOCK: "deadlock"}
+                    _lib.STATUS_DEADLOCK: "deadlock", _lib.STATUS_RESET: "reset"}
 
     def __init__(self, c, context=None):
         self.status = self.STATUS_NAMES.get(c.status, "unknown")
@@ -227,6 +227,9 @@ class Result:
         self.qpus = ([(q.pc, _lib.ACTIVITY_NAMES.get(q.activity, "unknown"), q.semaphore)
                       for q in c.qpus[:c.qpu_count]]
                      if c.flags & _lib.JOB_RESULT_QPUS else None)
+        #: a V3D dispatch: (batches ended, batches) when the device tells it
+        self.progress = ((c.batches_done, c.batches)
+                         if c.flags & _lib.JOB_RESULT_PROGRESS else None)
         #: for a fault: (file, line, column) of the instruction, when the
         #: program came from the assembler, and why the address was refused
         self.fault_source = self.fault_note = None
@@ -236,7 +239,8 @@ class Result:
     def check(self):
         """Return self when the job is done, else raise its JobError."""
         cls = {"done": None, "fault": FaultError, "timeout": JobTimeoutError,
-               "deadlock": DeadlockError, "canceled": CanceledError}.get(self.status, JobError)
+               "deadlock": DeadlockError, "canceled": CanceledError,
+               "reset": ResetError}.get(self.status, JobError)
         if cls is not None:
             raise cls(self)
         return self

@@ -95,6 +95,10 @@ class JobTimeoutError(JobError, TimeoutError):
     """A job ran past its own timeout and was stopped."""
 
 
+class ResetError(JobTimeoutError):
+    """The driver reset the GPU under the job (its hang check saw no progress)."""
+
+
 class DeadlockError(JobError):
     """Every running program of the job waited forever on another."""
 

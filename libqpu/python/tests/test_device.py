@@ -57,6 +57,14 @@ def test_generation():
         assert d.gen == "vc4"
 
 
+def test_bo_l2_cached_follows_the_board():
+    # buffers sit where the board's Linux puts them: a Pi 1's behind the L2
+    with qpu.Device("emu:board=pi1") as d:
+        assert d.param("bo_l2_cached") == 1
+    with qpu.Device("emu:board=pi3") as d:
+        assert d.param("bo_l2_cached") == 0
+
+
 @pytest.mark.parametrize("name", ["v3d42", "v3d71"])
 def test_open_emulator_of_a_generation(name):
     # the emulated V3D devices (test_v3d_device.py runs jobs on them)

@@ -32,7 +32,22 @@ def test_dispatch_all_lanes(path, gen, qpus):
         res = dev.run(prog, [out.bus_addr, 100], buffers=[out], workgroups=(2, 1, 1))
         assert res.ok and res.instructions == 2 * 16
         assert res.counters["tmu_bytes"] == 2 * 64
+        assert res.progress == (2, 2)  # batches ended, batches
         assert list(out) == list(range(100, 116))
+
+
+SPIN = "loop:\nb loop\nnop ; nop\nnop ; nop\nnop ; nop\n"
+
+
+def test_timeout_says_how_far_the_dispatch_got():
+    with qpu.Device("emu:v3d42") as dev:
+        spin = qpu.assemble(SPIN, gen="v3d42")
+        with pytest.raises(qpu.JobTimeoutError) as e:
+            dev.run(spin, [0, 0], workgroups=(2, 1, 1), timeout_ms=1)
+        res = e.value.result
+        assert res.status == "timeout" and res.progress == (0, 2)
+        # a driver's reset is a timeout to code that catches timeouts
+        assert issubclass(qpu.ResetError, qpu.JobTimeoutError)
 
 
 def test_buffers_at_gpu_addresses():
