@@ -12,7 +12,9 @@
  *   b[u][.cond][p|q]  TARGET[, UNIFORM_TARGET]
  *
  * A missing mul part is a nop. Sources are rfN, (4.2) r0..r5, or an
- * expression that is a small immediate. Branch targets: a label (relative),
+ * expression that is a small immediate; on 4.2 "rfN.a"/"rfN.b" name the
+ * read address too (then every register-file read of the line does), for
+ * the words whose read addresses are not the canonical ones. Branch targets: a label (relative),
  * a byte offset, "zero_addr+ADDR", "lri" or rfN; the uniform target
  * "a:unif", "r:unif", "lri" or rfN.
  */
@@ -47,6 +49,17 @@ static int find_name(const char *const *names, unsigned int n, const char *name)
 	return -1;
 }
 
+/* Whether @s up to @end is "rf" and digits. */
+static bool regfile_num_len(const char *s, const char *end)
+{
+	if (end - s < 3 || s[0] != 'r' || s[1] != 'f')
+		return false;
+	for (s += 2; s < end; s++)
+		if (*s < '0' || *s > '9')
+			return false;
+	return true;
+}
+
 /* "rfN" with N 0..63, or -1. */
 static int regfile_num(const char *s)
 {
@@ -70,13 +83,27 @@ static int magic_waddr(enum qpu_gen gen, const char *s)
 	return -1;
 }
 
-/* Split the current identifier into @base and at most one @suffix. */
-static void split_ident(struct v3d_line *l, char *base, char *suffix)
+/*
+ * Split the current identifier into @base and at most one @suffix; with
+ * @port, a 4.2 read address first ("rf11.b.abs": 1, else 0, or -1 if
+ * none).
+ */
+static void split_ident(struct v3d_line *l, char *base, char *suffix,
+			int *port)
 {
 	char *dot;
 
 	asm_tok_text(l->lx, base, NAME_LEN);
 	suffix[0] = '\0';
+	dot = strchr(base, '.');
+	if (port) {
+		*port = -1;
+		if (dot && (dot[1] == 'a' || dot[1] == 'b') &&
+		    (dot[2] == '\0' || dot[2] == '.') && regfile_num_len(base, dot)) {
+			*port = dot[1] == 'b';
+			memmove(dot, dot + 2, strlen(dot + 2) + 1);
+		}
+	}
 	dot = strchr(base, '.');
 	if (!dot)
 		return;
@@ -94,7 +121,7 @@ static void parse_dst(struct v3d_line *l, bool mul)
 
 	if (l->lx->tok.kind != T_IDENT)
 		fail(l, "expected a destination");
-	split_ident(l, base, suffix);
+	split_ident(l, base, suffix, NULL);
 	n = regfile_num(base);
 	if (n >= 0) {
 		check(l, qpu_v3d_build_dst(&l->b, mul, n, false));
@@ -147,13 +174,15 @@ static void parse_src(struct v3d_line *l, int slot, u8 *unpack)
 	struct lexer *lx = l->lx;
 	struct value v;
 	unsigned int acc;
-	int n;
+	int n, port;
 
 	if (lx->tok.kind == T_IDENT) {
-		split_ident(l, base, suffix);
+		split_ident(l, base, suffix, &port);
 		n = regfile_num(base);
 		if (n >= 0) {
-			check(l, qpu_v3d_build_src_rf(&l->b, slot, n));
+			check(l, port < 0 ? qpu_v3d_build_src_rf(&l->b, slot, n) :
+			      qpu_v3d_build_src_rf_port(&l->b, slot, n,
+							(unsigned int)port));
 			asm_lex_next(lx);
 			goto unpack;
 		}
@@ -280,7 +309,7 @@ static void parse_sig(struct v3d_line *l)
 
 	if (lx->tok.kind != T_IDENT)
 		fail(l, "expected a signal");
-	split_ident(l, base, suffix);
+	split_ident(l, base, suffix, NULL);
 	for (i = 0; i < QPU_V3D_SIG_BITS; i++) {
 		if (!strcmp(qpu_v3d_sig_names[i], base) &&
 		    strncmp(base, "smimm", 5))

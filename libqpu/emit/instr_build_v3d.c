@@ -28,6 +28,7 @@ void qpu_v3d_build_init(struct qpu_v3d_build *b, enum qpu_gen gen)
 	qpu_v3d_nop(&b->in);
 	b->sig = 0;
 	b->nregs = 0;
+	b->ports = 0;
 	b->msg[0] = '\0';
 }
 
@@ -70,6 +71,9 @@ static bool place_reg(struct qpu_v3d_build *b, unsigned int r, u8 *mux)
 {
 	struct qpu_v3d_instr *in = &b->in;
 
+	if (b->ports)
+		return refuse(b, "rf%u: name the read address of every "
+			      "register-file read (rfN.a, rfN.b) or of none", r);
 	if (b->nregs >= 1 && in->raddr_a == r) {
 		*mux = QPU_V3D_MUX_A;
 	} else if (b->nregs >= 2 && in->raddr_b == r) {
@@ -102,6 +106,32 @@ bool qpu_v3d_build_src_rf(struct qpu_v3d_build *b, int slot, unsigned int n)
 		return true;
 	}
 	return place_reg(b, n, operand_field(&b->in, slot));
+}
+
+bool qpu_v3d_build_src_rf_port(struct qpu_v3d_build *b, int slot,
+			       unsigned int n, unsigned int port)
+{
+	struct qpu_v3d_instr *in = &b->in;
+	u8 *raddr = port ? &in->raddr_b : &in->raddr_a;
+
+	if (b->gen != QPU_GEN_V3D42)
+		return refuse(b, "rf%u.%c: only V3D 4.2 has shared read "
+			      "addresses", n, port ? 'b' : 'a');
+	if (n >= 64 || port > 1)
+		return refuse(b, "rf%u: the register file has rf0..rf63", n);
+	if (b->nregs)
+		return refuse(b, "rf%u.%c: name the read address of every "
+			      "register-file read or of none", n, port ? 'b' : 'a');
+	if (port && (b->sig & (QPU_V3D_SIG_SMIMM_B | QPU_V3D_SIG_ROT)))
+		return refuse(b, "rf%u.b: raddr_b holds the small immediate "
+			      "or the rotation", n);
+	if ((b->ports >> port & 1) && *raddr != n)
+		return refuse(b, "rf%u.%c: the read address holds rf%u already",
+			      n, port ? 'b' : 'a', *raddr);
+	*raddr = n;
+	b->ports |= 1u << port;
+	*operand_field(in, slot) = port ? QPU_V3D_MUX_B : QPU_V3D_MUX_A;
+	return true;
 }
 
 bool qpu_v3d_build_acc_ok(struct qpu_v3d_build *b, unsigned int n)
@@ -144,7 +174,7 @@ bool qpu_v3d_build_src_imm(struct qpu_v3d_build *b, int slot, unsigned int idx)
 		if (in->raddr_b != idx)
 			return refuse(b, "one small immediate per instruction "
 				      "on V3D 4.2");
-	} else if (b->nregs >= 2) {
+	} else if (b->nregs >= 2 || (b->ports & 2)) {
 		return refuse(b, "a small immediate besides two register-file "
 			      "reads");
 	}
@@ -181,7 +211,7 @@ bool qpu_v3d_build_rot(struct qpu_v3d_build *b, int amount)
 	if (b->sig & QPU_V3D_SIG_SMIMM_B)
 		return refuse(b, "rot besides a small immediate: V3D 4.2 keeps "
 			      "both in raddr_b");
-	if (b->nregs >= 2)
+	if (b->nregs >= 2 || (b->ports & 2))
 		return refuse(b, "rot besides two register-file reads: V3D 4.2 "
 			      "keeps the rotation in raddr_b");
 	b->in.raddr_b = (unsigned int)amount & 31;
@@ -319,7 +349,8 @@ bool qpu_v3d_build_encode(struct qpu_v3d_build *b, u64 *word)
 				      "immediates", QPU_V3D_GEN_NAME(b->gen));
 		b->in.sig = code;
 	}
-	if (qpu_v3d_encode_canonical(b->gen, &b->in, word))
+	if (b->ports ? qpu_v3d_encode_ported(b->gen, &b->in, word) :
+	    qpu_v3d_encode_canonical(b->gen, &b->in, word))
 		return refuse(b, "no %s encoding has these operands, flags and "
 			      "modifiers together", QPU_V3D_GEN_NAME(b->gen));
 	return true;

@@ -34,6 +34,7 @@ struct qpu_v3d_build {
 	struct qpu_v3d_instr in;	/* a nop until the calls fill it */
 	u32 sig;			/* signal bits, small immediates included */
 	unsigned int nregs;		/* 4.2: register-file reads placed so far */
+	unsigned int ports;		/* 4.2: bit 0/1, raddr_a/b named by a read */
 	char msg[160];
 };
 
@@ -42,6 +43,13 @@ void qpu_v3d_build_init(struct qpu_v3d_build *b, enum qpu_gen gen);
 bool qpu_v3d_build_op(struct qpu_v3d_build *b, bool mul, unsigned int op);
 /* Source @slot: register rf@n, accumulator r@n, small immediate @idx. */
 bool qpu_v3d_build_src_rf(struct qpu_v3d_build *b, int slot, unsigned int n);
+/*
+ * 4.2: register rf@n read through read address a (@port 0) or b (1), as
+ * "rfN.a"/"rfN.b" say; then every register-file read of the instruction
+ * names its port and the word keeps them (qpu_v3d_encode_ported()).
+ */
+bool qpu_v3d_build_src_rf_port(struct qpu_v3d_build *b, int slot,
+			       unsigned int n, unsigned int port);
 bool qpu_v3d_build_src_acc(struct qpu_v3d_build *b, int slot, unsigned int n);
 bool qpu_v3d_build_src_imm(struct qpu_v3d_build *b, int slot, unsigned int idx);
 /* Whether accumulator r@n exists on this generation. */

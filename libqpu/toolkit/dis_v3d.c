@@ -9,7 +9,10 @@
  * py-videocore6 writes it, "rot(-1)", plain "rot" being by r5), write
  * address 44 named
  * "tmuhscm" (Mesa repeats "tmuscm"), ".link" and ", bdu=N" on branches
- * (bit 23, and bdu without ub: py-videocore sets both), and ".long 0x..." for invalid words
+ * (bit 23, and bdu without ub: py-videocore sets both), 4.2 register-file
+ * reads as "rf11.a"/"rf11.b" (read address a or b) on a word whose read
+ * addresses are not the ones the assembler would choose (Mesa's scheduler
+ * merges instructions with theirs already placed), and ".long 0x..." for invalid words
  * and for words with fields the text cannot show; those keep their Mesa
  * text, unpadded, as the comment, so a dump stays readable.
  */
@@ -25,6 +28,7 @@ struct out {
 	size_t size;
 	size_t len;
 	bool bad;	/* a field without a name was met */
+	bool ports;	/* 4.2: "rfN.a"/"rfN.b", the read address named */
 };
 
 static void __attribute__((format(printf, 2, 3)))
@@ -82,11 +86,11 @@ static void put_operand(struct out *o, enum qpu_gen gen,
 		return;
 	}
 	if (field == QPU_V3D_MUX_A)
-		put(o, "rf%u", in->raddr_a);
+		put(o, o->ports ? "rf%u.a" : "rf%u", in->raddr_a);
 	else if (field == QPU_V3D_MUX_B && (sig & QPU_V3D_SIG_SMIMM_B))
 		put_small_imm(o, in->raddr_b);
 	else if (field == QPU_V3D_MUX_B)
-		put(o, "rf%u", in->raddr_b);
+		put(o, o->ports ? "rf%u.b" : "rf%u", in->raddr_b);
 	else
 		put(o, "r%u", field);
 }
@@ -260,10 +264,10 @@ static void put_branch(struct out *o, const struct qpu_v3d_branch *br)
 		o->bad = true;	/* bdu 4..7 have no meaning */
 }
 
-bool qpu_v3d_format(enum qpu_gen gen, const struct qpu_v3d_instr *in,
-		    char *buf, size_t size)
+static bool format(enum qpu_gen gen, const struct qpu_v3d_instr *in,
+		   bool ports, char *buf, size_t size)
 {
-	struct out o = { buf, size, 0, false };
+	struct out o = { buf, size, 0, false, ports };
 
 	if (size)
 		buf[0] = '\0';
@@ -277,6 +281,12 @@ bool qpu_v3d_format(enum qpu_gen gen, const struct qpu_v3d_instr *in,
 		put_sigs(&o, gen, in);
 	}
 	return !o.bad && o.len < size;
+}
+
+bool qpu_v3d_format(enum qpu_gen gen, const struct qpu_v3d_instr *in,
+		    char *buf, size_t size)
+{
+	return format(gen, in, false, buf, size);
 }
 
 /* Mesa's column padding down to one space, none before a ';'. */
@@ -315,7 +325,11 @@ int qpu_v3d_disasm(enum qpu_gen gen, uint64_t w, uint32_t addr,
 	} else {
 		canon = in;
 		qpu_v3d_canonicalize(gen, &canon);
-		if (qpu_v3d_encode(gen, &canon, &back) || back != w) {
+		if ((qpu_v3d_encode(gen, &canon, &back) || back != w) &&
+		    !qpu_v3d_encode_ported(gen, &in, &back) && back == w &&
+		    format(gen, &in, true, text, sizeof(text)))
+			back = w;	/* the read addresses named: "rf11.b" */
+		if (back != w) {
 			/* still readable: Mesa's text, unpadded, as the comment */
 			squeeze(text);
 			if (strlen(text) + sizeof(".long 0x0123456789abcdef  # ") <=

@@ -8,18 +8,23 @@
  * waited for across a thread switch, 4 threads a QPU). Each loop runs with
  * the fast paths and on the reference path (no predecode), alternated in
  * one run; the median of 5 runs is printed. The goal is 80 M/s.
+ *
+ * Options, to measure one row (e.g. under callgrind): -r RUNS, -n
+ * ITERATIONS of each loop (20000), -l LOOP (0..2) and -b BOARD (pi4,
+ * pi5) for one row, -f for the fast paths only.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "qpu.h"
 #include "qpu_asm.h"
 #include "v3d/qpu_v3d_emu.h"
 #include "test-v3d.h"
 
-#define RUNS		5
+#define RUNS_MAX	15
 #define DATA_BYTES	(1u << 20)
 
 static const char *const end_seq = V3D_THREAD_END;
@@ -93,7 +98,7 @@ static int cmp_double(const void *a, const void *b)
 
 /* One dispatch of @l on @board, fast or reference: M instructions/s. */
 static double run_once(enum qpu_v3d_emu_board board, const struct loop *l,
-		       bool fast, unsigned long long *count)
+		       bool fast, unsigned int iters, unsigned long long *count)
 {
 	const struct qpu_v3d_emu_board_info *b = qpu_v3d_emu_board(board);
 	static struct qpu_v3d_mmu mmu;
@@ -127,7 +132,7 @@ static double run_once(enum qpu_v3d_emu_board board, const struct loop *l,
 	qpu_v3d_mmu_map(&mmu, unif, 4096, &uva);
 	qpu_v3d_mmu_map(&mmu, data, DATA_BYTES, &dva);
 	((uint32_t *)unif)[0] = dva;
-	((uint32_t *)unif)[1] = 20000;
+	((uint32_t *)unif)[1] = iters;
 	qpu_v3d_emu_init(emu, board, &mmu, NULL, NULL);
 	qpu_v3d_emu_set_predecode(emu, fast);
 	cfg[0] = batches << 16;
@@ -151,29 +156,65 @@ static double run_once(enum qpu_v3d_emu_board board, const struct loop *l,
 	return (double)*count / (t1 - t0) / 1e6;
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
 	static const enum qpu_v3d_emu_board boards[] = {
 		QPU_V3D_EMU_BOARD_PI4, QPU_V3D_EMU_BOARD_PI5_3X4,
 	};
-	double fast[RUNS], ref[RUNS];
+	double fast[RUNS_MAX], ref[RUNS_MAX];
 	unsigned long long count = 0;
+	unsigned int runs = 5, iters = 20000;
+	const char *only_board = NULL;
+	bool fast_only = false;
+	int only_loop = -1, r, c;
 	size_t b, l;
-	int r;
 
-	printf("V3D emulator speed (M instructions per CPU second, median of %d; "
-	       "goal 80)\n", RUNS);
+	while ((c = getopt(argc, argv, "r:n:l:b:f")) != -1) {
+		switch (c) {
+		case 'r':
+			runs = (unsigned int)atoi(optarg);
+			break;
+		case 'n':
+			iters = (unsigned int)atoi(optarg);
+			break;
+		case 'l':
+			only_loop = atoi(optarg);
+			break;
+		case 'b':
+			only_board = optarg;
+			break;
+		case 'f':
+			fast_only = true;
+			break;
+		default:
+			fprintf(stderr, "usage: bench-emu-v3d [-r runs] [-n iterations] "
+				"[-l loop] [-b pi4|pi5] [-f]\n");
+			return 2;
+		}
+	}
+	if (!runs || runs > RUNS_MAX || !iters) {
+		fprintf(stderr, "bench-emu-v3d: 1..%d runs, iterations > 0\n", RUNS_MAX);
+		return 2;
+	}
+	printf("V3D emulator speed (M instructions per CPU second, median of %u; "
+	       "goal 80)\n", runs);
 	for (b = 0; b < sizeof(boards) / sizeof(boards[0]); b++) {
+		const char *name = qpu_v3d_emu_board(boards[b])->name;
+
+		if (only_board && strcmp(only_board, name))
+			continue;
 		for (l = 0; l < sizeof(loops) / sizeof(loops[0]); l++) {
-			for (r = 0; r < RUNS; r++) {
-				fast[r] = run_once(boards[b], &loops[l], true, &count);
-				ref[r] = run_once(boards[b], &loops[l], false, &count);
+			if (only_loop >= 0 && (size_t)only_loop != l)
+				continue;
+			for (r = 0; r < (int)runs; r++) {
+				fast[r] = run_once(boards[b], &loops[l], true, iters, &count);
+				ref[r] = fast_only ? 0 :
+					 run_once(boards[b], &loops[l], false, iters, &count);
 			}
-			qsort(fast, RUNS, sizeof(fast[0]), cmp_double);
-			qsort(ref, RUNS, sizeof(ref[0]), cmp_double);
+			qsort(fast, runs, sizeof(fast[0]), cmp_double);
+			qsort(ref, runs, sizeof(ref[0]), cmp_double);
 			printf("  %-4s %-42s %10llu instr: %7.2f M/s (reference %7.2f)\n",
-			       qpu_v3d_emu_board(boards[b])->name, loops[l].name,
-			       count, fast[RUNS / 2], ref[RUNS / 2]);
+			       name, loops[l].name, count, fast[runs / 2], ref[runs / 2]);
 		}
 	}
 	return 0;

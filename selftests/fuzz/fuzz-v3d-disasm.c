@@ -4,8 +4,9 @@
  * is little-endian 64-bit words (a short tail is zero-padded), each tried
  * on both generations: a valid word must encode back to itself and have a
  * canonical form that encodes; the text must be NUL-terminated, fit
- * QPU_DIS_BUF_SIZE and be ".long" data exactly when the word is invalid
- * or not canonical; and the text must assemble (qpu_asm_line_gen()) back
+ * QPU_DIS_BUF_SIZE and be ".long" data for every invalid word (and for
+ * valid ones that are not canonical, 4.2's read addresses apart, which
+ * "rfN.a"/"rfN.b" name); and the text must assemble (qpu_asm_line_gen()) back
  * into the word.
  */
 #include <string.h>

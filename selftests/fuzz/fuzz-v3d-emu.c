@@ -4,7 +4,9 @@
  * 4 bytes choose the board (bit 0: Pi 4 or Pi 5), the job (bit 1: one
  * thread started directly, else a CSD dispatch whose cfg[3] and cfg[4]
  * bytes 1 and 2 give, threading bit 2), whether every mapped BO is
- * reachable (bit 3) and where the uniforms start; the rest is copied to
+ * reachable (bit 3), whether the fast paths' floats are the integer ones
+ * the kernel runs rather than the host's float unit (bit 4) and where the
+ * uniforms start; the rest is copied to
  * the start of a 64 KiB BO holding code, uniforms and data, beside a
  * second, unmapped-for-the-job BO. Each run gets an instruction budget; it
  * must end in a defined status without touching memory outside the MMU's
@@ -55,6 +57,7 @@ static enum qpu_v3d_emu_status run(struct qpu_v3d_emu *e, struct qpu_v3d_mmu *m,
 	m->allow_all = data[0] & 8;
 	FUZZ_CHECK(!qpu_v3d_emu_init(e, board, m, NULL, NULL), "init");
 	qpu_v3d_emu_set_predecode(e, fast);
+	qpu_v3d_emu_set_host_float(e, !(data[0] & 16));
 	if (data[0] & 2) {
 		FUZZ_CHECK(!qpu_v3d_emu_start(e, 0, 0, 1, va,
 					      va + (data[3] & 0xfc) * 4), "start");

@@ -179,6 +179,16 @@ static const struct {
 	{ QPU_GEN_V3D71, "add rf1, rf2, 17 ; nop", "not a register or a small immediate" },
 	{ QPU_GEN_V3D42, "add rf1, rf2, rf3 ; add rf4, rf5, r0", "two register-file" },
 	{ QPU_GEN_V3D42, "add rf1, 1, 2 ; nop", "one small immediate per instruction" },
+	/* 4.2 read addresses named: all or none, one register each, not 7.1 */
+	{ QPU_GEN_V3D42, "and r2, r3, rf11.b ; add r4, r0, rf10", "or of none" },
+	{ QPU_GEN_V3D42, "and r2, r3, rf11 ; add r4, r0, rf10.a", "or of none" },
+	{ QPU_GEN_V3D42, "and r2, rf3.a, rf11.a ; nop", "holds rf3 already" },
+	{ QPU_GEN_V3D42, "and r2, rf3.b, 1 ; nop", "small immediate besides" },
+	{ QPU_GEN_V3D42, "and r2, r1, 1 ; add r0, r0, rf3.b", "raddr_b holds" },
+	{ QPU_GEN_V3D42, "nop ; mov r1, rf2.b ; rot(3)", "rot besides two register-file reads" },
+	{ QPU_GEN_V3D71, "and rf2, rf3.a, rf11 ; nop", "only V3D 4.2" },
+	{ QPU_GEN_V3D42, "and rf2.a, r3, rf11.b ; nop", "unknown output pack '.a'" },
+	{ QPU_GEN_V3D42, "and r2, r3, rf11.c ; nop", "unknown input unpack '.c'" },
 	{ QPU_GEN_V3D71, "nop ; nop ; ldtmu", "ldtmu needs its destination" },
 	{ QPU_GEN_V3D71, "nop ; nop ; thrsw.rf1", "thrsw writes no register" },
 	{ QPU_GEN_V3D71, "nop ; nop ; thrsw ; thrsw", "signal thrsw given twice" },
@@ -246,6 +256,21 @@ T_TEST(diagnostics)
 	T_EQ_U64(0, qpu_asm_line_gen(QPU_GEN_V3D42, "nop ; mov r1, r0 ; rot(r5)",
 				     &w, msg, sizeof(msg)));
 	T_EQ_U64(0x3ee03046bbe00000ull, w);
+	/*
+	 * Mesa's encoding of "and r2, r3, rf11 ; add r4, r0, rf10": rf10 in
+	 * raddr_a, rf11 in raddr_b, the other way round from ours; the
+	 * ports name it, and without them the line gives our word
+	 */
+	T_EQ_U64(0, qpu_asm_line_gen(QPU_GEN_V3D42, "and r2, r3, rf11.b ; "
+				     "add r4, r0, rf10.a", &w, msg, sizeof(msg)));
+	T_EQ_U64(0x04003102b5c3b28bull, w);
+	T_EQ_U64(0, qpu_asm_line_gen(QPU_GEN_V3D42, "and r2, r3, rf11 ; "
+				     "add r4, r0, rf10", &w, msg, sizeof(msg)));
+	T_EQ_U64(0x04003102b5e332caull, w);
+	/* the canonical choice named gives the canonical word */
+	T_EQ_U64(0, qpu_asm_line_gen(QPU_GEN_V3D42, "and r2, r3, rf11.a ; "
+				     "add r4, r0, rf10.b", &w, msg, sizeof(msg)));
+	T_EQ_U64(0x04003102b5e332caull, w);
 }
 
 T_MAIN()

@@ -423,14 +423,15 @@ T_TEST(alu_vfmin_vfmax)
 
 /* The fast paths give the reference path's results: random floats near
  * each other (so that sums cancel and round), and near the ends of the
- * exponent range, through fadd, fsub and fmul on both paths. */
+ * exponent range, through fadd, fsub and fmul on the reference path and
+ * the fast paths with the host's float unit and with integers. */
 T_TEST(fast_paths_match_reference)
 {
 	static const char *const prog =
 		"fadd rf3, rf1, rf2 ; fmul rf4, rf1, rf2\n"
 		"fsub rf5, rf1, rf2 ; nop\n";
 	uint64_t state = 0x5eed;
-	uint32_t x[16], y[16], got[2][3][16];
+	uint32_t x[16], y[16], got[3][3][16];
 	unsigned int round, i, k, path;
 	struct rig r;
 	char src[2048];
@@ -449,10 +450,11 @@ T_TEST(fast_paths_match_reference)
 			y[i] = (x[i] ^ ((uint32_t)t_rand(&state) & 0x800000ffu)) +
 			       ((uint32_t)(t_rand(&state) % 3) << 23);
 		}
-		for (path = 0; path < 2; path++) {
+		for (path = 0; path < 3; path++) {
 			if (!rig_init(&r, QPU_V3D_EMU_BOARD_PI4, src))
 				return;
 			qpu_v3d_emu_set_predecode(r.emu, path);
+			qpu_v3d_emu_set_host_float(r.emu, path == 1);
 			memcpy(r.data, x, 64);
 			memcpy(r.data + 64, y, 64);
 			unif32(&r)[0] = r.data_va;
@@ -461,9 +463,12 @@ T_TEST(fast_paths_match_reference)
 				reg(&r, 3 + k, got[path][k]);
 			rig_free(&r);
 		}
-		for (k = 0; k < 3; k++)
-			for (i = 0; i < 16; i++)
+		for (k = 0; k < 3; k++) {
+			for (i = 0; i < 16; i++) {
 				T_EQ_U64(got[0][k][i], got[1][k][i]);
+				T_EQ_U64(got[0][k][i], got[2][k][i]);
+			}
+		}
 		/* and both against the host, away from the flushing edge */
 		for (i = 0; i < 16; i++) {
 			if (round % 3 == 1)
@@ -499,6 +504,53 @@ T_TEST(float_edges)
 	T_EQ_U64(0x7fc00000u, qpu_v3d_fmul(0x7f800000u, 0));
 	T_EQ_U64(0x7fc00000u, qpu_v3d_fadd(0x7f800000u, 0xff800000u));
 	T_EQ_U64(0, qpu_v3d_fadd(u_of(1.0f), u_of(-1.0f)));
+}
+
+/*
+ * The 16-lane fadd, fsub and fmul, on the host's float unit and with
+ * integers, against the lane functions on every pair of edge values (signed
+ * zeros, denormals, the normal range's ends, Inf, quiet and signalling
+ * NaNs of both signs) and on products that round to the smallest normal
+ * on the host's denormal grid but to zero in the reference.
+ */
+T_TEST(float16_edges_match_lanes)
+{
+	static const uint32_t v[] = {
+		0x00000000u, 0x80000000u, 0x00000001u, 0x807fffffu, 0x00800000u,
+		0x80800000u, 0x00800001u, 0x3f800000u, 0xbf800000u, 0x3f800001u,
+		0x7f7fffffu, 0xff7fffffu, 0x7f800000u, 0xff800000u, 0x7fc00000u,
+		0xffc00001u, 0x7f800001u, 0x203504f3u, 0x1fb504f3u, 0x9fb504f3u,
+		0x1f800000u, 0x20000000u, 0x4b800000u, 0x33800000u, 0x00400000u,
+	};
+	const unsigned int n = sizeof(v) / sizeof(v[0]);
+	uint32_t a[16], b[16], got[16];
+	uint64_t state = 0xf1a7;
+	unsigned int i, j, k, host, round;
+
+	for (round = 0; round < n * n / 16 + 64; round++) {
+		for (k = 0; k < 16; k++) {
+			i = (round * 16 + k) % (n * n);
+			a[k] = round < n * n / 16 + 1 ? v[i / n] :
+			       0x1f000000u + (uint32_t)(t_rand(&state) % 0x01800000u);
+			b[k] = round < n * n / 16 + 1 ? v[i % n] :
+			       0x1f000000u + (uint32_t)(t_rand(&state) % 0x01800000u);
+			if (round >= n * n / 16 + 1 && (k & 1))
+				b[k] ^= 0x80000000u;
+		}
+		for (host = 0; host < 2; host++) {
+			qpu_v3d_fadd16(a, b, 0, got, host);
+			for (j = 0; j < 16; j++)
+				T_EQ_U64(qpu_v3d_fadd(a[j], b[j]), got[j]);
+			qpu_v3d_fadd16(a, b, 0x80000000u, got, host);
+			for (j = 0; j < 16; j++)
+				T_EQ_U64(qpu_v3d_fadd(a[j], b[j] ^ 0x80000000u), got[j]);
+			qpu_v3d_fmul16(a, b, got, host);
+			for (j = 0; j < 16; j++)
+				T_EQ_U64(qpu_v3d_fmul(a[j], b[j]), got[j]);
+		}
+	}
+	/* the rounding edge itself: the host's 2^-126, the reference's 0 */
+	T_EQ_U64(0, qpu_v3d_fmul(0x203504f3u, 0x1fb504f3u));
 }
 
 /* SFU values against the host's libm, the precision qpu_v3d_emu_float.c

@@ -1313,3 +1313,32 @@ int qpu_v3d_encode_canonical(enum qpu_gen gen, struct qpu_v3d_instr *in,
 	}
 	return 0;
 }
+
+int qpu_v3d_encode_ported(enum qpu_gen gen, const struct qpu_v3d_instr *in,
+			  u64 *w)
+{
+	struct qpu_v3d_instr c = *in, x = *in;
+	bool used_a = false, used_b = false;
+	u32 sig;
+	int slot;
+
+	if (gen != QPU_GEN_V3D42 || in->is_branch)
+		return -QPU_V3D_EINVAL;
+	sig = qpu_v3d_sig_bits(gen, in->sig);
+	qpu_v3d_canonicalize(gen, &c);
+	for (slot = 0; slot < 4; slot++) {
+		u8 f = *operand_field(&x, slot);
+
+		if (!operand_read(in, slot) || f < QPU_V3D_MUX_A ||
+		    (f == QPU_V3D_MUX_B && (sig & (SIG(SMIMM_B) | SIG(ROT)))))
+			continue;
+		*operand_field(&c, slot) = f;
+		used_a |= f == QPU_V3D_MUX_A;
+		used_b |= f == QPU_V3D_MUX_B;
+	}
+	if (used_a)
+		c.raddr_a = in->raddr_a;
+	if (used_b)
+		c.raddr_b = in->raddr_b;
+	return qpu_v3d_encode(gen, &c, w) ? -QPU_V3D_EINVAL : 0;
+}

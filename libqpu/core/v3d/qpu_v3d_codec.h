@@ -48,4 +48,15 @@ void qpu_v3d_canonicalize(enum qpu_gen gen, struct qpu_v3d_instr *in);
 int qpu_v3d_encode_canonical(enum qpu_gen gen, struct qpu_v3d_instr *in,
 			     u64 *w);
 
+/*
+ * qpu_v3d_encode_ported() - 4.2: the canonical form of @in encoded, but
+ * with the read addresses and muxes of its register-file operands as @in
+ * has them: the word of a text whose "rfN.a"/"rfN.b" operands name the
+ * read address (a compiler's choice that differs from the canonical one:
+ * Mesa's scheduler merges instructions with their raddrs already set). 0,
+ * or -QPU_V3D_EINVAL on 7.1, for a branch or a field without encoding.
+ */
+int qpu_v3d_encode_ported(enum qpu_gen gen, const struct qpu_v3d_instr *in,
+			  u64 *w);
+
 #endif /* QPU_V3D_CODEC_H */

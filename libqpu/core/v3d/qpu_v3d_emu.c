@@ -136,6 +136,7 @@ int qpu_v3d_emu_init(struct qpu_v3d_emu *emu, enum qpu_v3d_emu_board board,
 #else
 	emu->predecode = true;
 #endif
+	emu->host_float_ok = true;
 	return 0;
 }
 
@@ -648,28 +649,73 @@ static void end_of_instruction(struct qpu_v3d_emu *emu, unsigned int qpu,
 	}
 }
 
-/* @w at @pc decoded, through the predecode cache when it is on. */
-static bool decode(struct qpu_v3d_emu *emu, u32 pc, u64 w,
-		   struct qpu_v3d_instr *in, u32 *sig)
+/* Where the fast path writes an ALU's result (FAST_W_*), or -1: not fast. */
+static int fast_dst(enum qpu_gen gen, const struct qpu_v3d_alu *alu,
+		    const struct qpu_v3d_op_info *info)
+{
+	if (!(info->args & QPU_V3D_ARG_D))
+		return FAST_W_NONE;
+	if (!alu->magic)
+		return FAST_W_RF;
+	if (alu->waddr == QPU_V3D_W_NOP)
+		return FAST_W_NONE;
+	/* 4.2's r0..r4; r5 writes a quad's first lane */
+	if (gen == QPU_GEN_V3D42 && alu->waddr < QPU_V3D_W_R5)
+		return FAST_W_ACC;
+	return -1;
+}
+
+/* The fast path's fields of predecoded entry @e. */
+static void predecode_fast(enum qpu_gen gen, struct v3d_predecoded *e)
+{
+	const struct qpu_v3d_instr *in = &e->in;
+	int aw, mw;
+
+	e->fast = false;
+	if (in->is_branch || (e->sig & ~QPU_V3D_SIG_SMIMMS) ||
+	    !v3d_alu_fast_ok(in))
+		return;
+	aw = fast_dst(gen, &in->add, &qpu_v3d_add_op_info[in->add.op]);
+	mw = fast_dst(gen, &in->mul, &qpu_v3d_mul_op_info[in->mul.op]);
+	if (aw < 0 || mw < 0)
+		return;
+	e->add_w = aw;
+	e->mul_w = mw;
+	e->fast = true;
+}
+
+/*
+ * @w at @pc decoded, through the predecode cache when it is on: the
+ * instruction, the cache's entry (valid until the next decode) or @tmp,
+ * with the entry in @entry (NULL without predecoding); NULL for an invalid
+ * word.
+ */
+static const struct qpu_v3d_instr *decode(struct qpu_v3d_emu *emu, u32 pc,
+					  u64 w, struct qpu_v3d_instr *tmp,
+					  u32 *sig,
+					  const struct v3d_predecoded **entry)
 {
 	struct v3d_predecoded *e = &emu->pre[(pc >> 3) % PREDECODE_SIZE];
 
+	*entry = NULL;
 	if (emu->predecode && e->valid && e->pc == pc && e->word == w) {
-		*in = e->in;
 		*sig = e->sig;
-		return true;
+		*entry = e;
+		return &e->in;
 	}
-	if (qpu_v3d_decode(emu->gen, w, in) != QPU_V3D_VALID)
-		return false;
-	*sig = in->is_branch ? 0 : qpu_v3d_sig_bits(emu->gen, in->sig);
-	if (emu->predecode) {
-		e->valid = true;
-		e->pc = pc;
-		e->word = w;
-		e->sig = *sig;
-		e->in = *in;
-	}
-	return true;
+	if (qpu_v3d_decode(emu->gen, w, tmp) != QPU_V3D_VALID)
+		return NULL;
+	*sig = tmp->is_branch ? 0 : qpu_v3d_sig_bits(emu->gen, tmp->sig);
+	if (!emu->predecode)
+		return tmp;
+	e->valid = true;
+	e->pc = pc;
+	e->word = w;
+	e->sig = *sig;
+	e->in = *tmp;
+	predecode_fast(emu->gen, e);
+	*entry = e;
+	return &e->in;
 }
 
 void qpu_v3d_emu_set_predecode(struct qpu_v3d_emu *emu, bool on)
@@ -678,11 +724,44 @@ void qpu_v3d_emu_set_predecode(struct qpu_v3d_emu *emu, bool on)
 	__builtin_memset(emu->pre, 0, sizeof(emu->pre));
 }
 
+/* A fast write's destination (FAST_W_RF or FAST_W_ACC). */
+static u32 *fast_reg(struct v3d_thread *t, unsigned int kind, unsigned int waddr)
+{
+	return kind == FAST_W_RF ? t->rf[reg_index(t, waddr)] : t->acc[waddr];
+}
+
+/*
+ * An instruction predecode_fast() chose: both ALUs on the fast paths, no
+ * signal but small immediates, plain register writes; what step()'s
+ * general path does for it, without its tests.
+ */
+static void step_fast(struct qpu_v3d_emu *emu, struct v3d_thread *t,
+		      const struct v3d_predecoded *e)
+{
+	const struct qpu_v3d_instr *in = &e->in;
+	u32 ta[LANES], tb[LANES], tc[LANES], td[LANES], av[LANES], mv[LANES];
+	const u32 *aa, *ab, *ma, *mb;
+
+	aa = operand(emu, t, in, e->sig, in->add.a, QPU_V3D_SIG_SMIMM_A, ta);
+	ab = operand(emu, t, in, e->sig, in->add.b, QPU_V3D_SIG_SMIMM_B, tb);
+	ma = operand(emu, t, in, e->sig, in->mul.a, QPU_V3D_SIG_SMIMM_C, tc);
+	mb = operand(emu, t, in, e->sig, in->mul.b, QPU_V3D_SIG_SMIMM_D, td);
+	v3d_alu_fast(emu, in, aa, ab, ma, mb, av, mv);
+	if (e->add_w)
+		__builtin_memcpy(fast_reg(t, e->add_w, in->add.waddr), av,
+				 sizeof(av));
+	if (e->mul_w)
+		__builtin_memcpy(fast_reg(t, e->mul_w, in->mul.waddr), mv,
+				 sizeof(mv));
+}
+
 static void step(struct qpu_v3d_emu *emu, unsigned int qpu, unsigned int slot)
 {
 	struct v3d_thread *t = &emu->q[qpu].t[slot];
 	bool v71 = emu->gen == QPU_GEN_V3D71, bad = false;
-	struct qpu_v3d_instr in;
+	struct qpu_v3d_instr tmp;
+	const struct qpu_v3d_instr *in;
+	const struct v3d_predecoded *e;
 	struct v3d_alu_out add, mul;
 	const u32 *aa, *ab, *ma, *mb;
 	u32 ta[LANES], tb[LANES], tc[LANES], td[LANES], rot[2][LANES];
@@ -706,7 +785,8 @@ static void step(struct qpu_v3d_emu *emu, unsigned int qpu, unsigned int slot)
 	for (i = 0; i < 8; i++)
 		w |= (u64)p[i] << (8 * i);
 #endif
-	if (!decode(emu, t->pc, w, &in, &sig)) {
+	in = decode(emu, t->pc, w, &tmp, &sig, &e);
+	if (!in) {
 		v3d_emu_set_fault(emu, qpu, slot, QPU_FAULT_REASON_INSTRUCTION,
 				  t->pc, QPU_MEM_FETCH);
 		return;
@@ -724,8 +804,14 @@ static void step(struct qpu_v3d_emu *emu, unsigned int qpu, unsigned int slot)
 	t->issued++;
 	emu->stats.instructions++;
 
-	if (in.is_branch) {
-		do_branch(emu, qpu, slot, &in);
+	if (e && e->fast && !(emu->ops && emu->ops->trace_write)) {
+		step_fast(emu, t, e);
+		t->pc += 8;
+		end_of_instruction(emu, qpu, t);
+		return;
+	}
+	if (in->is_branch) {
+		do_branch(emu, qpu, slot, in);
 		t->pc += 8;
 		end_of_instruction(emu, qpu, t);
 		return;
@@ -738,26 +824,26 @@ static void step(struct qpu_v3d_emu *emu, unsigned int qpu, unsigned int slot)
 	}
 
 	/* operands, as the registers were before this instruction */
-	aa = operand(emu, t, &in, sig, in.add.a, QPU_V3D_SIG_SMIMM_A, ta);
-	ab = operand(emu, t, &in, sig, in.add.b, QPU_V3D_SIG_SMIMM_B, tb);
-	ma = operand(emu, t, &in, sig, in.mul.a, QPU_V3D_SIG_SMIMM_C, tc);
-	mb = operand(emu, t, &in, sig, in.mul.b, QPU_V3D_SIG_SMIMM_D, td);
+	aa = operand(emu, t, in, sig, in->add.a, QPU_V3D_SIG_SMIMM_A, ta);
+	ab = operand(emu, t, in, sig, in->add.b, QPU_V3D_SIG_SMIMM_B, tb);
+	ma = operand(emu, t, in, sig, in->mul.a, QPU_V3D_SIG_SMIMM_C, tc);
+	mb = operand(emu, t, in, sig, in->mul.b, QPU_V3D_SIG_SMIMM_D, td);
 	if (!v71 && (sig & QPU_V3D_SIG_ROT)) {
 		/* raddr_b 48..63 have no small immediate: their low bits */
-		unsigned int n = !in.raddr_b ? t->acc[5][0] :
-				 in.raddr_b < QPU_V3D_SMALL_IMMS ?
-				 qpu_v3d_small_imm[in.raddr_b] : in.raddr_b;
+		unsigned int n = !in->raddr_b ? t->acc[5][0] :
+				 in->raddr_b < QPU_V3D_SMALL_IMMS ?
+				 qpu_v3d_small_imm[in->raddr_b] : in->raddr_b;
 
-		rotate(rot[0], ma, n, in.mul.a >= 6);
-		rotate(rot[1], mb, n, in.mul.b >= 6);
+		rotate(rot[0], ma, n, in->mul.a >= 6);
+		rotate(rot[1], mb, n, in->mul.b >= 6);
 		ma = rot[0];
 		mb = rot[1];
 	}
-	add.flags = in.apf || in.auf;
-	mul.flags = in.mpf || in.muf;
-	v3d_alu_add(emu, t, &in, aa, ab, &add, &bad);
+	add.flags = in->apf || in->auf;
+	mul.flags = in->mpf || in->muf;
+	v3d_alu_add(emu, t, in, aa, ab, &add, &bad);
 	if (!bad)
-		v3d_alu_mul(emu, t, &in, ma, mb, &mul, &bad);
+		v3d_alu_mul(emu, t, in, ma, mb, &mul, &bad);
 	if (bad) {
 		v3d_emu_set_fault(emu, qpu, slot, QPU_FAULT_REASON_INSTRUCTION,
 				  t->pc, QPU_MEM_FETCH);
@@ -781,30 +867,31 @@ static void step(struct qpu_v3d_emu *emu, unsigned int qpu, unsigned int slot)
 			return;
 		emu->stats.uniforms++;
 	}
-	for (i = 0; i < LANES; i++)
-		sval[i] = uval;
 	if (sig & QPU_V3D_SIG_LDTMU) {
 		for (i = 0; i < LANES; i++)
 			sval[i] = t->fifo[t->fifo_head][i];
 		t->fifo_head = (t->fifo_head + 1) % TMU_FIFO_MAX;
 		t->fifo_n--;
 		sig_writes = true;
+	} else if (sig_writes) {
+		for (i = 0; i < LANES; i++)
+			sval[i] = uval;
 	}
 
 	/* the writes, the flags, then the signals' results */
 	if (add.writes)
-		write_dest(emu, qpu, slot, in.add.waddr, in.add.magic, add.v,
+		write_dest(emu, qpu, slot, in->add.waddr, in->add.magic, add.v,
 			   add.lanes);
 	if (mul.writes)
-		write_dest(emu, qpu, slot, in.mul.waddr, in.mul.magic, mul.v,
+		write_dest(emu, qpu, slot, in->mul.waddr, in->mul.magic, mul.v,
 			   mul.lanes);
 	if (emu->stop != QPU_V3D_EMU_RUNNING)
 		return;
-	v3d_flags_apply(t, in.apf, in.auf, &add);
-	v3d_flags_apply(t, in.mpf, in.muf, &mul);
+	v3d_flags_apply(t, in->apf, in->auf, &add);
+	v3d_flags_apply(t, in->mpf, in->muf, &mul);
 	if (sig_writes) {
 		if (sig & QPU_V3D_SIG_WRITES_ADDR)
-			write_dest(emu, qpu, slot, in.sig_addr, in.sig_magic,
+			write_dest(emu, qpu, slot, in->sig_addr, in->sig_magic,
 				   sval, ALL_LANES);
 		else if (v71)
 			write_lanes(t->rf[0], sval, ALL_LANES);
@@ -925,16 +1012,11 @@ static enum qpu_v3d_emu_status run_by_clock(struct qpu_v3d_emu *emu,
 	return QPU_V3D_EMU_RUNNING;
 }
 
-enum qpu_v3d_emu_status qpu_v3d_emu_run(struct qpu_v3d_emu *emu, u64 budget)
+static enum qpu_v3d_emu_status run_in_turn(struct qpu_v3d_emu *emu, u64 budget)
 {
 	enum qpu_v3d_emu_status st;
 	unsigned int qpu;
 
-	if (emu->stop != QPU_V3D_EMU_RUNNING)
-		return emu->stop;
-	emu->last_bo = NULL;	/* the MMU may have changed since */
-	if (emu->clock)
-		return run_by_clock(emu, budget);
 	while (budget) {
 		bool ran = false;
 
@@ -960,6 +1042,32 @@ enum qpu_v3d_emu_status qpu_v3d_emu_run(struct qpu_v3d_emu *emu, u64 budget)
 		}
 	}
 	return QPU_V3D_EMU_RUNNING;
+}
+
+enum qpu_v3d_emu_status qpu_v3d_emu_run(struct qpu_v3d_emu *emu, u64 budget)
+{
+	enum qpu_v3d_emu_status st;
+	u32 saved;
+
+	if (emu->stop != QPU_V3D_EMU_RUNNING)
+		return emu->stop;
+	emu->last_bo = NULL;	/* the MMU may have changed since */
+	emu->host_float = emu->host_float_ok && emu->predecode &&
+			  qpu_v3d_host_float_enter(&saved);
+	st = emu->clock ? run_by_clock(emu, budget) : run_in_turn(emu, budget);
+	if (emu->host_float)
+		qpu_v3d_host_float_leave(saved);
+	return st;
+}
+
+bool qpu_v3d_emu_set_host_float(struct qpu_v3d_emu *emu, bool on)
+{
+	u32 saved;
+	bool can = qpu_v3d_host_float_enter(&saved);
+
+	qpu_v3d_host_float_leave(saved);
+	emu->host_float_ok = on;
+	return on && can;
 }
 
 void qpu_v3d_emu_set_clock(struct qpu_v3d_emu *emu, const u64 *clock)

@@ -222,6 +222,14 @@ enum qpu_v3d_emu_status qpu_v3d_emu_run(struct qpu_v3d_emu *emu, u64 budget);
  */
 void qpu_v3d_emu_set_predecode(struct qpu_v3d_emu *emu, bool on);
 
+/*
+ * qpu_v3d_emu_set_host_float() - the fast paths' fadd, fsub and fmul on
+ * the host's float unit where it can (the default), or with integers as
+ * the kernel computes them (@on false), for tests. Returns whether the
+ * host's unit will be used (this build, this thread's float mode now).
+ */
+bool qpu_v3d_emu_set_host_float(struct qpu_v3d_emu *emu, bool on);
+
 /* Instructions each thread may issue (0: no bound). */
 void qpu_v3d_emu_set_limit(struct qpu_v3d_emu *emu, u64 instructions);
 
@@ -298,6 +306,22 @@ u32 qpu_v3d_itof(u32 a);
 u32 qpu_v3d_utof(u32 a);
 /* The SFU: 1/x, 1/sqrt(x), 2^x, log2(x), sin(pi x). */
 u32 qpu_v3d_sfu(unsigned int which, u32 a);
+/*
+ * 16 lanes: @r[i] = fadd(@a[i], @b[i] ^ @neg) (@neg 0, or 0x80000000 for
+ * fsub), @r[i] = fmul(@a[i], @b[i]); @r must not overlap the inputs. With
+ * @host on the host's float unit where qpu_v3d_host_float_enter() allows
+ * it, else with integers; the same bits either way.
+ */
+void qpu_v3d_fadd16(const u32 *a, const u32 *b, u32 neg, u32 *r, bool host);
+void qpu_v3d_fmul16(const u32 *a, const u32 *b, u32 *r, bool host);
+/*
+ * Whether this build and the calling thread's float mode (to nearest, no
+ * flush-to-zero, no trap enabled) let the host's float unit compute the
+ * 16-lane forms; @saved keeps the status flags, which
+ * qpu_v3d_host_float_leave() restores (the host's ops set them).
+ */
+bool qpu_v3d_host_float_enter(u32 *saved);
+void qpu_v3d_host_float_leave(u32 saved);
 
 enum qpu_v3d_sfu_fn {
 	QPU_V3D_SFU_RECIP, QPU_V3D_SFU_RSQRT, QPU_V3D_SFU_EXP,

@@ -322,84 +322,8 @@ static bool add_vector(struct v3d_thread *t, unsigned int op, const u32 *a,
 	}								\
 } while (0)
 
-/*
- * fmul of two normal numbers to a normal result, rounded to nearest even,
- * and of a zero or denormal (flushed) by a finite number; every other case
- * by qpu_v3d_fmul().
- */
-static inline u32 fmul_fast(u32 a, u32 b)
-{
-	u32 ea = (a >> 23) & 0xff, eb = (b >> 23) & 0xff, top, q, e;
-	u64 m, rem, half;
-
-	if (ea - 1 >= 254 || eb - 1 >= 254) {
-		/* a zero (or flushed denormal) by a finite number: signed 0 */
-		if ((!ea && eb != 0xff) || (!eb && ea != 0xff))
-			return (a ^ b) & F_SIGN;
-		return qpu_v3d_fmul(a, b);
-	}
-	m = (u64)((a & 0x7fffffu) | 0x800000u) * ((b & 0x7fffffu) | 0x800000u);
-	top = (u32)(m >> 47);
-	q = (u32)(m >> (23 + top));
-	rem = m & ((1ull << (23 + top)) - 1);
-	half = 1ull << (22 + top);
-	if (rem > half || (rem == half && (q & 1)))
-		q++;
-	e = ea + eb - 127 + top;
-	if (q == 1u << 24) {
-		q >>= 1;
-		e++;
-	}
-	if (e - 1 >= 254)
-		return qpu_v3d_fmul(a, b);
-	return ((a ^ b) & F_SIGN) | e << 23 | (q & 0x7fffffu);
-}
-
-/*
- * fadd of two normal numbers to a normal result, rounded to nearest
- * even, and of zeros or denormals (flushed) with normal numbers or each
- * other; every other case by qpu_v3d_fadd().
- */
-static inline u32 fadd_fast(u32 a, u32 b)
-{
-	/* hi: the larger magnitude, whose sign the result takes */
-	u32 hi = (a & ~F_SIGN) >= (b & ~F_SIGN) ? a : b, lo = a ^ b ^ hi;
-	u32 eh = (hi >> 23) & 0xff, el = (lo >> 23) & 0xff, p, e, q, d;
-	u64 mh, ml, m, rem, half;
-
-	if (eh - 1 >= 254 || el - 1 >= 254) {
-		/* x + 0 (or a flushed denormal) with x normal: x */
-		if (!el && eh - 1 < 254)
-			return hi;
-		if (!eh)	/* 0 + 0: -0 only when both are */
-			return a & b & F_SIGN;
-		return qpu_v3d_fadd(a, b);
-	}
-	d = eh - el;
-	mh = (u64)((hi & 0x7fffffu) | 0x800000u) << 32;
-	ml = (u64)((lo & 0x7fffffu) | 0x800000u) << 32;
-	/* the low one shifted down, its lost bits kept as a sticky bit */
-	ml = d >= 60 ? 1 : d ? (ml >> d) | ((ml << (64 - d)) != 0) : ml;
-	m = ((a ^ b) & F_SIGN) ? mh - ml : mh + ml;
-	if (!m)
-		return 0;
-	p = 63 - (u32)__builtin_clzll(m);
-	e = eh + p - 55;
-	q = (u32)(m >> (p - 23));
-	rem = m & ((1ull << (p - 23)) - 1);
-	half = 1ull << (p - 24);
-	if (rem > half || (rem == half && (q & 1)))
-		q++;
-	if (q == 1u << 24) {
-		q >>= 1;
-		e++;
-	}
-	if (e - 1 >= 254)
-		return qpu_v3d_fadd(a, b);
-	return (hi & F_SIGN) | e << 23 | (q & 0x7fffffu);
-}
-
-static bool add_fast(unsigned int op, const u32 *a, const u32 *b, u32 *r)
+static bool add_fast(const struct qpu_v3d_emu *emu, unsigned int op,
+		     const u32 *a, const u32 *b, u32 *r)
 {
 	unsigned int i;
 
@@ -430,10 +354,10 @@ static bool add_fast(unsigned int op, const u32 *a, const u32 *b, u32 *r)
 		return true;
 	case QPU_V3D_A_FADD:
 	case QPU_V3D_A_FADDNF:
-		LOOP(fadd_fast(x, y));
+		qpu_v3d_fadd16(a, b, 0, r, emu->host_float);
 		return true;
 	case QPU_V3D_A_FSUB:
-		LOOP(fadd_fast(x, y ^ F_SIGN));
+		qpu_v3d_fadd16(a, b, F_SIGN, r, emu->host_float);
 		return true;
 	case QPU_V3D_A_FMAX:
 		LOOP(qpu_v3d_fmax(x, y));
@@ -450,13 +374,14 @@ static bool add_fast(unsigned int op, const u32 *a, const u32 *b, u32 *r)
 	return false;
 }
 
-static bool mul_fast(unsigned int op, const u32 *a, const u32 *b, u32 *r)
+static bool mul_fast(const struct qpu_v3d_emu *emu, unsigned int op,
+		     const u32 *a, const u32 *b, u32 *r)
 {
 	unsigned int i;
 
 	switch (op) {
 	case QPU_V3D_M_FMUL:
-		LOOP(fmul_fast(x, y));
+		qpu_v3d_fmul16(a, b, r, emu->host_float);
 		return true;
 	case QPU_V3D_M_ADD:
 		LOOP(x + y);
@@ -481,6 +406,53 @@ static bool plain(const struct qpu_v3d_emu *emu, const struct qpu_v3d_alu *alu,
 	       !alu->unpack_b;
 }
 
+/* The add ops add_fast() runs, and the mul ops mul_fast() runs. */
+static bool add_fast_op(unsigned int op)
+{
+	switch (op) {
+	case QPU_V3D_A_ADD:
+	case QPU_V3D_A_SUB:
+	case QPU_V3D_A_AND:
+	case QPU_V3D_A_OR:
+	case QPU_V3D_A_XOR:
+	case QPU_V3D_A_SHL:
+	case QPU_V3D_A_SHR:
+	case QPU_V3D_A_ASR:
+	case QPU_V3D_A_FADD:
+	case QPU_V3D_A_FADDNF:
+	case QPU_V3D_A_FSUB:
+	case QPU_V3D_A_FMAX:
+	case QPU_V3D_A_FMIN:
+	case QPU_V3D_A_EIDX:
+	case QPU_V3D_A_NOP:
+		return true;
+	}
+	return false;
+}
+
+static bool mul_fast_op(unsigned int op)
+{
+	return op == QPU_V3D_M_FMUL || op == QPU_V3D_M_ADD ||
+	       op == QPU_V3D_M_SUB || op == QPU_V3D_M_MOV || op == QPU_V3D_M_NOP;
+}
+
+bool v3d_alu_fast_ok(const struct qpu_v3d_instr *in)
+{
+	return !in->ac && !in->mc && !in->apf && !in->auf && !in->mpf &&
+	       !in->muf && !in->add.pack && !in->add.unpack_a &&
+	       !in->add.unpack_b && !in->mul.pack && !in->mul.unpack_a &&
+	       !in->mul.unpack_b && add_fast_op(in->add.op) &&
+	       mul_fast_op(in->mul.op);
+}
+
+void v3d_alu_fast(const struct qpu_v3d_emu *emu, const struct qpu_v3d_instr *in,
+		  const u32 *aa, const u32 *ab, const u32 *ma, const u32 *mb,
+		  u32 *add, u32 *mul)
+{
+	add_fast(emu, in->add.op, aa, ab, add);
+	mul_fast(emu, in->mul.op, ma, mb, mul);
+}
+
 void v3d_alu_add(struct qpu_v3d_emu *emu, struct v3d_thread *t,
 		 const struct qpu_v3d_instr *in, const u32 *a, const u32 *b,
 		 struct v3d_alu_out *o, bool *bad)
@@ -496,7 +468,7 @@ void v3d_alu_add(struct qpu_v3d_emu *emu, struct v3d_thread *t,
 	o->z = 0;
 	o->n = 0;
 	o->c = 0;
-	if (plain(emu, alu, o) && add_fast(op, a, b, o->v))
+	if (plain(emu, alu, o) && add_fast(emu, op, a, b, o->v))
 		return;
 	sfu = sfu_of(op);
 	if (op == QPU_V3D_A_FDX || op == QPU_V3D_A_FDY ||
@@ -740,7 +712,7 @@ void v3d_alu_mul(struct qpu_v3d_emu *emu, struct v3d_thread *t,
 	o->z = 0;
 	o->n = 0;
 	o->c = 0;
-	if (plain(emu, alu, o) && mul_fast(op, a, b, o->v))
+	if (plain(emu, alu, o) && mul_fast(emu, op, a, b, o->v))
 		return;
 	for (i = 0; i < LANES; i++) {
 		u32 x = a[i], y = b[i], r = 0, c = 0;

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: (GPL-2.0 OR MIT)
 /*
- * V3D 4.2/7.1 float semantics on bit patterns, with integers only.
+ * V3D 4.2/7.1 float semantics on bit patterns, with integers only, and
+ * the 16-lane fadd/fmul of the emulator's fast paths, which userspace runs
+ * on the host's float unit (bit for bit the integer forms).
  *
  * DOC: choices and their sources
  * - Rounding: fadd, fsub, fmul, itof and utof round to nearest even. V3D
@@ -19,6 +21,24 @@
  *   sin(x) is sin(pi x) for |x| <= 0.5, computed in Q30 fixed point
  *   (error below 2^-28), and +-1 beyond, as py-videocore6's test_sfu
  *   reference (sfu_sin) has it from a Pi 4. Its tests accept rtol 1e-4.
+ *
+ * DOC: the host's float unit
+ * fadd, fsub and fmul are IEEE-754 single precision rounded to nearest
+ * even once inputs are flushed, which the host's vector unit computes in
+ * userspace on x86-64 (SSE2), on i386 built for SSE2 math, and on arm64
+ * (AdvSIMD): inputs flushed before, denormal results flushed after (an fadd
+ * whose result is below the normal range is exact, so the flush is all the
+ * reference does), NaN results replaced by QPU_EMU_F_QNAN. The one case
+ * that differs is an fmul whose exact product, just below the smallest
+ * normal, rounds up to it on the host's denormal grid (ulp 2^-149) but not
+ * at 24 bits (ulp 2^-150 there), as the reference rounds before it
+ * flushes: a vector with a product of +-2^-126 is recomputed lane by lane
+ * (e.g. 0x203504f3 * 0x1fb504f3: the host's 0x00800000, the reference's
+ * 0). The host's mode must be
+ * the default one (to nearest, no flush-to-zero or denormals-are-zero, no
+ * trap enabled): qpu_v3d_host_float_enter() checks it where a run starts
+ * and restores the caller's status flags where it ends. Elsewhere (the
+ * kernel, armel's soft float, i386's x87) the integer forms below run.
  */
 #include "v3d/qpu_v3d_emu.h"
 #include "qpu_emu_float.h"
@@ -26,6 +46,7 @@
 #define F_SIGN	0x80000000u
 #define F_INF	0x7f800000u
 #define F_MANT	0x007fffffu
+#define LANES16	16u
 
 static bool is_nan(u32 a)
 {
@@ -284,4 +305,208 @@ u32 qpu_v3d_sfu(unsigned int which, u32 a)
 		return sfu_sin(a);
 	}
 	return 0;
+}
+
+/*
+ * The fast paths' lane forms: fmul of two normal numbers to a normal
+ * result, rounded to nearest even, and of a zero or denormal (flushed) by
+ * a finite number; every other case by qpu_v3d_fmul().
+ */
+static inline u32 fmul_fast(u32 a, u32 b)
+{
+	u32 ea = (a >> 23) & 0xff, eb = (b >> 23) & 0xff, top, q, e;
+	u64 m, rem, half;
+
+	if (ea - 1 >= 254 || eb - 1 >= 254) {
+		/* a zero (or flushed denormal) by a finite number: signed 0 */
+		if ((!ea && eb != 0xff) || (!eb && ea != 0xff))
+			return (a ^ b) & F_SIGN;
+		return qpu_v3d_fmul(a, b);
+	}
+	m = (u64)((a & 0x7fffffu) | 0x800000u) * ((b & 0x7fffffu) | 0x800000u);
+	top = (u32)(m >> 47);
+	q = (u32)(m >> (23 + top));
+	rem = m & ((1ull << (23 + top)) - 1);
+	half = 1ull << (22 + top);
+	if (rem > half || (rem == half && (q & 1)))
+		q++;
+	e = ea + eb - 127 + top;
+	if (q == 1u << 24) {
+		q >>= 1;
+		e++;
+	}
+	if (e - 1 >= 254)
+		return qpu_v3d_fmul(a, b);
+	return ((a ^ b) & F_SIGN) | e << 23 | (q & 0x7fffffu);
+}
+
+/*
+ * fadd of two normal numbers to a normal result, rounded to nearest
+ * even, and of zeros or denormals (flushed) with normal numbers or each
+ * other; every other case by qpu_v3d_fadd().
+ */
+static inline u32 fadd_fast(u32 a, u32 b)
+{
+	/* hi: the larger magnitude, whose sign the result takes */
+	u32 hi = (a & ~F_SIGN) >= (b & ~F_SIGN) ? a : b, lo = a ^ b ^ hi;
+	u32 eh = (hi >> 23) & 0xff, el = (lo >> 23) & 0xff, p, e, q, d;
+	u64 mh, ml, m, rem, half;
+
+	if (eh - 1 >= 254 || el - 1 >= 254) {
+		/* x + 0 (or a flushed denormal) with x normal: x */
+		if (!el && eh - 1 < 254)
+			return hi;
+		if (!eh)	/* 0 + 0: -0 only when both are */
+			return a & b & F_SIGN;
+		return qpu_v3d_fadd(a, b);
+	}
+	d = eh - el;
+	mh = (u64)((hi & 0x7fffffu) | 0x800000u) << 32;
+	ml = (u64)((lo & 0x7fffffu) | 0x800000u) << 32;
+	/* the low one shifted down, its lost bits kept as a sticky bit */
+	ml = d >= 60 ? 1 : d ? (ml >> d) | ((ml << (64 - d)) != 0) : ml;
+	m = ((a ^ b) & F_SIGN) ? mh - ml : mh + ml;
+	if (!m)
+		return 0;
+	p = 63 - (u32)__builtin_clzll(m);
+	e = eh + p - 55;
+	q = (u32)(m >> (p - 23));
+	rem = m & ((1ull << (p - 23)) - 1);
+	half = 1ull << (p - 24);
+	if (rem > half || (rem == half && (q & 1)))
+		q++;
+	if (q == 1u << 24) {
+		q >>= 1;
+		e++;
+	}
+	if (e - 1 >= 254)
+		return qpu_v3d_fadd(a, b);
+	return (hi & F_SIGN) | e << 23 | (q & 0x7fffffu);
+}
+
+#if !defined(__KERNEL__) && (defined(__x86_64__) || defined(__aarch64__) || \
+	(defined(__i386__) && defined(__SSE2_MATH__)))
+#define HOST_FLOAT 1
+#include "qpu_emu_float_vec.h"
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+
+#define CSR_MODE	0xffc0u	/* DAZ, the trap masks, rounding, FTZ */
+#define CSR_DEFAULT	0x1f80u	/* every trap masked, to nearest */
+
+bool qpu_v3d_host_float_enter(u32 *saved)
+{
+	*saved = _mm_getcsr();
+	return (*saved & CSR_MODE) == CSR_DEFAULT;
+}
+
+void qpu_v3d_host_float_leave(u32 saved)
+{
+	_mm_setcsr(saved);
+}
+#else
+/* FPCR: FZ, the rounding mode and the trap enables */
+#define FPCR_MODE	(1u << 24 | 3u << 22 | 0x9f00u)
+
+bool qpu_v3d_host_float_enter(u32 *saved)
+{
+	u64 fpcr, fpsr;
+
+	__asm__ volatile("mrs %0, fpcr" : "=r"(fpcr));
+	__asm__ volatile("mrs %0, fpsr" : "=r"(fpsr));
+	*saved = (u32)fpsr;
+	return !(fpcr & FPCR_MODE);
+}
+
+void qpu_v3d_host_float_leave(u32 saved)
+{
+	u64 fpsr = saved;
+
+	__asm__ volatile("msr fpsr, %0" : : "r"(fpsr));
+}
+#endif
+
+#define F_ABS	0x7fffffffu
+
+/* Flushed, and any NaN as QPU_EMU_F_QNAN. */
+static inline v4u vresult(v4u r)
+{
+	v4u nan = (v4u)((v4s)(r & F_ABS) > (s32)F_INF);
+
+	r = vflush(r);
+	return (r & ~nan) | (QPU_EMU_F_QNAN & nan);
+}
+
+static void fadd16_host(const u32 *a, const u32 *b, u32 neg, u32 *r)
+{
+	unsigned int g;
+
+	for (g = 0; g < LANES16; g += 4) {
+		v4f x = (v4f)vflush(vload(a + g));
+		v4f y = (v4f)vflush(vload(b + g) ^ neg);
+
+		vstore(r + g, vresult((v4u)(x + y)));
+	}
+}
+
+/*
+ * Lanes of product @p that may have rounded up to the smallest normal
+ * from below it (see "the host's float unit").
+ */
+static inline v4u vmin_normal(v4u p)
+{
+	return (v4u)((p & F_ABS) == 0x00800000u);
+}
+
+static bool fmul16_host(const u32 *a, const u32 *b, u32 *r)
+{
+	v4u edge = { 0, 0, 0, 0 };
+	unsigned int g;
+
+	for (g = 0; g < LANES16; g += 4) {
+		v4f x = (v4f)vflush(vload(a + g));
+		v4f y = (v4f)vflush(vload(b + g));
+		v4u p = (v4u)(x * y);
+
+		edge |= vmin_normal(p);
+		vstore(r + g, vresult(p));
+	}
+	return !(edge[0] | edge[1] | edge[2] | edge[3]);
+}
+#else
+bool qpu_v3d_host_float_enter(u32 *saved)
+{
+	*saved = 0;
+	return false;
+}
+
+void qpu_v3d_host_float_leave(u32 saved)
+{
+}
+#endif
+
+void qpu_v3d_fadd16(const u32 *a, const u32 *b, u32 neg, u32 *r, bool host)
+{
+	unsigned int i;
+
+#ifdef HOST_FLOAT
+	if (host) {
+		fadd16_host(a, b, neg, r);
+		return;
+	}
+#endif
+	for (i = 0; i < LANES16; i++)
+		r[i] = fadd_fast(a[i], b[i] ^ neg);
+}
+
+void qpu_v3d_fmul16(const u32 *a, const u32 *b, u32 *r, bool host)
+{
+	unsigned int i;
+
+#ifdef HOST_FLOAT
+	if (host && fmul16_host(a, b, r))
+		return;
+#endif
+	for (i = 0; i < LANES16; i++)
+		r[i] = fmul_fast(a[i], b[i]);
 }

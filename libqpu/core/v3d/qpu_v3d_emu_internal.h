@@ -70,11 +70,16 @@ struct v3d_qpu {
  */
 #define PREDECODE_SIZE	1024	/* entries, direct-mapped by address */
 
+/* Where a fast instruction's ALU writes (struct v3d_predecoded). */
+enum { FAST_W_NONE, FAST_W_RF, FAST_W_ACC };
+
 struct v3d_predecoded {
 	u64 word;
 	u32 pc;
 	u32 sig;	/* qpu_v3d_sig_bits() of the word */
 	bool valid;
+	bool fast;	/* step_fast() runs it: v3d_alu_fast_ok(), no signal */
+	u8 add_w, mul_w;	/* FAST_W_*, when fast */
 	struct qpu_v3d_instr in;
 };
 
@@ -99,6 +104,8 @@ struct qpu_v3d_emu {
 	struct qpu_v3d_csd csd;
 	u32 next_batch;
 	bool predecode;
+	bool host_float_ok;	/* qpu_v3d_emu_set_host_float() */
+	bool host_float;	/* this run computes floats on the host */
 	const u64 *clock;	/* qpu_v3d_emu_set_clock(), or NULL */
 	bool resched;		/* a thread started, switched or woke */
 	unsigned int pick;	/* the QPU the clock chose */
@@ -136,6 +143,15 @@ void v3d_alu_add(struct qpu_v3d_emu *emu, struct v3d_thread *t,
 void v3d_alu_mul(struct qpu_v3d_emu *emu, struct v3d_thread *t,
 		 const struct qpu_v3d_instr *in, const u32 *a, const u32 *b,
 		 struct v3d_alu_out *o, bool *bad);
+/*
+ * Whether the ALUs of @in take the fast paths whole: no condition, flags,
+ * pack or unpack, and operations add_fast()/mul_fast() run; then
+ * v3d_alu_fast() gives both results on all 16 lanes.
+ */
+bool v3d_alu_fast_ok(const struct qpu_v3d_instr *in);
+void v3d_alu_fast(const struct qpu_v3d_emu *emu, const struct qpu_v3d_instr *in,
+		  const u32 *aa, const u32 *ab, const u32 *ma, const u32 *mb,
+		  u32 *add, u32 *mul);
 u16 v3d_cond_lanes(const struct v3d_thread *t, unsigned int cond);
 void v3d_flags_apply(struct v3d_thread *t, unsigned int pf, unsigned int uf,
 		     const struct v3d_alu_out *o);

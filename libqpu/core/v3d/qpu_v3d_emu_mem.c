@@ -165,6 +165,16 @@ void *v3d_translate(struct qpu_v3d_emu *emu, u32 va, u32 len)
 	return bo->host + (va - bo->va);
 }
 
+/* v3d_translate() with its first test inline, for the TMU's lane loops. */
+static inline u8 *translate_lane(struct qpu_v3d_emu *emu, u32 va, u32 len)
+{
+	const struct qpu_v3d_mmu_bo *bo = emu->last_bo;
+
+	if (bo && va - bo->va < bo->size && len <= bo->size - (va - bo->va))
+		return bo->host + (va - bo->va);
+	return v3d_translate(emu, va, len);
+}
+
 static u32 load32(const u8 *p)
 {
 	return p[0] | p[1] << 8 | p[2] << 16 | (u32)p[3] << 24;
@@ -332,6 +342,58 @@ static void store_sized(u8 *p, unsigned int type, u32 v)
 	store32(p, v);
 }
 
+/* The statistics of @n lanes' 32-bit reads or (@write) writes. */
+static void tmu_count32(struct qpu_v3d_emu *emu, bool write, unsigned int n)
+{
+	if (write) {
+		emu->stats.tmu_writes += n;
+		emu->stats.tmu_write_bytes += 4 * n;
+	} else {
+		emu->stats.tmu_lookups += n;
+		emu->stats.tmu_read_bytes += 4 * n;
+	}
+}
+
+/*
+ * v3d_tmu_lookup()'s lane loop (with predecoding, the fast paths) for its
+ * most common lookup, a regular read or write of one 32-bit word a lane:
+ * the same steps, faults and statistics in the same order, with fewer
+ * tests per lane.
+ */
+static bool tmu_word32(struct qpu_v3d_emu *emu, unsigned int qpu,
+		       unsigned int slot, const u32 *addr, u16 lanes,
+		       bool per_pixel, bool write, u32 *res)
+{
+	const struct v3d_thread *t = &emu->q[qpu].t[slot];
+	unsigned int i, n = 0;
+
+	for (i = 0; i < LANES; i++) {
+		u32 a;
+		u8 *p;
+
+		res[i] = 0;
+		if (!(lanes >> i & 1))
+			continue;
+		a = addr[per_pixel ? i : i & ~3u] & ~3u;
+		p = translate_lane(emu, a, 4);
+		if (!p) {
+			tmu_count32(emu, write, n);
+			v3d_emu_set_fault(emu, qpu, slot, QPU_FAULT_REASON_MEMORY,
+					  a, write ? QPU_MEM_TMU_WRITE : QPU_MEM_TMU);
+			return false;
+		}
+		if (write) {
+			note_stale(emu, a, p);
+			store32(p, t->tmu_data[0][i]);
+		} else {
+			res[i] = load32(p);
+		}
+		n++;
+	}
+	tmu_count32(emu, write, n);
+	return true;
+}
+
 bool v3d_tmu_lookup(struct qpu_v3d_emu *emu, unsigned int qpu,
 		    unsigned int slot, const u32 *addr, u16 lanes)
 {
@@ -340,7 +402,7 @@ bool v3d_tmu_lookup(struct qpu_v3d_emu *emu, unsigned int qpu,
 	unsigned int type = cfg & 7, words = 1, size = 4, i, k, depth;
 	bool per_pixel = cfg & 0x80, write = t->tmu_ndata > 0;
 	bool atomic_op = op != TMU_OP_REGULAR, returns;
-	bool wrap = emu->gen == QPU_GEN_V3D42;
+	bool wrap = emu->gen == QPU_GEN_V3D42, fast;
 	u32 res[4][LANES];
 
 	t->tmu_cfg = (t->tmu_cfg >> 8) | 0xff000000u;
@@ -365,7 +427,11 @@ bool v3d_tmu_lookup(struct qpu_v3d_emu *emu, unsigned int qpu,
 				  t->fifo_n + words, QPU_MEM_TMU);
 		return false;
 	}
-	for (i = 0; i < LANES; i++) {
+	fast = emu->predecode && !atomic_op && words == 1 && size == 4;
+	if (fast && !tmu_word32(emu, qpu, slot, addr, lanes, per_pixel, write,
+				res[0]))
+		return false;
+	for (i = 0; i < LANES && !fast; i++) {
 		unsigned int src = per_pixel ? i : i & ~3u;
 		u32 a = addr[src] & ~(size - 1);
 

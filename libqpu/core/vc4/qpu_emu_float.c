@@ -565,6 +565,8 @@ static s32 f_skey(u32 a)
 #if !defined(__KERNEL__) && defined(__x86_64__)
 #include <immintrin.h>
 
+#include "qpu_emu_float_vec.h"
+
 enum { PATH_LANES, PATH_SSE2, PATH_AVX512, PATH_UNSET };
 
 static int simd_path = PATH_UNSET;
@@ -733,9 +735,6 @@ static AVX512 u16 fminmax_avx512_op(const u32 *a, const u32 *b, u32 *out,
 
 /* --- SSE2 --- */
 
-typedef u32 v4u __attribute__((vector_size(16)));
-typedef s32 v4s __attribute__((vector_size(16)));
-typedef float v4f __attribute__((vector_size(4 * sizeof(u32))));
 
 #define CSR_RZ_FTZ	0xff80u	/* exceptions masked, toward zero, FTZ */
 #define CSR_RN		0x1f80u	/* exceptions masked, to nearest (default) */
@@ -764,27 +763,6 @@ static inline u32 csr_enter(u32 mode)
 static inline void csr_leave(u32 old)
 {
 	_mm_setcsr(old);
-}
-
-static inline v4u vload(const u32 *p)
-{
-	v4u v;
-
-	__builtin_memcpy(&v, p, sizeof(v));
-	return v;
-}
-
-static inline void vstore(u32 *p, v4u v)
-{
-	__builtin_memcpy(p, &v, sizeof(v));
-}
-
-/* Denormals to a zero of the same sign. */
-static inline v4u vflush(v4u a)
-{
-	v4u z = (v4u)((a & F_EXP) == 0);
-
-	return a & ~(z & F_ABS);	/* one op fewer than ~z | F_SIGN */
 }
 
 static inline v4u vnan(v4u a)
