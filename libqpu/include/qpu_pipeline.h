@@ -130,6 +130,12 @@ QPU_API const char *qpu_pipeline_place_name(enum qpu_pipeline_place place);
  * @recoveries: for the sink: stages re-run on the CPU for this frame
  * @frame_data: for the sink: the frame's own bytes, in its slot until the
  *	sink returns (to draw on it, as qpu-detect does)
+ * @plane_offsets: bytes from the frame's start (@frame_data, the first
+ *	stage's &qpu_pipeline_job.in and .in_bo) to each plane: Y, U, V for
+ *	I420, Y and UV for NV12, one plane otherwise (new in 0.7)
+ * @plane_strides: bytes between rows of each plane (new in 0.7)
+ * @imported: 1 when the frame came by qpu_pipeline_submit_bo(): the stages
+ *	read the caller's buffer, nothing was copied (new in 0.7)
  */
 struct qpu_pipeline_frame {
 	uint64_t index;
@@ -145,6 +151,9 @@ struct qpu_pipeline_frame {
 	uint64_t model_ns;
 	unsigned int recoveries;
 	const void *frame_data;
+	size_t plane_offsets[3];
+	size_t plane_strides[3];
+	int imported;
 };
 
 /**
@@ -355,6 +364,57 @@ QPU_API int qpu_pipeline_acquire(struct qpu_pipeline *pipeline, int timeout_ms,
  */
 QPU_API int qpu_pipeline_submit(struct qpu_pipeline *pipeline, enum qpu_pipeline_format format,
 				unsigned int width, unsigned int height, void *user);
+
+/**
+ * struct qpu_pipeline_bo_frame - a frame already in a device buffer
+ * @bo: the buffer holding the frame, of the pipeline's device (a camera's
+ *	buffer imported by <qpu_capture.h>, or any other); the caller's: the
+ *	stages read it in place, nothing copies it
+ * @offsets: bytes from @bo's start to each plane, as
+ *	&qpu_pipeline_frame.plane_offsets
+ * @strides: bytes between rows of each plane
+ * @release: called once the pipeline no longer reads @bo: right after the
+ *	frame's sink returned (the sink may still read it), also for a frame
+ *	refused; from the pipeline's last stage thread; or NULL
+ * @release_ctx: given to @release
+ *
+ * A pipeline of N slots holds at most N such buffers at a time: a camera
+ * feeding it needs N + 2 buffers at least (one being written, one queued).
+ */
+struct qpu_pipeline_bo_frame {
+	struct qpu_bo *bo;
+	size_t offsets[3];
+	size_t strides[3];
+	void (*release)(void *ctx, struct qpu_bo *bo);
+	void *release_ctx;
+};
+
+/**
+ * qpu_pipeline_submit_bo() - send a frame that is already in a buffer
+ * @pipeline: the pipeline, with a device, after qpu_pipeline_acquire()
+ * @format: the frame's format
+ * @width: the frame's width
+ * @height: the frame's height
+ * @frame: where the frame is (copied; @frame->bo must live until released)
+ * @user: handed to the sink with the frame
+ *
+ * As qpu_pipeline_submit(), but the first stage reads @frame->bo (its
+ * &qpu_pipeline_job.in_bo, and .in its mapping) instead of the slot's own
+ * frame buffer, which stays unused: zero copy from a camera to the QPUs.
+ * A frame of another format or size than the pipeline's, whose planes are
+ * not where qpu_pipeline_frame_bytes() packs them, or larger than @bo, is
+ * not run: it reaches the sink with status -EINVAL and an error saying
+ * what differs (and is released).
+ *
+ * Return: 0, or -EINVAL (no acquired slot, no @frame or buffer, a pipeline
+ * without device: qpu_pipeline_last_error() says which); on -EINVAL the
+ * slot stays acquired and @frame->release is not called.
+ *
+ * New in libqpu 0.7.
+ */
+QPU_API int qpu_pipeline_submit_bo(struct qpu_pipeline *pipeline, enum qpu_pipeline_format format,
+				   unsigned int width, unsigned int height,
+				   const struct qpu_pipeline_bo_frame *frame, void *user);
 
 /**
  * qpu_pipeline_finish() - wait until every submitted frame reached the sink

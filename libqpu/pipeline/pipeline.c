@@ -58,6 +58,10 @@ struct pl_slot {
 	uint64_t submit_ns;
 	char error[256];
 	struct pl_buf in;
+	/* The caller's buffer of a qpu_pipeline_submit_bo() frame, read in
+	 * place of @in until released (bf.bo NULL otherwise). */
+	struct qpu_pipeline_bo_frame bf;
+	void *bf_data;
 	struct pl_buf out[QPU_PIPELINE_MAX_STAGES];
 };
 
@@ -468,10 +472,13 @@ static void stage_run(struct pl_stage *s, struct pl_slot *slot)
 {
 	struct qpu_pipeline *pl = s->pl;
 	struct pl_buf *in = s->index ? &slot->out[s->index - 1] : &slot->in;
+	int ext = !s->index && slot->bf.bo;
 	struct qpu_pipeline_telemetry t;
 	struct qpu_pipeline_job job = {
 		.frame = &slot->frame, .dev = pl->cfg.dev,
-		.in = in->data, .in_bytes = s->index ? in->bytes : pl->frame_bytes, .in_bo = in->bo,
+		.in = ext ? slot->bf_data : in->data,
+		.in_bytes = s->index ? in->bytes : pl->frame_bytes,
+		.in_bo = ext ? slot->bf.bo : in->bo,
 		.out = slot->out[s->index].data, .out_bytes = slot->out[s->index].bytes,
 		.out_bo = slot->out[s->index].bo, .error = slot->error,
 		.error_size = sizeof(slot->error),
@@ -555,11 +562,18 @@ static void deliver(struct qpu_pipeline *pl, struct pl_slot *slot)
 
 	f->latency_ns = pl_now_ns() - slot->submit_ns;
 	f->error = slot->error;
-	f->frame_data = slot->in.data;
+	f->frame_data = slot->bf.bo ? slot->bf_data : slot->in.data;
 	f->data = last->data;
 	f->bytes = pl->stage_count ? last->bytes : pl->frame_bytes;
 	if (pl->cfg.sink)
 		pl->cfg.sink(pl->cfg.sink_ctx, f);
+	if (slot->bf.bo) {
+		struct qpu_pipeline_bo_frame bf = slot->bf;
+
+		slot->bf.bo = NULL;
+		if (bf.release)
+			bf.release(bf.release_ctx, bf.bo);
+	}
 	pthread_mutex_lock(&pl->lock);
 	pl->stats.delivered++;
 	if (f->status)
@@ -726,11 +740,33 @@ QPU_API int qpu_pipeline_acquire(struct qpu_pipeline *pl, int timeout_ms,
 	return 0;
 }
 
-QPU_API int qpu_pipeline_submit(struct qpu_pipeline *pl, enum qpu_pipeline_format format,
-				unsigned int width, unsigned int height, void *user)
+/* Where qpu_pipeline_frame_bytes() packs the planes of a frame. */
+static void tight_planes(enum qpu_pipeline_format format, unsigned int w, unsigned int h,
+			 size_t offsets[3], size_t strides[3])
+{
+	size_t px = (size_t)w * h;
+
+	memset(offsets, 0, 3 * sizeof(offsets[0]));
+	memset(strides, 0, 3 * sizeof(strides[0]));
+	strides[0] = format == QPU_PIPELINE_RGB24 ? (size_t)w * 3 : w;
+	if (format == QPU_PIPELINE_I420) {
+		offsets[1] = px;
+		offsets[2] = px + px / 4;
+		strides[1] = strides[2] = w / 2;
+	} else if (format == QPU_PIPELINE_NV12) {
+		offsets[1] = px;
+		strides[1] = w;
+	}
+}
+
+/* Sends the acquired slot down; @bf is NULL for the slot's own buffer. */
+static int submit_slot(struct qpu_pipeline *pl, enum qpu_pipeline_format format,
+		       unsigned int width, unsigned int height,
+		       const struct qpu_pipeline_bo_frame *bf, void *user)
 {
 	struct pl_slot *slot;
 	struct qpu_pipeline_frame *f;
+	size_t offsets[3], strides[3];
 
 	if (!pl->acquired)
 		return pl_fail(pl, -EINVAL, "pipeline: no frame acquired");
@@ -745,6 +781,14 @@ QPU_API int qpu_pipeline_submit(struct qpu_pipeline *pl, enum qpu_pipeline_forma
 	slot->error[0] = 0;
 	slot->stop = 0;
 	slot->refused = 0;
+	tight_planes(format, width, height, f->plane_offsets, f->plane_strides);
+	if (bf) {
+		slot->bf = *bf;
+		slot->bf_data = qpu_bo_get_map(bf->bo);
+		f->imported = 1;
+		memcpy(f->plane_offsets, bf->offsets, sizeof(f->plane_offsets));
+		memcpy(f->plane_strides, bf->strides, sizeof(f->plane_strides));
+	}
 	if (format != pl->cfg.format || width != pl->cfg.width || height != pl->cfg.height) {
 		const char *name = qpu_pipeline_format_name(format);
 
@@ -754,6 +798,25 @@ QPU_API int qpu_pipeline_submit(struct qpu_pipeline *pl, enum qpu_pipeline_forma
 			 "refused: a %ux%u %s frame, the pipeline takes %ux%u %s", width, height,
 			 name ? name : "unknown-format", pl->cfg.width, pl->cfg.height,
 			 qpu_pipeline_format_name(pl->cfg.format));
+	} else if (bf && qpu_bo_get_size(bf->bo) < pl->frame_bytes) {
+		f->status = -EINVAL;
+		slot->refused = 1;
+		snprintf(slot->error, sizeof(slot->error),
+			 "refused: a %zu-byte buffer for a %zu-byte frame",
+			 qpu_bo_get_size(bf->bo), pl->frame_bytes);
+	} else if (bf) {
+		/* The built-in stages read tightly packed planes. */
+		tight_planes(format, width, height, offsets, strides);
+		if (memcmp(offsets, bf->offsets, sizeof(offsets)) ||
+		    memcmp(strides, bf->strides, sizeof(strides))) {
+			f->status = -EINVAL;
+			slot->refused = 1;
+			snprintf(slot->error, sizeof(slot->error),
+				 "refused: planes at %zu/%zu/%zu, %zu/%zu/%zu bytes a row; the stages read them at %zu/%zu/%zu, %zu/%zu/%zu",
+				 bf->offsets[0], bf->offsets[1], bf->offsets[2], bf->strides[0],
+				 bf->strides[1], bf->strides[2], offsets[0], offsets[1], offsets[2],
+				 strides[0], strides[1], strides[2]);
+		}
 	}
 	pthread_mutex_lock(&pl->lock);
 	pl->stats.submitted++;
@@ -764,6 +827,25 @@ QPU_API int qpu_pipeline_submit(struct qpu_pipeline *pl, enum qpu_pipeline_forma
 	slot->submit_ns = pl_now_ns();
 	fence_signal(slot->fence[0]);
 	return 0;
+}
+
+QPU_API int qpu_pipeline_submit(struct qpu_pipeline *pl, enum qpu_pipeline_format format,
+				unsigned int width, unsigned int height, void *user)
+{
+	return submit_slot(pl, format, width, height, NULL, user);
+}
+
+QPU_API int qpu_pipeline_submit_bo(struct qpu_pipeline *pl, enum qpu_pipeline_format format,
+				   unsigned int width, unsigned int height,
+				   const struct qpu_pipeline_bo_frame *bf, void *user)
+{
+	if (!bf || !bf->bo)
+		return pl_fail(pl, -EINVAL, "pipeline: no frame buffer given");
+	if (!pl->cfg.dev)
+		return pl_fail(pl, -EINVAL, "pipeline: a frame in a device buffer needs a pipeline with a device");
+	if (!qpu_bo_get_map(bf->bo))
+		return pl_fail(pl, -EINVAL, "pipeline: the frame's buffer has no CPU mapping");
+	return submit_slot(pl, format, width, height, bf, user);
 }
 
 QPU_API int qpu_pipeline_finish(struct qpu_pipeline *pl)

@@ -707,4 +707,210 @@ T_TEST(refusals)
 	qpu_pipeline_free(pl);
 }
 
+/* --- qpu_pipeline_submit_bo(): frames read in place (a camera's) --- */
+
+#define BO_SLOTS	3
+#define BO_BUFFERS	(BO_SLOTS + 2)
+#define BO_FRAMES	20
+
+struct bo_source {
+	struct qpu_bo *bos[BO_BUFFERS];
+	/* per buffer: the frame it holds until released, -1 when free */
+	int64_t holds[BO_BUFFERS];
+	uint64_t delivered;
+	uint64_t released;
+	uint64_t early_release;
+	uint64_t not_in_place;
+	uint64_t refused;
+	uint64_t wrong_tensor;
+	int max_held;
+	char first_error[256];
+	char error[256];
+	const float *expect[BO_BUFFERS];
+	size_t tensor_floats;
+};
+
+static int bo_held(const struct bo_source *src)
+{
+	int i, n = 0;
+
+	for (i = 0; i < BO_BUFFERS; i++)
+		n += src->holds[i] >= 0;
+	return n;
+}
+
+static void bo_release(void *ctx, struct qpu_bo *bo)
+{
+	struct bo_source *src = ctx;
+	int i;
+
+	for (i = 0; i < BO_BUFFERS; i++) {
+		if (src->bos[i] != bo)
+			continue;
+		/* never before the frame's sink returned */
+		if (src->holds[i] < 0 || (uint64_t)src->holds[i] >= src->delivered)
+			src->early_release++;
+		__atomic_store_n(&src->holds[i], -1, __ATOMIC_RELEASE);
+	}
+	src->released++;
+}
+
+static void bo_sink(void *ctx, const struct qpu_pipeline_frame *f)
+{
+	struct bo_source *src = ctx;
+	int i = (int)(uintptr_t)f->user;
+
+	if (!f->imported || f->frame_data != qpu_bo_get_map(src->bos[i]) ||
+	    f->plane_offsets[1] != SIDE * SIDE || f->plane_strides[1] != SIDE / 2)
+		src->not_in_place++;
+	if (f->status) {
+		if (!src->refused++)
+			snprintf(src->first_error, sizeof(src->first_error), "%s", f->error);
+		snprintf(src->error, sizeof(src->error), "%s", f->error);
+	} else {
+		const float *got = f->data;
+		size_t k;
+
+		for (k = 0; k < src->tensor_floats; k++)
+			if (got[k] - src->expect[i][k] > 1e-4f || got[k] - src->expect[i][k] < -1e-4f)
+				break;
+		src->wrong_tensor += k < src->tensor_floats;
+	}
+	src->delivered++;
+}
+
+/* The camera's way: BO_BUFFERS buffers, BO_SLOTS in flight, each frame's
+ * buffer read in place by the QPU pre-processing and released after its
+ * sink; refused layouts released too. */
+T_TEST(submit_bo_in_place)
+{
+	struct qpu_pipeline_preprocess pre = {
+		.format = QPU_PIPELINE_I420, .width = SIDE, .height = SIDE, .out_width = TENSOR,
+		.out_height = TENSOR, .std = { 1, 1, 1 },
+	};
+	struct bo_source src = { .tensor_floats = TENSOR * TENSOR * 3 };
+	struct qpu_pipeline_config cfg = {
+		.dev = device, .format = QPU_PIPELINE_I420, .width = SIDE, .height = SIDE,
+		.in_flight = BO_SLOTS, .sink = bo_sink, .sink_ctx = &src,
+	};
+	struct qpu_pipeline_bo_frame bf = { .release = bo_release, .release_ctx = &src };
+	struct qpu_pipeline_stage st, cpu;
+	struct qpu_pipeline_stage_stats ss;
+	struct qpu_pipeline_input in;
+	struct qpu_pipeline_frame frame = { .format = QPU_PIPELINE_I420, .width = SIDE, .height = SIDE };
+	struct qpu_pipeline_job job = { .frame = &frame, .place = QPU_PIPELINE_CPU };
+	struct qpu_pipeline *pl;
+	float *expect[BO_BUFFERS] = { 0 };
+	char err[256];
+	unsigned int i, j;
+
+	for (i = 0; i < BO_BUFFERS; i++) {
+		uint8_t *p;
+
+		src.holds[i] = -1;
+		src.bos[i] = qpu_bo_new(device, SIDE * SIDE * 3 / 2);
+		expect[i] = malloc(src.tensor_floats * sizeof(float));
+		T_CHECK(src.bos[i] && expect[i]);
+		if (!src.bos[i] || !expect[i])
+			goto out;
+		p = qpu_bo_get_map(src.bos[i]);
+		for (j = 0; j < SIDE * SIDE * 3 / 2; j++)
+			p[j] = (uint8_t)(j * (7 + i) + (j >> 4));
+	}
+	/* What each buffer gives on the CPU, to compare the QPUs' run with. */
+	T_EQ_U64(0, qpu_pipeline_stage_preprocess(NULL, &pre, &cpu, err, sizeof(err)));
+	for (i = 0; i < BO_BUFFERS; i++) {
+		job.in = qpu_bo_get_map(src.bos[i]);
+		job.in_bytes = SIDE * SIDE * 3 / 2;
+		job.out = expect[i];
+		job.out_bytes = cpu.out_bytes;
+		T_EQ_U64(0, cpu.run(cpu.ctx, &job));
+		src.expect[i] = expect[i];
+	}
+	cpu.fini(cpu.ctx);
+
+	pl = qpu_pipeline_new(&cfg);
+	T_CHECK(pl != NULL);
+	if (!pl)
+		goto out;
+	T_EQ_U64(0, qpu_pipeline_stage_preprocess(device, &pre, &st, err, sizeof(err)));
+	T_EQ_U64(0, qpu_pipeline_add_stage(pl, &st));
+	T_EQ_U64(0, qpu_pipeline_start(pl));
+	for (i = 0; i < BO_FRAMES; i++) {
+		int b = -1;
+
+		T_EQ_U64(0, qpu_pipeline_acquire(pl, 10000, &in));
+		/* the next free buffer, as a camera would fill it */
+		for (j = 0; j < BO_BUFFERS && b < 0; j++)
+			if (__atomic_load_n(&src.holds[(i + j) % BO_BUFFERS], __ATOMIC_ACQUIRE) < 0)
+				b = (int)((i + j) % BO_BUFFERS);
+		T_CHECK(b >= 0);
+		if (b < 0)
+			break;
+		if (bo_held(&src) > src.max_held)
+			src.max_held = bo_held(&src);
+		src.holds[b] = i;
+		bf.bo = src.bos[b];
+		bf.offsets[0] = 0;
+		bf.offsets[1] = SIDE * SIDE;
+		bf.offsets[2] = SIDE * SIDE * 5 / 4;
+		bf.strides[0] = SIDE;
+		bf.strides[1] = bf.strides[2] = SIDE / 2;
+		if (i == 7)
+			bf.strides[0] = SIDE + 16;	/* refused: the stages read tight rows */
+		T_EQ_U64(0, qpu_pipeline_submit_bo(pl, QPU_PIPELINE_I420, i == 12 ? SIDE - 2 : SIDE,
+						   SIDE, &bf, (void *)(uintptr_t)b));
+		if (i == 0) {
+			/* calls refused: the slot stays acquired */
+			T_EQ_U64(0, qpu_pipeline_acquire(pl, 10000, &in));
+			bf.bo = NULL;
+			T_EQ_U64(-EINVAL, qpu_pipeline_submit_bo(pl, QPU_PIPELINE_I420, SIDE, SIDE,
+								 &bf, NULL));
+			T_CHECK(strstr(qpu_pipeline_last_error(pl), "no frame buffer"));
+			T_EQ_U64(-EINVAL, qpu_pipeline_submit_bo(pl, QPU_PIPELINE_I420, SIDE, SIDE,
+								 NULL, NULL));
+			/* a slot's own frame among them: not in place, not released */
+			fill_grey(in.data, SIDE, 9);
+			T_EQ_U64(0, qpu_pipeline_submit(pl, QPU_PIPELINE_I420, SIDE, SIDE,
+							(void *)(uintptr_t)0));
+		}
+	}
+	T_EQ_U64(0, qpu_pipeline_finish(pl));
+	T_EQ_U64(BO_FRAMES + 1, src.delivered);
+	T_EQ_U64(BO_FRAMES, src.released);
+	T_EQ_U64(0, src.early_release);
+	T_EQ_U64(0, bo_held(&src));
+	T_CHECK(src.max_held <= BO_SLOTS);
+	/* the slot's own grey frame is no buffer's tensor */
+	T_EQ_U64(1, src.wrong_tensor);
+	T_EQ_U64(2, src.refused);
+	T_CHECK(strstr(src.first_error, "refused: planes at 0/1024/1280, 48/16/16 bytes a row; the stages read them at 0/1024/1280, 32/16/16"));
+	T_CHECK(strstr(src.error, "refused: a 30x32 i420 frame"));
+	T_EQ_U64(1, src.not_in_place);
+	T_EQ_U64(0, qpu_pipeline_get_stage_stats(pl, 0, &ss));
+	T_EQ_U64(QPU_PIPELINE_QPU, ss.place);
+	T_EQ_U64(BO_FRAMES + 1 - 2, ss.qpu_runs);
+	qpu_pipeline_free(pl);
+
+	/* a pipeline without device has no buffer to read */
+	cfg.dev = NULL;
+	pl = qpu_pipeline_new(&cfg);
+	T_CHECK(pl != NULL);
+	if (pl) {
+		T_EQ_U64(0, qpu_pipeline_stage_preprocess(NULL, &pre, &st, err, sizeof(err)));
+		T_EQ_U64(0, qpu_pipeline_add_stage(pl, &st));
+		T_EQ_U64(0, qpu_pipeline_start(pl));
+		T_EQ_U64(0, qpu_pipeline_acquire(pl, 0, &in));
+		bf.bo = src.bos[0];
+		T_EQ_U64(-EINVAL, qpu_pipeline_submit_bo(pl, QPU_PIPELINE_I420, SIDE, SIDE, &bf, NULL));
+		T_CHECK(strstr(qpu_pipeline_last_error(pl), "needs a pipeline with a device"));
+		qpu_pipeline_free(pl);
+	}
+out:
+	for (i = 0; i < BO_BUFFERS; i++) {
+		qpu_bo_free(src.bos[i]);
+		free(expect[i]);
+	}
+}
+
 T_MAIN(.setup = t_device_open, .teardown = t_device_close, .options = device_options)
