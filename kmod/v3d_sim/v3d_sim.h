@@ -201,6 +201,8 @@ static inline struct v3d_sim_job *to_v3d_sim_job(struct drm_sched_job *job)
 /* v3d_sim_bo.c */
 struct drm_gem_object *v3d_sim_create_object(struct drm_device *drm,
 					     size_t size);
+struct drm_gem_object *v3d_sim_gem_prime_import(struct drm_device *drm,
+						struct dma_buf *dma_buf);
 int v3d_sim_create_bo_ioctl(struct drm_device *drm, void *data,
 			    struct drm_file *file);
 int v3d_sim_mmap_bo_ioctl(struct drm_device *drm, void *data,
