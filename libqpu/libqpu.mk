@@ -83,7 +83,7 @@ $(BUILD)/libqpu/asm/asm_include_path.o: LIBQPU_FILE_CFLAGS = -DQPU_QASMDIR='"$(Q
 # Files with versioned entry points (QPU_SYMVER_*, runtime/runtime.h) are built
 # again for the static archive, without the versions, which only the shared
 # library's map defines: libqpu.a then links into shared objects too.
-LIBQPU_SYMVER_SRCS := $(shell grep -l 'QPU_SYMVER_[DO]' $(LIBQPU_BASE_SRCS))
+LIBQPU_SYMVER_SRCS := $(shell grep -l 'QPU_SYMVER_[DO]' $(LIBQPU_SRCS))
 LIBQPU_STATIC_OBJS := $(foreach o,$(LIBQPU_OBJS),$(if $(filter \
 	$(LIBQPU_SYMVER_SRCS:%.c=$(BUILD)/%.o),$(o)),$(o:.o=.static.o),$(o)))
 

@@ -83,7 +83,9 @@ struct sink_ctx {
 	unsigned int height;
 	uint64_t boxes;
 	int failed_io;
-	struct camera_source *cam;
+	/* the pipeline's stage names, for each frame's "stages" */
+	const char *stage_names[QPU_PIPELINE_MAX_STAGES];
+	struct camera_source *cam;	/* --camera */
 #ifdef QPU_DETECT_MQTT
 	struct qpu_mqtt *mqtt;
 #endif
@@ -437,8 +439,35 @@ static void publish_health(struct qpu_mqtt *m, struct qpu_pipeline *pl, struct q
 }
 #endif
 
-/* Every frame, in order, from the pipeline's last stage. */
-static void sink(void *ctx, const struct qpu_pipeline_frame *f)
+/*
+ * The frame's "stages": each stage that ran it, its time (start to end, a
+ * CPU re-run included), where its result was made, and its modelled time.
+ */
+static void put_stages(const struct sink_ctx *s, const struct qpu_pipeline_frame *f)
+{
+	const char *sep = "";
+	unsigned int i;
+
+	fprintf(s->json, ",\"stages\":{");
+	for (i = 0; i < f->stage_count && i < QPU_PIPELINE_MAX_STAGES; i++) {
+		const struct qpu_pipeline_stage_time *t = &f->stages[i];
+
+		if (t->place == QPU_PIPELINE_AUTO || !s->stage_names[i])
+			continue;	/* not run: an earlier stage failed */
+		fprintf(s->json, "%s\"%s\":{\"ms\":%.3f,\"on\":\"%s\"", sep, s->stage_names[i],
+			(t->end_ns - t->start_ns) / 1e6, qpu_pipeline_place_name(t->place));
+		if (t->model_ns)
+			fprintf(s->json, ",\"model_ms\":%.3f", t->model_ns / 1e6);
+		if (t->recovered)
+			fprintf(s->json, ",\"recovered\":true");
+		fprintf(s->json, "}");
+		sep = ",";
+	}
+	fprintf(s->json, "}");
+}
+
+/* A frame's JSON line, PNG and MQTT message. */
+static void sink_frame(void *ctx, const struct qpu_pipeline_frame *f)
 {
 	struct sink_ctx *s = ctx;
 	const struct qpu_pipeline_detections *d = f->data;
@@ -467,6 +496,7 @@ static void sink(void *ctx, const struct qpu_pipeline_frame *f)
 		else
 			fprintf(s->json, ",\"imported\":false");
 	}
+	put_stages(s, f);
 	if (f->status) {
 		fprintf(s->json, ",\"error\":\"");
 		for (i = 0; f->error[i]; i++)
@@ -487,6 +517,17 @@ static void sink(void *ctx, const struct qpu_pipeline_frame *f)
 	fflush(s->json);
 	if (s->o->out && s->rgb)
 		write_png(s, f, d);
+}
+
+/* Every frame, in order, from the pipeline's last stage; a camera's
+ * buffer goes back to the camera once nothing reads it. */
+static void sink(void *ctx, const struct qpu_pipeline_frame *f)
+{
+	struct sink_ctx *s = ctx;
+
+	sink_frame(ctx, f);
+	if (s->cam)
+		camera_release_frame(s->cam, f);
 }
 
 static void print_ms(FILE *out, uint64_t ns)
@@ -798,6 +839,13 @@ int main(int argc, char **argv)
 	ret = qpu_pipeline_start(pl);
 	if (ret)
 		die("%s", qpu_pipeline_last_error(pl));
+	for (ret = 0; ret < QPU_PIPELINE_MAX_STAGES; ret++) {
+		struct qpu_pipeline_stage_stats ss;
+
+		if (qpu_pipeline_get_stage_stats(pl, (unsigned int)ret, &ss))
+			break;
+		sc.stage_names[ret] = ss.name;
+	}
 
 	live = !o.quiet && isatty(STDERR_FILENO);
 	if (sc.cam)

@@ -59,7 +59,7 @@ int main(int argc, char **argv)
 		yuv[i] = (unsigned char)((i % W) * 255 / W);	/* Y: left to right */
 	memset(yuv + W * H, 128, W * H / 2);			/* no colour */
 
-	if (qpu_yuv420_to_rgb(kernels, 12, &frame, &tensor, mean, std, &stats)) {
+	if (qpu_yuv420_to_rgb(kernels, example_qpus(dev), &frame, &tensor, mean, std, &stats)) {
 		fprintf(stderr, "%s\n", qpu_kernels_last_error(kernels));
 		goto out;
 	}
@@ -68,7 +68,7 @@ int main(int argc, char **argv)
 	       NET, NET, stats.elapsed_ns / 1e6, t[0], t[NET - 1]);
 
 	/* the bright half of the frame, from its Y plane */
-	if (qpu_threshold(kernels, 12, &luma, &mask, 127, 255, &stats)) {
+	if (qpu_threshold(kernels, example_qpus(dev), &luma, &mask, 127, 255, &stats)) {
 		fprintf(stderr, "%s\n", qpu_kernels_last_error(kernels));
 		goto out;
 	}

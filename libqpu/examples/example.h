@@ -46,4 +46,12 @@ static inline struct qpu_dev *example_open(int argc, char **argv, const char *wh
 	return dev;
 }
 
+/* The QPUs @dev has (QPU_DEV_PARAM_NUM_QPUS: 12 on a Pi 1-3 and 5, 8 on a Pi 4). */
+static inline unsigned int example_qpus(struct qpu_dev *dev)
+{
+	uint64_t qpus;
+
+	return qpu_dev_get_param(dev, QPU_DEV_PARAM_NUM_QPUS, &qpus) ? 1 : (unsigned int)qpus;
+}
+
 #endif /* QPU_EXAMPLE_H */

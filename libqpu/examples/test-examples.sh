@@ -43,5 +43,15 @@ for source in "$src"/*.c; do
 		echo "ok: $name --help, \$QPU_DEVICE"
 	fi
 done
+# Those of the sample kernels also on a Pi 4's V3D, whose 8 QPUs they ask for.
+for name in vector-add camera-to-tensor; do
+	ran=$((ran + 1))
+	if "$bin/$name" emu:v3d42 >/dev/null; then
+		echo "ok: $name emu:v3d42"
+	else
+		echo "FAILED: $name emu:v3d42"
+		failed=$((failed + 1))
+	fi
+done
 [ "$ran" -gt 0 ] || { echo "no examples in $src"; exit 1; }
 [ "$failed" -eq 0 ]

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * vector-add: add two vectors of a million floats on all 12 QPUs with
+ * vector-add: add two vectors of a million floats on all the device's QPUs with
  * libqpu's sample kernel. The pattern every kernel follows: open a device
  * and its kernels, put the operands in buffers, call the wrapper, read the
  * result from the buffer's mapping. Copy it and change the kernel.
@@ -29,7 +29,7 @@ int main(int argc, char **argv)
 	float *x, *y, *z;
 	int i, ret = 1;
 
-	dev = example_open(argc, argv, "Two vectors of a million floats added on 12 QPUs (qpu_vector_add()).");
+	dev = example_open(argc, argv, "Two vectors of a million floats added on all QPUs (qpu_vector_add()).");
 	if (!dev)
 		return 1;
 	kernels = qpu_kernels_new(dev);
@@ -51,8 +51,8 @@ int main(int argc, char **argv)
 		y[i] = 0.5f * (float)(N - i);
 	}
 
-	/* c = a + b on 12 QPUs; a vector is a buffer, an offset, a length */
-	ret = qpu_vector_add(kernels, 12, &(struct qpu_vector){ a, 0, N },
+	/* c = a + b on every QPU; a vector is a buffer, an offset, a length */
+	ret = qpu_vector_add(kernels, example_qpus(dev), &(struct qpu_vector){ a, 0, N },
 			     &(struct qpu_vector){ b, 0, N },
 			     &(struct qpu_vector){ c, 0, N }, &stats);
 	if (ret) {

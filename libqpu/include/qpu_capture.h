@@ -26,7 +26,7 @@
  * camera owns it otherwise, and writes the next frame into it. The
  * buffers live until qpu_capture_close(). One thread at a time, except
  * that qpu_capture_queue() may run in another thread while one dequeues
- * (a pipeline's release callback does: qpu_pipeline_submit_bo()).
+ * (a pipeline's sink does: qpu_pipeline_submit_bo()).
  *
  * Single-planar formats only (V4L2_BUF_TYPE_VIDEO_CAPTURE): NV12's two
  * planes are one buffer, UV after Y. With libcamera on a Pi, no V4L2

@@ -141,6 +141,20 @@ QPU_API int qpu_kernels_take_timing(struct qpu_kernels *kernels,
 QPU_API void qpu_kernels_drop_cache(struct qpu_kernels *kernels);
 
 /**
+ * qpu_kernels_set_timeout() - the timeout of the wrappers' jobs
+ * @kernels: the kernels
+ * @timeout_ms: each job's &qpu_job_desc.timeout_ms from now on; 0 (the
+ *	default) for the device's longest (QPU_DEV_PARAM_MAX_TIMEOUT_MS),
+ *	as a large input on the emulator may need it. A pipeline stage sets
+ *	its own budget here, so a hang costs that, not the longest.
+ *
+ * Return: 0, or -EINVAL for NULL kernels.
+ *
+ * New in libqpu 0.7.
+ */
+QPU_API int qpu_kernels_set_timeout(struct qpu_kernels *kernels, unsigned int timeout_ms);
+
+/**
  * struct qpu_matrix - a row-major matrix of 32-bit elements inside a buffer
  * @bo: the buffer
  * @offset: bytes from the buffer's start to element (0, 0)
@@ -371,7 +385,8 @@ QPU_API int qpu_yuv420_to_rgb(struct qpu_kernels *kernels, unsigned int qpus,
 /**
  * qpu_sgemm() - C = alpha * A * B + beta * C in single precision
  * @kernels: the kernels of the device to run on
- * @qpus: QPUs to spread the work over (1 to the device's count; 12 is best)
+ * @qpus: QPUs to spread the work over (1 to the device's count,
+ *	QPU_DEV_PARAM_NUM_QPUS, which is best: 12 on a Pi 1-3 and 5, 8 on a Pi 4)
  * @alpha: scale of the product
  * @a: M x K
  * @b: K x N

@@ -310,6 +310,22 @@ QPU_API size_t qpu_nn_arena_bytes(const struct qpu_nn_graph *graph);
  */
 QPU_API const char *qpu_nn_where_name(enum qpu_nn_where where);
 
+/**
+ * qpu_nn_set_timeout() - the timeout of a bound graph's QPU jobs
+ * @graph: the graph, bound
+ * @timeout_ms: each job's timeout from now on (qpu_kernels_set_timeout());
+ *	0, the default, for the device's longest
+ *
+ * A pipeline's inference stage gives its budget here, so that a hung job
+ * costs that budget, not the device's longest timeout.
+ *
+ * Return: 0 (also for a graph bound to the CPU alone, which runs no job),
+ * -EINVAL when not bound.
+ *
+ * New in libqpu 0.7.
+ */
+QPU_API int qpu_nn_set_timeout(struct qpu_nn_graph *graph, unsigned int timeout_ms);
+
 #ifdef __cplusplus
 }
 #endif

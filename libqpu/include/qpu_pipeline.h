@@ -37,6 +37,7 @@
 #include <stdint.h>
 
 #include "qpu.h"
+#include "qpu_kernels.h"
 #include "qpu_nn.h"
 
 #ifdef __cplusplus
@@ -49,14 +50,17 @@ extern "C" {
  * @QPU_PIPELINE_NV12: YUV 4:2:0, a Y plane and one of interleaved U, V
  * @QPU_PIPELINE_RGB24: packed 8-bit R, G, B (PPM's P6)
  * @QPU_PIPELINE_GRAY8: 8-bit luma (PGM's P5)
+ * @QPU_PIPELINE_YUYV: YUV 4:2:2 packed, Y0 U Y1 V for each two pixels
+ *	(new in 0.7)
  *
- * The YUV formats need an even width and height.
+ * The 4:2:0 formats need an even width and height, YUYV an even width.
  */
 enum qpu_pipeline_format {
 	QPU_PIPELINE_I420 = 1,
 	QPU_PIPELINE_NV12,
 	QPU_PIPELINE_RGB24,
 	QPU_PIPELINE_GRAY8,
+	QPU_PIPELINE_YUYV,
 };
 
 /**
@@ -112,6 +116,28 @@ enum qpu_pipeline_place {
 QPU_API const char *qpu_pipeline_place_name(enum qpu_pipeline_place place);
 
 /**
+ * struct qpu_pipeline_stage_time - one stage's run of one frame
+ * @start_ns: when the stage started on the frame, from its submit
+ * @end_ns: when it ended (its CPU re-run included), from the submit
+ * @model_ns: the run's modelled device time, 0 if none
+ * @place: where the frame's result was made: QPU_PIPELINE_QPU, or
+ *	QPU_PIPELINE_CPU (planned there, demoted, or a recovery);
+ *	QPU_PIPELINE_AUTO for a stage that did not run (an earlier one failed)
+ * @recovered: 1 when a failed QPU run was re-run on the CPU
+ * @timeout_ms: the job timeout the run was given (0: the device's)
+ */
+struct qpu_pipeline_stage_time {
+	uint64_t start_ns;
+	uint64_t end_ns;
+	uint64_t model_ns;
+	enum qpu_pipeline_place place;
+	unsigned int recovered;
+	unsigned int timeout_ms;
+};
+
+#define QPU_PIPELINE_MAX_STAGES		8
+
+/**
  * struct qpu_pipeline_frame - a frame as the stages and the sink see it
  * @index: its number, from 0, in the order of qpu_pipeline_submit()
  * @format: an enum qpu_pipeline_format
@@ -129,13 +155,15 @@ QPU_API const char *qpu_pipeline_place_name(enum qpu_pipeline_place place);
  *	was modelled
  * @recoveries: for the sink: stages re-run on the CPU for this frame
  * @frame_data: for the sink: the frame's own bytes, in its slot until the
- *	sink returns (to draw on it, as qpu-detect does)
- * @plane_offsets: bytes from the frame's start (@frame_data, the first
- *	stage's &qpu_pipeline_job.in and .in_bo) to each plane: Y, U, V for
- *	I420, Y and UV for NV12, one plane otherwise (new in 0.7)
- * @plane_strides: bytes between rows of each plane (new in 0.7)
- * @imported: 1 when the frame came by qpu_pipeline_submit_bo(): the stages
- *	read the caller's buffer, nothing was copied (new in 0.7)
+ *	sink returns (to draw on it, as qpu-detect does); for a frame of
+ *	qpu_pipeline_submit_bo(), its buffer's mapping at @offset[0]
+ * @bo: the buffer holding the frame: the slot's, or the caller's
+ *	(qpu_pipeline_submit_bo()); NULL without device (new in 0.7)
+ * @offset: bytes from @bo's start to each plane (I420 Y, U, V; NV12 Y,
+ *	UV; one plane otherwise)
+ * @stride: bytes between rows of each plane
+ * @stage_count: for the sink: entries in @stages
+ * @stages: for the sink: each stage's run of this frame, in order
  */
 struct qpu_pipeline_frame {
 	uint64_t index;
@@ -151,9 +179,11 @@ struct qpu_pipeline_frame {
 	uint64_t model_ns;
 	unsigned int recoveries;
 	const void *frame_data;
-	size_t plane_offsets[3];
-	size_t plane_strides[3];
-	int imported;
+	struct qpu_bo *bo;
+	size_t offset[3];
+	size_t stride[3];
+	unsigned int stage_count;
+	struct qpu_pipeline_stage_time stages[QPU_PIPELINE_MAX_STAGES];
 };
 
 /**
@@ -173,6 +203,14 @@ struct qpu_pipeline_frame {
  *	device's board; leave 0 when unknown
  * @error: where the run writes why it failed
  * @error_size: bytes at @error
+ * @timeout_ms: the budget of each device job of a QPU run (0: the
+ *	device's default), from the stage's expected time; a run passes it
+ *	to its jobs (&qpu_job_desc.timeout_ms, qpu_kernels_set_timeout(),
+ *	qpu_nn_set_timeout()) so that a hang costs that (new in 0.7)
+ *
+ * For the first stage, @in and @in_bo are the frame's buffer from its
+ * start: a frame of qpu_pipeline_submit_bo() has its planes where
+ * &qpu_pipeline_frame.offset says, and @in_bytes is the buffer's size.
  */
 struct qpu_pipeline_job {
 	const struct qpu_pipeline_frame *frame;
@@ -188,6 +226,7 @@ struct qpu_pipeline_job {
 	uint64_t model_ns;
 	char *error;
 	size_t error_size;
+	unsigned int timeout_ms;
 };
 
 /* &qpu_pipeline_stage.can bits: where a stage is able to run. */
@@ -206,7 +245,10 @@ struct qpu_pipeline_job {
  *	@out_bytes (or the frame's size) by qpu_pipeline_add_stage(); 0: any
  * @out_bytes: its output per frame, at least 1
  * @run: does the work of @job on @job->place; returns 0 or a negative
- *	errno, and -EIO (with @job->status) for a device job that failed
+ *	errno, and -EIO (with @job->status) for a device job that failed;
+ *	a QPU run's -EIO is re-run on the CPU, and so is its -EINVAL,
+ *	-ENOTSUP or -ENOSPC (what the QPU path cannot do, counted as
+ *	&qpu_pipeline_stage_stats.unsupported)
  * @fini: frees @ctx at qpu_pipeline_free(), or NULL
  * @ctx: the stage's own state, given to @run and @fini
  *
@@ -286,7 +328,6 @@ struct qpu_pipeline_config {
 };
 
 #define QPU_PIPELINE_MAX_IN_FLIGHT	16
-#define QPU_PIPELINE_MAX_STAGES		8
 
 /** struct qpu_pipeline - a pipeline (opaque). */
 struct qpu_pipeline;
@@ -366,57 +407,6 @@ QPU_API int qpu_pipeline_submit(struct qpu_pipeline *pipeline, enum qpu_pipeline
 				unsigned int width, unsigned int height, void *user);
 
 /**
- * struct qpu_pipeline_bo_frame - a frame already in a device buffer
- * @bo: the buffer holding the frame, of the pipeline's device (a camera's
- *	buffer imported by <qpu_capture.h>, or any other); the caller's: the
- *	stages read it in place, nothing copies it
- * @offsets: bytes from @bo's start to each plane, as
- *	&qpu_pipeline_frame.plane_offsets
- * @strides: bytes between rows of each plane
- * @release: called once the pipeline no longer reads @bo: right after the
- *	frame's sink returned (the sink may still read it), also for a frame
- *	refused; from the pipeline's last stage thread; or NULL
- * @release_ctx: given to @release
- *
- * A pipeline of N slots holds at most N such buffers at a time: a camera
- * feeding it needs N + 2 buffers at least (one being written, one queued).
- */
-struct qpu_pipeline_bo_frame {
-	struct qpu_bo *bo;
-	size_t offsets[3];
-	size_t strides[3];
-	void (*release)(void *ctx, struct qpu_bo *bo);
-	void *release_ctx;
-};
-
-/**
- * qpu_pipeline_submit_bo() - send a frame that is already in a buffer
- * @pipeline: the pipeline, with a device, after qpu_pipeline_acquire()
- * @format: the frame's format
- * @width: the frame's width
- * @height: the frame's height
- * @frame: where the frame is (copied; @frame->bo must live until released)
- * @user: handed to the sink with the frame
- *
- * As qpu_pipeline_submit(), but the first stage reads @frame->bo (its
- * &qpu_pipeline_job.in_bo, and .in its mapping) instead of the slot's own
- * frame buffer, which stays unused: zero copy from a camera to the QPUs.
- * A frame of another format or size than the pipeline's, whose planes are
- * not where qpu_pipeline_frame_bytes() packs them, or larger than @bo, is
- * not run: it reaches the sink with status -EINVAL and an error saying
- * what differs (and is released).
- *
- * Return: 0, or -EINVAL (no acquired slot, no @frame or buffer, a pipeline
- * without device: qpu_pipeline_last_error() says which); on -EINVAL the
- * slot stays acquired and @frame->release is not called.
- *
- * New in libqpu 0.7.
- */
-QPU_API int qpu_pipeline_submit_bo(struct qpu_pipeline *pipeline, enum qpu_pipeline_format format,
-				   unsigned int width, unsigned int height,
-				   const struct qpu_pipeline_bo_frame *frame, void *user);
-
-/**
  * qpu_pipeline_finish() - wait until every submitted frame reached the sink
  * @pipeline: the pipeline
  *
@@ -478,6 +468,13 @@ struct qpu_pipeline_latency {
  * @slowdowns: runs that warned: slower than the stage's usual time while
  *	the clock was below the one it was measured at
  * @latency: its time per frame (run and re-run)
+ * @unsupported: recoveries of a QPU run that returned -EINVAL, -ENOTSUP or
+ *	-ENOSPC: what the QPU path could not do (new in 0.7)
+ * @timeout_ms: the job timeout its QPU runs get now, 0 for the device's
+ *	(qpu_pipeline_set_stage_timeout() says how it is chosen; new in 0.7)
+ *
+ * Grown in 0.7: qpu_pipeline_get_stage_stats@LIBQPU_0.6 fills the struct
+ * up to @latency.
  */
 struct qpu_pipeline_stage_stats {
 	const char *name;
@@ -496,6 +493,8 @@ struct qpu_pipeline_stage_stats {
 	uint64_t back_to_qpu_max_ns;
 	uint64_t slowdowns;
 	struct qpu_pipeline_latency latency;
+	uint64_t unsupported;
+	unsigned int timeout_ms;
 };
 
 /**
@@ -581,10 +580,10 @@ QPU_API int qpu_pipeline_stats_json(struct qpu_pipeline *pipeline, char *buf, si
  * @std: per channel, divided by after; not 0
  *
  * The output is float32 NCHW with three channels (GRAY8 repeats luma),
- * nearest neighbour as qpu_yuv420_to_rgb() samples, full-range BT.601.
- * The QPUs run I420 frames to a tensor whose width is a multiple of 16
- * (qpu_yuv420_to_rgb()); every other case runs on the CPU and the plan
- * says why.
+ * full-range BT.601: qpu_pipeline_stage_tensor() with those, the whole
+ * frame, no letterbox. Since 0.7 that is qpu_preprocess() (bilinear, at
+ * half-pixel centres) on the QPUs for every format, where 0.6 ran
+ * qpu_yuv420_to_rgb() (nearest neighbour) for I420 alone.
  */
 struct qpu_pipeline_preprocess {
 	enum qpu_pipeline_format format;
@@ -679,8 +678,10 @@ struct qpu_pipeline_detections {
  * The input is float32 [anchors * (5 + classes), grid_h, grid_w] (NCHW,
  * values already through a sigmoid): per anchor, x and y within the cell,
  * w and h as fractions of the image, objectness, then the classes.
- * libqpu/pipeline/README.md gives the formulas. A CPU stage: the
- * post-processing kernels plug in through the same stage interface.
+ * libqpu/pipeline/README.md gives the formulas. The boxes are decoded on
+ * the CPU; their class-wise NMS is qpu_nms() on the QPUs (since 0.7) or
+ * qpu_nms_cpu() on the CPU and for recovery, coordinates on its grid of
+ * QPU_NMS_GRID_MAX + 1 steps across the image.
  */
 struct qpu_pipeline_detect {
 	unsigned int grid_w;
@@ -702,6 +703,127 @@ struct qpu_pipeline_detect {
  * Return: 0, -EINVAL (@err says why), -ENOMEM.
  */
 QPU_API int qpu_pipeline_stage_detect(const struct qpu_pipeline_detect *config,
+				      struct qpu_pipeline_stage *stage, char *err,
+				      size_t err_size);
+
+/*
+ * New in 0.7: frames already in a device buffer, stage timeouts, and the
+ * pre-processing stage with every option of qpu_preprocess().
+ */
+
+/**
+ * struct qpu_pipeline_bo_frame - a frame in a device buffer of the caller's
+ * @bo: the buffer, of the pipeline's device (a camera's imported dma-buf:
+ *	struct qpu_capture_frame's @bo)
+ * @format: its enum qpu_pipeline_format, the pipeline's (not GRAY8)
+ * @width: its width, the pipeline's
+ * @height: its height, the pipeline's
+ * @offset: bytes from @bo's start to each plane (I420 Y, U, V; NV12 Y,
+ *	UV; one plane for RGB24 and YUYV)
+ * @stride: bytes between rows of each plane, at least a row's bytes
+ */
+struct qpu_pipeline_bo_frame {
+	struct qpu_bo *bo;
+	enum qpu_pipeline_format format;
+	unsigned int width;
+	unsigned int height;
+	size_t offset[3];
+	size_t stride[3];
+};
+
+/**
+ * qpu_pipeline_submit_bo() - send a frame that is already a device buffer
+ * @pipeline: the pipeline, with a device, after qpu_pipeline_acquire()
+ *	(whose buffer this frame stands in for)
+ * @frame: the frame; its buffer must stay as it is until the frame
+ *	reaches the sink (a camera's buffer is queued back from there or
+ *	after)
+ * @user: handed to the sink with the frame
+ *
+ * Nothing is copied: the first stage reads @frame->bo where it is (the
+ * built-in pre-processing runs qpu_preprocess() on it). A frame of another
+ * format or size, a GRAY8 frame, or planes outside the buffer reach the
+ * sink refused (status -EINVAL, an error saying why), as in
+ * qpu_pipeline_submit().
+ *
+ * Return: 0, or -EINVAL without an acquired slot, without a device, or
+ * with a NULL @frame or buffer.
+ *
+ * New in libqpu 0.7.
+ */
+QPU_API int qpu_pipeline_submit_bo(struct qpu_pipeline *pipeline,
+				   const struct qpu_pipeline_bo_frame *frame, void *user);
+
+/* Stage timeouts: see qpu_pipeline_set_stage_timeout(). */
+#define QPU_PIPELINE_TIMEOUT_FACTOR	4
+#define QPU_PIPELINE_TIMEOUT_FLOOR_MS	20
+#define QPU_PIPELINE_TIMEOUT_RUNS	8
+
+/**
+ * qpu_pipeline_set_stage_timeout() - a stage's job timeout, or the derived one
+ * @pipeline: the pipeline
+ * @index: the stage, from 0
+ * @timeout_ms: the budget of each device job of the stage's QPU runs
+ *	(&qpu_pipeline_job.timeout_ms), or 0 to derive it
+ *
+ * Derived (the default): the device's own timeout for the stage's first
+ * QPU_PIPELINE_TIMEOUT_RUNS good QPU runs, then QPU_PIPELINE_TIMEOUT_FACTOR
+ * times the longest of its last 32 good QPU runs or their modelled time,
+ * whichever is longer, and at least QPU_PIPELINE_TIMEOUT_FLOOR_MS. A job's
+ * time is at most its run's, so the factor leaves a run that slows by up
+ * to that much alone, and a hang costs the budget, not the device's
+ * default. &qpu_pipeline_stage_stats.timeout_ms shows the value in use.
+ *
+ * Return: 0, or -EINVAL for an index out of range.
+ *
+ * New in libqpu 0.7.
+ */
+QPU_API int qpu_pipeline_set_stage_timeout(struct qpu_pipeline *pipeline, unsigned int index,
+					   unsigned int timeout_ms);
+
+/**
+ * struct qpu_pipeline_tensor - frame to a network's input tensor
+ * @format: the frames' format
+ * @width: the frames' width (1 to 4096)
+ * @height: the frames' height (1 to 4096)
+ * @pre: the qpu_preprocess() call made for every frame: its crop, tensor
+ *	size (@pre.dst_width, @pre.dst_height), layout, type (F32, or U8 /
+ *	I8 with the model's input quantisation in @pre.scale and
+ *	@pre.zero_point), colorspace, flags (QPU_PREPROCESS_LETTERBOX,
+ *	QPU_PREPROCESS_BGR), pad, mean and std; its @pre.src, @pre.dst_bo
+ *	and @pre.dst_offset are the pipeline's (ignored here)
+ *
+ * GRAY8 frames (even sides) are read as NV12 with neutral chroma, which
+ * the pipeline keeps after the luma in its own frame buffers.
+ */
+struct qpu_pipeline_tensor {
+	enum qpu_pipeline_format format;
+	unsigned int width;
+	unsigned int height;
+	struct qpu_preprocess pre;
+};
+
+/**
+ * qpu_pipeline_stage_tensor() - the pre-processing stage, every option
+ * @dev: the pipeline's device, or NULL
+ * @config: the frames and the tensor
+ * @stage: filled on success
+ * @err: a refusal's message (NUL-terminated), or NULL
+ * @err_size: bytes at @err
+ *
+ * One qpu_preprocess() job a frame on the QPUs (on both generations,
+ * every QPU of the device), straight into the next stage's input, from
+ * the slot's buffer or the caller's (qpu_pipeline_submit_bo()) with no
+ * copy; qpu_preprocess_cpu(), the same arithmetic, on the CPU and for
+ * recovery. Its modelled time is the job's.
+ *
+ * Return: 0, -EINVAL (bad sizes, format, crop, std of 0, scale: @err says
+ * which), -ENOMEM.
+ *
+ * New in libqpu 0.7.
+ */
+QPU_API int qpu_pipeline_stage_tensor(struct qpu_dev *dev,
+				      const struct qpu_pipeline_tensor *config,
 				      struct qpu_pipeline_stage *stage, char *err,
 				      size_t err_size);
 

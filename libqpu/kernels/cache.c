@@ -6,7 +6,8 @@
  * needs (uniforms, sgemm's packed panels and tile lists). A wrapper call
  * then allocates nothing on the device, which on /dev/qpu saves a create,
  * mmap and destroy per buffer and, for sgemm, the zeroing of megabytes of
- * fresh memory. Wrappers block until their job ends and a kernels object
+ * fresh memory; a wrapper with operands of its own (qpu_nms()) keeps them
+ * in a second buffer and host memory the same way. Wrappers block until their job ends and a kernels object
  * is used by one thread at a time, so one scratch buffer is enough. The
  * device knows nothing of it: qpu_kernels_free() gives it all back.
  */
@@ -47,6 +48,11 @@ QPU_API void qpu_kernels_drop_cache(struct qpu_kernels *kernels)
 	kernels->ncodes = 0;
 	qpu_bo_free(kernels->scratch);
 	kernels->scratch = NULL;
+	qpu_bo_free(kernels->work);
+	kernels->work = NULL;
+	free(kernels->host);
+	kernels->host = NULL;
+	kernels->host_bytes = 0;
 }
 
 QPU_API void qpu_kernels_free(struct qpu_kernels *kernels)
@@ -110,4 +116,35 @@ struct qpu_bo *qpu_kernel_scratch(struct qpu_kernels *kernels, size_t size)
 	qpu_bo_free(kernels->scratch);
 	kernels->scratch = qpu_bo_new(kernels->dev, size);
 	return kernels->scratch;
+}
+
+struct qpu_bo *qpu_kernel_work(struct qpu_kernels *kernels, size_t size)
+{
+	if (kernels->work && qpu_bo_get_size(kernels->work) >= size)
+		return kernels->work;
+	qpu_bo_free(kernels->work);
+	kernels->work = qpu_bo_new(kernels->dev, size);
+	return kernels->work;
+}
+
+void *qpu_kernel_host(struct qpu_kernels *kernels, size_t size)
+{
+	void *p;
+
+	if (kernels->host_bytes >= size)
+		return kernels->host;
+	p = realloc(kernels->host, size);
+	if (!p)
+		return NULL;
+	kernels->host = p;
+	kernels->host_bytes = size;
+	return p;
+}
+
+QPU_API int qpu_kernels_set_timeout(struct qpu_kernels *kernels, unsigned int timeout_ms)
+{
+	if (!kernels)
+		return -EINVAL;
+	kernels->timeout_ms = timeout_ms;
+	return 0;
 }

@@ -60,6 +60,11 @@ struct qpu_kernel_code {
  * @ncodes: entries used in @codes
  * @codes: each kernel's code, uploaded at its first call
  * @last_error: the last wrapper call's message, "" after a success
+ * @timeout_ms: the jobs' timeout (qpu_kernels_set_timeout()), 0 for the
+ *	device's longest
+ * @work: a wrapper's own device buffer for its operands (qpu_nms()'s
+ *	records and mask), kept between calls as @scratch is; NULL before
+ * @host: a wrapper's host memory, kept between calls; @host_bytes its size
  */
 struct qpu_kernels {
 	struct qpu_dev *dev;
@@ -73,6 +78,10 @@ struct qpu_kernels {
 	char last_error[256];
 	struct qpu_job_timing timing;	/* summed until qpu_kernels_take_timing() */
 	bool timing_known;
+	unsigned int timeout_ms;
+	struct qpu_bo *work;
+	void *host;
+	size_t host_bytes;
 };
 
 /**
@@ -146,6 +155,15 @@ struct qpu_bo *qpu_kernel_code_bo(struct qpu_kernels *kernels,
  * with errno set on failure.
  */
 struct qpu_bo *qpu_kernel_scratch(struct qpu_kernels *kernels, size_t size);
+
+/*
+ * @kernels's work buffer (a device buffer apart from the scratch one, which
+ * holds the uniforms), at least @size bytes, contents undefined; and its
+ * host memory, at least @size bytes. Owned by @kernels, valid until the
+ * next call. NULL with errno set on failure.
+ */
+struct qpu_bo *qpu_kernel_work(struct qpu_kernels *kernels, size_t size);
+void *qpu_kernel_host(struct qpu_kernels *kernels, size_t size);
 
 /* Set @kernels's message ("<kernel>: <text>"; none if @kernels is NULL) and return -@err. */
 int qpu_kernel_fail(struct qpu_kernels *kernels, int err, const char *kernel, const char *fmt, ...)

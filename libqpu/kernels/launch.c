@@ -184,7 +184,8 @@ int qpu_kernel_submit(struct qpu_kernels *kernels, const char *name,
 	int ret;
 
 	if (!job->timeout_ms)
-		job->timeout_ms = max_timeout_ms(kernels->dev);
+		job->timeout_ms = kernels->timeout_ms ? kernels->timeout_ms :
+				  max_timeout_ms(kernels->dev);
 	start = now_ns();
 	ret = qpu_submit(kernels->dev, job, &seqno);
 	if (ret)

@@ -47,6 +47,66 @@
 static const struct qpu_kernel_code nms_prog =
 	QPU_KERNEL_CODE_V3D("nms", nms_code, nms, 0);
 
+
+/* What the sorts compare, copied out of the detections (qsort has no context). */
+struct sort_key {
+	uint32_t class_id;
+	float score;
+	uint32_t index;
+};
+
+/*
+ * The host memory of one call, taken in pieces from one block: the kernels'
+ * kept memory (qpu_kernel_host()) when there are kernels, so a call with
+ * kernels allocates nothing once the first of its size has run; else one
+ * malloc() freed at the end.
+ */
+struct nms_mem {
+	char *base;
+	size_t used, cap;
+	bool owned;
+};
+
+#define NMS_ALIGN	8
+
+/* Room for every piece of a call on @npad boxes and @qpus programs. */
+static size_t nms_mem_bytes(size_t npad, unsigned int qpus)
+{
+	/* order, end, pos: 4; box: 20; keys: 12; gone: 4; u: 20 and load,
+	 * byk: 8 a program; blk: 8 a block of 16; 10 pieces' alignment */
+	return npad * (4 * 3 + 20 + sizeof(struct sort_key) + 4 + 1) +
+	       (size_t)(qpus + 1) * (NMS_UNIFORMS * 4 + 16) + 10 * NMS_ALIGN;
+}
+
+static int nms_mem_init(struct nms_mem *m, struct qpu_kernels *kernels, size_t bytes)
+{
+	m->used = 0;
+	m->cap = bytes;
+	m->owned = !kernels;
+	m->base = kernels ? qpu_kernel_host(kernels, bytes) : malloc(bytes);
+	return m->base ? 0 : -ENOMEM;
+}
+
+/* @bytes of @m, zeroed when @zero; the block is sized for every piece. */
+static void *nms_take(struct nms_mem *m, size_t bytes, bool zero)
+{
+	void *p = m->base + m->used;
+
+	m->used += (bytes + NMS_ALIGN - 1) / NMS_ALIGN * NMS_ALIGN;
+	if (m->used > m->cap)
+		abort();	/* nms_mem_bytes() is wrong: a bug */
+	if (zero)
+		memset(p, 0, bytes);
+	return p;
+}
+
+static void nms_mem_fini(struct nms_mem *m)
+{
+	if (m->owned)
+		free(m->base);
+	m->base = NULL;
+}
+
 /*
  * struct nms_prep - the boxes ready for suppression
  * @n: boxes
@@ -55,6 +115,8 @@ static const struct qpu_kernel_code nms_prog =
  * @end: sorted position to the end of its class's run
  * @box: sorted position to its grid box: x1, x2, y1, y2, k * area
  * @k: the threshold in 1/256 steps
+ * @keys: room for @npad sort keys
+ * @mem: the call's host memory, where the arrays above are
  */
 struct nms_prep {
 	size_t n, npad;
@@ -62,13 +124,8 @@ struct nms_prep {
 	uint32_t *end;
 	int32_t (*box)[5];
 	uint32_t k;
-};
-
-/* What the sorts compare, copied out of the detections (qsort has no context). */
-struct sort_key {
-	uint32_t class_id;
-	float score;
-	uint32_t index;
+	struct sort_key *keys;
+	struct nms_mem mem;
 };
 
 /* Class, then score (highest first), then position: a total order. */
@@ -93,18 +150,13 @@ static int by_score(const void *a, const void *b)
 	return x->index < y->index ? -1 : x->index > y->index;
 }
 
-/*
- * Sort the @n input indices @idx by @cmp over their detections in @dets.
- * Returns -ENOMEM, else 0.
- */
-static int sort_indices(uint32_t *idx, size_t n, const struct qpu_detection *dets,
-			int (*cmp)(const void *, const void *))
+/* Sort the @n input indices @idx by @cmp over their detections in @dets. */
+static void sort_indices(struct sort_key *key, uint32_t *idx, size_t n,
+			 const struct qpu_detection *dets,
+			 int (*cmp)(const void *, const void *))
 {
-	struct sort_key *key = malloc((n ? n : 1) * sizeof(*key));
 	size_t i;
 
-	if (!key)
-		return -ENOMEM;
 	for (i = 0; i < n; i++)
 		key[i] = (struct sort_key){ .class_id = dets[idx[i]].class_id,
 					    .score = dets[idx[i]].score,
@@ -112,8 +164,6 @@ static int sort_indices(uint32_t *idx, size_t n, const struct qpu_detection *det
 	qsort(key, n, sizeof(*key), cmp);
 	for (i = 0; i < n; i++)
 		idx[i] = key[i].index;
-	free(key);
-	return 0;
 }
 
 static int32_t grid(float v, float scale)
@@ -129,15 +179,14 @@ static int32_t grid(float v, float scale)
 
 static void prep_free(struct nms_prep *s)
 {
-	free(s->order);
-	free(s->end);
-	free(s->box);
+	nms_mem_fini(&s->mem);
 }
 
+/* Check the call, take its host memory (room for @qpus programs) and sort. */
 static int prep(struct qpu_kernels *kernels, const char *name,
 		const struct qpu_detection *dets, size_t n,
 		const struct qpu_nms_params *p, uint32_t *keep, size_t keep_size,
-		size_t *kept, struct nms_prep *s)
+		size_t *kept, unsigned int qpus, struct nms_prep *s)
 {
 	size_t i, need;
 
@@ -172,19 +221,15 @@ static int prep(struct qpu_kernels *kernels, const char *name,
 	if (!s->npad)
 		s->npad = NMS_GROUP;
 	s->k = (uint32_t)lrintf(p->iou_threshold * 256);
-	s->order = malloc(s->npad * sizeof(*s->order));
-	s->end = malloc(s->npad * sizeof(*s->end));
-	s->box = calloc(s->npad, sizeof(*s->box));
-	if (!s->order || !s->end || !s->box) {
-		prep_free(s);
+	if (nms_mem_init(&s->mem, kernels, nms_mem_bytes(s->npad, qpus)))
 		return qpu_postproc_fail(kernels, ENOMEM, name, "out of memory");
-	}
+	s->order = nms_take(&s->mem, s->npad * sizeof(*s->order), false);
+	s->end = nms_take(&s->mem, s->npad * sizeof(*s->end), false);
+	s->box = nms_take(&s->mem, s->npad * sizeof(*s->box), true);
+	s->keys = nms_take(&s->mem, s->npad * sizeof(*s->keys), false);
 	for (i = 0; i < n; i++)
 		s->order[i] = (uint32_t)i;
-	if (sort_indices(s->order, n, dets, by_class_score)) {
-		prep_free(s);
-		return qpu_postproc_fail(kernels, ENOMEM, name, "out of memory");
-	}
+	sort_indices(s->keys, s->order, n, dets, by_class_score);
 	for (i = n; i-- > 0;) {
 		const struct qpu_detection *d = &dets[s->order[i]];
 		int32_t *b = s->box[i];
@@ -220,24 +265,22 @@ static bool suppresses(const struct nms_prep *s, size_t i, size_t j)
 
 /*
  * The kept sorted positions @pos (@count of them) as input indices into
- * @keep, by score, at most @p->max_out. Returns -ENOMEM, else 0.
+ * @keep, by score, at most @p->max_out.
  */
-static int finish(const struct qpu_detection *dets, const struct nms_prep *s,
-		  const struct qpu_nms_params *p, uint32_t *pos, size_t count,
-		  uint32_t *keep, size_t *kept)
+static void finish(const struct qpu_detection *dets, const struct nms_prep *s,
+		   const struct qpu_nms_params *p, uint32_t *pos, size_t count,
+		   uint32_t *keep, size_t *kept)
 {
 	size_t i;
 
 	for (i = 0; i < count; i++)
 		pos[i] = s->order[pos[i]];
-	if (sort_indices(pos, count, dets, by_score))
-		return -ENOMEM;
+	sort_indices(s->keys, pos, count, dets, by_score);
 	if (p->max_out && count > p->max_out)
 		count = p->max_out;
 	if (count)	/* keep may be NULL when there is nothing */
 		memcpy(keep, pos, count * sizeof(*keep));
 	*kept = count;
-	return 0;
 }
 
 QPU_API int qpu_nms_cpu(struct qpu_kernels *kernels, const struct qpu_detection *dets,
@@ -251,15 +294,11 @@ QPU_API int qpu_nms_cpu(struct qpu_kernels *kernels, const struct qpu_detection 
 	int ret;
 
 	qpu_postproc_clear(kernels);
-	ret = prep(kernels, "nms_cpu", dets, n, p, keep, keep_size, kept, &s);
+	ret = prep(kernels, "nms_cpu", dets, n, p, keep, keep_size, kept, 0, &s);
 	if (ret)
 		return ret;
-	pos = malloc(s.npad * sizeof(*pos));
-	gone = calloc(s.npad, 1);
-	if (!pos || !gone) {
-		ret = qpu_postproc_fail(kernels, ENOMEM, "nms_cpu", "out of memory");
-		goto out;
-	}
+	pos = nms_take(&s.mem, s.npad * sizeof(*pos), false);
+	gone = nms_take(&s.mem, s.npad, true);
 	for (i = 0; i < n; i++) {
 		if (gone[i])
 			continue;
@@ -268,13 +307,9 @@ QPU_API int qpu_nms_cpu(struct qpu_kernels *kernels, const struct qpu_detection 
 			if (!gone[j] && suppresses(&s, i, j))
 				gone[j] = 1;
 	}
-	if (finish(dets, &s, p, pos, count, keep, kept))
-		ret = qpu_postproc_fail(kernels, ENOMEM, "nms_cpu", "out of memory");
-out:
-	free(pos);
-	free(gone);
+	finish(dets, &s, p, pos, count, keep, kept);
 	prep_free(&s);
-	return ret;
+	return 0;
 }
 
 /*
@@ -312,11 +347,10 @@ static void block_cols(const struct nms_prep *s, size_t b, size_t *c0, size_t *c
 /*
  * Write the records and the descriptors into @map, share the blocks out
  * (longest first to the least loaded of @qpus programs) and fill the
- * programs' uniforms @u. Returns 0 or -ENOMEM with the message.
+ * programs' uniforms @u.
  */
-static int fill(struct qpu_kernels *kernels, const struct nms_prep *s,
-		const struct nms_layout *l, struct qpu_bo *bo, unsigned int qpus,
-		uint32_t *u)
+static void fill(struct nms_prep *s, const struct nms_layout *l, struct qpu_bo *bo,
+		 unsigned int qpus, uint32_t *u)
 {
 	uint32_t *map = qpu_bo_get_map(bo), *rec = map + l->cols / 4;
 	size_t *load, *byk, b, i, c0, c1;
@@ -333,15 +367,9 @@ static int fill(struct qpu_kernels *kernels, const struct nms_prep *s,
 		if (l->rec_words > 5)
 			r[5] = 1u << (NMS_GROUP - 1 - i % NMS_GROUP);
 	}
-	load = calloc(qpus, sizeof(*load));
-	byk = calloc(qpus + 1, sizeof(*byk));
-	blk = malloc(l->blocks * 2 * sizeof(*blk));
-	if (!load || !byk || !blk) {
-		free(load);
-		free(byk);
-		free(blk);
-		return qpu_kernel_fail(kernels, ENOMEM, "nms", "out of memory");
-	}
+	load = nms_take(&s->mem, qpus * sizeof(*load), true);
+	byk = nms_take(&s->mem, (qpus + 1) * sizeof(*byk), true);
+	blk = nms_take(&s->mem, l->blocks * 2 * sizeof(*blk), false);
 	/* each block in turn to the least loaded program */
 	for (b = 0; b < l->blocks; b++) {
 		block_cols(s, b, &c0, &c1);
@@ -374,10 +402,6 @@ static int fill(struct qpu_kernels *kernels, const struct nms_prep *s,
 		desc[3] = qpu_kernel_addr(bo, l->mask + (c0 / NMS_GROUP * s->npad +
 							 b * NMS_ROWS) * 4);
 	}
-	free(load);
-	free(byk);
-	free(blk);
-	return 0;
 }
 
 static uint32_t reverse32(uint32_t v)
@@ -424,16 +448,16 @@ QPU_API int qpu_nms(struct qpu_kernels *kernels, unsigned int qpus,
 	struct qpu_kernel_launch run = {
 		.code = &nms_prog, .qpus = qpus, .uniforms_per_qpu = NMS_UNIFORMS,
 	};
-	struct qpu_bo *bo = NULL;
+	struct qpu_bo *bo;
 	struct nms_layout l;
 	struct nms_prep s;
-	uint32_t *u = NULL, *pos = NULL, *gone = NULL;
+	uint32_t *u, *pos, *gone;
 	int ret;
 
 	qpu_kernel_clear_error(kernels);
 	ret = qpu_kernel_check_qpus(kernels, "nms", qpus);
 	if (!ret)
-		ret = prep(kernels, "nms", dets, n, p, keep, keep_size, kept, &s);
+		ret = prep(kernels, "nms", dets, n, p, keep, keep_size, kept, qpus, &s);
 	if (ret)
 		return ret;
 	if (stats)
@@ -443,36 +467,26 @@ QPU_API int qpu_nms(struct qpu_kernels *kernels, unsigned int qpus,
 		goto out;
 	}
 	layout(&s, qpu_gen_is_v3d(kernels->gen), &l);
-	bo = qpu_bo_new(kernels->dev, l.size);
+	/* kept by the kernels from call to call, as the uniforms' scratch is */
+	bo = qpu_kernel_work(kernels, l.size);
 	if (!bo) {
 		ret = qpu_kernel_fail(kernels, errno, "nms", "buffer of %zu bytes: %s", l.size,
 				      strerror(errno));
 		goto out;
 	}
-	u = calloc(qpus, NMS_UNIFORMS * sizeof(*u));
-	pos = malloc(s.npad * sizeof(*pos));
-	gone = calloc(s.npad / NMS_GROUP, sizeof(*gone));
-	if (!u || !pos || !gone) {
-		ret = qpu_kernel_fail(kernels, ENOMEM, "nms", "out of memory");
-		goto out;
-	}
-	ret = fill(kernels, &s, &l, bo, qpus, u);
-	if (ret)
-		goto out;
+	u = nms_take(&s.mem, (size_t)qpus * NMS_UNIFORMS * sizeof(*u), true);
+	pos = nms_take(&s.mem, s.npad * sizeof(*pos), false);
+	gone = nms_take(&s.mem, s.npad / NMS_GROUP * sizeof(*gone), true);
+	fill(&s, &l, bo, qpus, u);
 	run.uniforms = u;
 	run.bos = &bo;
 	run.bo_count = 1;
 	ret = qpu_kernel_run(kernels, &run, stats);
 	if (ret)
 		goto out;
-	if (finish(dets, &s, p, pos, walk(&s, (const uint32_t *)qpu_bo_get_map(bo) + l.mask / 4,
-					  pos, gone), keep, kept))
-		ret = qpu_kernel_fail(kernels, ENOMEM, "nms", "out of memory");
+	finish(dets, &s, p, pos, walk(&s, (const uint32_t *)qpu_bo_get_map(bo) + l.mask / 4,
+				      pos, gone), keep, kept);
 out:
-	qpu_bo_free(bo);
-	free(u);
-	free(pos);
-	free(gone);
 	prep_free(&s);
 	return ret;
 }

@@ -592,10 +592,21 @@ int qpu_nn_bind(struct qpu_nn_graph *g, struct qpu_dev *dev, unsigned int flags)
 	g->flags = flags;
 	g->board = QPU_BOARD_NONE;
 	if (dev && !(flags & QPU_NN_BIND_CPU_ONLY)) {
+		uint64_t v;
+
 		g->kernels = qpu_kernels_new(dev);
 		if (!g->kernels)
 			return -ENOMEM;
 		g->board = nn_dev_board(dev);
+		ret = qpu_dev_get_param(dev, QPU_DEV_PARAM_NUM_QPUS, &v);
+		if (!ret && (!v || v > QPU_JOB_MAX_QPUS))
+			ret = -EINVAL;
+		if (ret) {
+			nn_err(g, "cannot read the device's QPU count");
+			return ret;
+		}
+		g->qpus = (unsigned int)v;
+		g->gen = qpu_dev_get_param(dev, QPU_DEV_PARAM_GEN, &v) ? QPU_GEN_VC4 : (int)v;
 	}
 	for (i = 0; i < g->n_nodes; i++)
 		plan_node(g, &g->node[i], (int)i);
@@ -854,4 +865,11 @@ int qpu_nn_node(const struct qpu_nn_graph *g, unsigned int index, struct qpu_nn_
 	if (g->bound)
 		nn_model_shares(g->board, n, &info->model_flops_pct, &info->model_bw_pct);
 	return 0;
+}
+
+QPU_API int qpu_nn_set_timeout(struct qpu_nn_graph *g, unsigned int timeout_ms)
+{
+	if (!g || !g->bound)
+		return -EINVAL;
+	return g->kernels ? qpu_kernels_set_timeout(g->kernels, timeout_ms) : 0;
 }

@@ -143,6 +143,8 @@ struct qpu_nn_graph {
 	size_t staging_off;		/* NCHW copies of NHWC inputs/outputs */
 	struct qpu_bo *wbo;		/* constants the QPUs read */
 	enum qpu_board board;
+	unsigned int qpus;		/* the device's QPU_DEV_PARAM_NUM_QPUS */
+	int gen;			/* its enum qpu_gen (QPU_DEV_PARAM_GEN) */
 };
 
 /* format.c: a .qnn image into @g (tensors, nodes, attributes). */
@@ -184,6 +186,7 @@ int nn_xnn_run(struct qpu_nn_graph *g, struct nn_node *n, void *scratch);
 void nn_xnn_free(struct nn_node *n);
 
 /* qpu_ops.c: the QPU backend. */
+/* The board the plan models @dev as (its generation's for a V3D). */
 enum qpu_board nn_dev_board(struct qpu_dev *dev);
 /* 1 if a QPU kernel takes @n; else 0 and @why says what it lacks. */
 int nn_qpu_able(const struct qpu_nn_graph *g, const struct nn_node *n, char *why, size_t len);

@@ -21,25 +21,34 @@
 
 #include "kernels/nn_kernels.h"
 #include "nn_check.h"
+#include "qpu_emulator.h"
 #include "qpu_timing.h"
+#include "qpu_timing_v3d.h"
+#include "toolkit/toolkit.h"
 
 /*
  * The model's assumptions, per board (enum qpu_board order; NONE models a
  * Pi 1): the share of the QPUs' peak qpu_sgemm() reaches on layer-sized
- * products (its modelled 11 to 16.8 GFLOPS of 24 on a Pi 1:
- * selftests/lib/test-sgemm.c), and the single-precision GFLOPS the CPU
- * backend's fast path is assumed to reach on the board's ARM cores (the
- * Pi 1's ARM1176 has VFP without SIMD; the Pi 2's and 3's four Cortex-A7
- * and A53 cores have NEON). They are estimates, not measurements: the
- * plan says the figures it compares, and QPU_NN_BIND_QPU_ALL overrides.
+ * products (VideoCore IV: its modelled 11 to 16.8 GFLOPS of 24 on a Pi 1,
+ * selftests/lib/test-sgemm.c; V3D: v3d/sgemm.qasm's modelled 86 % at
+ * 1024^3, less on a layer's narrower products), and the single-precision
+ * GFLOPS the CPU backend's fast path is assumed to reach on the board's
+ * ARM cores (the Pi 1's ARM1176 has VFP without SIMD; the Pi 2's and 3's
+ * four Cortex-A7 and A53 cores have NEON; the Pi 4's Cortex-A72 at
+ * 1.5 GHz and the Pi 5's A76 at 2.4 GHz two 128-bit FMA pipes each, of
+ * whose 24 and 38 GFLOPS a core one thread is assumed to reach a third
+ * and a half). They are estimates, not measurements: the plan says the
+ * figures it compares, and QPU_NN_BIND_QPU_ALL overrides.
  */
 #define NN_SGEMM_PEAK_PCT 50
-static const double cpu_gflops[] = { 0.3, 0.3, 2.0, 4.0, 4.5 };
+#define NN_SGEMM_V3D_PEAK_PCT 75
+static const double cpu_gflops[] = { 0.3, 0.3, 2.0, 4.0, 4.5, 8.0, 19.0, 19.0 };
 
 /* Flops one QPU does per V3D clock: a 4-wide float add and multiply. */
 #define QPU_FLOPS_PER_CLOCK 8
 
-enum qpu_board nn_dev_board(struct qpu_dev *dev)
+/* The VideoCore IV board named by @dev's path or $QPU_EMU_BOARD, or NONE. */
+static enum qpu_board vc4_board(struct qpu_dev *dev)
 {
 	const char *path = qpu_dev_get_path(dev), *b;
 	char name[16];
@@ -57,18 +66,71 @@ enum qpu_board nn_dev_board(struct qpu_dev *dev)
 		return QPU_BOARD_NONE;
 	memcpy(name, b, len);
 	name[len] = 0;
-	/* the plan's model is VideoCore IV's: a V3D board models none */
-	return qpu_board_from_name(name) > QPU_BOARD_PI3PLUS ? QPU_BOARD_NONE :
+	return qpu_board_to_v3d(qpu_board_from_name(name)) >= 0 ? QPU_BOARD_NONE :
 	       qpu_board_from_name(name);
+}
+
+enum qpu_board nn_dev_board(struct qpu_dev *dev)
+{
+	uint64_t gen, qpus;
+	int v;
+
+	if (qpu_dev_get_param(dev, QPU_DEV_PARAM_GEN, &gen) || !qpu_gen_is_v3d((int)gen))
+		return vc4_board(dev);
+	/* a V3D models its generation's board, the Pi 5 by its QPU count */
+	if (gen == QPU_GEN_V3D42)
+		return QPU_BOARD_PI4;
+	for (v = 0; v < QPU_V3D_EMU_BOARD_COUNT; v++) {
+		const struct qpu_v3d_emu_board_info *i = qpu_v3d_emu_board(v);
+
+		if (i->gen == QPU_GEN_V3D71 && !qpu_dev_get_param(dev, QPU_DEV_PARAM_NUM_QPUS, &qpus) &&
+		    qpus == (uint64_t)i->slices * i->qpus_per_slice)
+			return qpu_board_from_v3d((unsigned int)v);
+	}
+	return QPU_BOARD_PI5;
 }
 
 static const struct qpu_timing_board *board_of(enum qpu_board board)
 {
 	const struct qpu_timing_board *b = NULL;
 
-	if (board != QPU_BOARD_NONE)
+	if (board != QPU_BOARD_NONE && qpu_board_to_v3d(board) < 0)
 		b = qpu_timing_board_get((unsigned int)board - 1);
 	return b ? b : qpu_timing_board_get(QPU_TIMING_PI1);
+}
+
+/*
+ * What the model takes of @board: its QPUs, their clock (Hz), the share
+ * of their peak sgemm reaches (percent) and a launch's host cost (ns;
+ * a V3D board's is SUBMIT_CSD's, which its jobs' modelled time includes).
+ */
+struct nn_board {
+	unsigned int qpus, sgemm_pct;
+	double hz, launch_ns;
+	enum qpu_board mem;	/* the board whose bandwidth the model takes */
+};
+
+static struct nn_board board_figures(enum qpu_board board)
+{
+	int v = qpu_board_to_v3d(board);
+	struct nn_board f;
+
+	if (v >= 0) {
+		const struct qpu_v3d_emu_board_info *i = qpu_v3d_emu_board(v);
+
+		f.qpus = (unsigned int)i->slices * i->qpus_per_slice;
+		f.hz = i->clock_mhz * 1e6;
+		f.sgemm_pct = NN_SGEMM_V3D_PEAK_PCT;
+		f.launch_ns = qpu_tv_board_get(v)->p[QPU_TV_CSD_SUBMIT_NS].value;
+		f.mem = board;
+		return f;
+	}
+	f.mem = board == QPU_BOARD_NONE ? QPU_BOARD_PI1 : board;
+	f.qpus = QPU_EMULATOR_NUM_QPUS;
+	f.hz = board_of(board)->p[QPU_TP_V3D_MHZ].value * 1e6;
+	f.sgemm_pct = NN_SGEMM_PEAK_PCT;
+	f.launch_ns = (double)qpu_board_launch_ns(f.mem, QPU_LAUNCH_IOCTL);
+	return f;
 }
 
 /*
@@ -169,16 +231,15 @@ static double window_issue_cycles(const struct qpu_nn_graph *g, const struct nn_
 uint64_t nn_qpu_model_ns(enum qpu_board board, const struct qpu_nn_graph *g,
 			 const struct nn_node *n)
 {
-	const struct qpu_timing_board *b = board_of(board);
-	double peak = 12.0 * QPU_FLOPS_PER_CLOCK * b->p[QPU_TP_V3D_MHZ].value * 1e6;
-	double ns = 2.0 * (double)n->macs / (peak * NN_SGEMM_PEAK_PCT / 100.0) * 1e9;
-	enum qpu_board kb = board == QPU_BOARD_NONE ? QPU_BOARD_PI1 : board;
-	double bw = (double)qpu_board_mem_bytes_per_s(kb);
+	struct nn_board f = board_figures(board);
+	double peak = f.qpus * QPU_FLOPS_PER_CLOCK * f.hz;
+	double ns = 2.0 * (double)n->macs / (peak * f.sgemm_pct / 100.0) * 1e9;
+	double bw = (double)qpu_board_mem_bytes_per_s(f.mem);
 	double mem = bw > 0 ? (double)n->bytes / bw * 1e9 : 0.0;
 
 	if (depthwise(g, n) || pooling(n))
-		ns = window_issue_cycles(g, n) / 12.0 / (b->p[QPU_TP_V3D_MHZ].value * 1e6) * 1e9;
-	return (uint64_t)(ns > mem ? ns : mem) + qpu_board_launch_ns(kb, QPU_LAUNCH_IOCTL);
+		ns = window_issue_cycles(g, n) / f.qpus / f.hz * 1e9;
+	return (uint64_t)((ns > mem ? ns : mem) + f.launch_ns);
 }
 
 uint64_t nn_cpu_model_ns(enum qpu_board board, const struct qpu_nn_graph *g,
@@ -199,9 +260,8 @@ uint64_t nn_cpu_model_ns(enum qpu_board board, const struct qpu_nn_graph *g,
 void nn_model_shares(enum qpu_board board, const struct nn_node *n, double *flops_pct,
 		     double *bw_pct)
 {
-	const struct qpu_timing_board *b = board_of(board);
-	double peak = 12.0 * QPU_FLOPS_PER_CLOCK * b->p[QPU_TP_V3D_MHZ].value * 1e6;
-	enum qpu_board kb = board == QPU_BOARD_NONE ? QPU_BOARD_PI1 : board;
+	struct nn_board f = board_figures(board);
+	double peak = f.qpus * QPU_FLOPS_PER_CLOCK * f.hz;
 	double s = (double)n->model_ns / 1e9;
 
 	*flops_pct = *bw_pct = 0.0;
@@ -209,7 +269,7 @@ void nn_model_shares(enum qpu_board board, const struct nn_node *n, double *flop
 		return;
 	if (n->where == QPU_NN_WHERE_QPU)
 		*flops_pct = 100.0 * 2.0 * (double)n->macs / s / peak;
-	*bw_pct = 100.0 * (double)n->bytes / s / (double)qpu_board_mem_bytes_per_s(kb);
+	*bw_pct = 100.0 * (double)n->bytes / s / (double)qpu_board_mem_bytes_per_s(f.mem);
 }
 
 /* The constant B of a product, as K x N (row-major) in the weight buffer. */
@@ -254,6 +314,11 @@ int nn_qpu_able(const struct qpu_nn_graph *g, const struct nn_node *n, char *why
 	snprintf(why, len, "no QPU kernel for %s", n->op);
 	if (g->t[n->in[0]].is_const)	/* the QPUs read it from the arena */
 		return 0;
+	if (qpu_gen_is_v3d(g->gen) && (pooling(n) || depthwise(g, n))) {
+		snprintf(why, len, "no V3D program for %s's window kernel (%s is VideoCore IV's)",
+			 n->op, pooling(n) ? "pool.qasm" : "dwconv.qasm");
+		return 0;
+	}
 	if (pooling(n)) {
 		no = n->kind == NN_GAVGPOOL ? NULL :
 		     window_unable(&g->t[n->in[0]], &g->t[n->out[0]], &n->win);
@@ -395,7 +460,7 @@ static int kernel_done(struct qpu_nn_graph *g, struct nn_node *n, int ret)
 static int sgemm(struct qpu_nn_graph *g, struct nn_node *n, float alpha,
 		 const struct qpu_matrix *a, const struct qpu_matrix *b, const struct qpu_matrix *c)
 {
-	return kernel_done(g, n, qpu_sgemm(g->kernels, 12, alpha, a, b, 0.0f, c, NULL));
+	return kernel_done(g, n, qpu_sgemm(g->kernels, g->qpus, alpha, a, b, 0.0f, c, NULL));
 }
 
 static int run_conv(struct qpu_nn_graph *g, struct nn_node *n, void *scratch)
@@ -508,11 +573,11 @@ static int run_window(struct qpu_nn_graph *g, struct nn_node *n, struct qpu_dwco
 		if (dw) {
 			dw->x_off = x_off;
 			dw->y_off = y_off;
-			ret = qpu_dwconv3x3(g->kernels, 12, dw, NULL);
+			ret = qpu_dwconv3x3(g->kernels, g->qpus, dw, NULL);
 		} else {
 			pool->x_off = x_off;
 			pool->y_off = y_off;
-			ret = qpu_pool2d(g->kernels, 12, pool, NULL);
+			ret = qpu_pool2d(g->kernels, g->qpus, pool, NULL);
 		}
 		ret = kernel_done(g, n, ret);
 		if (ret)

@@ -1,13 +1,15 @@
 // SPDX-License-Identifier: MIT
 /*
- * The built-in post-processing stage, on the CPU: a YOLO-style grid head
- * decoded to boxes, a score threshold, and class-wise non-maximum
- * suppression (greedy, best first). It stands in for the QPU box-decoding
- * and NMS kernels, which plug in as a stage of the same interface.
+ * The built-in post-processing stage: a YOLO-style grid head decoded to
+ * boxes over the score threshold on the CPU, then class-wise non-maximum
+ * suppression by qpu_nms() (the overlap matrix on the QPUs, the greedy walk
+ * on the CPU) or qpu_nms_cpu() on the CPU and for recovery: the kernels'
+ * NMS is the one NMS of libqpu.
  *
- * The candidates' buffer (one per cell and anchor) is allocated with the
- * stage and sorted in place (glibc's qsort() may allocate), so a frame
- * allocates nothing.
+ * The candidates and the kept indices are allocated with the stage; the
+ * kernels (made at the first QPU run, on the pipeline's device) keep the
+ * NMS job's buffer and host memory from frame to frame, growing them only
+ * for a frame with more candidates than any before.
  */
 
 #include <errno.h>
@@ -19,108 +21,114 @@
 #define DETECT_MAX_BOXES	1024
 #define DETECT_MAX_CELLS	(1u << 20)
 
+#define DETECT_MAX_CELLS	(1u << 20)
+
 struct detect {
 	struct qpu_pipeline_detect c;
-	struct qpu_pipeline_box *cand;
+	struct qpu_detection *cand;
+	uint32_t *keep;
 	unsigned int cand_cap;
+	struct qpu_kernels *kernels;
+	unsigned int qpus;
 };
-
-/* Whether @x goes before @y: the higher score, then the lower label. */
-static int before(const struct qpu_pipeline_box *x, const struct qpu_pipeline_box *y)
-{
-	if (x->score != y->score)
-		return x->score > y->score;
-	return x->label < y->label;
-}
-
-/* Shell sort, best first, in place (Ciura's gaps). */
-static void sort_boxes(struct qpu_pipeline_box *b, unsigned int n)
-{
-	static const unsigned int gaps[] = { 701, 301, 132, 57, 23, 10, 4, 1 };
-	unsigned int gi, g, i, j;
-
-	for (gi = 0; gi < sizeof(gaps) / sizeof(gaps[0]); gi++) {
-		g = gaps[gi];
-		for (i = g; i < n; i++) {
-			struct qpu_pipeline_box t = b[i];
-
-			for (j = i; j >= g && before(&t, &b[j - g]); j -= g)
-				b[j] = b[j - g];
-			b[j] = t;
-		}
-	}
-}
-
-static float iou(const struct qpu_pipeline_box *a, const struct qpu_pipeline_box *b)
-{
-	float w = (a->x1 < b->x1 ? a->x1 : b->x1) - (a->x0 > b->x0 ? a->x0 : b->x0);
-	float h = (a->y1 < b->y1 ? a->y1 : b->y1) - (a->y0 > b->y0 ? a->y0 : b->y0);
-	float inter, uni;
-
-	if (w <= 0 || h <= 0)
-		return 0;
-	inter = w * h;
-	uni = (a->x1 - a->x0) * (a->y1 - a->y0) + (b->x1 - b->x0) * (b->y1 - b->y0) - inter;
-	return uni > 0 ? inter / uni : 0;
-}
 
 static float clamp01(float v)
 {
 	return v < 0 ? 0 : v > 1 ? 1 : v;
 }
 
-static int detect_run(void *ctx, struct qpu_pipeline_job *job)
+/* The head's boxes over the threshold into d->cand; returns how many passed. */
+static unsigned int decode(struct detect *d, const float *in, unsigned int *stored)
 {
-	struct detect *d = ctx;
 	const struct qpu_pipeline_detect *c = &d->c;
-	const float *in = job->in;
-	struct qpu_pipeline_detections *out = job->out;
-	size_t cells = (size_t)c->grid_w * c->grid_h;
-	unsigned int n = 0, kept = 0, a, k, i, j;
-	size_t cell;
+	size_t cells = (size_t)c->grid_w * c->grid_h, cell;
+	unsigned int n = 0, passed = 0, a, k;
 
 	for (a = 0; a < c->anchors; a++) {
 		const float *ch = in + (size_t)a * (5 + c->classes) * cells;
 
 		for (cell = 0; cell < cells; cell++) {
 			float obj = ch[4 * cells + cell], best = 0, cx, cy, w, h, score;
-			int label = 0;
+			uint32_t label = 0;
 
 			if (obj < c->score_threshold)
 				continue;
 			for (k = 0; k < c->classes; k++) {
 				if (ch[(5 + k) * cells + cell] > best) {
 					best = ch[(5 + k) * cells + cell];
-					label = (int)k;
+					label = k;
 				}
 			}
 			score = obj * (c->classes ? best : 1);
-			if (score < c->score_threshold || n == d->cand_cap)
+			if (score < c->score_threshold)
+				continue;
+			passed++;
+			if (n == d->cand_cap)
 				continue;
 			cx = ((float)(cell % c->grid_w) + ch[cell]) / (float)c->grid_w;
 			cy = ((float)(cell / c->grid_w) + ch[cells + cell]) / (float)c->grid_h;
 			w = ch[2 * cells + cell];
 			h = ch[3 * cells + cell];
-			d->cand[n++] = (struct qpu_pipeline_box){
-				.x0 = clamp01(cx - w / 2), .y0 = clamp01(cy - h / 2),
-				.x1 = clamp01(cx + w / 2), .y1 = clamp01(cy + h / 2),
-				.score = score, .label = label,
+			d->cand[n] = (struct qpu_detection){
+				.x1 = clamp01(cx - w / 2), .y1 = clamp01(cy - h / 2),
+				.x2 = clamp01(cx + w / 2), .y2 = clamp01(cy + h / 2),
+				.score = score, .class_id = label,
+				.index = (uint32_t)(a * cells + cell),
 			};
+			n++;
 		}
 	}
-	sort_boxes(d->cand, n);
-	for (i = 0; i < n && kept < c->max_boxes; i++) {
-		int keep = 1;
+	*stored = n;
+	return passed;
+}
 
-		for (j = 0; j < kept && keep; j++)
-			if (out->boxes[j].label == d->cand[i].label &&
-			    iou(&out->boxes[j], &d->cand[i]) > c->iou_threshold)
-				keep = 0;
-		if (keep)
-			out->boxes[kept++] = d->cand[i];
+static int detect_run(void *ctx, struct qpu_pipeline_job *job)
+{
+	struct detect *d = ctx;
+	struct qpu_pipeline_detections *out = job->out;
+	/* coordinates in [0, 1] onto the NMS grid's whole width */
+	struct qpu_nms_params np = {
+		.iou_threshold = d->c.iou_threshold, .scale = QPU_NMS_GRID_MAX,
+		.max_out = d->c.max_boxes,
+	};
+	struct qpu_job_timing t;
+	unsigned int n, passed;
+	size_t kept, i;
+	int ret;
+
+	passed = decode(d, job->in, &n);
+	if (job->place == QPU_PIPELINE_QPU && !d->kernels) {
+		uint64_t qpus = 1;
+
+		/* once, at the first QPU run: the stage is made without a device */
+		d->kernels = qpu_kernels_new(job->dev);
+		if (!d->kernels)
+			return pl_job_failed(job, -ENOMEM, NULL);
+		qpu_dev_get_param(job->dev, QPU_DEV_PARAM_NUM_QPUS, &qpus);
+		d->qpus = (unsigned int)qpus;
 	}
-	out->count = kept;
-	out->candidates = n;
+	if (job->place == QPU_PIPELINE_QPU) {
+		qpu_kernels_set_timeout(d->kernels, job->timeout_ms);
+		ret = qpu_nms(d->kernels, d->qpus, d->cand, n, &np, d->keep, d->c.max_boxes,
+			      &kept, NULL);
+		if (!ret && !qpu_kernels_take_timing(d->kernels, &t))
+			job->model_ns = t.ns + t.launch_ns;
+	} else {
+		ret = qpu_nms_cpu(d->kernels, d->cand, n, &np, d->keep, d->c.max_boxes, &kept);
+	}
+	if (ret)
+		return pl_job_failed(job, ret, d->kernels ? qpu_kernels_last_error(d->kernels) :
+				     qpu_last_error());
+	for (i = 0; i < kept; i++) {
+		const struct qpu_detection *b = &d->cand[d->keep[i]];
+
+		out->boxes[i] = (struct qpu_pipeline_box){
+			.x0 = b->x1, .y0 = b->y1, .x1 = b->x2, .y1 = b->y2,
+			.score = b->score, .label = (int32_t)b->class_id,
+		};
+	}
+	out->count = (uint32_t)kept;
+	out->candidates = passed;
 	return 0;
 }
 
@@ -128,7 +136,9 @@ static void detect_fini(void *ctx)
 {
 	struct detect *d = ctx;
 
+	qpu_kernels_free(d->kernels);
 	free(d->cand);
+	free(d->keep);
 	free(d);
 }
 
@@ -160,15 +170,17 @@ QPU_API int qpu_pipeline_stage_detect(const struct qpu_pipeline_detect *c,
 		return -ENOMEM;
 	d->c = *c;
 	d->cand_cap = (unsigned int)(cells * c->anchors);
+	if (d->cand_cap > QPU_NMS_MAX_CANDIDATES)
+		d->cand_cap = QPU_NMS_MAX_CANDIDATES;
 	d->cand = calloc(d->cand_cap, sizeof(*d->cand));
-	if (!d->cand) {
-		free(d);
+	d->keep = calloc(c->max_boxes, sizeof(*d->keep));
+	if (!d->cand || !d->keep) {
+		detect_fini(d);
 		return -ENOMEM;
 	}
 	*stage = (struct qpu_pipeline_stage){
 		.name = "detect",
-		.can = QPU_PIPELINE_CAN_CPU,
-		.why = "box decoding and NMS run on the CPU here (no QPU kernel in this stage)",
+		.can = QPU_PIPELINE_CAN_CPU | QPU_PIPELINE_CAN_QPU,
 		.in_bytes = cells * c->anchors * (5 + c->classes) * sizeof(float),
 		.out_bytes = sizeof(struct qpu_pipeline_detections) +
 			     (size_t)c->max_boxes * sizeof(struct qpu_pipeline_box),

@@ -13,6 +13,7 @@
 
 #include <errno.h>
 #include <poll.h>
+#include <stddef.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,12 +41,17 @@
 #define PL_SLOW_FACTOR		1.5
 #define PL_CLOCK_FALL		0.9
 #define PL_WARN_EVERY		100
+/* Good QPU runs a stage's derived timeout looks back on (the longest). */
+#define PL_TIMEOUT_WINDOW	32
 
 struct pl_buf {
 	struct qpu_bo *bo;
 	void *data;
 	size_t bytes;
 };
+
+/* A neutral chroma sample: U = V = 128 give R = G = B = Y. */
+#define PL_CHROMA_NEUTRAL	128
 
 struct pl_slot {
 	struct qpu_pipeline_frame frame;
@@ -57,11 +63,9 @@ struct pl_slot {
 	int refused;
 	uint64_t submit_ns;
 	char error[256];
+	/* The caller's buffer of qpu_pipeline_submit_bo(), or NULL. */
+	struct qpu_bo *user_bo;
 	struct pl_buf in;
-	/* The caller's buffer of a qpu_pipeline_submit_bo() frame, read in
-	 * place of @in until released (bf.bo NULL otherwise). */
-	struct qpu_pipeline_bo_frame bf;
-	void *bf_data;
 	struct pl_buf out[QPU_PIPELINE_MAX_STAGES];
 };
 
@@ -82,6 +86,10 @@ struct pl_stage {
 	unsigned int base_count;
 	uint64_t base_ns;
 	uint64_t base_clock_hz;
+	uint64_t good[PL_TIMEOUT_WINDOW];
+	unsigned int good_count;
+	/* Set before start or under the pipeline's lock; read by the thread. */
+	unsigned int user_timeout_ms;
 	/* Guarded by the pipeline's lock. */
 	struct qpu_pipeline_stage_stats stats;
 	struct pl_window window;
@@ -127,6 +135,62 @@ void pl_err(char *err, size_t size, const char *fmt, ...)
 	va_end(ap);
 }
 
+int pl_job_failed(struct qpu_pipeline_job *job, int ret, const char *msg)
+{
+	static const enum qpu_status named[] = {
+		QPU_STATUS_TIMEOUT, QPU_STATUS_FAULT, QPU_STATUS_DEADLOCK, QPU_STATUS_CANCELED,
+	};
+	unsigned int i;
+
+	pl_err(job->error, job->error_size, "%s", msg && msg[0] ? msg : strerror(-ret));
+	if (ret != -EIO)
+		return ret;
+	/* the kernel wrappers' -EIO message names the job's status */
+	job->status = QPU_STATUS_CANCELED;
+	for (i = 0; i < sizeof(named) / sizeof(named[0]); i++)
+		if (strstr(job->error, qpu_job_status_str(named[i])))
+			job->status = named[i];
+	return ret;
+}
+
+void pl_frame_planes(enum qpu_pipeline_format format, unsigned int width, unsigned int height,
+		     size_t offset[3], size_t stride[3])
+{
+	size_t px = (size_t)width * height;
+
+	memset(offset, 0, 3 * sizeof(*offset));
+	memset(stride, 0, 3 * sizeof(*stride));
+	stride[0] = width;
+	switch (format) {
+	case QPU_PIPELINE_I420:
+		offset[1] = px;
+		offset[2] = px + px / 4;
+		stride[1] = stride[2] = width / 2;
+		break;
+	case QPU_PIPELINE_NV12:
+	case QPU_PIPELINE_GRAY8:
+		offset[1] = px;
+		stride[1] = width;
+		break;
+	case QPU_PIPELINE_RGB24:
+		stride[0] = (size_t)width * 3;
+		break;
+	case QPU_PIPELINE_YUYV:
+		stride[0] = (size_t)width * 2;
+		break;
+	}
+}
+
+size_t pl_frame_alloc_bytes(enum qpu_pipeline_format format, unsigned int width,
+			    unsigned int height)
+{
+	size_t bytes = qpu_pipeline_frame_bytes(format, width, height);
+
+	if (format == QPU_PIPELINE_GRAY8 && !((width | height) & 1))
+		bytes += (size_t)width * height / 2;
+	return bytes;
+}
+
 static int pl_fail(struct qpu_pipeline *pl, int ret, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
@@ -151,6 +215,8 @@ QPU_API const char *qpu_pipeline_format_name(enum qpu_pipeline_format format)
 		return "rgb24";
 	case QPU_PIPELINE_GRAY8:
 		return "gray8";
+	case QPU_PIPELINE_YUYV:
+		return "yuyv";
 	}
 	return NULL;
 }
@@ -185,6 +251,8 @@ QPU_API size_t qpu_pipeline_frame_bytes(enum qpu_pipeline_format format,
 		return px * 3;
 	case QPU_PIPELINE_GRAY8:
 		return px;
+	case QPU_PIPELINE_YUYV:
+		return width & 1 ? 0 : px * 2;
 	}
 	return 0;
 }
@@ -200,7 +268,7 @@ QPU_API struct qpu_pipeline *qpu_pipeline_new(const struct qpu_pipeline_config *
 	}
 	fmt = qpu_pipeline_format_name(config->format);
 	if (!fmt) {
-		errno = -qpu_fail(-EINVAL, "pipeline: unsupported pixel format %d (i420, nv12, rgb24, gray8)",
+		errno = -qpu_fail(-EINVAL, "pipeline: unsupported pixel format %d (i420, nv12, rgb24, gray8, yuyv)",
 				  (int)config->format);
 		return NULL;
 	}
@@ -208,7 +276,8 @@ QPU_API struct qpu_pipeline *qpu_pipeline_new(const struct qpu_pipeline_config *
 		errno = -qpu_fail(-EINVAL, "pipeline: %ux%u is no %s frame size (1 to %u a side%s)",
 				  config->width, config->height, fmt, PL_MAX_SIDE,
 				  config->format == QPU_PIPELINE_I420 ||
-				  config->format == QPU_PIPELINE_NV12 ? ", even" : "");
+				  config->format == QPU_PIPELINE_NV12 ? ", even" :
+				  config->format == QPU_PIPELINE_YUYV ? ", an even width" : "");
 		return NULL;
 	}
 	if (config->in_flight > QPU_PIPELINE_MAX_IN_FLIGHT) {
@@ -467,29 +536,63 @@ static int run_on(struct pl_stage *s, struct qpu_pipeline_job *job)
 	return ret;
 }
 
+/*
+ * The job timeout of @s's next QPU run (qpu_pipeline_set_stage_timeout()):
+ * the user's, else 0 (the device's) until QPU_PIPELINE_TIMEOUT_RUNS good
+ * runs were seen, else the factor times the longest of the last ones, with
+ * the floor.
+ */
+static unsigned int stage_timeout_ms(struct pl_stage *s)
+{
+	unsigned int i, n = s->good_count < PL_TIMEOUT_WINDOW ? s->good_count : PL_TIMEOUT_WINDOW;
+	uint64_t longest = 0, ms;
+
+	pthread_mutex_lock(&s->pl->lock);
+	ms = s->user_timeout_ms;
+	pthread_mutex_unlock(&s->pl->lock);
+	if (ms || s->good_count < QPU_PIPELINE_TIMEOUT_RUNS)
+		return (unsigned int)ms;
+	for (i = 0; i < n; i++)
+		longest = s->good[i] > longest ? s->good[i] : longest;
+	ms = (QPU_PIPELINE_TIMEOUT_FACTOR * longest + 999999) / 1000000;
+	return ms < QPU_PIPELINE_TIMEOUT_FLOOR_MS ? QPU_PIPELINE_TIMEOUT_FLOOR_MS :
+	       ms > UINT32_MAX ? UINT32_MAX : (unsigned int)ms;
+}
+
+/* A QPU run's errors that the CPU path may not share: its limits, not the frame's. */
+static int unsupported(int ret)
+{
+	return ret == -EINVAL || ret == -ENOTSUP || ret == -ENOSPC;
+}
+
 /* One stage's work on one slot's frame, with recovery on the CPU. */
 static void stage_run(struct pl_stage *s, struct pl_slot *slot)
 {
 	struct qpu_pipeline *pl = s->pl;
 	struct pl_buf *in = s->index ? &slot->out[s->index - 1] : &slot->in;
-	int ext = !s->index && slot->bf.bo;
+	struct qpu_pipeline_stage_time *time = &slot->frame.stages[s->index];
 	struct qpu_pipeline_telemetry t;
 	struct qpu_pipeline_job job = {
 		.frame = &slot->frame, .dev = pl->cfg.dev,
-		.in = ext ? slot->bf_data : in->data,
-		.in_bytes = s->index ? in->bytes : pl->frame_bytes,
-		.in_bo = ext ? slot->bf.bo : in->bo,
+		.in = in->data, .in_bytes = in->bytes, .in_bo = in->bo,
 		.out = slot->out[s->index].data, .out_bytes = slot->out[s->index].bytes,
 		.out_bo = slot->out[s->index].bo, .error = slot->error,
 		.error_size = sizeof(slot->error),
 	};
 	uint64_t t0, t1, model = 0, recovery = 0, back = 0;
-	int ret, recovered = 0;
+	int ret, recovered = 0, failed_qpu, hang;
 
+	if (!s->index && slot->user_bo) {
+		job.in_bo = slot->user_bo;
+		job.in = qpu_bo_get_map(slot->user_bo);
+		job.in_bytes = qpu_bo_get_size(slot->user_bo);
+	}
 	sample_telemetry(pl, &t);
 	job.place = s->place;
 	if (job.place == QPU_PIPELINE_QPU && slot->frame.index < s->cpu_until)
 		job.place = QPU_PIPELINE_CPU;
+	if (job.place == QPU_PIPELINE_QPU)
+		job.timeout_ms = stage_timeout_ms(s);
 	slot->error[0] = 0;
 	t0 = pl_now_ns();
 	ret = run_on(s, &job);
@@ -497,11 +600,16 @@ static void stage_run(struct pl_stage *s, struct pl_slot *slot)
 	model = job.model_ns;
 	if (job.place == QPU_PIPELINE_QPU && !ret) {
 		s->consecutive_failures = 0;
+		s->good[s->good_count++ % PL_TIMEOUT_WINDOW] =
+			t1 - t0 > model ? t1 - t0 : model;
 		if (s->fail_start_ns) {
 			back = t0 - s->fail_start_ns;
 			s->fail_start_ns = 0;
 		}
 	}
+	hang = ret == -EIO;
+	failed_qpu = job.place == QPU_PIPELINE_QPU && (hang || unsupported(ret)) &&
+		     (s->st.can & QPU_PIPELINE_CAN_CPU);
 	pthread_mutex_lock(&pl->lock);
 	if (job.place == QPU_PIPELINE_QPU)
 		s->stats.qpu_runs++;
@@ -509,14 +617,20 @@ static void stage_run(struct pl_stage *s, struct pl_slot *slot)
 		s->stats.cpu_runs++;
 	if (back > s->stats.back_to_qpu_max_ns)
 		s->stats.back_to_qpu_max_ns = back;
-	if (ret == -EIO && job.place == QPU_PIPELINE_QPU)
+	if (hang && job.place == QPU_PIPELINE_QPU)
 		count_status(&s->stats, job.status);
+	else if (failed_qpu)
+		s->stats.unsupported++;
+	s->stats.timeout_ms = job.place == QPU_PIPELINE_QPU ? job.timeout_ms : s->stats.timeout_ms;
 	pthread_mutex_unlock(&pl->lock);
 
-	if (ret == -EIO && job.place == QPU_PIPELINE_QPU && (s->st.can & QPU_PIPELINE_CAN_CPU)) {
-		if (!s->fail_start_ns)
+	time->timeout_ms = job.timeout_ms;
+	if (failed_qpu) {
+		if (hang && !s->fail_start_ns)
 			s->fail_start_ns = t0;
-		if (++s->consecutive_failures >= PL_DEMOTE_AFTER)
+		/* a QPU path that cannot do the frame will not do the next:
+		 * the CPU's for a while, then a cheap try (it fails before any job) */
+		if (++s->consecutive_failures >= PL_DEMOTE_AFTER || !hang)
 			s->cpu_until = slot->frame.index + PL_DEMOTE_FRAMES;
 		job.place = QPU_PIPELINE_CPU;
 		job.status = 0;
@@ -536,6 +650,11 @@ static void stage_run(struct pl_stage *s, struct pl_slot *slot)
 		slot->frame.status = ret;
 	}
 	slot->frame.model_ns += model;
+	time->start_ns = t0 - slot->submit_ns;
+	time->end_ns = t1 - slot->submit_ns;
+	time->model_ns = model;
+	time->place = job.place;
+	time->recovered = (unsigned int)recovered;
 
 	pthread_mutex_lock(&pl->lock);
 	s->stats.frames++;
@@ -562,18 +681,12 @@ static void deliver(struct qpu_pipeline *pl, struct pl_slot *slot)
 
 	f->latency_ns = pl_now_ns() - slot->submit_ns;
 	f->error = slot->error;
-	f->frame_data = slot->bf.bo ? slot->bf_data : slot->in.data;
+	f->frame_data = slot->user_bo ? (const char *)qpu_bo_get_map(slot->user_bo) + f->offset[0] :
+			slot->in.data;
 	f->data = last->data;
 	f->bytes = pl->stage_count ? last->bytes : pl->frame_bytes;
 	if (pl->cfg.sink)
 		pl->cfg.sink(pl->cfg.sink_ctx, f);
-	if (slot->bf.bo) {
-		struct qpu_pipeline_bo_frame bf = slot->bf;
-
-		slot->bf.bo = NULL;
-		if (bf.release)
-			bf.release(bf.release_ctx, bf.bo);
-	}
 	pthread_mutex_lock(&pl->lock);
 	pl->stats.delivered++;
 	if (f->status)
@@ -673,9 +786,13 @@ static int alloc_slots(struct qpu_pipeline *pl)
 			if (ret)
 				return ret;
 		}
-		ret = buf_alloc(pl, &slot->in, pl->frame_bytes);
+		ret = buf_alloc(pl, &slot->in, pl_frame_alloc_bytes(pl->cfg.format, pl->cfg.width,
+								     pl->cfg.height));
 		if (ret)
 			return ret;
+		/* GRAY8's neutral chroma, after the luma (pl_frame_planes()) */
+		memset((char *)slot->in.data + pl->frame_bytes, PL_CHROMA_NEUTRAL,
+		       slot->in.bytes - pl->frame_bytes);
 	}
 	return 0;
 }
@@ -740,83 +857,48 @@ QPU_API int qpu_pipeline_acquire(struct qpu_pipeline *pl, int timeout_ms,
 	return 0;
 }
 
-/* Where qpu_pipeline_frame_bytes() packs the planes of a frame. */
-static void tight_planes(enum qpu_pipeline_format format, unsigned int w, unsigned int h,
-			 size_t offsets[3], size_t strides[3])
+/* Sends the acquired slot's frame, refused with @why when not NULL. */
+static void submit_slot(struct qpu_pipeline *pl, enum qpu_pipeline_format format,
+			unsigned int width, unsigned int height, void *user,
+			const struct qpu_pipeline_bo_frame *bf, const char *why)
 {
-	size_t px = (size_t)w * h;
+	struct pl_slot *slot = &pl->slots[pl->next_index % pl->slot_count];
+	struct qpu_pipeline_frame *f = &slot->frame;
 
-	memset(offsets, 0, 3 * sizeof(offsets[0]));
-	memset(strides, 0, 3 * sizeof(strides[0]));
-	strides[0] = format == QPU_PIPELINE_RGB24 ? (size_t)w * 3 : w;
-	if (format == QPU_PIPELINE_I420) {
-		offsets[1] = px;
-		offsets[2] = px + px / 4;
-		strides[1] = strides[2] = w / 2;
-	} else if (format == QPU_PIPELINE_NV12) {
-		offsets[1] = px;
-		strides[1] = w;
-	}
-}
-
-/* Sends the acquired slot down; @bf is NULL for the slot's own buffer. */
-static int submit_slot(struct qpu_pipeline *pl, enum qpu_pipeline_format format,
-		       unsigned int width, unsigned int height,
-		       const struct qpu_pipeline_bo_frame *bf, void *user)
-{
-	struct pl_slot *slot;
-	struct qpu_pipeline_frame *f;
-	size_t offsets[3], strides[3];
-
-	if (!pl->acquired)
-		return pl_fail(pl, -EINVAL, "pipeline: no frame acquired");
-	slot = &pl->slots[pl->next_index % pl->slot_count];
-	f = &slot->frame;
 	memset(f, 0, sizeof(*f));
 	f->index = pl->next_index++;
 	f->format = format;
 	f->width = width;
 	f->height = height;
 	f->user = user;
+	f->stage_count = pl->stage_count;
 	slot->error[0] = 0;
 	slot->stop = 0;
 	slot->refused = 0;
-	tight_planes(format, width, height, f->plane_offsets, f->plane_strides);
+	slot->user_bo = bf ? bf->bo : NULL;
 	if (bf) {
-		slot->bf = *bf;
-		slot->bf_data = qpu_bo_get_map(bf->bo);
-		f->imported = 1;
-		memcpy(f->plane_offsets, bf->offsets, sizeof(f->plane_offsets));
-		memcpy(f->plane_strides, bf->strides, sizeof(f->plane_strides));
+		f->bo = bf->bo;
+		memcpy(f->offset, bf->offset, sizeof(f->offset));
+		memcpy(f->stride, bf->stride, sizeof(f->stride));
+	} else {
+		f->bo = slot->in.bo;
+		pl_frame_planes(pl->cfg.format, pl->cfg.width, pl->cfg.height, f->offset, f->stride);
 	}
-	if (format != pl->cfg.format || width != pl->cfg.width || height != pl->cfg.height) {
+	if (!why && (format != pl->cfg.format || width != pl->cfg.width ||
+		     height != pl->cfg.height)) {
 		const char *name = qpu_pipeline_format_name(format);
 
-		f->status = -EINVAL;
-		slot->refused = 1;
 		snprintf(slot->error, sizeof(slot->error),
 			 "refused: a %ux%u %s frame, the pipeline takes %ux%u %s", width, height,
 			 name ? name : "unknown-format", pl->cfg.width, pl->cfg.height,
 			 qpu_pipeline_format_name(pl->cfg.format));
-	} else if (bf && qpu_bo_get_size(bf->bo) < pl->frame_bytes) {
+		why = slot->error;
+	} else if (why) {
+		snprintf(slot->error, sizeof(slot->error), "refused: %s", why);
+	}
+	if (why) {
 		f->status = -EINVAL;
 		slot->refused = 1;
-		snprintf(slot->error, sizeof(slot->error),
-			 "refused: a %zu-byte buffer for a %zu-byte frame",
-			 qpu_bo_get_size(bf->bo), pl->frame_bytes);
-	} else if (bf) {
-		/* The built-in stages read tightly packed planes. */
-		tight_planes(format, width, height, offsets, strides);
-		if (memcmp(offsets, bf->offsets, sizeof(offsets)) ||
-		    memcmp(strides, bf->strides, sizeof(strides))) {
-			f->status = -EINVAL;
-			slot->refused = 1;
-			snprintf(slot->error, sizeof(slot->error),
-				 "refused: planes at %zu/%zu/%zu, %zu/%zu/%zu bytes a row; the stages read them at %zu/%zu/%zu, %zu/%zu/%zu",
-				 bf->offsets[0], bf->offsets[1], bf->offsets[2], bf->strides[0],
-				 bf->strides[1], bf->strides[2], offsets[0], offsets[1], offsets[2],
-				 strides[0], strides[1], strides[2]);
-		}
 	}
 	pthread_mutex_lock(&pl->lock);
 	pl->stats.submitted++;
@@ -826,26 +908,62 @@ static int submit_slot(struct qpu_pipeline *pl, enum qpu_pipeline_format format,
 	pl->acquired = 0;
 	slot->submit_ns = pl_now_ns();
 	fence_signal(slot->fence[0]);
-	return 0;
 }
 
 QPU_API int qpu_pipeline_submit(struct qpu_pipeline *pl, enum qpu_pipeline_format format,
 				unsigned int width, unsigned int height, void *user)
 {
-	return submit_slot(pl, format, width, height, NULL, user);
+	if (!pl->acquired)
+		return pl_fail(pl, -EINVAL, "pipeline: no frame acquired");
+	submit_slot(pl, format, width, height, user, NULL, NULL);
+	return 0;
 }
 
-QPU_API int qpu_pipeline_submit_bo(struct qpu_pipeline *pl, enum qpu_pipeline_format format,
-				   unsigned int width, unsigned int height,
-				   const struct qpu_pipeline_bo_frame *bf, void *user)
+/* Why @f's planes do not fit its buffer, or NULL. */
+static const char *bo_frame_refusal(const struct qpu_pipeline_bo_frame *f, char *why,
+				    size_t size)
 {
-	if (!bf || !bf->bo)
-		return pl_fail(pl, -EINVAL, "pipeline: no frame buffer given");
-	if (!pl->cfg.dev)
-		return pl_fail(pl, -EINVAL, "pipeline: a frame in a device buffer needs a pipeline with a device");
-	if (!qpu_bo_get_map(bf->bo))
-		return pl_fail(pl, -EINVAL, "pipeline: the frame's buffer has no CPU mapping");
-	return submit_slot(pl, format, width, height, bf, user);
+	size_t off[3], row[3], rows[3] = { 0 }, have = qpu_bo_get_size(f->bo);
+	unsigned int i;
+
+	if (f->format == QPU_PIPELINE_GRAY8)
+		return "gray8 frames come in the pipeline's own buffers (qpu_pipeline_submit())";
+	/* a packed plane's stride is its row's bytes */
+	pl_frame_planes(f->format, f->width, f->height, off, row);
+	rows[0] = f->height;
+	rows[1] = rows[2] = f->format == QPU_PIPELINE_I420 ||
+			    f->format == QPU_PIPELINE_NV12 ? f->height / 2 : 0;
+	for (i = 0; i < 3; i++) {
+		if (!rows[i])
+			continue;
+		if (f->stride[i] < row[i] || f->offset[i] > have ||
+		    (rows[i] - 1) * f->stride[i] + row[i] > have - f->offset[i]) {
+			snprintf(why, size,
+				 "plane %u (offset %zu, stride %zu, %zu rows of %zu bytes) is not inside the %zu-byte buffer",
+				 i, f->offset[i], f->stride[i], rows[i], row[i], have);
+			return why;
+		}
+	}
+	return NULL;
+}
+
+QPU_API int qpu_pipeline_submit_bo(struct qpu_pipeline *pl,
+				   const struct qpu_pipeline_bo_frame *f, void *user)
+{
+	char msg[200];
+	const char *why = NULL;
+
+	if (!pl->acquired)
+		return pl_fail(pl, -EINVAL, "pipeline: no frame acquired");
+	if (!pl->cfg.dev || !f || !f->bo)
+		return pl_fail(pl, -EINVAL, "pipeline: %s", !pl->cfg.dev ?
+			       "a device buffer's frame needs a pipeline with a device" :
+			       "no frame buffer");
+	if (f->format == pl->cfg.format && f->width == pl->cfg.width &&
+	    f->height == pl->cfg.height)
+		why = bo_frame_refusal(f, msg, sizeof(msg));
+	submit_slot(pl, f->format, f->width, f->height, user, f, why);
+	return 0;
 }
 
 QPU_API int qpu_pipeline_finish(struct qpu_pipeline *pl)
@@ -898,14 +1016,43 @@ QPU_API int qpu_pipeline_get_stats(struct qpu_pipeline *pl, struct qpu_pipeline_
 	return 0;
 }
 
-QPU_API int qpu_pipeline_get_stage_stats(struct qpu_pipeline *pl, unsigned int index,
-					 struct qpu_pipeline_stage_stats *stats)
+QPU_SYMVER_DEFAULT(qpu_pipeline_get_stage_stats_v0_7, qpu_pipeline_get_stage_stats, LIBQPU_0.7);
+
+QPU_API int qpu_pipeline_get_stage_stats_v0_7(struct qpu_pipeline *pl, unsigned int index,
+					      struct qpu_pipeline_stage_stats *stats)
 {
 	if (index >= pl->stage_count)
 		return -EINVAL;
 	pthread_mutex_lock(&pl->lock);
 	*stats = pl->stages[index].stats;
 	pl_window_latency(&pl->stages[index].window, &stats->latency);
+	pthread_mutex_unlock(&pl->lock);
+	return 0;
+}
+
+/* 0.6's struct ended at the latency. */
+QPU_API int qpu_pipeline_get_stage_stats_v0_6(struct qpu_pipeline *pl, unsigned int index,
+					      void *stats);
+QPU_SYMVER_OLD(qpu_pipeline_get_stage_stats_v0_6, qpu_pipeline_get_stage_stats, LIBQPU_0.6);
+
+QPU_API int qpu_pipeline_get_stage_stats_v0_6(struct qpu_pipeline *pl, unsigned int index,
+					      void *stats)
+{
+	struct qpu_pipeline_stage_stats now;
+	int ret = qpu_pipeline_get_stage_stats_v0_7(pl, index, &now);
+
+	if (!ret)
+		memcpy(stats, &now, offsetof(struct qpu_pipeline_stage_stats, unsupported));
+	return ret;
+}
+
+QPU_API int qpu_pipeline_set_stage_timeout(struct qpu_pipeline *pl, unsigned int index,
+					   unsigned int timeout_ms)
+{
+	if (!pl || index >= pl->stage_count)
+		return -EINVAL;
+	pthread_mutex_lock(&pl->lock);
+	pl->stages[index].user_timeout_ms = timeout_ms;
 	pthread_mutex_unlock(&pl->lock);
 	return 0;
 }

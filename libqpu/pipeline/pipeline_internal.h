@@ -9,6 +9,7 @@
 #define QPU_PIPELINE_INTERNAL_H
 
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "qpu_pipeline.h"
@@ -37,5 +38,23 @@ int pl_telemetry_default(struct qpu_dev *dev, struct qpu_pipeline_telemetry *out
 uint64_t pl_now_ns(void);
 void pl_err(char *err, size_t size, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+/* pipeline.c: qpu_pipeline_get_stage_stats(), today's layout. */
+QPU_API int qpu_pipeline_get_stage_stats_v0_7(struct qpu_pipeline *pl, unsigned int index,
+					      struct qpu_pipeline_stage_stats *stats);
+/*
+ * pipeline.c: a run's failure @ret into @job: @msg (or strerror) as its
+ * error, and for -EIO the enum qpu_status the message names. Returns @ret.
+ */
+int pl_job_failed(struct qpu_pipeline_job *job, int ret, const char *msg);
+/*
+ * pipeline.c: the planes of a frame packed in the pipeline's own buffer:
+ * offsets and strides (GRAY8: the luma, then a neutral NV12 chroma plane
+ * that the buffer keeps, so that pre-processing reads it as NV12).
+ */
+void pl_frame_planes(enum qpu_pipeline_format format, unsigned int width, unsigned int height,
+		     size_t offset[3], size_t stride[3]);
+/* pipeline.c: bytes of the pipeline's frame buffer (GRAY8's chroma included). */
+size_t pl_frame_alloc_bytes(enum qpu_pipeline_format format, unsigned int width,
+			    unsigned int height);
 
 #endif /* QPU_PIPELINE_INTERNAL_H */

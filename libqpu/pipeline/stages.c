@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: MIT
 /*
  * The built-in pre-processing and inference stages. Pre-processing runs
- * qpu_yuv420_to_rgb() on the QPUs for I420 frames and a CPU version of
- * the same sampling and conversion for everything (and for recovery);
- * inference runs a .qnn graph bound to the device, and a second copy
- * bound to the CPU for recovery. Both are plain struct qpu_pipeline_stage
- * users, so the fused pre-processing kernels replace the first by a stage
- * of the same shape.
+ * qpu_preprocess() (one fused job: crop, bilinear resize, letterbox, colour
+ * conversion, normalisation or quantisation) on the QPUs straight from the
+ * frame's buffer into the next stage's, and qpu_preprocess_cpu(), the same
+ * arithmetic, on the CPU and for recovery; inference runs a .qnn graph
+ * bound to the device, and a second copy bound to the CPU for recovery.
+ * Each QPU run gives its jobs the pipeline's budget for the stage
+ * (&qpu_pipeline_job.timeout_ms).
  */
 
 #include <errno.h>
@@ -15,47 +16,23 @@
 #include <string.h>
 
 #include "qpu_kernels.h"
+#include "kernels/kernel.h"
+#include "kernels/preproc.h"
 #include "pipeline/pipeline_internal.h"
+#include "runtime/runtime.h"
 
-/* Full-range BT.601, the QPU kernel's conversion (libqpu/kernels/yuv.c). */
+/* Full-range BT.601, the conversion qpu_pipeline_frame_to_rgb24() draws with. */
 #define YUV_RV	1.402f
 #define YUV_GU	0.344136f
 #define YUV_GV	0.714136f
 #define YUV_BU	1.772f
-
-/* qpu_yuv420_to_rgb()'s limits: a tensor row of whole 16-lane vectors. */
-#define PRE_QPU_WIDTH_MULTIPLE	16
-#define PRE_QPU_MAX_SIDE	4096
-#define PRE_QPU_MAX_REDUCTION	255
-
-/* The enum qpu_status a kernel wrapper's -EIO message names. */
-static enum qpu_status status_from_message(const char *msg)
-{
-	static const enum qpu_status named[] = {
-		QPU_STATUS_TIMEOUT, QPU_STATUS_FAULT, QPU_STATUS_DEADLOCK, QPU_STATUS_CANCELED,
-	};
-	unsigned int i;
-
-	for (i = 0; i < sizeof(named) / sizeof(named[0]); i++)
-		if (strstr(msg, qpu_job_status_str(named[i])))
-			return named[i];
-	return QPU_STATUS_CANCELED;
-}
-
-struct pre {
-	struct qpu_pipeline_preprocess c;
-	struct qpu_kernels *kernels;
-	unsigned int qpus;
-	float a[3];
-	float b[3];
-};
 
 static float clamp255(float v)
 {
 	return v < 0 ? 0 : v > 255 ? 255 : v;
 }
 
-/* Pixel (@sx, @sy) of a @w x @h frame as R, G, B in [0, 255]. */
+/* Pixel (@sx, @sy) of a packed @w x @h frame as R, G, B in [0, 255]. */
 static void pixel_rgb(enum qpu_pipeline_format format, const uint8_t *in, unsigned int w,
 		      unsigned int h, unsigned int sx, unsigned int sy, float rgb[3])
 {
@@ -65,17 +42,25 @@ static void pixel_rgb(enum qpu_pipeline_format format, const uint8_t *in, unsign
 	switch (format) {
 	case QPU_PIPELINE_I420:
 	case QPU_PIPELINE_NV12:
-		Y = in[s];
+	case QPU_PIPELINE_YUYV:
 		if (format == QPU_PIPELINE_I420) {
 			size_t c = (size_t)(sy / 2) * (w / 2) + sx / 2;
 
+			Y = in[s];
 			U = (float)in[px + c] - 128;
 			V = (float)in[px + px / 4 + c] - 128;
-		} else {
+		} else if (format == QPU_PIPELINE_NV12) {
 			size_t c = px + (size_t)(sy / 2) * w + (sx / 2) * 2;
 
+			Y = in[s];
 			U = (float)in[c] - 128;
 			V = (float)in[c + 1] - 128;
+		} else {
+			size_t c = 2 * (s - sx % 2);
+
+			Y = in[2 * s];
+			U = (float)in[c + 1] - 128;
+			V = (float)in[c + 3] - 128;
 		}
 		rgb[0] = clamp255(Y + YUV_RV * V);
 		rgb[1] = clamp255(Y - YUV_GU * U - YUV_GV * V);
@@ -110,59 +95,81 @@ QPU_API int qpu_pipeline_frame_to_rgb24(enum qpu_pipeline_format format, unsigne
 	return 0;
 }
 
-/* The CPU's pre-processing: every format, the QPU kernel's sampling. */
-static void pre_cpu(const struct pre *p, const uint8_t *in, float *out)
+struct pre {
+	struct qpu_pipeline_tensor c;
+	struct qpu_kernels *kernels;
+	unsigned int qpus;
+	size_t out_bytes;
+};
+
+/* qpu_preprocess()'s pixel format for the pipeline's (GRAY8: NV12, see pl_frame_planes()). */
+static enum qpu_pixel_format pix_format(enum qpu_pipeline_format f)
 {
-	unsigned int w = p->c.width, h = p->c.height, ow = p->c.out_width, oh = p->c.out_height;
-	uint32_t step_x = (uint32_t)(((uint64_t)w << 16) / ow);
-	uint32_t step_y = (uint32_t)(((uint64_t)h << 16) / oh);
-	size_t plane = (size_t)ow * oh;
-	unsigned int x, y;
-	float rgb[3];
+	switch (f) {
+	case QPU_PIPELINE_I420:
+		return QPU_PIX_I420;
+	case QPU_PIPELINE_RGB24:
+		return QPU_PIX_RGB888;
+	case QPU_PIPELINE_YUYV:
+		return QPU_PIX_YUYV;
+	default:
+		return QPU_PIX_NV12;
+	}
+}
 
-	for (y = 0; y < oh; y++) {
-		unsigned int sy = (unsigned int)(((uint64_t)y * step_y) >> 16);
+/* A buffer of host memory for the CPU reference, which reads CPU mappings. */
+static struct qpu_bo *host_bo(struct qpu_bo *bo, void *data, size_t bytes)
+{
+	*bo = (struct qpu_bo){ .size = bytes, .map = data };
+	return bo;
+}
 
-		for (x = 0; x < ow; x++) {
-			unsigned int sx = (unsigned int)(((uint64_t)x * step_x) >> 16);
-			size_t o = (size_t)y * ow + x;
+/*
+ * The qpu_preprocess() call of @job: the frame where the pipeline says its
+ * planes are (packed when the run is called without a pipeline's frame),
+ * the tensor into the stage's output. @in and @out stand for buffers the
+ * job does not have (no device).
+ */
+static void pre_call(const struct pre *p, const struct qpu_pipeline_job *job, struct qpu_bo *in,
+		     struct qpu_bo *out, struct qpu_preprocess *pp)
+{
+	const struct qpu_pipeline_frame *f = job->frame;
+	const struct qpu_pipeline_tensor *c = &p->c;
 
-			pixel_rgb(p->c.format, in, w, h, sx, sy, rgb);
-			out[o] = rgb[0] * p->a[0] + p->b[0];
-			out[plane + o] = rgb[1] * p->a[1] + p->b[1];
-			out[2 * plane + o] = rgb[2] * p->a[2] + p->b[2];
-		}
+	*pp = c->pre;
+	pp->src = (struct qpu_frame){
+		.bo = job->in_bo ? job->in_bo : host_bo(in, (void *)job->in, job->in_bytes),
+		.format = pix_format(c->format), .width = c->width, .height = c->height,
+	};
+	pp->dst_bo = job->out_bo ? job->out_bo : host_bo(out, job->out, job->out_bytes);
+	pp->dst_offset = 0;
+	if (f && f->stride[0]) {
+		memcpy(pp->src.offset, f->offset, sizeof(pp->src.offset));
+		memcpy(pp->src.stride, f->stride, sizeof(pp->src.stride));
+	} else {
+		pl_frame_planes(c->format, c->width, c->height, pp->src.offset, pp->src.stride);
 	}
 }
 
 static int pre_run(void *ctx, struct qpu_pipeline_job *job)
 {
 	struct pre *p = ctx;
-	struct qpu_yuv420 src;
-	struct qpu_planar_rgb dst;
+	struct qpu_bo in, out;
+	struct qpu_preprocess pp;
 	struct qpu_job_timing t;
-	size_t px = (size_t)p->c.width * p->c.height;
 	int ret;
 
-	if (job->place == QPU_PIPELINE_CPU) {
-		pre_cpu(p, job->in, job->out);
-		return 0;
+	pre_call(p, job, &in, &out, &pp);
+	if (job->place == QPU_PIPELINE_CPU || !p->kernels) {
+		struct qpu_kernels msg = { 0 };
+
+		ret = qpu_preprocess_cpu(&msg, &pp);
+		return ret ? pl_job_failed(job, ret, msg.last_error) : 0;
 	}
-	src = (struct qpu_yuv420){
-		.bo = job->in_bo, .y_offset = 0, .u_offset = px, .v_offset = px + px / 4,
-		.width = p->c.width, .height = p->c.height, .y_stride = p->c.width,
-		.uv_stride = p->c.width / 2,
-	};
-	dst = (struct qpu_planar_rgb){
-		.bo = job->out_bo, .width = p->c.out_width, .height = p->c.out_height,
-	};
-	ret = qpu_yuv420_to_rgb(p->kernels, p->qpus, &src, &dst, p->c.mean, p->c.std, NULL);
-	if (ret) {
-		pl_err(job->error, job->error_size, "%s", qpu_kernels_last_error(p->kernels));
-		if (ret == -EIO)
-			job->status = status_from_message(job->error);
-		return ret;
-	}
+	qpu_kernels_set_timeout(p->kernels, job->timeout_ms);
+	ret = qpu_preprocess(p->kernels, p->qpus, &pp, NULL);
+	if (ret)
+		return pl_job_failed(job, ret, qpu_kernels_last_error(p->kernels));
 	if (!qpu_kernels_take_timing(p->kernels, &t))
 		job->model_ns = t.ns + t.launch_ns;
 	return 0;
@@ -176,61 +183,69 @@ static void pre_fini(void *ctx)
 	free(p);
 }
 
-QPU_API int qpu_pipeline_stage_preprocess(struct qpu_dev *dev,
-					  const struct qpu_pipeline_preprocess *c,
-					  struct qpu_pipeline_stage *stage, char *err,
-					  size_t err_size)
+/* @c checked as qpu_preprocess() checks it, on buffers of the pipeline's sizes. */
+static int pre_check(const struct qpu_pipeline_tensor *c, size_t *out_bytes, char *err,
+		     size_t err_size)
 {
-	const char *why = NULL;
+	struct qpu_pipeline_frame f = { 0 };
+	struct qpu_pipeline_job job = { .frame = &f };
+	struct pre p = { .c = *c };
+	struct qpu_kernels msg = { 0 };
+	struct qpu_preprocess pp;
+	struct preproc_plan plan;
+	struct qpu_bo in, out;
+
+	job.in_bytes = pl_frame_alloc_bytes(c->format, c->width, c->height);
+	job.out_bytes = SIZE_MAX;
+	pre_call(&p, &job, &in, &out, &pp);
+	if (preproc_plan_make(&msg, &pp, &plan)) {
+		pl_err(err, err_size, "%s", msg.last_error);
+		return -EINVAL;
+	}
+	*out_bytes = plan.bytes;
+	return 0;
+}
+
+QPU_API int qpu_pipeline_stage_tensor(struct qpu_dev *dev, const struct qpu_pipeline_tensor *c,
+				      struct qpu_pipeline_stage *stage, char *err,
+				      size_t err_size)
+{
 	uint64_t qpus = 1;
 	struct pre *p;
-	unsigned int i;
+	size_t out_bytes;
+	int ret;
 
+	if (!c || !stage) {
+		pl_err(err, err_size, "preprocess: NULL argument");
+		return -EINVAL;
+	}
 	if (!qpu_pipeline_format_name(c->format)) {
-		pl_err(err, err_size, "preprocess: unsupported pixel format %d (i420, nv12, rgb24, gray8)",
+		pl_err(err, err_size,
+		       "preprocess: unsupported pixel format %d (i420, nv12, rgb24, gray8, yuyv)",
 		       (int)c->format);
 		return -EINVAL;
 	}
-	if (!qpu_pipeline_frame_bytes(c->format, c->width, c->height)) {
-		pl_err(err, err_size, "preprocess: %ux%u is no %s frame size%s", c->width, c->height,
-		       qpu_pipeline_format_name(c->format),
-		       c->format == QPU_PIPELINE_I420 || c->format == QPU_PIPELINE_NV12 ?
-		       " (YUV 4:2:0 needs an even width and height)" : "");
+	if (!qpu_pipeline_frame_bytes(c->format, c->width, c->height) ||
+	    c->width > PREPROC_MAX_SIDE || c->height > PREPROC_MAX_SIDE ||
+	    (c->format == QPU_PIPELINE_GRAY8 && ((c->width | c->height) & 1))) {
+		pl_err(err, err_size, "preprocess: %ux%u is no %s frame size (1 to %u a side%s)",
+		       c->width, c->height, qpu_pipeline_format_name(c->format), PREPROC_MAX_SIDE,
+		       c->format == QPU_PIPELINE_RGB24 ? "" :
+		       c->format == QPU_PIPELINE_YUYV ? ", an even width" :
+		       "; YUV 4:2:0 and gray8 need an even width and height");
 		return -EINVAL;
 	}
-	if (!c->out_width || !c->out_height || c->out_width > c->width * 255u ||
-	    c->out_height > c->height * 255u) {
-		pl_err(err, err_size, "preprocess: a %ux%u tensor from a %ux%u frame", c->out_width,
-		       c->out_height, c->width, c->height);
-		return -EINVAL;
-	}
-	for (i = 0; i < 3; i++) {
-		if (c->std[i] == 0) {
-			pl_err(err, err_size, "preprocess: std[%u] is 0", i);
-			return -EINVAL;
-		}
-	}
+	ret = pre_check(c, &out_bytes, err, err_size);
+	if (ret)
+		return ret;
 	p = calloc(1, sizeof(*p));
 	if (!p)
 		return -ENOMEM;
 	p->c = *c;
-	for (i = 0; i < 3; i++) {
-		p->a[i] = 1.0f / (255.0f * c->std[i]);
-		p->b[i] = -c->mean[i] / c->std[i];
-	}
-	if (!dev)
-		why = "no device";
-	else if (c->format != QPU_PIPELINE_I420)
-		why = "the QPU kernel (qpu_yuv420_to_rgb) takes I420 frames only";
-	else if (c->out_width % PRE_QPU_WIDTH_MULTIPLE)
-		why = "the QPU kernel writes tensor rows of a multiple of 16 values";
-	else if (c->width > PRE_QPU_MAX_SIDE || c->height > PRE_QPU_MAX_SIDE ||
-		 c->width > c->out_width * PRE_QPU_MAX_REDUCTION ||
-		 c->height > c->out_height * PRE_QPU_MAX_REDUCTION)
-		why = "the QPU kernel takes up to 4096x4096 and a 255x reduction";
-	if (!why) {
+	p->out_bytes = out_bytes;
+	if (dev) {
 		qpu_dev_get_param(dev, QPU_DEV_PARAM_NUM_QPUS, &qpus);
-		p->qpus = (unsigned int)(qpus < c->out_height ? qpus : c->out_height);
+		p->qpus = (unsigned int)(qpus < c->pre.dst_height ? qpus : c->pre.dst_height);
 		p->kernels = qpu_kernels_new(dev);
 		if (!p->kernels) {
 			free(p);
@@ -239,15 +254,45 @@ QPU_API int qpu_pipeline_stage_preprocess(struct qpu_dev *dev,
 	}
 	*stage = (struct qpu_pipeline_stage){
 		.name = "preprocess",
-		.can = QPU_PIPELINE_CAN_CPU | (why ? 0 : QPU_PIPELINE_CAN_QPU),
-		.why = why,
-		.in_bytes = qpu_pipeline_frame_bytes(c->format, c->width, c->height),
-		.out_bytes = (size_t)c->out_width * c->out_height * 3 * sizeof(float),
+		.can = QPU_PIPELINE_CAN_CPU | (dev ? QPU_PIPELINE_CAN_QPU : 0),
+		.in_bytes = 0,	/* the frame's buffer: the slot's, or the caller's */
+		.out_bytes = out_bytes,
 		.run = pre_run,
 		.fini = pre_fini,
 		.ctx = p,
 	};
 	return 0;
+}
+
+QPU_API int qpu_pipeline_stage_preprocess(struct qpu_dev *dev,
+					  const struct qpu_pipeline_preprocess *c,
+					  struct qpu_pipeline_stage *stage, char *err,
+					  size_t err_size)
+{
+	struct qpu_pipeline_tensor t;
+	unsigned int i;
+
+	if (!c) {
+		pl_err(err, err_size, "preprocess: NULL argument");
+		return -EINVAL;
+	}
+	for (i = 0; i < 3; i++) {
+		if (c->std[i] == 0) {
+			pl_err(err, err_size, "preprocess: std[%u] is 0", i);
+			return -EINVAL;
+		}
+	}
+	t = (struct qpu_pipeline_tensor){
+		.format = c->format, .width = c->width, .height = c->height,
+		.pre = {
+			.dst_width = c->out_width, .dst_height = c->out_height,
+			.layout = QPU_TENSOR_NCHW, .type = QPU_TENSOR_F32,
+			.colorspace = QPU_COLOR_BT601_FULL,
+		},
+	};
+	memcpy(t.pre.mean, c->mean, sizeof(t.pre.mean));
+	memcpy(t.pre.std, c->std, sizeof(t.pre.std));
+	return qpu_pipeline_stage_tensor(dev, &t, stage, err, err_size);
 }
 
 struct infer {
@@ -284,13 +329,11 @@ static int infer_run(void *ctx, struct qpu_pipeline_job *job)
 
 	qpu_nn_input(g, 0, &ti);
 	memcpy(ti.data, job->in, ti.bytes);
+	if (g == inf->dev_graph)
+		qpu_nn_set_timeout(g, job->timeout_ms);
 	ret = qpu_nn_run(g);
-	if (ret) {
-		pl_err(job->error, job->error_size, "%s", qpu_nn_last_error(g));
-		if (ret == -EIO)
-			job->status = status_from_message(job->error);
-		return ret;
-	}
+	if (ret)
+		return pl_job_failed(job, ret, qpu_nn_last_error(g));
 	for (i = 0; i < qpu_nn_output_count(g); i++) {
 		qpu_nn_output(g, i, &ti);
 		memcpy((char *)job->out + off, ti.data, ti.bytes);

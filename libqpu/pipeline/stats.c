@@ -151,18 +151,20 @@ int pl_stats_json(struct qpu_pipeline *pl, char *buf, size_t size)
 	for (i = 0; i < s.stage_count; i++) {
 		struct qpu_pipeline_stage_stats st;
 
-		qpu_pipeline_get_stage_stats(pl, i, &st);
+		qpu_pipeline_get_stage_stats_v0_7(pl, i, &st);
 		put(&j, "%s{\"name\":\"%s\",\"place\":\"%s\",\"frames\":%llu,\"qpu_runs\":%llu,"
 		    "\"cpu_runs\":%llu,\"failed\":%llu,\"recoveries\":%llu,\"timeouts\":%llu,"
 		    "\"faults\":%llu,\"canceled\":%llu,\"recovery_ns\":%llu,\"recovery_max_ns\":%llu,"
-		    "\"back_to_qpu_max_ns\":%llu,\"slowdowns\":%llu,\"latency\":",
+		    "\"back_to_qpu_max_ns\":%llu,\"slowdowns\":%llu,\"unsupported\":%llu,"
+		    "\"timeout_ms\":%u,\"latency\":",
 		    i ? "," : "", st.name, qpu_pipeline_place_name(st.place),
 		    (unsigned long long)st.frames, (unsigned long long)st.qpu_runs,
 		    (unsigned long long)st.cpu_runs, (unsigned long long)st.failed,
 		    (unsigned long long)st.recoveries, (unsigned long long)st.timeouts,
 		    (unsigned long long)st.faults, (unsigned long long)st.canceled,
 		    (unsigned long long)st.recovery_ns, (unsigned long long)st.recovery_max_ns,
-		    (unsigned long long)st.back_to_qpu_max_ns, (unsigned long long)st.slowdowns);
+		    (unsigned long long)st.back_to_qpu_max_ns, (unsigned long long)st.slowdowns,
+		    (unsigned long long)st.unsupported, st.timeout_ms);
 		put_latency(&j, &st.latency);
 		put(&j, "}");
 	}

@@ -7,6 +7,7 @@
 #define QPU_NN_BUILD_H
 
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -166,6 +167,21 @@ static inline uint8_t *nb_finish(struct nb *q, uint32_t opset, unsigned int nin,
 	memset(q, 0, sizeof(*q));
 	*size = b.len;
 	return b.p;
+}
+
+/* The image of one input and one output written to @path: 0, or -1. */
+static inline int nb_save(struct nb *q, uint32_t opset, uint32_t in, uint32_t out,
+			  const char *path)
+{
+	size_t size;
+	uint8_t *img = nb_finish(q, opset, 1, &in, 1, &out, &size);
+	FILE *f = fopen(path, "wb");
+	int ok = f && fwrite(img, 1, size, f) == size;
+
+	if (f)
+		ok = !fclose(f) && ok;
+	free(img);
+	return ok ? 0 : -1;
 }
 
 #endif /* QPU_NN_BUILD_H */

@@ -5,10 +5,10 @@
 # guest kernel's virtual camera vivid through qpu-detect --camera on
 # qpu.ko's /dev/qpu with the tiny detector (det.qnn, generated on the host
 # by `python3 -m qpu.pipeline tiny-detector` and qpu-nn convert). Asserts
-# the stages' placement (pre-processing and inference on the QPUs, no
-# recovery), one JSON line per frame in order with no error and the
-# camera's sequence rising, and that every frame was the camera's buffer
-# read in place (qpu-detect's imported/copied counts: the pipeline's frame
+# the stages' placement (pre-processing, inference and NMS on the QPUs for
+# every frame, no recovery), one JSON line per frame in order with no
+# error and the camera's sequence rising, and that every frame was the
+# camera's buffer read in place (qpu-detect's imported/copied counts: the pipeline's frame
 # is the imported buffer's mapping, which test-runtime's
 # vivid_frames_are_the_cameras_pages shows to be the camera's pages);
 # then the refusals at start. Prints TAP.
@@ -34,8 +34,8 @@ if [ -z "$cam" ] || [ ! -s "$MODEL" ]; then
 	exit 0
 fi
 
-# A camera run: YU12 (I420), which today's QPU pre-processing takes.
-"$DETECT" -d /dev/qpu -m "$MODEL" --camera "$cam" --camera-format YU12 -s 320x180 \
+# A camera run: NV12, pre-processed on the QPUs (qpu_preprocess()) in place.
+"$DETECT" -d /dev/qpu -m "$MODEL" --camera "$cam" --camera-format NV12 -s 320x180 \
 	-n $FRAMES -j 2 >"$tmp/out" 2>"$tmp/err"
 rc=$?
 result camera_run_exits_0 $rc "exit $rc: $(cat "$tmp/err")"
@@ -51,6 +51,8 @@ awk -v n=$FRAMES '
 	  if (f != next_frame++) { print "frame " f " out of order"; exit 1 }
 	  if ($0 ~ /"error"/) { print "frame " f ": " $0; exit 1 }
 	  if ($0 !~ /"imported":true/) { print "frame " f " not imported"; exit 1 }
+	  if ($0 !~ /"preprocess":{[^}]*"on":"qpu"/ || $0 !~ /"infer":{[^}]*"on":"qpu"/ ||
+	      $0 !~ /"detect":{[^}]*"on":"qpu"/) { print "frame " f ": a stage off the QPUs: " $0; exit 1 }
 	  if (!match($0, /"sequence":[0-9]+/)) { print "frame " f " no sequence"; exit 1 }
 	  s = substr($0, RSTART + 11, RLENGTH - 11) + 0
 	  if (f && s <= last) { print "frame " f ": sequence " s " after " last; exit 1 }
@@ -58,14 +60,14 @@ awk -v n=$FRAMES '
 	END { if (next_frame != n) exit 1 }' "$tmp/out" >"$tmp/why"
 result camera_frames_in_order_imported_no_error $? "$(cat "$tmp/why")"
 
-grep -q "camera $cam: 320x180 YU12, 4 buffers; $FRAMES frames imported, 0 copied" "$tmp/err"
+grep -q "camera $cam: 320x180 NV12, 4 buffers; $FRAMES frames imported, 0 copied" "$tmp/err"
 result camera_frames_imported_not_copied $? "$(grep '^camera' "$tmp/err")"
 
 # the table: stage, place, frames, ..., recoveries
-awk -v n=$FRAMES '$1 == "preprocess" || $1 == "infer" {
+awk -v n=$FRAMES '$1 == "preprocess" || $1 == "infer" || $1 == "detect" {
 		if ($2 != "qpu" || $3 != n || $9 != 0) { print; bad = 1 }
 		seen++ }
-	END { exit bad || seen != 2 }' "$tmp/err" >"$tmp/why"
+	END { exit bad || seen != 3 }' "$tmp/err" >"$tmp/why"
 result camera_stages_on_the_qpus $? "$(cat "$tmp/why")"
 
 # refusals at start, exit 1, each naming its cause

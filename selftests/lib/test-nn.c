@@ -268,32 +268,115 @@ T_TEST(depthwise_and_pooling_on_the_qpus)
 	}
 }
 
+/*
+ * Runs window_net @img on @d with every node it can take on the QPUs: the
+ * average pooling's output within 1e-5 of the reference's, the depthwise
+ * convolution on the CPU, its reason starting with @dw_why, the MaxPool
+ * at @max_where, its reason with @max_why.
+ */
+static void window_net_placed(const uint8_t *img, size_t size, struct qpu_dev *d, const float *x,
+			      const char *dw_why, enum qpu_nn_where max_where, const char *max_why)
+{
+	float ref[256], out[256];
+	struct qpu_nn_node_info ni;
+	struct qpu_nn_graph *g = NULL;
+	size_t n = run_output(img, size, NULL, QPU_NN_BIND_REFERENCE, x, 0, ref, NULL);
+
+	T_CHECK(n <= T_ARRAY_SIZE(ref));
+	T_CHECK(n == run_output(img, size, d, QPU_NN_BIND_QPU_ALL, x, 0, out, &g));
+	T_CHECK(max_rel(out, ref, n) < 1e-5);
+	T_CHECK(g && qpu_nn_node(g, 0, &ni) == 0 && ni.where == QPU_NN_WHERE_CPU);
+	T_CHECK(g && strncmp(ni.why, dw_why, strlen(dw_why)) == 0);
+	T_CHECK(g && qpu_nn_node(g, 2, &ni) == 0 && ni.where == max_where);
+	T_CHECK(g && strncmp(ni.why, max_why, strlen(max_why)) == 0);
+	qpu_nn_free(g);
+}
+
 /* A depthwise 5x5 has no QPU kernel: the CPU runs it, and the plan says why. */
 T_TEST(depthwise_without_kernel_planned_on_the_cpu)
 {
 	size_t size;
 	uint8_t *img = window_net(4, 9, 9, 5, 1, &size);
-	float *x = frand_n(4 * 81, 40), ref[4 * 4 * 4], out[4 * 4 * 4];
-	struct qpu_nn_node_info ni;
-	struct qpu_nn_graph *g = NULL;
-	size_t n;
+	float *x = frand_n(4 * 81, 40);
 
 	if (!dev) {
 		free(img);
 		free(x);
 		T_SKIP("no device");
 	}
-	n = run_output(img, size, NULL, QPU_NN_BIND_REFERENCE, x, 0, ref, NULL);
-	T_CHECK(n == run_output(img, size, dev, QPU_NN_BIND_QPU_ALL, x, 0, out, &g));
-	T_CHECK(max_rel(out, ref, n) < 1e-5);
-	T_CHECK(g && qpu_nn_node(g, 0, &ni) == 0 && ni.where == QPU_NN_WHERE_CPU);
 	/* (then "; XNNPACK's convolution" where the machine has it) */
-	T_CHECK(g && strncmp(ni.why, "no QPU kernel for Conv with a depthwise kernel other "
-			     "than 3x3", 61) == 0);
-	T_CHECK(g && qpu_nn_node(g, 2, &ni) == 0 && ni.where == QPU_NN_WHERE_QPU);
-	qpu_nn_free(g);
+	window_net_placed(img, size, dev, x, "no QPU kernel for Conv with a depthwise kernel other "
+			  "than 3x3", QPU_NN_WHERE_QPU, "");
 	free(img);
 	free(x);
+}
+
+/* The largest difference of @a and @b over @n floats. */
+static double max_abs(const float *a, const float *b, size_t n)
+{
+	double worst = 0;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		worst = fmax(worst, fabs((double)a[i] - b[i]));
+	return worst;
+}
+
+/*
+ * The emulated V3Ds (Pi 4: 8 QPUs, Pi 5: 12), whatever --device is: conv_net's
+ * convolutions and Gemm on their sgemm (with the device's QPU count), the
+ * same outputs as the CPU's reference, planned by the time model of the
+ * device's board or asked; window_net's depthwise convolution and pooling
+ * on the CPU, the plan saying why.
+ */
+T_TEST(v3d_emulators_run_the_nets)
+{
+	static const char *const paths[] = { "emu:v3d42", "emu:v3d71" };
+	static const char *const boards[] = { "on Pi 4 (V3D 4.2, 8 QPUs", "on Pi 5 (V3D 7.1, 12 QPUs" };
+	static const unsigned int flags[] = { QPU_NN_BIND_QPU_ALL, 0 };
+	size_t size, wsize, i, j;
+	uint8_t *img = conv_net(8, 16, 16, 32, 1, &size), *wimg = window_net(5, 9, 11, 3, 1, &wsize);
+	float *x = frand_n(8 * 16 * 16, 50), *wx = frand_n(5 * 9 * 11, 51);
+	float ref[10], out[10];
+	struct qpu_nn_node_info ni;
+	struct qpu_nn_graph *g;
+
+	T_CHECK(run_net(img, size, NULL, QPU_NN_BIND_REFERENCE, x, ref, NULL) == 0);
+	for (i = 0; i < T_ARRAY_SIZE(paths); i++) {
+		struct qpu_dev *d = qpu_dev_open(paths[i]);
+
+		T_CHECK(d != NULL);
+		if (!d)
+			continue;
+		for (j = 0; j < T_ARRAY_SIZE(flags); j++) {
+			g = NULL;
+			T_CHECK(run_net(img, size, d, flags[j], x, out, &g) == 0);
+			/* V3D rounds to nearest: within 1e-4 of the largest probability */
+			if (max_abs(out, ref, 10) >= 1e-4)
+				fprintf(stderr, "%s: off by %g\n", paths[i], max_abs(out, ref, 10));
+			T_CHECK(max_abs(out, ref, 10) < 1e-4);
+			/* conv1: 3x3 by im2col, 590 K multiply-adds, the QPUs' */
+			T_CHECK(g && qpu_nn_node(g, 0, &ni) == 0 && ni.where == QPU_NN_WHERE_QPU);
+			T_CHECK(g && strstr(ni.why, boards[i]) != NULL);
+			/* conv2: 262 K, a near thing on a Pi 5 */
+			T_CHECK(g && qpu_nn_node(g, 2, &ni) == 0 && strstr(ni.why, boards[i]));
+			T_CHECK(g && (ni.where == QPU_NN_WHERE_QPU || !flags[j]));
+			/* fc: 82 K, under SUBMIT_CSD's modelled 20 us on the CPU */
+			T_CHECK(g && qpu_nn_node(g, 4, &ni) == 0 &&
+				ni.where == (flags[j] ? QPU_NN_WHERE_QPU : QPU_NN_WHERE_CPU));
+			if (g && !flags[j])
+				T_CHECK(strncmp(ni.why, "faster on the CPU: ", 19) == 0);
+			qpu_nn_free(g);
+		}
+		window_net_placed(wimg, wsize, d, wx, "no V3D program for Conv's window kernel "
+				  "(dwconv.qasm is VideoCore IV's)", QPU_NN_WHERE_CPU,
+				  "no V3D program for MaxPool's");
+		qpu_dev_close(d);
+	}
+	free(img);
+	free(wimg);
+	free(x);
+	free(wx);
 }
 
 /* Expect @ret to be -EINVAL and the kernels' message to start with @want. */

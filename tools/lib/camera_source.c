@@ -2,7 +2,7 @@
 /*
  * qpu-detect's V4L2 source: camera buffers imported by <qpu_capture.h>,
  * submitted in place with qpu_pipeline_submit_bo(), queued back to the
- * camera by the pipeline's release callback.
+ * camera from the sink once the frame is written.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -18,7 +18,6 @@
 
 /* A camera buffer out of the camera's hands: the frame it holds. */
 struct camera_buf {
-	struct camera_source *cam;
 	struct qpu_capture_frame frame;
 };
 
@@ -34,10 +33,10 @@ struct camera_source {
 	uint32_t last_sequence;
 	uint64_t skipped;
 	uint64_t submitted;
-	/* the sink's thread: camera_check_frame() */
+	/* the sink's thread: camera_check_frame(), camera_release_frame() */
 	uint64_t imported;
 	uint64_t copied;
-	/* the release (last stage thread); read by the main thread */
+	/* set by the sink's thread, read by the main thread */
 	int queue_error;
 	char queue_message[256];
 };
@@ -87,9 +86,10 @@ static enum qpu_pipeline_format pipeline_format(uint32_t fourcc)
 		return QPU_PIPELINE_I420;
 	case QPU_CAPTURE_RGB24:
 		return QPU_PIPELINE_RGB24;
-	case QPU_CAPTURE_GREY:
-		return QPU_PIPELINE_GRAY8;
+	case QPU_CAPTURE_YUYV:
+		return QPU_PIPELINE_YUYV;
 	}
+	/* GREY: the pipeline takes luma frames in its own buffers only */
 	return 0;
 }
 
@@ -106,12 +106,12 @@ struct camera_source *camera_open(struct qpu_dev *dev, const char *path, uint32_
 
 	*format = pipeline_format(fourcc);
 	if (!*format)
-		die("--camera-format %s: the pipeline takes no such frames; choose NV12, YU12, RGB3 or GREY",
+		die("--camera-format %s: the pipeline takes no such frames from a camera; choose NV12, YU12, YUYV or RGB3",
 		    fourcc_name(fourcc));
 	if (!qpu_pipeline_frame_bytes(*format, width, height))
 		die("--size %ux%u: a %s frame needs %s, 1 to 8192 a side", width, height,
-		    fourcc_name(fourcc), *format == QPU_PIPELINE_NV12 ||
-		    *format == QPU_PIPELINE_I420 ? "an even width and height" : "a size");
+		    fourcc_name(fourcc), *format == QPU_PIPELINE_RGB24 ? "a size" :
+		    "an even width and height");
 	if (buffers > CAMERA_MAX_BUFFERS)
 		die("--camera-buffers %u: at most %u", buffers, CAMERA_MAX_BUFFERS);
 	cam = calloc(1, sizeof(*cam));
@@ -138,14 +138,13 @@ void camera_start(struct camera_source *cam)
 		die("camera: %s", qpu_last_error());
 }
 
-/* The pipeline is done with a frame: the camera may write its buffer. */
-static void camera_release(void *ctx, struct qpu_bo *bo)
+void camera_release_frame(struct camera_source *cam, const struct qpu_pipeline_frame *f)
 {
-	struct camera_buf *b = ctx;
-	struct camera_source *cam = b->cam;
+	const struct camera_buf *b = f->user;
 	int ret;
 
-	(void)bo;
+	if (!b)
+		return;
 	ret = qpu_capture_queue(cam->cap, &b->frame);
 	if (ret && !__atomic_load_n(&cam->queue_error, __ATOMIC_ACQUIRE)) {
 		snprintf(cam->queue_message, sizeof(cam->queue_message), "%s", qpu_last_error());
@@ -155,7 +154,7 @@ static void camera_release(void *ctx, struct qpu_bo *bo)
 
 void camera_submit(struct camera_source *cam, struct qpu_pipeline *pl, int timeout_ms)
 {
-	struct qpu_pipeline_bo_frame bf = { .release = camera_release };
+	struct qpu_pipeline_bo_frame bf = { .format = cam->format };
 	struct qpu_capture_frame f;
 	struct camera_buf *b;
 	int ret;
@@ -172,13 +171,13 @@ void camera_submit(struct camera_source *cam, struct qpu_pipeline *pl, int timeo
 	cam->have_sequence = 1;
 	cam->last_sequence = f.sequence;
 	b = &cam->bufs[f.index];
-	b->cam = cam;
 	b->frame = f;
 	bf.bo = f.bo;
-	memcpy(bf.offsets, f.offsets, sizeof(bf.offsets));
-	memcpy(bf.strides, f.strides, sizeof(bf.strides));
-	bf.release_ctx = b;
-	if (qpu_pipeline_submit_bo(pl, cam->format, f.width, f.height, &bf, b))
+	bf.width = f.width;
+	bf.height = f.height;
+	memcpy(bf.offset, f.offsets, sizeof(bf.offset));
+	memcpy(bf.stride, f.strides, sizeof(bf.stride));
+	if (qpu_pipeline_submit_bo(pl, &bf, b))
 		die("%s", qpu_pipeline_last_error(pl));
 	cam->submitted++;
 }
@@ -188,7 +187,9 @@ int camera_check_frame(struct camera_source *cam, const struct qpu_pipeline_fram
 {
 	const struct camera_buf *b = f->user;
 
-	if (b && f->imported && f->frame_data && f->frame_data == qpu_bo_get_map(b->frame.bo)) {
+	/* the frame the stages read is the camera's buffer, at its mapping */
+	if (b && f->bo == b->frame.bo && f->frame_data &&
+	    f->frame_data == (const char *)qpu_bo_get_map(b->frame.bo) + b->frame.offsets[0]) {
 		cam->imported++;
 		*sequence = b->frame.sequence;
 		return 1;

@@ -3,8 +3,8 @@
  * A V4L2 camera as a pipeline's frame source (camera_source.c), for
  * qpu-detect --camera: each frame is the camera's own buffer, imported
  * into the device by <qpu_capture.h> and handed to the pipeline with
- * qpu_pipeline_submit_bo(), never copied; the pipeline's release queues it
- * back to the camera.
+ * qpu_pipeline_submit_bo(), never copied; the sink queues it back to the
+ * camera once the frame is written.
  */
 #ifndef QPU_TOOLS_CAMERA_SOURCE_H
 #define QPU_TOOLS_CAMERA_SOURCE_H
@@ -24,7 +24,8 @@
 int camera_format_from_name(const char *name, uint32_t *fourcc);
 
 /* Buffers a pipeline of @in_flight slots needs of the camera: the slots'
- * frames, one the camera writes, one queued for the next. */
+ * frames (each held until its sink returns), one the camera writes, one
+ * queued for the next. */
 #define CAMERA_MIN_BUFFERS(in_flight)	((in_flight) + 2)
 
 struct camera_source;
@@ -59,6 +60,10 @@ void camera_submit(struct camera_source *cam, struct qpu_pipeline *pl, int timeo
  */
 int camera_check_frame(struct camera_source *cam, const struct qpu_pipeline_frame *f,
 		       uint32_t *sequence);
+
+/* Queues the camera buffer of a frame @pl's sink got back to the camera:
+ * call it last in the sink, once nothing reads the frame. */
+void camera_release_frame(struct camera_source *cam, const struct qpu_pipeline_frame *f);
 
 /* "camera PATH: WxH FOURCC, N buffers; F frames imported, C copied, S skipped
  * by the camera" on @out. */

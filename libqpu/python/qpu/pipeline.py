@@ -31,8 +31,16 @@ from .errors import Error
 
 # --- <qpu_pipeline.h>: numbers, structs, prototypes ---------------------------
 
-FORMATS = {"i420": 1, "nv12": 2, "rgb24": 3, "gray8": 4}
+FORMATS = {"i420": 1, "nv12": 2, "rgb24": 3, "gray8": 4, "yuyv": 5}
+PLACES = {0: None, 1: "qpu", 2: "cpu"}
 MAX_IN_FLIGHT = 16
+MAX_STAGES = 8
+
+
+class StageTime(ctypes.Structure):
+    _fields_ = [("start_ns", ctypes.c_uint64), ("end_ns", ctypes.c_uint64),
+                ("model_ns", ctypes.c_uint64), ("place", ctypes.c_int),
+                ("recovered", ctypes.c_uint), ("timeout_ms", ctypes.c_uint)]
 
 
 class Frame(ctypes.Structure):
@@ -42,7 +50,9 @@ class Frame(ctypes.Structure):
                 ("error", ctypes.c_char_p), ("data", ctypes.c_void_p),
                 ("bytes", ctypes.c_size_t), ("latency_ns", ctypes.c_uint64),
                 ("model_ns", ctypes.c_uint64), ("recoveries", ctypes.c_uint),
-                ("frame_data", ctypes.c_void_p)]
+                ("frame_data", ctypes.c_void_p), ("bo", ctypes.c_void_p),
+                ("offset", ctypes.c_size_t * 3), ("stride", ctypes.c_size_t * 3),
+                ("stage_count", ctypes.c_uint), ("stages", StageTime * MAX_STAGES)]
 
 
 class Box(ctypes.Structure):
@@ -195,7 +205,11 @@ class Detector(Closable):
     def _on_frame(self, _ctx, fp):
         f = fp.contents
         r = {"frame": f.index, "latency_ns": f.latency_ns, "model_ns": f.model_ns,
-             "recoveries": f.recoveries}
+             "recoveries": f.recoveries,
+             # each stage that ran the frame: its time, where, modelled time
+             "stages": [{"ns": t.end_ns - t.start_ns, "on": PLACES[t.place],
+                         "model_ns": t.model_ns, "recovered": bool(t.recovered)}
+                        for t in f.stages[:f.stage_count] if PLACES.get(t.place)]}
         if f.status:
             r["error"] = pystr(f.error)
         else:

@@ -474,6 +474,30 @@ def test_mobilenet_like_stack():
     assert all(p["why"] for p in plan)
 
 
+@pytest.mark.parametrize("dev,qpus", [("emu:v3d42", 8), ("emu:v3d71", 12)])
+def test_mobilenet_like_stack_on_v3d(dev, qpus):
+    """The emulated Pi 4 and Pi 5 (their sgemm on the device's QPU count):
+    the outputs within 1e-4 of the reference, planned by the board's time
+    model or asked; depthwise convolutions and pooling on the CPU, the plan
+    saying why."""
+    model = mobilenet_v1(width=0.25, res=32, classes=10, blocks=MOBILENET_V1[:4])
+    x = f32(1, 3, 32, 32)
+    want = ref.run(model, {"x": x})[0]
+    for opts in ({}, {"qpu_all": True}):
+        with qpu.nn.load(model, device=dev, **opts) as net:
+            got = net.run(x)[0]
+            plan = net.plan()
+        np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-5 * float(np.abs(want).max()))
+        convs = [p for p in plan if p["op"] == "Conv"]
+        assert "%d QPUs" % qpus in convs[0]["why"]
+        for p in convs[1::2]:     # the depthwise ones
+            assert p["where"] == "cpu"
+            assert p["why"].startswith("no V3D program for Conv's window kernel (dwconv.qasm")
+        gap = [p for p in plan if p["op"] == "GlobalAveragePool"][0]
+        assert gap["where"] == "cpu" and gap["why"].startswith("no V3D program")
+    assert all(p["where"] == "qpu" for p in convs[0::2] + [p for p in plan if p["op"] == "Gemm"])
+
+
 def test_ssd_lite_head():
     """SSD-lite's head on two feature maps: depthwise + pointwise box and
     class predictors, NHWC-transposed, flattened and concatenated."""

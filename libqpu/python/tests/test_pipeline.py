@@ -18,13 +18,14 @@ import qpu.pipeline as pl  # noqa: E402 (after the skip)
 STRUCTS = {"qpu_pipeline_frame": pl.Frame, "qpu_pipeline_box": pl.Box,
            "qpu_pipeline_input": pl.Input, "qpu_pipeline_config": pl.Config,
            "qpu_pipeline_stage": pl.Stage, "qpu_pipeline_preprocess": pl.Preprocess,
-           "qpu_pipeline_detect": pl.Detect}
+           "qpu_pipeline_detect": pl.Detect, "qpu_pipeline_stage_time": pl.StageTime}
 
 
 @pytest.mark.host_only
 def test_package_matches_the_header(tmp_path):
     pairs = [("QPU_PIPELINE_" + k.upper(), v) for k, v in pl.FORMATS.items()]
     pairs += [("QPU_PIPELINE_MAX_IN_FLIGHT", pl.MAX_IN_FLIGHT),
+              ("QPU_PIPELINE_MAX_STAGES", pl.MAX_STAGES),
               ("offsetof(struct qpu_pipeline_detections, boxes)", 8)]
     for cname, cls in STRUCTS.items():
         pairs.append(("sizeof(struct %s)" % cname, ctypes.sizeof(cls)))
@@ -54,6 +55,11 @@ def test_detector(model, device):
         stats = det.stats()
     assert [r["frame"] for r in res] == list(range(7))
     assert all("detections" in r and r["recoveries"] == 0 for r in res[:6])
+    # every stage's time and place, in order; none for the refused frame
+    on = "cpu" if device == "cpu" else "qpu"
+    assert all([s["on"] for s in r["stages"]] == [on] * 3 and
+               all(s["ns"] > 0 for s in r["stages"]) for r in res[:6])
+    assert res[6]["stages"] == []
     assert res[6]["error"] == "refused: a 16x16 i420 frame, the pipeline takes 32x32 i420"
     assert stats["frames"] == {"submitted": 7, "delivered": 7, "failed": 1, "refused": 1}
     assert [s["name"] for s in stats["stages"]] == ["preprocess", "infer", "detect"]
