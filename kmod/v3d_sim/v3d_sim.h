@@ -9,7 +9,9 @@
  *   remove stops the emulator worker and the scheduler before the DRM
  *   device goes; open files keep the drm_device, not the hardware.
  * - A BO (struct v3d_sim_bo) is a shmem GEM object, vmapped and placed in
- *   the device's one GPU address space from creation to its last put.
+ *   the device's one GPU address space from creation to its last put; an
+ *   import of another driver's dma-buf too, its mapping dma_buf_vmap()'s,
+ *   the dma-buf attached, mapped and referenced until that put.
  * - A job (struct v3d_sim_job) holds a reference on each of its BOs and on
  *   its perfmon from submit to the scheduler's free_job, so closing a
  *   handle or the fd never frees what a queued or running job uses.
