@@ -54,8 +54,8 @@ awk -v n=$FRAMES '
 	  if (f != next_frame++) { print "frame " f " out of order"; exit 1 }
 	  if ($0 ~ /"error"/) { print "frame " f ": " $0; exit 1 }
 	  if ($0 !~ /"imported":true/) { print "frame " f " not imported"; exit 1 }
-	  if ($0 !~ /"preprocess":{[^}]*"on":"qpu"/ || $0 !~ /"infer":{[^}]*"on":"qpu"/ ||
-	      $0 !~ /"detect":{[^}]*"on":"qpu"/) { print "frame " f ": a stage off the QPUs: " $0; exit 1 }
+	  if ($0 !~ /"preprocess":[{][^}]*"on":"qpu"/ || $0 !~ /"infer":[{][^}]*"on":"qpu"/ ||
+	      $0 !~ /"detect":[{][^}]*"on":"qpu"/) { print "frame " f ": a stage off the QPUs: " $0; exit 1 }
 	  if (!match($0, /"sequence":[0-9]+/)) { print "frame " f " no sequence"; exit 1 }
 	  s = substr($0, RSTART + 11, RLENGTH - 11) + 0
 	  if (f && s <= last) { print "frame " f ": sequence " s " after " last; exit 1 }
