@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * qpu-detect: object detection through a pipeline (<qpu_pipeline.h>):
- * frames from a Y4M video, a raw NV12 file or a directory of PPM/PGM
- * images, pre-processed, run through an ONNX (or .qnn) detector with a
+ * frames from a V4L2 camera (imported, never copied), a Y4M video, a raw
+ * NV12 file or a directory of PPM/PGM images, pre-processed, run through an ONNX (or .qnn) detector with a
  * YOLO-shaped head, decoded and NMS'd; detections as JSON lines, annotated
  * frames as PNG, a per-stage table of latencies while it runs.
  */
@@ -20,6 +20,7 @@
 #include "qpu.h"
 #include "qpu_nn.h"
 #include "qpu_pipeline.h"
+#include "camera_source.h"
 #include "cli.h"
 #include "die.h"
 #include "nn_model.h"
@@ -36,12 +37,17 @@ const char tool_name[] = "qpu-detect";
 #define LIVE_EVERY_NS	500000000ull
 /* boxes kept per frame */
 #define MAX_BOXES	100
+/* the longest wait for a camera's frame */
+#define CAMERA_TIMEOUT_MS	5000
 
 struct opts {
 	const char *device;
 	const char *model;
 	const char *out;
 	const char *input;
+	const char *camera;		/* --camera: a V4L2 node, in place of INPUT */
+	uint32_t camera_fourcc;
+	unsigned int camera_buffers;
 	uint64_t frames;
 	unsigned int width;
 	unsigned int height;
@@ -79,6 +85,7 @@ struct sink_ctx {
 	int failed_io;
 	/* the pipeline's stage names, for each frame's "stages" */
 	const char *stage_names[QPU_PIPELINE_MAX_STAGES];
+	struct camera_source *cam;	/* --camera */
 #ifdef QPU_DETECT_MQTT
 	struct qpu_mqtt *mqtt;
 #endif
@@ -88,9 +95,15 @@ static void usage(FILE *out)
 {
 	fprintf(out,
 		"usage: qpu-detect -m MODEL [options] INPUT\n"
+		"       qpu-detect -m MODEL --camera /dev/videoN [options]\n"
 		"INPUT is a Y4M video (4:2:0), a raw NV12 file (with --size), or a\n"
 		"directory of PPM (P6) or PGM (P5) images, read in name order.\n"
 		"options:\n"
+		"      --camera DEV    frames from a V4L2 capture node: its own buffers,\n"
+		"                      imported into the device, never copied\n"
+		"      --camera-format F  " CAMERA_FORMAT_NAMES " (NV12)\n"
+		"      --camera-buffers N the camera's buffers, at least in-flight + 2\n"
+		"                      (the default)\n"
 		"  -m, --model FILE    the detector: .onnx (converted through python3-onnx)\n"
 		"                      or .qnn; one float input [1,3,H,W], one output\n"
 		"                      [1, A*(5+C), GH, GW] after a sigmoid\n"
@@ -102,7 +115,8 @@ static void usage(FILE *out)
 		"                      without it, JSON lines go to standard output\n"
 		"      --bench         no detections written: the table and the pipeline's\n"
 		"                      figures as JSON at the end\n"
-		"  -s, --size WxH      the frame size of a raw NV12 file\n"
+		"  -s, --size WxH      the frame size of a raw NV12 file or the camera\n"
+		"                      (640x480)\n"
 		"  -a, --anchors N     boxes per cell in the head (1)\n"
 		"      --score T       score threshold (0.5)\n"
 		"      --iou T         NMS overlap threshold (0.45)\n"
@@ -495,8 +509,8 @@ static void put_stages(const struct sink_ctx *s, const struct qpu_pipeline_frame
 	fprintf(s->json, "}");
 }
 
-/* Every frame, in order, from the pipeline's last stage. */
-static void sink(void *ctx, const struct qpu_pipeline_frame *f)
+/* A frame's JSON line, PNG and MQTT message. */
+static void sink_frame(void *ctx, const struct qpu_pipeline_frame *f)
 {
 	struct sink_ctx *s = ctx;
 	const struct qpu_pipeline_detections *d = f->data;
@@ -504,6 +518,8 @@ static void sink(void *ctx, const struct qpu_pipeline_frame *f)
 
 	if (!f->status)
 		s->boxes += d->count;
+	if (s->cam && s->o->bench)
+		camera_check_frame(s->cam, f, &(uint32_t){ 0 });
 #ifdef QPU_DETECT_MQTT
 	if (s->mqtt)
 		publish_frame(s, f, d);
@@ -515,6 +531,14 @@ static void sink(void *ctx, const struct qpu_pipeline_frame *f)
 	if (f->model_ns)
 		fprintf(s->json, ",\"model_ms\":%.3f", f->model_ns / 1e6);
 	fprintf(s->json, ",\"recoveries\":%u", f->recoveries);
+	if (s->cam) {
+		uint32_t seq;
+
+		if (camera_check_frame(s->cam, f, &seq))
+			fprintf(s->json, ",\"sequence\":%u,\"imported\":true", seq);
+		else
+			fprintf(s->json, ",\"imported\":false");
+	}
 	put_stages(s, f);
 	if (f->status) {
 		fprintf(s->json, ",\"error\":\"");
@@ -536,6 +560,17 @@ static void sink(void *ctx, const struct qpu_pipeline_frame *f)
 	fflush(s->json);
 	if (s->o->out && s->rgb)
 		write_png(s, f, d);
+}
+
+/* Every frame, in order, from the pipeline's last stage; a camera's
+ * buffer goes back to the camera once nothing reads it. */
+static void sink(void *ctx, const struct qpu_pipeline_frame *f)
+{
+	struct sink_ctx *s = ctx;
+
+	sink_frame(ctx, f);
+	if (s->cam)
+		camera_release_frame(s->cam, f);
 }
 
 static void print_ms(FILE *out, uint64_t ns)
@@ -646,6 +681,9 @@ static void parse_args(int argc, char **argv, struct opts *o)
 		{ "iou", required_argument, NULL, 'I' },
 		{ "in-flight", required_argument, NULL, 'j' },
 		{ "quiet", no_argument, NULL, 'q' },
+		{ "camera", required_argument, NULL, 'c' },
+		{ "camera-format", required_argument, NULL, 'F' },
+		{ "camera-buffers", required_argument, NULL, 'b' },
 #ifdef QPU_DETECT_MQTT
 		QPU_MQTT_LONG_OPTIONS,
 #else
@@ -706,6 +744,19 @@ static void parse_args(int argc, char **argv, struct opts *o)
 		case 'q':
 			o->quiet = 1;
 			break;
+		case 'c':
+			o->camera = optarg;
+			break;
+		case 'F':
+			if (camera_format_from_name(optarg, &o->camera_fourcc))
+				usage_error(2, "--camera-format: '%s' is none of %s", optarg,
+					    CAMERA_FORMAT_NAMES);
+			break;
+		case 'b':
+			if (!parse_u64(optarg, 2, 32, &v))
+				usage_error(2, "--camera-buffers: '%s' is not 2 to 32", optarg);
+			o->camera_buffers = (unsigned int)v;
+			break;
 		case 'h':
 			usage(stdout);
 			exit(0);
@@ -727,13 +778,33 @@ static void parse_args(int argc, char **argv, struct opts *o)
 #endif
 		}
 	}
-	if (optind + 1 != argc)
-		usage_error(2, optind == argc ? "no INPUT" : "one INPUT only");
-	o->input = argv[optind];
+	if (o->camera) {
+		if (optind != argc)
+			usage_error(2, "--camera takes the place of INPUT: drop %s", argv[optind]);
+		if (!o->camera_buffers)
+			o->camera_buffers = CAMERA_MIN_BUFFERS(o->in_flight);
+		if (o->camera_buffers < CAMERA_MIN_BUFFERS(o->in_flight))
+			usage_error(2, "--camera-buffers %u: %u frames in flight need at least %u (those the pipeline holds, one the camera writes, one queued)",
+				    o->camera_buffers, o->in_flight, CAMERA_MIN_BUFFERS(o->in_flight));
+		if (!o->camera_fourcc)
+			o->camera_fourcc = QPU_CAPTURE_NV12;
+		if (!o->width) {
+			o->width = 640;
+			o->height = 480;
+		}
+	} else {
+		if (o->camera_fourcc || o->camera_buffers)
+			usage_error(2, "--camera-format and --camera-buffers need --camera");
+		if (optind + 1 != argc)
+			usage_error(2, optind == argc ? "no INPUT" : "one INPUT only");
+		o->input = argv[optind];
+	}
 	if (!o->model)
 		usage_error(2, "no --model");
 	if (o->cpu && o->device)
 		usage_error(2, "--cpu and --device: choose one");
+	if (o->camera && (o->cpu || (o->device && !strcmp(o->device, "cpu"))))
+		usage_error(2, "--camera imports the camera's buffers into a device: drop --cpu");
 	if (o->bench && o->out)
 		usage_error(2, "--bench writes no detections: drop --out");
 }
@@ -759,13 +830,17 @@ int main(int argc, char **argv)
 	int live, ret;
 
 	parse_args(argc, argv, &o);
-	open_source(&src, &o);
+	if (!o.camera)
+		open_source(&src, &o);
 	qnn = nn_model_qnn(o.model);
 	model_shapes(qnn, &o, &pre.out_width, &pre.out_height, &det);
 	det.score_threshold = o.score;
 	det.iou_threshold = o.iou;
 	if (!o.cpu && !(o.device && !strcmp(o.device, "cpu")))
 		dev = open_dev(o.device);
+	if (o.camera)
+		sc.cam = camera_open(dev, o.camera, o.camera_fourcc, o.width, o.height,
+				     o.camera_buffers, &src.format, &src.width, &src.height);
 
 	sc.json = stdout;
 	if (o.out) {
@@ -816,6 +891,8 @@ int main(int argc, char **argv)
 	}
 
 	live = !o.quiet && isatty(STDERR_FILENO);
+	if (sc.cam)
+		camera_start(sc.cam);
 	while (!o.frames || n < o.frames) {
 		enum qpu_pipeline_format fmt;
 		unsigned int w, h;
@@ -823,9 +900,12 @@ int main(int argc, char **argv)
 		ret = qpu_pipeline_acquire(pl, -1, &in);
 		if (ret)
 			die("%s", qpu_pipeline_last_error(pl));
-		if (!read_frame(&src, in.data, in.bytes, &fmt, &w, &h))
+		if (sc.cam)
+			camera_submit(sc.cam, pl, CAMERA_TIMEOUT_MS);
+		else if (!read_frame(&src, in.data, in.bytes, &fmt, &w, &h))
 			break;
-		qpu_pipeline_submit(pl, fmt, w, h, NULL);
+		else
+			qpu_pipeline_submit(pl, fmt, w, h, NULL);
 		n++;
 #ifdef QPU_DETECT_MQTT
 		if (sc.mqtt && now_ns() - last_health > o.mqtt.health_interval_s * 1000000000ull) {
@@ -852,6 +932,10 @@ int main(int argc, char **argv)
 #endif
 	if (!o.quiet)
 		print_table(o.bench ? stdout : stderr, pl);
+	if (sc.cam) {
+		camera_print_summary(sc.cam, stderr);
+		camera_close(sc.cam);
+	}
 	if (o.bench) {
 		char json[8192];
 

@@ -9,7 +9,9 @@
  *   remove stops the emulator worker and the scheduler before the DRM
  *   device goes; open files keep the drm_device, not the hardware.
  * - A BO (struct v3d_sim_bo) is a shmem GEM object, vmapped and placed in
- *   the device's one GPU address space from creation to its last put.
+ *   the device's one GPU address space from creation to its last put; an
+ *   import of another driver's dma-buf too, its mapping dma_buf_vmap()'s,
+ *   the dma-buf attached, mapped and referenced until that put.
  * - A job (struct v3d_sim_job) holds a reference on each of its BOs and on
  *   its perfmon from submit to the scheduler's free_job, so closing a
  *   handle or the fd never frees what a queued or running job uses.
@@ -207,6 +209,8 @@ static inline struct v3d_sim_job *to_v3d_sim_job(struct drm_sched_job *job)
 /* v3d_sim_bo.c */
 struct drm_gem_object *v3d_sim_create_object(struct drm_device *drm,
 					     size_t size);
+struct drm_gem_object *v3d_sim_gem_prime_import(struct drm_device *drm,
+						struct dma_buf *dma_buf);
 int v3d_sim_create_bo_ioctl(struct drm_device *drm, void *data,
 			    struct drm_file *file);
 int v3d_sim_mmap_bo_ioctl(struct drm_device *drm, void *data,

@@ -3,14 +3,17 @@
  * v3d_sim's buffer objects: shmem GEM objects placed in the device's one
  * GPU address space at 128 KiB granularity with page 0 never used, as
  * upstream's v3d places them, and mapped into the kernel for the
- * emulator; the CREATE_BO, MMAP_BO, GET_BO_OFFSET and WAIT_BO ioctls.
+ * emulator; PRIME imports of other drivers' dma-bufs, placed alike; the
+ * CREATE_BO, MMAP_BO, GET_BO_OFFSET and WAIT_BO ioctls.
  */
+#include <linux/dma-buf.h>
 #include <linux/iosys-map.h>
 #include <linux/jiffies.h>
 #include <linux/math64.h>
 #include <linux/sched/signal.h>
 
 #include <drm/drm_drv.h>
+#include <drm/drm_prime.h>
 #include <drm/drm_print.h>
 
 #include "v3d_sim.h"
@@ -80,6 +83,45 @@ static int v3d_sim_bo_place(struct v3d_sim_dev *v3d, struct v3d_sim_bo *bo)
 		drm_dbg_driver(&v3d->drm, "no room for %zu bytes in the GPU address space\n",
 			       size);
 	return ret;
+}
+
+/**
+ * v3d_sim_gem_prime_import() - drm_driver.gem_prime_import: a dma-buf as a BO
+ * @drm: the device
+ * @dma_buf: our own export, or another driver's buffer (vgem's, a camera's)
+ *
+ * Our own export comes back as the BO itself (drm_gem_prime_import()).
+ * Another driver's buffer becomes a shmem BO over its sg table, attached
+ * and mapped for this device by drm_gem_prime_import(), which sets its
+ * import_attach only on return: so it is placed here, after. Its kernel
+ * mapping is the exporter's (drm_gem_shmem_vmap() calls dma_buf_vmap() for
+ * an import), as qpu.ko's simulated V3D reaches an import: the emulator
+ * reads and writes the exporter's own pages. v3d_sim_free_object() undoes
+ * the mapping and the place; drm_gem_shmem_free() the import.
+ *
+ * Return: the BO with a reference for the caller, or an ERR_PTR.
+ */
+struct drm_gem_object *v3d_sim_gem_prime_import(struct drm_device *drm,
+						struct dma_buf *dma_buf)
+{
+	struct drm_gem_object *obj = drm_gem_prime_import(drm, dma_buf);
+	int ret;
+
+	if (IS_ERR(obj)) {
+		drm_dbg_driver(drm, "PRIME import of a %zu-byte dma-buf: %ld\n", dma_buf->size,
+			       PTR_ERR(obj));
+		return obj;
+	}
+	if (!obj->import_attach)
+		return obj;	/* ours: placed when it was made */
+	ret = v3d_sim_bo_place(to_v3d_sim(drm), to_v3d_sim_bo(obj));
+	if (ret) {
+		drm_dbg_driver(drm, "PRIME import of a %zu-byte dma-buf: no place: %d\n",
+			       dma_buf->size, ret);
+		drm_gem_object_put(obj);
+		return ERR_PTR(ret);
+	}
+	return obj;
 }
 
 int v3d_sim_create_bo_ioctl(struct drm_device *drm, void *data,

@@ -181,9 +181,11 @@ static const struct drm_driver v3d_sim_driver = {
 	.open = v3d_sim_open,
 	.postclose = v3d_sim_postclose,
 	.gem_create_object = v3d_sim_create_object,
-	/* PRIME export, and import of its own exports (libqpu's dma-buf calls) */
+	/* PRIME export; import of its own exports and of other drivers' */
 	.prime_handle_to_fd = drm_gem_prime_handle_to_fd,
 	.prime_fd_to_handle = drm_gem_prime_fd_to_handle,
+	.gem_prime_import = v3d_sim_gem_prime_import,
+	.gem_prime_import_sg_table = drm_gem_shmem_prime_import_sg_table,
 	.ioctls = v3d_sim_ioctls,
 	.num_ioctls = ARRAY_SIZE(v3d_sim_ioctls),
 	.fops = &v3d_sim_fops,

@@ -10,6 +10,7 @@
 #include <fcntl.h>
 #include <stdbool.h>
 #include <poll.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -83,12 +84,28 @@ static void fourcc_str(uint32_t f, char s[5])
 	s[4] = '\0';
 }
 
+/* The pixel formats the node offers, as "NV12, YUYV" into @s. */
+static void capture_list_formats(int fd, char *s, size_t size)
+{
+	struct v4l2_fmtdesc d = { .type = V4L2_BUF_TYPE_VIDEO_CAPTURE };
+	size_t n = 0;
+	char name[5];
+
+	s[0] = '\0';
+	for (d.index = 0; n + 8 < size && !xioctl(fd, VIDIOC_ENUM_FMT, &d); d.index++) {
+		fourcc_str(d.pixelformat, name);
+		n += (size_t)snprintf(s + n, size - n, "%s%s", n ? ", " : "", name);
+	}
+	if (!n)
+		snprintf(s, size, "none it lists");
+}
+
 static int capture_set_format(struct qpu_capture *cap,
 			      const struct qpu_capture_config *config)
 {
 	struct v4l2_capability caps = { 0 };
 	struct v4l2_format f = { .type = V4L2_BUF_TYPE_VIDEO_CAPTURE };
-	char want[5], got[5];
+	char want[5], got[5], has[160];
 	uint32_t c;
 	int ret;
 
@@ -107,8 +124,11 @@ static int capture_set_format(struct qpu_capture *cap,
 	if (ret)
 		return qpu_fail(ret, "%s: VIDIOC_S_FMT %ux%u %s: %s", cap->path, config->width,
 				config->height, want, strerror(-ret));
-	if (f.fmt.pix.pixelformat != config->fourcc)
-		return qpu_fail(-EINVAL, "%s gives %s, not the %s asked", cap->path, got, want);
+	if (f.fmt.pix.pixelformat != config->fourcc) {
+		capture_list_formats(cap->fd, has, sizeof(has));
+		return qpu_fail(-EINVAL, "%s has no %s (it gives %s; its formats: %s)", cap->path,
+				want, got, has);
+	}
 	cap->fmt = f.fmt.pix;
 	return 0;
 }
@@ -129,9 +149,10 @@ static int capture_import_buffers(struct qpu_capture *cap, struct qpu_dev *dev,
 	if (ret)
 		return qpu_fail(ret, "%s: VIDIOC_REQBUFS of %u MMAP buffers: %s", cap->path,
 				count, strerror(-ret));
-	if (req.count < CAPTURE_MIN_BUFFERS || req.count > CAPTURE_MAX_BUFFERS)
+	/* Fewer than asked would starve a reader that holds some (a pipeline). */
+	if (req.count < count || req.count > CAPTURE_MAX_BUFFERS)
 		return qpu_fail(-ENOMEM, "%s gave %u buffers, not %u to %u", cap->path,
-				req.count, CAPTURE_MIN_BUFFERS, CAPTURE_MAX_BUFFERS);
+				req.count, count, CAPTURE_MAX_BUFFERS);
 	for (i = 0; i < req.count; i++) {
 		struct v4l2_exportbuffer exp = {
 			.type = V4L2_BUF_TYPE_VIDEO_CAPTURE,
@@ -275,6 +296,18 @@ QPU_API int qpu_capture_queue(struct qpu_capture *cap,
 	if (frame->index >= cap->count || frame->bo != cap->bos[frame->index])
 		return qpu_fail(-EINVAL, "%s: not a frame of this capture", cap->path);
 	return capture_qbuf(cap, frame->index);
+}
+
+QPU_API int qpu_capture_get_format(const struct qpu_capture *cap,
+				   struct qpu_capture_frame *layout)
+{
+	memset(layout, 0, sizeof(*layout));
+	layout->width = cap->fmt.width;
+	layout->height = cap->fmt.height;
+	layout->fourcc = cap->fmt.pixelformat;
+	layout->planes = capture_planes(&cap->fmt, layout->offsets, layout->strides);
+	layout->bytesused = cap->fmt.sizeimage;
+	return 0;
 }
 
 QPU_API int qpu_capture_fd(const struct qpu_capture *cap)

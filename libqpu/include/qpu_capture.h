@@ -24,7 +24,9 @@
  *
  * A frame's buffer belongs to the program from dequeue to queue; the
  * camera owns it otherwise, and writes the next frame into it. The
- * buffers live until qpu_capture_close(). One thread at a time.
+ * buffers live until qpu_capture_close(). One thread at a time, except
+ * that qpu_capture_queue() may run in another thread while one dequeues
+ * (a pipeline's sink does: qpu_pipeline_submit_bo()).
  *
  * Single-planar formats only (V4L2_BUF_TYPE_VIDEO_CAPTURE): NV12's two
  * planes are one buffer, UV after Y. With libcamera on a Pi, no V4L2
@@ -66,7 +68,8 @@ extern "C" {
  *	says what it gave)
  * @height: rows asked
  * @fourcc: a QPU_CAPTURE_* format; a driver that gives another is refused
- * @buffers: buffers to allocate, 0 for 4 (2 to 32)
+ * @buffers: buffers to allocate, 0 for 4 (2 to 32); a driver that gives
+ *	fewer is refused (ENOMEM), one that gives more is taken
  */
 struct qpu_capture_config {
 	const char *path;
@@ -117,7 +120,9 @@ struct qpu_capture;
  *
  * Return: 0, or a negative errno with qpu_last_error() saying why (ENOENT:
  * no such node; ENODEV: not a streaming capture device; EINVAL: a format
- * the driver does not give; the import's errors).
+ * the driver does not give, the message listing those it has; the
+ * import's errors). The driver may give another size than asked:
+ * qpu_capture_get_format() says which.
  */
 QPU_API int qpu_capture_open(struct qpu_dev *dev,
 			     const struct qpu_capture_config *config,
@@ -153,6 +158,22 @@ QPU_API int qpu_capture_dequeue(struct qpu_capture *cap, int timeout_ms,
  */
 QPU_API int qpu_capture_queue(struct qpu_capture *cap,
 			      const struct qpu_capture_frame *frame);
+
+/**
+ * qpu_capture_get_format() - what the driver gave: every frame's layout
+ * @cap: the capture, open
+ * @layout: gets width, height, fourcc, planes, offsets, strides, and the
+ *	buffer's bytes in bytesused; bo NULL, the rest 0
+ *
+ * Known from qpu_capture_open() on, before the first frame: a program
+ * sizes what reads the frames (a pipeline) before it starts the camera.
+ *
+ * Return: 0.
+ *
+ * New in libqpu 0.7.
+ */
+QPU_API int qpu_capture_get_format(const struct qpu_capture *cap,
+				   struct qpu_capture_frame *layout);
 
 /**
  * qpu_capture_fd() - the V4L2 node's fd, to poll() for a frame (POLLIN)

@@ -21,6 +21,8 @@ $(BUILD)/selftests/lib/%: selftests/lib/%.c $(LIBQPU_A) $(QPU_TOOLS_A) $(MAILBOX
 # test-emu-runner registers a runner of its own through libqpu's private
 # runtime/emudev.h (libqpu.a links it: the symbol is not exported).
 $(BUILD)/selftests/lib/test-emu-runner: QPU_CFLAGS += -I$(CURDIR)/libqpu
+# test-v3d-dev imports vgem's buffers (../kmod/vgem_buf.h: libdrm's <drm.h>).
+$(BUILD)/selftests/lib/test-v3d-dev $(BUILD)/static/test-v3d-dev: QPU_CFLAGS += $(LIBQPU_DRM_CFLAGS)
 # test-nn calls the window kernels (kernels/nn_kernels.h), libqpu-internal.
 $(BUILD)/selftests/lib/test-nn $(BUILD)/static/test-nn: QPU_CFLAGS += -I$(CURDIR)/libqpu
 
@@ -89,3 +91,19 @@ $(VM_LIB_TESTS_STATIC): $(BUILD)/static/%: selftests/lib/%.c $(LIBQPU_A) $(QPU_T
 		$(QPU_TOOLS_A) $(MAILBOX_A) $(LIBQPU_A) -lm
 VM_CHECK_DEPS += $(VM_LIB_TESTS_STATIC)
 VM_CHECK_PAYLOAD += $(foreach t,$(VM_LIB_TESTS),--copy $(BUILD)/static/$(t) --run "$(t) --device /dev/qpu")
+
+# qpu-detect --camera in the VM (check-vm): vivid through the tiny detector,
+# which the host generates (python3-onnx; without it the file is empty and
+# the VM script skips, saying why).
+VM_DETECT_MODEL := $(BUILD)/vm-detect/det.qnn
+$(VM_DETECT_MODEL): libqpu/python/qpu/pipeline.py $(BUILD)/tools/qpu-nn $(LIBQPU_SO)
+	$(Q)mkdir -p $(@D) && rm -f $@
+	$(Q)if $(PYTHON) -c 'import onnx, numpy' 2>/dev/null; then \
+		PYTHONPATH=$(CURDIR)/libqpu/python QPU_LIBRARY=$(LIBQPU_SO) \
+			$(PYTHON) -m qpu.pipeline tiny-detector $(@D)/det.onnx && \
+		PYTHON=$(PYTHON) PYTHONPATH=$(CURDIR)/libqpu/python QPU_LIBRARY=$(LIBQPU_SO) \
+			$(BUILD)/tools/qpu-nn convert $(@D)/det.onnx $@ >/dev/null; \
+	else : >$@; fi
+VM_CHECK_DEPS += $(BUILD)/static/qpu-detect $(VM_DETECT_MODEL)
+VM_CHECK_PAYLOAD += --copy $(BUILD)/static/qpu-detect --copy $(VM_DETECT_MODEL) \
+	--copy $(CURDIR)/selftests/lib/qpu-detect-camera-vm.sh --run qpu-detect-camera-vm.sh

@@ -9,7 +9,9 @@
  * QPU, thread, PC, address and kind where the device can tell: the
  * emulator; the v3d driver says "fault" alone); QPU_JOB_ALL_BOS; a failed
  * job's out-fence cancelling the job behind it; timeouts; counters; the
- * boards; bad descriptions and sizes; a device closed with jobs in flight.
+ * boards; bad descriptions and sizes; a device closed with jobs in flight;
+ * on a node, another driver's (vgem's) dma-buf imported and written in
+ * place by a dispatch.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -25,6 +27,7 @@
 #include "qpu.h"
 #include "qpu_asm.h"
 #include "test-v3d.h"
+#include "../kmod/vgem_buf.h"
 
 #define GRANULE		(128u << 10)	/* upstream v3d's BO placement */
 
@@ -309,6 +312,49 @@ out:
 	qpu_dev_close(dev);
 }
 ON_EVERY_DEVICE(dmabuf);
+
+/*
+ * A foreign dma-buf on a v3d node: a vgem buffer imported by PRIME, placed
+ * in the GPU's space, and written by a dispatch where vgem keeps it: vgem's
+ * own mapping shows every lane's store, no copy.
+ */
+T_TEST(vgem_import_written_by_dispatch)
+{
+	struct qpu_job_result res;
+	struct vgem_buf vb = { .dmabuf = -1 };
+	struct rig r;
+	const uint32_t *d;
+	int vgem, i;
+
+	if (is_emu(devs[0]))
+		T_SKIP("vgem's dma-bufs go to a v3d node (--device, in the VM)");
+	vgem = vgem_open();
+	if (vgem < 0)
+		T_SKIP("no vgem card (modprobe vgem)");
+	T_EQ_U64(0, vgem_buf_new(vgem, GRANULE, &vb));
+	if (vb.map == MAP_FAILED || !vb.map || !rig_init(&r, devs[0], store_index))
+		goto out;
+	memset(vb.map, 0xff, 4096);
+	qpu_bo_free(r.data);
+	r.data = NULL;
+	T_EQ_U64(0, qpu_bo_import_dmabuf(r.dev, vb.dmabuf, 0, &r.data));
+	if (r.data) {
+		T_EQ_U64(vb.size, qpu_bo_get_size(r.data));
+		T_CHECK(qpu_bo_get_bus_addr(r.data) >= GRANULE);
+		T_EQ_U64(0, qpu_bo_get_bus_addr(r.data) % GRANULE);
+		((uint32_t *)qpu_bo_get_map(r.unif))[0] = qpu_bo_get_bus_addr(r.data);
+		rig_run(&r, &res);
+		T_EQ_U64(QPU_STATUS_DONE, res.status);
+		d = vb.map;
+		for (i = 0; i < 192; i++)
+			T_EQ_U64(i, d[i]);
+		T_EQ_U64(0xffffffffu, d[192]);
+	}
+	rig_free(&r);
+out:
+	vgem_buf_free(vgem, &vb);
+	close(vgem);
+}
 
 /* No buffer of no bytes, nor one past what the device takes. */
 T_TEST(bad_sizes)

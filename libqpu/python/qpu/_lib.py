@@ -246,6 +246,8 @@ PROTOTYPES = {
     "qpu_bo_get_map": (_vp, [_vp]),
     "qpu_bo_get_bus_addr": (_u32, [_vp]),
     "qpu_bo_get_size": (_sz, [_vp]),
+    "qpu_bo_import_dmabuf": (_int, [_vp, _int, _sz, _P(_vp)]),
+    "qpu_bo_export_dmabuf": (_int, [_vp, _P(_int)]),
     "qpu_submit": (_int, [_vp, _P(JobDesc), _P(_u64)]),
     "qpu_wait": (_int, [_vp, _u64, _int, _P(JobResult)]),
     "qpu_job_status_str": (_str, [c_enum]),

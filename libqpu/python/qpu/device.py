@@ -55,11 +55,12 @@ class Buffer:
     """One buffer object: zeroed memory mapped for the CPU, seen by QPU
     programs at bus_addr. Arrays made by Device.array() view it."""
 
-    def __init__(self, dev, size):
+    def __init__(self, dev, size, ptr=None):
         self._dev = dev
-        ptr = lib.qpu_bo_new(dev.check(), size)
-        if not ptr:
-            raise DeviceError(ctypes.get_errno(), "qpu_bo_new(%d bytes)" % size)
+        if ptr is None:
+            ptr = lib.qpu_bo_new(dev.check(), size)
+            if not ptr:
+                raise DeviceError(ctypes.get_errno(), "qpu_bo_new(%d bytes)" % size)
         self._ptr = ptr
         self._freed = False
         self.size = lib.qpu_bo_get_size(ptr)
@@ -95,6 +96,16 @@ class Buffer:
         """End the buffer's use: no job may use it any more. Its memory goes
         back once no array views it."""
         self._freed = True
+
+    def export_dmabuf(self):
+        """A new dma-buf fd of this buffer, for another driver (or another
+        qpu device) to import: the caller's, to os.close(). DeviceError
+        with ENOTSUP on the emulator, which has no dma-buf to give."""
+        fd = ctypes.c_int(-1)
+        ret = lib.qpu_bo_export_dmabuf(self.check(), ctypes.byref(fd))
+        if ret:
+            raise DeviceError(ret, "qpu_bo_export_dmabuf (%s)" % _lib.pystr(lib.qpu_last_error()))
+        return fd.value
 
     def __del__(self):
         ptr, self._ptr = getattr(self, "_ptr", None), None
@@ -186,6 +197,13 @@ def _check_dtype(dtype):
     if dt.hasobject or dt.itemsize == 0:
         raise TypeError("dtype %s cannot live in QPU memory" % dt)
     return dt
+
+
+def _buffer_array(buf, nbytes):
+    """nbytes of buf as a uint8 Array viewing it."""
+    flat = np.frombuffer(buf._view(), dtype=np.uint8, count=nbytes).view(Array)
+    flat._qpu_buffer = buf
+    return flat
 
 
 def _new_array(dev_h, shape, dtype):
@@ -510,6 +528,24 @@ class Device:
     def array(self, shape, dtype=np.float32):
         """A zeroed array of a new buffer (C order), zero copy for the QPU."""
         return _new_array(self._h, shape, dtype)
+
+    def import_dmabuf(self, fd, size):
+        """Another driver's buffer (a dma-buf fd: a camera's, vgem's, another
+        device's export) as a uint8 Array of size bytes viewing its memory,
+        uncopied; QPU jobs read and write it in place (view it with
+        .view(dtype) and reshape). The fd stays the caller's: the buffer
+        holds the dma-buf until it is freed. On the emulator any fd it can
+        map shared (a memfd) imports. DeviceError on failure (EBADF, or
+        EINVAL when the device cannot reach that memory)."""
+        size = int(size)
+        if size <= 0:
+            raise ValueError("a buffer holds at least one byte, not %d" % size)
+        ptr = ctypes.c_void_p()
+        ret = lib.qpu_bo_import_dmabuf(self._h.check(), int(fd), size, ctypes.byref(ptr))
+        if ret:
+            raise DeviceError(ret, "qpu_bo_import_dmabuf(fd %d, %d bytes) (%s)"
+                              % (int(fd), size, _lib.pystr(lib.qpu_last_error())))
+        return _buffer_array(Buffer(self._h, size, ptr.value), size)
 
     def empty_like(self, a, dtype=None):
         """A new zeroed array of this device with a's shape and dtype."""
