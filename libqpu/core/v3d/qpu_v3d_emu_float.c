@@ -388,25 +388,9 @@ static inline u32 fadd_fast(u32 a, u32 b)
 	(defined(__i386__) && defined(__SSE2_MATH__)))
 #define HOST_FLOAT 1
 #include "qpu_emu_float_vec.h"
-#if defined(__x86_64__) || defined(__i386__)
-#include <immintrin.h>
-
-#define CSR_MODE	0xffc0u	/* DAZ, the trap masks, rounding, FTZ */
-#define CSR_DEFAULT	0x1f80u	/* every trap masked, to nearest */
-
-bool qpu_v3d_host_float_enter(u32 *saved)
-{
-	*saved = _mm_getcsr();
-	return (*saved & CSR_MODE) == CSR_DEFAULT;
-}
-
-void qpu_v3d_host_float_leave(u32 saved)
-{
-	_mm_setcsr(saved);
-}
-#else
+#ifdef __aarch64__
 /* FPCR: FZ, the rounding mode and the trap enables */
-#define FPCR_MODE	(1u << 24 | 3u << 22 | 0x9f00u)
+#define FPCR_MODE	0x01c09f00u	/* bits 24, 23:22, 15 and 12:8 */
 
 bool qpu_v3d_host_float_enter(u32 *saved)
 {
@@ -423,6 +407,22 @@ void qpu_v3d_host_float_leave(u32 saved)
 	u64 fpsr = saved;
 
 	__asm__ volatile("msr fpsr, %0" : : "r"(fpsr));
+}
+#else
+#include <immintrin.h>
+
+#define CSR_MODE	0xffc0u	/* DAZ, the trap masks, rounding, FTZ */
+#define CSR_DEFAULT	0x1f80u	/* every trap masked, to nearest */
+
+bool qpu_v3d_host_float_enter(u32 *saved)
+{
+	*saved = _mm_getcsr();
+	return (*saved & CSR_MODE) == CSR_DEFAULT;
+}
+
+void qpu_v3d_host_float_leave(u32 saved)
+{
+	_mm_setcsr(saved);
 }
 #endif
 

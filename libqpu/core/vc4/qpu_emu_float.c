@@ -735,7 +735,6 @@ static AVX512 u16 fminmax_avx512_op(const u32 *a, const u32 *b, u32 *out,
 
 /* --- SSE2 --- */
 
-
 #define CSR_RZ_FTZ	0xff80u	/* exceptions masked, toward zero, FTZ */
 #define CSR_RN		0x1f80u	/* exceptions masked, to nearest (default) */
 

@@ -11,7 +11,7 @@
 
 typedef u32 v4u __attribute__((vector_size(16)));
 typedef s32 v4s __attribute__((vector_size(16)));
-typedef float v4f __attribute__((vector_size(16)));
+typedef float v4f __attribute__((vector_size(4 * sizeof(u32))));
 
 static inline v4u vload(const u32 *p)
 {
