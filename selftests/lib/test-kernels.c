@@ -111,6 +111,20 @@ static const struct kcase *find_case(const char *kernel)
 }
 
 /*
+ * Every kernel on all of the device's QPUs, past the 12 the other cases
+ * stop at: a Pi 5 of 16 QPUs (emu:v3d71,board=pi5-16, v3d_sim's pi5-16)
+ * is where qpu-demo runs them.
+ */
+T_TEST(all_qpus)
+{
+	size_t i;
+
+	for (i = 0; i < kcase_count; i++)
+		if (runs_here(kcases[i].kernel))
+			check_case(&kcases[i], dev_qpus, kcases[i].small, NULL);
+}
+
+/*
  * The streaming kernels store a batch of up to 8 pieces (64 bytes of
  * output each) per DMA, 5 when 12 QPUs share the VPM, and the last batch
  * holds what is left: piece counts below one batch, at a batch, just past
