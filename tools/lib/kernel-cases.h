@@ -15,6 +15,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include <qpu_kernels.h>
 
@@ -26,6 +27,9 @@
  * @flop: floating-point operations the case asks for (sgemm: 2MNK), 0
  *	for kernels measured in bytes
  * @msg: why it failed (the wrapper's error, or the first mismatch)
+ * @cpu_ns: with kcase_time_cpu set, the time plain C on one thread of this
+ *	machine's CPU took for the same work (-O2, no SIMD intrinsics, no
+ *	BLAS); else 0
  */
 struct kcase_report {
 	char size[48];
@@ -33,7 +37,11 @@ struct kcase_report {
 	struct qpu_kernel_stats stats;
 	double flop;
 	char msg[256];
+	uint64_t cpu_ns;
 };
+
+/* Set by qpu-demo: the cases also time the CPU doing their work (@cpu_ns). */
+extern bool kcase_time_cpu;
 
 /* A case at a scale (elements or pixels; 0 for its default). */
 typedef int (*kcase_fn)(struct qpu_kernels *kernels, unsigned int qpus,
