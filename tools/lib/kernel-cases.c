@@ -686,7 +686,7 @@ out:
 const struct kcase kcases[] = {
 	{ "vector_add", kcase_vector_add, 16 * 37, true, true },
 	{ "saxpy", kcase_saxpy, 16 * 29, true, true },
-	{ "reduce", kcase_reduce, 16 * 7, true, false },
+	{ "reduce", kcase_reduce, 16 * 7, true, true },
 	{ "rgb_to_gray", kcase_rgb_to_gray, 64 * 23, true, true },
 	{ "threshold", kcase_threshold, 64 * 19, true, true },
 	{ "yuv420_to_rgb", kcase_yuv420_to_rgb, 16 * 48, true, false },

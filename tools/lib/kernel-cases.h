@@ -50,8 +50,10 @@ typedef int (*kcase_fn)(struct qpu_kernels *kernels, unsigned int qpus,
 /*
  * @small: a scale the tests run at several QPU counts, with uneven shares
  * (0 means the default, the demo's size); @counted: the wrapper reports
- * the instruction count where the device counts them; @stream: one of the
- * streaming kernels (libqpu/kernels/kernel.h), bound by memory bandwidth.
+ * the instruction count where the device counts them; @stream: a kernel
+ * bound by memory bandwidth, whose share of it bench-kernels-v3d reports at
+ * 1 Mi elements (the streaming kernels of libqpu/kernels/kernel.h, and
+ * reduce, which reads its vector once).
  */
 struct kcase {
 	const char *kernel;
