@@ -458,6 +458,69 @@ out:
 	qpu_kernels_free(k);
 }
 
+/* qpu_igemm_u8() of random bytes on @d against the host's sums, @qpus programs. */
+static void igemm_matches_host(struct qpu_dev *d, unsigned int m, unsigned int n, unsigned int k4,
+			       unsigned int qpus, uint64_t seed)
+{
+	size_t a_bytes = (size_t)m * k4 * 4, b_bytes = (size_t)n * k4 * 4;
+	size_t c_off = (a_bytes + b_bytes + 63) & ~(size_t)63, bad = 0, i, j, k;
+	struct qpu_kernels *kern = qpu_kernels_new(d);
+	struct qpu_bo *bo = qpu_bo_new(d, c_off + (size_t)m * n * 4);
+	struct qpu_igemm p = { .m = m, .n = n, .k4 = k4 };
+	uint8_t *map;
+	uint32_t *c;
+
+	T_CHECK(kern && bo);
+	if (!kern || !bo)
+		goto out;
+	map = qpu_bo_get_map(bo);
+	for (i = 0; i < a_bytes + b_bytes; i++)	/* the extremes too */
+		map[i] = i % 7 == 0 ? 255 : i % 11 == 0 ? 0 : (uint8_t)(t_rand(&seed) >> 32);
+	p.a = p.b = p.c = bo;
+	p.b_off = a_bytes;
+	p.c_off = c_off;
+	T_CHECK(qpu_igemm_u8(kern, qpus, &p, NULL) == 0);
+	c = (uint32_t *)(map + c_off);
+	for (i = 0; i < m; i++)
+		for (j = 0; j < n; j++) {
+			uint32_t want = 0;
+
+			for (k = 0; k < (size_t)k4 * 4; k++)
+				want += (uint32_t)map[i * k4 * 4 + k] * map[a_bytes + j * k4 * 4 + k];
+			bad += c[i * n + j] != want;
+		}
+	if (bad)
+		fprintf(stderr, "igemm %ux%u, %u words, %u QPUs: %zu sums wrong\n", m, n, k4, qpus,
+			bad);
+	T_CHECK(bad == 0);
+out:
+	qpu_bo_free(bo);
+	qpu_kernels_free(kern);
+}
+
+T_TEST(igemm_sums_exactly_on_every_generation)
+{
+	static const char *const paths[] = { "emu:v3d42", "emu:v3d71" };
+	struct qpu_dev *d;
+	size_t i;
+
+	if (!dev)
+		T_SKIP("no device");
+	igemm_matches_host(dev, 1, 16, 1, 12, 1);	/* one piece */
+	igemm_matches_host(dev, 3, 48, 5, 12, 2);	/* runs start inside rows */
+	igemm_matches_host(dev, 9, 32, 33, 4, 3);
+	for (i = 0; i < T_ARRAY_SIZE(paths); i++) {
+		d = qpu_dev_open(paths[i]);
+		T_CHECK(d != NULL);
+		if (!d)
+			continue;
+		igemm_matches_host(d, 1, 16, 1, 8, 4);
+		igemm_matches_host(d, 3, 48, 5, 8, 5);
+		igemm_matches_host(d, 9, 32, 33, 3, 6);
+		qpu_dev_close(d);
+	}
+}
+
 T_TEST(plan_says_where_and_why)
 {
 	size_t size, i;
