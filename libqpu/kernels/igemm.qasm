@@ -1,9 +1,10 @@
 # SPDX-License-Identifier: MIT
 #
 # igemm: C (M x N uint32) = A (M x K) times B (K x N), the operands
-# unsigned bytes packed four to a 32-bit word along K (A row by row, B
-# column by column: B's transpose, N rows of K4 words), the sums exact in
-# 32 bits (wrapping). The QPUs have no 8-bit dot product: a word of each
+# unsigned bytes packed four to a 32-bit word along K: A row by row (K4
+# words a row), B in panels of 16 columns, a panel word-step by word-step
+# (16 words, one a column: one TMU lookup reads one 64-byte line), the
+# sums exact in 32 bits (wrapping). The QPUs have no 8-bit dot product: a word of each
 # operand is one TMU lookup, the A word's bytes come out of regfile A by
 # its unpack modes (8a..8d, zero-extended for mul24), the B word's by
 # shifts and a mask, and mul24 multiplies byte by byte. What INT8 buys is
@@ -19,7 +20,7 @@
 # Uniforms: a (the row of the program's first piece), c (its first
 # piece), pieces (0 allowed), vw_setup word of the program's first VPM
 # row, VDW setup word of that row with UNITS 0, rows per store, the first
-# piece's column of B (b + n0 * K4 * 4), pieces left in its row; then the
+# piece's panel of B (b + n0 * K4 * 4), pieces left in its row; then the
 # same for every program: b (B's transpose), K4 (words a row, at least
 # 1), pieces a row.
 
@@ -66,7 +67,8 @@
 	mov r1, unif			# K4
 	mov rb_k4, r1
 	shl r2, r1, 2			# bytes of a row
-	mov rb_rowbytes, r2; mul24 r3, elem_num, r2
+	mov rb_rowbytes, r2
+	shl r3, elem_num, 2
 	add rb_bstart, r0, r3		# lane i's column of B
 	add rb_bcol, ra_bp, r3
 	shl rb_pstep, r2, 4		# 16 columns of B
@@ -86,7 +88,7 @@
 :3	# a word of each operand
 	mov t0s, ra_ap
 	mov t1s, ra_bp
-	add ra_bp, ra_bp, 4
+	add ra_bp, ra_bp, rb_64
 	add ra_ap, ra_ap, rb_4; nop; ldtmu0
 	mov ra_aw, r4; nop; ldtmu1
 	and r0, r4, rb_255

@@ -94,10 +94,7 @@ int qpu_dwconv3x3(struct qpu_kernels *kernels, unsigned int qpus, const struct q
 int qpu_pool2d(struct qpu_kernels *kernels, unsigned int qpus, const struct qpu_pool *p,
 	       struct qpu_kernel_stats *stats);
 
-/*
- * The integer product's limits: a lane's column offset (lane * K4 * 4) is
- * a mul24 product.
- */
+/* The integer product's limits (kept within 24-bit offsets). */
 #define QPU_IGEMM_MAX_K4	((1u << 24) / 64)
 #define QPU_IGEMM_MAX_SIDE	(1u << 24)
 
@@ -106,7 +103,8 @@ int qpu_pool2d(struct qpu_kernels *kernels, unsigned int qpus, const struct qpu_
  *	the sums of byte products exact modulo 2^32
  * @a, @a_off: A, @m rows of @k4 words, each word four unsigned bytes of
  *	the row (byte 0 first along K; pad a row's last word with zeros)
- * @b, @b_off: B's transpose: @n rows of @k4 words, row j being column j
+ * @b, @b_off: B in panels of 16 columns: panel p's word w of column
+ *	16 p + i (its bytes 4 w to 4 w + 3) at word (p * @k4 + w) * 16 + i
  * @c, @c_off: C, @m rows of @n uint32
  * @m, @n, @k4: C's rows and columns (@n a multiple of 16), words along K
  */

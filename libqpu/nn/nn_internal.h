@@ -225,8 +225,9 @@ void nn_qint8_pack_weights(const struct qpu_nn_graph *g, const struct nn_node *n
 /* Run @n; @done takes each kernel call's return (its error or timing). */
 int nn_qint8_run(struct qpu_nn_graph *g, struct nn_node *n, void *scratch,
 		 int (*done)(struct qpu_nn_graph *, struct nn_node *, int));
-/* The instructions the integer product issues for @n, all programs', on
- * VideoCore IV or (@v3d) V3D. */
-double nn_qint8_issue(const struct qpu_nn_graph *g, const struct nn_node *n, int v3d);
+/* The instruction times the busiest of @qpus programs of the integer
+ * product takes for @n, on VideoCore IV or (@v3d) V3D. */
+double nn_qint8_issue(const struct qpu_nn_graph *g, const struct nn_node *n, int v3d,
+		      unsigned int qpus);
 
 #endif /* QPU_NN_INTERNAL_H */

@@ -112,7 +112,7 @@ static unsigned int bias8(const struct qpu_nn_graph *g, const struct nn_node *n,
 	return g->t[n->in[k]].dtype == QPU_NN_INT8 ? 128 : 0;
 }
 
-/* The kernel's B (transposed: column j a row) into @dst, zero-padded. */
+/* The kernel's B (nn_kernels.h: panels of 16 columns) into @dst, zero-padded. */
 void nn_qint8_pack_weights(const struct qpu_nn_graph *g, const struct nn_node *n, uint8_t *dst)
 {
 	const struct nn_tensor *w = &g->t[n->in[3]];
@@ -124,7 +124,7 @@ void nn_qint8_pack_weights(const struct qpu_nn_graph *g, const struct nn_node *n
 	memset(dst, 0, q.npad * q.k4 * 4);
 	for (j = 0; j < q.cols; j++)
 		for (k = 0; k < q.k; k++)
-			dst[j * q.k4 * 4 + k] = (uint8_t)(nn_ld_q(w->cdata, w->dtype,
+			dst[((j / 16 * q.k4 + k / 4) * 16 + j % 16) * 4 + k % 4] = (uint8_t)(nn_ld_q(w->cdata, w->dtype,
 				q.conv ? j * q.k + k : k * q.cols + j) + (int32_t)off);
 }
 
@@ -182,22 +182,27 @@ static void pack_a(const struct qpu_nn_graph *g, const struct nn_node *n, const 
 }
 
 /*
- * What igemm.qasm issues per step (a word of each operand) and per piece,
- * TMU waits included as the emulator's timing model measures them (16
- * columns of 64 words, one program: test-nn's igemm case prints it), and
- * the same of v3d/igemm.qasm.
+ * The instruction times igemm.qasm takes per step (a word of each
+ * operand: 18 issued, the rest waiting for the two lookups) and per piece,
+ * as the emulator's timing model measures all programs busy on a Pi 1
+ * (qpu-nn bench of a QLinearMatMul of 4 x 1024 x 192: 0.54 ms); the same
+ * of v3d/igemm.qasm on a Pi 4 (24 issued a step; 0.62 ms). The lookups are
+ * not run ahead of the arithmetic: that would save up to half of a step.
  */
-#define IGEMM_VC4_PER_WORD	18
+#define IGEMM_VC4_PER_WORD	32
 #define IGEMM_VC4_PER_PIECE	24
-#define IGEMM_V3D_PER_WORD	28
+#define IGEMM_V3D_PER_WORD	49
 #define IGEMM_V3D_PER_PIECE	20
 
-double nn_qint8_issue(const struct qpu_nn_graph *g, const struct nn_node *n, int v3d)
+double nn_qint8_issue(const struct qpu_nn_graph *g, const struct nn_node *n, int v3d,
+		      unsigned int qpus)
 {
 	struct qgeo q;
+	size_t pieces;
 
 	geo(g, n, &q);
-	return (double)(q.images * q.rows * q.npad / 16) *
+	pieces = q.images * q.rows * q.npad / 16;
+	return (double)((pieces + qpus - 1) / qpus) *
 	       ((double)q.k4 * (v3d ? IGEMM_V3D_PER_WORD : IGEMM_VC4_PER_WORD) +
 		(v3d ? IGEMM_V3D_PER_PIECE : IGEMM_VC4_PER_PIECE));
 }

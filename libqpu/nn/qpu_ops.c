@@ -243,7 +243,7 @@ uint64_t nn_qpu_model_ns(enum qpu_board board, const struct qpu_nn_graph *g,
 	if (depthwise(g, n) || pooling(n))
 		ns = window_issue_cycles(g, n) / f.qpus / f.hz * 1e9;
 	else if (nn_qint8(n))
-		ns = nn_qint8_issue(g, n, qpu_board_to_v3d(board) >= 0) * f.issue / f.qpus / f.hz * 1e9;
+		ns = nn_qint8_issue(g, n, qpu_board_to_v3d(board) >= 0, f.qpus) * f.issue / f.hz * 1e9;
 	return (uint64_t)((ns > mem ? ns : mem) + f.launch_ns);
 }
 

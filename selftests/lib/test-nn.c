@@ -486,7 +486,8 @@ static void igemm_matches_host(struct qpu_dev *d, unsigned int m, unsigned int n
 			uint32_t want = 0;
 
 			for (k = 0; k < (size_t)k4 * 4; k++)
-				want += (uint32_t)map[i * k4 * 4 + k] * map[a_bytes + j * k4 * 4 + k];
+				want += (uint32_t)map[i * k4 * 4 + k] *
+					map[a_bytes + ((j / 16 * k4 + k / 4) * 16 + j % 16) * 4 + k % 4];
 			bad += c[i * n + j] != want;
 		}
 	if (bad)

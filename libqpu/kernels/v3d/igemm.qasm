@@ -1,16 +1,18 @@
 # SPDX-License-Identifier: MIT
 #
 # igemm on V3D 4.2 and 7.1: C (M x N uint32) = A (M x K) times B (K x N),
-# unsigned bytes packed four to a word along K (A row by row, B column by
-# column), the sums exact in 32 bits, as libqpu/kernels/igemm.qasm (its
+# unsigned bytes packed four to a word along K (A row by row, B in panels
+# of 16 columns), the sums exact in 32 bits, as libqpu/kernels/igemm.qasm (its
 # head says the layout and why INT8 buys bytes, not arithmetic). V3D has
 # no integer unpack: each word's bytes come out by shifts and a mask of
-# 255, then four umul24s and four adds. Lane i computes C[m][n0 + i] of a
+# 255, then four umul24s and four adds. A's word, the same for every lane,
+# comes through the unifa stream (one read, not 16 TMU lookups); B's
+# through the TMU. Lane i computes C[m][n0 + i] of a
 # piece (one row, 16 columns) and writes it through the TMU.
 #
 # Window uniforms (kernel.h): a (the row of the program's first piece), c
 # (that piece), pieces (0 allowed), three VPM words it skips, the first
-# piece's column of B, pieces left in its row, then b (B's transpose), K4
+# piece's panel of B, pieces left in its row, then b (B's transpose), K4
 # (words a row, at least 1), pieces a row.
 
 .include "v3d.qinc"
@@ -32,24 +34,21 @@
 	sub.pushz rf15, rf13, 0 ; nop
 	b.alla done
 	shl rf18, rf16, 2 ; nop		# bytes a row
-	nop ; umul24 rf19, rf20, rf18
+	shl rf19, rf20, 2 ; nop
 	add rf24, rf11, rf19 ; nop	# lane i's column of B
 	shl rf26, rf18, 4 ; nop		# 16 columns of B
 	add rf25, rf28, rf19 ; nop	# this piece's columns
 	v3d_const rf30, 8, 3		# 64: bytes of C a piece
 	v3d_const rf31, 15, 4
 	add rf31, rf31, 15 ; nop	# 255
-	nop ; mov rf36, 4
 piece:
-	nop ; mov rf32, rf10
+	nop ; mov unifa, rf10		# A's row: one word for all lanes a step
 	nop ; mov rf33, rf25
 	nop ; mov rf34, rf16
 	nop ; mov rf35, 0
 word:
-	add tmua, rf32, 0 ; nop
 	add tmua, rf33, 0 ; nop
-	add rf32, rf32, 4 ; nop
-	add rf33, rf33, rf36 ; nop ; ldtmu.rf40
+	add rf33, rf33, rf30 ; nop ; ldunifarf.rf40
 	nop ; nop ; ldtmu.rf41
 	and rf42, rf40, rf31 ; nop
 	shr rf43, rf40, 8 ; nop
