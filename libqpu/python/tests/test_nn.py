@@ -406,6 +406,42 @@ def test_qlinearmatmul_exact(per_col):
     run_all(model, {"a": a}, exact=True)
 
 
+@pytest.mark.parametrize("xt,xz,wz,ys", [(np.uint8, 0, 127, 0.05), (np.uint8, 255, -128, 0.05),
+                                          (np.int8, -128, 127, 0.0005),
+                                          (np.int8, 127, -128, 0.05)])
+def test_qlinear_zero_points_at_extremes_on_the_qpus(xt, xz, wz, ys):
+    """QLinearConv (K 27: not a multiple of 4) and QLinearMatMul (K 13)
+    with zero points at their types' ends, saturating when ys is small:
+    exactly the numpy reference, and on the QPUs' integer product."""
+    lo, hi = np.iinfo(xt).min, np.iinfo(xt).max
+    x = rng.integers(lo, hi + 1, (1, 3, 5, 6)).astype(xt)
+    x.flat[::4] = lo
+    x.flat[1::4] = hi
+    w = rng.integers(-128, 128, (18, 3, 3, 3)).astype(np.int8)
+    inits = {"xs": np.float32(0.02), "xz": xt(xz), "w": w,
+             "ws": rng.uniform(0.001, 0.01, 18).astype(np.float32),
+             "wz": np.full(18, wz, np.int8), "ys": np.float32(ys), "yz": np.uint8(9),
+             "b": rng.integers(-2000, 2000, 18).astype(np.int32)}
+    conv = make_model([helper.make_node("QLinearConv", ["x", "xs", "xz", "w", "ws", "wz", "ys",
+                                                        "yz", "b"], ["y"], pads=[1, 1, 1, 1])],
+                      {"x": x}, ["y"], inits)
+    conv.graph.output[0].type.tensor_type.elem_type = TensorProto.UINT8
+    a = rng.integers(lo, hi + 1, (3, 13)).astype(xt)
+    b = rng.integers(-128, 128, (13, 20)).astype(np.int8)
+    minits = {"as": np.float32(0.03), "az": xt(xz), "b": b,
+              "bs": rng.uniform(0.001, 0.01, 20).astype(np.float32),
+              "bz": np.full(20, wz, np.int8), "ys": np.float32(ys), "yz": np.uint8(200)}
+    mm = make_model([helper.make_node("QLinearMatMul", ["a", "as", "az", "b", "bs", "bz", "ys",
+                                                        "yz"], ["y"])], {"a": a}, ["y"], minits)
+    mm.graph.output[0].type.tensor_type.elem_type = TensorProto.UINT8
+    for model, feeds in ((conv, {"x": x}), (mm, {"a": a})):
+        (want,) = run_all(model, feeds, exact=True)
+        if ys < 0.001:
+            assert np.isin(want, (0, 255)).mean() > 0.5  # saturation is tested
+        with qpu.nn.load(model, device=DEVICE, qpu_all=True) as net:
+            assert [n["where"] for n in net.plan()] == ["qpu"]
+
+
 def test_qlinearadd_exact():
     a = rng.integers(0, 256, (2, 3, 4)).astype(np.uint8)
     b = rng.integers(0, 256, (3, 1)).astype(np.uint8)
