@@ -243,4 +243,8 @@ int v3d_sim_perfmon_destroy_ioctl(struct drm_device *drm, void *data,
 int v3d_sim_perfmon_get_values_ioctl(struct drm_device *drm, void *data,
 				     struct drm_file *file);
 
+/* v3d_sim_vcio.c: the simulated firmware's /dev/vcio, with vcio=1 */
+int v3d_sim_vcio_init(void);
+void v3d_sim_vcio_fini(void);
+
 #endif /* V3D_SIM_H */

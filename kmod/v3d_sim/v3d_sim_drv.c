@@ -6,8 +6,9 @@
  * answers upstream's compute uapi (include/uapi/drm/v3d_drm.h) on the V3D
  * emulator of libqpu's core: GET_PARAM from the board's identification
  * registers, the BO ioctls, SUBMIT_CSD with syncobjs and the multisync
- * extension, perfmons. SUBMIT_CL and SUBMIT_TFU are refused. For tests in
- * an amd64 VM only: never packaged.
+ * extension, perfmons. SUBMIT_CL and SUBMIT_TFU are refused. With vcio=1
+ * the machine's firmware mailbox too (v3d_sim_vcio.c). For tests in an
+ * amd64 VM only: never packaged.
  */
 #include <linux/mod_devicetable.h>
 #include <linux/module.h>
@@ -321,6 +322,9 @@ static int __init v3d_sim_init(void)
 			goto fail;
 		}
 	}
+	ret = v3d_sim_vcio_init();
+	if (ret)
+		goto fail;
 	return 0;
 
 fail:
@@ -331,6 +335,7 @@ fail:
 
 static void __exit v3d_sim_exit(void)
 {
+	v3d_sim_vcio_fini();
 	v3d_sim_unregister_devices();
 	platform_driver_unregister(&v3d_sim_platform_driver);
 }
