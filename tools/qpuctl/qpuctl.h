@@ -124,6 +124,9 @@ struct telemetry {
 
 void telemetry_from_dev(struct telemetry *t, struct nlattr **tb);
 void telemetry_from_event(struct telemetry *t, struct nlattr **tb);
+struct qpu_telemetry;
+void telemetry_from_libqpu(struct telemetry *t, const struct qpu_telemetry *s);
+void telemetry_print_libqpu(const struct qpu_telemetry *s);
 bool telemetry_any(const struct telemetry *t);
 void telemetry_print(const struct telemetry *t);
 void telemetry_print_stats(struct nlattr **tb);

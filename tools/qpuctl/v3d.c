@@ -4,8 +4,9 @@
  * serves (qpu.ko is not involved, so its netlink family is not there):
  * each DRM render node libqpu opens as a v3d device (qpu_dev_open()),
  * with what the driver's uapi tells: generation, board, slices, QPUs and
- * the identification registers. The uapi gives no clock, temperature or
- * statistics of its own.
+ * the identification registers, and the telemetry libqpu reads for it
+ * (the Raspberry Pi firmware's clock, temperature and throttling through
+ * /dev/vcio; the uapi gives none of its own).
  */
 
 #include <dirent.h>
@@ -39,6 +40,7 @@ static bool v3d_show_node(const char *node)
 		{ QPU_DEV_PARAM_V3D_IDENT2, "ident2", " ident2 0x%08" PRIx64 },
 	};
 	struct qpu_dev *dev = qpu_dev_open(node);
+	struct qpu_telemetry t;
 	uint64_t gen = 0, v;
 	size_t i;
 	int err = errno;
@@ -59,6 +61,8 @@ static bool v3d_show_node(const char *node)
 	for (i = 0; i < sizeof(params) / sizeof(params[0]); i++)
 		if (!qpu_dev_get_param(dev, params[i].param, &v))
 			print_uint(params[i].key, params[i].fmt, v);
+	if (!qpu_dev_get_telemetry(dev, &t))
+		telemetry_print_libqpu(&t);
 	print_text("\n");
 	print_close_object();
 	qpu_dev_close(dev);
@@ -77,7 +81,8 @@ int cmd_v3d(struct qpuctl *ctl, int argc, char **argv)
 	if (argc && is_help(argv[0])) {
 		printf("Usage: qpuctl [-j [-p]] v3d [show]\n"
 		       "List the v3d DRM driver's nodes (a Pi 4's or Pi 5's GPU), as libqpu\n"
-		       "opens them: generation, board, slices, QPUs, identification.\n");
+		       "opens them: generation, board, slices, QPUs, identification, and the\n"
+		       "firmware's clock, temperature and throttling (telemetry).\n");
 		return 0;
 	}
 	if (argc && strcmp(argv[0], "show"))
