@@ -85,4 +85,22 @@ knob fw_clock_measured_hz 500000000
 knob fw_temp_mc 45000
 knob fw_throttled 0
 
+# v3d stats: both nodes' queues from gpu_stats, their CSD jobs counted
+# (test-v3d-dev and the kselftests ran jobs on both before this script).
+"$QPUCTL" v3d stats >"$tmp/out" 2>"$tmp/err"
+rc=$?
+result qpuctl_v3d_stats "$([ "$rc" -eq 0 ] && grep -qx "node $pi4_node" "$tmp/out" &&
+	grep -qx "node $pi5_node" "$tmp/out" &&
+	[ "$(grep -cE '^  csd +jobs [1-9][0-9]* runtime_ns [1-9][0-9]*$' "$tmp/out")" -eq 2 ] &&
+	[ "$(grep -cE '^  tfu +jobs 0 runtime_ns 0$' "$tmp/out")" -eq 2 ]; echo $?)" \
+	"exit status $rc: $(cat "$tmp/out" "$tmp/err")"
+# v3d top: this shell's own open file of the Pi 4's node, as a client.
+exec 3<>"$pi4"
+"$QPUCTL" -j v3d top interval 0.1 count 1 >"$tmp/out" 2>"$tmp/err"
+rc=$?
+result qpuctl_v3d_top_client "$([ "$rc" -eq 0 ] && grep -qE "\"clients\":\[.*\{\"pid\":$$,\"comm\":\"[^\"]*\",\"fd\":3,\"client_id\":[0-9]+,\"csd_jobs\":0,\"csd_jobs_delta\":0,\"csd_ns\":0,\"csd_busy_permille\":0\}" "$tmp/out" &&
+	grep -qF "{\"node\":\"$pi5_node\",\"csd_jobs\":" "$tmp/out"; echo $?)" \
+	"exit status $rc: $(cat "$tmp/out" "$tmp/err")"
+exec 3>&-
+
 tap_end

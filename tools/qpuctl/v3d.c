@@ -80,11 +80,20 @@ int cmd_v3d(struct qpuctl *ctl, int argc, char **argv)
 	(void)ctl;
 	if (argc && is_help(argv[0])) {
 		printf("Usage: qpuctl [-j [-p]] v3d [show]\n"
+		       "       qpuctl [-j [-p]] v3d stats\n"
+		       "       qpuctl [-j [-p]] v3d top [interval SECONDS] [count N]\n"
 		       "List the v3d DRM driver's nodes (a Pi 4's or Pi 5's GPU), as libqpu\n"
 		       "opens them: generation, board, slices, QPUs, identification, and the\n"
-		       "firmware's clock, temperature and throttling (telemetry).\n");
+		       "firmware's clock, temperature and throttling (telemetry). stats: each\n"
+		       "node's queues from the driver's gpu_stats (jobs, runtime); top: every\n"
+		       "interval (1 s) each node's compute busy share and jobs, and each\n"
+		       "client's (process, file) from its fdinfo. Stops after N samples.\n");
 		return 0;
 	}
+	if (argc && !strcmp(argv[0], "stats"))
+		return cmd_v3d_stats(argc - 1, argv + 1);
+	if (argc && !strcmp(argv[0], "top"))
+		return cmd_v3d_top(argc - 1, argv + 1);
 	if (argc && strcmp(argv[0], "show"))
 		die("unknown v3d command '%s': try 'qpuctl v3d help'", argv[0]);
 	if (argc > 1)
