@@ -199,9 +199,27 @@ grep -q '{"check":"v3d_driver","status":"ok","summary":"the V3D (fec00000.v3d) i
 	grep -q '{"check":"kms_overlay","status":"ok"' "$tmp/out" &&
 	grep -q '{"check":"v3d_node","status":"fail","summary":"'"$root"'/dev/dri/renderD128 (mode 0660, group render) cannot be opened by uid 4242","fix":"join the group: usermod -aG render $USER, then log in again"}' "$tmp/out" &&
 	grep -q '{"check":"csd","status":"skip"' "$tmp/out" &&
+	grep -q '{"check":"firmware","status":"warn","summary":"'"$root"'/dev/vcio is missing: the GPU'"'"'s clock, temperature and throttling are not sampled","fix":"a Raspberry Pi OS kernel makes it (its vcio driver, CONFIG_BCM_VCIO)"}' "$tmp/out" &&
 	! grep -q '"check":"module"' "$tmp/out" &&
 	grep -q '"problems":1}$' "$tmp/out" && [ "$status" -eq 1 ] ||
 	fail "doctor_pi4_node_group: exit $status: $(cat "$tmp/out" "$tmp/err")"
+# /dev/vcio of a group the caller is not in (here the render node's; video
+# on Raspberry Pi OS): a warning with the group to join, never a problem;
+# then open to everyone: ok.
+: >"$root/dev/vcio"
+chmod 0660 "$root/dev/vcio"
+n=$((n + 1))
+QPUCTL_ROOT=$root "$QPUCTL" -j doctor >"$tmp/out" 2>"$tmp/err"
+status=$?
+grep -q '{"check":"firmware","status":"warn","summary":"'"$root"'/dev/vcio (mode 0660, group render) cannot be opened by uid 4242: no clock, temperature or throttling","fix":"join the group: usermod -aG render $USER, then log in again"}' "$tmp/out" &&
+	grep -q '"problems":1}$' "$tmp/out" ||
+	fail "doctor_pi4_vcio_group: exit $status: $(cat "$tmp/out" "$tmp/err")"
+chmod 0666 "$root/dev/vcio"
+n=$((n + 1))
+QPUCTL_ROOT=$root "$QPUCTL" -j doctor >"$tmp/out" 2>"$tmp/err"
+grep -q '{"check":"firmware","status":"ok","summary":"'"$root"'/dev/vcio is usable by uid 4242: libqpu reads' "$tmp/out" ||
+	fail "doctor_pi4_vcio_ok: $(cat "$tmp/out" "$tmp/err")"
+rm "$root/dev/vcio"
 # ... and without the driver and the overlay: both fail, with their fixes.
 rm "$dev/driver"
 : >"$root/boot/firmware/config.txt"
