@@ -170,7 +170,7 @@ static int gpu_stats(int gen, const char *queue, unsigned long long *jobs,
 		     unsigned long long *runtime)
 {
 	char path[128], line[256], name[32];
-	unsigned long long ts;
+	unsigned long long ts, j, rt;
 	int ret = -1;
 	FILE *f;
 
@@ -182,9 +182,12 @@ static int gpu_stats(int gen, const char *queue, unsigned long long *jobs,
 	if (!fgets(line, sizeof(line), f) || strcmp(line, "queue\ttimestamp\tjobs\truntime\n"))
 		goto out;
 	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "%31s %llu %llu %llu", name, &ts, jobs, runtime) == 4 &&
-		    !strcmp(name, queue))
+		if (sscanf(line, "%31s %llu %llu %llu", name, &ts, &j, &rt) == 4 &&
+		    !strcmp(name, queue)) {
+			*jobs = j;
+			*runtime = rt;
 			ret = 0;
+		}
 out:
 	fclose(f);
 	return ret;
