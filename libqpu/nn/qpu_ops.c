@@ -215,7 +215,7 @@ static double pool_taps(const struct qpu_nn_graph *g, const struct nn_node *n)
 }
 
 /* The instructions a window kernel issues for node @n, all programs'. */
-static double window_issue_cycles(const struct qpu_nn_graph *g, const struct nn_node *n)
+static double window_issue_instructions(const struct qpu_nn_graph *g, const struct nn_node *n)
 {
 	const struct nn_tensor *y = &g->t[n->out[0]];
 	double rows = (double)(y->dims[0] * y->dims[1] * y->dims[2]);
@@ -241,7 +241,7 @@ uint64_t nn_qpu_model_ns(enum qpu_board board, const struct qpu_nn_graph *g,
 	double mem = bw > 0 ? (double)n->bytes / bw * 1e9 : 0.0;
 
 	if (depthwise(g, n) || pooling(n))
-		ns = window_issue_cycles(g, n) / f.qpus / f.hz * 1e9;
+		ns = window_issue_instructions(g, n) * f.issue / f.qpus / f.hz * 1e9;
 	else if (nn_qint8(n))
 		ns = nn_qint8_issue(g, n, qpu_board_to_v3d(board) >= 0, f.qpus) * f.issue / f.hz * 1e9;
 	return (uint64_t)((ns > mem ? ns : mem) + f.launch_ns);
