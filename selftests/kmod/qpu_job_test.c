@@ -68,6 +68,8 @@ FIXTURE(job) {
 
 FIXTURE_SETUP(job)
 {
+	/* Cases count device-wide BOs and jobs: an earlier case's job ends first. */
+	ASSERT_EQ(0, qpu_test_wait_device_idle(60000));
 	self->fd = open(QPU_NODE, O_RDWR | O_CLOEXEC);
 	ASSERT_LE(0, self->fd) TH_LOG("open " QPU_NODE ": %s", strerror(errno));
 	ASSERT_EQ(0, qpu_test_bo_new(self->fd, 4096, qpu_prog_end, sizeof(qpu_prog_end), &self->end));

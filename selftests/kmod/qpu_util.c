@@ -159,6 +159,26 @@ int qpu_test_stats_wait_bo(int ms, long long count, long long bytes,
 	return c == count && b == bytes ? 0 : -1;
 }
 
+int qpu_test_wait_device_idle(int ms)
+{
+	static const char *const ended[] = { "jobs_done", "jobs_failed", "jobs_timeout",
+					     "jobs_canceled" };
+	__s64 end = qpu_test_now_ns() + ms * 1000000ll;
+	long long submitted, sum;
+	unsigned int i;
+
+	for (;;) {
+		submitted = qpu_test_stat("jobs_submitted");
+		for (sum = 0, i = 0; i < sizeof(ended) / sizeof(ended[0]); i++)
+			sum += qpu_test_stat(ended[i]);
+		if (submitted < 0 || sum >= submitted)
+			return 0;
+		if (qpu_test_now_ns() > end)
+			return -1;
+		usleep(10000);
+	}
+}
+
 long long qpu_test_read_ll(const char *path)
 {
 	long long v = -1;

@@ -73,6 +73,14 @@ int qpu_test_stats_wait_bo(int ms, long long count, long long bytes,
 			   long long *count_now, long long *bytes_now);
 
 /*
+ * Waits up to @ms for every job the device was given to have ended
+ * (jobs_submitted = done + failed + timeout + canceled): a test that counts
+ * device-wide BOs or jobs starts after an earlier test's last job, which may
+ * outlive its file (a running job keeps its BOs). 0, or -1 at @ms.
+ */
+int qpu_test_wait_device_idle(int ms);
+
+/*
  * The mean round trip of @n eventfd ping-pongs between two threads, in
  * us: what a wake-up costs on this machine now; -1 on an error.
  */
