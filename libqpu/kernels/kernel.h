@@ -7,6 +7,7 @@
 #ifndef LIBQPU_KERNEL_H
 #define LIBQPU_KERNEL_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
@@ -65,6 +66,13 @@ struct qpu_kernel_code {
  * @work: a wrapper's own device buffer for its operands (qpu_nms()'s
  *	records and mask), kept between calls as @scratch is; NULL before
  * @host: a wrapper's host memory, kept between calls; @host_bytes its size
+ * @in_fence: with @has_in_fence, the fence the next job waits for on the
+ *	device (libqpu/nn's first QPU node); the caller's fd, used once
+ * @submit_only: the next job is submitted, not waited for; its out-fence
+ *	goes to @out_fence (qpu_preprocess_submit())
+ * @pending: a job submitted and not yet finished (qpu_kernels_finish());
+ *	the scratch buffer holds its uniforms, so every other call refuses
+ *	with -EBUSY until then; @pending_* say what to finish
  */
 struct qpu_kernels {
 	struct qpu_dev *dev;
@@ -82,6 +90,14 @@ struct qpu_kernels {
 	struct qpu_bo *work;
 	void *host;
 	size_t host_bytes;
+	bool has_in_fence;
+	int in_fence;
+	bool submit_only;
+	int *out_fence;
+	bool pending;
+	const char *pending_name;
+	uint64_t pending_seqno, pending_start;
+	struct qpu_kernel_stats pending_stats;
 };
 
 /**
@@ -137,7 +153,10 @@ int qpu_sgemm_v3d(struct qpu_kernels *kernels, unsigned int qpus, float alpha,
  * Submit @job (a timeout of 0 becomes the device's longest), wait for its
  * end and fill @stats' qpus, instructions and elapsed_ns. Returns 0, -EIO
  * if the job did not end well, or the errno of a failed submit or wait;
- * the message is set. For wrappers that build their own job.
+ * the message is set. For wrappers that build their own job. With
+ * @kernels->submit_only it returns after the submit, the job pending
+ * (qpu_kernels_finish() ends it); with @kernels->has_in_fence the job
+ * waits for that fence first.
  */
 int qpu_kernel_submit(struct qpu_kernels *kernels, const char *name,
 		      struct qpu_job_desc *job, struct qpu_kernel_stats *stats);
