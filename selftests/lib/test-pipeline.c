@@ -341,6 +341,7 @@ struct clocked {
 	uint64_t frame;
 	unsigned int warnings;
 	char warning[256];
+	int steady_clock, steady_time;	/* the clock, or the time, does not change */
 };
 
 static int clocked_telemetry(void *ctx, struct qpu_pipeline_telemetry *t)
@@ -348,7 +349,7 @@ static int clocked_telemetry(void *ctx, struct qpu_pipeline_telemetry *t)
 	struct clocked *c = ctx;
 
 	t->flags = QPU_PIPELINE_TELEMETRY_CLOCK | QPU_PIPELINE_TELEMETRY_TEMP;
-	t->clock_hz = c->frame < 20 ? 500000000 : 250000000;
+	t->clock_hz = c->frame < 20 || c->steady_clock ? 500000000 : 250000000;
 	t->temp_mc = 80000;
 	return 0;
 }
@@ -356,7 +357,7 @@ static int clocked_telemetry(void *ctx, struct qpu_pipeline_telemetry *t)
 static int clocked_run(void *ctx, struct qpu_pipeline_job *job)
 {
 	struct clocked *c = ctx;
-	struct timespec ts = { 0, job->frame->index < 20 ? 1000000 : 6000000 };
+	struct timespec ts = { 0, job->frame->index < 20 || c->steady_time ? 1000000 : 6000000 };
 
 	c->frame = job->frame->index + 1;
 	nanosleep(&ts, NULL);
@@ -369,6 +370,24 @@ static void clocked_warn(void *ctx, const char *msg)
 
 	c->warnings++;
 	snprintf(c->warning, sizeof(c->warning), "%s", msg);
+}
+
+/* A pipeline of @st alone after 30 gray frames, its stats; NULL (checked) on failure. */
+static struct qpu_pipeline *clocked_pipeline(const struct qpu_pipeline_config *cfg,
+					     const struct qpu_pipeline_stage *st,
+					     struct qpu_pipeline_stage_stats *ss,
+					     struct qpu_pipeline_stats *ps)
+{
+	struct qpu_pipeline *pl = qpu_pipeline_new(cfg);
+
+	T_CHECK(pl != NULL);
+	if (!pl)
+		return NULL;
+	T_EQ_U64(0, qpu_pipeline_add_stage(pl, st));
+	run_gray(pl, 30);
+	T_EQ_U64(0, qpu_pipeline_get_stage_stats(pl, 0, ss));
+	T_EQ_U64(0, qpu_pipeline_get_stats(pl, ps));
+	return pl;
 }
 
 T_TEST(slowdown_warning)
@@ -385,25 +404,36 @@ T_TEST(slowdown_warning)
 	};
 	struct qpu_pipeline_stage_stats ss;
 	struct qpu_pipeline_stats ps;
-	struct qpu_pipeline *pl = qpu_pipeline_new(&cfg);
+	struct qpu_pipeline *pl = clocked_pipeline(&cfg, &st, &ss, &ps);
 
-	T_CHECK(pl != NULL);
 	if (!pl)
 		return;
-	T_EQ_U64(0, qpu_pipeline_add_stage(pl, &st));
-	run_gray(pl, 30);
-	T_EQ_U64(0, qpu_pipeline_get_stage_stats(pl, 0, &ss));
 	T_CHECK(ss.slowdowns >= 5);
 	T_EQ_U64(1, c.warnings);	/* one message per 100 slow runs */
 	T_CHECK(strstr(c.warning, "stage clocked took"));
 	T_CHECK(strstr(c.warning, "with the V3D clock at 250 MHz, down from 500 MHz"));
-	T_EQ_U64(0, qpu_pipeline_get_stats(pl, &ps));
 	T_EQ_U64(1, ps.warnings);
 	T_CHECK(ps.telemetry_samples >= 30);
 	T_EQ_STR("user", ps.telemetry.source);
 	T_EQ_U64(250000000, ps.telemetry.clock_hz);
 	T_EQ_U64(80000, ps.telemetry.temp_mc);
 	qpu_pipeline_free(pl);
+
+	/* a slower stage at the same clock, or a lower clock at the same
+	 * speed, is no slowdown of the clock's making */
+	for (c.steady_clock = 1; c.steady_clock >= 0; c.steady_clock--) {
+		c.steady_time = !c.steady_clock;
+		c.frame = 0;
+		c.warnings = 0;
+		pl = clocked_pipeline(&cfg, &st, &ss, &ps);
+		if (!pl)
+			return;
+		T_EQ_U64(0, ss.slowdowns);
+		T_EQ_U64(0, c.warnings);
+		T_EQ_U64(0, ps.warnings);
+		T_EQ_U64(c.steady_clock ? 500000000 : 250000000, ps.telemetry.clock_hz);
+		qpu_pipeline_free(pl);
+	}
 }
 
 /* The emulator reports no telemetry; a pipeline says so. */
