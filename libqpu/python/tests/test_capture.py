@@ -12,7 +12,6 @@ import pytest
 
 import qpu
 import qpu.capture as cap
-from conftest import DEVICE
 from test_abi import check_against_headers, struct_pairs
 
 STRUCTS = {"qpu_capture_config": cap.CaptureConfig, "qpu_capture_frame": cap.CaptureFrame}
@@ -24,12 +23,6 @@ HEADER_NAMES = {"nv12": "NV12", "i420": "YUV420", "yuyv": "YUYV", "rgb24": "RGB2
 def test_package_matches_the_header(tmp_path):
     pairs = [("QPU_CAPTURE_" + HEADER_NAMES[k], v) for k, v in cap.FORMATS.items()]
     check_against_headers(tmp_path, ("qpu_capture.h",), pairs + struct_pairs(STRUCTS))
-
-
-@pytest.fixture(scope="module")
-def dev():
-    with qpu.Device(DEVICE) as d:
-        yield d
 
 
 def test_fourcc():
