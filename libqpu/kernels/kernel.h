@@ -67,7 +67,9 @@ struct qpu_kernel_code {
  *	records and mask), kept between calls as @scratch is; NULL before
  * @host: a wrapper's host memory, kept between calls; @host_bytes its size
  * @in_fence: with @has_in_fence, the fence the next job waits for on the
- *	device (libqpu/nn's first QPU node); the caller's fd, used once
+ *	device (libqpu/nn's first QPU node); the caller's fd, used once;
+ *	@in_fence_bo, the buffer it guards, which a wrapper reading it on the
+ *	host waits for on the CPU instead (qpu_kernel_host_read())
  * @submit_only: the next job is submitted, not waited for; its out-fence
  *	goes to @out_fence (qpu_preprocess_submit())
  * @pending: a job submitted and not yet finished (qpu_kernels_finish());
@@ -92,6 +94,7 @@ struct qpu_kernels {
 	size_t host_bytes;
 	bool has_in_fence;
 	int in_fence;
+	const struct qpu_bo *in_fence_bo;
 	bool submit_only;
 	int *out_fence;
 	bool pending;
@@ -160,6 +163,15 @@ int qpu_sgemm_v3d(struct qpu_kernels *kernels, unsigned int qpus, float alpha,
  */
 int qpu_kernel_submit(struct qpu_kernels *kernels, const char *name,
 		      struct qpu_job_desc *job, struct qpu_kernel_stats *stats);
+
+/*
+ * A wrapper about to read @bo on the host (sgemm packing an operand): when
+ * @bo is what the pending in-fence guards, wait for it here (the job then
+ * needs it no more). Returns 0, or -ECANCELED with the message when the
+ * fence's job did not end well.
+ */
+int qpu_kernel_host_read(struct qpu_kernels *kernels, const char *name,
+			 const struct qpu_bo *bo);
 
 /*
  * @kernels's copy of @code on its device, uploaded at the first call (cache.c);

@@ -177,6 +177,18 @@ static void timing_add(struct qpu_kernels *kernels, const struct qpu_job_timing 
 	kernels->timing_known = true;
 }
 
+int qpu_kernel_host_read(struct qpu_kernels *kernels, const char *name,
+			 const struct qpu_bo *bo)
+{
+	if (!kernels->has_in_fence || bo != kernels->in_fence_bo)
+		return 0;
+	kernels->has_in_fence = false;
+	if (qpu_fence_wait(kernels->in_fence, -1))
+		return qpu_kernel_fail(kernels, ECANCELED, name,
+				       "the in-fence's job did not end well: no input");
+	return 0;
+}
+
 /* The end of a job started at @start: @stats, the modelled time, the status. */
 static int job_ended(struct qpu_kernels *kernels, const char *name, uint64_t start,
 		     unsigned int qpus, const struct qpu_job_result *r,

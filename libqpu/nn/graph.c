@@ -866,14 +866,16 @@ QPU_API int qpu_nn_run_input(struct qpu_nn_graph *g, struct qpu_bo *bo, size_t o
 		g->ext_bytes = qpu_bo_get_size(bo);
 		point_input(g, in, g->ext_map + offset);
 	}
-	if (on_device) {
+	if (on_device) {	/* a kernel packing the input on the host waits there */
 		g->kernels->has_in_fence = true;
 		g->kernels->in_fence = in_fence_fd;
+		g->kernels->in_fence_bo = bo;
 	}
 	ret = run_nodes(g);
 	if (on_device) {
 		g->kernels->has_in_fence = false;
-		if (ret == -EIO && qpu_fence_wait(in_fence_fd, 0) == -EIO) {
+		g->kernels->in_fence_bo = NULL;
+		if ((ret == -EIO || ret == -ECANCELED) && qpu_fence_wait(in_fence_fd, 0) == -EIO) {
 			nn_err(g, "the input's fence: the job writing the input did not end well");
 			ret = -ECANCELED;
 		}

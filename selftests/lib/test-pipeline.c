@@ -12,6 +12,7 @@
  */
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -335,13 +336,14 @@ static void run_gray(struct qpu_pipeline *pl, unsigned int frames)
 	T_EQ_U64(0, qpu_pipeline_finish(pl));
 }
 
-/* A stage that takes 1 ms, 6 ms once the user's telemetry says the clock
+/* A stage that takes 1 ms, 12 ms once the user's telemetry says the clock
  * fell, and that telemetry. */
 struct clocked {
 	uint64_t frame;
 	unsigned int warnings;
 	char warning[256];
-	int steady_clock, steady_time;	/* the clock, or the time, does not change */
+	int steady_clock;	/* the clock does not fall */
+	int speeds_up;		/* 12 ms a run, then 1 ms from frame 20 */
 };
 
 static int clocked_telemetry(void *ctx, struct qpu_pipeline_telemetry *t)
@@ -357,7 +359,8 @@ static int clocked_telemetry(void *ctx, struct qpu_pipeline_telemetry *t)
 static int clocked_run(void *ctx, struct qpu_pipeline_job *job)
 {
 	struct clocked *c = ctx;
-	struct timespec ts = { 0, job->frame->index < 20 || c->steady_time ? 1000000 : 6000000 };
+	int slow = c->speeds_up ? job->frame->index < 20 : job->frame->index >= 20;
+	struct timespec ts = { 0, slow ? 12000000 : 1000000 };
 
 	c->frame = job->frame->index + 1;
 	nanosleep(&ts, NULL);
@@ -419,10 +422,11 @@ T_TEST(slowdown_warning)
 	T_EQ_U64(80000, ps.telemetry.temp_mc);
 	qpu_pipeline_free(pl);
 
-	/* a slower stage at the same clock, or a lower clock at the same
-	 * speed, is no slowdown of the clock's making */
+	/* a slower stage at the same clock, or a lower clock with a faster
+	 * stage (far from any scheduling hiccup), is no slowdown of the
+	 * clock's making */
 	for (c.steady_clock = 1; c.steady_clock >= 0; c.steady_clock--) {
-		c.steady_time = !c.steady_clock;
+		c.speeds_up = !c.steady_clock;
 		c.frame = 0;
 		c.warnings = 0;
 		pl = clocked_pipeline(&cfg, &st, &ss, &ps);
@@ -1156,7 +1160,27 @@ T_TEST(fence_preprocess_submit)
 	qpu_kernels_free(k);
 }
 
-/* The 1x1 detector of write_detector() at FENCE_SIDE, bound to @dev. */
+/* A MatMul of the 192 floats of a tensor by a constant 192 x 7: its A is the input. */
+static int write_matmul(const char *path)
+{
+	static float w[FENCE_OUT / 4 * 7];
+	int64_t xd[2] = { 1, FENCE_OUT / 4 }, wd[2] = { FENCE_OUT / 4, 7 };
+	struct nb q = { 0 };
+	uint32_t x, tw, y, in[2];
+	unsigned int i;
+
+	for (i = 0; i < FENCE_OUT / 4 * 7; i++)
+		w[i] = (float)(i % 13) / 13.0f - 0.5f;
+	x = nb_tensor(&q, "x", QPU_NN_FLOAT32, 2, xd, NULL, 0);
+	tw = nb_tensor(&q, "w", QPU_NN_FLOAT32, 2, wd, w, sizeof(w));
+	y = nb_value(&q, "y");
+	in[0] = x;
+	in[1] = tw;
+	nb_node(&q, "mm", "MatMul", "", 2, in, 1, &y);
+	return nb_save(&q, 13, x, y, path);
+}
+
+/* The graph of @model bound to @dev (every node it can on the QPUs). */
 static struct qpu_nn_graph *fence_graph(const char *model, struct qpu_dev *dev)
 {
 	char err[256];
@@ -1181,32 +1205,45 @@ static void fence_output(struct qpu_nn_graph *g, float *out, size_t bytes)
 	memcpy(out, ti.data, bytes < ti.bytes ? bytes : ti.bytes);
 }
 
-/* qpu_nn_run_input(): the input where pre-processing wrote it, after its fence. */
-T_TEST(fence_nn_run_input)
+/* Opens an eventfd gate 30 ms after it starts. */
+static void *open_gate(void *arg)
 {
-	char model[] = "/tmp/test-pipeline-XXXXXX";
+	struct timespec ts = { 0, 30000000 };
+	uint64_t one = 1;
+
+	nanosleep(&ts, NULL);
+	if (write(*(int *)arg, &one, sizeof(one)) != sizeof(one))
+		abort();
+	return NULL;
+}
+
+/*
+ * qpu_nn_run_input() on @model's graph: the input where pre-processing
+ * wrote it, after its fence. On the emulator the pre-processing job waits
+ * on a gate that another thread opens 30 ms later, so the graph's first
+ * job is queued behind a job not yet run (or its wrapper, packing the
+ * input on the host, waits on the CPU): the outputs are still the waited
+ * run's, bit for bit.
+ */
+static void fence_nn_case(const char *model, size_t out_floats)
+{
 	struct qpu_kernels *k = qpu_kernels_new(device);
 	struct qpu_bo *frame = qpu_bo_new(device, FENCE_W * FENCE_H * 3 / 2);
 	struct qpu_bo *t = qpu_bo_new(device, FENCE_OUT), *small = qpu_bo_new(device, 64);
-	float ref[7 * 64], got[7 * 64], cpu[7 * 64];
-	struct qpu_nn_graph *g = NULL, *c = NULL;
+	float *ref = calloc(3 * out_floats, sizeof(float)), *got = ref + out_floats;
+	float *cpu = got + out_floats;
+	struct qpu_nn_graph *g = fence_graph(model, device), *c = fence_graph(model, NULL);
 	struct qpu_nn_tensor_info ti;
-	struct qpu_nn_node_info n;
 	struct qpu_preprocess p;
 	struct faulty f;
+	pthread_t gate_thread;
 	unsigned int i, far = 0;
-	int fence = -1, pipefd[2] = { -1, -1 };
+	int fence = -1, gate = -1, pipefd[2] = { -1, -1 };
 
-	T_CHECK(k && frame && t && small);
-	if (!k || !frame || !t || !small || detector_model(model))
-		return;
+	T_CHECK(k && frame && t && small && ref);
 	faulty_init(&f, device);
-	g = fence_graph(model, device);
-	c = fence_graph(model, NULL);
-	if (!g || !c)
+	if (!k || !frame || !t || !small || !ref || !g || !c)
 		goto out;
-	T_EQ_U64(0, qpu_nn_node(g, 0, &n));
-	T_EQ_U64(QPU_NN_WHERE_QPU, n.where);
 	p = fence_pre(frame, t);
 
 	/* waited: the tensor copied into the arena */
@@ -1214,22 +1251,30 @@ T_TEST(fence_nn_run_input)
 	T_EQ_U64(0, qpu_nn_input(g, 0, &ti));
 	memcpy(ti.data, qpu_bo_get_map(t), ti.bytes);
 	T_EQ_U64(0, qpu_nn_run(g));
-	fence_output(g, ref, sizeof(ref));
+	fence_output(g, ref, out_floats * 4);
 
 	/* chained: the arena's input is garbage, the buffer is read in place */
 	memset(ti.data, 0x7f, ti.bytes);
 	memset(qpu_bo_get_map(t), 0, FENCE_OUT);
-	T_EQ_U64(0, qpu_preprocess_submit(k, 2, &p, -1, &fence));
+	if (emulated()) {
+		gate = eventfd(0, EFD_CLOEXEC);
+		T_EQ_U64(0, pthread_create(&gate_thread, NULL, open_gate, &gate));
+	}
+	T_EQ_U64(0, qpu_preprocess_submit(k, 2, &p, gate, &fence));
 	T_EQ_U64(0, qpu_nn_run_input(g, t, 0, fence));
+	if (gate >= 0) {
+		pthread_join(gate_thread, NULL);
+		close(gate);
+	}
 	T_EQ_U64(0, qpu_kernels_finish(k, NULL));
-	fence_output(g, got, sizeof(got));
-	T_EQ_U64(0, memcmp(ref, got, sizeof(ref)));
+	fence_output(g, got, out_floats * 4);
+	T_EQ_U64(0, memcmp(ref, got, out_floats * 4));
 	T_EQ_U64(0x7f7f7f7f, ((uint32_t *)ti.data)[0]);	/* not copied */
 
 	/* a graph on the CPU alone waits for the fence on the CPU */
 	T_EQ_U64(0, qpu_nn_run_input(c, t, 0, fence));
-	fence_output(c, cpu, sizeof(cpu));
-	for (i = 0; i < 7 * 64; i++)
+	fence_output(c, cpu, out_floats * 4);
+	for (i = 0; i < out_floats; i++)
 		far += cpu[i] - ref[i] > 1e-4f || ref[i] - cpu[i] > 1e-4f;
 	T_EQ_U64(0, far);
 	close(fence);
@@ -1237,8 +1282,8 @@ T_TEST(fence_nn_run_input)
 	/* no fence, no buffer: plain qpu_nn_run() on the arena */
 	memcpy(ti.data, qpu_bo_get_map(t), ti.bytes);
 	T_EQ_U64(0, qpu_nn_run_input(g, NULL, 0, -1));
-	fence_output(g, got, sizeof(got));
-	T_EQ_U64(0, memcmp(ref, got, sizeof(ref)));
+	fence_output(g, got, out_floats * 4);
+	T_EQ_U64(0, memcmp(ref, got, out_floats * 4));
 
 	/* a fence whose job failed: nothing runs on a missing input */
 	fence = failed_fence(&f);
@@ -1263,12 +1308,32 @@ T_TEST(fence_nn_run_input)
 out:
 	qpu_nn_free(g);
 	qpu_nn_free(c);
-	unlink(model);
 	faulty_fini(&f);
 	qpu_bo_free(frame);
 	qpu_bo_free(t);
 	qpu_bo_free(small);
 	qpu_kernels_free(k);
+	free(ref);
+}
+
+/* A 1x1 convolution (sgemm's B is the input) and a MatMul (its A, packed on the host). */
+T_TEST(fence_nn_run_input)
+{
+	char conv[] = "/tmp/test-pipeline-XXXXXX", mm[] = "/tmp/test-pipeline-XXXXXX";
+	int fd;
+
+	if (!detector_model(conv)) {
+		fence_nn_case(conv, 7 * FENCE_SIDE * FENCE_SIDE);
+		unlink(conv);
+	}
+	fd = mkstemp(mm);
+	T_CHECK(fd >= 0);
+	if (fd < 0)
+		return;
+	close(fd);
+	T_EQ_U64(0, write_matmul(mm));
+	fence_nn_case(mm, 7);
+	unlink(mm);
 }
 
 /* The stages' "chained" counts of the pipeline's JSON, @n of them. */
