@@ -346,8 +346,11 @@ QPU_API int qpu_nn_set_timeout(struct qpu_nn_graph *graph, unsigned int timeout_
  * its job reads the input itself (a 1x1 convolution, a product, a
  * depthwise convolution or a pooling), the fence goes to that job as its
  * in-fence and the CPU does not wait for it: qpu.ko and a v3d node queue
- * the job behind it, the emulator's worker runs it once it signalled.
- * Otherwise the call waits for the fence on the CPU first. The outputs
+ * the job behind it, the emulator's worker runs it once it signalled. A
+ * kernel that packs the input on the host before its job (sgemm packs its
+ * A operand, a product's input, and on VideoCore IV the B of some shapes)
+ * waits for the fence on the CPU there. Otherwise the call waits for the
+ * fence on the CPU first. The outputs
  * are where qpu_nn_output() says, as after qpu_nn_run(). New in 0.8.
  *
  * Return: 0; -EINVAL (not bound, not one input, @bo too small or of
