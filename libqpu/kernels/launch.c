@@ -250,7 +250,7 @@ int qpu_kernel_submit(struct qpu_kernels *kernels, const char *name,
 
 QPU_API int qpu_kernels_finish(struct qpu_kernels *kernels, struct qpu_kernel_stats *stats)
 {
-	struct qpu_kernel_stats *keep = &kernels->pending_stats;
+	struct qpu_kernel_stats *keep;
 	struct qpu_job_result r;
 	int ret;
 
@@ -258,6 +258,7 @@ QPU_API int qpu_kernels_finish(struct qpu_kernels *kernels, struct qpu_kernel_st
 		return -EINVAL;
 	if (!kernels->pending)
 		return 0;
+	keep = &kernels->pending_stats;
 	qpu_kernel_clear_error(kernels);
 	ret = qpu_wait(kernels->dev, kernels->pending_seqno, QPU_KERNEL_WAIT_MS, &r);
 	if (ret)	/* still pending: a later call may wait again */
