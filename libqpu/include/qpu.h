@@ -949,6 +949,23 @@ struct qpu_telemetry {
  */
 QPU_API int qpu_dev_get_telemetry(struct qpu_dev *dev, struct qpu_telemetry *out);
 
+/**
+ * qpu_fence_wait() - wait for a job's fence and say how the job ended
+ * @fence_fd: a job's out-fence (&qpu_job_desc.out_fence_fd): a sync_file
+ *	from qpu.ko or a v3d node, the emulator's eventfd
+ * @timeout_ms: 0 to look only, -1 to wait for ever
+ *
+ * The fence is left as it is (an eventfd is not read), so it can still be
+ * another job's in-fence; the caller keeps it and closes it. New in 0.8.
+ *
+ * Return: 0 when it signalled and the job behind it ended well; -EIO when
+ * the job did not (timed out, faulted, canceled, reset: a sync_file's
+ * error, or the emulator's record of the job); -ETIME when it has not
+ * signalled within @timeout_ms; -EINVAL when @fence_fd is no job fence
+ * (negative, closed, another kind of file), with qpu_last_error() set.
+ */
+QPU_API int qpu_fence_wait(int fence_fd, int timeout_ms);
+
 #ifdef __cplusplus
 }
 #endif

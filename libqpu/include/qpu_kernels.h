@@ -11,7 +11,8 @@
  * count against the device) and returns 0 or a negative errno; on an error
  * qpu_kernels_last_error() says what was wrong in one line. Wrappers block
  * until the job ends; a job that faults or times out returns -EIO with the
- * job's status in the message.
+ * job's status in the message. qpu_preprocess_submit() does not: it leaves
+ * its job pending, with an out-fence, until qpu_kernels_finish().
  *
  * A struct qpu_kernels is not thread-safe: use one per thread (any number
  * may share a device, each keeping its own cache).
@@ -830,6 +831,50 @@ QPU_API int qpu_preprocess_cpu(struct qpu_kernels *kernels,
  */
 QPU_API int qpu_preprocess_placement(const struct qpu_preprocess *p,
 				     struct qpu_rect *area);
+
+/**
+ * qpu_preprocess_submit() - qpu_preprocess() without waiting for its job
+ * @kernels: the kernels of the device to run on
+ * @qpus: as for qpu_preprocess()
+ * @p: as for qpu_preprocess()
+ * @in_fence_fd: a job fence the job waits for on the device first (an
+ *	earlier job's out-fence, &qpu_job_desc.in_fence_fd), or -1; a fence
+ *	that signals with an error cancels the job
+ * @out_fence_fd: NULL, or where the job's new out-fence goes (the caller
+ *	closes it): a following job may take it as its in-fence and read the
+ *	tensor with no wait on the CPU between (qpu_nn_run_input())
+ *
+ * The same checks and the same job as qpu_preprocess(), submitted and left
+ * pending: the call returns once the device has it (the emulator may have
+ * run it already; qpu.ko and a v3d node run it after the call). The job is
+ * @kernels's pending job until qpu_kernels_finish(), which says how it
+ * ended and fills the stats; meanwhile every other call on @kernels
+ * returns -EBUSY, since the job's uniforms live in @kernels's memory. New
+ * in 0.8.
+ *
+ * Return: 0, -EINVAL as qpu_preprocess() (before any job; an in-fence that
+ * is no job fence too), -EBUSY (a job is pending), or the errno of a failed
+ * submit; the message in qpu_kernels_last_error().
+ */
+QPU_API int qpu_preprocess_submit(struct qpu_kernels *kernels, unsigned int qpus,
+				  const struct qpu_preprocess *p, int in_fence_fd,
+				  int *out_fence_fd);
+
+/**
+ * qpu_kernels_finish() - wait for the job qpu_preprocess_submit() left pending
+ * @kernels: the kernels
+ * @stats: what the job did (as qpu_preprocess()'s @stats), or NULL
+ *
+ * Its modelled time goes where qpu_kernels_take_timing() reads it, as a
+ * waiting wrapper's does. qpu_kernels_drop_cache() and qpu_kernels_free()
+ * finish a pending job first. New in 0.8.
+ *
+ * Return: 0 when the job ended well or none was pending, -EIO when it did
+ * not (its status in qpu_kernels_last_error()), -EINVAL for a NULL
+ * @kernels, or the errno of a failed wait (the job stays pending).
+ */
+QPU_API int qpu_kernels_finish(struct qpu_kernels *kernels,
+			       struct qpu_kernel_stats *stats);
 
 #ifdef __cplusplus
 }

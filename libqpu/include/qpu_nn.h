@@ -329,6 +329,39 @@ QPU_API const char *qpu_nn_where_name(enum qpu_nn_where where);
  */
 QPU_API int qpu_nn_set_timeout(struct qpu_nn_graph *graph, unsigned int timeout_ms);
 
+/**
+ * qpu_nn_run_input() - run a bound graph on an input in a buffer, after a fence
+ * @graph: a bound graph of one input
+ * @bo: the buffer holding input 0 at @offset (its bytes, in the order
+ *	qpu_nn_input() describes), or NULL for the input in the arena; of
+ *	the graph's device when it is bound to one
+ * @offset: where the input starts in @bo (a multiple of 4)
+ * @in_fence_fd: a job fence (qpu_preprocess_submit()'s out-fence) after
+ *	which the input is there, or -1
+ *
+ * The nodes read the input where @bo holds it, with no copy into the arena
+ * (but for an NHWC input, a view of the input that is an output, or an
+ * XNNPACK node reading it at an address taken at bind: those copy it once
+ * the fence signalled). When the first node that works is on the QPUs and
+ * its job reads the input itself (a 1x1 convolution, a product, a
+ * depthwise convolution or a pooling), the fence goes to that job as its
+ * in-fence and the CPU does not wait for it: qpu.ko and a v3d node queue
+ * the job behind it, the emulator's worker runs it once it signalled. A
+ * kernel that packs the input on the host before its job (sgemm packs its
+ * A operand, a product's input, and on VideoCore IV the B of some shapes)
+ * waits for the fence on the CPU there. Otherwise the call waits for the
+ * fence on the CPU first. The outputs
+ * are where qpu_nn_output() says, as after qpu_nn_run(). New in 0.8.
+ *
+ * Return: 0; -EINVAL (not bound, not one input, @bo too small or of
+ * another device, a misaligned @offset, an in-fence that is no job
+ * fence); -ECANCELED when the fence's job did not end well (the input is
+ * not there: nothing of the graph ran, or its first job was canceled);
+ * -EIO as qpu_nn_run(). qpu_nn_last_error() says which.
+ */
+QPU_API int qpu_nn_run_input(struct qpu_nn_graph *graph, struct qpu_bo *bo, size_t offset,
+			     int in_fence_fd);
+
 #ifdef __cplusplus
 }
 #endif

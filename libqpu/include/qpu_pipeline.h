@@ -11,7 +11,12 @@
  * device, so that the CPU and the QPUs share them; no copy between
  * stages). Every stage runs in a thread of its own; between two stages of
  * a slot stands a fence (an eventfd) that the first signals when its output
- * is ready. The program's loop only fills free slots
+ * is ready. The built-in pre-processing stage right before the built-in
+ * inference stage hands it its QPU job's own fence instead (0.8): the job
+ * is submitted only, inference's first job is queued behind it on the
+ * device, reading the tensor where pre-processing wrote it, so no CPU
+ * waits between the two (qpu_nn_run_input()); inference then starts
+ * before pre-processing's time ends. The program's loop only fills free slots
  * (qpu_pipeline_acquire(), qpu_pipeline_submit()) and never waits for a
  * job; every frame reaches the sink, in order, with its status.
  *

@@ -43,6 +43,7 @@ QPU_API void qpu_kernels_drop_cache(struct qpu_kernels *kernels)
 
 	if (!kernels)
 		return;
+	qpu_kernels_finish(kernels, NULL);	/* the buffers are its job's */
 	for (i = 0; i < kernels->ncodes; i++)
 		qpu_bo_free(kernels->codes[i].bo);
 	kernels->ncodes = 0;
@@ -110,6 +111,10 @@ struct qpu_bo *qpu_kernel_code_bo(struct qpu_kernels *kernels,
 
 struct qpu_bo *qpu_kernel_scratch(struct qpu_kernels *kernels, size_t size)
 {
+	if (kernels->pending) {	/* it holds the pending job's uniforms */
+		errno = EBUSY;
+		return NULL;
+	}
 	if (kernels->scratch && qpu_bo_get_size(kernels->scratch) >= size)
 		return kernels->scratch;
 	/* the old one first: the two may not fit the device's limits */
@@ -120,6 +125,10 @@ struct qpu_bo *qpu_kernel_scratch(struct qpu_kernels *kernels, size_t size)
 
 struct qpu_bo *qpu_kernel_work(struct qpu_kernels *kernels, size_t size)
 {
+	if (kernels->pending) {
+		errno = EBUSY;
+		return NULL;
+	}
 	if (kernels->work && qpu_bo_get_size(kernels->work) >= size)
 		return kernels->work;
 	qpu_bo_free(kernels->work);

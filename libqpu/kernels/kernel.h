@@ -7,6 +7,7 @@
 #ifndef LIBQPU_KERNEL_H
 #define LIBQPU_KERNEL_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
@@ -72,6 +73,15 @@ struct qpu_kernel_code {
  * @work: a wrapper's own device buffer for its operands (qpu_nms()'s
  *	records and mask), kept between calls as @scratch is; NULL before
  * @host: a wrapper's host memory, kept between calls; @host_bytes its size
+ * @in_fence: with @has_in_fence, the fence the next job waits for on the
+ *	device (libqpu/nn's first QPU node); the caller's fd, used once;
+ *	@in_fence_bo, the buffer it guards, which a wrapper reading it on the
+ *	host waits for on the CPU instead (qpu_kernel_host_read())
+ * @submit_only: the next job is submitted, not waited for; its out-fence
+ *	goes to @out_fence (qpu_preprocess_submit())
+ * @pending: a job submitted and not yet finished (qpu_kernels_finish());
+ *	the scratch buffer holds its uniforms, so every other call refuses
+ *	with -EBUSY until then; @pending_* say what to finish
  */
 struct qpu_kernels {
 	struct qpu_dev *dev;
@@ -89,6 +99,15 @@ struct qpu_kernels {
 	struct qpu_bo *work;
 	void *host;
 	size_t host_bytes;
+	bool has_in_fence;
+	int in_fence;
+	const struct qpu_bo *in_fence_bo;
+	bool submit_only;
+	int *out_fence;
+	bool pending;
+	const char *pending_name;
+	uint64_t pending_seqno, pending_start;
+	struct qpu_kernel_stats pending_stats;
 };
 
 /**
@@ -144,10 +163,22 @@ int qpu_sgemm_v3d(struct qpu_kernels *kernels, unsigned int qpus, float alpha,
  * Submit @job (a timeout of 0 becomes the device's longest), wait for its
  * end and fill @stats' qpus, instructions and elapsed_ns. Returns 0, -EIO
  * if the job did not end well, or the errno of a failed submit or wait;
- * the message is set. For wrappers that build their own job.
+ * the message is set. For wrappers that build their own job. With
+ * @kernels->submit_only it returns after the submit, the job pending
+ * (qpu_kernels_finish() ends it); with @kernels->has_in_fence the job
+ * waits for that fence first.
  */
 int qpu_kernel_submit(struct qpu_kernels *kernels, const char *name,
 		      struct qpu_job_desc *job, struct qpu_kernel_stats *stats);
+
+/*
+ * A wrapper about to read @bo on the host (sgemm packing an operand): when
+ * @bo is what the pending in-fence guards, wait for it here (the job then
+ * needs it no more). Returns 0, or -ECANCELED with the message when the
+ * fence's job did not end well.
+ */
+int qpu_kernel_host_read(struct qpu_kernels *kernels, const char *name,
+			 const struct qpu_bo *bo);
 
 /*
  * @kernels's copy of @code on its device, uploaded at the first call (cache.c);

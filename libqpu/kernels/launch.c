@@ -2,7 +2,8 @@
 /*
  * One sample-kernel job: the program (uploaded once per device) and the
  * uniforms (in the device's scratch buffer, see cache.c), every QPU with the
- * same code and its own uniforms window; the call waits for the end. The
+ * same code and its own uniforms window; the call waits for the end, or
+ * (submit-only) leaves the job pending for qpu_kernels_finish(). The
  * streaming kernels' shared wrapper (checks, split, uniforms) is here too.
  */
 
@@ -176,6 +177,42 @@ static void timing_add(struct qpu_kernels *kernels, const struct qpu_job_timing 
 	kernels->timing_known = true;
 }
 
+int qpu_kernel_host_read(struct qpu_kernels *kernels, const char *name,
+			 const struct qpu_bo *bo)
+{
+	if (!kernels->has_in_fence || bo != kernels->in_fence_bo)
+		return 0;
+	kernels->has_in_fence = false;
+	if (qpu_fence_wait(kernels->in_fence, -1))
+		return qpu_kernel_fail(kernels, ECANCELED, name,
+				       "the in-fence's job did not end well: no input");
+	return 0;
+}
+
+/* The end of a job started at @start: @stats, the modelled time, the status. */
+static int job_ended(struct qpu_kernels *kernels, const char *name, uint64_t start,
+		     unsigned int qpus, const struct qpu_job_result *r,
+		     struct qpu_kernel_stats *stats)
+{
+	if (stats) {
+		stats->elapsed_ns = now_ns() - start;
+		stats->qpus = qpus;
+		stats->instructions_known =
+			!!(r->flags & QPU_JOB_RESULT_INSTRUCTIONS);
+		stats->instructions = r->instructions;
+		stats->counters_known = !!(r->flags & QPU_JOB_RESULT_COUNTERS);
+		stats->counters = r->counters;
+	}
+	if (r->flags & QPU_JOB_RESULT_TIMING)
+		timing_add(kernels, &r->timing);
+	if (r->status != QPU_STATUS_DONE)
+		return qpu_kernel_fail(kernels, EIO, name,
+				       "job %s (QPU %u, PC 0x%x, address 0x%08x)",
+				       qpu_job_status_str(r->status), r->fault_qpu,
+				       r->fault_pc, r->fault_addr);
+	return 0;
+}
+
 int qpu_kernel_submit(struct qpu_kernels *kernels, const char *name,
 		      struct qpu_job_desc *job, struct qpu_kernel_stats *stats)
 {
@@ -183,33 +220,56 @@ int qpu_kernel_submit(struct qpu_kernels *kernels, const char *name,
 	uint64_t seqno, start;
 	int ret;
 
+	if (kernels->pending)
+		return qpu_kernel_fail(kernels, EBUSY, name,
+				       "a job is pending: qpu_kernels_finish() first");
 	if (!job->timeout_ms)
 		job->timeout_ms = kernels->timeout_ms ? kernels->timeout_ms :
 				  max_timeout_ms(kernels->dev);
+	if (kernels->has_in_fence && job->in_fence_fd < 0)
+		job->in_fence_fd = kernels->in_fence;
+	kernels->has_in_fence = false;	/* the next job's only */
+	if (kernels->submit_only)
+		job->out_fence_fd = kernels->out_fence;
 	start = now_ns();
 	ret = qpu_submit(kernels->dev, job, &seqno);
 	if (ret)
 		return qpu_kernel_fail(kernels, -ret, name, "submit: %s", strerror(-ret));
+	if (kernels->submit_only) {
+		kernels->pending = true;
+		kernels->pending_name = name;
+		kernels->pending_seqno = seqno;
+		kernels->pending_start = start;
+		return 0;
+	}
 	ret = qpu_wait(kernels->dev, seqno, QPU_KERNEL_WAIT_MS, &r);
 	if (ret)
 		return qpu_kernel_fail(kernels, -ret, name, "wait: %s", strerror(-ret));
-	if (stats) {
-		stats->elapsed_ns = now_ns() - start;
-		stats->qpus = job->program_count;
-		stats->instructions_known =
-			!!(r.flags & QPU_JOB_RESULT_INSTRUCTIONS);
-		stats->instructions = r.instructions;
-		stats->counters_known = !!(r.flags & QPU_JOB_RESULT_COUNTERS);
-		stats->counters = r.counters;
-	}
-	if (r.flags & QPU_JOB_RESULT_TIMING)
-		timing_add(kernels, &r.timing);
-	if (r.status != QPU_STATUS_DONE)
-		return qpu_kernel_fail(kernels, EIO, name,
-				       "job %s (QPU %u, PC 0x%x, address 0x%08x)",
-				       qpu_job_status_str(r.status), r.fault_qpu,
-				       r.fault_pc, r.fault_addr);
-	return 0;
+	return job_ended(kernels, name, start, job->program_count, &r, stats);
+}
+
+QPU_API int qpu_kernels_finish(struct qpu_kernels *kernels, struct qpu_kernel_stats *stats)
+{
+	struct qpu_kernel_stats *keep;
+	struct qpu_job_result r;
+	int ret;
+
+	if (!kernels)
+		return -EINVAL;
+	if (!kernels->pending)
+		return 0;
+	keep = &kernels->pending_stats;
+	qpu_kernel_clear_error(kernels);
+	ret = qpu_wait(kernels->dev, kernels->pending_seqno, QPU_KERNEL_WAIT_MS, &r);
+	if (ret)	/* still pending: a later call may wait again */
+		return qpu_kernel_fail(kernels, -ret, kernels->pending_name, "wait: %s",
+				       strerror(-ret));
+	kernels->pending = false;
+	ret = job_ended(kernels, kernels->pending_name, kernels->pending_start, keep->qpus,
+			&r, keep);
+	if (stats)
+		*stats = *keep;
+	return ret;
 }
 
 int qpu_kernel_run(struct qpu_kernels *kernels, const struct qpu_kernel_launch *l,

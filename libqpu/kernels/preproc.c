@@ -2,7 +2,8 @@
 /*
  * qpu_preprocess(): the plan (preproc_plan.c) turned into each program's
  * uniforms and run as one job, every program a run of output rows (V3D:
- * v3d/preproc.qasm; VideoCore IV: preproc.qasm).
+ * v3d/preproc.qasm; VideoCore IV: preproc.qasm); qpu_preprocess_submit(),
+ * the same job left pending with its out-fence.
  */
 
 #include <errno.h>
@@ -147,8 +148,9 @@ static void vc4_window(const struct preproc_plan *pl, unsigned int k, uint32_t w
 	u[PU_VEC_BYTES] = (uint32_t)(PREPROC_LANES * pl->pix_bytes);
 }
 
-int qpu_preprocess(struct qpu_kernels *kernels, unsigned int qpus,
-		   const struct qpu_preprocess *p, struct qpu_kernel_stats *stats)
+/* qpu_preprocess(), which qpu_preprocess_submit() runs submit-only. */
+static int preproc_run(struct qpu_kernels *kernels, unsigned int qpus,
+		       const struct qpu_preprocess *p, struct qpu_kernel_stats *stats)
 {
 	struct preproc_plan plan;
 	struct qpu_bo *bos[2] = { p ? p->src.bo : NULL, p ? p->dst_bo : NULL };
@@ -215,5 +217,42 @@ int qpu_preprocess(struct qpu_kernels *kernels, unsigned int qpus,
 					    (uint64_t)plan.height * PREPROC_ROW_WORDS +
 					    lanes / PREPROC_LANES * PREPROC_COL_WORDS);
 	}
+	return ret;
+}
+
+QPU_API int qpu_preprocess(struct qpu_kernels *kernels, unsigned int qpus,
+			   const struct qpu_preprocess *p, struct qpu_kernel_stats *stats)
+{
+	return preproc_run(kernels, qpus, p, stats);
+}
+
+QPU_API int qpu_preprocess_submit(struct qpu_kernels *kernels, unsigned int qpus,
+				  const struct qpu_preprocess *p, int in_fence_fd,
+				  int *out_fence_fd)
+{
+	int ret;
+
+	if (!kernels)
+		return -EINVAL;
+	qpu_kernel_clear_error(kernels);
+	if (kernels->pending)
+		return qpu_kernel_fail(kernels, EBUSY, PREPROC_NAME,
+				       "a job is pending: qpu_kernels_finish() first");
+	if (out_fence_fd)
+		*out_fence_fd = -1;
+	/* a fence that signalled with an error is taken: the job is canceled */
+	if (in_fence_fd != -1 && qpu_fence_wait(in_fence_fd, 0) == -EINVAL)
+		return qpu_kernel_fail(kernels, EINVAL, PREPROC_NAME,
+				       "in-fence %d is no job fence", in_fence_fd);
+	memset(&kernels->pending_stats, 0, sizeof(kernels->pending_stats));
+	kernels->has_in_fence = in_fence_fd != -1;
+	kernels->in_fence = in_fence_fd;
+	kernels->submit_only = true;
+	kernels->out_fence = out_fence_fd;
+	ret = preproc_run(kernels, qpus, p, &kernels->pending_stats);
+	kernels->submit_only = false;
+	kernels->has_in_fence = false;
+	kernels->out_fence = NULL;
+	kernels->pending_stats.qpus = qpus;
 	return ret;
 }

@@ -779,6 +779,9 @@ int qpu_sgemm(struct qpu_kernels *kernels, unsigned int qpus, float alpha,
 		goto out;
 	}
 	x.scratch_bus = qpu_bo_get_bus_addr(scratch);
+	ret = qpu_kernel_host_read(kernels, name, (x.trans ? b : a)->bo);
+	if (ret)
+		goto out;
 	sgemm_pack(&x, alpha, qpu_bo_get_map(scratch), npanels);
 
 	/* Second pass: the lists, with their addresses. */

@@ -117,6 +117,9 @@ int qpu_sgemm_v3d(struct qpu_kernels *kernels, unsigned int qpus, float alpha,
 		w[6] = beta != 0.0f;
 		unif += (SG_HEAD_WORDS + (uint64_t)SG_TILE_WORDS * count) * 4;
 	}
+	ret = qpu_kernel_host_read(kernels, code->name, a->bo);
+	if (ret)
+		return ret;
 	sgemm_v3d_pack((float *)((char *)u + panel_off), alpha, a, panels);
 	nbos = sgemm_v3d_bos(bos, b->bo, c->bo, scratch);
 	ret = qpu_kernel_dispatch_v3d(kernels, code, progs, scratch, bos, nbos, stats);

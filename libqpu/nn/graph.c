@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * libqpu/nn: a graph's life: loading (checks, folding of constants,
- * fusion of activations), binding (the plan and the arena) and running.
+ * fusion of activations), binding (the plan and the arena) and running
+ * (on its arena, or on a caller's input buffer behind a job's fence).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -9,7 +10,9 @@
 #include <string.h>
 #include <time.h>
 
+#include "kernels/kernel.h"
 #include "nn_check.h"
+#include "runtime/runtime.h"
 
 #define ARENA_ALIGN 64
 /* The largest node folded at load. */
@@ -700,19 +703,13 @@ static uint8_t *io_data(const struct qpu_nn_graph *g, const struct nn_graph_io *
 	return NULL;
 }
 
-int qpu_nn_run(struct qpu_nn_graph *g)
+/* Every node in order, on the inputs where the tensors' data say. */
+static int run_nodes(struct qpu_nn_graph *g)
 {
 	void *scratch;
 	unsigned int i;
 	int ret = 0;
 
-	if (!g)
-		return -EINVAL;
-	if (!g->bound) {
-		nn_err(g, "not bound (qpu_nn_bind())");
-		return -EINVAL;
-	}
-	g->err[0] = 0;
 	scratch = g->arena + g->scratch_off;
 	for (i = 0; i < g->in.n; i++)
 		if (g->t[g->in.t[i]].layout == QPU_NN_NHWC)
@@ -750,6 +747,144 @@ int qpu_nn_run(struct qpu_nn_graph *g)
 
 		if (t->layout == QPU_NN_NHWC)
 			relayout(t, t->is_const ? t->cdata : t->data, io_data(g, &g->out, i), 1);
+	}
+	return ret;
+}
+
+/* 0 if @g may run (its message cleared), else -EINVAL. */
+static int runnable(struct qpu_nn_graph *g)
+{
+	if (!g)
+		return -EINVAL;
+	if (!g->bound) {
+		nn_err(g, "not bound (qpu_nn_bind())");
+		return -EINVAL;
+	}
+	g->err[0] = 0;
+	return 0;
+}
+
+int qpu_nn_run(struct qpu_nn_graph *g)
+{
+	return runnable(g) ? -EINVAL : run_nodes(g);
+}
+
+/* The first node that does work (no view, folded or fused one), or NULL. */
+static const struct nn_node *first_working(const struct qpu_nn_graph *g)
+{
+	unsigned int i;
+
+	for (i = 0; i < g->n_nodes; i++)
+		if (g->node[i].where == QPU_NN_WHERE_QPU || g->node[i].where == QPU_NN_WHERE_CPU ||
+		    g->node[i].where == QPU_NN_WHERE_CPU_REF)
+			return &g->node[i];
+	return NULL;
+}
+
+/*
+ * Whether the nodes may read input 0 (tensor @in) where the caller's buffer
+ * holds it: not when the caller sees it in the NHWC staging copy, when a
+ * view of it is an output (read after the run), or when an XNNPACK
+ * operator took its address at bind.
+ */
+static int input_in_place(const struct qpu_nn_graph *g, int in)
+{
+	unsigned int i, k;
+
+	if (g->t[in].layout == QPU_NN_NHWC)
+		return 0;
+	for (i = 0; i < g->n_tensors; i++)
+		if (!g->t[i].is_const && root(g, (int)i) == in && g->t[i].is_output)
+			return 0;
+	for (i = 0; i < g->n_nodes; i++)
+		for (k = 0; g->node[i].xnn_op && k < g->node[i].n_in; k++)
+			if (g->node[i].in[k] >= 0 && !g->t[g->node[i].in[k]].is_const &&
+			    root(g, g->node[i].in[k]) == in)
+				return 0;
+	return 1;
+}
+
+/* Points input 0 (tensor @in) and its views at @data (NULL: back at the arena). */
+static void point_input(struct qpu_nn_graph *g, int in, uint8_t *data)
+{
+	unsigned int i;
+
+	for (i = 0; i < g->n_tensors; i++)
+		if (!g->t[i].is_const && root(g, (int)i) == in)
+			g->t[i].data = data ? data : g->arena + g->t[in].arena_off;
+}
+
+QPU_API int qpu_nn_run_input(struct qpu_nn_graph *g, struct qpu_bo *bo, size_t offset,
+			     int in_fence_fd)
+{
+	const struct nn_node *first;
+	int in, direct, on_device, ret;
+	size_t have;
+
+	if (runnable(g))
+		return -EINVAL;
+	if (g->in.n != 1) {
+		nn_err(g, "%u inputs; qpu_nn_run_input() takes a graph of one", g->in.n);
+		return -EINVAL;
+	}
+	in = g->in.t[0];
+	if (bo) {
+		have = qpu_bo_get_size(bo);
+		if (offset > have || g->t[in].bytes > have - offset || offset % 4) {
+			nn_err(g, "input '%s': %zu bytes at offset %zu do not fit the %zu-byte buffer%s",
+			       g->t[in].name, g->t[in].bytes, offset, have,
+			       offset % 4 ? " (or the offset is not a multiple of 4)" : "");
+			return -EINVAL;
+		}
+		if (g->arena_bo && bo->dev != g->dev) {
+			nn_err(g, "input '%s': the buffer is of another device", g->t[in].name);
+			return -EINVAL;
+		}
+	}
+	if (in_fence_fd != -1 && qpu_fence_wait(in_fence_fd, 0) == -EINVAL) {
+		nn_err(g, "in-fence %d is no job fence", in_fence_fd);
+		return -EINVAL;
+	}
+	first = first_working(g);
+	direct = bo && input_in_place(g, in);
+	on_device = in_fence_fd != -1 && direct && g->kernels && first &&
+		    first->where == QPU_NN_WHERE_QPU && nn_qpu_reads_input(g, first);
+	if (in_fence_fd != -1 && !on_device) {	/* the CPU reads it first: wait here */
+		ret = qpu_fence_wait(in_fence_fd, -1);
+		if (ret) {
+			nn_err(g, "the input's fence: %s", ret == -EIO ?
+			       "the job writing the input did not end well" : strerror(-ret));
+			return ret == -EIO ? -ECANCELED : ret;
+		}
+	}
+	if (bo && !direct)
+		memcpy(io_data(g, &g->in, 0), (uint8_t *)qpu_bo_get_map(bo) + offset,
+		       g->t[in].bytes);
+	if (direct) {
+		g->ext_bo = bo;
+		g->ext_map = qpu_bo_get_map(bo);
+		g->ext_bytes = qpu_bo_get_size(bo);
+		point_input(g, in, g->ext_map + offset);
+	}
+	if (on_device) {	/* a kernel packing the input on the host waits there */
+		g->kernels->has_in_fence = true;
+		g->kernels->in_fence = in_fence_fd;
+		g->kernels->in_fence_bo = bo;
+	}
+	ret = run_nodes(g);
+	if (on_device) {
+		g->kernels->has_in_fence = false;
+		g->kernels->in_fence_bo = NULL;
+		if ((ret == -EIO || ret == -ECANCELED) && qpu_fence_wait(in_fence_fd, 0) == -EIO) {
+			nn_err(g, "the input's fence: the job writing the input did not end well");
+			ret = -ECANCELED;
+		}
+	}
+	if (direct) {
+		point_input(g, in, NULL);
+		g->ext_bo = NULL;
+		g->ext_map = NULL;
+		g->ext_bytes = 0;
 	}
 	return ret;
 }

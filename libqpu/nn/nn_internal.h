@@ -145,6 +145,10 @@ struct qpu_nn_graph {
 	enum qpu_board board;
 	unsigned int qpus;		/* the device's QPU_DEV_PARAM_NUM_QPUS */
 	int gen;			/* its enum qpu_gen (QPU_DEV_PARAM_GEN) */
+	/* qpu_nn_run_input()'s buffer holding input 0 during the run, or NULL */
+	struct qpu_bo *ext_bo;
+	uint8_t *ext_map;
+	size_t ext_bytes;
 };
 
 /* format.c: a .qnn image into @g (tensors, nodes, attributes). */
@@ -207,6 +211,8 @@ int nn_qpu_able(const struct qpu_nn_graph *g, const struct nn_node *n, char *why
 size_t nn_qpu_scratch(const struct qpu_nn_graph *g, const struct nn_node *n);
 int nn_qpu_prepare(struct qpu_nn_graph *g);
 int nn_qpu_run(struct qpu_nn_graph *g, struct nn_node *n, void *scratch);
+/* 1 if @n's first QPU job reads its input 0 with no CPU work before it. */
+int nn_qpu_reads_input(const struct qpu_nn_graph *g, const struct nn_node *n);
 uint64_t nn_qpu_model_ns(enum qpu_board board, const struct qpu_nn_graph *g,
 			 const struct nn_node *n);
 uint64_t nn_cpu_model_ns(enum qpu_board board, const struct qpu_nn_graph *g,

@@ -466,6 +466,28 @@ static size_t arena_off(const struct qpu_nn_graph *g, const void *p)
 	return (size_t)((const uint8_t *)p - g->arena);
 }
 
+/* The buffer holding @p: the arena, or qpu_nn_run_input()'s; *@off in it. */
+static struct qpu_bo *bo_at(const struct qpu_nn_graph *g, const void *p, size_t *off)
+{
+	const uint8_t *b = p;
+
+	if (g->ext_bo && b >= g->ext_map && b < g->ext_map + g->ext_bytes) {
+		*off = (size_t)(b - g->ext_map);
+		return g->ext_bo;
+	}
+	*off = arena_off(g, p);
+	return g->arena_bo;
+}
+
+int nn_qpu_reads_input(const struct qpu_nn_graph *g, const struct nn_node *n)
+{
+	if (depthwise(g, n) || pooling(n))
+		return 1;
+	if (n->kind == NN_CONV)
+		return direct_1x1(g, n);
+	return !(n->kind == NN_GEMM && n->trans_a);
+}
+
 /* After a kernel's call that returned @ret: its error, or its modelled time. */
 static int kernel_done(struct qpu_nn_graph *g, struct nn_node *n, int ret)
 {
@@ -502,7 +524,10 @@ static int run_conv(struct qpu_nn_graph *g, struct nn_node *n, void *scratch)
 		float *yb = (float *)y->data + (size_t)b_ * M * P;
 
 		if (direct_1x1(g, n)) {
-			mb = (struct qpu_matrix){ g->arena_bo, arena_off(g, xb), K, P, P };
+			size_t off;
+			struct qpu_bo *bo = bo_at(g, xb, &off);
+
+			mb = (struct qpu_matrix){ bo, off, K, P, P };
 		} else {
 			nn_im2col(xb, (int64_t)C, x->dims[2], x->dims[3], &n->win, y->dims[2],
 				  y->dims[3], scratch);
@@ -541,7 +566,8 @@ static int run_product(struct qpu_nn_graph *g, struct nn_node *n, void *scratch)
 				t[i * K + j] = ap[j * M + i];
 		ap = t;
 	}
-	ma = (struct qpu_matrix){ g->arena_bo, arena_off(g, ap), M, K, K };
+	ma = (struct qpu_matrix){ NULL, 0, M, K, K };
+	ma.bo = bo_at(g, ap, &ma.offset);
 	mb = (struct qpu_matrix){ g->wbo, b->wbo_off, K, N, N };
 	mc = (struct qpu_matrix){ g->arena_bo, arena_off(g, y->data), M, N, N };
 	ret = sgemm(g, n, n->kind == NN_GEMM ? n->alpha : 1.0f, &ma, &mb, &mc);
@@ -588,9 +614,15 @@ static int run_window(struct qpu_nn_graph *g, struct nn_node *n, struct qpu_dwco
 {
 	const struct nn_tensor *x = &g->t[n->in[0]], *y = &g->t[n->out[0]];
 	size_t xb = x->bytes / (size_t)x->dims[0], yb = y->bytes / (size_t)y->dims[0];
-	size_t x_off = arena_off(g, x->data), y_off = arena_off(g, y->data);
+	size_t x_off, y_off = arena_off(g, y->data);
+	struct qpu_bo *xbo = bo_at(g, x->data, &x_off);
 	int64_t b_;
 	int ret;
+
+	if (dw)
+		dw->x = xbo;
+	else
+		pool->x = xbo;
 
 	for (b_ = 0; b_ < x->dims[0]; b_++, x_off += xb, y_off += yb) {
 		if (dw) {

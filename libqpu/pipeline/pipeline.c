@@ -65,6 +65,16 @@ struct pl_slot {
 	char error[256];
 	/* The caller's buffer of qpu_pipeline_submit_bo(), or NULL. */
 	struct qpu_bo *user_bo;
+	/*
+	 * Pre-processing chained to inference ("Fences on device jobs"):
+	 * @dev_fence, its QPU job's out-fence (-1: its output is there
+	 * already), set before inference's fence; @chain_fence, signalled once
+	 * per frame when its result is final (@chain_redo: remade on the CPU
+	 * after the job failed, so inference runs again).
+	 */
+	int dev_fence;
+	int chain_fence;
+	int chain_redo;
 	struct pl_buf in;
 	struct pl_buf out[QPU_PIPELINE_MAX_STAGES];
 };
@@ -90,8 +100,13 @@ struct pl_stage {
 	unsigned int good_count;
 	/* Set before start or under the pipeline's lock; read by the thread. */
 	unsigned int user_timeout_ms;
+	/* Chained by a fence to the next stage (pre-processing) or the last. */
+	int chain_out, chain_in;
+	/* The run's message, copied into the slot's at the end of the run. */
+	char err[256];
 	/* Guarded by the pipeline's lock. */
 	struct qpu_pipeline_stage_stats stats;
+	uint64_t chained;
 	struct pl_window window;
 };
 
@@ -523,17 +538,76 @@ static void count_status(struct qpu_pipeline_stage_stats *st, enum qpu_status st
 		st->canceled++;
 }
 
+/* @s's run of @job, inference's after @fence (-1: none). */
+static int run_stage(struct pl_stage *s, struct qpu_pipeline_job *job, int fence)
+{
+	return s->chain_in ? pl_infer_run(s->st.ctx, job, fence) : s->st.run(s->st.ctx, job);
+}
+
 /* Runs @job, holding the device while it runs on the QPUs. */
-static int run_on(struct pl_stage *s, struct qpu_pipeline_job *job)
+static int run_on(struct pl_stage *s, struct qpu_pipeline_job *job, int fence)
 {
 	int ret;
 
 	if (job->place != QPU_PIPELINE_QPU)
-		return s->st.run(s->st.ctx, job);
+		return run_stage(s, job, fence);
 	pthread_mutex_lock(&s->pl->dev_lock);
-	ret = s->st.run(s->st.ctx, job);
+	ret = run_stage(s, job, fence);
 	pthread_mutex_unlock(&s->pl->dev_lock);
 	return ret;
+}
+
+/*
+ * Pre-processing's QPU job submitted only: its out-fence to the slot,
+ * inference started on it, then the job's end awaited here (no device
+ * lock held), its result taken under the lock. Returns the run's result
+ * as run_on() would, or 1 when nothing was submitted (run it as usual);
+ * *@handed tells that the next stage was started, *@end when the job ended
+ * (not when the lock came back: inference holds it meanwhile).
+ */
+static int run_chained(struct pl_stage *s, struct pl_slot *slot, struct qpu_pipeline_job *job,
+		       int *handed, uint64_t *end)
+{
+	struct qpu_pipeline *pl = s->pl;
+	int fence = -1, ret;
+
+	pthread_mutex_lock(&pl->dev_lock);
+	ret = pl_pre_submit(s->st.ctx, job, &fence);
+	pthread_mutex_unlock(&pl->dev_lock);
+	if (ret || fence < 0) {
+		if (fence >= 0)
+			close(fence);
+		return ret ? ret : 1;
+	}
+	slot->dev_fence = fence;
+	*handed = 1;
+	fence_signal(slot->fence[s->index + 1]);
+	pthread_mutex_lock(&pl->lock);
+	s->chained++;
+	pthread_mutex_unlock(&pl->lock);
+	qpu_fence_wait(fence, -1);	/* how it ended: pl_pre_finish() says */
+	*end = pl_now_ns();
+	pthread_mutex_lock(&pl->dev_lock);
+	ret = pl_pre_finish(s->st.ctx, job);
+	pthread_mutex_unlock(&pl->dev_lock);
+	return ret;
+}
+
+/* Waits until pre-processing's result for @slot is final; lets its fence go. */
+static void chain_end(struct pl_slot *slot)
+{
+	if (fence_wait(slot->chain_fence, -1))
+		abort();	/* an eventfd poll cannot fail */
+	if (slot->dev_fence >= 0)
+		close(slot->dev_fence);
+	slot->dev_fence = -1;
+}
+
+/* Pre-processing's result for @slot is final (@redo: remade on the CPU). */
+static void chain_signal(struct pl_slot *slot, int redo)
+{
+	slot->chain_redo = redo;
+	fence_signal(slot->chain_fence);
 }
 
 /*
@@ -565,8 +639,11 @@ static int unsupported(int ret)
 	return ret == -EINVAL || ret == -ENOTSUP || ret == -ENOSPC;
 }
 
-/* One stage's work on one slot's frame, with recovery on the CPU. */
-static void stage_run(struct pl_stage *s, struct pl_slot *slot)
+/*
+ * One stage's work on one slot's frame, with recovery on the CPU. Returns
+ * 1 when it started the next stage itself (a chained pre-processing).
+ */
+static int stage_run(struct pl_stage *s, struct pl_slot *slot)
 {
 	struct qpu_pipeline *pl = s->pl;
 	struct pl_buf *in = s->index ? &slot->out[s->index - 1] : &slot->in;
@@ -576,11 +653,21 @@ static void stage_run(struct pl_stage *s, struct pl_slot *slot)
 		.frame = &slot->frame, .dev = pl->cfg.dev,
 		.in = in->data, .in_bytes = in->bytes, .in_bo = in->bo,
 		.out = slot->out[s->index].data, .out_bytes = slot->out[s->index].bytes,
-		.out_bo = slot->out[s->index].bo, .error = slot->error,
-		.error_size = sizeof(slot->error),
+		.out_bo = slot->out[s->index].bo, .error = s->err,
+		.error_size = sizeof(s->err),
 	};
-	uint64_t t0, t1, model = 0, recovery = 0, back = 0;
-	int ret, recovered = 0, failed_qpu, hang;
+	uint64_t t0, t1, model = 0, recovery = 0, back = 0, end = 0;
+	int ret, recovered = 0, failed_qpu, hang, handed = 0, fence = -1;
+
+	if (s->chain_in) {
+		/* the frame's pre-processing job, or its result already final */
+		fence = slot->dev_fence;
+		if (fence < 0) {
+			chain_end(slot);
+			if (slot->frame.status)
+				return 0;
+		}
+	}
 
 	if (!s->index && slot->user_bo) {
 		job.in_bo = slot->user_bo;
@@ -593,10 +680,28 @@ static void stage_run(struct pl_stage *s, struct pl_slot *slot)
 		job.place = QPU_PIPELINE_CPU;
 	if (job.place == QPU_PIPELINE_QPU)
 		job.timeout_ms = stage_timeout_ms(s);
-	slot->error[0] = 0;
+	s->err[0] = 0;
 	t0 = pl_now_ns();
-	ret = run_on(s, &job);
-	t1 = pl_now_ns();
+	ret = 1;
+	if (s->chain_out && job.place == QPU_PIPELINE_QPU)
+		ret = run_chained(s, slot, &job, &handed, &end);
+	if (ret == 1)
+		ret = run_on(s, &job, fence);
+	if (fence >= 0) {
+		chain_end(slot);
+		if (slot->frame.status)	/* failed in pre-processing: nothing of ours counts */
+			return 0;
+		pthread_mutex_lock(&pl->lock);
+		s->chained++;
+		pthread_mutex_unlock(&pl->lock);
+		if (slot->chain_redo) {	/* its input was remade on the CPU */
+			job.status = 0;
+			job.model_ns = 0;
+			s->err[0] = 0;
+			ret = run_on(s, &job, -1);
+		}
+	}
+	t1 = handed ? end : pl_now_ns();
 	model = job.model_ns;
 	if (job.place == QPU_PIPELINE_QPU && !ret) {
 		s->consecutive_failures = 0;
@@ -635,8 +740,8 @@ static void stage_run(struct pl_stage *s, struct pl_slot *slot)
 		job.place = QPU_PIPELINE_CPU;
 		job.status = 0;
 		job.model_ns = 0;
-		slot->error[0] = 0;
-		ret = s->st.run(s->st.ctx, &job);
+		s->err[0] = 0;
+		ret = run_stage(s, &job, -1);
 		t1 = pl_now_ns();
 		recovery = t1 - t0;
 		recovered = 1;
@@ -645,7 +750,7 @@ static void stage_run(struct pl_stage *s, struct pl_slot *slot)
 	if (ret) {
 		char tmp[sizeof(slot->error)];
 
-		snprintf(tmp, sizeof(tmp), "%s", slot->error[0] ? slot->error : strerror(-ret));
+		snprintf(tmp, sizeof(tmp), "%s", s->err[0] ? s->err : strerror(-ret));
 		snprintf(slot->error, sizeof(slot->error), "stage %.31s: %.200s", s->name, tmp);
 		slot->frame.status = ret;
 	}
@@ -672,6 +777,9 @@ static void stage_run(struct pl_stage *s, struct pl_slot *slot)
 	pthread_mutex_unlock(&pl->lock);
 	if (!ret && !recovered && job.place == QPU_PIPELINE_QPU)
 		check_slowdown(s, t1 - t0, &t);
+	if (s->chain_out)
+		chain_signal(slot, handed && recovered);
+	return handed;
 }
 
 static void deliver(struct qpu_pipeline *pl, struct pl_slot *slot)
@@ -700,7 +808,7 @@ static void *stage_thread(void *arg)
 {
 	struct pl_stage *s = arg;
 	struct qpu_pipeline *pl = s->pl;
-	int last = s->index + 1 == pl->stage_count;
+	int last = s->index + 1 == pl->stage_count, handed = 0;
 	uint64_t k;
 
 	for (k = 0;; k++) {
@@ -713,12 +821,15 @@ static void *stage_thread(void *arg)
 				fence_signal(slot->fence[s->index + 1]);
 			break;
 		}
-		if (!slot->frame.status)
-			stage_run(s, slot);
+		handed = 0;
+		if (!slot->frame.status || s->chain_in)
+			handed = stage_run(s, slot);
+		else if (s->chain_out)
+			chain_signal(slot, 0);
 		if (last) {
 			deliver(pl, slot);
 			fence_signal(slot->free_fence);
-		} else {
+		} else if (!handed) {
 			fence_signal(slot->fence[s->index + 1]);
 		}
 	}
@@ -752,6 +863,10 @@ static void free_slots(struct qpu_pipeline *pl)
 		}
 		if (slot->free_fence >= 0)
 			close(slot->free_fence);
+		if (slot->chain_fence >= 0)
+			close(slot->chain_fence);
+		if (slot->dev_fence >= 0)
+			close(slot->dev_fence);
 		buf_free(&slot->in);
 	}
 	free(pl->slots);
@@ -771,12 +886,17 @@ static int alloc_slots(struct qpu_pipeline *pl)
 		for (j = 0; j < QPU_PIPELINE_MAX_STAGES; j++)
 			pl->slots[i].fence[j] = -1;
 		pl->slots[i].free_fence = -1;
+		pl->slots[i].chain_fence = -1;
+		pl->slots[i].dev_fence = -1;
 	}
 	for (i = 0; i < pl->slot_count; i++) {
 		struct pl_slot *slot = &pl->slots[i];
 
 		slot->free_fence = eventfd(1, EFD_CLOEXEC);
 		if (slot->free_fence < 0)
+			return pl_fail(pl, -errno, "pipeline: eventfd: %s", strerror(errno));
+		slot->chain_fence = eventfd(0, EFD_CLOEXEC);
+		if (slot->chain_fence < 0)
 			return pl_fail(pl, -errno, "pipeline: eventfd: %s", strerror(errno));
 		for (j = 0; j < pl->stage_count; j++) {
 			slot->fence[j] = eventfd(0, EFD_CLOEXEC);
@@ -795,6 +915,37 @@ static int alloc_slots(struct qpu_pipeline *pl)
 		       slot->in.bytes - pl->frame_bytes);
 	}
 	return 0;
+}
+
+/*
+ * Built-in pre-processing right before built-in inference, with a device:
+ * chained by a fence ("Fences on device jobs"), unless $QPU_PIPELINE_NO_CHAIN
+ * is set (to compare, and for the tests).
+ */
+static void chain_stages(struct qpu_pipeline *pl)
+{
+	const char *off = getenv("QPU_PIPELINE_NO_CHAIN");
+	unsigned int i;
+
+	for (i = 0; i + 1 < pl->stage_count; i++) {
+		if (!pl->cfg.dev || (off && *off) || !pl_stage_is_pre(&pl->stages[i].st) ||
+		    !pl_stage_is_infer(&pl->stages[i + 1].st))
+			continue;
+		pl->stages[i].chain_out = 1;
+		pl->stages[i + 1].chain_in = 1;
+	}
+}
+
+uint64_t pl_stage_chained(struct qpu_pipeline *pl, unsigned int index)
+{
+	uint64_t n;
+
+	if (index >= pl->stage_count)
+		return 0;
+	pthread_mutex_lock(&pl->lock);
+	n = pl->stages[index].chained;
+	pthread_mutex_unlock(&pl->lock);
+	return n;
 }
 
 QPU_API int qpu_pipeline_start(struct qpu_pipeline *pl)
@@ -817,6 +968,7 @@ QPU_API int qpu_pipeline_start(struct qpu_pipeline *pl)
 			pl_fail(pl, ret, "pipeline: out of memory");
 		goto fail;
 	}
+	chain_stages(pl);
 	pl->stats.in_flight = pl->slot_count;
 	pl->stats.stage_count = pl->stage_count;
 	pl->started = 1;

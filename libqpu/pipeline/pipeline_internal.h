@@ -3,7 +3,8 @@
  * libqpu/pipeline's private declarations, grouped by defining file:
  * pipeline.c (slots, fences, stage threads, recovery), stats.c (latency
  * windows, percentiles, JSON), telemetry.c (the device's clock and
- * temperature), stages.c and detect.c (the built-in stages).
+ * temperature), stages.c and detect.c (the built-in stages, and the
+ * fence chaining pre-processing to inference).
  */
 #ifndef QPU_PIPELINE_INTERNAL_H
 #define QPU_PIPELINE_INTERNAL_H
@@ -56,5 +57,20 @@ void pl_frame_planes(enum qpu_pipeline_format format, unsigned int width, unsign
 /* pipeline.c: bytes of the pipeline's frame buffer (GRAY8's chroma included). */
 size_t pl_frame_alloc_bytes(enum qpu_pipeline_format format, unsigned int width,
 			    unsigned int height);
+
+/*
+ * stages.c: the built-in pre-processing and inference stages chained by a
+ * fence (pipeline.c, "Fences on device jobs"). pl_pre_submit() submits the
+ * QPU job only, its out-fence into *@fence; pl_pre_finish() waits for it
+ * and sets the modelled time. pl_infer_run() is inference's run with the
+ * input behind @in_fence (-1: none).
+ */
+int pl_stage_is_pre(const struct qpu_pipeline_stage *st);
+int pl_stage_is_infer(const struct qpu_pipeline_stage *st);
+int pl_pre_submit(void *ctx, struct qpu_pipeline_job *job, int *fence);
+int pl_pre_finish(void *ctx, struct qpu_pipeline_job *job);
+int pl_infer_run(void *ctx, struct qpu_pipeline_job *job, int in_fence);
+/* pipeline.c: frames stage @index ran chained by a fence to its neighbour. */
+uint64_t pl_stage_chained(struct qpu_pipeline *pl, unsigned int index);
 
 #endif /* QPU_PIPELINE_INTERNAL_H */

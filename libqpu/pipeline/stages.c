@@ -7,7 +7,10 @@
  * arithmetic, on the CPU and for recovery; inference runs a .qnn graph
  * bound to the device, and a second copy bound to the CPU for recovery.
  * Each QPU run gives its jobs the pipeline's budget for the stage
- * (&qpu_pipeline_job.timeout_ms).
+ * (&qpu_pipeline_job.timeout_ms). Pre-processing followed by inference
+ * can chain them by a fence: its job only submitted (pl_pre_submit()),
+ * inference's first job queued behind it (pl_infer_run()), reading the
+ * tensor where pre-processing wrote it.
  */
 
 #include <errno.h>
@@ -175,6 +178,32 @@ static int pre_run(void *ctx, struct qpu_pipeline_job *job)
 	return 0;
 }
 
+int pl_pre_submit(void *ctx, struct qpu_pipeline_job *job, int *fence)
+{
+	struct pre *p = ctx;
+	struct qpu_bo in, out;
+	struct qpu_preprocess pp;
+	int ret;
+
+	pre_call(p, job, &in, &out, &pp);
+	qpu_kernels_set_timeout(p->kernels, job->timeout_ms);
+	ret = qpu_preprocess_submit(p->kernels, p->qpus, &pp, -1, fence);
+	return ret ? pl_job_failed(job, ret, qpu_kernels_last_error(p->kernels)) : 0;
+}
+
+int pl_pre_finish(void *ctx, struct qpu_pipeline_job *job)
+{
+	struct pre *p = ctx;
+	struct qpu_job_timing t;
+	int ret = qpu_kernels_finish(p->kernels, NULL);
+
+	if (ret)
+		return pl_job_failed(job, ret, qpu_kernels_last_error(p->kernels));
+	if (!qpu_kernels_take_timing(p->kernels, &t))
+		job->model_ns = t.ns + t.launch_ns;
+	return 0;
+}
+
 static void pre_fini(void *ctx)
 {
 	struct pre *p = ctx;
@@ -314,7 +343,7 @@ static uint64_t graph_model_ns(const struct qpu_nn_graph *g)
 	return sum;
 }
 
-static int infer_run(void *ctx, struct qpu_pipeline_job *job)
+int pl_infer_run(void *ctx, struct qpu_pipeline_job *job, int in_fence)
 {
 	struct infer *inf = ctx;
 	/* The device's graph, unless this is a QPU graph's recovery: a graph
@@ -327,11 +356,15 @@ static int infer_run(void *ctx, struct qpu_pipeline_job *job)
 	size_t off = 0;
 	int ret;
 
-	qpu_nn_input(g, 0, &ti);
-	memcpy(ti.data, job->in, ti.bytes);
 	if (g == inf->dev_graph)
 		qpu_nn_set_timeout(g, job->timeout_ms);
-	ret = qpu_nn_run(g);
+	if (job->in_bo) {	/* read where the previous stage wrote it */
+		ret = qpu_nn_run_input(g, job->in_bo, 0, in_fence);
+	} else {
+		qpu_nn_input(g, 0, &ti);
+		memcpy(ti.data, job->in, ti.bytes);
+		ret = qpu_nn_run(g);
+	}
 	if (ret)
 		return pl_job_failed(job, ret, qpu_nn_last_error(g));
 	for (i = 0; i < qpu_nn_output_count(g); i++) {
@@ -342,6 +375,21 @@ static int infer_run(void *ctx, struct qpu_pipeline_job *job)
 	if (g == inf->dev_graph)
 		job->model_ns = graph_model_ns(g);
 	return 0;
+}
+
+static int infer_run(void *ctx, struct qpu_pipeline_job *job)
+{
+	return pl_infer_run(ctx, job, -1);
+}
+
+int pl_stage_is_pre(const struct qpu_pipeline_stage *st)
+{
+	return st->run == pre_run;
+}
+
+int pl_stage_is_infer(const struct qpu_pipeline_stage *st)
+{
+	return st->run == infer_run;
 }
 
 static void infer_fini(void *ctx)

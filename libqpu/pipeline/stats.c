@@ -166,7 +166,7 @@ int pl_stats_json(struct qpu_pipeline *pl, char *buf, size_t size)
 		    (unsigned long long)st.back_to_qpu_max_ns, (unsigned long long)st.slowdowns,
 		    (unsigned long long)st.unsupported, st.timeout_ms);
 		put_latency(&j, &st.latency);
-		put(&j, "}");
+		put(&j, ",\"chained\":%llu}", (unsigned long long)pl_stage_chained(pl, i));
 	}
 	put(&j, "]}");
 	if (j.len > 0x7fffffff)

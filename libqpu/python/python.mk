@@ -60,6 +60,6 @@ VM_CHECK_PAYLOAD += --copy $(BUILD)/vm-python/python.tar \
 # Four steps, each well inside the guest's per-step limit (120 s): starting
 # Python and numpy over 9p under TCG takes about 35 s, python3 -m qpu twice,
 # python3 -m qpu.pyvideocore once. test_v3d_node.py runs on kmod/v3d_sim's
-# nodes (vm-run.sh names them).
-PYTHON_VM_GROUPS := test_device.py+test_asm.py+test_emit.py test_jobs.py+test_kernels.py+test_dmabuf.py \
+# nodes (vm-run.sh names them); test_capture.py dequeues from vivid (kmod.mk loads it).
+PYTHON_VM_GROUPS := test_device.py+test_asm.py+test_emit.py test_jobs.py+test_kernels.py+test_dmabuf.py+test_capture.py \
 	test_package.py+test_v3d_node.py test_pyvideocore.py

@@ -192,6 +192,11 @@ static bool fence_log_failed(int fd)
 	return failed;
 }
 
+bool qpu_emudev_fence_failed(int fd)
+{
+	return fence_log_failed(fd);
+}
+
 void qpu_emudev_register_runner(enum qpu_gen gen,
 				const struct qpu_emu_runner *runner)
 {

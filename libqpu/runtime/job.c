@@ -1,14 +1,23 @@
 // SPDX-License-Identifier: MIT
 /*
  * Jobs: checking a job description once for every backend (its kind
- * against the device's generation too), submitting it and waiting for it.
+ * against the device's generation too), submitting it and waiting for it
+ * or for its fence.
  */
 
 #include <assert.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+#if __has_include(<linux/sync_file.h>)
+#include <linux/sync_file.h>
+#endif
 
 #include "runtime/runtime.h"
 #include "qpu.h"
@@ -407,4 +416,64 @@ QPU_API const char *qpu_access_str(enum qpu_access access)
 	default:
 		return "unknown";
 	}
+}
+
+/* A job's fence: a sync_file (qpu.ko, a v3d node) or an eventfd (the emulator). */
+enum fence_kind { FENCE_NONE, FENCE_SYNC_FILE, FENCE_EVENTFD };
+
+static enum fence_kind fence_kind_of(int fd)
+{
+	char path[32], link[64];
+	ssize_t n;
+
+	if (fd < 0 || fcntl(fd, F_GETFD) < 0)
+		return FENCE_NONE;
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	n = readlink(path, link, sizeof(link) - 1);
+	if (n < 0)	/* no /proc: take it as a fence, poll() will tell */
+		return FENCE_EVENTFD;
+	link[n] = '\0';
+	if (!strcmp(link, "anon_inode:sync_file"))
+		return FENCE_SYNC_FILE;
+	if (!strcmp(link, "anon_inode:[eventfd]"))
+		return FENCE_EVENTFD;
+	return FENCE_NONE;
+}
+
+/* Whether the signalled sync_file @fd carries an error. */
+static bool sync_file_failed(int fd)
+{
+#ifdef SYNC_IOC_FILE_INFO
+	struct sync_file_info info;
+
+	memset(&info, 0, sizeof(info));
+	return !ioctl(fd, SYNC_IOC_FILE_INFO, &info) && info.status < 0;
+#else
+	(void)fd;
+	return false;
+#endif
+}
+
+QPU_API int qpu_fence_wait(int fence_fd, int timeout_ms)
+{
+	enum fence_kind kind = fence_kind_of(fence_fd);
+	struct pollfd p = { .fd = fence_fd, .events = POLLIN };
+	int ret;
+
+	if (kind == FENCE_NONE)
+		return qpu_fail(-EINVAL, "fence: %d is no job fence (a sync_file or the emulator's eventfd)",
+				fence_fd);
+	do
+		ret = poll(&p, 1, timeout_ms < 0 ? -1 : timeout_ms);
+	while (ret < 0 && errno == EINTR);
+	if (ret < 0)
+		return qpu_fail(-errno, "fence: poll: %s", strerror(errno));
+	if (!ret)
+		return -ETIME;
+	if (!(p.revents & POLLIN))
+		return qpu_fail(-EINVAL, "fence: %d does not signal", fence_fd);
+	if (kind == FENCE_SYNC_FILE ? sync_file_failed(fence_fd) :
+	    qpu_emudev_fence_failed(fence_fd))
+		return qpu_fail(-EIO, "fence: the job behind it did not end well");
+	return 0;
 }

@@ -160,6 +160,8 @@ int qpu_kdev_open(struct qpu_dev *dev);
 /* emudev.c */
 /* @options: what follows "emu:" in the path (NULL for plain "emu") */
 int qpu_emudev_open(struct qpu_dev *dev, const char *options);
+/* Whether the signalled eventfd @fd is the out-fence of an emulated job that failed. */
+bool qpu_emudev_fence_failed(int fd);
 
 /* kdev_ioctl.c */
 /* 0 if @fd is qpu.ko of this ABI; -ENOTTY: not qpu.ko; -EPROTO: another ABI */

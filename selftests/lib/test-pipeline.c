@@ -5,13 +5,18 @@
  * job, a job canceled as a reset cancels it and a frame of the wrong size,
  * none lost and each failure recovered on the CPU; the slowdown warning
  * when the clock falls; the built-in stages (pre-processing on the QPUs
- * against the CPU, a .qnn detector, NMS); refusals before any job.
+ * against the CPU, a .qnn detector, NMS); refusals before any job; fences
+ * on device jobs: pre-processing submitted only, inference after its
+ * fence on the pre-processing output's buffer, both chained in the
+ * pipeline, failed fences passed on, bad ones refused.
  */
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -331,12 +336,14 @@ static void run_gray(struct qpu_pipeline *pl, unsigned int frames)
 	T_EQ_U64(0, qpu_pipeline_finish(pl));
 }
 
-/* A stage that takes 1 ms, 6 ms once the user's telemetry says the clock
+/* A stage that takes 1 ms, 12 ms once the user's telemetry says the clock
  * fell, and that telemetry. */
 struct clocked {
 	uint64_t frame;
 	unsigned int warnings;
 	char warning[256];
+	int steady_clock;	/* the clock does not fall */
+	int speeds_up;		/* 12 ms a run, then 1 ms from frame 20 */
 };
 
 static int clocked_telemetry(void *ctx, struct qpu_pipeline_telemetry *t)
@@ -344,7 +351,7 @@ static int clocked_telemetry(void *ctx, struct qpu_pipeline_telemetry *t)
 	struct clocked *c = ctx;
 
 	t->flags = QPU_PIPELINE_TELEMETRY_CLOCK | QPU_PIPELINE_TELEMETRY_TEMP;
-	t->clock_hz = c->frame < 20 ? 500000000 : 250000000;
+	t->clock_hz = c->frame < 20 || c->steady_clock ? 500000000 : 250000000;
 	t->temp_mc = 80000;
 	return 0;
 }
@@ -352,7 +359,8 @@ static int clocked_telemetry(void *ctx, struct qpu_pipeline_telemetry *t)
 static int clocked_run(void *ctx, struct qpu_pipeline_job *job)
 {
 	struct clocked *c = ctx;
-	struct timespec ts = { 0, job->frame->index < 20 ? 1000000 : 6000000 };
+	int slow = c->speeds_up ? job->frame->index < 20 : job->frame->index >= 20;
+	struct timespec ts = { 0, slow ? 12000000 : 1000000 };
 
 	c->frame = job->frame->index + 1;
 	nanosleep(&ts, NULL);
@@ -365,6 +373,24 @@ static void clocked_warn(void *ctx, const char *msg)
 
 	c->warnings++;
 	snprintf(c->warning, sizeof(c->warning), "%s", msg);
+}
+
+/* A pipeline of @st alone after 30 gray frames, its stats; NULL (checked) on failure. */
+static struct qpu_pipeline *clocked_pipeline(const struct qpu_pipeline_config *cfg,
+					     const struct qpu_pipeline_stage *st,
+					     struct qpu_pipeline_stage_stats *ss,
+					     struct qpu_pipeline_stats *ps)
+{
+	struct qpu_pipeline *pl = qpu_pipeline_new(cfg);
+
+	T_CHECK(pl != NULL);
+	if (!pl)
+		return NULL;
+	T_EQ_U64(0, qpu_pipeline_add_stage(pl, st));
+	run_gray(pl, 30);
+	T_EQ_U64(0, qpu_pipeline_get_stage_stats(pl, 0, ss));
+	T_EQ_U64(0, qpu_pipeline_get_stats(pl, ps));
+	return pl;
 }
 
 T_TEST(slowdown_warning)
@@ -381,25 +407,37 @@ T_TEST(slowdown_warning)
 	};
 	struct qpu_pipeline_stage_stats ss;
 	struct qpu_pipeline_stats ps;
-	struct qpu_pipeline *pl = qpu_pipeline_new(&cfg);
+	struct qpu_pipeline *pl = clocked_pipeline(&cfg, &st, &ss, &ps);
 
-	T_CHECK(pl != NULL);
 	if (!pl)
 		return;
-	T_EQ_U64(0, qpu_pipeline_add_stage(pl, &st));
-	run_gray(pl, 30);
-	T_EQ_U64(0, qpu_pipeline_get_stage_stats(pl, 0, &ss));
 	T_CHECK(ss.slowdowns >= 5);
 	T_EQ_U64(1, c.warnings);	/* one message per 100 slow runs */
 	T_CHECK(strstr(c.warning, "stage clocked took"));
 	T_CHECK(strstr(c.warning, "with the V3D clock at 250 MHz, down from 500 MHz"));
-	T_EQ_U64(0, qpu_pipeline_get_stats(pl, &ps));
 	T_EQ_U64(1, ps.warnings);
 	T_CHECK(ps.telemetry_samples >= 30);
 	T_EQ_STR("user", ps.telemetry.source);
 	T_EQ_U64(250000000, ps.telemetry.clock_hz);
 	T_EQ_U64(80000, ps.telemetry.temp_mc);
 	qpu_pipeline_free(pl);
+
+	/* a slower stage at the same clock, or a lower clock with a faster
+	 * stage (far from any scheduling hiccup), is no slowdown of the
+	 * clock's making */
+	for (c.steady_clock = 1; c.steady_clock >= 0; c.steady_clock--) {
+		c.speeds_up = !c.steady_clock;
+		c.frame = 0;
+		c.warnings = 0;
+		pl = clocked_pipeline(&cfg, &st, &ss, &ps);
+		if (!pl)
+			return;
+		T_EQ_U64(0, ss.slowdowns);
+		T_EQ_U64(0, c.warnings);
+		T_EQ_U64(0, ps.warnings);
+		T_EQ_U64(c.steady_clock ? 500000000 : 250000000, ps.telemetry.clock_hz);
+		qpu_pipeline_free(pl);
+	}
 }
 
 /* The emulator reports no telemetry; a pipeline says so. */
@@ -521,6 +559,19 @@ static int write_detector(const char *path)
 	return nb_save(&q, 13, x, y, path);
 }
 
+/* The detector into a new file of the template @model; 0, or -1 (checked). */
+static int detector_model(char *model)
+{
+	int fd = mkstemp(model);
+
+	T_CHECK(fd >= 0);
+	if (fd < 0)
+		return -1;
+	close(fd);
+	T_EQ_U64(0, write_detector(model));
+	return 0;
+}
+
 struct detect_seen {
 	uint32_t count;
 	uint32_t candidates;
@@ -540,10 +591,13 @@ static void detect_sink(void *ctx, const struct qpu_pipeline_frame *f)
 		keep->best = d->boxes[0];
 }
 
-/* Pre-processing, the detector and NMS, on the device and on the CPU. */
-T_TEST(detector_pipeline)
+/*
+ * A started pipeline of pre-processing (I420 32x16 to 8x8), the detector of
+ * @model and NMS on @dev, its frames' detections to @d; NULL on failure.
+ */
+static struct qpu_pipeline *detector_start(struct qpu_dev *dev, const char *model,
+					   struct detect_seen *d, unsigned int in_flight)
 {
-	char model[] = "/tmp/test-pipeline-XXXXXX", err[512];
 	struct qpu_pipeline_preprocess pre = {
 		.format = QPU_PIPELINE_I420, .width = 32, .height = 16,
 		.out_width = 8, .out_height = 8, .std = { 1, 1, 1 },
@@ -552,37 +606,44 @@ T_TEST(detector_pipeline)
 		.grid_w = 8, .grid_h = 8, .anchors = 1, .classes = 2,
 		.score_threshold = 0.5f, .iou_threshold = 0.5f, .max_boxes = 100,
 	};
-	unsigned int pass;
-	int fd = mkstemp(model);
+	struct qpu_pipeline_config cfg = {
+		.dev = dev, .format = QPU_PIPELINE_I420, .width = 32, .height = 16,
+		.sink = detect_sink, .sink_ctx = d, .in_flight = in_flight,
+	};
+	struct qpu_pipeline *pl = qpu_pipeline_new(&cfg);
+	struct qpu_pipeline_stage st;
+	char err[512];
 
-	T_CHECK(fd >= 0);
-	if (fd < 0)
+	T_CHECK(pl != NULL);
+	if (!pl)
+		return NULL;
+	T_EQ_U64(0, qpu_pipeline_stage_preprocess(dev, &pre, &st, err, sizeof(err)));
+	T_EQ_U64(0, qpu_pipeline_add_stage(pl, &st));
+	T_EQ_U64(0, qpu_pipeline_stage_infer(dev, model, 8 * 8 * 3 * 4, QPU_NN_BIND_QPU_ALL, &st, err,
+					     sizeof(err)));
+	T_EQ_U64(0, qpu_pipeline_add_stage(pl, &st));
+	T_EQ_U64(0, qpu_pipeline_stage_detect(&det, &st, err, sizeof(err)));
+	T_EQ_U64(0, qpu_pipeline_add_stage(pl, &st));
+	T_EQ_U64(0, qpu_pipeline_start(pl));
+	return pl;
+}
+
+/* Pre-processing, the detector and NMS, on the device and on the CPU. */
+T_TEST(detector_pipeline)
+{
+	char model[] = "/tmp/test-pipeline-XXXXXX";
+	unsigned int pass;
+
+	if (detector_model(model))
 		return;
-	close(fd);
-	T_EQ_U64(0, write_detector(model));
 	for (pass = 0; pass < 2; pass++) {
-		struct qpu_dev *dev = pass ? NULL : device;
 		struct detect_seen d = { 0 };
-		struct qpu_pipeline_config cfg = {
-			.dev = dev, .format = QPU_PIPELINE_I420, .width = 32, .height = 16,
-			.sink = detect_sink, .sink_ctx = &d,
-		};
-		struct qpu_pipeline *pl = qpu_pipeline_new(&cfg);
-		struct qpu_pipeline_stage st;
+		struct qpu_pipeline *pl = detector_start(pass ? NULL : device, model, &d, 0);
 		struct qpu_pipeline_input in;
 		unsigned int i;
 
-		T_CHECK(pl != NULL);
 		if (!pl)
 			break;
-		T_EQ_U64(0, qpu_pipeline_stage_preprocess(dev, &pre, &st, err, sizeof(err)));
-		T_EQ_U64(0, qpu_pipeline_add_stage(pl, &st));
-		T_EQ_U64(0, qpu_pipeline_stage_infer(dev, model, 8 * 8 * 3 * 4, QPU_NN_BIND_QPU_ALL, &st, err,
-						     sizeof(err)));
-		T_EQ_U64(0, qpu_pipeline_add_stage(pl, &st));
-		T_EQ_U64(0, qpu_pipeline_stage_detect(&det, &st, err, sizeof(err)));
-		T_EQ_U64(0, qpu_pipeline_add_stage(pl, &st));
-		T_EQ_U64(0, qpu_pipeline_start(pl));
 		for (i = 0; i < 4; i++) {
 			T_EQ_U64(0, qpu_pipeline_acquire(pl, 60000, &in));
 			memset(in.data, 100, in.bytes);
@@ -964,6 +1025,379 @@ T_TEST(refusals)
 	T_EQ_U64(0, qpu_pipeline_finish(pl));
 	T_EQ_U64(-EINVAL, qpu_pipeline_acquire(pl, 0, &in));
 	qpu_pipeline_free(pl);
+}
+
+/* --- fences on device jobs ------------------------------------------------------------ */
+
+#define FENCE_W		32
+#define FENCE_H		16
+#define FENCE_SIDE	8
+#define FENCE_OUT	(FENCE_SIDE * FENCE_SIDE * 3 * 4)
+
+/* An I420 FENCE_W x FENCE_H frame of a pattern into @bo, to an 8x8 float tensor. */
+static struct qpu_preprocess fence_pre(struct qpu_bo *frame, struct qpu_bo *out)
+{
+	struct qpu_preprocess p = {
+		.src = { .bo = frame, .format = QPU_PIX_I420, .width = FENCE_W, .height = FENCE_H,
+			 .offset = { 0, FENCE_W * FENCE_H, FENCE_W * FENCE_H * 5 / 4 },
+			 .stride = { FENCE_W, FENCE_W / 2, FENCE_W / 2 } },
+		.dst_bo = out, .dst_width = FENCE_SIDE, .dst_height = FENCE_SIDE,
+		.layout = QPU_TENSOR_NCHW, .type = QPU_TENSOR_F32,
+		.colorspace = QPU_COLOR_BT601_FULL, .std = { 1, 1, 1 },
+	};
+	uint8_t *f = qpu_bo_get_map(frame);
+	unsigned int i;
+
+	for (i = 0; i < FENCE_W * FENCE_H * 3 / 2; i++)
+		f[i] = (uint8_t)(i * 29 + (i >> 4));
+	return p;
+}
+
+/* A job fence that signalled with an error (a faulting job's), or -1 where
+ * the device takes no VideoCore IV program. */
+static int failed_fence(struct faulty *f)
+{
+	enum qpu_status status;
+	uint64_t gen = QPU_GEN_VC4;
+	int fence = -1;
+
+	qpu_dev_get_param(device, QPU_DEV_PARAM_GEN, &gen);
+	if (gen != QPU_GEN_VC4)
+		return -1;
+	T_EQ_U64(-EIO, run_job(f, device, CODE_TMU, -1, &fence, 0, &status));
+	T_EQ_U64(QPU_STATUS_FAULT, status);
+	return fence;
+}
+
+static int emulated(void)
+{
+	return !strncmp(device_path, "emu", 3);
+}
+
+/* qpu_preprocess_submit(): returns before its job ends, the same tensor. */
+T_TEST(fence_preprocess_submit)
+{
+	struct qpu_kernels *k = qpu_kernels_new(device);
+	struct qpu_bo *frame = qpu_bo_new(device, FENCE_W * FENCE_H * 3 / 2);
+	struct qpu_bo *a = qpu_bo_new(device, FENCE_OUT), *b = qpu_bo_new(device, FENCE_OUT);
+	struct qpu_kernel_stats st;
+	struct qpu_preprocess p;
+	struct faulty f;
+	int gate = -1, fence = -1, bad, pipefd[2];
+	uint64_t one = 1;
+
+	T_CHECK(k && frame && a && b);
+	if (!k || !frame || !a || !b)
+		return;
+	faulty_init(&f, device);
+	p = fence_pre(frame, a);
+	T_EQ_U64(0, qpu_preprocess(k, 2, &p, NULL));
+	p.dst_bo = b;
+	/* On the emulator an eventfd of ours holds the job back: the call
+	 * returns with the job queued, its fence unsignalled. */
+	if (emulated())
+		gate = eventfd(0, EFD_CLOEXEC);
+	T_EQ_U64(0, qpu_preprocess_submit(k, 2, &p, gate, &fence));
+	T_CHECK(fence >= 0);
+	if (gate >= 0) {
+		T_EQ_U64(-ETIME, qpu_fence_wait(fence, 0));
+		T_EQ_U64(-ETIME, qpu_fence_wait(fence, 20));
+	}
+	/* one pending job a struct qpu_kernels: its uniforms are in its memory */
+	T_EQ_U64(-EBUSY, qpu_preprocess(k, 2, &p, NULL));
+	T_EQ_U64(-EBUSY, qpu_preprocess_submit(k, 2, &p, -1, NULL));
+	T_CHECK(strstr(qpu_kernels_last_error(k), "pending"));
+	if (gate >= 0)
+		T_EQ_U64(sizeof(one), write(gate, &one, sizeof(one)));
+	T_EQ_U64(0, qpu_kernels_finish(k, &st));
+	T_EQ_U64(2, st.qpus);
+	T_EQ_U64(0, qpu_fence_wait(fence, 0));
+	T_EQ_U64(0, qpu_fence_wait(fence, -1));	/* not consumed */
+	T_EQ_U64(0, memcmp(qpu_bo_get_map(a), qpu_bo_get_map(b), FENCE_OUT));
+	T_EQ_U64(0, qpu_kernels_finish(k, NULL));	/* none pending */
+	close(fence);
+	if (gate >= 0)
+		close(gate);
+
+	/* an in-fence whose job failed: the job is canceled, the error passed on */
+	fence = failed_fence(&f);
+	if (fence >= 0) {
+		int out = -1;
+
+		T_EQ_U64(-EIO, qpu_fence_wait(fence, 0));
+		T_EQ_U64(0, qpu_preprocess_submit(k, 2, &p, fence, &out));
+		T_EQ_U64(-EIO, qpu_kernels_finish(k, NULL));
+		T_CHECK(strstr(qpu_kernels_last_error(k), "canceled"));
+		T_EQ_U64(-EIO, qpu_fence_wait(out, -1));
+		close(out);
+		close(fence);
+	}
+
+	/* bad fences: refused before any job */
+	T_EQ_U64(-EINVAL, qpu_fence_wait(-1, 0));
+	T_EQ_U64(-EINVAL, qpu_fence_wait(9999, 0));
+	T_CHECK(pipe(pipefd) == 0);
+	T_EQ_U64(-EINVAL, qpu_fence_wait(pipefd[0], 0));
+	T_CHECK(strstr(qpu_last_error(), "no job fence"));
+	T_EQ_U64(-EINVAL, qpu_preprocess_submit(k, 2, &p, pipefd[0], &fence));
+	T_EQ_U64(-1, fence);
+	T_CHECK(strstr(qpu_kernels_last_error(k), "no job fence"));
+	T_EQ_U64(-EINVAL, qpu_preprocess_submit(k, 2, &p, 9999, NULL));
+	T_EQ_U64(-EINVAL, qpu_preprocess_submit(NULL, 2, &p, -1, NULL));
+	T_EQ_U64(-EINVAL, qpu_kernels_finish(NULL, NULL));
+	/* a bad tensor: refused by the checks, nothing pending */
+	p.dst_width = 0;
+	bad = qpu_preprocess_submit(k, 2, &p, -1, NULL);
+	T_EQ_U64(-EINVAL, bad);
+	p.dst_width = FENCE_SIDE;
+	T_EQ_U64(0, qpu_preprocess(k, 2, &p, NULL));
+	close(pipefd[0]);
+	close(pipefd[1]);
+	faulty_fini(&f);
+	qpu_bo_free(frame);
+	qpu_bo_free(a);
+	qpu_bo_free(b);
+	qpu_kernels_free(k);
+}
+
+/* A MatMul of the 192 floats of a tensor by a constant 192 x 7: its A is the input. */
+static int write_matmul(const char *path)
+{
+	static float w[FENCE_OUT / 4 * 7];
+	int64_t xd[2] = { 1, FENCE_OUT / 4 }, wd[2] = { FENCE_OUT / 4, 7 };
+	struct nb q = { 0 };
+	uint32_t x, tw, y, in[2];
+	unsigned int i;
+
+	for (i = 0; i < FENCE_OUT / 4 * 7; i++)
+		w[i] = (float)(i % 13) / 13.0f - 0.5f;
+	x = nb_tensor(&q, "x", QPU_NN_FLOAT32, 2, xd, NULL, 0);
+	tw = nb_tensor(&q, "w", QPU_NN_FLOAT32, 2, wd, w, sizeof(w));
+	y = nb_value(&q, "y");
+	in[0] = x;
+	in[1] = tw;
+	nb_node(&q, "mm", "MatMul", "", 2, in, 1, &y);
+	return nb_save(&q, 13, x, y, path);
+}
+
+/* The graph of @model bound to @dev (every node it can on the QPUs). */
+static struct qpu_nn_graph *fence_graph(const char *model, struct qpu_dev *dev)
+{
+	char err[256];
+	struct qpu_nn_graph *g = qpu_nn_load(model, err, sizeof(err));
+
+	T_CHECK(g != NULL);
+	if (g && qpu_nn_bind(g, dev, QPU_NN_BIND_QPU_ALL)) {
+		T_CHECK(0);
+		qpu_nn_free(g);
+		g = NULL;
+	}
+	return g;
+}
+
+/* The graph's output 0 into @out. */
+static void fence_output(struct qpu_nn_graph *g, float *out, size_t bytes)
+{
+	struct qpu_nn_tensor_info ti;
+
+	T_EQ_U64(0, qpu_nn_output(g, 0, &ti));
+	T_EQ_U64(bytes, ti.bytes);
+	memcpy(out, ti.data, bytes < ti.bytes ? bytes : ti.bytes);
+}
+
+/* Opens an eventfd gate 30 ms after it starts. */
+static void *open_gate(void *arg)
+{
+	struct timespec ts = { 0, 30000000 };
+	uint64_t one = 1;
+
+	nanosleep(&ts, NULL);
+	if (write(*(int *)arg, &one, sizeof(one)) != sizeof(one))
+		abort();
+	return NULL;
+}
+
+/*
+ * qpu_nn_run_input() on @model's graph: the input where pre-processing
+ * wrote it, after its fence. On the emulator the pre-processing job waits
+ * on a gate that another thread opens 30 ms later, so the graph's first
+ * job is queued behind a job not yet run (or its wrapper, packing the
+ * input on the host, waits on the CPU): the outputs are still the waited
+ * run's, bit for bit.
+ */
+static void fence_nn_case(const char *model, size_t out_floats)
+{
+	struct qpu_kernels *k = qpu_kernels_new(device);
+	struct qpu_bo *frame = qpu_bo_new(device, FENCE_W * FENCE_H * 3 / 2);
+	struct qpu_bo *t = qpu_bo_new(device, FENCE_OUT), *small = qpu_bo_new(device, 64);
+	float *ref = calloc(3 * out_floats, sizeof(float)), *got = ref + out_floats;
+	float *cpu = got + out_floats;
+	struct qpu_nn_graph *g = fence_graph(model, device), *c = fence_graph(model, NULL);
+	struct qpu_nn_tensor_info ti;
+	struct qpu_preprocess p;
+	struct faulty f;
+	pthread_t gate_thread;
+	unsigned int i, far = 0;
+	int fence = -1, gate = -1, pipefd[2] = { -1, -1 };
+
+	T_CHECK(k && frame && t && small && ref);
+	faulty_init(&f, device);
+	if (!k || !frame || !t || !small || !ref || !g || !c)
+		goto out;
+	p = fence_pre(frame, t);
+
+	/* waited: the tensor copied into the arena */
+	T_EQ_U64(0, qpu_preprocess(k, 2, &p, NULL));
+	T_EQ_U64(0, qpu_nn_input(g, 0, &ti));
+	memcpy(ti.data, qpu_bo_get_map(t), ti.bytes);
+	T_EQ_U64(0, qpu_nn_run(g));
+	fence_output(g, ref, out_floats * 4);
+
+	/* chained: the arena's input is garbage, the buffer is read in place */
+	memset(ti.data, 0x7f, ti.bytes);
+	memset(qpu_bo_get_map(t), 0, FENCE_OUT);
+	if (emulated()) {
+		gate = eventfd(0, EFD_CLOEXEC);
+		T_EQ_U64(0, pthread_create(&gate_thread, NULL, open_gate, &gate));
+	}
+	T_EQ_U64(0, qpu_preprocess_submit(k, 2, &p, gate, &fence));
+	T_EQ_U64(0, qpu_nn_run_input(g, t, 0, fence));
+	if (gate >= 0) {
+		pthread_join(gate_thread, NULL);
+		close(gate);
+	}
+	T_EQ_U64(0, qpu_kernels_finish(k, NULL));
+	fence_output(g, got, out_floats * 4);
+	T_EQ_U64(0, memcmp(ref, got, out_floats * 4));
+	T_EQ_U64(0x7f7f7f7f, ((uint32_t *)ti.data)[0]);	/* not copied */
+
+	/* a graph on the CPU alone waits for the fence on the CPU */
+	T_EQ_U64(0, qpu_nn_run_input(c, t, 0, fence));
+	fence_output(c, cpu, out_floats * 4);
+	for (i = 0; i < out_floats; i++)
+		far += cpu[i] - ref[i] > 1e-4f || ref[i] - cpu[i] > 1e-4f;
+	T_EQ_U64(0, far);
+	close(fence);
+	fence = -1;
+	/* no fence, no buffer: plain qpu_nn_run() on the arena */
+	memcpy(ti.data, qpu_bo_get_map(t), ti.bytes);
+	T_EQ_U64(0, qpu_nn_run_input(g, NULL, 0, -1));
+	fence_output(g, got, out_floats * 4);
+	T_EQ_U64(0, memcmp(ref, got, out_floats * 4));
+
+	/* a fence whose job failed: nothing runs on a missing input */
+	fence = failed_fence(&f);
+	if (fence >= 0) {
+		T_EQ_U64(-ECANCELED, qpu_nn_run_input(g, t, 0, fence));
+		T_CHECK(strstr(qpu_nn_last_error(g), "did not end well"));
+		T_EQ_U64(-ECANCELED, qpu_nn_run_input(c, t, 0, fence));
+		close(fence);
+	}
+
+	/* refusals */
+	T_CHECK(pipe(pipefd) == 0);
+	T_EQ_U64(-EINVAL, qpu_nn_run_input(g, t, 0, pipefd[0]));
+	T_CHECK(strstr(qpu_nn_last_error(g), "no job fence"));
+	T_EQ_U64(-EINVAL, qpu_nn_run_input(g, small, qpu_bo_get_size(small) - 4, -1));
+	T_CHECK(strstr(qpu_nn_last_error(g), "do not fit"));
+	T_EQ_U64(-EINVAL, qpu_nn_run_input(g, t, 2, -1));
+	T_EQ_U64(-EINVAL, qpu_nn_run_input(g, t, qpu_bo_get_size(t) + 4, -1));
+	T_EQ_U64(-EINVAL, qpu_nn_run_input(NULL, t, 0, -1));
+	close(pipefd[0]);
+	close(pipefd[1]);
+out:
+	qpu_nn_free(g);
+	qpu_nn_free(c);
+	faulty_fini(&f);
+	qpu_bo_free(frame);
+	qpu_bo_free(t);
+	qpu_bo_free(small);
+	qpu_kernels_free(k);
+	free(ref);
+}
+
+/* A 1x1 convolution (sgemm's B is the input) and a MatMul (its A, packed on the host). */
+T_TEST(fence_nn_run_input)
+{
+	char conv[] = "/tmp/test-pipeline-XXXXXX", mm[] = "/tmp/test-pipeline-XXXXXX";
+	int fd;
+
+	if (!detector_model(conv)) {
+		fence_nn_case(conv, 7 * FENCE_SIDE * FENCE_SIDE);
+		unlink(conv);
+	}
+	fd = mkstemp(mm);
+	T_CHECK(fd >= 0);
+	if (fd < 0)
+		return;
+	close(fd);
+	T_EQ_U64(0, write_matmul(mm));
+	fence_nn_case(mm, 7);
+	unlink(mm);
+}
+
+/* The stages' "chained" counts of the pipeline's JSON, @n of them. */
+static void chained_counts(struct qpu_pipeline *pl, unsigned long long *c, unsigned int n)
+{
+	char json[8192];
+	const char *at = json;
+	unsigned int i;
+
+	T_CHECK(qpu_pipeline_stats_json(pl, json, sizeof(json)) > 0);
+	for (i = 0; i < n; i++) {
+		at = strstr(at, "\"chained\":");
+		T_CHECK(at != NULL);
+		if (!at)
+			return;
+		at += strlen("\"chained\":");
+		c[i] = strtoull(at, NULL, 10);
+	}
+}
+
+/*
+ * Pre-processing and inference chained by a fence in the pipeline: every
+ * frame's pre-processing job submitted only and inference queued behind it;
+ * the detections those of the same pipeline with the waits
+ * (QPU_PIPELINE_NO_CHAIN).
+ */
+T_TEST(fence_chained_pipeline)
+{
+	char model[] = "/tmp/test-pipeline-XXXXXX";
+	struct detect_seen d[2];
+	unsigned int pass;
+
+	if (detector_model(model))
+		return;
+	memset(d, 0, sizeof(d));
+	for (pass = 0; pass < 2; pass++) {
+		unsigned long long chained[3] = { 0, 0, 0 };
+		struct qpu_pipeline_input in;
+		struct qpu_pipeline *pl;
+		unsigned int i;
+
+		if (pass)
+			setenv("QPU_PIPELINE_NO_CHAIN", "1", 1);
+		pl = detector_start(device, model, &d[pass], 2);
+		if (!pl)
+			break;
+		unsetenv("QPU_PIPELINE_NO_CHAIN");
+		for (i = 0; i < 6; i++) {
+			T_EQ_U64(0, qpu_pipeline_acquire(pl, 60000, &in));
+			memset(in.data, 60 + 10 * i, in.bytes);
+			T_EQ_U64(0, qpu_pipeline_submit(pl, QPU_PIPELINE_I420, 32, 16, NULL));
+		}
+		T_EQ_U64(0, qpu_pipeline_finish(pl));
+		chained_counts(pl, chained, 3);
+		T_EQ_U64(pass ? 0 : 6, chained[0]);
+		T_EQ_U64(pass ? 0 : 6, chained[1]);
+		T_EQ_U64(0, chained[2]);
+		qpu_pipeline_free(pl);
+	}
+	T_EQ_U64(d[1].candidates, d[0].candidates);
+	T_EQ_U64(d[1].count, d[0].count);
+	T_EQ_U64(0, memcmp(&d[0].best, &d[1].best, sizeof(d[0].best)));
+	T_CHECK(d[0].count > 0);
+	unlink(model);
 }
 
 T_MAIN(.setup = t_device_open, .teardown = t_device_close, .options = device_options)

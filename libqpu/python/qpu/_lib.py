@@ -369,6 +369,14 @@ def pystr(b):
     return None if b is None else b.decode("utf-8", "replace")
 
 
+def declare(prototypes):
+    """Each {name: (restype, argtypes)} on libqpu's function of that name."""
+    for name, (res, args) in prototypes.items():
+        fn = getattr(lib, name)
+        fn.restype = res
+        fn.argtypes = args
+
+
 # <qpu_kernels.h>: post-processing (box decoding, NMS, connected components)
 class Detection(ctypes.Structure):
     _fields_ = [("x1", ctypes.c_float), ("y1", ctypes.c_float), ("x2", ctypes.c_float),

@@ -73,6 +73,17 @@ def expected():
     return out
 
 
+def struct_pairs(structs):
+    """(C expression, package value) of the size and every field's offset of
+    each {C struct name: ctypes class} of `structs`."""
+    out = []
+    for cname, cls in structs.items():
+        out.append(("sizeof(struct %s)" % cname, __import__("ctypes").sizeof(cls)))
+        out += [("offsetof(struct %s, %s)" % (cname, f), getattr(cls, f).offset)
+                for f, _ in cls._fields_]
+    return out
+
+
 def check_against_headers(tmp_path, headers, pairs):
     """Each (C expression, package value) of `pairs` printed by a program
     built from `headers`; fails on any that differ (other modules' copies

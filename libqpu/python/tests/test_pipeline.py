@@ -63,6 +63,8 @@ def test_detector(model, device):
     assert res[6]["error"] == "refused: a 16x16 i420 frame, the pipeline takes 32x32 i420"
     assert stats["frames"] == {"submitted": 7, "delivered": 7, "failed": 1, "refused": 1}
     assert [s["name"] for s in stats["stages"]] == ["preprocess", "infer", "detect"]
+    # pre-processing's job and inference's first chained by its fence, no CPU wait
+    assert [s["chained"] for s in stats["stages"]] == ([0, 0, 0] if device == "cpu" else [6, 6, 0])
     lat = stats["latency"]
     assert lat["count"] == 6 and lat["p50_ns"] <= lat["p90_ns"] <= lat["p99_ns"] <= lat["max_ns"]
 
