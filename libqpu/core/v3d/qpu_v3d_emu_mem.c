@@ -206,10 +206,22 @@ static bool unif_line_read(const struct qpu_v3d_emu *emu, u32 va)
 	return false;
 }
 
+/*
+ * stale_hint[] holds addresses that are in stale[] (a word written again
+ * and again is found without the scan); an address leaves it when its
+ * entry is replaced. 0 is no TMU address: page 0 is never mapped.
+ */
+static u32 *stale_hint(struct qpu_v3d_emu *emu, u32 va)
+{
+	return &emu->stale_hint[(va >> 2) % STALE_HINTS];
+}
+
 static void note_stale(struct qpu_v3d_emu *emu, u32 va, const u8 *p)
 {
 	unsigned int i;
 
+	if (*stale_hint(emu, va) == va)
+		return;		/* noted already */
 	if (emu->stale_n >= STALE_MAX && !unif_line_read(emu, va))
 		return;
 	for (i = 0; i < emu->stale_n; i++)
@@ -223,9 +235,12 @@ static void note_stale(struct qpu_v3d_emu *emu, u32 va, const u8 *p)
 				break;
 		if (i == STALE_MAX)
 			return;
+		if (*stale_hint(emu, emu->stale[i].va) == emu->stale[i].va)
+			*stale_hint(emu, emu->stale[i].va) = 0;
 	}
 	emu->stale[i].va = va;
 	emu->stale[i].old = load32(p);
+	*stale_hint(emu, va) = va;
 }
 
 /* Note the line of a uniform read (see "uniform cache" above). */
