@@ -629,13 +629,11 @@ static void do_branch(struct qpu_v3d_emu *emu, unsigned int qpu,
 }
 
 /* What the thread does after each instruction: the delay slots' ends. */
-static void end_of_instruction(struct qpu_v3d_emu *emu, unsigned int qpu,
-			       struct v3d_thread *t)
+static void delay_slots(struct qpu_v3d_emu *emu, unsigned int qpu,
+			struct v3d_thread *t)
 {
 	unsigned int i;
 
-	if (!(t->sfu_left | t->br_left | t->thrsw_left))
-		return;
 	if (t->sfu_left && --t->sfu_left == 1) {
 		for (i = 0; i < LANES; i++)
 			t->acc[4][i] = t->sfu_val[i];
@@ -654,6 +652,13 @@ static void end_of_instruction(struct qpu_v3d_emu *emu, unsigned int qpu,
 			t->thrsw_left = 2;
 		}
 	}
+}
+
+static inline void end_of_instruction(struct qpu_v3d_emu *emu,
+				      unsigned int qpu, struct v3d_thread *t)
+{
+	if (t->sfu_left | t->br_left | t->thrsw_left)
+		delay_slots(emu, qpu, t);
 }
 
 /* Byte offset of register @r of a thread with @nregs registers. */
@@ -726,6 +731,18 @@ static void fast_src(struct qpu_v3d_emu *emu, struct v3d_predecoded *e,
 	e->src[1][k] = rf_off(r, 32);
 }
 
+/* Which of z, n and c (bits 0, 1, 2) push @pf and update @uf read. */
+static u8 flags_needed(unsigned int pf, unsigned int uf)
+{
+	u8 need = 0;
+
+	if (pf)
+		need |= 1u << (pf - QPU_V3D_PF_PUSHZ);
+	if (uf)
+		need |= 1u << ((uf - QPU_V3D_UF_ANDZ) / 4);
+	return need;
+}
+
 /* The signals step_fast() runs besides small immediates. */
 #define FAST_SIGS	(QPU_V3D_SIG_THRSW | QPU_V3D_SIG_LDTMU | \
 			 QPU_V3D_SIG_LDUNIF | QPU_V3D_SIG_LDUNIFRF | \
@@ -737,18 +754,30 @@ static void predecode_fast(struct qpu_v3d_emu *emu, struct v3d_predecoded *e)
 	const struct qpu_v3d_instr *in = &e->in;
 
 	e->fast = false;
-	if (in->is_branch || (e->sig & ~FAST_SIGS) ||
+	e->branch = in->is_branch;
+	if (in->is_branch) {
+		e->fast = true;
+		return;
+	}
+	if ((e->sig & ~FAST_SIGS) ||
 	    !v3d_alu_fast_pick(in, &e->add_fn, &e->mul_fn))
 		return;
 	e->add_w = fast_dst(emu->gen, &in->add,
 			    &qpu_v3d_add_op_info[in->add.op], e->dst[0]);
 	e->mul_w = fast_dst(emu->gen, &in->mul,
 			    &qpu_v3d_mul_op_info[in->mul.op], e->dst[1]);
+	/* an idle ALU: no operands, no call */
+	if (in->add.op == QPU_V3D_A_NOP)
+		e->add_fn = NULL;
+	if (in->mul.op == QPU_V3D_M_NOP)
+		e->mul_fn = NULL;
 	fast_src(emu, e, 0, in->add.a, QPU_V3D_SIG_SMIMM_A);
 	fast_src(emu, e, 1, in->add.b, QPU_V3D_SIG_SMIMM_B);
 	fast_src(emu, e, 2, in->mul.a, QPU_V3D_SIG_SMIMM_C);
 	fast_src(emu, e, 3, in->mul.b, QPU_V3D_SIG_SMIMM_D);
 	e->flags = in->apf || in->auf || in->mpf || in->muf;
+	e->add_need = flags_needed(in->apf, in->auf);
+	e->mul_need = flags_needed(in->mpf, in->muf);
 	e->fast = true;
 }
 
@@ -845,19 +874,32 @@ static void step_fast(struct qpu_v3d_emu *emu, unsigned int qpu,
 	const struct qpu_v3d_instr *in = &e->in;
 	u8 *base = (u8 *)t;
 	unsigned int n = t->nregs == 32;
-	const u32 *aa = fast_op(e, base, n, 0), *ab = fast_op(e, base, n, 1);
-	const u32 *ma = fast_op(e, base, n, 2), *mb = fast_op(e, base, n, 3);
+	const u32 *aa = NULL, *ab = NULL, *ma = NULL, *mb = NULL;
 	u32 av[LANES], mv[LANES], sval[LANES], uval = 0, sig = e->sig;
 	struct v3d_alu_out fa, fm;
 	unsigned int i;
 
-	e->add_fn(emu, aa, ab, av);
-	e->mul_fn(emu, ma, mb, mv);
+	if (e->branch) {
+		do_branch(emu, qpu, slot, in);
+		t->pc += 8;
+		end_of_instruction(emu, qpu, t);
+		return;
+	}
+	if (e->add_fn) {
+		aa = fast_op(e, base, n, 0);
+		ab = fast_op(e, base, n, 1);
+		e->add_fn(emu, aa, ab, av);
+	}
+	if (e->mul_fn) {
+		ma = fast_op(e, base, n, 2);
+		mb = fast_op(e, base, n, 3);
+		e->mul_fn(emu, ma, mb, mv);
+	}
 	if (e->flags) {		/* before the writes change the operands */
-		if (in->apf || in->auf)
-			v3d_fast_flags(e->add_fn, aa, ab, av, &fa);
-		if (in->mpf || in->muf)
-			v3d_fast_flags(e->mul_fn, ma, mb, mv, &fm);
+		if (e->add_need)
+			v3d_fast_flags(e->add_fn, e->add_need, aa, ab, av, &fa);
+		if (e->mul_need)
+			v3d_fast_flags(e->mul_fn, e->mul_need, ma, mb, mv, &fm);
 	}
 	if (sig & (QPU_V3D_SIG_LDUNIF | QPU_V3D_SIG_LDUNIFRF)) {
 		if (!v3d_read_unif(emu, qpu, slot, &t->unif, &uval))
@@ -881,9 +923,9 @@ static void step_fast(struct qpu_v3d_emu *emu, unsigned int qpu,
 	if (emu->stop != QPU_V3D_EMU_RUNNING)
 		return;
 	if (e->flags) {
-		if (in->apf || in->auf)
+		if (e->add_need)
 			v3d_flags_apply(t, in->apf, in->auf, &fa);
-		if (in->mpf || in->muf)
+		if (e->mul_need)
 			v3d_flags_apply(t, in->mpf, in->muf, &fm);
 	}
 	if ((sig & (QPU_V3D_SIG_LDUNIF | QPU_V3D_SIG_LDUNIFRF |
@@ -944,7 +986,22 @@ static void step(struct qpu_v3d_emu *emu, unsigned int qpu, unsigned int slot)
 	bool sig_writes = false;
 	u64 w;
 	unsigned int i;
+	u32 off = t->pc - emu->code_va;
 
+	/*
+	 * A fast entry of this PC whose word is still in memory: what the
+	 * rest does for it (fetch, decode, no LDTMU wait, limit, count)
+	 */
+	e = &emu->pre[(t->pc >> 3) % PREDECODE_SIZE];
+	if (e->fast && e->pc == t->pc && emu->fast_run && off < emu->code_len &&
+	    !__builtin_memcmp(emu->code_host + off, &e->word, 8) &&
+	    (!(e->sig & QPU_V3D_SIG_LDTMU) || t->fifo_n) &&
+	    (!emu->limit || t->issued < emu->limit)) {
+		t->issued++;
+		emu->stats.instructions++;
+		step_fast(emu, qpu, slot, t, e);
+		return;
+	}
 	if (!fetch(emu, qpu, slot, t->pc, &w))
 		return;
 	in = decode(emu, t->pc, w, &tmp, &sig, &e);
@@ -1194,6 +1251,8 @@ enum qpu_v3d_emu_status qpu_v3d_emu_run(struct qpu_v3d_emu *emu, u64 budget)
 	emu->last_bo = NULL;	/* the MMU may have changed since */
 	emu->code_len = 0;
 	emu->hook_writes = emu->ops && emu->ops->trace_write;
+	emu->fast_run = emu->predecode && !emu->hook_writes &&
+			!(emu->ops && emu->ops->trace);
 	emu->host_float = emu->host_float_ok && emu->predecode &&
 			  qpu_v3d_host_float_enter(&saved);
 	st = emu->clock ? run_by_clock(emu, budget) : run_in_turn(emu, budget);

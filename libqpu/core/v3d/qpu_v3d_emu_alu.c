@@ -433,20 +433,22 @@ static bool flags_fast_op(v3d_fast_fn fn)
 	       fn == op_mov;
 }
 
-void v3d_fast_flags(v3d_fast_fn fn, const u32 *a, const u32 *b, const u32 *r,
-		    struct v3d_alu_out *o)
+void v3d_fast_flags(v3d_fast_fn fn, unsigned int need, const u32 *a,
+		    const u32 *b, const u32 *r, struct v3d_alu_out *o)
 {
 	unsigned int i;
 	u16 z = 0, n = 0, c = 0;
 
-	for (i = 0; i < LANES; i++) {
-		z |= (u16)(!r[i] << i);
-		n |= (u16)((r[i] >> 31) << i);
-	}
-	if (fn == op_add)
+	if (need & 1)
+		for (i = 0; i < LANES; i++)
+			z |= (u16)(!r[i] << i);
+	if (need & 2)
+		for (i = 0; i < LANES; i++)
+			n |= (u16)((r[i] >> 31) << i);
+	if ((need & 4) && fn == op_add)
 		for (i = 0; i < LANES; i++)
 			c |= (u16)((r[i] < a[i]) << i);
-	else if (fn == op_sub)
+	else if ((need & 4) && fn == op_sub)
 		for (i = 0; i < LANES; i++)
 			c |= (u16)((a[i] < b[i]) << i);
 	o->z = z;

@@ -80,7 +80,7 @@ typedef void (*v3d_fast_fn)(const struct qpu_v3d_emu *emu, const u32 *a,
 enum { FAST_W_NONE, FAST_W_REG, FAST_W_MAGIC };
 
 /*
- * @fast: step_fast() runs it: both ALUs have a handler, no condition,
+ * @fast: step_fast() runs it: a branch, or both ALUs have a handler, no condition,
  * pack or unpack, integer flags only, no signal but small immediates,
  * thrsw, ldtmu and ldunif(rf). Then its operands are byte offsets in
  * struct v3d_thread (@src, by register file size: [0] 64, [1] 32
@@ -95,6 +95,8 @@ struct v3d_predecoded {
 	bool fast;
 	u8 add_w, mul_w;	/* FAST_W_*, when fast */
 	bool flags;		/* push or update flags */
+	bool branch;		/* a branch: do_branch() */
+	u8 add_need, mul_need;	/* the flags each ALU's pf/uf read: z 1, n 2, c 4 */
 	v3d_fast_fn add_fn, mul_fn;
 	const u32 *imm[4];	/* add a, add b, mul a, mul b */
 	u16 src[2][4];
@@ -146,6 +148,7 @@ struct qpu_v3d_emu {
 	u32 code_va, code_len;
 	const u8 *code_host;
 	bool hook_writes;	/* ops->trace_write: no fast path */
+	bool fast_run;		/* predecode on, no trace hook */
 	u32 stale_hint[STALE_HINTS];	/* words in stale[] (0: none), by address */
 };
 
@@ -176,9 +179,12 @@ void v3d_alu_mul(struct qpu_v3d_emu *emu, struct v3d_thread *t,
  */
 bool v3d_alu_fast_pick(const struct qpu_v3d_instr *in, v3d_fast_fn *add,
 		       v3d_fast_fn *mul);
-/* The z, n and c inputs of @o for handler @fn's result @r of @a, @b. */
-void v3d_fast_flags(v3d_fast_fn fn, const u32 *a, const u32 *b, const u32 *r,
-		    struct v3d_alu_out *o);
+/*
+ * The z, n and c inputs of @o (those in @need: bit 0 z, 1 n, 2 c) for
+ * handler @fn's result @r of @a, @b.
+ */
+void v3d_fast_flags(v3d_fast_fn fn, unsigned int need, const u32 *a,
+		    const u32 *b, const u32 *r, struct v3d_alu_out *o);
 u16 v3d_cond_lanes(const struct v3d_thread *t, unsigned int cond);
 void v3d_flags_apply(struct v3d_thread *t, unsigned int pf, unsigned int uf,
 		     const struct v3d_alu_out *o);
