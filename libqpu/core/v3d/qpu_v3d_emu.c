@@ -972,7 +972,13 @@ static inline bool fetch(struct qpu_v3d_emu *emu, unsigned int qpu,
 	return true;
 }
 
-static void step(struct qpu_v3d_emu *emu, unsigned int qpu, unsigned int slot)
+/*
+ * An instruction the fast path does not take (or one not predecoded yet):
+ * fetched, decoded and run field by field. Out of line, so that step()'s
+ * fast path saves no registers for it.
+ */
+static __attribute__((__noinline__)) void
+step_general(struct qpu_v3d_emu *emu, unsigned int qpu, unsigned int slot)
 {
 	struct v3d_thread *t = &emu->q[qpu].t[slot];
 	bool v71 = emu->gen == QPU_GEN_V3D71, bad = false;
@@ -986,22 +992,7 @@ static void step(struct qpu_v3d_emu *emu, unsigned int qpu, unsigned int slot)
 	bool sig_writes = false;
 	u64 w;
 	unsigned int i;
-	u32 off = t->pc - emu->code_va;
 
-	/*
-	 * A fast entry of this PC whose word is still in memory: what the
-	 * rest does for it (fetch, decode, no LDTMU wait, limit, count)
-	 */
-	e = &emu->pre[(t->pc >> 3) % PREDECODE_SIZE];
-	if (e->fast && e->pc == t->pc && emu->fast_run && off < emu->code_len &&
-	    !__builtin_memcmp(emu->code_host + off, &e->word, 8) &&
-	    (!(e->sig & QPU_V3D_SIG_LDTMU) || t->fifo_n) &&
-	    (!emu->limit || t->issued < emu->limit)) {
-		t->issued++;
-		emu->stats.instructions++;
-		step_fast(emu, qpu, slot, t, e);
-		return;
-	}
 	if (!fetch(emu, qpu, slot, t->pc, &w))
 		return;
 	in = decode(emu, t->pc, w, &tmp, &sig, &e);
@@ -1109,6 +1100,31 @@ static void step(struct qpu_v3d_emu *emu, unsigned int qpu, unsigned int slot)
 	if (sig_writes && !sig_write(emu, qpu, slot, in, sig, sval))
 		return;
 	end_of_step(emu, qpu, t, sig);
+}
+
+/*
+ * One instruction of QPU @qpu's thread @slot: a fast entry of its PC whose
+ * word is still in memory runs at once (what step_general() does for it:
+ * fetch, decode, no ldtmu wait, the limit, the counts), anything else
+ * through step_general().
+ */
+static inline void step(struct qpu_v3d_emu *emu, unsigned int qpu,
+			unsigned int slot)
+{
+	struct v3d_thread *t = &emu->q[qpu].t[slot];
+	const struct v3d_predecoded *e = &emu->pre[(t->pc >> 3) % PREDECODE_SIZE];
+	u32 off = t->pc - emu->code_va;
+
+	if (e->fast && e->pc == t->pc && emu->fast_run && off < emu->code_len &&
+	    !__builtin_memcmp(emu->code_host + off, &e->word, 8) &&
+	    (!(e->sig & QPU_V3D_SIG_LDTMU) || t->fifo_n) &&
+	    (!emu->limit || t->issued < emu->limit)) {
+		t->issued++;
+		emu->stats.instructions++;
+		step_fast(emu, qpu, slot, t, e);
+		return;
+	}
+	step_general(emu, qpu, slot);
 }
 
 static bool thread_live(const struct v3d_thread *t)

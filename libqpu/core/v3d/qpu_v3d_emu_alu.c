@@ -314,8 +314,8 @@ static bool add_vector(struct v3d_thread *t, unsigned int op, const u32 *a,
  * below, which fuzz-v3d-emu and check-reference compare.
  */
 #define FAST_OP(name, expr)						\
-static void name(const struct qpu_v3d_emu *emu, const u32 *a, const u32 *b, \
-		 u32 *r)						\
+static void name(const struct qpu_v3d_emu *emu, const u32 *__restrict a,	\
+		 const u32 *__restrict b, u32 *__restrict r)		\
 {									\
 	unsigned int i;							\
 									\
@@ -343,25 +343,25 @@ FAST_OP(op_mov, x)
 FAST_OP(op_fmov, x)	/* its flags are a float's: not fast */
 FAST_OP(op_zero, 0)
 
-static void op_nop(const struct qpu_v3d_emu *emu, const u32 *a, const u32 *b,
-		   u32 *r)
+static void op_nop(const struct qpu_v3d_emu *emu, const u32 *__restrict a,
+		   const u32 *__restrict b, u32 *__restrict r)
 {
 }
 
-static void op_fadd(const struct qpu_v3d_emu *emu, const u32 *a, const u32 *b,
-		    u32 *r)
+static void op_fadd(const struct qpu_v3d_emu *emu, const u32 *__restrict a,
+		    const u32 *__restrict b, u32 *__restrict r)
 {
 	qpu_v3d_fadd16(a, b, 0, r, emu->host_float);
 }
 
-static void op_fsub(const struct qpu_v3d_emu *emu, const u32 *a, const u32 *b,
-		    u32 *r)
+static void op_fsub(const struct qpu_v3d_emu *emu, const u32 *__restrict a,
+		    const u32 *__restrict b, u32 *__restrict r)
 {
 	qpu_v3d_fadd16(a, b, F_SIGN, r, emu->host_float);
 }
 
-static void op_fmul(const struct qpu_v3d_emu *emu, const u32 *a, const u32 *b,
-		    u32 *r)
+static void op_fmul(const struct qpu_v3d_emu *emu, const u32 *__restrict a,
+		    const u32 *__restrict b, u32 *__restrict r)
 {
 	qpu_v3d_fmul16(a, b, r, emu->host_float);
 }

@@ -65,8 +65,9 @@ struct v3d_qpu {
 struct qpu_v3d_emu;
 
 /* A fast ALU operation on 16 lanes (v3d_alu_fast_pick()). */
-typedef void (*v3d_fast_fn)(const struct qpu_v3d_emu *emu, const u32 *a,
-			    const u32 *b, u32 *r);
+typedef void (*v3d_fast_fn)(const struct qpu_v3d_emu *emu,
+			    const u32 *__restrict a, const u32 *__restrict b,
+			    u32 *__restrict r);
 
 /*
  * A predecoded instruction, by code address. Every fetch still reads the

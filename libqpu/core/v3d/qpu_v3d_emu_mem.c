@@ -380,8 +380,31 @@ static bool tmu_word32(struct qpu_v3d_emu *emu, unsigned int qpu,
 		       bool per_pixel, bool write, u32 *res)
 {
 	const struct v3d_thread *t = &emu->q[qpu].t[slot];
+	const struct qpu_v3d_mmu_bo *bo = emu->last_bo;
 	unsigned int i, n = 0;
+	u32 at[LANES];
+	bool in_bo = bo && bo->size >= 4 && lanes == ALL_LANES;
 
+	/* all 16 lanes in the BO of the last access: no test per lane */
+	for (i = 0; i < LANES && in_bo; i++) {
+		at[i] = addr[per_pixel ? i : i & ~3u] & ~3u;
+		in_bo = at[i] - bo->va <= bo->size - 4;
+	}
+	if (in_bo && write) {
+		for (i = 0; i < LANES; i++) {
+			u8 *p = bo->host + (at[i] - bo->va);
+
+			note_stale(emu, at[i], p);
+			store32(p, t->tmu_data[0][i]);
+		}
+	} else if (in_bo) {
+		for (i = 0; i < LANES; i++)
+			res[i] = load32(bo->host + (at[i] - bo->va));
+	}
+	if (in_bo) {
+		tmu_count32(emu, write, LANES);
+		return true;
+	}
 	for (i = 0; i < LANES; i++) {
 		u32 a;
 		u8 *p;
