@@ -754,6 +754,7 @@ static void predecode_fast(struct qpu_v3d_emu *emu, struct v3d_predecoded *e)
 	const struct qpu_v3d_instr *in = &e->in;
 
 	e->fast = false;
+	e->nop = false;
 	e->branch = in->is_branch;
 	if (in->is_branch) {
 		e->fast = true;
@@ -778,6 +779,8 @@ static void predecode_fast(struct qpu_v3d_emu *emu, struct v3d_predecoded *e)
 	e->flags = in->apf || in->auf || in->mpf || in->muf;
 	e->add_need = flags_needed(in->apf, in->auf);
 	e->mul_need = flags_needed(in->mpf, in->muf);
+	e->nop = !e->add_fn && !e->mul_fn && !e->add_w && !e->mul_w &&
+		 !(e->sig & ~QPU_V3D_SIG_SMIMMS);
 	e->fast = true;
 }
 
@@ -1121,6 +1124,11 @@ static inline void step(struct qpu_v3d_emu *emu, unsigned int qpu,
 	    (!emu->limit || t->issued < emu->limit)) {
 		t->issued++;
 		emu->stats.instructions++;
+		if (e->nop) {
+			t->pc += 8;
+			end_of_instruction(emu, qpu, t);
+			return;
+		}
 		step_fast(emu, qpu, slot, t, e);
 		return;
 	}
@@ -1271,6 +1279,7 @@ enum qpu_v3d_emu_status qpu_v3d_emu_run(struct qpu_v3d_emu *emu, u64 budget)
 			!(emu->ops && emu->ops->trace);
 	emu->host_float = emu->host_float_ok && emu->predecode &&
 			  qpu_v3d_host_float_enter(&saved);
+	emu->float_form = (u8)qpu_v3d_float_form(emu->host_float);
 	st = emu->clock ? run_by_clock(emu, budget) : run_in_turn(emu, budget);
 	if (emu->host_float)
 		qpu_v3d_host_float_leave(saved);

@@ -351,19 +351,19 @@ static void op_nop(const struct qpu_v3d_emu *emu, const u32 *__restrict a,
 static void op_fadd(const struct qpu_v3d_emu *emu, const u32 *__restrict a,
 		    const u32 *__restrict b, u32 *__restrict r)
 {
-	qpu_v3d_fadd16(a, b, 0, r, emu->host_float);
+	qpu_v3d_fadd16_form(a, b, 0, r, emu->float_form);
 }
 
 static void op_fsub(const struct qpu_v3d_emu *emu, const u32 *__restrict a,
 		    const u32 *__restrict b, u32 *__restrict r)
 {
-	qpu_v3d_fadd16(a, b, F_SIGN, r, emu->host_float);
+	qpu_v3d_fadd16_form(a, b, F_SIGN, r, emu->float_form);
 }
 
 static void op_fmul(const struct qpu_v3d_emu *emu, const u32 *__restrict a,
 		    const u32 *__restrict b, u32 *__restrict r)
 {
-	qpu_v3d_fmul16(a, b, r, emu->host_float);
+	qpu_v3d_fmul16_form(a, b, r, emu->float_form);
 }
 
 /* The add ops with a fast handler (the rest NULL): see add_fast(). */
@@ -433,27 +433,45 @@ static bool flags_fast_op(v3d_fast_fn fn)
 	       fn == op_mov;
 }
 
+/* The lanes of @m set (nonzero) as a mask, in loops the compiler vectorizes. */
+static u16 lane_mask(const u32 *m)
+{
+	static const u32 bit[LANES] = {
+		1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192,
+		16384, 32768,
+	};
+	unsigned int i;
+	u32 r = 0;
+
+	for (i = 0; i < LANES; i++)
+		r |= m[i] & bit[i];
+	return (u16)r;
+}
+
 void v3d_fast_flags(v3d_fast_fn fn, unsigned int need, const u32 *a,
 		    const u32 *b, const u32 *r, struct v3d_alu_out *o)
 {
 	unsigned int i;
-	u16 z = 0, n = 0, c = 0;
+	u32 m[LANES];
 
-	if (need & 1)
+	o->z = 0;
+	o->n = 0;
+	o->c = 0;
+	if (need & 1) {
 		for (i = 0; i < LANES; i++)
-			z |= (u16)(!r[i] << i);
-	if (need & 2)
+			m[i] = -(u32)!r[i];
+		o->z = lane_mask(m);
+	}
+	if (need & 2) {
 		for (i = 0; i < LANES; i++)
-			n |= (u16)((r[i] >> 31) << i);
-	if ((need & 4) && fn == op_add)
+			m[i] = (u32)((s32)r[i] >> 31);
+		o->n = lane_mask(m);
+	}
+	if ((need & 4) && (fn == op_add || fn == op_sub)) {
 		for (i = 0; i < LANES; i++)
-			c |= (u16)((r[i] < a[i]) << i);
-	else if ((need & 4) && fn == op_sub)
-		for (i = 0; i < LANES; i++)
-			c |= (u16)((a[i] < b[i]) << i);
-	o->z = z;
-	o->n = n;
-	o->c = c;
+			m[i] = -(u32)(fn == op_add ? r[i] < a[i] : a[i] < b[i]);
+		o->c = lane_mask(m);
+	}
 }
 
 bool v3d_alu_fast_pick(const struct qpu_v3d_instr *in, v3d_fast_fn *add,

@@ -545,18 +545,30 @@ static bool avx512(void)
 }
 #endif
 
-void qpu_v3d_fadd16(const u32 *a, const u32 *b, u32 neg, u32 *r, bool host)
+unsigned int qpu_v3d_float_form(bool host)
+{
+	if (!host)
+		return QPU_V3D_FLOAT_INT;
+#ifdef HOST_AVX512
+	if (avx512())
+		return QPU_V3D_FLOAT_AVX512;
+#endif
+	return QPU_V3D_FLOAT_HOST;
+}
+
+void qpu_v3d_fadd16_form(const u32 *a, const u32 *b, u32 neg, u32 *r,
+			 unsigned int form)
 {
 	unsigned int i;
 
 #ifdef HOST_AVX512
-	if (host && avx512()) {
+	if (form == QPU_V3D_FLOAT_AVX512) {
 		fadd16_avx512(a, b, neg, r);
 		return;
 	}
 #endif
 #ifdef HOST_FLOAT
-	if (host) {
+	if (form) {
 		fadd16_host(a, b, neg, r);
 		return;
 	}
@@ -565,21 +577,32 @@ void qpu_v3d_fadd16(const u32 *a, const u32 *b, u32 neg, u32 *r, bool host)
 		r[i] = fadd_fast(a[i], b[i] ^ neg);
 }
 
-void qpu_v3d_fmul16(const u32 *a, const u32 *b, u32 *r, bool host)
+void qpu_v3d_fmul16_form(const u32 *a, const u32 *b, u32 *r,
+			 unsigned int form)
 {
 	unsigned int i;
 
 #ifdef HOST_AVX512
-	if (host && avx512()) {
+	if (form == QPU_V3D_FLOAT_AVX512) {
 		if (fmul16_avx512(a, b, r))
 			return;
-		host = false;	/* a product of +-2^-126: lane by lane */
+		form = QPU_V3D_FLOAT_INT;	/* a product of +-2^-126 */
 	}
 #endif
 #ifdef HOST_FLOAT
-	if (host && fmul16_host(a, b, r))
+	if (form && fmul16_host(a, b, r))
 		return;
 #endif
 	for (i = 0; i < LANES16; i++)
 		r[i] = fmul_fast(a[i], b[i]);
+}
+
+void qpu_v3d_fadd16(const u32 *a, const u32 *b, u32 neg, u32 *r, bool host)
+{
+	qpu_v3d_fadd16_form(a, b, neg, r, qpu_v3d_float_form(host));
+}
+
+void qpu_v3d_fmul16(const u32 *a, const u32 *b, u32 *r, bool host)
+{
+	qpu_v3d_fmul16_form(a, b, r, qpu_v3d_float_form(host));
 }

@@ -97,6 +97,7 @@ struct v3d_predecoded {
 	u8 add_w, mul_w;	/* FAST_W_*, when fast */
 	bool flags;		/* push or update flags */
 	bool branch;		/* a branch: do_branch() */
+	bool nop;		/* nothing but the PC moves */
 	u8 add_need, mul_need;	/* the flags each ALU's pf/uf read: z 1, n 2, c 4 */
 	v3d_fast_fn add_fn, mul_fn;
 	const u32 *imm[4];	/* add a, add b, mul a, mul b */
@@ -129,6 +130,7 @@ struct qpu_v3d_emu {
 	bool predecode;
 	bool host_float_ok;	/* qpu_v3d_emu_set_host_float() */
 	bool host_float;	/* this run computes floats on the host */
+	u8 float_form;		/* qpu_v3d_float_form(host_float) */
 	const u64 *clock;	/* qpu_v3d_emu_set_clock(), or NULL */
 	bool resched;		/* a thread started, switched or woke */
 	unsigned int pick;	/* the QPU the clock chose */
