@@ -216,12 +216,10 @@ static u32 *stale_hint(struct qpu_v3d_emu *emu, u32 va)
 	return &emu->stale_hint[(va >> 2) % STALE_HINTS];
 }
 
-static void note_stale(struct qpu_v3d_emu *emu, u32 va, const u8 *p)
+static void note_stale_new(struct qpu_v3d_emu *emu, u32 va, const u8 *p)
 {
 	unsigned int i;
 
-	if (*stale_hint(emu, va) == va)
-		return;		/* noted already */
 	if (emu->stale_n >= STALE_MAX && !unif_line_read(emu, va))
 		return;
 	for (i = 0; i < emu->stale_n; i++)
@@ -241,6 +239,12 @@ static void note_stale(struct qpu_v3d_emu *emu, u32 va, const u8 *p)
 	emu->stale[i].va = va;
 	emu->stale[i].old = load32(p);
 	*stale_hint(emu, va) = va;
+}
+
+static inline void note_stale(struct qpu_v3d_emu *emu, u32 va, const u8 *p)
+{
+	if (*stale_hint(emu, va) != va)	/* else noted already */
+		note_stale_new(emu, va, p);
 }
 
 /* Note the line of a uniform read (see "uniform cache" above). */
@@ -466,9 +470,18 @@ bool v3d_tmu_lookup(struct qpu_v3d_emu *emu, unsigned int qpu,
 		return false;
 	}
 	fast = emu->predecode && !atomic_op && words == 1 && size == 4;
-	if (fast && !tmu_word32(emu, qpu, slot, addr, lanes, per_pixel, write,
-				res[0]))
-		return false;
+	if (fast) {	/* a read's words go straight to the FIFO's next entry */
+		u32 *to = write ? res[0] :
+			  t->fifo[(t->fifo_head + t->fifo_n) % TMU_FIFO_MAX];
+
+		if (!tmu_word32(emu, qpu, slot, addr, lanes, per_pixel, write,
+				to))
+			return false;
+		t->tmu_ndata = 0;
+		if (!write)
+			t->fifo_n++;
+		return true;
+	}
 	for (i = 0; i < LANES && !fast; i++) {
 		unsigned int src = per_pixel ? i : i & ~3u;
 		u32 a = addr[src] & ~(size - 1);
