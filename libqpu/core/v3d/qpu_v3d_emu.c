@@ -1108,8 +1108,8 @@ step_general(struct qpu_v3d_emu *emu, unsigned int qpu, unsigned int slot)
 /*
  * One instruction of QPU @qpu's thread @slot: a fast entry of its PC whose
  * word is still in memory runs at once (what step_general() does for it:
- * fetch, decode, no ldtmu wait, the limit, the counts), anything else
- * through step_general().
+ * fetch, decode, no ldtmu wait, the limit, the trace hook, the counts),
+ * anything else through step_general().
  */
 static inline void step(struct qpu_v3d_emu *emu, unsigned int qpu,
 			unsigned int slot)
@@ -1122,6 +1122,8 @@ static inline void step(struct qpu_v3d_emu *emu, unsigned int qpu,
 	    !__builtin_memcmp(emu->code_host + off, &e->word, 8) &&
 	    (!(e->sig & QPU_V3D_SIG_LDTMU) || t->fifo_n) &&
 	    (!emu->limit || t->issued < emu->limit)) {
+		if (emu->hook_trace)
+			emu->ops->trace(emu->ctx, qpu, slot, t->pc, e->word);
 		t->issued++;
 		emu->stats.instructions++;
 		if (e->nop) {
@@ -1275,8 +1277,8 @@ enum qpu_v3d_emu_status qpu_v3d_emu_run(struct qpu_v3d_emu *emu, u64 budget)
 	emu->last_bo = NULL;	/* the MMU may have changed since */
 	emu->code_len = 0;
 	emu->hook_writes = emu->ops && emu->ops->trace_write;
-	emu->fast_run = emu->predecode && !emu->hook_writes &&
-			!(emu->ops && emu->ops->trace);
+	emu->hook_trace = emu->ops && emu->ops->trace;
+	emu->fast_run = emu->predecode && !emu->hook_writes;
 	emu->host_float = emu->host_float_ok && emu->predecode &&
 			  qpu_v3d_host_float_enter(&saved);
 	emu->float_form = (u8)qpu_v3d_float_form(emu->host_float);

@@ -151,7 +151,8 @@ struct qpu_v3d_emu {
 	u32 code_va, code_len;
 	const u8 *code_host;
 	bool hook_writes;	/* ops->trace_write: no fast path */
-	bool fast_run;		/* predecode on, no trace hook */
+	bool hook_trace;	/* ops->trace */
+	bool fast_run;		/* predecode on, no trace_write hook */
 	u32 stale_hint[STALE_HINTS];	/* words in stale[] (0: none), by address */
 };
 
