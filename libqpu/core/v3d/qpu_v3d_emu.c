@@ -705,27 +705,26 @@ static void fast_src(struct qpu_v3d_emu *emu, struct v3d_predecoded *e,
 {
 	const struct qpu_v3d_instr *in = &e->in;
 	unsigned int r;
+	bool smimm;
 
 	e->imm[k] = NULL;
 	e->src[0][k] = 0;
 	e->src[1][k] = 0;
-	if (emu->gen == QPU_GEN_V3D71) {
-		if (e->sig & smimm_bit) {
-			e->imm[k] = emu->smimm[field];
-			return;
-		}
-		r = field;
-	} else if (field < 6) {
+	if (emu->gen == QPU_GEN_V3D42 && field < 6) {
 		e->src[0][k] = acc_off(field);
 		e->src[1][k] = e->src[0][k];
 		return;
-	} else if (field == QPU_V3D_MUX_A) {
-		r = in->raddr_a;
-	} else if (e->sig & QPU_V3D_SIG_SMIMM_B) {
-		e->imm[k] = emu->smimm[in->raddr_b];
-		return;
+	}
+	if (emu->gen == QPU_GEN_V3D71) {
+		smimm = e->sig & smimm_bit;
+		r = field;
 	} else {
-		r = in->raddr_b;
+		smimm = field != QPU_V3D_MUX_A && (e->sig & QPU_V3D_SIG_SMIMM_B);
+		r = field == QPU_V3D_MUX_A ? in->raddr_a : in->raddr_b;
+	}
+	if (smimm) {
+		e->imm[k] = emu->smimm[r];
+		return;
 	}
 	e->src[0][k] = rf_off(r, 64);
 	e->src[1][k] = rf_off(r, 32);
@@ -975,13 +974,8 @@ static inline bool fetch(struct qpu_v3d_emu *emu, unsigned int qpu,
 	return true;
 }
 
-/*
- * An instruction the fast path does not take (or one not predecoded yet):
- * fetched, decoded and run field by field. Out of line, so that step()'s
- * fast path saves no registers for it.
- */
-static __attribute__((__noinline__)) void
-step_general(struct qpu_v3d_emu *emu, unsigned int qpu, unsigned int slot)
+void v3d_step_general(struct qpu_v3d_emu *emu, unsigned int qpu,
+		      unsigned int slot)
 {
 	struct v3d_thread *t = &emu->q[qpu].t[slot];
 	bool v71 = emu->gen == QPU_GEN_V3D71, bad = false;
@@ -1107,9 +1101,9 @@ step_general(struct qpu_v3d_emu *emu, unsigned int qpu, unsigned int slot)
 
 /*
  * One instruction of QPU @qpu's thread @slot: a fast entry of its PC whose
- * word is still in memory runs at once (what step_general() does for it:
+ * word is still in memory runs at once (what v3d_step_general() does for it:
  * fetch, decode, no ldtmu wait, the limit, the trace hook, the counts),
- * anything else through step_general().
+ * anything else through v3d_step_general().
  */
 static inline void step(struct qpu_v3d_emu *emu, unsigned int qpu,
 			unsigned int slot)
@@ -1134,7 +1128,7 @@ static inline void step(struct qpu_v3d_emu *emu, unsigned int qpu,
 		step_fast(emu, qpu, slot, t, e);
 		return;
 	}
-	step_general(emu, qpu, slot);
+	v3d_step_general(emu, qpu, slot);
 }
 
 static bool thread_live(const struct v3d_thread *t)

@@ -323,6 +323,7 @@ void qpu_v3d_fmul16(const u32 *a, const u32 *b, u32 *r, bool host);
 enum qpu_v3d_float_forms {
 	QPU_V3D_FLOAT_INT, QPU_V3D_FLOAT_HOST, QPU_V3D_FLOAT_AVX512,
 };
+
 unsigned int qpu_v3d_float_form(bool host);
 void qpu_v3d_fadd16_form(const u32 *a, const u32 *b, u32 neg, u32 *r,
 			 unsigned int form);

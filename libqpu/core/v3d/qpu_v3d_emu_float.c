@@ -517,9 +517,9 @@ static inline AVX512 void zstore(u32 *r, __m512i v)
 {
 	__mmask16 nan = _mm512_cmpgt_epi32_mask(_mm512_and_si512(v,
 			_mm512_set1_epi32(F_ABS)), _mm512_set1_epi32(F_INF));
+	__m512i qnan = _mm512_set1_epi32(QPU_EMU_F_QNAN);
 
-	_mm512_storeu_si512(r, _mm512_mask_mov_epi32(zflush(v), nan,
-			_mm512_set1_epi32(QPU_EMU_F_QNAN)));
+	_mm512_storeu_si512(r, _mm512_mask_mov_epi32(zflush(v), nan, qnan));
 }
 
 static AVX512 void fadd16_avx512(const u32 *a, const u32 *b, u32 neg, u32 *r)

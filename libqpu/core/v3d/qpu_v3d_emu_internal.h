@@ -165,6 +165,15 @@ struct v3d_alu_out {
 	u16 z, n, c;		/* flag inputs of pushes and updates */
 };
 
+/*
+ * qpu_v3d_emu.c: an instruction the fast path does not take (or one not
+ * predecoded yet), fetched, decoded and run field by field: the reference
+ * path. Not static, so that the compiler keeps it out of line and the
+ * fast path saves no registers for it.
+ */
+void v3d_step_general(struct qpu_v3d_emu *emu, unsigned int qpu,
+		      unsigned int slot);
+
 void v3d_emu_set_fault(struct qpu_v3d_emu *emu, unsigned int qpu,
 		       unsigned int slot, enum qpu_fault_reason why,
 		       u32 addr, enum qpu_mem_access kind);
