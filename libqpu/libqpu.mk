@@ -5,7 +5,10 @@
 # core, hazard -> core, runtime -> toolkit -> core (libqpu/README.md); nn/
 # (nn.mk) -> kernels -> runtime; pipeline/ (pipeline.mk) -> nn, kernels.
 
-LIBQPU_VERSION := 0.4.0
+# The release is the newest symbol version node of libqpu.map (libqpu/README.md,
+# "How the API grows"): LIBQPU_0.7 is 0.7.0. The Python package says the same
+# (pyproject.toml, qpu/__init__.py); test_device.py's test_version checks it.
+LIBQPU_VERSION := $(shell sed -n 's/^LIBQPU_\([0-9]*\.[0-9]*\) {.*/\1.0/p' libqpu/libqpu.map | tail -n 1)
 LIBQPU_SONAME := libqpu.so.0
 # The base (device API, assembler, core) and the sample kernels, which the
 # base's assembler builds: see libqpu/kernels/kernels.mk.

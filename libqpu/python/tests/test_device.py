@@ -3,6 +3,7 @@
 
 import errno
 import gc
+import os
 
 import numpy as np
 import pytest
@@ -215,4 +216,9 @@ def test_buffer_of_another_device(dev, store):
 
 def test_version():
     assert qpu.library_version == qpu.__version__
+    # pyproject.toml names the same release (libqpu.mk takes it from libqpu.map)
+    pyproject = os.path.join(os.path.dirname(qpu.__file__), "..", "pyproject.toml")
+    if os.path.exists(pyproject):
+        with open(pyproject) as f:
+            assert 'version = "%s"\n' % qpu.__version__ in f.read()
     assert qpu.LIBRARY_PATH
