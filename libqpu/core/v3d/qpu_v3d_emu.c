@@ -909,7 +909,8 @@ static void step_fast(struct qpu_v3d_emu *emu, unsigned int qpu,
 		emu->stats.uniforms++;
 		for (i = 0; i < LANES; i++)
 			sval[i] = uval;
-	} else if (sig & QPU_V3D_SIG_LDTMU) {
+	}
+	if (sig & QPU_V3D_SIG_LDTMU) {	/* after it, as v3d_step_general() */
 		__builtin_memcpy(sval, t->fifo[t->fifo_head], sizeof(sval));
 		t->fifo_head = (t->fifo_head + 1) % TMU_FIFO_MAX;
 		t->fifo_n--;
