@@ -624,7 +624,8 @@ TEST_F(job, all_bos_wait_by_unlisted_bo)
 }
 
 /* What QPU_SUBMIT_ALL_BOS refuses, and the file's BOs it still cannot pass. */
-TEST_F(job, all_bos_errors)
+/* 4,096 BO_CREATEs: seconds on a KASAN kernel under TCG, past the default 30 s. */
+TEST_F_TIMEOUT(job, all_bos_errors, 180)
 {
 	int fd2 = open(QPU_NODE, O_RDWR | O_CLOEXEC);
 	struct qpu_program prog = { .code_handle = self->tmu.handle,
@@ -801,9 +802,13 @@ TEST_F_TIMEOUT(job, close_cancels_queued_jobs, 30)
 	ASSERT_EQ(0, qpu_test_bo_new(fd2, 4096, qpu_prog_loop, sizeof(qpu_prog_loop), &loop2));
 	ASSERT_EQ(0, qpu_test_bo_new(fd2, 4096, qpu_prog_end, sizeof(qpu_prog_end), &end2));
 	ASSERT_EQ(0, qpu_test_bo_new(fd2, 4096, NULL, 0, &unif2));
-	/* A job that lasts 300 ms by the wall clock: hung by the knob. */
+	/*
+	 * A job that lasts 1.5 s by the wall clock, hung by the knob: long
+	 * enough that the unmaps and the close below end before it, even on a
+	 * debug kernel under TCG on a loaded host.
+	 */
 	ASSERT_EQ(0, qpu_test_write(DEBUGFS "hang", "1"));
-	ASSERT_EQ(0, qpu_test_submit(fd2, &end2, &unif2, 1, 300, QPU_SUBMIT_OUT_FENCE, 0, &a));
+	ASSERT_EQ(0, qpu_test_submit(fd2, &end2, &unif2, 1, 1500, QPU_SUBMIT_OUT_FENCE, 0, &a));
 	ASSERT_EQ(0, qpu_test_submit(fd2, &end2, &unif2, 1, 0, QPU_SUBMIT_OUT_FENCE, 0, &b));
 	/* Let the scheduler start the first (it does at once; this is slack). */
 	EXPECT_EQ(-ETIME, qpu_test_wait(fd2, a.seqno, 100, NULL));

@@ -13,8 +13,11 @@
  * BOs at once, past the first growths of its mmap space, and each mapping
  * must show its own BO.
  *
- * Usage: qpu_stress [-s SEED] [-t SECONDS] [-p PROCS] [-j THREADS] [-K]
- *   (-K: no victim process). Prints TAP and "seed S, N jobs".
+ * Usage: qpu_stress [-s SEED] [-t SECONDS] [-p PROCS] [-j THREADS]
+ *                   [-w WAIT_SECONDS] [-K]
+ *   (-w: how long a client waits for one job, 15 s by default: a debug
+ *   kernel under TCG emulates a 50 ms hang for seconds; -K: no victim
+ *   process). Prints TAP and "seed S, N jobs".
  */
 
 #include <pthread.h>
@@ -27,7 +30,6 @@
 #define QPUS		12
 #define FLOATS		(QPUS * 16)
 #define SENTINEL	0xdeadbeefu
-#define WAIT_S		15
 
 enum kind { GOOD, FAULT, HANG, KINDS };
 
@@ -45,7 +47,7 @@ struct counts {
 
 static struct counts *cnt;
 static uint64_t opt_seed = 1;
-static unsigned int opt_secs = 10, opt_procs = 2, opt_threads = 2;
+static unsigned int opt_secs = 10, opt_procs = 2, opt_threads = 2, opt_wait_secs = 15;
 static int opt_victim = 1;
 static int64_t deadline;
 
@@ -114,13 +116,13 @@ static int wait_job(struct client *cl, struct qpu_submit *s, uint32_t bo,
 	if (how == 0 && (s->flags & QPU_SUBMIT_OUT_FENCE)) {
 		struct pollfd p = { .fd = s->out_fence_fd, .events = POLLIN };
 
-		if (poll(&p, 1, WAIT_S * 1000) != 1) {
+		if (poll(&p, 1, opt_wait_secs * 1000) != 1) {
 			fail(cl, "poll on the out-fence", ETIME);
 			return -ETIME;
 		}
 	}
 	*w = (struct qpu_wait){ .seqno = s->seqno,
-		.timeout_ns = qpu_test_now_ns() + WAIT_S * 1000000000ll };
+		.timeout_ns = qpu_test_now_ns() + opt_wait_secs * 1000000000ll };
 	if (how == 1 && bo) {
 		/* the last job of this file that uses @bo: this one */
 		w->flags = QPU_WAIT_BO;
@@ -430,20 +432,25 @@ int main(int argc, char **argv)
 	unsigned int p, i;
 	int64_t t0;
 
-	while ((c = getopt(argc, argv, "s:t:p:j:K")) != -1) {
+	while ((c = getopt(argc, argv, "s:t:p:j:w:K")) != -1) {
 		switch (c) {
 		case 's': opt_seed = strtoull(optarg, NULL, 0); break;
 		case 't': opt_secs = strtoul(optarg, NULL, 0); break;
 		case 'p': opt_procs = strtoul(optarg, NULL, 0); break;
 		case 'j': opt_threads = strtoul(optarg, NULL, 0); break;
+		case 'w': opt_wait_secs = strtoul(optarg, NULL, 0); break;
 		case 'K': opt_victim = 0; break;
 		default:
-			fprintf(stderr, "usage: qpu_stress [-s SEED] [-t SECONDS] [-p PROCS] [-j THREADS] [-K]\n");
+			fprintf(stderr, "usage: qpu_stress [-s SEED] [-t SECONDS] [-p PROCS] [-j THREADS] [-w WAIT_SECONDS] [-K]\n");
 			return 2;
 		}
 	}
 	if (!opt_procs || opt_procs > 64 || !opt_threads || opt_threads > 64) {
 		fprintf(stderr, "qpu_stress: 1 to 64 processes and threads\n");
+		return 2;
+	}
+	if (!opt_wait_secs || opt_wait_secs > 3600) {
+		fprintf(stderr, "qpu_stress: a wait of 1 to 3600 seconds\n");
 		return 2;
 	}
 	setvbuf(stdout, NULL, _IOLBF, 0);

@@ -7,6 +7,7 @@
 #   check-stress   both in the normal VM at reduced, bounded sizes
 # Seeds are fixed (reproducible); override them, and the sizes:
 #   make check-stress FUZZ_SEED=7 FUZZ_CALLS=20000 STRESS_SECS=30
+# STRESS_WAIT is how long a client waits for one job (s).
 # selftests/debug/debug.mk reuses STRESS_PROGS and the *_RUN commands.
 
 STRESS_PROGS := $(addprefix $(BUILD)/selftests/stress/,qpu_fuzz qpu_stress qpu_failinj)
@@ -24,11 +25,12 @@ STRESS_SEED ?= 1
 STRESS_SECS ?= 12
 STRESS_PROCS ?= 2
 STRESS_THREADS ?= 2
+STRESS_WAIT ?= 15
 
 FUZZ_RUN = qpu_fuzz -c -s $(FUZZ_SEED) -n $(FUZZ_CALLS) -t $(FUZZ_SECS) \
 	-p $(FUZZ_PROCS) -j $(FUZZ_THREADS)
 STRESS_RUN = qpu_stress -s $(STRESS_SEED) -t $(STRESS_SECS) \
-	-p $(STRESS_PROCS) -j $(STRESS_THREADS)
+	-p $(STRESS_PROCS) -j $(STRESS_THREADS) -w $(STRESS_WAIT)
 
 .PHONY: check-stress
 
