@@ -747,10 +747,36 @@ static u8 flags_needed(unsigned int pf, unsigned int uf)
 			 QPU_V3D_SIG_LDUNIF | QPU_V3D_SIG_LDUNIFRF | \
 			 QPU_V3D_SIG_SMIMMS)
 
+/*
+ * Whether ALU @alu of fast entry @e may compute straight into its register
+ * (register file size @n): a register no operand of either ALU reads (the
+ * handlers' pointers are restrict, the flags read the operands after) and
+ * the other ALU does not write. Not with ldunif, whose fault leaves every
+ * register as it was.
+ */
+static bool fast_direct(const struct v3d_predecoded *e, unsigned int alu,
+			unsigned int n)
+{
+	u16 d = e->dst[alu][n];
+	unsigned int k;
+
+	if ((alu ? e->mul_w : e->add_w) != FAST_W_REG ||
+	    !(alu ? e->mul_fn : e->add_fn))
+		return false;
+	if ((alu ? e->add_w : e->mul_w) == FAST_W_REG && e->dst[!alu][n] == d)
+		return false;
+	for (k = 0; k < 4; k++)
+		if ((k < 2 ? e->add_fn : e->mul_fn) && !e->imm[k] &&
+		    e->src[n][k] == d)
+			return false;
+	return true;
+}
+
 /* The fast path's fields of predecoded entry @e. */
 static void predecode_fast(struct qpu_v3d_emu *emu, struct v3d_predecoded *e)
 {
 	const struct qpu_v3d_instr *in = &e->in;
+	unsigned int n, alu;
 
 	e->fast = false;
 	e->nop = false;
@@ -780,6 +806,12 @@ static void predecode_fast(struct qpu_v3d_emu *emu, struct v3d_predecoded *e)
 	e->mul_need = flags_needed(in->mpf, in->muf);
 	e->nop = !e->add_fn && !e->mul_fn && !e->add_w && !e->mul_w &&
 		 !(e->sig & ~QPU_V3D_SIG_SMIMMS);
+	e->direct = 0;
+	if (!(e->sig & (QPU_V3D_SIG_LDUNIF | QPU_V3D_SIG_LDUNIFRF)))
+		for (n = 0; n < 2; n++)
+			for (alu = 0; alu < 2; alu++)
+				if (fast_direct(e, alu, n))
+					e->direct |= FAST_DIRECT(alu, n);
 	e->fast = true;
 }
 
@@ -878,6 +910,7 @@ static void step_fast(struct qpu_v3d_emu *emu, unsigned int qpu,
 	unsigned int n = t->nregs == 32;
 	const u32 *aa = NULL, *ab = NULL, *ma = NULL, *mb = NULL;
 	u32 av[LANES], mv[LANES], sval[LANES], uval = 0, sig = e->sig;
+	u32 *ra = av, *rm = mv;
 	struct v3d_alu_out fa, fm;
 	unsigned int i;
 
@@ -890,18 +923,22 @@ static void step_fast(struct qpu_v3d_emu *emu, unsigned int qpu,
 	if (e->add_fn) {
 		aa = fast_op(e, base, n, 0);
 		ab = fast_op(e, base, n, 1);
-		e->add_fn(emu, aa, ab, av);
+		if (e->direct & FAST_DIRECT(0, n))
+			ra = (u32 *)(base + e->dst[0][n]);
+		e->add_fn(emu, aa, ab, ra);
 	}
 	if (e->mul_fn) {
 		ma = fast_op(e, base, n, 2);
 		mb = fast_op(e, base, n, 3);
-		e->mul_fn(emu, ma, mb, mv);
+		if (e->direct & FAST_DIRECT(1, n))
+			rm = (u32 *)(base + e->dst[1][n]);
+		e->mul_fn(emu, ma, mb, rm);
 	}
 	if (e->flags) {		/* before the writes change the operands */
 		if (e->add_need)
-			v3d_fast_flags(e->add_fn, e->add_need, aa, ab, av, &fa);
+			v3d_fast_flags(e->add_fn, e->add_need, aa, ab, ra, &fa);
 		if (e->mul_need)
-			v3d_fast_flags(e->mul_fn, e->mul_need, ma, mb, mv, &fm);
+			v3d_fast_flags(e->mul_fn, e->mul_need, ma, mb, rm, &fm);
 	}
 	if (sig & (QPU_V3D_SIG_LDUNIF | QPU_V3D_SIG_LDUNIFRF)) {
 		if (!v3d_read_unif(emu, qpu, slot, &t->unif, &uval))
@@ -915,11 +952,11 @@ static void step_fast(struct qpu_v3d_emu *emu, unsigned int qpu,
 		t->fifo_head = (t->fifo_head + 1) % TMU_FIFO_MAX;
 		t->fifo_n--;
 	}
-	if (e->add_w == FAST_W_REG)
+	if (e->add_w == FAST_W_REG && ra == av)
 		__builtin_memcpy(base + e->dst[0][n], av, sizeof(av));
 	else if (e->add_w == FAST_W_MAGIC)
 		write_dest(emu, qpu, slot, in->add.waddr, true, av, ALL_LANES);
-	if (e->mul_w == FAST_W_REG)
+	if (e->mul_w == FAST_W_REG && rm == mv)
 		__builtin_memcpy(base + e->dst[1][n], mv, sizeof(mv));
 	else if (e->mul_w == FAST_W_MAGIC)
 		write_dest(emu, qpu, slot, in->mul.waddr, true, mv, ALL_LANES);

@@ -80,6 +80,9 @@ typedef void (*v3d_fast_fn)(const struct qpu_v3d_emu *emu,
 /* Where a fast instruction's ALU writes (struct v3d_predecoded). */
 enum { FAST_W_NONE, FAST_W_REG, FAST_W_MAGIC };
 
+/* v3d_predecoded.direct's bit of ALU @alu (0 add, 1 mul), register file size @n. */
+#define FAST_DIRECT(alu, n)	(1u << (2 * (alu) + (n)))
+
 /*
  * @fast: step_fast() runs it: a branch, or both ALUs have a handler, no condition,
  * pack or unpack, integer flags only, no signal but small immediates,
@@ -99,6 +102,7 @@ struct v3d_predecoded {
 	bool branch;		/* a branch: do_branch() */
 	bool nop;		/* nothing but the PC moves */
 	u8 add_need, mul_need;	/* the flags each ALU's pf/uf read: z 1, n 2, c 4 */
+	u8 direct;	/* FAST_DIRECT(alu, n): the result straight to its register */
 	v3d_fast_fn add_fn, mul_fn;
 	const u32 *imm[4];	/* add a, add b, mul a, mul b */
 	u16 src[2][4];
