@@ -386,13 +386,21 @@ static bool tmu_word32(struct qpu_v3d_emu *emu, unsigned int qpu,
 	const struct v3d_thread *t = &emu->q[qpu].t[slot];
 	const struct qpu_v3d_mmu_bo *bo = emu->last_bo;
 	unsigned int i, n = 0;
-	u32 at[LANES];
+	u32 at[LANES], out = 0;
 	bool in_bo = bo && bo->size >= 4 && lanes == ALL_LANES;
 
 	/* all 16 lanes in the BO of the last access: no test per lane */
-	for (i = 0; i < LANES && in_bo; i++) {
-		at[i] = addr[per_pixel ? i : i & ~3u] & ~3u;
-		in_bo = at[i] - bo->va <= bo->size - 4;
+	if (in_bo) {
+		/* loops a compiler vectorizes */
+		if (per_pixel)
+			for (i = 0; i < LANES; i++)
+				at[i] = addr[i] & ~3u;
+		else
+			for (i = 0; i < LANES; i++)
+				at[i] = addr[i & ~3u] & ~3u;
+		for (i = 0; i < LANES; i++)
+			out |= at[i] - bo->va > bo->size - 4;
+		in_bo = !out;
 	}
 	if (in_bo && write) {
 		for (i = 0; i < LANES; i++) {
