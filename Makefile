@@ -247,9 +247,13 @@ check:
 # the CPU and prints one table (kernel, size, result, QPU instructions,
 # time); it fails if any kernel does.
 DEMO_TOOLS := qpu-info qpu-demo
-# The V3D generation (Pi 4 and 5) runs on the in-process emulator of a
-# Pi 4, modelled on a Pi 4 and a Pi 5, until libqpu drives a v3d node.
-DEMO_STEPS := --run qpu-info --run "qpu-demo --device /dev/qpu" --run "qpu-demo --device emu:v3d42"
+# The V3D generation (Pi 4 and 5) runs on the simulated v3d node (kmod/
+# v3d_sim, loaded beside qpu.ko with a Pi 4's V3D 4.2 and a Pi 5's 7.1)
+# through libqpu's v3d backend, each node's table modelled on a Pi 4 and a
+# Pi 5. Where qpu.ko is loaded, a v3d node of the machine's own if it has
+# one, else the in-process emulator of a Pi 4.
+DEMO_STEPS := --run qpu-info --run "qpu-demo --device /dev/qpu" \
+	$(foreach g,v3d42 v3d71,--run "qpu-info --device v3d:$(g)" --run "qpu-demo --device v3d:$(g)")
 
 demo:
 	$(Q)$(CURDIR)/tools/deps.sh build vm
@@ -263,12 +267,18 @@ demo-here: $(BUILD)/tools/qpu-info $(BUILD)/tools/qpu-demo
 	$(Q)echo '=== demo on this machine: /dev/qpu'
 	$(Q)$(BUILD)/tools/qpu-info
 	$(Q)$(BUILD)/tools/qpu-demo --device /dev/qpu
-	$(Q)echo '=== V3D (Pi 4 and 5) on the in-process emulator'
-	$(Q)$(BUILD)/tools/qpu-demo --device emu:v3d42
+	$(Q)if $(BUILD)/tools/qpu-info --device v3d >/dev/null 2>&1; then \
+		echo '=== V3D (Pi 4 and 5): the first v3d node'; \
+		$(BUILD)/tools/qpu-demo --device v3d; \
+	else \
+		echo '=== V3D (Pi 4 and 5) on the in-process emulator'; \
+		$(BUILD)/tools/qpu-demo --device emu:v3d42; \
+	fi
 
-demo-vm: vm-module $(DEMO_TOOLS:%=$(BUILD)/static/%)
-	$(Q)echo '=== demo in a VM: qpu.ko with one simulated V3D'
-	$(call vm_run,demo,$(DEMO_TOOLS:%=--copy $(BUILD)/static/%) $(DEMO_STEPS))
+demo-vm: vm-module v3dsim-vm-module $(DEMO_TOOLS:%=$(BUILD)/static/%)
+	$(Q)echo '=== demo in a VM: qpu.ko with one simulated V3D (VideoCore IV), v3d_sim with a Pi 4 and a Pi 5 node'
+	$(call vm_run,demo,--module $(V3DSIM_VM_MODULE) --module-args "$(V3DSIM_MODULE_ARGS)" \
+		$(DEMO_TOOLS:%=--copy $(BUILD)/static/%) $(DEMO_STEPS))
 
 # --- install ----------------------------------------------------------------
 

@@ -9,7 +9,9 @@
  * for V3D (emu:v3d42 and emu:v3d71 with their "timing" option), and
  * the table shows its modelled time and throughput there (GFLOPS for
  * sgemm, memory GB/s for the others; labelled
- * modelled: a model's figures, not measurements; --no-model skips them).
+ * modelled: a model's figures, not measurements; --no-model skips them),
+ * and beside the device's time, the CPU's for the same work: plain C on one
+ * thread of the machine qpu-demo runs on (kernel-cases.h, @cpu_ns).
  * Exits 1 if any kernel failed or the device cannot be opened, 2 on a
  * usage error.
  */
@@ -107,7 +109,9 @@ static void model_case(struct qpu_kernels *emu, size_t i, unsigned int qpus,
 
 	memset(&r, 0, sizeof(r));
 	qpu_kernels_take_timing(emu, &t);	/* drop an earlier case's */
+	kcase_time_cpu = false;
 	kcases[i].run(emu, qpus, 0, &r);
+	kcase_time_cpu = true;
 	if (!r.ok || qpu_kernels_take_timing(emu, &t)) {
 		snprintf(buf, size, "%10s %11s", "-", "-");
 		return;
@@ -187,6 +191,7 @@ int main(int argc, char **argv)
 	}
 	if (!qpu_dev_get_param(dev, QPU_DEV_PARAM_GEN, &gen) && qpu_gen_is_v3d((int)gen))
 		boards = v3d_boards;
+	kcase_time_cpu = true;
 	kernels = qpu_kernels_new(dev);
 	if (!kernels) {
 		fprintf(stderr, "qpu-demo: %s\n", strerror(errno));
@@ -208,8 +213,9 @@ int main(int argc, char **argv)
 	if (!no_model)
 		printf("modelled (the emulator's timing model, not a measurement): %s, %s\n",
 		       model_name(&boards[0]), model_name(&boards[1]));
-	printf("%-14s %-16s %-6s %14s %10s", "kernel", "size", "result",
-	       "instructions", "time ms");
+	printf("CPU: the same work in plain C on one thread of this machine\n");
+	printf("%-14s %-16s %-6s %14s %10s %8s", "kernel", "size", "result",
+	       "instructions", "time ms", "CPU ms");
 	if (!no_model)
 		printf(" %7s us %-13s %7s us %s", boards[0].column, "  throughput",
 		       boards[1].column, "  throughput");
@@ -221,9 +227,9 @@ int main(int argc, char **argv)
 		memset(&r, 0, sizeof(r));
 		kcases[i].run(kernels, qpus, 0, &r);
 		print_instructions(&r.stats, instr, sizeof(instr));
-		printf("%-14s %-16s %-6s %14s %10.3f", kcases[i].kernel,
+		printf("%-14s %-16s %-6s %14s %10.3f %8.3f", kcases[i].kernel,
 		       r.size, r.ok ? "ok" : "FAIL", instr,
-		       r.stats.elapsed_ns / 1e6);
+		       r.stats.elapsed_ns / 1e6, r.cpu_ns / 1e6);
 		for (b = 0; !no_model && b < MODEL_BOARDS; b++) {
 			char m[40];
 

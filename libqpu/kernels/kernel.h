@@ -27,6 +27,13 @@ struct qpu_kernel_code {
 	const struct qpu_kernel_code *v3d42, *v3d71;
 	/* V3D: pieces a non-empty program reads twice (streaming kernels) */
 	unsigned int reread;
+	/*
+	 * V3D streaming kernels: where the first TMU-read operand starts on a
+	 * 16-byte boundary, the program's lookups fetch @fetch_num bytes of it
+	 * for every @fetch_den it converts (whole 16-byte blocks a lane; see
+	 * v3d/gen42/gray.qasm); 0: its bytes once
+	 */
+	unsigned int fetch_num, fetch_den;
 };
 
 #define QPU_KERNEL_CODE(kname, array) \

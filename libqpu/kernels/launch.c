@@ -334,25 +334,35 @@ static int stream_check(struct qpu_kernels *kernels,
 }
 
 /*
- * V3D programs write through the TMU too, and read the first pieces of
- * their run again (qpu_kernel_code.reread, see "DOC: V3D launch").
+ * V3D programs write through the TMU too, read the first pieces of their
+ * run again (qpu_kernel_code.reread, see "DOC: V3D launch") and may fetch
+ * whole blocks of an aligned operand (qpu_kernel_code.fetch_num).
  */
 static void stream_v3d_bytes(const struct qpu_kernels *kernels, unsigned int qpus,
 			     const struct qpu_kernel_stream *s, size_t pieces,
 			     struct qpu_kernel_stats *stats)
 {
 	const struct qpu_kernel_code *code = qpu_kernel_code_of(kernels, s->code);
-	size_t start, count;
-	uint64_t again = 0;
+	size_t start, count, offset;
+	uint64_t again = 0, bytes;
 	unsigned int i, k;
+	bool first = true;
 
 	for (k = 0; k < qpus; k++) {
 		qpu_kernel_split(pieces, qpus, k, &start, &count);
 		again += count ? code->reread : 0;
 	}
-	for (i = 0; i < s->op_count; i++)
-		if (s->ops[i].access & QPU_KERNEL_TMU_READ)
-			stats->tmu_bytes += again * stream_piece_bytes(s, &s->ops[i]);
+	for (i = 0; i < s->op_count; i++) {
+		struct qpu_bo *bo = stream_bo(&s->ops[i], &offset);
+
+		if (!(s->ops[i].access & QPU_KERNEL_TMU_READ))
+			continue;
+		bytes = (pieces + again) * stream_piece_bytes(s, &s->ops[i]);
+		if (first && code->fetch_den && !(qpu_kernel_addr(bo, offset) & 15))
+			bytes = bytes / code->fetch_den * code->fetch_num;
+		first = false;
+		stats->tmu_bytes += bytes - pieces * stream_piece_bytes(s, &s->ops[i]);
+	}
 	stats->tmu_bytes += stats->dma_store_bytes;
 	stats->dma_store_bytes = 0;
 }

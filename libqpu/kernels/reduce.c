@@ -88,7 +88,8 @@ int qpu_reduce(struct qpu_kernels *kernels, unsigned int qpus,
 		ret = qpu_kernel_check_qpus(kernels, name, qpus);
 	if (ret)
 		return ret;
-	if (qpus > 15)	/* semaphore 0 counts every program: up to 15 */
+	/* VideoCore IV: semaphore 0 counts every program, up to 15 (V3D folds on the CPU) */
+	if (qpus > 15 && !qpu_gen_is_v3d(kernels->gen))
 		return qpu_kernel_fail(kernels, EINVAL, name, "at most 15 QPUs");
 
 	out = qpu_bo_new(kernels->dev, 4096);

@@ -111,6 +111,20 @@ static const struct kcase *find_case(const char *kernel)
 }
 
 /*
+ * Every kernel on all of the device's QPUs, past the 12 the other cases
+ * stop at: a Pi 5 of 16 QPUs (emu:v3d71,board=pi5-16, v3d_sim's pi5-16)
+ * is where qpu-demo runs them.
+ */
+T_TEST(all_qpus)
+{
+	size_t i;
+
+	for (i = 0; i < kcase_count; i++)
+		if (runs_here(kcases[i].kernel))
+			check_case(&kcases[i], dev_qpus, kcases[i].small, NULL);
+}
+
+/*
  * The streaming kernels store a batch of up to 8 pieces (64 bytes of
  * output each) per DMA, 5 when 12 QPUs share the VPM, and the last batch
  * holds what is left: piece counts below one batch, at a batch, just past
@@ -201,6 +215,61 @@ T_TEST(stream_guard)
 			bad += g[i] != (inside ? 7 : 0xa5);
 		}
 		T_EQ_U64(0, bad);
+	}
+out:
+	qpu_bo_free(x);
+	qpu_bo_free(y);
+}
+
+/*
+ * rgb_to_gray with its image at every offset within a 16-byte block (V3D
+ * 4.2 reads whole blocks where it starts on one, three words a lane
+ * elsewhere: v3d/gen42/gray.qasm), on 1, 3 and all QPUs and a few piece
+ * counts: every pixel against the CPU, the bytes around the output kept,
+ * the wrapper's byte counts what the emulator measured.
+ */
+T_TEST(gray_offsets)
+{
+	static const size_t offsets[] = { 0, 4, 8, 12, 20 }, pieces[] = { 1, 2, 5, 9 };
+	static const unsigned int qpus[] = { 1, 3, 12 };
+	const size_t most = 64 * 9, guard = 64;
+	struct qpu_bo *x = qpu_bo_new(dev, most * 3 + guard);
+	struct qpu_bo *y = qpu_bo_new(dev, most + 2 * guard);
+	uint64_t seed = 0x5eed0036;
+	size_t o, p, q, i, bad;
+	uint8_t *in, *out;
+
+	T_CHECK(x && y);
+	if (!x || !y)
+		goto out;
+	in = qpu_bo_get_map(x);
+	out = qpu_bo_get_map(y);
+	for (i = 0; i < most * 3 + guard; i++) {
+		seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+		in[i] = (uint8_t)(seed >> 56);
+	}
+	for (o = 0; o < T_ARRAY_SIZE(offsets); o++) {
+		for (p = 0; p < T_ARRAY_SIZE(pieces); p++) {
+			struct qpu_image rgb = { x, offsets[o], 64, (unsigned int)pieces[p], 192 };
+			struct qpu_image gray = { y, guard, 64, (unsigned int)pieces[p], 64 };
+			const uint8_t *px = in + offsets[o];
+			size_t n = 64 * pieces[p];
+
+			for (q = 0; q < T_ARRAY_SIZE(qpus); q++) {
+				struct qpu_kernel_stats st = { 0 };
+
+				memset(out, 0xa5, most + 2 * guard);
+				T_EQ_U64(0, qpu_rgb_to_gray(kernels, fit(qpus[q]), &rgb, &gray, &st));
+				for (i = bad = 0; i < n; i++)
+					bad += out[guard + i] != (77 * px[3 * i] + 150 * px[3 * i + 1] +
+								  29 * px[3 * i + 2] + 128) >> 8;
+				for (i = 0; i < guard; i++)
+					bad += out[i] != 0xa5 || out[guard + n + i] != 0xa5;
+				T_EQ_U64(0, bad);
+				if (st.counters_known)
+					T_EQ_U64(st.counters.tmu_bytes, st.tmu_bytes);
+			}
+		}
 	}
 out:
 	qpu_bo_free(x);

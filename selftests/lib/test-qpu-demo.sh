@@ -7,7 +7,7 @@
 # people and pasted into issues), --no-model without them, and a device
 # that cannot be opened refused with a message and exit 1, a bad QPU count
 # or option with exit 2. On a V3D device (emu:v3d42) the modelled boards
-# are a Pi 4 and a Pi 5.
+# are a Pi 4 and a Pi 5. Every row has the CPU's own time for the work.
 # qpu-demo is looked up next to QPU_DIS.
 
 : "${QPU_DIS:?QPU_DIS must name the qpu-dis binary}"
@@ -26,6 +26,17 @@ fail() {
 	failed=1
 }
 
+# cpu_column WHAT: the CPU's own time beside the device's, labelled, on
+# every kernel row (instructions, device ms, CPU ms), above 0.
+cpu_column() {
+	grep -q '^CPU: the same work in plain C on one thread of this machine$' "$tmp/out" &&
+		grep -qE '^kernel .* time ms +CPU ms' "$tmp/out" || fail "$1: no CPU column"
+	rows=$(grep -cE ' ok +([0-9]+|n/a) +[0-9]+\.[0-9]{3} +[0-9]+\.[0-9]{3}( |$)' "$tmp/out")
+	[ "$rows" -eq "$kernels" ] || fail "$1: $rows of $kernels rows have the CPU's time"
+	grep -qE ' ok +([0-9]+|n/a) +[0-9]+\.[0-9]{3} +0\.000( |$)' "$tmp/out" &&
+		fail "$1: a CPU time of 0"
+}
+
 # table DEVICE BOARDS COLUMN: every kernel ok on DEVICE, the modelled label
 # naming BOARDS, both boards' figures on every row (COLUMN the first one's
 # heading), no line ending in blanks.
@@ -41,6 +52,7 @@ table() {
 	rows=$(grep -cE ' ok .*( +[0-9.]+ +[0-9.]+ (GB/s|GFLOPS)){2}$' "$tmp/out")
 	[ "$rows" -eq "$kernels" ] || fail "$1: $rows of $kernels rows have both boards' figures"
 	grep -q "$3 us" "$tmp/out" || fail "$1: no $3 column"
+	cpu_column "$1"
 	grep -q ' $' "$tmp/out" && fail "$1: lines end in blanks: $(grep -n ' $' "$tmp/out")"
 }
 table emu:v3d42 "Pi 4 (V3D 4.2, 8 QPUs, 500 MHz), Pi 5 (V3D 7.1, 12 QPUs, 800 MHz)" Pi4
@@ -49,6 +61,7 @@ table emu "Pi 1/Zero, Pi 3 (extrapolated)" Pi1
 "$demo" --device emu --no-model >"$tmp/out" 2>"$tmp/err" || fail "no-model: exit $?"
 grep -qE 'GB/s|GFLOPS|modelled' "$tmp/out" && fail "no-model: modelled figures printed"
 grep -q "^$kernels kernels: $kernels ok, 0 failed\$" "$tmp/out" || fail "no-model: closing count"
+cpu_column no-model
 
 "$demo" --device "$tmp/none" >"$tmp/out" 2>"$tmp/err"
 [ $? -eq 1 ] || fail "missing device: exit status"

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <qpu.h>
 #include <qpu_kernels.h>
@@ -37,6 +38,42 @@ static float kcase_randf(uint64_t *s, float lo, float hi)
 
 static void kcase_fail(struct kcase_report *r, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+
+bool kcase_time_cpu;
+
+/* What the CPU versions computed, kept so the compiler keeps their work. */
+static volatile double kcase_cpu_sink;
+
+static uint64_t kcase_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* A host buffer for a CPU version's result, its pages touched: no faults timed. */
+static void *kcase_cpu_buf(size_t size)
+{
+	void *p = malloc(size);
+
+	if (p)
+		memset(p, 0, size);
+	return p;
+}
+
+/* Start the CPU's version of a case: its start time, 0 when not timed. */
+static uint64_t kcase_cpu_begin(void)
+{
+	return kcase_time_cpu ? kcase_now_ns() : 0;
+}
+
+/* End it: its time into @r, @check (a value of its result) into the sink. */
+static void kcase_cpu_end(struct kcase_report *r, uint64_t t0, double check)
+{
+	r->cpu_ns = kcase_now_ns() - t0;
+	kcase_cpu_sink = check;
+}
 
 static void kcase_fail(struct kcase_report *r, const char *fmt, ...)
 {
@@ -124,6 +161,15 @@ static int kcase_vector_add(struct qpu_kernels *kernels, unsigned int qpus,
 		a[i] = kcase_randf(&seed, -1000.0f, 1000.0f);
 		bv[i] = kcase_randf(&seed, -1.0f, 1.0f);
 	}
+	if (kcase_time_cpu) {
+		float *cpu = kcase_cpu_buf(n * 4);
+		uint64_t t0 = kcase_cpu_begin();
+
+		for (i = 0; cpu && i < n; i++)
+			cpu[i] = a[i] + bv[i];
+		kcase_cpu_end(r, t0, cpu ? cpu[n / 2] : 0);
+		free(cpu);
+	}
 	ret = kcase_ran(kernels, r, qpu_vector_add(kernels, qpus, &va, &vb, &vc, &r->stats));
 	for (i = 0; !ret && i < n; i++) {
 		double exact = (double)a[i] + bv[i];
@@ -166,6 +212,15 @@ static int kcase_saxpy(struct qpu_kernels *kernels, unsigned int qpus,
 	for (i = 0; i < n; i++) {
 		x[i] = kcase_randf(&seed, -100.0f, 100.0f);
 		y0[i] = y[i] = kcase_randf(&seed, -100.0f, 100.0f);
+	}
+	if (kcase_time_cpu) {
+		float *cpu = kcase_cpu_buf(n * 4);
+		uint64_t t0 = kcase_cpu_begin();
+
+		for (i = 0; cpu && i < n; i++)
+			cpu[i] = alpha * x[i] + y0[i];
+		kcase_cpu_end(r, t0, cpu ? cpu[n / 2] : 0);
+		free(cpu);
 	}
 	ret = kcase_ran(kernels, r, qpu_saxpy(kernels, qpus, alpha, &vx, &vy, &r->stats));
 	for (i = 0; !ret && i < n; i++) {
@@ -212,6 +267,17 @@ static int kcase_reduce(struct qpu_kernels *kernels, unsigned int qpus,
 		mag += fabs(x[i]);
 		mn = x[i] < mn ? x[i] : mn;
 		mx = x[i] > mx ? x[i] : mx;
+	}
+	if (kcase_time_cpu) {
+		uint64_t t0 = kcase_cpu_begin();
+		float s = 0, lo = INFINITY, hi = -INFINITY;
+
+		for (i = 0; i < n; i++) {
+			s += x[i];
+			lo = x[i] < lo ? x[i] : lo;
+			hi = x[i] > hi ? x[i] : hi;
+		}
+		kcase_cpu_end(r, t0, s + lo + hi);
 	}
 	ret = kcase_ran(kernels, r, qpu_reduce(kernels, qpus, &vx, &res, &r->stats));
 	if (ret)
@@ -283,6 +349,16 @@ static int kcase_rgb_to_gray(struct qpu_kernels *kernels, unsigned int qpus,
 		in[i] = (uint8_t)(kcase_rand(&seed) >> 56);
 	in[0] = in[1] = in[2] = 255;	/* the extremes */
 	in[3] = in[4] = in[5] = 0;
+	if (kcase_time_cpu) {
+		uint8_t *cpu = kcase_cpu_buf(n);
+		uint64_t t0 = kcase_cpu_begin();
+
+		for (i = 0; cpu && i < n; i++)
+			cpu[i] = (uint8_t)((77 * in[3 * i] + 150 * in[3 * i + 1] +
+					  29 * in[3 * i + 2] + 128) >> 8);
+		kcase_cpu_end(r, t0, cpu ? cpu[n / 2] : 0);
+		free(cpu);
+	}
 	ret = kcase_ran(kernels, r, qpu_rgb_to_gray(kernels, qpus, &rgb, &gray, &r->stats));
 	for (i = 0; !ret && i < n; i++) {
 		unsigned int g = (77 * in[3 * i] + 150 * in[3 * i + 1] +
@@ -334,6 +410,15 @@ static int kcase_threshold(struct qpu_kernels *kernels, unsigned int qpus,
 	for (k = sizeof(ts) / sizeof(ts[0]); !ret && k-- > 0;) {
 		struct qpu_job_timing edge;
 
+		if (k == 0 && kcase_time_cpu) {
+			uint8_t *cpu = kcase_cpu_buf(n);
+			uint64_t t0 = kcase_cpu_begin();
+
+			for (i = 0; cpu && i < n; i++)
+				cpu[i] = x[i] > ts[k][0] ? ts[k][1] : 0;
+			kcase_cpu_end(r, t0, cpu ? cpu[n / 2] : 0);
+			free(cpu);
+		}
 		if (k == 0)
 			qpu_kernels_take_timing(kernels, &edge);
 		ret = kcase_ran(kernels, r, qpu_threshold(kernels, qpus, &in, &out, ts[k][0],
@@ -357,6 +442,44 @@ static int kcase_threshold(struct qpu_kernels *kernels, unsigned int qpus,
 static double kcase_clamp255(double v)
 {
 	return v < 0 ? 0 : v > 255 ? 255 : v;
+}
+
+/* The CPU's version of the conversion below, in float, timed into @r. */
+static void kcase_yuv_cpu(const struct qpu_yuv420 *src, const uint8_t *yuv,
+			  unsigned int dw, unsigned int dh, const float *mean,
+			  const float *std, struct kcase_report *r)
+{
+	float *cpu = kcase_cpu_buf((size_t)dw * dh * 12), a[3], b[3];
+	unsigned int x, y, c;
+	uint64_t t0;
+
+	if (!cpu)
+		return;
+	t0 = kcase_cpu_begin();
+	for (c = 0; c < 3; c++) {
+		a[c] = 1.0f / (255.0f * std[c]);
+		b[c] = -mean[c] / std[c];
+	}
+	for (y = 0; y < dh; y++) {
+		unsigned int sy = (unsigned int)((y * ((((uint64_t)src->height) << 16) / dh)) >> 16);
+
+		for (x = 0; x < dw; x++) {
+			unsigned int sx = (unsigned int)((x * ((((uint64_t)src->width) << 16) / dw)) >> 16);
+			float Y = yuv[src->y_offset + sy * src->y_stride + sx];
+			float U = yuv[src->u_offset + sy / 2 * src->uv_stride + sx / 2] - 128.0f;
+			float V = yuv[src->v_offset + sy / 2 * src->uv_stride + sx / 2] - 128.0f;
+			float rgb[3] = { Y + 1.402f * V, Y - 0.344136f * U - 0.714136f * V,
+					 Y + 1.772f * U };
+
+			for (c = 0; c < 3; c++) {
+				float v = rgb[c] < 0 ? 0 : rgb[c] > 255 ? 255 : rgb[c];
+
+				cpu[(size_t)c * dw * dh + (size_t)y * dw + x] = v * a[c] + b[c];
+			}
+		}
+	}
+	kcase_cpu_end(r, t0, cpu[(size_t)dw * dh / 2]);
+	free(cpu);
 }
 
 /*
@@ -406,6 +529,8 @@ static int kcase_yuv420_to_rgb(struct qpu_kernels *kernels, unsigned int qpus,
 	yuv = qpu_bo_get_map(src.bo);
 	for (i = 0; i < size; i++)
 		yuv[i] = (uint8_t)(kcase_rand(&seed) >> 56);
+	if (kcase_time_cpu)
+		kcase_yuv_cpu(&src, yuv, dw, dh, mean, std, r);
 	ret = kcase_ran(kernels, r, qpu_yuv420_to_rgb(kernels, qpus, &src, &dst, mean, std,
 					     &r->stats));
 	out = (float *)((char *)qpu_bo_get_map(dst.bo) + dst.offset);
@@ -449,6 +574,35 @@ out:
 
 /* --- sgemm ---------------------------------------------------------------- */
 
+/* The CPU's sgemm (i, k, j loops, float), timed into @r. */
+static void kcase_sgemm_cpu(const struct qpu_matrix *ma, const struct qpu_matrix *mb,
+			    const struct qpu_matrix *mc, float alpha, float beta,
+			    const float *pa, const float *pb, const float *c0,
+			    struct kcase_report *r)
+{
+	size_t m = ma->rows, k = ma->cols, n = mb->cols, i, j, l;
+	float *cpu = kcase_cpu_buf(m * n * 4);
+	uint64_t t0;
+
+	if (!cpu)
+		return;
+	t0 = kcase_cpu_begin();
+	for (i = 0; i < m; i++) {
+		float *row = cpu + i * n;
+
+		for (j = 0; j < n; j++)
+			row[j] = beta * c0[i * mc->stride + j];
+		for (l = 0; l < k; l++) {
+			float s = alpha * pa[i * ma->stride + l];
+
+			for (j = 0; j < n; j++)
+				row[j] += s * pb[l * mb->stride + j];
+		}
+	}
+	kcase_cpu_end(r, t0, cpu[m * n / 2]);
+	free(cpu);
+}
+
 /*
  * C = alpha A B + beta C, M x K by K x N: 96x363 by 363x256 by default (the
  * issue's first shape, fewer columns), else M = 20, K = 37, N = scale / 16,
@@ -491,6 +645,8 @@ static int kcase_sgemm(struct qpu_kernels *kernels, unsigned int qpus,
 		pb[i] = kcase_randf(&seed, -1.0f, 1.0f);
 	for (i = 0; i < m * mc.stride; i++)
 		c0[i] = pc[i] = kcase_randf(&seed, -1.0f, 1.0f);
+	if (kcase_time_cpu)
+		kcase_sgemm_cpu(&ma, &mb, &mc, alpha, beta, pa, pb, c0, r);
 	ret = kcase_ran(kernels, r, qpu_sgemm(kernels, qpus, alpha, &ma, &mb, beta, &mc,
 				     &r->stats));
 	for (i = 0; !ret && i < m; i++) {
@@ -530,7 +686,7 @@ out:
 const struct kcase kcases[] = {
 	{ "vector_add", kcase_vector_add, 16 * 37, true, true },
 	{ "saxpy", kcase_saxpy, 16 * 29, true, true },
-	{ "reduce", kcase_reduce, 16 * 7, true, false },
+	{ "reduce", kcase_reduce, 16 * 7, true, true },
 	{ "rgb_to_gray", kcase_rgb_to_gray, 64 * 23, true, true },
 	{ "threshold", kcase_threshold, 64 * 19, true, true },
 	{ "yuv420_to_rgb", kcase_yuv420_to_rgb, 16 * 48, true, false },

@@ -15,6 +15,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include <qpu_kernels.h>
 
@@ -26,6 +27,9 @@
  * @flop: floating-point operations the case asks for (sgemm: 2MNK), 0
  *	for kernels measured in bytes
  * @msg: why it failed (the wrapper's error, or the first mismatch)
+ * @cpu_ns: with kcase_time_cpu set, the time plain C on one thread of this
+ *	machine's CPU took for the same work (-O2, no SIMD intrinsics, no
+ *	BLAS); else 0
  */
 struct kcase_report {
 	char size[48];
@@ -33,7 +37,11 @@ struct kcase_report {
 	struct qpu_kernel_stats stats;
 	double flop;
 	char msg[256];
+	uint64_t cpu_ns;
 };
+
+/* Set by qpu-demo: the cases also time the CPU doing their work (@cpu_ns). */
+extern bool kcase_time_cpu;
 
 /* A case at a scale (elements or pixels; 0 for its default). */
 typedef int (*kcase_fn)(struct qpu_kernels *kernels, unsigned int qpus,
@@ -42,8 +50,10 @@ typedef int (*kcase_fn)(struct qpu_kernels *kernels, unsigned int qpus,
 /*
  * @small: a scale the tests run at several QPU counts, with uneven shares
  * (0 means the default, the demo's size); @counted: the wrapper reports
- * the instruction count where the device counts them; @stream: one of the
- * streaming kernels (libqpu/kernels/kernel.h), bound by memory bandwidth.
+ * the instruction count where the device counts them; @stream: a kernel
+ * bound by memory bandwidth, whose share of it bench-kernels-v3d reports at
+ * 1 Mi elements (the streaming kernels of libqpu/kernels/kernel.h, and
+ * reduce, which reads its vector once).
  */
 struct kcase {
 	const char *kernel;
