@@ -13,7 +13,8 @@ LIBQPU_SONAME := libqpu.so.0
 # The base (device API, assembler, core) and the sample kernels, which the
 # base's assembler builds: see libqpu/kernels/kernels.mk.
 LIBQPU_RUNTIME_SRCS := $(addprefix libqpu/runtime/,error.c device.c dev_words.c bo.c \
-	job.c kdev.c kdev_ioctl.c drm.c v3ddev.c emudev.c emudev_vc4.c emudev_v3d.c)
+	job.c kdev.c kdev_ioctl.c drm.c v3ddev.c emudev.c emudev_vc4.c emudev_v3d.c \
+	fwprop.c telemetry.c)
 LIBQPU_ASM_SRCS := $(addprefix libqpu/asm/,asm.c asm_lex.c asm_expr.c \
 	asm_directive.c asm_macro.c asm_instr.c asm_v3d.c asm_include_path.c)
 LIBQPU_EMIT_SRCS := $(addprefix libqpu/emit/,instr_build.c instr_build_v3d.c \

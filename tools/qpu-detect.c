@@ -440,7 +440,7 @@ static void publish_frame(const struct sink_ctx *s, const struct qpu_pipeline_fr
 
 /*
  * The board's health on qpu/STREAM/health: the pipeline's telemetry
- * (qpu.ko's sample, a v3d node's thermal zone), the machine's own where the
+ * (qpu.ko's sample, a v3d node's firmware or thermal zone), the machine's own where the
  * device has none, and why a value is missing. The emulator and the CPU
  * path have no clock, sensor or firmware of their own: the host's
  * temperature is not theirs.
@@ -454,6 +454,7 @@ static void publish_health(struct qpu_mqtt *m, struct qpu_pipeline *pl, struct q
 	};
 	const struct qpu_pipeline_telemetry *t = &ps.telemetry;
 	const char *none = NULL;
+	struct qpu_telemetry s;
 
 	qpu_pipeline_get_stats(pl, &ps);
 	/* (no source before the pipeline's first sample) */
@@ -473,9 +474,11 @@ static void publish_health(struct qpu_mqtt *m, struct qpu_pipeline *pl, struct q
 	if (none) {
 		h.why_clock = h.why_temp = h.why_throttled = none;
 	} else {
-		h.why_clock = strcmp(h.telemetry, "qpu.ko") ?
-			"only qpu.ko measures the clock (the v3d driver does not)" :
-			"qpu.ko's telemetry has no clock sample (yet) for this device";
+		/* the device model's reasons; the machine's files may fill in */
+		qpu_dev_get_telemetry(dev, &s);
+		h.why_clock = s.why_clock ? s.why_clock : "no clock sample (yet)";
+		h.why_temp = s.why_temp;
+		h.why_throttled = s.why_throttled;
 		qpu_mqtt_read_sys_health(&h);
 	}
 	qpu_mqtt_publish_health(m, &h);

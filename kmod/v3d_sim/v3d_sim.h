@@ -17,6 +17,8 @@
  *   handle or the fd never frees what a queued or running job uses.
  * - A perfmon is refcounted: its file's idr holds one reference, each job
  *   that counts into it one more.
+ * - A file's statistics (struct v3d_sim_stats) are refcounted: the file
+ *   holds one reference, each job of it one more.
  *
  * Locks, outermost first:
  *   reset_lock   (mutex) one reset at a time; held across stop/restart
@@ -26,13 +28,15 @@
  *   fence_lock   (spinlock) the hardware fences' lock
  * A file's perfmon.lock (mutex) and a perfmon's lock (mutex) are taken
  * with none of the above held, except a perfmon's lock under emu_lock
- * when a job's counts are added.
+ * when a job's counts are added. A struct v3d_sim_stats's lock
+ * (spinlock) is innermost: taken alone or under emu_lock.
  */
 #ifndef V3D_SIM_H
 #define V3D_SIM_H
 
 #include <linux/dma-fence.h>
 #include <linux/idr.h>
+#include <linux/kref.h>
 #include <linux/mutex.h>
 #include <linux/refcount.h>
 #include <linux/spinlock.h>
@@ -69,6 +73,22 @@ struct v3d_sim_model {
 };
 
 /**
+ * struct v3d_sim_stats - a queue's statistics, the device's or a file's
+ * @lock: protects the three counts
+ * @refcount: a file's: the file and each of its jobs (unused for the device's)
+ * @start_ns: when the running job started (local_clock()), or 0
+ * @enabled_ns: the runtime of the jobs completed
+ * @jobs_completed: jobs that ended by themselves (done or faulted)
+ */
+struct v3d_sim_stats {
+	spinlock_t lock;	/* protects start_ns, enabled_ns, jobs_completed */
+	struct kref refcount;
+	u64 start_ns;
+	u64 enabled_ns;
+	u64 jobs_completed;
+};
+
+/**
  * struct v3d_sim_dev - one simulated V3D
  * @drm: the DRM device ("v3d")
  * @model: the board it simulates
@@ -91,6 +111,7 @@ struct v3d_sim_model {
  * @resets: resets done (debugfs)
  * @jobs_done: jobs that ran to their end (debugfs)
  * @faults: jobs ended by an MMU fault (debugfs)
+ * @stats: the CSD queue's statistics (sysfs gpu_stats)
  */
 struct v3d_sim_dev {
 	struct drm_device drm;
@@ -118,6 +139,7 @@ struct v3d_sim_dev {
 	atomic_t resets;
 	atomic64_t jobs_done;
 	atomic64_t faults;
+	struct v3d_sim_stats stats;
 };
 
 static inline struct v3d_sim_dev *to_v3d_sim(struct drm_device *drm)
@@ -125,10 +147,12 @@ static inline struct v3d_sim_dev *to_v3d_sim(struct drm_device *drm)
 	return container_of(drm, struct v3d_sim_dev, drm);
 }
 
-/* A client's file: its scheduler entity and its perfmons. */
+/* A client's file: its scheduler entity, perfmons and statistics (fdinfo). */
 struct v3d_sim_file {
 	struct v3d_sim_dev *v3d;
 	struct drm_sched_entity entity;
+	struct v3d_sim_stats *stats;	/* reference held */
+	u64 client_id;
 	struct {
 		struct mutex lock;	/* protects idr */
 		struct idr idr;
@@ -181,6 +205,7 @@ struct v3d_sim_perfmon {
  * @bo: its BOs (references held), @bo_count of them
  * @bo_count: entries in @bo
  * @perfmon: the perfmon it counts into, or NULL (reference held)
+ * @file_stats: its file's statistics (reference held)
  * @done_fence: the scheduler's finished fence (reference held)
  * @irq_fence: the hardware fence the worker signals (reference held)
  * @timedout_batches: progress at the last timeout, as upstream's CFG4
@@ -194,6 +219,7 @@ struct v3d_sim_job {
 	struct drm_gem_object **bo;
 	u32 bo_count;
 	struct v3d_sim_perfmon *perfmon;
+	struct v3d_sim_stats *file_stats;
 	struct dma_fence *done_fence;
 	struct dma_fence *irq_fence;
 	u64 timedout_batches;
@@ -242,5 +268,23 @@ int v3d_sim_perfmon_destroy_ioctl(struct drm_device *drm, void *data,
 				  struct drm_file *file);
 int v3d_sim_perfmon_get_values_ioctl(struct drm_device *drm, void *data,
 				     struct drm_file *file);
+
+/* v3d_sim_stats.c */
+struct attribute_group;
+struct seq_file;
+extern const struct attribute_group *v3d_sim_groups[];
+void v3d_sim_stats_init(struct v3d_sim_stats *s);
+struct v3d_sim_stats *v3d_sim_stats_new(void);
+struct v3d_sim_stats *v3d_sim_stats_get(struct v3d_sim_stats *s);
+void v3d_sim_stats_put(struct v3d_sim_stats *s);
+void v3d_sim_stats_job_start(struct v3d_sim_dev *v3d, struct v3d_sim_job *job);
+/* @count: the job ended by itself; false: a reset ended it */
+void v3d_sim_stats_job_end(struct v3d_sim_dev *v3d, struct v3d_sim_job *job,
+			   bool count);
+void v3d_sim_show_fdinfo(struct seq_file *m, struct file *f);
+
+/* v3d_sim_vcio.c: the simulated firmware's /dev/vcio, with vcio=1 */
+int v3d_sim_vcio_init(void);
+void v3d_sim_vcio_fini(void);
 
 #endif /* V3D_SIM_H */

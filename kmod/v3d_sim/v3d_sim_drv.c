@@ -6,14 +6,17 @@
  * answers upstream's compute uapi (include/uapi/drm/v3d_drm.h) on the V3D
  * emulator of libqpu's core: GET_PARAM from the board's identification
  * registers, the BO ioctls, SUBMIT_CSD with syncobjs and the multisync
- * extension, perfmons. SUBMIT_CL and SUBMIT_TFU are refused. For tests in
- * an amd64 VM only: never packaged.
+ * extension, perfmons; upstream's gpu_stats and fdinfo statistics
+ * (v3d_sim_stats.c). SUBMIT_CL and SUBMIT_TFU are refused. With vcio=1
+ * the machine's firmware mailbox too (v3d_sim_vcio.c). For tests in an
+ * amd64 VM only: never packaged.
  */
 #include <linux/mod_devicetable.h>
 #include <linux/module.h>
 #include <linux/platform_device.h>
 
 #include <drm/drm_drv.h>
+#include <drm/drm_file.h>
 #include <drm/drm_gem.h>
 #include <drm/drm_ioctl.h>
 #include <drm/drm_managed.h>
@@ -58,6 +61,8 @@ module_param_array(gen, int, &gen_count, 0444);
 MODULE_PARM_DESC(gen, "generations to simulate, one device each: 42 (Pi 4), 71 (Pi 5)");
 
 static struct platform_device *v3d_sim_pdevs[ARRAY_SIZE(v3d_sim_models)];
+/* fdinfo's drm-client-id: 6.1's drm_file has none of its own */
+static atomic64_t v3d_sim_client_ids;
 
 static int v3d_sim_get_param_ioctl(struct drm_device *drm, void *data,
 				   struct drm_file *file)
@@ -137,9 +142,16 @@ static int v3d_sim_open(struct drm_device *drm, struct drm_file *file)
 	if (!vf)
 		return -ENOMEM;
 	vf->v3d = v3d;
+	vf->client_id = atomic64_inc_return(&v3d_sim_client_ids);
+	vf->stats = v3d_sim_stats_new();
+	if (!vf->stats) {
+		kfree(vf);
+		return -ENOMEM;
+	}
 	ret = drm_sched_entity_init(&vf->entity, DRM_SCHED_PRIORITY_NORMAL,
 				    &sched, 1, NULL);
 	if (ret) {
+		v3d_sim_stats_put(vf->stats);
 		kfree(vf);
 		return ret;
 	}
@@ -155,10 +167,23 @@ static void v3d_sim_postclose(struct drm_device *drm, struct drm_file *file)
 
 	drm_sched_entity_destroy(&vf->entity);
 	v3d_sim_perfmon_close_file(vf);
+	v3d_sim_stats_put(vf->stats);
 	kfree(vf);
 }
 
-DEFINE_DRM_GEM_FOPS(v3d_sim_fops);
+/* DEFINE_DRM_GEM_FOPS()'s, with upstream's fdinfo keys. */
+static const struct file_operations v3d_sim_fops = {
+	.owner = THIS_MODULE,
+	.open = drm_open,
+	.release = drm_release,
+	.unlocked_ioctl = drm_ioctl,
+	.compat_ioctl = drm_compat_ioctl,
+	.poll = drm_poll,
+	.read = drm_read,
+	.llseek = noop_llseek,
+	.mmap = drm_gem_mmap,
+	.show_fdinfo = v3d_sim_show_fdinfo,
+};
 
 /* Upstream's flags: SUBMIT_CSD wants a render node or an authenticated client. */
 static const struct drm_ioctl_desc v3d_sim_ioctls[] = {
@@ -216,6 +241,7 @@ static int v3d_sim_probe(struct platform_device *pdev)
 
 	spin_lock_init(&v3d->mm_lock);
 	spin_lock_init(&v3d->fence_lock);
+	v3d_sim_stats_init(&v3d->stats);
 	mutex_init(&v3d->emu_lock);
 	mutex_init(&v3d->reset_lock);
 	/* Pages 1 to 4 GiB: address 0 is never handed out. */
@@ -260,6 +286,7 @@ static struct platform_driver v3d_sim_platform_driver = {
 	.id_table = v3d_sim_ids,
 	.driver = {
 		.name = "v3d_sim",
+		.dev_groups = v3d_sim_groups,
 	},
 };
 
@@ -321,6 +348,9 @@ static int __init v3d_sim_init(void)
 			goto fail;
 		}
 	}
+	ret = v3d_sim_vcio_init();
+	if (ret)
+		goto fail;
 	return 0;
 
 fail:
@@ -331,6 +361,7 @@ fail:
 
 static void __exit v3d_sim_exit(void)
 {
+	v3d_sim_vcio_fini();
 	v3d_sim_unregister_devices();
 	platform_driver_unregister(&v3d_sim_platform_driver);
 }

@@ -193,6 +193,7 @@ static void v3d_sim_run_work(struct work_struct *work)
 			v3d_sim_perfmon_add(job->perfmon,
 					    qpu_v3d_emu_get_stats(v3d->emu));
 		v3d->active = NULL;
+		v3d_sim_stats_job_end(v3d, job, true);
 		mutex_unlock(&v3d->emu_lock);
 		v3d_sim_job_end(job, error);
 		return;
@@ -241,6 +242,7 @@ static struct dma_fence *v3d_sim_run_job(struct drm_sched_job *sched_job)
 	job->timedout_instructions = 0;
 	job->batch_instructions = 0;
 	v3d->active = job;
+	v3d_sim_stats_job_start(v3d, job);
 	mutex_unlock(&v3d->emu_lock);
 	queue_work(v3d->wq, &v3d->run_work);
 	return fence;
@@ -258,6 +260,8 @@ static void v3d_sim_stop_emu(struct v3d_sim_dev *v3d, int error)
 	v3d->stopping = true;
 	job = v3d->active;
 	v3d->active = NULL;
+	if (job)
+		v3d_sim_stats_job_end(v3d, job, false);
 	mutex_unlock(&v3d->emu_lock);
 	cancel_work_sync(&v3d->run_work);
 	if (job)

@@ -195,6 +195,7 @@ void v3d_sim_job_free(struct v3d_sim_job *job)
 	}
 	kvfree(job->bo);
 	v3d_sim_perfmon_put(job->perfmon);
+	v3d_sim_stats_put(job->file_stats);
 	dma_fence_put(job->irq_fence);
 	dma_fence_put(job->done_fence);
 	kfree(job);
@@ -285,9 +286,11 @@ int v3d_sim_submit_csd_ioctl(struct drm_device *drm, void *data,
 		goto put_ext;
 	}
 	job->v3d = vf->v3d;
+	job->file_stats = v3d_sim_stats_get(vf->stats);
 	memcpy(job->cfg, args->cfg, sizeof(job->cfg));
 	ret = drm_sched_job_init(&job->base, &vf->entity, vf);
 	if (ret) {
+		v3d_sim_stats_put(job->file_stats);
 		kfree(job);
 		goto put_ext;
 	}

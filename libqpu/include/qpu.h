@@ -892,6 +892,63 @@ QPU_API const char *qpu_job_status_str(enum qpu_status status);
  */
 QPU_API const char *qpu_access_str(enum qpu_access access);
 
+/* struct qpu_telemetry.flags: which fields hold a value. */
+#define QPU_TELEMETRY_CLOCK_SET		(1u << 0)
+#define QPU_TELEMETRY_CLOCK		(1u << 1)
+#define QPU_TELEMETRY_TEMP		(1u << 2)
+#define QPU_TELEMETRY_THROTTLED		(1u << 3)
+
+/**
+ * struct qpu_telemetry - the device's clock, temperature and throttling
+ * @flags: QPU_TELEMETRY_* bits: the fields that hold a value
+ * @throttled: the firmware's throttled word (bits as <linux/qpu.h>'s
+ *	QPU_THROTTLED_*: under-voltage, frequency capped, throttled, soft
+ *	temperature limit, now in bits 0-3 and since boot in bits 16-19)
+ * @clock_set_hz: the V3D's clock as the firmware set it
+ * @clock_hz: the V3D's clock as the firmware measured it
+ * @temp_mc: the SoC's temperature in millidegrees Celsius
+ * @reserved: 0
+ * @source: where the values came from: "qpu.ko" (its last sample, over
+ *	its netlink family), "firmware" (a Pi 4/5's firmware through
+ *	/dev/vcio), "thermal zone" (the temperature alone, from the first
+ *	thermal zone, when the firmware gives none), "none"
+ * @why_clock: why @clock_hz (or @clock_set_hz) has no value, or NULL
+ * @why_temp: why @temp_mc has no value, or NULL
+ * @why_throttled: why @throttled has no value, or NULL
+ *
+ * The strings are static: valid for the life of the program, not freed.
+ * The struct only grows at its end.
+ */
+struct qpu_telemetry {
+	uint32_t flags;
+	uint32_t throttled;
+	uint64_t clock_set_hz;
+	uint64_t clock_hz;
+	int32_t temp_mc;
+	uint32_t reserved;
+	const char *source;
+	const char *why_clock;
+	const char *why_temp;
+	const char *why_throttled;
+};
+
+/**
+ * qpu_dev_get_telemetry() - the device's clock, temperature and throttling
+ * @dev: the device
+ * @out: the sample
+ *
+ * qpu.ko's devices give its telemetry's last sample (qpuctl(8), TELEMETRY);
+ * a v3d node (a Pi 4/5) asks the Raspberry Pi firmware through /dev/vcio
+ * each call (a mailbox round trip: do not call it per job), with the
+ * first thermal zone's temperature where the firmware gives none; the
+ * emulator has no clock, sensor or firmware. A field without a value has
+ * its reason in @out.
+ *
+ * Return: 0 (even when no field has a value), or -EINVAL for a NULL
+ * argument.
+ */
+QPU_API int qpu_dev_get_telemetry(struct qpu_dev *dev, struct qpu_telemetry *out);
+
 #ifdef __cplusplus
 }
 #endif

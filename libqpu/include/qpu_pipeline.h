@@ -274,10 +274,11 @@ struct qpu_pipeline_stage {
 /**
  * struct qpu_pipeline_telemetry - the device's state beside the latencies
  * @flags: QPU_PIPELINE_TELEMETRY_* bits
- * @clock_hz: the V3D's clock as measured (qpu.ko's telemetry)
+ * @clock_hz: the V3D's clock as measured (qpu.ko's telemetry, a Pi 4/5's
+ *	firmware)
  * @temp_mc: the SoC's temperature in millidegrees Celsius
  * @throttled: the firmware's throttled word (qpu.ko, <linux/qpu.h>)
- * @source: where the sample came from ("qpu.ko", "thermal zone", "none",
+ * @source: where the sample came from ("qpu.ko", "firmware", "thermal zone", "none",
  *	"user")
  */
 struct qpu_pipeline_telemetry {
@@ -301,8 +302,9 @@ struct qpu_pipeline_telemetry {
  *	last ones); 0 means 4096
  * @telemetry_ms: the least time between two telemetry samples; 0 means 100
  * @telemetry: reads a sample, or NULL for the device's own (qpu.ko's
- *	telemetry through its netlink family; the thermal zone's
- *	temperature for a v3d node; nothing on the emulator); returns 0 or a
+ *	telemetry through its netlink family; the Raspberry Pi firmware's
+ *	through /dev/vcio, or the thermal zone's temperature, for a v3d
+ *	node: qpu_dev_get_telemetry(); nothing on the emulator); returns 0 or a
  *	negative errno
  * @telemetry_ctx: given to @telemetry
  * @sink: called with every frame, in order, from the last stage's thread

@@ -93,3 +93,14 @@ QPU_KERNEL_HDRS += $(PREPROC_HDRS)
 $(PREPROC_OBJS): QPU_CFLAGS += -I$(BUILD)/libqpu/kernels -Ilibqpu/kernels
 $(PREPROC_OBJS): | $(PREPROC_HDRS)
 $(BUILD)/libqpu/kernels/preproc_cpu.o: QPU_CFLAGS += -ffp-contract=off
+
+# libqpu/nn's integer product (igemm.c, nn_kernels.h) on both generations.
+QPU_IGEMM_OBJS := $(BUILD)/libqpu/kernels/igemm.o
+QPU_KERNEL_SRCS += libqpu/kernels/igemm.c
+QPU_KERNEL_OBJS += $(QPU_IGEMM_OBJS)
+QPU_KERNEL_QASM += libqpu/kernels/igemm.qasm
+QPU_KERNEL_V3D += igemm
+QPU_KERNEL_HDRS += $(BUILD)/libqpu/kernels/igemm.qasm.h \
+	$(foreach g,42 71,$(BUILD)/libqpu/kernels/v3d/igemm_v3d$(g).qasm.h)
+$(QPU_IGEMM_OBJS): QPU_CFLAGS += -I$(BUILD)/libqpu/kernels -Ilibqpu/kernels
+$(QPU_IGEMM_OBJS): | $(QPU_KERNEL_HDRS)

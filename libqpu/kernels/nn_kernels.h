@@ -94,4 +94,37 @@ int qpu_dwconv3x3(struct qpu_kernels *kernels, unsigned int qpus, const struct q
 int qpu_pool2d(struct qpu_kernels *kernels, unsigned int qpus, const struct qpu_pool *p,
 	       struct qpu_kernel_stats *stats);
 
+/* The integer product's limits (kept within 24-bit offsets). */
+#define QPU_IGEMM_MAX_K4	((1u << 24) / 64)
+#define QPU_IGEMM_MAX_SIDE	(1u << 24)
+
+/**
+ * struct qpu_igemm - one integer product (igemm.qasm): C = A times B,
+ *	the sums of byte products exact modulo 2^32
+ * @a, @a_off: A, @m rows of @k4 words, each word four unsigned bytes of
+ *	the row (byte 0 first along K; pad a row's last word with zeros)
+ * @b, @b_off: B in panels of 16 columns: panel p's word w of column
+ *	16 p + i (its bytes 4 w to 4 w + 3) at word (p * @k4 + w) * 16 + i
+ * @c, @c_off: C, @m rows of @n uint32
+ * @m, @n, @k4: C's rows and columns (@n a multiple of 16), words along K
+ */
+struct qpu_igemm {
+	struct qpu_bo *a;
+	size_t a_off;
+	struct qpu_bo *b;
+	size_t b_off;
+	struct qpu_bo *c;
+	size_t c_off;
+	unsigned int m, n, k4;
+};
+
+/*
+ * Run @p on @qpus QPUs (1 to the device's; never more than C has pieces
+ * of 16 columns). -EINVAL with the message for an empty product, @n not a
+ * multiple of 16, @k4 over QPU_IGEMM_MAX_K4, or buffers too small or not
+ * word-aligned.
+ */
+int qpu_igemm_u8(struct qpu_kernels *kernels, unsigned int qpus, const struct qpu_igemm *p,
+		 struct qpu_kernel_stats *stats);
+
 #endif /* LIBQPU_NN_KERNELS_H */

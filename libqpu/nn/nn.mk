@@ -43,3 +43,21 @@ bench-nn-xnnpack:
 	$(Q)$(CURDIR)/tools/deps.sh xnnpack
 	$(Q)$(MAKE) --no-print-directory $(NN_XNNPACK_BENCH)
 	$(Q)$(NN_XNNPACK_BENCH)
+
+# bench-nn-int8 (make bench): MobileNet's classifier (1024 -> 1000, one
+# image) as a float MatMul and as a QLinearMatMul, both on the QPUs,
+# modelled on the boards: INT8's quarter of the bytes on a memory-bound
+# layer (libqpu/nn/README.md, "INT8 on the QPUs").
+.PHONY: bench-nn-int8
+bench: bench-nn-int8
+bench-nn-int8: $(LIBQPU_SO) $(BUILD)/tools/qpu-nn
+	$(Q)$(CURDIR)/tools/deps.sh python
+	$(Q)mkdir -p $(BUILD)/nn
+	$(Q)QPU_LIBRARY=$(LIBQPU_SO) PYTHONPATH=$(CURDIR)/libqpu/python:$(CURDIR)/libqpu/python/tests \
+		$(PYTHON) -c 'import sys, onnx, test_nn; q, f = test_nn.classifier_pair(); \
+		onnx.save(q, sys.argv[1]); onnx.save(f, sys.argv[2])' \
+		$(BUILD)/nn/classifier_int8.onnx $(BUILD)/nn/classifier_float.onnx
+	$(Q)for m in float int8; do \
+		QPU_LIBRARY=$(LIBQPU_SO) PYTHONPATH=$(CURDIR)/libqpu/python PYTHON=$(PYTHON) \
+		$(BUILD)/tools/qpu-nn bench --qpu-all -n 1 -b $(NN_BOARDS) \
+			$(BUILD)/nn/classifier_$$m.onnx || exit 1; done

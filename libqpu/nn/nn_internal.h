@@ -167,6 +167,20 @@ int nn_ref_run(struct qpu_nn_graph *g, struct nn_node *n, void *scratch);
 void nn_apply_act(const struct nn_node *n, float *y, size_t count);
 size_t nn_ref_scratch(const struct qpu_nn_graph *g, const struct nn_node *n);
 int64_t nn_pool_out(int64_t in, int64_t k, int64_t s, int64_t pa, int64_t pb, int ceil_mode);
+/*
+ * The quantized operators' arithmetic, one copy for the reference and the
+ * QPU backend (so the two agree bit for bit): element @i of @d's values
+ * at @p; quantization parameter @k of @n for element @i (per tensor or
+ * per axis; a missing zero point is 0); ONNX's multiplier s_in * s_w /
+ * s_y in float; an integer accumulator requantized (the product in
+ * double, rounded half to even, plus the zero point, saturated).
+ */
+int32_t nn_ld_q(const void *p, enum qpu_nn_dtype d, size_t i);
+void nn_st_q(void *p, enum qpu_nn_dtype d, size_t i, int32_t v);
+float nn_qscale(const struct qpu_nn_graph *g, const struct nn_node *n, unsigned int k, size_t i);
+int32_t nn_qzero(const struct qpu_nn_graph *g, const struct nn_node *n, unsigned int k, size_t i);
+float nn_qmult(float s_in, float s_w, float s_y);
+int32_t nn_requant(int64_t acc, float mult, int32_t zp, enum qpu_nn_dtype d);
 
 /* ops_fast.c: the CPU's fast path; returns 1 when it ran the node, 0 when
  * the reference must. */
@@ -199,5 +213,21 @@ uint64_t nn_cpu_model_ns(enum qpu_board board, const struct qpu_nn_graph *g,
 			 const struct nn_node *n);
 void nn_model_shares(enum qpu_board board, const struct nn_node *n, double *flops_pct,
 		     double *bw_pct);
+
+/* qpu_int8.c: QLinearConv and QLinearMatMul on the QPUs' integer product. */
+int nn_qint8(const struct nn_node *n);
+/* Why the integer product cannot take @n, or NULL if it can. */
+const char *nn_qint8_unable(const struct qpu_nn_graph *g, const struct nn_node *n);
+size_t nn_qint8_scratch(const struct qpu_nn_graph *g, const struct nn_node *n);
+/* The weight buffer's bytes for @n's packed weights, and their packing. */
+size_t nn_qint8_wbo_bytes(const struct qpu_nn_graph *g, const struct nn_node *n);
+void nn_qint8_pack_weights(const struct qpu_nn_graph *g, const struct nn_node *n, uint8_t *dst);
+/* Run @n; @done takes each kernel call's return (its error or timing). */
+int nn_qint8_run(struct qpu_nn_graph *g, struct nn_node *n, void *scratch,
+		 int (*done)(struct qpu_nn_graph *, struct nn_node *, int));
+/* The instruction times the busiest of @qpus programs of the integer
+ * product takes for @n, on VideoCore IV or (@v3d) V3D. */
+double nn_qint8_issue(const struct qpu_nn_graph *g, const struct nn_node *n, int v3d,
+		      unsigned int qpus);
 
 #endif /* QPU_NN_INTERNAL_H */

@@ -61,7 +61,7 @@ void nn_apply_act(const struct nn_node *n, float *y, size_t count)
 static int32_t qmin(enum qpu_nn_dtype d) { return d == QPU_NN_INT8 ? -128 : 0; }
 static int32_t qmax(enum qpu_nn_dtype d) { return d == QPU_NN_INT8 ? 127 : 255; }
 
-static int32_t ld_q(const void *p, enum qpu_nn_dtype d, size_t i)
+int32_t nn_ld_q(const void *p, enum qpu_nn_dtype d, size_t i)
 {
 	switch (d) {
 	case QPU_NN_INT8:
@@ -75,7 +75,7 @@ static int32_t ld_q(const void *p, enum qpu_nn_dtype d, size_t i)
 	}
 }
 
-static void st_q(void *p, enum qpu_nn_dtype d, size_t i, int32_t v)
+void nn_st_q(void *p, enum qpu_nn_dtype d, size_t i, int32_t v)
 {
 	if (d == QPU_NN_INT8)
 		((int8_t *)p)[i] = (int8_t)v;
@@ -84,23 +84,21 @@ static void st_q(void *p, enum qpu_nn_dtype d, size_t i, int32_t v)
 }
 
 /* A quantization parameter: element @i of input @k, or @def when absent. */
-static float qscale(const struct qpu_nn_graph *g, const struct nn_node *n, unsigned int k,
-		    size_t i)
+float nn_qscale(const struct qpu_nn_graph *g, const struct nn_node *n, unsigned int k, size_t i)
 {
 	const struct nn_tensor *t = &g->t[n->in[k]];
 
 	return ((const float *)t->cdata)[t->count > 1 ? i : 0];
 }
 
-static int32_t qzero(const struct qpu_nn_graph *g, const struct nn_node *n, unsigned int k,
-		     size_t i)
+int32_t nn_qzero(const struct qpu_nn_graph *g, const struct nn_node *n, unsigned int k, size_t i)
 {
 	const struct nn_tensor *t;
 
 	if (k >= n->n_in || n->in[k] < 0)
 		return 0;
 	t = &g->t[n->in[k]];
-	return ld_q(t->cdata, t->dtype, t->count > 1 ? i : 0);
+	return nn_ld_q(t->cdata, t->dtype, t->count > 1 ? i : 0);
 }
 
 /* The saturated value of a real @r, rounded half to even (nearbyint). */
@@ -118,12 +116,12 @@ static int32_t sat_round(double r, enum qpu_nn_dtype d)
  * + zp, as ONNX's reference does it (the multiplier a float, the product
  * in double), then rounded half to even and saturated.
  */
-static inline int32_t requant(int64_t acc, float mult, int32_t zp, enum qpu_nn_dtype d)
+int32_t nn_requant(int64_t acc, float mult, int32_t zp, enum qpu_nn_dtype d)
 {
 	return sat_round((double)acc * (double)mult + (double)zp, d);
 }
 
-static float qmult(float s_in, float s_w, float s_y)
+float nn_qmult(float s_in, float s_w, float s_y)
 {
 	float p = s_in * s_w;
 
@@ -222,8 +220,8 @@ static void binary(struct qpu_nn_graph *g, struct nn_node *n)
 static void qlinearadd(struct qpu_nn_graph *g, struct nn_node *n)
 {
 	const struct nn_tensor *ta = TIN(0), *tb = TIN(3), *to = TOUT(0);
-	float sa = qscale(g, n, 1, 0), sb = qscale(g, n, 4, 0), sc = qscale(g, n, 6, 0);
-	int32_t za = qzero(g, n, 2, 0), zb = qzero(g, n, 5, 0), zc = qzero(g, n, 7, 0);
+	float sa = nn_qscale(g, n, 1, 0), sb = nn_qscale(g, n, 4, 0), sc = nn_qscale(g, n, 6, 0);
+	int32_t za = nn_qzero(g, n, 2, 0), zb = nn_qzero(g, n, 5, 0), zc = nn_qzero(g, n, 7, 0);
 	const void *a = IN(0), *b = IN(3);
 	void *y = OUT(0);
 	struct bwalk w;
@@ -231,11 +229,11 @@ static void qlinearadd(struct qpu_nn_graph *g, struct nn_node *n)
 
 	bwalk_init(&w, ta, tb, to);
 	for (i = 0; i < to->count; i++, bwalk_next(&w)) {
-		float va = (float)(ld_q(a, ta->dtype, w.ia) - za) * sa;
-		float vb = (float)(ld_q(b, tb->dtype, w.ib) - zb) * sb;
+		float va = (float)(nn_ld_q(a, ta->dtype, w.ia) - za) * sa;
+		float vb = (float)(nn_ld_q(b, tb->dtype, w.ib) - zb) * sb;
 		float q = rintf((va + vb) / sc);
 
-		st_q(y, to->dtype, i, sat_round((double)q + zc, to->dtype));
+		nn_st_q(y, to->dtype, i, sat_round((double)q + zc, to->dtype));
 	}
 }
 
@@ -255,14 +253,14 @@ static void conv(struct qpu_nn_graph *g, struct nn_node *n)
 	int64_t N = tx->dims[0], C = tx->dims[1], H = tx->dims[2], W = tx->dims[3];
 	int64_t M = ty->dims[1], OH = ty->dims[2], OW = ty->dims[3];
 	int64_t cg = tw->dims[1], mg = M / win->group;
-	int32_t xz = q ? qzero(g, n, 2, 0) : 0, yz = q ? qzero(g, n, 7, 0) : 0;
+	int32_t xz = q ? nn_qzero(g, n, 2, 0) : 0, yz = q ? nn_qzero(g, n, 7, 0) : 0;
 	int64_t b_, m, oh, ow, c, kh, kw;
 	void *y = OUT(0);
 
 	for (m = 0; m < M; m++) {
-		int32_t wz = q ? qzero(g, n, 5, (size_t)m) : 0;
-		float mult = q ? qmult(qscale(g, n, 1, 0), qscale(g, n, 4, (size_t)m),
-				       qscale(g, n, 6, 0)) : 0.0f;
+		int32_t wz = q ? nn_qzero(g, n, 5, (size_t)m) : 0;
+		float mult = q ? nn_qmult(nn_qscale(g, n, 1, 0), nn_qscale(g, n, 4, (size_t)m),
+				       nn_qscale(g, n, 6, 0)) : 0.0f;
 		int64_t c0 = (m / mg) * cg;
 
 		for (b_ = 0; b_ < N; b_++)
@@ -286,15 +284,15 @@ static void conv(struct qpu_nn_graph *g, struct nn_node *n)
 								if (iw < 0 || iw >= W)
 									continue;
 								if (q)
-									iacc += (int64_t)(ld_q(x, tx->dtype, xo) - xz) *
-										(ld_q(w, tw->dtype, wo) - wz);
+									iacc += (int64_t)(nn_ld_q(x, tx->dtype, xo) - xz) *
+										(nn_ld_q(w, tw->dtype, wo) - wz);
 								else
 									facc += ((const float *)x)[xo] *
 										((const float *)w)[wo];
 							}
 						}
 					if (q)
-						st_q(y, ty->dtype, yi, requant(iacc, mult, yz, ty->dtype));
+						nn_st_q(y, ty->dtype, yi, nn_requant(iacc, mult, yz, ty->dtype));
 					else
 						((float *)y)[yi] = act1(n->act, n->act_a, n->act_b, facc);
 				}
@@ -382,15 +380,15 @@ static void matmul(struct qpu_nn_graph *g, struct nn_node *n)
 						acc += fa[i * K + k] * fb[k * N + j];
 					((float *)y)[yi] = acc;
 				} else {
-					int32_t za = qzero(g, n, 2, 0), zb = qzero(g, n, 5, (size_t)j);
-					float mult = qmult(qscale(g, n, 1, 0), qscale(g, n, 4, (size_t)j),
-							   qscale(g, n, 6, 0));
+					int32_t za = nn_qzero(g, n, 2, 0), zb = nn_qzero(g, n, 5, (size_t)j);
+					float mult = nn_qmult(nn_qscale(g, n, 1, 0), nn_qscale(g, n, 4, (size_t)j),
+							   nn_qscale(g, n, 6, 0));
 					int64_t acc = 0;
 
 					for (k = 0; k < K; k++)
-						acc += (int64_t)(ld_q(a, ta->dtype, oa + (size_t)(i * K + k)) - za) *
-						       (ld_q(b, tb->dtype, ob + (size_t)(k * N + j)) - zb);
-					st_q(y, ty->dtype, yi, requant(acc, mult, qzero(g, n, 7, 0), ty->dtype));
+						acc += (int64_t)(nn_ld_q(a, ta->dtype, oa + (size_t)(i * K + k)) - za) *
+						       (nn_ld_q(b, tb->dtype, ob + (size_t)(k * N + j)) - zb);
+					nn_st_q(y, ty->dtype, yi, nn_requant(acc, mult, nn_qzero(g, n, 7, 0), ty->dtype));
 				}
 			}
 	}
@@ -647,13 +645,13 @@ static void quantize(struct qpu_nn_graph *g, struct nn_node *n)
 		if (n->kind == NN_QUANTIZE) {
 			float v = tx->dtype == QPU_NN_FLOAT32 ? ((const float *)x)[i] :
 				  (float)((const int32_t *)x)[i];
-			float q = rintf(v / qscale(g, n, 1, ch));
+			float q = rintf(v / nn_qscale(g, n, 1, ch));
 
-			st_q(y, ty->dtype, i, sat_round((double)q + qzero(g, n, 2, ch), ty->dtype));
+			nn_st_q(y, ty->dtype, i, sat_round((double)q + nn_qzero(g, n, 2, ch), ty->dtype));
 		} else {
-			int32_t q = ld_q(x, tx->dtype, i);
+			int32_t q = nn_ld_q(x, tx->dtype, i);
 
-			((float *)y)[i] = ((float)q - (float)qzero(g, n, 2, ch)) * qscale(g, n, 1, ch);
+			((float *)y)[i] = ((float)q - (float)nn_qzero(g, n, 2, ch)) * nn_qscale(g, n, 1, ch);
 		}
 	}
 }

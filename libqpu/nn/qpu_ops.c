@@ -107,6 +107,7 @@ static const struct qpu_timing_board *board_of(enum qpu_board board)
 struct nn_board {
 	unsigned int qpus, sgemm_pct;
 	double hz, launch_ns;
+	double issue;		/* clocks a QPU takes per instruction */
 	enum qpu_board mem;	/* the board whose bandwidth the model takes */
 };
 
@@ -122,6 +123,7 @@ static struct nn_board board_figures(enum qpu_board board)
 		f.hz = i->clock_mhz * 1e6;
 		f.sgemm_pct = NN_SGEMM_V3D_PEAK_PCT;
 		f.launch_ns = qpu_tv_board_get(v)->p[QPU_TV_CSD_SUBMIT_NS].value;
+		f.issue = qpu_tv_board_get(v)->p[QPU_TV_ISSUE_CYCLES].value;
 		f.mem = board;
 		return f;
 	}
@@ -130,6 +132,7 @@ static struct nn_board board_figures(enum qpu_board board)
 	f.hz = board_of(board)->p[QPU_TP_V3D_MHZ].value * 1e6;
 	f.sgemm_pct = NN_SGEMM_PEAK_PCT;
 	f.launch_ns = (double)qpu_board_launch_ns(f.mem, QPU_LAUNCH_IOCTL);
+	f.issue = board_of(board)->p[QPU_TP_ISSUE_CYCLES].value;
 	return f;
 }
 
@@ -239,6 +242,8 @@ uint64_t nn_qpu_model_ns(enum qpu_board board, const struct qpu_nn_graph *g,
 
 	if (depthwise(g, n) || pooling(n))
 		ns = window_issue_cycles(g, n) / f.qpus / f.hz * 1e9;
+	else if (nn_qint8(n))
+		ns = nn_qint8_issue(g, n, qpu_board_to_v3d(board) >= 0, f.qpus) * f.issue / f.hz * 1e9;
 	return (uint64_t)((ns > mem ? ns : mem) + f.launch_ns);
 }
 
@@ -326,6 +331,12 @@ int nn_qpu_able(const struct qpu_nn_graph *g, const struct nn_node *n, char *why
 			snprintf(why, len, "no QPU kernel for %s with %s", n->op, no);
 		return !no;
 	}
+	if (nn_qint8(n)) {
+		no = nn_qint8_unable(g, n);
+		if (no)
+			snprintf(why, len, "no QPU kernel for %s with %s", n->op, no);
+		return !no;
+	}
 	if (!n->macs)
 		return 0;
 	switch (n->kind) {
@@ -358,6 +369,8 @@ size_t nn_qpu_scratch(const struct qpu_nn_graph *g, const struct nn_node *n)
 {
 	const struct nn_tensor *y = &g->t[n->out[0]];
 
+	if (nn_qint8(n))
+		return nn_qint8_scratch(g, n);
 	switch (n->kind) {
 	case NN_CONV:
 		if (n->win.group > 1 || direct_1x1(g, n))
@@ -388,6 +401,12 @@ static void b_matrix(const struct qpu_nn_graph *g, const struct nn_node *n, size
 	}
 }
 
+/* The constant operand a product's kernel reads from the weight buffer. */
+static int weights_of(const struct nn_node *n)
+{
+	return nn_qint8(n) ? n->in[3] : n->in[1];
+}
+
 int nn_qpu_prepare(struct qpu_nn_graph *g)
 {
 	size_t total = 0, k, cols, i, j;
@@ -400,12 +419,12 @@ int nn_qpu_prepare(struct qpu_nn_graph *g)
 
 		if (n->where != QPU_NN_WHERE_QPU || pooling(n) || depthwise(g, n))	/* uniforms */
 			continue;
-		b = &g->t[n->in[1]];
+		b = &g->t[weights_of(n)];
 		if (b->in_wbo)
 			continue;
 		b->in_wbo = 1;
 		b->wbo_off = total;
-		total += (b->bytes + 63) & ~(size_t)63;
+		total += ((nn_qint8(n) ? nn_qint8_wbo_bytes(g, n) : b->bytes) + 63) & ~(size_t)63;
 	}
 	if (!total)
 		return 0;
@@ -423,7 +442,11 @@ int nn_qpu_prepare(struct qpu_nn_graph *g)
 
 		if (n->where != QPU_NN_WHERE_QPU || pooling(n) || depthwise(g, n))
 			continue;
-		b = &g->t[n->in[1]];
+		b = &g->t[weights_of(n)];
+		if (nn_qint8(n)) {
+			nn_qint8_pack_weights(g, n, map + b->wbo_off);
+			continue;
+		}
 		dst = (float *)(map + b->wbo_off);
 		src = b->cdata;
 		b_matrix(g, n, &k, &cols);
@@ -620,6 +643,8 @@ static int run_pool(struct qpu_nn_graph *g, struct nn_node *n)
 
 int nn_qpu_run(struct qpu_nn_graph *g, struct nn_node *n, void *scratch)
 {
+	if (nn_qint8(n))
+		return nn_qint8_run(g, n, scratch, kernel_done);
 	if (depthwise(g, n))
 		return run_dwconv(g, n);
 	if (pooling(n))

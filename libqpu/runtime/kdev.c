@@ -152,6 +152,7 @@ static const struct qpu_dev_ops qpu_kdev_ops = {
 	.submit = qpu_kdev_submit,
 	.wait = qpu_kdev_wait,
 	.close = qpu_kdev_close,
+	.telemetry = qpu_kdev_telemetry,
 };
 
 /* mmap() of a buffer past 4 GiB of qpu.ko's offsets, on 32-bit userspace too. */

@@ -55,6 +55,9 @@
  * @wait: wait for a job until @timeout_ms (0: look, -1: forever).
  * @close: free the backend's state.
  * @set_board: model @board's timing (the emulator only; NULL elsewhere).
+ * @telemetry: fill @out (zeroed, source "none") with the device's clock,
+ *	temperature and throttling and the reasons for what it lacks; 0 or
+ *	-errno. NULL: the device has none (the emulator).
  */
 struct qpu_dev_ops {
 	const char *(*describe)(const struct qpu_dev *dev);
@@ -70,6 +73,7 @@ struct qpu_dev_ops {
 		    struct qpu_job_result *result);
 	void (*close)(struct qpu_dev *dev);
 	int (*set_board)(struct qpu_dev *dev, enum qpu_board board);
+	int (*telemetry)(struct qpu_dev *dev, struct qpu_telemetry *out);
 };
 
 struct qpu_dev {
@@ -129,6 +133,26 @@ int qpu_drm_find_v3d(char (*paths)[QPU_DRM_PATH_MAX], int max);
 
 /* v3ddev.c: the v3d backend on dev->fd, a node qpu_drm_probe() accepted. */
 int qpu_v3ddev_open(struct qpu_dev *dev);
+
+/* fwprop.c: the firmware property request telemetry sends, in words. */
+#define QPU_FWPROP_WORDS	22
+/* fwprop.c: the four-tag request (clocks, temperature, throttled) into @buf. */
+void qpu_fwprop_request(uint32_t buf[QPU_FWPROP_WORDS]);
+/*
+ * fwprop.c: the firmware's answer in @buf into @t (flags, values, and the
+ * reason for each field it lacks); 0, or -EPROTO when the buffer's code is
+ * not success.
+ */
+int qpu_fwprop_parse(const uint32_t buf[QPU_FWPROP_WORDS], struct qpu_telemetry *t);
+/*
+ * fwprop.c: asks the firmware through @node (QPU_FWPROP_NODE) into @t; 0,
+ * or -errno with every field's reason set.
+ */
+int qpu_fwprop_read(const char *node, struct qpu_telemetry *t);
+
+/* telemetry.c: the telemetry ops of qpu.ko's devices and of v3d nodes. */
+int qpu_kdev_telemetry(struct qpu_dev *dev, struct qpu_telemetry *t);
+int qpu_v3d_telemetry(struct qpu_dev *dev, struct qpu_telemetry *t);
 
 /* kdev.c */
 int qpu_kdev_open(struct qpu_dev *dev);

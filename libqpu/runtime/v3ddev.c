@@ -749,6 +749,7 @@ static const struct qpu_dev_ops qpu_v3ddev_ops = {
 	.submit = v3ddev_submit,
 	.wait = v3ddev_wait,
 	.close = v3ddev_close,
+	.telemetry = qpu_v3d_telemetry,
 };
 
 int qpu_v3ddev_open(struct qpu_dev *dev)

@@ -23,6 +23,9 @@ $(BUILD)/selftests/lib/%: selftests/lib/%.c $(LIBQPU_A) $(QPU_TOOLS_A) $(MAILBOX
 $(BUILD)/selftests/lib/test-emu-runner: QPU_CFLAGS += -I$(CURDIR)/libqpu
 # test-v3d-dev imports vgem's buffers (../kmod/vgem_buf.h: libdrm's <drm.h>).
 $(BUILD)/selftests/lib/test-v3d-dev $(BUILD)/static/test-v3d-dev: QPU_CFLAGS += $(LIBQPU_DRM_CFLAGS)
+# test-telemetry calls the firmware client (runtime/fwprop.c), libqpu-internal.
+$(BUILD)/selftests/lib/test-telemetry $(BUILD)/static/test-telemetry: \
+	QPU_CFLAGS += -I$(CURDIR)/libqpu -I$(CURDIR)/libqpu/core
 # test-nn calls the window kernels (kernels/nn_kernels.h), libqpu-internal.
 $(BUILD)/selftests/lib/test-nn $(BUILD)/static/test-nn: QPU_CFLAGS += -I$(CURDIR)/libqpu
 

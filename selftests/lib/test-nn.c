@@ -458,6 +458,272 @@ out:
 	qpu_kernels_free(k);
 }
 
+/* qpu_igemm_u8() of random bytes on @d against the host's sums, @qpus programs. */
+static void igemm_matches_host(struct qpu_dev *d, unsigned int m, unsigned int n, unsigned int k4,
+			       unsigned int qpus, uint64_t seed)
+{
+	size_t a_bytes = (size_t)m * k4 * 4, b_bytes = (size_t)n * k4 * 4;
+	size_t c_off = (a_bytes + b_bytes + 63) & ~(size_t)63, bad = 0, i, j, k;
+	struct qpu_kernels *kern = qpu_kernels_new(d);
+	struct qpu_bo *bo = qpu_bo_new(d, c_off + (size_t)m * n * 4);
+	struct qpu_igemm p = { .m = m, .n = n, .k4 = k4 };
+	uint8_t *map;
+	uint32_t *c;
+
+	T_CHECK(kern && bo);
+	if (!kern || !bo)
+		goto out;
+	map = qpu_bo_get_map(bo);
+	for (i = 0; i < a_bytes + b_bytes; i++)	/* the extremes too */
+		map[i] = i % 7 == 0 ? 255 : i % 11 == 0 ? 0 : (uint8_t)(t_rand(&seed) >> 32);
+	p.a = p.b = p.c = bo;
+	p.b_off = a_bytes;
+	p.c_off = c_off;
+	T_CHECK(qpu_igemm_u8(kern, qpus, &p, NULL) == 0);
+	c = (uint32_t *)(map + c_off);
+	for (i = 0; i < m; i++)
+		for (j = 0; j < n; j++) {
+			uint32_t want = 0;
+
+			for (k = 0; k < (size_t)k4 * 4; k++)
+				want += (uint32_t)map[i * k4 * 4 + k] *
+					map[a_bytes + ((j / 16 * k4 + k / 4) * 16 + j % 16) * 4 + k % 4];
+			bad += c[i * n + j] != want;
+		}
+	if (bad)
+		fprintf(stderr, "igemm %ux%u, %u words, %u QPUs: %zu sums wrong\n", m, n, k4, qpus,
+			bad);
+	T_CHECK(bad == 0);
+out:
+	qpu_bo_free(bo);
+	qpu_kernels_free(kern);
+}
+
+T_TEST(igemm_sums_exactly_on_every_generation)
+{
+	static const char *const paths[] = { "emu:v3d42", "emu:v3d71" };
+	struct qpu_dev *d;
+	size_t i;
+
+	if (!dev)
+		T_SKIP("no device");
+	igemm_matches_host(dev, 1, 16, 1, 12, 1);	/* one piece */
+	igemm_matches_host(dev, 3, 48, 5, 12, 2);	/* runs start inside rows */
+	igemm_matches_host(dev, 9, 32, 33, 4, 3);
+	for (i = 0; i < T_ARRAY_SIZE(paths); i++) {
+		d = qpu_dev_open(paths[i]);
+		T_CHECK(d != NULL);
+		if (!d)
+			continue;
+		igemm_matches_host(d, 1, 16, 1, 8, 4);
+		igemm_matches_host(d, 3, 48, 5, 8, 5);
+		igemm_matches_host(d, 9, 32, 33, 3, 6);
+		qpu_dev_close(d);
+	}
+}
+
+/*
+ * One quantized layer: QLinearConv (@k x @k, @stride, pads of @k / 2) of
+ * x (1 x @C x @H x @W, int8 if @sx else uint8) by per-channel int8 weights
+ * (zero points at the extremes), or, @k 0, QLinearMatMul of x (@H x @C) by
+ * B (@C x @W, per-column scales and zero points). @ys small saturates.
+ */
+struct qnet {
+	int64_t C, H, W, M, k, stride;
+	int sx;
+	int32_t xz;
+	float ys;
+	int64_t group;		/* 0 for 1 */
+};
+
+static uint8_t *qlinear_net(const struct qnet *p, size_t *size, size_t *in_bytes)
+{
+	struct nb q = { 0 };
+	int conv = p->k > 0;
+	int64_t xd[4] = { 1, p->C, p->H, p->W }, md[2] = { p->H, p->C };
+	int64_t group = p->group ? p->group : 1;
+	int64_t wd[4] = { p->M, p->C / group, p->k, p->k }, bd[2] = { p->C, p->W }, cd[1];
+	int64_t pads[4], strides[2] = { p->stride, p->stride };
+	size_t nw = conv ? (size_t)(p->M * wd[1] * p->k * p->k) : (size_t)(p->C * p->W), i;
+	size_t ch = conv ? (size_t)p->M : (size_t)p->W;
+	int8_t *w = malloc(nw), *wz = malloc(ch), xz8 = (int8_t)p->xz;
+	uint8_t xzu = (uint8_t)p->xz, yz = 3;
+	float *ws = malloc(ch * sizeof(float)), xs = 0.02f;
+	int32_t *bias = malloc(ch * sizeof(int32_t));
+	uint32_t x, in[9], y;
+	uint64_t seed = 77;
+	uint8_t *img;
+
+	for (i = 0; i < nw; i++)
+		w[i] = (int8_t)(t_rand(&seed) >> 56);
+	for (i = 0; i < ch; i++) {
+		wz[i] = i % 3 == 0 ? -128 : i % 3 == 1 ? 127 : (int8_t)(t_rand(&seed) >> 60);
+		ws[i] = 0.001f + 0.0005f * (float)(i % 7);
+		bias[i] = (int32_t)(t_rand(&seed) % 4001) - 2000;
+	}
+	cd[0] = (int64_t)ch;
+	x = conv ? nb_tensor(&q, "x", p->sx ? QPU_NN_INT8 : QPU_NN_UINT8, 4, xd, NULL, 0) :
+		   nb_tensor(&q, "x", p->sx ? QPU_NN_INT8 : QPU_NN_UINT8, 2, md, NULL, 0);
+	in[0] = x;
+	in[1] = nb_tensor(&q, "xs", QPU_NN_FLOAT32, 0, NULL, &xs, 4);
+	in[2] = p->sx ? nb_tensor(&q, "xz", QPU_NN_INT8, 0, NULL, &xz8, 1) :
+			nb_tensor(&q, "xz", QPU_NN_UINT8, 0, NULL, &xzu, 1);
+	in[3] = nb_tensor(&q, "w", QPU_NN_INT8, conv ? 4 : 2, conv ? wd : bd, w, nw);
+	in[4] = nb_tensor(&q, "ws", QPU_NN_FLOAT32, 1, cd, ws, ch * 4);
+	in[5] = nb_tensor(&q, "wz", QPU_NN_INT8, 1, cd, wz, ch);
+	in[6] = nb_tensor(&q, "ys", QPU_NN_FLOAT32, 0, NULL, &p->ys, 4);
+	in[7] = nb_tensor(&q, "yz", QPU_NN_UINT8, 0, NULL, &yz, 1);
+	in[8] = nb_tensor(&q, "b", QPU_NN_INT32, 1, cd, bias, ch * 4);
+	y = nb_value(&q, "y");
+	if (conv) {
+		for (i = 0; i < 4; i++)
+			pads[i] = p->k / 2;
+		nb_attr_ints(&q, "pads", 4, pads);
+		nb_attr_ints(&q, "strides", 2, strides);
+		if (group > 1)
+			nb_attr_int(&q, "group", group);
+		nb_node(&q, "qconv", "QLinearConv", "", 9, in, 1, &y);
+	} else {
+		nb_node(&q, "qmm", "QLinearMatMul", "", 8, in, 1, &y);
+	}
+	img = nb_finish(&q, 13, 1, &x, 1, &y, size);
+	*in_bytes = (size_t)(conv ? p->C * p->H * p->W : p->H * p->C);
+	free(w);
+	free(wz);
+	free(ws);
+	free(bias);
+	return img;
+}
+
+/* @p's output on @d (NULL: the reference) into @out; its bytes; the node's placing. */
+static size_t qlinear_run(const uint8_t *img, size_t size, struct qpu_dev *d, const uint8_t *x,
+			  uint8_t *out, size_t cap, struct qpu_nn_node_info *ni)
+{
+	struct qpu_nn_tensor_info ti, to = { 0 };
+	struct qpu_nn_graph *g;
+	char err[256];
+
+	g = qpu_nn_load_mem(img, size, err, sizeof(err));
+	T_CHECK(g != NULL);
+	if (!g) {
+		fprintf(stderr, "load: %s\n", err);
+		return 0;
+	}
+	T_CHECK(qpu_nn_bind(g, d, d ? QPU_NN_BIND_QPU_ALL : QPU_NN_BIND_REFERENCE) == 0);
+	T_CHECK(qpu_nn_input(g, 0, &ti) == 0 && qpu_nn_output(g, 0, &to) == 0);
+	T_CHECK(to.bytes <= cap);
+	if (to.bytes > cap)
+		to.bytes = 0;
+	memcpy(ti.data, x, ti.bytes);
+	T_CHECK(qpu_nn_run(g) == 0);
+	memcpy(out, to.data, to.bytes);
+	T_CHECK(qpu_nn_node(g, 0, ni) == 0);
+	qpu_nn_free(g);
+	return to.bytes;
+}
+
+T_TEST(int8_layers_exact_on_every_generation)
+{
+	static const struct qnet nets[] = {
+		{ 5, 7, 6, 20, 3, 1, 1, -128, 0.05f, 1 },	/* K 45: not a multiple of 4 */
+		{ 3, 9, 8, 17, 3, 2, 0, 255, 0.05f, 1 },	/* stride 2, 17 channels */
+		{ 7, 1, 1, 16, 1, 1, 0, 0, 0.0005f, 1 },	/* a 1x1 image, saturated */
+		{ 6, 5, 5, 33, 1, 1, 1, 127, 0.02f, 1 },	/* 1x1 read directly */
+		{ 13, 3, 20, 0, 0, 0, 0, 7, 0.05f, 1 },	/* MatMul: K 13, 20 columns */
+		{ 64, 1, 35, 0, 0, 0, 1, -3, 0.01f, 1 },	/* one row over the QPUs */
+	};
+	const char *paths[] = { NULL, "emu:v3d42", "emu:v3d71" };
+	uint8_t want[4096], got[4096], x[4096];
+	struct qpu_nn_node_info ni;
+	size_t i, j, k, size, in_bytes, n, sat;
+
+	if (!dev)
+		T_SKIP("no device");
+	for (j = 0; j < T_ARRAY_SIZE(paths); j++) {
+		struct qpu_dev *d = paths[j] ? qpu_dev_open(paths[j]) : dev;
+
+		T_CHECK(d != NULL);
+		if (!d)
+			continue;
+		for (i = 0; i < T_ARRAY_SIZE(nets); i++) {
+			struct qnet p = nets[i];
+			uint8_t *img;
+			uint64_t seed = 100 + i;
+
+			if (!p.k)
+				p.M = p.W;
+			img = qlinear_net(&p, &size, &in_bytes);
+			for (k = 0; k < in_bytes; k++)	/* the extremes too */
+				x[k] = k % 5 == 0 ? 0 : k % 5 == 1 ? 255 : (uint8_t)(t_rand(&seed) >> 56);
+			n = qlinear_run(img, size, NULL, x, want, sizeof(want), &ni);
+			T_CHECK(n > 0 && qlinear_run(img, size, d, x, got, sizeof(got), &ni) == n);
+			T_CHECK(ni.where == QPU_NN_WHERE_QPU);
+			for (k = 0, sat = 0; k < n; k++)
+				sat += want[k] == 0 || want[k] == 255;
+			if (memcmp(want, got, n))
+				fprintf(stderr, "%s, net %zu: differs from the reference\n",
+					paths[j] ? paths[j] : device_path, i);
+			T_CHECK(memcmp(want, got, n) == 0);
+			if (i == 2)	/* the saturated one saturates */
+				T_CHECK(sat > n / 2);
+			free(img);
+		}
+		if (paths[j])
+			qpu_dev_close(d);
+	}
+}
+
+T_TEST(int8_refusals)
+{
+	static const struct qnet dw = { 4, 5, 5, 4, 3, 1, 0, 0, 0.05f, 4 };
+	struct qpu_kernels *k;
+	struct qpu_bo *bo;
+	struct qpu_igemm p, good = { .m = 2, .n = 16, .k4 = 3, .b_off = 256, .c_off = 1024 };
+	struct qpu_nn_node_info ni;
+	struct qpu_nn_graph *g;
+	uint8_t *img;
+	size_t size, in_bytes;
+
+	if (!dev)
+		T_SKIP("no device");
+	k = qpu_kernels_new(dev);
+	bo = qpu_bo_new(dev, 2048);
+	T_CHECK(k && bo);
+	if (!k || !bo)
+		goto out;
+	memset(qpu_bo_get_map(bo), 0, 2048);
+	good.a = good.b = good.c = bo;
+	p = good;
+	T_CHECK(qpu_igemm_u8(k, 12, &p, NULL) == 0);	/* the calls below differ in one field */
+	p.n = 20;
+	expect_kernel_refusal(k, qpu_igemm_u8(k, 12, &p, NULL),
+			      "igemm: 20 columns: not a multiple of 16");
+	p = good, p.k4 = 0;
+	expect_kernel_refusal(k, qpu_igemm_u8(k, 12, &p, NULL), "igemm: empty product");
+	p = good, p.k4 = QPU_IGEMM_MAX_K4 + 1;
+	expect_kernel_refusal(k, qpu_igemm_u8(k, 12, &p, NULL), "igemm: 2 x 16 of 262145 words");
+	p = good, p.c_off = qpu_bo_get_size(bo) - 64;
+	expect_kernel_refusal(k, qpu_igemm_u8(k, 12, &p, NULL), "igemm: c: needs 128 bytes");
+	p = good, p.a_off = 2;
+	expect_kernel_refusal(k, qpu_igemm_u8(k, 12, &p, NULL), "igemm: a: offset 2 is not");
+	p = good, p.b = NULL;
+	expect_kernel_refusal(k, qpu_igemm_u8(k, 12, &p, NULL), "igemm: b: no buffer");
+	p = good;
+	expect_kernel_refusal(k, qpu_igemm_u8(k, 13, &p, NULL), "igemm: asked for 13 QPUs");
+	/* a depthwise QLinearConv stays on the CPU, saying why */
+	img = qlinear_net(&dw, &size, &in_bytes);
+	g = qpu_nn_load_mem(img, size, NULL, 0);
+	T_CHECK(g && qpu_nn_bind(g, dev, QPU_NN_BIND_QPU_ALL) == 0);
+	T_CHECK(g && qpu_nn_node(g, 0, &ni) == 0 && ni.where == QPU_NN_WHERE_CPU);
+	T_CHECK(g && strcmp(ni.why, "no QPU kernel for QLinearConv with groups "
+			    "(a depthwise QLinearConv)") == 0);
+	qpu_nn_free(g);
+	free(img);
+out:
+	qpu_bo_free(bo);
+	qpu_kernels_free(k);
+}
+
 T_TEST(plan_says_where_and_why)
 {
 	size_t size, i;

@@ -11,7 +11,7 @@
 # (libqpu/libqpu.mk copies it from the installed kernel headers).
 
 V3DSIM_VM_MODULE := $(BUILD)/mod/v3dsim-vm/v3d_sim.ko
-V3DSIM_MODULE_ARGS ?= gen=42,71
+V3DSIM_MODULE_ARGS ?= gen=42,71 vcio=1
 V3DSIM_TEST_SRCS := $(sort $(wildcard selftests/v3d_sim/*_test.c))
 V3DSIM_TEST_HELPERS := $(filter-out $(V3DSIM_TEST_SRCS),$(sort $(wildcard selftests/v3d_sim/*.c)))
 V3DSIM_TESTS := $(patsubst selftests/v3d_sim/%.c,$(BUILD)/selftests/v3d_sim/%,$(V3DSIM_TEST_SRCS))
@@ -31,7 +31,7 @@ $(V3DSIM_TESTS): $(BUILD)/selftests/v3d_sim/%: selftests/v3d_sim/%.c \
 		$(V3DSIM_TEST_HELPERS) $(KSFT_STAMP) $(LIBQPU_A) $(V3D_UAPI)/drm/.stamp
 	$(V3DSIM_UAPI_CHECK)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) -static $(KMOD_TEST_CFLAGS) -I$(V3D_UAPI) -Iselftests/v3d_sim -Iselftests/lib \
+	$(Q)$(CC) -static $(KMOD_TEST_CFLAGS) -I$(V3D_UAPI) -Iselftests/v3d_sim -Iselftests/lib -Ilibqpu/core \
 		-MMD -MP -MF $@.d -o $@ $< $(V3DSIM_TEST_HELPERS) $(LIBQPU_A) \
 		$(LDFLAGS:-fsanitize%=)
 

@@ -8,10 +8,14 @@
  * while its job is queued, the fd closed while a job runs; and upstream's
  * timeout: re-armed while batches progress (or, the emulator being the
  * clock, while a batch runs instructions within hang_instructions), a GPU
- * reset without progress, the next job running after it.
+ * reset without progress, the next job running after it; the statistics
+ * upstream gives from Linux 6.8 on: the device's sysfs gpu_stats and each
+ * file's fdinfo, counting the CSD's jobs that ended (done or faulted) and
+ * their time, a reset job not.
  */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <sys/ioctl.h>
@@ -138,6 +142,94 @@ static bool stored(FIXTURE_DATA(job) *self, uint32_t base)
 			return false;
 	}
 	return true;
+}
+
+/* The number after @key in the file's /proc/self/fdinfo, or -1. */
+static long long fdinfo_value(int fd, const char *key)
+{
+	char path[64], line[256];
+	long long v = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
+	f = fopen(path, "re");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, key, strlen(key)))
+			v = strtoll(line + strlen(key), NULL, 10);
+	fclose(f);
+	return v;
+}
+
+/*
+ * gpu_stats' line of @queue on generation @gen's device: its jobs and
+ * runtime; the header checked. 0, or -1.
+ */
+static int gpu_stats(int gen, const char *queue, unsigned long long *jobs,
+		     unsigned long long *runtime)
+{
+	char path[128], line[256], name[32];
+	unsigned long long ts, j, rt;
+	int ret = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/sys/bus/platform/devices/%s/gpu_stats",
+		 v3d_sim_node_name(gen) + strlen("platform-"));
+	f = fopen(path, "re");
+	if (!f)
+		return -1;
+	if (!fgets(line, sizeof(line), f) || strcmp(line, "queue\ttimestamp\tjobs\truntime\n"))
+		goto out;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "%31s %llu %llu %llu", name, &ts, &j, &rt) == 4 &&
+		    !strcmp(name, queue)) {
+			*jobs = j;
+			*runtime = rt;
+			ret = 0;
+		}
+out:
+	fclose(f);
+	return ret;
+}
+
+/*
+ * gpu_stats and fdinfo count a file's CSD jobs that ended, a faulted one
+ * too, and their time; the other queues and another file's stay 0.
+ */
+TEST_F(job, stats_count_jobs)
+{
+	unsigned long long jobs0, rt0, jobs, rt;
+	uint32_t out = v3d_sim_syncobj_new(self->fd);
+	int other = v3d_sim_open(self->gen, 1);
+
+	ASSERT_LE(0, other);
+	ASSERT_EQ(0, gpu_stats(self->gen, "csd", &jobs0, &rt0));
+	EXPECT_EQ(0, fdinfo_value(self->fd, "v3d-jobs-csd:"));
+	EXPECT_EQ(0, fdinfo_value(self->fd, "drm-engine-csd:"));
+	ASSERT_TRUE(load(self, store_src));
+	set_unif(self, self->data.offset, MAGIC);
+	ASSERT_EQ(0, submit(self, 1, out));
+	EXPECT_EQ(1, job_status(self->fd, out, 10000));
+	EXPECT_EQ(1, fdinfo_value(self->fd, "v3d-jobs-csd:"));
+	EXPECT_LT(0, fdinfo_value(self->fd, "drm-engine-csd:"));
+	EXPECT_EQ(0, fdinfo_value(self->fd, "v3d-jobs-bin:"));
+	EXPECT_EQ(0, fdinfo_value(self->fd, "drm-engine-render:"));
+	EXPECT_EQ(0, fdinfo_value(other, "v3d-jobs-csd:"));
+	ASSERT_EQ(0, gpu_stats(self->gen, "csd", &jobs, &rt));
+	EXPECT_EQ(jobs0 + 1, jobs);
+	EXPECT_LT(rt0, rt);
+	ASSERT_EQ(0, gpu_stats(self->gen, "tfu", &jobs, &rt));
+	EXPECT_EQ(0, jobs);
+	EXPECT_EQ(0, rt);
+	EXPECT_NE(0, gpu_stats(self->gen, "nosuchqueue", &jobs, &rt));
+	/* a store outside the job's BOs: ended by the MMU, counted */
+	set_unif(self, 0x100, MAGIC);
+	ASSERT_EQ(0, submit(self, 1, out));
+	EXPECT_EQ(-EFAULT, job_status(self->fd, out, 10000));
+	EXPECT_EQ(2, fdinfo_value(self->fd, "v3d-jobs-csd:"));
+	v3d_sim_syncobj_free(self->fd, out);
+	close(other);
 }
 
 TEST_F(job, store_runs_and_signals)

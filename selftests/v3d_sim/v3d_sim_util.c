@@ -187,3 +187,18 @@ int v3d_sim_sync_file_status(int sync_fd)
 		return -1000;
 	return info.status;
 }
+
+int v3d_sim_set_param(const char *name, const char *value)
+{
+	char path[256];
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), V3D_SIM_PARAMS "%s", name);
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	n = write(fd, value, strlen(value));
+	close(fd);
+	return n == (ssize_t)strlen(value) ? 0 : -1;
+}

@@ -72,6 +72,9 @@ int v3d_sim_syncobj_sync_file(int fd, uint32_t handle);
  */
 int v3d_sim_sync_file_status(int sync_fd);
 
+/* Writes @value to the module parameter @name (a writable knob). */
+int v3d_sim_set_param(const char *name, const char *value);
+
 /* Milliseconds of CLOCK_MONOTONIC. */
 int64_t v3d_sim_now_ms(void);
 

@@ -92,7 +92,7 @@ struct qpu_mqtt_frame {
 struct qpu_mqtt_health {
 	const char *device;	/* qpu_dev_describe() */
 	const char *telemetry;	/* where the device's values came from:
-				 * "qpu.ko", "thermal zone", "sysfs", "none" */
+				 * "qpu.ko", "firmware", "thermal zone", "sysfs", "none" */
 	int64_t clock_hz;	/* the QPUs' clock as measured */
 	int64_t temp_mc;	/* millidegrees Celsius */
 	int64_t throttled;	/* the firmware's get_throttled bits */

@@ -451,6 +451,9 @@ int cmd_dev(struct qpuctl *ctl, int argc, char **argv)
 
 int cmd_stats(struct qpuctl *ctl, int argc, char **argv)
 {
+	/* a Pi 4/5: no qpu.ko, the v3d driver's statistics */
+	if ((!argc || (argc == 1 && !strcmp(argv[0], "show"))) && v3d_stats_instead())
+		return cmd_v3d_stats(0, NULL);
 	return dev_object(ctl, "stats", stats_usage, stats_cmds, argc, argv);
 }
 

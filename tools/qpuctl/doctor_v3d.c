@@ -7,8 +7,10 @@
  * the driver bound to it), kms_overlay (config.txt's
  * dtoverlay=vc4-kms-v3d, without which Raspberry Pi OS probes no v3d),
  * v3d_node (its render node under /dev/dri against the caller's uid and
- * groups) and csd (libqpu opens the node: a V3D 4.2 or 7.1 whose driver
- * runs compute jobs; skipped for a staged machine, $QPUCTL_ROOT).
+ * groups), csd (libqpu opens the node: a V3D 4.2 or 7.1 whose driver
+ * runs compute jobs; skipped for a staged machine, $QPUCTL_ROOT) and
+ * firmware (/dev/vcio against the caller, through which libqpu reads the
+ * clock, temperature and throttling: a warning only, as jobs run without).
  */
 
 #include <dirent.h>
@@ -170,6 +172,38 @@ static void check_csd(struct doctor *d, const char *node)
 	qpu_dev_close(dev);
 }
 
+/* The firmware's mailbox for telemetry (qpu_dev_get_telemetry()). */
+static void check_firmware(struct doctor *d, const struct doctor_self *self,
+			   bool have_self)
+{
+	char node[PATH_MAX], group[256], text[DOCTOR_TEXT + PATH_MAX], fix[DOCTOR_TEXT];
+	struct stat st;
+
+	doctor_path(d, node, sizeof(node), "/dev/vcio");
+	if (stat(node, &st)) {
+		snprintf(text, sizeof(text),
+			 "%s is missing: the GPU's clock, temperature and throttling are not sampled",
+			 node);
+		doctor_finding(d, "firmware", DOCTOR_WARN, text, NULL,
+			       "a Raspberry Pi OS kernel makes it (its vcio driver, CONFIG_BCM_VCIO)");
+		return;
+	}
+	if (have_self && !doctor_may_open(self, &st)) {
+		doctor_group_name(d, st.st_gid, group, sizeof(group));
+		snprintf(text, sizeof(text),
+			 "%s (mode %04o, group %s) cannot be opened by uid %u: no clock, temperature or throttling",
+			 node, (unsigned int)(st.st_mode & 07777), group, self->uid);
+		snprintf(fix, sizeof(fix), "join the group: usermod -aG %s $USER, then log in again",
+			 group);
+		doctor_finding(d, "firmware", DOCTOR_WARN, text, NULL, fix);
+		return;
+	}
+	snprintf(text, sizeof(text),
+		 "%s is usable by uid %u: libqpu reads the firmware's clock, temperature and throttling",
+		 node, have_self ? self->uid : 0);
+	doctor_finding(d, "firmware", DOCTOR_OK, text, NULL, NULL);
+}
+
 bool doctor_v3d_drm(struct doctor *d, const struct doctor_self *self,
 		    bool have_self)
 {
@@ -187,5 +221,6 @@ bool doctor_v3d_drm(struct doctor *d, const struct doctor_self *self,
 		check_csd(d, node);
 	else
 		doctor_finding(d, "csd", DOCTOR_SKIP, "no usable v3d node", NULL, NULL);
+	check_firmware(d, self, have_self);
 	return true;
 }

@@ -103,6 +103,9 @@ int cmd_monitor(struct qpuctl *ctl, int argc, char **argv);
 
 /* top.c */
 int cmd_top(struct qpuctl *ctl, int argc, char **argv);
+/* Takes "interval SECONDS" and "count N" pairs off the front of *@argv. */
+void top_parse_interval(int *argc, char ***argv, double *interval,
+			unsigned long *count);
 
 /* telemetry.c */
 
@@ -124,6 +127,9 @@ struct telemetry {
 
 void telemetry_from_dev(struct telemetry *t, struct nlattr **tb);
 void telemetry_from_event(struct telemetry *t, struct nlattr **tb);
+struct qpu_telemetry;
+void telemetry_from_libqpu(struct telemetry *t, const struct qpu_telemetry *s);
+void telemetry_print_libqpu(const struct qpu_telemetry *s);
 bool telemetry_any(const struct telemetry *t);
 void telemetry_print(const struct telemetry *t);
 void telemetry_print_stats(struct nlattr **tb);
@@ -134,5 +140,14 @@ int cmd_doctor(struct qpuctl *ctl, int argc, char **argv);
 
 /* v3d.c */
 int cmd_v3d(struct qpuctl *ctl, int argc, char **argv);
+
+/* v3d_stats.c: v3d stats and v3d top, after their command word */
+int cmd_v3d_stats(int argc, char **argv);
+int cmd_v3d_top(int argc, char **argv);
+/*
+ * Whether stats and top show the v3d driver's statistics instead of
+ * qpu.ko's: qpu.ko is not loaded and a render node has gpu_stats.
+ */
+bool v3d_stats_instead(void);
 
 #endif /* QPUCTL_H */

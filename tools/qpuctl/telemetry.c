@@ -3,8 +3,10 @@
  * The telemetry's fields as dev show, top and monitor print them: the V3D's
  * clock as set and as measured, the SoC's temperature, the firmware's
  * throttled word with its bits named, and the two hysteresis states
- * (uapi/linux/qpu.h, "DOC: telemetry"). JSON has the raw numbers; the text
- * adds MHz, degrees and the names of the bits.
+ * (uapi/linux/qpu.h, "DOC: telemetry"); a v3d node's from libqpu
+ * (qpu_dev_get_telemetry()) with its source and the reasons for what it
+ * lacks. JSON has the raw numbers; the text adds MHz, degrees and the
+ * names of the bits.
  */
 
 #include <inttypes.h>
@@ -13,6 +15,7 @@
 
 #include <linux/qpu.h>
 #include <netlink/attr.h>
+#include <qpu.h>
 
 #include "qpuctl.h"
 
@@ -64,6 +67,38 @@ void telemetry_from_event(struct telemetry *t, struct nlattr **tb)
 	telemetry_fields(t, tb, QPU_A_EVENT_CLOCK_SET_HZ,
 			 QPU_A_EVENT_CLOCK_MEASURED_HZ, QPU_A_EVENT_TEMP_MC,
 			 QPU_A_EVENT_THROTTLED);
+}
+
+void telemetry_from_libqpu(struct telemetry *t, const struct qpu_telemetry *s)
+{
+	memset(t, 0, sizeof(*t));
+	t->have_clock_set = s->flags & QPU_TELEMETRY_CLOCK_SET;
+	t->clock_set_hz = (uint32_t)s->clock_set_hz;
+	t->have_clock_measured = s->flags & QPU_TELEMETRY_CLOCK;
+	t->clock_measured_hz = (uint32_t)s->clock_hz;
+	t->have_temp = s->flags & QPU_TELEMETRY_TEMP;
+	t->temp_mc = s->temp_mc;
+	t->have_throttled = s->flags & QPU_TELEMETRY_THROTTLED;
+	t->throttled = s->throttled;
+}
+
+/*
+ * A libqpu sample (a v3d node's): its fields, where they came from and,
+ * for each one missing, why.
+ */
+void telemetry_print_libqpu(const struct qpu_telemetry *s)
+{
+	struct telemetry t;
+
+	telemetry_from_libqpu(&t, s);
+	telemetry_print(&t);
+	print_string("telemetry", " telemetry %s", s->source);
+	if (!t.have_clock_measured && s->why_clock)
+		print_string("why_clock", " (no clock: %s)", s->why_clock);
+	if (!t.have_temp && s->why_temp)
+		print_string("why_temp", " (no temp: %s)", s->why_temp);
+	if (!t.have_throttled && s->why_throttled)
+		print_string("why_throttled", " (no throttled: %s)", s->why_throttled);
 }
 
 bool telemetry_any(const struct telemetry *t)

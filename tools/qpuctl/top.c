@@ -248,13 +248,36 @@ static void top_print(struct qpuctl *ctl, const struct top_sample *prev,
 	print_flush();
 }
 
+void top_parse_interval(int *argc, char ***argv, double *interval,
+			unsigned long *count)
+{
+	char *end;
+	uint64_t v;
+
+	while (*argc >= 2) {
+		if (!strcmp((*argv)[0], "interval")) {
+			*interval = strtod((*argv)[1], &end);
+			if (*end || !(*interval >= 0.1 && *interval <= 3600))
+				die("invalid interval '%s': expected 0.1 to 3600 seconds",
+				    (*argv)[1]);
+		} else if (!strcmp((*argv)[0], "count")) {
+			if (!parse_u64((*argv)[1], 1, UINT32_MAX, &v))
+				die("invalid count '%s'", (*argv)[1]);
+			*count = v;
+		} else {
+			break;
+		}
+		*argc -= 2;
+		*argv += 2;
+	}
+}
+
 int cmd_top(struct qpuctl *ctl, int argc, char **argv)
 {
 	struct top_sample a, b, *prev = &a, *cur = &b, *t;
 	unsigned long count = 0, n;
 	double interval = 1;
 	struct qpu_nl nl;
-	char *end;
 	bool tty;
 	int dev;
 
@@ -268,29 +291,15 @@ int cmd_top(struct qpuctl *ctl, int argc, char **argv)
 		       "come from -d.\n");
 		return 0;
 	}
+	/* a Pi 4/5: no qpu.ko, the v3d driver's statistics */
+	if ((!argc || !parse_dev(argv[0], &dev)) && v3d_stats_instead())
+		return cmd_v3d_top(argc, argv);
 	if (argc && parse_dev(argv[0], &dev)) {
 		set_dev(ctl, argv[0]);
 		argc--;
 		argv++;
 	}
-	while (argc >= 2) {
-		if (!strcmp(argv[0], "interval")) {
-			interval = strtod(argv[1], &end);
-			if (*end || !(interval >= 0.1 && interval <= 3600))
-				die("invalid interval '%s': expected 0.1 to 3600 seconds",
-				    argv[1]);
-		} else if (!strcmp(argv[0], "count")) {
-			uint64_t v;
-
-			if (!parse_u64(argv[1], 1, UINT32_MAX, &v))
-				die("invalid count '%s'", argv[1]);
-			count = v;
-		} else {
-			break;
-		}
-		argc -= 2;
-		argv += 2;
-	}
+	top_parse_interval(&argc, &argv, &interval, &count);
 	if (argc)
 		die("unknown top argument '%s': try 'qpuctl top help'", argv[0]);
 

@@ -4,8 +4,9 @@
  * serves (qpu.ko is not involved, so its netlink family is not there):
  * each DRM render node libqpu opens as a v3d device (qpu_dev_open()),
  * with what the driver's uapi tells: generation, board, slices, QPUs and
- * the identification registers. The uapi gives no clock, temperature or
- * statistics of its own.
+ * the identification registers, and the telemetry libqpu reads for it
+ * (the Raspberry Pi firmware's clock, temperature and throttling through
+ * /dev/vcio; the uapi gives none of its own).
  */
 
 #include <dirent.h>
@@ -39,6 +40,7 @@ static bool v3d_show_node(const char *node)
 		{ QPU_DEV_PARAM_V3D_IDENT2, "ident2", " ident2 0x%08" PRIx64 },
 	};
 	struct qpu_dev *dev = qpu_dev_open(node);
+	struct qpu_telemetry t;
 	uint64_t gen = 0, v;
 	size_t i;
 	int err = errno;
@@ -59,6 +61,8 @@ static bool v3d_show_node(const char *node)
 	for (i = 0; i < sizeof(params) / sizeof(params[0]); i++)
 		if (!qpu_dev_get_param(dev, params[i].param, &v))
 			print_uint(params[i].key, params[i].fmt, v);
+	if (!qpu_dev_get_telemetry(dev, &t))
+		telemetry_print_libqpu(&t);
 	print_text("\n");
 	print_close_object();
 	qpu_dev_close(dev);
@@ -76,10 +80,20 @@ int cmd_v3d(struct qpuctl *ctl, int argc, char **argv)
 	(void)ctl;
 	if (argc && is_help(argv[0])) {
 		printf("Usage: qpuctl [-j [-p]] v3d [show]\n"
+		       "       qpuctl [-j [-p]] v3d stats\n"
+		       "       qpuctl [-j [-p]] v3d top [interval SECONDS] [count N]\n"
 		       "List the v3d DRM driver's nodes (a Pi 4's or Pi 5's GPU), as libqpu\n"
-		       "opens them: generation, board, slices, QPUs, identification.\n");
+		       "opens them: generation, board, slices, QPUs, identification, and the\n"
+		       "firmware's clock, temperature and throttling (telemetry). stats: each\n"
+		       "node's queues from the driver's gpu_stats (jobs, runtime); top: every\n"
+		       "interval (1 s) each node's compute busy share and jobs, and each\n"
+		       "client's (process, file) from its fdinfo. Stops after N samples.\n");
 		return 0;
 	}
+	if (argc && !strcmp(argv[0], "stats"))
+		return cmd_v3d_stats(argc - 1, argv + 1);
+	if (argc && !strcmp(argv[0], "top"))
+		return cmd_v3d_top(argc - 1, argv + 1);
 	if (argc && strcmp(argv[0], "show"))
 		die("unknown v3d command '%s': try 'qpuctl v3d help'", argv[0]);
 	if (argc > 1)

@@ -38,7 +38,7 @@ from .kernels import DETECTION, Kernels, Reduction
 from .program import ProgramFunction, program
 from . import emit as regs  # every register name: qpu.regs.UNIF, qpu.regs.VW_SETUP...
 
-__version__ = "0.7.0"
+__version__ = "0.8.0"
 #: the version of the libqpu.so in use
 library_version = _clib.qpu_version().decode()
 

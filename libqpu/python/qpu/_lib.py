@@ -138,6 +138,21 @@ class JobResult(ctypes.Structure):
                 ("batches", ctypes.c_uint64), ("batches_done", ctypes.c_uint64)]
 
 
+# 0.8: struct qpu_telemetry (qpu_dev_get_telemetry())
+TELEMETRY_CLOCK_SET = 1 << 0
+TELEMETRY_CLOCK = 1 << 1
+TELEMETRY_TEMP = 1 << 2
+TELEMETRY_THROTTLED = 1 << 3
+
+
+class Telemetry(ctypes.Structure):
+    _fields_ = [("flags", ctypes.c_uint32), ("throttled", ctypes.c_uint32),
+                ("clock_set_hz", ctypes.c_uint64), ("clock_hz", ctypes.c_uint64),
+                ("temp_mc", ctypes.c_int32), ("reserved", ctypes.c_uint32),
+                ("source", ctypes.c_char_p), ("why_clock", ctypes.c_char_p),
+                ("why_temp", ctypes.c_char_p), ("why_throttled", ctypes.c_char_p)]
+
+
 # <qpu_asm.h>
 class AsmLoc(ctypes.Structure):
     pass
@@ -237,6 +252,7 @@ PROTOTYPES = {
     "qpu_dev_get_param": (_int, [_vp, c_enum, _P(_u64)]),
     "qpu_backend_name": (_str, [c_enum]),
     "qpu_dev_describe": (_str, [_vp]),
+    "qpu_dev_get_telemetry": (_int, [_vp, _P(Telemetry)]),
     "qpu_dev_open_hint": (_str, [_int]),
     "qpu_dev_feature_name": (_str, [_uint]),
     "qpu_gen_name": (_str, [c_enum]),

@@ -516,6 +516,31 @@ class Device:
             raise KeyError("this device does not report %r" % name)
         return self.params[name]
 
+    def telemetry(self):
+        """The device's clock, temperature and throttling now, as a dict:
+        "clock_set_hz", "clock_hz" (as measured), "temp_mc" (millidegrees
+        Celsius) and "throttled" (the firmware's word), each None where the
+        device has no value, with the reason in "null_reasons"; "source"
+        says where the values came from: "qpu.ko" (its last sample),
+        "firmware" (a Pi 4/5's, through /dev/vcio), "thermal zone" or
+        "none" (the emulator)."""
+        t = _lib.Telemetry()
+        ret = lib.qpu_dev_get_telemetry(self._h.check(), ctypes.byref(t))
+        if ret:
+            raise DeviceError(ret, "qpu_dev_get_telemetry")
+        out = {"source": _lib.pystr(t.source)}
+        why = {}
+        for key, bit, value, reason in (
+                ("clock_set_hz", _lib.TELEMETRY_CLOCK_SET, t.clock_set_hz, t.why_clock),
+                ("clock_hz", _lib.TELEMETRY_CLOCK, t.clock_hz, t.why_clock),
+                ("temp_mc", _lib.TELEMETRY_TEMP, t.temp_mc, t.why_temp),
+                ("throttled", _lib.TELEMETRY_THROTTLED, t.throttled, t.why_throttled)):
+            out[key] = value if t.flags & bit else None
+            if out[key] is None:
+                why[key] = _lib.pystr(reason) or "no value"
+        out["null_reasons"] = why
+        return out
+
     # --- buffers --------------------------------------------------------------
 
     def buffer(self, size):

@@ -27,6 +27,17 @@ def test_open_reports_params_and_features(dev):
         dev.param("no_such_param")
 
 
+def test_emulator_has_no_telemetry():
+    with qpu.Device("emu") as dev:
+        t = dev.telemetry()
+    assert t["source"] == "none"
+    assert [t[k] for k in ("clock_set_hz", "clock_hz", "temp_mc", "throttled")] == [None] * 4
+    assert set(t["null_reasons"]) == {"clock_set_hz", "clock_hz", "temp_mc", "throttled"}
+    assert "emulated" in t["null_reasons"]["clock_hz"]
+    with pytest.raises(qpu.ClosedError):
+        dev.telemetry()
+
+
 def test_param_the_device_lacks():
     with qpu.Device("emu") as d, pytest.raises(KeyError, match="does not report"):
         d.param("v3d_ident0")

@@ -406,6 +406,74 @@ def test_qlinearmatmul_exact(per_col):
     run_all(model, {"a": a}, exact=True)
 
 
+@pytest.mark.parametrize("xt,xz,wz,ys", [(np.uint8, 0, 127, 0.05), (np.uint8, 255, -128, 0.05),
+                                          (np.int8, -128, 127, 0.0005),
+                                          (np.int8, 127, -128, 0.05)])
+def test_qlinear_zero_points_at_extremes_on_the_qpus(xt, xz, wz, ys):
+    """QLinearConv (K 27: not a multiple of 4) and QLinearMatMul (K 13)
+    with zero points at their types' ends, saturating when ys is small:
+    exactly the numpy reference, and on the QPUs' integer product."""
+    lo, hi = np.iinfo(xt).min, np.iinfo(xt).max
+    x = rng.integers(lo, hi + 1, (1, 3, 5, 6)).astype(xt)
+    x.flat[::4] = lo
+    x.flat[1::4] = hi
+    w = rng.integers(-128, 128, (18, 3, 3, 3)).astype(np.int8)
+    inits = {"xs": np.float32(0.02), "xz": xt(xz), "w": w,
+             "ws": rng.uniform(0.001, 0.01, 18).astype(np.float32),
+             "wz": np.full(18, wz, np.int8), "ys": np.float32(ys), "yz": np.uint8(9),
+             "b": rng.integers(-2000, 2000, 18).astype(np.int32)}
+    conv = make_model([helper.make_node("QLinearConv", ["x", "xs", "xz", "w", "ws", "wz", "ys",
+                                                        "yz", "b"], ["y"], pads=[1, 1, 1, 1])],
+                      {"x": x}, ["y"], inits)
+    conv.graph.output[0].type.tensor_type.elem_type = TensorProto.UINT8
+    a = rng.integers(lo, hi + 1, (3, 13)).astype(xt)
+    b = rng.integers(-128, 128, (13, 20)).astype(np.int8)
+    minits = {"as": np.float32(0.03), "az": xt(xz), "b": b,
+              "bs": rng.uniform(0.001, 0.01, 20).astype(np.float32),
+              "bz": np.full(20, wz, np.int8), "ys": np.float32(ys), "yz": np.uint8(200)}
+    mm = make_model([helper.make_node("QLinearMatMul", ["a", "as", "az", "b", "bs", "bz", "ys",
+                                                        "yz"], ["y"])], {"a": a}, ["y"], minits)
+    mm.graph.output[0].type.tensor_type.elem_type = TensorProto.UINT8
+    for model, feeds in ((conv, {"x": x}), (mm, {"a": a})):
+        (want,) = run_all(model, feeds, exact=True)
+        if ys < 0.001:
+            assert np.isin(want, (0, 255)).mean() > 0.5  # saturation is tested
+        with qpu.nn.load(model, device=DEVICE, qpu_all=True) as net:
+            assert [n["where"] for n in net.plan()] == ["qpu"]
+
+
+def classifier_pair(k=1024, n=1000):
+    """MobileNet's classifier as QLinearMatMul (uint8 x int8, per-column
+    weights) and as a float MatMul of the same shape: make bench-nn-int8."""
+    g = np.random.default_rng(1)
+    a = g.integers(0, 256, (1, k)).astype(np.uint8)
+    inits = {"as": np.float32(0.03), "az": np.uint8(120),
+             "b": g.integers(-128, 128, (k, n)).astype(np.int8),
+             "bs": g.uniform(0.001, 0.01, n).astype(np.float32), "bz": np.zeros(n, np.int8),
+             "ys": np.float32(0.07), "yz": np.uint8(128)}
+    q = make_model([helper.make_node("QLinearMatMul", ["a", "as", "az", "b", "bs", "bz", "ys",
+                                                       "yz"], ["y"])], {"a": a}, ["y"], inits)
+    f = make_model([helper.make_node("MatMul", ["a", "b"], ["y"])],
+                   {"a": np.zeros((1, k), np.float32)}, ["y"],
+                   {"b": g.uniform(-1, 1, (k, n)).astype(np.float32)})
+    return q, f
+
+
+def test_classifier_pair_int8_modelled_faster():
+    """INT8 moves a quarter of the bytes: on a Pi 1, where the classifier
+    is memory-bound, the QPUs' QLinearMatMul is modelled faster than the
+    float MatMul (the figure of make bench-nn-int8)."""
+    q, f = classifier_pair(256, 250)
+    ns = []
+    for model, dtype in ((q, np.uint8), (f, np.float32)):
+        with qpu.nn.load(model, device="emu:board=pi1", qpu_all=True) as net:
+            net.run(a=np.zeros((1, 256), dtype))
+            (node,) = net.plan()
+            assert node["where"] == "qpu" and node["model_ns"] > 0
+            ns.append(node["model_ns"])
+    assert ns[0] < ns[1] / 2
+
+
 def test_qlinearadd_exact():
     a = rng.integers(0, 256, (2, 3, 4)).astype(np.uint8)
     b = rng.integers(0, 256, (3, 1)).astype(np.uint8)

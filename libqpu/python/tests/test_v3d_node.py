@@ -79,3 +79,49 @@ def test_node_refuses_videocore_programs(path):
             dev.submit(programs=[prog, prog])
         with pytest.raises(qpu.DeviceError):
             dev.submit(prog, [0, 0], wg_size=0)
+
+
+FW_KNOBS = "/sys/module/v3d_sim/parameters/"
+
+
+def _knob(name, value):
+    with open(FW_KNOBS + name, "w") as f:
+        f.write(str(value))
+
+
+@pytest.mark.parametrize("path", NODES or ["-"])
+def test_node_telemetry_from_the_firmware(path):
+    """The simulated firmware's /dev/vcio (v3d_sim vcio=1) answers with its
+    knobs' values; a refusing firmware and an older one that lacks a tag
+    leave fields None with the reason."""
+    try:
+        with open(FW_KNOBS + "vcio") as f:
+            if f.read().strip() != "Y":
+                pytest.skip("v3d_sim was loaded without vcio=1")
+    except OSError:
+        pytest.skip("no v3d_sim module parameters")
+    with qpu.Device(path) as dev:
+        try:
+            _knob("fw_clock_measured_hz", 431000000)
+            _knob("fw_temp_mc", 61500)
+            _knob("fw_throttled", 0x20002)
+            t = dev.telemetry()
+            assert t["source"] == "firmware"
+            assert (t["clock_set_hz"], t["clock_hz"]) == (500000000, 431000000)
+            assert (t["temp_mc"], t["throttled"]) == (61500, 0x20002)
+            assert t["null_reasons"] == {}
+            _knob("fw_unknown", 0x30047)
+            t = dev.telemetry()
+            assert t["clock_hz"] is None and t["clock_set_hz"] == 500000000
+            assert "GET_CLOCK_MEASURED" in t["null_reasons"]["clock_hz"]
+            _knob("fw_unknown", 0)
+            _knob("fw_fail", 1)
+            t = dev.telemetry()
+            assert t["clock_hz"] is None and t["throttled"] is None
+            assert "refused" in t["null_reasons"]["throttled"]
+        finally:
+            _knob("fw_fail", 0)
+            _knob("fw_unknown", 0)
+            _knob("fw_clock_measured_hz", 500000000)
+            _knob("fw_temp_mc", 45000)
+            _knob("fw_throttled", 0)
