@@ -15,6 +15,7 @@
 
 #include "qpu.h"
 #include "qpu_asm.h"
+#include "qpu_emu_float.h"
 #include "v3d/qpu_v3d_emu.h"
 #include "test-v3d.h"
 
@@ -480,6 +481,165 @@ T_TEST(fast_paths_match_reference)
 	}
 }
 
+/* The magic destinations random programs keep: no TMU, VPM or SFU. */
+static bool magic_ok(int gen, unsigned int waddr)
+{
+	if (waddr == QPU_V3D_W_NOP || waddr == QPU_V3D_W_R5REP ||
+	    waddr == QPU_V3D_W_QUAD)
+		return true;
+	return gen == QPU_GEN_V3D42 && waddr < QPU_V3D_W_R5;
+}
+
+/*
+ * A random ALU word for random_programs_match_reference(): any valid
+ * non-branch word whose signals the emulator runs in a compute job without
+ * the TMU (small immediates, rot, thrsw, ldunif, ldunifrf), with magic
+ * destinations other than 4.2's accumulators, quad and r5rep/rep turned
+ * into registers; a quarter without conditions or flags and a quarter
+ * with flags but no condition, so that the fast paths see more of them.
+ */
+static uint64_t random_alu_word(int gen, uint64_t *state)
+{
+	const uint32_t ok_sigs = QPU_V3D_SIG_SMIMM_A | QPU_V3D_SIG_SMIMM_B |
+				 QPU_V3D_SIG_SMIMM_C | QPU_V3D_SIG_SMIMM_D |
+				 QPU_V3D_SIG_ROT | QPU_V3D_SIG_THRSW |
+				 QPU_V3D_SIG_LDUNIF | QPU_V3D_SIG_LDUNIFRF;
+	static const uint8_t add_ops[] = {
+		QPU_V3D_A_ADD, QPU_V3D_A_SUB, QPU_V3D_A_AND, QPU_V3D_A_OR,
+		QPU_V3D_A_XOR, QPU_V3D_A_SHL, QPU_V3D_A_SHR, QPU_V3D_A_ASR,
+		QPU_V3D_A_FADD, QPU_V3D_A_FSUB, QPU_V3D_A_FMAX, QPU_V3D_A_FMIN,
+		QPU_V3D_A_MOV, QPU_V3D_A_EIDX, QPU_V3D_A_NOP,
+	};
+	static const uint8_t mul_ops[] = {
+		QPU_V3D_M_FMUL, QPU_V3D_M_ADD, QPU_V3D_M_SUB, QPU_V3D_M_MOV,
+		QPU_V3D_M_FMOV, QPU_V3D_M_NOP,
+	};
+	struct qpu_v3d_instr in;
+	uint64_t w;
+
+	for (;;) {
+		w = t_rand(state);
+		switch (t_rand(state) % 4) {
+		case 0:		/* no condition, no flags */
+			w &= ~QPU_V3D_COND;
+			break;
+		case 1:		/* flags, no condition */
+			w = (w & ~QPU_V3D_COND) |
+			    QPU_V3D_PUT(QPU_V3D_COND, t_rand(state) % 32);
+			break;
+		}
+		if (t_rand(state) & 1)
+			w &= ~QPU_V3D_SIG;
+		if (qpu_v3d_decode(gen, w, &in) != QPU_V3D_VALID ||
+		    in.is_branch)
+			continue;
+		if (qpu_v3d_sig_bits(gen, in.sig) & ~ok_sigs)
+			continue;
+		if (t_rand(state) % 4) {	/* the ops with fast handlers */
+			in.add.op = add_ops[t_rand(state) % T_ARRAY_SIZE(add_ops)];
+			in.mul.op = mul_ops[t_rand(state) % T_ARRAY_SIZE(mul_ops)];
+			if (t_rand(state) & 1) {
+				in.add.pack = 0;
+				in.add.unpack_a = 0;
+				in.add.unpack_b = 0;
+				in.mul.pack = 0;
+				in.mul.unpack_a = 0;
+				in.mul.unpack_b = 0;
+			}
+		}
+		in.add.magic &= magic_ok(gen, in.add.waddr);
+		in.mul.magic &= magic_ok(gen, in.mul.waddr);
+		in.sig_magic &= magic_ok(gen, in.sig_addr);
+		if (!qpu_v3d_encode(gen, &in, &w))
+			return w;
+	}
+}
+
+/*
+ * The predecoded fast paths against the reference path on random
+ * programs: every register, accumulator and flag of the thread, its state,
+ * the status and the statistics, with 1 and 4 threads (a register file of
+ * 64 and of 32), on both generations. The registers start with uniforms
+ * spread over the lanes by eidx.
+ */
+T_TEST(random_programs_match_reference)
+{
+	enum { BODY = 24, ROUNDS = 60, PREFIX = 1 + 2 * 24 };
+	static const unsigned int threads[] = { 1, 4 };
+	uint64_t state = 0xfa57;
+	unsigned int round, path, i, k;
+	char src[8192];
+	size_t len = 0, b, tn;
+
+	len += (size_t)snprintf(src + len, sizeof(src) - len, "eidx rf40 ; nop\n");
+	for (k = 0; k < 24; k++)
+		len += (size_t)snprintf(src + len, sizeof(src) - len,
+					"nop ; nop ; ldunifrf.rf%u\n"
+					"xor rf%u, rf%u, rf40 ; nop\n", k, k, k);
+	for (k = 0; k < BODY; k++)
+		len += (size_t)snprintf(src + len, sizeof(src) - len, "nop ; nop\n");
+	for (b = 0; b < T_ARRAY_SIZE(boards); b++) {
+		for (tn = 0; tn < T_ARRAY_SIZE(threads); tn++) {
+			for (round = 0; round < ROUNDS; round++) {
+				uint32_t regs[2][64 + 6][16], unif[64];
+				struct qpu_v3d_emu_stats st[2];
+				struct qpu_v3d_emu_fault fault[2];
+				enum qpu_v3d_emu_thread_state ts[2];
+				enum qpu_v3d_emu_status status[2];
+				uint16_t fa[2], fb[2];
+				uint32_t pc[2];
+				uint64_t words[BODY];
+				struct rig r;
+
+				for (k = 0; k < 64; k++)
+					unif[k] = (uint32_t)t_rand(&state);
+				for (k = 0; k < BODY; k++)
+					words[k] = random_alu_word(qpu_v3d_emu_board(boards[b])->gen,
+								   &state);
+				for (path = 0; path < 2; path++) {
+					if (!rig_init(&r, boards[b], src))
+						return;
+					memcpy(r.code + PREFIX * 8, words,
+					       sizeof(words));
+					memcpy(r.unif, unif, sizeof(unif));
+					qpu_v3d_emu_set_predecode(r.emu, path);
+					T_EQ_U64(0, qpu_v3d_emu_start(r.emu, 0, 0,
+								      threads[tn],
+								      r.code_va,
+								      r.unif_va));
+					status[path] = qpu_v3d_emu_run(r.emu, 100000);
+					memset(regs[path], 0, sizeof(regs[path]));
+					for (k = 0; k < 64; k++)
+						qpu_v3d_emu_get_reg(r.emu, 0, 0,
+								    QPU_V3D_EMU_FILE_RF,
+								    k, regs[path][k]);
+					for (k = 0; k < 6; k++)
+						qpu_v3d_emu_get_reg(r.emu, 0, 0,
+								    QPU_V3D_EMU_FILE_ACC,
+								    k, regs[path][64 + k]);
+					qpu_v3d_emu_get_flags(r.emu, 0, 0, &fa[path],
+							      &fb[path]);
+					qpu_v3d_emu_get_thread(r.emu, 0, 0, &ts[path],
+							       &pc[path]);
+					st[path] = *qpu_v3d_emu_get_stats(r.emu);
+					fault[path] = *qpu_v3d_emu_get_fault(r.emu);
+					rig_free(&r);
+				}
+				T_EQ_U64(status[0], status[1]);
+				T_EQ_U64(ts[0], ts[1]);
+				T_EQ_U64(pc[0], pc[1]);
+				T_EQ_U64(fa[0], fa[1]);
+				T_EQ_U64(fb[0], fb[1]);
+				T_CHECK(!memcmp(&fault[0], &fault[1], sizeof(fault[0])));
+				T_CHECK(!memcmp(&st[0], &st[1], sizeof(st[0])));
+				for (k = 0; k < 64 + 6; k++)
+					for (i = 0; i < 16; i++)
+						T_EQ_U64(regs[0][k][i], regs[1][k][i]);
+			}
+		}
+	}
+}
+
 /* Rounding and conversion edge cases, on the functions the ALU runs. */
 T_TEST(float_edges)
 {
@@ -507,8 +667,8 @@ T_TEST(float_edges)
 }
 
 /*
- * The 16-lane fadd, fsub and fmul, on the host's float unit and with
- * integers, against the lane functions on every pair of edge values (signed
+ * The 16-lane fadd, fsub and fmul, on the host's float unit (each SIMD
+ * form it has) and with integers, against the lane functions on every pair of edge values (signed
  * zeros, denormals, the normal range's ends, Inf, quiet and signalling
  * NaNs of both signs) and on products that round to the smallest normal
  * on the host's denormal grid but to zero in the reference.
@@ -526,6 +686,10 @@ T_TEST(float16_edges_match_lanes)
 	uint32_t a[16], b[16], got[16];
 	uint64_t state = 0xf1a7;
 	unsigned int i, j, k, host, round;
+	int level, top = qpu_emu_float_simd(-1);
+
+	if (top < 1)
+		top = 1;	/* arm64's host form */
 
 	for (round = 0; round < n * n / 16 + 64; round++) {
 		for (k = 0; k < 16; k++) {
@@ -537,7 +701,10 @@ T_TEST(float16_edges_match_lanes)
 			if (round >= n * n / 16 + 1 && (k & 1))
 				b[k] ^= 0x80000000u;
 		}
-		for (host = 0; host < 2; host++) {
+		for (level = 0; level <= top; level++) {
+			host = level > 0;
+			if (host)	/* SSE2 (or arm64's), then AVX-512 */
+				qpu_emu_float_simd(level);
 			qpu_v3d_fadd16(a, b, 0, got, host);
 			for (j = 0; j < 16; j++)
 				T_EQ_U64(qpu_v3d_fadd(a[j], b[j]), got[j]);
@@ -549,6 +716,7 @@ T_TEST(float16_edges_match_lanes)
 				T_EQ_U64(qpu_v3d_fmul(a[j], b[j]), got[j]);
 		}
 	}
+	qpu_emu_float_simd(-1);
 	/* the rounding edge itself: the host's 2^-126, the reference's 0 */
 	T_EQ_U64(0, qpu_v3d_fmul(0x203504f3u, 0x1fb504f3u));
 }

@@ -120,6 +120,7 @@ int qpu_v3d_emu_init(struct qpu_v3d_emu *emu, enum qpu_v3d_emu_board board,
 		     void *ctx)
 {
 	const struct qpu_v3d_emu_board_info *b = qpu_v3d_emu_board(board);
+	unsigned int i, l;
 
 	if (!b || !mmu)
 		return -QPU_V3D_EMU_EINVAL;
@@ -137,6 +138,9 @@ int qpu_v3d_emu_init(struct qpu_v3d_emu *emu, enum qpu_v3d_emu_board board,
 	emu->predecode = true;
 #endif
 	emu->host_float_ok = true;
+	for (i = 0; i < QPU_V3D_SMALL_IMMS; i++)
+		for (l = 0; l < LANES; l++)
+			emu->smimm[i][l] = qpu_v3d_small_imm[i];
 	return 0;
 }
 
@@ -215,6 +219,7 @@ int qpu_v3d_emu_dispatch(struct qpu_v3d_emu *emu, const u32 cfg[7])
 	emu->csd_active = true;
 	emu->next_batch = 0;
 	emu->stale_n = 0;	/* a job starts with a clean uniform cache */
+	__builtin_memset(emu->stale_hint, 0, sizeof(emu->stale_hint));
 	emu->unif_lines_n = 0;
 	emu->unif_last = 0;
 	emu->slot_freed = true;
@@ -624,8 +629,8 @@ static void do_branch(struct qpu_v3d_emu *emu, unsigned int qpu,
 }
 
 /* What the thread does after each instruction: the delay slots' ends. */
-static void end_of_instruction(struct qpu_v3d_emu *emu, unsigned int qpu,
-			       struct v3d_thread *t)
+static void delay_slots(struct qpu_v3d_emu *emu, unsigned int qpu,
+			struct v3d_thread *t)
 {
 	unsigned int i;
 
@@ -649,38 +654,164 @@ static void end_of_instruction(struct qpu_v3d_emu *emu, unsigned int qpu,
 	}
 }
 
-/* Where the fast path writes an ALU's result (FAST_W_*), or -1: not fast. */
-static int fast_dst(enum qpu_gen gen, const struct qpu_v3d_alu *alu,
-		    const struct qpu_v3d_op_info *info)
+static inline void end_of_instruction(struct qpu_v3d_emu *emu,
+				      unsigned int qpu, struct v3d_thread *t)
+{
+	if (t->sfu_left | t->br_left | t->thrsw_left)
+		delay_slots(emu, qpu, t);
+}
+
+/* Byte offset of register @r of a thread with @nregs registers. */
+static u16 rf_off(unsigned int r, unsigned int nregs)
+{
+	return (u16)(__builtin_offsetof(struct v3d_thread, rf) +
+		     (r & (nregs - 1)) * LANES * sizeof(u32));
+}
+
+static u16 acc_off(unsigned int r)
+{
+	return (u16)(__builtin_offsetof(struct v3d_thread, acc) +
+		     r * LANES * sizeof(u32));
+}
+
+/*
+ * Where the fast path writes an ALU's result (FAST_W_*, with its offsets
+ * in @off by register file size).
+ */
+static unsigned int fast_dst(enum qpu_gen gen, const struct qpu_v3d_alu *alu,
+			     const struct qpu_v3d_op_info *info, u16 *off)
 {
 	if (!(info->args & QPU_V3D_ARG_D))
 		return FAST_W_NONE;
-	if (!alu->magic)
-		return FAST_W_RF;
+	if (!alu->magic) {
+		off[0] = rf_off(alu->waddr, 64);
+		off[1] = rf_off(alu->waddr, 32);
+		return FAST_W_REG;
+	}
 	if (alu->waddr == QPU_V3D_W_NOP)
 		return FAST_W_NONE;
 	/* 4.2's r0..r4; r5 writes a quad's first lane */
-	if (gen == QPU_GEN_V3D42 && alu->waddr < QPU_V3D_W_R5)
-		return FAST_W_ACC;
-	return -1;
+	if (gen == QPU_GEN_V3D42 && alu->waddr < QPU_V3D_W_R5) {
+		off[0] = acc_off(alu->waddr);
+		off[1] = off[0];
+		return FAST_W_REG;
+	}
+	return FAST_W_MAGIC;
+}
+
+/* Operand @k of a fast entry: @field as operand() reads it. */
+static void fast_src(struct qpu_v3d_emu *emu, struct v3d_predecoded *e,
+		     unsigned int k, unsigned int field, u32 smimm_bit)
+{
+	const struct qpu_v3d_instr *in = &e->in;
+	unsigned int r;
+	bool smimm;
+
+	e->imm[k] = NULL;
+	e->src[0][k] = 0;
+	e->src[1][k] = 0;
+	if (emu->gen == QPU_GEN_V3D42 && field < 6) {
+		e->src[0][k] = acc_off(field);
+		e->src[1][k] = e->src[0][k];
+		return;
+	}
+	if (emu->gen == QPU_GEN_V3D71) {
+		smimm = e->sig & smimm_bit;
+		r = field;
+	} else {
+		smimm = field != QPU_V3D_MUX_A && (e->sig & QPU_V3D_SIG_SMIMM_B);
+		r = field == QPU_V3D_MUX_A ? in->raddr_a : in->raddr_b;
+	}
+	if (smimm) {
+		e->imm[k] = emu->smimm[r];
+		return;
+	}
+	e->src[0][k] = rf_off(r, 64);
+	e->src[1][k] = rf_off(r, 32);
+}
+
+/* Which of z, n and c (bits 0, 1, 2) push @pf and update @uf read. */
+static u8 flags_needed(unsigned int pf, unsigned int uf)
+{
+	u8 need = 0;
+
+	if (pf)
+		need |= 1u << (pf - QPU_V3D_PF_PUSHZ);
+	if (uf)
+		need |= 1u << ((uf - QPU_V3D_UF_ANDZ) / 4);
+	return need;
+}
+
+/* The signals step_fast() runs besides small immediates. */
+#define FAST_SIGS	(QPU_V3D_SIG_THRSW | QPU_V3D_SIG_LDTMU | \
+			 QPU_V3D_SIG_LDUNIF | QPU_V3D_SIG_LDUNIFRF | \
+			 QPU_V3D_SIG_SMIMMS)
+
+/*
+ * Whether ALU @alu of fast entry @e may compute straight into its register
+ * (register file size @n): a register no operand of either ALU reads (the
+ * handlers' pointers are restrict, the flags read the operands after) and
+ * the other ALU does not write. Not with ldunif, whose fault leaves every
+ * register as it was.
+ */
+static bool fast_direct(const struct v3d_predecoded *e, unsigned int alu,
+			unsigned int n)
+{
+	u16 d = e->dst[alu][n];
+	unsigned int k;
+
+	if ((alu ? e->mul_w : e->add_w) != FAST_W_REG ||
+	    !(alu ? e->mul_fn : e->add_fn))
+		return false;
+	if ((alu ? e->add_w : e->mul_w) == FAST_W_REG && e->dst[!alu][n] == d)
+		return false;
+	for (k = 0; k < 4; k++)
+		if ((k < 2 ? e->add_fn : e->mul_fn) && !e->imm[k] &&
+		    e->src[n][k] == d)
+			return false;
+	return true;
 }
 
 /* The fast path's fields of predecoded entry @e. */
-static void predecode_fast(enum qpu_gen gen, struct v3d_predecoded *e)
+static void predecode_fast(struct qpu_v3d_emu *emu, struct v3d_predecoded *e)
 {
 	const struct qpu_v3d_instr *in = &e->in;
-	int aw, mw;
+	unsigned int n, alu;
 
 	e->fast = false;
-	if (in->is_branch || (e->sig & ~QPU_V3D_SIG_SMIMMS) ||
-	    !v3d_alu_fast_ok(in))
+	e->nop = false;
+	e->branch = in->is_branch;
+	if (in->is_branch) {
+		e->fast = true;
 		return;
-	aw = fast_dst(gen, &in->add, &qpu_v3d_add_op_info[in->add.op]);
-	mw = fast_dst(gen, &in->mul, &qpu_v3d_mul_op_info[in->mul.op]);
-	if (aw < 0 || mw < 0)
+	}
+	if ((e->sig & ~FAST_SIGS) ||
+	    !v3d_alu_fast_pick(in, &e->add_fn, &e->mul_fn))
 		return;
-	e->add_w = aw;
-	e->mul_w = mw;
+	e->add_w = fast_dst(emu->gen, &in->add,
+			    &qpu_v3d_add_op_info[in->add.op], e->dst[0]);
+	e->mul_w = fast_dst(emu->gen, &in->mul,
+			    &qpu_v3d_mul_op_info[in->mul.op], e->dst[1]);
+	/* an idle ALU: no operands, no call */
+	if (in->add.op == QPU_V3D_A_NOP)
+		e->add_fn = NULL;
+	if (in->mul.op == QPU_V3D_M_NOP)
+		e->mul_fn = NULL;
+	fast_src(emu, e, 0, in->add.a, QPU_V3D_SIG_SMIMM_A);
+	fast_src(emu, e, 1, in->add.b, QPU_V3D_SIG_SMIMM_B);
+	fast_src(emu, e, 2, in->mul.a, QPU_V3D_SIG_SMIMM_C);
+	fast_src(emu, e, 3, in->mul.b, QPU_V3D_SIG_SMIMM_D);
+	e->flags = in->apf || in->auf || in->mpf || in->muf;
+	e->add_need = flags_needed(in->apf, in->auf);
+	e->mul_need = flags_needed(in->mpf, in->muf);
+	e->nop = !e->add_fn && !e->mul_fn && !e->add_w && !e->mul_w &&
+		 !(e->sig & ~QPU_V3D_SIG_SMIMMS);
+	e->direct = 0;
+	if (!(e->sig & (QPU_V3D_SIG_LDUNIF | QPU_V3D_SIG_LDUNIFRF)))
+		for (n = 0; n < 2; n++)
+			for (alu = 0; alu < 2; alu++)
+				if (fast_direct(e, alu, n))
+					e->direct |= FAST_DIRECT(alu, n);
 	e->fast = true;
 }
 
@@ -713,7 +844,7 @@ static const struct qpu_v3d_instr *decode(struct qpu_v3d_emu *emu, u32 pc,
 	e->word = w;
 	e->sig = *sig;
 	e->in = *tmp;
-	predecode_fast(emu->gen, e);
+	predecode_fast(emu, e);
 	*entry = e;
 	return &e->in;
 }
@@ -724,38 +855,165 @@ void qpu_v3d_emu_set_predecode(struct qpu_v3d_emu *emu, bool on)
 	__builtin_memset(emu->pre, 0, sizeof(emu->pre));
 }
 
-/* A fast write's destination (FAST_W_RF or FAST_W_ACC). */
-static u32 *fast_reg(struct v3d_thread *t, unsigned int kind, unsigned int waddr)
+/* A signal's result @sval lands; false after a fault. */
+static bool sig_write(struct qpu_v3d_emu *emu, unsigned int qpu,
+		      unsigned int slot, const struct qpu_v3d_instr *in,
+		      u32 sig, const u32 *sval)
 {
-	return kind == FAST_W_RF ? t->rf[reg_index(t, waddr)] : t->acc[waddr];
+	struct v3d_thread *t = &emu->q[qpu].t[slot];
+
+	if (sig & QPU_V3D_SIG_WRITES_ADDR)
+		write_dest(emu, qpu, slot, in->sig_addr, in->sig_magic, sval,
+			   ALL_LANES);
+	else if (emu->gen == QPU_GEN_V3D71)
+		write_lanes(t->rf[0], sval, ALL_LANES);
+	else
+		write_lanes(t->acc[5], sval, ALL_LANES);
+	return emu->stop == QPU_V3D_EMU_RUNNING;
+}
+
+/* The instruction's thrsw, then the next PC and the delay slots' ends. */
+static void end_of_step(struct qpu_v3d_emu *emu, unsigned int qpu,
+			struct v3d_thread *t, u32 sig)
+{
+	if (sig & QPU_V3D_SIG_THRSW) {
+		if (t->thrsw_left == 2) {
+			t->last_thrsw = true;	/* right after another */
+		} else if (t->thrsw_left) {
+			t->thrsw_queued = true;	/* in the last delay slot */
+		} else {
+			t->ending = t->last_thrsw;
+			t->thrsw_left = 3;	/* this one and two slots */
+		}
+	}
+	t->pc += 8;
+	end_of_instruction(emu, qpu, t);
+}
+
+/* A fast operand: a small immediate's vector or a register. */
+static inline const u32 *fast_op(const struct v3d_predecoded *e,
+				 const u8 *base, unsigned int n, unsigned int k)
+{
+	return e->imm[k] ? e->imm[k] : (const u32 *)(base + e->src[n][k]);
 }
 
 /*
- * An instruction predecode_fast() chose: both ALUs on the fast paths, no
- * signal but small immediates, plain register writes; what step()'s
- * general path does for it, without its tests.
+ * An instruction predecode_fast() chose: what step()'s general path does
+ * for it, in the same order, with its operands and handlers found once.
  */
-static void step_fast(struct qpu_v3d_emu *emu, struct v3d_thread *t,
+static void step_fast(struct qpu_v3d_emu *emu, unsigned int qpu,
+		      unsigned int slot, struct v3d_thread *t,
 		      const struct v3d_predecoded *e)
 {
 	const struct qpu_v3d_instr *in = &e->in;
-	u32 ta[LANES], tb[LANES], tc[LANES], td[LANES], av[LANES], mv[LANES];
-	const u32 *aa, *ab, *ma, *mb;
+	u8 *base = (u8 *)t;
+	unsigned int n = t->nregs == 32;
+	const u32 *aa = NULL, *ab = NULL, *ma = NULL, *mb = NULL;
+	u32 av[LANES], mv[LANES], sval[LANES], uval = 0, sig = e->sig;
+	u32 *ra = av, *rm = mv;
+	struct v3d_alu_out fa, fm;
+	unsigned int i;
 
-	aa = operand(emu, t, in, e->sig, in->add.a, QPU_V3D_SIG_SMIMM_A, ta);
-	ab = operand(emu, t, in, e->sig, in->add.b, QPU_V3D_SIG_SMIMM_B, tb);
-	ma = operand(emu, t, in, e->sig, in->mul.a, QPU_V3D_SIG_SMIMM_C, tc);
-	mb = operand(emu, t, in, e->sig, in->mul.b, QPU_V3D_SIG_SMIMM_D, td);
-	v3d_alu_fast(emu, in, aa, ab, ma, mb, av, mv);
-	if (e->add_w)
-		__builtin_memcpy(fast_reg(t, e->add_w, in->add.waddr), av,
-				 sizeof(av));
-	if (e->mul_w)
-		__builtin_memcpy(fast_reg(t, e->mul_w, in->mul.waddr), mv,
-				 sizeof(mv));
+	if (e->branch) {
+		do_branch(emu, qpu, slot, in);
+		t->pc += 8;
+		end_of_instruction(emu, qpu, t);
+		return;
+	}
+	if (e->add_fn) {
+		aa = fast_op(e, base, n, 0);
+		ab = fast_op(e, base, n, 1);
+		if (e->direct & FAST_DIRECT(0, n))
+			ra = (u32 *)(base + e->dst[0][n]);
+		e->add_fn(emu, aa, ab, ra);
+	}
+	if (e->mul_fn) {
+		ma = fast_op(e, base, n, 2);
+		mb = fast_op(e, base, n, 3);
+		if (e->direct & FAST_DIRECT(1, n))
+			rm = (u32 *)(base + e->dst[1][n]);
+		e->mul_fn(emu, ma, mb, rm);
+	}
+	if (e->flags) {		/* before the writes change the operands */
+		if (e->add_need)
+			v3d_fast_flags(e->add_fn, e->add_need, aa, ab, ra, &fa);
+		if (e->mul_need)
+			v3d_fast_flags(e->mul_fn, e->mul_need, ma, mb, rm, &fm);
+	}
+	if (sig & (QPU_V3D_SIG_LDUNIF | QPU_V3D_SIG_LDUNIFRF)) {
+		if (!v3d_read_unif(emu, qpu, slot, &t->unif, &uval))
+			return;
+		emu->stats.uniforms++;
+		for (i = 0; i < LANES; i++)
+			sval[i] = uval;
+	}
+	if (sig & QPU_V3D_SIG_LDTMU) {	/* after it, as v3d_step_general() */
+		__builtin_memcpy(sval, t->fifo[t->fifo_head], sizeof(sval));
+		t->fifo_head = (t->fifo_head + 1) % TMU_FIFO_MAX;
+		t->fifo_n--;
+	}
+	if (e->add_w == FAST_W_REG && ra == av)
+		__builtin_memcpy(base + e->dst[0][n], av, sizeof(av));
+	else if (e->add_w == FAST_W_MAGIC)
+		write_dest(emu, qpu, slot, in->add.waddr, true, av, ALL_LANES);
+	if (e->mul_w == FAST_W_REG && rm == mv)
+		__builtin_memcpy(base + e->dst[1][n], mv, sizeof(mv));
+	else if (e->mul_w == FAST_W_MAGIC)
+		write_dest(emu, qpu, slot, in->mul.waddr, true, mv, ALL_LANES);
+	if (emu->stop != QPU_V3D_EMU_RUNNING)
+		return;
+	if (e->flags) {
+		if (e->add_need)
+			v3d_flags_apply(t, in->apf, in->auf, &fa);
+		if (e->mul_need)
+			v3d_flags_apply(t, in->mpf, in->muf, &fm);
+	}
+	if ((sig & (QPU_V3D_SIG_LDUNIF | QPU_V3D_SIG_LDUNIFRF |
+		    QPU_V3D_SIG_LDTMU)) && !sig_write(emu, qpu, slot, in, sig, sval))
+		return;
+	end_of_step(emu, qpu, t, sig);
 }
 
-static void step(struct qpu_v3d_emu *emu, unsigned int qpu, unsigned int slot)
+/*
+ * The word at @t's PC through the BO the last fetch found (the MMU does
+ * not change while qpu_v3d_emu_run() runs; the run forgets it when it
+ * starts), or NULL after a fault.
+ */
+static inline bool fetch(struct qpu_v3d_emu *emu, unsigned int qpu,
+			 unsigned int slot, u32 pc, u64 *w)
+{
+	const u8 *p;
+	u32 off = pc - emu->code_va;
+	unsigned int i;
+
+	if (off < emu->code_len && !(pc & 7)) {
+		p = emu->code_host + off;
+	} else {
+		p = v3d_translate(emu, pc, 8);
+		if (!p || (pc & 7)) {
+			v3d_emu_set_fault(emu, qpu, slot,
+					  p ? QPU_FAULT_REASON_MISALIGNED :
+					  QPU_FAULT_REASON_MEMORY, pc,
+					  QPU_MEM_FETCH);
+			return false;
+		}
+		emu->code_va = emu->last_bo->va;
+		emu->code_host = emu->last_bo->host;
+		emu->code_len = emu->last_bo->size - 7;
+	}
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	__builtin_memcpy(w, p, 8);
+	(void)i;
+#else
+	*w = 0;
+	for (i = 0; i < 8; i++)
+		*w |= (u64)p[i] << (8 * i);
+#endif
+	return true;
+}
+
+void v3d_step_general(struct qpu_v3d_emu *emu, unsigned int qpu,
+		      unsigned int slot)
 {
 	struct v3d_thread *t = &emu->q[qpu].t[slot];
 	bool v71 = emu->gen == QPU_GEN_V3D71, bad = false;
@@ -767,24 +1025,11 @@ static void step(struct qpu_v3d_emu *emu, unsigned int qpu, unsigned int slot)
 	u32 ta[LANES], tb[LANES], tc[LANES], td[LANES], rot[2][LANES];
 	u32 sig, uval = 0, sval[LANES];
 	bool sig_writes = false;
-	const u8 *p;
 	u64 w;
 	unsigned int i;
 
-	p = v3d_translate(emu, t->pc, 8);
-	if (!p || (t->pc & 7)) {
-		v3d_emu_set_fault(emu, qpu, slot, p ? QPU_FAULT_REASON_MISALIGNED :
-				  QPU_FAULT_REASON_MEMORY, t->pc,
-				  QPU_MEM_FETCH);
+	if (!fetch(emu, qpu, slot, t->pc, &w))
 		return;
-	}
-#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-	__builtin_memcpy(&w, p, 8);
-#else
-	w = 0;
-	for (i = 0; i < 8; i++)
-		w |= (u64)p[i] << (8 * i);
-#endif
 	in = decode(emu, t->pc, w, &tmp, &sig, &e);
 	if (!in) {
 		v3d_emu_set_fault(emu, qpu, slot, QPU_FAULT_REASON_INSTRUCTION,
@@ -804,10 +1049,8 @@ static void step(struct qpu_v3d_emu *emu, unsigned int qpu, unsigned int slot)
 	t->issued++;
 	emu->stats.instructions++;
 
-	if (e && e->fast && !(emu->ops && emu->ops->trace_write)) {
-		step_fast(emu, t, e);
-		t->pc += 8;
-		end_of_instruction(emu, qpu, t);
+	if (e && e->fast && !emu->hook_writes) {
+		step_fast(emu, qpu, slot, t, e);
 		return;
 	}
 	if (in->is_branch) {
@@ -889,29 +1132,41 @@ static void step(struct qpu_v3d_emu *emu, unsigned int qpu, unsigned int slot)
 		return;
 	v3d_flags_apply(t, in->apf, in->auf, &add);
 	v3d_flags_apply(t, in->mpf, in->muf, &mul);
-	if (sig_writes) {
-		if (sig & QPU_V3D_SIG_WRITES_ADDR)
-			write_dest(emu, qpu, slot, in->sig_addr, in->sig_magic,
-				   sval, ALL_LANES);
-		else if (v71)
-			write_lanes(t->rf[0], sval, ALL_LANES);
-		else
-			write_lanes(t->acc[5], sval, ALL_LANES);
-		if (emu->stop != QPU_V3D_EMU_RUNNING)
+	if (sig_writes && !sig_write(emu, qpu, slot, in, sig, sval))
+		return;
+	end_of_step(emu, qpu, t, sig);
+}
+
+/*
+ * One instruction of QPU @qpu's thread @slot: a fast entry of its PC whose
+ * word is still in memory runs at once (what v3d_step_general() does for it:
+ * fetch, decode, no ldtmu wait, the limit, the trace hook, the counts),
+ * anything else through v3d_step_general().
+ */
+static inline void step(struct qpu_v3d_emu *emu, unsigned int qpu,
+			unsigned int slot)
+{
+	struct v3d_thread *t = &emu->q[qpu].t[slot];
+	const struct v3d_predecoded *e = &emu->pre[(t->pc >> 3) % PREDECODE_SIZE];
+	u32 off = t->pc - emu->code_va;
+
+	if (e->fast && e->pc == t->pc && emu->fast_run && off < emu->code_len &&
+	    !__builtin_memcmp(emu->code_host + off, &e->word, 8) &&
+	    (!(e->sig & QPU_V3D_SIG_LDTMU) || t->fifo_n) &&
+	    (!emu->limit || t->issued < emu->limit)) {
+		if (emu->hook_trace)
+			emu->ops->trace(emu->ctx, qpu, slot, t->pc, e->word);
+		t->issued++;
+		emu->stats.instructions++;
+		if (e->nop) {
+			t->pc += 8;
+			end_of_instruction(emu, qpu, t);
 			return;
-	}
-	if (sig & QPU_V3D_SIG_THRSW) {
-		if (t->thrsw_left == 2) {
-			t->last_thrsw = true;	/* right after another */
-		} else if (t->thrsw_left) {
-			t->thrsw_queued = true;	/* in the last delay slot */
-		} else {
-			t->ending = t->last_thrsw;
-			t->thrsw_left = 3;	/* this one and two slots */
 		}
+		step_fast(emu, qpu, slot, t, e);
+		return;
 	}
-	t->pc += 8;
-	end_of_instruction(emu, qpu, t);
+	v3d_step_general(emu, qpu, slot);
 }
 
 static bool thread_live(const struct v3d_thread *t)
@@ -1052,8 +1307,13 @@ enum qpu_v3d_emu_status qpu_v3d_emu_run(struct qpu_v3d_emu *emu, u64 budget)
 	if (emu->stop != QPU_V3D_EMU_RUNNING)
 		return emu->stop;
 	emu->last_bo = NULL;	/* the MMU may have changed since */
+	emu->code_len = 0;
+	emu->hook_writes = emu->ops && emu->ops->trace_write;
+	emu->hook_trace = emu->ops && emu->ops->trace;
+	emu->fast_run = emu->predecode && !emu->hook_writes;
 	emu->host_float = emu->host_float_ok && emu->predecode &&
 			  qpu_v3d_host_float_enter(&saved);
+	emu->float_form = (u8)qpu_v3d_float_form(emu->host_float);
 	st = emu->clock ? run_by_clock(emu, budget) : run_in_turn(emu, budget);
 	if (emu->host_float)
 		qpu_v3d_host_float_leave(saved);

@@ -315,6 +315,21 @@ u32 qpu_v3d_sfu(unsigned int which, u32 a);
 void qpu_v3d_fadd16(const u32 *a, const u32 *b, u32 neg, u32 *r, bool host);
 void qpu_v3d_fmul16(const u32 *a, const u32 *b, u32 *r, bool host);
 /*
+ * The form @host picks now (the integers, the host's 4-lane unit, or
+ * AVX-512 where the host has it and qpu_emu_float_simd() allows it), and
+ * the same two operations in a form picked before (an emulator's run
+ * picks once).
+ */
+enum qpu_v3d_float_forms {
+	QPU_V3D_FLOAT_INT, QPU_V3D_FLOAT_HOST, QPU_V3D_FLOAT_AVX512,
+};
+
+unsigned int qpu_v3d_float_form(bool host);
+void qpu_v3d_fadd16_form(const u32 *a, const u32 *b, u32 neg, u32 *r,
+			 unsigned int form);
+void qpu_v3d_fmul16_form(const u32 *a, const u32 *b, u32 *r,
+			 unsigned int form);
+/*
  * Whether this build and the calling thread's float mode (to nearest, no
  * flush-to-zero, no trap enabled) let the host's float unit compute the
  * 16-lane forms; @saved keeps the status flags, which

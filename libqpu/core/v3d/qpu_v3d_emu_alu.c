@@ -309,10 +309,16 @@ static bool add_vector(struct v3d_thread *t, unsigned int op, const u32 *a,
 
 /*
  * The fast paths (predecode on): the common operations without unpack,
- * pack or flags, one tight loop each; the same results as the lane-by-
- * lane switch below, which fuzz-v3d-emu and check-reference compare.
+ * pack or flags, one handler each on all 16 lanes, chosen when an
+ * instruction is predecoded; the same results as the lane-by-lane switch
+ * below, which fuzz-v3d-emu and check-reference compare.
  */
-#define LOOP(expr) do {						\
+#define FAST_OP(name, expr)						\
+static void name(const struct qpu_v3d_emu *emu, const u32 *__restrict a,	\
+		 const u32 *__restrict b, u32 *__restrict r)		\
+{									\
+	unsigned int i;							\
+									\
 	for (i = 0; i < LANES; i++) {					\
 		u32 x = a[i], y = b[i];					\
 									\
@@ -320,82 +326,92 @@ static bool add_vector(struct v3d_thread *t, unsigned int op, const u32 *a,
 		(void)x;						\
 		(void)y;						\
 	}								\
-} while (0)
+}
+
+FAST_OP(op_add, x + y)
+FAST_OP(op_sub, x - y)
+FAST_OP(op_and, x & y)
+FAST_OP(op_or, x | y)
+FAST_OP(op_xor, x ^ y)
+FAST_OP(op_shl, x << (y & 31))
+FAST_OP(op_shr, x >> (y & 31))
+FAST_OP(op_asr, (u32)((s32)x >> (y & 31)))
+FAST_OP(op_fmax, qpu_v3d_fmax(x, y))
+FAST_OP(op_fmin, qpu_v3d_fmin(x, y))
+FAST_OP(op_eidx, i)
+FAST_OP(op_mov, x)
+FAST_OP(op_fmov, x)	/* its flags are a float's: not fast */
+FAST_OP(op_zero, 0)
+
+static void op_nop(const struct qpu_v3d_emu *emu, const u32 *__restrict a,
+		   const u32 *__restrict b, u32 *__restrict r)
+{
+}
+
+static void op_fadd(const struct qpu_v3d_emu *emu, const u32 *__restrict a,
+		    const u32 *__restrict b, u32 *__restrict r)
+{
+	qpu_v3d_fadd16_form(a, b, 0, r, emu->float_form);
+}
+
+static void op_fsub(const struct qpu_v3d_emu *emu, const u32 *__restrict a,
+		    const u32 *__restrict b, u32 *__restrict r)
+{
+	qpu_v3d_fadd16_form(a, b, F_SIGN, r, emu->float_form);
+}
+
+static void op_fmul(const struct qpu_v3d_emu *emu, const u32 *__restrict a,
+		    const u32 *__restrict b, u32 *__restrict r)
+{
+	qpu_v3d_fmul16_form(a, b, r, emu->float_form);
+}
+
+/* The add ops with a fast handler (the rest NULL): see add_fast(). */
+static const v3d_fast_fn add_fast_fn[QPU_V3D_A_COUNT] = {
+	[QPU_V3D_A_ADD] = op_add,
+	[QPU_V3D_A_SUB] = op_sub,
+	[QPU_V3D_A_AND] = op_and,
+	[QPU_V3D_A_OR] = op_or,
+	[QPU_V3D_A_XOR] = op_xor,
+	[QPU_V3D_A_SHL] = op_shl,
+	[QPU_V3D_A_SHR] = op_shr,
+	[QPU_V3D_A_ASR] = op_asr,
+	[QPU_V3D_A_FADD] = op_fadd,
+	[QPU_V3D_A_FADDNF] = op_fadd,
+	[QPU_V3D_A_FSUB] = op_fsub,
+	[QPU_V3D_A_FMAX] = op_fmax,
+	[QPU_V3D_A_FMIN] = op_fmin,
+	[QPU_V3D_A_EIDX] = op_eidx,
+	[QPU_V3D_A_MOV] = op_mov,
+	[QPU_V3D_A_TMUWT] = op_zero,	/* every TMU write is done at once */
+	[QPU_V3D_A_NOP] = op_nop,
+};
+
+static const v3d_fast_fn mul_fast_fn[QPU_V3D_M_COUNT] = {
+	[QPU_V3D_M_FMUL] = op_fmul,
+	[QPU_V3D_M_ADD] = op_add,
+	[QPU_V3D_M_SUB] = op_sub,
+	[QPU_V3D_M_MOV] = op_mov,
+	[QPU_V3D_M_FMOV] = op_fmov,
+	[QPU_V3D_M_NOP] = op_nop,
+};
 
 static bool add_fast(const struct qpu_v3d_emu *emu, unsigned int op,
 		     const u32 *a, const u32 *b, u32 *r)
 {
-	unsigned int i;
-
-	switch (op) {
-	case QPU_V3D_A_ADD:
-		LOOP(x + y);
-		return true;
-	case QPU_V3D_A_SUB:
-		LOOP(x - y);
-		return true;
-	case QPU_V3D_A_AND:
-		LOOP(x & y);
-		return true;
-	case QPU_V3D_A_OR:
-		LOOP(x | y);
-		return true;
-	case QPU_V3D_A_XOR:
-		LOOP(x ^ y);
-		return true;
-	case QPU_V3D_A_SHL:
-		LOOP(x << (y & 31));
-		return true;
-	case QPU_V3D_A_SHR:
-		LOOP(x >> (y & 31));
-		return true;
-	case QPU_V3D_A_ASR:
-		LOOP((u32)((s32)x >> (y & 31)));
-		return true;
-	case QPU_V3D_A_FADD:
-	case QPU_V3D_A_FADDNF:
-		qpu_v3d_fadd16(a, b, 0, r, emu->host_float);
-		return true;
-	case QPU_V3D_A_FSUB:
-		qpu_v3d_fadd16(a, b, F_SIGN, r, emu->host_float);
-		return true;
-	case QPU_V3D_A_FMAX:
-		LOOP(qpu_v3d_fmax(x, y));
-		return true;
-	case QPU_V3D_A_FMIN:
-		LOOP(qpu_v3d_fmin(x, y));
-		return true;
-	case QPU_V3D_A_EIDX:
-		LOOP(i);
-		return true;
-	case QPU_V3D_A_NOP:
-		return true;
-	}
-	return false;
+	if (!add_fast_fn[op])
+		return false;
+	add_fast_fn[op](emu, a, b, r);
+	return true;
 }
 
 static bool mul_fast(const struct qpu_v3d_emu *emu, unsigned int op,
 		     const u32 *a, const u32 *b, u32 *r)
 {
-	unsigned int i;
-
-	switch (op) {
-	case QPU_V3D_M_FMUL:
-		qpu_v3d_fmul16(a, b, r, emu->host_float);
-		return true;
-	case QPU_V3D_M_ADD:
-		LOOP(x + y);
-		return true;
-	case QPU_V3D_M_SUB:
-		LOOP(x - y);
-		return true;
-	case QPU_V3D_M_MOV:
-		LOOP(x);
-		return true;
-	case QPU_V3D_M_NOP:
-		return true;
-	}
-	return false;
+	if (!mul_fast_fn[op])
+		return false;
+	mul_fast_fn[op](emu, a, b, r);
+	return true;
 }
 
 /* Whether @alu takes the fast path: no modifiers and no flags. */
@@ -406,51 +422,74 @@ static bool plain(const struct qpu_v3d_emu *emu, const struct qpu_v3d_alu *alu,
 	       !alu->unpack_b;
 }
 
-/* The add ops add_fast() runs, and the mul ops mul_fast() runs. */
-static bool add_fast_op(unsigned int op)
+/*
+ * The integer ops whose flags v3d_fast_flags() computes: C is the carry of
+ * add, the borrow of sub, 0 for the rest (as the switch below has it).
+ */
+static bool flags_fast_op(v3d_fast_fn fn)
 {
-	switch (op) {
-	case QPU_V3D_A_ADD:
-	case QPU_V3D_A_SUB:
-	case QPU_V3D_A_AND:
-	case QPU_V3D_A_OR:
-	case QPU_V3D_A_XOR:
-	case QPU_V3D_A_SHL:
-	case QPU_V3D_A_SHR:
-	case QPU_V3D_A_ASR:
-	case QPU_V3D_A_FADD:
-	case QPU_V3D_A_FADDNF:
-	case QPU_V3D_A_FSUB:
-	case QPU_V3D_A_FMAX:
-	case QPU_V3D_A_FMIN:
-	case QPU_V3D_A_EIDX:
-	case QPU_V3D_A_NOP:
-		return true;
+	return fn == op_add || fn == op_sub || fn == op_and || fn == op_or ||
+	       fn == op_xor || fn == op_shl || fn == op_shr || fn == op_asr ||
+	       fn == op_mov;
+}
+
+/* The lanes of @m set (nonzero) as a mask, in loops the compiler vectorizes. */
+static u16 lane_mask(const u32 *m)
+{
+	static const u32 bit[LANES] = {
+		1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192,
+		16384, 32768,
+	};
+	unsigned int i;
+	u32 r = 0;
+
+	for (i = 0; i < LANES; i++)
+		r |= m[i] & bit[i];
+	return (u16)r;
+}
+
+void v3d_fast_flags(v3d_fast_fn fn, unsigned int need, const u32 *a,
+		    const u32 *b, const u32 *r, struct v3d_alu_out *o)
+{
+	unsigned int i;
+	u32 m[LANES];
+
+	o->z = 0;
+	o->n = 0;
+	o->c = 0;
+	if (need & 1) {
+		for (i = 0; i < LANES; i++)
+			m[i] = -(u32)!r[i];
+		o->z = lane_mask(m);
 	}
-	return false;
+	if (need & 2) {
+		for (i = 0; i < LANES; i++)
+			m[i] = (u32)((s32)r[i] >> 31);
+		o->n = lane_mask(m);
+	}
+	if ((need & 4) && (fn == op_add || fn == op_sub)) {
+		for (i = 0; i < LANES; i++)
+			m[i] = -(u32)(fn == op_add ? r[i] < a[i] : a[i] < b[i]);
+		o->c = lane_mask(m);
+	}
 }
 
-static bool mul_fast_op(unsigned int op)
+bool v3d_alu_fast_pick(const struct qpu_v3d_instr *in, v3d_fast_fn *add,
+		       v3d_fast_fn *mul)
 {
-	return op == QPU_V3D_M_FMUL || op == QPU_V3D_M_ADD ||
-	       op == QPU_V3D_M_SUB || op == QPU_V3D_M_MOV || op == QPU_V3D_M_NOP;
-}
-
-bool v3d_alu_fast_ok(const struct qpu_v3d_instr *in)
-{
-	return !in->ac && !in->mc && !in->apf && !in->auf && !in->mpf &&
-	       !in->muf && !in->add.pack && !in->add.unpack_a &&
-	       !in->add.unpack_b && !in->mul.pack && !in->mul.unpack_a &&
-	       !in->mul.unpack_b && add_fast_op(in->add.op) &&
-	       mul_fast_op(in->mul.op);
-}
-
-void v3d_alu_fast(const struct qpu_v3d_emu *emu, const struct qpu_v3d_instr *in,
-		  const u32 *aa, const u32 *ab, const u32 *ma, const u32 *mb,
-		  u32 *add, u32 *mul)
-{
-	add_fast(emu, in->add.op, aa, ab, add);
-	mul_fast(emu, in->mul.op, ma, mb, mul);
+	if (in->ac || in->mc || in->add.pack || in->add.unpack_a ||
+	    in->add.unpack_b || in->mul.pack || in->mul.unpack_a ||
+	    in->mul.unpack_b)
+		return false;
+	*add = add_fast_fn[in->add.op];
+	*mul = mul_fast_fn[in->mul.op];
+	if (!*add || !*mul)
+		return false;
+	if ((in->apf || in->auf) && !flags_fast_op(*add))
+		return false;
+	if ((in->mpf || in->muf) && !flags_fast_op(*mul))
+		return false;
+	return true;
 }
 
 void v3d_alu_add(struct qpu_v3d_emu *emu, struct v3d_thread *t,

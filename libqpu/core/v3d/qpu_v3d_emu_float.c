@@ -485,12 +485,90 @@ void qpu_v3d_host_float_leave(u32 saved)
 }
 #endif
 
-void qpu_v3d_fadd16(const u32 *a, const u32 *b, u32 neg, u32 *r, bool host)
+#if defined(HOST_FLOAT) && defined(__x86_64__)
+/*
+ * AVX-512 where the host has it and qpu_emu_float_simd() chose it (as
+ * VideoCore IV's 16-lane forms): all 16 lanes in one vector, rounded to
+ * nearest by the instruction (no exception flags set), the same steps as
+ * the 4-lane forms above.
+ */
+#define HOST_AVX512	1
+#define AVX512		__attribute__((target("avx512f")))
+#define SIMD_AVX512	2	/* qpu_emu_float_simd()'s level */
+#define RN		(_MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC)
+
+/* Denormals (exponent field 0) to a zero of the same sign. */
+static inline AVX512 __m512i zflush(__m512i a)
+{
+	__mmask16 normal = _mm512_test_epi32_mask(a, _mm512_set1_epi32(F_INF));
+
+	return _mm512_mask_mov_epi32(_mm512_and_si512(a,
+			_mm512_set1_epi32((int)F_SIGN)), normal, a);
+}
+
+static inline AVX512 __m512 zload(const u32 *p, u32 neg)
+{
+	return _mm512_castsi512_ps(zflush(_mm512_xor_si512(_mm512_loadu_si512(p),
+			_mm512_set1_epi32((int)neg))));
+}
+
+/* Flushed, and any NaN as QPU_EMU_F_QNAN. */
+static inline AVX512 void zstore(u32 *r, __m512i v)
+{
+	__mmask16 nan = _mm512_cmpgt_epi32_mask(_mm512_and_si512(v,
+			_mm512_set1_epi32(F_ABS)), _mm512_set1_epi32(F_INF));
+	__m512i qnan = _mm512_set1_epi32(QPU_EMU_F_QNAN);
+
+	_mm512_storeu_si512(r, _mm512_mask_mov_epi32(zflush(v), nan, qnan));
+}
+
+static AVX512 void fadd16_avx512(const u32 *a, const u32 *b, u32 neg, u32 *r)
+{
+	zstore(r, _mm512_castps_si512(_mm512_add_round_ps(zload(a, 0),
+							  zload(b, neg), RN)));
+}
+
+static AVX512 bool fmul16_avx512(const u32 *a, const u32 *b, u32 *r)
+{
+	__m512i p = _mm512_castps_si512(_mm512_mul_round_ps(zload(a, 0),
+							    zload(b, 0), RN));
+	__mmask16 edge = _mm512_cmpeq_epi32_mask(_mm512_and_si512(p,
+			_mm512_set1_epi32(F_ABS)), _mm512_set1_epi32(0x00800000));
+
+	zstore(r, p);
+	return !edge;
+}
+
+static bool avx512(void)
+{
+	return qpu_emu_float_simd_now() == SIMD_AVX512;
+}
+#endif
+
+unsigned int qpu_v3d_float_form(bool host)
+{
+	if (!host)
+		return QPU_V3D_FLOAT_INT;
+#ifdef HOST_AVX512
+	if (avx512())
+		return QPU_V3D_FLOAT_AVX512;
+#endif
+	return QPU_V3D_FLOAT_HOST;
+}
+
+void qpu_v3d_fadd16_form(const u32 *a, const u32 *b, u32 neg, u32 *r,
+			 unsigned int form)
 {
 	unsigned int i;
 
+#ifdef HOST_AVX512
+	if (form == QPU_V3D_FLOAT_AVX512) {
+		fadd16_avx512(a, b, neg, r);
+		return;
+	}
+#endif
 #ifdef HOST_FLOAT
-	if (host) {
+	if (form) {
 		fadd16_host(a, b, neg, r);
 		return;
 	}
@@ -499,14 +577,32 @@ void qpu_v3d_fadd16(const u32 *a, const u32 *b, u32 neg, u32 *r, bool host)
 		r[i] = fadd_fast(a[i], b[i] ^ neg);
 }
 
-void qpu_v3d_fmul16(const u32 *a, const u32 *b, u32 *r, bool host)
+void qpu_v3d_fmul16_form(const u32 *a, const u32 *b, u32 *r,
+			 unsigned int form)
 {
 	unsigned int i;
 
+#ifdef HOST_AVX512
+	if (form == QPU_V3D_FLOAT_AVX512) {
+		if (fmul16_avx512(a, b, r))
+			return;
+		form = QPU_V3D_FLOAT_INT;	/* a product of +-2^-126 */
+	}
+#endif
 #ifdef HOST_FLOAT
-	if (host && fmul16_host(a, b, r))
+	if (form && fmul16_host(a, b, r))
 		return;
 #endif
 	for (i = 0; i < LANES16; i++)
 		r[i] = fmul_fast(a[i], b[i]);
+}
+
+void qpu_v3d_fadd16(const u32 *a, const u32 *b, u32 neg, u32 *r, bool host)
+{
+	qpu_v3d_fadd16_form(a, b, neg, r, qpu_v3d_float_form(host));
+}
+
+void qpu_v3d_fmul16(const u32 *a, const u32 *b, u32 *r, bool host)
+{
+	qpu_v3d_fmul16_form(a, b, r, qpu_v3d_float_form(host));
 }

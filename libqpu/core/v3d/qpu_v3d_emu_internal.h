@@ -62,6 +62,13 @@ struct v3d_qpu {
 	struct v3d_thread t[QPU_V3D_EMU_THREADS];
 };
 
+struct qpu_v3d_emu;
+
+/* A fast ALU operation on 16 lanes (v3d_alu_fast_pick()). */
+typedef void (*v3d_fast_fn)(const struct qpu_v3d_emu *emu,
+			    const u32 *__restrict a, const u32 *__restrict b,
+			    u32 *__restrict r);
+
 /*
  * A predecoded instruction, by code address. Every fetch still reads the
  * word through the MMU; the entry serves only when the word is the one it
@@ -71,19 +78,40 @@ struct v3d_qpu {
 #define PREDECODE_SIZE	1024	/* entries, direct-mapped by address */
 
 /* Where a fast instruction's ALU writes (struct v3d_predecoded). */
-enum { FAST_W_NONE, FAST_W_RF, FAST_W_ACC };
+enum { FAST_W_NONE, FAST_W_REG, FAST_W_MAGIC };
 
+/* v3d_predecoded.direct's bit of ALU @alu (0 add, 1 mul), register file size @n. */
+#define FAST_DIRECT(alu, n)	(1u << (2 * (alu) + (n)))
+
+/*
+ * @fast: step_fast() runs it: a branch, or both ALUs have a handler, no condition,
+ * pack or unpack, integer flags only, no signal but small immediates,
+ * thrsw, ldtmu and ldunif(rf). Then its operands are byte offsets in
+ * struct v3d_thread (@src, by register file size: [0] 64, [1] 32
+ * registers) or small immediates' vectors (@imm), its register
+ * destinations offsets (@dst).
+ */
 struct v3d_predecoded {
 	u64 word;
 	u32 pc;
 	u32 sig;	/* qpu_v3d_sig_bits() of the word */
 	bool valid;
-	bool fast;	/* step_fast() runs it: v3d_alu_fast_ok(), no signal */
+	bool fast;
 	u8 add_w, mul_w;	/* FAST_W_*, when fast */
+	bool flags;		/* push or update flags */
+	bool branch;		/* a branch: do_branch() */
+	bool nop;		/* nothing but the PC moves */
+	u8 add_need, mul_need;	/* the flags each ALU's pf/uf read: z 1, n 2, c 4 */
+	u8 direct;	/* FAST_DIRECT(alu, n): the result straight to its register */
+	v3d_fast_fn add_fn, mul_fn;
+	const u32 *imm[4];	/* add a, add b, mul a, mul b */
+	u16 src[2][4];
+	u16 dst[2][2];		/* add, mul; by register file size */
 	struct qpu_v3d_instr in;
 };
 
 #define STALE_MAX	64	/* TMU-written words the uniform cache hides */
+#define STALE_HINTS	64	/* a filter of stale[]'s addresses */
 #define UNIF_LINES_MAX	32	/* uniform lines a job's streams read */
 #define UNIF_LINE_SHIFT	6	/* 64-byte lines */
 
@@ -106,6 +134,7 @@ struct qpu_v3d_emu {
 	bool predecode;
 	bool host_float_ok;	/* qpu_v3d_emu_set_host_float() */
 	bool host_float;	/* this run computes floats on the host */
+	u8 float_form;		/* qpu_v3d_float_form(host_float) */
 	const u64 *clock;	/* qpu_v3d_emu_set_clock(), or NULL */
 	bool resched;		/* a thread started, switched or woke */
 	unsigned int pick;	/* the QPU the clock chose */
@@ -121,6 +150,14 @@ struct qpu_v3d_emu {
 	u32 unif_line[UNIF_LINES_MAX];
 	struct v3d_qpu q[QPU_V3D_EMU_MAX_QPUS];
 	struct v3d_predecoded pre[PREDECODE_SIZE];
+	u32 smimm[QPU_V3D_SMALL_IMMS][LANES];	/* the small immediates, splat */
+	/* the BO the last instruction was fetched from: its va, host, size - 7 */
+	u32 code_va, code_len;
+	const u8 *code_host;
+	bool hook_writes;	/* ops->trace_write: no fast path */
+	bool hook_trace;	/* ops->trace */
+	bool fast_run;		/* predecode on, no trace_write hook */
+	u32 stale_hint[STALE_HINTS];	/* words in stale[] (0: none), by address */
 };
 
 /* One instruction's ALU work, before its writes land. */
@@ -131,6 +168,15 @@ struct v3d_alu_out {
 	bool flags;		/* set by the caller: z, n, c are used */
 	u16 z, n, c;		/* flag inputs of pushes and updates */
 };
+
+/*
+ * qpu_v3d_emu.c: an instruction the fast path does not take (or one not
+ * predecoded yet), fetched, decoded and run field by field: the reference
+ * path. Not static, so that the compiler keeps it out of line and the
+ * fast path saves no registers for it.
+ */
+void v3d_step_general(struct qpu_v3d_emu *emu, unsigned int qpu,
+		      unsigned int slot);
 
 void v3d_emu_set_fault(struct qpu_v3d_emu *emu, unsigned int qpu,
 		       unsigned int slot, enum qpu_fault_reason why,
@@ -144,14 +190,18 @@ void v3d_alu_mul(struct qpu_v3d_emu *emu, struct v3d_thread *t,
 		 const struct qpu_v3d_instr *in, const u32 *a, const u32 *b,
 		 struct v3d_alu_out *o, bool *bad);
 /*
- * Whether the ALUs of @in take the fast paths whole: no condition, flags,
- * pack or unpack, and operations add_fast()/mul_fast() run; then
- * v3d_alu_fast() gives both results on all 16 lanes.
+ * The fast handlers of @in's ALUs when both have one and neither has a
+ * condition, pack or unpack, nor flags but of an integer op
+ * v3d_fast_flags() computes.
  */
-bool v3d_alu_fast_ok(const struct qpu_v3d_instr *in);
-void v3d_alu_fast(const struct qpu_v3d_emu *emu, const struct qpu_v3d_instr *in,
-		  const u32 *aa, const u32 *ab, const u32 *ma, const u32 *mb,
-		  u32 *add, u32 *mul);
+bool v3d_alu_fast_pick(const struct qpu_v3d_instr *in, v3d_fast_fn *add,
+		       v3d_fast_fn *mul);
+/*
+ * The z, n and c inputs of @o (those in @need: bit 0 z, 1 n, 2 c) for
+ * handler @fn's result @r of @a, @b.
+ */
+void v3d_fast_flags(v3d_fast_fn fn, unsigned int need, const u32 *a,
+		    const u32 *b, const u32 *r, struct v3d_alu_out *o);
 u16 v3d_cond_lanes(const struct v3d_thread *t, unsigned int cond);
 void v3d_flags_apply(struct v3d_thread *t, unsigned int pf, unsigned int uf,
 		     const struct v3d_alu_out *o);

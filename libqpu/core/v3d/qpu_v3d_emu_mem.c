@@ -206,7 +206,17 @@ static bool unif_line_read(const struct qpu_v3d_emu *emu, u32 va)
 	return false;
 }
 
-static void note_stale(struct qpu_v3d_emu *emu, u32 va, const u8 *p)
+/*
+ * stale_hint[] holds addresses that are in stale[] (a word written again
+ * and again is found without the scan); an address leaves it when its
+ * entry is replaced. 0 is no TMU address: page 0 is never mapped.
+ */
+static u32 *stale_hint(struct qpu_v3d_emu *emu, u32 va)
+{
+	return &emu->stale_hint[(va >> 2) % STALE_HINTS];
+}
+
+static void note_stale_new(struct qpu_v3d_emu *emu, u32 va, const u8 *p)
 {
 	unsigned int i;
 
@@ -223,9 +233,18 @@ static void note_stale(struct qpu_v3d_emu *emu, u32 va, const u8 *p)
 				break;
 		if (i == STALE_MAX)
 			return;
+		if (*stale_hint(emu, emu->stale[i].va) == emu->stale[i].va)
+			*stale_hint(emu, emu->stale[i].va) = 0;
 	}
 	emu->stale[i].va = va;
 	emu->stale[i].old = load32(p);
+	*stale_hint(emu, va) = va;
+}
+
+static inline void note_stale(struct qpu_v3d_emu *emu, u32 va, const u8 *p)
+{
+	if (*stale_hint(emu, va) != va)	/* else noted already */
+		note_stale_new(emu, va, p);
 }
 
 /* Note the line of a uniform read (see "uniform cache" above). */
@@ -365,8 +384,39 @@ static bool tmu_word32(struct qpu_v3d_emu *emu, unsigned int qpu,
 		       bool per_pixel, bool write, u32 *res)
 {
 	const struct v3d_thread *t = &emu->q[qpu].t[slot];
+	const struct qpu_v3d_mmu_bo *bo = emu->last_bo;
 	unsigned int i, n = 0;
+	u32 at[LANES], out = 0;
+	bool in_bo = bo && bo->size >= 4 && lanes == ALL_LANES;
 
+	/* all 16 lanes in the BO of the last access: no test per lane */
+	if (in_bo) {
+		/* loops a compiler vectorizes */
+		if (per_pixel)
+			for (i = 0; i < LANES; i++)
+				at[i] = addr[i] & ~3u;
+		else
+			for (i = 0; i < LANES; i++)
+				at[i] = addr[i & ~3u] & ~3u;
+		for (i = 0; i < LANES; i++)
+			out |= at[i] - bo->va > bo->size - 4;
+		in_bo = !out;
+	}
+	if (in_bo && write) {
+		for (i = 0; i < LANES; i++) {
+			u8 *p = bo->host + (at[i] - bo->va);
+
+			note_stale(emu, at[i], p);
+			store32(p, t->tmu_data[0][i]);
+		}
+	} else if (in_bo) {
+		for (i = 0; i < LANES; i++)
+			res[i] = load32(bo->host + (at[i] - bo->va));
+	}
+	if (in_bo) {
+		tmu_count32(emu, write, LANES);
+		return true;
+	}
 	for (i = 0; i < LANES; i++) {
 		u32 a;
 		u8 *p;
@@ -428,9 +478,18 @@ bool v3d_tmu_lookup(struct qpu_v3d_emu *emu, unsigned int qpu,
 		return false;
 	}
 	fast = emu->predecode && !atomic_op && words == 1 && size == 4;
-	if (fast && !tmu_word32(emu, qpu, slot, addr, lanes, per_pixel, write,
-				res[0]))
-		return false;
+	if (fast) {	/* a read's words go straight to the FIFO's next entry */
+		u32 *to = write ? res[0] :
+			  t->fifo[(t->fifo_head + t->fifo_n) % TMU_FIFO_MAX];
+
+		if (!tmu_word32(emu, qpu, slot, addr, lanes, per_pixel, write,
+				to))
+			return false;
+		t->tmu_ndata = 0;
+		if (!write)
+			t->fifo_n++;
+		return true;
+	}
 	for (i = 0; i < LANES && !fast; i++) {
 		unsigned int src = per_pixel ? i : i & ~3u;
 		u32 a = addr[src] & ~(size - 1);

@@ -592,6 +592,11 @@ static inline int simd_get(void)
 	return path == PATH_UNSET ? qpu_emu_float_simd(-1) : path;
 }
 
+int qpu_emu_float_simd_now(void)
+{
+	return simd_get();
+}
+
 /* --- AVX-512 --- */
 
 #define AVX512		__attribute__((target("avx512f")))
@@ -1046,6 +1051,11 @@ static bool simd_fminmax(const u32 *a, const u32 *b, u32 *out,
 #else
 #ifndef __KERNEL__
 int qpu_emu_float_simd(int level)
+{
+	return 0;
+}
+
+int qpu_emu_float_simd_now(void)
 {
 	return 0;
 }

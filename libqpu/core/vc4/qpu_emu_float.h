@@ -90,6 +90,8 @@ void qpu_emu_itof16(const u32 *a, u32 *out);
  * has selects, is the best the host has. Returns the level now in use.
  */
 int qpu_emu_float_simd(int level);
+/* The level in use (V3D's 16-lane fadd and fmul follow it too). */
+int qpu_emu_float_simd_now(void);
 #endif
 
 /*
