@@ -63,3 +63,20 @@ VM_CHECK_PAYLOAD += --copy $(BUILD)/vm-python/python.tar \
 # nodes (vm-run.sh names them); test_capture.py dequeues from vivid (kmod.mk loads it).
 PYTHON_VM_GROUPS := test_device.py+test_asm.py+test_emit.py test_jobs.py+test_kernels.py+test_dmabuf.py+test_capture.py \
 	test_package.py+test_v3d_node.py test_pyvideocore.py
+
+# check-nn-vm (opt-in; minutes under TCG): test_nn.py in the VM on qpu.ko's
+# /dev/qpu with QPU_NN_LONG=1, so that MobileNet v1 0.5 and 1.0 at 224x224
+# run on the QPUs against the CPU backend and the numpy reference of the
+# ONNX operators. NN_VM_SELECT is pytest's -k expression (default: the
+# MobileNet cases; "" for the whole file).
+NN_VM_SELECT ?= mobilenet
+.PHONY: check-nn-vm
+check-nn-vm: VM_STEP_TIMEOUT = 3000
+check-nn-vm: VM_TIMEOUT = 3600
+check-nn-vm: vm-module $(BUILD)/vm-python/python.tar
+	$(Q)$(CURDIR)/tools/deps.sh python vm
+	$(Q)mkdir -p $(BUILD)/vm/nn
+	$(call vm_run,nn,$(addprefix --module ,$(VM_9P_MODULES)) --share hostusr=/usr \
+		--share hostalt=/etc/alternatives --copy $(CURDIR)/selftests/vm/host-usr.sh \
+		--copy $(BUILD)/vm-python/python.tar --copy $(CURDIR)/libqpu/python/vm-run.sh \
+		--run "QPU_NN_LONG=1 QPU_TEST_SELECT='$(NN_VM_SELECT)' sh vm-run.sh test_nn.py")

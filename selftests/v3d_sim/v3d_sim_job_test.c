@@ -456,25 +456,35 @@ static unsigned int slots(int fd)
  * reset: the timer is re-armed on progress. Batches start a wave at a
  * time (one per thread slot, as the CSD fills the QPUs), each wave short
  * (a few loop turns per batch); the number of waves doubles until a job
- * outlasts three timeouts, and no job on the way may be reset.
+ * outlasts three timeouts, and no job on the way may be reset. Past the
+ * CSD's 65,535 workgroups of one dimension, the turns a batch loops
+ * double instead (still far under hang_instructions a batch), so a fast
+ * emulator gets a long enough job too.
  */
 TEST_F(job, long_job_with_progress_is_not_reset)
 {
 	uint32_t out = v3d_sim_syncobj_new(self->fd);
-	unsigned int wave = slots(self->fd), batches;
+	unsigned int wave = slots(self->fd), batches, turns = 16;
 	int64_t t0, ms = 0;
 
 	ASSERT_LT(0, wave);
 	ASSERT_TRUE(load(self, loop_src));
-	set_unif(self, 16, 0);
-	for (batches = wave; batches <= 0xffff && ms < 1500; batches *= 2) {
+	for (batches = wave; ms < 1500 && turns <= 4096;) {
+		set_unif(self, turns, 0);
 		t0 = v3d_sim_now_ms();
 		ASSERT_EQ(0, submit(self, batches, out));
 		ASSERT_EQ(1, job_status(self->fd, out, 60000))
-			TH_LOG("a job of %u batches was reset", batches);
+			TH_LOG("a job of %u batches of %u turns was reset", batches, turns);
 		ms = v3d_sim_now_ms() - t0;
+		if (ms >= 1500)
+			break;
+		if (batches * 2 <= 0xffff)
+			batches *= 2;
+		else
+			turns *= 2;
 	}
-	TH_LOG("%u batches (waves of %u) ran %lld ms", batches / 2, wave, (long long)ms);
+	TH_LOG("%u batches (waves of %u) of %u turns ran %lld ms", batches, wave, turns,
+	       (long long)ms);
 	/* Past three timeouts: the later ones re-armed on progress alone. */
 	EXPECT_LE(1500, ms);
 	v3d_sim_syncobj_free(self->fd, out);
