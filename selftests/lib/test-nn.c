@@ -105,6 +105,23 @@ static uint8_t *conv_net(int64_t C, int64_t H, int64_t W, int64_t M, int64_t str
 	return img;
 }
 
+/* The graph of image @img loaded and bound to @d with @flags (checked), or NULL. */
+static struct qpu_nn_graph *load_bound(const uint8_t *img, size_t size, struct qpu_dev *d,
+				       unsigned int flags)
+{
+	struct qpu_nn_graph *g;
+	char err[256];
+
+	g = qpu_nn_load_mem(img, size, err, sizeof(err));
+	T_CHECK(g != NULL);
+	if (!g) {
+		fprintf(stderr, "load: %s\n", err);
+		return NULL;
+	}
+	T_CHECK(qpu_nn_bind(g, d, flags) == 0);
+	return g;
+}
+
 /*
  * Runs @img on @d (NULL: the CPU) with @flags: output @i into @out, its
  * element count (0 if the graph did not load).
@@ -113,16 +130,10 @@ static size_t run_output(const uint8_t *img, size_t size, struct qpu_dev *d, uns
 			 const float *x, unsigned int i, float *out, struct qpu_nn_graph **keep)
 {
 	struct qpu_nn_tensor_info ti, to = { 0 };
-	struct qpu_nn_graph *g;
-	char err[256];
+	struct qpu_nn_graph *g = load_bound(img, size, d, flags);
 
-	g = qpu_nn_load_mem(img, size, err, sizeof(err));
-	T_CHECK(g != NULL);
-	if (!g) {
-		fprintf(stderr, "load: %s\n", err);
+	if (!g)
 		return 0;
-	}
-	T_CHECK(qpu_nn_bind(g, d, flags) == 0);
 	T_CHECK(qpu_nn_input(g, 0, &ti) == 0 && qpu_nn_output(g, i, &to) == 0);
 	memcpy(ti.data, x, ti.bytes);
 	T_CHECK(qpu_nn_run(g) == 0);
@@ -600,16 +611,11 @@ static size_t qlinear_run(const uint8_t *img, size_t size, struct qpu_dev *d, co
 			  uint8_t *out, size_t cap, struct qpu_nn_node_info *ni)
 {
 	struct qpu_nn_tensor_info ti, to = { 0 };
-	struct qpu_nn_graph *g;
-	char err[256];
+	struct qpu_nn_graph *g = load_bound(img, size, d,
+					    d ? QPU_NN_BIND_QPU_ALL : QPU_NN_BIND_REFERENCE);
 
-	g = qpu_nn_load_mem(img, size, err, sizeof(err));
-	T_CHECK(g != NULL);
-	if (!g) {
-		fprintf(stderr, "load: %s\n", err);
+	if (!g)
 		return 0;
-	}
-	T_CHECK(qpu_nn_bind(g, d, d ? QPU_NN_BIND_QPU_ALL : QPU_NN_BIND_REFERENCE) == 0);
 	T_CHECK(qpu_nn_input(g, 0, &ti) == 0 && qpu_nn_output(g, 0, &to) == 0);
 	T_CHECK(to.bytes <= cap);
 	if (to.bytes > cap)
