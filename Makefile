@@ -366,3 +366,10 @@ check-install:
 
 clean:
 	rm -rf $(BUILD)
+
+# `make build/tools/qpu-dis` names a file of $(BUILD) by a relative path,
+# while every rule names it absolutely: without this alias make calls an
+# existing file up to date even after its sources changed.
+ifeq ($(BUILD),$(CURDIR)/build)
+build/%: $(BUILD)/% ;
+endif
