@@ -27,7 +27,7 @@ static const struct {
 	[R(THRSW_TOO_CLOSE)] = { "thrsw-too-close",
 		"a thrsw within 2 after a thrsw (but the last-thrsw pair)" },
 	[R(SFU_IN_THRSW_SLOT)] = { "sfu-in-thrsw-slot",
-		"an SFU write within 2 after a thrsw" },
+		"a magic SFU write within 2 after a thrsw (4.2)" },
 	[R(SFU_BUSY)] = { "sfu-busy", "an SFU write right after an SFU write" },
 	[R(SFU_R4)] = { "sfu-r4", "r4 read or written right after an SFU write (4.2)" },
 	[R(PERIPHERAL_MULTI)] = { "peripheral-multi",
@@ -177,11 +177,6 @@ static bool sfu_op(const struct qpu_v3d_instr *in)
 	return false;
 }
 
-static bool writes_sfu(const struct qpu_v3d_instr *in)
-{
-	return sfu_op(in) || writes_magic(in, is_sfu_waddr);
-}
-
 static unsigned int count_magic(const struct qpu_v3d_instr *in,
 				bool (*pred)(unsigned int waddr))
 {
@@ -314,11 +309,16 @@ int qpu_hazard_v3d_check(enum qpu_gen gen, const uint64_t *words, size_t n,
 			report(&s, i, i - 1, R(LDUNIF_AFTER_LDVARY),
 			       "ldunif right after ldvary: both write r5 (rf0) at once");
 
+		/*
+		 * Only magic SFU writes, whose result comes back in r4: Mesa's
+		 * scheduler keeps only those out of the slots (legacy SFU) and
+		 * puts SFU ALU ops there, which write their own destination.
+		 */
 		if (ip - last_thrsw < 3) {
-			if (writes_sfu(&in))
+			if (writes_magic(&in, is_sfu_waddr))
 				report(&s, i, last_thrsw, R(SFU_IN_THRSW_SLOT),
-				       "SFU write in a thrsw delay slot: the result "
-				       "lands in the other thread");
+				       "magic SFU write in a thrsw delay slot: its "
+				       "r4 result lands in the other thread");
 			if ((sig & QPU_V3D_SIG_LDVARY) &&
 			    (s.gen == QPU_GEN_V3D42 || ip - last_thrsw == 2))
 				report(&s, i, last_thrsw, R(LDVARY_IN_THRSW_SLOT),

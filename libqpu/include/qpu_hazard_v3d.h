@@ -29,8 +29,10 @@
  * thrsw-too-close        a thrsw within 2 after a thrsw, other than the
  *                        one right after it that marks the last thrsw, or
  *                        a second such pair; not with THREADS_1 [M]
- * sfu-in-thrsw-slot      an SFU write within 2 after a thrsw: the result
- *                        would land in the other thread [M]
+ * sfu-in-thrsw-slot      (4.2) a magic SFU write (recip...) within 2
+ *                        after a thrsw: its r4 result would land in the
+ *                        other thread; SFU ALU ops write their own
+ *                        destination and may sit there [M]
  * sfu-busy               a magic SFU write (recip...) right after one;
  *                        SFU ALU ops and 7.1's lane moves (shuffle, rot,
  *                        bcastf...) stall instead [M]

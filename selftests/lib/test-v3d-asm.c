@@ -5,7 +5,9 @@
  * random words, and the canonical forms of random words (which must have
  * instruction text unless they write a magic address without a name),
  * survive disassembly and assembly on both generations
- * (fixed seed); a program uses the front end's labels, constants, macros,
+ * (fixed seed); 4.2 words with the read addresses a merging scheduler
+ * picks print as text and assemble back; a program uses the front end's
+ * labels, constants, macros,
  * .rep and data with V3D lines; and bad lines get their diagnostics.
  */
 #include <errno.h>
@@ -109,6 +111,102 @@ T_TEST(random_v3d42)
 T_TEST(random_v3d71)
 {
 	test_random(QPU_GEN_V3D71);
+}
+
+/*
+ * 4.2 words as a compiler's scheduler makes them when it merges an add
+ * and a mul instruction (Mesa's qpu_merge_raddrs()): of the two registers
+ * read, the lower-numbered goes to raddr_a and the other to raddr_b,
+ * whatever the text order; one register goes to raddr_a; a small
+ * immediate takes raddr_b beside at most one register. Every such word
+ * prints as instruction text and assembles back.
+ */
+T_TEST(scheduler_merged_reads_v3d42)
+{
+	enum { ACC, IMM, LOW, HIGH };
+	uint64_t state = 0x5c4ed11eull, w, back;
+	char text[QPU_DIS_BUF_SIZE], msg[256];
+	unsigned long made = 0, ported = 0;
+	int i, slot;
+
+	for (i = 0; i < 20000; i++) {
+		struct qpu_v3d_instr in;
+		unsigned int add_op = t_rand(&state) % QPU_V3D_A_COUNT;
+		unsigned int mul_op = t_rand(&state) % QPU_V3D_M_COUNT;
+		unsigned int low = t_rand(&state) % 63, high, kinds = 0;
+		bool imm = t_rand(&state) % 4 == 0;
+		u8 *field[4] = { &in.add.a, &in.add.b, &in.mul.a, &in.mul.b };
+		int kind[4];
+
+		if (!qpu_v3d_add_op_valid(QPU_GEN_V3D42, add_op) ||
+		    !qpu_v3d_mul_op_valid(QPU_GEN_V3D42, mul_op) ||
+		    !(qpu_v3d_add_op_info[add_op].args & QPU_V3D_ARG_D) ||
+		    !(qpu_v3d_mul_op_info[mul_op].args & QPU_V3D_ARG_D))
+			continue;
+		high = low + 1 + t_rand(&state) % (63 - low);
+		qpu_v3d_nop(&in);
+		in.add.op = add_op;
+		in.mul.op = mul_op;
+		in.add.waddr = t_rand(&state) % 64;
+		in.mul.waddr = t_rand(&state) % 64;
+		in.add.magic = in.mul.magic = false;
+		for (slot = 0; slot < 4; slot++) {
+			bool read = slot < 2 ? qpu_v3d_add_reads(&in, slot) :
+					       qpu_v3d_mul_reads(&in, slot - 2);
+
+			kind[slot] = -1;
+			if (!read)
+				continue;
+			kind[slot] = t_rand(&state) % 4;
+			if (kind[slot] == (imm ? HIGH : IMM))
+				kind[slot] = LOW;
+			kinds |= 1u << kind[slot];
+		}
+		/* the lower register read takes raddr_a, a second one raddr_b */
+		if (!(kinds & 1u << LOW) && (kinds & 1u << HIGH)) {
+			low = high;
+			for (slot = 0; slot < 4; slot++)
+				if (kind[slot] == HIGH)
+					kind[slot] = LOW;
+			kinds ^= 1u << LOW | 1u << HIGH;
+		}
+		for (slot = 0; slot < 4; slot++) {
+			if (kind[slot] == ACC)
+				*field[slot] = t_rand(&state) % 6;
+			else if (kind[slot] >= 0)
+				*field[slot] = kind[slot] == LOW ? QPU_V3D_MUX_A :
+					       QPU_V3D_MUX_B;
+		}
+		in.raddr_a = kinds & 1u << LOW ? low : 0;
+		in.raddr_b = kinds & 1u << HIGH ? high : 0;
+		if (kinds & 1u << IMM) {
+			in.raddr_b = t_rand(&state) % 48;
+			in.sig = qpu_v3d_sig_code(QPU_GEN_V3D42,
+						  QPU_V3D_SIG_SMIMM_B);
+		}
+		/* unused fields as the packer fills them; the reads as set */
+		if (qpu_v3d_encode_ported(QPU_GEN_V3D42, &in, &w))
+			continue;
+		made++;
+		T_EQ_U64(in.raddr_a, QPU_V3D_GET(w, QPU_V3D_RADDR_A));
+		T_EQ_U64(in.raddr_b, QPU_V3D_GET(w, QPU_V3D_RADDR_B));
+		qpu_dis_word_gen(QPU_GEN_V3D42, w, 0, 0, text, sizeof(text));
+		ported += strstr(text, ".a") || strstr(text, ".b");
+		back = ~w;
+		if (!strncmp(text, ".long", 5) ||
+		    qpu_asm_line_gen(QPU_GEN_V3D42, text, &back, msg, sizeof(msg)) ||
+		    back != w) {
+			char m[512];
+
+			snprintf(m, sizeof(m), "0x%016" PRIx64 " '%s' -> 0x%016"
+				 PRIx64 " (%s)", w, text, back, msg);
+			t_report(__FILE__, __LINE__, m);
+		}
+		t_checks++;
+	}
+	printf("v3d42: %lu merged words round trip, %lu of them naming "
+	       "read addresses\n", made, ported);
+	T_CHECK(made > 5000 && ported > 500);
 }
 
 T_TEST(program)
