@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: MIT
 /*
- * The window kernels' host side: qpu_dwconv3x3() (dwconv.qasm) and
- * qpu_pool2d() (pool.qasm) on up to 12 QPUs. Both deal the C x OH output
- * rows out evenly, cut each program's run into tasks of one channel and
- * write the uniforms window.qinc describes, followed by each kernel's
- * own; the zero area dwconv's pad rows read follows the uniforms in the
- * kernels' scratch buffer.
+ * The window kernels' host side: qpu_dwconv3x3() (dwconv.qasm, and
+ * v3d/dwconv.qasm on V3D 4.2 and 7.1) and qpu_pool2d() (pool.qasm) on up
+ * to 12 QPUs. Both deal the C x OH output rows out evenly, cut each
+ * program's run into tasks of one channel and write the uniforms
+ * window.qinc describes, followed by each kernel's own; the zero area
+ * dwconv's pad rows read follows the uniforms in the kernels' scratch
+ * buffer. A V3D program's vector holds fewer outputs than its 16 lanes
+ * (v3d/dwconv.qasm, "DOC: rows and lanes"), which its uniforms say.
  */
 
 #include <errno.h>
@@ -16,8 +18,11 @@
 #include "nn_kernels.h"
 #include "dwconv.qasm.h"
 #include "pool.qasm.h"
+#include "v3d/dwconv_v3d42.qasm.h"
+#include "v3d/dwconv_v3d71.qasm.h"
 
-static const struct qpu_kernel_code dwconv_prog = QPU_KERNEL_CODE("dwconv", dwconv_code);
+static const struct qpu_kernel_code dwconv_prog = QPU_KERNEL_CODE_V3D("dwconv", dwconv_code,
+								      dwconv, 0);
 static const struct qpu_kernel_code pool_prog = QPU_KERNEL_CODE("pool", pool_code);
 
 #define WIN_HEADER	13	/* window.qinc's uniforms before the kernel's own */
@@ -30,6 +35,8 @@ struct win_call {
 	struct qpu_bo *x, *y;
 	size_t x_off, y_off;
 	const struct qpu_window *win;
+	int v3d;			/* the device is a V3D: its uniforms */
+	unsigned int out;		/* outputs a vector (16 on VideoCore IV) */
 	uint32_t row_pitch;		/* bytes from an input row to the next */
 	const uint32_t *header;		/* the kernel's header uniforms */
 	unsigned int header_words;
@@ -87,6 +94,8 @@ static int win_setup(struct qpu_kernels *kernels, unsigned int qpus, struct win_
 	if (!ret)
 		ret = qpu_kernel_check_qpus(kernels, call->code->name, qpus);
 	call->win = w;
+	call->v3d = qpu_gen_is_v3d(kernels->gen);
+	call->out = WIN_LANES;
 	call->x = x;
 	call->x_off = x_off;
 	call->y = y;
@@ -99,7 +108,7 @@ static void win_uniforms(const struct win_call *call, unsigned int qpus, unsigne
 			 uint32_t *u)
 {
 	const struct qpu_window *w = call->win;
-	unsigned int nvec = (w->ow + WIN_LANES - 1) / WIN_LANES;
+	unsigned int nvec = (w->ow + call->out - 1) / call->out;
 	unsigned int tail = w->ow - (nvec - 1) * WIN_LANES, n = 0, tasks = 0;
 	size_t start, count, r, rows;
 	uint32_t *ntasks;
@@ -110,14 +119,20 @@ static void win_uniforms(const struct win_call *call, unsigned int qpus, unsigne
 	u[n++] = w->h - 1;
 	u[n++] = call->row_pitch;
 	u[n++] = w->ow * 4;
-	u[n++] = WIN_LANES * w->stride_w;
+	u[n++] = call->out * w->stride_w;
 	u[n++] = w->stride_w;
 	u[n++] = w->stride_h;
 	u[n++] = w->pad_left;
 	u[n++] = nvec;
-	u[n++] = qpu_kernel_vw_row(k);
-	u[n++] = qpu_kernel_vdw_rows(1, WIN_LANES, k);
-	u[n++] = qpu_kernel_vdw_rows(1, tail, k);
+	if (call->v3d) {	/* no VPM: the vector's outputs instead */
+		u[n++] = call->out;
+		u[n++] = 0;
+		u[n++] = 0;
+	} else {
+		u[n++] = qpu_kernel_vw_row(k);
+		u[n++] = qpu_kernel_vdw_rows(1, WIN_LANES, k);
+		u[n++] = qpu_kernel_vdw_rows(1, tail, k);
+	}
 	memcpy(&u[n], call->header, call->header_words * sizeof(*u));
 	n += call->header_words;
 	for (r = start; r < start + count; r += rows, tasks++) {
@@ -187,6 +202,10 @@ static int win_run(struct qpu_kernels *kernels, unsigned int qpus, const struct 
 		stats->tmu_bytes = (uint64_t)w->c * w->h * w->w * 4;
 		stats->dma_load_bytes = 0;
 		stats->dma_store_bytes = (uint64_t)w->c * w->oh * w->ow * 4;
+		if (call->v3d) {	/* TMU writes */
+			stats->tmu_bytes += stats->dma_store_bytes;
+			stats->dma_store_bytes = 0;
+		}
 	}
 	return ret;
 }
@@ -222,6 +241,13 @@ int qpu_dwconv3x3(struct qpu_kernels *kernels, unsigned int qpus, const struct q
 	ret = win_setup(kernels, qpus, &call, &p->win, p->x, p->x_off, p->y, p->y_off);
 	if (ret)
 		return ret;
+	if (call.v3d) {	/* v3d/dwconv.qasm, "DOC: rows and lanes" */
+		if (p->win.stride_w > QPU_DWCONV_V3D_MAX_STRIDE_W)
+			return qpu_kernel_fail(kernels, EINVAL, name,
+					       "horizontal stride %u: V3D's program takes 1 to %u",
+					       p->win.stride_w, QPU_DWCONV_V3D_MAX_STRIDE_W);
+		call.out = WIN_LANES - 2 / p->win.stride_w;
+	}
 	call.row_pitch = p->win.w * 4;
 	/* the zero area: pad rows read up to W words */
 	call.extra_bytes = ((size_t)p->win.w * 4 + 63) & ~(size_t)63;
