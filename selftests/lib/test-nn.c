@@ -282,11 +282,12 @@ T_TEST(depthwise_and_pooling_on_the_qpus)
 /*
  * Runs window_net @img on @d with every node it can take on the QPUs: the
  * average pooling's output within 1e-5 of the reference's, the depthwise
- * convolution on the CPU, its reason starting with @dw_why, the MaxPool
+ * convolution at @dw_where, its reason starting with @dw_why, the MaxPool
  * at @max_where, its reason with @max_why.
  */
 static void window_net_placed(const uint8_t *img, size_t size, struct qpu_dev *d, const float *x,
-			      const char *dw_why, enum qpu_nn_where max_where, const char *max_why)
+			      enum qpu_nn_where dw_where, const char *dw_why,
+			      enum qpu_nn_where max_where, const char *max_why)
 {
 	float ref[256], out[256];
 	struct qpu_nn_node_info ni;
@@ -296,7 +297,7 @@ static void window_net_placed(const uint8_t *img, size_t size, struct qpu_dev *d
 	T_CHECK(n <= T_ARRAY_SIZE(ref));
 	T_CHECK(n == run_output(img, size, d, QPU_NN_BIND_QPU_ALL, x, 0, out, &g));
 	T_CHECK(max_rel(out, ref, n) < 1e-5);
-	T_CHECK(g && qpu_nn_node(g, 0, &ni) == 0 && ni.where == QPU_NN_WHERE_CPU);
+	T_CHECK(g && qpu_nn_node(g, 0, &ni) == 0 && ni.where == dw_where);
 	T_CHECK(g && strncmp(ni.why, dw_why, strlen(dw_why)) == 0);
 	T_CHECK(g && qpu_nn_node(g, 2, &ni) == 0 && ni.where == max_where);
 	T_CHECK(g && strncmp(ni.why, max_why, strlen(max_why)) == 0);
@@ -316,8 +317,8 @@ T_TEST(depthwise_without_kernel_planned_on_the_cpu)
 		T_SKIP("no device");
 	}
 	/* (then "; XNNPACK's convolution" where the machine has it) */
-	window_net_placed(img, size, dev, x, "no QPU kernel for Conv with a depthwise kernel other "
-			  "than 3x3", QPU_NN_WHERE_QPU, "");
+	window_net_placed(img, size, dev, x, QPU_NN_WHERE_CPU, "no QPU kernel for Conv with a "
+			  "depthwise kernel other than 3x3", QPU_NN_WHERE_QPU, "");
 	free(img);
 	free(x);
 }
@@ -337,8 +338,8 @@ static double max_abs(const float *a, const float *b, size_t n)
  * The emulated V3Ds (Pi 4: 8 QPUs, Pi 5: 12), whatever --device is: conv_net's
  * convolutions and Gemm on their sgemm (with the device's QPU count), the
  * same outputs as the CPU's reference, planned by the time model of the
- * device's board or asked; window_net's depthwise convolution and pooling
- * on the CPU, the plan saying why.
+ * device's board or asked; window_net's depthwise convolution on the QPUs
+ * (v3d/dwconv.qasm), its pooling on the CPU, the plan saying why.
  */
 T_TEST(v3d_emulators_run_the_nets)
 {
@@ -379,8 +380,7 @@ T_TEST(v3d_emulators_run_the_nets)
 				T_CHECK(strncmp(ni.why, "faster on the CPU: ", 19) == 0);
 			qpu_nn_free(g);
 		}
-		window_net_placed(wimg, wsize, d, wx, "no V3D program for Conv's window kernel "
-				  "(dwconv.qasm is VideoCore IV's)", QPU_NN_WHERE_CPU,
+		window_net_placed(wimg, wsize, d, wx, QPU_NN_WHERE_QPU, "", QPU_NN_WHERE_CPU,
 				  "no V3D program for MaxPool's");
 		qpu_dev_close(d);
 	}
@@ -388,6 +388,105 @@ T_TEST(v3d_emulators_run_the_nets)
 	free(wimg);
 	free(x);
 	free(wx);
+}
+
+/*
+ * x (N x C x H x W) -> depthwise Conv 3x3 (@pads: top, left, bottom,
+ * right; @stride) + bias -> Clip(0, 6): MobileNet's depthwise layer.
+ */
+static uint8_t *dw_net(const int64_t *xd, int64_t stride, const int64_t *pads, size_t *size)
+{
+	struct nb q = { 0 };
+	int64_t C = xd[1], wd[4] = { C, 1, 3, 3 }, bd[1] = { C };
+	int64_t p4[4] = { pads[0], pads[1], pads[2], pads[3] }, strides[2] = { stride, stride };
+	float *w = frand_n((size_t)(C * 9), 61), *b = frand_n((size_t)C, 62);
+	uint32_t x, tw, tb, lo, hi, c, y, in[3];
+	float zero = 0.0f, six = 6.0f;
+	int64_t one[1] = { 1 };
+	uint8_t *img;
+
+	x = nb_tensor(&q, "x", QPU_NN_FLOAT32, 4, xd, NULL, 0);
+	tw = nb_tensor(&q, "w", QPU_NN_FLOAT32, 4, wd, w, (size_t)(C * 9) * 4);
+	tb = nb_tensor(&q, "b", QPU_NN_FLOAT32, 1, bd, b, (size_t)C * 4);
+	lo = nb_tensor(&q, "lo", QPU_NN_FLOAT32, 0, one, &zero, 4);
+	hi = nb_tensor(&q, "hi", QPU_NN_FLOAT32, 0, one, &six, 4);
+	c = nb_value(&q, "c");
+	y = nb_value(&q, "y");
+	nb_attr_ints(&q, "pads", 4, p4);
+	nb_attr_ints(&q, "strides", 2, strides);
+	nb_attr_int(&q, "group", C);
+	in[0] = x, in[1] = tw, in[2] = tb;
+	nb_node(&q, "dw", "Conv", "", 3, in, 1, &c);
+	in[0] = c, in[1] = lo, in[2] = hi;
+	nb_node(&q, "relu6", "Clip", "", 3, in, 1, &y);
+	img = nb_finish(&q, 13, 1, &x, 1, &y, size);
+	free(w);
+	free(b);
+	return img;
+}
+
+/*
+ * v3d/dwconv.qasm on the emulated V3D 4.2 and 7.1 against the reference,
+ * edge shapes: a 1x1 image, odd channels and widths (tails of 14 and 15
+ * outputs, 1 to 4 vectors a row), stride 2 with pads on one side and both,
+ * a batch of 3, pads as wide as the image; the fused Clip on the QPUs.
+ * A horizontal stride of 3 falls back to the CPU and the plan says why.
+ */
+T_TEST(v3d_depthwise_on_the_qpus)
+{
+	static const char *const paths[] = { "emu:v3d42", "emu:v3d71" };
+	static const struct { int64_t x[4], stride, pads[4]; } cases[] = {
+		{ { 1, 3, 1, 1 }, 1, { 1, 1, 1, 1 } },
+		{ { 2, 5, 9, 15 }, 1, { 1, 1, 1, 1 } },
+		{ { 1, 17, 7, 29 }, 1, { 0, 0, 0, 0 } },
+		{ { 1, 7, 13, 47 }, 2, { 1, 1, 1, 1 } },
+		{ { 3, 33, 8, 30 }, 2, { 0, 0, 1, 1 } },
+		{ { 1, 2, 2, 2 }, 2, { 2, 2, 2, 2 } },
+		{ { 1, 20, 14, 14 }, 1, { 1, 1, 1, 1 } },
+		{ { 1, 4, 9, 9 }, 3, { 1, 1, 1, 1 } },
+	};
+	static const char why3[] = "no QPU kernel for Conv with a horizontal stride over V3D's 2";
+	struct qpu_nn_node_info ni;
+	struct qpu_nn_graph *g;
+	size_t i, j, size, n, len;
+
+	for (i = 0; i < T_ARRAY_SIZE(paths); i++) {
+		struct qpu_dev *d = qpu_dev_open(paths[i]);
+
+		T_CHECK(d != NULL);
+		for (j = 0; d && j < T_ARRAY_SIZE(cases); j++) {
+			const int64_t *xd = cases[j].x;
+			uint8_t *img = dw_net(xd, cases[j].stride, cases[j].pads, &size);
+			float *x, *ref, *out;
+			int stride3 = cases[j].stride > QPU_DWCONV_V3D_MAX_STRIDE_W;
+
+			len = (size_t)(xd[0] * xd[1] * (xd[2] + 4) * (xd[3] + 4));
+			x = frand_n((size_t)(xd[0] * xd[1] * xd[2] * xd[3]), 70 + j);
+			ref = calloc(len, sizeof(*ref));
+			out = calloc(len, sizeof(*out));
+			T_CHECK(x && ref && out);
+			for (n = 0; x && n < (size_t)(xd[0] * xd[1] * xd[2] * xd[3]); n++)
+				x[n] *= 8.0f;	/* past the clamp's 6 */
+			n = run_output(img, size, NULL, QPU_NN_BIND_REFERENCE, x, 0, ref, NULL);
+			T_CHECK(n > 0 && n <= len);
+			g = NULL;
+			T_CHECK(n == run_output(img, size, d, QPU_NN_BIND_QPU_ALL, x, 0, out, &g));
+			if (max_rel(out, ref, n) >= 1e-4)
+				fprintf(stderr, "%s case %zu: off by %g\n", paths[i], j,
+					max_rel(out, ref, n));
+			T_CHECK(max_rel(out, ref, n) < 1e-4);
+			T_CHECK(g && qpu_nn_node(g, 0, &ni) == 0);
+			T_EQ_STR(stride3 ? "cpu" : "qpu", qpu_nn_where_name(ni.where));
+			if (stride3)	/* (then XNNPACK's, where the machine has it) */
+				T_CHECK(g && strncmp(ni.why, why3, strlen(why3)) == 0);
+			qpu_nn_free(g);
+			free(img);
+			free(x);
+			free(ref);
+			free(out);
+		}
+		qpu_dev_close(d);
+	}
 }
 
 /* Expect @ret to be -EINVAL and the kernels' message to start with @want. */
