@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * The window kernels' host side: qpu_dwconv3x3() (dwconv.qasm, and
- * v3d/dwconv.qasm on V3D 4.2 and 7.1) and qpu_pool2d() (pool.qasm) on up
- * to 12 QPUs. Both deal the C x OH output rows out evenly, cut each
+ * v3d/dwconv.qasm on V3D 4.2 and 7.1) and qpu_pool2d() (pool.qasm,
+ * v3d/pool.qasm) on up to 12 QPUs. Both deal the C x OH output rows out evenly, cut each
  * program's run into tasks of one channel and write the uniforms
  * window.qinc describes, followed by each kernel's own; the zero area
  * dwconv's pad rows read follows the uniforms in the kernels' scratch
@@ -20,14 +20,17 @@
 #include "pool.qasm.h"
 #include "v3d/dwconv_v3d42.qasm.h"
 #include "v3d/dwconv_v3d71.qasm.h"
+#include "v3d/pool_v3d42.qasm.h"
+#include "v3d/pool_v3d71.qasm.h"
 
 static const struct qpu_kernel_code dwconv_prog = QPU_KERNEL_CODE_V3D("dwconv", dwconv_code,
 								      dwconv, 0);
-static const struct qpu_kernel_code pool_prog = QPU_KERNEL_CODE("pool", pool_code);
+static const struct qpu_kernel_code pool_prog = QPU_KERNEL_CODE_V3D("pool", pool_code, pool, 0);
 
 #define WIN_HEADER	13	/* window.qinc's uniforms before the kernel's own */
 #define WIN_TASK	4	/* and a task's */
 #define WIN_LANES	16
+#define WIN_LINE	64	/* bytes between the uniforms and the zero area */
 
 /* What window.qinc needs of a call, and the kernel's own uniforms. */
 struct win_call {
@@ -165,11 +168,15 @@ static struct qpu_bo *win_scratch(struct qpu_kernels *kernels, const struct win_
 	/* A program's run of rows spans at most this many channels. */
 	*per = WIN_HEADER + call->header_words + (WIN_TASK + call->task_words) *
 	       (((size_t)w->c * w->oh / qpus + 1) / w->oh + 2);
-	*unif_bytes = (size_t)qpus * *per * 4;
+	/*
+	 * qpu_kernel_run() copies the uniforms to the start of this buffer,
+	 * on V3D after two words of its own (launch_v3d.c): the extra bytes
+	 * start a line after the uniforms.
+	 */
+	*unif_bytes = (size_t)qpus * *per * 4 + WIN_LINE;
 	scratch = qpu_kernel_scratch(kernels, *unif_bytes + call->extra_bytes);
 	if (!scratch)
 		return NULL;
-	/* qpu_kernel_run() copies the uniforms to the start of this buffer. */
 	memset((uint8_t *)qpu_bo_get_map(scratch) + *unif_bytes, 0, call->extra_bytes);
 	return scratch;
 }
@@ -266,8 +273,9 @@ int qpu_pool2d(struct qpu_kernels *kernels, unsigned int qpus, const struct qpu_
 {
 	const char *name = pool_prog.name;
 	const struct qpu_window *w;
-	uint32_t header[8];
+	uint32_t header[9];
 	struct win_call call = { .code = &pool_prog, .header = header, .header_words = 8 };
+	struct qpu_bo *scratch;
 	size_t per, unif_bytes;
 	int ret;
 
@@ -282,8 +290,20 @@ int qpu_pool2d(struct qpu_kernels *kernels, unsigned int qpus, const struct qpu_
 	ret = win_setup(kernels, qpus, &call, w, p->x, p->x_off, p->y, p->y_off);
 	if (ret)
 		return ret;
+	/* v3d/pool.qasm's maximum reads the clamped pixel for a pad */
+	if (call.v3d && !p->average && (w->pad_top >= p->kh || w->pad_left >= p->kw ||
+					p->pad_bottom >= p->kh || p->pad_right >= p->kw))
+		return qpu_kernel_fail(kernels, EINVAL, name,
+				       "pads %u, %u, %u, %u of a %ux%u maximum: V3D's program "
+				       "takes pads smaller than the window", w->pad_top,
+				       w->pad_left, p->pad_bottom, p->pad_right, p->kh, p->kw);
 	call.row_pitch = p->channels_across ? 4 : w->w * 4;
-	if (!win_scratch(kernels, &call, qpus, &per, &unif_bytes))
+	if (call.v3d) {	/* and the zero word an average's pad reads */
+		call.header_words = 9;
+		call.extra_bytes = WIN_LINE;
+	}
+	scratch = win_scratch(kernels, &call, qpus, &per, &unif_bytes);
+	if (!scratch)
 		return qpu_kernel_fail(kernels, errno, name, "scratch buffer: %s",
 				       strerror(errno));
 	header[0] = p->average;
@@ -295,5 +315,6 @@ int qpu_pool2d(struct qpu_kernels *kernels, unsigned int qpus, const struct qpu_
 	header[5] = p->count_pad ? (uint32_t)-(int32_t)w->pad_top : 0;
 	header[6] = w->h + (p->count_pad ? p->pad_bottom : 0);
 	header[7] = p->channels_across ? w->h * 4 : 4;
+	header[8] = qpu_kernel_addr(scratch, unif_bytes);
 	return win_run(kernels, qpus, &call, per, stats);
 }
