@@ -170,6 +170,14 @@ static const struct { unsigned int out, per_vector, per_row; double lines; } dw_
 #define POOL_ISSUE_PER_VECTOR 25
 #define POOL_ISSUE_PER_WINDOW_ROW 6
 #define POOL_ISSUE_PER_TAP 14
+/*
+ * v3d/pool.qasm's, a maximum's and an average's (index 0, 1): per vector
+ * and per tap (a lookup issued, the last one taken, the next tap's row
+ * and column worked out each time).
+ */
+static const struct { unsigned int per_vector, per_tap; } pool_v3d[2] = {
+	{ 25, 22 }, { 37, 25 },
+};
 
 /* The node is a depthwise convolution of one channel a group. */
 static int depthwise(const struct qpu_nn_graph *g, const struct nn_node *n)
@@ -254,8 +262,31 @@ static double window_issue_instructions(const struct qpu_nn_graph *g, const stru
 	pool_of(g, n, &p);
 	rows = (double)y->dims[0] * p.win.c * p.win.oh;
 	nvec = (double)((p.win.ow + 15) / 16);
+	if (v3d)
+		return rows * nvec * (pool_v3d[p.average].per_vector +
+				      (double)p.kh * p.kw * pool_v3d[p.average].per_tap);
 	return rows * nvec * (POOL_ISSUE_PER_VECTOR +
 			      p.kh * (POOL_ISSUE_PER_WINDOW_ROW + p.kw * (double)POOL_ISSUE_PER_TAP));
+}
+
+/*
+ * The TMU lines a V3D window kernel's lookups and stores touch for node
+ * @n: a depthwise vector's (dw_v3d); a pooling tap's 16 lanes, sw words
+ * apart, sw + 1 lines (a global pooling's lanes a plane apart: one line
+ * each), and a store's 2.
+ */
+static double window_v3d_lines(const struct qpu_nn_graph *g, const struct nn_node *n)
+{
+	const struct nn_tensor *y = &g->t[n->out[0]];
+	struct qpu_pool p;
+	int s = n->win.sw > 1;
+
+	if (!pooling(n))
+		return (double)(y->dims[0] * y->dims[1] * y->dims[2]) *
+		       (double)((y->dims[3] + dw_v3d[s].out - 1) / dw_v3d[s].out) * dw_v3d[s].lines;
+	pool_of(g, n, &p);
+	return (double)y->dims[0] * p.win.c * p.win.oh * ((p.win.ow + 15) / 16) *
+	       ((double)p.kh * p.kw * (p.channels_across ? p.win.w : p.win.stride_w + 1.0) + 2);
 }
 
 uint64_t nn_qpu_model_ns(enum qpu_board board, const struct qpu_nn_graph *g,
@@ -269,12 +300,8 @@ uint64_t nn_qpu_model_ns(enum qpu_board board, const struct qpu_nn_graph *g,
 
 	if (depthwise(g, n) || pooling(n))
 		ns = window_issue_instructions(g, n, f.v3d) * f.issue / f.qpus / f.hz * 1e9;
-	if (depthwise(g, n) && f.v3d) {	/* or its slices' TMUs */
-		const struct nn_tensor *y = &g->t[n->out[0]];
-		int s = n->win.sw > 1;
-		double vecs = (double)(y->dims[0] * y->dims[1] * y->dims[2]) *
-			      (double)((y->dims[3] + dw_v3d[s].out - 1) / dw_v3d[s].out);
-		double tmu = vecs * dw_v3d[s].lines * f.tmu_line / f.slices / f.hz * 1e9;
+	if ((depthwise(g, n) || pooling(n)) && f.v3d) {	/* or its slices' TMUs */
+		double tmu = window_v3d_lines(g, n) * f.tmu_line / f.slices / f.hz * 1e9;
 
 		if (tmu > ns)
 			ns = tmu;
@@ -358,11 +385,6 @@ int nn_qpu_able(const struct qpu_nn_graph *g, const struct nn_node *n, char *why
 	snprintf(why, len, "no QPU kernel for %s", n->op);
 	if (g->t[n->in[0]].is_const)	/* the QPUs read it from the arena */
 		return 0;
-	if (qpu_gen_is_v3d(g->gen) && pooling(n)) {
-		snprintf(why, len, "no V3D program for %s's window kernel (%s is VideoCore IV's)",
-			 n->op, "pool.qasm");
-		return 0;
-	}
 	if (pooling(n)) {
 		no = n->kind == NN_GAVGPOOL ? NULL :
 		     window_unable(&g->t[n->in[0]], &g->t[n->out[0]], &n->win);

@@ -338,8 +338,8 @@ static double max_abs(const float *a, const float *b, size_t n)
  * The emulated V3Ds (Pi 4: 8 QPUs, Pi 5: 12), whatever --device is: conv_net's
  * convolutions and Gemm on their sgemm (with the device's QPU count), the
  * same outputs as the CPU's reference, planned by the time model of the
- * device's board or asked; window_net's depthwise convolution on the QPUs
- * (v3d/dwconv.qasm), its pooling on the CPU, the plan saying why.
+ * device's board or asked; window_net's depthwise convolution and pooling
+ * on the QPUs (v3d/dwconv.qasm, v3d/pool.qasm) when asked.
  */
 T_TEST(v3d_emulators_run_the_nets)
 {
@@ -380,8 +380,7 @@ T_TEST(v3d_emulators_run_the_nets)
 				T_CHECK(strncmp(ni.why, "faster on the CPU: ", 19) == 0);
 			qpu_nn_free(g);
 		}
-		window_net_placed(wimg, wsize, d, wx, QPU_NN_WHERE_QPU, "", QPU_NN_WHERE_CPU,
-				  "no V3D program for MaxPool's");
+		window_net_placed(wimg, wsize, d, wx, QPU_NN_WHERE_QPU, "", QPU_NN_WHERE_QPU, "");
 		qpu_dev_close(d);
 	}
 	free(img);
@@ -498,6 +497,145 @@ static void expect_kernel_refusal(struct qpu_kernels *k, int ret, const char *wa
 	if (strncmp(got, want, strlen(want)))
 		fprintf(stderr, "expected \"%s...\", got \"%s\"\n", want, got);
 	T_CHECK(strncmp(got, want, strlen(want)) == 0);
+}
+
+/*
+ * x (N x C x H x W) -> @op (MaxPool, AveragePool: a @k x @k window,
+ * @stride, @pads, @count_pad; GlobalAveragePool).
+ */
+static uint8_t *pool_net(const int64_t *xd, const char *op, int64_t k, int64_t stride,
+			 const int64_t *pads, int64_t count_pad, size_t *size)
+{
+	struct nb q = { 0 };
+	int64_t kk[2] = { k, k }, ss[2] = { stride, stride };
+	int64_t p4[4] = { pads[0], pads[1], pads[2], pads[3] };
+	uint32_t x, y;
+
+	x = nb_tensor(&q, "x", QPU_NN_FLOAT32, 4, xd, NULL, 0);
+	y = nb_value(&q, "y");
+	if (strcmp(op, "GlobalAveragePool")) {
+		nb_attr_ints(&q, "kernel_shape", 2, kk);
+		nb_attr_ints(&q, "strides", 2, ss);
+		nb_attr_ints(&q, "pads", 4, p4);
+		if (!strcmp(op, "AveragePool"))
+			nb_attr_int(&q, "count_include_pad", count_pad);
+	}
+	nb_node(&q, "pool", op, "", 1, &x, 1, &y);
+	return nb_finish(&q, 13, 1, &x, 1, &y, size);
+}
+
+/*
+ * v3d/pool.qasm on the emulated V3D 4.2 and 7.1 against the reference:
+ * 1x1 images, odd channels (17: a global pooling's lanes not a multiple of
+ * 16), stride 2 with pads, batches, both counts of an average's pads
+ * (pads as large as a window are refused at load: the kernel's own
+ * refusal is v3d_window_kernels_refuse's).
+ */
+T_TEST(v3d_pooling_on_the_qpus)
+{
+	static const char *const paths[] = { "emu:v3d42", "emu:v3d71" };
+	static const struct {
+		const char *op;
+		int64_t x[4], k, stride, pads[4], count_pad;
+	} cases[] = {
+		{ "MaxPool", { 2, 5, 9, 15 }, 3, 2, { 1, 1, 1, 1 }, 0 },
+		{ "MaxPool", { 1, 17, 8, 8 }, 2, 2, { 0, 0, 0, 0 }, 0 },
+		{ "MaxPool", { 1, 3, 1, 1 }, 1, 1, { 0, 0, 0, 0 }, 0 },
+		{ "MaxPool", { 1, 3, 21, 37 }, 3, 1, { 1, 1, 1, 1 }, 0 },
+		{ "AveragePool", { 3, 3, 7, 21 }, 3, 1, { 1, 1, 1, 1 }, 0 },
+		{ "AveragePool", { 1, 20, 13, 13 }, 3, 2, { 1, 1, 1, 1 }, 1 },
+		{ "AveragePool", { 1, 2, 1, 1 }, 3, 1, { 1, 1, 1, 1 }, 0 },
+		{ "GlobalAveragePool", { 2, 17, 7, 7 }, 0, 0, { 0, 0, 0, 0 }, 0 },
+		{ "GlobalAveragePool", { 1, 32, 1, 1 }, 0, 0, { 0, 0, 0, 0 }, 0 },
+		{ "GlobalAveragePool", { 1, 3, 5, 3 }, 0, 0, { 0, 0, 0, 0 }, 0 },
+	};
+	struct qpu_nn_node_info ni;
+	struct qpu_nn_graph *g;
+	size_t i, j, size, n, len;
+
+	for (i = 0; i < T_ARRAY_SIZE(paths); i++) {
+		struct qpu_dev *d = qpu_dev_open(paths[i]);
+
+		T_CHECK(d != NULL);
+		for (j = 0; d && j < T_ARRAY_SIZE(cases); j++) {
+			const int64_t *xd = cases[j].x;
+			uint8_t *img = pool_net(xd, cases[j].op, cases[j].k, cases[j].stride,
+						cases[j].pads, cases[j].count_pad, &size);
+			size_t in = (size_t)(xd[0] * xd[1] * xd[2] * xd[3]);
+			float *x, *ref, *out;
+
+			len = (size_t)(xd[0] * xd[1] * (xd[2] + 4) * (xd[3] + 4));
+			x = frand_n(in, 90 + j);
+			ref = calloc(len, sizeof(*ref));
+			out = calloc(len, sizeof(*out));
+			T_CHECK(x && ref && out);
+			n = run_output(img, size, NULL, QPU_NN_BIND_REFERENCE, x, 0, ref, NULL);
+			T_CHECK(n > 0 && n <= len);
+			g = NULL;
+			T_CHECK(n == run_output(img, size, d, QPU_NN_BIND_QPU_ALL, x, 0, out, &g));
+			if (max_rel(out, ref, n) >= 1e-4)
+				fprintf(stderr, "%s case %zu: off by %g\n", paths[i], j,
+					max_rel(out, ref, n));
+			T_CHECK(max_rel(out, ref, n) < 1e-4);
+			T_CHECK(g && qpu_nn_node(g, 0, &ni) == 0);
+			T_EQ_STR("qpu", qpu_nn_where_name(ni.where));
+			qpu_nn_free(g);
+			free(img);
+			free(x);
+			free(ref);
+			free(out);
+		}
+		qpu_dev_close(d);
+	}
+}
+
+/*
+ * The V3D programs' own refusals, after every check VideoCore IV's make:
+ * a depthwise horizontal stride over 2, a maximum's pads as large as its
+ * window.
+ */
+T_TEST(v3d_window_kernels_refuse)
+{
+	static const char *const paths[] = { "emu:v3d42", "emu:v3d71" };
+	static const float w9[9];
+	const struct qpu_window win = {
+		.c = 1, .h = 8, .w = 8, .oh = 8, .ow = 8,
+		.stride_h = 1, .stride_w = 1, .pad_top = 1, .pad_left = 1,
+	};
+	size_t i;
+
+	for (i = 0; i < T_ARRAY_SIZE(paths); i++) {
+		struct qpu_dev *d = qpu_dev_open(paths[i]);
+		struct qpu_kernels *k = d ? qpu_kernels_new(d) : NULL;
+		struct qpu_bo *bo = d ? qpu_bo_new(d, 4096) : NULL;
+		struct qpu_dwconv dw = { .x = bo, .y = bo, .y_off = 1024, .win = win, .weights = w9 };
+		struct qpu_pool p = { .x = bo, .y = bo, .y_off = 1024, .win = win, .kh = 3, .kw = 3,
+				      .pad_bottom = 1, .pad_right = 1 };
+
+		T_CHECK(k && bo);
+		if (!k || !bo)
+			goto next;
+		memset(qpu_bo_get_map(bo), 0, 4096);
+		T_CHECK(qpu_dwconv3x3(k, 8, &dw, NULL) == 0);	/* the calls below differ */
+		T_CHECK(qpu_pool2d(k, 8, &p, NULL) == 0);
+		dw.win.stride_w = 2;
+		dw.win.ow = 4;
+		T_CHECK(qpu_dwconv3x3(k, 8, &dw, NULL) == 0);
+		dw.win.stride_w = 3;
+		dw.win.ow = 3;
+		expect_kernel_refusal(k, qpu_dwconv3x3(k, 8, &dw, NULL),
+				      "dwconv: horizontal stride 3: V3D's program takes 1 to 2");
+		p.kh = p.kw = 1;
+		expect_kernel_refusal(k, qpu_pool2d(k, 8, &p, NULL),
+				      "pool: pads 1, 1, 1, 1 of a 1x1 maximum: V3D's program takes "
+				      "pads smaller than the window");
+		p.average = 1;	/* an average reads the zero word for a pad */
+		T_CHECK(qpu_pool2d(k, 8, &p, NULL) == 0);
+next:
+		qpu_bo_free(bo);
+		qpu_kernels_free(k);
+		qpu_dev_close(d);
+	}
 }
 
 T_TEST(window_kernels_refuse_bad_calls)
