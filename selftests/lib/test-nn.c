@@ -390,6 +390,47 @@ T_TEST(v3d_emulators_run_the_nets)
 }
 
 /*
+ * Runs @img (one input of shape @xd: random floats times @scale, from
+ * @seed) on V3D device @path with every node it can take on the QPUs:
+ * its output within 1e-4 relative of the reference's, node 0 at @where,
+ * its reason starting with @why.
+ */
+static void v3d_net_placed(const uint8_t *img, size_t size, const char *path, const int64_t *xd,
+			   uint64_t seed, float scale, const char *where, const char *why)
+{
+	size_t in = (size_t)(xd[0] * xd[1] * xd[2] * xd[3]), n, i;
+	size_t len = (size_t)(xd[0] * xd[1] * (xd[2] + 4) * (xd[3] + 4));
+	struct qpu_dev *d = qpu_dev_open(path);
+	float *x = frand_n(in, seed), *ref = calloc(len, sizeof(*ref));
+	float *out = calloc(len, sizeof(*out));
+	struct qpu_nn_node_info ni;
+	struct qpu_nn_graph *g = NULL;
+
+	T_CHECK(d && x && ref && out);
+	if (!d || !x || !ref || !out)
+		goto out;
+	for (i = 0; i < in; i++)
+		x[i] *= scale;
+	n = run_output(img, size, NULL, QPU_NN_BIND_REFERENCE, x, 0, ref, NULL);
+	T_CHECK(n > 0 && n <= len);
+	T_CHECK(n == run_output(img, size, d, QPU_NN_BIND_QPU_ALL, x, 0, out, &g));
+	if (max_rel(out, ref, n) >= 1e-4)
+		fprintf(stderr, "%s: off by %g\n", path, max_rel(out, ref, n));
+	T_CHECK(max_rel(out, ref, n) < 1e-4);
+	T_CHECK(g && qpu_nn_node(g, 0, &ni) == 0);
+	if (g) {
+		T_EQ_STR(where, qpu_nn_where_name(ni.where));
+		T_CHECK(strncmp(ni.why, why, strlen(why)) == 0);
+	}
+out:
+	qpu_nn_free(g);
+	qpu_dev_close(d);
+	free(x);
+	free(ref);
+	free(out);
+}
+
+/*
  * x (N x C x H x W) -> depthwise Conv 3x3 (@pads: top, left, bottom,
  * right; @stride) + bias -> Clip(0, 6): MobileNet's depthwise layer.
  */
@@ -445,47 +486,18 @@ T_TEST(v3d_depthwise_on_the_qpus)
 		{ { 1, 4, 9, 9 }, 3, { 1, 1, 1, 1 } },
 	};
 	static const char why3[] = "no QPU kernel for Conv with a horizontal stride over V3D's 2";
-	struct qpu_nn_node_info ni;
-	struct qpu_nn_graph *g;
-	size_t i, j, size, n, len;
+	size_t i, j, size;
 
-	for (i = 0; i < T_ARRAY_SIZE(paths); i++) {
-		struct qpu_dev *d = qpu_dev_open(paths[i]);
-
-		T_CHECK(d != NULL);
-		for (j = 0; d && j < T_ARRAY_SIZE(cases); j++) {
-			const int64_t *xd = cases[j].x;
-			uint8_t *img = dw_net(xd, cases[j].stride, cases[j].pads, &size);
-			float *x, *ref, *out;
+	for (i = 0; i < T_ARRAY_SIZE(paths); i++)
+		for (j = 0; j < T_ARRAY_SIZE(cases); j++) {
+			uint8_t *img = dw_net(cases[j].x, cases[j].stride, cases[j].pads, &size);
 			int stride3 = cases[j].stride > QPU_DWCONV_V3D_MAX_STRIDE_W;
 
-			len = (size_t)(xd[0] * xd[1] * (xd[2] + 4) * (xd[3] + 4));
-			x = frand_n((size_t)(xd[0] * xd[1] * xd[2] * xd[3]), 70 + j);
-			ref = calloc(len, sizeof(*ref));
-			out = calloc(len, sizeof(*out));
-			T_CHECK(x && ref && out);
-			for (n = 0; x && n < (size_t)(xd[0] * xd[1] * xd[2] * xd[3]); n++)
-				x[n] *= 8.0f;	/* past the clamp's 6 */
-			n = run_output(img, size, NULL, QPU_NN_BIND_REFERENCE, x, 0, ref, NULL);
-			T_CHECK(n > 0 && n <= len);
-			g = NULL;
-			T_CHECK(n == run_output(img, size, d, QPU_NN_BIND_QPU_ALL, x, 0, out, &g));
-			if (max_rel(out, ref, n) >= 1e-4)
-				fprintf(stderr, "%s case %zu: off by %g\n", paths[i], j,
-					max_rel(out, ref, n));
-			T_CHECK(max_rel(out, ref, n) < 1e-4);
-			T_CHECK(g && qpu_nn_node(g, 0, &ni) == 0);
-			T_EQ_STR(stride3 ? "cpu" : "qpu", qpu_nn_where_name(ni.where));
-			if (stride3)	/* (then XNNPACK's, where the machine has it) */
-				T_CHECK(g && strncmp(ni.why, why3, strlen(why3)) == 0);
-			qpu_nn_free(g);
+			/* inputs past the clamp's 6 */
+			v3d_net_placed(img, size, paths[i], cases[j].x, 70 + j, 8.0f,
+				       stride3 ? "cpu" : "qpu", stride3 ? why3 : "");
 			free(img);
-			free(x);
-			free(ref);
-			free(out);
 		}
-		qpu_dev_close(d);
-	}
 }
 
 /* Expect @ret to be -EINVAL and the kernels' message to start with @want. */
@@ -549,44 +561,16 @@ T_TEST(v3d_pooling_on_the_qpus)
 		{ "GlobalAveragePool", { 1, 32, 1, 1 }, 0, 0, { 0, 0, 0, 0 }, 0 },
 		{ "GlobalAveragePool", { 1, 3, 5, 3 }, 0, 0, { 0, 0, 0, 0 }, 0 },
 	};
-	struct qpu_nn_node_info ni;
-	struct qpu_nn_graph *g;
-	size_t i, j, size, n, len;
+	size_t i, j, size;
 
-	for (i = 0; i < T_ARRAY_SIZE(paths); i++) {
-		struct qpu_dev *d = qpu_dev_open(paths[i]);
-
-		T_CHECK(d != NULL);
-		for (j = 0; d && j < T_ARRAY_SIZE(cases); j++) {
-			const int64_t *xd = cases[j].x;
-			uint8_t *img = pool_net(xd, cases[j].op, cases[j].k, cases[j].stride,
+	for (i = 0; i < T_ARRAY_SIZE(paths); i++)
+		for (j = 0; j < T_ARRAY_SIZE(cases); j++) {
+			uint8_t *img = pool_net(cases[j].x, cases[j].op, cases[j].k, cases[j].stride,
 						cases[j].pads, cases[j].count_pad, &size);
-			size_t in = (size_t)(xd[0] * xd[1] * xd[2] * xd[3]);
-			float *x, *ref, *out;
 
-			len = (size_t)(xd[0] * xd[1] * (xd[2] + 4) * (xd[3] + 4));
-			x = frand_n(in, 90 + j);
-			ref = calloc(len, sizeof(*ref));
-			out = calloc(len, sizeof(*out));
-			T_CHECK(x && ref && out);
-			n = run_output(img, size, NULL, QPU_NN_BIND_REFERENCE, x, 0, ref, NULL);
-			T_CHECK(n > 0 && n <= len);
-			g = NULL;
-			T_CHECK(n == run_output(img, size, d, QPU_NN_BIND_QPU_ALL, x, 0, out, &g));
-			if (max_rel(out, ref, n) >= 1e-4)
-				fprintf(stderr, "%s case %zu: off by %g\n", paths[i], j,
-					max_rel(out, ref, n));
-			T_CHECK(max_rel(out, ref, n) < 1e-4);
-			T_CHECK(g && qpu_nn_node(g, 0, &ni) == 0);
-			T_EQ_STR("qpu", qpu_nn_where_name(ni.where));
-			qpu_nn_free(g);
+			v3d_net_placed(img, size, paths[i], cases[j].x, 90 + j, 1.0f, "qpu", "");
 			free(img);
-			free(x);
-			free(ref);
-			free(out);
 		}
-		qpu_dev_close(d);
-	}
 }
 
 /*
