@@ -176,7 +176,7 @@ static const struct { unsigned int out, per_vector, per_row; double lines; } dw_
  * and column worked out each time).
  */
 static const struct { unsigned int per_vector, per_tap; } pool_v3d[2] = {
-	{ 29, 21 }, { 44, 24 },
+	{ 29, 21 }, { 45, 24 },
 };
 
 /* The node is a depthwise convolution of one channel a group. */

@@ -106,6 +106,7 @@
 	max rf51, rf51, 1 ; nop
 	itof rf51, rf51 ; nop
 	recip rf52, rf51 ; nop
+	nop ; nop			# (the SFU's latency is not documented)
 	nop ; fmul rf53, rf51, rf52
 	fsub rf53, rf57, rf53 ; nop	# 2 - c r
 	nop ; fmul rf53, rf53, rf52
