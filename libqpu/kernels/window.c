@@ -2,12 +2,13 @@
 /*
  * The window kernels' host side: qpu_dwconv3x3() (dwconv.qasm, and
  * v3d/dwconv.qasm on V3D 4.2 and 7.1) and qpu_pool2d() (pool.qasm,
- * v3d/pool.qasm) on up to 12 QPUs. Both deal the C x OH output rows out evenly, cut each
- * program's run into tasks of one channel and write the uniforms
- * window.qinc describes, followed by each kernel's own; the zero area
- * dwconv's pad rows read follows the uniforms in the kernels' scratch
- * buffer. A V3D program's vector holds fewer outputs than its 16 lanes
- * (v3d/dwconv.qasm, "DOC: rows and lanes"), which its uniforms say.
+ * v3d/pool.qasm) on up to 12 QPUs. Both deal the C x OH output rows out
+ * evenly, cut each program's run into tasks of one channel and write the
+ * uniforms window.qinc describes, followed by each kernel's own; the zero
+ * area dwconv's pad rows (and V3D's average pooling's pads) read follows
+ * the uniforms in the kernels' scratch buffer. A V3D program's vector
+ * may hold fewer outputs than its 16 lanes (v3d/dwconv.qasm, "DOC: rows
+ * and lanes"), which its uniforms say.
  */
 
 #include <errno.h>
