@@ -16,7 +16,7 @@ QPU_KERNEL_HDRS := $(QPU_KERNEL_QASM:libqpu/kernels/%.qasm=$(BUILD)/libqpu/kerne
 # for V3D 4.2 and 7.1 into <name>_v3d42_code and <name>_v3d71_code, with
 # the generation's directory (gen42/, gen71/) on the include path; a
 # source in that directory takes the place of the shared one.
-QPU_KERNEL_V3D := vecadd saxpy threshold gray reduce yuv sgemm
+QPU_KERNEL_V3D := vecadd saxpy threshold gray reduce yuv sgemm dwconv pool
 QPU_KERNEL_V3D_HDRS := $(foreach g,42 71,$(QPU_KERNEL_V3D:%=$(BUILD)/libqpu/kernels/v3d/%_v3d$(g).qasm.h))
 QPU_KERNEL_HDRS += $(QPU_KERNEL_V3D_HDRS)
 QPU_V3D_INCLUDES := $(wildcard libqpu/kernels/v3d/*.qinc libqpu/kernels/v3d/gen*/*.qinc)

@@ -21,6 +21,8 @@
  */
 #define QPU_WINDOW_MAX_PLANE	((1u << 22) - 1)
 #define QPU_WINDOW_MAX_STRIDE	15
+/* V3D's depthwise program takes horizontal strides 1 and 2 (v3d/dwconv.qasm). */
+#define QPU_DWCONV_V3D_MAX_STRIDE_W	2
 /* The largest side of a pooling window (a global pooling's is the plane's). */
 #define QPU_WINDOW_MAX_SIDE	QPU_WINDOW_MAX_PLANE
 
@@ -86,8 +88,9 @@ struct qpu_pool {
 /*
  * Run @p on @qpus QPUs (1 to 12). -EINVAL with the message for a shape the
  * kernel does not take (a dimension 0, a plane over QPU_WINDOW_MAX_PLANE,
- * a stride of 0 or over QPU_WINDOW_MAX_STRIDE, pads larger than the
- * input, buffers too small, not word-aligned or overlapping).
+ * a stride of 0 or over QPU_WINDOW_MAX_STRIDE, on V3D a depthwise
+ * horizontal stride over QPU_DWCONV_V3D_MAX_STRIDE_W, pads larger than
+ * the input, buffers too small, not word-aligned or overlapping).
  */
 int qpu_dwconv3x3(struct qpu_kernels *kernels, unsigned int qpus, const struct qpu_dwconv *p,
 		  struct qpu_kernel_stats *stats);

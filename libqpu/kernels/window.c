@@ -1,11 +1,14 @@
 // SPDX-License-Identifier: MIT
 /*
- * The window kernels' host side: qpu_dwconv3x3() (dwconv.qasm) and
- * qpu_pool2d() (pool.qasm) on up to 12 QPUs. Both deal the C x OH output
- * rows out evenly, cut each program's run into tasks of one channel and
- * write the uniforms window.qinc describes, followed by each kernel's
- * own; the zero area dwconv's pad rows read follows the uniforms in the
- * kernels' scratch buffer.
+ * The window kernels' host side: qpu_dwconv3x3() (dwconv.qasm, and
+ * v3d/dwconv.qasm on V3D 4.2 and 7.1) and qpu_pool2d() (pool.qasm,
+ * v3d/pool.qasm) on up to 12 QPUs. Both deal the C x OH output rows out
+ * evenly, cut each program's run into tasks of one channel and write the
+ * uniforms window.qinc describes, followed by each kernel's own; the zero
+ * area dwconv's pad rows (and V3D's average pooling's pads) read follows
+ * the uniforms in the kernels' scratch buffer. A V3D program's vector
+ * may hold fewer outputs than its 16 lanes (v3d/dwconv.qasm, "DOC: rows
+ * and lanes"), which its uniforms say.
  */
 
 #include <errno.h>
@@ -16,13 +19,19 @@
 #include "nn_kernels.h"
 #include "dwconv.qasm.h"
 #include "pool.qasm.h"
+#include "v3d/dwconv_v3d42.qasm.h"
+#include "v3d/dwconv_v3d71.qasm.h"
+#include "v3d/pool_v3d42.qasm.h"
+#include "v3d/pool_v3d71.qasm.h"
 
-static const struct qpu_kernel_code dwconv_prog = QPU_KERNEL_CODE("dwconv", dwconv_code);
-static const struct qpu_kernel_code pool_prog = QPU_KERNEL_CODE("pool", pool_code);
+static const struct qpu_kernel_code dwconv_prog = QPU_KERNEL_CODE_V3D("dwconv", dwconv_code,
+								      dwconv, 0);
+static const struct qpu_kernel_code pool_prog = QPU_KERNEL_CODE_V3D("pool", pool_code, pool, 0);
 
 #define WIN_HEADER	13	/* window.qinc's uniforms before the kernel's own */
 #define WIN_TASK	4	/* and a task's */
 #define WIN_LANES	16
+#define WIN_LINE	64	/* bytes between the uniforms and the zero area */
 
 /* What window.qinc needs of a call, and the kernel's own uniforms. */
 struct win_call {
@@ -30,6 +39,8 @@ struct win_call {
 	struct qpu_bo *x, *y;
 	size_t x_off, y_off;
 	const struct qpu_window *win;
+	int v3d;			/* the device is a V3D: its uniforms */
+	unsigned int out;		/* outputs a vector (16 on VideoCore IV) */
 	uint32_t row_pitch;		/* bytes from an input row to the next */
 	const uint32_t *header;		/* the kernel's header uniforms */
 	unsigned int header_words;
@@ -87,6 +98,8 @@ static int win_setup(struct qpu_kernels *kernels, unsigned int qpus, struct win_
 	if (!ret)
 		ret = qpu_kernel_check_qpus(kernels, call->code->name, qpus);
 	call->win = w;
+	call->v3d = qpu_gen_is_v3d(kernels->gen);
+	call->out = WIN_LANES;
 	call->x = x;
 	call->x_off = x_off;
 	call->y = y;
@@ -99,7 +112,7 @@ static void win_uniforms(const struct win_call *call, unsigned int qpus, unsigne
 			 uint32_t *u)
 {
 	const struct qpu_window *w = call->win;
-	unsigned int nvec = (w->ow + WIN_LANES - 1) / WIN_LANES;
+	unsigned int nvec = (w->ow + call->out - 1) / call->out;
 	unsigned int tail = w->ow - (nvec - 1) * WIN_LANES, n = 0, tasks = 0;
 	size_t start, count, r, rows;
 	uint32_t *ntasks;
@@ -110,14 +123,20 @@ static void win_uniforms(const struct win_call *call, unsigned int qpus, unsigne
 	u[n++] = w->h - 1;
 	u[n++] = call->row_pitch;
 	u[n++] = w->ow * 4;
-	u[n++] = WIN_LANES * w->stride_w;
+	u[n++] = call->out * w->stride_w;
 	u[n++] = w->stride_w;
 	u[n++] = w->stride_h;
 	u[n++] = w->pad_left;
 	u[n++] = nvec;
-	u[n++] = qpu_kernel_vw_row(k);
-	u[n++] = qpu_kernel_vdw_rows(1, WIN_LANES, k);
-	u[n++] = qpu_kernel_vdw_rows(1, tail, k);
+	if (call->v3d) {	/* no VPM: the vector's outputs instead */
+		u[n++] = call->out;
+		u[n++] = 0;
+		u[n++] = 0;
+	} else {
+		u[n++] = qpu_kernel_vw_row(k);
+		u[n++] = qpu_kernel_vdw_rows(1, WIN_LANES, k);
+		u[n++] = qpu_kernel_vdw_rows(1, tail, k);
+	}
 	memcpy(&u[n], call->header, call->header_words * sizeof(*u));
 	n += call->header_words;
 	for (r = start; r < start + count; r += rows, tasks++) {
@@ -150,11 +169,15 @@ static struct qpu_bo *win_scratch(struct qpu_kernels *kernels, const struct win_
 	/* A program's run of rows spans at most this many channels. */
 	*per = WIN_HEADER + call->header_words + (WIN_TASK + call->task_words) *
 	       (((size_t)w->c * w->oh / qpus + 1) / w->oh + 2);
-	*unif_bytes = (size_t)qpus * *per * 4;
+	/*
+	 * qpu_kernel_run() copies the uniforms to the start of this buffer,
+	 * on V3D after two words of its own (launch_v3d.c): the extra bytes
+	 * start a line after the uniforms.
+	 */
+	*unif_bytes = (size_t)qpus * *per * 4 + WIN_LINE;
 	scratch = qpu_kernel_scratch(kernels, *unif_bytes + call->extra_bytes);
 	if (!scratch)
 		return NULL;
-	/* qpu_kernel_run() copies the uniforms to the start of this buffer. */
 	memset((uint8_t *)qpu_bo_get_map(scratch) + *unif_bytes, 0, call->extra_bytes);
 	return scratch;
 }
@@ -187,6 +210,10 @@ static int win_run(struct qpu_kernels *kernels, unsigned int qpus, const struct 
 		stats->tmu_bytes = (uint64_t)w->c * w->h * w->w * 4;
 		stats->dma_load_bytes = 0;
 		stats->dma_store_bytes = (uint64_t)w->c * w->oh * w->ow * 4;
+		if (call->v3d) {	/* TMU writes */
+			stats->tmu_bytes += stats->dma_store_bytes;
+			stats->dma_store_bytes = 0;
+		}
 	}
 	return ret;
 }
@@ -222,6 +249,13 @@ int qpu_dwconv3x3(struct qpu_kernels *kernels, unsigned int qpus, const struct q
 	ret = win_setup(kernels, qpus, &call, &p->win, p->x, p->x_off, p->y, p->y_off);
 	if (ret)
 		return ret;
+	if (call.v3d) {	/* v3d/dwconv.qasm, "DOC: rows and lanes" */
+		if (p->win.stride_w > QPU_DWCONV_V3D_MAX_STRIDE_W)
+			return qpu_kernel_fail(kernels, EINVAL, name,
+					       "horizontal stride %u: V3D's program takes 1 to %u",
+					       p->win.stride_w, QPU_DWCONV_V3D_MAX_STRIDE_W);
+		call.out = WIN_LANES - 2 / p->win.stride_w;
+	}
 	call.row_pitch = p->win.w * 4;
 	/* the zero area: pad rows read up to W words */
 	call.extra_bytes = ((size_t)p->win.w * 4 + 63) & ~(size_t)63;
@@ -240,8 +274,9 @@ int qpu_pool2d(struct qpu_kernels *kernels, unsigned int qpus, const struct qpu_
 {
 	const char *name = pool_prog.name;
 	const struct qpu_window *w;
-	uint32_t header[8];
+	uint32_t header[9];
 	struct win_call call = { .code = &pool_prog, .header = header, .header_words = 8 };
+	struct qpu_bo *scratch;
 	size_t per, unif_bytes;
 	int ret;
 
@@ -256,8 +291,20 @@ int qpu_pool2d(struct qpu_kernels *kernels, unsigned int qpus, const struct qpu_
 	ret = win_setup(kernels, qpus, &call, w, p->x, p->x_off, p->y, p->y_off);
 	if (ret)
 		return ret;
+	/* v3d/pool.qasm's maximum reads the clamped pixel for a pad */
+	if (call.v3d && !p->average && (w->pad_top >= p->kh || w->pad_left >= p->kw ||
+					p->pad_bottom >= p->kh || p->pad_right >= p->kw))
+		return qpu_kernel_fail(kernels, EINVAL, name,
+				       "pads %u, %u, %u, %u of a %ux%u maximum: V3D's program "
+				       "takes pads smaller than the window", w->pad_top,
+				       w->pad_left, p->pad_bottom, p->pad_right, p->kh, p->kw);
 	call.row_pitch = p->channels_across ? 4 : w->w * 4;
-	if (!win_scratch(kernels, &call, qpus, &per, &unif_bytes))
+	if (call.v3d) {	/* and the zero word an average's pad reads */
+		call.header_words = 9;
+		call.extra_bytes = WIN_LINE;
+	}
+	scratch = win_scratch(kernels, &call, qpus, &per, &unif_bytes);
+	if (!scratch)
 		return qpu_kernel_fail(kernels, errno, name, "scratch buffer: %s",
 				       strerror(errno));
 	header[0] = p->average;
@@ -269,5 +316,6 @@ int qpu_pool2d(struct qpu_kernels *kernels, unsigned int qpus, const struct qpu_
 	header[5] = p->count_pad ? (uint32_t)-(int32_t)w->pad_top : 0;
 	header[6] = w->h + (p->count_pad ? p->pad_bottom : 0);
 	header[7] = p->channels_across ? w->h * 4 : 4;
+	header[8] = qpu_kernel_addr(scratch, unif_bytes);
 	return win_run(kernels, qpus, &call, per, stats);
 }

@@ -109,6 +109,9 @@ struct nn_board {
 	double hz, launch_ns;
 	double issue;		/* clocks a QPU takes per instruction */
 	enum qpu_board mem;	/* the board whose bandwidth the model takes */
+	int v3d;		/* a V3D board: */
+	unsigned int slices;	/* its slices, each with a TMU */
+	double tmu_line;	/* clocks a slice's TMU takes a line a lookup */
 };
 
 static struct nn_board board_figures(enum qpu_board board)
@@ -125,8 +128,14 @@ static struct nn_board board_figures(enum qpu_board board)
 		f.launch_ns = qpu_tv_board_get(v)->p[QPU_TV_CSD_SUBMIT_NS].value;
 		f.issue = qpu_tv_board_get(v)->p[QPU_TV_ISSUE_CYCLES].value;
 		f.mem = board;
+		f.v3d = 1;
+		f.slices = i->slices;
+		f.tmu_line = qpu_tv_board_get(v)->p[QPU_TV_TMU_LANE_CYCLES].value;
 		return f;
 	}
+	f.v3d = 0;
+	f.slices = 1;
+	f.tmu_line = 0;
 	f.mem = board == QPU_BOARD_NONE ? QPU_BOARD_PI1 : board;
 	f.qpus = QPU_EMULATOR_NUM_QPUS;
 	f.hz = board_of(board)->p[QPU_TP_V3D_MHZ].value * 1e6;
@@ -144,12 +153,31 @@ static struct nn_board board_figures(enum qpu_board board)
 #define DW_ISSUE_PER_VECTOR 57
 #define DW_ISSUE_PER_ROW 26
 /*
+ * v3d/dwconv.qasm's, at horizontal stride 1 and 2 (index 0, 1): outputs
+ * a vector, instructions a vector (V3D 4.2's rotations take two more each
+ * than 7.1's, which the larger count covers) and a row, and the lines a
+ * vector's lookups and store touch on the slice's TMU (16 neighbouring
+ * words a lookup at stride 1, 32 words apart at 2; the model books each
+ * line a lookup touches, cached or not).
+ */
+static const struct { unsigned int out, per_vector, per_row; double lines; } dw_v3d[2] = {
+	{ 14, 49, 42, 8.0 }, { 15, 61, 53, 17.0 },
+};
+/*
  * pool.qasm's: per vector of 16 outputs, per window row and per tap (its
  * 7 instructions and the wait for its one lookup in flight, some 7 more).
  */
 #define POOL_ISSUE_PER_VECTOR 25
 #define POOL_ISSUE_PER_WINDOW_ROW 6
 #define POOL_ISSUE_PER_TAP 14
+/*
+ * v3d/pool.qasm's, a maximum's and an average's (index 0, 1): per vector
+ * and per tap (a lookup issued, the last one taken, the next tap's row
+ * and column worked out each time).
+ */
+static const struct { unsigned int per_vector, per_tap; } pool_v3d[2] = {
+	{ 29, 21 }, { 45, 24 },
+};
 
 /* The node is a depthwise convolution of one channel a group. */
 static int depthwise(const struct qpu_nn_graph *g, const struct nn_node *n)
@@ -215,20 +243,50 @@ static double pool_taps(const struct qpu_nn_graph *g, const struct nn_node *n)
 }
 
 /* The instructions a window kernel issues for node @n, all programs'. */
-static double window_issue_instructions(const struct qpu_nn_graph *g, const struct nn_node *n)
+static double window_issue_instructions(const struct qpu_nn_graph *g, const struct nn_node *n,
+					int v3d)
 {
 	const struct nn_tensor *y = &g->t[n->out[0]];
 	double rows = (double)(y->dims[0] * y->dims[1] * y->dims[2]);
 	double nvec = (double)((y->dims[3] + 15) / 16);
 	struct qpu_pool p;
+	int s;
 
+	if (!pooling(n) && v3d) {
+		s = n->win.sw > 1;
+		nvec = (double)((y->dims[3] + dw_v3d[s].out - 1) / dw_v3d[s].out);
+		return rows * (dw_v3d[s].per_row + nvec * dw_v3d[s].per_vector);
+	}
 	if (!pooling(n))
 		return rows * (DW_ISSUE_PER_ROW + nvec * DW_ISSUE_PER_VECTOR);
 	pool_of(g, n, &p);
 	rows = (double)y->dims[0] * p.win.c * p.win.oh;
 	nvec = (double)((p.win.ow + 15) / 16);
+	if (v3d)
+		return rows * nvec * (pool_v3d[p.average].per_vector +
+				      (double)p.kh * p.kw * pool_v3d[p.average].per_tap);
 	return rows * nvec * (POOL_ISSUE_PER_VECTOR +
 			      p.kh * (POOL_ISSUE_PER_WINDOW_ROW + p.kw * (double)POOL_ISSUE_PER_TAP));
+}
+
+/*
+ * The TMU lines a V3D window kernel's lookups and stores touch for node
+ * @n: a depthwise vector's (dw_v3d); a pooling tap's 16 lanes, sw words
+ * apart, sw + 1 lines (a global pooling's lanes a plane apart: one line
+ * each), and a store's 2.
+ */
+static double window_v3d_lines(const struct qpu_nn_graph *g, const struct nn_node *n)
+{
+	const struct nn_tensor *y = &g->t[n->out[0]];
+	struct qpu_pool p;
+	int s = n->win.sw > 1;
+
+	if (!pooling(n))
+		return (double)(y->dims[0] * y->dims[1] * y->dims[2]) *
+		       (double)((y->dims[3] + dw_v3d[s].out - 1) / dw_v3d[s].out) * dw_v3d[s].lines;
+	pool_of(g, n, &p);
+	return (double)y->dims[0] * p.win.c * p.win.oh * ((p.win.ow + 15) / 16) *
+	       ((double)p.kh * p.kw * (p.channels_across ? p.win.w : p.win.stride_w + 1.0) + 2);
 }
 
 uint64_t nn_qpu_model_ns(enum qpu_board board, const struct qpu_nn_graph *g,
@@ -241,7 +299,13 @@ uint64_t nn_qpu_model_ns(enum qpu_board board, const struct qpu_nn_graph *g,
 	double mem = bw > 0 ? (double)n->bytes / bw * 1e9 : 0.0;
 
 	if (depthwise(g, n) || pooling(n))
-		ns = window_issue_instructions(g, n) * f.issue / f.qpus / f.hz * 1e9;
+		ns = window_issue_instructions(g, n, f.v3d) * f.issue / f.qpus / f.hz * 1e9;
+	if ((depthwise(g, n) || pooling(n)) && f.v3d) {	/* or its slices' TMUs */
+		double tmu = window_v3d_lines(g, n) * f.tmu_line / f.slices / f.hz * 1e9;
+
+		if (tmu > ns)
+			ns = tmu;
+	}
 	else if (nn_qint8(n))
 		ns = nn_qint8_issue(g, n, qpu_board_to_v3d(board) >= 0, f.qpus) * f.issue / f.hz * 1e9;
 	return (uint64_t)((ns > mem ? ns : mem) + f.launch_ns);
@@ -309,6 +373,8 @@ static const char *dw_unable(const struct qpu_nn_graph *g, const struct nn_node 
 		return "a depthwise kernel other than 3x3";
 	if (!const_b(g, n) || (n->n_in > 2 && n->in[2] >= 0 && !g->t[n->in[2]].is_const))
 		return "weights or bias computed at run time";
+	if (qpu_gen_is_v3d(g->gen) && w->sw > QPU_DWCONV_V3D_MAX_STRIDE_W)
+		return "a horizontal stride over V3D's 2";
 	return window_unable(x, y, w);
 }
 
@@ -319,11 +385,6 @@ int nn_qpu_able(const struct qpu_nn_graph *g, const struct nn_node *n, char *why
 	snprintf(why, len, "no QPU kernel for %s", n->op);
 	if (g->t[n->in[0]].is_const)	/* the QPUs read it from the arena */
 		return 0;
-	if (qpu_gen_is_v3d(g->gen) && (pooling(n) || depthwise(g, n))) {
-		snprintf(why, len, "no V3D program for %s's window kernel (%s is VideoCore IV's)",
-			 n->op, pooling(n) ? "pool.qasm" : "dwconv.qasm");
-		return 0;
-	}
 	if (pooling(n)) {
 		no = n->kind == NN_GAVGPOOL ? NULL :
 		     window_unable(&g->t[n->in[0]], &g->t[n->out[0]], &n->win);

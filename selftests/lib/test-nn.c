@@ -282,11 +282,12 @@ T_TEST(depthwise_and_pooling_on_the_qpus)
 /*
  * Runs window_net @img on @d with every node it can take on the QPUs: the
  * average pooling's output within 1e-5 of the reference's, the depthwise
- * convolution on the CPU, its reason starting with @dw_why, the MaxPool
+ * convolution at @dw_where, its reason starting with @dw_why, the MaxPool
  * at @max_where, its reason with @max_why.
  */
 static void window_net_placed(const uint8_t *img, size_t size, struct qpu_dev *d, const float *x,
-			      const char *dw_why, enum qpu_nn_where max_where, const char *max_why)
+			      enum qpu_nn_where dw_where, const char *dw_why,
+			      enum qpu_nn_where max_where, const char *max_why)
 {
 	float ref[256], out[256];
 	struct qpu_nn_node_info ni;
@@ -296,7 +297,7 @@ static void window_net_placed(const uint8_t *img, size_t size, struct qpu_dev *d
 	T_CHECK(n <= T_ARRAY_SIZE(ref));
 	T_CHECK(n == run_output(img, size, d, QPU_NN_BIND_QPU_ALL, x, 0, out, &g));
 	T_CHECK(max_rel(out, ref, n) < 1e-5);
-	T_CHECK(g && qpu_nn_node(g, 0, &ni) == 0 && ni.where == QPU_NN_WHERE_CPU);
+	T_CHECK(g && qpu_nn_node(g, 0, &ni) == 0 && ni.where == dw_where);
 	T_CHECK(g && strncmp(ni.why, dw_why, strlen(dw_why)) == 0);
 	T_CHECK(g && qpu_nn_node(g, 2, &ni) == 0 && ni.where == max_where);
 	T_CHECK(g && strncmp(ni.why, max_why, strlen(max_why)) == 0);
@@ -316,8 +317,8 @@ T_TEST(depthwise_without_kernel_planned_on_the_cpu)
 		T_SKIP("no device");
 	}
 	/* (then "; XNNPACK's convolution" where the machine has it) */
-	window_net_placed(img, size, dev, x, "no QPU kernel for Conv with a depthwise kernel other "
-			  "than 3x3", QPU_NN_WHERE_QPU, "");
+	window_net_placed(img, size, dev, x, QPU_NN_WHERE_CPU, "no QPU kernel for Conv with a "
+			  "depthwise kernel other than 3x3", QPU_NN_WHERE_QPU, "");
 	free(img);
 	free(x);
 }
@@ -338,7 +339,7 @@ static double max_abs(const float *a, const float *b, size_t n)
  * convolutions and Gemm on their sgemm (with the device's QPU count), the
  * same outputs as the CPU's reference, planned by the time model of the
  * device's board or asked; window_net's depthwise convolution and pooling
- * on the CPU, the plan saying why.
+ * on the QPUs (v3d/dwconv.qasm, v3d/pool.qasm) when asked.
  */
 T_TEST(v3d_emulators_run_the_nets)
 {
@@ -379,15 +380,124 @@ T_TEST(v3d_emulators_run_the_nets)
 				T_CHECK(strncmp(ni.why, "faster on the CPU: ", 19) == 0);
 			qpu_nn_free(g);
 		}
-		window_net_placed(wimg, wsize, d, wx, "no V3D program for Conv's window kernel "
-				  "(dwconv.qasm is VideoCore IV's)", QPU_NN_WHERE_CPU,
-				  "no V3D program for MaxPool's");
+		window_net_placed(wimg, wsize, d, wx, QPU_NN_WHERE_QPU, "", QPU_NN_WHERE_QPU, "");
 		qpu_dev_close(d);
 	}
 	free(img);
 	free(wimg);
 	free(x);
 	free(wx);
+}
+
+/*
+ * Runs @img (one input of shape @xd: random floats times @scale, from
+ * @seed) on V3D device @path with every node it can take on the QPUs:
+ * its output within 1e-4 relative of the reference's, node 0 at @where,
+ * its reason starting with @why.
+ */
+static void v3d_net_placed(const uint8_t *img, size_t size, const char *path, const int64_t *xd,
+			   uint64_t seed, float scale, const char *where, const char *why)
+{
+	size_t in = (size_t)(xd[0] * xd[1] * xd[2] * xd[3]), n, i;
+	size_t len = (size_t)(xd[0] * xd[1] * (xd[2] + 4) * (xd[3] + 4));
+	struct qpu_dev *d = qpu_dev_open(path);
+	float *x = frand_n(in, seed), *ref = calloc(len, sizeof(*ref));
+	float *out = calloc(len, sizeof(*out));
+	struct qpu_nn_node_info ni;
+	struct qpu_nn_graph *g = NULL;
+
+	T_CHECK(d && x && ref && out);
+	if (!d || !x || !ref || !out)
+		goto out;
+	for (i = 0; i < in; i++)
+		x[i] *= scale;
+	n = run_output(img, size, NULL, QPU_NN_BIND_REFERENCE, x, 0, ref, NULL);
+	T_CHECK(n > 0 && n <= len);
+	T_CHECK(n == run_output(img, size, d, QPU_NN_BIND_QPU_ALL, x, 0, out, &g));
+	if (max_rel(out, ref, n) >= 1e-4)
+		fprintf(stderr, "%s: off by %g\n", path, max_rel(out, ref, n));
+	T_CHECK(max_rel(out, ref, n) < 1e-4);
+	T_CHECK(g && qpu_nn_node(g, 0, &ni) == 0);
+	if (g) {
+		T_EQ_STR(where, qpu_nn_where_name(ni.where));
+		T_CHECK(strncmp(ni.why, why, strlen(why)) == 0);
+	}
+out:
+	qpu_nn_free(g);
+	qpu_dev_close(d);
+	free(x);
+	free(ref);
+	free(out);
+}
+
+/*
+ * x (N x C x H x W) -> depthwise Conv 3x3 (@pads: top, left, bottom,
+ * right; @stride) + bias -> Clip(0, 6): MobileNet's depthwise layer.
+ */
+static uint8_t *dw_net(const int64_t *xd, int64_t stride, const int64_t *pads, size_t *size)
+{
+	struct nb q = { 0 };
+	int64_t C = xd[1], wd[4] = { C, 1, 3, 3 }, bd[1] = { C };
+	int64_t p4[4] = { pads[0], pads[1], pads[2], pads[3] }, strides[2] = { stride, stride };
+	float *w = frand_n((size_t)(C * 9), 61), *b = frand_n((size_t)C, 62);
+	uint32_t x, tw, tb, lo, hi, c, y, in[3];
+	float zero = 0.0f, six = 6.0f;
+	int64_t one[1] = { 1 };
+	uint8_t *img;
+
+	x = nb_tensor(&q, "x", QPU_NN_FLOAT32, 4, xd, NULL, 0);
+	tw = nb_tensor(&q, "w", QPU_NN_FLOAT32, 4, wd, w, (size_t)(C * 9) * 4);
+	tb = nb_tensor(&q, "b", QPU_NN_FLOAT32, 1, bd, b, (size_t)C * 4);
+	lo = nb_tensor(&q, "lo", QPU_NN_FLOAT32, 0, one, &zero, 4);
+	hi = nb_tensor(&q, "hi", QPU_NN_FLOAT32, 0, one, &six, 4);
+	c = nb_value(&q, "c");
+	y = nb_value(&q, "y");
+	nb_attr_ints(&q, "pads", 4, p4);
+	nb_attr_ints(&q, "strides", 2, strides);
+	nb_attr_int(&q, "group", C);
+	in[0] = x, in[1] = tw, in[2] = tb;
+	nb_node(&q, "dw", "Conv", "", 3, in, 1, &c);
+	in[0] = c, in[1] = lo, in[2] = hi;
+	nb_node(&q, "relu6", "Clip", "", 3, in, 1, &y);
+	img = nb_finish(&q, 13, 1, &x, 1, &y, size);
+	free(w);
+	free(b);
+	return img;
+}
+
+/*
+ * v3d/dwconv.qasm on the emulated V3D 4.2 and 7.1 against the reference,
+ * edge shapes: a 1x1 image, odd channels and widths (tails of 14 and 15
+ * outputs, 1 to 4 vectors a row), stride 2 with pads on one side and both,
+ * a batch of 3, pads as wide as the image; the fused Clip on the QPUs.
+ * A horizontal stride of 3 falls back to the CPU and the plan says why.
+ */
+T_TEST(v3d_depthwise_on_the_qpus)
+{
+	static const char *const paths[] = { "emu:v3d42", "emu:v3d71" };
+	static const struct { int64_t x[4], stride, pads[4]; } cases[] = {
+		{ { 1, 3, 1, 1 }, 1, { 1, 1, 1, 1 } },
+		{ { 2, 5, 9, 15 }, 1, { 1, 1, 1, 1 } },
+		{ { 1, 17, 7, 29 }, 1, { 0, 0, 0, 0 } },
+		{ { 1, 7, 13, 47 }, 2, { 1, 1, 1, 1 } },
+		{ { 3, 33, 8, 30 }, 2, { 0, 0, 1, 1 } },
+		{ { 1, 2, 2, 2 }, 2, { 2, 2, 2, 2 } },
+		{ { 1, 20, 14, 14 }, 1, { 1, 1, 1, 1 } },
+		{ { 1, 4, 9, 9 }, 3, { 1, 1, 1, 1 } },
+	};
+	static const char why3[] = "no QPU kernel for Conv with a horizontal stride over V3D's 2";
+	size_t i, j, size;
+
+	for (i = 0; i < T_ARRAY_SIZE(paths); i++)
+		for (j = 0; j < T_ARRAY_SIZE(cases); j++) {
+			uint8_t *img = dw_net(cases[j].x, cases[j].stride, cases[j].pads, &size);
+			int stride3 = cases[j].stride > QPU_DWCONV_V3D_MAX_STRIDE_W;
+
+			/* inputs past the clamp's 6 */
+			v3d_net_placed(img, size, paths[i], cases[j].x, 70 + j, 8.0f,
+				       stride3 ? "cpu" : "qpu", stride3 ? why3 : "");
+			free(img);
+		}
 }
 
 /* Expect @ret to be -EINVAL and the kernels' message to start with @want. */
@@ -399,6 +509,117 @@ static void expect_kernel_refusal(struct qpu_kernels *k, int ret, const char *wa
 	if (strncmp(got, want, strlen(want)))
 		fprintf(stderr, "expected \"%s...\", got \"%s\"\n", want, got);
 	T_CHECK(strncmp(got, want, strlen(want)) == 0);
+}
+
+/*
+ * x (N x C x H x W) -> @op (MaxPool, AveragePool: a @k x @k window,
+ * @stride, @pads, @count_pad; GlobalAveragePool).
+ */
+static uint8_t *pool_net(const int64_t *xd, const char *op, int64_t k, int64_t stride,
+			 const int64_t *pads, int64_t count_pad, size_t *size)
+{
+	struct nb q = { 0 };
+	int64_t kk[2] = { k, k }, ss[2] = { stride, stride };
+	int64_t p4[4] = { pads[0], pads[1], pads[2], pads[3] };
+	uint32_t x, y;
+
+	x = nb_tensor(&q, "x", QPU_NN_FLOAT32, 4, xd, NULL, 0);
+	y = nb_value(&q, "y");
+	if (strcmp(op, "GlobalAveragePool")) {
+		nb_attr_ints(&q, "kernel_shape", 2, kk);
+		nb_attr_ints(&q, "strides", 2, ss);
+		nb_attr_ints(&q, "pads", 4, p4);
+		if (!strcmp(op, "AveragePool"))
+			nb_attr_int(&q, "count_include_pad", count_pad);
+	}
+	nb_node(&q, "pool", op, "", 1, &x, 1, &y);
+	return nb_finish(&q, 13, 1, &x, 1, &y, size);
+}
+
+/*
+ * v3d/pool.qasm on the emulated V3D 4.2 and 7.1 against the reference:
+ * 1x1 images, odd channels (17: a global pooling's lanes not a multiple of
+ * 16), stride 2 with pads, batches, both counts of an average's pads
+ * (pads as large as a window are refused at load: the kernel's own
+ * refusal is v3d_window_kernels_refuse's).
+ */
+T_TEST(v3d_pooling_on_the_qpus)
+{
+	static const char *const paths[] = { "emu:v3d42", "emu:v3d71" };
+	static const struct {
+		const char *op;
+		int64_t x[4], k, stride, pads[4], count_pad;
+	} cases[] = {
+		{ "MaxPool", { 2, 5, 9, 15 }, 3, 2, { 1, 1, 1, 1 }, 0 },
+		{ "MaxPool", { 1, 17, 8, 8 }, 2, 2, { 0, 0, 0, 0 }, 0 },
+		{ "MaxPool", { 1, 3, 1, 1 }, 1, 1, { 0, 0, 0, 0 }, 0 },
+		{ "MaxPool", { 1, 3, 21, 37 }, 3, 1, { 1, 1, 1, 1 }, 0 },
+		{ "AveragePool", { 3, 3, 7, 21 }, 3, 1, { 1, 1, 1, 1 }, 0 },
+		{ "AveragePool", { 1, 20, 13, 13 }, 3, 2, { 1, 1, 1, 1 }, 1 },
+		{ "AveragePool", { 1, 2, 1, 1 }, 3, 1, { 1, 1, 1, 1 }, 0 },
+		{ "GlobalAveragePool", { 2, 17, 7, 7 }, 0, 0, { 0, 0, 0, 0 }, 0 },
+		{ "GlobalAveragePool", { 1, 32, 1, 1 }, 0, 0, { 0, 0, 0, 0 }, 0 },
+		{ "GlobalAveragePool", { 1, 3, 5, 3 }, 0, 0, { 0, 0, 0, 0 }, 0 },
+	};
+	size_t i, j, size;
+
+	for (i = 0; i < T_ARRAY_SIZE(paths); i++)
+		for (j = 0; j < T_ARRAY_SIZE(cases); j++) {
+			uint8_t *img = pool_net(cases[j].x, cases[j].op, cases[j].k, cases[j].stride,
+						cases[j].pads, cases[j].count_pad, &size);
+
+			v3d_net_placed(img, size, paths[i], cases[j].x, 90 + j, 1.0f, "qpu", "");
+			free(img);
+		}
+}
+
+/*
+ * The V3D programs' own refusals, after every check VideoCore IV's make:
+ * a depthwise horizontal stride over 2, a maximum's pads as large as its
+ * window.
+ */
+T_TEST(v3d_window_kernels_refuse)
+{
+	static const char *const paths[] = { "emu:v3d42", "emu:v3d71" };
+	static const float w9[9];
+	const struct qpu_window win = {
+		.c = 1, .h = 8, .w = 8, .oh = 8, .ow = 8,
+		.stride_h = 1, .stride_w = 1, .pad_top = 1, .pad_left = 1,
+	};
+	size_t i;
+
+	for (i = 0; i < T_ARRAY_SIZE(paths); i++) {
+		struct qpu_dev *d = qpu_dev_open(paths[i]);
+		struct qpu_kernels *k = d ? qpu_kernels_new(d) : NULL;
+		struct qpu_bo *bo = d ? qpu_bo_new(d, 4096) : NULL;
+		struct qpu_dwconv dw = { .x = bo, .y = bo, .y_off = 1024, .win = win, .weights = w9 };
+		struct qpu_pool p = { .x = bo, .y = bo, .y_off = 1024, .win = win, .kh = 3, .kw = 3,
+				      .pad_bottom = 1, .pad_right = 1 };
+
+		T_CHECK(k && bo);
+		if (!k || !bo)
+			goto next;
+		memset(qpu_bo_get_map(bo), 0, 4096);
+		T_CHECK(qpu_dwconv3x3(k, 8, &dw, NULL) == 0);	/* the calls below differ */
+		T_CHECK(qpu_pool2d(k, 8, &p, NULL) == 0);
+		dw.win.stride_w = 2;
+		dw.win.ow = 4;
+		T_CHECK(qpu_dwconv3x3(k, 8, &dw, NULL) == 0);
+		dw.win.stride_w = 3;
+		dw.win.ow = 3;
+		expect_kernel_refusal(k, qpu_dwconv3x3(k, 8, &dw, NULL),
+				      "dwconv: horizontal stride 3: V3D's program takes 1 to 2");
+		p.kh = p.kw = 1;
+		expect_kernel_refusal(k, qpu_pool2d(k, 8, &p, NULL),
+				      "pool: pads 1, 1, 1, 1 of a 1x1 maximum: V3D's program takes "
+				      "pads smaller than the window");
+		p.average = 1;	/* an average reads the zero word for a pad */
+		T_CHECK(qpu_pool2d(k, 8, &p, NULL) == 0);
+next:
+		qpu_bo_free(bo);
+		qpu_kernels_free(k);
+		qpu_dev_close(d);
+	}
 }
 
 T_TEST(window_kernels_refuse_bad_calls)

@@ -181,8 +181,8 @@ DW_QPU_CASES = [
 ]
 
 
-@pytest.mark.parametrize("xs,attrs,act", DW_QPU_CASES)
-def test_depthwise_on_qpus(xs, attrs, act):
+def dw_model(xs, attrs, act):
+    """A depthwise 3x3 convolution of input shape @xs, then @act; and its input."""
     c = xs[1]
     inits = {"w": f32(c, 1, 3, 3), "b": f32(c)}
     nodes = [helper.make_node("Conv", ["x", "w", "b"], ["c" if act else "y"], group=c, **attrs)]
@@ -192,10 +192,48 @@ def test_depthwise_on_qpus(xs, attrs, act):
     elif act:
         nodes.append(helper.make_node(act, ["c"], ["y"]))
     x = f32(*xs, lo=-4, hi=4)
-    model = make_model(nodes, {"x": x}, ["y"], inits)
+    return make_model(nodes, {"x": x}, ["y"], inits), x
+
+
+@pytest.mark.parametrize("xs,attrs,act", DW_QPU_CASES)
+def test_depthwise_on_qpus(xs, attrs, act):
+    model, x = dw_model(xs, attrs, act)
     run_all(model, {"x": x}, rtol=1e-5)
     plan = qpu_plan(model)
     assert plan[0]["where"] == "qpu", plan[0]["why"]
+
+
+def v3d_run(model, x, dev):
+    """@model on V3D device @dev with every able node on the QPUs, against
+    the reference within 1e-4 (MaxPool's exactly); its plan."""
+    want = ref.run(model, {"x": x})[0]
+    with qpu.nn.load(model, device=dev, qpu_all=True) as net:
+        got = net.run(x)[0]
+        plan = net.plan()
+    if model.graph.node[0].op_type == "MaxPool":
+        np.testing.assert_array_equal(got, want)
+    else:
+        np.testing.assert_allclose(got, want, rtol=1e-4,
+                                   atol=1e-5 * max(float(np.abs(want).max()), 1.0))
+    return plan
+
+
+V3D_DEVICES = ["emu:v3d42", "emu:v3d71"]
+
+
+@pytest.mark.parametrize("dev", V3D_DEVICES)
+@pytest.mark.parametrize("xs,attrs,act", DW_QPU_CASES)
+def test_depthwise_on_v3d(dev, xs, attrs, act):
+    """v3d/dwconv.qasm: horizontal strides 1 and 2 on the QPUs; 3 on the CPU,
+    the plan saying why."""
+    model, x = dw_model(xs, attrs, act)
+    plan = v3d_run(model, x, dev)
+    if attrs.get("strides", [1, 1])[1] > 2:
+        assert plan[0]["where"] == "cpu"
+        assert plan[0]["why"].startswith("no QPU kernel for Conv with a horizontal stride "
+                                         "over V3D's 2")
+    else:
+        assert plan[0]["where"] == "qpu", plan[0]["why"]
 
 
 # depthwise convolutions the kernel does not take: planned on the CPU, saying why
@@ -242,6 +280,16 @@ def test_pool_on_qpus(op, attrs, shape):
     model = make_model([helper.make_node(op, ["x"], ["y"], **attrs)], {"x": x}, ["y"])
     run_all(model, {"x": x}, exact=op == "MaxPool", rtol=1e-5)
     plan = qpu_plan(model)
+    assert plan[0]["where"] == "qpu", plan[0]["why"]
+
+
+@pytest.mark.parametrize("dev", V3D_DEVICES)
+@pytest.mark.parametrize("op,attrs,shape", POOL_QPU_CASES)
+def test_pool_on_v3d(dev, op, attrs, shape):
+    """v3d/pool.qasm: every pooling case of the QPUs on the emulated V3Ds."""
+    x = f32(*shape, lo=-4, hi=4)
+    model = make_model([helper.make_node(op, ["x"], ["y"], **attrs)], {"x": x}, ["y"])
+    plan = v3d_run(model, x, dev)
     assert plan[0]["where"] == "qpu", plan[0]["why"]
 
 
@@ -546,8 +594,8 @@ def test_mobilenet_like_stack():
 def test_mobilenet_like_stack_on_v3d(dev, qpus):
     """The emulated Pi 4 and Pi 5 (their sgemm on the device's QPU count):
     the outputs within 1e-4 of the reference, planned by the board's time
-    model or asked; depthwise convolutions and pooling on the CPU, the plan
-    saying why."""
+    model or asked; depthwise convolutions and pooling on the QPUs when
+    asked, else where the model says (the plan saying why)."""
     model = mobilenet_v1(width=0.25, res=32, classes=10, blocks=MOBILENET_V1[:4])
     x = f32(1, 3, 32, 32)
     want = ref.run(model, {"x": x})[0]
@@ -558,11 +606,12 @@ def test_mobilenet_like_stack_on_v3d(dev, qpus):
         np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-5 * float(np.abs(want).max()))
         convs = [p for p in plan if p["op"] == "Conv"]
         assert "%d QPUs" % qpus in convs[0]["why"]
-        for p in convs[1::2]:     # the depthwise ones
-            assert p["where"] == "cpu"
-            assert p["why"].startswith("no V3D program for Conv's window kernel (dwconv.qasm")
         gap = [p for p in plan if p["op"] == "GlobalAveragePool"][0]
-        assert gap["where"] == "cpu" and gap["why"].startswith("no V3D program")
+        for p in convs[1::2] + [gap]:     # the depthwise ones, the pooling
+            if opts:
+                assert p["where"] == "qpu", p["why"]
+            else:
+                assert p["why"].startswith("faster on the " + p["where"].upper()), p["why"]
     assert all(p["where"] == "qpu" for p in convs[0::2] + [p for p in plan if p["op"] == "Gemm"])
 
 
