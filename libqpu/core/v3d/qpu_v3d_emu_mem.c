@@ -403,6 +403,7 @@ static bool tmu_word32(struct qpu_v3d_emu *emu, unsigned int qpu,
 		in_bo = !out;
 	}
 	if (in_bo && write) {
+		v3d_code_write(emu, bo->va, bo->size);
 		for (i = 0; i < LANES; i++) {
 			u8 *p = bo->host + (at[i] - bo->va);
 
@@ -433,6 +434,7 @@ static bool tmu_word32(struct qpu_v3d_emu *emu, unsigned int qpu,
 			return false;
 		}
 		if (write) {
+			v3d_code_write(emu, a, 4);
 			note_stale(emu, a, p);
 			store32(p, t->tmu_data[0][i]);
 		} else {
@@ -514,6 +516,7 @@ bool v3d_tmu_lookup(struct qpu_v3d_emu *emu, unsigned int qpu,
 				u32 old = load32(p);
 
 				if (write || op >= 8) {
+					v3d_code_write(emu, at & ~3u, 4);
 					note_stale(emu, at & ~3u, p);
 					store32(p, atomic(op, old,
 							  t->tmu_data[0][i],
@@ -525,6 +528,7 @@ bool v3d_tmu_lookup(struct qpu_v3d_emu *emu, unsigned int qpu,
 				emu->stats.tmu_write_bytes += 4;
 			} else if (write) {
 				if (k < t->tmu_ndata) {
+					v3d_code_write(emu, at & ~3u, 4);
 					note_stale(emu, at & ~3u,
 						   p - (at & 3));
 					store_sized(p, type, t->tmu_data[k][i]);
