@@ -495,8 +495,8 @@ static void write_dest(struct qpu_v3d_emu *emu, unsigned int qpu,
 					  QPU_MEM_TMU);
 			return;
 		}
-		for (i = 0; i < LANES; i++)
-			t->tmu_data[t->tmu_ndata][i] = v[i];
+		__builtin_memcpy(t->tmu_data[t->tmu_ndata], v,
+				 sizeof(t->tmu_data[0]));
 		t->tmu_ndata++;
 		return;
 	case QPU_V3D_W_TMUC:
@@ -815,6 +815,7 @@ static void predecode_fast(struct qpu_v3d_emu *emu, struct v3d_predecoded *e)
 	e->priv = false;
 	e->walk = 0;
 	e->tmud_n = 0;
+	e->ldtmu_direct = false;
 	e->branch = in->is_branch;
 	if (in->is_branch) {
 		e->fast = true;
@@ -836,6 +837,10 @@ static void predecode_fast(struct qpu_v3d_emu *emu, struct v3d_predecoded *e)
 		e->add_fn = NULL;
 	if (in->mul.op == QPU_V3D_M_NOP)
 		e->mul_fn = NULL;
+	if (e->add_fn)
+		e->add_fn = v3d_fast_form(e->add_fn, emu->float_form);
+	if (e->mul_fn)
+		e->mul_fn = v3d_fast_form(e->mul_fn, emu->float_form);
 	fast_src(emu, e, 0, in->add.a, QPU_V3D_SIG_SMIMM_A);
 	fast_src(emu, e, 1, in->add.b, QPU_V3D_SIG_SMIMM_B);
 	fast_src(emu, e, 2, in->mul.a, QPU_V3D_SIG_SMIMM_C);
@@ -859,6 +864,11 @@ static void predecode_fast(struct qpu_v3d_emu *emu, struct v3d_predecoded *e)
 		  fast_w_private(emu->gen, e->add_w, in->add.waddr, &e->tmud_n) &&
 		  fast_w_private(emu->gen, e->mul_w, in->mul.waddr, &e->tmud_n);
 	e->walk = e->priv && (e->tmud_n || (e->sig & QPU_V3D_SIG_LDTMU));
+	e->ldtmu_direct = (e->sig & QPU_V3D_SIG_LDTMU) && !in->sig_magic &&
+			  !(e->sig & (QPU_V3D_SIG_LDUNIF | QPU_V3D_SIG_LDUNIFRF)) &&
+			  e->add_w != FAST_W_MAGIC && e->mul_w != FAST_W_MAGIC;
+	e->sig_dst[0] = rf_off(in->sig_addr, 64);
+	e->sig_dst[1] = rf_off(in->sig_addr, 32);
 	e->plain = !e->nop && !e->flags && !(e->sig & ~QPU_V3D_SIG_SMIMMS) &&
 		   e->add_w != FAST_W_MAGIC && e->mul_w != FAST_W_MAGIC;
 }
@@ -1002,6 +1012,7 @@ static void step_fast(struct qpu_v3d_emu *emu, unsigned int qpu,
 	const u32 *aa = NULL, *ab = NULL, *ma = NULL, *mb = NULL;
 	u32 av[LANES], mv[LANES], sval[LANES], uval = 0, sig = e->sig;
 	u32 *ra = av, *rm = mv;
+	const u32 *fifo = NULL;
 	struct v3d_alu_out fa, fm;
 	unsigned int i;
 
@@ -1039,7 +1050,9 @@ static void step_fast(struct qpu_v3d_emu *emu, unsigned int qpu,
 			sval[i] = uval;
 	}
 	if (sig & QPU_V3D_SIG_LDTMU) {	/* after it, as v3d_step_general() */
-		__builtin_memcpy(sval, t->fifo[t->fifo_head], sizeof(sval));
+		fifo = t->fifo[t->fifo_head];
+		if (!e->ldtmu_direct)
+			__builtin_memcpy(sval, fifo, sizeof(sval));
 		t->fifo_head = (t->fifo_head + 1) % TMU_FIFO_MAX;
 		t->fifo_n--;
 	}
@@ -1059,8 +1072,12 @@ static void step_fast(struct qpu_v3d_emu *emu, unsigned int qpu,
 		if (e->mul_need)
 			v3d_flags_apply(t, in->mpf, in->muf, &fm);
 	}
-	if ((sig & (QPU_V3D_SIG_LDUNIF | QPU_V3D_SIG_LDUNIFRF |
-		    QPU_V3D_SIG_LDTMU)) && !sig_write(emu, qpu, slot, in, sig, sval))
+	/* the popped vector stays: no magic write queued a lookup since */
+	if (e->ldtmu_direct)
+		__builtin_memcpy(base + e->sig_dst[n], fifo, sizeof(sval));
+	else if ((sig & (QPU_V3D_SIG_LDUNIF | QPU_V3D_SIG_LDUNIFRF |
+			 QPU_V3D_SIG_LDTMU)) &&
+		 !sig_write(emu, qpu, slot, in, sig, sval))
 		return;
 	end_of_step(emu, qpu, t, sig);
 }
@@ -1332,14 +1349,15 @@ static void lag_static(struct qpu_v3d_emu *emu, struct v3d_predecoded *e0)
 }
 
 /*
- * The walk from a thread's state (a delay slot pending, or a run that
- * would empty the FIFO or fill the data queue): the turns it may defer.
+ * The walk from a thread's state (a branch's delay slots pending, or a
+ * run that would empty the FIFO or fill the data queue; no thread switch
+ * pending): the turns it may defer.
  */
 static unsigned int lag_walk(struct qpu_v3d_emu *emu,
 			     const struct v3d_thread *t, unsigned int max)
 {
 	unsigned int k, fifo = t->fifo_n, nd = t->tmu_ndata;
-	unsigned int br = t->br_left, taken = 0, thrsw = t->thrsw_left;
+	unsigned int br = t->br_left, taken = 0;
 	u32 pc = t->pc;
 
 	for (k = 0; k < max; k++) {
@@ -1361,10 +1379,6 @@ static unsigned int lag_walk(struct qpu_v3d_emu *emu,
 				break;
 			taken = 4;
 		}
-		if (thrsw == 1)	/* this one's end switches threads */
-			break;
-		if (thrsw)
-			thrsw--;
 		pc += 8;
 		if (br && --br == 0)
 			pc = t->br_target;
@@ -1381,7 +1395,8 @@ static bool lag_start(struct qpu_v3d_emu *emu, unsigned int qpu,
 	struct v3d_predecoded *e = &emu->pre[(t->pc >> 3) % PREDECODE_SIZE];
 	unsigned int k, max = LAG_MAX;
 
-	if (!e->priv || e->pc != t->pc)
+	/* a switch pending comes within two instructions */
+	if (!e->priv || e->pc != t->pc || t->thrsw_left)
 		return false;
 	if (emu->limit) {
 		if (t->issued >= emu->limit)
@@ -1389,7 +1404,7 @@ static bool lag_start(struct qpu_v3d_emu *emu, unsigned int qpu,
 		if (emu->limit - t->issued < max)
 			max = (unsigned int)(emu->limit - t->issued);
 	}
-	if (t->br_left | t->thrsw_left) {
+	if (t->br_left) {
 		k = lag_walk(emu, t, max);
 	} else {
 		if (e->run_epoch != emu->code_epoch)
@@ -1636,6 +1651,10 @@ enum qpu_v3d_emu_status qpu_v3d_emu_run(struct qpu_v3d_emu *emu, u64 budget)
 	emu->host_float = emu->host_float_ok && emu->predecode &&
 			  qpu_v3d_host_float_enter(&saved);
 	emu->float_form = (u8)qpu_v3d_float_form(emu->host_float);
+	if (emu->pre_form != emu->float_form) {	/* entries call another form */
+		__builtin_memset(emu->pre, 0, sizeof(emu->pre));
+		emu->pre_form = emu->float_form;
+	}
 	st = emu->clock ? run_by_clock(emu, budget) : run_in_turn(emu, budget);
 	if (emu->host_float)
 		qpu_v3d_host_float_leave(saved);

@@ -492,6 +492,17 @@ bool v3d_alu_fast_pick(const struct qpu_v3d_instr *in, v3d_fast_fn *add,
 	return true;
 }
 
+v3d_fast_fn v3d_fast_form(v3d_fast_fn fn, unsigned int form)
+{
+	if (fn == op_fadd)
+		return v3d_float_fast(V3D_FADD, form);
+	if (fn == op_fsub)
+		return v3d_float_fast(V3D_FSUB, form);
+	if (fn == op_fmul)
+		return v3d_float_fast(V3D_FMUL, form);
+	return fn;
+}
+
 void v3d_alu_add(struct qpu_v3d_emu *emu, struct v3d_thread *t,
 		 const struct qpu_v3d_instr *in, const u32 *a, const u32 *b,
 		 struct v3d_alu_out *o, bool *bad)

@@ -118,6 +118,8 @@ struct v3d_predecoded {
 	const u32 *imm[4];	/* add a, add b, mul a, mul b */
 	u16 src[2][4];
 	u16 dst[2][2];		/* add, mul; by register file size */
+	bool ldtmu_direct;	/* ldtmu into a register, no magic ALU write */
+	u16 sig_dst[2];		/* then its offset, by register file size */
 	struct qpu_v3d_instr in;
 };
 
@@ -158,6 +160,7 @@ struct qpu_v3d_emu {
 	bool host_float_ok;	/* qpu_v3d_emu_set_host_float() */
 	bool host_float;	/* this run computes floats on the host */
 	u8 float_form;		/* qpu_v3d_float_form(host_float) */
+	u8 pre_form;		/* the float_form of the entries in pre[] */
 	const u64 *clock;	/* qpu_v3d_emu_set_clock(), or NULL */
 	bool resched;		/* a thread started, switched or woke */
 	unsigned int pick;	/* the QPU the clock chose */
@@ -227,6 +230,10 @@ void v3d_emu_set_fault(struct qpu_v3d_emu *emu, unsigned int qpu,
 		       unsigned int slot, enum qpu_fault_reason why,
 		       u32 addr, enum qpu_mem_access kind);
 
+/* qpu_v3d_emu_float.c: the fast handler of a float op in form @form */
+enum v3d_float_op { V3D_FADD, V3D_FSUB, V3D_FMUL };
+v3d_fast_fn v3d_float_fast(enum v3d_float_op op, unsigned int form);
+
 /* qpu_v3d_emu_alu.c */
 void v3d_alu_add(struct qpu_v3d_emu *emu, struct v3d_thread *t,
 		 const struct qpu_v3d_instr *in, const u32 *a, const u32 *b,
@@ -241,6 +248,8 @@ void v3d_alu_mul(struct qpu_v3d_emu *emu, struct v3d_thread *t,
  */
 bool v3d_alu_fast_pick(const struct qpu_v3d_instr *in, v3d_fast_fn *add,
 		       v3d_fast_fn *mul);
+/* @fn, or its float op's handler in form @form (for a run's entries). */
+v3d_fast_fn v3d_fast_form(v3d_fast_fn fn, unsigned int form);
 /*
  * The z, n and c inputs of @o (those in @need: bit 0 z, 1 n, 2 c) for
  * handler @fn's result @r of @a, @b.

@@ -402,17 +402,20 @@ static bool tmu_word32(struct qpu_v3d_emu *emu, unsigned int qpu,
 			out |= at[i] - bo->va > bo->size - 4;
 		in_bo = !out;
 	}
-	if (in_bo && write) {
-		v3d_code_write(emu, bo->va, bo->size);
-		for (i = 0; i < LANES; i++) {
-			u8 *p = bo->host + (at[i] - bo->va);
+	if (in_bo) {	/* the BO's fields in registers: byte stores alias them */
+		u8 *host = bo->host;
+		u32 va = bo->va;
 
-			note_stale(emu, at[i], p);
-			store32(p, t->tmu_data[0][i]);
+		if (write) {
+			v3d_code_write(emu, va, bo->size);
+			for (i = 0; i < LANES; i++) {
+				note_stale(emu, at[i], host + (at[i] - va));
+				store32(host + (at[i] - va), t->tmu_data[0][i]);
+			}
+		} else {
+			for (i = 0; i < LANES; i++)
+				res[i] = load32(host + (at[i] - va));
 		}
-	} else if (in_bo) {
-		for (i = 0; i < LANES; i++)
-			res[i] = load32(bo->host + (at[i] - bo->va));
 	}
 	if (in_bo) {
 		tmu_count32(emu, write, LANES);
