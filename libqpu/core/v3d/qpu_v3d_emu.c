@@ -221,6 +221,7 @@ int qpu_v3d_emu_dispatch(struct qpu_v3d_emu *emu, const u32 cfg[7])
 	emu->next_batch = 0;
 	emu->stale_n = 0;	/* a job starts with a clean uniform cache */
 	__builtin_memset(emu->stale_hint, 0, sizeof(emu->stale_hint));
+	emu->noted_ok = false;
 	emu->unif_lines_n = 0;
 	emu->unif_last = 0;
 	emu->slot_freed = true;
@@ -812,6 +813,7 @@ static void predecode_fast(struct qpu_v3d_emu *emu, struct v3d_predecoded *e)
 	e->fast = false;
 	e->nop = false;
 	e->plain = false;
+	e->mov_magic = 0;
 	e->priv = false;
 	e->walk = 0;
 	e->tmud_n = 0;
@@ -871,6 +873,14 @@ static void predecode_fast(struct qpu_v3d_emu *emu, struct v3d_predecoded *e)
 	e->sig_dst[1] = rf_off(in->sig_addr, 32);
 	e->plain = !e->nop && !e->flags && !(e->sig & ~QPU_V3D_SIG_SMIMMS) &&
 		   e->add_w != FAST_W_MAGIC && e->mul_w != FAST_W_MAGIC;
+	if (!e->flags && !(e->sig & ~QPU_V3D_SIG_SMIMMS)) {
+		if (in->add.op == QPU_V3D_A_MOV && e->add_w == FAST_W_MAGIC &&
+		    !e->mul_fn && e->mul_w == FAST_W_NONE)
+			e->mov_magic = 1;	/* add a */
+		if (in->mul.op == QPU_V3D_M_MOV && e->mul_w == FAST_W_MAGIC &&
+		    !e->add_fn && e->add_w == FAST_W_NONE)
+			e->mov_magic = 3;	/* mul a */
+	}
 }
 
 static void lag_flush_all(struct qpu_v3d_emu *emu);
@@ -994,6 +1004,24 @@ static inline void step_plain(struct qpu_v3d_emu *emu, unsigned int qpu,
 		__builtin_memcpy(base + e->dst[0][n], av, sizeof(av));
 	if (e->mul_w && rm == mv)
 		__builtin_memcpy(base + e->dst[1][n], mv, sizeof(mv));
+	t->pc += 8;
+	end_of_instruction(emu, qpu, t);
+}
+
+/*
+ * A mov to a magic address and nothing else (tmua, tmud, ...): the
+ * operand goes to write_dest() as step_fast() would copy it there.
+ */
+static void step_mov_magic(struct qpu_v3d_emu *emu, unsigned int qpu,
+			   unsigned int slot, struct v3d_thread *t,
+			   const struct v3d_predecoded *e)
+{
+	unsigned int k = e->mov_magic - 1;
+
+	write_dest(emu, qpu, slot, k ? e->in.mul.waddr : e->in.add.waddr, true,
+		   fast_op(e, (const u8 *)t, t->nregs == 32, k), ALL_LANES);
+	if (emu->stop != QPU_V3D_EMU_RUNNING)
+		return;
 	t->pc += 8;
 	end_of_instruction(emu, qpu, t);
 }
@@ -1270,6 +1298,10 @@ static inline void step(struct qpu_v3d_emu *emu, unsigned int qpu,
 			step_plain(emu, qpu, t, e);
 			return;
 		}
+		if (e->mov_magic) {
+			step_mov_magic(emu, qpu, slot, t, e);
+			return;
+		}
 		if (e->nop) {
 			t->pc += 8;
 			end_of_instruction(emu, qpu, t);
@@ -1438,7 +1470,13 @@ static void lag_flush(struct qpu_v3d_emu *emu, unsigned int qpu)
 
 		if (e->plain) {
 			step_plain(emu, qpu, t, e);
+		} else if (e->mov_magic) {
+			step_mov_magic(emu, qpu, slot, t, e);
 		} else if (e->nop) {
+			t->pc += 8;
+			end_of_instruction(emu, qpu, t);
+		} else if (e->branch) {
+			do_branch(emu, qpu, slot, &e->in);
 			t->pc += 8;
 			end_of_instruction(emu, qpu, t);
 		} else {

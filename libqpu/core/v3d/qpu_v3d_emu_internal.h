@@ -102,6 +102,7 @@ struct v3d_predecoded {
 	bool branch;		/* a branch: do_branch() */
 	bool nop;		/* nothing but the PC moves */
 	bool plain;		/* fast ALUs into registers: no flags, no signal */
+	u8 mov_magic;		/* only a mov to a magic address: its operand + 1 */
 	bool priv;		/* fast, and touches only its thread: deferrable */
 	u8 walk;		/* priv and a branch, ldtmu or tmud (lag_start()) */
 	u8 tmud_n;		/* tmud-type writes it queues, when priv */
@@ -184,6 +185,9 @@ struct qpu_v3d_emu {
 	bool hook_trace;	/* ops->trace */
 	bool fast_run;		/* predecode on, no trace_write hook */
 	u32 stale_hint[STALE_HINTS];	/* words in stale[] (0: none), by address */
+	/* a TMU write's 16 words, all in stale[] while @noted_ok (tmu_word32()) */
+	bool noted_ok;
+	u32 noted_at[LANES];
 	bool defer;		/* this run defers turns: fast, no hook, no clock */
 	unsigned int lag_count;	/* QPUs with deferred turns */
 	/*

@@ -220,6 +220,7 @@ static void note_stale_new(struct qpu_v3d_emu *emu, u32 va, const u8 *p)
 {
 	unsigned int i;
 
+	emu->noted_ok = false;	/* stale_hint[] may change */
 	if (emu->stale_n >= STALE_MAX && !unif_line_read(emu, va))
 		return;
 	for (i = 0; i < emu->stale_n; i++)
@@ -406,11 +407,28 @@ static bool tmu_word32(struct qpu_v3d_emu *emu, unsigned int qpu,
 		u8 *host = bo->host;
 		u32 va = bo->va;
 
-		if (write) {
+		if (write && emu->noted_ok &&
+		    !__builtin_memcmp(at, emu->noted_at, sizeof(at))) {
+			/* the words of the last write: all noted already */
+			v3d_code_write(emu, va, bo->size);
+			for (i = 0; i < LANES; i++)
+				store32(host + (at[i] - va), t->tmu_data[0][i]);
+		} else if (write) {
+			bool noted = true;
+
 			v3d_code_write(emu, va, bo->size);
 			for (i = 0; i < LANES; i++) {
-				note_stale(emu, at[i], host + (at[i] - va));
-				store32(host + (at[i] - va), t->tmu_data[0][i]);
+				u8 *p = host + (at[i] - va);
+
+				if (*stale_hint(emu, at[i]) != at[i]) {
+					note_stale_new(emu, at[i], p);
+					noted = false;
+				}
+				store32(p, t->tmu_data[0][i]);
+			}
+			if (noted) {	/* each was in stale[] */
+				__builtin_memcpy(emu->noted_at, at, sizeof(at));
+				emu->noted_ok = true;
 			}
 		} else {
 			for (i = 0; i < LANES; i++)
