@@ -494,7 +494,8 @@ bool v3d_tmu_lookup(struct qpu_v3d_emu *emu, unsigned int qpu,
 	if (emu->ops && emu->ops->tmu)
 		emu->ops->tmu(emu->ctx, qpu, slot, addr, lanes, words, size,
 			      write);
-	depth = TMU_FIFO_MAX / emu->q[qpu].threads;
+	/* TMU_FIFO_MAX / threads, threads 1, 2 or 4: no division */
+	depth = TMU_FIFO_MAX >> (emu->q[qpu].threads >> 1);
 	if (returns && t->fifo_n + words > depth) {
 		v3d_emu_set_fault(emu, qpu, slot, QPU_FAULT_REASON_INSTRUCTION,
 				  t->fifo_n + words, QPU_MEM_TMU);
