@@ -677,7 +677,7 @@ static AVX512 FLOAT_FAST(fmul_avx512)
 
 v3d_fast_fn v3d_float_fast(enum v3d_float_op op, unsigned int form)
 {
-	static const v3d_fast_fn by_form[][3] = {
+	static const v3d_fast_fn by_form[QPU_V3D_FLOAT_AVX512 + 1][3] = {
 		[QPU_V3D_FLOAT_INT] = { fadd_int, fsub_int, fmul_int },
 #ifdef HOST_FLOAT
 		[QPU_V3D_FLOAT_HOST] = { fadd_host, fsub_host, fmul_host },
@@ -687,7 +687,7 @@ v3d_fast_fn v3d_float_fast(enum v3d_float_op op, unsigned int form)
 #endif
 	};
 
-	if (form >= sizeof(by_form) / sizeof(by_form[0]) || !by_form[form][op])
+	if (form > QPU_V3D_FLOAT_AVX512 || !by_form[form][op])
 		form = QPU_V3D_FLOAT_INT;
 	return by_form[form][op];
 }
