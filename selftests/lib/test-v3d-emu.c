@@ -640,6 +640,283 @@ T_TEST(random_programs_match_reference)
 	}
 }
 
+/* Everything a caller can observe of a rig's emulator after a run. */
+struct emu_view {
+	enum qpu_v3d_emu_status status;
+	struct qpu_v3d_emu_stats stats;
+	struct qpu_v3d_emu_fault fault;
+	struct {
+		enum qpu_v3d_emu_thread_state state;
+		uint32_t pc;
+		uint16_t fa, fb;
+		uint32_t regs[64 + 6][16];
+	} t[QPU_V3D_EMU_MAX_QPUS][QPU_V3D_EMU_THREADS];
+	uint8_t data[1024];
+};
+
+static void emu_view(struct rig *r, enum qpu_v3d_emu_status status,
+		     struct emu_view *v)
+{
+	unsigned int q, s, k;
+
+	memset(v, 0, sizeof(*v));
+	v->status = status;
+	v->stats = *qpu_v3d_emu_get_stats(r->emu);
+	v->fault = *qpu_v3d_emu_get_fault(r->emu);
+	for (q = 0; q < QPU_V3D_EMU_MAX_QPUS; q++) {
+		for (s = 0; s < QPU_V3D_EMU_THREADS; s++) {
+			if (qpu_v3d_emu_get_thread(r->emu, q, s, &v->t[q][s].state,
+						   &v->t[q][s].pc))
+				continue;
+			qpu_v3d_emu_get_flags(r->emu, q, s, &v->t[q][s].fa,
+					      &v->t[q][s].fb);
+			for (k = 0; k < 64; k++)
+				qpu_v3d_emu_get_reg(r->emu, q, s, QPU_V3D_EMU_FILE_RF,
+						    k, v->t[q][s].regs[k]);
+			for (k = 0; k < 6; k++)
+				qpu_v3d_emu_get_reg(r->emu, q, s, QPU_V3D_EMU_FILE_ACC,
+						    k, v->t[q][s].regs[64 + k]);
+		}
+	}
+	memcpy(v->data, r->data, sizeof(v->data));
+}
+
+/*
+ * The fast paths' deferred turns (qpu_v3d_emu.c, "deferred turns")
+ * against the reference path, one instruction a turn: every QPU of the
+ * board runs a loop of random ALU words (flags, small immediates, rot,
+ * thrsw, ldunif, in a branch's delay slots too) around TMU writes and
+ * reads of one shared vector, so that the QPUs' order shows in memory;
+ * the runs end in random budgets (mid-walk), and in the faults the random
+ * words cause (a uniform stream past its BO, a TMU address they
+ * overwrote), or the limit. After every run, every thread's registers,
+ * flags, state and PC, the memory, statistics, status and fault must be
+ * the same. Half the rounds give the QPUs four programs 8 KiB apart, the
+ * same loop with other random words, so that they share predecode entries
+ * and replace each other's.
+ */
+T_TEST(deferred_turns_match_reference)
+{
+	enum { ROUNDS = 10, SLOTS = 28 };
+	static const char *const body[] = {
+		"nop ; nop ; ldunifrf.rf10", "nop ; nop ; ldunifrf.rf5",
+		"eidx rf30 ; nop", "shl rf30, rf30, 2 ; nop",
+		"add rf10, rf10, rf30 ; nop", "loop:",
+		"R", "R", "R", "R", "R", "R", "nop ; mov tmud, rf3",
+		"nop ; mov tmua, rf10", "R", "R", "R", "R",
+		"nop ; mov tmua, rf10", "R", "R", "R",
+		"nop ; nop ; ldtmu.rf31", "R", "R",
+		"sub.pushz rf5, rf5, 1 ; nop", "b.anyna  loop", "R", "R", "R",
+	};
+	static const unsigned int threads[] = { 1, 4 };
+	uint64_t state = 0xdefe;
+	unsigned int round, path, i, k, q, s, slot_of[SLOTS], nslots = 0;
+	static struct emu_view view[2];
+	char src[4096];
+	size_t len = 0, b, tn;
+
+	for (i = 0; i < T_ARRAY_SIZE(body); i++) {
+		if (!strcmp(body[i], "R"))
+			slot_of[nslots++] = i - 1;	/* "loop:" is no word */
+		len += (size_t)snprintf(src + len, sizeof(src) - len, "%s\n",
+					strcmp(body[i], "R") ? body[i] : "nop ; nop");
+	}
+	T_CHECK(nslots <= SLOTS);
+	for (b = 0; b < T_ARRAY_SIZE(boards); b++) {
+		int gen = qpu_v3d_emu_board(boards[b])->gen;
+		unsigned int nq = qpu_v3d_emu_board(boards[b])->slices *
+				  qpu_v3d_emu_board(boards[b])->qpus_per_slice;
+
+		for (tn = 0; tn < T_ARRAY_SIZE(threads); tn++) {
+			for (round = 0; round < ROUNDS; round++) {
+				uint64_t words[4][SLOTS], chunk_state = t_rand(&state);
+				uint32_t unif[UNIF_BYTES / 4];
+				bool alias = round & 1;
+				uint64_t limit = round % 5 == 4 ? 300 + t_rand(&state) % 500 : 0;
+				struct rig r[2];
+
+				for (i = 0; i < 4; i++)
+					for (k = 0; k < nslots; k++)
+						words[i][k] = random_alu_word(gen, &state);
+				for (k = 0; k < UNIF_BYTES / 4; k++)
+					unif[k] = (uint32_t)t_rand(&state);
+				for (path = 0; path < 2; path++) {
+					if (!rig_init(&r[path], boards[b], src))
+						return;
+					for (i = 1; alias && i < 4; i++)
+						memcpy(r[path].code + i * 8192,
+						       r[path].code, 4096);
+					for (i = 0; i < (alias ? 4 : 1); i++)
+						for (k = 0; k < nslots; k++)
+							memcpy(r[path].code + i * 8192 +
+							       slot_of[k] * 8,
+							       &words[i][k], 8);
+					memcpy(r[path].unif, unif, sizeof(unif));
+					for (k = 0; k < UNIF_BYTES / 4; k += 16) {
+						unif32(&r[path])[k] = r[path].data_va;
+						unif32(&r[path])[k + 1] = 2 + unif[k + 1] % 12;
+					}
+					qpu_v3d_emu_set_predecode(r[path].emu, path);
+					qpu_v3d_emu_set_limit(r[path].emu, limit);
+					for (q = 0; q < nq; q++) {
+						uint32_t code = r[path].code_va +
+								(alias ? (q % 4) * 8192 : 0);
+
+						for (s = 0; s < threads[tn]; s++) {
+							int e = qpu_v3d_emu_start(r[path].emu,
+								q, s, threads[tn], code,
+								r[path].unif_va + 64 * (q * 4 + s));
+
+							T_EQ_U64(0, e);
+						}
+					}
+				}
+				for (i = 0; i < 200; i++) {
+					uint64_t budget = 1 + t_rand(&chunk_state) % 400;
+
+					for (path = 0; path < 2; path++)
+						emu_view(&r[path], qpu_v3d_emu_run(r[path].emu,
+										   budget),
+							 &view[path]);
+					T_EQ_U64(view[0].status, view[1].status);
+					T_CHECK(!memcmp(&view[0], &view[1], sizeof(view[0])));
+					if (view[0].status != QPU_V3D_EMU_RUNNING)
+						break;
+				}
+				rig_free(&r[0]);
+				rig_free(&r[1]);
+			}
+		}
+	}
+}
+
+/*
+ * A QPU writes, through the TMU, an instruction another QPU runs in a long
+ * straight line of deferred turns (both predecoded by a first run):
+ * the turns taken before the write run the old word, those after it the
+ * new one, as with one instruction a turn.
+ */
+T_TEST(code_write_during_deferred_turns)
+{
+	static const char *const writer =	/* 13 words, then its tmua */
+		"nop ; nop ; ldunifrf.rf10\n"
+		"nop ; nop ; ldunifrf.rf11\n"
+		"nop ; nop ; ldunifrf.rf12\n"
+		"eidx rf1 ; nop\n"
+		"and rf1, rf1, 1 ; nop\n"
+		"shl rf2, rf1, 2 ; nop\n"
+		"add rf10, rf10, rf2 ; nop\n"
+		"xor rf3, rf11, rf12 ; nop\n"
+		"shl rf4, rf1, -1 ; nop\n"
+		"asr rf4, rf4, -1 ; nop\n"
+		"and rf3, rf3, rf4 ; nop\n"
+		"xor rf3, rf3, rf11 ; nop\n"
+		"nop ; mov tmud, rf3\n"
+		"nop ; mov tmua, rf10\n";
+	enum { WRITER = 14, WRITE_TURN = 13, ADDS = 64 };
+	unsigned int at, path, b, runs_new = 0;
+	char src[8192];
+	size_t len;
+
+	len = (size_t)snprintf(src, sizeof(src), "%s%s", writer, end_seq);
+	for (at = 0; at < ADDS; at++)
+		len += (size_t)snprintf(src + len, sizeof(src) - len,
+					"add rf1, rf1, 1 ; nop\n");
+	snprintf(src + len, sizeof(src) - len, "%sadd rf1, rf1, 8 ; nop\n",
+		 end_seq);
+	for (b = 0; b < T_ARRAY_SIZE(boards); b++) {
+		for (at = 0; at < 40; at++) {
+			uint32_t got[2][16];
+
+			for (path = 0; path < 2; path++) {
+				uint32_t adds, repl_off = (WRITER + 7 + ADDS + 7) * 8;
+				struct rig r;
+
+				if (!rig_init(&r, boards[b], src))
+					return;
+				qpu_v3d_emu_set_predecode(r.emu, path);
+				adds = r.code_va + (WRITER + 7) * 8;
+				/* both predecoded: the writer writes data first */
+				unif32(&r)[0] = r.data_va;
+				T_EQ_U64(0, qpu_v3d_emu_start(r.emu, 0, 0, 1, r.code_va,
+							      r.unif_va));
+				T_EQ_U64(0, qpu_v3d_emu_start(r.emu, 1, 0, 1, adds,
+							      r.unif_va));
+				T_EQ_U64(QPU_V3D_EMU_IDLE, qpu_v3d_emu_run(r.emu, 100000));
+				unif32(&r)[0] = adds + 8 * at;
+				memcpy(&unif32(&r)[1], r.code + repl_off, 8);
+				T_EQ_U64(0, qpu_v3d_emu_start(r.emu, 0, 0, 1, r.code_va,
+							      r.unif_va));
+				T_EQ_U64(0, qpu_v3d_emu_start(r.emu, 1, 0, 1, adds,
+							      r.unif_va));
+				T_EQ_U64(QPU_V3D_EMU_IDLE, qpu_v3d_emu_run(r.emu, 100000));
+				T_EQ_U64(0, qpu_v3d_emu_get_reg(r.emu, 1, 0,
+								QPU_V3D_EMU_FILE_RF, 1,
+								got[path]));
+				rig_free(&r);
+			}
+			T_EQ_U64(ADDS + (at >= WRITE_TURN ? 7 : 0), got[1][0]);
+			T_CHECK(!memcmp(got[0], got[1], sizeof(got[0])));
+			runs_new += at >= WRITE_TURN;
+		}
+	}
+	T_CHECK(runs_new > 0);
+}
+
+/*
+ * A QPU's first run through code 8 KiB past another's straight line of
+ * deferred turns: its instructions take the predecode entries of those
+ * the other QPU's turns were taken on and not run yet, which run as they
+ * were fetched.
+ */
+T_TEST(predecode_alias_during_deferred_turns)
+{
+	enum { ADDS = 64, TWOS = 40 };
+	unsigned int path, b, i;
+	char src[8192];
+	size_t len = 0;
+
+	for (i = 0; i < ADDS; i++)
+		len += (size_t)snprintf(src + len, sizeof(src) - len,
+					"add rf1, rf1, 1 ; nop\n");
+	len += (size_t)snprintf(src + len, sizeof(src) - len, "%s", end_seq);
+	for (i = 0; i < TWOS; i++)
+		len += (size_t)snprintf(src + len, sizeof(src) - len,
+					"add rf1, rf1, 2 ; nop\n");
+	for (b = 0; b < T_ARRAY_SIZE(boards); b++) {
+		uint32_t got[2][2][16];
+
+		for (path = 0; path < 2; path++) {
+			uint32_t other;
+			struct rig r;
+
+			if (!rig_init(&r, boards[b], src))
+				return;
+			/* three entries ahead of the first QPU */
+			other = 8192 + 3 * 8;
+			memcpy(r.code + other, r.code + (ADDS + 7) * 8,
+			       (TWOS + 7) * 8);
+			qpu_v3d_emu_set_predecode(r.emu, path);
+			T_EQ_U64(0, qpu_v3d_emu_start(r.emu, 0, 0, 1, r.code_va,
+						      r.unif_va));
+			T_EQ_U64(QPU_V3D_EMU_IDLE, qpu_v3d_emu_run(r.emu, 100000));
+			T_EQ_U64(0, qpu_v3d_emu_start(r.emu, 0, 0, 1, r.code_va,
+						      r.unif_va));
+			T_EQ_U64(0, qpu_v3d_emu_start(r.emu, 1, 0, 1,
+						      r.code_va + other, r.unif_va));
+			T_EQ_U64(QPU_V3D_EMU_IDLE, qpu_v3d_emu_run(r.emu, 100000));
+			for (i = 0; i < 2; i++)
+				T_EQ_U64(0, qpu_v3d_emu_get_reg(r.emu, i, 0,
+								QPU_V3D_EMU_FILE_RF, 1,
+								got[path][i]));
+			rig_free(&r);
+		}
+		T_EQ_U64(ADDS, got[1][0][0]);
+		T_EQ_U64(2 * TWOS, got[1][1][0]);
+		T_CHECK(!memcmp(got[0], got[1], sizeof(got[0])));
+	}
+}
+
 /* Rounding and conversion edge cases, on the functions the ALU runs. */
 T_TEST(float_edges)
 {

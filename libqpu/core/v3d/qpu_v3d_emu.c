@@ -138,6 +138,7 @@ int qpu_v3d_emu_init(struct qpu_v3d_emu *emu, enum qpu_v3d_emu_board board,
 	emu->predecode = true;
 #endif
 	emu->host_float_ok = true;
+	emu->pre_lo = ~0u;
 	for (i = 0; i < QPU_V3D_SMALL_IMMS; i++)
 		for (l = 0; l < LANES; l++)
 			emu->smimm[i][l] = qpu_v3d_small_imm[i];
@@ -220,6 +221,7 @@ int qpu_v3d_emu_dispatch(struct qpu_v3d_emu *emu, const u32 cfg[7])
 	emu->next_batch = 0;
 	emu->stale_n = 0;	/* a job starts with a clean uniform cache */
 	__builtin_memset(emu->stale_hint, 0, sizeof(emu->stale_hint));
+	emu->noted_ok = false;
 	emu->unif_lines_n = 0;
 	emu->unif_last = 0;
 	emu->slot_freed = true;
@@ -494,8 +496,8 @@ static void write_dest(struct qpu_v3d_emu *emu, unsigned int qpu,
 					  QPU_MEM_TMU);
 			return;
 		}
-		for (i = 0; i < LANES; i++)
-			t->tmu_data[t->tmu_ndata][i] = v[i];
+		__builtin_memcpy(t->tmu_data[t->tmu_ndata], v,
+				 sizeof(t->tmu_data[0]));
 		t->tmu_ndata++;
 		return;
 	case QPU_V3D_W_TMUC:
@@ -772,6 +774,36 @@ static bool fast_direct(const struct v3d_predecoded *e, unsigned int alu,
 	return true;
 }
 
+/*
+ * Whether a write to @waddr (@magic) changes nothing but its thread's
+ * registers: a register, 4.2's accumulators, quad and r5rep/rep.
+ */
+static bool magic_private(enum qpu_gen gen, bool magic, unsigned int waddr)
+{
+	if (!magic || waddr == QPU_V3D_W_NOP || waddr == QPU_V3D_W_R5REP ||
+	    waddr == QPU_V3D_W_QUAD)
+		return true;
+	return gen == QPU_GEN_V3D42 && waddr < QPU_V3D_W_R5;
+}
+
+/*
+ * The same for a fast ALU's write (FAST_W_*), where tmud, tmudref and
+ * tmuoff count in @tmud (their queue is the thread's; only its overflow
+ * faults, which the walk rules out).
+ */
+static bool fast_w_private(enum qpu_gen gen, unsigned int w,
+			   unsigned int waddr, u8 *tmud)
+{
+	if (w != FAST_W_MAGIC)
+		return true;
+	if (waddr == QPU_V3D_W_TMUD || waddr == QPU_V3D_W_TMUDREF ||
+	    waddr == QPU_V3D_W_TMUOFF) {
+		(*tmud)++;
+		return true;
+	}
+	return magic_private(gen, true, waddr);
+}
+
 /* The fast path's fields of predecoded entry @e. */
 static void predecode_fast(struct qpu_v3d_emu *emu, struct v3d_predecoded *e)
 {
@@ -780,9 +812,19 @@ static void predecode_fast(struct qpu_v3d_emu *emu, struct v3d_predecoded *e)
 
 	e->fast = false;
 	e->nop = false;
+	e->plain = false;
+	e->mov_magic = 0;
+	e->priv = false;
+	e->walk = 0;
+	e->tmud_n = 0;
+	e->ldtmu_direct = false;
 	e->branch = in->is_branch;
 	if (in->is_branch) {
 		e->fast = true;
+		/* a uniform read from the stream is memory everyone sees */
+		e->priv = !in->br.ub || in->br.bdu == QPU_V3D_BR_DEST_RF ||
+			  in->br.bdu == QPU_V3D_BR_DEST_LRI;
+		e->walk = e->priv;
 		return;
 	}
 	if ((e->sig & ~FAST_SIGS) ||
@@ -797,6 +839,10 @@ static void predecode_fast(struct qpu_v3d_emu *emu, struct v3d_predecoded *e)
 		e->add_fn = NULL;
 	if (in->mul.op == QPU_V3D_M_NOP)
 		e->mul_fn = NULL;
+	if (e->add_fn)
+		e->add_fn = v3d_fast_form(e->add_fn, emu->float_form);
+	if (e->mul_fn)
+		e->mul_fn = v3d_fast_form(e->mul_fn, emu->float_form);
 	fast_src(emu, e, 0, in->add.a, QPU_V3D_SIG_SMIMM_A);
 	fast_src(emu, e, 1, in->add.b, QPU_V3D_SIG_SMIMM_B);
 	fast_src(emu, e, 2, in->mul.a, QPU_V3D_SIG_SMIMM_C);
@@ -813,7 +859,32 @@ static void predecode_fast(struct qpu_v3d_emu *emu, struct v3d_predecoded *e)
 				if (fast_direct(e, alu, n))
 					e->direct |= FAST_DIRECT(alu, n);
 	e->fast = true;
+	e->priv = !(e->sig & (QPU_V3D_SIG_LDUNIF | QPU_V3D_SIG_LDUNIFRF |
+			      QPU_V3D_SIG_THRSW)) &&
+		  (!(e->sig & QPU_V3D_SIG_LDTMU) ||
+		   magic_private(emu->gen, in->sig_magic, in->sig_addr)) &&
+		  fast_w_private(emu->gen, e->add_w, in->add.waddr, &e->tmud_n) &&
+		  fast_w_private(emu->gen, e->mul_w, in->mul.waddr, &e->tmud_n);
+	e->walk = e->priv && (e->tmud_n || (e->sig & QPU_V3D_SIG_LDTMU));
+	e->ldtmu_direct = (e->sig & QPU_V3D_SIG_LDTMU) && !in->sig_magic &&
+			  !(e->sig & (QPU_V3D_SIG_LDUNIF | QPU_V3D_SIG_LDUNIFRF)) &&
+			  e->add_w != FAST_W_MAGIC && e->mul_w != FAST_W_MAGIC;
+	e->sig_dst[0] = rf_off(in->sig_addr, 64);
+	e->sig_dst[1] = rf_off(in->sig_addr, 32);
+	e->plain = !e->nop && !e->flags && !(e->sig & ~QPU_V3D_SIG_SMIMMS) &&
+		   e->add_w != FAST_W_MAGIC && e->mul_w != FAST_W_MAGIC;
+	if (!e->flags && !(e->sig & ~QPU_V3D_SIG_SMIMMS)) {
+		if (in->add.op == QPU_V3D_A_MOV && e->add_w == FAST_W_MAGIC &&
+		    !e->mul_fn && e->mul_w == FAST_W_NONE)
+			e->mov_magic = 1;	/* add a */
+		if (in->mul.op == QPU_V3D_M_MOV && e->mul_w == FAST_W_MAGIC &&
+		    !e->add_fn && e->add_w == FAST_W_NONE)
+			e->mov_magic = 3;	/* mul a */
+	}
 }
+
+static void lag_flush_all(struct qpu_v3d_emu *emu);
+static void code_epoch_next(struct qpu_v3d_emu *emu);
 
 /*
  * @w at @pc decoded, through the predecode cache when it is on: the
@@ -839,6 +910,13 @@ static const struct qpu_v3d_instr *decode(struct qpu_v3d_emu *emu, u32 pc,
 	*sig = tmp->is_branch ? 0 : qpu_v3d_sig_bits(emu->gen, tmp->sig);
 	if (!emu->predecode)
 		return tmp;
+	if (emu->lag_count)	/* deferred turns run from the entries */
+		lag_flush_all(emu);
+	code_epoch_next(emu);	/* runs through @e end elsewhere */
+	if (pc < emu->pre_lo)
+		emu->pre_lo = pc;
+	if (pc > emu->pre_hi)
+		emu->pre_hi = pc;
 	e->valid = true;
 	e->pc = pc;
 	e->word = w;
@@ -898,6 +976,57 @@ static inline const u32 *fast_op(const struct v3d_predecoded *e,
 }
 
 /*
+ * A plain entry (both ALUs' results to registers, or nowhere; no flags, no
+ * signal but small immediates): step_fast()'s work without its tests.
+ */
+static inline void step_plain(struct qpu_v3d_emu *emu, unsigned int qpu,
+			      struct v3d_thread *t,
+			      const struct v3d_predecoded *e)
+{
+	u8 *base = (u8 *)t;
+	unsigned int n = t->nregs == 32;
+	u32 av[LANES], mv[LANES];
+	u32 *ra = av, *rm = mv;
+
+	if (e->add_fn) {
+		if (e->direct & FAST_DIRECT(0, n))
+			ra = (u32 *)(base + e->dst[0][n]);
+		e->add_fn(emu, fast_op(e, base, n, 0), fast_op(e, base, n, 1),
+			  ra);
+	}
+	if (e->mul_fn) {
+		if (e->direct & FAST_DIRECT(1, n))
+			rm = (u32 *)(base + e->dst[1][n]);
+		e->mul_fn(emu, fast_op(e, base, n, 2), fast_op(e, base, n, 3),
+			  rm);
+	}
+	if (e->add_w && ra == av)
+		__builtin_memcpy(base + e->dst[0][n], av, sizeof(av));
+	if (e->mul_w && rm == mv)
+		__builtin_memcpy(base + e->dst[1][n], mv, sizeof(mv));
+	t->pc += 8;
+	end_of_instruction(emu, qpu, t);
+}
+
+/*
+ * A mov to a magic address and nothing else (tmua, tmud, ...): the
+ * operand goes to write_dest() as step_fast() would copy it there.
+ */
+static void step_mov_magic(struct qpu_v3d_emu *emu, unsigned int qpu,
+			   unsigned int slot, struct v3d_thread *t,
+			   const struct v3d_predecoded *e)
+{
+	unsigned int k = e->mov_magic - 1;
+
+	write_dest(emu, qpu, slot, k ? e->in.mul.waddr : e->in.add.waddr, true,
+		   fast_op(e, (const u8 *)t, t->nregs == 32, k), ALL_LANES);
+	if (emu->stop != QPU_V3D_EMU_RUNNING)
+		return;
+	t->pc += 8;
+	end_of_instruction(emu, qpu, t);
+}
+
+/*
  * An instruction predecode_fast() chose: what step()'s general path does
  * for it, in the same order, with its operands and handlers found once.
  */
@@ -911,6 +1040,7 @@ static void step_fast(struct qpu_v3d_emu *emu, unsigned int qpu,
 	const u32 *aa = NULL, *ab = NULL, *ma = NULL, *mb = NULL;
 	u32 av[LANES], mv[LANES], sval[LANES], uval = 0, sig = e->sig;
 	u32 *ra = av, *rm = mv;
+	const u32 *fifo = NULL;
 	struct v3d_alu_out fa, fm;
 	unsigned int i;
 
@@ -948,7 +1078,9 @@ static void step_fast(struct qpu_v3d_emu *emu, unsigned int qpu,
 			sval[i] = uval;
 	}
 	if (sig & QPU_V3D_SIG_LDTMU) {	/* after it, as v3d_step_general() */
-		__builtin_memcpy(sval, t->fifo[t->fifo_head], sizeof(sval));
+		fifo = t->fifo[t->fifo_head];
+		if (!e->ldtmu_direct)
+			__builtin_memcpy(sval, fifo, sizeof(sval));
 		t->fifo_head = (t->fifo_head + 1) % TMU_FIFO_MAX;
 		t->fifo_n--;
 	}
@@ -968,8 +1100,12 @@ static void step_fast(struct qpu_v3d_emu *emu, unsigned int qpu,
 		if (e->mul_need)
 			v3d_flags_apply(t, in->mpf, in->muf, &fm);
 	}
-	if ((sig & (QPU_V3D_SIG_LDUNIF | QPU_V3D_SIG_LDUNIFRF |
-		    QPU_V3D_SIG_LDTMU)) && !sig_write(emu, qpu, slot, in, sig, sval))
+	/* the popped vector stays: no magic write queued a lookup since */
+	if (e->ldtmu_direct)
+		__builtin_memcpy(base + e->sig_dst[n], fifo, sizeof(sval));
+	else if ((sig & (QPU_V3D_SIG_LDUNIF | QPU_V3D_SIG_LDUNIFRF |
+			 QPU_V3D_SIG_LDTMU)) &&
+		 !sig_write(emu, qpu, slot, in, sig, sval))
 		return;
 	end_of_step(emu, qpu, t, sig);
 }
@@ -1158,6 +1294,14 @@ static inline void step(struct qpu_v3d_emu *emu, unsigned int qpu,
 			emu->ops->trace(emu->ctx, qpu, slot, t->pc, e->word);
 		t->issued++;
 		emu->stats.instructions++;
+		if (e->plain) {
+			step_plain(emu, qpu, t, e);
+			return;
+		}
+		if (e->mov_magic) {
+			step_mov_magic(emu, qpu, slot, t, e);
+			return;
+		}
 		if (e->nop) {
 			t->pc += 8;
 			end_of_instruction(emu, qpu, t);
@@ -1167,6 +1311,220 @@ static inline void step(struct qpu_v3d_emu *emu, unsigned int qpu,
 		return;
 	}
 	v3d_step_general(emu, qpu, slot);
+}
+
+/*
+ * Deferred turns. Round-robin gives each QPU one instruction a turn; most
+ * instructions touch nothing but their thread (entries marked priv:
+ * registers, flags, the TMU data queue and result FIFO, the branch and
+ * delay-slot state), so that when they run does not matter to the other
+ * QPUs, only that they run before their thread's next instruction that
+ * another QPU or the caller can see. At a QPU's turn, lag_start() finds
+ * how many of the next instructions are priv as they will run (the delay
+ * slots counted down, a known branch target followed, the FIFO and the
+ * data queue kept from running dry or over), each word checked in memory
+ * as its turn's fetch would: it stops before an instruction that is not
+ * priv, one whose end switches threads, the landing of a branch among
+ * them (not known before it runs), or the limit. Those turns then only
+ * count (run_in_turn()); lag_flush() runs them, as step() would have,
+ * when the QPU's next turn is not deferred and at every stop, before
+ * anything can be observed (a fault, the budget's end, the end of
+ * qpu_v3d_emu_run()). The words checked stay checked while the code epoch
+ * does not change: a TMU write into predecoded code changes it and cuts
+ * every walk to the turns already taken (v3d_code_changed()); an entry
+ * is replaced only after every deferred turn ran. Faults, budget ends and
+ * results are those of one instruction a turn (test-v3d-emu's
+ * deferred_turns_match_reference).
+ */
+
+/* The word at @pc is @e's (through the MMU when not in the code BO). */
+static bool word_is(const struct qpu_v3d_emu *emu, u32 pc,
+		    const struct v3d_predecoded *e)
+{
+	u32 off = pc - emu->code_va;
+	const u8 *p = off < emu->code_len ? emu->code_host + off :
+		      qpu_v3d_mmu_translate(emu->mmu, pc, 8);
+
+	return p && !__builtin_memcmp(p, &e->word, 8);
+}
+
+/*
+ * @e0's run: the priv instructions from it with nothing pending, up to a
+ * branch's third delay slot, with their ldtmu and tmud writes.
+ */
+static void lag_static(struct qpu_v3d_emu *emu, struct v3d_predecoded *e0)
+{
+	unsigned int k, taken = 0, ldtmu = 0, tmud = 0;
+	u32 pc = e0->pc;
+
+	for (k = 0; k < LAG_MAX; k++) {
+		const struct v3d_predecoded *e =
+			&emu->pre[(pc >> 3) % PREDECODE_SIZE];
+
+		if (!e->priv || e->pc != pc || !word_is(emu, pc, e) ||
+		    (e->branch && taken))
+			break;
+		ldtmu += !!(e->sig & QPU_V3D_SIG_LDTMU);
+		tmud += e->tmud_n;
+		if (e->branch)
+			taken = 4;
+		pc += 8;
+		if (taken && --taken == 0) {
+			k++;	/* the landing is not known before it runs */
+			break;
+		}
+	}
+	e0->run = (u8)k;
+	e0->run_ldtmu = (u8)ldtmu;
+	e0->run_tmud = (u8)tmud;
+	e0->run_epoch = emu->code_epoch;
+}
+
+/*
+ * The walk from a thread's state (a branch's delay slots pending, or a
+ * run that would empty the FIFO or fill the data queue; no thread switch
+ * pending): the turns it may defer.
+ */
+static unsigned int lag_walk(struct qpu_v3d_emu *emu,
+			     const struct v3d_thread *t, unsigned int max)
+{
+	unsigned int k, fifo = t->fifo_n, nd = t->tmu_ndata;
+	unsigned int br = t->br_left, taken = 0;
+	u32 pc = t->pc;
+
+	for (k = 0; k < max; k++) {
+		const struct v3d_predecoded *e =
+			&emu->pre[(pc >> 3) % PREDECODE_SIZE];
+
+		if (!e->priv || e->pc != pc || !word_is(emu, pc, e))
+			break;
+		if (e->sig & QPU_V3D_SIG_LDTMU) {
+			if (!fifo)
+				break;
+			fifo--;
+		}
+		if (nd + e->tmud_n > TMU_DATA_MAX)
+			break;
+		nd += e->tmud_n;
+		if (e->branch) {
+			if (br || taken)
+				break;
+			taken = 4;
+		}
+		pc += 8;
+		if (br && --br == 0)
+			pc = t->br_target;
+		if (taken && --taken == 0)
+			return k + 1;
+	}
+	return k;
+}
+
+static bool lag_start(struct qpu_v3d_emu *emu, unsigned int qpu,
+		      unsigned int slot)
+{
+	const struct v3d_thread *t = &emu->q[qpu].t[slot];
+	struct v3d_predecoded *e = &emu->pre[(t->pc >> 3) % PREDECODE_SIZE];
+	unsigned int k, max = LAG_MAX;
+
+	/* a switch pending comes within two instructions */
+	if (!e->priv || e->pc != t->pc || t->thrsw_left)
+		return false;
+	if (emu->limit) {
+		if (t->issued >= emu->limit)
+			return false;
+		if (emu->limit - t->issued < max)
+			max = (unsigned int)(emu->limit - t->issued);
+	}
+	if (t->br_left) {
+		k = lag_walk(emu, t, max);
+	} else {
+		if (e->run_epoch != emu->code_epoch)
+			lag_static(emu, e);
+		k = e->run;
+		if (k < 2)
+			return false;
+		if (k > max || e->run_ldtmu > t->fifo_n ||
+		    t->tmu_ndata + e->run_tmud > TMU_DATA_MAX)
+			k = lag_walk(emu, t, max);
+	}
+	if (k < 2)
+		return false;
+	emu->lag[qpu].n = 1;
+	emu->lag[qpu].cap = (u8)k;
+	emu->lag[qpu].slot = (u8)slot;
+	emu->lag_count++;
+	return true;
+}
+
+/* Run QPU @qpu's deferred turns. */
+static void lag_flush(struct qpu_v3d_emu *emu, unsigned int qpu)
+{
+	struct v3d_lag *lg = &emu->lag[qpu];
+	unsigned int k, slot = lg->slot;
+	struct v3d_thread *t = &emu->q[qpu].t[slot];
+
+	for (k = 0; k < lg->n; k++) {
+		const struct v3d_predecoded *e =
+			&emu->pre[(t->pc >> 3) % PREDECODE_SIZE];
+
+		if (e->plain) {
+			step_plain(emu, qpu, t, e);
+		} else if (e->mov_magic) {
+			step_mov_magic(emu, qpu, slot, t, e);
+		} else if (e->nop) {
+			t->pc += 8;
+			end_of_instruction(emu, qpu, t);
+		} else if (e->branch) {
+			do_branch(emu, qpu, slot, &e->in);
+			t->pc += 8;
+			end_of_instruction(emu, qpu, t);
+		} else {
+			step_fast(emu, qpu, slot, t, e);
+		}
+	}
+	t->issued += lg->n;
+	emu->stats.instructions += lg->n;
+	lg->n = 0;
+	lg->cap = 0;
+	emu->lag_count--;
+}
+
+/*
+ * Every QPU's deferred turns, also after a stop (they cannot fault: the
+ * stop is lifted while they run).
+ */
+static void lag_flush_all(struct qpu_v3d_emu *emu)
+{
+	enum qpu_v3d_emu_status stop = emu->stop;
+	unsigned int qpu;
+
+	emu->stop = QPU_V3D_EMU_RUNNING;
+	for (qpu = 0; qpu < emu->nqpus && emu->lag_count; qpu++)
+		if (emu->lag[qpu].cap)
+			lag_flush(emu, qpu);
+	emu->stop = stop;
+}
+
+/* A new code epoch: every run found is found again. */
+static void code_epoch_next(struct qpu_v3d_emu *emu)
+{
+	unsigned int i;
+
+	if (++emu->code_epoch)
+		return;
+	for (i = 0; i < PREDECODE_SIZE; i++)	/* wrapped: none is current */
+		emu->pre[i].run_epoch = 0;
+	emu->code_epoch = 1;
+}
+
+void v3d_code_changed(struct qpu_v3d_emu *emu)
+{
+	unsigned int qpu;
+
+	code_epoch_next(emu);
+	for (qpu = 0; qpu < emu->nqpus; qpu++)
+		emu->lag[qpu].cap = emu->lag[qpu].n;
 }
 
 static bool thread_live(const struct v3d_thread *t)
@@ -1280,13 +1638,26 @@ static enum qpu_v3d_emu_status run_in_turn(struct qpu_v3d_emu *emu, u64 budget)
 			csd_fill(emu);
 		}
 		for (qpu = 0; qpu < emu->nqpus && budget; qpu++) {
-			int s = ready_slot(&emu->q[qpu]);
+			struct v3d_lag *lg = &emu->lag[qpu];
+			int s;
 
+			if (lg->n < lg->cap) {	/* a deferred turn */
+				lg->n++;
+				ran = true;
+				budget--;
+				continue;
+			}
+			if (lg->cap)
+				lag_flush(emu, qpu);
+			s = ready_slot(&emu->q[qpu]);
 			if (s < 0)
 				continue;
-			step(emu, qpu, s);
-			if (emu->stop != QPU_V3D_EMU_RUNNING)
+			if (!emu->defer || !lag_start(emu, qpu, s))
+				step(emu, qpu, s);
+			if (emu->stop != QPU_V3D_EMU_RUNNING) {
+				lag_flush_all(emu);
 				return emu->stop;
+			}
 			ran = true;
 			budget--;
 		}
@@ -1296,6 +1667,7 @@ static enum qpu_v3d_emu_status run_in_turn(struct qpu_v3d_emu *emu, u64 budget)
 				return st;
 		}
 	}
+	lag_flush_all(emu);
 	return QPU_V3D_EMU_RUNNING;
 }
 
@@ -1311,9 +1683,16 @@ enum qpu_v3d_emu_status qpu_v3d_emu_run(struct qpu_v3d_emu *emu, u64 budget)
 	emu->hook_writes = emu->ops && emu->ops->trace_write;
 	emu->hook_trace = emu->ops && emu->ops->trace;
 	emu->fast_run = emu->predecode && !emu->hook_writes;
+	emu->defer = emu->fast_run && !emu->hook_trace && !emu->clock &&
+		     !(emu->ops && emu->ops->tmu);
+	code_epoch_next(emu);	/* the caller may have changed memory */
 	emu->host_float = emu->host_float_ok && emu->predecode &&
 			  qpu_v3d_host_float_enter(&saved);
 	emu->float_form = (u8)qpu_v3d_float_form(emu->host_float);
+	if (emu->pre_form != emu->float_form) {	/* entries call another form */
+		__builtin_memset(emu->pre, 0, sizeof(emu->pre));
+		emu->pre_form = emu->float_form;
+	}
 	st = emu->clock ? run_by_clock(emu, budget) : run_in_turn(emu, budget);
 	if (emu->host_float)
 		qpu_v3d_host_float_leave(saved);

@@ -433,6 +433,20 @@ static bool flags_fast_op(v3d_fast_fn fn)
 	       fn == op_mov;
 }
 
+#if defined(__SSE2__) && !defined(__KERNEL__)
+#include <emmintrin.h>
+
+/* Bit i for lane i of @m (each 0 or all ones): their signs packed to bytes. */
+static u16 lane_mask(const u32 *m)
+{
+	const __m128i *v = (const __m128i *)m;
+	__m128i lo = _mm_packs_epi32(_mm_loadu_si128(v), _mm_loadu_si128(v + 1));
+	__m128i hi = _mm_packs_epi32(_mm_loadu_si128(v + 2),
+				     _mm_loadu_si128(v + 3));
+
+	return (u16)_mm_movemask_epi8(_mm_packs_epi16(lo, hi));
+}
+#else
 /* The lanes of @m set (nonzero) as a mask, in loops the compiler vectorizes. */
 static u16 lane_mask(const u32 *m)
 {
@@ -447,6 +461,7 @@ static u16 lane_mask(const u32 *m)
 		r |= m[i] & bit[i];
 	return (u16)r;
 }
+#endif
 
 void v3d_fast_flags(v3d_fast_fn fn, unsigned int need, const u32 *a,
 		    const u32 *b, const u32 *r, struct v3d_alu_out *o)
@@ -490,6 +505,17 @@ bool v3d_alu_fast_pick(const struct qpu_v3d_instr *in, v3d_fast_fn *add,
 	if ((in->mpf || in->muf) && !flags_fast_op(*mul))
 		return false;
 	return true;
+}
+
+v3d_fast_fn v3d_fast_form(v3d_fast_fn fn, unsigned int form)
+{
+	if (fn == op_fadd)
+		return v3d_float_fast(V3D_FADD, form);
+	if (fn == op_fsub)
+		return v3d_float_fast(V3D_FSUB, form);
+	if (fn == op_fmul)
+		return v3d_float_fast(V3D_FMUL, form);
+	return fn;
 }
 
 void v3d_alu_add(struct qpu_v3d_emu *emu, struct v3d_thread *t,

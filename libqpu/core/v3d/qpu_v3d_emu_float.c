@@ -40,7 +40,7 @@
  * and restores the caller's status flags where it ends. Elsewhere (the
  * kernel, armel's soft float, i386's x87) the integer forms below run.
  */
-#include "v3d/qpu_v3d_emu.h"
+#include "v3d/qpu_v3d_emu_internal.h"
 #include "qpu_emu_float.h"
 
 #define F_SIGN	0x80000000u
@@ -605,4 +605,89 @@ void qpu_v3d_fadd16(const u32 *a, const u32 *b, u32 neg, u32 *r, bool host)
 void qpu_v3d_fmul16(const u32 *a, const u32 *b, u32 *r, bool host)
 {
 	qpu_v3d_fmul16_form(a, b, r, qpu_v3d_float_form(host));
+}
+
+/*
+ * The fast paths' fadd, fsub and fmul in each form, as predecoded entries
+ * call them (v3d_float_fast()): the forms above without a choice a call.
+ */
+#define FLOAT_FAST(name)						\
+void name(const struct qpu_v3d_emu *emu, const u32 *__restrict a,		\
+	  const u32 *__restrict b, u32 *__restrict r)
+
+static FLOAT_FAST(fadd_int)
+{
+	unsigned int i;
+
+	for (i = 0; i < LANES16; i++)
+		r[i] = fadd_fast(a[i], b[i]);
+}
+
+static FLOAT_FAST(fsub_int)
+{
+	unsigned int i;
+
+	for (i = 0; i < LANES16; i++)
+		r[i] = fadd_fast(a[i], b[i] ^ F_SIGN);
+}
+
+static FLOAT_FAST(fmul_int)
+{
+	unsigned int i;
+
+	for (i = 0; i < LANES16; i++)
+		r[i] = fmul_fast(a[i], b[i]);
+}
+
+#ifdef HOST_FLOAT
+static FLOAT_FAST(fadd_host)
+{
+	fadd16_host(a, b, 0, r);
+}
+
+static FLOAT_FAST(fsub_host)
+{
+	fadd16_host(a, b, F_SIGN, r);
+}
+
+static FLOAT_FAST(fmul_host)
+{
+	if (!fmul16_host(a, b, r))
+		fmul_int(emu, a, b, r);
+}
+#endif
+
+#ifdef HOST_AVX512
+static AVX512 FLOAT_FAST(fadd_avx512)
+{
+	fadd16_avx512(a, b, 0, r);
+}
+
+static AVX512 FLOAT_FAST(fsub_avx512)
+{
+	fadd16_avx512(a, b, F_SIGN, r);
+}
+
+static AVX512 FLOAT_FAST(fmul_avx512)
+{
+	if (!fmul16_avx512(a, b, r))
+		fmul_int(emu, a, b, r);	/* a product of +-2^-126 */
+}
+#endif
+
+v3d_fast_fn v3d_float_fast(enum v3d_float_op op, unsigned int form)
+{
+	static const v3d_fast_fn by_form[QPU_V3D_FLOAT_AVX512 + 1][3] = {
+		[QPU_V3D_FLOAT_INT] = { fadd_int, fsub_int, fmul_int },
+#ifdef HOST_FLOAT
+		[QPU_V3D_FLOAT_HOST] = { fadd_host, fsub_host, fmul_host },
+#endif
+#ifdef HOST_AVX512
+		[QPU_V3D_FLOAT_AVX512] = { fadd_avx512, fsub_avx512, fmul_avx512 },
+#endif
+	};
+
+	if (form > QPU_V3D_FLOAT_AVX512 || !by_form[form][op])
+		form = QPU_V3D_FLOAT_INT;
+	return by_form[form][op];
 }

@@ -101,13 +101,39 @@ struct v3d_predecoded {
 	bool flags;		/* push or update flags */
 	bool branch;		/* a branch: do_branch() */
 	bool nop;		/* nothing but the PC moves */
+	bool plain;		/* fast ALUs into registers: no flags, no signal */
+	u8 mov_magic;		/* only a mov to a magic address: its operand + 1 */
+	bool priv;		/* fast, and touches only its thread: deferrable */
+	u8 walk;		/* priv and a branch, ldtmu or tmud (lag_start()) */
+	u8 tmud_n;		/* tmud-type writes it queues, when priv */
+	/*
+	 * From here with no delay slot pending: how many priv instructions
+	 * follow in a row (this one included), their ldtmu and tmud writes,
+	 * as found in code epoch @run_epoch (lag_static()).
+	 */
+	u8 run, run_ldtmu, run_tmud;
+	u32 run_epoch;
 	u8 add_need, mul_need;	/* the flags each ALU's pf/uf read: z 1, n 2, c 4 */
 	u8 direct;	/* FAST_DIRECT(alu, n): the result straight to its register */
 	v3d_fast_fn add_fn, mul_fn;
 	const u32 *imm[4];	/* add a, add b, mul a, mul b */
 	u16 src[2][4];
 	u16 dst[2][2];		/* add, mul; by register file size */
+	bool ldtmu_direct;	/* ldtmu into a register, no magic ALU write */
+	u16 sig_dst[2];		/* then its offset, by register file size */
 	struct qpu_v3d_instr in;
+};
+
+/*
+ * A QPU's deferred turns (qpu_v3d_emu.c, "deferred turns"): instructions
+ * whose turn came and went, to run before the QPU does anything else.
+ */
+#define LAG_MAX		32
+
+struct v3d_lag {
+	u8 n;		/* turns taken and not run yet */
+	u8 cap;		/* turns the walk checked */
+	u8 slot;	/* the thread they belong to */
 };
 
 #define STALE_MAX	64	/* TMU-written words the uniform cache hides */
@@ -135,6 +161,7 @@ struct qpu_v3d_emu {
 	bool host_float_ok;	/* qpu_v3d_emu_set_host_float() */
 	bool host_float;	/* this run computes floats on the host */
 	u8 float_form;		/* qpu_v3d_float_form(host_float) */
+	u8 pre_form;		/* the float_form of the entries in pre[] */
 	const u64 *clock;	/* qpu_v3d_emu_set_clock(), or NULL */
 	bool resched;		/* a thread started, switched or woke */
 	unsigned int pick;	/* the QPU the clock chose */
@@ -158,6 +185,19 @@ struct qpu_v3d_emu {
 	bool hook_trace;	/* ops->trace */
 	bool fast_run;		/* predecode on, no trace_write hook */
 	u32 stale_hint[STALE_HINTS];	/* words in stale[] (0: none), by address */
+	/* a TMU write's 16 words, all in stale[] while @noted_ok (tmu_word32()) */
+	bool noted_ok;
+	u32 noted_at[LANES];
+	bool defer;		/* this run defers turns: fast, no hook, no clock */
+	unsigned int lag_count;	/* QPUs with deferred turns */
+	/*
+	 * Changes whenever code may have: a run starts, an entry is
+	 * replaced, the TMU writes between @pre_lo and @pre_hi, the lowest
+	 * and highest address predecoded (lo > hi: none).
+	 */
+	u32 code_epoch;
+	u32 pre_lo, pre_hi;
+	struct v3d_lag lag[QPU_V3D_EMU_MAX_QPUS];
 };
 
 /* One instruction's ALU work, before its writes land. */
@@ -178,9 +218,25 @@ struct v3d_alu_out {
 void v3d_step_general(struct qpu_v3d_emu *emu, unsigned int qpu,
 		      unsigned int slot);
 
+/*
+ * A TMU write of [@va, @va + @len): code it may change is fetched again
+ * (v3d_code_changed()), at every turn not taken yet.
+ */
+void v3d_code_changed(struct qpu_v3d_emu *emu);
+
+static inline void v3d_code_write(struct qpu_v3d_emu *emu, u32 va, u32 len)
+{
+	if ((u64)va + len > emu->pre_lo && va < (u64)emu->pre_hi + 8)
+		v3d_code_changed(emu);
+}
+
 void v3d_emu_set_fault(struct qpu_v3d_emu *emu, unsigned int qpu,
 		       unsigned int slot, enum qpu_fault_reason why,
 		       u32 addr, enum qpu_mem_access kind);
+
+/* qpu_v3d_emu_float.c: the fast handler of a float op in form @form */
+enum v3d_float_op { V3D_FADD, V3D_FSUB, V3D_FMUL };
+v3d_fast_fn v3d_float_fast(enum v3d_float_op op, unsigned int form);
 
 /* qpu_v3d_emu_alu.c */
 void v3d_alu_add(struct qpu_v3d_emu *emu, struct v3d_thread *t,
@@ -196,6 +252,8 @@ void v3d_alu_mul(struct qpu_v3d_emu *emu, struct v3d_thread *t,
  */
 bool v3d_alu_fast_pick(const struct qpu_v3d_instr *in, v3d_fast_fn *add,
 		       v3d_fast_fn *mul);
+/* @fn, or its float op's handler in form @form (for a run's entries). */
+v3d_fast_fn v3d_fast_form(v3d_fast_fn fn, unsigned int form);
 /*
  * The z, n and c inputs of @o (those in @need: bit 0 z, 1 n, 2 c) for
  * handler @fn's result @r of @a, @b.

@@ -220,6 +220,7 @@ static void note_stale_new(struct qpu_v3d_emu *emu, u32 va, const u8 *p)
 {
 	unsigned int i;
 
+	emu->noted_ok = false;	/* stale_hint[] may change */
 	if (emu->stale_n >= STALE_MAX && !unif_line_read(emu, va))
 		return;
 	for (i = 0; i < emu->stale_n; i++)
@@ -402,16 +403,37 @@ static bool tmu_word32(struct qpu_v3d_emu *emu, unsigned int qpu,
 			out |= at[i] - bo->va > bo->size - 4;
 		in_bo = !out;
 	}
-	if (in_bo && write) {
-		for (i = 0; i < LANES; i++) {
-			u8 *p = bo->host + (at[i] - bo->va);
+	if (in_bo) {	/* the BO's fields in registers: byte stores alias them */
+		u8 *host = bo->host;
+		u32 va = bo->va;
 
-			note_stale(emu, at[i], p);
-			store32(p, t->tmu_data[0][i]);
+		if (write && emu->noted_ok &&
+		    !__builtin_memcmp(at, emu->noted_at, sizeof(at))) {
+			/* the words of the last write: all noted already */
+			v3d_code_write(emu, va, bo->size);
+			for (i = 0; i < LANES; i++)
+				store32(host + (at[i] - va), t->tmu_data[0][i]);
+		} else if (write) {
+			bool noted = true;
+
+			v3d_code_write(emu, va, bo->size);
+			for (i = 0; i < LANES; i++) {
+				u8 *p = host + (at[i] - va);
+
+				if (*stale_hint(emu, at[i]) != at[i]) {
+					note_stale_new(emu, at[i], p);
+					noted = false;
+				}
+				store32(p, t->tmu_data[0][i]);
+			}
+			if (noted) {	/* each was in stale[] */
+				__builtin_memcpy(emu->noted_at, at, sizeof(at));
+				emu->noted_ok = true;
+			}
+		} else {
+			for (i = 0; i < LANES; i++)
+				res[i] = load32(host + (at[i] - va));
 		}
-	} else if (in_bo) {
-		for (i = 0; i < LANES; i++)
-			res[i] = load32(bo->host + (at[i] - bo->va));
 	}
 	if (in_bo) {
 		tmu_count32(emu, write, LANES);
@@ -433,6 +455,7 @@ static bool tmu_word32(struct qpu_v3d_emu *emu, unsigned int qpu,
 			return false;
 		}
 		if (write) {
+			v3d_code_write(emu, a, 4);
 			note_stale(emu, a, p);
 			store32(p, t->tmu_data[0][i]);
 		} else {
@@ -471,7 +494,8 @@ bool v3d_tmu_lookup(struct qpu_v3d_emu *emu, unsigned int qpu,
 	if (emu->ops && emu->ops->tmu)
 		emu->ops->tmu(emu->ctx, qpu, slot, addr, lanes, words, size,
 			      write);
-	depth = TMU_FIFO_MAX / emu->q[qpu].threads;
+	/* TMU_FIFO_MAX / threads, threads 1, 2 or 4: no division */
+	depth = TMU_FIFO_MAX >> (emu->q[qpu].threads >> 1);
 	if (returns && t->fifo_n + words > depth) {
 		v3d_emu_set_fault(emu, qpu, slot, QPU_FAULT_REASON_INSTRUCTION,
 				  t->fifo_n + words, QPU_MEM_TMU);
@@ -514,6 +538,7 @@ bool v3d_tmu_lookup(struct qpu_v3d_emu *emu, unsigned int qpu,
 				u32 old = load32(p);
 
 				if (write || op >= 8) {
+					v3d_code_write(emu, at & ~3u, 4);
 					note_stale(emu, at & ~3u, p);
 					store32(p, atomic(op, old,
 							  t->tmu_data[0][i],
@@ -525,6 +550,7 @@ bool v3d_tmu_lookup(struct qpu_v3d_emu *emu, unsigned int qpu,
 				emu->stats.tmu_write_bytes += 4;
 			} else if (write) {
 				if (k < t->tmu_ndata) {
+					v3d_code_write(emu, at & ~3u, 4);
 					note_stale(emu, at & ~3u,
 						   p - (at & 3));
 					store_sized(p, type, t->tmu_data[k][i]);
