@@ -3,7 +3,7 @@
 #
 # Installs the Debian 12 packages a make target needs, and nothing when they
 # are all there already. Usage: deps.sh GROUP... (build lint vm pi python netlink
-# xnnpack pyvideocore man m32 fleet debug all)
+# xnnpack pyvideocore pyvideocore-v3d man m32 fleet debug all)
 # Needs root to install; otherwise it prints the command to run and fails.
 set -euo pipefail
 
@@ -17,6 +17,9 @@ declare -A groups=(
 	# make check-thirdparty PYVIDEOCORE_SRC=DIR: PyVideoCore's suite imports
 	# nose.tools beside pytest
 	[pyvideocore]="python3 python3-numpy python3-pytest python3-nose"
+	# py-videocore6/7's suites on the simulated v3d nodes (run by hand,
+	# kmod/v3d_sim/README.md): py-videocore7's tests import hypothesis
+	[pyvideocore-v3d]="python3 python3-numpy python3-pytest python3-hypothesis"
 	# make bench-nn-xnnpack: the CPU backend's layers against XNNPACK (whose
 	# header includes pthreadpool's)
 	[xnnpack]="libxnnpack-dev libpthreadpool-dev"

@@ -9,9 +9,9 @@
  * its fence ending in -ECANCELED, and the queue goes on with the next.
  * The emulator is the GPU's clock here, far slower than a V3D's: a timer
  * that finds no new batch but instructions run since it last fired
- * re-arms too, until the job has run hang_instructions per batch in
- * flight without a batch starting (a batch that long is a loop that never
- * ends).
+ * re-arms too, until the job's QPUs have surely spent the board's
+ * timeout since a batch last started (hang_instructions a QPU), so that
+ * only a job a Pi resets is reset.
  * An MMU fault ends the job with -EFAULT and one line naming the QPU, the
  * PC and the address, as the MMU's fault interrupt reports them.
  */
@@ -28,15 +28,17 @@ module_param(timeout_ms, uint, 0444);
 MODULE_PARM_DESC(timeout_ms, "a job's time without progress before a GPU reset (ms, upstream's 500)");
 
 /*
- * Instructions per batch in flight a job may run without starting a batch
- * before a timeout resets it: 512 Ki, about 1 ms of a Pi 4 QPU's issue, 6
- * times the longest batch of the sample kernels (sgemm 96x363x256 on 8
- * QPUs, some 82 K), and a looping batch is reset within a second or two of
- * a VM's emulation, as jobs queued behind it need.
+ * A QPU's instructions in a timeout: a job is reset at a timeout once its
+ * QPUs have surely run that many each since a batch last started. 0 (the
+ * default) takes the board's: timeout_ms at its QPU clock, an instruction a
+ * cycle (a Pi 4's 250 M), so that the node resets a job only where a Pi's
+ * V3D would (py-videocore6's test_parallel_16 runs 4 M a QPU, 8 ms of a
+ * Pi 4). Under TCG that is minutes of emulation for a loop that never
+ * ends: a test rig sets less (check-vm: V3DSIM_MODULE_ARGS).
  */
-static unsigned long hang_instructions = 512ul << 10;
+static unsigned long hang_instructions;
 module_param(hang_instructions, ulong, 0444);
-MODULE_PARM_DESC(hang_instructions, "instructions per running batch a job may run without starting a batch before a timeout resets it");
+MODULE_PARM_DESC(hang_instructions, "instructions a QPU may run without a batch starting before a timeout resets the job (0: the board's timeout_ms at its clock)");
 
 /*
  * Instructions (all threads) per slice of emulation: each slice holds
@@ -287,14 +289,21 @@ static enum drm_gpu_sched_stat v3d_sim_reset(struct v3d_sim_dev *v3d,
 	return DRM_GPU_SCHED_STAT_NOMINAL;
 }
 
-/* Batches that may run at once: those started, at most one per thread slot. */
-static u64 v3d_sim_in_flight(struct v3d_sim_dev *v3d, u64 batches)
+/*
+ * Instructions the job's QPUs may run without a batch starting: the budget
+ * of each QPU that may be issuing, one per batch started up to the board's
+ * QPUs (a QPU issues one instruction a cycle, whichever thread it runs).
+ */
+static u64 v3d_sim_hang_budget(struct v3d_sim_dev *v3d, u64 batches)
 {
 	const struct qpu_v3d_emu_board_info *b =
 		qpu_v3d_emu_board(v3d->model->board);
-	u64 slots = (u64)b->slices * b->qpus_per_slice * QPU_V3D_EMU_THREADS;
+	u64 qpus = (u64)b->slices * b->qpus_per_slice;
+	u64 per_qpu = hang_instructions;
 
-	return batches < slots ? batches : slots;
+	if (!per_qpu)
+		per_qpu = (u64)timeout_ms * b->clock_mhz * 1000;
+	return per_qpu * min(batches, qpus);
 }
 
 static enum drm_gpu_sched_stat v3d_sim_timedout_job(struct drm_sched_job *sched_job)
@@ -308,7 +317,7 @@ static enum drm_gpu_sched_stat v3d_sim_timedout_job(struct drm_sched_job *sched_
 	/*
 	 * Progress since the last timeout: a batch started, as upstream's
 	 * CFG4 moves; or, the emulator being the clock, instructions ran
-	 * since the last timeout and not hang_instructions since the last
+	 * since the last timeout and not the hang budget since the last
 	 * batch started.
 	 */
 	if (batches != job->timedout_batches) {
@@ -318,7 +327,7 @@ static enum drm_gpu_sched_stat v3d_sim_timedout_job(struct drm_sched_job *sched_
 	} else {
 		progress = instructions != job->timedout_instructions &&
 			   instructions - job->batch_instructions <
-			   hang_instructions * v3d_sim_in_flight(job->v3d, batches);
+			   v3d_sim_hang_budget(job->v3d, batches);
 	}
 	job->timedout_instructions = instructions;
 	if (!progress)

@@ -11,7 +11,7 @@
 # (libqpu/libqpu.mk copies it from the installed kernel headers).
 
 V3DSIM_VM_MODULE := $(BUILD)/mod/v3dsim-vm/v3d_sim.ko
-V3DSIM_MODULE_ARGS ?= gen=42,71 vcio=1
+V3DSIM_MODULE_ARGS ?= gen=42,71 vcio=1 hang_instructions=2097152
 V3DSIM_TEST_SRCS := $(sort $(wildcard selftests/v3d_sim/*_test.c))
 V3DSIM_TEST_HELPERS := $(filter-out $(V3DSIM_TEST_SRCS),$(sort $(wildcard selftests/v3d_sim/*.c)))
 V3DSIM_TESTS := $(patsubst selftests/v3d_sim/%.c,$(BUILD)/selftests/v3d_sim/%,$(V3DSIM_TEST_SRCS))
