@@ -220,7 +220,7 @@ static int cmd_bench(const char *model, const char *boards)
 	struct qpu_nn_graph *devg = dev ? bound(model, dev, bind_flags) : NULL;
 	unsigned int i, b, nb = 0, count = qpu_nn_node_count(cpu);
 	uint64_t *tc = calloc(count, sizeof(*tc)), *td = calloc(count, sizeof(*td));
-	double sum_c = 0, sum_d = 0, sum_b[MAX_BOARDS] = { 0 }, macs = 0;
+	double sum_c = 0, sum_d = 0, sum_b[MAX_BOARDS] = { 0 }, macs = 0, bytes = 0;
 	struct board_run br[MAX_BOARDS];
 	char list[128], *save = NULL, *tok;
 
@@ -246,7 +246,7 @@ static int cmd_bench(const char *model, const char *boards)
 	for (b = 0; b < nb; b++)
 		printf("%s %s: %s", b ? ";" : "boards:", br[b].tok, br[b].name);
 	printf(nb ? "\n" : "");
-	printf("%-14s %-14s %8s %9s", "node", "op", "MMAC", "cpu ms");
+	printf("%-14s %-14s %8s %8s %9s", "node", "op", "MMAC", "MB", "cpu ms");
 	if (devg)
 		printf(" %9s %-5s", "dev ms", "where");
 	for (b = 0; b < nb; b++)
@@ -260,8 +260,10 @@ static int cmd_bench(const char *model, const char *boards)
 		    ni.where == QPU_NN_WHERE_VIEW)
 			continue;
 		macs += (double)ni.macs;
+		bytes += (double)ni.bytes;
 		sum_c += (double)tc[i];
-		printf("%-14.14s %-14.14s %8.2f %9.3f", ni.name, ni.op, ni.macs / 1e6, tc[i] / 1e6);
+		printf("%-14.14s %-14.14s %8.2f %8.3f %9.3f", ni.name, ni.op, ni.macs / 1e6,
+		       ni.bytes / 1e6, tc[i] / 1e6);
 		if (devg) {
 			qpu_nn_node(devg, i, &nd);
 			sum_d += (double)td[i];
@@ -275,7 +277,7 @@ static int cmd_bench(const char *model, const char *boards)
 		}
 		printf("\n");
 	}
-	printf("%-14s %-14s %8.2f %9.3f", "total", "", macs / 1e6, sum_c / 1e6);
+	printf("%-14s %-14s %8.2f %8.3f %9.3f", "total", "", macs / 1e6, bytes / 1e6, sum_c / 1e6);
 	if (devg)
 		printf(" %9.3f %-5s", sum_d / 1e6, "");
 	for (b = 0; b < nb; b++)

@@ -1036,6 +1036,102 @@ def test_qdq_refusal(mutate, msg):
     assert msg in str(e.value)
 
 
+def qdq_quantize(model, x, ops=("Conv", "Gemm", "GlobalAveragePool", "Softmax")):
+    """A float model written as quantize_static writes it in QDQ form: each
+    activation read by an operator of `ops` quantized per tensor (int8,
+    asymmetric, calibrated on input `x` by the numpy reference) with a
+    QuantizeLinear and DequantizeLinear pair; Conv and Gemm weights int8 per
+    output channel (symmetric), their biases int32 of scale x_scale * w_scale."""
+    g = model.graph
+    inits = {i.name: numpy_helper.to_array(i) for i in g.initializer}
+    probe = onnx.ModelProto()
+    probe.CopyFrom(model)
+    acts = []
+    for node in g.node:
+        if node.op_type in ops and node.input[0] not in inits and node.input[0] not in acts:
+            acts.append(node.input[0])
+    del probe.graph.output[:]
+    probe.graph.output.extend([helper.make_tensor_value_info(a, F, None) for a in acts])
+    ranges = {a: (min(float(v.min()), 0.0), max(float(v.max()), 0.0))
+              for a, v in zip(acts, ref.run(probe, {g.input[0].name: x}))}
+    new_inits, nodes, qparams = dict(inits), [], {}
+    for a in acts:
+        lo, hi = ranges[a]
+        s = np.float32(max(hi - lo, 1e-6) / 255.0)
+        qparams[a] = (s, np.int8(np.clip(np.rint(-128 - lo / s), -128, 127)))
+        new_inits[a + "_s"], new_inits[a + "_z"] = qparams[a]
+
+    def dq_pair(a):
+        return [helper.make_node("QuantizeLinear", [a, a + "_s", a + "_z"], [a + "_q"],
+                                 name=a + "_quant"),
+                helper.make_node("DequantizeLinear", [a + "_q", a + "_s", a + "_z"], [a + "_dq"],
+                                 name=a + "_dequant")]
+
+    if g.input[0].name in qparams:
+        nodes += dq_pair(g.input[0].name)
+    for node in g.node:
+        node = onnx.NodeProto.FromString(node.SerializeToString())
+        if node.op_type in ops and node.input[0] in qparams:
+            a = node.input[0]
+            if node.op_type in ("Conv", "Gemm"):
+                w = inits[node.input[1]]
+                ws = (np.abs(w.reshape(w.shape[0], -1)).max(axis=1) / 127.0).astype(np.float32)
+                ws = np.maximum(ws, np.float32(1e-8))
+                wq = np.clip(np.rint(w / ws.reshape((-1,) + (1,) * (w.ndim - 1))), -127, 127)
+                wn = node.input[1]
+                new_inits[wn + "_q"], new_inits[wn + "_s"] = wq.astype(np.int8), ws
+                new_inits[wn + "_z"] = np.zeros(len(ws), np.int8)
+                nodes.append(helper.make_node("DequantizeLinear", [wn + "_q", wn + "_s", wn + "_z"],
+                                              [wn + "_dq"], axis=0, name=wn + "_dequant"))
+                node.input[1] = wn + "_dq"
+                if len(node.input) > 2 and node.input[2]:
+                    bn = node.input[2]
+                    bs = (qparams[a][0] * ws).astype(np.float32)
+                    new_inits[bn + "_q"] = np.rint(inits[bn] / bs).astype(np.int32)
+                    new_inits[bn + "_s"] = bs
+                    nodes.append(helper.make_node("DequantizeLinear", [bn + "_q", bn + "_s"],
+                                                  [bn + "_dq"], axis=0, name=bn + "_dequant"))
+                    node.input[2] = bn + "_dq"
+            node.input[0] = a + "_dq"
+        nodes.append(node)
+        for o in node.output:
+            if o in qparams:
+                nodes += dq_pair(o)
+    used = {i for n in nodes for i in n.input}
+    out = helper.make_graph(nodes, g.name, g.input, g.output,
+                            [numpy_helper.from_array(np.asarray(v), k)
+                             for k, v in new_inits.items() if k in used])
+    return helper.make_model(out, opset_imports=model.opset_import)
+
+
+def test_qdq_quantized_mobilenet_like():
+    """A float MobileNet-like stack quantized as quantize_static would:
+    every Conv and the Gemm fused into integer operators (ReLU6 clamps),
+    within one step per layer of the literal float graph, so the
+    probabilities close to it; the plan saying what stayed float and why."""
+    model = mobilenet_v1(width=0.25, res=32, classes=64, blocks=MOBILENET_V1[:4])
+    x = f32(1, 3, 32, 32)
+    qdq = qdq_quantize(model, x)
+    qdq.graph.output.append(helper.make_tensor_value_info("logits_q", TensorProto.INT8, None))
+    with qpu.nn.load(qdq, device=DEVICE, qpu_all=True) as net:
+        fused = net.run(x)
+        plan = net.plan()
+    with qpu.nn.load(qdq, qdq_float=True) as net:
+        literal = net.run(x)
+    ops = [p["op"] for p in plan if p["where"] not in ("fused", "folded", "view")]
+    assert ops.count("QLinearConv") == 9 and ops.count("QLinearMatMul") == 1, ops
+    assert "Conv" not in ops and "Gemm" not in ops
+    assert all(p["fused"] == "Clip, QuantizeLinear" for p in plan if p["op"] == "QLinearConv")
+    assert [p["where"] for p in plan if p["op"] == "QLinearConv"] == ["qpu", "cpu"] * 4 + ["qpu"]
+    # the logits' integers: spread over the range, the fused and the literal
+    # ones a step apart at most, as are the literal and the numpy reference
+    want = ref.run(qdq, {"x": x})[1].astype(np.int32)
+    assert want.max() - want.min() > 100
+    assert np.abs(fused[1].astype(np.int32) - literal[1]).max() <= 1
+    assert np.abs(literal[1].astype(np.int32) - want).max() <= 1
+    np.testing.assert_allclose(fused[0], literal[0], rtol=0.1)
+
+
 def test_batch_and_nhwc_io():
     model = mobilenet_v1(width=0.25, res=16, classes=5, blocks=[(64, 1), (128, 2)])
     x = f32(1, 3, 16, 16)
