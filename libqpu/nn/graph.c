@@ -682,6 +682,7 @@ static int qdq_fuse(struct qpu_nn_graph *g, unsigned int i, const struct qdq_mat
 			continue;
 		dq->where = QPU_NN_WHERE_FUSED;
 		dq->fused_into = (int)i;
+		g->t[dq->out[0]].producer = -2;	/* no longer made: no arena space */
 		snprintf(dq->why, sizeof(dq->why), "node '%s' (%s, from QDQ) reads its integers",
 			 n->name, n->op);
 	}

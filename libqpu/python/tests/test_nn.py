@@ -849,6 +849,9 @@ def test_qdq_mobilenet_like_literal(monkeypatch):
     with qpu.nn.load(qdq, qdq_float=True) as net:
         lit = net.run(x)[0]
         plan = net.plan()
+        literal_arena = net.arena_bytes
+    with qpu.nn.load(qdq) as net:   # int8 tensors only: the dequantized ones are not made
+        assert net.arena_bytes * 2 < literal_arena, (net.arena_bytes, literal_arena)
     assert not any(p["op"].startswith("QLinear") for p in plan)
     assert [p["op"] for p in plan].count("Conv") == 4
     assert np.abs(lit.astype(np.int32) - want).max() <= 1
