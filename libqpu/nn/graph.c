@@ -560,6 +560,8 @@ static int qdq_match(struct qpu_nn_graph *g, struct nn_node *n, struct qdq_match
 		return 0;
 	if (n->kind == NN_MATMUL)
 		return 1;
+	if (n->kind == NN_GEMM && n->trans_b && !g->t[m->b.q].is_const)
+		return QDQ_FLOAT(n, "its transposed weights are computed at run time");
 	return qdq_bias(g, n, n->n_in > 2 ? n->in[2] : -1,
 			(size_t)(n->kind == NN_CONV ? w->dims[0] : w->dims[n->trans_b ? 0 : 1]), m);
 }
@@ -686,6 +688,11 @@ static int qdq_fuse(struct qpu_nn_graph *g, unsigned int i, const struct qdq_mat
 		snprintf(dq->why, sizeof(dq->why), "node '%s' (%s, from QDQ) reads its integers",
 			 n->name, n->op);
 	}
+	for (k = 0; k < (int)g->n_nodes; k++)	/* its activation: say what does it now */
+		if (g->node[k].where == QPU_NN_WHERE_FUSED && g->node[k].fused_into == (int)i &&
+		    &g->node[k] != q && is_act(g->node[k].kind))
+			snprintf(g->node[k].why, sizeof(g->node[k].why), "done by node '%s' (%s, "
+				 "from QDQ) as a clamp of its integers", n->name, n->op);
 	n->bytes = node_bytes(g, n);
 	return 0;
 }
