@@ -40,6 +40,7 @@ static void usage(FILE *out)
 		"  --qpu-all           every node with a QPU kernel on the QPUs\n"
 		"  --reference         the CPU's portable reference, not its fast path\n"
 		"  --no-xnnpack        the CPU's convolutions by libqpu's code, not XNNPACK's\n"
+		"  --qdq-float         QDQ patterns run in float, not as the integer operators\n"
 		"  -n, --runs N        bench: runs per measurement, the fastest kept (3)\n"
 		"  -b, --boards LIST   bench: boards modelled on the emulator (pi1,pi3,pi4,pi5)\n"
 		"  -i, --input FILE    run: the first input's raw bytes (default zeros)\n"
@@ -214,11 +215,12 @@ static int cmd_bench(const char *model, const char *boards)
 {
 	struct qpu_dev *dev = open_dev(device_path), *bdev[MAX_BOARDS] = { NULL };
 	struct qpu_nn_graph *cpu = bound(model, NULL, bind_flags & (QPU_NN_BIND_REFERENCE |
-								    QPU_NN_BIND_NO_XNNPACK));
+								    QPU_NN_BIND_NO_XNNPACK |
+								    QPU_NN_BIND_QDQ_FLOAT));
 	struct qpu_nn_graph *devg = dev ? bound(model, dev, bind_flags) : NULL;
 	unsigned int i, b, nb = 0, count = qpu_nn_node_count(cpu);
 	uint64_t *tc = calloc(count, sizeof(*tc)), *td = calloc(count, sizeof(*td));
-	double sum_c = 0, sum_d = 0, sum_b[MAX_BOARDS] = { 0 }, macs = 0;
+	double sum_c = 0, sum_d = 0, sum_b[MAX_BOARDS] = { 0 }, macs = 0, bytes = 0;
 	struct board_run br[MAX_BOARDS];
 	char list[128], *save = NULL, *tok;
 
@@ -244,7 +246,7 @@ static int cmd_bench(const char *model, const char *boards)
 	for (b = 0; b < nb; b++)
 		printf("%s %s: %s", b ? ";" : "boards:", br[b].tok, br[b].name);
 	printf(nb ? "\n" : "");
-	printf("%-14s %-14s %8s %9s", "node", "op", "MMAC", "cpu ms");
+	printf("%-14s %-14s %8s %8s %9s", "node", "op", "MMAC", "MB", "cpu ms");
 	if (devg)
 		printf(" %9s %-5s", "dev ms", "where");
 	for (b = 0; b < nb; b++)
@@ -258,8 +260,10 @@ static int cmd_bench(const char *model, const char *boards)
 		    ni.where == QPU_NN_WHERE_VIEW)
 			continue;
 		macs += (double)ni.macs;
+		bytes += (double)ni.bytes;
 		sum_c += (double)tc[i];
-		printf("%-14.14s %-14.14s %8.2f %9.3f", ni.name, ni.op, ni.macs / 1e6, tc[i] / 1e6);
+		printf("%-14.14s %-14.14s %8.2f %8.3f %9.3f", ni.name, ni.op, ni.macs / 1e6,
+		       ni.bytes / 1e6, tc[i] / 1e6);
 		if (devg) {
 			qpu_nn_node(devg, i, &nd);
 			sum_d += (double)td[i];
@@ -273,7 +277,7 @@ static int cmd_bench(const char *model, const char *boards)
 		}
 		printf("\n");
 	}
-	printf("%-14s %-14s %8.2f %9.3f", "total", "", macs / 1e6, sum_c / 1e6);
+	printf("%-14s %-14s %8.2f %8.3f %9.3f", "total", "", macs / 1e6, bytes / 1e6, sum_c / 1e6);
 	if (devg)
 		printf(" %9.3f %-5s", sum_d / 1e6, "");
 	for (b = 0; b < nb; b++)
@@ -299,6 +303,7 @@ int main(int argc, char **argv)
 		{ "qpu-all", no_argument, NULL, 'Q' },
 		{ "reference", no_argument, NULL, 'R' },
 		{ "no-xnnpack", no_argument, NULL, 'X' },
+		{ "qdq-float", no_argument, NULL, 'F' },
 		{ "runs", required_argument, NULL, 'n' },
 		{ "boards", required_argument, NULL, 'b' },
 		{ "input", required_argument, NULL, 'i' },
@@ -327,6 +332,9 @@ int main(int argc, char **argv)
 			break;
 		case 'X':
 			bind_flags |= QPU_NN_BIND_NO_XNNPACK;
+			break;
+		case 'F':
+			bind_flags |= QPU_NN_BIND_QDQ_FLOAT;
 			break;
 		case 'n':
 			if (!parse_u64(optarg, 1, 1000, &runs)) {

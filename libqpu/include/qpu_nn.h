@@ -211,6 +211,12 @@ QPU_API void qpu_nn_free(struct qpu_nn_graph *graph);
 #define QPU_NN_BIND_QPU_ALL (1u << 2)
 /* The CPU's convolutions by libqpu's own code even where XNNPACK is. */
 #define QPU_NN_BIND_NO_XNNPACK (1u << 3)
+/*
+ * A QDQ model's DequantizeLinear -> Conv/Gemm/MatMul/Add -> QuantizeLinear
+ * run literally, in float, not as the integer operator (the default, as
+ * ONNX Runtime does; $QPU_NN_QDQ=float does the same).
+ */
+#define QPU_NN_BIND_QDQ_FLOAT (1u << 4)
 
 /**
  * qpu_nn_bind() - plan a graph on a device and place its arena

@@ -5,6 +5,7 @@
  * node, its operator and what is missing.
  */
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -173,6 +174,17 @@ static int want_qparam(struct qpu_nn_graph *g, const struct nn_node *n, unsigned
 			      what, t->count, count);
 	if (t->rank > 1)
 		return REFUSE(g, n, "%s must be a scalar or 1-D", what);
+	if (dtype == QPU_NN_FLOAT32) {	/* a scale: every value divides or multiplies */
+		size_t k;
+
+		for (k = 0; k < t->count; k++) {
+			float v = ((const float *)t->cdata)[k];
+
+			if (v == 0.0f || !isfinite(v))
+				return REFUSE(g, n, "%s[%zu] is %g: a scale must be finite and not 0",
+					      what, k, (double)v);
+		}
+	}
 	return 0;
 }
 

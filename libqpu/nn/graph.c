@@ -204,6 +204,17 @@ static void fuse(struct qpu_nn_graph *g)
 	}
 }
 
+static uint64_t node_bytes(const struct qpu_nn_graph *g, const struct nn_node *n)
+{
+	uint64_t bytes = 0;
+	unsigned int k;
+
+	for (k = 0; k < n->n_in; k++)
+		if (n->in[k] >= 0)
+			bytes += g->t[n->in[k]].bytes;
+	return bytes + g->t[n->out[0]].bytes;
+}
+
 static int load_graph(struct qpu_nn_graph *g)
 {
 	unsigned int i, k;
@@ -270,15 +281,8 @@ static int load_graph(struct qpu_nn_graph *g)
 		t->is_output = 1;
 	}
 	fuse(g);
-	for (i = 0; i < g->n_nodes; i++) {
-		struct nn_node *n = &g->node[i];
-		uint64_t bytes = 0;
-
-		for (k = 0; k < n->n_in; k++)
-			if (n->in[k] >= 0)
-				bytes += g->t[n->in[k]].bytes;
-		n->bytes = bytes + g->t[n->out[0]].bytes;
-	}
+	for (i = 0; i < g->n_nodes; i++)
+		g->node[i].bytes = node_bytes(g, &g->node[i]);
 	return 0;
 }
 
@@ -402,6 +406,338 @@ void qpu_nn_free(struct qpu_nn_graph *g)
 	qpu_kernels_free(g->kernels);
 	free(g->arena_host);
 	free(g);
+}
+
+/* --- QDQ: the integer operator a DequantizeLinear/QuantizeLinear pattern stands for --- */
+
+/*
+ * ONNX Runtime's quantize_static writes an INT8 model as float operators
+ * between DequantizeLinear and QuantizeLinear: DQ(x), DQ(w), DQ(bias) ->
+ * Conv -> [Relu] -> Q(y). Run literally, the convolution is float and
+ * reads float weights; run as ONNX Runtime does, it is the QLinearConv of
+ * the same integers, which the QPUs' integer product takes. qdq_rewrite()
+ * makes that change where it is exact in ONNX's integer semantics (the
+ * QLinearConv of the operands' integers, scales and zero points) and
+ * leaves every other pattern float, saying why in the plan. The float
+ * graph's result may differ by one step where its rounding does.
+ */
+
+struct qparam {
+	int q, s, z;		/* tensors: the integers, the scale, the zero point (or -1) */
+	struct nn_node *dq;
+};
+
+struct qdq_match {
+	struct qparam a, b;	/* x and w (Conv, Gemm, MatMul), A and B (Add) */
+	int bias;		/* int32 tensor, or -1 */
+	struct nn_node *q;	/* the QuantizeLinear of the output */
+};
+
+#define QDQ_FLOAT(n, ...) (snprintf((n)->qdq, sizeof((n)->qdq), __VA_ARGS__), 0)
+
+static int is_live(const struct nn_node *n)
+{
+	return n->where != QPU_NN_WHERE_FOLDED && n->where != QPU_NN_WHERE_FUSED;
+}
+
+/* The DequantizeLinear (live or folded) that makes tensor @t, or NULL. */
+static struct nn_node *dq_of(struct qpu_nn_graph *g, int t)
+{
+	int p = t >= 0 ? g->t[t].producer : -1;
+
+	if (p < 0 || g->node[p].kind != NN_DEQUANTIZE || g->node[p].where == QPU_NN_WHERE_FUSED)
+		return NULL;
+	return &g->node[p];
+}
+
+static int per_tensor(const struct qpu_nn_graph *g, const struct nn_node *n)
+{
+	return g->t[n->in[1]].count == 1;
+}
+
+/*
+ * Operand @what of node @n from DequantizeLinear @dq: 8-bit integers, per
+ * tensor or (@axis >= 0) per channel along @axis. 1 and *@p, or 0 with
+ * the reason in n->qdq.
+ */
+static int qdq_operand(struct qpu_nn_graph *g, struct nn_node *n, struct nn_node *dq,
+		       const char *what, int axis, struct qparam *p)
+{
+	enum qpu_nn_dtype d;
+
+	if (!dq)
+		return QDQ_FLOAT(n, "its %s is float, not a DequantizeLinear of 8-bit integers",
+				 what);
+	d = g->t[dq->in[0]].dtype;
+	if (d != QPU_NN_INT8 && d != QPU_NN_UINT8)
+		return QDQ_FLOAT(n, "%s's DequantizeLinear '%s' reads %s, not 8-bit integers", what,
+				 dq->name, nn_dtype_name(d));
+	if (!per_tensor(g, dq) && (axis < 0 || dq->axis != axis))
+		return QDQ_FLOAT(n, "%s's DequantizeLinear '%s' is per-axis on axis %lld%s", what,
+				 dq->name, (long long)dq->axis,
+				 axis < 0 ? ", not per-tensor" : ", not the output channels'");
+	p->q = dq->in[0];
+	p->s = dq->in[1];
+	p->z = dq->n_in > 2 ? dq->in[2] : -1;
+	p->dq = dq;
+	return 1;
+}
+
+/* The bias: int32 from a DequantizeLinear of zero point 0 and scale x_scale * w_scale. */
+static int qdq_bias(struct qpu_nn_graph *g, struct nn_node *n, int t, size_t channels,
+		    struct qdq_match *m)
+{
+	struct nn_node *dq = dq_of(g, t);
+	const struct nn_tensor *bs, *bz, *xs = &g->t[m->a.s], *ws = &g->t[m->b.s];
+	size_t j;
+
+	m->bias = -1;
+	if (t < 0)
+		return 1;
+	if (!dq || g->t[dq->in[0]].dtype != QPU_NN_INT32 || !g->t[dq->in[0]].is_const)
+		return QDQ_FLOAT(n, "its bias is not a DequantizeLinear of int32 constants");
+	if (g->t[dq->in[0]].count != channels || g->t[dq->in[0]].rank != 1)
+		return QDQ_FLOAT(n, "its bias is not 1-D of its %zu output channels", channels);
+	bs = &g->t[dq->in[1]];
+	bz = dq->n_in > 2 && dq->in[2] >= 0 ? &g->t[dq->in[2]] : NULL;
+	for (j = 0; j < channels; j++) {
+		float want = ((const float *)xs->cdata)[0] *
+			     ((const float *)ws->cdata)[ws->count > 1 ? j : 0];
+		float have = ((const float *)bs->cdata)[bs->count > 1 ? j : 0];
+
+		if (bz && nn_ld_q(bz->cdata, bz->dtype, bz->count > 1 ? j : 0))
+			return QDQ_FLOAT(n, "bias's DequantizeLinear '%s' has a zero point other "
+					 "than 0", dq->name);
+		if (have != want)
+			return QDQ_FLOAT(n, "bias scale %g (channel %zu) is not x_scale * w_scale "
+					 "= %g", (double)have, j, (double)want);
+	}
+	m->bias = dq->in[0];
+	return 1;
+}
+
+/* Whether node @n is a QDQ pattern the integer operators run exactly; *@m its parts. */
+static int qdq_match(struct qpu_nn_graph *g, struct nn_node *n, struct qdq_match *m)
+{
+	struct nn_node *da = dq_of(g, n->in[0]), *db = n->n_in > 1 ? dq_of(g, n->in[1]) : NULL;
+	int y = n->out[0], who = -1, waxis = -1;
+	const struct nn_tensor *w;
+	unsigned int readers;
+
+	m->q = NULL;
+	m->bias = -1;
+	if (!da && !(n->kind == NN_ADD && db))
+		return 0;	/* no QDQ in sight: a float node */
+	if (g->t[y].is_output)
+		return QDQ_FLOAT(n, "its float output is a graph output");
+	readers = consumers(g, y, &who);
+	if (readers != 1)
+		return QDQ_FLOAT(n, "its float output has %u readers (a QuantizeLinear alone "
+				 "must read it)", readers);
+	if (g->node[who].kind != NN_QUANTIZE)
+		return QDQ_FLOAT(n, "its float output is read by '%s' (%s), not a QuantizeLinear",
+				 g->node[who].name, g->node[who].op);
+	m->q = &g->node[who];
+	if (!per_tensor(g, m->q))
+		return QDQ_FLOAT(n, "QuantizeLinear '%s' is per-axis", m->q->name);
+	if (n->act != NN_ACT_NONE && n->act != NN_ACT_RELU && n->act != NN_ACT_CLIP)
+		return QDQ_FLOAT(n, "its fused %s is not exact on integers (Relu and Clip are)",
+				 n->fused);
+	if (n->kind == NN_ADD)
+		return qdq_operand(g, n, da, "A", -1, &m->a) &&
+		       qdq_operand(g, n, db, "B", -1, &m->b);
+	if (n->kind == NN_GEMM && (n->trans_a || n->alpha != 1.0f ||
+				   (n->n_in > 2 && n->in[2] >= 0 && n->beta != 1.0f)))
+		return QDQ_FLOAT(n, "Gemm with transA, or alpha or beta other than 1");
+	w = &g->t[n->in[1]];
+	if (n->kind == NN_CONV)
+		waxis = 0;
+	else if (n->kind == NN_GEMM)
+		waxis = n->trans_b ? 0 : 1;
+	else if (w->rank == 2)
+		waxis = 1;	/* MatMul's per-column B */
+	if (!qdq_operand(g, n, da, "x", -1, &m->a) || !qdq_operand(g, n, db, "w", waxis, &m->b))
+		return 0;
+	if (n->kind == NN_MATMUL)
+		return 1;
+	if (n->kind == NN_GEMM && n->trans_b && !g->t[m->b.q].is_const)
+		return QDQ_FLOAT(n, "its transposed weights are computed at run time");
+	return qdq_bias(g, n, n->n_in > 2 ? n->in[2] : -1,
+			(size_t)(n->kind == NN_CONV ? w->dims[0] : w->dims[n->trans_b ? 0 : 1]), m);
+}
+
+/* A new constant: @src's integers transposed (K x N of N x K), or -1 (no memory). */
+static int transposed(struct qpu_nn_graph *g, int src)
+{
+	struct nn_tensor *t = realloc(g->t, (g->n_tensors + 1) * sizeof(*t)), *s;
+	size_t r, c, rows, cols, es;
+	int i;
+
+	if (!t)
+		return -1;
+	g->t = t;
+	s = &g->t[src];
+	t = &g->t[g->n_tensors];
+	memset(t, 0, sizeof(*t));
+	rows = (size_t)s->dims[0];
+	cols = (size_t)s->dims[1];
+	es = nn_dtype_size(s->dtype);
+	t->name = malloc(strlen(s->name) + sizeof("/transposed"));
+	t->cdata = malloc(s->bytes ? s->bytes : 1);
+	if (!t->name || !t->cdata) {
+		free(t->name);
+		free(t->cdata);
+		return -1;
+	}
+	sprintf(t->name, "%s/transposed", s->name);
+	for (r = 0; r < rows; r++)
+		for (c = 0; c < cols; c++)
+			memcpy((uint8_t *)t->cdata + (c * rows + r) * es,
+			       (const uint8_t *)s->cdata + (r * cols + c) * es, es);
+	t->dtype = s->dtype;
+	t->rank = 2;
+	t->dims[0] = (int64_t)cols;
+	t->dims[1] = (int64_t)rows;
+	t->count = s->count;
+	t->bytes = s->bytes;
+	t->is_const = 1;
+	t->shaped = 1;
+	t->producer = -1;
+	t->alias = -1;
+	i = (int)g->n_tensors++;
+	return i;
+}
+
+/* Node @i becomes the integer operator of match @m. */
+static int qdq_fuse(struct qpu_nn_graph *g, unsigned int i, const struct qdq_match *m)
+{
+	static const struct {
+		enum nn_op kind;
+		const char *op;
+	} to[NN_OP_COUNT] = {
+		[NN_CONV] = { NN_QLINEARCONV, "QLinearConv" },
+		[NN_GEMM] = { NN_QLINEARMATMUL, "QLinearMatMul" },
+		[NN_MATMUL] = { NN_QLINEARMATMUL, "QLinearMatMul" },
+		[NN_ADD] = { NN_QLINEARADD, "QLinearAdd" },
+	};
+	struct nn_node *n = &g->node[i], *q = m->q;
+	struct nn_node *dqs[2] = { m->a.dq, m->b.dq };
+	int *in = calloc(9, sizeof(*in)), wq = m->b.q, y = n->out[0], k;
+	char *op = strdup(to[n->kind].op);
+	float ys = *(const float *)g->t[q->in[1]].cdata;
+	int yz = q->n_in > 2 && q->in[2] >= 0 ? q->in[2] : -1;
+	enum qpu_nn_dtype yd = g->t[q->out[0]].dtype;
+	int32_t zp = yz >= 0 ? nn_ld_q(g->t[yz].cdata, g->t[yz].dtype, 0) : 0;
+
+	if (n->kind == NN_GEMM && n->trans_b)
+		wq = transposed(g, m->b.q);
+	if (!in || !op || wq < 0) {
+		free(in);
+		free(op);
+		return -ENOMEM;
+	}
+	in[0] = m->a.q;
+	in[1] = m->a.s;
+	in[2] = m->a.z;
+	in[3] = wq;
+	in[4] = m->b.s;
+	in[5] = m->b.z;
+	in[6] = q->in[1];
+	in[7] = yz;
+	in[8] = m->bias;
+	free(n->in);
+	free(n->op);
+	n->in = in;
+	n->n_in = m->bias >= 0 ? 9 : 8;
+	n->op = op;
+	n->kind = to[n->kind].kind;
+	if (n->kind == NN_QLINEARADD) {
+		free(n->domain);
+		n->domain = strdup("com.microsoft");
+		if (!n->domain)
+			return -ENOMEM;
+	}
+	/* Q is monotonic: Q(max(v, 0)) = max(Q(v), Q(0)), and Clip's bounds alike */
+	n->qlo = yd == QPU_NN_INT8 ? -128 : 0;
+	n->qhi = yd == QPU_NN_INT8 ? 127 : 255;
+	if (n->act == NN_ACT_RELU)
+		n->qlo = zp;
+	if (n->act == NN_ACT_CLIP) {
+		n->qlo = nn_quantize1(n->act_a, ys, zp, yd);
+		n->qhi = nn_quantize1(n->act_b, ys, zp, yd);
+	}
+	n->qclamp = n->act != NN_ACT_NONE;
+	n->fused = n->act == NN_ACT_RELU ? "Relu, QuantizeLinear" :
+		   n->act == NN_ACT_CLIP ? "Clip, QuantizeLinear" : "QuantizeLinear";
+	n->act = NN_ACT_NONE;
+	n->out[0] = q->out[0];
+	g->t[q->out[0]].producer = (int)i;
+	g->t[y].producer = -2;	/* no longer made */
+	q->where = QPU_NN_WHERE_FUSED;
+	q->fused_into = (int)i;
+	snprintf(q->why, sizeof(q->why), "done by node '%s' (%s, from QDQ)", n->name, n->op);
+	for (k = 0; k < 2; k++) {	/* the bias's DequantizeLinear is folded */
+		struct nn_node *dq = dqs[k];
+		int who;
+
+		if (!dq || !is_live(dq) || consumers(g, dq->out[0], &who))
+			continue;
+		dq->where = QPU_NN_WHERE_FUSED;
+		dq->fused_into = (int)i;
+		g->t[dq->out[0]].producer = -2;	/* no longer made: no arena space */
+		snprintf(dq->why, sizeof(dq->why), "node '%s' (%s, from QDQ) reads its integers",
+			 n->name, n->op);
+	}
+	for (k = 0; k < (int)g->n_nodes; k++)	/* its activation: say what does it now */
+		if (g->node[k].where == QPU_NN_WHERE_FUSED && g->node[k].fused_into == (int)i &&
+		    &g->node[k] != q && is_act(g->node[k].kind))
+			snprintf(g->node[k].why, sizeof(g->node[k].why), "done by node '%s' (%s, "
+				 "from QDQ) as a clamp of its integers", n->name, n->op);
+	n->bytes = node_bytes(g, n);
+	return 0;
+}
+
+/*
+ * Every QDQ pattern the integer operators run exactly, fused; the others
+ * keep their float operators and say why (n->qdq).
+ */
+static int qdq_rewrite(struct qpu_nn_graph *g)
+{
+	unsigned int i;
+	int ret;
+
+	for (i = 0; i < g->n_nodes; i++) {
+		struct nn_node *n = &g->node[i];
+		struct qdq_match m;
+
+		if (!is_live(n) || (n->kind != NN_CONV && n->kind != NN_GEMM &&
+				    n->kind != NN_MATMUL && n->kind != NN_ADD) ||
+		    g->t[n->out[0]].dtype != QPU_NN_FLOAT32)
+			continue;
+		if (!qdq_match(g, n, &m)) {
+			if (n->qdq[0]) {
+				char reason[sizeof(n->qdq)];
+
+				memcpy(reason, n->qdq, sizeof(reason));
+				snprintf(n->qdq, sizeof(n->qdq), "QDQ kept float: %.143s", reason);
+			}
+			continue;
+		}
+		snprintf(n->qdq, sizeof(n->qdq), "QDQ: int8 in place of DequantizeLinear -> %s -> "
+			 "QuantizeLinear", n->op);
+		ret = qdq_fuse(g, i, &m);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/* Whether the QDQ patterns run literally (QPU_NN_BIND_QDQ_FLOAT, $QPU_NN_QDQ=float). */
+static int qdq_literal(unsigned int flags)
+{
+	const char *env = getenv("QPU_NN_QDQ");
+
+	return (flags & QPU_NN_BIND_QDQ_FLOAT) || (env && !strcmp(env, "float"));
 }
 
 /* --- binding: the plan and the arena ------------------------------------------------ */
@@ -586,7 +922,8 @@ int qpu_nn_bind(struct qpu_nn_graph *g, struct qpu_dev *dev, unsigned int flags)
 	if (!g)
 		return -EINVAL;
 	if (g->bound || (flags & ~(QPU_NN_BIND_CPU_ONLY | QPU_NN_BIND_REFERENCE |
-				   QPU_NN_BIND_QPU_ALL | QPU_NN_BIND_NO_XNNPACK))) {
+				   QPU_NN_BIND_QPU_ALL | QPU_NN_BIND_NO_XNNPACK |
+				   QPU_NN_BIND_QDQ_FLOAT))) {
 		nn_err(g, g->bound ? "bound already" : "unknown bind flags 0x%x", flags);
 		return -EINVAL;
 	}
@@ -611,8 +948,20 @@ int qpu_nn_bind(struct qpu_nn_graph *g, struct qpu_dev *dev, unsigned int flags)
 		g->qpus = (unsigned int)v;
 		g->gen = qpu_dev_get_param(dev, QPU_DEV_PARAM_GEN, &v) ? QPU_GEN_VC4 : (int)v;
 	}
-	for (i = 0; i < g->n_nodes; i++)
-		plan_node(g, &g->node[i], (int)i);
+	if (!qdq_literal(flags)) {
+		ret = qdq_rewrite(g);
+		if (ret)
+			return ret;
+	}
+	for (i = 0; i < g->n_nodes; i++) {
+		struct nn_node *n = &g->node[i];
+		size_t len;
+
+		plan_node(g, n, (int)i);
+		len = strlen(n->why);
+		if (n->qdq[0] && is_live(n))
+			snprintf(n->why + len, sizeof(n->why) - len, "; %s", n->qdq);
+	}
 	lifetimes(g);
 	top = place(g);
 	if (top == SIZE_MAX)
@@ -703,6 +1052,19 @@ static uint8_t *io_data(const struct qpu_nn_graph *g, const struct nn_graph_io *
 	return NULL;
 }
 
+/* A QDQ node's fused Relu or Clip: its integers clamped (qdq_fuse()). */
+static void qclamp(struct qpu_nn_graph *g, const struct nn_node *n)
+{
+	const struct nn_tensor *y = &g->t[n->out[0]];
+	size_t i;
+
+	for (i = 0; i < y->count; i++) {
+		int32_t v = nn_ld_q(y->data, y->dtype, i);
+
+		nn_st_q(y->data, y->dtype, i, v < n->qlo ? n->qlo : v > n->qhi ? n->qhi : v);
+	}
+}
+
 /* Every node in order, on the inputs where the tensors' data say. */
 static int run_nodes(struct qpu_nn_graph *g)
 {
@@ -737,6 +1099,8 @@ static int run_nodes(struct qpu_nn_graph *g)
 		default:
 			break;
 		}
+		if (!ret && n->qclamp)
+			qclamp(g, n);
 		n->last_ns = now_ns() - t0;
 		if (g->board != QPU_BOARD_NONE && (n->where == QPU_NN_WHERE_CPU ||
 						   n->where == QPU_NN_WHERE_CPU_REF))

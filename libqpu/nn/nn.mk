@@ -47,7 +47,10 @@ bench-nn-xnnpack:
 # bench-nn-int8 (make bench): MobileNet's classifier (1024 -> 1000, one
 # image) as a float MatMul and as a QLinearMatMul, both on the QPUs,
 # modelled on the boards: INT8's quarter of the bytes on a memory-bound
-# layer (libqpu/nn/README.md, "INT8 on the QPUs").
+# layer (libqpu/nn/README.md, "INT8 on the QPUs"); then MobileNet v1
+# (NN_WIDTH) QDQ-quantized as quantize_static writes it, run as the integer
+# operators (the default) and literally in float (--qdq-float), planned
+# automatically: time and bytes per node and in total ("QDQ models").
 .PHONY: bench-nn-int8
 bench: bench-nn-int8
 bench-nn-int8: $(LIBQPU_SO) $(BUILD)/tools/qpu-nn
@@ -61,3 +64,15 @@ bench-nn-int8: $(LIBQPU_SO) $(BUILD)/tools/qpu-nn
 		QPU_LIBRARY=$(LIBQPU_SO) PYTHONPATH=$(CURDIR)/libqpu/python PYTHON=$(PYTHON) \
 		$(BUILD)/tools/qpu-nn bench --qpu-all -n 1 -b $(NN_BOARDS) \
 			$(BUILD)/nn/classifier_$$m.onnx || exit 1; done
+	$(Q)QPU_LIBRARY=$(LIBQPU_SO) PYTHONPATH=$(CURDIR)/libqpu/python:$(CURDIR)/libqpu/python/tests \
+		$(PYTHON) -c 'import sys, onnx, test_nn; w = float(sys.argv[1]); \
+		m = test_nn.mobilenet_v1(width=w); x = test_nn.f32(1, 3, 224, 224); \
+		onnx.save(test_nn.qdq_quantize(m, x), sys.argv[2])' \
+		$(NN_WIDTH) $(BUILD)/nn/mobilenet_v1_$(NN_WIDTH)_qdq.onnx
+	$(Q)for opt in "" --qdq-float; do \
+		echo "MobileNet v1 $(NN_WIDTH) QDQ, $${opt:-fused (the default)}: MMAC, MB, ms" \
+			"measured here, ms modelled on $(NN_BOARDS)"; \
+		QPU_LIBRARY=$(LIBQPU_SO) PYTHONPATH=$(CURDIR)/libqpu/python PYTHON=$(PYTHON) \
+		$(BUILD)/tools/qpu-nn bench $$opt -n 1 -b $(NN_BOARDS) \
+			$(BUILD)/nn/mobilenet_v1_$(NN_WIDTH)_qdq.onnx >$(BUILD)/nn/qdq_bench.txt || exit 1; \
+		tail -n 1 $(BUILD)/nn/qdq_bench.txt; done

@@ -111,7 +111,10 @@ struct nn_node {
 	const char *fused;	/* the activation's op name, or "" */
 	int fused_into;		/* node that does this one's work, or -1 */
 	enum qpu_nn_where where;
-	char why[128];
+	char why[320];
+	char qdq[160];		/* what the QDQ rewrite did with it, or "" (graph.c) */
+	int qclamp;		/* a fused Relu or Clip as an integer clamp of the output */
+	int32_t qlo, qhi;
 	uint64_t macs, bytes;
 	uint64_t last_ns, model_ns;
 	size_t scratch;		/* bytes of arena scratch it needs */
@@ -184,6 +187,8 @@ void nn_st_q(void *p, enum qpu_nn_dtype d, size_t i, int32_t v);
 float nn_qscale(const struct qpu_nn_graph *g, const struct nn_node *n, unsigned int k, size_t i);
 int32_t nn_qzero(const struct qpu_nn_graph *g, const struct nn_node *n, unsigned int k, size_t i);
 float nn_qmult(float s_in, float s_w, float s_y);
+/* QuantizeLinear of one value: @v / @scale rounded half to even, plus @zp, saturated. */
+int32_t nn_quantize1(float v, float scale, int32_t zp, enum qpu_nn_dtype d);
 int32_t nn_requant(int64_t acc, float mult, int32_t zp, enum qpu_nn_dtype d);
 
 /* ops_fast.c: the CPU's fast path; returns 1 when it ran the node, 0 when

@@ -121,6 +121,11 @@ int32_t nn_requant(int64_t acc, float mult, int32_t zp, enum qpu_nn_dtype d)
 	return sat_round((double)acc * (double)mult + (double)zp, d);
 }
 
+int32_t nn_quantize1(float v, float scale, int32_t zp, enum qpu_nn_dtype d)
+{
+	return sat_round((double)rintf(v / scale) + zp, d);
+}
+
 float nn_qmult(float s_in, float s_w, float s_y)
 {
 	float p = s_in * s_w;
@@ -363,6 +368,8 @@ static void matmul(struct qpu_nn_graph *g, struct nn_node *n)
 	size_t batches = ty->count / (size_t)(M * N), bi, oa, ob;
 	int q = n->kind == NN_QLINEARMATMUL;
 	const void *a = IN(0), *b = q ? IN(3) : IN(1);
+	/* a bias only a fused QDQ Gemm gives (graph.c): int32, per column */
+	const int32_t *bias = q && n->n_in > 8 && n->in[8] >= 0 ? IN(8) : NULL;
 	void *y = OUT(0);
 	int64_t i, j, k;
 
@@ -383,7 +390,7 @@ static void matmul(struct qpu_nn_graph *g, struct nn_node *n)
 					int32_t za = nn_qzero(g, n, 2, 0), zb = nn_qzero(g, n, 5, (size_t)j);
 					float mult = nn_qmult(nn_qscale(g, n, 1, 0), nn_qscale(g, n, 4, (size_t)j),
 							   nn_qscale(g, n, 6, 0));
-					int64_t acc = 0;
+					int64_t acc = bias ? bias[j] : 0;
 
 					for (k = 0; k < K; k++)
 						acc += (int64_t)(nn_ld_q(a, ta->dtype, oa + (size_t)(i * K + k)) - za) *
@@ -645,9 +652,9 @@ static void quantize(struct qpu_nn_graph *g, struct nn_node *n)
 		if (n->kind == NN_QUANTIZE) {
 			float v = tx->dtype == QPU_NN_FLOAT32 ? ((const float *)x)[i] :
 				  (float)((const int32_t *)x)[i];
-			float q = rintf(v / nn_qscale(g, n, 1, ch));
 
-			nn_st_q(y, ty->dtype, i, sat_round((double)q + nn_qzero(g, n, 2, ch), ty->dtype));
+			nn_st_q(y, ty->dtype, i, nn_quantize1(v, nn_qscale(g, n, 1, ch),
+							      nn_qzero(g, n, 2, ch), ty->dtype));
 		} else {
 			int32_t q = nn_ld_q(x, tx->dtype, i);
 

@@ -211,8 +211,8 @@ int nn_qint8_run(struct qpu_nn_graph *g, struct nn_node *n, void *scratch,
 		 int (*done)(struct qpu_nn_graph *, struct nn_node *, int))
 {
 	const struct nn_tensor *w = &g->t[n->in[3]], *y = &g->t[n->out[0]];
-	const int32_t *bias = n->kind == NN_QLINEARCONV && n->n_in > 8 && n->in[8] >= 0 ?
-			      g->t[n->in[8]].cdata : NULL;
+	/* QLinearConv's B, or the bias of a QDQ Gemm fused into a QLinearMatMul */
+	const int32_t *bias = n->n_in > 8 && n->in[8] >= 0 ? g->t[n->in[8]].cdata : NULL;
 	int64_t za = nn_qzero(g, n, 2, 0) + (int64_t)bias8(g, n, 0);
 	int32_t yz = nn_qzero(g, n, 7, 0);
 	uint8_t *a, *base = scratch;

@@ -951,6 +951,180 @@ out:
 	qpu_kernels_free(k);
 }
 
+/*
+ * A QDQ layer as quantize_static writes it: DequantizeLinear of int8 x
+ * (per tensor), of int8 weights (per output channel) and of int32 biases
+ * (scale x_scale * w_scale), Conv 3x3, Relu, QuantizeLinear; or (@form
+ * QDQ_AS_QLINEAR) the QLinearConv of the same integers, or the QDQ layer
+ * with a bias scale off by a factor (QDQ_BAD_BIAS_SCALE) or a zero x scale
+ * (QDQ_ZERO_SCALE).
+ */
+enum qdq_form { QDQ_LAYER, QDQ_AS_QLINEAR, QDQ_BAD_BIAS_SCALE, QDQ_ZERO_SCALE };
+#define QDQ_C 5
+#define QDQ_M 20
+#define QDQ_HW 7
+
+static uint8_t *qdq_net(enum qdq_form form, size_t *size)
+{
+	int64_t xd[4] = { 1, QDQ_C, QDQ_HW, QDQ_HW }, wd[4] = { QDQ_M, QDQ_C, 3, 3 };
+	int64_t cd[1] = { QDQ_M }, pads[4] = { 1, 1, 1, 1 };
+	int8_t w[QDQ_M * QDQ_C * 9], wz[QDQ_M] = { 0 }, xz = 3, yz = -128;
+	float ws[QDQ_M], bs[QDQ_M], xs = form == QDQ_ZERO_SCALE ? 0.0f : 0.02f, ys = 0.05f;
+	int32_t bias[QDQ_M];
+	uint32_t x, in[9], t[6], y;
+	uint64_t seed = 37;
+	struct nb q = { 0 };
+	size_t i;
+
+	for (i = 0; i < sizeof(w); i++)
+		w[i] = (int8_t)(t_rand(&seed) >> 56);
+	for (i = 0; i < QDQ_M; i++) {
+		ws[i] = 0.001f + 0.0005f * (float)(i % 7);
+		bs[i] = xs * ws[i] * (form == QDQ_BAD_BIAS_SCALE ? 2.0f : 1.0f);
+		bias[i] = (int32_t)(t_rand(&seed) % 4001) - 2000;
+	}
+	x = nb_tensor(&q, "x", QPU_NN_INT8, 4, xd, NULL, 0);
+	in[0] = x;
+	in[1] = nb_tensor(&q, "xs", QPU_NN_FLOAT32, 0, NULL, &xs, 4);
+	in[2] = nb_tensor(&q, "xz", QPU_NN_INT8, 0, NULL, &xz, 1);
+	in[3] = nb_tensor(&q, "w", QPU_NN_INT8, 4, wd, w, sizeof(w));
+	in[4] = nb_tensor(&q, "ws", QPU_NN_FLOAT32, 1, cd, ws, sizeof(ws));
+	in[5] = nb_tensor(&q, "wz", QPU_NN_INT8, 1, cd, wz, sizeof(wz));
+	in[6] = nb_tensor(&q, "ys", QPU_NN_FLOAT32, 0, NULL, &ys, 4);
+	in[7] = nb_tensor(&q, "yz", QPU_NN_INT8, 0, NULL, &yz, 1);
+	in[8] = nb_tensor(&q, "b", QPU_NN_INT32, 1, cd, bias, sizeof(bias));
+	y = nb_value(&q, "y");
+	if (form == QDQ_AS_QLINEAR) {
+		nb_attr_ints(&q, "pads", 4, pads);
+		nb_node(&q, "conv", "QLinearConv", "", 9, in, 1, &y);
+	} else {
+		uint32_t bsi = nb_tensor(&q, "bs", QPU_NN_FLOAT32, 1, cd, bs, sizeof(bs));
+		uint32_t dq[3], conv_in[3];
+
+		for (i = 0; i < 6; i++) {
+			static const char *const names[] = { "xd", "wd", "bd", "c", "r", "unused" };
+
+			t[i] = nb_value(&q, names[i]);
+		}
+		dq[0] = in[0], dq[1] = in[1], dq[2] = in[2];
+		nb_node(&q, "dqx", "DequantizeLinear", "", 3, dq, 1, &t[0]);
+		dq[0] = in[3], dq[1] = in[4], dq[2] = in[5];
+		nb_attr_int(&q, "axis", 0);
+		nb_node(&q, "dqw", "DequantizeLinear", "", 3, dq, 1, &t[1]);
+		dq[0] = in[8], dq[1] = bsi;
+		nb_attr_int(&q, "axis", 0);
+		nb_node(&q, "dqb", "DequantizeLinear", "", 2, dq, 1, &t[2]);
+		conv_in[0] = t[0], conv_in[1] = t[1], conv_in[2] = t[2];
+		nb_attr_ints(&q, "pads", 4, pads);
+		nb_node(&q, "conv", "Conv", "", 3, conv_in, 1, &t[3]);
+		nb_node(&q, "relu", "Relu", "", 1, &t[3], 1, &t[4]);
+		dq[0] = t[4], dq[1] = in[6], dq[2] = in[7];
+		nb_node(&q, "qy", "QuantizeLinear", "", 3, dq, 1, &y);
+	}
+	return nb_finish(&q, 13, 1, &x, 1, &y, size);
+}
+
+/* What the plan says of the node named "conv" (copied: the graph is freed). */
+struct qdq_seen {
+	char op[32], fused[48], why[400];
+	enum qpu_nn_where where;
+};
+
+/* @form's output on @d (NULL: the CPU's reference) with @flags; the node named "conv". */
+static void qdq_run(enum qdq_form form, struct qpu_dev *d, unsigned int flags, const int8_t *x,
+		    int8_t *y, struct qdq_seen *conv)
+{
+	struct qpu_nn_tensor_info ti, to;
+	struct qpu_nn_graph *g;
+	size_t size;
+	uint8_t *img = qdq_net(form, &size);
+	unsigned int i;
+
+	memset(conv, 0, sizeof(*conv));
+	memset(y, 0, QDQ_M * QDQ_HW * QDQ_HW);
+	g = load_bound(img, size, d, flags | (d ? 0 : QPU_NN_BIND_REFERENCE));
+	free(img);
+	if (!g)
+		return;
+	T_CHECK(qpu_nn_input(g, 0, &ti) == 0 && qpu_nn_output(g, 0, &to) == 0);
+	T_CHECK(ti.bytes == QDQ_C * QDQ_HW * QDQ_HW && to.bytes == QDQ_M * QDQ_HW * QDQ_HW);
+	memcpy(ti.data, x, ti.bytes);
+	T_CHECK(qpu_nn_run(g) == 0);
+	memcpy(y, to.data, to.bytes);
+	for (i = 0; i < qpu_nn_node_count(g); i++) {
+		struct qpu_nn_node_info ni;
+
+		T_CHECK(qpu_nn_node(g, i, &ni) == 0);
+		if (strcmp(ni.name, "conv"))
+			continue;
+		snprintf(conv->op, sizeof(conv->op), "%s", ni.op);
+		snprintf(conv->fused, sizeof(conv->fused), "%s", ni.fused);
+		snprintf(conv->why, sizeof(conv->why), "%s", ni.why);
+		conv->where = ni.where;
+	}
+	qpu_nn_free(g);
+}
+
+static int max_step(const int8_t *a, const int8_t *b, size_t n)
+{
+	int worst = 0;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		worst = abs(a[i] - b[i]) > worst ? abs(a[i] - b[i]) : worst;
+	return worst;
+}
+
+T_TEST(qdq_layer_runs_as_qlinearconv)
+{
+	const char *paths[] = { NULL, "emu:v3d42", "emu:v3d71" };
+	int8_t x[QDQ_C * QDQ_HW * QDQ_HW], want[QDQ_M * QDQ_HW * QDQ_HW], got[sizeof(want)];
+	int8_t lit[sizeof(want)];
+	struct qdq_seen ni;
+	char err[256];
+	uint64_t seed = 5;
+	size_t i, size;
+	uint8_t *img;
+
+	for (i = 0; i < sizeof(x); i++)
+		x[i] = (int8_t)(t_rand(&seed) >> 56);
+	qdq_run(QDQ_AS_QLINEAR, NULL, 0, x, want, &ni);
+	T_CHECK(ni.where == QPU_NN_WHERE_CPU_REF && !strcmp(ni.op, "QLinearConv"));
+	/* fused: the QLinearConv's bytes, on the CPU and on each generation's QPUs */
+	qdq_run(QDQ_LAYER, NULL, 0, x, got, &ni);
+	T_CHECK(memcmp(got, want, sizeof(want)) == 0 && !strcmp(ni.op, "QLinearConv"));
+	T_CHECK(!strcmp(ni.fused, "Relu, QuantizeLinear"));
+	T_CHECK(strstr(ni.why, "; QDQ: int8 in place of DequantizeLinear -> Conv -> "
+			"QuantizeLinear") != NULL);
+	for (i = 0; dev && i < T_ARRAY_SIZE(paths); i++) {
+		struct qpu_dev *d = paths[i] ? qpu_dev_open(paths[i]) : dev;
+
+		T_CHECK(d != NULL);
+		if (!d)
+			continue;
+		qdq_run(QDQ_LAYER, d, QPU_NN_BIND_QPU_ALL, x, got, &ni);
+		T_CHECK(memcmp(got, want, sizeof(want)) == 0);
+		T_CHECK(ni.where == QPU_NN_WHERE_QPU && !strcmp(ni.op, "QLinearConv"));
+		if (paths[i])
+			qpu_dev_close(d);
+	}
+	/* literal: the float Conv, within a step of the integers */
+	qdq_run(QDQ_LAYER, NULL, QPU_NN_BIND_QDQ_FLOAT, x, lit, &ni);
+	T_CHECK(!strcmp(ni.op, "Conv") && !strcmp(ni.fused, "Relu"));
+	T_CHECK(max_step(lit, want, sizeof(want)) <= 1);
+	T_CHECK(strstr(ni.why, "QDQ") == NULL);
+	/* a bias scale other than x_scale * w_scale: float, and the plan says why */
+	qdq_run(QDQ_BAD_BIAS_SCALE, NULL, 0, x, got, &ni);
+	T_CHECK(!strcmp(ni.op, "Conv") && strstr(ni.why, "; QDQ kept float: bias scale "
+						  "4e-05 (channel 0) is not x_scale * w_scale = 2e-05"));
+	/* a zero scale: refused at load, naming the node */
+	img = qdq_net(QDQ_ZERO_SCALE, &size);
+	T_CHECK(qpu_nn_load_mem(img, size, err, sizeof(err)) == NULL && errno == EINVAL);
+	T_CHECK(!strcmp(err, "node 'dqx' (DequantizeLinear): x_scale[0] is 0: a scale must be "
+			"finite and not 0"));
+	free(img);
+}
+
 T_TEST(plan_says_where_and_why)
 {
 	size_t size, i;

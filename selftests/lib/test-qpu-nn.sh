@@ -38,6 +38,19 @@ check grep -q '^Conv_0 .*qpu .*QPUs asked' "$tmp/plan"
 check grep -q '^MaxPool_1 .*qpu .*QPUs asked' "$tmp/plan"
 check grep -q '^Flatten_2 .*view ' "$tmp/plan"
 
+# a QDQ stack: its patterns run as the integer operators, or (--qdq-float,
+# QPU_NN_QDQ=float) literally
+"$nn" plan "$seeds/qdq-stack.qnn" >"$tmp/plan" 2>&1
+check grep -q '^conv0 .*QLinearConv+Relu, QuantizeLinear .*; QDQ: int8 in place of' "$tmp/plan"
+check grep -q '^gemm3 .*QLinearMatMul+QuantizeLinear ' "$tmp/plan"
+check grep -q '^add2 .*QLinearAdd+Relu, QuantizeLinear ' "$tmp/plan"
+check grep -q "^quant0 .*fused .*done by node 'conv0' (QLinearConv, from QDQ)" "$tmp/plan"
+"$nn" plan --qdq-float "$seeds/qdq-stack.qnn" >"$tmp/plan" 2>&1
+check grep -q '^conv0 .*Conv+Relu .*cpu' "$tmp/plan"
+check grep -q '^quant0 .*QuantizeLinear .*cpu' "$tmp/plan"
+QPU_NN_QDQ=float "$nn" plan "$seeds/qdq-stack.qnn" >"$tmp/plan" 2>&1
+check grep -q '^gemm3 .*Gemm .*cpu' "$tmp/plan"
+
 head -c 128 /dev/urandom >"$tmp/in"
 "$nn" run "$seeds/dw-pool-gemm.qnn" -i "$tmp/in" -o "$tmp/out" >"$tmp/run" 2>&1
 check [ $? -eq 0 ]

@@ -143,7 +143,7 @@ def op(node, ins, opset=13):
     if t == "Clip":
         lo = ins[1] if len(ins) > 1 and ins[1] is not None else a.get("min", -np.inf)
         hi = ins[2] if len(ins) > 2 and ins[2] is not None else a.get("max", np.inf)
-        return [np.clip(x, lo, hi).astype(np.float32)]
+        return [np.clip(x, lo, hi).astype(x.dtype)]  # Clip keeps its input type
     if t == "Sigmoid":
         return [(1.0 / (1.0 + np.exp(-x.astype(np.float64)))).astype(np.float32)]
     if t == "LeakyRelu":

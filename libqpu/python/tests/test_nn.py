@@ -671,6 +671,519 @@ def test_qdq_model():
     assert list(plan.values()).count("folded") == 2
 
 
+# --- QDQ models: the integer operators ONNX Runtime fuses them into --------------------
+
+
+def q8(v, s, z):
+    """QuantizeLinear to int8 of a float (the specification's rounding)."""
+    return np.int8(np.clip(np.rint(np.float32(v) / np.float32(s)) + z, -128, 127))
+
+
+class QdqNet:
+    """One set of integers and scales written twice: as quantize_static
+    writes it (QDQ: per-tensor int8 activations, per-channel int8 weights
+    of zero point 0, int32 biases of scale x_scale * w_scale) and as the
+    QOperator graph of the same integers ONNX Runtime fuses it into
+    (QLinearConv, QLinearMatMul, com.microsoft's QLinearAdd; a Gemm as a
+    1x1 QLinearConv, which has its bias; a fused Relu or Clip as an integer
+    Clip at the quantized bounds). Scales are calibrated on `x`."""
+
+    def __init__(self, x):
+        self.x, self.inits, self.qdq, self.qop, self.i = x, {}, [], [], 0
+        lo, hi = min(float(x.min()), 0.0), max(float(x.max()), 0.0)
+        self.cur = "xq"
+        self._qparams("a", lo, hi)
+        for nodes in (self.qdq, self.qop):
+            nodes.append(helper.make_node("QuantizeLinear", ["x", "a_s", "a_z"], ["xq"],
+                                          name="quant_x"))
+        self.cur_s, self.cur_z, self.shape = "a_s", "a_z", x.shape
+
+    def _qparams(self, name, lo, hi, zshift=0):
+        s = np.float32(max(hi - lo, 1e-3) / 255.0)
+        z = np.int8(np.clip(np.rint(-128 - lo / s) + zshift, -128, 127))
+        self.inits[name + "_s"], self.inits[name + "_z"] = s, z
+        return s, z
+
+    def _float_range(self, nodes, name):
+        m = make_model(nodes, {"x": self.x}, [name], self.inits, ms=True)
+        v = ref.run(m, {"x": self.x})[0]
+        return float(v.min()), float(v.max())
+
+    def _dq(self, name):
+        d = name + "_d"
+        self.qdq.append(helper.make_node("DequantizeLinear", [name, self.cur_s, self.cur_z], [d],
+                                         name="dq_" + name))
+        return d
+
+    def _out(self, pre, act, clip, zshift):
+        """The activation and QuantizeLinear after float tensor `pre` (QDQ)
+        and after int8 `pre_i` (QOperator); the next current tensor."""
+        i, f = self.i, pre
+        if act == "Relu":
+            self.qdq.append(helper.make_node("Relu", [pre], [pre + "_r"], name="relu%d" % i))
+            f = pre + "_r"
+        elif act == "Clip":
+            self.inits["lo%d" % i], self.inits["hi%d" % i] = np.float32(clip[0]), np.float32(clip[1])
+            self.qdq.append(helper.make_node("Clip", [pre, "lo%d" % i, "hi%d" % i],
+                                             [pre + "_r"], name="clip%d" % i))
+            f = pre + "_r"
+        elif act == "LeakyRelu":
+            self.qdq.append(helper.make_node("LeakyRelu", [pre], [pre + "_r"], name="leaky%d" % i))
+            f = pre + "_r"
+        s, z = self._qparams("y%d" % i, *self._float_range(self.qdq, f), zshift=zshift)
+        q = "q%d" % i
+        self.qdq.append(helper.make_node("QuantizeLinear", [f, "y%d_s" % i, "y%d_z" % i], [q],
+                                         name="quant%d" % i))
+        if act in ("Relu", "Clip"):
+            lo, hi = (0.0, np.inf) if act == "Relu" else clip
+            self.inits["qlo%d" % i] = q8(lo, s, z)
+            self.inits["qhi%d" % i] = q8(hi, s, z) if np.isfinite(hi) else np.int8(127)
+            self.qop.append(helper.make_node("Clip", [q + "_pre", "qlo%d" % i, "qhi%d" % i], [q]))
+        self.cur, self.cur_s, self.cur_z = q, "y%d_s" % i, "y%d_z" % i
+        self.i += 1
+        return q
+
+    def _weights(self, shape, axis_len):
+        i = self.i
+        self.inits["w%d" % i] = rng.integers(-127, 128, shape).astype(np.int8)
+        self.inits["w%d_s" % i] = rng.uniform(0.002, 0.02, axis_len).astype(np.float32)
+        self.inits["w%d_z" % i] = np.zeros(axis_len, np.int8)
+        self.inits["b%d" % i] = rng.integers(-2000, 2000, axis_len).astype(np.int32)
+        self.inits["b%d_s" % i] = (self.inits[self.cur_s] * self.inits["w%d_s" % i]).astype(
+            np.float32)
+        self.inits["b%d_z" % i] = np.zeros(axis_len, np.int32)
+        for t in ("w", "b"):
+            self.qdq.append(helper.make_node(
+                "DequantizeLinear", ["%s%d" % (t, i), "%s%d_s" % (t, i), "%s%d_z" % (t, i)],
+                ["%s%d_d" % (t, i)], axis=0, name="dq_%s%d" % (t, i)))
+
+    def conv(self, m, k, stride=1, group=1, act=None, clip=None, zshift=0):
+        i, (n, c, h, w) = self.i, self.shape
+        attrs = {"pads": [k // 2] * 4, "strides": [stride, stride], "group": group}
+        self._weights((m, c // group, k, k), m)
+        self.qdq.append(helper.make_node("Conv", [self._dq(self.cur), "w%d_d" % i, "b%d_d" % i],
+                                         ["c%d" % i], name="conv%d" % i, **attrs))
+        self.qop.append(helper.make_node(
+            "QLinearConv", [self.cur, self.cur_s, self.cur_z, "w%d" % i, "w%d_s" % i,
+                            "w%d_z" % i, "y%d_s" % i, "y%d_z" % i, "b%d" % i],
+            ["q%d_pre" % i if act else "q%d" % i], **attrs))
+        self.shape = (n, m, (h + 2 * (k // 2) - k) // stride + 1,
+                      (w + 2 * (k // 2) - k) // stride + 1)
+        return self._out("c%d" % i, act, clip, zshift)
+
+    def add(self, other, act=None):
+        """The current tensor plus int8 tensor `other` (its scale and zero point)."""
+        i, (o, os_, oz) = self.i, other
+        a = self._dq(self.cur)
+        self.qdq.append(helper.make_node("DequantizeLinear", [o, os_, oz], [o + "_d2"]))
+        self.qdq.append(helper.make_node("Add", [a, o + "_d2"], ["c%d" % i], name="add%d" % i))
+        self.qop.append(helper.make_node(
+            "QLinearAdd", [self.cur, self.cur_s, self.cur_z, o, os_, oz, "y%d_s" % i,
+                           "y%d_z" % i], ["q%d_pre" % i if act else "q%d" % i],
+            domain="com.microsoft"))
+        return self._out("c%d" % i, act, None, 0)
+
+    def flatten(self):
+        """Flatten on the integers (QDQ: DequantizeLinear, Flatten, the same QuantizeLinear)."""
+        q = self.cur + "_f"
+        self.qdq += [helper.make_node("Flatten", [self._dq(self.cur)], [q + "_x"]),
+                     helper.make_node("QuantizeLinear", [q + "_x", self.cur_s, self.cur_z], [q])]
+        self.qop.append(helper.make_node("Flatten", [self.cur], [q]))
+        self.cur, self.shape = q, (self.shape[0], int(np.prod(self.shape[1:])))
+
+    def gemm(self, n_out, act=None):
+        i, k = self.i, self.shape[1]
+        self._weights((n_out, k), n_out)
+        self.qdq.append(helper.make_node("Gemm", [self._dq(self.cur), "w%d_d" % i, "b%d_d" % i],
+                                         ["c%d" % i], transB=1, name="gemm%d" % i))
+        self.inits["w%d_4d" % i] = self.inits["w%d" % i].reshape(n_out, k, 1, 1)
+        self.inits["sh%d" % i] = np.array([1, k, 1, 1], np.int64)
+        self.inits["sh%d_o" % i] = np.array([1, n_out], np.int64)
+        self.qop += [helper.make_node("Reshape", [self.cur, "sh%d" % i], ["r%d" % i]),
+                     helper.make_node("QLinearConv", ["r%d" % i, self.cur_s, self.cur_z,
+                                                      "w%d_4d" % i, "w%d_s" % i, "w%d_z" % i,
+                                                      "y%d_s" % i, "y%d_z" % i, "b%d" % i],
+                                      ["r%d_c" % i]),
+                     helper.make_node("Reshape", ["r%d_c" % i, "sh%d_o" % i],
+                                      ["q%d_pre" % i if act else "q%d" % i])]
+        self.shape = (1, n_out)
+        return self._out("c%d" % i, act, None, 0)
+
+    def matmul(self, n_out):
+        i, k = self.i, self.shape[1]
+        self.inits["w%d" % i] = rng.integers(-127, 128, (k, n_out)).astype(np.int8)
+        self.inits["w%d_s" % i] = rng.uniform(0.002, 0.02, n_out).astype(np.float32)
+        self.inits["w%d_z" % i] = np.zeros(n_out, np.int8)
+        self.qdq += [helper.make_node("DequantizeLinear", ["w%d" % i, "w%d_s" % i, "w%d_z" % i],
+                                      ["w%d_d" % i], axis=1),
+                     helper.make_node("MatMul", [self._dq(self.cur), "w%d_d" % i], ["c%d" % i],
+                                      name="matmul%d" % i)]
+        self.qop.append(helper.make_node(
+            "QLinearMatMul", [self.cur, self.cur_s, self.cur_z, "w%d" % i, "w%d_s" % i,
+                              "w%d_z" % i, "y%d_s" % i, "y%d_z" % i], ["q%d" % i]))
+        self.shape = (1, n_out)
+        return self._out("c%d" % i, None, None, 0)
+
+    def models(self):
+        """(QDQ model, QOperator model), both ending at the current int8 tensor."""
+        return tuple(make_model(nodes, {"x": self.x}, [self.cur], self.inits, ms=True)
+                     for nodes in (self.qdq, self.qop))
+
+
+def qdq_mobilenet_like(x):
+    """A MobileNet-like stack, QDQ-quantized: a 3x3 stride-2 convolution
+    with Relu, a depthwise 3x3 with ReLU6, pointwise convolutions (one with
+    a zero point that makes its Relu clamp), a residual Add with Relu, a
+    Gemm classifier and a MatMul."""
+    net = QdqNet(x)
+    net.conv(8, 3, stride=2, act="Relu")
+    net.conv(8, 3, group=8, act="Clip", clip=(0.0, 6.0))
+    skip = (net.conv(16, 1, act="Relu", zshift=40), net.cur_s, net.cur_z)
+    net.conv(16, 1)
+    net.add(skip, act="Relu")
+    net.flatten()
+    net.gemm(10, act="Relu")
+    net.matmul(7)
+    return net
+
+
+QDQ_DEVICES = [("cpu", {}), ("ref", {"reference": True}), (DEVICE, {"qpu_all": True}),
+               ("emu:v3d42", {"qpu_all": True}), ("emu:v3d71", {"qpu_all": True})]
+
+
+@pytest.mark.parametrize("dev,opts", QDQ_DEVICES, ids=[d[0] for d in QDQ_DEVICES])
+def test_qdq_mobilenet_like_fused(dev, opts):
+    """The QDQ stack runs as the integer operators: every output byte equal
+    to the QOperator graph of the same integers (the numpy reference of
+    QLinearConv, QLinearMatMul, QLinearAdd); the plan says which nodes were
+    fused into int8 operators and where they ran."""
+    x = f32(1, 3, 12, 12, lo=-2.0, hi=2.0)
+    qdq, qop = qdq_mobilenet_like(x).models()
+    want = ref.run(qop, {"x": x})[0]
+    assert want.dtype == np.int8 and len(np.unique(want)) > 3   # not all saturated
+    with qpu.nn.load(qdq, device=dev if dev != "ref" else "cpu", **opts) as net:
+        got = net.run(x)[0]
+        plan = {p["name"]: p for p in net.plan()}
+    np.testing.assert_array_equal(got, want)
+    ops = {"conv0": "QLinearConv", "conv1": "QLinearConv", "conv2": "QLinearConv",
+           "conv3": "QLinearConv", "add4": "QLinearAdd", "gemm5": "QLinearMatMul",
+           "matmul6": "QLinearMatMul"}
+    for name, op in ops.items():
+        p = plan[name]
+        assert p["op"] == op and "QDQ: int8 in place of DequantizeLinear" in p["why"], p
+        assert p["fused"].endswith("QuantizeLinear")
+    assert plan["conv0"]["fused"] == "Relu, QuantizeLinear"
+    assert plan["conv1"]["fused"] == "Clip, QuantizeLinear"
+    for name in ("quant0", "quant1", "quant2", "quant3", "quant4", "quant5", "quant6",
+                 "relu0", "clip1", "dq_xq", "dq_q0", "dq_q2"):
+        assert plan[name]["where"] == "fused", (name, plan[name])
+    assert all(plan["dq_w%d" % i]["where"] == "folded" for i in range(4))
+    if opts.get("qpu_all"):
+        for name in ("conv0", "conv2", "conv3", "gemm5", "matmul6"):
+            assert plan[name]["where"] == "qpu", plan[name]
+        assert plan["conv1"]["where"] == "cpu"
+        assert plan["conv1"]["why"].startswith("no QPU kernel for QLinearConv with groups")
+        assert plan["add4"]["where"] == "cpu"
+    else:
+        assert {plan[n]["where"] for n in ops} == {"cpu-ref" if dev == "ref" else "cpu"}
+
+
+def test_qdq_mobilenet_like_literal(monkeypatch):
+    """qdq_float=True and $QPU_NN_QDQ=float run the float graph literally:
+    no node fused, every output within one step of the float QDQ
+    reference; fused, the same model is within one step of it too."""
+    x = f32(1, 3, 12, 12, lo=-2.0, hi=2.0)
+    qdq, _ = qdq_mobilenet_like(x).models()
+    want = ref.run(qdq, {"x": x})[0].astype(np.int32)
+    with qpu.nn.load(qdq, qdq_float=True) as net:
+        lit = net.run(x)[0]
+        plan = net.plan()
+        literal_arena = net.arena_bytes
+    with qpu.nn.load(qdq) as net:   # int8 tensors only: the dequantized ones are not made
+        assert net.arena_bytes * 2 < literal_arena, (net.arena_bytes, literal_arena)
+    assert not any(p["op"].startswith("QLinear") for p in plan)
+    assert [p["op"] for p in plan].count("Conv") == 4
+    assert np.abs(lit.astype(np.int32) - want).max() <= 1
+    # read at each bind (the process's environment, which os.environ sets)
+    for value, fused in (("float", False), ("fused", True), ("", True)):
+        monkeypatch.setenv("QPU_NN_QDQ", value)
+        with qpu.nn.load(qdq) as net:
+            ops = {p["op"] for p in net.plan()}
+        assert ("QLinearConv" in ops) == fused and ("Conv" in ops) != fused, (value, ops)
+
+
+QDQ_LAYERS = [
+    ("conv 3x3 stride 2, Relu", lambda n: n.conv(6, 3, stride=2, act="Relu")),
+    ("conv 1x1, Relu clamping at its zero point", lambda n: n.conv(5, 1, act="Relu", zshift=60)),
+    ("depthwise 3x3, ReLU6 clamping at Q(6)", lambda n: n.conv(4, 3, group=4, act="Clip",
+                                                               clip=(0.0, 0.5))),
+    ("Gemm with bias", lambda n: (n.flatten(), n.gemm(9))),
+    ("MatMul per column", lambda n: (n.flatten(), n.matmul(6))),
+    ("Add", lambda n: n.add(("xq", "a_s", "a_z"))),
+]
+
+
+@pytest.mark.parametrize("build", [b for _, b in QDQ_LAYERS], ids=[n for n, _ in QDQ_LAYERS])
+def test_qdq_layer_within_a_step_of_the_float_graph(build):
+    """One fused layer: equal to its integer operator, within one step of
+    the float QDQ graph (whose rounding order ONNX leaves open), and run
+    literally with qdq_float, within one step too."""
+    x = f32(1, 4, 7, 7, lo=-3.0, hi=3.0)
+    net = QdqNet(x)
+    build(net)
+    qdq, qop = net.models()
+    exact = ref.run(qop, {"x": x})[0]
+    flt = ref.run(qdq, {"x": x})[0].astype(np.int32)
+    for dev, opts in (("cpu", {}), (DEVICE, {"qpu_all": True})):
+        with qpu.nn.load(qdq, device=dev, **opts) as net_:
+            np.testing.assert_array_equal(net_.run(x)[0], exact)
+    assert np.abs(exact.astype(np.int32) - flt).max() <= 1
+    with qpu.nn.load(qdq, qdq_float=True) as net_:
+        assert np.abs(net_.run(x)[0].astype(np.int32) - flt).max() <= 1
+
+
+def _one_conv(mutate):
+    """DQ(x) -> Conv(DQ(w), DQ(b)) -> Q, as quantize_static writes it, changed by
+    `mutate(nodes, inits)`; the model and its input."""
+    x = f32(1, 4, 6, 6)
+    inits = {"xs": np.float32(0.02), "xz": np.int8(3), "w": rng.integers(-127, 128, (5, 4, 3, 3)).astype(np.int8),
+             "ws": rng.uniform(0.002, 0.02, 5).astype(np.float32), "wz": np.zeros(5, np.int8),
+             "b": rng.integers(-500, 500, 5).astype(np.int32), "ys": np.float32(0.05),
+             "yz": np.int8(-5)}
+    inits["bs"] = (inits["xs"] * inits["ws"]).astype(np.float32)
+    nodes = [helper.make_node("QuantizeLinear", ["x", "xs", "xz"], ["xq"], name="qx"),
+             helper.make_node("DequantizeLinear", ["xq", "xs", "xz"], ["xd"], name="dqx"),
+             helper.make_node("DequantizeLinear", ["w", "ws", "wz"], ["wd"], axis=0, name="dqw"),
+             helper.make_node("DequantizeLinear", ["b", "bs"], ["bd"], axis=0, name="dqb"),
+             helper.make_node("Conv", ["xd", "wd", "bd"], ["c"], pads=[1, 1, 1, 1], name="conv"),
+             helper.make_node("QuantizeLinear", ["c", "ys", "yz"], ["y"], name="qy")]
+    outs = ["y"]
+    mutate(nodes, inits, outs)
+    return make_model(nodes, {"x": x}, outs, inits), x
+
+
+def _set(name, **kw):
+    def mutate(nodes, inits, outs):
+        inits.update(kw)
+    return mutate
+
+
+def _insert_act(op, **attrs):
+    def mutate(nodes, inits, outs):
+        nodes[4].output[0] = "c0"
+        nodes.insert(5, helper.make_node(op, ["c0"], ["c"], name="act", **attrs))
+    return mutate
+
+
+def _also_read(nodes, inits, outs):
+    nodes.append(helper.make_node("Sigmoid", ["c"], ["side"], name="side"))
+    outs.append("side")
+
+
+def _dq_shared(nodes, inits, outs):
+    nodes.append(helper.make_node("MaxPool", ["xd"], ["pool"], kernel_shape=[2, 2], name="pool"))
+    outs.append("pool")
+
+
+def _w_axis1(nodes, inits, outs):
+    inits["ws4"] = rng.uniform(0.002, 0.02, 4).astype(np.float32)
+    inits["wz4"] = np.zeros(4, np.int8)
+    nodes[2] = helper.make_node("DequantizeLinear", ["w", "ws4", "wz4"], ["wd"], axis=1,
+                                name="dqw")
+
+
+def _float_bias(nodes, inits, outs):
+    inits["bf"] = f32(5)
+    nodes[4].input[2] = "bf"
+
+
+def _q_per_axis(nodes, inits, outs):
+    inits["ys5"], inits["yz5"] = np.full(5, 0.05, np.float32), np.zeros(5, np.int8)
+    nodes[5] = helper.make_node("QuantizeLinear", ["c", "ys5", "yz5"], ["y"], axis=1, name="qy")
+
+
+def _bias_zp(nodes, inits, outs):
+    inits["bz"] = np.full(5, 1, np.int32)
+    nodes[3].input.append("bz")
+
+
+def _output_too(nodes, inits, outs):
+    outs.append("c")
+
+
+QDQ_KEPT_FLOAT = [
+    ("float reader", _also_read, "its float output has 2 readers"),
+    ("output", _output_too, "its float output is a graph output"),
+    ("bias scale", _set("b", bs=np.full(5, 1e-4, np.float32)),
+     "bias scale 0.0001 (channel 0) is not x_scale * w_scale"),
+    ("bias zero point", _bias_zp, "bias's DequantizeLinear 'dqb' has a zero point other than 0"),
+    ("float bias", _float_bias, "its bias is not a DequantizeLinear of int32 constants"),
+    ("weights per-axis on axis 1", _w_axis1,
+     "w's DequantizeLinear 'dqw' is per-axis on axis 1, not the output channels'"),
+    ("Q per-axis", _q_per_axis, "QuantizeLinear 'qy' is per-axis"),
+    ("LeakyRelu", _insert_act("LeakyRelu"),
+     "its fused LeakyRelu is not exact on integers (Relu and Clip are)"),
+    ("Sigmoid", _insert_act("Sigmoid"), "its fused Sigmoid is not exact on integers"),
+]
+
+
+@pytest.mark.parametrize("mutate,reason", [c[1:] for c in QDQ_KEPT_FLOAT],
+                         ids=[c[0] for c in QDQ_KEPT_FLOAT])
+def test_qdq_pattern_kept_float(mutate, reason):
+    """A pattern the integer operator would not run exactly stays float:
+    the plan says why, and the result is the literal graph's."""
+    model, x = _one_conv(mutate)
+    want = ref.run(model, {"x": x})
+    with qpu.nn.load(model) as net:
+        got = net.run(x)
+        conv = [p for p in net.plan() if p["name"] == "conv"][0]
+    assert conv["op"] == "Conv" and "QDQ kept float: " + reason in conv["why"], conv
+    for g, w in zip(got, want):
+        if g.dtype == np.int8:
+            assert np.abs(g.astype(np.int32) - w).max() <= 1
+        else:
+            np.testing.assert_allclose(g, w, rtol=1e-4, atol=1e-5)
+
+
+def test_qdq_shared_dequantize():
+    """x's DequantizeLinear also feeds a float MaxPool: the Conv is fused (it
+    reads the integers), the DequantizeLinear stays for the MaxPool."""
+    model, x = _one_conv(_dq_shared)
+    with qpu.nn.load(model) as net:
+        y, pool = net.run(x)
+        plan = {p["name"]: p for p in net.plan()}
+    assert plan["conv"]["op"] == "QLinearConv" and plan["qy"]["where"] == "fused"
+    assert plan["dqx"]["where"] == "cpu"
+    want = ref.run(model, {"x": x})
+    np.testing.assert_array_equal(pool, want[1])
+    assert np.abs(y.astype(np.int32) - want[0]).max() <= 1
+
+
+QDQ_REFUSALS = [
+    (_set("s", xs=np.float32(0)), "node 'qx' (QuantizeLinear): y_scale[0] is 0: a scale must be "
+     "finite and not 0"),
+    (_set("s", ws=np.array([0.01, 0.01, 0, 0.01, 0.01], np.float32)),
+     "node 'dqw' (DequantizeLinear): x_scale[2] is 0"),
+    (_set("s", ys=np.float32(np.inf)), "node 'qy' (QuantizeLinear): y_scale[0] is inf"),
+    (_set("s", ws=np.full(4, 0.01, np.float32), wz=np.zeros(4, np.int8)),
+     "node 'dqw' (DequantizeLinear): x_scale has 4 values: per-tensor (1) or per-channel (5)"),
+    (lambda nodes, inits, outs: nodes.__setitem__(2, helper.make_node(
+        "DequantizeLinear", ["w", "ws", "wz"], ["wd"], axis=7, name="dqw")),
+     "node 'dqw' (DequantizeLinear): axis 7 out of range for rank 4"),
+    (lambda nodes, inits, outs: nodes[1].attribute.extend([helper.make_attribute("saturate", 1)]),
+     "node 'dqx' (DequantizeLinear): attribute saturate not supported"),
+    (lambda nodes, inits, outs: nodes.__setitem__(3, helper.make_node(
+        "DequantizeLinear", ["b", "bs"], ["bd"], axis="a", name="dqb")),
+     "node 'dqb' (DequantizeLinear): attribute axis"),
+    (_set("z", wz=np.zeros(5, np.uint8)),
+     "node 'dqw' (DequantizeLinear): x_zero_point is uint8, not int8"),
+]
+
+
+@pytest.mark.parametrize("mutate,msg", QDQ_REFUSALS, ids=[m[:48] for _, m in QDQ_REFUSALS])
+def test_qdq_refusal(mutate, msg):
+    model, _ = _one_conv(mutate)
+    with pytest.raises(qpu.nn.NnError) as e:
+        qpu.nn.load(model)
+    assert msg in str(e.value)
+
+
+def qdq_quantize(model, x, ops=("Conv", "Gemm", "GlobalAveragePool", "Softmax")):
+    """A float model written as quantize_static writes it in QDQ form: each
+    activation read by an operator of `ops` quantized per tensor (int8,
+    asymmetric, calibrated on input `x` by the numpy reference) with a
+    QuantizeLinear and DequantizeLinear pair; Conv and Gemm weights int8 per
+    output channel (symmetric), their biases int32 of scale x_scale * w_scale."""
+    g = model.graph
+    inits = {i.name: numpy_helper.to_array(i) for i in g.initializer}
+    probe = onnx.ModelProto()
+    probe.CopyFrom(model)
+    acts = []
+    for node in g.node:
+        if node.op_type in ops and node.input[0] not in inits and node.input[0] not in acts:
+            acts.append(node.input[0])
+    del probe.graph.output[:]
+    probe.graph.output.extend([helper.make_tensor_value_info(a, F, None) for a in acts])
+    ranges = {a: (min(float(v.min()), 0.0), max(float(v.max()), 0.0))
+              for a, v in zip(acts, ref.run(probe, {g.input[0].name: x}))}
+    new_inits, nodes, qparams = dict(inits), [], {}
+    for a in acts:
+        lo, hi = ranges[a]
+        s = np.float32(max(hi - lo, 1e-6) / 255.0)
+        qparams[a] = (s, np.int8(np.clip(np.rint(-128 - lo / s), -128, 127)))
+        new_inits[a + "_s"], new_inits[a + "_z"] = qparams[a]
+
+    def dq_pair(a):
+        return [helper.make_node("QuantizeLinear", [a, a + "_s", a + "_z"], [a + "_q"],
+                                 name=a + "_quant"),
+                helper.make_node("DequantizeLinear", [a + "_q", a + "_s", a + "_z"], [a + "_dq"],
+                                 name=a + "_dequant")]
+
+    if g.input[0].name in qparams:
+        nodes += dq_pair(g.input[0].name)
+    for node in g.node:
+        node = onnx.NodeProto.FromString(node.SerializeToString())
+        if node.op_type in ops and node.input[0] in qparams:
+            a = node.input[0]
+            if node.op_type in ("Conv", "Gemm"):
+                w = inits[node.input[1]]
+                ws = (np.abs(w.reshape(w.shape[0], -1)).max(axis=1) / 127.0).astype(np.float32)
+                ws = np.maximum(ws, np.float32(1e-8))
+                wq = np.clip(np.rint(w / ws.reshape((-1,) + (1,) * (w.ndim - 1))), -127, 127)
+                wn = node.input[1]
+                new_inits[wn + "_q"], new_inits[wn + "_s"] = wq.astype(np.int8), ws
+                new_inits[wn + "_z"] = np.zeros(len(ws), np.int8)
+                nodes.append(helper.make_node("DequantizeLinear", [wn + "_q", wn + "_s", wn + "_z"],
+                                              [wn + "_dq"], axis=0, name=wn + "_dequant"))
+                node.input[1] = wn + "_dq"
+                if len(node.input) > 2 and node.input[2]:
+                    bn = node.input[2]
+                    bs = (qparams[a][0] * ws).astype(np.float32)
+                    new_inits[bn + "_q"] = np.rint(inits[bn] / bs).astype(np.int32)
+                    new_inits[bn + "_s"] = bs
+                    nodes.append(helper.make_node("DequantizeLinear", [bn + "_q", bn + "_s"],
+                                                  [bn + "_dq"], axis=0, name=bn + "_dequant"))
+                    node.input[2] = bn + "_dq"
+            node.input[0] = a + "_dq"
+        nodes.append(node)
+        for o in node.output:
+            if o in qparams:
+                nodes += dq_pair(o)
+    used = {i for n in nodes for i in n.input}
+    out = helper.make_graph(nodes, g.name, g.input, g.output,
+                            [numpy_helper.from_array(np.asarray(v), k)
+                             for k, v in new_inits.items() if k in used])
+    return helper.make_model(out, opset_imports=model.opset_import)
+
+
+def test_qdq_quantized_mobilenet_like():
+    """A float MobileNet-like stack quantized as quantize_static would:
+    every Conv and the Gemm fused into integer operators (ReLU6 clamps),
+    within one step per layer of the literal float graph, so the
+    probabilities close to it; the plan saying what stayed float and why."""
+    model = mobilenet_v1(width=0.25, res=32, classes=64, blocks=MOBILENET_V1[:4])
+    x = f32(1, 3, 32, 32)
+    qdq = qdq_quantize(model, x)
+    qdq.graph.output.append(helper.make_tensor_value_info("logits_q", TensorProto.INT8, None))
+    with qpu.nn.load(qdq, device=DEVICE, qpu_all=True) as net:
+        fused = net.run(x)
+        plan = net.plan()
+    with qpu.nn.load(qdq, qdq_float=True) as net:
+        literal = net.run(x)
+    ops = [p["op"] for p in plan if p["where"] not in ("fused", "folded", "view")]
+    assert ops.count("QLinearConv") == 9 and ops.count("QLinearMatMul") == 1, ops
+    assert "Conv" not in ops and "Gemm" not in ops
+    assert all(p["fused"] == "Clip, QuantizeLinear" for p in plan if p["op"] == "QLinearConv")
+    assert [p["where"] for p in plan if p["op"] == "QLinearConv"] == ["qpu", "cpu"] * 4 + ["qpu"]
+    # the logits' integers: spread over the range, the fused and the literal
+    # ones a step apart at most, as are the literal and the numpy reference
+    want = ref.run(qdq, {"x": x})[1].astype(np.int32)
+    assert want.max() - want.min() > 100
+    assert np.abs(fused[1].astype(np.int32) - literal[1]).max() <= 1
+    assert np.abs(literal[1].astype(np.int32) - want).max() <= 1
+    np.testing.assert_allclose(fused[0], literal[0], rtol=0.1)
+
+
 def test_batch_and_nhwc_io():
     model = mobilenet_v1(width=0.25, res=16, classes=5, blocks=[(64, 1), (128, 2)])
     x = f32(1, 3, 16, 16)
@@ -854,6 +1367,7 @@ def test_package_copy_of_qpu_nn_h(tmp_path):
              ("QPU_NN_BIND_REFERENCE", qpu.nn.BIND_REFERENCE),
              ("QPU_NN_BIND_QPU_ALL", qpu.nn.BIND_QPU_ALL),
              ("QPU_NN_BIND_NO_XNNPACK", qpu.nn.BIND_NO_XNNPACK),
+             ("QPU_NN_BIND_QDQ_FLOAT", qpu.nn.BIND_QDQ_FLOAT),
              ("QPU_NN_NHWC", qpu.nn.LAYOUT_NHWC), ("QPU_NN_MAX_RANK", qpu.nn.MAX_RANK)]
     pairs += [("QPU_NN_%s" % n, v) for v, n in ((1, "FLOAT32"), (2, "UINT8"), (3, "INT8"),
                                                 (6, "INT32"), (7, "INT64"))]
