@@ -40,7 +40,7 @@ static void usage(FILE *out)
 		"  --qpu-all           every node with a QPU kernel on the QPUs\n"
 		"  --reference         the CPU's portable reference, not its fast path\n"
 		"  --no-xnnpack        the CPU's convolutions by libqpu's code, not XNNPACK's\n"
-		"  --qdq-float         QDQ patterns run in float, not as the integer operators\n"
+		"  --qdq-int8          QDQ patterns run as the integer operators, not in float\n"
 		"  -n, --runs N        bench: runs per measurement, the fastest kept (3)\n"
 		"  -b, --boards LIST   bench: boards modelled on the emulator (pi1,pi3,pi4,pi5)\n"
 		"  -i, --input FILE    run: the first input's raw bytes (default zeros)\n"
@@ -216,7 +216,7 @@ static int cmd_bench(const char *model, const char *boards)
 	struct qpu_dev *dev = open_dev(device_path), *bdev[MAX_BOARDS] = { NULL };
 	struct qpu_nn_graph *cpu = bound(model, NULL, bind_flags & (QPU_NN_BIND_REFERENCE |
 								    QPU_NN_BIND_NO_XNNPACK |
-								    QPU_NN_BIND_QDQ_FLOAT));
+								    QPU_NN_BIND_QDQ_INT8));
 	struct qpu_nn_graph *devg = dev ? bound(model, dev, bind_flags) : NULL;
 	unsigned int i, b, nb = 0, count = qpu_nn_node_count(cpu);
 	uint64_t *tc = calloc(count, sizeof(*tc)), *td = calloc(count, sizeof(*td));
@@ -303,7 +303,7 @@ int main(int argc, char **argv)
 		{ "qpu-all", no_argument, NULL, 'Q' },
 		{ "reference", no_argument, NULL, 'R' },
 		{ "no-xnnpack", no_argument, NULL, 'X' },
-		{ "qdq-float", no_argument, NULL, 'F' },
+		{ "qdq-int8", no_argument, NULL, 'F' },
 		{ "runs", required_argument, NULL, 'n' },
 		{ "boards", required_argument, NULL, 'b' },
 		{ "input", required_argument, NULL, 'i' },
@@ -334,7 +334,7 @@ int main(int argc, char **argv)
 			bind_flags |= QPU_NN_BIND_NO_XNNPACK;
 			break;
 		case 'F':
-			bind_flags |= QPU_NN_BIND_QDQ_FLOAT;
+			bind_flags |= QPU_NN_BIND_QDQ_INT8;
 			break;
 		case 'n':
 			if (!parse_u64(optarg, 1, 1000, &runs)) {

@@ -732,12 +732,17 @@ static int qdq_rewrite(struct qpu_nn_graph *g)
 	return 0;
 }
 
-/* Whether the QDQ patterns run literally (QPU_NN_BIND_QDQ_FLOAT, $QPU_NN_QDQ=float). */
+/*
+ * Whether the QDQ patterns run literally, in float (the default), or as the
+ * integer operators (QPU_NN_BIND_QDQ_INT8, $QPU_NN_QDQ=int8): fused is
+ * modelled slower on every board until depthwise QLinearConv has a QPU
+ * kernel and the CPU an int8 convolution of XNNPACK's speed.
+ */
 static int qdq_literal(unsigned int flags)
 {
 	const char *env = getenv("QPU_NN_QDQ");
 
-	return (flags & QPU_NN_BIND_QDQ_FLOAT) || (env && !strcmp(env, "float"));
+	return !(flags & QPU_NN_BIND_QDQ_INT8) && !(env && !strcmp(env, "int8"));
 }
 
 /* --- binding: the plan and the arena ------------------------------------------------ */
@@ -923,7 +928,7 @@ int qpu_nn_bind(struct qpu_nn_graph *g, struct qpu_dev *dev, unsigned int flags)
 		return -EINVAL;
 	if (g->bound || (flags & ~(QPU_NN_BIND_CPU_ONLY | QPU_NN_BIND_REFERENCE |
 				   QPU_NN_BIND_QPU_ALL | QPU_NN_BIND_NO_XNNPACK |
-				   QPU_NN_BIND_QDQ_FLOAT))) {
+				   QPU_NN_BIND_QDQ_INT8))) {
 		nn_err(g, g->bound ? "bound already" : "unknown bind flags 0x%x", flags);
 		return -EINVAL;
 	}

@@ -49,7 +49,7 @@ bench-nn-xnnpack:
 # modelled on the boards: INT8's quarter of the bytes on a memory-bound
 # layer (libqpu/nn/README.md, "INT8 on the QPUs"); then MobileNet v1
 # (NN_WIDTH) QDQ-quantized as quantize_static writes it, run as the integer
-# operators (the default) and literally in float (--qdq-float), planned
+# operators (--qdq-int8) and literally in float (the default), planned
 # automatically: time and bytes per node and in total ("QDQ models").
 .PHONY: bench-nn-int8
 bench: bench-nn-int8
@@ -69,8 +69,8 @@ bench-nn-int8: $(LIBQPU_SO) $(BUILD)/tools/qpu-nn
 		m = test_nn.mobilenet_v1(width=w); x = test_nn.f32(1, 3, 224, 224); \
 		onnx.save(test_nn.qdq_quantize(m, x), sys.argv[2])' \
 		$(NN_WIDTH) $(BUILD)/nn/mobilenet_v1_$(NN_WIDTH)_qdq.onnx
-	$(Q)for opt in "" --qdq-float; do \
-		echo "MobileNet v1 $(NN_WIDTH) QDQ, $${opt:-fused (the default)}: MMAC, MB, ms" \
+	$(Q)for opt in "" --qdq-int8; do \
+		echo "MobileNet v1 $(NN_WIDTH) QDQ, $${opt:-literal float (the default)}: MMAC, MB, ms" \
 			"measured here, ms modelled on $(NN_BOARDS)"; \
 		QPU_LIBRARY=$(LIBQPU_SO) PYTHONPATH=$(CURDIR)/libqpu/python PYTHON=$(PYTHON) \
 		$(BUILD)/tools/qpu-nn bench $$opt -n 1 -b $(NN_BOARDS) \

@@ -1090,8 +1090,8 @@ T_TEST(qdq_layer_runs_as_qlinearconv)
 		x[i] = (int8_t)(t_rand(&seed) >> 56);
 	qdq_run(QDQ_AS_QLINEAR, NULL, 0, x, want, &ni);
 	T_CHECK(ni.where == QPU_NN_WHERE_CPU_REF && !strcmp(ni.op, "QLinearConv"));
-	/* fused: the QLinearConv's bytes, on the CPU and on each generation's QPUs */
-	qdq_run(QDQ_LAYER, NULL, 0, x, got, &ni);
+	/* fused when asked: the QLinearConv's bytes, on the CPU and on each generation's QPUs */
+	qdq_run(QDQ_LAYER, NULL, QPU_NN_BIND_QDQ_INT8, x, got, &ni);
 	T_CHECK(memcmp(got, want, sizeof(want)) == 0 && !strcmp(ni.op, "QLinearConv"));
 	T_CHECK(!strcmp(ni.fused, "Relu, QuantizeLinear"));
 	T_CHECK(strstr(ni.why, "; QDQ: int8 in place of DequantizeLinear -> Conv -> "
@@ -1102,19 +1102,19 @@ T_TEST(qdq_layer_runs_as_qlinearconv)
 		T_CHECK(d != NULL);
 		if (!d)
 			continue;
-		qdq_run(QDQ_LAYER, d, QPU_NN_BIND_QPU_ALL, x, got, &ni);
+		qdq_run(QDQ_LAYER, d, QPU_NN_BIND_QPU_ALL | QPU_NN_BIND_QDQ_INT8, x, got, &ni);
 		T_CHECK(memcmp(got, want, sizeof(want)) == 0);
 		T_CHECK(ni.where == QPU_NN_WHERE_QPU && !strcmp(ni.op, "QLinearConv"));
 		if (paths[i])
 			qpu_dev_close(d);
 	}
-	/* literal: the float Conv, within a step of the integers */
-	qdq_run(QDQ_LAYER, NULL, QPU_NN_BIND_QDQ_FLOAT, x, lit, &ni);
+	/* literal, the default: the float Conv, within a step of the integers */
+	qdq_run(QDQ_LAYER, NULL, 0, x, lit, &ni);
 	T_CHECK(!strcmp(ni.op, "Conv") && !strcmp(ni.fused, "Relu"));
 	T_CHECK(max_step(lit, want, sizeof(want)) <= 1);
 	T_CHECK(strstr(ni.why, "QDQ") == NULL);
 	/* a bias scale other than x_scale * w_scale: float, and the plan says why */
-	qdq_run(QDQ_BAD_BIAS_SCALE, NULL, 0, x, got, &ni);
+	qdq_run(QDQ_BAD_BIAS_SCALE, NULL, QPU_NN_BIND_QDQ_INT8, x, got, &ni);
 	T_CHECK(!strcmp(ni.op, "Conv") && strstr(ni.why, "; QDQ kept float: bias scale "
 						  "4e-05 (channel 0) is not x_scale * w_scale = 2e-05"));
 	/* a zero scale: refused at load, naming the node */

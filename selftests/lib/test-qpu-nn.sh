@@ -38,16 +38,19 @@ check grep -q '^Conv_0 .*qpu .*QPUs asked' "$tmp/plan"
 check grep -q '^MaxPool_1 .*qpu .*QPUs asked' "$tmp/plan"
 check grep -q '^Flatten_2 .*view ' "$tmp/plan"
 
-# a QDQ stack: its patterns run as the integer operators, or (--qdq-float,
-# QPU_NN_QDQ=float) literally
-"$nn" plan "$seeds/qdq-stack.qnn" >"$tmp/plan" 2>&1
+# a QDQ stack: literally in float by default, as the integer operators with
+# --qdq-int8 or QPU_NN_QDQ=int8
+"$nn" plan --qdq-int8 "$seeds/qdq-stack.qnn" >"$tmp/plan" 2>&1
 check grep -q '^conv0 .*QLinearConv+Relu, QuantizeLinear .*; QDQ: int8 in place of' "$tmp/plan"
 check grep -q '^gemm3 .*QLinearMatMul+QuantizeLinear ' "$tmp/plan"
 check grep -q '^add2 .*QLinearAdd+Relu, QuantizeLinear ' "$tmp/plan"
 check grep -q "^quant0 .*fused .*done by node 'conv0' (QLinearConv, from QDQ)" "$tmp/plan"
-"$nn" plan --qdq-float "$seeds/qdq-stack.qnn" >"$tmp/plan" 2>&1
+QPU_NN_QDQ=int8 "$nn" plan "$seeds/qdq-stack.qnn" >"$tmp/plan" 2>&1
+check grep -q '^gemm3 .*QLinearMatMul+QuantizeLinear ' "$tmp/plan"
+"$nn" plan "$seeds/qdq-stack.qnn" >"$tmp/plan" 2>&1
 check grep -q '^conv0 .*Conv+Relu .*cpu' "$tmp/plan"
 check grep -q '^quant0 .*QuantizeLinear .*cpu' "$tmp/plan"
+check grep -q '^gemm3 .*Gemm .*cpu' "$tmp/plan"
 QPU_NN_QDQ=float "$nn" plan "$seeds/qdq-stack.qnn" >"$tmp/plan" 2>&1
 check grep -q '^gemm3 .*Gemm .*cpu' "$tmp/plan"
 

@@ -30,7 +30,7 @@ from .errors import Error
 DTYPES = {1: np.float32, 2: np.uint8, 3: np.int8, 6: np.int32, 7: np.int64}
 LAYOUT_NCHW, LAYOUT_NHWC = 0, 1
 BIND_CPU_ONLY, BIND_REFERENCE, BIND_QPU_ALL, BIND_NO_XNNPACK = 1 << 0, 1 << 1, 1 << 2, 1 << 3
-BIND_QDQ_FLOAT = 1 << 4
+BIND_QDQ_INT8 = 1 << 4
 MAX_RANK = 6
 WHERE_NAMES = {0: "none", 1: "cpu", 2: "cpu-ref", 3: "qpu", 4: "folded", 5: "fused", 6: "view"}
 
@@ -83,7 +83,7 @@ class Graph(Closable):
     """A loaded graph bound to a device (or the CPU): run() it on numpy arrays."""
 
     def __init__(self, image, device=None, cpu_only=False, reference=False, qpu_all=False,
-                 no_xnnpack=False, qdq_float=False, layouts=None):
+                 no_xnnpack=False, qdq_int8=False, layouts=None):
         err = ctypes.create_string_buffer(512)
         self._g = lib.qpu_nn_load_mem(image, len(image), err, len(err))
         if not self._g:
@@ -104,7 +104,7 @@ class Graph(Closable):
                 raise NnError("output %d cannot be NHWC (4-D only)" % i)
         flags = (BIND_CPU_ONLY if cpu_only else 0) | (BIND_REFERENCE if reference else 0) | \
             (BIND_QPU_ALL if qpu_all else 0) | (BIND_NO_XNNPACK if no_xnnpack else 0) | \
-            (BIND_QDQ_FLOAT if qdq_float else 0)
+            (BIND_QDQ_INT8 if qdq_int8 else 0)
         ret = lib.qpu_nn_bind(self._g, self._devh.check() if self._dev else None, flags)
         if ret:
             msg = pystr(lib.qpu_nn_last_error(self._g))
@@ -185,16 +185,17 @@ def load(model, device=None, shapes=None, **options):
     """Loads an ONNX model (path, bytes or onnx.ModelProto) or a .qnn file
     (path ending in .qnn) on `device`: "cpu" for the CPU alone, "emu",
     "/dev/qpu" or a qpu.Device; None: $QPU_DEVICE, else the CPU. Options: cpu_only, reference,
-    qpu_all, no_xnnpack, qdq_float (the bind flags), layouts={"inputs": ["nhwc"]}.
+    qpu_all, no_xnnpack, qdq_int8 (the bind flags), layouts={"inputs": ["nhwc"]}.
 
     QDQ models (quantize_static's DequantizeLinear -> Conv/Gemm/MatMul/Add
-    -> QuantizeLinear, with Relu or Clip between) run by default as the
-    integer operators ONNX Runtime fuses them into (QLinearConv,
-    QLinearMatMul, QLinearAdd; on the QPUs where placed): the result equals
-    ONNX's QLinearConv on the same integers exactly, and the literal float
-    graph within one quantization step (its float rounding is not ONNX's
-    to fix). qdq_float=True (or $QPU_NN_QDQ=float) runs the float graph
-    literally. The plan says, for each node, which it did and why."""
+    -> QuantizeLinear, with Relu or Clip between) run by default literally,
+    in float (faster on every board today). qdq_int8=True (or
+    $QPU_NN_QDQ=int8) runs them as the integer operators ONNX Runtime fuses
+    them into (QLinearConv, QLinearMatMul, QLinearAdd; on the QPUs where
+    placed): the result equals ONNX's QLinearConv on the same integers
+    exactly, and the literal float graph within one quantization step (its
+    float rounding is not ONNX's to fix). The plan says, for each node,
+    which it did and why."""
     if isinstance(model, (str, os.PathLike)) and os.fspath(model).endswith(".qnn"):
         with open(model, "rb") as f:
             image = f.read()

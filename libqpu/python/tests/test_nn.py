@@ -861,7 +861,7 @@ def test_qdq_mobilenet_like_fused(dev, opts):
     qdq, qop = qdq_mobilenet_like(x).models()
     want = ref.run(qop, {"x": x})[0]
     assert want.dtype == np.int8 and len(np.unique(want)) > 3   # not all saturated
-    with qpu.nn.load(qdq, device=dev if dev != "ref" else "cpu", **opts) as net:
+    with qpu.nn.load(qdq, device=dev if dev != "ref" else "cpu", qdq_int8=True, **opts) as net:
         got = net.run(x)[0]
         plan = {p["name"]: p for p in net.plan()}
     np.testing.assert_array_equal(got, want)
@@ -889,23 +889,23 @@ def test_qdq_mobilenet_like_fused(dev, opts):
 
 
 def test_qdq_mobilenet_like_literal(monkeypatch):
-    """qdq_float=True and $QPU_NN_QDQ=float run the float graph literally:
-    no node fused, every output within one step of the float QDQ
-    reference; fused, the same model is within one step of it too."""
+    """By default the float graph runs literally: no node fused, every
+    output within one step of the float QDQ reference; qdq_int8=True and
+    $QPU_NN_QDQ=int8 fuse it, in an arena under half the literal one."""
     x = f32(1, 3, 12, 12, lo=-2.0, hi=2.0)
     qdq, _ = qdq_mobilenet_like(x).models()
     want = ref.run(qdq, {"x": x})[0].astype(np.int32)
-    with qpu.nn.load(qdq, qdq_float=True) as net:
+    with qpu.nn.load(qdq) as net:
         lit = net.run(x)[0]
         plan = net.plan()
         literal_arena = net.arena_bytes
-    with qpu.nn.load(qdq) as net:   # int8 tensors only: the dequantized ones are not made
+    with qpu.nn.load(qdq, qdq_int8=True) as net:   # int8 tensors only: no dequantized ones
         assert net.arena_bytes * 2 < literal_arena, (net.arena_bytes, literal_arena)
     assert not any(p["op"].startswith("QLinear") for p in plan)
     assert [p["op"] for p in plan].count("Conv") == 4
     assert np.abs(lit.astype(np.int32) - want).max() <= 1
     # read at each bind (the process's environment, which os.environ sets)
-    for value, fused in (("float", False), ("fused", True), ("", True)):
+    for value, fused in (("int8", True), ("float", False), ("", False)):
         monkeypatch.setenv("QPU_NN_QDQ", value)
         with qpu.nn.load(qdq) as net:
             ops = {p["op"] for p in net.plan()}
@@ -927,7 +927,7 @@ QDQ_LAYERS = [
 def test_qdq_layer_within_a_step_of_the_float_graph(build):
     """One fused layer: equal to its integer operator, within one step of
     the float QDQ graph (whose rounding order ONNX leaves open), and run
-    literally with qdq_float, within one step too."""
+    literally (the default), within one step too."""
     x = f32(1, 4, 7, 7, lo=-3.0, hi=3.0)
     net = QdqNet(x)
     build(net)
@@ -935,10 +935,10 @@ def test_qdq_layer_within_a_step_of_the_float_graph(build):
     exact = ref.run(qop, {"x": x})[0]
     flt = ref.run(qdq, {"x": x})[0].astype(np.int32)
     for dev, opts in (("cpu", {}), (DEVICE, {"qpu_all": True})):
-        with qpu.nn.load(qdq, device=dev, **opts) as net_:
+        with qpu.nn.load(qdq, device=dev, qdq_int8=True, **opts) as net_:
             np.testing.assert_array_equal(net_.run(x)[0], exact)
     assert np.abs(exact.astype(np.int32) - flt).max() <= 1
-    with qpu.nn.load(qdq, qdq_float=True) as net_:
+    with qpu.nn.load(qdq) as net_:
         assert np.abs(net_.run(x)[0].astype(np.int32) - flt).max() <= 1
 
 
@@ -1034,7 +1034,7 @@ def test_qdq_pattern_kept_float(mutate, reason):
     the plan says why, and the result is the literal graph's."""
     model, x = _one_conv(mutate)
     want = ref.run(model, {"x": x})
-    with qpu.nn.load(model) as net:
+    with qpu.nn.load(model, qdq_int8=True) as net:
         got = net.run(x)
         conv = [p for p in net.plan() if p["name"] == "conv"][0]
     assert conv["op"] == "Conv" and "QDQ kept float: " + reason in conv["why"], conv
@@ -1049,7 +1049,7 @@ def test_qdq_shared_dequantize():
     """x's DequantizeLinear also feeds a float MaxPool: the Conv is fused (it
     reads the integers), the DequantizeLinear stays for the MaxPool."""
     model, x = _one_conv(_dq_shared)
-    with qpu.nn.load(model) as net:
+    with qpu.nn.load(model, qdq_int8=True) as net:
         y, pool = net.run(x)
         plan = {p["name"]: p for p in net.plan()}
     assert plan["conv"]["op"] == "QLinearConv" and plan["qy"]["where"] == "fused"
@@ -1165,10 +1165,10 @@ def test_qdq_quantized_mobilenet_like():
     x = f32(1, 3, 32, 32)
     qdq = qdq_quantize(model, x)
     qdq.graph.output.append(helper.make_tensor_value_info("logits_q", TensorProto.INT8, None))
-    with qpu.nn.load(qdq, device=DEVICE, qpu_all=True) as net:
+    with qpu.nn.load(qdq, device=DEVICE, qpu_all=True, qdq_int8=True) as net:
         fused = net.run(x)
         plan = net.plan()
-    with qpu.nn.load(qdq, qdq_float=True) as net:
+    with qpu.nn.load(qdq) as net:
         literal = net.run(x)
     ops = [p["op"] for p in plan if p["where"] not in ("fused", "folded", "view")]
     assert ops.count("QLinearConv") == 9 and ops.count("QLinearMatMul") == 1, ops
@@ -1367,7 +1367,7 @@ def test_package_copy_of_qpu_nn_h(tmp_path):
              ("QPU_NN_BIND_REFERENCE", qpu.nn.BIND_REFERENCE),
              ("QPU_NN_BIND_QPU_ALL", qpu.nn.BIND_QPU_ALL),
              ("QPU_NN_BIND_NO_XNNPACK", qpu.nn.BIND_NO_XNNPACK),
-             ("QPU_NN_BIND_QDQ_FLOAT", qpu.nn.BIND_QDQ_FLOAT),
+             ("QPU_NN_BIND_QDQ_INT8", qpu.nn.BIND_QDQ_INT8),
              ("QPU_NN_NHWC", qpu.nn.LAYOUT_NHWC), ("QPU_NN_MAX_RANK", qpu.nn.MAX_RANK)]
     pairs += [("QPU_NN_%s" % n, v) for v, n in ((1, "FLOAT32"), (2, "UINT8"), (3, "INT8"),
                                                 (6, "INT32"), (7, "INT64"))]
