@@ -49,16 +49,55 @@ static const struct v3d_sim_model v3d_sim_models[] = {
 	{
 		.pdev_name = "1002000000.v3d",
 		.gen = 71,
+		.board = QPU_V3D_EMU_BOARD_PI5_3X4,
+		.hub_ident = { 0, V3D_SIM_HUB_IDENT1(7u, 1u, 0u), 1u << 8, 6u << 8 },
+		.core_ident = { V3D_SIM_IDENT0(7u), V3D_SIM_IDENT1(3u, 4u, 1u), 0 },
+	},
+	{	/* pi5_qpus=16: the other published configuration */
+		.pdev_name = "1002000000.v3d",
+		.gen = 71,
 		.board = QPU_V3D_EMU_BOARD_PI5_4X4,
 		.hub_ident = { 0, V3D_SIM_HUB_IDENT1(7u, 1u, 0u), 1u << 8, 6u << 8 },
 		.core_ident = { V3D_SIM_IDENT0(7u), V3D_SIM_IDENT1(4u, 4u, 1u), 0 },
 	},
 };
 
-static int gen[ARRAY_SIZE(v3d_sim_models)] = { 42, 71 };
-static int gen_count = ARRAY_SIZE(v3d_sim_models);
+static int gen[2] = { 42, 71 };
+static int gen_count = ARRAY_SIZE(gen);
 module_param_array(gen, int, &gen_count, 0444);
 MODULE_PARM_DESC(gen, "generations to simulate, one device each: 42 (Pi 4), 71 (Pi 5)");
+
+/*
+ * Sources disagree on the Pi 5's QPUs: 3 slices of 4 at 800 MHz
+ * (py-videocore7's README, and its tests, whose thread ids assume 12 QPUs)
+ * or 4 of 4 at 960 MHz (a published debugfs dump). 12, as libqpu's
+ * emulator, unless asked.
+ */
+static uint pi5_qpus = 12;
+module_param(pi5_qpus, uint, 0444);
+MODULE_PARM_DESC(pi5_qpus, "the Pi 5's QPUs: 12 (3 slices, 800 MHz) or 16 (4 slices, 960 MHz)");
+
+static unsigned int v3d_sim_board_qpus(const struct v3d_sim_model *m)
+{
+	const struct qpu_v3d_emu_board_info *b = qpu_v3d_emu_board(m->board);
+
+	return b->slices * b->qpus_per_slice;
+}
+
+/* The model of generation @g (the Pi 5's as pi5_qpus says), or NULL. */
+static const struct v3d_sim_model *v3d_sim_model_of(kernel_ulong_t g)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(v3d_sim_models); i++) {
+		const struct v3d_sim_model *m = &v3d_sim_models[i];
+
+		if (m->gen == g &&
+		    (g != 71 || v3d_sim_board_qpus(m) == pi5_qpus))
+			return m;
+	}
+	return NULL;
+}
 
 static struct platform_device *v3d_sim_pdevs[ARRAY_SIZE(v3d_sim_models)];
 /* fdinfo's drm-client-id: 6.1's drm_file has none of its own */
@@ -232,7 +271,7 @@ static int v3d_sim_probe(struct platform_device *pdev)
 	struct v3d_sim_dev *v3d;
 	int ret;
 
-	model = (const struct v3d_sim_model *)platform_get_device_id(pdev)->driver_data;
+	model = v3d_sim_model_of(platform_get_device_id(pdev)->driver_data);
 	v3d = devm_drm_dev_alloc(&pdev->dev, &v3d_sim_driver, struct v3d_sim_dev, drm);
 	if (IS_ERR(v3d))
 		return PTR_ERR(v3d);
@@ -273,9 +312,10 @@ static int v3d_sim_remove(struct platform_device *pdev)
 	return 0;
 }
 
+/* The generation of each platform device: its model is v3d_sim_model_of()'s. */
 static const struct platform_device_id v3d_sim_ids[] = {
-	{ "fec00000.v3d", (kernel_ulong_t)&v3d_sim_models[0] },
-	{ "1002000000.v3d", (kernel_ulong_t)&v3d_sim_models[1] },
+	{ "fec00000.v3d", 42 },
+	{ "1002000000.v3d", 71 },
 	{ }
 };
 MODULE_DEVICE_TABLE(platform, v3d_sim_ids);
@@ -300,24 +340,16 @@ static void v3d_sim_unregister_devices(void)
 	}
 }
 
-/* The model of generation @g, or NULL. */
-static const struct v3d_sim_model *v3d_sim_model_of(int g)
-{
-	unsigned int i;
-
-	for (i = 0; i < ARRAY_SIZE(v3d_sim_models); i++) {
-		if (v3d_sim_models[i].gen == g)
-			return &v3d_sim_models[i];
-	}
-	return NULL;
-}
-
 static int __init v3d_sim_init(void)
 {
 	bool want[ARRAY_SIZE(v3d_sim_models)] = {};
 	const struct v3d_sim_model *m;
 	int i, ret;
 
+	if (pi5_qpus != 12 && pi5_qpus != 16) {
+		pr_err("v3d_sim: pi5_qpus=%u: 12 or 16\n", pi5_qpus);
+		return -EINVAL;
+	}
 	for (i = 0; i < gen_count; i++) {
 		m = v3d_sim_model_of(gen[i]);
 		if (!m || want[m - v3d_sim_models]) {

@@ -34,9 +34,12 @@ has info_pi4_kind "kind: v3d DRM driver, V3D 4.2 (Pi 4)" "$QPU_INFO" -d "$pi4"
 has info_pi4_gen "gen: v3d42" "$QPU_INFO" -d "$pi4"
 has info_pi4_qpus "qpus: 8" "$QPU_INFO" -d "$pi4"
 has info_pi4_slices "slices: 2" "$QPU_INFO" -d "$pi4"
+# the Pi 5's configuration is the module's choice (pi5_qpus: 12 or 16)
+pi5_qpus=$(cat /sys/module/v3d_sim/parameters/pi5_qpus)
+pi5_slices=$((pi5_qpus / 4))
 has info_pi5_by_gen "kind: v3d DRM driver, V3D 7.1 (Pi 5)" "$QPU_INFO" -d v3d:v3d71
-has info_pi5_qpus "qpus: 16" "$QPU_INFO" -d v3d:v3d71
-has info_pi5_slices "slices: 4" "$QPU_INFO" -d "$pi5"
+has info_pi5_qpus "qpus: $pi5_qpus" "$QPU_INFO" -d v3d:v3d71
+has info_pi5_slices "slices: $pi5_slices" "$QPU_INFO" -d "$pi5"
 has info_pi5_card_node "gen: v3d71" "$QPU_INFO" -d /dev/dri/by-path/platform-1002000000.v3d-card
 has info_first_v3d "gen: v3d42" "$QPU_INFO" -d v3d
 
@@ -57,7 +60,7 @@ pi4_node=/dev/dri/$(basename "$(readlink "$pi4")")
 pi5_node=/dev/dri/$(basename "$(readlink "$pi5")")
 has qpuctl_v3d_pi4 "node $pi4_node gen v3d42 kind \"v3d DRM driver, V3D 4.2 (Pi 4)\" slices 2 qpus 8 ident0 0x04443356 ident1 0x40101422 ident2 0x00000000$fw" \
 	"$QPUCTL" v3d
-has qpuctl_v3d_pi5 "node $pi5_node gen v3d71 kind \"v3d DRM driver, V3D 7.1 (Pi 5)\" slices 4 qpus 16 ident0 0x07443356 ident1 0x40101441 ident2 0x00000000$fw" \
+has qpuctl_v3d_pi5 "node $pi5_node gen v3d71 kind \"v3d DRM driver, V3D 7.1 (Pi 5)\" slices $pi5_slices qpus $pi5_qpus ident0 0x07443356 ident1 0x401014${pi5_slices}1 ident2 0x00000000$fw" \
 	"$QPUCTL" v3d show
 "$QPUCTL" -j v3d >"$tmp/out" 2>"$tmp/err"
 rc=$?

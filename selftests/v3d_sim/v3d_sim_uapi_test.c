@@ -75,7 +75,7 @@ TEST_F(node, get_param_ident_and_features)
 	EXPECT_EQ(variant->gen / 10, v >> 24);
 	ASSERT_EQ(0, get_param(self->fd, DRM_V3D_PARAM_V3D_CORE0_IDENT1, &v));
 	EXPECT_EQ(variant->gen % 10, v & 0xf);			/* revision */
-	EXPECT_EQ(variant->gen == 42 ? 2 : 4, (v >> 4) & 0xf);	/* slices */
+	EXPECT_EQ(v3d_sim_slices(variant->gen), (v >> 4) & 0xf);	/* slices */
 	EXPECT_EQ(4, (v >> 8) & 0xf);				/* QPUs each */
 	ASSERT_EQ(0, get_param(self->fd, DRM_V3D_PARAM_V3D_HUB_IDENT1, &v));
 	EXPECT_EQ(variant->gen / 10, v & 0xf);

@@ -202,3 +202,28 @@ int v3d_sim_set_param(const char *name, const char *value)
 	close(fd);
 	return n == (ssize_t)strlen(value) ? 0 : -1;
 }
+
+long v3d_sim_get_param(const char *name)
+{
+	char path[256], buf[32] = { 0 };
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), V3D_SIM_PARAMS "%s", name);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	return n > 0 ? strtol(buf, NULL, 10) : -1;
+}
+
+int v3d_sim_slices(int gen)
+{
+	long qpus;
+
+	if (gen == 42)
+		return 2;
+	qpus = v3d_sim_get_param("pi5_qpus");
+	return qpus == 12 || qpus == 16 ? (int)(qpus / 4) : -1;
+}

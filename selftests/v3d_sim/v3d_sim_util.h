@@ -75,6 +75,12 @@ int v3d_sim_sync_file_status(int sync_fd);
 /* Writes @value to the module parameter @name (a writable knob). */
 int v3d_sim_set_param(const char *name, const char *value);
 
+/* The module parameter @name as a number, or -1 if it cannot be read. */
+long v3d_sim_get_param(const char *name);
+
+/* The slices generation @gen's node has: 2 (Pi 4), 3 or 4 (pi5_qpus); -1 unknown. */
+int v3d_sim_slices(int gen);
+
 /* Milliseconds of CLOCK_MONOTONIC. */
 int64_t v3d_sim_now_ms(void);
 
