@@ -11,6 +11,7 @@
 #define LIBQPU_NN_KERNELS_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "qpu.h"
 #include "qpu_kernels.h"
@@ -96,6 +97,57 @@ int qpu_dwconv3x3(struct qpu_kernels *kernels, unsigned int qpus, const struct q
 		  struct qpu_kernel_stats *stats);
 int qpu_pool2d(struct qpu_kernels *kernels, unsigned int qpus, const struct qpu_pool *p,
 	       struct qpu_kernel_stats *stats);
+
+/**
+ * struct qpu_dwconv_u8 - one depthwise 3x3 convolution of bytes
+ *	(dwconv_u8.qasm on VideoCore IV, v3d/dwconv_u8.qasm on V3D): ONNX's
+ *	QLinearConv of one channel a group, bit-exact with the reference
+ *	(nn_requant(): the product in double, half to even, saturated):
+ *
+ *	acc = @bias[c] + sum over the 9 taps of (x - @zx) * @w[c * 9 + tap]
+ *	y   = min(max(nn_requant(acc, @mult[c], @zy), @lo), @hi)
+ *
+ *	all in the unsigned domain: an int8 tensor's byte b is read as
+ *	b ^ 0x80 (its value plus 128) and written back so, and its zero
+ *	point is given plus 128; a pad tap reads @zx, so it adds nothing.
+ * @x: C planes of H x W bytes, plane after plane with no gap, at @x_off
+ *	of @x
+ * @y: C planes of OH x OW bytes, likewise at @y_off of @y (may not
+ *	overlap @x)
+ * @win: the planes; the filter is 3x3
+ * @w: C x 9 weights less their channel's zero point, -255 to 255
+ * @bias: C sums' constants (QLinearConv's int32 bias), or NULL for 0
+ * @mult: C multipliers x_scale * w_scale[c] / y_scale as nn_qmult()
+ *	computes them
+ * @zx, @zy: x's and y's zero points, 0 to 255
+ * @lo, @hi: the outputs' clamp, 0 and 255 for none (a fused Relu's is
+ *	@zy and 255)
+ * @x_int8, @y_int8: the tensor's bytes are int8 (b ^ 0x80 above)
+ */
+struct qpu_dwconv_u8 {
+	struct qpu_bo *x;
+	size_t x_off;
+	struct qpu_bo *y;
+	size_t y_off;
+	struct qpu_window win;
+	const int16_t *w;
+	const int32_t *bias;
+	const float *mult;
+	uint8_t zx, zy, lo, hi;
+	uint8_t x_int8, y_int8;
+};
+
+/*
+ * Run @p on @qpus QPUs. -EINVAL with the message for a shape or
+ * requantization the program does not take (each says which; the
+ * planner keeps such a node on the CPU with that reason).
+ * qpu_dwconv3x3_u8_v3d() is V3D's half, which qpu_dwconv3x3_u8() calls on
+ * a V3D device.
+ */
+int qpu_dwconv3x3_u8(struct qpu_kernels *kernels, unsigned int qpus,
+		     const struct qpu_dwconv_u8 *p, struct qpu_kernel_stats *stats);
+int qpu_dwconv3x3_u8_v3d(struct qpu_kernels *kernels, unsigned int qpus,
+			 const struct qpu_dwconv_u8 *p, struct qpu_kernel_stats *stats);
 
 /* The integer product's limits (kept within 24-bit offsets). */
 #define QPU_IGEMM_MAX_K4	((1u << 24) / 64)
