@@ -51,14 +51,15 @@ check-host: $(LIBTEST_BINS) $(BUILD)/selftests/lib/testlib-sample $(BUILD)/tools
 # Pi OS: 64-bit file offsets (runtime/kdev.c checks them when it compiles),
 # the old callers' struct layouts (test-abi-v0.1, -v0.2: grown structs read
 # as their releases laid them out on a 32-bit ABI too),
-# the emulator's arithmetic, the same results. The bootstrap assembler is
+# the emulator's arithmetic, the same results (test-nn: the scales of
+# quantized models, which the x87's excess precision once changed). The bootstrap assembler is
 # the build machine's; on a kernel that runs no 32-bit program, qemu-i386
 # (qemu-user) runs the tests. The kernel's <asm/...> headers serve both
 # widths; gcc-multilib would link /usr/include/asm to them, but Debian 12
 # declares it in conflict with the pi group's cross compilers, so the
 # build links them in a directory of its own.
 M32_TESTS := $(addprefix $(BUILD)/m32/selftests/lib/,test-runtime test-emu-runner test-abi-v0.1 test-abi-v0.2 \
-	test-kernels test-emu-sys)
+	test-kernels test-emu-sys test-nn)
 M32_ASM := /usr/include/$(shell $(CC) -print-multiarch)/asm
 check-m32:
 	$(Q)mkdir -p $(BUILD)/m32/include && ln -sfn $(M32_ASM) $(BUILD)/m32/include/asm
