@@ -11,12 +11,13 @@
 # A row outside the input (iy < 0 or iy >= H) reads from a zero area of
 # at least W words instead (its address is swapped once per output row).
 # A column outside (ix < 0 or ix >= W) reads the clamped column, a real
-# pixel, and its column's sum is multiplied by a lane mask of 0.0 (1.0
-# inside): the masks and clamped offsets are computed once per vector for
-# the three values of kx and serve the three rows. So no lane reads
-# outside the image and no tap branches. (A pad column's mask multiplies
-# real pixels: an infinite or NaN edge pixel makes that output NaN, where
-# ONNX leaves the pad out.)
+# pixel, and its column's sum is cleared by a lane mask of 0 bits (all
+# ones inside) through v8min, a bytewise minimum on the mul ALU: a bitwise
+# and, not a product, so an infinite or NaN edge pixel leaves no NaN in
+# its neighbours' pad taps (0 times infinity would). The masks and clamped
+# offsets are computed once per vector for the three values of kx and
+# serve the three rows. So no lane reads outside the image and no tap
+# branches.
 #
 # DOC: uniforms
 # After window.qinc's: the zero area's address, the clamp's low and high
@@ -65,7 +66,7 @@
 	max r1, r0, 0
 	min r1, r1, rb_wm1
 	sub.setf -, r1, r0; mul24 off, r1, 4
-	mov mask, 1.0
+	mov mask, -1
 	mov.ifnz mask, 0
 .endm
 
@@ -114,9 +115,9 @@
 	fadd r1, r1, r3; fmul r3, r4, ra_w0 + 8
 	fadd r2, r2, r3
 	# The columns' sums, masked, plus the bias, clamped.
-	nop; fmul r0, r0, ra_m0
-	fadd r0, r0, rb_bias; fmul r1, r1, ra_m1
-	fadd r0, r0, r1; fmul r2, r2, ra_m2
+	nop; v8min r0, r0, ra_m0
+	fadd r0, r0, rb_bias; v8min r1, r1, ra_m1
+	fadd r0, r0, r1; v8min r2, r2, ra_m2
 	fadd r0, r0, r2
 	fmax r0, r0, rb_lo
 	fmin r0, r0, ra_hi

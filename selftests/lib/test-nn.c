@@ -622,6 +622,66 @@ next:
 	}
 }
 
+/*
+ * Infinite edge pixels (-inf on the left, +inf on the right): the outputs
+ * whose windows hold one are that infinity (ONNX leaves the pads out of
+ * the sum), never NaN nor the clamp's bound, on VideoCore IV's dwconv.qasm
+ * and V3D's: a pad tap is cleared, not multiplied by 0.
+ */
+static void dwconv_infinite_edges(struct qpu_dev *d, unsigned int qpus, const char *name)
+{
+	enum { H = 3, W = 20 };
+	const struct qpu_window win = {
+		.c = 1, .h = H, .w = W, .oh = H, .ow = W,
+		.stride_h = 1, .stride_w = 1, .pad_top = 1, .pad_left = 1,
+	};
+	static const float w9[9] = { 1, 1, 1, 1, 1, 1, 1, 1, 1 };
+	struct qpu_kernels *k = d ? qpu_kernels_new(d) : NULL;
+	struct qpu_bo *bo = d ? qpu_bo_new(d, 4096) : NULL;
+	struct qpu_dwconv dw = {
+		.x = bo, .y = bo, .y_off = 1024, .win = win, .weights = w9,
+		.lo = -INFINITY, .hi = INFINITY,
+	};
+	float *x, *y;
+	int r, c, bad = 0;
+
+	T_CHECK(k && bo);
+	if (!k || !bo)
+		goto out;
+	x = qpu_bo_get_map(bo);
+	y = x + 256;
+	for (r = 0; r < H; r++)
+		for (c = 0; c < W; c++)
+			x[r * W + c] = c == 0 ? -INFINITY : c == W - 1 ? INFINITY : 1.0f;
+	T_CHECK(qpu_dwconv3x3(k, qpus, &dw, NULL) == 0);
+	for (r = 0; r < H; r++)
+		for (c = 0; c < W; c++) {
+			/* the taps inside the image: 2 or 3 rows of 2 or 3 columns */
+			float want = c <= 1 ? -INFINITY : c >= W - 2 ? INFINITY :
+				     (float)((r == 0 || r == H - 1 ? 2 : 3) * 3);
+
+			if (y[r * W + c] != want && bad++ < 3)
+				fprintf(stderr, "%s: output %d,%d is %g, not %g\n", name, r, c,
+					y[r * W + c], want);
+		}
+	T_EQ_U64(0, bad);
+out:
+	qpu_bo_free(bo);
+	qpu_kernels_free(k);
+}
+
+T_TEST(dwconv_infinite_edges_make_no_nan)
+{
+	struct qpu_dev *v42 = qpu_dev_open("emu:v3d42"), *v71 = qpu_dev_open("emu:v3d71");
+
+	if (dev)
+		dwconv_infinite_edges(dev, 12, "VideoCore IV");
+	dwconv_infinite_edges(v42, 8, "emu:v3d42");
+	dwconv_infinite_edges(v71, 12, "emu:v3d71");
+	qpu_dev_close(v42);
+	qpu_dev_close(v71);
+}
+
 T_TEST(window_kernels_refuse_bad_calls)
 {
 	static const float w9[2 * 9];
