@@ -188,14 +188,20 @@ int v3d_sim_sync_file_status(int sync_fd)
 	return info.status;
 }
 
-int v3d_sim_set_param(const char *name, const char *value)
+/* Opens v3d_sim's parameter @name with @flags. */
+static int v3d_sim_open_param(const char *name, int flags)
 {
 	char path[256];
-	ssize_t n;
-	int fd;
 
 	snprintf(path, sizeof(path), V3D_SIM_PARAMS "%s", name);
-	fd = open(path, O_WRONLY | O_CLOEXEC);
+	return open(path, flags | O_CLOEXEC);
+}
+
+int v3d_sim_set_param(const char *name, const char *value)
+{
+	int fd = v3d_sim_open_param(name, O_WRONLY);
+	ssize_t n;
+
 	if (fd < 0)
 		return -1;
 	n = write(fd, value, strlen(value));
@@ -205,12 +211,10 @@ int v3d_sim_set_param(const char *name, const char *value)
 
 long v3d_sim_get_param(const char *name)
 {
-	char path[256], buf[32] = { 0 };
+	int fd = v3d_sim_open_param(name, O_RDONLY);
+	char buf[32] = { 0 };
 	ssize_t n;
-	int fd;
 
-	snprintf(path, sizeof(path), V3D_SIM_PARAMS "%s", name);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -1;
 	n = read(fd, buf, sizeof(buf) - 1);
