@@ -59,6 +59,10 @@ VM_CHECK_PAYLOAD += --copy $(BUILD)/static/test-v3d-dev --copy $(BUILD)/static/t
 		--run "test-sgemm --device $(n) bad") \
 	--copy $(BUILD)/static/qpu-info --copy $(CURDIR)/selftests/v3d_sim/test-v3d-tools-vm.sh \
 	--run "sh test-v3d-tools-vm.sh"
+# Once the modules are unloaded: v3d_sim's refusals of bad parameters
+# (pi5_qpus, gen) and its loads with good ones (test-v3d-sim-params-vm.sh).
+VM_CHECK_PAYLOAD += --copy $(CURDIR)/selftests/v3d_sim/test-v3d-sim-params-vm.sh \
+	--after-unload "sh test-v3d-sim-params-vm.sh"
 
 -include $(V3DSIM_TESTS:=.d)
 
