@@ -715,12 +715,12 @@ T_TEST(model_pi3_twelve_not_slower)
 }
 
 /*
- * The layers of 7x7 (49 columns: 4 lane tiles, a round each of 3 panels
- * by 4) and 14x14 (13 lane tiles) of MobileNet v1 (#37): a slice's QPUs
- * on one panel. A Pi 1, 1024x512x49: 9.22 GFLOPS dealt across the slices,
- * 10.5 a panel a slice; a Pi 3, 512x256x196: 7.28 with the slices' rounds
- * only where 4 lane tiles fill them (12 of 13 then dealt 2 x 6), 8.58
- * with the 13th dealt across the slices after rounds of 3 x 4.
+ * The layers of 7x7 (49 columns: 4 lane tiles, rounds of 3 panels by 4)
+ * and 14x14 (13 lane tiles) of MobileNet v1 (#37): a slice's QPUs on one
+ * panel. A Pi 1, 1024x512x49: 9.27 GFLOPS with each round's tiles dealt
+ * across the slices, 10.41 a panel a slice; a Pi 3, 512x256x196: 7.32
+ * dealt 2 x 6 (13 lane tiles do not fill rounds of 3 x 4), 8.63 with 12
+ * of them a panel a slice and the 13th dealt across the slices.
  */
 T_TEST(model_layers_a_panel_a_slice)
 {
