@@ -541,46 +541,146 @@ static void sgemm_deal_region(uint64_t *load, unsigned int qpus,
 	}
 }
 
+/* A tile's round, its slice, one of its operands and that one's words a k. */
+struct sgemm_operand {
+	size_t round, slice, which;
+	unsigned int words;
+};
+
+static int sgemm_cmp_operand(const void *l, const void *r)
+{
+	const struct sgemm_operand *x = l, *y = r;
+
+	if (x->round != y->round)
+		return x->round < y->round ? -1 : 1;
+	if (x->slice != y->slice)
+		return x->slice < y->slice ? -1 : 1;
+	return x->which < y->which ? -1 : x->which > y->which;
+}
+
+/*
+ * The words a k of the tiles' panels (@lanes false) or lane tiles that
+ * each round's slices load: each distinct one once.
+ */
+static uint64_t sgemm_slice_operands(const struct sgemm_tile *tiles,
+				     size_t n, const struct sgemm_panel *panels,
+				     bool lanes, struct sgemm_operand *ops)
+{
+	size_t round[SGEMM_MAX_PROGRAMS] = { 0 }, t;
+	uint64_t words = 0;
+
+	for (t = 0; t < n; t++) {
+		const struct sgemm_tile *x = &tiles[t];
+
+		ops[t] = (struct sgemm_operand){
+			.round = round[x->prog]++,
+			.slice = x->prog / SGEMM_SLICE_QPUS,
+			.which = lanes ? x->col0 : x->panel,
+			.words = lanes ? SGEMM_COLS : panels[x->panel].w + 1,
+		};
+	}
+	qsort(ops, n, sizeof(*ops), sgemm_cmp_operand);
+	for (t = 0; t < n; t++)
+		if (t == 0 || sgemm_cmp_operand(&ops[t - 1], &ops[t]))
+			words += ops[t].words;
+	return words;
+}
+
+/*
+ * Operand words per k the @n dealt tiles load from SDRAM where the
+ * buffers bypass the L2 (a Pi 2 or 3): in each round (a program's i-th
+ * tile is in round i) each slice fetches each of its panels' streams once
+ * (its QPUs share its uniforms cache) and each of its lane tiles once (its
+ * TMU cache), whichever other slice loads them too. UINT64_MAX when out
+ * of memory.
+ */
+static uint64_t sgemm_slice_words(const struct sgemm_tile *tiles, size_t n,
+				  const struct sgemm_panel *panels)
+{
+	struct sgemm_operand *ops = malloc(n * sizeof(*ops));
+	uint64_t words;
+
+	if (!ops)
+		return UINT64_MAX;
+	words = sgemm_slice_operands(tiles, n, panels, false, ops) +
+		sgemm_slice_operands(tiles, n, panels, true, ops);
+	free(ops);
+	return words;
+}
+
 /*
  * Deal the tiles, widest panels first: the programs run in step, so the
  * tiles that run together should share their operands through the L2.
- * Without an L2 (@l2 false: the buffers bypass it) only a slice's QPUs
- * share, through its uniforms and TMU caches: each slice then takes one
- * panel by SGEMM_SLICE_QPUS lane tiles (12 QPUs: 3 x 4, 384 values a k
- * from SDRAM, where 2 x 6 dealt across the slices loads 480; a Pi 3's
- * model at 1024x1024x1024: 240 ms to 189), where the lane tiles fill
- * such rounds; a remainder of rounds of other shapes costs more than it
- * saves (96x363x3072: 30.4 ms dealt 2 x 6, 43.8 with 3 x 4 and 6 x 2).
  * Rounds of sgemm_round_panels() panels by the rest of the programs in
  * lane tiles, over as many lane tiles as fill whole rounds; the lane
  * tiles left over in rounds of as many panels as the programs they
  * leave (1024x1024x1024: 80 rounds of 2 x 6, then 5 of 3 x 4 and 4
- * tiles), so that a round spans no more panels than it must.
+ * tiles), so that a round spans no more panels than it must. Rounds a
+ * slice wide (4 lane tiles) go panel by panel to a slice's QPUs, which
+ * then fetch the panel's stream once into their uniforms cache and its
+ * prefetches once into their TMU cache (a Pi 1's model, 1024x512x49:
+ * 5.58 ms dealt across the slices, 4.88 a panel a slice).
+ * With @slices (the buffers bypass the L2: only a slice's QPUs share,
+ * through its caches) each slice takes one panel by SGEMM_SLICE_QPUS
+ * lane tiles in the rounds the lane tiles fill (12 QPUs: 3 x 4, 384
+ * values a k from SDRAM, where 2 x 6 dealt across the slices loads 480;
+ * a Pi 3's model at 1024x1024x1024: 240 ms to 189).
+ */
+static void sgemm_deal_as(const struct sgemm_panel *panels,
+			  unsigned int npanels, size_t coltiles,
+			  unsigned int qpus, bool slices,
+			  struct sgemm_tile *tiles, size_t *n)
+{
+	uint64_t load[SGEMM_MAX_PROGRAMS] = { 0 };
+	unsigned int w, per = slices ? qpus / SGEMM_SLICE_QPUS : sgemm_round_panels(qpus);
+	size_t cols = qpus / per, full = coltiles - coltiles % cols;
+	size_t rest = coltiles - full;
+	bool sliced = qpus % SGEMM_SLICE_QPUS == 0;
+
+	*n = 0;
+	for (w = 64; w >= 16; w /= 2) {
+		sgemm_deal_region(load, qpus, panels, npanels, w, 0, full, per,
+				  cols, sliced && cols == SGEMM_SLICE_QPUS,
+				  tiles, n);
+		if (rest)
+			sgemm_deal_region(load, qpus, panels, npanels, w, full,
+					  coltiles, qpus / rest ? qpus / rest : 1,
+					  rest, sliced && rest == SGEMM_SLICE_QPUS,
+					  tiles, n);
+	}
+}
+
+/*
+ * The tiles dealt as sgemm_deal_as() says; where the buffers bypass the
+ * L2 (@l2 false) and 12 QPUs' lane tiles do not fill rounds of 3 x 4,
+ * dealt both ways, the one that loads fewer operand words kept
+ * (sgemm_slice_words(); a Pi 3's model, 512x512x196: 13.2 ms dealt
+ * 2 x 6, 11.1 with 3 x 4 and 8 x 1; 96x363x3072: 30.4 and 43.8).
  */
 static unsigned int sgemm_deal(const struct sgemm_panel *panels,
 			       unsigned int npanels, size_t coltiles,
 			       unsigned int qpus, bool l2,
 			       struct sgemm_tile *tiles)
 {
-	uint64_t load[16] = { 0 };
-	bool slices = !l2 && qpus % SGEMM_SLICE_QPUS == 0 &&
-		      coltiles % SGEMM_SLICE_QPUS == 0;
-	unsigned int w, q, used = 0;
-	unsigned int per = slices ? qpus / SGEMM_SLICE_QPUS : sgemm_round_panels(qpus);
-	size_t n = 0, cols = qpus / per, full = coltiles - coltiles % cols;
-	size_t rest = coltiles - full;
+	unsigned int q, used = 0;
+	bool slices = !l2 && qpus % SGEMM_SLICE_QPUS == 0;
+	size_t n, t;
 
-	for (w = 64; w >= 16; w /= 2) {
-		sgemm_deal_region(load, qpus, panels, npanels, w, 0, full, per,
-				  cols, slices, tiles, &n);
-		if (rest)
-			sgemm_deal_region(load, qpus, panels, npanels, w, full,
-					  coltiles, qpus / rest ? qpus / rest : 1,
-					  rest, false, tiles, &n);
+	if (slices && coltiles % SGEMM_SLICE_QPUS) {
+		uint64_t across, sliced;
+
+		sgemm_deal_as(panels, npanels, coltiles, qpus, false, tiles, &n);
+		across = sgemm_slice_words(tiles, n, panels);
+		sgemm_deal_as(panels, npanels, coltiles, qpus, true, tiles, &n);
+		sliced = sgemm_slice_words(tiles, n, panels);
+		slices = sliced < across;
 	}
-	for (q = 0; q < qpus; q++)
-		used += load[q] != 0;
-	return used;	/* programs 0..used-1 got tiles (least loaded first) */
+	sgemm_deal_as(panels, npanels, coltiles, qpus, slices, tiles, &n);
+	for (t = 0; t < n; t++)
+		used |= 1u << tiles[t].prog;
+	for (q = 0, t = 0; q < qpus; q++)
+		t += used >> q & 1;
+	return (unsigned int)t;	/* programs 0..t-1 got tiles (least loaded first) */
 }
 
 static int sgemm_cmp_tile(const void *l, const void *r)
