@@ -1,0 +1,314 @@
+# SPDX-License-Identifier: MIT
+#
+# dwconv_u8: ONNX's depthwise QLinearConv 3x3 (one channel a group) of
+# bytes, requantized on the QPUs bit-exactly as the reference's
+# nn_requant() (host side: window_u8.c; the semantics: nn_kernels.h's
+# struct qpu_dwconv_u8). The work, the stores and the common uniforms are
+# window.qinc's, with bytes for floats: a lane computes 4 adjacent outputs
+# of a row and a vector 64, one VPM word a lane, stored by one 8-bit VCD
+# DMA of the row's next 64 bytes (fewer at a row's end), so planes and
+# rows need no alignment.
+#
+# DOC: reading bytes
+# A lane's 4 outputs read 6 (stride 1) or 9 (stride 2) columns of each of
+# the three input rows, from column ix = 4 * stride * lane - pad_left on:
+# three TMU word lookups a row (the words holding bytes ix to ix + 11 of
+# the row; each clamped to the row's first and last word, so no lookup
+# leaves the row). All lanes of a row share the byte offset o of ix in
+# its word (a lane's ix steps by 4 * stride), so the words are funnel
+# shifted by 8 o (ror, then a bit select with 2^(32 - 8 o) - 1) into
+# words u0, u1 (u2) holding the columns in order, read back byte by byte
+# with regfile A's unpack (.8a to .8d, zero-extended) as mul24 operands.
+# An int8 input is made unsigned by XOR 0x80 on the same words.
+#
+# DOC: pads
+# A row outside the input (iy < 0 or iy >= H) reads a zero area of a
+# row's words instead whose bytes are zx (XOR 0x80 for int8), so its taps
+# add nothing. A column outside (ix + i < 0 or >= W) is masked per lane:
+# the lane's byte masks M of u0..u2 are computed once per vector, and
+# u = ((u ^ XZ) & M) ^ Zx with XZ = Zx ^ 0x80808080 (int8) or Zx: inside,
+# the byte (XOR 0x80); outside, zx. Lanes past the row's end compute junk
+# that no store takes.
+# The zero points are folded into the constant K = bias - zx * sum(w) of
+# each channel (host), so acc = K + sum of w * x over the 9 taps; mul24
+# takes w modulo 2^24 (the weights are -255 to 255), which keeps the sum
+# exact modulo 2^24, and |sum| < 2^23 gives it back sign-extended.
+#
+# DOC: requantization
+# y = sat(round half even(acc * mult + zy)), exactly as nn_requant()'s
+# double, with |acc| < 2^24 and mult = m * 2^-s (m an integer under 2^24,
+# s 1 to 38: the host refuses the rest). The float way first: v = acc (an
+# exact itof) * mult + zy, clamped to [lo - 1/4, hi + 1/4], within 2^-14
+# of the exact value whatever the float ALU's rounding (|v| < 512: an ulp
+# is at most 2^-15 and the product and the sum each lose under one);
+# round(v) = trunc(v + 1/2) is right unless frac(v) is within 2^-8 of
+# 1/2. In those lanes the exact sign of
+#   D = acc * m + zy * 2^s - (2 k + 1) * 2^(s - 1),   k = trunc(v),
+# which is 2^s (v - k - 1/2), picks k or k + 1, and D = 0 is a tie (the
+# even one). |D| < 2^(s - 7) <= 2^31 there, so D modulo 2^32 is D: mul24
+# gives |acc| * m modulo 2^32, and (2 (k - zy) + 1) * 2^(s - 1) is two
+# shifts (sh1 + sh2 = s - 1, each under 32: the term is 0 modulo 2^32 past
+# 31). An int8 output is zy, lo and hi plus 128 (host): the byte pack
+# keeps the low 8 bits, i.e. y ^ 0x80. A fused Relu or Clip is lo and hi.
+#
+# DOC: uniforms
+# After window.qinc's: the zero area, Zx (zx in every byte), XZ, zy,
+# zy as a float, lo - 1/4 and hi + 1/4 (floats), 1 for horizontal stride
+# 1 or 2 for stride 2; per task, after window.qinc's: the nine weights
+# (ky-major), K, mult (float), m, sh1, sh2.
+#
+# DOC: per vector
+# About 17 instructions a mask word, 17 a row's lookups, 20 a row's
+# funnel, 10 an output's products and 31 its requantization: 292 for
+# stride 1, 321 for stride 2 (64 outputs), plus 26 a row (qpu_ops.c's
+# model of the byte kernel).
+
+.include "exit.qinc"
+.include "window.qinc"
+
+.set ra_u, ra16			# ra16..ra24: u0..u2 of rows 0..2 (row-major)
+.set ra_u00, ra16
+.set ra_u01, ra17
+.set ra_u02, ra18
+.set ra_u10, ra19
+.set ra_u11, ra20
+.set ra_u12, ra21
+.set ra_u20, ra22
+.set ra_u21, ra23
+.set ra_u22, ra24
+.set ra_m0, ra11		# ra11..ra13: the lane's byte masks
+.set ra_s0, ra5			# ra5..ra7: the rows' shifts 8 o
+.set ra_out, ra15
+.set ra_sh1, ra25
+.set ra_hif, ra26
+.set ra_multf, ra27
+.set ra_k, ra28
+.set ra_zyf, ra29
+.set ra_lof, ra30
+
+.set rb_w0, rb14		# rb14..rb22: the nine weights
+.set rb_row0, rb23		# rb23..rb25: the three input rows
+.set rb_l0, rb26		# rb26..rb28: the rows' funnel masks
+.set rb_zero, rb9
+.set rb_xz, rb10
+.set rb_zx, rb11
+.set rb_zy, rb29
+.set rb_m, rb30
+.set rb_sh2, rb31
+
+# Input row iy + @k of this output row: its address, or the zero area's
+# when it is outside the image.
+.macro row_addr, k, row
+	add r0, ra_iy, k
+	max r1, r0, 0
+	min r1, r1, rb_hm1
+	sub.setf -, r1, r0; mul24 r2, r1, rb_w4
+	add row, ra_inbase, r2
+	mov.ifnz row, rb_zero
+.endm
+
+# The lane's byte mask of its columns ix + 4 @k .. ix + 4 @k + 3, into @m:
+# 0xff where the column is inside the row.
+.macro col_mask, k, m
+	add r0, ra_ixb, k * 4
+	not r1, r0
+	add r1, r1, 1			# -ix: the bytes before column 0
+	max r1, r1, 0
+	min r1, r1, 4
+	shl r1, r1, 2
+	shl r2, -1, r1
+	shl r2, r2, r1			# ones from that byte up (two shifts: 32 is 0)
+	sub r1, rb_wm1, r0
+	add r1, r1, 1			# W - ix: the bytes before column W
+	max r1, r1, 0
+	min r1, r1, 4
+	shl r1, r1, 2
+	shl r3, -1, r1
+	shl r3, r3, r1
+	not r3, r3			# ones below that byte
+	and m, r2, r3
+.endm
+
+# Row @j's three word lookups on TMU @t (t0s or t1s), its shift and
+# funnel mask.
+.macro row_lookups, j, t
+	add r0, ra_ixb, rb_row0 + j	# the lane's first byte
+	and r1, r0, 3
+	shl r1, r1, 3
+	shr rb_l0 + j, -1, r1; mov ra_s0 + j, r1
+	and r0, r0, -4
+	mov r1, rb_row0 + j
+	add r2, r1, rb_wm1
+	and r2, r2, -4			# the row's last word
+	and r1, r1, -4			# and its first
+	max r3, r0, r1
+	min t, r3, r2
+	add r0, r0, 4
+	max r3, r0, r1
+	min t, r3, r2
+	add r0, r0, 4
+	max r3, r0, r1
+	min t, r3, r2
+.endm
+
+# Row @j's words from TMU @ld (ldtmu0 or ldtmu1) into u0..u@n - 1 of the
+# row: funnel shifted, masked, pads zx, int8 made unsigned.
+.macro row_words, j, ld, n
+	nop; nop; ld
+	ror r1, r4, ra_s0 + j; nop; ld
+	ror r2, r4, ra_s0 + j; nop; ld
+	ror r3, r4, ra_s0 + j
+	xor r0, r1, r2
+	and r0, r0, rb_l0 + j
+	xor r0, r0, r2
+	xor r0, r0, rb_xz
+	and r0, r0, ra_m0
+	xor ra_u + 3 * j, r0, rb_zx
+	xor r0, r2, r3
+	and r0, r0, rb_l0 + j
+	xor r0, r0, r3
+	xor r0, r0, rb_xz
+	and r0, r0, ra_m0 + 1
+	xor ra_u + 3 * j + 1, r0, rb_zx
+.if n > 2
+	and r0, r3, rb_l0 + j
+	xor r0, r0, rb_xz
+	and r0, r0, ra_m0 + 2
+	xor ra_u + 3 * j + 2, r0, rb_zx
+.endif
+.endm
+
+# Output @k of the lane, whose nine taps (ky-major) are the unpacked
+# bytes @t0 to @t8, requantized into byte @k of ra_out.
+.macro output, k, t0, t1, t2, t3, t4, t5, t6, t7, t8
+	nop; mul24 r0, t0, rb_w0
+	nop; mul24 r1, t1, rb_w0 + 1
+	add r0, r0, r1; mul24 r1, t2, rb_w0 + 2
+	add r0, r0, r1; mul24 r1, t3, rb_w0 + 3
+	add r0, r0, r1; mul24 r1, t4, rb_w0 + 4
+	add r0, r0, r1; mul24 r1, t5, rb_w0 + 5
+	add r0, r0, r1; mul24 r1, t6, rb_w0 + 6
+	add r0, r0, r1; mul24 r1, t7, rb_w0 + 7
+	add r0, r0, r1; mul24 r1, t8, rb_w0 + 8
+	add r0, r0, r1
+	shl r0, r0, 8
+	asr r0, r0, 8			# the exact sum, from its low 24 bits
+	add r0, r0, ra_k		# acc
+	# acc * m modulo 2^32, by |acc| (mul24 takes 24 bits)
+	not r2, r0
+	add r2, r2, 1
+	max r2, r0, r2; mov r1, r0
+	itof r1, r1; mul24 r2, r2, rb_m
+	asr r3, r0, -1			# the sign: 0 or -1 (the ALU reads five bits: 31)
+	xor r2, r2, r3; fmul r1, r1, ra_multf
+	sub r2, r2, r3			# P = acc * m
+	fadd r1, r1, ra_zyf
+	fmax r1, r1, ra_lof
+	fmin r1, r1, ra_hif		# v
+	ftoi r0, r1			# k
+	sub r3, r0, rb_zy
+	shl r3, r3, 1
+	add r3, r3, 1
+	shl r3, r3, ra_sh1
+	shl r3, r3, rb_sh2
+	sub.setf r2, r2, r3		# D; Z: a tie
+	not r3, r2
+	add r3, r3, 1
+	asr r3, r3, -1			# -1 where D > 0
+	sub r2, r0, r3			# k + (D > 0)
+	and.ifz r3, r0, 1
+	add.ifz r2, r2, r3		# a tie: the even one
+	itof r3, r0
+	fsub r3, r1, r3
+	fsub r3, r3, 0.5
+	fmaxabs r3, r3, r3
+	fsub.setf -, r3, 0.00390625	# N: within 2^-8 of a half
+	fadd r1, r1, 0.5
+	ftoi r1, r1
+	mov.ifn r1, r2
+.if k == 0
+	mov ra_out.8a, r1
+.elseif k == 1
+	mov ra_out.8b, r1
+.elseif k == 2
+	mov ra_out.8c, r1
+.else
+	mov ra_out.8d, r1
+.endif
+.endm
+
+# The whole program for horizontal stride @s (1 or 2); @n words a row.
+.macro outputs1
+	output 0, ra_u00.8a, ra_u00.8b, ra_u00.8c, ra_u10.8a, ra_u10.8b, ra_u10.8c, ra_u20.8a, ra_u20.8b, ra_u20.8c
+	output 1, ra_u00.8b, ra_u00.8c, ra_u00.8d, ra_u10.8b, ra_u10.8c, ra_u10.8d, ra_u20.8b, ra_u20.8c, ra_u20.8d
+	output 2, ra_u00.8c, ra_u00.8d, ra_u01.8a, ra_u10.8c, ra_u10.8d, ra_u11.8a, ra_u20.8c, ra_u20.8d, ra_u21.8a
+	output 3, ra_u00.8d, ra_u01.8a, ra_u01.8b, ra_u10.8d, ra_u11.8a, ra_u11.8b, ra_u20.8d, ra_u21.8a, ra_u21.8b
+.endm
+
+.macro outputs2
+	output 0, ra_u00.8a, ra_u00.8b, ra_u00.8c, ra_u10.8a, ra_u10.8b, ra_u10.8c, ra_u20.8a, ra_u20.8b, ra_u20.8c
+	output 1, ra_u00.8c, ra_u00.8d, ra_u01.8a, ra_u10.8c, ra_u10.8d, ra_u11.8a, ra_u20.8c, ra_u20.8d, ra_u21.8a
+	output 2, ra_u01.8a, ra_u01.8b, ra_u01.8c, ra_u11.8a, ra_u11.8b, ra_u11.8c, ra_u21.8a, ra_u21.8b, ra_u21.8c
+	output 3, ra_u01.8c, ra_u01.8d, ra_u02.8a, ra_u11.8c, ra_u11.8d, ra_u12.8a, ra_u21.8c, ra_u21.8d, ra_u22.8a
+.endm
+
+.macro program, s, n
+:1	# a task
+	win_task
+.rep j, 9
+	mov rb_w0 + j, unif
+.endr
+	mov ra_k, unif
+	mov ra_multf, unif
+	mov rb_m, unif
+	mov ra_sh1, unif
+	mov rb_sh2, unif
+:2	# a row
+	row_addr 0, rb_row0
+	row_addr 1, rb_row0 + 1
+	row_addr 2, rb_row0 + 2
+	win_row
+:3	# a vector
+	col_mask 0, ra_m0
+	col_mask 1, ra_m0 + 1
+.if n > 2
+	col_mask 2, ra_m0 + 2
+.endif
+	row_lookups 0, t0s
+	row_lookups 1, t1s
+	row_words 0, ldtmu0, n
+	row_lookups 2, t0s
+	row_words 1, ldtmu1, n
+	row_words 2, ldtmu0, n
+.if s == 1
+	outputs1
+.else
+	outputs2
+.endif
+	win_write ra_out
+	win_store r:3b
+	win_next r:2b, r:1b
+.endm
+
+	win_header r:done
+	mov rb_zero, unif
+	mov rb_zx, unif
+	mov rb_xz, unif
+	mov rb_zy, unif
+	mov ra_zyf, unif
+	mov ra_lof, unif
+	mov ra_hif, unif
+	sub.setf -, unif, 1
+	brr.anynz -, r:stride2
+	nop
+	nop
+	nop
+	program 1, 2
+	brr -, r:done
+	nop
+	nop
+	nop
+:stride2
+	program 2, 3
+:done
+	qpu_exit
