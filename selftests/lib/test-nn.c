@@ -1312,9 +1312,54 @@ T_TEST(int8_layers_exact_on_every_generation)
 	}
 }
 
+/*
+ * Depthwise QLinearConv layers on VideoCore IV's byte program, byte for
+ * byte the reference's: int8 and uint8 x, zero points at the extremes,
+ * strides 1 and 2, a 1x1 image, odd widths, a saturated one.
+ */
+T_TEST(int8_depthwise_exact_on_the_qpus)
+{
+	static const struct qnet nets[] = {
+		{ 5, 7, 6, 5, 3, 1, 1, -128, 0.05f, 5 },
+		{ 3, 9, 8, 3, 3, 2, 0, 255, 0.05f, 3 },
+		{ 7, 1, 1, 7, 3, 1, 0, 0, 0.0005f, 7 },
+		{ 6, 14, 14, 6, 3, 2, 1, 127, 0.02f, 6 },
+		{ 2, 13, 70, 2, 3, 1, 0, 7, 0.05f, 2 },
+	};
+	struct qpu_dev *d = vc4_dev();
+	uint8_t want[8192], got[8192], x[8192];
+	struct qpu_nn_node_info ni;
+	size_t i, k, size, in_bytes, n, sat;
+
+	T_CHECK(d != NULL);
+	if (!d)
+		return;
+	for (i = 0; i < T_ARRAY_SIZE(nets); i++) {
+		uint8_t *img = qlinear_net(&nets[i], &size, &in_bytes);
+		uint64_t seed = 300 + i;
+
+		for (k = 0; k < in_bytes; k++)	/* the extremes too */
+			x[k] = k % 5 == 0 ? 0 : k % 5 == 1 ? 255 : (uint8_t)(t_rand(&seed) >> 56);
+		n = qlinear_run(img, size, NULL, x, want, sizeof(want), &ni);
+		T_CHECK(n > 0 && qlinear_run(img, size, d, x, got, sizeof(got), &ni) == n);
+		T_CHECK(ni.where == QPU_NN_WHERE_QPU);
+		for (k = 0, sat = 0; k < n; k++)
+			sat += want[k] == 0 || want[k] == 255;
+		if (memcmp(want, got, n))
+			fprintf(stderr, "depthwise net %zu: differs from the reference\n", i);
+		T_CHECK(memcmp(want, got, n) == 0);
+		if (i == 2)	/* the saturated one saturates */
+			T_CHECK(sat > n / 2);
+		free(img);
+	}
+	vc4_dev_done(d);
+}
+
 T_TEST(int8_refusals)
 {
 	static const struct qnet dw = { 4, 5, 5, 4, 3, 1, 0, 0, 0.05f, 4 };
+	static const struct qnet grouped = { 4, 5, 5, 4, 3, 1, 0, 0, 0.05f, 2 };
+	uint64_t gen = 0;
 	struct qpu_kernels *k;
 	struct qpu_bo *bo;
 	struct qpu_igemm p, good = { .m = 2, .n = 16, .k4 = 3, .b_off = 256, .c_off = 1024 };
@@ -1349,13 +1394,26 @@ T_TEST(int8_refusals)
 	expect_kernel_refusal(k, qpu_igemm_u8(k, 12, &p, NULL), "igemm: b: no buffer");
 	p = good;
 	expect_kernel_refusal(k, qpu_igemm_u8(k, 13, &p, NULL), "igemm: asked for 13 QPUs");
-	/* a depthwise QLinearConv stays on the CPU, saying why */
-	img = qlinear_net(&dw, &size, &in_bytes);
+	/* a grouped QLinearConv (two channels a group) stays on the CPU, saying why */
+	img = qlinear_net(&grouped, &size, &in_bytes);
 	g = qpu_nn_load_mem(img, size, NULL, 0);
 	T_CHECK(g && qpu_nn_bind(g, dev, QPU_NN_BIND_QPU_ALL) == 0);
 	T_CHECK(g && qpu_nn_node(g, 0, &ni) == 0 && ni.where == QPU_NN_WHERE_CPU);
-	T_CHECK(g && strcmp(ni.why, "no QPU kernel for QLinearConv with groups "
-			    "(a depthwise QLinearConv)") == 0);
+	T_CHECK(g && strcmp(ni.why, "no QPU kernel for QLinearConv with groups of more than "
+			    "one channel (a grouped QLinearConv)") == 0);
+	qpu_nn_free(g);
+	free(img);
+	/* a depthwise one: the byte program's (VideoCore IV) */
+	img = qlinear_net(&dw, &size, &in_bytes);
+	g = qpu_nn_load_mem(img, size, NULL, 0);
+	T_CHECK(g && qpu_nn_bind(g, dev, QPU_NN_BIND_QPU_ALL) == 0);
+	T_CHECK(g && qpu_nn_node(g, 0, &ni) == 0);
+	if (g && !qpu_dev_get_param(dev, QPU_DEV_PARAM_GEN, &gen) && qpu_gen_is_v3d((int)gen))
+		T_CHECK(ni.where == QPU_NN_WHERE_CPU &&
+			strcmp(ni.why, "no QPU kernel for QLinearConv with no V3D program for "
+			       "a depthwise QLinearConv") == 0);
+	else
+		T_CHECK(g && ni.where == QPU_NN_WHERE_QPU);
 	qpu_nn_free(g);
 	free(img);
 out:

@@ -1,0 +1,191 @@
+// SPDX-License-Identifier: MIT
+/*
+ * libqpu/nn: the depthwise QLinearConv 3x3 (one channel a group; also a
+ * fused QDQ depthwise Conv) on the QPUs' byte program,
+ * qpu_dwconv3x3_u8() (kernels/dwconv_u8.qasm). Unlike qpu_int8.c's
+ * product, nothing of the layer runs on the CPU: the program reads x's
+ * bytes where they lie, requantizes exactly as nn_requant() (the
+ * program's "DOC: requantization") and writes y's bytes, the fused Relu
+ * or Clip too. The host's part is per channel: the weights less their
+ * zero point, the bias, the multiplier (nn_qmult(), as the reference).
+ * What the program cannot keep exact (kernels/nn_kernels.h's
+ * qpu_dwconv_u8_unable()) keeps the node on the CPU with the reason.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "kernels/nn_kernels.h"
+#include "nn_check.h"
+
+#define ALIGN64(x)	(((x) + 63) & ~(size_t)63)
+
+int nn_qdw8(const struct qpu_nn_graph *g, const struct nn_node *n)
+{
+	const struct nn_tensor *w;
+
+	if (n->kind != NN_QLINEARCONV || n->win.group <= 1)
+		return 0;
+	w = &g->t[n->in[3]];
+	return w->dims[0] == n->win.group && w->dims[1] == 1 &&
+	       g->t[n->in[0]].dims[1] == n->win.group;
+}
+
+/* The per-channel constants in scratch: weights, biases, multipliers. */
+struct qdw8 {
+	int16_t *w;
+	int32_t *bias;
+	float *mult;
+};
+
+static size_t channels(const struct qpu_nn_graph *g, const struct nn_node *n)
+{
+	return (size_t)g->t[n->in[3]].dims[0];
+}
+
+size_t nn_qdw8_scratch(const struct qpu_nn_graph *g, const struct nn_node *n)
+{
+	size_t c = channels(g, n);
+
+	return ALIGN64(c * 9 * sizeof(int16_t)) + ALIGN64(c * sizeof(int32_t)) + c * sizeof(float);
+}
+
+static struct qdw8 qdw8_at(const struct qpu_nn_graph *g, const struct nn_node *n, void *scratch)
+{
+	size_t c = channels(g, n);
+	uint8_t *b = scratch;
+	struct qdw8 q;
+
+	q.w = (int16_t *)b;
+	q.bias = (int32_t *)(b + ALIGN64(c * 9 * sizeof(int16_t)));
+	q.mult = (float *)((uint8_t *)q.bias + ALIGN64(c * sizeof(int32_t)));
+	return q;
+}
+
+/* The unsigned domain's offset of input @k's bytes (int8: 128). */
+static int32_t off8(const struct qpu_nn_graph *g, const struct nn_node *n, unsigned int k)
+{
+	return g->t[n->in[k]].dtype == QPU_NN_INT8 ? 128 : 0;
+}
+
+/* @n's call of the program, its constants in @q (filled), the image's offsets left 0. */
+static void qdw8_call(const struct qpu_nn_graph *g, const struct nn_node *n, struct qdw8 *q,
+		      struct qpu_dwconv_u8 *p)
+{
+	const struct nn_tensor *x = &g->t[n->in[0]], *w = &g->t[n->in[3]], *y = &g->t[n->out[0]];
+	const int32_t *bias = n->n_in > 8 && n->in[8] >= 0 ? g->t[n->in[8]].cdata : NULL;
+	int32_t yo = y->dtype == QPU_NN_INT8 ? 128 : 0;
+	size_t c, j, C = channels(g, n);
+
+	for (c = 0; c < C; c++) {
+		int32_t zw = nn_qzero(g, n, 5, c);
+
+		for (j = 0; j < 9; j++)
+			q->w[c * 9 + j] = (int16_t)(nn_ld_q(w->cdata, w->dtype, c * 9 + j) - zw);
+		q->bias[c] = bias ? bias[c] : 0;
+		q->mult[c] = nn_qmult(nn_qscale(g, n, 1, 0), nn_qscale(g, n, 4, c),
+				      nn_qscale(g, n, 6, 0));
+	}
+	*p = (struct qpu_dwconv_u8){
+		.win = {
+			.c = (unsigned int)C,
+			.h = (unsigned int)x->dims[2], .w = (unsigned int)x->dims[3],
+			.oh = (unsigned int)y->dims[2], .ow = (unsigned int)y->dims[3],
+			.stride_h = (unsigned int)n->win.sh, .stride_w = (unsigned int)n->win.sw,
+			.pad_top = (unsigned int)n->win.pt, .pad_left = (unsigned int)n->win.pl,
+		},
+		.w = q->w, .bias = q->bias, .mult = q->mult,
+		.zx = (uint8_t)(nn_qzero(g, n, 2, 0) + off8(g, n, 0)),
+		.zy = (uint8_t)(nn_qzero(g, n, 7, 0) + yo),
+		.lo = (uint8_t)((n->qclamp ? n->qlo : -yo) + yo),
+		.hi = (uint8_t)((n->qclamp ? n->qhi : 255 - yo) + yo),
+		.x_int8 = x->dtype == QPU_NN_INT8, .y_int8 = y->dtype == QPU_NN_INT8,
+	};
+}
+
+const char *nn_qdw8_unable(const struct qpu_nn_graph *g, const struct nn_node *n)
+{
+	const struct nn_tensor *x = &g->t[n->in[0]], *y = &g->t[n->out[0]];
+	const struct nn_win *w = &n->win;
+	size_t C = channels(g, n), c, bytes = nn_qdw8_scratch(g, n);
+	const char *no = NULL;
+	struct qpu_dwconv_u8 p;
+	struct qdw8 q;
+	void *tmp;
+
+	if (qpu_gen_is_v3d(g->gen))	/* the lead's merge: dwconv_u8_v3d.c's program */
+		return "no V3D program for a depthwise QLinearConv";
+	if (w->kh != 3 || w->kw != 3)
+		return "a depthwise kernel other than 3x3";
+	if (w->sw > 2)
+		return "a horizontal stride over the byte program's 2";
+	if (w->sh > QPU_WINDOW_MAX_STRIDE)
+		return "strides over 15";
+	if (x->dims[2] * x->dims[3] > QPU_WINDOW_MAX_PLANE ||
+	    y->dims[2] * y->dims[3] > QPU_WINDOW_MAX_PLANE)
+		return "planes over the kernel's 4 M bytes";
+	if (w->pt > x->dims[2] || w->pl > x->dims[3])
+		return "pads larger than the input";
+	if (n->n_in > 8 && n->in[8] >= 0 && !g->t[n->in[8]].is_const)
+		return "a bias computed at run time";
+	tmp = malloc(bytes);
+	if (!tmp)
+		return "no memory to check its constants";
+	q = qdw8_at(g, n, tmp);
+	qdw8_call(g, n, &q, &p);
+	for (c = 0; c < C && !no; c++)
+		no = qpu_dwconv_u8_unable(&p, c);
+	free(tmp);
+	return no;
+}
+
+/*
+ * The instructions dwconv_u8.qasm issues per vector of 64 outputs at
+ * horizontal stride 1 and 2 and per output row (its "DOC: per vector"),
+ * with the lookups' waits the emulator's timing model adds (calibrated in
+ * libqpu/nn/README.md, "INT8 on the QPUs").
+ */
+#define DW8_VC4_PER_VECTOR_S1	336
+#define DW8_VC4_PER_VECTOR_S2	365
+#define DW8_VC4_PER_ROW		30
+/*
+ * V3D: dwconv_u8_v3d.c's program (the lead's merge) fills these in; until
+ * then nn_qdw8_unable() keeps the node on the CPU there.
+ */
+#define DW8_V3D_PER_VECTOR	0
+#define DW8_V3D_PER_ROW		0
+#define DW8_V3D_OUT		64
+
+double nn_qdw8_issue(const struct qpu_nn_graph *g, const struct nn_node *n, int v3d,
+		     unsigned int qpus)
+{
+	const struct nn_tensor *y = &g->t[n->out[0]];
+	double rows = (double)(y->dims[0] * y->dims[1] * y->dims[2]);
+	unsigned int out = v3d ? DW8_V3D_OUT : 64;
+	double nvec = (double)((y->dims[3] + out - 1) / out);
+	double per_vec = v3d ? DW8_V3D_PER_VECTOR :
+			 n->win.sw > 1 ? DW8_VC4_PER_VECTOR_S2 : DW8_VC4_PER_VECTOR_S1;
+
+	return rows * ((v3d ? DW8_V3D_PER_ROW : DW8_VC4_PER_ROW) + nvec * per_vec) / qpus;
+}
+
+int nn_qdw8_run(struct qpu_nn_graph *g, struct nn_node *n, void *scratch,
+		int (*done)(struct qpu_nn_graph *, struct nn_node *, int))
+{
+	const struct nn_tensor *x = &g->t[n->in[0]], *y = &g->t[n->out[0]];
+	size_t xb = x->bytes / (size_t)x->dims[0], yb = y->bytes / (size_t)y->dims[0], x_off;
+	struct qdw8 q = qdw8_at(g, n, scratch);
+	struct qpu_dwconv_u8 p;
+	int64_t b_;
+	int ret;
+
+	qdw8_call(g, n, &q, &p);
+	p.x = nn_qpu_bo_at(g, x->data, &x_off);
+	p.y = nn_qpu_bo_at(g, y->data, &p.y_off);
+	for (b_ = 0; b_ < x->dims[0]; b_++, x_off += xb, p.y_off += yb) {
+		p.x_off = x_off;
+		ret = done(g, n, qpu_dwconv3x3_u8(g->kernels, g->qpus, &p, NULL));
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
