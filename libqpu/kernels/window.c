@@ -57,9 +57,9 @@ static int win_check(struct qpu_kernels *kernels, const char *name, const struct
 				       w->pad_left);
 	in = (size_t)w->c * w->h * w->w * elem;
 	out = (size_t)w->c * w->oh * w->ow * elem;
-	ret = qpu_kernel_check_buf(kernels, name, "x", x, x_off, in, 4);
+	ret = qpu_kernel_check_buf(kernels, name, "x", x, x_off, in, elem);
 	if (!ret)
-		ret = qpu_kernel_check_buf(kernels, name, "y", y, y_off, out, 4);
+		ret = qpu_kernel_check_buf(kernels, name, "y", y, y_off, out, elem);
 	if (!ret && x == y && x_off < y_off + out && y_off < x_off + in)
 		ret = qpu_kernel_fail(kernels, EINVAL, name, "x and y overlap");
 	return ret;

@@ -146,8 +146,9 @@ int qpu_dwconv3x3_u8(struct qpu_kernels *kernels, unsigned int qpus,
 		return qpu_kernel_fail(kernels, EINVAL, name, "clamp %u to %u is empty", p->lo,
 				       p->hi);
 	/*
-	 * The lookups read whole words, the one holding x's last byte too:
-	 * inside the buffer, whose size is whole pages, as x_off is a word's.
+	 * x and y take any byte offset: the lookups read the whole words
+	 * holding x's bytes (inside the buffer, whose size is whole pages),
+	 * and the 8-bit stores write y's bytes only.
 	 */
 	ctx.task = malloc((size_t)p->win.c * DW8_TASK * sizeof(*ctx.task));
 	if (!ctx.task)

@@ -42,16 +42,22 @@ static size_t channels(const struct qpu_nn_graph *g, const struct nn_node *n)
 	return (size_t)g->t[n->in[3]].dims[0];
 }
 
+/* The program's planes: every image's channels, planes after planes. */
+static size_t planes(const struct qpu_nn_graph *g, const struct nn_node *n)
+{
+	return (size_t)g->t[n->in[0]].dims[0] * channels(g, n);
+}
+
 size_t nn_qdw8_scratch(const struct qpu_nn_graph *g, const struct nn_node *n)
 {
-	size_t c = channels(g, n);
+	size_t c = planes(g, n);
 
 	return ALIGN64(c * 9 * sizeof(int16_t)) + ALIGN64(c * sizeof(int32_t)) + c * sizeof(float);
 }
 
 static struct qdw8 qdw8_at(const struct qpu_nn_graph *g, const struct nn_node *n, void *scratch)
 {
-	size_t c = channels(g, n);
+	size_t c = planes(g, n);
 	uint8_t *b = scratch;
 	struct qdw8 q;
 
@@ -74,7 +80,7 @@ static void qdw8_call(const struct qpu_nn_graph *g, const struct nn_node *n, str
 	const struct nn_tensor *x = &g->t[n->in[0]], *w = &g->t[n->in[3]], *y = &g->t[n->out[0]];
 	const int32_t *bias = n->n_in > 8 && n->in[8] >= 0 ? g->t[n->in[8]].cdata : NULL;
 	int32_t yo = y->dtype == QPU_NN_INT8 ? 128 : 0;
-	size_t c, j, C = channels(g, n);
+	size_t c, j, C = channels(g, n), P = planes(g, n);
 
 	for (c = 0; c < C; c++) {
 		int32_t zw = nn_qzero(g, n, 5, c);
@@ -85,9 +91,14 @@ static void qdw8_call(const struct qpu_nn_graph *g, const struct nn_node *n, str
 		q->mult[c] = nn_qmult(nn_qscale(g, n, 1, 0), nn_qscale(g, n, 4, c),
 				      nn_qscale(g, n, 6, 0));
 	}
+	for (c = C; c < P; c++) {	/* the next images' planes: the same channels */
+		memcpy(&q->w[c * 9], &q->w[(c - C) * 9], 9 * sizeof(*q->w));
+		q->bias[c] = q->bias[c - C];
+		q->mult[c] = q->mult[c - C];
+	}
 	*p = (struct qpu_dwconv_u8){
 		.win = {
-			.c = (unsigned int)C,
+			.c = (unsigned int)P,
 			.h = (unsigned int)x->dims[2], .w = (unsigned int)x->dims[3],
 			.oh = (unsigned int)y->dims[2], .ow = (unsigned int)y->dims[3],
 			.stride_h = (unsigned int)n->win.sh, .stride_w = (unsigned int)n->win.sw,
@@ -171,21 +182,12 @@ double nn_qdw8_issue(const struct qpu_nn_graph *g, const struct nn_node *n, int 
 int nn_qdw8_run(struct qpu_nn_graph *g, struct nn_node *n, void *scratch,
 		int (*done)(struct qpu_nn_graph *, struct nn_node *, int))
 {
-	const struct nn_tensor *x = &g->t[n->in[0]], *y = &g->t[n->out[0]];
-	size_t xb = x->bytes / (size_t)x->dims[0], yb = y->bytes / (size_t)y->dims[0], x_off;
 	struct qdw8 q = qdw8_at(g, n, scratch);
 	struct qpu_dwconv_u8 p;
-	int64_t b_;
-	int ret;
 
+	/* one call for the batch: its images' planes follow one another */
 	qdw8_call(g, n, &q, &p);
-	p.x = nn_qpu_bo_at(g, x->data, &x_off);
-	p.y = nn_qpu_bo_at(g, y->data, &p.y_off);
-	for (b_ = 0; b_ < x->dims[0]; b_++, x_off += xb, p.y_off += yb) {
-		p.x_off = x_off;
-		ret = done(g, n, qpu_dwconv3x3_u8(g->kernels, g->qpus, &p, NULL));
-		if (ret)
-			return ret;
-	}
-	return 0;
+	p.x = nn_qpu_bo_at(g, g->t[n->in[0]].data, &p.x_off);
+	p.y = nn_qpu_bo_at(g, g->t[n->out[0]].data, &p.y_off);
+	return done(g, n, qpu_dwconv3x3_u8(g->kernels, g->qpus, &p, NULL));
 }

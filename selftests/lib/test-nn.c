@@ -829,7 +829,9 @@ static size_t dw8_run(struct qpu_dev *d, const struct dw8_case *t, const uint8_t
 {
 	const struct qpu_window *win = &t->win;
 	size_t in = (size_t)win->c * win->h * win->w, out = (size_t)win->c * win->oh * win->ow;
-	size_t y_off = (in + 64 + 3) & ~(size_t)3, bad = 0, c, i;
+	/* byte offsets of every alignment: planes and rows need none */
+	size_t x_off = t->qpus % 4, y_off = ((x_off + in + 64 + 3) & ~(size_t)3) + t->qpus % 3;
+	size_t bad = 0, c, i;
 	struct qpu_kernels *k = qpu_kernels_new(d);
 	struct qpu_bo *bo = qpu_bo_new(d, y_off + out + 64);
 	uint8_t *map;
@@ -840,10 +842,10 @@ static size_t dw8_run(struct qpu_dev *d, const struct dw8_case *t, const uint8_t
 		goto out;
 	map = qpu_bo_get_map(bo);
 	memset(map, 0xa5, y_off + out + 64);
-	memcpy(map, x, in);
+	memcpy(map + x_off, x, in);
 	{
 		struct qpu_dwconv_u8 p = {
-			.x = bo, .x_off = 0, .y = bo, .y_off = y_off, .win = *win,
+			.x = bo, .x_off = x_off, .y = bo, .y_off = y_off, .win = *win,
 			.w = w, .bias = bias, .mult = mult, .zx = t->zx, .zy = t->zy,
 			.lo = t->lo, .hi = t->hi, .x_int8 = (uint8_t)t->x_int8,
 			.y_int8 = (uint8_t)t->y_int8,
@@ -868,7 +870,7 @@ static size_t dw8_run(struct qpu_dev *d, const struct dw8_case *t, const uint8_t
 						win->stride_w, c, oy, ox, got, want,
 						(double)mult[c]);
 			}
-	for (i = 0; i < 64; i++)	/* y_off is at least 64 bytes past x */
+	for (i = 0; i < 64; i++)	/* y is at least 64 bytes past x */
 		if (map[y_off - 64 + i] != 0xa5 || map[y_off + out + i] != 0xa5)
 			bad++;
 out:
