@@ -85,6 +85,7 @@
 .set ra_k, ra28
 .set ra_zyf, ra29
 .set ra_lof, ra30
+.set ra_acc, ra31
 
 .set rb_w0, rb14		# rb14..rb22: the nine weights
 .set rb_row0, rb23		# rb23..rb25: the three input rows
@@ -127,6 +128,15 @@
 	shl r3, r3, r1
 	not r3, r3			# ones below that byte
 	and m, r2, r3
+.endm
+
+# The lane's masks of u0..u@n - 1.
+.macro col_masks, n
+	col_mask 0, ra_m0
+	col_mask 1, ra_m0 + 1
+.if n > 2
+	col_mask 2, ra_m0 + 2
+.endif
 .endm
 
 # Row @j's three word lookups on TMU @t (t0s or t1s), its shift and
@@ -194,38 +204,47 @@
 	shl r0, r0, 8
 	asr r0, r0, 8			# the exact sum, from its low 24 bits
 	add r0, r0, ra_k		# acc
-	# acc * m modulo 2^32, by |acc| (mul24 takes 24 bits)
-	not r2, r0
-	add r2, r2, 1
-	max r2, r0, r2; mov r1, r0
-	itof r1, r1; mul24 r2, r2, rb_m
-	asr r3, r0, -1			# the sign: 0 or -1 (the ALU reads five bits: 31)
-	xor r2, r2, r3; fmul r1, r1, ra_multf
-	sub r2, r2, r3			# P = acc * m
+	itof r1, r0; mov ra_acc, r0
+	fmul r1, r1, ra_multf
 	fadd r1, r1, ra_zyf
 	fmax r1, r1, ra_lof
 	fmin r1, r1, ra_hif		# v
 	ftoi r0, r1			# k
-	sub r3, r0, rb_zy
-	shl r3, r3, 1
-	add r3, r3, 1
-	shl r3, r3, ra_sh1
-	shl r3, r3, rb_sh2
-	sub.setf r2, r2, r3		# D; Z: a tie
-	not r3, r2
-	add r3, r3, 1
-	asr r3, r3, -1			# -1 where D > 0
-	sub r2, r0, r3			# k + (D > 0)
-	and.ifz r3, r0, 1
-	add.ifz r2, r2, r3		# a tie: the even one
 	itof r3, r0
 	fsub r3, r1, r3
 	fsub r3, r3, 0.5
 	fmaxabs r3, r3, r3
 	fsub.setf -, r3, 0.00390625	# N: within 2^-8 of a half
+	brr.allnn -, r:9f		# no lane near a tie: v + 1/2 truncated
 	fadd r1, r1, 0.5
 	ftoi r1, r1
-	mov.ifn r1, r2
+	nop
+	# the exact path: D = acc * m - (2 (k - zy) + 1) 2^(s - 1) modulo 2^32
+	not r2, ra_acc
+	add r2, r2, 1
+	max r2, r2, ra_acc		# |acc| (mul24 takes 24 bits)
+	mul24 r2, r2, rb_m
+	asr r3, ra_acc, -1		# the sign: 0 or -1 (the ALU reads five bits: 31)
+	xor r2, r2, r3
+	sub r2, r2, r3			# acc * m
+	sub r3, r0, rb_zy
+	shl r3, r3, 1
+	add r3, r3, 1
+	shl r3, r3, ra_sh1
+	shl r3, r3, rb_sh2
+	sub r2, r2, r3			# D
+	not r3, r2
+	add r3, r3, 1			# -D
+	or r2, r2, r3			# negative unless D is 0 (|D| < 2^31)
+	asr r3, r3, -1			# -1 where D > 0
+	asr r2, r2, -1
+	not r2, r2			# -1 where D is 0: a tie
+	and r2, r2, r0
+	and r2, r2, 1			# a tie of an odd k: up to the even one
+	sub r3, r0, r3
+	add r2, r2, r3
+	mov.ifn r1, r2			# the flags are still the near test's
+:9
 .if k == 0
 	mov ra_out.8a, r1
 .elseif k == 1
@@ -253,6 +272,9 @@
 .endm
 
 .macro program, s, n
+	mov ra_ixb, rb_ixb0		# the first vector's masks
+	nop
+	col_masks n
 :1	# a task
 	win_task
 .rep j, 9
@@ -268,12 +290,15 @@
 	row_addr 1, rb_row0 + 1
 	row_addr 2, rb_row0 + 2
 	win_row
-:3	# a vector
-	col_mask 0, ra_m0
-	col_mask 1, ra_m0 + 1
-.if n > 2
-	col_mask 2, ra_m0 + 2
-.endif
+:3	# a vector: its masks, unless rows are one vector (the program's start made them)
+	mov r0, rb_nvec
+	sub.setf -, r0, 1
+	brr.allz -, r:4f
+	nop
+	nop
+	nop
+	col_masks n
+:4
 	row_lookups 0, t0s
 	row_lookups 1, t1s
 	row_words 0, ldtmu0, n

@@ -151,13 +151,14 @@ const char *nn_qdw8_unable(const struct qpu_nn_graph *g, const struct nn_node *n
 
 /*
  * The instructions dwconv_u8.qasm issues per vector of 64 outputs at
- * horizontal stride 1 and 2 and per output row (its "DOC: per vector"),
- * with the lookups' waits the emulator's timing model adds (calibrated in
- * libqpu/nn/README.md, "INT8 on the QPUs").
+ * horizontal stride 1 and 2 (its "DOC: per vector": the exact path's 23
+ * taken by one output in eight), the masks' when a row has more than one
+ * vector, and per output row; the timing model's figures for MobileNet's
+ * layers (libqpu/nn/README.md, "INT8 on the QPUs") are within a few
+ * percent of them.
  */
-#define DW8_VC4_PER_VECTOR_S1	336
-#define DW8_VC4_PER_VECTOR_S2	365
-#define DW8_VC4_PER_ROW		30
+static const struct { unsigned int per_vector, masks; } dw8_vc4[2] = { { 243, 34 }, { 255, 51 } };
+#define DW8_VC4_PER_ROW		26
 /*
  * V3D: dwconv_u8_v3d.c's program (the lead's merge) fills these in; until
  * then nn_qdw8_unable() keeps the node on the CPU there.
@@ -171,12 +172,12 @@ double nn_qdw8_issue(const struct qpu_nn_graph *g, const struct nn_node *n, int 
 {
 	const struct nn_tensor *y = &g->t[n->out[0]];
 	double rows = (double)(y->dims[0] * y->dims[1] * y->dims[2]);
-	unsigned int out = v3d ? DW8_V3D_OUT : 64;
-	double nvec = (double)((y->dims[3] + out - 1) / out);
+	unsigned int out = v3d ? DW8_V3D_OUT : 64, s = n->win.sw > 1;
+	int64_t nvec = (y->dims[3] + out - 1) / out;
 	double per_vec = v3d ? DW8_V3D_PER_VECTOR :
-			 n->win.sw > 1 ? DW8_VC4_PER_VECTOR_S2 : DW8_VC4_PER_VECTOR_S1;
+			 dw8_vc4[s].per_vector + (nvec > 1 ? dw8_vc4[s].masks : 0);
 
-	return rows * ((v3d ? DW8_V3D_PER_ROW : DW8_VC4_PER_ROW) + nvec * per_vec) / qpus;
+	return rows * ((v3d ? DW8_V3D_PER_ROW : DW8_VC4_PER_ROW) + (double)nvec * per_vec) / qpus;
 }
 
 int nn_qdw8_run(struct qpu_nn_graph *g, struct nn_node *n, void *scratch,
