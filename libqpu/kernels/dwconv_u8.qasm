@@ -77,7 +77,8 @@
 .set ra_u21, ra23
 .set ra_u22, ra24
 .set ra_m0, ra11		# ra11..ra13: the lane's byte masks
-.set ra_s0, ra5			# ra5..ra7: the rows' shifts 8 o
+.set ra_r, ra5			# rows a vector (1: a row of one or more vectors)
+.set ra_cnt, ra6
 .set ra_out, ra15
 .set ra_sh1, ra25
 .set ra_hif, ra26
@@ -89,7 +90,9 @@
 
 .set rb_w0, rb14		# rb14..rb22: the nine weights
 .set rb_row0, rb23		# rb23..rb25: the three input rows
-.set rb_l0, rb26		# rb26..rb28: the rows' funnel masks
+.set rb_rhosh, rb26		# the lane's row in the vector times stride_h
+.set rb_xstep, rb27		# VDW setup: the next row's lanes (X + G)
+.set rb_owb, rb28		# OW: bytes from an output row to the next
 .set rb_zero, rb9
 .set rb_xz, rb10
 .set rb_zx, rb11
@@ -97,10 +100,11 @@
 .set rb_m, rb30
 .set rb_sh2, rb31
 
-# Input row iy + @k of this output row: its address, or the zero area's
-# when it is outside the image.
+# Input row iy + @k of the lane's output row: its address, or the zero
+# area's when it is outside the image.
 .macro row_addr, k, row
-	add r0, ra_iy, k
+	add r0, ra_iy, rb_rhosh
+	add r0, r0, k
 	max r1, r0, 0
 	min r1, r1, rb_hm1
 	sub.setf -, r1, r0; mul24 r2, r1, rb_w4
@@ -139,13 +143,9 @@
 .endif
 .endm
 
-# Row @j's three word lookups on TMU @t (t0s or t1s), its shift and
-# funnel mask.
+# Row @j's three word lookups on TMU @t (t0s or t1s).
 .macro row_lookups, j, t
 	add r0, ra_ixb, rb_row0 + j	# the lane's first byte
-	and r1, r0, 3
-	shl r1, r1, 3
-	shr rb_l0 + j, -1, r1; mov ra_s0 + j, r1
 	and r0, r0, -4
 	mov r1, rb_row0 + j
 	add r2, r1, rb_wm1
@@ -164,24 +164,28 @@
 # Row @j's words from TMU @ld (ldtmu0 or ldtmu1) into u0..u@n - 1 of the
 # row: funnel shifted, masked, pads zx, int8 made unsigned.
 .macro row_words, j, ld, n
+	add r0, ra_ixb, rb_row0 + j
+	and r0, r0, 3
+	shl r0, r0, 3			# the shift 8 o
 	nop; nop; ld
-	ror r1, r4, ra_s0 + j; nop; ld
-	ror r2, r4, ra_s0 + j; nop; ld
-	ror r3, r4, ra_s0 + j
+	ror r1, r4, r0; nop; ld
+	ror r2, r4, r0; nop; ld
+	ror r3, r4, r0
+	shr ra_acc, -1, r0		# the funnel mask 2^(32 - 8 o) - 1
 	xor r0, r1, r2
-	and r0, r0, rb_l0 + j
+	and r0, r0, ra_acc
 	xor r0, r0, r2
 	xor r0, r0, rb_xz
 	and r0, r0, ra_m0
 	xor ra_u + 3 * j, r0, rb_zx
 	xor r0, r2, r3
-	and r0, r0, rb_l0 + j
+	and r0, r0, ra_acc
 	xor r0, r0, r3
 	xor r0, r0, rb_xz
 	and r0, r0, ra_m0 + 1
 	xor ra_u + 3 * j + 1, r0, rb_zx
 .if n > 2
-	and r0, r3, rb_l0 + j
+	and r0, r3, ra_acc
 	xor r0, r0, rb_xz
 	and r0, r0, ra_m0 + 2
 	xor ra_u + 3 * j + 2, r0, rb_zx
@@ -285,7 +289,8 @@
 	mov rb_m, unif
 	mov ra_sh1, unif
 	mov rb_sh2, unif
-:2	# a row
+	sub ra_nrows, ra_nrows, 1	# rows left less one
+:2	# a vector's rows
 	row_addr 0, rb_row0
 	row_addr 1, rb_row0 + 1
 	row_addr 2, rb_row0 + 2
@@ -312,7 +317,35 @@
 .endif
 	win_write ra_out
 	win_store r:3b
-	win_next r:2b, r:1b
+	# rows 1 .. R - 1 of the vector (those the task has) from the lanes X + G on
+	mov r0, ra_r
+	sub r0, r0, 1
+	min r0, r0, ra_nrows
+	mov.setf ra_cnt, r0
+	brr.allz -, r:5f
+	add r1, ra_vdwt, rb_xstep
+	add r2, ra_orow, rb_owb
+	nop
+:6
+	mov vw_setup, r1
+	mov vw_addr, r2
+	sub.setf ra_cnt, ra_cnt, 1
+	brr.anynz -, r:6b
+	add r1, r1, rb_xstep
+	add r2, r2, rb_owb
+	nop
+:5	# the next R rows while the task has them, then the next task
+	mov r0, ra_r
+	sub.setf ra_nrows, ra_nrows, r0
+	brr.anynn -, r:2b
+	add ra_orow, ra_orow, rb_ow4
+	add ra_iy, ra_iy, rb_sh
+	nop
+	sub.setf ra_ntasks, ra_ntasks, 1
+	brr.anynz -, r:1b
+	nop
+	nop
+	nop
 .endm
 
 	win_header r:done
@@ -323,6 +356,23 @@
 	mov ra_zyf, unif
 	mov ra_lof, unif
 	mov ra_hif, unif
+	# a lane's row in the vector and column group: l / G and l % G
+	mov ra_r, unif
+	mov r2, unif			# 1 / G
+	mov r1, unif			# G
+	mov rb_xstep, unif
+	mov rb_owb, unif
+	mov r3, unif			# stride_h
+	itof r0, elem_num
+	fadd r0, r0, 0.5
+	fmul r0, r0, r2
+	ftoi r0, r0
+	nop; mul24 rb_rhosh, r0, r3
+	nop; mul24 r1, r0, r1
+	sub r1, elem_num, r1
+	mov r2, unif			# 4 * stride_w
+	nop; mul24 r1, r1, r2
+	sub rb_ixb0, r1, unif		# - pad_left: the lane's first column
 	sub.setf -, unif, 1
 	brr.anynz -, r:stride2
 	nop

@@ -78,6 +78,7 @@ int qpu_window_setup(struct qpu_kernels *kernels, unsigned int qpus, struct win_
 	call->out = WIN_LANES;
 	call->elem = elem;
 	call->lane_out = 1;
+	call->rows = 1;
 	call->x = x;
 	call->x_off = x_off;
 	call->y = y;
@@ -101,10 +102,10 @@ static void win_uniforms(const struct win_call *call, unsigned int qpus, unsigne
 	u[n++] = w->w - 1;
 	u[n++] = w->h - 1;
 	u[n++] = call->row_pitch;
-	u[n++] = w->ow * e;
+	u[n++] = w->ow * e * call->rows;	/* the next vector's first row */
 	u[n++] = call->out * w->stride_w;
 	u[n++] = call->lane_out * w->stride_w;	/* a lane's first column step */
-	u[n++] = w->stride_h;
+	u[n++] = w->stride_h * call->rows;
 	u[n++] = w->pad_left;
 	u[n++] = nvec;
 	if (call->v3d) {	/* no VPM: the vector's outputs instead */

@@ -33,6 +33,7 @@ struct win_call {
 	unsigned int out;		/* outputs a vector (16 on VideoCore IV) */
 	unsigned int elem;		/* bytes an element: 4 (floats) or 1 */
 	unsigned int lane_out;		/* adjacent outputs a lane computes */
+	unsigned int rows;		/* output rows a vector (then one vector a row) */
 	uint32_t row_pitch;		/* bytes from an input row to the next */
 	const uint32_t *header;		/* the kernel's header uniforms */
 	unsigned int header_words;

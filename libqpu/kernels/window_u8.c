@@ -22,7 +22,7 @@
 static const struct qpu_kernel_code dwconv_u8_prog = QPU_KERNEL_CODE("dwconv_u8", dwconv_u8_code);
 
 #define DW8_TASK	14	/* dwconv_u8.qasm's uniforms a task: 9 weights, K, mult, m, sh1, sh2 */
-#define DW8_HEADER	8
+#define DW8_HEADER	16
 #define DW8_LANE_OUT	4	/* adjacent outputs a lane */
 /* |acc| under 2^24: an exact itof and a 24-bit mul24 operand. */
 #define DW8_ACC_LIMIT	(1 << 24)
@@ -125,6 +125,7 @@ int qpu_dwconv3x3_u8(struct qpu_kernels *kernels, unsigned int qpus,
 	};
 	struct qpu_bo *scratch;
 	size_t per, unif_bytes, c;
+	unsigned int groups;
 	int ret;
 
 	qpu_kernel_clear_error(kernels);
@@ -159,6 +160,17 @@ int qpu_dwconv3x3_u8(struct qpu_kernels *kernels, unsigned int qpus,
 		goto out;
 	call.out = WIN_LANES * DW8_LANE_OUT;
 	call.lane_out = DW8_LANE_OUT;
+	/*
+	 * Rows of G = OW / 4 lanes (rounded up): as many as 16 lanes hold
+	 * when that is two or more (dwconv_u8.qasm, "DOC: rows and lanes").
+	 */
+	groups = (p->win.ow + DW8_LANE_OUT - 1) / DW8_LANE_OUT;
+	if (groups <= WIN_LANES / 2) {
+		call.rows = WIN_LANES / groups;
+	} else {
+		groups = WIN_LANES;
+		call.rows = 1;
+	}
 	call.row_pitch = p->win.w;
 	/* the pad rows' area: a row's words, each byte zx as the input holds it */
 	call.extra_bytes = ((size_t)p->win.w + 4 + 63) & ~(size_t)63;
@@ -178,7 +190,15 @@ int qpu_dwconv3x3_u8(struct qpu_kernels *kernels, unsigned int qpus,
 	header[4] = qpu_unif_f((float)(p->zy + yoff));
 	header[5] = qpu_unif_f((float)(p->lo + yoff) - 0.25f);
 	header[6] = qpu_unif_f((float)(p->hi + yoff) + 0.25f);
-	header[7] = p->win.stride_w;
+	header[7] = call.rows;
+	header[8] = qpu_unif_f(1.0f / (float)groups);
+	header[9] = groups;
+	header[10] = QPU_FIELD_PREP(QPU_VDW_X, groups);	/* the next row's lanes */
+	header[11] = p->win.ow;
+	header[12] = p->win.stride_h;
+	header[13] = DW8_LANE_OUT * p->win.stride_w;
+	header[14] = p->win.pad_left;
+	header[15] = p->win.stride_w;
 	ret = qpu_window_run(kernels, qpus, &call, per, stats);
 out:
 	free(ctx.task);

@@ -254,6 +254,12 @@ int nn_qdw8_run(struct qpu_nn_graph *g, struct nn_node *n, void *scratch,
 		int (*done)(struct qpu_nn_graph *, struct nn_node *, int));
 double nn_qdw8_issue(const struct qpu_nn_graph *g, const struct nn_node *n, int v3d,
 		     unsigned int qpus);
+/*
+ * The VCD DMA engine's cycles for @n's stores (one a row's vector, of its
+ * bytes): the engine all programs share, which bounds narrow planes.
+ */
+double nn_qdw8_dma_cycles(const struct qpu_nn_graph *g, const struct nn_node *n, double setup,
+			  double row, double bytes_per_cycle);
 /* The buffer holding @p: the arena, or qpu_nn_run_input()'s; *@off in it. */
 struct qpu_bo *nn_qpu_bo_at(const struct qpu_nn_graph *g, const void *p, size_t *off);
 

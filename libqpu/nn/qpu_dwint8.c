@@ -151,33 +151,55 @@ const char *nn_qdw8_unable(const struct qpu_nn_graph *g, const struct nn_node *n
 
 /*
  * The instructions dwconv_u8.qasm issues per vector of 64 outputs at
- * horizontal stride 1 and 2 (its "DOC: per vector": the exact path's 23
- * taken by one output in eight), the masks' when a row has more than one
- * vector, and per output row; the timing model's figures for MobileNet's
- * layers (libqpu/nn/README.md, "INT8 on the QPUs") are within a few
- * percent of them.
+ * horizontal stride 1 and 2 (its "DOC: per vector": the exact path's 28
+ * taken by about one output in eight), the masks' when a row has more
+ * than one vector, per vector's rows (R of them, "DOC: rows and lanes")
+ * and per row stored after the first; the timing model's figures for
+ * MobileNet's layers are within a few percent of them (libqpu/nn/README.md,
+ * "INT8 on the QPUs").
  */
-static const struct { unsigned int per_vector, masks; } dw8_vc4[2] = { { 243, 34 }, { 255, 51 } };
-#define DW8_VC4_PER_ROW		26
+static const struct { unsigned int per_vector, masks; } dw8_vc4[2] = { { 244, 34 }, { 256, 51 } };
+#define DW8_VC4_PER_ROWS	38
+#define DW8_VC4_PER_ROW_STORED	7
 /*
  * V3D: dwconv_u8_v3d.c's program (the lead's merge) fills these in; until
  * then nn_qdw8_unable() keeps the node on the CPU there.
  */
 #define DW8_V3D_PER_VECTOR	0
-#define DW8_V3D_PER_ROW		0
+#define DW8_V3D_PER_ROWS	0
 #define DW8_V3D_OUT		64
+
+/* Output rows a vector of the byte program takes, as window_u8.c deals them. */
+static unsigned int dw8_rows(int64_t ow)
+{
+	int64_t groups = (ow + 3) / 4;
+
+	return groups <= 8 ? (unsigned int)(16 / groups) : 1;
+}
 
 double nn_qdw8_issue(const struct qpu_nn_graph *g, const struct nn_node *n, int v3d,
 		     unsigned int qpus)
 {
 	const struct nn_tensor *y = &g->t[n->out[0]];
-	double rows = (double)(y->dims[0] * y->dims[1] * y->dims[2]);
-	unsigned int out = v3d ? DW8_V3D_OUT : 64, s = n->win.sw > 1;
-	int64_t nvec = (y->dims[3] + out - 1) / out;
+	unsigned int s = n->win.sw > 1, r = v3d ? 1 : dw8_rows(y->dims[3]);
+	double groups = (double)(y->dims[0] * y->dims[1]) * (double)((y->dims[2] + r - 1) / r);
+	int64_t nvec = (y->dims[3] + DW8_V3D_OUT - 1) / DW8_V3D_OUT;
 	double per_vec = v3d ? DW8_V3D_PER_VECTOR :
 			 dw8_vc4[s].per_vector + (nvec > 1 ? dw8_vc4[s].masks : 0);
+	double per_rows = v3d ? DW8_V3D_PER_ROWS :
+			  DW8_VC4_PER_ROWS + (r - 1) * (double)DW8_VC4_PER_ROW_STORED;
 
-	return rows * ((v3d ? DW8_V3D_PER_ROW : DW8_VC4_PER_ROW) + (double)nvec * per_vec) / qpus;
+	return groups * (per_rows + (double)nvec * per_vec) / qpus;
+}
+
+double nn_qdw8_dma_cycles(const struct qpu_nn_graph *g, const struct nn_node *n, double setup,
+			  double row, double bytes_per_cycle)
+{
+	const struct nn_tensor *y = &g->t[n->out[0]];
+	double stores = (double)(y->dims[0] * y->dims[1] * y->dims[2]) *
+			(double)((y->dims[3] + DW8_V3D_OUT - 1) / DW8_V3D_OUT);
+
+	return stores * (setup + row) + (double)y->count / bytes_per_cycle;
 }
 
 int nn_qdw8_run(struct qpu_nn_graph *g, struct nn_node *n, void *scratch,

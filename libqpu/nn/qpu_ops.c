@@ -308,6 +308,15 @@ uint64_t nn_qpu_model_ns(enum qpu_board board, const struct qpu_nn_graph *g,
 	}
 	else if (nn_qdw8(g, n))
 		ns = nn_qdw8_issue(g, n, f.v3d, f.qpus) * f.issue / f.hz * 1e9;
+	if (nn_qdw8(g, n) && !f.v3d) {	/* or the one VCD DMA engine's stores */
+		const struct qpu_timing_board *t = board_of(board);
+		double dma = nn_qdw8_dma_cycles(g, n, t->p[QPU_TP_DMA_SETUP_CYCLES].value,
+						t->p[QPU_TP_DMA_ROW_CYCLES].value,
+						t->p[QPU_TP_DMA_BYTES_PER_CYCLE].value) / f.hz * 1e9;
+
+		if (dma > ns)
+			ns = dma;
+	}
 	else if (nn_qint8(n))
 		ns = nn_qint8_issue(g, n, qpu_board_to_v3d(board) >= 0, f.qpus) * f.issue / f.hz * 1e9;
 	return (uint64_t)((ns > mem ? ns : mem) + f.launch_ns);

@@ -943,6 +943,10 @@ T_TEST(dwconv_u8_matches_the_reference)
 		{ 7, 11, 10, 2, 1, 0, 1, 1, 0 },	/* one-sided pads */
 		{ 1, 3, 3, 1, 1, 0, 0, 0, 0 },		/* no pads: one output */
 		{ 3, 4, 6, 3, 2, 1, 0, 1, 1 },		/* a vertical stride of 3 */
+		{ 3, 28, 28, 1, 1, 1, 1, 1, 1 },	/* rows of 7 lanes: 2 a vector, 2 lanes idle */
+		{ 2, 5, 32, 1, 1, 1, 1, 1, 1 },		/* of 8 */
+		{ 2, 4, 33, 1, 1, 1, 1, 1, 1 },		/* of 9: one a vector */
+		{ 9, 13, 20, 1, 1, 1, 1, 1, 1 },	/* 3 rows a vector, 13 of them */
 	};
 	size_t i, bad = 0;
 
