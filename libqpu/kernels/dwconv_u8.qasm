@@ -5,21 +5,28 @@
 # nn_requant() (host side: window_u8.c; the semantics: nn_kernels.h's
 # struct qpu_dwconv_u8). The work, the stores and the common uniforms are
 # window.qinc's, with bytes for floats: a lane computes 4 adjacent outputs
-# of a row and a vector 64, one VPM word a lane, stored by one 8-bit VCD
-# DMA of the row's next 64 bytes (fewer at a row's end), so planes and
-# rows need no alignment.
+# of a row, one VPM word a lane, stored by 8-bit VCD DMA of the row's
+# bytes, so planes and rows need no alignment ("DOC: rows and lanes").
 #
 # DOC: reading bytes
 # A lane's 4 outputs read 6 (stride 1) or 9 (stride 2) columns of each of
-# the three input rows, from column ix = 4 * stride * lane - pad_left on:
-# three TMU word lookups a row (the words holding bytes ix to ix + 11 of
-# the row; each clamped to the row's first and last word, so no lookup
-# leaves the row). All lanes of a row share the byte offset o of ix in
-# its word (a lane's ix steps by 4 * stride), so the words are funnel
-# shifted by 8 o (ror, then a bit select with 2^(32 - 8 o) - 1) into
-# words u0, u1 (u2) holding the columns in order, read back byte by byte
-# with regfile A's unpack (.8a to .8d, zero-extended) as mul24 operands.
-# An int8 input is made unsigned by XOR 0x80 on the same words.
+# the three input rows, from its first column ix on: three TMU word
+# lookups a row (the words holding bytes ix to ix + 11 of the row; each
+# clamped to the row's first and last word, so no lookup leaves the row).
+# The words are funnel shifted by 8 o, o the byte offset of ix in its
+# word (ror, then a bit select with 2^(32 - 8 o) - 1), into words u0, u1
+# (u2) holding the columns in order, read back byte by byte with regfile
+# A's unpack (.8a to .8d, zero-extended) as mul24 operands. An int8
+# input is made unsigned by XOR 0x80 on the same words.
+#
+# DOC: rows and lanes
+# A row of OW outputs takes G = ceil(OW / 4) lanes. When G is 8 or less a
+# vector takes R = 16 / G rows of its plane (lane l: row l / G of them,
+# column group l % G; lanes past R G idle), its input rows per lane, and
+# stores each of its rows by its own 8-bit VCD DMA from VPM column R' G;
+# else R = 1 and a row is one or more vectors of 16 groups (window.qinc's
+# tail setup). window.qinc's row step is then R rows; a task's last
+# vector may hold fewer of its rows, whose stores it leaves out.
 #
 # DOC: pads
 # A row outside the input (iy < 0 or iy >= H) reads a zero area of a
@@ -53,15 +60,19 @@
 #
 # DOC: uniforms
 # After window.qinc's: the zero area, Zx (zx in every byte), XZ, zy,
-# zy as a float, lo - 1/4 and hi + 1/4 (floats), 1 for horizontal stride
-# 1 or 2 for stride 2; per task, after window.qinc's: the nine weights
-# (ky-major), K, mult (float), m, sh1, sh2.
+# zy as a float, lo - 1/4 and hi + 1/4 (floats), R, 1 / G (a float), G,
+# the VDW setup's step to the next row's lanes, OW, stride_h, 4 stride_w,
+# pad_left, then 1 for horizontal stride 1 or 2 for stride 2; per task,
+# after window.qinc's (rows counted singly): the nine weights (ky-major),
+# K, mult (float), m, sh1, sh2.
 #
 # DOC: per vector
-# About 17 instructions a mask word, 17 a row's lookups, 20 a row's
-# funnel, 10 an output's products and 31 its requantization: 292 for
-# stride 1, 321 for stride 2 (64 outputs), plus 26 a row (qpu_ops.c's
-# model of the byte kernel).
+# 14 instructions a row's lookups, 20 (stride 1) or 24 a row's funnel,
+# 28 an output's products and requantization (the exact path 28 more,
+# taken by about one output in eight), 17 a mask word when a row has more
+# than one vector: 244 for stride 1, 256 for stride 2 (64 outputs); 38 a
+# vector's rows and 7 a row stored after its first (qpu_dwint8.c's
+# model of the byte program).
 
 .include "exit.qinc"
 .include "window.qinc"
