@@ -260,6 +260,9 @@ double nn_qdw8_issue(const struct qpu_nn_graph *g, const struct nn_node *n, int 
  */
 double nn_qdw8_dma_cycles(const struct qpu_nn_graph *g, const struct nn_node *n, double setup,
 			  double row, double bytes_per_cycle);
+/* Why the window kernels cannot take these planes, or NULL if they can. */
+const char *nn_window_unable(const struct nn_tensor *x, const struct nn_tensor *y,
+			     const struct nn_win *w);
 /* The buffer holding @p: the arena, or qpu_nn_run_input()'s; *@off in it. */
 struct qpu_bo *nn_qpu_bo_at(const struct qpu_nn_graph *g, const void *p, size_t *off);
 

@@ -129,13 +129,9 @@ const char *nn_qdw8_unable(const struct qpu_nn_graph *g, const struct nn_node *n
 		return "a depthwise kernel other than 3x3";
 	if (w->sw > 2)
 		return "a horizontal stride over the byte program's 2";
-	if (w->sh > QPU_WINDOW_MAX_STRIDE)
-		return "strides over 15";
-	if (x->dims[2] * x->dims[3] > QPU_WINDOW_MAX_PLANE ||
-	    y->dims[2] * y->dims[3] > QPU_WINDOW_MAX_PLANE)
-		return "planes over the kernel's 4 M bytes";
-	if (w->pt > x->dims[2] || w->pl > x->dims[3])
-		return "pads larger than the input";
+	no = nn_window_unable(x, y, w);
+	if (no)
+		return no;
 	if (n->n_in > 8 && n->in[8] >= 0 && !g->t[n->in[8]].is_const)
 		return "a bias computed at run time";
 	tmp = malloc(bytes);

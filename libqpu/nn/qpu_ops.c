@@ -358,15 +358,14 @@ static int const_b(const struct qpu_nn_graph *g, const struct nn_node *n)
 	return g->t[n->in[1]].is_const;
 }
 
-/* Why the window kernels cannot take these planes, or NULL if they can. */
-static const char *window_unable(const struct nn_tensor *x, const struct nn_tensor *y,
+const char *nn_window_unable(const struct nn_tensor *x, const struct nn_tensor *y,
 				 const struct nn_win *w)
 {
 	if (w->sh > QPU_WINDOW_MAX_STRIDE || w->sw > QPU_WINDOW_MAX_STRIDE)
 		return "strides over 15";
 	if (x->dims[2] * x->dims[3] > QPU_WINDOW_MAX_PLANE ||
 	    y->dims[2] * y->dims[3] > QPU_WINDOW_MAX_PLANE)
-		return "planes over the kernel's 4 M floats";
+		return "planes over the kernel's 4 M elements";
 	if (w->pt > x->dims[2] || w->pl > x->dims[3])
 		return "pads larger than the input";
 	return NULL;
@@ -386,7 +385,7 @@ static const char *dw_unable(const struct qpu_nn_graph *g, const struct nn_node 
 		return "weights or bias computed at run time";
 	if (qpu_gen_is_v3d(g->gen) && w->sw > QPU_DWCONV_V3D_MAX_STRIDE_W)
 		return "a horizontal stride over V3D's 2";
-	return window_unable(x, y, w);
+	return nn_window_unable(x, y, w);
 }
 
 int nn_qpu_able(const struct qpu_nn_graph *g, const struct nn_node *n, char *why, size_t len)
@@ -398,7 +397,7 @@ int nn_qpu_able(const struct qpu_nn_graph *g, const struct nn_node *n, char *why
 		return 0;
 	if (pooling(n)) {
 		no = n->kind == NN_GAVGPOOL ? NULL :
-		     window_unable(&g->t[n->in[0]], &g->t[n->out[0]], &n->win);
+		     nn_window_unable(&g->t[n->in[0]], &g->t[n->out[0]], &n->win);
 		if (no)
 			snprintf(why, len, "no QPU kernel for %s with %s", n->op, no);
 		return !no;

@@ -1267,6 +1267,35 @@ static size_t qlinear_run(const uint8_t *img, size_t size, struct qpu_dev *d, co
 	return to.bytes;
 }
 
+/*
+ * @p on @d against the reference for x of the extremes and random bytes
+ * (@seed), placed on the QPUs; the outputs at 0 or 255 (of *@n), or -1 if
+ * any byte differs (@what and @i name the net).
+ */
+static long qlinear_check(const struct qnet *p, struct qpu_dev *d, uint64_t seed,
+			  const char *what, size_t i, size_t *n_out)
+{
+	static uint8_t want[8192], got[8192], x[8192];
+	struct qpu_nn_node_info ni;
+	size_t k, size, in_bytes, n;
+	uint8_t *img = qlinear_net(p, &size, &in_bytes);
+	long sat = 0;
+
+	for (k = 0; k < in_bytes; k++)	/* the extremes too */
+		x[k] = k % 5 == 0 ? 0 : k % 5 == 1 ? 255 : (uint8_t)(t_rand(&seed) >> 56);
+	n = qlinear_run(img, size, NULL, x, want, sizeof(want), &ni);
+	T_CHECK(n > 0 && qlinear_run(img, size, d, x, got, sizeof(got), &ni) == n);
+	T_CHECK(ni.where == QPU_NN_WHERE_QPU);
+	*n_out = n;
+	for (k = 0; k < n; k++)
+		sat += want[k] == 0 || want[k] == 255;
+	free(img);
+	if (!memcmp(want, got, n))
+		return sat;
+	fprintf(stderr, "%s, net %zu: differs from the reference\n", what, i);
+	return -1;
+}
+
 T_TEST(int8_layers_exact_on_every_generation)
 {
 	static const struct qnet nets[] = {
@@ -1278,9 +1307,8 @@ T_TEST(int8_layers_exact_on_every_generation)
 		{ 64, 1, 35, 0, 0, 0, 1, -3, 0.01f, 1 },	/* one row over the QPUs */
 	};
 	const char *paths[] = { NULL, "emu:v3d42", "emu:v3d71" };
-	uint8_t want[4096], got[4096], x[4096];
-	struct qpu_nn_node_info ni;
-	size_t i, j, k, size, in_bytes, n, sat;
+	size_t i, j, n;
+	long sat;
 
 	if (!dev)
 		T_SKIP("no device");
@@ -1292,26 +1320,14 @@ T_TEST(int8_layers_exact_on_every_generation)
 			continue;
 		for (i = 0; i < T_ARRAY_SIZE(nets); i++) {
 			struct qnet p = nets[i];
-			uint8_t *img;
-			uint64_t seed = 100 + i;
 
 			if (!p.k)
 				p.M = p.W;
-			img = qlinear_net(&p, &size, &in_bytes);
-			for (k = 0; k < in_bytes; k++)	/* the extremes too */
-				x[k] = k % 5 == 0 ? 0 : k % 5 == 1 ? 255 : (uint8_t)(t_rand(&seed) >> 56);
-			n = qlinear_run(img, size, NULL, x, want, sizeof(want), &ni);
-			T_CHECK(n > 0 && qlinear_run(img, size, d, x, got, sizeof(got), &ni) == n);
-			T_CHECK(ni.where == QPU_NN_WHERE_QPU);
-			for (k = 0, sat = 0; k < n; k++)
-				sat += want[k] == 0 || want[k] == 255;
-			if (memcmp(want, got, n))
-				fprintf(stderr, "%s, net %zu: differs from the reference\n",
-					paths[j] ? paths[j] : device_path, i);
-			T_CHECK(memcmp(want, got, n) == 0);
+			sat = qlinear_check(&p, d, 100 + i, paths[j] ? paths[j] : device_path, i,
+					    &n);
+			T_CHECK(sat >= 0);
 			if (i == 2)	/* the saturated one saturates */
-				T_CHECK(sat > n / 2);
-			free(img);
+				T_CHECK(sat > (long)n / 2);
 		}
 		if (paths[j])
 			qpu_dev_close(d);
@@ -1333,30 +1349,17 @@ T_TEST(int8_depthwise_exact_on_the_qpus)
 		{ 2, 13, 70, 2, 3, 1, 0, 7, 0.05f, 2 },
 	};
 	struct qpu_dev *d = vc4_dev();
-	uint8_t want[8192], got[8192], x[8192];
-	struct qpu_nn_node_info ni;
-	size_t i, k, size, in_bytes, n, sat;
+	size_t i, n;
+	long sat;
 
 	T_CHECK(d != NULL);
 	if (!d)
 		return;
 	for (i = 0; i < T_ARRAY_SIZE(nets); i++) {
-		uint8_t *img = qlinear_net(&nets[i], &size, &in_bytes);
-		uint64_t seed = 300 + i;
-
-		for (k = 0; k < in_bytes; k++)	/* the extremes too */
-			x[k] = k % 5 == 0 ? 0 : k % 5 == 1 ? 255 : (uint8_t)(t_rand(&seed) >> 56);
-		n = qlinear_run(img, size, NULL, x, want, sizeof(want), &ni);
-		T_CHECK(n > 0 && qlinear_run(img, size, d, x, got, sizeof(got), &ni) == n);
-		T_CHECK(ni.where == QPU_NN_WHERE_QPU);
-		for (k = 0, sat = 0; k < n; k++)
-			sat += want[k] == 0 || want[k] == 255;
-		if (memcmp(want, got, n))
-			fprintf(stderr, "depthwise net %zu: differs from the reference\n", i);
-		T_CHECK(memcmp(want, got, n) == 0);
+		sat = qlinear_check(&nets[i], d, 300 + i, "depthwise", i, &n);
+		T_CHECK(sat >= 0);
 		if (i == 2)	/* the saturated one saturates */
-			T_CHECK(sat > n / 2);
-		free(img);
+			T_CHECK(sat > (long)n / 2);
 	}
 	vc4_dev_done(d);
 }
