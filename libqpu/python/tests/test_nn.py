@@ -450,20 +450,23 @@ DW8_CASES = [
 ]
 
 
+@pytest.mark.parametrize("per_channel", [True, False])
 @pytest.mark.parametrize("xs,attrs,xt,yt,xz,yz", DW8_CASES)
-def test_depthwise_qlinearconv_on_the_qpus(xs, attrs, xt, yt, xz, yz):
+def test_depthwise_qlinearconv_on_the_qpus(xs, attrs, xt, yt, xz, yz, per_channel):
     """A depthwise QLinearConv 3x3 (batches, odd channels and widths,
     strides 1 and 2, one- and two-sided pads, int8 and uint8 both sides,
-    zero points at the ends, per-channel weights and their zero points):
-    byte for byte the numpy reference, on the QPUs' byte program."""
+    zero points at the ends, weights' scales and zero points per channel
+    or per tensor): byte for byte the numpy reference, on the QPUs' byte
+    program."""
     c = xs[1]
+    wshape = c if per_channel else ()
     x = rng.integers(np.iinfo(xt).min, np.iinfo(xt).max + 1, xs).astype(xt)
     x.flat[::7] = np.iinfo(xt).min
     x.flat[1::7] = np.iinfo(xt).max
     inits = {"xs": np.float32(0.02), "xz": xt(xz),
              "w": rng.integers(-128, 128, (c, 1, 3, 3)).astype(np.int8),
-             "ws": rng.uniform(0.001, 0.03, c).astype(np.float32),
-             "wz": rng.integers(-3, 4, c).astype(np.int8),
+             "ws": rng.uniform(0.001, 0.03 if per_channel else 0.004, wshape).astype(np.float32),
+             "wz": rng.integers(-3, 4, wshape).astype(np.int8),
              "ys": np.float32(0.03), "yz": yt(yz),
              "b": rng.integers(-3000, 3000, c).astype(np.int32)}
     node = helper.make_node("QLinearConv", ["x", "xs", "xz", "w", "ws", "wz", "ys", "yz", "b"],
