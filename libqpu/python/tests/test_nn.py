@@ -481,6 +481,34 @@ def test_depthwise_qlinearconv_on_the_qpus(xs, attrs, xt, yt, xz, yz, per_channe
     assert p["where"] == "qpu", p
 
 
+@pytest.mark.parametrize("change,why", [
+    ({"strides": [1, 3]}, "a horizontal stride over the byte program's 2"),
+    ({"bias": 1 << 24}, "sums that may reach 2^24 (a bias too large to requantize exactly)"),
+    ({"ys": 1e-12}, "a multiplier outside about 2^-15 to 2^22 (not requantized exactly)"),
+    ({"ys": 1e4}, "a multiplier outside about 2^-15 to 2^22 (not requantized exactly)"),
+])
+def test_depthwise_qlinearconv_refused_on_the_qpus(change, why):
+    """What the byte program cannot keep exact stays on the CPU with the
+    reason, exact there."""
+    x = rng.integers(0, 256, (1, 3, 6, 6)).astype(np.uint8)
+    b = rng.integers(-100, 100, 3).astype(np.int32)
+    b[1] = change.get("bias", b[1])
+    inits = {"xs": np.float32(0.02), "xz": np.uint8(3),
+             "w": rng.integers(-128, 128, (3, 1, 3, 3)).astype(np.int8),
+             "ws": np.full(3, 0.01, np.float32), "wz": np.zeros(3, np.int8),
+             "ys": np.float32(change.get("ys", 0.03)), "yz": np.uint8(128), "b": b}
+    node = helper.make_node("QLinearConv", ["x", "xs", "xz", "w", "ws", "wz", "ys", "yz", "b"],
+                            ["y"], group=3, kernel_shape=[3, 3], pads=[1, 1, 1, 1],
+                            strides=change.get("strides", [1, 1]))
+    model = make_model([node], {"x": x}, ["y"], inits)
+    model.graph.output[0].type.tensor_type.elem_type = TensorProto.UINT8
+    want = ref.run(model, {"x": x})[0]
+    with qpu.nn.load(model, device=DEVICE, qpu_all=True) as net:
+        np.testing.assert_array_equal(net.run(x)[0], want)
+        (p,) = net.plan()
+    assert p["where"] == "cpu" and p["why"] == "no QPU kernel for QLinearConv with " + why, p
+
+
 @pytest.mark.parametrize("per_col", [False, True])
 def test_qlinearmatmul_exact(per_col):
     a = rng.integers(0, 256, (3, 4, 16)).astype(np.uint8) if not per_col else \
