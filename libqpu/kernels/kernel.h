@@ -57,7 +57,7 @@ struct qpu_kernel_code {
 }
 
 /* More than the library has kernels: a full cache is a bug. */
-#define QPU_KERNELS_MAX_CODES	16
+#define QPU_KERNELS_MAX_CODES	24
 
 /*
  * struct qpu_kernels - the sample kernels on one device (cache.c)

@@ -7,10 +7,10 @@
 # to be built. Included by libqpu.mk after LIBQPU_BASE_OBJS is set.
 
 QPU_KERNEL_SRCS := $(addprefix libqpu/kernels/,launch.c launch_v3d.c cache.c vecadd.c \
-	saxpy.c reduce.c gray.c threshold.c yuv.c sgemm.c sgemm_v3d.c window.c)
+	saxpy.c reduce.c gray.c threshold.c yuv.c sgemm.c sgemm_v3d.c window.c window_u8.c)
 QPU_KERNEL_QASM := $(addprefix libqpu/kernels/,vecadd.qasm saxpy.qasm \
 	reduce.qasm gray.qasm threshold.qasm yuv.qasm sgemm.qasm sgemm16x64.qasm \
-	dwconv.qasm pool.qasm)
+	dwconv.qasm dwconv_u8.qasm pool.qasm)
 QPU_KERNEL_HDRS := $(QPU_KERNEL_QASM:libqpu/kernels/%.qasm=$(BUILD)/libqpu/kernels/%.qasm.h)
 # The V3D programs (libqpu/kernels/v3d/README.md): each source assembled
 # for V3D 4.2 and 7.1 into <name>_v3d42_code and <name>_v3d71_code, with

@@ -149,6 +149,21 @@ int qpu_dwconv3x3_u8(struct qpu_kernels *kernels, unsigned int qpus,
 int qpu_dwconv3x3_u8_v3d(struct qpu_kernels *kernels, unsigned int qpus,
 			 const struct qpu_dwconv_u8 *p, struct qpu_kernel_stats *stats);
 
+/*
+ * Why channel @c of @p cannot be requantized exactly by the byte program
+ * (window_u8.c: a weight outside -255 to 255, sums that may reach 2^24, a
+ * multiplier outside the exact range), or NULL. Reads @p's w, bias, mult
+ * and zx only: the planner asks it before it keeps a node on the QPUs.
+ */
+const char *qpu_dwconv_u8_unable(const struct qpu_dwconv_u8 *p, size_t c);
+
+/*
+ * Split @mult into m * 2^-s (m < 2^24, odd unless s is 1), the form
+ * dwconv_u8.qasm's exact requantization takes; 0, or -1 when it is not a
+ * positive normal float or s falls outside 1 to 38.
+ */
+int qpu_dwconv_u8_split(float mult, uint32_t *m, unsigned int *s);
+
 /* The integer product's limits (kept within 24-bit offsets). */
 #define QPU_IGEMM_MAX_K4	((1u << 24) / 64)
 #define QPU_IGEMM_MAX_SIDE	(1u << 24)

@@ -17,6 +17,7 @@
 
 #include "kernel.h"
 #include "nn_kernels.h"
+#include "window.h"
 #include "dwconv.qasm.h"
 #include "pool.qasm.h"
 #include "v3d/dwconv_v3d42.qasm.h"
@@ -28,31 +29,9 @@ static const struct qpu_kernel_code dwconv_prog = QPU_KERNEL_CODE_V3D("dwconv", 
 								      dwconv, 0);
 static const struct qpu_kernel_code pool_prog = QPU_KERNEL_CODE_V3D("pool", pool_code, pool, 0);
 
-#define WIN_HEADER	13	/* window.qinc's uniforms before the kernel's own */
-#define WIN_TASK	4	/* and a task's */
-#define WIN_LANES	16
-#define WIN_LINE	64	/* bytes between the uniforms and the zero area */
-
-/* What window.qinc needs of a call, and the kernel's own uniforms. */
-struct win_call {
-	const struct qpu_kernel_code *code;
-	struct qpu_bo *x, *y;
-	size_t x_off, y_off;
-	const struct qpu_window *win;
-	int v3d;			/* the device is a V3D: its uniforms */
-	unsigned int out;		/* outputs a vector (16 on VideoCore IV) */
-	uint32_t row_pitch;		/* bytes from an input row to the next */
-	const uint32_t *header;		/* the kernel's header uniforms */
-	unsigned int header_words;
-	unsigned int task_words;	/* the kernel's uniforms per task */
-	/* writes them for a task of channel @c into @u */
-	void (*task)(const void *arg, size_t c, uint32_t *u);
-	const void *arg;
-	size_t extra_bytes;		/* zeroed scratch after the uniforms */
-};
-
 static int win_check(struct qpu_kernels *kernels, const char *name, const struct qpu_window *w,
-		     struct qpu_bo *x, size_t x_off, struct qpu_bo *y, size_t y_off)
+		     unsigned int elem, struct qpu_bo *x, size_t x_off, struct qpu_bo *y,
+		     size_t y_off)
 {
 	size_t in, out;
 	int ret;
@@ -69,37 +48,37 @@ static int win_check(struct qpu_kernels *kernels, const char *name, const struct
 	if ((size_t)w->h * w->w > QPU_WINDOW_MAX_PLANE ||
 	    (size_t)w->oh * w->ow > QPU_WINDOW_MAX_PLANE)
 		return qpu_kernel_fail(kernels, EINVAL, name,
-				       "planes of %ux%u and %ux%u: at most %u floats each",
-				       w->h, w->w, w->oh, w->ow, QPU_WINDOW_MAX_PLANE);
+				       "planes of %ux%u and %ux%u: at most %u %s each",
+				       w->h, w->w, w->oh, w->ow, QPU_WINDOW_MAX_PLANE,
+				       elem == 1 ? "bytes" : "floats");
 	if (w->pad_top > w->h || w->pad_left > w->w)
 		return qpu_kernel_fail(kernels, EINVAL, name,
 				       "pads %u, %u are larger than the input", w->pad_top,
 				       w->pad_left);
-	in = (size_t)w->c * w->h * w->w * 4;
-	out = (size_t)w->c * w->oh * w->ow * 4;
-	ret = qpu_kernel_check_buf(kernels, name, "x", x, x_off, in, 4);
+	in = (size_t)w->c * w->h * w->w * elem;
+	out = (size_t)w->c * w->oh * w->ow * elem;
+	ret = qpu_kernel_check_buf(kernels, name, "x", x, x_off, in, elem);
 	if (!ret)
-		ret = qpu_kernel_check_buf(kernels, name, "y", y, y_off, out, 4);
+		ret = qpu_kernel_check_buf(kernels, name, "y", y, y_off, out, elem);
 	if (!ret && x == y && x_off < y_off + out && y_off < x_off + in)
 		ret = qpu_kernel_fail(kernels, EINVAL, name, "x and y overlap");
 	return ret;
 }
 
-/*
- * Check a call's planes, buffers and @qpus, and point @call at them;
- * 0 or -EINVAL with the message.
- */
-static int win_setup(struct qpu_kernels *kernels, unsigned int qpus, struct win_call *call,
-		     const struct qpu_window *w, struct qpu_bo *x, size_t x_off,
-		     struct qpu_bo *y, size_t y_off)
+int qpu_window_setup(struct qpu_kernels *kernels, unsigned int qpus, struct win_call *call,
+		     const struct qpu_window *w, unsigned int elem, struct qpu_bo *x,
+		     size_t x_off, struct qpu_bo *y, size_t y_off)
 {
-	int ret = win_check(kernels, call->code->name, w, x, x_off, y, y_off);
+	int ret = win_check(kernels, call->code->name, w, elem, x, x_off, y, y_off);
 
 	if (!ret)
 		ret = qpu_kernel_check_qpus(kernels, call->code->name, qpus);
 	call->win = w;
 	call->v3d = qpu_gen_is_v3d(kernels->gen);
 	call->out = WIN_LANES;
+	call->elem = elem;
+	call->lane_out = 1;
+	call->rows = 1;
 	call->x = x;
 	call->x_off = x_off;
 	call->y = y;
@@ -113,7 +92,8 @@ static void win_uniforms(const struct win_call *call, unsigned int qpus, unsigne
 {
 	const struct qpu_window *w = call->win;
 	unsigned int nvec = (w->ow + call->out - 1) / call->out;
-	unsigned int tail = w->ow - (nvec - 1) * WIN_LANES, n = 0, tasks = 0;
+	unsigned int tail = w->ow - (nvec - 1) * call->out, n = 0, tasks = 0;
+	unsigned int e = call->elem;
 	size_t start, count, r, rows;
 	uint32_t *ntasks;
 
@@ -122,16 +102,20 @@ static void win_uniforms(const struct win_call *call, unsigned int qpus, unsigne
 	u[n++] = w->w - 1;
 	u[n++] = w->h - 1;
 	u[n++] = call->row_pitch;
-	u[n++] = w->ow * 4;
+	u[n++] = w->ow * e * call->rows;	/* the next vector's first row */
 	u[n++] = call->out * w->stride_w;
-	u[n++] = w->stride_w;
-	u[n++] = w->stride_h;
+	u[n++] = call->lane_out * w->stride_w;	/* a lane's first column step */
+	u[n++] = w->stride_h * call->rows;
 	u[n++] = w->pad_left;
 	u[n++] = nvec;
 	if (call->v3d) {	/* no VPM: the vector's outputs instead */
 		u[n++] = call->out;
 		u[n++] = 0;
 		u[n++] = 0;
+	} else if (e == 1) {	/* a vector's bytes, packed four a lane */
+		u[n++] = qpu_kernel_vw_row(k);
+		u[n++] = qpu_vdw_setup0(1, call->out, qpu_vdw_dma(true, QPU_VPM_SIZE_8, k, 0, 0));
+		u[n++] = qpu_vdw_setup0(1, tail, qpu_vdw_dma(true, QPU_VPM_SIZE_8, k, 0, 0));
 	} else {
 		u[n++] = qpu_kernel_vw_row(k);
 		u[n++] = qpu_kernel_vdw_rows(1, WIN_LANES, k);
@@ -145,8 +129,8 @@ static void win_uniforms(const struct win_call *call, unsigned int qpus, unsigne
 		rows = w->oh - oy;
 		if (rows > start + count - r)
 			rows = start + count - r;
-		u[n++] = qpu_kernel_addr(call->x, call->x_off + c * w->h * w->w * 4);
-		u[n++] = qpu_kernel_addr(call->y, call->y_off + (c * w->oh + oy) * w->ow * 4);
+		u[n++] = qpu_kernel_addr(call->x, call->x_off + c * w->h * w->w * e);
+		u[n++] = qpu_kernel_addr(call->y, call->y_off + (c * w->oh + oy) * w->ow * e);
 		u[n++] = (uint32_t)((int64_t)oy * w->stride_h - w->pad_top);
 		u[n++] = (uint32_t)rows;
 		if (call->task)
@@ -156,11 +140,7 @@ static void win_uniforms(const struct win_call *call, unsigned int qpus, unsigne
 	*ntasks = tasks;
 }
 
-/*
- * The scratch buffer for @call on @qpus programs, its extra bytes zeroed
- * after the uniforms (@unif_bytes of them, @per words a program).
- */
-static struct qpu_bo *win_scratch(struct qpu_kernels *kernels, const struct win_call *call,
+struct qpu_bo *qpu_window_scratch(struct qpu_kernels *kernels, const struct win_call *call,
 				  unsigned int qpus, size_t *per, size_t *unif_bytes)
 {
 	const struct qpu_window *w = call->win;
@@ -182,7 +162,7 @@ static struct qpu_bo *win_scratch(struct qpu_kernels *kernels, const struct win_
 	return scratch;
 }
 
-static int win_run(struct qpu_kernels *kernels, unsigned int qpus, const struct win_call *call,
+int qpu_window_run(struct qpu_kernels *kernels, unsigned int qpus, const struct win_call *call,
 		   size_t per, struct qpu_kernel_stats *stats)
 {
 	const struct qpu_window *w = call->win;
@@ -207,9 +187,9 @@ static int win_run(struct qpu_kernels *kernels, unsigned int qpus, const struct 
 	ret = qpu_kernel_run(kernels, &l, stats);
 	free(u);
 	if (!ret && stats) {
-		stats->tmu_bytes = (uint64_t)w->c * w->h * w->w * 4;
+		stats->tmu_bytes = (uint64_t)w->c * w->h * w->w * call->elem;
 		stats->dma_load_bytes = 0;
-		stats->dma_store_bytes = (uint64_t)w->c * w->oh * w->ow * 4;
+		stats->dma_store_bytes = (uint64_t)w->c * w->oh * w->ow * call->elem;
 		if (call->v3d) {	/* TMU writes */
 			stats->tmu_bytes += stats->dma_store_bytes;
 			stats->dma_store_bytes = 0;
@@ -246,7 +226,7 @@ int qpu_dwconv3x3(struct qpu_kernels *kernels, unsigned int qpus, const struct q
 		return qpu_kernel_fail(kernels, EINVAL, name, "no convolution");
 	if (!p->weights)
 		return qpu_kernel_fail(kernels, EINVAL, name, "no weights");
-	ret = win_setup(kernels, qpus, &call, &p->win, p->x, p->x_off, p->y, p->y_off);
+	ret = qpu_window_setup(kernels, qpus, &call, &p->win, 4, p->x, p->x_off, p->y, p->y_off);
 	if (ret)
 		return ret;
 	if (call.v3d) {	/* v3d/dwconv.qasm, "DOC: rows and lanes" */
@@ -259,14 +239,14 @@ int qpu_dwconv3x3(struct qpu_kernels *kernels, unsigned int qpus, const struct q
 	call.row_pitch = p->win.w * 4;
 	/* the zero area: pad rows read up to W words */
 	call.extra_bytes = ((size_t)p->win.w * 4 + 63) & ~(size_t)63;
-	scratch = win_scratch(kernels, &call, qpus, &per, &unif_bytes);
+	scratch = qpu_window_scratch(kernels, &call, qpus, &per, &unif_bytes);
 	if (!scratch)
 		return qpu_kernel_fail(kernels, errno, name, "scratch buffer: %s",
 				       strerror(errno));
 	header[0] = qpu_kernel_addr(scratch, unif_bytes);
 	header[1] = qpu_unif_f(p->lo);
 	header[2] = qpu_unif_f(p->hi);
-	return win_run(kernels, qpus, &call, per, stats);
+	return qpu_window_run(kernels, qpus, &call, per, stats);
 }
 
 int qpu_pool2d(struct qpu_kernels *kernels, unsigned int qpus, const struct qpu_pool *p,
@@ -288,7 +268,7 @@ int qpu_pool2d(struct qpu_kernels *kernels, unsigned int qpus, const struct qpu_
 		return qpu_kernel_fail(kernels, EINVAL, name,
 				       "a %ux%u window: sides of 1 to %u", p->kh, p->kw,
 				       QPU_WINDOW_MAX_SIDE);
-	ret = win_setup(kernels, qpus, &call, w, p->x, p->x_off, p->y, p->y_off);
+	ret = qpu_window_setup(kernels, qpus, &call, w, 4, p->x, p->x_off, p->y, p->y_off);
 	if (ret)
 		return ret;
 	/* v3d/pool.qasm's maximum reads the clamped pixel for a pad */
@@ -303,7 +283,7 @@ int qpu_pool2d(struct qpu_kernels *kernels, unsigned int qpus, const struct qpu_
 		call.header_words = 9;
 		call.extra_bytes = WIN_LINE;
 	}
-	scratch = win_scratch(kernels, &call, qpus, &per, &unif_bytes);
+	scratch = qpu_window_scratch(kernels, &call, qpus, &per, &unif_bytes);
 	if (!scratch)
 		return qpu_kernel_fail(kernels, errno, name, "scratch buffer: %s",
 				       strerror(errno));
@@ -317,5 +297,5 @@ int qpu_pool2d(struct qpu_kernels *kernels, unsigned int qpus, const struct qpu_
 	header[6] = w->h + (p->count_pad ? p->pad_bottom : 0);
 	header[7] = p->channels_across ? w->h * 4 : 4;
 	header[8] = qpu_kernel_addr(scratch, unif_bytes);
-	return win_run(kernels, qpus, &call, per, stats);
+	return qpu_window_run(kernels, qpus, &call, per, stats);
 }

@@ -1104,7 +1104,8 @@ static int run_nodes(struct qpu_nn_graph *g)
 		default:
 			break;
 		}
-		if (!ret && n->qclamp)
+		/* the byte program clamps on the QPUs (qpu_dwint8.c) */
+		if (!ret && n->qclamp && !(n->where == QPU_NN_WHERE_QPU && nn_qdw8(g, n)))
 			qclamp(g, n);
 		n->last_ns = now_ns() - t0;
 		if (g->board != QPU_BOARD_NONE && (n->where == QPU_NN_WHERE_CPU ||

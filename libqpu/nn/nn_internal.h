@@ -241,4 +241,29 @@ int nn_qint8_run(struct qpu_nn_graph *g, struct nn_node *n, void *scratch,
 double nn_qint8_issue(const struct qpu_nn_graph *g, const struct nn_node *n, int v3d,
 		      unsigned int qpus);
 
+/*
+ * qpu_dwint8.c: the depthwise QLinearConv 3x3 on the byte program
+ * (qpu_dwconv3x3_u8()). nn_qdw8(): @n is one (one channel a group);
+ * nn_qdw8_unable(): why the program cannot take it, or NULL; the rest as
+ * qpu_int8.c's.
+ */
+int nn_qdw8(const struct qpu_nn_graph *g, const struct nn_node *n);
+const char *nn_qdw8_unable(const struct qpu_nn_graph *g, const struct nn_node *n);
+size_t nn_qdw8_scratch(const struct qpu_nn_graph *g, const struct nn_node *n);
+int nn_qdw8_run(struct qpu_nn_graph *g, struct nn_node *n, void *scratch,
+		int (*done)(struct qpu_nn_graph *, struct nn_node *, int));
+double nn_qdw8_issue(const struct qpu_nn_graph *g, const struct nn_node *n, int v3d,
+		     unsigned int qpus);
+/*
+ * The VCD DMA engine's cycles for @n's stores (one a row's vector, of its
+ * bytes): the engine all programs share, which bounds narrow planes.
+ */
+double nn_qdw8_dma_cycles(const struct qpu_nn_graph *g, const struct nn_node *n, double setup,
+			  double row, double bytes_per_cycle);
+/* Why the window kernels cannot take these planes, or NULL if they can. */
+const char *nn_window_unable(const struct nn_tensor *x, const struct nn_tensor *y,
+			     const struct nn_win *w);
+/* The buffer holding @p: the arena, or qpu_nn_run_input()'s; *@off in it. */
+struct qpu_bo *nn_qpu_bo_at(const struct qpu_nn_graph *g, const void *p, size_t *off);
+
 #endif /* QPU_NN_INTERNAL_H */

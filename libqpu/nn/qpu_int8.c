@@ -76,8 +76,10 @@ const char *nn_qint8_unable(const struct qpu_nn_graph *g, const struct nn_node *
 
 	if (!g->t[n->in[3]].is_const)
 		return "weights computed at run time";
+	if (nn_qdw8(g, n))	/* qpu_dwint8.c's */
+		return nn_qdw8_unable(g, n);
 	if (n->kind == NN_QLINEARCONV && n->win.group != 1)
-		return "groups (a depthwise QLinearConv)";
+		return "groups of more than one channel (a grouped QLinearConv)";
 	if (n->kind == NN_QLINEARMATMUL && g->t[n->in[3]].rank != 2)
 		return "a batched B";
 	geo(g, n, &q);

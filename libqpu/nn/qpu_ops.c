@@ -306,6 +306,17 @@ uint64_t nn_qpu_model_ns(enum qpu_board board, const struct qpu_nn_graph *g,
 		if (tmu > ns)
 			ns = tmu;
 	}
+	else if (nn_qdw8(g, n))
+		ns = nn_qdw8_issue(g, n, f.v3d, f.qpus) * f.issue / f.hz * 1e9;
+	if (nn_qdw8(g, n) && !f.v3d) {	/* or the one VCD DMA engine's stores */
+		const struct qpu_timing_board *t = board_of(board);
+		double dma = nn_qdw8_dma_cycles(g, n, t->p[QPU_TP_DMA_SETUP_CYCLES].value,
+						t->p[QPU_TP_DMA_ROW_CYCLES].value,
+						t->p[QPU_TP_DMA_BYTES_PER_CYCLE].value) / f.hz * 1e9;
+
+		if (dma > ns)
+			ns = dma;
+	}
 	else if (nn_qint8(n))
 		ns = nn_qint8_issue(g, n, qpu_board_to_v3d(board) >= 0, f.qpus) * f.issue / f.hz * 1e9;
 	return (uint64_t)((ns > mem ? ns : mem) + f.launch_ns);
@@ -347,15 +358,14 @@ static int const_b(const struct qpu_nn_graph *g, const struct nn_node *n)
 	return g->t[n->in[1]].is_const;
 }
 
-/* Why the window kernels cannot take these planes, or NULL if they can. */
-static const char *window_unable(const struct nn_tensor *x, const struct nn_tensor *y,
+const char *nn_window_unable(const struct nn_tensor *x, const struct nn_tensor *y,
 				 const struct nn_win *w)
 {
 	if (w->sh > QPU_WINDOW_MAX_STRIDE || w->sw > QPU_WINDOW_MAX_STRIDE)
 		return "strides over 15";
 	if (x->dims[2] * x->dims[3] > QPU_WINDOW_MAX_PLANE ||
 	    y->dims[2] * y->dims[3] > QPU_WINDOW_MAX_PLANE)
-		return "planes over the kernel's 4 M floats";
+		return "planes over the kernel's 4 M elements";
 	if (w->pt > x->dims[2] || w->pl > x->dims[3])
 		return "pads larger than the input";
 	return NULL;
@@ -375,7 +385,7 @@ static const char *dw_unable(const struct qpu_nn_graph *g, const struct nn_node 
 		return "weights or bias computed at run time";
 	if (qpu_gen_is_v3d(g->gen) && w->sw > QPU_DWCONV_V3D_MAX_STRIDE_W)
 		return "a horizontal stride over V3D's 2";
-	return window_unable(x, y, w);
+	return nn_window_unable(x, y, w);
 }
 
 int nn_qpu_able(const struct qpu_nn_graph *g, const struct nn_node *n, char *why, size_t len)
@@ -387,7 +397,7 @@ int nn_qpu_able(const struct qpu_nn_graph *g, const struct nn_node *n, char *why
 		return 0;
 	if (pooling(n)) {
 		no = n->kind == NN_GAVGPOOL ? NULL :
-		     window_unable(&g->t[n->in[0]], &g->t[n->out[0]], &n->win);
+		     nn_window_unable(&g->t[n->in[0]], &g->t[n->out[0]], &n->win);
 		if (no)
 			snprintf(why, len, "no QPU kernel for %s with %s", n->op, no);
 		return !no;
@@ -430,6 +440,8 @@ size_t nn_qpu_scratch(const struct qpu_nn_graph *g, const struct nn_node *n)
 {
 	const struct nn_tensor *y = &g->t[n->out[0]];
 
+	if (nn_qdw8(g, n))
+		return nn_qdw8_scratch(g, n);
 	if (nn_qint8(n))
 		return nn_qint8_scratch(g, n);
 	switch (n->kind) {
@@ -478,7 +490,8 @@ int nn_qpu_prepare(struct qpu_nn_graph *g)
 		struct nn_node *n = &g->node[ni];
 		struct nn_tensor *b;
 
-		if (n->where != QPU_NN_WHERE_QPU || pooling(n) || depthwise(g, n))	/* uniforms */
+		if (n->where != QPU_NN_WHERE_QPU || pooling(n) || depthwise(g, n) ||
+		    nn_qdw8(g, n))	/* uniforms */
 			continue;
 		b = &g->t[weights_of(n)];
 		if (b->in_wbo)
@@ -501,7 +514,8 @@ int nn_qpu_prepare(struct qpu_nn_graph *g)
 		float *dst;
 		const float *src;
 
-		if (n->where != QPU_NN_WHERE_QPU || pooling(n) || depthwise(g, n))
+		if (n->where != QPU_NN_WHERE_QPU || pooling(n) || depthwise(g, n) ||
+		    nn_qdw8(g, n))
 			continue;
 		b = &g->t[weights_of(n)];
 		if (nn_qint8(n)) {
@@ -527,8 +541,7 @@ static size_t arena_off(const struct qpu_nn_graph *g, const void *p)
 	return (size_t)((const uint8_t *)p - g->arena);
 }
 
-/* The buffer holding @p: the arena, or qpu_nn_run_input()'s; *@off in it. */
-static struct qpu_bo *bo_at(const struct qpu_nn_graph *g, const void *p, size_t *off)
+struct qpu_bo *nn_qpu_bo_at(const struct qpu_nn_graph *g, const void *p, size_t *off)
 {
 	const uint8_t *b = p;
 
@@ -542,7 +555,7 @@ static struct qpu_bo *bo_at(const struct qpu_nn_graph *g, const void *p, size_t 
 
 int nn_qpu_reads_input(const struct qpu_nn_graph *g, const struct nn_node *n)
 {
-	if (depthwise(g, n) || pooling(n))
+	if (depthwise(g, n) || pooling(n) || nn_qdw8(g, n))
 		return 1;
 	if (n->kind == NN_CONV)
 		return direct_1x1(g, n);
@@ -586,7 +599,7 @@ static int run_conv(struct qpu_nn_graph *g, struct nn_node *n, void *scratch)
 
 		if (direct_1x1(g, n)) {
 			size_t off;
-			struct qpu_bo *bo = bo_at(g, xb, &off);
+			struct qpu_bo *bo = nn_qpu_bo_at(g, xb, &off);
 
 			mb = (struct qpu_matrix){ bo, off, K, P, P };
 		} else {
@@ -628,7 +641,7 @@ static int run_product(struct qpu_nn_graph *g, struct nn_node *n, void *scratch)
 		ap = t;
 	}
 	ma = (struct qpu_matrix){ NULL, 0, M, K, K };
-	ma.bo = bo_at(g, ap, &ma.offset);
+	ma.bo = nn_qpu_bo_at(g, ap, &ma.offset);
 	mb = (struct qpu_matrix){ g->wbo, b->wbo_off, K, N, N };
 	mc = (struct qpu_matrix){ g->arena_bo, arena_off(g, y->data), M, N, N };
 	ret = sgemm(g, n, n->kind == NN_GEMM ? n->alpha : 1.0f, &ma, &mb, &mc);
@@ -676,7 +689,7 @@ static int run_window(struct qpu_nn_graph *g, struct nn_node *n, struct qpu_dwco
 	const struct nn_tensor *x = &g->t[n->in[0]], *y = &g->t[n->out[0]];
 	size_t xb = x->bytes / (size_t)x->dims[0], yb = y->bytes / (size_t)y->dims[0];
 	size_t x_off, y_off = arena_off(g, y->data);
-	struct qpu_bo *xbo = bo_at(g, x->data, &x_off);
+	struct qpu_bo *xbo = nn_qpu_bo_at(g, x->data, &x_off);
 	int64_t b_;
 	int ret;
 
@@ -736,6 +749,8 @@ static int run_pool(struct qpu_nn_graph *g, struct nn_node *n)
 
 int nn_qpu_run(struct qpu_nn_graph *g, struct nn_node *n, void *scratch)
 {
+	if (nn_qdw8(g, n))
+		return nn_qdw8_run(g, n, scratch, kernel_done);
 	if (nn_qint8(n))
 		return nn_qint8_run(g, n, scratch, kernel_done);
 	if (depthwise(g, n))

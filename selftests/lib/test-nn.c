@@ -18,6 +18,8 @@
 #include "testlib.h"
 #include "nn-build.h"
 #include "kernels/nn_kernels.h"
+#include "nn/nn_internal.h"
+#include "qpu_gen.h"
 
 static const char *device_path = "emu";
 static struct qpu_dev *dev;
@@ -814,6 +816,422 @@ T_TEST(igemm_sums_exactly_on_every_generation)
 	}
 }
 
+/* --- qpu_dwconv3x3_u8(): the byte depthwise program on VideoCore IV ------------ */
+
+/* A VideoCore IV device for the byte program's cases: the suite's, else the emulator. */
+static struct qpu_dev *vc4_dev(void)
+{
+	uint64_t gen = 0;
+
+	if (dev && !qpu_dev_get_param(dev, QPU_DEV_PARAM_GEN, &gen) && !qpu_gen_is_v3d((int)gen))
+		return dev;
+	return qpu_dev_open("emu");
+}
+
+static void vc4_dev_done(struct qpu_dev *d)
+{
+	if (d != dev)
+		qpu_dev_close(d);
+}
+
+/*
+ * One call of the byte program: the planes, the bytes as they sit in
+ * memory (int8 if @x_int8 / @y_int8), the constants in the unsigned
+ * domain (struct qpu_dwconv_u8).
+ */
+struct dw8_case {
+	struct qpu_window win;
+	unsigned int pad_bottom, pad_right;
+	int x_int8, y_int8;
+	uint8_t zx, zy, lo, hi;
+	unsigned int qpus;
+};
+
+/* The reference of output (c, oy, ox): ONNX's QLinearConv as ops_ref.c computes it. */
+static uint8_t dw8_ref(const struct dw8_case *t, const uint8_t *x, const int16_t *w,
+		       const int32_t *bias, const float *mult, size_t c, unsigned int oy,
+		       unsigned int ox)
+{
+	const struct qpu_window *win = &t->win;
+	int64_t acc = bias ? bias[c] : 0;
+	enum qpu_nn_dtype dt = t->y_int8 ? QPU_NN_INT8 : QPU_NN_UINT8;
+	int32_t off = t->y_int8 ? 128 : 0, r;
+	int ky, kx;
+
+	for (ky = 0; ky < 3; ky++)
+		for (kx = 0; kx < 3; kx++) {
+			int iy = (int)(oy * win->stride_h) - (int)win->pad_top + ky;
+			int ix = (int)(ox * win->stride_w) - (int)win->pad_left + kx;
+			int v;
+
+			if (iy < 0 || iy >= (int)win->h || ix < 0 || ix >= (int)win->w)
+				continue;
+			v = x[(c * win->h + (size_t)iy) * win->w + (size_t)ix];
+			if (t->x_int8)
+				v = (int8_t)v + 128;
+			acc += (int64_t)(v - t->zx) * w[c * 9 + (size_t)(ky * 3 + kx)];
+		}
+	r = nn_requant(acc, mult[c], (int32_t)t->zy - off, dt);
+	if (r < (int32_t)t->lo - off)
+		r = (int32_t)t->lo - off;
+	if (r > (int32_t)t->hi - off)
+		r = (int32_t)t->hi - off;
+	return (uint8_t)r;
+}
+
+/*
+ * Run @t with the given constants on @d and compare every output byte with
+ * the reference; the bytes around y (a guard) must stay. Returns the
+ * outputs that differ.
+ */
+static size_t dw8_run(struct qpu_dev *d, const struct dw8_case *t, const uint8_t *x,
+		      const int16_t *w, const int32_t *bias, const float *mult)
+{
+	const struct qpu_window *win = &t->win;
+	size_t in = (size_t)win->c * win->h * win->w, out = (size_t)win->c * win->oh * win->ow;
+	/* byte offsets of every alignment: planes and rows need none */
+	size_t x_off = t->qpus % 4, y_off = ((x_off + in + 64 + 3) & ~(size_t)3) + t->qpus % 3;
+	size_t bad = 0, c, i;
+	struct qpu_kernels *k = qpu_kernels_new(d);
+	struct qpu_bo *bo = qpu_bo_new(d, y_off + out + 64);
+	uint8_t *map;
+	unsigned int oy, ox;
+
+	T_CHECK(k && bo);
+	if (!k || !bo)
+		goto out;
+	map = qpu_bo_get_map(bo);
+	memset(map, 0xa5, y_off + out + 64);
+	memcpy(map + x_off, x, in);
+	{
+		struct qpu_dwconv_u8 p = {
+			.x = bo, .x_off = x_off, .y = bo, .y_off = y_off, .win = *win,
+			.w = w, .bias = bias, .mult = mult, .zx = t->zx, .zy = t->zy,
+			.lo = t->lo, .hi = t->hi, .x_int8 = (uint8_t)t->x_int8,
+			.y_int8 = (uint8_t)t->y_int8,
+		};
+		int ret = qpu_dwconv3x3_u8(k, t->qpus, &p, NULL);
+
+		if (ret)
+			fprintf(stderr, "dwconv_u8: %s\n", qpu_kernels_last_error(k));
+		T_CHECK(ret == 0);
+		if (ret)
+			goto out;
+	}
+	for (c = 0; c < win->c; c++)
+		for (oy = 0; oy < win->oh; oy++)
+			for (ox = 0; ox < win->ow; ox++) {
+				uint8_t want = dw8_ref(t, x, w, bias, mult, c, oy, ox);
+				uint8_t got = map[y_off + (c * win->oh + oy) * win->ow + ox];
+
+				if (got != want && bad++ < 5)
+					fprintf(stderr, "dwconv_u8 %ux%u/%u c %zu (%u, %u): %u, "
+						"want %u (mult %.9g)\n", win->w, win->h,
+						win->stride_w, c, oy, ox, got, want,
+						(double)mult[c]);
+			}
+	for (i = 0; i < 64; i++)	/* y is at least 64 bytes past x */
+		if (map[y_off - 64 + i] != 0xa5 || map[y_off + out + i] != 0xa5)
+			bad++;
+out:
+	qpu_bo_free(bo);
+	qpu_kernels_free(k);
+	return bad;
+}
+
+/* The output side of a window of @n with pads @a and @b, stride @s. */
+static unsigned int dw8_side(unsigned int n, unsigned int a, unsigned int b, unsigned int s)
+{
+	return (n + a + b - 3) / s + 1;
+}
+
+/* Random planes, weights, biases and multipliers for @t; outputs that differ. */
+static size_t dw8_random(struct qpu_dev *d, struct dw8_case t, uint64_t seed)
+{
+	struct qpu_window *win = &t.win;
+	size_t in, c, i, bad;
+	uint8_t *x;
+	int16_t *w;
+	int32_t *bias;
+	float *mult;
+
+	win->oh = dw8_side(win->h, win->pad_top, t.pad_bottom, win->stride_h);
+	win->ow = dw8_side(win->w, win->pad_left, t.pad_right, win->stride_w);
+	in = (size_t)win->c * win->h * win->w;
+	x = malloc(in);
+	w = malloc((size_t)win->c * 9 * sizeof(*w));
+	bias = malloc((size_t)win->c * sizeof(*bias));
+	mult = malloc((size_t)win->c * sizeof(*mult));
+	T_CHECK(x && w && bias && mult);
+	if (!x || !w || !bias || !mult) {
+		bad = 1;
+		goto out;
+	}
+	for (i = 0; i < in; i++)
+		x[i] = (uint8_t)t_rand(&seed);
+	for (c = 0; c < win->c; c++) {
+		/* weights up to the extremes; multipliers that spread the sums over 0..255 and past */
+		int range = c % 3 == 0 ? 511 : 63;
+
+		for (i = 0; i < 9; i++)
+			w[c * 9 + i] = (int16_t)((int)(t_rand(&seed) % (uint64_t)range) - range / 2);
+		bias[c] = (int32_t)(t_rand(&seed) % 20001) - 10000;
+		mult[c] = ldexpf(1.0f + (float)(t_rand(&seed) % 4096) / 4096.0f,
+				 -(int)(t_rand(&seed) % 8) - (range > 100 ? 12 : 8));
+	}
+	bad = dw8_run(d, &t, x, w, bias, mult);
+out:
+	free(x);
+	free(w);
+	free(bias);
+	free(mult);
+	return bad;
+}
+
+T_TEST(dwconv_u8_matches_the_reference)
+{
+	struct qpu_dev *d = vc4_dev();
+	/* C, H, W, sh, sw, pt, pl, pb, pr */
+	static const unsigned int shapes[][9] = {
+		{ 1, 1, 1, 1, 1, 1, 1, 1, 1 },		/* a 1x1 image: all pads but one tap */
+		{ 3, 7, 7, 1, 1, 1, 1, 1, 1 },		/* MobileNet's 7 */
+		{ 5, 14, 14, 2, 2, 0, 0, 1, 1 },	/* its stride 2: pads after only */
+		{ 4, 14, 14, 2, 2, 1, 1, 1, 1 },	/* both sides */
+		{ 2, 5, 67, 1, 1, 1, 1, 1, 1 },		/* a row over 64 outputs, W odd */
+		{ 3, 9, 130, 2, 2, 1, 1, 1, 1 },	/* two vectors and a tail at stride 2 */
+		{ 2, 6, 3, 1, 2, 2, 2, 0, 0 },		/* strides apart, pads of 2 */
+		{ 7, 11, 10, 2, 1, 0, 1, 1, 0 },	/* one-sided pads */
+		{ 1, 3, 3, 1, 1, 0, 0, 0, 0 },		/* no pads: one output */
+		{ 3, 4, 6, 3, 2, 1, 0, 1, 1 },		/* a vertical stride of 3 */
+		{ 3, 28, 28, 1, 1, 1, 1, 1, 1 },	/* rows of 7 lanes: 2 a vector, 2 lanes idle */
+		{ 2, 5, 32, 1, 1, 1, 1, 1, 1 },		/* of 8 */
+		{ 2, 4, 33, 1, 1, 1, 1, 1, 1 },		/* of 9: one a vector */
+		{ 9, 13, 20, 1, 1, 1, 1, 1, 1 },	/* 3 rows a vector, 13 of them */
+	};
+	size_t i, bad = 0;
+
+	T_CHECK(d != NULL);
+	if (!d)
+		return;
+	for (i = 0; i < T_ARRAY_SIZE(shapes); i++) {
+		const unsigned int *s = shapes[i];
+		struct dw8_case t = {
+			.win = { .c = s[0], .h = s[1], .w = s[2], .stride_h = s[3],
+				 .stride_w = s[4], .pad_top = s[5], .pad_left = s[6] },
+			.pad_bottom = s[7], .pad_right = s[8], .lo = 0, .hi = 255,
+			.qpus = 1 + (unsigned int)(i * 5 % 12),
+		};
+		unsigned int v;
+
+		for (v = 0; v < 6; v++) {	/* both domains both sides, zero points, clamps */
+			t.x_int8 = v & 1;
+			t.y_int8 = (v >> 1) & 1;
+			t.zx = v == 2 ? 0 : v == 3 ? 255 : (uint8_t)(37 * v + 11);
+			t.zy = v == 4 ? 0 : v == 5 ? 255 : (uint8_t)(29 * v + 100);
+			t.lo = v == 1 ? t.zy : 0;		/* a fused Relu */
+			t.hi = v == 3 ? (uint8_t)(t.zy < 200 ? t.zy + 50 : 255) : 255;	/* a Clip */
+			bad += dw8_random(d, t, 100 * i + v);
+		}
+	}
+	T_EQ_U64(0, bad);
+	vc4_dev_done(d);
+}
+
+/*
+ * The requantization near its ties: channels whose only weight is the
+ * centre's 1 (zx 0), so acc = bias + x for the plane's 256 values x, with
+ * biases that put those 256 sums around a tie: exact ties of multipliers
+ * odd * 2^-s, the nearest ties among 2^14 sums of random 24-bit
+ * multipliers (the exponent range's both ends too), negative sums, sums
+ * past 0 and 255, both output domains. Counts the reference's exact ties
+ * and near ties (within 2^-8 of a half: the program's exact path) so the
+ * case cannot pass without them.
+ */
+T_TEST(dwconv_u8_requantizes_exactly_near_ties)
+{
+	enum { C = 1024, SIDE = 16, RUNS = 8 };
+	struct qpu_dev *d = vc4_dev();
+	struct dw8_case t = {
+		.win = { .c = C, .h = SIDE, .w = SIDE, .oh = SIDE, .ow = SIDE, .stride_h = 1,
+			 .stride_w = 1, .pad_top = 1, .pad_left = 1 },
+		.pad_bottom = 1, .pad_right = 1, .hi = 255, .qpus = 12,
+	};
+	uint8_t *x = malloc((size_t)C * SIDE * SIDE);
+	int16_t *w = calloc((size_t)C * 9, sizeof(*w));
+	int32_t *bias = malloc(C * sizeof(*bias));
+	float *mult = malloc(C * sizeof(*mult));
+	uint64_t seed = 7, ties = 0, near = 0, pairs = 0;
+	size_t bad = 0, c, i;
+	unsigned int run;
+
+	T_CHECK(d && x && w && bias && mult);
+	if (!d || !x || !w || !bias || !mult)
+		goto out;
+	for (i = 0; i < (size_t)C * SIDE * SIDE; i++)
+		x[i] = (uint8_t)i;
+	for (c = 0; c < C; c++)
+		w[c * 9 + 4] = 1;
+	for (run = 0; run < RUNS; run++) {
+		t.y_int8 = run & 1;
+		t.zy = (uint8_t)(run * 67 % 256);
+		for (c = 0; c < C; c++) {
+			unsigned int kind = c % 4, e;
+			double best = 2.0, lo_acc, hi_acc;
+			int64_t a0, acc, pick = 0;
+
+			if (kind == 0) {	/* odd * 2^-s: exact ties */
+				e = (unsigned int)(t_rand(&seed) % 8) + 1;
+				mult[c] = ldexpf((float)(2 * (t_rand(&seed) % (1u << (e - 1))) + 1),
+						 -(int)e);
+			} else {	/* a random mantissa, s from 1 to 38 */
+				e = kind == 1 ? 38 : kind == 2 ? (unsigned int)(t_rand(&seed) % 30) + 9 : 24;
+				mult[c] = ldexpf((float)((t_rand(&seed) & 0x7fffff) | 0x800001), -(int)e);
+			}
+			/* the sums whose results span -2 .. 258 (and the 24-bit limit) */
+			lo_acc = (-2.0 - t.zy) / (double)mult[c];
+			hi_acc = (258.0 - t.zy) / (double)mult[c] - 255;
+			if (lo_acc < -16000000.0)
+				lo_acc = -16000000.0;
+			if (hi_acc > 16000000.0)
+				hi_acc = 16000000.0;
+			if (hi_acc < lo_acc)
+				hi_acc = lo_acc;
+			a0 = (int64_t)lo_acc + (int64_t)(t_rand(&seed) %
+							 (uint64_t)(hi_acc - lo_acc + 1));
+			for (acc = a0; acc < a0 + (1 << 14) && kind; acc++) {
+				double v = (double)acc * (double)mult[c] + t.zy;
+				double f = fabs(v - floor(v) - 0.5);
+
+				if (f < best)
+					best = f, pick = acc;
+			}
+			if (kind)	/* the nearest tie at a random x */
+				a0 = pick - (int64_t)(t_rand(&seed) % 256);
+			bias[c] = (int32_t)a0;
+		}
+		for (c = 0; c < C; c++)
+			for (i = 0; i < 256; i++) {
+				double v = (double)(bias[c] + (int64_t)i) * (double)mult[c] + t.zy;
+				double f = fabs(v - floor(v) - 0.5);
+
+				ties += f == 0.0 && v > -1.0 && v < 256.0;
+				near += f < 1.0 / 256 && v > -1.0 && v < 256.0;
+			}
+		pairs += (uint64_t)C * 256;
+		bad += dw8_run(d, &t, x, w, bias, mult);
+	}
+	fprintf(stderr, "%llu sums: %llu exact ties, %llu within 2^-8 of one\n",
+		(unsigned long long)pairs, (unsigned long long)ties, (unsigned long long)near);
+	T_CHECK(ties > 10000 && near > 100000);
+	T_EQ_U64(0, bad);
+out:
+	free(x);
+	free(w);
+	free(bias);
+	free(mult);
+	if (d)
+		vc4_dev_done(d);
+}
+
+T_TEST(dwconv_u8_refusals)
+{
+	static const int16_t w9[2 * 9] = { 1, 2, 3, 4, 5, 6, 7, 8, 9 };
+	static const float m2[2] = { 0.01f, 0.02f };
+	struct qpu_dev *d = vc4_dev(), *v3d = qpu_dev_open("emu:v3d42");
+	struct qpu_kernels *k = d ? qpu_kernels_new(d) : NULL, *kv = NULL;
+	struct qpu_bo *bo = d ? qpu_bo_new(d, 4096) : NULL;
+	int16_t wbad[2 * 9] = { 0 };
+	int32_t bbad[2] = { 0, 0 };
+	float mbad[2] = { 0.01f, 0.01f };
+	const struct qpu_dwconv_u8 good = {
+		.x_off = 0, .y_off = 1024, .w = w9, .mult = m2, .zx = 3, .zy = 5, .hi = 255,
+		.win = { .c = 2, .h = 7, .w = 7, .oh = 7, .ow = 7, .stride_h = 1,
+			 .stride_w = 1, .pad_top = 1, .pad_left = 1 },
+	};
+	struct qpu_dwconv_u8 p;
+
+	T_CHECK(k && bo);
+	if (!k || !bo)
+		goto out;
+	memset(qpu_bo_get_map(bo), 0, 4096);
+	p = good, p.x = p.y = bo;
+	T_CHECK(qpu_dwconv3x3_u8(k, 12, &p, NULL) == 0);	/* the calls below differ in one field */
+	expect_kernel_refusal(k, qpu_dwconv3x3_u8(k, 12, NULL, NULL), "dwconv_u8: no convolution");
+	p.w = NULL;
+	expect_kernel_refusal(k, qpu_dwconv3x3_u8(k, 12, &p, NULL),
+			      "dwconv_u8: no weights or multipliers");
+	p = good, p.x = p.y = bo, p.mult = NULL;
+	expect_kernel_refusal(k, qpu_dwconv3x3_u8(k, 12, &p, NULL),
+			      "dwconv_u8: no weights or multipliers");
+	p = good, p.x = p.y = bo, p.win.stride_w = 3, p.win.ow = 3;
+	expect_kernel_refusal(k, qpu_dwconv3x3_u8(k, 12, &p, NULL),
+			      "dwconv_u8: horizontal stride 3: the program takes 1 and 2");
+	p = good, p.x = p.y = bo, p.lo = 9, p.hi = 8;
+	expect_kernel_refusal(k, qpu_dwconv3x3_u8(k, 12, &p, NULL), "dwconv_u8: clamp 9 to 8 is empty");
+	p = good, p.x = p.y = bo, p.win.c = 0;
+	expect_kernel_refusal(k, qpu_dwconv3x3_u8(k, 12, &p, NULL), "dwconv_u8: a dimension is 0");
+	p = good, p.x = p.y = bo, p.win.h = 4096, p.win.w = 1024;
+	expect_kernel_refusal(k, qpu_dwconv3x3_u8(k, 12, &p, NULL),
+			      "dwconv_u8: planes of 4096x1024 and 7x7: at most 4194303 bytes each");
+	p = good, p.x = p.y = bo, p.y_off = 52;
+	expect_kernel_refusal(k, qpu_dwconv3x3_u8(k, 12, &p, NULL), "dwconv_u8: x and y overlap");
+	p = good, p.x = p.y = bo;
+	expect_kernel_refusal(k, qpu_dwconv3x3_u8(k, 13, &p, NULL), "dwconv_u8: asked for 13 QPUs");
+	wbad[9 + 4] = 256;
+	p = good, p.x = p.y = bo, p.w = wbad;
+	expect_kernel_refusal(k, qpu_dwconv3x3_u8(k, 12, &p, NULL),
+			      "dwconv_u8: channel 1 (multiplier 0.02): a weight less its zero point "
+			      "outside -255 to 255");
+	wbad[9 + 4] = -255;
+	T_CHECK(qpu_dwconv3x3_u8(k, 12, &p, NULL) == 0);
+	/* the sums' bound: bias + 255 * 255 (zx 3: bias - 3 * w) reaches 2^24 */
+	wbad[9 + 4] = 255;
+	p.bias = bbad;
+	bbad[1] = (1 << 24) - 255 * 255 + 3 * 255;
+	expect_kernel_refusal(k, qpu_dwconv3x3_u8(k, 12, &p, NULL),
+			      "dwconv_u8: channel 1 (multiplier 0.02): sums that may reach 2^24");
+	bbad[1]--;
+	T_CHECK(qpu_dwconv3x3_u8(k, 12, &p, NULL) == 0);
+	wbad[9 + 4] = -1;	/* the least sum: bias + 3 - 255 */
+	bbad[1] = -(1 << 24) + 255 - 3;
+	expect_kernel_refusal(k, qpu_dwconv3x3_u8(k, 12, &p, NULL),
+			      "dwconv_u8: channel 1 (multiplier 0.02): sums that may reach 2^24");
+	p = good, p.x = p.y = bo, p.mult = mbad;
+	mbad[0] = ldexpf(1.5f, -39);	/* m 3, s 40 */
+	expect_kernel_refusal(k, qpu_dwconv3x3_u8(k, 12, &p, NULL),
+			      "dwconv_u8: channel 0 (multiplier 2.72848e-12): a multiplier outside");
+	mbad[0] = ldexpf(1.5f, -37);	/* s 38: the least */
+	T_CHECK(qpu_dwconv3x3_u8(k, 12, &p, NULL) == 0);
+	mbad[0] = ldexpf(1.0f, -37);	/* 1 * 2^-37: m stripped to 1 */
+	T_CHECK(qpu_dwconv3x3_u8(k, 12, &p, NULL) == 0);
+	mbad[0] = 0.0f;
+	expect_kernel_refusal(k, qpu_dwconv3x3_u8(k, 12, &p, NULL),
+			      "dwconv_u8: channel 0 (multiplier 0): a multiplier outside");
+	mbad[0] = -0.01f;
+	expect_kernel_refusal(k, qpu_dwconv3x3_u8(k, 12, &p, NULL),
+			      "dwconv_u8: channel 0 (multiplier -0.01): a multiplier outside");
+	mbad[0] = NAN;
+	expect_kernel_refusal(k, qpu_dwconv3x3_u8(k, 12, &p, NULL),
+			      "dwconv_u8: channel 0 (multiplier nan): a multiplier outside");
+	mbad[0] = 1 << 23;	/* an integer: s would be 0 */
+	expect_kernel_refusal(k, qpu_dwconv3x3_u8(k, 12, &p, NULL),
+			      "dwconv_u8: channel 0 (multiplier 8.38861e+06): a multiplier outside");
+	T_CHECK(v3d != NULL);
+	kv = v3d ? qpu_kernels_new(v3d) : NULL;
+	if (kv) {	/* dwconv_u8_v3d.c's to run; this branch has none */
+		p = good, p.x = p.y = bo;
+		expect_kernel_refusal(kv, qpu_dwconv3x3_u8(kv, 8, &p, NULL),
+				      "dwconv_u8: no V3D program");
+	}
+out:
+	qpu_kernels_free(kv);
+	qpu_dev_close(v3d);
+	qpu_bo_free(bo);
+	qpu_kernels_free(k);
+	if (d)
+		vc4_dev_done(d);
+}
+
 /*
  * One quantized layer: QLinearConv (@k x @k, @stride, pads of @k / 2) of
  * x (1 x @C x @H x @W, int8 if @sx else uint8) by per-channel int8 weights
@@ -909,6 +1327,35 @@ static size_t qlinear_run(const uint8_t *img, size_t size, struct qpu_dev *d, co
 	return to.bytes;
 }
 
+/*
+ * @p on @d against the reference for x of the extremes and random bytes
+ * (@seed), placed on the QPUs; the outputs at 0 or 255 (of *@n), or -1 if
+ * any byte differs (@what and @i name the net).
+ */
+static long qlinear_check(const struct qnet *p, struct qpu_dev *d, uint64_t seed,
+			  const char *what, size_t i, size_t *n_out)
+{
+	static uint8_t want[8192], got[8192], x[8192];
+	struct qpu_nn_node_info ni;
+	size_t k, size, in_bytes, n;
+	uint8_t *img = qlinear_net(p, &size, &in_bytes);
+	long sat = 0;
+
+	for (k = 0; k < in_bytes; k++)	/* the extremes too */
+		x[k] = k % 5 == 0 ? 0 : k % 5 == 1 ? 255 : (uint8_t)(t_rand(&seed) >> 56);
+	n = qlinear_run(img, size, NULL, x, want, sizeof(want), &ni);
+	T_CHECK(n > 0 && qlinear_run(img, size, d, x, got, sizeof(got), &ni) == n);
+	T_CHECK(ni.where == QPU_NN_WHERE_QPU);
+	*n_out = n;
+	for (k = 0; k < n; k++)
+		sat += want[k] == 0 || want[k] == 255;
+	free(img);
+	if (!memcmp(want, got, n))
+		return sat;
+	fprintf(stderr, "%s, net %zu: differs from the reference\n", what, i);
+	return -1;
+}
+
 T_TEST(int8_layers_exact_on_every_generation)
 {
 	static const struct qnet nets[] = {
@@ -920,9 +1367,8 @@ T_TEST(int8_layers_exact_on_every_generation)
 		{ 64, 1, 35, 0, 0, 0, 1, -3, 0.01f, 1 },	/* one row over the QPUs */
 	};
 	const char *paths[] = { NULL, "emu:v3d42", "emu:v3d71" };
-	uint8_t want[4096], got[4096], x[4096];
-	struct qpu_nn_node_info ni;
-	size_t i, j, k, size, in_bytes, n, sat;
+	size_t i, j, n;
+	long sat;
 
 	if (!dev)
 		T_SKIP("no device");
@@ -934,35 +1380,55 @@ T_TEST(int8_layers_exact_on_every_generation)
 			continue;
 		for (i = 0; i < T_ARRAY_SIZE(nets); i++) {
 			struct qnet p = nets[i];
-			uint8_t *img;
-			uint64_t seed = 100 + i;
 
 			if (!p.k)
 				p.M = p.W;
-			img = qlinear_net(&p, &size, &in_bytes);
-			for (k = 0; k < in_bytes; k++)	/* the extremes too */
-				x[k] = k % 5 == 0 ? 0 : k % 5 == 1 ? 255 : (uint8_t)(t_rand(&seed) >> 56);
-			n = qlinear_run(img, size, NULL, x, want, sizeof(want), &ni);
-			T_CHECK(n > 0 && qlinear_run(img, size, d, x, got, sizeof(got), &ni) == n);
-			T_CHECK(ni.where == QPU_NN_WHERE_QPU);
-			for (k = 0, sat = 0; k < n; k++)
-				sat += want[k] == 0 || want[k] == 255;
-			if (memcmp(want, got, n))
-				fprintf(stderr, "%s, net %zu: differs from the reference\n",
-					paths[j] ? paths[j] : device_path, i);
-			T_CHECK(memcmp(want, got, n) == 0);
+			sat = qlinear_check(&p, d, 100 + i, paths[j] ? paths[j] : device_path, i,
+					    &n);
+			T_CHECK(sat >= 0);
 			if (i == 2)	/* the saturated one saturates */
-				T_CHECK(sat > n / 2);
-			free(img);
+				T_CHECK(sat > (long)n / 2);
 		}
 		if (paths[j])
 			qpu_dev_close(d);
 	}
 }
 
+/*
+ * Depthwise QLinearConv layers on VideoCore IV's byte program, byte for
+ * byte the reference's: int8 and uint8 x, zero points at the extremes,
+ * strides 1 and 2, a 1x1 image, odd widths, a saturated one.
+ */
+T_TEST(int8_depthwise_exact_on_the_qpus)
+{
+	static const struct qnet nets[] = {
+		{ 5, 7, 6, 5, 3, 1, 1, -128, 0.05f, 5 },
+		{ 3, 9, 8, 3, 3, 2, 0, 255, 0.05f, 3 },
+		{ 7, 1, 1, 7, 3, 1, 0, 0, 0.0005f, 7 },
+		{ 6, 14, 14, 6, 3, 2, 1, 127, 0.02f, 6 },
+		{ 2, 13, 70, 2, 3, 1, 0, 7, 0.05f, 2 },
+	};
+	struct qpu_dev *d = vc4_dev();
+	size_t i, n;
+	long sat;
+
+	T_CHECK(d != NULL);
+	if (!d)
+		return;
+	for (i = 0; i < T_ARRAY_SIZE(nets); i++) {
+		sat = qlinear_check(&nets[i], d, 300 + i, "depthwise", i, &n);
+		T_CHECK(sat >= 0);
+		if (i == 2)	/* the saturated one saturates */
+			T_CHECK(sat > (long)n / 2);
+	}
+	vc4_dev_done(d);
+}
+
 T_TEST(int8_refusals)
 {
 	static const struct qnet dw = { 4, 5, 5, 4, 3, 1, 0, 0, 0.05f, 4 };
+	static const struct qnet grouped = { 4, 5, 5, 4, 3, 1, 0, 0, 0.05f, 2 };
+	uint64_t gen = 0;
 	struct qpu_kernels *k;
 	struct qpu_bo *bo;
 	struct qpu_igemm p, good = { .m = 2, .n = 16, .k4 = 3, .b_off = 256, .c_off = 1024 };
@@ -997,13 +1463,26 @@ T_TEST(int8_refusals)
 	expect_kernel_refusal(k, qpu_igemm_u8(k, 12, &p, NULL), "igemm: b: no buffer");
 	p = good;
 	expect_kernel_refusal(k, qpu_igemm_u8(k, 13, &p, NULL), "igemm: asked for 13 QPUs");
-	/* a depthwise QLinearConv stays on the CPU, saying why */
-	img = qlinear_net(&dw, &size, &in_bytes);
+	/* a grouped QLinearConv (two channels a group) stays on the CPU, saying why */
+	img = qlinear_net(&grouped, &size, &in_bytes);
 	g = qpu_nn_load_mem(img, size, NULL, 0);
 	T_CHECK(g && qpu_nn_bind(g, dev, QPU_NN_BIND_QPU_ALL) == 0);
 	T_CHECK(g && qpu_nn_node(g, 0, &ni) == 0 && ni.where == QPU_NN_WHERE_CPU);
-	T_CHECK(g && strcmp(ni.why, "no QPU kernel for QLinearConv with groups "
-			    "(a depthwise QLinearConv)") == 0);
+	T_CHECK(g && strcmp(ni.why, "no QPU kernel for QLinearConv with groups of more than "
+			    "one channel (a grouped QLinearConv)") == 0);
+	qpu_nn_free(g);
+	free(img);
+	/* a depthwise one: the byte program's (VideoCore IV) */
+	img = qlinear_net(&dw, &size, &in_bytes);
+	g = qpu_nn_load_mem(img, size, NULL, 0);
+	T_CHECK(g && qpu_nn_bind(g, dev, QPU_NN_BIND_QPU_ALL) == 0);
+	T_CHECK(g && qpu_nn_node(g, 0, &ni) == 0);
+	if (g && !qpu_dev_get_param(dev, QPU_DEV_PARAM_GEN, &gen) && qpu_gen_is_v3d((int)gen))
+		T_CHECK(ni.where == QPU_NN_WHERE_CPU &&
+			strcmp(ni.why, "no QPU kernel for QLinearConv with no V3D program for "
+			       "a depthwise QLinearConv") == 0);
+	else
+		T_CHECK(g && ni.where == QPU_NN_WHERE_QPU);
 	qpu_nn_free(g);
 	free(img);
 out:

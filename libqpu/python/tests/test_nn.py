@@ -440,6 +440,75 @@ def test_qlinearconv_exact(xs, m, k, attrs, xt, pc):
     run_all(model, {"x": x}, exact=True)
 
 
+DW8_CASES = [
+    # (N, C, H, W), attrs, x type, y type, x zero point, y zero point
+    ((2, 5, 7, 7), {"pads": [1, 1, 1, 1]}, np.uint8, np.uint8, 0, 255),
+    ((1, 3, 14, 14), {"pads": [0, 0, 1, 1], "strides": [2, 2]}, np.int8, np.int8, 127, -128),
+    ((1, 4, 1, 1), {"pads": [1, 1, 1, 1]}, np.int8, np.uint8, -128, 0),
+    ((3, 7, 9, 70), {"pads": [1, 1, 1, 1], "strides": [1, 2]}, np.uint8, np.int8, 255, 5),
+    ((1, 2, 6, 5), {"pads": [0, 1, 2, 0]}, np.uint8, np.uint8, 17, 128),
+]
+
+
+@pytest.mark.parametrize("per_channel", [True, False])
+@pytest.mark.parametrize("xs,attrs,xt,yt,xz,yz", DW8_CASES)
+def test_depthwise_qlinearconv_on_the_qpus(xs, attrs, xt, yt, xz, yz, per_channel):
+    """A depthwise QLinearConv 3x3 (batches, odd channels and widths,
+    strides 1 and 2, one- and two-sided pads, int8 and uint8 both sides,
+    zero points at the ends, weights' scales and zero points per channel
+    or per tensor): byte for byte the numpy reference, on the QPUs' byte
+    program."""
+    c = xs[1]
+    wshape = c if per_channel else ()
+    x = rng.integers(np.iinfo(xt).min, np.iinfo(xt).max + 1, xs).astype(xt)
+    x.flat[::7] = np.iinfo(xt).min
+    x.flat[1::7] = np.iinfo(xt).max
+    inits = {"xs": np.float32(0.02), "xz": xt(xz),
+             "w": rng.integers(-128, 128, (c, 1, 3, 3)).astype(np.int8),
+             "ws": rng.uniform(0.001, 0.03 if per_channel else 0.004, wshape).astype(np.float32),
+             "wz": rng.integers(-3, 4, wshape).astype(np.int8),
+             "ys": np.float32(0.03), "yz": yt(yz),
+             "b": rng.integers(-3000, 3000, c).astype(np.int32)}
+    node = helper.make_node("QLinearConv", ["x", "xs", "xz", "w", "ws", "wz", "ys", "yz", "b"],
+                            ["y"], group=c, kernel_shape=[3, 3], **attrs)
+    model = make_model([node], {"x": x}, ["y"], inits)
+    model.graph.output[0].type.tensor_type.elem_type = NP2ONNX[np.dtype(yt)]
+    (want,) = run_all(model, {"x": x}, exact=True)
+    assert want.size < 16 or len(np.unique(want)) > 8   # not all saturated
+    with qpu.nn.load(model, device=DEVICE, qpu_all=True) as net:
+        np.testing.assert_array_equal(net.run(x)[0], want)
+        (p,) = net.plan()
+    assert p["where"] == "qpu", p
+
+
+@pytest.mark.parametrize("change,why", [
+    ({"strides": [1, 3]}, "a horizontal stride over the byte program's 2"),
+    ({"bias": 1 << 24}, "sums that may reach 2^24 (a bias too large to requantize exactly)"),
+    ({"ys": 1e-12}, "a multiplier outside about 2^-15 to 2^22 (not requantized exactly)"),
+    ({"ys": 1e4}, "a multiplier outside about 2^-15 to 2^22 (not requantized exactly)"),
+])
+def test_depthwise_qlinearconv_refused_on_the_qpus(change, why):
+    """What the byte program cannot keep exact stays on the CPU with the
+    reason, exact there."""
+    x = rng.integers(0, 256, (1, 3, 6, 6)).astype(np.uint8)
+    b = rng.integers(-100, 100, 3).astype(np.int32)
+    b[1] = change.get("bias", b[1])
+    inits = {"xs": np.float32(0.02), "xz": np.uint8(3),
+             "w": rng.integers(-128, 128, (3, 1, 3, 3)).astype(np.int8),
+             "ws": np.full(3, 0.01, np.float32), "wz": np.zeros(3, np.int8),
+             "ys": np.float32(change.get("ys", 0.03)), "yz": np.uint8(128), "b": b}
+    node = helper.make_node("QLinearConv", ["x", "xs", "xz", "w", "ws", "wz", "ys", "yz", "b"],
+                            ["y"], group=3, kernel_shape=[3, 3], pads=[1, 1, 1, 1],
+                            strides=change.get("strides", [1, 1]))
+    model = make_model([node], {"x": x}, ["y"], inits)
+    model.graph.output[0].type.tensor_type.elem_type = TensorProto.UINT8
+    want = ref.run(model, {"x": x})[0]
+    with qpu.nn.load(model, device=DEVICE, qpu_all=True) as net:
+        np.testing.assert_array_equal(net.run(x)[0], want)
+        (p,) = net.plan()
+    assert p["where"] == "cpu" and p["why"] == "no QPU kernel for QLinearConv with " + why, p
+
+
 @pytest.mark.parametrize("per_col", [False, True])
 def test_qlinearmatmul_exact(per_col):
     a = rng.integers(0, 256, (3, 4, 16)).astype(np.uint8) if not per_col else \
@@ -881,8 +950,11 @@ def test_qdq_mobilenet_like_fused(dev, opts):
     if opts.get("qpu_all"):
         for name in ("conv0", "conv2", "conv3", "gemm5", "matmul6"):
             assert plan[name]["where"] == "qpu", plan[name]
-        assert plan["conv1"]["where"] == "cpu"
-        assert plan["conv1"]["why"].startswith("no QPU kernel for QLinearConv with groups")
+        if dev.startswith("emu:v3d"):   # V3D's byte program is dwconv_u8_v3d.c's
+            assert plan["conv1"]["where"] == "cpu"
+            assert "no V3D program" in plan["conv1"]["why"], plan["conv1"]
+        else:   # the depthwise one and its ReLU6 on VideoCore IV's byte program
+            assert plan["conv1"]["where"] == "qpu", plan["conv1"]
         assert plan["add4"]["where"] == "cpu"
     else:
         assert {plan[n]["where"] for n in ops} == {"cpu-ref" if dev == "ref" else "cpu"}
@@ -1174,7 +1246,13 @@ def test_qdq_quantized_mobilenet_like():
     assert ops.count("QLinearConv") == 9 and ops.count("QLinearMatMul") == 1, ops
     assert "Conv" not in ops and "Gemm" not in ops
     assert all(p["fused"] == "Clip, QuantizeLinear" for p in plan if p["op"] == "QLinearConv")
-    assert [p["where"] for p in plan if p["op"] == "QLinearConv"] == ["qpu", "cpu"] * 4 + ["qpu"]
+    # the depthwise ones too, on VideoCore IV's byte program (V3D's is dwconv_u8_v3d.c's)
+    convs = [p for p in plan if p["op"] == "QLinearConv"]
+    if DEVICE.startswith("emu:v3d"):
+        assert [p["where"] for p in convs] == ["qpu", "cpu"] * 4 + ["qpu"]
+        assert all("no V3D program" in p["why"] for p in convs[1::2])
+    else:
+        assert [p["where"] for p in convs] == ["qpu"] * 9, convs
     # the logits' integers: spread over the range, the fused and the literal
     # ones a step apart at most, as are the literal and the numpy reference
     want = ref.run(qdq, {"x": x})[1].astype(np.int32)
