@@ -384,6 +384,7 @@ void qpu_nn_free(struct qpu_nn_graph *g)
 		struct nn_node *n = &g->node[i];
 
 		nn_xnn_free(n);
+		nn_fast_free(n);
 		free(n->name);
 		free(n->op);
 		free(n->domain);
