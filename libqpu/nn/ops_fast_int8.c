@@ -45,7 +45,7 @@
 #define QFAST_MAX_NR	32	/* the widest tile's positions */
 #define QFAST_MAX_MR	8	/* its rows: weights are packed to a multiple */
 #define QFAST_MAX_VL	16	/* int32 lanes of the widest vector */
-#define QFAST_MAX_KH	16	/* depthwise windows taller: the reference */
+#define QFAST_MAX_TAPS	64	/* depthwise windows larger: the reference */
 
 #define QK_STR2(s)	#s
 #define QK_STR(s)	QK_STR2(s)
@@ -62,8 +62,10 @@ struct qkern {
 	void (*gemm)(size_t kp, const int32_t *b, size_t ldb, const int32_t *w, size_t wstride,
 		     int32_t *c);
 	void (*gemv)(size_t kp, const int32_t *b, size_t ldb, const int32_t *a, int32_t *c);
-	void (*dw)(const int32_t *const *rows, const int32_t *taps, unsigned int kh,
-		   unsigned int kw, unsigned int sw, size_t wq, size_t n, int32_t *acc);
+	void (*dei)(const uint8_t *src, uint8_t flip, int32_t z, size_t n, int32_t *ev,
+		    int32_t *od);
+	void (*dw)(const int32_t *const *src, const int32_t *taps, unsigned int nt, size_t n,
+		   int32_t *acc);
 	qrq_fn rq;
 };
 
@@ -81,6 +83,18 @@ static double qlo(enum qpu_nn_dtype d) { return d == QPU_NN_INT8 ? -128.0 : 0.0;
 static double qhi(enum qpu_nn_dtype d) { return d == QPU_NN_INT8 ? 127.0 : 255.0; }
 
 #if defined(__x86_64__)
+/* The last @n < @step sums through @rq's vectors, in buffers of a whole step. */
+static void rq_tail(const int32_t *acc, size_t n, int32_t add, float mult, int32_t zp,
+		    enum qpu_nn_dtype d, uint8_t *y, size_t step, qrq_fn rq)
+{
+	int32_t a[16] = { 0 };
+	uint8_t b[16];
+
+	memcpy(a, acc, n * sizeof(*a));
+	rq(a, step, add, mult, zp, d, b);
+	memcpy(y, b, n);
+}
+
 /*
  * nn_requant() in vectors: (double)acc * mult + zp, clamped (the
  * reference's saturation; no NaN: the caller checks mult is finite),
@@ -118,7 +132,8 @@ static void rq_sse2(const int32_t *acc, size_t n, int32_t add, float mult, int32
 		_mm_storel_epi64((void *)(y + i), narrow8(rq4_sse2(v0, m, z, lo, hi),
 							  rq4_sse2(v1, m, z, lo, hi), d));
 	}
-	rq_scalar(acc + i, n - i, add, mult, zp, d, y + i);
+	if (i < n)
+		rq_tail(acc + i, n - i, add, mult, zp, d, y + i, 8, rq_sse2);
 }
 
 __attribute__((target("avx2")))
@@ -145,7 +160,8 @@ static void rq_avx2(const int32_t *acc, size_t n, int32_t add, float mult, int32
 		_mm_storel_epi64((void *)(y + i), narrow8(rq4_avx2(v0, m, z, lo, hi),
 							  rq4_avx2(v1, m, z, lo, hi), d));
 	}
-	rq_scalar(acc + i, n - i, add, mult, zp, d, y + i);
+	if (i < n)
+		rq_tail(acc + i, n - i, add, mult, zp, d, y + i, 8, rq_avx2);
 }
 
 __attribute__((target("avx512f")))
@@ -174,7 +190,8 @@ static void rq_avx512(const int32_t *acc, size_t n, int32_t add, float mult, int
 		/* in range already: truncating to bytes is the value, either sign */
 		_mm_storeu_si128((void *)(y + i), _mm512_cvtepi32_epi8(r));
 	}
-	rq_sse2(acc + i, n - i, add, mult, zp, d, y + i);
+	if (i < n)
+		rq_tail(acc + i, n - i, add, mult, zp, d, y + i, 16, rq_avx512);
 }
 
 #define QK_SUFFIX	sse2
@@ -393,7 +410,7 @@ static int qfast_able(const struct qpu_nn_graph *g, const struct nn_node *n)
 	    !byte_type(g->t[n->out[0]].dtype) || !w->is_const)
 		return 0;
 	if (n->kind == NN_QLINEARCONV) {
-		if (is_depthwise(g, n) && n->win.kh > QFAST_MAX_KH)
+		if (is_depthwise(g, n) && n->win.kh * n->win.kw > QFAST_MAX_TAPS)
 			return 0;
 		cols = (size_t)w->dims[0];
 		K = w->count / cols;
@@ -406,82 +423,111 @@ static int qfast_able(const struct qpu_nn_graph *g, const struct nn_node *n)
 	return K <= QFAST_MAX_K && qbias_small(g, n, cols);
 }
 
-/* Depthwise scratch: the padded plane's rows, one row of sums. */
-static size_t dw_geometry(const struct qpu_nn_graph *g, const struct nn_node *n, size_t *rows,
+/*
+ * A depthwise layer's padded input, split by stride phase: @sh x @sw
+ * planes of @hq rows of @wq words, input row r and column c (padded) at
+ * plane (r % sh, c % sw), row r / sh, column c / sw; then the outputs as
+ * a flat run of OH rows of @wq, the columns past OW unused, so that each
+ * tap reads one contiguous run. Returns the words of scratch.
+ */
+static size_t dw_geometry(const struct qpu_nn_graph *g, const struct nn_node *n, size_t *hq,
 			  size_t *wq)
 {
 	const struct nn_win *win = &n->win;
 	const struct nn_tensor *y = &g->t[n->out[0]];
 	size_t OH = (size_t)y->dims[2], OW = (size_t)y->dims[3];
 
-	*rows = (OH - 1) * (size_t)win->sh + (size_t)win->kh;
-	*wq = round_up(OW, QFAST_MAX_VL) + (size_t)(win->kw - 1) / (size_t)win->sw;
-	return *rows * *wq * (size_t)win->sw + round_up(OW, QFAST_MAX_VL) +
-	       (size_t)g->t[n->in[0]].dims[3];
+	*hq = OH + (size_t)(win->kh - 1) / (size_t)win->sh + 1;	/* a row for the run's end */
+	*wq = OW + (size_t)(win->kw - 1) / (size_t)win->sw;
+	/* the planes, a margin, the sums, the input plane as words, the outputs as bytes */
+	return (size_t)(win->sh * win->sw) * *hq * *wq + QFAST_MAX_VL +
+	       round_up(OH * *wq, QFAST_MAX_VL) +
+	       (size_t)(g->t[n->in[0]].dims[2] * g->t[n->in[0]].dims[3]) +
+	       round_up(OH * *wq, QFAST_MAX_VL) / 4;
 }
 
 size_t nn_qfast_scratch(const struct qpu_nn_graph *g, const struct nn_node *n)
 {
 	const struct nn_tensor *w = &g->t[n->in[3]];
-	size_t rows, wq;
+	size_t hq, wq;
 
 	if (!qfast_able(g, n))
 		return 0;
 	if (n->kind == NN_QLINEARCONV && is_depthwise(g, n))
-		return dw_geometry(g, n, &rows, &wq) * sizeof(int32_t);
+		return dw_geometry(g, n, &hq, &wq) * sizeof(int32_t);
 	if (n->kind == NN_QLINEARCONV)	/* a strip of positions packed */
 		return (w->count / (size_t)w->dims[0] + 1) / 2 * QFAST_MAX_NR * sizeof(int32_t);
 	return (size_t)(w->dims[0] + 1) / 2 * sizeof(int32_t);	/* a row of A's pairs */
 }
 
-/* One image's depthwise convolution, plane by plane, row by row. */
+/*
+ * One image's depthwise convolution, plane by plane: the plane's padded
+ * phases (dw_geometry(); the pads zero, written once: every plane fills
+ * the same words), its sums and their requantization as one flat run
+ * each (calls per row cost more than the rows on small planes).
+ */
 static void qdw(struct qpu_nn_graph *g, struct nn_node *n, const struct qkern *kn,
 		const struct qfast *q, const uint8_t *x, uint8_t *y, int32_t *scratch)
 {
 	const struct nn_win *win = &n->win;
 	const struct nn_tensor *tx = &g->t[n->in[0]], *ty = &g->t[n->out[0]];
 	size_t C = (size_t)tx->dims[1], H = (size_t)tx->dims[2], W = (size_t)tx->dims[3];
-	size_t OH = (size_t)ty->dims[2], OW = (size_t)ty->dims[3], sw = (size_t)win->sw;
-	size_t kk = (size_t)(win->kh * win->kw), nrows, wq, row, m, o, c, i;
+	size_t OH = (size_t)ty->dims[2], OW = (size_t)ty->dims[3];
+	size_t sh = (size_t)win->sh, sw = (size_t)win->sw, pl = (size_t)win->pl;
+	size_t kh = (size_t)win->kh, kw = (size_t)win->kw, nt = kh * kw, hq, wq, plane, m, o, r, c;
 	uint8_t flip = tx->dtype == QPU_NN_INT8 ? 0x80 : 0;
 	int32_t xz = nn_qzero(g, n, 2, 0) + (flip ? 128 : 0), yz = nn_qzero(g, n, 7, 0);
-	int32_t *buf = scratch, *acc, *tmp;
-	const int32_t *rows[QFAST_MAX_KH];
+	int32_t *buf = scratch, *acc, *xw;
+	const int32_t *src[QFAST_MAX_TAPS];
+	size_t w_in, h_in;
+	uint8_t *yb;
 
-	dw_geometry(g, n, &nrows, &wq);
-	row = wq * sw;
-	acc = buf + nrows * row;
-	tmp = acc + round_up(OW, QFAST_MAX_VL);
+	dw_geometry(g, n, &hq, &wq);
+	plane = hq * wq;
+	acc = buf + sh * sw * plane + QFAST_MAX_VL;
+	xw = acc + round_up(OH * wq, QFAST_MAX_VL);
+	yb = (uint8_t *)(xw + H * W);
+	/* the input's columns and rows that land inside the planes */
+	w_in = wq * sw > pl ? wq * sw - pl : 0;
+	w_in = W < w_in ? W : w_in;
+	h_in = hq * sh > (size_t)win->pt ? hq * sh - (size_t)win->pt : 0;
+	h_in = H < h_in ? H : h_in;
+	memset(buf, 0, (sh * sw * plane + QFAST_MAX_VL) * sizeof(*buf));
+	for (r = 0; r < kh; r++)
+		for (c = 0; c < kw; c++)
+			src[r * kw + c] = buf + (r % sh * sw + c % sw) * plane + r / sh * wq + c / sw;
 	for (m = 0; m < C; m++) {
 		const uint8_t *xm = x + m * H * W;
-		/* the padded columns c = iw + pl inside the row and the image */
-		int64_t lo = win->pl > 0 ? 0 : -win->pl;
-		int64_t hi = (int64_t)W < (int64_t)row - win->pl ? (int64_t)W : (int64_t)row - win->pl;
 
-		memset(buf, 0, nrows * row * sizeof(*buf));
-		for (i = 0; i < nrows && lo < hi; i++) {
-			int64_t ih = (int64_t)i - win->pt;
-			int32_t *dst = buf + i * row;
+		if (sw == 1)
+			kn->cvt(xm, flip, xz, h_in * W, xw);
+		else if (sw == 2 && W % 2 == 0)	/* each row's columns split in one run */
+			kn->dei(xm, flip, xz, h_in * W, xw, xw + h_in * W / 2);
+		for (r = 0; r < h_in && w_in; r++) {
+			size_t pr = r + (size_t)win->pt;	/* the padded row */
+			int32_t *dst = buf + pr % sh * sw * plane + pr / sh * wq;
 
-			if (ih < 0 || ih >= (int64_t)H)
-				continue;
 			if (sw == 1) {
-				kn->cvt(xm + (size_t)ih * W + (size_t)lo, flip, xz, (size_t)(hi - lo),
-					dst + lo + win->pl);
-				continue;
+				memcpy(dst + pl, xw + r * W, w_in * sizeof(*dst));
+			} else if (sw == 2 && W % 2 == 0) {	/* input column i at padded pl + i */
+				memcpy(dst + pl % 2 * plane + pl / 2, xw + r * W / 2,
+				       (w_in + 1) / 2 * sizeof(*dst));
+				memcpy(dst + (pl + 1) % 2 * plane + (pl + 1) / 2, xw + (h_in + r) * W / 2,
+				       w_in / 2 * sizeof(*dst));
+			} else if (sw == 2) {
+				kn->dei(xm + r * W, flip, xz, w_in, dst + pl % 2 * plane + pl / 2,
+					dst + (pl + 1) % 2 * plane + (pl + 1) / 2);
+			} else {
+				for (c = 0; c < w_in; c++)
+					dst[(pl + c) % sw * plane + (pl + c) / sw] =
+						(int32_t)(uint8_t)(xm[r * W + c] ^ flip) - xz;
 			}
-			kn->cvt(xm + (size_t)ih * W + (size_t)lo, flip, xz, (size_t)(hi - lo), tmp);
-			for (c = (size_t)(lo + win->pl); c < (size_t)(hi + win->pl); c++)
-				dst[c % sw * wq + c / sw] = tmp[c - (size_t)(lo + win->pl)];
 		}
-		for (o = 0; o < OH; o++) {
-			for (i = 0; i < (size_t)win->kh; i++)
-				rows[i] = buf + (o * (size_t)win->sh + i) * row;
-			kn->dw(rows, q->w + m * kk, (unsigned int)win->kh, (unsigned int)win->kw,
-			       (unsigned int)sw, wq, OW, acc);
-			requant_fn(kn, q, q->mult[m])(acc, OW, q->bias[m], q->mult[m], yz, ty->dtype,
-						      y + (m * OH + o) * OW);
-		}
+		kn->dw(src, q->w + m * nt, (unsigned int)nt, OH * wq, acc);
+		requant_fn(kn, q, q->mult[m])(acc, OH * wq, q->bias[m], q->mult[m], yz, ty->dtype,
+					      yb);
+		for (o = 0; o < OH; o++)
+			memcpy(y + (m * OH + o) * OW, yb + o * wq, OW);
 	}
 }
 

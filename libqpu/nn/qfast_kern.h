@@ -144,45 +144,68 @@ static QK_ATTR void QK(gemv)(size_t kp, const int32_t *b, size_t ldb, const int3
 }
 
 /*
- * One output row of a depthwise window: acc[j] = sum over taps (i, t) of
- * taps[i * kw + t] times rows[i][(t % sw) * wq + t / sw + j], j < n. Each
- * row is split into @sw phases of @wq (column c at c % sw, c / sw), so
- * that every tap reads contiguous inputs; rows hold QK_VL readable
- * words past the last needed.
+ * Bytes (xor @flip, less @z) as int32, deinterleaved: src[2i] to ev[i],
+ * src[2i + 1] to od[i], i < @n / 2 (and ev[n / 2] when @n is odd).
+ */
+static QK_ATTR void QK(dei)(const uint8_t *src, uint8_t flip, int32_t z, size_t n, int32_t *ev,
+			    int32_t *od)
+{
+	QK(vb) f = { 0 }, b0, b1;
+	QK(vi) lo, hi, me, mo;
+	size_t i = 0;
+	int l;
+
+	f += flip;
+	for (l = 0; l < QK_VL; l++) {
+		me[l] = 2 * l;
+		mo[l] = 2 * l + 1;
+	}
+	for (; i + 2 * QK_VL <= n; i += 2 * QK_VL) {
+		memcpy(&b0, src + i, sizeof(b0));
+		memcpy(&b1, src + i + QK_VL, sizeof(b1));
+		lo = __builtin_convertvector(b0 ^ f, QK(vi)) - z;
+		hi = __builtin_convertvector(b1 ^ f, QK(vi)) - z;
+		QK(st)(ev + i / 2, __builtin_shuffle(lo, hi, me));
+		QK(st)(od + i / 2, __builtin_shuffle(lo, hi, mo));
+	}
+	for (; i < n; i++)
+		(i % 2 ? od : ev)[i / 2] = (int32_t)(uint8_t)(src[i] ^ flip) - z;
+}
+
+/*
+ * A depthwise window's sums over a flat run of outputs: acc[q] = sum over
+ * taps t < @nt of src[t][q] * taps[t], q < @n (the sources readable to
+ * @n rounded up to QK_VL).
  */
 static inline __attribute__((always_inline)) QK_ATTR void
-QK(dw_body)(const int32_t *const *rows, const int32_t *taps, unsigned int kh, unsigned int kw,
-	    unsigned int sw, size_t wq, size_t n, int32_t *acc)
+QK(dw_body)(const int32_t *const *src, const int32_t *taps, unsigned int nt, size_t n,
+	    int32_t *acc)
 {
-	size_t j;
-	unsigned int i, t;
+	size_t q;
+	unsigned int t;
 
-	for (j = 0; j < n; j += QK_VL) {
+	for (q = 0; q < n; q += QK_VL) {
 		QK(vi) a = { 0 };
 
-#pragma GCC unroll 3
-		for (i = 0; i < kh; i++)
-#pragma GCC unroll 3
-			for (t = 0; t < kw; t++)
-				a += QK(ld)(rows[i] + (t % sw) * wq + t / sw + j) * taps[i * kw + t];
-		QK(st)(acc + j, a);
+#pragma GCC unroll 9
+		for (t = 0; t < nt; t++)
+			a += QK(ld)(src[t] + q) * taps[t];
+		QK(st)(acc + q, a);
 	}
 }
 
-static QK_ATTR void QK(dw)(const int32_t *const *rows, const int32_t *taps, unsigned int kh,
-			   unsigned int kw, unsigned int sw, size_t wq, size_t n, int32_t *acc)
+static QK_ATTR void QK(dw)(const int32_t *const *src, const int32_t *taps, unsigned int nt,
+			   size_t n, int32_t *acc)
 {
-	if (kh == 3 && kw == 3 && sw == 1)
-		QK(dw_body)(rows, taps, 3, 3, 1, wq, n, acc);
-	else if (kh == 3 && kw == 3 && sw == 2)
-		QK(dw_body)(rows, taps, 3, 3, 2, wq, n, acc);
+	if (nt == 9)
+		QK(dw_body)(src, taps, 9, n, acc);
 	else
-		QK(dw_body)(rows, taps, kh, kw, sw, wq, n, acc);
+		QK(dw_body)(src, taps, nt, n, acc);
 }
 
 static const struct qkern QK(kern) = {
 	.name = QK_STR(QK_SUFFIX), .vl = QK_VL, .mr = 4 * QK_MP, .nr = QK_NV * QK_VL,
-	.cvt = QK(cvt), .pack2 = QK(pack2), .gemm = QK(gemm), .gemv = QK(gemv), .dw = QK(dw), .rq = QK_RQ,
+	.cvt = QK(cvt), .pack2 = QK(pack2), .gemm = QK(gemm), .gemv = QK(gemv), .dei = QK(dei), .dw = QK(dw), .rq = QK_RQ,
 };
 
 #undef QK
