@@ -1085,6 +1085,7 @@ static int run_nodes(struct qpu_nn_graph *g)
 	for (i = 0; i < g->n_nodes && !ret; i++) {
 		struct nn_node *n = &g->node[i];
 		uint64_t t0 = now_ns();
+		int fast = 0;
 
 		n->model_ns = 0;
 		switch (n->where) {
@@ -1096,7 +1097,8 @@ static int run_nodes(struct qpu_nn_graph *g)
 				ret = nn_xnn_run(g, n, scratch);
 				break;
 			}
-			if (nn_fast_run(g, n, scratch))
+			fast = nn_fast_run(g, n, scratch);
+			if (fast)
 				break;
 			/* fall through */
 		case QPU_NN_WHERE_CPU_REF:
@@ -1105,7 +1107,7 @@ static int run_nodes(struct qpu_nn_graph *g)
 		default:
 			break;
 		}
-		if (!ret && n->qclamp)
+		if (!ret && n->qclamp && fast != 2)	/* 2: the fast path clamped */
 			qclamp(g, n);
 		n->last_ns = now_ns() - t0;
 		if (g->board != QPU_BOARD_NONE && (n->where == QPU_NN_WHERE_CPU ||

@@ -194,6 +194,7 @@ int32_t nn_requant(int64_t acc, float mult, int32_t zp, enum qpu_nn_dtype d);
 
 /* ops_fast.c: the CPU's fast path; returns 1 when it ran the node, 0 when
  * the reference must. */
+/* 0: not taken (the reference runs); 1: done; 2: done, a fused clamp (qclamp) too */
 int nn_fast_run(struct qpu_nn_graph *g, struct nn_node *n, void *scratch);
 size_t nn_fast_scratch(const struct qpu_nn_graph *g, const struct nn_node *n);
 int nn_qfast_run(struct qpu_nn_graph *g, struct nn_node *n, void *scratch);

@@ -19,7 +19,8 @@
  * nearest even by the conversion as nearbyint() does.
  *
  * QPU_NN_QFAST (internal, for the tests and benchmarks) forces a kernel:
- * c, sse2, avx2, avx512 or avx512vnni (an unsupported one: the best).
+ * c, sse2, avx2, avx512 or avx512vnni on amd64, c or neon on arm64 (one
+ * this CPU cannot run, or no such one: the best it runs).
  */
 #include <math.h>
 #include <stdlib.h>
@@ -29,6 +30,8 @@
 
 #if defined(__x86_64__)
 #include <immintrin.h>
+#elif defined(__aarch64__)
+#include <arm_neon.h>
 #endif
 
 #pragma GCC diagnostic ignored "-Wpsabi"
@@ -50,8 +53,17 @@
 #define QK_STR2(s)	#s
 #define QK_STR(s)	QK_STR2(s)
 
-typedef void (*qrq_fn)(const int32_t *acc, size_t n, int32_t add, float mult, int32_t zp,
-		       enum qpu_nn_dtype d, uint8_t *y);
+/*
+ * A layer's output: its type, zero point, and the range it is clamped to
+ * (the type's, or a fused Relu's or Clip's within it: qdq_fuse()).
+ */
+struct qout {
+	enum qpu_nn_dtype d;
+	int32_t zp, lo, hi;
+};
+
+typedef void (*qrq_fn)(const int32_t *acc, size_t n, int32_t add, float mult,
+		       const struct qout *o, uint8_t *y);
 
 struct qkern {
 	const char *name;
@@ -69,29 +81,31 @@ struct qkern {
 	qrq_fn rq;
 };
 
-/* The requantization, element by element: nn_requant() itself. */
-static void rq_scalar(const int32_t *acc, size_t n, int32_t add, float mult, int32_t zp,
-		      enum qpu_nn_dtype d, uint8_t *y)
+static int32_t clamp_q(int32_t v, const struct qout *o)
+{
+	return v < o->lo ? o->lo : v > o->hi ? o->hi : v;
+}
+
+/* The requantization, element by element: nn_requant() itself, clamped. */
+static void rq_scalar(const int32_t *acc, size_t n, int32_t add, float mult,
+		      const struct qout *o, uint8_t *y)
 {
 	size_t i;
 
 	for (i = 0; i < n; i++)
-		y[i] = (uint8_t)nn_requant((int64_t)acc[i] + add, mult, zp, d);
+		y[i] = (uint8_t)clamp_q(nn_requant((int64_t)acc[i] + add, mult, o->zp, o->d), o);
 }
-
-static double qlo(enum qpu_nn_dtype d) { return d == QPU_NN_INT8 ? -128.0 : 0.0; }
-static double qhi(enum qpu_nn_dtype d) { return d == QPU_NN_INT8 ? 127.0 : 255.0; }
 
 #if defined(__x86_64__)
 /* The last @n < @step sums through @rq's vectors, in buffers of a whole step. */
-static void rq_tail(const int32_t *acc, size_t n, int32_t add, float mult, int32_t zp,
-		    enum qpu_nn_dtype d, uint8_t *y, size_t step, qrq_fn rq)
+static void rq_tail(const int32_t *acc, size_t n, int32_t add, float mult,
+		    const struct qout *o, uint8_t *y, size_t step, qrq_fn rq)
 {
 	int32_t a[16] = { 0 };
 	uint8_t b[16];
 
 	memcpy(a, acc, n * sizeof(*a));
-	rq(a, step, add, mult, zp, d, b);
+	rq(a, step, add, mult, o, b);
 	memcpy(y, b, n);
 }
 
@@ -117,11 +131,11 @@ static __m128i narrow8(__m128i a, __m128i b, enum qpu_nn_dtype d)
 	return d == QPU_NN_INT8 ? _mm_packs_epi16(w, w) : _mm_packus_epi16(w, w);
 }
 
-static void rq_sse2(const int32_t *acc, size_t n, int32_t add, float mult, int32_t zp,
-		    enum qpu_nn_dtype d, uint8_t *y)
+static void rq_sse2(const int32_t *acc, size_t n, int32_t add, float mult,
+		    const struct qout *o, uint8_t *y)
 {
-	__m128d m = _mm_set1_pd((double)mult), z = _mm_set1_pd((double)zp);
-	__m128d lo = _mm_set1_pd(qlo(d)), hi = _mm_set1_pd(qhi(d));
+	__m128d m = _mm_set1_pd((double)mult), z = _mm_set1_pd((double)o->zp);
+	__m128d lo = _mm_set1_pd((double)o->lo), hi = _mm_set1_pd((double)o->hi);
 	__m128i a = _mm_set1_epi32(add);
 	size_t i = 0;
 
@@ -130,10 +144,10 @@ static void rq_sse2(const int32_t *acc, size_t n, int32_t add, float mult, int32
 		__m128i v1 = _mm_add_epi32(_mm_loadu_si128((const void *)(acc + i + 4)), a);
 
 		_mm_storel_epi64((void *)(y + i), narrow8(rq4_sse2(v0, m, z, lo, hi),
-							  rq4_sse2(v1, m, z, lo, hi), d));
+							  rq4_sse2(v1, m, z, lo, hi), o->d));
 	}
 	if (i < n)
-		rq_tail(acc + i, n - i, add, mult, zp, d, y + i, 8, rq_sse2);
+		rq_tail(acc + i, n - i, add, mult, o, y + i, 8, rq_sse2);
 }
 
 __attribute__((target("avx2")))
@@ -145,11 +159,11 @@ static __m128i rq4_avx2(__m128i v, __m256d m, __m256d z, __m256d lo, __m256d hi)
 }
 
 __attribute__((target("avx2")))
-static void rq_avx2(const int32_t *acc, size_t n, int32_t add, float mult, int32_t zp,
-		    enum qpu_nn_dtype d, uint8_t *y)
+static void rq_avx2(const int32_t *acc, size_t n, int32_t add, float mult,
+		    const struct qout *o, uint8_t *y)
 {
-	__m256d m = _mm256_set1_pd((double)mult), z = _mm256_set1_pd((double)zp);
-	__m256d lo = _mm256_set1_pd(qlo(d)), hi = _mm256_set1_pd(qhi(d));
+	__m256d m = _mm256_set1_pd((double)mult), z = _mm256_set1_pd((double)o->zp);
+	__m256d lo = _mm256_set1_pd((double)o->lo), hi = _mm256_set1_pd((double)o->hi);
 	__m128i a = _mm_set1_epi32(add);
 	size_t i = 0;
 
@@ -158,10 +172,10 @@ static void rq_avx2(const int32_t *acc, size_t n, int32_t add, float mult, int32
 		__m128i v1 = _mm_add_epi32(_mm_loadu_si128((const void *)(acc + i + 4)), a);
 
 		_mm_storel_epi64((void *)(y + i), narrow8(rq4_avx2(v0, m, z, lo, hi),
-							  rq4_avx2(v1, m, z, lo, hi), d));
+							  rq4_avx2(v1, m, z, lo, hi), o->d));
 	}
 	if (i < n)
-		rq_tail(acc + i, n - i, add, mult, zp, d, y + i, 8, rq_avx2);
+		rq_tail(acc + i, n - i, add, mult, o, y + i, 8, rq_avx2);
 }
 
 __attribute__((target("avx512f")))
@@ -173,11 +187,11 @@ static __m256i rq8_avx512(__m256i v, __m512d m, __m512d z, __m512d lo, __m512d h
 }
 
 __attribute__((target("avx512f")))
-static void rq_avx512(const int32_t *acc, size_t n, int32_t add, float mult, int32_t zp,
-		      enum qpu_nn_dtype d, uint8_t *y)
+static void rq_avx512(const int32_t *acc, size_t n, int32_t add, float mult,
+		      const struct qout *o, uint8_t *y)
 {
-	__m512d m = _mm512_set1_pd((double)mult), z = _mm512_set1_pd((double)zp);
-	__m512d lo = _mm512_set1_pd(qlo(d)), hi = _mm512_set1_pd(qhi(d));
+	__m512d m = _mm512_set1_pd((double)mult), z = _mm512_set1_pd((double)o->zp);
+	__m512d lo = _mm512_set1_pd((double)o->lo), hi = _mm512_set1_pd((double)o->hi);
 	__m256i a = _mm256_set1_epi32(add);
 	size_t i = 0;
 
@@ -191,7 +205,7 @@ static void rq_avx512(const int32_t *acc, size_t n, int32_t add, float mult, int
 		_mm_storeu_si128((void *)(y + i), _mm512_cvtepi32_epi8(r));
 	}
 	if (i < n)
-		rq_tail(acc + i, n - i, add, mult, zp, d, y + i, 16, rq_avx512);
+		rq_tail(acc + i, n - i, add, mult, o, y + i, 16, rq_avx512);
 }
 
 #define QK_SUFFIX	sse2
@@ -232,6 +246,31 @@ static void rq_avx512(const int32_t *acc, size_t n, int32_t add, float mult, int
 #include "qfast_kern.h"
 #endif /* __x86_64__ */
 
+#if defined(__aarch64__)
+/*
+ * NEON: the pairs' products widened (smull, smull2), each pair's two
+ * added (addp): pmaddwd in three instructions.
+ */
+#define QK_SUFFIX	neon
+#define QK_ATTR
+#define QK_VL		4
+#define QK_NV		2
+#define QK_MP		2
+#define QK_MADD(a, b, w) qk_madd_neon(a, b, w)
+#define QK_RQ		rq_scalar
+typedef int32_t vi_neon_ __attribute__((vector_size(16)));
+
+static inline vi_neon_ qk_madd_neon(vi_neon_ a, vi_neon_ b, vi_neon_ w)
+{
+	int16x8_t b16 = vreinterpretq_s16_s32((int32x4_t)b), w16 = vreinterpretq_s16_s32((int32x4_t)w);
+
+	return (vi_neon_)vaddq_s32((int32x4_t)a,
+				   vpaddq_s32(vmull_s16(vget_low_s16(b16), vget_low_s16(w16)),
+					      vmull_high_s16(b16, w16)));
+}
+#include "qfast_kern.h"
+#endif /* __aarch64__ */
+
 /* Portable vectors: each int32 lane's two int16 halves, sign-extended by shifts. */
 #define QK_SUFFIX	c
 #define QK_ATTR
@@ -247,20 +286,22 @@ static void rq_avx512(const int32_t *acc, size_t n, int32_t add, float mult, int
 static const struct qkern *qkern(void)
 {
 	const char *want = getenv("QPU_NN_QFAST");
-#if defined(__x86_64__)
 	struct pick {
 		const struct qkern *k;
 		int ok;
 	};
-	const struct pick all[] = {
+	const struct pick all[] = {	/* best first */
+#if defined(__x86_64__)
 		{ &kern_avx512vnni, __builtin_cpu_supports("avx512vnni") &&
 				    __builtin_cpu_supports("avx512bw") },
 		{ &kern_avx512, __builtin_cpu_supports("avx512bw") },
 		{ &kern_avx2, __builtin_cpu_supports("avx2") },
 		{ &kern_sse2, 1 },
+#elif defined(__aarch64__)
+		{ &kern_neon, 1 },
+#endif
 		{ &kern_c, 1 },
 	};
-
 	const struct pick *p, *end = all + sizeof(all) / sizeof(all[0]);
 
 	for (p = all; want && p < end; p++)
@@ -269,8 +310,6 @@ static const struct qkern *qkern(void)
 	for (p = all; p < end; p++)
 		if (p->ok)
 			return p->k;
-#endif
-	(void)want;
 	return &kern_c;
 }
 
@@ -383,6 +422,32 @@ static struct qfast *qprepare(struct qpu_nn_graph *g, struct nn_node *n)
 	return q;
 }
 
+/*
+ * The output's range: the type's, narrowed to a fused clamp's (n->qclamp,
+ * which run_nodes() then skips) where the two meet (clamping to both,
+ * one after the other, is then clamping to where they meet).
+ */
+static int clamp_folds(const struct qpu_nn_graph *g, const struct nn_node *n)
+{
+	int s8 = g->t[n->out[0]].dtype == QPU_NN_INT8;
+
+	return n->qclamp && n->qlo <= n->qhi && n->qlo <= (s8 ? 127 : 255) &&
+	       n->qhi >= (s8 ? -128 : 0);
+}
+
+static struct qout qout_of(const struct qpu_nn_graph *g, const struct nn_node *n)
+{
+	struct qout o = { .d = g->t[n->out[0]].dtype, .zp = nn_qzero(g, n, 7, 0) };
+
+	o.lo = o.d == QPU_NN_INT8 ? -128 : 0;
+	o.hi = o.d == QPU_NN_INT8 ? 127 : 255;
+	if (clamp_folds(g, n)) {
+		o.lo = n->qlo > o.lo ? n->qlo : o.lo;
+		o.hi = n->qhi < o.hi ? n->qhi : o.hi;
+	}
+	return o;
+}
+
 /* The row's requantization: in vectors when exact, else nn_requant()'s own. */
 static qrq_fn requant_fn(const struct qkern *kn, const struct qfast *q, float mult)
 {
@@ -476,7 +541,8 @@ static void qdw(struct qpu_nn_graph *g, struct nn_node *n, const struct qkern *k
 	size_t sh = (size_t)win->sh, sw = (size_t)win->sw, pl = (size_t)win->pl;
 	size_t kh = (size_t)win->kh, kw = (size_t)win->kw, nt = kh * kw, hq, wq, plane, m, o, r, c;
 	uint8_t flip = tx->dtype == QPU_NN_INT8 ? 0x80 : 0;
-	int32_t xz = nn_qzero(g, n, 2, 0) + (flip ? 128 : 0), yz = nn_qzero(g, n, 7, 0);
+	int32_t xz = nn_qzero(g, n, 2, 0) + (flip ? 128 : 0);
+	struct qout out = qout_of(g, n);
 	int32_t *buf = scratch, *acc, *xw;
 	const int32_t *src[QFAST_MAX_TAPS];
 	size_t w_in, h_in;
@@ -524,8 +590,7 @@ static void qdw(struct qpu_nn_graph *g, struct nn_node *n, const struct qkern *k
 			}
 		}
 		kn->dw(src, q->w + m * nt, (unsigned int)nt, OH * wq, acc);
-		requant_fn(kn, q, q->mult[m])(acc, OH * wq, q->bias[m], q->mult[m], yz, ty->dtype,
-					      yb);
+		requant_fn(kn, q, q->mult[m])(acc, OH * wq, q->bias[m], q->mult[m], &out, yb);
 		for (o = 0; o < OH; o++)
 			memcpy(y + (m * OH + o) * OW, yb + o * wq, OW);
 	}
@@ -568,7 +633,8 @@ static void qconv_gemm(struct qpu_nn_graph *g, struct nn_node *n, const struct q
 	size_t cg = (size_t)wt->dims[1], mg = M / (size_t)win->group, K = wt->count / M;
 	size_t gi, k, p0, np, m0, r;
 	uint8_t flip = tx->dtype == QPU_NN_INT8 ? 0x80 : 0;
-	int32_t xz = nn_qzero(g, n, 2, 0), yz = nn_qzero(g, n, 7, 0);
+	int32_t xz = nn_qzero(g, n, 2, 0);
+	struct qout out = qout_of(g, n);
 	int32_t *bp = scratch, tile[QFAST_MAX_MR * QFAST_MAX_NR];
 	uint8_t col[2 * QFAST_MAX_NR];
 	int direct = win->kh == 1 && win->kw == 1 && win->sh == 1 && win->sw == 1 && !win->pt &&
@@ -601,8 +667,7 @@ static void qconv_gemm(struct qpu_nn_graph *g, struct nn_node *n, const struct q
 					size_t m = gi * mg + m0 + r;
 
 					requant_fn(kn, q, q->mult[m])(tile + r * nr, np, q->bias[m],
-								      q->mult[m], yz, ty->dtype,
-								      y + m * P + p0);
+								      q->mult[m], &out, y + m * P + p0);
 				}
 			}
 		}
@@ -618,9 +683,10 @@ static void qconv_gemm(struct qpu_nn_graph *g, struct nn_node *n, const struct q
 static void qmatmul(struct qpu_nn_graph *g, struct nn_node *n, const struct qkern *kn,
 		    const struct qfast *q, int32_t *scratch)
 {
-	const struct nn_tensor *a = &g->t[n->in[0]], *bt = &g->t[n->in[3]], *ty = &g->t[n->out[0]];
+	const struct nn_tensor *a = &g->t[n->in[0]], *bt = &g->t[n->in[3]];
 	size_t K = (size_t)bt->dims[0], N = (size_t)bt->dims[1], rows = a->count / K, i, k, j0, j;
-	int32_t za = nn_qzero(g, n, 2, 0), yz = nn_qzero(g, n, 7, 0);
+	int32_t za = nn_qzero(g, n, 2, 0);
+	struct qout out = qout_of(g, n);
 	int32_t *ap = scratch, tile[QFAST_MAX_NR];
 	const void *av = nn_ptr(g, n->in[0]);
 	uint8_t *y = nn_ptr(g, n->out[0]);
@@ -635,8 +701,9 @@ static void qmatmul(struct qpu_nn_graph *g, struct nn_node *n, const struct qker
 		for (j0 = 0; j0 < N; j0 += kn->nr) {
 			kn->gemv(q->kp, q->w + j0, N + QFAST_MAX_NR, ap, tile);
 			for (j = j0; j < N && j < j0 + kn->nr; j++)
-				y[i * N + j] = (uint8_t)nn_requant((int64_t)tile[j - j0] + q->bias[j],
-								   q->mult[j], yz, ty->dtype);
+				y[i * N + j] = (uint8_t)clamp_q(nn_requant((int64_t)tile[j - j0] +
+									   q->bias[j], q->mult[j],
+									   out.zp, out.d), &out);
 		}
 	}
 }
@@ -655,7 +722,7 @@ int nn_qfast_run(struct qpu_nn_graph *g, struct nn_node *n, void *scratch)
 		return 0;	/* no memory for the panels: the reference */
 	if (n->kind == NN_QLINEARMATMUL) {
 		qmatmul(g, n, kn, q, scratch);
-		return 1;
+		return clamp_folds(g, n) ? 2 : 1;
 	}
 	xs = x->count / (size_t)x->dims[0];
 	ys = y->count / (size_t)y->dims[0];
@@ -668,5 +735,5 @@ int nn_qfast_run(struct qpu_nn_graph *g, struct nn_node *n, void *scratch)
 		else
 			qconv_gemm(g, n, kn, q, xb, yb, scratch);
 	}
-	return 1;
+	return clamp_folds(g, n) ? 2 : 1;
 }
