@@ -927,6 +927,8 @@ T_TEST(int8_cpu_fast_kernels_exact)
 		{ "avx2", { "avx2", NULL } },
 		{ "avx512", { "avx512bw", NULL } },
 		{ "avx512vnni", { "avx512bw", "avx512vnni" } },
+#elif defined(__aarch64__)
+		{ "neon", { NULL, NULL } },
 #endif
 	};
 	uint8_t want[4096], got[4096], x[4096];
