@@ -49,6 +49,8 @@
 #define QFAST_MAX_MR	8	/* its rows: weights are packed to a multiple */
 #define QFAST_MAX_VL	16	/* int32 lanes of the widest vector */
 #define QFAST_MAX_TAPS	64	/* depthwise windows larger: the reference */
+/* Depthwise rows this short move as one fixed-size copy (overrunning; see qdw()). */
+#define QFAST_SHORT	16
 
 #define QK_STR2(s)	#s
 #define QK_STR(s)	QK_STR2(s)
@@ -507,8 +509,8 @@ static size_t dw_geometry(const struct qpu_nn_graph *g, const struct nn_node *n,
 	/* the planes, a margin, the sums, the input plane as words, the outputs as bytes */
 	return (size_t)(win->sh * win->sw) * *hq * *wq + QFAST_MAX_VL +
 	       round_up(OH * *wq, QFAST_MAX_VL) +
-	       (size_t)(g->t[n->in[0]].dims[2] * g->t[n->in[0]].dims[3]) +
-	       round_up(OH * *wq, QFAST_MAX_VL) / 4;
+	       (size_t)(g->t[n->in[0]].dims[2] * g->t[n->in[0]].dims[3]) + QFAST_SHORT +
+	       round_up(OH * *wq, QFAST_MAX_VL) / 4 + QFAST_SHORT / 4;
 }
 
 size_t nn_qfast_scratch(const struct qpu_nn_graph *g, const struct nn_node *n)
@@ -573,7 +575,17 @@ static void qdw(struct qpu_nn_graph *g, struct nn_node *n, const struct qkern *k
 			size_t pr = r + (size_t)win->pt;	/* the padded row */
 			int32_t *dst = buf + pr % sh * sw * plane + pr / sh * wq;
 
-			if (sw == 1) {
+			if (sw == 1 && sh == 1 && w_in <= QFAST_SHORT) {
+				/*
+				 * A short row in one move, then zeros over what it
+				 * overran and a short row more (its right pad, the
+				 * next rows', written after: one plane, rows in
+				 * order), so the pads stay zero; dw_geometry()'s
+				 * margin holds the last row's.
+				 */
+				memcpy(dst + pl, xw + r * W, QFAST_SHORT * sizeof(*dst));
+				memset(dst + pl + w_in, 0, QFAST_SHORT * sizeof(*dst));
+			} else if (sw == 1) {
 				memcpy(dst + pl, xw + r * W, w_in * sizeof(*dst));
 			} else if (sw == 2 && W % 2 == 0) {	/* input column i at padded pl + i */
 				memcpy(dst + pl % 2 * plane + pl / 2, xw + r * W / 2,
@@ -591,8 +603,12 @@ static void qdw(struct qpu_nn_graph *g, struct nn_node *n, const struct qkern *k
 		}
 		kn->dw(src, q->w + m * nt, (unsigned int)nt, OH * wq, acc);
 		requant_fn(kn, q, q->mult[m])(acc, OH * wq, q->bias[m], q->mult[m], &out, yb);
+		/* short rows in one move each, overrunning into rows written after */
 		for (o = 0; o < OH; o++)
-			memcpy(y + (m * OH + o) * OW, yb + o * wq, OW);
+			if (OW <= QFAST_SHORT && (m + 1 < C || o + 1 < OH))
+				memcpy(y + (m * OH + o) * OW, yb + o * wq, QFAST_SHORT);
+			else
+				memcpy(y + (m * OH + o) * OW, yb + o * wq, OW);
 	}
 }
 

@@ -529,6 +529,8 @@ QFAST_CONVS = [
      0.0005, 1 << 29),
     ((1, 3, 40, 37), 3, 3, {"group": 3, "pads": [1, 1, 1, 1]}, np.uint8, np.int8, 128, 5, 0.05,
      2000),
+    ((2, 6, 7, 9), 6, 3, {"group": 6, "pads": [2, 0, 0, 2]}, np.uint8, np.int8, 250, 3, 0.05,
+     2000),                                                                # short rows, pads one side
 ]
 
 
