@@ -614,23 +614,39 @@ static void qdw(struct qpu_nn_graph *g, struct nn_node *n, const struct qkern *k
 
 /*
  * Row @k of a group's im2col at positions p0 .. p0 + @np - 1, as bytes:
- * pads hold x's zero point, which packing takes out like any value.
+ * pads hold x's zero point, which packing takes out like any value. A run
+ * of positions on one output row reads its input row at stride sw
+ * between the pads either side.
  */
 static void im2col_u8(const struct nn_win *win, const uint8_t *x, size_t H, size_t W, size_t OW,
 		      size_t k, size_t p0, size_t np, uint8_t pad, uint8_t *dst)
 {
 	size_t kw = k % (size_t)win->kw, kh = k / (size_t)win->kw % (size_t)win->kh;
-	size_t c = k / (size_t)(win->kw * win->kh), o = p0 / OW, j = p0 % OW, i;
-	int64_t ih = (int64_t)(o * (size_t)win->sh + kh) - win->pt, iw;
+	size_t c = k / (size_t)(win->kw * win->kh), sw = (size_t)win->sw, p = p0, end = p0 + np;
+	/* output columns j whose input column j * sw + kw - pl is inside: lo .. hi - 1 */
+	int64_t off = win->pl - (int64_t)kw;
+	size_t lo = off > 0 ? (size_t)((off + (int64_t)sw - 1) / (int64_t)sw) : 0;
+	size_t hi = (int64_t)W + off > 0 ? (size_t)(((int64_t)W + off - 1) / (int64_t)sw + 1) : 0;
 
-	for (i = 0; i < np; i++) {
-		iw = (int64_t)(j * (size_t)win->sw + kw) - win->pl;
-		dst[i] = ih < 0 || ih >= (int64_t)H || iw < 0 || iw >= (int64_t)W ? pad :
-			 x[(c * H + (size_t)ih) * W + (size_t)iw];
-		if (++j == OW) {
-			j = 0;
-			ih += win->sh;
+	hi = hi < OW ? hi : OW;
+	lo = lo < hi ? lo : hi;
+	while (p < end) {
+		size_t o = p / OW, j = p % OW, stop = end - p < OW - j ? end : p + (OW - j);
+		int64_t ih = (int64_t)(o * (size_t)win->sh + kh) - win->pt;
+		const uint8_t *row = x + (c * H + (size_t)ih) * W;
+
+		if (ih < 0 || ih >= (int64_t)H) {
+			memset(dst, pad, stop - p);
+			dst += stop - p;
+			p = stop;
+			continue;
 		}
+		for (; p < stop && j < lo; p++, j++)
+			*dst++ = pad;
+		for (; p < stop && j < hi; p++, j++)	/* j >= lo: j * sw >= off */
+			*dst++ = row[(size_t)((int64_t)(j * sw) - off)];
+		for (; p < stop; p++, j++)
+			*dst++ = pad;
 	}
 }
 
