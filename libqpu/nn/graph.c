@@ -384,6 +384,7 @@ void qpu_nn_free(struct qpu_nn_graph *g)
 		struct nn_node *n = &g->node[i];
 
 		nn_xnn_free(n);
+		nn_fast_free(n);
 		free(n->name);
 		free(n->op);
 		free(n->domain);
@@ -1084,6 +1085,7 @@ static int run_nodes(struct qpu_nn_graph *g)
 	for (i = 0; i < g->n_nodes && !ret; i++) {
 		struct nn_node *n = &g->node[i];
 		uint64_t t0 = now_ns();
+		int fast = 0;
 
 		n->model_ns = 0;
 		switch (n->where) {
@@ -1095,7 +1097,8 @@ static int run_nodes(struct qpu_nn_graph *g)
 				ret = nn_xnn_run(g, n, scratch);
 				break;
 			}
-			if (nn_fast_run(g, n, scratch))
+			fast = nn_fast_run(g, n, scratch);
+			if (fast)
 				break;
 			/* fall through */
 		case QPU_NN_WHERE_CPU_REF:
@@ -1104,8 +1107,9 @@ static int run_nodes(struct qpu_nn_graph *g)
 		default:
 			break;
 		}
-		/* the byte program clamps on the QPUs (qpu_dwint8.c) */
-		if (!ret && n->qclamp && !(n->where == QPU_NN_WHERE_QPU && nn_qdw8(g, n)))
+		/* the byte program (qpu_dwint8.c) and the fast path (2) clamp themselves */
+		if (!ret && n->qclamp && fast != 2 &&
+		    !(n->where == QPU_NN_WHERE_QPU && nn_qdw8(g, n)))
 			qclamp(g, n);
 		n->last_ns = now_ns() - t0;
 		if (g->board != QPU_BOARD_NONE && (n->where == QPU_NN_WHERE_CPU ||

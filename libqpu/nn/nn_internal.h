@@ -120,6 +120,7 @@ struct nn_node {
 	size_t scratch;		/* bytes of arena scratch it needs */
 	int qpu_able;		/* a QPU kernel exists for its shape */
 	void *xnn_op;		/* its XNNPACK operator (xnnpack.c), or NULL */
+	void *qfast;		/* its INT8 fast path's packed constants (ops_fast_int8.c) */
 	int xnn_mode;
 };
 
@@ -193,8 +194,12 @@ int32_t nn_requant(int64_t acc, float mult, int32_t zp, enum qpu_nn_dtype d);
 
 /* ops_fast.c: the CPU's fast path; returns 1 when it ran the node, 0 when
  * the reference must. */
+/* 0: not taken (the reference runs); 1: done; 2: done, a fused clamp (qclamp) too */
 int nn_fast_run(struct qpu_nn_graph *g, struct nn_node *n, void *scratch);
 size_t nn_fast_scratch(const struct qpu_nn_graph *g, const struct nn_node *n);
+int nn_qfast_run(struct qpu_nn_graph *g, struct nn_node *n, void *scratch);
+size_t nn_qfast_scratch(const struct qpu_nn_graph *g, const struct nn_node *n);
+void nn_fast_free(struct nn_node *n);
 void nn_sgemm_cpu(size_t m, size_t n, size_t k, const float *a, size_t lda,
 		  const float *b, size_t ldb, float *c, size_t ldc, float *pack);
 void nn_im2col(const float *x, int64_t c, int64_t h, int64_t w, const struct nn_win *win,

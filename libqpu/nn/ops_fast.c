@@ -3,8 +3,8 @@
  * libqpu/nn: the CPU backend's fast path: a packed, register-blocked sgemm
  * in GCC's portable vector types (SSE on amd64, NEON on arm64 and armhf
  * with NEON), convolutions as im2col and that product, depthwise 3x3 and
- * the like directly, matrix products. What it does not take, the reference
- * (ops_ref.c) runs.
+ * the like directly, matrix products; INT8 in ops_fast_int8.c. What it
+ * does not take, the reference (ops_ref.c) runs.
  */
 #include <stdint.h>
 #include <string.h>
@@ -170,17 +170,9 @@ size_t nn_fast_scratch(const struct qpu_nn_graph *g, const struct nn_node *n)
 		if (n->kind == NN_GEMM && (n->trans_a || n->trans_b))
 			return 0;	/* the reference, or dot products: no panel */
 		return pack_bytes((size_t)g->t[n->in[0]].dims[g->t[n->in[0]].rank - 1]);
-	case NN_QLINEARCONV:	/* x less its zero point, one output plane's sums */
-		w = &g->t[n->in[0]];
-		y = &g->t[n->out[0]];
-		return (w->count / (size_t)w->dims[0] + (size_t)(y->dims[2] * y->dims[3])) *
-		       sizeof(int32_t);
-	case NN_QLINEARMATMUL:	/* the sums, B's row, its zero points, the multipliers */
-		w = &g->t[n->in[3]];
-		if (w->rank != 2)
-			return 0;
-		k = (size_t)w->dims[1];
-		return (g->t[n->in[0]].count / (size_t)w->dims[0] * k + 3 * k) * sizeof(int32_t);
+	case NN_QLINEARCONV:
+	case NN_QLINEARMATMUL:
+		return nn_qfast_scratch(g, n);
 	default:
 		return 0;
 	}
@@ -338,172 +330,6 @@ void nn_sgemm_cpu(size_t m, size_t n, size_t k, const float *a, size_t lda, cons
 	sgemm_packed(m, n, k, a, lda, b, ldb, c, ldc, pack);
 }
 
-/* --- INT8: QLinearConv and QLinearMatMul in 32-bit sums, exact like the reference --- */
-
-/*
- * The largest K whose sums of K products of operands less their zero
- * points (each at most 255 x 255) stay within half the int32 range, the
- * other half for the bias (at most 2^30 here, else the reference runs).
- */
-#define QFAST_MAX_K	((size_t)(INT32_MAX / 2) / (255u * 255u))
-#define QFAST_MAX_BIAS	(INT32_C(1) << 30)
-
-typedef int32_t v4i __attribute__((vector_size(16)));
-
-/* y[i] += s * x[i], i < count, in int32 (exact: the caller bounds the sums). */
-static void axpy_i32(int32_t *y, int32_t s, const int32_t *x, size_t count)
-{
-	v4i sv = { s, s, s, s }, yv, xv;
-	size_t i = 0;
-
-	for (; i + 4 <= count; i += 4) {
-		memcpy(&yv, y + i, sizeof(yv));
-		memcpy(&xv, x + i, sizeof(xv));
-		yv += sv * xv;
-		memcpy(y + i, &yv, sizeof(yv));
-	}
-	for (; i < count; i++)
-		y[i] += s * x[i];
-}
-
-static int qbias_small(const struct qpu_nn_graph *g, const struct nn_node *n, size_t count)
-{
-	const int32_t *b = n->n_in > 8 && n->in[8] >= 0 ? g->t[n->in[8]].cdata : NULL;
-	size_t i;
-
-	for (i = 0; b && i < count; i++)
-		if (b[i] > QFAST_MAX_BIAS || b[i] < -QFAST_MAX_BIAS)
-			return 0;
-	return 1;
-}
-
-/*
- * QLinearConv: per output channel, each weight (less its zero point) times
- * the rows of the input plane (less x's zero point, converted once an
- * image) it meets, added into the channel's int32 plane; then the
- * reference's requantization. Pads add nothing: their x - x_zero is 0.
- */
-static int qconv_fast(struct qpu_nn_graph *g, struct nn_node *n, void *scratch)
-{
-	const struct nn_tensor *x = &g->t[n->in[0]], *wt = &g->t[n->in[3]], *y = &g->t[n->out[0]];
-	const struct nn_win *win = &n->win;
-	const int32_t *bias = n->n_in > 8 && n->in[8] >= 0 ? nn_ptr(g, n->in[8]) : NULL;
-	int64_t C = x->dims[1], H = x->dims[2], W = x->dims[3];
-	int64_t M = y->dims[1], OH = y->dims[2], OW = y->dims[3];
-	size_t P = (size_t)(OH * OW), plane = (size_t)(H * W), cg = (size_t)wt->dims[1];
-	size_t mg = (size_t)M / (size_t)win->group, K = wt->count / (size_t)M, i, m, c;
-	int32_t *xi = scratch, *acc = xi + (size_t)C * plane, xz = nn_qzero(g, n, 2, 0);
-	int32_t yz = nn_qzero(g, n, 7, 0);
-	const void *xp = nn_ptr(g, n->in[0]), *wp = nn_ptr(g, n->in[3]);
-	int64_t b, kh, kw, o;
-
-	if (K > QFAST_MAX_K || !qbias_small(g, n, (size_t)M))
-		return 0;
-	for (b = 0; b < x->dims[0]; b++) {
-		for (i = 0; i < (size_t)C * plane; i++)
-			xi[i] = nn_ld_q(xp, x->dtype, (size_t)b * (size_t)C * plane + i) - xz;
-		for (m = 0; m < (size_t)M; m++) {
-			int32_t wz = nn_qzero(g, n, 5, m);
-			float mult = nn_qmult(nn_qscale(g, n, 1, 0), nn_qscale(g, n, 4, m),
-					      nn_qscale(g, n, 6, 0));
-			const int32_t *xg = xi + (m / mg) * cg * plane;
-
-			for (i = 0; i < P; i++)
-				acc[i] = bias ? bias[m] : 0;
-			if (is_direct(n)) {	/* 1x1, stride 1, no pads: whole planes */
-				for (c = 0; c < cg; c++) {
-					int32_t wv = nn_ld_q(wp, wt->dtype, m * cg + c) - wz;
-
-					if (wv)
-						axpy_i32(acc, wv, xg + c * plane, P);
-				}
-			}
-			for (c = 0; c < cg && !is_direct(n); c++)
-				for (kh = 0; kh < win->kh; kh++)
-					for (kw = 0; kw < win->kw; kw++) {
-						/* columns whose input iw = ow * sw - pl + kw is inside */
-						int64_t off = win->pl - kw, lo, hi, j;
-						int32_t wv = nn_ld_q(wp, wt->dtype, ((m * cg + c) *
-								     (size_t)win->kh + (size_t)kh) *
-								     (size_t)win->kw + (size_t)kw) - wz;
-
-						lo = off > 0 ? (off + win->sw - 1) / win->sw : 0;
-						hi = (W - 1 + off) / win->sw;
-						if (hi >= OW)
-							hi = OW - 1;
-						if (!wv || W - 1 + off < 0 || lo > hi)
-							continue;
-						for (o = 0; o < OH; o++) {
-							int64_t ih = o * win->sh - win->pt + kh;
-							const int32_t *src;
-							int32_t *row = acc + o * OW;
-
-							if (ih < 0 || ih >= H)
-								continue;
-							src = xg + c * plane + (size_t)(ih * W + lo * win->sw - off);
-							row += lo;
-							if (win->sw == 1)
-								axpy_i32(row, wv, src, (size_t)(hi - lo + 1));
-							else
-								for (j = 0; j <= hi - lo; j++)
-									row[j] += wv * src[j * win->sw];
-						}
-					}
-			for (i = 0; i < P; i++)
-				nn_st_q(nn_ptr(g, n->out[0]), y->dtype, ((size_t)b * (size_t)M + m) * P + i,
-					nn_requant(acc[i], mult, yz, y->dtype));
-		}
-	}
-	return 1;
-}
-
-/*
- * QLinearMatMul with a constant 2-D B: for each k, B's row less its zero
- * points once, times each row of A's value (less a's zero point) added
- * into that row's int32 sums; then the reference's requantization.
- */
-static int qmatmul_fast(struct qpu_nn_graph *g, struct nn_node *n, void *scratch)
-{
-	const struct nn_tensor *a = &g->t[n->in[0]], *bt = &g->t[n->in[3]], *y = &g->t[n->out[0]];
-	size_t K, N, rows, i, j, k;
-	int32_t *acc = scratch, *brow, *zb, za = nn_qzero(g, n, 2, 0), yz = nn_qzero(g, n, 7, 0);
-	const int32_t *bias = n->n_in > 8 && n->in[8] >= 0 ? nn_ptr(g, n->in[8]) : NULL;
-	const void *ap = nn_ptr(g, n->in[0]);
-	float *mult;
-
-	if (bt->rank != 2 || !bt->is_const)
-		return 0;
-	K = (size_t)bt->dims[0];
-	N = (size_t)bt->dims[1];
-	rows = a->count / K;
-	if (K > QFAST_MAX_K || !qbias_small(g, n, N))
-		return 0;
-	brow = acc + rows * N;
-	zb = brow + N;
-	mult = (float *)(zb + N);
-	for (j = 0; j < N; j++) {
-		zb[j] = nn_qzero(g, n, 5, j);
-		mult[j] = nn_qmult(nn_qscale(g, n, 1, 0), nn_qscale(g, n, 4, j), nn_qscale(g, n, 6, 0));
-		for (i = 0; i < rows; i++)
-			acc[i * N + j] = bias ? bias[j] : 0;
-	}
-	for (k = 0; k < K; k++) {
-		for (j = 0; j < N; j++)
-			brow[j] = nn_ld_q(bt->cdata, bt->dtype, k * N + j) - zb[j];
-		for (i = 0; i < rows; i++) {
-			int32_t av = nn_ld_q(ap, a->dtype, i * K + k) - za, *row = acc + i * N;
-
-			if (!av)
-				continue;
-			axpy_i32(row, av, brow, N);
-		}
-	}
-	for (i = 0; i < rows * N; i++)
-		nn_st_q(nn_ptr(g, n->out[0]), y->dtype, i,
-			nn_requant(acc[i], mult[i % N], yz, y->dtype));
-	return 1;
-}
-
 int nn_fast_run(struct qpu_nn_graph *g, struct nn_node *n, void *scratch)
 {
 	switch (n->kind) {
@@ -514,9 +340,8 @@ int nn_fast_run(struct qpu_nn_graph *g, struct nn_node *n, void *scratch)
 	case NN_MATMUL:
 		return product_fast(g, n, scratch);
 	case NN_QLINEARCONV:
-		return qconv_fast(g, n, scratch);
 	case NN_QLINEARMATMUL:
-		return qmatmul_fast(g, n, scratch);
+		return nn_qfast_run(g, n, scratch);
 	default:
 		return 0;
 	}

@@ -1424,6 +1424,86 @@ T_TEST(int8_depthwise_exact_on_the_qpus)
 	vc4_dev_done(d);
 }
 
+/*
+ * The CPU's INT8 fast path (ops_fast_int8.c), each SIMD kernel this CPU
+ * runs forced by $QPU_NN_QFAST, byte for byte the reference's: the layers
+ * above, depthwise ones (strides 1 and 2, even and odd widths) and groups.
+ */
+T_TEST(int8_cpu_fast_kernels_exact)
+{
+	static const struct qnet nets[] = {
+		{ 5, 7, 6, 20, 3, 1, 1, -128, 0.05f, 1 },	/* K 45 */
+		{ 3, 9, 8, 17, 3, 2, 0, 255, 0.05f, 1 },	/* stride 2, 17 channels */
+		{ 7, 1, 1, 16, 1, 1, 0, 0, 0.0005f, 1 },	/* a 1x1 image, saturated */
+		{ 6, 5, 5, 33, 1, 1, 1, 127, 0.02f, 1 },	/* 1x1 read directly */
+		{ 13, 3, 20, 0, 0, 0, 0, 7, 0.05f, 1 },	/* MatMul: K 13, 20 columns */
+		{ 9, 14, 14, 9, 3, 1, 1, 5, 0.05f, 9 },	/* depthwise */
+		{ 7, 12, 12, 7, 3, 2, 0, 200, 0.05f, 7 },	/* depthwise, stride 2, even width */
+		{ 5, 9, 11, 5, 3, 2, 1, -100, 0.05f, 5 },	/* depthwise, stride 2, odd width */
+		{ 6, 6, 5, 4, 3, 1, 0, 9, 0.05f, 2 },	/* two groups */
+	};
+	static const struct {
+		const char *name, *cpu[2];	/* the kernel, the CPU features it needs */
+	} kernels[] = {
+		{ "c", { NULL, NULL } },
+#if defined(__x86_64__)
+		{ "sse2", { NULL, NULL } },
+		{ "avx2", { "avx2", NULL } },
+		{ "avx512", { "avx512bw", NULL } },
+		{ "avx512vnni", { "avx512bw", "avx512vnni" } },
+#elif defined(__aarch64__)
+		{ "neon", { NULL, NULL } },
+#endif
+	};
+	uint8_t want[4096], got[4096], x[4096];
+	struct qpu_nn_tensor_info ti, to;
+	struct qpu_nn_node_info ni;
+	struct qpu_nn_graph *g;
+	size_t i, j, k, size, in_bytes, n, runs = 0;
+
+	for (j = 0; j < T_ARRAY_SIZE(kernels); j++) {
+#if defined(__x86_64__)
+		if ((kernels[j].cpu[0] && !__builtin_cpu_supports("avx2")) ||
+		    (kernels[j].cpu[0] && !strcmp(kernels[j].cpu[0], "avx512bw") &&
+		     !__builtin_cpu_supports("avx512bw")) ||
+		    (kernels[j].cpu[1] && !__builtin_cpu_supports("avx512vnni")))
+			continue;	/* not this CPU's: the next one */
+#endif
+		setenv("QPU_NN_QFAST", kernels[j].name, 1);
+		for (i = 0; i < T_ARRAY_SIZE(nets); i++) {
+			struct qnet p = nets[i];
+			uint64_t seed = 300 + i;
+			uint8_t *img;
+
+			if (!p.k)
+				p.M = p.W;
+			img = qlinear_net(&p, &size, &in_bytes);
+			for (k = 0; k < in_bytes; k++)
+				x[k] = k % 5 == 0 ? 0 : k % 5 == 1 ? 255 : (uint8_t)(t_rand(&seed) >> 56);
+			n = qlinear_run(img, size, NULL, x, want, sizeof(want), &ni);
+			g = load_bound(img, size, NULL, 0);
+			T_CHECK(n > 0 && g != NULL);
+			if (g) {
+				T_CHECK(qpu_nn_input(g, 0, &ti) == 0 && qpu_nn_output(g, 0, &to) == 0);
+				memcpy(ti.data, x, ti.bytes);
+				T_CHECK(qpu_nn_run(g) == 0 && qpu_nn_node(g, 0, &ni) == 0);
+				T_CHECK(ni.where == QPU_NN_WHERE_CPU && to.bytes == n);
+				memcpy(got, to.data, n);
+				if (memcmp(want, got, n))
+					fprintf(stderr, "kernel %s, net %zu: differs from the reference\n",
+						kernels[j].name, i);
+				T_CHECK(memcmp(want, got, n) == 0);
+				runs++;
+				qpu_nn_free(g);
+			}
+			free(img);
+		}
+	}
+	unsetenv("QPU_NN_QFAST");
+	T_CHECK(runs >= 2 * T_ARRAY_SIZE(nets) || (runs == T_ARRAY_SIZE(nets) &&
+						    T_ARRAY_SIZE(kernels) == 1));
+}
+
 T_TEST(int8_refusals)
 {
 	static const struct qnet dw = { 4, 5, 5, 4, 3, 1, 0, 0, 0.05f, 4 };

@@ -523,6 +523,128 @@ def test_qlinearmatmul_exact(per_col):
     run_all(model, {"a": a}, exact=True)
 
 
+# The INT8 fast path's kernels (libqpu/nn/ops_fast_int8.c), each forced
+# through $QPU_NN_QFAST where this CPU runs it, and the /proc/cpuinfo flags
+# it needs.
+QFAST_KERNELS = [("c", ()), ("sse2", ("sse2",)), ("avx2", ("avx2",)),
+                 ("avx512", ("avx512bw",)), ("avx512vnni", ("avx512bw", "avx512_vnni"))]
+
+
+def cpu_flags():
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("flags"):
+                    return set(line.split(":", 1)[1].split())
+    except OSError:
+        pass
+    return set()
+
+
+@pytest.fixture(params=QFAST_KERNELS, ids=[k for k, _ in QFAST_KERNELS])
+def qfast_kernel(request, monkeypatch):
+    name, flags = request.param
+    if name != "c" and os.uname().machine != "x86_64":
+        pytest.skip("an amd64 kernel")
+    missing = [f for f in flags if f not in cpu_flags()]
+    if missing:
+        pytest.skip("this CPU lacks " + " ".join(missing))
+    monkeypatch.setenv("QPU_NN_QFAST", name)
+    return name
+
+
+def qconv_edge(xs, m, k, attrs, xt, wt, xz, wz, ys, bias_range, per_channel=True):
+    """A QLinearConv of random operands with the zero points, output scale
+    and bias range given (uint8 output, zero point 128)."""
+    g = attrs.get("group", 1)
+    x = rng.integers(np.iinfo(xt).min, np.iinfo(xt).max + 1, xs).astype(xt)
+    w = rng.integers(np.iinfo(wt).min, np.iinfo(wt).max + 1, (m, xs[1] // g, k, k)).astype(wt)
+    ws = rng.uniform(0.001, 0.01, m if per_channel else ()).astype(np.float32)
+    wzs = (np.full(m, wz) if per_channel else np.array(wz)).astype(wt)
+    if per_channel and m > 1:    # a different zero point per channel, the extreme one kept
+        wzs[1::2] = np.clip(wz + rng.integers(-9, 10, wzs[1::2].shape), np.iinfo(wt).min,
+                            np.iinfo(wt).max)
+    inits = {"xs": np.float32(0.02), "xz": xt(xz), "w": w, "ws": ws, "wz": wzs,
+             "ys": np.float32(ys), "yz": np.uint8(128),
+             "b": rng.integers(-bias_range, bias_range + 1, m).astype(np.int32)}
+    model = make_model([helper.make_node("QLinearConv", ["x", "xs", "xz", "w", "ws", "wz", "ys",
+                                                         "yz", "b"], ["y"], **attrs)],
+                       {"x": x}, ["y"], inits)
+    model.graph.output[0].type.tensor_type.elem_type = TensorProto.UINT8
+    return model, x
+
+
+QFAST_CONVS = [
+    # xs, m, k, attrs, x type, w type, xz, wz, y scale, bias range
+    ((1, 5, 6, 7), 37, 1, {}, np.uint8, np.int8, 255, -128, 0.05, 2000),   # K odd, M and P odd
+    ((2, 3, 9, 11), 8, 3, {"strides": [2, 2], "pads": [1, 1, 1, 1]}, np.int8, np.int8, -128, 127,
+     0.05, 2000),                                                          # K 27, stride 2
+    ((1, 7, 1, 1), 9, 3, {"pads": [1, 1, 1, 1]}, np.uint8, np.uint8, 0, 255, 0.05, 2000),  # 1x1
+    ((1, 4, 5, 5), 6, 3, {"group": 2, "pads": [0, 1, 2, 1]}, np.uint8, np.int8, 7, 0, 0.05,
+     2000),                                                                # groups, odd pads
+    ((1, 70, 3, 3), 5, 1, {}, np.uint8, np.int8, 0, 127, 0.0002, 1 << 30),  # saturates both ways
+    ((1, 1040, 2, 3), 3, 3, {"pads": [1, 1, 1, 1]}, np.uint8, np.uint8, 255, 0, 0.05,
+     1 << 20),                                                             # |acc| >= 2^29
+    # depthwise: strides 1, 2 (even and odd widths, TF's pads) and 3, 5x5, a 1x1 image
+    ((1, 19, 14, 14), 19, 3, {"group": 19, "pads": [1, 1, 1, 1]}, np.uint8, np.int8, 3, 0, 0.05,
+     2000),
+    ((1, 17, 12, 12), 17, 3, {"group": 17, "strides": [2, 2], "pads": [0, 0, 1, 1]}, np.int8,
+     np.int8, 127, -128, 0.05, 2000),
+    ((2, 6, 9, 13), 6, 3, {"group": 6, "strides": [2, 2], "pads": [1, 1, 1, 1]}, np.uint8,
+     np.uint8, 255, 255, 0.05, 2000),
+    ((1, 5, 11, 10), 5, 5, {"group": 5, "strides": [3, 3], "pads": [2, 1, 2, 2]}, np.int8,
+     np.uint8, -128, 0, 0.05, 2000),
+    ((1, 33, 1, 1), 33, 3, {"group": 33, "pads": [1, 1, 1, 1]}, np.uint8, np.int8, 0, -128,
+     0.0005, 1 << 29),
+    ((1, 3, 40, 37), 3, 3, {"group": 3, "pads": [1, 1, 1, 1]}, np.uint8, np.int8, 128, 5, 0.05,
+     2000),
+    ((2, 6, 7, 9), 6, 3, {"group": 6, "pads": [2, 0, 0, 2]}, np.uint8, np.int8, 250, 3, 0.05,
+     2000),                                                                # short rows, pads one side
+]
+
+
+@pytest.mark.parametrize("case", QFAST_CONVS, ids=[str(i) for i in range(len(QFAST_CONVS))])
+def test_qlinearconv_fast_kernels_exact(qfast_kernel, case):
+    """QLinearConv on the CPU's INT8 fast path, each SIMD kernel forced,
+    byte for byte the reference's: K not a multiple of any vector (odd,
+    27), positions and channels not of any tile, 1x1 images, strides 2 and
+    3 with uneven pads, groups, zero points at the extremes (per channel),
+    saturation both ways, sums past 2^29 (requantized element by element)."""
+    model, x = qconv_edge(*case)
+    with qpu.nn.load(model, device="cpu") as net:
+        assert net.plan()[0]["where"] == "cpu", net.plan()[0]
+    run_all(model, {"x": x}, exact=True, backends=BACKENDS[:3])
+
+
+@pytest.mark.parametrize("rows,k,n,az,bt,bz", [(1, 1024, 1000, 3, np.int8, 0),
+                                               (5, 37, 19, 255, np.uint8, 255),
+                                               (3, 2, 33, 0, np.int8, -128)])
+def test_qlinearmatmul_fast_kernels_exact(qfast_kernel, rows, k, n, az, bt, bz):
+    """QLinearMatMul on the INT8 fast path, each kernel forced: the
+    classifier's shape, K odd and 2, N past a tile, zero points at the
+    extremes (per column), exact with the reference."""
+    a = rng.integers(0, 256, (rows, k)).astype(np.uint8)
+    b = rng.integers(np.iinfo(bt).min, np.iinfo(bt).max + 1, (k, n)).astype(bt)
+    bzs = np.full(n, bz).astype(bt)
+    bzs[1::3] = np.clip(bz + 7 * (1 if bz <= 0 else -1), np.iinfo(bt).min, np.iinfo(bt).max)
+    inits = {"as": np.float32(0.03), "az": np.uint8(az), "b": b,
+             "bs": rng.uniform(0.001, 0.01, n).astype(np.float32), "bz": bzs,
+             "ys": np.float32(0.07), "yz": np.int8(-3)}
+    model = make_model([helper.make_node("QLinearMatMul", ["a", "as", "az", "b", "bs", "bz",
+                                                           "ys", "yz"], ["y"])],
+                       {"a": a}, ["y"], inits)
+    run_all(model, {"a": a}, exact=True, backends=BACKENDS[:3])
+
+
+def test_qfast_unknown_kernel_name_runs_the_best(monkeypatch):
+    """A $QPU_NN_QFAST this CPU cannot run (or no such kernel) is ignored:
+    the best kernel runs, exact as ever."""
+    monkeypatch.setenv("QPU_NN_QFAST", "no-such-kernel")
+    model, x = qconv_edge((1, 5, 6, 7), 9, 3, {"pads": [1, 1, 1, 1]}, np.uint8, np.int8, 3, 0,
+                          0.05, 2000)
+    run_all(model, {"x": x}, exact=True, backends=BACKENDS[:1])
+
+
 @pytest.mark.parametrize("xt,xz,wz,ys", [(np.uint8, 0, 127, 0.05), (np.uint8, 255, -128, 0.05),
                                           (np.int8, -128, 127, 0.0005),
                                           (np.int8, 127, -128, 0.05)])
