@@ -6,57 +6,71 @@
 # vertical stride, pads and alignment. Host side: ../dwconv_u8_v3d.c.
 #
 # DOC: words and lanes
-# A lane owns one word of each of the three input rows: four neighbouring
-# columns cl..cl+3, read as part of one 16-word lookup a row (one line when
-# it falls on a 64-byte boundary, two otherwise). Rows need not be word
-# aligned (W = 7, 14; planes follow each other): the lookup takes the
-# aligned word under column cl, the next lane's word comes by a rotation,
-# and a funnel shift by the row's byte offset g lines columns cl..cl+3 up
-# in one word X. Pad columns become zx by a per-lane byte mask (M, and zx
-# in the other bytes); a pad row reads the zero area, filled with zx. The
-# column address is clamped to the row before the lookup, so no lookup
-# leaves its row (words it then gets wrong are pad bytes, masked).
-# The sums S_kx[c] = sum over ky of w[ky][kx] x[ky][c] of the lane's
-# columns make its outputs; those that need the next lane's columns take
-# the next lane's partial sums by a rotation (Q2, Q3 at stride 1, Q at 2).
-# Stride 1: four outputs a lane, ox = cl + pl .. + 3; stride 2: two, the
-# columns cl, cl + 2. Accumulation is exact in 32-bit integers (smul24),
-# zx folded into the bias by the host (bias - zx sum w), so a pad (zx)
-# adds nothing.
+# A lane owns four neighbouring input columns cl..cl+3 of each of the
+# three input rows: per row, two 16-word lookups (the aligned word under
+# cl, and the one under cl + 4), whose 16 lanes read 64 neighbouring bytes
+# (one or two lines). Rows need not be word aligned (W = 7, 14; planes
+# follow each other with no gap): a funnel shift by the row's byte offset
+# g (the same for all its lanes) lines columns cl..cl+3 up in one word X,
+# and four shifts take its bytes apart. The columns are clamped to the
+# row before the lookups, so none leaves it; the bytes that clamping makes
+# wrong are pads. Pad columns become zx by a per-lane byte mask (M; zx in
+# the other bytes, with int8 x's 0x80 folded in, one xor a row); a pad
+# row reads the zero area, filled with zx as the tensor stores it. The
+# sums S_kx[c] = sum over ky of w[ky][kx] x[ky][c] over the lane's columns
+# make its outputs: at stride 1 four, ox = cl + pl .. cl + pl + 3, at
+# stride 2 two (columns cl and cl + 2); what needs the next lane's columns
+# comes from its partial sums by one rotation (Q2, Q3 at stride 1: S_2[0]
+# and S_1[0] + S_2[1]; Q = S_2[0] at stride 2), so a group's last lane
+# keeps only its first two outputs (one at stride 2). Sums are exact in
+# 32-bit integers (smul24); the host folds zx into the bias (bias - zx x
+# the weights' sum), so a pad (zx) adds nothing.
 #
 # DOC: groups
 # A row of OW outputs takes LG lanes (a power of two) when it fits in them
 # (OW <= 4 LG - 2 at stride 1, 2 LG - 1 at stride 2): the vector's 16
-# lanes are 16 / LG groups, group g on output row oy + g, so 14-wide rows
-# fill a vector four at a time. Wider rows take all 16 lanes (LG = 16) and
-# several vectors of 56 input columns; the last lane of a group only lends
-# its sums (its outputs past the second, first at stride 2, are the next
-# vector's). Every lane has its own row addresses, byte offsets and output
-# row; a group past the task's rows stores nothing.
+# lanes are 16 / LG groups, group g on output row oy + g, so rows of 14
+# fill a vector four at a time. Wider rows take all 16 lanes and several
+# vectors, 60 input columns apart. Every lane has its own row addresses,
+# byte offsets, output row and limits; a group past the task's rows stores
+# nothing. Outputs go out as byte stores (the config word tmuc: 0xfd a
+# store), one per output a lane, where the output is below OW.
 #
 # DOC: requantization
 # y = clamp(round_half_even(acc * mult + zy), lo, hi) as nn_requant()
-# with the product in double. Here: p = fl(itof(acc) * mult) (|acc| <=
-# 2^24: itof is exact, fmul rounds once), clamped in float to [lo - zy,
-# hi - zy] (integers: clamping commutes with rounding), r = ftoin(p) (half
-# to even), y = r + zy. |p - acc * mult| <= 2^-17 where it matters (|p| <
-# 256), so r is right unless a half-integer lies within 2^-17 of p. A lane
-# whose |p - r| is within 2^-12 of 0.5 (d^2 above thr2) takes the exact
-# path (rare; branched to only when a lane needs it): with mult = m 2^-s
-# (m the 24-bit mantissa) and the half-integer K + 0.5 nearest p, the sign
-# of D = acc m - (2K + 1) 2^(s-1) decides, computed modulo 2^32 (multop,
-# umul24; two shifts) which is D itself as |D| < 2^(s-11) <= 2^30 for s
-# <= 41 (mult >= 2^-18; the host refuses smaller). D = 0 is a tie of
-# acc * mult + zy: to the even of K + zy and K + zy + 1.
+# has it with the product in double. Here: p = fl(itof(acc) * mult)
+# (|acc| < 2^24, refused otherwise: itof is exact, fmul rounds once to
+# nearest), clamped in float to [lo - zy, hi - zy] (integers: clamping
+# commutes with rounding, and no ftoin overflows), r = ftoin(p) (half to
+# even), y = r + zy. Where it matters (|p| < 256) |p - acc * mult| <=
+# 2^-17, so r is acc * mult's rounding unless a half-integer lies within
+# 2^-17 of p, and a tie of acc * mult + zy goes to the even of the two
+# sums, which r + zy may miss when zy is odd. So a lane whose d = p - r
+# has d^2 above thr2 = (1/2 - 2^-12)^2 takes the exact path (branched to
+# only when some lane needs it): with mult = m 2^-s (m the 24-bit
+# mantissa) and K + 1/2 the half-integer nearest p, the sign of D = acc m
+# - (2K + 1) 2^(s-1) decides, computed modulo 2^32 (multop, umul24; the
+# shift in two, for s - 1 past 31): that is D itself, as |D| < 2^(s-11)
+# <= 2^30 for s <= 41 (mult >= 2^-18; the host refuses smaller, and
+# mult >= 2^23). D > 0: K + zy + 1; D < 0: K + zy; D = 0, a tie: the
+# even of the two. The near lanes' p lie strictly inside the clamp, so
+# their y needs none.
 #
 # DOC: uniforms
-# Per program: tasks, W, H - 1, OW, pad_left, stride_h, W - 1, the lanes'
-# last-in-group mask, the zero area, lo - zy and hi - zy (floats), zy,
-# thr2, zx x 0x01010101, the byte-store config, the vector's input step
-# (56 columns), its output step, vectors a row, log2 LG, stride_w,
-# 16 / LG x stride_h, 16 / LG x OW. Per task: the channel's plane, its
-# first output row's address, that row's first input row (may be < 0),
-# rows, the nine weights (ky-major), bias - zx sum w, mult, m, s - 1.
+# Per program: tasks, W, H - 1, OW, pad_left, stride_h, W - 1, the zero
+# area, lo - zy and hi - zy (floats), zy (+ 128 for int8 y: a byte store
+# keeps the low byte, y ^ 0x80), thr2, zx x 0x01010101 (as stored), the
+# byte stores' config, a vector's input columns (60), 0x80808080 for int8
+# x (else 0), vectors a row, log2 LG, stride_w, 16 / LG (rows a group),
+# 16 / LG x stride_h. Per task: the channel's plane, its first output
+# row's address, that row's first input row (may be < 0), rows, the nine
+# weights (ky-major), bias - zx x their sum, mult, m, s - 1.
+#
+# DOC: cost
+# Instructions (emulator counts, 1 QPU): a vector 229 on 4.2, 225 on 7.1
+# at stride 1, 162 and 160 at stride 2; a group of rows 68 (69 at stride
+# 2); a task 22; a program 57. Per vector 6 lookups and 4 (2) byte
+# stores, each touching one or two lines per group of lanes.
 
 .include "v3d.qinc"
 .include "window_gen.qinc"
