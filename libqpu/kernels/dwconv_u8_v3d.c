@@ -6,8 +6,7 @@
  * are dealt out evenly; each program's run is cut into tasks of one
  * channel, whose uniforms carry the channel's weights, its bias less
  * zx x the weights' sum (so a pad reading zx adds nothing) and its
- * multiplier with the mantissa and exponent the exact rounding path
- * needs. The zero area (pad rows) follows the uniforms, filled with zx.
+ * multiplier. The zero area (pad rows) follows the uniforms, filled with zx.
  */
 
 #include <errno.h>
@@ -29,7 +28,7 @@ static const struct qpu_kernel_code dwu8_prog = {
 };
 
 #define DWU8_HEADER	21	/* the program's uniforms, then a task's */
-#define DWU8_TASK	17
+#define DWU8_TASK	15
 #define DWU8_LANES	16
 #define DWU8_STEP	60	/* input columns a vector of 16 lanes advances */
 #define DWU8_LINE	64
@@ -148,7 +147,6 @@ static int dwu8_check(struct qpu_kernels *kernels, unsigned int qpus,
 static void dwu8_task(const struct qpu_dwconv_u8 *p, size_t c, uint32_t *u)
 {
 	int32_t sum = 0, bias = p->bias ? p->bias[c] : 0;
-	uint32_t bits = qpu_unif_f(p->mult[c]);
 	unsigned int j;
 
 	for (j = 0; j < 9; j++) {
@@ -156,9 +154,7 @@ static void dwu8_task(const struct qpu_dwconv_u8 *p, size_t c, uint32_t *u)
 		sum += p->w[c * 9 + j];
 	}
 	u[9] = (uint32_t)(bias - (int32_t)p->zx * sum);
-	u[10] = bits;
-	u[11] = (bits & 0x7fffffu) | 0x800000u;		/* m */
-	u[12] = 149 - (bits >> 23);			/* s - 1 */
+	u[10] = qpu_unif_f(p->mult[c]);
 }
 
 /* Program @k's uniforms into @u; @header holds the common ones. */

@@ -144,8 +144,8 @@ int main(void)
 		}
 		printf("\n%s (%s, %u QPUs, model bandwidth %.0f MB/s)\n", tb->label,
 		       boards[b].device, boards[b].qpus, bw / 1e6);
-		printf("%-22s %10s %9s %8s %12s\n", "layer", "time us", "bw share", "slots/o",
-		       "tmu stall/q");
+		printf("%-22s %10s %9s %8s %10s %12s\n", "layer", "time us", "bw share", "slots/o",
+		       "cycles", "tmu stall/q");
 		for (i = 0; i < sizeof(layers) / sizeof(layers[0]); i++) {
 			unsigned int s = layers[i].stride, n = layers[i].side, o = (n - 1) / s + 1;
 			double bytes = (double)layers[i].c * (n * n + o * o);
@@ -155,10 +155,10 @@ int main(void)
 			if (layer_run(d, k, i, boards[b].qpus, &t))
 				return 1;
 			snprintf(name, sizeof(name), "%ux%ux%u s%u", n, n, layers[i].c, s);
-			printf("%-22s %10.1f %8.1f%% %8.2f %12llu\n", name, t.ns / 1e3,
+			printf("%-22s %10.1f %8.1f%% %8.2f %10llu %12llu\n", name, t.ns / 1e3,
 			       100.0 * bytes / (t.ns * 1e-9) / bw,
 			       (double)t.cycles * boards[b].qpus / 4 /
-			       ((double)layers[i].c * o * o),
+			       ((double)layers[i].c * o * o), (unsigned long long)t.cycles,
 			       (unsigned long long)(t.stall_tmu / boards[b].qpus));
 			sum_ns += (double)t.ns;
 			sum_bytes += bytes;

@@ -64,7 +64,7 @@
 # x (else 0), vectors a row, log2 LG, stride_w, 16 / LG (rows a group),
 # 16 / LG x stride_h. Per task: the channel's plane, its first output
 # row's address, that row's first input row (may be < 0), rows, the nine
-# weights (ky-major), bias - zx x their sum, mult, m, s - 1.
+# weights (ky-major), bias - zx x their sum, mult.
 #
 # DOC: cost
 # Instructions (emulator counts, 1 QPU): a vector 229 on 4.2, 225 on 7.1
@@ -74,6 +74,7 @@
 
 .include "v3d.qinc"
 .include "window_gen.qinc"
+.include "dwu8_gen.qinc"
 
 # Row @k of the group (input row rf57 + @k) at @r: its address, or the
 # zero area's when outside the input; @g8 = 8 x its byte offset less pl.
@@ -150,70 +151,118 @@
 	xor rf61, rf61, rf59 ; nop
 .endm
 
-# Byte @b of X into rf4.
-.macro byte, b
+# Byte @b of X into @p.
+.macro byte, b, p
 .if b == 0
-	shl rf4, rf61, -8 ; nop
-	shr rf4, rf4, -8 ; nop
+	shl p, rf61, -8 ; nop
+	shr p, p, -8 ; nop
 .endif
 .if b == 1
-	shl rf4, rf61, -16 ; nop
-	shr rf4, rf4, -8 ; nop
+	shl p, rf61, -16 ; nop
+	shr p, p, -8 ; nop
 .endif
 .if b == 2
-	shl rf4, rf61, 8 ; nop
-	shr rf4, rf4, -8 ; nop
+	shl p, rf61, 8 ; nop
+	shr p, p, -8 ; nop
 .endif
 .if b == 3
-	shr rf4, rf61, -8 ; nop
+	shr p, rf61, -8 ; nop
 .endif
 .endm
 
-# @acc (+)= rf4 x @w; @first: the first product of @acc.
-.macro mac, first, acc, w
-.if first
-	nop ; smul24 acc, rf4, w
+# A row's products (weights @w0 @w1 @w2 of kx 0, 1, 2), two bytes at a
+# time in @Pa and @Pb, each product (in @T) added while the next is made.
+# Stride 1: rf0, rf1, rf2, rf25 outputs 0..3, rf26 Q2 = S_2[0], rf60 Q3 =
+# S_1[0] + S_2[1]; stride 2: rf0, rf1 outputs 0, 1 (columns 0, 2), rf2
+# Q = S_2[0]. _first: the vector's first row sets them.
+.macro row1_first, g8, w0, w1, w2, Pa, Pb, T
+	funnel g8
+	byte 0, Pa
+	byte 1, Pb
+	nop ; smul24 rf0, Pa, w0
+	nop ; smul24 rf60, Pa, w1
+	nop ; smul24 rf26, Pa, w2
+	nop ; smul24 rf1, Pb, w0
+	nop ; smul24 T, Pb, w1
+	add rf0, rf0, T ; smul24 T, Pb, w2
+	add rf60, rf60, T ; nop
+	byte 2, Pa
+	byte 3, Pb
+	nop ; smul24 rf2, Pa, w0
+	nop ; smul24 T, Pa, w1
+	add rf1, rf1, T ; smul24 T, Pa, w2
+	add rf0, rf0, T ; smul24 rf25, Pb, w0
+	nop ; smul24 T, Pb, w1
+	add rf2, rf2, T ; smul24 T, Pb, w2
+	add rf1, rf1, T ; nop
+.endm
+
+.macro row1_next, g8, w0, w1, w2, Pa, Pb, T
+	funnel g8
+	byte 0, Pa
+	byte 1, Pb
+	nop ; smul24 T, Pa, w0
+	add rf0, rf0, T ; smul24 T, Pa, w1
+	add rf60, rf60, T ; smul24 T, Pa, w2
+	add rf26, rf26, T ; smul24 T, Pb, w0
+	add rf1, rf1, T ; smul24 T, Pb, w1
+	add rf0, rf0, T ; smul24 T, Pb, w2
+	add rf60, rf60, T ; nop
+	byte 2, Pa
+	byte 3, Pb
+	nop ; smul24 T, Pa, w0
+	add rf2, rf2, T ; smul24 T, Pa, w1
+	add rf1, rf1, T ; smul24 T, Pa, w2
+	add rf0, rf0, T ; smul24 T, Pb, w0
+	add rf25, rf25, T ; smul24 T, Pb, w1
+	add rf2, rf2, T ; smul24 T, Pb, w2
+	add rf1, rf1, T ; nop
+.endm
+
+.macro row2_first, g8, w0, w1, w2, Pa, Pb, T
+	funnel g8
+	byte 0, Pa
+	byte 1, Pb
+	nop ; smul24 rf0, Pa, w0
+	nop ; smul24 rf2, Pa, w2
+	nop ; smul24 T, Pb, w1
+	add rf0, rf0, T ; nop
+	byte 2, Pa
+	byte 3, Pb
+	nop ; smul24 rf1, Pa, w0
+	nop ; smul24 T, Pa, w2
+	add rf0, rf0, T ; smul24 T, Pb, w1
+	add rf1, rf1, T ; nop
+.endm
+
+.macro row2_next, g8, w0, w1, w2, Pa, Pb, T
+	funnel g8
+	byte 0, Pa
+	byte 1, Pb
+	nop ; smul24 T, Pa, w0
+	add rf0, rf0, T ; smul24 T, Pa, w2
+	add rf2, rf2, T ; smul24 T, Pb, w1
+	add rf0, rf0, T ; nop
+	byte 2, Pa
+	byte 3, Pb
+	nop ; smul24 T, Pa, w0
+	add rf1, rf1, T ; smul24 T, Pa, w2
+	add rf0, rf0, T ; smul24 T, Pb, w1
+	add rf1, rf1, T ; nop
+.endm
+
+# The three rows at stride @sw, the generation's registers for the bytes
+# and the product in @Pa, @Pb, @T (dwu8_gen.qinc's dwu8_rows).
+.macro rows, sw, Pa, Pb, T
+.if sw == 1
+	row1_first rf51, rf40, rf41, rf42, Pa, Pb, T
+	row1_next rf53, rf43, rf44, rf45, Pa, Pb, T
+	row1_next rf55, rf46, rf47, rf48, Pa, Pb, T
 .else
-	nop ; smul24 rf6, rf4, w
-	add acc, acc, rf6 ; nop
+	row2_first rf51, rf40, rf41, rf42, Pa, Pb, T
+	row2_next rf53, rf43, rf44, rf45, Pa, Pb, T
+	row2_next rf55, rf46, rf47, rf48, Pa, Pb, T
 .endif
-.endm
-
-# Row @k's products at stride 1 (weights @w0 @w1 @w2 of kx 0, 1, 2): rf0,
-# rf1, rf2, rf25 outputs 0..3, rf26 Q2 = S_2[0], rf60 Q3 = S_1[0] + S_2[1].
-.macro row1, f, g8, w0, w1, w2
-	funnel g8
-	byte 0
-	mac f, rf0, w0
-	mac f, rf60, w1
-	mac f, rf26, w2
-	byte 1
-	mac f, rf1, w0
-	mac 0, rf0, w1
-	mac 0, rf60, w2
-	byte 2
-	mac f, rf2, w0
-	mac 0, rf1, w1
-	mac 0, rf0, w2
-	byte 3
-	mac f, rf25, w0
-	mac 0, rf2, w1
-	mac 0, rf1, w2
-.endm
-
-# Row @k's at stride 2: rf0, rf1 outputs 0, 1 (columns 0, 2), rf2 Q = S_2[0].
-.macro row2, f, g8, w0, w1, w2
-	funnel g8
-	byte 0
-	mac f, rf0, w0
-	mac f, rf2, w2
-	byte 1
-	mac 0, rf0, w1
-	byte 2
-	mac f, rf1, w0
-	mac 0, rf0, w2
-	byte 3
-	mac 0, rf1, w1
 .endm
 
 # @y = the requantized @acc; rf26 = max(rf26, d^2) (@first: = d^2).
@@ -253,10 +302,20 @@
 	add rf58, rf58, 1 ; nop		# 2K + 1
 	nop ; mov rf57, -1
 	shr rf57, rf57, -5 ; nop	# 31
-	umin rf6, rf54, rf57 ; nop	# s - 1 in two shifts
+	nop ; mov rf6, 9
+	shl rf6, rf6, 4 ; nop
+	add rf6, rf6, 5 ; nop		# 149
+	shr rf52, rf50, -9 ; nop	# mult's biased exponent
+	sub rf54, rf6, rf52 ; nop	# s - 1
+	umin rf6, rf54, rf57 ; nop	# in two shifts
 	shl rf58, rf58, rf6 ; nop
 	sub rf6, rf54, rf6 ; nop
 	shl rf58, rf58, rf6 ; nop
+	shl rf52, rf50, 9 ; nop
+	shr rf52, rf52, 9 ; nop
+	nop ; mov rf6, 1
+	shl rf6, rf6, -9 ; nop		# 1 << 23
+	or rf52, rf52, rf6 ; nop	# m
 	nop ; multop -, acc, rf52
 	nop ; umul24 rf6, acc, rf52	# acc m mod 2^32
 	sub rf6, rf6, rf58 ; nop	# D
@@ -295,18 +354,13 @@
 	issue
 :1
 	col_mask
+	dwu8_rows sw
 .if sw == 1
-	row1 1, rf51, rf40, rf41, rf42
-	row1 0, rf53, rf43, rf44, rf45
-	row1 0, rf55, rf46, rf47, rf48
 	win_rot rf26, rf26, 1, -1
 	win_rot rf60, rf60, 1, -1
 	add rf2, rf2, rf26 ; nop
 	add rf25, rf25, rf60 ; nop
 .else
-	row2 1, rf51, rf40, rf41, rf42
-	row2 0, rf53, rf43, rf44, rf45
-	row2 0, rf55, rf46, rf47, rf48
 	win_rot rf2, rf2, 1, -1
 	add rf1, rf1, rf2 ; nop
 .endif
@@ -386,8 +440,6 @@
 	v3d_unif rf48			# w[2][2]
 	v3d_unif rf49			# bias - zx sum w
 	v3d_unif rf50			# mult
-	v3d_unif rf52			# m
-	v3d_unif rf54			# s - 1
 :3	# a group of rows
 	nop ; umul24 rf6, rf24, rf15
 	add rf57, rf32, rf6 ; nop	# the group's first input row
