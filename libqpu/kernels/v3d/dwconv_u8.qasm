@@ -327,6 +327,22 @@
 	add.ifb y, rf59, rf57 ; nop
 .endm
 
+# The rows of the group whose first input row (lane group 0's) is rf57:
+# their addresses and byte offsets, and the lane's first column (rf38).
+.macro group_rows, sw
+	nop ; umul24 rf6, rf24, rf15
+	add rf57, rf57, rf6 ; nop	# the lane's group's first input row
+	row_addr 0, rf34, rf51
+	row_addr 1, rf35, rf53
+	row_addr 2, rf36, rf55
+.if sw == 1
+	sub rf38, rf23, rf14 ; nop	# the first column: ox - pl
+.else
+	shl rf38, rf23, 1 ; nop
+	sub rf38, rf38, rf14 ; nop
+.endif
+.endm
+
 # Store byte @y of output @j (its limit in @lim) through the TMU.
 .macro put, j, y, lim
 .if j == 0
@@ -345,13 +361,6 @@
 .macro vectors, sw
 	nop ; mov rf37, rf5		# vectors left
 	nop ; mov rf39, rf23		# the lane's first output column
-.if sw == 1
-	sub rf38, rf23, rf14 ; nop	# its first column: ox - pl
-.else
-	shl rf38, rf23, 1 ; nop
-	sub rf38, rf38, rf14 ; nop
-.endif
-	issue
 :1
 	col_mask
 	dwu8_rows sw
@@ -364,8 +373,22 @@
 	win_rot rf2, rf2, 1, -1
 	add rf1, rf1, rf2 ; nop
 .endif
+	sub.pushz -, rf37, 1 ; nop	# A: the group's last vector
+	b.anyna r:5f
 	add rf38, rf38, rf8 ; nop	# the next vector's lookups
+	nop ; nop
+	nop ; nop
+	# or the next group's first, while this one's outputs are made
+	sub.pushn -, rf19, rf33 ; nop	# A: the task has rows past the group
+	b.anyna r:6f
+	nop ; nop
+	nop ; nop
+	nop ; nop
+	add rf57, rf32, rf56 ; nop
+	group_rows sw
+:5
 	issue
+:6
 	requant 1, rf0, rf61
 	requant 0, rf1, rf62
 .if sw == 1
@@ -397,13 +420,6 @@
 	add rf39, rf39, rf6 ; nop
 .endif
 	nop ; nop
-	# the lookups past the group's last vector
-	nop ; nop ; ldtmu.rf6
-	nop ; nop ; ldtmu.rf6
-	nop ; nop ; ldtmu.rf6
-	nop ; nop ; ldtmu.rf6
-	nop ; nop ; ldtmu.rf6
-	nop ; nop ; ldtmu.rf6
 	b r:9f
 	nop ; nop
 	nop ; nop
@@ -440,12 +456,10 @@
 	v3d_unif rf48			# w[2][2]
 	v3d_unif rf49			# bias - zx sum w
 	v3d_unif rf50			# mult
-:3	# a group of rows
-	nop ; umul24 rf6, rf24, rf15
-	add rf57, rf32, rf6 ; nop	# the group's first input row
-	row_addr 0, rf34, rf51
-	row_addr 1, rf35, rf53
-	row_addr 2, rf36, rf55
+	nop ; mov rf57, rf32
+	group_rows sw			# the task's first group
+	issue
+:3	# a group of rows, its first vector's lookups made
 	nop ; umul24 rf6, rf24, rf13
 	add rf63, rf31, rf6 ; nop	# the group's output row
 	sub.pushc -, rf24, rf33 ; nop	# A: a row of the task
