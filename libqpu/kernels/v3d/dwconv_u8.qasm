@@ -67,10 +67,11 @@
 # weights (ky-major), bias - zx x their sum, mult.
 #
 # DOC: cost
-# Instructions (emulator counts, 1 QPU): a vector 229 on 4.2, 225 on 7.1
-# at stride 1, 162 and 160 at stride 2; a group of rows 68 (69 at stride
-# 2); a task 22; a program 57. Per vector 6 lookups and 4 (2) byte
-# stores, each touching one or two lines per group of lanes.
+# Instructions (emulator counts): a vector 209 on 4.2, 205 on 7.1 at
+# stride 1, 157 and 155 at stride 2; a group of rows 51 (52 at stride 2;
+# its last vector makes the next group's row addresses and lookups, so
+# that they wait behind this one's outputs); a task 20; a program 57.
+# A vector makes 6 lookups and 4 (2) byte stores, one or two lines each.
 
 .include "v3d.qinc"
 .include "window_gen.qinc"
