@@ -291,41 +291,41 @@
 	nop ; fmul rf6, rf6, rf50
 	fmax rf6, rf6, rf20 ; nop
 	fmin rf6, rf6, rf21 ; nop
-	ftoin rf58, rf6 ; nop		# r
-	itof rf57, rf58 ; nop
+	ftoin rf26, rf6 ; nop		# r
+	itof rf57, rf26 ; nop
 	fsub rf57, rf6, rf57 ; nop	# d
 	nop ; fmul rf6, rf57, rf57
 	fsub.pushn -, rf27, rf6 ; nop	# A: near a tie
 	asr rf57, rf57, -1 ; nop	# -1 where d < 0
-	add rf58, rf58, rf57 ; nop	# K: K + 0.5 nearest
-	nop ; add rf59, rf58, rf22	# K + zy
-	shl rf58, rf58, 1 ; nop
-	add rf58, rf58, 1 ; nop		# 2K + 1
+	add rf26, rf26, rf57 ; nop	# K: K + 0.5 nearest
+	nop ; add rf52, rf26, rf22	# K + zy
+	shl rf26, rf26, 1 ; nop
+	add rf26, rf26, 1 ; nop		# 2K + 1
 	nop ; mov rf57, -1
 	shr rf57, rf57, -5 ; nop	# 31
 	nop ; mov rf6, 9
 	shl rf6, rf6, 4 ; nop
 	add rf6, rf6, 5 ; nop		# 149
-	shr rf52, rf50, -9 ; nop	# mult's biased exponent
-	sub rf54, rf6, rf52 ; nop	# s - 1
+	shr rf54, rf50, -9 ; nop	# mult's biased exponent
+	sub rf54, rf6, rf54 ; nop	# s - 1
 	umin rf6, rf54, rf57 ; nop	# in two shifts
-	shl rf58, rf58, rf6 ; nop
+	shl rf26, rf26, rf6 ; nop
 	sub rf6, rf54, rf6 ; nop
-	shl rf58, rf58, rf6 ; nop
-	shl rf52, rf50, 9 ; nop
-	shr rf52, rf52, 9 ; nop
+	shl rf26, rf26, rf6 ; nop
+	shl rf54, rf50, 9 ; nop
+	shr rf54, rf54, 9 ; nop
 	nop ; mov rf6, 1
 	shl rf6, rf6, -9 ; nop		# 1 << 23
-	or rf52, rf52, rf6 ; nop	# m
-	nop ; multop -, acc, rf52
-	nop ; umul24 rf6, acc, rf52	# acc m mod 2^32
-	sub rf6, rf6, rf58 ; nop	# D
+	or rf54, rf54, rf6 ; nop	# m
+	nop ; multop -, acc, rf54
+	nop ; umul24 rf6, acc, rf54	# acc m mod 2^32
+	sub rf6, rf6, rf26 ; nop	# D
 	neg rf57, rf6 ; nop
 	shr rf57, rf57, -1 ; nop	# D > 0
-	and rf58, rf59, 1 ; nop		# K + zy odd
+	and rf26, rf52, 1 ; nop		# K + zy odd
 	sub.pushz -, rf6, 0 ; nop	# A: D == 0, B: near a tie
-	or.ifa rf57, rf57, rf58 ; nop
-	add.ifb y, rf59, rf57 ; nop
+	or.ifa rf57, rf57, rf26 ; nop
+	add.ifb y, rf52, rf57 ; nop
 .endm
 
 # The rows of the group whose first input row (lane group 0's) is rf57:
@@ -363,7 +363,6 @@
 	nop ; mov rf37, rf5		# vectors left
 	nop ; mov rf39, rf23		# the lane's first output column
 :1
-	col_mask
 	dwu8_rows sw
 .if sw == 1
 	win_rot rf26, rf26, 1, -1
@@ -387,8 +386,19 @@
 	nop ; nop
 	add rf57, rf32, rf56 ; nop
 	group_rows sw
+	sub.pushz -, rf5, 1 ; nop	# A: a row is one vector: the mask stays
+	b.anyna r:5f
+	nop ; nop
+	nop ; nop
+	nop ; nop
+	issue
+	b r:6f
+	nop ; nop
+	nop ; nop
+	nop ; nop
 :5
 	issue
+	col_mask			# the next vector's columns
 :6
 	requant 1, rf0, rf61
 	requant 0, rf1, rf62
@@ -460,6 +470,7 @@
 	nop ; mov rf57, rf32
 	group_rows sw			# the task's first group
 	issue
+	col_mask
 :3	# a group of rows, its first vector's lookups made
 	nop ; umul24 rf6, rf24, rf13
 	add rf63, rf31, rf6 ; nop	# the group's output row
