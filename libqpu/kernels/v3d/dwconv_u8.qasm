@@ -67,11 +67,13 @@
 # weights (ky-major), bias - zx x their sum, mult.
 #
 # DOC: cost
-# Instructions (emulator counts): a vector 209 on 4.2, 205 on 7.1 at
-# stride 1, 157 and 155 at stride 2; a group of rows 51 (52 at stride 2;
-# its last vector makes the next group's row addresses and lookups, so
-# that they wait behind this one's outputs); a task 20; a program 57.
-# A vector makes 6 lookups and 4 (2) byte stores, one or two lines each.
+# Instructions (emulator counts, 4.2; 7.1's 1 to 2 % fewer): where a row
+# is one vector, 249 a vector and its group at stride 1, 198 at stride 2;
+# where rows take several vectors, 209 (157) a vector and 56 a group; a
+# task 31; a program 57. A group's last vector makes the next group's row
+# addresses and lookups, which so wait behind its outputs; the byte mask
+# is made a vector only where rows take several. A vector makes 6
+# lookups and 4 (2) byte stores, one or two lines each.
 
 .include "v3d.qinc"
 .include "window_gen.qinc"
