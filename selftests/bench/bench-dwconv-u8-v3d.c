@@ -4,13 +4,13 @@
  * qpu_dwconv3x3_u8_v3d()) on the V3D timing model: a Pi 4 (emu:v3d42, 8
  * QPUs at 500 MHz) and a Pi 5 (emu:v3d71, 12 QPUs at 800 MHz), all QPUs,
  * the frozen table of libqpu/core/timing/qpu_timing_v3d_board.c. Per
- * layer: the modelled time (SUBMIT_CSD's cost included), the instructions
- * a vector's output, the bytes the layer must move (input once, output
- * once) over that time as a share of the model's SDRAM bandwidth, and the
- * TMU stalls; then the sum of the 13. slots/o: issue slots (cycles x QPUs / 4)
- * an output, stalls included. Every output is checked against a
- * reference on nn_requant(); a wrong byte fails the bench. These are a
- * model's figures, not a measurement.
+ * layer: the modelled time (SUBMIT_CSD's cost included), the bytes the
+ * layer must move (input once, output once) over that time as a share of
+ * the model's SDRAM bandwidth, the issue slots an output (cycles x QPUs /
+ * 4, stalls included), the cycles and the TMU stalls a QPU; then the sum
+ * of the 13. Every output is checked against the reference (dwu8-ref.h, on
+ * nn_requant()); a wrong byte fails the bench. These are a model's
+ * figures, not a measurement.
  */
 
 #include <stdio.h>
@@ -20,8 +20,7 @@
 #include "qpu.h"
 #include "qpu_kernels.h"
 #include "qpu_timing_v3d.h"
-#include "kernels/nn_kernels.h"
-#include "nn/nn_internal.h"
+#include "dwu8-ref.h"
 
 static const struct {
 	const char *device;
@@ -45,34 +44,6 @@ static uint32_t rnd(uint32_t *s)
 	*s ^= *s >> 17;
 	*s ^= *s << 5;
 	return *s;
-}
-
-/* The layer's bytes as the reference makes them (uint8 both sides). */
-static void reference(const struct qpu_dwconv_u8 *p, const uint8_t *x, uint8_t *y)
-{
-	const struct qpu_window *w = &p->win;
-	unsigned int c, oy, ox, ky, kx;
-
-	for (c = 0; c < w->c; c++)
-		for (oy = 0; oy < w->oh; oy++)
-			for (ox = 0; ox < w->ow; ox++) {
-				int64_t acc = p->bias[c];
-				int32_t q;
-
-				for (ky = 0; ky < 3; ky++)
-					for (kx = 0; kx < 3; kx++) {
-						int iy = (int)(oy * w->stride_h + ky) - (int)w->pad_top;
-						int ix = (int)(ox * w->stride_w + kx) - (int)w->pad_left;
-						int v = p->zx;
-
-						if (iy >= 0 && iy < (int)w->h && ix >= 0 && ix < (int)w->w)
-							v = x[((size_t)c * w->h + iy) * w->w + ix];
-						acc += (int64_t)(v - p->zx) * p->w[c * 9 + ky * 3 + kx];
-					}
-				q = nn_requant(acc, p->mult[c], p->zy, QPU_NN_UINT8);
-				q = q < p->lo ? p->lo : q > p->hi ? p->hi : q;
-				y[((size_t)c * w->oh + oy) * w->ow + ox] = (uint8_t)q;
-			}
 }
 
 /* One layer on @kernels: its modelled time in @t; -1 when it failed. */
@@ -105,7 +76,7 @@ static int layer_run(struct qpu_dev *d, struct qpu_kernels *kernels, unsigned in
 		bias[j] = (int32_t)(rnd(&seed) % 20001) - 10000;
 		mult[j] = 0x1p-14f * (float)(16 + rnd(&seed) % 64);
 	}
-	reference(&p, qpu_bo_get_map(xb), want);
+	dwu8_ref(&p, qpu_bo_get_map(xb), want);
 	qpu_kernels_take_timing(kernels, t);	/* drop what came before */
 	if (qpu_dwconv3x3_u8_v3d(kernels, qpus, &p, NULL)) {
 		fprintf(stderr, "layer %u: %s\n", i, qpu_kernels_last_error(kernels));
