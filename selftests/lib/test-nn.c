@@ -1490,7 +1490,8 @@ out:
  * v3d/dwconv_u8.qasm on the emulated V3D 4.2 and 7.1, byte for byte
  * against the reference: a 1x1 image, widths not a multiple of 4 (rows
  * and planes off word boundaries, odd offsets), odd channels, groups of
- * rows a vector (W 7, 14, 28) and several vectors a row, strides 1 and 2
+ * rows a vector (W 7, 14, 28) and two to four vectors a row, strides 1
+ * and 2 across and 1 to 3 down
  * with pads on one side and both, a batch as more planes, int8 and uint8
  * on both sides, zero points 0 and 255, clamps, saturation, and the exact
  * path's near-ties: ties made on purpose (mult 1/8 and 1/2), a hair off
@@ -1511,6 +1512,9 @@ T_TEST(v3d_int8_depthwise_on_the_qpus)
 		{ 3, 13, 47, 2, 2, 1, 1, 1, 1, 90, 60, 60, 255, 0, 1, DWU8_RANDOM, 2, 3 },
 		{ 2, 8, 125, 2, 2, 1, 1, 0, 0, 128, 128, 0, 255, 1, 0, DWU8_RANDOM, 3, 0 },
 		{ 1, 4, 3, 3, 2, 2, 2, 2, 2, 10, 20, 0, 255, 0, 0, DWU8_RANDOM, 0, 0 },
+		{ 2, 3, 250, 1, 1, 0, 1, 2, 0, 200, 50, 0, 255, 1, 0, DWU8_RANDOM, 1, 2 },
+		{ 2, 9, 251, 2, 1, 1, 1, 1, 1, 60, 70, 0, 255, 0, 1, DWU8_RANDOM, 3, 3 },
+		{ 3, 7, 129, 3, 2, 0, 0, 1, 1, 128, 128, 0, 255, 1, 1, DWU8_RANDOM, 2, 1 },
 		{ 4, 6, 22, 1, 1, 1, 1, 1, 1, 128, 127, 0, 255, 1, 1, DWU8_EIGHTH, 1, 2 },
 		{ 3, 5, 9, 1, 2, 1, 1, 1, 1, 5, 8, 0, 255, 0, 0, DWU8_EIGHTH, 0, 0 },
 		{ 4, 6, 22, 1, 1, 1, 1, 1, 1, 128, 128, 0, 255, 1, 1, DWU8_NEAR_EIGHTH, 3, 0 },
