@@ -177,25 +177,26 @@
 # time in @Pa and @Pb, each product (in @T) added while the next is made.
 # Stride 1: rf0, rf1, rf2, rf25 outputs 0..3, rf26 Q2 = S_2[0], rf60 Q3 =
 # S_1[0] + S_2[1]; stride 2: rf0, rf1 outputs 0, 1 (columns 0, 2), rf2
-# Q = S_2[0]. _first: the vector's first row sets them.
+# Q = S_2[0]. _first: the vector's first row sets them, the outputs to
+# the bias (less zx x the weights' sum) plus its products.
 .macro row1_first, g8, w0, w1, w2, Pa, Pb, T
 	funnel g8
 	byte 0, Pa
 	byte 1, Pb
-	nop ; smul24 rf0, Pa, w0
-	nop ; smul24 rf60, Pa, w1
+	nop ; smul24 T, Pa, w0
+	add rf0, rf49, T ; smul24 rf60, Pa, w1
 	nop ; smul24 rf26, Pa, w2
-	nop ; smul24 rf1, Pb, w0
-	nop ; smul24 T, Pb, w1
+	nop ; smul24 T, Pb, w0
+	add rf1, rf49, T ; smul24 T, Pb, w1
 	add rf0, rf0, T ; smul24 T, Pb, w2
 	add rf60, rf60, T ; nop
 	byte 2, Pa
 	byte 3, Pb
-	nop ; smul24 rf2, Pa, w0
-	nop ; smul24 T, Pa, w1
+	nop ; smul24 T, Pa, w0
+	add rf2, rf49, T ; smul24 T, Pa, w1
 	add rf1, rf1, T ; smul24 T, Pa, w2
-	add rf0, rf0, T ; smul24 rf25, Pb, w0
-	nop ; smul24 T, Pb, w1
+	add rf0, rf0, T ; smul24 T, Pb, w0
+	add rf25, rf49, T ; smul24 T, Pb, w1
 	add rf2, rf2, T ; smul24 T, Pb, w2
 	add rf1, rf1, T ; nop
 .endm
@@ -226,14 +227,14 @@
 	funnel g8
 	byte 0, Pa
 	byte 1, Pb
-	nop ; smul24 rf0, Pa, w0
-	nop ; smul24 rf2, Pa, w2
+	nop ; smul24 T, Pa, w0
+	add rf0, rf49, T ; smul24 rf2, Pa, w2
 	nop ; smul24 T, Pb, w1
 	add rf0, rf0, T ; nop
 	byte 2, Pa
 	byte 3, Pb
-	nop ; smul24 rf1, Pa, w0
-	nop ; smul24 T, Pa, w2
+	nop ; smul24 T, Pa, w0
+	add rf1, rf49, T ; smul24 T, Pa, w2
 	add rf0, rf0, T ; smul24 T, Pb, w1
 	add rf1, rf1, T ; nop
 .endm
@@ -268,9 +269,9 @@
 .endif
 .endm
 
-# @y = the requantized @acc; rf26 = max(rf26, d^2) (@first: = d^2).
+# @y = the requantized @acc less zy (the store adds it); rf26 = max(rf26,
+# d^2) (@first: = d^2).
 .macro requant, first, acc, y
-	add acc, acc, rf49 ; nop	# + bias - zx sum w
 	itof rf6, acc ; nop
 	nop ; fmul rf6, rf6, rf50
 	fmax rf6, rf6, rf20 ; nop
@@ -284,7 +285,6 @@
 	nop ; fmul rf57, rf57, rf57
 	fmax rf26, rf26, rf57 ; nop
 .endif
-	nop ; add y, y, rf22
 .endm
 
 # The exact path of output @acc (y in @y) for the lanes near a tie.
@@ -328,6 +328,7 @@
 	sub.pushz -, rf6, 0 ; nop	# A: D == 0, B: near a tie
 	or.ifa rf57, rf57, rf26 ; nop
 	add.ifb y, rf52, rf57 ; nop
+	sub.ifb y, y, rf22 ; nop	# less zy, as the fast path's
 .endm
 
 # The rows of the group whose first input row (lane group 0's) is rf57:
@@ -350,12 +351,12 @@
 .macro put, j, y, lim
 .if j == 0
 	sub.pushc -, rf39, lim ; nop
-	nop ; mov tmud, y
+	nop ; add tmud, y, rf22	# + zy (+ 128 for int8 y)
 	add.ifa tmua, rf63, rf39 ; nop
 .else
 	add rf6, rf39, j ; nop
 	sub.pushc -, rf6, lim ; nop
-	nop ; mov tmud, y
+	nop ; add tmud, y, rf22
 	add.ifa tmua, rf63, rf6 ; nop
 .endif
 .endm
