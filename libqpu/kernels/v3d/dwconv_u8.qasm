@@ -68,8 +68,8 @@
 #
 # DOC: cost
 # Instructions (emulator counts, 4.2; 7.1's 1 to 2 % fewer): where a row
-# is one vector, 249 a vector and its group at stride 1, 198 at stride 2;
-# where rows take several vectors, 209 (157) a vector and 56 a group; a
+# is one vector, 241 a vector and its group at stride 1, 194 at stride 2;
+# where rows take several vectors, 201 (153) a vector and 56 a group; a
 # task 31; a program 57. A group's last vector makes the next group's row
 # addresses and lookups, which so wait behind its outputs; the byte mask
 # is made a vector only where rows take several. A vector makes 6
