@@ -1392,17 +1392,17 @@ struct dwu8_case {
 };
 
 /*
- * Run @t on @path's V3D with @qpus programs against dwu8_ref(), byte for
+ * Run @t on the V3D @d with @qpus programs against dwu8_ref(), byte for
  * byte, and check the bytes around the output are untouched; the number
  * of outputs that differ (0 on success).
  */
-static size_t dwu8_run(const char *path, const struct dwu8_case *t, unsigned int qpus, uint32_t seed)
+static size_t dwu8_run(struct qpu_dev *d, const struct dwu8_case *t, unsigned int qpus,
+		       uint32_t seed)
 {
 	struct qpu_window win = {
 		.c = t->c, .h = t->h, .w = t->w, .stride_h = t->sh, .stride_w = t->sw,
 		.pad_top = t->pt, .pad_left = t->pl,
 	};
-	struct qpu_dev *d = qpu_dev_open(path);
 	struct qpu_kernels *k = d ? qpu_kernels_new(d) : NULL;
 	size_t in, out, i, bad = 0, guard = 64;
 	struct qpu_bo *xb = NULL, *yb = NULL;
@@ -1471,7 +1471,7 @@ static size_t dwu8_run(const char *path, const struct dwu8_case *t, unsigned int
 	for (i = 0; i < guard; i++)
 		bad += y[t->y_off + out + i] != 0x5a;
 	if (bad)
-		fprintf(stderr, "%s: %ux%ux%u s%u,%u pads %u %u %u %u: %zu bytes wrong (%s)\n", path,
+		fprintf(stderr, "%ux%ux%u s%u,%u pads %u %u %u %u: %zu bytes wrong (%s)\n",
 			t->c, t->h, t->w, t->sh, t->sw, t->pt, t->pl, t->pb, t->pr, bad,
 			qpu_kernels_last_error(k));
 out:
@@ -1482,50 +1482,80 @@ out:
 	qpu_bo_free(yb);
 	qpu_bo_free(xb);
 	qpu_kernels_free(k);
-	qpu_dev_close(d);
 	return bad;
 }
 
 /*
- * v3d/dwconv_u8.qasm on the emulated V3D 4.2 and 7.1, byte for byte
- * against the reference: a 1x1 image, widths not a multiple of 4 (rows
- * and planes off word boundaries, odd offsets), odd channels, groups of
- * rows a vector (W 7, 14, 28) and two to four vectors a row, strides 1
- * and 2 across and 1 to 3 down
- * with pads on one side and both, a batch as more planes, int8 and uint8
- * on both sides, zero points 0 and 255, clamps, saturation, and the exact
- * path's near-ties: ties made on purpose (mult 1/8 and 1/2), a hair off
- * them both ways, and at mult 2^-17 (its shifts past 31).
+ * v3d/dwconv_u8.qasm's cases, each checked byte for byte against the
+ * reference: a 1x1 image, widths not a multiple of 4 (rows and planes off
+ * word boundaries, odd offsets), odd channels, groups of rows a vector
+ * (W 7, 14, 28) and two to four vectors a row, strides 1 and 2 across and
+ * 1 to 3 down with pads on one side and both, a batch as more planes, int8
+ * and uint8 on both sides, zero points 0 and 255, clamps, saturation, and
+ * the exact path's near-ties: ties made on purpose (mult 1/8 and 1/2), a
+ * hair off them both ways, and at mult 2^-17 (its shifts past 31).
  */
+static const struct dwu8_case dwu8_cases[] = {
+	{ 1, 1, 1, 1, 1, 1, 1, 1, 1, 128, 128, 0, 255, 0, 0, DWU8_RANDOM, 0, 0 },
+	{ 3, 9, 15, 1, 1, 1, 1, 1, 1, 3, 200, 0, 255, 1, 1, DWU8_RANDOM, 1, 3 },
+	{ 5, 14, 14, 1, 1, 1, 1, 1, 1, 0, 255, 0, 255, 0, 1, DWU8_RANDOM, 2, 1 },
+	{ 7, 7, 7, 1, 1, 1, 1, 1, 1, 255, 0, 0, 255, 1, 0, DWU8_RANDOM, 3, 2 },
+	{ 2, 28, 28, 1, 1, 1, 1, 1, 1, 128, 100, 100, 255, 1, 1, DWU8_RANDOM, 0, 0 },
+	{ 2, 5, 130, 1, 1, 1, 1, 1, 1, 17, 30, 0, 200, 0, 0, DWU8_RANDOM, 1, 0 },
+	{ 3, 6, 67, 1, 1, 0, 0, 0, 0, 128, 128, 0, 255, 1, 1, DWU8_RANDOM, 0, 1 },
+	{ 2, 14, 14, 2, 2, 0, 0, 1, 1, 128, 128, 0, 255, 1, 1, DWU8_RANDOM, 1, 1 },
+	{ 3, 13, 47, 2, 2, 1, 1, 1, 1, 90, 60, 60, 255, 0, 1, DWU8_RANDOM, 2, 3 },
+	{ 2, 8, 125, 2, 2, 1, 1, 0, 0, 128, 128, 0, 255, 1, 0, DWU8_RANDOM, 3, 0 },
+	{ 1, 4, 3, 3, 2, 2, 2, 2, 2, 10, 20, 0, 255, 0, 0, DWU8_RANDOM, 0, 0 },
+	{ 2, 3, 250, 1, 1, 0, 1, 2, 0, 200, 50, 0, 255, 1, 0, DWU8_RANDOM, 1, 2 },
+	{ 2, 9, 251, 2, 1, 1, 1, 1, 1, 60, 70, 0, 255, 0, 1, DWU8_RANDOM, 3, 3 },
+	{ 3, 7, 129, 3, 2, 0, 0, 1, 1, 128, 128, 0, 255, 1, 1, DWU8_RANDOM, 2, 1 },
+	{ 4, 6, 22, 1, 1, 1, 1, 1, 1, 128, 127, 0, 255, 1, 1, DWU8_EIGHTH, 1, 2 },
+	{ 3, 5, 9, 1, 2, 1, 1, 1, 1, 5, 8, 0, 255, 0, 0, DWU8_EIGHTH, 0, 0 },
+	{ 4, 6, 22, 1, 1, 1, 1, 1, 1, 128, 128, 0, 255, 1, 1, DWU8_NEAR_EIGHTH, 3, 0 },
+	{ 240, 3, 5, 1, 1, 1, 1, 1, 1, 7, 0, 0, 255, 0, 0, DWU8_TINY_TIES, 1, 1 },
+	{ 240, 3, 5, 1, 1, 1, 1, 1, 1, 7, 1, 0, 255, 1, 1, DWU8_TINY_TIES, 0, 0 },
+};
+
+/* dwu8_cases on @d, each on 3 or 8 programs (at most @d's QPUs). */
+static void dwu8_cases_on(struct qpu_dev *d)
+{
+	uint64_t qpus = 0;
+	size_t j;
+
+	T_CHECK(d && qpu_dev_get_param(d, QPU_DEV_PARAM_NUM_QPUS, &qpus) == 0);
+	if (!d || !qpus)
+		return;
+	for (j = 0; j < T_ARRAY_SIZE(dwu8_cases); j++)
+		T_CHECK(dwu8_run(d, &dwu8_cases[j], j % 3 ? (qpus < 8 ? (unsigned int)qpus : 8) : 3,
+				 0x9e3779b9u + (uint32_t)j) == 0);
+}
+
+/* The cases on the emulated V3D 4.2 and 7.1. */
 T_TEST(v3d_int8_depthwise_on_the_qpus)
 {
 	static const char *const paths[] = { "emu:v3d42", "emu:v3d71" };
-	static const struct dwu8_case cases[] = {
-		{ 1, 1, 1, 1, 1, 1, 1, 1, 1, 128, 128, 0, 255, 0, 0, DWU8_RANDOM, 0, 0 },
-		{ 3, 9, 15, 1, 1, 1, 1, 1, 1, 3, 200, 0, 255, 1, 1, DWU8_RANDOM, 1, 3 },
-		{ 5, 14, 14, 1, 1, 1, 1, 1, 1, 0, 255, 0, 255, 0, 1, DWU8_RANDOM, 2, 1 },
-		{ 7, 7, 7, 1, 1, 1, 1, 1, 1, 255, 0, 0, 255, 1, 0, DWU8_RANDOM, 3, 2 },
-		{ 2, 28, 28, 1, 1, 1, 1, 1, 1, 128, 100, 100, 255, 1, 1, DWU8_RANDOM, 0, 0 },
-		{ 2, 5, 130, 1, 1, 1, 1, 1, 1, 17, 30, 0, 200, 0, 0, DWU8_RANDOM, 1, 0 },
-		{ 3, 6, 67, 1, 1, 0, 0, 0, 0, 128, 128, 0, 255, 1, 1, DWU8_RANDOM, 0, 1 },
-		{ 2, 14, 14, 2, 2, 0, 0, 1, 1, 128, 128, 0, 255, 1, 1, DWU8_RANDOM, 1, 1 },
-		{ 3, 13, 47, 2, 2, 1, 1, 1, 1, 90, 60, 60, 255, 0, 1, DWU8_RANDOM, 2, 3 },
-		{ 2, 8, 125, 2, 2, 1, 1, 0, 0, 128, 128, 0, 255, 1, 0, DWU8_RANDOM, 3, 0 },
-		{ 1, 4, 3, 3, 2, 2, 2, 2, 2, 10, 20, 0, 255, 0, 0, DWU8_RANDOM, 0, 0 },
-		{ 2, 3, 250, 1, 1, 0, 1, 2, 0, 200, 50, 0, 255, 1, 0, DWU8_RANDOM, 1, 2 },
-		{ 2, 9, 251, 2, 1, 1, 1, 1, 1, 60, 70, 0, 255, 0, 1, DWU8_RANDOM, 3, 3 },
-		{ 3, 7, 129, 3, 2, 0, 0, 1, 1, 128, 128, 0, 255, 1, 1, DWU8_RANDOM, 2, 1 },
-		{ 4, 6, 22, 1, 1, 1, 1, 1, 1, 128, 127, 0, 255, 1, 1, DWU8_EIGHTH, 1, 2 },
-		{ 3, 5, 9, 1, 2, 1, 1, 1, 1, 5, 8, 0, 255, 0, 0, DWU8_EIGHTH, 0, 0 },
-		{ 4, 6, 22, 1, 1, 1, 1, 1, 1, 128, 128, 0, 255, 1, 1, DWU8_NEAR_EIGHTH, 3, 0 },
-		{ 240, 3, 5, 1, 1, 1, 1, 1, 1, 7, 0, 0, 255, 0, 0, DWU8_TINY_TIES, 1, 1 },
-		{ 240, 3, 5, 1, 1, 1, 1, 1, 1, 7, 1, 0, 255, 1, 1, DWU8_TINY_TIES, 0, 0 },
-	};
-	size_t i, j;
+	size_t i;
 
-	for (i = 0; i < T_ARRAY_SIZE(paths); i++)
-		for (j = 0; j < T_ARRAY_SIZE(cases); j++)
-			T_CHECK(dwu8_run(paths[i], &cases[j], j % 3 ? 8 : 3, 0x9e3779b9u + (uint32_t)j) == 0);
+	for (i = 0; i < T_ARRAY_SIZE(paths); i++) {
+		struct qpu_dev *d = qpu_dev_open(paths[i]);
+
+		dwu8_cases_on(d);
+		qpu_dev_close(d);
+	}
+}
+
+/*
+ * The same cases on the test's device (--device), where it is a V3D:
+ * check-vm's kmod/v3d_sim nodes.
+ */
+T_TEST(int8_depthwise_on_the_device)
+{
+	uint64_t gen = 0;
+
+	if (!dev || qpu_dev_get_param(dev, QPU_DEV_PARAM_GEN, &gen) || !qpu_gen_is_v3d((int)gen))
+		T_SKIP("no V3D device");
+	dwu8_cases_on(dev);
 }
 
 /*
