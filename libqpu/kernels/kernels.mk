@@ -104,3 +104,13 @@ QPU_KERNEL_HDRS += $(BUILD)/libqpu/kernels/igemm.qasm.h \
 	$(foreach g,42 71,$(BUILD)/libqpu/kernels/v3d/igemm_v3d$(g).qasm.h)
 $(QPU_IGEMM_OBJS): QPU_CFLAGS += -I$(BUILD)/libqpu/kernels -Ilibqpu/kernels
 $(QPU_IGEMM_OBJS): | $(QPU_KERNEL_HDRS)
+
+# libqpu/nn's INT8 depthwise convolution on V3D 4.2 and 7.1
+# (dwconv_u8_v3d.c, v3d/dwconv_u8.qasm; nn_kernels.h).
+QPU_DWU8_V3D_OBJS := $(BUILD)/libqpu/kernels/dwconv_u8_v3d.o
+QPU_KERNEL_SRCS += libqpu/kernels/dwconv_u8_v3d.c
+QPU_KERNEL_OBJS += $(QPU_DWU8_V3D_OBJS)
+QPU_KERNEL_V3D += dwconv_u8
+QPU_KERNEL_HDRS += $(foreach g,42 71,$(BUILD)/libqpu/kernels/v3d/dwconv_u8_v3d$(g).qasm.h)
+$(QPU_DWU8_V3D_OBJS): QPU_CFLAGS += -I$(BUILD)/libqpu/kernels -Ilibqpu/kernels
+$(QPU_DWU8_V3D_OBJS): | $(QPU_KERNEL_HDRS)

@@ -29,6 +29,10 @@ $(BUILD)/selftests/bench/%: selftests/bench/%.c $(LIBQPU_A) $(QPU_TOOLS_A)
 	$(Q)$(CC) $(ALL_CFLAGS) -Iselftests/lib -Itools/lib -O2 -o $@ $< \
 		$(QPU_TOOLS_A) $(LIBQPU_A) $(LDFLAGS) -lm
 
+# bench-dwconv-u8-v3d calls libqpu's internal INT8 depthwise program
+# (kernels/nn_kernels.h) and checks it on nn_requant() (nn/nn_internal.h).
+$(BUILD)/selftests/bench/bench-dwconv-u8-v3d: QPU_CFLAGS += -I$(CURDIR)/libqpu
+
 # qpu.ko's and the v3d node's round trips are measured in the same VM,
 # after the host's benches (never beside them); bench-nodes is that half of
 # make bench alone.

@@ -96,9 +96,10 @@ $(VM_LIB_TESTS_STATIC): $(BUILD)/static/%: selftests/lib/%.c $(LIBQPU_A) $(QPU_T
 VM_CHECK_DEPS += $(VM_LIB_TESTS_STATIC)
 VM_CHECK_PAYLOAD += $(foreach t,$(VM_LIB_TESTS),--copy $(BUILD)/static/$(t) --run "$(t) --device /dev/qpu")
 # And libqpu/nn's window programs on kmod/v3d_sim's Pi 4 and Pi 5 nodes
-# (v3d/dwconv.qasm, v3d/pool.qasm; V3DSIM_NODES: selftests/v3d_sim/v3d_sim.mk).
+# (v3d/dwconv.qasm, v3d/pool.qasm, v3d/dwconv_u8.qasm; V3DSIM_NODES:
+# selftests/v3d_sim/v3d_sim.mk).
 VM_CHECK_PAYLOAD += $(foreach n,$(V3DSIM_NODES),--run "test-nn --device $(n) \
-	depthwise_and_pooling_on_the_qpus")
+	depthwise_and_pooling_on_the_qpus int8_depthwise_on_the_device")
 
 # qpu-detect --camera in the VM (check-vm): vivid through the tiny detector,
 # which the host generates (python3-onnx; without it the file is empty and

@@ -20,6 +20,7 @@
 #include "kernels/nn_kernels.h"
 #include "nn/nn_internal.h"
 #include "qpu_gen.h"
+#include "dwu8-ref.h"
 
 static const char *device_path = "emu";
 static struct qpu_dev *dev;
@@ -1986,6 +1987,302 @@ T_TEST(truncated_and_corrupt_images_are_refused)
 	T_EQ_STR("none", qpu_nn_where_name(99));
 	free(copy);
 	free(img);
+}
+
+/* --- INT8 depthwise on V3D (v3d/dwconv_u8.qasm) ------------------------------------ */
+
+/* xorshift32: the cases' bytes, the same on every run */
+static uint32_t dwu8_rand(uint32_t *s)
+{
+	*s ^= *s << 13;
+	*s ^= *s >> 17;
+	*s ^= *s << 5;
+	return *s;
+}
+
+/* The multipliers' kinds of a case: drawn, ties on purpose, near them. */
+enum dwu8_mult { DWU8_RANDOM, DWU8_EIGHTH, DWU8_NEAR_EIGHTH, DWU8_TINY_TIES };
+
+struct dwu8_case {
+	unsigned int c, h, w, sh, sw, pt, pl, pb, pr;
+	uint8_t zx, zy, lo, hi, x_int8, y_int8;
+	enum dwu8_mult mult;
+	size_t x_off, y_off;	/* odd offsets: rows and planes off word boundaries */
+};
+
+/*
+ * Run @t on the V3D @d with @qpus programs against dwu8_ref(), byte for
+ * byte, and check the bytes around the output are untouched; the number
+ * of outputs that differ (0 on success).
+ */
+static size_t dwu8_run(struct qpu_dev *d, const struct dwu8_case *t, unsigned int qpus,
+		       uint32_t seed)
+{
+	struct qpu_window win = {
+		.c = t->c, .h = t->h, .w = t->w, .stride_h = t->sh, .stride_w = t->sw,
+		.pad_top = t->pt, .pad_left = t->pl,
+	};
+	struct qpu_kernels *k = d ? qpu_kernels_new(d) : NULL;
+	size_t in, out, i, bad = 0, guard = 64;
+	struct qpu_bo *xb = NULL, *yb = NULL;
+	struct qpu_dwconv_u8 p;
+	int16_t *wt = NULL;
+	int32_t *bias = NULL;
+	float *mult = NULL;
+	uint8_t *want = NULL, *x, *y;
+
+	win.oh = (t->h + t->pt + t->pb - 3) / t->sh + 1;
+	win.ow = (t->w + t->pl + t->pr - 3) / t->sw + 1;
+	in = (size_t)t->c * t->h * t->w;
+	out = (size_t)t->c * win.oh * win.ow;
+	T_CHECK(k != NULL);
+	if (!k)
+		goto out;
+	xb = qpu_bo_new(d, t->x_off + in);
+	yb = qpu_bo_new(d, t->y_off + out + guard);
+	wt = malloc(t->c * 9 * sizeof(*wt));
+	bias = malloc(t->c * sizeof(*bias));
+	mult = malloc(t->c * sizeof(*mult));
+	want = malloc(out);
+	T_CHECK(xb && yb && wt && bias && mult && want);
+	if (!xb || !yb || !wt || !bias || !mult || !want)
+		goto out;
+	x = (uint8_t *)qpu_bo_get_map(xb) + t->x_off;
+	y = qpu_bo_get_map(yb);
+	for (i = 0; i < in; i++)	/* a flat image of zx gives the biases' ties */
+		x[i] = t->mult == DWU8_TINY_TIES ? (uint8_t)(t->zx ^ (t->x_int8 ? 0x80 : 0)) :
+						   (uint8_t)dwu8_rand(&seed);
+	memset(y, 0x5a, t->y_off + out + guard);
+	for (i = 0; i < (size_t)t->c * 9; i++)
+		wt[i] = (int16_t)((int)(dwu8_rand(&seed) % 511) - 255);
+	for (i = 0; i < t->c; i++) {
+		switch (t->mult) {
+		case DWU8_RANDOM:	/* the scale MobileNet's layers have */
+			mult[i] = 0x1p-12f * (float)(1 + dwu8_rand(&seed) % 4096);
+			bias[i] = (int32_t)(dwu8_rand(&seed) % 200001) - 100000;
+			break;
+		case DWU8_EIGHTH:	/* acc = 4 mod 8 ties */
+			mult[i] = i % 2 ? 0.125f : 0.5f;
+			bias[i] = (int32_t)(dwu8_rand(&seed) % 2001) - 1000;
+			wt[i * 9 + dwu8_rand(&seed) % 9] /= 64;
+			break;
+		case DWU8_NEAR_EIGHTH:	/* a hair off the ties, both ways */
+			mult[i] = i % 2 ? 0.125f * (1.0f + 0x1p-20f) : 0.125f * (1.0f - 0x1p-21f);
+			bias[i] = (int32_t)(dwu8_rand(&seed) % 2001) - 1000;
+			break;
+		case DWU8_TINY_TIES:	/* mult 2^-17: ties, and 2^-17 off them, at s = 40 */
+			mult[i] = 0x1p-17f;
+			bias[i] = (int32_t)(2 * (i % 120) + 1) * 65536 + (int32_t)(i % 3) - 1;
+			break;
+		}
+	}
+	p = (struct qpu_dwconv_u8){
+		.x = xb, .x_off = t->x_off, .y = yb, .y_off = t->y_off, .win = win,
+		.w = wt, .bias = bias, .mult = mult, .zx = t->zx, .zy = t->zy,
+		.lo = t->lo, .hi = t->hi, .x_int8 = t->x_int8, .y_int8 = t->y_int8,
+	};
+	dwu8_ref(&p, x, want);
+	T_CHECK(qpu_dwconv3x3_u8_v3d(k, qpus, &p, NULL) == 0);
+	for (i = 0; i < out; i++)
+		bad += y[t->y_off + i] != want[i];
+	for (i = 0; i < t->y_off; i++)
+		bad += y[i] != 0x5a;
+	for (i = 0; i < guard; i++)
+		bad += y[t->y_off + out + i] != 0x5a;
+	if (bad)
+		fprintf(stderr, "%ux%ux%u s%u,%u pads %u %u %u %u: %zu bytes wrong (%s)\n",
+			t->c, t->h, t->w, t->sh, t->sw, t->pt, t->pl, t->pb, t->pr, bad,
+			qpu_kernels_last_error(k));
+out:
+	free(want);
+	free(mult);
+	free(bias);
+	free(wt);
+	qpu_bo_free(yb);
+	qpu_bo_free(xb);
+	qpu_kernels_free(k);
+	return bad;
+}
+
+/*
+ * v3d/dwconv_u8.qasm's cases, each checked byte for byte against the
+ * reference: a 1x1 image, widths not a multiple of 4 (rows and planes off
+ * word boundaries, odd offsets), odd channels, groups of rows a vector
+ * (W 7, 14, 28) and two to four vectors a row, strides 1 and 2 across and
+ * 1 to 3 down with pads on one side and both, a batch as more planes, int8
+ * and uint8 on both sides, zero points 0 and 255, clamps, saturation, and
+ * the exact path's near-ties: ties made on purpose (mult 1/8 and 1/2), a
+ * hair off them both ways, and at mult 2^-17 (its shifts past 31).
+ */
+static const struct dwu8_case dwu8_cases[] = {
+	{ 1, 1, 1, 1, 1, 1, 1, 1, 1, 128, 128, 0, 255, 0, 0, DWU8_RANDOM, 0, 0 },
+	{ 3, 9, 15, 1, 1, 1, 1, 1, 1, 3, 200, 0, 255, 1, 1, DWU8_RANDOM, 1, 3 },
+	{ 5, 14, 14, 1, 1, 1, 1, 1, 1, 0, 255, 0, 255, 0, 1, DWU8_RANDOM, 2, 1 },
+	{ 7, 7, 7, 1, 1, 1, 1, 1, 1, 255, 0, 0, 255, 1, 0, DWU8_RANDOM, 3, 2 },
+	{ 2, 28, 28, 1, 1, 1, 1, 1, 1, 128, 100, 100, 255, 1, 1, DWU8_RANDOM, 0, 0 },
+	{ 2, 5, 130, 1, 1, 1, 1, 1, 1, 17, 30, 0, 200, 0, 0, DWU8_RANDOM, 1, 0 },
+	{ 3, 6, 67, 1, 1, 0, 0, 0, 0, 128, 128, 0, 255, 1, 1, DWU8_RANDOM, 0, 1 },
+	{ 2, 14, 14, 2, 2, 0, 0, 1, 1, 128, 128, 0, 255, 1, 1, DWU8_RANDOM, 1, 1 },
+	{ 3, 13, 47, 2, 2, 1, 1, 1, 1, 90, 60, 60, 255, 0, 1, DWU8_RANDOM, 2, 3 },
+	{ 2, 8, 125, 2, 2, 1, 1, 0, 0, 128, 128, 0, 255, 1, 0, DWU8_RANDOM, 3, 0 },
+	{ 1, 4, 3, 3, 2, 2, 2, 2, 2, 10, 20, 0, 255, 0, 0, DWU8_RANDOM, 0, 0 },
+	{ 2, 3, 250, 1, 1, 0, 1, 2, 0, 200, 50, 0, 255, 1, 0, DWU8_RANDOM, 1, 2 },
+	{ 2, 9, 251, 2, 1, 1, 1, 1, 1, 60, 70, 0, 255, 0, 1, DWU8_RANDOM, 3, 3 },
+	{ 3, 7, 129, 3, 2, 0, 0, 1, 1, 128, 128, 0, 255, 1, 1, DWU8_RANDOM, 2, 1 },
+	{ 4, 6, 22, 1, 1, 1, 1, 1, 1, 128, 127, 0, 255, 1, 1, DWU8_EIGHTH, 1, 2 },
+	{ 3, 5, 9, 1, 2, 1, 1, 1, 1, 5, 8, 0, 255, 0, 0, DWU8_EIGHTH, 0, 0 },
+	{ 4, 6, 22, 1, 1, 1, 1, 1, 1, 128, 128, 0, 255, 1, 1, DWU8_NEAR_EIGHTH, 3, 0 },
+	{ 240, 3, 5, 1, 1, 1, 1, 1, 1, 7, 0, 0, 255, 0, 0, DWU8_TINY_TIES, 1, 1 },
+	{ 240, 3, 5, 1, 1, 1, 1, 1, 1, 7, 1, 0, 255, 1, 1, DWU8_TINY_TIES, 0, 0 },
+};
+
+/* dwu8_cases on @d, each on 3 or 8 programs (at most @d's QPUs). */
+static void dwu8_cases_on(struct qpu_dev *d)
+{
+	uint64_t qpus = 0;
+	size_t j;
+
+	T_CHECK(d && qpu_dev_get_param(d, QPU_DEV_PARAM_NUM_QPUS, &qpus) == 0);
+	if (!d || !qpus)
+		return;
+	for (j = 0; j < T_ARRAY_SIZE(dwu8_cases); j++)
+		T_CHECK(dwu8_run(d, &dwu8_cases[j], j % 3 ? (qpus < 8 ? (unsigned int)qpus : 8) : 3,
+				 0x9e3779b9u + (uint32_t)j) == 0);
+}
+
+/* The cases on the emulated V3D 4.2 and 7.1. */
+T_TEST(v3d_int8_depthwise_on_the_qpus)
+{
+	static const char *const paths[] = { "emu:v3d42", "emu:v3d71" };
+	size_t i;
+
+	for (i = 0; i < T_ARRAY_SIZE(paths); i++) {
+		struct qpu_dev *d = qpu_dev_open(paths[i]);
+
+		dwu8_cases_on(d);
+		qpu_dev_close(d);
+	}
+}
+
+/*
+ * The same cases on the test's device (--device), where it is a V3D:
+ * check-vm's kmod/v3d_sim nodes.
+ */
+T_TEST(int8_depthwise_on_the_device)
+{
+	uint64_t gen = 0;
+
+	if (!dev || qpu_dev_get_param(dev, QPU_DEV_PARAM_GEN, &gen) || !qpu_gen_is_v3d((int)gen))
+		T_SKIP("no V3D device");
+	dwu8_cases_on(dev);
+}
+
+/*
+ * qpu_dwconv3x3_u8_v3d()'s refusals, each with its message and nothing
+ * written: what the program cannot take (a horizontal stride of 3, sums
+ * past 2^24, multipliers outside 2^-18..2^23, weights past 255) and the
+ * usual bad calls; VideoCore IV is qpu_dwconv3x3_u8()'s.
+ */
+T_TEST(v3d_int8_depthwise_refuses)
+{
+	static const int16_t w9[2 * 9] = { 1, 2, 3, 4, 5, 6, 7, 8, 9 };
+	static const int32_t bias[2] = { 10, -10 };
+	const struct qpu_window win = {
+		.c = 2, .h = 8, .w = 8, .oh = 8, .ow = 8,
+		.stride_h = 1, .stride_w = 1, .pad_top = 1, .pad_left = 1,
+	};
+	struct qpu_dev *d = qpu_dev_open("emu:v3d71"), *vc4 = qpu_dev_open("emu");
+	struct qpu_kernels *k = d ? qpu_kernels_new(d) : NULL;
+	struct qpu_kernels *k4 = vc4 ? qpu_kernels_new(vc4) : NULL;
+	struct qpu_bo *bo = d ? qpu_bo_new(d, 4096) : NULL;
+	struct qpu_bo *bo4 = vc4 ? qpu_bo_new(vc4, 4096) : NULL;
+	int16_t wbad[2 * 9];
+	int32_t bbad[2];
+	float mult[2] = { 0.01f, 0.02f }, mbad[2];
+	struct qpu_dwconv_u8 good = {
+		.x = bo, .y = bo, .y_off = 2048, .win = win, .w = w9, .bias = bias, .mult = mult,
+		.zx = 128, .zy = 128, .lo = 0, .hi = 255,
+	}, p;
+	size_t i, n;
+	uint8_t *m;
+
+	T_CHECK(k && k4 && bo && bo4);
+	if (!k || !k4 || !bo || !bo4)
+		goto out;
+	m = qpu_bo_get_map(bo);
+	memset(m, 7, 4096);
+	p = good;
+	T_CHECK(qpu_dwconv3x3_u8_v3d(k, 12, &p, NULL) == 0);	/* the calls below differ */
+	memset(m + 2048, 0x5a, 2048);
+	expect_kernel_refusal(k, qpu_dwconv3x3_u8_v3d(k, 12, NULL, NULL),
+			      "dwconv_u8: no convolution");
+	p = good, p.w = NULL;
+	expect_kernel_refusal(k, qpu_dwconv3x3_u8_v3d(k, 12, &p, NULL), "dwconv_u8: no weights");
+	p = good, p.mult = NULL;
+	expect_kernel_refusal(k, qpu_dwconv3x3_u8_v3d(k, 12, &p, NULL),
+			      "dwconv_u8: no multipliers");
+	p = good, p.win.ow = 0;
+	expect_kernel_refusal(k, qpu_dwconv3x3_u8_v3d(k, 12, &p, NULL),
+			      "dwconv_u8: a dimension is 0");
+	p = good, p.win.stride_w = 3, p.win.ow = 3;
+	expect_kernel_refusal(k, qpu_dwconv3x3_u8_v3d(k, 12, &p, NULL),
+			      "dwconv_u8: strides 1, 3: V3D's program takes 1 to 15 vertically, "
+			      "1 or 2 across");
+	p = good, p.win.pad_left = 9;
+	expect_kernel_refusal(k, qpu_dwconv3x3_u8_v3d(k, 12, &p, NULL),
+			      "dwconv_u8: pads 1, 9 are larger than the input");
+	p = good, p.lo = 200, p.hi = 100;
+	expect_kernel_refusal(k, qpu_dwconv3x3_u8_v3d(k, 12, &p, NULL),
+			      "dwconv_u8: clamp 200..100 is empty");
+	memcpy(wbad, w9, sizeof(wbad));
+	wbad[9 + 4] = 256;
+	p = good, p.w = wbad;
+	expect_kernel_refusal(k, qpu_dwconv3x3_u8_v3d(k, 12, &p, NULL),
+			      "dwconv_u8: weight 256 of channel 1: the program takes -255 to 255");
+	/* |bias| + 128 x 45: one past the exact sums */
+	bbad[0] = -((1 << 24) - 128 * 45);
+	bbad[1] = 10;
+	p = good, p.bias = bbad;
+	expect_kernel_refusal(k, qpu_dwconv3x3_u8_v3d(k, 12, &p, NULL),
+			      "dwconv_u8: channel 0's sums can reach 16777216: the program's are "
+			      "exact below 2^24");
+	bbad[0] += 1;
+	T_CHECK(qpu_dwconv3x3_u8_v3d(k, 12, &p, NULL) == 0);
+	memset(m + 2048, 0x5a, 2048);
+	mbad[0] = 0.01f;
+	mbad[1] = 0x1p-19f;
+	p = good, p.mult = mbad;
+	expect_kernel_refusal(k, qpu_dwconv3x3_u8_v3d(k, 12, &p, NULL),
+			      "dwconv_u8: multiplier 1.90735e-06 of channel 1: the program rounds "
+			      "2^-18 to 2^23 exactly");
+	mbad[1] = 0x1p23f;
+	expect_kernel_refusal(k, qpu_dwconv3x3_u8_v3d(k, 12, &p, NULL),
+			      "dwconv_u8: multiplier 8.38861e+06 of channel 1");
+	mbad[1] = NAN;
+	expect_kernel_refusal(k, qpu_dwconv3x3_u8_v3d(k, 12, &p, NULL),
+			      "dwconv_u8: multiplier nan of channel 1");
+	p = good, p.y_off = 4096 - 64;
+	expect_kernel_refusal(k, qpu_dwconv3x3_u8_v3d(k, 12, &p, NULL),
+			      "dwconv_u8: y: needs 128 bytes from offset 4032");
+	p = good, p.y_off = 64;
+	expect_kernel_refusal(k, qpu_dwconv3x3_u8_v3d(k, 12, &p, NULL),
+			      "dwconv_u8: x and y overlap");
+	p = good;
+	expect_kernel_refusal(k, qpu_dwconv3x3_u8_v3d(k, 13, &p, NULL),
+			      "dwconv_u8: asked for 13 QPUs");
+	for (i = 2048, n = 0; i < 4096; i++)	/* no refused call wrote */
+		n += m[i] != 0x5a;
+	T_CHECK(n == 0);
+	p = good, p.x = p.y = bo4;
+	T_CHECK(qpu_dwconv3x3_u8_v3d(k4, 12, &p, NULL) == -ENOTSUP);
+	T_EQ_STR("dwconv_u8: V3D's program, and the device is not a V3D", qpu_kernels_last_error(k4));
+out:
+	qpu_bo_free(bo4);
+	qpu_bo_free(bo);
+	qpu_kernels_free(k4);
+	qpu_kernels_free(k);
+	qpu_dev_close(vc4);
+	qpu_dev_close(d);
 }
 
 T_MAIN(.setup = open_dev, .teardown = close_dev, .options = options)
