@@ -848,38 +848,6 @@ struct dw8_case {
 	unsigned int qpus;
 };
 
-/* The reference of output (c, oy, ox): ONNX's QLinearConv as ops_ref.c computes it. */
-static uint8_t dw8_ref(const struct dw8_case *t, const uint8_t *x, const int16_t *w,
-		       const int32_t *bias, const float *mult, size_t c, unsigned int oy,
-		       unsigned int ox)
-{
-	const struct qpu_window *win = &t->win;
-	int64_t acc = bias ? bias[c] : 0;
-	enum qpu_nn_dtype dt = t->y_int8 ? QPU_NN_INT8 : QPU_NN_UINT8;
-	int32_t off = t->y_int8 ? 128 : 0, r;
-	int ky, kx;
-
-	for (ky = 0; ky < 3; ky++)
-		for (kx = 0; kx < 3; kx++) {
-			int iy = (int)(oy * win->stride_h) - (int)win->pad_top + ky;
-			int ix = (int)(ox * win->stride_w) - (int)win->pad_left + kx;
-			int v;
-
-			if (iy < 0 || iy >= (int)win->h || ix < 0 || ix >= (int)win->w)
-				continue;
-			v = x[(c * win->h + (size_t)iy) * win->w + (size_t)ix];
-			if (t->x_int8)
-				v = (int8_t)v + 128;
-			acc += (int64_t)(v - t->zx) * w[c * 9 + (size_t)(ky * 3 + kx)];
-		}
-	r = nn_requant(acc, mult[c], (int32_t)t->zy - off, dt);
-	if (r < (int32_t)t->lo - off)
-		r = (int32_t)t->lo - off;
-	if (r > (int32_t)t->hi - off)
-		r = (int32_t)t->hi - off;
-	return (uint8_t)r;
-}
-
 /*
  * Run @t with the given constants on @d and compare every output byte with
  * the reference; the bytes around y (a guard) must stay. Returns the
@@ -895,13 +863,17 @@ static size_t dw8_run(struct qpu_dev *d, const struct dw8_case *t, const uint8_t
 	size_t bad = 0, c, i;
 	struct qpu_kernels *k = qpu_kernels_new(d);
 	struct qpu_bo *bo = qpu_bo_new(d, y_off + out + 64);
-	uint8_t *map;
+	uint8_t *map, *want = NULL;
 	unsigned int oy, ox;
 
 	T_CHECK(k && bo);
 	if (!k || !bo)
 		goto out;
 	map = qpu_bo_get_map(bo);
+	want = malloc(out);
+	T_CHECK(want != NULL);
+	if (!want)
+		goto out;
 	memset(map, 0xa5, y_off + out + 64);
 	memcpy(map + x_off, x, in);
 	{
@@ -918,23 +890,24 @@ static size_t dw8_run(struct qpu_dev *d, const struct dw8_case *t, const uint8_t
 		T_CHECK(ret == 0);
 		if (ret)
 			goto out;
+		dwu8_ref(&p, x, want);
 	}
 	for (c = 0; c < win->c; c++)
 		for (oy = 0; oy < win->oh; oy++)
 			for (ox = 0; ox < win->ow; ox++) {
-				uint8_t want = dw8_ref(t, x, w, bias, mult, c, oy, ox);
-				uint8_t got = map[y_off + (c * win->oh + oy) * win->ow + ox];
+				size_t o = (c * win->oh + oy) * win->ow + ox;
 
-				if (got != want && bad++ < 5)
+				if (map[y_off + o] != want[o] && bad++ < 5)
 					fprintf(stderr, "dwconv_u8 %ux%u/%u c %zu (%u, %u): %u, "
 						"want %u (mult %.9g)\n", win->w, win->h,
-						win->stride_w, c, oy, ox, got, want,
+						win->stride_w, c, oy, ox, map[y_off + o], want[o],
 						(double)mult[c]);
 			}
 	for (i = 0; i < 64; i++)	/* y is at least 64 bytes past x */
 		if (map[y_off - 64 + i] != 0xa5 || map[y_off + out + i] != 0xa5)
 			bad++;
 out:
+	free(want);
 	qpu_bo_free(bo);
 	qpu_kernels_free(k);
 	return bad;
