@@ -158,6 +158,20 @@ int qpu_dwconv3x3_u8_v3d(struct qpu_kernels *kernels, unsigned int qpus,
 const char *qpu_dwconv_u8_unable(const struct qpu_dwconv_u8 *p, size_t c);
 
 /*
+ * The same for V3D's program (dwconv_u8_v3d.c: a multiplier outside 2^-18
+ * to 2^23, weights and sums as above).
+ */
+const char *qpu_dwconv_u8_v3d_unable(const struct qpu_dwconv_u8 *p, size_t c);
+
+/*
+ * The instruction times the busiest of @qpus programs of V3D's byte
+ * program takes for planes @w on a V3D of generation @gen: its issue,
+ * with the stalls the V3D timing model adds (v3d/README.md); times the
+ * board's clocks an instruction, its time.
+ */
+double qpu_dwconv_u8_v3d_cost(const struct qpu_window *w, unsigned int qpus, enum qpu_gen gen);
+
+/*
  * Split @mult into m * 2^-s (m < 2^24, odd unless s is 1), the form
  * dwconv_u8.qasm's exact requantization takes; 0, or -1 when it is not a
  * positive normal float or s falls outside 1 to 38.

@@ -29,7 +29,7 @@ static const struct qpu_kernel_code dwconv_prog = QPU_KERNEL_CODE_V3D("dwconv", 
 								      dwconv, 0);
 static const struct qpu_kernel_code pool_prog = QPU_KERNEL_CODE_V3D("pool", pool_code, pool, 0);
 
-static int win_check(struct qpu_kernels *kernels, const char *name, const struct qpu_window *w,
+int qpu_window_check(struct qpu_kernels *kernels, const char *name, const struct qpu_window *w,
 		     unsigned int elem, struct qpu_bo *x, size_t x_off, struct qpu_bo *y,
 		     size_t y_off)
 {
@@ -69,7 +69,7 @@ int qpu_window_setup(struct qpu_kernels *kernels, unsigned int qpus, struct win_
 		     const struct qpu_window *w, unsigned int elem, struct qpu_bo *x,
 		     size_t x_off, struct qpu_bo *y, size_t y_off)
 {
-	int ret = win_check(kernels, call->code->name, w, elem, x, x_off, y, y_off);
+	int ret = qpu_window_check(kernels, call->code->name, w, elem, x, x_off, y, y_off);
 
 	if (!ret)
 		ret = qpu_kernel_check_qpus(kernels, call->code->name, qpus);

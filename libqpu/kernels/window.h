@@ -45,6 +45,15 @@ struct win_call {
 };
 
 /*
+ * Check planes @w of @elem-byte elements (dimensions, strides up to
+ * QPU_WINDOW_MAX_STRIDE, sizes, pads) and the buffers x and y for them,
+ * for kernel @name; 0 or -EINVAL with the message.
+ */
+int qpu_window_check(struct qpu_kernels *kernels, const char *name, const struct qpu_window *w,
+		     unsigned int elem, struct qpu_bo *x, size_t x_off, struct qpu_bo *y,
+		     size_t y_off);
+
+/*
  * Check a call's planes of @elem-byte elements, its buffers and @qpus, and
  * point @call at them; 0 or -EINVAL with the message.
  */

@@ -131,11 +131,10 @@ int qpu_dwconv3x3_u8(struct qpu_kernels *kernels, unsigned int qpus,
 	qpu_kernel_clear_error(kernels);
 	if (!p)
 		return qpu_kernel_fail(kernels, EINVAL, name, "no convolution");
+	if (qpu_gen_is_v3d(kernels->gen))	/* V3D's program: dwconv_u8_v3d.c */
+		return qpu_dwconv3x3_u8_v3d(kernels, qpus, p, stats);
 	if (!p->w || !p->mult)
 		return qpu_kernel_fail(kernels, EINVAL, name, "no weights or multipliers");
-	/* The lead's merge calls qpu_dwconv3x3_u8_v3d() here (dwconv_u8_v3d.c). */
-	if (qpu_gen_is_v3d(kernels->gen))
-		return qpu_kernel_fail(kernels, EINVAL, name, "no V3D program");
 	ret = qpu_window_setup(kernels, qpus, &call, &p->win, 1, p->x, p->x_off, p->y, p->y_off);
 	if (ret)
 		return ret;

@@ -257,7 +257,7 @@ const char *nn_qdw8_unable(const struct qpu_nn_graph *g, const struct nn_node *n
 size_t nn_qdw8_scratch(const struct qpu_nn_graph *g, const struct nn_node *n);
 int nn_qdw8_run(struct qpu_nn_graph *g, struct nn_node *n, void *scratch,
 		int (*done)(struct qpu_nn_graph *, struct nn_node *, int));
-double nn_qdw8_issue(const struct qpu_nn_graph *g, const struct nn_node *n, int v3d,
+double nn_qdw8_issue(const struct qpu_nn_graph *g, const struct nn_node *n, enum qpu_gen gen,
 		     unsigned int qpus);
 /*
  * The VCD DMA engine's cycles for @n's stores (one a row's vector, of its

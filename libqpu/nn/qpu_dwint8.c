@@ -123,8 +123,6 @@ const char *nn_qdw8_unable(const struct qpu_nn_graph *g, const struct nn_node *n
 	struct qdw8 q;
 	void *tmp;
 
-	if (qpu_gen_is_v3d(g->gen))	/* the lead's merge: dwconv_u8_v3d.c's program */
-		return "no V3D program for a depthwise QLinearConv";
 	if (w->kh != 3 || w->kw != 3)
 		return "a depthwise kernel other than 3x3";
 	if (w->sw > 2)
@@ -140,7 +138,8 @@ const char *nn_qdw8_unable(const struct qpu_nn_graph *g, const struct nn_node *n
 	q = qdw8_at(g, n, tmp);
 	qdw8_call(g, n, &q, &p);
 	for (c = 0; c < C && !no; c++)
-		no = qpu_dwconv_u8_unable(&p, c);
+		no = qpu_gen_is_v3d(g->gen) ? qpu_dwconv_u8_v3d_unable(&p, c) :
+					      qpu_dwconv_u8_unable(&p, c);
 	free(tmp);
 	return no;
 }
@@ -157,13 +156,8 @@ const char *nn_qdw8_unable(const struct qpu_nn_graph *g, const struct nn_node *n
 static const struct { unsigned int per_vector, masks; } dw8_vc4[2] = { { 244, 34 }, { 256, 51 } };
 #define DW8_VC4_PER_ROWS	38
 #define DW8_VC4_PER_ROW_STORED	7
-/*
- * V3D: dwconv_u8_v3d.c's program (the lead's merge) fills these in; until
- * then nn_qdw8_unable() keeps the node on the CPU there.
- */
-#define DW8_V3D_PER_VECTOR	0
-#define DW8_V3D_PER_ROWS	0
-#define DW8_V3D_OUT		64
+/* Outputs a vector of 16 lanes, 4 a lane (both generations' byte programs). */
+#define DW8_OUT		64
 
 /* Output rows a vector of the byte program takes, as window_u8.c deals them. */
 static unsigned int dw8_rows(int64_t ow)
@@ -173,18 +167,28 @@ static unsigned int dw8_rows(int64_t ow)
 	return groups <= 8 ? (unsigned int)(16 / groups) : 1;
 }
 
-double nn_qdw8_issue(const struct qpu_nn_graph *g, const struct nn_node *n, int v3d,
+double nn_qdw8_issue(const struct qpu_nn_graph *g, const struct nn_node *n, enum qpu_gen gen,
 		     unsigned int qpus)
 {
 	const struct nn_tensor *y = &g->t[n->out[0]];
-	unsigned int s = n->win.sw > 1, r = v3d ? 1 : dw8_rows(y->dims[3]);
+	unsigned int s = n->win.sw > 1, r = dw8_rows(y->dims[3]);
 	double groups = (double)(y->dims[0] * y->dims[1]) * (double)((y->dims[2] + r - 1) / r);
-	int64_t nvec = (y->dims[3] + DW8_V3D_OUT - 1) / DW8_V3D_OUT;
-	double per_vec = v3d ? DW8_V3D_PER_VECTOR :
-			 dw8_vc4[s].per_vector + (nvec > 1 ? dw8_vc4[s].masks : 0);
-	double per_rows = v3d ? DW8_V3D_PER_ROWS :
-			  DW8_VC4_PER_ROWS + (r - 1) * (double)DW8_VC4_PER_ROW_STORED;
+	int64_t nvec = (y->dims[3] + DW8_OUT - 1) / DW8_OUT;
+	double per_vec = dw8_vc4[s].per_vector + (nvec > 1 ? dw8_vc4[s].masks : 0);
+	double per_rows = DW8_VC4_PER_ROWS + (r - 1) * (double)DW8_VC4_PER_ROW_STORED;
 
+	if (qpu_gen_is_v3d(gen)) {	/* its program's own cost, the busiest's */
+		const struct nn_tensor *x = &g->t[n->in[0]];
+		struct qpu_window w = {
+			.c = (unsigned int)(y->dims[0] * y->dims[1]),
+			.h = (unsigned int)x->dims[2], .w = (unsigned int)x->dims[3],
+			.oh = (unsigned int)y->dims[2], .ow = (unsigned int)y->dims[3],
+			.stride_h = (unsigned int)n->win.sh, .stride_w = (unsigned int)n->win.sw,
+			.pad_top = (unsigned int)n->win.pt, .pad_left = (unsigned int)n->win.pl,
+		};
+
+		return qpu_dwconv_u8_v3d_cost(&w, qpus, gen);
+	}
 	return groups * (per_rows + (double)nvec * per_vec) / qpus;
 }
 
@@ -193,7 +197,7 @@ double nn_qdw8_dma_cycles(const struct qpu_nn_graph *g, const struct nn_node *n,
 {
 	const struct nn_tensor *y = &g->t[n->out[0]];
 	double stores = (double)(y->dims[0] * y->dims[1] * y->dims[2]) *
-			(double)((y->dims[3] + DW8_V3D_OUT - 1) / DW8_V3D_OUT);
+			(double)((y->dims[3] + DW8_OUT - 1) / DW8_OUT);
 
 	return stores * (setup + row) + (double)y->count / bytes_per_cycle;
 }

@@ -110,6 +110,7 @@ struct nn_board {
 	double issue;		/* clocks a QPU takes per instruction */
 	enum qpu_board mem;	/* the board whose bandwidth the model takes */
 	int v3d;		/* a V3D board: */
+	enum qpu_gen gen;	/* its generation (VideoCore IV's otherwise) */
 	unsigned int slices;	/* its slices, each with a TMU */
 	double tmu_line;	/* clocks a slice's TMU takes a line a lookup */
 };
@@ -129,11 +130,13 @@ static struct nn_board board_figures(enum qpu_board board)
 		f.issue = qpu_tv_board_get(v)->p[QPU_TV_ISSUE_CYCLES].value;
 		f.mem = board;
 		f.v3d = 1;
+		f.gen = i->gen;
 		f.slices = i->slices;
 		f.tmu_line = qpu_tv_board_get(v)->p[QPU_TV_TMU_LANE_CYCLES].value;
 		return f;
 	}
 	f.v3d = 0;
+	f.gen = QPU_GEN_VC4;
 	f.slices = 1;
 	f.tmu_line = 0;
 	f.mem = board == QPU_BOARD_NONE ? QPU_BOARD_PI1 : board;
@@ -307,7 +310,7 @@ uint64_t nn_qpu_model_ns(enum qpu_board board, const struct qpu_nn_graph *g,
 			ns = tmu;
 	}
 	else if (nn_qdw8(g, n))
-		ns = nn_qdw8_issue(g, n, f.v3d, f.qpus) * f.issue / f.hz * 1e9;
+		ns = nn_qdw8_issue(g, n, f.gen, f.qpus) * f.issue / f.hz * 1e9;
 	if (nn_qdw8(g, n) && !f.v3d) {	/* or the one VCD DMA engine's stores */
 		const struct qpu_timing_board *t = board_of(board);
 		double dma = nn_qdw8_dma_cycles(g, n, t->p[QPU_TP_DMA_SETUP_CYCLES].value,

@@ -78,7 +78,7 @@ static int layer_run(struct qpu_dev *d, struct qpu_kernels *kernels, unsigned in
 	}
 	dwu8_ref(&p, qpu_bo_get_map(xb), want);
 	qpu_kernels_take_timing(kernels, t);	/* drop what came before */
-	if (qpu_dwconv3x3_u8_v3d(kernels, qpus, &p, NULL)) {
+	if (qpu_dwconv3x3_u8(kernels, qpus, &p, NULL)) {
 		fprintf(stderr, "layer %u: %s\n", i, qpu_kernels_last_error(kernels));
 		goto out;
 	}

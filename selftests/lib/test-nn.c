@@ -1111,8 +1111,8 @@ T_TEST(dwconv_u8_refusals)
 {
 	static const int16_t w9[2 * 9] = { 1, 2, 3, 4, 5, 6, 7, 8, 9 };
 	static const float m2[2] = { 0.01f, 0.02f };
-	struct qpu_dev *d = vc4_dev(), *v3d = qpu_dev_open("emu:v3d42");
-	struct qpu_kernels *k = d ? qpu_kernels_new(d) : NULL, *kv = NULL;
+	struct qpu_dev *d = vc4_dev();
+	struct qpu_kernels *k = d ? qpu_kernels_new(d) : NULL;
 	struct qpu_bo *bo = d ? qpu_bo_new(d, 4096) : NULL;
 	int16_t wbad[2 * 9] = { 0 };
 	int32_t bbad[2] = { 0, 0 };
@@ -1190,16 +1190,7 @@ T_TEST(dwconv_u8_refusals)
 	mbad[0] = 1 << 23;	/* an integer: s would be 0 */
 	expect_kernel_refusal(k, qpu_dwconv3x3_u8(k, 12, &p, NULL),
 			      "dwconv_u8: channel 0 (multiplier 8.38861e+06): a multiplier outside");
-	T_CHECK(v3d != NULL);
-	kv = v3d ? qpu_kernels_new(v3d) : NULL;
-	if (kv) {	/* dwconv_u8_v3d.c's to run; this branch has none */
-		p = good, p.x = p.y = bo;
-		expect_kernel_refusal(kv, qpu_dwconv3x3_u8(kv, 8, &p, NULL),
-				      "dwconv_u8: no V3D program");
-	}
 out:
-	qpu_kernels_free(kv);
-	qpu_dev_close(v3d);
 	qpu_bo_free(bo);
 	qpu_kernels_free(k);
 	if (d)
@@ -1482,7 +1473,6 @@ T_TEST(int8_refusals)
 {
 	static const struct qnet dw = { 4, 5, 5, 4, 3, 1, 0, 0, 0.05f, 4 };
 	static const struct qnet grouped = { 4, 5, 5, 4, 3, 1, 0, 0, 0.05f, 2 };
-	uint64_t gen = 0;
 	struct qpu_kernels *k;
 	struct qpu_bo *bo;
 	struct qpu_igemm p, good = { .m = 2, .n = 16, .k4 = 3, .b_off = 256, .c_off = 1024 };
@@ -1526,17 +1516,12 @@ T_TEST(int8_refusals)
 			    "one channel (a grouped QLinearConv)") == 0);
 	qpu_nn_free(g);
 	free(img);
-	/* a depthwise one: the byte program's (VideoCore IV) */
+	/* a depthwise one: the byte programs' (both generations) */
 	img = qlinear_net(&dw, &size, &in_bytes);
 	g = qpu_nn_load_mem(img, size, NULL, 0);
 	T_CHECK(g && qpu_nn_bind(g, dev, QPU_NN_BIND_QPU_ALL) == 0);
 	T_CHECK(g && qpu_nn_node(g, 0, &ni) == 0);
-	if (g && !qpu_dev_get_param(dev, QPU_DEV_PARAM_GEN, &gen) && qpu_gen_is_v3d((int)gen))
-		T_CHECK(ni.where == QPU_NN_WHERE_CPU &&
-			strcmp(ni.why, "no QPU kernel for QLinearConv with no V3D program for "
-			       "a depthwise QLinearConv") == 0);
-	else
-		T_CHECK(g && ni.where == QPU_NN_WHERE_QPU);
+	T_CHECK(g && ni.where == QPU_NN_WHERE_QPU);
 	qpu_nn_free(g);
 	free(img);
 out:
@@ -2055,7 +2040,7 @@ static size_t dwu8_run(struct qpu_dev *d, const struct dwu8_case *t, unsigned in
 		.lo = t->lo, .hi = t->hi, .x_int8 = t->x_int8, .y_int8 = t->y_int8,
 	};
 	dwu8_ref(&p, x, want);
-	T_CHECK(qpu_dwconv3x3_u8_v3d(k, qpus, &p, NULL) == 0);
+	T_CHECK(qpu_dwconv3x3_u8(k, qpus, &p, NULL) == 0);
 	for (i = 0; i < out; i++)
 		bad += y[t->y_off + i] != want[i];
 	for (i = 0; i < t->y_off; i++)
@@ -2151,7 +2136,7 @@ T_TEST(int8_depthwise_on_the_device)
 }
 
 /*
- * qpu_dwconv3x3_u8_v3d()'s refusals, each with its message and nothing
+ * qpu_dwconv3x3_u8()'s refusals on V3D (qpu_dwconv3x3_u8_v3d()), each with its message and nothing
  * written: what the program cannot take (a horizontal stride of 3, sums
  * past 2^24, multipliers outside 2^-18..2^23, weights past 255) and the
  * usual bad calls; VideoCore IV is qpu_dwconv3x3_u8()'s.
@@ -2185,63 +2170,62 @@ T_TEST(v3d_int8_depthwise_refuses)
 	m = qpu_bo_get_map(bo);
 	memset(m, 7, 4096);
 	p = good;
-	T_CHECK(qpu_dwconv3x3_u8_v3d(k, 12, &p, NULL) == 0);	/* the calls below differ */
+	T_CHECK(qpu_dwconv3x3_u8(k, 12, &p, NULL) == 0);	/* the calls below differ */
 	memset(m + 2048, 0x5a, 2048);
-	expect_kernel_refusal(k, qpu_dwconv3x3_u8_v3d(k, 12, NULL, NULL),
+	expect_kernel_refusal(k, qpu_dwconv3x3_u8(k, 12, NULL, NULL),
 			      "dwconv_u8: no convolution");
 	p = good, p.w = NULL;
-	expect_kernel_refusal(k, qpu_dwconv3x3_u8_v3d(k, 12, &p, NULL), "dwconv_u8: no weights");
+	expect_kernel_refusal(k, qpu_dwconv3x3_u8(k, 12, &p, NULL), "dwconv_u8: no weights");
 	p = good, p.mult = NULL;
-	expect_kernel_refusal(k, qpu_dwconv3x3_u8_v3d(k, 12, &p, NULL),
+	expect_kernel_refusal(k, qpu_dwconv3x3_u8(k, 12, &p, NULL),
 			      "dwconv_u8: no multipliers");
 	p = good, p.win.ow = 0;
-	expect_kernel_refusal(k, qpu_dwconv3x3_u8_v3d(k, 12, &p, NULL),
+	expect_kernel_refusal(k, qpu_dwconv3x3_u8(k, 12, &p, NULL),
 			      "dwconv_u8: a dimension is 0");
 	p = good, p.win.stride_w = 3, p.win.ow = 3;
-	expect_kernel_refusal(k, qpu_dwconv3x3_u8_v3d(k, 12, &p, NULL),
-			      "dwconv_u8: strides 1, 3: V3D's program takes 1 to 15 vertically, "
-			      "1 or 2 across");
+	expect_kernel_refusal(k, qpu_dwconv3x3_u8(k, 12, &p, NULL),
+			      "dwconv_u8: horizontal stride 3: V3D's program takes 1 and 2");
 	p = good, p.win.pad_left = 9;
-	expect_kernel_refusal(k, qpu_dwconv3x3_u8_v3d(k, 12, &p, NULL),
+	expect_kernel_refusal(k, qpu_dwconv3x3_u8(k, 12, &p, NULL),
 			      "dwconv_u8: pads 1, 9 are larger than the input");
 	p = good, p.lo = 200, p.hi = 100;
-	expect_kernel_refusal(k, qpu_dwconv3x3_u8_v3d(k, 12, &p, NULL),
-			      "dwconv_u8: clamp 200..100 is empty");
+	expect_kernel_refusal(k, qpu_dwconv3x3_u8(k, 12, &p, NULL),
+			      "dwconv_u8: clamp 200 to 100 is empty");
 	memcpy(wbad, w9, sizeof(wbad));
 	wbad[9 + 4] = 256;
 	p = good, p.w = wbad;
-	expect_kernel_refusal(k, qpu_dwconv3x3_u8_v3d(k, 12, &p, NULL),
-			      "dwconv_u8: weight 256 of channel 1: the program takes -255 to 255");
+	expect_kernel_refusal(k, qpu_dwconv3x3_u8(k, 12, &p, NULL),
+			      "dwconv_u8: channel 1 (multiplier 0.02): a weight less its zero point "
+			      "outside -255 to 255");
 	/* |bias| + 128 x 45: one past the exact sums */
 	bbad[0] = -((1 << 24) - 128 * 45);
 	bbad[1] = 10;
 	p = good, p.bias = bbad;
-	expect_kernel_refusal(k, qpu_dwconv3x3_u8_v3d(k, 12, &p, NULL),
-			      "dwconv_u8: channel 0's sums can reach 16777216: the program's are "
-			      "exact below 2^24");
+	expect_kernel_refusal(k, qpu_dwconv3x3_u8(k, 12, &p, NULL),
+			      "dwconv_u8: channel 0 (multiplier 0.01): sums that may reach 2^24");
 	bbad[0] += 1;
-	T_CHECK(qpu_dwconv3x3_u8_v3d(k, 12, &p, NULL) == 0);
+	T_CHECK(qpu_dwconv3x3_u8(k, 12, &p, NULL) == 0);
 	memset(m + 2048, 0x5a, 2048);
 	mbad[0] = 0.01f;
 	mbad[1] = 0x1p-19f;
 	p = good, p.mult = mbad;
-	expect_kernel_refusal(k, qpu_dwconv3x3_u8_v3d(k, 12, &p, NULL),
-			      "dwconv_u8: multiplier 1.90735e-06 of channel 1: the program rounds "
-			      "2^-18 to 2^23 exactly");
+	expect_kernel_refusal(k, qpu_dwconv3x3_u8(k, 12, &p, NULL),
+			      "dwconv_u8: channel 1 (multiplier 1.90735e-06): a multiplier outside "
+			      "2^-18 to 2^23");
 	mbad[1] = 0x1p23f;
-	expect_kernel_refusal(k, qpu_dwconv3x3_u8_v3d(k, 12, &p, NULL),
-			      "dwconv_u8: multiplier 8.38861e+06 of channel 1");
+	expect_kernel_refusal(k, qpu_dwconv3x3_u8(k, 12, &p, NULL),
+			      "dwconv_u8: channel 1 (multiplier 8.38861e+06): a multiplier outside");
 	mbad[1] = NAN;
-	expect_kernel_refusal(k, qpu_dwconv3x3_u8_v3d(k, 12, &p, NULL),
-			      "dwconv_u8: multiplier nan of channel 1");
+	expect_kernel_refusal(k, qpu_dwconv3x3_u8(k, 12, &p, NULL),
+			      "dwconv_u8: channel 1 (multiplier nan): a multiplier outside");
 	p = good, p.y_off = 4096 - 64;
-	expect_kernel_refusal(k, qpu_dwconv3x3_u8_v3d(k, 12, &p, NULL),
+	expect_kernel_refusal(k, qpu_dwconv3x3_u8(k, 12, &p, NULL),
 			      "dwconv_u8: y: needs 128 bytes from offset 4032");
 	p = good, p.y_off = 64;
-	expect_kernel_refusal(k, qpu_dwconv3x3_u8_v3d(k, 12, &p, NULL),
+	expect_kernel_refusal(k, qpu_dwconv3x3_u8(k, 12, &p, NULL),
 			      "dwconv_u8: x and y overlap");
 	p = good;
-	expect_kernel_refusal(k, qpu_dwconv3x3_u8_v3d(k, 13, &p, NULL),
+	expect_kernel_refusal(k, qpu_dwconv3x3_u8(k, 13, &p, NULL),
 			      "dwconv_u8: asked for 13 QPUs");
 	for (i = 2048, n = 0; i < 4096; i++)	/* no refused call wrote */
 		n += m[i] != 0x5a;
