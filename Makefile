@@ -42,12 +42,15 @@ CFLAGS ?= -O2 -g
 # armhf) maps qpu.ko's buffers at offsets past 4 GiB (check-m32).
 QPU_WARN_CFLAGS := -std=gnu11 -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes \
 	-Wmissing-prototypes -Wno-unused-parameter -D_GNU_SOURCE -D_FILE_OFFSET_BITS=64
+# $(call qpu_cc_flag,COMPILER,FLAG): FLAG if COMPILER takes it.
+qpu_cc_flag = $(shell $(1) -Werror $(2) -E -x c /dev/null >/dev/null 2>&1 && echo $(2))
 # C's float rounding on 32-bit x86 too: a float assignment or cast drops
 # the x87's excess precision, so nn's scales compare and multiply as on
 # every other target (GCC's gnu11 default keeps it; clang has no x87 excess
-# precision to drop and refuses the flag).
-QPU_WARN_CFLAGS += $(shell $(CC) -Werror -fexcess-precision=standard -E -x c /dev/null \
-	>/dev/null 2>&1 && echo -fexcess-precision=standard)
+# precision to drop and refuses the flag: a build with another compiler
+# than $(CC) asks again, as check-fuzz's clang does).
+QPU_EXCESS_PRECISION := $(call qpu_cc_flag,$(CC),-fexcess-precision=standard)
+QPU_WARN_CFLAGS += $(QPU_EXCESS_PRECISION)
 ifeq ($(SANITIZE),1)
 QPU_WARN_CFLAGS += -fsanitize=address,undefined -fno-sanitize-recover=all \
 	-fno-omit-frame-pointer

@@ -86,7 +86,8 @@ endif
 # -I libqpu: the library's private headers are included by their folder
 # ("runtime/runtime.h"), as LIBQPU_OBJ_CFLAGS has it; libdrm's headers for
 # runtime/drm.c, likewise.
-FUZZ_CFLAGS := $(filter-out -fsanitize%,$(QPU_CFLAGS)) -g -O1 \
+FUZZ_CFLAGS := $(filter-out -fsanitize% $(QPU_EXCESS_PRECISION),$(QPU_CFLAGS)) -g -O1 \
+	$(call qpu_cc_flag,$(FUZZ_CC),-fexcess-precision=standard) \
 	-fno-omit-frame-pointer -fno-sanitize-recover=all $(FUZZ_SAN) -I$(CURDIR)/libqpu \
 	$(LIBQPU_DRM_CFLAGS)
 FUZZ_LIB_OBJS := $(LIBQPU_BASE_SRCS:%.c=$(FUZZ_OUT)/obj/%.o)
