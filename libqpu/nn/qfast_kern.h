@@ -144,6 +144,26 @@ static QK_ATTR void QK(gemv)(size_t kp, const int32_t *b, size_t ldb, const int3
 }
 
 /*
+ * The even and the odd lanes of @a then @b: __builtin_shufflevector (GCC 12
+ * and clang; GCC's __builtin_shuffle is GCC's alone) wants its indices as
+ * constants, one list a vector length.
+ */
+#if QK_VL == 4
+#define QK_EVEN(a, b)	__builtin_shufflevector(a, b, 0, 2, 4, 6)
+#define QK_ODD(a, b)	__builtin_shufflevector(a, b, 1, 3, 5, 7)
+#elif QK_VL == 8
+#define QK_EVEN(a, b)	__builtin_shufflevector(a, b, 0, 2, 4, 6, 8, 10, 12, 14)
+#define QK_ODD(a, b)	__builtin_shufflevector(a, b, 1, 3, 5, 7, 9, 11, 13, 15)
+#elif QK_VL == 16
+#define QK_EVEN(a, b)	__builtin_shufflevector(a, b, 0, 2, 4, 6, 8, 10, 12, 14, 16, 18, \
+						20, 22, 24, 26, 28, 30)
+#define QK_ODD(a, b)	__builtin_shufflevector(a, b, 1, 3, 5, 7, 9, 11, 13, 15, 17, 19, \
+						21, 23, 25, 27, 29, 31)
+#else
+#error "qfast_kern.h: QK_VL must be 4, 8 or 16"
+#endif
+
+/*
  * Bytes (xor @flip, less @z) as int32, deinterleaved: src[2i] to ev[i],
  * src[2i + 1] to od[i], i < @n / 2 (and ev[n / 2] when @n is odd).
  */
@@ -151,22 +171,17 @@ static QK_ATTR void QK(dei)(const uint8_t *src, uint8_t flip, int32_t z, size_t 
 			    int32_t *od)
 {
 	QK(vb) f = { 0 }, b0, b1;
-	QK(vi) lo, hi, me, mo;
+	QK(vi) lo, hi;
 	size_t i = 0;
-	int l;
 
 	f += flip;
-	for (l = 0; l < QK_VL; l++) {
-		me[l] = 2 * l;
-		mo[l] = 2 * l + 1;
-	}
 	for (; i + 2 * QK_VL <= n; i += 2 * QK_VL) {
 		memcpy(&b0, src + i, sizeof(b0));
 		memcpy(&b1, src + i + QK_VL, sizeof(b1));
 		lo = __builtin_convertvector(b0 ^ f, QK(vi)) - z;
 		hi = __builtin_convertvector(b1 ^ f, QK(vi)) - z;
-		QK(st)(ev + i / 2, __builtin_shuffle(lo, hi, me));
-		QK(st)(od + i / 2, __builtin_shuffle(lo, hi, mo));
+		QK(st)(ev + i / 2, QK_EVEN(lo, hi));
+		QK(st)(od + i / 2, QK_ODD(lo, hi));
 	}
 	for (; i < n; i++)
 		(i % 2 ? od : ev)[i / 2] = (int32_t)(uint8_t)(src[i] ^ flip) - z;
@@ -214,6 +229,8 @@ static const struct qkern QK(kern) = {
 #undef QK_SUFFIX
 #undef QK_ATTR
 #undef QK_VL
+#undef QK_EVEN
+#undef QK_ODD
 #undef QK_NV
 #undef QK_MP
 #undef QK_MADD
