@@ -633,7 +633,7 @@ static void im2col_u8(const struct nn_win *win, const uint8_t *x, size_t H, size
 	while (p < end) {
 		size_t o = p / OW, j = p % OW, stop = end - p < OW - j ? end : p + (OW - j);
 		int64_t ih = (int64_t)(o * (size_t)win->sh + kh) - win->pt;
-		const uint8_t *row = x + (c * H + (size_t)ih) * W;
+		const uint8_t *row;
 
 		if (ih < 0 || ih >= (int64_t)H) {
 			memset(dst, pad, stop - p);
@@ -641,6 +641,7 @@ static void im2col_u8(const struct nn_win *win, const uint8_t *x, size_t H, size
 			p = stop;
 			continue;
 		}
+		row = x + (c * H + (size_t)ih) * W;	/* only inside: no pointer outside x */
 		for (; p < stop && j < lo; p++, j++)
 			*dst++ = pad;
 		for (; p < stop && j < hi; p++, j++)	/* j >= lo: j * sw >= off */
@@ -756,6 +757,8 @@ int nn_qfast_run(struct qpu_nn_graph *g, struct nn_node *n, void *scratch)
 		qmatmul(g, n, kn, q, scratch);
 		return clamp_folds(g, n) ? 2 : 1;
 	}
+	if (!x->dims[0])	/* no images: nothing to compute */
+		return clamp_folds(g, n) ? 2 : 1;
 	xs = x->count / (size_t)x->dims[0];
 	ys = y->count / (size_t)y->dims[0];
 	for (b = 0; b < (size_t)x->dims[0]; b++) {
