@@ -28,7 +28,11 @@ fuzz() {
 	log=$work/fuzz-$name.log
 	corpus=$work/corpus/$name
 	mkdir -p "$corpus" || { echo 1 >"$work/fuzz-$name.status"; return; }
-	set -- -timeout=10 -rss_limit_mb=2048 -max_len="${FUZZ_MAX_LEN:-4096}" \
+	# The per-input timeout is for hangs: a legal input may take seconds.
+	# The assemblers' limits allow 2^21 lines a pass (QPU_ASM_MAX_LINES),
+	# and a V3D line costs some 10 us under ASan, UBSan and coverage: a
+	# 1.2 KB input of four nested 31-fold .rep loops ran 8.7 s alone.
+	set -- -timeout=30 -rss_limit_mb=2048 -max_len="${FUZZ_MAX_LEN:-4096}" \
 		-artifact_prefix="$work/artifacts/$name-"
 	[ -f "$src/$name.dict" ] && set -- "$@" -dict="$src/$name.dict"
 	[ -n "$FUZZ_SEED" ] && set -- "$@" -seed="$FUZZ_SEED"
