@@ -127,6 +127,8 @@ static int set_out(struct qpu_nn_graph *g, struct nn_node *n, unsigned int i,
 			return REFUSE(g, n, "output %u would have more than 2^32 elements", i);
 		t->count *= (size_t)dims[d];
 	}
+	if (!t->count)
+		return REFUSE(g, n, "output %u would be empty (a dimension of 0)", i);
 	t->bytes = t->count * nn_dtype_size(dtype);
 	t->shaped = 1;
 	return 0;
@@ -913,6 +915,9 @@ int nn_check_node(struct qpu_nn_graph *g, struct nn_node *n)
 	}
 	if (!in_t(g, n, 0))
 		return REFUSE(g, n, "its first input is missing");
+	/* nothing computes on no elements (the kernels divide by the batch) */
+	if (!in_t(g, n, 0)->count)
+		return REFUSE(g, n, "input '%s' is empty (a dimension of 0)", in_t(g, n, 0)->name);
 	for (i = 0; i < n->n_out; i++) {
 		struct nn_tensor *t = n->out[i] >= 0 ? &g->t[n->out[i]] : NULL;
 

@@ -1891,6 +1891,15 @@ T_TEST(refusals_of_graphs)
 	expect_refusal(img, size, "input 'x': a dimension not known at load");
 	free(img);
 
+	xd[0] = 0;	/* a batch of no images: refused, not divided by */
+	q = (struct nb){ 0 };
+	x = nb_tensor(&q, "x", QPU_NN_FLOAT32, 4, xd, NULL, 0);
+	y = nb_value(&q, "y");
+	nb_node(&q, "r", "Relu", "", 1, &x, 1, &y);
+	img = nb_finish(&q, 13, 1, &x, 1, &y, &size);
+	expect_refusal(img, size, "node 'r' (Relu): input 'x' is empty (a dimension of 0)");
+	free(img);
+
 	xd[0] = 1;	/* a node reading what a later node makes */
 	x = nb_tensor(&q, "x", QPU_NN_FLOAT32, 4, xd, NULL, 0);
 	y = nb_value(&q, "y");
